@@ -1,0 +1,28 @@
+"""tradeoff_algebra: a computer algebra for hypothesis-testing trade-off functions (f-DP).
+
+Build a privacy guarantee as an expression (``G(1) @ EpsDelta(1, 0)``), evaluate it to the digits
+you ask for (``evaluate``), get the attacker's power without cancellation (``roc``), plot it
+(``f.curve``) and print it in the papers' notation (``latex``).
+"""
+
+from .core import (Applied, InvalidParameter, NoClosedForm, NumericalError, Phi, PhiInv,
+                   TradeOff, TradeOffError, TradeOffExpr, alpha_symbol)
+from .families import EpsDelta, G, Gaussian, Id, Laplace, Zero
+from .mechanisms import gaussian_mechanism, laplace_mechanism
+from .numeric import Value, curve, evaluate, roc
+from .operators import (C, Conjugate, Group, Inverse, Max, Mix, Subsample, SymmetricHull,
+                        Symmetrize, Tensor, TensorPower)
+from .printing import latex, text
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TradeOff", "TradeOffExpr", "Applied", "alpha_symbol",
+    "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError",
+    "Phi", "PhiInv",
+    "Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero",
+    "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
+    "Max", "Group", "Conjugate",
+    "gaussian_mechanism", "laplace_mechanism",
+    "Value", "evaluate", "roc", "curve", "latex", "text",
+]

@@ -1,0 +1,217 @@
+"""The expression-tree base classes (DESIGN.md section 2).
+
+Nodes subclass :class:`sympy.Basic`, as SymPy's matrix expressions do: ``args`` hold the whole
+state (sympified parameters and child nodes only), so ``func(*args) == expr``, ``subs``,
+``xreplace``, ``free_symbols``, hashing, equality and pickling all work. Construction validates
+and canonicalises cheaply but never simplifies.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import sympy as sp
+from sympy import Basic, S
+
+from .errors import InvalidParameter, NoClosedForm
+from .validate import param
+
+__all__ = ["TradeOffExpr", "TradeOff", "Applied", "OPERATORS", "register_operator",
+           "alpha_symbol", "check_alpha"]
+
+#: Operator classes by name, filled in by :mod:`tradeoff_algebra.operators` so that the
+#: Python operators on every trade-off expression (``@``, ``**``) reach them without core
+#: importing a later layer.
+OPERATORS: dict[str, type] = {}
+
+
+def register_operator(cls: type) -> type:
+    """Class decorator: make an operator node reachable from core (``f @ g``, ``f ** n``)."""
+    OPERATORS[cls.__name__] = cls
+    return cls
+
+
+def _op(name: str) -> type:
+    try:
+        return OPERATORS[name]
+    except KeyError:  # pragma: no cover - the package imports every operator
+        raise NoClosedForm(f"operator {name} is not loaded; import tradeoff_algebra") from None
+
+
+#: The default symbol for the type-I error level.
+alpha_symbol = sp.Symbol("alpha", nonnegative=True)
+
+# Precedence classes for printing: leaves bind tightest, tensors loosest.
+PREC_ATOM = 100
+PREC_POSTFIX = 50
+PREC_TENSOR = 10
+
+
+def check_alpha(alpha: Any) -> sp.Expr:
+    """Validate a type-I error level: a number in [0, 1] or a symbol (three-valued)."""
+    return param("alpha", alpha, lower=0, upper=1)
+
+
+class TradeOffExpr(Basic):
+    """Common base of every node: trade-off functions and convex conjugates alike."""
+
+    is_TradeOff: ClassVar[bool] = False
+    _precedence: ClassVar[int] = PREC_ATOM
+
+    # -- printing -------------------------------------------------------------------------
+    def _latex_parens(self, printer, child: TradeOffExpr, min_prec: int) -> str:
+        s = printer._print(child)
+        if getattr(child, "_precedence", PREC_ATOM) < min_prec:
+            return r"\left(%s\right)" % s
+        return s
+
+    def _str_parens(self, printer, child: TradeOffExpr, min_prec: int) -> str:
+        s = printer._print(child)
+        if getattr(child, "_precedence", PREC_ATOM) < min_prec:
+            return "(%s)" % s
+        return s
+
+    def _sympystr(self, printer) -> str:
+        return "%s(%s)" % (type(self).__name__, ", ".join(printer._print(a) for a in self.args))
+
+    def latex(self) -> str:
+        """LaTeX in the papers' notation (``G_{\\mu}``, ``f^{\\otimes n}``, ``C_{p}(f)``)."""
+        return sp.latex(self)
+
+    def _repr_latex_(self) -> str:
+        return "$\\displaystyle %s$" % self.latex()
+
+    def __repr__(self) -> str:
+        return sp.sstr(self)
+
+    __str__ = __repr__
+
+
+class TradeOff(TradeOffExpr):
+    """A trade-off function f: [0,1] -> [0,1], convex, continuous, non-increasing, f <= 1 - x.
+
+    (Dong, Roth & Su, Def. 2 and Prop. 1.) ``f(alpha)`` returns the SymPy closed form when there
+    is one, otherwise an unevaluated :class:`Applied` node.
+    """
+
+    is_TradeOff: ClassVar[bool] = True
+
+    # -- properties that families override ---------------------------------------------------
+    @property
+    def is_symmetric(self) -> bool | None:
+        """Three-valued: is ``f = f^{-1}`` (Dong, Roth & Su, Prop. 2)?"""
+        return None
+
+    # -- application --------------------------------------------------------------------------
+    def __call__(self, alpha: Any) -> sp.Expr:
+        a = check_alpha(alpha)
+        value = self._eval_at(a)
+        return Applied(self, a) if value is None else value
+
+    def _eval_at(self, alpha: sp.Expr) -> sp.Expr | None:
+        """The closed form at ``alpha`` or ``None``; families override."""
+        return None
+
+    def derivative(self, alpha: Any = None) -> sp.Expr:
+        """f'(alpha) as a SymPy expression (right derivative at kinks for piecewise forms)."""
+        a = alpha_symbol if alpha is None else check_alpha(alpha)
+        d = self._eval_derivative_at(a)
+        if d is not None:
+            return d
+        x = sp.Dummy("x", nonnegative=True)
+        v = self._eval_at(x)
+        if v is None:
+            raise NoClosedForm(f"{self} has no closed form to differentiate")
+        return sp.diff(v, x).subs(x, a)
+
+    def _eval_derivative_at(self, alpha: sp.Expr) -> sp.Expr | None:
+        return None
+
+    def fixed_point(self) -> sp.Expr:
+        """The unique alpha* with f(alpha*) = alpha* (closed form)."""
+        v = self._eval_fixed_point()
+        if v is None:
+            raise NoClosedForm(f"{self}: no closed-form fixed point; evaluate it numerically")
+        return v
+
+    def _eval_fixed_point(self) -> sp.Expr | None:
+        return None
+
+    def _eval_inverse(self) -> TradeOff | None:
+        """The closed-form inverse f^{-1} as a node, or ``None`` (family hook)."""
+        if self.is_symmetric:
+            return self
+        return None
+
+    # -- operators ----------------------------------------------------------------------------
+    def __matmul__(self, other: TradeOff) -> TradeOff:
+        if not isinstance(other, TradeOff):
+            return NotImplemented
+        return _op("Tensor")(self, other)
+
+    def __rmatmul__(self, other: TradeOff) -> TradeOff:
+        if not isinstance(other, TradeOff):
+            return NotImplemented
+        return _op("Tensor")(other, self)
+
+    def __pow__(self, n: Any) -> TradeOff:
+        return _op("TensorPower")(self, n)
+
+    def inverse(self) -> TradeOff:
+        """The node f^{-1} (Dong, Roth & Su, Eq. (3)); ``simplify`` resolves closed forms."""
+        return _op("Inverse")(self)
+
+    def conjugate(self) -> TradeOffExpr:
+        """The convex conjugate f^* (Dong, Roth & Su, Eq. (7)), a convex function on R."""
+        return _op("Conjugate")(self)
+
+    # -- fast numeric path ----------------------------------------------------------------------
+    def curve(self, alphas: Any):
+        """f at many alphas in float64, vectorised (for plots); see ``numeric.curve``."""
+        from importlib import import_module
+
+        return import_module("tradeoff_algebra.numeric.protocol").curve(self, alphas)
+
+    # SymPy's Basic defines ``__call__`` for nothing we need; make sure arithmetic that would
+    # treat a trade-off function as a scalar fails loudly.
+    def __add__(self, other):  # pragma: no cover - guard
+        raise TypeError("trade-off functions do not add; use @ for composition (tensor)")
+
+    __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __add__
+
+
+class Applied(sp.Expr):
+    """The unevaluated application f(alpha) of a trade-off expression without a closed form."""
+
+    def __new__(cls, f: TradeOffExpr, alpha: Any):
+        if not isinstance(f, TradeOffExpr):
+            raise InvalidParameter("f", f, "a trade-off expression")
+        return sp.Expr.__new__(cls, f, sp.sympify(alpha))
+
+    @property
+    def function(self) -> TradeOffExpr:
+        return self.args[0]
+
+    @property
+    def point(self) -> sp.Expr:
+        return self.args[1]
+
+    def _eval_is_extended_real(self):
+        return True
+
+    @property
+    def free_symbols(self):
+        return self.args[0].free_symbols | self.args[1].free_symbols
+
+    def _sympystr(self, printer):
+        return "(%s)(%s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
+
+    def _latex(self, printer, exp=None):
+        f = self.args[0]
+        s = printer._print(f)
+        if getattr(f, "_precedence", PREC_ATOM) < PREC_ATOM:
+            s = r"\left(%s\right)" % s
+        s = r"%s\left(%s\right)" % (s, printer._print(self.args[1]))
+        return s if exp is None else r"\left(%s\right)^{%s}" % (s, exp)
+
+

@@ -1,0 +1,126 @@
+"""Phi and Phi^{-1}: the standard normal CDF and quantile as SymPy functions.
+
+``Phi(x)`` rewrites to ``erfc(-x/sqrt(2))/2`` and ``PhiInv(p)`` to ``-sqrt(2) erfcinv(2 p)``;
+both have derivatives, LaTeX ``\\Phi`` and ``\\Phi^{-1}``, and evalf that is accurate in both
+tails (the mpmath kernels live in :mod:`tradeoff_algebra.numeric.normal`).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy import S, sqrt, pi, exp
+
+__all__ = ["Phi", "PhiInv"]
+
+# The numeric layer installs its tail-accurate kernels here (see numeric/normal.py); core keeps
+# no numerics of its own.
+_MP_KERNELS: dict[str, object] = {}
+
+
+def _evalf_with(kernel_name: str, arg: sp.Expr, prec: int):
+    import mpmath
+
+    kernel = _MP_KERNELS.get(kernel_name)
+    if kernel is None or not arg.is_number:
+        return None
+    guard = 30
+    x = arg.evalf(prec_to_dps(prec) + 15)
+    if not x.is_Number:
+        return None
+    with mpmath.workprec(prec + guard):
+        v = kernel(mpmath.mpf(x._to_mpmath(prec + guard)))
+    if not mpmath.isfinite(v):
+        return S.Infinity if v > 0 else S.NegativeInfinity
+    return sp.Float._new(v._mpf_, prec)
+
+
+def prec_to_dps(prec: int) -> int:
+    return max(1, int(round(int(prec) / 3.3219280948873626) - 1))
+
+
+class Phi(sp.Function):
+    """The standard normal CDF, Phi(x) = P(N(0,1) <= x)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x is S.Zero:
+            return S.Half
+        if x is S.Infinity:
+            return S.One
+        if x is S.NegativeInfinity:
+            return S.Zero
+        if isinstance(x, PhiInv):
+            return x.args[0]
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return exp(-x**2 / 2) / sqrt(2 * pi)
+
+    def _eval_rewrite_as_erfc(self, x, **kwargs):
+        return sp.erfc(-x / sqrt(2)) / 2
+
+    def _eval_rewrite_as_erf(self, x, **kwargs):
+        return (1 + sp.erf(x / sqrt(2))) / 2
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+    def _eval_is_positive(self):
+        if self.args[0].is_extended_real and self.args[0].is_finite:
+            return True
+
+    def _eval_evalf(self, prec):
+        return _evalf_with("ncdf", self.args[0], prec)
+
+    def _latex(self, printer, exp=None):
+        s = r"\Phi\left(%s\right)" % printer._print(self.args[0])
+        return s if exp is None else r"\Phi^{%s}\left(%s\right)" % (exp, printer._print(self.args[0]))
+
+
+class PhiInv(sp.Function):
+    """The standard normal quantile Phi^{-1}(p)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, p):
+        if p is S.Half:
+            return S.Zero
+        if p is S.Zero:
+            return S.NegativeInfinity
+        if p is S.One:
+            return S.Infinity
+        if isinstance(p, Phi):
+            return p.args[0]
+        if p.is_number and p.is_extended_real and (p.is_negative or (p - 1).is_positive):
+            raise ValueError(f"PhiInv needs 0 <= p <= 1, got {p}")
+
+    def fdiff(self, argindex=1):
+        return sqrt(2 * pi) * exp(self**2 / 2)
+
+    def _eval_rewrite_as_erfcinv(self, p, **kwargs):
+        return -sqrt(2) * sp.erfcinv(2 * p)
+
+    def _eval_rewrite_as_erfinv(self, p, **kwargs):
+        return sqrt(2) * sp.erfinv(2 * p - 1)
+
+    def _eval_is_extended_real(self):
+        p = self.args[0]
+        if p.is_extended_real and p.is_nonnegative and (1 - p).is_nonnegative:
+            return True
+
+    def _eval_evalf(self, prec):
+        p = self.args[0]
+        # 1 - q with q tiny: evaluate the complement symbolically to keep its digits.
+        if p.is_number:
+            q = (1 - p)
+            qv = q.evalf(prec_to_dps(prec) + 15)
+            if qv.is_Number and qv < sp.Rational(1, 2):
+                return _evalf_with("ncdf_inv_upper", q, prec)
+        return _evalf_with("ncdf_inv", p, prec)
+
+    def _latex(self, printer, exp=None):
+        s = r"\Phi^{-1}\left(%s\right)" % printer._print(self.args[0])
+        return s if exp is None else r"\left(%s\right)^{%s}" % (s, exp)

@@ -1,0 +1,8 @@
+"""Families of trade-off functions: one module per family (DESIGN.md section 1)."""
+
+from .epsdelta import EpsDelta
+from .gaussian import G, Gaussian
+from .laplace import Laplace
+from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
+
+__all__ = ["Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero", "IdTradeOff", "ZeroTradeOff"]

@@ -1,0 +1,105 @@
+"""The Laplace trade-off function L_mu = T(Lap(0,1), Lap(mu,1)).
+
+Dong, Roth & Su, Prop. 7 and Appendix A: the likelihood ratio of Lap(mu,1) to Lap(0,1) is
+non-decreasing, so the Neyman--Pearson tests are thresholds ``x > t``; the three ranges of ``t``
+(``t >= mu``, ``0 <= t <= mu``, ``t <= 0``) give
+
+    L_mu(alpha) = 1 - e^mu alpha          for alpha < e^{-mu}/2,
+                  e^{-mu} / (4 alpha)      for e^{-mu}/2 <= alpha <= 1/2,
+                  e^{-mu} (1 - alpha)      for alpha > 1/2.
+
+It is symmetric with fixed point ``e^{-mu/2}/2``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..core.node import TradeOff
+from ..core.validate import param
+from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+
+__all__ = ["Laplace"]
+
+
+class Laplace(TradeOff):
+    """L_mu: the trade-off between Lap(0,1) and Lap(mu,1), mu >= 0 (Dong, Roth & Su, Prop. 7)."""
+
+    def __new__(cls, mu: Any):
+        mu = param("mu", mu, lower=0, owner="Laplace")
+        return TradeOff.__new__(cls, mu)
+
+    @property
+    def mu(self) -> sp.Expr:
+        return self.args[0]
+
+    @property
+    def is_symmetric(self) -> bool:
+        return True
+
+    def _eval_at(self, alpha):
+        mu = self.mu
+        return sp.Piecewise((1 - sp.exp(mu) * alpha, alpha < sp.exp(-mu) / 2),
+                            (sp.exp(-mu) / (4 * alpha), alpha <= sp.S.Half),
+                            (sp.exp(-mu) * (1 - alpha), True))
+
+    def _eval_fixed_point(self):
+        return sp.exp(-self.mu / 2) / 2
+
+    def _sympystr(self, printer):
+        return "Laplace(%s)" % printer._print(self.mu)
+
+    def _latex(self, printer):
+        return r"L_{%s}" % printer._print(self.mu)
+
+
+def _branch(e_minus, a):
+    """0, 1 or 2: which of the three pieces holds at alpha = a."""
+    if 2 * a < e_minus:
+        return 0
+    return 1 if 2 * a <= 1 else 2
+
+
+@exact_value.register(Laplace)
+def _(f, A, Ac):
+    e = sp.exp(f.mu)
+    if not isinstance(e, sp.Rational):
+        return None
+    b = _branch(1 / e, A)
+    return (1 - e * A, 1 / (4 * A * e), Ac / e)[b]
+
+
+@mp_value.register(Laplace)
+def _(f, a, ac):
+    mu = num(f.mu, "mu")
+    em = mpmath.exp(-mu)
+    b = _branch(em, a)
+    v = 1 - mpmath.exp(mu) * a if b == 0 else (em / (4 * a) if b == 1 else em * ac)
+    return v, v
+
+
+@mp_roc.register(Laplace)
+def _(f, a, ac):
+    mu = num(f.mu, "mu")
+    em = mpmath.exp(-mu)
+    b = _branch(em, a)
+    if b == 0:
+        v = mpmath.exp(mu) * a
+    elif b == 1:
+        v = 1 - em / (4 * a)
+    else:  # 1 - e^{-mu}(1 - a) = -expm1(-mu) + e^{-mu} a
+        v = -mpmath.expm1(-mu) + em * a
+    return v, v
+
+
+@np_value.register(Laplace)
+def _(f, x):
+    mu = float(f.mu)
+    em = np.exp(-mu)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        return np.where(2 * x < em, 1 - np.exp(mu) * x,
+                        np.where(2 * x <= 1, em / (4 * x), em * (1 - x)))

@@ -1,0 +1,106 @@
+"""The two extreme trade-off functions: Id (perfect privacy) and Zero (blatant non-privacy).
+
+Dong, Roth & Su, Sec. 2.1: ``Id(alpha) = 1 - alpha`` is the trade-off of identical distributions,
+the unit of the tensor product (Prop. 4); ``0`` is the trade-off of mutually singular ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from mpmath import mp
+
+from ..core.node import TradeOff
+from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+
+__all__ = ["IdTradeOff", "ZeroTradeOff", "Id", "Zero"]
+
+
+class IdTradeOff(TradeOff):
+    """Id(alpha) = 1 - alpha: perfect privacy (use the instance ``Id``)."""
+
+    def __new__(cls):
+        return TradeOff.__new__(cls)
+
+    @property
+    def is_symmetric(self) -> bool:
+        return True
+
+    def _eval_at(self, alpha):
+        return 1 - alpha
+
+    def _eval_fixed_point(self):
+        return sp.S.Half
+
+    def _sympystr(self, printer):
+        return "Id"
+
+    def _latex(self, printer):
+        return r"\mathrm{Id}"
+
+
+class ZeroTradeOff(TradeOff):
+    """The zero trade-off function: blatant non-privacy (use the instance ``Zero``)."""
+
+    def __new__(cls):
+        return TradeOff.__new__(cls)
+
+    @property
+    def is_symmetric(self) -> bool:
+        return True
+
+    def _eval_at(self, alpha):
+        return sp.S.Zero
+
+    def _eval_fixed_point(self):
+        return sp.S.Zero
+
+    def _sympystr(self, printer):
+        return "Zero"
+
+    def _latex(self, printer):
+        return "0"
+
+
+Id = IdTradeOff()
+Zero = ZeroTradeOff()
+
+
+@exact_value.register(IdTradeOff)
+def _(f, A, Ac):
+    return Ac
+
+
+@exact_value.register(ZeroTradeOff)
+def _(f, A, Ac):
+    return sp.S.Zero
+
+
+@mp_value.register(IdTradeOff)
+def _(f, a, ac):
+    return ac, ac
+
+
+@mp_roc.register(IdTradeOff)
+def _(f, a, ac):
+    return a, a
+
+
+@mp_value.register(ZeroTradeOff)
+def _(f, a, ac):
+    return mp.zero, mp.zero
+
+
+@mp_roc.register(ZeroTradeOff)
+def _(f, a, ac):
+    return mp.one, mp.one
+
+
+@np_value.register(IdTradeOff)
+def _(f, x):
+    return 1.0 - x
+
+
+@np_value.register(ZeroTradeOff)
+def _(f, x):
+    return np.zeros_like(x)

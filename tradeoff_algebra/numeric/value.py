@@ -1,0 +1,109 @@
+"""The :class:`Value` type: a number with its guarantee (DESIGN.md section 3).
+
+A value is either exact (``exact`` holds the SymPy rational, ``lo == hi == mid``), a closed form
+at the requested digits (``lo == hi == mid``), or an enclosure ``lo <= truth <= hi``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+import sympy as sp
+from mpmath.libmp import mpf_pos, round_ceiling, round_floor, round_nearest
+
+__all__ = ["Value", "dps_to_prec"]
+
+
+def dps_to_prec(dps: int) -> int:
+    """Binary precision that holds ``dps`` decimal digits."""
+    return int(dps * 3.3219280948873626) + 4
+
+
+def _round(x: mpmath.mpf, prec: int, rnd) -> mpmath.mpf:
+    return mpmath.mpf(mpf_pos(mpmath.mpf(x)._mpf_, prec, rnd))
+
+
+@dataclass(frozen=True)
+class Value:
+    """A real number with its guarantee: ``lo <= truth <= hi``; ``mid`` is the best estimate.
+
+    ``exact`` is the exact SymPy number when the objects are finite (rational arithmetic),
+    otherwise ``None``. ``dps`` is the number of significant digits asked for.
+    """
+
+    lo: mpmath.mpf
+    hi: mpmath.mpf
+    mid: mpmath.mpf
+    dps: int
+    exact: sp.Rational | None = None
+
+    @classmethod
+    def point(cls, x, dps: int) -> Value:
+        """A closed-form value correct to ``dps`` digits (lo = hi = mid)."""
+        r = _round(x, dps_to_prec(dps), round_nearest)
+        return cls(r, r, r, dps)
+
+    @classmethod
+    def enclosure(cls, lo, hi, dps: int, mid=None) -> Value:
+        """An enclosure; ``lo`` is rounded down and ``hi`` up to ``dps`` digits."""
+        prec = dps_to_prec(dps)
+        lo_r, hi_r = _round(lo, prec, round_floor), _round(hi, prec, round_ceiling)
+        if mid is None:
+            with mpmath.workprec(prec + 10):
+                mid = (mpmath.mpf(lo) + mpmath.mpf(hi)) / 2
+        return cls(lo_r, hi_r, _round(mid, prec, round_nearest), dps)
+
+    @classmethod
+    def from_exact(cls, q: sp.Rational, dps: int) -> Value:
+        """An exact rational; lo, hi, mid are its correctly rounded mpf neighbours."""
+        q = sp.Rational(q)
+        prec = dps_to_prec(dps)
+        with mpmath.workprec(prec + 64):
+            x = mpmath.mpf(q.p) / mpmath.mpf(q.q)
+        return cls(_round(x, prec, round_floor), _round(x, prec, round_ceiling),
+                   _round(x, prec, round_nearest), dps, q)
+
+    @property
+    def width(self) -> mpmath.mpf:
+        return self.hi - self.lo
+
+    @property
+    def is_point(self) -> bool:
+        return self.lo == self.hi
+
+    def contains(self, x) -> bool:
+        """Does the enclosure contain ``x``?"""
+        x = mpmath.mpf(x) if not isinstance(x, sp.Basic) else mpmath.mpf(sp.Float(x, self.dps + 20))
+        return self.lo <= x <= self.hi
+
+    def __float__(self) -> float:
+        return float(self.mid)
+
+    def _fmt(self, x) -> str:
+        return mpmath.nstr(x, self.dps, min_fixed=-4, max_fixed=6)
+
+    def __str__(self) -> str:
+        if self.exact is not None:
+            return str(self.exact) if self.exact.q < 10**12 else self._fmt(self.mid)
+        if self.is_point:
+            return self._fmt(self.mid)
+        return f"[{self._fmt(self.lo)}, {self._fmt(self.hi)}]"
+
+    def __repr__(self) -> str:
+        if self.exact is not None:
+            return f"Value(exact={self.exact})"
+        if self.is_point:
+            return f"Value({self._fmt(self.mid)}, dps={self.dps})"
+        return f"Value(lo={self._fmt(self.lo)}, hi={self._fmt(self.hi)}, dps={self.dps})"
+
+    def latex(self) -> str:
+        if self.exact is not None:
+            return sp.latex(self.exact)
+        if self.is_point:
+            return sp.latex(sp.Float(self._fmt(self.mid), self.dps))
+        return r"\left[%s,\ %s\right]" % (sp.latex(sp.Float(self._fmt(self.lo), self.dps)),
+                                          sp.latex(sp.Float(self._fmt(self.hi), self.dps)))
+
+    def _repr_latex_(self) -> str:
+        return "$%s$" % self.latex()

@@ -1,0 +1,5 @@
+"""Printing: LaTeX and plain text in the papers' notation."""
+
+from .latex import latex, text
+
+__all__ = ["latex", "text"]
