@@ -5,13 +5,34 @@ you ask for (``evaluate``), get the attacker's power without cancellation (``roc
 (``f.curve``) and print it in the papers' notation (``latex``).
 """
 
-from .core import (Applied, InvalidParameter, NoClosedForm, NumericalError, Phi, PhiInv,
-                   TradeOff, TradeOffError, TradeOffExpr, alpha_symbol)
+from .core import (
+                   Applied,
+                   InvalidParameter,
+                   NoClosedForm,
+                   NumericalError,
+                   Phi,
+                   PhiInv,
+                   TradeOff,
+                   TradeOffError,
+                   TradeOffExpr,
+                   alpha_symbol,
+)
 from .families import EpsDelta, G, Gaussian, Id, Laplace, Zero
 from .mechanisms import gaussian_mechanism, laplace_mechanism
 from .numeric import Value, curve, evaluate, roc
-from .operators import (C, Conjugate, Group, Inverse, Max, Mix, Subsample, SymmetricHull,
-                        Symmetrize, Tensor, TensorPower)
+from .operators import (
+                   C,
+                   Conjugate,
+                   Group,
+                   Inverse,
+                   Max,
+                   Mix,
+                   Subsample,
+                   SymmetricHull,
+                   Symmetrize,
+                   Tensor,
+                   TensorPower,
+)
 from .printing import latex, text
 
 __version__ = "0.1.0"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import sympy as sp
-from sympy import Basic, S
+from sympy import Basic
 
 from .errors import InvalidParameter, NoClosedForm
 from .validate import param

@@ -8,7 +8,7 @@ tails (the mpmath kernels live in :mod:`tradeoff_algebra.numeric.normal`).
 from __future__ import annotations
 
 import sympy as sp
-from sympy import S, sqrt, pi, exp
+from sympy import S, exp, pi, sqrt
 
 __all__ = ["Phi", "PhiInv"]
 
