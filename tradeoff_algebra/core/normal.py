@@ -75,8 +75,8 @@ class Phi(sp.Function):
         return _evalf_with("ncdf", self.args[0], prec)
 
     def _latex(self, printer, exp=None):
-        s = r"\Phi\left(%s\right)" % printer._print(self.args[0])
-        return s if exp is None else r"\Phi^{%s}\left(%s\right)" % (exp, printer._print(self.args[0]))
+        x = printer._print(self.args[0])
+        return r"\Phi\left(%s\right)" % x if exp is None else r"\Phi^{%s}\left(%s\right)" % (exp, x)
 
 
 class PhiInv(sp.Function):
