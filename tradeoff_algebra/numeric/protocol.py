@@ -31,8 +31,8 @@ from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import TradeOff
 from .value import Value
 
-__all__ = ["mp_value", "mp_roc", "exact_value", "np_value", "evaluate", "roc", "curve",
-           "as_level", "num", "GUARD_DPS"]
+__all__ = ["mp_value", "mp_roc", "exact_value", "np_value", "mp_conjugate", "mp_delta",
+           "evaluate", "roc", "curve", "as_level", "num", "GUARD_DPS"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
 GUARD_DPS = 20
@@ -66,6 +66,24 @@ def exact_value(f: Any, A: sp.Rational, Ac: sp.Rational) -> sp.Rational | None:
 def np_value(f: Any, x: np.ndarray) -> np.ndarray:
     """Vectorised float64 f(x)."""
     raise _no_route(f, "float64 curve")
+
+
+@singledispatch
+def mp_conjugate(f: Any, y):
+    """Enclosure (lo, hi) of the convex conjugate f^*(y) = sup_alpha {y alpha - f(alpha)}
+    (Dong, Roth & Su, Eq. (7)) in the current mpmath context."""
+    raise _no_route(f, "convex conjugate")
+
+
+@singledispatch
+def mp_delta(f: Any, eps):
+    """Enclosure (lo, hi) of the privacy profile delta(eps) = 1 + f^*(-e^eps)
+    (Dong, Roth & Su, Prop. 6); the default goes through ``mp_conjugate`` (which may cancel:
+    families override with tail-accurate closed forms)."""
+    import mpmath
+
+    lo, hi = mp_conjugate(f, -mpmath.exp(eps))
+    return 1 + lo, 1 + hi
 
 
 def num(x: sp.Basic, name: str = "parameter"):
