@@ -1,11 +1,80 @@
-"""The ``tradeoff`` command line (DESIGN.md section 8)."""
+"""The ``tradeoff`` command line (DESIGN.md section 8).
+
+Expressions are written in the API's Python syntax and parsed by a whitelist
+(tradeoff_algebra.parse; nothing is ever passed to eval):
+
+    tradeoff latex "C(1/100, G(1))**1000 @ EpsDelta(1, delta=1e-5)"
+    tradeoff text  "G(mu) @ G(nu)**3"
+    tradeoff eval  "G(1)" 1e-300 --dps 40      # f(alpha) as a Value
+    tradeoff roc   "G(1)" 1e-300               # the attacker's power 1 - f(alpha)
+    tradeoff demo
+
+ALPHA is parsed the same way and taken exactly (1e-300, 1/3, 1 - 1e-20). Errors print one
+line "tradeoff: error: ..." and exit with status 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 __all__ = ["main"]
+
+
+class _UsageError(Exception):
+    """A command-line usage error, reported as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _expression(text: str):
+    from .parse import parse_expr
+
+    return parse_expr(text)
+
+
+def _level(text: str):
+    """ALPHA: parsed like an expression, so decimals and fractions are taken exactly."""
+    import sympy as sp
+
+    from .core.errors import InvalidParameter
+
+    a = _expression(text)
+    if not isinstance(a, sp.Expr) or not a.is_number:
+        raise InvalidParameter("alpha", text, "a number in [0, 1] such as 0.05, 1e-300 or 1/3")
+    return a
+
+
+def _latex(args: argparse.Namespace) -> int:
+    from .printing import latex
+
+    print(latex(_expression(args.expr)))
+    return 0
+
+
+def _text(args: argparse.Namespace) -> int:
+    from .printing import text
+
+    print(text(_expression(args.expr)))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .numeric import evaluate
+
+    print(evaluate(_expression(args.expr), _level(args.alpha), dps=args.dps))
+    return 0
+
+
+def _roc(args: argparse.Namespace) -> int:
+    from .numeric import roc
+
+    print(roc(_expression(args.expr), _level(args.alpha), dps=args.dps))
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -40,21 +109,35 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tradeoff", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    """Run the ``tradeoff`` command with ``argv`` (default ``sys.argv[1:]``); return the status."""
+    from .core.errors import TradeOffError
+
+    parser = _Parser(prog="tradeoff", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    expr_help = 'an expression in the API\'s Python syntax, e.g. "G(1) @ EpsDelta(1, 0)**3"'
+    for name, run, what in [("latex", _latex, "print the LaTeX of an expression"),
+                            ("text", _text, "print an expression in canonical text form")]:
+        p = sub.add_parser(name, help=what, description=what)
+        p.add_argument("expr", metavar="EXPR", help=expr_help)
+        p.set_defaults(run=run)
+    for name, run, what in [("eval", _eval, "evaluate f(ALPHA) to --dps digits"),
+                            ("roc", _roc, "the attacker's power 1 - f(ALPHA) (TPR at FPR ALPHA)")]:
+        p = sub.add_parser(name, help=what, description=what)
+        p.add_argument("expr", metavar="EXPR", help=expr_help)
+        p.add_argument("alpha", metavar="ALPHA",
+                       help="type-I error level, taken exactly: 0.05, 1e-300, 1/3, 1 - 1e-20")
+        p.add_argument("--dps", type=int, default=30, help="decimal digits (default 30)")
+        p.set_defaults(run=run)
     demo = sub.add_parser("demo", help="build, evaluate and print a few expressions")
     demo.add_argument("--dps", type=int, default=30, help="decimal digits (default 30)")
     demo.set_defaults(run=_demo)
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         return args.run(args)
-    except Exception as exc:  # the command line reports library errors without a traceback
-        from .core.errors import TradeOffError
-
-        if isinstance(exc, TradeOffError):
-            print(f"tradeoff: error: {exc}", file=sys.stderr)
-            return 2
-        raise
+    except (_UsageError, TradeOffError) as exc:  # one line, no traceback
+        print(f"tradeoff: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,135 @@
+"""The ``tradeoff`` command line: latex, text, eval, roc, demo and its error reporting."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.cli import main
+from tradeoff_algebra.parse import symbol_for
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_latex(capsys):
+    rc, out, err = run(capsys, "latex", "C(1/100, G(1))**1000 @ EpsDelta(1, delta=1e-5)")
+    expected = ta.latex(ta.C(sp.Rational(1, 100), ta.G(1)) ** 1000
+                        @ ta.EpsDelta(1, sp.Rational(1, 100000)))
+    assert (rc, out, err) == (0, expected + "\n", "")
+    assert r"f_{1,\frac{1}{100000}}" in out and r"^{\otimes 1000}" in out
+
+
+def test_latex_of_a_closed_form(capsys):
+    rc, out, _ = run(capsys, "latex", "G(mu)(alpha)")
+    assert rc == 0
+    assert out.strip() == r"\Phi\left(- \mu + \Phi^{-1}\left(1 - \alpha\right)\right)"
+
+
+def test_text_is_canonical(capsys):
+    rc, out, _ = run(capsys, "text", "Id @ G(nu)**3 @ Gaussian(mu)")
+    mu, nu = symbol_for("mu"), symbol_for("nu")
+    assert rc == 0 and out == ta.text(ta.G(mu) @ ta.G(nu) ** 3 @ ta.Id) + "\n"
+    assert out.strip() == "G(mu) @ Id @ G(nu)**3"
+
+
+def _phi(x):
+    return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+
+
+def _phi_inv(a, dps):
+    # Phi^{-1}(a) = -sqrt(2) erfinv(1 - 2a), at enough digits for 1 - 2a to keep a's digits.
+    with mpmath.workdps(dps):
+        return -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * a)
+
+
+@pytest.mark.parametrize("alpha_text", ["1e-300", "1e-10", "0.05", "1/3", "0.7"])
+def test_eval_gaussian_against_erfinv(capsys, alpha_text):
+    # G_1(a) = Phi(-Phi^{-1}(a) - 1) (DRS Eq. (4) with Phi^{-1}(1 - a) = -Phi^{-1}(a)).
+    rc, out, err = run(capsys, "eval", "G(1)", alpha_text, "--dps", "25")
+    assert rc == 0 and err == ""
+    with mpmath.workdps(420):
+        a = mpmath.mpf(sp.Rational(alpha_text).p) / sp.Rational(alpha_text).q
+        ref = _phi(-_phi_inv(a, 420) - 1)
+        got = mpmath.mpf(out.strip())
+        assert abs(got - ref) <= abs(ref) * mpmath.mpf(10) ** -24
+
+
+def test_roc_in_the_far_tail(capsys):
+    rc, out, _ = run(capsys, "roc", "gaussian_mechanism(1, 1)", "1e-300", "--dps", "30")
+    assert rc == 0
+    with mpmath.workdps(420):
+        ref = _phi(1 + _phi_inv(mpmath.mpf(10) ** -300, 420))
+        got = mpmath.mpf(out.strip())
+        assert abs(got / ref - 1) < mpmath.mpf(10) ** -29
+    assert 7.6e-285 < float(got) < 7.7e-285  # the README's figure
+
+
+def test_eval_alpha_is_parsed_exactly(capsys):
+    # 1 - 1e-20 is formed exactly; G_1 there is Phi(Phi^{-1}(1e-20) - 1) ~ 5.2e-25.
+    rc, out, _ = run(capsys, "eval", "G(1)", "1 - 1e-20", "--dps", "20")
+    assert rc == 0
+    with mpmath.workdps(60):
+        ref = _phi(_phi_inv(mpmath.mpf(10) ** -20, 60) - 1)
+        assert abs(mpmath.mpf(out.strip()) / ref - 1) < mpmath.mpf(10) ** -19
+
+
+def test_eval_exact_values(capsys):
+    # Id(1/3) = 2/3; f_{log 2, 1/10}(1/4) = max{0, 9/10 - 1/2, (3/4 - 1/10)/2} = 2/5.
+    assert run(capsys, "eval", "Id", "1/3")[1] == "2/3\n"
+    assert run(capsys, "eval", "EpsDelta(log(2), 1/10)", "1/4")[1] == "2/5\n"
+    assert run(capsys, "roc", "EpsDelta(log(2), 1/10)", "1/4")[1] == "3/5\n"
+
+
+def test_roc_laplace(capsys):
+    # 1 - L_1(a) = e a for a < e^{-1}/2 (DRS Prop. 7 / Appendix A).
+    rc, out, _ = run(capsys, "roc", "laplace_mechanism(1, 1)", "1e-10", "--dps", "20")
+    assert rc == 0
+    with mpmath.workdps(40):
+        assert abs(mpmath.mpf(out.strip()) - mpmath.e * mpmath.mpf(10) ** -10) < 1e-29
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["latex", "().__class__"], "attribute access"),
+    (["latex", "__import__('os').system('true')"], "attribute access"),
+    (["latex", "__import__('os')"], "dunder"),
+    (["text", "lambda: 0"], "lambda"),
+    (["latex", "G(-1)"], "mu = -1"),
+    (["eval", "G(mu)", "0.5"], "free symbols"),
+    (["eval", "G(1)", "2"], "alpha = 2"),
+    (["eval", "G(1)", "x"], "alpha = 'x'"),
+    (["eval", "G(1)", "G(2)"], "alpha = 'G(2)'"),
+    (["eval", "G(1)", "-0.5"], "alpha = -1/2"),
+    (["eval", "G(1)", "0.5", "--dps", "0"], "dps = 0"),
+    (["eval", "mu + 1", "0.5"], "a trade-off expression"),
+    (["eval", "G(1) @ G(2)", "0.5"], "no numeric evaluation"),
+    (["eval", "G(1)"], "required: ALPHA"),
+    (["eval", "G(1)", "0.5", "--dps", "many"], "invalid int value"),
+    (["frobnicate"], "invalid choice"),
+    ([], "required"),
+])
+def test_errors_are_one_line_and_exit_2(capsys, argv, fragment):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and out == ""
+    assert err.startswith("tradeoff: error: ") and err.endswith("\n")
+    assert err.count("\n") == 1, err
+    assert fragment in err, err
+
+
+def test_demo_still_runs(capsys):
+    rc, out, _ = run(capsys, "demo", "--dps", "15")
+    assert rc == 0 and "G_{\\mu}" in out
+
+
+def test_help_exits_cleanly(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("latex", "text", "eval", "roc", "demo"):
+        assert command in out
