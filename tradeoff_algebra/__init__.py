@@ -34,6 +34,7 @@ from .operators import (
                    TensorPower,
 )
 from .printing import latex, text
+from .rewrite import Derivation, derive, rule_catalogue, rules, simplify
 
 __version__ = "0.1.0"
 
@@ -46,4 +47,5 @@ __all__ = [
     "Max", "Group", "Conjugate",
     "gaussian_mechanism", "laplace_mechanism",
     "Value", "evaluate", "roc", "curve", "latex", "text",
+    "simplify", "derive", "Derivation", "rules", "rule_catalogue",
 ]

@@ -84,3 +84,51 @@ def _(f, x):
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(x <= 0.5, -special.ndtri(x), special.ndtri(1.0 - x))
         return special.ndtr(z - mu)
+
+
+# -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
+# Registered here, with the family, for the operator nodes they rewrite.
+
+from ..core.citations import DRS  # noqa: E402
+from ..core.rules import rule  # noqa: E402
+from ..operators.maxgroup import Group  # noqa: E402
+from ..operators.tensor import Tensor, TensorPower  # noqa: E402
+from .trivial import Id  # noqa: E402
+
+
+@rule(Gaussian, cite=DRS.eq(5, note="G_0(alpha) = Phi(Phi^{-1}(1 - alpha)) = 1 - alpha"),
+      priority=100)
+def gaussian_zero(f: Gaussian):
+    """G_0 = Id: N(0,1) against itself."""
+    return Id if f.mu.is_zero is True else None
+
+
+@rule(Tensor, cite=DRS.cor(2), priority=50)
+def gaussian_tensor(t: Tensor):
+    """G_{mu_1} (x) ... (x) G_{mu_n} = G_{sqrt(mu_1^2 + ... + mu_n^2)}.
+
+    All Gaussian factors of a product merge in one step (rotational invariance of N(0, I));
+    other factors stay.
+    """
+    gs = [f for f in t.factors if isinstance(f, Gaussian)]
+    if len(gs) < 2:
+        return None
+    rest = [f for f in t.factors if not isinstance(f, Gaussian)]
+    merged = Gaussian(sp.sqrt(sp.Add(*[g.mu**2 for g in gs])))
+    return Tensor(merged, *rest) if rest else merged
+
+
+@rule(TensorPower, cite=DRS.cor(2, note="mu_1 = ... = mu_n = mu"), priority=50)
+def gaussian_power(p: TensorPower):
+    """G_mu^{(x) n} = G_{sqrt(n) mu} (Cor. 2 with equal mu_i), n a non-negative integer."""
+    return Gaussian(sp.sqrt(p.n) * p.base.mu) if isinstance(p.base, Gaussian) else None
+
+
+@rule(Group, cite=DRS.thm(3), priority=50)
+def gaussian_group(g: Group):
+    """1 - (1 - G_mu)^{o k} = G_{k mu}: mu-GDP is k mu-GDP for groups of size k.
+
+    With 1 - G_mu(alpha) = Phi(Phi^{-1}(alpha) + mu), the k-fold composition is
+    Phi(Phi^{-1}(alpha) + k mu), and 1 minus it is G_{k mu}(alpha).
+    """
+    return Gaussian(g.k * g.arg.mu) if isinstance(g.arg, Gaussian) else None

@@ -87,3 +87,98 @@ class TensorPower(TradeOff):
     def _latex(self, printer):
         return r"%s^{\otimes %s}" % (self._latex_parens(printer, self.base, PREC_POSTFIX + 1),
                                      printer._print(self.n))
+
+
+# -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
+# Dong, Roth & Su, Sec. 3.1 lists the properties of the tensor product after Def. 5: (1) it is
+# commutative and associative, (2) monotone, (3) f (x) Id = Id (x) f = f, (4) (f (x) g)^{-1} =
+# f^{-1} (x) g^{-1}. Commutativity and associativity are used at construction (flattening and
+# sorting); the rules below use the unit, the zero, and the definition of f^{(x) n} as the
+# n-fold product (f^{(x) 0} = Id, the empty product).
+
+from sympy import S  # noqa: E402
+from sympy.core.logic import fuzzy_and  # noqa: E402
+
+from ..core.citations import DRS  # noqa: E402
+from ..core.rules import rule  # noqa: E402
+from ..families.trivial import Id, Zero  # noqa: E402
+
+_UNIT = DRS.at("Sec. 3.1, property 3")
+_POWER = DRS.at("Sec. 3.1, Def. 5 and property 1")
+
+
+@rule(Tensor, cite=DRS.defn(5), priority=110)
+def tensor_zero(t: Tensor):
+    """f (x) 0 = 0: Zero absorbs every factor.
+
+    By Def. 5, if 0 = T(P, Q) with P, Q mutually singular (P(A) = 1, Q(A) = 0), then
+    P x P' and Q x Q' are mutually singular too (the set A x Y separates them), so
+    T(P x P', Q x Q') = 0 for every f = T(P', Q').
+    """
+    return Zero if any(f == Zero for f in t.factors) else None
+
+
+@rule(Tensor, cite=_UNIT, priority=100)
+def tensor_unit(t: Tensor):
+    """f (x) Id = f: the identity trade-off function is the unit; drop every Id factor."""
+    rest = [f for f in t.factors if f != Id]
+    return Tensor(*rest) if len(rest) < len(t.factors) else None
+
+
+def _base_exp(f):
+    return (f.base, f.n) if isinstance(f, TensorPower) else (f, S.One)
+
+
+@rule(Tensor, cite=_POWER, priority=10)
+def tensor_collect(t: Tensor):
+    """f^{(x) m} (x) f^{(x) n} = f^{(x)(m+n)}: collect equal factors into one power.
+
+    Covers f (x) f (x) g = f^{(x) 2} (x) g and f (x) f^{(x) n} = f^{(x)(n+1)}; it follows from
+    associativity and commutativity (property 1) and the definition of f^{(x) n}.
+    """
+    groups: dict = {}
+    for f in t.factors:
+        b, n = _base_exp(f)
+        groups.setdefault(b, []).append(n)
+    if all(len(ns) == 1 for ns in groups.values()):
+        return None
+    return Tensor(*[TensorPower(b, S.Zero + sum(ns, S.Zero)) if len(ns) > 1 or ns[0] != 1
+                    else b for b, ns in groups.items()])
+
+
+@rule(TensorPower, cite=_POWER, priority=100)
+def power_zero(p: TensorPower):
+    """f^{(x) 0} = Id: the empty tensor product is the unit (property 3)."""
+    return Id if p.n.is_zero is True else None
+
+
+@rule(TensorPower, cite=_POWER, priority=100)
+def power_one(p: TensorPower):
+    """f^{(x) 1} = f."""
+    return p.base if (p.n - 1).is_zero is True else None
+
+
+@rule(TensorPower, cite=_POWER, priority=90)
+def power_of_power(p: TensorPower):
+    """(f^{(x) m})^{(x) n} = f^{(x) mn} (associativity, property 1)."""
+    if isinstance(p.base, TensorPower):
+        return TensorPower(p.base.base, p.base.n * p.n)
+    return None
+
+
+@rule(TensorPower, cite=_UNIT, priority=95)
+def power_of_id(p: TensorPower):
+    """Id^{(x) n} = Id for every n >= 0 (property 3)."""
+    return Id if p.base == Id else None
+
+
+@rule(TensorPower, cite=DRS.defn(5), priority=95)
+def power_of_zero(p: TensorPower):
+    """0^{(x) n} = 0 for n >= 1 (and Id for n = 0, by ``power_zero``).
+
+    Fires only when n >= 1 is certain (three-valued logic): for a symbol n that may be 0 the
+    value is either 0 or Id, so nothing is rewritten.
+    """
+    if p.base != Zero:
+        return None
+    return Zero if fuzzy_and([p.n.is_integer, (p.n - 1).is_nonnegative]) else None

@@ -107,3 +107,59 @@ def _register_inverse_numerics() -> None:
 
 
 _register_inverse_numerics()
+
+
+# -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
+# Dong, Roth & Su, Eq. (3) defines f^{-1}; the discussion after Prop. 2 shows f^{-1} = T(Q, P)
+# when f = T(P, Q). Hence (f^{-1})^{-1} = T(P, Q) = f for every trade-off function, and
+# Sec. 3.1, property 4 gives (f (x) g)^{-1} = f^{-1} (x) g^{-1}.
+
+from ..core.citations import DRS  # noqa: E402
+from ..core.rules import rule  # noqa: E402
+
+_SWAP = DRS.eq(3, note="f^{-1} = T(Q, P) for f = T(P, Q)")
+
+
+@rule(Inverse, cite=_SWAP, priority=100)
+def inverse_involution(f: Inverse):
+    """(f^{-1})^{-1} = f for a trade-off function f = T(P, Q): both equal T(P, Q).
+
+    (For a general non-increasing function the double inverse is only its lower semicontinuous
+    hull; trade-off functions are continuous on [0, 1], Prop. 1, so it is f itself.)
+    """
+    return f.arg.arg if isinstance(f.arg, Inverse) else None
+
+
+@rule(Inverse, cite=DRS.at("Sec. 2.1, after Prop. 2", note="symmetric: f = f^{-1}"),
+      priority=95)
+def inverse_symmetric(f: Inverse):
+    """f^{-1} = f when f is symmetric (``is_symmetric`` is True), as G_mu, f_{eps,delta}, Id."""
+    return f.arg if f.arg.is_symmetric is True else None
+
+
+@rule(Inverse, cite=_SWAP, priority=50)
+def inverse_closed_form(f: Inverse):
+    """f^{-1} in closed form when the family knows it (its ``_eval_inverse`` hook)."""
+    g = f.arg._eval_inverse()
+    return None if g is None or isinstance(g, Inverse) else g
+
+
+def _register_tensor_inverse_rules() -> None:
+    from .tensor import Tensor, TensorPower
+
+    @rule(Inverse, cite=DRS.at("Sec. 3.1, property 4"), priority=40)
+    def inverse_tensor(f: Inverse):
+        """(f (x) g)^{-1} = f^{-1} (x) g^{-1}: T(P x P', Q x Q')^{-1} = T(Q x Q', P x P')."""
+        if isinstance(f.arg, Tensor):
+            return Tensor(*[Inverse(g) for g in f.arg.factors])
+        return None
+
+    @rule(Inverse, cite=DRS.at("Sec. 3.1, property 4"), priority=40)
+    def inverse_power(f: Inverse):
+        """(f^{(x) n})^{-1} = (f^{-1})^{(x) n} (property 4 applied n - 1 times)."""
+        if isinstance(f.arg, TensorPower):
+            return TensorPower(Inverse(f.arg.base), f.arg.n)
+        return None
+
+
+_register_tensor_inverse_rules()
