@@ -1,0 +1,6 @@
+"""Analysis: conversions between f-DP and (eps, delta)-DP, and the functionals of Dong, Roth &
+Su (kl, kappa_2, kappa_3, bar kappa_3, chi^2_+, fixed point, total variation, AUC)."""
+
+from .conversions import delta, epsilon, from_privacy_profile, primal_value, primal_value_lower
+
+__all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower"]

@@ -1,0 +1,420 @@
+"""Conversions between f-DP and (eps, delta)-DP: the primal-dual perspective.
+
+* :func:`delta` — primal to dual, ``delta(eps) = 1 + f^*(-e^eps)`` (Dong, Roth & Su, Prop. 6).
+* :func:`epsilon` — its inverse: the smallest ``eps >= 0`` with ``delta(eps) <= delta``.
+* :func:`from_privacy_profile` — dual to primal for finitely many pairs:
+  ``max_i f_{eps_i, delta_i}`` (Prop. 5) as an expression.
+* :func:`primal_value` — dual to primal for a whole profile ``eps -> delta(eps)`` at one
+  ``alpha``: a guaranteed enclosure of ``sup_eps f_{eps, delta(eps)}(alpha)`` for a
+  non-increasing profile; :func:`primal_value_lower` is the plain grid supremum, a lower bound.
+
+Every numeric result is a :class:`~tradeoff_algebra.numeric.value.Value` with the guarantees
+of DESIGN.md section 3: closed forms give ``lo = hi`` to ``dps`` digits, anything else an
+enclosure ``lo <= truth <= hi``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import mpmath
+import sympy as sp
+from mpmath import mp
+
+from ..core.errors import InvalidParameter, NoClosedForm
+from ..core.node import TradeOff
+from ..core.validate import param
+from ..families.epsdelta import EpsDelta
+from ..numeric.protocol import GUARD_DPS, _prepare, as_level, mp_delta, mp_roc, num
+from ..numeric.value import Value
+from ..operators.maxgroup import Max
+from .profiles import mp_epsilon
+
+__all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower"]
+
+#: The generic epsilon search looks no further than this (a guarantee with eps beyond it says
+#: nothing); past it the answer is the enclosure [last eps known too small, inf].
+EPS_SEARCH_CAP = 2**12
+
+
+def _eps_arg(eps: Any, owner: str):
+    """Validate eps >= 0 (``oo``/``float('inf')`` allowed) and return it as an mpf."""
+    if isinstance(eps, float) and eps == float("inf"):
+        return mp.inf
+    if isinstance(eps, mpmath.mpf):
+        if mpmath.isnan(eps) or eps < 0:
+            raise InvalidParameter("eps", eps, "a real number in [0, oo]", owner)
+        return +eps
+    e = param("eps", eps, lower=0, owner=owner, allow_infinite=True)
+    return num(e, "eps")
+
+
+def _enclose_delta(f: TradeOff, eps):
+    """(lo, hi) of delta(eps) in the current context, intersected with [0, 1]."""
+    if eps == mp.inf:  # delta(inf) = 1 - f(0), by continuity of f at 0
+        lo, hi = mp_roc(f, mp.zero, mp.one)
+    else:
+        lo, hi = mp_delta(f, eps)
+    if mpmath.isnan(lo) or mpmath.isnan(hi):
+        from ..core.errors import NumericalError
+
+        raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
+    return max(lo, mp.zero), min(hi, mp.one)
+
+
+def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
+    """The (eps, delta)-DP profile of f: ``delta(eps) = 1 + f^*(-e^eps)``.
+
+    Dong, Roth & Su, Prop. 6: a mechanism is f-DP (f symmetric) if and only if it is
+    (eps, delta(eps))-DP for every ``eps >= 0``. For G_mu this is Cor. 1; closed forms exist
+    for G_mu, L_mu, f_{eps,delta}, Id and Zero (see :mod:`.profiles`) and stay accurate to
+    ``dps`` digits for delta down to 1e-300 and far below (no cancellation to 0, never
+    negative); other expressions go through the numeric convex conjugate and return its
+    enclosure. For an asymmetric f the number is that of the ordered pair behind f only.
+
+    ``eps`` must be a real number ``>= 0`` (Prop. 6 is stated for eps >= 0, and f_{eps,delta}
+    is a trade-off function only for eps >= 0); ``eps = oo`` gives ``delta(oo) = 1 - f(0)``,
+    the mass the two distributions do not share near alpha = 0.
+    """
+    _prepare(f, dps)
+    with mp.workdps(dps + GUARD_DPS):
+        e = _eps_arg(eps, "delta")
+        lo, hi = _enclose_delta(f, e)
+        if lo > hi:
+            from ..core.errors import NumericalError
+
+            raise NumericalError(f"delta of {f} at eps={e}: enclosure left [0, 1]; raise dps")
+        return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
+
+
+def _log_gap(d, target):
+    if d <= 0 or target <= 0:
+        return None
+    return mpmath.log(d) - mpmath.log(target)
+
+
+def _search_epsilon(f: TradeOff, target, dps: int):
+    """Bracket and refine the smallest eps with delta(eps) <= target (delta non-increasing).
+
+    Invariant: delta(L) > target is certain (``lo > target``) or L = 0, and delta(U) <= target
+    is certain (``hi <= target``). Regula falsi (Illinois) on log delta, with bisection as the
+    safeguard; returns (L, U, all_points) where all_points says every delta was a closed form.
+    """
+    points = True
+    lo0, hi0 = _enclose_delta(f, mp.zero)
+    points &= lo0 == hi0
+    if hi0 <= target:
+        return mp.zero, mp.zero, points
+    try:
+        inf_lo, _ = _enclose_delta(f, mp.inf)
+    except NoClosedForm:
+        inf_lo = mp.zero
+    if target < inf_lo:
+        return mp.inf, mp.inf, points
+    L, gL, U, gU = mp.zero, _log_gap(hi0, target), None, None
+    e = mp.one
+    while e <= EPS_SEARCH_CAP:
+        lo, hi = _enclose_delta(f, e)
+        points &= lo == hi
+        if hi <= target:
+            U, gU = e, _log_gap(hi, target)
+            break
+        if lo > target:
+            L, gL = e, _log_gap(lo, target)
+        else:  # ambiguous: the enclosure straddles the target; look further for a sure U
+            points = False
+        e *= 2
+    if U is None:
+        return L, mp.inf, False
+    tol = mpmath.ldexp(1, -(mp.prec - 4))
+    side = 0
+    for it in range(4 * mp.prec):
+        width = U - L
+        if width <= tol * U:
+            break
+        if gL is not None and gU is not None and gL > 0 > gU and it % 4 != 3:
+            m = U - gU * width / (gU - gL)
+            if not (L + width / 64 < m < U - width / 64):
+                m = (L + U) / 2
+        else:
+            m = (L + U) / 2
+        lo, hi = _enclose_delta(f, m)
+        points &= lo == hi
+        if hi <= target:
+            U, gU = m, _log_gap(hi, target)
+            if side == -1 and gL is not None:
+                gL /= 2
+            side = -1
+        elif lo > target:
+            L, gL = m, _log_gap(lo, target)
+            if side == 1 and gU is not None:
+                gU /= 2
+            side = 1
+        else:
+            return L, U, False
+    return L, U, points
+
+
+def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
+    """The smallest ``eps >= 0`` such that f-DP implies (eps, delta)-DP.
+
+    That is ``inf {eps >= 0 : delta_f(eps) <= delta}`` with ``delta_f`` of :func:`delta`
+    (Dong, Roth & Su, Prop. 6); ``delta_f`` is non-increasing, so the search brackets the
+    crossing and refines it (regula falsi on ``log delta_f`` safeguarded by bisection) on the
+    enclosures of ``delta_f``: the result encloses the true eps (a point when every
+    ``delta_f`` was a closed form and the bracket is below ``dps`` digits). Closed forms:
+    f_{eps0,delta0}, L_mu, Id, Zero.
+
+    * ``delta`` outside [0, 1] raises :class:`InvalidParameter`.
+    * ``delta >= delta_f(0)`` (the total variation distance) gives 0.
+    * ``delta < delta_f(oo) = 1 - f(0)`` gives ``oo``: no finite eps works, because every
+      (eps, delta)-DP guarantee admits the test that rejects on the part of Q singular to P,
+      of power ``1 - f(0)`` at level 0. For G_mu, ``delta = 0`` gives ``oo`` as well.
+    """
+    _prepare(f, dps)
+    D = as_level(delta, "delta")
+    with mp.workdps(dps + GUARD_DPS):
+        d = num(D, "delta")
+        closed = mp_epsilon(f, d)
+        if closed is not None:
+            lo, hi = closed
+            return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
+        L, U, points = _search_epsilon(f, d, dps)
+        if L == U:
+            return Value.point(L, dps)
+        if points and U != mp.inf and (U - L) <= mpmath.ldexp(U, -(mp.prec - 30)):
+            return Value.point((L + U) / 2, dps)
+        return Value.enclosure(L, U, dps)
+
+
+# -- dual to primal (Prop. 5) -------------------------------------------------------------------
+def from_privacy_profile(pairs: Iterable[tuple[Any, Any]] | Mapping[Any, Any]) -> TradeOff:
+    """``max_i f_{eps_i, delta_i}``: the f of Dong, Roth & Su, Prop. 5 for finitely many pairs.
+
+    A mechanism is (eps_i, delta_i)-DP for every i if and only if it is f-DP with this f.
+    ``pairs`` is an iterable of ``(eps, delta)`` or a mapping ``{eps: delta}``; each pair is
+    validated by :class:`EpsDelta` (eps >= 0, 0 <= delta <= 1). Returns a ``Max`` node (a
+    single ``EpsDelta`` for one pair).
+    """
+    items = list(pairs.items()) if isinstance(pairs, Mapping) else list(pairs)
+    if not items:
+        raise InvalidParameter("pairs", items, "at least one (eps, delta) pair",
+                               "from_privacy_profile")
+    fs = []
+    for i, item in enumerate(items):
+        try:
+            e, d = item
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameter(f"pairs[{i}]", item, "a pair (eps, delta)",
+                                   "from_privacy_profile") from exc
+        fs.append(EpsDelta(e, d))
+    return Max(*fs)
+
+
+def _f_epsdelta(eps, d, a, ac):
+    """f_{eps,d}(alpha) (Eq. (5)) from alpha and 1 - alpha; d may exceed 1 (then 0)."""
+    if eps == mp.inf:
+        return max(mp.zero, 1 - d) if a == 0 else mp.zero
+    return max(mp.zero, 1 - d - mpmath.exp(eps) * a, mpmath.exp(-eps) * (ac - d))
+
+
+def _profile_enclosure(delta_fn) -> Callable:
+    """eps -> (lo, hi) from a trade-off expression, a callable, or a callable returning pairs."""
+    if isinstance(delta_fn, TradeOff):
+        _prepare(delta_fn, 15)
+        return lambda e: _enclose_delta(delta_fn, e)
+    if not callable(delta_fn):
+        raise InvalidParameter("delta_fn", delta_fn,
+                               "a callable eps -> delta or a trade-off expression")
+
+    def encl(e):
+        v = delta_fn(e)
+        if isinstance(v, Value):
+            lo, hi = v.lo, v.hi
+        elif isinstance(v, tuple) and len(v) == 2:
+            lo, hi = mp.mpf(v[0]), mp.mpf(v[1])
+        elif isinstance(v, (numbers.Real, mpmath.mpf, sp.Number)):
+            lo = hi = mp.mpf(v) if not isinstance(v, sp.Basic) else num(v)
+        else:
+            raise InvalidParameter("delta_fn", delta_fn, "a callable returning real numbers",
+                                   hint=f"delta_fn({e}) returned {v!r}")
+        if mpmath.isnan(lo) or mpmath.isnan(hi) or lo > hi or hi < 0 or lo > 1:
+            raise InvalidParameter("delta_fn", delta_fn, "values in [0, 1]",
+                                   hint=f"delta_fn({e}) returned {v!r}")
+        return max(lo, mp.zero), min(hi, mp.one)
+
+    return encl
+
+
+def _grid(eps_grid: Sequence[Any] | None, eps_max: Any, n: int) -> list:
+    if eps_grid is None:
+        top = _eps_arg(eps_max, "primal_value")
+        if top == mp.inf or top <= 0:
+            raise InvalidParameter("eps_max", eps_max, "a real number in (0, oo)", "primal_value")
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
+            raise InvalidParameter("n", n, "an integer >= 2", "primal_value")
+        return [top * i / (n - 1) for i in range(n)]
+    grid = [_eps_arg(e, "primal_value") for e in eps_grid]
+    if not grid or any(e == mp.inf for e in grid):
+        raise InvalidParameter("eps_grid", eps_grid, "a non-empty list of finite eps >= 0")
+    if any(b <= a for a, b in zip(grid, grid[1:], strict=False)):
+        raise InvalidParameter("eps_grid", eps_grid, "strictly increasing eps values")
+    return grid
+
+
+def primal_value_lower(delta_fn: Callable | TradeOff, alpha: Any,
+                       eps_grid: Sequence[Any], dps: int = 30) -> mpmath.mpf:
+    """A LOWER bound of the Prop. 5 trade-off function ``sup_eps f_{eps,delta(eps)}(alpha)``.
+
+    The supremum over the finite ``eps_grid`` only (Dong, Roth & Su, Prop. 5 with the index
+    set restricted to the grid); the true value over all eps >= 0 can be larger. No
+    assumption on ``delta_fn``. For an enclosure use :func:`primal_value`.
+    """
+    A = as_level(alpha)
+    with mp.workdps(dps + GUARD_DPS):
+        a, ac = num(A), num(1 - A)
+        encl = _profile_enclosure(delta_fn)
+        best = mp.zero
+        for e in _grid(eps_grid, None, 0):
+            _, hi = encl(e)
+            best = max(best, _f_epsdelta(e, hi, a, ac))
+        return +best
+
+
+def _cell_upper(es, vals, i, a, ac, Y):
+    """Upper bound of sup f_{eps,delta(eps)}(alpha) over eps in [es[i], es[i+1]].
+
+    In y = e^eps the profile is convex (delta = 1 + f^*(-y), f^* convex), so on the cell it lies
+    above the constant lo(es[i+1]) (monotonicity) and above the chords of the neighbouring cells
+    extended into it. With delta >= l(y) = max of these lines, both branches of
+    f_{eps,delta}(alpha), ``1 - l(y) - y alpha`` and ``(1 - alpha - l(y)) / y``, are maximal
+    at an end of the cell or where two of the lines cross.
+    """
+    x, z = es[i], es[i + 1]
+    Y0, Y1 = Y[x], Y[z]
+    lines = [(mp.zero, vals[z][0])]
+    if i >= 1:
+        p = es[i - 1]
+        Yp = Y[p]
+        s = (vals[x][0] - vals[p][1]) / (Y0 - Yp)
+        lines.append((s, vals[x][0] - s * Y0))
+    if i + 2 < len(es):
+        t = es[i + 2]
+        Yt = Y[t]
+        s = (vals[t][1] - vals[z][0]) / (Yt - Y1)
+        lines.append((s, vals[z][0] - s * Y1))
+    cands = [Y0, Y1]
+    for j in range(len(lines)):
+        for k in range(j + 1, len(lines)):
+            (s1, t1), (s2, t2) = lines[j], lines[k]
+            if s1 != s2:
+                y = (t2 - t1) / (s1 - s2)
+                if Y0 < y < Y1:
+                    cands.append(y)
+    best = mp.zero
+    for y in cands:
+        d = max(s * y + t for s, t in lines)
+        best = max(best, 1 - d - y * a, (ac - d) / y)
+    return best
+
+
+def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
+                 eps_grid: Sequence[Any] | None = None, *, eps_max: Any = 50, n: int = 65,
+                 delta_inf: Any = 0, dps: int = 30, max_evals: int = 2000) -> Value:
+    """Enclosure of the Prop. 5 trade-off function ``f(alpha) = sup_{eps >= 0}
+    f_{eps, delta(eps)}(alpha)`` of a privacy profile (Dong, Roth & Su, Prop. 5).
+
+    ``delta_fn`` is a trade-off expression (its profile :func:`delta`, with enclosures) or a
+    callable ``eps -> delta`` returning a real number, a ``(lo, hi)`` pair or a ``Value``.
+
+    **Assumptions** (both hold for every privacy profile ``delta(eps) = sup_E Q(E) - e^eps
+    P(E)``, a supremum of affine functions of ``e^eps``): ``delta`` is non-increasing in eps
+    and convex in ``e^eps``. Both are checked on the evaluated points; a certain violation
+    raises :class:`InvalidParameter` (for a profile that is not of this kind use
+    :func:`primal_value_lower`).
+
+    Guarantee: every grid point gives a lower bound; on a cell the supremum is bounded above
+    through the convexity (see ``_cell_upper``: a second-order bound), beyond the last point
+    by ``f_{e_N, delta_inf}(alpha)`` (``delta_inf`` a lower bound of ``lim delta``, 0 by default,
+    ``1 - f(0)`` for an expression) and below the first by ``f_{0, delta(e_0)}(alpha)``. Cells
+    whose bound exceeds the lower bound by more than ``10^-dps`` are bisected, up to
+    ``max_evals`` evaluations of ``delta_fn``; the enclosure is valid whatever budget is left.
+    The grid is ``eps_grid`` or ``n`` points on ``[0, eps_max]``.
+    """
+    A = as_level(alpha)
+    if isinstance(max_evals, bool) or not isinstance(max_evals, numbers.Integral):
+        raise InvalidParameter("max_evals", max_evals, "a positive integer", "primal_value")
+    with mp.workdps(dps + GUARD_DPS):
+        a, ac = num(A), num(1 - A)
+        encl = _profile_enclosure(delta_fn)
+        if isinstance(delta_fn, TradeOff):
+            try:
+                d_inf = encl(mp.inf)[0]
+            except NoClosedForm:
+                d_inf = mp.zero
+        else:
+            d_inf = num(param("delta_inf", delta_inf, lower=0, upper=1, owner="primal_value"))
+        grid = _grid(eps_grid, eps_max, n)
+        vals = {e: encl(e) for e in grid}
+        evals = len(vals)
+        tol = mpmath.mpf(10) ** (-dps)
+
+        Y: dict = {}
+        checked: set = set()
+        memo: dict = {}
+
+        def check_shape(es):
+            for e in es:
+                if e not in Y:
+                    Y[e] = mpmath.exp(e)
+            for x, y in zip(es, es[1:], strict=False):
+                if vals[y][0] > vals[x][1]:
+                    raise InvalidParameter("delta_fn", delta_fn, "a non-increasing profile",
+                                           hint=f"delta({y}) > delta({x})")
+            for p, q, r in zip(es, es[1:], es[2:], strict=False):
+                if (p, q, r) in checked:
+                    continue
+                checked.add((p, q, r))
+                Yp, Yq, Yr = Y[p], Y[q], Y[r]
+                chord = vals[p][1] + (vals[r][1] - vals[p][1]) * (Yq - Yp) / (Yr - Yp)
+                if vals[q][0] > chord * (1 + mpmath.ldexp(1, -mp.prec + 8)):
+                    raise InvalidParameter("delta_fn", delta_fn, "a profile convex in e^eps",
+                                           hint=f"delta({q}) lies above the chord of its "
+                                           "neighbours; use primal_value_lower")
+
+        def bounds(es):
+            lower = max(_f_epsdelta(e, vals[e][1], a, ac) for e in es)
+            cells = []
+            for i in range(len(es) - 1):
+                key = tuple(es[max(i - 1, 0): i + 3]) + (i == 0,)
+                if key not in memo:
+                    memo[key] = _cell_upper(es, vals, i, a, ac, Y)
+                cells.append((memo[key], es[i], es[i + 1]))
+            edge = max(_f_epsdelta(mp.zero, vals[es[0]][0], a, ac),
+                       _f_epsdelta(es[-1], d_inf, a, ac))
+            return lower, cells, edge
+
+        es = sorted(vals)
+        check_shape(es)
+        lower, cells, edge = bounds(es)
+        while evals < max_evals:
+            wide = [(x, y) for u, x, y in cells if u > lower + tol]
+            new = 0
+            for x, y in wide[: max(1, max_evals - evals)]:
+                m = (x + y) / 2
+                if x < m < y:
+                    vals[m] = encl(m)
+                    evals += 1
+                    new += 1
+            if not new:
+                break
+            es = sorted(vals)
+            check_shape(es)
+            lower, cells, edge = bounds(es)
+        upper = max([edge, lower] + [u for u, _, _ in cells])
+        upper = min(upper, ac)  # f(alpha) <= 1 - alpha (Prop. 1)
+        if upper <= lower:
+            return Value.point(lower, dps)
+        return Value.enclosure(lower, upper, dps)
