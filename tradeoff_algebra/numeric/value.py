@@ -10,7 +10,14 @@ from dataclasses import dataclass
 
 import mpmath
 import sympy as sp
-from mpmath.libmp import mpf_pos, round_ceiling, round_floor, round_nearest
+from mpmath.libmp import (
+    from_rational,
+    mpf_pos,
+    round_ceiling,
+    round_floor,
+    round_nearest,
+    to_rational,
+)
 
 __all__ = ["Value", "dps_to_prec"]
 
@@ -21,7 +28,18 @@ def dps_to_prec(dps: int) -> int:
 
 
 def _round(x: mpmath.mpf, prec: int, rnd) -> mpmath.mpf:
-    return mpmath.mpf(mpf_pos(mpmath.mpf(x)._mpf_, prec, rnd))
+    """``x`` rounded to ``prec`` bits in direction ``rnd``, whatever the ambient mpmath context.
+
+    (``mpmath.mpf(...)`` would round a second time, to the context's precision.)
+    """
+    if not isinstance(x, mpmath.mpf):
+        x = mpmath.mpf(x)
+    return mpmath.mp.make_mpf(mpf_pos(x._mpf_, prec, rnd))
+
+
+def _as_rational(x) -> sp.Rational:
+    """The exact rational value of an mpf."""
+    return sp.Rational(*to_rational(x._mpf_))
 
 
 @dataclass(frozen=True)
@@ -59,10 +77,12 @@ class Value:
         """An exact rational; lo, hi, mid are its correctly rounded mpf neighbours."""
         q = sp.Rational(q)
         prec = dps_to_prec(dps)
-        with mpmath.workprec(prec + 64):
-            x = mpmath.mpf(q.p) / mpmath.mpf(q.q)
-        return cls(_round(x, prec, round_floor), _round(x, prec, round_ceiling),
-                   _round(x, prec, round_nearest), dps, q)
+        p_, q_ = int(q.p), int(q.q)
+
+        def rounded(rnd):  # correctly rounded from the exact rational, never double-rounded
+            return mpmath.mp.make_mpf(from_rational(p_, q_, prec, rnd))
+
+        return cls(rounded(round_floor), rounded(round_ceiling), rounded(round_nearest), dps, q)
 
     @property
     def width(self) -> mpmath.mpf:
@@ -73,9 +93,18 @@ class Value:
         return self.lo == self.hi
 
     def contains(self, x) -> bool:
-        """Does the enclosure contain ``x``?"""
-        x = mpmath.mpf(x) if not isinstance(x, sp.Basic) else mpmath.mpf(sp.Float(x, self.dps + 20))
-        return self.lo <= x <= self.hi
+        """Does ``[lo, hi]`` contain ``x``? Compared exactly (mpf, float, int, Rational);
+        other SymPy numbers are evaluated with ``dps + 30`` digits first."""
+        if isinstance(x, mpmath.mpf):
+            r = _as_rational(x)
+        elif isinstance(x, sp.Rational):
+            r = x
+        elif isinstance(x, (int, float)):
+            r = sp.Rational(x)
+        else:
+            v = sp.Float(sp.sympify(x).evalf(self.dps + 30), self.dps + 30)
+            r = sp.Rational(*to_rational(v._mpf_))
+        return _as_rational(self.lo) <= r <= _as_rational(self.hi)
 
     def __float__(self) -> float:
         return float(self.mid)
