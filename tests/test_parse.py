@@ -282,3 +282,14 @@ def test_random_trees_round_trip(f):
 def test_random_conjugates_round_trip(f):
     g = ta.Conjugate(f)
     assert parse_expr(ta.text(g)) == g
+
+
+def test_later_families_round_trip():
+    # Families added after the parser are reached through the CONSTRUCTORS whitelist.
+    exprs = [ta.BinomialDP(1, 3), ta.BinomialDP(eps, n),
+             ta.PiecewiseLinear([(0, 1), (R(1, 2), R(1, 4)), (1, 0)]),
+             ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]),
+             ta.Discrete([p, 1 - p], [1 - p, p]) @ ta.G(1)]
+    for expr in exprs:
+        assert parse_expr(ta.text(expr)) == expr, ta.text(expr)
+    assert parse_expr("PiecewiseLinear([(0, 1), (0.5, 0.25), (1, 0)])") == exprs[2]

@@ -39,7 +39,7 @@ __all__ = ["parse_expr", "symbol_for", "CONSTRUCTORS", "INTEGER_SYMBOLS", "MAX_L
 #: Public constructors reachable from expression strings, looked up on the package by name
 #: (a name the package does not define yet is reported as unavailable). New ones are one line.
 CONSTRUCTORS: tuple[str, ...] = (
-    "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete",
+    "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete", "BinomialDP",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
     "Subsample", "C", "Mix", "Max", "Group", "Conjugate",
     "gaussian_mechanism", "laplace_mechanism",
