@@ -130,8 +130,11 @@ def laplace_np(mu, alpha, roc: bool = False):
 
 
 # -- finite pairs: brute force over every deterministic test, then randomized mixtures -----------
-def finite_np(P, Q, alpha):
+def finite_np(P, Q, alpha, roc: bool = False):
     """T(P, Q)(alpha) for finite P, Q by brute force (exact for Fractions, mpf otherwise).
+
+    With ``roc`` the largest power 1 - T(P, Q)(alpha) is returned, computed from the powers
+    Q(S) themselves (no subtraction from 1).
 
     A randomized test is a point of [0, 1]^k; its (size, type-II error) lies in the convex hull
     of the 2^k deterministic tests (rejection sets S). Minimising the type-II error subject to
@@ -142,7 +145,10 @@ def finite_np(P, Q, alpha):
     pts = []
     for S in product((0, 1), repeat=k):
         size = sum(p for p, s in zip(P, S, strict=True) if s)
-        err = sum(q for q, s in zip(Q, S, strict=True) if not s)
+        if roc:  # minimise minus the power
+            err = -sum(q for q, s in zip(Q, S, strict=True) if s)
+        else:
+            err = sum(q for q, s in zip(Q, S, strict=True) if not s)
         pts.append((size, err))
     best = None
     for size, err in pts:
@@ -156,7 +162,7 @@ def finite_np(P, Q, alpha):
             v = (1 - lam) * e1 + lam * e2
             if best is None or v < best:
                 best = v
-    return best
+    return -best if roc else best
 
 
 def four_point_pair(e_eps, delta):

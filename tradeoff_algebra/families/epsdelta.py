@@ -45,8 +45,10 @@ class EpsDelta(TradeOff):
     def _eval_at(self, alpha):
         e, d = sp.exp(self.eps), self.delta
         kink = (1 - d) / (1 + e)
-        return sp.Piecewise((1 - d - e * alpha, alpha <= kink),
-                            ((1 - d - alpha) / e, alpha <= 1 - d),
+        # strict inequalities: the same values (f is continuous), and ``derivative`` then gives
+        # the right derivative at the kinks (TradeOff.derivative)
+        return sp.Piecewise((1 - d - e * alpha, alpha < kink),
+                            ((1 - d - alpha) / e, alpha < 1 - d),
                             (sp.S.Zero, True))
 
     def _eval_fixed_point(self):
