@@ -17,7 +17,16 @@ from .core import (
                    TradeOffExpr,
                    alpha_symbol,
 )
-from .families import EpsDelta, G, Gaussian, Id, Laplace, Zero
+from .families import (
+    Discrete,
+    EpsDelta,
+    G,
+    Gaussian,
+    Id,
+    Laplace,
+    PiecewiseLinear,
+    Zero,
+)
 from .mechanisms import gaussian_mechanism, laplace_mechanism
 from .numeric import Value, curve, evaluate, roc
 from .operators import (
@@ -43,6 +52,7 @@ __all__ = [
     "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError",
     "Phi", "PhiInv",
     "Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero",
+    "PiecewiseLinear", "Discrete",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate",
     "gaussian_mechanism", "laplace_mechanism",

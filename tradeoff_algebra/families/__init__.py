@@ -1,8 +1,11 @@
 """Families of trade-off functions: one module per family (DESIGN.md section 1)."""
 
+from .discrete import Discrete
 from .epsdelta import EpsDelta
 from .gaussian import G, Gaussian
 from .laplace import Laplace
+from .piecewise import PiecewiseLinear
 from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
 
-__all__ = ["Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero", "IdTradeOff", "ZeroTradeOff"]
+__all__ = ["Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero", "IdTradeOff", "ZeroTradeOff",
+           "PiecewiseLinear", "Discrete"]

@@ -1,0 +1,344 @@
+"""Piecewise-linear trade-off functions given by their knots.
+
+A function through the knots ``(0, v_0), (a_1, v_1), ..., (1, 0)`` (linear in between) is a
+trade-off function exactly when it satisfies Dong, Roth & Su, Prop. 1: convex, continuous,
+non-increasing and ``f(alpha) <= 1 - alpha``. Continuity is built in; the other conditions are
+checked on the knots:
+
+* the first knot lies at ``alpha = 0`` and the last one is ``(1, 0)``;
+* the alphas increase strictly and every value lies in ``[0, 1]``;
+* ``v_i <= 1 - a_i`` at every knot (enough: ``f - (1 - alpha)`` is piecewise linear, so its
+  maximum is attained at a knot; given convexity, ``v_0 <= 1`` and ``f(1) = 0`` it already
+  holds, so a violation also signals a convexity error — it is reported first as the more
+  telling one);
+* the values do not increase and the slopes do not decrease (convexity).
+
+Checks use three-valued logic (DESIGN.md section 2): a condition raises only when it is definitely
+false, so symbolic knots pass until they are proved wrong. Knots with Python or SymPy floats are
+compared with an absolute tolerance of ``1e-12`` in the monotonicity, convexity and
+``f <= 1 - alpha`` checks (so rounded data pass); the endpoint, range and strict-increase checks
+are exact for every kind of number.
+
+Canonical form: an interior knot that is *definitely* collinear with its two neighbours is
+removed (exactly, for floats at their binary values), so a function has one representation
+whenever its knots are numbers; this makes the inverse an exact involution on nodes. Removal
+keeps every remaining knot as given and is idempotent, so ``f.func(*f.args) == f``.
+
+The trade-off function of two distributions on a finite set is piecewise linear (the
+Neyman--Pearson lemma, Dong, Roth & Su, Appendix A; see :class:`~.discrete.Discrete`), and
+conversely every piecewise-linear trade-off function is such a ``T(P, Q)`` (Def. 2).
+The inverse (Eq. (3)) ``f^{-1}(a) = inf{t : f(t) <= a}`` is again piecewise linear: its graph is
+the reflection of the graph of ``f`` in the diagonal, with a flat zero piece on ``[v_0, 1]`` when
+``f(0) = v_0 < 1`` and ``f^{-1}(0) = a_k`` when ``f`` vanishes on ``[a_k, 1]``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy import S, Tuple
+
+from ..core.errors import InvalidParameter
+from ..core.node import TradeOff
+from ..core.validate import to_sympy
+from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+
+__all__ = ["PiecewiseLinear", "FLOAT_TOL"]
+
+#: Absolute tolerance of the monotonicity, convexity and ``f <= 1 - alpha`` checks when a knot
+#: holds a float.
+FLOAT_TOL = sp.Float("1e-12")
+
+_OWNER = "PiecewiseLinear"
+
+
+# -- construction helpers ----------------------------------------------------------------------
+def _fail(knots: Any, allowed: str, hint: str) -> InvalidParameter:
+    return InvalidParameter("knots", knots, allowed, _OWNER, hint)
+
+
+def _fmt_knot(i: int, knot: tuple[sp.Expr, sp.Expr]) -> str:
+    return "knot %d (%s, %s)" % (i, sp.sstr(knot[0]), sp.sstr(knot[1]))
+
+
+def _coerce(knots: Any) -> list[tuple[sp.Expr, sp.Expr]]:
+    """The knots as a list of sympified pairs; malformed input raises InvalidParameter."""
+    shape = "a sequence of at least two (alpha, value) pairs"
+    if isinstance(knots, (str, bytes)) or not isinstance(knots, Iterable):
+        raise _fail(knots, shape, "Pass e.g. [(0, 1), (1/2, 1/4), (1, 0)]")
+    out = []
+    for i, k in enumerate(knots):
+        if isinstance(k, (str, bytes)) or not isinstance(k, (Sequence, Tuple)) or len(k) != 2:
+            raise _fail(knots, shape, f"knot {i} = {k!r} is not an (alpha, value) pair")
+        a = to_sympy("knots", k[0], f"a real number (alpha of knot {i})", _OWNER)
+        v = to_sympy("knots", k[1], f"a real number (value of knot {i})", _OWNER)
+        out.append((a, v))
+    if len(out) < 2:
+        raise _fail(knots, shape, "the knots must include (0, f(0)) and (1, 0)")
+    return out
+
+
+def _is_false(x: bool | None) -> bool:
+    return x is False
+
+
+def _nonneg(x: sp.Expr) -> bool | None:
+    return x.is_extended_nonnegative
+
+
+def _validate(kn: list[tuple[sp.Expr, sp.Expr]]) -> None:
+    """Raise InvalidParameter when a condition of Prop. 1 definitely fails (see module doc)."""
+    n = len(kn)
+    tol = FLOAT_TOL if any(x.has(sp.Float) for k in kn for x in k) else S.Zero
+    if _is_false(kn[0][0].is_zero):
+        raise _fail(kn[0], "a first knot at alpha = 0",
+                    f"{_fmt_knot(0, kn[0])} starts at alpha = {kn[0][0]}")
+    if _is_false((kn[-1][0] - 1).is_zero):
+        raise _fail(kn[-1], "a last knot at alpha = 1",
+                    f"{_fmt_knot(n - 1, kn[-1])} ends at alpha = {kn[-1][0]}")
+    if _is_false(kn[-1][1].is_zero):
+        raise _fail(kn[-1], "the value 0 at alpha = 1 (f(1) = 0)",
+                    f"{_fmt_knot(n - 1, kn[-1])} has value {kn[-1][1]}")
+    for i, (a, v) in enumerate(kn):
+        if _is_false(_nonneg(a)) or _is_false(_nonneg(1 - a)):
+            raise _fail((a, v), "alphas in [0, 1]", f"{_fmt_knot(i, (a, v))}")
+        if _is_false(_nonneg(v)) or _is_false(_nonneg(1 - v)):
+            raise _fail((a, v), "values in [0, 1]", f"{_fmt_knot(i, (a, v))}")
+        if _is_false(_nonneg(1 - a - v + tol)):
+            raise _fail((a, v), "values with f(alpha) <= 1 - alpha (Prop. 1)",
+                        f"{_fmt_knot(i, (a, v))} lies above 1 - alpha = {sp.sstr(1 - a)}")
+    for i in range(n - 1):
+        (a0, v0), (a1, v1) = kn[i], kn[i + 1]
+        if _is_false((a1 - a0).is_extended_positive):
+            raise _fail((a1, v1), "strictly increasing alphas",
+                        f"{_fmt_knot(i + 1, kn[i + 1])} does not lie right of "
+                        f"{_fmt_knot(i, kn[i])}")
+        if _is_false(_nonneg(v0 - v1 + tol)):
+            raise _fail((a1, v1), "non-increasing values (Prop. 1)",
+                        f"{_fmt_knot(i + 1, kn[i + 1])} lies above {_fmt_knot(i, kn[i])}")
+    for i in range(1, n - 1):
+        (a0, v0), (a1, v1), (a2, v2) = kn[i - 1], kn[i], kn[i + 1]
+        # slope(i-1, i) <= slope(i, i+1), multiplied out by the positive widths
+        if _is_false(_nonneg((v2 - v1) * (a1 - a0) - (v1 - v0) * (a2 - a1) + tol)):
+            raise _fail((a1, v1), "non-decreasing slopes: a convex function (Prop. 1)",
+                        f"the slope falls at {_fmt_knot(i, kn[i])}")
+
+
+def _exact(x: sp.Expr) -> sp.Expr:
+    """Floats at their exact binary values (as rationals); everything else unchanged."""
+    return sp.Rational(x) if isinstance(x, sp.Float) else x.xreplace(
+        {f: sp.Rational(f) for f in x.atoms(sp.Float)})
+
+
+def _collinear(p0, p1, p2) -> bool:
+    (a0, v0), (a1, v1), (a2, v2) = ([_exact(x) for x in p] for p in (p0, p1, p2))
+    cross = (v1 - v0) * (a2 - a1) - (v2 - v1) * (a1 - a0)
+    z = cross.is_zero
+    if z is None:
+        z = sp.expand(cross).is_zero
+    return z is True
+
+
+def _canonical(kn: list[tuple[sp.Expr, sp.Expr]]) -> list[tuple[sp.Expr, sp.Expr]]:
+    """Drop interior knots definitely collinear with their neighbours (idempotent)."""
+    out: list[tuple[sp.Expr, sp.Expr]] = []
+    for k in kn:
+        while len(out) >= 2 and _collinear(out[-2], out[-1], k):
+            out.pop()
+        out.append(k)
+    return out
+
+
+def _all_numbers(kn) -> bool:
+    return all(isinstance(x, sp.Number) for k in kn for x in k)
+
+
+# -- the node ------------------------------------------------------------------------------------
+class PiecewiseLinear(TradeOff):
+    """The piecewise-linear trade-off function through ``knots`` (Dong, Roth & Su, Prop. 1).
+
+    ``knots`` is a sequence of ``(alpha, value)`` pairs from ``(0, f(0))`` to ``(1, 0)`` with
+    strictly increasing alphas; values and slopes must make a trade-off function (see the module
+    docstring). Numbers are kept as given (rationals stay rational, Python floats become SymPy
+    floats); interior knots definitely collinear with their neighbours are removed.
+
+    >>> PiecewiseLinear([(0, 1), (sp.Rational(1, 2), sp.Rational(1, 4)), (1, 0)])
+    PiecewiseLinear([(0, 1), (1/2, 1/4), (1, 0)])
+    """
+
+    def __new__(cls, knots: Any):
+        kn = _coerce(knots)
+        _validate(kn)
+        kn = _canonical(kn)
+        return TradeOff.__new__(cls, Tuple(*(Tuple(a, v) for a, v in kn)))
+
+    # -- parameters ----------------------------------------------------------------------------
+    @property
+    def knots(self) -> Tuple:
+        """The knots as a SymPy ``Tuple`` of ``(alpha, value)`` ``Tuple`` pairs."""
+        return self.args[0]
+
+    @property
+    def alphas(self) -> tuple[sp.Expr, ...]:
+        return tuple(k[0] for k in self.knots)
+
+    @property
+    def values(self) -> tuple[sp.Expr, ...]:
+        return tuple(k[1] for k in self.knots)
+
+    def slopes(self) -> tuple[sp.Expr, ...]:
+        """The slope of each linear piece, ``(v_{i+1} - v_i)/(a_{i+1} - a_i)``."""
+        a, v = self.alphas, self.values
+        return tuple((v[i + 1] - v[i]) / (a[i + 1] - a[i]) for i in range(len(a) - 1))
+
+    # -- closed forms --------------------------------------------------------------------------
+    def _eval_at(self, alpha):
+        a, v = self.alphas, self.values
+        if isinstance(alpha, sp.Number) and _all_numbers(self.knots):
+            return _interp_exact(a, v, alpha)
+        s = self.slopes()
+        pieces = [(v[i] + s[i] * (alpha - a[i]), alpha <= a[i + 1]) for i in range(len(s) - 1)]
+        pieces.append((v[-2] + s[-1] * (alpha - a[-2]), True))
+        return sp.Piecewise(*pieces)
+
+    def _eval_derivative_at(self, alpha):
+        """The right derivative (the slope of the piece to the right; at alpha = 1 the left)."""
+        a, s = self.alphas, self.slopes()
+        pieces = [(s[i], alpha < a[i + 1]) for i in range(len(s) - 1)]
+        pieces.append((s[-1], True))
+        return sp.Piecewise(*pieces)
+
+    def _eval_fixed_point(self):
+        """alpha* with f(alpha*) = alpha*: on the first piece whose right end lies on or below
+        the diagonal, ``alpha* = (v_i - s_i a_i)/(1 - s_i)`` (exact)."""
+        a, v, s = self.alphas, self.values, self.slopes()
+        xs = [(v[i] - s[i] * a[i]) / (1 - s[i]) for i in range(len(s))]
+        if _all_numbers(self.knots):
+            i = next(i for i in range(len(s)) if v[i + 1] <= a[i + 1])
+            return xs[i]
+        pieces = [(xs[i], v[i + 1] <= a[i + 1]) for i in range(len(s) - 1)]
+        pieces.append((xs[-1], True))
+        return sp.Piecewise(*pieces)
+
+    def _eval_inverse(self) -> PiecewiseLinear | None:
+        """f^{-1}(a) = inf{t : f(t) <= a} (Dong, Roth & Su, Eq. (3)) as knots, or None when
+        the zero pattern of symbolic values is undecided.
+
+        The knots up to the first zero value ``(a_k, 0)`` are reflected in the diagonal; when
+        ``f(0) = v_0 < 1`` the inverse vanishes on ``[v_0, 1]`` (a last knot ``(1, 0)``).
+        """
+        a, v = self.alphas, self.values
+        k = None
+        for i, vi in enumerate(v):
+            z = vi.is_zero
+            if z is None:
+                return None
+            if z:
+                k = i
+                break
+        top = (v[0] - 1).is_zero
+        if k is None or top is None:
+            return None
+        inv = [(v[j], a[j]) for j in range(k, -1, -1)]
+        if not top:
+            inv.append((S.One, S.Zero))
+        return PiecewiseLinear(inv)
+
+    @property
+    def is_symmetric(self) -> bool | None:
+        """Is f = f^{-1}? Decided for numeric knots (canonical forms are unique), else
+        True when the knots are the reflected ones and None otherwise."""
+        inv = self._eval_inverse()
+        if inv is None:
+            return None
+        if inv == self:
+            return True
+        return False if _all_numbers(self.knots) else None
+
+    # -- printing ------------------------------------------------------------------------------
+    def _sympystr(self, printer):
+        return "PiecewiseLinear([%s])" % ", ".join(
+            "(%s, %s)" % (printer._print(a), printer._print(v)) for a, v in self.knots)
+
+    def _latex(self, printer):
+        return r"\mathrm{PL}\left[%s\right]" % ", ".join(
+            r"\left(%s, %s\right)" % (printer._print(a), printer._print(v)) for a, v in self.knots)
+
+
+# -- evaluation ----------------------------------------------------------------------------------
+def _interp_exact(a: Sequence[sp.Expr], v: Sequence[sp.Expr], x: sp.Expr) -> sp.Expr:
+    """Linear interpolation through numeric knots at a number x in [0, 1] (SymPy arithmetic)."""
+    i = min(max(bisect_right(a, x) - 1, 0), len(a) - 2)
+    if x == a[i]:
+        return v[i]
+    if x == a[i + 1]:
+        return v[i + 1]
+    return v[i] + (v[i + 1] - v[i]) * (x - a[i]) / (a[i + 1] - a[i])
+
+
+@lru_cache(maxsize=512)
+def _exact_knots(f: PiecewiseLinear):
+    """(alphas, values, 1 - values, widths) with floats at their exact binary values."""
+    a = [_exact(x) for x in f.alphas]
+    v = [_exact(x) for x in f.values]
+    w = [a[i + 1] - a[i] for i in range(len(a) - 1)]
+    return a, v, [1 - x for x in v], w
+
+
+def _rationals(f: PiecewiseLinear):
+    a, v, c, _ = _exact_knots(f)
+    return (a, v, c) if all(isinstance(x, sp.Rational) for x in a + v) else None
+
+
+def _mp_interp(f: PiecewiseLinear, ys: list[sp.Expr], a, ac):
+    """Interpolate the exact knot heights ``ys`` at alpha = a (1 - alpha = ac) in mpmath.
+
+    The distance to the nearer end of the piece is taken from ``a`` on the first piece and from
+    ``ac`` on the last one, so both ends of [0, 1] keep full relative accuracy.
+    """
+    xs_exact, _, _, w = _exact_knots(f)
+    xs = [num(x, "knot alpha") for x in xs_exact]
+    n = len(xs)
+    i = min(max(bisect_right(xs, a) - 1, 0), n - 2)
+    left = a if i == 0 else a - xs[i]
+    right = ac if i == n - 2 else xs[i + 1] - a
+    dy = num(ys[i + 1] - ys[i], "knot value")
+    width = num(w[i], "knot alpha")
+    if left <= right:
+        return num(ys[i], "knot value") + dy * (left / width)
+    return num(ys[i + 1], "knot value") - dy * (right / width)
+
+
+@exact_value.register(PiecewiseLinear)
+def _(f, A, Ac):
+    r = _rationals(f)
+    return None if r is None else _interp_exact(r[0], r[1], A)
+
+
+@mp_value.register(PiecewiseLinear)
+def _(f, a, ac):
+    x = _mp_interp(f, _exact_knots(f)[1], a, ac)
+    return x, x
+
+
+@mp_roc.register(PiecewiseLinear)
+def _(f, a, ac):
+    # 1 - f is piecewise linear through (a_i, 1 - v_i): no cancellation at small alpha.
+    x = _mp_interp(f, _exact_knots(f)[2], a, ac)
+    return x, x
+
+
+@lru_cache(maxsize=512)
+def _float_knots(f: PiecewiseLinear) -> tuple[np.ndarray, np.ndarray]:
+    return (np.array([float(x) for x in f.alphas]), np.array([float(x) for x in f.values]))
+
+
+@np_value.register(PiecewiseLinear)
+def _(f, x):
+    xs, ys = _float_knots(f)
+    return np.interp(x, xs, ys)
