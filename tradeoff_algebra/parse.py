@@ -135,7 +135,7 @@ def parse_expr(text: str, symbols: Mapping[str, sp.Expr] | None = None
     except (RecursionError, MemoryError, ValueError) as exc:
         raise InvalidParameter("expression", text, _ALLOWED,
                                hint=f"Cannot parse: {exc}") from None
-    interp = _Interpreter(text.strip(), dict(symbols or {}))
+    interp = _Interpreter(text.strip(), text, dict(symbols or {}))
     try:
         value = interp.visit(tree.body, 0)
     except RecursionError:
@@ -148,8 +148,9 @@ def parse_expr(text: str, symbols: Mapping[str, sp.Expr] | None = None
 
 
 class _Interpreter:
-    def __init__(self, text: str, symbols: dict[str, sp.Expr]):
-        self.text = text
+    def __init__(self, text: str, original: str, symbols: dict[str, sp.Expr]):
+        self.text = text  # what was parsed (source segments come from it)
+        self.original = original  # what the caller passed (shown in errors)
         self.symbols = symbols
         import tradeoff_algebra as ta  # the package is fully loaded by the time this runs
 
@@ -160,11 +161,12 @@ class _Interpreter:
         where = ""
         if node is not None and hasattr(node, "col_offset"):
             where = f" (at column {node.col_offset + 1})"
-        return InvalidParameter("expression", self.text, _ALLOWED,
+        return InvalidParameter("expression", self.original, _ALLOWED,
                                 hint=f"Found {construct}{where}, which is not allowed")
 
     def misuse(self, what: str) -> InvalidParameter:
-        return InvalidParameter("expression", self.text, _ALLOWED, hint=what[:1].upper() + what[1:])
+        return InvalidParameter("expression", self.original, _ALLOWED,
+                                hint=what[:1].upper() + what[1:])
 
     # -- dispatch -----------------------------------------------------------------------------
     def visit(self, node: ast.AST, depth: int) -> Any:
