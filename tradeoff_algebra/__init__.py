@@ -5,6 +5,21 @@ you ask for (``evaluate``), get the attacker's power without cancellation (``roc
 (``f.curve``) and print it in the papers' notation (``latex``).
 """
 
+from .analysis import (
+                   auc,
+                   chi2_plus,
+                   delta,
+                   epsilon,
+                   fixed_point,
+                   from_privacy_profile,
+                   kappa2,
+                   kappa3,
+                   kappa3_bar,
+                   kl,
+                   primal_value,
+                   primal_value_lower,
+                   tv,
+)
 from .core import (
                    Applied,
                    InvalidParameter,
@@ -27,7 +42,7 @@ from .families import (
     PiecewiseLinear,
     Zero,
 )
-from .mechanisms import gaussian_mechanism, laplace_mechanism
+from .mechanisms import gaussian_mechanism, laplace_mechanism, noisy_sgd
 from .numeric import Value, curve, evaluate, roc
 from .operators import (
                    C,
@@ -55,7 +70,9 @@ __all__ = [
     "PiecewiseLinear", "Discrete",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate",
-    "gaussian_mechanism", "laplace_mechanism",
+    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd",
     "Value", "evaluate", "roc", "curve", "latex", "text",
     "simplify", "derive", "Derivation", "rules", "rule_catalogue",
+    "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
+    "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
 ]

@@ -15,7 +15,7 @@ from .core.validate import param
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
 
-__all__ = ["gaussian_mechanism", "laplace_mechanism"]
+__all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd"]
 
 
 def gaussian_mechanism(sensitivity: Any, sigma: Any) -> Gaussian:
@@ -30,3 +30,28 @@ def laplace_mechanism(sensitivity: Any, scale: Any) -> Laplace:
     d = param("sensitivity", sensitivity, lower=0, owner="laplace_mechanism")
     b = param("scale", scale, lower=0, lower_open=True, owner="laplace_mechanism")
     return Laplace(d / b)
+
+
+def noisy_sgd(sigma: Any, p: Any, steps: Any, sampling: str = "gdp_paper"):
+    """The trade-off expression of NoisySGD with noise multiplier sigma, sampling rate p and
+    ``steps`` iterations (an expression builder: evaluation of the tensor power is separate).
+
+    ``sampling="gdp_paper"`` (default): ``C_p(G_{1/sigma})^{(x) T}`` (Dong, Roth & Su, Thm. 10
+    and Sec. 5, with p = m/n, T = steps). ``sampling="poisson"``:
+    ``SymmetricHull(Mix(G_{1/sigma}, p)^{(x) T})``, the symmetric hull of the composed
+    one-sided mixtures. sigma > 0, 0 <= p <= 1, steps a positive integer.
+    """
+    from .operators.subsample import Mix, Subsample
+    from .operators.tensor import TensorPower
+    from .operators.unary import SymmetricHull
+
+    s = param("sigma", sigma, lower=0, lower_open=True, owner="noisy_sgd")
+    q = param("p", p, lower=0, upper=1, owner="noisy_sgd")
+    T = param("steps", steps, lower=1, integer=True, owner="noisy_sgd")
+    if sampling == "gdp_paper":
+        return TensorPower(Subsample(Gaussian(1 / s), q), T)
+    if sampling == "poisson":
+        return SymmetricHull(TensorPower(Mix(Gaussian(1 / s), q), T))
+    from .core.errors import InvalidParameter
+
+    raise InvalidParameter("sampling", sampling, "'gdp_paper' or 'poisson'", "noisy_sgd")

@@ -1,0 +1,599 @@
+"""Functionals of a trade-off function (Dong, Roth & Su, Sec. 3.2, Sec. 5.2; Kaissis et al.).
+
+With ``l(x) = log|f'(x)|`` (non-increasing, as f is convex):
+
+* ``kl(f) = -int_0^1 l``, ``kappa2(f) = int_0^1 l^2``, ``kappa3(f) = int_0^1 |l|^3``,
+  ``kappa3_bar(f) = int_0^1 |l + kl(f)|^3`` (Dong, Roth & Su, Sec. 3.2, before Thm. 5);
+* ``chi2_plus(f) = int_0^1 (|f'| - 1)_+^2`` (Thm. 11; Lemma 3 for G_mu) — the definition
+  counts only the absolutely continuous part: for f(0) < 1 it ignores the singular mass
+  (Thm. 11 assumes f(0) = 1);
+* ``tv(f) = max_alpha (1 - alpha - f(alpha)) = delta(0)`` (Prop. 6 at eps = 0), ``= 1 - 2 x*``
+  for symmetric f with fixed point x* (the subgradient there contains -1);
+* ``auc(f) = int_0^1 (1 - f) = 1 - int_0^1 f``, the area under the ROC curve ``1 - f``
+  (``Phi(mu/sqrt 2)`` for G_mu: Kaissis et al., Lemma 3 / Eq. (16));
+* ``fixed_point(f)``: the alpha with ``f(alpha) = alpha``.
+
+If ``x`` is uniform on [0, 1] then ``l(x)`` has the law of the log-likelihood ratio
+``log dQ/dP`` under P (for f = T(P, Q)); e.g. for G_mu, ``l = mu Z - mu^2/2`` with Z ~ N(0, 1),
+which gives the Gaussian closed forms (``kl = mu^2/2``, ``kappa2 = mu^2 + mu^4/4``,
+``kappa3_bar = mu^3 E|Z|^3 = 2 sqrt(2/pi) mu^3``, ``kappa3 = E|N(-mu^2/2, mu^2)|^3``).
+
+API (the same for every functional ``F`` here):
+
+``F(f)``
+    the closed form as a SymPy expression (symbols allowed); :class:`NoClosedForm` if none is
+    known.
+``F(f, dps=30)``
+    a :class:`Value`: the closed form to ``dps`` digits; otherwise a guaranteed enclosure
+    where one is available (``tv`` through the profile's enclosure, ``fixed_point`` by
+    bisection on the enclosures of f); otherwise :class:`NoClosedForm`.
+``F(f, dps=30, estimate=True)``
+    additionally allows tanh-sinh quadrature of ``l`` (``kl``, the kappas, ``chi2_plus``,
+    ``auc``): an ESTIMATE, not a guaranteed enclosure. Its ``lo``/``hi`` span the quadrature's
+    error estimate and the difference between two working precisions; on the families tested
+    (``tests/test_functionals.py``) it agrees with the closed forms to better than ``dps``
+    digits. Never the default.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from functools import cache, singledispatch
+from typing import Any
+
+import mpmath
+import sympy as sp
+from mpmath import mp
+
+from ..core.errors import InvalidParameter, NoClosedForm
+from ..core.node import TradeOff
+from ..core.normal import Phi
+from ..families.epsdelta import EpsDelta
+from ..families.gaussian import Gaussian
+from ..families.laplace import Laplace
+from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..numeric.normal import ncdf_inv, ncdf_inv_upper
+from ..numeric.protocol import GUARD_DPS, mp_roc, mp_value, num
+from ..numeric.value import Value
+from ..operators.subsample import Mix, Subsample
+from ..operators.unary import Inverse
+from .conversions import delta as _delta
+
+__all__ = ["kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
+           "closed_form", "mp_log_slope"]
+
+NAMES = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc")
+
+
+# ---------------------------------------------------------------------------------------------
+# closed forms, per node class
+# ---------------------------------------------------------------------------------------------
+@singledispatch
+def closed_form(f: Any, name: str) -> sp.Expr | None:
+    """The closed form of functional ``name`` at ``f`` as a SymPy expression, or None."""
+    if name == "tv" and f.is_symmetric:
+        try:
+            return sp.S.One - 2 * f.fixed_point()
+        except NoClosedForm:
+            return None
+    return None
+
+
+def _gauss_abs3(m, s):
+    """E|W|^3 for W ~ N(m, s^2), s > 0 (direct integration; checked in the tests)."""
+    r = m / s
+    return (sp.sqrt(2 / sp.pi) * s**3 * (2 + r**2) * sp.exp(-r**2 / 2)
+            + m * (m**2 + 3 * s**2) * (1 - 2 * Phi(-r)))
+
+
+@closed_form.register(Gaussian)
+def _(f, name):
+    mu = f.mu
+    forms = {
+        "kl": mu**2 / 2,
+        "kappa2": mu**2 + mu**4 / 4,
+        # l ~ N(-mu^2/2, mu^2); at mu = 0 every moment is 0
+        "kappa3": _gauss_abs3(-mu**2 / 2, mu) if mu.is_positive
+        else sp.Piecewise((0, sp.Eq(mu, 0)), (_gauss_abs3(-mu**2 / 2, mu), True)),
+        "kappa3_bar": 2 * sp.sqrt(2 / sp.pi) * mu**3,
+        # Dong, Roth & Su, Lemma 3 (re-derived: E[(e^l - 1)^2; l > 0])
+        "chi2_plus": sp.exp(mu**2) * Phi(3 * mu / 2) + 3 * Phi(-mu / 2) - 2,
+        "tv": 1 - 2 * Phi(-mu / 2),
+        # Kaissis et al., Lemma 3: Phi(psi / sqrt 2)
+        "auc": Phi(mu / sp.sqrt(2)),
+    }
+    if mu.is_zero:
+        return sp.S.Half if name == "auc" else sp.S.Zero
+    return forms.get(name)
+
+
+@closed_form.register(EpsDelta)
+def _(f, name):
+    e, d = f.eps, f.delta
+    E = sp.exp(e)
+    if name == "tv":
+        return (E - 1 + 2 * d) / (1 + E)
+    if name == "auc":  # int f = (1 - d) x* with x* = (1 - d)/(1 + e^eps)
+        return 1 - (1 - d)**2 / (1 + E)
+    if name == "chi2_plus":  # slope -e^eps on [0, x*], above -1 elsewhere
+        return (1 - d) * (E - 1)**2 / (1 + E)
+    k = e * (E - 1) / (E + 1)
+    x = 1 / (1 + E)
+    forms = {"kl": k, "kappa2": e**2, "kappa3": e**3,
+             "kappa3_bar": x * (e + k)**3 + (1 - x) * (e - k)**3}
+    v = forms.get(name)
+    if v is None:
+        return None
+    # delta > 0: f' = 0 on [1 - delta, 1], so log|f'| = -oo on a set of positive length.
+    if d.is_zero:
+        return v
+    if d.is_positive:
+        return sp.oo
+    return sp.Piecewise((v, sp.Eq(d, 0)), (sp.oo, True))
+
+
+@cache
+def _laplace_forms():
+    """Laplace functionals by integration over the privacy loss (cached, symbolic in m > 0).
+
+    Under P = Lap(0, 1), log dQ/dP = |x| - |x - m| is -m on x <= 0 (mass 1/2), m on x >= m
+    (mass e^{-m}/2) and 2x - m in between (density e^{-x}/2).
+    """
+    m, x = sp.symbols("m x", positive=True)
+    k = m + sp.exp(-m) - 1  # KL(Lap(0,1) || Lap(m,1)); re-derived below as a check
+
+    def E(F, pieces):
+        tot = F(-m) / 2 + F(m) * sp.exp(-m) / 2
+        for a, b, G in pieces:
+            tot += sp.integrate(G(2 * x - m) * sp.exp(-x) / 2, (x, a, b))
+        return sp.simplify(tot)
+
+    kl = sp.simplify(-E(lambda t: t, [(0, m, lambda t: t)]))
+    assert sp.simplify(kl - k) == 0
+    x0 = (1 - sp.exp(-m)) / 2  # where 2x - m + kl = 0
+    forms = {
+        "kl": k,
+        "kappa2": E(lambda t: t**2, [(0, m, lambda t: t**2)]),
+        "kappa3": E(lambda t: abs(t)**3, [(0, m / 2, lambda t: -t**3),
+                                         (m / 2, m, lambda t: t**3)]),
+        "kappa3_bar": sp.simplify((1 - sp.exp(-m))**3 / 2 + (2 * m + sp.exp(-m) - 1)**3
+                                  * sp.exp(-m) / 2
+                                  + sp.integrate(-(2 * x - m + k)**3 * sp.exp(-x) / 2,
+                                                 (x, 0, x0))
+                                  + sp.integrate((2 * x - m + k)**3 * sp.exp(-x) / 2,
+                                                 (x, x0, m))),
+        "chi2_plus": sp.simplify((sp.exp(m) - 1)**2 * sp.exp(-m) / 2
+                                 + sp.integrate((sp.exp(2 * x - m) - 1)**2 * sp.exp(-x) / 2,
+                                                (x, m / 2, m))),
+        "tv": 1 - sp.exp(-m / 2),
+        "auc": 1 - sp.exp(-m) * (2 + m) / 4,
+    }
+    return m, forms
+
+
+@closed_form.register(Laplace)
+def _(f, name):
+    if f.mu.is_zero:
+        return sp.S.Half if name == "auc" else sp.S.Zero
+    m, forms = _laplace_forms()
+    v = forms.get(name)
+    return None if v is None else v.subs(m, f.mu)
+
+
+@closed_form.register(IdTradeOff)
+def _(f, name):
+    return sp.S.Half if name == "auc" else sp.S.Zero
+
+
+@closed_form.register(ZeroTradeOff)
+def _(f, name):
+    # f' = 0: log|f'| = -oo everywhere; (|f'| - 1)_+ = 0; TV = 1; the ROC curve is 1.
+    return {"tv": sp.S.One, "auc": sp.S.One, "chi2_plus": sp.S.Zero}.get(name, sp.oo)
+
+
+@closed_form.register(Mix)
+def _(f, name):
+    # f_p = p f + (1 - p) Id is affine in f: 1 - alpha - f_p = p (1 - alpha - f).
+    g = closed_form(f.arg, name) if name in ("tv", "auc") else None
+    if g is None:
+        return None
+    return f.p * g if name == "tv" else f.p * g + (1 - f.p) / 2
+
+
+def subsample_fixed_point(f: Subsample) -> sp.Expr | None:
+    """Fixed point of C_p(g), g symmetric with fixed point x*: the middle piece of C_p(g) is
+    the segment of slope -1 from (x*, g_p(x*)) to (g_p(x*), x*) (Dong, Roth & Su, Sec. 5.2),
+    whose midpoint is ``(x* + g_p(x*))/2 = (1 - p + 2 p x*)/2``."""
+    if not f.arg.is_symmetric:
+        return None
+    try:
+        xs = f.arg.fixed_point()
+    except NoClosedForm:
+        return None
+    return (1 - f.p + 2 * f.p * xs) / 2
+
+
+@closed_form.register(Subsample)
+def _(f, name):
+    if name == "tv":  # 1 - 2 (1 - p + 2 p x*)/2 = p (1 - 2 x*) = p TV(g)
+        c = subsample_fixed_point(f)
+        return None if c is None else sp.expand(1 - 2 * c)
+    return None
+
+
+@closed_form.register(Inverse)
+def _(f, name):
+    # The region under f^{-1} is the mirror image of the region under f (same area), and
+    # max (1 - a - f^{-1}(a)) = max (1 - b - f(b)) (swap the roles of the two errors).
+    if name in ("tv", "auc"):
+        return closed_form(f.arg, name)
+    if f.arg.is_symmetric:
+        return closed_form(f.arg, name)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# numeric log-slope for quadrature
+# ---------------------------------------------------------------------------------------------
+@singledispatch
+def mp_log_slope(f: Any, a, ac):
+    """log|f'(alpha)| (right derivative at kinks) at the current precision, from alpha and
+    1 - alpha; ``-inf`` where f' = 0."""
+    raise NoClosedForm(f"{type(f).__name__}: no numeric log-slope for quadrature")
+
+
+def breakpoints(f: Any) -> list:
+    """Kinks of f in (0, 1) (mpf), where the quadrature splits."""
+    if isinstance(f, Laplace):
+        mu = num(f.mu, "mu")
+        return [mpmath.exp(-mu) / 2, mp.mpf(0.5)]
+    if isinstance(f, EpsDelta):
+        e, d = num(f.eps, "eps"), num(f.delta, "delta")
+        return [(1 - d) / (1 + mpmath.exp(e)), 1 - d]
+    if isinstance(f, (Mix, Inverse)):
+        return breakpoints(f.arg)
+    return []
+
+
+@mp_log_slope.register(Gaussian)
+def _(f, a, ac):
+    mu = num(f.mu, "mu")
+    z = ncdf_inv_upper(a) if a <= ac else ncdf_inv(ac)
+    return mu * z - mu**2 / 2
+
+
+@mp_log_slope.register(Laplace)
+def _(f, a, ac):
+    mu = num(f.mu, "mu")
+    if 2 * a < mpmath.exp(-mu):
+        return mu
+    if 2 * a <= 1:
+        return -mu - mpmath.log(4) - 2 * mpmath.log(a)
+    return -mu
+
+
+@mp_log_slope.register(EpsDelta)
+def _(f, a, ac):
+    e, d = num(f.eps, "eps"), num(f.delta, "delta")
+    if a < (1 - d) / (1 + mpmath.exp(e)):
+        return e
+    return -e if ac > d else mp.ninf
+
+
+@mp_log_slope.register(IdTradeOff)
+def _(f, a, ac):
+    return mp.zero
+
+
+@mp_log_slope.register(ZeroTradeOff)
+def _(f, a, ac):
+    return mp.ninf
+
+
+@mp_log_slope.register(Mix)
+def _(f, a, ac):
+    p = num(f.p, "p")
+    ell = mp_log_slope(f.arg, a, ac)
+    if ell == mp.ninf:
+        return mpmath.log1p(-p)
+    return mpmath.log(p * mpmath.exp(ell) + (1 - p))
+
+
+@mp_log_slope.register(Inverse)
+def _(f, a, ac):
+    if f.arg.is_symmetric:
+        return mp_log_slope(f.arg, a, ac)
+    raise NoClosedForm(f"{f}: no numeric log-slope for the inverse of an asymmetric function")
+
+
+# ---------------------------------------------------------------------------------------------
+# quadrature (estimates)
+# ---------------------------------------------------------------------------------------------
+def _crossing(f: TradeOff, c) -> list:
+    """The x in (0, 1) where the non-increasing l(x) = log|f'(x)| crosses the level c
+    (empty if it does not), by bisection; geometric steps reach deep into both tails."""
+    half = mp.mpf(0.5)
+    lh = mp_log_slope(f, half, half)
+    if lh == c:
+        return [half]
+    # left half: l(u) decreasing in u; right half: l(1 - u) increasing in u.
+    side = 1 if lh > c else 0
+
+    def above(u):  # is the crossing to the left (in x) of the point at distance u?
+        ell = mp_log_slope(f, 1 - u, u) if side else mp_log_slope(f, u, 1 - u)
+        return ell < c if side else ell < c
+
+    lo, hi = mp.zero, half  # u-interval holding the crossing, if any
+    tol = mpmath.ldexp(1, -(mp.prec - 4))
+    for _ in range(6 * mp.prec):
+        if hi - lo <= tol * hi:
+            break
+        m = hi / 16 if lo == 0 else (mpmath.sqrt(lo * hi) if hi > 4 * lo else (lo + hi) / 2)
+        if lo == 0 and m < mpmath.ldexp(1, -4 * mp.prec):
+            return []  # no crossing down to 2^(-4 prec): none worth splitting at
+        # on the left half l(u) >= c means the crossing is at larger u
+        if side:
+            inside = not above(m)  # l(1 - m) >= c: crossing at smaller u
+            lo, hi = (lo, m) if inside else (m, hi)
+        else:
+            if mp_log_slope(f, m, 1 - m) >= c:
+                lo = m
+            else:
+                hi = m
+    u = (lo + hi) / 2
+    return [1 - u] if side else [u]
+
+
+def _quad_unit(f: TradeOff, F: Callable, pts: list) -> tuple:
+    """int_0^1 F(l(x)) dx with x and 1 - x both kept accurate: split at 1/2 and integrate
+    the right half in u = 1 - x. Returns (value, error estimate)."""
+    half = mp.mpf(0.5)
+    left = sorted({p for p in pts if 0 < p < half} | {mp.zero, half})
+    right = sorted({1 - p for p in pts if half < p < 1} | {mp.zero, half})
+    v1, e1 = mpmath.quad(lambda u: F(mp_log_slope(f, u, 1 - u)), left, error=True)
+    v2, e2 = mpmath.quad(lambda u: F(mp_log_slope(f, 1 - u, u)), right, error=True)
+    return v1 + v2, e1 + e2
+
+
+def _subsample_parts(f: Subsample):
+    """For C_p(g), g symmetric with g(0) = 1 (Dong, Roth & Su, Sec. 5.2 piecewise form):
+    C_p(g) = g_p on [0, x*], slope -1 on [x*, g_p(x*)], g_p^{-1} on [g_p(x*), 1], with x* the
+    fixed point of g. Substituting y = g_p(t) in the last piece,
+    ``int_0^1 F(l_C) = int_0^{x*} [F(l_p) + F(-l_p) e^{l_p}] dt + (1 - p)(1 - 2 x*) F(0)``."""
+    g = f.arg
+    if not g.is_symmetric:
+        raise NoClosedForm(f"{f}: quadrature needs a symmetric inner function")
+    lo, hi = mp_roc(g, mp.zero, mp.one)
+    if hi != 0:
+        raise NoClosedForm(f"{f}: quadrature needs g(0) = 1 for the inner function g")
+    xs = fixed_point(g, dps=mp.dps + 5)
+    return g, num(f.p, "p"), xs.mid
+
+
+def _quad(f: TradeOff, F: Callable, levels: list) -> tuple:
+    """int_0^1 F(log|f'|), split at the kinks of f and where log|f'| crosses ``levels``
+    (the kinks of F)."""
+    if isinstance(f, Subsample):
+        g, p, xs = _subsample_parts(f)
+        m = Mix(g, f.p)
+
+        def h(t):
+            ell = mp_log_slope(m, t, 1 - t)
+            return F(ell) + F(-ell) * mpmath.exp(ell)
+
+        cuts = [x for c in levels for x in _crossing(m, c) + _crossing(m, -c)]
+        pts = sorted({q for q in breakpoints(g) + cuts if 0 < q < xs} | {mp.zero, xs})
+        v, e = mpmath.quad(h, pts, error=True)
+        return v + (1 - p) * (1 - 2 * xs) * F(mp.zero), e
+    cuts = [x for c in levels for x in _crossing(f, c)]
+    return _quad_unit(f, F, breakpoints(f) + cuts)
+
+
+def _quad_functional(name: str, f: TradeOff) -> tuple:
+    if name == "kl":
+        return _quad(f, lambda t: -t, [])
+    if name == "kappa2":
+        return _quad(f, lambda t: t * t, [])
+    if name == "kappa3":
+        return _quad(f, lambda t: abs(t) ** 3, [mp.zero])
+    if name == "chi2_plus":
+        return _quad(f, lambda t: mpmath.expm1(t) ** 2 if t > 0 else mp.zero, [mp.zero])
+    if name == "kappa3_bar":
+        k, ek = _quad(f, lambda t: -t, [])
+        if mpmath.isinf(k):
+            return k, ek
+        v, e = _quad(f, lambda t: abs(t + k) ** 3, [-k])
+        return v, e
+    if name == "auc":
+        return _auc_quad(f)
+    raise NoClosedForm(f"no quadrature for {name}")  # pragma: no cover
+
+
+def _auc_quad(f: TradeOff) -> tuple:
+    """1 - int_0^1 f by tanh-sinh on the midpoints of f's enclosures (split at kinks).
+
+    For C_p(g) (g symmetric, fixed point x*, C_p's fixed point c): the region under a
+    symmetric f is symmetric about the diagonal, so ``int_0^1 f = 2 int_0^c f - c^2``, and on
+    [0, c] C_p(g) is g_p up to x* and then the segment of slope -1 (Sec. 5.2)."""
+    half = mp.mpf(0.5)
+    if isinstance(f, Subsample):
+        g, p, xs = _subsample_parts(f)
+
+        def gp(t):
+            lo, hi = mp_value(g, t, 1 - t)
+            return p * (lo + hi) / 2 + (1 - p) * (1 - t)
+
+        pts = sorted({q for q in breakpoints(g) if 0 < q < xs} | {mp.zero, xs})
+        v, e = mpmath.quad(gp, pts, error=True)
+        top = gp(xs)
+        c = (xs + top) / 2
+        v += (c - xs) * (top + (xs + top - c)) / 2  # trapezoid of the segment on [x*, c]
+        return 1 - (2 * v - c * c), e
+    pts = breakpoints(f)
+
+    def mid(a, ac):
+        lo, hi = mp_value(f, a, ac)
+        return (lo + hi) / 2
+
+    left = sorted({p for p in pts if 0 < p < half} | {mp.zero, half})
+    right = sorted({1 - p for p in pts if half < p < 1} | {mp.zero, half})
+    v1, e1 = mpmath.quad(lambda u: mid(u, 1 - u), left, error=True)
+    v2, e2 = mpmath.quad(lambda u: mid(1 - u, u), right, error=True)
+    return 1 - (v1 + v2), e1 + e2
+
+
+def _estimate(name: str, f: TradeOff, dps: int) -> Value:
+    """Quadrature estimate at two working precisions (see the module docstring)."""
+    vals = []
+    for extra in (GUARD_DPS // 2, GUARD_DPS):
+        with mp.workdps(dps + extra):
+            v, err = _quad_functional(name, f)
+            if mpmath.isinf(v) or mpmath.isnan(v):
+                if mpmath.isnan(v):
+                    raise NoClosedForm(f"{name}({f}): quadrature produced NaN")
+                return Value.point(v, dps)
+            vals.append((v, err))
+    with mp.workdps(dps + GUARD_DPS):
+        (v1, e1), (v2, e2) = vals
+        r = abs(v2 - v1) + e2
+        return Value.enclosure(v2 - r, v2 + r, dps, mid=v2)
+
+
+# ---------------------------------------------------------------------------------------------
+# public functions
+# ---------------------------------------------------------------------------------------------
+def _check(f: Any, dps: Any, owner: str) -> None:
+    if not isinstance(f, TradeOff):
+        raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)",
+                               owner)
+    if dps is not None and (isinstance(dps, bool) or not isinstance(dps, numbers.Integral)
+                            or dps < 1):
+        raise InvalidParameter("dps", dps, "None (symbolic) or an integer >= 1", owner)
+
+
+def _symbolic(name: str, f: TradeOff) -> sp.Expr:
+    v = closed_form(f, name)
+    if v is None:
+        raise NoClosedForm(f"{name}({f}): no closed form is known; pass dps=30 for a number "
+                           "(estimate=True allows a quadrature estimate)")
+    return v
+
+
+def _numeric_closed(v: sp.Expr, f: TradeOff, dps: int) -> Value:
+    if v.free_symbols:
+        raise InvalidParameter("f", f, "an expression without free symbols for a numeric value",
+                               hint="substitute values with f.subs(...)")
+    with mp.workdps(dps + GUARD_DPS):
+        x = num(v, "value")
+        if mpmath.isnan(x):
+            raise NoClosedForm(f"closed form {v} evaluated to NaN")
+        return Value.point(x, dps)
+
+
+def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
+    _check(f, dps, name)
+    if dps is None:
+        return _symbolic(name, f)
+    v = closed_form(f, name)
+    if v is not None and not v.free_symbols:
+        return _numeric_closed(v, f, dps)
+    if v is not None:
+        return _numeric_closed(v, f, dps)  # raises with a hint about the symbols
+    if f.free_symbols:
+        raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
+    if name == "tv":
+        return _delta(f, 0, dps)  # TV = delta(0) = 1 + f^*(-1) (Prop. 6), an enclosure
+    if not estimate:
+        raise NoClosedForm(f"{name}({f}): no closed form and no guaranteed numeric route; "
+                           "estimate=True gives a quadrature estimate (not an enclosure)")
+    return _estimate(name, f, dps)
+
+
+def kl(f: TradeOff, dps: int | None = None, *, estimate: bool = False) -> sp.Expr | Value:
+    """kl(f) = -int_0^1 log|f'(x)| dx = KL(P || Q) for f = T(P, Q) (Dong, Roth & Su, Sec. 3.2).
+
+    ``kl(G(mu)) = mu**2/2``; ``oo`` when f(0) < 1. See the module docstring for the API.
+    """
+    return _functional("kl", f, dps, estimate)
+
+
+def kappa2(f: TradeOff, dps: int | None = None, *, estimate: bool = False) -> sp.Expr | Value:
+    """kappa_2(f) = int_0^1 log^2|f'(x)| dx (Dong, Roth & Su, Sec. 3.2); G_mu: mu^2 + mu^4/4."""
+    return _functional("kappa2", f, dps, estimate)
+
+
+def kappa3(f: TradeOff, dps: int | None = None, *, estimate: bool = False) -> sp.Expr | Value:
+    """kappa_3(f) = int_0^1 |log|f'(x)||^3 dx (Dong, Roth & Su, Sec. 3.2)."""
+    return _functional("kappa3", f, dps, estimate)
+
+
+def kappa3_bar(f: TradeOff, dps: int | None = None, *,
+               estimate: bool = False) -> sp.Expr | Value:
+    """bar kappa_3(f) = int_0^1 |log|f'(x)| + kl(f)|^3 dx (Dong, Roth & Su, Sec. 3.2);
+    G_mu: 2 sqrt(2/pi) mu^3."""
+    return _functional("kappa3_bar", f, dps, estimate)
+
+
+def chi2_plus(f: TradeOff, dps: int | None = None, *,
+              estimate: bool = False) -> sp.Expr | Value:
+    """chi^2_+(f) = int_0^1 (|f'(x)| - 1)_+^2 dx (Dong, Roth & Su, Thm. 11);
+    G_mu: e^{mu^2} Phi(3 mu/2) + 3 Phi(-mu/2) - 2 (Lemma 3, re-derived and tested)."""
+    return _functional("chi2_plus", f, dps, estimate)
+
+
+def tv(f: TradeOff, dps: int | None = None, *, estimate: bool = False) -> sp.Expr | Value:
+    """TV(P, Q) = max_alpha (1 - alpha - f(alpha)) = delta(0) (Dong, Roth & Su, Sec. 2.1 and
+    Prop. 6); ``1 - 2 x*`` for symmetric f. Numerically always an enclosure (``estimate`` is
+    accepted for a uniform signature and not needed)."""
+    return _functional("tv", f, dps, estimate)
+
+
+def auc(f: TradeOff, dps: int | None = None, *, estimate: bool = False) -> sp.Expr | Value:
+    """Area under the ROC curve 1 - f: ``1 - int_0^1 f`` (Kaissis et al., Lemma 3:
+    ``Phi(psi/sqrt 2)`` for the Gaussian mechanism, psi = mu)."""
+    return _functional("auc", f, dps, estimate)
+
+
+def fixed_point(f: TradeOff, dps: int | None = None) -> sp.Expr | Value:
+    """The alpha* in [0, 1/2] with f(alpha*) = alpha*.
+
+    C_p(g) with g symmetric has the closed form ``(1 - p + 2 p x*_g)/2`` (see
+    :func:`subsample_fixed_point`).
+
+    ``dps=None``: ``f.fixed_point()`` (closed form, :class:`NoClosedForm` if none). With
+    ``dps``: the closed form to ``dps`` digits, else an enclosure by bisection on the
+    enclosures of ``f(alpha) - alpha`` (decreasing), guaranteed whenever those are.
+    """
+    _check(f, dps, "fixed_point")
+    if dps is None:
+        try:
+            return f.fixed_point()
+        except NoClosedForm:
+            v = subsample_fixed_point(f) if isinstance(f, Subsample) else None
+            if v is None:
+                raise
+            return v
+    try:
+        v = f.fixed_point()
+    except NoClosedForm:
+        v = subsample_fixed_point(f) if isinstance(f, Subsample) else None
+    if v is not None:
+        return _numeric_closed(sp.sympify(v), f, dps)
+    if f.free_symbols:
+        raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
+    with mp.workdps(dps + GUARD_DPS):
+        L, U = mp.zero, mp.mpf(0.5)  # f(0) - 0 >= 0 and f(1/2) <= 1/2
+        tol = mpmath.ldexp(1, -(mp.prec - 4))
+        while U - L > tol:
+            m = (L + U) / 2
+            lo, hi = mp_value(f, m, 1 - m)
+            if lo > m:
+                L = m
+            elif hi < m:
+                U = m
+            elif lo == hi == m:
+                L = U = m
+            else:
+                break
+        return Value.point(L, dps) if L == U else Value.enclosure(L, U, dps)
