@@ -39,13 +39,27 @@ def level(alpha):
 
 
 def _solve_increasing(h, lo, hi):
-    """The root of an increasing function h on [lo, hi] by bisection to the working precision.
+    """The root of an increasing function h on [lo, hi], to the working precision.
 
-    Plain bisection is slow but cannot be fooled: it runs until the midpoint no longer moves.
+    Bisection narrows the bracket to 2^-40 of its width; the Illinois method (a bracketing
+    regula falsi, it keeps a sign change) then converges quickly. If it fails to meet the
+    tolerance, plain bisection finishes the job: it cannot be fooled, only slow.
     """
     lo, hi = mp.mpf(lo), mp.mpf(hi)
     assert h(lo) <= 0 <= h(hi), "root not bracketed"
-    for _ in range(mp.prec + 64):
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if h(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+    try:
+        t = mpmath.findroot(h, (lo, hi), solver="illinois", tol=mpmath.ldexp(1, -2 * mp.prec))
+        if lo <= t <= hi:
+            return t
+    except (ValueError, ZeroDivisionError):
+        pass
+    for _ in range(mp.prec + 64):  # pragma: no cover - fallback
         mid = (lo + hi) / 2
         if mid == lo or mid == hi:
             break

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy import S, exp, pi, sqrt
 
+from .errors import InvalidParameter
+
 __all__ = ["Phi", "PhiInv"]
 
 # The numeric layer installs its tail-accurate kernels here (see numeric/normal.py); core keeps
@@ -95,7 +97,7 @@ class PhiInv(sp.Function):
         if isinstance(p, Phi):
             return p.args[0]
         if p.is_number and p.is_extended_real and (p.is_negative or (p - 1).is_positive):
-            raise ValueError(f"PhiInv needs 0 <= p <= 1, got {p}")
+            raise InvalidParameter("p", p, "a real number in [0, 1]", "PhiInv")
 
     def fdiff(self, argindex=1):
         return sqrt(2 * pi) * exp(self**2 / 2)
