@@ -65,6 +65,15 @@ class TradeOffExpr(Basic):
             return r"\left(%s\right)" % s
         return s
 
+    @staticmethod
+    def _latex_exponent(printer, n: sp.Basic) -> str:
+        """A scalar in an exponent or subscript, parenthesised unless it binds like a product
+        (``f^{\\otimes (n + 1)}``, not ``f^{\\otimes n + 1}``)."""
+        from sympy.printing.precedence import PRECEDENCE, precedence
+
+        s = printer._print(n)
+        return r"\left(%s\right)" % s if precedence(n) < PRECEDENCE["Mul"] else s
+
     def _str_parens(self, printer, child: TradeOffExpr, min_prec: int) -> str:
         s = printer._print(child)
         if getattr(child, "_precedence", PREC_ATOM) < min_prec:

@@ -70,5 +70,7 @@ class Group(TradeOff):
         return True if self.arg.is_symmetric else None
 
     def _latex(self, printer):
-        return r"1 - \left(1 - %s\right)^{\circ %s}" % (printer._print(self.arg),
-                                                      printer._print(self.k))
+        # a nested group needs its own parentheses: 1 - (1 - (1 - (1 - f)^{o 2}))^{o 3}
+        return r"1 - \left(1 - %s\right)^{\circ %s}" % (
+            self._latex_parens(printer, self.arg, PREC_GROUP + 1),
+            self._latex_exponent(printer, self.k))

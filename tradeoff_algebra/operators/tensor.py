@@ -86,7 +86,7 @@ class TensorPower(TradeOff):
 
     def _latex(self, printer):
         return r"%s^{\otimes %s}" % (self._latex_parens(printer, self.base, PREC_POSTFIX + 1),
-                                     printer._print(self.n))
+                                     self._latex_exponent(printer, self.n))
 
 
 # -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
