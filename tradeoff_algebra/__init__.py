@@ -33,6 +33,7 @@ from .core import (
                    alpha_symbol,
 )
 from .families import (
+    BinomialDP,
     Discrete,
     EpsDelta,
     G,
@@ -66,7 +67,7 @@ __all__ = [
     "TradeOff", "TradeOffExpr", "Applied", "alpha_symbol",
     "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError",
     "Phi", "PhiInv",
-    "Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero",
+    "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
     "PiecewiseLinear", "Discrete",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate",

@@ -1,5 +1,6 @@
 """Families of trade-off functions: one module per family (DESIGN.md section 1)."""
 
+from .binomial import BinomialDP
 from .discrete import Discrete
 from .epsdelta import EpsDelta
 from .gaussian import G, Gaussian
@@ -8,4 +9,4 @@ from .piecewise import PiecewiseLinear
 from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
 
 __all__ = ["Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero", "IdTradeOff", "ZeroTradeOff",
-           "PiecewiseLinear", "Discrete"]
+           "PiecewiseLinear", "Discrete", "BinomialDP"]

@@ -89,3 +89,93 @@ def _(f, a, ac):
 def _(f, x):
     e, d = float(sp.exp(f.eps)), float(f.delta)
     return np.maximum(0.0, np.maximum(1 - d - e * x, ((1.0 - x) - d) / e))
+
+
+# -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
+# Registered here, with the family, for the nodes they rewrite. Every identity below was checked
+# against brute-force Neyman-Pearson on the product of the finite pairs (the randomized-response
+# pair of f_{eps,0} and the three-point pair of f_{0,delta}) with exact rationals.
+
+from sympy.core.logic import fuzzy_and  # noqa: E402
+
+from ..core.citations import DRS  # noqa: E402
+from ..core.rules import rule  # noqa: E402
+from ..operators.tensor import Tensor  # noqa: E402
+from .trivial import Id, Zero  # noqa: E402
+
+
+@rule(EpsDelta, cite=DRS.eq(5, note="f_{0,0}(alpha) = max{0, 1 - alpha}"), priority=100)
+def epsdelta_zero_is_id(f: EpsDelta):
+    """f_{0,0} = Id: (0, 0)-DP is perfect privacy."""
+    return Id if fuzzy_and([f.eps.is_zero, f.delta.is_zero]) else None
+
+
+@rule(EpsDelta, cite=DRS.eq(5, note="f_{eps,1}(alpha) = max{0, -e^eps alpha, -e^-eps alpha}"),
+      priority=100)
+def epsdelta_delta_one_is_zero(f: EpsDelta):
+    """f_{eps,1} = 0 for every eps: (eps, 1)-DP promises nothing."""
+    return Zero if (f.delta - 1).is_zero is True else None
+
+
+def _is_pure_delta(f) -> bool:
+    return isinstance(f, EpsDelta) and f.eps.is_zero is True
+
+
+def _merged_delta(deltas) -> sp.Expr:
+    prod = sp.S.One
+    for d in deltas:
+        prod *= 1 - d
+    return 1 - prod
+
+
+@rule(Tensor, cite=DRS.eq(11), priority=60)
+def epsdelta_tensor_delta(t: Tensor):
+    """f_{0,d_1} (x) ... (x) f_{0,d_k} = f_{0, 1 - (1-d_1)...(1-d_k)} (Eq. (11), iterated).
+
+    f_{0,d} = T(U[0,1], U[d, 1+d]); all f_{0,d_i} factors of a product merge in one step.
+    """
+    pure = [f for f in t.factors if _is_pure_delta(f)]
+    if len(pure) < 2:
+        return None
+    rest = [f for f in t.factors if not _is_pure_delta(f)]
+    merged = EpsDelta(0, _merged_delta([f.delta for f in pure]))
+    return Tensor(merged, *rest) if rest else merged
+
+
+@rule(Tensor, cite=DRS.at("Eqs. (10) and (11)"), priority=59)
+def epsdelta_tensor_absorb_delta(t: Tensor):
+    """f_{eps,d_1} (x) f_{0,d_2} = f_{eps, 1 - (1-d_1)(1-d_2)}.
+
+    By Eq. (10), f_{eps,d_1} = f_{eps,0} (x) f_{0,d_1}; Eq. (11) merges f_{0,d_1} (x) f_{0,d_2}
+    and Eq. (10) read backwards gives the result. Fires when the product has a factor f_{0,d}
+    (eps certainly 0) and another (eps, delta) factor whose eps is not known to be 0; the
+    first such factor (in canonical order) absorbs the delta.
+    """
+    pure = [f for f in t.factors if _is_pure_delta(f)]
+    other = [f for f in t.factors if isinstance(f, EpsDelta) and not _is_pure_delta(f)]
+    if len(pure) != 1 or not other:
+        return None
+    target = other[0]
+    merged = EpsDelta(target.eps, _merged_delta([target.delta, pure[0].delta]))
+    rest = list(t.factors)
+    rest.remove(pure[0])
+    rest.remove(target)
+    return Tensor(merged, *rest) if rest else merged
+
+
+# -- convex conjugate (Dong, Roth & Su, Eq. (7)) ------------------------------------------------
+def _register_epsdelta_conjugate() -> None:
+    from ..numeric.protocol import mp_conjugate
+
+    @mp_conjugate.register(EpsDelta)
+    def _(f, y):
+        """f_{eps,delta}^*(y): f is piecewise linear with vertices 0, x* = (1 - delta)/(1 + e^eps),
+        1 - delta and 1, so the concave y alpha - f(alpha) peaks at one of them:
+        max{-(1 - delta), (y - 1) x*, y (1 - delta), y}."""
+        eps, d = num(f.eps, "eps"), num(f.delta, "delta")
+        xs = (1 - d) / (1 + mpmath.exp(eps))
+        v = max(-(1 - d), (y - 1) * xs, y * (1 - d), y)
+        return v, v
+
+
+_register_epsdelta_conjugate()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import sympy as sp
+
 from ..core.node import TradeOff, register_operator
 from ..core.validate import param
 from ._base import all_symmetric, operand, sorted_operands
@@ -40,6 +42,10 @@ class Max(TradeOff):
     @property
     def is_symmetric(self) -> bool | None:
         return True if all_symmetric(self.args) else None
+
+    def _eval_at(self, alpha):
+        vals = [f._eval_at(alpha) for f in self.args]
+        return None if any(v is None for v in vals) else sp.Max(*vals)
 
     def _latex(self, printer):
         return r"\max\left\{%s\right\}" % ", ".join(printer._print(f) for f in self.args)
@@ -74,3 +80,88 @@ class Group(TradeOff):
         return r"1 - \left(1 - %s\right)^{\circ %s}" % (
             self._latex_parens(printer, self.arg, PREC_GROUP + 1),
             self._latex_exponent(printer, self.k))
+
+
+# -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
+# Every trade-off function f satisfies 0 <= f <= Id (Dong, Roth & Su, Def. 2 and Prop. 1:
+# f(alpha) <= 1 - alpha), so in a pointwise maximum Zero is neutral and Id absorbing.
+# Max(f, f) = f is built into the constructor (arguments are deduplicated).
+
+from sympy.core.logic import fuzzy_and  # noqa: E402
+
+from ..core.citations import DRS  # noqa: E402
+from ..core.rules import rule  # noqa: E402
+from ..core.validate import fuzzy_le  # noqa: E402
+from ..families.epsdelta import EpsDelta  # noqa: E402
+from ..families.trivial import Id, Zero  # noqa: E402
+
+
+@rule(Max, cite=DRS.at("Def. 2", note="trade-off functions are >= 0"), priority=100)
+def max_drop_zero(f: Max):
+    """max{f, 0} = f: a trade-off function is non-negative."""
+    if Zero not in f.args:
+        return None
+    return Max(*[g for g in f.args if g != Zero])
+
+
+@rule(Max, cite=DRS.prop(1, note="f(alpha) <= 1 - alpha = Id(alpha)"), priority=100)
+def max_id(f: Max):
+    """max{f, Id} = Id: Id is the largest trade-off function."""
+    return Id if Id in f.args else None
+
+
+def _epsdelta_dominates(g: EpsDelta, h: EpsDelta) -> bool:
+    """f_{eps1,d1} >= f_{eps2,d2} pointwise, certainly (eps1 <= eps2 and d1 <= d2)."""
+    return fuzzy_and([fuzzy_le(g.eps, h.eps), fuzzy_le(g.delta, h.delta)]) is True
+
+
+@rule(Max, cite=DRS.at("Eq. (5)", note="f_{eps,delta} is non-increasing in eps and delta"),
+      priority=90)
+def max_epsdelta_dominated(f: Max):
+    """max{f_{eps1,d1}, f_{eps2,d2}} = f_{eps1,d1} when eps1 <= eps2 and d1 <= d2.
+
+    Each of the three pieces of max{0, 1 - d - e^eps alpha, e^{-eps}(1 - d - alpha)} is
+    non-increasing in eps and in delta (on alpha <= 1 - delta the second is; beyond, the max is
+    0 anyway). Decided with three-valued logic: a pair is dropped only when both inequalities
+    are certain.
+    """
+    eds = [g for g in f.args if isinstance(g, EpsDelta)]
+    drop = set()
+    for i, h in enumerate(eds):
+        for j, g in enumerate(eds):
+            if i != j and j not in drop and _epsdelta_dominates(g, h):
+                drop.add(i)
+                break
+    if not drop:
+        return None
+    dropped = {eds[i] for i in drop}
+    return Max(*[g for g in f.args if g not in dropped])
+
+
+# -- numerics: the pointwise maximum of the arguments' values -------------------------------------
+def _register_max_numerics() -> None:
+    import numpy as np
+
+    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+
+    @mp_value.register(Max)
+    def _(f, a, ac):
+        encl = [mp_value(g, a, ac) for g in f.args]
+        return max(lo for lo, _ in encl), max(hi for _, hi in encl)
+
+    @mp_roc.register(Max)
+    def _(f, a, ac):
+        encl = [mp_roc(g, a, ac) for g in f.args]
+        return min(lo for lo, _ in encl), min(hi for _, hi in encl)
+
+    @exact_value.register(Max)
+    def _(f, A, Ac):
+        vals = [exact_value(g, A, Ac) for g in f.args]
+        return None if any(v is None for v in vals) else max(vals)
+
+    @np_value.register(Max)
+    def _(f, x):
+        return np.maximum.reduce([np.asarray(np_value(g, x), dtype=float) for g in f.args])
+
+
+_register_max_numerics()

@@ -163,3 +163,38 @@ def _register_tensor_inverse_rules() -> None:
 
 
 _register_tensor_inverse_rules()
+
+
+# -- rules for the symmetrisations (f^S and C(f)) ------------------------------------------------
+# Dong, Roth & Su, Prop. 2: f^S = max{f, f^{-1}}; Wang et al., Sec. 4 (before Thm. 4.2):
+# C(f) = min{f, f^{-1}}^{**}. Both are symmetric in f and f^{-1}, and both return f when f is
+# symmetric (f = f^{-1}; f is convex, so min{f, f}^{**} = f).
+
+from ..core.citations import WANG  # noqa: E402
+
+_SYM = DRS.prop(2, note="f^S = max{f, f^{-1}}")
+_HULL = WANG.at("Sec. 4, before Thm. 4.2", note="C(f) = min{f, f^{-1}}^{**}")
+
+
+@rule(Symmetrize, cite=_SYM, priority=100)
+def symmetrize_symmetric(f: Symmetrize):
+    """f^S = f when f is symmetric (``is_symmetric`` True)."""
+    return f.arg if f.arg.is_symmetric is True else None
+
+
+@rule(Symmetrize, cite=_SYM, priority=90)
+def symmetrize_inverse(f: Symmetrize):
+    """(f^{-1})^S = max{f^{-1}, f} = f^S ((f^{-1})^{-1} = f for trade-off functions)."""
+    return Symmetrize(f.arg.arg) if isinstance(f.arg, Inverse) else None
+
+
+@rule(SymmetricHull, cite=_HULL, priority=100)
+def symmetric_hull_symmetric(f: SymmetricHull):
+    """C(f) = f when f is symmetric (``is_symmetric`` True)."""
+    return f.arg if f.arg.is_symmetric is True else None
+
+
+@rule(SymmetricHull, cite=_HULL, priority=90)
+def symmetric_hull_inverse(f: SymmetricHull):
+    """C(f^{-1}) = min{f^{-1}, f}^{**} = C(f)."""
+    return SymmetricHull(f.arg.arg) if isinstance(f.arg, Inverse) else None

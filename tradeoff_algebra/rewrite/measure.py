@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.node import TradeOffExpr
+from ..operators.subsample import Subsample
 from ..operators.unary import Inverse
 
 __all__ = ["weight", "register_weight", "WEIGHTS"]
@@ -43,6 +44,10 @@ def register_weight(cls: type, func: Callable[[Any, list[int]], int]) -> None:
 
 
 register_weight(Inverse, lambda node, ws: 2 * ws[0])
+# C_p(f) counts 2 w_f + 2, so that its closed forms shrink the tree: C_p(f_{eps,delta}) ->
+# max{f_{eps',delta'}, f_{0,c}} (6 -> 5), C_p(0) -> f_{0,p} (4 -> 2), C_1(f) -> C(f)
+# (2 w_f + 2 -> w_f + 1).
+register_weight(Subsample, lambda node, ws: 2 * ws[0] + 2)
 
 
 def _local(node: TradeOffExpr, ws: list[int]) -> int:
