@@ -90,6 +90,8 @@ def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool 
     v = to_sympy(name, value, allowed, owner)
     if not allow_infinite and (v.is_finite is False):
         raise InvalidParameter(name, value, allowed, owner)
+    if integer and isinstance(v, sp.Float) and v.is_finite and sp.Rational(v).is_Integer:
+        v = sp.Integer(int(v))  # 2.0 is the integer 2: one node for one meaning
     if integer and v.is_integer is False:
         raise InvalidParameter(name, value, allowed, owner)
     if lower is not None:

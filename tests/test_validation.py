@@ -1,0 +1,155 @@
+"""Bad input raises InvalidParameter naming the parameter, the value and the allowed range;
+validation is three-valued, so symbols pass unless their assumptions contradict the range."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from sympy import Rational as R
+
+import tradeoff_algebra as ta
+from tradeoff_algebra import C, EpsDelta, G, Group, Id, Laplace, Mix, Subsample, Tensor, TensorPower
+from tradeoff_algebra.core.validate import param
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _raises(fn, name, value_text, allowed_text):
+    with pytest.raises(ta.InvalidParameter) as exc:
+        fn()
+    err = exc.value
+    msg = str(err)
+    assert isinstance(err, ValueError)
+    assert err.name == name and f"parameter {name} = " in msg, msg
+    assert value_text in msg, msg
+    assert allowed_text in msg, msg
+    return err
+
+
+BAD = [
+    (lambda: G(-1), "mu", "-1", "[0, oo)"),
+    (lambda: G(-R(1, 10**30)), "mu", "-1/1000000000000000000000000000000", "[0, oo)"),
+    (lambda: G(NAN), "mu", "nan", "[0, oo)"),
+    (lambda: G(INF), "mu", "inf", "[0, oo)"),
+    (lambda: G(sp.oo), "mu", "oo", "[0, oo)"),
+    (lambda: G(sp.nan), "mu", "nan", "[0, oo)"),
+    (lambda: G(np.float64("nan")), "mu", "nan", "[0, oo)"),
+    (lambda: G("1"), "mu", "'1'", "[0, oo)"),
+    (lambda: G(None), "mu", "None", "[0, oo)"),
+    (lambda: G(1j), "mu", "1j", "[0, oo)"),
+    (lambda: G(1 + 2 * sp.I), "mu", "1 + 2*I", "[0, oo)"),
+    (lambda: G(True), "mu", "True", "[0, oo)"),
+    (lambda: G([1]), "mu", "[1]", "[0, oo)"),
+    (lambda: G(sp.Symbol("mu", negative=True)), "mu", "mu", "[0, oo)"),
+    (lambda: Laplace(-2), "mu", "-2", "[0, oo)"),
+    (lambda: EpsDelta(-1), "eps", "-1", "[0, oo)"),
+    (lambda: EpsDelta(1, -R(1, 10)), "delta", "-1/10", "[0, 1]"),
+    (lambda: EpsDelta(1, R(11, 10)), "delta", "11/10", "[0, 1]"),
+    (lambda: EpsDelta(1, NAN), "delta", "nan", "[0, 1]"),
+    (lambda: EpsDelta(1, sp.Symbol("d", negative=True)), "delta", "d", "[0, 1]"),
+    (lambda: TensorPower(G(1), -1), "n", "-1", "an integer in [0, oo)"),
+    (lambda: G(1) ** R(1, 2), "n", "1/2", "an integer in [0, oo)"),
+    (lambda: G(1) ** 2.5, "n", "2.5", "an integer in [0, oo)"),
+    (lambda: G(1) ** sp.Symbol("n", integer=False), "n", "n", "an integer"),
+    (lambda: Subsample(G(1), R(3, 2)), "p", "3/2", "[0, 1]"),
+    (lambda: C(-1, G(1)), "p", "-1", "[0, 1]"),
+    (lambda: Mix(G(1), 2), "p", "2", "[0, 1]"),
+    (lambda: Mix(G(1), NAN), "p", "nan", "[0, 1]"),
+    (lambda: Group(G(1), 0), "k", "0", "an integer in [1, oo)"),
+    (lambda: Group(G(1), R(3, 2)), "k", "3/2", "an integer in [1, oo)"),
+    (lambda: Tensor(G(1), 3), "f", "3", "a trade-off function"),
+    (lambda: Tensor(G(1), G(1).conjugate()), "f", "Conjugate(G(1))", "a trade-off function"),
+    (lambda: Mix(sp.Symbol("x"), R(1, 2)), "f", "x", "a trade-off function"),
+    (lambda: TensorPower(2, 3), "base", "2", "a trade-off function"),
+    (lambda: Group("G(1)", 2), "f", "'G(1)'", "a trade-off function"),
+]
+
+
+@pytest.mark.parametrize("case", BAD, ids=[f"{c[1]}={c[2]}" for c in BAD])
+def test_bad_parameters(case):
+    fn, name, value_text, allowed_text = case
+    _raises(fn, name, value_text, allowed_text)
+
+
+BAD_ALPHA = [-1, R(3, 2), 1 + R(1, 10**40), NAN, INF, "abc", None, 1j, sp.I, sp.oo, True,
+             "-0.5", [0.5]]
+
+
+@pytest.mark.parametrize("alpha", BAD_ALPHA, ids=str)
+def test_bad_alpha(alpha):
+    for fn in (lambda: ta.evaluate(G(1), alpha), lambda: ta.roc(G(1), alpha)):
+        err = _raises(fn, "alpha", "", "[0, 1]")
+        assert err.value is alpha or str(err.value) == str(alpha)
+    if not isinstance(alpha, (str, list)) and alpha is not None and alpha is not True:
+        with pytest.raises(ta.InvalidParameter, match="alpha"):
+            G(1)(alpha)
+
+
+def test_bad_curve_input():
+    _raises(lambda: G(1).curve([0.5, 1.5]), "alphas", "1.5", "[0, 1]")
+    _raises(lambda: G(1).curve(np.array([np.nan])), "alphas", "nan", "[0, 1]")
+
+
+def test_bad_dps_and_operand_of_evaluate():
+    _raises(lambda: ta.evaluate(G(1), R(1, 2), dps=0), "dps", "0", ">= 1")
+    _raises(lambda: ta.evaluate(G(1), R(1, 2), dps=2.5), "dps", "2.5", ">= 1")
+    _raises(lambda: ta.evaluate(sp.Symbol("f"), R(1, 2)), "f", "f", "trade-off")
+
+
+def test_symbols_pass_three_valued():
+    mu = sp.Symbol("mu")
+    assert G(mu).mu is mu
+    assert G(sp.Symbol("mu", nonnegative=True)).free_symbols
+    assert EpsDelta(sp.Symbol("e"), sp.Symbol("d")).free_symbols == {sp.Symbol("e"),
+                                                                     sp.Symbol("d")}
+    assert (G(1) ** sp.Symbol("n")).n == sp.Symbol("n")
+    assert Group(G(1), sp.Symbol("k", integer=True, positive=True)).k.is_positive
+    assert Mix(G(1), sp.Symbol("p")).p == sp.Symbol("p")
+    a = sp.Symbol("a")
+    assert G(1)(a) == ta.Phi(ta.PhiInv(1 - a) - 1)
+    # formulas pass when their sign is unknown or provably right
+    x, y = sp.symbols("x y", real=True)
+    assert G(sp.sqrt(x**2 + y**2)).mu == sp.sqrt(x**2 + y**2)
+    # ... and raise when provably wrong
+    _raises(lambda: G(-x**2 - 1), "mu", "-x**2 - 1", "[0, oo)")
+
+
+def test_substituting_a_bad_value_raises():
+    mu = sp.Symbol("mu")
+    with pytest.raises(ta.InvalidParameter, match="mu"):
+        G(mu).subs(mu, -1)
+    p = sp.Symbol("p")
+    with pytest.raises(ta.InvalidParameter, match="p"):
+        C(p, G(1)).xreplace({p: sp.Integer(2)})
+
+
+def test_evaluate_with_free_symbols_hints_at_subs():
+    mu = sp.Symbol("mu")
+    err = _raises(lambda: ta.evaluate(G(mu) @ G(1), R(1, 2)), "f", "G(mu)", "without free symbols")
+    assert "subs" in str(err) and "mu" in str(err)
+    err = _raises(lambda: ta.roc(G(mu), R(1, 2)), "f", "G(mu)", "without free symbols")
+    with pytest.raises(ta.InvalidParameter) as exc:
+        ta.evaluate(G(1), sp.Symbol("a"))
+    assert "f(alpha)" in str(exc.value)  # hint: use the symbolic value
+
+
+def test_integral_floats_are_canonical_integers():
+    """n = 2.0 is the integer 2 (one node for one meaning); 2.5 raises (above)."""
+    assert G(1) ** 2.0 == G(1) ** 2
+    assert isinstance((G(1) ** 2.0).n, sp.Integer)
+    assert Group(G(1), 3.0) == Group(G(1), 3)
+    assert param("n", sp.Float(4), integer=True) == 4
+
+
+def test_valid_edge_values():
+    assert G(0).mu == 0
+    assert EpsDelta(0, 0).delta == 0 and EpsDelta(0, 1).delta == 1
+    assert Mix(G(1), 0).p == 0 and Subsample(G(1), 1).p == 1
+    assert TensorPower(G(1), 0).n == 0
+    assert Group(G(1), 1).k == 1
+    assert ta.evaluate(Id, 0).exact == 1 and ta.evaluate(Id, 1).exact == 0
+    assert ta.evaluate(G(1), 1e-300).mid > 0
+    assert not math.isnan(float(ta.evaluate(G(1), 0.5)))
