@@ -240,6 +240,9 @@ def test_inverse_with_flat_pieces_and_f0_below_one():
     assert f.is_symmetric is False
     s = PiecewiseLinear([(0, 1), (R(1, 5), R(1, 5)), (1, 0)])
     assert s.is_symmetric is True
+    # floats: the inverse's (1, 0) and the given (1.0, 0.0) are the same knot
+    assert PiecewiseLinear([(0, 0.5), (0.5, 0.0), (1.0, 0.0)]).is_symmetric is True
+    assert PiecewiseLinear([(0, 0.5), (0.25, 0.0), (1.0, 0.0)]).is_symmetric is False
 
 
 def test_symbolic_inverse():

@@ -32,7 +32,7 @@ from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
-from .piecewise import PiecewiseLinear
+from .piecewise import PiecewiseLinear, same_function
 
 __all__ = ["Discrete", "SUM_TOL"]
 
@@ -138,12 +138,7 @@ class Discrete(TradeOff):
         """Is T(P, Q) = T(Q, P)? Decided whenever both sets of knots are numbers."""
         f = self._piecewise_or_none()
         g = None if f is None else Discrete(self.Q, self.P)._piecewise_or_none()
-        if f is None or g is None:
-            return None
-        if f == g:
-            return True
-        numeric = all(isinstance(x, sp.Number) for h in (f, g) for k in h.knots for x in k)
-        return False if numeric else None
+        return None if f is None or g is None else same_function(f, g)
 
     # -- printing ------------------------------------------------------------------------------
     def _sympystr(self, printer):

@@ -48,7 +48,7 @@ from ..core.node import TradeOff
 from ..core.validate import to_sympy
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
 
-__all__ = ["PiecewiseLinear", "FLOAT_TOL"]
+__all__ = ["PiecewiseLinear", "FLOAT_TOL", "same_function"]
 
 #: Absolute tolerance of the monotonicity, convexity and ``f <= 1 - alpha`` checks when a knot
 #: holds a float.
@@ -254,11 +254,7 @@ class PiecewiseLinear(TradeOff):
         """Is f = f^{-1}? Decided for numeric knots (canonical forms are unique), else
         True when the knots are the reflected ones and None otherwise."""
         inv = self._eval_inverse()
-        if inv is None:
-            return None
-        if inv == self:
-            return True
-        return False if _all_numbers(self.knots) else None
+        return None if inv is None else same_function(self, inv)
 
     # -- printing ------------------------------------------------------------------------------
     def _sympystr(self, printer):
@@ -268,6 +264,18 @@ class PiecewiseLinear(TradeOff):
     def _latex(self, printer):
         return r"\mathrm{PL}\left[%s\right]" % ", ".join(
             r"\left(%s, %s\right)" % (printer._print(a), printer._print(v)) for a, v in self.knots)
+
+
+def same_function(f: PiecewiseLinear, g: PiecewiseLinear) -> bool | None:
+    """Three-valued: are f and g the same function? Decided when all knots are numbers (the
+    canonical knots are unique; floats compare at their exact binary values, so ``1.0`` and
+    ``1`` agree); otherwise True for identical knots and None."""
+    if f == g:
+        return True
+    if _all_numbers(f.knots) and _all_numbers(g.knots):
+        return [tuple(map(_exact, k)) for k in f.knots] == [tuple(map(_exact, k))
+                                                            for k in g.knots]
+    return None
 
 
 # -- evaluation ----------------------------------------------------------------------------------
