@@ -12,7 +12,9 @@ piecewise-linear function through these knots (with ``f(0) = 1 - Q(P = 0)``). It
 ``-Q(C_j)/P(C_j)`` increase because the ratios decrease, which is the convexity of Prop. 1.
 
 The inverse is ``T(P, Q)^{-1} = T(Q, P)`` (Dong, Roth & Su, Sec. 2.1, after Prop. 2), and
-f_{eps,delta} is ``T(P, Q)`` of the four-point pair of Prop. 3's proof (see the tests).
+f_{eps,delta} (Eq. (4)) is ``T(P, Q)`` of the four-point pair behind Prop. 3,
+``P = (delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0)`` and ``Q`` its reversal (the
+main text does not print the pair; the tests check it by brute force over all tests).
 
 Rational inputs give rational knots and exact values. Float inputs are taken at their exact
 binary values, each distribution is divided by its exact total (validated to be within ``1e-12``
