@@ -57,6 +57,7 @@ from .operators import (
                    Symmetrize,
                    Tensor,
                    TensorPower,
+                   conjugate_value,
 )
 from .printing import latex, text
 from .rewrite import Derivation, derive, rule_catalogue, rules, simplify
@@ -70,7 +71,7 @@ __all__ = [
     "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
     "PiecewiseLinear", "Discrete",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
-    "Max", "Group", "Conjugate",
+    "Max", "Group", "Conjugate", "conjugate_value",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd",
     "Value", "evaluate", "roc", "curve", "latex", "text",
     "simplify", "derive", "Derivation", "rules", "rule_catalogue",

@@ -132,3 +132,34 @@ def gaussian_group(g: Group):
     Phi(Phi^{-1}(alpha) + k mu), and 1 minus it is G_{k mu}(alpha).
     """
     return Gaussian(g.k * g.arg.mu) if isinstance(g.arg, Gaussian) else None
+
+
+# -- convex conjugate (Dong, Roth & Su, Eq. (7)) ------------------------------------------------
+def _register_gaussian_conjugate() -> None:
+    import mpmath
+    from mpmath import mp
+
+    from ..numeric.protocol import mp_conjugate
+
+    @mp_conjugate.register(Gaussian)
+    def _(f, y):
+        """G_mu^*(y) = sup_alpha {y alpha - G_mu(alpha)}.
+
+        For y >= 0 the supremum is at alpha = 1 (value y). For y < 0 the optimality condition
+        G_mu'(alpha) = -exp(mu z - mu^2/2) = y with z = Phi^{-1}(1 - alpha) gives
+        z = (log(-y) + mu^2/2)/mu, alpha = Phi(-z) and G_mu(alpha) = Phi(z - mu), so
+        G_mu^*(y) = y Phi(-z) - Phi(z - mu): a sum of two non-positive terms, no cancellation
+        (1 + G_mu^*(-e^eps) is Corollary 1's delta(eps)). mu = 0 is Id: max(y, -1).
+        """
+        mu = num(f.mu, "mu")
+        if y >= 0:
+            return y, y
+        if mu == 0:
+            v = max(y, -mp.one)
+            return v, v
+        z = (mpmath.log(-y) + mu * mu / 2) / mu
+        v = y * ncdf(-z) - ncdf(z - mu)
+        return v, v
+
+
+_register_gaussian_conjugate()

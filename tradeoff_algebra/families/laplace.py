@@ -103,3 +103,31 @@ def _(f, x):
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         return np.where(2 * x < em, 1 - np.exp(mu) * x,
                         np.where(2 * x <= 1, em / (4 * x), em * (1 - x)))
+
+
+# -- convex conjugate (Dong, Roth & Su, Eq. (7)) ------------------------------------------------
+def _register_laplace_conjugate() -> None:
+    from mpmath import mp
+
+    from ..numeric.protocol import mp_conjugate
+
+    @mp_conjugate.register(Laplace)
+    def _(f, y):
+        """L_mu^*(y) = sup_alpha {y alpha - L_mu(alpha)} from the three pieces of L_mu.
+
+        The slopes of L_mu run through -e^mu (first piece), -e^{-mu}/(4 alpha^2) (middle) and
+        -e^{-mu} (last), so the supremum sits at alpha = 0 for y <= -e^mu (value -1), at
+        alpha = e^{-mu/2}/(2 sqrt(-y)) for -e^mu <= y <= -e^{-mu} (value -sqrt(-y) e^{-mu/2}),
+        and at alpha = 1 for y >= -e^{-mu} (value y).
+        """
+        mu = num(f.mu, "mu")
+        if y <= -mpmath.exp(mu):
+            v = -mp.one
+        elif y >= -mpmath.exp(-mu):
+            v = y
+        else:
+            v = -mpmath.sqrt(-y) * mpmath.exp(-mu / 2)
+        return v, v
+
+
+_register_laplace_conjugate()

@@ -104,3 +104,23 @@ def _(f, x):
 @np_value.register(ZeroTradeOff)
 def _(f, x):
     return np.zeros_like(x)
+
+
+# -- convex conjugates (Dong, Roth & Su, Eq. (7)) -----------------------------------------------
+def _register_trivial_conjugates() -> None:
+    from ..numeric.protocol import mp_conjugate
+
+    @mp_conjugate.register(IdTradeOff)
+    def _(f, y):
+        """Id^*(y) = sup_alpha {(y + 1) alpha - 1} = max{y, -1}."""
+        v = max(y, -mp.one)
+        return v, v
+
+    @mp_conjugate.register(ZeroTradeOff)
+    def _(f, y):
+        """0^*(y) = sup_alpha {y alpha} = max{y, 0}."""
+        v = max(y, mp.zero)
+        return v, v
+
+
+_register_trivial_conjugates()

@@ -1,10 +1,10 @@
 """Operator nodes (DESIGN.md section 1): one module per operator family."""
 
-from .conjugate import Conjugate
+from .conjugate import Conjugate, conjugate_value
 from .maxgroup import Group, Max
 from .subsample import C, Mix, Subsample
 from .tensor import Tensor, TensorPower
 from .unary import Inverse, SymmetricHull, Symmetrize
 
 __all__ = ["Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix",
-           "Subsample", "C", "Max", "Group", "Conjugate"]
+           "Subsample", "C", "Max", "Group", "Conjugate", "conjugate_value"]

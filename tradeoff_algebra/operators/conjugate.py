@@ -14,7 +14,7 @@ from ..core.node import PREC_ATOM, PREC_POSTFIX, Applied, TradeOffExpr, register
 from ..core.validate import param
 from ._base import operand
 
-__all__ = ["Conjugate"]
+__all__ = ["Conjugate", "conjugate_value"]
 
 
 @register_operator
@@ -35,3 +35,87 @@ class Conjugate(TradeOffExpr):
 
     def _latex(self, printer):
         return r"%s^{*}" % self._latex_parens(printer, self.arg, PREC_ATOM)
+
+
+# ================================================================================================
+# NUMERIC EVALUATION of the convex conjugate: ta.conjugate_value(f, y, dps)
+# ================================================================================================
+# f^*(y) = sup_{alpha in [0, 1]} {y alpha - f(alpha)} (Eq. (7), f = +oo outside [0, 1]) is finite
+# for every real y. Families register closed forms with numeric.protocol.mp_conjugate (G_mu by
+# the optimality condition f'(alpha) = y, Laplace, f_{eps,delta}, Id, Zero in their modules).
+# Every other trade-off expression goes through the generic route: for y >= 0 the supremum is
+# y (alpha = 1, f(1) = 0); for y < 0 the concave y alpha - f(alpha) is maximised with a certified
+# golden-section bracket and chord bounds (numeric.concave.max_concave), an enclosure.
+
+from mpmath import mp as _mp  # noqa: E402
+
+from ..core.node import TradeOff  # noqa: E402
+
+
+def _register_conjugate_numerics() -> None:
+    from ..numeric.concave import max_concave
+    from ..numeric.protocol import mp_conjugate, mp_value
+    from ..numeric.roots import level
+
+    @mp_conjugate.register(TradeOff)
+    def _(f, y):
+        if y >= 0:
+            return y, y
+
+        def psi(t):
+            lo, hi = mp_value(f, *level(t))
+            return y * t - hi, y * t - lo
+
+        lo, hi, _ = max_concave(psi, _mp.zero, _mp.one)
+        eps = _mp.ldexp(1, -(_mp.prec - 8))  # cover the rounding of y * t
+        return lo - eps * (1 + abs(y)), hi + eps * (1 + abs(y))
+
+
+_register_conjugate_numerics()
+
+
+def _real_number(y: Any) -> sp.Expr:
+    """An exact SymPy real number from ``y`` (floats and mpf exactly, as their binary value)."""
+    import mpmath
+
+    from ..core.errors import InvalidParameter
+
+    if isinstance(y, mpmath.mpf):
+        if not mpmath.isfinite(y):
+            raise InvalidParameter("y", y, "a finite real number")
+        from mpmath.libmp import to_rational
+
+        return sp.Rational(*to_rational(y._mpf_))
+    Y = param("y", y, owner="conjugate_value")
+    if Y.free_symbols:
+        raise InvalidParameter("y", y, "a real number", "conjugate_value",
+                               f"substitute values for {sorted(map(str, Y.free_symbols))}")
+    return sp.Rational(Y) if isinstance(Y, sp.Float) else Y
+
+
+def conjugate_value(f: TradeOffExpr, y: Any, dps: int = 30):
+    """The convex conjugate f^*(y) = sup_{alpha in [0,1]} {y alpha - f(alpha)} as a ``Value``.
+
+    Dong, Roth & Su, Eq. (7) (f extended by +oo outside [0, 1]). ``f`` is a trade-off
+    expression or its ``Conjugate`` node (``f.conjugate()``); ``y`` is any real number (floats
+    are taken exactly). Closed forms (G_mu, L_mu, f_{eps,delta}, Id, 0, and every f at y >= 0,
+    where f^*(y) = y) give lo = hi to ``dps`` digits; everything else a guaranteed enclosure
+    [lo, hi] from a certified concave maximisation. The result always lies in
+    [max(y, -1), max(y, 0)].
+
+    >>> conjugate_value(G(1), -1)   # doctest: +SKIP
+    Value(-0.6170750774519738..., dps=30)
+    """
+    from ..numeric.protocol import GUARD_DPS, _prepare, mp_conjugate, num
+    from ..numeric.value import Value
+
+    g = f.arg if isinstance(f, Conjugate) else f
+    _prepare(g, dps)
+    Y = _real_number(y)
+    with _mp.workdps(dps + GUARD_DPS):
+        yv = num(Y, "y")
+        lo, hi = mp_conjugate(g, yv)
+        # y alpha - f(alpha) <= max(y, 0), and alpha = 0, 1 give -f(0) >= -1 and y
+        floor, ceil = max(yv, -_mp.one), max(yv, _mp.zero)
+        lo, hi = min(max(lo, floor), ceil), max(min(hi, ceil), floor)
+        return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)

@@ -165,3 +165,83 @@ def _register_max_numerics() -> None:
 
 
 _register_max_numerics()
+
+
+# ================================================================================================
+# NUMERIC EVALUATION of Group: 1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3)
+# ================================================================================================
+# With g = 1 - f (non-decreasing), the k-fold composition is iterated on levels (x, 1 - x):
+# g(x) is the operand's power mp_roc and 1 - g(x) = f(x) its value mp_value, so both the level
+# and its complement keep full relative accuracy and no 1 - (1 - ...) cancellation occurs. The
+# operand's enclosures propagate monotonically: g(x) for x in [X_lo, X_hi] lies in
+# [g_lo(X_lo), g_hi(X_hi)] and f(x) in [f_lo(X_hi), f_hi(X_lo)]. Point operands give a point.
+
+
+def _group_k(f: Group) -> int:
+    from ..numeric.protocol import num
+
+    k = f.k
+    if not (k.is_Integer or k.is_number):
+        num(k, "k")  # raises InvalidParameter naming the free symbols
+    return int(k)
+
+
+def _group_eval(f: Group, a, ac):
+    """((x_lo, x_hi), (v_lo, v_hi)): enclosures of g^k(alpha) and of 1 - g^k(alpha)."""
+    from ..numeric.protocol import mp_roc, mp_value
+    from ..numeric.roots import level, level_c
+
+    def below(x, xc):  # a level <= the true one (x lower bound, xc upper bound of 1 - x)
+        return level(x) if x <= 0.5 else level_c(xc)
+
+    def above(x, xc):  # a level >= the true one (x upper bound, xc lower bound of 1 - x)
+        return level(x) if x <= 0.5 else level_c(xc)
+
+    g = f.arg
+    lo_lvl = hi_lvl = (a, ac)
+    xs, vs = (a, a), (ac, ac)
+    for _ in range(_group_k(f)):
+        r_lo, r_hi = mp_roc(g, *lo_lvl)[0], mp_roc(g, *hi_lvl)[1]
+        v_lo, v_hi = mp_value(g, *hi_lvl)[0], mp_value(g, *lo_lvl)[1]
+        new = ((r_lo, r_hi), (v_lo, v_hi))
+        if new == (xs, vs):
+            break  # g fixes the level (e.g. x = 1): further steps change nothing
+        xs, vs = new
+        if lo_lvl is hi_lvl and r_lo == r_hi and v_lo == v_hi:
+            lo_lvl = hi_lvl = (r_lo, v_lo)  # point: the pair is the level itself
+        else:
+            lo_lvl, hi_lvl = below(r_lo, v_hi), above(r_hi, v_lo)
+    return xs, vs
+
+
+def _register_group_numerics() -> None:
+    import numpy as np
+
+    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+
+    mp_value.register(Group)(lambda f, a, ac: _group_eval(f, a, ac)[1])
+    mp_roc.register(Group)(lambda f, a, ac: _group_eval(f, a, ac)[0])
+
+    @exact_value.register(Group)
+    def _(f, A, Ac):
+        k = _group_k(f)
+        if k > 64:  # rational sizes grow with k; the mp route is exact to the digits asked
+            return None
+        x, v = A, Ac
+        for _ in range(k):
+            v = exact_value(f.arg, x, 1 - x)
+            if v is None:
+                return None
+            x = 1 - v
+        return v
+
+    @np_value.register(Group)
+    def _(f, x):
+        x = np.asarray(x, dtype=np.float64)
+        v = np.asarray(np_value(f.arg, x), dtype=np.float64)
+        for _ in range(_group_k(f) - 1):
+            v = np.asarray(np_value(f.arg, np.clip(1.0 - v, 0.0, 1.0)), dtype=np.float64)
+        return v
+
+
+_register_group_numerics()

@@ -223,3 +223,175 @@ def _register_mix_numerics() -> None:
 
 
 _register_mix_numerics()
+
+
+# ================================================================================================
+# NUMERIC EVALUATION of Subsample: C_p(f) for symmetric f by Eq. (13) (Dong, Roth & Su)
+# ================================================================================================
+# For symmetric f with fixed point x* (f(x*) = x*), the slope -1 line through (x*, f_p(x*)) is
+# tangent to f_p (f'(x*) contains -1 by symmetry) and to f_p^{-1} (its mirror image), so
+#
+#     C_p(f)(x) = f_p(x)                              on [0, x*],
+#                 x* + f_p(x*) - x = 1 - x - p(1 - 2 x*)  on [x*, f_p(x*)],
+#                 f_p^{-1}(x)                          on [f_p(x*), 1]            (Eq. (13)),
+#
+# checked against the brute-force lower convex envelope of min{f_p, f_p^{-1}} in
+# tests/test_operator_numerics.py. x* comes from the family's closed form or from a bracket on
+# f(t) > t (numeric.roots); with x* in [xl, xh] the three pieces become an enclosure: between xl
+# and xh the value lies between the tangent line and f_p, and near f_p(x*) between the line and
+# f_p^{-1} (C_p(f) <= min{f_p, f_p^{-1}} and the line is an affine minorant). An asymmetric
+# operand needs the general envelope, which has no guaranteed route yet: NoClosedForm.
+
+import numpy as _np  # noqa: E402
+from mpmath import mp as _mp  # noqa: E402
+
+_FIXED_POINTS: dict = {}
+
+
+def fixed_point_bracket(f: TradeOff):
+    """Levels ``(L, H)`` bracketing the fixed point x* = f(x*) of f (in [0, 1/2]), at the
+    current precision; exact (L = H) when the family has a closed-form fixed point."""
+    from ..numeric.protocol import mp_value, num
+    from ..numeric.roots import HALF, bracket_level, level, widen
+
+    key = (f, _mp.prec)
+    if key in _FIXED_POINTS:
+        return _FIXED_POINTS[key]
+    v = f._eval_fixed_point()
+    if v is not None and v.is_number:
+        x = level(num(v, "fixed point"))
+        out = (x, x)
+    else:
+        def probe(t):
+            lo, hi = mp_value(f, *t)
+            return (1 if lo > t[0] else (-1 if hi <= t[0] else 0)), (lo + hi) / 2 - t[0]
+
+        zero = (_mp.zero, _mp.one)
+        if probe(zero)[0] < 0:
+            out = (zero, zero)
+        else:
+            out = widen(*bracket_level(probe, hi=HALF()))
+    if len(_FIXED_POINTS) > 512:
+        _FIXED_POINTS.clear()
+    _FIXED_POINTS[key] = out
+    return out
+
+
+def _symmetric_operand(f: Subsample) -> TradeOff:
+    from ..core.errors import NoClosedForm
+
+    if f.arg.is_symmetric is not True:
+        raise NoClosedForm(
+            f"{f}: C_p(g) is evaluated for symmetric g (Dong, Roth & Su, Eq. (13)); "
+            f"{f.arg} is not known to be symmetric and the general lower convex envelope of "
+            "min{g_p, g_p^-1} has no guaranteed numeric route yet")
+    return f.arg
+
+
+def _widen_out(lo, hi):
+    eps = _mp.ldexp(1, -(_mp.prec - 4))
+    return lo - abs(lo) * eps, hi + abs(hi) * eps
+
+
+def _subsample_eval(f: Subsample, a, ac, power: bool):
+    """Enclosure of C_p(f)(alpha) (``power=False``) or of 1 - C_p(f)(alpha) (``power=True``)."""
+    from ..numeric.protocol import mp_roc, mp_value, num
+    from ..numeric.roots import c_bounds, t_bounds
+    from .unary import inverse_bracket
+
+    g = _symmetric_operand(f)
+    p = num(f.p, "p")
+    if p == 0:
+        return (a, a) if power else (ac, ac)
+    if p == 1:
+        return mp_roc(g, a, ac) if power else mp_value(g, a, ac)
+    fp = Mix(g, f.p)
+    (xl, _), (xh, _) = fixed_point_bracket(g)
+    exact_x = xl == xh
+
+    def line(x):  # 1 - a - p(1 - 2x) or its power a + p(1 - 2x), at doubled precision
+        with _mp.workprec(2 * _mp.prec):
+            q = num(f.p, "p")
+            return (a + q * (1 - 2 * x)) if power else (ac - q * (1 - 2 * x))
+
+    def line_encl():
+        u, v = line(xl), line(xh)
+        lo, hi = min(u, v), max(u, v)
+        return (+lo, +lo) if exact_x else _widen_out(lo, hi)
+
+    # the right end of the linear piece, r = f_p(x*) = 1 - p + (2p - 1) x*, over x* in [xl, xh]
+    r1, r2 = 1 - p + (2 * p - 1) * xl, 1 - p + (2 * p - 1) * xh
+    r_lo, r_hi = min(r1, r2), max(r1, r2)
+    if not exact_x:
+        r_lo, r_hi = _widen_out(r_lo, r_hi)
+    if a <= xl:
+        return mp_roc(fp, a, ac) if power else mp_value(fp, a, ac)
+    if a >= r_hi and a > xh:
+        LH = inverse_bracket(fp, a, ac)
+        return c_bounds(*LH) if power else t_bounds(*LH)
+    if xh <= a <= r_lo:
+        return line_encl()
+    # a sits where the piece is uncertain: between the tangent line and f_p or f_p^{-1}
+    llo, lhi = line_encl()
+    if a < xh:
+        other = mp_roc(fp, a, ac) if power else mp_value(fp, a, ac)
+    else:
+        LH = inverse_bracket(fp, a, ac)
+        other = c_bounds(*LH) if power else t_bounds(*LH)
+    # C_p(f) lies between the line (below) and the piece (above); powers the other way round
+    return (other[0], lhi) if power else (llo, other[1])
+
+
+def _subsample_np(f: Subsample, x):
+    from ..numeric.protocol import np_value
+    from .unary import inverse_np
+
+    g = _symmetric_operand(f)
+    p = float(f.p)
+    v = g._eval_fixed_point()
+    if v is not None and v.is_number:
+        xs = float(v)
+    else:
+        lo, hi = 0.0, 0.5
+        for _ in range(60):
+            m = (lo + hi) / 2
+            if float(_np.asarray(np_value(g, _np.array([m])))[0]) > m:
+                lo = m
+            else:
+                hi = m
+        xs = (lo + hi) / 2
+    fp = Mix(g, f.p)
+    r = 1 - p + (2 * p - 1) * xs
+    x = _np.asarray(x, dtype=_np.float64)
+    out = _np.where(x <= xs, _np.asarray(np_value(fp, x), dtype=_np.float64),
+                    (1.0 - x) - p * (1 - 2 * xs))
+    right = x > r
+    if right.any():
+        out = _np.where(right, 0.0, out)
+        out[right] = inverse_np(fp, x[right])
+    return out
+
+
+def _register_subsample_numerics() -> None:
+    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+
+    mp_value.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, False))
+    mp_roc.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, True))
+    np_value.register(Subsample)(_subsample_np)
+
+    @exact_value.register(Subsample)
+    def _(f, A, Ac):
+        g = f.arg
+        if g.is_symmetric is not True or not isinstance(f.p, sp.Rational):
+            return None
+        x = g._eval_fixed_point()
+        if not isinstance(x, sp.Rational):
+            return None
+        if A <= x:
+            return exact_value(Mix(g, f.p), A, Ac)
+        if A <= 1 - f.p + (2 * f.p - 1) * x:
+            return Ac - f.p * (1 - 2 * x)
+        return None  # f_p^{-1} has no exact route here
+
+
+_register_subsample_numerics()

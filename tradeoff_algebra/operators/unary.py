@@ -83,30 +83,7 @@ class SymmetricHull(TradeOff):
         return r"\mathcal{C}\left(%s\right)" % printer._print(self.arg)
 
 
-# -- numeric evaluation: an inverse with a closed form evaluates as that closed form --------------
-def _closed_inverse(f: Inverse) -> TradeOff:
-    from ..numeric.protocol import _no_route
-
-    g = f.arg._eval_inverse()
-    if g is None or isinstance(g, Inverse):
-        raise _no_route(f, "evaluation")
-    return g
-
-
-def _register_inverse_numerics() -> None:
-    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
-
-    mp_value.register(Inverse)(lambda f, a, ac: mp_value(_closed_inverse(f), a, ac))
-    mp_roc.register(Inverse)(lambda f, a, ac: mp_roc(_closed_inverse(f), a, ac))
-    np_value.register(Inverse)(lambda f, x: np_value(_closed_inverse(f), x))
-
-    @exact_value.register(Inverse)
-    def _(f, A, Ac):
-        g = f.arg._eval_inverse()
-        return None if g is None or isinstance(g, Inverse) else exact_value(g, A, Ac)
-
-
-_register_inverse_numerics()
+# -- numeric evaluation: see the NUMERIC EVALUATION section at the end of this module ----------
 
 
 # -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
@@ -198,3 +175,153 @@ def symmetric_hull_symmetric(f: SymmetricHull):
 def symmetric_hull_inverse(f: SymmetricHull):
     """C(f^{-1}) = min{f^{-1}, f}^{**} = C(f)."""
     return SymmetricHull(f.arg.arg) if isinstance(f.arg, Inverse) else None
+
+
+# ================================================================================================
+# NUMERIC EVALUATION of Inverse, Symmetrize and SymmetricHull (registered with numeric.protocol)
+# ================================================================================================
+# f^{-1}(alpha) = inf{t in [0, 1] : f(t) <= alpha} (Dong, Roth & Su, Eq. (3)). A closed-form
+# inverse (the operand's ``_eval_inverse`` hook: symmetric families, nested inverses) evaluates
+# as that closed form. Otherwise the infimum is bracketed on the level t with the operand's own
+# enclosures (numeric.roots.bracket_level): only certified comparisons f(t) > alpha or
+# f(t) <= alpha move the bracket, so the result [L, H] always contains f^{-1}(alpha). For
+# alpha > 1/2 the comparison is made on the power, 1 - f(t) < 1 - alpha, so that both tails keep
+# their relative accuracy; the power 1 - f^{-1}(alpha) is the complement of the bracket, carried
+# exactly by the levels (no cancellation).
+
+import numpy as np  # noqa: E402
+from mpmath import mp  # noqa: E402
+
+
+def _closed_inverse(f: Inverse) -> TradeOff | None:
+    """The closed-form f^{-1} of ``Inverse(f)`` from the operand's hook, or ``None``."""
+    g = f.arg._eval_inverse()
+    return None if g is None or isinstance(g, Inverse) else g
+
+
+def inverse_bracket(f: TradeOff, a, ac):
+    """Levels ``(L, H)`` with ``L[0] <= f^{-1}(alpha) <= H[0]`` (and ``H[1] <= 1 - f^{-1} <=
+    L[1]``), alpha given as ``(a, ac) = (alpha, 1 - alpha)`` (Dong, Roth & Su, Eq. (3))."""
+    from ..numeric.protocol import mp_roc, mp_value
+    from ..numeric.roots import bracket_level, widen
+
+    if a <= ac:
+        def probe(t):
+            lo, hi = mp_value(f, *t)
+            k = 1 if lo > a else (-1 if hi <= a else 0)
+            return k, (lo + hi) / 2 - a
+    else:
+        def probe(t):  # f(t) > alpha  <=>  1 - f(t) < 1 - alpha
+            lo, hi = mp_roc(f, *t)
+            k = 1 if hi < ac else (-1 if lo >= ac else 0)
+            return k, ac - (lo + hi) / 2
+    zero = (mp.zero, mp.one)
+    if probe(zero)[0] < 0:  # f(0) <= alpha: the infimum is 0
+        return zero, zero
+    L, H = bracket_level(probe)
+    return widen(L, H)
+
+
+def inverse_np(f: TradeOff, x: np.ndarray) -> np.ndarray:
+    """f^{-1} at many alphas in float64 by vectorised bisection on t (Eq. (3))."""
+    from ..numeric.protocol import np_value
+
+    x = np.asarray(x, dtype=np.float64)
+    lo, hi = np.zeros_like(x), np.ones_like(x)
+    at0 = np.asarray(np_value(f, np.zeros_like(x))) <= x
+    for _ in range(64):
+        m = (lo + hi) / 2
+        below = np.asarray(np_value(f, m)) <= x
+        hi, lo = np.where(below, m, hi), np.where(below, lo, m)
+    return np.where(at0, 0.0, hi)
+
+
+def _register_unary_numerics() -> None:
+    from ..core.errors import NoClosedForm
+    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+    from ..numeric.roots import c_bounds, t_bounds
+
+    @mp_value.register(Inverse)
+    def _(f, a, ac):
+        g = _closed_inverse(f)
+        if g is not None:
+            return mp_value(g, a, ac)
+        return t_bounds(*inverse_bracket(f.arg, a, ac))
+
+    @mp_roc.register(Inverse)
+    def _(f, a, ac):
+        g = _closed_inverse(f)
+        if g is not None:
+            return mp_roc(g, a, ac)
+        return c_bounds(*inverse_bracket(f.arg, a, ac))
+
+    @np_value.register(Inverse)
+    def _(f, x):
+        g = _closed_inverse(f)
+        return np_value(g, x) if g is not None else inverse_np(f.arg, x)
+
+    @exact_value.register(Inverse)
+    def _(f, A, Ac):
+        g = _closed_inverse(f)
+        return None if g is None else exact_value(g, A, Ac)
+
+    # f^S = max{f, f^{-1}} (Dong, Roth & Su, Prop. 2): monotone in both, so the enclosure is
+    # (max of the lows, max of the highs); the power is the min of the powers.
+    def _sym_parts(f: Symmetrize):
+        g = f.arg
+        return (g,) if g.is_symmetric is True else (g, Inverse(g))
+
+    @mp_value.register(Symmetrize)
+    def _(f, a, ac):
+        vs = [mp_value(g, a, ac) for g in _sym_parts(f)]
+        return max(v[0] for v in vs), max(v[1] for v in vs)
+
+    @mp_roc.register(Symmetrize)
+    def _(f, a, ac):
+        vs = [mp_roc(g, a, ac) for g in _sym_parts(f)]
+        return min(v[0] for v in vs), min(v[1] for v in vs)
+
+    @np_value.register(Symmetrize)
+    def _(f, x):
+        parts = _sym_parts(f)
+        out = np.asarray(np_value(parts[0], x), dtype=np.float64)
+        for g in parts[1:]:
+            out = np.maximum(out, np_value(g, x))
+        return out
+
+    @exact_value.register(Symmetrize)
+    def _(f, A, Ac):
+        vs = [exact_value(g, A, Ac) for g in _sym_parts(f)]
+        return None if any(v is None for v in vs) else max(vs)
+
+    # C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4): f itself for symmetric f; C(f^{-1}) =
+    # C(f); C(f_p) = C_p(f) (Dong, Roth & Su, Def. 6) for f_p = Mix(f, p), evaluated by Eq. (13)
+    # when f is symmetric. The general asymmetric envelope has no guaranteed route yet.
+    def _hull_target(f: SymmetricHull):
+        from .subsample import Mix, Subsample
+
+        g = f.arg
+        while isinstance(g, Inverse):
+            g = g.arg
+        if g.is_symmetric is True:
+            return g
+        if isinstance(g, Mix) and g.arg.is_symmetric is True:
+            return Subsample(g.arg, g.p)
+        raise NoClosedForm(
+            f"{f}: the symmetric hull min{{f, f^-1}}** is evaluated for symmetric f, for its "
+            "inverse and for f = Mix(h, p) with symmetric h (Dong, Roth & Su, Eq. (13)); an "
+            "asymmetric operand such as this one has no guaranteed numeric route yet")
+
+    mp_value.register(SymmetricHull)(lambda f, a, ac: mp_value(_hull_target(f), a, ac))
+    mp_roc.register(SymmetricHull)(lambda f, a, ac: mp_roc(_hull_target(f), a, ac))
+    np_value.register(SymmetricHull)(lambda f, x: np_value(_hull_target(f), x))
+
+    @exact_value.register(SymmetricHull)
+    def _(f, A, Ac):
+        try:
+            return exact_value(_hull_target(f), A, Ac)
+        except NoClosedForm:
+            return None
+
+
+_register_unary_numerics()

@@ -1,0 +1,102 @@
+"""Guaranteed enclosure of the maximum of a concave function on an interval.
+
+:func:`max_concave` runs a golden-section search on a concave function ``psi`` given by
+enclosures ``psi(t) -> (lo, hi)``. The bracket only shrinks on a *certified* comparison
+(``lo`` of one trial point at least ``hi`` of the other), which by concavity keeps the maximiser
+inside it. The enclosure of the maximum is then
+
+* lower: the largest ``lo`` over all evaluated points (each is a value the function attains);
+* upper: concavity puts the graph below the extension of every chord outside the chord's own
+  interval, so on each piece of the final bracket ``[a, c, d, b]`` the maximum is bounded by the
+  extended chords of the neighbouring points (the minimum of two lines on ``[c, d]``).
+
+No derivatives are needed, kinks at the maximiser are fine (the bound is then linear in the
+bracket width instead of quadratic), and a maximiser on an end of the interval is found too.
+It serves the convex conjugate f^*(y) = sup_alpha {y alpha - f(alpha)} (Dong, Roth & Su,
+Eq. (7)), a concave problem in alpha.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import mpmath
+from mpmath import mp
+
+__all__ = ["max_concave"]
+
+
+def _chord_ext(p_near, p_far, span_near_far, reach):
+    """Upper bound of a concave function at distance ``reach`` beyond ``near`` (away from far).
+
+    psi(near + reach) <= psi(near) + (psi(near) - psi(far)) * reach / span, with enclosures.
+    """
+    slope_hi = p_near[1] - p_far[0]
+    return p_near[1] + max(slope_hi, mp.zero) * reach / span_near_far
+
+
+def _upper(a, c, d, b, pa, pc, pd, pb):
+    """Upper bound of max psi over [a, b] given the four points (concavity, chord extensions)."""
+    # maximiser in [a, c]: extension of chord (d -> c) to the left
+    u1 = _chord_ext(pc, pd, d - c, c - a)
+    # maximiser in [d, b]: extension of chord (c -> d) to the right
+    u3 = _chord_ext(pd, pc, d - c, b - d)
+    # maximiser in [c, d]: min of the extension of (a -> c) rightwards and (b -> d) leftwards
+    cands = []
+    s1 = (pc[1] - pa[0]) / (c - a) if c > a else None  # line1(t) = pc.hi + s1 (t - c)
+    s2 = (pd[1] - pb[0]) / (b - d) if b > d else None  # line2(t) = pd.hi + s2 (d - t)
+
+    def line1(t):
+        return mp.inf if s1 is None else pc[1] + s1 * (t - c)
+
+    def line2(t):
+        return mp.inf if s2 is None else pd[1] + s2 * (d - t)
+
+    for t in (c, d):
+        cands.append(min(line1(t), line2(t)))
+    if s1 is not None and s2 is not None and s1 + s2 != 0:
+        tx = (pd[1] - pc[1] + s1 * c + s2 * d) / (s1 + s2)
+        if c < tx < d:
+            cands.append(min(line1(tx), line2(tx)))
+    u2 = max(cands)
+    if u2 == mp.inf:
+        u2 = max(pc[1], pd[1]) if c == d else mp.inf
+    return max(u1, u2, u3)
+
+
+def max_concave(psi: Callable[[object], tuple], a, b, *, abs_tol=None,
+                max_iter: int | None = None) -> tuple:
+    """Enclosure ``(lo, hi, (a', b'))`` of ``max_{t in [a, b]} psi(t)`` for concave ``psi``.
+
+    ``psi(t)`` returns an enclosure ``(lo, hi)`` of the value at ``t``. The search stops when the
+    enclosure is narrower than ``abs_tol`` (default: working precision less 20 bits, relative to
+    the size of the values), when the bracket ``[a', b']`` of the maximiser can no longer be
+    shrunk with certainty, or after ``max_iter`` steps; the enclosure is valid in every case.
+    """
+    a, b = mp.mpf(a), mp.mpf(b)
+    invphi = (mpmath.sqrt(5) - 1) / 2
+    max_iter = max_iter if max_iter is not None else 3 * mp.prec + 100
+    pa, pb = psi(a), psi(b)
+    c, d = b - invphi * (b - a), a + invphi * (b - a)
+    pc, pd = psi(c), psi(d)
+    best = max(pa[0], pb[0], pc[0], pd[0])
+    scale = 1 + max(abs(pa[0]), abs(pb[0]), abs(pc[0]), abs(pd[0]))
+    tol = abs_tol if abs_tol is not None else mpmath.ldexp(scale, -(mp.prec - 20))
+    hi = _upper(a, c, d, b, pa, pc, pd, pb)
+    for _ in range(max_iter):
+        if hi - best <= tol or not (a < c < d < b):
+            break
+        if pd[0] >= pc[1]:      # psi(d) >= psi(c): the maximum lies in [c, b]
+            a, pa, c, pc = c, pc, d, pd
+            d = a + invphi * (b - a)
+            pd = psi(d)
+            best = max(best, pd[0])
+        elif pc[0] >= pd[1]:    # psi(c) >= psi(d): the maximum lies in [a, d]
+            b, pb, d, pd = d, pd, c, pc
+            c = b - invphi * (b - a)
+            pc = psi(c)
+            best = max(best, pc[0])
+        else:                   # undecided within the operands' enclosures
+            break
+        hi = min(hi, _upper(a, c, d, b, pa, pc, pd, pb))
+    return best, max(hi, best), (a, b)
