@@ -100,7 +100,25 @@ from .trivial import Id  # noqa: E402
       priority=100)
 def gaussian_zero(f: Gaussian):
     """G_0 = Id: N(0,1) against itself."""
-    return Id if f.mu.is_zero is True else None
+    return Id if _is_zero(f.mu) is True else None
+
+
+def _is_zero(x: sp.Expr) -> bool | None:
+    """Three-valued ``x == 0``, cheap on the large radicands that compositions build.
+
+    SymPy's assumption system can take seconds on a 1000-term sum; a sqrt or a sum of
+    non-negative terms is zero iff its parts are, which is decided term by term instead.
+    """
+    if x.is_Number or x.is_Symbol:
+        return x.is_zero
+    if x.is_Pow and x.exp.is_positive:
+        return _is_zero(x.base)
+    if x.is_Add and len(x.args) > 8:
+        known = [a.is_nonnegative for a in x.args]
+        if all(known):
+            return sp.core.logic.fuzzy_and(_is_zero(a) for a in x.args)
+        return None
+    return x.is_zero
 
 
 @rule(Tensor, cite=DRS.cor(2), priority=50)
@@ -114,7 +132,9 @@ def gaussian_tensor(t: Tensor):
     if len(gs) < 2:
         return None
     rest = [f for f in t.factors if not isinstance(f, Gaussian)]
-    merged = Gaussian(sp.sqrt(sp.Add(*[g.mu**2 for g in gs])))
+    # sqrt(sum of squares of admissible mu_i) is admissible: build the node without
+    # re-validating it (SymPy's assumptions are slow on a sum of a thousand squares).
+    merged = TradeOff.__new__(Gaussian, sp.sqrt(sp.Add(*[g.mu**2 for g in gs])))
     return Tensor(merged, *rest) if rest else merged
 
 

@@ -1,0 +1,121 @@
+"""Soundness meta-test: every registered rule preserves the value (or the bound it claims).
+
+For EVERY rule in ``ta.rules()`` (rules added anywhere are covered automatically) the cases of
+tests/rule_cases.py are drawn; on each the rule must fire, and its output evaluated numerically
+(``ta.evaluate``, or the reference where the output has no closed form) must equal the input
+evaluated by its definition (tests/rewrite_reference.py), at the digits the case states
+(``None`` = exact rational equality); ``lower``/``upper`` rules are checked as inequalities.
+A rule without cases fails. Run with ``-s`` to see the digits reached per rule.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy as sp
+from mpmath import mp
+from rewrite_reference import NoReference, reference, to_fraction
+from rule_cases import CASES
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.core.errors import NoClosedForm
+
+SEED = 20240607
+REPORT: dict[str, list[str]] = {}
+
+
+def _cases_for(r):
+    return CASES.get(f"{r.cls.__name__}.{r.name}") or CASES.get(r.name)
+
+
+def _alphas(c, rng):
+    if c.alphas:
+        return [to_fraction(a) for a in c.alphas]
+    return [Fraction(rng.randint(1, 999), 1000),
+            Fraction(rng.randint(1, 9), 10 ** rng.randint(2, 6))]
+
+
+def _numeric(expr, A: Fraction, dps: int):
+    """The library's own numeric value of a rule's output, else the reference."""
+    try:
+        v = ta.evaluate(expr, sp.Rational(A.numerator, A.denominator), dps=dps + 10)
+    except NoClosedForm:
+        return reference(expr, A, dps), "reference"
+    if v.exact is not None:
+        return Fraction(int(v.exact.p), int(v.exact.q)), "evaluate (exact)"
+    if v.is_point:
+        return v.mid, "evaluate"
+    return reference(expr, A, dps), "reference"
+
+
+def _digits(x, y) -> float:
+    if isinstance(x, Fraction) and isinstance(y, Fraction) and x == y:
+        return float("inf")
+    with mp.workdps(80):
+        x = mp.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mp.mpf(x)
+        y = mp.mpf(y.numerator) / y.denominator if isinstance(y, Fraction) else mp.mpf(y)
+        err = abs(x - y)
+        if err == 0:
+            return 80.0
+        scale = max(abs(x), abs(y))
+        return float(-mpmath.log10(err / scale)) if scale > 0 else 80.0
+
+
+RULES = sorted(ta.rules(), key=lambda r: (r.cls.__name__, r.name))
+
+
+def test_every_rule_has_cases():
+    missing = [f"{r.cls.__name__}.{r.name}" for r in RULES if _cases_for(r) is None]
+    assert not missing, f"rules without cases in tests/rule_cases.py: {missing}"
+
+
+@pytest.mark.parametrize("r", RULES, ids=lambda r: f"{r.cls.__name__}.{r.name}")
+def test_rule_is_sound(r):
+    gen = _cases_for(r)
+    if gen is None:
+        pytest.fail(f"rule {r.name} ({r.cls.__name__}) has no cases in tests/rule_cases.py")
+    rng = random.Random(f"{SEED}:{r.cls.__name__}.{r.name}")
+    cases = list(gen(rng))
+    assert cases, f"the generator for {r.name} yielded no case"
+    worst = []
+    for c in cases:
+        out = r(c.expr)
+        assert out is not None, f"{r.name} does not fire on {c.expr} ({c.note})"
+        lhs_expr = c.expr.xreplace(c.subs) if c.subs else c.expr
+        rhs_expr = out.xreplace(c.subs) if c.subs else out
+        assert not lhs_expr.free_symbols, f"case {c.expr}: symbols left after subs"
+        dps = 50 if c.digits is None else c.digits
+        for A in _alphas(c, rng):
+            try:
+                lhs = reference(lhs_expr, A, dps)
+            except NoReference as exc:
+                pytest.fail(f"{r.name}: no reference route for the case {lhs_expr}: {exc}")
+            rhs, route = _numeric(rhs_expr, A, dps)
+            where = (f"{r.name} on {c.expr} with {c.subs} at alpha = {A} ({c.note}): "
+                     f"input {lhs} (reference), output {rhs_expr} = {rhs} ({route})")
+            if r.relation == "eq":
+                if c.digits is None:
+                    assert isinstance(lhs, Fraction) and isinstance(rhs, Fraction), \
+                        f"exact case without exact values: {where}"
+                    assert lhs == rhs, where
+                    worst.append(float("inf"))
+                else:
+                    d = _digits(lhs, rhs)
+                    assert d >= c.digits, f"only {d:.1f} digits (need {c.digits}): {where}"
+                    worst.append(d)
+            else:
+                tol = 0 if c.digits is None else mp.mpf(10) ** -c.digits
+                lo, hi = (rhs, lhs) if r.relation == "lower" else (lhs, rhs)
+                assert lo <= hi + tol, f"bound violated: {where}"
+                worst.append(float("inf") if c.digits is None else c.digits)
+    REPORT[f"{r.cls.__name__}.{r.name}"] = [
+        "exact" if w == float("inf") else f"{w:.0f}" for w in worst]
+
+
+def test_zz_print_digits():
+    """Print the digits reached per rule (visible with ``pytest -s``)."""
+    for name in sorted(REPORT):
+        print(f"{name:45s} {' '.join(REPORT[name])}")
