@@ -249,7 +249,7 @@ def bench_curve(n_curve: int, n_sample: int) -> list[dict]:
 
 
 # -- report --------------------------------------------------------------------------------------
-def machine() -> str:
+def machine(load: float) -> str:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as fh:
@@ -260,7 +260,8 @@ def machine() -> str:
             f"scipy {scipy.__version__}, mpmath {mpmath.__version__}, sympy {sp.__version__}, "
             f"python-flint {flint.__version__}, "
             f"tradeoff_algebra {ta.__version__}; {platform.system()} {platform.machine()}, "
-            f"{os.cpu_count()} CPUs ({cpu})")
+            f"{os.cpu_count()} CPUs ({cpu}); load average at the start "
+            f"{load:.1f} (timings are only comparable on an idle machine)")
 
 
 ROUTE_TEXT = {
@@ -272,9 +273,9 @@ ROUTE_TEXT = {
 }
 
 
-def render(mp_rows, curve_rows, n_points, n_curve, n_sample, elapsed, command) -> str:
+def render(mp_rows, curve_rows, n_points, n_curve, n_sample, elapsed, command, load) -> str:
     out = [f"# Benchmark results\n\nDate: {_dt.date.today().isoformat()}  ",
-           f"Command: `{command}`  ", f"Machine: {machine()}  ",
+           f"Command: `{command}`  ", f"Machine: {machine(load)}  ",
            f"Wall time of the run: {elapsed:.0f} s\n",
            f"## evaluate: {n_points} levels alpha in [1e-300, 1/2] and their exact complements\n",
            "Digits = worst correct significant digits against a 100-digit Arb reference over "
@@ -312,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", metavar="PATH", help="also write the Markdown report here")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
+    load = os.getloadavg()[0]
     old = flint.ctx.dps
     flint.ctx.dps = REF_DPS + 20
     try:
@@ -322,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python benchmarks/bench_evaluate.py" + "".join(
         f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     report = render(mp_rows, curve_rows, args.points, args.curve, args.sample,
-                    time.perf_counter() - t0, command)
+                    time.perf_counter() - t0, command, load)
     print(report)
     if args.write:
         with open(args.write, "w") as fh:
