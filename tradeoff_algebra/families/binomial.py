@@ -217,13 +217,9 @@ def _(f, a, ac):
     return _eval(f, a, ac, power=True)
 
 
-@exact_value.register(BinomialDP)
-def _(f, A, Ac):
-    r = sp.exp(f.eps)
-    if not isinstance(r, sp.Rational) or not isinstance(f.n, sp.Integer):
-        return None
-    n, a, b = int(f.n), int(r.p), int(r.q)
-    # weights w_k = C(n,k) a^{n-k} b^k over D = (a+b)^n (masses of B(n, b/(a+b)))
+@lru_cache(maxsize=4)
+def _integer_tails(n: int, a: int, b: int) -> tuple[int, ...]:
+    """upper[j] = sum_{k >= j} C(n,k) a^{n-k} b^k: the tails of B(n, b/(a+b)) times (a+b)^n."""
     w = a**n
     weights = [w]
     for k in range(n):
@@ -234,6 +230,16 @@ def _(f, A, Ac):
     for j in range(n, -1, -1):
         acc += weights[j]
         upper[j] = acc
+    return tuple(upper)
+
+
+@exact_value.register(BinomialDP)
+def _(f, A, Ac):
+    r = sp.exp(f.eps)
+    if not isinstance(r, sp.Rational) or not isinstance(f.n, sp.Integer):
+        return None
+    n, a, b = int(f.n), int(r.p), int(r.q)
+    upper = _integer_tails(n, a, b)
     D = upper[0]
     x = Fraction(int(A.p), int(A.q)) * D
     j = n
