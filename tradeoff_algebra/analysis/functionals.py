@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from functools import cache, singledispatch
+from functools import singledispatch
 from typing import Any
 
 import mpmath
@@ -133,52 +133,34 @@ def _(f, name):
     return sp.Piecewise((v, sp.Eq(d, 0)), (sp.oo, True))
 
 
-@cache
-def _laplace_forms():
-    """Laplace functionals by integration over the privacy loss (cached, symbolic in m > 0).
+def _laplace_forms(m):
+    """Laplace functionals by integration over the privacy loss.
 
     Under P = Lap(0, 1), log dQ/dP = |x| - |x - m| is -m on x <= 0 (mass 1/2), m on x >= m
-    (mass e^{-m}/2) and 2x - m in between (density e^{-x}/2).
+    (mass e^{-m}/2) and 2x - m in between (density e^{-x}/2); so each functional is
+    ``F(-m)/2 + F(m) e^{-m}/2 + int_0^m F(2x - m) e^{-x}/2 dx``, split where F has a kink
+    (x = m/2, and x = (1 - e^{-m})/2 for bar kappa_3). The integrals were done by SymPy and are
+    checked against quadrature of the Laplace density in ``tests/test_functionals.py``.
     """
-    m, x = sp.symbols("m x", positive=True)
-    k = m + sp.exp(-m) - 1  # KL(Lap(0,1) || Lap(m,1)); re-derived below as a check
-
-    def E(F, pieces):
-        tot = F(-m) / 2 + F(m) * sp.exp(-m) / 2
-        for a, b, G in pieces:
-            tot += sp.integrate(G(2 * x - m) * sp.exp(-x) / 2, (x, a, b))
-        return sp.simplify(tot)
-
-    kl = sp.simplify(-E(lambda t: t, [(0, m, lambda t: t)]))
-    assert sp.simplify(kl - k) == 0
-    x0 = (1 - sp.exp(-m)) / 2  # where 2x - m + kl = 0
-    forms = {
-        "kl": k,
-        "kappa2": E(lambda t: t**2, [(0, m, lambda t: t**2)]),
-        "kappa3": E(lambda t: abs(t)**3, [(0, m / 2, lambda t: -t**3),
-                                         (m / 2, m, lambda t: t**3)]),
-        "kappa3_bar": sp.simplify((1 - sp.exp(-m))**3 / 2 + (2 * m + sp.exp(-m) - 1)**3
-                                  * sp.exp(-m) / 2
-                                  + sp.integrate(-(2 * x - m + k)**3 * sp.exp(-x) / 2,
-                                                 (x, 0, x0))
-                                  + sp.integrate((2 * x - m + k)**3 * sp.exp(-x) / 2,
-                                                 (x, x0, m))),
-        "chi2_plus": sp.simplify((sp.exp(m) - 1)**2 * sp.exp(-m) / 2
-                                 + sp.integrate((sp.exp(2 * x - m) - 1)**2 * sp.exp(-x) / 2,
-                                                (x, m / 2, m))),
+    E = sp.exp(-m)
+    return {
+        "kl": m - 1 + E,  # KL(Lap(0,1) || Lap(m,1))
+        "kappa2": m**2 - 2 * m + 4 - (2 * m + 4) * E,
+        "kappa3": (m**3 - 3 * m**2 + 12 * m - 24 + 48 * sp.exp(-m / 2)
+                   - (3 * m**2 + 12 * m + 24) * E),
+        "kappa3_bar": (48 * sp.exp((E - 1) / 2) - 14 - (12 * m**2 + 12 * m + 24) * E
+                       - (12 * m + 6) * E**2 - 4 * E**3),
+        "chi2_plus": 2 * sp.exp(m) / 3 - 2 + 4 * sp.exp(-m / 2) / 3,
         "tv": 1 - sp.exp(-m / 2),
-        "auc": 1 - sp.exp(-m) * (2 + m) / 4,
+        "auc": 1 - E * (2 + m) / 4,
     }
-    return m, forms
 
 
 @closed_form.register(Laplace)
 def _(f, name):
     if f.mu.is_zero:
         return sp.S.Half if name == "auc" else sp.S.Zero
-    m, forms = _laplace_forms()
-    v = forms.get(name)
-    return None if v is None else v.subs(m, f.mu)
+    return _laplace_forms(f.mu).get(name)
 
 
 @closed_form.register(IdTradeOff)
