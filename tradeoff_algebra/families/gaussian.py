@@ -1,6 +1,6 @@
 """The Gaussian trade-off function G_mu = T(N(0,1), N(mu,1)).
 
-Dong, Roth & Su, "Gaussian differential privacy", Def. 3 (Eq. (4)):
+Dong, Roth & Su, "Gaussian differential privacy", Sec. 2.2, Eq. (5):
 ``G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)``. It is symmetric (Prop. 2 / Sec. 2.4), its fixed
 point is ``Phi(-mu/2)`` and ``G_mu'(alpha) = -exp(mu Phi^{-1}(1-alpha) - mu^2/2)``.
 Numerically ``Phi^{-1}(1 - alpha)`` is taken as ``-Phi^{-1}(alpha)`` for alpha <= 1/2 and
@@ -26,7 +26,7 @@ __all__ = ["Gaussian", "G"]
 
 
 class Gaussian(TradeOff):
-    """G_mu: the trade-off between N(0,1) and N(mu,1), mu >= 0 (Dong, Roth & Su, Def. 3)."""
+    """G_mu: the trade-off between N(0,1) and N(mu,1), mu >= 0 (Dong, Roth & Su, Eq. (5))."""
 
     def __new__(cls, mu: Any):
         mu = param("mu", mu, lower=0, owner="Gaussian")

@@ -1,7 +1,8 @@
 """The tensor product f (x) g: composition of mechanisms (Dong, Roth & Su, Def. 5).
 
 ``T(P, Q) (x) T(P', Q') = T(P x P', Q x Q')``; the product is well defined, commutative and
-associative with unit Id (Prop. 4). Construction flattens nested tensors and sorts the factors
+associative with unit Id (the properties listed after Def. 5 in Sec. 3.1, proved in Appendix D).
+Construction flattens nested tensors and sorts the factors
 (cheap canonicalisation); it does not simplify.
 """
 
