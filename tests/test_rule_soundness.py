@@ -119,3 +119,52 @@ def test_zz_print_digits():
     """Print the digits reached per rule (visible with ``pytest -s``)."""
     for name in sorted(REPORT):
         print(f"{name:45s} {' '.join(REPORT[name])}")
+
+
+# -- the reference evaluator against independent routes -------------------------------------------
+def test_reference_finite_np_matches_brute_force():
+    """Likelihood-ratio ordering vs brute force over every randomised test (reference_np)."""
+    from reference_np import finite_np
+    from rewrite_reference import model, pair_value
+
+    f = ta.Tensor(ta.Mix(ta.EpsDelta(sp.log(3), sp.Rational(1, 10)), sp.Rational(1, 3)),
+                  ta.EpsDelta(sp.log(2)))
+    atoms = model(f).atoms
+    P, Q = [a for a, _ in atoms], [b for _, b in atoms]
+    for A in (Fraction(0), Fraction(1, 7), Fraction(1, 2), Fraction(9, 10), Fraction(1)):
+        assert pair_value(model(f), A) == finite_np(P, Q, A)
+
+
+def test_reference_four_point_pair_is_epsdelta():
+    from rewrite_reference import model, pair_value
+
+    f = ta.EpsDelta(sp.log(sp.Rational(5, 2)), sp.Rational(1, 20))
+    for A in (Fraction(1, 100), Fraction(3, 10), Fraction(7, 10), Fraction(99, 100)):
+        exact = ta.evaluate(f, sp.Rational(A.numerator, A.denominator)).exact
+        assert pair_value(model(f), A) == Fraction(int(exact.p), int(exact.q))
+
+
+def test_reference_single_gaussian_matches_neyman_pearson():
+    from reference_np import gauss_np
+    from rewrite_reference import Pair, pair_value
+
+    with mp.workdps(60):
+        for A in (Fraction(1, 1000), Fraction(1, 2), Fraction(9, 10)):
+            v = pair_value(Pair(shifts=(sp.Rational(3, 2),)), A)
+            ref = gauss_np(mp.mpf(3) / 2, sp.Rational(A.numerator, A.denominator))
+            assert _digits(v, ref) >= 55
+
+
+def test_reference_inverse_swap_agrees_with_root_finding():
+    """Inside products the reference uses T(P, Q)^{-1} = T(Q, P); check it against Eq. (3)."""
+    from rewrite_reference import model, pair_value, root_inverse
+
+    f = ta.Tensor(ta.Mix(ta.EpsDelta(sp.log(3), sp.Rational(1, 10)), sp.Rational(2, 5)),
+                  ta.Mix(ta.EpsDelta(sp.log(2)), sp.Rational(1, 2)))
+    for A in (Fraction(1, 10), Fraction(1, 3), Fraction(4, 5)):
+        with mp.workdps(65):
+            assert pair_value(model(f).swap(), A) == root_inverse(f, A, 50)
+    g = ta.Tensor(ta.Mix(ta.EpsDelta(sp.log(3)), sp.Rational(1, 2)), ta.G(1))
+    with mp.workdps(65):
+        A = Fraction(1, 4)
+        assert _digits(pair_value(model(g).swap(), A), root_inverse(g, A, 50)) >= 50
