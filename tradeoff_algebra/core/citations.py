@@ -11,6 +11,13 @@ from dataclasses import dataclass
 __all__ = ["Paper", "Citation", "DRS", "DWORK", "KAISSIS", "WANG", "KOV"]
 
 
+_TEX_ESCAPES = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$"}
+
+
+def _tex_text(s: str) -> str:
+    return "".join(_TEX_ESCAPES.get(c, c) for c in s)
+
+
 @dataclass(frozen=True)
 class Citation:
     """A pinned reference: ``paper`` and ``locator`` (e.g. ``Cor. 2``, ``Eq. (10)``)."""
@@ -24,8 +31,10 @@ class Citation:
         return f"{s} ({self.note})" if self.note else s
 
     def latex(self) -> str:
-        loc = self.locator.replace(". ", ".~")
-        return r"\text{%s, %s}" % (self.paper.short, loc)
+        """``\\text{Dong, Roth \\& Su, Cor.~2}``, special characters escaped; the note (plain
+        text, often with ASCII formulas) is left to the plain-text form."""
+        loc = _tex_text(self.locator).replace(". ", ".~")
+        return r"\text{%s, %s}" % (_tex_text(self.paper.short), loc)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """The (epsilon, delta)-DP trade-off function f_{eps,delta}.
 
-Dong, Roth & Su, Eq. (5): ``f_{eps,delta}(alpha) = max{0, 1 - delta - e^eps alpha,
+Dong, Roth & Su, Eq. (4): ``f_{eps,delta}(alpha) = max{0, 1 - delta - e^eps alpha,
 e^{-eps}(1 - delta - alpha)}``; it is symmetric, piecewise linear with a kink at its fixed point
 ``(1 - delta)/(1 + e^eps)`` and zero on ``[1 - delta, 1]``. It is the trade-off function of the
-four-point pair of Dong, Roth & Su, Prop. 3 (used by the tests as an independent route).
+four-point pair standard in the proof of Prop. 3 (Wasserman & Zhou) and used by the tests.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = ["EpsDelta"]
 
 
 class EpsDelta(TradeOff):
-    """f_{eps,delta} with eps >= 0 and 0 <= delta <= 1 (Dong, Roth & Su, Eq. (5))."""
+    """f_{eps,delta} with eps >= 0 and 0 <= delta <= 1 (Dong, Roth & Su, Eq. (4))."""
 
     def __new__(cls, eps: Any, delta: Any = 0):
         eps = param("eps", eps, lower=0, owner="EpsDelta")

@@ -1,7 +1,8 @@
 """The two extreme trade-off functions: Id (perfect privacy) and Zero (blatant non-privacy).
 
 Dong, Roth & Su, Sec. 2.1: ``Id(alpha) = 1 - alpha`` is the trade-off of identical distributions,
-the unit of the tensor product (Prop. 4); ``0`` is the trade-off of mutually singular ones.
+the unit of the tensor product (Sec. 3.1, the properties after Def. 5); ``0`` is the
+trade-off of mutually singular ones.
 """
 
 from __future__ import annotations

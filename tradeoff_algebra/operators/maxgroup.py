@@ -115,7 +115,7 @@ def _epsdelta_dominates(g: EpsDelta, h: EpsDelta) -> bool:
     return fuzzy_and([fuzzy_le(g.eps, h.eps), fuzzy_le(g.delta, h.delta)]) is True
 
 
-@rule(Max, cite=DRS.at("Eq. (5)", note="f_{eps,delta} is non-increasing in eps and delta"),
+@rule(Max, cite=DRS.eq(4, note="f_{eps,delta} is non-increasing in eps and delta"),
       priority=90)
 def max_epsdelta_dominated(f: Max):
     """max{f_{eps1,d1}, f_{eps2,d2}} = f_{eps1,d1} when eps1 <= eps2 and d1 <= d2.

@@ -19,20 +19,12 @@ from .simplify import Rewriter, _check
 
 __all__ = ["Step", "Derivation", "derive", "citation_latex"]
 
-_TEX_ESCAPES = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$"}
-
-
-def _tex_text(s: str) -> str:
-    return "".join(_TEX_ESCAPES.get(c, c) for c in s)
-
-
 def citation_latex(cite: Citation) -> str:
     """``\\text{Dong, Roth \\& Su, Cor.~2}``: a citation for LaTeX, special characters escaped.
 
     The citation's note (plain text, often with ASCII formulas) is left to the plain-text trace.
     """
-    s = "%s, %s" % (_tex_text(cite.paper.short), _tex_text(cite.locator).replace(". ", ".~"))
-    return r"\text{%s}" % s
+    return cite.latex()
 
 
 @dataclass(frozen=True)
