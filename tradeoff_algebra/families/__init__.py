@@ -8,5 +8,5 @@ from .laplace import Laplace
 from .piecewise import PiecewiseLinear
 from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
 
-__all__ = ["Gaussian", "G", "EpsDelta", "Laplace", "Id", "Zero", "IdTradeOff", "ZeroTradeOff",
-           "PiecewiseLinear", "Discrete", "BinomialDP"]
+__all__ = ["Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero", "IdTradeOff",
+           "ZeroTradeOff", "PiecewiseLinear", "Discrete"]
