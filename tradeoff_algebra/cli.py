@@ -105,6 +105,27 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"  1 - G(1)({x}) = {ta.roc(ta.G(1), x, dps=dps)}")
     print("\nFloat64 curve of G(1) at alpha = 0, 0.25, 0.5, 0.75, 1:")
     print("  ", ta.G(1).curve([0, 0.25, 0.5, 0.75, 1]))
+
+    print("\nDerivations with cited steps:")
+    d = ta.derive(ta.G(mu) @ ta.G(nu) ** 3 @ ta.Id)
+    print("  " + str(d).replace("\n", "\n  "))
+    print("  LaTeX:\n    " + d.latex().replace("\n", "\n    "))
+    p, eps, delta = sp.symbols("p epsilon delta", positive=True)
+    sub = ta.C(p, ta.EpsDelta(eps, delta))
+    print(f"  simplify({ta.text(sub)}) = {ta.text(ta.simplify(sub))}"
+          "   [Cor. 3 with its corrected constant: proofs/drs_counterexamples.md]")
+    k = ta.simplify(ta.EpsDelta(1, 0) ** 100)
+    print(f"  simplify(EpsDelta(1, 0)**100) = {ta.text(k)};"
+          f"  value at alpha = 1/10: {ta.evaluate(k, sp.Rational(1, 10), dps=dps)}")
+
+    print(f"\nPrivacy profiles and conversions, {dps} digits:")
+    for e in [0, 5, 50]:
+        print(f"  delta(G(1), eps={e}) = {ta.delta(ta.G(1), e, dps=dps)}")
+    print(f"  epsilon(G(1), delta=1e-5) = {ta.epsilon(ta.G(1), sp.Rational(1, 10**5), dps=dps)}")
+    print(f"  Group privacy, groups of 3: Group(G(1), 3) at 0.05 = "
+          f"{ta.evaluate(ta.Group(ta.G(1), 3), '0.05', dps=dps)}  (= G(3) by Thm. 3)")
+    print(f"  Subsampling C_(1/10)(G(1)) at 0.05 = "
+          f"{ta.evaluate(ta.C(sp.Rational(1, 10), ta.G(1)), '0.05', dps=dps)}")
     return 0
 
 
