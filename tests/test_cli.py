@@ -107,7 +107,7 @@ def test_roc_laplace(capsys):
     (["eval", "G(1)", "-0.5"], "alpha = -1/2"),
     (["eval", "G(1)", "0.5", "--dps", "0"], "dps = 0"),
     (["eval", "mu + 1", "0.5"], "a trade-off expression"),
-    (["eval", "G(1) @ G(2)", "0.5"], "no numeric evaluation"),
+    (["eval", "G(mu)", "0.5"], "without free symbols"),
     (["eval", "G(1)"], "required: ALPHA"),
     (["eval", "G(1)", "0.5", "--dps", "many"], "invalid int value"),
     (["frobnicate"], "invalid choice"),
@@ -119,6 +119,14 @@ def test_errors_are_one_line_and_exit_2(capsys, argv, fragment):
     assert err.startswith("tradeoff: error: ") and err.endswith("\n")
     assert err.count("\n") == 1, err
     assert fragment in err, err
+
+
+def test_eval_uses_the_simplified_form_where_the_tensor_has_no_route(capsys):
+    # G_1 (x) G_2 = G_sqrt(5) (Cor. 2); the number is that of the closed form.
+    rc, out, _ = run(capsys, "eval", "G(1) @ G(2)", "0.05", "--dps", "40")
+    assert rc == 0
+    rc2, out2, _ = run(capsys, "eval", "G(sqrt(5))", "0.05", "--dps", "40")
+    assert rc2 == 0 and out == out2
 
 
 def test_demo_still_runs(capsys):

@@ -63,17 +63,33 @@ def _text(args: argparse.Namespace) -> int:
     return 0
 
 
+def _numeric(what, args: argparse.Namespace):
+    """Evaluate the expression as given; where it has no numeric route, its simplified form
+    (an identity, so the same number) is evaluated instead."""
+    from .core.errors import NoClosedForm
+    from .rewrite import simplify
+
+    f, a = _expression(args.expr), _level(args.alpha)
+    try:
+        return what(f, a, dps=args.dps)
+    except NoClosedForm:
+        g = simplify(f)
+        if g == f:
+            raise
+        return what(g, a, dps=args.dps)
+
+
 def _eval(args: argparse.Namespace) -> int:
     from .numeric import evaluate
 
-    print(evaluate(_expression(args.expr), _level(args.alpha), dps=args.dps))
+    print(_numeric(evaluate, args))
     return 0
 
 
 def _roc(args: argparse.Namespace) -> int:
     from .numeric import roc
 
-    print(roc(_expression(args.expr), _level(args.alpha), dps=args.dps))
+    print(_numeric(roc, args))
     return 0
 
 
