@@ -299,6 +299,9 @@ def _subsample_eval(f: Subsample, a, ac, power: bool):
     from ..numeric.roots import c_bounds, t_bounds
     from .unary import inverse_bracket
 
+    if f.arg.is_symmetric is not True:  # C_p(f) = C(f_p): the general envelope
+        h = SymmetricHull(Mix(f.arg, f.p))
+        return mp_roc(h, a, ac) if power else mp_value(h, a, ac)
     g = _symmetric_operand(f)
     p = num(f.p, "p")
     if p == 0:
@@ -346,6 +349,8 @@ def _subsample_np(f: Subsample, x):
     from ..numeric.protocol import np_value
     from .unary import inverse_np
 
+    if f.arg.is_symmetric is not True:
+        return np_value(SymmetricHull(Mix(f.arg, f.p)), x)
     g = _symmetric_operand(f)
     p = float(f.p)
     v = g._eval_fixed_point()
@@ -372,6 +377,15 @@ def _subsample_np(f: Subsample, x):
     return out
 
 
+def _pl_exact_subsample(f: Subsample, A):
+    """C_p(f)(A) = C(f_p)(A) exactly when f_p is piecewise linear with rational knots (the hull
+    of its knots, numeric.envelope), else None."""
+    from ..numeric.envelope import pl_exact, pl_hull_knots, pl_knots
+
+    k = pl_knots(Mix(f.arg, f.p))
+    return None if k is None else pl_exact(pl_hull_knots(k), A)
+
+
 def _register_subsample_numerics() -> None:
     from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
 
@@ -383,7 +397,7 @@ def _register_subsample_numerics() -> None:
     def _(f, A, Ac):
         g = f.arg
         if g.is_symmetric is not True or not isinstance(f.p, sp.Rational):
-            return None
+            return _pl_exact_subsample(f, A)
         x = g._eval_fixed_point()
         if not isinstance(x, sp.Rational):
             return None
@@ -391,7 +405,7 @@ def _register_subsample_numerics() -> None:
             return exact_value(Mix(g, f.p), A, Ac)
         if A <= 1 - f.p + (2 * f.p - 1) * x:
             return Ac - f.p * (1 - 2 * x)
-        return None  # f_p^{-1} has no exact route here
+        return _pl_exact_subsample(f, A)
 
 
 _register_subsample_numerics()

@@ -237,15 +237,30 @@ def inverse_np(f: TradeOff, x: np.ndarray) -> np.ndarray:
 
 
 def _register_unary_numerics() -> None:
-    from ..core.errors import NoClosedForm
+    from ..numeric.envelope import (
+        hull_mp,
+        hull_np,
+        pl_exact,
+        pl_hull_knots,
+        pl_knots,
+        pl_mp_value,
+        pl_np,
+    )
     from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
     from ..numeric.roots import c_bounds, t_bounds
+
+    def _pl_inverse_knots(f: Inverse):
+        """Exact knots of f^{-1} when the operand is piecewise linear (mirrored graph, Eq. (3))."""
+        return pl_knots(f)
 
     @mp_value.register(Inverse)
     def _(f, a, ac):
         g = _closed_inverse(f)
         if g is not None:
             return mp_value(g, a, ac)
+        k = _pl_inverse_knots(f)
+        if k is not None:
+            return pl_mp_value(k, a, ac)
         return t_bounds(*inverse_bracket(f.arg, a, ac))
 
     @mp_roc.register(Inverse)
@@ -253,6 +268,9 @@ def _register_unary_numerics() -> None:
         g = _closed_inverse(f)
         if g is not None:
             return mp_roc(g, a, ac)
+        k = _pl_inverse_knots(f)
+        if k is not None:
+            return pl_mp_value(k, a, ac, power=True)
         return c_bounds(*inverse_bracket(f.arg, a, ac))
 
     @np_value.register(Inverse)
@@ -263,7 +281,10 @@ def _register_unary_numerics() -> None:
     @exact_value.register(Inverse)
     def _(f, A, Ac):
         g = _closed_inverse(f)
-        return None if g is None else exact_value(g, A, Ac)
+        if g is not None:
+            return exact_value(g, A, Ac)
+        k = _pl_inverse_knots(f)
+        return None if k is None else pl_exact(k, A)
 
     # f^S = max{f, f^{-1}} (Dong, Roth & Su, Prop. 2): monotone in both, so the enclosure is
     # (max of the lows, max of the highs); the power is the min of the powers.
@@ -296,32 +317,53 @@ def _register_unary_numerics() -> None:
 
     # C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4): f itself for symmetric f; C(f^{-1}) =
     # C(f); C(f_p) = C_p(f) (Dong, Roth & Su, Def. 6) for f_p = Mix(f, p), evaluated by Eq. (13)
-    # when f is symmetric. The general asymmetric envelope has no guaranteed route yet.
-    def _hull_target(f: SymmetricHull):
-        from .subsample import Mix, Subsample
-
+    # when f is symmetric. Any other operand goes through numeric.envelope: the exact hull of
+    # the knots when it is piecewise linear, else the certified envelope enclosure.
+    def _hull_operand(f: SymmetricHull) -> TradeOff:
         g = f.arg
         while isinstance(g, Inverse):
             g = g.arg
+        return g
+
+    def _hull_target(f: SymmetricHull):
+        from .subsample import Mix, Subsample
+
+        g = _hull_operand(f)
         if g.is_symmetric is True:
             return g
         if isinstance(g, Mix) and g.arg.is_symmetric is True:
             return Subsample(g.arg, g.p)
-        raise NoClosedForm(
-            f"{f}: the symmetric hull min{{f, f^-1}}** is evaluated for symmetric f, for its "
-            "inverse and for f = Mix(h, p) with symmetric h (Dong, Roth & Su, Eq. (13)); an "
-            "asymmetric operand such as this one has no guaranteed numeric route yet")
+        return None
 
-    mp_value.register(SymmetricHull)(lambda f, a, ac: mp_value(_hull_target(f), a, ac))
-    mp_roc.register(SymmetricHull)(lambda f, a, ac: mp_roc(_hull_target(f), a, ac))
-    np_value.register(SymmetricHull)(lambda f, x: np_value(_hull_target(f), x))
+    def _hull_eval(f: SymmetricHull, a, ac, power: bool):
+        t = _hull_target(f)
+        if t is not None:
+            return mp_roc(t, a, ac) if power else mp_value(t, a, ac)
+        g = _hull_operand(f)
+        k = pl_knots(g)
+        if k is not None:
+            return pl_mp_value(pl_hull_knots(k), a, ac, power)
+        return hull_mp(g, a, ac, power, inverse_bracket)
+
+    mp_value.register(SymmetricHull)(lambda f, a, ac: _hull_eval(f, a, ac, False))
+    mp_roc.register(SymmetricHull)(lambda f, a, ac: _hull_eval(f, a, ac, True))
+
+    @np_value.register(SymmetricHull)
+    def _(f, x):
+        t = _hull_target(f)
+        if t is not None:
+            return np_value(t, x)
+        g = _hull_operand(f)
+        k = pl_knots(g)
+        return pl_np(pl_hull_knots(k), x) if k is not None else hull_np(g, x)
 
     @exact_value.register(SymmetricHull)
     def _(f, A, Ac):
-        try:
-            return exact_value(_hull_target(f), A, Ac)
-        except NoClosedForm:
-            return None
+        k = pl_knots(_hull_operand(f))
+        if k is not None:
+            return pl_exact(pl_hull_knots(k), A)
+        t = _hull_target(f)
+        return None if t is None else exact_value(t, A, Ac)
 
 
 _register_unary_numerics()
