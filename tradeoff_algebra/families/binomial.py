@@ -340,3 +340,31 @@ def binomial_tensor(t: Tensor):
 def binomial_trivial(f: BinomialDP):
     """f_{eps,0}^{(x) 0} = Id (B(0, p) is a point mass) and f_{0,0}^{(x) n} = Id (p = q = 1/2)."""
     return Id if (f.n.is_zero is True or f.eps.is_zero is True) else None
+
+
+# -- exact composition and privacy profile (tradeoff_algebra.numeric.finite) ---------------------
+def _register_finite() -> None:
+    from ..core.errors import NoClosedForm
+    from ..numeric.finite import FiniteLoss, finite_loss
+    from ..numeric.protocol import mp_delta
+
+    @finite_loss.register(BinomialDP)
+    def _(f):
+        """The n-fold product of randomized response (None for symbolic eps or n)."""
+        if f.free_symbols or not isinstance(f.n, sp.Integer):
+            return None
+        return FiniteLoss.binomial(f.eps, int(f.n))
+
+    @mp_delta.register(BinomialDP)
+    def _(f, eps):
+        """delta(eps) = sum_{k: (2k - n) eps0 > eps} (Q_k - e^eps P_k) with the binomial masses
+        P_k = C(n,k) e^{(n-k) eps0}/(1 + e^eps0)^n, Q_k = P_{n-k} (Dong, Roth & Su, Prop. 6 and
+        Sec. 3.3): the far terms from the binomial tails, the near ones as
+        -Q_k expm1(eps - (2k - n) eps0), so no cancellation."""
+        fl = finite_loss(f)
+        if fl is None:
+            raise NoClosedForm(f"{f}: delta(eps) needs numeric eps and n")
+        return fl.mp_delta(eps)
+
+
+_register_finite()

@@ -251,3 +251,34 @@ def _(f, a, ac):
 @np_value.register(Discrete)
 def _(f, x):
     return np_value(_pl(f), x)
+
+
+# -- exact composition and privacy profile (tradeoff_algebra.numeric.finite) ---------------------
+def _register_finite() -> None:
+    from ..numeric.finite import FiniteLoss, finite_loss
+    from ..numeric.protocol import mp_delta
+
+    @finite_loss.register(Discrete)
+    def _(f):
+        """The pair (P, Q) itself; floats at their exact binary values, each distribution
+        divided by its exact total (as for the knots); None for symbolic entries."""
+        if f.free_symbols:
+            return None
+        ps, qs = list(f.P), list(f.Q)
+        if any(x.has(sp.Float) for x in ps + qs):
+            ps = [sp.Rational(x) if isinstance(x, sp.Float) else x for x in ps]
+            qs = [sp.Rational(x) if isinstance(x, sp.Float) else x for x in qs]
+            tp, tq = sp.Add(*ps), sp.Add(*qs)
+            ps, qs = [x / tp for x in ps], [x / tq for x in qs]
+        return FiniteLoss.pair(ps, qs)
+
+    @mp_delta.register(Discrete)
+    def _(f, eps):
+        """delta(eps) = sum_{Q/P > e^eps} (Q - e^eps P) (Dong, Roth & Su, Prop. 6)."""
+        fl = finite_loss(f)
+        if fl is None:
+            raise NoClosedForm(f"{f}: delta(eps) needs numeric entries")
+        return fl.mp_delta(eps)
+
+
+_register_finite()

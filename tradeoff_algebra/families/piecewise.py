@@ -350,3 +350,35 @@ def _float_knots(f: PiecewiseLinear) -> tuple[np.ndarray, np.ndarray]:
 def _(f, x):
     xs, ys = _float_knots(f)
     return np.interp(x, xs, ys)
+
+
+# -- exact composition and privacy profile (tradeoff_algebra.numeric.finite) ---------------------
+def _register_finite() -> None:
+    from ..core.errors import NoClosedForm
+    from ..numeric.finite import FiniteLoss, finite_loss
+    from ..numeric.protocol import mp_delta
+
+    @finite_loss.register(PiecewiseLinear)
+    def _(f):
+        """A finite pair with T(P, Q) = f: each linear piece is an outcome with P-mass its width
+        and Q-mass its drop (likelihood ratio minus the slope), and ``1 - f(0)`` is the Q-mass
+        of an outcome with P = 0 (Dong, Roth & Su, Def. 2 and Appendix A: the Neyman--Pearson
+        knots of this pair are the knots of f). None for symbolic knots."""
+        if f.free_symbols:
+            return None
+        a, v, _, _ = _exact_knots(f)
+        P = [S.Zero] + [a[i + 1] - a[i] for i in range(len(a) - 1)]
+        Q = [1 - v[0]] + [v[i] - v[i + 1] for i in range(len(a) - 1)]
+        return FiniteLoss.pair(P, Q)
+
+    @mp_delta.register(PiecewiseLinear)
+    def _(f, eps):
+        """delta(eps) = sum over pieces of slope < -e^eps of (drop - e^eps width), plus
+        1 - f(0) (Dong, Roth & Su, Prop. 6)."""
+        fl = finite_loss(f)
+        if fl is None:
+            raise NoClosedForm(f"{f}: delta(eps) needs numeric knots")
+        return fl.mp_delta(eps)
+
+
+_register_finite()

@@ -80,6 +80,15 @@ _ZERO = Fraction(0)
 
 
 def _sympy_number(x: Any, name: str) -> sp.Expr:
+    """An exact SymPy number: floats at their binary values, decimal strings exactly."""
+    if isinstance(x, str):
+        try:
+            return sp.Rational(x.strip())
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameter(name, x, "a real number", "FiniteLoss") from exc
+    if isinstance(x, mpmath.mpf):
+        man, exp = x.man_exp
+        return sp.Integer(man) * sp.Integer(2) ** exp
     x = sp.sympify(x)
     if isinstance(x, sp.Float):
         return sp.Rational(x)
@@ -876,10 +885,10 @@ class FiniteLoss:
 
     def epsilon(self, delta: Any, dps: int = 30):
         """The smallest eps >= 0 with delta(eps) <= delta, as a Value."""
-        from .protocol import GUARD_DPS
+        from .protocol import GUARD_DPS, as_level
         from .value import Value
 
-        d = _sympy_number(delta, "delta")
+        d = as_level(delta, "delta")
         with mp.workdps(dps + GUARD_DPS):
             lo, hi = self.mp_epsilon(num(d, "delta"))
             return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
