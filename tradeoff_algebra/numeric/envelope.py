@@ -67,8 +67,8 @@ from ..core.errors import NoClosedForm, NumericalError
 from .roots import level, level_c
 
 __all__ = ["pl_knots", "pl_inverse", "pl_min", "pl_max", "lower_hull", "pl_eval",
-           "pl_symmetric_hull", "pl_exact", "pl_mp_value", "concave_sup", "hull_mp",
-           "hull_np"]
+           "pl_symmetric_hull", "pl_hull_knots", "pl_exact", "pl_mp_value", "pl_hull_mp",
+           "pl_np", "pl_hull_np", "pl_hull_exact", "concave_sup", "hull_mp", "hull_np"]
 
 Knots = tuple  # ((x_0, y_0), ..., (x_n, y_n)), x_0 = 0 < ... < x_n = 1, y_n = 0
 
@@ -276,51 +276,59 @@ def _register() -> bool:
 
 
 class _Exact:
-    """A real SymPy number with exact comparisons (decided numerically at high precision, exact
-    zero tests by simplification) for knot arithmetic on non-rational knots."""
+    """A real SymPy number with exact comparisons for knot arithmetic on non-rational knots:
+    decided by 80-digit values when they differ by more than 1e-60, else by cancelling and
+    simplifying the difference (zero) or evaluating it at 200 digits."""
 
-    __slots__ = ("e",)
+    __slots__ = ("e", "_n")
 
     def __init__(self, e):
         self.e = e
+        self._n = None
 
-    def _v(self, o):
-        return o.e if isinstance(o, _Exact) else sp.sympify(o)
+    def num(self):
+        if self._n is None:
+            with mp.workdps(80):
+                self._n = mp.mpf(sp.N(self.e, 80))
+        return self._n
+
+    @staticmethod
+    def _w(o):
+        return o if isinstance(o, _Exact) else _Exact(sp.sympify(o))
 
     def __add__(self, o):
-        return _Exact(self.e + self._v(o))
+        return _Exact(self.e + self._w(o).e)
 
     __radd__ = __add__
 
     def __sub__(self, o):
-        return _Exact(self.e - self._v(o))
+        return _Exact(self.e - self._w(o).e)
 
     def __rsub__(self, o):
-        return _Exact(self._v(o) - self.e)
+        return _Exact(self._w(o).e - self.e)
 
     def __mul__(self, o):
-        return _Exact(self.e * self._v(o))
+        return _Exact(self.e * self._w(o).e)
 
     __rmul__ = __mul__
 
     def __truediv__(self, o):
-        return _Exact(self.e / self._v(o))
+        return _Exact(self.e / self._w(o).e)
 
     def __rtruediv__(self, o):
-        return _Exact(self._v(o) / self.e)
+        return _Exact(self._w(o).e / self.e)
 
     def __neg__(self):
         return _Exact(-self.e)
 
     def _sign(self, o) -> int:
-        d = self.e - self._v(o)
-        if d == 0:
-            return 0
-        v = sp.N(d, 60)
-        if abs(v) > sp.Float(10) ** -50:
-            return 1 if v > 0 else -1
-        z = sp.simplify(d)
-        if z == 0:
+        o = self._w(o)
+        with mp.workdps(80):
+            d = self.num() - o.num()
+            if abs(d) > mp.mpf(10) ** -60:
+                return 1 if d > 0 else -1
+        z = sp.cancel(self.e - o.e)  # rational in the transcendental generators: often 0 here
+        if z == 0 or sp.simplify(z) == 0:
             return 0
         v = sp.N(z, 200)
         if v == 0:
@@ -343,7 +351,7 @@ class _Exact:
         return self._sign(o) == 0
 
     def __hash__(self):
-        return hash(sp.N(self.e, 30))
+        return hash(mpmath.nstr(self.num(), 40))
 
 
 def _as_exact(knots) -> Knots:
@@ -398,7 +406,8 @@ def pl_exact(knots: Knots, A: sp.Rational) -> sp.Rational | None:
 
 
 def pl_hull_knots(knots: Knots) -> Knots:
-    """Exact knots of min{g, g^{-1}}^{**} for the knots of g."""
+    """Exact knots of min{g, g^{-1}}^{**} for the knots of g (Fractions for rational knots;
+    exact SymPy arithmetic with numerically decided comparisons otherwise, which is slow)."""
     return _hull_knots(tuple(knots))
 
 
@@ -411,7 +420,10 @@ def pl_mp_value(knots: Knots, a, ac, power: bool = False):
     relative accuracy. The enclosure is widened by 2^-(prec - 8) times the terms' sizes, which
     covers the rounding of the knots and of the handful of operations.
     """
-    from .protocol import num
+    from .protocol import num as _num_sympy
+
+    def num(x, what):
+        return x if isinstance(x, mpmath.mpf) else _num_sympy(x, what)
 
     xs = [num(k[0], "knot") for k in knots]
     n = len(xs)
@@ -431,6 +443,42 @@ def pl_mp_value(knots: Knots, a, ac, power: bool = False):
             size = abs(Y1) + abs(Y1 - Y0) * (abs(right) + abs(xs[i + 1]) * (i < n - 2)) / width
         m = mpmath.ldexp(size, -(mp.prec - 28))
         return +(v - m), +(v + m)
+
+
+def _rational(knots) -> bool:
+    return all(isinstance(x, sp.Rational) for k in knots for x in k)
+
+
+def pl_hull_exact(knots: Knots, A: sp.Rational) -> sp.Rational | None:
+    """min{g, g^{-1}}^{**}(A) exactly for rational knots of g and rational A, else None."""
+    return pl_exact(pl_hull_knots(knots), A) if _rational(knots) else None
+
+
+def pl_hull_mp(knots: Knots, a, ac, power: bool = False):
+    """Enclosure of min{g, g^{-1}}^{**}(alpha) (or of 1 - it) for g through the exact SymPy
+    ``knots``: the exact hull for rational knots; otherwise the hull of the knots rounded to
+    ``prec + 40`` bits (more for tiny alpha, so the power keeps its relative accuracy), with a
+    margin 2^-(prec + 12) on top of :func:`pl_mp_value`'s for the rounded hull decisions (a
+    misjudged near-tie moves a value by the rounding of the knots only)."""
+    from .protocol import num
+
+    if _rational(knots):
+        return pl_mp_value(pl_hull_knots(knots), a, ac, power)
+    extra = 40 + (max(0, -int(mpmath.mag(a))) if a > 0 else 0)
+    prec = mp.prec
+    with mp.workprec(prec + extra):
+        mk = tuple((num(x, "knot"), num(y, "knot")) for x, y in knots)
+        hull = pl_symmetric_hull(mk)
+        lo, hi = pl_mp_value(hull, a, ac, power)
+        m = mpmath.ldexp(max(abs(lo), abs(hi)), -(prec + 12))
+        lo, hi = lo - m, hi + m
+    return lo, hi
+
+
+def pl_hull_np(knots: Knots, x: np.ndarray) -> np.ndarray:
+    """The hull of the knots in float64 (for curves)."""
+    fk = tuple((float(a), float(v)) for a, v in knots)
+    return pl_np(pl_symmetric_hull(fk), x)
 
 
 def pl_np(knots: Knots, x: np.ndarray) -> np.ndarray:

@@ -380,10 +380,10 @@ def _subsample_np(f: Subsample, x):
 def _pl_exact_subsample(f: Subsample, A):
     """C_p(f)(A) = C(f_p)(A) exactly when f_p is piecewise linear with rational knots (the hull
     of its knots, numeric.envelope), else None."""
-    from ..numeric.envelope import pl_exact, pl_hull_knots, pl_knots
+    from ..numeric.envelope import pl_hull_exact, pl_knots
 
     k = pl_knots(Mix(f.arg, f.p))
-    return None if k is None else pl_exact(pl_hull_knots(k), A)
+    return None if k is None else pl_hull_exact(k, A)
 
 
 def _register_subsample_numerics() -> None:
@@ -409,3 +409,27 @@ def _register_subsample_numerics() -> None:
 
 
 _register_subsample_numerics()
+
+
+# -- privacy-loss model of f_p for the PLD engine (numeric.pld) --------------------------------
+def _register_mix_loss() -> None:
+    from ..core.errors import NoClosedForm
+    from ..numeric.pld import leaf_model
+    from ..numeric.pld_models import AtomLoss, MixLoss, loss_model
+
+    @loss_model.register(Mix)
+    def _(f):
+        """f_p = T(P, (1 - p) P + p Q): loss log(1 - p + p e^L) (see MixLoss)."""
+        if f.free_symbols:
+            return None
+        try:
+            inner = leaf_model(f.arg)
+        except NoClosedForm:
+            return None
+        p = float(f.p)
+        if p == 0:
+            return AtomLoss([0.0], [1.0], [1.0])
+        return inner if p == 1 else MixLoss(inner, p)
+
+
+_register_mix_loss()

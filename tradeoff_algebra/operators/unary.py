@@ -241,10 +241,11 @@ def _register_unary_numerics() -> None:
         hull_mp,
         hull_np,
         pl_exact,
-        pl_hull_knots,
+        pl_hull_exact,
+        pl_hull_mp,
+        pl_hull_np,
         pl_knots,
         pl_mp_value,
-        pl_np,
     )
     from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
     from ..numeric.roots import c_bounds, t_bounds
@@ -342,7 +343,7 @@ def _register_unary_numerics() -> None:
         g = _hull_operand(f)
         k = pl_knots(g)
         if k is not None:
-            return pl_mp_value(pl_hull_knots(k), a, ac, power)
+            return pl_hull_mp(k, a, ac, power)
         return hull_mp(g, a, ac, power, inverse_bracket)
 
     mp_value.register(SymmetricHull)(lambda f, a, ac: _hull_eval(f, a, ac, False))
@@ -355,13 +356,14 @@ def _register_unary_numerics() -> None:
             return np_value(t, x)
         g = _hull_operand(f)
         k = pl_knots(g)
-        return pl_np(pl_hull_knots(k), x) if k is not None else hull_np(g, x)
+        return pl_hull_np(k, x) if k is not None else hull_np(g, x)
 
     @exact_value.register(SymmetricHull)
     def _(f, A, Ac):
         k = pl_knots(_hull_operand(f))
-        if k is not None:
-            return pl_exact(pl_hull_knots(k), A)
+        v = None if k is None else pl_hull_exact(k, A)
+        if v is not None:
+            return v
         t = _hull_target(f)
         return None if t is None else exact_value(t, A, Ac)
 
