@@ -235,6 +235,25 @@ def _delta_block(deltas, G: int, mode: _Mode):
     return out, den
 
 
+def _with_delta(block, dblock, G: int):
+    """``block (x) f_{0,D}`` without the generic product: every atom keeps its ratio with
+    masses times ``1 - D``, and ``D`` (times the total mass, 1) joins the atoms of ratio 0
+    (P-mass) and oo (Q-mass)."""
+    d, dden = dblock
+    zeros = (0,) * G
+    keep = d[(_ONE, zeros)][0]
+    D = d[(_ZERO, zeros)][0] if (_ZERO, zeros) in d else None
+    b, den = block
+    out = {k: [p * keep, q * keep] for k, (p, q) in b.items()}
+    if D is not None:
+        mass = D * den  # D times the total mass (den in exact mode, 1 otherwise)
+        zero = 0 * mass
+        for key, j in (((_ZERO, zeros), 0), ((None, zeros), 1)):
+            cur = out.setdefault(key, [zero, zero])
+            cur[j] = cur[j] + mass
+    return out, den * dden
+
+
 def _binomial_member(eps: sp.Expr, n: int, mode: _Mode):
     """(P_k, Q_k), k = 0..n, of randomized response to the n: k coordinates of ratio e^eps.
 
@@ -585,11 +604,11 @@ class FiniteLoss:
         gens = [(L, sp.exp(L)) for L, _ in classes]
         blocks = [_class_block(j, G, members, mode) for j, (_, members) in enumerate(classes)]
         blocks += [_power_block(_atoms_block(atoms, G, mode), m, G, mode) for atoms, m in pairs]
-        if deltas:
-            blocks.append(_delta_block(deltas, G, mode))
         block = blocks[0] if blocks else _unit_block(G, mode)
         for b in blocks[1:]:
             block = _product(block, b)
+        if deltas:
+            block = _with_delta(block, _delta_block(deltas, G, mode), G)
         items = [(k, p, q) for k, (p, q) in block[0].items()
                  if not (_is_zero(p) and _is_zero(q))]
         return _Table(items, block[1], gens, mode, prec, self._op_count())
