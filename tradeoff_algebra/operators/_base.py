@@ -10,7 +10,7 @@ from sympy.core.logic import fuzzy_and
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 
-__all__ = ["operand", "sorted_operands", "all_symmetric"]
+__all__ = ["operand", "sorted_operands", "all_symmetric", "UnaryOperator"]
 
 
 def operand(value: Any, owner: str, name: str = "f") -> TradeOff:
@@ -28,3 +28,14 @@ def sorted_operands(fs) -> list[TradeOff]:
 
 def all_symmetric(fs) -> bool | None:
     return fuzzy_and(f.is_symmetric for f in fs)
+
+
+class UnaryOperator(TradeOff):
+    """Base of the operators with one trade-off operand and no parameter (f^{-1}, f^S, C(f))."""
+
+    def __new__(cls, f: Any):
+        return TradeOff.__new__(cls, operand(f, cls.__name__))
+
+    @property
+    def arg(self) -> TradeOff:
+        return self.args[0]

@@ -9,26 +9,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..core.node import PREC_ATOM, PREC_POSTFIX, TradeOff, register_operator
-from ._base import operand
+from ._base import UnaryOperator
 
 __all__ = ["Inverse", "Symmetrize", "SymmetricHull"]
 
 
 @register_operator
-class Inverse(TradeOff):
+class Inverse(UnaryOperator):
     """f^{-1} (Dong, Roth & Su, Eq. (3)); ``f.inverse()``."""
 
     _precedence = PREC_POSTFIX
-
-    def __new__(cls, f: Any):
-        return TradeOff.__new__(cls, operand(f, "Inverse"))
-
-    @property
-    def arg(self) -> TradeOff:
-        return self.args[0]
 
     @property
     def is_symmetric(self) -> bool | None:
@@ -46,15 +37,8 @@ class Inverse(TradeOff):
 
 
 @register_operator
-class Symmetrize(TradeOff):
-    """f^S = max{f, f^{-1}} (Dong, Roth & Su, Sec. 2.3)."""
-
-    def __new__(cls, f: Any):
-        return TradeOff.__new__(cls, operand(f, "Symmetrize"))
-
-    @property
-    def arg(self) -> TradeOff:
-        return self.args[0]
+class Symmetrize(UnaryOperator):
+    """f^S = max{f, f^{-1}} (Dong, Roth & Su, Prop. 2)."""
 
     @property
     def is_symmetric(self) -> bool:
@@ -65,15 +49,8 @@ class Symmetrize(TradeOff):
 
 
 @register_operator
-class SymmetricHull(TradeOff):
+class SymmetricHull(UnaryOperator):
     """C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 2)."""
-
-    def __new__(cls, f: Any):
-        return TradeOff.__new__(cls, operand(f, "SymmetricHull"))
-
-    @property
-    def arg(self) -> TradeOff:
-        return self.args[0]
 
     @property
     def is_symmetric(self) -> bool:
