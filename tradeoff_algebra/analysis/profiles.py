@@ -161,3 +161,32 @@ def _(f, eps):
 @mp_epsilon.register(ZeroTradeOff)
 def _(f, d):
     return (mp.zero, mp.zero) if d >= 1 else (mp.inf, mp.inf)
+
+
+# -- products and their symmetric hulls: the PLD engine (operators.tensor, numeric.pld) -------
+def _register_tensor_epsilon() -> None:
+    from ..operators import tensor as _t
+    from ..operators.unary import SymmetricHull
+
+    def product_epsilon(f, d):
+        kind, obj = _t._route(f)
+        if kind == "finite":
+            return obj.mp_epsilon(d)
+        if kind == "node":
+            return mp_epsilon(obj, d)
+        return _t.pld_epsilon(obj, d)
+
+    mp_epsilon.register(_t.Tensor)(product_epsilon)
+    mp_epsilon.register(_t.TensorPower)(product_epsilon)
+
+    @mp_epsilon.register(SymmetricHull)
+    def _(f, d):
+        # eps_C(delta) = max of the two directions (delta_C = max of the two profiles)
+        dirs = _t.hull_directions(f)
+        if dirs is None:
+            return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
+        a, b = (_t.pld_epsilon(x, d) for x in dirs)
+        return max(a[0], b[0]), max(a[1], b[1])
+
+
+_register_tensor_epsilon()

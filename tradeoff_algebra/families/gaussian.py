@@ -183,3 +183,19 @@ def _register_gaussian_conjugate() -> None:
 
 
 _register_gaussian_conjugate()
+
+
+# -- privacy-loss model for the PLD engine (numeric.pld) -----------------------------------------
+def _register_gaussian_loss() -> None:
+    from ..numeric.pld_models import AtomLoss, NormalLoss, loss_model
+
+    @loss_model.register(Gaussian)
+    def _(f):
+        """L = mu x - mu^2/2: N(mu^2/2, mu^2) under Q = N(mu, 1), N(-mu^2/2, mu^2) under P."""
+        if f.free_symbols:
+            return None
+        mu = float(f.mu)
+        return NormalLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
+
+
+_register_gaussian_loss()

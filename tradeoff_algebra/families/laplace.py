@@ -131,3 +131,19 @@ def _register_laplace_conjugate() -> None:
 
 
 _register_laplace_conjugate()
+
+
+# -- privacy-loss model for the PLD engine (numeric.pld) -----------------------------------------
+def _register_laplace_loss() -> None:
+    from ..numeric.pld_models import AtomLoss, LaplaceLoss, loss_model
+
+    @loss_model.register(Laplace)
+    def _(f):
+        """L = |x| - |x - mu| in [-mu, mu], atoms at both ends (see LaplaceLoss)."""
+        if f.free_symbols:
+            return None
+        mu = float(f.mu)
+        return LaplaceLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
+
+
+_register_laplace_loss()

@@ -433,3 +433,26 @@ def _register_mix_loss() -> None:
 
 
 _register_mix_loss()
+
+
+def _register_subsample_loss() -> None:
+    from ..core.errors import NoClosedForm
+    from ..numeric.pld import leaf_model
+    from ..numeric.pld_models import AtomLoss, MixLoss, SubsampleLoss, loss_model
+
+    @loss_model.register(Subsample)
+    def _(f):
+        """C_p(g), g symmetric: f_p above loss 0, an atom at 0, the mirror below (Eq. (13))."""
+        if f.free_symbols or f.arg.is_symmetric is not True:
+            return None
+        try:
+            inner = leaf_model(f.arg)
+        except NoClosedForm:
+            return None
+        p = float(f.p)
+        if p == 0:
+            return AtomLoss([0.0], [1.0], [1.0])
+        return SubsampleLoss(inner if p == 1 else MixLoss(inner, p))
+
+
+_register_subsample_loss()

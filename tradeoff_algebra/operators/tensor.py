@@ -183,3 +183,222 @@ def power_of_zero(p: TensorPower):
     if p.base != Zero:
         return None
     return Zero if fuzzy_and([p.n.is_integer, (p.n - 1).is_nonnegative]) else None
+
+
+# ================================================================================================
+# NUMERIC EVALUATION of Tensor and TensorPower (registered with numeric.protocol)
+# ================================================================================================
+# Order of routes: (1) finite objects compose exactly (numeric.finite.finite_loss: f_{eps,delta},
+# Discrete, PiecewiseLinear, BinomialDP and their products); (2) the rewrite rules, when they
+# turn the product into a node that is not a product (G_mu (x) G_nu = G_sqrt(mu^2+nu^2)); (3) the
+# privacy-loss-distribution engine (numeric.pld), an enclosure from pessimistic and optimistic
+# discretisations of every factor's loss (families G, Laplace, finite objects, Mix and Inverse of
+# these), composed by FFT. Options (tolerance, grid, progress bar): numeric.pld.pld_options.
+
+
+def pld_leaves(f: TradeOff) -> tuple | None:
+    """``((leaf, n), ...)``: the factors of a product with their multiplicities (flattening
+    Tensor and TensorPower with integer exponents), or None for a symbolic exponent."""
+    from sympy import Integer
+
+    acc: dict = {}
+
+    def walk(g, mult: int) -> bool:
+        if isinstance(g, Tensor):
+            return all(walk(x, mult) for x in g.factors)
+        if isinstance(g, TensorPower):
+            if not isinstance(g.n, Integer):
+                return False
+            return walk(g.base, mult * int(g.n))
+        acc[g] = acc.get(g, 0) + mult
+        return True
+
+    if not walk(f, 1):
+        return None
+    return tuple(sorted(acc.items(), key=lambda kv: str(kv[0])))
+
+
+def _finite(f):
+    try:
+        from ..numeric.finite import finite_loss
+    except ImportError:  # pragma: no cover - the finite route is optional
+        return None
+    return finite_loss(f)
+
+
+def _simplified(f):
+    """A non-product node equal to f by the rewrite rules, else the (partly) simplified
+    product (the rewrite layer is imported lazily: it comes later)."""
+    from ..rewrite import simplify
+
+    g = simplify(f)
+    return g
+
+
+def _float_bracket(x):
+    """Floats (down, up) with down <= x <= up for an mpf x."""
+    import math
+
+    from mpmath import mp
+
+    v = float(x)
+    if mp.mpf(v) == x:
+        return v, v
+    return (math.nextafter(v, -math.inf), v) if mp.mpf(v) > x else (v, math.nextafter(v, math.inf))
+
+
+def _route(f):
+    """('finite', FiniteLoss) | ('node', other node) | ('pld', leaves)."""
+    from ..core.errors import NoClosedForm
+
+    fl = _finite(f)
+    if fl is not None:
+        return "finite", fl
+    g = _simplified(f)
+    if g != f and not isinstance(g, (Tensor, TensorPower)):
+        return "node", g
+    leaves = pld_leaves(g)
+    if leaves is None:
+        raise NoClosedForm(f"{f}: a tensor power with a symbolic exponent has no numeric value")
+    return "pld", leaves
+
+
+def _register_tensor_numerics() -> None:
+    from mpmath import mp
+
+    from ..numeric import pld
+    from ..numeric.protocol import mp_delta, mp_roc, mp_value
+
+    def value(f, a, ac, power: bool):
+        kind, obj = _route(f)
+        if kind == "finite":
+            return obj.mp_roc(a, ac) if power else obj.mp_value(a, ac)
+        if kind == "node":
+            return mp_roc(obj, a, ac) if power else mp_value(obj, a, ac)
+        o = pld.options()
+        lo_a, hi_a = _float_bracket(a)
+        fn = pld.roc_enclosure if power else pld.value_enclosure
+        r1 = fn(obj, lo_a, o["tol"], o["h"], o["tail"], o["progress"])
+        r2 = r1 if hi_a == lo_a else fn(obj, hi_a, o["tol"], o["h"], o["tail"], o["progress"])
+        # f is non-increasing and 1 - f non-decreasing in alpha
+        lo, hi = (r1[0], r2[1]) if power else (r2[0], r1[1])
+        return mp.mpf(lo), mp.mpf(hi)
+
+    from ..numeric.protocol import exact_value
+
+    def exact(f, A, Ac):
+        fl = _finite(f)
+        return None if fl is None else fl.value(A, Ac)
+
+    for cls in (Tensor, TensorPower):
+        exact_value.register(cls)(exact)
+        mp_value.register(cls)(lambda f, a, ac: value(f, a, ac, False))
+        mp_roc.register(cls)(lambda f, a, ac: value(f, a, ac, True))
+
+        @mp_delta.register(cls)
+        def _(f, eps):
+            kind, obj = _route(f)
+            if kind == "finite":
+                return obj.mp_delta(eps)
+            if kind == "node":
+                return mp_delta(obj, eps)
+            return pld_delta(obj, eps)
+
+
+def pld_delta(leaves: tuple, eps, atol: float = 0.0):
+    """Enclosure (mpf lo, hi) of delta(eps) of the product ``leaves`` by the PLD engine
+    (refined to the relative tolerance of ``pld_options`` or to the absolute ``atol``)."""
+    from mpmath import mp
+
+    from ..numeric import pld
+
+    o = pld.options()
+    if eps == mp.inf:  # delta(oo) = Q(L = +oo), carried exactly enough by both sides
+        c = pld._composed(pld._check_leaves(leaves), o["h"] or pld.H_START, o["tail"], 0.0,
+                          o["progress"])
+        return mp.mpf(c.opt.inf), mp.mpf(c.pess.inf)
+    e_dn, e_up = _float_bracket(eps)  # delta is non-increasing in eps
+    lo = pld.delta_enclosure(leaves, e_up, o["tol"], o["h"], o["tail"], o["progress"], atol)[0]
+    hi = pld.delta_enclosure(leaves, e_dn, o["tol"], o["h"], o["tail"], o["progress"], atol)[1]
+    return mp.mpf(lo), mp.mpf(hi)
+
+
+def pld_epsilon(leaves: tuple, d):
+    """Enclosure (mpf lo, hi) of eps(delta) of the product ``leaves`` by the PLD engine."""
+    from mpmath import mp
+
+    from ..numeric import pld
+
+    o = pld.options()
+    d_dn, d_up = _float_bracket(d)
+    lo = pld.epsilon_enclosure(leaves, d_up, o["tol"], o["h"], o["tail"], o["progress"])[0]
+    hi = pld.epsilon_enclosure(leaves, d_dn, o["tol"], o["h"], o["tail"], o["progress"])[1]
+    return mp.mpf(lo), mp.mpf(hi)
+
+
+_register_tensor_numerics()
+
+
+# -- the symmetric hull of a product: delta_C(eps) = max(delta_f(eps), delta_{f^-1}(eps)) ------
+# C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4) has the conjugate C(f)^* = max{f^*,
+# (f^{-1})^*} (the conjugate of a lower convex envelope of a minimum is the maximum of the
+# conjugates), so by Prop. 6 of Dong, Roth & Su its profile is the larger of the two profiles:
+# the "remove" and the "add" neighbouring relations of NoisySGD. Likewise eps_C(delta) =
+# max(eps_f(delta), eps_{f^-1}(delta)).
+
+
+def hull_directions(f) -> tuple | None:
+    """The two products (leaves of f, leaves of f^{-1}) behind ``SymmetricHull(f)``, or None."""
+    from ..numeric.pld_models import loss_model
+    from .unary import Inverse
+
+    g = f.arg
+    while isinstance(g, Inverse):
+        g = g.arg
+    if not isinstance(g, (Tensor, TensorPower)) or g.is_symmetric is True:
+        return None
+    leaves = pld_leaves(g)
+    if leaves is None or any(loss_model(x) is None and _finite(x) is None for x, _ in leaves):
+        return None
+    inv = tuple((x if x.is_symmetric is True else Inverse(x), n) for x, n in leaves)
+    return leaves, inv
+
+
+def _register_hull_delta() -> None:
+    import mpmath
+
+    from ..numeric.protocol import mp_conjugate, mp_delta
+    from .unary import Inverse, SymmetricHull
+
+    @mp_delta.register(SymmetricHull)
+    def _(f, eps):
+        dirs = hull_directions(f)
+        if dirs is None:
+            if f.arg.is_symmetric is True:  # C(f) = f
+                return mp_delta(f.arg, eps)
+            lo, hi = mp_conjugate(f, -mpmath.exp(eps))
+            return 1 + lo, 1 + hi
+        from ..numeric.pld import options
+
+        a = pld_delta(dirs[0], eps)
+        # the other direction matters only where it may exceed the first
+        b = pld_delta(dirs[1], eps, atol=float(a[0]) * options()["tol"])
+        if b[1] > a[1]:  # it does: resolve it fully
+            b = pld_delta(dirs[1], eps)
+        return max(a[0], b[0]), max(a[1], b[1])
+
+    from ..numeric.pld import leaf_model
+    from ..numeric.pld_models import InverseLoss, loss_model
+
+    @loss_model.register(Inverse)
+    def _(f):
+        """f^{-1} = T(Q, P): the loss -L with P and Q exchanged (see InverseLoss)."""
+        from ..core.errors import NoClosedForm
+
+        try:
+            return InverseLoss(leaf_model(f.arg))
+        except NoClosedForm:
+            return None
+
+
+_register_hull_delta()

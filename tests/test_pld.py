@@ -1,0 +1,238 @@
+"""The privacy-loss-distribution engine (numeric.pld): enclosures against closed forms and
+independent quadrature, second-order shrinking of the widths, wiring into ta.evaluate / ta.delta /
+ta.epsilon, the symmetric hull's profile, and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra import C, EpsDelta, G, Inverse, Laplace, Mix
+from tradeoff_algebra.analysis.profiles import gaussian_delta
+from tradeoff_algebra.numeric import pld
+from tradeoff_algebra.numeric.pld_models import LaplaceLoss, NormalLoss
+
+H = 2.0**-9  # a coarse fixed grid keeps the tests fast; the enclosures hold on every grid
+
+
+def g_value(mu, a):
+    """G_mu(alpha) at 40 digits (Eq. (5))."""
+    with mpmath.workdps(40):
+        return mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(a)) - mu)
+
+
+def g_delta(mu, eps):
+    with mpmath.workdps(40):
+        return gaussian_delta(mpmath.mpf(mu), mpmath.mpf(eps))
+
+
+@pytest.mark.parametrize("mu,nu", [(1.0, 1.0), (0.5, 2.0), (3.0, 0.25)])
+def test_gaussian_pair_encloses_cor2(mu, nu):
+    leaves = ((G(mu), 1), (G(nu), 1))
+    m = math.hypot(mu, nu)
+    for a in (1e-6, 1e-3, 0.05, 0.3, 0.7, 0.99):
+        lo, hi = pld.value_enclosure(leaves, a, h=H)
+        assert lo <= g_value(m, a) <= hi
+        assert hi - lo < 1e-3
+    for eps in (0.0, 0.5, 2.0, 5.0):
+        lo, hi = pld.delta_enclosure(leaves, eps, h=H)
+        assert lo <= g_delta(m, eps) <= hi
+
+
+@pytest.mark.parametrize("mu,n", [(0.5, 16), (0.1, 400), (1.0, 3)])
+def test_gaussian_power_encloses_closed_form(mu, n):
+    leaves = ((G(mu), n),)
+    m = mu * math.sqrt(n)
+    for eps in (0.0, 1.0, 3.0, 6.0):
+        lo, hi = pld.delta_enclosure(leaves, eps, h=H)
+        assert lo <= g_delta(m, eps) <= hi
+    lo, hi = pld.delta_enclosure(leaves, 1.0, tol=1e-4)  # the adaptive grid meets tol
+    assert lo <= g_delta(m, 1.0) <= hi and hi - lo <= 1e-4 * hi
+    lo, hi = pld.epsilon_enclosure(leaves, 1e-5, h=H)
+    with mpmath.workdps(30):
+        exact = ta.epsilon(G(m), 1e-5, dps=20).mid
+    assert lo <= exact <= hi
+
+
+def test_laplace_single_factor_and_profile():
+    """One Laplace factor (atoms at +-mu and a continuous part) against Prop. 7."""
+    f = Laplace(1)
+    leaves = ((f, 1),)
+    for a in (0.01, 0.15, 0.3, 0.5, 0.8):
+        lo, hi = pld.value_enclosure(leaves, a, h=H)
+        assert lo <= ta.evaluate(f, a, dps=20).mid <= hi
+    for eps in (0.0, 0.3, 0.9, 1.5):
+        lo, hi = pld.delta_enclosure(leaves, eps, h=H)
+        assert lo <= ta.delta(f, eps, dps=20).mid <= hi
+
+
+def test_gaussian_laplace_against_quadrature():
+    """delta of G_mu (x) L_b at eps = E_{L ~ Laplace loss under Q}[delta_G(eps - L)]
+    (the composed profile conditioned on the Laplace coordinate), by mpmath quadrature."""
+    mu, b = 1.0, 1.0
+    f = G(mu) @ Laplace(b)
+
+    def dG(e):  # delta of G_mu at any real e (negative e by symmetry, see the next test)
+        if e > 0:
+            return gaussian_delta(mpmath.mpf(mu), e)
+        return (1 - mpmath.exp(e)) + mpmath.exp(e) * gaussian_delta(mpmath.mpf(mu), -e)
+
+    def reference(eps):
+        # Q(L = b) = 1/2, Q(L = -b) = e^{-b}/2, density e^{(l - b)/2}/4 on (-b, b)
+        return (dG(eps - b) / 2 + mpmath.exp(-b) / 2 * dG(eps + b)
+                + mpmath.quad(lambda l: dG(eps - l) * mpmath.exp((l - b) / 2) / 4, [-b, b]))
+
+    for eps in (0.5, 2.0):
+        with mpmath.workdps(30):
+            ref = reference(mpmath.mpf(eps))
+        v = ta.delta(f, eps, dps=15)
+        assert v.lo <= ref <= v.hi
+        assert v.hi - v.lo < 1e-3 * v.hi
+
+
+def test_symmetric_negative_eps_identity_used_above():
+    """The quadrature above needs delta_G at negative eps: delta(-e) = 1 - e^{-e} +
+    e^{-e} delta(e) for symmetric f; the engine's profile is valid for every real eps."""
+    c = pld._composed(((G(1.0), 1),), H, pld.DEFAULT_TAIL, 0.0, False)
+    for e in (0.3, 1.0):
+        lo, hi = c.delta_bounds(-e)
+        with mpmath.workdps(30):
+            ref = 1 - mpmath.exp(-e) + mpmath.exp(-e) * g_delta(1.0, e)
+        assert lo <= ref <= hi
+
+
+@pytest.mark.parametrize("d,n", [(sp.Rational(1, 10), 3), (sp.Rational(1, 1000), 50)])
+def test_f0delta_scaling(d, n):
+    """f_{0,delta}^{(x) n} = f_{0, 1 - (1 - delta)^n} (Dong, Roth & Su, Eq. (11)): finite atoms
+    (+oo, 0, -oo) through the engine."""
+    leaves = ((EpsDelta(0, d), n),)
+    D = 1 - (1 - d) ** n
+    for a in (sp.Rational(1, 100), sp.Rational(1, 3)):
+        lo, hi = pld.value_enclosure(leaves, float(a), h=H)
+        ref = float(max(0, 1 - D - a))
+        assert lo - 1e-15 <= ref <= hi + 1e-15
+    lo, hi = pld.delta_enclosure(leaves, 0.5, h=H)
+    assert lo <= float(D) * (1 + 1e-12) and float(D) * (1 - 1e-12) <= hi
+
+
+def test_mix_and_inverse_against_operator_routes():
+    """Mix(G, p) and its inverse as single factors against the operators' own numerics."""
+    for f in (Mix(G(1), sp.Rational(3, 10)), Inverse(Mix(G(2), sp.Rational(1, 2))),
+              C(sp.Rational(1, 4), G(1))):
+        leaves = ((f, 1),)
+        for a in (0.01, 0.2, 0.6):
+            lo, hi = pld.value_enclosure(leaves, a, h=H)
+            v = ta.evaluate(f, a, dps=20)
+            assert lo <= v.hi and v.lo <= hi
+            assert hi - lo < 1e-4
+
+
+def test_widths_shrink_second_order():
+    leaves = ((Mix(G(1), 0.1), 200),)
+    w = []
+    for k in (7, 8, 9):
+        lo, hi = pld.delta_enclosure(leaves, 1.0, h=2.0**-k)
+        w.append(hi - lo)
+    assert w[0] > w[1] > w[2] > 0
+    assert w[2] < w[0] / 8  # second order: a factor ~16 for a 4x finer grid
+    lo, hi = pld.delta_enclosure(leaves, 1.0, tol=1e-5)
+    assert (hi - lo) <= 1e-5 * hi
+
+
+def test_deep_tail_by_tilting():
+    """delta ~ 1e-30 of G_{0.5}^{(x) 16} = G_2: untilted float64 FFT cannot resolve it; the
+    adaptive route tilts the law towards eps and shrinks the tail cut."""
+    leaves = ((G(0.5), 16),)
+    eps = 24.0
+    ref = g_delta(2.0, eps)
+    assert 1e-33 < ref < 1e-27
+    lo, hi = pld.delta_enclosure(leaves, eps, tol=1e-2)
+    assert lo <= ref <= hi
+    assert hi - lo <= 1e-2 * hi
+
+
+def test_evaluate_delta_epsilon_wiring():
+    f = G(1) @ Laplace(1)
+    v = ta.evaluate(f, 0.1, dps=15)
+    assert not v.is_point and 0 < v.hi - v.lo < 1e-3
+    r = ta.roc(f, 0.1, dps=15)
+    assert r.lo <= 1 - v.lo and 1 - v.hi <= r.hi
+    # closed forms still win: G (x) G simplifies (Cor. 2)
+    assert ta.evaluate(G(1) @ G(2), 0.1, dps=15).is_point
+    # finite products go through the exact route (rational e^eps: exact rationals)
+    v = ta.evaluate(EpsDelta(sp.log(2), 0) @ EpsDelta(sp.log(3), 0), sp.Rational(1, 10))
+    assert v.exact is not None
+    # T(B(2,.), .) by hand: f_{log 2,0} (x) f_{log 3,0} at 1/10 from its four atoms
+    assert v.exact == ta.evaluate(ta.Discrete([sp.Rational(1, 12), sp.Rational(2, 12),
+                                               sp.Rational(3, 12), sp.Rational(6, 12)],
+                                              [sp.Rational(6, 12), sp.Rational(3, 12),
+                                               sp.Rational(2, 12), sp.Rational(1, 12)]),
+                                  sp.Rational(1, 10)).exact
+    d = ta.delta(Laplace(1) ** 10, 2)  # delta(2) in [d.lo, d.hi], delta decreasing:
+    assert ta.epsilon(Laplace(1) ** 10, d.hi).lo <= 2 <= ta.epsilon(Laplace(1) ** 10, d.lo).hi
+
+
+def test_symmetric_hull_profile_is_the_larger_direction():
+    """delta of C(f) = min{f, f^-1}** is max(delta_f, delta_{f^-1}): for f = Mix(G_1, 1/4),
+    C(f) = C_{1/4}(G_1), evaluated by Eq. (13) and the generic conjugate (an independent route)."""
+    f = Mix(G(1), sp.Rational(1, 4))
+    for eps in (0.05, 0.2):
+        ref = ta.delta(C(sp.Rational(1, 4), G(1)), eps, dps=10)
+        a = pld.delta_enclosure(((f, 1),), eps, h=H)
+        b = pld.delta_enclosure(((Inverse(f), 1),), eps, h=H)
+        lo, hi = max(a[0], b[0]), max(a[1], b[1])
+        assert lo <= ref.hi and ref.lo <= hi
+
+
+def test_noisy_sgd_both_samplings():
+    sig, p, T = 1.0, sp.Rational(1, 20), 50
+    poisson = ta.noisy_sgd(sig, p, T, sampling="poisson")
+    gdp = ta.noisy_sgd(sig, p, T)
+    e1 = ta.epsilon(poisson, sp.Rational(1, 10**5), dps=10)
+    e2 = ta.epsilon(gdp, sp.Rational(1, 10**5), dps=10)
+    assert 0 < e1.lo <= e1.hi and (e1.hi - e1.lo) <= 1e-3 * e1.hi
+    # C_p(G)^{(x) T} <= C(f_p^{(x) T}) (C(f) <= f, f^{-1}, tensor monotone, C(f^T) the largest
+    # convex minorant): the hull of the Poisson composition is the tighter guarantee
+    assert e1.hi <= e2.lo
+    d = ta.delta(poisson, e1.mid, dps=10)
+    assert d.lo <= 1e-5 * (1 + 1e-2) and d.hi >= 1e-5 * (1 - 1e-2)
+
+
+def test_models_against_own_distribution_functions():
+    n = NormalLoss(1.5)
+    F, S = n.cdf([0.0, 1.125], "Q")
+    assert abs(F[1] - 0.5) < 1e-15 and abs(F[0] + S[0] - 1) < 1e-15
+    lap = LaplaceLoss(1.0)
+    F, S = lap.cdf([-1.0, 1.0], "Q")
+    Fl, Sl = lap.cdf([-1.0, 1.0], "Q", left=True)
+    assert abs(F[0] - math.exp(-1) / 2) < 1e-15 and Fl[0] == 0.0  # atom e^{-mu}/2 at -mu
+    assert S[1] == 0.0 and abs(Sl[1] - 0.5) < 1e-15  # atom 1/2 at +mu
+
+
+def test_bad_input():
+    with pytest.raises(ValueError):
+        pld.delta_enclosure(((G(1), 2),), 1.0, tol=0)
+    with pytest.raises(ValueError):
+        pld.delta_enclosure(((G(1), -1),), 1.0)
+    with pytest.raises(ValueError):
+        pld.pld_options(tol=-1)
+    with pytest.raises(ValueError):
+        pld.pld_options(h=0)
+    with pytest.raises(ta.NoClosedForm):
+        pld.delta_enclosure(((ta.Symmetrize(Mix(G(1), 0.5)), 2),), 1.0)
+    with pytest.raises(ta.NoClosedForm):
+        ta.evaluate(ta.Symmetrize(Mix(G(1), 0.5)) @ G(1), 0.1)
+
+
+def test_options_context_and_progress(capsys):
+    f = Laplace(sp.Rational(1, 2)) ** 7
+    with pld.pld_options(h=2.0**-6, progress=True):
+        v = ta.delta(f, 1)
+    assert "PLD" in capsys.readouterr().err
+    assert pld.options()["h"] is None
+    w = ta.delta(f, 1)
+    assert v.lo <= w.hi and w.lo <= v.hi and (w.hi - w.lo) <= (v.hi - v.lo)
