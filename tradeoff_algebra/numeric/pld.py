@@ -565,6 +565,7 @@ H_START, H_MIN = 2.0**-10, 2.0**-19
 MAX_FFT = 1 << 23
 _CACHE: dict = {}
 _CACHE_SIZE = 6
+_CACHE_BYTES = 400 * 2**20
 _OPTIONS: dict = {"tol": DEFAULT_TOL, "h": None, "tail": DEFAULT_TAIL, "progress": False}
 
 
@@ -652,9 +653,12 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
     if c is None:
         facs = [(discretise(leaf_model(f), h, tau), n) for f, n in leaves]
         c = compose(facs, tau, theta, progress, max_fft)
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = c
+        # bounded memory: at most _CACHE_SIZE results and _CACHE_BYTES of arrays
+        while len(_CACHE) > 1 and (len(_CACHE) > _CACHE_SIZE or sum(
+                x.pess.arr.nbytes + x.opt.arr.nbytes for x in _CACHE.values()) * 4
+                > _CACHE_BYTES):
+            _CACHE.pop(next(iter(_CACHE)))
     return c
 
 
