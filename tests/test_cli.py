@@ -141,3 +141,36 @@ def test_help_exits_cleanly(capsys):
     out = capsys.readouterr().out
     for command in ("latex", "text", "eval", "roc", "demo"):
         assert command in out
+
+
+def test_simplify_and_derive_commands(capsys):
+    rc, out, _ = run(capsys, "simplify", "G(mu) @ G(nu)**3 @ Id")
+    assert rc == 0 and out.strip() == "G(sqrt(mu**2 + 3*nu**2))"
+    rc, out, _ = run(capsys, "derive", "G(mu) @ G(nu)**3 @ Id", "--latex")
+    assert rc == 0 and out.startswith(r"\begin{align*}") and r"Cor.~2" in out
+    assert out.count(r"\\") == 2  # three steps, two line breaks
+    rc, out, _ = run(capsys, "derive", "C(p, EpsDelta(eps, delta))", "--latex")
+    assert rc == 0 and r"f_{\varepsilon,\delta}" in out  # the papers' epsilon
+
+
+def test_delta_and_eps_commands_match_the_api(capsys):
+    import mpmath
+
+    rc, out, _ = run(capsys, "delta", "G(1)", "5", "--dps", "25")
+    assert rc == 0
+    # Cor. 1 of Dong, Roth & Su, evaluated directly at 60 digits.
+    with mpmath.workdps(60):
+        ref = mpmath.ncdf(-5 + mpmath.mpf(1) / 2) - mpmath.exp(5) * mpmath.ncdf(-5 - mpmath.mpf(1) / 2)
+        assert abs(mpmath.mpf(out.strip()) - ref) <= mpmath.mpf(10) ** -23 * ref
+    rc, out, _ = run(capsys, "eps", "G(1)", "1e-5", "--dps", "20")
+    assert rc == 0
+    eps = out.strip()
+    rc, back, _ = run(capsys, "delta", "G(1)", eps, "--dps", "20")
+    assert rc == 0 and abs(float(back) - 1e-5) < 1e-17
+    rc, _, err = run(capsys, "delta", "G(1)", "x")
+    assert rc == 2 and "eps = 'x'" in err
+
+
+def test_noisy_sgd_parses_and_gives_an_enclosure(capsys):
+    rc, out, _ = run(capsys, "eps", "noisy_sgd(2, 1/100, 100)", "1e-5", "--dps", "8")
+    assert rc == 0 and out.startswith("[")

@@ -7,6 +7,10 @@ Expressions are written in the API's Python syntax and parsed by a whitelist
     tradeoff text  "G(mu) @ G(nu)**3"
     tradeoff eval  "G(1)" 1e-300 --dps 40      # f(alpha) as a Value
     tradeoff roc   "G(1)" 1e-300               # the attacker's power 1 - f(alpha)
+    tradeoff simplify "G(mu) @ G(nu)**3 @ Id"  # the closed form
+    tradeoff derive "C(p, EpsDelta(eps, delta))" --latex   # the cited steps, as align*
+    tradeoff delta "G(1)" 5                    # delta(eps) = 1 + f^*(-e^eps)
+    tradeoff eps   "G(1)" 1e-5                 # the smallest eps with delta(eps) <= delta
     tradeoff demo
 
 ALPHA is parsed the same way and taken exactly (1e-300, 1/3, 1 - 1e-20). Errors print one
@@ -37,16 +41,39 @@ def _expression(text: str):
     return parse_expr(text)
 
 
-def _level(text: str):
-    """ALPHA: parsed like an expression, so decimals and fractions are taken exactly."""
+def _number(text: str, name: str = "alpha",
+            allowed: str = "a number in [0, 1] such as 0.05, 1e-300 or 1/3"):
+    """A numeric argument, parsed like an expression, so decimals and fractions are exact."""
     import sympy as sp
 
     from .core.errors import InvalidParameter
 
     a = _expression(text)
     if not isinstance(a, sp.Expr) or not a.is_number:
-        raise InvalidParameter("alpha", text, "a number in [0, 1] such as 0.05, 1e-300 or 1/3")
+        raise InvalidParameter(name, text, allowed)
     return a
+
+
+def _level(text: str):
+    """ALPHA: parsed like an expression, so decimals and fractions are taken exactly."""
+    return _number(text)
+
+
+def _simplify(args: argparse.Namespace) -> int:
+    from .printing import latex, text
+    from .rewrite import simplify
+
+    g = simplify(_expression(args.expr))
+    print(latex(g) if args.latex else text(g))
+    return 0
+
+
+def _derive(args: argparse.Namespace) -> int:
+    from .rewrite import derive
+
+    d = derive(_expression(args.expr))
+    print(d.latex() if args.latex else d)
+    return 0
 
 
 def _latex(args: argparse.Namespace) -> int:
@@ -69,7 +96,7 @@ def _numeric(what, args: argparse.Namespace):
     from .core.errors import NoClosedForm
     from .rewrite import simplify
 
-    f, a = _expression(args.expr), _level(args.alpha)
+    f, a = _expression(args.expr), args.point(args.value)
     try:
         return what(f, a, dps=args.dps)
     except NoClosedForm:
@@ -90,6 +117,20 @@ def _roc(args: argparse.Namespace) -> int:
     from .numeric import roc
 
     print(_numeric(roc, args))
+    return 0
+
+
+def _delta(args: argparse.Namespace) -> int:
+    from .analysis import delta
+
+    print(_numeric(delta, args))
+    return 0
+
+
+def _eps(args: argparse.Namespace) -> int:
+    from .analysis import epsilon
+
+    print(_numeric(epsilon, args))
     return 0
 
 
@@ -158,14 +199,28 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=what, description=what)
         p.add_argument("expr", metavar="EXPR", help=expr_help)
         p.set_defaults(run=run)
-    for name, run, what in [("eval", _eval, "evaluate f(ALPHA) to --dps digits"),
-                            ("roc", _roc, "the attacker's power 1 - f(ALPHA) (TPR at FPR ALPHA)")]:
+    for name, run, what in [("simplify", _simplify, "print the simplified expression"),
+                            ("derive", _derive, "print the derivation with its cited steps")]:
         p = sub.add_parser(name, help=what, description=what)
         p.add_argument("expr", metavar="EXPR", help=expr_help)
-        p.add_argument("alpha", metavar="ALPHA",
-                       help="type-I error level, taken exactly: 0.05, 1e-300, 1/3, 1 - 1e-20")
-        p.add_argument("--dps", type=int, default=30, help="decimal digits (default 30)")
+        p.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
         p.set_defaults(run=run)
+    eps_arg = ("EPS", "eps", "a number >= 0 such as 1, 1/2 or 50",
+               "the epsilon at which to take delta(eps), taken exactly")
+    delta_arg = ("DELTA", "delta", "a number in [0, 1] such as 1e-5",
+                 "the delta for which to find the smallest epsilon, taken exactly")
+    alpha_arg = ("ALPHA", "alpha", "a number in [0, 1] such as 0.05, 1e-300 or 1/3",
+                 "type-I error level, taken exactly: 0.05, 1e-300, 1/3, 1 - 1e-20")
+    for name, run, what, (meta, pname, allowed, phelp) in [
+            ("eval", _eval, "evaluate f(ALPHA) to --dps digits", alpha_arg),
+            ("roc", _roc, "the attacker's power 1 - f(ALPHA) (TPR at FPR ALPHA)", alpha_arg),
+            ("delta", _delta, "the privacy profile delta(EPS) = 1 + f^*(-e^EPS)", eps_arg),
+            ("eps", _eps, "the smallest epsilon with delta(epsilon) <= DELTA", delta_arg)]:
+        p = sub.add_parser(name, help=what, description=what)
+        p.add_argument("expr", metavar="EXPR", help=expr_help)
+        p.add_argument("value", metavar=meta, help=phelp)
+        p.add_argument("--dps", type=int, default=30, help="decimal digits (default 30)")
+        p.set_defaults(run=run, point=lambda t, n=pname, a=allowed: _number(t, n, a))
     demo = sub.add_parser("demo", help="build, evaluate and print a few expressions")
     demo.add_argument("--dps", type=int, default=30, help="decimal digits (default 30)")
     demo.set_defaults(run=_demo)

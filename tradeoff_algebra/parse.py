@@ -42,7 +42,7 @@ CONSTRUCTORS: tuple[str, ...] = (
     "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete", "BinomialDP",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
     "Subsample", "C", "Mix", "Max", "Group", "Conjugate",
-    "gaussian_mechanism", "laplace_mechanism",
+    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd",
 )
 
 #: Trade-off constants reachable by name.

@@ -47,6 +47,23 @@ PREC_POSTFIX = 50
 PREC_TENSOR = 10
 
 
+#: Symbol names printed as the papers' Greek letters (SymPy would print ``eps`` as ``eps`` and
+#: ``epsilon`` as ``\epsilon``; the papers write ``\varepsilon``).
+_TEX_NAMES = {"eps": r"\varepsilon", "epsilon": r"\varepsilon", "varepsilon": r"\varepsilon"}
+
+
+def tex(obj: Any, **settings: Any) -> str:
+    """``sympy.latex`` with the papers' symbol notation (``eps_1`` -> ``\varepsilon_{1}``)."""
+    names = {}
+    for s in getattr(obj, "free_symbols", ()):
+        base, _, sub = s.name.partition("_")
+        if base in _TEX_NAMES:
+            names[s] = _TEX_NAMES[base] + ("_{%s}" % sub if sub else "")
+    if names:
+        settings.setdefault("symbol_names", names)
+    return sp.latex(obj, **settings)
+
+
 def check_alpha(alpha: Any) -> sp.Expr:
     """Validate a type-I error level: a number in [0, 1] or a symbol (three-valued)."""
     return param("alpha", alpha, lower=0, upper=1)
@@ -85,7 +102,7 @@ class TradeOffExpr(Basic):
 
     def latex(self) -> str:
         """LaTeX in the papers' notation (``G_{\\mu}``, ``f^{\\otimes n}``, ``C_{p}(f)``)."""
-        return sp.latex(self)
+        return tex(self)
 
     def _repr_latex_(self) -> str:
         return "$\\displaystyle %s$" % self.latex()

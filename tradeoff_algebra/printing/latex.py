@@ -10,6 +10,8 @@ from typing import Any
 
 import sympy as sp
 
+from ..core.node import tex
+
 __all__ = ["latex", "text"]
 
 
@@ -17,7 +19,7 @@ def latex(obj: Any, **settings: Any) -> str:
     """LaTeX for a trade-off expression, a SymPy expression, a Value or a Derivation."""
     if hasattr(obj, "latex") and not isinstance(obj, sp.Basic):
         return obj.latex()
-    return sp.latex(obj, **settings)
+    return tex(obj, **settings)
 
 
 def text(obj: Any) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..core.citations import Citation
-from ..core.node import TradeOffExpr
+from ..core.node import TradeOffExpr, tex
 from ..core.rules import Rule
 from .simplify import Rewriter, _check
 
@@ -62,12 +62,12 @@ class Derivation:
     def latex(self) -> str:
         """An ``align*`` block: the input, then ``&= ... && \\text{citation}`` per step."""
         if not self.steps:
-            body = r"%s && \text{(no rule applies)}" % sp.latex(self.expr)
+            body = r"%s && \text{(no rule applies)}" % tex(self.expr)
         else:
             lines = []
             for i, s in enumerate(self.steps):
-                head = sp.latex(self.expr) + " " if i == 0 else ""
-                lines.append(r"%s&= %s && %s" % (head, sp.latex(s.expr_after),
+                head = tex(self.expr) + " " if i == 0 else ""
+                lines.append(r"%s&= %s && %s" % (head, tex(s.expr_after),
                                                  citation_latex(s.cite)))
             body = " \\\\\n".join(lines)
         return "\\begin{align*}\n%s\n\\end{align*}" % body
