@@ -48,7 +48,8 @@ ADMISSIBLE = {mu: 2, nu: Rational(1, 2), m: Rational(3, 2), eps: 1, delta: Ratio
               p: Rational(1, 3), n: 3, k: 2}
 
 #: Bases that are never instantiated themselves.
-ABSTRACT = {ta.TradeOffExpr, ta.TradeOff, ta.operators._base.UnaryOperator}
+ABSTRACT = {ta.TradeOffExpr, ta.TradeOff, ta.operators._base.UnaryOperator,
+            ta.operators._base.SamplingOperator}
 
 # -- the examples: append freely (one expression per line) --------------------------------------
 EXAMPLES = [

@@ -160,7 +160,8 @@ def test_delta_and_eps_commands_match_the_api(capsys):
     assert rc == 0
     # Cor. 1 of Dong, Roth & Su, evaluated directly at 60 digits.
     with mpmath.workdps(60):
-        ref = mpmath.ncdf(-5 + mpmath.mpf(1) / 2) - mpmath.exp(5) * mpmath.ncdf(-5 - mpmath.mpf(1) / 2)
+        half = mpmath.mpf(1) / 2
+        ref = mpmath.ncdf(-5 + half) - mpmath.exp(5) * mpmath.ncdf(-5 - half)
         assert abs(mpmath.mpf(out.strip()) - ref) <= mpmath.mpf(10) ** -23 * ref
     rc, out, _ = run(capsys, "eps", "G(1)", "1e-5", "--dps", "20")
     assert rc == 0

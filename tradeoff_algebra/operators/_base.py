@@ -10,7 +10,7 @@ from sympy.core.logic import fuzzy_and
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 
-__all__ = ["operand", "sorted_operands", "all_symmetric", "UnaryOperator"]
+__all__ = ["operand", "sorted_operands", "all_symmetric", "UnaryOperator", "SamplingOperator"]
 
 
 def operand(value: Any, owner: str, name: str = "f") -> TradeOff:
@@ -39,3 +39,22 @@ class UnaryOperator(TradeOff):
     @property
     def arg(self) -> TradeOff:
         return self.args[0]
+
+
+class SamplingOperator(TradeOff):
+    """Base of the operators of one operand and a probability p in [0, 1] (f_p, C_p(f))."""
+
+    def __new__(cls, f: Any, p: Any):
+        from ..core.validate import param
+
+        f = operand(f, cls.__name__)
+        p = param("p", p, lower=0, upper=1, owner=cls.__name__)
+        return TradeOff.__new__(cls, f, p)
+
+    @property
+    def arg(self) -> TradeOff:
+        return self.args[0]
+
+    @property
+    def p(self):
+        return self.args[1]

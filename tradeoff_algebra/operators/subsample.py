@@ -11,28 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.node import PREC_ATOM, TradeOff, register_operator
-from ..core.validate import param
-from ._base import operand
+from ._base import SamplingOperator
 
 __all__ = ["Mix", "Subsample", "C"]
 
 
 @register_operator
-class Mix(TradeOff):
+class Mix(SamplingOperator):
     """f_p = p f + (1 - p) Id, 0 <= p <= 1 (Dong, Roth & Su, Sec. 4.1)."""
-
-    def __new__(cls, f: Any, p: Any):
-        f = operand(f, "Mix")
-        p = param("p", p, lower=0, upper=1, owner="Mix")
-        return TradeOff.__new__(cls, f, p)
-
-    @property
-    def arg(self) -> TradeOff:
-        return self.args[0]
-
-    @property
-    def p(self):
-        return self.args[1]
 
     def _eval_at(self, alpha):
         v = self.arg._eval_at(alpha)
@@ -44,21 +30,8 @@ class Mix(TradeOff):
 
 
 @register_operator
-class Subsample(TradeOff):
+class Subsample(SamplingOperator):
     """C_p(f) = min{f_p, f_p^{-1}}^{**}, 0 <= p <= 1 (Dong, Roth & Su, Def. 6)."""
-
-    def __new__(cls, f: Any, p: Any):
-        f = operand(f, "Subsample")
-        p = param("p", p, lower=0, upper=1, owner="Subsample")
-        return TradeOff.__new__(cls, f, p)
-
-    @property
-    def arg(self) -> TradeOff:
-        return self.args[0]
-
-    @property
-    def p(self):
-        return self.args[1]
 
     @property
     def is_symmetric(self) -> bool:
