@@ -385,47 +385,40 @@ _register_subsample_numerics()
 
 
 # -- privacy-loss model of f_p for the PLD engine (numeric.pld) --------------------------------
-def _register_mix_loss() -> None:
+def _mixed_loss(f: SamplingOperator):
+    """The loss law of f_p (Mix(f.arg, f.p)) for the PLD engine, or None; ``p = 0`` is the
+    point mass at loss 0 (Id)."""
     from ..core.errors import NoClosedForm
     from ..numeric.pld import leaf_model
-    from ..numeric.pld_models import AtomLoss, MixLoss, loss_model
+    from ..numeric.pld_models import AtomLoss, MixLoss
+
+    if f.free_symbols:
+        return None
+    try:
+        inner = leaf_model(f.arg)
+    except NoClosedForm:
+        return None
+    p = float(f.p)
+    if p == 0:
+        return AtomLoss([0.0], [1.0], [1.0])
+    return inner if p == 1 else MixLoss(inner, p)
+
+
+def _register_sampling_losses() -> None:
+    from ..numeric.pld_models import SubsampleLoss, loss_model
 
     @loss_model.register(Mix)
     def _(f):
         """f_p = T(P, (1 - p) P + p Q): loss log(1 - p + p e^L) (see MixLoss)."""
-        if f.free_symbols:
-            return None
-        try:
-            inner = leaf_model(f.arg)
-        except NoClosedForm:
-            return None
-        p = float(f.p)
-        if p == 0:
-            return AtomLoss([0.0], [1.0], [1.0])
-        return inner if p == 1 else MixLoss(inner, p)
-
-
-_register_mix_loss()
-
-
-def _register_subsample_loss() -> None:
-    from ..core.errors import NoClosedForm
-    from ..numeric.pld import leaf_model
-    from ..numeric.pld_models import AtomLoss, MixLoss, SubsampleLoss, loss_model
+        return _mixed_loss(f)
 
     @loss_model.register(Subsample)
     def _(f):
         """C_p(g), g symmetric: f_p above loss 0, an atom at 0, the mirror below (Eq. (13))."""
-        if f.free_symbols or f.arg.is_symmetric is not True:
+        if f.arg.is_symmetric is not True:
             return None
-        try:
-            inner = leaf_model(f.arg)
-        except NoClosedForm:
-            return None
-        p = float(f.p)
-        if p == 0:
-            return AtomLoss([0.0], [1.0], [1.0])
-        return SubsampleLoss(inner if p == 1 else MixLoss(inner, p))
+        m = _mixed_loss(f)
+        return m if m is None or float(f.p) == 0 else SubsampleLoss(m)
 
 
-_register_subsample_loss()
+_register_sampling_losses()
