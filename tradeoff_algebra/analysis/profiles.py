@@ -174,7 +174,7 @@ def _register_tensor_epsilon() -> None:
             return obj.mp_epsilon(d)
         if kind == "node":
             return mp_epsilon(obj, d)
-        return _t.pld_epsilon(obj, d)
+        return _t.pld_epsilon([obj], d)
 
     mp_epsilon.register(_t.Tensor)(product_epsilon)
     mp_epsilon.register(_t.TensorPower)(product_epsilon)
@@ -185,8 +185,7 @@ def _register_tensor_epsilon() -> None:
         dirs = _t.hull_directions(f)
         if dirs is None:
             return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
-        a, b = (_t.pld_epsilon(x, d) for x in dirs)
-        return max(a[0], b[0]), max(a[1], b[1])
+        return _t.pld_epsilon(list(dirs), d)
 
 
 _register_tensor_epsilon()

@@ -67,7 +67,8 @@ from .pld_models import U64, AtomLoss, LossModel
 
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
            "grid_step", "leaf_model", "delta_enclosure", "value_enclosure", "roc_enclosure",
-           "epsilon_enclosure", "pld_options", "options"]
+           "epsilon_enclosure", "delta_refinement", "epsilon_refinement", "max_enclosure",
+           "pld_options", "options"]
 
 #: Default bound on the composed mass left outside the window on each side (pessimistic: it
 #: goes to +oo, so it is added to every delta).
@@ -668,45 +669,87 @@ def _rel(lo: float, hi: float) -> float:
     return (hi - lo) / hi if hi > 0 else math.inf
 
 
+class _Refinement:
+    """Successive enclosures ``query(composed) -> (lo, hi)`` of one product on finer grids: h
+    halves, or jumps by the second-order rule (width ~ h^2) towards the step that meets the
+    tolerance, down to :data:`H_MIN`; ``tilt_for(composed, best) -> (theta, tau)`` may propose
+    a tilted recomputation for deep tails. Every intermediate result is a valid enclosure;
+    ``best`` is the intersection of all of them (the narrowest kept when they are disjoint
+    by rounding)."""
+
+    def __init__(self, leaves: tuple, query, h: float | None, tau: float, progress: bool,
+                 tilt_for=None):
+        self.leaves, self.query, self.tau, self.progress = leaves, query, tau, progress
+        self.tilt_for, self.fixed = tilt_for, h is not None
+        self.h = grid_step(h) if self.fixed else H_START
+        self.theta = 0.0
+        self.best: tuple[float, float] | None = None
+        self.done = False
+
+    def step(self, tol: float) -> tuple[float, float]:
+        """One more grid; afterwards ``done`` tells whether further steps can help."""
+        try:
+            c = _composed(self.leaves, self.h, self.tau, self.theta, self.progress,
+                          None if self.fixed else MAX_FFT)
+        except MemoryError:
+            if self.best is None:
+                raise
+            self.done = True
+            return self.best
+        lo, hi = self.query(c)
+        b = self.best
+        self.best = (lo, hi) if b is None or (hi - lo) < (b[1] - b[0]) else \
+            (max(lo, b[0]), min(hi, b[1]))
+        w = _rel(*self.best)
+        if self.fixed or w <= tol:
+            self.done = True
+        elif self.tilt_for is not None and self.theta == 0.0 and \
+                (t := self.tilt_for(c, self.best)) is not None:
+            self.theta, self.tau = t
+        elif self.h <= H_MIN:
+            self.done = True
+        else:
+            ratio = math.sqrt(tol / w) * 0.9 if w < math.inf else 0.5
+            ratio = min(0.5, max(ratio, 1 / 16))
+            self.h = max(H_MIN, 2.0 ** round(math.log2(self.h * ratio)))
+        return self.best
+
+
 def _adaptive(leaves: tuple, query, tol: float, h: float | None, tau: float,
               progress: bool, tilt_for=None, atol: float = 0.0):
-    """Run ``query(composed) -> (lo, hi)`` on finer grids until the relative width is at most
-    ``tol`` (h halves, or jumps by the second-order rule width ~ h^2), up to :data:`H_MIN`;
-    ``tilt_for(composed) -> (theta, tau)`` may propose a tilted recomputation for deep tails.
-    Every intermediate result is a valid enclosure; the narrowest is returned."""
+    """Refine one product's enclosure (:class:`_Refinement`) until its relative width is at
+    most ``tol`` or its absolute width at most ``atol``; the narrowest enclosure is returned."""
     if tol <= 0 or not math.isfinite(tol):
         raise ValueError("tol must be a positive number")
-    fixed = h is not None
-    hh = grid_step(h) if fixed else H_START
-    theta = 0.0
-    best = None
+    r = _Refinement(leaves, query, h, tau, progress, tilt_for)
     for _ in range(12):
-        try:
-            c = _composed(leaves, hh, tau, theta, progress, None if fixed else MAX_FFT)
-        except MemoryError:
-            if best is None:
-                raise
+        lo, hi = r.step(tol)
+        if r.done or hi - lo <= atol:
             break
-        lo, hi = query(c)
-        if best is None or (hi - lo) < (best[1] - best[0]):
-            best = (lo, hi)
-        else:
-            best = (max(lo, best[0]), min(hi, best[1]))
-        w = _rel(*best)
-        if w <= tol or fixed or best[1] - best[0] <= atol:
+    return r.best
+
+
+def max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, float]:
+    """Enclosure of ``max_i v_i`` from refinements of each ``v_i``: ``[max lo_i, max hi_i]``,
+    refining only the terms that can still hold the maximum (``hi_i`` above the largest
+    ``lo``), the one with the largest ``hi`` first, until the relative width is at most
+    ``tol``. The two directions of
+    a symmetric hull (Wang et al., Sec. 4) are usually far apart: the smaller one is then
+    settled on a coarse grid."""
+    if tol <= 0 or not math.isfinite(tol):
+        raise ValueError("tol must be a positive number")
+    for r in refinements:
+        r.step(tol)
+    for _ in range(12 * len(refinements)):
+        lo = max(r.best[0] for r in refinements)
+        hi = max(r.best[1] for r in refinements)
+        if _rel(lo, hi) <= tol:
             break
-        if tilt_for is not None and theta == 0.0:
-            t = tilt_for(c, best)
-            if t is not None:
-                theta, tau = t
-                continue
-        if hh <= H_MIN:
+        open_ = [r for r in refinements if not r.done and r.best[1] > lo]
+        if not open_:
             break
-        # width ~ h^2: aim at the step that meets tol (rounded to the nearer power of 2)
-        ratio = math.sqrt(tol / w) * 0.9 if w < math.inf else 0.5
-        ratio = min(0.5, max(ratio, 1 / 16))
-        hh = max(H_MIN, 2.0 ** round(math.log2(hh * ratio)))
-    return best
+        max(open_, key=lambda r: r.best[1]).step(tol)
+    return max(r.best[0] for r in refinements), max(r.best[1] for r in refinements)
 
 
 def _check_leaves(leaves) -> tuple:
@@ -750,6 +793,24 @@ def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best):
     if est < 1e-290:
         return None
     return s, max(min(tau, est * 1e-8), 1e-300)
+
+
+def delta_refinement(leaves, eps_dn: float, eps_up: float, h: float | None = None,
+                     tau: float = DEFAULT_TAIL, progress: bool = False) -> _Refinement:
+    """Refinement of delta(eps) for any eps in [eps_dn, eps_up] (a float bracket of an exact
+    eps: the lower end is read at eps_up, the upper at eps_dn; delta is non-increasing)."""
+    leaves = _check_leaves(leaves)
+    return _Refinement(leaves, lambda c: (c.delta_bounds(eps_up)[0], c.delta_bounds(eps_dn)[1]),
+                       h, tau, progress, lambda c, b: _theta_for(leaves, c.h, eps_dn, tau, b))
+
+
+def epsilon_refinement(leaves, d_dn: float, d_up: float, h: float | None = None,
+                       tau: float = DEFAULT_TAIL, progress: bool = False) -> _Refinement:
+    """Refinement of eps(d) for any d in [d_dn, d_up] (eps(d) is non-increasing in d)."""
+    leaves = _check_leaves(leaves)
+    return _Refinement(leaves, lambda c: (c.epsilon_bounds(d_up)[0],
+                                          c.epsilon_bounds(d_dn)[1]),
+                       h, min(tau, d_dn * 1e-6) if d_dn > 0 else tau, progress)
 
 
 def delta_enclosure(leaves, eps: float, tol: float = DEFAULT_TOL, h: float | None = None,

@@ -302,37 +302,44 @@ def _register_tensor_numerics() -> None:
                 return obj.mp_delta(eps)
             if kind == "node":
                 return mp_delta(obj, eps)
-            return pld_delta(obj, eps)
+            return pld_delta([obj], eps)
 
 
-def pld_delta(leaves: tuple, eps, atol: float = 0.0):
-    """Enclosure (mpf lo, hi) of delta(eps) of the product ``leaves`` by the PLD engine
-    (refined to the relative tolerance of ``pld_options`` or to the absolute ``atol``)."""
+def _refinements(leaf_sets, arg, kind: str) -> list:
+    """PLD refinements of delta(eps) (kind 'delta') or eps(delta) ('epsilon') at the exact
+    argument ``arg`` (an mpf, bracketed by floats) for each product in ``leaf_sets``."""
+    from ..numeric import pld
+
+    o = pld.options()
+    dn, up = _float_bracket(arg)
+    make = pld.delta_refinement if kind == "delta" else pld.epsilon_refinement
+    return [make(leaves, dn, up, o["h"], o["tail"], o["progress"]) for leaves in leaf_sets]
+
+
+def pld_delta(leaf_sets: list, eps):
+    """Enclosure (mpf lo, hi) of ``max_i delta_i(eps)`` over the products in ``leaf_sets`` (one
+    product, or the two directions of a symmetric hull) by the PLD engine, refined to the
+    relative tolerance of ``pld_options``."""
     from mpmath import mp
 
     from ..numeric import pld
 
     o = pld.options()
     if eps == mp.inf:  # delta(oo) = Q(L = +oo), carried exactly enough by both sides
-        c = pld._composed(pld._check_leaves(leaves), o["h"] or pld.H_START, o["tail"], 0.0,
-                          o["progress"])
-        return mp.mpf(c.opt.inf), mp.mpf(c.pess.inf)
-    e_dn, e_up = _float_bracket(eps)  # delta is non-increasing in eps
-    lo = pld.delta_enclosure(leaves, e_up, o["tol"], o["h"], o["tail"], o["progress"], atol)[0]
-    hi = pld.delta_enclosure(leaves, e_dn, o["tol"], o["h"], o["tail"], o["progress"], atol)[1]
+        cs = [pld._composed(pld._check_leaves(x), o["h"] or pld.H_START, o["tail"], 0.0,
+                            o["progress"]) for x in leaf_sets]
+        return mp.mpf(max(c.opt.inf for c in cs)), mp.mpf(max(c.pess.inf for c in cs))
+    lo, hi = pld.max_enclosure(_refinements(leaf_sets, eps, "delta"), o["tol"])
     return mp.mpf(lo), mp.mpf(hi)
 
 
-def pld_epsilon(leaves: tuple, d):
-    """Enclosure (mpf lo, hi) of eps(delta) of the product ``leaves`` by the PLD engine."""
+def pld_epsilon(leaf_sets: list, d):
+    """Enclosure (mpf lo, hi) of ``max_i eps_i(d)`` over the products in ``leaf_sets``."""
     from mpmath import mp
 
     from ..numeric import pld
 
-    o = pld.options()
-    d_dn, d_up = _float_bracket(d)
-    lo = pld.epsilon_enclosure(leaves, d_up, o["tol"], o["h"], o["tail"], o["progress"])[0]
-    hi = pld.epsilon_enclosure(leaves, d_dn, o["tol"], o["h"], o["tail"], o["progress"])[1]
+    lo, hi = pld.max_enclosure(_refinements(leaf_sets, d, "epsilon"), pld.options()["tol"])
     return mp.mpf(lo), mp.mpf(hi)
 
 
@@ -378,14 +385,7 @@ def _register_hull_delta() -> None:
                 return mp_delta(f.arg, eps)
             lo, hi = mp_conjugate(f, -mpmath.exp(eps))
             return 1 + lo, 1 + hi
-        from ..numeric.pld import options
-
-        a = pld_delta(dirs[0], eps)
-        # the other direction matters only where it may exceed the first
-        b = pld_delta(dirs[1], eps, atol=float(a[0]) * options()["tol"])
-        if b[1] > a[1]:  # it does: resolve it fully
-            b = pld_delta(dirs[1], eps)
-        return max(a[0], b[0]), max(a[1], b[1])
+        return pld_delta(list(dirs), eps)
 
     from ..numeric.pld import leaf_model
     from ..numeric.pld_models import InverseLoss, loss_model
