@@ -351,52 +351,86 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
             at = np.where(hf.arr > 0, np.exp(np.log(np.where(hf.arr > 0, hf.arr, 1.0))
                                              + theta * full_l - c), 0.0)
         buf = np.zeros(N)
-        idx = np.arange(len(at)) % N
-        np.add.at(buf, idx, at)
+        if len(at) <= N:
+            buf[:len(at)] = at
+        else:  # a factor wider than the window wraps around (the fold bounds account for it)
+            np.add.at(buf, np.arange(len(at)) % N, at)
         A = sfft.rfft(buf)
+        del buf
         e = gam * (1 + len(at) * U64) + 4 * U64
         P = _power(A, n)
-        absA = np.abs(A)
+        # propagated error of the power: n (|A| + e)^{n-1} e, then its own rounding
+        B = np.abs(A)
+        del A
         with np.errstate(divide="ignore", over="ignore"):
-            prop = np.exp(math.log(n) + (n - 1) * np.log(absA + e) + math.log(e)) if n > 1 \
-                else np.full_like(absA, e)
+            if n > 1:
+                B += e
+                np.log(B, out=B)
+                B *= n - 1
+                B += math.log(n) + math.log(e)
+                np.exp(B, out=B)
+            else:
+                B.fill(e)
         ep = math.expm1(1.01 * n * 3 * U64)
-        B = prop + ep / (1 - ep) * np.abs(P)
-        R = np.abs(P) + B
+        absP = np.abs(P)
+        B += ep / (1 - ep) * absP
         if C is None:
-            C, dC, R_all = P, B, R
+            C, dC = P, B
+            R_all = absP + B if len(parts) > 1 else None
         else:
-            dC = dC * R + B * R_all
-            C = C * P
-            R_all = R_all * R
+            R = absP + B
+            dC *= R
+            dC += B * R_all
+            C *= P
+            R_all *= R
             eps_mul += 3 * U64
+            del R
+        del P, absP
         prog.step("factor transformed")
-    dC = dC + eps_mul * 1.01 * np.abs(C)
+    absC = np.abs(C)
+    if eps_mul:
+        dC += eps_mul * 1.01 * absC
     z = sfft.irfft(C, N)
-    w = np.ones(len(C))
-    w[1:] = 2.0
-    if N % 2 == 0:
-        w[-1] = 1.0
-    E = (np.dot(w, dC) + gam * np.dot(w, np.abs(C))) / N
-    E = E * 1.01 + 4 * U64 * np.abs(z).max()
+    del C, R_all
+    # inverse-transform error per entry: (1/N) sum_k w_k (|dC_k| + gam |C_k|), w = 1, 2, ..., 2, 1
+    dC += gam * absC
+    del absC
+    E = 2 * float(dC.sum()) - dC[0] - (dC[-1] if N % 2 == 0 else 0.0)
+    del dC
+    E = E / N * 1.01 + 4 * U64 * float(np.abs(z).max())
     prog.step("inverse transform")
-    pos = (np.arange(K_lo, K_hi + 1) - off) % N
-    zt = z[pos]
-    lk = np.arange(K_lo, K_hi + 1) * h
+    start = (K_lo - off) % N
+    width = K_hi - K_lo + 1
+    zt = z[start:start + width] if start + width <= N else \
+        np.concatenate([z[start:], z[:start + width - N]])
     # tilted (normalised) tail masses outside the window: what the circular fold can add
     tparts = [(la + theta * l - (lambda x: x.max() + math.log(np.exp(x - x.max()).sum()))(
         la + theta * l), l, n) for la, l, n in parts]
     fold = (_chernoff_mass(tparts, (K_hi + 1) * h, s_hi - theta)
             + _chernoff_mass(tparts, (K_lo - 1) * h, s_lo - theta))
-    with np.errstate(over="ignore", under="ignore"):
-        scale = np.exp(np.minimum(log_scale - theta * lk, 700.0))
+    if theta == 0.0:
+        scale = math.exp(min(log_scale, 700.0))
+    else:
+        with np.errstate(over="ignore", under="ignore"):
+            scale = np.arange(K_lo, K_hi + 1) * (-theta * h)
+            scale += log_scale
+            np.minimum(scale, 700.0, out=scale)
+            np.exp(scale, out=scale)
     total_bound = math.exp(min(logfin, 700.0)) * (1 + 1e-9)
     if pess:
-        arr = np.minimum((np.maximum(zt, 0.0) + E) * scale * (1 + 16 * U64), total_bound)
+        arr = np.maximum(zt, 0.0)
+        arr += E
+        arr *= scale
+        arr *= 1 + 16 * U64
+        np.minimum(arr, total_bound, out=arr)
         arr[0] += _chernoff_mass(parts, (K_lo - 1) * h, s_lo) * (1 + 1e-9)
         inf += _chernoff_mass(parts, (K_hi + 1) * h, s_hi) * (1 + 1e-9) + len(arr) * _TINY
     else:
-        arr = np.maximum(zt - E - fold, 0.0) * scale * (1 - 16 * U64)
+        arr = zt - (E + fold)
+        np.maximum(arr, 0.0, out=arr)
+        arr *= scale
+        arr *= 1 - 16 * U64
+    del z, zt, scale
     return Side(K_lo, arr, min(inf, 1.0) if pess else max(inf, 0.0), h, 0.0, pess,
                 info={"N": N, "E": E, "fold": fold, "window": (K_lo, K_hi, s_lo, s_hi)})
 
@@ -423,13 +457,17 @@ class Side:
         c = -math.expm1(-self.h)
         # D[k] = delta_finite(l_k) = sum_{i > k} a_i (1 - e^{l_k - l_i}); D[top] = 0,
         # D[k-1] = e^{-h} D[k] + c S0[k]  (non-negative recurrence, run from the top)
-        Drev = signal.lfilter([0.0, c], [1.0, -math.exp(-self.h)], S0[::-1])
-        D = Drev[::-1]
+        D = signal.lfilter([0.0, c], [1.0, -math.exp(-self.h)], S0[::-1])[::-1]
         rel = (3 * n + 10) * U64
         f = (1 + rel) if self.pess else (1 - rel)
-        self.S0, self.D = S0 * f, D * f
-        self.l = (self.k0 + np.arange(n)) * self.h
+        S0 *= f
+        D *= f
+        self.S0, self.D = S0, D
         self.total = (float(self.S0[0]) if n else 0.0) + self.inf
+
+    def _l(self, k: int) -> float:
+        """The loss of bin k."""
+        return (self.k0 + k) * self.h
 
     def _eps(self, eps: float) -> float:
         return eps - self.shift if self.pess else eps + self.shift
@@ -447,7 +485,7 @@ class Side:
             v = 0.0
         else:
             kk = max(k + 1, 0)
-            x = e - self.l[kk]
+            x = e - self._l(kk)
             one_m = -math.expm1(x)
             rho = math.exp(x)
             v = one_m * self.S0[kk] + rho * self.D[kk]
@@ -457,8 +495,12 @@ class Side:
     def roc(self, alpha: float) -> float:
         """min over eps of delta(eps) + e^eps alpha: for pess an upper bound of 1 - f(alpha),
         for opt a lower bound (exact minimum of the side's piecewise function)."""
-        cand = self.D + self.inf + np.exp(self.l + (self.shift if self.pess else -self.shift)) \
-            * alpha
+        cand = np.arange(self.k0, self.k0 + len(self.D)) * self.h
+        cand += self.shift if self.pess else -self.shift
+        np.exp(cand, out=cand)
+        cand *= alpha
+        cand += self.D
+        cand += self.inf
         best = min(float(cand.min()) if len(cand) else math.inf, self.total)
         if alpha == 0:
             best = min(best, self.inf)
@@ -487,9 +529,9 @@ class Side:
         target = d - self.inf
         if S - Dk > 0 and S > target:
             rho = (S - target) / (S - Dk)
-            e = self.l[k] + math.log(min(max(rho, 1e-300), 1.0))
+            e = self._l(k) + math.log(min(max(rho, 1e-300), 1.0))
         else:
-            e = self.l[k]
+            e = self._l(k)
         eps = e + self.shift if self.pess else e - self.shift
         eps = max(eps, 0.0)
         step = max(abs(eps), 1e-300) * 4 * U64
@@ -652,6 +694,9 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
     key = (leaves, h, tau, theta)
     c = _CACHE.get(key)
     if c is None:
+        # a finer grid supersedes the coarser ones of the same product: free them first
+        for k in [k for k in _CACHE if k[0] == leaves and k[2:] == key[2:] and k[1] > h]:
+            del _CACHE[k]
         facs = [(discretise(leaf_model(f), h, tau), n) for f, n in leaves]
         c = compose(facs, tau, theta, progress, max_fft)
         _CACHE[key] = c
@@ -682,6 +727,9 @@ class _Refinement:
         self.leaves, self.query, self.tau, self.progress = leaves, query, tau, progress
         self.tilt_for, self.fixed = tilt_for, h is not None
         self.h = grid_step(h) if self.fixed else H_START
+        if not self.fixed:  # start from the finest grid already composed for this product
+            self.h = min([k[1] for k in _CACHE if k[0] == leaves and k[2:] == (tau, 0.0)],
+                         default=H_START)
         self.theta = 0.0
         self.best: tuple[float, float] | None = None
         self.done = False
