@@ -68,6 +68,7 @@ from .pld_models import U64, AtomLoss, LossModel
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
            "grid_step", "leaf_model", "delta_enclosure", "value_enclosure", "roc_enclosure",
            "epsilon_enclosure", "delta_refinement", "epsilon_refinement", "max_enclosure",
+           "hull_roc_bounds", "hull_value_bounds", "hull_value_refinement",
            "pld_options", "options"]
 
 #: Default bound on the composed mass left outside the window on each side (pessimistic: it
@@ -492,6 +493,31 @@ class Side:
         v = v * (1 + 8 * U64) if self.pess else v * (1 - 8 * U64)
         return v + self.inf
 
+    def delta_many(self, eps: np.ndarray) -> np.ndarray:
+        """:meth:`delta` at every point of a float array (vectorised; -oo gives the total)."""
+        e = np.asarray(eps, dtype=np.float64) + (-self.shift if self.pess else self.shift)
+        n = len(self.arr)
+        out = np.full(e.shape, self.inf)
+        fin = np.isfinite(e)
+        out[e == -np.inf] = self.total
+        if n == 0 or not fin.any():
+            return out
+        ef = e[fin]
+        k = np.floor(ef / self.h).astype(np.int64) - self.k0
+        inside = k < n - 1
+        kk = np.maximum(k + 1, 0)[inside]
+        x = ef[inside] - (self.k0 + kk) * self.h
+        v = np.zeros(len(ef))
+        v[inside] = -np.expm1(x) * self.S0[kk] + np.exp(x) * self.D[kk]
+        v *= (1 + 8 * U64) if self.pess else (1 - 8 * U64)
+        out[fin] = v + self.inf
+        return out
+
+    def kinks(self) -> np.ndarray:
+        """The eps where the side's profile (read with its shift) has its kinks."""
+        l = np.arange(self.k0, self.k0 + len(self.arr)) * self.h
+        return l + self.shift if self.pess else l - self.shift
+
     def roc(self, alpha: float) -> float:
         """min over eps of delta(eps) + e^eps alpha: for pess an upper bound of 1 - f(alpha),
         for opt a lower bound (exact minimum of the side's piecewise function)."""
@@ -571,6 +597,102 @@ class Composed:
 
     def epsilon_bounds(self, d: float) -> tuple[float, float]:
         return self.opt.epsilon(d), self.pess.epsilon(d)
+
+
+def hull_roc_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
+    """Enclosure of ``1 - C(alpha)`` for the trade-off function C whose profile is the maximum
+    of the profiles of the composed laws ``cs`` (the symmetric hull of a product and of its
+    inverse: Wang et al., Sec. 4; Dong, Roth & Su, Prop. 6):
+    ``1 - C(alpha) = min{1, inf_eps max_i delta_i(eps) + e^eps alpha}``.
+
+    Upper end: the pessimistic profiles at their kinks, at the crossings of the two between
+    consecutive kinks (where both are linear in ``x = e^eps``) and at ``eps = -oo``: every
+    point gives an upper bound. Lower end: by minimax,
+    ``inf_x max_i A_i(x) = max_lambda inf_x sum_i lambda_i A_i(x)`` over the simplex for convex
+    ``A_i``; for a fixed lambda the optimistic combination plus ``alpha x`` is piecewise linear
+    in x with kinks among the sides' kinks, so its infimum is a minimum over them (and
+    ``x -> 0``); every lambda gives a lower bound, and lambda is optimised by golden section
+    (two terms) or taken at the vertices otherwise."""
+    if len(cs) == 1:
+        return cs[0].roc_bounds(alpha)
+
+    def plus_ex(vals: np.ndarray, E: np.ndarray, up: bool) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            ex = np.exp(E) * alpha
+        return vals + ex * ((1 + 4 * U64) if up else (1 - 4 * U64))
+
+    # -- upper end: any eps gives one; each side's kinks and the crossings between them -------
+    hi = math.inf
+    for side in cs:
+        E = side.pess.kinks()
+        vals = np.array([c.pess.delta_many(E) for c in cs])
+        if len(cs) == 2 and len(E) > 1:
+            d = vals[0] - vals[1]
+            i = np.flatnonzero(np.signbit(d[:-1]) != np.signbit(d[1:]))
+            if len(i):  # where both are (nearly) linear in x between the points: the crossing
+                x0, x1 = np.exp(E[i]), np.exp(E[i + 1])
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    Ex = np.log(x0 + d[i] / (d[i] - d[i + 1]) * (x1 - x0))
+                Ex = Ex[np.isfinite(Ex)]
+                E = np.concatenate([E, Ex])
+                vals = np.concatenate([vals, [c.pess.delta_many(Ex) for c in cs]], axis=1)
+        if len(E):
+            hi = min(hi, float(plus_ex(vals.max(axis=0), E, True).min()))
+    hi = min(hi, max(c.pess.total for c in cs))
+    if alpha == 0:
+        hi = min(hi, max(c.pess.inf for c in cs))
+    hi = min(hi * (1 + 8 * U64), 1.0)
+    # -- lower end: minimax over the union of the optimistic kinks ------------------------------
+    E = np.concatenate([c.opt.kinks() for c in cs])
+    vals = np.array([c.opt.delta_many(E) for c in cs])
+    ex = plus_ex(np.zeros(len(E)), E, False)
+    # a point where even the smallest profile plus alpha x exceeds the upper end is the minimum
+    # of no combination (each combination's minimum is at most the true value <= hi)
+    keep = vals.min(axis=0) + ex <= hi
+    vals, ex = vals[:, keep], ex[keep]
+    totals = np.array([c.opt.total for c in cs])
+    infs = np.array([c.opt.inf for c in cs])
+
+    def phi(lam: np.ndarray) -> float:
+        m = float((lam @ vals + ex).min()) if len(ex) else math.inf
+        m = min(m, float(lam @ totals))
+        if alpha == 0:
+            m = min(m, float(lam @ infs))
+        return m * (1 - 8 * U64)
+
+    if len(cs) == 2:
+        lo = _golden_max(lambda t: phi(np.array([t, 1.0 - t])), 0.0, 1.0)
+    else:
+        lo = max(phi(np.eye(len(cs))[i]) for i in range(len(cs)))
+    return max(min(lo, 1.0), alpha), max(hi, alpha)
+
+
+def hull_value_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
+    """Enclosure of ``C(alpha)`` (see :func:`hull_roc_bounds`)."""
+    rlo, rhi = hull_roc_bounds(cs, alpha)
+    lo = max(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
+    hi = min(1.0 - alpha, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64) if alpha < 1 else 0.0
+    return lo, max(hi, lo)
+
+
+def _golden_max(fn, a: float, b: float, iters: int = 30) -> float:
+    """The largest value of fn seen in a golden-section search for the maximum of a concave fn
+    on [a, b] (the end points included): every value seen is attained."""
+    best = max(fn(a), fn(b))
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = fn(c), fn(d)
+    for _ in range(iters):
+        best = max(best, fc, fd)
+        if fc > fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = fn(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = fn(d)
+    return max(best, fc, fd)
 
 
 def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta: float = 0.0,
@@ -715,20 +837,21 @@ def _rel(lo: float, hi: float) -> float:
 
 
 class _Refinement:
-    """Successive enclosures ``query(composed) -> (lo, hi)`` of one product on finer grids: h
+    """Successive enclosures ``query(*composed) -> (lo, hi)`` of a quantity of one or more
+    products (``leaf_sets``, each composed on the same grid) on finer grids: h
     halves, or jumps by the second-order rule (width ~ h^2) towards the step that meets the
     tolerance, down to :data:`H_MIN`; ``tilt_for(composed, best) -> (theta, tau)`` may propose
     a tilted recomputation for deep tails. Every intermediate result is a valid enclosure;
     ``best`` is the intersection of all of them (the narrowest kept when they are disjoint
     by rounding)."""
 
-    def __init__(self, leaves: tuple, query, h: float | None, tau: float, progress: bool,
+    def __init__(self, leaf_sets: tuple, query, h: float | None, tau: float, progress: bool,
                  tilt_for=None):
-        self.leaves, self.query, self.tau, self.progress = leaves, query, tau, progress
+        self.leaf_sets, self.query, self.tau, self.progress = leaf_sets, query, tau, progress
         self.tilt_for, self.fixed = tilt_for, h is not None
         self.h = grid_step(h) if self.fixed else H_START
-        if not self.fixed:  # start from the finest grid already composed for this product
-            self.h = min([k[1] for k in _CACHE if k[0] == leaves and k[2:] == (tau, 0.0)],
+        if not self.fixed:  # start from the finest grid already composed for these products
+            self.h = min([k[1] for k in _CACHE if k[0] in leaf_sets and k[2:] == (tau, 0.0)],
                          default=H_START)
         self.theta = 0.0
         self.best: tuple[float, float] | None = None
@@ -737,14 +860,14 @@ class _Refinement:
     def step(self, tol: float) -> tuple[float, float]:
         """One more grid; afterwards ``done`` tells whether further steps can help."""
         try:
-            c = _composed(self.leaves, self.h, self.tau, self.theta, self.progress,
-                          None if self.fixed else MAX_FFT)
+            cs = [_composed(x, self.h, self.tau, self.theta, self.progress,
+                            None if self.fixed else MAX_FFT) for x in self.leaf_sets]
         except MemoryError:
             if self.best is None:
                 raise
             self.done = True
             return self.best
-        lo, hi = self.query(c)
+        lo, hi = self.query(*cs)
         b = self.best
         self.best = (lo, hi) if b is None or (hi - lo) < (b[1] - b[0]) else \
             (max(lo, b[0]), min(hi, b[1]))
@@ -752,7 +875,7 @@ class _Refinement:
         if self.fixed or w <= tol:
             self.done = True
         elif self.tilt_for is not None and self.theta == 0.0 and \
-                (t := self.tilt_for(c, self.best)) is not None:
+                (t := self.tilt_for(cs[0], self.best)) is not None:
             self.theta, self.tau = t
         elif self.h <= H_MIN:
             self.done = True
@@ -769,7 +892,7 @@ def _adaptive(leaves: tuple, query, tol: float, h: float | None, tau: float,
     most ``tol`` or its absolute width at most ``atol``; the narrowest enclosure is returned."""
     if tol <= 0 or not math.isfinite(tol):
         raise ValueError("tol must be a positive number")
-    r = _Refinement(leaves, query, h, tau, progress, tilt_for)
+    r = _Refinement((leaves,), query, h, tau, progress, tilt_for)
     for _ in range(12):
         lo, hi = r.step(tol)
         if r.done or hi - lo <= atol:
@@ -848,15 +971,31 @@ def delta_refinement(leaves, eps_dn: float, eps_up: float, h: float | None = Non
     """Refinement of delta(eps) for any eps in [eps_dn, eps_up] (a float bracket of an exact
     eps: the lower end is read at eps_up, the upper at eps_dn; delta is non-increasing)."""
     leaves = _check_leaves(leaves)
-    return _Refinement(leaves, lambda c: (c.delta_bounds(eps_up)[0], c.delta_bounds(eps_dn)[1]),
+    return _Refinement((leaves,),
+                       lambda c: (c.delta_bounds(eps_up)[0], c.delta_bounds(eps_dn)[1]),
                        h, tau, progress, lambda c, b: _theta_for(leaves, c.h, eps_dn, tau, b))
+
+
+def hull_value_refinement(leaf_sets, alpha_dn: float, alpha_up: float, power: bool,
+                          h: float | None = None, tau: float = DEFAULT_TAIL,
+                          progress: bool = False) -> _Refinement:
+    """Refinement of C(alpha) (``power``: 1 - C(alpha)) for any alpha in [alpha_dn, alpha_up],
+    C the trade-off function whose profile is the maximum of the products' profiles."""
+    sets = tuple(_check_leaves(x) for x in leaf_sets)
+    if power:  # 1 - C is non-decreasing in alpha
+        def q(*cs):
+            return hull_roc_bounds(cs, alpha_dn)[0], hull_roc_bounds(cs, alpha_up)[1]
+    else:
+        def q(*cs):
+            return hull_value_bounds(cs, alpha_up)[0], hull_value_bounds(cs, alpha_dn)[1]
+    return _Refinement(sets, q, h, tau, progress)
 
 
 def epsilon_refinement(leaves, d_dn: float, d_up: float, h: float | None = None,
                        tau: float = DEFAULT_TAIL, progress: bool = False) -> _Refinement:
     """Refinement of eps(d) for any d in [d_dn, d_up] (eps(d) is non-increasing in d)."""
     leaves = _check_leaves(leaves)
-    return _Refinement(leaves, lambda c: (c.epsilon_bounds(d_up)[0],
+    return _Refinement((leaves,), lambda c: (c.epsilon_bounds(d_up)[0],
                                           c.epsilon_bounds(d_dn)[1]),
                        h, min(tau, d_dn * 1e-6) if d_dn > 0 else tau, progress)
 

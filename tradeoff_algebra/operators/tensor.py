@@ -371,6 +371,24 @@ def hull_directions(f) -> tuple | None:
     return leaves, inv
 
 
+def pld_hull_value(f, a, power: bool):
+    """Enclosure (mpf lo, hi) of C(alpha) (``power``: 1 - C(alpha)) for ``f = SymmetricHull(g)``
+    of a product g, from the profiles of g and g^{-1} (numeric.pld.hull_roc_bounds), or None
+    when f is not such a hull."""
+    from mpmath import mp
+
+    from ..numeric import pld
+
+    dirs = hull_directions(f)
+    if dirs is None:
+        return None
+    o = pld.options()
+    dn, up = _float_bracket(a)
+    r = pld.hull_value_refinement(dirs, dn, up, power, o["h"], o["tail"], o["progress"])
+    lo, hi = pld.max_enclosure([r], o["tol"])
+    return mp.mpf(lo), mp.mpf(hi)
+
+
 def _register_hull_delta() -> None:
     import mpmath
 

@@ -321,7 +321,10 @@ def _register_unary_numerics() -> None:
         k = pl_knots(g)
         if k is not None:
             return pl_hull_mp(k, a, ac, power)
-        return hull_mp(g, a, ac, power, inverse_bracket)
+        from .tensor import pld_hull_value  # a product: its two directions' profiles
+
+        v = pld_hull_value(f, a, power)
+        return v if v is not None else hull_mp(g, a, ac, power, inverse_bracket)
 
     mp_value.register(SymmetricHull)(lambda f, a, ac: _hull_eval(f, a, ac, False))
     mp_roc.register(SymmetricHull)(lambda f, a, ac: _hull_eval(f, a, ac, True))
