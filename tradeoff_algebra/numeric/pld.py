@@ -330,6 +330,9 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
             K_hi = K_lo
     else:  # the window (and Chernoff parameters) of the other side: any choice is valid
         K_lo, K_hi, s_lo, s_hi = window
+    # a window end at or beyond the support's end has no mass beyond it (exactly: no Chernoff
+    # bound is needed there, which matters for bounded losses, where the bound saturates)
+    none_below, none_above = K_lo <= round(lo_lim / h), K_hi >= round(hi_lim / h)
     width = K_hi - K_lo + 1
     N = 1 << max(4, math.ceil(math.log2(width)))
     if N > max_fft:
@@ -407,8 +410,8 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     # tilted (normalised) tail masses outside the window: what the circular fold can add
     tparts = [(la + theta * l - (lambda x: x.max() + math.log(np.exp(x - x.max()).sum()))(
         la + theta * l), l, n) for la, l, n in parts]
-    fold = (_chernoff_mass(tparts, (K_hi + 1) * h, s_hi - theta)
-            + _chernoff_mass(tparts, (K_lo - 1) * h, s_lo - theta))
+    fold = ((0.0 if none_above else _chernoff_mass(tparts, (K_hi + 1) * h, s_hi - theta))
+            + (0.0 if none_below else _chernoff_mass(tparts, (K_lo - 1) * h, s_lo - theta)))
     if theta == 0.0:
         scale = math.exp(min(log_scale, 700.0))
     else:
@@ -424,8 +427,11 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
         arr *= scale
         arr *= 1 + 16 * U64
         np.minimum(arr, total_bound, out=arr)
-        arr[0] += _chernoff_mass(parts, (K_lo - 1) * h, s_lo) * (1 + 1e-9)
-        inf += _chernoff_mass(parts, (K_hi + 1) * h, s_hi) * (1 + 1e-9) + len(arr) * _TINY
+        if not none_below:
+            arr[0] += _chernoff_mass(parts, (K_lo - 1) * h, s_lo) * (1 + 1e-9)
+        if not none_above:
+            inf += _chernoff_mass(parts, (K_hi + 1) * h, s_hi) * (1 + 1e-9)
+        inf += len(arr) * _TINY
     else:
         arr = zt - (E + fold)
         np.maximum(arr, 0.0, out=arr)
@@ -792,22 +798,28 @@ def leaf_model(f) -> LossModel:
 
 
 def atoms_model(fl) -> AtomLoss:
-    """AtomLoss of a FiniteLoss from its exact atoms (ratio, P-mass, Q-mass)."""
-    import mpmath
+    """AtomLoss of a FiniteLoss from its materialised atoms (log-ratio, P-mass, Q-mass): the
+    exact table when e^eps is rational, else the 128-bit mpmath table (no SymPy: float or
+    irrational eps would make symbolic masses slow); rounded to float64 within ``rel_err``."""
+    from mpmath import mp
 
-    ls, ps, qs = [], [], []
-    q_inf = p_ninf = 0.0
-    for r, p, q in fl.atoms():
-        pf, qf = float(p), float(q)
-        if r.is_infinite:
-            q_inf += qf
-        elif r == 0:
-            p_ninf += pf
-        else:
-            ls.append(float(mpmath.log(mpmath.mpf(float(r)))) if r.is_Float else
-                      float(mpmath.log(mpmath.mpf(r.evalf(30)))))
-            ps.append(pf)
-            qs.append(qf)
+    with mp.workprec(128):
+        t = fl._exact_table()
+        den = t.den if t is not None else 1
+        if t is None:
+            t = fl._mp_table(128)
+        ls, ps, qs = [], [], []
+        q_inf = p_ninf = 0.0
+        for lg, p, q in zip(t.logs, t.P, t.Q, strict=True):
+            pf, qf = float(mp.mpf(p) / den), float(mp.mpf(q) / den)
+            if lg == mp.inf:
+                q_inf += qf
+            elif lg == mp.ninf:
+                p_ninf += pf
+            else:
+                ls.append(float(lg))
+                ps.append(pf)
+                qs.append(qf)
     return AtomLoss(ls, ps, qs, q_inf, p_ninf, rel_err=1e-15)
 
 
@@ -819,7 +831,9 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
         # a finer grid supersedes the coarser ones of the same product: free them first
         for k in [k for k in _CACHE if k[0] == leaves and k[2:] == key[2:] and k[1] > h]:
             del _CACHE[k]
-        facs = [(discretise(leaf_model(f), h, tau), n) for f, n in leaves]
+        from .pld_profile import leaf_factor  # (it builds on this module)
+
+        facs = [(leaf_factor(f, h, tau), n) for f, n in leaves]
         c = compose(facs, tau, theta, progress, max_fft)
         _CACHE[key] = c
         # bounded memory: at most _CACHE_SIZE results and _CACHE_BYTES of arrays
@@ -944,7 +958,9 @@ def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best):
     parts = []
     top = 0.0
     for f, n in leaves:
-        half = _trim(discretise(leaf_model(f), h, 1e-300).pess)
+        from .pld_profile import leaf_factor
+
+        half = _trim(leaf_factor(f, h, 1e-300).pess)
         if len(half.arr) == 0:
             continue
         l = (half.k0 + np.arange(len(half.arr))) * h

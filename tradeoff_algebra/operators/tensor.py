@@ -356,7 +356,6 @@ _register_tensor_numerics()
 
 def hull_directions(f) -> tuple | None:
     """The two products (leaves of f, leaves of f^{-1}) behind ``SymmetricHull(f)``, or None."""
-    from ..numeric.pld_models import loss_model
     from .unary import Inverse
 
     g = f.arg
@@ -365,7 +364,7 @@ def hull_directions(f) -> tuple | None:
     if not isinstance(g, (Tensor, TensorPower)) or g.is_symmetric is True:
         return None
     leaves = pld_leaves(g)
-    if leaves is None or any(loss_model(x) is None and _finite(x) is None for x, _ in leaves):
+    if leaves is None:
         return None
     inv = tuple((x if x.is_symmetric is True else Inverse(x), n) for x, n in leaves)
     return leaves, inv

@@ -1,0 +1,648 @@
+"""Loss laws from certified privacy profiles: a PLD factor for every trade-off function whose
+profile ``delta(eps)`` has certified enclosures (the input of :mod:`.pld` for factors without a
+closed-form :class:`~.pld_models.LossModel`).
+
+Mathematics. For ``f = T(P, Q)`` with loss ``L = log dQ/dP`` write ``x = e^eps`` and
+
+    D(x) = delta(log x) = E_Q[(1 - x e^{-L})_+] + Q(L = +oo)      (x > 0),
+
+the profile of Dong, Roth & Su, Prop. 6 (``delta(eps) = 1 + f^*(-e^eps)``), valid for every real
+eps. Each term ``(1 - x e^{-l})_+`` is convex and non-increasing in x, so D is convex and
+non-increasing, ``D(0+) = Q(L > -oo) = 1``, ``D(+oo) = Q(L = +oo)`` and ``D(x) >= 1 - x`` (the
+tangent at 0: ``D'(0+) = -P(L > -oo) >= -1``). Conversely a measure with Q-masses ``m_i`` at
+finite losses ``l_i`` and ``m_oo`` at +oo has the profile ``sum_i m_i (1 - x e^{-l_i})_+ + m_oo``,
+piecewise linear in x with a kink at ``x_i = e^{l_i}`` where the slope jumps by
+``p_i = m_i e^{-l_i}`` (its P-mass) and the constant ``m_oo`` beyond the last kink. So a convex,
+non-increasing, piecewise-linear function Y of x with vertices ``(X_0 = 0, Y_0), (X_1, Y_1), ...,
+(X_M, Y_M)`` and constant after ``X_M`` *is* the profile of the discrete measure with P-masses
+``p_i = sigma_i - sigma_{i-1}`` (``sigma_i`` the slope after vertex i, ``sigma_M = 0``), Q-masses
+``m_i = p_i X_i`` at losses ``log X_i`` (i >= 1) and ``m_oo = Y_M``; its Q-total is ``Y_0`` (Abel
+summation) and its P-total ``-sigma_0``. (A P-atom at -oo, of mass ``1 - P-total``, changes no
+profile; it is not passed to the engine, whose optimistic rounding would charge it to the lowest
+atom.) In the order of :mod:`.pld` (``mu <= nu`` iff ``delta_mu <= delta_nu`` for every real eps)
+it therefore suffices to build such a Y above D (pessimistic) and one below D (optimistic).
+
+Data: nodes ``eps_0 < ... < eps_K`` (``x_j = e^{eps_j}``) with certified ``l_j <= D(x_j) <= u_j``
+(``ta.delta`` for eps >= 0; for eps < 0 the identity ``D_f(x) = 1 - x + x D_{f^{-1}}(1/x)``,
+from ``Q(S) - x P(S) = 1 - x + x (P(S^c) - Q(S^c)/x)``, with ``f^{-1} = T(Q, P)``, or f itself when
+f is symmetric). They are first tightened by monotonicity: u by its running minimum (``D(x_j) <=
+D(x_i) <= u_i`` for i <= j), l by the running maximum from the right, by ``1 - x_j`` and by a
+lower bound ``c0`` of ``D(+oo) = 1 - f(0)``.
+
+Pessimistic side. The lower convex hull H of the points ``(0, 1)`` and ``(x_j, u_j)``, continued
+by the constant ``u_K`` after ``x_K``. On a hull segment between two of these points H is the chord
+through two upper bounds, which lies above the chord of D, which lies above D (convexity); before
+``x_0`` the chord from ``(0, 1) = (0, D(0+))`` does the same; after ``x_K``, ``D <= D(x_K) <= u_K``
+(D non-increasing). So H >= D for every x, i.e. for every real eps: the truncation costs at most
+``u_K - D(+oo)`` on the right (put into the +oo atom) and the chord on ``[0, x_0]`` on the left.
+
+Optimistic side. Convexity bounds the one-sided slopes by secants of the enclosures:
+``D'_-(x_j) >= (D(x_j) - D(x_{j-1}))/(x_j - x_{j-1}) >= (l_j - u_{j-1})/(x_j - x_{j-1}) =: A_j``
+(with ``(x_{-1}, u_{-1}) = (0, 1)``) and ``D'_+(x_j) <= (u_{j+1} - l_j)/(x_{j+1} - x_j) =: B_j``
+(``B_K = 0``). Hence the *tent* ``T_j(x) = l_j + A_j (x - x_j)`` for ``x >= x_j`` and
+``l_j + B_j (x - x_j)`` for ``x <= x_j`` is a concave global minorant of D (``D(x) >= D(x_j) +
+g (x - x_j)`` for a subgradient ``A_j <= g <= B_j``); so is ``T_{-1}(x) = 1 - x``. (A secant
+line through ``(x_j, u_j)`` and ``(x_{j+1}, l_{j+1})`` is a minorant only on ``x >= x_{j+1}``, not
+on the whole line; the tents make that restriction explicit.) Between consecutive nodes put a
+*valley* ``v_j`` where the right arm of ``T_j`` meets the left arm of ``T_{j+1}``, with value
+``w_j = min(T_j(v_j), T_{j+1}(v_j))``. The piecewise-linear W through ``(0, 1), v_{-1}, (x_0,
+l_0), v_0, (x_1, l_1), ..., (x_K, l_K), v_K`` is ``<= D``: every segment joins two points lying
+on or below one concave tent, so it lies below that tent. After the first vertex at or below
+``c0`` (``v_K`` is where ``T_K``'s right arm reaches ``c0``) W continues by the constant ``c0 <=
+D(+oo) <= D``. Its lower convex hull is ``<= W <= D``, convex and (ending at its minimum)
+non-increasing: the profile of a dominated measure.
+
+Both measures become :class:`~.pld_models.AtomLoss` models (Q-masses, P-masses, the +oo atom,
+edge error 0); ``pld.discretise`` of the pessimistic model gives the pessimistic half and of the
+optimistic model the optimistic half of one :class:`~.pld.Factor`.
+
+Nodes and accuracy. With nodes ``eta`` apart in eps the two sides differ from D by about
+``D''(x) (x eta)^2``: second order in the node spacing, the optimistic side (crossing of extended
+secants, the best lower bound values alone allow) about three times further from D than the
+pessimistic chord. The nodes start on the lattice ``Z/4`` over the range where ``D(x) - D(+oo)``
+(on the left: ``D_{f^{-1}}(1/x) - D_{f^{-1}}(+oo)``) exceeds the tail level ``tau``, and are
+refined by bisection (dyadic eps, so enclosures are cached and reused across grid steps h and
+tail levels) where the gap between the sides at a valley, relative to the profile there (for
+x < 1: to ``x D_{f^{-1}}(1/x)``, the part of D above the trivial ``1 - x``), exceeds ``rtol``;
+an interval whose gap is within twice its nodes' enclosure widths and float resolution, or
+narrower than 2^-12, is left alone. The trade-off is calls against width: the composed
+relative width is about the largest relative gap of the factor in the region that matters,
+falling like (number of nodes)^-2, and each node costs one certified ``delta`` (well under a
+millisecond for closed forms, 3-200 ms for operator nodes, seconds for some envelopes), hence
+the budget ``max_calls``. On the engine's grid the optimistic atoms that fall between grid
+points are rounded down by ``discretise`` (first order in h, by at most h per atom), the
+pessimistic ones are split (second order); nodes are dyadic, so on grids ``h <= 2^-12`` the
+pessimistic atoms sit on grid points.
+
+Rigour. The enclosures are taken as certified; the geometry runs in float64 with every derived
+quantity rounded outward by a relative margin ``GAMMA`` of the magnitudes involved (exp, expm1,
+log1p assumed accurate to ``RHO_LIB``), and the finished measures are checked against the certified
+points (pessimistic: its profile, evaluated with an error bound, at least the hull at the hull's
+vertices and Q-total at least 1; optimistic: at most W at W's vertices, Q-total at most 1): the
+profiles are linear in x between those vertices, so this holds for every x. A measure failing
+the check by a rounding-size amount is rescaled (multiplying a measure multiplies its profile);
+a larger failure raises :class:`~tradeoff_algebra.core.errors.NumericalError`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from . import pld
+from .pld_models import RHO_LIB, U64, AtomLoss
+
+__all__ = ["leaf_factor", "profile_factor", "profile_models", "ProfileModels", "profile_options",
+           "DEFAULT_RTOL", "DEFAULT_MAX_CALLS"]
+
+#: Floor of the target relative gap between the two sides of a factor's profile (the default
+#: target is half the PLD tolerance, ``pld.options()['tol'] / 2``, but not below this).
+DEFAULT_RTOL = 1e-4
+#: Budget of certified ``delta`` enclosures per factor and tail level, and of their seconds
+#: for the refinement (the first lattice of nodes is always computed).
+DEFAULT_MAX_CALLS = 1000
+DEFAULT_MAX_SECONDS = 20.0
+#: Relative outward margin on every derived float quantity.
+GAMMA = 1e-12
+#: Initial lattice step and finest node spacing (in eps).
+STEP0, STEP_MIN = 0.25, 2.0**-12
+#: The node range stops at |eps| = EPS_CAP at the latest.
+EPS_CAP = 64.0
+#: The node tail level is never below this (generic enclosures are absolute to ~1e-30).
+TAIL_FLOOR = 1e-40
+#: Digits asked of ``ta.delta`` per node.
+NODE_DPS = 20
+
+_OPTIONS: dict = {"rtol": None, "max_calls": DEFAULT_MAX_CALLS,
+                  "max_seconds": DEFAULT_MAX_SECONDS}
+
+
+class profile_options:
+    """Context manager for profile factors: ``rtol`` (target relative gap of a factor's two
+    sides; default: half of ``pld.options()['tol']``, at least :data:`DEFAULT_RTOL`),
+    ``max_calls`` (budget of certified ``delta`` enclosures per factor) and ``max_seconds``
+    (time budget of the node refinement per factor; a factor whose enclosures are slow, such
+    as a generic envelope, then stops with a wider but still valid law)."""
+
+    def __init__(self, rtol: float | None = None, max_calls: int | None = None,
+                 max_seconds: float | None = None):
+        if rtol is not None and not (rtol > 0 and math.isfinite(rtol)):
+            raise ValueError("rtol must be a positive number")
+        if max_calls is not None and int(max_calls) < 8:
+            raise ValueError("max_calls must be at least 8")
+        if max_seconds is not None and not max_seconds > 0:
+            raise ValueError("max_seconds must be a positive number")
+        self._new = {k: v for k, v in (("rtol", rtol), ("max_calls", max_calls),
+                                       ("max_seconds", max_seconds)) if v is not None}
+
+    def __enter__(self):
+        self._old = dict(_OPTIONS)
+        _OPTIONS.update(self._new)
+        return self
+
+    def __exit__(self, *exc):
+        _OPTIONS.clear()
+        _OPTIONS.update(self._old)
+        return False
+
+
+def _rtol() -> float:
+    r = _OPTIONS["rtol"]
+    if r is not None:
+        return float(r)
+    return max(pld.options()["tol"] / 2, DEFAULT_RTOL)
+
+
+# ------------------------------------------------------------------------------------------------
+# certified node enclosures (cached per trade-off function)
+# ------------------------------------------------------------------------------------------------
+def _down(x: mpmath.mpf) -> float:
+    v = float(x)
+    return math.nextafter(v, -math.inf) if mpmath.mpf(v) > x else v
+
+
+def _up(x: mpmath.mpf) -> float:
+    v = float(x)
+    return math.nextafter(v, math.inf) if mpmath.mpf(v) < x else v
+
+
+class _Source:
+    """Certified enclosures of ``D(e^eps)`` at dyadic eps of one trade-off function f."""
+
+    def __init__(self, f: Any):
+        from ..operators.unary import Inverse
+
+        self.f = f
+        self.sym = f.is_symmetric is True
+        self.inv = f if self.sym else Inverse(f)
+        self.raw: dict = {}  # (which, e >= 0) -> (mpf lo, mpf hi)
+        self.nodes: dict = {}  # eps -> (lo, hi, excess_lo, excess_hi) floats
+        self.calls = 0
+        self.seconds = 0.0
+        self._c0: dict = {}
+
+    def _delta(self, g: Any, e: float) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """(lo, hi) of delta_g(e), e >= 0, as mpf at NODE_DPS + 20 digits."""
+        from ..analysis.conversions import delta
+
+        key = (g is self.f, e)
+        r = self.raw.get(key)
+        if r is None:
+            t0 = time.perf_counter()
+            v = delta(g, mpmath.mpf(e), dps=NODE_DPS)
+            self.calls += 1
+            self.seconds += time.perf_counter() - t0
+            lo, hi = mpmath.mpf(v.lo), mpmath.mpf(v.hi)
+            if lo == hi:  # a closed form correct to NODE_DPS digits: widen to an enclosure
+                r_ = abs(lo) * mpmath.mpf(10) ** (1 - NODE_DPS)
+                lo, hi = lo - r_, hi + r_
+            r = (max(lo, mpmath.mpf(0)), min(hi, mpmath.mpf(1)))
+            self.raw[key] = r
+        return r
+
+    def node(self, e: float) -> tuple[float, float, float, float]:
+        """Float bounds of D(e^e) and of its excess over the trivial bound, normalised:
+        ``D`` for e >= 0, ``D_{f^{-1}}(e^{-e}) = (D - 1 + x)/x`` for e < 0."""
+        r = self.nodes.get(e)
+        if r is not None:
+            return r
+        if e >= 0:
+            lo, hi = self._delta(self.f, e)
+            r = (_down(lo), _up(hi), _down(lo), _up(hi))
+        else:
+            ilo, ihi = self._delta(self.inv, -e)
+            with mpmath.workdps(NODE_DPS + 30):
+                x = mpmath.exp(e)
+                om = -mpmath.expm1(e)
+                lo, hi = om + x * ilo, om + x * ihi
+                pad = mpmath.mpf(10) ** (-(NODE_DPS + 20))
+                lo, hi = lo * (1 - pad), hi * (1 + pad)
+            r = (max(_down(lo), 0.0), min(_up(hi), 1.0), _down(ilo), _up(ihi))
+        self.nodes[e] = r
+        return r
+
+    def c0(self, inverse: bool = False) -> float:
+        """A lower bound of D(+oo) = 1 - f(0) (of the inverse pair's if ``inverse``)."""
+        key = inverse and not self.sym
+        if key not in self._c0:
+            from ..analysis.conversions import delta
+            from ..core.errors import TradeOffError
+
+            try:
+                v = delta(self.inv if key else self.f, mpmath.inf, dps=NODE_DPS)
+                self.calls += 1
+                c = max(_down(mpmath.mpf(v.lo) * (1 - mpmath.mpf(10) ** (1 - NODE_DPS))), 0.0)
+            except TradeOffError:
+                c = 0.0
+            self._c0[key] = c
+        return self._c0[key]
+
+
+_SOURCES: OrderedDict = OrderedDict()
+_MODELS: OrderedDict = OrderedDict()
+_SOURCES_SIZE, _MODELS_SIZE = 64, 64
+
+
+def _source(f: Any) -> _Source:
+    s = _SOURCES.get(f)
+    if s is None:
+        s = _Source(f)
+        _SOURCES[f] = s
+        while len(_SOURCES) > _SOURCES_SIZE:
+            _SOURCES.popitem(last=False)
+    else:
+        _SOURCES.move_to_end(f)
+    return s
+
+
+# ------------------------------------------------------------------------------------------------
+# geometry: tents, valleys, hulls (float64, outward margins)
+# ------------------------------------------------------------------------------------------------
+def _lower_hull(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Indices of the lower convex hull of points sorted by X (equal X: the lowest kept)."""
+    idx: list[int] = []
+    for k in range(len(X)):
+        if idx and X[idx[-1]] == X[k]:
+            if Y[k] >= Y[idx[-1]]:
+                continue
+            idx.pop()
+        while len(idx) >= 2:
+            o, a = idx[-2], idx[-1]
+            cross = (X[a] - X[o]) * (Y[k] - Y[o]) - (Y[a] - Y[o]) * (X[k] - X[o])
+            if cross <= 0:
+                idx.pop()
+            else:
+                break
+        idx.append(k)
+    return np.asarray(idx, dtype=np.int64)
+
+
+@dataclass
+class _Geometry:
+    eps: np.ndarray
+    l: np.ndarray  # tightened lower bounds
+    u: np.ndarray  # tightened upper bounds
+    ex: np.ndarray  # normalised excess (upper) per node, for the refinement metric
+    c0: float
+    wv: list  # W vertices [(lambda, w)], lambda = -inf for x = 0
+    w_after: float  # W's constant after its last vertex
+    valley: np.ndarray  # valley lambda per interval
+    gap: np.ndarray  # pessimistic minus optimistic at each valley
+    width: np.ndarray  # larger enclosure width of the interval's two nodes
+
+
+def _geometry(eps: np.ndarray, lo: np.ndarray, hi: np.ndarray, ex: np.ndarray,
+              c0: float) -> _Geometry:
+    K = len(eps) - 1
+    x = np.exp(eps)
+    u = np.minimum.accumulate(np.minimum(hi, 1.0))
+    triv = np.where(eps < 0, -np.expm1(eps) * (1 - 4 * U64), 0.0)  # 1 - x, rounded down
+    l = np.maximum.reduce([lo, triv, np.full_like(lo, c0)])
+    l = np.maximum.accumulate(l[::-1])[::-1]
+    l = np.minimum(l, u)  # (certified bounds never cross; guards the float roundings)
+    g = GAMMA
+    # right-arm relative slopes a_j = A_j x_j (rounded down), left-arm b_j = B_j x_j (up)
+    a = np.empty(K + 1)
+    a[0] = min(l[0] - 1.0, 0.0) * (1 + g)
+    if K:
+        den = -np.expm1(eps[:-1] - eps[1:]) * (1 - g)
+        a[1:] = np.minimum(l[1:] - u[:-1], 0.0) / den * (1 + g)
+    b = np.zeros(K + 1)
+    if K:
+        den = np.expm1(eps[1:] - eps[:-1])
+        bb = (u[1:] - l[:-1]) / den
+        b[:-1] = np.where(bb >= 0, bb * (1 + g), bb * (1 - g))
+
+    def tent(j: int, lam: float) -> float:
+        """Lower bound of the tent T_j at x = e^lam."""
+        t = math.expm1(lam - eps[j])
+        s = a[j] if t >= 0 else b[j]
+        v = l[j] + s * t
+        return v - g * (abs(l[j]) + abs(s * t)) - 1e-300
+
+    # valleys between nodes j, j+1
+    valley = np.empty(K)
+    vw = np.empty(K)
+    gap = np.empty(K)
+    for j in range(K):
+        rho = math.expm1(eps[j + 1] - eps[j])
+        bp = b[j + 1] / (1 + rho)
+        dd = a[j] - bp
+        ts = (l[j + 1] - l[j] - bp * rho) / dd if dd < 0 else rho / 2
+        ts = min(max(ts, 0.0), rho)
+        lam = min(max(eps[j] + math.log1p(ts), eps[j]), eps[j + 1])
+        w = min(tent(j, lam), tent(j + 1, lam))
+        valley[j], vw[j] = lam, w
+        t = math.expm1(lam - eps[j])
+        U = u[j] + (u[j + 1] - u[j]) * min(t / rho, 1.0)
+        gap[j] = max(U - w, 0.0)
+    # what refinement cannot remove: the enclosure widths and the float resolution (margins)
+    res = (u - l) + 16 * g * np.abs(u)
+    width = np.maximum(res[:-1], res[1:]) if K else np.zeros(0)
+    # W: (0, 1), v_{-1}, (x_0, l_0), v_0, ..., (x_K, l_K), v_K; then the constant c0_eff
+    wv: list = [(-math.inf, 1.0)]
+    s = (1 - l[0] + b[0]) / (x[0] + b[0]) if x[0] + b[0] > 0 else 0.5
+    if 0 < s < 1:
+        lam = eps[0] + math.log(s)
+        one_m = -math.expm1(lam)
+        w1 = one_m - g * (1 + abs(one_m)) - 1e-300
+        wv.append((lam, min(w1, tent(0, lam))))
+    for j in range(K + 1):
+        wv.append((float(eps[j]), float(l[j])))
+        if j < K:
+            wv.append((float(valley[j]), float(vw[j])))
+    c_eff = c0
+    if a[K] < 0 and l[K] > c0:
+        ts = (c0 - l[K]) / a[K]
+        lam = eps[K] + math.log1p(ts)
+        wv.append((lam, tent(K, lam)))
+    elif a[K] >= 0:
+        c_eff = max(c0, l[K])
+    # the prefix of W above c_eff, closed by its crossing with c_eff (rounded to the left)
+    out = [wv[0]]
+    for lam, w in wv[1:]:
+        if w > c_eff:
+            if lam > out[-1][0]:
+                out.append((lam, w))
+            elif w < out[-1][1]:
+                out[-1] = (lam, w)
+            continue
+        la, wa = out[-1]
+        if la == -math.inf:
+            xa, xb = 0.0, math.exp(lam)
+            xc = xa + (wa - c_eff) / (wa - w) * (xb - xa)
+            lc = math.log(xc) if xc > 0 else -math.inf
+        else:
+            phi = (wa - c_eff) / (wa - w)
+            lc = la + math.log1p(phi * math.expm1(lam - la))
+        lc -= 4 * g * (1 + abs(lc)) if math.isfinite(lc) else 0.0
+        if lc <= la:
+            out[-1] = (la, c_eff)
+        else:
+            out.append((lc, c_eff))
+        break
+    else:
+        if out[-1][1] > c_eff:  # (cannot happen: the last vertex reaches c_eff)
+            out.append((out[-1][0] + 1.0, c_eff))
+    return _Geometry(eps, l, u, ex, c0, out, c_eff, valley, gap, width)
+
+
+def _measure(lam: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Atoms (losses, Q-masses) and the +oo mass of the convex piecewise-linear profile with
+    vertices ``(e^lam_i, Y_i)`` (``lam_0 = -inf``: x = 0) and constant after the last."""
+    M = len(lam) - 1
+    # X_i (slope after i) and X_i (slope before i), each scale-free
+    after = np.zeros(M + 1)
+    before = np.zeros(M + 1)
+    for i in range(1, M + 1):
+        dl = lam[i] - lam[i - 1] if i > 1 else math.inf
+        dy = Y[i] - Y[i - 1]
+        # X_i sigma_{i-1} = (Y_i - Y_{i-1}) / (1 - X_{i-1}/X_i)
+        before[i] = dy / (-math.expm1(-dl)) if i > 1 else dy
+        if i < M:
+            after[i] = (Y[i + 1] - Y[i]) / math.expm1(lam[i + 1] - lam[i])
+    q = np.maximum(after[1:] - before[1:], 0.0)
+    return lam[1:].copy(), q, float(Y[M])
+
+
+def _profile_at(lam_atoms: np.ndarray, q: np.ndarray, q_inf: float,
+                pts: np.ndarray) -> np.ndarray:
+    """The measure's profile at x = e^pts (float; relative error <= (n + 200) u + 8 RHO)."""
+    out = np.empty(len(pts))
+    for s in range(0, len(pts), 512):
+        p = pts[s:s + 512, None]
+        d = p - lam_atoms[None, :]
+        with np.errstate(invalid="ignore"):
+            term = np.where(d < 0, -np.expm1(np.minimum(d, 0.0)), 0.0) * q[None, :]
+        out[s:s + 512] = term.sum(axis=1) + q_inf
+    return out
+
+
+def _atoms(lam: np.ndarray, q: np.ndarray, q_inf: float, scale: float) -> AtomLoss:
+    keep = q > 0
+    lam, q = lam[keep], q[keep] * scale
+    p = q * np.exp(-lam)
+    return AtomLoss(lam, p, q, q_inf * scale, 0.0, rel_err=4 * RHO_LIB)
+
+
+@dataclass
+class ProfileModels:
+    """The two loss laws of one factor (``pess`` dominates, ``opt`` is dominated) and what
+    they cost: ``nodes`` (eps), ``calls`` and ``seconds`` of certified enclosures, ``gap`` (the
+    largest relative gap between the sides at a valley: the metric refined towards ``rtol``)."""
+
+    pess: AtomLoss
+    opt: AtomLoss
+    nodes: np.ndarray
+    calls: int
+    seconds: float
+    gap: float
+    info: dict = field(default_factory=dict)
+
+
+def _metric(geo: _Geometry, tau: float) -> np.ndarray:
+    """Gap at each valley relative to the profile there (for x < 1: both divided by x, the gap
+    against the inverse pair's profile ``D_{f^{-1}}(1/x)``), with the tail level as a floor."""
+    ex = (geo.ex[:-1] + geo.ex[1:]) / 2
+    return geo.gap / np.minimum(1.0, np.exp(geo.valley)) / (ex + tau)
+
+
+def _range(src: _Source, tau: float, inverse: bool) -> float:
+    """The smallest e >= 0 on the lattice STEP0 Z (at most EPS_CAP) beyond which the normalised
+    excess of the (inverse's, if ``inverse``) profile is below tau or unresolved."""
+    c0 = src.c0(inverse)
+
+    def done(e: float) -> bool:
+        lo, hi, elo, ehi = src.node(-e if inverse else e)
+        if inverse:
+            lo, hi = elo, ehi
+        return hi - c0 <= tau or (hi - lo) >= (hi - c0) / 2
+
+    prev, e = 0.0, STEP0
+    while e < EPS_CAP and not done(e):
+        prev, e = e, 2 * e
+    e = min(e, EPS_CAP)
+    lo_, hi_ = prev, e  # done(hi_) (or the cap); refine to the lattice
+    while hi_ - lo_ > STEP0:
+        m = math.floor((lo_ + hi_) / 2 / STEP0) * STEP0
+        if m <= lo_:
+            break
+        if done(m):
+            hi_ = m
+        else:
+            lo_ = m
+    return hi_
+
+
+def profile_models(f: Any, tau: float = pld.DEFAULT_TAIL, rtol: float | None = None,
+                   max_calls: int | None = None) -> ProfileModels:
+    """Pessimistic and optimistic :class:`AtomLoss` laws of f from certified enclosures of its
+    privacy profile (see the module docstring), cached per (f, tail level, rtol, budget)."""
+    rtol = _rtol() if rtol is None else float(rtol)
+    max_calls = int(_OPTIONS["max_calls"] if max_calls is None else max_calls)
+    tau_n = max(float(tau), TAIL_FLOOR)
+    key = (f, tau_n, rtol, max_calls)
+    m = _MODELS.get(key)
+    if m is not None:
+        _MODELS.move_to_end(key)
+        return m
+    src = _source(f)
+    calls0, sec0 = src.calls, src.seconds
+    e_hi = _range(src, tau_n, False)
+    e_lo = -e_hi if src.sym else -_range(src, tau_n, True)
+    n0 = int(round((e_hi - e_lo) / STEP0))
+    nodes = set(float(e_lo + k * STEP0) for k in range(n0 + 1))
+    c0 = src.c0(False)
+
+    def arrays(ns):
+        eps = np.array(sorted(ns))
+        vals = np.array([src.node(e) for e in eps])
+        return eps, vals[:, 0], vals[:, 1], np.where(eps >= 0, vals[:, 1], vals[:, 3])
+
+    eps, lo, hi, ex = arrays(nodes)
+    geo = _geometry(eps, lo, hi, ex, c0)
+    worst = math.inf
+    for _ in range(64):
+        met = _metric(geo, tau_n)
+        spacing = np.diff(eps)
+        cand = (met > rtol) & (geo.gap > 2 * geo.width) & (spacing > 2 * STEP_MIN)
+        worst = float(met[geo.gap > 2 * geo.width].max(initial=0.0))
+        idx = np.flatnonzero(cand)
+        if len(idx) == 0 or src.calls - calls0 >= max_calls or \
+                src.seconds - sec0 >= _OPTIONS["max_seconds"]:
+            break
+        idx = idx[np.argsort(-met[idx])]
+        room = max_calls - (src.calls - calls0)
+        idx = idx[: max(1, min(room, max(16, len(idx) // 2)))]
+        for j in idx:
+            mid = (eps[j] + eps[j + 1]) / 2
+            nodes.add(float(mid))
+            if src.sym and e_lo <= -mid <= e_hi:
+                nodes.add(float(-mid))
+        eps, lo, hi, ex = arrays(nodes)
+        geo = _geometry(eps, lo, hi, ex, c0)
+    pess = _pess_model(geo)
+    opt = _tame(_opt_model(geo), pess)
+    m = ProfileModels(pess, opt, eps, src.calls - calls0, src.seconds - sec0, worst,
+                      {"range": (e_lo, e_hi), "c0": c0, "rtol": rtol, "tau": tau_n,
+                       "u": geo.u, "l": geo.l})
+    _MODELS[key] = m
+    while len(_MODELS) > _MODELS_SIZE:
+        _MODELS.popitem(last=False)
+    return m
+
+
+def _pess_model(geo: _Geometry) -> AtomLoss:
+    from ..core.errors import NumericalError
+
+    lam = np.concatenate([[-math.inf], geo.eps])
+    Y = np.concatenate([[1.0], geo.u])
+    X = np.concatenate([[0.0], np.exp(geo.eps)])
+    h = _lower_hull(X, Y)
+    lam_h, Y_h = lam[h], Y[h]
+    atoms, q, q_inf = _measure(lam_h, Y_h)
+    # check: profile >= hull at the hull's vertices, Q-total >= 1, +oo mass >= the last value
+    n = len(q)
+    beta = (n + 200) * U64 + 8 * RHO_LIB
+    val = _profile_at(atoms, q, q_inf, lam_h[1:]) * (1 - beta)
+    tot = (q.sum() + q_inf) * (1 - beta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(Y_h[1:] > 0, Y_h[1:] / val, 1.0)
+    c = max(1.0, float(np.max(ratios, initial=1.0)), 1.0 / tot if tot > 0 else math.inf)
+    if not c < 1 + 1e-6:
+        raise NumericalError(f"profile factor: the pessimistic measure misses its hull by {c}")
+    return _atoms(atoms, q, q_inf, c * (1 + 4 * U64))
+
+
+def _opt_model(geo: _Geometry) -> AtomLoss:
+    from ..core.errors import NumericalError
+
+    lam = np.array([v[0] for v in geo.wv])
+    w = np.array([v[1] for v in geo.wv])
+    X = np.exp(lam)
+    h = _lower_hull(X, w)
+    atoms, q, q_inf = _measure(lam[h], w[h])
+    # check: profile <= W at W's vertices (the atoms sit on some of them), Q-total <= 1,
+    # +oo mass <= W's constant after its last vertex
+    n = len(q)
+    beta = (n + 200) * U64 + 8 * RHO_LIB
+    val = _profile_at(atoms, q, q_inf, lam[1:]) * (1 + beta)
+    tot = (q.sum() + q_inf) * (1 + beta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(val > 0, w[1:] / val, 1.0)
+    c = min(1.0, float(np.min(ratios, initial=1.0)), 1.0 / tot if tot > 0 else 1.0)
+    if q_inf > 0:
+        c = min(c, geo.w_after / (q_inf * (1 + 4 * U64)))
+    ptot = float((q * np.exp(-atoms)).sum()) * (1 + beta)
+    if ptot * c > 1:  # keep P-total <= 1 (shrinking a dominated measure keeps it dominated)
+        c = 1 / ptot
+    if not c > 1 - 1e-6:
+        raise NumericalError(f"profile factor: the optimistic measure exceeds its minorant "
+                             f"by a factor {1 / c if c > 0 else math.inf}")
+    return _atoms(atoms, q, q_inf, c * (1 - 4 * U64))
+
+
+_TAME = 1e-9
+
+
+def _tame(opt: AtomLoss, pess: AtomLoss) -> AtomLoss:
+    """The optimistic law with its tails inside the pessimistic law's (finite part): atoms above
+    the pessimistic top loss are moved down to it (lowering a loss lowers every delta), atoms
+    below its bottom are dropped, and in the far lower tail (pessimistic mass below ``_TAME``)
+    Q-mass is dropped until the optimistic distribution function is at most the pessimistic
+    one. Dropping Q-mass
+    keeps a law dominated; the engine reads both sides in the window it chooses for the
+    pessimistic side, and this keeps the optimistic side's fold bound within its Chernoff bound
+    (without it, float-resolution atoms near x = 0 can dominate a steep tilt)."""
+    lam, q = opt.l.copy(), opt.qm.copy()
+    if len(lam) == 0 or len(pess.l) == 0:
+        return opt
+    lam = np.minimum(lam, pess.l[-1])
+    q = np.where(lam < pess.l[0], 0.0, q)
+    cp = np.cumsum(pess.qm)  # pessimistic Q(L <= l_i)
+    Cp = np.where(lam >= pess.l[0], cp[np.clip(np.searchsorted(pess.l, lam, "right") - 1, 0,
+                                                  len(cp) - 1)], 0.0) * (1 - 8 * U64)
+    kept = 0.0
+    for i in range(len(lam)):
+        if Cp[i] >= _TAME:
+            break
+        q[i] = min(q[i], max(Cp[i] - kept, 0.0))
+        kept += q[i]
+    keep = q > 0
+    lam, q = lam[keep], q[keep]
+    p = q * np.exp(-lam)
+    tot = p.sum() * (1 + (len(p) + 8) * U64)
+    if tot > 1:
+        q, p = q / tot, p / tot
+    return AtomLoss(lam, p, q, opt.q_inf, 0.0, rel_err=4 * RHO_LIB)
+
+
+# ------------------------------------------------------------------------------------------------
+# factors for the engine
+# ------------------------------------------------------------------------------------------------
+def profile_factor(f: Any, h: float, tau: float = pld.DEFAULT_TAIL, rtol: float | None = None,
+                   max_calls: int | None = None) -> pld.Factor:
+    """The PLD factor of f on grid step h from its certified privacy profile (whether or not
+    f has a closed-form loss model)."""
+    m = profile_models(f, tau, rtol, max_calls)
+    fp = pld.discretise(m.pess, h, tau)
+    fo = pld.discretise(m.opt, h, tau)
+    return pld.Factor(fp.h, fp.pess, fo.opt, max(fp.edge, fo.edge))
+
+
+def leaf_factor(f: Any, h: float, tau: float = pld.DEFAULT_TAIL) -> pld.Factor:
+    """``pld.discretise(pld.leaf_model(f), h, tau)`` when f has a loss model, else the factor
+    of its certified privacy profile (:func:`profile_factor`)."""
+    from ..core.errors import NoClosedForm
+
+    try:
+        model = pld.leaf_model(f)
+    except NoClosedForm:
+        return profile_factor(f, h, tau)
+    return pld.discretise(model, h, tau)
