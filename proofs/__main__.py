@@ -3,7 +3,7 @@ unexpected failure appears."""
 
 import sys
 
-from . import drs, kaissis  # noqa: F401  (registers the claims)
+from . import drs, kaissis, wang  # noqa: F401  (registers the claims)
 from ._claims import run_all
 
 results = run_all()

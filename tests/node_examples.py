@@ -131,3 +131,10 @@ if Discrete is not None:
         Discrete([Rational(1, 2), Rational(1, 2)], [Rational(1, 4), Rational(3, 4)]),
         Discrete([p, 1 - p], [1 - p, p]),
     ]
+
+ShuffleDP = _optional("tradeoff_algebra.families.shuffle", "ShuffleDP")
+if ShuffleDP is not None:
+    EXAMPLES += [
+        ShuffleDP(1, 5),
+        ShuffleDP(eps, n + 1),
+    ]

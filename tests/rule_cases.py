@@ -289,6 +289,14 @@ def _(rng):
     yield Case(ta.BinomialDP(0, n), {n: rng.randint(0, 6)}, digits=None, note="eps = 0")
 
 
+# -- the shuffle model (families/shuffle.py) -----------------------------------------------------
+@case("shuffle_trivial")
+def _(rng):
+    yield Case(ta.ShuffleDP(eps1, 1), {eps1: r_eps(rng)}, digits=None,
+               note="one user: randomized response f_{eps0,0}")
+    yield Case(ta.ShuffleDP(0, n), {n: rng.randint(1, 6)}, digits=None, note="eps0 = 0: Id")
+
+
 # -- mixing and subsampling (operators/subsample.py) ---------------------------------------------
 @case("mix_one")
 def _(rng):

@@ -40,9 +40,9 @@ __all__ = ["parse_expr", "symbol_for", "CONSTRUCTORS", "INTEGER_SYMBOLS", "MAX_L
 #: (a name the package does not define yet is reported as unavailable). New ones are one line.
 CONSTRUCTORS: tuple[str, ...] = (
     "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete", "BinomialDP",
-    "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
+    "ShuffleDP", "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
     "Subsample", "C", "Mix", "Max", "Group", "Conjugate",
-    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd",
+    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
 )
 
 #: Trade-off constants reachable by name.

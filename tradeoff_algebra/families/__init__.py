@@ -6,7 +6,8 @@ from .epsdelta import EpsDelta
 from .gaussian import G, Gaussian
 from .laplace import Laplace
 from .piecewise import PiecewiseLinear
+from .shuffle import ShuffleDP
 from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
 
 __all__ = ["Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero", "IdTradeOff",
-           "ZeroTradeOff", "PiecewiseLinear", "Discrete"]
+           "ZeroTradeOff", "PiecewiseLinear", "Discrete", "ShuffleDP"]

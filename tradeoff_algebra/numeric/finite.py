@@ -524,6 +524,12 @@ class FiniteLoss:
         return cls({("atoms", tuple(atoms)): 1})
 
     @classmethod
+    def from_atoms(cls, atoms: Any) -> FiniteLoss:
+        """The loss given by its atoms ``(ratio, P-mass, Q-mass)``: exact SymPy numbers, distinct
+        ratios (``S.Infinity`` for P-mass 0), masses summing to 1 on each side (not checked)."""
+        return cls({("atoms", tuple((sp.S(r), sp.S(p), sp.S(q)) for r, p, q in atoms)): 1})
+
+    @classmethod
     def epsdelta(cls, eps: Any, delta: Any = 0) -> FiniteLoss:
         """The loss of f_{eps,delta} = f_{eps,0} (x) f_{0,delta} (Dong, Roth & Su, Eq. (10))."""
         eps = _sympy_number(eps, "eps")
@@ -921,7 +927,8 @@ _installed = False
 def finite_loss(f: Any) -> FiniteLoss | None:
     """The exact finite loss of ``f``, or None when ``f`` is not (known to be) finite.
 
-    Registered for EpsDelta, Discrete, PiecewiseLinear, BinomialDP, Id, Zero and Tensor /
+    Registered for EpsDelta, Discrete, PiecewiseLinear, BinomialDP, ShuffleDP (small n), Id,
+    Zero and Tensor /
     TensorPower of finite factors (None if any factor is not finite or a parameter is
     symbolic). The family registrations live in their modules or are installed on first call.
     """
@@ -939,6 +946,7 @@ def _install() -> bool:
     from ..families import binomial as _b  # noqa: F401  (their own registrations)
     from ..families import discrete as _d  # noqa: F401
     from ..families import piecewise as _p  # noqa: F401
+    from ..families import shuffle as _s  # noqa: F401
     from ..families.epsdelta import EpsDelta
     from ..families.trivial import IdTradeOff, ZeroTradeOff
     from ..operators.tensor import Tensor, TensorPower

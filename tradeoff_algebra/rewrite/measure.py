@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.node import TradeOffExpr
+from ..families.shuffle import ShuffleDP
 from ..operators.subsample import Subsample
 from ..operators.unary import Inverse
 
@@ -48,6 +49,8 @@ register_weight(Inverse, lambda node, ws: 2 * ws[0])
 # max{f_{eps',delta'}, f_{0,c}} (6 -> 5), C_p(0) -> f_{0,p} (4 -> 2), C_1(f) -> C(f)
 # (2 w_f + 2 -> w_f + 1).
 register_weight(Subsample, lambda node, ws: 2 * ws[0] + 2)
+# The shuffle model weighs 3, so that ShuffleDP(eps0, 1) -> f_{eps0,0} (3 -> 2) shrinks the tree.
+register_weight(ShuffleDP, lambda node, ws: 3)
 
 
 def _local(node: TradeOffExpr, ws: list[int]) -> int:
