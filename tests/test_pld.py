@@ -200,6 +200,10 @@ def test_noisy_sgd_both_samplings():
     assert e1.hi <= e2.lo
     d = ta.delta(poisson, e1.mid, dps=10)
     assert d.lo <= 1e-5 * (1 + 1e-2) and d.hi >= 1e-5 * (1 - 1e-2)
+    # fixed-size batches (Sample_m, Dong, Roth & Su Sec. 4.2) are the GDP paper's expression
+    assert ta.noisy_sgd(sig, p, T, sampling="fixed_size") == gdp
+    with pytest.raises(ta.InvalidParameter, match="sampling"):
+        ta.noisy_sgd(sig, p, T, sampling="shuffled")
 
 
 def test_models_against_own_distribution_functions():

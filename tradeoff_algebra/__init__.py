@@ -41,10 +41,13 @@ from .families import (
     Id,
     Laplace,
     PiecewiseLinear,
+    ShuffleDP,
     Zero,
 )
-from .mechanisms import gaussian_mechanism, laplace_mechanism, noisy_sgd
+from .mechanisms import gaussian_mechanism, laplace_mechanism, noisy_sgd, shuffle
 from .numeric import Value, curve, evaluate, roc
+from .numeric.pld import pld_options
+from .numeric.pld_profile import profile_options
 from .operators import (
                    C,
                    Conjugate,
@@ -69,11 +72,11 @@ __all__ = [
     "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError",
     "Phi", "PhiInv",
     "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
-    "PiecewiseLinear", "Discrete",
+    "PiecewiseLinear", "Discrete", "ShuffleDP",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate", "conjugate_value",
-    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd",
-    "Value", "evaluate", "roc", "curve", "latex", "text",
+    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
+    "Value", "pld_options", "profile_options", "evaluate", "roc", "curve", "latex", "text",
     "simplify", "derive", "Derivation", "rules", "rule_catalogue",
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",

@@ -5,6 +5,8 @@
 * ``laplace_mechanism(sensitivity, scale)`` is L_{Delta/b}: adding Lap(0, b) to a statistic of
   sensitivity Delta gives the pair Lap(0, b), Lap(Delta, b), whose trade-off is that of
   Lap(0, 1), Lap(Delta/b, 1) (Dong, Roth & Su, Prop. 7).
+* ``shuffle(eps0, n)`` is the exact trade-off function of the shuffle model's post-processing
+  pair (Wang et al., Sec. 4.1; ``ShuffleDP``); ``bound="wang"`` gives their Thm. 4.2 bound.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from .core.validate import param
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
 
-__all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd"]
+__all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle"]
 
 
 def gaussian_mechanism(sensitivity: Any, sigma: Any) -> Gaussian:
@@ -36,10 +38,14 @@ def noisy_sgd(sigma: Any, p: Any, steps: Any, sampling: str = "gdp_paper"):
     """The trade-off expression of NoisySGD with noise multiplier sigma, sampling rate p and
     ``steps`` iterations (an expression builder: evaluation of the tensor power is separate).
 
-    ``sampling="gdp_paper"`` (default): ``C_p(G_{1/sigma})^{(x) T}`` (Dong, Roth & Su, Thm. 10
-    and Sec. 5, with p = m/n, T = steps). ``sampling="poisson"``:
-    ``SymmetricHull(Mix(G_{1/sigma}, p)^{(x) T})``, the symmetric hull of the composed
-    one-sided mixtures. sigma > 0, 0 <= p <= 1, steps a positive integer.
+    ``sampling="gdp_paper"`` (default), also spelled ``"fixed_size"``: batches of a fixed size m
+    drawn uniformly without replacement from n records (``Sample_m`` of Dong, Roth & Su,
+    Sec. 4.2 and Algorithm 1), ``C_p(G_{1/sigma})^{(x) T}`` with p = m/n, T = steps (Thm. 10).
+    ``sampling="poisson"``: each record joins a batch independently with probability p,
+    ``SymmetricHull(Mix(G_{1/sigma}, p)^{(x) T})``, the symmetric hull of the composed one-sided
+    mixtures (remove and add neighbours; what PLD accountants compute for Poisson sampling).
+    sigma > 0, 0 <= p <= 1, steps a positive integer. (Shuffled batches, one pass over a random
+    permutation per epoch, have no trade-off function in the seed papers and are not offered.)
     """
     from .operators.subsample import Mix, Subsample
     from .operators.tensor import TensorPower
@@ -48,10 +54,51 @@ def noisy_sgd(sigma: Any, p: Any, steps: Any, sampling: str = "gdp_paper"):
     s = param("sigma", sigma, lower=0, lower_open=True, owner="noisy_sgd")
     q = param("p", p, lower=0, upper=1, owner="noisy_sgd")
     T = param("steps", steps, lower=1, integer=True, owner="noisy_sgd")
-    if sampling == "gdp_paper":
+    if sampling in ("gdp_paper", "fixed_size"):
         return TensorPower(Subsample(Gaussian(1 / s), q), T)
     if sampling == "poisson":
         return SymmetricHull(TensorPower(Mix(Gaussian(1 / s), q), T))
     from .core.errors import InvalidParameter
 
-    raise InvalidParameter("sampling", sampling, "'gdp_paper' or 'poisson'", "noisy_sgd")
+    raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size') or 'poisson'",
+                           "noisy_sgd")
+
+
+#: Largest n for which ``shuffle(..., bound="wang")`` builds the explicit pair (P0, Q0).
+WANG_BOUND_MAX_N = 60
+
+
+def shuffle(eps0: Any, n: Any, bound: str = "exact"):
+    """The shuffle model: n users each apply an eps0-DP local randomizer, then the reports are
+    uniformly shuffled (Wang et al., Sec. 4; Feldman, McMillan & Talwar).
+
+    ``bound="exact"`` (default): ``ShuffleDP(eps0, n)``, the trade-off function T(P, Q) of the
+    post-processing pair ``P = (1-w)P0 + wQ0``, ``Q = (1-w)Q0 + wP0``; the shuffled mechanism is
+    T(P, Q)-DP, and this is the tightest statement the pair gives. ``bound="wang"``: the bound
+    of Wang et al., Thm. 4.2, ``C(f_Shuffle)`` with ``f_Shuffle = 2w Id + (1 - 2w) T(P0, Q0)``
+    (``SymmetricHull(Mix(Discrete(P0, Q0), 1 - 2w))``, for n <= WANG_BOUND_MAX_N): it holds,
+    ``C(f_Shuffle) <= T(P, Q)`` pointwise, and is strictly below it except at a few levels
+    (``proofs/wang.py``). ``eps0 >= 0`` real, ``n >= 1`` an integer.
+    """
+    from .core.errors import InvalidParameter
+    from .families.shuffle import ShuffleDP
+
+    e = param("eps0", eps0, lower=0, owner="shuffle")
+    m = param("n", n, lower=1, integer=True, owner="shuffle")
+    if bound == "exact":
+        return ShuffleDP(e, m)
+    if bound != "wang":
+        raise InvalidParameter("bound", bound, "'exact' or 'wang'", "shuffle")
+    import sympy as sp
+
+    from .families.discrete import Discrete
+    from .families.shuffle import shuffle_pair0
+    from .operators.subsample import Mix
+    from .operators.unary import SymmetricHull
+
+    if e.free_symbols or not isinstance(m, sp.Integer) or int(m) > WANG_BOUND_MAX_N:
+        raise InvalidParameter("n", n, f"an integer in [1, {WANG_BOUND_MAX_N}] with numeric "
+                               "eps0", "shuffle(bound='wang')",
+                               "the explicit pair (P0, Q0) has n(n+1)/2 points")
+    _, P0, Q0 = shuffle_pair0(e, int(m))
+    return SymmetricHull(Mix(Discrete(P0, Q0), 1 - 2 / (sp.exp(e) + 1)))
