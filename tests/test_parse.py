@@ -293,3 +293,17 @@ def test_later_families_round_trip():
     for expr in exprs:
         assert parse_expr(ta.text(expr)) == expr, ta.text(expr)
     assert parse_expr("PiecewiseLinear([(0, 1), (0.5, 0.25), (1, 0)])") == exprs[2]
+
+
+def test_option_keywords_take_their_strings_only():
+    """noisy_sgd's sampling= and shuffle's bound= take one of their strings; anything else
+    (another string, a name, an expression) is rejected naming the allowed values."""
+    assert parse_expr("noisy_sgd(11/10, 256/60000, 10, sampling='poisson')") == ta.noisy_sgd(
+        R(11, 10), R(256, 60000), 10, sampling="poisson")
+    assert parse_expr("noisy_sgd(2, 1/100, 3, sampling='fixed_size')") == ta.noisy_sgd(
+        2, R(1, 100), 3)
+    assert parse_expr("shuffle(1, 5, bound='exact')") == ta.shuffle(1, 5)
+    for bad in ("noisy_sgd(2, 1/100, 3, sampling='shuffled')", "shuffle(1, 5, bound=wang)",
+                "noisy_sgd(2, 1/100, 3, sampling=1)"):
+        with pytest.raises(InvalidParameter, match="one of the strings"):
+            parse_expr(bad)

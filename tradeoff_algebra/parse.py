@@ -8,7 +8,8 @@ reachable. Allowed:
 
 * calls of the public constructors (``G``, ``EpsDelta``, ``C``, ``Mix``, ``Max``, ``Group``, ...,
   ``gaussian_mechanism``, ``laplace_mechanism``; see :data:`CONSTRUCTORS`), the names ``Id`` and
-  ``Zero``, positional arguments and the keyword ``delta=``;
+  ``Zero``, positional arguments, the keyword ``delta=`` and the option keywords
+  ``sampling=`` (of ``noisy_sgd``) and ``bound=`` (of ``shuffle``) with one of their strings;
 * ``f @ g`` (tensor product), ``f ** n`` (tensor power) and ``f(alpha)`` (application);
 * numbers: integer literals, decimal literals converted *exactly* to rationals (``1e-5`` is
   ``1/100000``, ``0.1`` is ``1/10``, never a binary float), ``+ - * / **`` and unary minus on
@@ -16,7 +17,7 @@ reachable. Allowed:
 * lowercase identifiers, which become SymPy symbols (see :func:`symbol_for`);
 * tuples and lists (for knots and distributions).
 
-Anything else -- attribute access, subscripts, lambdas, comprehensions, comparisons, strings,
+Anything else -- attribute access, subscripts, lambdas, comprehensions, comparisons, other strings,
 private or dunder names, other keyword arguments -- raises
 :class:`~tradeoff_algebra.core.errors.InvalidParameter` naming the construct.
 """
@@ -296,10 +297,18 @@ class _Interpreter:
         args = tuple(self._operand(a, depth) for a in node.args)
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
+            if kw.arg in _OPTION_KEYWORDS:
+                v = kw.value
+                allowed = _OPTION_KEYWORDS[kw.arg]
+                if not (isinstance(v, ast.Constant) and v.value in allowed):
+                    raise self.reject(f"the value of {kw.arg}= (one of the strings "
+                                      f"{', '.join(map(repr, allowed))})", kw)
+                kwargs[kw.arg] = v.value
+                continue
             if kw.arg != "delta":
                 shown = "**" if kw.arg is None else f"{kw.arg}="
-                raise self.reject(f"the keyword argument {shown} (only delta= is accepted)",
-                                  kw)
+                raise self.reject(f"the keyword argument {shown} (only delta=, sampling= and "
+                                  "bound= are accepted)", kw)
             kwargs["delta"] = self._operand(kw.value, depth)
         if isinstance(func, _Callable):
             if func.name in _SCALAR_FUNCTIONS:
@@ -324,6 +333,14 @@ class _Interpreter:
         if isinstance(result, sp.Expr) and not isinstance(result, TradeOffExpr):
             return self._finite(result)
         return result
+
+
+#: Keywords that take one of a few strings: ``noisy_sgd(..., sampling=...)``,
+#: ``shuffle(..., bound=...)``.
+_OPTION_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "sampling": ("gdp_paper", "fixed_size", "poisson"),
+    "bound": ("exact", "wang"),
+}
 
 
 def _kind(v: Any) -> str:
