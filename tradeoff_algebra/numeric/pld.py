@@ -696,23 +696,16 @@ def hull_value_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
 
 
 def _golden_max(fn, a: float, b: float, iters: int = 30) -> float:
-    """The largest value of fn seen in a golden-section search for the maximum of a concave fn
-    on [a, b] (the end points included): every value seen is attained."""
-    best = max(fn(a), fn(b))
-    g = (math.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = fn(c), fn(d)
-    for _ in range(iters):
-        best = max(best, fc, fd)
-        if fc > fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = fn(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = fn(d)
-    return max(best, fc, fd)
+    """The largest value of fn seen in a golden-section search (:func:`_golden` on -fn) for the
+    maximum of a concave fn on [a, b], the end points included: every value seen is attained."""
+    seen = [fn(a), fn(b)]
+
+    def neg(t: float) -> float:
+        seen.append(fn(t))
+        return -seen[-1]
+
+    _golden(neg, a, b, iters)
+    return max(seen)
 
 
 def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta: float = 0.0,
@@ -754,7 +747,25 @@ _CACHE_BYTES = 400 * 2**20
 _OPTIONS: dict = {"tol": DEFAULT_TOL, "h": None, "tail": DEFAULT_TAIL, "progress": False}
 
 
-class pld_options:
+class OptionsContext:
+    """Base of the option context managers: subclasses set ``_store`` (a module's option
+    dict) and ``_new`` (the values to set inside the ``with`` block)."""
+
+    _store: dict
+    _new: dict
+
+    def __enter__(self):
+        self._old = dict(self._store)
+        self._store.update(self._new)
+        return self
+
+    def __exit__(self, *exc):
+        self._store.clear()
+        self._store.update(self._old)
+        return False
+
+
+class pld_options(OptionsContext):
     """Context manager for the PLD route of ``ta.evaluate``, ``ta.roc``, ``ta.delta`` and
     ``ta.epsilon``: ``tol`` (target relative width, default 5e-4), ``h`` (a fixed grid step:
     no refinement), ``tail`` (mass allowed outside the composed window per side, default
@@ -763,6 +774,8 @@ class pld_options:
         with pld_options(tol=1e-5, progress=True):
             ta.epsilon(noisy_sgd(1.1, 256/60000, 14062, sampling="poisson"), 1e-5)
     """
+
+    _store = _OPTIONS
 
     def __init__(self, tol: float | None = None, h: float | None = None,
                  tail: float | None = None, progress: bool | None = None):
@@ -774,16 +787,6 @@ class pld_options:
         if h is not None:
             grid_step(h)
         self._new = {k: v for k, v in new.items() if v is not None}
-
-    def __enter__(self):
-        self._old = dict(_OPTIONS)
-        _OPTIONS.update(self._new)
-        return self
-
-    def __exit__(self, *exc):
-        _OPTIONS.clear()
-        _OPTIONS.update(self._old)
-        return False
 
 
 def options() -> dict:

@@ -123,12 +123,14 @@ _OPTIONS: dict = {"rtol": None, "max_calls": DEFAULT_MAX_CALLS,
                   "max_seconds": DEFAULT_MAX_SECONDS}
 
 
-class profile_options:
+class profile_options(pld.OptionsContext):
     """Context manager for profile factors: ``rtol`` (target relative gap of a factor's two
     sides; default: half of ``pld.options()['tol']``, at least :data:`DEFAULT_RTOL`),
     ``max_calls`` (budget of certified ``delta`` enclosures per factor) and ``max_seconds``
     (time budget of the node refinement per factor; a factor whose enclosures are slow, such
     as a generic envelope, then stops with a wider but still valid law)."""
+
+    _store = _OPTIONS
 
     def __init__(self, rtol: float | None = None, max_calls: int | None = None,
                  max_seconds: float | None = None):
@@ -140,16 +142,6 @@ class profile_options:
             raise ValueError("max_seconds must be a positive number")
         self._new = {k: v for k, v in (("rtol", rtol), ("max_calls", max_calls),
                                        ("max_seconds", max_seconds)) if v is not None}
-
-    def __enter__(self):
-        self._old = dict(_OPTIONS)
-        _OPTIONS.update(self._new)
-        return self
-
-    def __exit__(self, *exc):
-        _OPTIONS.clear()
-        _OPTIONS.update(self._old)
-        return False
 
 
 def _rtol() -> float:
