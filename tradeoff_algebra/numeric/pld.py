@@ -779,13 +779,15 @@ class pld_options(OptionsContext):
 
     def __init__(self, tol: float | None = None, h: float | None = None,
                  tail: float | None = None, progress: bool | None = None):
+        from ..core.errors import InvalidParameter
+
         new = {"tol": tol, "h": h, "tail": tail, "progress": progress}
         if tol is not None and not (tol > 0 and math.isfinite(tol)):
-            raise ValueError("tol must be a positive number")
+            raise InvalidParameter("tol", tol, "a positive finite number", "pld_options")
         if tail is not None and not (0 < tail < 1):
-            raise ValueError("tail must lie in (0, 1)")
-        if h is not None:
-            grid_step(h)
+            raise InvalidParameter("tail", tail, "a number in (0, 1)", "pld_options")
+        if h is not None and not (h > 0 and math.isfinite(h)):
+            raise InvalidParameter("h", h, "a positive finite grid step", "pld_options")
         self._new = {k: v for k, v in new.items() if v is not None}
 
 

@@ -134,12 +134,15 @@ class profile_options(pld.OptionsContext):
 
     def __init__(self, rtol: float | None = None, max_calls: int | None = None,
                  max_seconds: float | None = None):
+        from ..core.errors import InvalidParameter
+
         if rtol is not None and not (rtol > 0 and math.isfinite(rtol)):
-            raise ValueError("rtol must be a positive number")
+            raise InvalidParameter("rtol", rtol, "a positive finite number", "profile_options")
         if max_calls is not None and int(max_calls) < 8:
-            raise ValueError("max_calls must be at least 8")
+            raise InvalidParameter("max_calls", max_calls, "an integer >= 8", "profile_options")
         if max_seconds is not None and not max_seconds > 0:
-            raise ValueError("max_seconds must be a positive number")
+            raise InvalidParameter("max_seconds", max_seconds, "a positive number",
+                                   "profile_options")
         self._new = {k: v for k, v in (("rtol", rtol), ("max_calls", max_calls),
                                        ("max_seconds", max_seconds)) if v is not None}
 
