@@ -268,3 +268,32 @@ def binomial_composition() -> Check:
             return Check("fails", f"alpha = {x}")
     return Check("holds", f"simplify gives {ta.text(f)}; exact equality with brute-force "
                           f"Neyman-Pearson on the {2 ** n}-point product at 54 rational points")
+
+
+@claim(PAPER, "Cor. 4", "NoisySGD with m sqrt(T)/n -> c is asymptotically mu-GDP, "
+       "mu = sqrt(2c) sqrt(e^{sigma^-2} Phi(1.5/sigma) + 3 Phi(-0.5/sigma) - 2)")
+def noisy_sgd_clt() -> Check:
+    # C_p(G_{1/sigma})^{(x) T} with p = c / sqrt(T) (Thm. 10) for growing T, by the PLD
+    # engine's enclosures of delta(1); the limit must be the delta(1) of G_mu (Thm. 11, which
+    # gives mu = p0 sqrt(...) linear in p0 = c). Printed: sqrt(2c); corrected: sqrt(2) c.
+    c, eps = sp.Rational(1, 2), 1
+    inner = (mpmath.e * mpmath.ncdf(mpmath.mpf(3) / 2) + 3 * mpmath.ncdf(-mpmath.mpf(1) / 2)
+             - 2)  # sigma = 1
+    mu_printed = mpmath.sqrt(2 * c) * mpmath.sqrt(inner)
+    mu_corrected = mpmath.sqrt(2) * c * mpmath.sqrt(inner)
+    d_printed = ta.delta(ta.G(mu_printed), eps, dps=20).mid
+    d_corrected = ta.delta(ta.G(mu_corrected), eps, dps=20).mid
+    rows, gaps = [], []
+    for T in (100, 1600, 25600):
+        d = ta.delta(ta.C(c / sp.sqrt(T), ta.G(1)) ** T, eps, dps=10)
+        rows.append(f"T = {T}: [{mpmath.nstr(d.lo, 6)}, {mpmath.nstr(d.hi, 6)}]")
+        gaps.append((abs(d.mid - d_corrected), abs(d.mid - d_printed)))
+    towards = all(a2 < a1 / 2 for (a1, _), (a2, _) in zip(gaps, gaps[1:], strict=False))
+    away = all(b > 10 * a for a, b in gaps[-1:])
+    status = "fails as printed" if towards and away else "fails"
+    return Check(status, f"sigma = 1, c = 1/2, delta(eps = 1) of the exact composition: "
+                         f"{'; '.join(rows)}; G_mu with the printed mu = "
+                         f"{mpmath.nstr(mu_printed, 6)} has {mpmath.nstr(d_printed, 6)}, with "
+                         f"mu = sqrt(2) c sqrt(...) = {mpmath.nstr(mu_corrected, 6)} it has "
+                         f"{mpmath.nstr(d_corrected, 6)}: the composition converges to the "
+                         "corrected value (see proofs/drs_counterexamples.md)")
