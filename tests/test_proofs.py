@@ -12,5 +12,8 @@ def test_python_m_proofs_passes():
                          text=True, timeout=900)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "0 fail or error" in out.stdout
-    # The two misprints found so far are reported as such, not silently passed.
-    assert out.stdout.count("[fails as printed]") == 2
+    # The three misprints found so far (Cor. 3 Eq. (14), the remark after Prop. 7, Cor. 4) are
+    # reported as such, not silently passed.
+    assert out.stdout.count("[fails as printed]") == 3
+    for locator in ("Cor. 3, Eq. (14)", "Prop. 7 (remark)", "Cor. 4:"):
+        assert f"[fails as printed] Dong, Roth & Su, {locator}" in out.stdout
