@@ -239,3 +239,18 @@ def test_options_context_and_progress(capsys):
     assert pld.options()["h"] is None
     w = ta.delta(f, 1)
     assert v.lo <= w.hi and w.lo <= v.hi and (w.hi - w.lo) <= (v.hi - v.lo)
+
+
+def test_epsilon_tilts_when_the_width_stalls():
+    """eps(delta) of Mix(G_1, 0.05)^{(x) 2000} at delta = 1e-5: untilted, the width stops
+    shrinking near 1e-6 (the FFT's entrywise error bound summed over the bins above eps); the
+    refinement then tilts towards eps and reaches 1e-6. The enclosures of every grid contain
+    the truth, so the tight one lies inside the coarse ones."""
+    leaves = ((Mix(G(1), 0.05), 2000),)
+    pld._CACHE.clear()
+    coarse = pld.epsilon_enclosure(leaves, 1e-5, tol=1e-4)
+    pld._CACHE.clear()
+    r = pld.epsilon_refinement(leaves, 1e-5, 1e-5)
+    lo, hi = pld.max_enclosure([r], 1e-6)
+    assert r.theta > 0 and (hi - lo) <= 1e-6 * hi
+    assert coarse[0] <= lo <= hi <= coarse[1]

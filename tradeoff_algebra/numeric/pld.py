@@ -873,7 +873,8 @@ class _Refinement:
     """Successive enclosures ``query(*composed) -> (lo, hi)`` of a quantity of one or more
     products (``leaf_sets``, each composed on the same grid) on finer grids: h
     halves, or jumps by the second-order rule (width ~ h^2) towards the step that meets the
-    tolerance, down to :data:`H_MIN`; ``tilt_for(composed, best) -> (theta, tau)`` may propose
+    tolerance, down to :data:`H_MIN`; ``tilt_for(composed, best, stalled) -> (theta, tau)``
+    (``stalled``: the last grid did not halve the width) may propose
     a tilted recomputation for deep tails. Every intermediate result is a valid enclosure;
     ``best`` is the intersection of all of them (the narrowest kept when they are disjoint
     by rounding)."""
@@ -888,6 +889,7 @@ class _Refinement:
                          default=H_START)
         self.theta = 0.0
         self.best: tuple[float, float] | None = None
+        self.prev_w: float | None = None
         self.done = False
 
     def step(self, tol: float) -> tuple[float, float]:
@@ -905,10 +907,14 @@ class _Refinement:
         self.best = (lo, hi) if b is None or (hi - lo) < (b[1] - b[0]) else \
             (max(lo, b[0]), min(hi, b[1]))
         w = _rel(*self.best)
+        # the width no longer shrinks like h^2: a floor (the FFT's entrywise error bound, summed
+        # over the bins that matter) that tilting towards the point of interest lowers
+        stalled = self.prev_w is not None and w > self.prev_w / 2
+        self.prev_w = w
         if self.fixed or w <= tol:
             self.done = True
         elif self.tilt_for is not None and self.theta == 0.0 and \
-                (t := self.tilt_for(cs[0], self.best)) is not None:
+                (t := self.tilt_for(cs[0], self.best, stalled)) is not None:
             self.theta, self.tau = t
         elif self.h <= H_MIN:
             self.done = True
@@ -967,12 +973,13 @@ def _check_leaves(leaves) -> tuple:
     return tuple(out)
 
 
-def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best):
+def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: bool = False):
     """Tilt theta* = argmin_s K(s) - s eps (the Chernoff exponent of the pessimistic factor
-    laws) and a tail cut far below that bound, for delta(eps) deep in the tail; None when the
-    untilted result is fine or no mass lies above eps."""
+    laws) and a tail cut far below that bound, for delta(eps) deep in the tail (or, with
+    ``force``, wherever the caller saw the width stall); None when the untilted result is fine
+    or no mass lies above eps."""
     lo, hi = best
-    if (hi > 1e-10 and lo > 0) or hi <= 0:
+    if not force and ((hi > 1e-10 and lo > 0) or hi <= 0):
         return None
     parts = []
     top = 0.0
@@ -1008,7 +1015,8 @@ def delta_refinement(leaves, eps_dn: float, eps_up: float, h: float | None = Non
     leaves = _check_leaves(leaves)
     return _Refinement((leaves,),
                        lambda c: (c.delta_bounds(eps_up)[0], c.delta_bounds(eps_dn)[1]),
-                       h, tau, progress, lambda c, b: _theta_for(leaves, c.h, eps_dn, tau, b))
+                       h, tau, progress,
+                       lambda c, b, stalled: _theta_for(leaves, c.h, eps_dn, tau, b))
 
 
 def hull_value_refinement(leaf_sets, alpha_dn: float, alpha_up: float, power: bool,
@@ -1030,9 +1038,16 @@ def epsilon_refinement(leaves, d_dn: float, d_up: float, h: float | None = None,
                        tau: float = DEFAULT_TAIL, progress: bool = False) -> _Refinement:
     """Refinement of eps(d) for any d in [d_dn, d_up] (eps(d) is non-increasing in d)."""
     leaves = _check_leaves(leaves)
+    tau = min(tau, d_dn * 1e-6) if d_dn > 0 else tau
+
+    def tilt(c, b, stalled):  # towards the current estimate of eps, once the width stalls
+        if not stalled or not (0 < b[0] <= b[1] < math.inf):
+            return None
+        return _theta_for(leaves, c.h, (b[0] + b[1]) / 2, tau, b, force=True)
+
     return _Refinement((leaves,), lambda c: (c.epsilon_bounds(d_up)[0],
                                           c.epsilon_bounds(d_dn)[1]),
-                       h, min(tau, d_dn * 1e-6) if d_dn > 0 else tau, progress)
+                       h, tau, progress, tilt)
 
 
 def delta_enclosure(leaves, eps: float, tol: float = DEFAULT_TOL, h: float | None = None,
@@ -1042,7 +1057,7 @@ def delta_enclosure(leaves, eps: float, tol: float = DEFAULT_TOL, h: float | Non
     at relative width ``tol`` or absolute width ``atol``."""
     leaves = _check_leaves(leaves)
     return _adaptive(leaves, lambda c: c.delta_bounds(eps), tol, h, tau, progress,
-                     lambda c, b: _theta_for(leaves, c.h, eps, tau, b), atol)
+                     lambda c, b, stalled: _theta_for(leaves, c.h, eps, tau, b), atol)
 
 
 def value_enclosure(leaves, alpha: float, tol: float = DEFAULT_TOL, h: float | None = None,
