@@ -10,6 +10,7 @@ Zero). Levels are passed as exact rationals ``(p, q)`` or SymPy/Python numbers s
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from itertools import combinations, product
 
@@ -199,3 +200,23 @@ def digits(x, ref) -> float:
         return float("inf")
     scale = abs(ref) if ref != 0 else mp.one
     return float(-mpmath.log10(err / scale))
+
+
+def literal_pair(E, n):
+    """(P, Q) on the points (a, b): P = (1-w)P0 + wQ0, Q = (1-w)Q0 + wP0 with P0 = law of
+    (A+1, C-A), Q0 = law of (A, C-A+1), A ~ Binom(C, 1/2), C ~ Binom(n-1, 2w), w = 1/(E+1).
+    E a Fraction (exact) or an mpf (current precision)."""
+    w = 1 / (E + 1)
+    P0: dict = {}
+    Q0: dict = {}
+    for c in range(n):
+        wc = math.comb(n - 1, c) * (2 * w) ** c * (1 - 2 * w) ** (n - 1 - c)
+        for A in range(c + 1):
+            m = wc * math.comb(c, A) / (Fraction(2) ** c if isinstance(E, Fraction)
+                                        else mp.mpf(2) ** c)
+            P0[(A + 1, c - A)] = P0.get((A + 1, c - A), 0) + m
+            Q0[(A, c - A + 1)] = Q0.get((A, c - A + 1), 0) + m
+    pts = sorted(set(P0) | set(Q0))
+    P = [(1 - w) * P0.get(k, 0) + w * Q0.get(k, 0) for k in pts]
+    Q = [(1 - w) * Q0.get(k, 0) + w * P0.get(k, 0) for k in pts]
+    return pts, P, Q

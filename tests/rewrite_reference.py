@@ -627,26 +627,16 @@ def _(node):
     """The shuffle pair of Wang et al., Sec. 4.1, literally: P = (1-w)P0 + wQ0,
     Q = (1-w)Q0 + wP0 with P0 = law of (A+1, C-A), Q0 = law of (A, C-A+1),
     A ~ Binom(C, 1/2), C ~ Binom(n-1, 2w), w = 1/(e^eps0 + 1) (small n, rational e^eps0)."""
-    import math
-
     if not node.n.is_Integer or int(node.n) > 12:
         raise NoReference(f"{node}: n must be a number <= 12")
     n = int(node.n)
     E = _num(sp.exp(node.eps0))
     if not isinstance(E, Fraction):
         raise NoReference(f"{node}: the reference needs rational e^eps0")
-    w = 1 / (E + 1)
-    P0: dict = {}
-    Q0: dict = {}
-    for c in range(n):
-        wc = math.comb(n - 1, c) * (2 * w) ** c * (1 - 2 * w) ** (n - 1 - c)
-        for A in range(c + 1):
-            m = wc * Fraction(math.comb(c, A), 2**c)
-            P0[(A + 1, c - A)] = P0.get((A + 1, c - A), 0) + m
-            Q0[(A, c - A + 1)] = Q0.get((A, c - A + 1), 0) + m
-    pts = set(P0) | set(Q0)
-    atoms = [((1 - w) * P0.get(k, 0) + w * Q0.get(k, 0), (1 - w) * Q0.get(k, 0) + w * P0.get(k, 0))
-             for k in pts]
+    from reference_np import literal_pair
+
+    _, P, Q = literal_pair(E, n)
+    atoms = list(zip(P, Q, strict=True))
     return Pair(_merge(atoms))
 
 

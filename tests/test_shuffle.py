@@ -11,31 +11,11 @@ import numpy as np
 import pytest
 import sympy as sp
 from mpmath import mp
-from reference_np import finite_np
+from reference_np import finite_np, literal_pair
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import InvalidParameter, ShuffleDP
 from tradeoff_algebra.parse import parse_expr
-
-
-def literal_pair(E, n):
-    """(P, Q) on the points (a, b): P = (1-w)P0 + wQ0, Q = (1-w)Q0 + wP0 with P0 = law of
-    (A+1, C-A), Q0 = law of (A, C-A+1), A ~ Binom(C, 1/2), C ~ Binom(n-1, 2w), w = 1/(E+1).
-    E a Fraction (exact) or an mpf (current precision)."""
-    w = 1 / (E + 1)
-    P0: dict = {}
-    Q0: dict = {}
-    for c in range(n):
-        wc = math.comb(n - 1, c) * (2 * w) ** c * (1 - 2 * w) ** (n - 1 - c)
-        for A in range(c + 1):
-            m = wc * math.comb(c, A) / (Fraction(2) ** c if isinstance(E, Fraction)
-                                        else mp.mpf(2) ** c)
-            P0[(A + 1, c - A)] = P0.get((A + 1, c - A), 0) + m
-            Q0[(A, c - A + 1)] = Q0.get((A, c - A + 1), 0) + m
-    pts = sorted(set(P0) | set(Q0))
-    P = [(1 - w) * P0.get(k, 0) + w * Q0.get(k, 0) for k in pts]
-    Q = [(1 - w) * Q0.get(k, 0) + w * P0.get(k, 0) for k in pts]
-    return pts, P, Q
 
 
 def np_value(P, Q, a):
