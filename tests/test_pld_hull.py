@@ -18,7 +18,7 @@ MU, P = 1.0, 0.3
 
 def _hull(leaves, a, power=False, h=H):
     inv = tuple((Inverse(f), n) for f, n in leaves)
-    r = pld.hull_value_refinement((leaves, inv), a, a, power, h=h)
+    r = pld.value_refinement((leaves, inv), a, a, power, h=h)
     return pld.max_enclosure([r], 1e-12)
 
 

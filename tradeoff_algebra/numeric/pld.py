@@ -68,7 +68,7 @@ from .pld_models import U64, AtomLoss, LossModel
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
            "grid_step", "leaf_model", "delta_enclosure", "value_enclosure", "roc_enclosure",
            "epsilon_enclosure", "delta_refinement", "epsilon_refinement", "max_enclosure",
-           "hull_roc_bounds", "hull_value_bounds", "hull_value_refinement",
+           "hull_roc_bounds", "hull_value_bounds", "value_refinement",
            "pld_options", "options"]
 
 #: Default bound on the composed mass left outside the window on each side (pessimistic: it
@@ -495,23 +495,7 @@ class Side:
 
     def delta(self, eps: float) -> float:
         """The side's profile at eps (an upper bound of the truth for pess, lower for opt)."""
-        e = self._eps(eps)
-        n = len(self.arr)
-        if e == math.inf:
-            return self.inf
-        if e == -math.inf:
-            return self.total
-        k = math.floor(e / self.h) - self.k0  # l_k <= e < l_{k+1}
-        if k >= n - 1:
-            v = 0.0
-        else:
-            kk = max(k + 1, 0)
-            x = e - self._l(kk)
-            one_m = -math.expm1(x)
-            rho = math.exp(x)
-            v = one_m * self.S0[kk] + rho * self.D[kk]
-        v = v * (1 + 8 * U64) if self.pess else v * (1 - 8 * U64)
-        return v + self.inf
+        return float(self.delta_many(np.array([eps], dtype=np.float64))[0])
 
     def delta_many(self, eps: np.ndarray) -> np.ndarray:
         """:meth:`delta` at every point of a float array (vectorised; -oo gives the total)."""
@@ -610,10 +594,7 @@ class Composed:
         return max(lo, alpha), min(hi, 1.0)
 
     def value_bounds(self, alpha: float) -> tuple[float, float]:
-        rlo, rhi = self.roc_bounds(alpha)
-        lo = max(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
-        hi = min(1.0 - alpha, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64) if alpha < 1 else 0.0
-        return lo, max(hi, lo)
+        return hull_value_bounds([self], alpha)
 
     def epsilon_bounds(self, d: float) -> tuple[float, float]:
         return self.opt.epsilon(d), self.pess.epsilon(d)
@@ -883,10 +864,9 @@ class _Refinement:
                  tilt_for=None):
         self.leaf_sets, self.query, self.tau, self.progress = leaf_sets, query, tau, progress
         self.tilt_for, self.fixed = tilt_for, h is not None
-        self.h = grid_step(h) if self.fixed else H_START
-        if not self.fixed:  # start from the finest grid already composed for these products
-            self.h = min([k[1] for k in _CACHE if k[0] in leaf_sets and k[2:] == (tau, 0.0)],
-                         default=H_START)
+        # a fixed step, or the finest grid already composed for these products
+        self.h = grid_step(h) if self.fixed else min(
+            [k[1] for k in _CACHE if k[0] in leaf_sets and k[2:] == (tau, 0.0)], default=H_START)
         self.theta = 0.0
         self.best: tuple[float, float] | None = None
         self.prev_w: float | None = None
@@ -923,20 +903,6 @@ class _Refinement:
             ratio = min(0.5, max(ratio, 1 / 16))
             self.h = max(H_MIN, 2.0 ** round(math.log2(self.h * ratio)))
         return self.best
-
-
-def _adaptive(leaves: tuple, query, tol: float, h: float | None, tau: float,
-              progress: bool, tilt_for=None, atol: float = 0.0):
-    """Refine one product's enclosure (:class:`_Refinement`) until its relative width is at
-    most ``tol`` or its absolute width at most ``atol``; the narrowest enclosure is returned."""
-    if tol <= 0 or not math.isfinite(tol):
-        raise ValueError("tol must be a positive number")
-    r = _Refinement((leaves,), query, h, tau, progress, tilt_for)
-    for _ in range(12):
-        lo, hi = r.step(tol)
-        if r.done or hi - lo <= atol:
-            break
-    return r.best
 
 
 def max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, float]:
@@ -1019,11 +985,12 @@ def delta_refinement(leaves, eps_dn: float, eps_up: float, h: float | None = Non
                        lambda c, b, stalled: _theta_for(leaves, c.h, eps_dn, tau, b))
 
 
-def hull_value_refinement(leaf_sets, alpha_dn: float, alpha_up: float, power: bool,
-                          h: float | None = None, tau: float = DEFAULT_TAIL,
-                          progress: bool = False) -> _Refinement:
+def value_refinement(leaf_sets, alpha_dn: float, alpha_up: float, power: bool,
+                     h: float | None = None, tau: float = DEFAULT_TAIL,
+                     progress: bool = False) -> _Refinement:
     """Refinement of C(alpha) (``power``: 1 - C(alpha)) for any alpha in [alpha_dn, alpha_up],
-    C the trade-off function whose profile is the maximum of the products' profiles."""
+    C the trade-off function whose profile is the maximum of the products' profiles: the
+    product itself for one product, the symmetric hull for a product and its inverse."""
     sets = tuple(_check_leaves(x) for x in leaf_sets)
     if power:  # 1 - C is non-decreasing in alpha
         def q(*cs):
@@ -1051,32 +1018,27 @@ def epsilon_refinement(leaves, d_dn: float, d_up: float, h: float | None = None,
 
 
 def delta_enclosure(leaves, eps: float, tol: float = DEFAULT_TOL, h: float | None = None,
-                    tau: float = DEFAULT_TAIL, progress: bool = False,
-                    atol: float = 0.0) -> tuple[float, float]:
-    """Enclosure of delta(eps) of the product of ``leaves`` = ((f, n), ...); refinement stops
-    at relative width ``tol`` or absolute width ``atol``."""
-    leaves = _check_leaves(leaves)
-    return _adaptive(leaves, lambda c: c.delta_bounds(eps), tol, h, tau, progress,
-                     lambda c, b, stalled: _theta_for(leaves, c.h, eps, tau, b), atol)
+                    tau: float = DEFAULT_TAIL, progress: bool = False) -> tuple[float, float]:
+    """Enclosure of delta(eps) of the product of ``leaves`` = ((f, n), ...), refined to
+    relative width ``tol`` (or on the fixed grid step ``h``)."""
+    return max_enclosure([delta_refinement(leaves, eps, eps, h, tau, progress)], tol)
 
 
 def value_enclosure(leaves, alpha: float, tol: float = DEFAULT_TOL, h: float | None = None,
                     tau: float = DEFAULT_TAIL, progress: bool = False) -> tuple[float, float]:
     """Enclosure of f(alpha) of the product of ``leaves``."""
-    leaves = _check_leaves(leaves)
-    return _adaptive(leaves, lambda c: c.value_bounds(alpha), tol, h, tau, progress)
+    return max_enclosure([value_refinement((leaves,), alpha, alpha, False, h, tau, progress)],
+                         tol)
 
 
 def roc_enclosure(leaves, alpha: float, tol: float = DEFAULT_TOL, h: float | None = None,
                   tau: float = DEFAULT_TAIL, progress: bool = False) -> tuple[float, float]:
     """Enclosure of 1 - f(alpha) of the product of ``leaves``."""
-    leaves = _check_leaves(leaves)
-    return _adaptive(leaves, lambda c: c.roc_bounds(alpha), tol, h, tau, progress)
+    return max_enclosure([value_refinement((leaves,), alpha, alpha, True, h, tau, progress)],
+                         tol)
 
 
 def epsilon_enclosure(leaves, d: float, tol: float = DEFAULT_TOL, h: float | None = None,
                       tau: float = DEFAULT_TAIL, progress: bool = False) -> tuple[float, float]:
     """Enclosure of the smallest eps >= 0 with delta(eps) <= d."""
-    leaves = _check_leaves(leaves)
-    return _adaptive(leaves, lambda c: c.epsilon_bounds(d), tol, h, min(tau, d * 1e-6)
-                     if d > 0 else tau, progress)
+    return max_enclosure([epsilon_refinement(leaves, d, d, h, tau, progress)], tol)

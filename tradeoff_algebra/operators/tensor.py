@@ -264,10 +264,7 @@ def _route(f):
 
 
 def _register_tensor_numerics() -> None:
-    from mpmath import mp
-
-    from ..numeric import pld
-    from ..numeric.protocol import mp_delta, mp_roc, mp_value
+    from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value
 
     def value(f, a, ac, power: bool):
         kind, obj = _route(f)
@@ -275,16 +272,7 @@ def _register_tensor_numerics() -> None:
             return obj.mp_roc(a, ac) if power else obj.mp_value(a, ac)
         if kind == "node":
             return mp_roc(obj, a, ac) if power else mp_value(obj, a, ac)
-        o = pld.options()
-        lo_a, hi_a = _float_bracket(a)
-        fn = pld.roc_enclosure if power else pld.value_enclosure
-        r1 = fn(obj, lo_a, o["tol"], o["h"], o["tail"], o["progress"])
-        r2 = r1 if hi_a == lo_a else fn(obj, hi_a, o["tol"], o["h"], o["tail"], o["progress"])
-        # f is non-increasing and 1 - f non-decreasing in alpha
-        lo, hi = (r1[0], r2[1]) if power else (r2[0], r1[1])
-        return mp.mpf(lo), mp.mpf(hi)
-
-    from ..numeric.protocol import exact_value
+        return pld_value((obj,), a, power)
 
     def exact(f, A, Ac):
         fl = _finite(f)
@@ -370,22 +358,26 @@ def hull_directions(f) -> tuple | None:
     return leaves, inv
 
 
-def pld_hull_value(f, a, power: bool):
-    """Enclosure (mpf lo, hi) of C(alpha) (``power``: 1 - C(alpha)) for ``f = SymmetricHull(g)``
-    of a product g, from the profiles of g and g^{-1} (numeric.pld.hull_roc_bounds), or None
-    when f is not such a hull."""
+def pld_value(leaf_sets: tuple, a, power: bool):
+    """Enclosure (mpf lo, hi) of C(alpha) (``power``: 1 - C(alpha)) at the exact alpha (an mpf,
+    bracketed by floats), C the product for one product in ``leaf_sets`` or the symmetric hull
+    for a product and its inverse (numeric.pld.hull_roc_bounds)."""
     from mpmath import mp
 
     from ..numeric import pld
 
-    dirs = hull_directions(f)
-    if dirs is None:
-        return None
     o = pld.options()
     dn, up = _float_bracket(a)
-    r = pld.hull_value_refinement(dirs, dn, up, power, o["h"], o["tail"], o["progress"])
+    r = pld.value_refinement(leaf_sets, dn, up, power, o["h"], o["tail"], o["progress"])
     lo, hi = pld.max_enclosure([r], o["tol"])
     return mp.mpf(lo), mp.mpf(hi)
+
+
+def pld_hull_value(f, a, power: bool):
+    """:func:`pld_value` of ``f = SymmetricHull(g)`` for a product g (its two directions), or
+    None when f is not such a hull."""
+    dirs = hull_directions(f)
+    return None if dirs is None else pld_value(dirs, a, power)
 
 
 def _register_hull_delta() -> None:
