@@ -44,6 +44,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.node import TradeOff
@@ -208,7 +209,7 @@ def _solve_size(size, live, g, a):
     working precision, and the final residual is checked).
     """
     nm = mpmath.sqrt(g.norm2)
-    with mp.workdps(20):
+    with workdps(20):
         def guess(t):
             return sum(p * _sf((t - llr + g.norm2 / 2) / nm) for p, _, llr in live) - a
         lo, hi = mp.mpf(-1), mp.mpf(1)
@@ -284,7 +285,7 @@ def reference(expr: TradeOff, alpha: Any, dps: int = 50):
         raise ValueError(f"alpha must be a rational in [0, 1], got {alpha}")
     if expr.free_symbols:
         raise ValueError(f"substitute numbers for {expr.free_symbols} first")
-    with mp.workdps(dps + GUARD):
+    with workdps(dps + GUARD):
         return _value(expr, A, dps)
 
 
@@ -389,7 +390,7 @@ def root_inverse(f: TradeOff, A: Fraction, dps: int):
     rational data) is returned exactly. f is evaluated with 10 more digits than the root.
     """
     def g(t):
-        with mp.workdps(mp.dps + 10):
+        with workdps(mp.dps + 10):
             return _value(f, t, dps + 10) - A
 
     if g(Fraction(0)) <= 0:

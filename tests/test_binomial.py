@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import BinomialDP, EpsDelta, G, Id, InvalidParameter, Tensor, TensorPower
@@ -71,7 +72,7 @@ def test_exact_against_brute_force(r, n):
 @pytest.mark.parametrize("n", [1, 4, 6])
 def test_mp_against_brute_force_50_digits(eps, n):
     f = BinomialDP(eps, n)
-    with mp.workdps(130):  # the reference subtracts near alpha = 1: 40 digits lost there
+    with workdps(130):  # the reference subtracts near alpha = 1: 40 digits lost there
         r = mpmath.exp(ta.numeric.protocol.num(sp.S(eps)))
         for k in list(range(0, 31)) + ["tiny", "near1"]:
             if k == "tiny":
@@ -95,7 +96,7 @@ def test_mp_against_brute_force_50_digits(eps, n):
 def test_tail_accuracy_near_one():
     """f near alpha = 1 is tiny; compare with brute force in relative terms."""
     f = BinomialDP(2, 6)
-    with mp.workdps(80):
+    with workdps(80):
         A = 1 - sp.Rational(1, 10**30)
         a = mp.mpf(1) - mp.mpf(10) ** -30
         want = np_product_rr(mpmath.exp(2), 6, a)
@@ -117,7 +118,7 @@ def test_fixed_point_and_symmetry():
     m = sp.Symbol("m", integer=True, positive=True)
     fp = BinomialDP(e, 2 * m).fixed_point()
     assert fp.has(sp.Sum)
-    with mp.workdps(40):
+    with workdps(40):
         val = sp.N(fp.subs({e: 1, m: 2}).doit(), 35)
         f4 = BinomialDP(1, 4)
         assert abs(ta.evaluate(f4, sp.Rational(str(val))).mid - mp.mpf(str(val))) < 1e-30
@@ -170,7 +171,7 @@ def test_large_n_time_and_loggamma_route():
     v = ta.evaluate(f, sp.Rational(1, 10), dps=30)
     elapsed = time.perf_counter() - t0
     assert elapsed < 10, elapsed
-    with mp.workdps(50):
+    with workdps(50):
         pmf = _loggamma_pmf(mp.mpf(1) / 50, n)
         for A in (sp.Rational(1, 10), sp.Rational(1, 2), sp.Rational(9, 10)):
             want = _loggamma_value(mp.mpf(1) / 50, n, mp.mpf(A.p) / A.q, pmf)
@@ -185,7 +186,7 @@ def test_large_n_exact_route_against_mp_route():
     for A in (sp.Rational(1, 1000), sp.Rational(1, 3), sp.Rational(99, 100)):
         q = ta.evaluate(f, A).exact
         assert q is not None
-        with mp.workdps(60):
+        with workdps(60):
             lo, hi = mp_value(f, mp.mpf(A.p) / A.q, mp.mpf(A.q - A.p) / A.q)
             want = mp.mpf(q.p) / q.q
             assert abs(lo - want) <= mp.mpf(10) ** -45 * want
@@ -213,7 +214,7 @@ def test_power_rule_and_simplify():
     out = ta.simplify(EpsDelta(1, 0) ** 5)
     assert out == BinomialDP(1, 5)
     # the unsimplified product by brute force at 50 digits
-    with mp.workdps(70):
+    with workdps(70):
         for k in (1, 5, 11, 17):
             want = np_product_rr(mp.e, 5, mp.mpf(k) / 19)
             got = ta.evaluate(out, sp.Rational(k, 19), dps=50)

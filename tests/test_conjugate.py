@@ -9,6 +9,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.node import TradeOff
@@ -21,7 +22,7 @@ YS = [R(-50), R(-3), R(-1), R(-1, 3), R(-1, 20), R(0), R(1, 2)]
 
 
 def _contains(v, x, rel=None):
-    with mp.workdps(80):
+    with workdps(80):
         rel = mpmath.mpf(10) ** -27 if rel is None else rel
         slack = rel * (1 + abs(x))
         return v.lo - slack <= x <= v.hi + slack
@@ -44,7 +45,7 @@ def test_closed_forms_against_grid_maximisation(f, rf):
     for y in ys:
         v = ta.conjugate_value(f, y, 30)
         assert v.is_point
-        with mp.workdps(40):
+        with workdps(40):
             r = ref.conjugate(rf(), mp.mpf(y.p) / y.q, n=40)
         assert _contains(v, r)
 
@@ -53,7 +54,7 @@ def test_closed_forms_against_grid_maximisation(f, rf):
 def test_generic_route_encloses_the_closed_form(f, rf):
     generic = mp_conjugate.dispatch(TradeOff)
     for y in (R(-20), R(-1), R(-1, 7)):
-        with mp.workdps(45):
+        with workdps(45):
             yv = mp.mpf(y.p) / y.q
             lo, hi = generic(f, yv)
             c, _ = mp_conjugate(f, yv)
@@ -67,7 +68,7 @@ def test_generic_route_encloses_the_closed_form(f, rf):
 def test_operators_through_the_generic_route(f, rf):
     for y in (R(-5), R(-1, 2)):
         v = ta.conjugate_value(f, y, 20)
-        with mp.workdps(30):
+        with workdps(30):
             r = ref.conjugate(rf(), mp.mpf(y.p) / y.q, n=40)
         assert _contains(v, r, rel=mpmath.mpf(10) ** -19)
         assert v.hi - v.lo < mpmath.mpf(10) ** -17
@@ -77,7 +78,7 @@ def test_corollary_1_delta_of_gdp():
     """1 + G_mu^*(-e^eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (Cor. 1)."""
     mu, eps = 2, 1
     v = ta.conjugate_value(ta.G(mu), -sp.exp(eps), 30)
-    with mp.workdps(50):
+    with workdps(50):
         d = ref.ncdf(-mp.mpf(eps) / mu + mp.mpf(mu) / 2) - \
             mpmath.exp(eps) * ref.ncdf(-mp.mpf(eps) / mu - mp.mpf(mu) / 2)
         assert abs((1 + v.mid) - d) < mpmath.mpf(10) ** -28
@@ -86,7 +87,7 @@ def test_corollary_1_delta_of_gdp():
 def test_biconjugate_recovers_f():
     """f^{**} = f: sup_y {alpha y - f^*(y)} at alpha = 1/5 for G_1 (maximiser y = G_1'(1/5))."""
     f = ta.G(1)
-    with mp.workdps(30):
+    with workdps(30):
         a = mp.mpf(1) / 5
         def psi(y):
             return a * y - ta.conjugate_value(f, y, 30).mid
@@ -105,7 +106,7 @@ def test_conjugate_node_and_float_arguments():
     f = ta.Laplace(1)
     v = ta.conjugate_value(f.conjugate(), -1.5, 20)
     assert v.mid == ta.conjugate_value(f, R(-3, 2), 20).mid
-    with mp.workdps(30):
+    with workdps(30):
         assert ta.conjugate_value(f, mp.mpf(-1.5), 20).mid == v.mid
     assert ta.conjugate_value(f, 3, 20).mid == 3  # y >= 0: f^*(y) = y
 
@@ -117,7 +118,7 @@ def test_conjugate_is_convex_and_bounded(y1, y2):
     v1, v2 = (ta.conjugate_value(f, R(y.numerator, y.denominator), 20) for y in (y1, y2))
     ym = R((y1 + y2).numerator, (y1 + y2).denominator) / 2
     vm = ta.conjugate_value(f, ym, 20)
-    with mp.workdps(40):
+    with workdps(40):
         assert vm.lo <= (v1.hi + v2.hi) / 2 + mpmath.mpf(10) ** -18
         for y, v in ((y1, v1), (y2, v2)):
             yv = mp.mpf(y.numerator) / y.denominator

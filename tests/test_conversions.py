@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.analysis.conversions import _search_epsilon
@@ -15,7 +16,7 @@ from tradeoff_algebra.numeric.protocol import mp_value
 
 def close(a, b, tol) -> bool:
     """|a - b| < tol at 60 digits (SymPy numbers converted at 60 digits)."""
-    with mpmath.workdps(60):
+    with workdps(60):
         a, b = (mpmath.mpf(sp.Float(x, 60)) if isinstance(x, sp.Basic) else mpmath.mpf(x)
                 for x in (a, b))
         return abs(a - b) < mpmath.mpf(tol)
@@ -27,7 +28,7 @@ EPSS = ["0", "0.5", "1", "5", "20", "100", "500"]
 
 def cor1_reference(mu: str, eps: str, dps: int = 200):
     """Cor. 1 evaluated directly (no logs, no expm1) with mpmath's erfc at 200 digits."""
-    with mpmath.workdps(dps):
+    with workdps(dps):
         m, e = mpmath.mpf(mu), mpmath.mpf(eps)
         Phi = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2  # noqa: E731
         return Phi(-e / m + m / 2) - mpmath.exp(e) * Phi(-e / m - m / 2)
@@ -36,7 +37,7 @@ def cor1_reference(mu: str, eps: str, dps: int = 200):
 def brute_delta(f, eps, dps: int = 45):
     """1 - min_x {e^eps x + f(x)} (Prop. 6) by golden-section search on the convex function,
     evaluating f through its own closed form (mp_value), not through any profile formula."""
-    with mpmath.workdps(dps):
+    with workdps(dps):
         E = mpmath.exp(mpmath.mpf(eps))
 
         def g(x):
@@ -66,7 +67,7 @@ def test_gaussian_delta_matches_200_digit_reference():
             ref = cor1_reference(mu, eps)
             v = ta.delta(ta.G(sp.Rational(mu)), sp.Rational(eps), dps=30)
             assert v.lo == v.hi and v.mid > 0
-            with mpmath.workdps(60):
+            with workdps(60):
                 rel = abs(v.mid - ref) / ref
             worst = max(worst, rel)
     assert worst < mpmath.mpf(10) ** -29, worst
@@ -98,7 +99,7 @@ def test_closed_profiles_match_brute_force_conjugate(f, eps):
 def test_laplace_profile_closed_form():
     # delta(eps) = 1 - e^{(eps - mu)/2} on [0, mu], 0 beyond
     for mu, eps in [(1, 0.25), (4, 1), (2, 2), (2, 5)]:
-        with mpmath.workdps(40):
+        with workdps(40):
             ref = max(0, 1 - mpmath.exp(mpmath.mpf(eps - mu) / 2))
         assert abs(ta.delta(ta.Laplace(mu), eps).mid - ref) < mpmath.mpf(10) ** -28
 
@@ -128,7 +129,7 @@ def test_epsilon_round_trip_closed_forms(f, eps):
     d = ta.delta(f, eps, dps=40)
     assert close(ta.epsilon(f, d.mid).mid, eps, "1e-28")
     # the generic bracketing search agrees with the closed-form inverse
-    with mpmath.workdps(50):
+    with workdps(50):
         L, U, _ = _search_epsilon(f, d.mid, 30)
         e = mpmath.mpf(sp.Float(eps, 60))
         assert L - mpmath.mpf(10) ** -30 <= e <= U + mpmath.mpf(10) ** -30
@@ -157,7 +158,7 @@ def test_delta_edges_and_validation():
     assert ta.delta(ta.Zero, 3).mid == 1 and ta.delta(ta.Id, 0).mid == 0
     assert ta.delta(ta.G(0), 0).mid == 0
     # delta(0) is the total variation distance 2 Phi(mu/2) - 1
-    with mpmath.workdps(40):
+    with workdps(40):
         ref = 2 * mpmath.ncdf(mpmath.mpf(1) / 2) - 1
     assert abs(ta.delta(ta.G(1), 0).mid - ref) < 1e-29
     for bad in (-1, "1", float("nan"), sp.Symbol("e")):
@@ -185,7 +186,7 @@ def test_primal_value_lower_is_the_grid_supremum():
     table = dict(pairs)
     for alpha in (0.01, 0.1, 0.3):
         low = ta.primal_value_lower(lambda e: table[float(e)], alpha, [p[0] for p in pairs])
-        with mpmath.workdps(50):
+        with workdps(50):
             a, fl = mpmath.mpf(alpha), mpmath.mpf
             ref = max(max(0, 1 - fl(d) - mpmath.exp(e) * a, mpmath.exp(-e) * (1 - fl(d) - a))
                       for e, d in pairs)

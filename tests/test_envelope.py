@@ -11,6 +11,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.envelope import (
@@ -75,7 +76,7 @@ def test_pl_knots_interpolate_the_function(f):
     k = pl_knots(f)
     assert k is not None and k[0][0] == 0 and k[-1] == (1, 0)
     for a in (R(1, 50), R(1, 7), R(1, 3), R(1, 2), R(5, 7), R(19, 20)):
-        with mp.workdps(40):
+        with workdps(40):
             from tradeoff_algebra.numeric.envelope import pl_mp_value
 
             lo, hi = pl_mp_value(k, mp.mpf(a.p) / a.q, mp.mpf((1 - a).p) / (1 - a).q)
@@ -117,7 +118,7 @@ def test_crossing_example_has_three_bridges():
 def test_concave_sup_bounds_the_maximum(c, k):
     """psi(x) = -k (x - c)^2 sampled on a coarse grid: the bound is >= 0 = max psi, and close
     to it with a fine cluster around the maximiser."""
-    with mp.workdps(40):
+    with workdps(40):
         c = mp.mpf(c)
         lv = [level(mp.mpf(i) / 16) for i in range(17)]
         lv[-1] = (mp.one, mp.zero)
@@ -138,7 +139,7 @@ def test_concave_sup_bounds_the_maximum(c, k):
 
 # -- general route --
 def _hull(g, A, power=False, dps=30):
-    with mp.workdps(dps + 20):
+    with workdps(dps + 20):
         a, ac = mp.mpf(A.p) / A.q, mp.mpf((1 - A).p) / (1 - A).q
         return hull_mp(g, a, ac, power, inverse_bracket)
 
@@ -153,7 +154,7 @@ def test_general_route_reproduces_eq13(A):
     plo, phi = _hull(g, A, power=True)
     v = ta.evaluate(ta.C(R(3, 10), ta.G(2)), A, 45)
     w = ta.roc(ta.C(R(3, 10), ta.G(2)), A, 45)
-    with mp.workdps(80):
+    with workdps(80):
         tol = mpmath.mpf(10) ** -44
         assert lo - tol <= v.mid <= hi + tol and hi - lo < mpmath.mpf(10) ** -30
         assert plo * (1 - tol) <= w.mid <= phi * (1 + tol) and phi - plo < 1e-30 * phi
@@ -167,7 +168,7 @@ def test_general_route_against_fine_grid_hull():
     chord error (measured below 1e-6 here, at most 2.7e-6 with step 1/2000 alone) and never
     below the enclosure."""
     g = Mix(ta.G(2), R(3, 10))
-    with mp.workdps(30):
+    with workdps(30):
         fp = ref.mix(ref.gauss(2), mp.mpf(3) / 10)
         xs = [mp.mpf(i) / 1000 for i in range(1001)]
         xs += [mp.mpf(i) / 20000 for i in range(1, 1000)]
@@ -192,6 +193,6 @@ def test_general_route_is_valid_for_kinked_operands(A):
     it wide, never wrong): the exact hull value lies in the enclosure."""
     exact = ref.hull_eval(_frac_knots(pl_hull_knots(pl_knots(CROSSING))), F(A.p, A.q))
     lo, hi = _hull(CROSSING, A, dps=20)
-    with mp.workdps(50):
+    with workdps(50):
         x = mp.mpf(exact.numerator) / exact.denominator
         assert lo - mpmath.mpf(10) ** -35 <= x <= hi + mpmath.mpf(10) ** -35

@@ -17,6 +17,7 @@ import mpmath
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 from reference_np import digits, finite_np, four_point_pair
 from sympy import Rational as R
 
@@ -70,17 +71,17 @@ def test_exact_against_brute_force(eps, delta):
 def test_irrational_e_eps_against_brute_force(eps, delta):
     f = EpsDelta(eps, delta)
     alphas = [R(1, 10**300), R(1, 10**8), R(1, 10), R(1, 3), R(1, 2), R(9, 10), 1 - R(1, 10**15)]
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         e = mpmath.exp(mp.mpf(sp.Float(sp.N(eps, REF_DPS + 5), REF_DPS + 5)._mpf_))
         d = mp.mpf(int(sp.Rational(delta).p)) / int(sp.Rational(delta).q)
         P, Q = four_point_pair(e, d)
     for A in alphas:
-        with mp.workdps(REF_DPS):
+        with workdps(REF_DPS):
             ref = finite_np(P, Q, mp.mpf(A.p) / A.q)
             ref_roc = finite_np(P, Q, mp.mpf(A.p) / A.q, roc=True)
         v = ta.evaluate(f, A, dps=45)
         w = ta.roc(f, A, dps=45)
-        with mp.workdps(REF_DPS):
+        with workdps(REF_DPS):
             if ref == 0:
                 assert v.mid == 0
             else:
@@ -92,7 +93,7 @@ def test_irrational_e_eps_against_brute_force(eps, delta):
 def test_small_power_keeps_digits():
     """1 - f at alpha = 1e-300 with delta = 0 is e^eps alpha: no cancellation."""
     w = ta.roc(EpsDelta(1, 0), "1e-300", dps=45)
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         assert digits(w.mid, mpmath.e * mp.mpf(10) ** -300) >= 44
 
 
@@ -103,7 +104,7 @@ def test_closed_form_symbolic_and_substituted():
     for e_, d_, A in [(1, R(1, 10), R(1, 5)), (2, 0, R(1, 20)), (R(1, 2), R(1, 100), R(9, 10))]:
         closed = expr.subs({eps: e_, delta: d_, a: A})
         v = ta.evaluate(EpsDelta(e_, d_), A, dps=50)
-        with mp.workdps(60):
+        with workdps(60):
             n50 = mp.make_mpf(sp.Float(sp.N(closed, 50), 50)._mpf_)
             assert n50 == v.mid == 0 or digits(n50, v.mid) >= 48
 
@@ -115,7 +116,7 @@ def test_fixed_point_and_symmetry():
         assert sp.simplify(fp - (1 - sp.sympify(delta)) / (1 + sp.exp(eps))) == 0
         assert sp.simplify(f(fp) - fp) == 0
         v = ta.evaluate(f, fp, dps=45)
-        with mp.workdps(60):
+        with workdps(60):
             assert digits(v.mid, mp.make_mpf(sp.N(fp, 60)._mpf_)) >= 40
         assert f.is_symmetric
         for A in [R(1, 10), R(1, 3), R(1, 2)]:
@@ -129,7 +130,7 @@ def test_inverse_undoes_f_on_the_decreasing_range(eps, delta):
     for A in [R(0), R(1, 100), R(1, 10), R(1, 3), R(1, 2), (1 - sp.Rational(delta)) * R(9, 10)]:
         y = ta.evaluate(f, A, dps=70)
         back = ta.evaluate(f.inverse(), y.exact if y.exact is not None else y.mid, dps=45)
-        with mp.workdps(70):
+        with workdps(70):
             a = mp.mpf(A.p) / A.q
             assert back.mid == a or digits(back.mid, a) >= 40
 
@@ -139,7 +140,7 @@ def test_inverse_undoes_f_on_the_decreasing_range(eps, delta):
                                              (1, R(1, 10), R(19, 20))])
 def test_derivative_against_numeric_differentiation(eps, delta, alpha):
     f = EpsDelta(eps, delta)
-    with mp.workdps(35):
+    with workdps(35):
         dl = sp.Rational(delta)
         P, Q = four_point_pair(mpmath.exp(mp.mpf(sp.N(eps, 40))), mp.mpf(dl.p) / dl.q)
         ref = mpmath.diff(lambda x: finite_np(P, Q, x), mp.mpf(alpha.p) / alpha.q)
@@ -154,7 +155,7 @@ def test_derivative_at_kinks_is_the_right_derivative(eps, delta):
     Reference: the forward difference quotient of the brute-force trade-off function with
     h = 1e-20 (exact slope of the piece to the right, up to the 35-digit rounding)."""
     f = EpsDelta(eps, delta)
-    with mp.workdps(35):
+    with workdps(35):
         e = mpmath.exp(mp.mpf(sp.N(eps, 40)))
         d_ = mp.mpf(sp.Rational(delta).p) / sp.Rational(delta).q
         P, Q = four_point_pair(e, d_)

@@ -11,6 +11,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import EpsDelta, G, Id, Laplace, Zero
@@ -54,7 +55,7 @@ def test_trade_off_axioms(f, x, y, lam):
     fx, fy = _val(f, x), _val(f, y)
     z = lam * x + (1 - lam) * y
     fz, fmid = _val(f, z), _val(f, (x + y) / 2)
-    with mp.workdps(DPS + 10):  # compare at full precision, not in the 53-bit default
+    with workdps(DPS + 10):  # compare at full precision, not in the 53-bit default
         for v in (fx, fy, fz, fmid):
             assert 0 <= v <= 1
         # non-increasing

@@ -21,6 +21,7 @@ import mpmath
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import (
@@ -194,12 +195,12 @@ def test_mp_against_brute_force_50_digits(specs):
     f = Tensor(*[EpsDelta(e, sp.Rational(d)) for e, d in specs])
     L = finite_loss(f)
     assert not L.is_rational
-    with mp.workdps(90):
+    with workdps(90):
         outs = _mp_outs([(num_e(e), d) for e, d in specs])
         tests = [mp.mpf(k) / 13 for k in range(14)] + [mp.mpf("1e-40"), 1 - mp.mpf("1e-30")]
         want_v = [brute_value(outs, a) for a in tests]
         want_d = [brute_delta(outs, mpmath.exp(mp.mpf(e))) for e in ("0", "0.7", "1.5", "3")]
-    with mp.workdps(50):
+    with workdps(50):
         for a, w in zip(tests, want_v, strict=True):
             a50 = +a
             ac = 1 - mp.mpf(a) if a < 0.5 else +(1 - a)
@@ -225,7 +226,7 @@ def test_power_against_binomial_family_50_digits(eps, d, n):
     B = BinomialDP(eps, n)
     for A in [sp.Rational(1, 10**30), sp.Rational(1, 1000), sp.Rational(1, 3), sp.Rational(9, 10),
               1 - D - sp.Rational(1, 10**20)]:
-        with mp.workdps(100):
+        with workdps(100):
             keep = mp.mpf((1 - D).p) / (1 - D).q
             want = ta.evaluate(B, A / (1 - D), 60).mid * keep if A < 1 - D else mp.zero
             # alpha and 1 - alpha to 100 digits: f is ill-conditioned near its knots
@@ -233,7 +234,7 @@ def test_power_against_binomial_family_50_digits(eps, d, n):
             # would not determine 50 digits of f(alpha)
             a = mp.mpf(A.p) / A.q
             ac = mp.mpf((1 - A).p) / (1 - A).q
-        with mp.workdps(50):
+        with workdps(50):
             lo, hi = L.mp_value(a, ac)
             assert lo == hi and abs(lo - want) <= mp.mpf(10) ** -48 * want
 
@@ -249,7 +250,7 @@ def test_rational_power_against_binomial_exact():
 def _lgamma_delta(eps0, n, eps, dps):
     """delta(eps) of f_{eps0,0}^{(x) n}: sum of Q_k - e^eps P_k over (2k - n) eps0 > eps,
     every P_k from log-gamma (not the recurrence), at ``dps`` digits."""
-    with mp.workdps(dps):
+    with workdps(dps):
         e0, e = mp.mpf(eps0), mp.mpf(eps)
         lnorm = n * mpmath.log1p(mpmath.exp(e0))
         lg = mpmath.loggamma(n + 1)
@@ -294,7 +295,7 @@ def test_delta_registrations_against_brute_force():
     f = Discrete([_q(x) for x in P], [_q(x) for x in Q])
     outs = outcomes([(P, Q)])
     for eps in [sp.Integer(0), sp.Rational(1, 2), sp.log(2), sp.Integer(3)]:
-        with mp.workdps(60):
+        with workdps(60):
             want = brute_delta([(mp.mpf(_q(p)), mp.mpf(_q(q))) for p, q in outs],
                                mpmath.exp(mp.mpf(sp.N(eps, 80))))
         got = ta.delta(f, eps, dps=40)
@@ -310,7 +311,7 @@ def test_epsilon_round_trip():
     for d in ["0.5", "0.1", "0.03"]:
         e = L.epsilon(d, dps=40)
         assert e.is_point
-        with mp.workdps(60):
+        with workdps(60):
             back = L.mp_delta(e.mid)[0]
             assert abs(back - mp.mpf(d)) <= mp.mpf(10) ** -36 * mp.mpf(d)
     # below delta(oo) = Q(P = 0) = 1 - (1 - 1/1000)^20 no eps works
@@ -319,5 +320,5 @@ def test_epsilon_round_trip():
     B = FiniteLoss.binomial(sp.log(2), 4)
     d = B.delta_exact(2)
     e = B.epsilon(d, dps=30)
-    with mp.workdps(40):
+    with workdps(40):
         assert abs(e.mid - mpmath.log(2)) <= mp.mpf(10) ** -29

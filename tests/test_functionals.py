@@ -5,6 +5,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
+from precision import workdps
 
 import tradeoff_algebra as ta
 
@@ -13,14 +14,14 @@ TOL = mpmath.mpf(10) ** -25
 
 def diff(a, b):
     """|a - b| computed at 60 digits (mpf arithmetic rounds to the ambient precision)."""
-    with mpmath.workdps(60):
+    with workdps(60):
         return abs(mpmath.mpf(a) - mpmath.mpf(b))
 
 
 def by_normal_law(mu, F, dps=40):
     """E F(mu Z - mu^2/2), Z ~ N(0,1), by quadrature over the real line (the law of
     log|G_mu'(x)| for x uniform) — a route independent of the alpha-space integrals."""
-    with mpmath.workdps(dps):
+    with workdps(dps):
         mu = mpmath.mpf(mu)
         kink = mu / 2  # where mu z - mu^2/2 = 0
         return mpmath.quad(lambda z: F(mu * z - mu**2 / 2) * mpmath.npdf(z),
@@ -29,7 +30,7 @@ def by_normal_law(mu, F, dps=40):
 
 def by_laplace_law(mu, F, dps=40):
     """E F(|X| - |X - mu|), X ~ Lap(0,1), by quadrature of the density e^{-|x|}/2."""
-    with mpmath.workdps(dps):
+    with workdps(dps):
         mu = mpmath.mpf(mu)
         g = lambda x: F(abs(x) - abs(x - mu)) * mpmath.exp(-abs(x)) / 2  # noqa: E731
         x0 = -mpmath.expm1(-mu) / 2  # kink of |t + kl|
@@ -44,7 +45,7 @@ def val(x):
 @pytest.mark.parametrize("mu", ["0.05", "3"])
 def test_gaussian_closed_forms_against_normal_law(mu):
     f = ta.G(sp.Rational(mu))
-    with mpmath.workdps(40):
+    with workdps(40):
         k = mpmath.mpf(mu) ** 2 / 2
     refs = {
         "kl": by_normal_law(mu, lambda t: -t),
@@ -73,7 +74,7 @@ def test_gaussian_symbolic_closed_forms():
 @pytest.mark.parametrize("mu", ["0.5", "4"])
 def test_laplace_closed_forms_against_laplace_law(mu):
     f = ta.Laplace(sp.Rational(mu))
-    with mpmath.workdps(40):
+    with workdps(40):
         m = mpmath.mpf(mu)
         k = m + mpmath.exp(-m) - 1  # KL(Lap(0,1) || Lap(mu,1))
     refs = {
@@ -90,7 +91,7 @@ def test_laplace_closed_forms_against_laplace_law(mu):
 
 def test_epsdelta_functionals_by_pieces():
     e = mpmath.mpf(1)
-    with mpmath.workdps(40):
+    with workdps(40):
         E = mpmath.e
         x = 1 / (1 + E)  # slope -e on [0, x], -1/e after
         k = -(x * e - (1 - x) * e)
@@ -109,7 +110,7 @@ def test_epsdelta_functionals_by_pieces():
 def test_tv_is_delta_at_zero(f):
     # max_alpha (1 - alpha - f(alpha)) = delta(0) (Prop. 6 at eps = 0)
     if isinstance(f, ta.Mix):  # 1 - a - f_p(a) = p (1 - a - f(a)); delta(0) of Mix is
-        with mpmath.workdps(40):  # another contributor's route
+        with workdps(40):  # another contributor's route
             ref = ta.tv(f.arg, dps=40).mid / 3
     else:
         ref = ta.delta(f, 0, dps=30).mid
@@ -119,7 +120,7 @@ def test_tv_is_delta_at_zero(f):
 def test_tv_by_maximisation():
     # TV of G_1 by golden-section maximisation of 1 - alpha - G_1(alpha)
     f = ta.G(1)
-    with mpmath.workdps(40):
+    with workdps(40):
         g = lambda a: 1 - a - ta.evaluate(f, a, dps=40).mid  # noqa: E731
         r = (mpmath.sqrt(5) - 1) / 2
         a, b = mpmath.mpf(0.1), mpmath.mpf(0.5)
@@ -132,7 +133,7 @@ def test_tv_by_maximisation():
 
 @pytest.mark.parametrize("mu", ["0.1", "1", "2.5"])
 def test_auc_gaussian_kaissis_and_integration(mu):
-    with mpmath.workdps(40):
+    with workdps(40):
         psi = mpmath.mpf(mu)
         kaissis = mpmath.ncdf(psi / mpmath.sqrt(2))  # Kaissis et al., Eq. (16)
         # 1 - int f with f(a) = Phi(Phi^{-1}(1 - a) - mu) through mpmath's own erfinv
@@ -144,7 +145,7 @@ def test_auc_gaussian_kaissis_and_integration(mu):
 
 
 def test_auc_laplace_and_epsdelta_by_integration():
-    with mpmath.workdps(40):
+    with workdps(40):
         for f in (ta.Laplace(1), ta.EpsDelta(1, sp.Rational(1, 10))):
             xs = [0, mpmath.exp(-1) / 2, 0.5, 1 / (1 + mpmath.e) * 0.9, 0.9, 1]
             ref = 1 - mpmath.quad(lambda a, f=f: ta.evaluate(f, a, dps=40).mid,
@@ -155,7 +156,7 @@ def test_auc_laplace_and_epsdelta_by_integration():
 def test_fixed_point_numeric_and_symbolic():
     assert ta.fixed_point(ta.G(1)) == ta.Phi(-sp.S.Half)
     v = ta.fixed_point(ta.Inverse(ta.Laplace(2)), dps=30)  # no closed form: bisection
-    with mpmath.workdps(40):
+    with workdps(40):
         ref = mpmath.exp(-1) / 2
     assert v.lo <= ref <= v.hi and v.hi - v.lo < mpmath.mpf(10) ** -29
     # C_p(G_mu): (1 - p + 2 p Phi(-mu/2))/2, tv = p TV(G_mu)
@@ -191,7 +192,7 @@ def test_estimates_agree_with_closed_forms():
 
 def lemma4(p, mu, which):
     """Dong, Roth & Su, Lemma 4: kl and kappa_2 of C_p(G_mu) as integrals over [mu/2, oo)."""
-    with mpmath.workdps(30):
+    with workdps(30):
         p, mu = mpmath.mpf(p), mpmath.mpf(mu)
         Z = lambda x: mpmath.log(p * mpmath.exp(mu * x - mu**2 / 2) + 1 - p)  # noqa: E731
         phi = mpmath.npdf

@@ -11,6 +11,7 @@ import mpmath
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 from reference_np import digits, gauss_np, gauss_np_quad, level
 from sympy import Rational as R
 
@@ -32,12 +33,12 @@ def _mu_mpf(mu):
 
 
 def _ref(mu, alpha, roc=False):
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         return gauss_np(_mu_mpf(mu), alpha, roc=roc)
 
 
 def _assert_digits(value, ref, need):
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         d = digits(value, ref)
     assert d >= need, f"{value} vs {ref}: {d:.1f} digits"
 
@@ -68,7 +69,7 @@ def test_hardest_points(mu):
 @pytest.mark.parametrize("alpha", [R(1, 10), R(1, 3), R(4, 5)])
 def test_quadrature_route(alpha):
     """A third route for the type-II error: quadrature of the N(mu,1) density to the threshold."""
-    with mp.workdps(40):
+    with workdps(40):
         ref = gauss_np_quad(mp.mpf(3) / 2, alpha)
     _assert_digits(ta.evaluate(G(R(3, 2)), alpha, dps=35).mid, ref, 33)
 
@@ -84,7 +85,7 @@ def test_endpoints_exact():
 
 def test_g0_is_id():
     for alpha in [R(1, 7), "1e-300", 1 - R(1, 10**20)]:
-        with mp.workdps(REF_DPS):
+        with workdps(REF_DPS):
             a, ac = level(sp.Rational(alpha))
         _assert_digits(ta.evaluate(G(0), alpha, dps=40).mid, ac, 40)
         _assert_digits(ta.roc(G(0), alpha, dps=40).mid, a, 40)
@@ -122,7 +123,7 @@ def test_symbolic_parameter_substituted_later():
                                       (10, R(1, 2))])
 def test_derivative_against_numeric_differentiation(mu, alpha):
     d = G(mu).derivative(alpha)
-    with mp.workdps(35):
+    with workdps(35):
         ref = mpmath.diff(lambda x: gauss_np(mp.mpf(mu), x), mp.mpf(alpha.p) / alpha.q)
     _assert_digits(mp.make_mpf(sp.N(d, 40)._mpf_), ref, 30)
     # the symbolic form differentiates the closed form
@@ -138,7 +139,7 @@ def test_fixed_point(mu):
     v = ta.evaluate(G(mu), fp, dps=45)
     x = mp.make_mpf(sp.N(fp, 60)._mpf_)
     _assert_digits(v.mid, x, 40)
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         _assert_digits(gauss_np(_mu_mpf(mu), x), x, 40)
 
 
@@ -154,7 +155,7 @@ def test_inverse(mu, alpha):
     # f^{-1}(f(a)) = a on (0, 1), where G_mu is strictly decreasing
     y = ta.evaluate(f, alpha, dps=70).mid
     back = ta.evaluate(inv, y, dps=45)
-    with mp.workdps(70):
+    with workdps(70):
         _assert_digits(back.mid, mp.mpf(alpha.p) / alpha.q, 40)
 
 

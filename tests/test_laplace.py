@@ -12,6 +12,7 @@ import mpmath
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 from reference_np import digits, laplace_np
 from sympy import Rational as R
 
@@ -28,12 +29,12 @@ def _mpf(x):
 
 
 def _ref(mu, alpha, roc=False):
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         return laplace_np(_mpf(mu), alpha, roc=roc)
 
 
 def _assert_digits(value, ref, need):
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         d = digits(value, ref)
     assert d >= need, f"{value} vs {ref}: {d:.1f} digits"
 
@@ -51,7 +52,7 @@ def test_piece_boundaries(mu):
     for a in [sp.exp(-mu) / 2, R(1, 2)]:
         for shift in [0, R(1, 10**30), -R(1, 10**30)]:
             A = a + shift
-            with mp.workdps(REF_DPS):
+            with workdps(REF_DPS):
                 am = _mpf(A)
                 ref = laplace_np(_mpf(mu), am)
             _assert_digits(ta.evaluate(Laplace(mu), A, dps=45).mid, ref, 40)
@@ -67,7 +68,7 @@ def test_exact_rational_when_e_mu_is_rational():
     assert ta.roc(f, R(1, 3)).exact == R(5, 8)
     for A in [R(1, 8), R(1, 3), R(2, 3)]:
         q = ta.evaluate(f, A).exact
-        with mp.workdps(REF_DPS):
+        with workdps(REF_DPS):
             _assert_digits(mp.mpf(q.p) / q.q, laplace_np(mpmath.log(2), A), 60)
 
 
@@ -83,7 +84,7 @@ def test_sympy_closed_form_agrees(mu, alpha):
 @pytest.mark.parametrize("mu,alpha", [(1, R(1, 10)), (1, R(1, 3)), (1, R(3, 4)), (3, R(1, 100))])
 def test_derivative_against_numeric_differentiation(mu, alpha):
     d = Laplace(mu).derivative(alpha)
-    with mp.workdps(35):
+    with workdps(35):
         ref = mpmath.diff(lambda x: laplace_np(mp.mpf(mu), x), mp.mpf(alpha.p) / alpha.q)
     _assert_digits(mp.make_mpf(sp.N(d, 40)._mpf_), ref, 30)
 
@@ -94,7 +95,7 @@ def test_fixed_point(mu):
     assert sp.simplify(fp - sp.exp(-sp.sympify(mu) / 2) / 2) == 0
     x = mp.make_mpf(sp.N(fp, 60)._mpf_)
     _assert_digits(ta.evaluate(Laplace(mu), fp, dps=45).mid, x, 40)
-    with mp.workdps(REF_DPS):
+    with workdps(REF_DPS):
         _assert_digits(laplace_np(_mpf(mu), x), x, 40)
 
 
@@ -107,7 +108,7 @@ def test_inverse(mu, alpha):
     assert inv(alpha) == f(alpha)
     assert ta.evaluate(inv, alpha, dps=40).mid == ta.evaluate(f, alpha, dps=40).mid
     y = ta.evaluate(f, alpha, dps=70).mid
-    with mp.workdps(70):
+    with workdps(70):
         _assert_digits(ta.evaluate(inv, y, dps=45).mid, mp.mpf(alpha.p) / alpha.q, 40)
 
 

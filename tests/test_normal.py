@@ -10,6 +10,7 @@ import mpmath
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 from reference_np import _solve_increasing, digits
 from sympy import Rational as R
 
@@ -39,7 +40,7 @@ def _n(expr, dps=DPS):
 
 
 def _assert_digits(value, ref, need):
-    with mp.workdps(DPS + 20):
+    with workdps(DPS + 20):
         d = digits(value, ref)
     assert d >= need, f"{value} vs {ref}: {d:.1f} digits"
 
@@ -47,7 +48,7 @@ def _assert_digits(value, ref, need):
 # -- tails -------------------------
 @pytest.mark.parametrize("t", [-40, -10, R(-1, 3), 0, 1, 5, 40])
 def test_phi_evalf_against_erfc(t):
-    with mp.workdps(DPS + 20):
+    with workdps(DPS + 20):
         ref = ref_phi(t)
     _assert_digits(_n(Phi(t)), ref, DPS - 2)
 
@@ -55,7 +56,7 @@ def test_phi_evalf_against_erfc(t):
 def test_phi_tails():
     v = _n(Phi(-40))
     assert v < mp.mpf(10) ** -349  # no underflow to 0, no loss of relative accuracy
-    with mp.workdps(80):
+    with workdps(80):
         _assert_digits(v, mpmath.erfc(40 / mpmath.sqrt(2)) / 2, DPS - 2)
     # Phi(40) = 1 - 3.66e-350 rounds to 1 at 50 digits; the complement comes from Phi(-40)
     assert abs(_n(Phi(40)) - 1) < mp.mpf(10) ** -DPS
@@ -67,7 +68,7 @@ def test_phi_tails():
 @pytest.mark.parametrize("P", [R(1, 10**300), R(1, 10**30), R(1, 7), R(1, 3), R(1, 2), R(5, 7),
                                1 - R(1, 10**30), 1 - R(1, 10**300)], ids=str)
 def test_phiinv_evalf_against_bisection(P):
-    with mp.workdps(DPS + 20):
+    with workdps(DPS + 20):
         ref = ref_phiinv(P)
     v = _n(PhiInv(P))
     if P == R(1, 2):
@@ -80,7 +81,7 @@ def test_phiinv_upper_tail_from_exact_complement():
     """PhiInv(1 - 1e-30): the complement 1e-30 is formed exactly, not from a rounded 1 - q."""
     v = _n(PhiInv(1 - R(1, 10**30)))
     _assert_digits(v, _n(-PhiInv(R(1, 10**30))), DPS - 2)
-    with mp.workdps(DPS + 20):  # from mpmath.findroot on erfc, computed once
+    with workdps(DPS + 20):  # from mpmath.findroot on erfc, computed once
         known = mp.mpf("11.4640246884436157269822642212360372439612984588341932384094")
     _assert_digits(v, known, DPS - 2)
 
@@ -123,14 +124,14 @@ def test_symbolic_derivatives():
 
 @pytest.mark.parametrize("t", [R(-3), R(1, 3), R(2)])
 def test_phi_derivative_values(t):
-    with mp.workdps(40):
+    with workdps(40):
         ref = mpmath.diff(ref_phi, mp.mpf(t))
     _assert_digits(_n(sp.diff(Phi(x), x).subs(x, t), 40), ref, 30)
 
 
 @pytest.mark.parametrize("P", [R(1, 10**10), R(1, 3), R(9, 10)])
 def test_phiinv_derivative_values(P):
-    with mp.workdps(40):
+    with workdps(40):
         ref = mpmath.diff(lambda u: ref_phiinv_mpf(u), mp.mpf(P.p) / P.q)
     _assert_digits(_n(sp.diff(PhiInv(p), p).subs(p, P), 40), ref, 28)
 
@@ -158,7 +159,7 @@ def test_rewrite_erfinv_erfcinv(P):
     form = PhiInv(P).rewrite(sp.erfcinv)
     assert form == -sp.sqrt(2) * sp.erfcinv(2 * P)
     y = 1 - 2 * P
-    with mp.workdps(DPS + 20):
+    with workdps(DPS + 20):
         by_erfcinv = -mpmath.sqrt(2) * mpmath.erfinv(mp.mpf(y.p) / y.q)
     _assert_digits(by_erfcinv, v, DPS - 3)
     _assert_digits(_n(form.rewrite(sp.erfinv)), v, DPS - 3)

@@ -11,6 +11,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.operators.maxgroup import Group
@@ -23,13 +24,13 @@ TOL = mpmath.mpf(10) ** -28
 
 def _contains(v, x, rel=TOL):
     """Enclosure v contains x up to a relative 1e-28 (the reference's own rounding)."""
-    with mp.workdps(80):
+    with workdps(80):
         slack = rel * max(abs(x), mpmath.mpf(10) ** -300)
         return v.lo - slack <= x <= v.hi + slack
 
 
 def _narrow(v, rel=None):
-    with mp.workdps(80):
+    with workdps(80):
         rel = mpmath.mpf(10) ** -25 if rel is None else rel
         return v.hi - v.lo <= rel * max(abs(v.mid), mpmath.mpf(10) ** -300)
 
@@ -42,7 +43,7 @@ ALPHAS = [R(1, 10**12), R(1, 50), R(1, 5), R(1, 2), R(7, 10), R(99, 100)]
 def test_inverse_of_mix_against_findroot(alpha):
     f = Mix(ta.G(1), R(1, 2))
     v = ta.evaluate(f.inverse(), alpha, DPS)
-    with mp.workdps(50):
+    with workdps(50):
         r = ref.inverse(ref.mix(ref.gauss(1), 0.5))(mp.mpf(alpha.p) / alpha.q)
     assert _contains(v, r) and _narrow(v)
 
@@ -53,7 +54,7 @@ def test_inverse_power_tail_without_cancellation():
     a = R(1, 10**40)
     v = ta.roc(f.inverse(), a, DPS)
     # on the last piece f_p(t) = (1/3) e^{-1} (1 - t) + (2/3)(1 - t): s = alpha / (e^{-1}/3 + 2/3)
-    with mp.workdps(60):
+    with workdps(60):
         s = mp.mpf(10) ** -40 / (mpmath.exp(-1) / 3 + mp.mpf(2) / 3)
     assert _contains(v, s) and _narrow(v)
 
@@ -62,7 +63,7 @@ def test_inverse_flat_part_and_zero():
     # f_{1, 1/10} is 0 on [9/10, 1] and f(0) = 9/10: f^{-1}(0) = 9/10, f^{-1}(alpha) = 0 above
     f = Mix(ta.EpsDelta(1, R(1, 10)), R(1, 2))  # f_p(0) = 1 - 1/20
     assert ta.evaluate(f.inverse(), R(96, 100), DPS).mid == 0
-    with mp.workdps(50):
+    with workdps(50):
         r = ref.inverse(ref.mix(ref.epsdelta(1, mp.mpf(1) / 10), 0.5))(mp.mpf("0.01"))
     v = ta.evaluate(f.inverse(), R(1, 100), DPS)
     assert _contains(v, r)
@@ -84,7 +85,7 @@ def test_inverse_of_inverse_is_the_function():
 def test_mix_power_and_exact():
     f = Mix(ta.G(1), R(1, 4))
     a = R(1, 10**30)
-    with mp.workdps(60):
+    with workdps(60):
         # 1 - f_p = p (1 - G) + (1 - p) alpha, (1 - G)(a) = Phi(Phi^{-1}(a) + 1)
         x = mp.mpf(10) ** -30
         r = ref.ncdf(ref.ncdf_inv(x) + 1) / 4 + 3 * x / 4
@@ -98,7 +99,7 @@ def test_max_pointwise():
     f = ta.Max(ta.G(1), Mix(ta.Laplace(1), R(1, 2)))
     for a in (R(1, 100), R(1, 3), R(4, 5)):
         v = ta.evaluate(f, a, DPS)
-        with mp.workdps(50):
+        with workdps(50):
             x = mp.mpf(a.p) / a.q
             r = max(ref.gauss(1)(x), ref.mix(ref.laplace(1), 0.5)(x))
         assert _contains(v, r)
@@ -113,7 +114,7 @@ def test_max_pointwise():
 def test_group_against_composition(f, rf, k):
     for a in (R(1, 1000), R(1, 10), R(1, 2), R(9, 10)):
         v = ta.evaluate(Group(f, k), a, DPS)
-        with mp.workdps(60):
+        with workdps(60):
             r = ref.group(rf, k)(mp.mpf(a.p) / a.q)
         assert _contains(v, r) and _narrow(v)
 
@@ -157,7 +158,7 @@ def test_subsample_against_eq13_pieces(f, rf, xstar):
     p = R(3, 10)
     for a in (R(1, 10**6), R(1, 10), R(1, 4), R(1, 2), R(7, 10), R(95, 100)):
         v = ta.evaluate(ta.C(p, f), a, DPS)
-        with mp.workdps(50):
+        with workdps(50):
             r = _cp_reference_pieces(rf(), xstar(), mp.mpf(3) / 10, mp.mpf(a.p) / a.q)
         assert _contains(v, r) and _narrow(v)
 
@@ -173,7 +174,7 @@ def test_eq13_against_brute_force_envelope():
     asserted together with "the sampled hull is never below the enclosure" (up to 1e-28).
     """
     f, p = ta.G(1), R(1, 2)
-    with mp.workdps(30):
+    with workdps(30):
         fp = ref.mix(ref.gauss(1), mp.mpf(1) / 2)
         xs = [mp.mpf(i) / 800 for i in range(801)]
         pts = {(x, fp(x)) for x in xs}
@@ -205,7 +206,7 @@ def test_eq13_exact_envelope_for_piecewise_linear():
         if v.exact is not None:
             assert v.exact == R(exact.numerator, exact.denominator)
         else:
-            with mp.workdps(60):
+            with workdps(60):
                 assert _contains(v, mp.mpf(exact.numerator) / exact.denominator)
 
 
@@ -229,7 +230,7 @@ def test_subsample_is_symmetric(a):
     g = ta.C(R(2, 5), ta.G(1))
     v = ta.evaluate(g, A, 25)
     w = ta.evaluate(g, v.mid, 25)
-    with mp.workdps(40):
+    with workdps(40):
         assert abs(w.mid - mp.mpf(A.p) / A.q) < mpmath.mpf(10) ** -20
 
 
@@ -239,14 +240,14 @@ def test_nested_subsample_and_inverse_of_mix():
     # the first piece of Eq. (13) twice, q (p L + (1 - p) Id) + (1 - q) Id
     g = ta.C(R(1, 2), ta.C(R(1, 2), ta.Laplace(1)))
     v = ta.evaluate(g, R(1, 10), DPS)
-    with mp.workdps(50):
+    with workdps(50):
         inner = ref.mix(ref.laplace(1), 0.5)
         r = 0.5 * inner(mp.mpf(1) / 10) + 0.5 * (1 - mp.mpf(1) / 10)
     assert _contains(v, r)
     h = ta.Inverse(Mix(ta.G(1), R(1, 2)))
     # C_p of a symmetrised inverse: the fixed point and the pieces go through nested brackets
     v = ta.evaluate(ta.C(R(1, 3), ta.Symmetrize(h)), R(1, 20), 12)
-    with mp.workdps(40):
+    with workdps(40):
         x = mp.mpf(1) / 20
         fp = ref.mix(ref.gauss(1), mp.mpf(1) / 2)
         s = max(fp(x), ref.inverse(fp)(x))  # Symmetrize(h) = max{f_p^{-1}, f_p}
@@ -266,7 +267,7 @@ def test_symmetrize_is_max_of_f_and_inverse():
     h = Mix(ta.Laplace(1), R(1, 3))
     for a in (R(1, 50), R(1, 3), R(3, 4)):
         v = ta.evaluate(ta.Symmetrize(h), a, DPS)
-        with mp.workdps(50):
+        with workdps(50):
             x = mp.mpf(a.p) / a.q
             fp = ref.mix(ref.laplace(1), mp.mpf(1) / 3)
             r = max(fp(x), ref.inverse(fp)(x))

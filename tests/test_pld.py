@@ -9,6 +9,7 @@ import math
 import mpmath
 import pytest
 import sympy as sp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import C, EpsDelta, G, Inverse, Laplace, Mix
@@ -21,12 +22,12 @@ H = 2.0**-9  # a coarse fixed grid keeps the tests fast; the enclosures hold on 
 
 def g_value(mu, a):
     """G_mu(alpha) at 40 digits (Eq. (5))."""
-    with mpmath.workdps(40):
+    with workdps(40):
         return mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(a)) - mu)
 
 
 def g_delta(mu, eps):
-    with mpmath.workdps(40):
+    with workdps(40):
         return gaussian_delta(mpmath.mpf(mu), mpmath.mpf(eps))
 
 
@@ -53,7 +54,7 @@ def test_gaussian_power_encloses_closed_form(mu, n):
     lo, hi = pld.delta_enclosure(leaves, 1.0, tol=1e-4)  # the adaptive grid meets tol
     assert lo <= g_delta(m, 1.0) <= hi and hi - lo <= 1e-4 * hi
     lo, hi = pld.epsilon_enclosure(leaves, 1e-5, h=H)
-    with mpmath.workdps(30):
+    with workdps(30):
         exact = ta.epsilon(G(m), 1e-5, dps=20).mid
     assert lo <= exact <= hi
 
@@ -87,7 +88,7 @@ def test_gaussian_laplace_against_quadrature():
                 + mpmath.quad(lambda l: dG(eps - l) * mpmath.exp((l - b) / 2) / 4, [-b, b]))
 
     for eps in (0.5, 2.0):
-        with mpmath.workdps(30):
+        with workdps(30):
             ref = reference(mpmath.mpf(eps))
         v = ta.delta(f, eps, dps=15)
         assert v.lo <= ref <= v.hi
@@ -100,7 +101,7 @@ def test_symmetric_negative_eps_identity_used_above():
     c = pld._composed(((G(1.0), 1),), H, pld.DEFAULT_TAIL, 0.0, False)
     for e in (0.3, 1.0):
         lo, hi = c.delta_bounds(-e)
-        with mpmath.workdps(30):
+        with workdps(30):
             ref = 1 - mpmath.exp(-e) + mpmath.exp(-e) * g_delta(1.0, e)
         assert lo <= ref <= hi
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import C, G, Inverse, Mix, SymmetricHull
@@ -103,7 +104,7 @@ def _reference_roc(a):
 
 @pytest.mark.parametrize("a", [0.05, 0.3])
 def test_two_factors_against_quadrature(a):
-    with mpmath.workdps(15):
+    with workdps(15):
         ref = _reference_roc(mpmath.mpf(a))
     leaves = ((Mix(G(MU), P), 2),)
     rlo, rhi = _hull(leaves, a, power=True)

@@ -10,6 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from precision import workdps
 from scipy import special
 
 import tradeoff_algebra as ta
@@ -29,7 +30,7 @@ def sym_delta(f, e) -> mpmath.mpf:
     assert v.lo == v.hi
     if e >= 0:
         return v.mid
-    with mpmath.workdps(40):
+    with workdps(40):
         y = mpmath.exp(mpmath.mpf(e))
         return 1 - y + y * v.mid
 
@@ -46,7 +47,7 @@ def laplace_delta(mu: float, e) -> mpmath.mpf:
 
 def measure_profile(model, e) -> mpmath.mpf:
     """The profile of an AtomLoss's Q-law at eps = e, in exact-enough arithmetic."""
-    with mpmath.workdps(40):
+    with workdps(40):
         e = mpmath.mpf(e)
         terms = [mpmath.mpf(q) * -mpmath.expm1(e - mpmath.mpf(l))
                  for l, q in zip(model.l, model.qm, strict=True) if l > e]
@@ -137,7 +138,7 @@ def test_group_laplace_times_laplace_against_quadrature():
         c = pld.compose([(pp.leaf_factor(f, h), 1),
                          (pp.leaf_factor(Laplace(1), h), 1)])
     for e in (0.0, 0.5, 1.0, 2.0, 2.8):
-        with mpmath.workdps(30):
+        with workdps(30):
             ref = reference(e)
         lo, hi = c.delta_bounds(e)
         assert lo <= ref <= hi
@@ -188,7 +189,7 @@ def test_max_gaussian_laplace_times_gaussian_against_quadrature():
     with pp.profile_options(rtol=RTOL):
         c = pld.compose([(pp.leaf_factor(f, H), 1), (pp.leaf_factor(G(1), H), 1)])
     for e in (0.0, 0.5, 1.0, 2.0):
-        with mpmath.workdps(15):
+        with workdps(15):
             ref = reference(e)
         lo, hi = c.delta_bounds(e)
         assert lo <= ref <= hi

@@ -10,6 +10,7 @@ import mpmath
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import BinomialDP, EpsDelta, G
@@ -24,14 +25,14 @@ epss = st.floats(-1.0, 6.0)
 
 def g_value(mu, a):
     """G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu) (Eq. (5)) at 40 digits."""
-    with mpmath.workdps(40):
+    with workdps(40):
         return mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(a) - 1) - mu)
 
 
 def g_delta(mu, eps):
     """delta(eps) of G_mu (Cor. 1) at any real eps; negative eps by the symmetry of G_mu:
     delta(-e) = 1 - e^{-e} + e^{-e} delta(e)."""
-    with mpmath.workdps(40):
+    with workdps(40):
         mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
         if eps >= 0:
             return gaussian_delta(mu, eps)
@@ -60,7 +61,7 @@ def test_f0delta_scaling_contains_closed_form(mu, d, a, eps):
         return
     leaves = ((G(mu), 1), (EpsDelta(0, d), 1))
     D = mpmath.mpf(d.p) / d.q
-    with mpmath.workdps(40):
+    with workdps(40):
         ref = (1 - D) * g_value(mu, a / (1 - D)) if a < 1 - D else mpmath.mpf(0)
         ref_delta = D + (1 - D) * g_delta(mu, eps)
     lo, hi = pld.value_enclosure(leaves, a, h=H)

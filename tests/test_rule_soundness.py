@@ -17,6 +17,7 @@ import mpmath
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 from rewrite_reference import NoReference, reference, to_fraction
 from rule_cases import CASES
 
@@ -54,7 +55,7 @@ def _numeric(expr, A: Fraction, dps: int):
 def _digits(x, y) -> float:
     if isinstance(x, Fraction) and isinstance(y, Fraction) and x == y:
         return float("inf")
-    with mp.workdps(80):
+    with workdps(80):
         x = mp.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mp.mpf(x)
         y = mp.mpf(y.numerator) / y.denominator if isinstance(y, Fraction) else mp.mpf(y)
         err = abs(x - y)
@@ -148,7 +149,7 @@ def test_reference_single_gaussian_matches_neyman_pearson():
     from reference_np import gauss_np
     from rewrite_reference import Pair, pair_value
 
-    with mp.workdps(60):
+    with workdps(60):
         for A in (Fraction(1, 1000), Fraction(1, 2), Fraction(9, 10)):
             v = pair_value(Pair(shifts=(sp.Rational(3, 2),)), A)
             ref = gauss_np(mp.mpf(3) / 2, sp.Rational(A.numerator, A.denominator))
@@ -162,9 +163,9 @@ def test_reference_inverse_swap_agrees_with_root_finding():
     f = ta.Tensor(ta.Mix(ta.EpsDelta(sp.log(3), sp.Rational(1, 10)), sp.Rational(2, 5)),
                   ta.Mix(ta.EpsDelta(sp.log(2)), sp.Rational(1, 2)))
     for A in (Fraction(1, 10), Fraction(1, 3), Fraction(4, 5)):
-        with mp.workdps(65):
+        with workdps(65):
             assert pair_value(model(f).swap(), A) == root_inverse(f, A, 50)
     g = ta.Tensor(ta.Mix(ta.EpsDelta(sp.log(3)), sp.Rational(1, 2)), ta.G(1))
-    with mp.workdps(65):
+    with workdps(65):
         A = Fraction(1, 4)
         assert _digits(pair_value(model(g).swap(), A), root_inverse(g, A, 50)) >= 50

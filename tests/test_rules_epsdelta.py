@@ -16,6 +16,7 @@ from itertools import product
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import EpsDelta, G, Id, Laplace, Max, Tensor, Zero
@@ -137,7 +138,7 @@ def test_merge_eps_delta_50_digits():
     d1, d2 = sp.Rational(1, 9), sp.Rational(2, 7)
     out = ta.simplify(EpsDelta(1, d1) @ EpsDelta(0, d2))
     assert out == EpsDelta(1, 1 - (1 - d1) * (1 - d2))
-    with mp.workdps(70):
+    with workdps(70):
         r = mp.e
         P, Q = prod_pair(rr(r), ud(mp.mpf(1) / 9), ud(mp.mpf(2) / 7))
         for k in range(1, 30):
@@ -195,7 +196,7 @@ def test_max_epsdelta_dominated(e1, d1, e2, d2):
     m = Max(EpsDelta(e1, d1), EpsDelta(e2, d2), G(3))
     out = mg.max_epsdelta_dominated.rule(m)
     assert out == Max(EpsDelta(e1, d1), G(3))
-    with mp.workdps(60):
+    with workdps(60):
         for k in range(0, 41):
             a = sp.Rational(k, 40)
             ref = max(ta.evaluate(g, a, 50).mid for g in m.args)

@@ -15,6 +15,7 @@ import mpmath
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import C, EpsDelta, G, Id, Inverse, Laplace, Max, Mix, Zero
@@ -112,7 +113,7 @@ def test_subsample_epsdelta_exact(r, d, p):
 def test_subsample_epsdelta_50_digits(eps, d, p):
     out = ta.simplify(C(p, EpsDelta(eps, d)))
     assert isinstance(out, Max)
-    with mp.workdps(70):
+    with workdps(70):
         one = mp.mpf(1)
         ref = pl_subsample(pl_epsdelta(mpmath.exp(ta.numeric.protocol.num(sp.S(eps))),
                                        mp.mpf(d.p) / d.q, one), mp.mpf(p.p) / p.q, one)
@@ -244,7 +245,7 @@ def test_mix_mix_value_50_digits():
     p, q = sp.Rational(2, 3), sp.Rational(3, 7)
     out = ta.simplify(Mix(Mix(G(1), p), q))
     assert out == Mix(G(1), sp.Rational(2, 7))
-    with mp.workdps(70):
+    with workdps(70):
         for k in (1, 5, 13, 20):
             a = sp.Rational(k, 21)
             inner = _mix_ref(1, mp.mpf(2) / 3, mp.mpf(k) / 21)
@@ -256,7 +257,7 @@ def test_mix_mix_value_50_digits():
 def test_mix_trivial_values():
     a = sp.Rational(3, 11)
     assert Mix(G(1), 0)(a) == 1 - a and Mix(Id, sp.Rational(1, 3))(a) == 1 - a
-    with mp.workdps(60):
+    with workdps(60):
         assert abs(mp.mpf(str(sp.N(Mix(G(1), 1)(a), 55))) - _mix_ref(1, 1, mp.mpf(3) / 11)) \
             < mp.mpf(10) ** -50
 

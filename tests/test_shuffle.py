@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from mpmath import mp
+from precision import workdps
 from reference_np import finite_np, literal_pair
 
 import tradeoff_algebra as ta
@@ -72,7 +73,7 @@ def test_exact_values_match_brute_force(E, n):
 def test_arb_route_matches_literal_pair(eps0, n):
     """Irrational e^eps0 (n above the symbolic cap goes through the Arb table): 30 digits."""
     f = ShuffleDP(eps0, n)
-    with mp.workdps(60):
+    with workdps(60):
         _, P, Q = literal_pair(mp.exp(mp.mpf(sp.Rational(eps0).p) / sp.Rational(eps0).q), n)
         for A in LEVELS:
             a = mp.mpf(A.numerator) / A.denominator
@@ -120,7 +121,7 @@ def test_composition_delta_matches_brute_force():
         eps = sp.log(sp.Rational(Ee.numerator, Ee.denominator))
         ref = sum(q - Ee * p for p, q in zip(P2, Q2, strict=True) if q > Ee * p)
         d = ta.delta(f, eps)
-        with mp.workdps(40):
+        with workdps(40):
             assert abs(d.mid - mp.mpf(ref.numerator) / ref.denominator) <= mp.mpf(10) ** -28
     v = ta.evaluate(f, sp.Rational(1, 7))
     assert Fraction(int(v.exact.p), int(v.exact.q)) == exact_np(P2, Q2, Fraction(1, 7))

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mpmath import mp
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.operators.subsample import Mix
@@ -167,7 +167,7 @@ def test_general_properties(a):
     f = Mix(ta.Laplace(1), R(1, 2))
     c = ta.evaluate(ta.C(R(1, 3), f), A, 25)
     back = ta.evaluate(ta.C(R(1, 3), f), c.mid, 25)
-    with mp.workdps(40):
+    with workdps(40):
         assert abs(back.mid - mpmath.mpf(A.p) / A.q) < 1e-20
     c2 = ta.evaluate(ta.C(R(2, 3), f), A, 25)
     h = ta.evaluate(ta.SymmetricHull(f), A, 25)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpmath import mp
 from mpmath.libmp import to_rational
+from precision import workdps
 from sympy import Rational as R
 
 import tradeoff_algebra as ta
@@ -62,7 +63,7 @@ def test_from_exact_digits_outside_any_mpmath_context():
 
 
 def test_point_and_enclosure_keep_their_digits_and_directions():
-    with mp.workdps(80):
+    with workdps(80):
         x = mp.mpf(1) / 3
         lo, hi = x - mp.mpf(10) ** -60, x + mp.mpf(10) ** -60
     p = Value.point(x, 45)
@@ -92,12 +93,12 @@ def test_contains_compares_exactly():
     assert v.contains(q)
     assert not v.contains(q + R(1, 10**35))
     assert not v.contains(q - R(1, 10**35))
-    with mp.workdps(80):
+    with workdps(80):
         x = mp.mpf(1) / 3
         far = x + mp.mpf(10) ** -30
     assert v.contains(x)  # a 80-digit mpf, not rounded to 53 bits first
     assert not v.contains(far)
-    with mp.workdps(80):
+    with workdps(80):
         e = Value.enclosure(x - mp.mpf(10) ** -50, x + mp.mpf(10) ** -50, 60)
         inside = x + mp.mpf(10) ** -55
     assert e.contains(inside) and e.contains(R(1, 3))

@@ -17,6 +17,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import Discrete, EpsDelta, InvalidParameter, NoClosedForm, PiecewiseLinear
@@ -184,7 +185,7 @@ def test_irrational_alpha_and_tiny_alpha():
     P, Q = _normalise([1, 2, 3, 0]), _normalise([3, 2, 0, 1])
     D = node(P, Q)
     hull = lower_hull(test_points(P, Q))
-    with mpmath.workdps(80):
+    with workdps(80):
         a = mpmath.sqrt(2) / 3
         ref = None
         for (x0, y0), (x1, y1) in zip(hull, hull[1:], strict=False):
@@ -197,7 +198,7 @@ def test_irrational_alpha_and_tiny_alpha():
     f0 = hull[0][1]
     slope = (hull[1][1] - hull[0][1]) / (hull[1][0] - hull[0][0])
     w = ta.roc(D, sp.sqrt(3) * R(1, 10**50), dps=30)
-    with mpmath.workdps(80):
+    with workdps(80):
         ref = (1 - _mpf(f0)) - _mpf(slope) * mpmath.sqrt(3) * mpmath.mpf(10) ** -50
     assert abs(w.mid - ref) <= ref * mpmath.mpf(10) ** -29
 

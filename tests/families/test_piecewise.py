@@ -15,6 +15,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import InvalidParameter, PiecewiseLinear
@@ -311,7 +312,7 @@ def test_irrational_alpha_to_many_digits():
     f = PiecewiseLinear([(0, 1), (R(1, 3), R(1, 5)), (R(3, 4), 0), (1, 0)])
     for A in (sp.sqrt(2) / 4, 1 / sp.pi, 1 - sp.sqrt(2) / 10**20):
         v = ta.evaluate(f, A, dps=40)
-        with mpmath.workdps(80):
+        with workdps(80):
             a = mpmath.mpf(sp.N(A, 90))
             knots = [(mpmath.mpf(sp.N(x, 90)), mpmath.mpf(sp.N(y, 90))) for x, y in f.knots]
             ref = next(v0 + (v1 - v0) * (a - a0) / (a1 - a0)
@@ -325,13 +326,13 @@ def test_roc_at_tiny_alpha_keeps_its_digits():
     f = PiecewiseLinear([(0, 1), (R(1, 2), R(1, 4)), (1, 0)])
     A = sp.sqrt(2) * R(1, 10**40)
     v = ta.roc(f, A, dps=30)
-    with mpmath.workdps(60):
+    with workdps(60):
         ref = mpmath.sqrt(2) * mpmath.mpf(10) ** -40 * 3 / 2
     assert abs(v.mid - ref) <= ref * mpmath.mpf(10) ** -29
     # and near alpha = 1 the value f(alpha) = (1/2)(1 - alpha) keeps its digits too
     B = 1 - sp.sqrt(3) * R(1, 10**40)
     w = ta.evaluate(f, B, dps=30)
-    with mpmath.workdps(60):
+    with workdps(60):
         ref = mpmath.sqrt(3) * mpmath.mpf(10) ** -40 / 2
     assert abs(w.mid - ref) <= ref * mpmath.mpf(10) ** -29
 

@@ -19,14 +19,13 @@ import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import mpmath
 import sympy as sp
-from mpmath import mp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..families.epsdelta import EpsDelta
+from ..numeric.context import MPF, mp
 from ..numeric.protocol import GUARD_DPS, _prepare, as_level, mp_delta, mp_roc, num
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
@@ -43,8 +42,8 @@ def _eps_arg(eps: Any, owner: str):
     """Validate eps >= 0 (``oo``/``float('inf')`` allowed) and return it as an mpf."""
     if isinstance(eps, float) and eps == float("inf"):
         return mp.inf
-    if isinstance(eps, mpmath.mpf):
-        if mpmath.isnan(eps) or eps < 0:
+    if isinstance(eps, MPF):
+        if mp.isnan(eps) or eps < 0:
             raise InvalidParameter("eps", eps, "a real number in [0, oo]", owner)
         return +eps
     e = param("eps", eps, lower=0, owner=owner, allow_infinite=True)
@@ -57,7 +56,7 @@ def _enclose_delta(f: TradeOff, eps):
         lo, hi = mp_roc(f, mp.zero, mp.one)
     else:
         lo, hi = mp_delta(f, eps)
-    if mpmath.isnan(lo) or mpmath.isnan(hi):
+    if mp.isnan(lo) or mp.isnan(hi):
         from ..core.errors import NumericalError
 
         raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
@@ -92,7 +91,7 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
 def _log_gap(d, target):
     if d <= 0 or target <= 0:
         return None
-    return mpmath.log(d) - mpmath.log(target)
+    return mp.log(d) - mp.log(target)
 
 
 def _search_epsilon(f: TradeOff, target, dps: int):
@@ -128,7 +127,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
         e *= 2
     if U is None:
         return L, mp.inf, False
-    tol = mpmath.ldexp(1, -(mp.prec - 4))
+    tol = mp.ldexp(1, -(mp.prec - 4))
     side = 0
     for it in range(4 * mp.prec):
         width = U - L
@@ -184,7 +183,7 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
         L, U, points = _search_epsilon(f, d, dps)
         if L == U:
             return Value.point(L, dps)
-        if points and U != mp.inf and (U - L) <= mpmath.ldexp(U, -(mp.prec - 30)):
+        if points and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
             return Value.point((L + U) / 2, dps)
         return Value.enclosure(L, U, dps)
 
@@ -217,7 +216,7 @@ def _f_epsdelta(eps, d, a, ac):
     """f_{eps,d}(alpha) (Eq. (5)) from alpha and 1 - alpha; d may exceed 1 (then 0)."""
     if eps == mp.inf:
         return max(mp.zero, 1 - d) if a == 0 else mp.zero
-    return max(mp.zero, 1 - d - mpmath.exp(eps) * a, mpmath.exp(-eps) * (ac - d))
+    return max(mp.zero, 1 - d - mp.exp(eps) * a, mp.exp(-eps) * (ac - d))
 
 
 def _profile_enclosure(delta_fn) -> Callable:
@@ -232,15 +231,15 @@ def _profile_enclosure(delta_fn) -> Callable:
     def encl(e):
         v = delta_fn(e)
         if isinstance(v, Value):
-            lo, hi = v.lo, v.hi
+            lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
         elif isinstance(v, tuple) and len(v) == 2:
             lo, hi = mp.mpf(v[0]), mp.mpf(v[1])
-        elif isinstance(v, (numbers.Real, mpmath.mpf, sp.Number)):
+        elif isinstance(v, (numbers.Real, MPF, sp.Number)):
             lo = hi = mp.mpf(v) if not isinstance(v, sp.Basic) else num(v)
         else:
             raise InvalidParameter("delta_fn", delta_fn, "a callable returning real numbers",
                                    hint=f"delta_fn({e}) returned {v!r}")
-        if mpmath.isnan(lo) or mpmath.isnan(hi) or lo > hi or hi < 0 or lo > 1:
+        if mp.isnan(lo) or mp.isnan(hi) or lo > hi or hi < 0 or lo > 1:
             raise InvalidParameter("delta_fn", delta_fn, "values in [0, 1]",
                                    hint=f"delta_fn({e}) returned {v!r}")
         return max(lo, mp.zero), min(hi, mp.one)
@@ -265,7 +264,7 @@ def _grid(eps_grid: Sequence[Any] | None, eps_max: Any, n: int) -> list:
 
 
 def primal_value_lower(delta_fn: Callable | TradeOff, alpha: Any,
-                       eps_grid: Sequence[Any], dps: int = 30) -> mpmath.mpf:
+                       eps_grid: Sequence[Any], dps: int = 30) -> MPF:
     """A LOWER bound of the Prop. 5 trade-off function ``sup_eps f_{eps,delta(eps)}(alpha)``.
 
     The supremum over the finite ``eps_grid`` only (Dong, Roth & Su, Prop. 5 with the index
@@ -359,7 +358,7 @@ def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
         grid = _grid(eps_grid, eps_max, n)
         vals = {e: encl(e) for e in grid}
         evals = len(vals)
-        tol = mpmath.mpf(10) ** (-dps)
+        tol = mp.mpf(10) ** (-dps)
 
         Y: dict = {}
         checked: set = set()
@@ -368,7 +367,7 @@ def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
         def check_shape(es):
             for e in es:
                 if e not in Y:
-                    Y[e] = mpmath.exp(e)
+                    Y[e] = mp.exp(e)
             for x, y in zip(es, es[1:], strict=False):
                 if vals[y][0] > vals[x][1]:
                     raise InvalidParameter("delta_fn", delta_fn, "a non-increasing profile",
@@ -379,7 +378,7 @@ def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
                 checked.add((p, q, r))
                 Yp, Yq, Yr = Y[p], Y[q], Y[r]
                 chord = vals[p][1] + (vals[r][1] - vals[p][1]) * (Yq - Yp) / (Yr - Yp)
-                if vals[q][0] > chord * (1 + mpmath.ldexp(1, -mp.prec + 8)):
+                if vals[q][0] > chord * (1 + mp.ldexp(1, -mp.prec + 8)):
                     raise InvalidParameter("delta_fn", delta_fn, "a profile convex in e^eps",
                                            hint=f"delta({q}) lies above the chord of its "
                                            "neighbours; use primal_value_lower")

@@ -42,9 +42,7 @@ from collections.abc import Callable
 from functools import singledispatch
 from typing import Any
 
-import mpmath
 import sympy as sp
-from mpmath import mp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
@@ -53,6 +51,7 @@ from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
 from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..numeric.context import mp
 from ..numeric.normal import ncdf_inv, ncdf_inv_upper
 from ..numeric.protocol import GUARD_DPS, mp_roc, mp_value, num
 from ..numeric.value import Value
@@ -229,10 +228,10 @@ def breakpoints(f: Any) -> list:
     """Kinks of f in (0, 1) (mpf), where the quadrature splits."""
     if isinstance(f, Laplace):
         mu = num(f.mu, "mu")
-        return [mpmath.exp(-mu) / 2, mp.mpf(0.5)]
+        return [mp.exp(-mu) / 2, mp.mpf(0.5)]
     if isinstance(f, EpsDelta):
         e, d = num(f.eps, "eps"), num(f.delta, "delta")
-        return [(1 - d) / (1 + mpmath.exp(e)), 1 - d]
+        return [(1 - d) / (1 + mp.exp(e)), 1 - d]
     if isinstance(f, (Mix, Inverse)):
         return breakpoints(f.arg)
     return []
@@ -248,17 +247,17 @@ def _(f, a, ac):
 @mp_log_slope.register(Laplace)
 def _(f, a, ac):
     mu = num(f.mu, "mu")
-    if 2 * a < mpmath.exp(-mu):
+    if 2 * a < mp.exp(-mu):
         return mu
     if 2 * a <= 1:
-        return -mu - mpmath.log(4) - 2 * mpmath.log(a)
+        return -mu - mp.log(4) - 2 * mp.log(a)
     return -mu
 
 
 @mp_log_slope.register(EpsDelta)
 def _(f, a, ac):
     e, d = num(f.eps, "eps"), num(f.delta, "delta")
-    if a < (1 - d) / (1 + mpmath.exp(e)):
+    if a < (1 - d) / (1 + mp.exp(e)):
         return e
     return -e if ac > d else mp.ninf
 
@@ -278,8 +277,8 @@ def _(f, a, ac):
     p = num(f.p, "p")
     ell = mp_log_slope(f.arg, a, ac)
     if ell == mp.ninf:
-        return mpmath.log1p(-p)
-    return mpmath.log(p * mpmath.exp(ell) + (1 - p))
+        return mp.log1p(-p)
+    return mp.log(p * mp.exp(ell) + (1 - p))
 
 
 @mp_log_slope.register(Inverse)
@@ -307,12 +306,12 @@ def _crossing(f: TradeOff, c) -> list:
         return ell < c if side else ell < c
 
     lo, hi = mp.zero, half  # u-interval holding the crossing, if any
-    tol = mpmath.ldexp(1, -(mp.prec - 4))
+    tol = mp.ldexp(1, -(mp.prec - 4))
     for _ in range(6 * mp.prec):
         if hi - lo <= tol * hi:
             break
-        m = hi / 16 if lo == 0 else (mpmath.sqrt(lo * hi) if hi > 4 * lo else (lo + hi) / 2)
-        if lo == 0 and m < mpmath.ldexp(1, -4 * mp.prec):
+        m = hi / 16 if lo == 0 else (mp.sqrt(lo * hi) if hi > 4 * lo else (lo + hi) / 2)
+        if lo == 0 and m < mp.ldexp(1, -4 * mp.prec):
             return []  # no crossing down to 2^(-4 prec): none worth splitting at
         # on the left half l(u) >= c means the crossing is at larger u
         if side:
@@ -333,8 +332,8 @@ def _quad_unit(f: TradeOff, F: Callable, pts: list) -> tuple:
     half = mp.mpf(0.5)
     left = sorted({p for p in pts if 0 < p < half} | {mp.zero, half})
     right = sorted({1 - p for p in pts if half < p < 1} | {mp.zero, half})
-    v1, e1 = mpmath.quad(lambda u: F(mp_log_slope(f, u, 1 - u)), left, error=True)
-    v2, e2 = mpmath.quad(lambda u: F(mp_log_slope(f, 1 - u, u)), right, error=True)
+    v1, e1 = mp.quad(lambda u: F(mp_log_slope(f, u, 1 - u)), left, error=True)
+    v2, e2 = mp.quad(lambda u: F(mp_log_slope(f, 1 - u, u)), right, error=True)
     return v1 + v2, e1 + e2
 
 
@@ -362,11 +361,11 @@ def _quad(f: TradeOff, F: Callable, levels: list) -> tuple:
 
         def h(t):
             ell = mp_log_slope(m, t, 1 - t)
-            return F(ell) + F(-ell) * mpmath.exp(ell)
+            return F(ell) + F(-ell) * mp.exp(ell)
 
         cuts = [x for c in levels for x in _crossing(m, c) + _crossing(m, -c)]
         pts = sorted({q for q in breakpoints(g) + cuts if 0 < q < xs} | {mp.zero, xs})
-        v, e = mpmath.quad(h, pts, error=True)
+        v, e = mp.quad(h, pts, error=True)
         return v + (1 - p) * (1 - 2 * xs) * F(mp.zero), e
     cuts = [x for c in levels for x in _crossing(f, c)]
     return _quad_unit(f, F, breakpoints(f) + cuts)
@@ -380,10 +379,10 @@ def _quad_functional(name: str, f: TradeOff) -> tuple:
     if name == "kappa3":
         return _quad(f, lambda t: abs(t) ** 3, [mp.zero])
     if name == "chi2_plus":
-        return _quad(f, lambda t: mpmath.expm1(t) ** 2 if t > 0 else mp.zero, [mp.zero])
+        return _quad(f, lambda t: mp.expm1(t) ** 2 if t > 0 else mp.zero, [mp.zero])
     if name == "kappa3_bar":
         k, ek = _quad(f, lambda t: -t, [])
-        if mpmath.isinf(k):
+        if mp.isinf(k):
             return k, ek
         v, e = _quad(f, lambda t: abs(t + k) ** 3, [-k])
         return v, e
@@ -407,7 +406,7 @@ def _auc_quad(f: TradeOff) -> tuple:
             return p * (lo + hi) / 2 + (1 - p) * (1 - t)
 
         pts = sorted({q for q in breakpoints(g) if 0 < q < xs} | {mp.zero, xs})
-        v, e = mpmath.quad(gp, pts, error=True)
+        v, e = mp.quad(gp, pts, error=True)
         top = gp(xs)
         c = (xs + top) / 2
         v += (c - xs) * (top + (xs + top - c)) / 2  # trapezoid of the segment on [x*, c]
@@ -420,8 +419,8 @@ def _auc_quad(f: TradeOff) -> tuple:
 
     left = sorted({p for p in pts if 0 < p < half} | {mp.zero, half})
     right = sorted({1 - p for p in pts if half < p < 1} | {mp.zero, half})
-    v1, e1 = mpmath.quad(lambda u: mid(u, 1 - u), left, error=True)
-    v2, e2 = mpmath.quad(lambda u: mid(1 - u, u), right, error=True)
+    v1, e1 = mp.quad(lambda u: mid(u, 1 - u), left, error=True)
+    v2, e2 = mp.quad(lambda u: mid(1 - u, u), right, error=True)
     return 1 - (v1 + v2), e1 + e2
 
 
@@ -431,8 +430,8 @@ def _estimate(name: str, f: TradeOff, dps: int) -> Value:
     for extra in (GUARD_DPS // 2, GUARD_DPS):
         with mp.workdps(dps + extra):
             v, err = _quad_functional(name, f)
-            if mpmath.isinf(v) or mpmath.isnan(v):
-                if mpmath.isnan(v):
+            if mp.isinf(v) or mp.isnan(v):
+                if mp.isnan(v):
                     raise NoClosedForm(f"{name}({f}): quadrature produced NaN")
                 return Value.point(v, dps)
             vals.append((v, err))
@@ -468,7 +467,7 @@ def _numeric_closed(v: sp.Expr, f: TradeOff, dps: int) -> Value:
                                hint="substitute values with f.subs(...)")
     with mp.workdps(dps + GUARD_DPS):
         x = num(v, "value")
-        if mpmath.isnan(x):
+        if mp.isnan(x):
             raise NoClosedForm(f"closed form {v} evaluated to NaN")
         return Value.point(x, dps)
 
@@ -566,7 +565,7 @@ def fixed_point(f: TradeOff, dps: int | None = None) -> sp.Expr | Value:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
     with mp.workdps(dps + GUARD_DPS):
         L, U = mp.zero, mp.mpf(0.5)  # f(0) - 0 >= 0 and f(1/2) <= 1/2
-        tol = mpmath.ldexp(1, -(mp.prec - 4))
+        tol = mp.ldexp(1, -(mp.prec - 4))
         while U - L > tol:
             m = (L + U) / 2
             lo, hi = mp_value(f, m, 1 - m)

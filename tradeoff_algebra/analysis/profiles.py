@@ -30,13 +30,11 @@ from __future__ import annotations
 from functools import singledispatch
 from typing import Any
 
-import mpmath
-from mpmath import mp
-
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
 from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..numeric.context import mp
 from ..numeric.normal import log_ncdf, ncdf
 from ..numeric.protocol import mp_delta, num
 
@@ -69,9 +67,9 @@ def gaussian_delta(mu, eps):
             t = eps + lb - la
             scale = abs(eps) + abs(la) + abs(lb) + 1
             if t < 0:
-                lost = int(mpmath.ceil(mpmath.log(scale / -t, 2)))
+                lost = int(mp.ceil(mp.log(scale / -t, 2)))
                 if prec - lost >= target + 20:
-                    d = ncdf(a) * -mpmath.expm1(t)
+                    d = ncdf(a) * -mp.expm1(t)
                     break
             else:  # every bit cancelled: the estimate below is the worst case
                 lost = prec
@@ -104,7 +102,7 @@ def _(f, d):
 @mp_delta.register(Laplace)
 def _(f, eps):
     mu = num(f.mu, "mu")
-    v = -mpmath.expm1((eps - mu) / 2) if eps < mu else mp.zero
+    v = -mp.expm1((eps - mu) / 2) if eps < mu else mp.zero
     return v, v
 
 
@@ -112,9 +110,9 @@ def _(f, eps):
 def _(f, d):
     mu = num(f.mu, "mu")
     # delta(0) = 1 - e^{-mu/2}; on [0, mu] eps = mu + 2 log(1 - delta); delta(mu) = 0.
-    if d >= -mpmath.expm1(-mu / 2):
+    if d >= -mp.expm1(-mu / 2):
         return mp.zero, mp.zero
-    v = mu + 2 * mpmath.log1p(-d)
+    v = mu + 2 * mp.log1p(-d)
     return v, v
 
 
@@ -124,8 +122,8 @@ def _(f, eps):
     e0, d0 = num(f.eps, "eps"), num(f.delta, "delta")
     if eps >= e0:
         return d0, d0
-    E, E0 = mpmath.exp(eps), mpmath.exp(e0)
-    v = (E * mpmath.expm1(e0 - eps) + d0 * (1 + E)) / (1 + E0)
+    E, E0 = mp.exp(eps), mp.exp(e0)
+    v = (E * mp.expm1(e0 - eps) + d0 * (1 + E)) / (1 + E0)
     return v, v
 
 
@@ -134,10 +132,10 @@ def _(f, d):
     e0, d0 = num(f.eps, "eps"), num(f.delta, "delta")
     if d < d0:
         return mp.inf, mp.inf
-    E0 = mpmath.exp(e0)
-    if d >= (mpmath.expm1(e0) + 2 * d0) / (1 + E0):  # delta(0) = TV
+    E0 = mp.exp(e0)
+    if d >= (mp.expm1(e0) + 2 * d0) / (1 + E0):  # delta(0) = TV
         return mp.zero, mp.zero
-    v = mpmath.log((E0 + d0 - d * (1 + E0)) / (1 - d0))
+    v = mp.log((E0 + d0 - d * (1 + E0)) / (1 - d0))
     v = min(max(v, mp.zero), e0)
     return v, v
 

@@ -20,7 +20,10 @@ _MP_KERNELS: dict[str, object] = {}
 
 
 def _evalf_with(kernel_name: str, arg: sp.Expr, prec: int):
-    import mpmath
+    """Evaluate a kernel installed by the numeric layer. A kernel takes an mpf tuple and a
+    working precision in bits and returns an mpf tuple; it computes in a precision context of
+    its own (never the global mpmath context), so concurrent evalf calls do not interfere."""
+    from mpmath.libmp import finf, fninf
 
     kernel = _MP_KERNELS.get(kernel_name)
     if kernel is None or not arg.is_number:
@@ -29,11 +32,14 @@ def _evalf_with(kernel_name: str, arg: sp.Expr, prec: int):
     x = arg.evalf(prec_to_dps(prec) + 15)
     if not x.is_Number:
         return None
-    with mpmath.workprec(prec + guard):
-        v = kernel(mpmath.mpf(x._to_mpmath(prec + guard)))
-    if not mpmath.isfinite(v):
-        return S.Infinity if v > 0 else S.NegativeInfinity
-    return sp.Float._new(v._mpf_, prec)
+    if not x.is_finite:
+        return None
+    v = kernel(x._as_mpf_val(prec + guard), prec + guard)
+    if v == finf:
+        return S.Infinity
+    if v == fninf:
+        return S.NegativeInfinity
+    return sp.Float._new(v, prec)
 
 
 def prec_to_dps(prec: int) -> int:

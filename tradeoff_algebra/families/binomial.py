@@ -33,13 +33,12 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
-from mpmath import mp
 
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric.context import MPF, mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
 
 __all__ = ["BinomialDP"]
@@ -140,7 +139,7 @@ def _numeric_n(f: BinomialDP) -> int:
     return int(n)
 
 
-def _extra_bits(eps: mpmath.mpf, n: int) -> int:
+def _extra_bits(eps: MPF, n: int) -> int:
     # The pmf recurrence loses ~3 ulp per step; a value assembled from one tail and one
     # linear piece amplifies relative errors by at most about e^{2 eps}.
     return 2 * max(1, n).bit_length() + int(3 * eps / math.log(2)) + 16
@@ -156,8 +155,8 @@ def _tables(eps: sp.Expr, n: int, prec: int):
         e = num(eps, "eps")
         with mp.workprec(prec + _extra_bits(e, n)):
             e = num(eps, "eps")
-            em = mpmath.exp(-e)
-            pk = mpmath.exp(-n * mpmath.log1p(em))  # P_0 = (1 - p)^n
+            em = mp.exp(-e)
+            pk = mp.exp(-n * mp.log1p(em))  # P_0 = (1 - p)^n
             pmf = [pk]
             for k in range(n):
                 pk = pk * (n - k) / (k + 1) * em
@@ -200,7 +199,7 @@ def _eval(f: BinomialDP, a, ac, power: bool):
     upper, lower = _tables(f.eps, n, mp.prec)
     with mp.workprec(mp.prec + _extra_bits(num(f.eps, "eps"), n)):
         j = _segment(upper, lower, a, ac, n)
-        lr = mpmath.exp(num(f.eps, "eps") * (2 * j - n))
+        lr = mp.exp(num(f.eps, "eps") * (2 * j - n))
         d_hi, d_lo = _distances(upper, lower, a, ac, j)
         v = lower[n - j] + d_lo * lr if power else upper[n + 1 - j] + d_hi * lr
     v = +v

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
-from mpmath import mp
 
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric.context import mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
 
 __all__ = ["EpsDelta"]
@@ -73,7 +72,7 @@ def _(f, A, Ac):
 @mp_value.register(EpsDelta)
 def _(f, a, ac):
     eps, d = num(f.eps, "eps"), num(f.delta, "delta")
-    v = max(mp.zero, 1 - d - mpmath.exp(eps) * a, mpmath.exp(-eps) * (ac - d))
+    v = max(mp.zero, 1 - d - mp.exp(eps) * a, mp.exp(-eps) * (ac - d))
     return v, v
 
 
@@ -81,7 +80,7 @@ def _(f, a, ac):
 def _(f, a, ac):
     eps, d = num(f.eps, "eps"), num(f.delta, "delta")
     # 1 - e^{-eps}(1 - d - a) = -expm1(-eps) + e^{-eps}(d + a)
-    v = min(mp.one, d + mpmath.exp(eps) * a, -mpmath.expm1(-eps) + mpmath.exp(-eps) * (d + a))
+    v = min(mp.one, d + mp.exp(eps) * a, -mp.expm1(-eps) + mp.exp(-eps) * (d + a))
     return v, v
 
 
@@ -173,7 +172,7 @@ def _register_epsdelta_conjugate() -> None:
         1 - delta and 1, so the concave y alpha - f(alpha) peaks at one of them:
         max{-(1 - delta), (y - 1) x*, y (1 - delta), y}."""
         eps, d = num(f.eps, "eps"), num(f.delta, "delta")
-        xs = (1 - d) / (1 + mpmath.exp(eps))
+        xs = (1 - d) / (1 + mp.exp(eps))
         v = max(-(1 - d), (y - 1) * xs, y * (1 - d), y)
         return v, v
 

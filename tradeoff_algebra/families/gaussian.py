@@ -19,6 +19,7 @@ from scipy import special
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.validate import param
+from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv, ncdf_inv_upper
 from ..numeric.protocol import mp_roc, mp_value, np_value, num
 
@@ -156,8 +157,6 @@ def gaussian_group(g: Group):
 
 # -- convex conjugate (Dong, Roth & Su, Eq. (7)) ------------------------------------------------
 def _register_gaussian_conjugate() -> None:
-    import mpmath
-    from mpmath import mp
 
     from ..numeric.protocol import mp_conjugate
 
@@ -177,7 +176,7 @@ def _register_gaussian_conjugate() -> None:
         if mu == 0:
             v = max(y, -mp.one)
             return v, v
-        z = (mpmath.log(-y) + mu * mu / 2) / mu
+        z = (mp.log(-y) + mu * mu / 2) / mu
         v = y * ncdf(-z) - ncdf(z - mu)
         return v, v
 

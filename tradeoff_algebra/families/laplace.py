@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
 
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric.context import mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
 
 __all__ = ["Laplace"]
@@ -76,23 +76,23 @@ def _(f, A, Ac):
 @mp_value.register(Laplace)
 def _(f, a, ac):
     mu = num(f.mu, "mu")
-    em = mpmath.exp(-mu)
+    em = mp.exp(-mu)
     b = _branch(em, a)
-    v = 1 - mpmath.exp(mu) * a if b == 0 else (em / (4 * a) if b == 1 else em * ac)
+    v = 1 - mp.exp(mu) * a if b == 0 else (em / (4 * a) if b == 1 else em * ac)
     return v, v
 
 
 @mp_roc.register(Laplace)
 def _(f, a, ac):
     mu = num(f.mu, "mu")
-    em = mpmath.exp(-mu)
+    em = mp.exp(-mu)
     b = _branch(em, a)
     if b == 0:
-        v = mpmath.exp(mu) * a
+        v = mp.exp(mu) * a
     elif b == 1:
         v = 1 - em / (4 * a)
     else:  # 1 - e^{-mu}(1 - a) = -expm1(-mu) + e^{-mu} a
-        v = -mpmath.expm1(-mu) + em * a
+        v = -mp.expm1(-mu) + em * a
     return v, v
 
 
@@ -107,8 +107,7 @@ def _(f, x):
 
 # -- convex conjugate (Dong, Roth & Su, Eq. (7)) ------------------------------------------------
 def _register_laplace_conjugate() -> None:
-    from mpmath import mp
-
+    from ..numeric.context import mp
     from ..numeric.protocol import mp_conjugate
 
     @mp_conjugate.register(Laplace)
@@ -121,12 +120,12 @@ def _register_laplace_conjugate() -> None:
         and at alpha = 1 for y >= -e^{-mu} (value y).
         """
         mu = num(f.mu, "mu")
-        if y <= -mpmath.exp(mu):
+        if y <= -mp.exp(mu):
             v = -mp.one
-        elif y >= -mpmath.exp(-mu):
+        elif y >= -mp.exp(-mu):
             v = y
         else:
-            v = -mpmath.sqrt(-y) * mpmath.exp(-mu / 2)
+            v = -mp.sqrt(-y) * mp.exp(-mu / 2)
         return v, v
 
 

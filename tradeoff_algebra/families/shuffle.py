@@ -59,14 +59,13 @@ import math
 from functools import lru_cache
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
-from mpmath import mp
 from mpmath.libmp import from_man_exp, round_ceiling, round_floor
 
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]
@@ -267,13 +266,13 @@ def _arb(x: sp.Expr):
     return arb(mid.mid(), abs(mid.mid()) * arb(2) ** (-prec + 8))
 
 
-def _to_mpf(x, rnd) -> mpmath.mpf:
+def _to_mpf(x, rnd) -> MPF:
     """An exact Arb midpoint-free endpoint (``x.lower()``/``x.upper()``) as an mpf, rounded."""
     man, exp = x.man_exp()
     return mp.make_mpf(from_man_exp(int(man), int(exp), mp.prec, rnd))
 
 
-def _exact_arb(x: mpmath.mpf):
+def _exact_arb(x: MPF):
     """An mpf as an exact Arb number (call inside the working precision)."""
     from flint import arb
 
@@ -306,9 +305,9 @@ class _Table:
     """
 
     def __init__(self, eps0: sp.Expr, n: int, prec: int, tau_bits: int):
-        from flint import arb, ctx
+        from flint import arb
 
-        with ctx.workprec(prec):
+        with arb_precision(prec):
             self.E = E = _arb(sp.exp(eps0))
             e0 = float(eps0)
             s_lo, s_hi, a_hi = _window(e0, n, -tau_bits * math.log(2.0))
@@ -408,14 +407,14 @@ def _ziv(f: ShuffleDP, compute):
     """Run ``compute(table) -> (lo, hi)`` (Arb endpoints including the dropped-mass bound)
     with rising working precision and shrinking dropped mass until the enclosure is below the
     target precision relative to its value; past a cap the enclosure is returned."""
-    from flint import arb, ctx
+    from flint import arb
 
     eps0, n = _numeric(f)
     p = mp.prec
     w, tb = p + _guard(n), p + 24
     for _ in range(6):
         t = _table(eps0, n, w, tb)
-        with ctx.workprec(w):
+        with arb_precision(w):
             lo, hi = compute(t)
             lo, hi = arb(lo), arb(hi)
             width = hi.upper() - lo.lower()

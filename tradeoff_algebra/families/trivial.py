@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from mpmath import mp
 
 from ..core.node import TradeOff
+from ..numeric.context import mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
 
 __all__ = ["IdTradeOff", "ZeroTradeOff", "Id", "Zero"]

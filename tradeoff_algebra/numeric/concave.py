@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import mpmath
-from mpmath import mp
+from .context import mp
 
 __all__ = ["max_concave"]
 
@@ -74,14 +73,14 @@ def max_concave(psi: Callable[[object], tuple], a, b, *, abs_tol=None,
     shrunk with certainty, or after ``max_iter`` steps; the enclosure is valid in every case.
     """
     a, b = mp.mpf(a), mp.mpf(b)
-    invphi = (mpmath.sqrt(5) - 1) / 2
+    invphi = (mp.sqrt(5) - 1) / 2
     max_iter = max_iter if max_iter is not None else 3 * mp.prec + 100
     pa, pb = psi(a), psi(b)
     c, d = b - invphi * (b - a), a + invphi * (b - a)
     pc, pd = psi(c), psi(d)
     best = max(pa[0], pb[0], pc[0], pd[0])
     scale = 1 + max(abs(pa[0]), abs(pb[0]), abs(pc[0]), abs(pd[0]))
-    tol = abs_tol if abs_tol is not None else mpmath.ldexp(scale, -(mp.prec - 20))
+    tol = abs_tol if abs_tol is not None else mp.ldexp(scale, -(mp.prec - 20))
     hi = _upper(a, c, d, b, pa, pc, pd, pb)
     for _ in range(max_iter):
         if hi - best <= tol or not (a < c < d < b):

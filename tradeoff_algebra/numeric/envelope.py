@@ -58,12 +58,11 @@ from fractions import Fraction
 from functools import lru_cache, singledispatch
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
-from mpmath import mp
 
 from ..core.errors import NoClosedForm, NumericalError
+from .context import MPF, mp
 from .roots import level, level_c
 
 __all__ = ["pl_knots", "pl_inverse", "pl_min", "pl_max", "lower_hull", "pl_eval",
@@ -351,7 +350,7 @@ class _Exact:
         return self._sign(o) == 0
 
     def __hash__(self):
-        return hash(mpmath.nstr(self.num(), 40))
+        return hash(mp.nstr(self.num(), 40))
 
 
 def _as_exact(knots) -> Knots:
@@ -423,7 +422,7 @@ def pl_mp_value(knots: Knots, a, ac, power: bool = False):
     from .protocol import num as _num_sympy
 
     def num(x, what):
-        return x if isinstance(x, mpmath.mpf) else _num_sympy(x, what)
+        return x if isinstance(x, MPF) else _num_sympy(x, what)
 
     xs = [num(k[0], "knot") for k in knots]
     n = len(xs)
@@ -441,7 +440,7 @@ def pl_mp_value(knots: Knots, a, ac, power: bool = False):
         else:
             v = Y1 - (Y1 - Y0) * (right / width)
             size = abs(Y1) + abs(Y1 - Y0) * (abs(right) + abs(xs[i + 1]) * (i < n - 2)) / width
-        m = mpmath.ldexp(size, -(mp.prec - 28))
+        m = mp.ldexp(size, -(mp.prec - 28))
         return +(v - m), +(v + m)
 
 
@@ -464,13 +463,13 @@ def pl_hull_mp(knots: Knots, a, ac, power: bool = False):
 
     if _rational(knots):
         return pl_mp_value(pl_hull_knots(knots), a, ac, power)
-    extra = 40 + (max(0, -int(mpmath.mag(a))) if a > 0 else 0)
+    extra = 40 + (max(0, -int(mp.mag(a))) if a > 0 else 0)
     prec = mp.prec
     with mp.workprec(prec + extra):
         mk = tuple((num(x, "knot"), num(y, "knot")) for x, y in knots)
         hull = pl_symmetric_hull(mk)
         lo, hi = pl_mp_value(hull, a, ac, power)
-        m = mpmath.ldexp(max(abs(lo), abs(hi)), -(prec + 12))
+        m = mp.ldexp(max(abs(lo), abs(hi)), -(prec + 12))
         lo, hi = lo - m, hi + m
     return lo, hi
 
@@ -513,7 +512,7 @@ def concave_sup(samples: Sequence) -> Any:
         raise NumericalError("concave_sup needs samples at both ends of [0, 1]")
     best = max(s[2] for s in samples)
     ws = [_gap(samples[i][0], samples[i + 1][0]) for i in range(n - 1)]
-    eps = mpmath.ldexp(1, -(mp.prec - 8))
+    eps = mp.ldexp(1, -(mp.prec - 8))
     for i in range(n - 1):
         w = ws[i]
         if w <= 0:
@@ -591,7 +590,7 @@ def _deriv(ops: _Ops, lv, rel_bits: int):
     u = _ucoord(lv)
     if u <= 0:
         return None
-    d = mpmath.ldexp(u, -rel_bits)
+    d = mp.ldexp(u, -rel_bits)
     lm, lp = _shift(lv, -d), _shift(lv, d)
     fm, f0, fp = ops.mid(lm), ops.mid(lv), ops.mid(lp)
     return (fp - fm) / (2 * d), (fp - 2 * f0 + fm) / (d * d)
@@ -608,12 +607,12 @@ def _tangent_point(ops: _Ops, y, lv, lo=None, hi=None):
         step = (d[0] - y) / d[1]
         u = _ucoord(lv)
         if abs(step) > u / 2:
-            step = mpmath.sign(step) * u / 2
+            step = mp.sign(step) * u / 2
         new = _shift(lv, -step)
         if (lo is not None and new[0] < lo[0]) or (hi is not None and new[0] > hi[0]):
             return None
         lv = new
-        if abs(step) <= mpmath.ldexp(u, -((2 * mp.prec) // 3)):
+        if abs(step) <= mp.ldexp(u, -((2 * mp.prec) // 3)):
             break
     return lv
 
@@ -670,10 +669,10 @@ class _Structure:
         self.coarse = _coarse(g)
         grid = [(mp.zero, mp.one)]
         for k in range(2, 60, 3):
-            grid.append(level(mpmath.ldexp(1, -k)))
+            grid.append(level(mp.ldexp(1, -k)))
         grid += [level(mp.mpf(i) / 32) for i in range(1, 32)]
         for k in range(2, 60, 3):
-            grid.append(level_c(mpmath.ldexp(1, -k)))
+            grid.append(level_c(mp.ldexp(1, -k)))
         grid.append((mp.one, mp.zero))
         grid = sorted(set(grid), key=lambda lv: (lv[0], -lv[1]))
         self.grid = grid
@@ -709,7 +708,7 @@ class _Structure:
             if dx == 0:
                 break
             ny = (tb[0] - gx) / dx
-            done = abs(ny - y) <= mpmath.ldexp(abs(y), -(mp.prec - 16))
+            done = abs(ny - y) <= mp.ldexp(abs(y), -(mp.prec - 16))
             y = ny
             if done:
                 break
@@ -745,9 +744,9 @@ def _cluster(lv) -> list:
     if u <= 0:
         return out
     p = mp.prec
-    d0 = mpmath.ldexp(u, 3 - p // 2)
+    d0 = mp.ldexp(u, 3 - p // 2)
     ds = [d0 * k for k in (1, 2, 4, 8, 16, 64, 256, 4096)]
-    ds += [mpmath.ldexp(u, -b) for b in (p // 4, p // 8, 5)]
+    ds += [mp.ldexp(u, -b) for b in (p // 4, p // 8, 5)]
     for d in ds:
         out += [_shift(lv, -d), _shift(lv, d)]
     return out
@@ -777,7 +776,7 @@ def _bound(st: _Structure, y, a, ac, extra_a: Sequence, extra_b: Sequence, power
     """Certified lower bound of H(alpha) (or upper bound of 1 - H(alpha) with ``power``) from
     the affine minorants of slope y <= 0 (module docstring, fact (ii))."""
     ops = st.ops
-    eps = mpmath.ldexp(1, -(mp.prec - 6))
+    eps = mp.ldexp(1, -(mp.prec - 6))
 
     def samples(levels, side):
         out = []
@@ -828,7 +827,7 @@ def _upper_chord(st: _Structure, br: _Bridge, a, ac, power: bool):
             return None
         lam = (L[0] - ac) / (L[0] - R[0])
     # value form: heights (u or t); power form: 1 - height (rho lower bound or 1 - t)
-    eps = mpmath.ldexp(1, -(mp.prec - 6))
+    eps = mp.ldexp(1, -(mp.prec - 6))
     lam = min(max(lam, mp.zero), mp.one)
     if power:
         v = (1 - lam) * L[2] + lam * R[2]

@@ -53,12 +53,11 @@ from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
-import mpmath
 import sympy as sp
-from mpmath import mp
 from mpmath.libmp import from_int, fzero, mpf_add, mpf_div, mpf_mul, round_nearest
 
 from ..core.errors import InvalidParameter, NoClosedForm
+from .context import MPF, mp
 from .protocol import num
 
 __all__ = ["FiniteLoss", "finite_loss"]
@@ -86,7 +85,7 @@ def _sympy_number(x: Any, name: str) -> sp.Expr:
             return sp.Rational(x.strip())
         except (TypeError, ValueError) as exc:
             raise InvalidParameter(name, x, "a real number", "FiniteLoss") from exc
-    if isinstance(x, mpmath.mpf):
+    if isinstance(x, MPF):
         man, exp = x.man_exp
         return sp.Integer(man) * sp.Integer(2) ** exp
     x = sp.sympify(x)
@@ -215,8 +214,8 @@ def _delta_block(deltas, G: int, mode: _Mode):
     if mode.kind == "mp":
         s = mp.zero
         for d, m in deltas:
-            s += m * mpmath.log1p(-num(d, "delta"))
-        keep, D = mpmath.exp(s), -mpmath.expm1(s)
+            s += m * mp.log1p(-num(d, "delta"))
+        keep, D = mp.exp(s), -mp.expm1(s)
         den = 1
     else:
         keep_s = sp.S.One
@@ -272,8 +271,8 @@ def _binomial_member(eps: sp.Expr, n: int, mode: _Mode):
         den = (a + b) ** n
     elif mode.kind == "mp":
         e = num(eps, "eps")
-        em = mpmath.exp(-e)._mpf_
-        pk = mpmath.exp(-n * mpmath.log1p(mp.make_mpf(em)))._mpf_
+        em = mp.exp(-e)._mpf_
+        pk = mp.exp(-n * mp.log1p(mp.make_mpf(em)))._mpf_
         prec, mk = mp.prec, mp.make_mpf
         raw = [pk]
         for k in range(n):  # raw libmp arithmetic: this loop is the cost of large n
@@ -404,7 +403,7 @@ class _Table:
         self.has_inf = m > 0 and keys[0][0] is None
         self.first = 1 if self.has_inf else 0
         self.negPsuf = [-x for x in self.Psuf]
-        self.logmax = max((abs(x) for x in logs if mpmath.isfinite(x)), default=mp.zero)
+        self.logmax = max((abs(x) for x in logs if mp.isfinite(x)), default=mp.zero)
         dyadic = [isinstance(L, sp.Rational) and int(L.q) & (int(L.q) - 1) == 0
                   and abs(int(L.p)).bit_length() < 64 for L, _ in gens]
         # a log-ratio sum_j k_j L_j with dyadic L_j (eps = 1, 1/2, 3) is computed exactly
@@ -421,9 +420,9 @@ class _Table:
         if c == 1:
             lc = mp.zero
         elif isinstance(c, Fraction):
-            lc = mpmath.log(mp.mpf(c.numerator) / c.denominator)
+            lc = mp.log(mp.mpf(c.numerator) / c.denominator)
         else:
-            lc = mpmath.log(num(c, "ratio"))
+            lc = mp.log(num(c, "ratio"))
         for k, L in zip(e, Lnum, strict=True):
             if k:
                 lc += k * L
@@ -447,8 +446,8 @@ class _Table:
         return r
 
     def _near(self, x, y) -> bool:
-        return (mpmath.isfinite(x) and mpmath.isfinite(y)
-                and abs(x - y) <= mpmath.ldexp(1 + abs(x), -100))
+        return (mp.isfinite(x) and mp.isfinite(y)
+                and abs(x - y) <= mp.ldexp(1 + abs(x), -100))
 
     def _exact_ties(self, keys, P, Q, logs):
         """Order runs of numerically tied ratios exactly and merge equal ratios (exact and
@@ -714,7 +713,7 @@ class FiniteLoss:
             return None
         E = _frac(sp.Rational(E))
         with mp.workprec(128):
-            lE = mpmath.log(mp.mpf(E.numerator) / E.denominator)
+            lE = mp.log(mp.mpf(E.numerator) / E.denominator)
         k = t.cut(lE)
         while k > 0 and t._near(t.logs[k - 1], lE) and not t.exact_ratio(t.keys[k - 1]) > E:
             k -= 1
@@ -737,15 +736,15 @@ class FiniteLoss:
             w = p + extra
             t = self._mp_table(w)
             with mp.workprec(w):
-                u = mpmath.ldexp(t.count + 4 * (1 + t.logmax), -w)
+                u = mp.ldexp(t.count + 4 * (1 + t.logmax), -w)
                 lo, hi, err = compute(t, u)
-                tol = mpmath.ldexp(abs(hi), -p - 2)
+                tol = mp.ldexp(abs(hi), -p - 2)
                 if err <= tol and hi - lo <= tol:
                     return (+lo, +lo) if lo == hi else (lo - err, hi + err)
                 if extra >= cap:
                     return lo - err, hi + err
                 miss = max(err, hi - lo)
-                need = int(mpmath.log(miss / tol, 2)) + 16 if tol > 0 else extra
+                need = int(mp.log(miss / tol, 2)) + 16 if tol > 0 else extra
                 extra = min(cap, extra + max(need, 32))
 
     def _segment(self, t: _Table, a, ac):
@@ -757,7 +756,7 @@ class FiniteLoss:
 
     def _ratio(self, t: _Table, i: int):
         lg = t.logs[i]
-        return mp.zero if lg == mp.ninf else mpmath.exp(lg)
+        return mp.zero if lg == mp.ninf else mp.exp(lg)
 
     def mp_value(self, a, ac):
         """(lo, hi) of T(P, Q)(alpha) at the current precision (``ac = 1 - alpha``)."""
@@ -803,11 +802,11 @@ class FiniteLoss:
         if eps == mp.inf:
             q = t.Q[0] if t.has_inf else mp.zero
             return q, mp.zero, u * q
-        k = t.cut(eps + mpmath.ln2 + u * (8 + 2 * abs(eps) + 2 * t.logmax))
-        E = mpmath.exp(eps)
+        k = t.cut(eps + mp.ln2 + u * (8 + 2 * abs(eps) + 2 * t.logmax))
+        E = mp.exp(eps)
         QS, PS = t.Qpre[k], t.Ppre[k]
         lo = QS - E * PS
-        err = (u + mpmath.ldexp(4 + abs(eps), -mp.prec)) * (QS + E * PS)
+        err = (u + mp.ldexp(4 + abs(eps), -mp.prec)) * (QS + E * PS)
         amb = mp.zero
         for i in range(k, len(t.logs)):
             lg = t.logs[i]
@@ -818,11 +817,11 @@ class FiniteLoss:
             if x <= -el:
                 break
             if x <= el:
-                amb += -t.Q[i] * mpmath.expm1(-2 * el)
+                amb += -t.Q[i] * mp.expm1(-2 * el)
                 continue
-            term = -t.Q[i] * mpmath.expm1(-x)
+            term = -t.Q[i] * mp.expm1(-x)
             lo += term
-            err += term * u + t.Q[i] * mpmath.exp(-x) * (el + mpmath.ldexp(abs(eps) + 4,
+            err += term * u + t.Q[i] * mp.exp(-x) * (el + mp.ldexp(abs(eps) + 4,
                                                                            -mp.prec))
         return lo, amb, err
 
@@ -851,7 +850,7 @@ class FiniteLoss:
         if self.mp_delta(mp.zero)[1] <= d:
             return mp.zero, mp.zero
         # positive finite log-ratios, ascending (atom index = position in decreasing order)
-        pos = [i for i, x in enumerate(t.logs) if mpmath.isfinite(x) and x > 0][::-1]
+        pos = [i for i, x in enumerate(t.logs) if mp.isfinite(x) and x > 0][::-1]
         lo_i, hi_i = -1, len(pos)  # delta(log r_pos[lo_i]) > d (or eps = 0); <= d at hi_i
         while hi_i - lo_i > 1:
             mid = (lo_i + hi_i) // 2
@@ -868,7 +867,7 @@ class FiniteLoss:
             w = p + extra
             t = self._mp_table(w)
             with mp.workprec(w):
-                u = mpmath.ldexp(t.count + 4 * (1 + t.logmax), -w)
+                u = mp.ldexp(t.count + 4 * (1 + t.logmax), -w)
                 left = t.logs[pos[lo_i]] if lo_i >= 0 else mp.zero
                 right = t.logs[i_right]
                 QS, PS = t.Qpre[stop], t.Ppre[stop]
@@ -876,10 +875,10 @@ class FiniteLoss:
                 if PS == 0 or gap <= 0:
                     return +left, +right
                 x = gap / PS
-                eps = mpmath.log(x)
+                eps = mp.log(x)
                 # relative errors: QS, PS ~u, gap ~u QS/gap; log x has abs error ~ rel err of x
-                err = u * (4 + 2 * QS / gap) + mpmath.ldexp(1, -w + 2)
-                tol = mpmath.ldexp(abs(eps), -p - 2)
+                err = u * (4 + 2 * QS / gap) + mp.ldexp(1, -w + 2)
+                tol = mp.ldexp(abs(eps), -p - 2)
                 if err <= tol or extra >= cap:
                     lo_e = min(max(eps - err, left), right)
                     hi_e = min(max(eps + err, left), right)
@@ -887,7 +886,7 @@ class FiniteLoss:
                         eps = min(max(eps, left), right)
                         return +eps, +eps
                     return +lo_e, +hi_e
-                need = int(mpmath.log(err / tol, 2)) + 16 if tol > 0 else extra
+                need = int(mp.log(err / tol, 2)) + 16 if tol > 0 else extra
                 extra = min(cap, extra + max(need, 32))
 
     # -- convenience -------------------------------------------------------------------------

@@ -11,8 +11,7 @@ below), and ``ncdf_inv_upper(q) = Phi^{-1}(1 - q)`` takes the complement directl
 
 from __future__ import annotations
 
-import mpmath
-from mpmath import mp
+from .context import mp
 
 __all__ = ["ncdf", "ncdf_inv", "ncdf_inv_upper", "log_ncdf"]
 
@@ -20,28 +19,28 @@ __all__ = ["ncdf", "ncdf_inv", "ncdf_inv_upper", "log_ncdf"]
 def ncdf(x):
     """Phi(x) at the current mpmath precision, full relative accuracy in both tails."""
     x = mp.mpf(x)
-    return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+    return mp.erfc(-x / mp.sqrt(2)) / 2
 
 
 def log_ncdf(x):
     """log Phi(x) without underflow."""
     x = mp.mpf(x)
-    return mpmath.log(ncdf(x))
+    return mp.log(ncdf(x))
 
 
 def _ncdf_inv_lower(p):
     """Phi^{-1}(p) for 0 < p <= 1/2 by monotone Newton on log Phi."""
     if p == mp.mpf(0.5):
         return mp.zero
-    target = mpmath.log(p)
-    x = -mpmath.sqrt(-2 * target)
-    tol = mpmath.ldexp(1, -mp.prec + 4)
-    sqrt2pi = mpmath.sqrt(2 * mp.pi)
+    target = mp.log(p)
+    x = -mp.sqrt(-2 * target)
+    tol = mp.ldexp(1, -mp.prec + 4)
+    sqrt2pi = mp.sqrt(2 * mp.pi)
     for _ in range(mp.prec + 200):
         c = ncdf(x)
-        h = mpmath.log(c) - target
+        h = mp.log(c) - target
         # d/dx log Phi(x) = phi(x) / Phi(x)
-        dh = mpmath.exp(-x * x / 2) / (sqrt2pi * c)
+        dh = mp.exp(-x * x / 2) / (sqrt2pi * c)
         step = h / dh
         x -= step
         if abs(step) <= tol * (1 + abs(x)):
@@ -56,7 +55,7 @@ def ncdf_inv(p):
     complement exactly should use :func:`ncdf_inv_upper`.
     """
     p = mp.mpf(p)
-    if p < 0 or p > 1 or mpmath.isnan(p):
+    if p < 0 or p > 1 or mp.isnan(p):
         raise ValueError(f"Phi^-1 needs 0 <= p <= 1, got {p}")
     if p == 0:
         return mp.ninf
@@ -72,7 +71,7 @@ def ncdf_inv(p):
 def ncdf_inv_upper(q):
     """Phi^{-1}(1 - q) from the complement ``q``, accurate when ``q`` is tiny."""
     q = mp.mpf(q)
-    if q < 0 or q > 1 or mpmath.isnan(q):
+    if q < 0 or q > 1 or mp.isnan(q):
         raise ValueError(f"Phi^-1(1 - q) needs 0 <= q <= 1, got {q}")
     if q == 0:
         return mp.inf
@@ -85,10 +84,22 @@ def ncdf_inv_upper(q):
     return _ncdf_inv_lower(p)
 
 
+def _kernel(fn):
+    """``fn`` as a kernel for :mod:`tradeoff_algebra.core.normal`: mpf tuple and precision in
+    bits in, mpf tuple out, computed in the calling thread's private context."""
+
+    def run(x_mpf: tuple, prec: int) -> tuple:
+        with mp.workprec(prec):
+            return mp.mpf(fn(mp.make_mpf(x_mpf)))._mpf_
+
+    return run
+
+
 def _install_kernels() -> None:
     from ..core import normal as _core_normal
 
-    _core_normal._MP_KERNELS.update(ncdf=ncdf, ncdf_inv=ncdf_inv, ncdf_inv_upper=ncdf_inv_upper)
+    _core_normal._MP_KERNELS.update(ncdf=_kernel(ncdf), ncdf_inv=_kernel(ncdf_inv),
+                                    ncdf_inv_upper=_kernel(ncdf_inv_upper))
 
 
 _install_kernels()

@@ -63,6 +63,7 @@ import numpy as np
 from scipy import fft as sfft
 from scipy import signal
 
+from .context import mp
 from .pld_models import U64, AtomLoss, LossModel
 
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
@@ -801,7 +802,6 @@ def atoms_model(fl) -> AtomLoss:
     """AtomLoss of a FiniteLoss from its materialised atoms (log-ratio, P-mass, Q-mass): the
     exact table when e^eps is rational, else the 128-bit mpmath table (no SymPy: float or
     irrational eps would make symbolic masses slow); rounded to float64 within ``rel_err``."""
-    from mpmath import mp
 
     with mp.workprec(128):
         t = fl._exact_table()

@@ -92,10 +92,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-import mpmath
 import numpy as np
 
 from . import pld
+from .context import MPF, mp
 from .pld_models import RHO_LIB, U64, AtomLoss
 
 __all__ = ["leaf_factor", "profile_factor", "profile_models", "ProfileModels", "profile_options",
@@ -157,14 +157,14 @@ def _rtol() -> float:
 # ------------------------------------------------------------------------------------------------
 # certified node enclosures (cached per trade-off function)
 # ------------------------------------------------------------------------------------------------
-def _down(x: mpmath.mpf) -> float:
+def _down(x: MPF) -> float:
     v = float(x)
-    return math.nextafter(v, -math.inf) if mpmath.mpf(v) > x else v
+    return math.nextafter(v, -math.inf) if mp.mpf(v) > x else v
 
 
-def _up(x: mpmath.mpf) -> float:
+def _up(x: MPF) -> float:
     v = float(x)
-    return math.nextafter(v, math.inf) if mpmath.mpf(v) < x else v
+    return math.nextafter(v, math.inf) if mp.mpf(v) < x else v
 
 
 class _Source:
@@ -182,7 +182,7 @@ class _Source:
         self.seconds = 0.0
         self._c0: dict = {}
 
-    def _delta(self, g: Any, e: float) -> tuple[mpmath.mpf, mpmath.mpf]:
+    def _delta(self, g: Any, e: float) -> tuple[MPF, MPF]:
         """(lo, hi) of delta_g(e), e >= 0, as mpf at NODE_DPS + 20 digits."""
         from ..analysis.conversions import delta
 
@@ -190,14 +190,14 @@ class _Source:
         r = self.raw.get(key)
         if r is None:
             t0 = time.perf_counter()
-            v = delta(g, mpmath.mpf(e), dps=NODE_DPS)
+            v = delta(g, mp.mpf(e), dps=NODE_DPS)
             self.calls += 1
             self.seconds += time.perf_counter() - t0
-            lo, hi = mpmath.mpf(v.lo), mpmath.mpf(v.hi)
+            lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
             if lo == hi:  # a closed form correct to NODE_DPS digits: widen to an enclosure
-                r_ = abs(lo) * mpmath.mpf(10) ** (1 - NODE_DPS)
+                r_ = abs(lo) * mp.mpf(10) ** (1 - NODE_DPS)
                 lo, hi = lo - r_, hi + r_
-            r = (max(lo, mpmath.mpf(0)), min(hi, mpmath.mpf(1)))
+            r = (max(lo, mp.mpf(0)), min(hi, mp.mpf(1)))
             self.raw[key] = r
         return r
 
@@ -212,11 +212,11 @@ class _Source:
             r = (_down(lo), _up(hi), _down(lo), _up(hi))
         else:
             ilo, ihi = self._delta(self.inv, -e)
-            with mpmath.workdps(NODE_DPS + 30):
-                x = mpmath.exp(e)
-                om = -mpmath.expm1(e)
+            with mp.workdps(NODE_DPS + 30):
+                x = mp.exp(e)
+                om = -mp.expm1(e)
                 lo, hi = om + x * ilo, om + x * ihi
-                pad = mpmath.mpf(10) ** (-(NODE_DPS + 20))
+                pad = mp.mpf(10) ** (-(NODE_DPS + 20))
                 lo, hi = lo * (1 - pad), hi * (1 + pad)
             r = (max(_down(lo), 0.0), min(_up(hi), 1.0), _down(ilo), _up(ihi))
         self.nodes[e] = r
@@ -230,9 +230,9 @@ class _Source:
             from ..core.errors import TradeOffError
 
             try:
-                v = delta(self.inv if key else self.f, mpmath.inf, dps=NODE_DPS)
+                v = delta(self.inv if key else self.f, mp.inf, dps=NODE_DPS)
                 self.calls += 1
-                c = max(_down(mpmath.mpf(v.lo) * (1 - mpmath.mpf(10) ** (1 - NODE_DPS))), 0.0)
+                c = max(_down(mp.mpf(v.lo) * (1 - mp.mpf(10) ** (1 - NODE_DPS))), 0.0)
             except TradeOffError:
                 c = 0.0
             self._c0[key] = c

@@ -22,13 +22,12 @@ import numbers
 from functools import singledispatch
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
-from mpmath import mp
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import TradeOff
+from .context import MPF, mp
 from .value import Value
 
 __all__ = ["mp_value", "mp_roc", "exact_value", "np_value", "mp_conjugate", "mp_delta",
@@ -80,9 +79,8 @@ def mp_delta(f: Any, eps):
     """Enclosure (lo, hi) of the privacy profile delta(eps) = 1 + f^*(-e^eps)
     (Dong, Roth & Su, Prop. 6); the default goes through ``mp_conjugate`` (which may cancel:
     families override with tail-accurate closed forms)."""
-    import mpmath
 
-    lo, hi = mp_conjugate(f, -mpmath.exp(eps))
+    lo, hi = mp_conjugate(f, -mp.exp(eps))
     return 1 + lo, 1 + hi
 
 
@@ -120,8 +118,8 @@ def as_level(alpha: Any, name: str = "alpha") -> sp.Expr:
         except (TypeError, ValueError) as exc:
             raise InvalidParameter(name, alpha, allowed,
                                    hint="a string must be a decimal or p/q literal") from exc
-    elif isinstance(alpha, mpmath.mpf):
-        if not mpmath.isfinite(alpha):
+    elif isinstance(alpha, MPF):
+        if not mp.isfinite(alpha):
             raise InvalidParameter(name, alpha, allowed)
         man, exp = alpha.man_exp
         A = sp.Integer(man) * sp.Integer(2) ** exp
@@ -155,7 +153,7 @@ def _level_pair(A: sp.Expr):
 
 
 def _check_unit(lo, hi, f, what):
-    if mpmath.isnan(lo) or mpmath.isnan(hi):
+    if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"{what} of {f} produced NaN; raise dps or report the input")
     # The truth lies in [0, 1]: intersecting the enclosure with it keeps the guarantee.
     lo, hi = max(lo, mp.zero), min(hi, mp.one)

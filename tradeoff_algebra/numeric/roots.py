@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import mpmath
-from mpmath import mp
+from .context import mp
 
 __all__ = ["Level", "level", "level_c", "bracket_level", "widen", "t_bounds", "c_bounds", "HALF"]
 
@@ -66,7 +65,7 @@ def _mid(u0, u1):
         m = u1 * u1
         return m if m > 0 else u1 / 2
     if u1 > 4 * u0:
-        return mpmath.sqrt(u0 * u1)
+        return mp.sqrt(u0 * u1)
     return (u0 + u1) / 2
 
 
@@ -111,7 +110,7 @@ def bracket_level(probe: Callable[[Level], tuple], *,
     """
     L = lo if lo is not None else (mp.zero, mp.one)
     H = hi if hi is not None else (mp.one, mp.zero)
-    rel = mpmath.ldexp(1, -(rel_bits if rel_bits is not None else max(mp.prec - 30, 20)))
+    rel = mp.ldexp(1, -(rel_bits if rel_bits is not None else max(mp.prec - 30, 20)))
     max_iter = max_iter if max_iter is not None else 6 * mp.prec + 400
     eL = eH = None          # estimates at the bracket ends (for false position)
     amb_lo = amb_hi = None  # undecided points found so far (between L and H)
@@ -208,13 +207,13 @@ def _exhausted(L: Level, H: Level) -> bool:
     if c is None:
         return False
     u = max(c[0], c[1])
-    return min(c[0], c[1]) == 0 and u > 0 and mpmath.mag(u) < -(1 << 20)
+    return min(c[0], c[1]) == 0 and u > 0 and mp.mag(u) < -(1 << 20)
 
 
 def widen(L: Level, H: Level, bits: int | None = None) -> tuple[Level, Level]:
     """Widen a bracket outwards by a relative ``2**-bits`` (default: working precision less 24
     bits) in the coordinate of each end, to cover the rounding of the operands' closed forms."""
-    eps = mpmath.ldexp(1, -(bits if bits is not None else max(mp.prec - 24, 16)))
+    eps = mp.ldexp(1, -(bits if bits is not None else max(mp.prec - 24, 16)))
     if L[0] <= 0.5:
         L = level(L[0] * (1 - eps)) if L[0] > 0 else L
     else:

@@ -19,6 +19,8 @@ from mpmath.libmp import (
     to_rational,
 )
 
+from .context import MPF, mp
+
 __all__ = ["Value", "dps_to_prec"]
 
 
@@ -27,14 +29,14 @@ def dps_to_prec(dps: int) -> int:
     return int(dps * 3.3219280948873626) + 4
 
 
-def _round(x: mpmath.mpf, prec: int, rnd) -> mpmath.mpf:
+def _round(x: MPF, prec: int, rnd) -> MPF:
     """``x`` rounded to ``prec`` bits in direction ``rnd``, whatever the ambient mpmath context.
 
     (``mpmath.mpf(...)`` would round a second time, to the context's precision.)
     """
-    if not isinstance(x, mpmath.mpf):
-        x = mpmath.mpf(x)
-    return mpmath.mp.make_mpf(mpf_pos(x._mpf_, prec, rnd))
+    if not isinstance(x, MPF):
+        x = mp.mpf(x)
+    return mpmath.mp.make_mpf(mpf_pos(x._mpf_, prec, rnd))  # the public class; no rounding
 
 
 def _as_rational(x) -> sp.Rational:
@@ -50,9 +52,9 @@ class Value:
     otherwise ``None``. ``dps`` is the number of significant digits asked for.
     """
 
-    lo: mpmath.mpf
-    hi: mpmath.mpf
-    mid: mpmath.mpf
+    lo: MPF
+    hi: MPF
+    mid: MPF
     dps: int
     exact: sp.Rational | None = None
 
@@ -68,8 +70,8 @@ class Value:
         prec = dps_to_prec(dps)
         lo_r, hi_r = _round(lo, prec, round_floor), _round(hi, prec, round_ceiling)
         if mid is None:
-            with mpmath.workprec(prec + 10):
-                mid = (mpmath.mpf(lo) + mpmath.mpf(hi)) / 2
+            with mp.workprec(prec + 10):
+                mid = (mp.mpf(lo) + mp.mpf(hi)) / 2
         return cls(lo_r, hi_r, _round(mid, prec, round_nearest), dps)
 
     @classmethod
@@ -85,7 +87,7 @@ class Value:
         return cls(rounded(round_floor), rounded(round_ceiling), rounded(round_nearest), dps, q)
 
     @property
-    def width(self) -> mpmath.mpf:
+    def width(self) -> MPF:
         return self.hi - self.lo
 
     @property
@@ -95,7 +97,7 @@ class Value:
     def contains(self, x) -> bool:
         """Does ``[lo, hi]`` contain ``x``? Compared exactly (mpf, float, int, Rational);
         other SymPy numbers are evaluated with ``dps + 30`` digits first."""
-        if isinstance(x, mpmath.mpf):
+        if isinstance(x, MPF):
             r = _as_rational(x)
         elif isinstance(x, sp.Rational):
             r = x
@@ -110,7 +112,7 @@ class Value:
         return float(self.mid)
 
     def _fmt(self, x) -> str:
-        return mpmath.nstr(x, self.dps, min_fixed=-4, max_fixed=6)
+        return mp.nstr(x, self.dps, min_fixed=-4, max_fixed=6)
 
     def __str__(self) -> str:
         if self.exact is not None:

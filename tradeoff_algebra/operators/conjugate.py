@@ -12,6 +12,7 @@ import sympy as sp
 
 from ..core.node import PREC_ATOM, PREC_POSTFIX, Applied, TradeOffExpr, register_operator
 from ..core.validate import param
+from ..numeric.context import MPF, mp
 from ._base import operand
 
 __all__ = ["Conjugate", "conjugate_value"]
@@ -47,8 +48,6 @@ class Conjugate(TradeOffExpr):
 # y (alpha = 1, f(1) = 0); for y < 0 the concave y alpha - f(alpha) is maximised with a certified
 # golden-section bracket and chord bounds (numeric.concave.max_concave), an enclosure.
 
-from mpmath import mp as _mp  # noqa: E402
-
 from ..core.node import TradeOff  # noqa: E402
 
 
@@ -66,8 +65,8 @@ def _register_conjugate_numerics() -> None:
             lo, hi = mp_value(f, *level(t))
             return y * t - hi, y * t - lo
 
-        lo, hi, _ = max_concave(psi, _mp.zero, _mp.one)
-        eps = _mp.ldexp(1, -(_mp.prec - 8))  # cover the rounding of y * t
+        lo, hi, _ = max_concave(psi, mp.zero, mp.one)
+        eps = mp.ldexp(1, -(mp.prec - 8))  # cover the rounding of y * t
         return lo - eps * (1 + abs(y)), hi + eps * (1 + abs(y))
 
 
@@ -76,12 +75,11 @@ _register_conjugate_numerics()
 
 def _real_number(y: Any) -> sp.Expr:
     """An exact SymPy real number from ``y`` (floats and mpf exactly, as their binary value)."""
-    import mpmath
 
     from ..core.errors import InvalidParameter
 
-    if isinstance(y, mpmath.mpf):
-        if not mpmath.isfinite(y):
+    if isinstance(y, MPF):
+        if not mp.isfinite(y):
             raise InvalidParameter("y", y, "a finite real number")
         from mpmath.libmp import to_rational
 
@@ -112,10 +110,10 @@ def conjugate_value(f: TradeOffExpr, y: Any, dps: int = 30):
     g = f.arg if isinstance(f, Conjugate) else f
     _prepare(g, dps)
     Y = _real_number(y)
-    with _mp.workdps(dps + GUARD_DPS):
+    with mp.workdps(dps + GUARD_DPS):
         yv = num(Y, "y")
         lo, hi = mp_conjugate(g, yv)
         # y alpha - f(alpha) <= max(y, 0), and alpha = 0, 1 give -f(0) >= -1 and y
-        floor, ceil = max(yv, -_mp.one), max(yv, _mp.zero)
+        floor, ceil = max(yv, -mp.one), max(yv, mp.zero)
         lo, hi = min(max(lo, floor), ceil), max(min(hi, ceil), floor)
         return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)

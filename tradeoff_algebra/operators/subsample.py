@@ -216,7 +216,8 @@ _register_mix_numerics()
 # operand needs the general envelope, which has no guaranteed route yet: NoClosedForm.
 
 import numpy as _np  # noqa: E402
-from mpmath import mp as _mp  # noqa: E402
+
+from ..numeric.context import mp as _mp  # noqa: E402
 
 _FIXED_POINTS: dict = {}
 

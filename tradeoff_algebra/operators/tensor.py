@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.node import PREC_POSTFIX, PREC_TENSOR, TradeOff, register_operator
 from ..core.validate import param
+from ..numeric.context import mp
 from ._base import all_symmetric, operand, sorted_operands
 
 __all__ = ["Tensor", "TensorPower"]
@@ -239,7 +240,7 @@ def _float_bracket(x):
     """Floats (down, up) with down <= x <= up for an mpf x."""
     import math
 
-    from mpmath import mp
+    from ..numeric.context import mp
 
     v = float(x)
     if mp.mpf(v) == x:
@@ -308,9 +309,8 @@ def pld_delta(leaf_sets: list, eps):
     """Enclosure (mpf lo, hi) of ``max_i delta_i(eps)`` over the products in ``leaf_sets`` (one
     product, or the two directions of a symmetric hull) by the PLD engine, refined to the
     relative tolerance of ``pld_options``."""
-    from mpmath import mp
-
     from ..numeric import pld
+    from ..numeric.context import mp
 
     o = pld.options()
     if eps == mp.inf:  # delta(oo) = Q(L = +oo), carried exactly enough by both sides
@@ -323,9 +323,8 @@ def pld_delta(leaf_sets: list, eps):
 
 def pld_epsilon(leaf_sets: list, d):
     """Enclosure (mpf lo, hi) of ``max_i eps_i(d)`` over the products in ``leaf_sets``."""
-    from mpmath import mp
-
     from ..numeric import pld
+    from ..numeric.context import mp
 
     lo, hi = pld.max_enclosure(_refinements(leaf_sets, d, "epsilon"), pld.options()["tol"])
     return mp.mpf(lo), mp.mpf(hi)
@@ -362,9 +361,8 @@ def pld_value(leaf_sets: tuple, a, power: bool):
     """Enclosure (mpf lo, hi) of C(alpha) (``power``: 1 - C(alpha)) at the exact alpha (an mpf,
     bracketed by floats), C the product for one product in ``leaf_sets`` or the symmetric hull
     for a product and its inverse (numeric.pld.hull_roc_bounds)."""
-    from mpmath import mp
-
     from ..numeric import pld
+    from ..numeric.context import mp
 
     o = pld.options()
     dn, up = _float_bracket(a)
@@ -381,7 +379,6 @@ def pld_hull_value(f, a, power: bool):
 
 
 def _register_hull_delta() -> None:
-    import mpmath
 
     from ..numeric.protocol import mp_conjugate, mp_delta
     from .unary import Inverse, SymmetricHull
@@ -392,7 +389,7 @@ def _register_hull_delta() -> None:
         if dirs is None:
             if f.arg.is_symmetric is True:  # C(f) = f
                 return mp_delta(f.arg, eps)
-            lo, hi = mp_conjugate(f, -mpmath.exp(eps))
+            lo, hi = mp_conjugate(f, -mp.exp(eps))
             return 1 + lo, 1 + hi
         return pld_delta(list(dirs), eps)
 

@@ -167,7 +167,8 @@ def symmetric_hull_inverse(f: SymmetricHull):
 # exactly by the levels (no cancellation).
 
 import numpy as np  # noqa: E402
-from mpmath import mp  # noqa: E402
+
+from ..numeric.context import mp  # noqa: E402
 
 
 def _closed_inverse(f: Inverse) -> TradeOff | None:

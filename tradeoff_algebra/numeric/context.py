@@ -1,0 +1,92 @@
+"""Precision that belongs to the computation, never to the process.
+
+mpmath keeps its working precision in one global context (``mpmath.mp``); two threads that set
+it at different ``dps`` corrupt each other's digits, and a library that changes it changes the
+user's own computations. Every numeric routine of this package therefore works in a *private*
+:class:`mpmath.MPContext` of the calling thread, reached through the proxy :data:`mp`:
+
+    from .context import mp            # never ``from mpmath import mp``
+    with mp.workdps(60):
+        x = mp.erfc(mp.mpf(3))         # this thread's context, at 60 digits
+
+``mp`` forwards every attribute to the calling thread's context, so the mpmath API reads as
+usual (``mp.mpf``, ``mp.exp``, ``mp.workprec``, ``mp.quad`` …) while the global ``mpmath.mp`` is
+never read or written. Numbers handed back to the user are converted to the global ``mpmath.mpf``
+class without rounding (:func:`public_mpf`); numbers of any context are recognised with
+:data:`MPF` (the common base class).
+
+python-flint's Arb precision (``flint.ctx.prec``) is process-global in the C library; sections
+that set it run under :func:`arb_precision`, which holds a lock for the section and restores the
+previous precision.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import mpmath
+from mpmath.ctx_mp_python import _mpf
+
+__all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision"]
+
+#: The base class of the mpf numbers of every mpmath context (for ``isinstance``).
+MPF = _mpf
+
+_local = threading.local()
+
+
+def context() -> mpmath.MPContext:
+    """The calling thread's private mpmath context (created on first use at 53 bits)."""
+    try:
+        return _local.ctx
+    except AttributeError:
+        ctx = _local.ctx = mpmath.MPContext()
+        return ctx
+
+
+class _ThreadContext:
+    """Forwards attribute access to :func:`context` of the calling thread."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        try:
+            ctx = _local.ctx
+        except AttributeError:
+            ctx = context()
+        return getattr(ctx, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(context(), name, value)
+
+    def __repr__(self) -> str:
+        return f"<thread-private mpmath context, dps={context().dps}>"
+
+
+#: The calling thread's private mpmath context, as a proxy usable at module level.
+mp = _ThreadContext()
+
+
+def public_mpf(x) -> mpmath.mpf:
+    """``x`` (an mpf of any context) as the global ``mpmath.mpf`` class, not rounded."""
+    return mpmath.mp.make_mpf(x._mpf_)
+
+
+_ARB_LOCK = threading.RLock()
+
+
+@contextmanager
+def arb_precision(prec: int) -> Iterator[None]:
+    """Run a section at Arb precision ``prec`` bits, serialised with every other such section
+    (Arb's precision is process-global); the previous precision is restored on exit."""
+    from flint import ctx
+
+    with _ARB_LOCK:
+        saved = ctx.prec
+        ctx.prec = int(prec)
+        try:
+            yield
+        finally:
+            ctx.prec = saved
