@@ -46,6 +46,7 @@ from .families import (
 )
 from .mechanisms import gaussian_mechanism, laplace_mechanism, noisy_sgd, shuffle
 from .numeric import Value, curve, evaluate, roc
+from .numeric.budget import TimeLimitExceeded, time_limit
 from .numeric.pld import pld_options
 from .numeric.pld_profile import profile_options
 from .operators import (
@@ -69,14 +70,15 @@ __version__ = "0.1.0"
 
 __all__ = [
     "TradeOff", "TradeOffExpr", "Applied", "alpha_symbol",
-    "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError",
+    "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "TimeLimitExceeded",
     "Phi", "PhiInv",
     "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
     "PiecewiseLinear", "Discrete", "ShuffleDP",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate", "conjugate_value",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
-    "Value", "pld_options", "profile_options", "evaluate", "roc", "curve", "latex", "text",
+    "Value", "pld_options", "profile_options", "time_limit", "evaluate", "roc", "curve",
+    "latex", "text",
     "simplify", "derive", "Derivation", "rules", "rule_catalogue",
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",

@@ -25,8 +25,18 @@ from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..families.epsdelta import EpsDelta
+from ..numeric import budget
 from ..numeric.context import MPF, mp
-from ..numeric.protocol import GUARD_DPS, _prepare, as_level, mp_delta, mp_roc, num
+from ..numeric.protocol import (
+    GUARD_DPS,
+    _prepare,
+    as_level,
+    certified,
+    mp_delta,
+    mp_roc,
+    num,
+    short,
+)
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
 from .profiles import mp_epsilon
@@ -78,14 +88,17 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     the mass the two distributions do not share near alpha = 0.
     """
     _prepare(f, dps)
-    with mp.workdps(dps + GUARD_DPS):
+
+    def compute():
         e = _eps_arg(eps, "delta")
         lo, hi = _enclose_delta(f, e)
         if lo > hi:
             from ..core.errors import NumericalError
 
             raise NumericalError(f"delta of {f} at eps={e}: enclosure left [0, 1]; raise dps")
-        return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
+        return lo, hi
+
+    return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})")
 
 
 def _log_gap(d, target):
@@ -115,6 +128,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
     L, gL, U, gU = mp.zero, _log_gap(hi0, target), None, None
     e = mp.one
     while e <= EPS_SEARCH_CAP:
+        budget.check((L, mp.inf))
         lo, hi = _enclose_delta(f, e)
         points &= lo == hi
         if hi <= target:
@@ -130,6 +144,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
     tol = mp.ldexp(1, -(mp.prec - 4))
     side = 0
     for it in range(4 * mp.prec):
+        budget.check((L, U))
         width = U - L
         if width <= tol * U:
             break
@@ -175,12 +190,12 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     _prepare(f, dps)
     D = as_level(delta, "delta")
     with mp.workdps(dps + GUARD_DPS):
-        d = num(D, "delta")
-        closed = mp_epsilon(f, d)
-        if closed is not None:
-            lo, hi = closed
-            return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
-        L, U, points = _search_epsilon(f, d, dps)
+        closed = mp_epsilon(f, num(D, "delta")) is not None
+    if closed:
+        return certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
+                         lambda: f"epsilon({short(f)}, {short(D)})")
+    with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
+        L, U, points = _search_epsilon(f, num(D, "delta"), dps)
         if L == U:
             return Value.point(L, dps)
         if points and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):

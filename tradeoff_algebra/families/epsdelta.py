@@ -71,8 +71,14 @@ def _(f, A, Ac):
 
 @mp_value.register(EpsDelta)
 def _(f, a, ac):
+    """Eq. (4) with ``1 - delta`` formed exactly (SymPy) before rounding, and ``1 - delta -
+    alpha`` taken from the operands that keep their digits (``(1 - delta) - alpha`` when delta
+    is near 1, ``(1 - alpha) - delta`` otherwise); what cancels near the kinks is caught by the
+    caller's precision check (``numeric.protocol.certified``)."""
     eps, d = num(f.eps, "eps"), num(f.delta, "delta")
-    v = max(mp.zero, 1 - d - mp.exp(eps) * a, mp.exp(-eps) * (ac - d))
+    dc = num(sp.expand(1 - f.delta), "1 - delta")
+    rest = dc - a if d > 0.5 else ac - d  # 1 - delta - alpha
+    v = max(mp.zero, dc - mp.exp(eps) * a, mp.exp(-eps) * rest)
     return v, v
 
 

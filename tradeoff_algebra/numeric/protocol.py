@@ -17,8 +17,11 @@ sampling does); each family or operator module registers its own implementations
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import math
 import numbers
+from collections.abc import Callable
 from functools import singledispatch
 from typing import Any
 
@@ -27,11 +30,12 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import TradeOff
+from . import budget
 from .context import MPF, mp
 from .value import Value
 
 __all__ = ["mp_value", "mp_roc", "exact_value", "np_value", "mp_conjugate", "mp_delta",
-           "evaluate", "roc", "curve", "as_level", "num", "GUARD_DPS"]
+           "evaluate", "roc", "curve", "as_level", "num", "GUARD_DPS", "certified", "short"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
 GUARD_DPS = 20
@@ -103,36 +107,80 @@ def num(x: sp.Basic, name: str = "parameter"):
     return mp.mpf(v._mpf_) if isinstance(v, sp.Float) else num(v)
 
 
+#: The largest decimal exponent accepted in a level written as a string ("1e-100000").
+MAX_EXPONENT = 100_000
+#: The most digits a computation may ask for (``dps``).
+MAX_DPS = 10_000
+
+
+def _decimal_string(text: str, name: str, allowed: str) -> sp.Rational:
+    """A decimal (``"1e-300"``, ``"0.999"``) or ``p/q`` literal as an exact Rational, refusing
+    exponents beyond :data:`MAX_EXPONENT` before any big number is built."""
+    t = text.strip()
+    hint = "a string must be a decimal or p/q literal such as '1e-300', '0.05' or '1/3'"
+    if "/" in t:
+        parts = t.split("/")
+        if len(parts) != 2:
+            raise InvalidParameter(name, text, allowed, hint=hint)
+        p_, q_ = (_decimal_string(x, name, allowed) for x in parts)
+        if q_ == 0:
+            raise InvalidParameter(name, text, allowed, hint="the denominator is 0")
+        return p_ / q_
+    try:
+        d = decimal.Decimal(t)
+    except decimal.InvalidOperation as exc:
+        raise InvalidParameter(name, text, allowed, hint=hint) from exc
+    return _from_decimal(d, name, allowed, text)
+
+
+def _from_decimal(d: decimal.Decimal, name: str, allowed: str, shown: Any) -> sp.Rational:
+    if not d.is_finite():
+        raise InvalidParameter(name, shown, allowed)
+    sign, digits, exp = d.as_tuple()
+    if len(digits) > MAX_EXPONENT or abs(exp + len(digits)) > MAX_EXPONENT:
+        raise InvalidParameter(name, shown, allowed,
+                               hint=f"decimal exponents beyond +-{MAX_EXPONENT} are not "
+                               "supported")
+    m = int("".join(map(str, digits)) or "0")
+    r = sp.Integer(m) * sp.Integer(10) ** exp if exp >= 0 else sp.Rational(m, 10**-exp)
+    return -r if sign else r
+
+
 def as_level(alpha: Any, name: str = "alpha") -> sp.Expr:
     """Convert a type-I level to an exact SymPy number in [0, 1].
 
-    Floats and mpf values convert to the rational they represent exactly; decimal strings
-    (``"1e-300"``, ``"0.999"``) convert exactly; SymPy numbers stay as they are.
+    Every real number a user holds is taken exactly: ``int``, ``float`` and ``numpy`` floats
+    (the binary rational they hold), ``fractions.Fraction``, ``decimal.Decimal``, mpmath
+    ``mpf``, SymPy numbers, and strings spelling a decimal or ``p/q`` (``"1e-300"``,
+    ``"0.999"``, ``"1/3"``). Booleans, bytes, complex numbers, NaN, infinities and values
+    outside [0, 1] raise :class:`InvalidParameter`.
     """
     allowed = "a real number in [0, 1]"
-    if isinstance(alpha, bool) or alpha is None:
+    if isinstance(alpha, (bool, np.bool_, bytes, bytearray)) or alpha is None:
         raise InvalidParameter(name, alpha, allowed)
     if isinstance(alpha, str):
-        try:
-            A = sp.Rational(alpha.strip())
-        except (TypeError, ValueError) as exc:
-            raise InvalidParameter(name, alpha, allowed,
-                                   hint="a string must be a decimal or p/q literal") from exc
+        A = _decimal_string(alpha, name, allowed)
     elif isinstance(alpha, MPF):
         if not mp.isfinite(alpha):
             raise InvalidParameter(name, alpha, allowed)
         man, exp = alpha.man_exp
         A = sp.Integer(man) * sp.Integer(2) ** exp
-    elif isinstance(alpha, float):
+    elif isinstance(alpha, (float, np.floating)):
         if math.isnan(alpha) or math.isinf(alpha):
             raise InvalidParameter(name, alpha, allowed)
-        A = sp.Rational(alpha)
+        A = sp.Rational(float(alpha))
+    elif isinstance(alpha, fractions.Fraction):
+        A = sp.Rational(alpha.numerator, alpha.denominator)
+    elif isinstance(alpha, decimal.Decimal):
+        A = _from_decimal(alpha, name, allowed, alpha)
     elif isinstance(alpha, sp.Float):
         A = sp.Rational(alpha) if alpha.is_finite else alpha
-    elif isinstance(alpha, (numbers.Integral, sp.Basic)) or isinstance(alpha, np.number):
-        A = sp.sympify(alpha)
-        if isinstance(A, sp.Float):
-            return as_level(A, name)
+    elif isinstance(alpha, (numbers.Integral, np.integer)):
+        A = sp.Integer(int(alpha))
+    elif isinstance(alpha, sp.Basic):
+        A = alpha
+        if A.atoms(sp.Float):
+            A = A.xreplace({x: sp.Rational(x) for x in A.atoms(sp.Float) if x.is_finite})
     else:
         raise InvalidParameter(name, alpha, allowed)
     if A is sp.nan or not A.is_number or A.free_symbols:
@@ -166,12 +214,53 @@ def _check_unit(lo, hi, f, what):
 def _prepare(f: Any, dps: int) -> None:
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)")
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 1:
-        raise InvalidParameter("dps", dps, "an integer >= 1")
+    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or not 1 <= dps <= MAX_DPS:
+        raise InvalidParameter("dps", dps, f"an integer in [1, {MAX_DPS}]")
     if f.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols",
                                hint=f"substitute values for {sorted(map(str, f.free_symbols))}"
                                " with f.subs(...)")
+
+
+def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) -> Value:
+    """Run ``compute() -> (lo, hi)`` (in the calling thread's context) and return its Value.
+
+    An enclosure (lo < hi) is returned as it is. A point value (lo == hi) claims ``dps`` correct
+    digits, so it is confirmed first (Ziv's strategy): computed again with more guard digits,
+    it must agree to ``dps + 2`` digits; where terms cancel the two disagree, and the working
+    precision doubles until they agree. The whole call runs under the time limit
+    (:mod:`.budget`).
+    """
+    w = dps + GUARD_DPS
+    with budget.call(what):
+        with mp.workdps(w):
+            lo, hi = compute()
+        if lo != hi:
+            return Value.enclosure(lo, hi, dps)
+        prev, w = lo, w + 12
+        while True:
+            with mp.workdps(w):
+                lo, hi = compute()
+                if lo != hi:
+                    return Value.enclosure(lo, hi, dps)
+                if _agree(prev, lo, dps + 2):
+                    return Value.point(lo, dps)
+            if w > 8 * (dps + GUARD_DPS) + 2000:
+                raise NumericalError(f"{what()}: the point value cancels beyond {w} digits of "
+                                     "working precision and cannot be certified; report the "
+                                     "input")
+            budget.check()
+            prev, w = lo, 2 * w
+
+
+def _agree(a, b, digits: int) -> bool:
+    """|a - b| <= 10^-digits max(|a|, |b|) (exactly, whatever the context)."""
+    if a == b:
+        return True
+    if not (mp.isfinite(a) and mp.isfinite(b)):
+        return False
+    with mp.workprec(max(mp.prec, 64) + 64):
+        return abs(a - b) <= mp.mpf(10) ** -digits * max(abs(a), abs(b))
 
 
 def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
@@ -182,10 +271,12 @@ def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(q, dps)
-    with mp.workdps(dps + GUARD_DPS):
+
+    def compute():
         a, ac = _level_pair(A)
-        lo, hi = _check_unit(*mp_value(f, a, ac), f, "evaluate")
-        return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
+        return _check_unit(*mp_value(f, a, ac), f, "evaluate")
+
+    return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})")
 
 
 def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
@@ -196,20 +287,68 @@ def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(1 - q, dps)
-    with mp.workdps(dps + GUARD_DPS):
+
+    def compute():
         a, ac = _level_pair(A)
-        lo, hi = _check_unit(*mp_roc(f, a, ac), f, "roc")
-        return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
+        return _check_unit(*mp_roc(f, a, ac), f, "roc")
+
+    return certified(compute, dps, lambda: f"roc({short(f)}, {short(A)})")
+
+
+def short(x: Any) -> str:
+    """A short text for x in messages (never a number with thousands of digits)."""
+    if isinstance(x, sp.Rational) and (abs(x.p) > 10**30 or x.q > 10**30):
+        with mp.workdps(15):
+            return mp.nstr(num(x), 12)
+    try:
+        s = str(x)
+    except ValueError:  # Python's limit on int -> str conversion
+        return f"<{type(x).__name__} too large to print>"
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def _curve_levels(alphas: Any) -> np.ndarray:
+    """The levels of :func:`curve` as a float64 array, validated.
+
+    A numpy array of real dtype (or a float) is checked vectorised; anything else element by
+    element with :func:`as_level` (so ``True``, bytes and values just above 1 are refused, not
+    rounded into [0, 1])."""
+    allowed = "real numbers in [0, 1]"
+    if isinstance(alphas, np.ndarray) and alphas.dtype.kind in "fiu":
+        x = alphas.astype(np.float64)
+    elif isinstance(alphas, (float, np.floating)):
+        x = np.asarray(alphas, dtype=np.float64)
+    else:
+        items = alphas if isinstance(alphas, (list, tuple, np.ndarray)) else [alphas]
+        if isinstance(alphas, np.ndarray):
+            items = alphas.ravel().tolist()
+        try:
+            vals = [float(v) if isinstance(v, (float, np.floating)) else float(as_level(v))
+                    for v in items]
+        except InvalidParameter as exc:
+            raise InvalidParameter("alphas", exc.value, allowed) from exc
+        except TypeError as exc:  # nested sequences of the wrong shape, ...
+            raise InvalidParameter("alphas", alphas, allowed) from exc
+        x = np.asarray(vals, dtype=np.float64)
+        if isinstance(alphas, np.ndarray):
+            x = x.reshape(alphas.shape)
+        elif not isinstance(alphas, (list, tuple)):
+            x = x.reshape(())
+    bad = ~np.isfinite(x) | (x < 0) | (x > 1)
+    if bad.any():
+        raise InvalidParameter("alphas", x[bad][0], allowed)
+    return x
 
 
 def curve(f: TradeOff, alphas: Any) -> np.ndarray:
     """f at each alpha in float64, vectorised (no SymPy in the loop)."""
     _prepare(f, 15)
-    x = np.asarray(alphas, dtype=np.float64)
-    bad = ~np.isfinite(x) | (x < 0) | (x > 1)
-    if bad.any():
-        raise InvalidParameter("alphas", x[bad][0], "real numbers in [0, 1]")
-    y = np.asarray(np_value(f, x), dtype=np.float64)
+    x = _curve_levels(alphas)
+    try:
+        y = np.asarray(np_value(f, x), dtype=np.float64)
+    except (ValueError, OverflowError, TypeError, ZeroDivisionError, FloatingPointError) as exc:
+        raise NumericalError(f"curve of {f} failed in float64 ({type(exc).__name__}: "
+                             f"{str(exc)[:80]}); use ta.evaluate for these points") from exc
     if np.isnan(y).any():
         raise NumericalError(f"curve of {f} produced NaN")
     return np.clip(y, 0.0, 1.0)

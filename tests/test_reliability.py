@@ -1,0 +1,115 @@
+"""Regression tests of the reliability issue: point values carry every digit they claim under
+cancellation, levels are taken exactly whatever real type holds them, bad input is refused at
+once, and long computations honour a time limit."""
+
+from __future__ import annotations
+
+import decimal
+import fractions
+import pickle
+import time
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra import EpsDelta, G, Laplace, Max
+
+R = sp.Rational
+
+
+def _ref(expr: sp.Expr, dps: int) -> mpmath.mpf:
+    """An exact SymPy expression evaluated far beyond ``dps`` digits (an independent route)."""
+    return mpmath.mp.make_mpf(sp.N(expr, 3 * dps + 400)._mpf_)  # not rounded
+
+
+def _digits_ok(v: ta.Value, ref: mpmath.mpf) -> bool:
+    """Is the point value right to its ``dps`` digits (one unit in the last place)?"""
+    assert v.lo == v.hi
+    with mpmath.workdps(v.dps + 50):
+        return abs(v.mid - ref) <= mpmath.mpf(10) ** (1 - v.dps) * abs(ref)
+
+
+# f_{eps,delta}(alpha) = max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)} (Eq. (4)),
+# evaluated where its terms cancel; references are exact SymPy expressions at 3 dps + 400 digits.
+CANCELLING = [
+    (EpsDelta(1, 1 - R(1, 10**300)), R(0), 30, R(1, 10**300)),
+    (EpsDelta(1, R(1, 10)), R(9, 10) - R(1, 10**45), 30, sp.exp(-1) * R(1, 10**45)),
+    (EpsDelta(1, R(1, 3)), R(2, 3) - R(1, 10**60), 30, sp.exp(-1) * R(1, 10**60)),
+    (EpsDelta(50, 1 - R(1, 10**30)), R(1, 10**60), 20, R(1, 10**30) - sp.exp(50) / 10**60),
+]
+
+
+@pytest.mark.parametrize("f, alpha, dps, exact", CANCELLING)
+def test_epsdelta_point_values_under_cancellation(f, alpha, dps, exact):
+    assert _digits_ok(ta.evaluate(f, alpha, dps=dps), _ref(exact, dps))
+
+
+@pytest.mark.parametrize("f, exact", [
+    # delta(eps) of f_{1,0}: (e - e^eps)/(1 + e) (Dong, Roth & Su, Prop. 6 on Eq. (4))
+    (EpsDelta(1, 0), (sp.E - sp.exp(1 - R(1, 10**40))) / (1 + sp.E)),
+    # delta(eps) of L_1 for eps < 1: 1 - e^{(eps - 1)/2}
+    (Laplace(1), 1 - sp.exp((R(-1, 10**40)) / 2)),
+])
+def test_profiles_near_the_largest_privacy_loss(f, exact):
+    assert _digits_ok(ta.delta(f, 1 - R(1, 10**40), dps=30), _ref(exact, 30))
+
+
+@pytest.mark.parametrize("alpha", [fractions.Fraction(1, 3), decimal.Decimal("0.05"), "1/3",
+                                   np.float32(0.25), np.int64(0), R(1, 3), 0.05])
+def test_every_real_number_type_is_a_level(alpha):
+    exact = {str: R(1, 3), fractions.Fraction: R(1, 3), decimal.Decimal: R(1, 20)}.get(
+        type(alpha))
+    A = ta.numeric.protocol.as_level(alpha)
+    if exact is not None:
+        assert A == exact
+    v = ta.evaluate(EpsDelta(0, R(1, 10)), alpha)
+    assert v.exact == max(0, 1 - R(1, 10) - A)
+
+
+@pytest.mark.parametrize("alpha", ["2/0", "1e999999999", "1e-999999999", True, b"1", None,
+                                   "x", complex(0.5, 0), float("nan"), "-0.1", 1.5])
+def test_bad_levels_are_refused_at_once(alpha):
+    t = time.perf_counter()
+    with pytest.raises(ta.InvalidParameter) as exc:
+        ta.evaluate(G(1), alpha)
+    assert "alpha" in str(exc.value) and time.perf_counter() - t < 1
+
+
+@pytest.mark.parametrize("dps", [0, 10**5, 10**400, True, 2.5])
+def test_dps_is_capped(dps):
+    with pytest.raises(ta.InvalidParameter, match="dps"):
+        ta.evaluate(G(1), "0.5", dps=dps)
+
+
+@pytest.mark.parametrize("alphas", [[True], [b"1"], [1 + R(1, 10**300)], "abc", [None],
+                                    [complex(1, 1)], 2.0, [[0.1], [0.2, 0.3]]])
+def test_curve_refuses_what_is_not_a_level(alphas):
+    with pytest.raises(ta.InvalidParameter, match="alphas"):
+        ta.curve(G(1), alphas)
+
+
+def test_curve_takes_exact_types_and_keeps_shapes():
+    x = ta.curve(G(1), [fractions.Fraction(1, 2), decimal.Decimal("0.25"), R(1, 8), 0.0])
+    assert x.shape == (4,) and x[-1] == 1.0
+    assert ta.curve(G(1), np.zeros((2, 3))).shape == (2, 3)
+    assert ta.curve(G(1), 0.5).shape == ()
+
+
+def test_time_limit_stops_with_the_best_enclosure():
+    f = Max(G(1), Laplace(1))  # no closed-form profile: the generic epsilon search
+    with ta.time_limit(1e-9), pytest.raises(ta.TimeLimitExceeded) as exc:
+        ta.epsilon(f, R(1, 10**5))
+    assert exc.value.best is not None and exc.value.best[0] <= exc.value.best[1]
+    assert "time_limit" in str(exc.value)
+    back = pickle.loads(pickle.dumps(exc.value))
+    assert type(back) is ta.TimeLimitExceeded and str(back) == str(exc.value)
+    ta.epsilon(G(1), R(1, 10**5))  # the limit ends with its block
+
+
+def test_time_limit_is_validated():
+    for bad in (0, -1, float("nan"), "1", True):
+        with pytest.raises(ta.InvalidParameter, match="seconds"):
+            ta.time_limit(bad)

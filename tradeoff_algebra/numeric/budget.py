@@ -1,0 +1,118 @@
+"""Time limits: no call is a silent hang.
+
+Every public numeric call (``evaluate``, ``roc``, ``delta``, ``epsilon`` …) runs under a
+deadline: the one the user set with :class:`time_limit`, or :data:`DEFAULT_SECONDS`. Long loops
+call :func:`check` with the best enclosure they hold; past the deadline it raises
+:class:`TimeLimitExceeded`, which carries that enclosure, so the work done is not lost::
+
+    with ta.time_limit(5):
+        try:
+            ta.epsilon(f, 1e-5)
+        except ta.TimeLimitExceeded as exc:
+            lo, hi = exc.best          # the best enclosure found in 5 s (or None)
+
+Deadlines are private to the calling thread; nested calls share the outermost deadline.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..core.errors import InvalidParameter, NumericalError
+from .context import public_mpf
+
+__all__ = ["time_limit", "check", "call", "remaining", "TimeLimitExceeded", "DEFAULT_SECONDS"]
+
+#: The time limit of a call when the user set none (seconds).
+DEFAULT_SECONDS = 600.0
+
+_local = threading.local()
+
+
+class TimeLimitExceeded(NumericalError):
+    """A computation ran past its time limit. ``best`` is the best enclosure ``(lo, hi)`` found
+    so far (``None`` if none was reached); ``seconds`` the limit that was exceeded."""
+
+    def __init__(self, what: str, seconds: float, best: Any = None):
+        if best is not None:
+            best = tuple(public_mpf(x) if hasattr(x, "_mpf_") else x for x in best)
+        self.what, self.seconds, self.best = what, seconds, best
+        msg = f"{what}: stopped at the time limit of {seconds:g} s"
+        if best is not None:
+            msg += f"; best enclosure so far [{_fmt(best[0])}, {_fmt(best[1])}]"
+        msg += ("; raise the limit with `with ta.time_limit(seconds):` or ask for fewer digits "
+                "(dps, pld_options(tol=...))")
+        super().__init__(msg)
+
+    def __reduce__(self):
+        return (type(self), (self.what, self.seconds, self.best))
+
+
+def _fmt(x: Any) -> str:
+    try:
+        return f"{float(x):.10g}"
+    except (TypeError, ValueError, OverflowError):  # pragma: no cover - defensive
+        return repr(x)[:40]
+
+
+class time_limit:
+    """Context manager: calls inside the block stop after ``seconds`` (``None``: no limit) with
+    :class:`TimeLimitExceeded`. Applies to the calling thread."""
+
+    def __init__(self, seconds: float | None):
+        if seconds is not None:
+            ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+            if not ok or not (seconds > 0) or math.isnan(seconds):
+                raise InvalidParameter("seconds", seconds, "a positive number of seconds or None",
+                                       "time_limit")
+        self.seconds = seconds
+
+    def __enter__(self) -> time_limit:
+        self._saved = getattr(_local, "limit", _UNSET)
+        _local.limit = self.seconds
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._saved is _UNSET:
+            del _local.limit
+        else:
+            _local.limit = self._saved
+        return False
+
+
+_UNSET = object()
+
+
+@contextmanager
+def call(what: str | Callable[[], str]) -> Iterator[None]:
+    """Run a public call under its deadline (the outermost call of the thread sets it);
+    ``what`` names the call in messages (a callable is formatted only when needed)."""
+    if getattr(_local, "deadline", None) is not None:
+        yield
+        return
+    limit = getattr(_local, "limit", DEFAULT_SECONDS)
+    _local.deadline = math.inf if limit is None else time.monotonic() + limit
+    _local.seconds, _local.what = limit, what
+    try:
+        yield
+    finally:
+        _local.deadline = None
+
+
+def remaining() -> float:
+    """Seconds left before the current deadline (``inf`` outside a call or without a limit)."""
+    d = getattr(_local, "deadline", None)
+    return math.inf if d is None else d - time.monotonic()
+
+
+def check(best: Any = None) -> None:
+    """Raise :class:`TimeLimitExceeded` (carrying ``best``) if the deadline has passed."""
+    d = getattr(_local, "deadline", None)
+    if d is not None and time.monotonic() > d:
+        what = getattr(_local, "what", "computation")
+        raise TimeLimitExceeded(what() if callable(what) else what, _local.seconds, best)
