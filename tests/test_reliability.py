@@ -113,3 +113,33 @@ def test_time_limit_is_validated():
     for bad in (0, -1, float("nan"), "1", True):
         with pytest.raises(ta.InvalidParameter, match="seconds"):
             ta.time_limit(bad)
+
+
+# -- float parameters are their exact binary rationals on every route --------------------------
+
+
+def test_a_float_parameter_is_its_exact_binary_rational():
+    from tradeoff_algebra import C, BinomialDP, Inverse, Symmetrize, SymmetricHull
+
+    x = 0.443920742447107
+    f = C(R(1, 4), BinomialDP(x, 100))
+    assert f == C(R(1, 4), BinomialDP(sp.Rational(x), 100))  # one node for one number
+    assert not f.atoms(sp.Float)
+    assert ta.text(BinomialDP(x, 100)) == "BinomialDP(0.443920742447107, 100)"  # shown as given
+    assert ta.latex(EpsDelta(1, 1e-05)) == r"f_{1,1.0 \cdot 10^{-5}}"
+    # f_{eps,delta} of float parameters against Eq. (4) in SymPy at the exact rationals
+    e, d, a = 2.57701959288081, 0.315876996799687, R(211, 2000)
+    E, D = sp.Rational(e), sp.Rational(d)
+    exact = sp.Max(0, 1 - D - sp.exp(E) * a, sp.exp(-E) * (1 - D - a))
+    v = ta.evaluate(Inverse(SymmetricHull(EpsDelta(e, d))), a)
+    assert _digits_ok(v, _ref(exact, 30))
+    # simplify and the unsimplified tree agree to every digit at alpha = 0
+    h = C(0.99969803771752, Symmetrize(EpsDelta(R(1, 2), R(39, 200))))
+    assert ta.evaluate(h, 0, dps=40).mid == ta.evaluate(ta.simplify(h), 0, dps=40).mid
+
+
+def test_simplify_never_creates_a_float():
+    from tradeoff_algebra import C
+
+    s = ta.simplify(C(R(1, 2), C(1, EpsDelta(50, 1e-6))))
+    assert not s.atoms(sp.Float)

@@ -265,13 +265,18 @@ def test_validation():
         Discrete([p, 2 - p], [h, h])
 
 
-def test_rational_in_rational_out_and_float_in_float_out():
+def test_rational_in_rational_out_and_floats_as_exact_rationals():
     P, Q = [R(1, 3), R(1, 6), R(1, 2), 0], [R(1, 12), R(1, 4), R(1, 6), R(1, 2)]
     D = Discrete(P, Q)
     assert D.P == sp.Tuple(*P) and D.func(*D.args) == D
     assert all(isinstance(x, sp.Rational) for k in D.knots for x in k)
+    # floats are their exact binary rationals, rescaled exactly by their sum when it misses 1
+    # by float rounding (documented on Discrete), so one list of floats has one exact meaning
     Df = Discrete([float(x) for x in P], [float(x) for x in Q])
-    assert all(isinstance(x, (sp.Float, sp.Integer)) for k in Df.knots for x in k)
+    assert all(isinstance(x, sp.Rational) for k in Df.knots for x in k)
+    assert sum(Df.P) == 1 and sum(Df.Q) == 1
+    f = Discrete([0.1, 0.9], [0.3, 0.7])
+    assert ta.evaluate(f, R(1, 20)).exact == ta.evaluate(f @ ta.Id, R(1, 20)).exact
     assert len(Df.knots) == len(D.knots)
     for (a, v), (af, vf) in zip(D.knots, Df.knots, strict=True):
         assert abs(float(a) - float(af)) <= 1e-15 and abs(float(v) - float(vf)) <= 1e-15

@@ -132,12 +132,16 @@ def test_numbers_are_kept_as_given():
     f = PiecewiseLinear([(0, 1), (R(1, 3), R(1, 3)), (1, 0)])
     assert all(isinstance(x, sp.Rational) for k in f.knots for x in k)
     assert isinstance(f.knots, sp.Tuple) and all(isinstance(k, sp.Tuple) for k in f.knots)
+    # floats are their exact binary rationals, validated exactly (no tolerance)
     g = PiecewiseLinear([(0, 1), (0.25, 0.5), (1, 0)])
-    assert isinstance(g.knots[1][0], sp.Float) and g.knots[1][0] == sp.Float(0.25)
-    # rounded data within 1e-12 of convex pass; further away they do not
-    PiecewiseLinear([(0, 1), (0.2, 0.6 + 1e-14), (0.4, 0.2), (1, 0)])
-    with pytest.raises(InvalidParameter, match="convex"):
-        PiecewiseLinear([(0, 1), (0.2, 0.6 + 1e-9), (0.4, 0.2), (1, 0)])
+    assert g.knots[1][0] == R(1, 4) and isinstance(g.knots[1][0], sp.Rational)
+    h = PiecewiseLinear([(0, 1), (0.2, 0.6), (0.4, 0.2), (1, 0)])
+    assert h.knots[1][1] == sp.Rational(0.6)
+    for bump in (1e-14, 1e-9):  # non-convex at the binary values: refused, however little
+        with pytest.raises(InvalidParameter, match="convex"):
+            PiecewiseLinear([(0, 1), (0.2, 0.6 + bump), (0.4, 0.2), (1, 0)])
+    with pytest.raises(InvalidParameter):  # 5e-13 above 1 - alpha
+        PiecewiseLinear([(0, 1), (0.5, 0.5 + 5e-13), (1, 0)])
 
 
 def test_collinear_knots_are_removed_and_construction_is_idempotent():

@@ -12,6 +12,8 @@ from typing import Any, ClassVar
 
 import sympy as sp
 from sympy import Basic
+from sympy.printing.latex import LatexPrinter
+from sympy.printing.str import StrPrinter
 
 from .errors import InvalidParameter, NoClosedForm
 from .validate import param
@@ -52,6 +54,41 @@ PREC_TENSOR = 10
 _TEX_NAMES = {"eps": r"\varepsilon", "epsilon": r"\varepsilon", "varepsilon": r"\varepsilon"}
 
 
+def binary_float(r: sp.Rational) -> float | None:
+    """The float whose exact binary value ``r`` is, when ``r`` has a large power-of-two
+    denominator (a parameter given as a float is stored as that exact rational); else None."""
+    q = int(r.q)
+    if q < 1 << 24 or q & (q - 1):
+        return None
+    x = float(r)
+    return x if sp.Rational(x) == r else None
+
+
+class _StrPrinter(StrPrinter):
+    """SymPy's str printer, showing the exact binary rational of a float as its shortest
+    float literal (``1e-05``), which reads back to the same rational."""
+
+    def _print_Rational(self, expr):
+        x = binary_float(expr)
+        return repr(x) if x is not None else super()._print_Rational(expr)
+
+
+class _LatexPrinter(LatexPrinter):
+    """SymPy's LaTeX printer, showing the exact binary rational of a float as its shortest
+    decimal (``10^{-5}`` for the float 1e-05)."""
+
+    def _print_Rational(self, expr):
+        x = binary_float(expr)
+        if x is None:
+            return super()._print_Rational(expr)
+        return self._print_Float(sp.Float(repr(x)))
+
+
+def sstr(obj: Any) -> str:
+    """Plain text in the API's Python syntax (floats shown as the literals they came from)."""
+    return _StrPrinter().doprint(obj)
+
+
 def tex(obj: Any, **settings: Any) -> str:
     """``sympy.latex`` with the papers' symbol notation (``eps_1`` -> ``\varepsilon_{1}``)."""
     names = {}
@@ -61,7 +98,7 @@ def tex(obj: Any, **settings: Any) -> str:
             names[s] = _TEX_NAMES[base] + ("_{%s}" % sub if sub else "")
     if names:
         settings.setdefault("symbol_names", names)
-    return sp.latex(obj, **settings)
+    return _LatexPrinter(settings).doprint(obj)
 
 
 def check_alpha(alpha: Any) -> sp.Expr:
@@ -108,7 +145,7 @@ class TradeOffExpr(Basic):
         return "$\\displaystyle %s$" % self.latex()
 
     def __repr__(self) -> str:
-        return sp.sstr(self)
+        return sstr(self)
 
     __str__ = __repr__
 

@@ -73,6 +73,10 @@ def to_sympy(name: str, value: object, allowed: str, owner: str | None = None) -
         raise InvalidParameter(name, value, allowed, owner, "Expected a scalar expression")
     if v is S.NaN or v.has(S.NaN):
         raise InvalidParameter(name, value, allowed, owner)
+    if v.has(sp.Float):
+        # A float is the exact binary rational it holds, on every route: no rule or numeric
+        # path may round it to its 15 printed digits (printing shows it as the float again).
+        v = v.xreplace({x: sp.Rational(x) for x in v.atoms(sp.Float) if x.is_finite})
     if v.is_extended_real is False:
         raise InvalidParameter(name, value, allowed, owner, "The value must be real")
     return v

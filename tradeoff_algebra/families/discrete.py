@@ -38,8 +38,9 @@ from .piecewise import PiecewiseLinear, same_function
 
 __all__ = ["Discrete", "SUM_TOL"]
 
-#: How far from 1 the total of a distribution with float entries may be.
-SUM_TOL = sp.Float("1e-12")
+#: How far from 1 the total of a distribution with float entries may be (the entries are then
+#: rescaled exactly by their sum); rational and symbolic entries must sum to exactly 1.
+SUM_TOL = sp.Rational(1, 10**12)
 
 _OWNER = "Discrete"
 
@@ -53,10 +54,16 @@ def _distribution(name: str, dist: Any) -> list[sp.Expr]:
     if not xs:
         raise InvalidParameter(name, dist, allowed, _OWNER, "The outcome set is empty")
     ps = [param(f"{name}[{i}]", x, lower=0, upper=1, owner=_OWNER) for i, x in enumerate(xs)]
+    floats = any(isinstance(x, (float, sp.Float)) or type(x).__module__ == "numpy" for x in xs)
     total = sp.Add(*ps)
     d = total - 1
-    if d.has(sp.Float) and d.is_number:
+    if floats and d.is_Rational:
+        # Float entries are their exact binary rationals, which rarely sum to exactly 1
+        # ([0.1, 0.2, 0.7] sums to 1 - 2^-55): within SUM_TOL they are rescaled exactly by
+        # their sum, so that one list of floats always gives the same exact distribution.
         bad = abs(d) > SUM_TOL
+        if not bad and d != 0:
+            ps = [x / total for x in ps]
     else:
         z = d.is_zero
         if z is None:
@@ -65,7 +72,7 @@ def _distribution(name: str, dist: Any) -> list[sp.Expr]:
             z = not (abs(d.evalf(50)) > sp.Float("1e-40"))
         bad = z is False
     if bad:
-        tol = f" (to within {SUM_TOL} for floats)" if d.has(sp.Float) else ""
+        tol = f" (to within {SUM_TOL} for floats)" if floats else ""
         raise InvalidParameter(name, dist, allowed, _OWNER,
                                f"its entries sum to {sp.sstr(total)}, not 1{tol}")
     return ps
@@ -77,6 +84,10 @@ class Discrete(TradeOff):
     ``P`` and ``Q`` are sequences of probabilities over the same outcomes (in the same order).
     The function is the exact Neyman--Pearson trade-off: ``as_piecewise()`` gives it as a
     :class:`PiecewiseLinear`, ``knots`` its knots.
+
+    Entries are read exactly: rationals and symbols as given (they must sum to exactly 1);
+    floats as the binary rationals they hold, rescaled exactly by their sum when that sum is
+    within ``SUM_TOL`` (1e-12) of 1, as float rounding leaves it (``[0.1, 0.2, 0.7]``).
 
     >>> Discrete([sp.Rational(1, 2), sp.Rational(1, 2)], [sp.Rational(1, 4), sp.Rational(3, 4)])
     Discrete([1/2, 1/2], [1/4, 3/4])

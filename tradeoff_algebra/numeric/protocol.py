@@ -215,7 +215,7 @@ def _prepare(f: Any, dps: int) -> None:
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)")
     if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or not 1 <= dps <= MAX_DPS:
-        raise InvalidParameter("dps", dps, f"an integer in [1, {MAX_DPS}]")
+        raise InvalidParameter("dps", dps, f"an integer >= 1 and <= {MAX_DPS}")
     if f.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols",
                                hint=f"substitute values for {sorted(map(str, f.free_symbols))}"

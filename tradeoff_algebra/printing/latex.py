@@ -10,7 +10,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.node import tex
+from ..core.node import sstr, tex
 
 __all__ = ["latex", "text"]
 
@@ -25,5 +25,5 @@ def latex(obj: Any, **settings: Any) -> str:
 def text(obj: Any) -> str:
     """Plain text in the API's Python syntax (``G(1) @ G(2)**3``)."""
     if isinstance(obj, sp.Basic):
-        return sp.sstr(obj)
+        return sstr(obj)
     return str(obj)
