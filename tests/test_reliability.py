@@ -119,7 +119,7 @@ def test_time_limit_is_validated():
 
 
 def test_a_float_parameter_is_its_exact_binary_rational():
-    from tradeoff_algebra import C, BinomialDP, Inverse, Symmetrize, SymmetricHull
+    from tradeoff_algebra import BinomialDP, C, Inverse, SymmetricHull, Symmetrize
 
     x = 0.443920742447107
     f = C(R(1, 4), BinomialDP(x, 100))
