@@ -143,3 +143,50 @@ def test_simplify_never_creates_a_float():
 
     s = ta.simplify(C(R(1, 2), C(1, EpsDelta(50, 1e-6))))
     assert not s.atoms(sp.Float)
+
+
+# -- huge valid parameters: the value (these have limits) or a valid bound, never an overflow --
+
+
+def _mills_delta(eps, mu, dps):
+    """delta(eps) of G_mu for huge eps by Cor. 1 in the form phi(a) (R(|a|) - R(|b|)) with the
+    Mills ratio R(x) = Phi(-x)/phi(x) ~ 1/x - 1/x^3 + 3/x^5 - 15/x^7 (a different route from the
+    library's log-space difference), a = -eps/mu + mu/2, b = a - mu."""
+    with mpmath.workdps(3 * dps + len(str(eps)) * 4):
+        a = -mpmath.mpf(eps) / mu + mpmath.mpf(mu) / 2
+        b = a - mu
+
+        def R(x):
+            return 1 / x - 1 / x**3 + 3 / x**5 - 15 / x**7
+
+        return mpmath.npdf(a) * (R(-a) - R(-b))
+
+
+@pytest.mark.parametrize("eps", [10**5, 10**50, 10**99])
+def test_gaussian_delta_at_huge_eps_has_every_digit(eps):
+    v = ta.delta(G(1), eps, dps=20)
+    assert v.lo == v.hi
+    with mpmath.workdps(50):
+        assert abs(v.mid / _mills_delta(eps, 1, 20) - 1) < mpmath.mpf(10) ** -19
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ta.delta(G(1), 1e300), lambda: ta.delta(G(1), 10**400),
+    lambda: ta.evaluate(G(10**400), "0.5"), lambda: ta.evaluate(G(1) ** 10**400, "0.5"),
+    lambda: ta.evaluate(G(sp.exp(10**4)), "0.5"),
+])
+def test_astronomically_small_values_are_bounded(call):
+    v = call()  # the truth is positive and astronomically small: a point or [0, bound]
+    assert 0 <= v.lo <= v.hi < mpmath.mpf("1e-1000000") and v.hi > 0
+
+
+def test_huge_parameters_elsewhere():
+    assert ta.roc(G(10**400), "0.5").mid == 1
+    assert ta.delta(EpsDelta(10**400, 0), 3).mid == 1  # 1 - e^{3 - 10^400} to 30 digits
+    # eps(1/2) = log((e^eps0 - 1)/2) = 10^400 - log 2 - ..., to 30 digits 1.0e400
+    v = ta.epsilon(EpsDelta(10**400, 0), "0.5")
+    with mpmath.workdps(40):
+        assert abs(v.mid / mpmath.mpf(10) ** 400 - 1) < mpmath.mpf(10) ** -29
+    e = ta.epsilon(G(10**400), "1e-5")  # eps ~ 5e799: the search cap gives a valid [L, oo]
+    assert e.lo >= 4096 and e.hi == mpmath.inf
+    assert ta.evaluate(G(0), 1).mid == 0 and ta.delta(G(2), float("inf")).mid == 0

@@ -114,13 +114,22 @@ def _search_epsilon(f: TradeOff, target, dps: int):
     is certain (``hi <= target``). Regula falsi (Illinois) on log delta, with bisection as the
     safeguard; returns (L, U, all_points) where all_points says every delta was a closed form.
     """
+    L, U = mp.zero, None
+
+    def enclose(e):  # a time limit inside delta reports the eps bracket, not delta's enclosure
+        try:
+            return _enclose_delta(f, e)
+        except budget.TimeLimitExceeded as exc:
+            raise budget.TimeLimitExceeded(exc.what, exc.seconds,
+                                           (L, mp.inf if U is None else U)) from None
+
     points = True
-    lo0, hi0 = _enclose_delta(f, mp.zero)
+    lo0, hi0 = enclose(mp.zero)
     points &= lo0 == hi0
     if hi0 <= target:
         return mp.zero, mp.zero, points
     try:
-        inf_lo, _ = _enclose_delta(f, mp.inf)
+        inf_lo, _ = enclose(mp.inf)
     except NoClosedForm:
         inf_lo = mp.zero
     if target < inf_lo:
@@ -129,7 +138,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
     e = mp.one
     while e <= EPS_SEARCH_CAP:
         budget.check((L, mp.inf))
-        lo, hi = _enclose_delta(f, e)
+        lo, hi = enclose(e)
         points &= lo == hi
         if hi <= target:
             U, gU = e, _log_gap(hi, target)
@@ -154,7 +163,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
                 m = (L + U) / 2
         else:
             m = (L + U) / 2
-        lo, hi = _enclose_delta(f, m)
+        lo, hi = enclose(m)
         points &= lo == hi
         if hi <= target:
             U, gU = m, _log_gap(hi, target)

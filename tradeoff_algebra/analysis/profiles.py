@@ -30,12 +30,20 @@ from __future__ import annotations
 from functools import singledispatch
 from typing import Any
 
+from ..core.errors import NumericalError
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
 from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.context import mp
-from ..numeric.normal import log_ncdf, ncdf
+from ..numeric.normal import (
+    NCDF_ASYMPTOTIC,
+    NCDF_MAX,
+    log_ncdf,
+    ncdf,
+    ncdf_enclosure,
+    ncdf_tail_bound,
+)
 from ..numeric.protocol import mp_delta, num
 
 __all__ = ["mp_epsilon", "gaussian_delta"]
@@ -75,7 +83,7 @@ def gaussian_delta(mu, eps):
                 lost = prec
         prec = target + lost + 40
     else:  # pragma: no cover - the loop converges in two passes
-        raise ArithmeticError(f"delta of G({mu}) at eps={eps} did not converge")
+        raise NumericalError(f"delta of G({mu}) at eps={eps} did not converge")
     return +d
 
 
@@ -84,6 +92,12 @@ def _(f, eps):
     mu = num(f.mu, "mu")
     if mu == 0 or eps == mp.inf:
         return mp.zero, mp.zero
+    a, b = -eps / mu + mu / 2, -eps / mu - mu / 2
+    if a < -NCDF_ASYMPTOTIC:  # 0 <= delta <= Phi(a), astronomically small: bounded, not computed
+        return mp.zero, ncdf_enclosure(a)[1]
+    if b < -NCDF_MAX:  # Phi(a) - e^eps Phi(b) with e^eps Phi(b) <= e^eps 2^-k, beyond all digits
+        pa = ncdf(a)
+        return max(pa - mp.exp(eps) * ncdf_tail_bound(b), mp.zero), pa
     v = gaussian_delta(mu, eps)
     return v, v
 
@@ -122,8 +136,10 @@ def _(f, eps):
     e0, d0 = num(f.eps, "eps"), num(f.delta, "delta")
     if eps >= e0:
         return d0, d0
-    E, E0 = mp.exp(eps), mp.exp(e0)
-    v = (E * mp.expm1(e0 - eps) + d0 * (1 + E)) / (1 + E0)
+    # (e^eps expm1(e0 - eps) + d0 (1 + e^eps)) / (1 + e^e0), divided through by e^e0 so that a
+    # large e0 neither overflows nor cancels
+    w = mp.exp(-e0)
+    v = (-mp.expm1(eps - e0) + d0 * (w + mp.exp(eps - e0))) / (1 + w)
     return v, v
 
 

@@ -20,7 +20,7 @@ from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.validate import param
 from ..numeric.context import mp
-from ..numeric.normal import ncdf, ncdf_inv, ncdf_inv_upper
+from ..numeric.normal import ncdf, ncdf_enclosure, ncdf_inv, ncdf_inv_upper
 from ..numeric.protocol import mp_roc, mp_value, np_value, num
 
 __all__ = ["Gaussian", "G"]
@@ -69,14 +69,12 @@ def _quantile_upper(a, ac):
 
 @mp_value.register(Gaussian)
 def _(f, a, ac):
-    v = ncdf(_quantile_upper(a, ac) - num(f.mu, "mu"))
-    return v, v
+    return ncdf_enclosure(_quantile_upper(a, ac) - num(f.mu, "mu"))
 
 
 @mp_roc.register(Gaussian)
 def _(f, a, ac):
-    v = ncdf(num(f.mu, "mu") - _quantile_upper(a, ac))
-    return v, v
+    return ncdf_enclosure(num(f.mu, "mu") - _quantile_upper(a, ac))
 
 
 @np_value.register(Gaussian)

@@ -13,13 +13,64 @@ from __future__ import annotations
 
 from .context import mp
 
-__all__ = ["ncdf", "ncdf_inv", "ncdf_inv_upper", "log_ncdf"]
+__all__ = ["ncdf", "ncdf_enclosure", "ncdf_inv", "ncdf_inv_upper", "log_ncdf"]
+
+
+#: Beyond this |x|, Phi(x) is taken from its asymptotic series (mpmath's erfc overflows a float
+#: near |x| = 1e300); beyond :data:`NCDF_MAX`, Phi(-|x|) < 2^(-|x|) < 10^(-10^299) is only
+#: bounded (:func:`ncdf_enclosure`), not computed to digits.
+NCDF_ASYMPTOTIC = mp.mpf(10) ** 100
+NCDF_MAX = mp.mpf(10) ** 300
 
 
 def ncdf(x):
     """Phi(x) at the current mpmath precision, full relative accuracy in both tails."""
     x = mp.mpf(x)
-    return mp.erfc(-x / mp.sqrt(2)) / 2
+    if abs(x) <= NCDF_ASYMPTOTIC:
+        return mp.erfc(-x / mp.sqrt(2)) / 2
+    if mp.isinf(x):
+        return mp.one if x > 0 else mp.zero
+    if x > 0:  # 1 - Phi(x) < 2^-(x^2/2) is far below the working precision
+        return mp.one
+    if x < -NCDF_MAX:
+        from ..core.errors import NumericalError
+
+        raise NumericalError(f"Phi({mp.nstr(x, 5)}) is below 10^(-10^299) and is not computed "
+                             "to digits; the parameters are beyond every practical range "
+                             "(reduce mu, eps or the number of compositions)")
+    return _ncdf_asymptotic(x)
+
+
+def ncdf_enclosure(x):
+    """(lo, hi) containing Phi(x): the point value, or for x < -NCDF_MAX the bound [0, 2^-k]
+    with k = min(2^(mag(x) - 1), 2^60) <= |x| (Phi(x) <= e^{-x^2/2} <= 2^{-|x|} for |x| >= 2;
+    the cap keeps the bound printable)."""
+    x = mp.mpf(x)
+    if x < -NCDF_MAX and mp.isfinite(x):
+        return mp.zero, ncdf_tail_bound(x)
+    v = ncdf(x)
+    return v, v
+
+
+def ncdf_tail_bound(x):
+    """An upper bound 2^-k of Phi(x) for x < -NCDF_MAX (see :func:`ncdf_enclosure`)."""
+    return mp.ldexp(1, -min(2 ** (mp.mag(x) - 1), 2**60))
+
+
+def _ncdf_asymptotic(x):
+    """Phi(x) for x < -1e100: phi(x)/|x| sum_k (-1)^k (2k - 1)!!/x^{2k} (Abramowitz & Stegun
+    26.2.12); the series is alternating with decreasing terms here, so stopping below 2^-prec
+    relative is within the working precision."""
+    with mp.workprec(mp.prec + 20):
+        z = 1 / (x * x)
+        term, total, k = mp.one, mp.one, 1
+        tol = mp.ldexp(1, -mp.prec)
+        while abs(term) > tol:
+            term *= -(2 * k - 1) * z
+            total += term
+            k += 1
+        v = mp.exp(-x * x / 2) / (-x * mp.sqrt(2 * mp.pi)) * total
+    return +v
 
 
 def log_ncdf(x):
