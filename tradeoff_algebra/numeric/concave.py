@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import budget
 from .context import mp
 
 __all__ = ["max_concave"]
@@ -64,13 +65,16 @@ def _upper(a, c, d, b, pa, pc, pd, pb):
 
 
 def max_concave(psi: Callable[[object], tuple], a, b, *, abs_tol=None,
-                max_iter: int | None = None) -> tuple:
+                max_iter: int | None = None,
+                best_of: Callable[[object, object], tuple] | None = None) -> tuple:
     """Enclosure ``(lo, hi, (a', b'))`` of ``max_{t in [a, b]} psi(t)`` for concave ``psi``.
 
     ``psi(t)`` returns an enclosure ``(lo, hi)`` of the value at ``t``. The search stops when the
     enclosure is narrower than ``abs_tol`` (default: working precision less 20 bits, relative to
     the size of the values), when the bracket ``[a', b']`` of the maximiser can no longer be
     shrunk with certainty, or after ``max_iter`` steps; the enclosure is valid in every case.
+    The loop runs under the time limit (numeric.budget), reporting the current enclosure of the
+    maximum as its best, or ``best_of(lo, hi)`` when given (the caller's quantity).
     """
     a, b = mp.mpf(a), mp.mpf(b)
     invphi = (mp.sqrt(5) - 1) / 2
@@ -85,6 +89,8 @@ def max_concave(psi: Callable[[object], tuple], a, b, *, abs_tol=None,
     for _ in range(max_iter):
         if hi - best <= tol or not (a < c < d < b):
             break
+        encl = (best, max(hi, best))
+        budget.check(best_of(*encl) if best_of is not None else encl)
         if pd[0] >= pc[1]:      # psi(d) >= psi(c): the maximum lies in [c, b]
             a, pa, c, pc = c, pc, d, pd
             d = a + invphi * (b - a)

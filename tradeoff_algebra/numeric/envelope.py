@@ -65,7 +65,8 @@ from ..core.errors import NoClosedForm, NumericalError
 from .context import MPF, mp
 from .roots import level, level_c
 
-__all__ = ["pl_knots", "pl_inverse", "pl_min", "pl_max", "lower_hull", "pl_eval",
+__all__ = ["pl_knots", "pl_knots_cached", "pl_mp_delta", "pl_mp_conjugate", "pl_finite_loss",
+           "pl_inverse", "pl_min", "pl_max", "lower_hull", "pl_eval",
            "pl_symmetric_hull", "pl_hull_knots", "pl_exact", "pl_mp_value", "pl_hull_mp",
            "pl_np", "pl_hull_np", "pl_hull_exact", "concave_sup", "hull_mp", "hull_np"]
 
@@ -185,10 +186,24 @@ def _clean(knots) -> Knots | None:
             return None
         a = sp.Rational(a) if isinstance(a, sp.Float) else a
         v = sp.Rational(v) if isinstance(v, sp.Float) else v
-        if out and sp.simplify(a - out[-1][0]) == 0:
+        if out and _same(a, out[-1][0]):
             continue
         out.append((a, v))
     return tuple(out)
+
+
+def _same(a: sp.Expr, b: sp.Expr) -> bool:
+    """a == b exactly for real SymPy numbers (cheap numeric test first; equal values are then
+    proved equal as rational functions of their atoms, or by ``simplify``)."""
+    if isinstance(a, sp.Rational) and isinstance(b, sp.Rational):
+        return a == b
+    if a == b:
+        return True
+    with mp.workdps(50):
+        d = mp.mpf(sp.N(a - b, 50))
+        if abs(d) > mp.mpf(10) ** -40:
+            return False
+    return _identically_zero(a - b) or sp.simplify(a - b) == 0
 
 
 def _register() -> bool:
@@ -201,7 +216,7 @@ def _register() -> bool:
     from ..families.epsdelta import EpsDelta
     from ..families.piecewise import PiecewiseLinear
     from ..families.trivial import IdTradeOff, ZeroTradeOff
-    from ..operators.maxgroup import Max
+    from ..operators.maxgroup import Group, Max
     from ..operators.subsample import Mix, Subsample
     from ..operators.unary import Inverse, SymmetricHull, Symmetrize
 
@@ -271,7 +286,43 @@ def _register() -> bool:
     def _(f):
         return pl_knots(SymmetricHull(Mix(f.arg, f.p)))
 
+    @pl_knots.register(Group)
+    def _(f):
+        """1 - (1 - g)^{o k} (Dong, Roth & Su, Thm. 3) for piecewise-linear g with rational
+        knots and k <= GROUP_KNOTS_MAX_K: composing piecewise-linear maps (exact)."""
+        if not (f.k.is_Integer and int(f.k) <= GROUP_KNOTS_MAX_K):
+            return None
+        k = pl_knots(f.arg)
+        if k is None or not _rational(k):
+            return None
+        return _clean(_pl_group(_as_exact(k), int(f.k)))
+
     return True
+
+
+#: Largest group size whose knots are built by composition (their number grows with k).
+GROUP_KNOTS_MAX_K = 64
+
+
+def _pl_group(knots: Knots, k: int) -> Knots:
+    """Knots of 1 - h^{o k}, h = 1 - g, for the knots of g (exact Fractions).
+
+    h is non-decreasing and piecewise linear, so h o u for piecewise-linear non-decreasing u is
+    piecewise linear with knots at the knots of u and at the points where u crosses a knot
+    abscissa of h (u strictly increasing there, as h < 1 there)."""
+    h = tuple((x, 1 - y) for x, y in knots)
+    hx = [x for x, _ in h]
+    u = h
+    for _ in range(k - 1):
+        xs = set(x for x, _ in u)
+        for (x0, v0), (x1, v1) in zip(u, u[1:], strict=False):
+            for X in hx:
+                if v0 < X < v1:
+                    xs.add(x0 + (X - v0) * (x1 - x0) / (v1 - v0))
+        u = tuple((x, pl_eval(h, pl_eval(u, x))) for x in sorted(xs))
+        if len(u) > 4096:
+            raise NoClosedForm("group of a piecewise-linear function: too many knots")
+    return lower_hull([(x, 1 - v) for x, v in u])
 
 
 class _Exact:
@@ -326,7 +377,10 @@ class _Exact:
             d = self.num() - o.num()
             if abs(d) > mp.mpf(10) ** -60:
                 return 1 if d > 0 else -1
-        z = sp.cancel(self.e - o.e)  # rational in the transcendental generators: often 0 here
+        diff = self.e - o.e
+        if _identically_zero(diff):
+            return 0
+        z = sp.cancel(diff)  # rational in the transcendental generators: often 0 here
         if z == 0 or sp.simplify(z) == 0:
             return 0
         v = sp.N(z, 200)
@@ -351,6 +405,32 @@ class _Exact:
 
     def __hash__(self):
         return hash(mp.nstr(self.num(), 40))
+
+
+def _identically_zero(z: sp.Expr) -> bool:
+    """Is z, as a rational function of its non-rational atoms (exp(1), exp(2), sqrt(2), ...)
+    taken as independent indeterminates, identically zero? Then z = 0 (substituting the true
+    values keeps it 0). Decided by exact rational evaluation at three random points (a nonzero
+    rational function of degree d vanishes at a random point of a 2^64-wide grid with
+    probability at most d / 2^64); ``False`` means "not shown" (the atoms may be dependent,
+    e.g. exp(2) = exp(1)^2), and the caller then decides by symbolic cancellation. This replaces
+    ``sp.cancel`` of large knot expressions (seconds) in the common case of collinear knots."""
+    import random
+
+    atoms = list(z.atoms(sp.Function, sp.NumberSymbol))
+    atoms += [a for a in z.atoms(sp.Pow) if a.base.is_Rational and not a.exp.is_Integer]
+    if not atoms:
+        return z == 0
+    rng = random.Random(hash(z) & 0xFFFFFFFF)
+    for _ in range(3):
+        sub = {a: sp.Rational(rng.getrandbits(64) + 2, rng.getrandbits(32) + 1) for a in atoms}
+        try:
+            v = z.xreplace(sub)
+        except (ZeroDivisionError, TypeError):  # pragma: no cover - defensive
+            return False
+        if not v.is_Rational or v != 0:
+            return False
+    return True
 
 
 def _as_exact(knots) -> Knots:
@@ -484,6 +564,182 @@ def pl_np(knots: Knots, x: np.ndarray) -> np.ndarray:
     xs = np.array([float(k[0]) for k in knots])
     ys = np.array([float(k[1]) for k in knots])
     return np.interp(x, xs, ys)
+
+
+# ================================================================================================
+# Piecewise-linear operands: privacy profile, convex conjugate, finite pair (exact routes)
+# ================================================================================================
+_KNOTS: dict = {}
+
+
+def pl_knots_cached(f) -> Knots | None:
+    """:func:`pl_knots` of ``f``, cached per node (the knots of an operator node are built with
+    exact SymPy arithmetic, which is too slow to repeat at every evaluation); ``None`` also
+    when the exact comparisons cannot be decided."""
+    try:
+        return _KNOTS[f]
+    except KeyError:
+        pass
+    except TypeError:  # pragma: no cover - unhashable node
+        return pl_knots(f)
+    try:
+        k = pl_knots(f)
+    except NoClosedForm:
+        k = None
+    if len(_KNOTS) > 512:
+        _KNOTS.clear()
+    _KNOTS[f] = k
+    return k
+
+
+def _simple(x: sp.Expr) -> sp.Expr:
+    """An exact number as it is, rationals evaluated (no simplification: cancelling large
+    knot expressions costs seconds, and nothing here needs a canonical form)."""
+    return x
+
+
+@lru_cache(maxsize=256)
+def _pl_profile_data(knots: Knots) -> tuple:
+    """``(1 - f(0), ((drop, ratio), ...))`` of the piecewise-linear f through ``knots``: the
+    segments with a positive drop, with their likelihood ratio (minus the slope), exact."""
+    segs = []
+    for (x0, y0), (x1, y1) in zip(knots, knots[1:], strict=False):
+        d, w = _simple(y0 - y1), _simple(x1 - x0)
+        if d == 0:
+            continue
+        segs.append((d, _simple(d / w)))
+    return _simple(1 - knots[0][1]), tuple(segs)
+
+
+_PROFILE_NUMBERS: dict = {}
+
+
+def _pl_profile_numbers(knots: Knots, wp: int) -> tuple:
+    """``(1 - f(0), ((drop, log ratio), ...))`` of :func:`_pl_profile_data` as mpf at ``wp``
+    bits (each within a unit of its last place; cached)."""
+    from .protocol import num
+
+    key = (knots, wp)
+    r = _PROFILE_NUMBERS.get(key)
+    if r is None:
+        c_s, segs = _pl_profile_data(knots)
+        with mp.workprec(wp):
+            c = num(c_s, "1 - f(0)") if c_s != 0 else mp.zero
+            nums = tuple((num(d, "drop"), mp.log(num(r_, "likelihood ratio")))
+                         for d, r_ in segs)
+        # cached as raw values: an mpf belongs to the context (thread) that made it
+        r = (c._mpf_, tuple((d._mpf_, lr._mpf_) for d, lr in nums))
+        if len(_PROFILE_NUMBERS) > 256:
+            _PROFILE_NUMBERS.clear()
+        _PROFILE_NUMBERS[key] = r
+    mk = mp.make_mpf
+    return mk(r[0]), tuple((mk(d), mk(lr)) for d, lr in r[1])
+
+
+def _log_ratio_sign(r: sp.Expr, eps) -> int | None:
+    """The sign of ``log r - eps``, i.e. of ``r - e^eps``, decided exactly (``eps`` an mpf, a
+    dyadic rational): 0 when the two are equal as rational functions of their atoms (e.g.
+    r = (1 - 1/(1 + E)) (1 + E) and eps = 1), else the sign of a value at twice the working
+    digits when it is clear of them, else None."""
+    from mpmath.libmp import to_rational
+
+    E = sp.exp(sp.Rational(*to_rational(eps._mpf_)))
+    z = r - E
+    if z == 0 or _identically_zero(z):
+        return 0
+    digits = 2 * mp.dps + 30
+    v = sp.N(z, digits)
+    if v == 0 or abs(v) < sp.Float(10) ** (-(digits - 10)) * (1 + abs(E)):
+        return None
+    return 1 if v > 0 else -1
+
+
+def pl_mp_delta(knots: Knots, eps):
+    """Enclosure ``(lo, hi)`` of the privacy profile delta(eps) = 1 + f^*(-e^eps) of the
+    piecewise-linear f through the exact ``knots`` (Dong, Roth & Su, Prop. 6).
+
+    The infimum of ``e^eps x + f(x)`` is attained at a knot, so delta(eps) = 1 - f(0) plus, over
+    the segments whose likelihood ratio r (minus the slope) exceeds e^eps, ``d (1 - e^eps / r)
+    = -d expm1(eps - log r)`` with d the segment's drop: a sum of non-negative terms, no
+    cancellation. The comparison of ``log r`` with eps is decided exactly where the two are
+    within rounding (:func:`_log_ratio_sign`), so delta is exactly 0 beyond the largest
+    log-ratio when f(0) = 1 (and an undecidable tie only widens the enclosure). The working
+    precision is raised until the error bound is below the target (then ``lo = hi``), at most
+    four-fold; beyond, the enclosure is returned. ``eps = mp.inf`` gives 1 - f(0).
+    """
+    knots = tuple(knots)
+    c_s, segs = _pl_profile_data(knots)
+    p = mp.prec
+    extra = 24
+    while True:
+        wp = p + extra
+        c, nums = _pl_profile_numbers(knots, wp)
+        with mp.workprec(wp):
+            u = mp.ldexp(1, -(wp - 6))
+            total, err, amb = c, abs(c) * u, mp.zero
+            if eps != mp.inf:
+                for (_, r_s), (d, lr) in zip(segs, nums, strict=True):
+                    el = u * (abs(lr) + abs(eps) + 2)
+                    x = eps - lr
+                    if x >= el:
+                        continue  # r < e^eps: the segment does not count
+                    if x > -el:
+                        sgn = _log_ratio_sign(r_s, eps)
+                        if sgn is None:
+                            amb += d * -mp.expm1(-2 * el)
+                            continue
+                        if sgn <= 0:  # log r <= eps: the term is 0 (exactly at a tie)
+                            continue
+                    t = -d * mp.expm1(x)
+                    total += t
+                    # rounding of d, expm1, the sum; the error el of x (|d/dx| = d e^x <= d)
+                    err += 4 * u * t + d * mp.exp(x) * el * 2
+            if amb == 0 and (err == 0 or err <= mp.ldexp(abs(total), -(p + 2))):
+                v = +total
+                with mp.workprec(p):
+                    v = +v
+                return v, v
+            if extra >= 3 * p + 64:
+                return max(total - err, mp.zero), total + err + amb
+        extra = 2 * extra
+
+
+def pl_mp_conjugate(knots: Knots, y):
+    """Enclosure of the convex conjugate f^*(y) = max_k {y x_k - f(x_k)} for y < 0 (the
+    supremum of a concave piecewise-linear function is attained at a knot; Dong, Roth & Su,
+    Eq. (7)), each candidate with its rounding error."""
+    from .protocol import num
+
+    with mp.workprec(mp.prec + 20):
+        u = mp.ldexp(1, -(mp.prec - 6))
+        lo = hi = None
+        for x_s, v_s in knots:
+            x, v = num(x_s, "knot"), num(v_s, "knot")
+            c = y * x - v
+            e = (abs(y * x) + abs(v)) * u
+            lo = c - e if lo is None else max(lo, c - e)
+            hi = c + e if hi is None else max(hi, c + e)
+    return +lo, +hi
+
+
+@lru_cache(maxsize=256)
+def _pl_finite(knots: Knots):
+    from .finite import FiniteLoss
+
+    P = [sp.S.Zero] + [_simple(b[0] - a[0]) for a, b in zip(knots, knots[1:], strict=False)]
+    Q = [_simple(1 - knots[0][1])] + [_simple(a[1] - b[1])
+                                      for a, b in zip(knots, knots[1:], strict=False)]
+    return FiniteLoss.pair(P, Q)
+
+
+def pl_finite_loss(f):
+    """The exact finite loss (numeric.finite.FiniteLoss) of a node whose graph is piecewise
+    linear with known rational knots: each linear piece is an outcome with P-mass its width and
+    Q-mass its drop, and ``1 - f(0)`` the Q-mass of an outcome with P = 0 (Dong, Roth & Su,
+    Def. 2 and Appendix A); ``None`` for other nodes. (Irrational knots are left to the other
+    routes: products of their symbolic ratios would make powers of such factors slow.)"""
+    k = pl_knots_cached(f)
+    return None if k is None or not _rational(k) else _pl_finite(tuple(k))
 
 
 # ================================================================================================

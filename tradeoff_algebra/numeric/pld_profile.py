@@ -347,7 +347,16 @@ def _geometry(eps: np.ndarray, lo: np.ndarray, hi: np.ndarray, ex: np.ndarray,
         lam = eps[0] + math.log(s)
         one_m = -math.expm1(lam)
         w1 = one_m - g * (1 + abs(one_m)) - 1e-300
-        wv.append((lam, min(w1, tent(0, lam))))
+        wval = min(w1, tent(0, lam))
+        if 1.0 - wval <= math.exp(lam):
+            wv.append((lam, wval))
+        else:
+            # The crossing of 1 - x with T_0 lies within the margins of x = 0 (T_0's left arm
+            # runs along D from about (0, 1), e.g. D linear on [0, x_0]): the segment from
+            # (0, 1) to the valley would be steeper than -1 (P-mass above 1) by the margins
+            # alone. Start W on T_0 itself instead: (0, T_0(0)), a lower bound of D(0+) = 1
+            # missing only the mass of the crossing's tiny x.
+            wv[0] = (-math.inf, min(1.0, tent(0, -math.inf)))
     for j in range(K + 1):
         wv.append((float(eps[j]), float(l[j])))
         if j < K:

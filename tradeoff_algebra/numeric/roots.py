@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import budget
 from .context import mp
 
 __all__ = ["Level", "level", "level_c", "bracket_level", "widen", "t_bounds", "c_bounds", "HALF"]
@@ -98,7 +99,8 @@ def _narrow(L: Level, H: Level, rel) -> bool:
 
 def bracket_level(probe: Callable[[Level], tuple], *,
                   lo: Level | None = None, hi: Level | None = None,
-                  rel_bits: int | None = None, max_iter: int | None = None
+                  rel_bits: int | None = None, max_iter: int | None = None,
+                  best: Callable[[Level, Level], tuple] | None = None
                   ) -> tuple[Level, Level]:
     """Bracket ``[L, H]`` of the transition of a monotone predicate on [lo, hi] (default [0, 1]).
 
@@ -107,6 +109,10 @@ def bracket_level(probe: Callable[[Level], tuple], *,
     transition (or equal to ``hi``). The bracket is narrowed to relative width
     ``2**-rel_bits`` in the coordinate of the nearer end (default: working precision less 30
     bits) unless the operands' enclosures stop it earlier; it is valid in every case.
+
+    The loop runs under the time limit (numeric.budget), reporting the bracket of t as its best
+    enclosure, or ``best(L, H)`` when given (the caller's quantity, e.g. the power of an
+    inverse).
     """
     L = lo if lo is not None else (mp.zero, mp.one)
     H = hi if hi is not None else (mp.one, mp.zero)
@@ -118,6 +124,7 @@ def bracket_level(probe: Callable[[Level], tuple], *,
     widths: list = []       # bracket widths before each step (safeguard)
     flat = False            # the last step met a flat stretch: bisect next
     for _ in range(max_iter):
+        budget.check(best(L, H) if best is not None else (L[0], H[0]))
         if _exhausted(L, H):
             break
         if amb_lo is None:
@@ -155,14 +162,12 @@ def bracket_level(probe: Callable[[Level], tuple], *,
             flat = e is not None and (e == eL or e == eH)
             if k > 0:
                 if moved_L is True and eH is not None and eL is not None and e is not None:
-                    f = 1 - e / eL  # Anderson-Bjorck scaling of the retained end
-                    eH = eH * (f if f > 0 else mp.mpf(0.5))
+                    eH = eH * _ab_factor(e, eL)  # Anderson-Bjorck scaling of the retained end
                 L, eL = m, e
                 moved_L = True
             elif k < 0:
                 if moved_L is False and eL is not None and eH is not None and e is not None:
-                    f = 1 - e / eH
-                    eL = eL * (f if f > 0 else mp.mpf(0.5))
+                    eL = eL * _ab_factor(e, eH)
                 H, eH = m, e
                 moved_L = False
             else:
@@ -199,6 +204,16 @@ def bracket_level(probe: Callable[[Level], tuple], *,
                 elif done_lo:
                     break
     return L, H
+
+
+def _ab_factor(e, e_old):
+    """The Anderson-Bjorck factor ``1 - e / e_old`` for the retained end's estimate, or 1/2
+    (the Illinois factor) when it is not positive or ``e_old`` is 0 (a flat stretch where the
+    estimate vanishes exactly, e.g. f(t) = 0 = alpha beyond the support of an inverse)."""
+    if e_old == 0:
+        return mp.mpf(0.5)
+    f = 1 - e / e_old
+    return f if f > 0 else mp.mpf(0.5)
 
 
 def _exhausted(L: Level, H: Level) -> bool:

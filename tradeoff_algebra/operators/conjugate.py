@@ -45,14 +45,17 @@ class Conjugate(TradeOffExpr):
 # for every real y. Families register closed forms with numeric.protocol.mp_conjugate (G_mu by
 # the optimality condition f'(alpha) = y, Laplace, f_{eps,delta}, Id, Zero in their modules).
 # Every other trade-off expression goes through the generic route: for y >= 0 the supremum is
-# y (alpha = 1, f(1) = 0); for y < 0 the concave y alpha - f(alpha) is maximised with a certified
-# golden-section bracket and chord bounds (numeric.concave.max_concave), an enclosure.
+# y (alpha = 1, f(1) = 0); for a piecewise-linear f with known knots (numeric.envelope.pl_knots)
+# it is the largest y x_k - f(x_k) over the knots; otherwise, for y < 0, the concave
+# y alpha - f(alpha) is maximised with a certified golden-section bracket and chord bounds
+# (numeric.concave.max_concave), an enclosure.
 
 from ..core.node import TradeOff  # noqa: E402
 
 
 def _register_conjugate_numerics() -> None:
     from ..numeric.concave import max_concave
+    from ..numeric.envelope import pl_knots_cached, pl_mp_conjugate
     from ..numeric.protocol import mp_conjugate, mp_value
     from ..numeric.roots import level
 
@@ -60,14 +63,21 @@ def _register_conjugate_numerics() -> None:
     def _(f, y):
         if y >= 0:
             return y, y
+        k = pl_knots_cached(f)
+        if k is not None:  # piecewise linear: the supremum sits at a knot
+            return pl_mp_conjugate(k, y)
 
         def psi(t):
             lo, hi = mp_value(f, *level(t))
             return y * t - hi, y * t - lo
 
-        lo, hi, _ = max_concave(psi, mp.zero, mp.one)
         eps = mp.ldexp(1, -(mp.prec - 8))  # cover the rounding of y * t
-        return lo - eps * (1 + abs(y)), hi + eps * (1 + abs(y))
+
+        def widened(lo, hi):
+            return lo - eps * (1 + abs(y)), hi + eps * (1 + abs(y))
+
+        lo, hi, _ = max_concave(psi, mp.zero, mp.one, best_of=widened)
+        return widened(lo, hi)
 
 
 _register_conjugate_numerics()

@@ -138,30 +138,87 @@ def max_epsdelta_dominated(f: Max):
     return Max(*[g for g in f.args if g not in dropped])
 
 
+# -- sound shortcuts for evaluation: registered "eq" rules ----------------------------------------
+def closed_by_rules(f: TradeOff) -> TradeOff | None:
+    """A node equal to ``f`` by one of its class's registered identities (``relation="eq"``,
+    each checked by the soundness meta-test) that is no longer of ``f``'s class, or ``None``.
+    Used by the numeric routes of Group and Subsample (G_mu's group, C_p(f_{eps,delta}), ...)."""
+    from ..core.errors import TradeOffError
+    from ..core.rules import rules_for
+
+    for r in rules_for(f):
+        try:
+            g = r(f)
+        except TradeOffError:  # pragma: no cover - a rule that cannot decide
+            continue
+        if g is not None and not isinstance(g, type(f)):
+            return g
+    return None
+
+
 # -- numerics: the pointwise maximum of the arguments' values -------------------------------------
+# Zero is neutral and Id absorbing (rules max_drop_zero and max_id): only the other arguments are
+# evaluated. Every trade-off function lies in [0, 1 - alpha] (Prop. 1), so the enclosure is
+# intersected with that range (this also absorbs an argument's rounding just past 1 - alpha).
+def _max_args(f: Max) -> tuple:
+    if Id in f.args:
+        return (Id,)
+    rest = tuple(g for g in f.args if g != Zero)
+    return rest or (Zero,)
+
+
 def _register_max_numerics() -> None:
     import numpy as np
 
-    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+    from ..numeric.context import mp
+    from ..numeric.envelope import pl_finite_loss, pl_knots_cached, pl_mp_delta
+    from ..numeric.finite import finite_loss
+    from ..numeric.protocol import (
+        exact_value,
+        mp_conjugate,
+        mp_delta,
+        mp_roc,
+        mp_value,
+        np_value,
+    )
 
     @mp_value.register(Max)
     def _(f, a, ac):
-        encl = [mp_value(g, a, ac) for g in f.args]
-        return max(lo for lo, _ in encl), max(hi for _, hi in encl)
+        encl = [mp_value(g, a, ac) for g in _max_args(f)]
+        lo, hi = max(lo for lo, _ in encl), max(hi for _, hi in encl)
+        return min(max(lo, mp.zero), ac), min(max(hi, mp.zero), ac)
 
     @mp_roc.register(Max)
     def _(f, a, ac):
-        encl = [mp_roc(g, a, ac) for g in f.args]
-        return min(lo for lo, _ in encl), min(hi for _, hi in encl)
+        encl = [mp_roc(g, a, ac) for g in _max_args(f)]
+        lo, hi = min(lo for lo, _ in encl), min(hi for _, hi in encl)
+        return max(min(lo, mp.one), a), max(min(hi, mp.one), a)
 
     @exact_value.register(Max)
     def _(f, A, Ac):
-        vals = [exact_value(g, A, Ac) for g in f.args]
+        vals = [exact_value(g, A, Ac) for g in _max_args(f)]
         return None if any(v is None for v in vals) else max(vals)
 
     @np_value.register(Max)
     def _(f, x):
-        return np.maximum.reduce([np.asarray(np_value(g, x), dtype=float) for g in f.args])
+        return np.maximum.reduce([np.asarray(np_value(g, x), dtype=float)
+                                  for g in _max_args(f)])
+
+    @mp_delta.register(Max)
+    def _(f, eps):
+        """delta of a maximum: of the one argument left after dropping Zero; exact from the
+        knots when piecewise linear (delta is exactly 0 beyond the largest log-slope when
+        f(0) = 1); else 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6)."""
+        args = _max_args(f)
+        if len(args) == 1:
+            return mp_delta(args[0], eps)
+        k = pl_knots_cached(f)
+        if k is not None:
+            return pl_mp_delta(k, eps)
+        lo, hi = mp_conjugate(f, -mp.exp(eps))
+        return 1 + lo, 1 + hi
+
+    finite_loss.register(Max)(pl_finite_loss)
 
 
 _register_max_numerics()
@@ -170,11 +227,27 @@ _register_max_numerics()
 # ================================================================================================
 # NUMERIC EVALUATION of Group: 1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3)
 # ================================================================================================
-# With g = 1 - f (non-decreasing), the k-fold composition is iterated on levels (x, 1 - x):
-# g(x) is the operand's power mp_roc and 1 - g(x) = f(x) its value mp_value, so both the level
-# and its complement keep full relative accuracy and no 1 - (1 - ...) cancellation occurs. The
-# operand's enclosures propagate monotonically: g(x) for x in [X_lo, X_hi] lies in
+# Closed forms first (``group_target``): the registered identities (G_mu: G_{k mu}, Thm. 3),
+# nested groups (g^{o j} composed k times is g^{o jk}), Id and Zero (g = identity, g = 1), and
+# the Laplace family: 1 - L_mu(alpha) = S(S^{-1}(alpha) - mu) with S the survival function of
+# Lap(0, 1) (the likelihood ratio of Lap(mu, 1) to Lap(0, 1) is non-decreasing in x, so the
+# Neyman-Pearson tests are thresholds), hence the k-fold composition is S(S^{-1}(alpha) - k mu)
+# and Group(L_mu, k) = L_{k mu}, as for G_mu.
+#
+# Otherwise, with g = 1 - f (non-decreasing), the k-fold composition is iterated on levels
+# (x, 1 - x): g(x) is the operand's power mp_roc and 1 - g(x) = f(x) its value mp_value, so both
+# the level and its complement keep full relative accuracy and no 1 - (1 - ...) cancellation
+# occurs. The operand's enclosures propagate monotonically: g(x) for x in [X_lo, X_hi] lies in
 # [g_lo(X_lo), g_hi(X_hi)] and f(x) in [f_lo(X_hi), f_hi(X_lo)]. Point operands give a point.
+# The iteration stops early at a fixed level (g(x) = x, e.g. x = 1); it runs under the time
+# limit (numeric.budget: the values fall with every step, so [0, the current value] encloses
+# the result), and a size k beyond GROUP_MAX_STEPS without a closed form is refused unless
+# the iteration settles within GROUP_PROBE_STEPS steps.
+
+#: Largest group size iterated step by step when no closed form applies.
+GROUP_MAX_STEPS = 10**6
+#: Steps tried for a larger group size: enough when the iteration reaches a fixed level.
+GROUP_PROBE_STEPS = 200
 
 
 def _group_k(f: Group) -> int:
@@ -186,8 +259,48 @@ def _group_k(f: Group) -> int:
     return int(k)
 
 
-def _group_eval(f: Group, a, ac):
-    """((x_lo, x_hi), (v_lo, v_hi)): enclosures of g^k(alpha) and of 1 - g^k(alpha)."""
+_GROUP_TARGETS: dict = {}
+
+
+def group_target(f: Group) -> TradeOff | None:
+    """A node equal to ``f`` without the group operator (or with nested groups merged), by the
+    identities listed above, or ``None``."""
+    if f in _GROUP_TARGETS:
+        return _GROUP_TARGETS[f]
+    from ..families.laplace import Laplace
+
+    g, k = f.arg, f.k
+    while isinstance(g, Group):
+        g, k = g.arg, k * g.k
+    node = f if g is f.arg else Group(g, k)
+    out = closed_by_rules(node)
+    if out is None:
+        if k == 1 or g == Id or g == Zero:  # 1 - (1 - g)^{o 1} = g; g = 1 - x, 1 fixed
+            out = g
+        elif isinstance(g, Laplace):
+            out = Laplace(k * g.mu)
+        elif node is not f:
+            out = node
+    if len(_GROUP_TARGETS) > 512:
+        _GROUP_TARGETS.clear()
+    _GROUP_TARGETS[f] = out
+    return out
+
+
+def _group_steps(f: Group) -> tuple[int, bool]:
+    """(steps to iterate, whether stopping short of k is an error)."""
+    k = _group_k(f)
+    if k <= GROUP_MAX_STEPS:
+        return k, False
+    return GROUP_PROBE_STEPS, True
+
+
+def _group_eval(f: Group, a, ac, power: bool = False):
+    """((x_lo, x_hi), (v_lo, v_hi)): enclosures of g^k(alpha) and of 1 - g^k(alpha). ``power``
+    says which one the caller returns (the best enclosure reported at the time limit)."""
+    from ..core.errors import NumericalError
+    from ..numeric import budget
+    from ..numeric.context import mp
     from ..numeric.protocol import mp_roc, mp_value
     from ..numeric.roots import level, level_c
 
@@ -198,32 +311,86 @@ def _group_eval(f: Group, a, ac):
         return level(x) if x <= 0.5 else level_c(xc)
 
     g = f.arg
+    steps, strict = _group_steps(f)
     lo_lvl = hi_lvl = (a, ac)
     xs, vs = (a, a), (ac, ac)
-    for _ in range(_group_k(f)):
+    settled = False
+    for i in range(steps):
+        if i % 256 == 255:  # the powers rise and the values fall with every step
+            budget.check((xs[0], mp.one) if power else (mp.zero, vs[1]))
         r_lo, r_hi = mp_roc(g, *lo_lvl)[0], mp_roc(g, *hi_lvl)[1]
         v_lo, v_hi = mp_value(g, *hi_lvl)[0], mp_value(g, *lo_lvl)[1]
         new = ((r_lo, r_hi), (v_lo, v_hi))
         if new == (xs, vs):
+            settled = True
             break  # g fixes the level (e.g. x = 1): further steps change nothing
         xs, vs = new
         if lo_lvl is hi_lvl and r_lo == r_hi and v_lo == v_hi:
             lo_lvl = hi_lvl = (r_lo, v_lo)  # point: the pair is the level itself
         else:
             lo_lvl, hi_lvl = below(r_lo, v_hi), above(r_hi, v_lo)
+    if strict and not settled:
+        raise NumericalError(
+            f"Group({f.arg}, k) with k = {_short_int(_group_k(f))}: no closed form applies "
+            f"and k exceeds the {GROUP_MAX_STEPS} steps evaluated one by one (the iteration "
+            f"does not settle); after {steps} steps the value at this alpha is at most "
+            f"{mp.nstr(vs[1], 8)} (the values fall with k). Use an operand with a closed-form "
+            "group (G_mu, Laplace) or a smaller group size")
     return xs, vs
+
+
+def _short_int(k: int) -> str:
+    """k in a message: its digits, or its order of magnitude when it is long."""
+    return str(k) if k < 10**15 else f"about 10^{int(k.bit_length() * 0.30103)}"
 
 
 def _register_group_numerics() -> None:
     import numpy as np
 
-    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+    from ..numeric.context import mp
+    from ..numeric.envelope import pl_finite_loss, pl_knots_cached, pl_mp_delta
+    from ..numeric.finite import finite_loss
+    from ..numeric.protocol import (
+        exact_value,
+        mp_conjugate,
+        mp_delta,
+        mp_roc,
+        mp_value,
+        np_value,
+    )
 
-    mp_value.register(Group)(lambda f, a, ac: _group_eval(f, a, ac)[1])
-    mp_roc.register(Group)(lambda f, a, ac: _group_eval(f, a, ac)[0])
+    # a group of a piecewise-linear operand is piecewise linear (numeric.envelope): a finite
+    # pair with an exact profile
+    finite_loss.register(Group)(
+        lambda f: finite_loss(group_target(f)) if group_target(f) is not None
+        else pl_finite_loss(f))
+
+    @mp_delta.register(Group)
+    def _(f, eps):
+        t = group_target(f)
+        if t is not None:
+            return mp_delta(t, eps)
+        k = pl_knots_cached(f)
+        if k is not None:
+            return pl_mp_delta(k, eps)
+        lo, hi = mp_conjugate(f, -mp.exp(eps))
+        return 1 + lo, 1 + hi
+
+    @mp_value.register(Group)
+    def _(f, a, ac):
+        t = group_target(f)
+        return mp_value(t, a, ac) if t is not None else _group_eval(f, a, ac)[1]
+
+    @mp_roc.register(Group)
+    def _(f, a, ac):
+        t = group_target(f)
+        return mp_roc(t, a, ac) if t is not None else _group_eval(f, a, ac, True)[0]
 
     @exact_value.register(Group)
     def _(f, A, Ac):
+        t = group_target(f)
+        if t is not None:
+            return exact_value(t, A, Ac)
         k = _group_k(f)
         if k > 64:  # rational sizes grow with k; the mp route is exact to the digits asked
             return None
@@ -237,10 +404,17 @@ def _register_group_numerics() -> None:
 
     @np_value.register(Group)
     def _(f, x):
+        t = group_target(f)
+        if t is not None:
+            return np_value(t, x)
         x = np.asarray(x, dtype=np.float64)
         v = np.asarray(np_value(f.arg, x), dtype=np.float64)
-        for _ in range(_group_k(f) - 1):
-            v = np.asarray(np_value(f.arg, np.clip(1.0 - v, 0.0, 1.0)), dtype=np.float64)
+        steps, _ = _group_steps(f)
+        for _ in range(steps - 1):
+            nv = np.asarray(np_value(f.arg, np.clip(1.0 - v, 0.0, 1.0)), dtype=np.float64)
+            if np.array_equal(nv, v):
+                break
+            v = nv
         return v
 
 

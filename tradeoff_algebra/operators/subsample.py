@@ -60,7 +60,7 @@ from ..core.citations import DRS  # noqa: E402
 from ..core.rules import rule  # noqa: E402
 from ..families.epsdelta import EpsDelta  # noqa: E402
 from ..families.trivial import Id, Zero  # noqa: E402
-from .maxgroup import Max  # noqa: E402
+from .maxgroup import Max, closed_by_rules  # noqa: E402
 from .unary import SymmetricHull  # noqa: E402
 
 _MIX = DRS.sec("4.1", note="f_p = p f + (1 - p) Id")
@@ -167,7 +167,7 @@ def subsample_epsdelta(f: Subsample):
 
 # -- numerics of f_p = p f + (1 - p) Id: each term is monotone in f's value (0 <= p <= 1) --------
 def _register_mix_numerics() -> None:
-    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+    from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value, num
 
     @mp_value.register(Mix)
     def _(f, a, ac):
@@ -193,6 +193,80 @@ def _register_mix_numerics() -> None:
     def _(f, x):
         p = float(f.p)
         return p * np_value(f.arg, x) + (1 - p) * (1.0 - x)
+
+    @mp_delta.register(Mix)
+    def _(f, eps):
+        """delta_{f_p}(eps) = p delta_f(eps') with e^{eps'} = 1 + (e^eps - 1)/p (see
+        ``mix_profile``)."""
+        p = num(f.p, "p")
+        if p == 0:
+            return _mp.zero, _mp.zero
+        return mix_profile(f.arg, p, eps)
+
+    from ..numeric.envelope import pl_finite_loss
+    from ..numeric.finite import finite_loss
+
+    finite_loss.register(Mix)(pl_finite_loss)
+
+
+def _shifted_profile(f: TradeOff, e, err):
+    """delta_f at the argument e (an mpf with error bound ``err``, or ``mp.inf``): the
+    profile's point value, or its enclosure widened by the error of the argument (delta_f is
+    non-increasing with slope at least -e^eps, Dong, Roth & Su, Prop. 6)."""
+    from ..numeric.protocol import mp_delta
+
+    if e == _mp.inf:
+        return mp_delta(f, _mp.inf)
+    lo, hi = mp_delta(f, max(+e, _mp.zero))
+    if lo == hi or err == 0:
+        return lo, hi
+    shift = _mp.exp(e + err) * 2 * err
+    return max(lo - shift, _mp.zero), min(hi + shift, _mp.one)
+
+
+def mix_profile(f: TradeOff, p, eps):
+    """delta(eps) of f_p = p f + (1 - p) Id = T(P, (1 - p) P + p Q) for f = T(P, Q), p > 0:
+    sup_S {(1 - p) P(S) + p Q(S) - e^eps P(S)} = p delta_f(eps') with e^{eps'} = 1 + (e^eps -
+    1)/p (Dong, Roth & Su, Prop. 6; eps' >= eps >= 0)."""
+    if eps == _mp.inf:
+        e, err = _mp.inf, _mp.zero
+    else:
+        with _mp.workprec(_mp.prec + 24):
+            e = _mp.log1p(_mp.expm1(eps) / p)
+            err = _mp.ldexp(abs(e) + 1, -(_mp.prec - 8))
+    lo, hi = _shifted_profile(f, e, err)
+    return p * lo, p * hi
+
+
+def subsample_profile(f: TradeOff, p, eps):
+    """delta(eps) of C_p(f) = min{f_p, f_p^{-1}}^{**} (Dong, Roth & Su, Def. 6), eps >= 0.
+
+    The conjugate of the lower convex envelope of a minimum is the maximum of the conjugates,
+    so (Prop. 6) delta is the larger of the profiles of f_p = T(P, R), R = (1 - p) P + p Q, and
+    of f_p^{-1} = T(R, P). The first is ``mix_profile``. The second is sup_S {c P(S) - p e^eps
+    Q(S)} with c = 1 - (1 - p) e^eps: 0 when c <= 0, else c delta_{f^{-1}}(eps'') with
+    e^{eps''} = p e^eps / c (>= 1). For symmetric f the first is the larger (the hull is f_p up
+    to its fixed point, where the slope is -1 >= -e^eps), so only it is computed.
+    """
+    from .unary import Inverse
+
+    d1 = mix_profile(f, p, eps)
+    if f.is_symmetric is True or eps == _mp.inf:  # (at eps = oo, c = -oo)
+        return d1
+    with _mp.workprec(_mp.prec + 24):
+        c = p - (1 - p) * _mp.expm1(eps)
+        c_err = _mp.ldexp(p + (1 - p) * _mp.expm1(eps) + 1, -(_mp.prec - 8))
+    if c <= -c_err:
+        return d1
+    if c <= c_err:  # c within its rounding of 0: the second profile is at most c <= 2 c_err
+        return d1[0], max(d1[1], 2 * c_err)
+    with _mp.workprec(_mp.prec + 24):
+        e = eps + _mp.log(p) - _mp.log(c)
+        err = _mp.ldexp(abs(eps) + abs(_mp.log(p)) + abs(_mp.log(c)) + 1,
+                        -(_mp.prec - 8)) + 2 * c_err / c
+    lo, hi = _shifted_profile(Inverse(f), e, err)
+    d2 = (c * lo, c * lo) if lo == hi else ((c - c_err) * lo, (c + c_err) * hi)
+    return max(d1[0], d2[0]), max(d1[1], d2[1])
 
 
 _register_mix_numerics()
@@ -229,8 +303,9 @@ def fixed_point_bracket(f: TradeOff):
     from ..numeric.roots import HALF, bracket_level, level, widen
 
     key = (f, _mp.prec)
-    if key in _FIXED_POINTS:
-        return _FIXED_POINTS[key]
+    if key in _FIXED_POINTS:  # cached as raw values: an mpf belongs to its thread's context
+        mk = _mp.make_mpf
+        return tuple((mk(t), mk(tc)) for t, tc in _FIXED_POINTS[key])
     v = f._eval_fixed_point()
     if v is not None and v.is_number:
         x = level(num(v, "fixed point"))
@@ -247,7 +322,7 @@ def fixed_point_bracket(f: TradeOff):
             out = widen(*bracket_level(probe, hi=HALF()))
     if len(_FIXED_POINTS) > 512:
         _FIXED_POINTS.clear()
-    _FIXED_POINTS[key] = out
+    _FIXED_POINTS[key] = tuple((t._mpf_, tc._mpf_) for t, tc in out)
     return out
 
 
@@ -267,12 +342,28 @@ def _widen_out(lo, hi):
     return lo - abs(lo) * eps, hi + abs(hi) * eps
 
 
+_TARGETS: dict = {}
+
+
+def subsample_target(f: Subsample) -> TradeOff | None:
+    """A node equal to C_p(f) by a registered identity (C_p(f_{eps,delta}) = max of two
+    f_{eps,delta}, Cor. 3 as corrected; C_0(f) = Id; C_1(f) = C(f); ...), or ``None``."""
+    if f not in _TARGETS:
+        if len(_TARGETS) > 512:
+            _TARGETS.clear()
+        _TARGETS[f] = None if f.free_symbols else closed_by_rules(f)
+    return _TARGETS[f]
+
+
 def _subsample_eval(f: Subsample, a, ac, power: bool):
     """Enclosure of C_p(f)(alpha) (``power=False``) or of 1 - C_p(f)(alpha) (``power=True``)."""
     from ..numeric.protocol import mp_roc, mp_value, num
     from ..numeric.roots import c_bounds, t_bounds
-    from .unary import inverse_bracket
+    from .unary import inverse_bracket, inverse_value
 
+    t = subsample_target(f)
+    if t is not None:
+        return mp_roc(t, a, ac) if power else mp_value(t, a, ac)
     if f.arg.is_symmetric is not True:  # C_p(f) = C(f_p): the general envelope
         h = SymmetricHull(Mix(f.arg, f.p))
         return mp_roc(h, a, ac) if power else mp_value(h, a, ac)
@@ -303,9 +394,8 @@ def _subsample_eval(f: Subsample, a, ac, power: bool):
         r_lo, r_hi = _widen_out(r_lo, r_hi)
     if a <= xl:
         return mp_roc(fp, a, ac) if power else mp_value(fp, a, ac)
-    if a >= r_hi and a > xh:
-        LH = inverse_bracket(fp, a, ac)
-        return c_bounds(*LH) if power else t_bounds(*LH)
+    if a >= r_hi and a > xh:  # f_p^{-1}: a point when f's values are (see operators.unary)
+        return inverse_value(fp, a, ac, power)
     if xh <= a <= r_lo:
         return line_encl()
     # a sits where the piece is uncertain: between the tangent line and f_p or f_p^{-1}
@@ -361,14 +451,42 @@ def _pl_exact_subsample(f: Subsample, A):
 
 
 def _register_subsample_numerics() -> None:
-    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+    from ..numeric.envelope import pl_finite_loss, pl_knots_cached, pl_mp_delta
+    from ..numeric.finite import finite_loss
+    from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value, num
 
     mp_value.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, False))
     mp_roc.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, True))
-    np_value.register(Subsample)(_subsample_np)
+
+    @np_value.register(Subsample)
+    def _(f, x):
+        t = subsample_target(f)
+        return np_value(t, x) if t is not None else _subsample_np(f, x)
+
+    @mp_delta.register(Subsample)
+    def _(f, eps):
+        """delta of C_p(f): a closed form by the identities; exact from the knots when
+        piecewise linear; else from the profiles of f and f^{-1} (``subsample_profile``)."""
+        t = subsample_target(f)
+        if t is not None:
+            return mp_delta(t, eps)
+        k = pl_knots_cached(f)
+        if k is not None:
+            return pl_mp_delta(k, eps)
+        p = num(f.p, "p")
+        if p == 0:
+            return _mp.zero, _mp.zero
+        return subsample_profile(f.arg, p, eps)
+
+    finite_loss.register(Subsample)(pl_finite_loss)
 
     @exact_value.register(Subsample)
     def _(f, A, Ac):
+        t = subsample_target(f)
+        if t is not None:
+            v = exact_value(t, A, Ac)
+            if v is not None:
+                return v
         g = f.arg
         if g.is_symmetric is not True or not isinstance(f.p, sp.Rational):
             return _pl_exact_subsample(f, A)

@@ -157,14 +157,30 @@ def symmetric_hull_inverse(f: SymmetricHull):
 # ================================================================================================
 # NUMERIC EVALUATION of Inverse, Symmetrize and SymmetricHull (registered with numeric.protocol)
 # ================================================================================================
-# f^{-1}(alpha) = inf{t in [0, 1] : f(t) <= alpha} (Dong, Roth & Su, Eq. (3)). A closed-form
-# inverse (the operand's ``_eval_inverse`` hook: symmetric families, nested inverses) evaluates
-# as that closed form. Otherwise the infimum is bracketed on the level t with the operand's own
-# enclosures (numeric.roots.bracket_level): only certified comparisons f(t) > alpha or
-# f(t) <= alpha move the bracket, so the result [L, H] always contains f^{-1}(alpha). For
-# alpha > 1/2 the comparison is made on the power, 1 - f(t) < 1 - alpha, so that both tails keep
-# their relative accuracy; the power 1 - f^{-1}(alpha) is the complement of the bracket, carried
-# exactly by the levels (no cancellation).
+# f^{-1}(alpha) = inf{t in [0, 1] : f(t) <= alpha} (Dong, Roth & Su, Eq. (3)). The routes, in
+# order (``inverse_route``):
+#
+# 1. sound identities that remove the inverse (``inverse_target``): (f^{-1})^{-1} = f (Eq. (3):
+#    T(P, Q)^{-1} = T(Q, P), so nested inverses cancel in pairs), f^{-1} = f for symmetric f, the
+#    operand's closed-form inverse (its ``_eval_inverse`` hook), (f (x) g)^{-1} = f^{-1} (x) g^{-1}
+#    and (f^{(x) n})^{-1} = (f^{-1})^{(x) n} (Sec. 3.1, property 4), and max{f, g}^{-1} =
+#    max{f^{-1}, g^{-1}} ({t : max{f, g}(t) <= alpha} is the intersection of the two up-sets
+#    [f^{-1}(alpha), 1] and [g^{-1}(alpha), 1]);
+# 2. a finite operand (numeric.finite): the pair with P and Q exchanged, exact;
+# 3. a piecewise-linear operand with known knots: the mirrored knots (numeric.envelope);
+# 4. otherwise the infimum is bracketed on the level t with the operand's own enclosures
+#    (numeric.roots.bracket_level): only certified comparisons f(t) > alpha or f(t) <= alpha
+#    move the bracket, so the result [L, H] contains f^{-1}(alpha). A point value of the
+#    operand is taken with a margin of a few units in its last place, and the level (alpha,
+#    1 - alpha) with the half-unit it was rounded by, so the bracket is valid for the exact
+#    alpha even where the comparison is ill-conditioned. For alpha > 1/2 the comparison is made
+#    on the power, 1 - f(t) < 1 - alpha, so that both tails keep their relative accuracy; the
+#    power 1 - f^{-1}(alpha) is the complement of the bracket, carried exactly by the levels.
+#    When every operand value met was a point (a closed form) and the bracket lies inside
+#    (0, 1), the result is returned as a point (the midpoint of the bracket), which the
+#    caller's precision check (numeric.protocol.certified) confirms at a higher precision: an
+#    ill-conditioned level then gets all its digits instead of an enclosure as wide as the
+#    conditioning.
 
 import numpy as np  # noqa: E402
 
@@ -177,27 +193,152 @@ def _closed_inverse(f: Inverse) -> TradeOff | None:
     return None if g is None or isinstance(g, Inverse) else g
 
 
-def inverse_bracket(f: TradeOff, a, ac):
-    """Levels ``(L, H)`` with ``L[0] <= f^{-1}(alpha) <= H[0]`` (and ``H[1] <= 1 - f^{-1} <=
-    L[1]``), alpha given as ``(a, ac) = (alpha, 1 - alpha)`` (Dong, Roth & Su, Eq. (3))."""
+def _inverse_of(g: TradeOff) -> TradeOff:
+    """g^{-1} as a node: g when symmetric, the closed form of its family, the operand of a
+    nested inverse, else ``Inverse(g)``."""
+    if isinstance(g, Inverse):
+        return g.arg
+    if g.is_symmetric is True:
+        return g
+    h = g._eval_inverse()
+    return h if h is not None and not isinstance(h, Inverse) else Inverse(g)
+
+
+def inverse_target(f: Inverse) -> TradeOff | None:
+    """A node equal to ``f = Inverse(g)`` without the outer inverse, by the identities listed
+    above (route 1), or ``None`` when none applies."""
+    from .maxgroup import Max
+    from .tensor import Tensor, TensorPower
+
+    g, n = f.arg, 1
+    while isinstance(g, Inverse):
+        g, n = g.arg, n + 1
+    if n % 2 == 0:
+        return g
+    if g.is_symmetric is True:
+        return g
+    h = g._eval_inverse()
+    if h is not None and not isinstance(h, Inverse):
+        return h
+    if isinstance(g, Tensor):
+        return Tensor(*[_inverse_of(x) for x in g.factors])
+    if isinstance(g, TensorPower) and g.n.is_Integer:
+        return TensorPower(_inverse_of(g.base), g.n)
+    if isinstance(g, Max):
+        return Max(*[_inverse_of(x) for x in g.args])
+    return Inverse(g) if n > 1 else None
+
+
+def swapped_loss(fl):
+    """The finite loss of T(Q, P) from that of T(P, Q) (numeric.finite.FiniteLoss), or None for
+    a kind of leaf not known here: every explicit pair has P and Q exchanged; randomized
+    response and the f_{0,delta} pair are symmetric and stay."""
+    from ..numeric.finite import FiniteLoss
+
+    out = FiniteLoss()
+    for (kind, x), m in fl._factors.items():
+        if kind == "atoms":
+            leaf = FiniteLoss.pair([q for _, _, q in x], [p for _, p, _ in x])
+        elif kind == "rr":
+            leaf = FiniteLoss.epsdelta(x)
+        elif kind == "delta":
+            leaf = FiniteLoss.epsdelta(0, x)
+        else:
+            return None
+        out = out.tensor(leaf.power(m))
+    return out
+
+
+_ROUTES: dict = {}
+
+
+def inverse_route(f: Inverse) -> tuple:
+    """``('node', g)`` (an equal node without the inverse), ``('finite', FiniteLoss)``,
+    ``('knots', knots)`` or ``('bracket', None)``: how ``f`` is evaluated (cached per node)."""
+    r = _ROUTES.get(f)
+    if r is not None:
+        return r
+    from ..numeric.envelope import pl_knots_cached
+    from ..numeric.finite import finite_loss
+
+    t = inverse_target(f)
+    if t is not None:
+        r = ("node", t)
+    else:
+        fl = finite_loss(f.arg)
+        fl = None if fl is None else swapped_loss(fl)
+        if fl is not None:
+            r = ("finite", fl)
+        else:
+            k = pl_knots_cached(f)
+            r = ("knots", k) if k is not None else ("bracket", None)
+    if len(_ROUTES) > 512:
+        _ROUTES.clear()
+    _ROUTES[f] = r
+    return r
+
+
+def _bracket(f: TradeOff, a, ac, power: bool | None = None) -> tuple:
+    """``(L, H, points)``: levels with ``L[0] <= f^{-1}(alpha) <= H[0]`` for every alpha the
+    rounded level ``(a, ac)`` may stand for, and whether every operand value was a point.
+    ``power`` says which quantity the caller returns (for the time limit's best enclosure:
+    the value f^{-1}(alpha), its power, or neither when None)."""
     from ..numeric.protocol import mp_roc, mp_value
-    from ..numeric.roots import bracket_level, widen
+    from ..numeric.roots import bracket_level, c_bounds, t_bounds, widen
+
+    u = mp.ldexp(1, -(mp.prec - 4))  # a few units in the last place
+    pts = [True]
+
+    def encl(lo, hi):
+        if lo == hi:
+            m = abs(lo) * u
+            return lo - m, hi + m
+        pts[0] = False
+        return lo, hi
 
     if a <= ac:
+        a_lo, a_hi = a * (1 - u), a * (1 + u)
+
         def probe(t):
-            lo, hi = mp_value(f, *t)
-            k = 1 if lo > a else (-1 if hi <= a else 0)
+            lo, hi = encl(*mp_value(f, *t))
+            k = 1 if lo > a_hi else (-1 if hi <= a_lo else 0)
             return k, (lo + hi) / 2 - a
     else:
+        c_lo, c_hi = ac * (1 - u), ac * (1 + u)
+
         def probe(t):  # f(t) > alpha  <=>  1 - f(t) < 1 - alpha
-            lo, hi = mp_roc(f, *t)
-            k = 1 if hi < ac else (-1 if lo >= ac else 0)
+            lo, hi = encl(*mp_roc(f, *t))
+            k = 1 if hi < c_lo else (-1 if lo >= c_hi else 0)
             return k, ac - (lo + hi) / 2
     zero = (mp.zero, mp.one)
     if probe(zero)[0] < 0:  # f(0) <= alpha: the infimum is 0
-        return zero, zero
-    L, H = bracket_level(probe)
-    return widen(L, H)
+        return zero, zero, pts[0]
+    best = None if power is None else (c_bounds if power else t_bounds)
+    L, H = bracket_level(probe, rel_bits=max(mp.prec - 12, 20), best=best)
+    L, H = widen(L, H)
+    return L, H, pts[0]
+
+
+def inverse_bracket(f: TradeOff, a, ac):
+    """Levels ``(L, H)`` with ``L[0] <= f^{-1}(alpha) <= H[0]`` (and ``H[1] <= 1 - f^{-1} <=
+    L[1]``), alpha given as ``(a, ac) = (alpha, 1 - alpha)`` (Dong, Roth & Su, Eq. (3))."""
+    L, H, _ = _bracket(f, a, ac)
+    return L, H
+
+
+def inverse_value(f: TradeOff, a, ac, power: bool = False):
+    """f^{-1}(alpha) (``power``: 1 - f^{-1}(alpha)) by the bracket of route 4: an enclosure, or
+    a point when every operand value was a point (see above)."""
+    from ..numeric.roots import c_bounds, t_bounds
+
+    L, H, points = _bracket(f, a, ac, power)
+    lo, hi = c_bounds(L, H) if power else t_bounds(L, H)
+    # a point only when the bracket lies inside (0, 1): an end of [0, 1] may be the answer
+    # itself (f(t) > alpha for every t < 1), which no probe can confirm
+    if points and lo != hi and L[0] > 0 and H[1] > 0:
+        m = (lo + hi) / 2
+        return m, m
+    return lo, hi
 
 
 def inverse_np(f: TradeOff, x: np.ndarray) -> np.ndarray:
@@ -219,51 +360,80 @@ def _register_unary_numerics() -> None:
         hull_mp,
         hull_np,
         pl_exact,
+        pl_finite_loss,
         pl_hull_exact,
         pl_hull_mp,
         pl_hull_np,
         pl_knots,
+        pl_knots_cached,
+        pl_mp_delta,
         pl_mp_value,
+        pl_np,
     )
-    from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
-    from ..numeric.roots import c_bounds, t_bounds
+    from ..numeric.finite import finite_loss
+    from ..numeric.protocol import (
+        exact_value,
+        mp_conjugate,
+        mp_delta,
+        mp_roc,
+        mp_value,
+        np_value,
+    )
 
-    def _pl_inverse_knots(f: Inverse):
-        """Exact knots of f^{-1} when the operand is piecewise linear (mirrored graph, Eq. (3))."""
-        return pl_knots(f)
+    def generic_delta(f, eps):
+        """delta(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) from the conjugate."""
+        lo, hi = mp_conjugate(f, -mp.exp(eps))
+        return 1 + lo, 1 + hi
 
-    @mp_value.register(Inverse)
-    def _(f, a, ac):
-        g = _closed_inverse(f)
-        if g is not None:
-            return mp_value(g, a, ac)
-        k = _pl_inverse_knots(f)
-        if k is not None:
-            return pl_mp_value(k, a, ac)
-        return t_bounds(*inverse_bracket(f.arg, a, ac))
+    def inverse_eval(f, a, ac, power: bool):
+        kind, obj = inverse_route(f)
+        if kind == "node":
+            return mp_roc(obj, a, ac) if power else mp_value(obj, a, ac)
+        if kind == "finite":
+            return obj.mp_roc(a, ac) if power else obj.mp_value(a, ac)
+        if kind == "knots":
+            return pl_mp_value(obj, a, ac, power=power)
+        return inverse_value(f.arg, a, ac, power)
 
-    @mp_roc.register(Inverse)
-    def _(f, a, ac):
-        g = _closed_inverse(f)
-        if g is not None:
-            return mp_roc(g, a, ac)
-        k = _pl_inverse_knots(f)
-        if k is not None:
-            return pl_mp_value(k, a, ac, power=True)
-        return c_bounds(*inverse_bracket(f.arg, a, ac))
+    mp_value.register(Inverse)(lambda f, a, ac: inverse_eval(f, a, ac, False))
+    mp_roc.register(Inverse)(lambda f, a, ac: inverse_eval(f, a, ac, True))
 
     @np_value.register(Inverse)
     def _(f, x):
-        g = _closed_inverse(f)
-        return np_value(g, x) if g is not None else inverse_np(f.arg, x)
+        kind, obj = inverse_route(f)
+        if kind == "node":
+            return np_value(obj, x)
+        if kind == "knots":
+            return pl_np(obj, x)
+        return inverse_np(f.arg, x)
 
     @exact_value.register(Inverse)
     def _(f, A, Ac):
-        g = _closed_inverse(f)
-        if g is not None:
-            return exact_value(g, A, Ac)
-        k = _pl_inverse_knots(f)
-        return None if k is None else pl_exact(k, A)
+        kind, obj = inverse_route(f)
+        if kind == "node":
+            return exact_value(obj, A, Ac)
+        if kind == "finite":
+            return obj.value(A, Ac)
+        return pl_exact(obj, A) if kind == "knots" else None
+
+    @mp_delta.register(Inverse)
+    def _(f, eps):
+        kind, obj = inverse_route(f)
+        if kind == "node":
+            return mp_delta(obj, eps)
+        if kind == "finite":
+            return obj.mp_delta(eps)
+        if kind == "knots":
+            return pl_mp_delta(obj, eps)
+        return generic_delta(f, eps)
+
+    @finite_loss.register(Inverse)
+    def _(f):
+        t = inverse_target(f)
+        if t is not None:
+            return finite_loss(t)
+        fl = finite_loss(f.arg)
+        return None if fl is None else swapped_loss(fl)
 
     # f^S = max{f, f^{-1}} (Dong, Roth & Su, Prop. 2): monotone in both, so the enclosure is
     # (max of the lows, max of the highs); the power is the min of the powers.
@@ -293,6 +463,19 @@ def _register_unary_numerics() -> None:
     def _(f, A, Ac):
         vs = [exact_value(g, A, Ac) for g in _sym_parts(f)]
         return None if any(v is None for v in vs) else max(vs)
+
+    @mp_delta.register(Symmetrize)
+    def _(f, eps):
+        """The profile of f^S: f itself when symmetric; exact from the knots when piecewise
+        linear; else 1 + (f^S)^*(-e^eps) (Prop. 6)."""
+        if f.arg.is_symmetric is True:
+            return mp_delta(f.arg, eps)
+        k = pl_knots_cached(f)
+        return pl_mp_delta(k, eps) if k is not None else generic_delta(f, eps)
+
+    # the piecewise-linear f^S and C(f) of piecewise-linear operands are finite pairs
+    finite_loss.register(Symmetrize)(pl_finite_loss)
+    finite_loss.register(SymmetricHull)(pl_finite_loss)
 
     # C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4): f itself for symmetric f; C(f^{-1}) =
     # C(f); C(f_p) = C_p(f) (Dong, Roth & Su, Def. 6) for f_p = Mix(f, p), evaluated by Eq. (13)
