@@ -307,3 +307,49 @@ def test_option_keywords_take_their_strings_only():
                 "noisy_sgd(2, 1/100, 3, sampling=1)"):
         with pytest.raises(InvalidParameter, match="one of the strings"):
             parse_expr(bad)
+
+
+# -- size limits: refused before SymPy forms the number ------------------------------------------
+@pytest.mark.parametrize("text,why", [
+    ("10**10**10", "too large to form exactly"),
+    ("(10**10000)**10000", "too large"),
+    ("10**4000 * 11", "at most 10\\*\\*4000"),
+    ("1e-99999999999", "too small to take exactly"),
+    ("1e4001", "too large to take exactly"),
+    ("0x" + "f" * 4000, "integer literal with"),
+    ("sqrt(10**600 + 1)", "roots are taken of numbers with at most 500 digits"),
+    ("exp(10**1000)", "argument must lie in"),
+    ("exp(exp(exp(10)))", "argument must lie in"),
+    ("E**10000", "too large or too small"),
+    ("(3*mu)**(10**9)", "too large"),
+    ("exp(10000*log(mu*3**4000))", "too large"),
+    ("log(-2)", "log needs a positive number"),
+    ("log(log(1/2))", "log needs a positive number"),
+    ("PhiInv(2)", "outside \\[0, 1\\]"),
+    ("PhiInv(PhiInv(0))", "infinite"),
+    ("Phi(-10**3000)", "cannot be evaluated"),
+])
+def test_size_limits_refuse_at_once(text, why):
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(InvalidParameter, match=why) as info:
+        parse_expr(text)
+    assert time.perf_counter() - start < 5
+    assert info.value.value == text and len(str(info.value)) < 800
+
+
+def test_size_limits_accept_what_is_within_them():
+    from tradeoff_algebra.parse import MAX_DIGITS, MAX_POWER, MAX_ROOT_DIGITS
+
+    assert (MAX_DIGITS, MAX_POWER, MAX_ROOT_DIGITS) == (4000, 10_000, 500)
+    assert parse_expr("1e-4000") == R(1, 10**4000) and parse_expr("1e4000") == 10**4000
+    assert parse_expr("0e-99999999999") == 0 and parse_expr("1" + "0" * 3000 + "e-3000") == 1
+    assert parse_expr("2**10000") == 2**10000 and parse_expr("(1/3)**2000") == R(1, 3**2000)
+    assert parse_expr("exp(9000)") == sp.exp(9000) and parse_expr("exp(-9210)") == sp.exp(-9210)
+    assert parse_expr("sqrt(10**400 + 1)") == sp.sqrt(10**400 + 1)
+    assert parse_expr("mu**(10**9)") == mu**(10**9)
+    assert parse_expr("(mu + 1)**(10**9)") == (mu + 1) ** (10**9)
+    assert parse_expr("G(1)**(10**100)") == ta.G(1) ** (10**100)  # tensor powers are symbolic
+    assert parse_expr("PhiInv(1e-4000)") == ta.PhiInv(R(1, 10**4000))
+    assert parse_expr("log(log(3))") == sp.log(sp.log(3))

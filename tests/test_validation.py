@@ -153,3 +153,96 @@ def test_valid_edge_values():
     assert ta.evaluate(Id, 0).exact == 1 and ta.evaluate(Id, 1).exact == 0
     assert ta.evaluate(G(1), 1e-300).mid > 0
     assert not math.isnan(float(ta.evaluate(G(1), 0.5)))
+
+
+# -- errors survive pickle and deepcopy; messages never print a gigantic value ------------------
+def _error_examples():
+    from tradeoff_algebra.core.errors import NoClosedForm, NumericalError, TradeOffError
+    from tradeoff_algebra.rewrite.simplify import RewriteError
+
+    return [
+        ta.InvalidParameter("mu", -1, "[0, oo)"),
+        ta.InvalidParameter("p", R(3, 2), "[0, 1]", "Subsample", "a hint"),
+        ta.InvalidParameter("mu", sp.Integer(10) ** 5000, "[0, oo)", "Gaussian"),
+        ta.InvalidParameter("f", G(1) @ Laplace(1), "a trade-off function", None, "hint"),
+        NoClosedForm("no closed form"), NumericalError("did not converge"),
+        TradeOffError("base"), RewriteError("rule broke the contract"), RewriteError(),
+    ]
+
+
+@pytest.mark.parametrize("roundtrip", ["pickle", "deepcopy", "copy"])
+def test_errors_round_trip(roundtrip):
+    import copy
+    import pickle
+
+    do = {"pickle": lambda e: pickle.loads(pickle.dumps(e)), "deepcopy": copy.deepcopy,
+          "copy": copy.copy}[roundtrip]
+    for err in _error_examples():
+        err.extra = 7  # attributes set after construction travel too
+        back = do(err)
+        assert type(back) is type(err) and str(back) == str(err) and back.args == err.args
+        assert back.extra == 7
+        if isinstance(err, ta.InvalidParameter):
+            for attr in ("name", "value", "allowed", "owner", "hint"):
+                assert getattr(back, attr) == getattr(err, attr), attr
+
+
+def test_an_unpicklable_value_does_not_stop_the_error_from_pickling():
+    import pickle
+
+    err = ta.InvalidParameter("f", lambda: 1, "a trade-off function")
+    back = pickle.loads(pickle.dumps(err))
+    assert str(back) == str(err) and back.name == "f"
+    assert isinstance(back.value, str) and back.value.startswith("<function")
+
+
+def test_messages_shorten_long_and_unprintable_values():
+    from tradeoff_algebra.core.errors import MAX_SHOWN, brief
+
+    msg = str(ta.InvalidParameter("mu", 10**5000, "[0, oo)"))  # str(10**5000) raises
+    assert "an integer with 5001 digits" in msg and len(msg) < 150
+    assert brief(-(10**100)) == "a negative integer with 101 digits"
+    assert "4001-digit denominator" in brief(R(1, 10**4000))
+    text = brief("x" * 10_000)
+    assert len(text) < MAX_SHOWN + 30 and "(10002 characters)" in text
+    assert "too large" in brief(sp.exp(sp.Integer(10) ** 5000))  # repr raises ValueError
+
+    class Broken:
+        def __repr__(self):
+            raise RuntimeError("no")
+
+    assert brief(Broken()) == "<a Broken that cannot be printed>"
+    assert brief(R(1, 3)) == "1/3" and brief(True) == "True"
+
+
+# -- whatever is passed, validation raises InvalidParameter or returns ---------------------------
+WEIRD = [
+    b"1", bytearray(b"1"), None, True, np.bool_(True), 1j, complex("nan+nanj"), NAN, INF, -INF,
+    np.float64("inf"), sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I, sp.exp(sp.I), sp.log(-1),
+    sp.sqrt(-2), {}, {1}, object(), (lambda: 1), sp.AccumBounds(0, 1), sp.Interval(0, 1),
+    sp.true, sp.Matrix([1]), sp.MatrixSymbol("M", 1, 1), sp.exp(sp.Integer(10) ** 1000),
+    -sp.exp(sp.Integer(10) ** 1000), sp.exp(sp.exp(sp.Integer(10) ** 1000)),
+    sp.exp(sp.exp(sp.exp(10))), 1 - sp.exp(-sp.Integer(10) ** 4000),
+    sp.exp(sp.Integer(10) ** 20000), (1 + sp.sqrt(2)) ** (sp.Integer(10) ** 1000),
+    sp.Float("1e-400000"), "0.5",
+]
+
+
+@pytest.mark.parametrize("value", WEIRD, ids=lambda v: type(v).__name__)
+@pytest.mark.parametrize("bounds", [dict(lower=0, upper=1), dict(lower=0),
+                                    dict(lower=0, integer=True)], ids=["p", "mu", "n"])
+def test_weird_values_raise_invalid_parameter_quickly(value, bounds):
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ta.InvalidParameter) as info:
+        param("x", value, **bounds)
+    assert time.perf_counter() - start < 2.0
+    assert info.value.name == "x" and len(str(info.value)) < 400
+
+
+@pytest.mark.parametrize("value", [sp.Integer(10) ** 400, 10**5000, sp.Float("1e-300"),
+                                   np.array(0.5), sp.Rational(1, 10**5000), sp.exp(-50),
+                                   sp.exp(sp.Integer(10) ** 50)], ids=lambda v: type(v).__name__)
+def test_huge_and_tiny_but_valid_values_pass(value):
+    param("mu", value, lower=0)

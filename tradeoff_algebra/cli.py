@@ -13,26 +13,75 @@ Expressions are written in the API's Python syntax and parsed by a whitelist
     tradeoff eps   "G(1)" 1e-5                 # the smallest eps with delta(eps) <= delta
     tradeoff demo
 
-ALPHA is parsed the same way and taken exactly (1e-300, 1/3, 1 - 1e-20). Errors print one
-line "tradeoff: error: ..." and exit with status 2.
+ALPHA, EPS and DELTA are parsed the same way (with the parser's size limits) and taken exactly
+(1e-300, 1/3, 1 - 1e-20); --dps is an integer in [1, 10000].
+
+Errors print exactly one line "tradeoff: error: ..." on stderr, never a traceback, and exit with
+status 2 for bad input (an invalid parameter, an expression the parser refuses, a usage error)
+or 1 for a computation that failed (a numerical error, no closed form or evaluation route, an
+overflow, running out of memory or recursion depth, any other unexpected exception);
+Ctrl-C exits with status 130 and prints nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import NoReturn
 
-__all__ = ["main"]
+__all__ = ["main", "MIN_DPS", "MAX_DPS"]
+
+#: The range of --dps (the library enforces the same cap).
+MIN_DPS, MAX_DPS = 1, 10_000
+
+#: Longest error line printed, in characters (the values inside are already shortened).
+_MAX_LINE = 1000
 
 
 class _UsageError(Exception):
     """A command-line usage error, reported as one line."""
 
 
+def _shorten_quoted(message: str) -> str:
+    """Shorten long quoted arguments that argparse copies into its messages."""
+    from .core.errors import MAX_SHOWN
+
+    def cut(m: re.Match[str]) -> str:
+        body = m.group(0)
+        return f"{body[:MAX_SHOWN - 10]}...' ({len(body) - 2} characters)"
+
+    return re.sub(r"'[^']{%d,}'" % (MAX_SHOWN + 1), cut, message)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{message} (see {self.prog} --help)")
+        raise _UsageError(f"{_shorten_quoted(message)} (see {self.prog} --help)")
+
+
+def _dps(text: str) -> int:
+    """--dps: an integer (range-checked after parsing, so the error names the parameter)."""
+    from .core.errors import brief
+
+    t = text.strip()
+    if not re.fullmatch(r"[+-]?\d+", t):
+        raise argparse.ArgumentTypeError(f"invalid int value: {brief(text)}")
+    if len(t.lstrip("+-0")) > 30:
+        raise argparse.ArgumentTypeError(f"invalid value {brief(text)}: --dps must be an "
+                                         f"integer in [{MIN_DPS}, {MAX_DPS}]")
+    return int(t)
+
+
+def _check_dps(dps: int) -> int:
+    """Refuse --dps outside [MIN_DPS, MAX_DPS]: 0 digits mean nothing, and beyond 10000
+    digits mpmath's working precision makes a single evaluation take minutes or exhaust
+    memory (99999999999999999999 digits cannot be represented at all)."""
+    from .core.errors import InvalidParameter
+
+    if not MIN_DPS <= dps <= MAX_DPS:
+        raise InvalidParameter("dps", dps, f"an integer in [{MIN_DPS}, {MAX_DPS}]",
+                               hint="--dps is the number of decimal digits to compute")
+    return dps
 
 
 def _expression(text: str):
@@ -96,6 +145,7 @@ def _numeric(what, args: argparse.Namespace):
     from .core.errors import NoClosedForm
     from .rewrite import simplify
 
+    _check_dps(args.dps)
     f, a = _expression(args.expr), args.point(args.value)
     try:
         return what(f, a, dps=args.dps)
@@ -139,9 +189,9 @@ def _demo(args: argparse.Namespace) -> int:
 
     import tradeoff_algebra as ta
 
+    dps = _check_dps(args.dps)
     mu, nu = sp.symbols("mu nu", nonnegative=True)
     a = sp.Symbol("alpha", nonnegative=True)
-    dps = args.dps
     print("tradeoff_algebra demo: trade-off functions of f-differential privacy\n")
     print("Expressions (text | LaTeX):")
     exprs = [ta.G(mu), ta.G(mu) @ ta.G(nu) ** 3 @ ta.Id, ta.EpsDelta(1, sp.Rational(1, 100)),
@@ -187,9 +237,43 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``tradeoff`` command with ``argv`` (default ``sys.argv[1:]``); return the status."""
-    from .core.errors import TradeOffError
+    """Run the ``tradeoff`` command with ``argv`` (default ``sys.argv[1:]``); return the status.
 
+    0 on success; 2 for bad input (usage errors, :class:`InvalidParameter`, expressions the
+    parser refuses); 1 for a computation that failed (any other :class:`TradeOffError`, an
+    overflow, memory or recursion exhaustion, any unexpected exception); 130 on Ctrl-C. Every
+    error is one line ``tradeoff: error: ...`` on stderr; no traceback is ever printed.
+    ``--help`` exits through ``SystemExit(0)`` as argparse does.
+    """
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # stdout closed early (| head): nothing more to say
+        _silence_stdout()
+        return 1
+    except Exception as exc:  # the command line never shows a traceback
+        try:
+            status, message = _classify(exc)
+        except Exception:  # pragma: no cover - classifying must not fail either
+            status, message = 1, f"internal error ({type(exc).__name__})"
+        _report(message)
+        return status
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so that the interpreter's final flush
+    does not print "Exception ignored ... BrokenPipeError"."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except Exception:  # no real file descriptor (captured output): nothing to silence
+        pass
+
+
+def _run(argv: list[str] | None) -> int:
     parser = _Parser(prog="tradeoff", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -219,17 +303,56 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=what, description=what)
         p.add_argument("expr", metavar="EXPR", help=expr_help)
         p.add_argument("value", metavar=meta, help=phelp)
-        p.add_argument("--dps", type=int, default=30, help="decimal digits (default 30)")
+        p.add_argument("--dps", type=_dps, default=30,
+                       help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 30)")
         p.set_defaults(run=run, point=lambda t, n=pname, a=allowed: _number(t, n, a))
     demo = sub.add_parser("demo", help="build, evaluate and print a few expressions")
-    demo.add_argument("--dps", type=int, default=30, help="decimal digits (default 30)")
+    demo.add_argument("--dps", type=_dps, default=30,
+                      help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 30)")
     demo.set_defaults(run=_demo)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+def _text_of(exc: BaseException) -> str:
+    """``str(exc)`` without failing (a message may hold an integer too long to print)."""
     try:
-        args = parser.parse_args(argv)
-        return args.run(args)
-    except (_UsageError, TradeOffError) as exc:  # one line, no traceback
-        print(f"tradeoff: error: {exc}", file=sys.stderr)
-        return 2
+        return str(exc)
+    except Exception:
+        return ""
+
+
+def _classify(exc: BaseException) -> tuple[int, str]:
+    """The exit status and the message for an exception that reached :func:`main`."""
+    from .core.errors import InvalidParameter, TradeOffError
+
+    text = _text_of(exc)
+    if isinstance(exc, (_UsageError, InvalidParameter)):
+        return 2, text
+    if isinstance(exc, TradeOffError):
+        return 1, text or type(exc).__name__
+    if isinstance(exc, MemoryError):
+        return 1, "out of memory" + (f": {text}" if text else "") + \
+            "; try a smaller expression or a lower --dps"
+    if isinstance(exc, RecursionError):
+        return 1, "the computation nests too deeply (Python's recursion limit)"
+    if isinstance(exc, OverflowError):
+        return 1, ("numerical overflow" + (f" ({text})" if text else "")
+                   + ": a number in the computation is too large or too small for it")
+    if isinstance(exc, ValueError) and "integer string conversion" in text:
+        return 1, "a number in the result is too long to print (more than 4300 digits)"
+    detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return 1, f"internal error ({detail})"
+
+
+def _report(message: str) -> None:
+    line = " ".join(message.split()) or "unknown error"
+    if len(line) > _MAX_LINE:
+        line = line[: _MAX_LINE - 3] + "..."
+    try:
+        print(f"tradeoff: error: {line}", file=sys.stderr)
+    except Exception:  # stderr closed: nothing more can be said
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,19 +2,56 @@
 
 A condition raises only when it is *definitely* false: ``mu >= 0`` passes for a plain symbol
 (unknown), for a symbol declared ``nonnegative`` (true) and for ``1``, and raises for ``-1``.
+
+Whatever a user passes, validation either returns a SymPy expression or raises
+:class:`InvalidParameter`; it never lets a raw ``TypeError``/``ValueError``/``OverflowError``
+out of SymPy or mpmath. Refused, with the reason in the message:
+
+* strings, bytes, booleans, ``None`` and anything that is not a real scalar (complex numbers,
+  containers, arrays, sets, arbitrary objects);
+* SymPy Floats whose exact binary rational (every Float is taken as the rational it holds)
+  would need more than a million bits, such as ``Float("1e-400000")``;
+* NaN, and +-infinity unless the caller allows it;
+* numbers too large to compare with a bound in reasonable time: a number containing ``exp(x)``
+  (or ``b**x``) whose exponent may exceed ``10**100`` in absolute value
+  (:data:`MAX_EXP_ARG_LOG10`), e.g. ``exp(10**1000)``, ``exp(exp(10**100))``; SymPy decides
+  the sign of such numbers by evaluating them, which takes seconds to hours, or overflows;
+* numbers whose comparison with a bound fails inside SymPy/mpmath (the failure is named).
+
+Symbolic values stay three-valued: when SymPy cannot decide a condition on an expression with
+free symbols (even by failing), the condition is unknown and passes.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 
 import sympy as sp
 from sympy import S
 
 from .errors import InvalidParameter
 
-__all__ = ["param", "fuzzy_ge", "fuzzy_le", "fuzzy_gt", "fuzzy_lt", "is_number"]
+__all__ = ["param", "fuzzy_ge", "fuzzy_le", "fuzzy_gt", "fuzzy_lt", "is_number", "to_sympy",
+           "MAX_EXP_ARG_LOG10"]
+
+#: A number is refused when it contains ``exp(x)`` or ``b**x`` with ``|x|`` possibly above
+#: ``10**MAX_EXP_ARG_LOG10`` (a crude upper bound, see :func:`_log10_bound`): deciding its sign
+#: would make mpmath reduce ``x`` modulo ``log 2`` to that many digits.
+MAX_EXP_ARG_LOG10 = 100
+
+#: Integral Floats (``2.0``) become Integers; one with more bits than this is refused rather
+#: than expanded (``Float("1e100000000")`` would be a 40 MB integer).
+_MAX_FLOAT_INT_BITS = 100_000
+
+#: Floats are taken as the exact binary rationals they hold; a SymPy Float whose rational
+#: needs more bits than this in numerator or denominator is refused (a Python float needs at
+#: most 1075).
+_MAX_FLOAT_BITS = 1_000_000
+
+# Trees larger than this are not scanned for huge exponents (the scan is linear in the tree).
+_MAX_SCAN_NODES = 100_000
 
 
 def _sign_ge(d: sp.Basic) -> bool | None:
@@ -46,6 +83,66 @@ def is_number(x: sp.Basic) -> bool:
     return bool(getattr(x, "is_number", False)) and not x.free_symbols
 
 
+_LOG10_E = math.log10(math.e)
+
+
+def _log10_bound(x: sp.Basic) -> float | None:
+    """A crude upper bound on ``log10 |x|`` (``inf`` if astronomically large), or ``None`` where
+    the structure gives none (logarithms, negative powers, unknown functions, symbols).
+
+    Cheap and never evaluates anything: Rationals by their bit length, ``+`` by its largest
+    term, ``*`` by the sum, ``b**e`` and ``exp`` by the exponent's bound.
+    """
+    if x.is_Rational:
+        return max(abs(int(x.p)).bit_length(), 1) * math.log10(2)
+    if x.is_Float:
+        if not x.is_finite:
+            return math.inf
+        m, e = x._mpf_[1], x._mpf_[2]
+        return (int(m).bit_length() + int(e)) * math.log10(2) if m else 0.0
+    if x.is_NumberSymbol or x is S.ImaginaryUnit:
+        return 1.0
+    if x.is_Add or x.is_Mul:
+        parts = [_log10_bound(a) for a in x.args]
+        if any(b is None for b in parts):
+            return None
+        if x.is_Add:
+            return max(parts) + math.log10(len(parts))  # type: ignore[type-var]
+        return sum(max(b, 0.0) for b in parts)  # type: ignore[type-var]
+    if isinstance(x, sp.exp) or (x.is_Pow and x.base is S.Exp1):
+        a = _log10_bound(x.exp)
+        return None if a is None else _pow10(a) * _LOG10_E
+    if x.is_Pow:
+        b, e = _log10_bound(x.base), _log10_bound(x.exp)
+        if b is None or e is None or (x.exp.is_extended_nonnegative is not True):
+            return None
+        return _pow10(e) * max(b, 0.0)
+    return None
+
+
+def _pow10(a: float) -> float:
+    return math.inf if a > 300 else 10.0 ** a
+
+
+def _exponent_bound(x: sp.Basic) -> float | None:
+    """Upper bound on ``log10 |t|`` over the exponents ``t`` of every ``exp(t)`` and ``b**t``
+    in ``x`` (``b**t`` as ``exp(t log b)``), where :func:`_log10_bound` gives one."""
+    worst: float | None = None
+    for count, node in enumerate(sp.preorder_traversal(x)):
+        if count > _MAX_SCAN_NODES:
+            break
+        if isinstance(node, sp.exp) or (node.is_Pow and node.base is S.Exp1):
+            t = _log10_bound(node.exp)
+        elif node.is_Pow:
+            e, b = _log10_bound(node.exp), _log10_bound(node.base)
+            t = None if e is None or b is None else e + math.log10(1.0 + 2.31 * max(b, 0.0))
+        else:
+            continue
+        if t is not None and (worst is None or t > worst):
+            worst = t
+    return worst
+
+
 def _fmt_range(lower, upper, lower_open, upper_open, integer):
     lo = "-oo" if lower is None else str(lower)
     hi = "oo" if upper is None else str(upper)
@@ -55,9 +152,37 @@ def _fmt_range(lower, upper, lower_open, upper_open, integer):
     return f"{kind}{left}{lo}, {hi}{right}"
 
 
-def to_sympy(name: str, value: object, allowed: str, owner: str | None = None) -> sp.Basic:
-    """Sympify ``value`` strictly: numbers, SymPy expressions; never strings or NaN."""
-    if isinstance(value, (str, bytes, bool)) or value is None:
+def _failure(exc: BaseException) -> str:
+    """A one-line account of an exception raised by SymPy/mpmath while checking a value."""
+    try:
+        text = " ".join(str(exc).split())
+    except Exception:
+        text = ""
+    if len(text) > 100:
+        text = text[:97] + "..."
+    return (f"It cannot be checked: SymPy failed with {type(exc).__name__}"
+            + (f" ({text})" if text else "") + "; the value is probably too large or too small")
+
+
+def to_sympy(name: str, value: object, allowed: str, owner: str | None = None) -> sp.Expr:
+    """Sympify ``value`` strictly: numbers and SymPy expressions are accepted.
+
+    Refused with :class:`InvalidParameter`: strings and bytes (never parsed here; use
+    :func:`tradeoff_algebra.parse.parse_expr`), booleans and ``None`` (almost always a mistake
+    for a number), NaN, non-scalars (lists, arrays, sets, Booleans, matrices), values that are
+    definitely not real (``1j``, ``I``, ``log(-1)``), numbers containing an exponential too
+    large to validate (see :data:`MAX_EXP_ARG_LOG10`), and anything whose conversion fails.
+    """
+    try:
+        return _to_sympy(name, value, allowed, owner)
+    except InvalidParameter:
+        raise
+    except Exception as exc:  # SymPy/mpmath failures, RecursionError, MemoryError, ...
+        raise InvalidParameter(name, value, allowed, owner, _failure(exc)) from None
+
+
+def _to_sympy(name: str, value: object, allowed: str, owner: str | None) -> sp.Expr:
+    if isinstance(value, (str, bytes, bytearray, memoryview, bool)) or value is None:
         raise InvalidParameter(name, value, allowed, owner,
                                "Pass a number or a SymPy expression, not "
                                f"{type(value).__name__}")
@@ -66,20 +191,45 @@ def to_sympy(name: str, value: object, allowed: str, owner: str | None = None) -
             raise InvalidParameter(name, value, allowed, owner)
     try:
         v = sp.sympify(value, strict=True)
-    except (sp.SympifyError, TypeError) as exc:
+    except Exception as exc:
         raise InvalidParameter(name, value, allowed, owner,
                                f"Cannot interpret {type(value).__name__} as a number") from exc
-    if not isinstance(v, sp.Expr):
+    if (not isinstance(v, sp.Expr) or isinstance(v, (sp.AccumBounds, sp.MatrixExpr, sp.Order))
+            or v.is_commutative is False):
         raise InvalidParameter(name, value, allowed, owner, "Expected a scalar expression")
     if v is S.NaN or v.has(S.NaN):
         raise InvalidParameter(name, value, allowed, owner)
     if v.has(sp.Float):
         # A float is the exact binary rational it holds, on every route: no rule or numeric
         # path may round it to its 15 printed digits (printing shows it as the float again).
-        v = v.xreplace({x: sp.Rational(x) for x in v.atoms(sp.Float) if x.is_finite})
+        floats = [x for x in v.atoms(sp.Float) if x.is_finite]
+        if any(max(abs(int(x._mpf_[2])), int(x._mpf_[3])) > _MAX_FLOAT_BITS for x in floats):
+            raise InvalidParameter(name, value, allowed, owner,
+                                   "A Float this large or this small has no exact rational "
+                                   f"of at most {_MAX_FLOAT_BITS} bits; pass a Rational or "
+                                   "a SymPy expression such as 10**-400000")
+        v = v.xreplace({x: sp.Rational(x) for x in floats})
+    worst = _exponent_bound(v)
+    if worst is not None and worst > MAX_EXP_ARG_LOG10:
+        raise InvalidParameter(
+            name, value, allowed, owner,
+            "The value is too large to validate: it contains an exponential exp(x) or b**x "
+            f"whose exponent x may exceed 10**{MAX_EXP_ARG_LOG10} in absolute value")
     if v.is_extended_real is False:
         raise InvalidParameter(name, value, allowed, owner, "The value must be real")
     return v
+
+
+def _decide(cond: Callable[[], bool | None], v: sp.Expr, name: str, value: object,
+            allowed: str, owner: str | None) -> bool | None:
+    """Run a three-valued check; a failure inside SymPy is "unknown" for an expression with
+    free symbols and an :class:`InvalidParameter` for a number."""
+    try:
+        return cond()
+    except Exception as exc:
+        if getattr(v, "free_symbols", None):
+            return None
+        raise InvalidParameter(name, value, allowed, owner, _failure(exc)) from None
 
 
 def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool = False,
@@ -88,22 +238,35 @@ def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool 
     """Sympify and validate a scalar parameter; raise only if a condition is definitely false.
 
     Returns the sympified value. ``lower``/``upper`` bound the allowed range (``None`` for
-    unbounded), ``*_open`` make the bound strict, ``integer`` demands an integer.
+    unbounded), ``*_open`` make the bound strict, ``integer`` demands an integer. Raises
+    :class:`InvalidParameter` for everything :func:`to_sympy` refuses, for infinite values
+    (unless ``allow_infinite``), for values definitely outside the range or definitely not
+    integers, and for numbers whose comparison fails inside SymPy (too large to compare);
+    never any other exception.
     """
     allowed = _fmt_range(lower, upper, lower_open, upper_open, integer)
     v = to_sympy(name, value, allowed, owner)
-    if not allow_infinite and (v.is_finite is False):
+
+    def decide(cond: Callable[[], bool | None]) -> bool | None:
+        return _decide(cond, v, name, value, allowed, owner)
+
+    if not allow_infinite and decide(lambda: v.is_finite) is False:
         raise InvalidParameter(name, value, allowed, owner)
-    if integer and isinstance(v, sp.Float) and v.is_finite and sp.Rational(v).is_Integer:
-        v = sp.Integer(int(v))  # 2.0 is the integer 2: one node for one meaning
-    if integer and v.is_integer is False:
+    if integer and isinstance(v, sp.Float) and v.is_finite:
+        mpf = v._mpf_
+        if int(mpf[2]) + int(mpf[3]) > _MAX_FLOAT_INT_BITS:
+            raise InvalidParameter(name, value, allowed, owner,
+                                   "The Float is too large to convert to an integer exactly")
+        if sp.Rational(v).is_Integer:
+            v = sp.Integer(int(v))  # 2.0 is the integer 2: one node for one meaning
+    if integer and decide(lambda: v.is_integer) is False:
         raise InvalidParameter(name, value, allowed, owner)
     if lower is not None:
-        ok = fuzzy_gt(v, lower) if lower_open else fuzzy_ge(v, lower)
+        ok = decide(lambda: fuzzy_gt(v, lower) if lower_open else fuzzy_ge(v, lower))
         if ok is False:
             raise InvalidParameter(name, value, allowed, owner)
     if upper is not None:
-        ok = fuzzy_lt(v, upper) if upper_open else fuzzy_le(v, upper)
+        ok = decide(lambda: fuzzy_lt(v, upper) if upper_open else fuzzy_le(v, upper))
         if ok is False:
             raise InvalidParameter(name, value, allowed, owner)
     return v

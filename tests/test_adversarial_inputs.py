@@ -1,0 +1,278 @@
+"""Adversarial input: short strings that used to hang, crash or print a traceback.
+
+The command line prints exactly one line ``tradeoff: error: ...`` and exits 2 for bad input
+(refused by the parser's size limits or by parameter validation) or 1 for a computation that
+failed; it never prints a traceback, whatever is raised underneath, and Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tradeoff_algebra.cli as cli
+from tradeoff_algebra import InvalidParameter
+from tradeoff_algebra.cli import MAX_DPS, main
+from tradeoff_algebra.core.errors import NoClosedForm, NumericalError
+from tradeoff_algebra.parse import MAX_DIGITS, parse_expr
+
+# Every refusal below must be immediate; the bound leaves room for a slow, loaded machine.
+FAST = 5.0
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str, float]:
+    start = time.perf_counter()
+    rc = main(list(argv))
+    elapsed = time.perf_counter() - start
+    out, err = capsys.readouterr()
+    return rc, out, err, elapsed
+
+
+def assert_clean(rc: int, out: str, err: str, statuses: tuple[int, ...] = (0, 1, 2)) -> None:
+    """Status 0 with nothing on stderr, or an allowed error status with exactly one short
+    ``tradeoff: error:`` line and no traceback."""
+    assert rc in statuses, (rc, err)
+    assert "Traceback" not in err and "Traceback" not in out
+    if rc == 0:
+        assert err == "", err
+        return
+    assert err.startswith("tradeoff: error: ") and err.endswith("\n"), err
+    assert err.count("\n") == 1, err
+    assert len(err) <= 1100, len(err)
+
+
+# -- reproducers the parser refuses at once (exit 2) --------------------------------------------
+REFUSED = [
+    (["text", "G((10**10000)**10000)"], "too large"),
+    (["text", "(10**10000)**10000"], "too large"),
+    (["text", "10**10**10"], "too large"),
+    (["eval", "G(1e-99999999999)", "0.5"], "too small to take exactly"),
+    (["eval", "G(sqrt(10**10000 + 1))", "0.5"], "too large"),
+    (["eval", "G(exp(10**10000))", "0.5"], "too large"),
+    (["eval", "EpsDelta(exp(10**1000),0)", "0.5"], "exponential exp("),
+    (["eval", "G(exp(exp(exp(10))))", "0.5"], "exponential exp("),
+    (["eval", "G(1)", "0.5", "--dps", "99999999999999999999"], "dps = 99999999999999999999"),
+    (["eval", "G(1)", "0.5", "--dps", str(MAX_DPS + 1)], f"[1, {MAX_DPS}]"),
+    (["eval", "G(1)", "0.5", "--dps", "-3"], "dps = -3"),
+    (["eval", "G(1)", "0.5", "--dps", "9" * 5000], "--dps must be an integer"),
+    (["demo", "--dps", "0"], "dps = 0"),
+    # ALPHA, EPS and DELTA go through the same parser
+    (["eval", "G(1)", "1e-99999999999"], "too small to take exactly"),
+    (["roc", "G(1)", "10**-10**10"], "too large"),
+    (["delta", "G(1)", "exp(10**1000)"], "exponential exp("),
+    (["eps", "G(1)", "(10**10000)**-10000"], "too large"),
+    # more of the same kind
+    (["text", "9" * 5000], "digits (at most 10**4000)"),
+    (["text", "0x" + "f" * 5000], "integer literal with"),
+    (["text", "1e99999999999999999999999999"], "too large to take exactly"),
+    (["text", "(3**4000*sqrt(2))**10000"], "too large"),
+    (["text", "(mu*3**4000)**10000"], "too large"),
+    (["text", "exp(10000*log(mu*3**4000))"], "too large"),
+    (["text", "*".join(f"sqrt({10**99 + i})" for i in range(10))], "roots"),
+    (["text", "sqrt(10**1000 + 1)"], "roots are taken"),
+    (["text", "pi**10000"], "too large"),
+    (["text", "exp(-9000)*exp(-9000)"], "too small"),
+    (["text", "exp(-9300)"], "exponential exp("),
+    (["text", "Phi(-10**3000)"], "cannot be evaluated"),
+    (["text", "log(" * 30 + "2" + ")" * 30], "log needs a positive number"),
+    (["text", "PhiInv(" * 30 + "1/2" + ")" * 30], "infinite"),
+    (["text", "PhiInv(PhiInv(3/10))"], "outside [0, 1]"),
+    (["latex", "x" * 20_000], "longer than"),
+]
+
+
+@pytest.mark.parametrize("argv,fragment", REFUSED, ids=lambda v: str(v)[:50])
+def test_refused_at_once_with_one_line(capsys, argv, fragment):
+    rc, out, err, elapsed = run(capsys, *argv)
+    assert_clean(rc, out, err, (2,))
+    assert out == ""
+    assert fragment in err, err
+    assert elapsed < FAST, elapsed
+
+
+def test_messages_never_print_a_gigantic_number(capsys):
+    # building the message used to raise ValueError (Python's int -> str digit limit)
+    rc, _, err, _ = run(capsys, "text", "G((10**4000)**2)")
+    assert_clean(rc, "", err, (2,))
+    assert "an integer with 4001 digits" in err
+    rc, _, err, _ = run(capsys, "text", "G(" + "1" * 4000 + " * 10**100)")
+    assert_clean(rc, "", err, (2,))
+    assert "characters)" in err and len(err) < 700
+
+
+def test_numbers_at_the_limits_are_accepted(capsys):
+    for text in ("G(1e-4000)", "G(1e4000)", "G(2**10000 * 2**3000)", "G(exp(9000))",
+                 "G(sqrt(10**500+1))", "G(10**400)", "G(Phi(-100))",
+                 "EpsDelta(1, PhiInv(1e-4000)**2 / 10**5)", "G(10**4000 - 1)"):
+        rc, out, err, elapsed = run(capsys, "text", text)
+        assert (rc, err) == (0, ""), (text, err)
+        assert elapsed < FAST
+    assert parse_expr(f"1e-{MAX_DIGITS}") * 10**MAX_DIGITS == 1
+
+
+# -- reproducers that reach the numeric layer (exit 0 or 1, never a traceback) -----------------
+NUMERIC = [
+    ["eval", "G(1e999)", "0.5"],
+    ["eval", "G(1e4000)", "0.5"],
+    ["eval", "Laplace(1)**10**9", "0.5"],
+    ["eps", "noisy_sgd(1,1/100,10**100)", "1e-5"],
+    ["eval", "C(1/2,G(1))**(10**100)", "0.5"],
+]
+
+
+@pytest.mark.parametrize("argv", NUMERIC, ids=lambda v: " ".join(v))
+def test_numeric_failures_are_one_line(capsys, argv):
+    rc, out, err, _ = run(capsys, *argv)
+    assert_clean(rc, out, err, (0, 1))
+
+
+def test_shuffle_with_a_billion_users(capsys):
+    # used to allocate np.arange(n + 1) (8 GB) in families/shuffle.py before any size check
+    rc, out, err, elapsed = run(capsys, "eval", "ShuffleDP(1,10**9)", "0.5")
+    assert_clean(rc, out, err, (0, 1))
+    assert elapsed < 60
+
+
+# -- whatever is raised underneath: one line, the right status ----------------------------------
+def _huge_int_error() -> ValueError:
+    try:
+        str(10**5000)
+    except ValueError as exc:
+        return exc
+    raise AssertionError("Python has no int -> str digit limit")  # pragma: no cover
+
+
+@pytest.mark.parametrize("exc,status,fragment", [
+    (InvalidParameter("mu", -1, "[0, oo)"), 2, "mu = -1"),
+    (NumericalError("did not converge"), 1, "did not converge"),
+    (NoClosedForm("no route"), 1, "no route"),
+    (MemoryError("composed window needs 503981631 bins"), 1, "out of memory"),
+    (OverflowError("math range error"), 1, "numerical overflow"),
+    (RecursionError("maximum recursion depth exceeded"), 1, "nests too deeply"),
+    (_huge_int_error(), 1, "too long to print"),
+    (ZeroDivisionError("division by zero"), 1, "internal error (ZeroDivisionError"),
+    (SyntaxError("invalid syntax"), 1, "internal error (SyntaxError"),
+    (ValueError("multi\nline\nmessage"), 1, "multi line message"),
+], ids=lambda v: type(v).__name__ if isinstance(v, BaseException) else str(v))
+def test_every_exception_is_one_line(capsys, monkeypatch, exc, status, fragment):
+    def boom(text):
+        raise exc
+
+    monkeypatch.setattr(cli, "_expression", boom)
+    for argv in (["text", "G(1)"], ["eval", "G(1)", "0.5"]):
+        rc, out, err, _ = run(capsys, *argv)
+        assert_clean(rc, out, err, (status,))
+        assert fragment in err, err
+
+
+def test_an_exception_whose_message_cannot_be_printed(capsys, monkeypatch):
+    class Unprintable(Exception):
+        def __str__(self):
+            raise ValueError("no")
+
+    def boom(text):
+        raise Unprintable()
+
+    monkeypatch.setattr(cli, "_expression", boom)
+    rc, out, err, _ = run(capsys, "text", "G(1)")
+    assert_clean(rc, out, err, (1,))
+    assert "Unprintable" in err
+
+
+def test_keyboard_interrupt_exits_130_quietly(capsys, monkeypatch):
+    def interrupted(text):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_expression", interrupted)
+    rc, out, err, _ = run(capsys, "eval", "G(1)", "0.5")
+    assert (rc, out, err) == (130, "", "")
+
+
+def test_long_usage_errors_are_shortened(capsys):
+    rc, out, err, _ = run(capsys, "x" * 5000)
+    assert_clean(rc, out, err, (2,))
+    assert "invalid choice" in err and len(err) < 400
+
+
+@pytest.mark.parametrize("argv,status", [
+    (["text", "G((10**10000)**10000)"], 2),
+    (["eval", "G(1)", "0.5", "--dps", "99999999999999999999"], 2),
+])
+def test_the_installed_command_prints_no_traceback(argv, status):
+    proc = subprocess.run([sys.executable, "-m", "tradeoff_algebra.cli", *argv],
+                          capture_output=True, text=True, timeout=120)
+    assert_clean(proc.returncode, proc.stdout, proc.stderr, (status,))
+
+
+# -- random input: only clean exits ---------------------------------------------------------------
+def run_quietly(*argv: str) -> tuple[int, str, str]:
+    """main(argv) with its own captured streams (hypothesis reruns a test body many times,
+    and pytest's capsys is not reset between them)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+_ALPHABET = "0123456789.eE+-*/()@,' GCLIdpmu_xsqrtlogPhInvRa[]"
+_WORDS = ["G(", "Laplace(", "EpsDelta(", "C(", "Mix(", "Id", "Zero", "sqrt(", "exp(", "log(",
+          "Phi(", "PhiInv(", "Rational(", "mu", "alpha", "**", "@", "10", "9", "1e-300", "1e999",
+          "1e-99999", ")", "(", ",", "-", "/", "*", "+", "0.5", "pi", "E", "n"]
+
+
+@settings(max_examples=150, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(alphabet=_ALPHABET, max_size=30),
+                 st.lists(st.sampled_from(_WORDS), max_size=14).map("".join)))
+def test_random_strings_give_clean_exits(text):
+    for argv in (["text", text], ["eval", "Id", text]):
+        assert_clean(*run_quietly(*argv))
+
+
+_numbers = st.one_of(
+    st.integers(-10**6, 10**6).map(str),
+    st.sampled_from(["10**4000", "10**10000", "2**13000", "1e-300", "1e999", "1e-4001",
+                     "1/3", "0", "0.5", "pi", "E", "mu", "n", "10**10**10", "9**9**9"]),
+)
+
+
+def _combine(children):
+    unary = st.tuples(st.sampled_from(["sqrt", "exp", "log", "Phi", "PhiInv", "-"]), children)
+    binary = st.tuples(children, st.sampled_from(["+", "-", "*", "/", "**"]), children)
+    return st.one_of(
+        unary.map(lambda t: f"-({t[1]})" if t[0] == "-" else f"{t[0]}({t[1]})"),
+        binary.map(lambda t: f"({t[0]}){t[1]}({t[2]})"),
+        st.tuples(children, children).map(lambda t: f"Rational({t[0]}, {t[1]})"),
+    )
+
+
+_scalars = st.recursive(_numbers, _combine, max_leaves=8)
+_tradeoffs = st.recursive(
+    st.one_of(_scalars.map(lambda x: f"G({x})"), _scalars.map(lambda x: f"Laplace({x})"),
+              st.tuples(_scalars, _scalars).map(lambda t: f"EpsDelta({t[0]}, {t[1]})"),
+              st.just("Id")),
+    lambda fs: st.one_of(
+        st.tuples(fs, fs).map(lambda t: f"({t[0]}) @ ({t[1]})"),
+        st.tuples(fs, _scalars).map(lambda t: f"({t[0]})**({t[1]})"),
+        st.tuples(_scalars, fs).map(lambda t: f"C({t[0]}, {t[1]})"),
+    ),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=120, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(_scalars, _tradeoffs))
+def test_random_nested_expressions_give_clean_exits(text):
+    assert_clean(*run_quietly("text", text))
+
+
+@settings(max_examples=80, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@given(_scalars)
+def test_random_levels_give_clean_exits(alpha):
+    assert_clean(*run_quietly("eval", "Id", alpha))
