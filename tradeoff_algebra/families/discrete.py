@@ -23,7 +23,9 @@ of 1), the knots are computed exactly and then rounded to double precision.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -34,7 +36,7 @@ from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
-from .piecewise import PiecewiseLinear, same_function
+from .piecewise import PiecewiseLinear, as_fraction, knots_delta, same_function, to_rational
 
 __all__ = ["Discrete", "SUM_TOL"]
 
@@ -43,6 +45,38 @@ __all__ = ["Discrete", "SUM_TOL"]
 SUM_TOL = sp.Rational(1, 10**12)
 
 _OWNER = "Discrete"
+#: Largest number of outcomes accepted (each is a SymPy number in the tree): 10^6.
+MAX_OUTCOMES = 10**6
+
+
+def _exact_sum(xs: list[Fraction]) -> Fraction:
+    """The exact sum of Fractions, numerators added per denominator (one Fraction addition
+    per distinct denominator instead of one per term)."""
+    by_den: dict[int, int] = {}
+    for x in xs:
+        by_den[x.denominator] = by_den.get(x.denominator, 0) + x.numerator
+    return sum((Fraction(p, q) for q, p in by_den.items()), Fraction(0))
+
+
+def _fast_distribution(name: str, xs: list) -> list[sp.Expr] | None:
+    """The entries as exact SymPy rationals when every one is a plain number (int, Fraction,
+    SymPy Rational, float at its binary value): validated in Fractions, linear in their
+    count (a SymPy ``param`` per entry costs about a millisecond). None when some entry is
+    anything else (symbols, irrationals): the general route then decides."""
+    frs = [as_fraction(x) for x in xs]
+    if any(x is None for x in frs):
+        return None
+    for x in frs:
+        if not 0 <= x.numerator <= x.denominator:  # the general route raises the message
+            return None
+    total = _exact_sum(frs)
+    if total != 1:
+        floats = any(isinstance(x, (float, sp.Float)) or type(x).__module__ == "numpy"
+                     for x in xs)
+        if not floats or abs(total - 1) > Fraction(1, 10**12):
+            return None
+        frs = [x / total for x in frs]  # float entries: rescaled exactly by their sum
+    return [to_rational(x) for x in frs]
 
 
 def _distribution(name: str, dist: Any) -> list[sp.Expr]:
@@ -53,6 +87,14 @@ def _distribution(name: str, dist: Any) -> list[sp.Expr]:
     xs = list(dist)
     if not xs:
         raise InvalidParameter(name, dist, allowed, _OWNER, "The outcome set is empty")
+    if len(xs) > MAX_OUTCOMES:
+        raise InvalidParameter(name, f"a sequence of {len(xs)} entries", f"at most "
+                               f"{MAX_OUTCOMES} outcomes (MAX_OUTCOMES)", _OWNER,
+                               "merge outcomes of equal likelihood ratio Q/P first (they "
+                               "give the same trade-off function)")
+    fast = _fast_distribution(name, xs)
+    if fast is not None:
+        return fast
     ps = [param(f"{name}[{i}]", x, lower=0, upper=1, owner=_OWNER) for i, x in enumerate(xs)]
     floats = any(isinstance(x, (float, sp.Float)) or type(x).__module__ == "numpy" for x in xs)
     total = sp.Add(*ps)
@@ -101,6 +143,10 @@ class Discrete(TradeOff):
                                    "outcomes as P", _OWNER,
                                    f"P has {len(P)} entries and Q has {len(Q)}")
         return TradeOff.__new__(cls, Tuple(*P), Tuple(*Q))
+
+    @property
+    def free_symbols(self) -> set:
+        return set() if _numeric_entries(self) else super().free_symbols
 
     @property
     def P(self) -> Tuple:
@@ -164,6 +210,12 @@ class Discrete(TradeOff):
             ", ".join(printer._print(q) for q in self.Q))
 
 
+@lru_cache(maxsize=512)
+def _numeric_entries(f: Discrete) -> bool:
+    """Are all entries SymPy numbers (so that there is no free symbol)?"""
+    return all(isinstance(x, sp.Number) for t in f.args for x in t)
+
+
 # -- the Neyman--Pearson knots -----------------------------------------------------------------
 def _decide(b: Any, what: str) -> bool:
     if b not in (sp.true, sp.false, True, False):
@@ -180,8 +232,77 @@ def _is_zero(x: sp.Expr) -> bool:
     return z
 
 
+def _np_rational(P: Tuple, Q: Tuple) -> PiecewiseLinear | None:
+    """:func:`_neyman_pearson` in integer arithmetic for rational entries, O(k log k) and no
+    SymPy comparisons: the masses as integers over one common denominator D (when D has at
+    most 4096 bits, else Fractions), the ratio classes keyed by the reduced ratio of the
+    integers, sorted by its correctly rounded float value with runs of equal floats ordered
+    exactly; None when an entry is not rational."""
+    ps, qs = [as_fraction(x) for x in P], [as_fraction(x) for x in Q]
+    if any(x is None for x in ps + qs):
+        return None
+    D = 1
+    for x in ps + qs:
+        if D % x.denominator:
+            D = D * x.denominator // math.gcd(D, x.denominator)
+            if D.bit_length() > 4096:
+                break
+    frac = D.bit_length() > 4096
+    if frac:  # no small common denominator: Fractions
+        D, P_, Q_ = 1, ps, qs
+    else:
+        P_ = [x.numerator * (D // x.denominator) for x in ps]
+        Q_ = [x.numerator * (D // x.denominator) for x in qs]
+    classes: dict = {}  # (num, den) of the ratio Q/P, None for +oo -> [P mass, Q mass]
+    for p, q in zip(P_, Q_, strict=True):
+        if p == 0 and q == 0:
+            continue
+        if p == 0:
+            key = None
+        elif frac:
+            r = q / p
+            key = (r.numerator, r.denominator)
+        else:
+            g = math.gcd(q, p)
+            key = (q // g, p // g)
+        c = classes.get(key)
+        if c is None:
+            classes[key] = [p, q]
+        else:
+            c[0] += p
+            c[1] += q
+    finite = [k for k in classes if k is not None]
+    finite.sort(key=lambda k: k[0] / k[1], reverse=True)  # int / int: correctly rounded
+    i = 0
+    while i < len(finite):  # runs of equal floats: order exactly
+        j = i + 1
+        while j < len(finite) and finite[j][0] / finite[j][1] == finite[i][0] / finite[i][1]:
+            j += 1
+        if j - i > 1:
+            finite[i:j] = sorted(finite[i:j], key=lambda k: Fraction(*k), reverse=True)
+        i = j
+    order = ([None] if None in classes else []) + finite
+    tot = sum(classes[r][0] for r in order)  # D (or 1): the common denominator of the knots
+    knots = [(0, tot)]
+    alpha = Qcum = 0
+    for r in order[:-1]:
+        p, q = classes[r]
+        alpha, Qcum = alpha + p, Qcum + q
+        if r is None:
+            knots[0] = (0, tot - Qcum)
+        else:
+            knots.append((alpha, tot - Qcum))
+    knots.append((tot, 0))
+    if frac:
+        return PiecewiseLinear._trusted([(Fraction(a), Fraction(v)) for a, v in knots])
+    return PiecewiseLinear._trusted([(Fraction(a, D), Fraction(v, D)) for a, v in knots])
+
+
 @lru_cache(maxsize=512)
 def _neyman_pearson(P: Tuple, Q: Tuple) -> PiecewiseLinear:
+    fast = _np_rational(P, Q)
+    if fast is not None:
+        return fast
     floats = any(x.has(sp.Float) for x in (*P, *Q))
     ps, qs = list(P), list(Q)
     if floats:  # exact binary values, each distribution normalised exactly
@@ -285,7 +406,13 @@ def _register_finite() -> None:
 
     @mp_delta.register(Discrete)
     def _(f, eps):
-        """delta(eps) = sum_{Q/P > e^eps} (Q - e^eps P) (Dong, Roth & Su, Prop. 6)."""
+        """delta(eps) = sum_{Q/P > e^eps} (Q - e^eps P) (Dong, Roth & Su, Prop. 6): from the
+        rational knots (O(log k)), else from the finite loss."""
+        g = f._piecewise_or_none()
+        if g is not None:
+            v = knots_delta(g, eps)
+            if v is not None:
+                return v
         fl = finite_loss(f)
         if fl is None:
             raise NoClosedForm(f"{f}: delta(eps) needs numeric entries")

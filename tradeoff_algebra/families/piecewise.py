@@ -34,8 +34,10 @@ the reflection of the graph of ``f`` in the diagonal, with a flat zero piece on 
 
 from __future__ import annotations
 
+import numbers
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -46,6 +48,7 @@ from sympy import S, Tuple
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import to_sympy
+from ..numeric.context import mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
 
 __all__ = ["PiecewiseLinear", "FLOAT_TOL", "same_function"]
@@ -131,6 +134,8 @@ def _validate(kn: list[tuple[sp.Expr, sp.Expr]]) -> None:
 
 def _exact(x: sp.Expr) -> sp.Expr:
     """Floats at their exact binary values (as rationals); everything else unchanged."""
+    if isinstance(x, sp.Rational):
+        return x
     return sp.Rational(x) if isinstance(x, sp.Float) else x.xreplace(
         {f: sp.Rational(f) for f in x.atoms(sp.Float)})
 
@@ -154,6 +159,68 @@ def _canonical(kn: list[tuple[sp.Expr, sp.Expr]]) -> list[tuple[sp.Expr, sp.Expr
     return out
 
 
+def as_fraction(x: Any) -> Fraction | None:
+    """The exact value of a plain number (int, Fraction, SymPy Rational, finite float at its
+    binary value, numpy scalar) as a Fraction; None for anything else (symbols, irrationals,
+    booleans, NaN), which takes the general SymPy route."""
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, sp.Rational):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, numbers.Integral) and not isinstance(x, sp.Basic):
+        return Fraction(int(x))
+    if isinstance(x, (float, np.floating)) or isinstance(x, sp.Float):
+        try:
+            return Fraction(float(x)) if not isinstance(x, sp.Float) else Fraction(
+                *map(int, sp.Rational(x).as_numer_denom()))
+        except (OverflowError, ValueError):
+            return None
+    return None
+
+
+def to_rational(x: Fraction) -> sp.Rational:
+    """A Fraction as a SymPy Rational."""
+    if x.denominator == 1:
+        return sp.Integer(x.numerator)
+    return sp.Rational(x.numerator, x.denominator)
+
+
+def _fast_knots(knots: Any) -> list[tuple[sp.Rational, sp.Rational]] | None:
+    """The canonical knots when every coordinate is a plain number and Prop. 1 holds (checked
+    exactly in Fractions: linear in the number of knots, no SymPy); None otherwise, and the
+    general route then validates (and names what is wrong)."""
+    if isinstance(knots, (str, bytes)) or not isinstance(knots, Iterable):
+        return None
+    kn = []
+    for k in knots:
+        if isinstance(k, (str, bytes)) or not isinstance(k, (Sequence, Tuple)) or len(k) != 2:
+            return None
+        a, v = as_fraction(k[0]), as_fraction(k[1])
+        if a is None or v is None:
+            return None
+        kn.append((a, v))
+    if len(kn) < 2 or kn[0][0] != 0 or kn[-1] != (1, 0):
+        return None
+    for i, (a, v) in enumerate(kn):
+        if not (0 <= a <= 1 and 0 <= v <= 1 and v <= 1 - a):
+            return None
+        if i and not (a > kn[i - 1][0] and v <= kn[i - 1][1]):
+            return None
+    for i in range(1, len(kn) - 1):
+        (a0, v0), (a1, v1), (a2, v2) = kn[i - 1], kn[i], kn[i + 1]
+        if (v2 - v1) * (a1 - a0) - (v1 - v0) * (a2 - a1) < 0:
+            return None
+    out: list[tuple[Fraction, Fraction]] = []
+    for k in kn:  # drop interior knots collinear with their neighbours (as _canonical)
+        while len(out) >= 2 and ((out[-1][1] - out[-2][1]) * (k[0] - out[-1][0])
+                                 == (k[1] - out[-1][1]) * (out[-1][0] - out[-2][0])):
+            out.pop()
+        out.append(k)
+    return [(to_rational(a), to_rational(v)) for a, v in out]
+
+
 def _all_numbers(kn) -> bool:
     return all(isinstance(x, sp.Number) for k in kn for x in k)
 
@@ -172,10 +239,25 @@ class PiecewiseLinear(TradeOff):
     """
 
     def __new__(cls, knots: Any):
+        fast = _fast_knots(knots)
+        if fast is not None:  # numbers only, valid: checked and canonicalised in Fractions
+            return TradeOff.__new__(cls, Tuple(*(Tuple(a, v) for a, v in fast)))
         kn = _coerce(knots)
         _validate(kn)
         kn = _canonical(kn)
         return TradeOff.__new__(cls, Tuple(*(Tuple(a, v) for a, v in kn)))
+
+    @classmethod
+    def _trusted(cls, knots: list[tuple[Fraction, Fraction]]) -> PiecewiseLinear:
+        """The node of knots known to be valid and canonical (the Neyman--Pearson knots of a
+        finite pair with its ratio classes merged: strictly increasing slopes), without the
+        O(k) checks in Fractions."""
+        return TradeOff.__new__(cls, Tuple(*(Tuple(to_rational(a), to_rational(v))
+                                             for a, v in knots)))
+
+    @property
+    def free_symbols(self) -> set:
+        return set() if _numeric_knots(self) else super().free_symbols
 
     # -- parameters ----------------------------------------------------------------------------
     @property
@@ -266,6 +348,12 @@ class PiecewiseLinear(TradeOff):
             r"\left(%s, %s\right)" % (printer._print(a), printer._print(v)) for a, v in self.knots)
 
 
+@lru_cache(maxsize=512)
+def _numeric_knots(f: PiecewiseLinear) -> bool:
+    """Are all knot coordinates SymPy numbers (so that there is no free symbol)?"""
+    return all(isinstance(x, sp.Number) for k in f.args[0] for x in k)
+
+
 def same_function(f: PiecewiseLinear, g: PiecewiseLinear) -> bool | None:
     """Three-valued: are f and g the same function? Decided when all knots are numbers (the
     canonical knots are unique; floats compare at their exact binary values, so ``1.0`` and
@@ -303,14 +391,21 @@ def _rationals(f: PiecewiseLinear):
     return (a, v, c) if all(isinstance(x, sp.Rational) for x in a + v) else None
 
 
+@lru_cache(maxsize=64)
+def _mp_alphas(f: PiecewiseLinear, prec: int) -> list:
+    """The knot alphas as mpf at ``prec`` bits (converted once per precision)."""
+    with mp.workprec(prec):
+        return [num(x, "knot alpha") for x in _exact_knots(f)[0]]
+
+
 def _mp_interp(f: PiecewiseLinear, ys: list[sp.Expr], a, ac):
     """Interpolate the exact knot heights ``ys`` at alpha = a (1 - alpha = ac) in mpmath.
 
     The distance to the nearer end of the piece is taken from ``a`` on the first piece and from
     ``ac`` on the last one, so both ends of [0, 1] keep full relative accuracy.
     """
-    xs_exact, _, _, w = _exact_knots(f)
-    xs = [num(x, "knot alpha") for x in xs_exact]
+    _, _, _, w = _exact_knots(f)
+    xs = _mp_alphas(f, mp.prec)
     n = len(xs)
     i = min(max(bisect_right(xs, a) - 1, 0), n - 2)
     left = a if i == 0 else a - xs[i]
@@ -352,6 +447,62 @@ def _(f, x):
     return np.interp(x, xs, ys)
 
 
+# -- the privacy profile from rational knots -----------------------------------------------------
+@lru_cache(maxsize=64)
+def _fraction_knots(f: PiecewiseLinear) -> tuple[list, list] | None:
+    r = _rationals(f)
+    if r is None:
+        return None
+    return ([Fraction(int(x.p), int(x.q)) for x in r[0]],
+            [Fraction(int(x.p), int(x.q)) for x in r[1]])
+
+
+def knots_delta(f: PiecewiseLinear, eps):
+    """delta(eps) = 1 - v_k - e^eps a_k for rational knots (Dong, Roth & Su, Prop. 6: the
+    pieces steeper than -e^eps form a prefix, convexity, ending at the knot (a_k, v_k); the
+    jump 1 - f(0) included), the prefix found by bisection: O(log k). The difference cancels
+    when the last steep pieces are nearly of slope -e^eps; the working precision is then
+    raised by the bits lost (the operands are exact). None for irrational knots; ``eps``
+    ``mp.inf`` gives 1 - f(0)."""
+    fk = _fraction_knots(f)
+    if fk is None:
+        return None
+    a, v = fk
+    if eps == mp.inf:
+        x = mp.one - mp.mpf(v[0].numerator) / v[0].denominator
+        return x, x
+    E = mp.exp(eps)
+    m = len(a) - 1  # pieces 0..m-1
+
+    def steep(i: int) -> bool:  # drop_i > e^eps width_i (slope below -e^eps)
+        d, w = v[i] - v[i + 1], a[i + 1] - a[i]
+        return mp.mpf(d.numerator) * w.denominator > E * (mp.mpf(w.numerator) * d.denominator)
+
+    lo, hi = 0, m  # pieces < lo are steep, pieces >= hi are not
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if steep(mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    k = lo
+    rest, ak = 1 - v[k], a[k]
+    if rest == 0:
+        return mp.zero, mp.zero
+    prec = mp.prec
+    extra = 10
+    for _ in range(12):
+        with mp.workprec(prec + extra):
+            R = mp.mpf(rest.numerator) / rest.denominator
+            d = R - mp.exp(eps) * (mp.mpf(ak.numerator) / ak.denominator)
+            if d > 0 and d >= mp.ldexp(R, -extra + 8):
+                d = min(+d, mp.one)
+                return d, d
+            lost = int(mp.log(R / d, 2)) + 16 if d > 0 else extra + 64
+        extra = max(extra + lost, 2 * extra)
+    return mp.zero, min(R, mp.one)  # delta in [0, 1 - v_k]: nothing certain beyond
+
+
 # -- exact composition and privacy profile (tradeoff_algebra.numeric.finite) ---------------------
 def _register_finite() -> None:
     from ..core.errors import NoClosedForm
@@ -375,6 +526,9 @@ def _register_finite() -> None:
     def _(f, eps):
         """delta(eps) = sum over pieces of slope < -e^eps of (drop - e^eps width), plus
         1 - f(0) (Dong, Roth & Su, Prop. 6)."""
+        v = knots_delta(f, eps)
+        if v is not None:
+            return v
         fl = finite_loss(f)
         if fl is None:
             raise NoClosedForm(f"{f}: delta(eps) needs numeric knots")

@@ -31,9 +31,27 @@ factor ``(E a + b)/((E + 1) a)`` collects the two mixture terms). Consequences:
   rules. ``delta(eps) = 0`` for ``eps >= eps0`` (every ratio is at most ``E``).
 
 Theorem 4.2 of Wang et al. bounds ``T(P, Q)`` from below by ``C(f_Shuffle)`` with
-``f_Shuffle = 2w Id + (1 - 2w) T(P0, Q0)`` (``mechanisms.shuffle(eps0, n, bound="wang")`` builds
-it for small n); ``proofs/wang.py`` checks that it holds and is strictly below the exact
-``T(P, Q)`` away from a few points.
+``f_Shuffle = 2w Id + (1 - 2w) T(P0, Q0)``; ``proofs/wang.py`` checks that it holds and is
+strictly below the exact ``T(P, Q)`` away from a few points. ``ShuffleDP(eps0, n, bound="wang")``
+(``mechanisms.shuffle(eps0, n, bound="wang")``) is this bound, on the same atoms:
+
+* ``P0(a, b) = (E + 1) a K(a, b)`` and ``Q0(a, b) = (E + 1) b K(a, b)`` (with ``(a, b) =
+  (A + 1, C - A)``: ``Binom(n - 1, theta)(s - 1) = B_n(s) s/(n theta)`` and
+  ``C(s - 1, a - 1)/2^{s-1} = 2 a b_s(a)/s``); so ``f_Shuffle = T(P0, R)``, ``R = 2w P0 +
+  (1 - 2w) Q0 = (2a + (E - 1) b) K``, with the ratio ``rho = (2 + (E - 1) b/a)/(E + 1)``,
+  increasing in b/a (+oo at a = 0: ``f_Shuffle(0) = 1 - R(a = 0)``);
+* T(P0, Q0) is symmetric (the same swap), so ``C(f_Shuffle) = C_{1-2w}(T(P0, Q0))`` is given
+  by Dong, Roth & Su, Eq. (13): ``f_Shuffle`` up to its fixed point, a segment of slope -1,
+  then its inverse. As a pair: the atoms with ``b/a > 1`` (P-mass P0, Q-mass R, ratio rho >
+  1), their mirror images (masses exchanged, ratio 1/rho) and one atom of ratio 1 with the
+  rest of the mass;
+* for ``eps >= 0``, ``delta(eps) = (1 - 2w) Q0(S) - (e^eps - 2w) P0(S)``,
+  ``S = {b/a > (e^eps - 2w)/(1 - 2w)}`` (Wang et al., Cor. 4.3).
+
+This is what made the bound slow before: it was built as ``SymmetricHull(Mix(Discrete(P0, Q0),
+1 - 2w))`` with the n(n + 1)/2 points of (P0, Q0) as SymPy entries (n <= 60), whose delta went
+through the generic convex conjugate of the hull (hundreds of evaluations of the symbolic
+knots); now the same table as T(P, Q) serves it (n = 10^4 in seconds).
 
 Numerics. Exact rationals (through :func:`~tradeoff_algebra.numeric.finite.finite_loss`) when
 ``e^eps0`` is rational and n is small. Otherwise Arb ball arithmetic (python-flint), which makes
@@ -65,6 +83,7 @@ from mpmath.libmp import from_man_exp, round_ceiling, round_floor
 
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 
@@ -81,6 +100,11 @@ FLOAT_TAU = 1e-40
 #: Largest number of points of an Arb table: past it the dropped mass is not shrunk further and
 #: the result is the (guaranteed, wider) enclosure [h, h + tau].
 MAX_POINTS = 2_000_000
+#: Largest n of the numeric routes (the windows are found in float64).
+MAX_N = 10**12
+
+
+_BOUNDS = ("exact", "wang")
 
 
 class ShuffleDP(TradeOff):
@@ -90,11 +114,31 @@ class ShuffleDP(TradeOff):
     Sec. 4.1 (see the module docstring for the closed form of P and Q and the proof of
     symmetry). ``eps0 >= 0`` real, ``n >= 1`` an integer. ``ShuffleDP(eps0, 1)`` is
     ``f_{eps0,0}`` and ``ShuffleDP(0, n)`` is ``Id``; ``simplify`` makes those rewrites.
+
+    Numeric routes for n up to ``MAX_N`` = 10^12 with at most ``MAX_POINTS`` kept points
+    (n = 10^4 at any eps0 in seconds to a minute; large eps0 keeps far fewer); beyond, a
+    NumericalError naming the limit at once.
+
+    ``ShuffleDP(eps0, n, bound="wang")`` (what ``shuffle(eps0, n, bound="wang")`` returns) is
+    instead Wang et al.'s Thm. 4.2 bound ``C(f_Shuffle)``, ``f_Shuffle = 2w Id + (1 - 2w)
+    T(P0, Q0)``: the same atoms (one per reduced fraction b/a), other masses (module
+    docstring); it lies below T(P, Q). Its args carry a third entry, 1.
     """
 
-    def __new__(cls, eps0: Any, n: Any):
+    def __new__(cls, eps0: Any, n: Any, bound: Any = "exact"):
         eps0 = param("eps0", eps0, lower=0, owner="ShuffleDP")
         n = param("n", n, lower=1, integer=True, owner="ShuffleDP")
+        if isinstance(bound, str) and bound in _BOUNDS:
+            wang = bound == "wang"
+        elif not isinstance(bound, bool) and isinstance(bound, (int, sp.Integer)) \
+                and int(bound) in (0, 1):
+            wang = int(bound) == 1
+        else:
+            from ..core.errors import InvalidParameter
+
+            raise InvalidParameter("bound", bound, "'exact' or 'wang'", "ShuffleDP")
+        if wang:
+            return TradeOff.__new__(cls, eps0, n, sp.S.One)
         return TradeOff.__new__(cls, eps0, n)
 
     @property
@@ -106,13 +150,28 @@ class ShuffleDP(TradeOff):
         return self.args[1]
 
     @property
+    def wang(self) -> bool:
+        """Is this Wang et al.'s Thm. 4.2 bound C(f_Shuffle) rather than T(P, Q)?"""
+        return len(self.args) == 3
+
+    @property
+    def bound(self) -> str:
+        return "wang" if self.wang else "exact"
+
+    @property
     def is_symmetric(self) -> bool:
-        return True
+        return True  # T(P, Q) by the swap (a, b) -> (b, a); C(.) is symmetric by construction
 
     def _sympystr(self, printer):
+        if self.wang:  # the constructor that reads back to this node
+            return "shuffle(%s, %s, bound='wang')" % (printer._print(self.eps0),
+                                                      printer._print(self.n))
         return "ShuffleDP(%s, %s)" % (printer._print(self.eps0), printer._print(self.n))
 
     def _latex(self, printer):
+        if self.wang:
+            return r"C\left(f^{\mathrm{Shuffle}}_{%s, %s}\right)" % (
+                printer._print(self.eps0), printer._print(self.n))
         return r"f^{\mathrm{shuffle}}_{%s, %s}" % (printer._print(self.eps0),
                                                     printer._print(self.n))
 
@@ -163,10 +222,12 @@ def shuffle_pair0(eps0: Any, n: int) -> tuple[list, list, list]:
     return pts, [sp.S(P0.get(k, 0)) for k in pts], [sp.S(Q0.get(k, 0)) for k in pts]
 
 
-def _grouped_atoms(eps0: sp.Expr, n: int) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
-    """Exact atoms (ratio, P, Q) of the pair, one per reduced fraction b/a (module docstring):
-    a point (k alpha, k beta) has ``P = k (E alpha + beta) B_n(s) b_s(a)/n``, so each atom is
-    ``(E alpha + beta) M`` and ``(E beta + alpha) M`` with ``M`` a sum over its points."""
+def _group_sums(eps0: sp.Expr, n: int) -> tuple[dict, Any]:
+    """({(alpha, beta): S}, scale): the points grouped by the reduced fraction b/a, with
+    ``M = scale * S = sum g B_n(s) b_s(a)/n`` over the points (g alpha, g beta). When
+    ``e^eps0 = p/q`` is rational, ``B_n(s) b_s(a)/n = C(n, s) C(s, a) q^s (p - q)^{n-s}/(n (p +
+    q)^n)``: S is an integer sum of ``g C(n, s) C(s, a) q^{s-1} (p - q)^{n-s}`` and ``scale =
+    q/(n (p + q)^n)``; otherwise S is a SymPy sum in ``exp(eps0)`` and ``scale = 1``."""
     pq = _exact_e(eps0)
     groups: dict[tuple[int, int], Any] = {}
     if pq is not None:  # integers over the common denominator n q (p + q)^n
@@ -178,13 +239,7 @@ def _grouped_atoms(eps0: sp.Expr, n: int) -> list[tuple[sp.Expr, sp.Expr, sp.Exp
                 g = math.gcd(a, b)
                 key = (a // g, b // g)
                 groups[key] = groups.get(key, 0) + g * cs * math.comb(s, a)
-        den = n * (p + q) ** n
-        out = []
-        for (al, be), M in groups.items():
-            out.append((sp.Rational(p * be + q * al, p * al + q * be),
-                        sp.Rational((p * al + q * be) * M, den),
-                        sp.Rational((p * be + q * al) * M, den)))
-        return out
+        return groups, sp.Rational(q, n * (p + q) ** n)
     E = sp.exp(eps0)
     theta = 2 / (E + 1)
     for s in range(1, n + 1):
@@ -194,8 +249,55 @@ def _grouped_atoms(eps0: sp.Expr, n: int) -> list[tuple[sp.Expr, sp.Expr, sp.Exp
             g = math.gcd(a, b)
             key = (a // g, b // g)
             groups[key] = groups.get(key, 0) + g * math.comb(s, a) * Bs
+    return groups, sp.S.One
+
+
+def _grouped_atoms(eps0: sp.Expr, n: int) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """Exact atoms (ratio, P, Q) of the pair, one per reduced fraction b/a (module docstring):
+    a point (k alpha, k beta) has ``P = k (E alpha + beta) B_n(s) b_s(a)/n``, so each atom is
+    ``(E alpha + beta) M`` and ``(E beta + alpha) M`` with ``M`` a sum over its points."""
+    groups, scale = _group_sums(eps0, n)
+    pq = _exact_e(eps0)
+    if pq is not None:
+        p, q = pq
+        return [(sp.Rational(p * be + q * al, p * al + q * be),
+                 sp.Rational(p * al + q * be, q) * M * scale,
+                 sp.Rational(p * be + q * al, q) * M * scale) for (al, be), M in groups.items()]
+    E = sp.exp(eps0)
     return [((E * be + al) / (E * al + be), (E * al + be) * M, (E * be + al) * M)
             for (al, be), M in groups.items()]
+
+
+def _wang_atoms(eps0: sp.Expr, n: int) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """Exact atoms (ratio, P, Q) of C(f_Shuffle) (module docstring): the fractions
+    beta/alpha > 1 with the f_Shuffle masses ``P0 = (E + 1) alpha M`` and ``R = (2 alpha +
+    (E - 1) beta) M`` (ratio +oo for alpha = 0), their mirror images (masses exchanged) and one
+    atom of ratio 1 with the rest (Dong, Roth & Su, Eq. (13))."""
+    groups, scale = _group_sums(eps0, n)
+    pq = _exact_e(eps0)
+    if pq is not None:  # E = p/q: P0 = (p + q) alpha M/q, R = (2 q alpha + (p - q) beta) M/q
+        p, q = pq
+        E1, Em, two = sp.Rational(p + q, q), sp.Rational(p - q, q), sp.Integer(2)
+    else:
+        E = sp.exp(eps0)
+        E1, Em, two = E + 1, E - 1, sp.Integer(2)
+    out = []
+    sP0 = sR = sp.S.Zero
+    for (al, be), M in groups.items():
+        if be <= al:
+            continue
+        P0 = E1 * al * M * scale
+        R = (two * al + Em * be) * M * scale
+        ratio = sp.S.Infinity if al == 0 else (two * al + Em * be) / (E1 * al)
+        out.append((ratio, P0, R))
+        out.append((sp.S.Zero if al == 0 else 1 / ratio, R, P0))
+        sP0, sR = sP0 + P0, sR + R
+    zero = 1 - sP0 - sR
+    if pq is None:
+        zero = sp.factor(sp.cancel(zero))
+    if zero != 0:
+        out.append((sp.S.One, zero, zero))
+    return out
 
 
 # -- windows and Chernoff bounds ----------------------------------------------------------------
@@ -216,6 +318,56 @@ def _kl(x: np.ndarray, t: float) -> np.ndarray:
         return xlogy(x, x / t) + xlogy(1 - x, (1 - x) / (1 - t))
 
 
+def _kl1(x: float, t: float) -> float:
+    """KL(Bern(x) || Bern(t)), float64 (0 <= x <= 1, 0 < t < 1)."""
+    out = 0.0
+    if x > 0:
+        out += x * math.log(x / t)
+    if x < 1:
+        out += (1 - x) * math.log((1 - x) / (1 - t))
+    return out
+
+
+def _slices(e0: float, n: int, log_tau: float) -> tuple[int, int]:
+    """(s_lo, s_hi): the kept slices s = a + b, where ``n KL(s/n || theta)`` stays below the
+    dropped-mass target (found by bisection on each side of the mode: no O(n) array)."""
+    t = 2.0 / (math.exp(e0) + 1.0) if e0 < 700 else 0.0
+    if t <= 0.0 or t >= 1.0:  # eps0 = 0: every mass in slice n; eps0 huge: slice 1
+        s = n if t >= 1.0 else 1
+        return s, s
+    need = -log_tau + math.log(2.0) + math.log1p(math.exp(min(e0, 700.0)))
+
+    def big(k: int) -> bool:
+        return n * _kl1(k / n, t) >= need
+
+    mode = n * t
+    k0 = min(max(math.ceil(mode), 0), n)
+    if not big(n):
+        s_hi = n
+    else:  # the smallest k >= mode with big(k), minus 1
+        lo, hi = k0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if big(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        s_hi = lo - 1
+    k1 = min(max(math.floor(mode), 0), n)
+    if not big(0):
+        s_lo = 1
+    else:  # the largest k <= mode with big(k), plus 1
+        lo, hi = 0, k1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if big(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        s_lo = max(lo + 1, 1)
+    return s_lo, max(s_hi, s_lo)
+
+
 @lru_cache(maxsize=32)
 def _window(e0: float, n: int, log_tau: float) -> tuple[int, int, np.ndarray]:
     """(s_lo, s_hi, a_hi) of the kept points: slices s_lo..s_hi (s = a + b) and, in slice s,
@@ -224,18 +376,7 @@ def _window(e0: float, n: int, log_tau: float) -> tuple[int, int, np.ndarray]:
     kept window, see :func:`_dropped`)."""
     t = 2.0 / (math.exp(e0) + 1.0) if e0 < 700 else 0.0
     logE = e0
-    k = np.arange(n + 1, dtype=np.float64)
-    if t <= 0.0 or t >= 1.0:  # eps0 = 0: every mass in slice n; eps0 huge: slice 0
-        s_lo = s_hi = n if t >= 1.0 else 1
-    else:
-        need = -log_tau + math.log(2.0) + math.log1p(math.exp(min(logE, 700.0)))
-        kl = n * _kl(k / n, t)
-        mode = n * t
-        up = np.nonzero((k >= mode) & (kl >= need))[0]
-        dn = np.nonzero((k <= mode) & (kl >= need))[0]
-        s_hi = int(up[0]) - 1 if up.size else n
-        s_lo = max(int(dn[-1]) + 1, 1) if dn.size else 1
-        s_hi = max(s_hi, s_lo)
+    s_lo, s_hi = _slices(e0, n, log_tau)
     s = np.arange(s_lo, s_hi + 1, dtype=np.float64)
     # in slice s the dropped mass is weighted by B_n(s): the window narrows away from the mode
     if 0.0 < t < 1.0:
@@ -304,7 +445,7 @@ class _Table:
     dropped mass of each of P and Q (Arb, exact).
     """
 
-    def __init__(self, eps0: sp.Expr, n: int, prec: int, tau_bits: int):
+    def __init__(self, eps0: sp.Expr, n: int, prec: int, tau_bits: int, wang: bool = False):
         from flint import arb
 
         with arb_precision(prec):
@@ -322,6 +463,8 @@ class _Table:
             two = arb(2)
             log2 = two.log()
             for s in range(s_lo, s_hi + 1):
+                if (s - s_lo) & 63 == 63:
+                    budget.check()
                 if theta is None:
                     B = arb(1)
                 elif B is None:
@@ -355,27 +498,98 @@ class _Table:
                     tau_sl += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
                 tau_sl *= (E + 1) / 2
             self.tau = (tau_in + tau_sl).upper()
-            keys = list(amass)
-            fl = np.array([k[1] / k[0] if k[0] else math.inf for k in keys])
-            order = np.argsort(-fl, kind="stable")
-            self.al = np.array([keys[i][0] for i in order], dtype=np.int64)
-            self.be = np.array([keys[i][1] for i in order], dtype=np.int64)
-            self.key = fl[order]
-            self.negkey = -self.key
-            m = len(keys)
-            Ppre, Qpre = [arb(0)] * (m + 1), [arb(0)] * (m + 1)
-            P = Q = arb(0)
-            for j, i in enumerate(order):
-                al, be = keys[i]
-                M = amass[keys[i]]
-                P = P + (E * al + be) * M
-                Q = Q + (E * be + al) * M
-                Ppre[j + 1], Qpre[j + 1] = P, Q
-            self.Ppre, self.Qpre = Ppre, Qpre
-            self.m = m
-        with mp.workprec(64):
-            self.Pmid = [_to_mpf(x.mid(), round_floor) for x in Ppre]
-            self.Qmid = [_to_mpf(x.mid(), round_floor) for x in Qpre]
+            self.E = E
+            if wang:
+                self._layout_wang(amass, E)
+            else:
+                self._layout_exact(amass, E)
+        self._mids: tuple | None = None
+
+    def _midpoints(self) -> tuple[list, list]:
+        """The midpoints of Ppre and Qpre as 64-bit mpf (for searching; built on first use:
+        delta needs none)."""
+        if self._mids is None:
+            mk = mp.make_mpf
+
+            def conv(x):
+                man, exp = x.mid().man_exp()
+                return mk(from_man_exp(int(man), int(exp), 64, round_floor))
+
+            self._mids = ([conv(x) for x in self.Ppre], [conv(x) for x in self.Qpre])
+        return self._mids
+
+    @property
+    def Pmid(self) -> list:
+        return self._midpoints()[0]
+
+    @property
+    def Qmid(self) -> list:
+        return self._midpoints()[1]
+
+    def _layout_exact(self, amass: dict, E) -> None:
+        """T(P, Q): every atom, by decreasing b/a, P = (E a + b) M, Q = (E b + a) M."""
+        from flint import arb
+
+        keys = list(amass)
+        fl = np.array([k[1] / k[0] if k[0] else math.inf for k in keys])
+        order = np.argsort(-fl, kind="stable")
+        self.al = np.array([keys[i][0] for i in order], dtype=np.int64)
+        self.be = np.array([keys[i][1] for i in order], dtype=np.int64)
+        self.key = fl[order]
+        self.negkey = -self.key
+        m = len(keys)
+        Ppre, Qpre = [arb(0)] * (m + 1), [arb(0)] * (m + 1)
+        P = Q = arb(0)
+        for j, i in enumerate(order):
+            al, be = keys[i]
+            M = amass[keys[i]]
+            P = P + (E * al + be) * M
+            Q = Q + (E * be + al) * M
+            Ppre[j + 1], Qpre[j + 1] = P, Q
+        self.Ppre, self.Qpre = Ppre, Qpre
+        self.m = m
+        self.kinds = None
+        self.first = 0
+
+    def _layout_wang(self, amass: dict, E) -> None:
+        """C(f_Shuffle) by Eq. (13) (module docstring): the atoms with b/a > 1 by decreasing b/a
+        (P-mass P0 = (E + 1) a M, Q-mass R = (2 a + (E - 1) b) M), one atom of ratio 1 with the
+        rest, then the mirror images by increasing b/a. The kept masses of the atoms b/a > 1
+        miss at most tau (E + 1)/E each of P0 and R (P0 <= (E + 1) P/E, R <= (E + 1) Q/E
+        pointwise... on the dropped points); the ratio-1 atom takes the lower end of its mass,
+        1 - P0_K - R_K - 2 tau (E + 1)/E, so that the whole kept sub-measure misses at most
+        tau_C = 2 tau (E + 1)/E of each of P_C and Q_C."""
+        from flint import arb
+
+        keys = [k for k in amass if k[1] > k[0]]
+        fl = np.array([k[1] / k[0] if k[0] else math.inf for k in keys])
+        order = np.argsort(-fl, kind="stable")
+        tau_c = 2 * self.tau * (E + 1) / E
+        A = [(keys[i][0], keys[i][1], amass[keys[i]]) for i in order]
+        P0 = [(E + 1) * al * M for al, be, M in A]
+        R = [(2 * al + (E - 1) * be) * M for al, be, M in A]
+        sP0, sR = sum(P0, arb(0)), sum(R, arb(0))
+        zero = (1 - sP0 - sR - tau_c).lower()  # its lower end
+        zero = arb(0) if zero < 0 else arb(zero)
+        Pm = P0 + [zero] + R[::-1]
+        Qm = R + [zero] + P0[::-1]
+        m = len(Pm)
+        Ppre, Qpre = [arb(0)] * (m + 1), [arb(0)] * (m + 1)
+        P = Q = arb(0)
+        for j in range(m):
+            P, Q = P + Pm[j], Q + Qm[j]
+            Ppre[j + 1], Qpre[j + 1] = P, Q
+        self.Ppre, self.Qpre, self.m = Ppre, Qpre, m
+        na = len(A)
+        # for delta: only the atoms b/a > 1 can have ratio > e^eps >= 1; the rest get a key
+        # below every threshold and (al, be) = (1, 0), which never passes the comparison
+        self.al = np.array([a for a, _, _ in A] + [1] * (na + 1), dtype=np.int64)
+        self.be = np.array([b for _, b, _ in A] + [0] * (na + 1), dtype=np.int64)
+        self.key = np.concatenate([fl[order], -np.ones(na + 1)])
+        self.negkey = -self.key
+        self.kinds = (na, [(a, b) for a, b, _ in A])
+        self.first = 1 if na and A[0][0] == 0 else 0  # the atom a = 0 has ratio +oo
+        self.tau = arb(tau_c.upper()).upper()
 
     # suffix sums by the mirror symmetry (a, b) -> (b, a): P(atoms j..m-1) = Q(first m - j)
     def Psuf(self, j: int):
@@ -385,18 +599,61 @@ class _Table:
         return self.Ppre[self.m - j]
 
     def ratio(self, j: int):
-        al, be = int(self.al[j]), int(self.be[j])
-        return (self.E * be + al) / (self.E * al + be)
+        """The likelihood ratio of atom j (finite: call with j >= ``first``)."""
+        E = self.E
+        if self.kinds is None:
+            al, be = int(self.al[j]), int(self.be[j])
+            return (E * be + al) / (E * al + be)
+        na, ab = self.kinds
+        if j == na:
+            return E * 0 + 1
+        al, be = ab[j] if j < na else ab[2 * na - j]
+        if al == 0:  # the mirror image of the atom of ratio +oo has ratio 0
+            return E * 0
+        rho = (2 * al + (E - 1) * be) / ((E + 1) * al)
+        return rho if j < na else 1 / rho
 
 
 def _npoints(e0: float, n: int, tau_bits: int) -> int:
+    s_lo, s_hi = _slices(e0, n, -tau_bits * math.log(2.0))
+    if s_hi - s_lo + 1 > MAX_POINTS:  # (at least one point per slice)
+        return s_hi - s_lo + 1
     s_lo, s_hi, a_hi = _window(e0, n, -tau_bits * math.log(2.0))
     return int((2 * a_hi - np.arange(s_lo, s_hi + 1) + 1).sum())
 
 
-@lru_cache(maxsize=2)
-def _table(eps0: sp.Expr, n: int, prec: int, tau_bits: int) -> _Table:
-    return _Table(eps0, n, prec, tau_bits)
+def _check_points(f: ShuffleDP, e0: float, n: int, tau_bits: int) -> None:
+    """Refuse at once a pair whose kept window is beyond :data:`MAX_POINTS` (or n beyond
+    :data:`MAX_N`): the numerics need the points themselves."""
+    from ..core.errors import NumericalError
+
+    pts = None if n > MAX_N else _npoints(e0, n, tau_bits)
+    if pts is None or pts > MAX_POINTS:
+        size = f"n = {n}" if n < 10**12 else f"n = 10^{math.log10(n):.1f}"
+        what = "" if pts is None else f"its window keeps {pts} points at this precision; "
+        raise NumericalError(
+            f"ShuffleDP(eps0, n) with {size}: {what}the numeric route is limited to n <= "
+            f"{MAX_N:.0e} (MAX_N) and {MAX_POINTS} kept points (MAX_POINTS; about "
+            "n log(1/tau) points for small eps0, far fewer for large eps0); ask for fewer "
+            "digits (dps) or use a smaller n")
+
+
+_TABLES: dict = {}
+
+
+def _table(eps0: sp.Expr, n: int, prec: int, tau_bits: int, wang: bool = False) -> _Table:
+    """The table at precision ``prec`` with dropped mass below ``2^-tau_bits`` (about), or a
+    kept one at least as precise and as complete (its enclosures are as valid and narrower)."""
+    key = (eps0, n, wang)
+    for w, tb, t in _TABLES.get(key, ()):
+        if w >= prec and tb >= tau_bits:
+            return t
+    t = _Table(eps0, n, prec, tau_bits, wang)
+    kept = [x for x in _TABLES.get(key, ()) if not (x[0] <= prec and x[1] <= tau_bits)]
+    _TABLES[key] = (kept + [(prec, tau_bits, t)])[-2:]
+    while len(_TABLES) > 3:
+        _TABLES.pop(next(iter(_TABLES)))
+    return t
 
 
 def _guard(n: int) -> int:
@@ -411,9 +668,13 @@ def _ziv(f: ShuffleDP, compute):
 
     eps0, n = _numeric(f)
     p = mp.prec
-    w, tb = p + _guard(n), p + 24
+    # (margins of 48 bits: the caller's precision check recomputes at ~40 more bits, and then
+    # finds the same table good enough)
+    w, tb = p + _guard(n) + 48, p + 24 + 48
+    _check_points(f, float(eps0), n, tb)
     for _ in range(6):
-        t = _table(eps0, n, w, tb)
+        budget.check()
+        t = _table(eps0, n, w, tb, f.wang)
         with arb_precision(w):
             lo, hi = compute(t)
             lo, hi = arb(lo), arb(hi)
@@ -424,15 +685,17 @@ def _ziv(f: ShuffleDP, compute):
                 return v, v
             if hi.upper() <= 0:
                 return mp.zero, mp.zero
-            # the dropped mass: make tau ~ 2^-p of the value; the rounding: raise w
-            need = -float(hi.upper().log()) / math.log(2.0) if hi.upper() > 0 else 0.0
-            new_tb = int(p + 8 + max(need, 0.0))
+            # the dropped mass: make tau ~ 2^-p of the value; the rounding: raise w (both by
+            # the bits of the value's smallness: the prefix sums are ~1)
+            need = max(-float(hi.upper().log()) / math.log(2.0), 0.0)
+            new_tb = int(p + 8 + need) + 48
             if t.tau > tol / 4 and new_tb > tb:
                 if _npoints(float(eps0), n, new_tb) > MAX_POINTS:
                     break
                 tb = new_tb
+                w = max(w, p + _guard(n) + int(need) + 48)
             else:
-                w += 64
+                w += max(64, int(need))
     return _to_mpf(lo.lower(), round_floor), _to_mpf(hi.upper(), round_ceiling)
 
 
@@ -446,7 +709,7 @@ def _segment(t: _Table, a, ac) -> int:
         j = bisect_left(t.Pmid, a) - 1
     else:  # Psuf(j) >= 1 - alpha >= Psuf(j + 1), Psuf(j) = Qpre[m - j] increasing in m - j
         j = t.m - bisect_left(t.Qmid, ac)
-    return min(max(j, 0), t.m - 1)
+    return min(max(j, t.first), t.m - 1)
 
 
 def _line(t: _Table, j: int, A, Ac, power: bool):
@@ -480,7 +743,7 @@ def _eval(f: ShuffleDP, a, ac, power: bool):
     def compute(t: _Table):
         A, Ac = _exact_arb(a), _exact_arb(ac)
         j = _segment(t, a, ac)
-        js = [i for i in (j - 1, j, j + 1) if 0 <= i < t.m]
+        js = [i for i in (j - 1, j, j + 1) if t.first <= i < t.m]
         vals = [_line(t, i, A, Ac, power) for i in js]
         lo = max(v.lower() for v in vals) if not power else min(v.lower() for v in vals)
         hi = max(v.upper() for v in vals) if not power else min(v.upper() for v in vals)
@@ -493,14 +756,15 @@ def _eval(f: ShuffleDP, a, ac, power: bool):
 
 @mp_value.register(ShuffleDP)
 def _(f, a, ac):
-    if f.eps0 == 0 or a == 0 or ac == 0:  # Id; f(0) = 1 (no mass with P = 0), f(1) = 0
+    # Id; f(1) = 0; T(P, Q)(0) = 1 (no mass with P = 0; the Wang bound has one: computed)
+    if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
         return +ac, +ac
     return _eval(f, a, ac, power=False)
 
 
 @mp_roc.register(ShuffleDP)
 def _(f, a, ac):
-    if f.eps0 == 0 or a == 0 or ac == 0:
+    if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
         return +a, +a
     return _eval(f, a, ac, power=True)
 
@@ -513,11 +777,16 @@ def _(f, eps):
     from flint import arb
 
     eps0, _ = _numeric(f)
+    if eps0 == 0:
+        return mp.zero, mp.zero
+    if f.wang:
+        return _wang_delta(f, eps)
     if eps == mp.inf:
         return mp.zero, mp.zero
     man, ex = eps.man_exp if eps else (0, 0)
     if (sp.Integer(int(man)) * sp.Integer(2) ** int(ex) - eps0).is_nonnegative is True:
         return mp.zero, mp.zero
+
     def compute(t: _Table):
         ee = _exact_arb(eps).exp()
         c1, c2 = t.E - ee, t.E * ee - 1  # r > e^eps  <=>  be c1 > al c2
@@ -529,6 +798,38 @@ def _(f, eps):
 
         k_hi = bisect.bisect_left(t.negkey, -thr * (1 - 1e-9))
         k_lo = bisect.bisect_left(t.negkey, -thr * (1 + 1e-9))
+        while k_lo < k_hi and int(t.be[k_lo]) * c1 > int(t.al[k_lo]) * c2:
+            k_lo += 1
+        while k_hi > k_lo and int(t.be[k_hi - 1]) * c1 < int(t.al[k_hi - 1]) * c2:
+            k_hi -= 1
+        vals = [t.Qpre[k] - ee * t.Ppre[k] for k in range(k_lo, k_hi + 1)]
+        lo = max(max(v.lower() for v in vals), arb(0))
+        hi = max(max(v.upper() for v in vals), arb(0))
+        return lo, hi + t.tau
+
+    return _ziv(f, compute)
+
+
+def _wang_delta(f: ShuffleDP, eps):
+    """delta(eps) of C(f_Shuffle) for eps >= 0: the atoms b/a > 1 with ratio
+    rho = (2 a + (E - 1) b)/((E + 1) a) > e^eps, i.e. b (E - 1) > a (e^eps (E + 1) - 2), give
+    sum (R - e^eps P0) = (1 - 2w) Q0(S) - (e^eps - 2w) P0(S) (Wang et al., Cor. 4.3; Dong, Roth
+    & Su, Prop. 6), the atom a = 0 (ratio +oo) included; delta(oo) = R(a = 0). Prefix sums of
+    the kept atoms, plus [0, tau_C]."""
+    from bisect import bisect_left
+
+    from flint import arb
+
+    def compute(t: _Table):
+        if eps == mp.inf:
+            q = t.Qpre[t.first]
+            return q.lower(), q.upper() + t.tau
+        ee = _exact_arb(eps).exp()
+        c1, c2 = t.E - 1, ee * (t.E + 1) - 2
+        thr = float((c2 / c1).mid())
+        na = t.kinds[0]
+        k_hi = min(bisect_left(t.negkey, -thr * (1 - 1e-9)), na)
+        k_lo = min(bisect_left(t.negkey, -thr * (1 + 1e-9)), na)
         while k_lo < k_hi and int(t.be[k_lo]) * c1 > int(t.al[k_lo]) * c2:
             k_lo += 1
         while k_hi > k_lo and int(t.be[k_hi - 1]) * c1 < int(t.al[k_hi - 1]) * c2:
@@ -553,9 +854,8 @@ def _(f, A, Ac):
 
 # -- float64: curve and the PLD loss model -------------------------------------------------------
 @lru_cache(maxsize=8)
-def _float_atoms(e0: float, n: int):
-    """(loss, P, Q) of the kept points (float64, ``scipy.stats.binom`` masses), ordered by
-    decreasing ratio, and the dropped-mass allowance ``FLOAT_TAU``."""
+def _float_points(e0: float, n: int):
+    """(a, b, K) of the kept points (float64, ``scipy.stats.binom`` masses; module docstring)."""
     from scipy.stats import binom
 
     s_lo, s_hi, a_hi = _window(e0, n, math.log(FLOAT_TAU))
@@ -565,9 +865,17 @@ def _float_atoms(e0: float, n: int):
     start = np.repeat(np.cumsum(lens) - lens, lens)
     a = np.repeat(s - a_hi, lens) + (np.arange(int(lens.sum())) - start)
     b = ss - a
-    E = math.exp(e0)
-    theta = 2.0 / (E + 1.0)
+    theta = 2.0 / (math.exp(e0) + 1.0)
     K = np.repeat(binom.pmf(s, n, theta), lens) * binom.pmf(a, ss, 0.5) / n
+    return a, b, K
+
+
+@lru_cache(maxsize=8)
+def _float_atoms(e0: float, n: int):
+    """(loss, P, Q) of the kept points of T(P, Q) (float64), ordered by decreasing ratio; the
+    dropped mass is at most ``FLOAT_TAU`` of each of P and Q."""
+    a, b, K = _float_points(e0, n)
+    E = math.exp(e0)
     P, Q = (E * a + b) * K, (E * b + a) * K
     with np.errstate(divide="ignore"):
         loss = np.log(E * b + a) - np.log(E * a + b)
@@ -576,12 +884,44 @@ def _float_atoms(e0: float, n: int):
     return loss[order], P[order], Q[order]
 
 
+@lru_cache(maxsize=8)
+def _float_atoms_wang(e0: float, n: int):
+    """(loss, P, Q, q_inf, tau) of C(f_Shuffle) (float64, module docstring), finite losses by
+    decreasing ratio: the points b > a (loss log rho, P0, R), the ratio-1 atom, the mirror
+    images; ``q_inf`` the R-mass of the points a = 0 (ratio +oo, mirrored to a P-mass at
+    -oo); ``tau`` bounds the dropped mass of each side (2 (E + 1)/E FLOAT_TAU)."""
+    a, b, K = _float_points(e0, n)
+    E = math.exp(e0)
+    P0, R = (E + 1) * a * K, (2 * a + (E - 1) * b) * K
+    up = b > a
+    inf = up & (a == 0)
+    fin = up & (a > 0)
+    with np.errstate(divide="ignore"):
+        key = b[fin] / a[fin]
+        loss = np.log(2 * a[fin] + (E - 1) * b[fin]) - np.log((E + 1) * a[fin])
+    order = np.argsort(-key, kind="stable")
+    l1, p1, q1 = loss[order], P0[fin][order], R[fin][order]
+    q_inf = float(R[inf].sum())
+    tau = 2 * (E + 1) / E * FLOAT_TAU
+    zero = max(1.0 - float(P0[up].sum()) - float(R[up].sum()), 0.0)
+    losses = np.concatenate([l1, [0.0], -l1[::-1]])
+    P = np.concatenate([p1, [zero], q1[::-1]])
+    Q = np.concatenate([q1, [zero], p1[::-1]])
+    return losses, P, Q, q_inf, tau
+
+
 @np_value.register(ShuffleDP)
 def _(f, x):
     eps0, n = _numeric(f)
     if eps0 == 0:
         return 1.0 - x
-    _, P, Q = _float_atoms(float(eps0), n)
+    _check_points(f, float(eps0), n, 133)
+    if f.wang:
+        _, P, Q, q_inf, _ = _float_atoms_wang(float(eps0), n)
+        P = np.concatenate([[0.0], P, [q_inf]])  # the atoms at +oo and at -oo
+        Q = np.concatenate([[q_inf], Q, [0.0]])
+    else:
+        _, P, Q = _float_atoms(float(eps0), n)
     xs = np.concatenate([[0.0], np.cumsum(P)])
     ys = np.concatenate([np.cumsum(Q[::-1])[::-1], [0.0]])
     xs[-1] = max(xs[-1], 1.0)
@@ -605,6 +945,8 @@ def _register_models() -> None:
             return None
         if f.eps0 == 0:
             return FiniteLoss()
+        if f.wang:
+            return FiniteLoss.from_atoms(_wang_atoms(f.eps0, n))
         return FiniteLoss.from_atoms(_grouped_atoms(f.eps0, n))
 
     @loss_model.register(ShuffleDP)
@@ -617,6 +959,10 @@ def _register_models() -> None:
         eps0, n = _numeric(f)
         if eps0 == 0:
             return AtomLoss([0.0], [1.0], [1.0])
+        _check_points(f, float(eps0), n, 133)
+        if f.wang:
+            loss, P, Q, q_inf, tau = _float_atoms_wang(float(eps0), n)
+            return AtomLoss(loss, P, Q, q_inf=q_inf + tau, p_ninf=q_inf + tau, rel_err=1e-13)
         loss, P, Q = _float_atoms(float(eps0), n)
         return AtomLoss(loss, P, Q, q_inf=FLOAT_TAU, p_ninf=FLOAT_TAU, rel_err=1e-13)
 
@@ -636,9 +982,15 @@ _SEC41 = WANG.at("Sec. 4.1", note="the shuffle pair P = (1-w)P0 + wQ0, Q = (1-w)
 @rule(ShuffleDP, cite=_SEC41, priority=100)
 def shuffle_trivial(f: ShuffleDP):
     """One user is randomized response, ShuffleDP(eps0, 1) = f_{eps0,0}; eps0 = 0 gives P = Q,
-    ShuffleDP(0, n) = Id (module docstring)."""
+    ShuffleDP(0, n) = Id (module docstring). For Wang et al.'s bound C(f_Shuffle): eps0 = 0
+    gives w = 1/2, f_Shuffle = Id, C(Id) = Id; n = 1 gives the points (1, 0) under P0 and
+    (0, 1) under Q0, T(P0, Q0) = 0, f_Shuffle = 2w (1 - alpha) and C(f_Shuffle) = max(0, 2w -
+    alpha) = f_{0, 1 - 2w} (proofs/wang.py checks it against the literal hull)."""
     if f.eps0.is_zero is True:
         return Id
     if f.n == 1:
+        if f.wang:
+            E = sp.exp(f.eps0)
+            return EpsDelta(0, (E - 1) / (E + 1))
         return EpsDelta(f.eps0, 0)
     return None

@@ -56,7 +56,7 @@ from typing import Any
 import sympy as sp
 from mpmath.libmp import from_int, fzero, mpf_add, mpf_div, mpf_mul, round_nearest
 
-from ..core.errors import InvalidParameter, NoClosedForm
+from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from .context import MPF, mp
 from .protocol import num
 
@@ -72,6 +72,11 @@ SYMBOLIC_MAX_ATOMS = 400
 #: target ``p`` (enough unless the value is exactly 0 at a knot or eps is exactly a log-ratio:
 #: then the enclosure is returned).
 MAX_EXTRA_BITS = 1024
+#: Largest exact product materialised by the composition routes (``FiniteLoss.affordable``):
+#: the number of elementary mass products (pairs of atoms multiplied, binomial terms), scaled
+#: by the size of the integers in exact mode. Past it a product goes to the PLD engine
+#: (``operators.tensor``) and a single finite object raises :class:`TooLarge` naming it.
+MAX_COST = 4_000_000
 
 _RND = round_nearest
 _ONE = Fraction(1)
@@ -486,6 +491,30 @@ class _Table:
         return bisect_left(self.neglogs, -x)
 
 
+class TooLarge(NumericalError):
+    """The exact product of finite objects is too large to materialise (see :data:`MAX_COST`)."""
+
+
+def _sim_product(A: set, B: set, acc: list, limit: int) -> set:
+    """Keys of the product of two blocks (as :func:`_product`), charging |A| |B| to acc[0]."""
+    acc[0] += len(A) * len(B)
+    if acc[0] > limit:
+        raise TooLarge("finite product beyond the size limit")
+    out = set()
+    for ka in A:
+        for kb in B:
+            out.add(_kmul(ka, kb))
+    return out
+
+
+def _unit(lo, hi):
+    """An enclosure (or point) of a number known to lie in [0, 1], intersected with [0, 1]: a
+    point rounded just past an end (1 + 2^-p for a delta that is 1 - 10^-900) becomes the end,
+    which is nearer the truth, so the point keeps its digits."""
+    lo, hi = min(max(lo, mp.zero), mp.one), min(max(hi, mp.zero), mp.one)
+    return lo, hi
+
+
 def _guard_bits(count: int) -> int:
     return 2 * max(count, 1).bit_length() + 16
 
@@ -560,6 +589,93 @@ class FiniteLoss:
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InvalidParameter("n", n, "an integer >= 0", "FiniteLoss.power")
         return FiniteLoss({leaf: m * n for leaf, m in self._factors.items() if m * n})
+
+    def inverse(self) -> FiniteLoss:
+        """The swapped pair (Q, P): T(P, Q)^{-1} = T(Q, P) (Dong, Roth & Su, Sec. 2.1, after
+        Prop. 2). Randomized response and the f_{0,delta} pair are symmetric; explicit atoms
+        have their masses exchanged and their ratios inverted."""
+        fac: dict = {}
+        for (kind, x), m in self._factors.items():
+            if kind == "atoms":
+                x = tuple((sp.S.Zero if r is sp.S.Infinity else (sp.S.Infinity if r == 0
+                                                                   else 1 / r), q, p)
+                          for r, p, q in x)
+            fac[(kind, x)] = fac.get((kind, x), 0) + m
+        return FiniteLoss(fac)
+
+    def cost(self, limit: int = MAX_COST) -> int | None:
+        """An upper bound on the elementary products the materialised table needs (binomial
+        terms and pairs of atoms multiplied, scaled by the integer sizes in exact mode), or
+        None when it exceeds ``limit`` (found without doing that work: the key sets of the
+        products are simulated, and abandoned past the limit)."""
+        key = ("cost", limit)
+        if key in self._cache:
+            return self._cache[key]
+        try:
+            c = self._simulate(limit)
+        except TooLarge:
+            c = None
+        self._cache[key] = c
+        return c
+
+    def affordable(self, limit: int = MAX_COST) -> bool:
+        """Is the exact table within ``limit`` elementary products (see :meth:`cost`)?"""
+        return self.cost(limit) is not None
+
+    def _simulate(self, limit: int) -> int:
+        acc = [0]
+
+        def charge(k: int) -> None:
+            acc[0] += k
+            if acc[0] > limit:
+                raise TooLarge("finite product beyond the size limit")
+
+        rr = [(x, m) for (k, x), m in self._factors.items() if k == "rr"]
+        pairs = [(x, m) for (k, x), m in self._factors.items() if k == "atoms"]
+        sizes = []
+        for _, members in _classes(sorted(rr, key=lambda t: sp.default_sort_key(t[0]))):
+            size, span = 1, 0
+            for i, (mult, _, n) in enumerate(members):
+                charge(n + 1)
+                if i:
+                    charge(size * (n + 1))
+                span += abs(mult) * n
+                size = min(size * (n + 1), span + 1)
+            sizes.append(size)
+        for atoms, m in pairs:
+            keys = set()
+            for r, _, _ in atoms:
+                c = _ratio_key(r)
+                keys.add((c, ()) if c is None or c != 0 else (_ZERO, ()))
+            charge(len(keys))
+            result, base, n = {(_ONE, ())}, keys, m
+            while n:
+                if n & 1:
+                    result = _sim_product(result, base, acc, limit)
+                n >>= 1
+                if n:
+                    base = _sim_product(base, base, acc, limit)
+            sizes.append(len(result))
+        total = 1
+        for sz in sizes:
+            charge(total * sz)
+            total *= sz
+        charge(4 * total + 64)
+        work = acc[0]
+        if self.is_rational:  # integer masses over a common denominator of ``bits`` bits
+            bits = 0
+            for (kind, x), m in self._factors.items():
+                if kind == "rr":
+                    E = sp.exp(x)
+                    bits += m * int(E.p + E.q).bit_length()
+                elif kind == "delta":
+                    bits += m * int(x.q).bit_length()
+                else:
+                    bits += m * sum(int(t.q).bit_length() for a in x for t in a[1:])
+            work = work * (1 + bits // 2048)
+            if work > limit:
+                raise TooLarge("finite product beyond the size limit")
+        return work
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FiniteLoss) and self._factors == other._factors
@@ -772,7 +888,7 @@ class FiniteLoss:
             v = beta + d * r
             return v, v, u * (beta + scale * r + v)
 
-        return self._ziv(compute)
+        return _unit(*self._ziv(compute))
 
     def mp_roc(self, a, ac):
         """(lo, hi) of 1 - T(P, Q)(alpha) without cancellation."""
@@ -788,7 +904,7 @@ class FiniteLoss:
             v = base + d * r
             return v, v, u * (base + scale * r + v)
 
-        return self._ziv(compute)
+        return _unit(*self._ziv(compute))
 
     def _delta_terms(self, t: _Table, u, eps):
         """(lo, ambiguous, err) of delta(eps) in table t (masses with relative error <= u).
@@ -833,7 +949,7 @@ class FiniteLoss:
             lo, amb, err = self._delta_terms(t, u, eps)
             return lo, lo + amb, err
 
-        return self._ziv(compute)
+        return _unit(*self._ziv(compute))
 
     def mp_epsilon(self, d):
         """(lo, hi) of the smallest eps >= 0 with delta(eps) <= d (``mp.inf`` if none).

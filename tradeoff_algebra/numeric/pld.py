@@ -63,6 +63,7 @@ import numpy as np
 from scipy import fft as sfft
 from scipy import signal
 
+from ..core.errors import NumericalError
 from .context import mp
 from .pld_models import U64, AtomLoss, LossModel
 
@@ -70,7 +71,16 @@ __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL"
            "grid_step", "leaf_model", "delta_enclosure", "value_enclosure", "roc_enclosure",
            "epsilon_enclosure", "delta_refinement", "epsilon_refinement", "max_enclosure",
            "hull_roc_bounds", "hull_value_bounds", "value_refinement",
-           "pld_options", "options"]
+           "pld_options", "options", "GridTooLarge", "split_trivial"]
+
+class GridTooLarge(NumericalError):
+    """The grid a discretised factor or the composed loss needs is beyond the size limits
+    (:data:`MAX_GRID` points per factor, :data:`MAX_FFT` bins for the composition on the
+    refining route): the product is refused at once instead of exhausting memory."""
+
+
+#: Largest number of grid points of one discretised factor.
+MAX_GRID = 50_000_000
 
 #: Default bound on the composed mass left outside the window on each side (pessimistic: it
 #: goes to +oo, so it is added to every delta).
@@ -124,8 +134,10 @@ def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
     j_lo, j_hi = math.floor(lo / h), math.ceil(hi / h)
     if j_hi <= j_lo:
         j_hi = j_lo + 1
-    if j_hi - j_lo > 50_000_000:
-        raise MemoryError(f"discretisation needs {j_hi - j_lo} grid points; raise the step h")
+    if j_hi - j_lo > MAX_GRID:
+        raise GridTooLarge(f"discretising one factor needs {j_hi - j_lo} grid points at step "
+                           f"h = {h:g} (limit MAX_GRID = {MAX_GRID}); raise the step with "
+                           "pld_options(h=...)")
     rho = model.rel_err
     # -- pessimistic: connect the dots on the grid l_j = j h, cells (l_j, l_{j+1}] -------------
     j = np.arange(j_lo, j_hi + 1)
@@ -308,6 +320,16 @@ class _Progress:
         sys.stderr.flush()
 
 
+def _too_large_msg(halves, width, N: int, max_fft: int, h: float) -> str:
+    count = sum(n for _, n in halves)
+    shown = str(count) if count < 10**9 else f"{float(count):.3g}"
+    width = f"{float(width):.3g}"
+    return (f"the composed privacy loss of {shown} factors needs a window of {width} grid "
+            f"bins at step h = 2^{round(math.log2(h))} (FFT size 2^{N.bit_length() - 1}, limit "
+            f"2^{max_fft.bit_length() - 1} = MAX_FFT): too many factors for the PLD engine to "
+            "enclose; use a closed form (ta.simplify) or fewer factors")
+
+
 def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bool,
                   theta: float, prog: _Progress, window=None, max_fft: int = 1 << 27) -> Side:
     halves = [(_trim(hf), n) for hf, n in halves if n > 0]
@@ -318,7 +340,8 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
                                                                             in ms) else 0.0
         return Side(0, np.zeros(1), alls * (1 + 1e-12 if pess else 1 - 1e-12), h, 0.0, pess)
     logfin = sum(n * math.log(m) for m, _, n in ms)
-    inf = math.exp(logfin) * math.expm1(sum(n * math.log1p(i / m) for m, i, n in ms))
+    inf = math.exp(min(logfin, 700.0)) * math.expm1(min(
+        sum(n * math.log1p(i / m) for m, i, n in ms), 700.0))
     inf *= (1 + 1e-12) if pess else (1 - 1e-12)
     parts = []
     for hf, n in halves:
@@ -351,7 +374,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     width = K_hi - K_lo + 1
     N = 1 << max(4, math.ceil(math.log2(width)))
     if N > max_fft:
-        raise MemoryError(f"composed window needs {width} bins; raise the grid step")
+        raise GridTooLarge(_too_large_msg(halves, width, N, max_fft, h))
     prog.step(f"window {width} bins, FFT size {N}")
     gam = _gamma_fft(N)
     off = sum(n * hf.k0 for hf, n in halves)
@@ -698,16 +721,44 @@ def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta:
     if any(f.h != h for f, _ in factors):
         raise ValueError("factors must share the grid step")
     prog = _Progress(progress, 2 * (len(factors) + 2), "PLD")
+    max_fft = max_fft or 1 << 27
+    _check_spread(factors, h, max_fft)
     shift = sum(n * f.edge for f, n in factors)
     sides = []
     window = None
     for pess in (True, False):
-        s = _compose_side([((f.pess if pess else f.opt), n) for f, n in factors], h, tau, pess,
-                          theta, prog, window, max_fft or 1 << 27)
+        try:
+            s = _compose_side([((f.pess if pess else f.opt), n) for f, n in factors], h, tau,
+                              pess, theta, prog, window, max_fft)
+        except MemoryError as exc:  # numpy could not allocate: a size error, not a crash
+            raise GridTooLarge(f"composing {sum(n for _, n in factors)} factors at step "
+                               f"h = {h:g} ran out of memory; use fewer factors or a coarser "
+                               "step (pld_options(h=...))") from exc
         window = s.info.get("window")
         s.shift = shift
         sides.append(s)
     return Composed(sides[0], sides[1], h, time.time() - t0)
+
+
+def _check_spread(factors: list[tuple[Factor, int]], h: float, max_fft: int) -> None:
+    """Refuse at once a product whose composed loss is certainly wider than ``max_fft`` bins:
+    its standard deviation (the factors' variances add) times 12 already exceeds it (the
+    window holds at least +-6 standard deviations)."""
+    var = 0.0
+    for f, n in factors:
+        a = f.pess.arr
+        tot = float(a.sum())
+        if tot <= 0 or n == 0:
+            continue
+        l = (f.pess.k0 + np.arange(len(a))) * h
+        m = float((a * l).sum()) / tot
+        var += float(n) * float((a * (l - m) ** 2).sum()) / tot
+    width = 12.0 * math.sqrt(var) / h
+    if width > max_fft:
+        half = Half(0, np.zeros(0), 0.0)
+        raise GridTooLarge(_too_large_msg([(half, n) for _, n in factors], width,
+                                          1 << min(max(4, math.ceil(math.log2(width))), 4096),
+                                          max_fft, h))
 
 
 def trivial_model() -> AtomLoss:
@@ -751,7 +802,9 @@ class pld_options(OptionsContext):
     """Context manager for the PLD route of ``ta.evaluate``, ``ta.roc``, ``ta.delta`` and
     ``ta.epsilon``: ``tol`` (target relative width, default 5e-4), ``h`` (a fixed grid step:
     no refinement), ``tail`` (mass allowed outside the composed window per side, default
-    1e-20), ``progress`` (a progress bar on stderr)::
+    1e-20), ``progress`` (a progress bar on stderr). A product whose composed loss needs more
+    than ``MAX_FFT`` grid bins on the coarsest grid (``Laplace(1)**10**9``) is refused at once
+    with :class:`GridTooLarge` (a NumericalError), naming the limit::
 
         with pld_options(tol=1e-5, progress=True):
             ta.epsilon(noisy_sgd(1.1, 256/60000, 14062, sampling="poisson"), 1e-5)
@@ -833,8 +886,14 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
             del _CACHE[k]
         from .pld_profile import leaf_factor  # (it builds on this module)
 
-        facs = [(leaf_factor(f, h, tau), n) for f, n in leaves]
-        c = compose(facs, tau, theta, progress, max_fft)
+        rest, deltas = split_trivial(leaves)
+        if rest:
+            facs = [(leaf_factor(f, h, tau), n) for f, n in rest]
+            c = compose(facs, tau, theta, progress, max_fft)
+        else:
+            c = _identity(h)
+        if deltas:
+            c = _with_delta(c, deltas)
         _CACHE[key] = c
         # bounded memory: at most _CACHE_SIZE results and _CACHE_BYTES of arrays
         while len(_CACHE) > 1 and (len(_CACHE) > _CACHE_SIZE or sum(
@@ -842,6 +901,63 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
                 > _CACHE_BYTES):
             _CACHE.pop(next(iter(_CACHE)))
     return c
+
+
+def split_trivial(leaves) -> tuple[tuple, list]:
+    """``(rest, deltas)``: the factors Id dropped (the unit of the product, Dong, Roth & Su,
+    Sec. 3.1) and the f_{0,delta} parts taken out (f_{eps,delta} = f_{eps,0} (x) f_{0,delta},
+    Eq. (10); ``deltas`` a list of (delta, n)); they re-enter exactly (:func:`_with_delta`)
+    instead of through a grid, so they widen nothing."""
+    from ..families.epsdelta import EpsDelta
+    from ..families.trivial import IdTradeOff
+
+    rest, deltas = [], []
+    for f, n in leaves:
+        if isinstance(f, IdTradeOff) or n == 0:
+            continue
+        if isinstance(f, EpsDelta) and not f.free_symbols:
+            if f.delta.is_zero is False:
+                deltas.append((f.delta, n))
+            if f.eps.is_zero is False:
+                rest.append((EpsDelta(f.eps, 0), n))
+            continue
+        rest.append((f, n))
+    return tuple(rest), deltas
+
+
+def _identity(h: float) -> Composed:
+    """The composed law of Id (the loss 0 with mass 1 under Q), exactly."""
+    return Composed(Side(0, np.array([1.0]), 0.0, h, 0.0, True),
+                    Side(0, np.array([1.0]), 0.0, h, 0.0, False), h)
+
+
+def _with_delta(c: Composed, deltas) -> Composed:
+    """c (x) f_{0,D}, 1 - D = prod (1 - delta_i)^{n_i} (Eq. (11)): under Q the loss is the
+    composed one with probability 1 - D and +oo with probability D, so every mass is scaled by
+    1 - D and D joins the mass at +oo (delta = D + (1 - D) delta_c, Eq. (12) through Prop. 6).
+    The pessimistic side takes the upper ends of 1 - D and D, the optimistic the lower ends."""
+    from .protocol import num
+
+    with mp.workprec(96):
+        t = mp.zero
+        for d, n in deltas:
+            dd = num(d, "delta")
+            if dd >= 1:
+                t = mp.ninf
+                break
+            t += n * mp.log1p(-dd)
+        keep, D = mp.exp(t), -mp.expm1(t)
+        kf, Df = float(keep), float(D)
+    up, dn = (lambda x: math.nextafter(x, math.inf)), (lambda x: math.nextafter(x, -math.inf))
+    k_lo, k_hi = max(dn(kf), 0.0), min(up(kf), 1.0)
+    D_lo, D_hi = max(dn(Df), 0.0), min(up(Df), 1.0)
+    f_up, f_dn = 1 + 4 * U64, 1 - 4 * U64
+    p, o = c.pess, c.opt
+    pess = Side(p.k0, p.arr * (k_hi * f_up), min(1.0, (D_hi + k_hi * p.inf) * f_up), p.h,
+                p.shift, True, dict(p.info))
+    opt = Side(o.k0, o.arr * (k_lo * f_dn), max(0.0, (D_lo + k_lo * o.inf) * f_dn), o.h,
+               o.shift, False, dict(o.info))
+    return Composed(pess, opt, c.h, c.seconds)
 
 
 def _rel(lo: float, hi: float) -> float:
@@ -877,7 +993,7 @@ class _Refinement:
         try:
             cs = [_composed(x, self.h, self.tau, self.theta, self.progress,
                             None if self.fixed else MAX_FFT) for x in self.leaf_sets]
-        except MemoryError:
+        except GridTooLarge:
             if self.best is None:
                 raise
             self.done = True
@@ -914,6 +1030,8 @@ def max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, fl
     settled on a coarse grid."""
     if tol <= 0 or not math.isfinite(tol):
         raise ValueError("tol must be a positive number")
+    from . import budget
+
     for r in refinements:
         r.step(tol)
     for _ in range(12 * len(refinements)):
@@ -921,6 +1039,7 @@ def max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, fl
         hi = max(r.best[1] for r in refinements)
         if _rel(lo, hi) <= tol:
             break
+        budget.check((lo, hi))
         open_ = [r for r in refinements if not r.done and r.best[1] > lo]
         if not open_:
             break
@@ -949,7 +1068,7 @@ def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: boo
         return None
     parts = []
     top = 0.0
-    for f, n in leaves:
+    for f, n in split_trivial(leaves)[0]:
         from .pld_profile import leaf_factor
 
         half = _trim(leaf_factor(f, h, 1e-300).pess)

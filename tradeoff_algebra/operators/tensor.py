@@ -189,12 +189,25 @@ def power_of_zero(p: TensorPower):
 # ================================================================================================
 # NUMERIC EVALUATION of Tensor and TensorPower (registered with numeric.protocol)
 # ================================================================================================
-# Order of routes: (1) finite objects compose exactly (numeric.finite.finite_loss: f_{eps,delta},
-# Discrete, PiecewiseLinear, BinomialDP and their products); (2) the rewrite rules, when they
-# turn the product into a node that is not a product (G_mu (x) G_nu = G_sqrt(mu^2+nu^2)); (3) the
-# privacy-loss-distribution engine (numeric.pld), an enclosure from pessimistic and optimistic
-# discretisations of every factor's loss (families G, Laplace, finite objects, Mix and Inverse of
-# these), composed by FFT. Options (tolerance, grid, progress bar): numeric.pld.pld_options.
+# One route for every numeric question about a product (``_route``; value, power, delta and,
+# through analysis.profiles, epsilon): (1) the cheap sound identities first: ``simplify`` with
+# the registered ``eq`` rules (f (x) 0 = 0, f (x) Id = f, G_mu (x) G_nu = G_sqrt(mu^2+nu^2),
+# f_{eps,0}^{(x) n} = BinomialDP(eps, n), ...): a product that becomes another node is evaluated
+# as that node; then a factor whose value at 0 is exactly 0 is Zero (a trade-off function is
+# convex and non-increasing) and absorbs the product, and Id factors drop out; (2) finite
+# objects compose exactly (numeric.finite.finite_loss: f_{eps,delta}, Discrete,
+# PiecewiseLinear, BinomialDP and their products) while the exact product stays small
+# (``FiniteLoss.cost``); (3) the privacy-loss-distribution engine (numeric.pld), an enclosure
+# from pessimistic and optimistic discretisations of every factor's loss, composed by FFT.
+# On route (3) two exact rules come first: the f_{0,delta} parts of the factors
+# (f_{eps,delta} = f_{eps,0} (x) f_{0,delta}, Eq. (10); f_{0,d1} (x) f_{0,d2} = f_{0,D} with
+# 1 - D = (1 - d1)(1 - d2), Eq. (11)) are taken out by Eq. (12):
+#     (f (x) f_{0,D})(alpha) = (1 - D) f(alpha/(1 - D)) for alpha <= 1 - D, 0 beyond,
+#     delta_{f (x) f_{0,D}}(eps) = D + (1 - D) delta_f(eps),
+# so that the rest (often a single closed-form factor) is evaluated as tightly as alone; and at
+# alpha = 0, (f (x) g)(0) = f(0) g(0) (the test of size 0 rejects exactly where P x P' = 0;
+# Def. 5), at alpha = 1 the value is 0. Options (tolerance, grid, progress bar):
+# numeric.pld.pld_options.
 
 
 def pld_leaves(f: TradeOff) -> tuple | None:
@@ -219,21 +232,45 @@ def pld_leaves(f: TradeOff) -> tuple | None:
     return tuple(sorted(acc.items(), key=lambda kv: str(kv[0])))
 
 
+def _product(leaves) -> TradeOff:
+    """The product node of ``((leaf, n), ...)`` (Id for none)."""
+    return Tensor(*[leaf if n == 1 else TensorPower(leaf, n) for leaf, n in leaves])
+
+
 def _finite(f):
+    """The exact finite loss of f when f is finite and its exact product stays small (at most
+    ``numeric.finite.MAX_COST`` elementary products), else None."""
     try:
         from ..numeric.finite import finite_loss
     except ImportError:  # pragma: no cover - the finite route is optional
         return None
-    return finite_loss(f)
+    fl = finite_loss(f)
+    return fl if fl is not None and fl.affordable() else None
 
 
 def _simplified(f):
-    """A non-product node equal to f by the rewrite rules, else the (partly) simplified
-    product (the rewrite layer is imported lazily: it comes later)."""
+    """f rewritten by the registered identities (the rewrite layer is imported lazily: it
+    comes later)."""
     from ..rewrite import simplify
 
-    g = simplify(f)
-    return g
+    return simplify(f)
+
+
+def _is_zero_function(f) -> bool:
+    """Is f certainly the zero trade-off function? (f(0) = 0 exactly: f is convex and
+    non-increasing on [0, 1], so it vanishes everywhere.)"""
+    if f == Zero:
+        return True
+    from sympy import Integer
+
+    from ..numeric.protocol import exact_value
+
+    if f.free_symbols:
+        return False
+    try:
+        return exact_value(f, Integer(0), Integer(1)) == 0
+    except Exception:  # noqa: BLE001 - only a shortcut: any doubt keeps the product
+        return False
 
 
 def _float_bracket(x):
@@ -248,20 +285,148 @@ def _float_bracket(x):
     return (math.nextafter(v, -math.inf), v) if mp.mpf(v) > x else (v, math.nextafter(v, math.inf))
 
 
+_ROUTES: dict = {}
+
+
 def _route(f):
-    """('finite', FiniteLoss) | ('node', other node) | ('pld', leaves)."""
+    """('finite', FiniteLoss) | ('node', other node) | ('pld', leaves): the one place where a
+    product meets the cheap identities before any numeric composition (see above)."""
+    hit = _ROUTES.get(f)
+    if hit is not None:
+        return hit
+    out = _route_uncached(f)
+    if len(_ROUTES) > 32:  # (a route may hold a materialised finite table)
+        _ROUTES.clear()
+    _ROUTES[f] = out
+    return out
+
+
+def _route_uncached(f):
     from ..core.errors import NoClosedForm
 
-    fl = _finite(f)
-    if fl is not None:
-        return "finite", fl
     g = _simplified(f)
-    if g != f and not isinstance(g, (Tensor, TensorPower)):
+    if not isinstance(g, (Tensor, TensorPower)):
         return "node", g
     leaves = pld_leaves(g)
     if leaves is None:
         raise NoClosedForm(f"{f}: a tensor power with a symbolic exponent has no numeric value")
+    if any(_is_zero_function(x) for x, _ in leaves):
+        return "node", Zero  # f (x) 0 = 0 (rule tensor_zero)
+    leaves = tuple((x, n) for x, n in leaves if x != Id and n > 0)
+    if not leaves:
+        return "node", Id
+    if len(leaves) == 1 and leaves[0][1] == 1:
+        return "node", leaves[0][0]
+    fl = _finite(g)
+    if fl is not None:
+        return "finite", fl
     return "pld", leaves
+
+
+def split_delta(leaves) -> tuple[tuple, list]:
+    """``(rest, deltas)``: the f_{0,delta} parts of the factors taken out (Dong, Roth & Su,
+    Eq. (10): f_{eps,delta} = f_{eps,0} (x) f_{0,delta}), ``deltas`` a list of (delta, n) with
+    numeric delta > 0, ``rest`` the remaining leaves (f_{eps,0} for eps > 0)."""
+    from ..families.epsdelta import EpsDelta
+
+    rest, deltas = [], []
+    for x, n in leaves:
+        if isinstance(x, EpsDelta) and not x.free_symbols and x.delta.is_zero is False:
+            deltas.append((x.delta, n))
+            if x.eps.is_zero is not True:
+                rest.append((EpsDelta(x.eps, 0), n))
+        else:
+            rest.append((x, n))
+    return tuple(rest), deltas
+
+
+def _keep(deltas):
+    """(1 - D, D) with 1 - D = prod (1 - delta_i)^{n_i} (Eq. (11)), mpf at the current
+    precision (plus guard bits), each side with full relative accuracy."""
+    from ..numeric.context import mp
+    from ..numeric.protocol import num
+
+    with mp.workprec(mp.prec + 20):
+        s = mp.zero
+        for d, n in deltas:
+            dd = num(d, "delta")
+            if dd >= 1:
+                return mp.zero, mp.one
+            s += n * (mp.log1p(-dd) if dd <= 0.5 else mp.log(num(1 - d, "1 - delta")))
+        return mp.exp(s), -mp.expm1(s)
+
+
+def _scaled_level(a, ac, keep, D):
+    """(a', 1 - a') = (a/(1 - D), (1 - a - D)/(1 - D)), each side from operands that keep their
+    digits; None when a >= 1 - D (the product is 0 there)."""
+    from ..numeric.context import mp
+
+    if a >= keep:
+        return None
+    with mp.workprec(mp.prec + 10):
+        rest = ac - D if D <= a else keep - a  # 1 - D - alpha, the operands summing less
+        return a / keep, max(rest, mp.zero) / keep
+
+
+def _at_zero(leaves, power: bool):
+    """(f_1 (x) ... )(0) = prod f_i(0)^{n_i} (or its complement) as an enclosure: the test of
+    size 0 rejects where P x P' = 0, whose Q x Q'-mass is 1 - prod (1 - Q_i(P_i = 0))^{n_i}
+    (Dong, Roth & Su, Def. 5). A point when every f_i(0) is one (computed with guard bits)."""
+    from ..numeric.context import mp
+    from ..numeric.protocol import mp_roc
+
+    rs = []
+    for x, n in leaves:  # r = 1 - f_i(0) = Q_i(P_i = 0)
+        r_lo, r_hi = mp_roc(x, mp.zero, mp.one)
+        rs.append((max(r_lo, mp.zero), min(r_hi, mp.one), n))
+    if any(lo >= 1 for lo, _, _ in rs):  # a factor with f_i(0) = 0: the product is 0 there
+        return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+
+    def total(pick):  # sum n log(1 - r): -oo when some r = 1
+        s = mp.zero
+        for lo, hi, n in rs:
+            r = pick(lo, hi)
+            if r >= 1:
+                return mp.ninf
+            s += n * mp.log1p(-r)
+        return s
+
+    with mp.workprec(mp.prec + 20):
+        s_hi, s_lo = total(lambda lo, hi: lo), total(lambda lo, hi: hi)  # s_lo <= s <= s_hi
+        if power:  # 1 - prod = -expm1(sum), increasing in each r
+            lo, hi = -mp.expm1(s_hi), -mp.expm1(s_lo)
+        else:
+            lo, hi = mp.exp(s_lo), mp.exp(s_hi)
+    if all(lo == hi for lo, hi, _ in rs):
+        return +lo, +lo
+    u = mp.ldexp(1, -mp.prec + 4)  # the rounding of the logarithms and exponentials
+    return max(lo * (1 - u), mp.zero), min(hi * (1 + u), mp.one)
+
+
+def _pld_route_value(leaves, a, ac, power: bool):
+    """Value (or power) of the product of ``leaves`` on the PLD route: Eq. (12) for the
+    f_{0,delta} parts, the value at 0 and 1, then the engine."""
+    from ..numeric.context import mp
+    from ..numeric.protocol import mp_roc, mp_value
+
+    rest, deltas = split_delta(leaves)
+    if deltas:
+        keep, D = _keep(deltas)
+        lvl = _scaled_level(a, ac, keep, D)
+        if lvl is None:  # alpha >= 1 - D: f (x) f_{0,D} vanishes there
+            return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+        a2, ac2 = lvl
+        g = _product(rest)
+        if power:  # 1 - (1 - D) f(a') = D + (1 - D)(1 - f(a'))
+            lo, hi = mp_roc(g, a2, ac2)
+            return D + keep * lo, D + keep * hi
+        lo, hi = mp_value(g, a2, ac2)
+        return keep * lo, keep * hi
+    if a == 0:
+        return _at_zero(leaves, power)
+    if ac == 0:
+        return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+    return pld_value((leaves,), a, power)
 
 
 def _register_tensor_numerics() -> None:
@@ -273,25 +438,43 @@ def _register_tensor_numerics() -> None:
             return obj.mp_roc(a, ac) if power else obj.mp_value(a, ac)
         if kind == "node":
             return mp_roc(obj, a, ac) if power else mp_value(obj, a, ac)
-        return pld_value((obj,), a, power)
+        return _pld_route_value(obj, a, ac, power)
 
     def exact(f, A, Ac):
-        fl = _finite(f)
-        return None if fl is None else fl.value(A, Ac)
+        kind, obj = _route(f)
+        if kind == "finite":
+            return obj.value(A, Ac)
+        if kind == "node":
+            return exact_value(obj, A, Ac)
+        rest, deltas = split_delta(obj)
+        if not deltas or any(not d.is_Rational or n > 64 for d, n in deltas):
+            return None
+        keep = 1
+        for d, n in deltas:
+            keep *= (1 - d) ** n
+        if A >= keep:
+            return A * 0
+        v = exact_value(_product(rest), A / keep, (keep - A) / keep)
+        return None if v is None else keep * v
+
+    def delta(f, eps):
+        kind, obj = _route(f)
+        if kind == "finite":
+            return obj.mp_delta(eps)
+        if kind == "node":
+            return mp_delta(obj, eps)
+        rest, deltas = split_delta(obj)
+        if deltas:  # delta = D + (1 - D) delta_rest (Eq. (12) through Prop. 6)
+            keep, D = _keep(deltas)
+            lo, hi = mp_delta(_product(rest), eps)
+            return D + keep * lo, D + keep * hi
+        return pld_delta([obj], eps)
 
     for cls in (Tensor, TensorPower):
         exact_value.register(cls)(exact)
         mp_value.register(cls)(lambda f, a, ac: value(f, a, ac, False))
         mp_roc.register(cls)(lambda f, a, ac: value(f, a, ac, True))
-
-        @mp_delta.register(cls)
-        def _(f, eps):
-            kind, obj = _route(f)
-            if kind == "finite":
-                return obj.mp_delta(eps)
-            if kind == "node":
-                return mp_delta(obj, eps)
-            return pld_delta([obj], eps)
+        mp_delta.register(cls)(delta)
 
 
 def _refinements(leaf_sets, arg, kind: str) -> list:
