@@ -190,3 +190,31 @@ def test_huge_parameters_elsewhere():
     e = ta.epsilon(G(10**400), "1e-5")  # eps ~ 5e799: the search cap gives a valid [L, oo]
     assert e.lo >= 4096 and e.hi == mpmath.inf
     assert ta.evaluate(G(0), 1).mid == 0 and ta.delta(G(2), float("inf")).mid == 0
+
+
+@pytest.mark.parametrize("exc,fragment", [
+    (ZeroDivisionError("division by zero"), "internal error ZeroDivisionError"),
+    (MemoryError(), "ran out of memory"),
+    (RecursionError("maximum recursion depth exceeded"), "nested too deeply"),
+])
+def test_unexpected_exceptions_become_internal_errors(monkeypatch, exc, fragment):
+    """The API boundary's safety net: an exception that is not a TradeOffError (a defect) comes
+    out as ta.InternalError (a NumericalError) naming the call, with the original as cause;
+    TradeOffErrors pass unchanged."""
+    import tradeoff_algebra.families.gaussian as gaussian
+
+    def broken(a, ac):
+        raise exc
+
+    monkeypatch.setattr(gaussian, "_quantile_upper", broken)
+    with pytest.raises(ta.InternalError, match=fragment) as info:
+        ta.evaluate(G(1), "0.3")
+    assert isinstance(info.value, ta.NumericalError)
+    assert "evaluate" in str(info.value) and info.value.__cause__ is exc
+
+    def refused(a, ac):
+        raise ta.NumericalError("on purpose")
+
+    monkeypatch.setattr(gaussian, "_quantile_upper", refused)
+    with pytest.raises(ta.NumericalError, match="^on purpose$"):
+        ta.evaluate(G(1), "0.3")

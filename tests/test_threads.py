@@ -62,3 +62,33 @@ def test_the_global_mpmath_precision_is_neither_read_nor_written():
         ref = mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf("0.05") - 1) - 1)
         assert abs(v.mid - ref) <= mpmath.mpf(10) ** -39 * ref
     assert type(v.mid) is mpmath.mpf  # values come back in the public mpf class
+
+
+def test_pld_and_profile_options_are_private_to_the_thread():
+    """``with pld_options(...)`` / ``profile_options(...)`` in one thread leave the options
+    another thread computes with at their defaults."""
+    from tradeoff_algebra.numeric import pld, pld_profile
+
+    default_pld, default_prof = pld.options(), dict(pld_profile._OPTIONS)
+    inside, seen = threading.Event(), {}
+
+    def setter() -> None:
+        with ta.pld_options(tol=1e-6, tail=1e-30), ta.profile_options(max_calls=99):
+            seen["setter"] = (pld.options(), dict(pld_profile._OPTIONS))
+            inside.set()
+            release.wait(10)
+
+    def reader() -> None:
+        inside.wait(10)
+        seen["reader"] = (pld.options(), dict(pld_profile._OPTIONS))
+
+    release = threading.Event()
+    threads = [threading.Thread(target=setter), threading.Thread(target=reader)]
+    for t in threads:
+        t.start()
+    threads[1].join()
+    release.set()
+    threads[0].join()
+    assert seen["setter"][0]["tol"] == 1e-6 and seen["setter"][1]["max_calls"] == 99
+    assert seen["reader"] == (default_pld, default_prof)
+    assert (pld.options(), dict(pld_profile._OPTIONS)) == (default_pld, default_prof)

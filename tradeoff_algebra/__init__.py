@@ -22,6 +22,7 @@ from .analysis import (
 )
 from .core import (
                    Applied,
+                   InternalError,
                    InvalidParameter,
                    NoClosedForm,
                    NumericalError,
@@ -70,7 +71,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "TradeOff", "TradeOffExpr", "Applied", "alpha_symbol",
-    "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "TimeLimitExceeded",
+    "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "InternalError",
+    "TimeLimitExceeded",
     "Phi", "PhiInv",
     "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
     "PiecewiseLinear", "Discrete", "ShuffleDP",

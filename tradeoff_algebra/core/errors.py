@@ -149,3 +149,10 @@ class NoClosedForm(TradeOffError):
 
 class NumericalError(TradeOffError, ArithmeticError):
     """A numeric computation did not reach the requested accuracy."""
+
+
+class InternalError(NumericalError):
+    """An unexpected exception inside a public numeric call, caught at the API boundary: a
+    defect of the library, never a wrong number. The message names the call and the original
+    exception (also kept as ``__cause__``); ``MemoryError`` and ``RecursionError`` become this
+    error too, with a hint to ask for less."""

@@ -638,6 +638,29 @@ def _check_points(f: ShuffleDP, e0: float, n: int, tau_bits: int) -> None:
             "digits (dps) or use a smaller n")
 
 
+#: The largest dropped mass (2^-MIN_TAU_BITS) accepted when the window at the target precision
+#: keeps more than MAX_POINTS points: the result is then an enclosure of width about it.
+MIN_TAU_BITS = 40
+
+
+def _fitting_tau_bits(e0: float, n: int, tau_bits: int) -> int:
+    """``tau_bits`` if its window fits in :data:`MAX_POINTS`, else the largest number of bits
+    (not below :data:`MIN_TAU_BITS`) whose window fits: a wider but guaranteed enclosure
+    instead of a refusal (eps0 = 1, n = 10^4 at dps 15 keeps 2.3 million points)."""
+    if n > MAX_N or _npoints(e0, n, tau_bits) <= MAX_POINTS:
+        return tau_bits
+    lo, hi = MIN_TAU_BITS, tau_bits  # the window grows with tau_bits
+    if _npoints(e0, n, lo) > MAX_POINTS:
+        return tau_bits  # refused by _check_points
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _npoints(e0, n, mid) <= MAX_POINTS:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 _TABLES: dict = {}
 
 
@@ -670,7 +693,7 @@ def _ziv(f: ShuffleDP, compute):
     p = mp.prec
     # (margins of 48 bits: the caller's precision check recomputes at ~40 more bits, and then
     # finds the same table good enough)
-    w, tb = p + _guard(n) + 48, p + 24 + 48
+    w, tb = p + _guard(n) + 48, _fitting_tau_bits(float(eps0), n, p + 24 + 48)
     _check_points(f, float(eps0), n, tb)
     for _ in range(6):
         budget.check()

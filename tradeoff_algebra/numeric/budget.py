@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..core.errors import InvalidParameter, NumericalError
+from ..core.errors import InternalError, InvalidParameter, NumericalError, TradeOffError
 from .context import public_mpf
 
 __all__ = ["time_limit", "check", "call", "remaining", "TimeLimitExceeded", "DEFAULT_SECONDS"]
@@ -100,8 +100,23 @@ def call(what: str | Callable[[], str]) -> Iterator[None]:
     _local.seconds, _local.what = limit, what
     try:
         yield
+    except TradeOffError:
+        raise
+    except Exception as exc:  # the safety net of the API boundary: see InternalError
+        raise _internal(what() if callable(what) else what, exc) from exc
     finally:
         _local.deadline = None
+
+
+def _internal(what: str, exc: Exception) -> InternalError:
+    if isinstance(exc, MemoryError):
+        return InternalError(f"{what}: ran out of memory; ask for fewer digits (dps) or a "
+                             "smaller problem")
+    if isinstance(exc, RecursionError):
+        return InternalError(f"{what}: the expression is nested too deeply for this route")
+    text = str(exc).split("\n")[0][:200]
+    return InternalError(f"{what}: internal error {type(exc).__name__}: {text}; please report "
+                         "the input")
 
 
 def remaining() -> float:

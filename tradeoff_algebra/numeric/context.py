@@ -23,13 +23,13 @@ previous precision.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 
 import mpmath
 from mpmath.ctx_mp_python import _mpf
 
-__all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision"]
+__all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision", "ThreadOptions"]
 
 #: The base class of the mpf numbers of every mpmath context (for ``isinstance``).
 MPF = _mpf
@@ -90,3 +90,34 @@ def arb_precision(prec: int) -> Iterator[None]:
             yield
         finally:
             ctx.prec = saved
+
+
+class ThreadOptions(MutableMapping):
+    """A dict of options private to each thread, like the mpmath contexts above: a thread sees
+    the defaults until it sets its own values (``with pld_options(...)`` in one thread never
+    changes the numbers another thread computes)."""
+
+    def __init__(self, defaults: dict):
+        self._defaults = dict(defaults)
+        self._local = threading.local()
+
+    def _dict(self) -> dict:
+        d = getattr(self._local, "d", None)
+        if d is None:
+            d = self._local.d = dict(self._defaults)
+        return d
+
+    def __getitem__(self, key):
+        return self._dict()[key]
+
+    def __setitem__(self, key, value) -> None:
+        self._dict()[key] = value
+
+    def __delitem__(self, key) -> None:
+        del self._dict()[key]
+
+    def __iter__(self):
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self._dict())

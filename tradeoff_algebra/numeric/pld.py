@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,7 +65,7 @@ from scipy import fft as sfft
 from scipy import signal
 
 from ..core.errors import NumericalError
-from .context import mp
+from .context import ThreadOptions, mp
 from .pld_models import U64, AtomLoss, LossModel
 
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
@@ -277,11 +278,38 @@ def _best_theta(fn, upper: bool) -> float:
     return sgn * th if fn(sgn * th) <= vals[i] else sgn * _THETAS[i]
 
 
+#: Parts longer than this are binned for the search of theta (see :func:`_coarse`).
+_COARSE_BINS = 2048
+
+
+def _coarse(parts, upper: bool):
+    """The parts with each long loss array binned into :data:`_COARSE_BINS` bins (masses
+    summed, the loss moved to the bin's upper end if ``upper``, else its lower end): the MGF at
+    theta of the sign of ``upper`` only grows, so every Chernoff bound computed from it holds
+    too. Used for the search of theta only; the cut itself is formed from the parts."""
+    out = []
+    for la, l, n in parts:
+        if len(l) <= _COARSE_BINS:
+            out.append((la, l, n))
+            continue
+        lo, hi = float(l.min()), float(l.max())
+        edges = np.linspace(lo, hi, _COARSE_BINS + 1)
+        idx = np.clip(np.searchsorted(edges, l, side="left" if upper else "right")
+                      - (0 if upper else 1), 0, _COARSE_BINS)
+        mx = float(la.max())
+        w = np.bincount(idx, weights=np.exp(la - mx), minlength=_COARSE_BINS + 1)
+        keep = w > 0
+        out.append((np.log(w[keep]) + mx, edges[keep], n))
+    return out
+
+
 def _chernoff_cut(parts, log_tau: float, upper: bool, lim: float) -> tuple[float, float]:
     """A loss t with composed mass beyond t (above if upper) at most tau, by Chernoff, and
-    the theta used."""
+    the theta used (searched on binned parts, :func:`_coarse`; any theta gives a valid bound)."""
+    coarse = _coarse(parts, upper)
+
     def fn(s):
-        return (_logmgf(parts, s) - log_tau) / s * (1 if upper else -1)
+        return (_logmgf(coarse, s) - log_tau) / s * (1 if upper else -1)
     s = _best_theta(fn, upper)
     t = (_logmgf(parts, s) - log_tau) / s
     return (min(t, lim) if upper else max(t, lim)), s
@@ -777,14 +805,17 @@ MAX_FFT = 1 << 23
 _CACHE: dict = {}
 _CACHE_SIZE = 6
 _CACHE_BYTES = 400 * 2**20
-_OPTIONS: dict = {"tol": DEFAULT_TOL, "h": None, "tail": DEFAULT_TAIL, "progress": False}
+#: The options of the calling thread (each thread starts from these defaults).
+_OPTIONS = ThreadOptions({"tol": DEFAULT_TOL, "h": None, "tail": DEFAULT_TAIL,
+                          "progress": False})
 
 
 class OptionsContext:
-    """Base of the option context managers: subclasses set ``_store`` (a module's option
-    dict) and ``_new`` (the values to set inside the ``with`` block)."""
+    """Base of the option context managers: subclasses set ``_store`` (a module's
+    :class:`ThreadOptions`, private to the calling thread) and ``_new`` (the values to set
+    inside the ``with`` block)."""
 
-    _store: dict
+    _store: MutableMapping
     _new: dict
 
     def __enter__(self):

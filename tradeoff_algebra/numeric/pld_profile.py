@@ -95,7 +95,7 @@ from typing import Any
 import numpy as np
 
 from . import pld
-from .context import MPF, mp
+from .context import MPF, ThreadOptions, mp
 from .pld_models import RHO_LIB, U64, AtomLoss
 
 __all__ = ["leaf_factor", "profile_factor", "profile_models", "ProfileModels", "profile_options",
@@ -119,8 +119,9 @@ TAIL_FLOOR = 1e-40
 #: Digits asked of ``ta.delta`` per node.
 NODE_DPS = 20
 
-_OPTIONS: dict = {"rtol": None, "max_calls": DEFAULT_MAX_CALLS,
-                  "max_seconds": DEFAULT_MAX_SECONDS}
+#: The options of the calling thread (each thread starts from these defaults).
+_OPTIONS = ThreadOptions({"rtol": None, "max_calls": DEFAULT_MAX_CALLS,
+                          "max_seconds": DEFAULT_MAX_SECONDS})
 
 
 class profile_options(pld.OptionsContext):
