@@ -574,3 +574,40 @@ def test_binned_parts_bound_the_mgf(upper):
     for th in (1e-3, 0.1, 1.0, 5.0, 30.0):
         th = th if upper else -th
         assert pld._logmgf(coarse, th) >= pld._logmgf(parts, th) - 1e-9
+
+
+def _gauss_times_pair(mu, P, Q, alpha, dps=60):
+    """T(N(0,1) x P, N(mu,1) x Q)(alpha) by Neyman-Pearson at high precision: the loss is
+    mu x - mu^2/2 + log(Q_j/P_j); bisection on the threshold t for the level alpha."""
+    with mpmath.workdps(dps):
+        mu = mpmath.mpf(mu)
+        lr = [mpmath.log(mpmath.mpf(q) / p) for p, q in zip(P, Q, strict=True)]
+
+        def size(t):
+            return sum(p * mpmath.ncdf(-(t - r + mu**2 / 2) / mu) for p, r in zip(P, lr,
+                                                                               strict=True))
+
+        lo, hi = mpmath.mpf(-10**4), mpmath.mpf(10**4)
+        for _ in range(400):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if size(mid) > alpha else (lo, mid)
+        t = (lo + hi) / 2
+        return sum(q * mpmath.ncdf((t - r - mu**2 / 2) / mu) for q, r in zip(Q, lr, strict=True))
+
+
+@pytest.mark.parametrize("mu,eps", [(40, 21), (30, 5), (20, 1)])
+def test_large_mu_products_are_enclosed_not_wrong(mu, eps):
+    """Products with G_mu for large mu have privacy losses near mu^2/2 (800 for mu = 40), beyond
+    float64's exponent range: the engine keeps its grid in [-LOSS_CAP, LOSS_CAP] and the value
+    is bounded by each factor (f (x) g <= f). Before, G(40) (x) f_{21,0} at 1/2 came back as the
+    point 0.98794... (truth 1.8e-350)."""
+    f = G(mu) @ EpsDelta(eps, 0)
+    E = mpmath.e ** eps
+    P, Q = [E / (1 + E), 1 / (1 + E)], [1 / (1 + E), E / (1 + E)]
+    for alpha in (sp.Rational(1, 2), sp.Rational(1, 10**6)):
+        ref = _gauss_times_pair(mu, P, Q, mpmath.mpf(alpha))
+        v = ta.evaluate(f, alpha)
+        g = ta.evaluate(G(mu), alpha)
+        assert v.lo <= ref <= v.hi <= g.hi * (1 + 1e-14)
+        r = ta.roc(f, alpha)
+        assert r.lo <= 1 - ref <= r.hi

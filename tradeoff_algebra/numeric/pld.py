@@ -82,6 +82,12 @@ class GridTooLarge(NumericalError):
 
 #: Largest number of grid points of one discretised factor.
 MAX_GRID = 50_000_000
+#: Every grid loss (of a factor and of a composition) stays in [-LOSS_CAP, LOSS_CAP], so that
+#: e^loss (times any mass) is a finite float64. Mass beyond is handled like any tail: moved to
+#: +oo or to the window's edge on the pessimistic side, dropped or moved inward on the
+#: optimistic side; both stay valid, and such a tail is far below anything float64 resolves
+#: next to the values (G_40 has losses near mu^2/2 = 800).
+LOSS_CAP = 600.0
 
 #: Default bound on the composed mass left outside the window on each side (pessimistic: it
 #: goes to +oo, so it is added to every delta).
@@ -132,6 +138,9 @@ def _cells(F: np.ndarray, S: np.ndarray, rho: float):
 def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
     """Pessimistic and optimistic grid laws of one factor (see the module docstring)."""
     lo, hi = model.support(tau)
+    lo, hi = max(lo, -LOSS_CAP), min(hi, LOSS_CAP)
+    if hi <= lo:  # the whole support beyond one cap: one cell at the cap
+        lo, hi = (LOSS_CAP - h, LOSS_CAP) if lo >= LOSS_CAP else (-LOSS_CAP, -LOSS_CAP + h)
     j_lo, j_hi = math.floor(lo / h), math.ceil(hi / h)
     if j_hi <= j_lo:
         j_hi = j_lo + 1
@@ -392,6 +401,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
                                                        lo_lim)[0]))
         K_lo, K_hi = math.floor(t_lo / h), math.ceil(t_hi / h)
         K_lo, K_hi = max(K_lo, round(lo_lim / h)), min(K_hi, round(hi_lim / h))
+        K_lo, K_hi = max(K_lo, math.floor(-LOSS_CAP / h)), min(K_hi, math.ceil(LOSS_CAP / h))
         if K_hi < K_lo:
             K_hi = K_lo
     else:  # the window (and Chernoff parameters) of the other side: any choice is valid

@@ -426,7 +426,48 @@ def _pld_route_value(leaves, a, ac, power: bool):
         return _at_zero(leaves, power)
     if ac == 0:
         return (mp.one, mp.one) if power else (mp.zero, mp.zero)
-    return pld_value((leaves,), a, power)
+    bound = _factor_bound(leaves, a, ac, power)
+    if bound is not None and (1 - bound if power else bound) <= pld_tail():
+        # far below what the engine resolves (absolute errors ~ its tail mass): the bound is
+        # the answer, at once
+        return (bound, mp.one) if power else (mp.zero, bound)
+    lo, hi = pld_value((leaves,), a, power)
+    if bound is not None and hi - lo > _FACTOR_BOUND_RTOL * abs(hi):
+        lo, hi = (max(lo, bound), hi) if power else (lo, min(hi, bound))
+    return min(lo, hi), max(lo, hi)
+
+
+#: A PLD enclosure wider than this (relative) is intersected with the factor bound.
+_FACTOR_BOUND_RTOL = 1e-3
+
+
+def pld_tail() -> float:
+    from ..numeric import pld
+
+    return float(pld.options()["tail"])
+
+
+def _factor_bound(leaves, a, ac, power: bool):
+    """``C <= f_i`` for each leaf ``f_i`` of the product ``C`` (Dong, Roth & Su, Sec. 3.1,
+    properties 2 and 3: ``f (x) g <= f (x) Id = f``): the least upper bound of ``C(alpha)``
+    (``power``: the greatest lower bound of ``1 - C(alpha)``) over the leaves without
+    trade-off arguments (the families, whose values are closed forms or exact), or None. It
+    settles products whose value lies far below what float64 resolves (G_40: losses near
+    800, beyond ``pld.LOSS_CAP``) and tightens wide engine enclosures."""
+    from ..core.node import TradeOff
+    from ..numeric.protocol import mp_roc, mp_value
+
+    best = None
+    for leaf, _ in leaves:
+        if any(isinstance(x, TradeOff) for x in leaf.args):
+            continue
+        if power:
+            b = mp_roc(leaf, a, ac)[0]
+            best = b if best is None else max(best, b)
+        else:
+            b = mp_value(leaf, a, ac)[1]
+            best = b if best is None else min(best, b)
+    return best
 
 
 def _register_tensor_numerics() -> None:
