@@ -10,6 +10,7 @@ hanging the suite.
 # ruff: noqa: F405 (the public names come from ``from tradeoff_algebra import *``)
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction as F
 
@@ -537,3 +538,40 @@ def test_mpmath_global_context_untouched():
     before = mpmath.mp.prec
     ta.evaluate(Inverse(Mix(G(1), R(1, 2))), R(1, 3))
     assert mpmath.mp.prec == before
+
+
+def test_epsilon_at_delta_zero_of_a_power_with_ambiguous_top_ratio():
+    """The largest log-ratio's delta is Q(P = 0) <= d exactly, but its computed upper bound can
+    exceed d: the search used to run off its list (IndexError). eps(f^{(x)5}, 0) = 5 eps(f, 0)
+    (the largest log-ratios add) and eps(T(P,Q)^{(x)3}, 0) = 3 log(3/2)."""
+    f = Symmetrize(Mix(PiecewiseLinear([(0, 1), (R(2, 7), R(9, 14)), (1, 0)]), 0.99999999))
+    e1, e5 = ta.epsilon(f, 0, 30), ta.epsilon(f**5, 0, 30)
+    with workdps(40):
+        assert abs(e5.mid - 5 * e1.mid) <= mpmath.mpf(10) ** -28
+        v = ta.epsilon(Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]) ** 3, 0, 30)
+        assert abs(v.mid - 3 * mpmath.log(mpmath.mpf(3) / 2)) <= mpmath.mpf(10) ** -29
+
+
+@pytest.mark.parametrize("f,alpha", [
+    (Group(BinomialDP(10, 10), 4), 1e-75),
+    (Mix(Group(SymmetricHull(G(23)), 4), R(1, 2)), 1e-300),
+    (Group(Laplace(3), 2), 1e-40),
+])
+def test_group_curve_where_one_minus_f_cancels(f, alpha):
+    """The float64 curve of a group iterates 1 - f(x), which loses every digit where f(x) is
+    near 1: those points go through the high-precision route (before: 1.0 for 1.6e-98)."""
+    y = float(f.curve([alpha])[0])
+    v = ta.evaluate(f, alpha)
+    assert abs(y - float(v.mid)) <= 1e-12 * max(float(v.mid), 1e-300) + 1e-300
+
+
+def test_normal_loss_error_bound_at_a_tiny_mu_is_finite():
+    """z = t / mu reaches 1e272 for mu = 1e-272: the error bound caps z before squaring (it
+    overflowed, an OverflowError out of evaluate)."""
+    import numpy as np
+
+    from tradeoff_algebra.numeric.pld_models import NormalLoss
+
+    m = NormalLoss(1e-272)
+    m.cdf(np.array([-1.0, 0.0, 1.0]), "Q")
+    assert math.isfinite(m.rel_err) and m.rel_err > 1

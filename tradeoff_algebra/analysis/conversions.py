@@ -198,7 +198,7 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     """
     _prepare(f, dps)
     D = as_level(delta, "delta")
-    with mp.workdps(dps + GUARD_DPS):
+    with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         closed = mp_epsilon(f, num(D, "delta")) is not None
     if closed:
         return certified(lambda: mp_epsilon(f, num(D, "delta")), dps,

@@ -974,6 +974,12 @@ class FiniteLoss:
                 hi_i = mid
             else:
                 lo_i = mid
+        if not pos:  # no finite ratio above 1: delta(eps) = Q(P = 0) <= d for every eps > 0
+            return mp.zero, mp.zero
+        # delta(largest log-ratio) = Q(P = 0) <= d exactly; its computed upper bound may still
+        # exceed d (the atoms at that ratio are ambiguous within rounding): the crossing is then
+        # at most the largest log-ratio
+        hi_i = min(hi_i, len(pos) - 1)
         # S = {r > e^eps} for eps in (left, right): the atoms up to and including pos[hi_i]
         i_right = pos[hi_i]
         stop = i_right + 1

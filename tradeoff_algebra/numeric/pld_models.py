@@ -97,7 +97,9 @@ class NormalLoss(LossModel):
     def rel_err(self) -> float:
         # ndtr itself, and the rounding of z = (t - c)/s (relative 3u of z, which moves Phi by
         # phi(z) |z| 3u <= (z^2 + 1) 3u Phi(-|z|) relatively in the tail)
-        return RHO_LIB + 4 * U64 * (self._zmax**2 + 2)
+        # (z is capped before squaring: for mu near 1e-272, z reaches 1e272 and z^2 overflows;
+        # the bound then exceeds 1, i.e. the cells carry no information, which is still valid)
+        return RHO_LIB + 4 * U64 * (min(self._zmax, 1e150) ** 2 + 2)
 
     def edge_err(self, t):
         # the cut's rounding in z is in rel_err; the float parameter mu (relative error <= u)

@@ -410,12 +410,31 @@ def _register_group_numerics() -> None:
         x = np.asarray(x, dtype=np.float64)
         v = np.asarray(np_value(f.arg, x), dtype=np.float64)
         steps, _ = _group_steps(f)
+        # 1 - f(x) loses every digit where f(x) is within ~1e-9 of 1 (small x): there the
+        # iteration runs on the high-precision route instead (Group of G(23) at 1e-300 gave
+        # 1.0 for a value near 0)
+        cancels = (v > 1.0 - 1e-9) & (x > 0)
         for _ in range(steps - 1):
             nv = np.asarray(np_value(f.arg, np.clip(1.0 - v, 0.0, 1.0)), dtype=np.float64)
             if np.array_equal(nv, v):
                 break
             v = nv
+        if cancels.any():
+            v = np.array(v, dtype=np.float64)
+            for i in np.flatnonzero(cancels):
+                v.flat[i] = _mp_point(f, float(x.flat[i]))
         return v
+
+
+def _mp_point(f, x: float) -> float:
+    """f(x) in float64 through the high-precision route (the midpoint of its enclosure)."""
+    from ..numeric.context import mp
+    from ..numeric.protocol import mp_value
+
+    with mp.workdps(25):
+        a = mp.mpf(x)
+        lo, hi = mp_value(f, a, 1 - a)
+        return float((lo + hi) / 2)
 
 
 _register_group_numerics()
