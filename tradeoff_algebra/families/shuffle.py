@@ -816,21 +816,30 @@ def _(f, eps):
         if not c1 > 0:  # eps within rounding of eps0: Q - e^eps P <= P (e^eps0 - e^eps)
             return arb(0), max(c1.upper(), arb(0)) + t.tau
         thr = float((c2 / c1).mid())
-        # atoms with key > thr (1 + 1e-9) are above, < thr (1 - 1e-9) below; decide the rest
-        import bisect
-
-        k_hi = bisect.bisect_left(t.negkey, -thr * (1 - 1e-9))
-        k_lo = bisect.bisect_left(t.negkey, -thr * (1 + 1e-9))
-        while k_lo < k_hi and int(t.be[k_lo]) * c1 > int(t.al[k_lo]) * c2:
-            k_lo += 1
-        while k_hi > k_lo and int(t.be[k_hi - 1]) * c1 < int(t.al[k_hi - 1]) * c2:
-            k_hi -= 1
-        vals = [t.Qpre[k] - ee * t.Ppre[k] for k in range(k_lo, k_hi + 1)]
-        lo = max(max(v.lower() for v in vals), arb(0))
-        hi = max(max(v.upper() for v in vals), arb(0))
-        return lo, hi + t.tau
+        return _hockey_stick(t, c1, c2, ee, thr, len(t.negkey))
 
     return _ziv(f, compute)
+
+
+def _hockey_stick(t: _Table, c1, c2, ee, thr: float, stop: int):
+    """max over prefixes S of the atoms (in decreasing ratio) of ``Q(S) - e^eps P(S)``, the
+    crossing located near ``thr``: atoms with key above thr (1 + 1e-9) are in S, below
+    thr (1 - 1e-9) out, and the rest are decided exactly by ``be c1 > al c2`` (only the
+    first ``stop`` atoms are searched). Arb endpoints plus the dropped mass tau."""
+    from bisect import bisect_left
+
+    from flint import arb
+
+    k_hi = min(bisect_left(t.negkey, -thr * (1 - 1e-9)), stop)
+    k_lo = min(bisect_left(t.negkey, -thr * (1 + 1e-9)), stop)
+    while k_lo < k_hi and int(t.be[k_lo]) * c1 > int(t.al[k_lo]) * c2:
+        k_lo += 1
+    while k_hi > k_lo and int(t.be[k_hi - 1]) * c1 < int(t.al[k_hi - 1]) * c2:
+        k_hi -= 1
+    vals = [t.Qpre[k] - ee * t.Ppre[k] for k in range(k_lo, k_hi + 1)]
+    lo = max(max(v.lower() for v in vals), arb(0))
+    hi = max(max(v.upper() for v in vals), arb(0))
+    return lo, hi + t.tau
 
 
 def _wang_delta(f: ShuffleDP, eps):
@@ -839,9 +848,7 @@ def _wang_delta(f: ShuffleDP, eps):
     sum (R - e^eps P0) = (1 - 2w) Q0(S) - (e^eps - 2w) P0(S) (Wang et al., Cor. 4.3; Dong, Roth
     & Su, Prop. 6), the atom a = 0 (ratio +oo) included; delta(oo) = R(a = 0). Prefix sums of
     the kept atoms, plus [0, tau_C]."""
-    from bisect import bisect_left
 
-    from flint import arb
 
     def compute(t: _Table):
         if eps == mp.inf:
@@ -850,17 +857,7 @@ def _wang_delta(f: ShuffleDP, eps):
         ee = _exact_arb(eps).exp()
         c1, c2 = t.E - 1, ee * (t.E + 1) - 2
         thr = float((c2 / c1).mid())
-        na = t.kinds[0]
-        k_hi = min(bisect_left(t.negkey, -thr * (1 - 1e-9)), na)
-        k_lo = min(bisect_left(t.negkey, -thr * (1 + 1e-9)), na)
-        while k_lo < k_hi and int(t.be[k_lo]) * c1 > int(t.al[k_lo]) * c2:
-            k_lo += 1
-        while k_hi > k_lo and int(t.be[k_hi - 1]) * c1 < int(t.al[k_hi - 1]) * c2:
-            k_hi -= 1
-        vals = [t.Qpre[k] - ee * t.Ppre[k] for k in range(k_lo, k_hi + 1)]
-        lo = max(max(v.lower() for v in vals), arb(0))
-        hi = max(max(v.upper() for v in vals), arb(0))
-        return lo, hi + t.tau
+        return _hockey_stick(t, c1, c2, ee, thr, t.kinds[0])
 
     return _ziv(f, compute)
 
