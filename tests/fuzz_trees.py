@@ -49,16 +49,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpmath
+import operator_reference as oref
+import reference_np as rnp
+import sympy as sp
+from mpmath import mp
 
-import mpmath  # noqa: E402
-import operator_reference as oref  # noqa: E402
-import reference_np as rnp  # noqa: E402
-import sympy as sp  # noqa: E402
-from mpmath import mp  # noqa: E402
-
-import tradeoff_algebra as ta  # noqa: E402
-from tradeoff_algebra import (  # noqa: E402
+import tradeoff_algebra as ta
+from tradeoff_algebra import (
     BinomialDP,
     C,
     Discrete,
@@ -79,7 +77,7 @@ from tradeoff_algebra import (  # noqa: E402
     TensorPower,
     Zero,
 )
-from tradeoff_algebra.core.errors import TradeOffError  # noqa: E402
+from tradeoff_algebra.core.errors import TradeOffError
 
 R = sp.Rational
 F0, F1 = Fraction(0), Fraction(1)

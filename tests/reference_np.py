@@ -202,10 +202,10 @@ def digits(x, ref) -> float:
     return float(-mpmath.log10(err / scale))
 
 
-def literal_pair(E, n):
-    """(P, Q) on the points (a, b): P = (1-w)P0 + wQ0, Q = (1-w)Q0 + wP0 with P0 = law of
-    (A+1, C-A), Q0 = law of (A, C-A+1), A ~ Binom(C, 1/2), C ~ Binom(n-1, 2w), w = 1/(E+1).
-    E a Fraction (exact) or an mpf (current precision)."""
+def shuffle_p0_q0(E, n):
+    """(P0, Q0) of the shuffle pair as dicts on the points (a, b): P0 = law of (A+1, C-A),
+    Q0 = law of (A, C-A+1), A ~ Binom(C, 1/2), C ~ Binom(n-1, 2w), w = 1/(E+1) (Feldman,
+    McMillan & Talwar as restated by Wang et al., Sec. 4.1). E a Fraction (exact) or an mpf."""
     w = 1 / (E + 1)
     P0: dict = {}
     Q0: dict = {}
@@ -216,6 +216,14 @@ def literal_pair(E, n):
                                         else mp.mpf(2) ** c)
             P0[(A + 1, c - A)] = P0.get((A + 1, c - A), 0) + m
             Q0[(A, c - A + 1)] = Q0.get((A, c - A + 1), 0) + m
+    return P0, Q0
+
+
+def literal_pair(E, n):
+    """(P, Q) on the points (a, b): P = (1-w)P0 + wQ0, Q = (1-w)Q0 + wP0 with (P0, Q0) of
+    :func:`shuffle_p0_q0`, w = 1/(E+1). E a Fraction (exact) or an mpf (current precision)."""
+    w = 1 / (E + 1)
+    P0, Q0 = shuffle_p0_q0(E, n)
     pts = sorted(set(P0) | set(Q0))
     P = [(1 - w) * P0.get(k, 0) + w * Q0.get(k, 0) for k in pts]
     Q = [(1 - w) * Q0.get(k, 0) + w * P0.get(k, 0) for k in pts]

@@ -28,7 +28,7 @@ import mpmath
 import pytest
 import sympy as sp
 from precision import workdps
-from reference_np import finite_np, laplace_np, literal_pair
+from reference_np import finite_np, laplace_np, literal_pair, shuffle_p0_q0
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import (
@@ -420,14 +420,7 @@ def _wang_delta_literal(E: F, n: int, eE: F) -> F:
     hockey-stick divergences of the two directions of f_Shuffle = T(P0, R), R = 2w P0 +
     (1 - 2w) Q0 (the conjugate of the hull of the minimum is the maximum of the conjugates)."""
     w = 1 / (E + 1)
-    P0: dict = {}
-    Q0: dict = {}
-    for c in range(n):
-        wc = math.comb(n - 1, c) * (2 * w) ** c * (1 - 2 * w) ** (n - 1 - c)
-        for A in range(c + 1):
-            m = wc * F(math.comb(c, A), 2**c)
-            P0[(A + 1, c - A)] = P0.get((A + 1, c - A), 0) + m
-            Q0[(A, c - A + 1)] = Q0.get((A, c - A + 1), 0) + m
+    P0, Q0 = shuffle_p0_q0(E, n)
     pts = set(P0) | set(Q0)
     p0 = {k: F(P0.get(k, 0)) for k in pts}
     r = {k: 2 * w * p0[k] + (1 - 2 * w) * F(Q0.get(k, 0)) for k in pts}

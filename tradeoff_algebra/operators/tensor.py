@@ -426,8 +426,10 @@ def _pld_route_value(leaves, a, ac, power: bool):
         return _at_zero(leaves, power)
     if ac == 0:
         return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+    from ..numeric import pld
+
     bound = _factor_bound(leaves, a, ac, power)
-    if bound is not None and (1 - bound if power else bound) <= pld_tail():
+    if bound is not None and (1 - bound if power else bound) <= pld.options()["tail"]:
         # far below what the engine resolves (absolute errors ~ its tail mass): the bound is
         # the answer, at once
         return (bound, mp.one) if power else (mp.zero, bound)
@@ -439,12 +441,6 @@ def _pld_route_value(leaves, a, ac, power: bool):
 
 #: A PLD enclosure wider than this (relative) is intersected with the factor bound.
 _FACTOR_BOUND_RTOL = 1e-3
-
-
-def pld_tail() -> float:
-    from ..numeric import pld
-
-    return float(pld.options()["tail"])
 
 
 def _factor_bound(leaves, a, ac, power: bool):
