@@ -14,12 +14,9 @@ from mpmath import mp
 from precision import workdps
 
 import tradeoff_algebra as ta
-from tradeoff_algebra.numeric.envelope import (
-    concave_sup,
-    hull_mp,
-    pl_hull_knots,
-    pl_knots,
-)
+from tradeoff_algebra.numeric.envelope import concave_sup, hull_mp
+from tradeoff_algebra.numeric.knots import pl_knots
+from tradeoff_algebra.numeric.knots_eval import pl_hull_knots
 from tradeoff_algebra.numeric.roots import level
 from tradeoff_algebra.operators.maxgroup import Max
 from tradeoff_algebra.operators.subsample import Mix
@@ -77,7 +74,7 @@ def test_pl_knots_interpolate_the_function(f):
     assert k is not None and k[0][0] == 0 and k[-1] == (1, 0)
     for a in (R(1, 50), R(1, 7), R(1, 3), R(1, 2), R(5, 7), R(19, 20)):
         with workdps(40):
-            from tradeoff_algebra.numeric.envelope import pl_mp_value
+            from tradeoff_algebra.numeric.knots_eval import pl_mp_value
 
             lo, hi = pl_mp_value(k, mp.mpf(a.p) / a.q, mp.mpf((1 - a).p) / (1 - a).q)
         v = ta.evaluate(f, a, 30)

@@ -1,4 +1,4 @@
-"""Meta-test over every node class of the package (DESIGN.md section 2).
+"""Meta-test over every node class of the package (docs/architecture.md, "Nodes").
 
 Walks every subclass of ``TradeOffExpr`` defined in ``tradeoff_algebra`` (recursively through
 ``__subclasses__``, after importing every submodule) and fails for a class without an example in

@@ -1,4 +1,4 @@
-"""The expression parser: a whitelist over ``ast`` (DESIGN.md section 8)."""
+"""The expression parser: a whitelist over ``ast`` (docs/architecture.md, "Interfaces")."""
 
 from __future__ import annotations
 

@@ -556,7 +556,7 @@ def test_binned_parts_bound_the_mgf(upper):
     one for every theta of the tail's sign (so every bound from them holds)."""
     import numpy as np
 
-    from tradeoff_algebra.numeric import pld
+    from tradeoff_algebra.numeric import pld_compose as pld
 
     rng = np.random.default_rng(1)
     l = np.sort(rng.normal(0, 3, 20_000))

@@ -478,7 +478,8 @@ def test_subsample_profile_of_asymmetric_operands_matches_the_exact_hull():
     # max(delta_{f_p}, delta_{f_p^{-1}}) with the two shifted profiles, against the profile of
     # the exact hull of the knots
     from tradeoff_algebra.numeric.context import mp as lmp
-    from tradeoff_algebra.numeric.envelope import pl_knots, pl_mp_delta
+    from tradeoff_algebra.numeric.knots import pl_knots
+    from tradeoff_algebra.numeric.knots_eval import pl_mp_delta
     from tradeoff_algebra.operators.subsample import subsample_profile
 
     cases = [(Discrete([R(3, 13), R(3, 13), R(7, 13)], [R(1, 10), 0, R(9, 10)]), R(1, 2)),

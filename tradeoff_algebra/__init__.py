@@ -34,16 +34,16 @@ from .core import (
                    alpha_symbol,
 )
 from .families import (
-    BinomialDP,
-    Discrete,
-    EpsDelta,
-    G,
-    Gaussian,
-    Id,
-    Laplace,
-    PiecewiseLinear,
-    ShuffleDP,
-    Zero,
+                   BinomialDP,
+                   Discrete,
+                   EpsDelta,
+                   G,
+                   Gaussian,
+                   Id,
+                   Laplace,
+                   PiecewiseLinear,
+                   ShuffleDP,
+                   Zero,
 )
 from .mechanisms import gaussian_mechanism, laplace_mechanism, noisy_sgd, shuffle
 from .numeric import Value, curve, evaluate, roc
@@ -66,6 +66,7 @@ from .operators import (
 )
 from .printing import latex, text
 from .rewrite import Derivation, derive, rule_catalogue, rules, simplify
+from .routes import product as _product_routes  # noqa: F401  (registers the routes)
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,4 @@
-"""The ``tradeoff`` command line (DESIGN.md section 8).
+"""The ``tradeoff`` command line (docs/architecture.md, "Interfaces").
 
 Expressions are written in the API's Python syntax and parsed by a whitelist
 (tradeoff_algebra.parse; nothing is ever passed to eval):

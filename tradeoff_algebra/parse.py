@@ -1,4 +1,4 @@
-"""Parse expression strings in the API's Python syntax (DESIGN.md section 8).
+"""Parse expression strings in the API's Python syntax (docs/architecture.md, "Interfaces").
 
 ``parse_expr("C(1/100, G(1))**1000 @ EpsDelta(1, delta=1e-5)")`` builds the same tree as the
 Python code it spells. The text is parsed with :mod:`ast` and the tree is *interpreted* by a

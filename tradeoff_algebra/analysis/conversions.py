@@ -9,8 +9,8 @@
   non-increasing profile; :func:`primal_value_lower` is the plain grid supremum, a lower bound.
 
 Every numeric result is a :class:`~tradeoff_algebra.numeric.value.Value` with the guarantees
-of DESIGN.md section 3: closed forms give ``lo = hi`` to ``dps`` digits, anything else an
-enclosure ``lo <= truth <= hi``.
+of docs/architecture.md, "Evaluation contract": closed forms give ``lo = hi`` to ``dps``
+digits, anything else an enclosure ``lo <= truth <= hi``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ from ..numeric.protocol import (
     _prepare,
     as_level,
     certified,
-    mp_delta,
-    mp_roc,
+    enclose_delta,
     num,
     short,
 )
@@ -60,19 +59,6 @@ def _eps_arg(eps: Any, owner: str):
     return num(e, "eps")
 
 
-def _enclose_delta(f: TradeOff, eps):
-    """(lo, hi) of delta(eps) in the current context, intersected with [0, 1]."""
-    if eps == mp.inf:  # delta(inf) = 1 - f(0), by continuity of f at 0
-        lo, hi = mp_roc(f, mp.zero, mp.one)
-    else:
-        lo, hi = mp_delta(f, eps)
-    if mp.isnan(lo) or mp.isnan(hi):
-        from ..core.errors import NumericalError
-
-        raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
-    return max(lo, mp.zero), min(hi, mp.one)
-
-
 def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     """The (eps, delta)-DP profile of f: ``delta(eps) = 1 + f^*(-e^eps)``.
 
@@ -91,7 +77,7 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
 
     def compute():
         e = _eps_arg(eps, "delta")
-        lo, hi = _enclose_delta(f, e)
+        lo, hi = enclose_delta(f, e)
         if lo > hi:
             from ..core.errors import NumericalError
 
@@ -118,7 +104,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
 
     def enclose(e):  # a time limit inside delta reports the eps bracket, not delta's enclosure
         try:
-            return _enclose_delta(f, e)
+            return enclose_delta(f, e)
         except budget.TimeLimitExceeded as exc:
             raise budget.TimeLimitExceeded(exc.what, exc.seconds,
                                            (L, mp.inf if U is None else U)) from None
@@ -247,7 +233,7 @@ def _profile_enclosure(delta_fn) -> Callable:
     """eps -> (lo, hi) from a trade-off expression, a callable, or a callable returning pairs."""
     if isinstance(delta_fn, TradeOff):
         _prepare(delta_fn, 15)
-        return lambda e: _enclose_delta(delta_fn, e)
+        return lambda e: enclose_delta(delta_fn, e)
     if not callable(delta_fn):
         raise InvalidParameter("delta_fn", delta_fn,
                                "a callable eps -> delta or a trade-off expression")

@@ -1,7 +1,7 @@
 """Closed-form privacy profiles delta(eps) = 1 + f^*(-e^eps) and their inverses eps(delta).
 
-Registered with the numeric protocol's ``mp_delta`` dispatch point, plus a dispatch point
-``mp_epsilon(f, d)`` of this layer for closed-form inverses. Every formula below follows from
+Registered with the numeric protocol's ``mp_delta`` and ``mp_epsilon`` dispatch points (the
+latter for closed-form inverses). Every formula below follows from
 Dong, Roth & Su, Prop. 6, ``delta(eps) = 1 + f^*(-e^eps) = 1 - inf_x {e^eps x + f(x)}``,
 and is checked in ``tests/test_conversions.py`` against brute-force minimisation of
 ``e^eps x + f(x)`` on the family's own closed form.
@@ -27,9 +27,6 @@ and is checked in ``tests/test_conversions.py`` against brute-force minimisation
 
 from __future__ import annotations
 
-from functools import singledispatch
-from typing import Any
-
 from ..core.errors import NumericalError
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
@@ -44,19 +41,9 @@ from ..numeric.normal import (
     ncdf_enclosure,
     ncdf_tail_bound,
 )
-from ..numeric.protocol import mp_delta, num
+from ..numeric.protocol import mp_delta, mp_epsilon, num
 
 __all__ = ["mp_epsilon", "gaussian_delta"]
-
-
-@singledispatch
-def mp_epsilon(f: Any, d):
-    """Closed-form (lo, hi) of the smallest eps >= 0 with delta(eps) <= d, or None.
-
-    ``d`` is an mpf in [0, 1]; ``mp.inf`` stands for "no finite eps". ``None`` sends the caller
-    to the generic bracketing search on ``mp_delta``.
-    """
-    return None
 
 
 # -- Gaussian (Dong, Roth & Su, Cor. 1) ----------------------------------------------------------
@@ -175,31 +162,3 @@ def _(f, eps):
 @mp_epsilon.register(ZeroTradeOff)
 def _(f, d):
     return (mp.zero, mp.zero) if d >= 1 else (mp.inf, mp.inf)
-
-
-# -- products and their symmetric hulls: the PLD engine (operators.tensor, numeric.pld) -------
-def _register_tensor_epsilon() -> None:
-    from ..operators import tensor as _t
-    from ..operators.unary import SymmetricHull
-
-    def product_epsilon(f, d):
-        kind, obj = _t._route(f)
-        if kind == "finite":
-            return obj.mp_epsilon(d)
-        if kind == "node":
-            return mp_epsilon(obj, d)
-        return _t.pld_epsilon([obj], d)
-
-    mp_epsilon.register(_t.Tensor)(product_epsilon)
-    mp_epsilon.register(_t.TensorPower)(product_epsilon)
-
-    @mp_epsilon.register(SymmetricHull)
-    def _(f, d):
-        # eps_C(delta) = max of the two directions (delta_C = max of the two profiles)
-        dirs = _t.hull_directions(f)
-        if dirs is None:
-            return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
-        return _t.pld_epsilon(list(dirs), d)
-
-
-_register_tensor_epsilon()

@@ -1,7 +1,7 @@
 """Citations pinned to a paper and a locator (theorem, corollary, equation, section).
 
 Every rewrite rule and every formula cites where it comes from; the seed papers are the
-specification (see DESIGN.md).
+specification (see docs/architecture.md).
 """
 
 from __future__ import annotations

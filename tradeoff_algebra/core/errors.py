@@ -1,4 +1,4 @@
-"""The error hierarchy (DESIGN.md section 7).
+"""The error hierarchy (docs/architecture.md, "Errors").
 
 Every error raised on purpose by the library is a :class:`TradeOffError`; messages say what
 failed and what to do next.

@@ -1,4 +1,4 @@
-"""The expression-tree base classes (DESIGN.md section 2).
+"""The expression-tree base classes (docs/architecture.md, "Nodes").
 
 Nodes subclass :class:`sympy.Basic`, as SymPy's matrix expressions do: ``args`` hold the whole
 state (sympified parameters and child nodes only), so ``func(*args) == expr``, ``subs``,
@@ -31,6 +31,11 @@ def register_operator(cls: type) -> type:
     """Class decorator: make an operator node reachable from core (``f @ g``, ``f ** n``)."""
     OPERATORS[cls.__name__] = cls
     return cls
+
+
+#: Numeric entry points that methods of every node forward to (``f.curve``), filled in by
+#: :mod:`tradeoff_algebra.numeric.protocol` so that core imports no later layer.
+NUMERIC: dict[str, Any] = {}
 
 
 def _op(name: str) -> type:
@@ -206,6 +211,11 @@ class TradeOff(TradeOffExpr):
             return self
         return None
 
+    def _eval_symmetric_hull(self) -> TradeOff | None:
+        """A node equal to the symmetric hull C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4)
+        of a non-symmetric f, or ``None`` (hook: Mix answers C(f_p) = C_p(f))."""
+        return None
+
     # -- operators ----------------------------------------------------------------------------
     def __matmul__(self, other: TradeOff) -> TradeOff:
         if not isinstance(other, TradeOff):
@@ -231,9 +241,11 @@ class TradeOff(TradeOffExpr):
     # -- fast numeric path ----------------------------------------------------------------------
     def curve(self, alphas: Any):
         """f at many alphas in float64, vectorised (for plots); see ``numeric.curve``."""
-        from importlib import import_module
-
-        return import_module("tradeoff_algebra.numeric.protocol").curve(self, alphas)
+        try:
+            fn = NUMERIC["curve"]
+        except KeyError:  # pragma: no cover - the package imports the numeric layer
+            raise NoClosedForm("the numeric layer is not loaded; import tradeoff_algebra") from None
+        return fn(self, alphas)
 
     # SymPy's Basic defines ``__call__`` for nothing we need; make sure arithmetic that would
     # treat a trade-off function as a scalar fails loudly.

@@ -1,4 +1,4 @@
-"""Parameter validation with three-valued logic (DESIGN.md section 2).
+"""Parameter validation with three-valued logic (docs/architecture.md, "Nodes").
 
 A condition raises only when it is *definitely* false: ``mu >= 0`` passes for a plain symbol
 (unknown), for a symbol declared ``nonnegative`` (true) and for ``1``, and raises for ``-1``.

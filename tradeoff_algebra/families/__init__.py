@@ -1,4 +1,4 @@
-"""Families of trade-off functions: one module per family (DESIGN.md section 1)."""
+"""Families of trade-off functions: one module per family (docs/architecture.md, "Layers")."""
 
 from .binomial import BinomialDP
 from .discrete import Discrete

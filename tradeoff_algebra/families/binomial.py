@@ -49,11 +49,15 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ..core.citations import DRS
 from ..core.node import TradeOff
+from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric import budget
 from ..numeric.context import MPF, mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+from .epsdelta import EpsDelta
+from .trivial import Id
 
 __all__ = ["BinomialDP"]
 
@@ -568,36 +572,28 @@ def _(f, x):
 
 
 # -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
-# Registered here, with the family, for the nodes they rewrite.
-
-from ..core.citations import DRS  # noqa: E402
-from ..core.rules import rule  # noqa: E402
-from ..operators.tensor import Tensor, TensorPower  # noqa: E402
-from .epsdelta import EpsDelta  # noqa: E402
-from .trivial import Id  # noqa: E402
+# The family's own rule, and its hooks for the tensor product and power (core.rules.hook).
 
 _KOV = DRS.at("Sec. 3.3", note="f_{eps,0}^{(x) n} = T(B(n, p_eps), B(n, q_eps)), after "
               "Kairouz, Oh & Viswanath")
 
 
-@rule(TensorPower, cite=_KOV, priority=40)
-def epsdelta_power_binomial(t: TensorPower):
+@hook("tensor_power", cite=_KOV, priority=40)
+def epsdelta_power_binomial(b, n):
     """f_{eps,0}^{(x) n} = T(B(n, 1/(1+e^eps)), B(n, e^eps/(1+e^eps))) = BinomialDP(eps, n).
 
     Checked against brute-force Neyman-Pearson on the n-fold product of the randomized-response
     pair for n <= 6 (both orientations of the binomial pair give the same, symmetric, function).
     """
-    b = t.base
     if isinstance(b, EpsDelta) and b.delta.is_zero is True:
-        return BinomialDP(b.eps, t.n)
+        return BinomialDP(b.eps, n)
     return None
 
 
-@rule(TensorPower, cite=_KOV, priority=40)
-def binomial_power(t: TensorPower):
+@hook("tensor_power", cite=_KOV, priority=40)
+def binomial_power(b, m):
     """(f_{eps,0}^{(x) n})^{(x) m} = f_{eps,0}^{(x) nm}."""
-    b = t.base
-    return BinomialDP(b.eps, b.n * t.n) if isinstance(b, BinomialDP) else None
+    return BinomialDP(b.eps, b.n * m) if isinstance(b, BinomialDP) else None
 
 
 def _pure_eps_count(f):
@@ -609,8 +605,8 @@ def _pure_eps_count(f):
     return None
 
 
-@rule(Tensor, cite=_KOV, priority=45)
-def binomial_tensor(t: Tensor):
+@hook("tensor", cite=_KOV, priority=45)
+def binomial_tensor(factors):
     """f_{eps,0}^{(x) n} (x) f_{eps,0}^{(x) m} = f_{eps,0}^{(x)(n+m)} (and f_{eps,0} counts 1).
 
     Merges the factors with the same eps when at least one is already a BinomialDP (products
@@ -618,7 +614,7 @@ def binomial_tensor(t: Tensor):
     """
     groups: dict = {}
     has_binomial: dict = {}
-    for f in t.factors:
+    for f in factors:
         ec = _pure_eps_count(f)
         if ec is not None:
             groups.setdefault(ec[0], []).append(f)
@@ -626,10 +622,10 @@ def binomial_tensor(t: Tensor):
     merge = {e for e, fs in groups.items() if len(fs) >= 2 and has_binomial[e]}
     if not merge:
         return None
-    out = [f for f in t.factors if (_pure_eps_count(f) or (None,))[0] not in merge]
+    out = [f for f in factors if (_pure_eps_count(f) or (None,))[0] not in merge]
     for e in merge:
         out.append(BinomialDP(e, sp.Add(*[_pure_eps_count(f)[1] for f in groups[e]])))
-    return Tensor(*out)
+    return out
 
 
 @rule(BinomialDP, cite=_KOV, priority=100)

@@ -35,6 +35,7 @@ from sympy import S, Tuple
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
 from .piecewise import PiecewiseLinear, as_fraction, knots_delta, same_function, to_rational
 
@@ -420,3 +421,12 @@ def _register_finite() -> None:
 
 
 _register_finite()
+
+
+@pl_knots.register(Discrete)
+def _(f):
+    """The knots of the Neyman-Pearson curve of the pair (numeric.knots), or None."""
+    try:
+        return clean_knots(f.as_piecewise().knots)
+    except NoClosedForm:
+        return None

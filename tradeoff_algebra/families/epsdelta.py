@@ -12,11 +12,18 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.core.logic import fuzzy_and
 
+from ..core.citations import DRS
 from ..core.node import TradeOff
+from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric.context import mp
-from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+from ..numeric.finite import FiniteLoss, finite_loss
+from ..numeric.knots import clean_knots, pl_knots
+from ..numeric.pld_models import delta_part
+from ..numeric.protocol import exact_value, mp_conjugate, mp_roc, mp_value, np_value, num
+from .trivial import Id, Zero
 
 __all__ = ["EpsDelta"]
 
@@ -97,16 +104,10 @@ def _(f, x):
 
 
 # -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
-# Registered here, with the family, for the nodes they rewrite. Every identity below was checked
-# against brute-force Neyman-Pearson on the product of the finite pairs (the randomized-response
-# pair of f_{eps,0} and the three-point pair of f_{0,delta}) with exact rationals.
-
-from sympy.core.logic import fuzzy_and  # noqa: E402
-
-from ..core.citations import DRS  # noqa: E402
-from ..core.rules import rule  # noqa: E402
-from ..operators.tensor import Tensor  # noqa: E402
-from .trivial import Id, Zero  # noqa: E402
+# The family's own rules, and its hooks for the tensor product (core.rules.hook). Every identity
+# below was checked against brute-force Neyman-Pearson on the product of the finite pairs (the
+# randomized-response pair of f_{eps,0} and the three-point pair of f_{0,delta}) with exact
+# rationals.
 
 
 @rule(EpsDelta, cite=DRS.eq(5, note="f_{0,0}(alpha) = max{0, 1 - alpha}"), priority=100)
@@ -133,22 +134,21 @@ def _merged_delta(deltas) -> sp.Expr:
     return 1 - prod
 
 
-@rule(Tensor, cite=DRS.eq(11), priority=60)
-def epsdelta_tensor_delta(t: Tensor):
+@hook("tensor", cite=DRS.eq(11), priority=60)
+def epsdelta_tensor_delta(factors):
     """f_{0,d_1} (x) ... (x) f_{0,d_k} = f_{0, 1 - (1-d_1)...(1-d_k)} (Eq. (11), iterated).
 
     f_{0,d} = T(U[0,1], U[d, 1+d]); all f_{0,d_i} factors of a product merge in one step.
     """
-    pure = [f for f in t.factors if _is_pure_delta(f)]
+    pure = [f for f in factors if _is_pure_delta(f)]
     if len(pure) < 2:
         return None
-    rest = [f for f in t.factors if not _is_pure_delta(f)]
-    merged = EpsDelta(0, _merged_delta([f.delta for f in pure]))
-    return Tensor(merged, *rest) if rest else merged
+    rest = [f for f in factors if not _is_pure_delta(f)]
+    return [EpsDelta(0, _merged_delta([f.delta for f in pure])), *rest]
 
 
-@rule(Tensor, cite=DRS.at("Eqs. (10) and (11)"), priority=59)
-def epsdelta_tensor_absorb_delta(t: Tensor):
+@hook("tensor", cite=DRS.at("Eqs. (10) and (11)"), priority=59)
+def epsdelta_tensor_absorb_delta(factors):
     """f_{eps,d_1} (x) f_{0,d_2} = f_{eps, 1 - (1-d_1)(1-d_2)}.
 
     By Eq. (10), f_{eps,d_1} = f_{eps,0} (x) f_{0,d_1}; Eq. (11) merges f_{0,d_1} (x) f_{0,d_2}
@@ -156,22 +156,20 @@ def epsdelta_tensor_absorb_delta(t: Tensor):
     (eps certainly 0) and another (eps, delta) factor whose eps is not known to be 0; the
     first such factor (in canonical order) absorbs the delta.
     """
-    pure = [f for f in t.factors if _is_pure_delta(f)]
-    other = [f for f in t.factors if isinstance(f, EpsDelta) and not _is_pure_delta(f)]
+    pure = [f for f in factors if _is_pure_delta(f)]
+    other = [f for f in factors if isinstance(f, EpsDelta) and not _is_pure_delta(f)]
     if len(pure) != 1 or not other:
         return None
     target = other[0]
     merged = EpsDelta(target.eps, _merged_delta([target.delta, pure[0].delta]))
-    rest = list(t.factors)
+    rest = list(factors)
     rest.remove(pure[0])
     rest.remove(target)
-    return Tensor(merged, *rest) if rest else merged
+    return [merged, *rest]
 
 
 # -- convex conjugate (Dong, Roth & Su, Eq. (7)) ------------------------------------------------
 def _register_epsdelta_conjugate() -> None:
-    from ..numeric.protocol import mp_conjugate
-
     @mp_conjugate.register(EpsDelta)
     def _(f, y):
         """f_{eps,delta}^*(y): f is piecewise linear with vertices 0, x* = (1 - delta)/(1 + e^eps),
@@ -184,3 +182,31 @@ def _register_epsdelta_conjugate() -> None:
 
 
 _register_epsdelta_conjugate()
+
+
+# -- finite representation, knots and the f_{0,delta} part (numeric.finite, .envelope, .pld) -----
+@finite_loss.register(EpsDelta)
+def _(f):
+    """The four-point pair of f_{eps,delta} (exact; None for symbolic parameters)."""
+    if f.free_symbols:
+        return None
+    return FiniteLoss.epsdelta(f.eps, f.delta)
+
+
+@pl_knots.register(EpsDelta)
+def _(f):
+    """f_{eps,delta} (Eq. (4)): knots (0, 1 - delta), its fixed point
+    x* = (1 - delta)/(1 + e^eps), (1 - delta, 0), (1, 0)."""
+    e, d = sp.exp(f.eps), f.delta
+    xs = (1 - d) / (1 + e)
+    zero, one = sp.S.Zero, sp.S.One
+    return clean_knots([(zero, 1 - d), (xs, xs), (1 - d, zero), (one, zero)])
+
+
+@delta_part.register(EpsDelta)
+def _(f):
+    """f_{eps,delta} = f_{eps,0} (x) f_{0,delta} (Dong, Roth & Su, Eq. (10))."""
+    if f.free_symbols:
+        return f, 0
+    rest = EpsDelta(f.eps, 0) if f.eps.is_zero is False else None
+    return rest, (f.delta if f.delta.is_zero is False else 0)

@@ -14,14 +14,17 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from scipy import special
 
+from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
+from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_enclosure, ncdf_inv, ncdf_inv_upper
-from ..numeric.protocol import mp_roc, mp_value, np_value, num
+from ..numeric.pld_models import AtomLoss, NormalLoss, loss_model
+from ..numeric.protocol import mp_conjugate, mp_roc, mp_value, np_value, num
+from .trivial import Id
 
 __all__ = ["Gaussian", "G"]
 
@@ -81,18 +84,14 @@ def _(f, a, ac):
 def _(f, x):
     mu = float(f.mu)
     with np.errstate(divide="ignore", invalid="ignore"):
+        from scipy import special  # (imported at first use: it slows the package import)
         z = np.where(x <= 0.5, -special.ndtri(x), special.ndtri(1.0 - x))
         return special.ndtr(z - mu)
 
 
 # -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
-# Registered here, with the family, for the operator nodes they rewrite.
-
-from ..core.citations import DRS  # noqa: E402
-from ..core.rules import rule  # noqa: E402
-from ..operators.maxgroup import Group  # noqa: E402
-from ..operators.tensor import Tensor, TensorPower  # noqa: E402
-from .trivial import Id  # noqa: E402
+# The family's own rule, and its hooks for the operators (core.rules.hook): the tensor product,
+# the tensor power and group privacy ask for them without the family importing the operators.
 
 
 @rule(Gaussian, cite=DRS.eq(5, note="G_0(alpha) = Phi(Phi^{-1}(1 - alpha)) = 1 - alpha"),
@@ -120,44 +119,41 @@ def _is_zero(x: sp.Expr) -> bool | None:
     return x.is_zero
 
 
-@rule(Tensor, cite=DRS.cor(2), priority=50)
-def gaussian_tensor(t: Tensor):
+@hook("tensor", cite=DRS.cor(2), priority=50)
+def gaussian_tensor(factors):
     """G_{mu_1} (x) ... (x) G_{mu_n} = G_{sqrt(mu_1^2 + ... + mu_n^2)}.
 
     All Gaussian factors of a product merge in one step (rotational invariance of N(0, I));
     other factors stay.
     """
-    gs = [f for f in t.factors if isinstance(f, Gaussian)]
+    gs = [f for f in factors if isinstance(f, Gaussian)]
     if len(gs) < 2:
         return None
-    rest = [f for f in t.factors if not isinstance(f, Gaussian)]
+    rest = [f for f in factors if not isinstance(f, Gaussian)]
     # sqrt(sum of squares of admissible mu_i) is admissible: build the node without
     # re-validating it (SymPy's assumptions are slow on a sum of a thousand squares).
     merged = TradeOff.__new__(Gaussian, sp.sqrt(sp.Add(*[g.mu**2 for g in gs])))
-    return Tensor(merged, *rest) if rest else merged
+    return [merged, *rest]
 
 
-@rule(TensorPower, cite=DRS.cor(2, note="mu_1 = ... = mu_n = mu"), priority=50)
-def gaussian_power(p: TensorPower):
+@hook("tensor_power", cite=DRS.cor(2, note="mu_1 = ... = mu_n = mu"), priority=50)
+def gaussian_power(base, n):
     """G_mu^{(x) n} = G_{sqrt(n) mu} (Cor. 2 with equal mu_i), n a non-negative integer."""
-    return Gaussian(sp.sqrt(p.n) * p.base.mu) if isinstance(p.base, Gaussian) else None
+    return Gaussian(sp.sqrt(n) * base.mu) if isinstance(base, Gaussian) else None
 
 
-@rule(Group, cite=DRS.thm(3), priority=50)
-def gaussian_group(g: Group):
+@hook("group", cite=DRS.thm(3), priority=50)
+def gaussian_group(f, k):
     """1 - (1 - G_mu)^{o k} = G_{k mu}: mu-GDP is k mu-GDP for groups of size k.
 
     With 1 - G_mu(alpha) = Phi(Phi^{-1}(alpha) + mu), the k-fold composition is
     Phi(Phi^{-1}(alpha) + k mu), and 1 minus it is G_{k mu}(alpha).
     """
-    return Gaussian(g.k * g.arg.mu) if isinstance(g.arg, Gaussian) else None
+    return Gaussian(k * f.mu) if isinstance(f, Gaussian) else None
 
 
 # -- convex conjugate (Dong, Roth & Su, Eq. (7)) ------------------------------------------------
 def _register_gaussian_conjugate() -> None:
-
-    from ..numeric.protocol import mp_conjugate
-
     @mp_conjugate.register(Gaussian)
     def _(f, y):
         """G_mu^*(y) = sup_alpha {y alpha - G_mu(alpha)}.
@@ -184,8 +180,6 @@ _register_gaussian_conjugate()
 
 # -- privacy-loss model for the PLD engine (numeric.pld) -----------------------------------------
 def _register_gaussian_loss() -> None:
-    from ..numeric.pld_models import AtomLoss, NormalLoss, loss_model
-
     @loss_model.register(Gaussian)
     def _(f):
         """L = mu x - mu^2/2: N(mu^2/2, mu^2) under Q = N(mu, 1), N(-mu^2/2, mu^2) under P."""

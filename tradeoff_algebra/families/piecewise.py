@@ -13,9 +13,9 @@ checked on the knots:
   telling one);
 * the values do not increase and the slopes do not decrease (convexity).
 
-Checks use three-valued logic (DESIGN.md section 2): a condition raises only when it is definitely
-false, so symbolic knots pass until they are proved wrong. Knots with Python or SymPy floats are
-compared with an absolute tolerance of ``1e-12`` in the monotonicity, convexity and
+Checks use three-valued logic (docs/architecture.md, "Nodes"): a condition raises only when it is
+definitely false, so symbolic knots pass until they are proved wrong. Knots with Python or SymPy
+floats are compared with an absolute tolerance of ``1e-12`` in the monotonicity, convexity and
 ``f <= 1 - alpha`` checks (so rounded data pass); the endpoint, range and strict-increase checks
 are exact for every kind of number.
 
@@ -49,6 +49,7 @@ from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import to_sympy
 from ..numeric.context import mp
+from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
 
 __all__ = ["PiecewiseLinear", "FLOAT_TOL", "same_function"]
@@ -536,3 +537,9 @@ def _register_finite() -> None:
 
 
 _register_finite()
+
+
+@pl_knots.register(PiecewiseLinear)
+def _(f):
+    """The knots themselves (numeric.knots_eval's exact hull and inverse work on them)."""
+    return clean_knots(f.knots)

@@ -81,11 +81,15 @@ import numpy as np
 import sympy as sp
 from mpmath.libmp import from_man_exp, round_ceiling, round_floor
 
+from ..core.citations import WANG
 from ..core.node import TradeOff
+from ..core.rules import rule
 from ..core.validate import param
 from ..numeric import budget
 from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
+from .epsdelta import EpsDelta
+from .trivial import Id
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]
 
@@ -991,11 +995,6 @@ _register_models()
 
 
 # -- rewrite rules ------------------------------------------------------------------------------
-from ..core.citations import WANG  # noqa: E402
-from ..core.rules import rule  # noqa: E402
-from .epsdelta import EpsDelta  # noqa: E402
-from .trivial import Id  # noqa: E402
-
 _SEC41 = WANG.at("Sec. 4.1", note="the shuffle pair P = (1-w)P0 + wQ0, Q = (1-w)Q0 + wP0")
 
 

@@ -12,6 +12,9 @@ import sympy as sp
 
 from ..core.node import TradeOff
 from ..numeric.context import mp
+from ..numeric.finite import FiniteLoss, finite_loss
+from ..numeric.knots import pl_knots
+from ..numeric.pld_models import delta_part
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
 
 __all__ = ["IdTradeOff", "ZeroTradeOff", "Id", "Zero"]
@@ -125,3 +128,21 @@ def _register_trivial_conjugates() -> None:
 
 
 _register_trivial_conjugates()
+
+
+# -- finite representation, knots and the f_{0,delta} part (numeric.finite, .envelope, .pld) -----
+@finite_loss.register(IdTradeOff)
+def _(f):
+    """Id = T(P, P): the empty product."""
+    return FiniteLoss()
+
+
+@finite_loss.register(ZeroTradeOff)
+def _(f):
+    """0 = T(P, Q) with P, Q mutually singular."""
+    return FiniteLoss.pair([1, 0], [0, 1])
+
+
+pl_knots.register(IdTradeOff)(lambda f: ((sp.S.Zero, sp.S.One), (sp.S.One, sp.S.Zero)))
+pl_knots.register(ZeroTradeOff)(lambda f: ((sp.S.Zero, sp.S.Zero), (sp.S.One, sp.S.Zero)))
+delta_part.register(IdTradeOff)(lambda f: (None, 0))

@@ -38,10 +38,14 @@ from functools import singledispatch
 from typing import Any
 
 import numpy as np
-from scipy import special
+
+from ..core.errors import NoClosedForm
+from .context import mp
+from .finite import finite_loss
 
 __all__ = ["LossModel", "NormalLoss", "LaplaceLoss", "MixLoss", "InverseLoss", "AtomLoss",
-           "SubsampleLoss", "BinomialLoss", "loss_model", "U64"]
+           "SubsampleLoss", "BinomialLoss", "loss_model", "delta_part", "leaf_model",
+           "atoms_model", "U64"]
 
 #: Unit roundoff of float64.
 U64 = 2.0**-53
@@ -55,6 +59,15 @@ def loss_model(f: Any) -> LossModel | None:
     """The privacy-loss model of a trade-off expression, or None (families register theirs:
     G_mu, L_mu, Mix of a modelled f, Inverse of a modelled f, finite objects)."""
     return None
+
+
+@singledispatch
+def delta_part(f: Any) -> tuple[Any, Any]:
+    """``(rest, delta)`` with ``f = rest (x) f_{0,delta}`` (Dong, Roth & Su, Eq. (10):
+    f_{eps,delta} = f_{eps,0} (x) f_{0,delta}), ``rest`` None when it is Id. The f_{0,delta}
+    part re-enters a composition exactly (Eq. (12)) instead of through a grid. Default
+    ``(f, 0)``; families register theirs (f_{eps,delta}, Id)."""
+    return f, 0
 
 
 class LossModel:
@@ -91,6 +104,7 @@ class NormalLoss(LossModel):
             z = (np.asarray(t, dtype=np.float64) - c) / self.s
         fin = np.abs(z[np.isfinite(z)])
         self._zmax = max(self._zmax, float(fin.max(initial=0.0)))
+        from scipy import special  # (imported at first use: it slows the package import)
         return special.ndtr(z), special.ndtr(-z)
 
     @property
@@ -107,6 +121,7 @@ class NormalLoss(LossModel):
         return 4 * U64 * (self.m + 40 * self.s)
 
     def support(self, tau):
+        from scipy import special  # (imported at first use: it slows the package import)
         z = -special.ndtri(tau)
         return -self.m - z * self.s, self.m + z * self.s
 
@@ -380,3 +395,44 @@ class BinomialLoss(LossModel):
         # image (K -> n - K), so the highest loss is minus it
         lo = self.eps * (2 * float(binom.ppf(tau, self.n, self.p)) - self.n)
         return lo, -lo
+
+
+# ------------------------------------------------------------------------------------------------
+# the model of one factor
+# ------------------------------------------------------------------------------------------------
+def leaf_model(f) -> LossModel:
+    """The loss model of one factor: its family's ``loss_model`` hook, else its exact finite
+    atoms (``numeric.finite.finite_loss``), else :class:`NoClosedForm`."""
+    m = loss_model(f)
+    if m is not None:
+        return m
+    fl = finite_loss(f)
+    if fl is not None:
+        return atoms_model(fl)
+    raise NoClosedForm(f"{f}: no privacy-loss distribution is known for this factor (families "
+                       "G, Laplace, finite objects, Mix and Inverse of these have one)")
+
+
+def atoms_model(fl) -> AtomLoss:
+    """AtomLoss of a FiniteLoss from its materialised atoms (log-ratio, P-mass, Q-mass): the
+    exact table when e^eps is rational, else the 128-bit mpmath table (no SymPy: float or
+    irrational eps would make symbolic masses slow); rounded to float64 within ``rel_err``."""
+
+    with mp.workprec(128):
+        t = fl._exact_table()
+        den = t.den if t is not None else 1
+        if t is None:
+            t = fl._mp_table(128)
+        ls, ps, qs = [], [], []
+        q_inf = p_ninf = 0.0
+        for lg, p, q in zip(t.logs, t.P, t.Q, strict=True):
+            pf, qf = float(mp.mpf(p) / den), float(mp.mpf(q) / den)
+            if lg == mp.inf:
+                q_inf += qf
+            elif lg == mp.ninf:
+                p_ninf += pf
+            else:
+                ls.append(float(lg))
+                ps.append(pf)
+                qs.append(qf)
+    return AtomLoss(ls, ps, qs, q_inf, p_ninf, rel_err=1e-15)

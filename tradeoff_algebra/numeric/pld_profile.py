@@ -53,8 +53,8 @@ D(+oo) <= D``. Its lower convex hull is ``<= W <= D``, convex and (ending at its
 non-increasing: the profile of a dominated measure.
 
 Both measures become :class:`~.pld_models.AtomLoss` models (Q-masses, P-masses, the +oo atom,
-edge error 0); ``pld.discretise`` of the pessimistic model gives the pessimistic half and of the
-optimistic model the optimistic half of one :class:`~.pld.Factor`.
+edge error 0); ``discretise`` of the pessimistic model gives the pessimistic half and of the
+optimistic model the optimistic half of one :class:`~.Factor`.
 
 Nodes and accuracy. With nodes ``eta`` apart in eps the two sides differ from D by about
 ``D''(x) (x eta)^2``: second order in the node spacing, the optimistic side (crossing of extended
@@ -94,15 +94,18 @@ from typing import Any
 
 import numpy as np
 
-from . import pld
+from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
 from .context import MPF, ThreadOptions, mp
-from .pld_models import RHO_LIB, U64, AtomLoss
+from .options import OptionsContext, options
+from .pld_grid import DEFAULT_TAIL, Factor, discretise
+from .pld_models import RHO_LIB, U64, AtomLoss, leaf_model
+from .protocol import delta_value
 
 __all__ = ["leaf_factor", "profile_factor", "profile_models", "ProfileModels", "profile_options",
            "DEFAULT_RTOL", "DEFAULT_MAX_CALLS"]
 
 #: Floor of the target relative gap between the two sides of a factor's profile (the default
-#: target is half the PLD tolerance, ``pld.options()['tol'] / 2``, but not below this).
+#: target is half the PLD tolerance, ``options()['tol'] / 2``, but not below this).
 DEFAULT_RTOL = 1e-4
 #: Budget of certified ``delta`` enclosures per factor and tail level, and of their seconds
 #: for the refinement (the first lattice of nodes is always computed).
@@ -124,9 +127,9 @@ _OPTIONS = ThreadOptions({"rtol": None, "max_calls": DEFAULT_MAX_CALLS,
                           "max_seconds": DEFAULT_MAX_SECONDS})
 
 
-class profile_options(pld.OptionsContext):
+class profile_options(OptionsContext):
     """Context manager for profile factors: ``rtol`` (target relative gap of a factor's two
-    sides; default: half of ``pld.options()['tol']``, at least :data:`DEFAULT_RTOL`),
+    sides; default: half of ``options()['tol']``, at least :data:`DEFAULT_RTOL`),
     ``max_calls`` (budget of certified ``delta`` enclosures per factor) and ``max_seconds``
     (time budget of the node refinement per factor; a factor whose enclosures are slow, such
     as a generic envelope, then stops with a wider but still valid law)."""
@@ -135,8 +138,6 @@ class profile_options(pld.OptionsContext):
 
     def __init__(self, rtol: float | None = None, max_calls: int | None = None,
                  max_seconds: float | None = None):
-        from ..core.errors import InvalidParameter
-
         if rtol is not None and not (rtol > 0 and math.isfinite(rtol)):
             raise InvalidParameter("rtol", rtol, "a positive finite number", "profile_options")
         if max_calls is not None and int(max_calls) < 8:
@@ -152,7 +153,7 @@ def _rtol() -> float:
     r = _OPTIONS["rtol"]
     if r is not None:
         return float(r)
-    return max(pld.options()["tol"] / 2, DEFAULT_RTOL)
+    return max(options()["tol"] / 2, DEFAULT_RTOL)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -172,11 +173,9 @@ class _Source:
     """Certified enclosures of ``D(e^eps)`` at dyadic eps of one trade-off function f."""
 
     def __init__(self, f: Any):
-        from ..operators.unary import Inverse
-
         self.f = f
         self.sym = f.is_symmetric is True
-        self.inv = f if self.sym else Inverse(f)
+        self.inv = f if self.sym else f.inverse()
         self.raw: dict = {}  # (which, e >= 0) -> (mpf lo, mpf hi)
         self.nodes: dict = {}  # eps -> (lo, hi, excess_lo, excess_hi) floats
         self.calls = 0
@@ -185,13 +184,11 @@ class _Source:
 
     def _delta(self, g: Any, e: float) -> tuple[MPF, MPF]:
         """(lo, hi) of delta_g(e), e >= 0, as mpf at NODE_DPS + 20 digits."""
-        from ..analysis.conversions import delta
-
         key = (g is self.f, e)
         r = self.raw.get(key)
         if r is None:
             t0 = time.perf_counter()
-            v = delta(g, mp.mpf(e), dps=NODE_DPS)
+            v = delta_value(g, e, NODE_DPS)
             self.calls += 1
             self.seconds += time.perf_counter() - t0
             lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
@@ -227,11 +224,8 @@ class _Source:
         """A lower bound of D(+oo) = 1 - f(0) (of the inverse pair's if ``inverse``)."""
         key = inverse and not self.sym
         if key not in self._c0:
-            from ..analysis.conversions import delta
-            from ..core.errors import TradeOffError
-
             try:
-                v = delta(self.inv if key else self.f, mp.inf, dps=NODE_DPS)
+                v = delta_value(self.inv if key else self.f, mp.inf, NODE_DPS)
                 self.calls += 1
                 c = max(_down(mp.mpf(v.lo) * (1 - mp.mpf(10) ** (1 - NODE_DPS))), 0.0)
             except TradeOffError:
@@ -485,7 +479,7 @@ def _range(src: _Source, tau: float, inverse: bool) -> float:
     return hi_
 
 
-def profile_models(f: Any, tau: float = pld.DEFAULT_TAIL, rtol: float | None = None,
+def profile_models(f: Any, tau: float = DEFAULT_TAIL, rtol: float | None = None,
                    max_calls: int | None = None) -> ProfileModels:
     """Pessimistic and optimistic :class:`AtomLoss` laws of f from certified enclosures of its
     privacy profile (see the module docstring), cached per (f, tail level, rtol, budget)."""
@@ -544,8 +538,6 @@ def profile_models(f: Any, tau: float = pld.DEFAULT_TAIL, rtol: float | None = N
 
 
 def _pess_model(geo: _Geometry) -> AtomLoss:
-    from ..core.errors import NumericalError
-
     lam = np.concatenate([[-math.inf], geo.eps])
     Y = np.concatenate([[1.0], geo.u])
     X = np.concatenate([[0.0], np.exp(geo.eps)])
@@ -566,8 +558,6 @@ def _pess_model(geo: _Geometry) -> AtomLoss:
 
 
 def _opt_model(geo: _Geometry) -> AtomLoss:
-    from ..core.errors import NumericalError
-
     lam = np.array([v[0] for v in geo.wv])
     w = np.array([v[1] for v in geo.wv])
     X = np.exp(lam)
@@ -631,23 +621,21 @@ def _tame(opt: AtomLoss, pess: AtomLoss) -> AtomLoss:
 # ------------------------------------------------------------------------------------------------
 # factors for the engine
 # ------------------------------------------------------------------------------------------------
-def profile_factor(f: Any, h: float, tau: float = pld.DEFAULT_TAIL, rtol: float | None = None,
-                   max_calls: int | None = None) -> pld.Factor:
+def profile_factor(f: Any, h: float, tau: float = DEFAULT_TAIL, rtol: float | None = None,
+                   max_calls: int | None = None) -> Factor:
     """The PLD factor of f on grid step h from its certified privacy profile (whether or not
     f has a closed-form loss model)."""
     m = profile_models(f, tau, rtol, max_calls)
-    fp = pld.discretise(m.pess, h, tau)
-    fo = pld.discretise(m.opt, h, tau)
-    return pld.Factor(fp.h, fp.pess, fo.opt, max(fp.edge, fo.edge))
+    fp = discretise(m.pess, h, tau)
+    fo = discretise(m.opt, h, tau)
+    return Factor(fp.h, fp.pess, fo.opt, max(fp.edge, fo.edge))
 
 
-def leaf_factor(f: Any, h: float, tau: float = pld.DEFAULT_TAIL) -> pld.Factor:
-    """``pld.discretise(pld.leaf_model(f), h, tau)`` when f has a loss model, else the factor
+def leaf_factor(f: Any, h: float, tau: float = DEFAULT_TAIL) -> Factor:
+    """``discretise(leaf_model(f), h, tau)`` when f has a loss model, else the factor
     of its certified privacy profile (:func:`profile_factor`)."""
-    from ..core.errors import NoClosedForm
-
     try:
-        model = pld.leaf_model(f)
+        model = leaf_model(f)
     except NoClosedForm:
         return profile_factor(f, h, tau)
-    return pld.discretise(model, h, tau)
+    return discretise(model, h, tau)

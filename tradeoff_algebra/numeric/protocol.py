@@ -29,12 +29,13 @@ import numpy as np
 import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
-from ..core.node import TradeOff
+from ..core.node import NUMERIC, TradeOff
 from . import budget
 from .context import MPF, mp
 from .value import Value
 
 __all__ = ["mp_value", "mp_roc", "exact_value", "np_value", "mp_conjugate", "mp_delta",
+           "mp_epsilon", "enclose_delta", "delta_value",
            "evaluate", "roc", "curve", "as_level", "num", "GUARD_DPS", "certified", "short"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
@@ -86,6 +87,16 @@ def mp_delta(f: Any, eps):
 
     lo, hi = mp_conjugate(f, -mp.exp(eps))
     return 1 + lo, 1 + hi
+
+
+@singledispatch
+def mp_epsilon(f: Any, d):
+    """Closed-form (lo, hi) of the smallest eps >= 0 with delta(eps) <= d, or None.
+
+    ``d`` is an mpf in [0, 1]; ``mp.inf`` stands for "no finite eps". ``None`` sends the caller
+    to the generic bracketing search on ``mp_delta`` (analysis.conversions.epsilon).
+    """
+    return None
 
 
 def num(x: sp.Basic, name: str = "parameter"):
@@ -253,6 +264,33 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) -
             prev, w = lo, 2 * w
 
 
+def enclose_delta(f: TradeOff, eps) -> tuple:
+    """(lo, hi) of delta_f(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) for an mpf
+    eps >= 0 in the current context, intersected with [0, 1]; at eps = +oo the mass
+    1 - f(0) (continuity of f at 0)."""
+    if eps == mp.inf:
+        lo, hi = mp_roc(f, mp.zero, mp.one)
+    else:
+        lo, hi = mp_delta(f, eps)
+    if mp.isnan(lo) or mp.isnan(hi):
+        raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
+    return max(lo, mp.zero), min(hi, mp.one)
+
+
+def delta_value(f: TradeOff, eps, dps: int) -> Value:
+    """The certified Value of delta_f(eps) at an exact eps (a float or an mpf >= 0, or +oo):
+    :func:`enclose_delta` confirmed by :func:`certified`. The validating public entry point is
+    ``analysis.conversions.delta``; this one serves the numeric layer (profile factors)."""
+
+    def compute():
+        lo, hi = enclose_delta(f, mp.mpf(eps))
+        if lo > hi:
+            raise NumericalError(f"delta of {f} at eps={eps}: enclosure left [0, 1]; raise dps")
+        return lo, hi
+
+    return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})")
+
+
 def _agree(a, b, digits: int) -> bool:
     """|a - b| <= 10^-digits max(|a|, |b|) (exactly, whatever the context)."""
     if a == b:
@@ -352,3 +390,6 @@ def curve(f: TradeOff, alphas: Any) -> np.ndarray:
     if np.isnan(y).any():
         raise NumericalError(f"curve of {f} produced NaN")
     return np.clip(y, 0.0, 1.0)
+
+
+NUMERIC["curve"] = curve

@@ -1,4 +1,6 @@
-"""The :class:`Value` type: a number with its guarantee (DESIGN.md section 3).
+"""The :class:`Value` type: a number with its guarantee.
+
+See docs/architecture.md, "Evaluation contract".
 
 A value is either exact (``exact`` holds the SymPy rational, ``lo == hi == mid``), a closed form
 at the requested digits (``lo == hi == mid``), or an enclosure ``lo <= truth <= hi``.

@@ -1,4 +1,4 @@
-"""Operator nodes (DESIGN.md section 1): one module per operator family."""
+"""Operator nodes (docs/architecture.md, "Layers"): one module per operator family."""
 
 from .conjugate import Conjugate, conjugate_value
 from .maxgroup import Group, Max

@@ -10,7 +10,14 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.node import PREC_ATOM, PREC_POSTFIX, Applied, TradeOffExpr, register_operator
+from ..core.node import (
+    PREC_ATOM,
+    PREC_POSTFIX,
+    Applied,
+    TradeOff,
+    TradeOffExpr,
+    register_operator,
+)
 from ..core.validate import param
 from ..numeric.context import MPF, mp
 from ._base import operand
@@ -45,17 +52,14 @@ class Conjugate(TradeOffExpr):
 # for every real y. Families register closed forms with numeric.protocol.mp_conjugate (G_mu by
 # the optimality condition f'(alpha) = y, Laplace, f_{eps,delta}, Id, Zero in their modules).
 # Every other trade-off expression goes through the generic route: for y >= 0 the supremum is
-# y (alpha = 1, f(1) = 0); for a piecewise-linear f with known knots (numeric.envelope.pl_knots)
+# y (alpha = 1, f(1) = 0); for a piecewise-linear f with known knots (numeric.knots.pl_knots)
 # it is the largest y x_k - f(x_k) over the knots; otherwise, for y < 0, the concave
 # y alpha - f(alpha) is maximised with a certified golden-section bracket and chord bounds
 # (numeric.concave.max_concave), an enclosure.
 
-from ..core.node import TradeOff  # noqa: E402
-
-
 def _register_conjugate_numerics() -> None:
     from ..numeric.concave import max_concave
-    from ..numeric.envelope import pl_knots_cached, pl_mp_conjugate
+    from ..numeric.knots_eval import pl_knots_cached, pl_mp_conjugate
     from ..numeric.protocol import mp_conjugate, mp_value
     from ..numeric.roots import level
 

@@ -11,9 +11,25 @@ from __future__ import annotations
 from typing import Any
 
 import sympy as sp
+from sympy.core.logic import fuzzy_and
 
+from ..core.citations import DRS
+from ..core.errors import NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff, register_operator
-from ..core.validate import param
+from ..core.rules import bind_hook, rule
+from ..core.validate import fuzzy_le, param
+from ..families.epsdelta import EpsDelta
+from ..families.trivial import Id, Zero
+from ..numeric.knots import (
+    Knots,
+    clean_knots,
+    exact_knots,
+    lower_hull,
+    pl_eval,
+    pl_knots,
+    pl_max,
+    rational_knots,
+)
 from ._base import all_symmetric, operand, sorted_operands
 
 __all__ = ["Max", "Group"]
@@ -87,13 +103,9 @@ class Group(TradeOff):
 # f(alpha) <= 1 - alpha), so in a pointwise maximum Zero is neutral and Id absorbing.
 # Max(f, f) = f is built into the constructor (arguments are deduplicated).
 
-from sympy.core.logic import fuzzy_and  # noqa: E402
-
-from ..core.citations import DRS  # noqa: E402
-from ..core.rules import rule  # noqa: E402
-from ..core.validate import fuzzy_le  # noqa: E402
-from ..families.epsdelta import EpsDelta  # noqa: E402
-from ..families.trivial import Id, Zero  # noqa: E402
+# A family's knowledge of groups reaches Group through the ``"group"`` hook (core.rules.hook):
+# ``func(f, k)`` for Group(f, k).
+bind_hook("group", Group, lambda g, func: func(g.arg, g.k))
 
 
 @rule(Max, cite=DRS.at("Def. 2", note="trade-off functions are >= 0"), priority=100)
@@ -143,7 +155,6 @@ def closed_by_rules(f: TradeOff) -> TradeOff | None:
     """A node equal to ``f`` by one of its class's registered identities (``relation="eq"``,
     each checked by the soundness meta-test) that is no longer of ``f``'s class, or ``None``.
     Used by the numeric routes of Group and Subsample (G_mu's group, C_p(f_{eps,delta}), ...)."""
-    from ..core.errors import TradeOffError
     from ..core.rules import rules_for
 
     for r in rules_for(f):
@@ -171,8 +182,8 @@ def _register_max_numerics() -> None:
     import numpy as np
 
     from ..numeric.context import mp
-    from ..numeric.envelope import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.finite import finite_loss
+    from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.protocol import (
         exact_value,
         mp_conjugate,
@@ -298,7 +309,6 @@ def _group_steps(f: Group) -> tuple[int, bool]:
 def _group_eval(f: Group, a, ac, power: bool = False):
     """((x_lo, x_hi), (v_lo, v_hi)): enclosures of g^k(alpha) and of 1 - g^k(alpha). ``power``
     says which one the caller returns (the best enclosure reported at the time limit)."""
-    from ..core.errors import NumericalError
     from ..numeric import budget
     from ..numeric.context import mp
     from ..numeric.protocol import mp_roc, mp_value
@@ -348,8 +358,8 @@ def _register_group_numerics() -> None:
     import numpy as np
 
     from ..numeric.context import mp
-    from ..numeric.envelope import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.finite import finite_loss
+    from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.protocol import (
         exact_value,
         mp_conjugate,
@@ -359,7 +369,7 @@ def _register_group_numerics() -> None:
         np_value,
     )
 
-    # a group of a piecewise-linear operand is piecewise linear (numeric.envelope): a finite
+    # a group of a piecewise-linear operand is piecewise linear (numeric.knots): a finite
     # pair with an exact profile
     finite_loss.register(Group)(
         lambda f: finite_loss(group_target(f)) if group_target(f) is not None
@@ -438,3 +448,53 @@ def _mp_point(f, x: float) -> float:
 
 
 _register_group_numerics()
+
+
+# -- knots of piecewise-linear operands (numeric.knots) --------------------------------------------
+@pl_knots.register(Max)
+def _(f):
+    """The lower hull of the pointwise maximum of the operands' knots."""
+    ks = [pl_knots(g) for g in f.args]
+    if any(k is None for k in ks):
+        return None
+    out = exact_knots(ks[0])
+    for k in ks[1:]:
+        out = pl_max(out, exact_knots(k))
+    return clean_knots(lower_hull(out))
+
+
+@pl_knots.register(Group)
+def _(f):
+    """1 - (1 - g)^{o k} (Dong, Roth & Su, Thm. 3) for piecewise-linear g with rational
+    knots and k <= GROUP_KNOTS_MAX_K: composing piecewise-linear maps (exact)."""
+    if not (f.k.is_Integer and int(f.k) <= GROUP_KNOTS_MAX_K):
+        return None
+    k = pl_knots(f.arg)
+    if k is None or not rational_knots(k):
+        return None
+    return clean_knots(_pl_group(exact_knots(k), int(f.k)))
+
+
+#: Largest group size whose knots are built by composition (their number grows with k).
+GROUP_KNOTS_MAX_K = 64
+
+
+def _pl_group(knots: Knots, k: int) -> Knots:
+    """Knots of 1 - h^{o k}, h = 1 - g, for the knots of g (exact Fractions).
+
+    h is non-decreasing and piecewise linear, so h o u for piecewise-linear non-decreasing u is
+    piecewise linear with knots at the knots of u and at the points where u crosses a knot
+    abscissa of h (u strictly increasing there, as h < 1 there)."""
+    h = tuple((x, 1 - y) for x, y in knots)
+    hx = [x for x, _ in h]
+    u = h
+    for _ in range(k - 1):
+        xs = set(x for x, _ in u)
+        for (x0, v0), (x1, v1) in zip(u, u[1:], strict=False):
+            for X in hx:
+                if v0 < X < v1:
+                    xs.add(x0 + (X - v0) * (x1 - x0) / (v1 - v0))
+        u = tuple((x, pl_eval(h, pl_eval(u, x))) for x in sorted(xs))
+        if len(u) > 4096:
+            raise NoClosedForm("group of a piecewise-linear function: too many knots")
+    return lower_hull([(x, 1 - v) for x, v in u])

@@ -10,8 +10,26 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as _np
+import sympy as sp
+
+from ..core.citations import DRS
+from ..core.errors import NoClosedForm
 from ..core.node import PREC_ATOM, TradeOff, register_operator
+from ..core.rules import rule
+from ..families.epsdelta import EpsDelta
+from ..families.trivial import Id, Zero
+from ..numeric.context import mp as _mp
+from ..numeric.finite import finite_loss
+from ..numeric.knots import clean_knots, pl_knots
+from ..numeric.knots_eval import pl_finite_loss, pl_hull_exact, pl_knots_cached, pl_mp_delta
+from ..numeric.pld import leaf_model
+from ..numeric.pld_models import AtomLoss, MixLoss, SubsampleLoss, loss_model
+from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value, num
+from ..numeric.roots import HALF, bracket_level, c_bounds, level, t_bounds, widen
 from ._base import SamplingOperator
+from .maxgroup import Max, closed_by_rules
+from .unary import Inverse, SymmetricHull, inverse_bracket, inverse_np, inverse_value
 
 __all__ = ["Mix", "Subsample", "C"]
 
@@ -23,6 +41,10 @@ class Mix(SamplingOperator):
     def _eval_at(self, alpha):
         v = self.arg._eval_at(alpha)
         return None if v is None else self.p * v + (1 - self.p) * (1 - alpha)
+
+    def _eval_symmetric_hull(self):
+        """C(f_p) = C_p(f) (Dong, Roth & Su, Def. 6) for symmetric f, evaluated by Eq. (13)."""
+        return Subsample(self.arg, self.p) if self.arg.is_symmetric is True else None
 
     def _latex(self, printer):
         return r"%s_{%s}" % (self._latex_parens(printer, self.arg, PREC_ATOM + 1),
@@ -53,15 +75,6 @@ def C(p: Any, f: Any) -> Subsample:
 # Dong, Roth & Su, Sec. 4.1: f_p = p f + (1 - p) Id (before Def. 6), C_p(f) = min{f_p,
 # f_p^{-1}}^{**} (Def. 6), the facts listed after Thm. 9, Eq. (13) and Cor. 3 / Eq. (14).
 # Eq. (14) is misprinted: see ``subsample_epsdelta`` and proofs/drs_counterexamples.md.
-
-import sympy as sp  # noqa: E402
-
-from ..core.citations import DRS  # noqa: E402
-from ..core.rules import rule  # noqa: E402
-from ..families.epsdelta import EpsDelta  # noqa: E402
-from ..families.trivial import Id, Zero  # noqa: E402
-from .maxgroup import Max, closed_by_rules  # noqa: E402
-from .unary import SymmetricHull  # noqa: E402
 
 _MIX = DRS.sec("4.1", note="f_p = p f + (1 - p) Id")
 
@@ -167,8 +180,6 @@ def subsample_epsdelta(f: Subsample):
 
 # -- numerics of f_p = p f + (1 - p) Id: each term is monotone in f's value (0 <= p <= 1) --------
 def _register_mix_numerics() -> None:
-    from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value, num
-
     @mp_value.register(Mix)
     def _(f, a, ac):
         p = num(f.p, "p")
@@ -203,8 +214,6 @@ def _register_mix_numerics() -> None:
             return _mp.zero, _mp.zero
         return mix_profile(f.arg, p, eps)
 
-    from ..numeric.envelope import pl_finite_loss
-    from ..numeric.finite import finite_loss
 
     finite_loss.register(Mix)(pl_finite_loss)
 
@@ -213,8 +222,6 @@ def _shifted_profile(f: TradeOff, e, err):
     """delta_f at the argument e (an mpf with error bound ``err``, or ``mp.inf``): the
     profile's point value, or its enclosure widened by the error of the argument (delta_f is
     non-increasing with slope at least -e^eps, Dong, Roth & Su, Prop. 6)."""
-    from ..numeric.protocol import mp_delta
-
     if e == _mp.inf:
         return mp_delta(f, _mp.inf)
     lo, hi = mp_delta(f, max(+e, _mp.zero))
@@ -248,8 +255,6 @@ def subsample_profile(f: TradeOff, p, eps):
     e^{eps''} = p e^eps / c (>= 1). For symmetric f the first is the larger (the hull is f_p up
     to its fixed point, where the slope is -1 >= -e^eps), so only it is computed.
     """
-    from .unary import Inverse
-
     d1 = mix_profile(f, p, eps)
     if f.is_symmetric is True or eps == _mp.inf:  # (at eps = oo, c = -oo)
         return d1
@@ -289,19 +294,12 @@ _register_mix_numerics()
 # f_p^{-1} (C_p(f) <= min{f_p, f_p^{-1}} and the line is an affine minorant). An asymmetric
 # operand needs the general envelope, which has no guaranteed route yet: NoClosedForm.
 
-import numpy as _np  # noqa: E402
-
-from ..numeric.context import mp as _mp  # noqa: E402
-
 _FIXED_POINTS: dict = {}
 
 
 def fixed_point_bracket(f: TradeOff):
     """Levels ``(L, H)`` bracketing the fixed point x* = f(x*) of f (in [0, 1/2]), at the
     current precision; exact (L = H) when the family has a closed-form fixed point."""
-    from ..numeric.protocol import mp_value, num
-    from ..numeric.roots import HALF, bracket_level, level, widen
-
     key = (f, _mp.prec)
     if key in _FIXED_POINTS:  # cached as raw values: an mpf belongs to its thread's context
         mk = _mp.make_mpf
@@ -327,8 +325,6 @@ def fixed_point_bracket(f: TradeOff):
 
 
 def _symmetric_operand(f: Subsample) -> TradeOff:
-    from ..core.errors import NoClosedForm
-
     if f.arg.is_symmetric is not True:
         raise NoClosedForm(
             f"{f}: C_p(g) is evaluated for symmetric g (Dong, Roth & Su, Eq. (13)); "
@@ -357,10 +353,6 @@ def subsample_target(f: Subsample) -> TradeOff | None:
 
 def _subsample_eval(f: Subsample, a, ac, power: bool):
     """Enclosure of C_p(f)(alpha) (``power=False``) or of 1 - C_p(f)(alpha) (``power=True``)."""
-    from ..numeric.protocol import mp_roc, mp_value, num
-    from ..numeric.roots import c_bounds, t_bounds
-    from .unary import inverse_bracket, inverse_value
-
     t = subsample_target(f)
     if t is not None:
         return mp_roc(t, a, ac) if power else mp_value(t, a, ac)
@@ -410,9 +402,6 @@ def _subsample_eval(f: Subsample, a, ac, power: bool):
 
 
 def _subsample_np(f: Subsample, x):
-    from ..numeric.protocol import np_value
-    from .unary import inverse_np
-
     if f.arg.is_symmetric is not True:
         return np_value(SymmetricHull(Mix(f.arg, f.p)), x)
     g = _symmetric_operand(f)
@@ -443,18 +432,12 @@ def _subsample_np(f: Subsample, x):
 
 def _pl_exact_subsample(f: Subsample, A):
     """C_p(f)(A) = C(f_p)(A) exactly when f_p is piecewise linear with rational knots (the hull
-    of its knots, numeric.envelope), else None."""
-    from ..numeric.envelope import pl_hull_exact, pl_knots
-
+    of its knots, numeric.knots_eval), else None."""
     k = pl_knots(Mix(f.arg, f.p))
     return None if k is None else pl_hull_exact(k, A)
 
 
 def _register_subsample_numerics() -> None:
-    from ..numeric.envelope import pl_finite_loss, pl_knots_cached, pl_mp_delta
-    from ..numeric.finite import finite_loss
-    from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value, num
-
     mp_value.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, False))
     mp_roc.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, True))
 
@@ -507,10 +490,6 @@ _register_subsample_numerics()
 def _mixed_loss(f: SamplingOperator):
     """The loss law of f_p (Mix(f.arg, f.p)) for the PLD engine, or None; ``p = 0`` is the
     point mass at loss 0 (Id)."""
-    from ..core.errors import NoClosedForm
-    from ..numeric.pld import leaf_model
-    from ..numeric.pld_models import AtomLoss, MixLoss
-
     if f.free_symbols:
         return None
     try:
@@ -524,8 +503,6 @@ def _mixed_loss(f: SamplingOperator):
 
 
 def _register_sampling_losses() -> None:
-    from ..numeric.pld_models import SubsampleLoss, loss_model
-
     @loss_model.register(Mix)
     def _(f):
         """f_p = T(P, (1 - p) P + p Q): loss log(1 - p + p e^L) (see MixLoss)."""
@@ -541,3 +518,20 @@ def _register_sampling_losses() -> None:
 
 
 _register_sampling_losses()
+
+
+# -- knots of piecewise-linear operands (numeric.knots) --------------------------------------------
+@pl_knots.register(Mix)
+def _(f):
+    """p f + (1 - p) Id on the operand's knots."""
+    k = pl_knots(f.arg)
+    if k is None:
+        return None
+    p = f.p
+    return clean_knots([(x, p * y + (1 - p) * (1 - x)) for x, y in k])
+
+
+@pl_knots.register(Subsample)
+def _(f):
+    """C_p(f) = C(f_p) (Def. 6)."""
+    return pl_knots(SymmetricHull(Mix(f.arg, f.p)))

@@ -9,10 +9,53 @@
 
 from __future__ import annotations
 
-from ..core.node import PREC_ATOM, PREC_POSTFIX, TradeOff, register_operator
-from ._base import UnaryOperator
+from functools import singledispatch
 
-__all__ = ["Inverse", "Symmetrize", "SymmetricHull"]
+import numpy as np
+
+from ..core.citations import DRS, WANG
+from ..core.errors import NoClosedForm
+from ..core.node import PREC_ATOM, PREC_POSTFIX, TradeOff, register_operator
+from ..core.rules import rule
+from ..numeric.context import mp
+from ..numeric.envelope import hull_mp, hull_np
+from ..numeric.finite import FiniteLoss, finite_loss
+from ..numeric.knots import (
+    clean_knots,
+    exact_knots,
+    lower_hull,
+    pl_inverse,
+    pl_knots,
+    pl_max,
+    pl_symmetric_hull,
+)
+from ..numeric.knots_eval import (
+    pl_exact,
+    pl_finite_loss,
+    pl_hull_exact,
+    pl_hull_mp,
+    pl_hull_np,
+    pl_knots_cached,
+    pl_mp_delta,
+    pl_mp_value,
+    pl_np,
+)
+from ..numeric.pld import leaf_model
+from ..numeric.pld_models import InverseLoss, loss_model
+from ..numeric.protocol import (
+    exact_value,
+    mp_conjugate,
+    mp_delta,
+    mp_roc,
+    mp_value,
+    np_value,
+)
+from ..numeric.roots import bracket_level, c_bounds, t_bounds, widen
+from ._base import UnaryOperator
+from .maxgroup import Max
+from .tensor import Tensor, TensorPower
+
+__all__ = ["Inverse", "Symmetrize", "SymmetricHull", "hull_route"]
 
 
 @register_operator
@@ -68,9 +111,6 @@ class SymmetricHull(UnaryOperator):
 # when f = T(P, Q). Hence (f^{-1})^{-1} = T(P, Q) = f for every trade-off function, and
 # Sec. 3.1, property 4 gives (f (x) g)^{-1} = f^{-1} (x) g^{-1}.
 
-from ..core.citations import DRS  # noqa: E402
-from ..core.rules import rule  # noqa: E402
-
 _SWAP = DRS.eq(3, note="f^{-1} = T(Q, P) for f = T(P, Q)")
 
 
@@ -98,33 +138,26 @@ def inverse_closed_form(f: Inverse):
     return None if g is None or isinstance(g, Inverse) else g
 
 
-def _register_tensor_inverse_rules() -> None:
-    from .tensor import Tensor, TensorPower
-
-    @rule(Inverse, cite=DRS.at("Sec. 3.1, property 4"), priority=40)
-    def inverse_tensor(f: Inverse):
-        """(f (x) g)^{-1} = f^{-1} (x) g^{-1}: T(P x P', Q x Q')^{-1} = T(Q x Q', P x P')."""
-        if isinstance(f.arg, Tensor):
-            return Tensor(*[Inverse(g) for g in f.arg.factors])
-        return None
-
-    @rule(Inverse, cite=DRS.at("Sec. 3.1, property 4"), priority=40)
-    def inverse_power(f: Inverse):
-        """(f^{(x) n})^{-1} = (f^{-1})^{(x) n} (property 4 applied n - 1 times)."""
-        if isinstance(f.arg, TensorPower):
-            return TensorPower(Inverse(f.arg.base), f.arg.n)
-        return None
+@rule(Inverse, cite=DRS.at("Sec. 3.1, property 4"), priority=40)
+def inverse_tensor(f: Inverse):
+    """(f (x) g)^{-1} = f^{-1} (x) g^{-1}: T(P x P', Q x Q')^{-1} = T(Q x Q', P x P')."""
+    if isinstance(f.arg, Tensor):
+        return Tensor(*[Inverse(g) for g in f.arg.factors])
+    return None
 
 
-_register_tensor_inverse_rules()
+@rule(Inverse, cite=DRS.at("Sec. 3.1, property 4"), priority=40)
+def inverse_power(f: Inverse):
+    """(f^{(x) n})^{-1} = (f^{-1})^{(x) n} (property 4 applied n - 1 times)."""
+    if isinstance(f.arg, TensorPower):
+        return TensorPower(Inverse(f.arg.base), f.arg.n)
+    return None
 
 
 # -- rules for the symmetrisations (f^S and C(f)) ------------------------------------------------
 # Dong, Roth & Su, Prop. 2: f^S = max{f, f^{-1}}; Wang et al., Sec. 4 (before Thm. 4.2):
 # C(f) = min{f, f^{-1}}^{**}. Both are symmetric in f and f^{-1}, and both return f when f is
 # symmetric (f = f^{-1}; f is convex, so min{f, f}^{**} = f).
-
-from ..core.citations import WANG  # noqa: E402
 
 _SYM = DRS.prop(2, note="f^S = max{f, f^{-1}}")
 _HULL = WANG.at("Sec. 4, before Thm. 4.2", note="C(f) = min{f, f^{-1}}^{**}")
@@ -167,7 +200,7 @@ def symmetric_hull_inverse(f: SymmetricHull):
 #    max{f^{-1}, g^{-1}} ({t : max{f, g}(t) <= alpha} is the intersection of the two up-sets
 #    [f^{-1}(alpha), 1] and [g^{-1}(alpha), 1]);
 # 2. a finite operand (numeric.finite): the pair with P and Q exchanged, exact;
-# 3. a piecewise-linear operand with known knots: the mirrored knots (numeric.envelope);
+# 3. a piecewise-linear operand with known knots: the mirrored knots (numeric.knots);
 # 4. otherwise the infimum is bracketed on the level t with the operand's own enclosures
 #    (numeric.roots.bracket_level): only certified comparisons f(t) > alpha or f(t) <= alpha
 #    move the bracket, so the result [L, H] contains f^{-1}(alpha). A point value of the
@@ -181,10 +214,6 @@ def symmetric_hull_inverse(f: SymmetricHull):
 #    caller's precision check (numeric.protocol.certified) confirms at a higher precision: an
 #    ill-conditioned level then gets all its digits instead of an enclosure as wide as the
 #    conditioning.
-
-import numpy as np  # noqa: E402
-
-from ..numeric.context import mp  # noqa: E402
 
 
 def _closed_inverse(f: Inverse) -> TradeOff | None:
@@ -207,8 +236,6 @@ def _inverse_of(g: TradeOff) -> TradeOff:
 def inverse_target(f: Inverse) -> TradeOff | None:
     """A node equal to ``f = Inverse(g)`` without the outer inverse, by the identities listed
     above (route 1), or ``None`` when none applies."""
-    from .maxgroup import Max
-    from .tensor import Tensor, TensorPower
 
     g, n = f.arg, 1
     while isinstance(g, Inverse):
@@ -233,8 +260,6 @@ def swapped_loss(fl):
     """The finite loss of T(Q, P) from that of T(P, Q) (numeric.finite.FiniteLoss), or None for
     a kind of leaf not known here: every explicit pair has P and Q exchanged; randomized
     response and the f_{0,delta} pair are symmetric and stay."""
-    from ..numeric.finite import FiniteLoss
-
     out = FiniteLoss()
     for (kind, x), m in fl._factors.items():
         if kind == "atoms":
@@ -258,9 +283,6 @@ def inverse_route(f: Inverse) -> tuple:
     r = _ROUTES.get(f)
     if r is not None:
         return r
-    from ..numeric.envelope import pl_knots_cached
-    from ..numeric.finite import finite_loss
-
     t = inverse_target(f)
     if t is not None:
         r = ("node", t)
@@ -283,9 +305,6 @@ def _bracket(f: TradeOff, a, ac, power: bool | None = None) -> tuple:
     rounded level ``(a, ac)`` may stand for, and whether every operand value was a point.
     ``power`` says which quantity the caller returns (for the time limit's best enclosure:
     the value f^{-1}(alpha), its power, or neither when None)."""
-    from ..numeric.protocol import mp_roc, mp_value
-    from ..numeric.roots import bracket_level, c_bounds, t_bounds, widen
-
     u = mp.ldexp(1, -(mp.prec - 4))  # a few units in the last place
     pts = [True]
 
@@ -329,8 +348,6 @@ def inverse_bracket(f: TradeOff, a, ac):
 def inverse_value(f: TradeOff, a, ac, power: bool = False):
     """f^{-1}(alpha) (``power``: 1 - f^{-1}(alpha)) by the bracket of route 4: an enclosure, or
     a point when every operand value was a point (see above)."""
-    from ..numeric.roots import c_bounds, t_bounds
-
     L, H, points = _bracket(f, a, ac, power)
     lo, hi = c_bounds(L, H) if power else t_bounds(L, H)
     # a point only when the bracket lies inside (0, 1): an end of [0, 1] may be the answer
@@ -343,8 +360,6 @@ def inverse_value(f: TradeOff, a, ac, power: bool = False):
 
 def inverse_np(f: TradeOff, x: np.ndarray) -> np.ndarray:
     """f^{-1} at many alphas in float64 by vectorised bisection on t (Eq. (3))."""
-    from ..numeric.protocol import np_value
-
     x = np.asarray(x, dtype=np.float64)
     lo, hi = np.zeros_like(x), np.ones_like(x)
     at0 = np.asarray(np_value(f, np.zeros_like(x))) <= x
@@ -355,31 +370,16 @@ def inverse_np(f: TradeOff, x: np.ndarray) -> np.ndarray:
     return np.where(at0, 0.0, hi)
 
 
-def _register_unary_numerics() -> None:
-    from ..numeric.envelope import (
-        hull_mp,
-        hull_np,
-        pl_exact,
-        pl_finite_loss,
-        pl_hull_exact,
-        pl_hull_mp,
-        pl_hull_np,
-        pl_knots,
-        pl_knots_cached,
-        pl_mp_delta,
-        pl_mp_value,
-        pl_np,
-    )
-    from ..numeric.finite import finite_loss
-    from ..numeric.protocol import (
-        exact_value,
-        mp_conjugate,
-        mp_delta,
-        mp_roc,
-        mp_value,
-        np_value,
-    )
+@singledispatch
+def hull_route(g: TradeOff, f: SymmetricHull, kind: str, x):
+    """An enclosure of ``f = SymmetricHull(g)`` by a route a later layer registers for the
+    operand's class (the products: the larger of their two directions' profiles,
+    routes.product): ``kind`` "value" or "roc" at alpha = x, "delta" at eps = x; None where no
+    such route applies (the generic envelope or conjugate is used)."""
+    return None
 
+
+def _register_unary_numerics() -> None:
     def generic_delta(f, eps):
         """delta(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) from the conjugate."""
         lo, hi = mp_conjugate(f, -mp.exp(eps))
@@ -479,8 +479,9 @@ def _register_unary_numerics() -> None:
 
     # C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4): f itself for symmetric f; C(f^{-1}) =
     # C(f); C(f_p) = C_p(f) (Dong, Roth & Su, Def. 6) for f_p = Mix(f, p), evaluated by Eq. (13)
-    # when f is symmetric. Any other operand goes through numeric.envelope: the exact hull of
-    # the knots when it is piecewise linear, else the certified envelope enclosure.
+    # when f is symmetric (Mix answers ``_eval_symmetric_hull``). Any other operand: the exact
+    # hull of its knots when it is piecewise linear (numeric.knots_eval), a route registered for
+    # its class (``hull_route``: products), else the certified envelope (numeric.envelope).
     def _hull_operand(f: SymmetricHull) -> TradeOff:
         g = f.arg
         while isinstance(g, Inverse):
@@ -488,14 +489,8 @@ def _register_unary_numerics() -> None:
         return g
 
     def _hull_target(f: SymmetricHull):
-        from .subsample import Mix, Subsample
-
         g = _hull_operand(f)
-        if g.is_symmetric is True:
-            return g
-        if isinstance(g, Mix) and g.arg.is_symmetric is True:
-            return Subsample(g.arg, g.p)
-        return None
+        return g if g.is_symmetric is True else g._eval_symmetric_hull()
 
     def _hull_eval(f: SymmetricHull, a, ac, power: bool):
         t = _hull_target(f)
@@ -505,9 +500,7 @@ def _register_unary_numerics() -> None:
         k = pl_knots(g)
         if k is not None:
             return pl_hull_mp(k, a, ac, power)
-        from .tensor import pld_hull_value  # a product: its two directions' profiles
-
-        v = pld_hull_value(f, a, power)
+        v = hull_route(g, f, "roc" if power else "value", a)
         return v if v is not None else hull_mp(g, a, ac, power, inverse_bracket)
 
     mp_value.register(SymmetricHull)(lambda f, a, ac: _hull_eval(f, a, ac, False))
@@ -533,3 +526,56 @@ def _register_unary_numerics() -> None:
 
 
 _register_unary_numerics()
+
+
+@mp_delta.register(SymmetricHull)
+def _(f, eps):
+    """delta_C(eps) = max(delta_f(eps), delta_{f^{-1}}(eps)): C(f)^* = max{f^*, (f^{-1})^*}
+    (the conjugate of the lower convex envelope of a minimum is the maximum of the
+    conjugates), so by Prop. 6 of Dong, Roth & Su the profile of C(f) is the larger of the two
+    profiles (the "remove" and "add" neighbouring relations of NoisySGD). The operand's route
+    (``hull_route``) first, else f itself when symmetric, else 1 + C(f)^*(-e^eps)."""
+    g = f.arg
+    while isinstance(g, Inverse):
+        g = g.arg
+    v = hull_route(g, f, "delta", eps)
+    if v is not None:
+        return v
+    if f.arg.is_symmetric is True:  # C(f) = f
+        return mp_delta(f.arg, eps)
+    lo, hi = mp_conjugate(f, -mp.exp(eps))
+    return 1 + lo, 1 + hi
+
+
+@loss_model.register(Inverse)
+def _(f):
+    """f^{-1} = T(Q, P): the loss -L with P and Q exchanged (see InverseLoss)."""
+    try:
+        return InverseLoss(leaf_model(f.arg))
+    except NoClosedForm:
+        return None
+
+
+# -- knots of piecewise-linear operands (numeric.knots) --------------------------------------------
+@pl_knots.register(Inverse)
+def _(f):
+    """The mirrored knots (Eq. (3))."""
+    k = pl_knots(f.arg)
+    return None if k is None else clean_knots(pl_inverse(exact_knots(k)))
+
+
+@pl_knots.register(Symmetrize)
+def _(f):
+    """The lower hull of max{f, f^{-1}} (Prop. 2)."""
+    k = pl_knots(f.arg)
+    if k is None:
+        return None
+    k = exact_knots(k)
+    return clean_knots(lower_hull(pl_max(k, pl_inverse(k))))
+
+
+@pl_knots.register(SymmetricHull)
+def _(f):
+    """min{f, f^{-1}}^{**} from the knots (Wang et al., Sec. 4)."""
+    k = pl_knots(f.arg)
+    return None if k is None else clean_knots(pl_symmetric_hull(exact_knots(k)))

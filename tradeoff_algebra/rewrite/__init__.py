@@ -1,4 +1,4 @@
-"""Rewriting: ``simplify``, ``derive`` and the rule catalogue (DESIGN.md section 4).
+"""Rewriting: ``simplify``, ``derive`` and the rule catalogue (docs/architecture.md, "Rewriting").
 
 The rules themselves live with the nodes they rewrite (families and operators register them
 with :func:`tradeoff_algebra.core.rules.rule`); this layer holds the strategy that applies them,

@@ -1,11 +1,12 @@
 """``simplify``: apply the registered identities (``eq`` rules) bottom-up to a fixpoint.
 
-Strategy (DESIGN.md section 4): the children of a node are simplified first; then the ``eq``
-rules registered for the node's class (and its bases) are tried in priority order (highest
-first). When a rule fires, its result's children are simplified in turn and the rules are tried
-again on the result, until none applies. Every step must strictly lower the polynomial
-interpretation of :mod:`tradeoff_algebra.rewrite.measure`, which is checked; rewriting therefore
-terminates, and the result is a fixpoint: ``simplify(simplify(f)) == simplify(f)``.
+Strategy (docs/architecture.md, "Rewriting"): the children of a node are simplified first;
+then the ``eq`` rules registered for the node's class (and its bases) are tried in priority
+order (highest first). When a rule fires, its result's children are simplified in turn and the
+rules are tried again on the result, until none applies. Every step must strictly lower the
+polynomial interpretation of :mod:`tradeoff_algebra.rewrite.measure`, which is checked;
+rewriting therefore terminates, and the result is a fixpoint:
+``simplify(simplify(f)) == simplify(f)``.
 
 The parameters a rule builds are tidied cheaply (:mod:`tradeoff_algebra.rewrite.params`).
 Bounds (``lower``/``upper`` rules) are never applied.
@@ -91,7 +92,7 @@ def _check(expr: Any) -> None:
 
 
 def simplify(expr: TradeOffExpr) -> TradeOffExpr:
-    """Apply the registered identities bottom-up to a fixpoint (DESIGN.md section 4).
+    """Apply the registered identities bottom-up to a fixpoint (docs/architecture.md, "Rewriting").
 
     >>> import tradeoff_algebra as ta
     >>> ta.simplify(ta.G(3) @ ta.G(4) @ ta.Id)

@@ -1,0 +1,156 @@
+"""The package's imports point one way (docs/architecture.md, "Layers").
+
+Every import of every module is read from its syntax tree — at module level, inside functions,
+and ``importlib.import_module("...")`` strings — and resolved to a module of the package. The
+test fails on an import of a later layer, on a cycle among the modules (also inside one layer),
+and on a module-level import below the first definition (a bottom-of-file import hides a cycle).
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+import tradeoff_algebra
+
+PKG = "tradeoff_algebra"
+ROOT = pathlib.Path(tradeoff_algebra.__file__).parent
+
+#: The layer order: a module may import modules of its own layer and of earlier ones only.
+LAYERS = ["core", "numeric", "families", "operators", "rewrite", "routes", "analysis",
+          "printing", "mechanisms", "__init__", "parse", "cli", "__main__"]
+
+
+def _modules() -> dict[str, tuple[pathlib.Path, bool]]:
+    out = {}
+    for p in sorted(ROOT.rglob("*.py")):
+        parts = list(p.relative_to(ROOT.parent).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        out[".".join(parts)] = (p, is_pkg)
+    return out
+
+
+MODULES = _modules()
+
+
+def layer(mod: str) -> int:
+    parts = mod.split(".")
+    name = parts[1] if len(parts) > 1 else "__init__"
+    return LAYERS.index(name)
+
+
+def _absolute(mod: str, is_pkg: bool, level: int, name: str | None) -> str:
+    if not level:
+        return name or ""
+    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def _known(target: str) -> str | None:
+    while target and target not in MODULES:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def imports(mod: str) -> list[tuple[str, int, bool]]:
+    """(imported module, line, at module level) for every import of ``mod`` in the package."""
+    path, is_pkg = MODULES[mod]
+    tree = ast.parse(path.read_text())
+    top = {id(n) for n in tree.body}
+    out = []
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(mod, is_pkg, node.level, node.module)
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                       for a in node.names]
+        elif isinstance(node, ast.Call):
+            fn = node.func
+            name = getattr(fn, "attr", getattr(fn, "id", None))
+            if name == "import_module" and node.args and isinstance(node.args[0], ast.Constant):
+                s = node.args[0].value
+                if isinstance(s, str) and s.startswith("."):
+                    level = len(s) - len(s.lstrip("."))
+                    s = _absolute(mod, is_pkg, level, s.lstrip(".") or None)
+                targets = [s] if isinstance(s, str) else []
+        for t in targets:
+            if t == PKG or t.startswith(PKG + "."):
+                k = _known(t)
+                if k is not None and k != mod:
+                    out.append((k, node.lineno, id(node) in top))
+    return out
+
+
+GRAPH = {m: imports(m) for m in MODULES}
+
+
+def test_every_module_has_a_layer():
+    for m in MODULES:
+        layer(m)  # raises ValueError for a module outside the listed layers
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_imports_point_down(mod):
+    up = [(t, line) for t, line, _ in GRAPH[mod] if layer(t) > layer(mod)]
+    assert not up, f"{mod} imports a later layer: {up}"
+
+
+def test_no_cycle():
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w, _, _ in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for m in MODULES:
+        if m not in index:
+            visit(m)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_module_level_imports_come_first(mod):
+    path, _ = MODULES[mod]
+    tree = ast.parse(path.read_text())
+    first_def = next((n.lineno for n in tree.body
+                      if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))),
+                     None)
+    late = [n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+            and first_def is not None and n.lineno > first_def]
+    assert not late, f"{mod}: module-level imports below the first definition, lines {late}"
+
+
+def test_the_graph_reads_the_imports():
+    """The reader itself: it sees function-local imports and import_module strings."""
+    edges = {t for t, _, _ in GRAPH[f"{PKG}.routes.product"]}
+    assert f"{PKG}.operators.tensor" in edges and f"{PKG}.numeric.pld" in edges
+    assert layer(f"{PKG}.numeric.pld") < layer(f"{PKG}.families.gaussian")
+    assert _absolute(f"{PKG}.numeric.pld", False, 2, "core.errors") == f"{PKG}.core.errors"

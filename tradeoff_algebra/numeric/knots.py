@@ -1,0 +1,307 @@
+"""Knots of piecewise-linear trade-off functions, and exact arithmetic on them.
+
+:func:`pl_knots` returns the knots of an operand whose graph is piecewise linear with known knots
+(PiecewiseLinear, Discrete, f_{eps,delta}, Id, 0, and Mix, Inverse, Max, Symmetrize,
+SymmetricHull, Subsample of such operands); families and operators register theirs through
+:func:`clean_knots`. The arithmetic combines knots: values by linear interpolation, the inverse
+g^{-1} (the mirrored graph, Dong, Roth & Su, Eq. (3)), minima, maxima and lower convex hulls.
+The symmetric hull C(g) = min{g, g^{-1}}^{**} (Wang, Su, Ye, Shokri & Su, Sec. 4) is the lower
+convex hull of the knots of g, of g^{-1} and of the crossings of g and g^{-1}: between
+consecutive points of that list both functions are linear, so min{g, g^{-1}} is linear there and
+the hull of these points is exactly its envelope. The arithmetic is exact for Fractions and SymPy
+rationals and rounded for mpf; :func:`exact_knots` puts knots into a number type with exact
+arithmetic and comparisons (Fractions for rationals, exact SymPy numbers otherwise).
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import singledispatch
+from typing import Any
+
+import sympy as sp
+
+from ..core.errors import NoClosedForm
+from .context import mp
+
+__all__ = ["Knots", "pl_eval", "pl_inverse", "pl_min", "pl_max", "lower_hull",
+           "pl_symmetric_hull", "pl_knots", "clean_knots", "exact_knots", "rational_knots"]
+
+Knots = tuple  # ((x_0, y_0), ..., (x_n, y_n)), x_0 = 0 < ... < x_n = 1, y_n = 0
+
+
+# ================================================================================================
+# Piecewise-linear arithmetic (exact for Fractions and SymPy rationals, rounded for mpf)
+# ================================================================================================
+def pl_eval(knots: Sequence, x):
+    """Linear interpolation through ``knots`` at x in [0, 1]."""
+    xs = [k[0] for k in knots]
+    i = min(max(bisect_right(xs, x) - 1, 0), len(xs) - 2)
+    (x0, y0), (x1, y1) = knots[i], knots[i + 1]
+    if x == x0:
+        return y0
+    if x == x1:
+        return y1
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+def pl_inverse(knots: Sequence) -> Knots:
+    """Knots of g^{-1}(a) = inf{t : g(t) <= a} (Dong, Roth & Su, Eq. (3)).
+
+    The knots up to the first zero value are mirrored in the diagonal (a flat zero stretch
+    [a_k, 1] of g gives g^{-1}(0) = a_k); when g(0) < 1 the inverse vanishes on [g(0), 1].
+    """
+    k = next(i for i, (_, v) in enumerate(knots) if v == 0)
+    inv = [(knots[j][1], knots[j][0]) for j in range(k, -1, -1)]
+    if inv[-1][0] != 1:
+        one, zero = _one_zero(knots)
+        inv.append((one, zero))
+    return tuple(inv)
+
+
+def _one_zero(knots):
+    x = knots[-1][0]  # 1 in the knots' own number type
+    return x, x - x
+
+
+def _cross(a, b, da, db):
+    """The zero of the affine function through (a, da), (b, db), da * db < 0."""
+    return a + (b - a) * da / (da - db)
+
+
+def _merge(f: Sequence, g: Sequence, pick) -> Knots:
+    xs = sorted(set([k[0] for k in f] + [k[0] for k in g]))
+    pts = list(xs)
+    for a, b in zip(xs, xs[1:], strict=False):
+        da = pl_eval(f, a) - pl_eval(g, a)
+        db = pl_eval(f, b) - pl_eval(g, b)
+        if (da < 0 < db) or (db < 0 < da):
+            c = _cross(a, b, da, db)
+            if a < c < b:
+                pts.append(c)
+    pts.sort()
+    return tuple((x, pick(pl_eval(f, x), pl_eval(g, x))) for x in pts)
+
+
+def pl_min(f: Sequence, g: Sequence) -> Knots:
+    """Knots of min{f, g}: both knot sets and the crossings inside common linear pieces."""
+    return _merge(f, g, min)
+
+
+def pl_max(f: Sequence, g: Sequence) -> Knots:
+    """Knots of max{f, g} (convex for convex f, g)."""
+    return _merge(f, g, max)
+
+
+def lower_hull(points: Sequence) -> Knots:
+    """Vertices of the lower convex hull of points sorted by x (monotone chain; collinear
+    middle points are dropped)."""
+    out: list = []
+    for x, y in points:
+        while len(out) >= 2:
+            (x1, y1), (x2, y2) = out[-2], out[-1]
+            if (x2 - x1) * (y - y1) - (y2 - y1) * (x - x1) <= 0:
+                out.pop()
+            else:
+                break
+        out.append((x, y))
+    return tuple(out)
+
+
+def pl_symmetric_hull(knots: Sequence) -> Knots:
+    """Knots of min{g, g^{-1}}^{**} for piecewise-linear g (Wang et al., Sec. 4).
+
+    Between consecutive points of ``pl_min(g, g^{-1})`` both g and g^{-1} are linear, so the
+    minimum is linear there; the lower convex hull of these points is the envelope.
+    """
+    return lower_hull(pl_min(knots, pl_inverse(knots)))
+
+
+# -- pl_knots: the knots of an operand that is piecewise linear ---------------------------------
+@singledispatch
+def pl_knots(f: Any) -> Knots | None:
+    """Knots ((0, f(0)), ..., (1, 0)) of f as exact SymPy numbers when f is piecewise linear with
+    known knots, else None. Families and operators register theirs (through
+    :func:`clean_knots`; an operator combines its operands' knots with the arithmetic above)."""
+    return None
+
+
+def _num(x) -> bool:
+    return isinstance(x, sp.Basic) and x.is_number and x.is_extended_real is True
+
+
+def clean_knots(knots) -> Knots | None:
+    """Knots as SymPy numbers with floats at their exact binary values; None if symbolic."""
+    out = []
+    for a, v in knots:
+        a, v = _to_sympy(a), _to_sympy(v)
+        if not (_num(a) and _num(v)):
+            return None
+        a = sp.Rational(a) if isinstance(a, sp.Float) else a
+        v = sp.Rational(v) if isinstance(v, sp.Float) else v
+        if out and _same(a, out[-1][0]):
+            continue
+        out.append((a, v))
+    return tuple(out)
+
+
+def _same(a: sp.Expr, b: sp.Expr) -> bool:
+    """a == b exactly for real SymPy numbers (cheap numeric test first; equal values are then
+    proved equal as rational functions of their atoms, or by ``simplify``)."""
+    if isinstance(a, sp.Rational) and isinstance(b, sp.Rational):
+        return a == b
+    if a == b:
+        return True
+    with mp.workdps(50):
+        d = mp.mpf(sp.N(a - b, 50))
+        if abs(d) > mp.mpf(10) ** -40:
+            return False
+    return _identically_zero(a - b) or sp.simplify(a - b) == 0
+
+
+class _Exact:
+    """A real SymPy number with exact comparisons for knot arithmetic on non-rational knots:
+    decided by 80-digit values when they differ by more than 1e-60, else by cancelling and
+    simplifying the difference (zero) or evaluating it at 200 digits."""
+
+    __slots__ = ("e", "_n")
+
+    def __init__(self, e):
+        self.e = e
+        self._n = None
+
+    def num(self):
+        if self._n is None:
+            with mp.workdps(80):
+                self._n = mp.mpf(sp.N(self.e, 80))
+        return self._n
+
+    @staticmethod
+    def _w(o):
+        return o if isinstance(o, _Exact) else _Exact(sp.sympify(o))
+
+    def __add__(self, o):
+        return _Exact(self.e + self._w(o).e)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return _Exact(self.e - self._w(o).e)
+
+    def __rsub__(self, o):
+        return _Exact(self._w(o).e - self.e)
+
+    def __mul__(self, o):
+        return _Exact(self.e * self._w(o).e)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        return _Exact(self.e / self._w(o).e)
+
+    def __rtruediv__(self, o):
+        return _Exact(self._w(o).e / self.e)
+
+    def __neg__(self):
+        return _Exact(-self.e)
+
+    def _sign(self, o) -> int:
+        o = self._w(o)
+        with mp.workdps(80):
+            d = self.num() - o.num()
+            if abs(d) > mp.mpf(10) ** -60:
+                return 1 if d > 0 else -1
+        diff = self.e - o.e
+        if _identically_zero(diff):
+            return 0
+        z = sp.cancel(diff)  # rational in the transcendental generators: often 0 here
+        if z == 0 or sp.simplify(z) == 0:
+            return 0
+        v = sp.N(z, 200)
+        if v == 0:
+            raise NoClosedForm(f"cannot decide the sign of {z}")
+        return 1 if v > 0 else -1
+
+    def __lt__(self, o):
+        return self._sign(o) < 0
+
+    def __le__(self, o):
+        return self._sign(o) <= 0
+
+    def __gt__(self, o):
+        return self._sign(o) > 0
+
+    def __ge__(self, o):
+        return self._sign(o) >= 0
+
+    def __eq__(self, o):
+        return self._sign(o) == 0
+
+    def __hash__(self):
+        return hash(mp.nstr(self.num(), 40))
+
+
+def _identically_zero(z: sp.Expr) -> bool:
+    """Is z, as a rational function of its non-rational atoms (exp(1), exp(2), sqrt(2), ...)
+    taken as independent indeterminates, identically zero? Then z = 0 (substituting the true
+    values keeps it 0). Decided by exact rational evaluation at three random points (a nonzero
+    rational function of degree d vanishes at a random point of a 2^64-wide grid with
+    probability at most d / 2^64); ``False`` means "not shown" (the atoms may be dependent,
+    e.g. exp(2) = exp(1)^2), and the caller then decides by symbolic cancellation. This replaces
+    ``sp.cancel`` of large knot expressions (seconds) in the common case of collinear knots."""
+    atoms = list(z.atoms(sp.Function, sp.NumberSymbol))
+    atoms += [a for a in z.atoms(sp.Pow) if a.base.is_Rational and not a.exp.is_Integer]
+    if not atoms:
+        return z == 0
+    rng = random.Random(hash(z) & 0xFFFFFFFF)
+    for _ in range(3):
+        sub = {a: sp.Rational(rng.getrandbits(64) + 2, rng.getrandbits(32) + 1) for a in atoms}
+        try:
+            v = z.xreplace(sub)
+        except (ZeroDivisionError, TypeError):  # pragma: no cover - defensive
+            return False
+        if not v.is_Rational or v != 0:
+            return False
+    return True
+
+
+def exact_knots(knots) -> Knots:
+    """Knots in a number type with exact arithmetic and comparisons: Fractions for rationals,
+    otherwise exact SymPy expressions compared numerically (:class:`_Exact`)."""
+    if all(isinstance(x, (sp.Rational, Fraction, int)) or (isinstance(x, _Exact)
+                                                           and isinstance(x.e, sp.Rational))
+           for k in knots for x in k):
+        return tuple((_frac(a), _frac(v)) for a, v in knots)
+    return tuple((_ex(a), _ex(v)) for a, v in knots)
+
+
+def rational_knots(knots) -> bool:
+    return all(isinstance(x, sp.Rational) for k in knots for x in k)
+
+
+def _frac(x) -> Fraction:
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, _Exact):
+        x = x.e
+    x = sp.Rational(x)
+    return Fraction(int(x.p), int(x.q))
+
+
+def _ex(x):
+    if isinstance(x, _Exact):
+        return x
+    if isinstance(x, Fraction):
+        return _Exact(sp.Rational(x.numerator, x.denominator))
+    return _Exact(sp.sympify(x))
+
+
+def _to_sympy(x) -> sp.Expr:
+    if isinstance(x, Fraction):
+        return sp.Rational(x.numerator, x.denominator)
+    if isinstance(x, _Exact):
+        return x.e
+    return sp.sympify(x)

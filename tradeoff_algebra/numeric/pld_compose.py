@@ -1,0 +1,588 @@
+"""The PLD engine's composition: discretised factors multiplied in the Fourier domain on a
+window chosen by Chernoff bounds (:func:`compose`), the composed laws of both sides
+(:class:`Side`, :class:`Composed`) and their profiles, values and symmetric-hull bounds.
+
+Part of the privacy-loss-distribution engine; its order, its error model and the rigour of each
+step are described in :mod:`tradeoff_algebra.numeric.pld`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .pld_grid import _TINY, DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, Half, _trim
+from .pld_models import U64, AtomLoss
+
+__all__ = ["Side", "Composed", "compose", "hull_roc_bounds", "hull_value_bounds",
+           "trivial_model"]
+
+
+def _gamma_fft(N: int) -> float:
+    return 2 * (math.log2(N) + 2) * 8 * U64
+
+
+def _logmgf(parts, theta: float) -> float:
+    """sum_j n_j log sum_i a_ji e^{theta l_ji} (a_ji > 0), the log-MGF of the composed law."""
+    tot = 0.0
+    for la, l, n in parts:
+        x = la + theta * l
+        mx = x.max()
+        tot += n * (mx + math.log(np.exp(x - mx).sum()))
+    return tot
+
+
+_THETAS = np.geomspace(1e-3, 3e4, 16)
+
+
+def _golden(fn, a: float, b: float, iters: int = 16) -> float:
+    """Minimiser of a unimodal fn on [a, b] by golden section (the result need not be exact:
+    every theta gives a valid Chernoff bound, the minimiser only the tightest)."""
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = fn(c), fn(d)
+    for _ in range(iters):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = fn(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = fn(d)
+    return c if fc < fd else d
+
+
+def _best_theta(fn, upper: bool) -> float:
+    """theta > 0 (upper) or < 0 minimising fn over a geometric grid, refined by golden section."""
+    sgn = 1.0 if upper else -1.0
+    vals = [fn(sgn * th) for th in _THETAS]
+    i = int(np.argmin(vals))
+    a = _THETAS[max(i - 1, 0)] if i > 0 else 0.0
+    b = _THETAS[min(i + 1, len(_THETAS) - 1)]
+    th = _golden(lambda x: fn(sgn * x), a, b)
+    return sgn * th if fn(sgn * th) <= vals[i] else sgn * _THETAS[i]
+
+
+#: Parts longer than this are binned for the search of theta (see :func:`_coarse`).
+_COARSE_BINS = 2048
+
+
+def _coarse(parts, upper: bool):
+    """The parts with each long loss array binned into :data:`_COARSE_BINS` bins (masses
+    summed, the loss moved to the bin's upper end if ``upper``, else its lower end): the MGF at
+    theta of the sign of ``upper`` only grows, so every Chernoff bound computed from it holds
+    too. Used for the search of theta only; the cut itself is formed from the parts."""
+    out = []
+    for la, l, n in parts:
+        if len(l) <= _COARSE_BINS:
+            out.append((la, l, n))
+            continue
+        lo, hi = float(l.min()), float(l.max())
+        edges = np.linspace(lo, hi, _COARSE_BINS + 1)
+        idx = np.clip(np.searchsorted(edges, l, side="left" if upper else "right")
+                      - (0 if upper else 1), 0, _COARSE_BINS)
+        mx = float(la.max())
+        w = np.bincount(idx, weights=np.exp(la - mx), minlength=_COARSE_BINS + 1)
+        keep = w > 0
+        out.append((np.log(w[keep]) + mx, edges[keep], n))
+    return out
+
+
+def _chernoff_cut(parts, log_tau: float, upper: bool, lim: float) -> tuple[float, float]:
+    """A loss t with composed mass beyond t (above if upper) at most tau, by Chernoff, and
+    the theta used (searched on binned parts, :func:`_coarse`; any theta gives a valid bound)."""
+    coarse = _coarse(parts, upper)
+
+    def fn(s):
+        return (_logmgf(coarse, s) - log_tau) / s * (1 if upper else -1)
+    s = _best_theta(fn, upper)
+    t = (_logmgf(parts, s) - log_tau) / s
+    return (min(t, lim) if upper else max(t, lim)), s
+
+
+def _chernoff_mass(parts, t: float, s: float) -> float:
+    """Bound ``exp(K(s) - s t)`` on the composed mass at losses >= t (s > 0) or <= t (s < 0)."""
+    return math.exp(min(_logmgf(parts, s) - s * t, 700.0))
+
+
+def _power(A: np.ndarray, n: int) -> np.ndarray:
+    out = None
+    base = A
+    while n:
+        if n & 1:
+            out = base.copy() if out is None else out * base
+        n >>= 1
+        if n:
+            base = base * base
+    return out
+
+
+class _Progress:
+    def __init__(self, on: bool, steps: int, what: str):
+        self.on, self.steps, self.i, self.what, self.t0 = on, steps, 0, what, time.time()
+
+    def step(self, msg: str) -> None:
+        if not self.on:
+            return
+        self.i += 1
+        k = int(30 * self.i / self.steps)
+        sys.stderr.write("\r%s [%s%s] %s (%.1fs)   " % (self.what, "#" * k, "." * (30 - k), msg,
+                                                      time.time() - self.t0))
+        if self.i >= self.steps:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _too_large_msg(halves, width, N: int, max_fft: int, h: float) -> str:
+    count = sum(n for _, n in halves)
+    shown = str(count) if count < 10**9 else f"{float(count):.3g}"
+    width = f"{float(width):.3g}"
+    return (f"the composed privacy loss of {shown} factors needs a window of {width} grid "
+            f"bins at step h = 2^{round(math.log2(h))} (FFT size 2^{N.bit_length() - 1}, limit "
+            f"2^{max_fft.bit_length() - 1} = MAX_FFT): too many factors for the PLD engine to "
+            "enclose; use a closed form (ta.simplify) or fewer factors")
+
+
+def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bool,
+                  theta: float, prog: _Progress, window=None, max_fft: int = 1 << 27) -> Side:
+    halves = [(_trim(hf), n) for hf, n in halves if n > 0]
+    # +oo mass of the composition: prod (m + i)^n - prod m^n
+    ms = [(float(hf.arr.sum()), hf.inf, n) for hf, n in halves]
+    if any(m == 0 for m, _, _ in ms):
+        alls = math.exp(sum(n * math.log(m + i) for m, i, n in ms)) if all(m + i > 0 for m, i, n
+                                                                            in ms) else 0.0
+        return Side(0, np.zeros(1), alls * (1 + 1e-12 if pess else 1 - 1e-12), h, 0.0, pess)
+    logfin = sum(n * math.log(m) for m, _, n in ms)
+    inf = math.exp(min(logfin, 700.0)) * math.expm1(min(
+        sum(n * math.log1p(i / m) for m, i, n in ms), 700.0))
+    inf *= (1 + 1e-12) if pess else (1 - 1e-12)
+    parts = []
+    for hf, n in halves:
+        l = (hf.k0 + np.arange(len(hf.arr))) * h
+        with np.errstate(divide="ignore"):
+            la = np.log(hf.arr)
+        keep = np.isfinite(la)
+        parts.append((la[keep], l[keep], n))
+    lo_lim = sum(n * hf.k0 for hf, n in halves) * h
+    hi_lim = sum(n * (hf.k0 + len(hf.arr) - 1) for hf, n in halves) * h
+    if window is None:
+        log_tau = math.log(tau)
+        t_hi, s_hi = _chernoff_cut(parts, log_tau, True, hi_lim)
+        t_lo, s_lo = _chernoff_cut(parts, log_tau, False, lo_lim)
+        if theta != 0.0:  # the window must hold the tilted law as well (it sets the fold)
+            tp = [(la + theta * l, l, n) for la, l, n in parts]
+            t_hi = max(t_hi, min(hi_lim, _chernoff_cut(tp, log_tau + _logmgf(tp, 0.0), True,
+                                                       hi_lim)[0]))
+            t_lo = min(t_lo, max(lo_lim, _chernoff_cut(tp, log_tau + _logmgf(tp, 0.0), False,
+                                                       lo_lim)[0]))
+        K_lo, K_hi = math.floor(t_lo / h), math.ceil(t_hi / h)
+        K_lo, K_hi = max(K_lo, round(lo_lim / h)), min(K_hi, round(hi_lim / h))
+        K_lo, K_hi = max(K_lo, math.floor(-LOSS_CAP / h)), min(K_hi, math.ceil(LOSS_CAP / h))
+        if K_hi < K_lo:
+            K_hi = K_lo
+    else:  # the window (and Chernoff parameters) of the other side: any choice is valid
+        K_lo, K_hi, s_lo, s_hi = window
+    # a window end at or beyond the support's end has no mass beyond it (exactly: no Chernoff
+    # bound is needed there, which matters for bounded losses, where the bound saturates)
+    none_below, none_above = K_lo <= round(lo_lim / h), K_hi >= round(hi_lim / h)
+    width = K_hi - K_lo + 1
+    N = 1 << max(4, math.ceil(math.log2(width)))
+    if N > max_fft:
+        raise GridTooLarge(_too_large_msg(halves, width, N, max_fft, h))
+    prog.step(f"window {width} bins, FFT size {N}")
+    gam = _gamma_fft(N)
+    off = sum(n * hf.k0 for hf, n in halves)
+    log_scale = 0.0
+    C = None
+    dC = None
+    R_all = None
+    eps_mul = 0.0
+    for (la, l, n), (hf, _) in zip(parts, halves, strict=True):
+        x = la + theta * l
+        c = x.max()
+        c += math.log(np.exp(x - c).sum())
+        log_scale += n * c
+        full_l = (hf.k0 + np.arange(len(hf.arr))) * h
+        with np.errstate(divide="ignore"):
+            at = np.where(hf.arr > 0, np.exp(np.log(np.where(hf.arr > 0, hf.arr, 1.0))
+                                             + theta * full_l - c), 0.0)
+        buf = np.zeros(N)
+        if len(at) <= N:
+            buf[:len(at)] = at
+        else:  # a factor wider than the window wraps around (the fold bounds account for it)
+            np.add.at(buf, np.arange(len(at)) % N, at)
+        from scipy import fft as sfft  # (imported at first use: it slows the package import)
+        A = sfft.rfft(buf)
+        del buf
+        e = gam * (1 + len(at) * U64) + 4 * U64
+        P = _power(A, n)
+        # propagated error of the power: n (|A| + e)^{n-1} e, then its own rounding
+        B = np.abs(A)
+        del A
+        with np.errstate(divide="ignore", over="ignore"):
+            if n > 1:
+                B += e
+                np.log(B, out=B)
+                B *= n - 1
+                B += math.log(n) + math.log(e)
+                np.exp(B, out=B)
+            else:
+                B.fill(e)
+        ep = math.expm1(1.01 * n * 3 * U64)
+        absP = np.abs(P)
+        B += ep / (1 - ep) * absP
+        if C is None:
+            C, dC = P, B
+            R_all = absP + B if len(parts) > 1 else None
+        else:
+            R = absP + B
+            dC *= R
+            dC += B * R_all
+            C *= P
+            R_all *= R
+            eps_mul += 3 * U64
+            del R
+        del P, absP
+        prog.step("factor transformed")
+    absC = np.abs(C)
+    if eps_mul:
+        dC += eps_mul * 1.01 * absC
+    z = sfft.irfft(C, N)
+    del C, R_all
+    # inverse-transform error per entry: (1/N) sum_k w_k (|dC_k| + gam |C_k|), w = 1, 2, ..., 2, 1
+    dC += gam * absC
+    del absC
+    E = 2 * float(dC.sum()) - dC[0] - (dC[-1] if N % 2 == 0 else 0.0)
+    del dC
+    E = E / N * 1.01 + 4 * U64 * float(np.abs(z).max())
+    prog.step("inverse transform")
+    start = (K_lo - off) % N
+    width = K_hi - K_lo + 1
+    zt = z[start:start + width] if start + width <= N else \
+        np.concatenate([z[start:], z[:start + width - N]])
+    # tilted (normalised) tail masses outside the window: what the circular fold can add
+    tparts = [(la + theta * l - (lambda x: x.max() + math.log(np.exp(x - x.max()).sum()))(
+        la + theta * l), l, n) for la, l, n in parts]
+    fold = ((0.0 if none_above else _chernoff_mass(tparts, (K_hi + 1) * h, s_hi - theta))
+            + (0.0 if none_below else _chernoff_mass(tparts, (K_lo - 1) * h, s_lo - theta)))
+    if theta == 0.0:
+        scale = math.exp(min(log_scale, 700.0))
+    else:
+        with np.errstate(over="ignore", under="ignore"):
+            scale = np.arange(K_lo, K_hi + 1) * (-theta * h)
+            scale += log_scale
+            np.minimum(scale, 700.0, out=scale)
+            np.exp(scale, out=scale)
+    total_bound = math.exp(min(logfin, 700.0)) * (1 + 1e-9)
+    if pess:
+        arr = np.maximum(zt, 0.0)
+        arr += E
+        arr *= scale
+        arr *= 1 + 16 * U64
+        np.minimum(arr, total_bound, out=arr)
+        if not none_below:
+            arr[0] += _chernoff_mass(parts, (K_lo - 1) * h, s_lo) * (1 + 1e-9)
+        if not none_above:
+            inf += _chernoff_mass(parts, (K_hi + 1) * h, s_hi) * (1 + 1e-9)
+        inf += len(arr) * _TINY
+    else:
+        arr = zt - (E + fold)
+        np.maximum(arr, 0.0, out=arr)
+        arr *= scale
+        arr *= 1 - 16 * U64
+    del z, zt, scale
+    return Side(K_lo, arr, min(inf, 1.0) if pess else max(inf, 0.0), h, 0.0, pess,
+                info={"N": N, "E": E, "fold": fold, "window": (K_lo, K_hi, s_lo, s_hi)})
+
+
+@dataclass
+class Side:
+    """A composed grid law: masses ``arr[i]`` at losses ``(k0 + i) h``, ``inf`` at +oo, read at
+    ``eps - shift`` (pessimistic) or ``eps + shift`` (optimistic). Its profile is an upper
+    (``pess``) or lower bound of the true delta(eps) for every real eps."""
+
+    k0: int
+    arr: np.ndarray
+    inf: float
+    h: float
+    shift: float
+    pess: bool
+    info: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        a = np.asarray(self.arr, dtype=np.float64)
+        self.arr = a
+        n = len(a)
+        S0 = np.cumsum(a[::-1])[::-1]  # S0[k] = sum_{i >= k} a_i
+        c = -math.expm1(-self.h)
+        # D[k] = delta_finite(l_k) = sum_{i > k} a_i (1 - e^{l_k - l_i}); D[top] = 0,
+        # D[k-1] = e^{-h} D[k] + c S0[k]  (non-negative recurrence, run from the top)
+        from scipy.signal import lfilter  # (0.7 s to import: loaded at first use)
+
+        D = lfilter([0.0, c], [1.0, -math.exp(-self.h)], S0[::-1])[::-1]
+        rel = (3 * n + 10) * U64
+        f = (1 + rel) if self.pess else (1 - rel)
+        S0 *= f
+        D *= f
+        self.S0, self.D = S0, D
+        self.total = (float(self.S0[0]) if n else 0.0) + self.inf
+
+    def _l(self, k: int) -> float:
+        """The loss of bin k."""
+        return (self.k0 + k) * self.h
+
+    def _eps(self, eps: float) -> float:
+        return eps - self.shift if self.pess else eps + self.shift
+
+    def delta(self, eps: float) -> float:
+        """The side's profile at eps (an upper bound of the truth for pess, lower for opt)."""
+        return float(self.delta_many(np.array([eps], dtype=np.float64))[0])
+
+    def delta_many(self, eps: np.ndarray) -> np.ndarray:
+        """:meth:`delta` at every point of a float array (vectorised; -oo gives the total)."""
+        e = np.asarray(eps, dtype=np.float64) + (-self.shift if self.pess else self.shift)
+        n = len(self.arr)
+        out = np.full(e.shape, self.inf)
+        fin = np.isfinite(e)
+        out[e == -np.inf] = self.total
+        if n == 0 or not fin.any():
+            return out
+        ef = e[fin]
+        k = np.floor(ef / self.h).astype(np.int64) - self.k0
+        inside = k < n - 1
+        kk = np.maximum(k + 1, 0)[inside]
+        x = ef[inside] - (self.k0 + kk) * self.h
+        v = np.zeros(len(ef))
+        v[inside] = -np.expm1(x) * self.S0[kk] + np.exp(x) * self.D[kk]
+        v *= (1 + 8 * U64) if self.pess else (1 - 8 * U64)
+        out[fin] = v + self.inf
+        return out
+
+    def kinks(self) -> np.ndarray:
+        """The eps where the side's profile (read with its shift) has its kinks."""
+        l = np.arange(self.k0, self.k0 + len(self.arr)) * self.h
+        return l + self.shift if self.pess else l - self.shift
+
+    def roc(self, alpha: float) -> float:
+        """min over eps of delta(eps) + e^eps alpha: for pess an upper bound of 1 - f(alpha),
+        for opt a lower bound (exact minimum of the side's piecewise function)."""
+        cand = np.arange(self.k0, self.k0 + len(self.D)) * self.h
+        cand += self.shift if self.pess else -self.shift
+        np.exp(cand, out=cand)
+        cand *= alpha
+        cand += self.D
+        cand += self.inf
+        best = min(float(cand.min()) if len(cand) else math.inf, self.total)
+        if alpha == 0:
+            best = min(best, self.inf)
+        return best * (1 + 8 * U64) if self.pess else best * (1 - 8 * U64)
+
+    def epsilon(self, d: float) -> float:
+        """pess: an eps with delta_pess(eps) <= d (so the true eps(d) is at most it);
+        opt: an eps with delta_opt(eps) > d (the true eps(d) is larger), or 0 / inf."""
+        if self.pess:
+            if self.inf > d:
+                return math.inf
+            if self.delta(0.0) <= d:
+                return 0.0
+        else:
+            if self.inf > d:
+                return math.inf
+            if self.delta(0.0) <= d:
+                return 0.0
+        # binary search on the grid values of the (shifted) profile
+        vals = self.D * (1 + 8 * U64 if self.pess else 1 - 8 * U64) + self.inf
+        # vals non-increasing in k; find first k with vals[k] <= d
+        k = int(np.searchsorted(-vals, -d, side="left"))
+        k = min(max(k, 0), len(vals) - 1)
+        # the crossing lies in (l_{k-1}, l_k]: solve (1 - rho) S0[k] + rho D[k] = d - inf
+        S, Dk = self.S0[k], self.D[k]
+        target = d - self.inf
+        if S - Dk > 0 and S > target:
+            rho = (S - target) / (S - Dk)
+            e = self._l(k) + math.log(min(max(rho, 1e-300), 1.0))
+        else:
+            e = self._l(k)
+        eps = e + self.shift if self.pess else e - self.shift
+        eps = max(eps, 0.0)
+        step = max(abs(eps), 1e-300) * 4 * U64
+        for _ in range(200):
+            v = self.delta(eps)
+            if self.pess and v <= d:
+                return eps
+            if not self.pess and (v > d or eps == 0.0):
+                return eps
+            eps = eps + step if self.pess else max(eps - step, 0.0)
+            step *= 2
+        return math.inf if self.pess else 0.0
+
+
+@dataclass
+class Composed:
+    """Both sides of a composed law (``pess`` dominates, ``opt`` is dominated)."""
+
+    pess: Side
+    opt: Side
+    h: float
+    seconds: float = 0.0
+
+    def delta_bounds(self, eps: float) -> tuple[float, float]:
+        lo, hi = self.opt.delta(eps), self.pess.delta(eps)
+        return max(lo, 0.0), min(hi, 1.0)
+
+    def roc_bounds(self, alpha: float) -> tuple[float, float]:
+        lo, hi = self.opt.roc(alpha), self.pess.roc(alpha)
+        return max(lo, alpha), min(hi, 1.0)
+
+    def value_bounds(self, alpha: float) -> tuple[float, float]:
+        return hull_value_bounds([self], alpha)
+
+    def epsilon_bounds(self, d: float) -> tuple[float, float]:
+        return self.opt.epsilon(d), self.pess.epsilon(d)
+
+
+def hull_roc_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
+    """Enclosure of ``1 - C(alpha)`` for the trade-off function C whose profile is the maximum
+    of the profiles of the composed laws ``cs`` (the symmetric hull of a product and of its
+    inverse: Wang et al., Sec. 4; Dong, Roth & Su, Prop. 6):
+    ``1 - C(alpha) = min{1, inf_eps max_i delta_i(eps) + e^eps alpha}``.
+
+    Upper end: the pessimistic profiles at their kinks, at the crossings of the two between
+    consecutive kinks (where both are linear in ``x = e^eps``) and at ``eps = -oo``: every
+    point gives an upper bound. Lower end: by minimax,
+    ``inf_x max_i A_i(x) = max_lambda inf_x sum_i lambda_i A_i(x)`` over the simplex for convex
+    ``A_i``; for a fixed lambda the optimistic combination plus ``alpha x`` is piecewise linear
+    in x with kinks among the sides' kinks, so its infimum is a minimum over them (and
+    ``x -> 0``); every lambda gives a lower bound, and lambda is optimised by golden section
+    (two terms) or taken at the vertices otherwise."""
+    if len(cs) == 1:
+        return cs[0].roc_bounds(alpha)
+
+    def plus_ex(vals: np.ndarray, E: np.ndarray, up: bool) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            ex = np.exp(E) * alpha
+        return vals + ex * ((1 + 4 * U64) if up else (1 - 4 * U64))
+
+    # -- upper end: any eps gives one; each side's kinks and the crossings between them -------
+    hi = math.inf
+    for side in cs:
+        E = side.pess.kinks()
+        vals = np.array([c.pess.delta_many(E) for c in cs])
+        if len(cs) == 2 and len(E) > 1:
+            d = vals[0] - vals[1]
+            i = np.flatnonzero(np.signbit(d[:-1]) != np.signbit(d[1:]))
+            if len(i):  # where both are (nearly) linear in x between the points: the crossing
+                x0, x1 = np.exp(E[i]), np.exp(E[i + 1])
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    Ex = np.log(x0 + d[i] / (d[i] - d[i + 1]) * (x1 - x0))
+                Ex = Ex[np.isfinite(Ex)]
+                E = np.concatenate([E, Ex])
+                vals = np.concatenate([vals, [c.pess.delta_many(Ex) for c in cs]], axis=1)
+        if len(E):
+            hi = min(hi, float(plus_ex(vals.max(axis=0), E, True).min()))
+    hi = min(hi, max(c.pess.total for c in cs))
+    if alpha == 0:
+        hi = min(hi, max(c.pess.inf for c in cs))
+    hi = min(hi * (1 + 8 * U64), 1.0)
+    # -- lower end: minimax over the union of the optimistic kinks ------------------------------
+    E = np.concatenate([c.opt.kinks() for c in cs])
+    vals = np.array([c.opt.delta_many(E) for c in cs])
+    ex = plus_ex(np.zeros(len(E)), E, False)
+    # a point where even the smallest profile plus alpha x exceeds the upper end is the minimum
+    # of no combination (each combination's minimum is at most the true value <= hi)
+    keep = vals.min(axis=0) + ex <= hi
+    vals, ex = vals[:, keep], ex[keep]
+    totals = np.array([c.opt.total for c in cs])
+    infs = np.array([c.opt.inf for c in cs])
+
+    def phi(lam: np.ndarray) -> float:
+        m = float((lam @ vals + ex).min()) if len(ex) else math.inf
+        m = min(m, float(lam @ totals))
+        if alpha == 0:
+            m = min(m, float(lam @ infs))
+        return m * (1 - 8 * U64)
+
+    if len(cs) == 2:
+        lo = _golden_max(lambda t: phi(np.array([t, 1.0 - t])), 0.0, 1.0)
+    else:
+        lo = max(phi(np.eye(len(cs))[i]) for i in range(len(cs)))
+    return max(min(lo, 1.0), alpha), max(hi, alpha)
+
+
+def hull_value_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
+    """Enclosure of ``C(alpha)`` (see :func:`hull_roc_bounds`)."""
+    rlo, rhi = hull_roc_bounds(cs, alpha)
+    lo = max(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
+    hi = min(1.0 - alpha, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64) if alpha < 1 else 0.0
+    return lo, max(hi, lo)
+
+
+def _golden_max(fn, a: float, b: float, iters: int = 30) -> float:
+    """The largest value of fn seen in a golden-section search (:func:`_golden` on -fn) for the
+    maximum of a concave fn on [a, b], the end points included: every value seen is attained."""
+    seen = [fn(a), fn(b)]
+
+    def neg(t: float) -> float:
+        seen.append(fn(t))
+        return -seen[-1]
+
+    _golden(neg, a, b, iters)
+    return max(seen)
+
+
+def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta: float = 0.0,
+            progress: bool = False, max_fft: int | None = None) -> Composed:
+    """Compose discretised factors ``[(factor, multiplicity), ...]`` (same step h)."""
+    t0 = time.time()
+    h = factors[0][0].h
+    if any(f.h != h for f, _ in factors):
+        raise ValueError("factors must share the grid step")
+    prog = _Progress(progress, 2 * (len(factors) + 2), "PLD")
+    max_fft = max_fft or 1 << 27
+    _check_spread(factors, h, max_fft)
+    shift = sum(n * f.edge for f, n in factors)
+    sides = []
+    window = None
+    for pess in (True, False):
+        try:
+            s = _compose_side([((f.pess if pess else f.opt), n) for f, n in factors], h, tau,
+                              pess, theta, prog, window, max_fft)
+        except MemoryError as exc:  # numpy could not allocate: a size error, not a crash
+            raise GridTooLarge(f"composing {sum(n for _, n in factors)} factors at step "
+                               f"h = {h:g} ran out of memory; use fewer factors or a coarser "
+                               "step (pld_options(h=...))") from exc
+        window = s.info.get("window")
+        s.shift = shift
+        sides.append(s)
+    return Composed(sides[0], sides[1], h, time.time() - t0)
+
+
+def _check_spread(factors: list[tuple[Factor, int]], h: float, max_fft: int) -> None:
+    """Refuse at once a product whose composed loss is certainly wider than ``max_fft`` bins:
+    its standard deviation (the factors' variances add) times 12 already exceeds it (the
+    window holds at least +-6 standard deviations)."""
+    var = 0.0
+    for f, n in factors:
+        a = f.pess.arr
+        tot = float(a.sum())
+        if tot <= 0 or n == 0:
+            continue
+        l = (f.pess.k0 + np.arange(len(a))) * h
+        m = float((a * l).sum()) / tot
+        var += float(n) * float((a * (l - m) ** 2).sum()) / tot
+    width = 12.0 * math.sqrt(var) / h
+    if width > max_fft:
+        half = Half(0, np.zeros(0), 0.0)
+        raise GridTooLarge(_too_large_msg([(half, n) for _, n in factors], width,
+                                          1 << min(max(4, math.ceil(math.log2(width))), 4096),
+                                          max_fft, h))
+
+
+def trivial_model() -> AtomLoss:
+    """Id = T(P, P): the loss is 0 almost surely."""
+    return AtomLoss([0.0], [1.0], [1.0])

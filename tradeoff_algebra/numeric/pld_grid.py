@@ -1,0 +1,186 @@
+"""The PLD engine's grids: one factor's loss law discretised on the grid ``j h`` (the
+pessimistic and the optimistic side), with the size limits and the loss cap.
+
+Part of the privacy-loss-distribution engine; its order, its discretisations and their rigour
+are described in :mod:`tradeoff_algebra.numeric.pld`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import NumericalError
+from .pld_models import U64, LossModel
+
+__all__ = ["GridTooLarge", "MAX_GRID", "LOSS_CAP", "DEFAULT_TAIL", "grid_step", "Half", "Factor",
+           "discretise"]
+
+
+class GridTooLarge(NumericalError):
+    """The grid a discretised factor or the composed loss needs is beyond the size limits
+    (:data:`MAX_GRID` points per factor, :data:`MAX_FFT` bins for the composition on the
+    refining route): the product is refused at once instead of exhausting memory."""
+
+
+#: Largest number of grid points of one discretised factor.
+MAX_GRID = 50_000_000
+#: Every grid loss (of a factor and of a composition) stays in [-LOSS_CAP, LOSS_CAP], so that
+#: e^loss (times any mass) is a finite float64. Mass beyond is handled like any tail: moved to
+#: +oo or to the window's edge on the pessimistic side, dropped or moved inward on the
+#: optimistic side; both stay valid, and such a tail is far below anything float64 resolves
+#: next to the values (G_40 has losses near mu^2/2 = 800).
+LOSS_CAP = 600.0
+
+#: Default bound on the composed mass left outside the window on each side (pessimistic: it
+#: goes to +oo, so it is added to every delta).
+DEFAULT_TAIL = 1e-20
+_TINY = 1e-300
+
+
+def grid_step(h: float) -> float:
+    """The largest power of 2 not above ``h`` (grid points ``j h`` are then exact floats)."""
+    if not (h > 0 and math.isfinite(h)):
+        raise ValueError("grid step must be a positive number")
+    return 2.0 ** math.floor(math.log2(h))
+
+
+@dataclass
+class Half:
+    """One side of a discretised factor: masses ``arr[i]`` at losses ``(k0 + i) h``, plus
+    ``inf`` at +oo."""
+
+    k0: int
+    arr: np.ndarray
+    inf: float
+
+
+@dataclass
+class Factor:
+    """A discretised factor: pessimistic (``pess``, dominates) and optimistic (``opt``,
+    dominated) grid laws on step ``h``; ``edge`` bounds the cut rounding in loss units."""
+
+    h: float
+    pess: Half
+    opt: Half
+    edge: float
+
+
+def _cells(F: np.ndarray, S: np.ndarray, rho: float):
+    """Masses of the cells between consecutive cuts from F = M(L <= t) and S = M(L > t), each
+    difference formed on the side where it is smaller, with an absolute error bound."""
+    useF = F[1:] <= 0.5
+    dF = F[1:] - F[:-1]
+    dS = S[:-1] - S[1:]
+    m = np.where(useF, dF, dS)
+    scale = np.where(useF, F[1:] + F[:-1], S[:-1] + S[1:])
+    err = rho * scale + 2 * U64 * np.abs(m)
+    return np.maximum(m, 0.0), err
+
+
+def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
+    """Pessimistic and optimistic grid laws of one factor (see the module docstring)."""
+    lo, hi = model.support(tau)
+    lo, hi = max(lo, -LOSS_CAP), min(hi, LOSS_CAP)
+    if hi <= lo:  # the whole support beyond one cap: one cell at the cap
+        lo, hi = (LOSS_CAP - h, LOSS_CAP) if lo >= LOSS_CAP else (-LOSS_CAP, -LOSS_CAP + h)
+    j_lo, j_hi = math.floor(lo / h), math.ceil(hi / h)
+    if j_hi <= j_lo:
+        j_hi = j_lo + 1
+    if j_hi - j_lo > MAX_GRID:
+        raise GridTooLarge(f"discretising one factor needs {j_hi - j_lo} grid points at step "
+                           f"h = {h:g} (limit MAX_GRID = {MAX_GRID}); raise the step with "
+                           "pld_options(h=...)")
+    rho = model.rel_err
+    # -- pessimistic: connect the dots on the grid l_j = j h, cells (l_j, l_{j+1}] -------------
+    j = np.arange(j_lo, j_hi + 1)
+    l = j * h
+    FQ, SQ = model.cdf(l, "Q")
+    FP, SP = model.cdf(l, "P")
+    rho = model.rel_err
+    Qc, EQ = _cells(FQ, SQ, rho)
+    Pc, EP = _cells(FP, SP, rho)
+    el = np.exp(l[:-1])
+    num = Qc - Pc * el
+    Enum = EQ + el * EP + 4 * U64 * (Qc + Pc * el)
+    den = -math.expm1(-h)
+    Qc_hi = Qc + EQ
+    w_up = np.clip((num + Enum) / den * (1 + 4 * U64), 0.0, Qc_hi)
+    w_dn = np.maximum(Qc_hi - w_up, 0.0)
+    U = np.zeros(len(l))
+    U[:-1] += w_dn
+    U[1:] += w_up
+    U[0] += FQ[0] * (1 + rho)  # Q(L <= l_0): rounded up to l_0 (Q has no atom at -oo)
+    U *= 1 + 4 * U64
+    pess = Half(j_lo, U, min(1.0, SQ[-1] * (1 + rho)))  # Q(L > l_top), +oo included
+    # -- optimistic: merge cells ((j - 1/2) h, (j + 1/2) h], then lift deficient ratios -------
+    # lower edges of cells j_lo .. j_hi; the top cell stops just below l_top = j_hi h, and the
+    # top tail [l_top, oo) (ratio >= e^{l_top}: an atom at l_top sits there) is the atom the
+    # cells below borrow from
+    edges = (np.arange(j_lo, j_hi + 1) - 0.5) * h
+    # Cell edges placed so that each merged ratio Q(cell)/P(cell) = E_P[e^L | cell] is e^{j h}
+    # up to O(h^3): for a P-density with log-slope g near the cell, E_P[L - jh | cell] is
+    # (a + b)/2 + g h^2/12 when the edges move by a and b, and e^{jh} needs -h^2/24 (second
+    # moment h^2/12). So each edge moves by s = -h^2 (g/12 + 1/24), g estimated from the
+    # P-masses of the grid cells above (the edge is the centre of one). Any tiling by cells is
+    # a garbling, so the choice affects only the accuracy (it removes the bias ~ n h^2 g of
+    # rounding merged losses to the grid), never the guarantee.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.log(Pc)
+        g = np.gradient(lp) / h if len(lp) > 1 else np.zeros_like(lp)
+    shift = np.zeros(len(edges))
+    shift[1:1 + len(g)] = -h * h * (g / 12 + 1 / 24)
+    shift = np.clip(np.where(np.isfinite(shift), shift, 0.0), -h / 8, h / 8)
+    edges = edges + shift
+    top = np.array([j_hi * h])
+
+    def cdf_edges(which):
+        F, S = model.cdf(edges, which)
+        Ft, St = model.cdf(top, which, left=True)
+        return np.concatenate([F, Ft]), np.concatenate([S, St])
+
+    FQe, SQe = cdf_edges("Q")
+    FPe, SPe = cdf_edges("P")
+    Qm, EQm = _cells(FQe, SQe, rho)
+    Pm, EPm = _cells(FPe, SPe, rho)
+    edges = np.append(edges, top)
+    # atoms: bottom tail (grid j_lo - 1), cells j_lo .. j_hi, top tail (grid j_hi, no deficit)
+    q_top = max(0.0, SQe[-1] * (1 - rho) - model.q_inf * (1 + rho))
+    Qlo = np.concatenate([[FQe[0] * (1 - rho)], np.maximum(Qm - EQm, 0.0), [q_top]])
+    Phi = np.concatenate([[FPe[0] * (1 + rho)], Pm + EPm, [SPe[-1] * (1 + rho)]])
+    g = np.concatenate([np.arange(j_lo - 1, j_hi + 1), [j_hi]])  # grid index of each atom
+    eg = np.exp(g * h)
+    need = eg * Phi - Qlo  # > 0: deficit (merged ratio possibly below e^{g h})
+    need[-1] = 0.0  # the top tail's ratio is at least e^{j_hi h}
+    spare = np.empty_like(need)
+    spare[:-1] = Qlo[1:] - eg[:-1] * Phi[1:]  # what the next atom up offers at ratio e^{g h}
+    spare[-1] = 0.0
+    deficit = need > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gam = np.where(deficit, need / spare * (1 + 8 * U64), 0.0)
+    ok = ~deficit | ((spare > 0) & (gam <= 1))
+    gam = np.where(deficit & ok, gam, 0.0)
+    r = np.ones_like(Qlo)
+    r[1:] = 1.0 - gam[:-1]
+    mass = np.where(ok, r * Qlo, 0.0)
+    mass[:-1] += np.where(deficit[:-1] & ok[:-1], gam[:-1] * Qlo[1:], 0.0)
+    mass = np.maximum(mass, 0.0) * (1 - 8 * U64)
+    # an atom that cannot borrow (nothing above it) has merged ratio above e^{(g - 1/2) h} > e^{(g
+    # - 1) h}: its loss is rounded down to the grid point below when the bounds certify it
+    down = ~ok & (Qlo >= np.exp((g - 1) * h) * Phi * (1 + 8 * U64))
+    g = np.where(down, g - 1, g)
+    mass = np.where(down, r * Qlo * (1 - 8 * U64), mass)
+    L = np.zeros(j_hi - j_lo + 3)
+    np.add.at(L, g - (j_lo - 2), mass)
+    opt = Half(j_lo - 2, L, max(0.0, model.q_inf * (1 - rho)))
+    edge = max(model.edge_err(l), model.edge_err(edges))
+    return Factor(h, pess, opt, edge)
+
+
+def _trim(half: Half) -> Half:
+    nz = np.flatnonzero(half.arr > 0)
+    if len(nz) == 0:
+        return Half(half.k0, np.zeros(0), half.inf)
+    return Half(half.k0 + int(nz[0]), half.arr[nz[0]: nz[-1] + 1].copy(), half.inf)

@@ -1,0 +1,7 @@
+"""The evaluation policy above the nodes: how a numeric question about an expression is routed
+(cheap identities first, then the exact, closed-form, PLD or profile route). Importing the
+package registers the routes with the numeric protocol."""
+
+from . import product
+
+__all__ = ["product"]

@@ -1,0 +1,402 @@
+"""The evaluation policy of products: every numeric question about f_1 (x) ... (x) f_n.
+
+The routes, in order (``route``; value, power, delta and, through analysis.profiles, epsilon):
+
+1. the cheap sound identities first: ``simplify`` with the registered ``eq`` rules (f (x) 0 = 0,
+   f (x) Id = f, G_mu (x) G_nu = G_sqrt(mu^2+nu^2), f_{eps,0}^{(x) n} = BinomialDP(eps, n),
+   ...): a product that becomes another node is evaluated as that node; then a factor whose
+   value at 0 is exactly 0 is Zero (a trade-off function is convex and non-increasing) and
+   absorbs the product, and Id factors drop out;
+2. finite objects compose exactly (numeric.finite.finite_loss: f_{eps,delta}, Discrete,
+   PiecewiseLinear, BinomialDP and their products) while the exact product stays small
+   (``FiniteLoss.cost``);
+3. the privacy-loss-distribution engine (numeric.pld), an enclosure from pessimistic and
+   optimistic discretisations of every factor's loss, composed by FFT. Two exact rules come
+   first: the f_{0,delta} parts of the factors (f_{eps,delta} = f_{eps,0} (x) f_{0,delta},
+   Dong, Roth & Su, Eq. (10); f_{0,d1} (x) f_{0,d2} = f_{0,D} with 1 - D = (1 - d1)(1 - d2),
+   Eq. (11)) are taken out by Eq. (12)::
+
+       (f (x) f_{0,D})(alpha) = (1 - D) f(alpha/(1 - D)) for alpha <= 1 - D, 0 beyond,
+       delta_{f (x) f_{0,D}}(eps) = D + (1 - D) delta_f(eps),
+
+   so that the rest (often a single closed-form factor) is evaluated as tightly as alone; at
+   alpha = 0, (f (x) g)(0) = f(0) g(0) (the test of size 0 rejects exactly where P x P' = 0;
+   Def. 5), at alpha = 1 the value is 0. Options (tolerance, grid, progress bar):
+   numeric.pld.pld_options.
+
+The symmetric hull of a product takes the larger of its two directions' profiles (below).
+This module sits above the nodes and the rewrite layer: it is the one place where a product
+meets the rules before any numeric composition; the node classes know nothing of it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sympy import Integer
+
+from ..core.errors import NoClosedForm
+from ..core.node import TradeOff
+from ..families.trivial import Id, Zero
+from ..numeric import pld
+from ..numeric.context import mp
+from ..numeric.finite import finite_loss
+from ..numeric.protocol import exact_value, mp_delta, mp_epsilon, mp_roc, mp_value, num
+from ..operators.tensor import Tensor, TensorPower
+from ..operators.unary import Inverse, SymmetricHull, hull_route
+from ..rewrite.simplify import simplify
+
+__all__ = ["route", "pld_leaves", "pld_delta", "pld_epsilon", "pld_value", "hull_directions"]
+
+
+def pld_leaves(f: TradeOff) -> tuple | None:
+    """``((leaf, n), ...)``: the factors of a product with their multiplicities (flattening
+    Tensor and TensorPower with integer exponents), or None for a symbolic exponent."""
+    acc: dict = {}
+
+    def walk(g, mult: int) -> bool:
+        if isinstance(g, Tensor):
+            return all(walk(x, mult) for x in g.factors)
+        if isinstance(g, TensorPower):
+            if not isinstance(g.n, Integer):
+                return False
+            return walk(g.base, mult * int(g.n))
+        acc[g] = acc.get(g, 0) + mult
+        return True
+
+    if not walk(f, 1):
+        return None
+    return tuple(sorted(acc.items(), key=lambda kv: str(kv[0])))
+
+
+def _product(leaves) -> TradeOff:
+    """The product node of ``((leaf, n), ...)`` (Id for none)."""
+    return Tensor(*[leaf if n == 1 else TensorPower(leaf, n) for leaf, n in leaves])
+
+
+def _finite(f):
+    """The exact finite loss of f when f is finite and its exact product stays small (at most
+    ``numeric.finite.MAX_COST`` elementary products), else None."""
+    fl = finite_loss(f)
+    return fl if fl is not None and fl.affordable() else None
+
+
+def _is_zero_function(f) -> bool:
+    """Is f certainly the zero trade-off function? (f(0) = 0 exactly: f is convex and
+    non-increasing on [0, 1], so it vanishes everywhere.)"""
+    if f == Zero:
+        return True
+    if f.free_symbols:
+        return False
+    try:
+        return exact_value(f, Integer(0), Integer(1)) == 0
+    except Exception:  # noqa: BLE001 - only a shortcut: any doubt keeps the product
+        return False
+
+
+def _float_bracket(x):
+    """Floats (down, up) with down <= x <= up for an mpf x."""
+    v = float(x)
+    if mp.mpf(v) == x:
+        return v, v
+    return (math.nextafter(v, -math.inf), v) if mp.mpf(v) > x else (v, math.nextafter(v, math.inf))
+
+
+_ROUTES: dict = {}
+
+
+def route(f):
+    """('finite', FiniteLoss) | ('node', other node) | ('pld', leaves): the one place where a
+    product meets the cheap identities before any numeric composition (see above)."""
+    hit = _ROUTES.get(f)
+    if hit is not None:
+        return hit
+    out = _route_uncached(f)
+    if len(_ROUTES) > 32:  # (a route may hold a materialised finite table)
+        _ROUTES.clear()
+    _ROUTES[f] = out
+    return out
+
+
+def _route_uncached(f):
+    g = simplify(f)
+    if not isinstance(g, (Tensor, TensorPower)):
+        return "node", g
+    leaves = pld_leaves(g)
+    if leaves is None:
+        raise NoClosedForm(f"{f}: a tensor power with a symbolic exponent has no numeric value")
+    if any(_is_zero_function(x) for x, _ in leaves):
+        return "node", Zero  # f (x) 0 = 0 (rule tensor_zero)
+    leaves = tuple((x, n) for x, n in leaves if x != Id and n > 0)
+    if not leaves:
+        return "node", Id
+    if len(leaves) == 1 and leaves[0][1] == 1:
+        return "node", leaves[0][0]
+    fl = _finite(g)
+    if fl is not None:
+        return "finite", fl
+    return "pld", leaves
+
+
+def _keep(deltas):
+    """(1 - D, D) with 1 - D = prod (1 - delta_i)^{n_i} (Eq. (11)), mpf at the current
+    precision (plus guard bits), each side with full relative accuracy."""
+    with mp.workprec(mp.prec + 20):
+        s = mp.zero
+        for d, n in deltas:
+            dd = num(d, "delta")
+            if dd >= 1:
+                return mp.zero, mp.one
+            s += n * (mp.log1p(-dd) if dd <= 0.5 else mp.log(num(1 - d, "1 - delta")))
+        return mp.exp(s), -mp.expm1(s)
+
+
+def _scaled_level(a, ac, keep, D):
+    """(a', 1 - a') = (a/(1 - D), (1 - a - D)/(1 - D)), each side from operands that keep their
+    digits; None when a >= 1 - D (the product is 0 there)."""
+    if a >= keep:
+        return None
+    with mp.workprec(mp.prec + 10):
+        rest = ac - D if D <= a else keep - a  # 1 - D - alpha, the operands summing less
+        return a / keep, max(rest, mp.zero) / keep
+
+
+def _at_zero(leaves, power: bool):
+    """(f_1 (x) ... )(0) = prod f_i(0)^{n_i} (or its complement) as an enclosure: the test of
+    size 0 rejects where P x P' = 0, whose Q x Q'-mass is 1 - prod (1 - Q_i(P_i = 0))^{n_i}
+    (Dong, Roth & Su, Def. 5). A point when every f_i(0) is one (computed with guard bits)."""
+    rs = []
+    for x, n in leaves:  # r = 1 - f_i(0) = Q_i(P_i = 0)
+        r_lo, r_hi = mp_roc(x, mp.zero, mp.one)
+        rs.append((max(r_lo, mp.zero), min(r_hi, mp.one), n))
+    if any(lo >= 1 for lo, _, _ in rs):  # a factor with f_i(0) = 0: the product is 0 there
+        return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+
+    def total(pick):  # sum n log(1 - r): -oo when some r = 1
+        s = mp.zero
+        for lo, hi, n in rs:
+            r = pick(lo, hi)
+            if r >= 1:
+                return mp.ninf
+            s += n * mp.log1p(-r)
+        return s
+
+    with mp.workprec(mp.prec + 20):
+        s_hi, s_lo = total(lambda lo, hi: lo), total(lambda lo, hi: hi)  # s_lo <= s <= s_hi
+        if power:  # 1 - prod = -expm1(sum), increasing in each r
+            lo, hi = -mp.expm1(s_hi), -mp.expm1(s_lo)
+        else:
+            lo, hi = mp.exp(s_lo), mp.exp(s_hi)
+    if all(lo == hi for lo, hi, _ in rs):
+        return +lo, +lo
+    u = mp.ldexp(1, -mp.prec + 4)  # the rounding of the logarithms and exponentials
+    return max(lo * (1 - u), mp.zero), min(hi * (1 + u), mp.one)
+
+
+def _pld_route_value(leaves, a, ac, power: bool):
+    """Value (or power) of the product of ``leaves`` on the PLD route: Eq. (12) for the
+    f_{0,delta} parts, the value at 0 and 1, then the engine."""
+    rest, deltas = pld.split_trivial(leaves)
+    if deltas:
+        keep, D = _keep(deltas)
+        lvl = _scaled_level(a, ac, keep, D)
+        if lvl is None:  # alpha >= 1 - D: f (x) f_{0,D} vanishes there
+            return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+        a2, ac2 = lvl
+        g = _product(rest)
+        if power:  # 1 - (1 - D) f(a') = D + (1 - D)(1 - f(a'))
+            lo, hi = mp_roc(g, a2, ac2)
+            return D + keep * lo, D + keep * hi
+        lo, hi = mp_value(g, a2, ac2)
+        return keep * lo, keep * hi
+    if a == 0:
+        return _at_zero(leaves, power)
+    if ac == 0:
+        return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+
+    bound = _factor_bound(leaves, a, ac, power)
+    if bound is not None and (1 - bound if power else bound) <= pld.options()["tail"]:
+        # far below what the engine resolves (absolute errors ~ its tail mass): the bound is
+        # the answer, at once
+        return (bound, mp.one) if power else (mp.zero, bound)
+    lo, hi = pld_value((leaves,), a, power)
+    if bound is not None and hi - lo > _FACTOR_BOUND_RTOL * abs(hi):
+        lo, hi = (max(lo, bound), hi) if power else (lo, min(hi, bound))
+    return min(lo, hi), max(lo, hi)
+
+
+#: A PLD enclosure wider than this (relative) is intersected with the factor bound.
+_FACTOR_BOUND_RTOL = 1e-3
+
+
+def _factor_bound(leaves, a, ac, power: bool):
+    """``C <= f_i`` for each leaf ``f_i`` of the product ``C`` (Dong, Roth & Su, Sec. 3.1,
+    properties 2 and 3: ``f (x) g <= f (x) Id = f``): the least upper bound of ``C(alpha)``
+    (``power``: the greatest lower bound of ``1 - C(alpha)``) over the leaves without
+    trade-off arguments (the families, whose values are closed forms or exact), or None. It
+    settles products whose value lies far below what float64 resolves (G_40: losses near
+    800, beyond ``pld.LOSS_CAP``) and tightens wide engine enclosures."""
+    best = None
+    for leaf, _ in leaves:
+        if any(isinstance(x, TradeOff) for x in leaf.args):
+            continue
+        if power:
+            b = mp_roc(leaf, a, ac)[0]
+            best = b if best is None else max(best, b)
+        else:
+            b = mp_value(leaf, a, ac)[1]
+            best = b if best is None else min(best, b)
+    return best
+
+
+def _register_tensor_numerics() -> None:
+    def value(f, a, ac, power: bool):
+        kind, obj = route(f)
+        if kind == "finite":
+            return obj.mp_roc(a, ac) if power else obj.mp_value(a, ac)
+        if kind == "node":
+            return mp_roc(obj, a, ac) if power else mp_value(obj, a, ac)
+        return _pld_route_value(obj, a, ac, power)
+
+    def exact(f, A, Ac):
+        kind, obj = route(f)
+        if kind == "finite":
+            return obj.value(A, Ac)
+        if kind == "node":
+            return exact_value(obj, A, Ac)
+        rest, deltas = pld.split_trivial(obj)
+        if not deltas or any(not d.is_Rational or n > 64 for d, n in deltas):
+            return None
+        keep = 1
+        for d, n in deltas:
+            keep *= (1 - d) ** n
+        if A >= keep:
+            return A * 0
+        v = exact_value(_product(rest), A / keep, (keep - A) / keep)
+        return None if v is None else keep * v
+
+    def delta(f, eps):
+        kind, obj = route(f)
+        if kind == "finite":
+            return obj.mp_delta(eps)
+        if kind == "node":
+            return mp_delta(obj, eps)
+        rest, deltas = pld.split_trivial(obj)
+        if deltas:  # delta = D + (1 - D) delta_rest (Eq. (12) through Prop. 6)
+            keep, D = _keep(deltas)
+            lo, hi = mp_delta(_product(rest), eps)
+            return D + keep * lo, D + keep * hi
+        return pld_delta([obj], eps)
+
+    for cls in (Tensor, TensorPower):
+        exact_value.register(cls)(exact)
+        mp_value.register(cls)(lambda f, a, ac: value(f, a, ac, False))
+        mp_roc.register(cls)(lambda f, a, ac: value(f, a, ac, True))
+        mp_delta.register(cls)(delta)
+
+
+def _refinements(leaf_sets, arg, kind: str) -> list:
+    """PLD refinements of delta(eps) (kind 'delta') or eps(delta) ('epsilon') at the exact
+    argument ``arg`` (an mpf, bracketed by floats) for each product in ``leaf_sets``."""
+    o = pld.options()
+    dn, up = _float_bracket(arg)
+    make = pld.delta_refinement if kind == "delta" else pld.epsilon_refinement
+    return [make(leaves, dn, up, o["h"], o["tail"], o["progress"]) for leaves in leaf_sets]
+
+
+def pld_delta(leaf_sets: list, eps):
+    """Enclosure (mpf lo, hi) of ``max_i delta_i(eps)`` over the products in ``leaf_sets`` (one
+    product, or the two directions of a symmetric hull) by the PLD engine, refined to the
+    relative tolerance of ``pld_options``."""
+    o = pld.options()
+    if eps == mp.inf:  # delta(oo) = Q(L = +oo), carried exactly enough by both sides
+        cs = [pld._composed(pld._check_leaves(x), o["h"] or pld.H_START, o["tail"], 0.0,
+                            o["progress"]) for x in leaf_sets]
+        return mp.mpf(max(c.opt.inf for c in cs)), mp.mpf(max(c.pess.inf for c in cs))
+    lo, hi = pld.max_enclosure(_refinements(leaf_sets, eps, "delta"), o["tol"])
+    return mp.mpf(lo), mp.mpf(hi)
+
+
+def pld_epsilon(leaf_sets: list, d):
+    """Enclosure (mpf lo, hi) of ``max_i eps_i(d)`` over the products in ``leaf_sets``."""
+    lo, hi = pld.max_enclosure(_refinements(leaf_sets, d, "epsilon"), pld.options()["tol"])
+    return mp.mpf(lo), mp.mpf(hi)
+
+
+_register_tensor_numerics()
+
+
+# -- the symmetric hull of a product: delta_C(eps) = max(delta_f(eps), delta_{f^-1}(eps)) ------
+# C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4) has the conjugate C(f)^* = max{f^*,
+# (f^{-1})^*} (the conjugate of a lower convex envelope of a minimum is the maximum of the
+# conjugates), so by Prop. 6 of Dong, Roth & Su its profile is the larger of the two profiles:
+# the "remove" and the "add" neighbouring relations of NoisySGD. Likewise eps_C(delta) =
+# max(eps_f(delta), eps_{f^-1}(delta)).
+
+
+def hull_directions(f) -> tuple | None:
+    """The two products (leaves of f, leaves of f^{-1}) behind ``SymmetricHull(f)``, or None."""
+    g = f.arg
+    while isinstance(g, Inverse):
+        g = g.arg
+    if not isinstance(g, (Tensor, TensorPower)) or g.is_symmetric is True:
+        return None
+    leaves = pld_leaves(g)
+    if leaves is None:
+        return None
+    inv = tuple((x if x.is_symmetric is True else Inverse(x), n) for x, n in leaves)
+    return leaves, inv
+
+
+def pld_value(leaf_sets: tuple, a, power: bool):
+    """Enclosure (mpf lo, hi) of C(alpha) (``power``: 1 - C(alpha)) at the exact alpha (an mpf,
+    bracketed by floats), C the product for one product in ``leaf_sets`` or the symmetric hull
+    for a product and its inverse (numeric.pld.hull_roc_bounds)."""
+    o = pld.options()
+    dn, up = _float_bracket(a)
+    r = pld.value_refinement(leaf_sets, dn, up, power, o["h"], o["tail"], o["progress"])
+    lo, hi = pld.max_enclosure([r], o["tol"])
+    return mp.mpf(lo), mp.mpf(hi)
+
+
+def pld_hull_value(f, a, power: bool):
+    """:func:`pld_value` of ``f = SymmetricHull(g)`` for a product g (its two directions), or
+    None when f is not such a hull."""
+    dirs = hull_directions(f)
+    return None if dirs is None else pld_value(dirs, a, power)
+
+
+def _hull_route(g, f, kind: str, x):
+    """The PLD route of ``f = SymmetricHull(g)`` for a product g: the larger of the profiles of
+    its two directions (``kind`` "delta"), or the hull's value or power at alpha = x."""
+    if kind == "delta":
+        dirs = hull_directions(f)
+        return None if dirs is None else pld_delta(list(dirs), x)
+    return pld_hull_value(f, x, kind == "roc")
+
+
+hull_route.register(Tensor)(_hull_route)
+hull_route.register(TensorPower)(_hull_route)
+
+
+# -- epsilon(delta) of products and of their symmetric hulls --------------------------------------
+def _product_epsilon(f, d):
+    kind, obj = route(f)
+    if kind == "finite":
+        return obj.mp_epsilon(d)
+    if kind == "node":
+        return mp_epsilon(obj, d)
+    return pld_epsilon([obj], d)
+
+
+mp_epsilon.register(Tensor)(_product_epsilon)
+mp_epsilon.register(TensorPower)(_product_epsilon)
+
+
+@mp_epsilon.register(SymmetricHull)
+def _(f, d):
+    """eps_C(delta) = the larger of the two directions' (delta_C is the larger profile)."""
+    dirs = hull_directions(f)
+    if dirs is None:
+        return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
+    return pld_epsilon(list(dirs), d)
