@@ -161,11 +161,15 @@ def test_delta_edges_and_validation():
     with workdps(40):
         ref = 2 * mpmath.ncdf(mpmath.mpf(1) / 2) - 1
     assert abs(ta.delta(ta.G(1), 0).mid - ref) < 1e-29
-    for bad in (-1, "1", float("nan"), sp.Symbol("e")):
+    for bad in (-1, "1", float("nan")):
         with pytest.raises(ta.InvalidParameter):
             ta.delta(ta.G(1), bad)
-    with pytest.raises(ta.InvalidParameter):
-        ta.delta(ta.G(sp.Symbol("mu", positive=True)), 1)
+    # free parameters: an unevaluated functional that evaluates once they are set
+    mu = sp.Symbol("mu", positive=True)
+    lazy = ta.delta(ta.G(mu), 1)
+    assert lazy.free_symbols == {mu}
+    assert lazy.subs(mu, 1).value().mid == ta.delta(ta.G(1), 1).mid
+    assert ta.delta(ta.G(1), sp.Symbol("e")).free_symbols == {sp.Symbol("e")}
     with pytest.raises(ta.InvalidParameter):
         ta.delta(1, 1)
 

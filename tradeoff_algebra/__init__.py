@@ -67,6 +67,7 @@ from .operators import (
 from .printing import latex, text
 from .rewrite import Derivation, derive, rule_catalogue, rules, simplify
 from .routes import product as _product_routes  # noqa: F401  (registers the routes)
+from .verify import Verdict, verify
 
 __version__ = "0.1.0"
 
@@ -85,4 +86,5 @@ __all__ = [
     "simplify", "derive", "Derivation", "rules", "rule_catalogue",
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
+    "verify", "Verdict",
 ]

@@ -11,7 +11,12 @@ Expressions are written in the API's Python syntax and parsed by a whitelist
     tradeoff derive "C(p, EpsDelta(eps, delta))" --latex   # the cited steps, as align*
     tradeoff delta "G(1)" 5                    # delta(eps) = 1 + f^*(-e^eps)
     tradeoff eps   "G(1)" 1e-5                 # the smallest eps with delta(eps) <= delta
+    tradeoff verify "G(mu) @ G(nu)" == "G(sqrt(mu**2 + nu**2))"    # a claim and its verdict
+    tradeoff verify "G(1)" ">=" "C(1/2, EpsDelta(1, 0))" --over mu=0:5
     tradeoff demo
+
+verify prints the claim, the verdict (holds / fails / undecided), how it was decided, the
+evidence and a counterexample; its exit status is 0 (holds), 1 (fails) or 3 (undecided).
 
 ALPHA, EPS and DELTA are parsed the same way (with the parser's size limits) and taken exactly
 (1e-300, 1/3, 1 - 1e-20); --dps is an integer in [1, 10000].
@@ -123,6 +128,32 @@ def _derive(args: argparse.Namespace) -> int:
     d = derive(_expression(args.expr))
     print(d.latex() if args.latex else d)
     return 0
+
+
+def _over(text: str) -> tuple[str, tuple]:
+    """``name=lo:hi`` with lo and hi parsed like numbers (``oo`` allowed)."""
+    import sympy as sp
+
+    name, sep, rng = text.partition("=")
+    lo, sep2, hi = rng.partition(":")
+    if not (sep and sep2 and name.strip().isidentifier()):
+        raise _UsageError(f"--over {text!r}: expected NAME=LO:HI such as mu=0:5")
+    ends = []
+    for t in (lo, hi):
+        t = t.strip()
+        ends.append(sp.oo if t in ("oo", "inf") else -sp.oo if t in ("-oo", "-inf")
+                    else _number(t, "over", "a real number or oo"))
+    return name.strip(), tuple(ends)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import verify
+
+    over = dict(_over(t) for t in args.over or [])
+    v = verify(_expression(args.lhs), args.rel, _expression(args.rhs), over=over or None,
+               dps=args.dps)
+    print(v.latex() if args.latex else v)
+    return {True: 0, False: 1, None: 3}[v.status]
 
 
 def _latex(args: argparse.Namespace) -> int:
@@ -306,6 +337,17 @@ def _run(argv: list[str] | None) -> int:
         p.add_argument("--dps", type=_dps, default=30,
                        help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 30)")
         p.set_defaults(run=run, point=lambda t, n=pname, a=allowed: _number(t, n, a))
+    what = "decide a claim LHS REL RHS (pointwise in alpha for trade-off functions)"
+    p = sub.add_parser("verify", help=what, description=what)
+    p.add_argument("lhs", metavar="LHS", help=expr_help + ", or a scalar expression")
+    p.add_argument("rel", metavar="REL", choices=["==", "<=", ">="], help="==, <= or >=")
+    p.add_argument("rhs", metavar="RHS", help="the other side, of the same kind")
+    p.add_argument("--over", action="append", metavar="NAME=LO:HI",
+                   help="the range of a parameter, e.g. mu=0:5 (repeatable; oo allowed)")
+    p.add_argument("--dps", type=_dps, default=30,
+                   help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 30)")
+    p.add_argument("--latex", action="store_true", help="print the verdict as LaTeX")
+    p.set_defaults(run=_verify)
     demo = sub.add_parser("demo", help="build, evaluate and print a few expressions")
     demo.add_argument("--dps", type=_dps, default=30,
                       help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 30)")

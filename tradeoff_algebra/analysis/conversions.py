@@ -38,6 +38,7 @@ from ..numeric.protocol import (
 )
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
+from .lazy import defer
 from .profiles import mp_epsilon
 
 __all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower"]
@@ -59,6 +60,7 @@ def _eps_arg(eps: Any, owner: str):
     return num(e, "eps")
 
 
+@defer("delta", r"\delta_{{{f}}}\left({args}\right)")
 def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     """The (eps, delta)-DP profile of f: ``delta(eps) = 1 + f^*(-e^eps)``.
 
@@ -72,6 +74,9 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     ``eps`` must be a real number ``>= 0`` (Prop. 6 is stated for eps >= 0, and f_{eps,delta}
     is a trade-off function only for eps >= 0); ``eps = oo`` gives ``delta(oo) = 1 - f(0)``,
     the mass the two distributions do not share near alpha = 0.
+
+    With free symbols in ``f`` or ``eps`` the result is an unevaluated
+    :class:`~tradeoff_algebra.analysis.lazy.Functional` (for claims in ``ta.verify``).
     """
     _prepare(f, dps)
 
@@ -166,6 +171,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
     return L, U, points
 
 
+@defer("epsilon", r"\varepsilon_{{{f}}}\left({args}\right)")
 def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     """The smallest ``eps >= 0`` such that f-DP implies (eps, delta)-DP.
 

@@ -28,6 +28,7 @@ import math
 import numbers
 from collections.abc import Callable
 
+import mpmath
 import sympy as sp
 from sympy import S
 
@@ -189,6 +190,11 @@ def _to_sympy(name: str, value: object, allowed: str, owner: str | None) -> sp.E
     if isinstance(value, numbers.Real) and not isinstance(value, sp.Basic):
         if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
             raise InvalidParameter(name, value, allowed, owner)
+    if isinstance(value, mpmath.mpf) and mpmath.isfinite(value):
+        # an mpf is the exact binary rational it holds (sympify would round it to the global
+        # mpmath precision, 53 bits by default)
+        man, exp = value.man_exp
+        value = sp.Integer(man) * sp.Integer(2) ** exp
     try:
         v = sp.sympify(value, strict=True)
     except Exception as exc:

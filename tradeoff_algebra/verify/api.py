@@ -1,0 +1,254 @@
+"""``verify(lhs, rel, rhs, over=None, dps=30)``: a claim and its certified verdict.
+
+The order of the routes, for a claim between trade-off functions (pointwise in alpha):
+
+1. rewriting: both sides simplified by the sound rules to one canonical form (True, with the
+   derivations), or an order proof from monotonicity (:mod:`.monotone`), valid for every
+   parameter value in the box;
+2. without free parameters, the decision procedures of :mod:`.pointwise`;
+3. with free parameters, the claim is decided at sample points of the box (corners, centre,
+   random points): a point where it fails gives False; otherwise the verdict is None — numbers
+   at finitely many parameter values never prove a claim over a box.
+
+For scalar claims: SymPy simplification of the difference (and its assumptions), then
+interval arithmetic (:mod:`.interval`) at the point or, with parameters, over the box with
+subdivision (:mod:`.box`), then sample points.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import sympy as sp
+
+from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
+from ..core.node import TradeOff
+from ..numeric.context import mp
+from ..numeric.protocol import evaluate
+from ..numeric.value import Value
+from ..rewrite import derive, simplify
+from .box import make_box, prove_nonneg, sample_points
+from .interval import Undecidable, enclose
+from .monotone import dominates
+from .pointwise import decide_eq, decide_ge
+from .verdict import RELATIONS, Verdict
+
+__all__ = ["verify"]
+
+
+def _free(x: Any) -> set:
+    return set(x.free_symbols) if isinstance(x, sp.Basic) else set()
+
+
+def _scalar(x: Any, side: str) -> Any:
+    if isinstance(x, Value):
+        return x
+    if isinstance(x, bool) or x is None:
+        raise InvalidParameter(side, x, "a trade-off expression or a real scalar expression")
+    if isinstance(x, (int, float)):
+        return sp.Rational(x) if isinstance(x, int) else sp.Float(x)
+    if isinstance(x, str):
+        raise InvalidParameter(side, x, "an expression object (parse strings with "
+                               "tradeoff_algebra.parse.parse_expr)")
+    try:
+        return sp.sympify(x, strict=True)
+    except (sp.SympifyError, TypeError) as exc:
+        raise InvalidParameter(side, x, "a trade-off expression or a real scalar "
+                               "expression") from exc
+
+
+def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30) -> Verdict:
+    """Decide the claim ``lhs rel rhs`` (``rel`` one of ``"=="``, ``"<="``, ``">="``).
+
+    Both sides are trade-off expressions (the claim holds pointwise, for every alpha in
+    [0, 1]) or both are real scalars (numbers, SymPy expressions, the library's functionals —
+    ``ta.delta(G(mu), eps)`` stays unevaluated while ``mu`` is a symbol — or computed
+    ``Value``s). ``over`` maps free symbols (or their names) to closed intervals ``(lo, hi)``;
+    without it a symbol ranges over what its assumptions allow.
+
+    The :class:`Verdict` is True only with a proof, False only with a certified
+    counterexample (``verdict.counterexample``), None otherwise, with the evidence.
+    """
+    if rel not in RELATIONS:
+        raise InvalidParameter("rel", rel, "one of '==', '<=', '>='")
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 5 <= dps <= 1000:
+        raise InvalidParameter("dps", dps, "an integer in [5, 1000]")
+    t0 = time.perf_counter()
+    tl, tr = isinstance(lhs, TradeOff), isinstance(rhs, TradeOff)
+    if tl != tr:
+        raise InvalidParameter("rhs" if tl else "lhs", rhs if tl else lhs,
+                               "the same kind as the other side (both trade-off expressions "
+                               "or both scalars)")
+    if not tl:
+        lhs, rhs = _scalar(lhs, "lhs"), _scalar(rhs, "rhs")
+    symbols = _free(lhs) | _free(rhs)
+    box = make_box(symbols, over)
+    shown_over = {k: box[k] for k in sorted(box, key=lambda s: s.name)}
+    with mp.workdps(dps + 20):
+        if tl:
+            res = _tradeoff_claim(lhs, rel, rhs, box, dps)
+        else:
+            res = _scalar_claim(lhs, rel, rhs, box, dps)
+    status, method, evidence, ce, ders = res
+    return Verdict(lhs, rel, rhs, shown_over, status, method, evidence, ce, ders,
+                   time.perf_counter() - t0)
+
+
+# -- trade-off claims ---------------------------------------------------------------------------
+def _derivations(*exprs) -> tuple:
+    """The derivations of the sides that some rule rewrote."""
+    return tuple(d for d in (derive(e) for e in exprs) if len(d))
+
+
+def _tradeoff_claim(lhs, rel, rhs, box, dps):
+    try:
+        sl, sr = simplify(lhs), simplify(rhs)
+    except TradeOffError:
+        sl, sr = lhs, rhs
+    if sl == sr:
+        return (True, "rewrite", "both sides simplify to " + sp.sstr(sl) + " by sound rules",
+                None, _derivations(lhs, rhs))
+    if rel != "==":
+        big, small = (sl, sr) if rel == ">=" else (sr, sl)
+        if dominates(big, small, box):
+            return (True, "monotonicity",
+                    "ordered by the monotonicity of the families in their parameters and of "
+                    "the operators in their operands", None, _derivations(lhs, rhs))
+    if not box:
+        return _decide(sl, rel, sr, dps, {})
+    held = 0
+    undecided = []
+    points = sample_points(box, limit=12)
+    for p in points:
+        try:
+            l2, r2 = sl.xreplace(p), sr.xreplace(p)
+            if l2.free_symbols or r2.free_symbols:
+                continue
+            st, method, ev, ce, _ = _decide(l2, rel, r2, dps, p)
+        except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
+            continue
+        if st is False:
+            return (False, method, f"fails at {_pt(p)}: {ev}", ce, ())
+        if st is True:
+            held += 1
+        else:
+            undecided.append(_pt(p))
+    ev = (f"no proof for the whole parameter box; at {len(points)} sample points the claim "
+          f"was proved at {held}")
+    if undecided:
+        ev += f" and undecided at {len(undecided)} ({undecided[0]}, ...)"
+    return (None, "sample points", ev, None, ())
+
+
+def _pt(p: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in p.items())
+
+
+def _decide(l, rel, r, dps, params):
+    if rel == "==":
+        out = decide_eq(l, r, dps)
+        big, small = l, r
+    else:
+        big, small = (l, r) if rel == ">=" else (r, l)
+        out = decide_ge(big, small, dps)
+    ce = None
+    if out.status is False:
+        vb, vs = out.values
+        if vs is None:
+            vs = small_value(small, out.alpha, dps)
+        if isinstance(vb, sp.Basic):
+            vb = Value.from_exact(vb, dps) if vb.is_Rational else _num_value(vb, dps)
+        if isinstance(vs, sp.Basic):
+            vs = Value.from_exact(vs, dps) if vs.is_Rational else _num_value(vs, dps)
+        left, right = (vb, vs) if big is l else (vs, vb)
+        ce = {**{str(k): v for k, v in params.items()}, "alpha": out.alpha,
+              "lhs": left, "rhs": right}
+    return out.status, out.method, out.evidence, ce, ()
+
+
+def small_value(f, alpha, dps) -> Value:
+    return evaluate(f, alpha, dps=dps)
+
+
+def _num_value(x: sp.Expr, dps: int) -> Value:
+    lo, hi = enclose(x, dps=dps)
+    return Value.enclosure(lo, hi, dps)
+
+
+# -- scalar claims ------------------------------------------------------------------------------
+def _holds(lo_l, hi_l, lo_r, hi_r, rel):
+    """Decide from enclosures: True, False or None."""
+    if rel == "<=":
+        return True if hi_l <= lo_r else False if lo_l > hi_r else None
+    if rel == ">=":
+        return True if lo_l >= hi_r else False if hi_l < lo_r else None
+    return False if (hi_l < lo_r or hi_r < lo_l) else None
+
+
+def _scalar_claim(lhs, rel, rhs, box, dps):
+    lv, rv = isinstance(lhs, Value), isinstance(rhs, Value)
+    if not (lv or rv):
+        d = lhs - rhs
+        try:
+            ds = sp.simplify(d)
+        except Exception:  # noqa: BLE001 - SymPy's simplify may fail on exotic input
+            ds = d
+        if ds == 0:
+            return True, "rewrite", "the difference simplifies to 0", None, ()
+        if rel == "<=" and ds.is_nonpositive or rel == ">=" and ds.is_nonnegative:
+            return True, "rewrite", f"the difference {sp.sstr(ds)} has the sign claimed by "\
+                   "SymPy's assumptions", None, ()
+        if rel == "==" and ds.is_zero is False and not ds.free_symbols:
+            return False, "rewrite", f"the difference {sp.sstr(ds)} is non-zero", {
+                "lhs": lhs, "rhs": rhs}, ()
+    if not box:
+        return _scalar_point(lhs, rel, rhs, dps, {})
+    if rel != "==" and not (lv or rv):
+        d = lhs - rhs if rel == ">=" else rhs - lhs
+        st, ev = prove_nonneg(d, box, dps)
+        if st is True:
+            return True, "interval arithmetic", ev, None, ()
+        if st is False:
+            p = ev
+            return _scalar_point(lhs.xreplace(p), rel, rhs.xreplace(p), dps,
+                                 {str(k): v for k, v in p.items()})
+    held = 0
+    points = sample_points(box)
+    for p in points:
+        try:
+            st, method, ev, ce, _ = _scalar_point(
+                lhs.xreplace(p) if isinstance(lhs, sp.Basic) else lhs, rel,
+                rhs.xreplace(p) if isinstance(rhs, sp.Basic) else rhs, dps,
+                {str(k): v for k, v in p.items()})
+        except (InvalidParameter, NoClosedForm, NumericalError):
+            continue
+        if st is False:
+            return st, method, f"fails at {_pt(p)}: {ev}", ce, ()
+        held += st is True
+    return (None, "sample points", f"no proof for the whole parameter box; proved at {held} of "
+            f"{len(points)} sample points", None, ())
+
+
+def _scalar_point(lhs, rel, rhs, dps, params):
+    if isinstance(lhs, sp.Rational) and isinstance(rhs, sp.Rational):
+        ok = {"==": lhs == rhs, "<=": lhs <= rhs, ">=": lhs >= rhs}[rel]
+        ce = None if ok else {**params, "lhs": lhs, "rhs": rhs}
+        return bool(ok), "exact", "rational arithmetic", ce, ()
+    try:
+        L = enclose(lhs, dps=dps)
+        R = enclose(rhs, dps=dps)
+    except Undecidable as exc:
+        return None, "interval arithmetic", f"cannot enclose: {exc}", None, ()
+    st = _holds(*L, *R, rel)
+    width = max(L[1] - L[0], R[1] - R[0])
+    digits = int(-mp.log10(width / max(abs(L[0]), abs(R[0]), mp.mpf(10) ** -300))) \
+        if width > 0 else dps
+    if st is False:
+        ce = {**params, "lhs": Value.enclosure(*L, dps), "rhs": Value.enclosure(*R, dps)}
+        return False, "interval arithmetic", "the enclosures are disjoint", ce, ()
+    if st is True:
+        return True, "interval arithmetic", "certified enclosures", None, ()
+    return (None, "interval arithmetic",
+            f"the sides agree to about {digits} digits; equality of numbers that are not "
+            "exact cannot be certified numerically", None, ())

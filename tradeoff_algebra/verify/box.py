@@ -1,0 +1,146 @@
+"""Parameter boxes: domains of the free symbols, sample points, proofs over a box.
+
+A box maps each free symbol to a closed interval ``(lo, hi)`` of SymPy numbers (``-oo``/``oo``
+allowed); it comes from ``over`` or, without it, from the symbol's assumptions (positive:
+``(0, oo)``; nonnegative: ``[0, oo)``; otherwise ``(-oo, oo)``). Integer symbols take integer
+sample values.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+from typing import Any
+
+import sympy as sp
+
+from ..core.errors import InvalidParameter
+from ..numeric.context import mp
+from .interval import Undecidable, enclose
+
+__all__ = ["make_box", "sample_points", "prove_nonneg"]
+
+MAX_BOXES = 400
+
+
+def _interval(sym: sp.Symbol, spec: Any) -> tuple:
+    if isinstance(spec, sp.Interval):
+        lo, hi = spec.start, spec.end
+    elif isinstance(spec, (tuple, list)) and len(spec) == 2:
+        lo, hi = (sp.sympify(x) for x in spec)
+    else:
+        raise InvalidParameter("over", spec, f"an interval (lo, hi) or a SymPy Interval for {sym}")
+    if not (lo.is_comparable or lo.is_infinite) or not (hi.is_comparable or hi.is_infinite) \
+            or bool(lo > hi):
+        raise InvalidParameter("over", spec, f"an interval lo <= hi of real numbers for {sym}")
+    return lo, hi
+
+
+def make_box(symbols: set, over: dict | None) -> dict:
+    """The box of ``symbols``: ``over`` where given, else from the assumptions."""
+    box = {}
+    over = dict(over or {})
+    by_name = {s.name: s for s in symbols}
+    for key, spec in over.items():
+        sym = key if isinstance(key, sp.Symbol) else by_name.get(str(key))
+        if sym is None or sym not in symbols:
+            raise InvalidParameter("over", key, "a free symbol of the claim: "
+                                   + ", ".join(sorted(by_name)))
+        box[sym] = _interval(sym, spec)
+    for s in symbols - set(box):
+        if s.is_positive or s.is_nonnegative:
+            box[s] = (sp.Integer(1) if s.is_integer and s.is_positive else sp.Integer(0), sp.oo)
+        else:
+            box[s] = (-sp.oo, sp.oo)
+    return box
+
+
+def _values(sym: sp.Symbol, lo, hi, rng: random.Random) -> list:
+    if lo.is_finite and hi.is_finite:
+        cand = [lo, hi, (lo + hi) / 2, lo + (hi - lo) / 4, lo + 3 * (hi - lo) / 4]
+        cand += [lo + (hi - lo) * sp.Rational(rng.randint(1, 99), 100) for _ in range(3)]
+    elif lo.is_finite:
+        cand = [lo, lo + sp.Rational(1, 10), lo + 1, lo + 3, lo + 10, lo + sp.Rational(1, 1000)]
+    elif hi.is_finite:
+        cand = [hi, hi - sp.Rational(1, 10), hi - 1, hi - 10]
+    else:
+        cand = [sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(10)]
+    if sym.is_integer:
+        cand = [sp.floor(c) for c in cand] + [sp.ceiling(c) for c in cand]
+        cand = [c for c in cand if bool(lo <= c <= hi)]
+    return list(dict.fromkeys(cand))
+
+
+def sample_points(box: dict, limit: int = 24, seed: int = 0) -> list[dict]:
+    """Parameter points of ``box``: the corners and centre first, then random points."""
+    rng = random.Random(seed)
+    syms = sorted(box, key=lambda s: s.name)
+    vals = {s: _values(s, *box[s], rng) for s in syms}
+    pts = []
+    heads = [v[:3] for v in (vals[s] for s in syms)]
+    for combo in product(*heads):
+        pts.append(dict(zip(syms, combo, strict=True)))
+        if len(pts) >= limit // 2:
+            break
+    while len(pts) < limit and syms:
+        pts.append({s: rng.choice(vals[s]) for s in syms})
+    out, seen = [], set()
+    for p in pts:
+        key = tuple(p[s] for s in syms)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out or [{}]
+
+
+def _mpf_box(box: dict) -> dict:
+    out = {}
+    for s, (lo, hi) in box.items():
+        out[s] = (enclose(lo)[0] if lo.is_finite else -mp.inf,
+                  enclose(hi)[1] if hi.is_finite else mp.inf)
+    return out
+
+
+def prove_nonneg(expr: sp.Expr, box: dict, dps: int = 30) -> tuple:
+    """``(status, evidence)``: True if ``expr >= 0`` on the whole box (interval arithmetic with
+    subdivision), False with ``{symbol: value}`` if a point of the box has ``expr < 0``
+    (certified), None if neither was reached within the budget."""
+    syms = [s for s in box if s in expr.free_symbols]
+    sub = {s: box[s] for s in syms}
+    if any(not (lo.is_finite and hi.is_finite) for lo, hi in sub.values()):
+        # unbounded: only points
+        for p in sample_points(sub):
+            try:
+                lo, hi = enclose(expr.xreplace(p), dps=dps)
+            except Undecidable:
+                continue
+            if hi < 0:
+                return False, p
+        return None, "unbounded box"
+    stack = [sub]
+    done = 0
+    while stack:
+        b = stack.pop()
+        done += 1
+        if done > MAX_BOXES:
+            return None, f"undecided after {MAX_BOXES} sub-boxes"
+        try:
+            lo, hi = enclose(expr, _mpf_box(b), dps=dps)
+        except Undecidable:
+            lo, hi = -mp.inf, mp.inf
+        if lo >= 0:
+            continue
+        centre = {s: (l + h) / 2 for s, (l, h) in b.items()}
+        try:
+            _, chi = enclose(expr.xreplace(centre), dps=dps)
+        except Undecidable:
+            chi = mp.inf
+        if chi < 0:
+            return False, centre
+        if not b:
+            return None, "no parameters and the sign is not certified"
+        s = max(b, key=lambda k: b[k][1] - b[k][0])
+        l, h = b[s]
+        m = (l + h) / 2
+        stack += [{**b, s: (l, m)}, {**b, s: (m, h)}]
+    return True, f"interval arithmetic on {done} sub-boxes"

@@ -1,0 +1,90 @@
+"""Proofs of f >= g from the order structure, valid for every value of the parameters.
+
+* Id is the largest trade-off function and Zero the smallest (Dong, Roth & Su, Sec. 2.1).
+* The families are ordered by their parameters: G_mu is non-increasing in mu (Sec. 2.2),
+  f_{eps,delta} in eps and in delta (Eq. (5)), L_mu in mu.
+* The operators are monotone in their operands: f ⊗ g is (Lemma 4, part 2), and so are
+  C_p(f), f^{-1}, the symmetric hull, max and group privacy (Sec. 4.1, Prop. 9 and its
+  remark: g >= h iff g^{-1} >= h^{-1}); f^{⊗n} is non-increasing in n, C_p(f) and the mixture
+  f_p in p (f <= Id), Group(f, k) in k.
+* f ⊗ g <= f, since g <= Id and f ⊗ Id = f (Lemma 4).
+
+:func:`dominates` combines these recursively; a parameter comparison is proved by
+:func:`prove_le` (SymPy's assumptions, then interval arithmetic over the parameter box).
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import sympy as sp
+
+from ..core.node import TradeOff
+from ..families.epsdelta import EpsDelta
+from ..families.gaussian import Gaussian
+from ..families.laplace import Laplace
+from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..operators.maxgroup import Group, Max
+from ..operators.subsample import Mix, Subsample
+from ..operators.tensor import Tensor, TensorPower
+from ..operators.unary import Inverse, SymmetricHull
+from .box import prove_nonneg
+
+__all__ = ["dominates", "prove_le", "DIRECTIONS"]
+
+# How each argument moves the function: +1 non-decreasing (a trade-off operand: monotone),
+# -1 non-increasing; "all+" for operators monotone in every operand.
+DIRECTIONS: dict[type, tuple | str] = {
+    Gaussian: (-1,),
+    Laplace: (-1,),
+    EpsDelta: (-1, -1),
+    Tensor: "all+",
+    Max: "all+",
+    TensorPower: (+1, -1),
+    Subsample: (+1, -1),
+    Mix: (+1, -1),
+    Group: (+1, -1),
+    Inverse: (+1,),
+    SymmetricHull: (+1,),
+}
+
+
+def prove_le(a: sp.Expr, b: sp.Expr, box: dict) -> bool:
+    """Is ``a <= b`` proved for every parameter value in ``box``?"""
+    d = sp.simplify(sp.sympify(b) - sp.sympify(a))
+    if d == 0 or d.is_nonnegative:
+        return True
+    return prove_nonneg(d, box)[0] is True
+
+
+def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
+    """A proof that ``big >= small`` pointwise for all parameters in ``box``, or False (not
+    proved; it may still hold)."""
+    if big == small or isinstance(big, IdTradeOff) or isinstance(small, ZeroTradeOff):
+        return True
+    if isinstance(small, Tensor) and not isinstance(big, Tensor):
+        return any(dominates(big, g, box) for g in small.args)
+    if isinstance(small, TensorPower) and small.args[1].is_positive:
+        if dominates(big, small.args[0], box):
+            return True
+    if type(big) is not type(small) or len(big.args) != len(small.args):
+        return False
+    dirs = DIRECTIONS.get(type(big))
+    if dirs is None:
+        return False
+    if dirs == "all+":
+        n = len(big.args)
+        orders = permutations(range(n)) if n <= 4 else [tuple(range(n))]
+        return any(all(dominates(big.args[i], small.args[j], box) for i, j in enumerate(p))
+                   for p in orders)
+    for x, y, d in zip(big.args, small.args, dirs, strict=True):
+        if x == y:
+            continue
+        if isinstance(x, TradeOff) and isinstance(y, TradeOff):
+            if not (d > 0 and dominates(x, y, box)):
+                return False
+        elif isinstance(x, TradeOff) or isinstance(y, TradeOff):
+            return False
+        elif not (prove_le(x, y, box) if d < 0 else prove_le(y, x, box)):
+            return False
+    return True
