@@ -209,6 +209,11 @@ def _(rng):
     yield Case(G(0), digits=50, note="G_0 by its closed form, numerically")
 
 
+@case("laplace_zero")
+def _(rng):
+    yield Case(ta.Laplace(0), digits=50, note="L_0 by its closed form, numerically")
+
+
 @case("gaussian_tensor")
 def _(rng):
     yield Case(Tensor(G(mu), G(nu), Id), {mu: r_mu(rng), nu: r_mu(rng)}, digits=50,

@@ -604,3 +604,16 @@ def test_large_mu_products_are_enclosed_not_wrong(mu, eps):
         assert v.lo <= ref <= v.hi <= g.hi * (1 + 1e-14)
         r = ta.roc(f, alpha)
         assert r.lo <= 1 - ref <= r.hi
+
+
+def test_pld_value_cap_rounds_up_near_one():
+    """f(alpha) <= 1 - alpha was applied as the float 1.0 - alpha rounded to nearest, which for
+    alpha = 1e-16 is 1 - 2^-53 < 1 - 1e-16: an enclosure that excluded the truth. The truth
+    for L_mu (x) L_mu with mu = 1e-20 lies in [1 - e^{2 mu} alpha, 1 - alpha]."""
+    a = sp.Rational(1, 10**16)
+    mu = sp.Rational(1, 10**20)
+    v = ta.evaluate(ta.Laplace(mu) @ ta.Laplace(mu), a)
+    hi = sp.Rational(*mpmath.libmp.to_rational(v.hi._mpf_))
+    assert hi >= 1 - a * sp.Rational(10000001, 10000000)  # above the truth's lower end
+    # L_0 is Id (rule laplace_zero): exact
+    assert ta.evaluate(ta.Laplace(0) @ ta.Laplace(0), a).exact == 1 - a

@@ -18,10 +18,13 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ..core.citations import DRS
 from ..core.node import TradeOff
+from ..core.rules import rule
 from ..core.validate import param
 from ..numeric.context import mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+from .trivial import Id
 
 __all__ = ["Laplace"]
 
@@ -55,6 +58,12 @@ class Laplace(TradeOff):
 
     def _latex(self, printer):
         return r"L_{%s}" % printer._print(self.mu)
+
+
+@rule(Laplace, cite=DRS.prop(7, note="L_0 = T(Lap(0,1), Lap(0,1)) = Id"), priority=100)
+def laplace_zero(f: Laplace):
+    """L_0 = Id: Lap(0,1) against itself."""
+    return Id if f.mu.is_zero is True else None
 
 
 def _branch(e_minus, a):

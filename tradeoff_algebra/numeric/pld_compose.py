@@ -518,7 +518,10 @@ def hull_value_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
     """Enclosure of ``C(alpha)`` (see :func:`hull_roc_bounds`)."""
     rlo, rhi = hull_roc_bounds(cs, alpha)
     lo = max(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
-    hi = min(1.0 - alpha, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64) if alpha < 1 else 0.0
+    # f(alpha) <= 1 - alpha, rounded up (1.0 - alpha rounds to nearest: below the truth for
+    # alpha = 1e-16, where it gives 1 - 2^-53)
+    cap = math.nextafter(1.0 - alpha, math.inf)
+    hi = min(cap, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64) if alpha < 1 else 0.0
     return lo, max(hi, lo)
 
 
