@@ -1,11 +1,24 @@
-"""The seed papers' claims, checked numerically by independent routes: ``python -m proofs``.
+"""The seed papers' claims, each stated with ``ta.verify``: ``python -m proofs [--json]``.
 
-One module per paper. Each claim is a function decorated with :func:`claim`; it returns a
-:class:`Check` whose status is ``"holds"`` (with the evidence: points, digits, largest gap),
-``"fails"`` (with a counterexample) or ``"fails as printed"`` (the printed statement is wrong
-and the corrected one, implemented by the library, holds; see ``drs_counterexamples.md``).
+Claims are registered in the ``claims_*`` modules (one per paper or part) with
+:func:`~proofs._claims.stated`, :func:`~proofs._claims.misprint` and
+:func:`~proofs._claims.not_stated`; ``audit/`` holds the claim-by-claim audits they follow,
+with the independent checks and the misprints found. ``drs.py``, ``kaissis.py`` and
+``wang.py`` hold independent reference computations (quadrature, brute-force Neyman-Pearson,
+exact envelopes) used as cross-checks of the library's numbers.
 """
 
-from ._claims import CLAIMS, Check, claim, run_all
+import importlib
+import pkgutil
 
-__all__ = ["CLAIMS", "Check", "claim", "run_all"]
+from ._claims import CLAIMS, Check, claim, misprint, not_stated, run_all, stated
+
+__all__ = ["CLAIMS", "Check", "claim", "stated", "misprint", "not_stated", "run_all",
+           "load_all"]
+
+
+def load_all() -> None:
+    """Import every claims module (registration happens at import)."""
+    for m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if m.name.startswith("claims_") or m.name in ("drs", "kaissis", "wang"):
+            importlib.import_module(f"{__name__}.{m.name}")

@@ -1,5 +1,6 @@
 """Claims of Kaissis et al., "A unified interpretation of the Gaussian mechanism ... sensitivity
-index", checked by independent routes."""
+index", each stated with ``ta.verify``; the hand-written function below is the independent
+cross-check (quadrature of the ROC curve)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from mpmath import mp
 
 import tradeoff_algebra as ta
 
-from ._claims import Check, claim
+from ._claims import Check, stated
 
 PAPER = "Kaissis et al."
 
 
-@claim(PAPER, "AUC of the Gaussian mechanism", "AUC = Phi(psi / sqrt 2) for psi = Delta/sigma")
 def auc_gaussian() -> Check:
     worst = mp.zero
     with mp.workdps(30):
@@ -27,3 +27,11 @@ def auc_gaussian() -> Check:
     return Check("holds" if worst < mp.mpf(10) ** -15 else "fails",
                  f"quadrature of the ROC curve against Phi(psi/sqrt 2) at psi in "
                  f"{{0.1, 1, 2.5, 6}}: worst gap {mpmath.nstr(worst, 3)}")
+
+
+_Delta, _sigma = sp.symbols("Delta sigma", positive=True)
+stated(PAPER, "AUC of the Gaussian mechanism", "AUC = Phi(psi / sqrt 2) for psi = Delta/sigma, "
+       "for all Delta, sigma > 0",
+       lambda: ta.verify(ta.auc(ta.gaussian_mechanism(_Delta, _sigma)), "==",
+                         ta.Phi(_Delta / _sigma / sp.sqrt(2))),
+       crosscheck=auc_gaussian)

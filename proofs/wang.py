@@ -1,8 +1,10 @@
 """Claims of Wang, Su, Ye, Shokri & Su, "Unified enhancement of privacy bounds for mixture
-mechanisms via f-DP" (NeurIPS 2023), Sec. 4 (shuffling), checked by independent routes: the
-pairs (P0, Q0) and (P, Q) built literally from their definitions with exact Fractions,
-brute-force Neyman--Pearson, an independent lower convex envelope, and scipy's binomial CDFs
-for n = 10^4."""
+mechanisms via f-DP" (NeurIPS 2023), Sec. 4 (shuffling), each stated with ``ta.verify``: the
+pairs (P0, Q0) and (P, Q) are built literally from their definitions with exact Fractions and
+handed to the verifier as ``Discrete`` nodes (exact decisions), next to the library's
+``ShuffleDP``. The hand-written functions below are the independent cross-checks
+(brute-force Neyman--Pearson, an independent lower convex envelope, scipy's binomial CDFs for
+n = 10^4); each returns ``Check("holds", ...)`` when it confirms the library's numbers."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ import sympy as sp
 
 import tradeoff_algebra as ta
 
-from ._claims import Check, claim
-from .drs import _hull_value
+from ._claims import Check, stated
+from .drs import _discrete, _hull_value, _lower_hull
+
+R = sp.Rational
 
 PAPER = "Wang et al."
 
@@ -73,20 +77,44 @@ def _binom_cdf(i: int, x) -> Fraction:
     return Fraction(sum(math.comb(i, j) for j in range(min(k, i) + 1)), 2**i)
 
 
-@claim(PAPER, "Sec. 4.1", "P = (1-w)P0 + wQ0 and Q = (1-w)Q0 + wP0 have Q/P = (E b + a)/(E a + b), "
-       "and ShuffleDP(eps0, n) is T(P, Q)")
+SEC41_CASES = [(Fraction(3), 1), (Fraction(3), 4), (Fraction(5, 2), 6), (Fraction(7), 5)]
+PROP41_CASES = [(Fraction(3), 3), (Fraction(5, 2), 5), (Fraction(7), 6)]
+THM42_CASES = [(Fraction(3), 1), (Fraction(3), 5), (Fraction(5, 2), 8), (Fraction(9), 7)]
+
+
+def _S(x: Fraction) -> sp.Rational:
+    return sp.Rational(x.numerator, x.denominator)
+
+
+def _T(P: dict, Q: dict) -> ta.Discrete:
+    """T(P, Q) of the literal pair as the library's Discrete node."""
+    ks = sorted(P)
+    return _discrete([P[k] for k in ks], [Q[k] for k in ks])
+
+
+def _library(E: Fraction, n: int, bound: str = "exact") -> ta.TradeOff:
+    return ta.ShuffleDP(sp.log(_S(E)), n, bound=bound)
+
+
+def _at_knots(f, knots) -> list:
+    """f(alpha) == value at the interior knots (the library's Value there is an exact rational,
+    so the verifier decides equality exactly)."""
+    return [ta.verify(ta.evaluate(f, _S(x)), "==", _S(y)) for x, y in knots if 0 < x < 1]
+
+
+# -- Sec. 4.1 -----------------------------------------------------------------------------------
 def shuffle_pair_exact() -> Check:
     cnt = 0
-    for E, n in [(Fraction(3), 1), (Fraction(3), 4), (Fraction(5, 2), 6), (Fraction(7), 5)]:
+    for E, n in SEC41_CASES:
         _, _, P, Q = _pairs(E, n)
         for (a, b), p in P.items():
             if p and Q[(a, b)] / p != (E * b + a) / (E * a + b):
                 return Check("fails", f"E={E}, n={n}, point {(a, b)}")
         kn = _np_knots(P, Q)
-        f = ta.ShuffleDP(sp.log(sp.Rational(E.numerator, E.denominator)), n)
+        f = _library(E, n)
         for x in [Fraction(k, 41) for k in range(42)] + [x for x, _ in kn]:
-            got = ta.evaluate(f, sp.Rational(x.numerator, x.denominator)).exact
-            if Fraction(int(got.p), int(got.q)) != _interp(kn, x):
+            got = ta.evaluate(f, _S(x)).exact
+            if got is None or Fraction(int(got.p), int(got.q)) != _interp(kn, x):
                 return Check("fails", f"E={E}, n={n}, alpha={x}: {got} != {_interp(kn, x)}")
             cnt += 1
     return Check("holds", f"the ratio formula at every point and exact equality of ShuffleDP "
@@ -94,30 +122,79 @@ def shuffle_pair_exact() -> Check:
                  "{3, 5/2, 7}, n <= 6)")
 
 
-@claim(PAPER, "Prop. 4.1", "T(P0, Q0) has the knots (sum w_i F_i(i - (i+1)/(t+1)), "
-       "sum w_i (1 - F_i[F_i^{-1}(alpha_i(t)) + 1]))")
+def _sec41() -> list:
+    out = []
+    for E, n in SEC41_CASES:
+        _, _, P, Q = _pairs(E, n)
+        e = _S(E)
+        out += [ta.verify(_S(Q[(a, b)] / p), "==", (e * b + a) / (e * a + b))
+                for (a, b), p in P.items() if p]
+        lib = _library(E, n)
+        # the library's ShuffleDP lies below T(P, Q) (decided at the knots of T(P, Q): a convex
+        # function lies below a linear piece iff it does at its ends) and meets it there
+        out.append(ta.verify(_T(P, Q), ">=", lib))
+        out += _at_knots(lib, _np_knots(P, Q))
+    return out
+
+
+stated(PAPER, "Sec. 4.1", "P = (1-w)P0 + wQ0 and Q = (1-w)Q0 + wP0 have Q/P = (E b + a)/(E a + b), "
+       "and ShuffleDP(eps0, n) is T(P, Q); at (e^eps0, n) = (3, 1), (3, 4), (5/2, 6), (7, 5): "
+       "the ratio exactly at every point, ShuffleDP <= T(P, Q), and equal at the knots of "
+       "T(P, Q) (exact)", _sec41, crosscheck=shuffle_pair_exact)
+
+
+# -- Prop. 4.1 ----------------------------------------------------------------------------------
+def _prop41_formula(E: Fraction, n: int) -> list:
+    """The knots (alpha(t), beta(t)) of Prop. 4.1 at every threshold t = a/b of a point,
+    with the quantile convention F_i^{-1}(0) = -1 (exact Fractions)."""
+    P0, _, _, _ = _pairs(E, n)
+    th = 2 / (E + 1)
+    wts = [math.comb(n - 1, i) * th**i * (1 - th) ** (n - 1 - i) for i in range(n)]
+    out = []
+    for t in sorted({Fraction(a, b) for (a, b) in P0 if b > 0}):
+        al = sum(wts[i] * _binom_cdf(i, i - Fraction(i + 1) / (t + 1)) for i in range(n))
+        # F_i^{-1}(F_i(x)) = floor(x) for x >= 0; the quantile of 0 is -1 (no mass)
+        val = sum(wts[i] * (1 - _binom_cdf(i, math.floor(i - Fraction(i + 1) / (t + 1)) + 1))
+                  for i in range(n))
+        out.append((al, val))
+    return out
+
+
 def prop41_knots() -> Check:
     cnt = 0
-    for E, n in [(Fraction(3), 3), (Fraction(5, 2), 5), (Fraction(7), 6)]:
+    for E, n in PROP41_CASES:
         P0, Q0, _, _ = _pairs(E, n)
         kn = _np_knots(P0, Q0)
-        th = 2 / (E + 1)
-        wts = [math.comb(n - 1, i) * th**i * (1 - th) ** (n - 1 - i) for i in range(n)]
         # every knot of T(P0, Q0) sits at a threshold 1/t = b/a of some point
-        ts = sorted({Fraction(a, b) for (a, b) in P0 if b > 0})
-        for t in ts:
-            al = sum(wts[i] * _binom_cdf(i, i - Fraction(i + 1) / (t + 1)) for i in range(n))
-            # F_i^{-1}(F_i(x)) = floor(x) for x >= 0; the quantile of 0 is -1 (no mass)
-            val = sum(wts[i] * (1 - _binom_cdf(i, math.floor(i - Fraction(i + 1) / (t + 1)) + 1))
-                      for i in range(n))
+        for al, val in _prop41_formula(E, n):
             if _interp(kn, al) != val:
-                return Check("fails", f"E={E}, n={n}, t={t}: knot ({al}, {val}) is not on "
+                return Check("fails", f"E={E}, n={n}: knot ({al}, {val}) is not on "
                              f"T(P0, Q0) (value there {_interp(kn, al)})")
             cnt += 1
     return Check("holds", f"{cnt} knots of the formula lie on the brute-force T(P0, Q0) "
                  "(exact), with the quantile convention F_i^{-1}(0) = -1")
 
 
+def _prop41() -> list:
+    out = []
+    for E, n in PROP41_CASES:
+        P0, Q0, _, _ = _pairs(E, n)
+        knots = sorted(set(_prop41_formula(E, n)))
+        if knots[-1][0] < 1:
+            knots.append((Fraction(1), Fraction(0)))
+        pl = ta.PiecewiseLinear([(_S(x), _S(y)) for x, y in knots])
+        out.append(ta.verify(_T(P0, Q0), "==", pl))
+    return out
+
+
+stated(PAPER, "Prop. 4.1", "T(P0, Q0) has the knots (sum w_i F_i(i - (i+1)/(t+1)), "
+       "sum w_i (1 - F_i[F_i^{-1}(alpha_i(t)) + 1])); exactly at (e^eps0, n) = (3, 3), (5/2, 5), "
+       "(7, 6): T(P0, Q0) is the piecewise-linear function through the formula's knots (t over "
+       "the ratios a/b of the points, F_i^{-1}(0) = -1) and (1, 0)", _prop41,
+       crosscheck=prop41_knots)
+
+
+# -- Thm. 4.2 -----------------------------------------------------------------------------------
 def _hull_of_min(kn):
     """Knots of C(f) = min{f, f^{-1}}^** for a piecewise-linear f (exact): the lower convex
     envelope of the knots of f, of f^{-1} (mirror image) and of the crossings."""
@@ -128,23 +205,21 @@ def _hull_of_min(kn):
     return cand
 
 
-@claim(PAPER, "Thm. 4.2", "the shuffled mechanism is C(f_Shuffle)-DP, "
-       "f_Shuffle = 2w Id + (1-2w) T(P0, Q0)")
 def thm42_bound() -> Check:
     cnt = eq = 0
     worst = Fraction(1)
-    for E, n in [(Fraction(3), 1), (Fraction(3), 5), (Fraction(5, 2), 8), (Fraction(9), 7)]:
+    for E, n in THM42_CASES:
         P0, Q0, P, Q = _pairs(E, n)
         w = 1 / (E + 1)
         k0 = _np_knots(P0, Q0)
         fs = [(x, 2 * w * (1 - x) + (1 - 2 * w) * y) for x, y in k0]
         hull_pts = _hull_of_min(fs)
         exact = _np_knots(P, Q)
-        lib = ta.shuffle(sp.log(sp.Rational(E.numerator, E.denominator)), n, bound="wang")
+        lib = _library(E, n, bound="wang")
         for x in [Fraction(k, 53) for k in range(54)] + [x for x, _ in exact]:
             b = _hull_value(hull_pts, x)
             t = _interp(exact, x)
-            got = ta.evaluate(lib, sp.Rational(x.numerator, x.denominator)).exact
+            got = ta.evaluate(lib, _S(x)).exact
             if got is None or Fraction(int(got.p), int(got.q)) != b:
                 return Check("fails", f"shuffle(bound='wang') != independent hull at E={E}, "
                              f"n={n}, alpha={x}")
@@ -160,6 +235,33 @@ def thm42_bound() -> Check:
                  "a lower bound (it exceeds T(P, Q) at the kink for n = 1): the hull is needed")
 
 
+def _thm42() -> list:
+    out = []
+    for E, n in THM42_CASES:
+        P0, Q0, P, Q = _pairs(E, n)
+        w = 1 / (E + 1)
+        bound = ta.SymmetricHull(ta.Mix(_T(P0, Q0), _S(1 - 2 * w)))  # C(f_Shuffle)
+        lib = _library(E, n, bound="wang")
+        out += [ta.verify(_T(P, Q), ">=", bound),  # the theorem, for the literal pairs
+                # the library's bound="wang" is C(f_Shuffle): below it exactly, equal at its knots
+                ta.verify(bound, ">=", lib)]
+        k0 = _np_knots(P0, Q0)
+        out += _at_knots(lib, _lower_hull(_hull_of_min([(x, 2 * w * (1 - x) + (1 - 2 * w) * y)
+                                                        for x, y in k0])))
+    return out
+
+
+stated(PAPER, "Thm. 4.2", "the shuffled mechanism is C(f_Shuffle)-DP, f_Shuffle = 2w Id + "
+       "(1-2w) T(P0, Q0); exactly at (e^eps0, n) = (3, 1), (3, 5), (5/2, 8), (9, 7): "
+       "T(P, Q) >= C(f_Shuffle) for the literal pairs, and ShuffleDP(eps0, n, bound='wang') "
+       "<= C(f_Shuffle), equal at its knots (exact)", _thm42,
+       crosscheck=thm42_bound)
+
+
+# -- Cor. 4.3 and Table 1 -----------------------------------------------------------------------
+TABLE1_EPS0, TABLE1_N = R(1111, 250), 10**4
+TABLE1 = {R(1, 2): (3, -6), R(3, 5): (1, -7), R(7, 10): (4, -9), R(4, 5): (9, -11),
+          R(9, 10): (2, -12), R(1): (2, -14)}  # eps: (digit, exponent) as printed
 def _cor43_delta(e0: float, n: int, eps: float) -> float:
     """delta of f_Shuffle at eps (Cor. 4.3): the supporting line of slope -e^eps touches
     f_Shuffle = 2w Id + (1-2w) T(P0, Q0) where the P0-likelihood ratio crosses
@@ -180,19 +282,39 @@ def _cor43_delta(e0: float, n: int, eps: float) -> float:
     return (1 - 2 * w) * Q0S - (math.exp(eps) - 2 * w) * P0S
 
 
-@claim(PAPER, "Cor. 4.3 and Table 1", "delta_{f-DP}(eps) for eps0 = 4.444, n = 10^4: "
-       "3e-6, 1e-7, 4e-9, 9e-11, 2e-12, 2e-14 at eps = 0.5, ..., 1.0")
 def cor43_table1() -> Check:
-    printed = {0.5: 3e-6, 0.6: 1e-7, 0.7: 4e-9, 0.8: 9e-11, 0.9: 2e-12, 1.0: 2e-14}
-    f = ta.shuffle(sp.Rational(1111, 250), 10**4)
+    f = ta.shuffle(TABLE1_EPS0, TABLE1_N)
+    fw = ta.shuffle(TABLE1_EPS0, TABLE1_N, bound="wang")
     rows = []
-    for eps, pd in printed.items():
-        d = _cor43_delta(4.444, 10**4, eps)
-        ex = ta.delta(f, sp.Rational(str(eps)), dps=15).mid
+    for eps, (m, e) in TABLE1.items():
+        pd = m * 10.0**e
+        d = _cor43_delta(float(TABLE1_EPS0), TABLE1_N, float(eps))
+        lib = float(ta.delta(fw, eps, dps=15).mid)
+        ex = ta.delta(f, eps, dps=15).mid
         if not (0.5 * pd <= d <= 1.5 * pd):
             return Check("fails", f"eps={eps}: Cor. 4.3 gives {d:.3g}, printed {pd:g}")
+        if not abs(lib - d) <= 1e-9 * d:
+            return Check("fails", f"eps={eps}: the library's bound='wang' delta {lib:.12g} is "
+                         f"not Cor. 4.3 recomputed, {d:.12g}")
         if not ex <= d * (1 + 1e-6):
             return Check("fails", f"eps={eps}: exact T(P, Q) delta {ex} exceeds Cor. 4.3 {d:.3g}")
-        rows.append(f"{eps}: {d:.2g} (exact {float(ex):.2g})")
-    return Check("holds", "Cor. 4.3 recomputed (float64) matches the printed values to their "
-                 "one digit; the exact pair's delta is smaller: " + "; ".join(rows))
+        rows.append(f"{float(eps)}: {d:.3g} (exact pair {float(ex):.2g})")
+    return Check("holds", "Cor. 4.3 recomputed with scipy's binomial CDFs (float64) equals the "
+                 "library's bound='wang' delta to 1e-9 and rounds to the printed values; the "
+                 "exact pair's delta is smaller: " + "; ".join(rows))
+
+
+def _table1() -> list:
+    f = ta.shuffle(TABLE1_EPS0, TABLE1_N, bound="wang")
+    out = []
+    for eps, (m, e) in TABLE1.items():
+        d = ta.delta(f, eps)  # a certified Value
+        out += [ta.verify(d, ">=", R(2 * m - 1, 2) * R(10) ** e),
+                ta.verify(d, "<=", R(2 * m + 1, 2) * R(10) ** e)]
+    return out
+
+
+stated(PAPER, "Cor. 4.3 and Table 1", "delta_{f-DP}(eps) for eps0 = 4.444, n = 10^4: "
+       "3e-6, 1e-7, 4e-9, 9e-11, 2e-12, 2e-14 at eps = 0.5, ..., 1.0 (the delta of "
+       "C(f_Shuffle) in each printed value's rounding interval)", _table1,
+       crosscheck=cor43_table1)

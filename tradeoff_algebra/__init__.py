@@ -18,8 +18,10 @@ from .analysis import (
                    kl,
                    primal_value,
                    primal_value_lower,
+    sup_distance,
                    tv,
 )
+from .analysis.lazy import Functional
 from .core import (
                    Applied,
                    InternalError,
@@ -86,5 +88,5 @@ __all__ = [
     "simplify", "derive", "Derivation", "rules", "rule_catalogue",
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
-    "verify", "Verdict",
+    "verify", "Verdict", "Functional", "sup_distance",
 ]

@@ -2,7 +2,9 @@
 Su (kl, kappa_2, kappa_3, bar kappa_3, chi^2_+, fixed point, total variation, AUC)."""
 
 from .conversions import delta, epsilon, from_privacy_profile, primal_value, primal_value_lower
+from .distance import sup_distance
 from .functionals import auc, chi2_plus, fixed_point, kappa2, kappa3, kappa3_bar, kl, tv
 
 __all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
-           "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point"]
+           "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
+           "sup_distance"]

@@ -16,6 +16,8 @@ from typing import Any
 
 import sympy as sp
 
+from ..numeric.protocol import evaluate, roc
+
 __all__ = ["Functional", "defer", "FUNCTIONALS"]
 
 # name -> (function(f, *args, dps=...) -> Value, LaTeX template with {f} and {args})
@@ -25,11 +27,16 @@ FUNCTIONALS: dict[str, tuple[Callable[..., Any], str]] = {}
 class Functional(sp.Expr):
     """``name(f, *args)`` for a registered functional, unevaluated until its parameters are set.
 
+    Registered: ``"delta"`` (f, eps), ``"epsilon"`` (f, delta), ``"evaluate"`` (f, alpha) and
+    ``"roc"`` (f, alpha). ``Functional("evaluate", f, alpha)`` is f(alpha) as a scalar that
+    takes part in SymPy arithmetic (``Abs(Functional("evaluate", f, a) - ...)``) in claims.
+
     ``args`` are ``(Symbol(name), f, *scalars)``; ``free_symbols`` are those of ``f`` and the
     scalars, so ``subs``/``xreplace`` reach the parameters inside ``f``.
     """
 
-    is_real = True
+    # extended real: epsilon can be +oo (SymPy's is_real would also assert finiteness, and
+    # simplify would then turn ``F - oo`` into ``-oo`` whatever F's value)
     is_extended_real = True
     is_commutative = True
 
@@ -65,9 +72,9 @@ class Functional(sp.Expr):
         return func(self.operand, *self.scalars, dps=dps)
 
     def doit(self, **hints: Any) -> sp.Expr:
-        if self.free_symbols:
-            return self
-        return sp.Float(str(self.value().mid), 30)
+        """Stays unevaluated: a functional becomes a number only through :meth:`value`, with its
+        guarantee (never a bare Float that SymPy would then trust as exact)."""
+        return self
 
     def _latex(self, printer: Any) -> str:
         _, template = FUNCTIONALS[self.name]
@@ -102,3 +109,7 @@ def defer(name: str, template: str) -> Callable[[Callable[..., Any]], Callable[.
 
 def _has_symbols(x: Any) -> bool:
     return isinstance(x, sp.Basic) and bool(x.free_symbols)
+
+
+FUNCTIONALS["evaluate"] = (evaluate, r"\left({f}\right)\!\left({args}\right)")
+FUNCTIONALS["roc"] = (roc, r"1 - \left({f}\right)\!\left({args}\right)")

@@ -113,6 +113,13 @@ class Value:
     def __float__(self) -> float:
         return float(self.mid)
 
+    def _sympy_(self):
+        """A Value is a number with its guarantee; SymPy would silently turn it into a 15-digit
+        Float (through ``__float__``) and arithmetic would drop the guarantee. Refused: use
+        ``.exact``, ``.mid`` explicitly, or ``ta.Functional(...)`` for a lazy scalar."""
+        raise sp.SympifyError(self, "a Value does not enter SymPy arithmetic; use .exact, "
+                              ".mid, or tradeoff_algebra.Functional for a lazy scalar")
+
     def _fmt(self, x) -> str:
         return mp.nstr(x, self.dps, min_fixed=-4, max_fixed=6)
 

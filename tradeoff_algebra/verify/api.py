@@ -22,8 +22,12 @@ from typing import Any
 
 import sympy as sp
 
+from ..analysis.lazy import Functional
+from ..analysis.profile_forms import delta_form
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff
+from ..core.normal import Phi
+from ..families.epsdelta import EpsDelta
 from ..numeric.context import mp
 from ..numeric.protocol import evaluate
 from ..numeric.value import Value
@@ -41,18 +45,25 @@ def _free(x: Any) -> set:
     return set(x.free_symbols) if isinstance(x, sp.Basic) else set()
 
 
+def _exact_floats(x: sp.Basic) -> sp.Basic:
+    """Floats replaced by the exact binary rationals they hold (the library's convention), so
+    that no SymPy simplification rounds them."""
+    floats = [f for f in x.atoms(sp.Float) if f.is_finite]
+    return x.xreplace({f: sp.Rational(f) for f in floats}) if floats else x
+
+
 def _scalar(x: Any, side: str) -> Any:
     if isinstance(x, Value):
-        return x
+        return sp.Rational(x.exact) if x.exact is not None else x
     if isinstance(x, bool) or x is None:
         raise InvalidParameter(side, x, "a trade-off expression or a real scalar expression")
     if isinstance(x, (int, float)):
-        return sp.Rational(x) if isinstance(x, int) else sp.Float(x)
+        return sp.Rational(x)  # a float is the exact binary rational it holds
     if isinstance(x, str):
         raise InvalidParameter(side, x, "an expression object (parse strings with "
                                "tradeoff_algebra.parse.parse_expr)")
     try:
-        return sp.sympify(x, strict=True)
+        return _exact_floats(sp.sympify(x, strict=True))
     except (sp.SympifyError, TypeError) as exc:
         raise InvalidParameter(side, x, "a trade-off expression or a real scalar "
                                "expression") from exc
@@ -115,6 +126,11 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
             return (True, "monotonicity",
                     "ordered by the monotonicity of the families in their parameters and of "
                     "the operators in their operands", None, _derivations(lhs, rhs))
+    if rel != "==":
+        big, small = (sl, sr) if rel == ">=" else (sr, sl)
+        dual = _duality(big, small, box)
+        if dual is not None:
+            return dual
     if not box:
         return _decide(sl, rel, sr, dps, {})
     held = 0
@@ -125,7 +141,7 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
             l2, r2 = sl.xreplace(p), sr.xreplace(p)
             if l2.free_symbols or r2.free_symbols:
                 continue
-            st, method, ev, ce, _ = _decide(l2, rel, r2, dps, p)
+            st, method, ev, ce, _ = _decide(l2, rel, r2, dps, p, full=False)
         except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
             continue
         if st is False:
@@ -141,17 +157,39 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
     return (None, "sample points", ev, None, ())
 
 
+def _duality(big, small, box):
+    """f >= f_{eps,delta} iff delta >= delta_f(eps) and delta >= delta_{f^-1}(eps) (Dong, Roth &
+    Su, Prop. 6 and its proof: the two affine pieces of f_{eps,delta}, each below f iff its
+    intercept is below the infimum of e^eps x + f(x), resp. of x + e^eps f(x)). Used when both
+    scalar claims are proved (closed-form profiles); otherwise the other routes decide."""
+    if not isinstance(small, EpsDelta):
+        return None
+    eps, d = small.args
+    try:
+        inv = simplify(big.inverse())
+    except (TradeOffError, AttributeError):
+        return None
+    parts = []
+    for g in dict.fromkeys((big, inv)):
+        st = _scalar_claim(d, ">=", Functional("delta", g, eps), box, 30)
+        if st[0] is not True or st[1] == "sample points":
+            return None
+        parts.append(st[2])
+    return (True, "duality", "f >= f_{eps,delta} reduced to delta >= delta_f(eps) and "
+            "delta >= delta_{f^-1}(eps) (Prop. 6); " + "; ".join(parts), None, ())
+
+
 def _pt(p: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in p.items())
 
 
-def _decide(l, rel, r, dps, params):
+def _decide(l, rel, r, dps, params, full=True):
     if rel == "==":
         out = decide_eq(l, r, dps)
         big, small = l, r
     else:
         big, small = (l, r) if rel == ">=" else (r, l)
-        out = decide_ge(big, small, dps)
+        out = decide_ge(big, small, dps, full=full)
     ce = None
     if out.status is False:
         vb, vs = out.values
@@ -186,22 +224,64 @@ def _holds(lo_l, hi_l, lo_r, hi_r, rel):
     return False if (hi_l < lo_r or hi_r < lo_l) else None
 
 
+def _expand(x):
+    """``x`` with each ``delta`` functional that has a closed form (analysis.profile_forms)
+    replaced by it; also returns whether anything was replaced."""
+    if not isinstance(x, sp.Basic):
+        return x, False
+    reps = {}
+    for fn in x.atoms(Functional):
+        if fn.name == "delta":
+            try:
+                f = simplify(fn.operand)
+            except TradeOffError:
+                continue
+            form = delta_form(f, fn.scalars[0])
+            if form is not None:
+                reps[fn] = form
+    return (x.xreplace(reps), True) if reps else (x, False)
+
+
+def _phi_canonical(x: sp.Basic) -> sp.Basic:
+    """Phi(-a) -> 1 - Phi(a) wherever the argument has a leading minus sign (the symmetry of
+    the standard normal), so that SymPy's simplification sees one form."""
+    reps = {p: 1 - Phi(-p.args[0]) for p in x.atoms(Phi) if p.args[0].could_extract_minus_sign()}
+    return x.xreplace(reps) if reps else x
+
+
+def _symbolic(lhs, rel, rhs):
+    """(status, evidence, counterexample) when SymPy decides ``lhs rel rhs``, else None."""
+    d = _phi_canonical(lhs - rhs)
+    try:
+        ds = sp.simplify(d)
+    except Exception:  # noqa: BLE001 - SymPy's simplify may fail on exotic input
+        ds = d
+    if ds == 0:
+        return True, "the difference simplifies to 0", None
+    # the sign from SymPy's assumptions, only where it is symbolic reasoning (for a number,
+    # SymPy decides the sign by a low-precision evaluation: interval arithmetic does it instead)
+    if ds.free_symbols and (rel == "<=" and ds.is_nonpositive
+                            or rel == ">=" and ds.is_nonnegative):
+        return True, f"the difference {sp.sstr(ds)} has the claimed sign (SymPy's " \
+            "assumptions)", None
+    if rel == "==" and ds.is_zero is False and not ds.free_symbols \
+            and not ds.has(Functional) and ds.is_finite:
+        return False, f"the difference {sp.sstr(ds)} is non-zero", {"lhs": lhs, "rhs": rhs}
+    return None
+
+
 def _scalar_claim(lhs, rel, rhs, box, dps):
     lv, rv = isinstance(lhs, Value), isinstance(rhs, Value)
     if not (lv or rv):
-        d = lhs - rhs
-        try:
-            ds = sp.simplify(d)
-        except Exception:  # noqa: BLE001 - SymPy's simplify may fail on exotic input
-            ds = d
-        if ds == 0:
-            return True, "rewrite", "the difference simplifies to 0", None, ()
-        if rel == "<=" and ds.is_nonpositive or rel == ">=" and ds.is_nonnegative:
-            return True, "rewrite", f"the difference {sp.sstr(ds)} has the sign claimed by "\
-                   "SymPy's assumptions", None, ()
-        if rel == "==" and ds.is_zero is False and not ds.free_symbols:
-            return False, "rewrite", f"the difference {sp.sstr(ds)} is non-zero", {
-                "lhs": lhs, "rhs": rhs}, ()
+        (el, xl), (er, xr) = _expand(lhs), _expand(rhs)
+        if xl or xr:
+            st = _symbolic(el, rel, er)
+            if st is not None and st[0] is True:
+                return (True, "rewrite", st[1] + " after the closed-form privacy profiles "
+                        "(Dong, Roth & Su, Cor. 1 and Eq. (5))", None, ())
+        st = _symbolic(lhs, rel, rhs)
+        if st is not None:
+            return (st[0], "rewrite", st[1], st[2], ())
     if not box:
         return _scalar_point(lhs, rel, rhs, dps, {})
     if rel != "==" and not (lv or rv):
@@ -230,7 +310,24 @@ def _scalar_claim(lhs, rel, rhs, box, dps):
             f"{len(points)} sample points", None, ())
 
 
+def _exactify(x: Any, dps: int) -> Any:
+    """Functionals without free parameters whose value is exact, replaced by it."""
+    if not isinstance(x, sp.Basic):
+        return x
+    reps = {}
+    for fn in x.atoms(Functional):
+        if not fn.free_symbols:
+            try:
+                v = fn.value(dps=dps)
+            except (TradeOffError, ArithmeticError):
+                continue
+            if v.exact is not None:
+                reps[fn] = sp.Rational(v.exact)
+    return x.xreplace(reps) if reps else x
+
+
 def _scalar_point(lhs, rel, rhs, dps, params):
+    lhs, rhs = _exactify(lhs, dps), _exactify(rhs, dps)
     if isinstance(lhs, sp.Rational) and isinstance(rhs, sp.Rational):
         ok = {"==": lhs == rhs, "<=": lhs <= rhs, ">=": lhs >= rhs}[rel]
         ce = None if ok else {**params, "lhs": lhs, "rhs": rhs}
@@ -240,6 +337,8 @@ def _scalar_point(lhs, rel, rhs, dps, params):
         R = enclose(rhs, dps=dps)
     except Undecidable as exc:
         return None, "interval arithmetic", f"cannot enclose: {exc}", None, ()
+    if L[0] == L[1] == R[0] == R[1] and mp.isinf(L[0]):  # both sides exactly the same infinity
+        return True, "exact", "both sides are " + str(L[0]), None, ()
     st = _holds(*L, *R, rel)
     width = max(L[1] - L[0], R[1] - R[0])
     digits = int(-mp.log10(width / max(abs(L[0]), abs(R[0]), mp.mpf(10) ** -300))) \

@@ -30,6 +30,7 @@ import sympy as sp
 from ..core.errors import NoClosedForm, NumericalError
 from ..numeric.concave import max_concave
 from ..numeric.context import mp
+from ..numeric.finite import finite_loss
 from ..numeric.knots import _same, pl_eval
 from ..numeric.knots_eval import pl_knots_cached
 from ..numeric.protocol import evaluate
@@ -79,6 +80,12 @@ def _grid() -> list:
     return sorted(set(pts))
 
 
+def _coarse() -> list:
+    """The grid of the per-parameter-point search (cheaper than :func:`_grid`)."""
+    tails = [sp.Rational(1, 10**4), sp.Rational(1, 10**16), 1 - sp.Rational(1, 10**4)]
+    return [sp.Rational(k, 8) for k in range(1, 8)] + tails
+
+
 def search_violation(big, small, dps: int, points=None) -> Outcome | None:
     """A certified point where ``big < small`` (both enclosures disjoint), else None. The
     search over the default grid stops after ``SEARCH_SECONDS`` (expensive sides)."""
@@ -110,7 +117,10 @@ def _sign(x: sp.Expr) -> int:
 def _both_pl(kb, ks, rel: str) -> Outcome:
     xs = sorted({x for x, _ in kb} | {x for x, _ in ks}, key=lambda t: sp.N(t, 40))
     for x in xs:
-        s = _sign(pl_eval(kb, x) - pl_eval(ks, x))
+        try:
+            s = _sign(pl_eval(kb, x) - pl_eval(ks, x))
+        except TypeError as exc:  # knots SymPy cannot order ("truth value of Relational")
+            raise Undecidable(f"cannot order the knots exactly: {exc}") from exc
         bad = s != 0 if rel == "==" else s < 0
         if bad:
             return Outcome(False, "exact", f"piecewise linear; the sides differ at alpha = {x}",
@@ -123,8 +133,8 @@ def _big_pl(kb, small, dps: int) -> Outcome:
     S = _Side(small, dps)
     open_at = []
     for x, y in kb:
-        if x == 1:
-            continue  # every trade-off function vanishes at 1
+        if x == 1 or (x == 0 and _sign(y - 1) == 0):
+            continue  # every trade-off function vanishes at 1 and is at most 1 at 0
         try:
             vs = S.value(x)
         except (NoClosedForm, NumericalError) as exc:
@@ -298,14 +308,39 @@ def _cell(B: _Side, S: _Side, a, b, w) -> bool:
         return min(D(t) for t in cands) >= margin
 
 
-def decide_ge(big, small, dps: int = 30) -> Outcome:
-    """Is ``big >= small`` on [0, 1]? (parameter-free trade-off expressions)."""
-    kb, ks = pl_knots_cached(big), pl_knots_cached(small)
+MAX_KNOTS = 2000
+
+
+def _knots(f):
+    """Exact knots of a piecewise-linear side: registered knots, or the Neyman-Pearson knots of
+    its exact finite representation (finite_loss) when that is affordable."""
+    k = pl_knots_cached(f)
+    if k is not None:
+        return k
+    fl = finite_loss(f)
+    if fl is None or not fl.affordable():
+        return None
+    try:
+        k = tuple(fl.tradeoff_knots())
+    except (NoClosedForm, NumericalError):
+        return None
+    return k if len(k) <= MAX_KNOTS else None
+
+
+def decide_ge(big, small, dps: int = 30, full: bool = True) -> Outcome:
+    """Is ``big >= small`` on [0, 1]? (parameter-free trade-off expressions). With
+    ``full=False`` only the cheap routes run (exact comparison, the search for a violation)."""
+    kb, ks = _knots(big), _knots(small)
     if kb is not None and ks is not None:
-        return _both_pl(kb, ks, ">=")
-    v = search_violation(big, small, dps)
+        try:
+            return _both_pl(kb, ks, ">=")
+        except Undecidable:
+            kb = ks = None
+    v = search_violation(big, small, dps, None if full else _coarse())
     if v is not None:
         return v
+    if not full:
+        return Outcome(None, "search", "no violation found on the search grid")
     if kb is not None:
         return _big_pl(kb, small, dps)
     if ks is not None:
@@ -316,9 +351,12 @@ def decide_ge(big, small, dps: int = 30) -> Outcome:
 def decide_eq(f, g, dps: int = 30) -> Outcome:
     """Is ``f == g`` on [0, 1]? True only exactly (piecewise linear sides); otherwise False with a
     counterexample or None with the agreement found."""
-    kf, kg = pl_knots_cached(f), pl_knots_cached(g)
+    kf, kg = _knots(f), _knots(g)
     if kf is not None and kg is not None:
-        return _both_pl(kf, kg, "==")
+        try:
+            return _both_pl(kf, kg, "==")
+        except Undecidable:
+            pass
     for big, small in ((f, g), (g, f)):
         v = search_violation(big, small, dps)
         if v is not None:

@@ -1,0 +1,661 @@
+"""Claims of Dong, Roth & Su, "Gaussian differential privacy" (JRSS-B 2022), Sections 1-3:
+trade-off functions, Gaussian differential privacy, post-processing, the primal-dual view,
+group privacy, composition, the central limit theorems and the composition of
+(eps, delta)-DP. The claims follow the audit ``audit/drs_part1.md``; the claims it marks as
+already registered (Prop. 6, Cor. 1, Thm. 3 second part, the second remark after Prop. 7,
+Cor. 2, Eqs. (10) and (11), and f_{eps,0}^{(x) n} = T(B(n, p_eps), B(n, q_eps))) are
+registered elsewhere.
+
+Entries with nothing to compute, not registered:
+
+* Eq. (2): the hypothesis test H0: S versus H1: S' (a definition).
+* Def. 2 text: "1 - f is the ROC curve" (a definition: power = 1 - beta).
+* Eq. (8): the adaptive composition M(S) = (y_1, M_2(S, y_1)) (a definition, used by Thm. 4).
+* Wording: Sec. 2.4 "self-evidence" (for "self-evident"); the Sec. 2 introduction "this new
+  privacy notation" (for "notion"); Thm. 2 numbers its statements "1." and "2." but the next
+  paragraph refers to "condition (b)"; the remark after Prop. 7 calls Prop. 7 "this theorem".
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+import tradeoff_algebra as ta
+
+from ._claims import misprint, not_stated, stated
+
+PAPER = "Dong, Roth & Su"
+
+R = sp.Rational
+mu, nu, eps, delta, h, e1, e2, d1, d2, n, s, sigma = sp.symbols(
+    "mu nu eps delta h e1 e2 d1 d2 n s sigma", positive=True)
+a = sp.Symbol("alpha", positive=True)
+
+
+def _four_point(e, d):
+    """The pair P = (d, (1-d) e/(1+e), (1-d)/(1+e), 0), Q = P reversed, with e = e^eps."""
+    e, d = sp.sympify(e), sp.sympify(d)
+    P = [d, (1 - d) * e / (1 + e), (1 - d) / (1 + e), 0]
+    return ta.Discrete(P, P[::-1])
+
+
+def _rr(e):
+    """Randomised response with e = e^eps: P = (e, 1)/(1+e), Q = (1, e)/(1+e)."""
+    e = sp.sympify(e)
+    return ta.Discrete([e / (1 + e), 1 / (1 + e)], [1 / (1 + e), e / (1 + e)])
+
+
+def _product(P, Q):
+    return [p * q for p in P for q in Q]
+
+
+def _epsdelta_knots(e, d):
+    """The knots of Eq. (4) for e = e^eps: intercepts 1 - d, slopes -e and -1/e."""
+    e, d = sp.sympify(e), sp.sympify(d)
+    m = (1 - d) / (1 + e)
+    return [(0, 1 - d), (m, m), (1 - d, 0)] + ([(1, 0)] if d > 0 else [])
+
+
+def _scaled(knots, d):
+    """Eq. (12): the graph of f mapped by (x, y) -> (1 - d)(x, y), then 0 up to alpha = 1."""
+    out = [((1 - d) * x, (1 - d) * y) for x, y in knots]
+    return ta.PiecewiseLinear(out + ([(1, 0)] if out[-1][0] < 1 else []))
+
+
+def _rounds_to(x, printed, half_ulp):
+    """A printed number: x lies in [printed - half_ulp, printed + half_ulp]."""
+    return [ta.verify(x, ">=", printed - half_ulp), ta.verify(x, "<=", printed + half_ulp)]
+
+
+# The pair of Prop. 3: P = (1/2, 1/3, 1/6), Q = P reversed; at eps = log 2 it is
+# f_{log 2, 1/6}-DP in both orders, and its total variation is 1/3.
+_P3 = ta.Discrete([R(1, 2), R(1, 3), R(1, 6)], [R(1, 6), R(1, 3), R(1, 2)])
+_P3_REV = ta.Discrete([R(1, 6), R(1, 3), R(1, 2)], [R(1, 2), R(1, 3), R(1, 6)])
+# The asymmetric f = T((3/4, 1/4), (0, 1)) = max{0, 1 - 4 alpha}, with f^{-1} = (1 - alpha)/4.
+_F4 = ta.Discrete([R(3, 4), R(1, 4)], [0, 1])
+_F4_INV = ta.Discrete([0, 1], [R(3, 4), R(1, 4)])
+# A two-step chain for f_{log 2, 0} (s = 1 + e = 3): P0 = (1/2, 1/2, 2)/3, P1 = (1, 1, 1)/3,
+# P2 = (2, 1/2, 1/2)/3.
+_C0 = [R(1, 6), R(1, 6), R(2, 3)]
+_C1 = [R(1, 3), R(1, 3), R(1, 3)]
+_C2 = [R(2, 3), R(1, 6), R(1, 6)]
+
+
+# -- Section 1 ----------------------------------------------------------------------------------
+def _power_bound():
+    out = []
+    for e in (1, 2, 30):
+        for d in (0, R(1, 3), R(9, 10)):
+            knots = [(0, 1 - d), (R(1 - d, e), 0)]
+            line = ta.PiecewiseLinear(knots + ([(1, 0)] if knots[-1][0] < 1 else []))
+            out.append(ta.verify(ta.EpsDelta(sp.log(e), d), ">=", line))
+    return out
+
+
+stated(PAPER, "Sec. 1 text (after Eq. (2))",
+       "the power of a level-alpha test of an (eps, delta)-DP mechanism is at most "
+       "e^eps alpha + delta: f_{eps,delta}(alpha) >= max{0, 1 - delta - e^eps alpha}, at "
+       "e^eps in {1, 2, 30} and delta in {0, 1/3, 9/10}",
+       _power_bound)
+
+
+def _basic_composition():
+    pts = [(2, R(1, 10), 3, R(1, 5)), (1, 0, R(5, 2), R(1, 3)), (4, R(1, 2), 4, R(1, 2)),
+           (R(3, 2), R(1, 100), R(3, 2), R(1, 100))]
+    return [ta.verify(ta.EpsDelta(sp.log(x1), y1) @ ta.EpsDelta(sp.log(x2), y2), ">=",
+                      ta.EpsDelta(sp.log(x1 * x2), y1 + y2))
+            for x1, y1, x2, y2 in pts]
+
+
+stated(PAPER, "Sec. 1 text",
+       "composing (eps_1, delta_1)-DP and (eps_2, delta_2)-DP gives (eps_1 + eps_2, delta_1 + "
+       "delta_2)-DP: f_{e1,d1} (x) f_{e2,d2} >= f_{e1+e2, d1+d2}, at (e^e1, d1, e^e2, d2) = "
+       "(2, 1/10, 3, 1/5), (1, 0, 5/2, 1/3), (4, 1/2, 4, 1/2), (3/2, 1/100, 3/2, 1/100)",
+       _basic_composition)
+
+not_stated(PAPER, "Sec. 1 text",
+           "(eps, delta)-DP is mis-parameterised under composition: no single pair (eps, delta) "
+           "describes f_{eps,delta} (x) f_{eps,delta} exactly",
+           needs="a predicate 'is not a member of the family f_{eps,delta}'")
+
+stated(PAPER, "Sec. 1 text",
+       "concrete case of the mis-parameterisation: f_{log 2,0} (x) f_{log 2,0} = "
+       "T((1/9, 4/9, 4/9), (4/9, 4/9, 1/9)), with three linear pieces (slopes -4, -1, -1/4), "
+       "while an f_{eps,delta} with f(0) = 1 has at most two",
+       lambda: [ta.verify(ta.EpsDelta(sp.log(2), 0) ** 2, "==",
+                          ta.Discrete([R(1, 9), R(4, 9), R(4, 9)], [R(4, 9), R(4, 9), R(1, 9)])),
+                ta.verify(ta.EpsDelta(sp.log(2), 0) ** 2, "==",
+                          ta.PiecewiseLinear([(0, 1), (R(1, 9), R(5, 9)), (R(5, 9), R(1, 9)),
+                                              (1, 0)]))])
+
+_F10 = ta.EpsDelta(1 / sp.sqrt(10), 0) ** 10
+stated(PAPER, "Fig. 1 caption (left)",
+       "the tightest (eps, delta) curve at delta = 0.001 (eps = 2.8897) is a valid but "
+       "substantially looser bound for f_{1/sqrt(10),0}^{(x)10}: it lies below, and the gap "
+       "at alpha = 0.05 exceeds 0.5",
+       lambda: [ta.verify(_F10, ">=", ta.EpsDelta(R(28897, 10000), R(1, 1000))),
+                ta.verify(ta.Functional("evaluate", _F10, R(1, 20))
+                          - ta.EpsDelta(R(28897, 10000), R(1, 1000))(R(1, 20)), ">=", R(1, 2))])
+not_stated(PAPER, "Fig. 1 caption (left)",
+           "the CLT approximation G_1 is very close to f_{1/sqrt(10),0}^{(x)10}",
+           needs="sup-distance between trade-off curves")
+not_stated(PAPER, "Fig. 1 caption (right)",
+           "for NoisySGD on MNIST the f-DP guarantee is significantly better than the "
+           "moments-accountant (eps, delta)-DP guarantee",
+           needs="the moments accountant")
+
+# -- Section 2.1 --------------------------------------------------------------------------------
+stated(PAPER, "Eq. (1) / Def. 1",
+       "for P = (1/2, 1/3, 1/6), Q = P reversed and eps = log 2, the smallest delta in Eq. (1) "
+       "(both orders) is 1/6, to 25 digits (the hockey-stick value is not exact)",
+       lambda: [*_rounds_to(ta.delta(_P3, sp.log(2)), R(1, 6), R(1, 10**25)),
+                *_rounds_to(ta.delta(_P3_REV, sp.log(2)), R(1, 6), R(1, 10**25))])
+
+
+def _tv():
+    tv_g = ta.Phi(mu / 2) - ta.Phi(-mu / 2)   # = 2 Phi(mu/2) - 1
+    return [ta.verify(ta.G(mu), ">=", ta.EpsDelta(0, tv_g), over={mu: (0, 10)}),
+            ta.verify(ta.delta(ta.G(mu), 0), "==", tv_g, over={mu: (0, 10)}),
+            ta.verify(ta.G(mu)(1 - ta.Phi(mu / 2)) + (1 - ta.Phi(mu / 2)), "==", 1 - tv_g,
+                      over={mu: (0, 10)}),
+            ta.verify(_P3, ">=", ta.EpsDelta(0, ta.tv(_P3))),
+            ta.verify(ta.evaluate(_P3, R(1, 2)).exact + R(1, 2), "==", 1 - ta.tv(_P3))]
+
+
+stated(PAPER, "Sec. 2.1 text (arXiv Eq. (3))",
+       "alpha + beta >= 1 - TV(P, Q), i.e. T(P, Q) >= f_{0,TV}, with equality attained: for "
+       "G_mu (TV = Phi(mu/2) - Phi(-mu/2) = 2 Phi(mu/2) - 1, mu in [0, 10]; attained at alpha = "
+       "1 - Phi(mu/2) = Phi(-mu/2)) and for P = (1/2, 1/3, 1/6), Q reversed (TV = 1/3, "
+       "attained at alpha = 1/2)",
+       _tv)
+
+stated(PAPER, "Def. 2 text",
+       "Id(alpha) = 1 - alpha is the greatest trade-off function: G_mu, L_mu and f_{eps,delta} "
+       "lie below Id for all parameter values",
+       lambda: [ta.verify(ta.G(mu), "<=", ta.Id), ta.verify(ta.Laplace(mu), "<=", ta.Id),
+                ta.verify(ta.EpsDelta(eps, delta), "<=", ta.Id, over={delta: (0, 1)})])
+
+not_stated(PAPER, "Sec. 2.1 text (before Prop. 1)",
+           "if f and g are trade-off functions, so is max{f, g}",
+           needs="a predicate 'is a trade-off function' on arbitrary functions")
+not_stated(PAPER, "Prop. 1",
+           "f is a trade-off function iff it is convex, continuous, non-increasing and "
+           "f(x) <= 1 - x",
+           needs="a predicate 'is a trade-off function' on arbitrary functions")
+not_stated(PAPER, "Prop. 1 (arXiv footnote 7)",
+           "continuity matters only at x = 0 (convexity gives it on (0, 1), f <= 1 - x at 1)",
+           needs="a predicate 'is a trade-off function' on arbitrary functions")
+
+
+def _prop2():
+    rr4 = _rr(4)  # T = f_{log 4, 0}
+    return [ta.verify(ta.Symmetrize(_F4), "==", ta.Max(_F4, ta.Inverse(_F4))),
+            ta.verify(rr4, ">=", _F4), ta.verify(ta.Inverse(rr4), ">=", _F4),
+            ta.verify(rr4, ">=", ta.Symmetrize(_F4))]
+
+
+stated(PAPER, "Prop. 2",
+       "f-DP implies f^S-DP with f^S = max{f, f^{-1}}: for f = T((3/4, 1/4), (0, 1)) and the "
+       "randomised-response pair with e^eps = 4, T(P, Q) >= f and T(Q, P) >= f, and "
+       "T(P, Q) >= f^S",
+       _prop2)
+
+stated(PAPER, "Eq. (3)",
+       "f^{-1}(alpha) = inf{t : f(t) <= alpha}, and f^{-1} = T(Q, P) for f = T(P, Q): for "
+       "f = T((3/4, 1/4), (0, 1)) = max{0, 1 - 4 alpha}, f^{-1}(alpha) = (1 - alpha)/4",
+       lambda: [ta.verify(ta.Inverse(_F4), "==", _F4_INV),
+                ta.verify(ta.Inverse(_F4), "==", ta.PiecewiseLinear([(0, R(1, 4)), (1, 0)]))])
+
+stated(PAPER, "Eq. (3) (arXiv footnote 8)",
+       "Eq. (3) is not an inverse in general: for f = max{0, 1 - 4 alpha}, f^{-1}(f(1/2)) = 1/4; "
+       "for the strictly decreasing f_{log 2,0} with f(0) = 1, f^{-1}(f(1/4)) = 1/4",
+       lambda: [ta.verify(ta.evaluate(ta.Inverse(_F4), ta.evaluate(_F4, R(1, 2)).exact).exact,
+                          "==", R(1, 4)),
+                ta.verify(ta.evaluate(ta.Inverse(ta.EpsDelta(sp.log(2), 0)),
+                                      ta.evaluate(ta.EpsDelta(sp.log(2), 0), R(1, 4)).exact).exact,
+                          "==", R(1, 4))])
+
+stated(PAPER, "Sec. 2.1 text (after Prop. 2)",
+       "f^S is symmetric, (f^S)^{-1} = f^S, and f^S >= f (for f = T((3/4, 1/4), (0, 1)))",
+       lambda: [ta.verify(ta.Inverse(ta.Symmetrize(_F4)), "==", ta.Symmetrize(_F4)),
+                ta.verify(ta.Symmetrize(_F4), ">=", _F4)])
+
+
+def _eq4():
+    pts = [(3, R(1, 10)), (1, R(1, 2)), (R(3, 2), 0), (7, R(9, 10)), (50, R(1, 10))]
+    out = []
+    for e, d in pts:
+        out.append(ta.verify(ta.EpsDelta(sp.log(e), d), "==", _four_point(e, d)))
+        out.append(ta.verify(ta.EpsDelta(sp.log(e), d), "==",
+                             ta.PiecewiseLinear(_epsdelta_knots(e, d))))
+    return out
+
+
+stated(PAPER, "Eq. (4)",
+       "f_{eps,delta} = max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)} is the "
+       "trade-off function of the four-point pair (delta, (1-delta) e^eps/(1+e^eps), "
+       "(1-delta)/(1+e^eps), 0) vs. its reverse, at (e^eps, delta) in {(3, 1/10), (1, 1/2), "
+       "(3/2, 0), (7, 9/10), (50, 1/10)}",
+       _eq4)
+
+stated(PAPER, "Fig. 3 caption (left)",
+       "f_{eps,delta} is symmetric (all eps, delta in [0, 1]); its pieces have slopes "
+       "-e^{+-eps} and both intercepts are 1 - delta (at (e^eps, delta) in {(3, 1/10), "
+       "(7, 9/10)})",
+       lambda: [ta.verify(ta.Inverse(ta.EpsDelta(eps, delta)), "==", ta.EpsDelta(eps, delta),
+                          over={delta: (0, 1)}),
+                *(ta.verify(ta.EpsDelta(sp.log(e), d), "==",
+                            ta.PiecewiseLinear(_epsdelta_knots(e, d)))
+                  for e, d in ((3, R(1, 10)), (7, R(9, 10))))])
+
+stated(PAPER, "Prop. 3",
+       "(eps, delta)-DP iff f_{eps,delta}-DP: for P = (1/2, 1/3, 1/6), Q reversed, eps = log 2 "
+       "(smallest delta in Eq. (1): 1/6), T(P, Q) and T(Q, P) are >= f_{log 2, 1/6}, and "
+       "T(P, Q) touches f_{log 2, 1/6} at alpha = 1/6, so no smaller delta works",
+       lambda: [ta.verify(_P3, ">=", ta.EpsDelta(sp.log(2), R(1, 6))),
+                ta.verify(_P3_REV, ">=", ta.EpsDelta(sp.log(2), R(1, 6))),
+                ta.verify(ta.evaluate(_P3, R(1, 6)).exact, "==",
+                          ta.EpsDelta(sp.log(2), R(1, 6))(R(1, 6)))])
+
+stated(PAPER, "Fig. 3 caption (right)",
+       "mu = 3: type I and type II errors can be controlled simultaneously at only 0.07 (the "
+       "equal-error value Phi(-3/2) rounds to 0.07)",
+       lambda: _rounds_to(ta.fixed_point(ta.G(3)), R(7, 100), R(5, 1000)))
+
+misprint(PAPER, "Fig. 3 caption (right)",
+         "mu = 6: the two errors both can be as small as 0.001",
+         printed=lambda: [ta.verify(ta.fixed_point(ta.G(6)), "<=", R(1, 1000)),
+                          ta.verify(ta.evaluate(ta.G(6), R(1, 1000)), "<=", R(1, 1000))],
+         corrected=lambda: _rounds_to(ta.fixed_point(ta.G(6)), R(135, 100000), R(5, 1000000)),
+         correction="both can be as small as Phi(-3) = 0.00135, not 0.001")
+
+# -- Section 2.2 --------------------------------------------------------------------------------
+stated(PAPER, "Eq. (5)",
+       "G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu) for mu >= 0",
+       lambda: ta.verify(ta.G(mu)(a), "==", ta.Phi(ta.PhiInv(1 - a) - mu),
+                         over={mu: (0, 10), a: (0, 1)}))
+
+stated(PAPER, "Sec. 2.2 text",
+       "G_mu <= G_mu' whenever mu >= mu'",
+       lambda: ta.verify(ta.G(mu + h), "<=", ta.G(mu)))
+
+stated(PAPER, "Thm. 1",
+       "the Gaussian mechanism with noise N(0, sens^2/mu^2) is mu-GDP; T(N(theta, sigma^2), "
+       "N(theta', sigma^2)) = G_{|theta - theta'|/sigma}",
+       lambda: [ta.verify(ta.gaussian_mechanism(s, s / mu), "==", ta.G(mu)),
+                ta.verify(ta.gaussian_mechanism(s, sigma), "==", ta.G(s / sigma)),
+                ta.verify(ta.gaussian_mechanism(2, 3), "==", ta.G(R(2, 3)))])
+
+stated(PAPER, "Eq. (6)",
+       "for the Gaussian mechanism the infimum over neighbours is attained at "
+       "|theta(S) - theta(S')| = sens for every alpha: G_{|Delta|/sigma} >= G_{sens/sigma} for "
+       "|Delta| = sens/(1 + h) <= sens",
+       lambda: ta.verify(ta.gaussian_mechanism(s / (1 + h), sigma), ">=",
+                         ta.gaussian_mechanism(s, sigma)))
+
+
+def _not_convex():
+    f, g = ta.EpsDelta(sp.log(3), 0), ta.EpsDelta(0, R(1, 4))
+
+    def m(x):
+        return sp.Min(f(x), g(x))
+
+    # the midpoint value exceeds the chord between alpha = 0 and alpha = 1/4 by 1/8
+    return ta.verify(m(R(1, 8)), ">=", (m(0) + m(R(1, 4))) / 2 + R(1, 8))
+
+
+stated(PAPER, "Sec. 2.2 text (after Eq. (6))",
+       "the infimum over neighbours need not be convex: for neighbouring pairs with trade-offs "
+       "f_{log 3,0} and f_{0,1/4}, min{f, g} is 5/8 at alpha = 1/8, above the chord value 1/2 "
+       "between alpha = 0 and 1/4",
+       _not_convex)
+
+stated(PAPER, "Prop. 4",
+       "post-processing: for M with output laws P = (1/2, 1/3, 1/6), Q reversed "
+       "(f_{log 2, 1/6}-DP), merging the last two outputs keeps f_{log 2, 1/6}-DP",
+       lambda: [ta.verify(_P3, ">=", ta.EpsDelta(sp.log(2), R(1, 6))),
+                ta.verify(ta.Discrete([R(1, 2), R(1, 2)], [R(1, 6), R(5, 6)]), ">=",
+                          ta.EpsDelta(sp.log(2), R(1, 6))),
+                ta.verify(ta.Discrete([R(1, 6), R(5, 6)], [R(1, 2), R(1, 2)]), ">=",
+                          ta.EpsDelta(sp.log(2), R(1, 6)))])
+
+stated(PAPER, "Lemma 1",
+       "T(Proc(P), Proc(Q)) >= T(P, Q): P = (1/2, 1/4, 1/4), Q = (1/4, 1/4, 1/2), Proc merging "
+       "the last two outcomes",
+       lambda: ta.verify(ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]), ">=",
+                         ta.Discrete([R(1, 2), R(1, 4), R(1, 4)], [R(1, 4), R(1, 4), R(1, 2)])))
+
+not_stated(PAPER, "Thm. 2",
+           "Blackwell: T(P, Q) <= T(P', Q') iff some Proc maps (P, Q) to (P', Q')",
+           needs="the existence of a Markov kernel between experiments (a linear feasibility "
+                 "problem)")
+
+stated(PAPER, "Thm. 2 (arXiv footnote 10)",
+       "the Blackwell order is not a partial order: the different experiments "
+       "((2/3, 1/3), (1/3, 2/3)) and ((1/3, 1/3, 1/3), (1/6, 1/6, 2/3)) have equal trade-off "
+       "functions, so each is below the other",
+       lambda: ta.verify(ta.Discrete([R(2, 3), R(1, 3)], [R(1, 3), R(2, 3)]), "==",
+                         ta.Discrete([R(1, 3), R(1, 3), R(1, 3)], [R(1, 6), R(1, 6), R(2, 3)])))
+
+not_stated(PAPER, "Sec. 2.3 text",
+           "the trade-off order coincides with the Blackwell order, unlike the orders induced by "
+           "Rényi DP and by (eps, delta)-DP",
+           needs="Rényi divergences (and the (eps, delta) order of Appendix B)")
+
+
+def _prop5():
+    f1, f2 = ta.EpsDelta(sp.log(2), R(1, 6)), ta.EpsDelta(0, R(1, 3))
+    prof = ta.from_privacy_profile({1: R(1, 10), 2: R(1, 100)})
+    return [ta.verify(_P3, ">=", f1), ta.verify(_P3, ">=", f2),
+            ta.verify(_P3, ">=", ta.Max(f1, f2)),
+            ta.verify(ta.Inverse(prof), "==", prof)]
+
+
+stated(PAPER, "Prop. 5",
+       "(eps_i, delta_i)-DP for all i iff f-DP with f = sup_i f_{eps_i,delta_i}, a symmetric "
+       "trade-off function: P = (1/2, 1/3, 1/6), Q reversed is (log 2, 1/6)- and (0, 1/3)-DP "
+       "and max of the two f_{eps,delta}-DP; max{f_{1,1/10}, f_{2,1/100}} is symmetric",
+       _prop5)
+
+stated(PAPER, "Eq. (7)",
+       "the convex conjugate g^*(y) = sup_x (y x - g(x)) of G_1 at y = -e equals "
+       "Phi(-1/2) - e Phi(-3/2) - 1 (= delta(1) - 1), to 25 digits",
+       lambda: _rounds_to(ta.conjugate_value(ta.G(1), -sp.E),
+                          ta.Phi(-R(1, 2)) - sp.E * ta.Phi(-R(3, 2)) - 1, R(1, 10**25)))
+
+_DELTA_G = ta.Phi(-eps / mu + mu / 2) - sp.exp(eps) * ta.Phi(-eps / mu - mu / 2)
+stated(PAPER, "Fig. 4 caption",
+       "each (eps, delta(eps)) guarantee of G_mu is a pair of mutually symmetric supporting "
+       "lines: f_{eps,delta(eps)} lies below G_mu, delta(eps) = 1 + G_mu^*(-e^eps) is the "
+       "smallest such delta, and f_{eps,delta(eps)} is symmetric (mu in [1/10, 5], eps in "
+       "[0, 10])",
+       lambda: [ta.verify(ta.G(mu), ">=", ta.EpsDelta(eps, _DELTA_G),
+                          over={mu: (R(1, 10), 5), eps: (0, 10)}),
+                ta.verify(ta.delta(ta.G(mu), eps), "==", _DELTA_G,
+                          over={mu: (R(1, 10), 5), eps: (0, 10)}),
+                ta.verify(ta.Inverse(ta.EpsDelta(eps, _DELTA_G)), "==",
+                          ta.EpsDelta(eps, _DELTA_G))])
+
+# -- Section 2.5 --------------------------------------------------------------------------------
+not_stated(PAPER, "Thm. 3 (first part)",
+           "if M is f-DP, it is [1 - (1 - f)^{o k}]-DP for groups of size k",
+           needs="mechanisms on chains of k neighbours (quantification over mechanisms)")
+
+
+def _chain_links():
+    f = ta.EpsDelta(sp.log(2), 0)
+    return [ta.verify(ta.Discrete(x, y), ">=", f)
+            for x, y in ((_C0, _C1), (_C1, _C0), (_C1, _C2), (_C2, _C1))]
+
+
+stated(PAPER, "Thm. 3 (first part)",
+       "instance k = 2, f = f_{log 2, 0}: the chain P0 = (1/6, 1/6, 2/3), P1 = (1/3, 1/3, 1/3), "
+       "P2 = (2/3, 1/6, 1/6) has all links f-DP in both orders, and T(P0, P2) >= "
+       "1 - (1 - f)^{o 2}",
+       lambda: [*_chain_links(),
+                ta.verify(ta.Discrete(_C0, _C2), ">=", ta.Group(ta.EpsDelta(sp.log(2), 0), 2))])
+
+stated(PAPER, "Sec. 2.5 text",
+       "1 - (1 - f)^{o k} remains symmetric if f is: f_{log 2, 1/10} with k = 3, G_mu with k = 3",
+       lambda: [ta.verify(ta.Inverse(ta.Group(ta.EpsDelta(sp.log(2), R(1, 10)), 3)), "==",
+                          ta.Group(ta.EpsDelta(sp.log(2), R(1, 10)), 3)),
+                ta.verify(ta.Inverse(ta.Group(ta.G(mu), 3)), "==", ta.Group(ta.G(mu), 3))])
+
+stated(PAPER, "Sec. 2.5 text",
+       "the group bound cannot be improved in general: for f = f_{log 2, 0} and k = 2 the chain "
+       "P0, P1, P2 above (links f-DP) has T(P0, P2) = 1 - (1 - f)^{o 2}",
+       lambda: [*_chain_links(),
+                ta.verify(ta.Group(ta.EpsDelta(sp.log(2), 0), 2), "==", ta.Discrete(_C0, _C2))])
+
+stated(PAPER, "Sec. 2.5 text",
+       "1 - (1 - f)^{o k} <= 1 - (1 - f)^{o (k-1)}: for f_{eps,delta} (eps in [0, 3], delta in "
+       "[0, 1/2]) and L_mu, k = 3 against k = 2",
+       lambda: [ta.verify(ta.Group(ta.EpsDelta(eps, delta), 3), "<=",
+                          ta.Group(ta.EpsDelta(eps, delta), 2),
+                          over={eps: (0, 3), delta: (0, R(1, 2))}),
+                ta.verify(ta.Group(ta.Laplace(mu), 3), "<=", ta.Group(ta.Laplace(mu), 2))])
+
+not_stated(PAPER, "Prop. 7",
+           "1 - (1 - f_{mu/k,0})^{o k} -> T(Lap(0,1), Lap(mu,1)) uniformly as k -> infinity",
+           needs="limits k -> infinity and sup-distance between trade-off curves")
+not_stated(PAPER, "Prop. 7, first remark",
+           "T(Lap(0,1), Lap(mu,1)) is not f_{eps,delta} for any eps, delta (mu > 0)",
+           needs="a predicate 'is not a member of the family f_{eps,delta}'")
+
+# -- Section 3.1 --------------------------------------------------------------------------------
+_B = ta.Discrete([R(1, 3), R(2, 3)], [R(2, 3), R(1, 3)])
+stated(PAPER, "Def. 5",
+       "f (x) g = T(P x P', Q x Q') does not depend on the representation of f: "
+       "f_{log 3, 1/10} (x) g = (f_{log 3, 0} (x) f_{0, 1/10}) (x) g for "
+       "g = T((1/3, 2/3), (2/3, 1/3))",
+       lambda: ta.verify(ta.EpsDelta(sp.log(3), R(1, 10)) @ _B, "==",
+                         (ta.EpsDelta(sp.log(3), 0) @ ta.EpsDelta(0, R(1, 10))) @ _B))
+
+stated(PAPER, "Sec. 3.1, property 1",
+       "(x) is commutative and associative (L_1, f_{1,0}, G_1; and over all mu, nu, eps)",
+       lambda: [ta.verify((ta.Laplace(1) @ ta.EpsDelta(1, 0)) @ ta.G(1), "==",
+                          ta.Laplace(1) @ (ta.EpsDelta(1, 0) @ ta.G(1))),
+                ta.verify(ta.G(1) @ ta.EpsDelta(1, 0), "==", ta.EpsDelta(1, 0) @ ta.G(1)),
+                ta.verify((ta.Laplace(mu) @ ta.G(nu)) @ ta.EpsDelta(eps, 0), "==",
+                          ta.EpsDelta(eps, 0) @ (ta.G(nu) @ ta.Laplace(mu)))])
+
+stated(PAPER, "Sec. 3.1, property 2",
+       "g_1 >= g_2 implies f (x) g_1 >= f (x) g_2: L_1 (x) G_mu >= L_1 (x) G_{mu+h}, "
+       "mu, h in [0, 3]",
+       lambda: ta.verify(ta.Laplace(1) @ ta.G(mu), ">=", ta.Laplace(1) @ ta.G(mu + h),
+                         over={mu: (0, 3), h: (0, 3)}))
+
+stated(PAPER, "Sec. 3.1, property 3",
+       "f (x) Id = Id (x) f = f (f = L_mu), and Id = T(P, P) (P = (1/2, 1/3, 1/6))",
+       lambda: [ta.verify(ta.Laplace(mu) @ ta.Id, "==", ta.Laplace(mu)),
+                ta.verify(ta.Id @ ta.Laplace(mu), "==", ta.Laplace(mu)),
+                ta.verify(ta.Discrete([R(1, 2), R(1, 3), R(1, 6)], [R(1, 2), R(1, 3), R(1, 6)]),
+                          "==", ta.Id)])
+
+_F8 = ta.Discrete([R(1, 2), R(1, 2)], [R(1, 8), R(7, 8)])
+stated(PAPER, "Sec. 3.1, property 4",
+       "(f (x) g)^{-1} = f^{-1} (x) g^{-1}; f (x) g is symmetric when f and g are "
+       "(G_mu (x) L_nu)",
+       lambda: [ta.verify(ta.Inverse(_F4 @ _F8), "==", ta.Inverse(_F4) @ ta.Inverse(_F8)),
+                ta.verify(ta.Inverse(ta.G(mu) @ ta.Laplace(nu)), "==", ta.G(mu) @ ta.Laplace(nu))])
+
+stated(PAPER, "Sec. 3.1 (arXiv footnote 14)",
+       "trade-off functions form a commutative monoid under (x) with unit Id "
+       "(G_mu, L_nu, f_{eps,0})",
+       lambda: [ta.verify((ta.G(mu) @ ta.Laplace(nu)) @ ta.EpsDelta(eps, 0), "==",
+                          ta.G(mu) @ (ta.Laplace(nu) @ ta.EpsDelta(eps, 0))),
+                ta.verify(ta.G(mu) @ ta.Laplace(nu), "==", ta.Laplace(nu) @ ta.G(mu)),
+                ta.verify(ta.Id @ ta.Laplace(nu), "==", ta.Laplace(nu))])
+
+not_stated(PAPER, "Thm. 4",
+           "the adaptive composition of f_i-DP mechanisms is f_1 (x) ... (x) f_n-DP",
+           needs="adaptive (conditional) mechanisms")
+
+
+def _tightness():
+    p1, q1 = [R(2, 3), R(1, 3)], [R(1, 3), R(2, 3)]            # T = f_{log 2, 0}
+    p2 = [R(1, 4), R(3, 8), R(3, 8), 0]                       # T = f_{0, 1/4}
+    q2 = p2[::-1]
+    joint = ta.Discrete(_product(p1, p2), _product(q1, q2))
+    return ta.verify(joint, "==", ta.EpsDelta(sp.log(2), 0) @ ta.EpsDelta(0, R(1, 4)))
+
+
+stated(PAPER, "Sec. 3.1 text (after Thm. 4)",
+       "a non-adaptive composition attains f_1 (x) f_2: randomised response (e^eps = 2) and the "
+       "four-point pair of f_{0,1/4} have T(P1 x P2, Q1 x Q2) = f_{log 2,0} (x) f_{0,1/4}",
+       _tightness)
+
+stated(PAPER, "Sec. 3.1 text",
+       "G_{mu_1} (x) ... (x) G_{mu_n} = G_{sqrt(mu_1^2 + ... + mu_n^2)} (n = 2, 3)",
+       lambda: [ta.verify(ta.G(mu) @ ta.G(nu), "==", ta.G(sp.sqrt(mu**2 + nu**2))),
+                ta.verify(ta.G(mu) @ ta.G(nu) @ ta.G(h), "==",
+                          ta.G(sp.sqrt(mu**2 + nu**2 + h**2)))])
+
+# -- Section 3.2 --------------------------------------------------------------------------------
+_E0 = ta.EpsDelta(eps, 0)
+_PR = sp.exp(eps) / (1 + sp.exp(eps))   # randomised response: P = (p, 1 - p), Q = (1 - p, p)
+stated(PAPER, "Sec. 3.2 text",
+       "kl, kappa_2, kappa_3 and bar kappa_3 are 0 at Id; kl(f) = KL(P, Q) >= 0: "
+       "kl(G_mu) = mu^2/2, kl(L_mu) = mu + e^-mu - 1, kl(f_{eps,0}) = KL of randomised response, "
+       "all >= 0 (L_mu: mu in [1/10, 10]); kappa_2(G_mu) = mu^2 + mu^4/4, bar kappa_3(G_mu) = "
+       "2 sqrt(2/pi) mu^3",
+       lambda: [ta.verify(ta.kl(ta.Id), "==", 0), ta.verify(ta.kappa2(ta.Id), "==", 0),
+                ta.verify(ta.kappa3(ta.Id), "==", 0), ta.verify(ta.kappa3_bar(ta.Id), "==", 0),
+                ta.verify(ta.kl(ta.G(mu)), "==", mu**2 / 2),
+                ta.verify(ta.kl(ta.Laplace(mu)), "==", mu + sp.exp(-mu) - 1),
+                ta.verify(ta.kl(_E0), "==",
+                          _PR * sp.log(_PR / (1 - _PR)) + (1 - _PR) * sp.log((1 - _PR) / _PR)),
+                ta.verify(ta.kl(ta.G(mu)), ">=", 0),
+                ta.verify(ta.kl(ta.Laplace(mu)), ">=", 0, over={mu: (R(1, 10), 10)}),
+                ta.verify(ta.kl(_E0), ">=", 0),
+                ta.verify(ta.kappa2(ta.G(mu)), "==", mu**2 + mu**4 / 4),
+                ta.verify(ta.kappa3_bar(ta.G(mu)), "==", 2 * sp.sqrt(2 / sp.pi) * mu**3)])
+
+stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
+       "kappa_3 < inf excludes f(0) < 1, in particular f_{eps,delta} with delta > 0 has "
+       "kappa_3 = inf (at (eps, delta) = (1, 1/10), (log 2, 1/2))",
+       lambda: [ta.verify(ta.kappa3(ta.EpsDelta(1, R(1, 10))), "==", sp.oo),
+                ta.verify(ta.kappa3(ta.EpsDelta(sp.log(2), R(1, 2))), "==", sp.oo)])
+not_stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
+           "kappa_3(f_i) < inf implies that kl, kappa_2 and bar kappa_3 are finite",
+           needs="quantification over trade-off functions (an implication between functionals)")
+
+not_stated(PAPER, "Thm. 5, Eq. (9)",
+           "Berry-Esseen: G_mu(alpha + gamma) - gamma <= f_1 (x) ... (x) f_n(alpha) <= "
+           "G_mu(alpha - gamma) + gamma on [gamma, 1 - gamma], with mu and gamma from kl, "
+           "kappa_2, bar kappa_3",
+           needs="shifted curves G_mu(alpha +- gamma) -+ gamma (a translation operator)")
+not_stated(PAPER, "Thm. 5 (arXiv footnote 16)",
+           "with G_mu extended by 1 on (-inf, 0) and 0 on (1, inf) the assumption gamma < 1/2 "
+           "can be dropped",
+           needs="shifted curves G_mu(alpha +- gamma) -+ gamma (a translation operator)")
+
+stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
+       "n identical f_{eps,0} != Id give mu = 2 n kl/sqrt(n kappa_2 - n kl^2) = "
+       "2 sinh(eps/2) sqrt(n), so mu grows like sqrt(n)",
+       lambda: ta.verify(2 * n * ta.kl(_E0) / sp.sqrt(n * ta.kappa2(_E0) - n * ta.kl(_E0)**2),
+                         "==", sp.sqrt(n) * (sp.exp(eps / 2) - sp.exp(-eps / 2))))
+
+not_stated(PAPER, "Thm. 6",
+           "CLT: sum kl -> K, max kl -> 0, sum kappa_2 -> s^2, sum kappa_3 -> 0 give "
+           "f_{n1} (x) ... (x) f_{nn} -> G_{2K/s} uniformly",
+           needs="limits n -> infinity of tensor products")
+not_stated(PAPER, "Sec. 3.2 text (after Thm. 6)",
+           "under the conditions of Thm. 6, mu -> 2K/s and gamma -> 0",
+           needs="limits n -> infinity")
+not_stated(PAPER, "Sec. 3.2 text",
+           "s = sqrt(2K) in all the paper's applications of Thm. 6",
+           needs="limits n -> infinity of triangular arrays")
+
+# -- Section 3.3 --------------------------------------------------------------------------------
+stated(PAPER, "Sec. 3.3 text (after Eq. (10))",
+       "f_{e1,d1} (x) f_{e2,d2} = (f_{e1,0} (x) f_{e2,0}) (x) (f_{0,d1} (x) f_{0,d2}), via "
+       "Eq. (10) applied to each factor (e1, e2 in [0, 3], d1, d2 in [0, 1])",
+       lambda: [ta.verify(ta.EpsDelta(e1, d1), "==", ta.EpsDelta(e1, 0) @ ta.EpsDelta(0, d1),
+                          over={e1: (0, 3), d1: (0, 1)}),
+                ta.verify(ta.EpsDelta(e2, d2), "==", ta.EpsDelta(e2, 0) @ ta.EpsDelta(0, d2),
+                          over={e2: (0, 3), d2: (0, 1)}),
+                ta.verify((ta.EpsDelta(e1, 0) @ ta.EpsDelta(0, d1))
+                          @ (ta.EpsDelta(e2, 0) @ ta.EpsDelta(0, d2)), "==",
+                          (ta.EpsDelta(e1, 0) @ ta.EpsDelta(e2, 0))
+                          @ (ta.EpsDelta(0, d1) @ ta.EpsDelta(0, d2)),
+                          over={e1: (0, 3), e2: (0, 3), d1: (0, 1), d2: (0, 1)})])
+
+not_stated(PAPER, "Sec. 3.3 text",
+           "the eps part f_{eps_1,0} (x) ... (x) f_{eps_n,0} is approximated by "
+           "G_{sqrt(eps_1^2 + ... + eps_n^2)} (Thm. 6)",
+           needs="limits n -> infinity of tensor products")
+
+stated(PAPER, "Sec. 3.3 text",
+       "f_{0,delta_1} (x) ... (x) f_{0,delta_n} = f_{0, 1 - prod(1 - delta_i)} (n = 3, "
+       "delta_i in [0, 1]; and delta = 1/10, 1/5, 1/3)",
+       lambda: [ta.verify(ta.EpsDelta(0, d1) @ ta.EpsDelta(0, d2) @ ta.EpsDelta(0, h), "==",
+                          ta.EpsDelta(0, 1 - (1 - d1) * (1 - d2) * (1 - h)),
+                          over={d1: (0, 1), d2: (0, 1), h: (0, 1)}),
+                ta.verify(ta.EpsDelta(0, R(1, 10)) @ ta.EpsDelta(0, R(1, 5))
+                          @ ta.EpsDelta(0, R(1, 3)), "==", ta.EpsDelta(0, R(13, 25)))])
+
+
+def _uniform(m, j):
+    """U[0, 1] and U[j/m, 1 + j/m] cut into cells of width 1/m (the ratio is constant on each)."""
+    return ta.Discrete([R(1, m)] * m + [0] * j, [0] * j + [R(1, m)] * m)
+
+
+stated(PAPER, "Sec. 3.3 text",
+       "f_{0,delta} = T(U[0,1], U[delta, 1 + delta]), at delta = 3/10 and 2/7",
+       lambda: [ta.verify(ta.EpsDelta(0, R(3, 10)), "==", _uniform(10, 3)),
+                ta.verify(ta.EpsDelta(0, R(2, 7)), "==", _uniform(7, 2))])
+
+not_stated(PAPER, "Thm. 7",
+           "sum eps_ni^2 -> mu^2, max eps_ni -> 0, sum delta_ni -> delta, max delta_ni -> 0 give "
+           "f_{eps_n1,delta_n1} (x) ... (x) f_{eps_nn,delta_nn} -> G_mu (x) f_{0, 1 - e^-delta}",
+           needs="limits n -> infinity of tensor products")
+not_stated(PAPER, "Sec. 3.3 text (after Thm. 7)",
+           "1 - (1 - delta_n1) ... (1 - delta_nn) -> 1 - e^{-delta}",
+           needs="limits n -> infinity")
+
+
+def _eq12():
+    cases = [(2, 0, R(1, 4)), (3, R(1, 10), R(1, 3)), (R(3, 2), R(1, 2), R(9, 10))]
+    out = [ta.verify(ta.EpsDelta(sp.log(e), d0) @ ta.EpsDelta(0, d), "==",
+                     _scaled(_epsdelta_knots(e, d0), d))
+           for e, d0, d in cases]
+    out.append(ta.verify(ta.Inverse(ta.G(mu) @ ta.EpsDelta(0, delta)), "==",
+                         ta.G(mu) @ ta.EpsDelta(0, delta), over={delta: (0, 1)}))
+    return out
+
+
+stated(PAPER, "Eq. (12)",
+       "f (x) f_{0,delta}(alpha) = (1 - delta) f(alpha/(1 - delta)) on [0, 1 - delta], 0 beyond, "
+       "for f = f_{eps,d0} at (e^eps, d0, delta) in {(2, 0, 1/4), (3, 1/10, 1/3), "
+       "(3/2, 1/2, 9/10)}; f (x) f_{0,delta} is symmetric if f is (f = G_mu)",
+       _eq12)
+
+stated(PAPER, "Fig. 5 caption (left)",
+       "tensoring with f_{0,delta} scales the graph towards the origin by 1 - delta: "
+       "f_{log 4, 0} with delta = 1/2",
+       lambda: ta.verify(ta.EpsDelta(sp.log(4), 0) @ ta.EpsDelta(0, R(1, 2)), "==",
+                         _scaled(_epsdelta_knots(4, 0), R(1, 2))))
+
+not_stated(PAPER, "Sec. 3.3 text",
+           "the limit G_mu (x) f_{0, 1 - e^-delta} is T(N(0,1) x U[0,1], N(mu,1) x "
+           "U[1 - e^-delta, 2 - e^-delta]), and U[1 - e^-delta, 2 - e^-delta] ~ "
+           "U[delta, 1 + delta] for small delta",
+           needs="continuous product laws (N(mu,1) x U[a, 1 + a]) as trade-off expressions")
+
+stated(PAPER, "Sec. 3.3 text",
+       "1/sqrt(n) = 0.14 (two digits) for n = 50",
+       lambda: _rounds_to(1 / sp.sqrt(50), R(14, 100), R(5, 1000)))
+not_stated(PAPER, "Sec. 3.3 text",
+           "gamma = O(1/sqrt(n)) under mild conditions (Cor. D.7)",
+           needs="asymptotic statements in n")
+
+not_stated(PAPER, "Thm. 8",
+           "there is c(mu) with G_mu(alpha + c/n) - c/n <= f_{mu/sqrt(n),0}^{(x)n}(alpha) <= "
+           "G_mu(alpha - c/n) + c/n for all n and c/n <= alpha <= 1 - c/n",
+           needs="shifted curves and quantification over n")
+not_stated(PAPER, "Sec. 3.3 text",
+           "simulations suggest c ~ 0.1 in Thm. 8 for mu = 1",
+           needs="shifted curves G_mu(alpha +- c/n) -+ c/n")
+not_stated(PAPER, "Sec. 3.3 text",
+           "for n = 10 (eps = 1/sqrt(10)) G_1 and f_{eps,0}^{(x)10} differ by less than 0.013",
+           needs="sup-distance between trade-off curves")
+not_stated(PAPER, "Sec. 3.3 text",
+           "numerical evidence: the same O(1/n) rate for inhomogeneous eps_i of similar size",
+           needs="asymptotic statements in n")
+
+
+def _fig5_eps():
+    x = ta.epsilon(_F10, R(1, 1000))
+    return _rounds_to(x, R(289, 100), R(5, 1000))
+
+
+stated(PAPER, "Fig. 5 caption (right)",
+       "the tightest (eps, 0.001)-DP guarantee of f_{1/sqrt(10),0}^{(x)10} has eps = 2.89 "
+       "(two decimals)",
+       _fig5_eps)
+
+not_stated(PAPER, "Sec. 3.3 text",
+           "the Berry-Esseen bound is rate-optimal for binomial distributions, so the binomial "
+           "route is unlikely to give O(1/n)",
+           needs="Kolmogorov distances of distributions and rates in n")

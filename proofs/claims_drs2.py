@@ -1,0 +1,616 @@
+"""Claims of Dong, Roth & Su, "Gaussian differential privacy" (JRSS-B 2022), part 2: Sec. 4
+(the subsampling theorem and its proof), Sec. 5 (NoisySGD: Thm. 10, the asymptotic and
+Berry-Esseen analyses), Secs. 6-7, the discussion contributions and the authors' reply. The
+entry-by-entry audit is ``audit/drs_part2.md``; Eq. (13), Cor. 3 / Eq. (14) and Cor. 4 are
+stated in ``drs.py``.
+
+Finite objects are taken with rational e^eps (eps = log 2, log 3, log 20), so that both sides
+are piecewise linear with rational knots and the comparison is exact. Mechanisms (randomized
+response, subsampling) are enumerated below and enter as their exact output distributions.
+
+Textual slips with nothing to compute (listed here, not registered):
+
+* Algorithm 1: "for t = 1, ..., T" updates theta_{t+1} from theta_t and outputs theta_T; with
+  the input theta_0 the loop should run over t = 0, ..., T-1 (the number of noisy steps, and
+  Thm. 10, are unaffected).
+* Sec. 5.1: "(Theorems 5 and 6), respectively" pairs Sec. 5.2 with Thm. 5; the asymptotic
+  Sec. 5.2 goes with Thm. 6 and the Berry-Esseen Sec. 5.3 with Thm. 5: "(Theorems 6 and 5)".
+* Avella-Medina: "O(log n) steps of GD give the same accuracy as O(sqrt(n)) steps of GD"; the
+  second "GD" should be "SGD".
+* Dietz: "Via the central limit theorem (Theorems 4)" and "(Theorems 4 and 5)": in the JRSS
+  numbering Thm. 4 is the composition theorem and the Berry-Esseen CLT is Thm. 5.
+* Goseling & van Lieshout: "max_{1=1,...,N}" for max_{i=1,...,N}.
+* Authors' reply, Sec. 2.2: "it is especially important not to be as tight as possible"; the
+  argument requires "to be as tight as possible".
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+
+import sympy as sp
+
+import tradeoff_algebra as ta
+
+from ._claims import misprint, not_stated, stated
+
+PAPER = "Dong, Roth & Su"
+
+R = sp.Rational
+F = ta.Functional
+mu, p, eps, delta, sigma, c = sp.symbols("mu p eps delta sigma c", positive=True)
+T = sp.Symbol("T", integer=True, positive=True)
+K = sp.Symbol("K", integer=True, positive=True)
+
+# Finite pairs: an asymmetric one (Prop. 8's example) and a symmetric one (P, reversed P).
+P3, Q3 = [R(1, 2), R(1, 4), R(1, 4)], [R(1, 8), R(1, 8), R(3, 4)]
+S3 = [R(1, 2), R(3, 10), R(1, 5)]
+# (e^eps, delta, p) with rational e^eps: exact piecewise-linear comparisons.
+ED_POINTS = [(2, R(1, 10), R(1, 5)), (3, R(1, 2), R(1, 2)), (20, R(1, 2), R(1, 10)),
+             (3, 0, R(9, 10))]
+
+
+def _lemma2_pair(E, d, q):
+    """(f_{eps,delta}, f_{eps',delta'}) with eps = log E, eps' = log(1 - q + q E), delta' = q d."""
+    return ta.EpsDelta(sp.log(E), d), ta.EpsDelta(sp.log(1 - q + q * E), q * d)
+
+
+# -- mechanisms, enumerated exactly ---------------------------------------------------------------
+def _rr_count(bits, E):
+    """Law of the number of reported ones when each bit goes through randomized response that
+    keeps it with probability E/(1+E) (f_{log E,0}-DP under replacing one record)."""
+    keep = sp.Integer(E) / (1 + E)
+    dist = [sp.Integer(1)]
+    for b in bits:
+        one = keep if b else 1 - keep
+        new = [sp.Integer(0)] * (len(dist) + 1)
+        for k, w in enumerate(dist):
+            new[k] += w * (1 - one)
+            new[k + 1] += w * one
+        dist = new
+    return dist
+
+
+def _rr_any(bits, E):
+    """Randomized response on the bit "some record is 1" (f_{log E,0}-DP under adding or
+    removing a record, which changes that bit at most once)."""
+    keep = sp.Integer(E) / (1 + E)
+    return [1 - keep, keep] if any(bits) else [keep, 1 - keep]
+
+
+def _fixed_size(S, m, E):
+    """Law of M(Sample_m(S)): a uniform m-subset of S, then M = randomized-response count."""
+    subs = list(combinations(range(len(S)), m))
+    out = [sp.Integer(0)] * (m + 1)
+    for sub in subs:
+        for k, w in enumerate(_rr_count([S[i] for i in sub], E)):
+            out[k] += w / len(subs)
+    return out
+
+
+def _coin_flips(S, q, mech, E, size):
+    """Law of M(sub(S)) where every record is kept by an independent coin with probability q."""
+    out = [sp.Integer(0)] * size
+    for keep in product([0, 1], repeat=len(S)):
+        w = sp.Integer(1)
+        for k in keep:
+            w *= q if k else 1 - q
+        for j, x in enumerate(mech([s for s, k in zip(S, keep, strict=True) if k], E)):
+            out[j] += w * x
+    return out
+
+
+def _hockey(P, Q, E):
+    """delta_{T(P,Q)}(log E) = 1 + T(P,Q)^*(-E) = sum_i (Q_i - E P_i)_+ (Prop. 6, exact)."""
+    return sum((max(b - E * a, 0) for a, b in zip(P, Q, strict=True)), sp.Integer(0))
+
+
+def _mixture(P, Q, q):
+    """(1 - q) P + q Q: the subsampled neighbour of Sec. 4.1, f_q = T(P, (1-q)P + qQ)."""
+    return [(1 - q) * a + q * b for a, b in zip(P, Q, strict=True)]
+
+
+def _ratios(P, Q):
+    """1 and the likelihood ratios >= 1 of the pair in either direction: the e^eps at which
+    the profile of T(P, Q) or T(Q, P) has a kink (a finite set suffices for the primal)."""
+    out = {sp.Integer(1)}
+    for a, b in zip(P, Q, strict=True):
+        if a and b:
+            r = sp.Rational(b) / a
+            out.add(r if r >= 1 else 1 / r)
+    return sorted(out)
+
+
+# -- Sec. 4 ---------------------------------------------------------------------------------------
+not_stated(PAPER, "Sec. 4 intro",
+           "privacy amplification by subsampling fails for concentrated DP; truncated CDP "
+           "remedies this; RDP amplification is complex",
+           needs="CDP / zCDP / tCDP / Renyi-DP calculus")
+
+
+def _mix_is_tradeoff_asymmetric():
+    out = [ta.verify(ta.Mix(ta.Discrete(P3, Q3), q), "==",
+                     ta.Discrete(P3, _mixture(P3, Q3, q)))
+           for q in (R(1, 10), R(1, 3), R(4, 5))]
+    fp = ta.Mix(ta.EpsDelta(sp.log(3), 0), R(1, 2))
+    out.append(ta.verify(F("evaluate", fp, R(1, 4)) + R(1, 10), "<=",
+                         F("evaluate", ta.Inverse(fp), R(1, 4))))
+    gp = ta.Mix(ta.G(1), R(1, 2))
+    out.append(ta.verify(F("evaluate", gp, R(1, 10)) + R(1, 100), "<=",
+                         F("evaluate", ta.Inverse(gp), R(1, 10))))
+    return out
+
+
+stated(PAPER, "Sec. 4.1 text",
+       "f_p = p f + (1-p) Id is a trade-off function, asymmetric in general: f_p = T(P, (1-p)P "
+       "+ pQ) for f = T(P, Q) (P, Q finite, p = 1/10, 1/3, 4/5); f_p(a) < f_p^{-1}(a) for "
+       "f = f_{log 3,0}, p = 1/2, a = 1/4 and for f = G_1, p = 1/2, a = 1/10",
+       _mix_is_tradeoff_asymmetric)
+
+stated(PAPER, "Def. 6",
+       "C_p(f) = min{f_p, f_p^{-1}}^{**} is symmetric: for G_mu, f_{eps,delta} (all "
+       "parameters) and an asymmetric finite T(P, Q) (all p)",
+       lambda: [ta.verify(ta.C(p, ta.G(mu)), "==", ta.Inverse(ta.C(p, ta.G(mu))),
+                          over={mu: (0, 5), p: (0, 1)}),
+                ta.verify(ta.C(p, ta.EpsDelta(eps, delta)), "==",
+                          ta.Inverse(ta.C(p, ta.EpsDelta(eps, delta))),
+                          over={p: (0, 1), eps: (0, 5), delta: (0, 1)}),
+                ta.verify(ta.C(p, ta.Discrete(P3, Q3)), "==",
+                          ta.Inverse(ta.C(p, ta.Discrete(P3, Q3))), over={p: (0, 1)})])
+
+
+def _aside():
+    out = []
+    fs = [(_lemma2_pair(E, d, q)[0], q) for E, d, q in ED_POINTS]
+    fs.append((ta.Discrete(S3, S3[::-1]), R(1, 3)))
+    for f, q in fs:
+        out.append(ta.verify(ta.C(q, f), "<=", ta.Mix(f, q)))
+        out.append(ta.verify(ta.C(q, f), "<=", ta.Inverse(ta.Mix(f, q))))
+    return out
+
+
+stated(PAPER, "Sec. 4.1 text",
+       "C_p(f) <= min{f_p, f_p^{-1}} <= f_p, for f = f_{eps,delta} at (e^eps, delta, p) = "
+       "(2, 1/10, 1/5), (3, 1/2, 1/2), (20, 1/2, 1/10), (3, 0, 9/10) and a symmetric finite f "
+       "at p = 1/3", _aside)
+
+not_stated(PAPER, "Thm. 9",
+           "if M is f-DP on X^m then M o Sample_m is C_{m/n}(f)-DP on X^n",
+           needs="mechanisms as objects (subsampling of an arbitrary mechanism)")
+
+
+def _thm9_instances():
+    E, f = 3, ta.EpsDelta(sp.log(3), 0)
+    out = []
+    for m in (1, 2):  # the hypothesis: randomized-response count is f_{log 3,0}-DP on X^m
+        for S in product([0, 1], repeat=m):
+            S2 = (1 - S[0],) + S[1:]
+            out.append(ta.verify(ta.Discrete(_rr_count(S, E), _rr_count(S2, E)), ">=", f))
+    pairs = set()
+    for n, m in [(2, 1), (3, 1), (3, 2), (4, 2)]:
+        for S in product([0, 1], repeat=n):
+            for i in range(n):
+                S2 = list(S)
+                S2[i] = 1 - S2[i]
+                pairs.add((n, m, tuple(_fixed_size(S, m, E)), tuple(_fixed_size(S2, m, E))))
+    for n, m, P, Q in sorted(pairs, key=str):
+        out.append(ta.verify(ta.Discrete(list(P), list(Q)), ">=", ta.C(R(m, n), f)))
+    return out
+
+
+stated(PAPER, "Thm. 9 (instances)",
+       "M o Sample_m is C_{m/n}(f)-DP: M = randomized-response count (e^eps = 3, f = f_{eps,0}), "
+       "(n, m) = (2,1), (3,1), (3,2), (4,2), every S in {0,1}^n and every replaced record",
+       _thm9_instances)
+
+stated(PAPER, "Sec. 4.1 fact 1",
+       "C_1(f) = f for symmetric f (G_mu, f_{eps,delta}, all parameters)",
+       lambda: [ta.verify(ta.C(1, ta.G(mu)), "==", ta.G(mu), over={mu: (0, 5)}),
+                ta.verify(ta.C(1, ta.EpsDelta(eps, delta)), "==", ta.EpsDelta(eps, delta),
+                          over={eps: (0, 5), delta: (0, 1)})])
+
+stated(PAPER, "Sec. 4.1 fact 1",
+       "C_q(f) <= C_p(f) for 0 <= p <= q <= 1: for G_mu (all mu) at q = 1/2, p = 1/5, and at "
+       "q = p + s for all p, s in [0, 1/2]",
+       lambda: [ta.verify(ta.C(R(1, 2), ta.G(mu)), "<=", ta.C(R(1, 5), ta.G(mu)),
+                          over={mu: (0, 5)}),
+                ta.verify(ta.C(p + sp.Symbol("s", positive=True), ta.G(mu)), "<=",
+                          ta.C(p, ta.G(mu)),
+                          over={mu: (0, 5), p: (0, R(1, 2)), "s": (0, R(1, 2))})])
+
+stated(PAPER, "Sec. 4.1 fact 1",
+       "C_0(f) = Id (G_mu, f_{eps,delta}, all parameters)",
+       lambda: [ta.verify(ta.C(0, ta.G(mu)), "==", ta.Id, over={mu: (0, 5)}),
+                ta.verify(ta.C(0, ta.EpsDelta(eps, delta)), "==", ta.Id,
+                          over={eps: (0, 5), delta: (0, 1)})])
+
+
+def _inverse_order():
+    g, h = ta.Discrete(P3, Q3), ta.Discrete(P3, [R(1, 16), R(1, 16), R(7, 8)])
+    g2 = ta.Mix(ta.EpsDelta(sp.log(3), 0), R(1, 2))
+    h2 = ta.Mix(ta.EpsDelta(sp.log(3), 0), R(4, 5))
+    return [ta.verify(g, ">=", h), ta.verify(ta.Inverse(g), ">=", ta.Inverse(h)),
+            ta.verify(g2, ">=", h2), ta.verify(ta.Inverse(g2), ">=", ta.Inverse(h2))]
+
+
+stated(PAPER, "Sec. 4.1 fact 1 (reason)",
+       "g >= h iff g^{-1} >= h^{-1}: both orders hold for two asymmetric pairs (finite "
+       "T(P, Q) against a more separated T(P, Q'); f_{log 3,0} mixed at p = 1/2 against 4/5)",
+       _inverse_order)
+
+
+def _fig6():
+    f, f2 = _lemma2_pair(sp.exp(3), R(1, 10), R(1, 5))
+    cp = ta.C(R(1, 5), f)
+    return [ta.verify(1 - ta.tv(cp), ">=", 1 - ta.tv(f2) + R(2, 5))]
+
+
+stated(PAPER, "Fig. 6 caption",
+       "right panel (eps = 3, delta = 0.1, p = 0.2): Thm. 9 gives a significantly tighter "
+       "trade-off function than Lemma 2: its minimal sum of errors exceeds that of "
+       "f_{eps',delta'} by more than 0.4", _fig6)
+
+stated(PAPER, "Sec. 4.1 fact 2",
+       "f >= g implies C_p(f) >= C_p(g): G_2 <= G_1 and G_{mu+1} <= G_mu, all p",
+       lambda: [ta.verify(ta.C(p, ta.G(2)), "<=", ta.C(p, ta.G(1)), over={p: (0, 1)}),
+                ta.verify(ta.C(p, ta.G(mu + 1)), "<=", ta.C(p, ta.G(mu)),
+                          over={p: (0, 1), mu: (0, 5)})])
+
+stated(PAPER, "Sec. 4.1 fact 3", "C_p(Id) = Id for 0 <= p <= 1",
+       lambda: ta.verify(ta.C(p, ta.Id), "==", ta.Id, over={p: (0, 1)}))
+
+
+def _lemma2():
+    out = []
+    for E, d, q in ED_POINTS:
+        f, f2 = _lemma2_pair(E, d, q)
+        out.append(ta.verify(ta.Mix(f, q), ">=", f2))
+        out.append(ta.verify(ta.Inverse(ta.Mix(f, q)), ">=", f2))
+    return out
+
+
+stated(PAPER, "Lemma 2",
+       "M (eps, delta)-DP implies M o Sample_m (eps', delta')-DP, eps' = log(1 - p + p e^eps), "
+       "delta' = p delta: f_p and f_p^{-1} (the two worst subsampled pairs) are >= "
+       "f_{eps',delta'} at (e^eps, delta, p) = (2, 1/10, 1/5), (3, 1/2, 1/2), (20, 1/2, 1/10), "
+       "(3, 0, 9/10)", _lemma2)
+
+
+def _cor3_improves():
+    out = []
+    for E, d, q in ED_POINTS + [(1, R(1, 10), R(1, 2))]:
+        f, f2 = _lemma2_pair(E, d, q)
+        out.append(ta.verify(ta.C(q, f), ">=", f2))
+    return out
+
+
+stated(PAPER, "Sec. 4.1 text",
+       "C_p(f_{eps,delta}) >= f_{eps',delta'} (Cor. 3 improves on Lemma 2), at (e^eps, delta, "
+       "p) = (2, 1/10, 1/5), (3, 1/2, 1/2), (20, 1/2, 1/10), (3, 0, 9/10), (1, 1/10, 1/2)",
+       _cor3_improves)
+
+
+def _fig6_sums(printed: bool):
+    f, f2 = _lemma2_pair(sp.exp(3), R(1, 10), R(1, 5))
+    cp = ta.C(R(1, 5), f)
+    if printed:
+        return ta.verify(1 - ta.tv(cp), "<=", 1 - ta.tv(f2))
+    return ta.verify(1 - ta.tv(cp), ">=", 1 - ta.tv(f2) + R(2, 5))
+
+
+misprint(PAPER, "Sec. 4.1 text (after Lemma 2)",
+         "the minimal sum of type I and II errors with subsampling 'can be significantly lower "
+         "than the prediction of Lemma 2' (eps = 3, delta = 0.1, p = 0.2 of Fig. 6)",
+         printed=lambda: _fig6_sums(True), corrected=lambda: _fig6_sums(False),
+         correction="significantly higher: 1 - TV of C_p(f) exceeds that of f_{eps',delta'} "
+                    "by more than 0.4")
+
+
+def _not_epsdelta():
+    f, _ = _lemma2_pair(sp.exp(3), R(1, 10), R(1, 5))
+    cp = ta.C(R(1, 5), f)
+    b = R(1, 5) * R(1, 10)  # 1 - C_p(f)(0) = p delta
+    cc = R(1, 5) * (sp.exp(3) - 1 + R(1, 5)) / (sp.exp(3) + 1)  # the slope -1 piece 1 - c - a
+    cand = ta.EpsDelta(sp.log(2 * (1 - b) / (1 - cc) - 1), b)
+    return [ta.verify(ta.fixed_point(cand), "==", ta.fixed_point(cp)),
+            ta.verify(F("evaluate", cand, R(1, 5)), ">=", F("evaluate", cp, R(1, 5)) + R(1, 20))]
+
+
+stated(PAPER, "Sec. 4.1 text",
+       "C_p(f_{eps,delta}) cannot be expressed as an f_{a,b}: at eps = 3, delta = 0.1, p = 0.2, "
+       "the only f_{a,b} with the same value at 0 (b = p delta) and the same fixed point "
+       "differs from it at alpha = 1/5", _not_epsdelta)
+
+
+def _coin_printed():
+    E, f = 3, ta.EpsDelta(sp.log(3), 0)
+    P = _coin_flips([0], R(1, 2), _rr_count, E, 2)
+    Q = _coin_flips([1], R(1, 2), _rr_count, E, 2)
+    return [ta.verify(ta.Discrete(P, Q), ">=", ta.C(R(1, 2), f)),
+            ta.verify(ta.Discrete(P, Q), ">=", ta.EpsDelta(sp.log(2), 0))]
+
+
+def _coin_corrected():
+    E, f = 3, ta.EpsDelta(sp.log(3), 0)
+    out = []
+    for k in range(3):
+        for S in product([0, 1], repeat=k):
+            for x in (0, 1):
+                A, B = _rr_any(S, E), _rr_any(S + (x,), E)
+                out.append(ta.verify(ta.Discrete(A, B), ">=", f))
+                out.append(ta.verify(ta.Discrete(B, A), ">=", f))
+                for q in (R(1, 2), R(1, 5)):
+                    P = _coin_flips(list(S), q, _rr_any, E, 2)
+                    Q = _coin_flips(list(S) + [x], q, _rr_any, E, 2)
+                    out.append(ta.verify(ta.Discrete(P, Q), ">=", ta.C(q, f)))
+                    out.append(ta.verify(ta.Discrete(Q, P), ">=", ta.C(q, f)))
+    return out
+
+
+misprint(PAPER, "Sec. 4.1 end",
+         "Thm. 9 holds in particular for independent coin flips for every data item (with the "
+         "paper's replace-one neighbours)",
+         printed=_coin_printed, corrected=_coin_corrected,
+         correction="for coin flips, neighbours differ by adding or removing a record and M is "
+                    "f-DP for that relation; checked with M = randomized response on 'some record "
+                    "is 1' (e^eps = 3), data sets of up to 3 records, p = 1/2, 1/5, both "
+                    "directions. As printed, n = 1, S = (0), S' = (1), p = 1/2 and M = "
+                    "randomized-response count give T = f_{log 3,0}: no amplification, and "
+                    "Lemma 2's eps' = log 2 fails too")
+
+
+def _collection():
+    out = []
+    for P, q, Es in [(S3, R(1, 2), (1, R(3, 2), 2)), ([R(1, 20), R(1, 4), R(7, 10)], R(1, 5),
+                                                       (1, R(5, 4), 3))]:
+        Q = P[::-1]
+        f = ta.Discrete(P, Q)
+        for E in Es:
+            out.append(ta.verify(ta.C(q, f), ">=",
+                                 ta.EpsDelta(sp.log(1 - q + q * E), q * _hockey(P, Q, E))))
+    for m_, q, e in [(1, R(1, 2), 1), (R(10, 11), R(256, 60000), 2), (2, R(1, 10), R(1, 2))]:
+        out.append(ta.verify(F("delta", ta.C(q, ta.G(m_)), sp.log(1 - q + q * sp.exp(e))), "<=",
+                             q * F("delta", ta.G(m_), e) + R(1, 10**25)))
+    return out
+
+
+stated(PAPER, "Sec. 4.2 (proof of Thm. 9)",
+       "M o Sample_m is (eps', p(1 + f^*(-e^eps)))-DP for every eps >= 0: exactly for finite "
+       "symmetric f at three e^eps each; for G_mu at (mu, p, eps) = (1, 1/2, 1), (1/1.1, "
+       "256/60000, 2), (2, 1/10, 1/2) up to 1e-25", _collection)
+
+
+def _eq15():
+    out = []
+    for P, q in [(S3, R(1, 2)), (P3, R(1, 3))]:
+        Q = P[::-1] if P is S3 else Q3
+        M = _mixture(P, Q, q)
+        for E in (1, R(3, 2), 4):
+            out.append(ta.verify(_hockey(P, M, 1 - q + q * E), "==", q * _hockey(P, Q, E)))
+            out.append(ta.verify(sp.Abs(F("delta", ta.Mix(ta.Discrete(P, Q), q),
+                                          sp.log(1 - q + q * E)) - q * _hockey(P, Q, E)),
+                                 "<=", R(1, 10**25)))
+    for m_, q, e in [(1, R(1, 2), 1), (R(10, 11), R(256, 60000), 2), (2, R(1, 10), R(1, 2))]:
+        out.append(ta.verify(sp.Abs(F("delta", ta.Mix(ta.G(m_), q),
+                                      sp.log(1 - q + q * sp.exp(e)))
+                                    - q * F("delta", ta.G(m_), e)), "<=", R(1, 10**25)))
+    return out
+
+
+stated(PAPER, "Eq. (15)",
+       "delta' = 1 + f_p^*(-e^{eps'}) = p(1 + f^*(-e^eps)): exactly (hockey-stick sums) for a "
+       "symmetric and an asymmetric finite f at e^eps = 1, 3/2, 4, and the library's profile "
+       "of f_p agrees to 25 digits there and for G_mu at (mu, p, eps) = (1, 1/2, 1), (1/1.1, "
+       "256/60000, 2), (2, 1/10, 1/2)", _eq15)
+
+
+def _prop8():
+    g = ta.Discrete(P3, Q3)
+    prof = {sp.log(E): _hockey(P3, Q3, E) for E in _ratios(P3, Q3)}
+    return [ta.verify(ta.from_privacy_profile(prof), ">=", ta.SymmetricHull(g))]
+
+
+stated(PAPER, "Prop. 8",
+       "(eps, 1 + g^*(-e^eps))-DP for all eps >= 0 implies min{g, g^{-1}}^{**}-DP: for g = "
+       "T((1/2,1/4,1/4), (1/8,1/8,3/4)) (the eps at g's kinks suffice)", _prop8)
+
+
+def _equivalence():
+    out = []
+    for P, q in [(S3, R(1, 5)), (S3, R(1, 2)), ([R(1, 20), R(1, 4), R(7, 10)], R(9, 10))]:
+        Q = P[::-1]
+        M = _mixture(P, Q, q)
+        prof = {sp.log(E): _hockey(P, M, E) for E in _ratios(P, M)}
+        out.append(ta.verify(ta.from_privacy_profile(prof), "==", ta.C(q, ta.Discrete(P, Q))))
+    return out
+
+
+stated(PAPER, "Sec. 4.2 text",
+       "the (eps', delta')-DP guarantees (15) for all eps' >= 0 are equivalent to C_p(f)-DP: "
+       "the primal of the profile of f_p equals C_p(f) for symmetric finite f at p = 1/5, 1/2, "
+       "9/10", _equivalence)
+
+
+def _proof_facts():
+    xs = ta.fixed_point(ta.G(mu))
+    out = [ta.verify(xs, "==", ta.Phi(-mu / 2), over={mu: (0, 5)}),
+           # |G_mu'(x)| = exp(mu z - mu^2/2), z = Phi^{-1}(1 - x): slope -1 at x*
+           ta.verify(sp.exp(mu * ta.PhiInv(1 - xs) - mu**2 / 2), "==", 1, over={mu: (0, 5)})]
+    for m_, q in [(1, R(1, 2)), (R(9, 5), R(7, 20))]:
+        x1 = ta.fixed_point(ta.G(m_))
+        out.append(ta.verify(F("evaluate", ta.Mix(ta.G(m_), q), x1), ">=", x1))
+    for E, d, q in ED_POINTS:
+        f = ta.EpsDelta(sp.log(E), d)
+        out.append(ta.verify(ta.Mix(f, q), ">=", f))
+    return out
+
+
+stated(PAPER, "Sec. 4.2 proof facts",
+       "x* = Phi(-mu/2) with G_mu'(x*) = -1 (all mu); f_p(x*) >= f(x*) = x* for G_1.8, p = 0.35 "
+       "and G_1, p = 1/2; f_p >= f for f_{eps,delta} at the Lemma 2 points (for piecewise-linear "
+       "f the argument needs -1 in the subdifferential)", _proof_facts)
+
+# -- Sec. 5 ---------------------------------------------------------------------------------------
+not_stated(PAPER, "Sec. 5.1 text",
+           "clipping v / max{1, ||v||_2/C} makes the sensitivity of the average gradient at "
+           "most 2C/m", needs="vector-valued sensitivity")
+
+Cs, m, n = sp.symbols("C m n", positive=True)
+stated(PAPER, "Sec. 5.1 text",
+       "adding N(0, sigma^2 4C^2/m^2 I) to an average of sensitivity 2C/m gives a "
+       "(1/sigma)-GDP step",
+       lambda: ta.verify(ta.gaussian_mechanism(2 * Cs / m, 2 * sigma * Cs / m), "==",
+                         ta.G(1 / sigma), over={sigma: (R(1, 10), 10)}))
+
+stated(PAPER, "Sec. 5.1 text",
+       "NoisySGD, T compositions of the C_{m/n}(G_{1/sigma})-DP step, is "
+       "C_{m/n}(G_{1/sigma})^{(x) T}-DP (ta.noisy_sgd)",
+       lambda: ta.verify(ta.noisy_sgd(sigma, p, T), "==", ta.C(p, ta.G(1 / sigma))**T))
+
+not_stated(PAPER, "Thm. 10",
+           "Algorithm 1 is C_{m/n}(G_{1/sigma})^{(x) T}-DP",
+           needs="mechanisms as objects (an algorithm with subsampling and adaptive steps)")
+
+not_stated(PAPER, "Fig. 7 caption",
+           "MNIST, n = 60000, m = 256: privacy curves by Cor. 4 (red) and the moments "
+           "accountant (blue)",
+           needs="the moments accountant (RDP), and the panels' noise multipliers and epochs, "
+                 "which the caption does not print")
+
+not_stated(PAPER, "Thm. 11",
+           "C_p(f)^{(x) T} -> G_{p0 sqrt(2 chi2_+(f))} uniformly when p sqrt(T) -> p0",
+           needs="CLT limits")
+
+not_stated(PAPER, "Sec. 3.2 remark (Thm. 11)",
+           "s = sqrt(2K) in the limit of Thm. 11",
+           needs="limits, and certified kl / kappa2 of C_p(G_mu) (quadrature estimates only)")
+
+
+def _lemma3():
+    x = sp.exp(mu**2) * ta.Phi(3 * mu / 2)
+    return [ta.verify(ta.chi2_plus(ta.G(mu)), "==", x + 3 * ta.Phi(-mu / 2) - 2,
+                      over={mu: (0, 5)}),
+            # second derivation: E[(e^{mu Z - mu^2/2} - 1)^2; Z > mu/2]
+            ta.verify(ta.chi2_plus(ta.G(mu)), "==", x - 2 * ta.Phi(mu / 2) + ta.Phi(-mu / 2),
+                      over={mu: (0, 5)})]
+
+
+stated(PAPER, "Lemma 3", "chi2_+(G_mu) = e^{mu^2} Phi(3mu/2) + 3 Phi(-mu/2) - 2", _lemma3)
+
+stated(PAPER, "Sec. 5.2 text",
+       "Bassily et al.'s regime m = 1, T = c^2 n^2 satisfies m sqrt(T)/n = c",
+       lambda: ta.verify(1 * sp.sqrt(c**2 * n**2) / n, "==", c))
+
+stated(PAPER, "Sec. 5.2 text",
+       "with E = Tm/n epochs, (m sqrt(T)/n)^2 = Em/n, so the assumption is Em/n -> c^2",
+       lambda: ta.verify((T * m / n) * m / n, "==", (m * sp.sqrt(T) / n)**2))
+
+stated(PAPER, "Sec. 5.2 text", "AlexNet: m = 128, E = 90, n = 1.2e6 give Em/n < 0.01",
+       lambda: ta.verify(R(90 * 128, 1200000), "<=", R(1, 100)))
+
+not_stated(PAPER, "Lemma 4 (kl)",
+           "kl(C_p(G_mu)) = p int_{mu/2}^inf Z(x)(phi(x - mu) - phi(x)) dx, "
+           "Z = log(p e^{mu x - mu^2/2} + 1 - p)",
+           needs="a certified kl of C_p(G_mu) (the library has a quadrature estimate only) and "
+                 "numeric integrals (sp.Integral) in verify")
+
+not_stated(PAPER, "Lemma 4 (kappa2)",
+           "kappa2(C_p(G_mu)) = int_{mu/2}^inf Z^2(x)(p phi(x - mu) + (2 - p) phi(x)) dx",
+           needs="a certified kappa2 of C_p(G_mu) (quadrature estimate only) and numeric "
+                 "integrals (sp.Integral) in verify")
+
+not_stated(PAPER, "Lemma 4 (kappa3-bar)",
+           "kappa3-bar(C_p(G_mu)) = int |Z - kl|^3 (p phi(x-mu) + (1-p) phi(x)) + int |Z + kl|^3 "
+           "phi(x) over x > mu/2; misprint: the slope -1 piece of Eq. (13) adds "
+           "kl^3 (1-p)(2 Phi(mu/2) - 1) (mu = 2, p = 1/2: 6.4053 against printed 6.2301)",
+           needs="a certified kappa3-bar and kl of C_p(G_mu) (quadrature estimates only) and "
+                 "numeric integrals (sp.Integral) in verify")
+
+kl_, k3_, var_ = sp.symbols("kl kappa3bar v", positive=True)  # v = kappa2 - kl^2 > 0
+stated(PAPER, "Cor. 5",
+       "Thm. 5 with T equal factors C_p(G_{1/sigma}): mu~ = 2 sqrt(T) kl/sqrt(kappa2 - kl^2), "
+       "gamma = 0.56 kappa3-bar/(sqrt(T)(kappa2 - kl^2)^{3/2}) (algebra, functionals as "
+       "symbols)",
+       lambda: [ta.verify(2 * (T * kl_) / sp.sqrt(T * var_), "==",
+                          2 * sp.sqrt(T) * kl_ / sp.sqrt(var_)),
+                ta.verify(R(56, 100) * (T * k3_) / (T * var_)**R(3, 2), "==",
+                          R(56, 100) / sp.sqrt(T) * k3_ / var_**R(3, 2))])
+
+not_stated(PAPER, "Cor. 5",
+           "NoisySGD is f-DP with f(alpha) = max{G_mu~(alpha + gamma) - gamma, 0}",
+           needs="the shifted function max{G_mu(alpha + gamma) - gamma, 0}, and certified "
+                 "kl / kappa2 / kappa3-bar of C_p(G_mu)")
+
+not_stated(PAPER, "Sec. 5.3 remark",
+           "with G_mu~ := 0 on (1, inf), max{G_mu~(alpha + gamma) - gamma, 0} is a trade-off "
+           "function", needs="the shifted function max{G_mu(alpha + gamma) - gamma, 0}")
+
+# -- Sec. 6 and the discussion --------------------------------------------------------------------
+stated(PAPER, "Sec. 6 text", "Thm. 9 is tight for f = 0: C_p(0) = f_{0,p}",
+       lambda: ta.verify(ta.C(p, ta.Zero), "==", ta.EpsDelta(0, p), over={p: (0, 1)}))
+
+
+def _balle():
+    out = []
+    for m_ in (R(1, 10), 1, 3):
+        for e in (1, 5, 20):
+            a = ta.Phi(-(e / m_ + m_ / 2) - 1)  # 1 - G_mu(a) > e^eps a = 1 - f_{eps,0}(a)
+            out.append(ta.verify(F("roc", ta.G(m_), a), ">=", sp.exp(e) * a))
+    return out
+
+
+stated(PAPER, "Balle",
+       "eps-DP cannot accommodate the Gaussian mechanism: G_mu is not >= f_{eps,0} (a "
+       "certified alpha with G_mu(alpha) < f_{eps,0}(alpha)) for mu = 0.1, 1, 3 and "
+       "eps = 1, 5, 20", _balle)
+
+not_stated(PAPER, "Balle",
+           "the whole (eps, delta(eps)) collection of the moments accountant still leaves a "
+           "significant gap to GDP", needs="Renyi DP / the moments accountant")
+
+not_stated(PAPER, "Avella-Medina",
+           "clipped likelihood estimating equations are biased in general; clipped least squares "
+           "is consistent under symmetric errors", needs="estimating equations")
+
+Bn = sp.Symbol("B", positive=True)
+stated(PAPER, "Avella-Medina Thm. 1",
+       "noisy GD with noise sd 2 sup||Psi|| sqrt(K)/(n mu) per step is mu-GDP after K steps",
+       lambda: [ta.verify(ta.gaussian_mechanism(2 * Bn / n, 2 * Bn * sp.sqrt(K) / (n * mu)),
+                          "==", ta.G(mu / sp.sqrt(K))),
+                ta.verify(ta.G(mu / sp.sqrt(K))**K, "==", ta.G(mu), over={mu: (0, 5)})])
+
+not_stated(PAPER, "Avella-Medina",
+           "theta^(K) - theta0 = theta_hat - theta0 + O_p(sqrt(Kp)/(mu n)); O(log n) GD steps "
+           "suffice", needs="stochastic-order statements")
+
+not_stated(PAPER, "Dietz",
+           "Petrov's bound sup|F_n(x) - phi(x)| <= (A/g(sqrt n)) E[X^2 g(X)]; misprint: the "
+           "standard normal CDF Phi is meant (with the density, Rademacher X_i and g = |x| "
+           "give |F_n(0) - phi(0)| -> 0.101), and independence is omitted",
+           needs="probability statements about sums of random variables (not trade-off "
+                 "functions)")
+
+not_stated(PAPER, "Goseling & van Lieshout",
+           "the kernel-smoothing system can be solved exactly for distinct measurement "
+           "locations (Gaussian kernel)", needs="linear algebra (positive definite kernels)")
+
+
+def _safety():
+    a, r = sp.symbols("a r", positive=True)
+    z = ta.PhiInv((1 + a) / 2)
+    return [ta.verify(2 * ta.Phi(z) - 1, "==", a),
+            ta.verify(2 * ta.Phi(z * r) - 1, "<=", a,
+                      over={a: (R(1, 10), R(9, 10)), r: (0, R(9, 10))})]
+
+
+stated(PAPER, "Goseling & van Lieshout",
+       "with Cov E = tau K_h, P_i = 2 Phi(r Phi^{-1}((1+alpha)/2)) - 1, r = bound/sqrt(tau): "
+       "P_i = alpha at sqrt(tau) = bound (all alpha) and P_i <= alpha for r <= 0.9, "
+       "alpha in [0.1, 0.9]", _safety)
+
+not_stated(PAPER, "Wijayatunga", "R. A. Fisher (1890-1962)",
+           needs="a biographical record (nothing to compute)")
+
+not_stated(PAPER, "Authors' reply Sec. 2.1",
+           "f-DP gives a tighter privacy analysis of SGD than the moments accountant",
+           needs="Renyi DP / the moments accountant")
