@@ -98,6 +98,9 @@ EXAMPLES = [
     # the conjugate (a convex function on R, not a trade-off function)
     G(1).conjugate(),
     (G(mu) ** n).conjugate(),
+    # the tightest trade-off function implied by Renyi DP at finitely many orders
+    ta.RenyiRegion({2: 1, 8: 3}),
+    ta.RenyiRegion({2: mu}, symmetric=False),
 ]
 
 
@@ -137,4 +140,11 @@ if ShuffleDP is not None:
     EXAMPLES += [
         ShuffleDP(1, 5),
         ShuffleDP(eps, n + 1),
+    ]
+
+NormalPair = _optional("tradeoff_algebra.families.normal_pair", "NormalPair")
+if NormalPair is not None:
+    EXAMPLES += [
+        NormalPair(0, 1, Rational(1, 2), 2),
+        NormalPair(m, nu + 1, mu, nu),
     ]

@@ -209,6 +209,14 @@ def _(rng):
     yield Case(G(0), digits=50, note="G_0 by its closed form, numerically")
 
 
+@case("normal_pair_equal_variance")
+def _(rng):
+    yield Case(ta.NormalPair(Rational(1, 3), 2, -1, 2), digits=50,
+               note="T(N(1/3, 4), N(-1, 4)) = G_{2/3}")
+    yield Case(ta.NormalPair(0, Rational(1, 2), Rational(3, 2), Rational(1, 2)), digits=50,
+               note="T(N(0, 1/4), N(3/2, 1/4)) = G_3")
+
+
 @case("laplace_zero")
 def _(rng):
     yield Case(ta.Laplace(0), digits=50, note="L_0 by its closed form, numerically")

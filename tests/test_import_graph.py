@@ -19,7 +19,7 @@ PKG = "tradeoff_algebra"
 ROOT = pathlib.Path(tradeoff_algebra.__file__).parent
 
 #: The layer order: a module may import modules of its own layer and of earlier ones only.
-LAYERS = ["core", "numeric", "families", "operators", "rewrite", "routes", "analysis",
+LAYERS = ["core", "numeric", "families", "operators", "rewrite", "routes", "analysis", "notions",
           "printing", "verify", "mechanisms", "__init__", "parse", "cli", "__main__"]
 
 

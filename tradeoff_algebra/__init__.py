@@ -10,15 +10,18 @@ from .analysis import (
                    chi2_plus,
                    delta,
                    epsilon,
+                   f_divergence,
                    fixed_point,
                    from_privacy_profile,
+                   hockey_stick,
                    kappa2,
                    kappa3,
                    kappa3_bar,
                    kl,
                    primal_value,
                    primal_value_lower,
-    sup_distance,
+                   renyi,
+                   sup_distance,
                    tv,
 )
 from .analysis.lazy import Functional
@@ -43,11 +46,29 @@ from .families import (
                    Gaussian,
                    Id,
                    Laplace,
+                   NormalPair,
                    PiecewiseLinear,
                    ShuffleDP,
                    Zero,
 )
-from .mechanisms import gaussian_mechanism, laplace_mechanism, noisy_sgd, shuffle
+from .families.renyi_region import RenyiRegion
+from .mechanisms import (
+                   gaussian_mechanism,
+                   gaussian_sigma,
+                   laplace_mechanism,
+                   noisy_sgd,
+                   sensitivity_index,
+                   shuffle,
+)
+from .notions import (
+                   GDP,
+                   RDP,
+                   ApproxDP,
+                   Notion,
+                   advanced_composition,
+                   tCDP,
+                   zCDP,
+)
 from .numeric import Value, curve, evaluate, roc
 from .numeric.budget import TimeLimitExceeded, time_limit
 from .numeric.pld import pld_options
@@ -79,7 +100,7 @@ __all__ = [
     "TimeLimitExceeded",
     "Phi", "PhiInv",
     "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
-    "PiecewiseLinear", "Discrete", "ShuffleDP",
+    "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate", "conjugate_value",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
@@ -89,4 +110,7 @@ __all__ = [
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
     "verify", "Verdict", "Functional", "sup_distance",
+    "renyi", "hockey_stick", "f_divergence",
+    "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
+    "sensitivity_index", "gaussian_sigma",
 ]

@@ -215,6 +215,70 @@ def _eps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _renyi(args: argparse.Namespace) -> int:
+    import sympy as sp
+
+    from .analysis import renyi
+
+    _check_dps(args.dps)
+    order = sp.oo if args.order.strip() in ("oo", "inf") else _number(
+        args.order, "order", "a number > 0, or oo")
+    f = _expression(args.expr)
+    v = renyi(f, order, dps=args.dps, estimate=args.estimate)
+    print(v)
+    return 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    """Every conversion of a notion (or a trade-off function) at --delta and/or --eps."""
+    from .analysis import delta as f_delta
+    from .analysis import epsilon as f_epsilon
+    from .core.errors import InvalidParameter
+    from .core.node import TradeOff
+    from .notions import GDP, ApproxDP, Notion, zCDP
+
+    dps = _check_dps(args.dps)
+    x = _expression(args.expr)
+    if args.delta is None and args.eps is None:
+        raise InvalidParameter("--delta/--eps", None, "at least one of --delta D and --eps E")
+    rows = []
+    if isinstance(x, TradeOff):
+        if args.delta is not None:
+            d = _number(args.delta, "delta", "a number in (0, 1]")
+            rows.append((f"epsilon at delta = {d} (exact profile)", f_epsilon(x, d, dps=dps)))
+        if args.eps is not None:
+            e = _number(args.eps, "eps", "a number >= 0")
+            rows.append((f"delta at eps = {e} (exact profile)", f_delta(x, e, dps=dps)))
+    elif isinstance(x, Notion):
+        tradeoff = x.to_tradeoff() if isinstance(x, (GDP, ApproxDP)) else None
+        rdp = x.to_zcdp() if isinstance(x, GDP) else (None if isinstance(x, ApproxDP) else x)
+        methods = ["balle", "mironov"] + (["bun_steinke"] if isinstance(rdp, zCDP) else []) \
+            + (["optimal"] if args.optimal else [])
+        if args.delta is not None:
+            d = _number(args.delta, "delta", "a number in (0, 1]")
+            if tradeoff is not None:
+                rows.append((f"epsilon at delta = {d} (exact, {tradeoff})",
+                             f_epsilon(tradeoff, d, dps=dps)))
+            for m in methods if rdp is not None else []:
+                rows.append((f"epsilon at delta = {d} ({m}, via {rdp})",
+                             rdp.epsilon(d, method=m, dps=dps)))
+        if args.eps is not None:
+            e = _number(args.eps, "eps", "a number >= 0")
+            if tradeoff is not None:
+                rows.append((f"delta at eps = {e} (exact, {tradeoff})",
+                             f_delta(tradeoff, e, dps=dps)))
+            for m in [m for m in methods if m != "bun_steinke"] if rdp is not None else []:
+                rows.append((f"delta at eps = {e} ({m}, via {rdp})",
+                             rdp.delta(e, method=m, dps=dps)))
+    else:
+        raise InvalidParameter("EXPR", args.expr, "a trade-off expression or a notion "
+                               "(GDP(mu), zCDP(rho), tCDP(rho, omega), ApproxDP(eps, delta))")
+    width = max(len(r[0]) for r in rows)
+    for label, v in rows:
+        print(f"{label:<{width}}  {v}")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     import sympy as sp
 
@@ -337,6 +401,26 @@ def _run(argv: list[str] | None) -> int:
         p.add_argument("--dps", type=_dps, default=30,
                        help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 30)")
         p.set_defaults(run=run, point=lambda t, n=pname, a=allowed: _number(t, n, a))
+    what = "the Renyi divergence D_ORDER(P || Q) of f = T(P, Q)"
+    p = sub.add_parser("renyi", help=what, description=what)
+    p.add_argument("expr", metavar="EXPR", help=expr_help)
+    p.add_argument("order", metavar="ORDER", help="a number > 0 (1 is KL), or oo")
+    p.add_argument("--dps", type=_dps, default=30,
+                   help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 30)")
+    p.add_argument("--estimate", action="store_true",
+                   help="allow a quadrature estimate where no closed form is known")
+    p.set_defaults(run=_renyi)
+    what = ("convert a notion (GDP(mu), zCDP(rho), tCDP(rho, omega), ApproxDP(eps, delta)) or "
+            "a trade-off expression to (eps, delta) by every available route")
+    p = sub.add_parser("convert", help=what, description=what)
+    p.add_argument("expr", metavar="EXPR", help='e.g. "zCDP(1/2)" or "G(1) @ G(2)"')
+    p.add_argument("--delta", metavar="DELTA", help="the delta at which to give epsilon")
+    p.add_argument("--eps", metavar="EPS", help="the epsilon at which to give delta")
+    p.add_argument("--optimal", action="store_true",
+                   help="also the optimal RDP conversion (slower: seconds to a minute)")
+    p.add_argument("--dps", type=_dps, default=20,
+                   help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 20)")
+    p.set_defaults(run=_convert)
     what = "decide a claim LHS REL RHS (pointwise in alpha for trade-off functions)"
     p = sub.add_parser("verify", help=what, description=what)
     p.add_argument("lhs", metavar="LHS", help=expr_help + ", or a scalar expression")

@@ -5,6 +5,14 @@
 * ``laplace_mechanism(sensitivity, scale)`` is L_{Delta/b}: adding Lap(0, b) to a statistic of
   sensitivity Delta gives the pair Lap(0, b), Lap(Delta, b), whose trade-off is that of
   Lap(0, 1), Lap(Delta/b, 1) (Dong, Roth & Su, Prop. 7).
+* ``sensitivity_index(sensitivity, sigma)`` is psi = Delta/sigma (Kaissis et al., Def. 6): the
+  Gaussian mechanism's trade-off function is G_psi.
+* ``gaussian_sigma(sensitivity, eps, delta, method=...)`` calibrates the noise: ``"exact"`` the
+  smallest sigma with delta_{G_{Delta/sigma}}(eps) <= delta (Dong, Roth & Su, Cor. 1; the
+  analytic Gaussian mechanism of Balle & Wang 2018; Kaissis et al., Cor. 13), a certified
+  enclosure whose upper end is safe; ``"dwork"`` sigma = c Delta/eps with c^2 = 2 ln(2/delta)
+  (Dwork, Thm. 4.3), valid only for eps <= 1 as corrected in ``proofs/`` (it fails at
+  eps = 10, delta = 1e-5: delta_G(10) = 1.364e-5).
 * ``shuffle(eps0, n)`` is the exact trade-off function of the shuffle model's post-processing
   pair (Wang et al., Sec. 4.1; ``ShuffleDP``); ``bound="wang"`` gives their Thm. 4.2 bound
   (``ShuffleDP(eps0, n, bound="wang")``).
@@ -14,11 +22,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import sympy as sp
+
+from .analysis.conversions import delta as _delta
+from .core.errors import InvalidParameter
 from .core.validate import param
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
+from .numeric.context import mp
+from .numeric.value import Value
 
-__all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle"]
+__all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
+           "sensitivity_index", "gaussian_sigma"]
 
 
 def gaussian_mechanism(sensitivity: Any, sigma: Any) -> Gaussian:
@@ -90,3 +105,61 @@ def shuffle(eps0: Any, n: Any, bound: str = "exact"):
     if bound not in ("exact", "wang"):
         raise InvalidParameter("bound", bound, "'exact' or 'wang'", "shuffle")
     return ShuffleDP(e, m, bound)
+
+
+def sensitivity_index(sensitivity: Any, sigma: Any) -> sp.Expr:
+    """psi = Delta/sigma (Kaissis et al., Def. 6, Eq. (7)): the Gaussian mechanism with
+    l2-sensitivity Delta and noise N(0, sigma^2) is exactly psi-GDP (its trade-off is G_psi)."""
+    d = param("sensitivity", sensitivity, lower=0, owner="sensitivity_index")
+    s = param("sigma", sigma, lower=0, lower_open=True, owner="sensitivity_index")
+    return d / s
+
+
+def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exact",
+                   dps: int = 20) -> Value | sp.Expr:
+    """The noise sigma of the Gaussian mechanism for (eps, delta)-DP (module docstring).
+
+    ``method="exact"``: a Value [lo, hi] enclosing the smallest sigma with
+    delta_{G_{Delta/sigma}}(eps) <= delta (bisection in mu = Delta/sigma on certified profile
+    enclosures; ``hi`` is safe to use). ``method="dwork"``: the closed form
+    ``sqrt(2 ln(2/delta)) Delta/eps`` of Dwork, Thm. 4.3 (valid for eps <= 1 only).
+    """
+    d = param("sensitivity", sensitivity, lower=0, lower_open=True, owner="gaussian_sigma")
+    e = param("eps", eps, lower=0, lower_open=True, owner="gaussian_sigma")
+    dl = param("delta", delta, lower=0, upper=1, lower_open=True, upper_open=True,
+               owner="gaussian_sigma")
+    if method == "dwork":
+        return sp.sqrt(2 * sp.log(2 / dl)) * d / e
+    if method != "exact":
+        raise InvalidParameter("method", method, "'exact' or 'dwork'", "gaussian_sigma")
+    if any(x.free_symbols for x in (d, e, dl)):
+        raise InvalidParameter("eps", eps, "numbers for the exact calibration",
+                               "gaussian_sigma")
+
+    def above(mu: sp.Rational) -> bool | None:  # is delta_G(eps) > delta at mu? (None: unsure)
+        v = _delta(Gaussian(mu), e, dps=dps + 10)
+        if v.lo > dl:
+            return True
+        if v.hi <= dl:
+            return False
+        return None
+
+    lo, hi = sp.Rational(1, 2**10), sp.Integer(1)  # mu brackets: delta(lo) <= delta < delta(hi)
+    while above(lo) is not False:
+        lo /= 2**10
+        if lo < sp.Rational(1, 2**400):
+            raise InvalidParameter("delta", delta, "a delta the Gaussian mechanism can meet at "
+                                   "this eps", "gaussian_sigma")
+    while above(hi) is not True:
+        hi *= 2
+    for _ in range(4 * dps + 20):
+        if (hi - lo) / hi < sp.Rational(1, 10**(dps + 2)):
+            break
+        mid = (lo + hi) / 2
+        a = above(mid)
+        if a is None:
+            break
+        lo, hi = (lo, mid) if a else (mid, hi)
+    with mp.workdps(dps + 10):
+        D = mp.mpf(d.p) / d.q if d.is_Rational else mp.mpf(sp.N(d, dps + 10))
+        return Value.enclosure(D / (mp.mpf(hi.p) / hi.q), D / (mp.mpf(lo.p) / lo.q), dps)

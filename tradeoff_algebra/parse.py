@@ -9,7 +9,8 @@ reachable. Allowed:
 * calls of the public constructors (``G``, ``EpsDelta``, ``C``, ``Mix``, ``Max``, ``Group``, ...,
   ``gaussian_mechanism``, ``laplace_mechanism``; see :data:`CONSTRUCTORS`), the names ``Id`` and
   ``Zero``, positional arguments, the keyword ``delta=`` and the option keywords
-  ``sampling=`` (of ``noisy_sgd``) and ``bound=`` (of ``shuffle``) with one of their strings;
+  ``sampling=`` (of ``noisy_sgd``) and ``bound=`` (of ``shuffle``) with one of their strings,
+  ``symmetric=`` (of ``RenyiRegion``) with True or False;
 * ``f @ g`` (tensor product), ``f ** n`` (tensor power) and ``f(alpha)`` (application);
 * numbers: integer literals, decimal literals converted *exactly* to rationals (``1e-5`` is
   ``1/100000``, ``0.1`` is ``1/10``, never a binary float), ``+ - * / **`` and unary minus on
@@ -74,8 +75,9 @@ __all__ = ["parse_expr", "symbol_for", "CONSTRUCTORS", "INTEGER_SYMBOLS", "MAX_L
 CONSTRUCTORS: tuple[str, ...] = (
     "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete", "BinomialDP",
     "ShuffleDP", "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
-    "Subsample", "C", "Mix", "Max", "Group", "Conjugate",
+    "Subsample", "C", "Mix", "Max", "Group", "Conjugate", "NormalPair", "RenyiRegion",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
+    "GDP", "zCDP", "tCDP", "ApproxDP",
 )
 
 #: Trade-off constants reachable by name.
@@ -602,10 +604,16 @@ class _Interpreter:
                                       f"{', '.join(map(repr, allowed))})", kw)
                 kwargs[kw.arg] = v.value
                 continue
+            if kw.arg in _BOOL_KEYWORDS:
+                v = kw.value
+                if not (isinstance(v, ast.Constant) and isinstance(v.value, bool)):
+                    raise self.reject(f"the value of {kw.arg}= (True or False)", kw)
+                kwargs[kw.arg] = v.value
+                continue
             if kw.arg != "delta":
                 shown = "**" if kw.arg is None else f"{kw.arg}="
-                raise self.reject(f"the keyword argument {shown} (only delta=, sampling= and "
-                                  "bound= are accepted)", kw)
+                raise self.reject(f"the keyword argument {shown} (only delta=, sampling=, "
+                                  "bound= and symmetric= are accepted)", kw)
             kwargs["delta"] = self._operand(kw.value, depth)
         if isinstance(func, _Callable):
             if func.name in _SCALAR_FUNCTIONS:
@@ -645,6 +653,10 @@ _OPTION_KEYWORDS: dict[str, tuple[str, ...]] = {
     "sampling": ("gdp_paper", "fixed_size", "poisson"),
     "bound": ("exact", "wang"),
 }
+
+
+#: Keywords that take True or False: ``RenyiRegion(..., symmetric=False)``.
+_BOOL_KEYWORDS: tuple[str, ...] = ("symmetric",)
 
 
 _APPROX_DPS = 50

@@ -52,6 +52,7 @@ from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
 from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.context import mp
+from ..numeric.finite import finite_loss
 from ..numeric.normal import ncdf_inv, ncdf_inv_upper
 from ..numeric.protocol import GUARD_DPS, mp_roc, mp_value, num
 from ..numeric.value import Value
@@ -71,12 +72,45 @@ NAMES = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc")
 @singledispatch
 def closed_form(f: Any, name: str) -> sp.Expr | None:
     """The closed form of functional ``name`` at ``f`` as a SymPy expression, or None."""
+    fl = finite_loss(f)
+    if fl is not None and name in _MOMENTS:
+        return _finite_moment(fl, name)
     if name == "tv" and f.is_symmetric:
         try:
             return sp.S.One - 2 * f.fixed_point()
         except NoClosedForm:
             return None
     return None
+
+
+_MOMENTS = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus")
+
+
+def _finite_moment(fl, name: str) -> sp.Expr | None:
+    """The moments of l = log(dQ/dP) under P for a finite pair, exactly: kl additively over the
+    factors, the others from the atoms (``(ratio, P-mass, Q-mass)``; atoms without P-mass
+    carry no weight in the integrals over [0, 1], atoms without Q-mass give l = -oo)."""
+    if name == "kl":
+        total = sp.S.Zero
+        for pairs, m in fl.leaves():
+            for p, q in pairs:
+                if p != 0:
+                    total += m * (sp.oo if q == 0 else p * sp.log(p / q))
+        return total
+    if not fl.affordable():
+        return None
+    atoms = [(r, p) for r, p, _ in fl.atoms() if p != 0]
+    if name == "chi2_plus":
+        return sp.Add(*[p * (r - 1) ** 2 for r, p in atoms if r > 1])
+    if any(r == 0 for r, _ in atoms):
+        return sp.oo
+    ls = [(sp.log(r), p) for r, p in atoms]
+    if name == "kappa2":
+        return sp.Add(*[p * l**2 for l, p in ls])
+    if name == "kappa3":
+        return sp.Add(*[p * abs(l) ** 3 for l, p in ls])
+    k = -sp.Add(*[p * l for l, p in ls])
+    return sp.Add(*[p * abs(l + k) ** 3 for l, p in ls])
 
 
 def _gauss_abs3(m, s):
@@ -352,7 +386,7 @@ def _subsample_parts(f: Subsample):
     return g, num(f.p, "p"), xs.mid
 
 
-def _quad(f: TradeOff, F: Callable, levels: list) -> tuple:
+def quad_log_slope(f: TradeOff, F: Callable, levels: list) -> tuple:
     """int_0^1 F(log|f'|), split at the kinks of f and where log|f'| crosses ``levels``
     (the kinks of F)."""
     if isinstance(f, Subsample):
@@ -373,18 +407,18 @@ def _quad(f: TradeOff, F: Callable, levels: list) -> tuple:
 
 def _quad_functional(name: str, f: TradeOff) -> tuple:
     if name == "kl":
-        return _quad(f, lambda t: -t, [])
+        return quad_log_slope(f, lambda t: -t, [])
     if name == "kappa2":
-        return _quad(f, lambda t: t * t, [])
+        return quad_log_slope(f, lambda t: t * t, [])
     if name == "kappa3":
-        return _quad(f, lambda t: abs(t) ** 3, [mp.zero])
+        return quad_log_slope(f, lambda t: abs(t) ** 3, [mp.zero])
     if name == "chi2_plus":
-        return _quad(f, lambda t: mp.expm1(t) ** 2 if t > 0 else mp.zero, [mp.zero])
+        return quad_log_slope(f, lambda t: mp.expm1(t) ** 2 if t > 0 else mp.zero, [mp.zero])
     if name == "kappa3_bar":
-        k, ek = _quad(f, lambda t: -t, [])
+        k, ek = quad_log_slope(f, lambda t: -t, [])
         if mp.isinf(k):
             return k, ek
-        v, e = _quad(f, lambda t: abs(t + k) ** 3, [-k])
+        v, e = quad_log_slope(f, lambda t: abs(t + k) ** 3, [-k])
         return v, e
     if name == "auc":
         return _auc_quad(f)
@@ -444,7 +478,7 @@ def _estimate(name: str, f: TradeOff, dps: int) -> Value:
 # ---------------------------------------------------------------------------------------------
 # public functions
 # ---------------------------------------------------------------------------------------------
-def _check(f: Any, dps: Any, owner: str) -> None:
+def check_functional_args(f: Any, dps: Any, owner: str) -> None:
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)",
                                owner)
@@ -461,7 +495,8 @@ def _symbolic(name: str, f: TradeOff) -> sp.Expr:
     return v
 
 
-def _numeric_closed(v: sp.Expr, f: TradeOff, dps: int) -> Value:
+def closed_value(v: sp.Expr, f: TradeOff, dps: int) -> Value:
+    """A closed form ``v`` of a functional of ``f`` as a point Value to ``dps`` digits."""
     if v.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value",
                                hint="substitute values with f.subs(...)")
@@ -473,14 +508,14 @@ def _numeric_closed(v: sp.Expr, f: TradeOff, dps: int) -> Value:
 
 
 def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
-    _check(f, dps, name)
+    check_functional_args(f, dps, name)
     if dps is None:
         return _symbolic(name, f)
     v = closed_form(f, name)
     if v is not None and not v.free_symbols:
-        return _numeric_closed(v, f, dps)
+        return closed_value(v, f, dps)
     if v is not None:
-        return _numeric_closed(v, f, dps)  # raises with a hint about the symbols
+        return closed_value(v, f, dps)  # raises with a hint about the symbols
     if f.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
     if name == "tv":
@@ -546,7 +581,7 @@ def fixed_point(f: TradeOff, dps: int | None = None) -> sp.Expr | Value:
     ``dps``: the closed form to ``dps`` digits, else an enclosure by bisection on the
     enclosures of ``f(alpha) - alpha`` (decreasing), guaranteed whenever those are.
     """
-    _check(f, dps, "fixed_point")
+    check_functional_args(f, dps, "fixed_point")
     if dps is None:
         try:
             return f.fixed_point()
@@ -560,7 +595,7 @@ def fixed_point(f: TradeOff, dps: int | None = None) -> sp.Expr | Value:
     except NoClosedForm:
         v = subsample_fixed_point(f) if isinstance(f, Subsample) else None
     if v is not None:
-        return _numeric_closed(sp.sympify(v), f, dps)
+        return closed_value(sp.sympify(v), f, dps)
     if f.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
     with mp.workdps(dps + GUARD_DPS):

@@ -5,9 +5,10 @@ from .discrete import Discrete
 from .epsdelta import EpsDelta
 from .gaussian import G, Gaussian
 from .laplace import Laplace
+from .normal_pair import NormalPair
 from .piecewise import PiecewiseLinear
 from .shuffle import ShuffleDP
 from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
 
 __all__ = ["Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero", "IdTradeOff",
-           "ZeroTradeOff", "PiecewiseLinear", "Discrete", "ShuffleDP"]
+           "ZeroTradeOff", "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair"]

@@ -231,6 +231,23 @@ class FiniteLoss:
             fac[(kind, x)] = fac.get((kind, x), 0) + m
         return FiniteLoss(fac)
 
+    def leaves(self) -> list[tuple[list[tuple[sp.Expr, sp.Expr]], int]]:
+        """The factor pairs and their multiplicities: ``[(pairs, m), ...]`` where ``pairs`` lists
+        the (P-mass, Q-mass) of each outcome of one factor (exact SymPy numbers) and the whole
+        pair is the product of ``m`` copies of each. Additive functionals (Renyi divergences,
+        KL) are sums over the leaves without materialising the product."""
+        out = []
+        for (kind, x), m in self._factors.items():
+            if kind == "rr":  # randomized response: f_{eps,0} (Dong, Roth & Su, Eq. (5))
+                E = sp.exp(x)
+                pairs = [(E / (1 + E), 1 / (1 + E)), (1 / (1 + E), E / (1 + E))]
+            elif kind == "delta":  # f_{0,delta}: (d, 1 - d, 0) against (0, 1 - d, d)
+                pairs = [(x, sp.S.Zero), (1 - x, 1 - x), (sp.S.Zero, x)]
+            else:
+                pairs = [(p, q) for _, p, q in x]
+            out.append((pairs, m))
+        return out
+
     def cost(self, limit: int = MAX_COST) -> int | None:
         """An upper bound on the elementary products the materialised table needs (binomial
         terms and pairs of atoms multiplied, scaled by the integer sizes in exact mode), or

@@ -1,0 +1,96 @@
+"""(eps, delta)-DP as a notion, and advanced composition.
+
+* ``ApproxDP(eps, delta)``: (eps, delta)-DP (Dwork, Def. 4.1). Its trade-off function is
+  f_{eps,delta} (Dong, Roth & Su, Eq. (5), Prop. 1: a mechanism is (eps, delta)-DP iff it is
+  f_{eps,delta}-DP). ``@`` applies basic composition (Dwork, Sec. 4.1: the epsilons and the
+  deltas add), valid but not tight: the exact composition is the trade-off function
+  ``a.to_tradeoff() @ b.to_tradeoff()`` (Dong, Roth & Su, Sec. 3). ``group(k)``: Dwork,
+  Remark 4.5 as corrected in ``proofs/`` — (k eps, delta (e^{k eps} - 1)/(e^eps - 1))-DP, the
+  printed factor k e^{k-1} lacks eps.
+* ``advanced_composition(eps, delta, k, delta_prime, improved=False)``: Dwork, Thm. 4.1,
+  Eq. (4.2): k-fold composition of (eps, delta)-DP is (sqrt(2 k ln(1/delta')) eps
+  + k eps (e^eps - 1), k delta + delta')-DP; ``improved=True`` halves the second term
+  (Remark 4.2; Kairouz, Oh & Viswanath). Both are bounds: the exact answer is
+  f_{eps,delta}^{(x) k}, whose (eps, delta) profile ``ta.delta`` computes exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from ..analysis.conversions import delta as _delta
+from ..analysis.conversions import epsilon as _epsilon
+from ..core.validate import param
+from ..families.epsdelta import EpsDelta
+from ..numeric.value import Value
+from .base import Notion
+
+__all__ = ["ApproxDP", "advanced_composition"]
+
+
+class ApproxDP(Notion):
+    """(eps, delta)-differential privacy (Dwork, Def. 4.1); eps >= 0, delta in [0, 1]."""
+
+    def __new__(cls, eps: Any, delta: Any = 0):
+        e = param("eps", eps, lower=0, owner="ApproxDP", allow_infinite=True)
+        d = param("delta", delta, lower=0, upper=1, owner="ApproxDP")
+        return sp.Basic.__new__(cls, e, d)
+
+    @property
+    def eps(self) -> sp.Expr:
+        return self.args[0]
+
+    @property
+    def delta_(self) -> sp.Expr:
+        return self.args[1]
+
+    def to_tradeoff(self) -> EpsDelta:
+        """f_{eps,delta} (Dong, Roth & Su, Prop. 1: (eps, delta)-DP iff f_{eps,delta}-DP)."""
+        return EpsDelta(self.eps, self.delta_)
+
+    def compose(self, other: Notion) -> ApproxDP:
+        """Basic composition (Dwork, Sec. 4.1): (eps + eps', delta + delta'), delta capped at 1.
+        A valid bound, not the tight one (``self.to_tradeoff() @ other.to_tradeoff()``)."""
+        if not isinstance(other, ApproxDP):
+            raise self._refuse(other, "an ApproxDP (convert with .to_approx_dp(delta) first)")
+        return ApproxDP(self.eps + other.eps, sp.Min(1, self.delta_ + other.delta_))
+
+    def group(self, k: Any) -> ApproxDP:
+        """Groups of size k: (k eps, delta (e^{k eps} - 1)/(e^eps - 1))-DP, capped at 1 (Dwork,
+        Remark 4.5 as corrected in proofs/; k delta at eps = 0)."""
+        k = param("k", k, lower=1, integer=True, owner="ApproxDP.group")
+        e, d = self.eps, self.delta_
+        factor = k if e.is_zero else (sp.exp(k * e) - 1) / (sp.exp(e) - 1)
+        return ApproxDP(k * e, sp.Min(1, d * factor))
+
+    def delta(self, eps: Any, dps: int = 30) -> Value:
+        """The smallest delta' with (eps, delta')-DP implied: the profile of f_{eps,delta}."""
+        return _delta(self.to_tradeoff(), eps, dps=dps)
+
+    def epsilon(self, delta: Any, dps: int = 30) -> Value:
+        """The smallest eps' with (eps', delta)-DP implied (the profile of f_{eps,delta})."""
+        return _epsilon(self.to_tradeoff(), delta, dps=dps)
+
+    def _sympystr(self, printer) -> str:
+        return "ApproxDP(%s, %s)" % (printer._print(self.eps), printer._print(self.delta_))
+
+    def _latex(self, printer) -> str:
+        return r"(%s, %s)\text{-DP}" % (printer._print(self.eps), printer._print(self.delta_))
+
+
+def advanced_composition(eps: Any, delta: Any, k: Any, delta_prime: Any, *,
+                         improved: bool = False) -> ApproxDP:
+    """Dwork, Thm. 4.1, Eq. (4.2): the k-fold composition of (eps, delta)-DP mechanisms is
+    (sqrt(2 k ln(1/delta')) eps + c k eps (e^eps - 1), k delta + delta')-DP with c = 1, or
+    c = 1/2 with ``improved=True`` (Remark 4.2). delta' in (0, 1]. A bound: compare with the
+    exact ``ta.epsilon(EpsDelta(eps, delta)**k, k*delta + delta_prime)``."""
+    e = param("eps", eps, lower=0, owner="advanced_composition")
+    d = param("delta", delta, lower=0, upper=1, owner="advanced_composition")
+    k = param("k", k, lower=1, integer=True, owner="advanced_composition")
+    dp = param("delta_prime", delta_prime, lower=0, upper=1, lower_open=True,
+               owner="advanced_composition")
+    c = sp.S.Half if improved else sp.S.One
+    eps_k = sp.sqrt(2 * k * sp.log(1 / dp)) * e + c * k * e * (sp.exp(e) - 1)
+    return ApproxDP(eps_k, sp.Min(1, k * d + dp))

@@ -1,0 +1,448 @@
+"""Renyi DP, zero-concentrated DP and truncated concentrated DP, and their conversions.
+
+* ``RDP(curve, omega=oo)``: D_a(M(x) || M(x')) <= eps(a) for every order a in (1, omega) and
+  every pair of neighbours (Mironov 2017, Def. 4; Dwork, Def. 4.4; Kaissis et al., Def. 4).
+  ``curve`` is a function of the order (a SymPy ``Lambda`` or a Python callable of a SymPy
+  symbol) or a mapping ``{order: eps}`` for finitely many orders. ``@`` adds the curves
+  (Dwork, Thm. 4.4 (3): D_a is additive over product pairs).
+* ``zCDP(rho, xi=0)``: D_a <= xi + rho a for all a > 1 (Bun & Steinke 2016; Dwork, Def. 4.3).
+  ``@``: (xi + xi', rho + rho') (Dwork, Thm. 4.4 (1)); ``group(k)``: k^2 rho for xi = 0
+  (Dwork, Remark 4.5).
+* ``tCDP(rho, omega)``: D_a <= rho a for a in (1, omega) (Bun, Dwork, Rothblum & Steinke 2018;
+  Dwork, Def. 4.5); omega = oo is rho-zCDP. ``@``: (rho + rho', min(omega, omega'))
+  (Dwork, Thm. 4.4 (2)); ``group(k)``: (k^2 rho, omega/k) for 1 <= k < omega (Remark 4.5).
+
+Conversion of one order (a, tau) to (eps, delta), for a > 1 (``method=``):
+
+* ``"mironov"``: eps = tau + log(1/delta)/(a - 1) (Mironov 2017, Prop. 3; Kaissis et al.,
+  Cor. 11, Eq. (29)); delta = exp((a - 1)(tau - eps)).
+* ``"optimal"``: through :meth:`RDP.to_tradeoff`, the tightest trade-off function the
+  guarantee implies at the orders (``families.renyi_region``): the best conversion possible
+  from those RDP values (Balle et al. 2020; Asoodeh et al. 2021), a certified enclosure,
+  slower (seconds for delta, a minute for epsilon at ten orders).
+* ``"balle"`` (default): eps = tau + log((a - 1)/a) - (log delta + log a)/(a - 1) (Balle et al.
+  2020, Thm. 21; Kaissis et al., Cor. 12, Eq. (30); the same as Canonne, Kamath & Steinke
+  2020, Prop. 12); delta = exp((a - 1)(tau - eps + log((a - 1)/a)) - log a). A negative eps
+  is reported as 0: the hockey-stick divergence E_gamma decreases in gamma, so
+  E_1 <= E_{e^eps} <= delta.
+
+``epsilon(delta)`` and ``delta(eps)`` take the best order: the minimum over the given orders,
+or, for a curve given as a function, a numeric minimisation over a in (1, omega) (a geometric
+scan refined by golden section). Every order gives a valid guarantee, so the returned value —
+the formula at the order found, to ``dps`` digits — is valid; ``best_order`` reports it.
+Tail bounds of the privacy loss Z (Dwork, Sec. 4.3): ``tail_bound(t)`` bounds Pr[Z > t + c].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import sympy as sp
+from mpmath.libmp import to_rational
+
+from ..analysis.conversions import delta as _delta
+from ..analysis.conversions import epsilon as _epsilon
+from ..core.errors import InvalidParameter
+from ..core.validate import param
+from ..families.renyi_region import RenyiRegion
+from ..numeric.context import mp
+from ..numeric.protocol import GUARD_DPS, num
+from ..numeric.value import Value
+from .approx import ApproxDP
+from .base import Notion
+
+__all__ = ["RDP", "zCDP", "tCDP", "rdp_to_epsilon", "rdp_to_delta", "METHODS"]
+
+METHODS = ("balle", "mironov", "optimal")
+#: Orders used where a curve given as a function must be sampled (``to_tradeoff``).
+DEFAULT_ORDERS = tuple(sp.Rational(x) for x in (
+    "5/4", "3/2", "7/4", "2", "5/2", "3", "4", "5", "6", "8", "10", "12", "16", "20", "24", "32",
+    "48", "64", "128", "256"))
+_A = sp.Dummy("a", positive=True)
+
+
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise InvalidParameter("method", method, " or ".join(map(repr, METHODS)))
+    return method
+
+
+def rdp_to_epsilon(order: Any, tau: Any, delta: Any, method: str = "balle") -> sp.Expr:
+    """eps of (eps, delta)-DP implied by (order, tau)-RDP, order > 1 (module docstring); a
+    SymPy expression (symbols allowed), not clamped at 0."""
+    a = param("order", order, lower=1, lower_open=True, owner="rdp_to_epsilon",
+              allow_infinite=True)
+    d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="rdp_to_epsilon")
+    tau = sp.sympify(tau)
+    if _check_method(method) == "mironov":
+        return tau + sp.log(1 / d) / (a - 1)
+    if method == "optimal":
+        raise InvalidParameter("method", method, "'balle' or 'mironov' (one order in closed "
+                               "form; 'optimal' is RDP(...).epsilon(delta, method='optimal'))")
+    return tau + sp.log((a - 1) / a) - (sp.log(d) + sp.log(a)) / (a - 1)
+
+
+def rdp_to_delta(order: Any, tau: Any, eps: Any, method: str = "balle") -> sp.Expr:
+    """delta of (eps, delta)-DP implied by (order, tau)-RDP (the inverse of
+    :func:`rdp_to_epsilon` in delta), not capped at 1."""
+    a = param("order", order, lower=1, lower_open=True, owner="rdp_to_delta")
+    e = sp.sympify(eps)
+    tau = sp.sympify(tau)
+    if _check_method(method) == "mironov":
+        return sp.exp((a - 1) * (tau - e))
+    if method == "optimal":
+        raise InvalidParameter("method", method, "'balle' or 'mironov'")
+    return sp.exp((a - 1) * (tau - e + sp.log((a - 1) / a)) - sp.log(a))
+
+
+def _curve(curve: Any) -> sp.Basic:
+    if isinstance(curve, sp.Lambda):
+        if len(curve.variables) != 1:
+            raise InvalidParameter("curve", curve, "a function of one variable (the order)",
+                                   "RDP")
+        return curve
+    if isinstance(curve, (Mapping, sp.Dict)):
+        items = {}
+        for k, v in dict(curve).items():
+            a = param("order", k, lower=1, lower_open=True, owner="RDP", allow_infinite=True)
+            items[a] = param("eps", v, lower=0, owner="RDP", allow_infinite=True)
+        if not items:
+            raise InvalidParameter("curve", curve, "at least one order", "RDP")
+        return sp.Dict(items)
+    if callable(curve):
+        try:
+            return sp.Lambda(_A, sp.sympify(curve(_A)))
+        except (TypeError, sp.SympifyError) as exc:
+            raise InvalidParameter("curve", curve, "a callable of a SymPy symbol (the order), "
+                                   "a SymPy Lambda or a mapping {order: eps}", "RDP") from exc
+    raise InvalidParameter("curve", curve, "a callable of the order, a SymPy Lambda or a "
+                           "mapping {order: eps}", "RDP")
+
+
+class RDP(Notion):
+    """Renyi differential privacy with the curve a -> eps(a) on (1, omega) (module docstring)."""
+
+    def __new__(cls, curve: Any, omega: Any = sp.oo):
+        c = _curve(curve)
+        w = param("omega", omega, lower=1, lower_open=True, owner="RDP", allow_infinite=True)
+        return sp.Basic.__new__(cls, c, w)
+
+    @property
+    def curve(self) -> sp.Basic:
+        return self.args[0]
+
+    @property
+    def omega(self) -> sp.Expr:
+        return self.args[1]
+
+    @property
+    def orders(self) -> tuple | None:
+        """The orders of a curve given on finitely many orders, else None."""
+        c = self.curve
+        return tuple(sorted(c.keys(), key=lambda x: sp.N(x, 30))) if isinstance(c, sp.Dict) \
+            else None
+
+    def at(self, order: Any) -> sp.Expr:
+        """eps(order): the bound on D_order."""
+        a = param("order", order, lower=1, lower_open=True, owner="RDP.at",
+                  allow_infinite=True)
+        c = self.curve
+        if isinstance(c, sp.Dict):
+            if a not in c:
+                raise InvalidParameter("order", order, f"one of the orders {self.orders}",
+                                       "RDP.at")
+            return c[a]
+        if (a >= self.omega) is sp.true:
+            raise InvalidParameter("order", order, f"an order below omega = {self.omega}",
+                                   "RDP.at")
+        return c(a)
+
+    def to_rdp(self) -> RDP:
+        return self
+
+    def compose(self, other: Notion) -> RDP:
+        """Dwork, Thm. 4.4 (3): the curves add (on the common orders)."""
+        if not hasattr(other, "to_rdp"):
+            raise self._refuse(other, "an RDP, zCDP or tCDP")
+        o = other.to_rdp()
+        w = sp.Min(self.omega, o.omega)
+        c1, c2 = self.curve, o.curve
+        if isinstance(c1, sp.Lambda) and isinstance(c2, sp.Lambda):
+            return RDP(sp.Lambda(_A, c1(_A) + c2(_A)), w)
+        orders = set(self.orders or ()) | set(o.orders or ())
+        common = [a for a in orders if _covers(self, a) and _covers(o, a)]
+        if not common:
+            raise self._refuse(other, "an RDP guarantee on at least one common order")
+        return RDP({a: self.at(a) + o.at(a) for a in common})
+
+    # -- conversions -------------------------------------------------------------------------
+    def _candidates(self, orders) -> list | None:
+        if orders is not None:
+            return [param("order", a, lower=1, lower_open=True, owner="RDP") for a in orders]
+        return list(self.orders) if self.orders is not None else None
+
+    def _optimise(self, objective: Callable, orders, dps: int) -> tuple:
+        """(best value, best order) of ``objective(a, tau)`` (SymPy) over the orders."""
+        cands = self._candidates(orders)
+        if cands is not None:
+            best = None
+            for a in cands:
+                if not _covers(self, a):
+                    continue
+                expr = objective(a, self.at(a))
+                with mp.workdps(dps + GUARD_DPS):
+                    v = num(expr, "value")
+                if best is None or v < best[0]:
+                    best = (v, a, expr)
+            if best is None:
+                raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}")
+            return best[2], best[1]
+        if self.free_symbols:
+            raise InvalidParameter("curve", self.curve, "numeric parameters to optimise the "
+                                   "order", hint="give orders=[...] or substitute the symbols")
+        f = sp.lambdify(_A, objective(_A, self.curve(_A)), "mpmath")
+        with mp.workdps(15 + GUARD_DPS):
+            a = _minimise(f, self.omega)
+        a = sp.Rational(str(mp.nstr(a, 12)))
+        return objective(a, self.at(a)), a
+
+    def epsilon(self, delta: Any, *, method: str = "balle", orders: Any = None,
+                dps: int = 30) -> Value:
+        """eps with (eps, delta)-DP implied, minimised over the orders (module docstring)."""
+        d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.epsilon")
+        if _check_method(method) == "optimal":
+            return _epsilon(self.to_tradeoff(self._with_best(orders, d)), d, dps=dps)
+        expr, _ = self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, dps)
+        with mp.workdps(dps + GUARD_DPS):
+            v = num(expr, "epsilon")
+            return Value.point(max(v, mp.zero), dps)
+
+    def delta(self, eps: Any, *, method: str = "balle", orders: Any = None,
+              dps: int = 30) -> Value:
+        """delta with (eps, delta)-DP implied, minimised over the orders, capped at 1."""
+        e = param("eps", eps, owner="RDP.delta")
+        if _check_method(method) == "optimal":
+            return _delta(self.to_tradeoff(orders), e, dps=dps)
+        expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps)
+        with mp.workdps(dps + GUARD_DPS):
+            v = num(expr, "delta")
+            return Value.point(min(v, mp.one), dps)
+
+    def _with_best(self, orders: Any, d: Any) -> Any:
+        """For a curve given as a function and no orders: the default orders and the best
+        order of the "balle" conversion at ``d`` (so "optimal" is never worse than it)."""
+        if orders is not None or self.orders is not None:
+            return orders
+        best = self.best_order(d)
+        return sorted({a for a in DEFAULT_ORDERS if _covers(self, a)} | {best},
+                      key=lambda x: sp.N(x, 30))
+
+    def to_tradeoff(self, orders: Any = None, *, symmetric: bool = True) -> RenyiRegion:
+        """The tightest trade-off function implied by the guarantee at the orders (its own for
+        a finite curve, :data:`DEFAULT_ORDERS` below omega for a function; ``orders=`` to
+        choose): :class:`~tradeoff_algebra.families.renyi_region.RenyiRegion`. ``symmetric``:
+        the bound holds for both orders of each neighbouring pair (Renyi DP of a mechanism)."""
+        cands = self._candidates(orders)
+        if cands is None:
+            cands = [a for a in DEFAULT_ORDERS if _covers(self, a)]
+        bounds = {a: self.at(a) for a in cands if _covers(self, a)}
+        if not bounds:
+            raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}",
+                                   "RDP.to_tradeoff")
+        return RenyiRegion(bounds, symmetric)
+
+    def best_order(self, delta: Any, *, method: str = "balle", orders: Any = None) -> sp.Expr:
+        """The order at which :meth:`epsilon` takes its value."""
+        d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.best_order")
+        return self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, 15)[1]
+
+    def to_approx_dp(self, delta: Any, **kw) -> ApproxDP:
+        """The (eps, delta)-DP guarantee of :meth:`epsilon`, eps rounded up (an exact rational
+        just above the 30-digit value)."""
+        v = self.epsilon(delta, dps=30, **kw)
+        hi = sp.Rational(*to_rational(v.hi._mpf_))
+        return ApproxDP(hi * (1 + sp.Rational(1, 10**28)), delta)
+
+    def tail_bound(self, order: Any, t: Any) -> sp.Expr:
+        """Dwork, Sec. 4.3, bullet 4: Pr[Z > t + eps(order)] <= e^{-(order - 1) t}, t >= 0."""
+        a = param("order", order, lower=1, lower_open=True, owner="RDP.tail_bound")
+        t = param("t", t, lower=0, owner="RDP.tail_bound")
+        return sp.exp(-(a - 1) * t)
+
+    def _sympystr(self, printer) -> str:
+        w = "" if self.omega is sp.oo else ", omega=%s" % printer._print(self.omega)
+        return "RDP(%s%s)" % (printer._print(self.curve), w)
+
+    def _latex(self, printer) -> str:
+        c = self.curve
+        if isinstance(c, sp.Dict):
+            body = ", ".join(r"(%s, %s)" % (printer._print(a), printer._print(c[a]))
+                             for a in self.orders)
+            return r"\text{RDP}\{%s\}" % body
+        a = sp.Symbol(r"\alpha")
+        return r"(\alpha, %s)\text{-RDP}" % printer._print(c(a))
+
+
+def _covers(r: RDP, a: sp.Expr) -> bool:
+    if isinstance(r.curve, sp.Dict):
+        return a in r.curve
+    return (a < r.omega) is sp.true or r.omega is sp.oo
+
+
+def _minimise(f: Callable, omega: sp.Expr):
+    """argmin of f over a in (1, omega): geometric scan of a - 1, then golden section."""
+    top = mp.mpf(10) ** 6 if omega is sp.oo else mp.mpf(sp.N(omega, 30)) - 1
+    lo = mp.mpf(10) ** -4
+    n = 400
+    xs = [lo * (top / lo) ** (mp.mpf(k) / n) for k in range(n + 1)]
+    xs = [x for x in xs if 1 + x < (mp.inf if omega is sp.oo else mp.mpf(sp.N(omega, 30)))]
+    vals = []
+    for x in xs:
+        try:
+            v = f(1 + x)
+            vals.append(v if mp.isfinite(v) else mp.inf)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            vals.append(mp.inf)
+    i = min(range(len(vals)), key=lambda k: vals[k])
+    a, b = xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)]
+    g = (mp.sqrt(5) - 1) / 2
+    for _ in range(80):
+        c, d = b - g * (b - a), a + g * (b - a)
+        if f(1 + c) <= f(1 + d):
+            b = d
+        else:
+            a = c
+    x = (a + b) / 2
+    return 1 + (x if f(1 + x) <= vals[i] else xs[i])
+
+
+class zCDP(Notion):
+    """(xi, rho)-zero-concentrated DP: D_a <= xi + rho a for all a > 1 (Dwork, Def. 4.3)."""
+
+    def __new__(cls, rho: Any, xi: Any = 0):
+        r = param("rho", rho, lower=0, owner="zCDP")
+        x = param("xi", xi, lower=0, owner="zCDP")
+        return sp.Basic.__new__(cls, r, x)
+
+    @property
+    def rho(self) -> sp.Expr:
+        return self.args[0]
+
+    @property
+    def xi(self) -> sp.Expr:
+        return self.args[1]
+
+    def to_rdp(self) -> RDP:
+        return RDP(sp.Lambda(_A, self.xi + self.rho * _A))
+
+    def to_tradeoff(self, orders: Any = None) -> RenyiRegion:
+        """The tightest trade-off function implied at the orders (see :meth:`RDP.to_tradeoff`)."""
+        return self.to_rdp().to_tradeoff(orders)
+
+    def compose(self, other: Notion) -> Notion:
+        """Dwork, Thm. 4.4 (1): (xi + xi', rho + rho')-zCDP; with tCDP or RDP: their RDP sum."""
+        if isinstance(other, zCDP):
+            return zCDP(self.rho + other.rho, self.xi + other.xi)
+        if isinstance(other, tCDP) and self.xi.is_zero:
+            return tCDP(self.rho + other.rho, other.omega)
+        return self.to_rdp().compose(other)
+
+    def group(self, k: Any) -> zCDP:
+        """Dwork, Remark 4.5 (Bun & Steinke 2016, Prop. 27): rho-zCDP gives k^2 rho-zCDP for
+        groups of size k (xi = 0)."""
+        k = param("k", k, lower=1, integer=True, owner="zCDP.group")
+        if not self.xi.is_zero:
+            raise InvalidParameter("xi", self.xi, "0 for group privacy", "zCDP.group")
+        return zCDP(k**2 * self.rho)
+
+    def epsilon(self, delta: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        """eps at delta: ``method="bun_steinke"`` gives xi + rho + 2 sqrt(rho log(1/delta))
+        (Bun & Steinke 2016, Prop. 3; = "mironov" at its best order); otherwise the RDP
+        conversion at its best order."""
+        if method == "bun_steinke":
+            d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="zCDP.epsilon")
+            with mp.workdps(dps + GUARD_DPS):
+                v = num(self.xi + self.rho + 2 * sp.sqrt(self.rho * sp.log(1 / d)), "eps")
+                return Value.point(v, dps)
+        return self.to_rdp().epsilon(delta, method=method, dps=dps)
+
+    def delta(self, eps: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        return self.to_rdp().delta(eps, method=method, dps=dps)
+
+    def tail_bound(self, t: Any) -> sp.Expr:
+        """Dwork, Sec. 4.3, bullet 2: Pr[Z > t + rho] <= e^{-t^2/(4 rho)} for t >= 0 (xi = 0;
+        Markov's inequality at order a = 1 + t/(2 rho))."""
+        t = param("t", t, lower=0, owner="zCDP.tail_bound")
+        return sp.exp(-t**2 / (4 * self.rho)) if self.xi.is_zero else sp.exp(
+            -t**2 / (4 * self.rho) + t * self.xi / (2 * self.rho))
+
+    def _sympystr(self, printer) -> str:
+        xi = "" if self.xi.is_zero else ", xi=%s" % printer._print(self.xi)
+        return "zCDP(%s%s)" % (printer._print(self.rho), xi)
+
+    def _latex(self, printer) -> str:
+        if self.xi.is_zero:
+            return r"%s\text{-zCDP}" % printer._print(self.rho)
+        return r"(%s, %s)\text{-zCDP}" % (printer._print(self.xi), printer._print(self.rho))
+
+
+class tCDP(Notion):
+    """(rho, omega)-truncated CDP: D_a <= rho a for a in (1, omega) (Dwork, Def. 4.5)."""
+
+    def __new__(cls, rho: Any, omega: Any):
+        r = param("rho", rho, lower=0, owner="tCDP")
+        w = param("omega", omega, lower=1, lower_open=True, owner="tCDP", allow_infinite=True)
+        return sp.Basic.__new__(cls, r, w)
+
+    @property
+    def rho(self) -> sp.Expr:
+        return self.args[0]
+
+    @property
+    def omega(self) -> sp.Expr:
+        return self.args[1]
+
+    def to_rdp(self) -> RDP:
+        return RDP(sp.Lambda(_A, self.rho * _A), self.omega)
+
+    def to_tradeoff(self, orders: Any = None) -> RenyiRegion:
+        """The tightest trade-off function implied at the orders (see :meth:`RDP.to_tradeoff`)."""
+        return self.to_rdp().to_tradeoff(orders)
+
+    def compose(self, other: Notion) -> Notion:
+        """Dwork, Thm. 4.4 (2): (rho + rho', min(omega, omega'))-tCDP."""
+        if isinstance(other, tCDP):
+            return tCDP(self.rho + other.rho, sp.Min(self.omega, other.omega))
+        if isinstance(other, zCDP) and other.xi.is_zero:
+            return tCDP(self.rho + other.rho, self.omega)
+        return self.to_rdp().compose(other)
+
+    def group(self, k: Any) -> tCDP:
+        """Dwork, Remark 4.5: (k^2 rho, omega/k)-tCDP for groups of size k; the printed range
+        k <= omega gives omega/k = 1 at k = omega, outside Def. 4.5: k < omega is required."""
+        k = param("k", k, lower=1, integer=True, owner="tCDP.group")
+        if (k >= self.omega) is sp.true:
+            raise InvalidParameter("k", k, f"an integer in [1, omega) = [1, {self.omega})",
+                                   "tCDP.group")
+        return tCDP(k**2 * self.rho, self.omega / k)
+
+    def epsilon(self, delta: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        return self.to_rdp().epsilon(delta, method=method, dps=dps)
+
+    def delta(self, eps: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        return self.to_rdp().delta(eps, method=method, dps=dps)
+
+    def tail_bound(self, t: Any) -> sp.Expr:
+        """Dwork, Sec. 4.3, bullet 3: Pr[Z > t + rho] <= e^{-t^2/(4 rho)} for
+        t <= 2 rho (omega - 1), and <= e^{(omega - 1)^2 rho - (omega - 1) t} beyond."""
+        t = param("t", t, lower=0, owner="tCDP.tail_bound")
+        r, w = self.rho, self.omega
+        return sp.Piecewise((sp.exp(-t**2 / (4 * r)), t <= 2 * r * (w - 1)),
+                            (sp.exp((w - 1)**2 * r - (w - 1) * t), True))
+
+    def _sympystr(self, printer) -> str:
+        return "tCDP(%s, %s)" % (printer._print(self.rho), printer._print(self.omega))
+
+    def _latex(self, printer) -> str:
+        return r"(%s, %s)\text{-tCDP}" % (printer._print(self.rho), printer._print(self.omega))
