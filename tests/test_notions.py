@@ -179,3 +179,28 @@ def test_command_line(capsys):
     assert main(["renyi", "G(1)", "-1"]) == 2
     assert "order" in capsys.readouterr().err
     assert main(["convert", "G(1)"]) == 2
+
+
+def test_subsampling_of_pure_dp():
+    # the exact amplified eps equals epsilon(C_p(f_{eps*,0}), 0) (Dong, Roth & Su, Cor. 3)
+    es, p = 2, R(1, 4)
+    v = ta.epsilon(ta.C(p, EpsDelta(es, 0)), 0, dps=30)
+    assert close(v, ta.amplified_epsilon(es, p), 28)
+    # the tight rate gives exactly eps; Dwork's printed rate (Eq. (5.1)) gives more at (2, 1)
+    r = ta.sampling_rate(2, 1)
+    assert sp.simplify(ta.amplified_epsilon(2, r) - 1) == 0
+    printed = (sp.E - 1) / (sp.exp(2) - sp.exp(-1) - 1)
+    assert ta.epsilon(ta.C(printed, EpsDelta(2, 0)), 0, dps=20).lo > 1
+    bbkn = ta.sampling_rate(2, 1, form="bbkn")
+    assert ta.epsilon(ta.C(bbkn, EpsDelta(2, 0)), 0, dps=20).hi <= 1
+    with pytest.raises(ta.InvalidParameter, match="eps"):
+        ta.sampling_rate(1, 2)
+
+
+def test_symbolic_profile_by_doit():
+    # Dong, Roth & Su, Cor. 1 for a symbolic mu; evaluated, it agrees with the numeric profile
+    m, e = sp.symbols("mu epsilon", positive=True)
+    form = ta.delta(G(m), e).doit()
+    assert form == ta.Phi(-e / m + m / 2) - sp.exp(e) * ta.Phi(-e / m - m / 2)
+    assert close(ta.delta(G(R(3, 2)), 2, dps=30), form.subs({m: R(3, 2), e: 2}), 28)
+    assert isinstance(ta.delta(ta.Laplace(m), e).doit(), ta.Functional)  # case split undecided

@@ -16,7 +16,10 @@ from typing import Any
 
 import sympy as sp
 
+from ..core.errors import TradeOffError
 from ..numeric.protocol import evaluate, roc
+from ..rewrite.simplify import simplify
+from .profile_forms import delta_form
 
 __all__ = ["Functional", "defer", "FUNCTIONALS"]
 
@@ -72,8 +75,18 @@ class Functional(sp.Expr):
         return func(self.operand, *self.scalars, dps=dps)
 
     def doit(self, **hints: Any) -> sp.Expr:
-        """Stays unevaluated: a functional becomes a number only through :meth:`value`, with its
-        guarantee (never a bare Float that SymPy would then trust as exact)."""
+        """The closed form where one is known for symbolic parameters (``delta`` of G_mu,
+        L_mu, f_{eps,delta}, Id, Zero: Dong, Roth & Su, Cor. 1 and Eq. (5); see
+        :mod:`.profile_forms`), else unevaluated: a functional becomes a number only through
+        :meth:`value`, with its guarantee (never a bare Float that SymPy would then trust as
+        exact)."""
+        if self.name == "delta":
+            try:
+                form = delta_form(simplify(self.operand), self.scalars[0])
+            except TradeOffError:
+                form = None
+            if form is not None:
+                return form
         return self
 
     def _latex(self, printer: Any) -> str:

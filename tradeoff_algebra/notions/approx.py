@@ -12,6 +12,14 @@
   + k eps (e^eps - 1), k delta + delta')-DP; ``improved=True`` halves the second term
   (Remark 4.2; Kairouz, Oh & Viswanath). Both are bounds: the exact answer is
   f_{eps,delta}^{(x) k}, whose (eps, delta) profile ``ta.delta`` computes exactly.
+* ``amplified_epsilon(eps_star, p)`` = log(1 + p (e^{eps*} - 1)): Poisson subsampling with
+  probability p of an eps*-DP algorithm is exactly this DP (tight: randomized response on the
+  presence bit); ``sampling_rate(eps_star, eps)`` solves it for p:
+  (e^eps - 1)/(e^{eps*} - 1). Dwork, Thm. 5.1, Eq. (5.1) prints
+  (e^eps - 1)/(e^{eps*} - e^{eps - eps*} - 1), which is not a probability for some
+  (eps*, eps) and gives more than eps at (2, 1): recorded in ``proofs/``;
+  ``sampling_rate(..., form="bbkn")`` is the valid but looser form with + e^eps in the
+  denominator (Beimel et al.).
 """
 
 from __future__ import annotations
@@ -22,12 +30,13 @@ import sympy as sp
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
+from ..core.errors import InvalidParameter
 from ..core.validate import param
 from ..families.epsdelta import EpsDelta
 from ..numeric.value import Value
 from .base import Notion
 
-__all__ = ["ApproxDP", "advanced_composition"]
+__all__ = ["ApproxDP", "advanced_composition", "amplified_epsilon", "sampling_rate"]
 
 
 class ApproxDP(Notion):
@@ -94,3 +103,29 @@ def advanced_composition(eps: Any, delta: Any, k: Any, delta_prime: Any, *,
     c = sp.S.Half if improved else sp.S.One
     eps_k = sp.sqrt(2 * k * sp.log(1 / dp)) * e + c * k * e * (sp.exp(e) - 1)
     return ApproxDP(eps_k, sp.Min(1, k * d + dp))
+
+
+def amplified_epsilon(eps_star: Any, p: Any) -> sp.Expr:
+    """log(1 + p (e^{eps*} - 1)): the exact DP of Poisson subsampling with probability p of an
+    eps*-DP algorithm (Dwork, Sec. 5.1; tight for randomized response on the presence bit).
+    The same as ``epsilon(C(p, EpsDelta(eps_star, 0)), 0)`` (Dong, Roth & Su, Cor. 3)."""
+    e = param("eps_star", eps_star, lower=0, owner="amplified_epsilon")
+    q = param("p", p, lower=0, upper=1, owner="amplified_epsilon")
+    return sp.log(1 + q * (sp.exp(e) - 1))
+
+
+def sampling_rate(eps_star: Any, eps: Any, *, form: str = "tight") -> sp.Expr:
+    """The sampling probability that turns an eps*-DP algorithm into an eps-DP one, eps <= eps*
+    (Dwork, Thm. 5.1 as corrected in proofs/): ``form="tight"`` (e^eps - 1)/(e^{eps*} - 1),
+    the largest such probability; ``form="bbkn"`` (e^eps - 1)/(e^{eps*} + e^eps - e^{eps -
+    eps*} - 1), valid and smaller."""
+    q = param("eps_star", eps_star, lower=0, lower_open=True, owner="sampling_rate")
+    e = param("eps", eps, lower=0, owner="sampling_rate")
+    if (e > q) is sp.true:
+        raise InvalidParameter("eps", eps, f"a number in [0, eps_star] = [0, {q}]",
+                               "sampling_rate")
+    if form == "tight":
+        return (sp.exp(e) - 1) / (sp.exp(q) - 1)
+    if form == "bbkn":
+        return (sp.exp(e) - 1) / (sp.exp(q) + sp.exp(e) - sp.exp(e - q) - 1)
+    raise InvalidParameter("form", form, "'tight' or 'bbkn'", "sampling_rate")

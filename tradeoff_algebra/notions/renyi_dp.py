@@ -19,7 +19,7 @@ Conversion of one order (a, tau) to (eps, delta), for a > 1 (``method=``):
 * ``"optimal"``: through :meth:`RDP.to_tradeoff`, the tightest trade-off function the
   guarantee implies at the orders (``families.renyi_region``): the best conversion possible
   from those RDP values (Balle et al. 2020; Asoodeh et al. 2021), a certified enclosure,
-  slower (seconds for delta, a minute for epsilon at ten orders).
+  slower (0.5 s for delta and 18 s for epsilon at the 63 orders 2..64).
 * ``"balle"`` (default): eps = tau + log((a - 1)/a) - (log delta + log a)/(a - 1) (Balle et al.
   2020, Thm. 21; Kaissis et al., Cor. 12, Eq. (30); the same as Canonne, Kamath & Steinke
   2020, Prop. 12); delta = exp((a - 1)(tau - eps + log((a - 1)/a)) - log a). A negative eps
