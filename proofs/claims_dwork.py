@@ -211,27 +211,180 @@ stated(PAPER, "Sec. 4.2 text",
        lambda: ta.verify(ta.delta(ta.EpsDelta(1 / sp.sqrt(1000 * L(10**6)), R(1, 10**9))**1000,
                                   R(3, 2)), "<=", R(2, 10**6)))
 
-not_stated(PAPER, "Sec. 4.2 text",
-           "zCDP removes the sqrt(log(1/delta)) factor from sigma", needs="zCDP")
-not_stated(PAPER, "Def. 4.2, Eq. (4.4)",
-           "Rényi divergence; orders 1 and oo by continuity", needs="Rényi divergence")
-not_stated(PAPER, "Def. 4.3, Eq. (4.5)",
-           "zCDP; the Gaussian mechanism is (0, Delta^2/(2 sigma^2))-zCDP", needs="zCDP")
-not_stated(PAPER, "Sec. 4.2 text after Def. 4.4",
-           "D_{alpha'} < D_alpha for alpha' < alpha (fails as printed: only <= holds, e.g. "
-           "P = (1, 0), Q = (1/2, 1/2))", needs="Rényi divergence")
-not_stated(PAPER, "Def. 4.5, Eq. (4.6)",
-           "tCDP with omega = oo is zCDP; tCDP lies between zCDP and RDP", needs="tCDP")
+# --- Renyi divergence, zCDP, tCDP and RDP (Defs. 4.2-4.5, Sec. 4.3, Thm. 4.4) ------------------
+A = sp.Symbol("a", positive=True)          # a Renyi order
+RHO, TT = sp.symbols("rho t", positive=True)
+#: P = (1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5): a generic finite pair (the audit's example)
+PQ3 = ta.Discrete([R(1, 5), R(1, 2), R(3, 10)], [R(2, 5), R(2, 5), R(1, 5)])
+#: N(0, 2) against N(0, 1): D_a finite for a < 2 only (a tCDP pair that is not zCDP)
+N21 = ta.NormalPair(0, sp.sqrt(2), 0, 1)
+
+
+def _zcdp_sigma(T, d):
+    """T Gaussian steps with sigma = 2 sqrt(T ln(1/delta)) (Delta = 1, target eps = 1): the
+    zCDP route (Bun & Steinke, Prop. 3) against advanced composition (Thm. 4.1) of the per-step
+    (eps_0, delta/(2T)) guarantee of Thm. 4.3 at the same sigma (delta' = delta/2)."""
+    s = 2 * sp.sqrt(T * L(1 / d))
+    z = ta.GDP(1 / s).to_zcdp()
+    zT = ta.zCDP(T * z.rho)
+    d0 = d / (2 * T)
+    adv = ta.advanced_composition(sp.sqrt(2 * L(2 / d0)) / s, d0, T, d / 2)
+    return [ta.verify(zT.epsilon(d, method="bun_steinke"), "<=", 1),
+            ta.verify(adv.eps, ">=", 5)]
+
+
+stated(PAPER, "Sec. 4.2 text",
+       "zCDP removes the sqrt(log(1/delta)) factor from sigma: T Gaussian steps with "
+       "sigma = 2 sqrt(T ln(1/delta)) Delta/eps are (eps, delta)-DP through zCDP "
+       "(rho = T Delta^2/(2 sigma^2), eps = rho + 2 sqrt(rho ln(1/delta))), while advanced "
+       "composition of the per-step Thm. 4.3 guarantee at the same sigma gives eps >= 5 "
+       "(eps = 1, (T, delta) = (1000, 1e-6), (10^4, 1e-10))",
+       lambda: _zcdp_sigma(1000, R(1, 10**6)) + _zcdp_sigma(10**4, R(1, 10**10)))
+
+
+def _renyi_def():
+    P, Q = [R(1, 5), R(1, 2), R(3, 10)], [R(2, 5), R(2, 5), R(1, 5)]
+    eq44 = L(sum(pp**A * qq**(1 - A) for pp, qq in zip(P, Q))) / (A - 1)
+    out = [ta.verify(ta.renyi(PQ3, A), "==", eq44),
+           ta.verify(sp.limit(ta.renyi(PQ3, A), A, 1), "==", ta.kl(PQ3))]
+    for f in (ta.EpsDelta(1, 0), ta.Laplace(R(3, 2))):
+        out += [ta.verify(sp.limit(ta.renyi(f, A), A, 1), "==", ta.kl(f)),
+                ta.verify(sp.limit(ta.renyi(f, A), A, sp.oo), "==", ta.renyi(f, sp.oo))]
+    return out
+
+
+stated(PAPER, "Def. 4.2, Eq. (4.4)",
+       "Renyi divergence D_a = 1/(a-1) ln sum p^a q^{1-a}; orders 1 and oo by continuity: "
+       "for P = (1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5) the library's D_a is Eq. (4.4) and "
+       "tends to KL(P||Q) as a -> 1; for randomized response (eps = 1) and Laplace noise "
+       "(mu = 3/2) D_a tends to KL as a -> 1 and to the max divergence D_oo as a -> oo "
+       "(SymPy limits of the closed forms)", _renyi_def)
+
+stated(PAPER, "Def. 4.3, Eq. (4.5)",
+       "the Gaussian mechanism is (0, Delta^2/(2 sigma^2))-zCDP: D_a = a Delta^2/(2 sigma^2) "
+       "for every order a > 0 (equality), and Delta/sigma-GDP converts to "
+       "Delta^2/(2 sigma^2)-zCDP",
+       lambda: [ta.verify(ta.renyi(ta.gaussian_mechanism(Delta, sigma), A), "==",
+                          A * Delta**2 / (2 * sigma**2)),
+                ta.verify(ta.GDP(Delta / sigma).to_zcdp().rho, "==", Delta**2 / (2 * sigma**2))])
+
+
+def _monotone_renyi(strict):
+    """D_{3/2} vs D_2 for P = (1, 0), Q = (1/2, 1/2) (constant in a) and for the generic pair."""
+    P10 = ta.Discrete([1, 0], [R(1, 2), R(1, 2)])
+    if strict:  # the printed strict inequality: sign(D_2 - D_{3/2}) = 1
+        return ta.verify(sp.sign(ta.renyi(P10, 2) - ta.renyi(P10, R(3, 2))), "==", 1)
+    return ([ta.verify(ta.renyi(f, a1), "<=", ta.renyi(f, a2)) for f in (P10, PQ3)
+             for a1, a2 in ((R(3, 2), 2), (2, 16))]
+            + [ta.verify(ta.kl(P10), "<=", ta.renyi(P10, R(3, 2))),
+               ta.verify(ta.renyi(P10, 16), "<=", ta.renyi(P10, sp.oo))])
+
+
+misprint(PAPER, "Sec. 4.2 text after Def. 4.4",
+         "for alpha' in [1, alpha), D_{alpha'}(P||Q) < D_alpha(P||Q)",
+         printed=lambda: _monotone_renyi(True),
+         corrected=lambda: _monotone_renyi(False),
+         correction="D_{alpha'} <= D_alpha (non-decreasing, not strictly: for P = (1, 0), "
+                    "Q = (1/2, 1/2) D_a = ln 2 for every a, so sign(D_2 - D_{3/2}) = 0); "
+                    "checked at orders 1 <= 3/2 <= 2 <= 16 <= oo for that pair and at "
+                    "3/2 <= 2 <= 16 for P = (1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5); the "
+                    "conclusion about (alpha', eps)-RDP only needs <=")
+
+
+def _tcdp_between():
+    w = sp.Symbol("omega", positive=True)
+    return [ta.verify(ta.tCDP(RHO, sp.oo).to_rdp().at(A), "==", ta.zCDP(RHO).to_rdp().at(A)),
+            ta.verify(ta.tCDP(RHO, w).to_rdp().at(R(5, 4)), "==",
+                      ta.zCDP(RHO).to_rdp().at(R(5, 4))),
+            # N(0, 2) vs N(0, 1): (7/20, 3/2)-tCDP (D_a <= D_{3/2} <= 7/20 <= 7a/20 for
+            # a < 3/2, both orders), not rho-zCDP for any rho (D_2 = oo)
+            ta.verify(ta.renyi(N21, R(3, 2)), "<=", R(7, 20)),
+            ta.verify(ta.renyi(ta.Inverse(N21), R(3, 2)), "<=", R(7, 20)),
+            ta.verify(ta.renyi(N21, 2), "==", sp.oo)]
+
+
+stated(PAPER, "Def. 4.5, Eq. (4.6)",
+       "(rho, omega)-tCDP with omega = oo is rho-zCDP, and tCDP lies between zCDP and RDP: "
+       "the RDP curves of tCDP(rho, oo) and zCDP(rho) agree, tCDP(rho, omega) bounds D_{5/4} "
+       "by 5 rho/4 as zCDP does (omega > 5/4); strictly between: N(0, 2) vs N(0, 1) is "
+       "(7/20, 3/2)-tCDP (D_{3/2} <= 7/20 in both orders) but not zCDP (D_2 = oo)",
+       _tcdp_between)
 
 stated(PAPER, "Sec. 4.3 bullet 1", "pure eps-DP requires Z <= eps: delta(f_{eps,0}, eps) = 0, "
        "0 <= eps <= 5",
        lambda: ta.verify(ta.delta(ta.EpsDelta(eps, 0), eps), "==", 0, over={eps: (0, 5)}))
 
-not_stated(PAPER, "Sec. 4.3 bullet 2", "rho-zCDP: Pr[Z > t + rho] <= e^{-t^2/(4 rho)}",
-           needs="zCDP and privacy-loss distributions")
-not_stated(PAPER, "Sec. 4.3 bullet 3", "tCDP tail bounds", needs="tCDP")
-not_stated(PAPER, "Sec. 4.3 bullet 4", "(omega, eps)-RDP: Pr[Z > t + eps] <= e^{-(omega-1)t}",
-           needs="RDP")
+X = sp.Symbol("x", positive=True)
+
+
+def _rr_zcdp():
+    """Randomized response with eps = 1 is 1/2-zCDP: D_a <= a/2 for a in [101/100, 50] (a
+    closed form), for a in (1, 101/100] (D_a <= D_{101/100} <= 1/2, monotone in a) and for
+    a > 50 (D_a <= D_oo = 1 <= 25)."""
+    f = ta.EpsDelta(1, 0)
+    return [ta.verify(ta.renyi(f, A), "<=", A / 2, over={A: (R(101, 100), 50)}),
+            ta.verify(ta.renyi(f, R(101, 100)), "<=", R(1, 2)),
+            ta.verify(ta.renyi(f, sp.oo), "<=", 25)]
+
+
+def _zcdp_tail():
+    e = sp.E
+    return [  # the Gaussian mechanism: Z ~ N(rho, 2 rho), Pr[Z > t + rho] = Phi(-x), t = x sqrt(2 rho)
+        ta.verify(ta.zCDP(RHO).tail_bound(X * sp.sqrt(2 * RHO)), "==", sp.exp(-X**2 / 2)),
+        ta.verify(ta.Phi(-X), "<=", sp.exp(-X**2 / 2), over={X: (0, 10)}),
+        # randomized response (eps = 1, Z = +-1, Pr[Z = 1] = e/(1+e)) as 1/2-zCDP: the tail is
+        # e/(1+e) for t < 1/2 and 0 beyond, below the bound at its smallest value (t = 1/2)
+        *_rr_zcdp(),
+        ta.verify(e / (1 + e), "<=", ta.zCDP(R(1, 2)).tail_bound(R(1, 2)))]
+
+
+stated(PAPER, "Sec. 4.3 bullet 2",
+       "rho-zCDP: Pr[Z > t + rho] <= e^{-t^2/(4 rho)} for t >= 0; for the Gaussian mechanism "
+       "(Z ~ N(rho, 2 rho), t/sqrt(2 rho) in [0, 10]) and for randomized response with "
+       "eps = 1, which is 1/2-zCDP (checked) with Pr[Z > t + 1/2] = e/(1+e) for t < 1/2",
+       _zcdp_tail)
+
+
+def _n21_tail(c):
+    """Pr[Z > c] for P = N(0, 2), Q = N(0, 1): Z = log(p/q) = chi2_1/2 - log(2)/2."""
+    return 2 * ta.Phi(-sp.sqrt(2 * c + L(2)))
+
+
+def _tcdp_tail():
+    r, w = R(7, 20), R(3, 2)
+    b = ta.tCDP(r, w).tail_bound(TT)
+    sub = b.args[0][0], b.args[1][0]  # the two regimes of the bound
+    return [ta.verify(ta.renyi(N21, w), "<=", r),
+            ta.verify(ta.renyi(ta.Inverse(N21), w), "<=", r),
+            ta.verify(_n21_tail(TT + r), "<=", sub[0], over={TT: (0, 2 * r * (w - 1))}),
+            ta.verify(_n21_tail(TT + r), "<=", sub[1], over={TT: (2 * r * (w - 1), 60)}),
+            # the second regime is the weaker bound: its exponent exceeds -t^2/(4 rho) by
+            # (t - 2 rho (omega - 1))^2/(4 rho)
+            ta.verify((RHO * (A - 1)**2 - (A - 1) * TT) - (-TT**2 / (4 * RHO)), "==",
+                      (TT - 2 * RHO * (A - 1))**2 / (4 * RHO))]
+
+
+stated(PAPER, "Sec. 4.3 bullet 3",
+       "(rho, omega)-tCDP: Pr[Z > t + rho] <= e^{-t^2/(4 rho)} for t <= 2 rho (omega - 1) and "
+       "<= e^{(omega-1)^2 rho - (omega-1) t} beyond; for N(0, 2) vs N(0, 1), which is "
+       "(7/20, 3/2)-tCDP (checked) and not zCDP, with Z = chi2_1/2 - log(2)/2, for t in "
+       "[0, 60]; the second bound is the weaker (an identity of the exponents)", _tcdp_tail)
+
+
+def _rdp_tail():
+    w = R(3, 2)
+    d = ta.renyi(N21, w)
+    return [ta.verify(_n21_tail(TT + d), "<=", ta.RDP({w: d}).tail_bound(w, TT),
+                      over={TT: (0, 60)}),
+            # the Gaussian mechanism G_1 at order 2: eps = 1, Pr[Z > t + 1] = Phi(-t - 1/2)
+            ta.verify(ta.Phi(-TT - R(1, 2)), "<=",
+                      ta.RDP({2: ta.renyi(ta.G(1), 2)}).tail_bound(2, TT), over={TT: (0, 10)})]
+
+
+stated(PAPER, "Sec. 4.3 bullet 4",
+       "(omega, eps)-RDP: Pr[Z > t + eps] <= e^{-(omega-1) t}; for N(0, 2) vs N(0, 1) at "
+       "omega = 3/2 (eps = D_{3/2} = log(2)/2, t in [0, 60]) and for G_1 at omega = 2 (eps = 1, "
+       "t in [0, 10])", _rdp_tail)
 
 misprint(PAPER, "Sec. 4.3 bullet 5",
          "up to constant factors on delta, (eps, delta)-DP requires Pr[Z > eps] <= delta",
@@ -244,15 +397,78 @@ misprint(PAPER, "Sec. 4.3 bullet 5",
                     "delta)-DP gives Pr[Z > eps + t] <= delta/(1 - e^{-t}); at mu = 1/10, "
                     "eps = 1 Pr[Z > 1]/delta exceeds 10, and the converse holds at t = 1/10")
 
-not_stated(PAPER, "Thm. 4.4 (1)", "(xi, rho)- and (xi', rho')-zCDP compose additively",
-           needs="zCDP")
-not_stated(PAPER, "Thm. 4.4 (2)",
-           "(rho, omega)- and (rho', omega')-tCDP compose to (rho + rho', min(omega, omega'))",
-           needs="tCDP")
-not_stated(PAPER, "Thm. 4.4 (3)", "(alpha, eps)- and (alpha, eps')-RDP compose additively",
-           needs="RDP")
-not_stated(PAPER, "Sec. 4.3 text", "zCDP, tCDP and RDP are closed under postprocessing",
-           needs="Rényi divergence")
+def _product(f, g):
+    """The product pair of two Discrete pairs, built outcome by outcome."""
+    (p1, q1), (p2, q2) = f.args, g.args
+    return ta.Discrete([a * b for a in p1 for b in p2], [a * b for a in q1 for b in q2])
+
+
+RR2 = _rr(2)  # randomized response with e^eps = 2
+R1, R2, X1, X2, W1, W2 = sp.symbols("r1 r2 xi1 xi2 omega1 omega2", positive=True)
+
+
+def _additive(orders):
+    """D_a of the explicit product of PQ3 and RR2 is the sum of the two (exact)."""
+    return [ta.verify(ta.renyi(_product(PQ3, RR2), o), "==",
+                      ta.renyi(PQ3, o) + ta.renyi(RR2, o)) for o in orders]
+
+
+def _thm44_1():
+    z = ta.zCDP(R1, X1) @ ta.zCDP(R2, X2)
+    return [ta.verify(z.rho, "==", R1 + R2), ta.verify(z.xi, "==", X1 + X2),
+            *_additive((R(3, 2), 2, 5)),
+            ta.verify(ta.renyi(ta.G(mu) @ ta.G(p), A), "==", A * mu**2 / 2 + A * p**2 / 2)]
+
+
+stated(PAPER, "Thm. 4.4 (1)",
+       "(xi, rho)- and (xi', rho')-zCDP compose to (xi + xi', rho + rho')-zCDP: the "
+       "parameters add, since D_a is additive over product pairs (the explicit product of "
+       "P = (1/5, 1/2, 3/10) vs (2/5, 2/5, 1/5) and randomized response (e^eps = 2) at orders "
+       "3/2, 2, 5, exactly; G_mu (x) G_nu: a mu^2/2 + a nu^2/2)", _thm44_1)
+
+
+def _thm44_2():
+    z = ta.tCDP(R1, W1) @ ta.tCDP(R2, W2)
+    prod = N21 @ ta.G(1)  # (7/20, 3/2)-tCDP (x) 1/2-zCDP: (17/20, 3/2)-tCDP
+    return [ta.verify(z.rho, "==", R1 + R2), ta.verify(z.omega, "==", sp.Min(W1, W2)),
+            *[ta.verify(ta.renyi(prod, o), "<=", R(17, 20) * o) for o in (R(5, 4), R(3, 2))],
+            ta.verify(ta.renyi(prod, 2), "==", sp.oo)]
+
+
+stated(PAPER, "Thm. 4.4 (2)",
+       "(rho, omega)- and (rho', omega')-tCDP compose to (rho + rho', min(omega, omega'))-tCDP; "
+       "N(0, 2) vs N(0, 1) ((7/20, 3/2)-tCDP) composed with G_1 (1/2-zCDP) has "
+       "D_a <= 17 a/20 at a = 5/4, 3/2 and D_2 = oo (omega = min(3/2, oo))", _thm44_2)
+
+
+def _thm44_3():
+    e1_, e2_ = sp.symbols("eps1 eps2", positive=True)
+    return [ta.verify((ta.RDP({2: e1_}) @ ta.RDP({2: e2_})).at(2), "==", e1_ + e2_),
+            ta.verify((ta.RDP(lambda o: o / 2) @ ta.RDP(lambda o: o)).at(A), "==", 3 * A / 2),
+            *_additive((2, R(7, 3)))]
+
+
+stated(PAPER, "Thm. 4.4 (3)",
+       "(alpha, eps)- and (alpha, eps')-RDP compose to (alpha, eps + eps')-RDP: the RDP curves "
+       "add, and D_a of an explicit product pair is the sum (orders 2, 7/3, exactly)", _thm44_3)
+
+
+def _postprocess():
+    K = [[R(3, 4), R(1, 4)], [R(1, 3), R(2, 3)], [R(1, 2), R(1, 2)]]  # a channel 3 -> 2
+    P, Q = PQ3.args
+
+    def push(m):
+        return [sum(m[i] * K[i][j] for i in range(3)) for j in range(2)]
+
+    KPQ = ta.Discrete(push(P), push(Q))
+    return ([ta.verify(ta.renyi(KPQ, o), "<=", ta.renyi(PQ3, o))
+             for o in (R(3, 2), 2, 5, sp.oo)] + [ta.verify(KPQ, ">=", PQ3)])
+
+
+stated(PAPER, "Sec. 4.3 text",
+       "zCDP, tCDP and RDP are closed under postprocessing (data processing for D_a): a "
+       "channel 3 -> 2 applied to P = (1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5) lowers D_a at "
+       "a = 3/2, 2, 5, oo (exactly), and raises the trade-off function", _postprocess)
 
 misprint(PAPER, "Remark 4.5",
          "group privacy of (eps, delta)-DP: (k eps, k e^{(k-1)} delta)-DP",
@@ -264,11 +480,18 @@ misprint(PAPER, "Remark 4.5",
                                             (5, R(1, 1000), 3), (3, R(1, 10), 2))],
          correction="(k eps, k e^{(k-1) eps} delta)-DP; checked at (e^eps, delta, k) = "
                     "(8, 1/100, 2), (5, 1/1000, 2), (5, 1/1000, 3), (3, 1/10, 2)")
-not_stated(PAPER, "Remark 4.5", "rho-zCDP yields rho k^2-zCDP for groups of size k",
-           needs="zCDP")
+stated(PAPER, "Remark 4.5",
+       "rho-zCDP yields rho k^2-zCDP for groups of size k (zCDP(rho).group(k) for k = 2, 3), "
+       "attained by the Gaussian mechanism: D_a of the group of k G_mu steps is "
+       "k^2 (a mu^2/2)",
+       lambda: [v for k in (2, 3) for v in (
+           ta.verify(ta.zCDP(RHO).group(k).rho, "==", k**2 * RHO),
+           ta.verify(ta.renyi(ta.Group(ta.G(mu), k), A), "==", k**2 * A * mu**2 / 2))])
 not_stated(PAPER, "Remark 4.5",
            "(rho, omega)-tCDP yields (k^2 rho, omega/k)-tCDP for groups of size k <= omega",
-           needs="tCDP")
+           needs="group privacy of an arbitrary tCDP mechanism over a chain of k neighbouring "
+                 "pairs (the theorem of [7]; tCDP.group only applies the printed parameters, "
+                 "for k < omega: at k = omega, omega/k = 1 lies outside Def. 4.5)")
 
 misprint(PAPER, "Remark 4.6",
          "the Laplace distribution with standard deviation Delta/eps gives (eps, delta)-DP",

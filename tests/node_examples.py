@@ -98,6 +98,9 @@ EXAMPLES = [
     # the conjugate (a convex function on R, not a trade-off function)
     G(1).conjugate(),
     (G(mu) ** n).conjugate(),
+    # a mechanism under add/remove neighbours (composes its two directions together)
+    ta.AddRemove(Mix(G(1), Rational(1, 4)) ** 3),
+    ta.AddRemove(Mix(G(mu), p)),
     # the tightest trade-off function implied by Renyi DP at finitely many orders
     ta.RenyiRegion({2: 1, 8: 3}),
     ta.RenyiRegion({2: mu}, symmetric=False),

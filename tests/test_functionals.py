@@ -214,8 +214,11 @@ def test_noisy_sgd_builder():
     f = ta.noisy_sgd(2, sp.Rational(1, 100), 50)
     assert f == ta.TensorPower(ta.C(sp.Rational(1, 100), ta.G(sp.Rational(1, 2))), 50)
     g = ta.noisy_sgd(2, sp.Rational(1, 100), 50, sampling="poisson")
-    assert g == ta.SymmetricHull(ta.TensorPower(ta.Mix(ta.G(sp.Rational(1, 2)),
-                                                       sp.Rational(1, 100)), 50))
+    # the symmetric hull of the composed remove direction, as a mechanism (AddRemove is a
+    # SymmetricHull that composes its two directions together under @)
+    assert g == ta.AddRemove(ta.TensorPower(ta.Mix(ta.G(sp.Rational(1, 2)),
+                                                   sp.Rational(1, 100)), 50))
+    assert isinstance(g, ta.SymmetricHull)
     s = sp.Symbol("sigma", positive=True)
     assert ta.noisy_sgd(s, sp.Rational(1, 2), 3).free_symbols == {s}
     for bad in ((0, 0.1, 1), (1, 1.5, 1), (1, 0.1, 0), (1, 0.1, 2.5)):

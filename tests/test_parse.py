@@ -139,8 +139,9 @@ def test_the_constructor_list_is_looked_up_on_the_package():
     ("(y := 1)", "assignment"),
     ("G(*(1,))", "starred"),
     ("G(**{})", "keyword argument \\*\\*"),
-    ("G(mu=1)", "keyword argument mu="),
-    ("EpsDelta(1, eps=1)", "keyword argument eps="),
+    ("G(1, nu=1)", "unexpected keyword argument 'nu'"),
+    ("EpsDelta(1, eps=1)", "multiple values for argument 'eps'"),
+    ("G(_x=1)", "keyword argument _x="),
     ("7 % 2", "operator %"),
     ("7 // 2", "operator //"),
     ("1 << 2", "operator <<"),
@@ -161,6 +162,14 @@ def test_rejected_constructs_name_the_construct(text, construct):
     err = info.value
     assert err.name == "expression" and err.value == text
     assert re.search(construct, str(err)), str(err)
+
+
+def test_keywords_are_the_api_parameter_names():
+    assert parse_expr("G(mu=1)") == ta.G(1)
+    assert parse_expr("noisy_sgd(1, dataset_size=50000, batch_size=512, epochs=30, "
+                      "sampling='poisson')") == ta.noisy_sgd(1, dataset_size=50000,
+                                                             batch_size=512, epochs=30,
+                                                             sampling="poisson")
 
 
 @pytest.mark.parametrize("text,why", [

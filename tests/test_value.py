@@ -146,7 +146,27 @@ def test_str_repr_latex():
     assert "10^{-285}" in tiny.latex()
     e = Value.enclosure(mp.mpf("0.25"), mp.mpf("0.5"), 5)
     assert str(e) == "[0.25, 0.5]"
-    assert repr(e) == "Value(lo=0.25, hi=0.5, dps=5)"
+    assert repr(e) == "Value([0.25, 0.5], width=0.25)"
     assert e.latex() == r"\left[0.25,\ 0.5\right]"
     big = Value.from_exact(R(1, 3**40), 8)
     assert str(big) == "8.2252633e-20"
+
+
+def test_value_as_a_number():
+    import sympy as sp
+
+    import tradeoff_algebra as ta
+    from tradeoff_algebra.numeric.value import Value
+
+    v = Value.enclosure(mpmath.mpf("3.2373112"), mpmath.mpf("3.2375435"), 30)
+    # the repr shows the digits the enclosure supports, rounded outward
+    assert str(v) == "[3.237311, 3.237544]"
+    assert repr(v).startswith("Value([3.237311, 3.237544]")
+    assert f"{v:.3f}" == "3.237" and round(v, 2) == 3.24 and abs(float(v) - 3.23742735) < 1e-7
+    # comparisons are certain: True or False only when the whole enclosure decides them
+    assert (v < 4) is True and (v > 3) is True and (v >= 4) is False and (v <= 3) is False
+    with pytest.raises(ta.NumericalError, match="uncertain"):
+        v < sp.Rational(32374, 10000)  # noqa: B015
+    w = Value.enclosure(mpmath.mpf("0.1"), mpmath.mpf("0.1000000001"), 30)
+    lo, hi = str(w)[1:-1].split(", ")
+    assert mpmath.mpf(lo) <= w.lo and mpmath.mpf(hi) >= w.hi  # outward, never inward

@@ -25,6 +25,7 @@ from .analysis import (
                    tv,
 )
 from .analysis.lazy import Functional
+from .calibration import Calibration, calibrate
 from .core import (
                    Applied,
                    InternalError,
@@ -66,6 +67,8 @@ from .notions import (
                    ApproxDP,
                    Notion,
                    advanced_composition,
+                   amplified_epsilon,
+                   sampling_rate,
                    tCDP,
                    zCDP,
 )
@@ -74,6 +77,7 @@ from .numeric.budget import TimeLimitExceeded, time_limit
 from .numeric.pld import pld_options
 from .numeric.pld_profile import profile_options
 from .operators import (
+                   AddRemove,
                    C,
                    Conjugate,
                    Group,
@@ -87,6 +91,7 @@ from .operators import (
                    TensorPower,
                    conjugate_value,
 )
+from .plot import plot
 from .printing import latex, text
 from .rewrite import Derivation, derive, rule_catalogue, rules, simplify
 from .routes import product as _product_routes  # noqa: F401  (registers the routes)
@@ -112,5 +117,6 @@ __all__ = [
     "verify", "Verdict", "Functional", "sup_distance",
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
-    "sensitivity_index", "gaussian_sigma",
+    "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",
+    "AddRemove", "calibrate", "Calibration", "plot",
 ]

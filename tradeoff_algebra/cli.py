@@ -279,6 +279,45 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plot(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .plot import plot
+
+    exprs = [_expression(e) for e in args.exprs]
+    ax = plot(*exprs, kind=args.kind, points=args.points)
+    ax.figure.savefig(args.output, dpi=args.dpi, bbox_inches="tight")
+    print(args.output)
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    import sympy as sp
+
+    from .calibration import calibrate
+    from .core.errors import InvalidParameter
+    from .parse import symbol_for
+
+    f = _expression(args.expr)
+    x = symbol_for(args.param)
+    if x not in getattr(f, "free_symbols", set()):
+        raise InvalidParameter("--param", args.param, f"a symbol of the expression {args.expr}")
+    kw = {}
+    for name in ("epsilon", "delta", "tpr", "fpr", "advantage"):
+        text = getattr(args, name)
+        if text is not None:
+            kw[name] = _number(text, name, "a number")
+    start = _number(args.start, "start", "a number") if args.start else sp.Integer(1)
+    c = calibrate(lambda v: f.xreplace({x: v}), integer=args.integer, start=start,
+                  dps=_check_dps(args.dps), **kw)
+    print(f"{args.param} = {float(c.value):.{max(c.achieved.dps, 6)}g}  "
+          f"({c.measure} = {c.achieved} <= {c.target}; "
+          f"{args.param} = {float(c.other):.10g} does not meet it)" if c.other is not None else
+          f"{args.param} = {float(c.value):.10g}  ({c.measure} = {c.achieved} <= {c.target})")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     import sympy as sp
 
@@ -421,6 +460,30 @@ def _run(argv: list[str] | None) -> int:
     p.add_argument("--dps", type=_dps, default=20,
                    help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 20)")
     p.set_defaults(run=_convert)
+    what = "draw trade-off curves (or log-log ROC curves) to an image file"
+    p = sub.add_parser("plot", help=what, description=what)
+    p.add_argument("exprs", metavar="EXPR", nargs="+", help=expr_help)
+    p.add_argument("-o", "--output", default="tradeoff.png", help="the image file (png, pdf, svg)")
+    p.add_argument("--kind", choices=["tradeoff", "roc"], default="tradeoff")
+    p.add_argument("--points", type=int, default=200, help="points per curve (default 200)")
+    p.add_argument("--dpi", type=int, default=150)
+    p.set_defaults(run=_plot)
+    what = ("the value of a parameter (a symbol of EXPR) at which the mechanism meets a privacy "
+            "target, certified")
+    p = sub.add_parser("calibrate", help=what, description=what)
+    p.add_argument("expr", metavar="EXPR",
+                   help="an expression with one symbol, e.g. \"noisy_sgd(s, 1/100, 1000, "
+                   "sampling='poisson')\"")
+    p.add_argument("--param", required=True, help="the symbol to calibrate, e.g. s")
+    for name, what_ in (("epsilon", "with --delta: (epsilon, delta)-DP"),
+                        ("delta", "with --epsilon"), ("tpr", "with --fpr: power at that FPR"),
+                        ("fpr", "with --tpr"), ("advantage", "TPR - FPR of the best test")):
+        p.add_argument(f"--{name}", help=what_)
+    p.add_argument("--integer", action="store_true", help="an integer parameter (steps)")
+    p.add_argument("--start", help="where the search starts (default 1)")
+    p.add_argument("--dps", type=_dps, default=10,
+                   help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 10)")
+    p.set_defaults(run=_calibrate)
     what = "decide a claim LHS REL RHS (pointwise in alpha for trade-off functions)"
     p = sub.add_parser("verify", help=what, description=what)
     p.add_argument("lhs", metavar="LHS", help=expr_help + ", or a scalar expression")

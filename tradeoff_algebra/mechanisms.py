@@ -50,32 +50,73 @@ def laplace_mechanism(sensitivity: Any, scale: Any) -> Laplace:
     return Laplace(d / b)
 
 
-def noisy_sgd(sigma: Any, p: Any, steps: Any, sampling: str = "gdp_paper"):
-    """The trade-off expression of NoisySGD with noise multiplier sigma, sampling rate p and
-    ``steps`` iterations (an expression builder: evaluation of the tensor power is separate).
+def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp_paper", *,
+              dataset_size: Any = None, batch_size: Any = None, epochs: Any = None):
+    """The trade-off expression of NoisySGD (DP-SGD) with noise multiplier sigma.
 
-    ``sampling="gdp_paper"`` (default), also spelled ``"fixed_size"``: batches of a fixed size m
-    drawn uniformly without replacement from n records (``Sample_m`` of Dong, Roth & Su,
-    Sec. 4.2 and Algorithm 1), ``C_p(G_{1/sigma})^{(x) T}`` with p = m/n, T = steps (Thm. 10).
-    ``sampling="poisson"``: each record joins a batch independently with probability p,
-    ``SymmetricHull(Mix(G_{1/sigma}, p)^{(x) T})``, the symmetric hull of the composed one-sided
-    mixtures (remove and add neighbours; what PLD accountants compute for Poisson sampling).
+    Either positionally, ``noisy_sgd(sigma, p, steps, sampling=...)`` with the sampling rate p
+    and the number of steps, or from what a training configuration holds:
+    ``noisy_sgd(sigma, dataset_size=n, batch_size=b, epochs=E, sampling=...)`` (or
+    ``steps=T`` instead of ``epochs``), with p = b/n (the expected batch size under Poisson
+    sampling) and T = ceil(E n/b): a training loop draws n/b batches per epoch, and a
+    fractional last epoch still runs its started batch (dp_accounting's and Opacus's
+    examples count steps the same way).
+
+    ``sampling="poisson"``: each record joins a batch independently with probability p;
+    add/remove neighbours. The result is ``AddRemove(Mix(G_{1/sigma}, p)^{(x) T})``: the
+    symmetric hull of the composed remove direction (what PLD accountants compute for Poisson
+    sampling), as a mechanism, so that ``noisy_sgd(...) @ noisy_sgd(...)`` composes two
+    training phases on the same neighbouring datasets into C(f_1 (x) f_2), the tight answer
+    (``operators.mechanism``).
+    ``sampling="gdp_paper"`` (default), also spelled ``"fixed_size"``: batches of a fixed size
+    m drawn uniformly without replacement (``Sample_m`` of Dong, Roth & Su, Sec. 4.2 and
+    Algorithm 1), ``C_p(G_{1/sigma})^{(x) T}`` (Thm. 10); a symmetric function, so it composes
+    with others by the tensor product.
     sigma > 0, 0 <= p <= 1, steps a positive integer. (Shuffled batches, one pass over a random
     permutation per epoch, have no trade-off function in the seed papers and are not offered.)
     """
+    import math
+
+    from .operators.mechanism import AddRemove
     from .operators.subsample import Mix, Subsample
     from .operators.tensor import TensorPower
-    from .operators.unary import SymmetricHull
 
     s = param("sigma", sigma, lower=0, lower_open=True, owner="noisy_sgd")
+    if dataset_size is not None or batch_size is not None:
+        if p is not None:
+            raise InvalidParameter("p", p, "omitted when dataset_size and batch_size are given",
+                                   "noisy_sgd")
+        if dataset_size is None or batch_size is None:
+            raise InvalidParameter("dataset_size" if dataset_size is None else "batch_size",
+                                   None, "given together with the other", "noisy_sgd")
+        n = param("dataset_size", dataset_size, lower=1, integer=True, owner="noisy_sgd")
+        b = param("batch_size", batch_size, lower=1, integer=True, owner="noisy_sgd")
+        if (b > n) is sp.true:
+            raise InvalidParameter("batch_size", batch_size, f"an integer in [1, {n}]",
+                                   "noisy_sgd")
+        p = b / n
+        if epochs is not None:
+            if steps is not None:
+                raise InvalidParameter("epochs", epochs, "omitted when steps is given",
+                                       "noisy_sgd")
+            E = param("epochs", epochs, lower=0, lower_open=True, owner="noisy_sgd")
+            if E.free_symbols or n.free_symbols or b.free_symbols:
+                raise InvalidParameter("epochs", epochs, "a number (with numeric sizes)",
+                                       "noisy_sgd")
+            steps = sp.Integer(math.ceil(sp.Rational(E) * n / b))
+    elif epochs is not None:
+        raise InvalidParameter("epochs", epochs, "given with dataset_size and batch_size",
+                               "noisy_sgd")
+    if p is None or steps is None:
+        raise InvalidParameter("steps" if p is not None else "p", None,
+                               "given (positionally, or as dataset_size, batch_size and epochs "
+                               "or steps)", "noisy_sgd")
     q = param("p", p, lower=0, upper=1, owner="noisy_sgd")
     T = param("steps", steps, lower=1, integer=True, owner="noisy_sgd")
     if sampling in ("gdp_paper", "fixed_size"):
         return TensorPower(Subsample(Gaussian(1 / s), q), T)
     if sampling == "poisson":
-        return SymmetricHull(TensorPower(Mix(Gaussian(1 / s), q), T))
-    from .core.errors import InvalidParameter
-
+        return AddRemove(TensorPower(Mix(Gaussian(1 / s), q), T))
     raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size') or 'poisson'",
                            "noisy_sgd")
 

@@ -8,7 +8,9 @@ reachable. Allowed:
 
 * calls of the public constructors (``G``, ``EpsDelta``, ``C``, ``Mix``, ``Max``, ``Group``, ...,
   ``gaussian_mechanism``, ``laplace_mechanism``; see :data:`CONSTRUCTORS`), the names ``Id`` and
-  ``Zero``, positional arguments, the keyword ``delta=`` and the option keywords
+  ``Zero``, positional arguments, numeric keyword arguments named as in the API (``delta=``,
+  ``dataset_size=``, ``batch_size=``, ``epochs=``, ...; a name the constructor does not take
+  is an error) and the option keywords
   ``sampling=`` (of ``noisy_sgd``) and ``bound=`` (of ``shuffle``) with one of their strings,
   ``symmetric=`` (of ``RenyiRegion``) with True or False;
 * ``f @ g`` (tensor product), ``f ** n`` (tensor power) and ``f(alpha)`` (application);
@@ -76,6 +78,7 @@ CONSTRUCTORS: tuple[str, ...] = (
     "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete", "BinomialDP",
     "ShuffleDP", "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
     "Subsample", "C", "Mix", "Max", "Group", "Conjugate", "NormalPair", "RenyiRegion",
+    "AddRemove",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
     "GDP", "zCDP", "tCDP", "ApproxDP",
 )
@@ -610,11 +613,11 @@ class _Interpreter:
                     raise self.reject(f"the value of {kw.arg}= (True or False)", kw)
                 kwargs[kw.arg] = v.value
                 continue
-            if kw.arg != "delta":
+            if kw.arg is None or kw.arg.startswith("_") or not kw.arg.isidentifier():
                 shown = "**" if kw.arg is None else f"{kw.arg}="
-                raise self.reject(f"the keyword argument {shown} (only delta=, sampling=, "
-                                  "bound= and symmetric= are accepted)", kw)
-            kwargs["delta"] = self._operand(kw.value, depth)
+                raise self.reject(f"the keyword argument {shown} (keywords are the API's "
+                                  "parameter names, such as delta= or batch_size=)", kw)
+            kwargs[kw.arg] = self._operand(kw.value, depth)
         if isinstance(func, _Callable):
             if func.name in _SCALAR_FUNCTIONS:
                 if kwargs:

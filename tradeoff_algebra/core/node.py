@@ -217,9 +217,15 @@ class TradeOff(TradeOffExpr):
         return None
 
     # -- operators ----------------------------------------------------------------------------
+    #: True on nodes that compose as mechanisms (``operators.mechanism.AddRemove``): a product
+    #: with one of them on the right is theirs to build.
+    _composes_as_mechanism = False
+
     def __matmul__(self, other: TradeOff) -> TradeOff:
         if not isinstance(other, TradeOff):
             return NotImplemented
+        if other._composes_as_mechanism and not self._composes_as_mechanism:
+            return other.__rmatmul__(self)
         return _op("Tensor")(self, other)
 
     def __rmatmul__(self, other: TradeOff) -> TradeOff:
@@ -239,13 +245,14 @@ class TradeOff(TradeOffExpr):
         return _op("Conjugate")(self)
 
     # -- fast numeric path ----------------------------------------------------------------------
-    def curve(self, alphas: Any):
-        """f at many alphas in float64, vectorised (for plots); see ``numeric.curve``."""
+    def curve(self, alphas: Any, bounds: bool = False):
+        """f at many alphas in float64 (for plots); ``bounds=True``: the arrays (lo, hi) of
+        certified enclosures; see ``numeric.curve``."""
         try:
             fn = NUMERIC["curve"]
         except KeyError:  # pragma: no cover - the package imports the numeric layer
             raise NoClosedForm("the numeric layer is not loaded; import tradeoff_algebra") from None
-        return fn(self, alphas)
+        return fn(self, alphas, bounds)
 
     # SymPy's Basic defines ``__call__`` for nothing we need; make sure arithmetic that would
     # treat a trade-off function as a scalar fails loudly.

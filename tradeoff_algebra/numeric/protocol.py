@@ -378,12 +378,39 @@ def _curve_levels(alphas: Any) -> np.ndarray:
     return x
 
 
-def curve(f: TradeOff, alphas: Any) -> np.ndarray:
-    """f at each alpha in float64, vectorised (no SymPy in the loop)."""
+#: Digits of the per-point certified evaluations behind :func:`curve` where no float64 path
+#: exists, and behind ``bounds=True``.
+CURVE_DPS = 10
+
+
+def _curve_points(f: TradeOff, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, mid, hi) of f at every level of ``x`` by certified evaluation (the engines cache
+    what they compose, so the points after the first cost little)."""
+    lo, mid, hi = (np.empty_like(x) for _ in range(3))
+    for i, a in enumerate(x.ravel()):
+        v = evaluate(f, float(a), dps=CURVE_DPS)
+        lo.flat[i], mid.flat[i], hi.flat[i] = float(v.lo), float(v.mid), float(v.hi)
+    return lo, mid, hi
+
+
+def curve(f: TradeOff, alphas: Any, bounds: bool = False):
+    """f at each alpha in float64.
+
+    The family's vectorised float64 path where it has one (no SymPy in the loop); otherwise
+    (products, hulls of products, ...) certified evaluations at ``CURVE_DPS`` digits, one per
+    level, whose composition is computed once and reused. ``bounds=True`` returns the arrays
+    ``(lo, hi)`` of those certified enclosures (rounded outward to float64) for every
+    expression.
+    """
     _prepare(f, 15)
     x = _curve_levels(alphas)
+    if bounds:
+        lo, _, hi = _curve_points(f, x)
+        return np.nextafter(lo, -np.inf).clip(0.0, 1.0), np.nextafter(hi, np.inf).clip(0.0, 1.0)
     try:
         y = np.asarray(np_value(f, x), dtype=np.float64)
+    except NoClosedForm:
+        y = _curve_points(f, x)[1]
     except (ValueError, OverflowError, TypeError, ZeroDivisionError, FloatingPointError) as exc:
         raise NumericalError(f"curve of {f} failed in float64 ({type(exc).__name__}: "
                              f"{str(exc)[:80]}); use ta.evaluate for these points") from exc

@@ -123,19 +123,100 @@ class Value:
     def _fmt(self, x) -> str:
         return mp.nstr(x, self.dps, min_fixed=-4, max_fixed=6)
 
+    def _digits(self) -> int:
+        """Significant digits an enclosure supports: enough to tell lo from hi, plus two."""
+        if self.is_point or not (mp.isfinite(self.lo) and mp.isfinite(self.hi)):
+            return self.dps
+        with mp.workprec(dps_to_prec(self.dps) + 20):
+            scale = max(abs(self.lo), abs(self.hi))
+            if scale == 0:
+                return self.dps
+            w = (self.hi - self.lo) / scale
+            return max(3, min(self.dps, int(mp.ceil(-mp.log10(w))) + 2))
+
+    def _outward(self, x, digits: int, up: bool) -> str:
+        """``x`` to ``digits`` significant digits, rounded away from the inside of [lo, hi]."""
+        if x == 0 or not mp.isfinite(x):
+            return self._fmt(x)
+        with mp.workprec(dps_to_prec(self.dps) + 40):
+            e = int(mp.floor(mp.log10(abs(x)))) - digits + 1
+            q = x / mp.mpf(10) ** e
+            n = int(mp.ceil(q) if up else mp.floor(q))
+            return mp.nstr(mp.mpf(n) * mp.mpf(10) ** e, digits, min_fixed=-4, max_fixed=6)
+
+    def _interval(self) -> str:
+        d = self._digits()
+        return f"[{self._outward(self.lo, d, False)}, {self._outward(self.hi, d, True)}]"
+
     def __str__(self) -> str:
         if self.exact is not None:
             return str(self.exact) if self.exact.q < 10**12 else self._fmt(self.mid)
         if self.is_point:
             return self._fmt(self.mid)
-        return f"[{self._fmt(self.lo)}, {self._fmt(self.hi)}]"
+        return self._interval()
 
     def __repr__(self) -> str:
         if self.exact is not None:
             return f"Value(exact={self.exact})"
         if self.is_point:
             return f"Value({self._fmt(self.mid)}, dps={self.dps})"
-        return f"Value(lo={self._fmt(self.lo)}, hi={self._fmt(self.hi)}, dps={self.dps})"
+        return f"Value({self._interval()}, width={mp.nstr(self.width, 2)})"
+
+    # -- as a number: formatting, rounding, certain comparisons ---------------------------------
+    def __format__(self, spec: str) -> str:
+        """``format(v, ".3f")``: the estimate ``mid`` formatted as a float (the guaranteed ends
+        are ``lo`` and ``hi``); an empty spec gives ``str(v)``."""
+        return format(float(self.mid), spec) if spec else str(self)
+
+    def __round__(self, ndigits: int | None = None):
+        return round(float(self.mid), ndigits)
+
+    def _bounds(self, other) -> tuple:
+        if isinstance(other, Value):
+            return _as_rational(other.lo), _as_rational(other.hi)
+        if isinstance(other, MPF):
+            r = _as_rational(other)
+        elif isinstance(other, (int, float, sp.Rational)) and not isinstance(other, bool):
+            r = sp.Rational(other)
+        else:
+            try:
+                r = sp.Rational(other)
+            except (TypeError, ValueError):
+                return NotImplemented
+        return r, r
+
+    def _compare(self, other, name: str, certainly, certainly_not):
+        b = self._bounds(other)
+        if b is NotImplemented:
+            return NotImplemented
+        lo, hi = _as_rational(self.lo), _as_rational(self.hi)
+        if certainly(lo, hi, *b):
+            return True
+        if certainly_not(lo, hi, *b):
+            return False
+        from ..core.errors import NumericalError
+
+        raise NumericalError(f"uncertain comparison: {self} {name} {other} holds for part of "
+                             "the enclosure only; raise dps or the engine's accuracy, or compare "
+                             ".lo / .hi explicitly")
+
+    def __lt__(self, other):
+        """True when the whole enclosure is below ``other``, False when none of it is; an
+        enclosure that straddles ``other`` raises NumericalError (never a guess)."""
+        return self._compare(other, "<", lambda lo, hi, a, b: hi < a,
+                             lambda lo, hi, a, b: lo >= b)
+
+    def __le__(self, other):
+        return self._compare(other, "<=", lambda lo, hi, a, b: hi <= a,
+                             lambda lo, hi, a, b: lo > b)
+
+    def __gt__(self, other):
+        return self._compare(other, ">", lambda lo, hi, a, b: lo > b,
+                             lambda lo, hi, a, b: hi <= a)
+
+    def __ge__(self, other):
+        return self._compare(other, ">=", lambda lo, hi, a, b: lo >= b,
+                             lambda lo, hi, a, b: hi < a)
 
     def latex(self) -> str:
         if self.exact is not None:

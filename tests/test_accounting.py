@@ -1,0 +1,104 @@
+"""Accounting as practitioners do it: training configurations, composed training phases under
+add/remove neighbours, calibration. References: identities that hold by construction of the
+pair (two phases of T steps = one phase of 2T), the hull of the product built by hand,
+dp_accounting where installed (the `bench` extra), and the certified profile itself."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra import AddRemove, G, Mix, SymmetricHull
+
+R = sp.Rational
+P = R(512, 50000)
+D5 = R(1, 10**5)
+
+
+def overlap(u, v) -> bool:
+    return u.lo <= v.hi and v.lo <= u.hi
+
+
+def test_noisy_sgd_from_a_training_configuration():
+    f = ta.noisy_sgd(1.0, dataset_size=50000, batch_size=512, epochs=30, sampling="poisson")
+    assert f == ta.noisy_sgd(1, P, math.ceil(30 * 50000 / 512), sampling="poisson")
+    assert f == ta.noisy_sgd(1, P, 2930, sampling="poisson")
+    g = ta.noisy_sgd(2, dataset_size=1000, batch_size=10, steps=7)
+    assert g == ta.noisy_sgd(2, R(1, 100), 7)
+    for bad in (dict(dataset_size=100, batch_size=200, epochs=1),
+                dict(dataset_size=100, epochs=1),
+                dict(dataset_size=100, batch_size=10, epochs=1, steps=3),
+                dict(dataset_size=100, batch_size=10, epochs=-1)):
+        with pytest.raises(ta.InvalidParameter):
+            ta.noisy_sgd(1, **bad)
+    with pytest.raises(ta.InvalidParameter, match="steps"):
+        ta.noisy_sgd(1, P)
+
+
+def test_two_phases_compose_the_directions_together():
+    a = ta.noisy_sgd(1, P, 300, sampling="poisson")
+    b = ta.noisy_sgd(2, P, 300, sampling="poisson")
+    ab = a @ b
+    assert isinstance(ab, AddRemove)
+    assert ab == AddRemove(Mix(G(1), P) ** 300 @ Mix(G(R(1, 2)), P) ** 300)
+    # the same as the hull of the product built by hand, and tighter than the product of hulls
+    e = ta.epsilon(ab, D5, dps=8)
+    assert overlap(e, ta.epsilon(SymmetricHull(Mix(G(1), P) ** 300 @ Mix(G(R(1, 2)), P) ** 300),
+                                 D5, dps=8))
+    # two identical phases of T steps are one phase of 2T steps
+    t2 = ta.noisy_sgd(1, P, 300, sampling="poisson") @ ta.noisy_sgd(1, P, 300, sampling="poisson")
+    assert overlap(ta.epsilon(t2, D5, dps=8), ta.epsilon(ta.noisy_sgd(1, P, 600,
+                                                                       sampling="poisson"),
+                                                          D5, dps=8))
+    # a symmetric factor (the Gaussian mechanism) joins both directions
+    c = ab @ ta.gaussian_mechanism(1, 10)
+    assert isinstance(c, AddRemove) and G(R(1, 10)) in c.arg.factors
+    assert (ta.gaussian_mechanism(1, 10) @ ab) == c
+    assert a ** 2 == AddRemove((Mix(G(1), P) ** 300) ** 2)
+    # built on purpose, the product of hulls stays that (looser) product
+    loose = SymmetricHull(Mix(G(1), P) ** 3) @ SymmetricHull(Mix(G(2), P) ** 3)
+    assert isinstance(loose, ta.Tensor)
+
+
+def test_two_phases_against_dp_accounting():
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant as pa
+
+    acc = pa.PLDAccountant(value_discretization_interval=1e-4)
+    for sigma in (1.0, 2.0):
+        ev = dpa.PoissonSampledDpEvent(float(P), dpa.GaussianDpEvent(sigma))
+        acc.compose(ev, 1000)
+    ref = acc.get_epsilon(1e-5)
+    f = ta.noisy_sgd(1, P, 1000, sampling="poisson") @ ta.noisy_sgd(2, P, 1000,
+                                                                    sampling="poisson")
+    e = ta.epsilon(f, D5, dps=8)
+    assert e.lo <= ref <= e.hi * (1 + 1e-4)  # dp_accounting's grid value is pessimistic
+
+
+def test_calibration_round_trip():
+    build = lambda s: ta.noisy_sgd(s, P, 300, sampling="poisson")  # noqa: E731
+    c = ta.calibrate(build, epsilon=1, delta=D5)
+    assert ta.delta(build(c.value), 1, dps=10).hi <= D5
+    assert ta.delta(build(c.value * R(999, 1000)), 1, dps=10).lo > D5
+    assert c.other < c.value and (c.value - c.other) / c.value <= R(1, 10**4)
+    # steps: the largest integer that still meets the target
+    s = ta.calibrate(lambda T: ta.noisy_sgd(1, P, T, sampling="poisson"), epsilon=1,
+                     delta=D5, integer=True, start=10)
+    assert ta.delta(ta.noisy_sgd(1, P, s.value, sampling="poisson"), 1, dps=10).hi <= D5
+    assert ta.delta(ta.noisy_sgd(1, P, s.value + 1, sampling="poisson"), 1, dps=10).lo > D5
+    # attacker targets on the Gaussian mechanism: power at FPR, and the advantage
+    c = ta.calibrate(lambda s: ta.gaussian_mechanism(1, s), tpr=R(1, 100), fpr=R(1, 1000))
+    assert ta.roc(G(1 / c.value), R(1, 1000)).hi <= R(1, 100)
+    assert ta.roc(G(1 / (c.value * R(999, 1000))), R(1, 1000)).lo > R(1, 100)
+    c = ta.calibrate(lambda s: ta.gaussian_mechanism(1, s), advantage=R(1, 10))
+    assert ta.tv(G(1 / c.value), dps=20).hi <= R(1, 10)
+
+
+def test_calibration_bad_input():
+    with pytest.raises(ta.InvalidParameter, match="target"):
+        ta.calibrate(lambda s: G(s), epsilon=1)
+    with pytest.raises(ta.InvalidParameter, match="build"):
+        ta.calibrate(3, advantage=R(1, 2))

@@ -1,0 +1,176 @@
+"""Calibration: the parameter value at which a mechanism meets a privacy target, certified.
+
+``calibrate(build, epsilon=..., delta=...)`` searches one parameter x of ``build(x)`` (a
+trade-off expression: noise sigma, steps, sampling rate, ...) for the value that meets the
+target with the least privacy to spare. The target is met when the *certified upper bound*
+of the privacy measure is at most the target:
+
+* ``epsilon`` and ``delta``: delta_f(epsilon) <= delta, i.e. (epsilon, delta)-DP (Dong, Roth &
+  Su, Prop. 6; equivalent to epsilon(delta) <= epsilon and cheaper: one profile value);
+* ``tpr`` at ``fpr``: the attacker's power 1 - f(fpr) <= tpr (Kaissis et al.; riskcal);
+* ``advantage``: the total variation delta_f(0) = max_alpha (1 - alpha - f(alpha)) <=
+  advantage (the membership advantage TPR - FPR of the best test).
+
+The measure must be monotone in x; the direction is found from two probes. The bracket is
+found automatically by geometric expansion from ``start`` (no fixed interval: a sigma of 50
+or a step count of 10^7 is found the same way) inside ``domain``, then narrowed by bisection
+(geometric for positive ranges, on integers for ``integer=True``) to a relative width
+``rel_tol`` (default 1e-4). A point whose enclosure straddles the target counts as not
+meeting it, so the returned value always meets the target with certainty; ``other`` is the
+nearest value found that certainly does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from .analysis.conversions import delta as _delta
+from .core.errors import InvalidParameter, NumericalError
+from .core.node import TradeOff
+from .core.validate import param
+from .numeric.protocol import roc
+from .numeric.value import Value
+
+__all__ = ["calibrate", "Calibration"]
+
+MAX_PROBES = 200
+#: Default relative width of the final bracket of a real parameter.
+REL_TOL = sp.Rational(1, 10**4)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The calibrated ``value`` (meets the target with certainty), the measure there
+    (``achieved``, a Value whose upper end is at most ``target``), the nearest ``other``
+    value that certainly fails, and the number of ``probes``."""
+
+    value: sp.Rational
+    achieved: Value
+    target: sp.Expr
+    measure: str
+    other: sp.Rational | None
+    probes: int
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __repr__(self) -> str:
+        return (f"Calibration(value={float(self.value):.10g}, {self.measure} = {self.achieved} "
+                f"<= {self.target}, other={None if self.other is None else float(self.other):.10g}"
+                f", probes={self.probes})")
+
+
+def _measure(epsilon, delta, tpr, fpr, advantage, dps) -> tuple[str, sp.Expr, Callable]:
+    given = [epsilon is not None and delta is not None, tpr is not None and fpr is not None,
+             advantage is not None]
+    if sum(given) != 1 or (epsilon is None) != (delta is None) or (tpr is None) != (fpr is None):
+        raise InvalidParameter("target", None, "exactly one of: epsilon= and delta=; tpr= and "
+                               "fpr=; advantage=", "calibrate")
+    if given[0]:
+        e = param("epsilon", epsilon, lower=0, owner="calibrate")
+        d = param("delta", delta, lower=0, upper=1, owner="calibrate")
+        return f"delta({e})", d, lambda f: _delta(f, e, dps=dps)
+    if given[1]:
+        a = param("fpr", fpr, lower=0, upper=1, owner="calibrate")
+        t = param("tpr", tpr, lower=0, upper=1, owner="calibrate")
+        return f"tpr({a})", t, lambda f: roc(f, a, dps=dps)
+    v = param("advantage", advantage, lower=0, upper=1, owner="calibrate")
+    return "advantage", v, lambda f: _delta(f, 0, dps=dps)
+
+
+def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: Any = None,
+              tpr: Any = None, fpr: Any = None, advantage: Any = None, start: Any = 1,
+              domain: tuple = (0, sp.oo), integer: bool = False,
+              rel_tol: Any = None,
+              dps: int = 10) -> Calibration:
+    """The value x at which ``build(x)`` meets the privacy target (module docstring).
+
+    ``ta.calibrate(lambda s: ta.noisy_sgd(s, p, T, sampling="poisson"), epsilon=3,
+    delta=1e-5)`` returns the smallest noise multiplier; with ``integer=True`` and
+    ``lambda T: ...`` the largest number of steps.
+    """
+    if not callable(build):
+        raise InvalidParameter("build", build, "a function of the parameter returning a "
+                               "trade-off expression", "calibrate")
+    name, target, measure = _measure(epsilon, delta, tpr, fpr, advantage, dps)
+    lo_dom, hi_dom = (sp.sympify(x) for x in domain)
+    tol = REL_TOL if rel_tol is None else param("rel_tol", rel_tol, lower=0, lower_open=True,
+                                                 owner="calibrate")
+    x0 = param("start", start, owner="calibrate")
+    if not (lo_dom < x0 < hi_dom):
+        raise InvalidParameter("start", start, f"a number inside domain = ({lo_dom}, {hi_dom})",
+                               "calibrate")
+    cache: dict = {}
+
+    def probe(x):
+        x = sp.Integer(x) if integer else sp.Rational(x)
+        if x not in cache:
+            if len(cache) >= MAX_PROBES:
+                raise NumericalError(f"calibrate: no bracket after {MAX_PROBES} probes; give "
+                                     "start= near the answer or a narrower domain=")
+            f = build(x)
+            if not isinstance(f, TradeOff):
+                raise InvalidParameter("build", build, "a function returning a trade-off "
+                                       "expression", "calibrate")
+            v = measure(f)
+            cache[x] = (v, v.hi <= target, v.lo > target)  # (value, meets, fails)
+        return x, *cache[x]
+
+    def step(x, up: bool):
+        if integer:
+            nx = max(x * 2, x + 1) if up else x // 2
+        elif lo_dom >= 0:
+            nx = x * 2 if up else x / 2
+        else:
+            nx = x + max(abs(x), 1) if up else x - max(abs(x), 1)
+        return nx if lo_dom < nx < hi_dom else None
+
+    # direction: does the measure decrease as x grows (noise) or increase (steps, rate)?
+    x1 = step(x0, True) or step(x0, False)
+    if x1 is None:
+        raise InvalidParameter("domain", domain, "a range with room around start", "calibrate")
+    a, b = sorted([x0, x1])
+    va, vb = probe(a)[1], probe(b)[1]
+    decreasing = va.mid >= vb.mid
+    # expand to a bracket: ok (meets) and bad (fails), ok on the private side
+    ok = bad = None
+    x = x0
+    for _ in range(MAX_PROBES):
+        x, _, meets, fails = probe(x)
+        if meets:
+            ok = x if ok is None or (x < ok if decreasing else x > ok) else ok
+        else:
+            bad = x if bad is None or (x > bad if decreasing else x < bad) else bad
+        if ok is not None and bad is not None:
+            break
+        nx = step(x, up=(decreasing if ok is None else not decreasing))
+        if nx is None:
+            break
+        x = nx
+    if ok is None:
+        raise NumericalError(f"calibrate: no value in {domain} meets {name} <= {target} "
+                             "with certainty")
+    if bad is None:  # the whole searched range meets the target: its end is the answer
+        v = cache[sp.Integer(ok) if integer else sp.Rational(ok)][0]
+        return Calibration(ok, v, target, name, None, len(cache))
+    while True:
+        lo_, hi_ = sorted([ok, bad])
+        if integer:
+            if hi_ - lo_ <= 1:
+                break
+            mid = (lo_ + hi_) // 2
+        else:
+            if (hi_ - lo_) <= tol * abs(hi_):
+                break
+            mid = sp.sqrt(lo_ * hi_) if lo_ > 0 else (lo_ + hi_) / 2
+            mid = sp.Rational(sp.N(mid, 20)) if not mid.is_Rational else mid
+        m, _, meets, _ = probe(mid)
+        if meets:
+            ok = m
+        else:
+            bad = m
+    return Calibration(ok, cache[ok][0], target, name, bad, len(cache))
