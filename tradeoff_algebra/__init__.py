@@ -53,6 +53,7 @@ from .families import (
                    Zero,
 )
 from .families.renyi_region import RenyiRegion
+from .interop import from_dp_event
 from .mechanisms import (
                    gaussian_mechanism,
                    gaussian_sigma,
@@ -118,5 +119,5 @@ __all__ = [
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
     "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",
-    "AddRemove", "calibrate", "Calibration", "plot",
+    "AddRemove", "calibrate", "Calibration", "plot", "from_dp_event",
 ]

@@ -59,9 +59,16 @@ class Calibration:
         return float(self.value)
 
     def __repr__(self) -> str:
+        other = "None" if self.other is None else f"{float(self.other):.10g}"
         return (f"Calibration(value={float(self.value):.10g}, {self.measure} = {self.achieved} "
-                f"<= {self.target}, other={None if self.other is None else float(self.other):.10g}"
-                f", probes={self.probes})")
+                f"<= {_show(self.target)}, other={other}, probes={self.probes})")
+
+
+def _show(x: sp.Expr) -> str:
+    """A parameter as the user wrote it: small fractions exactly, floats as floats."""
+    if isinstance(x, sp.Rational) and x.q < 10**6:
+        return str(x)
+    return f"{float(x):.6g}"
 
 
 def _measure(epsilon, delta, tpr, fpr, advantage, dps) -> tuple[str, sp.Expr, Callable]:
@@ -73,11 +80,11 @@ def _measure(epsilon, delta, tpr, fpr, advantage, dps) -> tuple[str, sp.Expr, Ca
     if given[0]:
         e = param("epsilon", epsilon, lower=0, owner="calibrate")
         d = param("delta", delta, lower=0, upper=1, owner="calibrate")
-        return f"delta({e})", d, lambda f: _delta(f, e, dps=dps)
+        return f"delta({_show(e)})", d, lambda f: _delta(f, e, dps=dps)
     if given[1]:
         a = param("fpr", fpr, lower=0, upper=1, owner="calibrate")
         t = param("tpr", tpr, lower=0, upper=1, owner="calibrate")
-        return f"tpr({a})", t, lambda f: roc(f, a, dps=dps)
+        return f"tpr({_show(a)})", t, lambda f: roc(f, a, dps=dps)
     v = param("advantage", advantage, lower=0, upper=1, owner="calibrate")
     return "advantage", v, lambda f: _delta(f, 0, dps=dps)
 

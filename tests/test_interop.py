@@ -1,0 +1,66 @@
+"""from_dp_event: dp_accounting's event trees as trade-off expressions. The mapping is checked on
+stand-in event objects (the reader goes by class names and fields, so the suite needs no
+dp_accounting), and against dp_accounting's own PLD accountant where it is installed."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+from precision import close
+
+import tradeoff_algebra as ta
+from tradeoff_algebra import G, Laplace, Mix
+
+R = sp.Rational
+
+
+def event(name, **fields):
+    return type(name, (), fields)()
+
+
+def test_mapping_on_stand_in_events():
+    g = event("GaussianDpEvent", noise_multiplier=2)
+    assert ta.from_dp_event(g) == G(R(1, 2))
+    assert ta.from_dp_event(event("LaplaceDpEvent", noise_multiplier=R(1, 3))) == Laplace(3)
+    assert ta.from_dp_event(event("GaussianDpEvent", noise_multiplier=0)) == ta.Zero
+    rr = ta.from_dp_event(event("RandomizedResponseDpEvent", noise_parameter=R(1, 2),
+                                num_buckets=4))
+    # a change moves one record between two buckets: ratio (1 - p + p/k)/(p/k) = 5
+    assert close(ta.epsilon(rr, 0, dps=30), sp.log(5), 28)
+    ps = event("PoissonSampledDpEvent", sampling_probability=R(1, 100), event=g)
+    assert ta.from_dp_event(ps) == ta.AddRemove(Mix(G(R(1, 2)), R(1, 100)))
+    sc = event("SelfComposedDpEvent", event=ps, count=50)
+    assert ta.from_dp_event(sc) == ta.AddRemove(Mix(G(R(1, 2)), R(1, 100)) ** 50)
+    comp = event("ComposedDpEvent", events=[sc, g])
+    assert ta.from_dp_event(comp) == ta.AddRemove(G(R(1, 2)) @ Mix(G(R(1, 2)), R(1, 100)) ** 50)
+    wor = event("SampledWithoutReplacementDpEvent", source_dataset_size=1000, sample_size=10,
+                event=g)
+    assert ta.from_dp_event(wor) == ta.C(R(1, 100), G(R(1, 2)))
+    assert ta.from_dp_event(event("NoOpDpEvent")) == ta.Id
+    assert ta.from_dp_event(event("NonPrivateDpEvent")) == ta.Zero
+    z = ta.from_dp_event(event("ZCDpEvent", rho=R(1, 2), xi=0))
+    assert isinstance(z, ta.RenyiRegion)
+    with pytest.raises(ta.InvalidParameter, match="event"):
+        ta.from_dp_event(event("SingleEpochTreeAggregationDpEvent"))
+
+
+def test_against_dp_accounting():
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant as pa
+
+    cases = [
+        dpa.GaussianDpEvent(1.3),
+        dpa.LaplaceDpEvent(2.0),
+        dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 500),
+        dpa.ComposedDpEvent([
+            dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)),
+                                    300),
+            dpa.GaussianDpEvent(5.0), dpa.LaplaceDpEvent(10.0)]),
+    ]
+    for ev in cases:
+        acc = pa.PLDAccountant(value_discretization_interval=1e-5)
+        acc.compose(ev)
+        ref = acc.get_epsilon(1e-5)
+        e = ta.epsilon(ta.from_dp_event(ev), R(1, 10**5), dps=8)
+        # dp_accounting's pessimistic grid value lies at or just above the exact one
+        assert e.lo <= ref <= float(e.hi) * (1 + 2e-4) + 1e-6, (ev, e, ref)
