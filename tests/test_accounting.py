@@ -102,3 +102,17 @@ def test_calibration_bad_input():
         ta.calibrate(lambda s: G(s), epsilon=1)
     with pytest.raises(ta.InvalidParameter, match="build"):
         ta.calibrate(3, advantage=R(1, 2))
+
+
+def test_whole_curves_from_one_composition():
+    import numpy as np
+
+    xs = np.linspace(0, 1, 201)
+    for f in (ta.noisy_sgd(1, P, 300, sampling="poisson"), G(1) @ ta.Laplace(2)):
+        lo, hi = ta.curve(f, xs, bounds=True)
+        mid = f.curve(xs)
+        assert np.all(lo <= mid) and np.all(mid <= hi) and np.all(np.diff(mid) <= 1e-12)
+        for i in (0, 3, 50, 120, 199, 200):  # every enclosure meets the per-point one
+            v = ta.evaluate(f, float(xs[i]), dps=10)
+            assert lo[i] <= float(v.hi) and float(v.lo) <= hi[i]
+        assert np.max(hi - lo) < 5e-4  # one grid for all levels: plot-grade widths everywhere

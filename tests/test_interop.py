@@ -64,3 +64,24 @@ def test_against_dp_accounting():
         e = ta.epsilon(ta.from_dp_event(ev), R(1, 10**5), dps=8)
         # dp_accounting's pessimistic grid value lies at or just above the exact one
         assert e.lo <= ref <= float(e.hi) * (1 + 2e-4) + 1e-6, (ev, e, ref)
+
+
+def test_opacus_style_accountant():
+    from tradeoff_algebra.opacus_accountant import TradeoffAccountant, register
+
+    acc = TradeoffAccountant()
+    for _ in range(300):
+        acc.step(noise_multiplier=1.0, sample_rate=0.01)
+    for _ in range(100):
+        acc.step(noise_multiplier=2.0, sample_rate=0.01)
+    assert len(acc) == 400 and acc.history == [(1.0, 0.01, 300), (2.0, 0.01, 100)]
+    f = ta.noisy_sgd(1.0, 0.01, 300, sampling="poisson") @ ta.noisy_sgd(2.0, 0.01, 100,
+                                                                        sampling="poisson")
+    ref = ta.epsilon(f, R(1, 10**5), dps=8)
+    eps = acc.get_epsilon(1e-5)
+    assert float(ref.hi) <= eps <= float(ref.hi) * (1 + 1e-12)  # the certified upper end
+    state = acc.state_dict()
+    other = TradeoffAccountant()
+    other.load_state_dict(state)
+    assert other.history == acc.history
+    assert register() in (True, False)  # True only where Opacus has a registry

@@ -69,6 +69,7 @@ from .pld_compose import (
     _logmgf,
     compose,
     hull_roc_bounds,
+    hull_roc_bounds_many,
     hull_value_bounds,
 )
 from .pld_grid import DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, _trim, discretise, grid_step
@@ -367,3 +368,23 @@ def epsilon_enclosure(leaves, d: float, tol: float = DEFAULT_TOL, h: float | Non
                       tau: float = DEFAULT_TAIL, progress: bool = False) -> tuple[float, float]:
     """Enclosure of the smallest eps >= 0 with delta(eps) <= d."""
     return max_enclosure([epsilon_refinement(leaves, d, d, h, tau, progress)], tol)
+
+
+def curve_enclosure(leaf_sets, alphas, tau: float = DEFAULT_TAIL, tol: float = DEFAULT_TOL,
+                    progress: bool = False):
+    """Enclosures (lo, hi) of C(alpha) at every alpha of a float array, C the product (one
+    leaf set) or the symmetric hull (a product and its inverse), all from one composed grid:
+    the grid a value refinement at the median level reaches for ``tol`` (so one refinement,
+    then vectorised bounds: :func:`~.pld_compose.hull_roc_bounds_many`). Levels far from the
+    median may be wider than ``tol``; every one is a valid enclosure."""
+    sets = tuple(_check_leaves(x) for x in leaf_sets)
+    a = np.asarray(alphas, dtype=np.float64)
+    mid = float(np.median(a)) if a.size else 0.5
+    r = value_refinement(sets, mid, mid, False, None, tau, progress)
+    max_enclosure([r], tol)
+    cs = [_composed(x, r.h, r.tau, 0.0, progress) for x in sets]
+    rlo, rhi = hull_roc_bounds_many(cs, a.ravel())
+    lo = np.maximum(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
+    cap = np.nextafter(1.0 - a.ravel(), np.inf)
+    hi = np.where(a.ravel() < 1, np.minimum(cap, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64), 0.0)
+    return lo.reshape(a.shape), np.maximum(hi, lo).reshape(a.shape)

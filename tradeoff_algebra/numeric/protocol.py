@@ -99,6 +99,13 @@ def mp_epsilon(f: Any, d):
     return None
 
 
+@singledispatch
+def mp_curve(f: Any, x: np.ndarray):
+    """Enclosures (lo, hi) of f at every level of a float64 array at once, or None: products
+    and symmetric hulls of products register one composed-grid route (``routes.product``)."""
+    return None
+
+
 def num(x: sp.Basic, name: str = "parameter"):
     """A SymPy number as an mpf at the current precision (fast paths for rationals)."""
     if isinstance(x, sp.Integer):
@@ -397,18 +404,22 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
     """f at each alpha in float64.
 
     The family's vectorised float64 path where it has one (no SymPy in the loop); otherwise
-    (products, hulls of products, ...) certified evaluations at ``CURVE_DPS`` digits, one per
-    level, whose composition is computed once and reused. ``bounds=True`` returns the arrays
+    the midpoints of certified enclosures: products and hulls of products from one composed
+    privacy-loss grid for all levels at once (``mp_curve``), other nodes by certified
+    evaluations at ``CURVE_DPS`` digits, one per level. ``bounds=True`` returns the arrays
     ``(lo, hi)`` of those certified enclosures (rounded outward to float64) for every
     expression.
     """
     _prepare(f, 15)
     x = _curve_levels(alphas)
     if bounds:
-        lo, _, hi = _curve_points(f, x)
+        enc = mp_curve(f, x)
+        lo, hi = enc if enc is not None else _curve_points(f, x)[::2]
         return np.nextafter(lo, -np.inf).clip(0.0, 1.0), np.nextafter(hi, np.inf).clip(0.0, 1.0)
+    enc = mp_curve(f, x)
     try:
-        y = np.asarray(np_value(f, x), dtype=np.float64)
+        y = (enc[0] + enc[1]) / 2 if enc is not None else np.asarray(np_value(f, x),
+                                                                     dtype=np.float64)
     except NoClosedForm:
         y = _curve_points(f, x)[1]
     except (ValueError, OverflowError, TypeError, ZeroDivisionError, FloatingPointError) as exc:

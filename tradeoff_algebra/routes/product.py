@@ -41,7 +41,15 @@ from ..families.trivial import Id, Zero
 from ..numeric import pld
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.protocol import exact_value, mp_delta, mp_epsilon, mp_roc, mp_value, num
+from ..numeric.protocol import (
+    exact_value,
+    mp_curve,
+    mp_delta,
+    mp_epsilon,
+    mp_roc,
+    mp_value,
+    num,
+)
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull, hull_route
 from ..rewrite.simplify import simplify
@@ -400,3 +408,24 @@ def _(f, d):
     if dirs is None:
         return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
     return pld_epsilon(list(dirs), d)
+
+
+# -- whole curves: one composed grid for every level -----------------------------------------
+def _curve_of(leaf_sets, x):
+    o = pld.options()
+    return pld.curve_enclosure(leaf_sets, x, o["tail"], o["tol"], o["progress"])
+
+
+def _product_curve(f, x):
+    kind, obj = route(f)
+    return _curve_of([obj], x) if kind == "pld" else None
+
+
+mp_curve.register(Tensor)(_product_curve)
+mp_curve.register(TensorPower)(_product_curve)
+
+
+@mp_curve.register(SymmetricHull)
+def _(f, x):
+    dirs = hull_directions(f)
+    return None if dirs is None else _curve_of(list(dirs), x)
