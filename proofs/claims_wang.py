@@ -17,11 +17,12 @@ Entries with nothing to compute, not registered:
   alternative H1 wrongly"; it is the probability of wrongly accepting the null H0 (failing to
   reject it under Q). The formula is right.
 
-Misprints the library cannot state (registered as ``not_stated``): the display of mu_I^max in
-Sec. 5 should read min(|a - I|, c) (the printed signed clip(a - I, -c, c) puts the worst-case
-curve through the point (Phi(-a), Phi(a)) on Id), and "R_alpha(N(0,1)||N(0,2)) = infinity for
-alpha large enough" has its arguments reversed (R_alpha(N(0,2)||N(0,1)) = infinity for
-alpha >= 2; the other order is at most log sqrt 2).
+Misprints: the display of mu_I^max in Sec. 5 should read min(|a - I|, c) (the printed signed
+clip(a - I, -c, c) puts the worst-case curve through the point (Phi(-a), Phi(a)) on Id;
+registered as ``not_stated``: continuous mixtures are not available), and
+"R_alpha(N(0,1)||N(0,2)) = infinity for alpha large enough" has its arguments reversed
+(R_alpha(N(0,2)||N(0,1)) = infinity for alpha >= 2; the other order is at most log sqrt 2;
+stated as a misprint with its certified refutation).
 """
 
 from __future__ import annotations
@@ -352,9 +353,46 @@ stated(PAPER, "Prop. 3.3",
                 ta.verify(ta.kl(ta.Laplace(mu)), "==", mu + sp.exp(-mu) - 1, over={mu: (0, 10)}),
                 ta.verify(ta.kl(ta.EpsDelta(eps, 0)), "==", _kl_rr(eps), over={eps: (0, 10)})])
 
-not_stated(PAPER, "Prop. 3.3",
-           "the conversion D_F(P||Q) = int_0^1 F(1/|f'|)|f'| dx for a general convex F",
-           needs="F-divergence functionals other than KL, and KL of finite pairs")
+def _hinge(g):
+    """F(t) = (t - g)_+, written with Abs (the hockey-stick divergence H_g)."""
+    return lambda t: (t - g + sp.Abs(t - g)) / 2
+
+
+#: convex F with F(1) = 0: KL, the scaled exponentiated Renyi divergence of order 3, squared
+#: Hellinger, reverse KL, and the hockey-stick divergence H_{3/2}
+_FS = [lambda t: t * sp.log(t), lambda t: t**3 - 1, lambda t: (sp.sqrt(t) - 1)**2,
+       lambda t: -sp.log(t), _hinge(S(3, 2))]
+#: full-support pairs (f(0) = 1, no flat piece)
+_PQ_FULL = [([S(1, 5), S(1, 2), S(3, 10)], [S(2, 5), S(2, 5), S(1, 5)]),
+            ([S(1, 10), S(2, 5), S(1, 4), S(1, 4)], [S(1, 2), S(1, 5), S(1, 10), S(1, 5)])]
+
+
+def _conversion_integral(f, F):
+    """int_0^1 F(1/|f'|)|f'| dx over the Neyman-Pearson knots of the finite f (a sum over its
+    linear pieces)."""
+    ks = list(f.knots)
+    total = sp.S.Zero
+    for (x0, y0), (x1, y1) in zip(ks, ks[1:], strict=False):
+        slope = (y0 - y1) / (x1 - x0)  # |f'| on the piece
+        total += (x1 - x0) * slope * F(1 / slope)
+    return total
+
+
+def _prop33_conversion():
+    out = []
+    for P, Q in _PQ_FULL:
+        f = ta.Discrete(P, Q)
+        out += [ta.verify(_conversion_integral(f, F), "==", ta.f_divergence(f, F)) for F in _FS]
+        # F = t^3 - 1 is e^{2 D_3} - 1
+        out.append(ta.verify(ta.f_divergence(f, _FS[1]), "==", sp.exp(2 * ta.renyi(f, 3)) - 1))
+    return out
+
+
+stated(PAPER, "Prop. 3.3",
+       "the conversion D_F(P||Q) = int_0^1 F(1/|f'|)|f'| dx for general convex F: for "
+       "F = t log t, t^3 - 1 (= e^{2 D_3} - 1), (sqrt t - 1)^2, -log t and (t - 3/2)_+, the "
+       "integral over the Neyman-Pearson pieces of T(P, Q) equals sum q F(p/q) exactly, for "
+       "P = (1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5) and a four-outcome pair", _prop33_conversion)
 
 # randomized-response mixtures: P_i = (p_i, 1 - p_i), Q_i = (1 - p_i, p_i)
 _RRP, _RRW = [S(3, 4), S(9, 10)], [S(1, 2), S(1, 2)]
@@ -388,10 +426,29 @@ stated(PAPER, "Prop. 3.3",
        "p = 3/4, 9/10, w = (1/2, 1/2) (T(P_w, Q_w) = f_{log(33/7),0}), and the hockey-stick "
        "divergence H_{e^{1/2}} for the m = 3 instance of Lemma 3.1", _prop33_convexity)
 
-not_stated(PAPER, "Prop. 3.3",
-           "joint convexity of D_F for a general convex F (e.g. the scaled exponentiated Renyi "
-           "divergence)",
-           needs="F-divergence functionals other than KL and the hockey-stick divergence")
+def _prop33_general():
+    out = []
+    cases = [(_RRW, [_rr(p)[0] for p in _RRP], [_rr(p)[1] for p in _RRP]), _L31[0]]
+    for ws, Ps, Qs in cases:
+        fw = ta.Discrete(_mix(ws, Ps), _mix(ws, Qs))
+        fs = [ta.Discrete(Pi, Qi) for Pi, Qi in zip(Ps, Qs, strict=True)]
+        out += [ta.verify(ta.f_divergence(fw, F_), "<=",
+                          sum(w * ta.f_divergence(fi, F_) for w, fi in zip(ws, fs, strict=True)))
+                for F_ in _FS[1:]]
+    # the library's hockey-stick divergence agrees with F = (t - 3/2)_+ (first mixture)
+    ws, Ps, Qs = cases[0]
+    fw = ta.Discrete(_mix(ws, Ps), _mix(ws, Qs))
+    hs = ta.hockey_stick(fw, S(3, 2))
+    out += [ta.verify(hs, ">=", ta.f_divergence(fw, _FS[4]) - S(1, 10**25)),
+            ta.verify(hs, "<=", ta.f_divergence(fw, _FS[4]) + S(1, 10**25))]
+    return out
+
+
+stated(PAPER, "Prop. 3.3",
+       "joint convexity D_F(P_w||Q_w) <= sum_i w_i D_F(P_i||Q_i) for general convex F: "
+       "F = t^3 - 1 (the scaled exponentiated Renyi divergence of order 3), (sqrt t - 1)^2, "
+       "-log t and (t - 3/2)_+ (the hockey-stick divergence H_{3/2}), exactly, for the mixture "
+       "of randomized responses p = 3/4, 9/10 and the m = 2 instance of Lemma 3.1", _prop33_general)
 
 misprint(PAPER, "Prop. 3.3",
          "the middle expression: sum_i int_0^1 F(1/|f_i'|)|f_i'| dx = sum_i w_i D_F(P_i||Q_i) "
@@ -599,9 +656,27 @@ not_stated(PAPER, "Remark after Thm. 5.1",
            "E_I[Phi(-t_I^max)], mu_I^max = max |g(I, D1) - g(I, D0)|/sigma",
            needs="continuous mixtures of Gaussian pairs")
 
-not_stated(PAPER, "Sec. 5 text",
-           "without clipping, theta(D0) is Gaussian and the trade-off function has a closed "
-           "form", needs="T of two Gaussians with unequal variances")
+def _unclipped():
+    """n = 2, a = 1, sigma = 1: theta(D0) = (1 - n) I + n a + Z ~ N(2, 2), theta(D1) ~ N(1, 1).
+    In z = (x - 2)/sqrt 2 the pair is N(0, 1) vs N(-1/sqrt 2, 1/2); the likelihood ratio is
+    largest on intervals |z + sqrt 2| < w, so alpha(w) = Phi(w - sqrt 2) - Phi(-w - sqrt 2) and
+    f(alpha(w)) = 1 - Phi(sqrt 2 (w - sqrt 2 + 1/sqrt 2)) + Phi(sqrt 2 (-w - sqrt 2 + 1/sqrt 2))."""
+    f = ta.NormalPair(2, sp.sqrt(2), 1, 1)
+    out = []
+    r2 = sp.sqrt(2)
+    for w in (S(1, 2), 1, 2):
+        al = ta.Phi(w - r2) - ta.Phi(-w - r2)
+        beta = 1 - ta.Phi(r2 * (w - r2 / 2)) + ta.Phi(r2 * (-w - r2 / 2))
+        fe = F("evaluate", f, al)
+        out += [ta.verify(fe, ">=", beta - S(1, 10**25)), ta.verify(fe, "<=", beta + S(1, 10**25))]
+    return out
+
+
+stated(PAPER, "Sec. 5 text",
+       "without clipping theta(D0) is Gaussian and the trade-off function has a closed form: "
+       "for n = 2, a = 1 the pair is N(2, 2) vs N(1, 1), whose trade-off function is the "
+       "interval-test curve (alpha(w), f(alpha(w))) in Phi; NormalPair agrees to 1e-25 at "
+       "w = 1/2, 1, 2", _unclipped)
 
 not_stated(PAPER, "Sec. 5 display",
            "mu_I^max = a - I if |a - I| <= c, c if a - I >= c, -c if a - I <= -c (fails as "
@@ -620,10 +695,19 @@ not_stated(PAPER, "Sec. 5 text",
            "without clipping mu_I^max = a - I and the dominating pair is N(0,1), N(0,2)",
            needs="continuous mixtures; the sense of 'dominating pair' is not specified")
 
-not_stated(PAPER, "Sec. 5 text",
-           "R_alpha(N(0,1)||N(0,2)) = infinity for alpha large enough (fails as printed: it "
-           "is finite, at most log sqrt 2; R_alpha(N(0,2)||N(0,1)) = infinity for alpha >= 2)",
-           needs="Renyi divergences (RDP)")
+_a = sp.Symbol("a", positive=True)
+
+misprint(PAPER, "Sec. 5 text",
+         "R_alpha(N(0,1)||N(0,2)) = infinity for alpha large enough",
+         printed=lambda: ta.verify(ta.renyi(ta.NormalPair(0, 1, 0, sp.sqrt(2)), 10), "==",
+                                   sp.oo),
+         corrected=lambda: [
+             ta.verify(ta.renyi(ta.NormalPair(0, sp.sqrt(2), 0, 1), 2), "==", sp.oo),
+             ta.verify(ta.renyi(ta.NormalPair(0, 1, 0, sp.sqrt(2)), _a), "<=",
+                       sp.log(sp.sqrt(2)), over={_a: (S(101, 100), 10**6)})],
+         correction="the arguments are reversed: R_alpha(N(0,2)||N(0,1)) = infinity for "
+                    "alpha >= 2, while R_alpha(N(0,1)||N(0,2)) <= log sqrt 2 for every alpha "
+                    "(Kaissis et al., Cor. 10 in one dimension)")
 
 # --- Section 6 ------------------------------------------------------------------------------
 

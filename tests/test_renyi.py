@@ -170,3 +170,18 @@ def test_normal_pair_against_quadrature(m0, s0, m1, s1, A):
 def test_normal_pair_infinite_where_the_variance_condition_fails():
     # a s1^2 + (1 - a) s0^2 = 3 - 8 < 0 at a = 3, s0 = 2, s1 = 1: the integral diverges
     assert ta.renyi(ta.NormalPair(0, 2, 0, 1), 3) is sp.oo
+
+
+def test_kl_of_a_normal_pair_is_the_limit_of_renyi():
+    f = ta.NormalPair(0, 1, R(1, 2), 2)
+    assert ta.kl(f) == sp.log(2) - R(11, 32)
+    near = ta.renyi(f, 1 + R(1, 10**20), dps=40)
+    assert close(near, ta.kl(f), 18)
+
+
+def test_f_divergence_limits_beyond_sympy_are_a_clear_error():
+    # Q = 0 where P > 0 needs F'(oo) = lim F(t)/t: SymPy cannot take it for this Max
+    Dz = Discrete([R(1, 2), R(1, 2), 0], [0, R(1, 2), R(1, 2)])
+    with pytest.raises(ta.NoClosedForm, match="limit"):
+        ta.f_divergence(Dz, lambda t: sp.Max(t - R(3, 2), 0))
+    assert ta.f_divergence(Dz, lambda t: (t - 1) ** 2) is sp.oo

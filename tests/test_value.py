@@ -170,3 +170,18 @@ def test_value_as_a_number():
     w = Value.enclosure(mpmath.mpf("0.1"), mpmath.mpf("0.1000000001"), 30)
     lo, hi = str(w)[1:-1].split(", ")
     assert mpmath.mpf(lo) <= w.lo and mpmath.mpf(hi) >= w.hi  # outward, never inward
+
+
+def test_printed_interval_contains_the_value_at_high_precision():
+    # the printed ends are formed in the thread's context at the endpoints' precision and
+    # rounded outward (they were once formed at 53 bits and could exclude the value:
+    # sup_distance(EpsDelta(1/sqrt(10), 0)**10, G(1)) printed an interval below its lo)
+    with mpmath.workdps(50):
+        lo = mpmath.mpf("0.01228817056596702226930001")
+        hi = lo + mpmath.mpf(10) ** -25
+    v = Value.enclosure(lo, hi, 30)
+    plo, phi = str(v)[1:-1].split(", ")
+    with mpmath.workdps(60):
+        assert mpmath.mpf(plo) <= mpmath.mpf(v.lo) and mpmath.mpf(phi) >= mpmath.mpf(v.hi)
+        assert mpmath.mpf(v.hi) - mpmath.mpf(v.lo) <= v.width
+    assert plo.startswith("0.0122881705659670222")

@@ -315,3 +315,15 @@ def test_sup_distance_bounds_every_grid_point(f, g):
     gaps = [abs(ta.evaluate(f, a, dps=20).mid - ta.evaluate(g, a, dps=20).mid) for a in pts]
     assert max(gaps) <= v.hi * (1 + R(1, 10**15))
     assert v.width <= R(1, 10**6)
+
+
+def test_claims_against_infinity_and_equal_variance_pairs():
+    # a finite number against +oo: decided, no crash while counting digits of agreement
+    assert ta.verify(sp.log(2), "<=", sp.oo).status is True
+    v = ta.verify(sp.log(2), "==", sp.oo)
+    assert v.status is False and v.counterexample["lhs"].contains(sp.log(2))
+    # NormalPair with equal variances is G_{|m1 - m0|/s} by a rule that shrinks the tree
+    assert ta.simplify(ta.NormalPair(0, 1, 1, 1)) == ta.G(1)
+    s, a, b = sp.symbols("s a b", positive=True)
+    assert ta.verify(ta.NormalPair(0, s, a, s) @ ta.NormalPair(0, s, b, s), "==",
+                     ta.G(sp.sqrt(a**2 + b**2) / s)).status is True

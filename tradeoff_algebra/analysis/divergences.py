@@ -68,6 +68,20 @@ def _sympy_F(F: Any) -> sp.Lambda:
                            "f_divergence")
 
 
+def _limit(expr: sp.Expr, t: sp.Symbol, to: sp.Expr) -> sp.Expr:
+    """A limit of an expression in F; Max/Min/Abs rewritten as Piecewise when SymPy's limit
+    cannot take them directly."""
+    try:
+        return sp.limit(expr, t, to, "+" if to == 0 else "-")
+    except (NotImplementedError, ValueError, TypeError):
+        try:
+            return sp.limit(sp.piecewise_fold(expr.rewrite(sp.Piecewise)), t, to,
+                            "+" if to == 0 else "-")
+        except (NotImplementedError, ValueError, TypeError) as exc:
+            raise NoClosedForm(f"f_divergence: the limit of {expr} as t -> {to} (needed for "
+                               "outcomes with a zero mass) is beyond SymPy") from exc
+
+
 def _finite(fl, F: sp.Lambda) -> sp.Expr:
     t = sp.Dummy("t", positive=True)
     total = sp.S.Zero
@@ -78,10 +92,10 @@ def _finite(fl, F: sp.Lambda) -> sp.Expr:
         for p, q in pairs:
             if q == 0 and p != 0:
                 if slope is None:
-                    slope = sp.limit(F(t) / t, t, sp.oo)
+                    slope = _limit(F(t) / t, t, sp.oo)
                 total += p * slope
             elif p == 0 and q != 0:
-                total += q * sp.limit(F(t), t, 0, "+")
+                total += q * _limit(F(t), t, sp.S.Zero)
             elif p != 0:
                 total += q * F(p / q)
     return total

@@ -50,6 +50,7 @@ from ..core.normal import Phi
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
+from ..families.normal_pair import NormalPair
 from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
@@ -194,6 +195,15 @@ def _(f, name):
     if f.mu.is_zero:
         return sp.S.Half if name == "auc" else sp.S.Zero
     return _laplace_forms(f.mu).get(name)
+
+
+@closed_form.register(NormalPair)
+def _(f, name):
+    # KL(N(m0, s0^2) || N(m1, s1^2)) = log(s1/s0) + (s0^2 + (m0 - m1)^2)/(2 s1^2) - 1/2
+    if name != "kl":
+        return None
+    m0, s0, m1, s1 = f.args
+    return sp.log(s1 / s0) + (s0**2 + (m0 - m1)**2) / (2 * s1**2) - sp.S.Half
 
 
 @closed_form.register(IdTradeOff)

@@ -90,7 +90,11 @@ class Value:
 
     @property
     def width(self) -> MPF:
-        return self.hi - self.lo
+        """hi - lo, rounded up (computed in this thread's context at the endpoints' precision,
+        returned in the public mpf class)."""
+        with mp.workprec(dps_to_prec(self.dps) + 40):
+            w = mp.fsub(mp.mpf(self.hi), mp.mpf(self.lo), rounding="u")
+        return _round(w, dps_to_prec(self.dps) + 40, round_ceiling)
 
     @property
     def is_point(self) -> bool:
@@ -128,19 +132,22 @@ class Value:
         if self.is_point or not (mp.isfinite(self.lo) and mp.isfinite(self.hi)):
             return self.dps
         with mp.workprec(dps_to_prec(self.dps) + 20):
-            scale = max(abs(self.lo), abs(self.hi))
+            lo, hi = mp.mpf(self.lo), mp.mpf(self.hi)  # into this thread's context
+            scale = max(abs(lo), abs(hi))
             if scale == 0:
                 return self.dps
-            w = (self.hi - self.lo) / scale
+            w = (hi - lo) / scale
             return max(3, min(self.dps, int(mp.ceil(-mp.log10(w))) + 2))
 
     def _outward(self, x, digits: int, up: bool) -> str:
         """``x`` to ``digits`` significant digits, rounded away from the inside of [lo, hi]."""
         if x == 0 or not mp.isfinite(x):
             return self._fmt(x)
-        with mp.workprec(dps_to_prec(self.dps) + 40):
+        with mp.workprec(max(dps_to_prec(self.dps), x.context.prec) + 40):
+            x = mp.mpf(x)  # exactly, into this thread's context (x belongs to mpmath's global)
             e = int(mp.floor(mp.log10(abs(x)))) - digits + 1
-            q = x / mp.mpf(10) ** e
+            r = "u" if up else "d"  # x scaled by 10^-e with directed rounding: q is outward
+            q = mp.fmul(x, 10**-e, rounding=r) if e < 0 else mp.fdiv(x, 10**e, rounding=r)
             n = int(mp.ceil(q) if up else mp.floor(q))
             return mp.nstr(mp.mpf(n) * mp.mpf(10) ** e, digits, min_fixed=-4, max_fixed=6)
 

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.node import TradeOffExpr
+from ..families.normal_pair import NormalPair
 from ..families.shuffle import ShuffleDP
 from ..operators.subsample import Subsample
 from ..operators.unary import Inverse
@@ -51,6 +52,9 @@ register_weight(Inverse, lambda node, ws: 2 * ws[0])
 register_weight(Subsample, lambda node, ws: 2 * ws[0] + 2)
 # The shuffle model weighs 3, so that ShuffleDP(eps0, 1) -> f_{eps0,0} (3 -> 2) shrinks the tree.
 register_weight(ShuffleDP, lambda node, ws: 3)
+# A Gaussian pair with two variances weighs 3, so that the equal-variance case
+# NormalPair(m0, s, m1, s) -> G_{|m1 - m0|/s} (3 -> 2) shrinks the tree.
+register_weight(NormalPair, lambda node, ws: 3)
 
 
 def _local(node: TradeOffExpr, ws: list[int]) -> int:

@@ -341,8 +341,10 @@ def _scalar_point(lhs, rel, rhs, dps, params):
         return True, "exact", "both sides are " + str(L[0]), None, ()
     st = _holds(*L, *R, rel)
     width = max(L[1] - L[0], R[1] - R[0])
-    digits = int(-mp.log10(width / max(abs(L[0]), abs(R[0]), mp.mpf(10) ** -300))) \
-        if width > 0 else dps
+    scale = max(abs(L[0]), abs(R[0]), mp.mpf(10) ** -300)
+    # digits of agreement (an infinite end or width: none to report)
+    digits = dps if width == 0 else (int(-mp.log10(width / scale))
+                                     if mp.isfinite(width) and mp.isfinite(scale) else 0)
     if st is False:
         ce = {**params, "lhs": Value.enclosure(*L, dps), "rhs": Value.enclosure(*R, dps)}
         return False, "interval arithmetic", "the enclosures are disjoint", ce, ()
