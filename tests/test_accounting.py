@@ -116,3 +116,25 @@ def test_whole_curves_from_one_composition():
             v = ta.evaluate(f, float(xs[i]), dps=10)
             assert lo[i] <= float(v.hi) and float(v.lo) <= hi[i]
         assert np.max(hi - lo) < 5e-4  # one grid for all levels: plot-grade widths everywhere
+
+
+def test_attack_risk_metrics():
+    import mpmath
+
+    from precision import close
+
+    # Bayes risk of G_1 against a direct minimisation of (1 - pi) alpha + pi G_1(alpha)
+    for pi in (R(1, 2), R(1, 10), R(9, 10)):
+        with mpmath.workdps(40):
+            P = mpmath.mpf(pi.p) / pi.q
+            z = mpmath.findroot(lambda z, P=P: -(1 - P) * mpmath.npdf(z) + P * mpmath.npdf(z - 1),
+                                0.5)
+            ref = (1 - P) * mpmath.ncdf(-z) + P * mpmath.ncdf(z - 1)
+        assert close(ta.bayes_risk(G(1), pi, dps=20), ref, 18)
+    # a finite pair: the best test is a Neyman-Pearson set; brute force over the four sets
+    D = ta.Discrete([R(1, 2), R(1, 3), R(1, 6)], [R(1, 6), R(1, 3), R(1, 2)])
+    cands = [(0, 1), (R(1, 6), R(1, 2)), (R(1, 2), R(1, 6)), (1, 0)]  # (alpha, beta)
+    ref = min((1 - R(1, 3)) * a + R(1, 3) * b for a, b in cands)
+    assert close(ta.bayes_risk(D, R(1, 3)), ref, 28)
+    # advantage = TV = 2 Phi(mu/2) - 1 for G_mu (Dong, Roth & Su, Sec. 2.2)
+    assert close(ta.advantage(G(1)), 2 * ta.Phi(R(1, 2)) - 1, 28)

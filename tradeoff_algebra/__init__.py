@@ -6,7 +6,9 @@ you ask for (``evaluate``), get the attacker's power without cancellation (``roc
 """
 
 from .analysis import (
+                   advantage,
                    auc,
+                   bayes_risk,
                    chi2_plus,
                    delta,
                    epsilon,
@@ -119,5 +121,6 @@ __all__ = [
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
     "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",
-    "AddRemove", "calibrate", "Calibration", "plot", "from_dp_event",
+    "AddRemove", "calibrate", "Calibration", "plot", "from_dp_event", "advantage",
+    "bayes_risk",
 ]

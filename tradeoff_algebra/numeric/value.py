@@ -147,7 +147,11 @@ class Value:
             x = mp.mpf(x)  # exactly, into this thread's context (x belongs to mpmath's global)
             e = int(mp.floor(mp.log10(abs(x)))) - digits + 1
             r = "u" if up else "d"  # x scaled by 10^-e with directed rounding: q is outward
-            q = mp.fmul(x, 10**-e, rounding=r) if e < 0 else mp.fdiv(x, 10**e, rounding=r)
+            if abs(e) <= 1000:  # an exact integer power of ten
+                q = mp.fmul(x, 10**-e, rounding=r) if e < 0 else mp.fdiv(x, 10**e, rounding=r)
+            else:  # a huge exponent: a rounded power, and a relative margin beyond its error
+                u = mp.ldexp(1, -(mp.prec - 8))
+                q = x / mp.power(10, e) * ((1 + u) if up == (x > 0) else (1 - u))
             n = int(mp.ceil(q) if up else mp.floor(q))
             return mp.nstr(mp.mpf(n) * mp.mpf(10) ** e, digits, min_fixed=-4, max_fixed=6)
 
