@@ -120,7 +120,6 @@ def test_whole_curves_from_one_composition():
 
 def test_attack_risk_metrics():
     import mpmath
-
     from precision import close
 
     # Bayes risk of G_1 against a direct minimisation of (1 - pi) alpha + pi G_1(alpha)
