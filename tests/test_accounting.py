@@ -36,6 +36,12 @@ def test_noisy_sgd_from_a_training_configuration():
             ta.noisy_sgd(1, **bad)
     with pytest.raises(ta.InvalidParameter, match="steps"):
         ta.noisy_sgd(1, P)
+    # the neighbouring relation is stated and checked against the sampling
+    assert ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="add_remove") == \
+        ta.noisy_sgd(1, P, 3, sampling="poisson")
+    assert ta.noisy_sgd(1, P, 3, neighbours="replace_one") == ta.noisy_sgd(1, P, 3)
+    with pytest.raises(ta.InvalidParameter, match="Gaussian mixture"):
+        ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="replace_one")
 
 
 def test_two_phases_compose_the_directions_together():

@@ -51,7 +51,8 @@ def laplace_mechanism(sensitivity: Any, scale: Any) -> Laplace:
 
 
 def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp_paper", *,
-              dataset_size: Any = None, batch_size: Any = None, epochs: Any = None):
+              dataset_size: Any = None, batch_size: Any = None, epochs: Any = None,
+              neighbours: str | None = None):
     """The trade-off expression of NoisySGD (DP-SGD) with noise multiplier sigma.
 
     Either positionally, ``noisy_sgd(sigma, p, steps, sampling=...)`` with the sampling rate p
@@ -74,6 +75,12 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     with others by the tensor product.
     sigma > 0, 0 <= p <= 1, steps a positive integer. (Shuffled batches, one pass over a random
     permutation per epoch, have no trade-off function in the seed papers and are not offered.)
+
+    ``neighbours`` states the relation and is checked against the sampling: ``"add_remove"``
+    with Poisson sampling (the default there), ``"replace_one"`` with fixed-size batches (the
+    default there: Dong, Roth & Su's Sample_m replaces one record). Replace-one neighbours
+    under Poisson sampling need the trade-off function of a pair of Gaussian mixtures, which
+    is not offered yet, and are refused with that reason.
     """
     import math
 
@@ -113,6 +120,16 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
                                "or steps)", "noisy_sgd")
     q = param("p", p, lower=0, upper=1, owner="noisy_sgd")
     T = param("steps", steps, lower=1, integer=True, owner="noisy_sgd")
+    if neighbours not in (None, "add_remove", "replace_one"):
+        raise InvalidParameter("neighbours", neighbours, "'add_remove' or 'replace_one'",
+                               "noisy_sgd")
+    fixed = sampling in ("gdp_paper", "fixed_size")
+    if neighbours == ("add_remove" if fixed else "replace_one"):
+        raise InvalidParameter("neighbours", neighbours,
+                               "'replace_one' with fixed-size batches (Sample_m), 'add_remove' "
+                               "with Poisson sampling", "noisy_sgd",
+                               "The other combinations need trade-off functions of Gaussian "
+                               "mixture pairs, not offered yet")
     if sampling in ("gdp_paper", "fixed_size"):
         return TensorPower(Subsample(Gaussian(1 / s), q), T)
     if sampling == "poisson":

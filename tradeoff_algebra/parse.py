@@ -655,6 +655,7 @@ class _Interpreter:
 _OPTION_KEYWORDS: dict[str, tuple[str, ...]] = {
     "sampling": ("gdp_paper", "fixed_size", "poisson"),
     "bound": ("exact", "wang"),
+    "neighbours": ("add_remove", "replace_one"),
 }
 
 
