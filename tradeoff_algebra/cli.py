@@ -367,6 +367,21 @@ def _demo(args: argparse.Namespace) -> int:
           f"{ta.evaluate(ta.Group(ta.G(1), 3), '0.05', dps=dps)}  (= G(3) by Thm. 3)")
     print(f"  Subsampling C_(1/10)(G(1)) at 0.05 = "
           f"{ta.evaluate(ta.C(sp.Rational(1, 10), ta.G(1)), '0.05', dps=dps)}")
+
+    d5 = sp.Rational(1, 10**5)
+    print("\nPrivacy notions and conversions (Kaissis et al., psi = 1, delta = 1e-5):")
+    z = ta.GDP(1).to_zcdp()
+    order = sp.Symbol("a", positive=True)
+    print(f"  {ta.text(z)}: Renyi divergence of G(mu) at order a = "
+          f"{ta.renyi(ta.G(mu), order)}")
+    print(f"  epsilon: exact profile {ta.epsilon(ta.G(1), d5, dps=dps)}, Cor. 12 "
+          f"{z.epsilon(d5, dps=dps)}, Cor. 11 {z.epsilon(d5, method='mironov', dps=dps)}")
+
+    print("\nAccounting: two DP-SGD phases (Poisson sampling, 50000 records, batches of 512):")
+    p1 = ta.noisy_sgd(1, dataset_size=50000, batch_size=512, epochs=30, sampling="poisson")
+    p2 = ta.noisy_sgd(2, dataset_size=50000, batch_size=512, steps=1000, sampling="poisson")
+    print(f"  {ta.text(p1 @ p2)}")
+    print(f"  epsilon at delta = 1e-5: {ta.epsilon(p1 @ p2, d5, dps=8)}")
     return 0
 
 
