@@ -13,6 +13,13 @@ Expressions are written in the API's Python syntax and parsed by a whitelist
     tradeoff eps   "G(1)" 1e-5                 # the smallest eps with delta(eps) <= delta
     tradeoff verify "G(mu) @ G(nu)" == "G(sqrt(mu**2 + nu**2))"    # a claim and its verdict
     tradeoff verify "G(1)" ">=" "C(1/2, EpsDelta(1, 0))" --over mu=0:5
+    tradeoff renyi "G(1) @ Laplace(2)" 3       # the Renyi divergence of order 3
+    tradeoff convert "zCDP(1/2)" --delta 1e-5  # every (eps, delta) conversion, with its method
+    tradeoff eps "noisy_sgd(1.0, dataset_size=50000, batch_size=512, epochs=30,
+                            sampling='poisson')" 1e-5
+    tradeoff calibrate "noisy_sgd(s, 1/100, 1000, sampling='poisson')" --param s \
+                       --epsilon 3 --delta 1e-5
+    tradeoff plot "G(1)" "EpsDelta(1, 1e-5)" --kind roc -o roc.png
     tradeoff demo
 
 verify prints the claim, the verdict (holds / fails / undecided), how it was decided, the
