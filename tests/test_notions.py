@@ -204,3 +204,35 @@ def test_symbolic_profile_by_doit():
     assert form == ta.Phi(-e / m + m / 2) - sp.exp(e) * ta.Phi(-e / m - m / 2)
     assert close(ta.delta(G(R(3, 2)), 2, dps=30), form.subs({m: R(3, 2), e: 2}), 28)
     assert isinstance(ta.delta(ta.Laplace(m), e).doit(), ta.Functional)  # case split undecided
+
+
+def _random_pair(rng, k):
+    """Two random distributions on k outcomes with rational masses (rng: random.Random)."""
+    P = [R(rng.randint(1, 20)) for _ in range(k)]
+    Q = [R(rng.randint(1, 20)) for _ in range(k)]
+    sP, sQ = sum(P), sum(Q)
+    return [p / sP for p in P], [q / sQ for q in Q]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_rdp_region_and_conversions_are_implied_by_random_finite_pairs(seed):
+    # a finite pair (P, Q) satisfies RDP with its own exact divergences in both directions;
+    # the region they imply must lie below T(P, Q) (data processing), and every converted
+    # (eps, delta) must hold for the pair's exact profile
+    import random
+
+    rng = random.Random(seed)
+    P, Q = _random_pair(rng, rng.randint(2, 4))
+    f = ta.Discrete(P, Q)
+    orders = [2, 3, 5]
+    taus = {a: max(ta.renyi(f, a), ta.renyi(f.inverse(), a)) for a in orders}
+    region = ta.RenyiRegion(taus)
+    for a in (R(1, 50), R(1, 5), R(1, 2), R(4, 5)):
+        assert ta.evaluate(region, a, dps=15).lo <= ta.evaluate(f, a).exact
+        assert ta.evaluate(region, a, dps=15).lo <= ta.evaluate(f.inverse(), a).exact
+    r = ta.RDP(taus)
+    for d in (R(1, 100), R(1, 10)):
+        for method in ("balle", "mironov"):
+            e = r.epsilon(d, method=method, dps=15)
+            eps = rational(e.hi)
+            assert ta.delta(f, eps, dps=15).hi <= d and ta.delta(f.inverse(), eps, dps=15).hi <= d
