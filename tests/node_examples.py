@@ -98,6 +98,9 @@ EXAMPLES = [
     # the conjugate (a convex function on R, not a trade-off function)
     G(1).conjugate(),
     (G(mu) ** n).conjugate(),
+    # one Poisson-subsampled Gaussian step under replace-one neighbours
+    ta.PoissonReplace(1, Rational(1, 10)),
+    ta.PoissonReplace(mu, p),
     # a mechanism under add/remove neighbours (composes its two directions together)
     ta.AddRemove(Mix(G(1), Rational(1, 4)) ** 3),
     ta.AddRemove(Mix(G(mu), p)),

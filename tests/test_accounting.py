@@ -40,8 +40,10 @@ def test_noisy_sgd_from_a_training_configuration():
     assert ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="add_remove") == \
         ta.noisy_sgd(1, P, 3, sampling="poisson")
     assert ta.noisy_sgd(1, P, 3, neighbours="replace_one") == ta.noisy_sgd(1, P, 3)
-    with pytest.raises(ta.InvalidParameter, match="Gaussian mixture"):
-        ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="replace_one")
+    assert ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="replace_one") == \
+        ta.PoissonReplace(1, P) ** 3
+    with pytest.raises(ta.InvalidParameter, match="Gaussian mixtures"):
+        ta.noisy_sgd(1, P, 3, neighbours="add_remove")
 
 
 def test_two_phases_compose_the_directions_together():

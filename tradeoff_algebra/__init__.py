@@ -51,6 +51,7 @@ from .families import (
                    Laplace,
                    NormalPair,
                    PiecewiseLinear,
+                   PoissonReplace,
                    ShuffleDP,
                    Zero,
 )
@@ -108,7 +109,7 @@ __all__ = [
     "TimeLimitExceeded",
     "Phi", "PhiInv",
     "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
-    "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair",
+    "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair", "PoissonReplace",
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate", "conjugate_value",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",

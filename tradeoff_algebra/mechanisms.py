@@ -76,14 +76,14 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     sigma > 0, 0 <= p <= 1, steps a positive integer. (Shuffled batches, one pass over a random
     permutation per epoch, have no trade-off function in the seed papers and are not offered.)
 
-    ``neighbours`` states the relation and is checked against the sampling: ``"add_remove"``
-    with Poisson sampling (the default there), ``"replace_one"`` with fixed-size batches (the
-    default there: Dong, Roth & Su's Sample_m replaces one record). Replace-one neighbours
-    under Poisson sampling need the trade-off function of a pair of Gaussian mixtures, which
-    is not offered yet, and are refused with that reason.
+    ``neighbours`` states the relation: with Poisson sampling ``"add_remove"`` (the default)
+    or ``"replace_one"``, ``PoissonReplace(1/sigma, p)^{(x) T}`` (the pair (1-p) N(0,1) +
+    p N(+-1/sigma, 1), symmetric, composed by the tensor power); with fixed-size batches
+    ``"replace_one"`` (the default there: Dong, Roth & Su's Sample_m replaces one record).
     """
     import math
 
+    from .families.poisson_replace import PoissonReplace
     from .operators.mechanism import AddRemove
     from .operators.subsample import Mix, Subsample
     from .operators.tensor import TensorPower
@@ -124,12 +124,14 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
         raise InvalidParameter("neighbours", neighbours, "'add_remove' or 'replace_one'",
                                "noisy_sgd")
     fixed = sampling in ("gdp_paper", "fixed_size")
-    if neighbours == ("add_remove" if fixed else "replace_one"):
-        raise InvalidParameter("neighbours", neighbours,
-                               "'replace_one' with fixed-size batches (Sample_m), 'add_remove' "
-                               "with Poisson sampling", "noisy_sgd",
-                               "The other combinations need trade-off functions of Gaussian "
-                               "mixture pairs, not offered yet")
+    if fixed and neighbours == "add_remove":
+        raise InvalidParameter("neighbours", neighbours, "'replace_one' with fixed-size batches "
+                               "(Sample_m); 'add_remove' or 'replace_one' with Poisson sampling",
+                               "noisy_sgd", "Fixed-size batches under add/remove neighbours "
+                               "need a pair of Gaussian mixtures of different sizes, not "
+                               "offered yet")
+    if sampling == "poisson" and neighbours == "replace_one":
+        return TensorPower(PoissonReplace(1 / s, q), T)
     if sampling in ("gdp_paper", "fixed_size"):
         return TensorPower(Subsample(Gaussian(1 / s), q), T)
     if sampling == "poisson":

@@ -7,8 +7,10 @@ from .gaussian import G, Gaussian
 from .laplace import Laplace
 from .normal_pair import NormalPair
 from .piecewise import PiecewiseLinear
+from .poisson_replace import PoissonReplace
 from .shuffle import ShuffleDP
 from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
 
 __all__ = ["Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero", "IdTradeOff",
-           "ZeroTradeOff", "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair"]
+           "ZeroTradeOff", "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair",
+           "PoissonReplace"]

@@ -1,0 +1,90 @@
+"""PoissonReplace: one Poisson-subsampled Gaussian step under replace-one neighbours, against
+independent references: the Neyman-Pearson test found by quadrature of the mixture densities at
+40 digits, the hockey-stick integral split at the density crossing, and dp_accounting's
+REPLACE_ONE accountant where it is installed."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from precision import close
+
+import tradeoff_algebra as ta
+from tradeoff_algebra import PoissonReplace
+
+R = sp.Rational
+
+
+def _densities(mu, q):
+    mu, q = mpmath.mpf(mu.p) / mu.q, mpmath.mpf(q.p) / q.q
+
+    def p(x):
+        return (1 - q) * mpmath.npdf(x) + q * mpmath.npdf(x, mu)
+
+    def qd(x):
+        return (1 - q) * mpmath.npdf(x) + q * mpmath.npdf(x, -mu)
+
+    return p, qd
+
+
+@pytest.mark.parametrize("mu, q", [(R(1), R(1, 10)), (R(2), R(1, 2)), (R(1, 2), R(1, 100))])
+@pytest.mark.parametrize("alpha", [R(1, 10**6), R(1, 10), R(1, 2), R(9, 10)])
+def test_values_against_the_quadrature_of_the_test(mu, q, alpha):
+    with mpmath.workdps(40):
+        p, qd = _densities(mu, q)
+        a = mpmath.mpf(alpha.p) / alpha.q
+        # the test rejects for x < t (the likelihood ratio q/p decreases): P(X < t) = alpha
+        start = mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1)  # Phi^{-1}(alpha)
+        t = mpmath.findroot(lambda t: mpmath.quad(p, [-mpmath.inf, t]) - a, start)
+        ref = 1 - mpmath.quad(qd, [-mpmath.inf, t])
+    assert close(ta.evaluate(PoissonReplace(mu, q), alpha, dps=30), ref, 30)
+
+
+@pytest.mark.parametrize("eps", [0, R(1, 10), 1, 3])
+def test_profile_against_the_hockey_stick_integral(eps):
+    mu, q = R(1), R(1, 10)
+    with mpmath.workdps(40):
+        p, qd = _densities(mu, q)
+        e = sp.Rational(eps)
+        E = mpmath.exp(mpmath.mpf(e.p) / e.q)
+
+        def d(x):
+            return qd(x) - E * p(x)
+
+        # the crossing (q - E p changes sign once): split the integral of (q - E p)_+ there
+        lo, hi = mpmath.mpf(-10), mpmath.mpf(5)  # d > 0 at -10, < 0 at 5: bisection
+        for _ in range(200):
+            m = (lo + hi) / 2
+            lo, hi = (m, hi) if d(m) > 0 else (lo, m)
+        t = lo
+        ref = mpmath.quad(d, [-mpmath.inf, t])
+    assert close(ta.delta(PoissonReplace(mu, q), eps, dps=30), ref, 28)
+
+
+def test_shape_symmetry_and_trivial_cases():
+    f = PoissonReplace(1, R(1, 5))
+    xs = np.linspace(0, 1, 201)
+    y = f.curve(xs)
+    assert y[0] == 1 and y[-1] == 0 and np.all(np.diff(y) <= 1e-15)
+    assert np.all(np.diff(y, 2) >= -1e-12) and np.all(y <= 1 - xs + 1e-15)
+    a = R(3, 10)
+    v, w = ta.evaluate(f, a, dps=25), ta.evaluate(f.inverse(), a, dps=25)
+    assert close(v, w.mid, 25)
+    assert ta.evaluate(PoissonReplace(0, R(1, 2)), a).mid == pytest.approx(0.7)
+    with pytest.raises(ta.InvalidParameter, match="q"):
+        PoissonReplace(1, 2)
+
+
+def test_dp_sgd_replace_one_against_dp_accounting():
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant as pa
+
+    acc = pa.PLDAccountant(neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE,
+                           value_discretization_interval=1e-5)
+    acc.compose(dpa.PoissonSampledDpEvent(512 / 50000, dpa.GaussianDpEvent(1.0)), 300)
+    ref = acc.get_epsilon(1e-5)
+    f = ta.noisy_sgd(1, R(512, 50000), 300, sampling="poisson", neighbours="replace_one")
+    e = ta.epsilon(f, R(1, 10**5), dps=6)
+    assert e.lo <= ref <= float(e.hi) * (1 + 1e-3)
