@@ -88,3 +88,45 @@ def test_dp_sgd_replace_one_against_dp_accounting():
     f = ta.noisy_sgd(1, R(512, 50000), 300, sampling="poisson", neighbours="replace_one")
     e = ta.epsilon(f, R(1, 10**5), dps=6)
     assert e.lo <= ref <= float(e.hi) * (1 + 1e-3)
+
+
+def test_products_through_the_loss_model_against_a_double_integral():
+    # delta(eps) of f (x) f = E_{Q x Q}[(1 - e^{eps - L(x) - L(y)})_+]: for each x the set
+    # {L(x) + L(y) > eps} is {y < y*(x)} (L decreases), so
+    # delta = int [q(x) F_Q(y*) - e^eps p(x) F_P(y*)] dx, y* from L(y*) = eps - L(x) by bisection
+    mu, q, eps = 1, R(1, 10), 1
+    with mpmath.workdps(30):
+        M, Qm, E = mpmath.mpf(mu), mpmath.mpf(q.p) / q.q, mpmath.e
+        c = mpmath.exp(-M * M / 2)
+
+        def L(x):
+            return mpmath.log((1 - Qm) + Qm * c * mpmath.exp(-M * x)) - mpmath.log(
+                (1 - Qm) + Qm * c * mpmath.exp(M * x))
+
+        def ystar(target):
+            lo, hi = mpmath.mpf(-60), mpmath.mpf(60)
+            for _ in range(120):
+                m = (lo + hi) / 2
+                lo, hi = (m, hi) if L(m) > target else (lo, m)
+            return lo
+
+        def FQ(y):
+            return (1 - Qm) * mpmath.ncdf(y) + Qm * mpmath.ncdf(y + M)
+
+        def FP(y):
+            return (1 - Qm) * mpmath.ncdf(y) + Qm * mpmath.ncdf(y - M)
+
+        def qd(x):
+            return (1 - Qm) * mpmath.npdf(x) + Qm * mpmath.npdf(x, -M)
+
+        def pd(x):
+            return (1 - Qm) * mpmath.npdf(x) + Qm * mpmath.npdf(x, M)
+
+        def integrand(x):
+            y = ystar(mpmath.mpf(eps) - L(x))
+            return qd(x) * FQ(y) - E * pd(x) * FP(y)
+
+        ref = mpmath.quad(integrand, [-12, -3, 0, 3, 12])
+    v = ta.delta(PoissonReplace(mu, q) ** 2, eps, dps=10)
+    # contains the reference, at the engine's default relative tolerance (5e-4) or better
+    assert v.lo - 1e-12 <= ref <= v.hi + 1e-12 and v.hi - v.lo <= 5e-4 * ref

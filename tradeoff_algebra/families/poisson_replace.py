@@ -24,6 +24,7 @@ the positive root of ``e^eps q c u^2 + (e^eps - 1)(1 - q) u - q c = 0``, i.e.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ from ..core.node import TradeOff
 from ..core.validate import param
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv
+from ..numeric.pld_models import RHO_LIB, U64, AtomLoss, LossModel, NormalLoss, loss_model
 from ..numeric.protocol import mp_delta, mp_roc, mp_value, np_value, num
 
 __all__ = ["PoissonReplace"]
@@ -153,3 +155,92 @@ def _(f, x):
     t = (lo + hi) / 2
     y = (1 - q) * special.ndtr(-t) + q * special.ndtr(-t - mu)
     return np.where(x <= 0, 1.0, np.where(x >= 1, 0.0, y))
+
+
+class PoissonReplaceLoss(LossModel):
+    """The privacy loss of :class:`PoissonReplace` for the PLD engine.
+
+    ``L(x) = log((1 - q) + q c e^{-mu x}) - log((1 - q) + q c e^{mu x})`` decreases from +oo to
+    -oo, so ``L <= t`` iff ``x >= x(t)`` with ``e^{mu x(t)} = u``, the positive root of
+    ``e^t q c u^2 + (e^t - 1)(1 - q) u - q c = 0`` (taken in its cancellation-free form for
+    either sign of t). Then, in each tail without cancellation,
+    ``P(L <= t) = (1 - q) Phi(-x) + q Phi(mu - x)``, ``P(L > t) = (1 - q) Phi(x) + q Phi(x - mu)``
+    and the same under Q with ``-mu`` for ``mu``. ``|dL/dx| <= 2 mu``, which bounds how far a
+    rounding of x moves the cut (``edge_err``)."""
+
+    def __init__(self, mu: float, q: float):
+        if not (mu > 0 and 0 < q < 1 and math.isfinite(mu)):
+            raise ValueError("PoissonReplaceLoss needs mu > 0 and 0 < q < 1")
+        self.mu, self.q = float(mu), float(q)
+        self.logqc = math.log(self.q) - self.mu * self.mu / 2  # log(q c)
+        self._xmax = 0.0
+
+    def _x(self, t):
+        t = np.asarray(t, dtype=np.float64)
+        q, mu = self.q, self.mu
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            b = np.expm1(t) * (1 - q)  # (e^t - 1)(1 - q)
+            # r = sqrt(b^2 + 4 e^t (q c)^2) in logs where it would overflow
+            la = 2 * np.log(np.abs(b))
+            lb = math.log(4.0) + t + 2 * self.logqc
+            lr = 0.5 * np.logaddexp(la, lb)
+            r = np.exp(lr)
+            # t >= 0 (b >= 0): u = 2 q c/(b + r); t < 0: u = (r - b)/(2 e^t q c)
+            lu_pos = math.log(2.0) + self.logqc - np.log(b + r)
+            lu_neg = np.log(r - b) - math.log(2.0) - t - self.logqc
+            lu = np.where(t >= 0, lu_pos, lu_neg)
+        x = lu / mu
+        fin = np.abs(x[np.isfinite(x)])
+        self._xmax = max(self._xmax, float(fin.max(initial=0.0)))
+        return x
+
+    def cdf(self, t, which, left=False):
+        from scipy import special  # (imported at first use: it slows the package import)
+
+        x = self._x(t)
+        q = self.q
+        m = self.mu if which == "P" else -self.mu
+        F = (1 - q) * special.ndtr(-x) + q * special.ndtr(m - x)
+        S = (1 - q) * special.ndtr(x) + q * special.ndtr(x - m)
+        return F, S
+
+    @property
+    def rel_err(self) -> float:
+        z = min(self._xmax + self.mu, 1e150)
+        return RHO_LIB + 8 * U64 * (z * z + 2)
+
+    def edge_err(self, t):
+        fin = np.asarray(t, dtype=np.float64)
+        fin = fin[np.isfinite(fin)]
+        tm = float(np.max(np.abs(fin), initial=0.0))
+        return 64 * U64 * (1 + tm + self.mu * (self._xmax + self.mu))
+
+    def support(self, tau):
+        z = float(-special_ndtri(tau)) + self.mu
+        hi = float(self._loss(-z))
+        return -hi, hi
+
+    def _loss(self, x):
+        q, mu = self.q, self.mu
+        c = math.exp(-mu * mu / 2)
+        num = math.log((1 - q) + q * c * math.exp(min(-mu * x, 700.0)))
+        den = math.log((1 - q) + q * c * math.exp(min(mu * x, 700.0)))
+        return num - den
+
+
+def special_ndtri(p: float) -> float:
+    from scipy import special
+
+    return float(special.ndtri(p))
+
+
+@loss_model.register(PoissonReplace)
+def _(f):
+    if f.free_symbols:
+        return None
+    mu, q = float(f.mu), float(f.q)
+    if mu == 0 or q == 0:
+        return AtomLoss([0.0], [1.0], [1.0])
+    if q >= 1:
+        return NormalLoss(2 * mu)  # N(mu, 1) against N(-mu, 1): G_{2 mu}
+    return PoissonReplaceLoss(mu, q)
