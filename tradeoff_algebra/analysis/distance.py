@@ -26,24 +26,12 @@ from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..numeric.context import mp
 from ..numeric.protocol import evaluate
-from ..numeric.value import Value, dps_to_prec
+from ..numeric.value import Value
 from .lazy import defer
 
 __all__ = ["sup_distance"]
 
 MAX_CELLS = 20000
-
-
-def _iv(v: Value) -> tuple:
-    """The guaranteed interval of a Value, in this thread's context (its endpoints belong to
-    mpmath's global one: converted with enough bits to be exact; a point value is widened by
-    one unit in its last claimed digit)."""
-    with mp.workprec(max(mp.prec, dps_to_prec(v.dps) + 40)):
-        lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
-        if v.exact is None and lo == hi:
-            r = abs(lo) * mp.mpf(10) ** (1 - v.dps)
-            lo, hi = lo - r, hi + r
-    return lo, hi
 
 
 def _up(x, y):
@@ -79,7 +67,8 @@ def sup_distance(f: TradeOff, g: TradeOff, dps: int = 20, tol: Any = None) -> Va
     def vals(a):
         hit = cache.get(a)
         if hit is None:
-            hit = cache[a] = (_iv(evaluate(f, a, dps=dps)), _iv(evaluate(g, a, dps=dps)))
+            hit = cache[a] = (evaluate(f, a, dps=dps).interval(),
+                                  evaluate(g, a, dps=dps).interval())
         return hit
 
     with mp.workdps(dps + 10):

@@ -30,7 +30,12 @@ from ..numeric.finite import finite_loss
 from ..numeric.protocol import GUARD_DPS
 from ..numeric.value import Value
 from .conversions import delta
-from .functionals import check_functional_args, closed_value, quad_log_slope
+from .functionals import (
+    check_functional_args,
+    closed_value,
+    quad_log_slope,
+    two_precision_estimate,
+)
 
 __all__ = ["hockey_stick", "f_divergence"]
 
@@ -131,12 +136,6 @@ def f_divergence(f: TradeOff, F: Any, dps: int | None = None, *,
                            "gives a quadrature estimate (not an enclosure)")
     t = sp.Dummy("t")
     Fm: Callable = sp.lambdify(t, Fl(t), "mpmath")
-    vals = []
-    for extra in (GUARD_DPS // 2, GUARD_DPS):
-        with mp.workdps(dps + extra):
-            v, err = quad_log_slope(f, lambda ell: Fm(mp.exp(-ell)) * mp.exp(ell), [])
-            vals.append((v, err))
-    with mp.workdps(dps + GUARD_DPS):
-        (v1, _), (v2, e2) = vals
-        r = abs(v2 - v1) + e2
-        return Value.enclosure(v2 - r, v2 + r, dps, mid=v2)
+    return two_precision_estimate(
+        lambda: quad_log_slope(f, lambda ell: Fm(mp.exp(-ell)) * mp.exp(ell), []), dps,
+        f"f_divergence({f})")

@@ -468,21 +468,28 @@ def _auc_quad(f: TradeOff) -> tuple:
     return 1 - (v1 + v2), e1 + e2
 
 
-def _estimate(name: str, f: TradeOff, dps: int) -> Value:
-    """Quadrature estimate at two working precisions (see the module docstring)."""
+def two_precision_estimate(compute: Callable[[], tuple], dps: int, what: str) -> Value:
+    """A quadrature ESTIMATE as a Value: ``compute() -> (value, error estimate)`` run at two
+    working precisions; ``lo``/``hi`` span the error estimate and the difference of the two
+    (see the module docstring). An infinite value is returned as such; NaN is refused."""
     vals = []
     for extra in (GUARD_DPS // 2, GUARD_DPS):
         with mp.workdps(dps + extra):
-            v, err = _quad_functional(name, f)
-            if mp.isinf(v) or mp.isnan(v):
-                if mp.isnan(v):
-                    raise NoClosedForm(f"{name}({f}): quadrature produced NaN")
+            v, err = compute()
+            if mp.isnan(v):
+                raise NoClosedForm(f"{what}: quadrature produced NaN")
+            if mp.isinf(v):
                 return Value.point(v, dps)
             vals.append((v, err))
     with mp.workdps(dps + GUARD_DPS):
-        (v1, e1), (v2, e2) = vals
+        (v1, _), (v2, e2) = vals
         r = abs(v2 - v1) + e2
         return Value.enclosure(v2 - r, v2 + r, dps, mid=v2)
+
+
+def _estimate(name: str, f: TradeOff, dps: int) -> Value:
+    """Quadrature estimate of functional ``name`` at two working precisions."""
+    return two_precision_estimate(lambda: _quad_functional(name, f), dps, f"{name}({f})")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -51,12 +51,18 @@ from ..families.normal_pair import NormalPair
 from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.protocol import GUARD_DPS, num
+from ..numeric.protocol import num
 from ..numeric.value import Value
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
 from ..rewrite.simplify import simplify
-from .functionals import check_functional_args, closed_value, kl, quad_log_slope
+from .functionals import (
+    check_functional_args,
+    closed_value,
+    kl,
+    quad_log_slope,
+    two_precision_estimate,
+)
 
 __all__ = ["renyi", "renyi_form", "order_param"]
 
@@ -188,21 +194,15 @@ def _(f, a):
 
 def _estimate(f: TradeOff, a: sp.Expr, dps: int) -> Value:
     """tanh-sinh estimate of 1/(a-1) log int |f'|^{1-a} at two working precisions."""
-    vals = []
-    for extra in (GUARD_DPS // 2, GUARD_DPS):
-        with mp.workdps(dps + extra):
-            A = num(a, "order")
-            v, err = quad_log_slope(f, lambda t, s=1 - A: mp.exp(s * t), [])
-            if mp.isnan(v):
-                raise NoClosedForm(f"renyi({f}, {a}): quadrature produced NaN")
-            if mp.isinf(v) or v == 0:
-                return Value.point(mp.inf, dps)
-            d = mp.log(v) / (A - 1)
-            vals.append((d, err / v / abs(A - 1)))
-    with mp.workdps(dps + GUARD_DPS):
-        (v1, _), (v2, e2) = vals
-        r = abs(v2 - v1) + e2
-        return Value.enclosure(v2 - r, v2 + r, dps, mid=v2)
+
+    def compute():
+        A = num(a, "order")
+        v, err = quad_log_slope(f, lambda t, s=1 - A: mp.exp(s * t), [])
+        if mp.isinf(v) or v == 0:
+            return mp.inf, mp.zero
+        return mp.log(v) / (A - 1), err / v / abs(A - 1)
+
+    return two_precision_estimate(compute, dps, f"renyi({f}, {a})")
 
 
 def renyi(f: TradeOff, order: Any, dps: int | None = None, *,

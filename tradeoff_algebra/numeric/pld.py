@@ -71,6 +71,7 @@ from .pld_compose import (
     hull_roc_bounds,
     hull_roc_bounds_many,
     hull_value_bounds,
+    value_bounds_from_roc,
 )
 from .pld_grid import DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, _trim, discretise, grid_step
 from .pld_models import U64, delta_part, leaf_model
@@ -383,8 +384,5 @@ def curve_enclosure(leaf_sets, alphas, tau: float = DEFAULT_TAIL, tol: float = D
     r = value_refinement(sets, mid, mid, False, None, tau, progress)
     max_enclosure([r], tol)
     cs = [_composed(x, r.h, r.tau, 0.0, progress) for x in sets]
-    rlo, rhi = hull_roc_bounds_many(cs, a.ravel())
-    lo = np.maximum(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
-    cap = np.nextafter(1.0 - a.ravel(), np.inf)
-    hi = np.where(a.ravel() < 1, np.minimum(cap, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64), 0.0)
-    return lo.reshape(a.shape), np.maximum(hi, lo).reshape(a.shape)
+    lo, hi = value_bounds_from_roc(*hull_roc_bounds_many(cs, a.ravel()), a.ravel())
+    return lo.reshape(a.shape), hi.reshape(a.shape)

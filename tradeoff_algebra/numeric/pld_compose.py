@@ -596,15 +596,21 @@ def hull_roc_bounds_many(cs: list[Composed], alphas: np.ndarray) -> tuple[np.nda
     return lo, np.maximum(hi, a)
 
 
+def value_bounds_from_roc(rlo, rhi, alpha):
+    """Bounds of ``C(alpha)`` from bounds ``[rlo, rhi]`` of ``1 - C(alpha)``, rounded outward,
+    with ``C(alpha) <= 1 - alpha`` rounded up (1.0 - alpha rounds to nearest: below the truth
+    for alpha = 1e-16, where it gives 1 - 2^-53) and ``C(1) = 0``; floats or arrays."""
+    rlo, rhi, a = (np.asarray(x, dtype=np.float64) for x in (rlo, rhi, alpha))
+    lo = np.maximum(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
+    cap = np.nextafter(1.0 - a, np.inf)
+    hi = np.where(a < 1, np.minimum(cap, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64), 0.0)
+    return lo, np.maximum(hi, lo)
+
+
 def hull_value_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
     """Enclosure of ``C(alpha)`` (see :func:`hull_roc_bounds`)."""
-    rlo, rhi = hull_roc_bounds(cs, alpha)
-    lo = max(0.0, (1.0 - rhi) * (1 - 2 * U64) - 2 * U64)
-    # f(alpha) <= 1 - alpha, rounded up (1.0 - alpha rounds to nearest: below the truth for
-    # alpha = 1e-16, where it gives 1 - 2^-53)
-    cap = math.nextafter(1.0 - alpha, math.inf)
-    hi = min(cap, (1.0 - rlo) * (1 + 2 * U64) + 2 * U64) if alpha < 1 else 0.0
-    return lo, max(hi, lo)
+    lo, hi = value_bounds_from_roc(*hull_roc_bounds(cs, alpha), alpha)
+    return float(lo), float(hi)
 
 
 def _golden_max(fn, a: float, b: float, iters: int = 30) -> float:

@@ -100,6 +100,18 @@ class Value:
     def is_point(self) -> bool:
         return self.lo == self.hi
 
+    def interval(self) -> tuple:
+        """``(lo, hi)`` as mpf in the calling thread's context, holding the truth: the
+        endpoints converted exactly (they belong to mpmath's global context), and a point value
+        that is not exact widened by one unit in its ``dps - 1``-th digit (it claims ``dps``
+        correct digits). Call inside the working precision that the computation needs."""
+        with mp.workprec(max(mp.prec, dps_to_prec(self.dps) + 40)):
+            lo, hi = mp.mpf(self.lo), mp.mpf(self.hi)
+            if self.exact is None and lo == hi and mp.isfinite(lo):
+                r = abs(lo) * mp.mpf(10) ** (1 - self.dps)
+                lo, hi = lo - r, hi + r
+        return lo, hi
+
     def contains(self, x) -> bool:
         """Does ``[lo, hi]`` contain ``x``? Compared exactly (mpf, float, int, Rational);
         other SymPy numbers are evaluated with ``dps + 30`` digits first."""

@@ -22,7 +22,7 @@ from ..analysis.lazy import Functional
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.normal import Phi, PhiInv
 from ..numeric.context import mp
-from ..numeric.value import Value, dps_to_prec
+from ..numeric.value import Value
 
 __all__ = ["Interval", "enclose", "Undecidable"]
 
@@ -56,18 +56,10 @@ def _exact(x: sp.Rational) -> Interval:
 
 
 def _value_interval(v: Value) -> Interval:
-    """A Value's guaranteed interval. A point value claims ``dps`` correct digits: it is widened
-    by one unit in its ``dps - 1``-th digit."""
+    """A Value's guaranteed interval (:meth:`Value.interval`; an exact one as its rational)."""
     if v.exact is not None:
         return _exact(sp.Rational(v.exact))
-    # Value's endpoints belong to mpmath's global context (53 bits by default): converted into
-    # this thread's context with enough bits to hold them exactly, and widened there
-    with mp.workprec(max(mp.prec, dps_to_prec(v.dps) + 40)):
-        lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
-        if lo == hi and mp.isfinite(lo):
-            r = abs(lo) * mp.mpf(10) ** (1 - v.dps)
-            lo, hi = lo - r, hi + r
-    return lo, hi
+    return v.interval()
 
 
 def _add(a: Interval, b: Interval) -> Interval:
