@@ -112,6 +112,12 @@ def test_group_privacy():
     assert ta.zCDP(R(1, 2)).group(3) == ta.zCDP(R(9, 2))  # = GDP(3) at every order
     assert sp.simplify(ta.renyi(ta.Group(G(1), 3), 2) - ta.zCDP(R(9, 2)).to_rdp().at(2)) == 0
     assert ta.tCDP(1, 5).group(2) == ta.tCDP(4, R(5, 2))
+    # the Gaussian instance: groups of k shift the mean by k mu, D_a = a k^2 mu^2/2, which
+    # meets (k^2 rho, omega/k)-tCDP at every order below omega/k
+    for k in (2, 3):
+        g = ta.tCDP(R(1, 2), 10).group(k)
+        for a in (R(3, 2), 2, R(3) if k == 3 else 4):
+            assert ta.renyi(ta.Group(G(1), k), a) <= g.to_rdp().at(a)
     with pytest.raises(ta.InvalidParameter, match="k"):
         ta.tCDP(1, 3).group(3)
 
@@ -147,6 +153,9 @@ def test_tail_bounds_hold_for_the_gaussian_mechanism():
             exact = ta.Phi(-t / m)
             assert sp.N(exact - ta.zCDP(rho).tail_bound(t), 30) <= 0
             assert sp.N(exact - ta.tCDP(rho, 4).tail_bound(t), 30) <= 0
+            # xi > 0 (a weaker guarantee G_mu also meets): e^{-(t - xi)^2/(4 rho)} for t >= xi
+            xi = R(1, 20)
+            assert sp.N(exact - ta.zCDP(rho, xi).tail_bound(t), 30) <= 0
             a = 3  # RDP at order a: eps(a) = a rho
             z = ta.Phi(-(t + a * rho - rho) / m)
             assert sp.N(z - ta.RDP({a: a * rho}).tail_bound(a, t), 30) <= 0

@@ -212,6 +212,10 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
                                    "this eps", "gaussian_sigma")
     while above(hi) is not True:
         hi *= 2
+        if hi > 2**400:
+            raise InvalidParameter("delta", delta, "a delta in (0, 1) that the Gaussian "
+                                   "mechanism exceeds for some sigma at this eps",
+                                   "gaussian_sigma")
     for _ in range(4 * dps + 20):
         if (hi - lo) / hi < sp.Rational(1, 10**(dps + 2)):
             break
@@ -222,4 +226,7 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
         lo, hi = (lo, mid) if a else (mid, hi)
     with mp.workdps(dps + 10):
         D = mp.mpf(d.p) / d.q if d.is_Rational else mp.mpf(sp.N(d, dps + 10))
-        return Value.enclosure(D / (mp.mpf(hi.p) / hi.q), D / (mp.mpf(lo.p) / lo.q), dps)
+        # sigma = D/mu over the bracket of mu, each end rounded outward
+        s_lo = mp.fdiv(D, mp.fdiv(hi.p, hi.q, rounding="u"), rounding="d")
+        s_hi = mp.fdiv(D, mp.fdiv(lo.p, lo.q, rounding="d"), rounding="u")
+        return Value.enclosure(s_lo, s_hi, dps)

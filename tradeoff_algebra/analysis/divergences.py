@@ -54,8 +54,11 @@ def hockey_stick(f: TradeOff, gamma: Any, dps: int = 30) -> Value:
     d = delta(f, -sp.log(g), dps=dps)
     with mp.workdps(dps + GUARD_DPS):
         G = mp.mpf(g.p) / g.q
-        lo = 1 - G + G * mp.mpf(d.lo)
-        hi = 1 - G + G * mp.mpf(d.hi)
+        dlo, dhi = d.interval()
+        # 1 - G + G d, each end rounded outward (G is exact at this precision for the
+        # rationals one writes; a rounded G moves the result far below the guard digits)
+        lo = mp.fadd(mp.fsub(1, G, rounding="d"), mp.fmul(G, dlo, rounding="d"), rounding="d")
+        hi = mp.fadd(mp.fsub(1, G, rounding="u"), mp.fmul(G, dhi, rounding="u"), rounding="u")
         return Value.enclosure(lo, hi, dps)
 
 

@@ -28,12 +28,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..analysis.conversions import delta as _delta
-from ..analysis.conversions import epsilon as _epsilon
 from ..core.errors import InvalidParameter
 from ..core.validate import param
 from ..families.epsdelta import EpsDelta
-from ..numeric.value import Value
 from .base import Notion
 
 __all__ = ["ApproxDP", "advanced_composition", "amplified_epsilon", "sampling_rate"]
@@ -74,13 +71,7 @@ class ApproxDP(Notion):
         factor = k if e.is_zero else (sp.exp(k * e) - 1) / (sp.exp(e) - 1)
         return ApproxDP(k * e, sp.Min(1, d * factor))
 
-    def delta(self, eps: Any, dps: int = 30) -> Value:
-        """The smallest delta' with (eps, delta')-DP implied: the profile of f_{eps,delta}."""
-        return _delta(self.to_tradeoff(), eps, dps=dps)
 
-    def epsilon(self, delta: Any, dps: int = 30) -> Value:
-        """The smallest eps' with (eps', delta)-DP implied (the profile of f_{eps,delta})."""
-        return _epsilon(self.to_tradeoff(), delta, dps=dps)
 
     def _sympystr(self, printer) -> str:
         return "ApproxDP(%s, %s)" % (printer._print(self.eps), printer._print(self.delta_))

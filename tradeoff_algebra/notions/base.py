@@ -12,7 +12,10 @@ from typing import Any
 
 import sympy as sp
 
+from ..analysis.conversions import delta as _delta
+from ..analysis.conversions import epsilon as _epsilon
 from ..core.errors import InvalidParameter
+from ..numeric.value import Value
 
 __all__ = ["Notion"]
 
@@ -27,6 +30,19 @@ class Notion(sp.Basic):
 
     def compose(self, other: Notion) -> Notion:  # pragma: no cover - every class overrides
         raise NotImplementedError
+
+    def to_tradeoff(self):  # pragma: no cover - every class overrides
+        raise NotImplementedError
+
+    def delta(self, eps: Any, dps: int = 30) -> Value:
+        """The smallest delta' with (eps, delta')-DP implied: the profile of
+        :meth:`to_tradeoff` (Dong, Roth & Su, Prop. 6)."""
+        return _delta(self.to_tradeoff(), eps, dps=dps)
+
+    def epsilon(self, delta: Any, dps: int = 30) -> Value:
+        """The smallest eps' with (eps', delta)-DP implied (the profile of
+        :meth:`to_tradeoff`)."""
+        return _epsilon(self.to_tradeoff(), delta, dps=dps)
 
     def _refuse(self, other: Notion, what: str) -> InvalidParameter:
         return InvalidParameter("other", other, what, f"{type(self).__name__}.compose")

@@ -12,11 +12,8 @@ from typing import Any
 
 import sympy as sp
 
-from ..analysis.conversions import delta as _delta
-from ..analysis.conversions import epsilon as _epsilon
 from ..core.validate import param
 from ..families.gaussian import Gaussian
-from ..numeric.value import Value
 from .base import Notion
 from .renyi_dp import zCDP
 
@@ -24,7 +21,8 @@ __all__ = ["GDP"]
 
 
 class GDP(Notion):
-    """mu-Gaussian differential privacy (Dong, Roth & Su, Def. 4); mu >= 0."""
+    """mu-Gaussian differential privacy (Dong, Roth & Su, Def. 4); mu >= 0. ``delta(eps)`` is
+    Cor. 1's profile of G_mu, ``epsilon(delta)`` its inverse."""
 
     def __new__(cls, mu: Any):
         return sp.Basic.__new__(cls, param("mu", mu, lower=0, owner="GDP"))
@@ -52,12 +50,7 @@ class GDP(Notion):
         Prop. 7), for both orders of the pair."""
         return zCDP(self.mu**2 / 2)
 
-    def delta(self, eps: Any, dps: int = 30) -> Value:
-        """Dong, Roth & Su, Cor. 1: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
-        return _delta(self.to_tradeoff(), eps, dps=dps)
 
-    def epsilon(self, delta: Any, dps: int = 30) -> Value:
-        return _epsilon(self.to_tradeoff(), delta, dps=dps)
 
     def _sympystr(self, printer) -> str:
         return "GDP(%s)" % printer._print(self.mu)

@@ -317,7 +317,25 @@ def _minimise(f: Callable, omega: sp.Expr):
     return 1 + (x if f(1 + x) <= vals[i] else xs[i])
 
 
-class zCDP(Notion):
+class _RenyiBound(Notion):
+    """A notion given by a Renyi curve (zCDP, tCDP): its conversions go through
+    :meth:`to_rdp`."""
+
+    def to_rdp(self) -> RDP:  # pragma: no cover - every class overrides
+        raise NotImplementedError
+
+    def to_tradeoff(self, orders: Any = None) -> RenyiRegion:
+        """The tightest trade-off function implied at the orders (see :meth:`RDP.to_tradeoff`)."""
+        return self.to_rdp().to_tradeoff(orders)
+
+    def epsilon(self, delta: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        return self.to_rdp().epsilon(delta, method=method, dps=dps)
+
+    def delta(self, eps: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        return self.to_rdp().delta(eps, method=method, dps=dps)
+
+
+class zCDP(_RenyiBound):
     """(xi, rho)-zero-concentrated DP: D_a <= xi + rho a for all a > 1 (Dwork, Def. 4.3)."""
 
     def __new__(cls, rho: Any, xi: Any = 0):
@@ -335,10 +353,6 @@ class zCDP(Notion):
 
     def to_rdp(self) -> RDP:
         return RDP(sp.Lambda(_A, self.xi + self.rho * _A))
-
-    def to_tradeoff(self, orders: Any = None) -> RenyiRegion:
-        """The tightest trade-off function implied at the orders (see :meth:`RDP.to_tradeoff`)."""
-        return self.to_rdp().to_tradeoff(orders)
 
     def compose(self, other: Notion) -> Notion:
         """Dwork, Thm. 4.4 (1): (xi + xi', rho + rho')-zCDP; with tCDP or RDP: their RDP sum."""
@@ -365,17 +379,18 @@ class zCDP(Notion):
             with mp.workdps(dps + GUARD_DPS):
                 v = num(self.xi + self.rho + 2 * sp.sqrt(self.rho * sp.log(1 / d)), "eps")
                 return Value.point(v, dps)
-        return self.to_rdp().epsilon(delta, method=method, dps=dps)
-
-    def delta(self, eps: Any, *, method: str = "balle", dps: int = 30) -> Value:
-        return self.to_rdp().delta(eps, method=method, dps=dps)
+        return super().epsilon(delta, method=method, dps=dps)
 
     def tail_bound(self, t: Any) -> sp.Expr:
-        """Dwork, Sec. 4.3, bullet 2: Pr[Z > t + rho] <= e^{-t^2/(4 rho)} for t >= 0 (xi = 0;
-        Markov's inequality at order a = 1 + t/(2 rho))."""
+        """Dwork, Sec. 4.3, bullet 2: Pr[Z > t + rho] <= e^{-t^2/(4 rho)} for t >= 0 when
+        xi = 0. In general Markov's inequality at order a = 1 + s gives
+        ``exp(s^2 rho + s (xi - t))``, smallest at s = (t - xi)/(2 rho):
+        ``e^{-(t - xi)^2/(4 rho)}`` for t >= xi (and the trivial 1 below)."""
         t = param("t", t, lower=0, owner="zCDP.tail_bound")
-        return sp.exp(-t**2 / (4 * self.rho)) if self.xi.is_zero else sp.exp(
-            -t**2 / (4 * self.rho) + t * self.xi / (2 * self.rho))
+        r, x = self.rho, self.xi
+        if x.is_zero:
+            return sp.exp(-t**2 / (4 * r))
+        return sp.Piecewise((sp.exp(-(t - x)**2 / (4 * r)), t >= x), (sp.S.One, True))
 
     def _sympystr(self, printer) -> str:
         xi = "" if self.xi.is_zero else ", xi=%s" % printer._print(self.xi)
@@ -387,7 +402,7 @@ class zCDP(Notion):
         return r"(%s, %s)\text{-zCDP}" % (printer._print(self.xi), printer._print(self.rho))
 
 
-class tCDP(Notion):
+class tCDP(_RenyiBound):
     """(rho, omega)-truncated CDP: D_a <= rho a for a in (1, omega) (Dwork, Def. 4.5)."""
 
     def __new__(cls, rho: Any, omega: Any):
@@ -406,10 +421,6 @@ class tCDP(Notion):
     def to_rdp(self) -> RDP:
         return RDP(sp.Lambda(_A, self.rho * _A), self.omega)
 
-    def to_tradeoff(self, orders: Any = None) -> RenyiRegion:
-        """The tightest trade-off function implied at the orders (see :meth:`RDP.to_tradeoff`)."""
-        return self.to_rdp().to_tradeoff(orders)
-
     def compose(self, other: Notion) -> Notion:
         """Dwork, Thm. 4.4 (2): (rho + rho', min(omega, omega'))-tCDP."""
         if isinstance(other, tCDP):
@@ -426,12 +437,6 @@ class tCDP(Notion):
             raise InvalidParameter("k", k, f"an integer in [1, omega) = [1, {self.omega})",
                                    "tCDP.group")
         return tCDP(k**2 * self.rho, self.omega / k)
-
-    def epsilon(self, delta: Any, *, method: str = "balle", dps: int = 30) -> Value:
-        return self.to_rdp().epsilon(delta, method=method, dps=dps)
-
-    def delta(self, eps: Any, *, method: str = "balle", dps: int = 30) -> Value:
-        return self.to_rdp().delta(eps, method=method, dps=dps)
 
     def tail_bound(self, t: Any) -> sp.Expr:
         """Dwork, Sec. 4.3, bullet 3: Pr[Z > t + rho] <= e^{-t^2/(4 rho)} for
