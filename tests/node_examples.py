@@ -107,6 +107,15 @@ EXAMPLES = [
     # the tightest trade-off function implied by Renyi DP at finitely many orders
     ta.RenyiRegion({2: 1, 8: 3}),
     ta.RenyiRegion({2: mu}, symmetric=False),
+    # the diagonal translates of a Berry-Esseen sandwich (both sides)
+    ta.Shift(G(1), Rational(1, 10)),
+    ta.Shift(G(mu), -p / 2),
+    # the joint pair of a Gaussian mixture (Wang et al., Lemma 3.1) and DP-GD with a random
+    # initialisation (Thm. 5.1)
+    ta.GaussianJoint([Rational(1, 3), Rational(2, 3)], [1, Rational(-1, 2)]),
+    ta.GaussianJoint([p, 1 - p], [mu, 2]),
+    ta.DPGDInit(1, 2, Rational(1, 2)),
+    ta.DPGDInit(m, mu + 1, 1),
 ]
 
 

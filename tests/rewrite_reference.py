@@ -124,6 +124,8 @@ def _merge(atoms):
 def _finite_np(atoms, A):
     """beta at size A for a finite pair: the likelihood-ratio test, randomised on one class."""
     classes = sorted(atoms, key=lambda pq: (0, 0) if pq[0] == 0 else (1, -_mpf(pq[1] / pq[0])))
+    if not all(isinstance(x, Fraction) for pq in atoms for x in pq):
+        A = _mpf(A)  # irrational parameters: the atoms are mpf at the working precision
     size = 0
     beta = sum(q for _, q in atoms)
     for p, q in classes:
@@ -642,3 +644,54 @@ def _(node):
 
 
 register_value(ta.ShuffleDP)(lambda node, A, dps: pair_value(model(node), A))
+
+
+# -- Subsample as a pair, Shift (the diagonal translate) -------------------------------------------
+def _pl_pair(kn) -> Pair:
+    """The finite pair of a convex piecewise-linear trade-off function from its knots: one atom
+    per segment, P mass = its width, Q mass = its drop (plus Q's mass 1 - f(0) where P has
+    none)."""
+    atoms = []
+    if kn[0][1] < 1:
+        atoms.append((0 * kn[0][1], 1 - kn[0][1]))
+    for (x0, y0), (x1, y1) in zip(kn, kn[1:], strict=False):
+        if x1 > x0 or y0 > y1:
+            atoms.append((x1 - x0, y0 - y1))
+    return Pair(_merge(atoms))
+
+
+@register_model(ta.Subsample)
+def _(node):
+    """C_p(f) of a finite pair (Def. 6, literally: the hull of min{f_p, f_p^{-1}}), as a pair."""
+    p = _num(node.p)
+    kn = _pl_knots(model(node.arg))
+    if not isinstance(p, Fraction) or not all(isinstance(c, Fraction) for pt in kn for c in pt):
+        raise NoReference(f"{node}: exact rational knots needed for the pair")
+    fp = _pl_mix(kn, p)
+    return _pl_pair(_pl_hull(_pl_min(fp, _pl_inverse(fp))))
+
+
+@register_value(ta.Shift)
+def _(node, A, dps):
+    """max{f(alpha + t) - t, 0} for t >= 0 (Dong, Roth & Su, Eq. (9), with f = 0 beyond 1)."""
+    t = _num(node.t)
+    if t < 0:
+        raise NoReference("the upper translate has no reference route")
+    if not isinstance(t, Fraction):
+        x = _mpf(A) + _mpf(t)
+        return mp.zero if x >= 1 else max(_mpf(_value(node.arg, mpf_to_fraction(x), dps))
+                                          - _mpf(t), mp.zero)
+    x = A + t
+    if x >= 1:
+        return Fraction(0)
+    v = _value(node.arg, x, dps)
+    return max(v - t, 0 * v) if isinstance(v, Fraction) else max(_mpf(v) - _mpf(t), mp.zero)
+
+
+@register_model(ta.Discrete)
+def _(node):
+    """T(P, Q) of the finite pair itself (exact rationals)."""
+    atoms = [(to_fraction(p_), to_fraction(q_)) for p_, q_ in zip(node.P, node.Q, strict=True)]
+    if any(x is None for pq in atoms for x in pq):
+        raise NoReference(f"{node}: rational masses needed")
+    return Pair(_merge(atoms))

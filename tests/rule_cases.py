@@ -53,6 +53,7 @@ class Case:
     alphas: tuple = ()
     digits: int | None = 50
     note: str = ""
+    tol: Any = None  # approx rules: the largest |input - output| accepted (see the case)
 
 
 CASES: dict[str, Callable[[random.Random], Iterable[Case]]] = {}
@@ -415,3 +416,94 @@ def _(rng):
 def _(rng):
     yield Case(ta.SymmetricHull(Inverse(asym(rng))), digits=50,
                note="both sides by the exact hull of the finite pair (or a numeric route)")
+
+
+# -- the diagonal translate (operators/shift.py) ---------------------------------------------
+@case("shift_zero")
+def _(rng):
+    yield Case(ta.Shift(G(mu), 0), {mu: r_mu(rng)}, digits=40)
+
+
+# -- bounds (families/laplace.py, operators/subsample.py, bounds/berry_esseen.py) -------------
+@case("laplace_pure_dp")
+def _(rng):
+    yield Case(ta.Laplace(mu), {mu: r_mu(rng)}, digits=30)
+
+
+@case("subsample_lower")
+def _(rng):
+    yield Case(ta.Subsample(asym(rng), p), {p: r_p(rng)}, digits=None,
+               note="non-symmetric operand: C_p(f) >= C(f)")
+    yield Case(ta.Subsample(EpsDelta(eps1, delta), p),
+               {eps1: r_eps(rng), delta: r_delta(rng), p: r_p(rng)}, digits=None)
+
+
+def _be_cases(rng, upper: bool):
+    """Thm. 5's sandwich on exact finite compositions (gamma < 1/2 and beyond)."""
+    e = Rational(rng.randint(2, 6), 10)
+    alphas = (Rational(1, 1000), Rational(rng.randint(1, 99), 100), Rational(999, 1000))
+    yield Case(ta.BinomialDP(e, 40), alphas=alphas, digits=30, note="f_{eps,0}^{(x) 40}")
+    yield Case(TensorPower(EpsDelta(e, Rational(1, 50)), 12), alphas=alphas, digits=30,
+               note="delta split by Eq. (10)")
+    yield Case(Tensor(EpsDelta(Rational(1, 2), 0), EpsDelta(Rational(1, 3), 0),
+                      EpsDelta(Rational(1, 4), 0), EpsDelta(Rational(1, 5), 0)),
+               alphas=alphas[1:2], digits=30, note="different factors, gamma > 1/2")
+
+
+for _cls in ("BinomialDP", "TensorPower", "Tensor"):
+    def _gen(rng, _cls=_cls, upper=False):
+        for c in _be_cases(rng, upper):
+            if type(c.expr).__name__ == _cls:
+                yield c
+    case(f"{_cls}.berry_esseen_lower")(_gen)
+    case(f"{_cls}.berry_esseen_upper")(lambda rng, _g=_gen: _g(rng, upper=True))
+
+
+# -- approximations (bounds/clt.py): the distance to the exact composition at the case's n, with
+# the rate the theorems state (Thm. 8: O(1/n) for f_{mu/sqrt(n),0}^{(x) n}, sup gap ~0.125/n at
+# mu = 1 (proofs/audit/drs_part1.md); Thm. 5: gamma). Tolerances are the stated error (gamma)
+# where the paper gives one.
+def _clt_cases(rng, cls_name):
+    n_ = rng.choice((25, 36, 49))
+    e = 1 / sp.sqrt(n_)
+    if cls_name == "BinomialDP":
+        yield Case(ta.BinomialDP(e, n_), digits=30, tol=Rational(1, 4 * n_) * 2,
+                   note="Thm. 7/8: f_{1/sqrt(n),0}^{(x) n} ~ G_1, gap 0.125/n")
+    elif cls_name == "TensorPower":
+        yield Case(TensorPower(EpsDelta(e, Rational(1, 100)), n_), digits=30,
+                   tol=Rational(1, 4 * n_) * 2, note="Thm. 7 with the exact delta part")
+    else:
+        yield Case(Tensor(EpsDelta(e, 0) ** 8, EpsDelta(2 * e, 0) ** 2), digits=30,
+                   tol=Rational(1, 50), note="Thm. 7, two sizes of eps")
+
+
+for _cls in ("BinomialDP", "TensorPower", "Tensor"):
+    case(f"{_cls}.clt_epsdelta")(lambda rng, _c=_cls: _clt_cases(rng, _c))
+
+
+def _sym3():
+    """A symmetric three-point pair near Id (P and Q mirrored)."""
+    P = [Rational(2, 5), Rational(1, 3), Rational(4, 15)]
+    return ta.Discrete(P, P[::-1])
+
+
+def _thm6_cases(rng, cls_name):
+    if cls_name == "TensorPower":
+        yield Case(TensorPower(_sym3(), 40), digits=20, tol=Rational(1, 50),
+                   alphas=(Rational(1, 5), Rational(1, 2)), note="Thm. 6, a three-point pair")
+    else:
+        yield Case(Tensor(TensorPower(_sym3(), 20), G(Rational(1, 2))),
+                   digits=20, tol=Rational(1, 50), alphas=(Rational(1, 5), Rational(1, 2)),
+                   note="Thm. 6, mixed factors")
+
+
+case("TensorPower.clt_tensor")(lambda rng: _thm6_cases(rng, "TensorPower"))
+case("Tensor.clt_tensor")(lambda rng: _thm6_cases(rng, "Tensor"))
+
+
+@case("clt_subsampled")
+def _(rng):
+    T = rng.choice((64, 100))
+    yield Case(TensorPower(ta.Subsample(EpsDelta(log(Rational(3, 2)), 0), 1 / sp.sqrt(T)), T),
+               digits=20, tol=Rational(1, 100), alphas=(Rational(1, 10), Rational(1, 2)),
+               note="Thm. 11 with p0 = 1: C_p(f_{eps,0})^{(x) T} by the exact product")

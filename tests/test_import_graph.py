@@ -20,8 +20,8 @@ ROOT = pathlib.Path(tradeoff_algebra.__file__).parent
 
 #: The layer order: a module may import modules of its own layer and of earlier ones only.
 LAYERS = ["core", "numeric", "families", "operators", "rewrite", "routes", "analysis", "notions",
-          "printing", "verify", "mechanisms", "interop", "calibration", "opacus_accountant",
-          "plot", "__init__", "parse", "cli", "__main__"]
+          "bounds", "printing", "verify", "mechanisms", "interop", "calibration",
+          "opacus_accountant", "plot", "__init__", "parse", "cli", "__main__"]
 
 
 def _modules() -> dict[str, tuple[pathlib.Path, bool]]:

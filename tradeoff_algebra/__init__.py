@@ -27,6 +27,20 @@ from .analysis import (
                    tv,
 )
 from .analysis.lazy import Functional
+from .bounds import (
+    BerryEsseen,
+    DPGDInit,
+    GaussianJoint,
+    advanced_joint_concavity,
+    berry_esseen,
+    dpgd_random_init,
+    fmt_delta,
+    fmt_epsilon,
+    fmt_tradeoff,
+    iteration_zcdp,
+    joint_concavity,
+    mixture_pair,
+)
 from .calibration import Calibration, calibrate
 from .core import (
                    Applied,
@@ -88,6 +102,7 @@ from .operators import (
                    Inverse,
                    Max,
                    Mix,
+                   Shift,
                    Subsample,
                    SymmetricHull,
                    Symmetrize,
@@ -97,7 +112,16 @@ from .operators import (
 )
 from .plot import plot
 from .printing import latex, text
-from .rewrite import Derivation, derive, rule_catalogue, rules, simplify
+from .rewrite import (
+                   Approximation,
+                   Derivation,
+                   approx,
+                   bound,
+                   derive,
+                   rule_catalogue,
+                   rules,
+                   simplify,
+)
 from .routes import product as _product_routes  # noqa: F401  (registers the routes)
 from .verify import Verdict, verify
 
@@ -115,13 +139,16 @@ __all__ = [
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
     "Value", "pld_options", "profile_options", "time_limit", "evaluate", "roc", "curve",
     "latex", "text",
-    "simplify", "derive", "Derivation", "rules", "rule_catalogue",
+    "simplify", "derive", "Derivation", "rules", "rule_catalogue", "bound", "approx",
+    "Approximation", "berry_esseen", "BerryEsseen", "DPGDInit", "dpgd_random_init",
+    "GaussianJoint", "joint_concavity", "mixture_pair", "advanced_joint_concavity",
+    "fmt_epsilon", "fmt_delta", "fmt_tradeoff", "iteration_zcdp",
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
     "verify", "Verdict", "Functional", "sup_distance",
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
     "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",
-    "AddRemove", "calibrate", "Calibration", "plot", "from_dp_event", "advantage",
+    "AddRemove", "Shift", "calibrate", "Calibration", "plot", "from_dp_event", "advantage",
     "bayes_risk",
 ]

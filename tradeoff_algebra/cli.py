@@ -9,6 +9,8 @@ Expressions are written in the API's Python syntax and parsed by a whitelist
     tradeoff roc   "G(1)" 1e-300               # the attacker's power 1 - f(alpha)
     tradeoff simplify "G(mu) @ G(nu)**3 @ Id"  # the closed form
     tradeoff derive "C(p, EpsDelta(eps, delta))" --latex   # the cited steps, as align*
+    tradeoff derive "EpsDelta(1/3, 0)**30" --relation lower  # a cited lower bound (Thm. 5)
+    tradeoff approx "C(1/100, G(1))**10000"        # the CLT form and its stated error
     tradeoff delta "G(1)" 5                    # delta(eps) = 1 + f^*(-e^eps)
     tradeoff eps   "G(1)" 1e-5                 # the smallest eps with delta(eps) <= delta
     tradeoff verify "G(mu) @ G(nu)" == "G(sqrt(mu**2 + nu**2))"    # a claim and its verdict
@@ -132,8 +134,20 @@ def _simplify(args: argparse.Namespace) -> int:
 def _derive(args: argparse.Namespace) -> int:
     from .rewrite import derive
 
-    d = derive(_expression(args.expr))
+    d = derive(_expression(args.expr), args.relation)
     print(d.latex() if args.latex else d)
+    return 0
+
+
+def _approx(args: argparse.Namespace) -> int:
+    from .rewrite import approx
+
+    a = approx(_expression(args.expr))
+    if args.latex:
+        print(a.derivation.latex())
+    else:
+        print(a)
+        print(a.derivation)
     return 0
 
 
@@ -440,10 +454,16 @@ def _run(argv: list[str] | None) -> int:
         p.add_argument("expr", metavar="EXPR", help=expr_help)
         p.set_defaults(run=run)
     for name, run, what in [("simplify", _simplify, "print the simplified expression"),
-                            ("derive", _derive, "print the derivation with its cited steps")]:
+                            ("derive", _derive, "print the derivation with its cited steps"),
+                            ("approx", _approx, "the asymptotic form by the CLTs, with the "
+                                                "error the papers state")]:
         p = sub.add_parser(name, help=what, description=what)
         p.add_argument("expr", metavar="EXPR", help=expr_help)
         p.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
+        if name == "derive":
+            p.add_argument("--relation", choices=("eq", "lower", "upper", "approx"),
+                           default="eq", help="identities only (eq, the default), or a chain "
+                           "ending in a lower or upper bound, or an approximation")
         p.set_defaults(run=run)
     eps_arg = ("EPS", "eps", "a number >= 0 such as 1, 1/2 or 50",
                "the epsilon at which to take delta(eps), taken exactly")

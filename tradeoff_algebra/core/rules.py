@@ -3,7 +3,11 @@
 A rule is a small pure function from a node to a new node or ``None`` (does not apply). It is
 registered for a node class with a priority (higher first), a citation pinned to a paper and
 locator, and a relation: ``"eq"`` for an identity (used by ``simplify``), ``"lower"``/``"upper"``
-for a bound (the result is pointwise below/above the input; never used as an identity).
+for a bound (the result is pointwise below/above the input; never used as an identity, applied by
+``bound`` and ``derive(..., relation=...)``), ``"approx"`` for an asymptotic statement (a limit
+theorem: the result approximates the input, with the error the paper gives, if any, from
+``error(node)``; applied by ``approx`` only). ``hypotheses`` states, in words, what the rule
+checks before it fires.
 Rules used by ``simplify`` must strictly shrink the expression (see ``rewrite.measure``) so that
 rewriting cannot cycle. A soundness meta-test checks every registered rule numerically.
 
@@ -28,7 +32,7 @@ from .citations import Citation
 
 __all__ = ["Rule", "rule", "rules", "rules_for", "hook", "bind_hook", "RELATIONS"]
 
-RELATIONS = ("eq", "lower", "upper")
+RELATIONS = ("eq", "lower", "upper", "approx")
 
 _REGISTRY: dict[type, list[Rule]] = {}
 
@@ -44,6 +48,8 @@ class Rule:
     relation: str = "eq"
     priority: int = 0
     doc: str = field(default="", repr=False)
+    hypotheses: str = ""
+    error: Callable[[Any], Any] | None = field(default=None, repr=False)
 
     def __call__(self, node: Any) -> Any:
         if not isinstance(node, self.cls):
@@ -71,13 +77,22 @@ def _add(r: Rule) -> Rule:
 
 
 def rule(cls: type, *, cite: Citation, relation: str = "eq", priority: int = 0,
-         name: str | None = None) -> Callable[[Callable], Callable]:
-    """Register ``func(node) -> node | None`` as a rule for nodes of class ``cls``."""
+         name: str | None = None, hypotheses: str = "",
+         error: Callable[[Any], Any] | None = None) -> Callable[[Callable], Callable]:
+    """Register ``func(node) -> node | None`` as a rule for nodes of class ``cls``.
+
+    ``hypotheses``: what the rule checks before it fires, in words (shown by the catalogue and
+    the derivations). ``error``: for an ``"approx"`` rule, ``error(node)`` gives the error bound
+    the paper states for the approximation of ``node`` (a short text with the numbers, or None
+    when the paper gives none for these parameters).
+    """
     _check(relation, cite)
+    if error is not None and relation != "approx":
+        raise ValueError("only an 'approx' rule states an approximation error")
 
     def deco(func: Callable) -> Callable:
         func.rule = _add(Rule(name or func.__name__, cls, func, cite, relation, priority,
-                              (func.__doc__ or "").strip()))
+                              (func.__doc__ or "").strip(), hypotheses, error))
         return func
 
     return deco

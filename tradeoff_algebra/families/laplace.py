@@ -24,6 +24,7 @@ from ..core.rules import rule
 from ..core.validate import param
 from ..numeric.context import mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+from .epsdelta import EpsDelta
 from .trivial import Id
 
 __all__ = ["Laplace"]
@@ -64,6 +65,13 @@ class Laplace(TradeOff):
 def laplace_zero(f: Laplace):
     """L_0 = Id: Lap(0,1) against itself."""
     return Id if f.mu.is_zero is True else None
+
+
+@rule(Laplace, cite=DRS.sec("2.3", note="the Laplace mechanism is eps-DP: L_eps >= f_{eps,0}"),
+      relation="lower", priority=10, hypotheses="none")
+def laplace_pure_dp(f: Laplace):
+    """L_mu >= f_{mu,0}: the log-likelihood ratio of Lap(0,1) and Lap(mu,1) is bounded by mu."""
+    return EpsDelta(f.mu, 0)
 
 
 def _branch(e_minus, a):

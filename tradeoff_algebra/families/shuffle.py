@@ -423,8 +423,9 @@ def _exact_arb(x: MPF):
 
     if not x:
         return arb(0)
-    man, exp = x.man_exp
-    return arb(int(man)) * arb(2) ** int(exp)  # powers of 2 are exact
+    man, exp = x.man_exp  # the mantissa without its sign
+    out = arb(int(man)) * arb(2) ** int(exp)  # powers of 2 are exact
+    return -out if x < 0 else out
 
 
 def _arb_kl(x, t):

@@ -3,9 +3,10 @@
 from .conjugate import Conjugate, conjugate_value
 from .maxgroup import Group, Max
 from .mechanism import AddRemove
+from .shift import Shift
 from .subsample import C, Mix, Subsample
 from .tensor import Tensor, TensorPower
 from .unary import Inverse, SymmetricHull, Symmetrize
 
 __all__ = ["Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix",
-           "Subsample", "C", "Max", "Group", "Conjugate", "conjugate_value", "AddRemove"]
+           "Subsample", "C", "Max", "Group", "Conjugate", "conjugate_value", "AddRemove", "Shift"]

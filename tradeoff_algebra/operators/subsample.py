@@ -79,6 +79,14 @@ def C(p: Any, f: Any) -> Subsample:
 _MIX = DRS.sec("4.1", note="f_p = p f + (1 - p) Id")
 
 
+@rule(Subsample, cite=DRS.defn(6, note="f_p >= f and f_p^-1 >= f^-1, so C_p(f) >= C(f)"),
+      relation="lower", priority=10, hypotheses="none")
+def subsample_lower(f: Subsample):
+    """C_p(f) >= C(f) = min{f, f^{-1}}^{**}: subsampling never lowers the symmetric hull
+    (= f for symmetric f)."""
+    return SymmetricHull(f.arg)
+
+
 @rule(Mix, cite=_MIX, priority=100)
 def mix_one(f: Mix):
     """f_1 = f."""

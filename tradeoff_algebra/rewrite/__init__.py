@@ -6,12 +6,13 @@ the termination measure and the trace of steps.
 """
 
 from ..core.rules import Rule, rule, rules, rules_for
+from .bounds import Approximation, approx, bound, derive
 from .catalogue import rule_catalogue, rule_summary
-from .derive import Derivation, Step, citation_latex, derive
+from .derive import Derivation, Step, citation_latex
 from .measure import register_weight, weight
 from .params import tidy
 from .simplify import RewriteError, Rewriter, simplify
 
 __all__ = ["simplify", "derive", "Derivation", "Step", "RewriteError", "Rewriter", "rule",
            "rules", "rules_for", "Rule", "rule_catalogue", "rule_summary", "citation_latex",
-           "register_weight", "weight", "tidy"]
+           "register_weight", "weight", "tidy", "bound", "approx", "Approximation"]

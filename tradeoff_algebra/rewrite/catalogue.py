@@ -18,7 +18,8 @@ def _cell(s: str) -> str:
 
 
 def rule_catalogue(relation: str | None = None) -> str:
-    """The registered rules as a Markdown table: name, node, relation, priority, citation, rule.
+    """The registered rules as a Markdown table: name, node, relation, priority, citation, rule
+    (with its hypotheses, for bounds and approximations).
 
     Rows are grouped by node class (alphabetically) and ordered by priority within a class.
     """
@@ -26,7 +27,9 @@ def rule_catalogue(relation: str | None = None) -> str:
     out = ["| rule | node | relation | priority | citation | statement |",
            "|---|---|---|---|---|---|"]
     for r in rows:
+        stmt = rule_summary(r)
+        if r.hypotheses and r.hypotheses != "none":
+            stmt += " Hypotheses: " + r.hypotheses + "."
         out.append("| `%s` | `%s` | %s | %d | %s | %s |" % (
-            r.name, r.cls.__name__, r.relation, r.priority, _cell(str(r.cite)),
-            _cell(rule_summary(r))))
+            r.name, r.cls.__name__, r.relation, r.priority, _cell(str(r.cite)), _cell(stmt)))
     return "\n".join(out) + "\n"

@@ -3,7 +3,11 @@
 Each :class:`Step` records the rule, its citation, the subterm rewritten (``before`` ->
 ``after``) and the whole expression before and after the step; :class:`Derivation` prints as
 plain text (``str``) or as a LaTeX ``align*`` block with one line per step and the citation of
-each step as ``\\text{...}`` (``latex()``, ``_repr_latex_`` for Jupyter).
+each step as ``\\text{...}`` (``latex()``, ``_repr_latex_`` for Jupyter). A step's relation
+(``=`` for an identity, ``>=``/``<=`` for a bound, ``~`` for an approximation) is printed where
+it belongs (``\\geq``, ``\\leq``, ``\\approx``). ``derive(f, relation="lower")`` (or
+``"upper"``, ``"approx"``) chains bounds or approximations with the identities
+(:mod:`tradeoff_algebra.rewrite.bounds`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from ..core.node import TradeOffExpr, tex
 from ..core.rules import Rule
 from .simplify import Rewriter, _check
 
-__all__ = ["Step", "Derivation", "derive", "citation_latex"]
+__all__ = ["Step", "Derivation", "derive_identities", "citation_latex", "TEX_SIGN", "TEXT_SIGN"]
 
 def citation_latex(cite: Citation) -> str:
     """``\\text{Dong, Roth \\& Su, Cor.~2}``: a citation for LaTeX, special characters escaped.
@@ -41,8 +45,19 @@ class Step:
     def cite(self) -> Citation:
         return self.rule.cite
 
+    @property
+    def relation(self) -> str:
+        """How the whole expression after the step compares with the one before."""
+        return self.rule.relation
+
     def __str__(self) -> str:
         return f"{self.before} -> {self.after}  [{self.rule.name}; {self.cite}]"
+
+
+#: The sign of a step in LaTeX and in plain text, by relation (whole after vs whole before:
+#: a lower bound makes the expression before >= the expression after).
+TEX_SIGN = {"eq": "=", "lower": r"\geq", "upper": r"\leq", "approx": r"\approx"}
+TEXT_SIGN = {"eq": "=", "lower": ">=", "upper": "<=", "approx": "~"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,13 @@ class Derivation:
     expr: TradeOffExpr
     result: TradeOffExpr
     steps: tuple[Step, ...] = field(default_factory=tuple)
+
+    @property
+    def relation(self) -> str:
+        """``expr`` vs ``result``: "eq" when every step is an identity, else the relation of the
+        bounds ("lower": expr >= result; "upper": expr <= result) or "approx"."""
+        rels = {s.relation for s in self.steps} - {"eq"}
+        return rels.pop() if len(rels) == 1 else ("eq" if not rels else "mixed")
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -67,8 +89,8 @@ class Derivation:
             lines = []
             for i, s in enumerate(self.steps):
                 head = tex(self.expr) + " " if i == 0 else ""
-                lines.append(r"%s&= %s && %s" % (head, tex(s.expr_after),
-                                                 citation_latex(s.cite)))
+                lines.append(r"%s&%s %s && %s" % (head, TEX_SIGN[s.relation],
+                                                  tex(s.expr_after), citation_latex(s.cite)))
             body = " \\\\\n".join(lines)
         return "\\begin{align*}\n%s\n\\end{align*}" % body
 
@@ -78,7 +100,8 @@ class Derivation:
     def __str__(self) -> str:
         out = [sp.sstr(self.expr)]
         for s in self.steps:
-            out.append(f"  = {sp.sstr(s.expr_after)}    [{s.rule.name}: {s.cite}]")
+            out.append(f"  {TEXT_SIGN[s.relation]} {sp.sstr(s.expr_after)}    "
+                       f"[{s.rule.name}: {s.cite}]")
         if not self.steps:
             out.append("  (no rule applies)")
         return "\n".join(out)
@@ -87,7 +110,7 @@ class Derivation:
         return f"Derivation({self.expr} -> {self.result}, {len(self.steps)} steps)"
 
 
-def derive(expr: TradeOffExpr) -> Derivation:
+def derive_identities(expr: TradeOffExpr) -> Derivation:
     """Simplify ``expr`` as :func:`simplify` does and return the steps with their citations."""
     _check(expr)
     state = {"whole": expr}

@@ -1,0 +1,242 @@
+"""The Berry–Esseen sandwich of a composition (Dong, Roth & Su, Thm. 5, Eq. (9); Cor. 5).
+
+For symmetric trade-off functions f_1, ..., f_n with kappa_3(f_i) < oo,
+
+    mu    = 2 ||kl||_1 / sqrt(||kappa_2||_1 - ||kl||_2^2),
+    gamma = 0.56 ||bar kappa_3||_1 / (||kappa_2||_1 - ||kl||_2^2)^(3/2),
+
+and G_mu(alpha + gamma) - gamma <= f_1 (x) ... (x) f_n(alpha) <= G_mu(alpha - gamma) + gamma.
+The paper states the sandwich on [gamma, 1 - gamma] under gamma < 1/2; its proof (the
+Berry–Esseen bound on the law of the log-likelihood ratio under both hypotheses, which have the
+same law up to sign for symmetric f) gives it for every alpha once G_mu is extended by 1 on
+(-oo, 0) and by 0 on (1, oo), which is Cor. 5's form and the arXiv version's footnote; the audit
+(proofs/audit/drs_part1.md, Thm. 5) checks both on exact compositions. As trade-off expressions:
+``lower = Shift(G_mu, gamma)`` and ``upper = Shift(G_mu, -gamma)`` (the greatest trade-off
+function below the upper translate; ``operators.shift``).
+
+A factor f_{eps,delta} with delta > 0 has kappa_3 = oo; it is split as f_{eps,0} (x) f_{0,delta}
+(Eq. (10)) and the f_{0,delta} parts are carried exactly: the composition is
+(f_{eps_1,0} (x) ...) (x) f_{0,1 - prod(1 - delta_i)} (Eq. (11)), and tensoring with f_{0,d} is
+monotone, so the sandwich of the first factor gives one of the whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from ..analysis.functionals import kappa2, kappa3, kappa3_bar, kl
+from ..core.citations import DRS
+from ..core.errors import InvalidParameter, NoClosedForm
+from ..core.node import TradeOff
+from ..core.rules import rule
+from ..core.validate import param
+from ..families.binomial import BinomialDP
+from ..families.epsdelta import EpsDelta
+from ..families.gaussian import Gaussian
+from ..families.trivial import Id, Zero
+from ..operators.shift import Shift
+from ..operators.tensor import Tensor, TensorPower
+
+__all__ = ["BerryEsseen", "berry_esseen", "factors"]
+
+#: The constant of the Berry–Esseen bound used by Thm. 5 (Shevtsova's 0.56).
+C_BE = sp.Rational(56, 100)
+
+THM5 = DRS.thm(5, note="Berry-Esseen: G_mu(a + gamma) - gamma <= f_1 (x) ... (x) f_n(a) "
+                       "<= G_mu(a - gamma) + gamma")
+
+
+@dataclass(frozen=True)
+class BerryEsseen:
+    """The quantities of Thm. 5 and the sandwich ``lower <= f_1 (x) ... (x) f_n <= upper``."""
+
+    mu: sp.Expr
+    gamma: sp.Expr
+    kl: sp.Expr
+    kappa2: sp.Expr
+    kappa3_bar: sp.Expr
+    delta: sp.Expr
+    lower: TradeOff
+    upper: TradeOff
+
+    @property
+    def applies(self) -> bool | None:
+        """The paper's hypothesis gamma < 1/2 (three-valued while gamma has symbols); outside
+        it the sandwich still holds but says little."""
+        return (self.gamma < sp.Rational(1, 2)) if self.gamma.is_number else None
+
+    def __str__(self) -> str:
+        return (f"Berry-Esseen (Dong, Roth & Su, Thm. 5): mu = {self.mu}, gamma = {self.gamma}"
+                f"\n  {self.lower} <= f <= {self.upper}")
+
+
+def factors(f: Any) -> list[tuple[TradeOff, sp.Expr]]:
+    """The factors of a composition as (factor, multiplicity): a tensor product, a tensor
+    power, ``BinomialDP(eps, n)`` (= f_{eps,0}^{(x) n}, Kairouz et al.), or a single f."""
+    if isinstance(f, Tensor):
+        out: list[tuple[TradeOff, sp.Expr]] = []
+        for g in f.args:
+            out.extend(factors(g))
+        return out
+    if isinstance(f, TensorPower):
+        return [(g, m * f.args[1]) for g, m in factors(f.args[0])]
+    if isinstance(f, BinomialDP):
+        return [(EpsDelta(f.args[0], 0), f.args[1])]
+    return [(f, sp.Integer(1))]
+
+
+def _split(fs: list[tuple[TradeOff, sp.Expr]]) -> tuple[list, sp.Expr]:
+    """Factors without their f_{0,delta} parts (Eq. (10)), and the delta of those parts
+    (Eq. (11)); Id factors dropped."""
+    keep, survive = [], sp.Integer(1)
+    for g, m in fs:
+        if isinstance(g, EpsDelta) and g.args[1] != 0:
+            survive *= (1 - g.args[1]) ** m
+            g = EpsDelta(g.args[0], 0)
+        if g == Id:
+            continue
+        keep.append((g, m))
+    return keep, 1 - survive
+
+
+def _moments(g: TradeOff) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    if g.is_symmetric is not True:
+        raise InvalidParameter("f", g, "symmetric trade-off functions (Thm. 5 assumes "
+                               "f = f^{-1}; take the symmetric hull C(f) first)",
+                               "berry_esseen")
+    k3 = kappa3(g)
+    if k3 is sp.oo or k3 == sp.zoo or (k3.is_number and not k3.is_finite):
+        raise InvalidParameter("f", g, "factors with kappa_3 < oo (f(0) = 1)", "berry_esseen")
+    return kl(g), kappa2(g), kappa3_bar(g)
+
+
+def berry_esseen(f: Any, n: Any = None) -> BerryEsseen:
+    """Thm. 5 of Dong, Roth & Su for a composition: ``berry_esseen(f, n)`` for f^{(x) n},
+    ``berry_esseen([f_1, ..., f_k])`` for f_1 (x) ... (x) f_k, or ``berry_esseen(expr)`` for a
+    product expression (``Tensor``, ``TensorPower``, ``BinomialDP``).
+
+    Returns :class:`BerryEsseen` with ``mu``, ``gamma`` (SymPy expressions, symbols allowed)
+    and the sandwich ``lower <= composition <= upper`` as trade-off expressions. For
+    f_{eps,0}: ``mu = 2 sqrt(n) sinh(eps/2)``. The functionals must have closed forms
+    (:class:`NoClosedForm` otherwise).
+    """
+    if isinstance(f, (list, tuple)):
+        if n is not None:
+            raise InvalidParameter("n", n, "None when a list of factors is given", "berry_esseen")
+        fs = []
+        for g in f:
+            if not isinstance(g, TradeOff):
+                raise InvalidParameter("f", g, "trade-off functions", "berry_esseen")
+            fs.extend(factors(g))
+    elif isinstance(f, TradeOff):
+        fs = factors(f)
+        if n is not None:
+            n = param("n", n, lower=1, integer=True, owner="berry_esseen")
+            fs = [(g, m * n) for g, m in fs]
+    else:
+        raise InvalidParameter("f", f, "a trade-off function or a list of them", "berry_esseen")
+    fs, delta = _split(fs)
+    if not fs:
+        raise InvalidParameter("f", f, "a composition with a factor other than Id and "
+                               "f_{0,delta}", "berry_esseen")
+    s_kl = s_k2 = s_kl2 = s_k3 = sp.Integer(0)
+    for g, m in fs:
+        a, b, c = _moments(g)
+        s_kl += m * a
+        s_k2 += m * b
+        s_kl2 += m * a**2
+        s_k3 += m * c
+    var = s_k2 - s_kl2
+    if var.is_zero:
+        raise InvalidParameter("f", f, "a composition whose log-likelihood ratio is not "
+                               "constant (f != Id)", "berry_esseen")
+    mu = tidy_mu(2 * s_kl / sp.sqrt(var))
+    gamma = tidy_mu(C_BE * s_k3 / var ** sp.Rational(3, 2))
+    lower, upper = _sandwich(mu, gamma, delta)
+    return BerryEsseen(mu, gamma, s_kl, s_k2, s_k3, delta, lower, upper)
+
+
+def tidy_mu(x: sp.Expr) -> sp.Expr:
+    """A shorter equal form of a small parameter expression (logs of reciprocals merged), or
+    ``x``."""
+    if sp.count_ops(x) >= 60:
+        return x
+    y = sp.simplify(sp.expand_log(x, force=True))
+    return y if sp.count_ops(y) <= sp.count_ops(x) else x
+
+
+def _sandwich(mu: sp.Expr, gamma: sp.Expr, delta: sp.Expr) -> tuple[TradeOff, TradeOff]:
+    if (gamma >= 1) is sp.true:
+        lo, hi = Zero, Id
+    else:
+        lo, hi = Shift(Gaussian(mu), gamma), Shift(Gaussian(mu), -gamma)
+    if delta != 0:
+        lo, hi = Tensor(lo, EpsDelta(0, delta)), Tensor(hi, EpsDelta(0, delta))
+    return lo, hi
+
+
+# -- the sandwich as registered bounds of products -------------------------------------------------
+def _sandwich_of(f: TradeOff) -> BerryEsseen | None:
+    try:
+        be = berry_esseen(f)
+    except (InvalidParameter, NoClosedForm):
+        return None
+    if not all(m.is_integer is True or m.is_Symbol for _, m in factors(f)):
+        return None
+    return be
+
+
+_HYP = ("symmetric factors with kappa_3 < oo and closed-form kl, kappa_2, bar kappa_3 "
+        "(f_{eps,delta} factors split by Eq. (10))")
+
+
+@rule(TensorPower, cite=THM5, relation="lower", priority=10, hypotheses=_HYP,
+      name="berry_esseen_lower")
+def _be_lower_power(f):
+    """f^{(x) n} >= Shift(G_mu, gamma) (Thm. 5's lower side, extended to all alpha)."""
+    be = _sandwich_of(f)
+    return None if be is None else be.lower
+
+
+@rule(TensorPower, cite=THM5, relation="upper", priority=10, hypotheses=_HYP,
+      name="berry_esseen_upper")
+def _be_upper_power(f):
+    """f^{(x) n} <= Shift(G_mu, -gamma) (Thm. 5's upper side, as a trade-off function)."""
+    be = _sandwich_of(f)
+    return None if be is None else be.upper
+
+
+@rule(Tensor, cite=THM5, relation="lower", priority=10, hypotheses=_HYP,
+      name="berry_esseen_lower")
+def _be_lower_tensor(f):
+    """f_1 (x) ... (x) f_n >= Shift(G_mu, gamma) (Thm. 5)."""
+    be = _sandwich_of(f)
+    return None if be is None else be.lower
+
+
+@rule(Tensor, cite=THM5, relation="upper", priority=10, hypotheses=_HYP,
+      name="berry_esseen_upper")
+def _be_upper_tensor(f):
+    """f_1 (x) ... (x) f_n <= Shift(G_mu, -gamma) (Thm. 5)."""
+    be = _sandwich_of(f)
+    return None if be is None else be.upper
+
+
+@rule(BinomialDP, cite=THM5, relation="lower", priority=10, hypotheses=_HYP,
+      name="berry_esseen_lower")
+def _be_lower_binomial(f):
+    """f_{eps,0}^{(x) n} = T(B(n, p_eps), B(n, q_eps)) >= Shift(G_mu, gamma),
+    mu = 2 sqrt(n) sinh(eps/2) (Thm. 5)."""
+    be = _sandwich_of(f)
+    return None if be is None else be.lower
+
+
+@rule(BinomialDP, cite=THM5, relation="upper", priority=10, hypotheses=_HYP,
+      name="berry_esseen_upper")
+def _be_upper_binomial(f):
+    """f_{eps,0}^{(x) n} <= Shift(G_mu, -gamma), mu = 2 sqrt(n) sinh(eps/2) (Thm. 5)."""
+    be = _sandwich_of(f)
+    return None if be is None else be.upper

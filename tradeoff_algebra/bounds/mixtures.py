@@ -1,0 +1,683 @@
+"""Mixture mechanisms: joint concavity and advanced joint concavity of trade-off functions.
+
+Wang, Su, Ye, Shokri & Su, "Unified enhancement of privacy bounds for mixture mechanisms via
+f-DP" (cited as Wang et al.).
+
+* **Lemma 3.1 (joint concavity).** For ``P_w = sum_i w_i P_i`` and ``Q_w = sum_i w_i Q_i``,
+  ``T(P_w, Q_w) >= T((X|I, I), (Y|I, I))``: releasing the index I is a post-processing in
+  reverse, so the joint pair in which I is observed is harder to beat. Its trade-off function
+  is the weighted infimal convolution of the components,
+
+      T_joint(alpha) = min { sum_i w_i f_i(alpha_i) : sum_i w_i alpha_i = alpha },   (J)
+
+  f_i = T(P_i, Q_i), attained where every f_i has the same slope -e^s (the common
+  log-likelihood-ratio threshold s of the Neyman--Pearson test on the joint). Its convex
+  conjugate is ``sum_i w_i f_i^*`` and its privacy profile ``sum_i w_i delta_{f_i}`` (an exact
+  identity: the hockey-stick divergence of a pair with a common observed index is the average
+  of the components' divergences). :func:`joint_concavity` returns the joint pair:
+  a :class:`~tradeoff_algebra.families.discrete.Discrete` node over the outcomes (i, x) for
+  finite components, a :class:`GaussianJoint` node for Gaussian ones.
+* **GaussianJoint.** Components N(0, 1) against N(mu_i, 1) (f_i = G_{|mu_i|}): the test with
+  threshold s rejects ``mu_i x - mu_i^2/2 > s`` in component i, so with
+  ``t_i = s/|mu_i| + |mu_i|/2``
+
+      alpha(s) = sum_i w_i Phi(-t_i),   T_joint(alpha(s)) = sum_i w_i Phi(t_i - |mu_i|),
+
+  the display of Wang et al., Thm. 5.1, for a finite index (their t is -s, their indicator
+  terms are the same two formulas written for mu_I <= 0). Components with mu_i = 0 (Id) add the
+  segment of slope -1 at s = 0.
+* **Prop. 6.4** needs T(P0, Q0) symmetric (the shuffle pair is); for an asymmetric pair it fails
+  (:data:`PROP64_COUNTEREXAMPLE`). :func:`prop64_bound` gives the corrected statement
+  ``T(P, Q) >= C(2w Id + (1 - 2w) C(T(P0, Q0)))``: T(P, Q) is a function of T(P0, Q0) alone,
+  non-decreasing in it (a kernel that maps (P0, Q0) to (P0', Q0') maps (P, Q) to (P', Q')), and
+  C(f) is the largest symmetric trade-off function below f, to which the printed statement
+  applies; for symmetric T(P0, Q0) it is the printed bound.
+* **Lemma 6.3 (advanced joint concavity)** as corrected in ``proofs/audit/wang.md``: the cross
+  terms are f_{1,2} = T(P2, Q1) and f_{2,1} = T(P1, Q2), and the case gamma = eta = w reads
+  ``C((1-w) T(Q, P1) + w T(Q, P2))``: :func:`advanced_joint_concavity`.
+
+The certified numerics of the parametric curves (alpha(s), beta(s)) of joint pairs are shared
+with ``bounds.initialisation`` (:func:`parametric_enclosure`): a bracket of the threshold
+certified by enclosures of alpha(s), then the value enclosed from above by the chord and the
+monotone bound, from below by the tangent lines of slope -e^s (valid everywhere, as the curve is
+convex), so the width is of second order in the bracket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+from sympy import Tuple
+
+from ..core.citations import WANG
+from ..core.errors import InvalidParameter, NumericalError
+from ..core.node import TradeOff
+from ..core.validate import param
+from ..families.discrete import Discrete
+from ..families.gaussian import Gaussian
+from ..families.piecewise import PiecewiseLinear
+from ..numeric import budget
+from ..numeric.context import mp
+from ..numeric.normal import ncdf
+from ..numeric.protocol import mp_conjugate, mp_delta, mp_roc, mp_value, num
+from ..operators.subsample import Mix
+from ..operators.unary import SymmetricHull
+
+__all__ = ["GaussianJoint", "joint_concavity", "mixture_pair", "shuffle_mixture",
+           "prop64_bound", "prop64_printed", "advanced_joint_concavity",
+           "parametric_enclosure", "CurvePoint", "PROP64_COUNTEREXAMPLE",
+           "LEMMA31_CITE", "PROP64_CITE", "LEMMA63_CITE"]
+
+#: The sources.
+LEMMA31_CITE = WANG.lemma("3.1", note="T(P_w, Q_w) >= T((X|I, I), (Y|I, I))")
+PROP64_CITE = WANG.prop("6.4", note="corrected: C(T(P0, Q0)) in place of T(P0, Q0)")
+LEMMA63_CITE = WANG.lemma("6.3", note="cross terms as corrected in proofs/audit/wang.md")
+
+#: Prop. 6.4 as printed fails for this asymmetric pair: (P0, Q0, w, alpha, T(P, Q)(alpha),
+#: printed bound at alpha), all exact.
+PROP64_COUNTEREXAMPLE = (
+    (sp.Rational(5, 9), sp.Rational(1, 9), sp.Rational(1, 3)),
+    (sp.Rational(4, 7), sp.Rational(5, 14), sp.Rational(1, 14)),
+    sp.Rational(3, 10), sp.Rational(59, 80), sp.Rational(4457, 28240),
+    sp.Rational(10573, 65520))
+
+_FLOAT_TOL = sp.Rational(1, 10**12)
+
+
+# -- validation ------------------------------------------------------------------------------------
+def _weights(name: str, ws: Any, owner: str) -> list[sp.Expr]:
+    """A probability vector: entries in [0, 1] summing to 1 (floats within 1e-12 of 1 are
+    rescaled exactly by their sum, as ``Discrete`` does)."""
+    allowed = "a non-empty sequence of numbers >= 0 with sum 1"
+    if isinstance(ws, (str, bytes)) or not isinstance(ws, (Sequence, sp.Tuple)):
+        raise InvalidParameter(name, ws, allowed, owner)
+    items = list(ws)
+    if not items:
+        raise InvalidParameter(name, ws, allowed, owner, "the sequence is empty")
+    out = [param(f"{name}[{i}]", x, lower=0, upper=1, owner=owner) for i, x in enumerate(items)]
+    total = sp.Add(*out)
+    d = total - 1
+    if d.is_Rational and d != 0:
+        floats = any(isinstance(x, (float, sp.Float)) for x in items)
+        if floats and abs(d) <= _FLOAT_TOL:
+            return [x / total for x in out]
+        raise InvalidParameter(name, ws, allowed, owner, f"its entries sum to {sp.sstr(total)}")
+    if d.is_number and d.is_zero is False:
+        raise InvalidParameter(name, ws, allowed, owner, f"its entries sum to {sp.sstr(total)}")
+    return out
+
+
+def _level(name: str, w: Any, owner: str, upper: Any = 1) -> sp.Expr:
+    return param(name, w, lower=0, upper=upper, owner=owner)
+
+
+# -- the finite joint pair (Lemma 3.1) -------------------------------------------------------------
+def _as_pair(i: int, comp: Any, owner: str) -> tuple[list, list] | None:
+    """(P_i, Q_i) of a finite component: a Discrete node or a pair of sequences."""
+    if isinstance(comp, Discrete):
+        return list(comp.P), list(comp.Q)
+    if isinstance(comp, (tuple, list, sp.Tuple)) and len(comp) == 2 and not isinstance(
+            comp[0], (int, float, sp.Expr)) and not isinstance(comp, TradeOff):
+        d = Discrete(comp[0], comp[1])  # validates both distributions
+        return list(d.P), list(d.Q)
+    return None
+
+
+def mixture_pair(weights: Sequence, pairs: Sequence) -> Discrete:
+    """T(P_w, Q_w) of the mixtures ``P_w = sum_i w_i P_i``, ``Q_w = sum_i w_i Q_i`` (the left
+    side of Wang et al., Lemma 3.1), for finite components on a common outcome set.
+
+    ``pairs`` holds ``(P_i, Q_i)`` (sequences of probabilities) or ``Discrete`` nodes."""
+    ws, comps = _components(weights, pairs, "mixture_pair")
+    if not all(isinstance(c, tuple) for c in comps):
+        raise InvalidParameter("pairs", pairs, "finite pairs (P_i, Q_i) or Discrete nodes",
+                               "mixture_pair")
+    k = len(comps[0][0])
+    for i, (P, _) in enumerate(comps):
+        if len(P) != k:
+            raise InvalidParameter(f"pairs[{i}]", pairs[i], f"distributions on the same {k} "
+                                   "outcomes as pairs[0]", "mixture_pair")
+    P = [sp.Add(*(w * c[0][j] for w, c in zip(ws, comps, strict=True))) for j in range(k)]
+    Q = [sp.Add(*(w * c[1][j] for w, c in zip(ws, comps, strict=True))) for j in range(k)]
+    return Discrete(P, Q)
+
+
+def _components(weights: Sequence, pairs: Sequence, owner: str):
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, (Sequence, sp.Tuple)):
+        raise InvalidParameter("pairs", pairs, "a sequence of components", owner)
+    pairs = list(pairs)
+    ws = _weights("weights", weights, owner)
+    if len(pairs) != len(ws):
+        raise InvalidParameter("pairs", pairs, f"{len(ws)} components (one per weight)", owner)
+    comps: list = []
+    for i, c in enumerate(pairs):
+        if isinstance(c, Gaussian):
+            comps.append(c)
+            continue
+        pq = _as_pair(i, c, owner)
+        if pq is None:
+            raise InvalidParameter(f"pairs[{i}]", c, "a finite pair (P_i, Q_i) of probability "
+                                   "sequences, a Discrete node, or a Gaussian node G(mu_i)",
+                                   owner)
+        comps.append(pq)
+    return ws, comps
+
+
+def joint_concavity(weights: Sequence, pairs: Sequence) -> TradeOff:
+    """The joint pair T((X|I, I), (Y|I, I)) of Wang et al., Lemma 3.1: a lower bound of
+    T(P_w, Q_w) for the mixtures ``P_w = sum_i w_i P_i``, ``Q_w = sum_i w_i Q_i``.
+
+    ``pairs[i]`` is a finite pair ``(P_i, Q_i)`` (sequences of probabilities) or a ``Discrete``
+    node: the result is the ``Discrete`` node of the outcomes (i, x) with masses
+    ``w_i P_i(x)`` and ``w_i Q_i(x)`` (components may have different outcome sets). Or every
+    ``pairs[i]`` is a Gaussian node ``G(mu_i)`` (N(0, 1) against N(mu_i, 1)): the result is
+    ``GaussianJoint(weights, [mu_i])``. Components with weight 0 are kept (they carry no mass).
+    """
+    ws, comps = _components(weights, pairs, "joint_concavity")
+    gauss = [isinstance(c, Gaussian) for c in comps]
+    if all(gauss):
+        return GaussianJoint(ws, [c.mu for c in comps])
+    if any(gauss):
+        raise InvalidParameter("pairs", pairs, "components of one kind: all finite pairs or "
+                               "all Gaussian nodes", "joint_concavity")
+    P = [w * p for w, (Pi, _) in zip(ws, comps, strict=True) for p in Pi]
+    Q = [w * q for w, (_, Qi) in zip(ws, comps, strict=True) for q in Qi]
+    return Discrete(P, Q)
+
+
+# -- the certified parametric curve ----------------------------------------------------------------
+class CurvePoint:
+    """Enclosures (lo, hi) of a point of a convex trade-off curve with parameter lam:
+    ``A`` = alpha(lam), ``Ac`` = 1 - alpha(lam), ``B`` = f(alpha(lam)), ``Bc`` = 1 - B, and
+    ``slope`` = -f'(alpha(lam)) = e^{s(lam)} (a supporting slope there). Values may be given
+    lazily by a function ``get(name)`` (computed on first use)."""
+
+    __slots__ = ("lam", "_get", "_cache")
+
+    def __init__(self, lam, get: Callable[[str], tuple]):
+        self.lam = lam
+        self._get = get
+        self._cache: dict = {}
+
+    def __getattr__(self, name: str):
+        if name in ("A", "Ac", "B", "Bc", "slope"):
+            cache = object.__getattribute__(self, "_cache")
+            if name not in cache:
+                cache[name] = object.__getattribute__(self, "_get")(name)
+            return cache[name]
+        raise AttributeError(name)
+
+
+def _side(p: CurvePoint, a, ac, lower: bool) -> int:
+    """+1 if alpha(lam) >= alpha (certified), -1 if alpha(lam) <= alpha, 0 if undecided."""
+    if lower:
+        lo, hi = p.A
+        return 1 if lo >= a else (-1 if hi <= a else 0)
+    lo, hi = p.Ac
+    return 1 if hi <= ac else (-1 if lo >= ac else 0)
+
+
+def _estimate(p: CurvePoint, a, ac, lower: bool):
+    """log(alpha(lam)/alpha) (or log((1-alpha)/(1-alpha(lam)))): positive left of the root."""
+    lo, hi = p.A if lower else p.Ac
+    m = (lo + hi) / 2
+    if not m > 0:
+        return None
+    return mp.log(m / a) if lower else mp.log(ac / m)
+
+
+def _diff(p: CurvePoint, a, ac, lower: bool) -> tuple:
+    """Enclosure of alpha - alpha(lam)."""
+    if lower:
+        lo, hi = p.A
+        return a - hi, a - lo
+    lo, hi = p.Ac
+    return lo - ac, hi - ac
+
+
+def _bounds(pts: list, L: CurvePoint, H: CurvePoint, a, ac, lower: bool, power: bool) -> tuple:
+    """(lo, hi) of f(alpha) (or 1 - f(alpha)) from the certified bracket alpha(H) <= alpha <=
+    alpha(L): monotone bounds, the chord through L and H (f is convex) and the tangent lines
+    of slope -e^s at every computed point (supporting lines of a convex f)."""
+    tiny = mp.ldexp(1, -mp.prec + 8)
+    # chord weight theta = (alpha - alpha(H)) / (alpha(L) - alpha(H)) in [0, 1], from below
+    dH = _diff(H, a, ac, lower)
+    dL = _diff(L, a, ac, lower)
+    span_hi = dH[1] - dL[0]
+    theta = max(dH[0], mp.zero) / span_hi if span_hi > 0 else mp.zero
+    theta = min(max(theta * (1 - tiny), mp.zero), mp.one)
+    if not power:
+        hi = H.B[1]
+        hi = min(hi, H.B[1] - max(H.B[0] - L.B[1], mp.zero) * theta)
+        lo = L.B[0]
+        for p in pts:
+            d = _diff(p, a, ac, lower)
+            s_lo, s_hi = p.slope
+            # f(alpha) >= B(p) - e^s (alpha - alpha(p))
+            t = p.B[0] - (s_hi * d[1] if d[1] >= 0 else s_lo * d[1])
+            lo = max(lo, t)
+    else:
+        lo = H.Bc[0]
+        lo = max(lo, H.Bc[0] + max(L.Bc[0] - H.Bc[1], mp.zero) * theta)
+        hi = L.Bc[1]
+        for p in pts:
+            d = _diff(p, a, ac, lower)
+            s_lo, s_hi = p.slope
+            # 1 - f(alpha) <= Bc(p) + e^s (alpha - alpha(p))
+            t = p.Bc[1] + (s_hi * d[1] if d[1] >= 0 else s_lo * d[1])
+            hi = min(hi, t)
+    scale = max(abs(lo), abs(hi))
+    lo, hi = lo - tiny * scale, hi + tiny * scale
+    return max(lo, mp.zero), min(hi, mp.one)
+
+
+def parametric_enclosure(point: Callable[[Any], CurvePoint], a, ac, *, power: bool = False,
+                         rel_bits: int | None = None, what: str = "trade-off curve",
+                         start=None, step=None) -> tuple:
+    """Enclosure (lo, hi) of f(alpha) (or of 1 - f(alpha) with ``power``) for a convex
+    trade-off curve given by its points ``point(lam)`` (:class:`CurvePoint`, alpha(lam)
+    non-increasing in lam, every lam in R admissible), at the level (a, ac) = (alpha,
+    1 - alpha), 0 < alpha < 1.
+
+    A bracket alpha(lam_H) <= alpha <= alpha(lam_L) is found by doubling steps and narrowed by
+    Illinois steps on log alpha(lam); only certified comparisons move it. The value is enclosed
+    by :func:`_bounds` (second order in the bracket width), and the loop stops when the relative
+    width is below ``2^-rel_bits`` (default: working precision less 40 bits) or the bracket
+    cannot shrink further.
+    """
+    lower = a <= ac
+    rel = mp.ldexp(1, -(rel_bits if rel_bits is not None else max(mp.prec - 40, 20)))
+    lam = mp.zero if start is None else start
+    stp = mp.one if step is None else step
+    p0 = point(lam)
+    k0 = _side(p0, a, ac, lower)
+    pts = [p0]
+    L = H = None
+    if k0 > 0:
+        L = p0
+    elif k0 < 0:
+        H = p0
+    # expand until both ends are certified
+    d = stp
+    for _ in range(4000):
+        budget.check()
+        if L is not None and H is not None:
+            break
+        if L is None:
+            p = point((H.lam if H is not None else lam) - d)
+        else:
+            p = point(L.lam + d)
+        pts.append(p)
+        k = _side(p, a, ac, lower)
+        if k > 0 and (L is None or p.lam > L.lam):
+            L = p
+        elif k < 0 and (H is None or p.lam < H.lam):
+            H = p
+        d *= 2
+    else:
+        raise NumericalError(f"{what}: no bracket of the Neyman-Pearson threshold was found")
+    eL, eH = _estimate(L, a, ac, lower), _estimate(H, a, ac, lower)
+    last = None
+    widths: list = []
+    for _ in range(40 * mp.prec + 400):
+        budget.check()
+        lo, hi = _bounds([L, H], L, H, a, ac, lower, power)
+        if hi - lo <= rel * hi or hi == lo:
+            return lo, hi
+        width = H.lam - L.lam
+        widths.append(width)
+        # safeguard: bisect when three steps have not halved the bracket
+        force = len(widths) >= 4 and widths[-1] > widths[-4] / 2
+        if force:
+            widths.clear()
+        m = None
+        if not force and eL is not None and eH is not None and eL > 0 > eH:
+            m = L.lam + width * eL / (eL - eH)
+            guard = width * mp.ldexp(1, -20)
+            m = min(max(m, L.lam + guard), H.lam - guard)
+        if m is None:
+            m = (L.lam + H.lam) / 2
+        if not (L.lam < m < H.lam):
+            return lo, hi
+        p = point(m)
+        pts.append(p)
+        k = _side(p, a, ac, lower)
+        e = _estimate(p, a, ac, lower) if k != 0 else None
+        if k > 0:
+            if last == "L" and eH is not None:
+                eH /= 2  # Illinois: the retained end's estimate is halved
+            L, eL, last = p, e, "L"
+        elif k < 0:
+            if last == "H" and eL is not None:
+                eL /= 2
+            H, eH, last = p, e, "H"
+        else:
+            # alpha(m) equals alpha to the working precision: certify points on both sides
+            dd = max(abs(m), mp.one) * mp.ldexp(1, -(mp.prec // 2))
+            for _ in range(mp.prec):
+                budget.check()
+                if L.lam < m - dd:
+                    q = point(m - dd)
+                    pts.append(q)
+                    if _side(q, a, ac, lower) > 0:
+                        L = q
+                if m + dd < H.lam:
+                    q = point(m + dd)
+                    pts.append(q)
+                    if _side(q, a, ac, lower) < 0:
+                        H = q
+                if L.lam >= m - dd and H.lam <= m + dd:
+                    break
+                if L.lam > m - 2 * dd and H.lam < m + 2 * dd:
+                    break
+                dd *= 4
+            return _bounds([L, H], L, H, a, ac, lower, power)
+    return _bounds([L, H], L, H, a, ac, lower, power)
+
+
+# -- GaussianJoint ------------------------------------------------------------------------------
+class GaussianJoint(TradeOff):
+    """T((X|I, I), (Y|I, I)) with P(I = i) = w_i, X|I ~ N(0, 1), Y|I ~ N(mu_i, 1): the joint pair
+    of Wang et al., Lemma 3.1 for Gaussian components, and the finite-index form of Thm. 5.1.
+
+    The trade-off function is the weighted infimal convolution (J) of the G_{|mu_i|}: with
+    ``t_i = s/|mu_i| + |mu_i|/2``, ``alpha(s) = sum_i w_i Phi(-t_i)`` and
+    ``f(alpha(s)) = sum_i w_i Phi(t_i - |mu_i|)``. It lies below T(P_w, Q_w) of the mixtures
+    (Lemma 3.1) and is symmetric (Wang et al., Prop. 3.2). ``weights`` is a probability vector,
+    ``mus`` real numbers of the same length (only |mu_i| matters).
+    """
+
+    def __new__(cls, weights: Any, mus: Any):
+        ws = _weights("weights", weights, "GaussianJoint")
+        if isinstance(mus, (str, bytes)) or not isinstance(mus, (Sequence, sp.Tuple)):
+            raise InvalidParameter("mus", mus, "a sequence of real numbers", "GaussianJoint")
+        ms = [param(f"mus[{i}]", m, owner="GaussianJoint") for i, m in enumerate(mus)]
+        if len(ms) != len(ws):
+            raise InvalidParameter("mus", mus, f"{len(ws)} real numbers (one per weight)",
+                                   "GaussianJoint")
+        return TradeOff.__new__(cls, Tuple(*ws), Tuple(*ms))
+
+    @property
+    def weights(self) -> Tuple:
+        return self.args[0]
+
+    @property
+    def mus(self) -> Tuple:
+        return self.args[1]
+
+    @property
+    def is_symmetric(self) -> bool:
+        return True
+
+    def _sympystr(self, printer):
+        return "GaussianJoint([%s], [%s])" % (
+            ", ".join(printer._print(w) for w in self.weights),
+            ", ".join(printer._print(m) for m in self.mus))
+
+    def _latex(self, printer):
+        comps = ", ".join(r"%s\,G_{%s}" % (printer._print(w), printer._print(sp.Abs(m)))
+                          for w, m in zip(self.weights, self.mus, strict=True))
+        return r"\mathrm{Joint}\left(%s\right)" % comps
+
+
+def _gj_parts(f: GaussianJoint):
+    """(weights, |mu|) of the components with mu != 0, and the total weight of mu = 0."""
+    ws, ms, w0 = [], [], mp.zero
+    for w, m in zip(f.weights, f.mus, strict=True):
+        wv, mv = num(w, "weight"), abs(num(m, "mu"))
+        if wv == 0:
+            continue
+        if mv == 0:
+            w0 += wv
+        else:
+            ws.append(wv)
+            ms.append(mv)
+    return ws, ms, w0
+
+
+def _gj_point_factory(f: GaussianJoint):
+    """point(lam) for :func:`parametric_enclosure`: lam = s when no component is Id; with Id
+    components (total weight w0) lam >= 1 is s = lam - 1, lam <= -1 is s = lam + 1, and
+    -1 < lam < 1 runs along the segment of slope -1 at s = 0 (the Id components reject with
+    probability u = (1 - lam)/2)."""
+    ws, ms, w0 = _gj_parts(f)
+    prec = mp.prec
+
+    def decode(lam):
+        if w0 == 0:
+            return lam, None
+        if lam >= 1:
+            return lam - 1, mp.zero
+        if lam <= -1:
+            return lam + 1, mp.one
+        return mp.zero, (1 - lam) / 2
+
+    def get_all(lam):
+        s, u = decode(lam)
+        big = max([abs(s) / m + m for m in ms] + [mp.one])
+        extra = 30 + 2 * max(int(mp.mag(big)), 0)
+        with mp.workprec(prec + extra):
+            A = Ac = B = Bc = mp.zero
+            for w, m in zip(ws, ms, strict=True):
+                t = s / m + m / 2
+                A += w * ncdf(-t)
+                Ac += w * ncdf(t)
+                B += w * ncdf(t - m)
+                Bc += w * ncdf(m - t)
+            if u is not None:
+                A += w0 * u
+                Ac += w0 * (1 - u)
+                B += w0 * (1 - u)
+                Bc += w0 * u
+            es = mp.exp(s)
+        tol = mp.ldexp(1, -prec - 4)
+        out = {}
+        for name, v in (("A", A), ("Ac", Ac), ("B", B), ("Bc", Bc), ("slope", es)):
+            v = +v
+            out[name] = (v * (1 - tol), v * (1 + tol))
+        return out
+
+    def point(lam):
+        cache: dict = {}
+
+        def get(name):
+            if not cache:
+                cache.update(get_all(lam))
+            return cache[name]
+
+        return CurvePoint(lam, get)
+
+    return point, ms, w0
+
+
+def _gj_value(f: GaussianJoint, a, ac, power: bool):
+    if a == 0 or ac == 0:
+        one, zero = mp.one, mp.zero
+        v = (zero if a == 0 else one) if power else (one if a == 0 else zero)
+        return v, v
+    point, ms, w0 = _gj_point_factory(f)
+    if not ms:  # every component is Id
+        v = a if power else ac
+        return v, v
+    return parametric_enclosure(point, a, ac, power=power, what=f"evaluate({f})",
+                                step=max(ms))
+
+
+@mp_value.register(GaussianJoint)
+def _(f, a, ac):
+    return _gj_value(f, a, ac, power=False)
+
+
+@mp_roc.register(GaussianJoint)
+def _(f, a, ac):
+    return _gj_value(f, a, ac, power=True)
+
+
+@mp_conjugate.register(GaussianJoint)
+def _(f, y):
+    """f^* = sum_i w_i G_{|mu_i|}^* (the conjugate of the infimal convolution (J))."""
+    lo = hi = mp.zero
+    for w, m in zip(f.weights, f.mus, strict=True):
+        wv = num(w, "weight")
+        if wv == 0:
+            continue
+        clo, chi = mp_conjugate(Gaussian(sp.Abs(m)), y)
+        lo += wv * clo
+        hi += wv * chi
+    return lo, hi
+
+
+@mp_delta.register(GaussianJoint)
+def _(f, eps):
+    """delta(eps) = sum_i w_i delta_{G_{|mu_i|}}(eps): the hockey-stick divergence of a pair
+    with an observed index is the average of its components' (exact identity)."""
+    lo = hi = mp.zero
+    for w, m in zip(f.weights, f.mus, strict=True):
+        wv = num(w, "weight")
+        if wv == 0:
+            continue
+        dlo, dhi = mp_delta(Gaussian(sp.Abs(m)), eps)
+        lo += wv * dlo
+        hi += wv * dhi
+    return lo, hi
+
+
+# -- Prop. 6.4 -----------------------------------------------------------------------------------
+def shuffle_mixture(P0: Sequence, Q0: Sequence, w: Any) -> Discrete:
+    """T(P, Q) for P = (1 - w) P0 + w Q0 and Q = (1 - w) Q0 + w P0 (Wang et al., Sec. 4.1 and
+    Prop. 6.4), exactly."""
+    d = Discrete(P0, Q0)
+    w = _level("w", w, "shuffle_mixture")
+    P = [(1 - w) * p + w * q for p, q in zip(d.P, d.Q, strict=True)]
+    Q = [(1 - w) * q + w * p for p, q in zip(d.P, d.Q, strict=True)]
+    return Discrete(P, Q)
+
+
+def prop64_printed(P0: Sequence, Q0: Sequence, w: Any) -> TradeOff:
+    """The right-hand side of Wang et al., Prop. 6.4 as printed: C(2w Id + (1 - 2w) T(P0, Q0)),
+    0 <= w <= 1/2. A lower bound of T(P, Q) when T(P0, Q0) is symmetric; not in general
+    (:data:`PROP64_COUNTEREXAMPLE`)."""
+    w = _level("w", w, "prop64_printed", upper=sp.Rational(1, 2))
+    return SymmetricHull(Mix(Discrete(P0, Q0), 1 - 2 * w))
+
+
+def prop64_bound(P0: Sequence, Q0: Sequence, w: Any) -> TradeOff:
+    """Wang et al., Prop. 6.4, corrected: T(P, Q) >= C(2w Id + (1 - 2w) C(T(P0, Q0))) for
+    P = (1 - w) P0 + w Q0, Q = (1 - w) Q0 + w P0 and 0 <= w <= 1/2.
+
+    For symmetric T(P0, Q0) (the shuffle pair) C(T(P0, Q0)) = T(P0, Q0) and this is the printed
+    bound, returned as printed. Otherwise the printed bound can fail; the proof of the corrected
+    one: (P, Q) is the image of (P0, Q0) under a map that commutes with Markov kernels, so
+    T(P, Q) depends on T(P0, Q0) only and is non-decreasing in it (Blackwell); g = C(T(P0, Q0))
+    is a symmetric trade-off function below T(P0, Q0) (the largest one), realised by a finite
+    pair, to which the printed statement applies.
+    """
+    w = _level("w", w, "prop64_bound", upper=sp.Rational(1, 2))
+    f0 = Discrete(P0, Q0)
+    g = f0 if f0.is_symmetric is True else SymmetricHull(f0)
+    return SymmetricHull(Mix(g, 1 - 2 * w))
+
+
+# -- Lemma 6.3 -----------------------------------------------------------------------------------
+def _frac_knots(f: TradeOff) -> list[tuple[Fraction, Fraction]]:
+    kn = f.knots if isinstance(f, (Discrete, PiecewiseLinear)) else None
+    if kn is None:
+        raise InvalidParameter("f", f, "a finite trade-off function with numeric knots",
+                               "advanced_joint_concavity")
+    out = []
+    for x, y in kn:
+        if not (isinstance(x, sp.Rational) and isinstance(y, sp.Rational)):
+            raise InvalidParameter("P_i, Q_i", f, "rational probabilities",
+                                   "advanced_joint_concavity")
+        out.append((Fraction(int(x.p), int(x.q)), Fraction(int(y.p), int(y.q))))
+    return out
+
+
+def _pl_eval(kn: list, x: Fraction) -> Fraction:
+    for (x1, y1), (x2, y2) in zip(kn, kn[1:], strict=False):
+        if x1 <= x <= x2:
+            return y1 + (y2 - y1) * (x - x1) / (x2 - x1)
+    raise ValueError(x)  # pragma: no cover - x in [0, 1]
+
+
+def _to_pl(kn: list[tuple[Fraction, Fraction]]) -> PiecewiseLinear:
+    return PiecewiseLinear([(sp.Rational(x.numerator, x.denominator),
+                             sp.Rational(y.numerator, y.denominator)) for x, y in kn])
+
+
+def _conj_combination(parts: list) -> list[tuple[Fraction, Fraction]]:
+    """Knots of (sum_i c_i F_i^*)^* for F_i(x) = f_i(s_i x), f_i piecewise linear: the infimal
+    convolution of the c_i F_i(x / c_i), i.e. the segments of every f_i with lengths scaled by
+    c_i/s_i and slopes by s_i, laid end to end by increasing slope from sum_i c_i f_i(0)."""
+    y = sum((c * kn[0][1] for c, kn, _ in parts), Fraction(0))
+    segs = []
+    for c, kn, s in parts:
+        for (x1, y1), (x2, y2) in zip(kn, kn[1:], strict=False):
+            segs.append(((y2 - y1) / (x2 - x1) * s, (x2 - x1) * c / s))
+    segs.sort(key=lambda t: t[0])
+    x = Fraction(0)
+    out = [(x, y)]
+    for slope, length in segs:
+        x, y = x + length, y + slope * length
+        if x != out[-1][0]:
+            out.append((x, y))
+    out[-1] = (Fraction(1), Fraction(0)) if out[-1][0] == 1 else out[-1]
+    return out
+
+
+def _fr(x: sp.Expr, name: str) -> Fraction:
+    if not isinstance(x, sp.Rational):
+        raise InvalidParameter(name, x, "a rational number", "advanced_joint_concavity")
+    return Fraction(int(x.p), int(x.q))
+
+
+def advanced_joint_concavity(P1: Sequence, Q1: Sequence, P2: Sequence, Q2: Sequence, w: Any,
+                             gamma: Any = None, eta: Any = None) -> TradeOff:
+    """Wang et al., Lemma 6.3 (advanced joint concavity), corrected as in
+    ``proofs/audit/wang.md``: a lower bound of T((1-w)P1 + wP2, (1-w)Q1 + wQ2) for finite
+    pairs with rational entries.
+
+    * ``0 <= gamma < w < eta <= 1``: ``C(((1-w)(1-gamma) F_{1,1}^* + w(1-eta) F_{2,1}^*
+      + (1-w) gamma F_{1,2}^* + w eta F_{2,2}^*)^*)`` with ``F_{1,i}(x) = f_{1,i}(s1 x)``,
+      ``F_{2,i}(x) = f_{2,i}(s2 x)``, ``s1 = (1-w)(eta-gamma)/(eta-w)``,
+      ``s2 = w(eta-gamma)/(w-gamma)``, ``f_{1,1} = T(P1, Q1)``, ``f_{2,2} = T(P2, Q2)`` and the
+      cross terms ``f_{1,2} = T(P2, Q1)``, ``f_{2,1} = T(P1, Q2)`` (printed: T(P1, Q2) and
+      T(P2, Q1), which fails).
+    * ``gamma = eta = w`` (or both omitted): ``C((1-w) T(Q, P1) + w T(Q, P2))`` with
+      ``Q = (1-w)Q1 + wQ2`` (printed with T(P_i, Q), which fails).
+
+    The (inner) function is built exactly from the knots; the result is
+    ``SymmetricHull(PiecewiseLinear(...))``. The paper assumes T(P_i, Q_i) symmetric.
+    """
+    owner = "advanced_joint_concavity"
+    d1, d2 = Discrete(P1, Q1), Discrete(P2, Q2)
+    if len(d1.Q) != len(d2.Q):
+        raise InvalidParameter("P2", P2, f"distributions on the same {len(d1.P)} outcomes as "
+                               "P1", owner)
+    w = _level("w", w, owner)
+    W = _fr(w, "w")
+    if (gamma is None) != (eta is None):
+        raise InvalidParameter("eta" if eta is None else "gamma", None,
+                               "both gamma and eta, or neither", owner)
+    if gamma is None or (sp.sympify(gamma) == w and sp.sympify(eta) == w):
+        Q = [(1 - w) * q1 + w * q2 for q1, q2 in zip(d1.Q, d2.Q, strict=True)]
+        k1 = _frac_knots(Discrete(Q, list(d1.P)))
+        k2 = _frac_knots(Discrete(Q, list(d2.P)))
+        xs = sorted({x for x, _ in k1} | {x for x, _ in k2})
+        kn = [(x, (1 - W) * _pl_eval(k1, x) + W * _pl_eval(k2, x)) for x in xs]
+        return SymmetricHull(_to_pl(kn))
+    g = _fr(param("gamma", gamma, lower=0, upper=w, upper_open=True, owner=owner), "gamma")
+    e = _fr(param("eta", eta, lower=w, upper=1, lower_open=True, owner=owner), "eta")
+    if not g < W < e:
+        raise InvalidParameter("gamma, eta", (gamma, eta), "0 <= gamma < w < eta <= 1", owner)
+    s1 = (1 - W) * (e - g) / (e - W)
+    s2 = W * (e - g) / (W - g)
+    f11, f22 = _frac_knots(d1), _frac_knots(d2)
+    f12 = _frac_knots(Discrete(list(d2.P), list(d1.Q)))  # T(P2, Q1)
+    f21 = _frac_knots(Discrete(list(d1.P), list(d2.Q)))  # T(P1, Q2)
+    parts = [(c, kn, s) for c, kn, s in [((1 - W) * (1 - g), f11, s1), (W * (1 - e), f21, s2),
+                                         ((1 - W) * g, f12, s1), (W * e, f22, s2)] if c > 0]
+    return SymmetricHull(_to_pl(_conj_combination(parts)))
