@@ -532,7 +532,7 @@ def _thm11():
     gaps = {100: R(21, 1000), 1600: R(8, 1000)}
     for T_, gap in gaps.items():
         f = ta.noisy_sgd(1, c_ / sp.sqrt(T_), T_)
-        out.append(ta.verify(ta.approx(f).node, "==", limit))
+        out.append(ta.verify(ta.approx(f).node.mu, "==", limit.mu))
         out.append(ta.verify(F("delta", f, 1), "<=", F("delta", limit, 1)))
         out.append(ta.verify(F("delta", limit, 1) - F("delta", f, 1), "<=", gap))
     return out
@@ -571,23 +571,40 @@ stated(PAPER, "Sec. 5.2 text",
 stated(PAPER, "Sec. 5.2 text", "AlexNet: m = 128, E = 90, n = 1.2e6 give Em/n < 0.01",
        lambda: ta.verify(R(90 * 128, 1200000), "<=", R(1, 100)))
 
-not_stated(PAPER, "Lemma 4 (kl)",
-           "kl(C_p(G_mu)) = p int_{mu/2}^inf Z(x)(phi(x - mu) - phi(x)) dx, "
-           "Z = log(p e^{mu x - mu^2/2} + 1 - p)",
-           needs="a certified kl of C_p(G_mu) (the library has a quadrature estimate only) and "
-                 "numeric integrals (sp.Integral) in verify")
+def _lemma4(name, printed_value):
+    """The certified functional of C_{1/2}(G_2) (Arb integration of the corrected Lemma 4,
+    analysis/subsampled_moments.py) against the value of the printed integral computed by
+    mpmath quadrature in the audit (proofs/audit/drs_part2.md): agreement to 1e-4."""
+    v = {"kl": ta.kl, "kappa2": ta.kappa2, "kappa3_bar": ta.kappa3_bar}[name](
+        ta.C(R(1, 2), ta.G(2)), dps=30)
+    return [ta.verify(v, ">=", printed_value - R(1, 10**4)),
+            ta.verify(v, "<=", printed_value + R(1, 10**4))]
 
-not_stated(PAPER, "Lemma 4 (kappa2)",
-           "kappa2(C_p(G_mu)) = int_{mu/2}^inf Z^2(x)(p phi(x - mu) + (2 - p) phi(x)) dx",
-           needs="a certified kappa2 of C_p(G_mu) (quadrature estimate only) and numeric "
-                 "integrals (sp.Integral) in verify")
 
-not_stated(PAPER, "Lemma 4 (kappa3-bar)",
-           "kappa3-bar(C_p(G_mu)) = int |Z - kl|^3 (p phi(x-mu) + (1-p) phi(x)) + int |Z + kl|^3 "
-           "phi(x) over x > mu/2; misprint: the slope -1 piece of Eq. (13) adds "
-           "kl^3 (1-p)(2 Phi(mu/2) - 1) (mu = 2, p = 1/2: 6.4053 against printed 6.2301)",
-           needs="a certified kappa3-bar and kl of C_p(G_mu) (quadrature estimates only) and "
-                 "numeric integrals (sp.Integral) in verify")
+def _lemma4_small_p():
+    """kl(C_p(G_1))/p^2 at p = 1e-4 against the audit's 1.461589 (tending to chi2_+ = 1.4623)."""
+    v = ta.kl(ta.C(R(1, 10**4), ta.G(1)), dps=20)
+    return [ta.verify(v, ">=", R(1461580, 10**14)), ta.verify(v, "<=", R(1461600, 10**14))]
+
+
+stated(PAPER, "Lemma 4 (kl)",
+       "kl(C_p(G_mu)) = p int_{mu/2}^inf Z(x)(phi(x - mu) - phi(x)) dx, "
+       "Z = log(p e^{mu x - mu^2/2} + 1 - p): certified (Arb) at p = 1/2, mu = 2 against the "
+       "printed integral by mpmath quadrature (0.800625), and at p = 1e-4, mu = 1",
+       lambda: _lemma4("kl", R(800625, 10**6)) + _lemma4_small_p())
+
+stated(PAPER, "Lemma 4 (kappa2)",
+       "kappa2(C_p(G_mu)) = int_{mu/2}^inf Z^2(x)(p phi(x - mu) + (2 - p) phi(x)) dx: "
+       "certified at p = 1/2, mu = 2 against the printed integral (2.876595)",
+       lambda: _lemma4("kappa2", R(2876595, 10**6)))
+
+misprint(PAPER, "Lemma 4 (kappa3-bar)",
+         "kappa3-bar(C_p(G_mu)) = int |Z - kl|^3 (p phi(x-mu) + (1-p) phi(x)) + int |Z + kl|^3 "
+         "phi(x) over x > mu/2 (mu = 2, p = 1/2: the printed integrals give 6.2301)",
+         printed=lambda: _lemma4("kappa3_bar", R(62301, 10**4)),
+         corrected=lambda: _lemma4("kappa3_bar", R(64053, 10**4)),
+         correction="the slope -1 piece of Eq. (13) adds kl^3 (1-p)(2 Phi(mu/2) - 1): "
+                    "6.4053 at mu = 2, p = 1/2 (certified)")
 
 kl_, k3_, var_ = sp.symbols("kl kappa3bar v", positive=True)  # v = kappa2 - kl^2 > 0
 stated(PAPER, "Cor. 5",
@@ -599,10 +616,24 @@ stated(PAPER, "Cor. 5",
                 ta.verify(R(56, 100) * (T * k3_) / (T * var_)**R(3, 2), "==",
                           R(56, 100) / sp.sqrt(T) * k3_ / var_**R(3, 2))])
 
-not_stated(PAPER, "Cor. 5",
-           "NoisySGD is f-DP with f(alpha) = max{G_mu~(alpha + gamma) - gamma, 0}",
-           needs="certified kl / kappa2 / kappa3-bar of C_p(G_mu) (the shifted function is "
-                 "ta.Shift(G(mu), gamma); ta.berry_esseen needs the functionals in closed form)")
+def _cor5():
+    """sigma = 1, p = 1/100, T = 2500: ta.berry_esseen gives Cor. 5's mu~ and gamma from the
+    certified functionals (mu~ in [0.83623065, 0.83623066], gamma = 0.0562); the bound is
+    certified below the exact composition (PLD enclosures) at four levels."""
+    f = ta.noisy_sgd(1, R(1, 100), 2500)
+    be = ta.berry_esseen(f)
+    out = [ta.verify(be.mu_bounds[1], "<=", R(83623066, 10**8)),
+           ta.verify(be.mu_bounds[0], ">=", R(83623065, 10**8)),
+           ta.verify(be.gamma, "<=", R(563, 10**4))]
+    for al in (R(1, 100), R(1, 10), R(3, 10), R(1, 2)):
+        out.append(ta.verify(F("evaluate", f, al), ">=", F("evaluate", be.lower, al)))
+    return out
+
+
+stated(PAPER, "Cor. 5",
+       "NoisySGD is f-DP with f(alpha) = max{G_mu~(alpha + gamma) - gamma, 0} (sigma = 1, "
+       "p = 1/100, T = 2500; ta.berry_esseen with the certified functionals of C_p(G_mu), "
+       "checked against the exact composition)", _cor5)
 
 
 def _shift_is_tradeoff():
@@ -614,8 +645,8 @@ def _shift_is_tradeoff():
         f = ta.Shift(ta.G(mu_), g)
         out.append(ta.verify(f, "<=", ta.Id))
         for al in (R(1, 10), R(1, 2)):
-            out.append(ta.verify(F("evaluate", f, al), "==",
-                                 sp.Max(F("evaluate", ta.G(mu_), al + g) - g, 0)))
+            gap = F("evaluate", f, al) - sp.Max(F("evaluate", ta.G(mu_), al + g) - g, 0)
+            out.append(ta.verify(abs(gap), "<=", R(1, 10**25)))
     return out
 
 

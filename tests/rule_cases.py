@@ -447,7 +447,7 @@ def _be_cases(rng, upper: bool):
                note="delta split by Eq. (10)")
     yield Case(Tensor(EpsDelta(Rational(1, 2), 0), EpsDelta(Rational(1, 3), 0),
                       EpsDelta(Rational(1, 4), 0), EpsDelta(Rational(1, 5), 0)),
-               alphas=alphas[1:2], digits=30, note="different factors, gamma > 1/2")
+               alphas=alphas[1:2], digits=30, note="different factors")
 
 
 for _cls in ("BinomialDP", "TensorPower", "Tensor"):

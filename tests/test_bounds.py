@@ -264,3 +264,49 @@ def test_iteration_zcdp_matches_the_exact_gaussian_iteration():
     assert noisy_sgd_iteration_zcdp(1, 2, 100, 1).rho == R(1, 200)
     with pytest.raises(InvalidParameter, match="t"):
         noisy_sgd_iteration_zcdp(1, 2, 10, 11)
+
+
+# -- certified moments of C_p(G_mu) and Cor. 5 ----------------------------------------------------
+def _quad_moments(p, mu):
+    """The corrected Lemma 4 by mpmath quadrature (a different route from Arb's integration)."""
+    with workdps(40):
+        p, mu = mpmath.mpf(p.p) / p.q, mpmath.mpf(mu)
+        Z = lambda t: mpmath.log(p * mpmath.exp(mu * t - mu**2 / 2) + 1 - p)  # noqa: E731
+        phi = mpmath.npdf
+        a, b = mu / 2, mpmath.inf
+        kl = p * mpmath.quad(lambda t: Z(t) * (phi(t - mu) - phi(t)), [a, mu, b])
+        k2 = mpmath.quad(lambda t: Z(t) ** 2 * (p * phi(t - mu) + (2 - p) * phi(t)), [a, mu, b])
+        wB = lambda t: p * phi(t - mu) + (1 - p) * phi(t)  # noqa: E731
+        t0 = mpmath.findroot(lambda t: Z(t) - kl, mu)
+        k3b = (mpmath.quad(lambda t: (Z(t) + kl) ** 3 * phi(t), [a, mu, b])
+               + mpmath.quad(lambda t: abs(Z(t) - kl) ** 3 * wB(t), [a, t0, mu + 1, b])
+               + kl**3 * (1 - p) * (2 * mpmath.ncdf(mu / 2) - 1))
+        return {"kl": kl, "kappa2": k2, "kappa3_bar": k3b}
+
+
+@pytest.mark.parametrize("p,mu", [(R(1, 2), 2), (R(1, 100), 1), (R(256, 60000), R(10, 11))])
+def test_subsampled_gaussian_moments_are_certified(p, mu):
+    ref = _quad_moments(p, mu)
+    f = ta.C(p, ta.G(mu))
+    for name, F in (("kl", ta.kl), ("kappa2", ta.kappa2), ("kappa3_bar", ta.kappa3_bar)):
+        v = F(f, dps=25)
+        assert not v.is_point and v.width < 1e-22 * float(abs(ref[name]))
+        with workdps(40):
+            assert v.lo <= ref[name] * (1 + mpmath.mpf(10) ** -30) and \
+                ref[name] * (1 - mpmath.mpf(10) ** -30) <= v.hi, (name, v, ref[name])
+
+
+def test_cor5_berry_esseen_for_noisy_sgd():
+    f = ta.noisy_sgd(1, R(1, 100), 2500)
+    be = ta.berry_esseen(f)
+    lo_mu, hi_mu = be.mu_bounds
+    assert lo_mu <= hi_mu and float(hi_mu - lo_mu) < 1e-14
+    assert abs(float(hi_mu) - 0.8362306574) < 1e-9
+    assert abs(float(be.gamma) - 0.0562070711) < 1e-9
+    for a in ("0.01", "0.1", "0.5"):
+        ex = ta.evaluate(f, a, dps=10)
+        assert ta.evaluate(be.lower, a, dps=10).hi <= ex.lo
+        assert ex.hi <= ta.evaluate(be.upper, a, dps=10).lo
+    # the chain uses it where gamma < 1/2, and falls back to C_p(f) >= C(f) where not
+    assert isinstance(ta.bound(ta.C(R(1, 10), ta.G(1)) ** 1000, "lower"), ta.Shift)
+    assert ta.bound(ta.C(R(1, 10), ta.G(1)) ** 10, "lower") == ta.G(sp.sqrt(10))

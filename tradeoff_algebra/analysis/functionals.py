@@ -60,6 +60,7 @@ from ..numeric.value import Value
 from ..operators.subsample import Mix, Subsample
 from ..operators.unary import Inverse
 from .conversions import delta as _delta
+from .subsampled_moments import MOMENTS, subsampled_gaussian_moments
 
 __all__ = ["kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
            "closed_form", "mp_log_slope"]
@@ -524,6 +525,16 @@ def closed_value(v: sp.Expr, f: TradeOff, dps: int) -> Value:
         return Value.point(x, dps)
 
 
+def _certified(name: str, f: TradeOff, dps: int) -> Value | None:
+    """A guaranteed enclosure where a rigorous route exists: the moments of C_p(G_mu)
+    (Lemma 4, corrected; ``analysis.subsampled_moments``)."""
+    if (name in MOMENTS and isinstance(f, Subsample) and isinstance(f.arg, Gaussian)
+            and f.p.is_positive and f.arg.mu.is_positive):
+        lo, hi = subsampled_gaussian_moments(f.p, f.arg.mu, dps)[name]
+        return Value.enclosure(lo, hi, dps)
+    return None
+
+
 def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
     check_functional_args(f, dps, name)
     if dps is None:
@@ -537,6 +548,9 @@ def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
     if name == "tv":
         return _delta(f, 0, dps)  # TV = delta(0) = 1 + f^*(-1) (Prop. 6), an enclosure
+    certified = _certified(name, f, dps)
+    if certified is not None:
+        return certified
     if not estimate:
         raise NoClosedForm(f"{name}({f}): no closed form and no guaranteed numeric route; "
                            "estimate=True gives a quadrature estimate (not an enclosure)")

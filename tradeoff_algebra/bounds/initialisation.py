@@ -39,13 +39,14 @@ import math
 from typing import Any
 
 import sympy as sp
-from mpmath.libmp import from_man_exp, round_ceiling, round_floor
+from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.citations import WANG
 from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..families.gaussian import Gaussian
+from ..numeric.arb import arb_ball, arb_endpoint, arb_exact
 from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.protocol import mp_delta, mp_roc, mp_value
 from .mixtures import CurvePoint, parametric_enclosure
@@ -111,42 +112,11 @@ def dpgd_random_init(a: Any, c: Any, sigma: Any = 1) -> DPGDInit:
     return DPGDInit(a, c, sigma)
 
 
-# -- Arb helpers -----------------------------------------------------------------------------------
-def _arb_of(x: sp.Expr):
-    """An Arb ball containing the SymPy number x (at the current flint precision)."""
-    from flint import arb, ctx
-
-    if isinstance(x, sp.Integer):
-        return arb(int(x))
-    if isinstance(x, sp.Rational):
-        return arb(int(x.p)) / int(x.q)
-    prec = ctx.prec + 20
-    digits = int(prec * 0.30103) + 10
-    sign, man, exp, _ = sp.Float(x.evalf(digits), digits)._mpf_
-    mid = arb(-man if sign else man) * arb(2) ** exp
-    return arb(mid.mid(), abs(mid.mid()) * arb(2) ** (-prec + 8))
-
-
-def _arb_exact(x: MPF):
-    from flint import arb
-
-    if not x:
-        return arb(0)
-    man, exp = x.man_exp  # the mantissa of mpmath's man_exp is unsigned
-    v = arb(int(man)) * arb(2) ** int(exp)
-    return -v if x < 0 else v
-
-
-def _to_mpf(x, rnd) -> MPF:
-    man, exp = x.man_exp()
-    return mp.make_mpf(from_man_exp(int(man), int(exp), mp.prec, rnd))
-
-
 def _enclosure(x) -> tuple:
     """(lo, hi) mpf of an Arb ball, rounded outward, intersected with [0, 1]."""
     if not x.is_finite():
         return mp.zero, mp.one
-    lo, hi = _to_mpf(x.lower(), round_floor), _to_mpf(x.upper(), round_ceiling)
+    lo, hi = arb_endpoint(x.lower(), round_floor), arb_endpoint(x.upper(), round_ceiling)
     return max(lo, mp.zero), min(hi, mp.one)
 
 
@@ -204,8 +174,8 @@ def _expectation(f: DPGDInit, kind: str, x: MPF) -> tuple:
     K = math.sqrt(2 * math.log(2) * prec) + 4
     for attempt in range(6):
         with arb_precision(prec):
-            a, c, sig = _arb_of(f.a), _arb_of(f.c), _arb_of(f.sigma)
-            xs = _arb_exact(x)
+            a, c, sig = arb_ball(f.a), arb_ball(f.c), arb_ball(f.sigma)
+            xs = arb_exact(x)
             sgn = 0 if x == 0 else (1 if x > 0 else -1)
             if kind == "D":
                 h = _integrand("D", None, sig, eps=xs)

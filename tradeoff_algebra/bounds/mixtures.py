@@ -516,33 +516,30 @@ def _(f, a, ac):
     return _gj_value(f, a, ac, power=True)
 
 
-@mp_conjugate.register(GaussianJoint)
-def _(f, y):
-    """f^* = sum_i w_i G_{|mu_i|}^* (the conjugate of the infimal convolution (J))."""
+def _weighted(f: GaussianJoint, part) -> tuple:
+    """sum_i w_i part(G_{|mu_i|}) over the components, from their enclosures (lo, hi)."""
     lo = hi = mp.zero
     for w, m in zip(f.weights, f.mus, strict=True):
         wv = num(w, "weight")
         if wv == 0:
             continue
-        clo, chi = mp_conjugate(Gaussian(sp.Abs(m)), y)
-        lo += wv * clo
-        hi += wv * chi
+        plo, phi = part(Gaussian(sp.Abs(m)))
+        lo += wv * plo
+        hi += wv * phi
     return lo, hi
+
+
+@mp_conjugate.register(GaussianJoint)
+def _(f, y):
+    """f^* = sum_i w_i G_{|mu_i|}^* (the conjugate of the infimal convolution (J))."""
+    return _weighted(f, lambda g: mp_conjugate(g, y))
 
 
 @mp_delta.register(GaussianJoint)
 def _(f, eps):
     """delta(eps) = sum_i w_i delta_{G_{|mu_i|}}(eps): the hockey-stick divergence of a pair
     with an observed index is the average of its components' (exact identity)."""
-    lo = hi = mp.zero
-    for w, m in zip(f.weights, f.mus, strict=True):
-        wv = num(w, "weight")
-        if wv == 0:
-            continue
-        dlo, dhi = mp_delta(Gaussian(sp.Abs(m)), eps)
-        lo += wv * dlo
-        hi += wv * dhi
-    return lo, hi
+    return _weighted(f, lambda g: mp_delta(g, eps))
 
 
 # -- Prop. 6.4 -----------------------------------------------------------------------------------

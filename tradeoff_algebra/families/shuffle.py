@@ -86,7 +86,8 @@ from ..core.node import TradeOff
 from ..core.rules import rule
 from ..core.validate import param
 from ..numeric import budget
-from ..numeric.context import MPF, arb_precision, mp
+from ..numeric.arb import arb_ball, arb_endpoint, arb_exact
+from ..numeric.context import arb_precision, mp
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 from .epsdelta import EpsDelta
 from .trivial import Id
@@ -396,38 +397,6 @@ def _window(e0: float, n: int, log_tau: float) -> tuple[int, int, np.ndarray]:
     return s_lo, s_hi, a_hi
 
 
-def _arb(x: sp.Expr):
-    """An Arb ball containing the SymPy number x (at the current flint precision)."""
-    from flint import arb, ctx
-
-    if isinstance(x, sp.Integer):
-        return arb(int(x))
-    if isinstance(x, sp.Rational):
-        return arb(int(x.p)) / int(x.q)
-    prec = ctx.prec + 20
-    digits = int(prec * 0.30103) + 10
-    sign, man, exp, _ = sp.Float(x.evalf(digits), digits)._mpf_  # correct to ``digits``
-    mid = arb(-man if sign else man) * arb(2) ** exp
-    return arb(mid.mid(), abs(mid.mid()) * arb(2) ** (-prec + 8))
-
-
-def _to_mpf(x, rnd) -> MPF:
-    """An exact Arb midpoint-free endpoint (``x.lower()``/``x.upper()``) as an mpf, rounded."""
-    man, exp = x.man_exp()
-    return mp.make_mpf(from_man_exp(int(man), int(exp), mp.prec, rnd))
-
-
-def _exact_arb(x: MPF):
-    """An mpf as an exact Arb number (call inside the working precision)."""
-    from flint import arb
-
-    if not x:
-        return arb(0)
-    man, exp = x.man_exp  # the mantissa without its sign
-    out = arb(int(man)) * arb(2) ** int(exp)  # powers of 2 are exact
-    return -out if x < 0 else out
-
-
 def _arb_kl(x, t):
     """KL(Bern(x) || Bern(t)) in Arb (0 <= x <= 1, 0 < t < 1)."""
     from flint import arb
@@ -454,7 +423,7 @@ class _Table:
         from flint import arb
 
         with arb_precision(prec):
-            self.E = E = _arb(sp.exp(eps0))
+            self.E = E = arb_ball(sp.exp(eps0))
             e0 = float(eps0)
             s_lo, s_hi, a_hi = _window(e0, n, -tau_bits * math.log(2.0))
             if e0 == 0:
@@ -709,7 +678,7 @@ def _ziv(f: ShuffleDP, compute):
             width = hi.upper() - lo.lower()
             tol = hi.upper() * arb(2) ** (-p - 2)
             if width <= tol:
-                v = _to_mpf(((lo + hi) / 2).mid(), round_floor)
+                v = arb_endpoint(((lo + hi) / 2).mid(), round_floor)
                 return v, v
             if hi.upper() <= 0:
                 return mp.zero, mp.zero
@@ -724,7 +693,7 @@ def _ziv(f: ShuffleDP, compute):
                 w = max(w, p + _guard(n) + int(need) + 48)
             else:
                 w += max(64, int(need))
-    return _to_mpf(lo.lower(), round_floor), _to_mpf(hi.upper(), round_ceiling)
+    return arb_endpoint(lo.lower(), round_floor), arb_endpoint(hi.upper(), round_ceiling)
 
 
 def _segment(t: _Table, a, ac) -> int:
@@ -769,7 +738,7 @@ def _eval(f: ShuffleDP, a, ac, power: bool):
     from flint import arb
 
     def compute(t: _Table):
-        A, Ac = _exact_arb(a), _exact_arb(ac)
+        A, Ac = arb_exact(a), arb_exact(ac)
         j = _segment(t, a, ac)
         js = [i for i in (j - 1, j, j + 1) if t.first <= i < t.m]
         vals = [_line(t, i, A, Ac, power) for i in js]
@@ -816,7 +785,7 @@ def _(f, eps):
         return mp.zero, mp.zero
 
     def compute(t: _Table):
-        ee = _exact_arb(eps).exp()
+        ee = arb_exact(eps).exp()
         c1, c2 = t.E - ee, t.E * ee - 1  # r > e^eps  <=>  be c1 > al c2
         if not c1 > 0:  # eps within rounding of eps0: Q - e^eps P <= P (e^eps0 - e^eps)
             return arb(0), max(c1.upper(), arb(0)) + t.tau
@@ -859,7 +828,7 @@ def _wang_delta(f: ShuffleDP, eps):
         if eps == mp.inf:
             q = t.Qpre[t.first]
             return q.lower(), q.upper() + t.tau
-        ee = _exact_arb(eps).exp()
+        ee = arb_exact(eps).exp()
         c1, c2 = t.E - 1, ee * (t.E + 1) - 2
         thr = float((c2 / c1).mid())
         return _hockey_stick(t, c1, c2, ee, thr, t.kinds[0])

@@ -31,7 +31,7 @@ from ..operators.subsample import Mix, Subsample
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .derive import Derivation, Step, derive_identities
-from .simplify import RewriteError, Rewriter, _check
+from .simplify import Rewriter, _check, check_output
 
 __all__ = ["derive", "bound", "approx", "Approximation", "MONOTONE", "BOUND_RELATIONS"]
 
@@ -71,9 +71,7 @@ class _Chain:
             out = r(node)
             if out is None or out == node:
                 continue
-            if not isinstance(out, TradeOffExpr) or out.is_TradeOff != node.is_TradeOff:
-                raise RewriteError(f"rule {r.name} returned {out!r} for {node}, not a node of "
-                                   "the same kind")
+            check_output(r, node, out)
             self.record(r, node, out)
             return self.identities(out)
         return None

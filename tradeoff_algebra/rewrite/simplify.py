@@ -23,7 +23,7 @@ from ..core.rules import Rule, rules_for
 from .measure import weight
 from .params import tidy_new_params
 
-__all__ = ["simplify", "RewriteError", "Rewriter"]
+__all__ = ["simplify", "RewriteError", "Rewriter", "check_output"]
 
 Tracer = Callable[[Rule, TradeOffExpr, TradeOffExpr], None]
 
@@ -58,9 +58,7 @@ class Rewriter:
                 out = r(cur)
                 if out is None or out == cur:
                     continue
-                if not isinstance(out, TradeOffExpr) or out.is_TradeOff != cur.is_TradeOff:
-                    raise RewriteError(f"rule {r.name} returned {out!r} for {cur}, not a "
-                                       "node of the same kind")
+                check_output(r, cur, out)
                 out = tidy_new_params(out, cur)
                 w_out, w_cur = weight(out, self.wmemo), weight(cur, self.wmemo)
                 if w_out >= w_cur:
@@ -83,6 +81,13 @@ class Rewriter:
         if all(x is y for x, y in zip(new, args, strict=True)):
             return node
         return node.func(*new)
+
+
+def check_output(r: Rule, node: TradeOffExpr, out: Any) -> None:
+    """A rule returns a node of the kind it was given (a trade-off function for one)."""
+    if not isinstance(out, TradeOffExpr) or out.is_TradeOff != node.is_TradeOff:
+        raise RewriteError(f"rule {r.name} returned {out!r} for {node}, not a node of the same "
+                           "kind")
 
 
 def _check(expr: Any) -> None:

@@ -1,0 +1,47 @@
+"""Conversions between SymPy numbers, mpmath mpf and Arb balls (python-flint), for the routes
+that compute with Arb (the shuffle tables, the DP-GD integrals). Call inside
+:func:`tradeoff_algebra.numeric.context.arb_precision`.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from mpmath.libmp import from_man_exp
+
+from .context import MPF, mp
+
+__all__ = ["arb_ball", "arb_exact", "arb_endpoint"]
+
+
+def arb_ball(x: sp.Expr):
+    """An Arb ball containing the SymPy number x (at the current flint precision)."""
+    from flint import arb, ctx
+
+    if isinstance(x, sp.Integer):
+        return arb(int(x))
+    if isinstance(x, sp.Rational):
+        return arb(int(x.p)) / int(x.q)
+    prec = ctx.prec + 20
+    digits = int(prec * 0.30103) + 10
+    sign, man, exp, _ = sp.Float(x.evalf(digits), digits)._mpf_  # correct to ``digits``
+    mid = arb(-man if sign else man) * arb(2) ** exp
+    return arb(mid.mid(), abs(mid.mid()) * arb(2) ** (-prec + 8))
+
+
+def arb_exact(x: MPF):
+    """An mpf as an exact Arb number (powers of 2 are exact)."""
+    from flint import arb
+
+    if not x:
+        return arb(0)
+    man, exp = x.man_exp  # the mantissa without its sign
+    out = arb(int(man)) * arb(2) ** int(exp)
+    return -out if x < 0 else out
+
+
+def arb_endpoint(x, rnd) -> MPF:
+    """An exact Arb number (an endpoint ``ball.lower()``/``ball.upper()``, or a midpoint) as an
+    mpf at the working precision, rounded in the direction ``rnd`` (mpmath.libmp's
+    ``round_floor``/``round_ceiling``)."""
+    man, exp = x.man_exp()
+    return mp.make_mpf(from_man_exp(int(man), int(exp), mp.prec, rnd))
