@@ -617,3 +617,36 @@ def test_pld_value_cap_rounds_up_near_one():
     assert hi >= 1 - a * sp.Rational(10000001, 10000000)  # above the truth's lower end
     # L_0 is Id (rule laplace_zero): exact
     assert ta.evaluate(ta.Laplace(0) @ ta.Laplace(0), a).exact == 1 - a
+
+
+def test_factor_that_is_id_to_the_working_precision():
+    """G_{1e-272} inside a product: f >= f_{0, TV(f)} (TV = 2 Phi(mu/2) - 1 ~ 4e-273), so the
+    product lies between L_1 (x) f_{0,TV} and L_1 (Eq. (12)); at 30 digits it is L_1's value
+    (was a trivial enclosure after 139 s)."""
+    import mpmath
+
+    tiny = ta.G(sp.Rational(1, 10**272))
+    for f in (tiny @ ta.Laplace(1), tiny**3 @ ta.Laplace(1) @ ta.G(sp.Rational(1, 10**280))):
+        for a in ("1e-5", "0.3", "0.9"):
+            v, ref = ta.evaluate(f, a, dps=30), ta.evaluate(ta.Laplace(1), a, dps=30)
+            assert v.is_point and v.mid == ref.mid
+            r, rref = ta.roc(f, a, dps=30), ta.roc(ta.Laplace(1), a, dps=30)
+            assert r.is_point and r.mid == rref.mid
+        d, dref = ta.delta(f, 0.5, dps=30), ta.delta(ta.Laplace(1), 0.5, dps=30)
+        assert d.is_point and d.mid == dref.mid
+    # only negligible factors: f_{0,D} <= product <= Id
+    g = tiny @ ta.Max(tiny, ta.G(sp.Rational(1, 10**290)))
+    v = ta.evaluate(g, "0.25", dps=20)
+    with mpmath.workdps(30):
+        assert v.lo <= mpmath.mpf("0.75") <= v.hi and v.width < 1e-250
+
+
+def test_value_prints_astronomically_small_numbers():
+    """The closed-form delta of G_{2e-272} at eps = 1/10 is about 1e-(4.3e541): its decimal
+    exponent has 541 digits; the interval prints (it used to overflow)."""
+    f = ta.G(sp.Rational(1, 10**272)) ** 5
+    v = ta.delta(f, sp.Rational(1, 10))
+    s = str(v)
+    assert s.startswith("[0.0, ") and s.endswith("]")
+    exponent = s[:-1].split("e-")[1]
+    assert exponent.isdigit() and len(exponent) == 541  # (1/10)^2/(2 mu^2) log10(e), mu^2 = 5e-544

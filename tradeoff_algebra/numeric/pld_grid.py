@@ -26,7 +26,7 @@ class GridTooLarge(NumericalError):
 
 
 #: Largest number of grid points of one discretised factor.
-MAX_GRID = 50_000_000
+MAX_GRID = 1 << 23  # = MAX_FFT: about 1 GB of working arrays at most (15 arrays of float64)
 #: Every grid loss (of a factor and of a composition) stays in [-LOSS_CAP, LOSS_CAP], so that
 #: e^loss (times any mass) is a finite float64. Mass beyond is handled like any tail: moved to
 #: +oo or to the window's edge on the pessimistic side, dropped or moved inward on the

@@ -155,7 +155,11 @@ class Value:
         """``x`` to ``digits`` significant digits, rounded away from the inside of [lo, hi]."""
         if x == 0 or not mp.isfinite(x):
             return self._fmt(x)
-        with mp.workprec(max(dps_to_prec(self.dps), x.context.prec) + 40):
+        man, exp2 = x.man_exp
+        # the decimal exponent of x needs as many more bits as its binary exponent has digits
+        # (x = 1e-(4e541) is a closed-form delta of G_{1e-272})
+        extra = 4 * len(str(abs(int(exp2) + int(man).bit_length())))
+        with mp.workprec(max(dps_to_prec(self.dps), x.context.prec) + 40 + extra):
             x = mp.mpf(x)  # exactly, into this thread's context (x belongs to mpmath's global)
             e = int(mp.floor(mp.log10(abs(x)))) - digits + 1
             r = "u" if up else "d"  # x scaled by 10^-e with directed rounding: q is outward

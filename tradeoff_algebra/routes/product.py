@@ -201,9 +201,49 @@ def _at_zero(leaves, power: bool):
     return max(lo * (1 - u), mp.zero), min(hi * (1 + u), mp.one)
 
 
+def _negligible(leaves):
+    """Split off the family leaves that are Id to the working precision: f >= f_{0, TV(f)}
+    (TV = delta(0), Prop. 6), so f^{(x) n} >= f_{0, D} with D = 1 - (1 - TV)^n <= n TV; when
+    that is below 2^-(prec + 10) the product lies between rest (x) f_{0,D} and rest
+    (f (x) g <= g). Returns (rest, D) or None (G_mu with mu ~ 1e-272 inside a product has
+    privacy losses far below any grid)."""
+    tiny = mp.ldexp(1, -(mp.prec + 10))
+    rest, D = [], mp.zero
+    for leaf, n in leaves:
+        if not any(isinstance(x, TradeOff) for x in leaf.args) and leaf.args:
+            t = mp_delta(leaf, mp.zero)[1]
+            if n * t <= tiny:
+                D += n * t
+                continue
+        rest.append((leaf, n))
+    return (rest, D) if len(rest) < len(leaves) else None
+
+
+def _negligible_value(rest, D, a, ac, power: bool):
+    """rest (x) f_{0,D} <= product <= rest (Eq. (12); D a bound on the negligible leaves'
+    f_{0,delta} part)."""
+    keep = 1 - D
+    if not rest:  # f_{0,D} <= product <= Id
+        lo, hi = max(ac - D, mp.zero), ac
+        return (1 - hi, min(1 - lo, mp.one)) if power else (lo, hi)
+    g = _product(rest)
+    lvl = _scaled_level(a, ac, keep, D)
+    if power:
+        r_lo = mp_roc(g, a, ac)[0]
+        r_hi = mp.one if lvl is None else D + keep * mp_roc(g, *lvl)[1]
+        return r_lo, min(r_hi, mp.one)
+    v_hi = mp_value(g, a, ac)[1]
+    v_lo = mp.zero if lvl is None else keep * mp_value(g, *lvl)[0]
+    return v_lo, v_hi
+
+
 def _pld_route_value(leaves, a, ac, power: bool):
     """Value (or power) of the product of ``leaves`` on the PLD route: Eq. (12) for the
-    f_{0,delta} parts, the value at 0 and 1, then the engine."""
+    f_{0,delta} parts, leaves that are Id to the working precision, the value at 0 and 1,
+    then the engine."""
+    neg = _negligible(leaves)
+    if neg is not None:
+        return _negligible_value(*neg, a, ac, power)
     rest, deltas = pld.split_trivial(leaves)
     if deltas:
         keep, D = _keep(deltas)
@@ -289,6 +329,13 @@ def _register_tensor_numerics() -> None:
             return obj.mp_delta(eps)
         if kind == "node":
             return mp_delta(obj, eps)
+        neg = _negligible(obj)
+        if neg is not None:  # delta_rest <= delta <= D + (1 - D) delta_rest
+            rest, D = neg
+            if not rest:
+                return mp.zero, min(D, mp.one)
+            lo, hi = mp_delta(_product(rest), eps)
+            return lo, min(D + (1 - D) * hi, mp.one)
         rest, deltas = pld.split_trivial(obj)
         if deltas:  # delta = D + (1 - D) delta_rest (Eq. (12) through Prop. 6)
             keep, D = _keep(deltas)
