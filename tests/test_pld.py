@@ -255,3 +255,25 @@ def test_epsilon_tilts_when_the_width_stalls():
     lo, hi = pld.max_enclosure([r], 1e-6)
     assert r.theta > 0 and (hi - lo) <= 1e-6 * hi
     assert coarse[0] <= lo <= hi <= coarse[1]
+
+
+def test_a_tighter_tolerance_never_returns_a_wider_enclosure():
+    """The refinement passes through fixed stages (5e-1, 5e-2, ...): a tighter tolerance
+    continues a looser one's path, so its enclosure is no wider (and both hold the truth:
+    they overlap)."""
+    import sympy as sp
+
+    from tradeoff_algebra.numeric import pld
+
+    f = ta.Tensor(ta.G(sp.Rational(1, 3)) ** 10, ta.Laplace(sp.Rational(1, 10)) ** 10)
+    prev = None
+    for tol in (1e-2, 1e-3, 1e-4, 1e-5):
+        pld._CACHE.clear()  # fresh runs: the contract is about the path, not the cache
+        with ta.pld_options(tol=tol):
+            v = ta.delta(f, 1, dps=15)
+        if tol >= 1e-4:  # met here; at 1e-5 this product stops near 2e-5 (the FFT floor)
+            assert (v.hi - v.lo) / v.hi <= tol
+        if prev is not None:
+            assert v.hi - v.lo <= prev.hi - prev.lo, (tol, prev, v)
+            assert max(prev.lo, v.lo) <= min(prev.hi, v.hi), (tol, prev, v)
+        prev = v

@@ -81,6 +81,7 @@ from .protocol import num
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
            "grid_step", "leaf_model", "delta_enclosure", "value_enclosure", "roc_enclosure",
            "epsilon_enclosure", "delta_refinement", "epsilon_refinement", "max_enclosure",
+           "tolerance_stages",
            "hull_roc_bounds", "hull_value_bounds", "value_refinement",
            "pld_options", "options", "GridTooLarge", "split_trivial", "LOSS_CAP", "H_START",
            "H_MIN", "MAX_FFT"]
@@ -195,6 +196,9 @@ class _Refinement:
         self.h = grid_step(h) if self.fixed else min(
             [k[1] for k in _CACHE if k[0] in leaf_sets and k[2:] == (tau, 0.0)], default=H_START)
         self.theta = 0.0
+        self.h_ok: float | None = None  # the finest step that fitted the size limits
+        self.coarser = 0  # coarser grids tried for a tilted law that did not fit
+        self.exhausted = False  # no further grid can help (fixed step, size limits, H_MIN)
         self.best: tuple[float, float] | None = None
         self.prev_w: float | None = None
         self.done = False
@@ -207,8 +211,30 @@ class _Refinement:
         except GridTooLarge:
             if self.best is None:
                 raise
-            self.done = True
+            if self.h_ok is not None and 2 * self.h < self.h_ok:
+                # a step between the last grid that fitted and this one may still fit: a
+                # tighter tolerance must not end on a coarser grid than a looser one
+                self.h *= 2
+                return self.step(tol)
+            if self.theta != 0.0 and self.coarser < 4 and 2 * self.h <= H_START:
+                # a tilted law spans a wider window: it may fit on a coarser grid, where the
+                # tilt still beats the untilted floor
+                self.h *= 2
+                self.coarser += 1
+                return self.step(tol)
+            if self.tilt_for is not None and self.theta == 0.0 and self.h_ok is not None:
+                # the finest grid that fits, tilted towards the point of interest: the tilt
+                # lowers the FFT's rounding floor, which is what limits the width there
+                self.h = self.h_ok
+                c0 = _composed(self.leaf_sets[0], self.h, self.tau, 0.0, self.progress,
+                               MAX_FFT)
+                t = self.tilt_for(c0, self.best, True)
+                if t is not None:
+                    self.theta, self.tau = t
+                    return self.step(tol)
+            self.done = self.exhausted = True
             return self.best
+        self.h_ok = self.h
         lo, hi = self.query(*cs)
         b = self.best
         self.best = (lo, hi) if b is None or (hi - lo) < (b[1] - b[0]) else \
@@ -220,11 +246,12 @@ class _Refinement:
         self.prev_w = w
         if self.fixed or w <= tol:
             self.done = True
+            self.exhausted = self.fixed
         elif self.tilt_for is not None and self.theta == 0.0 and \
                 (t := self.tilt_for(cs[0], self.best, stalled)) is not None:
             self.theta, self.tau = t
         elif self.h <= H_MIN:
-            self.done = True
+            self.done = self.exhausted = True
         else:
             ratio = math.sqrt(tol / w) * 0.9 if w < math.inf else 0.5
             ratio = min(0.5, max(ratio, 1 / 16))
@@ -241,20 +268,36 @@ def max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, fl
     settled on a coarse grid."""
     if tol <= 0 or not math.isfinite(tol):
         raise ValueError("tol must be a positive number")
-
-    for r in refinements:
-        r.step(tol)
-    for _ in range(12 * len(refinements)):
-        lo = max(r.best[0] for r in refinements)
-        hi = max(r.best[1] for r in refinements)
-        if _rel(lo, hi) <= tol:
-            break
-        budget.check((lo, hi))
-        open_ = [r for r in refinements if not r.done and r.best[1] > lo]
-        if not open_:
-            break
-        max(open_, key=lambda r: r.best[1]).step(tol)
+    for stage in tolerance_stages(tol):
+        for r in refinements:
+            if r.best is None:
+                r.step(stage)
+            elif r.done and not r.exhausted and _rel(*r.best) > stage:
+                r.done = False
+        for _ in range(12 * len(refinements)):
+            lo = max(r.best[0] for r in refinements)
+            hi = max(r.best[1] for r in refinements)
+            if _rel(lo, hi) <= stage:
+                break
+            budget.check((lo, hi))
+            open_ = [r for r in refinements if not r.done and r.best[1] > lo]
+            if not open_:
+                break
+            max(open_, key=lambda r: r.best[1]).step(stage)
     return max(r.best[0] for r in refinements), max(r.best[1] for r in refinements)
+
+
+def tolerance_stages(tol: float) -> list[float]:
+    """The targets the refinement passes through: 5e-1, 5e-2, ... down to the largest of them
+    not above ``tol``. The grids and tilts a run visits depend only on the stage reached, so a
+    tighter tolerance continues the path of a looser one and its enclosure (the intersection
+    of all results on the way) is never wider."""
+    out, k = [], 1
+    while True:
+        out.append(5 * 10.0**-k)
+        if out[-1] <= tol:
+            return out
+        k += 1
 
 
 def _check_leaves(leaves) -> tuple:
@@ -279,10 +322,16 @@ def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: boo
     parts = []
     top = 0.0
     for f, n in split_trivial(leaves)[0]:
-        half = _trim(leaf_factor(f, h, 1e-300).pess)
+        hh = h  # the tilt needs the MGF only roughly: a coarser grid where the fine one is
+        while True:  # too large for the deep support
+            try:
+                half = _trim(leaf_factor(f, hh, 1e-300).pess)
+                break
+            except GridTooLarge:
+                hh *= 4
         if len(half.arr) == 0:
             continue
-        l = (half.k0 + np.arange(len(half.arr))) * h
+        l = (half.k0 + np.arange(len(half.arr))) * hh
         keep = half.arr > 0
         parts.append((np.log(half.arr[keep]), l[keep], n))
         top += n * l[keep][-1]
