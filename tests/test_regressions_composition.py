@@ -650,3 +650,30 @@ def test_value_prints_astronomically_small_numbers():
     assert s.startswith("[0.0, ") and s.endswith("]")
     exponent = s[:-1].split("e-")[1]
     assert exponent.isdigit() and len(exponent) == 541  # (1/10)^2/(2 mu^2) log10(e), mu^2 = 5e-544
+
+
+def test_epsilon_beyond_4096_for_a_long_pure_composition():
+    """f_{1,0}^{(x) 10^4} at delta = 1e-6: eps = 5038.0032... (the generic search stopped at
+    4096 and answered [4096, oo]). Reference: the exact hockey-stick sum over the binomial pair
+    (Dong, Roth & Su, Prop. 6; Kairouz et al.) brackets the answer at 5038.0031 / 5038.0033."""
+    import mpmath
+
+    n = 10**4
+    v = ta.epsilon(ta.EpsDelta(1, 0) ** n, sp.Rational(1, 10**6), dps=15)
+
+    def delta(eps):
+        with mpmath.workdps(40):
+            e0 = mpmath.mpf(1)
+            norm = (1 + mpmath.e) ** n
+            total = mpmath.mpf(0)
+            for k in range(n + 1):
+                loss = (2 * k - n) * e0
+                if loss <= eps:
+                    continue
+                P = mpmath.binomial(n, k) * mpmath.exp((n - k) * e0) / norm
+                Q = mpmath.binomial(n, k) * mpmath.exp(k * e0) / norm
+                total += Q - mpmath.exp(eps) * P
+            return total
+
+    assert delta(mpmath.mpf("5038.0031")) > 1e-6 > delta(mpmath.mpf("5038.0033"))
+    assert 5038.0031 < float(v.lo) <= float(v.hi) < 5038.0033

@@ -45,7 +45,7 @@ __all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_v
 
 #: The generic epsilon search looks no further than this (a guarantee with eps beyond it says
 #: nothing); past it the answer is the enclosure [last eps known too small, inf].
-EPS_SEARCH_CAP = 2**12
+EPS_SEARCH_CAP = 2**30
 
 
 def _eps_arg(eps: Any, owner: str):

@@ -640,12 +640,18 @@ def _register_finite() -> None:
     from ..numeric.finite import FiniteLoss, finite_loss
     from ..numeric.protocol import mp_delta
 
+    @lru_cache(maxsize=32)
+    def binomial_loss(eps: sp.Expr, n: int) -> FiniteLoss:
+        # one object per (eps, n): its tables (per working precision) are built once for the
+        # many delta evaluations of an epsilon search
+        return FiniteLoss.binomial(eps, n)
+
     @finite_loss.register(BinomialDP)
     def _(f):
         """The n-fold product of randomized response (None for symbolic eps or n)."""
         if f.free_symbols or not isinstance(f.n, sp.Integer):
             return None
-        return FiniteLoss.binomial(f.eps, int(f.n))
+        return binomial_loss(f.eps, int(f.n))
 
     from ..numeric.pld_models import BinomialLoss, loss_model
 
