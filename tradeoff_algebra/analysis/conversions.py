@@ -138,7 +138,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
             L, gL = e, _log_gap(lo, target)
         else:  # ambiguous: the enclosure straddles the target; look further for a sure U
             points = False
-        e *= 2
+        e *= 2 if e < 2**12 else 64  # beyond 4096 (long pure compositions) in bigger steps
     if U is None:
         return L, mp.inf, False
     tol = mp.ldexp(1, -(mp.prec - 4))
