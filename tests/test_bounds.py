@@ -310,3 +310,50 @@ def test_cor5_berry_esseen_for_noisy_sgd():
     # the chain uses it where gamma < 1/2, and falls back to C_p(f) >= C(f) where not
     assert isinstance(ta.bound(ta.C(R(1, 10), ta.G(1)) ** 1000, "lower"), ta.Shift)
     assert ta.bound(ta.C(R(1, 10), ta.G(1)) ** 10, "lower") == ta.G(sp.sqrt(10))
+
+
+def _polygon_hull_value(knots, g, a):
+    """The greatest convex minorant of min{1 - x, f(x - g) + g} for piecewise-linear f (knots
+    (x, f(x)) of f, exact rationals): the lower convex hull of (0, 1), (1, 0) and the shifted
+    knots that land in [0, 1], evaluated at a (by brute force over all pairs of points)."""
+    pts = [(sp.Integer(0), sp.Integer(1)), (sp.Integer(1), sp.Integer(0))]
+    pts += [(x + g, y + g) for x, y in knots if x + g <= 1]
+    best = sp.oo
+    for (x0, y0) in pts:
+        for (x1, y1) in pts:
+            if x0 <= a <= x1 and x0 < x1:
+                line = lambda x, x0=x0, y0=y0, x1=x1, y1=y1: y0 + (y1 - y0) * (x - x0) / (x1 - x0)  # noqa: E731
+                if all(line(x) <= y for x, y in pts):
+                    best = min(best, line(a))
+    return best
+
+
+@pytest.mark.parametrize("f,g", [(ta.EpsDelta(0, R(1, 100)), R(1, 1000)),
+                                 (ta.EpsDelta(sp.log(3), R(1, 100)), R(1, 1000)),
+                                 (ta.EpsDelta(sp.log(2), R(1, 50)), R(1, 500))])
+def test_upper_translate_of_piecewise_linear_operands(f, g):
+    """Tangent points inside the last cell of the cover (the chord bound must not be used
+    there when it turns negative): against the exact polygon hull."""
+    e = sp.exp(f.args[0])
+    d = f.args[1]
+    x1 = (1 - d) / (1 + e)  # f_{eps,delta}: knots (0, 1 - d), (x1, (1 - d) - e x1), (1 - d, 0)
+    knots = [(sp.Integer(0), 1 - d), (x1, 1 - d - e * x1), (1 - d, sp.Integer(0)),
+             (sp.Integer(1), sp.Integer(0))]
+    h = ta.Shift(f, -g)
+    for a in (R(1, 1000), R(1, 3), R(9, 10), R(995, 1000)):
+        v = ta.evaluate(h, a, dps=20)
+        truth = _polygon_hull_value(knots, g, a)
+        with workdps(40):
+            t = mpmath.mpf(sp.N(truth, 45))
+            if not v.is_point:  # an enclosure holds the truth; a point has its 20 digits
+                assert v.lo <= t + mpmath.mpf(10) ** -30 and t - mpmath.mpf(10) ** -30 <= v.hi, \
+                    (a, v, truth)
+        assert close(v, t, 19), (a, v, truth)
+
+
+def test_upper_translate_degenerate_cases():
+    for f, t in ((ta.Id, -R(1, 2)), (ta.G(1), -1), (ta.EpsDelta(1, R(1, 10)), -R(1, 2))):
+        v = ta.evaluate(ta.Shift(f, t), "0.3", dps=20)
+        with workdps(40):
+            truth = mpmath.mpf(7) / 10
+        assert v.is_point and close(v, truth, 19)

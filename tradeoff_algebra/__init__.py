@@ -50,6 +50,7 @@ from .core import (
                    NumericalError,
                    Phi,
                    PhiInv,
+                   ToleranceWarning,
                    TradeOff,
                    TradeOffError,
                    TradeOffExpr,
@@ -149,6 +150,7 @@ __all__ = [
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
     "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",
-    "AddRemove", "Shift", "calibrate", "Calibration", "plot", "from_dp_event", "advantage",
+    "AddRemove", "Shift", "ToleranceWarning", "calibrate", "Calibration", "plot",
+    "from_dp_event", "advantage",
     "bayes_risk",
 ]

@@ -26,6 +26,7 @@ import math
 import sympy as sp
 from mpmath.libmp import round_ceiling, round_floor
 
+from ..core.errors import NumericalError
 from ..numeric.arb import arb_ball, arb_endpoint
 from ..numeric.context import arb_precision, mp
 
@@ -107,4 +108,7 @@ def subsampled_gaussian_moments(p: sp.Expr, mu: sp.Expr, dps: int) -> dict:
         if ok and len(res) == len(MOMENTS):
             return res
         prec = 2 * prec
-    return res
+    if len(res) == len(MOMENTS):
+        return res  # finite enclosures, wider than asked: still guaranteed
+    raise NumericalError(f"the moments of C_p(G_mu) at p = {p}, mu = {mu} did not reach finite "
+                         "enclosures")

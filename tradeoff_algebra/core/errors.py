@@ -18,7 +18,7 @@ import pickle
 from typing import Any
 
 __all__ = ["TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "brief",
-           "MAX_SHOWN"]
+           "MAX_SHOWN", "ToleranceWarning"]
 
 #: Longest ``repr`` of a value shown in an error message, in characters.
 MAX_SHOWN = 60
@@ -149,6 +149,12 @@ class NoClosedForm(TradeOffError):
 
 class NumericalError(TradeOffError, ArithmeticError):
     """A numeric computation did not reach the requested accuracy."""
+
+
+class ToleranceWarning(UserWarning):
+    """A refined enclosure stopped above the requested relative width (the size limits of the
+    grid or the float64 rounding floor were reached first): the result is still a guaranteed
+    enclosure, only wider than asked; ``Value.width`` says how wide."""
 
 
 class InternalError(NumericalError):

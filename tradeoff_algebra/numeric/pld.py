@@ -55,9 +55,11 @@ as follows, and the bounds hold under these (standard, but not machine-checked) 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from ..core.errors import ToleranceWarning
 from . import budget
 from .context import mp
 from .options import DEFAULT_TOL, H_MIN, H_START, MAX_FFT, options, pld_options
@@ -237,8 +239,11 @@ class _Refinement:
         self.h_ok = self.h
         lo, hi = self.query(*cs)
         b = self.best
-        self.best = (lo, hi) if b is None or (hi - lo) < (b[1] - b[0]) else \
-            (max(lo, b[0]), min(hi, b[1]))
+        if b is None or (hi - lo) < (b[1] - b[0]):
+            self.best = (lo, hi)
+        elif max(lo, b[0]) <= min(hi, b[1]):
+            self.best = (max(lo, b[0]), min(hi, b[1]))
+        # else: disjoint by rounding; the narrower (the kept one) stays
         w = _rel(*self.best)
         # the width no longer shrinks like h^2: a floor (the FFT's entrywise error bound, summed
         # over the bins that matter) that tilting towards the point of interest lowers
@@ -284,7 +289,14 @@ def max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, fl
             if not open_:
                 break
             max(open_, key=lambda r: r.best[1]).step(stage)
-    return max(r.best[0] for r in refinements), max(r.best[1] for r in refinements)
+    lo = max(r.best[0] for r in refinements)
+    hi = max(r.best[1] for r in refinements)
+    if _rel(lo, hi) > tol and not all(r.fixed for r in refinements):
+        warnings.warn("a PLD enclosure stopped above the requested relative width (the grid's "
+                      "size limits or the float64 floor near 1e-6 came first); the result is a "
+                      "guaranteed enclosure, wider than asked: see its width",
+                      ToleranceWarning, stacklevel=2)
+    return lo, hi
 
 
 def tolerance_stages(tol: float) -> list[float]:

@@ -165,8 +165,15 @@ def _tangent(f: TradeOff, g, side: str):
                 else:
                     k = (b - d1) / (d1 - d0)
                     ends.append((b, u1lo * (1 + k) - u0hi * k))
-            # (line(b) - 1)/b and line(b)/(1 - b) are monotone in b on the cell: ends suffice
-            cand = min(ratio(b, u) if b < 1 or side == "left" else mp.inf for b, u in ends)
+            # (line(b) - 1)/b and line(b)/(1 - b) are monotone in b on the cell: ends suffice;
+            # on the last cell of the right side, line(b)/(1 - b) has the sign of line(1) near
+            # b = 1: it tends to +oo (the end at c0 is the bound) or to -oo (no bound)
+            if side == "right" and c1 >= 1:
+                if ends[1][1] < 0:
+                    continue
+                cand = ratio(*ends[0])
+            else:
+                cand = min(ratio(b, u) for b, u in ends)
             best = max(best, cand)
         return best
 
@@ -176,7 +183,8 @@ def _tangent(f: TradeOff, g, side: str):
         s_hi = min(his)
         lbs = [cell_lb(i) for i in range(len(pts) - 1)]
         s_lo = min(lbs)
-        keep = [i for i, lb in enumerate(lbs) if lb <= s_hi]
+        slack = mp.ldexp(1, -(mp.prec - 16)) * max(one, abs(s_hi))  # rounding of the bounds
+        keep = [i for i, lb in enumerate(lbs) if lb <= s_hi + slack] or list(range(len(lbs)))
         b_lo, b_hi = pts[keep[0]], pts[keep[-1] + 1]
         if s_hi - s_lo <= tol * max(one, abs(s_hi)) or len(pts) > 4000:
             break
@@ -196,6 +204,8 @@ def _tangents(f: TradeOff, t: sp.Expr, prec: int):
 
 def _upper_value(f: Shift, a, ac):
     g = -num(f.t, "t")
+    if g >= 1:  # the translate lives at alpha = 1 only, where it is f(0) + 1 > 0: the hull is Id
+        return ac, ac
     (s1lo, s1hi, b1lo, b1hi), (s2lo, s2hi, b2lo, b2hi) = _tangents(f.arg, f.t, mp.prec)
     idlo = idhi = ac
     if s1lo >= -1:  # the translate lies above 1 - alpha: the hull is Id
@@ -239,7 +249,9 @@ def _(f, x):
         out[inside] = np.asarray(np_value(f.arg, y[inside]), dtype=float) - t
         return np.maximum(out, 0.0)
     g = -t
-    b = np.linspace(g, 1.0, 4097)[1:]
+    if g >= 1:
+        return 1.0 - x
+    b = np.linspace(g, 1.0, 4097)
     u = np.asarray(np_value(f.arg, b - g), dtype=float) + g
     px = np.concatenate(([0.0], b, [1.0]))
     py = np.concatenate(([1.0], u, [0.0]))
