@@ -22,6 +22,26 @@ __all__ = ["Side", "Composed", "compose", "hull_roc_bounds", "hull_value_bounds"
            "trivial_model"]
 
 
+def decay_filter(x: np.ndarray, h: float, c: float) -> np.ndarray:
+    """y[0] = 0, y[k] = e^{-h} y[k-1] + c x[k-1] for non-negative x, vectorised: in blocks of
+    length B with h B <= 500, y[s + t] = e^{-h t} (y[s] + c sum_{j<t} x[s+j] e^{h (j+1)}), a
+    cumulative sum of non-negative terms (relative rounding at most (t + 4) ulps per element,
+    within the (3n + 10) ulps the callers allow). Replaces a linear filter from scipy.signal,
+    whose import alone takes 0.7 s."""
+    n = len(x)
+    y = np.empty(n, dtype=np.float64)
+    B = max(1, int(500.0 / h))
+    carry = 0.0
+    for s in range(0, n, B):
+        e = min(n, s + B)
+        t = np.arange(e - s, dtype=np.float64)
+        w = x[s:e] * np.exp(h * (t + 1))
+        cs = np.cumsum(w)
+        y[s:e] = np.exp(-h * t) * (carry + c * np.concatenate(([0.0], cs[:-1])))
+        carry = math.exp(-h * (e - s)) * (carry + c * float(cs[-1]))
+    return y
+
+
 def _gamma_fft(N: int) -> float:
     return 2 * (math.log2(N) + 2) * 8 * U64
 
@@ -322,9 +342,7 @@ class Side:
         c = -math.expm1(-self.h)
         # D[k] = delta_finite(l_k) = sum_{i > k} a_i (1 - e^{l_k - l_i}); D[top] = 0,
         # D[k-1] = e^{-h} D[k] + c S0[k]  (non-negative recurrence, run from the top)
-        from scipy.signal import lfilter  # (0.7 s to import: loaded at first use)
-
-        D = lfilter([0.0, c], [1.0, -math.exp(-self.h)], S0[::-1])[::-1]
+        D = decay_filter(S0[::-1], self.h, c)[::-1]
         rel = (3 * n + 10) * U64
         f = (1 + rel) if self.pess else (1 - rel)
         S0 *= f
