@@ -31,6 +31,7 @@ from itertools import combinations, product
 import sympy as sp
 
 import tradeoff_algebra as ta
+from tradeoff_algebra.core.validate import mpf_rational
 
 from ._claims import Check, misprint, not_stated, stated
 
@@ -544,13 +545,6 @@ stated(PAPER, "Thm. 11",
        "delta(1) of the exact composition is within 0.021 of it at T = 100 and 0.008 at "
        "T = 1600, from below)", _thm11)
 
-def _exact(x) -> sp.Rational:
-    """An mpf as the exact rational it is (an enclosure's end)."""
-    man, exp = x.man_exp
-    r = sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
-    return -r if x < 0 else r
-
-
 def _s_sqrt_2k():
     """kappa2 - 2 kl of C_p(G_1) is at most p^3 at p = 1/10, 1/100, 1/1000 (certified
     functionals; the audit measured 6.6e-4, 3.3e-7, 5.2e-11), so with p sqrt(T) = p0,
@@ -559,7 +553,7 @@ def _s_sqrt_2k():
     for q in (R(1, 10), R(1, 100), R(1, 1000)):
         f = ta.C(q, ta.G(1))
         k2, kl = ta.kappa2(f, dps=30), ta.kl(f, dps=30)
-        out.append(ta.verify(_exact(k2.hi) - 2 * _exact(kl.lo), "<=", q**3))
+        out.append(ta.verify(mpf_rational(k2.hi) - 2 * mpf_rational(kl.lo), "<=", q**3))
     return out
 
 

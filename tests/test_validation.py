@@ -246,3 +246,21 @@ def test_weird_values_raise_invalid_parameter_quickly(value, bounds):
                                    sp.exp(sp.Integer(10) ** 50)], ids=lambda v: type(v).__name__)
 def test_huge_and_tiny_but_valid_values_pass(value):
     param("mu", value, lower=0)
+
+
+def test_negative_mpf_keeps_its_sign():
+    """An mpf is read as the exact binary rational it holds, sign included (mpmath's man_exp
+    drops the sign): mpf(-1) as mu and mpf(-0.5) as alpha are refused, not read as 1 and 0.5."""
+    import mpmath
+
+    from tradeoff_algebra.core.validate import mpf_rational
+
+    assert mpf_rational(mpmath.mpf(-3) / 8) == sp.Rational(-3, 8)
+    assert mpf_rational(mpmath.mpf(0.1)) == sp.Rational(0.1)  # the float's exact binary value
+    with pytest.raises(ta.InvalidParameter, match="mu"):
+        ta.G(mpmath.mpf(-1))
+    with pytest.raises(ta.InvalidParameter, match="alpha"):
+        ta.evaluate(ta.G(1), mpmath.mpf(-0.5))
+    with pytest.raises(ta.InvalidParameter, match="delta"):
+        ta.EpsDelta(1, mpmath.mpf(-0.25))
+    assert ta.G(mpmath.mpf(0.5)) == ta.G(sp.Rational(1, 2))

@@ -32,7 +32,7 @@ from ..core.citations import DRS
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.rules import rule
-from ..core.validate import param
+from ..core.validate import mpf_rational, param
 from ..families.binomial import BinomialDP
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
@@ -185,18 +185,11 @@ def berry_esseen(f: Any, n: Any = None) -> BerryEsseen:
 CERTIFIED_DPS = 30
 
 
-def _rational(x) -> sp.Rational:
-    """An mpf as the exact rational it is."""
-    man, exp = x.man_exp
-    r = sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
-    return -r if x < 0 else r
-
-
 def _bounds(g: TradeOff, name: str) -> tuple[sp.Rational, sp.Rational]:
     """Rational bounds of a functional of g: its certified enclosure, or its closed form
     widened by the 10^-dps relative error a point value allows."""
     v = {"kl": kl, "kappa2": kappa2, "kappa3_bar": kappa3_bar}[name](g, dps=CERTIFIED_DPS)
-    lo, hi = _rational(v.lo), _rational(v.hi)
+    lo, hi = mpf_rational(v.lo), mpf_rational(v.hi)
     if v.is_point:
         slack = abs(hi) * sp.Rational(1, 10 ** (CERTIFIED_DPS - 1))
         lo, hi = lo - slack, hi + slack

@@ -35,7 +35,7 @@ from sympy import S
 from .errors import InvalidParameter
 
 __all__ = ["param", "fuzzy_ge", "fuzzy_le", "fuzzy_gt", "fuzzy_lt", "is_number", "to_sympy",
-           "MAX_EXP_ARG_LOG10"]
+           "MAX_EXP_ARG_LOG10", "mpf_rational"]
 
 #: A number is refused when it contains ``exp(x)`` or ``b**x`` with ``|x|`` possibly above
 #: ``10**MAX_EXP_ARG_LOG10`` (a crude upper bound, see :func:`_log10_bound`): deciding its sign
@@ -165,6 +165,14 @@ def _failure(exc: BaseException) -> str:
             + (f" ({text})" if text else "") + "; the value is probably too large or too small")
 
 
+def mpf_rational(x) -> sp.Rational:
+    """The exact binary rational a finite mpf holds, with its sign (``man_exp`` gives the
+    mantissa without it)."""
+    man, exp = x.man_exp
+    r = sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
+    return -r if x < 0 else r
+
+
 def to_sympy(name: str, value: object, allowed: str, owner: str | None = None) -> sp.Expr:
     """Sympify ``value`` strictly: numbers and SymPy expressions are accepted.
 
@@ -193,8 +201,7 @@ def _to_sympy(name: str, value: object, allowed: str, owner: str | None) -> sp.E
     if isinstance(value, mpmath.mpf) and mpmath.isfinite(value):
         # an mpf is the exact binary rational it holds (sympify would round it to the global
         # mpmath precision, 53 bits by default)
-        man, exp = value.man_exp
-        value = sp.Integer(man) * sp.Integer(2) ** exp
+        value = mpf_rational(value)
     try:
         v = sp.sympify(value, strict=True)
     except Exception as exc:

@@ -58,6 +58,7 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
+from ..core.validate import mpf_rational
 from .context import MPF, mp
 from .finite_tables import (
     _ONE,
@@ -107,8 +108,7 @@ def _sympy_number(x: Any, name: str) -> sp.Expr:
         except (TypeError, ValueError) as exc:
             raise InvalidParameter(name, x, "a real number", "FiniteLoss") from exc
     if isinstance(x, MPF):
-        man, exp = x.man_exp
-        return sp.Integer(man) * sp.Integer(2) ** exp
+        return mpf_rational(x)
     x = sp.sympify(x)
     if isinstance(x, sp.Float):
         return sp.Rational(x)

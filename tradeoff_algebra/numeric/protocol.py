@@ -30,6 +30,7 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import NUMERIC, TradeOff
+from ..core.validate import mpf_rational
 from . import budget
 from .context import MPF, mp
 from .value import Value
@@ -181,8 +182,7 @@ def as_level(alpha: Any, name: str = "alpha") -> sp.Expr:
     elif isinstance(alpha, MPF):
         if not mp.isfinite(alpha):
             raise InvalidParameter(name, alpha, allowed)
-        man, exp = alpha.man_exp
-        A = sp.Integer(man) * sp.Integer(2) ** exp
+        A = mpf_rational(alpha)
     elif isinstance(alpha, (float, np.floating)):
         if math.isnan(alpha) or math.isinf(alpha):
             raise InvalidParameter(name, alpha, allowed)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..core.errors import NoClosedForm, NumericalError
+from ..core.validate import mpf_rational
 from ..numeric.concave import max_concave
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
@@ -252,8 +253,7 @@ def _cover(big, small, dps: int) -> Outcome:
 
 def _rat(t) -> sp.Rational:
     """The exact rational value of an mpf."""
-    man, exp = mp.mpf(t).man_exp
-    return sp.Integer(man) * sp.Integer(2) ** exp
+    return mpf_rational(mp.mpf(t))
 
 
 def _short(x) -> str:
