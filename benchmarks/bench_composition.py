@@ -9,13 +9,9 @@ time ratio to dp_accounting's default accountant in the same run.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import sys
-import time
-from datetime import date
 
 import sympy as sp
+from _report import Report, run_line, timed
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import EpsDelta, G, Laplace
@@ -37,18 +33,8 @@ try:
 except ImportError:  # pragma: no cover
     PRVAccountant = None
 
-ROWS: list[str] = []
-
-
-def out(line: str = "") -> None:
-    print(line, flush=True)
-    ROWS.append(line)
-
-
-def timed(fn):
-    t = time.perf_counter()
-    v = fn()
-    return v, time.perf_counter() - t
+REPORT = Report()
+out = REPORT.out
 
 
 def clear_cache() -> None:
@@ -366,18 +352,8 @@ def main() -> None:
     a = ap.parse_args()
     out("# Composition benchmark")
     out()
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    from importlib import metadata
-
-    vers = []
-    for mod in ("dp-accounting", "prv-accountant", "numpy", "scipy"):
-        try:
-            vers.append(f"{mod} {metadata.version(mod)}")
-        except metadata.PackageNotFoundError:
-            vers.append(f"{mod} missing")
-    out(f"{date.today()}, `python benchmarks/bench_composition.py{' --quick' if a.quick else ''}`"
-        f", {platform.processor() or platform.machine()}, {os.cpu_count()} cores, load "
-        f"{load:.2f}, Python {sys.version.split()[0]}, " + ", ".join(vers))
+    out(run_line(f"python benchmarks/bench_composition.py{' --quick' if a.quick else ''}",
+                 ("dp-accounting", "prv-accountant", "numpy", "scipy")))
     out()
     dpsgd(a.quick)
     pure_dp()
@@ -387,10 +363,7 @@ def main() -> None:
     generic()
     long_run(a.quick)
     practice(a.quick)
-    if a.write:
-        with open(a.write, "w") as fh:
-            fh.write("\n".join(ROWS) + "\n")
-        print(f"written to {a.write}")
+    REPORT.write(a.write)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,10 @@ import argparse
 import json
 import math
 import os
-import platform
 import subprocess
 import sys
-import time
+
+from _report import Report, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -68,10 +68,9 @@ def main() -> None:
     ap.add_argument("--write", metavar="PATH")
     args = ap.parse_args()
     lines = ["# Scaling of the PLD engine", "",
-             f"{time.strftime('%Y-%m-%d')}, `python benchmarks/bench_scaling.py`, "
-             f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, "
-             f"Python {platform.python_version()}; each point in a fresh process (import "
-             "excluded), DP-SGD with p = 256/60000, Poisson sampling, eps at delta = 1e-5.", ""]
+             run_line("python benchmarks/bench_scaling.py", ("dp-accounting",))
+             + "; each point in a fresh process (import excluded), DP-SGD with p = 256/60000, "
+             "Poisson sampling, eps at delta = 1e-5.", ""]
 
     lines += ["## Time against T (default tolerance 5e-4), sigma = 1.1", "",
               "| T | ours [lo, hi] | rel. width | time | peak RSS growth | dp_accounting default "
@@ -110,11 +109,10 @@ def main() -> None:
     if len(ws) >= 2:
         lines += ["", f"Fitted exponent of time against the relative width: "
                   f"{slope(ws, ts):.2f} (time ~ width^{slope(ws, ts):.2f})."]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.write:
-        with open(args.write, "w") as fh:
-            fh.write(text)
+    report = Report()
+    for line in lines:
+        report.out(line)
+    report.write(args.write)
 
 
 if __name__ == "__main__":

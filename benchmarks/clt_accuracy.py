@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import sympy as sp  # noqa: E402
+from _report import Report, run_line  # noqa: E402
 
 import tradeoff_algebra as ta  # noqa: E402
 
@@ -110,9 +110,7 @@ def main() -> None:
     ap.add_argument("--write", help="write the Markdown results to this file")
     args = ap.parse_args()
     head = ["# CLT accuracy: the approximations of `ta.approx` against exact compositions", "",
-            f"{time.strftime('%Y-%m-%d')}, `python benchmarks/clt_accuracy.py`, "
-            f"{platform.machine()}, {os.cpu_count()} cores, load "
-            f"{os.getloadavg()[0]:.2f}, Python {platform.python_version()}", "",
+            run_line("python benchmarks/clt_accuracy.py"), "",
             "sup-distance: certified enclosure of sup_alpha |exact - approximation| "
             "(`ta.sup_distance`); gamma: Thm. 5's shift (the sandwich "
             "Shift(G_mu, gamma) <= f <= Shift(G_mu, -gamma) is guaranteed; the CLT forms are "
@@ -121,11 +119,10 @@ def main() -> None:
             "Thm. 5 gamma | time |", "|---|---|---|---|---|---|---|"]
     rows = thm7([10, 40, 160, 640]) + thm6([16, 64, 256]) + thm11([100, 400, 1600, 6400])
     rows += cor5([(1, R(1, 100), 2500), (1, R(1, 100), 10000), (R(11, 10), R(256, 60000), 14063)])
-    text = "\n".join(head + rows) + "\n"
-    print(text)
-    if args.write:
-        with open(args.write, "w") as fh:
-            fh.write(text)
+    report = Report()
+    for line in head + rows:
+        report.out(line)
+    report.write(args.write)
 
 
 if __name__ == "__main__":

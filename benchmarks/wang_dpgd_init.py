@@ -13,16 +13,14 @@ to print only).
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import sys
 import time
 
 import mpmath
 import numpy as np
-import scipy
 import sympy as sp
+from _report import run_line
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.bounds.initialisation import dpgd_random_init
@@ -39,13 +37,9 @@ def _f(x, n=10):
 
 def main() -> str:
     lines = []
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines.append("# Wang et al., Fig. 2: DP-GD with random initialisation")
     lines.append("")
-    lines.append(f"{datetime.date.today().isoformat()}, `python benchmarks/wang_dpgd_init.py`, "
-                 f"{platform.machine()}, {os.cpu_count()} cores, load {load:.2f}, Python "
-                 f"{platform.python_version()}, numpy {np.__version__}, scipy "
-                 f"{scipy.__version__}, mpmath {mpmath.__version__}")
+    lines.append(run_line("python benchmarks/wang_dpgd_init.py", ("numpy", "scipy", "mpmath")))
     lines.append("")
     lines.append(f"Model of Sec. 5: y_i = a x_i, x_i^2 = 1, a = {A}, sigma = 1, I ~ N(0, 1), "
                  "mu_I = min(|a - I|, c). `ours` = `ta.evaluate(dpgd_random_init(a, c), alpha, "

@@ -13,11 +13,8 @@ certified results: a point is correct to the digits shown, ``[lo, hi]`` an enclo
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import time
-from datetime import date
 from pathlib import Path
 
 # the working tree's package (bounds.shuffling is new), not an older installed copy
@@ -25,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import mpmath  # noqa: E402
 import sympy as sp  # noqa: E402
+from _report import Report, run_line, timed  # noqa: E402
 
 import tradeoff_algebra as ta  # noqa: E402
 from tradeoff_algebra.bounds.shuffling import (  # noqa: E402
@@ -40,24 +38,14 @@ N = 10**4
 E4444 = S(1111, 250)  # the "fixed value eps0 = 4.444" of Tables 1 and 2
 EPS0_FIG1 = fmt_eps0_max(N, S(1, 10**6))  # log(n/(8 log(2 n^1.5)) - 1) = 4.44448..., unrounded
 DPS = 10
-ROWS: list[str] = []
+REPORT = Report()
+out = REPORT.out
 
 TABLE1 = [(S(1, 2), "3e-6", ""), (S(6, 10), "1e-7", ""), (S(7, 10), "4e-9", "0.1038"),
           (S(8, 10), "9e-11", ""), (S(9, 10), "2e-12", "0.0018"), (S(1), "2e-14", "8e-5")]
 TABLE2 = [(S(5, 10**5), "0.4", "1.014", "0.369"), (S(3, 10**6), "0.5", "1.085", "0.470"),
           (S(1, 10**7), "0.6", "eps0", "0.575"), (S(4, 10**9), "0.7", "eps0", "0.664"),
           (S(9, 10**11), "0.8", "eps0", "0.758")]
-
-
-def out(line: str = "") -> None:
-    print(line, flush=True)
-    ROWS.append(line)
-
-
-def timed(fn):
-    t = time.perf_counter()
-    v = fn()
-    return v, time.perf_counter() - t
 
 
 def show(v, digits: int = 4) -> str:
@@ -95,20 +83,10 @@ def exact(e0):
 
 
 def header(argv: str) -> None:
-    from importlib import metadata
-
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    vers = []
-    for mod in ("sympy", "mpmath", "python-flint", "numpy", "scipy"):
-        try:
-            vers.append(f"{mod} {metadata.version(mod)}")
-        except metadata.PackageNotFoundError:
-            vers.append(f"{mod} missing")
     out("# Wang et al., shuffling (Sec. 4.2): Fig. 1, Tables 1 and 2")
     out()
-    out(f"{date.today()}, `python benchmarks/wang_shuffling.py{argv}`, "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load "
-        f"{load:.2f}, Python {sys.version.split()[0]}, " + ", ".join(vers))
+    out(run_line(f"python benchmarks/wang_shuffling.py{argv}",
+                 ("sympy", "mpmath", "python-flint", "numpy", "scipy")))
     out()
     out(f"n = {N}. Wang's Thm. 4.2 bound and the exact ShuffleDP at eps0 = 4.444 (the tables' "
         f"fixed value); FMT (Feldman, McMillan & Talwar, SODA 2023, Thm. 3.2) at the unrounded "
@@ -239,10 +217,7 @@ def main() -> None:
     which_form()
     fig1()
     out(f"Total {time.perf_counter() - t0:.0f} s.")
-    if a.write:
-        with open(a.write, "w") as fh:
-            fh.write("\n".join(ROWS) + "\n")
-        print(f"written to {a.write}")
+    REPORT.write(a.write)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,49 @@
+"""What the benchmark scripts share: the run line (date, command, machine, load, versions),
+the rows printed as they come and written at the end, and a timer."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from datetime import date
+from importlib import metadata
+
+
+def run_line(command: str, packages: tuple[str, ...] = ()) -> str:
+    """``2026-11-26, `command`, x86_64, 2 cores, load 0.40, Python 3.11.7, numpy 2.4.6, ...``"""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    vers = []
+    for mod in packages:
+        try:
+            vers.append(f"{mod} {metadata.version(mod)}")
+        except metadata.PackageNotFoundError:
+            vers.append(f"{mod} missing")
+    return ", ".join([f"{date.today()}", f"`{command}`", platform.processor() or platform.machine(),
+                      f"{os.cpu_count()} cores", f"load {load:.2f}",
+                      f"Python {sys.version.split()[0]}", *vers])
+
+
+class Report:
+    """Rows printed as they come (flushed) and kept for :meth:`write`."""
+
+    def __init__(self) -> None:
+        self.rows: list[str] = []
+
+    def out(self, line: str = "") -> None:
+        print(line, flush=True)
+        self.rows.append(line)
+
+    def write(self, path: str | None) -> None:
+        if path:
+            with open(path, "w") as fh:
+                fh.write("\n".join(self.rows) + "\n")
+            print(f"written to {path}")
+
+
+def timed(fn):
+    """(fn(), seconds)."""
+    t = time.perf_counter()
+    v = fn()
+    return v, time.perf_counter() - t
