@@ -43,7 +43,7 @@ def _short(x: sp.Expr) -> str:
     return sp.sstr(sp.N(x, 4)) if x.is_number else sp.sstr(x)
 
 
-def _be_error(f: TradeOff) -> str | None:
+def _be_error(f: TradeOff | list) -> str | None:
     """Thm. 5's sandwich as the error of a normal approximation of ``f``, or None."""
     try:
         be = berry_esseen(f)
@@ -99,31 +99,12 @@ _THM11 = DRS.thm(11, note="C_p(f)^{(x) T} -> G_{p0 sqrt(2 chi2_+(f))}, p sqrt(T)
 
 
 def _thm6(f: TradeOff) -> TradeOff | None:
+    """f_1 (x) ... (x) f_n ~ G_{2K/s}, K = sum kl(f_i), s^2 = sum kappa_2(f_i) (Thm. 6)."""
     fs = factors(f)
     if all(isinstance(g, EpsDelta) for g, _ in fs):
         return None  # Thm. 7 is the paper's statement for these
     mu = clt_mu(fs)
     return None if mu is None else Gaussian(mu)
-
-
-def _thm7_error(f: TradeOff) -> str | None:
-    fs = factors(f)
-    be = _be_error(Tensor(*[EpsDelta(g.args[0], 0) ** m for g, m in fs])
-                   if len(fs) > 1 else TensorPower(EpsDelta(fs[0][0].args[0], 0), fs[0][1]))
-    if len(fs) == 1 and fs[0][0].args[1] == 0:
-        thm8 = ("Thm. 8: within c/n in the shifted sense, c depending only on mu = sqrt(n) eps "
-                "(about 0.1 at mu = 1 by the paper's simulations; no certified constant)")
-        return f"{thm8}; {be}" if be else thm8
-    return be
-
-
-def _thm6_error(f: TradeOff) -> str | None:
-    return _be_error(f)
-
-
-def _thm11_error(f: TradeOff) -> str | None:
-    return ("Thm. 11 states no rate; Cor. 5 gives Thm. 5's sandwich with the integrals of "
-            "Lemma 4")
 
 
 def _thm7(f: TradeOff) -> TradeOff | None:
@@ -132,15 +113,19 @@ def _thm7(f: TradeOff) -> TradeOff | None:
     return clt_epsdelta(factors(f))
 
 
-def _thm6_rule(f: TradeOff) -> TradeOff | None:
-    """f_1 (x) ... (x) f_n ~ G_{2K/s}, K = sum kl(f_i), s^2 = sum kappa_2(f_i) (Thm. 6)."""
-    return _thm6(f)
+def _thm7_error(f: TradeOff) -> str | None:
+    fs = factors(f)
+    be = _be_error([EpsDelta(g.args[0], 0) ** m for g, m in fs])
+    if len(fs) == 1 and fs[0][0].args[1] == 0:
+        thm8 = ("Thm. 8: within c/n in the shifted sense, c depending only on mu = sqrt(n) eps "
+                "(about 0.1 at mu = 1 by the paper's simulations; no certified constant)")
+        return f"{thm8}; {be}" if be else thm8
+    return be
 
 
-def _thm11_rule(f: TradeOff) -> TradeOff | None:
-    """C_p(f)^{(x) T} ~ G_{p sqrt(T) sqrt(2 chi2_+(f))} (Thm. 11; Cor. 4 as corrected for
-    f = G_{1/sigma})."""
-    return clt_subsampled(f)
+def _thm11_error(f: TradeOff) -> str | None:
+    be = _be_error(f)  # Cor. 5: Thm. 5 with the certified functionals of C_p(G_mu)
+    return "Thm. 11 states no rate" + (f"; Cor. 5, {be}" if be else "")
 
 
 for _cls in (TensorPower, Tensor, BinomialDP):
@@ -149,9 +134,9 @@ for _cls in (TensorPower, Tensor, BinomialDP):
 
 for _cls in (TensorPower, Tensor):
     rule(_cls, cite=_THM6, relation="approx", priority=10, name="clt_tensor",
-         hypotheses="symmetric factors with closed-form kl and kappa_2", error=_thm6_error)(
-        _thm6_rule)
+         hypotheses="symmetric factors with closed-form kl and kappa_2", error=_be_error)(
+        _thm6)
 
 rule(TensorPower, cite=_THM11, relation="approx", priority=30, name="clt_subsampled",
      hypotheses="C_p(f)^{(x) T} with f symmetric, f(0) = 1, closed-form chi2_+(f)",
-     error=_thm11_error)(_thm11_rule)
+     error=_thm11_error)(clt_subsampled)
