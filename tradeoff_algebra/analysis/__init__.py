@@ -6,9 +6,11 @@ from .conversions import delta, epsilon, from_privacy_profile, primal_value, pri
 from .distance import sup_distance
 from .divergences import f_divergence, hockey_stick
 from .functionals import auc, chi2_plus, fixed_point, kappa2, kappa3, kappa3_bar, kl, tv
+from .gdp_mu import gdp_mu
 from .renyi import renyi
 from .risk import advantage, bayes_risk
 
 __all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
            "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
-           "sup_distance", "renyi", "hockey_stick", "f_divergence", "advantage", "bayes_risk"]
+           "sup_distance", "renyi", "hockey_stick", "f_divergence", "advantage", "bayes_risk",
+           "gdp_mu"]
