@@ -26,6 +26,10 @@ Closed forms (SymPy expressions; symbols allowed):
   as a sum over the factors of their finite representation (Renyi divergences add over
   product pairs, van Erven & Harremoes 2014, Thm. 28).
 * products and powers: the sum of the factors' divergences; Id: 0; Zero: +oo.
+* the sampled Gaussian Mix(G_mu, p) (``renyi_mixture``): D_a(Q || P) (``renyi(Inverse(Mix(G(mu),
+  p)), a)``) by the binomial sum at integer orders (Mironov, Talwar & Zhang 2019, Sec. 3.3); the
+  other orders and the other direction as certified Arb integrals, also inside products (the
+  RDP of Poisson-subsampled DP-SGD, certified).
 * f^{-1} of a symmetric f: as f; for a in (0, 1) the skew symmetry
   ``D_a(Q || P) = a/(1 - a) D_{1-a}(P || Q)`` (van Erven & Harremoes, Prop. 2).
 
@@ -53,6 +57,7 @@ from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import num
 from ..numeric.value import Value
+from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
 from ..rewrite.simplify import simplify
@@ -63,6 +68,7 @@ from .functionals import (
     quad_log_slope,
     two_precision_estimate,
 )
+from .renyi_mixture import sampled_gaussian_form, sampled_gaussian_renyi
 
 __all__ = ["renyi", "renyi_form", "order_param"]
 
@@ -181,6 +187,8 @@ def _(f, a):
 @renyi_form.register(Inverse)
 def _(f, a):
     g = f.arg
+    if isinstance(g, Mix) and isinstance(g.arg, Gaussian):  # the sampled Gaussian, Q first
+        return sampled_gaussian_form(g.p, g.arg.mu, a)
     if g.is_symmetric:
         return renyi_form(g, a)
     fl = finite_loss(f)
@@ -189,6 +197,38 @@ def _(f, a):
     if a.is_positive and (a < 1) is sp.true:  # skew symmetry (van Erven & Harremoes, Prop. 2)
         d = renyi_form(g, 1 - a)
         return None if d is None else a / (1 - a) * d
+    return None
+
+
+def _certified(f: TradeOff, a: sp.Expr, dps: int) -> tuple | None:
+    """(lo, hi) of D_a(P || Q) where a guaranteed route exists without one closed form: the
+    sampled Gaussian pair in either direction (Arb integration, ``renyi_mixture``) and sums of
+    closed forms and such terms over products (additivity, van Erven & Harremoes, Thm. 28)."""
+    v = renyi_form(f, a)
+    if v is not None:
+        val = closed_value(sp.simplify(v) if v.has(sp.Max) else v, f, dps)
+        return val.interval()
+    if isinstance(f, (Tensor, TensorPower)):
+        parts = [(f.base, f.n)] if isinstance(f, TensorPower) else [(g, 1) for g in f.factors]
+        lo, hi = mp.zero, mp.zero
+        for g, n in parts:
+            r = _certified(g, a, dps + 5)
+            if r is None:
+                return None
+            k = num(sp.Integer(n), "n")
+            lo, hi = lo + k * r[0], hi + k * r[1]
+        return lo, hi
+    inv = isinstance(f, Inverse)
+    g = f.arg if inv else f
+    if isinstance(g, Mix) and isinstance(g.arg, Gaussian) and a is not sp.oo:
+        p, mu = g.p, abs(g.arg.mu)
+        if p.is_zero or mu.is_zero:
+            return mp.zero, mp.zero
+        if p == 1:
+            return _certified(g.arg, a, dps)
+        return sampled_gaussian_renyi(p, mu, a, inv, dps)
+    if inv and g.is_symmetric:
+        return _certified(g, a, dps)
     return None
 
 
@@ -233,6 +273,10 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
         return closed_value(sp.simplify(v) if v.has(sp.Max) else v, f, dps)
     if f.free_symbols or a.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
+    with mp.workdps(dps + 10):
+        r = _certified(simplify(f), a, dps)
+    if r is not None:
+        return Value.enclosure(r[0], r[1], dps)
     if not estimate:
         raise NoClosedForm(f"renyi({f}, {a}): no closed form and no guaranteed numeric route; "
                            "estimate=True gives a quadrature estimate (not an enclosure)")

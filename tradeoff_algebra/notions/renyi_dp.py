@@ -128,6 +128,32 @@ class RDP(Notion):
         w = param("omega", omega, lower=1, lower_open=True, owner="RDP", allow_infinite=True)
         return sp.Basic.__new__(cls, c, w)
 
+    @classmethod
+    def of(cls, f: Any, orders: Any = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64),
+           dps: int = 20) -> RDP:
+        """The RDP curve of a mechanism with trade-off expression f on finitely many orders:
+        eps(a) = max{D_a(P || Q), D_a(Q || P)} for f = T(P, Q) (Mironov 2017, Def. 3, over both
+        orders of a neighbouring pair), each the upper end of a certified enclosure
+        (``ta.renyi``), as an exact rational. ``AddRemove(g)`` (add/remove neighbours, e.g.
+        Poisson DP-SGD from ``noisy_sgd``) takes the two directions of g; a symmetric f needs
+        one. Orders with no certified value are refused with the reason."""
+        from ..analysis.renyi import renyi
+        from ..core.node import TradeOff
+        from ..core.validate import mpf_rational
+        from ..operators.mechanism import AddRemove
+        from ..operators.unary import Inverse
+
+        if not isinstance(f, TradeOff):
+            raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
+        g = f.arg if isinstance(f, AddRemove) else f
+        sides = [g] if g.is_symmetric else [g, Inverse(g)]
+        items = {}
+        for k in orders:
+            a = param("order", k, lower=1, lower_open=True, owner="RDP.of")
+            items[a] = max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
+                           for h in sides)
+        return cls(items)
+
     @property
     def curve(self) -> sp.Basic:
         return self.args[0]
