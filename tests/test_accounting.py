@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import pytest
 import sympy as sp
 
@@ -17,10 +18,8 @@ R = sp.Rational
 P = R(512, 50000)
 D5 = R(1, 10**5)
 
-
 def overlap(u, v) -> bool:
     return u.lo <= v.hi and v.lo <= u.hi
-
 
 def test_noisy_sgd_from_a_training_configuration():
     f = ta.noisy_sgd(1.0, dataset_size=50000, batch_size=512, epochs=30, sampling="poisson")
@@ -42,9 +41,53 @@ def test_noisy_sgd_from_a_training_configuration():
     assert ta.noisy_sgd(1, P, 3, neighbours="replace_one") == ta.noisy_sgd(1, P, 3)
     assert ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="replace_one") == \
         ta.PoissonReplace(1, P) ** 3
-    with pytest.raises(ta.InvalidParameter, match="Gaussian mixtures"):
-        ta.noisy_sgd(1, P, 3, neighbours="add_remove")
+    assert ta.noisy_sgd(1, P, 3, neighbours="add_remove") == AddRemove(Mix(G(2), P) ** 3)
+    with pytest.raises(ta.InvalidParameter, match="sampling"):
+        ta.noisy_sgd(1, P, 3, sampling="uniform")
 
+def test_shuffled_batches_claim_no_amplification():
+    # 30 epochs of ceil(50000/512) = 98 batches: T = 2930 steps start 30 epochs
+    f = ta.noisy_sgd(1.0, dataset_size=50000, batch_size=512, epochs=30, sampling="shuffle")
+    assert f == G(sp.sqrt(30))
+    assert ta.noisy_sgd(2, R(1, 10), 25, sampling="shuffle") == G(sp.sqrt(3) / 2)
+    assert ta.noisy_sgd(2, R(1, 10), 25, sampling="shuffle", neighbours="replace_one") == \
+        G(sp.sqrt(3))
+    # looser than Poisson accounting of the same run (which claims amplification)
+    pois = ta.noisy_sgd(1.0, dataset_size=50000, batch_size=512, epochs=30, sampling="poisson")
+    assert ta.epsilon(f, D5, dps=6).lo > ta.epsilon(pois, D5, dps=6).hi
+
+def _mixture_delta(ws_p, ms_p, ws_q, ms_q, eps):
+    """int (q - e^eps p)_+ for one-dimensional Gaussian mixtures (unit variance), by mpmath
+    quadrature between the sign changes of q - e^eps p found on a fine scan."""
+    with mpmath.workdps(20):
+        E = mpmath.exp(eps)
+        def dens(ws, ms, x):
+            return sum(w * mpmath.npdf(x, m) for w, m in zip(ws, ms, strict=True))
+        h = lambda x: dens(ws_q, ms_q, x) - E * dens(ws_p, ms_p, x)  # noqa: E731
+        xs = [mpmath.mpf(k) / 8 for k in range(-96, 97)]
+        cuts = [mpmath.findroot(h, (a, b), solver="bisect")
+                for a, b in zip(xs, xs[1:], strict=False) if h(a) * h(b) < 0]
+        pts = [-mpmath.inf] + cuts + [mpmath.inf]
+        total = mpmath.mpf(0)
+        for a, b in zip(pts, pts[1:], strict=False):
+            mid = (max(a, -20) + min(b, 20)) / 2
+            if h(mid) > 0:
+                total += mpmath.quad(h, [a, b] if mpmath.isfinite(a) and mpmath.isfinite(b)
+                                     else [a, mid, b])
+        return total
+
+@pytest.mark.parametrize("g,x", [((1, 1, 1), -1), ((1, -1, 1), -1), ((0, 1, -1), 1)])
+def test_fixed_size_add_remove_bound_is_sound(g, x):
+    """n = 3 records with clipped scalar gradients g, batch size 1, sigma = 1: the exact pair
+    P_D = (1/3) sum N(g_i, 1), P_D' = (1/4)(sum N(g_i, 1) + N(x, 1)) against the bound
+    AddRemove(Mix(G(2), 1/3)), through delta(eps) in both directions."""
+    bound = ta.noisy_sgd(1, R(1, 3), 1, sampling="fixed_size", neighbours="add_remove")
+    wp, wq = [R(1, 3)] * 3, [R(1, 4)] * 4
+    for eps in (R(1, 10), R(1, 2), 1, 2):
+        d = ta.delta(bound, eps, dps=10)
+        exact = max(_mixture_delta(wp, g, wq, g + (x,), eps),
+                    _mixture_delta(wq, g + (x,), wp, g, eps))
+        assert exact <= d.hi
 
 def test_two_phases_compose_the_directions_together():
     a = ta.noisy_sgd(1, P, 300, sampling="poisson")
@@ -70,7 +113,6 @@ def test_two_phases_compose_the_directions_together():
     loose = SymmetricHull(Mix(G(1), P) ** 3) @ SymmetricHull(Mix(G(2), P) ** 3)
     assert isinstance(loose, ta.Tensor)
 
-
 def test_two_phases_against_dp_accounting():
     dpa = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant as pa
@@ -84,7 +126,6 @@ def test_two_phases_against_dp_accounting():
                                                                     sampling="poisson")
     e = ta.epsilon(f, D5, dps=8)
     assert e.lo <= ref <= e.hi * (1 + 1e-4)  # dp_accounting's grid value is pessimistic
-
 
 def test_calibration_round_trip():
     build = lambda s: ta.noisy_sgd(s, P, 300, sampling="poisson")  # noqa: E731
@@ -104,13 +145,11 @@ def test_calibration_round_trip():
     c = ta.calibrate(lambda s: ta.gaussian_mechanism(1, s), advantage=R(1, 10))
     assert ta.tv(G(1 / c.value), dps=20).hi <= R(1, 10)
 
-
 def test_calibration_bad_input():
     with pytest.raises(ta.InvalidParameter, match="target"):
         ta.calibrate(lambda s: G(s), epsilon=1)
     with pytest.raises(ta.InvalidParameter, match="build"):
         ta.calibrate(3, advantage=R(1, 2))
-
 
 def test_whole_curves_from_one_composition():
     import numpy as np
@@ -125,11 +164,9 @@ def test_whole_curves_from_one_composition():
             assert lo[i] <= float(v.hi) and float(v.lo) <= hi[i]
         assert np.max(hi - lo) < 5e-4  # one grid for all levels: plot-grade widths everywhere
 
-
 def test_attack_risk_metrics():
     import mpmath
     from precision import close
-
     # Bayes risk of G_1 against a direct minimisation of (1 - pi) alpha + pi G_1(alpha)
     for pi in (R(1, 2), R(1, 10), R(9, 10)):
         with mpmath.workdps(40):

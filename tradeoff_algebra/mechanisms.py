@@ -73,13 +73,33 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     m drawn uniformly without replacement (``Sample_m`` of Dong, Roth & Su, Sec. 4.2 and
     Algorithm 1), ``C_p(G_{1/sigma})^{(x) T}`` (Thm. 10); a symmetric function, so it composes
     with others by the tensor product.
-    sigma > 0, 0 <= p <= 1, steps a positive integer. (Shuffled batches, one pass over a random
-    permutation per epoch, have no trade-off function in the seed papers and are not offered.)
+    sigma > 0, 0 <= p <= 1, steps a positive integer.
 
     ``neighbours`` states the relation: with Poisson sampling ``"add_remove"`` (the default)
     or ``"replace_one"``, ``PoissonReplace(1/sigma, p)^{(x) T}`` (the pair (1-p) N(0,1) +
     p N(+-1/sigma, 1), symmetric, composed by the tensor power); with fixed-size batches
-    ``"replace_one"`` (the default there: Dong, Roth & Su's Sample_m replaces one record).
+    ``"replace_one"`` (the default there: Dong, Roth & Su's Sample_m replaces one record) or
+    ``"add_remove"``: ``AddRemove(Mix(G_{2/sigma}, p)^{(x) T})``, a sound bound derived here:
+    with D' = D + {x} (n + 1 records, batch size m), a batch of D' holds x with probability
+    q = m/(n + 1) <= p = m/n, and then x and m - 1 uniform records of D; coupling those with a
+    batch of D that adds one more uniform record y, the two sums differ by g(x) - g(y), of norm
+    at most twice the clipping norm. So (P_D, P_D') is a mixture over the coupling of pairs
+    (N(s), (1 - q) N(s) + q N(s + Delta)) with |Delta| <= 2 (in units of the clipping norm),
+    each at least Mix(G_{2/sigma}, p) (shift invariance; f_p decreases in p); a pair with the
+    mixture index hidden lies above the same pair with the index shown, which lies above any
+    convex g below every component (Wang et al., Lemma 3.1; sum_i w_i g(alpha_i) >=
+    g(sum_i w_i alpha_i)); the reverse direction is the inverse.
+
+    ``sampling="shuffle"``: one pass per epoch over a random permutation cut into batches, as
+    most training loops do. No amplification is claimed: each record enters exactly one batch
+    per epoch, so an epoch is at most one Gaussian mechanism for it (sensitivity 1 under
+    add/remove, where the added record joins one batch; 2 under replace_one), and the E
+    started epochs give G_{Delta sqrt(E)/sigma} (Dong, Roth & Su, Cor. 2). An epoch is
+    ``ceil(1/p)`` batches, the last one partial (PyTorch's ``DataLoader`` with
+    ``drop_last=False``), so E = ceil(T / ceil(1/p)); with ``drop_last=True`` an epoch has
+    floor(1/p) batches: give ``steps`` counted that way.
+    Accounting shuffled training as Poisson sampling understates its epsilon (Chua et al.,
+    ICML 2024, "How private are DP-SGD implementations?"); this is the sound statement.
     """
     import math
 
@@ -123,21 +143,24 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     if neighbours not in (None, "add_remove", "replace_one"):
         raise InvalidParameter("neighbours", neighbours, "'add_remove' or 'replace_one'",
                                "noisy_sgd")
+    if sampling == "shuffle":
+        if q.free_symbols or T.free_symbols:
+            raise InvalidParameter("p", q, "a number (shuffled batches count epochs)",
+                                   "noisy_sgd")
+        epochs_started = sp.ceiling(T / sp.ceiling(1 / q)) if q.is_positive else sp.S.Zero
+        delta = 2 if neighbours == "replace_one" else 1
+        return Gaussian(delta * sp.sqrt(epochs_started) / s)
     fixed = sampling in ("gdp_paper", "fixed_size")
     if fixed and neighbours == "add_remove":
-        raise InvalidParameter("neighbours", neighbours, "'replace_one' with fixed-size batches "
-                               "(Sample_m); 'add_remove' or 'replace_one' with Poisson sampling",
-                               "noisy_sgd", "Fixed-size batches under add/remove neighbours "
-                               "need a pair of Gaussian mixtures of different sizes, not "
-                               "offered yet")
+        return AddRemove(TensorPower(Mix(Gaussian(2 / s), q), T))
     if sampling == "poisson" and neighbours == "replace_one":
         return TensorPower(PoissonReplace(1 / s, q), T)
-    if sampling in ("gdp_paper", "fixed_size"):
+    if fixed:
         return TensorPower(Subsample(Gaussian(1 / s), q), T)
     if sampling == "poisson":
         return AddRemove(TensorPower(Mix(Gaussian(1 / s), q), T))
-    raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size') or 'poisson'",
-                           "noisy_sgd")
+    raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size'), 'poisson' or "
+                           "'shuffle'", "noisy_sgd")
 
 
 def shuffle(eps0: Any, n: Any, bound: str = "exact"):

@@ -653,7 +653,7 @@ class _Interpreter:
 #: Keywords that take one of a few strings: ``noisy_sgd(..., sampling=...)``,
 #: ``shuffle(..., bound=...)``.
 _OPTION_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "sampling": ("gdp_paper", "fixed_size", "poisson"),
+    "sampling": ("gdp_paper", "fixed_size", "poisson", "shuffle"),
     "bound": ("exact", "wang"),
     "neighbours": ("add_remove", "replace_one"),
 }
