@@ -677,3 +677,15 @@ def test_epsilon_beyond_4096_for_a_long_pure_composition():
 
     assert delta(mpmath.mpf("5038.0031")) > 1e-6 > delta(mpmath.mpf("5038.0033"))
     assert 5038.0031 < float(v.lo) <= float(v.hi) < 5038.0033
+
+
+def test_identity_factors_leave_the_product():
+    """Mix(f, 0) is Id: the hull of a product of them has epsilon 0 (was the enclosure
+    [0, oo]), and they do not change a product's value."""
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import AddRemove, G, Mix
+
+    assert ta.epsilon(AddRemove(Mix(G(1), 0) ** 5), 1e-5).hi == 0
+    a = ta.epsilon(AddRemove(Mix(G(1), 0) ** 5 @ Mix(G(1), 0.5) ** 3), 1e-5, dps=6)
+    b = ta.epsilon(AddRemove(Mix(G(1), 0.5) ** 3), 1e-5, dps=6)
+    assert a.lo <= b.hi and b.lo <= a.hi

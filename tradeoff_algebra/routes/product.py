@@ -50,6 +50,7 @@ from ..numeric.protocol import (
     mp_value,
     num,
 )
+from ..operators.maxgroup import closed_by_rules
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull, hull_route
 from ..rewrite.simplify import simplify
@@ -59,7 +60,8 @@ __all__ = ["route", "pld_leaves", "pld_delta", "pld_epsilon", "pld_value", "hull
 
 def pld_leaves(f: TradeOff) -> tuple | None:
     """``((leaf, n), ...)``: the factors of a product with their multiplicities (flattening
-    Tensor and TensorPower with integer exponents), or None for a symbolic exponent."""
+    Tensor and TensorPower with integer exponents; factors equal to Id by a registered
+    identity are dropped), or None for a symbolic exponent."""
     acc: dict = {}
 
     def walk(g, mult: int) -> bool:
@@ -69,6 +71,8 @@ def pld_leaves(f: TradeOff) -> tuple | None:
             if not isinstance(g.n, Integer):
                 return False
             return walk(g.base, mult * int(g.n))
+        if g == Id or closed_by_rules(g) == Id:  # an identity factor (Mix(f, 0), G(0), ...)
+            return True
         acc[g] = acc.get(g, 0) + mult
         return True
 
