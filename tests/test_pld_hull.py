@@ -141,3 +141,29 @@ def test_hull_of_a_product_is_symmetric():
     w_lo = ta.evaluate(f, float(v.hi), dps=10)
     w_hi = ta.evaluate(f, float(v.lo), dps=10)
     assert w_lo.lo - 1e-9 <= a <= w_hi.hi + 1e-9
+
+
+def test_lower_envelope_is_the_full_minimum():
+    """_env_min(..., up=False) is a lower bound of min_j c_j + e^{E_j} alpha over every j (it
+    must not miss a j), on convex profiles with duplicated kinks and on arbitrary data, against
+    the full broadcast minimum; up=True is an upper bound."""
+    import numpy as np
+
+    from tradeoff_algebra.numeric import pld_compose as pc
+
+    rng = np.random.default_rng(7)
+    for trial in range(120):
+        n = int(rng.integers(2, 2500))
+        E = np.sort(rng.normal(0, 3, n))
+        E = np.sort(np.concatenate([E, E[: n // 4]]))
+        x = np.exp(E)
+        L, q = np.exp(rng.normal(0, 3, 40)), rng.dirichlet(np.ones(40))
+        c = np.maximum(1 - x[:, None] / L[None, :], 0) @ q
+        if trial % 3 == 0:
+            c = rng.uniform(0, 1, len(x))
+        a = np.sort(rng.uniform(0, 1, 200))
+        a[0] = 0.0
+        full = np.min(c[None, :] + x[None, :] * a[:, None], axis=1)
+        assert np.all(pc._env_min(c, E, a, False) <= full)
+        if trial % 3:
+            assert np.all(pc._env_min(c, E, a, True) >= full * (1 - 1e-12))

@@ -544,8 +544,8 @@ def _env_min(c: np.ndarray, E: np.ndarray, alphas: np.ndarray, up: bool) -> np.n
 
     ``up`` (an upper bound is wanted: any j gives one): the profile is convex in x = e^eps, so
     a coarse minimum over every sqrt(n)-th point and a full-resolution window around it find
-    the minimiser. Otherwise (a lower bound must be the true minimum over every j): the full
-    minimum, by chunked broadcasting."""
+    the minimiser. Otherwise (a lower bound must not exceed the minimum over every j): the
+    same window gives an incumbent, and block bounds decide which j need evaluating."""
     out = np.full(len(alphas), math.inf)
     if len(E) == 0:
         return out
@@ -575,11 +575,37 @@ def _env_min(c: np.ndarray, E: np.ndarray, alphas: np.ndarray, up: bool) -> np.n
             with np.errstate(over="ignore", invalid="ignore"):
                 best = np.fmin(best, c[k] + x[k] * alphas)
         return best
-    step = max(1, _CHUNK // len(E))
-    for i in range(0, len(alphas), step):
-        a = alphas[i:i + step, None]
-        with np.errstate(over="ignore", invalid="ignore"):
-            out[i:i + step] = np.nanmin(c[None, :] + x[None, :] * a, axis=1)
+    # the lower bound, the minimum over every j of the computed values, without forming all
+    # n x m of them: blocks of B consecutive j (x increasing) have the lower bound
+    # min_block c + x_first alpha; the exact minimum of a window around the coarse minimiser
+    # (the profile is convex in x, so the minimiser is near) is the incumbent, and only the
+    # blocks whose bound lies below it for some alpha are evaluated in full for those alpha.
+    n = len(E)
+    B = max(16, int(math.sqrt(n)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        def g_at(j, a):
+            v = c[j] + x[j] * a
+            return np.where(np.isnan(v), np.inf, v)
+
+        idx = np.arange(0, n, B)
+        jc = np.zeros(len(alphas), dtype=np.int64)
+        step = max(1, _CHUNK // len(idx))
+        for i in range(0, len(alphas), step):
+            jc[i:i + step] = idx[np.argmin(g_at(idx[None, :], alphas[i:i + step, None]),
+                                           axis=1)]
+        for d in range(-B, B + 1):
+            out = np.fmin(out, g_at(np.clip(jc + d, 0, n - 1), alphas))
+        cmin = np.minimum.reduceat(np.where(np.isnan(c), -np.inf, c), idx)
+        for b, s0 in enumerate(idx):
+            lb = cmin[b] + x[s0] * alphas
+            need = np.nonzero(~(lb >= out))[0]  # NaN bounds count as needed
+            if len(need) == 0:
+                continue
+            seg = np.arange(s0, min(s0 + B, n))
+            rows = max(1, _CHUNK // len(seg))
+            for i in range(0, len(need), rows):
+                k = need[i:i + rows]
+                out[k] = np.fmin(out[k], g_at(seg[None, :], alphas[k, None]).min(axis=1))
     return out
 
 
