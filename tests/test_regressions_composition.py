@@ -689,3 +689,21 @@ def test_identity_factors_leave_the_product():
     a = ta.epsilon(AddRemove(Mix(G(1), 0) ** 5 @ Mix(G(1), 0.5) ** 3), 1e-5, dps=6)
     b = ta.epsilon(AddRemove(Mix(G(1), 0.5) ** 3), 1e-5, dps=6)
     assert a.lo <= b.hi and b.lo <= a.hi
+
+
+def test_fuzz_findings_optimistic_tail_and_negligible_power():
+    """Found by the random-tree run: (1) the shuffle model parks its dropped tail (<= 1e-40) at
+    +oo, which the optimistic side kept, so delta of (Mix(ShuffleDP(1/1000, 2), 2/3))^5 at
+    3/5 (truth 0: every loss is below 1/1000 * 5) came back as [3.3e-40, 3.3e-40]; (2) the
+    power of a product that is Id to working precision was formed as 1 - (1 - alpha) and read
+    0 at alpha = 1e-278 (truth >= alpha)."""
+    import mpmath
+
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import Laplace, Mix, ShuffleDP, TensorPower
+
+    R = sp.Rational
+    v = ta.delta(TensorPower(Mix(ShuffleDP(R(1, 1000), 2), R(2, 3)), 5), R(3, 5), 50)
+    assert v.lo == 0
+    r = ta.roc(TensorPower(Laplace(1e-91), 5), 1e-278, 30)
+    assert r.lo <= mpmath.mpf(1e-278) <= r.hi and r.lo > 0

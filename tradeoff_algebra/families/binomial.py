@@ -565,8 +565,13 @@ def _(f, x):
     # Knots tied in float64 (tails below the smallest double): keep the lowest ordinate,
     # except at alpha = 0 where f(0) = 1 (the mass P(K = n) is positive).
     lowest = np.minimum.reduceat(ys, idx)
-    if xs[0] == 0.0:
-        lowest[0] = np.maximum.reduceat(ys, idx)[0]
+    if xs[0] == 0.0:  # f(0) = 1; knots below the smallest double end at the lowest ordinate,
+        top = np.maximum.reduceat(ys, idx)[0]  # reached before the first positive double
+        if top != lowest[0]:
+            xs = np.concatenate([[0.0, np.nextafter(0.0, 1.0)], xs[1:]])
+            lowest = np.concatenate([[top], lowest])
+        else:
+            lowest[0] = top
     ys = lowest
     return np.interp(x, xs, ys)
 

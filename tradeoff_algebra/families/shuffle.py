@@ -946,8 +946,8 @@ def _register_models() -> None:
     @loss_model.register(ShuffleDP)
     def _(f):
         """Atoms of the kept points (float64); the dropped mass (at most FLOAT_TAU of each of
-        P and Q) goes to the atoms at +-oo (pessimistic; the optimistic side is then high by at
-        most FLOAT_TAU per factor)."""
+        P and Q) goes to the atoms at +-oo for the pessimistic side only (``q_inf_sure``: the
+        optimistic side keeps the mass at +-oo that is certainly there)."""
         if f.free_symbols:
             return None
         eps0, n = _numeric(f)
@@ -956,9 +956,12 @@ def _register_models() -> None:
         _check_points(f, float(eps0), n, 133)
         if f.wang:
             loss, P, Q, q_inf, tau = _float_atoms_wang(float(eps0), n)
-            return AtomLoss(loss, P, Q, q_inf=q_inf + tau, p_ninf=q_inf + tau, rel_err=1e-13)
+            sure = q_inf * (1 - 1e-12)
+            return AtomLoss(loss, P, Q, q_inf=q_inf + tau, p_ninf=q_inf + tau, rel_err=1e-13,
+                            q_inf_sure=sure, p_ninf_sure=sure)
         loss, P, Q = _float_atoms(float(eps0), n)
-        return AtomLoss(loss, P, Q, q_inf=FLOAT_TAU, p_ninf=FLOAT_TAU, rel_err=1e-13)
+        return AtomLoss(loss, P, Q, q_inf=FLOAT_TAU, p_ninf=FLOAT_TAU, rel_err=1e-13,
+                        q_inf_sure=0.0, p_ninf_sure=0.0)
 
 
 _register_models()

@@ -174,7 +174,7 @@ def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
     mass = np.where(down, r * Qlo * (1 - 8 * U64), mass)
     L = np.zeros(j_hi - j_lo + 3)
     np.add.at(L, g - (j_lo - 2), mass)
-    opt = Half(j_lo - 2, L, max(0.0, model.q_inf * (1 - rho)))
+    opt = Half(j_lo - 2, L, max(0.0, model.sure_q_inf() * (1 - rho)))
     edge = max(model.edge_err(l), model.edge_err(edges))
     return Factor(h, pess, opt, edge)
 

@@ -76,6 +76,18 @@ class LossModel:
     q_inf: float = 0.0
     p_ninf: float = 0.0
     rel_err: float = RHO_LIB
+    #: The parts of q_inf and p_ninf that are certainly there (a model may park a dropped tail
+    #: of at most tau at +-oo: right for the pessimistic side, not for the optimistic one);
+    #: None means all of it.
+    q_inf_sure: float | None = None
+    p_ninf_sure: float | None = None
+
+    def sure_q_inf(self) -> float:
+        """The Q-mass at +oo that the optimistic side may keep."""
+        return self.q_inf if self.q_inf_sure is None else self.q_inf_sure
+
+    def sure_p_ninf(self) -> float:
+        return self.p_ninf if self.p_ninf_sure is None else self.p_ninf_sure
 
     def cdf(self, t: np.ndarray, which: str, left: bool = False):
         raise NotImplementedError
@@ -178,6 +190,7 @@ class MixLoss(LossModel):
         self.inner, self.p = inner, float(p)
         self.floor = math.log1p(-self.p)
         self.q_inf = self.p * inner.q_inf
+        self.q_inf_sure = self.p * inner.sure_q_inf() * (1 - 4 * U64)
         self.p_ninf = 0.0
         self._xmax = 0.0
 
@@ -247,6 +260,7 @@ class InverseLoss(LossModel):
         self.inner = inner
         self.q_inf = inner.p_ninf
         self.p_ninf = inner.q_inf
+        self.q_inf_sure, self.p_ninf_sure = inner.sure_p_ninf(), inner.sure_q_inf()
 
     def cdf(self, t, which, left=False):
         other = "P" if which == "Q" else "Q"
@@ -269,7 +283,9 @@ class AtomLoss(LossModel):
     """Finitely many atoms: losses ``l_i`` (finite) with P-masses and Q-masses, plus
     ``q_inf = Q(L = +oo)`` and ``p_ninf = P(L = -oo)`` (a finite pair, e.g. f_{eps,delta})."""
 
-    def __init__(self, losses, pm, qm, q_inf=0.0, p_ninf=0.0, rel_err=4 * U64):
+    def __init__(self, losses, pm, qm, q_inf=0.0, p_ninf=0.0, rel_err=4 * U64,
+                 q_inf_sure=None, p_ninf_sure=None):
+        self.q_inf_sure, self.p_ninf_sure = q_inf_sure, p_ninf_sure
         order = np.argsort(losses)
         self.l = np.asarray(losses, dtype=np.float64)[order]
         self.pm = np.asarray(pm, dtype=np.float64)[order]
@@ -315,6 +331,7 @@ class SubsampleLoss(LossModel):
         self.mix = mix
         self.q_inf = mix.q_inf
         self.p_ninf = mix.q_inf
+        self.q_inf_sure = self.p_ninf_sure = mix.sure_q_inf()
 
     def cdf(self, t, which, left=False):
         t = np.asarray(t, dtype=np.float64)

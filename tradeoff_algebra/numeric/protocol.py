@@ -21,6 +21,7 @@ import decimal
 import fractions
 import math
 import numbers
+import warnings
 from collections.abc import Callable
 from functools import singledispatch
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
+from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, ToleranceWarning
 from ..core.node import NUMERIC, TradeOff
 from ..core.validate import mpf_rational
 from . import budget
@@ -400,31 +401,91 @@ def _curve_points(f: TradeOff, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return lo, mid, hi
 
 
+#: A composed-grid curve point wider than this (absolute) is re-evaluated on its own.
+CURVE_WIDTH = 1e-6
+#: Levels at which a float64 path of an operator tree is checked against certified values.
+CURVE_CHECKS = 5
+
+
+def _composed_enclosures(f: TradeOff, x: np.ndarray):
+    """(lo, hi) of f at every level from one composed grid (``mp_curve``), the levels it leaves
+    wider than :data:`CURVE_WIDTH` re-evaluated one by one (``evaluate`` has more routes:
+    Eq. (12), factor bounds, negligible factors) and intersected; None without a grid."""
+    enc = mp_curve(f, x)
+    if enc is None:
+        return None
+    lo, hi = (np.array(e, dtype=np.float64).reshape(x.shape) for e in enc)
+    for i in np.flatnonzero((hi - lo).ravel() > CURVE_WIDTH):
+        v = evaluate(f, float(x.flat[i]), dps=CURVE_DPS)
+        lo.flat[i] = max(lo.flat[i], float(v.lo))
+        hi.flat[i] = min(hi.flat[i], float(v.hi))
+    return lo, hi
+
+
+def _float_path_agrees(f: TradeOff, x: np.ndarray, y: np.ndarray) -> bool:
+    """Spot check of an operator tree's float64 path: at the smallest and largest level and a
+    few between, the certified value must hold the float value within 1e-9 (absolute) or
+    1e-6 (relative). Catches the systematic failures of float64 composition (cancellation in
+    1 - f near 1, underflowed tails); it is a check, not a guarantee (``bounds=True`` is)."""
+    flat_x, flat_y = x.ravel(), y.ravel()
+    order = np.argsort(flat_x, kind="stable")
+    picks = np.unique(order[np.linspace(0, len(order) - 1, CURVE_CHECKS).astype(int)])
+    for i in picks:
+        v = evaluate(f, float(flat_x[i]), dps=CURVE_DPS)
+        slack = 1e-9 + 1e-6 * abs(float(v.mid))
+        if not float(v.lo) - slack <= flat_y[i] <= float(v.hi) + slack:
+            return False
+    return True
+
+
+def _warn_wide(f: TradeOff, lo: np.ndarray, hi: np.ndarray) -> None:
+    wide = int(((hi - lo) > CURVE_WIDTH).sum())
+    if wide:
+        warnings.warn(f"curve of {short(f)}: {wide} of {lo.size} points are enclosed less "
+                      f"tightly than {CURVE_WIDTH} (midpoints returned; bounds=True gives the "
+                      "enclosures)", ToleranceWarning, stacklevel=3)
+
+
+def _certified_midpoints(f: TradeOff, x: np.ndarray) -> np.ndarray:
+    lo, mid, hi = _curve_points(f, x)
+    _warn_wide(f, lo, hi)
+    return mid
+
+
 def curve(f: TradeOff, alphas: Any, bounds: bool = False):
     """f at each alpha in float64.
 
-    The family's vectorised float64 path where it has one (no SymPy in the loop); otherwise
-    the midpoints of certified enclosures: products and hulls of products from one composed
-    privacy-loss grid for all levels at once (``mp_curve``), other nodes by certified
-    evaluations at ``CURVE_DPS`` digits, one per level. ``bounds=True`` returns the arrays
-    ``(lo, hi)`` of those certified enclosures (rounded outward to float64) for every
-    expression.
+    The family's vectorised float64 path where it has one (no SymPy in the loop). Products
+    and hulls of products: the midpoints of certified enclosures from one composed
+    privacy-loss grid for all levels at once (``mp_curve``), the points wider than
+    :data:`CURVE_WIDTH` re-evaluated singly; a :class:`ToleranceWarning` says when some stay
+    wider. Other operator trees: their float64 path, spot-checked at :data:`CURVE_CHECKS`
+    levels against certified values and replaced by certified evaluations at ``CURVE_DPS``
+    digits, one per level, when the check fails or there is no float path.
+    ``bounds=True`` returns the arrays ``(lo, hi)`` of certified enclosures (rounded outward to
+    float64) for every expression.
     """
     _prepare(f, 15)
     x = _curve_levels(alphas)
+    enc = _composed_enclosures(f, x)
     if bounds:
-        enc = mp_curve(f, x)
         lo, hi = enc if enc is not None else _curve_points(f, x)[::2]
         return np.nextafter(lo, -np.inf).clip(0.0, 1.0), np.nextafter(hi, np.inf).clip(0.0, 1.0)
-    enc = mp_curve(f, x)
-    try:
-        y = (enc[0] + enc[1]) / 2 if enc is not None else np.asarray(np_value(f, x),
-                                                                     dtype=np.float64)
-    except NoClosedForm:
-        y = _curve_points(f, x)[1]
-    except (ValueError, OverflowError, TypeError, ZeroDivisionError, FloatingPointError) as exc:
-        raise NumericalError(f"curve of {f} failed in float64 ({type(exc).__name__}: "
-                             f"{str(exc)[:80]}); use ta.evaluate for these points") from exc
+    if enc is not None:
+        _warn_wide(f, *enc)
+        y = (enc[0] + enc[1]) / 2
+    else:
+        try:
+            y = np.asarray(np_value(f, x), dtype=np.float64)
+            if (y.size and any(isinstance(a, TradeOff) for a in f.args)
+                    and not _float_path_agrees(f, x, y)):
+                y = _certified_midpoints(f, x)
+        except NoClosedForm:
+            y = _certified_midpoints(f, x)
+        except (ValueError, OverflowError, TypeError, ZeroDivisionError,
+                FloatingPointError) as exc:
+            raise NumericalError(f"curve of {f} failed in float64 ({type(exc).__name__}: "
+                                 f"{str(exc)[:80]}); use ta.evaluate for these points") from exc
     if np.isnan(y).any():
         raise NumericalError(f"curve of {f} produced NaN")
     return np.clip(y, 0.0, 1.0)

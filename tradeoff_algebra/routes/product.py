@@ -71,8 +71,11 @@ def pld_leaves(f: TradeOff) -> tuple | None:
             if not isinstance(g.n, Integer):
                 return False
             return walk(g.base, mult * int(g.n))
-        if g == Id or closed_by_rules(g) == Id:  # an identity factor (Mix(f, 0), G(0), ...)
+        h = closed_by_rules(g) if g != Id else Id
+        if h == Id:  # an identity factor (Mix(f, 0), G(0), ...)
             return True
+        if h is not None:  # a simpler equal node (Symmetrize of a symmetric f, ...)
+            return walk(h, mult)
         acc[g] = acc.get(g, 0) + mult
         return True
 
@@ -205,13 +208,19 @@ def _at_zero(leaves, power: bool):
     return max(lo * (1 - u), mp.zero), min(hi * (1 + u), mp.one)
 
 
+#: Leaves whose total variation adds up to at most this are bounded out of a product: the
+#: sandwich is then far narrower than a privacy-loss grid resolves (~1e-6 relative).
+NEGLIGIBLE = 1e-13
+
+
 def _negligible(leaves):
-    """Split off the family leaves that are Id to the working precision: f >= f_{0, TV(f)}
-    (TV = delta(0), Prop. 6), so f^{(x) n} >= f_{0, D} with D = 1 - (1 - TV)^n <= n TV; when
-    that is below 2^-(prec + 10) the product lies between rest (x) f_{0,D} and rest
-    (f (x) g <= g). Returns (rest, D) or None (G_mu with mu ~ 1e-272 inside a product has
-    privacy losses far below any grid)."""
-    tiny = mp.ldexp(1, -(mp.prec + 10))
+    """Split off the family leaves that are Id to the working precision or nearly: f >=
+    f_{0, TV(f)} (TV = delta(0), Prop. 6), so f^{(x) n} >= f_{0, D} with D = 1 - (1 - TV)^n
+    <= n TV; when that is below 2^-(prec + 10), or below :data:`NEGLIGIBLE`, the product lies
+    between rest (x) f_{0,D} and rest (f (x) g <= g), an enclosure at most D wide. Returns
+    (rest, D) or None (G_mu with mu ~ 1e-272 inside a product has privacy losses far below
+    any grid)."""
+    tiny = max(mp.ldexp(1, -(mp.prec + 10)), mp.mpf(NEGLIGIBLE))
     rest, D = [], mp.zero
     for leaf, n in leaves:
         if not any(isinstance(x, TradeOff) for x in leaf.args) and leaf.args:
@@ -227,9 +236,8 @@ def _negligible_value(rest, D, a, ac, power: bool):
     """rest (x) f_{0,D} <= product <= rest (Eq. (12); D a bound on the negligible leaves'
     f_{0,delta} part)."""
     keep = 1 - D
-    if not rest:  # f_{0,D} <= product <= Id
-        lo, hi = max(ac - D, mp.zero), ac
-        return (1 - hi, min(1 - lo, mp.one)) if power else (lo, hi)
+    if not rest:  # f_{0,D} <= product <= Id: the power lies in [alpha, alpha + D]
+        return (a, min(a + D, mp.one)) if power else (max(ac - D, mp.zero), ac)
     g = _product(rest)
     lvl = _scaled_level(a, ac, keep, D)
     if power:
