@@ -707,3 +707,20 @@ def test_fuzz_findings_optimistic_tail_and_negligible_power():
     assert v.lo == 0
     r = ta.roc(TensorPower(Laplace(1e-91), 5), 1e-278, 30)
     assert r.lo <= mpmath.mpf(1e-278) <= r.hi and r.lo > 0
+
+
+def test_fuzz_findings_nearly_identity_operator_leaves():
+    """Operator leaves that are nearly Id (TV bounded through their structure) leave a product
+    through the sandwich, and curve() returns the value, not the midpoint of a trivial
+    enclosure: Symmetrize(Mix(ShuffleDP(50, 20), 1e-85)) (x) g is g to 1e-84."""
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import EpsDelta, Max, Mix, PiecewiseLinear, ShuffleDP, Symmetrize
+
+    R = sp.Rational
+    g = Max(EpsDelta(R(1, 10), R(1, 20)), PiecewiseLinear([(0, 1), (R(1, 2), R(1, 4)), (1, 0)]))
+    f = Symmetrize(Mix(ShuffleDP(50, 20), 1e-85)) @ g
+    for a in (0, R(1, 10), R(3, 4)):
+        v, w = ta.evaluate(f, a, 20), ta.evaluate(g, a, 20)
+        assert abs(float(v.mid) - float(w.mid)) <= 1e-18 and v.width < 1e-18
+    y = ta.curve(f, [0.0, 0.1, 0.75])
+    assert abs(y[1] - float(ta.evaluate(g, R(1, 10), 20).mid)) < 1e-12

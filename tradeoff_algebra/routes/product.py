@@ -223,13 +223,37 @@ def _negligible(leaves):
     tiny = max(mp.ldexp(1, -(mp.prec + 10)), mp.mpf(NEGLIGIBLE))
     rest, D = [], mp.zero
     for leaf, n in leaves:
-        if not any(isinstance(x, TradeOff) for x in leaf.args) and leaf.args:
-            t = mp_delta(leaf, mp.zero)[1]
-            if n * t <= tiny:
-                D += n * t
-                continue
+        t = _tv_bound(leaf)
+        if t is not None and n * t <= tiny:
+            D += n * t
+            continue
         rest.append((leaf, n))
     return (rest, D) if len(rest) < len(leaves) else None
+
+
+def _tv_bound(f):
+    """An upper bound of TV(f) = delta_f(0) (Prop. 6) from the structure, or None: a family's
+    own delta(0); p TV(g) for f_p and C_p(g) (the mixture moves mass p); TV(g) for the
+    inverse, the symmetrisations and the hull (their profiles at 0 are TV(g)); k TV(g) for
+    the group (triangle inequality); the smaller for a maximum (it lies above both)."""
+    from ..operators.maxgroup import Group, Max
+    from ..operators.subsample import Mix, Subsample
+    from ..operators.unary import Symmetrize
+
+    if not any(isinstance(x, TradeOff) for x in f.args):
+        return mp_delta(f, mp.zero)[1] if f.args else None
+    if isinstance(f, (Mix, Subsample)):
+        t = _tv_bound(f.arg)
+        return None if t is None else min(mp.mpf(num(f.p, "p")) * t, mp.one)
+    if isinstance(f, (Inverse, Symmetrize, SymmetricHull)):
+        return _tv_bound(f.args[0])
+    if isinstance(f, Group) and isinstance(f.args[1], Integer):
+        t = _tv_bound(f.args[0])
+        return None if t is None else min(int(f.args[1]) * t, mp.one)
+    if isinstance(f, Max):
+        ts = [t for t in map(_tv_bound, f.args) if t is not None]
+        return min(ts) if ts else None
+    return None
 
 
 def _negligible_value(rest, D, a, ac, power: bool):
