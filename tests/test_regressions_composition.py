@@ -723,4 +723,4 @@ def test_fuzz_findings_nearly_identity_operator_leaves():
         v, w = ta.evaluate(f, a, 20), ta.evaluate(g, a, 20)
         assert abs(float(v.mid) - float(w.mid)) <= 1e-18 and v.width < 1e-18
     y = ta.curve(f, [0.0, 0.1, 0.75])
-    assert abs(y[1] - float(ta.evaluate(g, R(1, 10), 20).mid)) < 1e-12
+    assert abs(y[1] - float(ta.evaluate(g, R(1, 10), 20).mid)) < 1e-9  # curve: 10 digits
