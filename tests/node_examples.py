@@ -163,3 +163,10 @@ if NormalPair is not None:
         NormalPair(0, 1, Rational(1, 2), 2),
         NormalPair(m, nu + 1, mu, nu),
     ]
+
+GaussianMixturePair = _optional("tradeoff_algebra.families.gaussian_mixture", "GaussianMixturePair")
+if GaussianMixturePair is not None:
+    EXAMPLES += [
+        GaussianMixturePair([Rational(1, 2), Rational(1, 2)], [-1, 1], [0, 3]),
+        GaussianMixturePair([p, 1 - p], [m, 0], [mu, -nu]),
+    ]

@@ -78,7 +78,7 @@ CONSTRUCTORS: tuple[str, ...] = (
     "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete", "BinomialDP",
     "ShuffleDP", "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
     "Subsample", "C", "Mix", "Max", "Group", "Conjugate", "NormalPair", "RenyiRegion",
-    "AddRemove", "PoissonReplace", "Shift", "GaussianJoint", "DPGDInit",
+    "AddRemove", "PoissonReplace", "Shift", "GaussianJoint", "DPGDInit", "GaussianMixturePair",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
     "GDP", "zCDP", "tCDP", "ApproxDP",
 )
