@@ -55,7 +55,7 @@ from sympy import Tuple
 from ..core.citations import WANG
 from ..core.errors import InvalidParameter, NumericalError
 from ..core.node import TradeOff
-from ..core.validate import param
+from ..core.validate import param, probability_vector
 from ..families.discrete import Discrete
 from ..families.gaussian import Gaussian
 from ..families.piecewise import PiecewiseLinear
@@ -84,32 +84,9 @@ PROP64_COUNTEREXAMPLE = (
     sp.Rational(3, 10), sp.Rational(59, 80), sp.Rational(4457, 28240),
     sp.Rational(10573, 65520))
 
-_FLOAT_TOL = sp.Rational(1, 10**12)
 
 
 # -- validation ------------------------------------------------------------------------------------
-def _weights(name: str, ws: Any, owner: str) -> list[sp.Expr]:
-    """A probability vector: entries in [0, 1] summing to 1 (floats within 1e-12 of 1 are
-    rescaled exactly by their sum, as ``Discrete`` does)."""
-    allowed = "a non-empty sequence of numbers >= 0 with sum 1"
-    if isinstance(ws, (str, bytes)) or not isinstance(ws, (Sequence, sp.Tuple)):
-        raise InvalidParameter(name, ws, allowed, owner)
-    items = list(ws)
-    if not items:
-        raise InvalidParameter(name, ws, allowed, owner, "the sequence is empty")
-    out = [param(f"{name}[{i}]", x, lower=0, upper=1, owner=owner) for i, x in enumerate(items)]
-    total = sp.Add(*out)
-    d = total - 1
-    if d.is_Rational and d != 0:
-        floats = any(isinstance(x, (float, sp.Float)) for x in items)
-        if floats and abs(d) <= _FLOAT_TOL:
-            return [x / total for x in out]
-        raise InvalidParameter(name, ws, allowed, owner, f"its entries sum to {sp.sstr(total)}")
-    if d.is_number and d.is_zero is False:
-        raise InvalidParameter(name, ws, allowed, owner, f"its entries sum to {sp.sstr(total)}")
-    return out
-
-
 def _level(name: str, w: Any, owner: str, upper: Any = 1) -> sp.Expr:
     return param(name, w, lower=0, upper=upper, owner=owner)
 
@@ -149,7 +126,7 @@ def _components(weights: Sequence, pairs: Sequence, owner: str):
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, (Sequence, sp.Tuple)):
         raise InvalidParameter("pairs", pairs, "a sequence of components", owner)
     pairs = list(pairs)
-    ws = _weights("weights", weights, owner)
+    ws = probability_vector("weights", weights, owner)
     if len(pairs) != len(ws):
         raise InvalidParameter("pairs", pairs, f"{len(ws)} components (one per weight)", owner)
     comps: list = []
@@ -391,7 +368,7 @@ class GaussianJoint(TradeOff):
     """
 
     def __new__(cls, weights: Any, mus: Any):
-        ws = _weights("weights", weights, "GaussianJoint")
+        ws = probability_vector("weights", weights, "GaussianJoint")
         if isinstance(mus, (str, bytes)) or not isinstance(mus, (Sequence, sp.Tuple)):
             raise InvalidParameter("mus", mus, "a sequence of real numbers", "GaussianJoint")
         ms = [param(f"mus[{i}]", m, owner="GaussianJoint") for i, m in enumerate(mus)]

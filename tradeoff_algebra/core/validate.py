@@ -35,7 +35,7 @@ from sympy import S
 from .errors import InvalidParameter
 
 __all__ = ["param", "fuzzy_ge", "fuzzy_le", "fuzzy_gt", "fuzzy_lt", "is_number", "to_sympy",
-           "MAX_EXP_ARG_LOG10", "mpf_rational"]
+           "MAX_EXP_ARG_LOG10", "mpf_rational", "probability_vector"]
 
 #: A number is refused when it contains ``exp(x)`` or ``b**x`` with ``|x|`` possibly above
 #: ``10**MAX_EXP_ARG_LOG10`` (a crude upper bound, see :func:`_log10_bound`): deciding its sign
@@ -283,3 +283,33 @@ def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool 
         if ok is False:
             raise InvalidParameter(name, value, allowed, owner)
     return v
+
+
+#: A float probability vector within this of summing to 1 is rescaled exactly by its sum.
+PROBABILITY_SUM_TOL = sp.Rational(1, 10**12)
+
+
+def probability_vector(name: str, ws, owner: str) -> list[sp.Expr]:
+    """A probability vector: entries in [0, 1] summing to 1, each read by :func:`param`
+    (floats at their exact binary values); a vector with float entries within
+    :data:`PROBABILITY_SUM_TOL` of summing to 1 is rescaled exactly by its sum (as
+    ``Discrete`` does), any other must sum to exactly 1."""
+    from collections.abc import Sequence
+
+    allowed = "a non-empty sequence of numbers >= 0 with sum 1"
+    if isinstance(ws, (str, bytes)) or not isinstance(ws, (Sequence, sp.Tuple)):
+        raise InvalidParameter(name, ws, allowed, owner)
+    items = list(ws)
+    if not items:
+        raise InvalidParameter(name, ws, allowed, owner, "the sequence is empty")
+    out = [param(f"{name}[{i}]", x, lower=0, upper=1, owner=owner) for i, x in enumerate(items)]
+    total = sp.Add(*out)
+    d = total - 1
+    if d.is_Rational and d != 0:
+        floats = any(isinstance(x, (float, sp.Float)) for x in items)
+        if floats and abs(d) <= PROBABILITY_SUM_TOL:
+            return [x / total for x in out]
+        raise InvalidParameter(name, ws, allowed, owner, f"its entries sum to {sp.sstr(total)}")
+    if d.is_number and d.is_zero is False:
+        raise InvalidParameter(name, ws, allowed, owner, f"its entries sum to {sp.sstr(total)}")
+    return out

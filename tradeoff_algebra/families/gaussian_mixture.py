@@ -67,13 +67,12 @@ from ..core.citations import DRS, WANG
 from ..core.errors import InvalidParameter, NumericalError
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
-from ..core.validate import mpf_rational, param
+from ..core.validate import mpf_rational, param, probability_vector
 from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.normal import ncdf
 from ..numeric.protocol import exact_value, mp_conjugate, mp_delta, mp_roc, mp_value, num
 from ..numeric.roots import bracket_level
-from .discrete import SUM_TOL
 from .gaussian import Gaussian
 from .trivial import Id
 
@@ -86,29 +85,6 @@ MIXTURE_PAIR_CITE = (DRS.defn(2, note="T(P, Q) by the Neyman-Pearson lemma"),
 _OWNER = "GaussianMixturePair"
 
 # -- validation ------------------------------------------------------------------------------------
-def _weights(ws: Any) -> list[sp.Expr]:
-    """A probability vector: entries in [0, 1] with sum 1 (floats within 1e-12 of 1 are rescaled
-    exactly by their sum)."""
-    name = "weights"
-    allowed = "a non-empty sequence of numbers >= 0 with sum 1"
-    if isinstance(ws, (str, bytes)) or not isinstance(ws, (Sequence, sp.Tuple)):
-        raise InvalidParameter(name, ws, allowed, _OWNER)
-    items = list(ws)
-    if not items:
-        raise InvalidParameter(name, ws, allowed, _OWNER, "the sequence is empty")
-    out = [param(f"{name}[{i}]", x, lower=0, upper=1, owner=_OWNER) for i, x in enumerate(items)]
-    total = sp.Add(*out)
-    d = total - 1
-    if d.is_Rational and d != 0:
-        floats = any(isinstance(x, (float, sp.Float)) for x in items)
-        if floats and abs(d) <= SUM_TOL:
-            return [x / total for x in out]
-        raise InvalidParameter(name, ws, allowed, _OWNER, f"its entries sum to {sp.sstr(total)}")
-    if d.is_number and d.is_zero is False:
-        raise InvalidParameter(name, ws, allowed, _OWNER, f"its entries sum to {sp.sstr(total)}")
-    return out
-
-
 def _means(name: str, ms: Any, n: int) -> list[sp.Expr]:
     allowed = f"a sequence of {n} real numbers (one per weight)"
     if isinstance(ms, (str, bytes)) or not isinstance(ms, (Sequence, sp.Tuple)):
@@ -133,7 +109,7 @@ class GaussianMixturePair(TradeOff):
     """
 
     def __new__(cls, weights: Any, means_p: Any, means_q: Any):
-        ws = _weights(weights)
+        ws = probability_vector("weights", weights, _OWNER)
         a = _means("means_p", means_p, len(ws))
         b = _means("means_q", means_q, len(ws))
         return TradeOff.__new__(cls, Tuple(*ws), Tuple(*a), Tuple(*b))
