@@ -175,3 +175,15 @@ def test_delta_and_eps_commands_match_the_api(capsys):
 def test_noisy_sgd_parses_and_gives_an_enclosure(capsys):
     rc, out, _ = run(capsys, "eps", "noisy_sgd(2, 1/100, 100)", "1e-5", "--dps", "8")
     assert rc == 0 and out.startswith("[")
+
+
+def test_gdp_command_matches_the_api(capsys):
+    rc, out, _ = run(capsys, "gdp", "G(1) @ G(2)")
+    assert rc == 0 and out.startswith("2.23606797749978969")
+    rc, out, _ = run(capsys, "gdp", "EpsDelta(1, 0)", "--dps", "15")
+    v = ta.gdp_mu(ta.EpsDelta(1, 0), dps=15)
+    assert rc == 0 and out.strip() == str(v)
+    rc, out, _ = run(capsys, "gdp", "EpsDelta(1, 1e-5)")
+    assert rc == 0 and out.strip() == "+inf"
+    rc, out, err = run(capsys, "gdp", "G(1", "--dps", "15")
+    assert rc == 2 and "expression" in err

@@ -16,6 +16,7 @@ Expressions are written in the API's Python syntax and parsed by a whitelist
     tradeoff verify "G(mu) @ G(nu)" == "G(sqrt(mu**2 + nu**2))"    # a claim and its verdict
     tradeoff verify "G(1)" ">=" "C(1/2, EpsDelta(1, 0))" --over mu=0:5
     tradeoff renyi "G(1) @ Laplace(2)" 3       # the Renyi divergence of order 3
+    tradeoff gdp "Laplace(1)"                  # the smallest mu with f >= G_mu
     tradeoff convert "zCDP(1/2)" --delta 1e-5  # every (eps, delta) conversion, with its method
     tradeoff eps "noisy_sgd(1.0, dataset_size=50000, batch_size=512, epochs=30,
                             sampling='poisson')" 1e-5
@@ -247,6 +248,23 @@ def _renyi(args: argparse.Namespace) -> int:
     f = _expression(args.expr)
     v = renyi(f, order, dps=args.dps, estimate=args.estimate)
     print(v)
+    return 0
+
+
+def _gdp(args: argparse.Namespace) -> int:
+    import warnings
+
+    from .analysis import gdp_mu
+
+    _check_dps(args.dps)
+    f = _expression(args.expr)
+    tol = None if args.tol is None else _number(args.tol, "tol", "a number > 0")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        v = gdp_mu(f, dps=args.dps, tol=tol)
+    print(v)
+    for w in caught:
+        print(f"note: {w.message}")
     return 0
 
 
@@ -491,6 +509,14 @@ def _run(argv: list[str] | None) -> int:
     p.add_argument("--estimate", action="store_true",
                    help="allow a quadrature estimate where no closed form is known")
     p.set_defaults(run=_renyi)
+    what = "the smallest mu with f >= G_mu (f is mu-GDP), certified"
+    p = sub.add_parser("gdp", help=what, description=what)
+    p.add_argument("expr", metavar="EXPR", help=expr_help)
+    p.add_argument("--dps", type=_dps, default=20,
+                   help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default 20)")
+    p.add_argument("--tol", metavar="TOL", default=None,
+                   help="the absolute width aimed at (default 1e-5)")
+    p.set_defaults(run=_gdp)
     what = ("convert a notion (GDP(mu), zCDP(rho), tCDP(rho, omega), ApproxDP(eps, delta)) or "
             "a trade-off expression to (eps, delta) by every available route")
     p = sub.add_parser("convert", help=what, description=what)
