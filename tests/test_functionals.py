@@ -225,4 +225,5 @@ def test_noisy_sgd_builder():
         with pytest.raises(ta.InvalidParameter):
             ta.noisy_sgd(*bad)
     with pytest.raises(ta.InvalidParameter):
-        ta.noisy_sgd(1, 0.1, 1, sampling="shuffle")
+        ta.noisy_sgd(1, 0.1, 1, sampling="uniform")
+    assert ta.noisy_sgd(1, 0.1, 1, sampling="shuffle") == ta.G(1)  # one started epoch
