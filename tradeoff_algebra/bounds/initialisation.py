@@ -48,7 +48,7 @@ from ..core.validate import param
 from ..families.gaussian import Gaussian
 from ..numeric.arb import arb_ball, arb_endpoint, arb_exact
 from ..numeric.context import MPF, arb_precision, mp
-from ..numeric.protocol import mp_delta, mp_roc, mp_value
+from ..numeric.protocol import mp_delta, register_value_and_power
 from .mixtures import CurvePoint, parametric_enclosure
 
 __all__ = ["DPGDInit", "dpgd_random_init", "dpgd_point", "THM51_CITE"]
@@ -254,14 +254,7 @@ def _value(f: DPGDInit, a, ac, power: bool):
                                 what=f"evaluate({f})", step=max(cs, mp.mpf(1) / 4))
 
 
-@mp_value.register(DPGDInit)
-def _(f, a, ac):
-    return _value(f, a, ac, power=False)
-
-
-@mp_roc.register(DPGDInit)
-def _(f, a, ac):
-    return _value(f, a, ac, power=True)
+register_value_and_power(DPGDInit, _value)
 
 
 @mp_delta.register(DPGDInit)

@@ -62,7 +62,12 @@ from ..families.piecewise import PiecewiseLinear
 from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.normal import ncdf
-from ..numeric.protocol import mp_conjugate, mp_delta, mp_roc, mp_value, num
+from ..numeric.protocol import (
+    mp_conjugate,
+    mp_delta,
+    num,
+    register_value_and_power,
+)
 from ..operators.subsample import Mix
 from ..operators.unary import SymmetricHull
 
@@ -483,14 +488,7 @@ def _gj_value(f: GaussianJoint, a, ac, power: bool):
                                 step=max(ms))
 
 
-@mp_value.register(GaussianJoint)
-def _(f, a, ac):
-    return _gj_value(f, a, ac, power=False)
-
-
-@mp_roc.register(GaussianJoint)
-def _(f, a, ac):
-    return _gj_value(f, a, ac, power=True)
+register_value_and_power(GaussianJoint, _gj_value)
 
 
 def _weighted(f: GaussianJoint, part) -> tuple:

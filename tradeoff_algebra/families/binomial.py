@@ -55,7 +55,12 @@ from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric import budget
 from ..numeric.context import MPF, mp
-from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import (
+    exact_value,
+    np_value,
+    num,
+    register_value_and_power,
+)
 from .epsdelta import EpsDelta
 from .trivial import Id
 
@@ -490,14 +495,7 @@ def _delta_big(f: BinomialDP, n: int, eps):
     return mp.zero, min(qs, mp.one)
 
 
-@mp_value.register(BinomialDP)
-def _(f, a, ac):
-    return _eval(f, a, ac, power=False)
-
-
-@mp_roc.register(BinomialDP)
-def _(f, a, ac):
-    return _eval(f, a, ac, power=True)
+register_value_and_power(BinomialDP, _eval)
 
 
 @lru_cache(maxsize=4)

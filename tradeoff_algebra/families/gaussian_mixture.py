@@ -71,7 +71,15 @@ from ..core.validate import mpf_rational, param, probability_vector
 from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.normal import ncdf
-from ..numeric.protocol import exact_value, mp_conjugate, mp_delta, mp_roc, mp_value, num
+from ..numeric.protocol import (
+    exact_value,
+    mp_conjugate,
+    mp_delta,
+    mp_roc,
+    mp_value,
+    num,
+    register_value_and_power,
+)
 from ..numeric.roots import bracket_level
 from .gaussian import Gaussian
 from .trivial import Id
@@ -785,14 +793,7 @@ def _value(f: GaussianMixturePair, a, ac, power: bool) -> tuple:
     return _curve_value(f, a, ac, power)
 
 
-@mp_value.register(GaussianMixturePair)
-def _(f, a, ac):
-    return _value(f, a, ac, power=False)
-
-
-@mp_roc.register(GaussianMixturePair)
-def _(f, a, ac):
-    return _value(f, a, ac, power=True)
+register_value_and_power(GaussianMixturePair, _value)
 
 
 @exact_value.register(GaussianMixturePair)

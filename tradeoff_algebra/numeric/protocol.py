@@ -68,6 +68,14 @@ def exact_value(f: Any, A: sp.Rational, Ac: sp.Rational) -> sp.Rational | None:
     return None
 
 
+def register_value_and_power(cls: type, fn: Callable) -> None:
+    """Register ``fn(f, a, ac, power)`` as both :func:`mp_value` (``power=False``) and
+    :func:`mp_roc` (``power=True``) of ``cls``: the shape of the nodes that compute f and
+    1 - f by one routine."""
+    mp_value.register(cls)(lambda f, a, ac: fn(f, a, ac, power=False))
+    mp_roc.register(cls)(lambda f, a, ac: fn(f, a, ac, power=True))
+
+
 @singledispatch
 def np_value(f: Any, x: np.ndarray) -> np.ndarray:
     """Vectorised float64 f(x)."""
