@@ -576,3 +576,25 @@ def test_normal_loss_error_bound_at_a_tiny_mu_is_finite():
     m = NormalLoss(1e-272)
     m.cdf(np.array([-1.0, 0.0, 1.0]), "Q")
     assert math.isfinite(m.rel_err) and m.rel_err > 1
+
+
+def test_fuzz_finding_tiny_power_of_an_irrational_hull():
+    """The hull of irrational knots rounded its ordinates near 1 to prec + 40 bits and claimed
+    the power 1 - C(0) = p q delta = 5.25e-92 as 0 (dps <= 45), as [5.1776e-92, 5.1776e-92]
+    (dps 60) and wrong from the 28th digit at dps 90; now exact to every digit claimed."""
+    from fractions import Fraction
+
+    import sympy as sp
+
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import C, EpsDelta, Mix, SymmetricHull, Symmetrize
+
+    R = sp.Rational
+    g = Mix(Mix(EpsDelta(1.2804825111498375, R(3, 4)), 1e-91), R(7, 10))
+    x = Fraction(7, 10) * Fraction(3, 4) * Fraction(1e-91)
+    truth = sp.Rational(x.numerator, x.denominator)
+    for dps in (15, 30, 60, 90):
+        v = ta.roc(SymmetricHull(g), 0, dps)
+        assert v.contains(truth) or (v.is_point and abs(v.mid / float(truth) - 1) < 1e-14)
+    f = Symmetrize(C(R(7, 10), Mix(EpsDelta(1.2804825111498375, R(3, 4)), 1e-91)))
+    assert ta.roc(f, 0, 30).hi > 0

@@ -105,20 +105,28 @@ def pl_hull_exact(knots: Knots, A: sp.Rational) -> sp.Rational | None:
 def pl_hull_mp(knots: Knots, a, ac, power: bool = False):
     """Enclosure of min{g, g^{-1}}^{**}(alpha) (or of 1 - it) for g through the exact SymPy
     ``knots``: the exact hull for rational knots; otherwise the hull of the knots rounded to
-    ``prec + 40`` bits (more for tiny alpha, so the power keeps its relative accuracy), with a
-    margin 2^-(prec + 12) on top of :func:`pl_mp_value`'s for the rounded hull decisions (a
-    misjudged near-tie moves a value by the rounding of the knots only)."""
+    ``prec + 40`` bits (more for tiny alpha, and for a tiny power, so the power keeps its
+    relative accuracy), with a margin 2^-(prec + 12) on top of :func:`pl_mp_value`'s for the
+    rounded hull decisions (a misjudged near-tie moves a value by the rounding of the knots
+    only) and the knots' absolute rounding."""
     if rational_knots(knots):
         return pl_mp_value(pl_hull_knots(knots), a, ac, power)
     extra = 40 + (max(0, -int(mp.mag(a))) if a > 0 else 0)
     prec = mp.prec
-    with mp.workprec(prec + extra):
-        mk = tuple((num(x, "knot"), num(y, "knot")) for x, y in knots)
-        hull = pl_symmetric_hull(mk)
-        lo, hi = pl_mp_value(hull, a, ac, power)
-        m = mp.ldexp(max(abs(lo), abs(hi)), -(prec + 12))
-        lo, hi = lo - m, hi + m
-    return lo, hi
+    for _ in range(4):
+        with mp.workprec(prec + extra):
+            mk = tuple((num(x, "knot"), num(y, "knot")) for x, y in knots)
+            hull = pl_symmetric_hull(mk)
+            lo, hi = pl_mp_value(hull, a, ac, power)
+            # the knots' own rounding, absolute (2^-(prec + extra) on ordinates near 1): it
+            # dominates a tiny power (1 - f near 0), where it needs more bits, not a wider
+            # claim
+            err = mp.ldexp(1, -(prec + extra - 8))
+            m = mp.ldexp(max(abs(lo), abs(hi)), -(prec + 12)) + err
+            if not power or err <= mp.ldexp(abs(hi), -(prec + 4)) or extra > 8 * prec + 4000:
+                return lo - m, hi + m
+        extra += prec + 40 + (max(0, -int(mp.mag(hi))) if hi > 0 else 2 * prec)
+    return lo - m, hi + m
 
 
 def pl_hull_np(knots: Knots, x: np.ndarray) -> np.ndarray:
