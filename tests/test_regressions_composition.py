@@ -724,3 +724,18 @@ def test_fuzz_findings_nearly_identity_operator_leaves():
         assert abs(float(v.mid) - float(w.mid)) <= 1e-18 and v.width < 1e-18
     y = ta.curve(f, [0.0, 0.1, 0.75])
     assert abs(y[1] - float(ta.evaluate(g, R(1, 10), 20).mid)) < 1e-9  # curve: 10 digits
+
+
+def test_an_operator_factor_equal_to_f_0_delta_enters_by_eq_12():
+    """C_{1/3} of a pair that differs only by singular mass is f_{0, 25/78} exactly (its knots);
+    in a product it enters by Eq. (12): the issue's reproducer C(1/3, Discrete(...)) (x) G(1)
+    at 0.1 was an error, then the trivial [0, 0.611] after 11 s; now the point value of
+    f_{0,25/78} (x) G(1) at once."""
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import C, Discrete, EpsDelta, G, Laplace
+
+    R = sp.Rational
+    c = C(R(1, 3), Discrete([R(2, 7), R(5, 7), 0], [R(3, 104), R(1, 104), R(25, 26)]))
+    for g in (G(1), Laplace(1)):
+        v, w = ta.evaluate(c @ g, "0.1", 20), ta.evaluate(EpsDelta(0, R(25, 78)) @ g, "0.1", 20)
+        assert v.is_point and v.mid == w.mid

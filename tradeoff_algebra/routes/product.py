@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import math
 
-from sympy import Integer
+from sympy import Integer, Rational
 
-from ..core.errors import NoClosedForm
+from ..core.errors import NoClosedForm, TradeOffError
 from ..core.node import TradeOff
 from ..families.trivial import Id, Zero
 from ..numeric import pld
@@ -72,6 +72,8 @@ def pld_leaves(f: TradeOff) -> tuple | None:
                 return False
             return walk(g.base, mult * int(g.n))
         h = closed_by_rules(g) if g != Id else Id
+        if h is None and any(isinstance(x, TradeOff) for x in g.args):
+            h = _as_epsdelta(g)
         if h == Id:  # an identity factor (Mix(f, 0), G(0), ...)
             return True
         if h is not None:  # a simpler equal node (Symmetrize of a symmetric f, ...)
@@ -82,6 +84,25 @@ def pld_leaves(f: TradeOff) -> tuple | None:
     if not walk(f, 1):
         return None
     return tuple(sorted(acc.items(), key=lambda kv: str(kv[0])))
+
+
+def _as_epsdelta(g):
+    """f_{0,d} when the operator node g is exactly max{1 - d - alpha, 0} (its exact knots are
+    (0, 1 - d), (1 - d, 0), (1, 0)), else None: such a factor then enters a product by Eq. (12)
+    instead of through a grid (C_p of a pair whose only difference is singular mass is one)."""
+    from ..families.epsdelta import EpsDelta
+    from ..numeric.knots_eval import pl_knots_cached
+
+    try:
+        k = pl_knots_cached(g)
+    except TradeOffError:
+        return None
+    if k is None or len(k) != 3 or any(not isinstance(v, Rational) for kn in k for v in kn):
+        return None
+    (x0, y0), (x1, y1), (x2, y2) = k
+    if x0 == 0 and y1 == 0 and x2 == 1 and y2 == 0 and x1 == y0 and 0 < x1 < 1:
+        return EpsDelta(0, 1 - x1)
+    return None
 
 
 def _product(leaves) -> TradeOff:
