@@ -409,8 +409,11 @@ def _curve_points(f: TradeOff, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return lo, mid, hi
 
 
-#: A composed-grid curve point wider than this (absolute) is re-evaluated on its own.
-CURVE_WIDTH = 1e-6
+#: A composed-grid curve point wider than this (absolute) is uninformative: it is re-evaluated
+#: on its own (at most :data:`CURVE_REFINE` of them per call) and, if it stays wider, warned
+#: about. Narrower points are the engine's enclosures at its tolerance (``pld_options``).
+CURVE_WIDTH = 1e-3
+CURVE_REFINE = 64
 #: Levels at which a float64 path of an operator tree is checked against certified values.
 CURVE_CHECKS = 5
 
@@ -423,7 +426,7 @@ def _composed_enclosures(f: TradeOff, x: np.ndarray):
     if enc is None:
         return None
     lo, hi = (np.array(e, dtype=np.float64).reshape(x.shape) for e in enc)
-    for i in np.flatnonzero((hi - lo).ravel() > CURVE_WIDTH):
+    for i in np.flatnonzero((hi - lo).ravel() > CURVE_WIDTH)[:CURVE_REFINE]:
         v = evaluate(f, float(x.flat[i]), dps=CURVE_DPS)
         lo.flat[i] = max(lo.flat[i], float(v.lo))
         hi.flat[i] = min(hi.flat[i], float(v.hi))
@@ -465,11 +468,12 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
 
     The family's vectorised float64 path where it has one (no SymPy in the loop). Products
     and hulls of products: the midpoints of certified enclosures from one composed
-    privacy-loss grid for all levels at once (``mp_curve``), the points wider than
-    :data:`CURVE_WIDTH` re-evaluated singly; a :class:`ToleranceWarning` says when some stay
-    wider. Other operator trees: their float64 path, spot-checked at :data:`CURVE_CHECKS`
-    levels against certified values and replaced by certified evaluations at ``CURVE_DPS``
-    digits, one per level, when the check fails or there is no float path.
+    privacy-loss grid for all levels at once (``mp_curve``), accurate to the engine's
+    tolerance; points wider than :data:`CURVE_WIDTH` re-evaluated singly, and a
+    :class:`ToleranceWarning` when some stay wider. Other operator trees: their float64 path,
+    spot-checked at :data:`CURVE_CHECKS` levels against certified values and replaced by
+    certified evaluations at ``CURVE_DPS`` digits, one per level, when the check fails or there
+    is no float path.
     ``bounds=True`` returns the arrays ``(lo, hi)`` of certified enclosures (rounded outward to
     float64) for every expression.
     """
