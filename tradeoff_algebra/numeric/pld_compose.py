@@ -538,17 +538,41 @@ LAMBDA_GRID = 5
 _CHUNK = 2_000_000
 
 
+def _values(c: np.ndarray, x: np.ndarray, j, a) -> np.ndarray:
+    """c_j + x_j a (NaN, from inf * 0, read as +inf)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = c[j] + x[j] * a
+    return np.where(np.isnan(v), np.inf, v)
+
+
+def _window_min(c: np.ndarray, x: np.ndarray, alphas: np.ndarray, K: int) -> np.ndarray:
+    """min over j of c_j + x_j alpha near the coarse minimiser: the coarse minimum over every
+    K-th j, then every j within K of it (for a profile convex in x the minimiser is there; any
+    j gives an upper bound of the true minimum)."""
+    n = len(x)
+    idx = np.arange(0, n, K)
+    jc = np.zeros(len(alphas), dtype=np.int64)
+    step = max(1, _CHUNK // len(idx))
+    for i in range(0, len(alphas), step):
+        jc[i:i + step] = idx[np.argmin(_values(c, x, idx[None, :], alphas[i:i + step, None]),
+                                       axis=1)]
+    best = np.full(len(alphas), math.inf)
+    for d in range(-K, K + 1):
+        best = np.fmin(best, _values(c, x, np.clip(jc + d, 0, n - 1), alphas))
+    return best
+
+
 def _env_min(c: np.ndarray, E: np.ndarray, alphas: np.ndarray, up: bool) -> np.ndarray:
     """min over j of c_j + e^{E_j} alpha for every alpha, the product rounded outward as in
     :func:`hull_roc_bounds`.
 
     ``up`` (an upper bound is wanted: any j gives one): the profile is convex in x = e^eps, so
     a coarse minimum over every sqrt(n)-th point and a full-resolution window around it find
-    the minimiser. Otherwise (a lower bound must not exceed the minimum over every j): the
-    same window gives an incumbent, and block bounds decide which j need evaluating."""
-    out = np.full(len(alphas), math.inf)
+    the minimiser (:func:`_window_min`). Otherwise (a lower bound must not exceed the minimum
+    over every j): the same window gives an incumbent, and block bounds decide which j need
+    evaluating."""
     if len(E) == 0:
-        return out
+        return np.full(len(alphas), math.inf)
     order = np.argsort(E, kind="stable")
     E, c = E[order], c[order]
     if up:  # one point per eps (the two sides' kinks may coincide): the smaller value
@@ -556,56 +580,28 @@ def _env_min(c: np.ndarray, E: np.ndarray, alphas: np.ndarray, up: bool) -> np.n
         c = np.minimum.reduceat(c, first)
     with np.errstate(over="ignore"):
         x = np.exp(E) * ((1 + 4 * U64) if up else (1 - 4 * U64))
+    n = len(E)
     if up:
-        # coarse minimum on every K-th point, then the full resolution around it: any j gives
-        # an upper bound, and for the convex profile the minimiser is next to the coarse one
-        K = max(1, int(math.sqrt(len(E))))
-        idx = np.arange(0, len(E), K)
-        best = np.full(len(alphas), math.inf)
-        jc = np.zeros(len(alphas), dtype=np.int64)
-        step = max(1, _CHUNK // len(idx))
-        for i in range(0, len(alphas), step):
-            a = alphas[i:i + step, None]
-            with np.errstate(over="ignore", invalid="ignore"):
-                v = c[idx][None, :] + x[idx][None, :] * a
-            v = np.where(np.isnan(v), np.inf, v)
-            jc[i:i + step] = idx[np.argmin(v, axis=1)]
-        for d in range(-K, K + 1):
-            k = np.clip(jc + d, 0, len(E) - 1)
-            with np.errstate(over="ignore", invalid="ignore"):
-                best = np.fmin(best, c[k] + x[k] * alphas)
-        return best
+        return _window_min(c, x, alphas, max(1, int(math.sqrt(n))))
     # the lower bound, the minimum over every j of the computed values, without forming all
     # n x m of them: blocks of B consecutive j (x increasing) have the lower bound
-    # min_block c + x_first alpha; the exact minimum of a window around the coarse minimiser
-    # (the profile is convex in x, so the minimiser is near) is the incumbent, and only the
-    # blocks whose bound lies below it for some alpha are evaluated in full for those alpha.
-    n = len(E)
+    # min_block c + x_first alpha; only the blocks whose bound lies below the incumbent for
+    # some alpha are evaluated in full, for those alpha.
     B = max(16, int(math.sqrt(n)))
-    with np.errstate(over="ignore", invalid="ignore"):
-        def g_at(j, a):
-            v = c[j] + x[j] * a
-            return np.where(np.isnan(v), np.inf, v)
-
-        idx = np.arange(0, n, B)
-        jc = np.zeros(len(alphas), dtype=np.int64)
-        step = max(1, _CHUNK // len(idx))
-        for i in range(0, len(alphas), step):
-            jc[i:i + step] = idx[np.argmin(g_at(idx[None, :], alphas[i:i + step, None]),
-                                           axis=1)]
-        for d in range(-B, B + 1):
-            out = np.fmin(out, g_at(np.clip(jc + d, 0, n - 1), alphas))
-        cmin = np.minimum.reduceat(np.where(np.isnan(c), -np.inf, c), idx)
-        for b, s0 in enumerate(idx):
+    out = _window_min(c, x, alphas, B)
+    idx = np.arange(0, n, B)
+    cmin = np.minimum.reduceat(np.where(np.isnan(c), -np.inf, c), idx)
+    for b, s0 in enumerate(idx):
+        with np.errstate(over="ignore", invalid="ignore"):
             lb = cmin[b] + x[s0] * alphas
-            need = np.nonzero(~(lb >= out))[0]  # NaN bounds count as needed
-            if len(need) == 0:
-                continue
-            seg = np.arange(s0, min(s0 + B, n))
-            rows = max(1, _CHUNK // len(seg))
-            for i in range(0, len(need), rows):
-                k = need[i:i + rows]
-                out[k] = np.fmin(out[k], g_at(seg[None, :], alphas[k, None]).min(axis=1))
+        need = np.nonzero(~(lb >= out))[0]  # NaN bounds count as needed
+        if len(need) == 0:
+            continue
+        seg = np.arange(s0, min(s0 + B, n))
+        rows = max(1, _CHUNK // len(seg))
+        for i in range(0, len(need), rows):
+            k = need[i:i + rows]
+            out[k] = np.fmin(out[k], _values(c, x, seg[None, :], alphas[k, None]).min(axis=1))
     return out
 
 
