@@ -200,14 +200,18 @@ def _(f, a):
     return None
 
 
+def _closed(v: sp.Expr, f: TradeOff, dps: int) -> Value:
+    """A closed-form divergence as a point Value (a Max of constants simplified first)."""
+    return closed_value(sp.simplify(v) if v.has(sp.Max) else v, f, dps)
+
+
 def _certified(f: TradeOff, a: sp.Expr, dps: int) -> tuple | None:
     """(lo, hi) of D_a(P || Q) where a guaranteed route exists without one closed form: the
     sampled Gaussian pair in either direction (Arb integration, ``renyi_mixture``) and sums of
     closed forms and such terms over products (additivity, van Erven & Harremoes, Thm. 28)."""
     v = renyi_form(f, a)
     if v is not None:
-        val = closed_value(sp.simplify(v) if v.has(sp.Max) else v, f, dps)
-        return val.interval()
+        return _closed(v, f, dps).interval()
     if isinstance(f, (Tensor, TensorPower)):
         parts = [(f.base, f.n)] if isinstance(f, TensorPower) else [(g, 1) for g in f.factors]
         lo, hi = mp.zero, mp.zero
@@ -270,7 +274,7 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
                                "estimate=True for a quadrature estimate")
         return v
     if v is not None:
-        return closed_value(sp.simplify(v) if v.has(sp.Max) else v, f, dps)
+        return _closed(v, f, dps)
     if f.free_symbols or a.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
     with mp.workdps(dps + 10):
