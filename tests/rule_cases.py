@@ -245,6 +245,12 @@ def _(rng):
                note="k-fold composition of 1 - G_mu")
 
 
+@case("laplace_group")
+def _(rng):
+    yield Case(Group(ta.Laplace(mu), k), {mu: r_mu(rng), k: rng.randint(1, 4)}, digits=50,
+               note="k-fold composition of 1 - L_mu")
+
+
 # -- (eps, delta) leaves and Eqs. (10)-(11) (families/epsdelta.py) ----------------------------
 # Finite objects here have rational e^eps (exact comparisons); irrational e^eps at 50 digits is
 # covered by tests/test_rules_epsdelta.py, test_rules_subsample.py and test_binomial.py.

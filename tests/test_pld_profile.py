@@ -211,3 +211,20 @@ def test_profile_models_are_cached_and_reuse_enclosures():
     m3 = pp.profile_models(f, rtol=RTOL / 2)  # refines the same nodes: earlier calls reused
     assert m3.calls < len(m3.nodes)
     assert m3.gap <= m1.gap
+
+
+def test_optimistic_side_near_x_zero_keeps_p_total_below_one():
+    """A loss range of +-60 puts the first nodes at x = e^-60 ~ 1e-26, where the profile is 1
+    to float resolution: a rounding of 1e-16 in W's first values is a slope (P-mass) of 1e10
+    and more. Found by the random-tree run (Group(Laplace(15), 4) in a product raised "the
+    optimistic measure exceeds its minorant by a factor 1.1e14"): the excess P-mass is now
+    removed from the lowest losses, which costs the profile only their Q-mass, and both sides
+    still bracket the exact profile of L_60."""
+    m = pp.profile_models(Laplace(60), rtol=RTOL)
+    assert m.opt.pm.sum() <= 1
+    assert m.pess.qm.sum() + m.pess.q_inf >= 1 - 1e-12
+    for e in (-59.9, -40.0, -10.0, -1.0, 0.0, 0.5, 3.0, 20.0, 45.0, 59.5, 59.99):
+        d = laplace_delta(60, e)
+        assert measure_profile(m.opt, e) <= d <= measure_profile(m.pess, e), e
+        if e >= 0:  # and the optimistic side lost no more than float-resolution mass
+            assert measure_profile(m.opt, e) >= d - 2 * RTOL * d - 1e-9, e

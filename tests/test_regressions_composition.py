@@ -739,3 +739,24 @@ def test_an_operator_factor_equal_to_f_0_delta_enters_by_eq_12():
     for g in (G(1), Laplace(1)):
         v, w = ta.evaluate(c @ g, "0.1", 20), ta.evaluate(EpsDelta(0, R(25, 78)) @ g, "0.1", 20)
         assert v.is_point and v.mid == w.mid
+
+
+def test_fuzz_findings_epsilon_of_products_with_negligible_leaves_and_cheap_maxima():
+    """Found by the random-tree run: (1) eps of a product with a leaf that is Id to 1e-265
+    went to the PLD engine with that leaf and came back [0, oo] after 18 s; it now goes
+    through the sandwich eps_rest(d) <= eps(d) <= eps_rest((d - D)/(1 - D)); (2) eps at
+    delta = 1 is 0 for every f (delta_f(0) <= 1); (3) a maximum with an argument that is Id by
+    a registered identity (C_0(g) = Id) is Id: its eps took more than a minute."""
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import BinomialDP, C, EpsDelta, G, Laplace, Max, ShuffleDP
+
+    R = sp.Rational
+    g = Max(EpsDelta(R(1, 100000), R(9999999, 10000000)), BinomialDP(R(91, 50), 22))
+    f = g @ G(1e-265)
+    v, w = ta.epsilon(f, R(1, 2), 20), ta.epsilon(g, R(1, 2), 20)
+    assert v.lo <= w.lo and w.hi <= v.hi and v.width <= w.width + 1e-15 < 1e-12
+    assert ta.epsilon(f, 1).hi == 0 and ta.epsilon(Laplace(3) @ G(2), 1).hi == 0
+    x = Laplace(R(18, 5)) @ ShuffleDP(sp.log(R(17, 5)), 20)
+    h = Max(C(0, G(R(1, 10**12))), x)
+    assert ta.epsilon(h, R(1, 10**100)).hi == 0
+    assert ta.evaluate(h, R(1, 3)).mid == ta.evaluate(ta.Id, R(1, 3)).mid

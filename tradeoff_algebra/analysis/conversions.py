@@ -190,6 +190,8 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     """
     _prepare(f, dps)
     D = as_level(delta, "delta")
+    if D == 1:  # delta_f(0) <= 1 for every f
+        return Value.point(0, dps)
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         closed = mp_epsilon(f, num(D, "delta")) is not None
     if closed:

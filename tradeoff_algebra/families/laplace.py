@@ -20,7 +20,7 @@ import sympy as sp
 
 from ..core.citations import DRS
 from ..core.node import TradeOff
-from ..core.rules import rule
+from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric.context import mp
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
@@ -72,6 +72,19 @@ def laplace_zero(f: Laplace):
 def laplace_pure_dp(f: Laplace):
     """L_mu >= f_{mu,0}: the log-likelihood ratio of Lap(0,1) and Lap(mu,1) is bounded by mu."""
     return EpsDelta(f.mu, 0)
+
+
+@hook("group", cite=DRS.thm(3, note="1 - L_mu(alpha) = S(S^{-1}(alpha) - mu), S the survival "
+                               "function of Lap(0, 1)"), priority=50)
+def laplace_group(f, k):
+    """1 - (1 - L_mu)^{o k} = L_{k mu}: the group of size k of the Laplace mechanism.
+
+    The likelihood ratio of Lap(mu, 1) to Lap(0, 1) is non-decreasing in x, so the
+    Neyman-Pearson tests are thresholds: 1 - L_mu(alpha) = S(S^{-1}(alpha) - mu) with S the
+    survival function of Lap(0, 1). Its k-fold composition is S(S^{-1}(alpha) - k mu), and 1
+    minus it is L_{k mu}.
+    """
+    return Laplace(k * f.mu) if isinstance(f, Laplace) else None
 
 
 def _branch(e_minus, a):

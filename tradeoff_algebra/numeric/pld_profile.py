@@ -81,7 +81,10 @@ points (pessimistic: its profile, evaluated with an error bound, at least the hu
 vertices and Q-total at least 1; optimistic: at most W at W's vertices, Q-total at most 1): the
 profiles are linear in x between those vertices, so this holds for every x. A measure failing
 the check by a rounding-size amount is rescaled (multiplying a measure multiplies its profile);
-a larger failure raises :class:`~tradeoff_algebra.core.errors.NumericalError`.
+a larger failure raises :class:`~tradeoff_algebra.core.errors.NumericalError`. The optimistic
+P-total (minus W's first slope) is the exception: near x = 0 W sits within float resolution of
+1, so its excess over 1 is removed from the lowest losses (:func:`_trim_p_total`), which costs
+the profile only their negligible Q-mass.
 """
 
 from __future__ import annotations
@@ -574,13 +577,35 @@ def _opt_model(geo: _Geometry) -> AtomLoss:
     c = min(1.0, float(np.min(ratios, initial=1.0)), 1.0 / tot if tot > 0 else 1.0)
     if q_inf > 0:
         c = min(c, geo.w_after / (q_inf * (1 + 4 * U64)))
-    ptot = float((q * np.exp(-atoms)).sum()) * (1 + beta)
-    if ptot * c > 1:  # keep P-total <= 1 (shrinking a dominated measure keeps it dominated)
-        c = 1 / ptot
     if not c > 1 - 1e-6:
         raise NumericalError(f"profile factor: the optimistic measure exceeds its minorant "
                              f"by a factor {1 / c if c > 0 else math.inf}")
-    return _atoms(atoms, q, q_inf, c * (1 - 4 * U64))
+    c *= 1 - 4 * U64
+    q = _trim_p_total(atoms, q * c, beta) / c
+    return _atoms(atoms, q, q_inf, c)
+
+
+def _trim_p_total(atoms: np.ndarray, q: np.ndarray, beta: float) -> np.ndarray:
+    """Q-masses with P-total at most 1, by removing mass from the lowest losses up.
+
+    Removing mass lowers the profile (each atom adds ``m (1 - x e^{-l})_+ >= 0``), so a
+    dominated measure stays dominated. The P-total of the optimistic measure is minus W's
+    first slope; near ``x = 0`` (losses near -40) W's values sit within float resolution of 1,
+    and a rounding of 1e-16 there is a slope (P-mass) of 1e-16 / x, far above 1. That excess
+    lies on the lowest atoms, whose Q-mass ``p e^l`` is negligible: trimming them costs the
+    profile at most that Q-mass, where rescaling the whole measure would cost a factor."""
+    p = q * np.exp(-atoms) * (1 + beta)
+    excess = float(p.sum()) - 1
+    if not excess > 0:
+        return q
+    q = q.copy()
+    cs = np.cumsum(p)
+    k = int(np.searchsorted(cs, excess))  # first k with cs[k] >= excess
+    if k >= len(q):
+        return np.zeros_like(q)
+    q[:k] = 0.0
+    q[k] *= max((cs[k] - excess) / p[k], 0.0) * (1 - 4 * U64)
+    return q
 
 
 _TAME = 1e-9

@@ -168,14 +168,26 @@ def closed_by_rules(f: TradeOff) -> TradeOff | None:
 
 
 # -- numerics: the pointwise maximum of the arguments' values -------------------------------------
-# Zero is neutral and Id absorbing (rules max_drop_zero and max_id): only the other arguments are
-# evaluated. Every trade-off function lies in [0, 1 - alpha] (Prop. 1), so the enclosure is
-# intersected with that range (this also absorbs an argument's rounding just past 1 - alpha).
+# Each argument is first replaced by a node its registered identities give (``closed_by_rules``:
+# C_0(g) = Id, ...); then Zero is neutral and Id absorbing (rules max_drop_zero and max_id): only
+# the other arguments are evaluated. Every trade-off function lies in [0, 1 - alpha] (Prop. 1),
+# so the enclosure is intersected with that range (this also absorbs an argument's rounding just
+# past 1 - alpha).
+_MAX_ARGS: dict = {}
+
+
 def _max_args(f: Max) -> tuple:
-    if Id in f.args:
-        return (Id,)
-    rest = tuple(g for g in f.args if g != Zero)
-    return rest or (Zero,)
+    out = _MAX_ARGS.get(f)
+    if out is None:
+        args = tuple(closed_by_rules(g) or g for g in f.args)
+        if Id in args:
+            out = (Id,)
+        else:
+            out = tuple(g for g in args if g != Zero) or (Zero,)
+        if len(_MAX_ARGS) > 512:
+            _MAX_ARGS.clear()
+        _MAX_ARGS[f] = out
+    return out
 
 
 def _register_max_numerics() -> None:
@@ -238,12 +250,9 @@ _register_max_numerics()
 # ================================================================================================
 # NUMERIC EVALUATION of Group: 1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3)
 # ================================================================================================
-# Closed forms first (``group_target``): the registered identities (G_mu: G_{k mu}, Thm. 3),
-# nested groups (g^{o j} composed k times is g^{o jk}), Id and Zero (g = identity, g = 1), and
-# the Laplace family: 1 - L_mu(alpha) = S(S^{-1}(alpha) - mu) with S the survival function of
-# Lap(0, 1) (the likelihood ratio of Lap(mu, 1) to Lap(0, 1) is non-decreasing in x, so the
-# Neyman-Pearson tests are thresholds), hence the k-fold composition is S(S^{-1}(alpha) - k mu)
-# and Group(L_mu, k) = L_{k mu}, as for G_mu.
+# Closed forms first (``group_target``): the registered identities (G_{k mu} and L_{k mu}, the
+# families' "group" hooks), nested groups (g^{o j} composed k times is g^{o jk}), Id and Zero
+# (g = identity, g = 1).
 #
 # Otherwise, with g = 1 - f (non-decreasing), the k-fold composition is iterated on levels
 # (x, 1 - x): g(x) is the operand's power mp_roc and 1 - g(x) = f(x) its value mp_value, so both
@@ -278,8 +287,6 @@ def group_target(f: Group) -> TradeOff | None:
     identities listed above, or ``None``."""
     if f in _GROUP_TARGETS:
         return _GROUP_TARGETS[f]
-    from ..families.laplace import Laplace
-
     g, k = f.arg, f.k
     while isinstance(g, Group):
         g, k = g.arg, k * g.k
@@ -288,8 +295,6 @@ def group_target(f: Group) -> TradeOff | None:
     if out is None:
         if k == 1 or g == Id or g == Zero:  # 1 - (1 - g)^{o 1} = g; g = 1 - x, 1 fixed
             out = g
-        elif isinstance(g, Laplace):
-            out = Laplace(k * g.mu)
         elif node is not f:
             out = node
     if len(_GROUP_TARGETS) > 512:

@@ -498,7 +498,22 @@ def _product_epsilon(f, d):
         return obj.mp_epsilon(d)
     if kind == "node":
         return mp_epsilon(obj, d)
+    neg = _negligible(obj)
+    if neg is not None:
+        return _negligible_epsilon(*neg, d)
     return pld_epsilon([obj], d)
+
+
+def _negligible_epsilon(rest, D, d):
+    """delta_rest <= delta <= D + (1 - D) delta_rest (:func:`_negligible`), hence
+    eps_rest(d) <= eps(d) <= eps_rest((d - D) / (1 - D)); None (the generic search on
+    ``mp_delta``) when the rest has no direct eps route or d is not above D."""
+    if not rest or d <= D:
+        return None
+    g = _product(rest)
+    lo = mp_epsilon(g, d)
+    hi = None if lo is None else mp_epsilon(g, (d - D) / (1 - D))
+    return None if hi is None else (lo[0], hi[1])
 
 
 mp_epsilon.register(Tensor)(_product_epsilon)
