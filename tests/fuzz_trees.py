@@ -1098,14 +1098,15 @@ def ref_mix(child: Ref, p: Fraction) -> Ref:
         return Finite(child.exact, make, "knots", label=f"Mix({child.label}, {p})",
                       slack=child.slack)
 
+    # 1 - p formed exactly (p = 1 - 1e-27 would lose 27 digits to cancellation in mpf)
     def lo(a, ac):
-        return to_m(p) * child.val(a, ac, 0) + (1 - to_m(p)) * ac
+        return to_m(p) * child.val(a, ac, 0) + to_m(1 - p) * ac
 
     def hi(a, ac):
-        return to_m(p) * child.val(a, ac, 1) + (1 - to_m(p)) * ac
+        return to_m(p) * child.val(a, ac, 1) + to_m(1 - p) * ac
 
     def roc(a, ac, side):
-        return to_m(p) * child.roc_val(a, ac, side) + (1 - to_m(p)) * a
+        return to_m(p) * child.roc_val(a, ac, side) + to_m(1 - p) * a
 
     return Func(lo, hi, child.point, False, f"Mix({child.label}, {p})", roc=roc,
                 slack=child.slack, native_roc=child.native_roc)
@@ -1272,15 +1273,15 @@ def _eq13(F, p, a, ac):
     """C_p(f)(alpha) for symmetric f (DRS Eq. (13)): f_p on [0, x*], the line of slope -1 on
     [x*, f_p(x*)], f_p^{-1} after; x* the fixed point of f."""
     xs = rnp._solve_increasing(lambda t: t - F(t), mp.zero, mp.mpf(1) / 2)
-    pm = to_m(p)
+    pm, qm = to_m(p), to_m(1 - p)  # (1 - p exactly: no cancellation for p near 1)
 
     def fp(t):
         t = to_m(t)
-        return pm * F(t) + (1 - pm) * (1 - t)
+        return pm * F(t) + qm * (1 - t)
 
     vs = fp(xs)
     if a <= xs:
-        return pm * F(a) + (1 - pm) * ac
+        return pm * F(a) + qm * ac
     if a <= vs:
         return xs + vs - a
     return oref.inverse(fp)(a)
@@ -1318,8 +1319,7 @@ def ref_hull(child: Ref, p: Fraction | None) -> Ref | None:
         pm_ = p
 
         def Fu(t, Fu0=Fu):  # noqa: F811
-            pm = to_m(pm_)
-            return pm * Fu0(t) + (1 - pm) * (1 - to_m(t))
+            return to_m(pm_) * Fu0(t) + to_m(1 - pm_) * (1 - to_m(t))
 
     def lo(a, ac):
         return mp.zero

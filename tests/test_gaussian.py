@@ -171,3 +171,20 @@ def test_mpmath_precision_untouched():
     ta.evaluate(G(1), "1e-300", dps=80)
     ta.roc(G(1), 1 - R(1, 10**20), dps=80)
     assert mp.prec == before
+
+
+@pytest.mark.parametrize("dps", [15, 30])
+@pytest.mark.parametrize("eps", [26.315616571978058, 12.595666796779504, 1e-3])
+def test_delta_for_tiny_mu_where_every_bit_cancels(eps, dps):
+    """delta of G_mu at mu = 1e-88 (Cor. 1): t = eps + log Phi(b) - log Phi(a) is ~mu^2 against
+    log-terms ~(eps/mu)^2, so every bit of the first passes cancels (the random-tree run found
+    "did not converge" at dps 15); the precision now doubles until t is resolved. Reference:
+    Phi(a) - e^eps Phi(b) formed directly at 700 digits."""
+    ctx = mpmath.MPContext()
+    ctx.dps = 700
+    mu, e = ctx.mpf(1e-88), ctx.mpf(eps)
+    a, b = -e / mu + mu / 2, -e / mu - mu / 2
+    ref = ctx.ncdf(a) - ctx.exp(e) * ctx.ncdf(b)
+    v = ta.delta(G(1e-88), eps, dps)
+    assert v.is_point
+    assert abs(ctx.mpf(v.mid) - ref) <= ref * ctx.mpf(10) ** (1 - dps)

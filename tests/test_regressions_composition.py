@@ -760,3 +760,18 @@ def test_fuzz_findings_epsilon_of_products_with_negligible_leaves_and_cheap_maxi
     h = Max(C(0, G(R(1, 10**12))), x)
     assert ta.epsilon(h, R(1, 10**100)).hi == 0
     assert ta.evaluate(h, R(1, 3)).mid == ta.evaluate(ta.Id, R(1, 3)).mid
+
+
+def test_fuzz_findings_closed_form_points_rounded_past_one():
+    """f_{eps0,1} is Zero; its closed-form delta at eps < eps0 sums terms of size e^eps0 = 2e16
+    and rounds to 1 - 2.6e-26 or 1 + 1e-40 (a point, correct to its digits): one past 1 was
+    intersected with [0, 1] into an empty enclosure and raised "enclosure left [0, 1]" (found by
+    the random-tree run for Mix(Symmetrize(EpsDelta(37.49590074544399, 1)), 1) at dps 15)."""
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import EpsDelta, Mix, Symmetrize
+
+    e = sp.log(sp.Rational(37, 10))
+    for f in (EpsDelta(37.49590074544399, 1), Mix(Symmetrize(EpsDelta(37.49590074544399, 1)), 1)):
+        for dps in (15, 20, 30):
+            v = ta.delta(f, e, dps)
+            assert v.lo <= 1 <= v.hi + sp.Float(10) ** -dps and v.hi <= 1

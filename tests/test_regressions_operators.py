@@ -598,3 +598,21 @@ def test_fuzz_finding_tiny_power_of_an_irrational_hull():
         assert v.contains(truth) or (v.is_point and abs(v.mid / float(truth) - 1) < 1e-14)
     f = Symmetrize(C(R(7, 10), Mix(EpsDelta(1.2804825111498375, R(3, 4)), 1e-91)))
     assert ta.roc(f, 0, 30).hi > 0
+
+
+def test_fuzz_finding_group_operand_settled_by_its_identities():
+    """Group(SymmetricHull(G_mu), k) is G_{k mu} once its operand is settled (the hull of a
+    symmetric f is f): delta of its inverse took the generic conjugate route, 5-15 s a point
+    (the random-tree run timed out on it); now the closed form of G_{k mu}."""
+    import time
+
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import G, Group, SymmetricHull
+
+    mu = 8.996696629139635
+    f = Group(SymmetricHull(G(mu)), 4).inverse()
+    t = time.perf_counter()
+    for e in (20.947551467803578, 50):
+        v, w = ta.delta(f, e, 60), ta.delta(G(4 * mu), e, 60)
+        assert (v.lo, v.hi) == (w.lo, w.hi) and v.is_point
+    assert time.perf_counter() - t < 2.0

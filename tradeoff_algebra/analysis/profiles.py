@@ -54,7 +54,7 @@ def gaussian_delta(mu, eps):
     """
     target = mp.prec
     prec = target + 30
-    for _ in range(8):
+    for _ in range(24):
         with mp.workprec(prec):
             a = -eps / mu + mu / 2
             b = -eps / mu - mu / 2
@@ -66,10 +66,10 @@ def gaussian_delta(mu, eps):
                 if prec - lost >= target + 20:
                     d = ncdf(a) * -mp.expm1(t)
                     break
-            else:  # every bit cancelled: the estimate below is the worst case
-                lost = prec
+            else:  # every bit cancelled (tiny mu: t ~ mu^2 against log-terms ~ (eps/mu)^2)
+                lost = 2 * prec
         prec = target + lost + 40
-    else:  # pragma: no cover - the loop converges in two passes
+    else:  # pragma: no cover - doubling reaches any cancellation the parser admits
         raise NumericalError(f"delta of G({mu}) at eps={eps} did not converge")
     return +d
 

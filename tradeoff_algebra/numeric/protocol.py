@@ -230,7 +230,10 @@ def _level_pair(A: sp.Expr):
 def _check_unit(lo, hi, f, what):
     if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"{what} of {f} produced NaN; raise dps or report the input")
-    # The truth lies in [0, 1]: intersecting the enclosure with it keeps the guarantee.
+    # The truth lies in [0, 1]: intersecting the enclosure with it keeps the guarantee (a point
+    # rounded just past an end is moved onto it).
+    if lo == hi:
+        lo = hi = min(max(lo, mp.zero), mp.one)
     lo, hi = max(lo, mp.zero), min(hi, mp.one)
     if lo > hi:
         raise NumericalError(f"{what} of {f}: enclosure [{lo}, {hi}] left [0, 1]; "
@@ -290,6 +293,8 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
         lo, hi = mp_delta(f, eps)
     if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
+    if lo == hi:  # a point (closed form) rounded just past 0 or 1 (f_{eps0,1} at 1 - 1e-26)
+        lo = hi = min(max(lo, mp.zero), mp.one)
     return max(lo, mp.zero), min(hi, mp.one)
 
 

@@ -288,8 +288,14 @@ def group_target(f: Group) -> TradeOff | None:
     if f in _GROUP_TARGETS:
         return _GROUP_TARGETS[f]
     g, k = f.arg, f.k
-    while isinstance(g, Group):
-        g, k = g.arg, k * g.k
+    for _ in range(64):  # nested groups merged; the operand settled by its identities
+        if isinstance(g, Group):
+            g, k = g.arg, k * g.k
+            continue
+        h = closed_by_rules(g)
+        if h is None:
+            break
+        g = h
     node = f if g is f.arg else Group(g, k)
     out = closed_by_rules(node)
     if out is None:
