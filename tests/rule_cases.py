@@ -254,6 +254,17 @@ def _(rng):
 # -- (eps, delta) leaves and Eqs. (10)-(11) (families/epsdelta.py) ----------------------------
 # Finite objects here have rational e^eps (exact comparisons); irrational e^eps at 50 digits is
 # covered by tests/test_rules_epsdelta.py, test_rules_subsample.py and test_binomial.py.
+@case("piecewise_identity")
+def _(rng):
+    yield Case(ta.PiecewiseLinear([(0, 1), (1, 0)]), digits=None, note="the line 1 - alpha")
+    yield Case(ta.PiecewiseLinear([(0.0, 1.0), (1.0, 0.0)]), digits=None, note="float knots")
+
+
+@case("piecewise_zero")
+def _(rng):
+    yield Case(ta.PiecewiseLinear([(0, 0), (1, 0)]), digits=None, note="f(0) = 0")
+
+
 @case("epsdelta_zero_is_id")
 def _(rng):
     yield Case(EpsDelta(0, 0), digits=None, note="f_{0,0} = Id")

@@ -775,3 +775,48 @@ def test_fuzz_findings_closed_form_points_rounded_past_one():
         for dps in (15, 20, 30):
             v = ta.delta(f, e, dps)
             assert v.lo <= 1 <= v.hi + sp.Float(10) ** -dps and v.hi <= 1
+
+
+def test_fuzz_findings_ends_crossing_by_rounding_and_vanishing_points():
+    """(1) Enclosures whose ends cross by a rounding of the working precision (a point of 1 +
+    1e-40 under Eq. (12), a product's roc at 1 - 2e-27) were "left [0, 1]" errors; their ends
+    are joined. (2) A point value whose truth is 0 computed as noise that shrinks with the
+    precision never agreed with itself ("cancels beyond 4224 digits"): it is now the enclosure
+    [0, noise]. (3) PiecewiseLinear([(0, 1), (1, 0)]) is Id by a registered identity."""
+    import mpmath
+
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import (
+        BinomialDP,
+        C,
+        EpsDelta,
+        G,
+        Group,
+        Laplace,
+        PiecewiseLinear,
+        ShuffleDP,
+        Symmetrize,
+    )
+    from tradeoff_algebra.numeric.context import mp
+    from tradeoff_algebra.numeric.protocol import certified
+
+    R = sp.Rational
+    f = BinomialDP(sp.log(R(33, 10)), 50) @ EpsDelta(34.18136195396871, 0) @ C(R(21, 100),
+                                                                                G(R(1, 10**26)))
+    g = BinomialDP(sp.log(R(33, 10)), 50) @ EpsDelta(34.18136195396871, 0)
+    for e in (R(18, 5), R(1, 1000)):
+        v, w = ta.delta(f, e, 15), ta.delta(g, e, 15)
+        assert v.lo <= w.lo and w.hi <= v.hi + sp.Float(10) ** -14 and v.hi <= 1
+    h = Symmetrize(EpsDelta(50, R(1, 10)) @ Group(Laplace(R(1, 10**22)), 3)
+                   @ ShuffleDP(sp.log(R(37, 10)), 1) ** 18)
+    r = ta.roc(h, R(55, 408), 15)
+    assert R(55, 408) <= r.lo <= r.hi <= 1
+
+    def noise():  # a difference whose true value is 0, resolved to the working precision
+        return (mp.ldexp(1, -mp.prec),) * 2
+
+    v = certified(noise, 30, lambda: "noise")
+    assert v.lo == 0 and 0 < v.hi < mpmath.mpf(10) ** -500
+    assert ta.simplify(PiecewiseLinear([(0, 1), (1, 0)])) == ta.Id
+    assert ta.delta(PiecewiseLinear([(0, 1), (1, 0)]) @ ShuffleDP(R(1, 1000), 2), R(1, 1000),
+                    100).hi == 0

@@ -193,8 +193,10 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     if D == 1:  # delta_f(0) <= 1 for every f
         return Value.point(0, dps)
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
-        closed = mp_epsilon(f, num(D, "delta")) is not None
-    if closed:
+        first = mp_epsilon(f, num(D, "delta"))
+    if first is not None:
+        if first[0] != first[1]:  # an enclosure (a composed grid): no need to compute it again
+            return Value.enclosure(first[0], first[1], dps)
         return certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                          lambda: f"epsilon({short(f)}, {short(D)})")
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):

@@ -85,8 +85,16 @@ def _(f, x):
     mu = float(f.mu)
     with np.errstate(divide="ignore", invalid="ignore"):
         from scipy import special  # (imported at first use: it slows the package import)
-        z = np.where(x <= 0.5, -special.ndtri(x), special.ndtri(1.0 - x))
-        return special.ndtr(z - mu)
+        # z = Phi^{-1}(1 - x) from the smaller tail m = min(x, 1 - x) (full relative accuracy
+        # for small x; 1 - x is exact for x >= 1/2): one quantile per level, in place
+        x = np.asarray(x, dtype=np.float64)
+        shape, x = x.shape, x.reshape(-1)
+        z = 1.0 - x
+        np.minimum(z, x, out=z)
+        z = special.ndtri(z)
+        np.negative(z, out=z, where=x <= 0.5)
+        z -= mu
+        return special.ndtr(z, out=z).reshape(shape)
 
 
 # -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------

@@ -45,12 +45,15 @@ import numpy as np
 import sympy as sp
 from sympy import S, Tuple
 
+from ..core.citations import DRS
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
+from ..core.rules import rule
 from ..core.validate import to_sympy
 from ..numeric.context import mp
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+from .trivial import Id, Zero
 
 __all__ = ["PiecewiseLinear", "FLOAT_TOL", "same_function"]
 
@@ -365,6 +368,26 @@ def same_function(f: PiecewiseLinear, g: PiecewiseLinear) -> bool | None:
         return [tuple(map(_exact, k)) for k in f.knots] == [tuple(map(_exact, k))
                                                             for k in g.knots]
     return None
+
+
+# -- rewrite rules -------------------------------------------------------------------------------
+@rule(PiecewiseLinear, cite=DRS.prop(1, note="the knots (0, 1), (1, 0) are the line 1 - alpha"),
+      priority=100)
+def piecewise_identity(f: PiecewiseLinear):
+    """The knots ``(0, 1), (1, 0)`` (canonical: no interior knot) are the line 1 - alpha: Id."""
+    kn = f.knots
+    if len(kn) == 2 and _all_numbers(kn) and [tuple(map(_exact, k)) for k in kn] == [(0, 1),
+                                                                                    (1, 0)]:
+        return Id
+    return None
+
+
+@rule(PiecewiseLinear, cite=DRS.prop(1, note="f(0) = 0 and f non-increasing, f >= 0"),
+      priority=100)
+def piecewise_zero(f: PiecewiseLinear):
+    """A trade-off function with ``f(0) = 0`` is 0 (non-increasing and non-negative): Zero."""
+    v0 = f.knots[0][1]
+    return Zero if isinstance(v0, sp.Number) and v0 == 0 else None
 
 
 # -- evaluation ----------------------------------------------------------------------------------

@@ -227,14 +227,22 @@ def _level_pair(A: sp.Expr):
     return num(A), num(sp.expand(1 - A))
 
 
+def _in_unit(lo, hi):
+    """[lo, hi] intersected with [0, 1], where the truth lies. Ends that cross by a rounding of
+    the working precision (a point closed form at 1 + 1e-40, or a point composed by Eq. (12)
+    with a bound of 1) are joined at the inner one and moved into [0, 1]; a larger crossing is
+    left for the caller to report."""
+    if lo > hi and lo - hi <= mp.ldexp(max(abs(lo), abs(hi)), 20 - mp.prec):
+        lo = hi
+    if lo == hi:
+        lo = hi = min(max(lo, mp.zero), mp.one)
+    return max(lo, mp.zero), min(hi, mp.one)
+
+
 def _check_unit(lo, hi, f, what):
     if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"{what} of {f} produced NaN; raise dps or report the input")
-    # The truth lies in [0, 1]: intersecting the enclosure with it keeps the guarantee (a point
-    # rounded just past an end is moved onto it).
-    if lo == hi:
-        lo = hi = min(max(lo, mp.zero), mp.one)
-    lo, hi = max(lo, mp.zero), min(hi, mp.one)
+    lo, hi = _in_unit(lo, hi)
     if lo > hi:
         raise NumericalError(f"{what} of {f}: enclosure [{lo}, {hi}] left [0, 1]; "
                              "increase dps")
@@ -276,6 +284,11 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) -
                 if _agree(prev, lo, dps + 2):
                     return Value.point(lo, dps)
             if w > 8 * (dps + GUARD_DPS) + 2000:
+                tiny = max(abs(prev), abs(lo))
+                if tiny <= mp.mpf(10) ** -(w // 4):
+                    # the values shrink with the working precision (a difference whose true
+                    # value is 0 or beyond every digit tried): report that bound, not a point
+                    return Value.enclosure(min(prev, lo, mp.zero), tiny, dps)
                 raise NumericalError(f"{what()}: the point value cancels beyond {w} digits of "
                                      "working precision and cannot be certified; report the "
                                      "input")
@@ -293,9 +306,7 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
         lo, hi = mp_delta(f, eps)
     if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
-    if lo == hi:  # a point (closed form) rounded just past 0 or 1 (f_{eps0,1} at 1 - 1e-26)
-        lo = hi = min(max(lo, mp.zero), mp.one)
-    return max(lo, mp.zero), min(hi, mp.one)
+    return _in_unit(lo, hi)
 
 
 def delta_value(f: TradeOff, eps, dps: int) -> Value:
