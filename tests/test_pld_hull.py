@@ -167,3 +167,22 @@ def test_lower_envelope_is_the_full_minimum():
         assert np.all(pc._env_min(c, E, a, False) <= full)
         if trial % 3:
             assert np.all(pc._env_min(c, E, a, True) >= full * (1 - 1e-12))
+
+
+def test_delta_below_the_mass_floor_stops_at_once_with_a_warning():
+    """eps at delta = 1e-300 for DP-SGD: the pessimistic side holds up to 1e-300 per grid point
+    at +oo, so its profile never reaches 1e-300 and the upper end stays infinite; the search
+    used to refine to the grid's size limits (42 s) before saying so. It now stops after the
+    first grid with a ToleranceWarning naming the floor; the enclosure stays valid (the lower
+    end lies below eps(1e-250) = 51.2, computed here too)."""
+    import warnings
+
+    from tradeoff_algebra.core.errors import ToleranceWarning
+
+    f = ta.noisy_sgd(sp.Rational(11, 10), sp.Rational(256, 60000), 14063, sampling="poisson")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        v = ta.epsilon(f, sp.Rational(1, 10**300), dps=12)
+    assert any(issubclass(x.category, ToleranceWarning) and "floor" in str(x.message) for x in w)
+    u = ta.epsilon(f, sp.Rational(1, 10**250), dps=12)
+    assert v.lo <= u.lo and u.hi < 52 and v.hi >= u.hi

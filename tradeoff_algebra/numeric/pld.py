@@ -92,6 +92,9 @@ __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL"
 # discretisation), pld_compose (composition by FFT and the composed laws), and this one (the
 # expression level: leaves with multiplicities -> enclosures, with adaptive grid and tilt).
 
+#: Below this delta the pessimistic side cannot certify eps(delta) (see epsilon_refinement).
+MASS_FLOOR = 1e-280
+
 _CACHE: dict = {}
 _CACHE_SIZE = 6
 _CACHE_BYTES = 400 * 2**20
@@ -204,9 +207,16 @@ class _Refinement:
         self.best: tuple[float, float] | None = None
         self.prev_w: float | None = None
         self.done = False
+        self.hopeless_inf = False  # an infinite upper end no grid can lower (see below)
 
     def step(self, tol: float) -> tuple[float, float]:
         """One more grid; afterwards ``done`` tells whether further steps can help."""
+        b = self._step(tol)
+        if self.hopeless_inf and b[1] == math.inf:
+            self.done = self.exhausted = True
+        return b
+
+    def _step(self, tol: float) -> tuple[float, float]:
         try:
             cs = [_composed(x, self.h, self.tau, self.theta, self.progress,
                             None if self.fixed else MAX_FFT) for x in self.leaf_sets]
@@ -217,13 +227,13 @@ class _Refinement:
                 # a step between the last grid that fitted and this one may still fit: a
                 # tighter tolerance must not end on a coarser grid than a looser one
                 self.h *= 2
-                return self.step(tol)
+                return self._step(tol)
             if self.theta != 0.0 and self.coarser < 4 and 2 * self.h <= H_START:
                 # a tilted law spans a wider window: it may fit on a coarser grid, where the
                 # tilt still beats the untilted floor
                 self.h *= 2
                 self.coarser += 1
-                return self.step(tol)
+                return self._step(tol)
             if self.tilt_for is not None and self.theta == 0.0 and self.h_ok is not None:
                 # the finest grid that fits, tilted towards the point of interest: the tilt
                 # lowers the FFT's rounding floor, which is what limits the width there
@@ -233,7 +243,7 @@ class _Refinement:
                 t = self.tilt_for(c0, self.best, True)
                 if t is not None:
                     self.theta, self.tau = t
-                    return self.step(tol)
+                    return self._step(tol)
             self.done = self.exhausted = True
             return self.best
         self.h_ok = self.h
@@ -394,15 +404,25 @@ def epsilon_refinement(leaves, d_dn: float, d_up: float, h: float | None = None,
     """Refinement of eps(d) for any d in [d_dn, d_up] (eps(d) is non-increasing in d)."""
     leaves = _check_leaves(leaves)
     tau = min(tau, d_dn * 1e-6) if d_dn > 0 else tau
+    # Below MASS_FLOOR the pessimistic profile cannot reach d on any grid (masses under 1e-300
+    # are not represented: each grid point may hold 1e-300 at +oo), so an infinite upper end
+    # stays infinite: stop after the first grid instead of refining to the size limits.
+    hopeless = d_up < MASS_FLOOR
+    if hopeless:
+        warnings.warn(f"delta = {d_up:.3g} lies below the PLD engine's float64 floor "
+                      f"({MASS_FLOOR:g}): the upper end of eps may stay infinite", ToleranceWarning,
+                      stacklevel=3)
 
     def tilt(c, b, stalled):  # towards the current estimate of eps, once the width stalls
         if not stalled or not (0 < b[0] <= b[1] < math.inf):
             return None
         return _theta_for(leaves, c.h, (b[0] + b[1]) / 2, tau, b, force=True)
 
-    return _Refinement((leaves,), lambda c: (c.epsilon_bounds(d_up)[0],
-                                          c.epsilon_bounds(d_dn)[1]),
-                       h, tau, progress, tilt)
+    r = _Refinement((leaves,), lambda c: (c.epsilon_bounds(d_up)[0],
+                                       c.epsilon_bounds(d_dn)[1]),
+                    h, tau, progress, tilt)
+    r.hopeless_inf = hopeless
+    return r
 
 
 def delta_enclosure(leaves, eps: float, tol: float = DEFAULT_TOL, h: float | None = None,
