@@ -218,3 +218,39 @@ def test_unexpected_exceptions_become_internal_errors(monkeypatch, exc, fragment
     monkeypatch.setattr(gaussian, "_quantile_upper", refused)
     with pytest.raises(ta.NumericalError, match="^on purpose$"):
         ta.evaluate(G(1), "0.3")
+
+
+def test_time_limit_is_honoured_in_symbolic_knots_and_finite_cost_simulation():
+    """Calls the random-tree run saw run 25 s past a 5 s limit: the exact knots of
+    C_{1e-122}(f_{1.9186..., 2/5}) (SymPy decisions on knots of size 1e-123, which an absolute
+    1e-60 threshold could not separate) and the cost simulation of ShuffleDP(27/10, 5)^20's
+    exact product (symbolic ratio keys, now charged 50 each: the route is PLD at once). With a
+    1 s limit both stop in about a second, with a value or a TimeLimitExceeded."""
+    import time
+
+    from tradeoff_algebra import EpsDelta, ShuffleDP, Subsample
+    from tradeoff_algebra.routes.product import route
+
+    f = Subsample(EpsDelta(1.918597135354006, sp.Rational(2, 5)), 1e-122)
+    t = time.perf_counter()
+    try:
+        with ta.time_limit(1):
+            v = ta.delta(f, sp.Rational(1, 1000), 15)
+        assert v.lo <= sp.Rational(2, 5) * sp.Rational(1e-122) <= v.hi
+    except ta.TimeLimitExceeded:
+        pass
+    assert time.perf_counter() - t < 4
+    assert route(ShuffleDP(sp.Rational(27, 10), 5) ** 20)[0] == "pld"
+
+
+def test_fixed_point_of_binomial_with_irrational_e_eps_is_not_factored():
+    """BinomialDP(0.2261..., 5) (eps from a float): SymPy's factor of its fixed point took
+    minutes inside the exact route of C_p(Symmetrize(...)); it is now left expanded."""
+    from tradeoff_algebra import BinomialDP, C, SymmetricHull, Symmetrize
+
+    f = BinomialDP(0.22610653131861502, 5)
+    x = f._eval_fixed_point()
+    assert abs(float(x) - float(ta.evaluate(f, float(x), 20).mid)) < 1e-12  # f(x*) = x*
+    g = ta.simplify(SymmetricHull(C(sp.Rational(9999999, 10**7),
+                                    Symmetrize(BinomialDP(0.22610653131861502, 5)))))
+    assert ta.evaluate(g, 0, 30).mid == 1

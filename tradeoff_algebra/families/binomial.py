@@ -139,7 +139,10 @@ class BinomialDP(TradeOff):
         else:
             return None
         if isinstance(n, sp.Integer) and int(n) <= FIXED_POINT_EXPAND_N:
-            return sp.factor(fp.doit())
+            # factor only a rational e^eps (a rational fixed point): for an irrational one
+            # (eps from a float) SymPy's factorisation takes minutes and gains nothing
+            v = fp.doit()
+            return sp.factor(v) if isinstance(e, sp.Rational) else v
         return fp
 
     # -- printing ----------------------------------------------------------------------------------

@@ -59,6 +59,7 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.validate import mpf_rational
+from . import budget
 from .context import MPF, mp
 from .finite_tables import (
     _ONE,
@@ -123,13 +124,24 @@ class TooLarge(NumericalError):
     """The exact product of finite objects is too large to materialise (see :data:`MAX_COST`)."""
 
 
+#: Charge of one product of keys whose ratio is a SymPy number (irrational e^eps): SymPy
+#: multiplies and hashes it about this many times slower than a Fraction.
+SYMBOLIC_WEIGHT = 50
+
+
+def _symbolic(keys: set) -> bool:
+    return any(not isinstance(k[0], Fraction) and k[0] is not None for k in keys)
+
+
 def _sim_product(A: set, B: set, acc: list, limit: int) -> set:
-    """Keys of the product of two blocks (as :func:`_product`), charging |A| |B| to acc[0]."""
-    acc[0] += len(A) * len(B)
+    """Keys of the product of two blocks (as :func:`_product`), charging |A| |B| to acc[0]
+    (times :data:`SYMBOLIC_WEIGHT` for symbolic ratios)."""
+    acc[0] += len(A) * len(B) * (SYMBOLIC_WEIGHT if _symbolic(A) or _symbolic(B) else 1)
     if acc[0] > limit:
         raise TooLarge("finite product beyond the size limit")
     out = set()
     for ka in A:
+        budget.check()  # (symbolic ratio keys: a row can take milliseconds)
         for kb in B:
             out.add(_kmul(ka, kb))
     return out

@@ -25,6 +25,7 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import NoClosedForm
+from . import budget
 from .context import mp
 
 __all__ = ["Knots", "pl_eval", "pl_inverse", "pl_min", "pl_max", "lower_hull",
@@ -156,8 +157,8 @@ def _same(a: sp.Expr, b: sp.Expr) -> bool:
     if a == b:
         return True
     with mp.workdps(50):
-        d = mp.mpf(sp.N(a - b, 50))
-        if abs(d) > mp.mpf(10) ** -40:
+        x, y = mp.mpf(sp.N(a, 50)), mp.mpf(sp.N(b, 50))
+        if abs(x - y) > mp.mpf(10) ** -40 * max(abs(x), abs(y)):  # (relative: tiny knots)
             return False
     return _identically_zero(a - b) or sp.simplify(a - b) == 0
 
@@ -211,12 +212,16 @@ class _Exact:
     def _sign(self, o) -> int:
         o = self._w(o)
         with mp.workdps(80):
-            d = self.num() - o.num()
-            if abs(d) > mp.mpf(10) ** -60:
+            a, b = self.num(), o.num()
+            d = a - b
+            # 80-digit values (SymPy's evalf: relative accuracy) apart by more than 1e-60 of
+            # their size (tiny knots such as p delta = 1e-123 are compared relatively)
+            if abs(d) > mp.mpf(10) ** -60 * max(abs(a), abs(b)):
                 return 1 if d > 0 else -1
         diff = self.e - o.e
         if _identically_zero(diff):
             return 0
+        budget.check()  # (the symbolic decision below can take seconds)
         z = sp.cancel(diff)  # rational in the transcendental generators: often 0 here
         if z == 0 or sp.simplify(z) == 0:
             return 0
