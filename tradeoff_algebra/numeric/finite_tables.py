@@ -24,6 +24,7 @@ from typing import Any
 import sympy as sp
 from mpmath.libmp import from_int, fzero, mpf_add, mpf_div, mpf_mul, round_nearest
 
+from . import budget
 from .context import mp
 from .protocol import num
 
@@ -356,6 +357,7 @@ class _Table:
         elif isinstance(c, Fraction):
             lc = mp.log(mp.mpf(c.numerator) / c.denominator)
         else:
+            budget.check()  # (a symbolic ratio: SymPy's evalf, milliseconds each)
             lc = mp.log(num(c, "ratio"))
         for k, L in zip(e, Lnum, strict=True):
             if k:
