@@ -614,3 +614,21 @@ def test_fuzz_finding_group_operand_settled_by_its_identities():
     for e in (20.947551467803578, 50):
         v, w = ta.delta(f, e, 60), ta.delta(G(4 * mu), e, 60)
         assert (v.lo, v.hi) == (w.lo, w.hi) and v.is_point
+
+
+def test_fuzz_finding_hull_delta_of_a_tiny_f_0_delta_is_not_a_point_zero():
+    """SymmetricHull(Mix(f_{0,1e-141}, 1/5)) has delta = 2e-142 at every eps; its delta went
+    through 1 + C^*(-e^eps), which cancels to exactly 0 at 80 digits, and 0 agreed with itself
+    at every precision: a certified point 0.0. The hull now takes its exact knots when it has
+    them, and a conjugate route that cancels to 0 reports [0, 2^-(prec-4)], not a point."""
+    import tradeoff_algebra as ta
+    from tradeoff_algebra import EpsDelta, G, Laplace, Max, Mix, SymmetricHull
+
+    d = sp.Rational(1e-141) / 5
+    f = SymmetricHull(Mix(EpsDelta(0, 1e-141), sp.Rational(1, 5)))
+    for e in (0, sp.log(sp.Rational(37, 10))):
+        for dps in (30, 80):
+            v = ta.delta(f, e, dps)
+            assert v.is_point and abs(v.mid - d) <= d * sp.Float(10) ** (1 - dps)
+    v = ta.delta(Max(G(1), Laplace(1)), 1, 30)  # truth 0 (L_1 has losses <= 1): not a point
+    assert v.lo == 0 and 0 <= v.hi < 1e-30

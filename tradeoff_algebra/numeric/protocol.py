@@ -95,8 +95,20 @@ def mp_delta(f: Any, eps):
     (Dong, Roth & Su, Prop. 6); the default goes through ``mp_conjugate`` (which may cancel:
     families override with tail-accurate closed forms)."""
 
+    return conjugate_delta(f, eps)
+
+
+def conjugate_delta(f: Any, eps) -> tuple:
+    """delta(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) from an enclosure of the
+    conjugate. A point that cancels to within rounding of 0 (a delta of 2e-142 at 100 digits)
+    would read as an exact 0 that agrees with itself at every precision: it is returned as
+    the enclosure [0, 2^-(prec - 4)] instead."""
     lo, hi = mp_conjugate(f, -mp.exp(eps))
-    return 1 + lo, 1 + hi
+    a, b = 1 + lo, 1 + hi
+    tiny = mp.ldexp(1, 4 - mp.prec)
+    if lo == hi and abs(a) <= tiny:
+        return mp.zero, tiny
+    return a, b
 
 
 @singledispatch

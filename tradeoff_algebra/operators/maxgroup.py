@@ -197,8 +197,8 @@ def _register_max_numerics() -> None:
     from ..numeric.finite import finite_loss
     from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.protocol import (
+        conjugate_delta,
         exact_value,
-        mp_conjugate,
         mp_delta,
         mp_roc,
         mp_value,
@@ -238,8 +238,7 @@ def _register_max_numerics() -> None:
         k = pl_knots_cached(f)
         if k is not None:
             return pl_mp_delta(k, eps)
-        lo, hi = mp_conjugate(f, -mp.exp(eps))
-        return 1 + lo, 1 + hi
+        return conjugate_delta(f, eps)
 
     finite_loss.register(Max)(pl_finite_loss)
 
@@ -368,12 +367,11 @@ def _short_int(k: int) -> str:
 def _register_group_numerics() -> None:
     import numpy as np
 
-    from ..numeric.context import mp
     from ..numeric.finite import finite_loss
     from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.protocol import (
+        conjugate_delta,
         exact_value,
-        mp_conjugate,
         mp_delta,
         mp_roc,
         mp_value,
@@ -394,8 +392,7 @@ def _register_group_numerics() -> None:
         k = pl_knots_cached(f)
         if k is not None:
             return pl_mp_delta(k, eps)
-        lo, hi = mp_conjugate(f, -mp.exp(eps))
-        return 1 + lo, 1 + hi
+        return conjugate_delta(f, eps)
 
     @mp_value.register(Group)
     def _(f, a, ac):

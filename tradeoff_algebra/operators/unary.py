@@ -43,8 +43,8 @@ from ..numeric.knots_eval import (
 from ..numeric.pld import leaf_model
 from ..numeric.pld_models import InverseLoss, loss_model
 from ..numeric.protocol import (
+    conjugate_delta,
     exact_value,
-    mp_conjugate,
     mp_delta,
     mp_roc,
     mp_value,
@@ -382,8 +382,7 @@ def hull_route(g: TradeOff, f: SymmetricHull, kind: str, x):
 def _register_unary_numerics() -> None:
     def generic_delta(f, eps):
         """delta(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) from the conjugate."""
-        lo, hi = mp_conjugate(f, -mp.exp(eps))
-        return 1 + lo, 1 + hi
+        return conjugate_delta(f, eps)
 
     def inverse_eval(f, a, ac, power: bool):
         kind, obj = inverse_route(f)
@@ -543,8 +542,10 @@ def _(f, eps):
         return v
     if f.arg.is_symmetric is True:  # C(f) = f
         return mp_delta(f.arg, eps)
-    lo, hi = mp_conjugate(f, -mp.exp(eps))
-    return 1 + lo, 1 + hi
+    k = pl_knots_cached(f)
+    if k is not None:  # exact knots: no 1 + (-1 + 2e-142) cancellation of the conjugate
+        return pl_mp_delta(k, eps)
+    return conjugate_delta(f, eps)
 
 
 @loss_model.register(Inverse)
