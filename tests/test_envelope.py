@@ -193,3 +193,64 @@ def test_general_route_is_valid_for_kinked_operands(A):
     with workdps(50):
         x = mp.mpf(exact.numerator) / exact.denominator
         assert lo - mpmath.mpf(10) ** -35 <= x <= hi + mpmath.mpf(10) ** -35
+
+
+def test_first_gap_bound_when_the_supremum_lies_inside_it():
+    """C_{1/10}(Discrete (x) f_{50, 0.1587}) (random-tree finding): the hull's line of slope -1
+    touches its operand at a knot at alpha = 1.3e-22, between the samples 0 and the next
+    level. The first gap's bound took the sample at 0 (where there is no chord on the left)
+    and put the lower end 1.7e-19 above the truth. Reference: the lower convex envelope of
+    min{g, g^{-1}} built from the exact pair at 80 digits, independently of the library."""
+    from fractions import Fraction
+
+    ctx = mpmath.MPContext()
+    ctx.dps = 80
+
+    def fr(x):
+        q = Fraction(x)
+        return ctx.mpf(q.numerator) / q.denominator
+
+    d, E = fr(0.158663626111326), ctx.exp(50)
+    P = [a * b for a in (d, (1 - d) * E / (1 + E), (1 - d) / (1 + E), ctx.mpf(0))
+         for b in (ctx.mpf(4) / 5, ctx.mpf(1) / 5)]
+    Q = [a * b for a in (ctx.mpf(0), (1 - d) / (1 + E), (1 - d) * E / (1 + E), d)
+         for b in (ctx.mpf(1), ctx.mpf(0))]
+
+    def hull(pts):
+        out = []
+        for p in sorted(pts):
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    def ev(k, x):
+        for (x0, y0), (x1, y1) in zip(k, k[1:], strict=False):
+            if x0 <= x <= x1:
+                return y0 + (y1 - y0) * (x - x0) / (x1 - x0) if x1 > x0 else min(y0, y1)
+        return ctx.mpf(0)
+
+    a, pw, pts = ctx.mpf(0), ctx.mpf(0), [(ctx.mpf(0), ctx.mpf(1))]
+    for p, q in sorted(zip(P, Q, strict=True),
+                       key=lambda t: -(t[1] / t[0]) if t[0] > 0 else -ctx.inf):
+        a, pw = a + p, pw + q
+        pts.append((a, 1 - pw))
+    g = [(x, (y + 9 * (1 - x)) / 10) for x, y in hull(pts)]
+    gi = sorted((y, x) for x, y in g)
+    xs = sorted({x for x, _ in g} | {x for x, _ in gi})
+    cand = [(x, min(ev(g, x), ev(gi, x))) for x in xs]
+    for x0, x1 in zip(xs, xs[1:], strict=False):
+        a0, a1 = ev(g, x0) - ev(gi, x0), ev(g, x1) - ev(gi, x1)
+        if a0 * a1 < 0:
+            t = x0 + (x1 - x0) * a0 / (a0 - a1)
+            cand.append((t, ev(g, t)))
+    H = hull(cand)
+    f = ta.C(sp.Rational(1, 10), ta.EpsDelta(50, 0.158663626111326)
+             @ ta.Discrete([sp.Rational(4, 5), sp.Rational(1, 5)], [1, 0]))
+    for alpha in (0.18456583438671575, 0.6761541540719018):
+        ref = ev(H, fr(alpha))
+        for dps in (15, 30):
+            v, r = ta.evaluate(f, alpha, dps), ta.roc(f, alpha, dps)
+            assert ctx.mpf(v.lo) <= ref <= ctx.mpf(v.hi)
+            assert ctx.mpf(r.lo) <= 1 - ref <= ctx.mpf(r.hi)

@@ -100,11 +100,17 @@ def concave_sup(samples: Sequence) -> Any:
         def lineR(u, hi1=hi1, mR=mR, w=w):
             return mp.inf if mR is None else hi1 + mR * (w - u)
 
-        cands = [min(hi0, lineR(0)), min(lineL(w), hi1)]
-        if mL is not None and mR is not None and mL + mR != 0:
-            u = (hi1 - hi0 + mR * w) / (mL + mR)
-            if 0 < u < w:
-                cands.append(min(lineL(u), lineR(u)))
+        if mL is None or mR is None:
+            # the first or last gap has one line only: inside the gap psi is bounded by that
+            # line alone (psi may peak anywhere in it, e.g. at a knot of size 1e-22 between
+            # the samples 0 and 1e-20), so by its larger end, not by the sample at the end
+            cands = [lineR(0) if mL is None else hi0, hi1 if mL is None else lineL(w)]
+        else:
+            cands = [min(hi0, lineR(0)), min(lineL(w), hi1)]
+            if mL + mR != 0:
+                u = (hi1 - hi0 + mR * w) / (mL + mR)
+                if 0 < u < w:
+                    cands.append(min(lineL(u), lineR(u)))
         b = max(cands)
         if b == mp.inf:
             b = max(hi0, hi1)  # unreachable with end samples; kept for safety
