@@ -131,14 +131,22 @@ def _chernoff_mass(parts, t: float, s: float) -> float:
 
 
 def _power(A: np.ndarray, n: int) -> np.ndarray:
+    """A^n entrywise by repeated squaring, in place on two work arrays (the same products in
+    the same order as out-of-place squaring: bit-identical, without an allocation per step)."""
     out = None
     base = A
     while n:
         if n & 1:
-            out = base.copy() if out is None else out * base
+            if out is None:
+                out = base.copy()
+            else:
+                out *= base
         n >>= 1
         if n:
-            base = base * base
+            if base is A:
+                base = A * A
+            else:
+                np.multiply(base, base, out=base)
     return out
 
 
