@@ -613,7 +613,10 @@ def pl_max(k1, k2):
 
 def pl_group(knots, k: int):
     """Knots of 1 - (1 - f)^{o k} for piecewise-linear f (Dong, Roth & Su, Thm. 3)."""
-    hk = [(x, 1 - y) for x, y in knots[:]]  # h = 1 - f, non-decreasing
+    # h = 1 - f, non-decreasing; from the knots' power column (x, y, 1 - y) when they carry
+    # one: 1 - y of a computed y = 1 - 1e-31 would put h(0) at 1e-31, and a steep f maps that
+    # level to ~1 (Group(BinomialDP(23, 15), 4)(0) = 1 read 0)
+    hk = [(k[0], k[2]) if len(k) > 2 else (k[0], 1 - k[1]) for k in knots]
     hxs = [x for x, _ in hk]
 
     def h(x):
@@ -1178,7 +1181,8 @@ def ref_group(child: Ref, k: int) -> Ref | None:
         return None
     if isinstance(child, Finite):
         def make():
-            kn = child.knots() if child.exact else [(to_m(x), to_m(y)) for x, y in child.knots()]
+            kn = child._get("np") if child.exact else [tuple(to_m(c) for c in t)
+                                                      for t in child._get("np")]
             return pl_group(kn, k)
         return Finite(child.exact, make, "knots", label=f"Group({child.label}, {k})")
 
