@@ -208,7 +208,7 @@ def test_unexpected_exceptions_become_internal_errors(monkeypatch, exc, fragment
 
     monkeypatch.setattr(gaussian, "_quantile_upper", broken)
     with pytest.raises(ta.InternalError, match=fragment) as info:
-        ta.evaluate(G(1), "0.3")
+        ta.evaluate(G(1), sp.sqrt(2) / 5)  # (an irrational level: the mpmath route)
     assert isinstance(info.value, ta.NumericalError)
     assert "evaluate" in str(info.value) and info.value.__cause__ is exc
 
@@ -217,7 +217,7 @@ def test_unexpected_exceptions_become_internal_errors(monkeypatch, exc, fragment
 
     monkeypatch.setattr(gaussian, "_quantile_upper", refused)
     with pytest.raises(ta.NumericalError, match="^on purpose$"):
-        ta.evaluate(G(1), "0.3")
+        ta.evaluate(G(1), sp.sqrt(2) / 5)  # (an irrational level: the mpmath route)
 
 
 def test_time_limit_is_honoured_in_symbolic_knots_and_finite_cost_simulation():

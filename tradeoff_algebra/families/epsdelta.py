@@ -18,11 +18,12 @@ from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
+from ..numeric.arb import arb_ball
 from ..numeric.context import mp
 from ..numeric.finite import FiniteLoss, finite_loss
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.pld_models import delta_part
-from ..numeric.protocol import exact_value, mp_conjugate, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_value, exact_value, mp_conjugate, mp_roc, mp_value, np_value, num
 from .trivial import Id, Zero
 
 __all__ = ["EpsDelta"]
@@ -95,6 +96,20 @@ def _(f, a, ac):
     # 1 - e^{-eps}(1 - d - a) = -expm1(-eps) + e^{-eps}(d + a)
     v = min(mp.one, d + mp.exp(eps) * a, -mp.expm1(-eps) + mp.exp(-eps) * (d + a))
     return v, v
+
+
+@arb_value.register(EpsDelta)
+def _(f, a, ac, power):
+    """Eq. (4) as balls, ``1 - delta`` formed exactly first (cancellation near the kinks and
+    at the zero piece shows as a wide ball, which sends the call to the mpmath route)."""
+    from flint import arb
+
+    eps, d = arb_ball(f.eps), arb_ball(f.delta)
+    if power:  # 1 - e^{-eps}(1 - d - a) = -expm1(-eps) + e^{-eps}(d + a)
+        return arb(1).min(d + eps.exp() * a).min(-(-eps).expm1() + (-eps).exp() * (d + a))
+    dc = arb_ball(sp.expand(1 - f.delta))
+    rest = dc - a if f.delta > sp.S.Half else ac - d  # 1 - delta - alpha
+    return arb(0).max(dc - eps.exp() * a).max((-eps).exp() * rest)
 
 
 @np_value.register(EpsDelta)

@@ -20,10 +20,11 @@ from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.rules import hook, rule
 from ..core.validate import param
+from ..numeric.arb import arb_ball
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_enclosure, ncdf_inv, ncdf_inv_upper
 from ..numeric.pld_models import AtomLoss, NormalLoss, loss_model
-from ..numeric.protocol import mp_conjugate, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_value, mp_conjugate, mp_roc, mp_value, np_value, num
 from .trivial import Id
 
 __all__ = ["Gaussian", "G"]
@@ -78,6 +79,18 @@ def _(f, a, ac):
 @mp_roc.register(Gaussian)
 def _(f, a, ac):
     return ncdf_enclosure(num(f.mu, "mu") - _quantile_upper(a, ac))
+
+
+@arb_value.register(Gaussian)
+def _(f, a, ac, power):
+    """Eq. (5) as a ball: with t = erfcinv(2 alpha), Phi^{-1}(1 - alpha) = sqrt 2 t, so
+    G_mu(alpha) = erfc(mu/sqrt 2 - t)/2 and 1 - G_mu(alpha) = erfc(t - mu/sqrt 2)/2; t is
+    taken from the smaller of alpha and 1 - alpha (erfcinv(2 - x) = -erfcinv(x))."""
+    from flint import arb
+
+    t = (2 * a).erfcinv() if a.mid() <= ac.mid() else -(2 * ac).erfcinv()
+    m = arb_ball(f.mu) / arb(2).sqrt()
+    return ((t - m) if power else (m - t)).erfc() / 2
 
 
 @np_value.register(Gaussian)

@@ -22,8 +22,9 @@ from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
+from ..numeric.arb import arb_ball
 from ..numeric.context import mp
-from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_value, exact_value, mp_roc, mp_value, np_value, num
 from .epsdelta import EpsDelta
 from .trivial import Id
 
@@ -124,6 +125,25 @@ def _(f, a, ac):
     else:  # 1 - e^{-mu}(1 - a) = -expm1(-mu) + e^{-mu} a
         v = -mp.expm1(-mu) + em * a
     return v, v
+
+
+@arb_value.register(Laplace)
+def _(f, a, ac, power):
+    """The three pieces of :class:`Laplace` as balls. A piece whose condition the balls cannot
+    decide is joined with its neighbour (f is continuous, so both are near the same value)."""
+    mu = arb_ball(f.mu)
+    em = (-mu).exp()
+    pieces = []
+    if not 2 * a >= em:
+        pieces.append(mu.exp() * a if power else 1 - mu.exp() * a)
+    if not (2 * a < em or 2 * a > 1):
+        pieces.append(1 - em / (4 * a) if power else em / (4 * a))
+    if not 2 * a <= 1:  # 1 - e^{-mu}(1 - a) = -expm1(-mu) + e^{-mu} a
+        pieces.append(-(-mu).expm1() + em * a if power else em * ac)
+    out = pieces[0]
+    for v in pieces[1:]:
+        out = out.union(v)
+    return out
 
 
 @np_value.register(Laplace)

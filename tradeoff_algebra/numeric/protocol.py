@@ -13,6 +13,11 @@ sampling does); each family or operator module registers its own implementations
     The exact value for rational alpha where the objects are finite.
 ``np_value(f, x) -> ndarray``
     The float64 vectorised path used by :func:`curve`.
+``arb_value(f, a, ac, power) -> arb | None``
+    A rigorous Arb ball (python-flint) of f(alpha), or of ``1 - f(alpha)`` if ``power``, from
+    exact-rational balls ``a`` and ``ac``: the fast path of :func:`evaluate` and :func:`roc`
+    for closed forms. A ball narrow enough for the digits asked is returned at once; a wider
+    one (cancellation, a branch undecided) sends the call to the mpmath route.
 """
 
 from __future__ import annotations
@@ -28,15 +33,16 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from mpmath.libmp import from_man_exp, round_nearest
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, ToleranceWarning
 from ..core.node import NUMERIC, TradeOff
 from ..core.validate import mpf_rational
 from . import budget
 from .context import MPF, mp
-from .value import Value
+from .value import Value, dps_to_prec
 
-__all__ = ["mp_value", "mp_roc", "exact_value", "np_value", "mp_conjugate", "mp_delta",
+__all__ = ["mp_value", "mp_roc", "exact_value", "arb_value", "np_value", "mp_conjugate", "mp_delta",
            "mp_epsilon", "enclose_delta", "delta_value",
            "evaluate", "roc", "curve", "as_level", "num", "GUARD_DPS", "certified", "short"]
 
@@ -74,6 +80,49 @@ def register_value_and_power(cls: type, fn: Callable) -> None:
     1 - f by one routine."""
     mp_value.register(cls)(lambda f, a, ac: fn(f, a, ac, power=False))
     mp_roc.register(cls)(lambda f, a, ac: fn(f, a, ac, power=True))
+
+
+@singledispatch
+def arb_value(f: Any, a, ac, power: bool):
+    """An Arb ball containing f(alpha) (``power``: 1 - f(alpha)) at the current Arb precision,
+    from balls ``a`` = alpha and ``ac`` = 1 - alpha, or None where the node has no ball form."""
+    return None
+
+
+_NO_ARB = arb_value.dispatch(object)
+
+#: Guard bits of the Arb fast path beyond the precision of the requested digits.
+ARB_GUARD_BITS = 32
+
+
+def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) from :func:`arb_value` as a point Value, or None.
+
+    Arb's balls are rigorous (Johansson, "Arb: efficient arbitrary-precision midpoint-radius
+    interval arithmetic", IEEE Trans. Comput. 66 (2017)): when the ball's relative radius is
+    below 2^-(prec(dps) + 8) its midpoint carries every one of the ``dps`` digits, the
+    guarantee the mpmath route reaches by computing twice (:func:`certified`). A wider ball
+    or no registered form gives None (the mpmath route)."""
+    fn = arb_value.dispatch(type(f))
+    if fn is _NO_ARB:
+        return None
+    from flint import arb, fmpq
+
+    from .context import arb_precision
+
+    need = dps_to_prec(dps) + 8
+    prec = need + ARB_GUARD_BITS
+    p, q = int(A.p), int(A.q)
+    with arb_precision(prec):
+        ball = fn(f, arb(fmpq(p, q)), arb(fmpq(q - p, q)), power)
+        if ball is None or not ball.is_finite() or ball.rel_accuracy_bits() < need:
+            return None
+        man, exp = ball.mid().man_exp()
+    with mp.workprec(prec):
+        x = mp.make_mpf(from_man_exp(int(man), int(exp), prec, round_nearest))
+    # the truth lies in [0, 1]: a ball across an end (1 +- 1e-31) has its midpoint moved to
+    # that end, which stays within the radius of the truth
+    return Value.point(min(max(x, mp.zero), mp.one), dps)
 
 
 @singledispatch
@@ -353,6 +402,9 @@ def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(q, dps)
+        v = _arb_point(f, A, dps, False)
+        if v is not None:
+            return v
 
     def compute():
         a, ac = _level_pair(A)
@@ -369,6 +421,9 @@ def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(1 - q, dps)
+        v = _arb_point(f, A, dps, True)
+        if v is not None:
+            return v
 
     def compute():
         a, ac = _level_pair(A)
@@ -416,8 +471,8 @@ def _curve_levels(alphas: Any) -> np.ndarray:
             x = x.reshape(alphas.shape)
         elif not isinstance(alphas, (list, tuple)):
             x = x.reshape(())
-    bad = ~np.isfinite(x) | (x < 0) | (x > 1)
-    if bad.any():
+    if x.size and not (x.min() >= 0 and x.max() <= 1):  # (NaN fails both)
+        bad = ~np.isfinite(x) | (x < 0) | (x > 1)
         raise InvalidParameter("alphas", x[bad][0], allowed)
     return x
 
@@ -526,9 +581,9 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
                 FloatingPointError) as exc:
             raise NumericalError(f"curve of {f} failed in float64 ({type(exc).__name__}: "
                                  f"{str(exc)[:80]}); use ta.evaluate for these points") from exc
-    if np.isnan(y).any():
+    if y.size and np.isnan(y.min()):
         raise NumericalError(f"curve of {f} produced NaN")
-    return np.clip(y, 0.0, 1.0)
+    return np.clip(y, 0.0, 1.0, out=y if y.flags.writeable and y.dtype == np.float64 else None)
 
 
 NUMERIC["curve"] = curve

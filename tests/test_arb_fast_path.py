@@ -1,0 +1,124 @@
+"""The Arb fast path of evaluate/roc for closed forms (numeric.protocol._arb_point).
+
+Each ball form is checked against a reference computed here in global mpmath at 150 digits by
+another route (Phi^{-1} by root finding on log Phi, the pieces of Laplace and Eq. (4) formed
+from exact rationals), at the extreme levels and parameters of the reliability issue; the test
+first asserts the fast path was taken, so it tests the balls and not the fallback.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.numeric.protocol import _arb_point, as_level
+
+R = sp.Rational
+LEVELS = [R(1, 10**300), R(1, 10**20), R(3, 1000), R(1, 7), R(1, 2), R(5, 7),
+          1 - R(1, 10**20), 1 - R(1, 10**100), sp.Rational(0.0305444736411411)]
+
+
+def _ref_gaussian(mu, A, power):
+    with mpmath.workdps(150):
+        a = mpmath.mpf(sp.N(A, 170))
+        ac = mpmath.mpf(sp.N(1 - A, 170))
+        m = mpmath.mpf(sp.N(mu, 170))
+        small = min(a, ac)
+        # Phi^{-1}(small) by root finding on log Phi (the library uses erfcinv in Arb)
+        x0 = -mpmath.sqrt(-2 * mpmath.log(small)) if small < 0.1 else mpmath.mpf(0)
+        z = mpmath.findroot(lambda x: mpmath.log(mpmath.ncdf(x)) - mpmath.log(small), x0,
+                            tol=mpmath.mpf(10) ** -140)
+        z_up = -z if a <= ac else z  # Phi^{-1}(1 - alpha)
+        return mpmath.ncdf(m - z_up) if power else mpmath.ncdf(z_up - m)
+
+
+def _ref_laplace(mu, A, power):
+    with mpmath.workdps(150):
+        m = mpmath.mpf(sp.N(mu, 170))
+        a = mpmath.mpf(sp.N(A, 170))
+        ac = mpmath.mpf(sp.N(1 - A, 170))
+        em = mpmath.exp(-m)
+        if 2 * a < em:
+            v = 1 - mpmath.exp(m) * a
+        elif 2 * a <= 1:
+            v = em / (4 * a)
+        else:
+            v = em * ac
+        return 1 - v if power else v
+
+
+def _check(f, A, dps, power, ref):
+    v = _arb_point(f, as_level(A), dps, power)
+    assert v is not None, (f, A, dps, power)  # the fast path was taken
+    public = (ta.roc if power else ta.evaluate)(f, A, dps=dps)
+    assert public.lo == v.lo and public.hi == v.hi
+    with mpmath.workdps(150):
+        assert abs(mpmath.mpf(v.mid) - ref) <= mpmath.mpf(10) ** -dps * abs(ref), \
+            (f, A, dps, power, v.mid, ref)
+
+
+@pytest.mark.parametrize("mu", [R(1, 10), 1, sp.sqrt(2), 40, 0.7316384619438412])
+@pytest.mark.parametrize("dps", [15, 40])
+def test_gaussian_balls(mu, dps):
+    f = ta.G(mu)
+    for A in LEVELS:
+        for power in (False, True):
+            ref = _ref_gaussian(f.mu, A, power)
+            _check(f, A, dps, power, ref)
+
+
+@pytest.mark.parametrize("mu", [R(1, 10), 1, 3, 1.9186])
+@pytest.mark.parametrize("dps", [15, 40])
+def test_laplace_balls(mu, dps):
+    f = ta.Laplace(mu)
+    for A in LEVELS:
+        for power in (False, True):
+            ref = _ref_laplace(f.mu, A, power)
+            if ref == 0:
+                continue
+            _check(f, A, dps, power, ref)
+
+
+def test_laplace_piece_boundary_is_joined():
+    # alpha = e^{-mu}/2 to 60 digits: the balls cannot decide the piece at 15 digits, the
+    # two neighbouring pieces are joined, and the value is still right
+    mu = R(1)
+    A = sp.Rational(sp.N(sp.exp(-mu) / 2, 60))
+    for power in (False, True):
+        _check(ta.Laplace(mu), A, 15, power, _ref_laplace(mu, A, power))
+
+
+@pytest.mark.parametrize("eps,d", [(1, R(1, 10)), (R(1, 2), R(39, 200)), (50, R(1, 10**6)),
+                                   (0.0305444736411411, R(999, 1000))])
+def test_epsdelta_balls(eps, d):
+    f = ta.EpsDelta(eps, d)
+    e = sp.exp(f.eps)
+    kink = (1 - f.delta) / (1 + e)
+    for A in [R(1, 10**300), R(1, 10**5), sp.Rational(sp.N(kink / 2, 40)),
+              sp.Rational(sp.N((kink + 1 - f.delta) / 2, 40))]:
+        with mpmath.workdps(150):
+            a = mpmath.mpf(sp.N(A, 170))
+            ee = mpmath.mpf(sp.N(e, 170))
+            dd = mpmath.mpf(sp.N(f.delta, 170))
+            val = max(mpmath.mpf(0), mpmath.mpf(sp.N(1 - f.delta - e * A, 170)),
+                      mpmath.mpf(sp.N((1 - f.delta - A) / e, 170)))
+            pw = min(mpmath.mpf(1), dd + ee * a, mpmath.mpf(sp.N(1 - (1 - f.delta - A) / e, 170)))
+        for power, ref in ((False, val), (True, pw)):
+            if ref == 0:
+                continue
+            for dps in (15, 30):
+                _check(f, A, dps, power, ref)
+
+
+def test_cancelling_ball_falls_back():
+    # 1 - delta - alpha cancels to 1e-45 at alpha = 9/10 - 10^-45: the ball is too wide at
+    # 15 digits plus guard bits, the mpmath route answers (with every digit it claims)
+    f = ta.EpsDelta(1, R(1, 10))
+    A = R(9, 10) - R(1, 10**45)
+    assert _arb_point(f, A, 15, False) is None
+    v = ta.evaluate(f, A, dps=15)
+    with mpmath.workdps(80):
+        ref = mpmath.mpf(10) ** -45 / mpmath.e
+        assert abs(mpmath.mpf(v.mid) - ref) <= 1e-15 * ref
