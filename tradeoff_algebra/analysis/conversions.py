@@ -98,12 +98,35 @@ def _log_gap(d, target):
     return mp.log(d) - mp.log(target)
 
 
+def _collapse(pts, r_prev, L, U, tol):
+    """The next trial of the refinement once the secant has converged: the secant root r of
+    the two newest points, stepped past r away from the newest point by twice the change of
+    r since the last trial (the secant's error estimate), so that it lands on the other side
+    of the crossing and the bracket collapses onto r. Returns (trial, r); the trial is None
+    while the secant has not converged or would leave the bracket (regula falsi decides)."""
+    if len(pts) < 2:
+        return None, None
+    (x1, g1), (x2, g2) = pts
+    if g1 == g2:
+        return None, None
+    r = x2 - g2 * (x2 - x1) / (g2 - g1)
+    if r_prev is None or not (L < r < U):
+        return None, r
+    est = 2 * abs(r - r_prev) + tol * U / 8
+    if est > (U - L) / 16:
+        return None, r
+    m = r + est if g2 > 0 else r - est  # g2 > 0: the newest point is left of the crossing
+    return (m, r) if L < m < U else (None, r)
+
+
 def _search_epsilon(f: TradeOff, target, dps: int):
     """Bracket and refine the smallest eps with delta(eps) <= target (delta non-increasing).
 
     Invariant: delta(L) > target is certain (``lo > target``) or L = 0, and delta(U) <= target
-    is certain (``hi <= target``). Regula falsi (Illinois) on log delta, with bisection as the
-    safeguard; returns (L, U, all_points) where all_points says every delta was a closed form.
+    is certain (``hi <= target``). Regula falsi (Illinois) on log delta, a step just past the
+    secant's root once it has converged (:func:`_collapse`: the bracket then shrinks as fast
+    as the secant converges), bisection as the safeguard; returns (L, U, all_points) where
+    all_points says every delta was a closed form.
     """
     L, U = mp.zero, None
 
@@ -143,31 +166,44 @@ def _search_epsilon(f: TradeOff, target, dps: int):
         return L, mp.inf, False
     tol = mp.ldexp(1, -(mp.prec - 4))
     side = 0
+    pts: list = []  # the evaluated (eps, log gap), newest last: the secant's two points
+    r_prev, misses = None, 0
     for it in range(4 * mp.prec):
         budget.check((L, U))
         width = U - L
         if width <= tol * U:
             break
-        if gL is not None and gU is not None and gL > 0 > gU and it % 4 != 3:
+        m, r = _collapse(pts, r_prev, L, U, tol)
+        r_prev = r
+        if m is not None and misses < 2:
+            collapsing = True
+        elif gL is not None and gU is not None and gL > 0 > gU and it % 4 != 3:
             m = U - gU * width / (gU - gL)
             if not (L + width / 64 < m < U - width / 64):
                 m = (L + U) / 2
+            collapsing = False
         else:
-            m = (L + U) / 2
+            m, collapsing = (L + U) / 2, False
         lo, hi = enclose(m)
         points &= lo == hi
+        was = side
         if hi <= target:
             U, gU = m, _log_gap(hi, target)
             if side == -1 and gL is not None:
                 gL /= 2
             side = -1
+            g = gU
         elif lo > target:
             L, gL = m, _log_gap(lo, target)
             if side == 1 and gU is not None:
                 gU /= 2
             side = 1
+            g = gL
         else:
             return L, U, False
+        misses = misses + 1 if collapsing and side == was else 0
+        if g is not None:
+            pts = (pts + [(m, g)])[-2:]
     return L, U, points
 
 
