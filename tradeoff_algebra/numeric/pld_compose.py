@@ -130,6 +130,15 @@ def _chernoff_mass(parts, t: float, s: float) -> float:
     return math.exp(min(_logmgf(parts, s) - s * t, 700.0))
 
 
+def _tail_mass(parts, t: float, upper: bool) -> float:
+    """The best Chernoff bound ``min_s exp(K(s) - s t)`` (s > 0 if ``upper``, else s < 0) on
+    the composed mass at losses >= t (<= t), s searched on the binned parts (:func:`_coarse`;
+    every s gives a valid bound, evaluated on the parts themselves)."""
+    coarse = _coarse(parts, upper)
+    s = _best_theta(lambda x: _logmgf(coarse, x) - x * t, upper)
+    return _chernoff_mass(parts, t, s)
+
+
 def _power(A: np.ndarray, n: int) -> np.ndarray:
     """A^n entrywise by repeated squaring, in place on two work arrays (the same products in
     the same order as out-of-place squaring: bit-identical, without an allocation per step)."""
@@ -296,8 +305,14 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     # tilted (normalised) tail masses outside the window: what the circular fold can add
     tparts = [(la + theta * l - (lambda x: x.max() + math.log(np.exp(x - x.max()).sum()))(
         la + theta * l), l, n) for la, l, n in parts]
-    fold = ((0.0 if none_above else _chernoff_mass(tparts, (K_hi + 1) * h, s_hi - theta))
-            + (0.0 if none_below else _chernoff_mass(tparts, (K_lo - 1) * h, s_lo - theta)))
+    fold_hi = 0.0 if none_above else _chernoff_mass(tparts, (K_hi + 1) * h, s_hi - theta)
+    fold_lo = 0.0 if none_below else _chernoff_mass(tparts, (K_lo - 1) * h, s_lo - theta)
+    if window is not None:  # the other side's Chernoff parameters need not suit these tails
+        if fold_hi > 0:
+            fold_hi = min(fold_hi, _tail_mass(tparts, (K_hi + 1) * h, True))
+        if fold_lo > 0:
+            fold_lo = min(fold_lo, _tail_mass(tparts, (K_lo - 1) * h, False))
+    fold = fold_hi + fold_lo
     if theta == 0.0:
         scale = math.exp(min(log_scale, 700.0))
     else:

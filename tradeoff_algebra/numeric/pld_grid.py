@@ -83,9 +83,12 @@ def _cells(F: np.ndarray, S: np.ndarray, rho: float):
 def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
     """Pessimistic and optimistic grid laws of one factor (see the module docstring)."""
     lo, hi = model.support(tau)
-    lo, hi = max(lo, -LOSS_CAP), min(hi, LOSS_CAP)
-    if hi <= lo:  # the whole support beyond one cap: one cell at the cap
-        lo, hi = (LOSS_CAP - h, LOSS_CAP) if lo >= LOSS_CAP else (-LOSS_CAP, -LOSS_CAP + h)
+    if lo >= LOSS_CAP:  # the whole support beyond one cap: one cell at the cap
+        lo, hi = LOSS_CAP - h, LOSS_CAP
+    elif hi <= -LOSS_CAP:
+        lo, hi = -LOSS_CAP, -LOSS_CAP + h
+    else:  # (lo = hi: a single atom, one cell around it)
+        lo, hi = max(lo, -LOSS_CAP), min(hi, LOSS_CAP)
     j_lo, j_hi = math.floor(lo / h), math.ceil(hi / h)
     if j_hi <= j_lo:
         j_hi = j_lo + 1
@@ -151,7 +154,12 @@ def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
     Qlo = np.concatenate([[FQe[0] * (1 - rho)], np.maximum(Qm - EQm, 0.0), [q_top]])
     Phi = np.concatenate([[FPe[0] * (1 + rho)], Pm + EPm, [SPe[-1] * (1 + rho)]])
     g = np.concatenate([np.arange(j_lo - 1, j_hi + 1), [j_hi]])  # grid index of each atom
-    eg = np.exp(g * h)
+    # an atom of the law on a grid point has bounds Qlo/Phi down to e^{g h - 2 rho}: each atom
+    # counts as at g h when its ratio is at least e^{g h - slack}, and the factor's loss is
+    # read with slack more room (``edge``: the composition's shift), so such an atom is not
+    # rounded down a whole step
+    slack = 3 * rho + 16 * U64
+    eg = np.exp(g * h - slack)
     need = eg * Phi - Qlo  # > 0: deficit (merged ratio possibly below e^{g h})
     need[-1] = 0.0  # the top tail's ratio is at least e^{j_hi h}
     spare = np.empty_like(need)
@@ -164,19 +172,76 @@ def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
     gam = np.where(deficit & ok, gam, 0.0)
     r = np.ones_like(Qlo)
     r[1:] = 1.0 - gam[:-1]
-    mass = np.where(ok, r * Qlo, 0.0)
-    mass[:-1] += np.where(deficit[:-1] & ok[:-1], gam[:-1] * Qlo[1:], 0.0)
-    mass = np.maximum(mass, 0.0) * (1 - 8 * U64)
-    # an atom that cannot borrow (nothing above it) has merged ratio above e^{(g - 1/2) h} > e^{(g
-    # - 1) h}: its loss is rounded down to the grid point below when the bounds certify it
-    down = ~ok & (Qlo >= np.exp((g - 1) * h) * Phi * (1 + 8 * U64))
+    # the content (Q lower bound, P upper bound) of every atom after the borrowing: a ratio at
+    # least e^{g h}; an atom that cannot borrow (nothing above it) has merged ratio above
+    # e^{(g - 1/2) h} > e^{(g - 1) h}: it moves to the grid point below when the bounds certify
+    # it, else it is dropped
+    lend = deficit & ok
+    cQ = np.where(ok, r * Qlo, 0.0)
+    cP = np.where(ok, r * Phi, 0.0)
+    cQ[:-1] += np.where(lend[:-1], gam[:-1] * Qlo[1:], 0.0)
+    cP[:-1] += np.where(lend[:-1], gam[:-1] * Phi[1:], 0.0)
+    down = ~ok & (Qlo >= np.exp((g - 1) * h - slack) * Phi * (1 + 8 * U64))
     g = np.where(down, g - 1, g)
-    mass = np.where(down, r * Qlo * (1 - 8 * U64), mass)
-    L = np.zeros(j_hi - j_lo + 3)
-    np.add.at(L, g - (j_lo - 2), mass)
+    cQ = np.where(down, r * Qlo, cQ)
+    cP = np.where(down, r * Phi, cP)
+    CQ = np.zeros(j_hi - j_lo + 3)
+    CP = np.zeros(j_hi - j_lo + 3)
+    np.add.at(CQ, g - (j_lo - 2), np.maximum(cQ, 0.0))
+    np.add.at(CP, g - (j_lo - 2), np.maximum(cP, 0.0))
+    _lend_down(CQ, CP, np.exp(np.arange(j_lo - 2, j_hi + 1) * h - slack), h)
+    L = CQ * (1 - 8 * U64)
     opt = Half(j_lo - 2, L, max(0.0, model.sure_q_inf() * (1 - rho)))
-    edge = max(model.edge_err(l), model.edge_err(edges))
+    edge = max(model.edge_err(l), model.edge_err(edges)) + slack
+    if math.frexp(h)[0] != 0.5:
+        # a step that is not a power of 2 (aligned to an atom, pld._aligned_step): the grid
+        # losses j h are rounded to floats, by at most u |j h| from the points the composition
+        # takes them at
+        edge += 4 * U64 * (max(abs(j_lo), abs(j_hi) + 2) * h)
     return Factor(h, pess, opt, edge)
+
+
+#: Rounds of :func:`_lend_down` (each settles the atoms whose lower neighbour is settled).
+_LEND_ROUNDS = 16
+
+
+def _lend_down(CQ: np.ndarray, CP: np.ndarray, eg: np.ndarray, h: float) -> None:
+    """The optimistic side's atoms with a ratio well above their grid point e^{k h} (a point
+    mass of the law inside the cell, or one moved down from the cell above) merged, in place,
+    with the fraction beta of the atom below that brings their ratio down to e^{k h} exactly.
+
+    Both are garblings of the factor (data processing: the profile only falls), so the side
+    stays dominated. Rounding such an atom's loss down to k h instead loses its excess, up to
+    h per factor (first order: n h for n factors); the merge only misplaces mass between two
+    adjacent grid points, which changes delta(eps) only for eps between them (second order
+    once composed). ``CQ`` holds lower bounds of the atoms' Q-masses and ``CP`` upper bounds of
+    their P-masses, each with ratio CQ/CP >= e^{k h}; beta is taken from the bounds with
+    rounding room, so the merged ratio stays >= e^{k h}. Atoms whose lower neighbour is itself
+    such an atom wait for it (rounds); what is left after :data:`_LEND_ROUNDS` stays rounded
+    down (valid, first order)."""
+    slack = 8 * U64
+    with np.errstate(invalid="ignore", divide="ignore"):
+        excess = CQ - eg * CP
+        cand = np.zeros(len(CQ), dtype=bool)
+        cand[1:] = (excess[1:] > (h * h + slack) * (CQ[1:] + eg[1:] * CP[1:])) & (CQ[:-1] > 0)
+    done = ~cand
+    for _ in range(_LEND_ROUNDS):
+        ready = cand.copy()
+        ready[1:] &= done[:-1]
+        ready &= ~done
+        if not ready.any():
+            return
+        k = np.flatnonzero(ready)
+        e = eg[k]
+        ex = CQ[k] - e * CP[k] - slack * (CQ[k] + e * CP[k])
+        sup = e * CP[k - 1] - CQ[k - 1] + slack * (e * CP[k - 1] + CQ[k - 1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            beta = np.where((ex > 0) & (sup > 0), np.minimum(ex / sup * (1 - slack), 1.0), 0.0)
+        CQ[k] += beta * CQ[k - 1]
+        CP[k] += beta * CP[k - 1]
+        CQ[k - 1] *= 1 - beta
+        CP[k - 1] *= 1 - beta
+        done[k] = True
 
 
 def _trim(half: Half) -> Half:

@@ -98,6 +98,12 @@ class LossModel:
     def support(self, tau: float) -> tuple[float, float]:
         raise NotImplementedError
 
+    def atom(self) -> tuple[float, float] | None:
+        """(loss, Q-mass) of the law's heaviest finite atom away from loss 0, or None: the
+        engine puts it on a grid point (``pld._aligned_step``), where the optimistic side does
+        not have to round it down."""
+        return None
+
 
 class NormalLoss(LossModel):
     """G_mu (Dong, Roth & Su, Eq. (5)): ``L = mu x - mu^2/2``; under Q = N(mu, 1),
@@ -175,6 +181,9 @@ class LaplaceLoss(LossModel):
 
     def support(self, tau):
         return -self.mu, self.mu
+
+    def atom(self):
+        return self.mu, 0.5  # (and -mu, mass e^{-mu}/2: on the grid with it)
 
 
 class MixLoss(LossModel):
@@ -278,6 +287,10 @@ class InverseLoss(LossModel):
         lo, hi = self.inner.support(tau)
         return -hi, -lo
 
+    def atom(self):
+        a = self.inner.atom()
+        return None if a is None else (-a[0], a[1])
+
 
 class AtomLoss(LossModel):
     """Finitely many atoms: losses ``l_i`` (finite) with P-masses and Q-masses, plus
@@ -316,6 +329,13 @@ class AtomLoss(LossModel):
         if len(self.l) == 0:
             return 0.0, 0.0
         return float(self.l[0]), float(self.l[-1])
+
+    def atom(self):
+        q = np.where(self.l != 0, self.qm, 0.0)
+        if len(q) == 0 or not q.max() > 0:
+            return None
+        i = int(np.argmax(q))
+        return float(self.l[i]), float(q[i])
 
 
 class SubsampleLoss(LossModel):
@@ -412,6 +432,9 @@ class BinomialLoss(LossModel):
         # image (K -> n - K), so the highest loss is minus it
         lo = self.eps * (2 * float(binom.ppf(tau, self.n, self.p)) - self.n)
         return lo, -lo
+
+    def atom(self):
+        return self.eps, 1.0  # every loss is a multiple of eps
 
 
 # ------------------------------------------------------------------------------------------------
