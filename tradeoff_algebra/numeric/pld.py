@@ -373,9 +373,9 @@ def _check_leaves(leaves) -> tuple:
 
 def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: bool = False):
     """Tilt theta* = argmin_s K(s) - s eps (the Chernoff exponent of the pessimistic factor
-    laws) and a tail cut far below that bound, for delta(eps) deep in the tail (or, with
-    ``force``, wherever the caller saw the width stall); None when the untilted result is fine
-    or no mass lies above eps."""
+    laws) and a tail cut far below that bound (per factor), for delta(eps) deep in the tail
+    (or, with ``force``, wherever the caller saw the width stall); None when the untilted
+    result is fine or no mass lies above eps."""
     lo, hi = best
     if not force and ((hi > 1e-10 and lo > 0) or hi <= 0):
         return None
@@ -407,7 +407,10 @@ def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: boo
     est = math.exp(min(fn(s), 0.0))
     if est < 1e-290:
         return None
-    return s, max(min(tau, est * 1e-8), 1e-300)
+    # every factor's pessimistic side parks up to tau at +oo, so the composition n tau: far
+    # below est, which bounds delta(eps) from above (loosely: 1e-30 for a delta of 1e-34)
+    n_tot = sum(n for _, n in split_trivial(leaves)[0])
+    return s, max(min(tau, est * 1e-10 / max(n_tot, 1)), 1e-300)
 
 
 def delta_refinement(leaves, eps_dn: float, eps_up: float, h: float | None = None,
