@@ -463,8 +463,27 @@ def strict() -> bool:
     return getattr(_REF, "strict", False)
 
 
+class RefHardTimeout(BaseException):
+    """The hard alarm of a reference computation that does not reach a cooperative tick in time
+    (a long SymPy or mpmath step): a BaseException, so no ``except Exception`` swallows it."""
+
+
+def _ref_alarm(signum, frame):
+    raise RefHardTimeout()
+
+
+#: The hard alarm of the outermost reference context fires this long after its budget, and
+#: at the latest after REF_HARD_CAP s (within the 180 s after which the parent kills a tree).
+REF_HARD_EXTRA = 30.0
+REF_HARD_CAP = 120.0
+
+
 class ref_context:
-    """Precision, time budget and strictness (re-verification) for reference computations."""
+    """Precision, time budget and strictness (re-verification) for reference computations.
+
+    The budget is cooperative (:func:`_tick`); the outermost context in the main thread also
+    arms a hard alarm ``REF_HARD_EXTRA`` s later, so that a reference stuck between ticks ends
+    as a reference timeout instead of stalling its tree until the parent kills it."""
 
     def __init__(self, dps: int, seconds: float | None, strict_: bool = False):
         self.dps, self.seconds, self.strict = dps, seconds, strict_
@@ -473,12 +492,23 @@ class ref_context:
         self._old = (getattr(_REF, "deadline", None), getattr(_REF, "strict", False))
         _REF.deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         _REF.strict = self.strict
+        self._alarm = (self.seconds is not None and not getattr(_REF, "armed", False)
+                       and _in_main_thread() and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+        if self._alarm:
+            self._old_handler = signal.signal(signal.SIGALRM, _ref_alarm)
+            signal.setitimer(signal.ITIMER_REAL,
+                             min(self.seconds + REF_HARD_EXTRA, REF_HARD_CAP))
+            _REF.armed = True
         self._wd = mp.workdps(self.dps)
         self._wd.__enter__()
         return self
 
     def __exit__(self, *exc):
         self._wd.__exit__(*exc)
+        if self._alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old_handler)
+            _REF.armed = False
         _REF.deadline, _REF.strict = self._old
         return False
 
@@ -1915,6 +1945,8 @@ def _ref_bounds(ref: Ref, what: str, arg, rdps: int, seconds: float, strict_: bo
             return to_frac(L), to_frac(U)
     except RefTimeout:
         rec.ref_stats["timeout"] += 1
+    except RefHardTimeout:
+        rec.ref_stats["hard_timeout"] += 1
     except RefUnavailable:
         rec.ref_stats["unavailable"] += 1
     except (ZeroDivisionError, ValueError, AssertionError, OverflowError, TypeError,
