@@ -43,7 +43,7 @@ def test_ball_signs_agree_with_sympy_at_300_digits():
     for _ in range(300):
         a, b = _random_expr(rng, 3), _random_expr(rng, 3)
         s = _ball_sign(a, b)
-        if s is None:
+        if s not in (1, -1):
             continue
         decided += 1
         d = sp.N(a - b, 300)
@@ -51,10 +51,10 @@ def test_ball_signs_agree_with_sympy_at_300_digits():
     assert decided >= 250
 
 
-def test_ties_and_near_ties_are_left_undecided():
+def test_ties_and_near_ties_are_left_to_the_symbolic_decision():
     e = sp.exp(R(4320303122536517, 2251799813685248))
     p = R(1, 10**122)
     x = sp.log(1 - p + p * e)
-    assert _ball_sign(x + 1, 1 + x) is None  # the same number written twice
-    assert _ball_sign(1 - p * e / 10**300, 1) is None  # 1e-422 apart: beyond the balls
+    assert _ball_sign(x + 1, 1 + x) == 0  # the same number written twice
+    assert _ball_sign(1 - p * e / 10**300, 1) == 0  # 1e-422 apart: beyond the balls
     assert _ball_sign(1 - p * e, 1) == -1  # 6.8e-122 apart: separated at 640 bits

@@ -254,3 +254,49 @@ def test_fixed_point_of_binomial_with_irrational_e_eps_is_not_factored():
     g = ta.simplify(SymmetricHull(C(sp.Rational(9999999, 10**7),
                                     Symmetrize(BinomialDP(0.22610653131861502, 5)))))
     assert ta.evaluate(g, 0, 30).mid == 1
+
+
+def test_curve_shares_one_deadline():
+    """curve() re-evaluates its wide points one by one; each evaluation opened its own deadline,
+    so curve(f_{50, 1 - 1e-14} (x) G_{8/5}, 4 levels) ran 50 s under a 5 s limit. The whole
+    call now shares one deadline: with a 1 s limit it stops within seconds."""
+    import time
+
+    f = ta.EpsDelta(50, 0.99999999999999) @ G(sp.Rational(8, 5))
+    t = time.perf_counter()
+    try:
+        with ta.time_limit(1):
+            ta.curve(f, [0.012645405679347094, 0.26583519946491985, 0.5008849557522124, 1.0])
+    except ta.TimeLimitExceeded:
+        pass
+    assert time.perf_counter() - t < 10
+
+
+def test_time_limit_reports_only_its_own_enclosure(monkeypatch):
+    """A time limit carries the best enclosure found so far, but only of the quantity the user
+    asked for: inside f = g (x) f_{0,1/10} the engine encloses g at a scaled level, and that
+    enclosure said nothing about f(alpha) (it was reported as if it did). Routes now mark the
+    quantity and node their enclosure belongs to, and the public call drops any other."""
+    from tradeoff_algebra.numeric import budget, pld
+
+    def stop(*args, **kw):
+        raise budget.TimeLimitExceeded("engine", 5.0, (0.123, 0.124))
+
+    monkeypatch.setattr(pld, "max_enclosure", stop)
+    g = G(1) @ ta.Laplace(1)
+    with pytest.raises(ta.TimeLimitExceeded) as own:
+        ta.evaluate(g, "0.3")
+    assert own.value.best == (0.123, 0.124)
+    with pytest.raises(ta.TimeLimitExceeded) as inner:
+        ta.evaluate(g @ ta.EpsDelta(0, sp.Rational(1, 10)), "0.3")
+    assert inner.value.best is None and "best enclosure" not in str(inner.value)
+    with pytest.raises(ta.TimeLimitExceeded) as hull:
+        ta.delta(ta.noisy_sgd(1, sp.Rational(1, 100), 10, sampling="poisson"), 1)
+    assert hull.value.best == (0.123, 0.124)
+    with pytest.raises(ta.TimeLimitExceeded) as eps:
+        ta.epsilon(g, "1e-5")
+    assert eps.value.best == (0.123, 0.124)
+    import pickle
+
+    back = pickle.loads(pickle.dumps(own.value))
+    assert back.best == own.value.best and back.about == own.value.about

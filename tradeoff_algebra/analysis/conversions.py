@@ -89,7 +89,7 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
             raise NumericalError(f"delta of {f} at eps={e}: enclosure left [0, 1]; raise dps")
         return lo, hi
 
-    return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})")
+    return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})", ("delta", f))
 
 
 def _log_gap(d, target):
@@ -134,8 +134,8 @@ def _search_epsilon(f: TradeOff, target, dps: int):
         try:
             return enclose_delta(f, e)
         except budget.TimeLimitExceeded as exc:
-            raise budget.TimeLimitExceeded(exc.what, exc.seconds,
-                                           (L, mp.inf if U is None else U)) from None
+            raise budget.TimeLimitExceeded(exc.what, exc.seconds, (L, mp.inf if U is None else U),
+                                           ("epsilon", f)) from None
 
     points = True
     lo0, hi0 = enclose(mp.zero)
@@ -228,6 +228,13 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     D = as_level(delta, "delta")
     if D == 1:  # delta_f(0) <= 1 for every f
         return Value.point(0, dps)
+    try:
+        return _epsilon(f, D, dps)
+    except budget.TimeLimitExceeded as exc:
+        raise budget.own_best(exc, "epsilon", f) from None
+
+
+def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         first = mp_epsilon(f, num(D, "delta"))
     if first is not None:

@@ -38,10 +38,13 @@ class TimeLimitExceeded(NumericalError):
     """A computation ran past its time limit. ``best`` is the best enclosure ``(lo, hi)`` found
     so far (``None`` if none was reached); ``seconds`` the limit that was exceeded."""
 
-    def __init__(self, what: str, seconds: float, best: Any = None):
+    def __init__(self, what: str, seconds: float, best: Any = None, about: Any = None):
         if best is not None:
             best = tuple(public_mpf(x) if hasattr(x, "_mpf_") else x for x in best)
         self.what, self.seconds, self.best = what, seconds, best
+        #: (quantity, node) the enclosure ``best`` belongs to, set by the route that computed
+        #: it (:func:`about`); the public call keeps ``best`` only when it is its own
+        self.about = about
         msg = f"{what}: stopped at the time limit of {seconds:g} s"
         if best is not None:
             msg += f"; best enclosure so far [{_fmt(best[0])}, {_fmt(best[1])}]"
@@ -49,8 +52,12 @@ class TimeLimitExceeded(NumericalError):
                 "(dps, pld_options(tol=...))")
         super().__init__(msg)
 
+    def without_best(self) -> TimeLimitExceeded:
+        """The same report without an enclosure (one that belongs to an inner quantity)."""
+        return TimeLimitExceeded(self.what, self.seconds)
+
     def __reduce__(self):
-        return (type(self), (self.what, self.seconds, self.best))
+        return (type(self), (self.what, self.seconds, self.best, self.about))
 
 
 def _fmt(x: Any) -> str:
@@ -106,6 +113,28 @@ def call(what: str | Callable[[], str]) -> Iterator[None]:
         raise _internal(what() if callable(what) else what, exc) from exc
     finally:
         _local.deadline = None
+
+
+@contextmanager
+def about(quantity: str, node: Any) -> Iterator[None]:
+    """Mark the enclosure of a time limit raised inside as one of ``quantity`` ('value', 'roc',
+    'delta', 'epsilon') of ``node`` (unless a route further in has marked it already: it is
+    then of an inner node, at another argument, and the public call drops it)."""
+    try:
+        yield
+    except TimeLimitExceeded as exc:
+        if exc.best is not None and exc.about is None:
+            exc.about = (quantity, node)
+        raise
+
+
+def own_best(exc: TimeLimitExceeded, quantity: str, node: Any) -> TimeLimitExceeded:
+    """``exc`` as the public call of ``quantity`` of ``node`` reports it: its enclosure only
+    when a route marked it as this very quantity (an inner node's enclosure, e.g. of g at a
+    scaled level inside f = g (x) f_{0,D}, does not enclose the answer)."""
+    if exc.best is None or exc.about == (quantity, node):
+        return exc
+    return exc.without_best()
 
 
 def _internal(what: str, exc: Exception) -> InternalError:

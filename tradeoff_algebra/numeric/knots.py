@@ -212,15 +212,18 @@ class _Exact:
     def _sign(self, o) -> int:
         o = self._w(o)
         s = _ball_sign(self.e, o.e)
-        if s is not None:
+        if s is not None and s != 0:
             return s
-        with mp.workdps(80):
-            a, b = self.num(), o.num()
-            d = a - b
-            # 80-digit values (SymPy's evalf: relative accuracy) apart by more than 1e-60 of
-            # their size (tiny knots such as p delta = 1e-123 are compared relatively)
-            if abs(d) > mp.mpf(10) ** -60 * max(abs(a), abs(b)):
-                return 1 if d > 0 else -1
+        budget.check()  # (what follows is SymPy arithmetic on the knot expressions)
+        if s is None:  # no balls: 80-digit values (balls that overlap at 640 bits are a tie
+            # or closer than 80 digits resolve: left to the symbolic decision)
+            with mp.workdps(80):
+                a, b = self.num(), o.num()
+                d = a - b
+                # 80-digit values (SymPy's evalf: relative accuracy) apart by more than 1e-60
+                # of their size (tiny knots such as p delta = 1e-123 are compared relatively)
+                if abs(d) > mp.mpf(10) ** -60 * max(abs(a), abs(b)):
+                    return 1 if d > 0 else -1
         diff = self.e - o.e
         if _identically_zero(diff):
             return 0
@@ -257,7 +260,9 @@ _BALL_PRECS = (128, 640)
 
 
 def _ball_sign(a: sp.Expr, b: sp.Expr) -> int | None:
-    """The sign of a - b when Arb balls of both (:func:`_ball`) separate them, else None.
+    """The sign of a - b when Arb balls of both (:func:`_ball`) separate them; 0 when the
+    balls overlap at every precision tried (a tie, or closer than the balls resolve); None
+    when the balls could not be formed.
 
     Rigorous (every ball contains its number) and fast: the expressions are evaluated once per
     node and precision in C, where SymPy's evalf re-walks the whole knot expression for each
@@ -276,7 +281,7 @@ def _ball_sign(a: sp.Expr, b: sp.Expr) -> int | None:
                 return 1
             if d < 0:
                 return -1
-    return None
+    return 0
 
 
 @lru_cache(maxsize=8192)

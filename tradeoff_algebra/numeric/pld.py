@@ -321,6 +321,17 @@ def max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, fl
     settled on a coarse grid."""
     if tol <= 0 or not math.isfinite(tol):
         raise ValueError("tol must be a positive number")
+    try:
+        return _max_enclosure(refinements, tol)
+    except budget.TimeLimitExceeded as exc:
+        if exc.best is not None or not all(r.best is not None for r in refinements):
+            raise
+        # stopped inside a composition: report the enclosure of the grids finished so far
+        best = (max(r.best[0] for r in refinements), max(r.best[1] for r in refinements))
+        raise budget.TimeLimitExceeded(exc.what, exc.seconds, best) from None
+
+
+def _max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, float]:
     for stage in tolerance_stages(tol):
         for r in refinements:
             if r.best is None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import budget
 from .pld_grid import _TINY, DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, Half, _trim
 from .pld_models import U64, AtomLoss
 
@@ -232,6 +233,8 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     if N > max_fft:
         raise GridTooLarge(_too_large_msg(halves, width, N, max_fft, h))
     prog.step(f"window {width} bins, FFT size {N}")
+    budget.check()  # (each transform of a large window takes a while: the limit is honoured
+    # between them; the refinement adds its best enclosure to the report)
     gam = _gamma_fft(N)
     off = sum(n * hf.k0 for hf, n in halves)
     log_scale = 0.0
@@ -286,6 +289,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
             del R
         del P, absP
         prog.step("factor transformed")
+        budget.check()
     absC = np.abs(C)
     if eps_mul:
         dC += eps_mul * 1.01 * absC
@@ -298,6 +302,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     del dC
     E = E / N * 1.01 + 4 * U64 * float(np.abs(z).max())
     prog.step("inverse transform")
+    budget.check()
     start = (K_lo - off) % N
     width = K_hi - K_lo + 1
     zt = z[start:start + width] if start + width <= N else \

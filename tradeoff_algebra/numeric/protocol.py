@@ -321,15 +321,27 @@ def _prepare(f: Any, dps: int) -> None:
                                " with f.subs(...)")
 
 
-def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) -> Value:
+def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str],
+              about: tuple | None = None) -> Value:
     """Run ``compute() -> (lo, hi)`` (in the calling thread's context) and return its Value.
 
     An enclosure (lo < hi) is returned as it is. A point value (lo == hi) claims ``dps`` correct
     digits, so it is confirmed first (Ziv's strategy): computed again with more guard digits,
     it must agree to ``dps + 2`` digits; where terms cancel the two disagree, and the working
     precision doubles until they agree. The whole call runs under the time limit
-    (:mod:`.budget`).
+    (:mod:`.budget`); ``about`` = (quantity, node) of a public call keeps the enclosure of a
+    time limit only when a route marked it as that quantity of that node
+    (:func:`.budget.own_best`).
     """
+    try:
+        return _certified(compute, dps, what)
+    except budget.TimeLimitExceeded as exc:
+        if about is None:
+            raise
+        raise budget.own_best(exc, *about) from None
+
+
+def _certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) -> Value:
     w = dps + GUARD_DPS
     with budget.call(what):
         with mp.workdps(w):
@@ -410,7 +422,7 @@ def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         a, ac = _level_pair(A)
         return _check_unit(*mp_value(f, a, ac), f, "evaluate")
 
-    return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})")
+    return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})", ("value", f))
 
 
 def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
@@ -429,7 +441,7 @@ def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         a, ac = _level_pair(A)
         return _check_unit(*mp_roc(f, a, ac), f, "roc")
 
-    return certified(compute, dps, lambda: f"roc({short(f)}, {short(A)})")
+    return certified(compute, dps, lambda: f"roc({short(f)}, {short(A)})", ("roc", f))
 
 
 def short(x: Any) -> str:
@@ -562,6 +574,12 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
     """
     _prepare(f, 15)
     x = _curve_levels(alphas)
+    # one deadline for the whole call: the grid and every certified point inside share it
+    with budget.call(lambda: f"curve({short(f)}, {x.size} levels)"):
+        return _curve(f, x, bounds)
+
+
+def _curve(f: TradeOff, x: np.ndarray, bounds: bool):
     enc = _composed_enclosures(f, x)
     if bounds:
         lo, hi = enc if enc is not None else _curve_points(f, x)[::2]

@@ -17,6 +17,7 @@ from ..core.citations import DRS, WANG
 from ..core.errors import NoClosedForm
 from ..core.node import PREC_ATOM, PREC_POSTFIX, TradeOff, register_operator
 from ..core.rules import rule
+from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.envelope import hull_mp, hull_np
 from ..numeric.finite import FiniteLoss, finite_loss
@@ -499,7 +500,8 @@ def _register_unary_numerics() -> None:
         k = pl_knots(g)
         if k is not None:
             return pl_hull_mp(k, a, ac, power)
-        v = hull_route(g, f, "roc" if power else "value", a)
+        with budget.about("roc" if power else "value", f):
+            v = hull_route(g, f, "roc" if power else "value", a)
         return v if v is not None else hull_mp(g, a, ac, power, inverse_bracket)
 
     mp_value.register(SymmetricHull)(lambda f, a, ac: _hull_eval(f, a, ac, False))
@@ -537,7 +539,8 @@ def _(f, eps):
     g = f.arg
     while isinstance(g, Inverse):
         g = g.arg
-    v = hull_route(g, f, "delta", eps)
+    with budget.about("delta", f):
+        v = hull_route(g, f, "delta", eps)
     if v is not None:
         return v
     if f.arg.is_symmetric is True:  # C(f) = f

@@ -38,7 +38,7 @@ from sympy import Integer, Rational
 from ..core.errors import NoClosedForm, TradeOffError
 from ..core.node import TradeOff
 from ..families.trivial import Id, Zero
-from ..numeric import pld
+from ..numeric import budget, pld
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import (
@@ -361,7 +361,8 @@ def _register_tensor_numerics() -> None:
             return obj.mp_roc(a, ac) if power else obj.mp_value(a, ac)
         if kind == "node":
             return mp_roc(obj, a, ac) if power else mp_value(obj, a, ac)
-        return _pld_route_value(obj, a, ac, power)
+        with budget.about("roc" if power else "value", f):
+            return _pld_route_value(obj, a, ac, power)
 
     def exact(f, A, Ac):
         kind, obj = route(f)
@@ -398,7 +399,8 @@ def _register_tensor_numerics() -> None:
             keep, D = _keep(deltas)
             lo, hi = mp_delta(_product(rest), eps)
             return D + keep * lo, D + keep * hi
-        return pld_delta([obj], eps)
+        with budget.about("delta", f):
+            return pld_delta([obj], eps)
 
     for cls in (Tensor, TensorPower):
         exact_value.register(cls)(exact)
@@ -501,7 +503,8 @@ def _product_epsilon(f, d):
     neg = _negligible(obj)
     if neg is not None:
         return _negligible_epsilon(*neg, d)
-    return pld_epsilon([obj], d)
+    with budget.about("epsilon", f):
+        return pld_epsilon([obj], d)
 
 
 def _negligible_epsilon(rest, D, d):
@@ -526,7 +529,8 @@ def _(f, d):
     dirs = hull_directions(f)
     if dirs is None:
         return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
-    return pld_epsilon(list(dirs), d)
+    with budget.about("epsilon", f):
+        return pld_epsilon(list(dirs), d)
 
 
 # -- whole curves: one composed grid for every level -----------------------------------------
