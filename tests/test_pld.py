@@ -416,3 +416,22 @@ def test_deep_tail_delta_meets_the_tolerance():
     assert v.hi - v.lo <= 5e-4 * v.hi
     lo, hi = pld.delta_enclosure(((f.base, 1000),), 1.0, h=2.0**-12)
     assert lo <= v.hi and v.lo <= hi and 1e-35 < v.lo < 1e-33
+
+
+def test_subsampled_laplace_is_aligned_to_its_transformed_atom(monkeypatch):
+    """C_{1/100}(L_1): the mixture moves L_1's atoms to g(+-1) = log(1 - p + p e^{+-1}), and the
+    subsampled law holds g(1) and its mirror image; the grid is aligned to g(1). The 1000-fold
+    product's delta(1) then meets the default tolerance (it stopped at 3e-3 after 2 s), inside
+    the (valid, wider) enclosure of the dyadic grid."""
+    f = C(sp.Rational(1, 100), Laplace(1))
+    g1 = math.log1p(0.01 * math.expm1(1.0))
+    h = pld._aligned_step(((f, 1000),), 2.0**-10)
+    assert abs(g1 / h - round(g1 / h)) < 1e-9
+    pld._CACHE.clear()
+    v = ta.delta(f**1000, 1, dps=12)
+    assert v.hi - v.lo <= 5e-4 * v.hi
+    pld._CACHE.clear()
+    monkeypatch.setattr(pld, "_aligned_step", lambda leaves, h: h)
+    with ta.pld_options(h=2.0**-12):
+        w = ta.delta(f**1000, 1, dps=12)
+    assert w.lo <= v.hi and v.lo <= w.hi

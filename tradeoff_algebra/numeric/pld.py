@@ -120,12 +120,13 @@ def _aligned_step(leaves: tuple, h: float) -> float:
     best, a = 0.0, None
     for f, n in split_trivial(leaves)[0]:
         try:
-            at = leaf_model(f).atom()
+            ats = leaf_model(f).atoms()
         except NoClosedForm:
             best, a = math.inf, None
             break
-        if at is not None and math.isfinite(at[0]) and at[0] != 0 and n * at[1] > best:
-            best, a = n * at[1], abs(at[0])
+        for loss, m in ats:
+            if math.isfinite(loss) and loss != 0 and n * m > best:
+                best, a = n * m, abs(loss)
     out = h
     if a is not None and a >= h / math.sqrt(2):
         out = math.ldexp(a, -round(math.log2(a / h)))

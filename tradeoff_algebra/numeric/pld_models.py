@@ -98,11 +98,11 @@ class LossModel:
     def support(self, tau: float) -> tuple[float, float]:
         raise NotImplementedError
 
-    def atom(self) -> tuple[float, float] | None:
-        """(loss, Q-mass) of the law's heaviest finite atom away from loss 0, or None: the
-        engine puts it on a grid point (``pld._aligned_step``), where the optimistic side does
-        not have to round it down."""
-        return None
+    def atoms(self) -> list[tuple[float, float]]:
+        """(loss, Q-mass) of the law's heaviest finite atoms (a few at most): the engine puts
+        the heaviest of all factors on a grid point (``pld._aligned_step``), where the
+        optimistic side does not have to round it down."""
+        return []
 
 
 class NormalLoss(LossModel):
@@ -182,8 +182,8 @@ class LaplaceLoss(LossModel):
     def support(self, tau):
         return -self.mu, self.mu
 
-    def atom(self):
-        return self.mu, 0.5  # (and -mu, mass e^{-mu}/2: on the grid with it)
+    def atoms(self):
+        return [(self.mu, 0.5), (-self.mu, 0.5 * math.exp(-self.mu))]
 
 
 class MixLoss(LossModel):
@@ -202,6 +202,15 @@ class MixLoss(LossModel):
         self.q_inf_sure = self.p * inner.sure_q_inf() * (1 - 4 * U64)
         self.p_ninf = 0.0
         self._xmax = 0.0
+
+    def atoms(self):
+        """The inner atoms l at g(l) = log(1 - p + p e^l), with R-mass (1 - p) P(l) + p Q(l),
+        and the inner P-atom at -oo at log(1 - p)."""
+        out = [(math.log1p(self.p * math.expm1(l)), (1 - self.p) * m * math.exp(-l) + self.p * m)
+               for l, m in self.inner.atoms() if math.isfinite(l) and l < 700]
+        if self.inner.p_ninf > 0:
+            out.append((self.floor, (1 - self.p) * self.inner.p_ninf))
+        return out
 
     def _pull(self, t):
         t = np.asarray(t, dtype=np.float64)
@@ -287,9 +296,8 @@ class InverseLoss(LossModel):
         lo, hi = self.inner.support(tau)
         return -hi, -lo
 
-    def atom(self):
-        a = self.inner.atom()
-        return None if a is None else (-a[0], a[1])
+    def atoms(self):  # the swapped pair: loss -l, Q-mass the inner P-mass m e^{-l}
+        return [(-l, m * math.exp(-l)) for l, m in self.inner.atoms() if l < 700]
 
 
 class AtomLoss(LossModel):
@@ -330,12 +338,10 @@ class AtomLoss(LossModel):
             return 0.0, 0.0
         return float(self.l[0]), float(self.l[-1])
 
-    def atom(self):
+    def atoms(self):
         q = np.where(self.l != 0, self.qm, 0.0)
-        if len(q) == 0 or not q.max() > 0:
-            return None
-        i = int(np.argmax(q))
-        return float(self.l[i]), float(q[i])
+        top = np.argsort(q)[::-1][:8]
+        return [(float(self.l[i]), float(q[i])) for i in top if q[i] > 0]
 
 
 class SubsampleLoss(LossModel):
@@ -352,6 +358,9 @@ class SubsampleLoss(LossModel):
         self.q_inf = mix.q_inf
         self.p_ninf = mix.q_inf
         self.q_inf_sure = self.p_ninf_sure = mix.sure_q_inf()
+
+    def atoms(self):  # the mixture's atoms above 0 (on [0, x*]), each with its mirror image
+        return [(l, m) for l, m in self.mix.atoms() if l > 0]
 
     def cdf(self, t, which, left=False):
         t = np.asarray(t, dtype=np.float64)
@@ -433,8 +442,8 @@ class BinomialLoss(LossModel):
         lo = self.eps * (2 * float(binom.ppf(tau, self.n, self.p)) - self.n)
         return lo, -lo
 
-    def atom(self):
-        return self.eps, 1.0  # every loss is a multiple of eps
+    def atoms(self):
+        return [(self.eps, 1.0)]  # every loss is a multiple of eps
 
 
 # ------------------------------------------------------------------------------------------------
