@@ -473,9 +473,10 @@ def _ref_alarm(signum, frame):
 
 
 #: The hard alarm of the outermost reference context fires this long after its budget, and
-#: at the latest after REF_HARD_CAP s (within the 180 s after which the parent kills a tree).
+#: at the latest after REF_HARD_CAP s: a point's three reference attempts (the second and
+#: third re-verifications) stay within the 180 s after which the parent kills a tree.
 REF_HARD_EXTRA = 30.0
-REF_HARD_CAP = 120.0
+REF_HARD_CAP = 50.0
 
 
 class ref_context:
