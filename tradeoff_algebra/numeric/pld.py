@@ -114,26 +114,30 @@ def _aligned_step(leaves: tuple, h: float) -> float:
     the atom is exact on both sides (L_mu^n, f_{eps,0}^n: the rounding loss of the optimistic
     side goes, and the width falls like h^2). Products with a factor that has no loss model
     (its certified profile nodes are dyadic, :mod:`.pld_profile`) keep the dyadic step."""
-    key = (leaves, h)
-    if key in _ALIGN:
-        return _ALIGN[key]
+    try:
+        a = _ALIGN[leaves]
+    except KeyError:
+        if len(_ALIGN) > 256:
+            _ALIGN.clear()
+        a = _ALIGN[leaves] = _heaviest_atom(leaves)
+    if a is None or a < h / math.sqrt(2):
+        return h
+    return math.ldexp(a, -round(math.log2(a / h)))
+
+
+def _heaviest_atom(leaves: tuple) -> float | None:
+    """|loss| of the heaviest finite atom != 0 over the factors (Q-mass times multiplicity),
+    None without one or with a factor that has no loss model (the step is then kept)."""
     best, a = 0.0, None
     for f, n in split_trivial(leaves)[0]:
         try:
             ats = leaf_model(f).atoms()
         except NoClosedForm:
-            best, a = math.inf, None
-            break
+            return None
         for loss, m in ats:
             if math.isfinite(loss) and loss != 0 and n * m > best:
                 best, a = n * m, abs(loss)
-    out = h
-    if a is not None and a >= h / math.sqrt(2):
-        out = math.ldexp(a, -round(math.log2(a / h)))
-    if len(_ALIGN) > 256:
-        _ALIGN.clear()
-    _ALIGN[key] = out
-    return out
+    return a
 
 
 def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
@@ -355,7 +359,7 @@ def _max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, f
         warnings.warn("a PLD enclosure stopped above the requested relative width (the grid's "
                       "size limits or the float64 floor near 1e-6 came first); the result is a "
                       "guaranteed enclosure, wider than asked: see its width",
-                      ToleranceWarning, stacklevel=2)
+                      ToleranceWarning, stacklevel=3)
     return lo, hi
 
 
