@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from mpmath.libmp import from_man_exp, round_nearest
+from mpmath.libmp import round_nearest
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, ToleranceWarning
 from ..core.node import NUMERIC, TradeOff
@@ -108,6 +108,7 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
         return None
     from flint import arb, fmpq
 
+    from .arb import arb_endpoint
     from .context import arb_precision
 
     need = dps_to_prec(dps) + 8
@@ -117,9 +118,9 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
         ball = fn(f, arb(fmpq(p, q)), arb(fmpq(q - p, q)), power)
         if ball is None or not ball.is_finite() or ball.rel_accuracy_bits() < need:
             return None
-        man, exp = ball.mid().man_exp()
+        mid = ball.mid()
     with mp.workprec(prec):
-        x = mp.make_mpf(from_man_exp(int(man), int(exp), prec, round_nearest))
+        x = arb_endpoint(mid, round_nearest)
     # the truth lies in [0, 1]: a ball across an end (1 +- 1e-31) has its midpoint moved to
     # that end, which stays within the radius of the truth
     return Value.point(min(max(x, mp.zero), mp.one), dps)
