@@ -243,6 +243,42 @@ def test_time_limit_is_honoured_in_symbolic_knots_and_finite_cost_simulation():
     assert route(ShuffleDP(sp.Rational(27, 10), 5) ** 20)[0] == "pld"
 
 
+def test_tiny_subsample_of_float_epsdelta_is_exact_without_a_time_limit():
+    """Without a time limit the same delta ran for minutes: the knots of C_{1e-122}(f_{eps,
+    2/5}) (eps a float) differ by about p^2 = 1e-244, beyond the 640-bit balls, and SymPy's
+    cancel of the difference took minutes. The knot numbers are rational functions of the
+    transcendental exp(eps) (Hermite-Lindemann), so a nonzero value of that function at one
+    rational point proves them different, and finer balls then order them. The value is
+    1 - f_p(0) = p delta (no segment's log-likelihood ratio, at most eps' = 5.8e-122, exceeds
+    1/1000), now a point value; the closed-form target's eps' = log(1 - p + p e^eps) cancels
+    and gave only [0, 3.9e-34]."""
+    import time
+
+    from tradeoff_algebra import EpsDelta, Subsample
+
+    p = 1e-122
+    f = Subsample(EpsDelta(1.918597135354006, sp.Rational(2, 5)), p)
+    t = time.perf_counter()
+    v = ta.delta(f, sp.Rational(1, 1000), 15)
+    assert time.perf_counter() - t < 60
+    truth = sp.Rational(2, 5) * sp.Rational(p)
+    assert v.lo == v.hi
+    assert abs(sp.Float(v.mid, 40) - truth) <= truth / 10**15
+
+
+def test_nonzero_by_transcendence():
+    """Rational functions of exp(r) (r rational) that are not identically zero are nonzero."""
+    from tradeoff_algebra.numeric.knots import _nonzero_by_transcendence as nz
+
+    e = sp.exp(sp.Rational(1, 3))
+    assert not nz(e ** 3 - sp.E)  # 0
+    assert nz(e ** 3 - sp.E + e / 10**300)
+    assert not nz(sp.exp(sp.Rational(2, 3)) - e ** 2)
+    assert nz(sp.exp(sp.Rational(2, 3)) - e ** 2 + sp.Rational(1, 10**200))
+    assert not nz(sp.pi - 3)  # other atoms: not shown
+    assert not nz(sp.sqrt(2) - 1)
+
+
 def test_fixed_point_of_binomial_with_irrational_e_eps_is_not_factored():
     """BinomialDP(0.2261..., 5) (eps from a float): SymPy's factor of its fixed point took
     minutes inside the exact route of C_p(Symmetrize(...)); it is now left expanded."""

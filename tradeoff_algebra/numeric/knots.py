@@ -15,6 +15,7 @@ arithmetic and comparisons (Fractions for rationals, exact SymPy numbers otherwi
 
 from __future__ import annotations
 
+import math
 import random
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -227,6 +228,10 @@ class _Exact:
         diff = self.e - o.e
         if _identically_zero(diff):
             return 0
+        if _nonzero_by_transcendence(diff):  # then finer balls must separate the two
+            s = _fine_ball_sign(self.e, o.e)
+            if s:
+                return s
         budget.check()  # (the symbolic decision below can take seconds)
         z = sp.cancel(diff)  # rational in the transcendental generators: often 0 here
         if z == 0 or sp.simplify(z) == 0:
@@ -282,6 +287,64 @@ def _ball_sign(a: sp.Expr, b: sp.Expr) -> int | None:
             if d < 0:
                 return -1
     return 0
+
+
+#: Arb precisions (bits) for numbers known to differ (:func:`_fine_ball_sign`).
+_FINE_PRECS = (2560, 10240, 40960)
+
+
+def _fine_ball_sign(a: sp.Expr, b: sp.Expr) -> int:
+    """The sign of a - b for numbers shown to differ (:func:`_nonzero_by_transcendence`), from
+    Arb balls at up to 40960 bits; 0 if even those overlap (left to the symbolic decision)."""
+    from .context import arb_precision
+
+    for prec in _FINE_PRECS:
+        budget.check()
+        with arb_precision(prec):
+            try:
+                d = _ball(a, prec) - _ball(b, prec)
+            except (ValueError, ZeroDivisionError, TypeError):
+                return 0
+            if d > 0:
+                return 1
+            if d < 0:
+                return -1
+    return 0
+
+
+def _nonzero_by_transcendence(z: sp.Expr) -> bool:
+    """Is z, a rational expression in rationals and powers exp(r_i) (r_i rational), shown to be
+    nonzero? All exp(r_i) are integer powers of X = exp(g), g the rational gcd of the r_i, and
+    X is transcendental (Hermite-Lindemann: e^g for rational g != 0). So z = R(X) for a rational
+    function R over Q, and R(X) = 0 only if R = 0 identically, which one nonzero exact value
+    R(x0) at a rational x0 refutes. ``False`` means "not shown" (other atoms, or R(x0) = 0).
+    A certificate where :func:`_identically_zero` only fails to show a tie: the knots of
+    C_p(f_{eps, delta}) for a float eps differ by p^2 = 1e-244 relative and SymPy's cancel of
+    them took minutes."""
+    atoms = list(z.atoms(sp.Function, sp.NumberSymbol))
+    if z.atoms(sp.Symbol) or any(a.base.is_Rational and not a.exp.is_Integer
+                                 for a in z.atoms(sp.Pow)):
+        return False
+    rs = []
+    for a in atoms:
+        r = sp.Integer(1) if a is sp.E else (a.args[0] if isinstance(a, sp.exp) else None)
+        if r is None or not r.is_Rational or r == 0:
+            return False
+        rs.append(r)
+    if not rs:
+        return z.is_Rational and z != 0
+    g = sp.Rational(math.gcd(*(int(r.p) for r in rs)), math.lcm(*(int(r.q) for r in rs)))
+    X = sp.Dummy("X")
+    w = z.xreplace({a: X ** int(r / g) for a, r in zip(atoms, rs, strict=True)})
+    rng = random.Random(hash(z) & 0xFFFFFFFF)
+    for _ in range(2):  # (a second point if the first is a root or a pole of R)
+        try:
+            v = w.xreplace({X: sp.Rational(rng.getrandbits(64) + 2, rng.getrandbits(32) + 1)})
+        except (ZeroDivisionError, TypeError):  # pragma: no cover - defensive
+            return False
+        if v.is_Rational and v != 0:
+            return True
+    return False
 
 
 @lru_cache(maxsize=8192)

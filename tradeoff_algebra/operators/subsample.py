@@ -460,10 +460,15 @@ def _register_subsample_numerics() -> None:
         piecewise linear; else from the profiles of f and f^{-1} (``subsample_profile``)."""
         t = subsample_target(f)
         if t is not None:
-            return mp_delta(t, eps)
+            lo, hi = mp_delta(t, eps)
+            if lo == hi:
+                return lo, hi
         k = pl_knots_cached(f)
-        if k is not None:
+        if k is not None:  # (exact knots: also where the target's parameters cancel, such
+            # as eps' = log(1 - p + p e^eps) for p = 1e-122)
             return pl_mp_delta(k, eps)
+        if t is not None:
+            return lo, hi
         p = num(f.p, "p")
         if p == 0:
             return _mp.zero, _mp.zero
