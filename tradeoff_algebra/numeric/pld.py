@@ -437,7 +437,8 @@ def delta_refinement(leaves, eps_dn: float, eps_up: float, h: float | None = Non
     return _Refinement((leaves,),
                        lambda c: (c.delta_bounds(eps_up)[0], c.delta_bounds(eps_dn)[1]),
                        h, tau, progress,
-                       lambda c, b, stalled: _theta_for(leaves, c.h, eps_dn, tau, b))
+                       lambda c, b, stalled: _theta_for(leaves, c.h, eps_dn, tau, b,
+                                                        force=stalled))
 
 
 def value_refinement(leaf_sets, alpha_dn: float, alpha_up: float, power: bool,
