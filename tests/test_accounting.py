@@ -145,6 +145,24 @@ def test_calibration_round_trip():
     c = ta.calibrate(lambda s: ta.gaussian_mechanism(1, s), advantage=R(1, 10))
     assert ta.tv(G(1 / c.value), dps=20).hi <= R(1, 10)
 
+def test_calibration_secant_against_closed_form_root():
+    """G_mu meets (1, 1e-5)-DP up to the root mu* of Cor. 1's delta_mu(1) = 1e-5, found here by
+    mpmath's findroot on the closed form: the calibrated value meets the target, the other end
+    fails, the two bracket mu* within rel_tol, and the secant (Illinois, with the bracket
+    collapsing around its root) needs far fewer probes than bisection's 37."""
+    def d(mu, eps=1):
+        return (mpmath.ncdf(-eps / mu + mu / 2)
+                - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2))
+
+    with mpmath.workdps(40):
+        root = mpmath.findroot(lambda m: d(m) - mpmath.mpf(10) ** -5, 0.27)
+    tol = R(1, 10**10)
+    c = ta.calibrate(lambda m: G(m), epsilon=1, delta=D5, rel_tol=tol)
+    assert c.value <= sp.Float(root, 40) <= c.other
+    assert (c.other - c.value) <= tol * c.other
+    assert c.probes <= 16
+
+
 def test_calibration_bad_input():
     with pytest.raises(ta.InvalidParameter, match="target"):
         ta.calibrate(lambda s: G(s), epsilon=1)

@@ -13,9 +13,10 @@ of the privacy measure is at most the target:
 
 The measure must be monotone in x; the direction is found from two probes. The bracket is
 found automatically by geometric expansion from ``start`` (no fixed interval: a sigma of 50
-or a step count of 10^7 is found the same way) inside ``domain``, then narrowed by bisection
-(geometric for positive ranges, on integers for ``integer=True``) to a relative width
-``rel_tol`` (default 1e-4). A point whose enclosure straddles the target counts as not
+or a step count of 10^7 is found the same way) inside ``domain``, then narrowed to a relative
+width ``rel_tol`` (default 1e-4) by the secant on log(measure) against log x, with bisection
+(geometric for positive ranges, on integers for ``integer=True``) where the secant does not
+halve the bracket every two probes. A point whose enclosure straddles the target counts as not
 meeting it, so the returned value always meets the target with certainty; ``other`` is the
 nearest value found that certainly does not.
 """
@@ -164,20 +165,78 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
     if bad is None:  # the whole searched range meets the target: its end is the answer
         v = cache[sp.Integer(ok) if integer else sp.Rational(ok)][0]
         return Calibration(ok, v, target, name, None, len(cache))
+    widths: list = []
+    illinois, last = {"ok": 1.0, "bad": 1.0}, None
     while True:
         lo_, hi_ = sorted([ok, bad])
         if integer:
             if hi_ - lo_ <= 1:
                 break
-            mid = (lo_ + hi_) // 2
-        else:
-            if (hi_ - lo_) <= tol * abs(hi_):
-                break
-            mid = sp.sqrt(lo_ * hi_) if lo_ > 0 else (lo_ + hi_) / 2
-            mid = sp.Rational(sp.N(mid, 20)) if not mid.is_Rational else mid
+        elif (hi_ - lo_) <= tol * abs(hi_):
+            break
+        widths.append(hi_ - lo_)
+        # bisection when the last two trials did not halve the bracket (the safeguard)
+        slow = len(widths) >= 3 and widths[-1] > widths[-3] / 2
+        mid = None if slow else _secant_trial(cache, ok, bad, target, tol, integer, illinois)
+        if mid is None:
+            if integer:
+                mid = (lo_ + hi_) // 2
+            else:
+                mid = sp.sqrt(lo_ * hi_) if lo_ > 0 else (lo_ + hi_) / 2
+                mid = sp.Rational(sp.N(mid, 20)) if not mid.is_Rational else mid
         m, _, meets, _ = probe(mid)
+        moved = "ok" if meets else "bad"
+        # Illinois: the end kept twice in a row has its value halved in the secant
+        illinois = {k: (illinois[k] / 2 if k != moved and last == moved else 1.0)
+                    for k in ("ok", "bad")}
+        last = moved
         if meets:
             ok = m
         else:
             bad = m
     return Calibration(ok, cache[ok][0], target, name, bad, len(cache))
+
+
+def _secant_trial(cache: dict, ok, bad, target, tol, integer: bool, scale: dict):
+    """The next trial inside the bracket (ok, bad): the secant root of log(measure) - log(target)
+    against log x (x for a bracket reaching 0 or below), from the midpoints of the two
+    enclosures, each end's value times ``scale`` (Illinois); a root within a quarter of the
+    tolerance of an end is moved half the tolerance into the bracket (the next integer for
+    integers), so that the next probe lands on the other side of the crossing and the bracket
+    collapses. When the failing end's enclosure holds the target (the two midpoints on one
+    side), the crossing is near that end: the trial is next to it. None when the secant is not
+    defined (the caller bisects)."""
+    import math
+
+    g = {}
+    for k, x in (("ok", ok), ("bad", bad)):
+        m = float(cache[x][0].mid)
+        if not (m > 0 and math.isfinite(m)) or not target > 0:
+            return None
+        g[k] = (math.log(m) - math.log(float(target))) * scale[k]
+    lo_, hi_ = sorted([ok, bad])
+    g0, g1 = (g["ok"], g["bad"]) if lo_ == ok else (g["bad"], g["ok"])
+    pos = lo_ > 0
+    u0, u1 = (math.log(float(lo_)), math.log(float(hi_))) if pos else (float(lo_), float(hi_))
+    if (g0 > 0) == (g1 > 0) or g0 == g1:  # both midpoints on one side
+        r = u1 if bad == hi_ else u0
+    else:
+        r = u0 - g0 * (u1 - u0) / (g1 - g0)
+    if not (u0 <= r <= u1):
+        return None
+    x = math.exp(r) if pos else r
+    if integer:  # the next integer inside when the root is within one of an end
+        lo_f, hi_f = float(lo_), float(hi_)
+        x = lo_f + 1 if x - lo_f < 1 else hi_f - 1 if hi_f - x < 1 else round(x)
+        x = sp.Integer(int(x))
+        return x if lo_ < x < hi_ else None
+    # the stopping width, hi - lo <= tol |hi|: about tol in log x, tol |hi| in x
+    step = float(tol) if pos else float(tol) * abs(float(hi_))
+    if r - u0 < step / 4:
+        r = u0 + step / 2
+    elif u1 - r < step / 4:
+        r = u1 - step / 2
+    if not (u0 < r < u1):
+        return None
+    x = sp.Rational(repr(math.exp(r) if pos else r))
+    return x if lo_ < x < hi_ else None
