@@ -638,12 +638,15 @@ def _fitting_tau_bits(e0: float, n: int, tau_bits: int) -> int:
 _TABLES: dict = {}
 
 
-def _table(eps0: sp.Expr, n: int, prec: int, tau_bits: int, wang: bool = False) -> _Table:
+def _table(eps0: sp.Expr, n: int, prec: int, tau_bits: int, wang: bool = False,
+           accept: tuple[int, int] | None = None) -> _Table:
     """The table at precision ``prec`` with dropped mass below ``2^-tau_bits`` (about), or a
-    kept one at least as precise and as complete (its enclosures are as valid and narrower)."""
+    kept one with at least ``accept`` = (precision, tau_bits) (default: these): its enclosures
+    are as valid, and the caller checks their width."""
     key = (eps0, n, wang)
+    need_w, need_tb = accept or (prec, tau_bits)
     for w, tb, t in _TABLES.get(key, ()):
-        if w >= prec and tb >= tau_bits:
+        if w >= need_w and tb >= need_tb:
             return t
     t = _Table(eps0, n, prec, tau_bits, wang)
     kept = [x for x in _TABLES.get(key, ()) if not (x[0] <= prec and x[1] <= tau_bits)]
@@ -669,9 +672,13 @@ def _ziv(f: ShuffleDP, compute):
     # finds the same table good enough)
     w, tb = p + _guard(n) + 48, _fitting_tau_bits(float(eps0), n, p + 24 + 48)
     _check_points(f, float(eps0), n, tb)
+    # a kept table without the margins serves (the width check below decides): the Ziv
+    # confirmation at 40 more bits then reuses the table of the first evaluation
+    accept = (p + _guard(n), min(tb, _fitting_tau_bits(float(eps0), n, p + 24)))
     for _ in range(6):
         budget.check()
-        t = _table(eps0, n, w, tb, f.wang)
+        t = _table(eps0, n, w, tb, f.wang, accept)
+        accept = None  # (a table that was too coarse is not asked for again)
         with arb_precision(w):
             lo, hi = compute(t)
             lo, hi = arb(lo), arb(hi)
