@@ -88,6 +88,30 @@ def test_arb_route_matches_literal_pair(eps0, n):
             assert abs(d.mid - ref) <= ref * mp.mpf(10) ** -29
 
 
+def test_levels_next_to_a_knot_among_tiny_atoms():
+    """ShuffleDP(5, 20) has atoms of P-mass 1e-25 next to knots near 6e-3: the 64-bit midpoints
+    that locate alpha's segment cannot tell those knots apart, and the three segments around
+    the one found missed the right one; f(alpha) 1e-24 below the truth came back as a 30-digit
+    point, and the maximisation of the conjugate turned it into delta(log(12/5)) of Max(f_{1e-7,
+    1 - 1e-18}, ShuffleDP(5, 20)) (= that of ShuffleDP(5, 20)) 3e-25 too large. All segments
+    within the midpoints' resolution are now evaluated; against the literal pair."""
+    f = ShuffleDP(5, 20)
+    with workdps(80):
+        _, P, Q = literal_pair(mp.exp(5), 20)
+        e = mp.log(mp.mpf(12) / 5)
+        knot = sum((p for p, q in zip(P, Q, strict=True) if q > mp.exp(e) * p), mp.zero)
+        for off in (0, mp.mpf(10) ** -23, -mp.mpf(10) ** -23, mp.mpf(10) ** -40):
+            A = sp.Rational(*mpmath.libmp.to_rational((knot + off)._mpf_))
+            ref = np_value(P, Q, mp.mpf(A.p) / A.q)
+            v = ta.evaluate(f, A, dps=30)
+            assert v.lo <= ref * (1 + mp.mpf(10) ** -30) and ref <= v.hi * (1 + mp.mpf(10) ** -30)
+            assert abs(v.mid - ref) <= ref * mp.mpf(10) ** -29
+        ref = np_delta(P, Q, e)
+    g = ta.Max(ta.EpsDelta(sp.Rational(1, 10**7), 1 - sp.Rational(1, 10**18)), f)
+    d = ta.delta(g, sp.log(sp.Rational(12, 5)), dps=30)
+    assert abs(d.mid - ref) <= ref * mp.mpf(10) ** -29
+
+
 def test_tails_keep_their_digits():
     f = ShuffleDP(1, 20)
     E = mpmath.e

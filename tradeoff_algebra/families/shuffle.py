@@ -703,17 +703,24 @@ def _ziv(f: ShuffleDP, compute):
     return arb_endpoint(lo.lower(), round_floor), arb_endpoint(hi.upper(), round_ceiling)
 
 
-def _segment(t: _Table, a, ac) -> int:
-    """An index j with Ppre[j] <= alpha <= Ppre[j + 1] up to rounding, searched on midpoints in
-    the tail that keeps its digits (``1 - alpha`` against the suffix sums ``Psuf(j) =
-    Qpre[m - j]`` when alpha > 1/2); the neighbours are evaluated too (see :func:`_eval`)."""
-    from bisect import bisect_left
+def _segments(t: _Table, a, ac) -> range:
+    """The indices j of every Neyman--Pearson segment [Ppre[j], Ppre[j + 1]] that may hold
+    alpha, searched on the 64-bit midpoints in the tail that keeps its digits (``1 - alpha``
+    against the suffix sums ``Psuf(j) = Qpre[m - j]`` when alpha > 1/2): all knots the
+    midpoints cannot tell from alpha (atoms of P-mass below 2^-58 of alpha sit that close
+    together: ShuffleDP(5, 20) has masses of 1e-25 next to 6e-3), and one more on each side.
+    The caller takes the extreme of their lines (see :func:`_eval`)."""
+    from bisect import bisect_left, bisect_right
 
     if a <= ac:
-        j = bisect_left(t.Pmid, a) - 1
+        tol = mp.ldexp(abs(a), -58)
+        j0 = bisect_left(t.Pmid, a - tol) - 2
+        j1 = bisect_right(t.Pmid, a + tol)
     else:  # Psuf(j) >= 1 - alpha >= Psuf(j + 1), Psuf(j) = Qpre[m - j] increasing in m - j
-        j = t.m - bisect_left(t.Qmid, ac)
-    return min(max(j, t.first), t.m - 1)
+        tol = mp.ldexp(abs(ac), -58)
+        j0 = t.m - bisect_right(t.Qmid, ac + tol) - 1
+        j1 = t.m - bisect_left(t.Qmid, ac - tol) + 1
+    return range(max(j0, t.first), min(j1, t.m - 1) + 1)
 
 
 def _line(t: _Table, j: int, A, Ac, power: bool):
@@ -740,15 +747,14 @@ def _line(t: _Table, j: int, A, Ac, power: bool):
 
 def _eval(f: ShuffleDP, a, ac, power: bool):
     """f(alpha) (or 1 - f(alpha)) as an enclosure. T is convex and piecewise linear, so it is
-    the maximum of the lines through its segments (and 1 - f the minimum): evaluating the
-    segment found and its neighbours covers a level within rounding of a knot."""
+    the maximum of the lines through its segments (and 1 - f the minimum): every line lies
+    below f, and the lines of all segments that may hold alpha (:func:`_segments`) include the
+    one that does, so their maximum is f(alpha)."""
     from flint import arb
 
     def compute(t: _Table):
         A, Ac = arb_exact(a), arb_exact(ac)
-        j = _segment(t, a, ac)
-        js = [i for i in (j - 1, j, j + 1) if t.first <= i < t.m]
-        vals = [_line(t, i, A, Ac, power) for i in js]
+        vals = [_line(t, i, A, Ac, power) for i in _segments(t, a, ac)]
         lo = max(v.lower() for v in vals) if not power else min(v.lower() for v in vals)
         hi = max(v.upper() for v in vals) if not power else min(v.upper() for v in vals)
         lo, hi = max(lo, arb(0)), max(hi, arb(0))
