@@ -23,7 +23,7 @@ from ..core.validate import param
 from ..numeric.arb import arb_ball
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_enclosure, ncdf_inv, ncdf_inv_upper
-from ..numeric.pld_models import AtomLoss, NormalLoss, loss_model
+from ..numeric.pld_models import AtomLoss, NormalLoss, cf_spec, exact_fraction, loss_model
 from ..numeric.protocol import arb_value, mp_conjugate, mp_roc, mp_value, np_value, num
 from .trivial import Id
 
@@ -208,6 +208,12 @@ def _register_gaussian_loss() -> None:
             return None
         mu = float(f.mu)
         return NormalLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
+
+    @cf_spec.register(Gaussian)
+    def _(f):
+        """G_mu for the Laplace inversion (numeric.cf), mu rational or a float (exactly)."""
+        m = exact_fraction(f.mu)
+        return None if m is None or m <= 0 else ("gaussian", m)
 
 
 _register_gaussian_loss()

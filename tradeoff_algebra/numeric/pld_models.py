@@ -34,6 +34,7 @@ distribution functions instead of n + 1 atoms).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
@@ -58,6 +59,28 @@ RHO_LIB = 5e-15
 def loss_model(f: Any) -> LossModel | None:
     """The privacy-loss model of a trade-off expression, or None (families register theirs:
     G_mu, L_mu, Mix of a modelled f, Inverse of a modelled f, finite objects)."""
+    return None
+
+
+def exact_fraction(x: Any) -> Fraction | None:
+    """A SymPy Rational, or a Float as its exact binary value, as a Fraction; None otherwise
+    (irrational or symbolic parameters)."""
+    import sympy as sp
+
+    if isinstance(x, sp.Rational):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, sp.Float) and x.is_finite:
+        r = sp.Rational(x)
+        return Fraction(int(r.p), int(r.q))
+    return None
+
+
+@singledispatch
+def cf_spec(f: Any) -> tuple | None:
+    """The loss law of a factor for the certified Laplace inversion (:mod:`.cf`), as a plain
+    tuple that :func:`.cf_laws.law_from_spec` turns into a law, or None: ``("gaussian", mu)``
+    (G_mu) and ``("subsampled_gaussian", mu, q, direction)`` (Mix(G_mu, q) is ``"remove"``, its
+    inverse ``"add"``), every parameter an exact Fraction. Families register theirs."""
     return None
 
 

@@ -24,7 +24,14 @@ from ..numeric.finite import finite_loss
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.knots_eval import pl_finite_loss, pl_hull_exact, pl_knots_cached, pl_mp_delta
 from ..numeric.pld import leaf_model
-from ..numeric.pld_models import AtomLoss, MixLoss, SubsampleLoss, loss_model
+from ..numeric.pld_models import (
+    AtomLoss,
+    MixLoss,
+    SubsampleLoss,
+    cf_spec,
+    exact_fraction,
+    loss_model,
+)
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value, num
 from ..numeric.roots import HALF, bracket_level, c_bounds, level, t_bounds, widen
 from ._base import SamplingOperator
@@ -520,6 +527,15 @@ def _register_sampling_losses() -> None:
     def _(f):
         """f_p = T(P, (1 - p) P + p Q): loss log(1 - p + p e^L) (see MixLoss)."""
         return _mixed_loss(f)
+
+    @cf_spec.register(Mix)
+    def _(f):
+        """Mix(G_mu, q) = T(N(0, 1), (1 - q) N(0, 1) + q N(mu, 1)): the remove direction of the
+        Poisson-subsampled Gaussian mechanism (numeric.cf)."""
+        s, q = cf_spec(f.arg), exact_fraction(f.p)
+        if s is None or s[0] != "gaussian" or q is None or not 0 < q < 1:
+            return None
+        return ("subsampled_gaussian", s[1], q, "remove")
 
     @loss_model.register(Subsample)
     def _(f):

@@ -42,7 +42,7 @@ from ..numeric.knots_eval import (
     pl_np,
 )
 from ..numeric.pld import leaf_model
-from ..numeric.pld_models import InverseLoss, loss_model
+from ..numeric.pld_models import InverseLoss, cf_spec, loss_model
 from ..numeric.protocol import (
     conjugate_delta,
     exact_value,
@@ -558,6 +558,16 @@ def _(f):
         return InverseLoss(leaf_model(f.arg))
     except NoClosedForm:
         return None
+
+
+@cf_spec.register(Inverse)
+def _(f):
+    """f^{-1} = T(Q, P): a symmetric law is its own inverse; the subsampled Gaussian changes
+    direction (numeric.cf)."""
+    s = cf_spec(f.arg)
+    if s is None or s[0] == "gaussian":
+        return s
+    return s[:3] + ("add" if s[3] == "remove" else "remove",)
 
 
 # -- knots of piecewise-linear operands (numeric.knots) --------------------------------------------

@@ -41,6 +41,7 @@ from ..families.trivial import Id, Zero
 from ..numeric import budget, pld
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
+from ..numeric.pld_models import cf_spec
 from ..numeric.protocol import (
     exact_value,
     mp_curve,
@@ -418,11 +419,49 @@ def _refinements(leaf_sets, arg, kind: str) -> list:
     return [make(leaves, dn, up, o["h"], o["tail"], o["progress"]) for leaves in leaf_sets]
 
 
+def _cf_specs(leaf_sets) -> list | None:
+    """The products as lists of (cf_spec, n) for the Laplace inversion (numeric.cf), or None
+    when a factor has no law there, an f_{0,delta} part, a fixed grid step was asked for, or no
+    factor is subsampled (Gaussian products have closed forms)."""
+    if pld.options()["h"] is not None:
+        return None
+    out = []
+    for leaves in leaf_sets:
+        rest, deltas = pld.split_trivial(pld._check_leaves(leaves))
+        specs = [(cf_spec(f), n) for f, n in rest]
+        if deltas or not specs or any(s is None for s, _ in specs):
+            return None
+        out.append(specs)
+    if not any(s[0] != "gaussian" for specs in out for s, _ in specs):
+        return None
+    return out
+
+
+def _cf_enclosure(leaf_sets, arg, kind: str):
+    """The certified Laplace inversion's enclosure (mpf lo, hi) of the quantity of
+    :func:`pld_delta` / :func:`pld_epsilon`, or None (the PLD engine answers): subsampled
+    Gaussian steps with Gaussian factors, where it reaches widths of 1e-9 and below in tens of
+    milliseconds (Fourier inversion of the composed moment generating function on a certified
+    trapezoidal rule, numeric.cf)."""
+    sets = _cf_specs(leaf_sets)
+    if sets is None or arg == mp.inf:
+        return None
+    from ..numeric import cf
+
+    dn, up = _float_bracket(arg)
+    r = cf.route_enclosure(sets, kind, dn, up, pld.options()["tol"])
+    return None if r is None else (mp.mpf(r[0]), mp.mpf(r[1]))
+
+
 def pld_delta(leaf_sets: list, eps):
     """Enclosure (mpf lo, hi) of ``max_i delta_i(eps)`` over the products in ``leaf_sets`` (one
     product, or the two directions of a symmetric hull) by the PLD engine, refined to the
-    relative tolerance of ``pld_options``."""
+    relative tolerance of ``pld_options`` (or by the Laplace inversion, :func:`_cf_enclosure`,
+    where it applies)."""
     o = pld.options()
+    r = _cf_enclosure(leaf_sets, eps, "delta")
+    if r is not None:
+        return r
     if eps == mp.inf:  # delta(oo) = Q(L = +oo), carried exactly enough by both sides
         cs = [pld._composed(pld._check_leaves(x), o["h"] or pld.H_START, o["tail"], 0.0,
                             o["progress"]) for x in leaf_sets]
@@ -433,6 +472,9 @@ def pld_delta(leaf_sets: list, eps):
 
 def pld_epsilon(leaf_sets: list, d):
     """Enclosure (mpf lo, hi) of ``max_i eps_i(d)`` over the products in ``leaf_sets``."""
+    r = _cf_enclosure(leaf_sets, d, "epsilon")
+    if r is not None:
+        return r
     lo, hi = pld.max_enclosure(_refinements(leaf_sets, d, "epsilon"), pld.options()["tol"])
     return mp.mpf(lo), mp.mpf(hi)
 

@@ -1,0 +1,598 @@
+"""Certified privacy profiles of composed mechanisms by Laplace inversion.
+
+For distributions A, B with privacy loss L = log(dA/dB) and any c > 0 with
+E_A[exp(cL)] finite, the hockey-stick divergence of a product of loss laws is
+
+    delta(eps) = E[(1 - exp(eps - L_tot))_+]
+               = (1/2pi) int_R G(t) dt,
+    G(t)       = exp(-z eps) M(z) / (z (z + 1)),   z = c + i t,
+
+where M(z) = prod_i M_i(z)^{n_i} and M_i(z) = E_A[exp(z L_i)].  (Proof: the
+two-sided Laplace transform of f(x) = (1 - exp(eps - x))_+ is
+int_eps^inf (exp(-zx) - exp(eps) exp(-(z+1)x)) dx = exp(-z eps) / (z(z+1))
+for Re z > 0; Fubini applies because |G(t)| <= exp(-c eps) M(c) / t^2.)
+
+Everything returned is certified with Arb ball arithmetic (python-flint):
+
+* M_i(c + it) is enclosed by a trapezoidal sum on a truncated x-grid, plus a
+  proven bound on the omitted nodes and the Trefethen-Weideman bound for the
+  trapezoidal rule of a function analytic in a strip (see
+  `SubsampledGaussianLaw`).
+* The t-integral is the trapezoidal rule on the whole line with step h: its
+  discretisation error is at most 2 Psi / (exp(2 pi a / h) - 1), where Psi
+  bounds int |G(s + iu)| ds for |u| < a < c.  Because |M(c' + is)| <= M(c') and
+  |z (z + 1)| >= |z|^2 for Re z > -1/2,
+      int |G(s + iu)| ds <= pi exp(-(c - u) eps) M(c - u) / (c - u),
+  which is log-convex in u, so its maximum over |u| <= a is at u = +-a.
+* The trapezoidal sum is truncated at t_cut; the omitted nodes are bounded with
+  per-law bounds D_i(t) >= sup_{t' >= t} |M_i(c + it')| on a finite list of
+  segments, and a final segment using either D_i or |M_i(c + it)| <= V_i / t.
+
+The working precision of every Arb computation is set by `working_precision`,
+which holds a lock while `ctx.prec` differs from the caller's value.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from flint import acb, arb
+
+from ..core.errors import ToleranceWarning
+from . import budget
+from .cf_laws import Factor, _lower, _pm, _upper, working_precision
+
+_POWER_AFTER = 8  # segments tried before the power decay V / t^p is computed
+
+# ----------------------------------------------------------------------------
+# Planning (floats)
+# ----------------------------------------------------------------------------
+
+
+def _total_cumulants(factors: Sequence[Factor], c: float) -> tuple[float, float, float]:
+    k0 = k1 = k2 = 0.0
+    for law, n in factors:
+        a, b, d = law.cumulants(c)
+        k0, k1, k2 = k0 + n * a, k1 + n * b, k2 + n * d
+    return k0, k1, k2
+
+
+def _saddle(factors: Sequence[Factor], eps: float) -> float:
+    """c > 0 minimising sum n_i log M_i(c) - c eps - log(c (c+1))."""
+
+    def slope(c: float) -> tuple[float, float]:
+        _, k1, k2 = _total_cumulants(factors, c)
+        return k1 - eps - 1 / c - 1 / (c + 1), k2 + 1 / c**2 + 1 / (c + 1) ** 2
+
+    lo, hi = 1e-9, 1.0
+    while slope(hi)[0] < 0:
+        lo, hi = hi, 2 * hi
+        if hi > 1e5:
+            raise ValueError("no saddle point: eps is at or beyond the largest loss")
+    c = math.sqrt(lo * hi) if lo > 1e-9 else hi / 2
+    for _ in range(200):
+        g, g2 = slope(c)
+        if abs(g) <= 1e-13 * g2 * c:
+            return c
+        if g > 0:
+            hi = c
+        else:
+            lo = c
+        if hi - lo <= 1e-14 * hi:
+            return c
+        step = c - g / g2
+        c = step if lo < step < hi else 0.5 * (lo + hi)
+    return c
+
+
+def _log_delta_saddle(factors: Sequence[Factor], c: float, eps: float) -> float:
+    k0, _, k2 = _total_cumulants(factors, c)
+    h2 = k2 + 1 / c**2 + 1 / (c + 1) ** 2
+    return k0 - c * eps - math.log(c * (c + 1)) - 0.5 * math.log(2 * math.pi * h2)
+
+
+def _saddle_epsilon(factors: Sequence[Factor], delta: float) -> float:
+    """Float saddle-point approximation of eps(delta), by bisection in c."""
+
+    def at(c: float) -> tuple[float, float]:
+        _, k1, _ = _total_cumulants(factors, c)
+        eps = k1 - 1 / c - 1 / (c + 1)
+        return eps, _log_delta_saddle(factors, c, eps)
+
+    target = math.log(delta)
+    lo, hi = math.log(1e-6), math.log(1e4)
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if at(math.exp(mid))[1] > target:
+            lo = mid
+        else:
+            hi = mid
+    return at(math.exp(0.5 * (lo + hi)))[0]
+
+
+@dataclass
+class _Plan:
+    """Parameters of one certified evaluation."""
+
+    c: float  # abscissa of the inversion contour
+    a: float  # half-width of the analyticity strip used for the error bound
+    h: float  # trapezoidal step in t
+    n_nodes: int  # nodes t_k = k h, k = 0..n_nodes
+    segments: list[int]  # tail segment boundaries m_j h, m_0 = n_nodes < m_1 < ...
+    prec: int  # Arb working precision (bits)
+
+
+def _segment_weight(c: float, t0: float, t1: float) -> float:
+    """int_{t0}^{t1} dt / (c^2 + t^2) (t1 = inf allowed)."""
+    return (math.atan(t1 / c) - math.atan(t0 / c)) / c
+
+
+class _TailPlanner:
+    """Float model of the rigorous truncation bound (see `_Inverter`)."""
+
+    def __init__(self, factors: Sequence[Factor], c: float, h: float, log_budget: float) -> None:
+        self.factors, self.c, self.h, self.log_budget = factors, c, h, log_budget
+        self._cache: dict[float, list[float]] = {}
+        self._powers: list[tuple[float, int] | None] | None = None
+
+    def _log_decays(self, t: float) -> list[float]:
+        if t not in self._cache:
+            self._cache[t] = [law.log_decay_estimate(self.c, t) for law, _ in self.factors]
+        return self._cache[t]
+
+    def _powers_float(self) -> list[tuple[float, int] | None]:
+        if self._powers is None:
+            with working_precision(64):
+                pw = [law.power_decay(arb(self.c)) for law, _ in self.factors]
+            self._powers = [None if p is None else (math.log(_upper(p[0])), p[1]) for p in pw]
+        return self._powers
+
+    def final_log(self, t: float, use_power: bool) -> float:
+        logs = self._log_decays(t)
+        const = sum(n * d for (_, n), d in zip(self.factors, logs, strict=True))
+        best = const + math.log(_segment_weight(self.c, t, math.inf))
+        if use_power:
+            log_v, p = 0.0, 0
+            for (_, n), d, pw in zip(self.factors, logs, self._powers_float(), strict=True):
+                if pw is not None and pw[0] - pw[1] * math.log(t) < d:
+                    log_v, p = log_v + n * pw[0], p + n * pw[1]
+                else:
+                    log_v += n * d
+            best = min(best, log_v - (p + 1) * math.log(t) - math.log(p + 1))
+        return best
+
+    def plan(self, m0: int) -> tuple[float, list[int]]:
+        """Log of the tail bound from t = m0 h, and its segment boundaries m_j."""
+        ms = [m0]
+        total = -math.inf
+        use_power = False
+        for j in range(64):
+            t = ms[-1] * self.h
+            if j == _POWER_AFTER:
+                use_power = any(p is not None for p in self._powers_float())
+            fin = self.final_log(t, use_power)
+            if fin < self.log_budget - math.log(100.0) or j == 63:
+                return float(np.logaddexp(total, fin)), ms
+            m_next = max(ms[-1] + 1, math.ceil(1.5 * ms[-1]))
+            seg = sum(n * d for (_, n), d in zip(self.factors, self._log_decays(t), strict=True))
+            total = float(
+                np.logaddexp(total, seg + math.log(_segment_weight(self.c, t, m_next * self.h)))
+            )
+            ms.append(m_next)
+        raise AssertionError("unreachable")
+
+    def cut(self, max_nodes: int = 2**22) -> tuple[int, list[int]]:
+        """Smallest number of nodes K (t_cut = K h) meeting the budget (ValueError beyond
+        ``max_nodes``)."""
+        ok = lambda m: self.plan(m)[0] <= self.log_budget  # noqa: E731
+        if max_nodes < 2**22 and not ok(max_nodes):  # (a declined plan costs one trial)
+            raise ValueError(f"the t-range needs more than {max_nodes} nodes")
+        m = 1
+        while not ok(m):
+            m *= 2
+            if m > 2 * max_nodes:
+                raise ValueError(f"the t-range needs more than {max_nodes} nodes")
+        lo, hi = m // 2, m
+        while hi - lo > 1 and hi > 8:
+            mid = (lo + hi) // 2
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi, self.plan(hi)[1]
+
+
+def _make_plan(
+    factors: Sequence[Factor],
+    eps: float,
+    rel_tol: float,
+    log_delta: float | None,
+    slack: dict[str, float],
+    max_work: float | None = None,
+) -> _Plan:
+    c = _saddle(factors, eps)
+    if log_delta is None:
+        log_delta = _log_delta_saddle(factors, c, eps)
+    n_tot = sum(n for _, n in factors)
+    log_half = math.log(rel_tol / 2) + log_delta
+
+    # Step h: maximise over the strip half-width a < c.
+    best = (0.0, 0.0)
+    log_disc = log_half + math.log(0.3 / slack["disc"])
+    for a in c * np.linspace(0.02, 0.98, 49):
+        log_psi = max(
+            math.log(math.pi)
+            - (c - u) * eps
+            + _total_cumulants(factors, c - u)[0]
+            - math.log(c - u)
+            for u in (a, -a)
+        )
+        h = 2 * math.pi * a / float(np.logaddexp(0.0, log_psi - math.log(math.pi) - log_disc))
+        best = max(best, (h, float(a)))
+    h, a = float(best[0]), float(best[1])
+
+    # Precision: relative mgf errors eta change the sum by at most
+    # n eta e^{-c eps} M(c)^n (h/(2 pi c^2) + 1/(2c)).
+    k0 = _total_cumulants(factors, c)[0]
+    log_eta = (
+        log_half
+        + math.log(0.4 / slack["mgf"])
+        - math.log(n_tot)
+        - (k0 - c * eps)
+        - math.log(h / (2 * math.pi * c * c) + 1 / (2 * c))
+    )
+    prec = max(64, math.ceil(30 - log_eta / math.log(2)) + 8)
+
+    # Truncation: exp(-c eps) coeff / pi <= 0.3 B, with coeff modelled by the planner.
+    log_budget = log_half + math.log(0.3 * math.pi / slack["trunc"]) + c * eps
+    if max_work is None:
+        cap = 2**22
+    else:  # work = nodes * max(1, nodes h) <= max_work
+        cap = int(max(math.sqrt(max_work / h), min(max_work, 1 / h))) + 1
+    n_nodes, segments = _TailPlanner(factors, c, h, log_budget).cut(cap)
+    return _Plan(c, a, h, n_nodes, segments, prec)
+
+
+# ----------------------------------------------------------------------------
+# Certified evaluation
+# ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Parts:
+    """A certified delta(eps) with its error budget split (for refinement)."""
+
+    delta: arb  # enclosure of delta(eps)
+    sum_radius: float  # radius of the trapezoidal sum (mgf errors and rounding)
+    disc: float  # bound of the t-discretisation error
+    trunc: float  # bound of the omitted t-nodes
+
+
+class _Inverter:
+    """Certified delta(eps) for eps near a planning point, on one t-grid.
+
+    The products P_k = M(z_k) / (z_k (z_k + 1)) do not depend on eps, so many
+    eps share them: delta(eps) = (h / 2 pi) [P_0 e^{-c eps}
+    + 2 Re sum_k e^{-z_k eps} P_k] +- disc(eps) +- trunc(eps).
+    """
+
+    def __init__(self, factors: Sequence[Factor], plan: _Plan) -> None:
+        self.plan = plan
+        with working_precision(plan.prec):
+            c, h, a = arb(plan.c), arb(plan.h), arb(plan.a)
+            self._z = [acb(c, h * k) for k in range(plan.n_nodes + 1)]
+            self._p = []
+            for z in self._z:
+                m = acb(1)
+                for law, n in factors:
+                    m *= law.mgf(z) ** n
+                self._p.append(m / (z * (z + 1)))
+            # M(c -+ a) for the strip bound Psi (real arguments, so real enclosures).
+            self._m_side = []
+            for side in (c - a, c + a):
+                m = arb(1)
+                for law, n in factors:
+                    m *= arb(_upper(law.mgf(acb(side)).real)) ** n
+                self._m_side.append(m)
+            self._trunc_coeff = self._truncation(factors, c, h)
+
+    def _truncation(self, factors: Sequence[Factor], c: arb, h: arb) -> arb:
+        """Bound of sum_{k > K} h |G(kh)| e^{c eps} (one side of t = 0).
+
+        With D(t) = prod D_i(t)^{n_i} nonincreasing and segment ends on the grid,
+        h sum_{kh in (t_j, t_j+1]} |G(kh)| <= e^{-c eps} D(t_j) int dt / (c^2 + t^2).
+        The last segment uses D(t_J) or the power decay V_i / t^{p_i}:
+        h sum_{kh > t_J} t^{-P-2} <= t_J^{-P-1} / (P + 1).
+        """
+        segs = [h * m for m in self.plan.segments]
+        total = arb(0)
+        decays = [[law.decay_bound(c, t) for law, _ in factors] for t in segs]
+        for j in range(len(segs) - 1):
+            d = arb(1)
+            for (_, n), dj in zip(factors, decays[j], strict=True):
+                d *= dj**n
+            total += d * ((segs[j + 1] / c).atan() - (segs[j] / c).atan()) / c
+        t_last = segs[-1]
+        d_const = arb(1)
+        for (_, n), dj in zip(factors, decays[-1], strict=True):
+            d_const *= dj**n
+        final = d_const * (arb.pi() / 2 - (t_last / c).atan()) / c
+        powers = [law.power_decay(c) if len(segs) > _POWER_AFTER else None for law, _ in factors]
+        if any(p is not None for p in powers):
+            v, p_tot = arb(1), 0
+            for (_, n), dj, pw in zip(factors, decays[-1], powers, strict=True):
+                if pw is not None and _upper(pw[0] / t_last ** pw[1]) < _upper(dj):
+                    v *= pw[0] ** n
+                    p_tot += n * pw[1]
+                else:
+                    v *= dj**n
+            alt = v / t_last ** (p_tot + 1) / (p_tot + 1)
+            final = arb(min(_upper(final), _upper(alt)))
+        return total + final
+
+    def parts(self, eps: float) -> _Parts:
+        """Certified delta(eps), eps an exact float."""
+        plan = self.plan
+        with working_precision(plan.prec):
+            e = arb(eps)
+            c, h, a = arb(plan.c), arb(plan.h), arb(plan.a)
+            s = self._p[0].real * (-c * e).exp()
+            acc = arb(0)
+            for z, p in zip(self._z[1:], self._p[1:], strict=True):
+                acc += ((-z * e).exp() * p).real
+            s = (s + 2 * acc) * h / (2 * arb.pi())
+            psi = [
+                arb.pi() * (-(c - a) * e).exp() * self._m_side[0] / (c - a),
+                arb.pi() * (-(c + a) * e).exp() * self._m_side[1] / (c + a),
+            ]
+            disc = arb(max(_upper(psi[0]), _upper(psi[1]))) / (
+                arb.pi() * (2 * arb.pi() * a / h).expm1()
+            )
+            trunc = (-c * e).exp() * self._trunc_coeff / arb.pi()
+            delta = s + _pm(disc + trunc)
+            if delta.lower() < 0:
+                hi = _upper(delta)
+                delta = arb(hi / 2, hi / 2)
+            return _Parts(delta, _upper(s.rad()), _upper(disc), _upper(trunc))
+
+    def log_slope(self, eps: float) -> float:
+        """Float estimate of -d log(delta) / d eps from the trapezoidal sum."""
+        plan = self.plan
+        with working_precision(plan.prec):
+            e = arb(eps)
+            c = arb(plan.c)
+            val = self._p[0].real * (-c * e).exp()
+            der = -c * val
+            for z, p in zip(self._z[1:], self._p[1:], strict=True):
+                term = (-z * e).exp() * p
+                val += 2 * term.real
+                der += 2 * (-z * term).real
+            return -float(der.mid()) / float(val.mid())
+
+
+def _certified_inverter(
+    factors: Sequence[Factor], eps: float, rel_tol: float
+) -> tuple[_Inverter, _Parts]:
+    """Plan, evaluate, and re-plan (at most 3 times) until the width meets rel_tol."""
+    slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
+    log_delta: float | None = None
+    for _ in range(4):
+        budget.check()
+        inv = _Inverter(factors, _make_plan(factors, eps, rel_tol, log_delta, slack))
+        parts = inv.parts(eps)
+        mid = float(parts.delta.mid())
+        allowed = rel_tol * mid / 2
+        if mid > 0 and parts.sum_radius + parts.disc + parts.trunc <= allowed:
+            break
+        if mid > 0:
+            log_delta = math.log(mid)
+        for key, val in (("disc", parts.disc), ("trunc", parts.trunc), ("mgf", parts.sum_radius)):
+            if val > allowed / 3:
+                slack[key] *= 4 * val / (allowed / 3)
+    return inv, parts
+
+
+def _all_losses_at_most(factors: Sequence[Factor], eps: float) -> bool:
+    """True if sum n_i ess sup L_i <= eps is certain (then delta(eps) = 0)."""
+    total = arb(0)
+    for law, n in factors:
+        sup = law.loss_sup()
+        if sup is None:
+            return False
+        total += n * sup
+    return bool(total <= arb(eps))
+
+
+def delta_enclosure(
+    factors: Sequence[Factor], eps: float, rel_tol: float = 1e-10
+) -> tuple[float, float]:
+    """Certified bounds lo <= delta(eps) <= hi for the product prod law_i^{(x) n_i}.
+
+    `factors` is a list of (law, n_i) pairs.  The width hi - lo targets
+    rel_tol * delta; the bounds are guaranteed whatever width is reached.
+    """
+    if _all_losses_at_most(factors, eps):
+        return 0.0, 0.0
+    _, parts = _certified_inverter(factors, eps, rel_tol)
+    return max(0.0, _lower(parts.delta)), min(1.0, _upper(parts.delta))
+
+
+def _newton(inv: _Inverter, eps: float, delta: float, rel_tol: float) -> float:
+    """Solve mid(delta(eps)) = delta by Newton steps in log(delta) (floats)."""
+    for _ in range(50):
+        budget.check()
+        mid = float(inv.parts(eps).delta.mid())
+        if not mid > 0:
+            eps -= 1.0 / inv.plan.c  # delta underflowed the certified sum: step back
+            continue
+        step = (math.log(mid) - math.log(delta)) / inv.log_slope(eps)
+        eps += step
+        if abs(step) <= 1e-3 * rel_tol * abs(eps):
+            break
+    return eps
+
+
+def _bracket(inv: _Inverter, eps: float, d_dn: float, d_up: float) -> tuple[float, float] | None:
+    """Floats lo < hi around eps with delta(lo) > d_up and delta(hi) < d_dn, both certified."""
+    parts = inv.parts(eps)
+    slope = inv.log_slope(eps) * float(parts.delta.mid())
+    if not slope > 0:
+        return None
+    w = 2.5 * _upper(parts.delta.rad()) / slope + 4 * math.ulp(eps)
+    for _ in range(60):
+        budget.check()
+        lo, hi = max(eps - w, 0.0), eps + w
+        lo_ok = lo == 0.0 or inv.parts(lo).delta > d_up
+        if lo_ok and inv.parts(hi).delta < d_dn:
+            return lo, hi
+        w *= 2
+    return None
+
+
+def epsilon_enclosure(
+    factors: Sequence[Factor], delta: float, rel_tol: float = 1e-10, delta_up: float | None = None
+) -> tuple[float, float]:
+    """Certified bounds lo <= eps(d) <= hi, eps(d) = inf{eps >= 0: delta(eps) <= d}, for every
+    d in [delta, delta_up] (a float bracket of an exact d; default delta_up = delta).
+
+    A float saddle-point estimate and Newton steps on the certified sum locate
+    eps; it is then certified by delta(lo) > delta_up and delta(hi) < delta, which
+    suffices because delta(eps) is nonincreasing.  The delta tolerance is
+    rel_tol * eps * |d log delta / d eps| (about rel_tol * eps * c), tightened
+    if the bracket comes out too wide.
+    """
+    eps = _saddle_epsilon(factors, delta)
+    if eps <= 0:
+        raise ValueError("eps(delta) is not positive")
+    rel_delta = 0.4 * rel_tol * max(eps * _saddle(factors, eps), 1e-3)
+    best: tuple[float, float] | None = None
+    for attempt in range(4):
+        inv, _ = _certified_inverter(factors, eps, rel_delta)
+        plan_eps = eps
+        eps = _newton(inv, eps, delta, rel_tol)
+        if abs(eps - plan_eps) * inv.plan.c > 1.0 and attempt < 3:
+            continue  # moved far from the planning point: plan again there
+        found = _bracket(inv, eps, delta, delta if delta_up is None else delta_up)
+        if found is None:
+            continue
+        if best is None or found[1] - found[0] < best[1] - best[0]:
+            best = found
+        lo, hi = best
+        if hi - lo <= rel_tol * hi:
+            break
+        rel_delta *= 0.5 * rel_tol * hi / (hi - lo)
+    if best is None:
+        raise RuntimeError("could not certify a bracket for eps(delta)")
+    return best
+
+
+#: Planned work (t-nodes times the t cut-off; about 25 microseconds each) above which
+#: :func:`route_enclosure` declines and leaves the question to the PLD engine: few factors with
+#: a slowly decaying characteristic function (T = 16 subsampled steps need 6e5, 27 s).
+MAX_WORK = 20_000.0
+
+
+def _work(factors: Sequence[Factor], eps: float, rel_tol: float) -> float:
+    try:
+        plan = _make_plan(factors, eps, rel_tol, None, {"disc": 1.0, "trunc": 1.0, "mgf": 1.0},
+                          MAX_WORK)
+    except ValueError:  # (beyond the cap: planning stops there)
+        return math.inf
+    return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
+
+
+def _chernoff(factors: Sequence[Factor], kind: str, arg: float, c: float) -> float:
+    """A certified upper bound of delta(arg) ("delta") or of eps(arg) ("epsilon") from
+    (1 - e^{-y})_+ <= K e^{cy}, K = c^c/(c + 1)^{c + 1} (the maximum over y > 0 is at
+    e^{-y} = c/(c + 1)): delta(eps) <= K e^{-c eps} M(c), for any c > 0."""
+    with working_precision(128):
+        cc = arb(c)
+        log_k = cc * cc.log() - (cc + 1) * (cc + 1).log()
+        log_m = sum((n * law.mgf(acb(cc)).real.log() for law, n in factors), arb(0))
+        if kind == "delta":  # (rounded up: an underflow gives the least subnormal, never 0)
+            log_b = log_m + log_k - cc * arb(arg)
+            return 1.0 if not log_b < 0 else min(_upper(log_b.exp()), 1.0)
+        return _upper((log_m + log_k - arb(arg).log()) / cc)
+
+
+def route_enclosure(
+    sets: Sequence[Sequence[tuple]], kind: str, dn: float, up: float, tol: float
+) -> tuple[float, float] | None:
+    """``max_i`` of delta(eps) (``kind`` "delta", eps in the float bracket [dn, up]) or of
+    eps(delta) ("epsilon", delta in [dn, up]) over the products ``sets`` (each a list of
+    (cf_spec, n)), to relative width ``tol``; None when a product is beyond
+    :data:`MAX_WORK` or outside what the inversion certifies here (eps(delta) = 0) and its
+    Chernoff bound (:func:`_chernoff`) does not show it below the others' maximum (the two
+    directions of a symmetric hull are usually far apart)."""
+    from .cf_laws import law_from_spec
+
+    rel = tol / 4
+    done, left = [], []
+    with working_precision(64):  # one lock for the whole call (the laws' caches)
+        for specs in sets:
+            factors = [(law_from_spec(s), int(n)) for s, n in specs]
+            try:
+                r = _one_enclosure(factors, kind, dn, up, rel)
+            except (ValueError, RuntimeError, ArithmeticError):
+                r = None
+            (left if r is None else done).append(factors if r is None else r)
+        if not done:
+            return _below_floor(left, kind, dn)
+        lo, hi = max(x[0] for x in done), max(x[1] for x in done)
+        for factors in left:  # each certainly below the maximum's lower end, or negligible
+            try:
+                c = _saddle(factors, lo if kind == "epsilon" else dn)
+                b = _chernoff(factors, kind, dn, c) if c > 0 else math.inf
+            except (ValueError, RuntimeError, ArithmeticError):
+                return None
+            if b <= lo:
+                continue
+            if kind == "delta" and b <= DELTA_FLOOR:
+                hi = max(hi, b)
+                warnings.warn(f"a delta below {b:.3g} (a Chernoff bound) is taken as [0, {b:.3g}]",
+                              ToleranceWarning, stacklevel=3)
+                continue
+            return None
+    return lo, hi
+
+
+#: Below this Chernoff bound a delta nothing certifies more closely is returned as [0, bound].
+DELTA_FLOOR = 1e-290
+
+
+def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
+    """[0, b] with a ToleranceWarning when every product's Chernoff bound b on delta(eps) is
+    below :data:`DELTA_FLOOR` (delta(1000) of DP-SGD: about e^{-10^5}), else None."""
+    if kind != "delta":
+        return None
+    try:
+        b = max(_chernoff(f, kind, eps, c) if (c := _saddle(f, eps)) > 0 else 1.0 for f in sets)
+    except (ValueError, RuntimeError, ArithmeticError):
+        return None
+    if not b <= DELTA_FLOOR:
+        return None
+    warnings.warn(f"delta is below {b:.3g} (a Chernoff bound) and is returned as [0, {b:.3g}]",
+                  ToleranceWarning, stacklevel=4)
+    return 0.0, b
+
+
+def _one_enclosure(
+    factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
+) -> tuple[float, float] | None:
+    if kind == "delta":
+        if _all_losses_at_most(factors, dn):
+            return 0.0, 0.0
+        if _work(factors, max(dn, 0.0), rel) > MAX_WORK:
+            return None
+        lo, hi = delta_enclosure(factors, up, rel)  # (delta non-increasing)
+        if dn != up:
+            hi = delta_enclosure(factors, dn, rel)[1]
+        return lo, hi
+    e0 = _saddle_epsilon(factors, dn)
+    if not e0 > 0 or _work(factors, e0, rel) > MAX_WORK:
+        return None
+    return epsilon_enclosure(factors, dn, rel, up)
