@@ -374,15 +374,36 @@ class _Inverter:
             return -float(der.mid()) / float(val.mid())
 
 
+_PLANS: dict = {}
+
+
+def _first_plan(
+    factors: Sequence[Factor], eps: float, rel_tol: float, max_work: float | None = None
+) -> _Plan:
+    """The first plan of :func:`_certified_inverter`, kept (the route's cost check makes the
+    same one; a plan capped by ``max_work`` is the uncapped one when it exists)."""
+    key = (tuple(factors), eps, rel_tol)
+    plan = _PLANS.get(key)
+    if plan is None:
+        slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
+        plan = _make_plan(factors, eps, rel_tol, None, slack, max_work)
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
 def _certified_inverter(
     factors: Sequence[Factor], eps: float, rel_tol: float
 ) -> tuple[_Inverter, _Parts]:
     """Plan, evaluate, and re-plan (at most 3 times) until the width meets rel_tol."""
     slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
     log_delta: float | None = None
-    for _ in range(4):
+    for i in range(4):
         budget.check()
-        inv = _Inverter(factors, _make_plan(factors, eps, rel_tol, log_delta, slack))
+        plan = (_first_plan(factors, eps, rel_tol) if i == 0
+                else _make_plan(factors, eps, rel_tol, log_delta, slack))
+        inv = _Inverter(factors, plan)
         parts = inv.parts(eps)
         mid = float(parts.delta.mid())
         allowed = rel_tol * mid / 2
@@ -498,8 +519,7 @@ MAX_WORK = 20_000.0
 
 def _work(factors: Sequence[Factor], eps: float, rel_tol: float) -> float:
     try:
-        plan = _make_plan(factors, eps, rel_tol, None, {"disc": 1.0, "trunc": 1.0, "mgf": 1.0},
-                          MAX_WORK)
+        plan = _first_plan(factors, eps, rel_tol, MAX_WORK)
     except ValueError:  # (beyond the cap: planning stops there)
         return math.inf
     return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
