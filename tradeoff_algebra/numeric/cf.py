@@ -525,6 +525,25 @@ def _work(factors: Sequence[Factor], eps: float, rel_tol: float) -> float:
     return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
 
 
+def _some_c(factors: Sequence[Factor], eps: float) -> float:
+    """The saddle point for a Chernoff bound at eps, or 1 where the float search fails (any
+    c > 0 gives a valid bound; far out, eps = 10^6, every c gives one below every float)."""
+    try:
+        c = _saddle(factors, eps)
+    except (ValueError, ArithmeticError):
+        return 1.0
+    return c if c > 0 and math.isfinite(c) else 1.0
+
+
+def _chernoff_any(factors: Sequence[Factor], kind: str, arg: float, at: float) -> float:
+    """:func:`_chernoff` at the saddle point for ``at``, or at c = 1 where the law's float
+    planning overflows there."""
+    try:
+        return _chernoff(factors, kind, arg, _some_c(factors, at))
+    except (ValueError, ArithmeticError):
+        return _chernoff(factors, kind, arg, 1.0)
+
+
 def _chernoff(factors: Sequence[Factor], kind: str, arg: float, c: float) -> float:
     """A certified upper bound of delta(arg) ("delta") or of eps(arg) ("epsilon") from
     (1 - e^{-y})_+ <= K e^{cy}, K = c^c/(c + 1)^{c + 1} (the maximum over y > 0 is at
@@ -565,8 +584,7 @@ def route_enclosure(
         lo, hi = max(x[0] for x in done), max(x[1] for x in done)
         for factors in left:  # each certainly below the maximum's lower end, or negligible
             try:
-                c = _saddle(factors, lo if kind == "epsilon" else dn)
-                b = _chernoff(factors, kind, dn, c) if c > 0 else math.inf
+                b = _chernoff_any(factors, kind, dn, lo if kind == "epsilon" else dn)
             except (ValueError, RuntimeError, ArithmeticError):
                 return None
             if b <= lo:
@@ -590,7 +608,7 @@ def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
     if kind != "delta":
         return None
     try:
-        b = max(_chernoff(f, kind, eps, c) if (c := _saddle(f, eps)) > 0 else 1.0 for f in sets)
+        b = max(_chernoff_any(f, kind, eps, eps) for f in sets)
     except (ValueError, RuntimeError, ArithmeticError):
         return None
     if not b <= DELTA_FLOOR:
