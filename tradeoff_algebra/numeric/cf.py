@@ -595,6 +595,10 @@ def route_enclosure(
                               ToleranceWarning, stacklevel=3)
                 continue
             return None
+    if hi > lo and (hi - lo) > tol * hi and hi > DELTA_FLOOR:
+        warnings.warn(f"the Laplace inversion stopped at relative width {(hi - lo) / hi:.2g}, "
+                      f"above the requested {tol:g}; the result is a guaranteed enclosure",
+                      ToleranceWarning, stacklevel=3)
     return lo, hi
 
 
