@@ -29,22 +29,23 @@ from .analysis import (
 )
 from .analysis.lazy import Functional
 from .bounds import (
-    BerryEsseen,
-    DPGDInit,
-    GaussianJoint,
-    advanced_joint_concavity,
-    berry_esseen,
-    dpgd_random_init,
-    fmt_delta,
-    fmt_epsilon,
-    fmt_tradeoff,
-    iteration_zcdp,
-    joint_concavity,
-    mixture_pair,
+                   BerryEsseen,
+                   DPGDInit,
+                   GaussianJoint,
+                   advanced_joint_concavity,
+                   berry_esseen,
+                   dpgd_random_init,
+                   fmt_delta,
+                   fmt_epsilon,
+                   fmt_tradeoff,
+                   iteration_zcdp,
+                   joint_concavity,
+                   mixture_pair,
 )
 from .calibration import Calibration, calibrate
 from .core import (
                    Applied,
+                   EstimateWarning,
                    InternalError,
                    InvalidParameter,
                    NoClosedForm,
@@ -152,7 +153,7 @@ __all__ = [
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
     "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",
-    "AddRemove", "Shift", "ToleranceWarning", "calibrate", "Calibration", "plot",
+    "AddRemove", "Shift", "ToleranceWarning", "EstimateWarning", "calibrate", "Calibration", "plot",
     "from_dp_event", "advantage",
     "bayes_risk",
 ]

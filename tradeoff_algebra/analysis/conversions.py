@@ -23,10 +23,12 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
-from ..core.validate import param
+from ..core.validate import mpf_rational, param
 from ..families.epsdelta import EpsDelta
 from ..numeric import budget
+from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
 from ..numeric.context import MPF, mp
+from ..numeric.finite import finite_loss
 from ..numeric.protocol import (
     GUARD_DPS,
     _prepare,
@@ -36,9 +38,10 @@ from ..numeric.protocol import (
     num,
     short,
 )
-from ..numeric.value import Value
+from ..numeric.value import CertifiedPair, Value, dps_to_prec
 from ..operators.maxgroup import Max
 from .lazy import defer
+from .profile_forms import delta_form
 from .profiles import mp_epsilon
 
 __all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower"]
@@ -79,6 +82,9 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     :class:`~tradeoff_algebra.analysis.lazy.Functional` (for claims in ``ta.verify``).
     """
     _prepare(f, dps)
+    v = _closed_delta(f, eps, dps)
+    if v is not None:
+        return v
 
     def compute():
         e = _eps_arg(eps, "delta")
@@ -90,6 +96,66 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
         return lo, hi
 
     return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})", ("delta", f))
+
+
+def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
+    """delta_f(eps) from the family's closed-form profile (:func:`.profile_forms.delta_form`)
+    enclosed by Arb balls, or from the exact finite loss (exact, or Arb over its atoms): a
+    certified point or an exact value, or None (neither applies, or eps = oo)."""
+    with mp.workdps(dps + GUARD_DPS):
+        e = _eps_arg(eps, "delta")
+    if not mp.isfinite(e):
+        return None
+    E = _exact_eps(eps, e)
+    form = delta_form(f, E)
+    if form is None:
+        fl = finite_loss(f)
+        if fl is not None and fl.affordable():
+            return fl.certified_delta(E, dps)
+        return None
+    v = certify(form, dps)
+    if v is None:
+        return None
+    return Value.point(min(max(v.mid, mp.zero), mp.one), dps, guarantee="certified")
+
+
+def _exact_eps(eps: Any, e) -> sp.Expr:
+    """eps as an exact SymPy number: the expression given (``log(2)`` stays exact) or the
+    binary rational of the validated mpf ``e``."""
+    if isinstance(eps, sp.Basic) and eps.is_number and not eps.has(sp.Float):
+        return eps
+    return mpf_rational(e)
+
+
+def _certified_bracket(f: TradeOff, D: sp.Rational, lo, hi) -> bool:
+    """Is the smallest eps with delta_f(eps) <= D proved to lie in [lo, hi]? By the
+    closed-form profile in Arb: delta_f is non-increasing, so delta_f(lo) > D (or lo = 0) and
+    delta_f(hi) <= D put it there. False where f has no closed-form profile or a side is not
+    decided."""
+    if not (mp.isfinite(lo) and mp.isfinite(hi)) or lo < 0:
+        return False
+    ends = [(hi, "hi")] if lo == 0 else [(lo, "lo"), (hi, "hi")]
+    fl = None
+    for x, side in ends:
+        form = delta_form(f, mpf_rational(x))
+        try:
+            if form is not None:
+                # delta_f(x) - D as one ball: the comparison is Arb's, decided when certain
+                gap = arb_enclose(form - sp.Rational(D), prec=mp.prec + 32)
+            else:
+                fl = fl or finite_loss(f)
+                ball = None if fl is None or not fl.affordable() else \
+                    fl.arb_delta(mpf_rational(x), mp.prec + 32)
+                if ball is None:
+                    return False
+                gap = ball - arb_enclose(sp.Rational(D), prec=mp.prec + 32)
+        except Unenclosable:
+            return False
+        if side == "lo" and not gap > 0:
+            return False
+        if side == "hi" and not gap <= 0:
+            return False
+    return True
 
 
 def _log_gap(d, target):
@@ -239,16 +305,38 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
         first = mp_epsilon(f, num(D, "delta"))
     if first is not None:
         if first[0] != first[1]:  # an enclosure (a composed grid): no need to compute it again
-            return Value.enclosure(first[0], first[1], dps)
-        return certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
-                         lambda: f"epsilon({short(f)}, {short(D)})")
+            g = "certified" if isinstance(first, CertifiedPair) else "estimate"
+            return _proved(f, D, Value.enclosure(first[0], first[1], dps, guarantee=g))
+        v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
+                      lambda: f"epsilon({short(f)}, {short(D)})")
+        return _proved(f, D, v)
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         L, U, points = _search_epsilon(f, num(D, "delta"), dps)
         if L == U:
-            return Value.point(L, dps)
-        if points and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
-            return Value.point((L + U) / 2, dps)
-        return Value.enclosure(L, U, dps)
+            v = Value.point(L, dps)
+        elif points and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
+            v = Value.point((L + U) / 2, dps)
+        else:
+            v = Value.enclosure(L, U, dps)
+        return _proved(f, D, v)
+
+
+def _proved(f: TradeOff, D: sp.Rational, v: Value) -> Value:
+    """``v`` (an estimate of eps_f(D)) certified where the closed-form profile proves its
+    bracket (:func:`_certified_bracket`): an enclosure as it is, a point by the bracket of
+    one unit in its last digit on either side."""
+    if v.is_certain:
+        return v
+    with mp.workprec(dps_to_prec(v.dps) + 40):
+        lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
+        if lo == hi:
+            r = abs(lo) * mp.mpf(10) ** (-v.dps)
+            lo, hi = lo - r, lo + r
+        if not _certified_bracket(f, D, max(lo, mp.zero), hi):
+            return v
+    if v.is_point:
+        return Value.point(v.mid, v.dps, guarantee="certified")
+    return Value.enclosure(v.lo, v.hi, v.dps, mid=v.mid, guarantee="certified")
 
 
 # -- dual to primal (Prop. 5) -------------------------------------------------------------------

@@ -52,6 +52,7 @@ from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
 from ..families.normal_pair import NormalPair
 from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..numeric.arb_expr import closed_value as arb_closed_value
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.normal import ncdf_inv, ncdf_inv_upper
@@ -518,7 +519,10 @@ def closed_value(v: sp.Expr, f: TradeOff, dps: int) -> Value:
     if v.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value",
                                hint="substitute values with f.subs(...)")
-    with mp.workdps(dps + GUARD_DPS):
+    c = arb_closed_value(v, dps)  # exact, or certified by Arb balls
+    if c is not None:
+        return c
+    with mp.workdps(dps + GUARD_DPS):  # a function without a ball rule: an estimate
         x = num(v, "value")
         if mp.isnan(x):
             raise NoClosedForm(f"closed form {v} evaluated to NaN")

@@ -56,7 +56,7 @@ from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import num
-from ..numeric.value import Value
+from ..numeric.value import CertifiedPair, Value
 from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
@@ -211,7 +211,8 @@ def _certified(f: TradeOff, a: sp.Expr, dps: int) -> tuple | None:
     closed forms and such terms over products (additivity, van Erven & Harremoes, Thm. 28)."""
     v = renyi_form(f, a)
     if v is not None:
-        return _closed(v, f, dps).interval()
+        c = _closed(v, f, dps)
+        return CertifiedPair(*c.interval()) if c.is_certain else None
     if isinstance(f, (Tensor, TensorPower)):
         parts = [(f.base, f.n)] if isinstance(f, TensorPower) else [(g, 1) for g in f.factors]
         lo, hi = mp.zero, mp.zero
@@ -219,18 +220,19 @@ def _certified(f: TradeOff, a: sp.Expr, dps: int) -> tuple | None:
             r = _certified(g, a, dps + 5)
             if r is None:
                 return None
-            k = num(sp.Integer(n), "n")
-            lo, hi = lo + k * r[0], hi + k * r[1]
-        return lo, hi
+            k = num(sp.Integer(n), "n")  # sums of certified parts, rounded outward
+            lo = mp.fadd(lo, mp.fmul(k, r[0], rounding="d"), rounding="d")
+            hi = mp.fadd(hi, mp.fmul(k, r[1], rounding="u"), rounding="u")
+        return CertifiedPair(lo, hi)
     inv = isinstance(f, Inverse)
     g = f.arg if inv else f
     if isinstance(g, Mix) and isinstance(g.arg, Gaussian) and a is not sp.oo:
         p, mu = g.p, abs(g.arg.mu)
         if p.is_zero or mu.is_zero:
-            return mp.zero, mp.zero
+            return CertifiedPair(mp.zero, mp.zero)
         if p == 1:
             return _certified(g.arg, a, dps)
-        return sampled_gaussian_renyi(p, mu, a, inv, dps)
+        return CertifiedPair(*sampled_gaussian_renyi(p, mu, a, inv, dps))  # Arb integration
     if inv and g.is_symmetric:
         return _certified(g, a, dps)
     return None
@@ -280,7 +282,7 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
     with mp.workdps(dps + 10):
         r = _certified(simplify(f), a, dps)
     if r is not None:
-        return Value.enclosure(r[0], r[1], dps)
+        return Value.enclosure(r[0], r[1], dps, guarantee="certified")
     if not estimate:
         raise NoClosedForm(f"renyi({f}, {a}): no closed form and no guaranteed numeric route; "
                            "estimate=True gives a quadrature estimate (not an enclosure)")

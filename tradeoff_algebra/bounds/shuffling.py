@@ -48,6 +48,7 @@ from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import fuzzy_ge, fuzzy_gt, fuzzy_le, param
 from ..families.epsdelta import EpsDelta
+from ..numeric.arb_expr import closed_value
 from ..numeric.protocol import certified, num
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
@@ -106,12 +107,17 @@ def _refuse_eps0(owner: str, e0: sp.Expr, n: sp.Expr, d: sp.Expr) -> InvalidPara
 
 
 def _value(x: sp.Expr, dps: int, what: str) -> Value:
-    """The certified Value of the closed form ``x`` at ``dps`` digits (Ziv loop)."""
+    """The Value of the closed form ``x`` at ``dps`` digits: exact or certified by Arb balls,
+    an estimate (Ziv loop over mpmath) where a function has no ball rule."""
     if x.free_symbols:
         raise InvalidParameter("dps", dps, "None while the parameters are symbols", what,
                                "substitute numbers first, or omit dps for the expression")
 
-    def compute():
+    c = closed_value(x, dps)  # exact, or certified by Arb balls
+    if c is not None:
+        return c
+
+    def compute():  # a function without a ball rule: an estimate
         v = num(x, what)
         return v, v
 

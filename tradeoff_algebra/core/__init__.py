@@ -1,6 +1,7 @@
 """Core: nodes, parameter validation, errors, citations, the rule registry, Phi and Phi^{-1}."""
 
 from .errors import (
+    EstimateWarning,
     InternalError,
     InvalidParameter,
     NoClosedForm,
@@ -13,6 +14,6 @@ from .normal import Phi, PhiInv
 from .validate import param
 
 __all__ = ["TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "InternalError",
-           "ToleranceWarning", "TradeOff",
+           "ToleranceWarning", "EstimateWarning", "TradeOff",
            "TradeOffExpr", "Applied", "alpha_symbol", "check_alpha", "register_operator", "Phi",
            "PhiInv", "param"]

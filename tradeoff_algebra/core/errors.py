@@ -18,7 +18,8 @@ import pickle
 from typing import Any
 
 __all__ = ["TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "brief",
-           "MAX_SHOWN", "ToleranceWarning"]
+           "MAX_SHOWN", "ToleranceWarning",
+           "EstimateWarning"]
 
 #: Longest ``repr`` of a value shown in an error message, in characters.
 MAX_SHOWN = 60
@@ -155,6 +156,12 @@ class ToleranceWarning(UserWarning):
     """A refined enclosure stopped above the requested relative width (the size limits of the
     grid or the float64 rounding floor were reached first): the result is still a guaranteed
     enclosure, only wider than asked; ``Value.width`` says how wide."""
+
+
+class EstimateWarning(UserWarning):
+    """A result that was asked for as a guaranteed enclosure holds estimates (an mpmath or
+    float64 route without an error bound): those numbers are not certified. A ``Value`` says so
+    itself (``Value.guarantee``); this warning is for arrays, which cannot."""
 
 
 class InternalError(NumericalError):

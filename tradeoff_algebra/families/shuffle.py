@@ -89,6 +89,7 @@ from ..numeric import budget
 from ..numeric.arb import arb_ball, arb_endpoint, arb_exact
 from ..numeric.context import arb_precision, mp
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
+from ..numeric.value import CertifiedPair
 from .epsdelta import EpsDelta
 from .trivial import Id
 
@@ -663,7 +664,8 @@ def _guard(n: int) -> int:
 def _ziv(f: ShuffleDP, compute):
     """Run ``compute(table) -> (lo, hi)`` (Arb endpoints including the dropped-mass bound)
     with rising working precision and shrinking dropped mass until the enclosure is below the
-    target precision relative to its value; past a cap the enclosure is returned."""
+    target precision relative to its value; past a cap the enclosure is returned. Either is
+    proved by the Arb tables: a :class:`CertifiedPair`."""
     from flint import arb
 
     eps0, n = _numeric(f)
@@ -684,11 +686,11 @@ def _ziv(f: ShuffleDP, compute):
             lo, hi = arb(lo), arb(hi)
             width = hi.upper() - lo.lower()
             tol = hi.upper() * arb(2) ** (-p - 2)
-            if width <= tol:
+            if width <= tol:  # a point within 2^-(p + 3) of the truth, proved by the balls
                 v = arb_endpoint(((lo + hi) / 2).mid(), round_floor)
-                return v, v
+                return CertifiedPair(v, v)
             if hi.upper() <= 0:
-                return mp.zero, mp.zero
+                return CertifiedPair(mp.zero, mp.zero)
             # the dropped mass: make tau ~ 2^-p of the value; the rounding: raise w (both by
             # the bits of the value's smallness: the prefix sums are ~1)
             need = max(-float(hi.upper().log()) / math.log(2.0), 0.0)
@@ -700,7 +702,8 @@ def _ziv(f: ShuffleDP, compute):
                 w = max(w, p + _guard(n) + int(need) + 48)
             else:
                 w += max(64, int(need))
-    return arb_endpoint(lo.lower(), round_floor), arb_endpoint(hi.upper(), round_ceiling)
+    return CertifiedPair(arb_endpoint(lo.lower(), round_floor),
+                         arb_endpoint(hi.upper(), round_ceiling))
 
 
 def _segments(t: _Table, a, ac) -> range:

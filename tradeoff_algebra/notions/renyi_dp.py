@@ -46,6 +46,7 @@ from ..analysis.conversions import epsilon as _epsilon
 from ..core.errors import InvalidParameter
 from ..core.validate import param
 from ..families.renyi_region import RenyiRegion
+from ..numeric.arb_expr import expression_value
 from ..numeric.context import mp
 from ..numeric.protocol import GUARD_DPS, num
 from ..numeric.value import Value
@@ -240,9 +241,7 @@ class RDP(Notion):
         if _check_method(method) == "optimal":
             return _epsilon(self.to_tradeoff(self._with_best(orders, d)), d, dps=dps)
         expr, _ = self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, dps)
-        with mp.workdps(dps + GUARD_DPS):
-            v = num(expr, "epsilon")
-            return Value.point(max(v, mp.zero), dps)
+        return expression_value(expr, dps, floor=0)
 
     def delta(self, eps: Any, *, method: str = "balle", orders: Any = None,
               dps: int = 30) -> Value:
@@ -251,9 +250,7 @@ class RDP(Notion):
         if _check_method(method) == "optimal":
             return _delta(self.to_tradeoff(orders), e, dps=dps)
         expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps)
-        with mp.workdps(dps + GUARD_DPS):
-            v = num(expr, "delta")
-            return Value.point(min(v, mp.one), dps)
+        return expression_value(expr, dps, cap=1)
 
     def _with_best(self, orders: Any, d: Any) -> Any:
         """For a curve given as a function and no orders: the default orders and the best
@@ -402,9 +399,8 @@ class zCDP(_RenyiBound):
         conversion at its best order."""
         if method == "bun_steinke":
             d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="zCDP.epsilon")
-            with mp.workdps(dps + GUARD_DPS):
-                v = num(self.xi + self.rho + 2 * sp.sqrt(self.rho * sp.log(1 / d)), "eps")
-                return Value.point(v, dps)
+            return expression_value(self.xi + self.rho + 2 * sp.sqrt(self.rho * sp.log(1 / d)),
+                                    dps)
         return super().epsilon(delta, method=method, dps=dps)
 
     def tail_bound(self, t: Any) -> sp.Expr:

@@ -14,18 +14,21 @@ __all__ = ["arb_ball", "arb_exact", "arb_endpoint"]
 
 
 def arb_ball(x: sp.Expr):
-    """An Arb ball containing the SymPy number x (at the current flint precision)."""
+    """An Arb ball containing the SymPy number x (at the current flint precision): exact for a
+    rational, otherwise the Arb enclosure of its closed form (:mod:`.arb_expr`), never a
+    decimal evaluation widened by hand."""
     from flint import arb, ctx
+
+    from .arb_expr import Unenclosable, arb_enclose
 
     if isinstance(x, sp.Integer):
         return arb(int(x))
     if isinstance(x, sp.Rational):
         return arb(int(x.p)) / int(x.q)
-    prec = ctx.prec + 20
-    digits = int(prec * 0.30103) + 10
-    sign, man, exp, _ = sp.Float(x.evalf(digits), digits)._mpf_  # correct to ``digits``
-    mid = arb(-man if sign else man) * arb(2) ** exp
-    return arb(mid.mid(), abs(mid.mid()) * arb(2) ** (-prec + 8))
+    try:
+        return arb_enclose(sp.sympify(x), prec=ctx.prec)
+    except Unenclosable as exc:
+        raise ValueError(f"no Arb enclosure of {x}: {exc}") from exc
 
 
 def arb_exact(x: MPF):

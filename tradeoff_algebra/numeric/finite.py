@@ -60,7 +60,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.validate import mpf_rational
 from . import budget
-from .context import MPF, mp
+from .context import MPF, arb_precision, mp
 from .finite_tables import (
     _ONE,
     _ZERO,
@@ -80,7 +80,7 @@ from .finite_tables import (
     _with_delta,
 )
 from .protocol import GUARD_DPS, as_level, num
-from .value import Value
+from .value import Value, dps_to_prec
 
 __all__ = ["FiniteLoss", "finite_loss"]
 
@@ -682,6 +682,108 @@ class FiniteLoss:
             lo, hi = self.mp_delta(num(e, "eps"))
             lo, hi = max(lo, mp.zero), min(hi, mp.one)
             return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
+
+    #: The most atoms whose symbolic masses :meth:`arb_delta` encloses (the exact rational
+    #: masses of a rational loss have no such limit).
+    ARB_SYMBOLIC_ATOMS = 64
+
+    def arb_delta(self, eps: sp.Expr, prec: int):
+        """An Arb ball of delta(eps) = sum over the atoms of (Q_r - e^eps P_r)_+ (the
+        hockey-stick divergence: the positive part decides which atoms count, so no ratio is
+        compared with e^eps), or None where the masses are symbolic and many. ``eps`` is an
+        exact SymPy number >= 0."""
+        from flint import arb, fmpq
+
+        from .arb_expr import Unenclosable, arb_enclose
+
+        t = self._exact_table()
+        with arb_precision(prec):
+            E = arb_enclose(sp.exp(eps), prec=prec)
+            zero = arb(0)
+            total = arb(0)
+            if t is not None:
+                for p, q in zip(t.P, t.Q, strict=True):
+                    total += arb.max(arb(fmpq(int(q), t.den)) - E * arb(fmpq(int(p), t.den)),
+                                     zero)
+                return total
+            if self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
+                return None
+            try:
+                for _, p, q in self.atoms():
+                    P_, Q_ = arb_enclose(p, prec=prec), arb_enclose(q, prec=prec)
+                    total += arb.max(Q_ - E * P_, zero)
+            except (Unenclosable, NoClosedForm):
+                return None
+            return total
+
+    def arb_value(self, A: sp.Rational, power: bool, prec: int):
+        """An Arb ball of T(P, Q)(A) (``power``: 1 - T(P, Q)(A)) for a rational A, or None where
+        the masses are symbolic and many. T is convex and piecewise linear, so it is the
+        maximum of the lines through its segments (Dong, Roth & Su, Appendix A): the line of
+        the atom of ratio r ending at the knot (alpha_i, 1 - beta_i) is
+        ``1 - beta_i + r (alpha_i - A)``; no segment needs to be located."""
+        from flint import arb, fmpq
+
+        from .arb_expr import Unenclosable, arb_enclose
+
+        t = self._exact_table()
+        if t is not None:
+            masses = [(fmpq(int(p), t.den), fmpq(int(q), t.den)) for p, q in zip(t.P, t.Q,
+                                                                                   strict=True)]
+        elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
+            return None
+        else:
+            try:
+                masses = [(p, q) for _, p, q in self.atoms()]
+            except NoClosedForm:
+                return None
+        with arb_precision(prec):
+            a = arb(fmpq(int(A.p), int(A.q)))
+            Pc, Qc = arb(0), arb(0)
+            best = None
+            try:
+                for p, q in masses:
+                    P_ = arb(p) if not isinstance(p, sp.Basic) else arb_enclose(p, prec=prec)
+                    Q_ = arb(q) if not isinstance(q, sp.Basic) else arb_enclose(q, prec=prec)
+                    Pc, Qc = Pc + P_, Qc + Q_
+                    if P_ == 0:  # ratio oo (the vertical piece at alpha = 0) or an empty atom
+                        continue
+                    line = 1 - Qc + (Q_ / P_) * (Pc - a)
+                    best = line if best is None else arb.max(best, line)
+            except Unenclosable:
+                return None
+            if best is None:  # no finite ratio: T = 1 - Q(oo) at 0 and ... only Zero-like
+                return None
+            v = arb.max(best, arb(0))
+            return 1 - v if power else v
+
+    def certified_delta(self, eps: Any, dps: int):
+        """delta(eps) as an exact Value (rational e^eps and masses) or a certified point
+        (:meth:`arb_delta` to the digits asked), or None."""
+        e = _sympy_number(eps, "eps")
+        E = sp.exp(e)
+        if isinstance(E, sp.Rational):
+            q = self.delta_exact(E)
+            if q is not None:
+                return Value.from_exact(q, dps)
+        need = dps_to_prec(dps) + 8
+        prec = need + 32
+        while prec <= 1 << 13:
+            ball = self.arb_delta(e, prec)
+            if ball is None:
+                return None
+            if ball.is_exact() and ball.mid() == 0:
+                return Value.from_exact(sp.Integer(0), dps)
+            if ball.rel_accuracy_bits() >= need:
+                with mp.workprec(prec):
+                    from mpmath.libmp import round_nearest
+
+                    from .arb import arb_endpoint
+
+                    m = arb_endpoint(ball.mid(), round_nearest)
+                return Value.point(min(max(m, mp.zero), mp.one), dps, guarantee="certified")
+            prec *= 2
+        return None
 
     def epsilon(self, delta: Any, dps: int = 30):
         """The smallest eps >= 0 with delta(eps) <= delta, as a Value."""

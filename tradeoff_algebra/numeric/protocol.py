@@ -35,12 +35,18 @@ import numpy as np
 import sympy as sp
 from mpmath.libmp import round_nearest
 
-from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, ToleranceWarning
+from ..core.errors import (
+    EstimateWarning,
+    InvalidParameter,
+    NoClosedForm,
+    NumericalError,
+    ToleranceWarning,
+)
 from ..core.node import NUMERIC, TradeOff
 from ..core.validate import mpf_rational
 from . import budget
 from .context import MPF, mp
-from .value import Value, dps_to_prec
+from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["mp_value", "mp_roc", "exact_value", "arb_value", "np_value", "mp_conjugate", "mp_delta",
            "mp_epsilon", "enclose_delta", "delta_value",
@@ -123,7 +129,48 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
         x = arb_endpoint(mid, round_nearest)
     # the truth lies in [0, 1]: a ball across an end (1 +- 1e-31) has its midpoint moved to
     # that end, which stays within the radius of the truth
-    return Value.point(min(max(x, mp.zero), mp.one), dps)
+    return Value.point(min(max(x, mp.zero), mp.one), dps, guarantee="certified")
+
+
+def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) from the node's closed form (``f._eval_at``) enclosed by Arb
+    balls (:func:`.arb_expr.certify`), or None where there is none or Arb cannot enclose it."""
+    from .arb_expr import certify
+
+    try:
+        form = f._eval_at(A)
+    except (TypeError, ValueError, ArithmeticError, NoClosedForm):
+        return None
+    if form is None or not isinstance(form, sp.Basic):
+        return None
+    v = certify(1 - form if power else form, dps)
+    if v is None:
+        return None
+    m = min(max(v.mid, mp.zero), mp.one)  # the truth lies in [0, 1]
+    return Value.point(m, dps, guarantee="certified")
+
+
+def _finite_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) from the exact finite loss of f in Arb
+    (:meth:`.finite.FiniteLoss.arb_value`), a certified point, or None."""
+    from .arb import arb_endpoint
+    from .finite import finite_loss
+
+    fl = finite_loss(f)
+    if fl is None or not fl.affordable():
+        return None
+    need = dps_to_prec(dps) + 8
+    prec = need + 32
+    while prec <= 1 << 13:
+        ball = fl.arb_value(A, power, prec)
+        if ball is None or not ball.is_finite():
+            return None
+        if ball.rel_accuracy_bits() >= need or (ball.is_exact() and ball.mid() == 0):
+            with mp.workprec(prec):
+                x = arb_endpoint(ball.mid(), round_nearest)
+            return Value.point(min(max(x, mp.zero), mp.one), dps, guarantee="certified")
+        prec *= 2
+    return None
 
 
 @singledispatch
@@ -301,14 +348,21 @@ def _in_unit(lo, hi):
     return max(lo, mp.zero), min(hi, mp.one)
 
 
-def _check_unit(lo, hi, f, what):
+def _check_unit(lo, hi, f, what, proved: bool = False):
+    """The enclosure intersected with [0, 1] (a :class:`CertifiedPair` stays one when
+    ``proved``)."""
     if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"{what} of {f} produced NaN; raise dps or report the input")
     lo, hi = _in_unit(lo, hi)
     if lo > hi:
         raise NumericalError(f"{what} of {f}: enclosure [{lo}, {hi}] left [0, 1]; "
                              "increase dps")
-    return lo, hi
+    return CertifiedPair(lo, hi) if proved else (lo, hi)
+
+
+def _unit_pair(pair, f, what):
+    """:func:`_check_unit` of a route's pair, keeping what it proved."""
+    return _check_unit(*pair, f, what, isinstance(pair, CertifiedPair))
 
 
 def _prepare(f: Any, dps: int) -> None:
@@ -326,10 +380,14 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str],
               about: tuple | None = None) -> Value:
     """Run ``compute() -> (lo, hi)`` (in the calling thread's context) and return its Value.
 
-    An enclosure (lo < hi) is returned as it is. A point value (lo == hi) claims ``dps`` correct
-    digits, so it is confirmed first (Ziv's strategy): computed again with more guard digits,
-    it must agree to ``dps + 2`` digits; where terms cancel the two disagree, and the working
-    precision doubles until they agree. The whole call runs under the time limit
+    The Value is certified when ``compute`` returned a :class:`CertifiedPair` (proved by exact or
+    Arb arithmetic; a point pair is correct to the working precision, ``dps + GUARD_DPS``
+    digits), an estimate otherwise (mpmath evaluations carry no error bound).
+    An enclosure (lo < hi) is returned as it is. A point value (lo == hi) that is not proved
+    claims ``dps`` digits, so it is confirmed first (Ziv's strategy): computed again with more
+    guard digits, it must agree to ``dps + 2`` digits; where terms cancel the two disagree, and
+    the working precision doubles until they agree. Agreement is a heuristic: the point stays an
+    estimate. The whole call runs under the time limit
     (:mod:`.budget`); ``about`` = (quantity, node) of a public call keeps the enclosure of a
     time limit only when a route marked it as that quantity of that node
     (:func:`.budget.own_best`).
@@ -346,15 +404,21 @@ def _certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) 
     w = dps + GUARD_DPS
     with budget.call(what):
         with mp.workdps(w):
-            lo, hi = compute()
+            pair = compute()
+        lo, hi = pair
+        g = "certified" if isinstance(pair, CertifiedPair) else "estimate"
         if lo != hi:
-            return Value.enclosure(lo, hi, dps)
+            return Value.enclosure(lo, hi, dps, guarantee=g)
+        if g == "certified":  # a proved point: correct to the working precision
+            return Value.point(lo, dps, guarantee=g)
         prev, w = lo, w + 12
         while True:
             with mp.workdps(w):
-                lo, hi = compute()
+                pair = compute()
+                lo, hi = pair
+                g = "certified" if isinstance(pair, CertifiedPair) else "estimate"
                 if lo != hi:
-                    return Value.enclosure(lo, hi, dps)
+                    return Value.enclosure(lo, hi, dps, guarantee=g)
                 if _agree(prev, lo, dps + 2):
                     return Value.point(lo, dps)
             if w > 8 * (dps + GUARD_DPS) + 2000:
@@ -374,13 +438,12 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
     """(lo, hi) of delta_f(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) for an mpf
     eps >= 0 in the current context, intersected with [0, 1]; at eps = +oo the mass
     1 - f(0) (continuity of f at 0)."""
-    if eps == mp.inf:
-        lo, hi = mp_roc(f, mp.zero, mp.one)
-    else:
-        lo, hi = mp_delta(f, eps)
+    pair = mp_roc(f, mp.zero, mp.one) if eps == mp.inf else mp_delta(f, eps)
+    lo, hi = pair
     if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
-    return _in_unit(lo, hi)
+    lo, hi = _in_unit(lo, hi)
+    return CertifiedPair(lo, hi) if isinstance(pair, CertifiedPair) else (lo, hi)
 
 
 def delta_value(f: TradeOff, eps, dps: int) -> Value:
@@ -415,13 +478,14 @@ def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(q, dps)
-        v = _arb_point(f, A, dps, False)
+        v = (_arb_point(f, A, dps, False) or _closed_point(f, A, dps, False)
+             or _finite_point(f, A, dps, False))
         if v is not None:
             return v
 
     def compute():
         a, ac = _level_pair(A)
-        return _check_unit(*mp_value(f, a, ac), f, "evaluate")
+        return _unit_pair(mp_value(f, a, ac), f, "evaluate")
 
     return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})", ("value", f))
 
@@ -434,13 +498,14 @@ def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(1 - q, dps)
-        v = _arb_point(f, A, dps, True)
+        v = (_arb_point(f, A, dps, True) or _closed_point(f, A, dps, True)
+             or _finite_point(f, A, dps, True))
         if v is not None:
             return v
 
     def compute():
         a, ac = _level_pair(A)
-        return _check_unit(*mp_roc(f, a, ac), f, "roc")
+        return _unit_pair(mp_roc(f, a, ac), f, "roc")
 
     return certified(compute, dps, lambda: f"roc({short(f)}, {short(A)})", ("roc", f))
 
@@ -495,14 +560,35 @@ def _curve_levels(alphas: Any) -> np.ndarray:
 CURVE_DPS = 10
 
 
-def _curve_points(f: TradeOff, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lo, mid, hi) of f at every level of ``x`` by certified evaluation (the engines cache
-    what they compose, so the points after the first cost little)."""
+def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, mid, hi) of f at every level of ``x`` by :func:`evaluate` (the engines cache what
+    they compose, so the points after the first cost little). ``lo``, ``hi`` hold the truth
+    wherever the Value is certain: a point is widened by the unit of its last digit
+    (:meth:`Value.interval`) before it is rounded outward to float64. The levels whose Value is
+    an estimate are appended to ``estimates``."""
     lo, mid, hi = (np.empty_like(x) for _ in range(3))
     for i, a in enumerate(x.ravel()):
         v = evaluate(f, float(a), dps=CURVE_DPS)
-        lo.flat[i], mid.flat[i], hi.flat[i] = float(v.lo), float(v.mid), float(v.hi)
+        with mp.workprec(dps_to_prec(CURVE_DPS) + 40):
+            a_lo, a_hi = v.interval()
+            lo.flat[i], hi.flat[i] = _float_down(a_lo), _float_up(a_hi)
+        mid.flat[i] = float(v.mid)
+        if estimates is not None and not v.is_certain:
+            estimates.append(float(a))
     return lo, mid, hi
+
+
+def _float_down(x) -> float:
+    """The largest float64 <= the mpf x."""
+    y = float(x)
+    return float(np.nextafter(y, -np.inf)) if mp.mpf(y) > x else y
+
+
+def _float_up(x) -> float:
+    """The smallest float64 >= the mpf x."""
+    y = float(x)
+    return float(np.nextafter(y, np.inf)) if mp.mpf(y) < x else y
 
 
 #: A composed-grid curve point wider than this (absolute) is uninformative: it is re-evaluated
@@ -570,8 +656,9 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
     spot-checked at :data:`CURVE_CHECKS` levels against certified values and replaced by
     certified evaluations at ``CURVE_DPS`` digits, one per level, when the check fails or there
     is no float path.
-    ``bounds=True`` returns the arrays ``(lo, hi)`` of certified enclosures (rounded outward to
-    float64) for every expression.
+    ``bounds=True`` returns the arrays ``(lo, hi)`` of enclosures rounded outward to float64:
+    certified where the Value of the level is (closed forms through Arb, exact finite laws);
+    an :class:`EstimateWarning` counts the levels whose bounds are estimates.
     """
     _prepare(f, 15)
     x = _curve_levels(alphas)
@@ -583,8 +670,20 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
 def _curve(f: TradeOff, x: np.ndarray, bounds: bool):
     enc = _composed_enclosures(f, x)
     if bounds:
-        lo, hi = enc if enc is not None else _curve_points(f, x)[::2]
-        return np.nextafter(lo, -np.inf).clip(0.0, 1.0), np.nextafter(hi, np.inf).clip(0.0, 1.0)
+        if enc is not None:  # the PLD grid: bounds under its float64 error model
+            lo, hi = enc
+            lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+            estimates = x.size
+        else:
+            est: list = []
+            lo, _, hi = _curve_points(f, x, est)
+            estimates = len(est)
+        if estimates:
+            warnings.warn(f"curve of {short(f)}, bounds=True: {estimates} of {x.size} points are "
+                          "estimates (a route without a certified error bound: the PLD grid's "
+                          "float64 error model, or mpmath), not certified enclosures",
+                          EstimateWarning, stacklevel=3)
+        return lo.clip(0.0, 1.0), hi.clip(0.0, 1.0)
     if enc is not None:
         _warn_wide(f, *enc)
         y = (enc[0] + enc[1]) / 2

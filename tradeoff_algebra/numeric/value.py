@@ -4,6 +4,21 @@ See docs/architecture.md, "Evaluation contract".
 
 A value is either exact (``exact`` holds the SymPy rational, ``lo == hi == mid``), a closed form
 at the requested digits (``lo == hi == mid``), or an enclosure ``lo <= truth <= hi``.
+
+Every value states its **guarantee** (:data:`GUARANTEES`, strongest first):
+
+``"exact"``
+    a rational computed exactly (``exact`` holds it);
+``"certified"``
+    proved by exact or Arb ball arithmetic (python-flint, directed rounding): an enclosure holds
+    the truth, a point carries every one of its ``dps`` digits (it lies within
+    ``10^(1 - dps)`` relative of the truth, :meth:`Value.interval`);
+``"estimate"``
+    anything else: mpmath evaluations confirmed by a second precision (mpmath gives no error
+    bound), float64 paths and float error models, quadrature without an error bound. An
+    estimate is never used as a certificate (``verify`` refuses it) and says so when shown.
+
+A value built from others carries the weakest of their guarantees (:func:`weakest`).
 """
 
 from __future__ import annotations
@@ -23,7 +38,25 @@ from mpmath.libmp import (
 
 from .context import MPF, mp
 
-__all__ = ["Value", "dps_to_prec"]
+__all__ = ["Value", "dps_to_prec", "GUARANTEES", "weakest", "CertifiedPair"]
+
+#: The guarantees a Value can state, strongest first.
+GUARANTEES = ("exact", "certified", "estimate")
+
+
+class CertifiedPair(tuple):
+    """``(lo, hi)`` that exact or Arb ball arithmetic proved to hold the truth (``lo == hi``: a
+    point correct to the working precision): how a numeric route says so to
+    :func:`~.protocol.certified`. A plain tuple is an estimate, so a route that
+    combines its children's pairs by mpmath arithmetic gives an estimate without saying so."""
+
+    def __new__(cls, lo, hi):
+        return super().__new__(cls, (lo, hi))
+
+
+def weakest(*guarantees: str) -> str:
+    """The weakest of ``guarantees`` (what a value computed from them can claim)."""
+    return max(guarantees, key=GUARANTEES.index, default="exact")
 
 
 def dps_to_prec(dps: int) -> int:
@@ -51,7 +84,9 @@ class Value:
     """A real number with its guarantee: ``lo <= truth <= hi``; ``mid`` is the best estimate.
 
     ``exact`` is the exact SymPy number when the objects are finite (rational arithmetic),
-    otherwise ``None``. ``dps`` is the number of significant digits asked for.
+    otherwise ``None``. ``dps`` is the number of significant digits asked for. ``guarantee``
+    is ``"exact"``, ``"certified"`` or ``"estimate"`` (module docstring); a value that does not
+    say is an estimate.
     """
 
     lo: MPF
@@ -59,22 +94,44 @@ class Value:
     mid: MPF
     dps: int
     exact: sp.Rational | None = None
+    guarantee: str = "estimate"
+
+    def __post_init__(self):
+        if self.guarantee not in GUARANTEES:
+            raise ValueError(f"guarantee {self.guarantee!r} is not one of {GUARANTEES}")
+        if (self.exact is not None) != (self.guarantee == "exact"):
+            raise ValueError("a Value is exact exactly when it holds its rational")
 
     @classmethod
-    def point(cls, x, dps: int) -> Value:
-        """A closed-form value correct to ``dps`` digits (lo = hi = mid)."""
+    def point(cls, x, dps: int, guarantee: str = "estimate") -> Value:
+        """A value to ``dps`` digits (lo = hi = mid): ``"certified"`` only where a ball proved
+        the digits."""
         r = _round(x, dps_to_prec(dps), round_nearest)
-        return cls(r, r, r, dps)
+        return cls(r, r, r, dps, guarantee=guarantee)
 
     @classmethod
-    def enclosure(cls, lo, hi, dps: int, mid=None) -> Value:
-        """An enclosure; ``lo`` is rounded down and ``hi`` up to ``dps`` digits."""
+    def enclosure(cls, lo, hi, dps: int, mid=None, guarantee: str = "estimate") -> Value:
+        """An enclosure; ``lo`` is rounded down and ``hi`` up to ``dps`` digits:
+        ``"certified"`` only where exact or Arb ball arithmetic proved both ends."""
         prec = dps_to_prec(dps)
         lo_r, hi_r = _round(lo, prec, round_floor), _round(hi, prec, round_ceiling)
         if mid is None:
             with mp.workprec(prec + 10):
                 mid = (mp.mpf(lo) + mp.mpf(hi)) / 2
-        return cls(lo_r, hi_r, _round(mid, prec, round_nearest), dps)
+        return cls(lo_r, hi_r, _round(mid, prec, round_nearest), dps, guarantee=guarantee)
+
+    @property
+    def is_certain(self) -> bool:
+        """Exact or certified: may serve as a certificate (``verify`` uses nothing else)."""
+        return self.guarantee != "estimate"
+
+    def weakened(self, guarantee: str) -> Value:
+        """This value claiming no more than ``guarantee`` (an exact value keeps its rational
+        only while it stays exact)."""
+        g = weakest(self.guarantee, guarantee)
+        if g == self.guarantee:
+            return self
+        return Value(self.lo, self.hi, self.mid, self.dps, None, g)
 
     @classmethod
     def from_exact(cls, q: sp.Rational, dps: int) -> Value:
@@ -86,7 +143,8 @@ class Value:
         def rounded(rnd):  # correctly rounded from the exact rational, never double-rounded
             return mpmath.mp.make_mpf(from_rational(p_, q_, prec, rnd))
 
-        return cls(rounded(round_floor), rounded(round_ceiling), rounded(round_nearest), dps, q)
+        return cls(rounded(round_floor), rounded(round_ceiling), rounded(round_nearest), dps, q,
+                   "exact")
 
     @property
     def width(self) -> MPF:
@@ -186,8 +244,14 @@ class Value:
         if self.exact is not None:
             return f"Value(exact={self.exact})"
         if self.is_point:
-            return f"Value({self._fmt(self.mid)}, dps={self.dps})"
-        return f"Value({self._interval()}, width={mp.nstr(self.width, 2)})"
+            return f"Value({self._fmt(self.mid)}, dps={self.dps}, {self.guarantee})"
+        return f"Value({self._interval()}, width={mp.nstr(self.width, 2)}, {self.guarantee})"
+
+    def describe(self) -> str:
+        """The value and its guarantee in words, as the command line prints it."""
+        if self.exact is not None:
+            return f"{self} (exact)"
+        return f"{self} ({self.guarantee})"
 
     # -- as a number: formatting, rounding, certain comparisons ---------------------------------
     def __format__(self, spec: str) -> str:
@@ -246,12 +310,17 @@ class Value:
                              lambda lo, hi, a, b: hi < a)
 
     def latex(self) -> str:
+        """The number in LaTeX; an estimate is marked ``\\approx`` (an exact or certified value
+        is printed plainly, an enclosure as an interval)."""
         if self.exact is not None:
             return sp.latex(self.exact)
         if self.is_point:
-            return sp.latex(sp.Float(self._fmt(self.mid), self.dps))
-        return r"\left[%s,\ %s\right]" % (sp.latex(sp.Float(self._fmt(self.lo), self.dps)),
-                                          sp.latex(sp.Float(self._fmt(self.hi), self.dps)))
+            body = sp.latex(sp.Float(self._fmt(self.mid), self.dps))
+        else:
+            body = r"\left[%s,\ %s\right]" % (
+                sp.latex(sp.Float(self._fmt(self.lo), self.dps)),
+                sp.latex(sp.Float(self._fmt(self.hi), self.dps)))
+        return body if self.is_certain else r"\approx " + body
 
     def _repr_latex_(self) -> str:
         return "$%s$" % self.latex()

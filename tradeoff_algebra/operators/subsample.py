@@ -32,7 +32,15 @@ from ..numeric.pld_models import (
     exact_fraction,
     loss_model,
 )
-from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import (
+    arb_value,
+    exact_value,
+    mp_delta,
+    mp_roc,
+    mp_value,
+    np_value,
+    num,
+)
 from ..numeric.roots import HALF, bracket_level, c_bounds, level, t_bounds, widen
 from ._base import SamplingOperator
 from .maxgroup import Max, closed_by_rules
@@ -452,7 +460,82 @@ def _pl_exact_subsample(f: Subsample, A):
     return None if k is None else pl_hull_exact(k, A)
 
 
+def _p_ball(p):
+    from ..numeric.arb import arb_ball
+
+    return arb_ball(p)
+
+
+# -- Arb balls of Mix and of C_p(f) for symmetric f (the fast path of evaluate and roc) --------
+def _arb_mix(g: TradeOff, P, a, ac, power: bool):
+    """f_p(alpha) = p g(alpha) + (1 - p)(1 - alpha), or its power p (1 - g) + (1 - p) alpha,
+    as a ball from g's ball (None where g has none)."""
+    v = arb_value(g, a, ac, power)
+    return None if v is None else P * v + (1 - P) * (a if power else ac)
+
+
+def _arb_mix_root(g: TradeOff, P, ac, hi):
+    """The ball of t in [0, hi] with f_p(t) = alpha (f_p decreasing, f_p(hi) <= alpha), from
+    ``ac`` = 1 - alpha: bisection on exact dyadic points, each step decided by Arb's comparison
+    of the power 1 - f_p(t) with ``ac`` (no cancellation near alpha = 1; geometric steps while
+    the lower end is 0, so that t = 1e-300 keeps its digits). Returns the ball [lo, hi]
+    reached when a comparison can no longer be decided, or None."""
+    from flint import arb, ctx
+
+    lo, hi = arb(0), arb(hi.upper())
+    for _ in range(4 * ctx.prec + 200):
+        if lo > 0 and hi - lo <= hi * arb(2) ** (-ctx.prec + 2):
+            break
+        mid = arb((hi * arb(2) ** -32).mid()) if lo == 0 else arb(((lo + hi) / 2).mid())
+        v = _arb_mix(g, P, mid, 1 - mid, True)  # 1 - f_p(mid)
+        if v is None:
+            return None
+        if v < ac:  # f_p(mid) > alpha: the root lies right of mid
+            lo = mid
+        elif v > ac:
+            hi = mid
+        else:
+            break
+    return lo.union(hi)
+
+
+def _arb_subsample(f: Subsample, a, ac, power: bool):
+    """C_p(f)(alpha) by Eq. (13) in Arb for symmetric f with a closed-form fixed point and a
+    ball form: f_p on [0, x*], the line x* + f_p(x*) - alpha, then f_p^{-1} (the root of
+    f_p(t) = alpha by :func:`_arb_mix_root`). None where a piece is not decided by the balls
+    (alpha at a junction within rounding): the mpmath route answers."""
+
+    from ..numeric.arb import arb_ball
+
+    g = f.arg
+    if subsample_target(f) is not None or g.is_symmetric is not True or f.p.free_symbols:
+        return None
+    if not (0 < f.p < 1):
+        return None
+    xs_form = g._eval_fixed_point()
+    if xs_form is None or not xs_form.is_number:
+        return None
+    try:
+        xs = arb_ball(xs_form)
+    except ValueError:
+        return None
+    P = arb_ball(f.p)
+    fx = 1 - P + (2 * P - 1) * xs  # f_p(x*), as g(x*) = x*
+    if a < xs:
+        return _arb_mix(g, P, a, ac, power)
+    if a > xs and a < fx:
+        return a + P * (1 - 2 * xs) if power else ac - P * (1 - 2 * xs)
+    if a > fx:
+        t = _arb_mix_root(g, P, ac, xs)
+        return None if t is None else (1 - t if power else t)
+    return None
+
+
 def _register_subsample_numerics() -> None:
+    arb_value.register(Mix)(lambda f, a, ac, power: _arb_mix(f.arg, _p_ball(f.p), a, ac,
+                                                             power))
+    arb_value.register(Subsample)(_arb_subsample)
+
     mp_value.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, False))
     mp_roc.register(Subsample)(lambda f, a, ac: _subsample_eval(f, a, ac, True))
 

@@ -51,6 +51,7 @@ from ..numeric.protocol import (
     mp_value,
     num,
 )
+from ..numeric.value import CertifiedPair
 from ..operators.maxgroup import closed_by_rules
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull, hull_route
@@ -450,7 +451,7 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
 
     dn, up = _float_bracket(arg)
     r = cf.route_enclosure(sets, kind, dn, up, pld.options()["tol"])
-    return None if r is None else (mp.mpf(r[0]), mp.mpf(r[1]))
+    return None if r is None else CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
 
 
 def pld_delta(leaf_sets: list, eps):

@@ -17,6 +17,7 @@ subdivision (:mod:`.box`), then sample points.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -57,16 +58,22 @@ def _scalar(x: Any, side: str) -> Any:
         return sp.Rational(x.exact) if x.exact is not None else x
     if isinstance(x, bool) or x is None:
         raise InvalidParameter(side, x, "a trade-off expression or a real scalar expression")
+    if isinstance(x, float) and math.isnan(x):
+        raise InvalidParameter(side, x, "a real number or expression (oo allowed)")
     if isinstance(x, (int, float)):
         return sp.Rational(x)  # a float is the exact binary rational it holds
     if isinstance(x, str):
         raise InvalidParameter(side, x, "an expression object (parse strings with "
                                "tradeoff_algebra.parse.parse_expr)")
     try:
-        return _exact_floats(sp.sympify(x, strict=True))
+        out = _exact_floats(sp.sympify(x, strict=True))
     except (sp.SympifyError, TypeError) as exc:
         raise InvalidParameter(side, x, "a trade-off expression or a real scalar "
                                "expression") from exc
+    if out.has(sp.nan, sp.zoo):
+        raise InvalidParameter(side, x, "a real number or expression (oo allowed)",
+                               hint="NaN and complex infinity are not real numbers")
+    return out
 
 
 def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30) -> Verdict:
@@ -97,10 +104,13 @@ def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30
     box = make_box(symbols, over)
     shown_over = {k: box[k] for k in sorted(box, key=lambda s: s.name)}
     with mp.workdps(dps + 20):
-        if tl:
-            res = _tradeoff_claim(lhs, rel, rhs, box, dps)
-        else:
-            res = _scalar_claim(lhs, rel, rhs, box, dps)
+        try:
+            if tl:
+                res = _tradeoff_claim(lhs, rel, rhs, box, dps)
+            else:
+                res = _scalar_claim(lhs, rel, rhs, box, dps)
+        except Undecidable as exc:  # a part no certified computation encloses
+            res = (None, "interval arithmetic", f"cannot enclose: {exc}", None, ())
     status, method, evidence, ce, ders = res
     return Verdict(lhs, rel, rhs, shown_over, status, method, evidence, ce, ders,
                    time.perf_counter() - t0)
@@ -210,8 +220,8 @@ def small_value(f, alpha, dps) -> Value:
 
 
 def _num_value(x: sp.Expr, dps: int) -> Value:
-    lo, hi = enclose(x, dps=dps)
-    return Value.enclosure(lo, hi, dps)
+    lo, hi = enclose(x, dps=dps)  # Arb balls (interval.enclose)
+    return Value.enclosure(lo, hi, dps, guarantee="certified")
 
 
 # -- scalar claims ------------------------------------------------------------------------------
@@ -346,7 +356,8 @@ def _scalar_point(lhs, rel, rhs, dps, params):
     digits = dps if width == 0 else (int(-mp.log10(width / scale))
                                      if mp.isfinite(width) and mp.isfinite(scale) else 0)
     if st is False:
-        ce = {**params, "lhs": Value.enclosure(*L, dps), "rhs": Value.enclosure(*R, dps)}
+        ce = {**params, "lhs": Value.enclosure(*L, dps, guarantee="certified"),
+              "rhs": Value.enclosure(*R, dps, guarantee="certified")}
         return False, "interval arithmetic", "the enclosures are disjoint", ce, ()
     if st is True:
         return True, "interval arithmetic", "certified enclosures", None, ()

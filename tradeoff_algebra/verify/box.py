@@ -28,16 +28,64 @@ def _interval(sym: sp.Symbol, spec: Any) -> tuple:
         lo, hi = spec.start, spec.end
     elif isinstance(spec, (tuple, list)) and len(spec) == 2:
         lo, hi = (sp.sympify(x) for x in spec)
+        if any(isinstance(x, float) and x != x for x in spec):
+            lo = sp.nan
     else:
         raise InvalidParameter("over", spec, f"an interval (lo, hi) or a SymPy Interval for {sym}")
+    if lo is sp.nan or hi is sp.nan or lo.has(sp.zoo, sp.nan) or hi.has(sp.zoo, sp.nan):
+        raise InvalidParameter("over", spec, f"an interval lo <= hi of real numbers for {sym}",
+                               hint="NaN is not a number")
     if not (lo.is_comparable or lo.is_infinite) or not (hi.is_comparable or hi.is_infinite) \
             or bool(lo > hi):
         raise InvalidParameter("over", spec, f"an interval lo <= hi of real numbers for {sym}")
     return lo, hi
 
 
+def _domain(sym: sp.Symbol) -> sp.Set:
+    """The real numbers that ``sym``'s assumptions allow."""
+    dom = sp.S.Reals
+    if sym.is_positive:
+        dom = sp.Interval.open(0, sp.oo)
+    elif sym.is_nonnegative:
+        dom = sp.Interval(0, sp.oo)
+    elif sym.is_negative:
+        dom = sp.Interval.open(-sp.oo, 0)
+    elif sym.is_nonpositive:
+        dom = sp.Interval(-sp.oo, 0)
+    return dom
+
+
+def _assumed(sym: sp.Symbol) -> str:
+    names = ("positive", "nonnegative", "negative", "nonpositive", "integer")
+    said = [n for n in names if getattr(sym, "is_" + n)]
+    return said[0] if said else "real"
+
+
+def _clip(sym: sp.Symbol, lo, hi) -> tuple:
+    """[lo, hi] intersected with what the assumptions of ``sym`` allow (its closure), refused
+    with :class:`InvalidParameter` where nothing of it is allowed: a verdict over values the
+    symbol cannot take would be about another claim."""
+    dom = _domain(sym)
+    inner = sp.Interval(lo, hi).intersect(dom)
+    if inner is sp.S.EmptySet or not isinstance(inner, sp.Interval) \
+            or (inner.measure == 0 and not inner.contains(inner.start)):
+        raise InvalidParameter("over", (lo, hi), f"an interval inside the assumptions of {sym} "
+                               f"({_assumed(sym)}: {dom})",
+                               hint=f"no value of [{lo}, {hi}] satisfies them")
+    return inner.start, inner.end
+
+
+def admissible(sym: sp.Symbol, value) -> bool:
+    """Does ``value`` satisfy the assumptions of ``sym``? (A sample point that does not is
+    outside the claim's domain: a counterexample there would be about another claim.)"""
+    if sym.is_integer and not sp.sympify(value).is_integer:
+        return False
+    return bool(_domain(sym).contains(value))
+
+
 def make_box(symbols: set, over: dict | None) -> dict:
-    """The box of ``symbols``: ``over`` where given, else from the assumptions."""
+    """The box of ``symbols``: ``over`` where given (clipped to the assumptions), else from
+    the assumptions."""
     box = {}
     over = dict(over or {})
     by_name = {s.name: s for s in symbols}
@@ -46,7 +94,7 @@ def make_box(symbols: set, over: dict | None) -> dict:
         if sym is None or sym not in symbols:
             raise InvalidParameter("over", key, "a free symbol of the claim: "
                                    + ", ".join(sorted(by_name)))
-        box[sym] = _interval(sym, spec)
+        box[sym] = _clip(sym, *_interval(sym, spec))
     for s in symbols - set(box):
         if s.is_positive or s.is_nonnegative:
             box[s] = (sp.Integer(1) if s.is_integer and s.is_positive else sp.Integer(0), sp.oo)
@@ -68,6 +116,9 @@ def _values(sym: sp.Symbol, lo, hi, rng: random.Random) -> list:
     if sym.is_integer:
         cand = [sp.floor(c) for c in cand] + [sp.ceiling(c) for c in cand]
         cand = [c for c in cand if bool(lo <= c <= hi)]
+    cand = [c for c in cand if admissible(sym, c)]
+    if not cand and lo.is_finite and hi.is_finite:  # an open end: a point just inside
+        cand = [c for c in (lo + (hi - lo) / 1000, hi - (hi - lo) / 1000) if admissible(sym, c)]
     return list(dict.fromkeys(cand))
 
 

@@ -1,0 +1,315 @@
+"""Every number states its guarantee (exact, certified, estimate), certified values come from
+Arb or exact arithmetic, and verify decides only from exact and certified values.
+
+References are independent of the code under test: mpmath at four times the digits by another
+formula (Φ⁻¹ through ``erfinv`` of the exact complement, computed with enough digits that the
+cancellation does not matter), exact rationals, and values printed in the papers.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import warnings
+
+import mpmath
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra import C, EpsDelta, G, Laplace
+from tradeoff_algebra.core.errors import EstimateWarning, InvalidParameter
+from tradeoff_algebra.core.normal import Phi, PhiInv
+from tradeoff_algebra.numeric.arb_expr import certify, enclose_interval
+from tradeoff_algebra.numeric.value import GUARANTEES, Value, weakest
+
+PKG = pathlib.Path(ta.__file__).parent
+
+
+def _ref_phi_inv(t: sp.Rational, dps: int = 400) -> mpmath.mpf:
+    """Φ⁻¹(t) by mpmath's erfinv at ``dps`` digits (enough that 1 - 2t keeps every digit)."""
+    with mpmath.workdps(dps):
+        return mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(t.p) / t.q - 1)
+
+
+# -- the Value type --------------------------------------------------------------------------
+def test_weakest_and_labels():
+    assert GUARANTEES == ("exact", "certified", "estimate")
+    assert weakest("exact", "certified") == "certified"
+    assert weakest("certified", "estimate", "exact") == "estimate"
+    v = Value.point(mpmath.mpf("0.25"), 10)
+    assert v.guarantee == "estimate" and not v.is_certain
+    assert "estimate" in repr(v) and v.latex().startswith(r"\approx")
+    c = Value.point(mpmath.mpf("0.25"), 10, guarantee="certified")
+    assert c.is_certain and "certified" in repr(c) and "approx" not in c.latex()
+    e = Value.from_exact(sp.Rational(1, 3), 10)
+    assert e.guarantee == "exact" and e.describe() == "1/3 (exact)"
+    assert e.weakened("estimate").guarantee == "estimate"
+    assert e.weakened("estimate").exact is None
+    with pytest.raises(ValueError):
+        Value.point(mpmath.mpf(1), 10, guarantee="proved")
+
+
+def test_closed_forms_are_certified_and_hold_the_truth():
+    for f, a in [(G(1), sp.Rational(1, 20)), (G(sp.Rational(39, 200)), sp.Rational(9, 10)),
+                 (ta.Mix(G(1), sp.Rational(1, 3)), sp.Rational(1, 7)),
+                 (G(2).inverse(), sp.Rational(1, 10**40))]:
+        v = ta.evaluate(f, a, dps=30)
+        assert v.guarantee == "certified", (f, v)
+        with mpmath.workdps(200):
+            mu = {G(1): 1, G(sp.Rational(39, 200)): mpmath.mpf(39) / 200}.get(f)
+            if isinstance(f, ta.Mix):
+                ref = (mpmath.ncdf(-_ref_phi_inv(a) - 1) / 3 + (1 - mpmath.mpf(a.p) / a.q) * 2 / 3)
+            elif mu is None:  # G(2)^{-1} = G(2)
+                ref = mpmath.ncdf(-_ref_phi_inv(a) - 2)
+            else:
+                ref = mpmath.ncdf(-_ref_phi_inv(a) - mu)
+            lo, hi = v.interval()
+            assert lo <= ref <= hi, (f, v, ref)
+
+
+def test_mpmath_points_are_estimates():
+    """Two mpmath precisions agreeing is a heuristic: the point is an estimate."""
+    v = ta.evaluate(C(sp.Rational(1, 3), G(1)), sp.Rational(1, 20), dps=20)
+    assert v.guarantee == "estimate"
+    assert "estimate" in repr(v)
+
+
+# -- Φ⁻¹ in Arb -------------------------------------------------------------------------------
+@pytest.mark.parametrize("k", [1, 10, 40, 60, 300, 5000])
+def test_phi_inv_tails_certified(k):
+    """The enclosure of Φ⁻¹(10^-k) is checked through Φ (mpmath's erfc, a different function):
+    Φ(lo) <= 10^-k <= Φ(hi), and it is as narrow as the precision asked."""
+    t = sp.Rational(1, 10**k)
+    lo, hi = enclose_interval(PhiInv(t), prec=300)
+    lo2, hi2 = enclose_interval(PhiInv(1 - t), prec=300)  # the exact complement
+    with mpmath.workdps(120):
+        lo, hi, lo2, hi2 = (mpmath.mpf(x) for x in (lo, hi, lo2, hi2))  # exact at 120 digits
+        target = mpmath.mpf(10) ** -k
+        assert mpmath.ncdf(lo) <= target <= mpmath.ncdf(hi)
+        assert hi - lo < abs(lo) * mpmath.mpf(2) ** -280
+        assert mpmath.ncdf(-hi2) <= target <= mpmath.ncdf(-lo2)
+        assert hi2 - lo2 < abs(lo2) * mpmath.mpf(2) ** -280
+
+
+def test_verify_phi_inv_reproducers():
+    """The widened mpmath Φ⁻¹ answered HOLDS for the false claim Φ⁻¹(1e-40) >= -13.3109213714251
+    and False for a true one below 1e-50."""
+    v = ta.verify(PhiInv(sp.Rational(1, 10**40)), ">=", sp.Rational("-13.3109213714251"))
+    assert v.status is False
+    ce = v.counterexample
+    truth = _ref_phi_inv(sp.Rational(1, 10**40))
+    assert ce["lhs"].lo <= truth <= ce["lhs"].hi
+    x = PhiInv(sp.Integer(10) ** -60)
+    assert ta.verify(x, ">=", x - sp.Rational(1, 10**25)).status is True
+    assert ta.verify(PhiInv(sp.Integer(10) ** -400), "<=", -42).status is True
+
+
+def test_certify_refuses_what_it_cannot_enclose():
+    assert certify(sp.Symbol("x"), 10) is None
+    assert certify(sp.gamma(sp.Rational(1, 3)), 10) is None  # no ball rule: never a guess
+    v = certify(Phi(sp.Integer(-40)), 20)
+    with mpmath.workdps(60):
+        assert abs(v.mid - mpmath.ncdf(-40)) < mpmath.ncdf(-40) * mpmath.mpf(10) ** -19
+
+
+# -- verify decides only on certain numbers --------------------------------------------------
+def test_estimate_never_decides():
+    est = ta.kl(C(sp.Rational(1, 3), Laplace(1)), dps=20, estimate=True)  # quadrature
+    assert est.guarantee == "estimate" and not est.is_point
+    v = ta.verify(est, "<=", 1)  # true (about 0.055), but an estimate proves nothing
+    assert v.status is None
+    assert "estimate" in v.evidence
+    pt = ta.evaluate(C(sp.Rational(1, 3), G(1)), sp.Rational(1, 20), dps=20)
+    assert ta.verify(pt, ">=", 2).status is None  # false, but not certified either
+
+
+def test_box_outside_assumptions_refused():
+    x = sp.Symbol("x", positive=True)
+    with pytest.raises(InvalidParameter, match="assumptions of x"):
+        ta.verify(EpsDelta(1, 0), ">=", EpsDelta(1 + x, 0), over={x: (-1, 0)})
+    # a box reaching outside is clipped to the assumptions (and shown clipped)
+    v = ta.verify(EpsDelta(1, 0), ">=", EpsDelta(1 + x, 0), over={x: (-1, 1)})
+    assert v.status is True and v.over[x] == (0, 1)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), sp.nan, sp.zoo, sp.nan + sp.Symbol("x")])
+def test_nan_sides_refused(bad):
+    with pytest.raises(InvalidParameter):
+        ta.verify(bad, "<=", 1)
+
+
+def test_nan_box_refused():
+    x = sp.Symbol("x")
+    with pytest.raises(InvalidParameter):
+        ta.verify(x, ">=", -1, over={x: (float("nan"), 1)})
+
+
+def test_undecidable_is_a_verdict_not_an_exception():
+    """It leaked as verify.interval.Undecidable from the CLI (exit 1, "fails")."""
+    v = ta.verify(G(1), ">=", EpsDelta(50, sp.Rational(13723528867294886513, 10**555)))
+    assert v.status in (None, True)
+
+
+# -- conversions ----------------------------------------------------------------------------
+def test_delta_and_epsilon_of_closed_forms_certified():
+    d = ta.delta(G(1), 50)
+    assert d.guarantee == "certified"
+    with mpmath.workdps(80):  # Dong, Roth & Su, Cor. 1 by mpmath's complementary erfc
+        ref = mpmath.ncdf(-50 + mpmath.mpf(1) / 2) - mpmath.e ** 50 * mpmath.ncdf(-50 - 0.5)
+        lo, hi = d.interval()
+        assert lo <= ref <= hi
+    e = ta.epsilon(G(1), sp.Rational(1, 10**5))
+    assert e.guarantee == "certified"
+    with mpmath.workdps(60):
+        lo, hi = e.interval()
+
+        def dl(x):
+            return mpmath.ncdf(-x + 0.5) - mpmath.e ** x * mpmath.ncdf(-x - 0.5)
+        assert dl(lo) > mpmath.mpf(10) ** -5 > dl(hi)
+
+
+def test_laplace_inversion_is_certified():
+    """DP-SGD through the Arb Laplace inversion: certified."""
+    f = ta.noisy_sgd(sp.Rational(11, 10), sp.Rational(256, 60000), 1000, sampling="poisson")
+    v = ta.epsilon(f, sp.Rational(1, 10**5), dps=8)
+    assert v.guarantee == "certified", v
+
+
+# -- curves ---------------------------------------------------------------------------------
+def test_curve_bounds_hold_the_truth():
+    """curve(bounds=True) missed the 30-digit value by 2-3e-12 relative (10-digit points
+    widened by one float ulp)."""
+    f = G(sp.Rational(39, 200))
+    alphas = [0.05, 0.5, 0.9]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EstimateWarning)
+        lo, hi = f.curve(alphas, bounds=True)
+    for a, lo_i, hi_i in zip(alphas, lo, hi, strict=True):
+        with mpmath.workdps(60):
+            ref = mpmath.ncdf(-_ref_phi_inv(sp.Rational(a)) - mpmath.mpf(39) / 200)
+        assert lo_i <= ref <= hi_i
+
+
+def test_curve_bounds_of_estimates_warn():
+    with pytest.warns(EstimateWarning):
+        C(sp.Rational(1, 3), Laplace(1)).curve([0.1, 0.5], bounds=True)
+
+
+# -- the chain of trust, statically ---------------------------------------------------------
+#: The modules that may state "certified": each computes the number it certifies with Arb
+#: balls or exact arithmetic (the reason is the comment at the call).
+CERTIFYING = {
+    "numeric/arb_expr.py",     # Arb balls of closed forms
+    "numeric/protocol.py",     # Arb fast path, Arb closed forms, CertifiedPair of a route
+    "numeric/value.py",        # the type itself
+    "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
+    "routes/product.py",       # the Laplace inversion (numeric.cf, Arb)
+    "verify/api.py",           # enclosures from verify.interval (Arb)
+    "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
+    "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
+    "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
+}
+
+
+def test_only_arb_modules_certify():
+    """No module outside the Arb layer builds a certified number from mpmath or floats."""
+    offenders = []
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG).as_posix()
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            says = (isinstance(node, ast.Constant) and node.value == "certified"
+                    and rel != "numeric/value.py") or (
+                isinstance(node, ast.Name) and node.id == "CertifiedPair")
+            if says and rel not in CERTIFYING:
+                offenders.append(f"{rel}:{node.lineno}")
+    assert not offenders, offenders
+
+
+def test_verify_interval_is_arb():
+    """verify's interval arithmetic has no mpmath special function left in it."""
+    src = (PKG / "verify" / "interval.py").read_text()
+    for name in ("mp.erfinv", "mp.ncdf", "mp.erfc", "mp.exp", "mp.log", "_widen"):
+        assert name not in src, name
+
+
+# -- finite laws: exact or Arb over the atoms -----------------------------------------------
+def _binomial_atoms(eps, n, dps=60):
+    """(ratio, P, Q) of f_{eps,0}^{(x) n} from the binomial masses (Kairouz et al.), mpmath."""
+    from math import comb
+
+    with mpmath.workdps(dps):
+        e = mpmath.mpf(eps) if not isinstance(eps, sp.Basic) else mpmath.mpf(sp.N(eps, dps + 10))
+        P = [comb(n, k) * mpmath.e ** ((n - k) * e) / (1 + mpmath.e ** e) ** n
+             for k in range(n + 1)]
+        Q = P[::-1]
+        return sorted([(Q[k] / P[k], P[k], Q[k]) for k in range(n + 1)], key=lambda x: -x[0])
+
+
+def test_finite_value_and_delta_certified_against_brute_force():
+    eps, n = 1 / sp.sqrt(10), 10
+    f = EpsDelta(eps, 0) ** n
+    atoms = _binomial_atoms(eps, n)
+    for a in (sp.Rational(1, 10), sp.Rational(1, 3), sp.Rational(9, 10)):
+        v = ta.evaluate(f, a)
+        assert v.guarantee == "certified"
+        with mpmath.workdps(60):  # Neyman-Pearson: reject atoms by decreasing ratio
+            x, Pc, Qc = mpmath.mpf(a.p) / a.q, 0, 0
+            for r, p, q in atoms:
+                if Pc + p >= x:
+                    ref = 1 - Qc - r * (x - Pc)
+                    break
+                Pc, Qc = Pc + p, Qc + q
+            lo, hi = v.interval()
+            assert lo <= ref <= hi
+    d = ta.delta(f, 1)
+    assert d.guarantee == "certified"
+    with mpmath.workdps(60):
+        ref = sum(max(q - mpmath.e * p, 0) for _, p, q in atoms)
+        lo, hi = d.interval()
+        assert lo <= ref <= hi
+    e = ta.epsilon(f, sp.Rational(1, 1000))
+    assert e.guarantee == "certified"
+    with mpmath.workdps(60):
+        lo, hi = (mpmath.mpf(x) for x in e.interval())
+
+        def dl(x):
+            return sum(max(q - mpmath.e ** x * p, 0) for _, p, q in atoms)
+        assert dl(lo) > mpmath.mpf(1) / 1000 >= dl(hi)
+
+
+def test_finite_rational_delta_exact():
+    D = ta.Discrete([sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
+                    [sp.Rational(1, 6), sp.Rational(1, 3), sp.Rational(1, 2)])
+    v = ta.delta(D, sp.log(2))  # sum (Q - 2P)_+ = (1/2 - 1/3) + 0 + 0
+    assert v.exact == sp.Rational(1, 6)
+
+
+# -- C_p(f) and f_p in Arb (Eq. (13)) ----------------------------------------------------------
+@pytest.mark.parametrize("a", ["0.05", "0.3", "0.6", "0.99", "0.999999999999"])
+def test_subsample_of_gaussian_certified(a):
+    """C_{1/3}(G_1) by Eq. (13) in Arb against an independent root of p G(t) + (1-p)(1-t) = a
+    (mpmath findroot at 60 digits, G by erfinv) on the last piece and the formula elsewhere."""
+    f = C(sp.Rational(1, 3), G(1))
+    v, r = ta.evaluate(f, a), ta.roc(f, a)
+    assert v.guarantee == r.guarantee == "certified"
+    with mpmath.workdps(60):
+        p, A = mpmath.mpf(1) / 3, mpmath.mpf(a)
+
+        def g(t):
+            return mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * t - 1) - 1)
+
+        xs = mpmath.ncdf(-0.5)  # the fixed point of G_1
+        fx = p * xs + (1 - p) * (1 - xs)
+        if A <= xs:
+            ref = p * g(A) + (1 - p) * (1 - A)
+        elif A <= fx:
+            ref = xs + fx - A
+        else:
+            ref = mpmath.findroot(lambda t: p * g(t) + (1 - p) * (1 - t) - A,
+                                  (mpmath.mpf("1e-20"), xs), solver="anderson")
+        lo, hi = v.interval()
+        assert lo <= ref <= hi
+        lo, hi = r.interval()
+        assert lo <= 1 - ref <= hi
