@@ -14,9 +14,11 @@ import sys
 import time
 
 import pytest
+import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import tradeoff_algebra as ta
 import tradeoff_algebra.cli as cli
 from tradeoff_algebra import InvalidParameter
 from tradeoff_algebra.cli import MAX_DPS, main
@@ -276,3 +278,77 @@ def test_random_nested_expressions_give_clean_exits(text):
 @given(_scalars)
 def test_random_levels_give_clean_exits(alpha):
     assert_clean(*run_quietly("eval", "Id", alpha))
+
+
+# -- the API: bad input raises InvalidParameter naming the parameter ------------------------------
+def named(fn, name: str, fragment: str = ""):
+    """``fn()`` raises InvalidParameter for the parameter ``name`` (the attribute and the
+    message both name it), quickly, with ``fragment`` in the message."""
+    start = time.perf_counter()
+    with pytest.raises(InvalidParameter) as info:
+        fn()
+    assert time.perf_counter() - start < FAST
+    msg = str(info.value)
+    assert info.value.name == name and f"parameter {name} = " in msg, msg
+    assert fragment in msg, msg
+    assert len(msg) < 600, len(msg)
+    return info.value
+
+
+_ODD = [float("nan"), float("inf"), -1, True, "1", None, 1 + 0j, [], "9" * 100_000]
+
+
+@pytest.mark.parametrize("value", _ODD, ids=repr)
+def test_notions_refuse_bad_parameters(value):
+    named(lambda: ta.GDP(value), "mu")
+    named(lambda: ta.zCDP(value), "rho")
+    named(lambda: ta.zCDP(1, value), "xi")
+    named(lambda: ta.tCDP(value, 2), "rho")
+    if value == float("inf"):  # omega = oo is zCDP; eps(a) = oo says nothing, validly
+        return
+    named(lambda: ta.tCDP(1, value), "omega")
+    named(lambda: ta.RDP({2: value}), "curve(2)")
+    named(lambda: ta.RDP(lambda a: value), "curve(a)")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1, True, "1e-5", 1 + 0j, []],
+                         ids=repr)
+def test_notion_conversions_refuse_bad_arguments(value):
+    z = ta.zCDP(sp.Rational(1, 2))
+    named(lambda: z.epsilon(value), "delta")
+    named(lambda: z.epsilon(value, method="bun_steinke"), "delta")
+    named(lambda: z.delta(value), "eps")
+    named(lambda: ta.tCDP(1, 10).epsilon(value), "delta")
+    named(lambda: ta.RDP({2: 1}).delta(value), "eps")
+    if not isinstance(value, str):  # ta.epsilon reads levels from strings ("1e-5")
+        named(lambda: ta.GDP(1).epsilon(value), "delta")
+    named(lambda: ta.GDP(1).delta(value) if value != float("inf") else ta.GDP(1).delta(-1), "eps")
+    named(lambda: z.epsilon(1e-5, dps=value), "dps")
+    named(lambda: z.delta(1, dps=value), "dps")
+    named(lambda: z.to_tradeoff(value), "orders")
+
+
+def test_notion_conversions_name_the_symbol_that_has_no_value():
+    r, w, d = sp.symbols("r w d", positive=True)
+    named(lambda: ta.zCDP(r).epsilon(1e-5), "rho", "symbols r")
+    named(lambda: ta.zCDP(r).epsilon(1e-5, method="bun_steinke"), "rho", "symbols r")
+    named(lambda: ta.zCDP(1, xi=r).delta(1), "xi", "symbols r")
+    named(lambda: ta.tCDP(1, w).epsilon(1e-5), "omega", "symbols w")
+    named(lambda: ta.RDP({2: r}).epsilon(1e-5), "curve", "symbols r")
+    named(lambda: ta.zCDP(1).epsilon(d), "delta", "symbols d")
+    named(lambda: ta.zCDP(1).delta(d), "eps", "symbols d")
+    # the symbolic objects themselves stay valid
+    assert ta.zCDP(r).rho == r and ta.GDP(r).to_zcdp() == ta.zCDP(r**2 / 2)
+
+
+def test_rdp_curves_are_checked_where_they_are_used():
+    named(lambda: ta.RDP(lambda a: -a), "curve(a)", "[0, oo]")  # D_a >= 0
+    named(lambda: ta.RDP(lambda a: float("nan")), "curve(a)")  # used to recurse in num()
+    named(lambda: ta.RDP(lambda a: a - 2).epsilon(1e-5, orders=[1.5, 3]), "curve(3/2)")
+    named(lambda: ta.RDP({2: 1}).epsilon(1e-5, orders="23"), "orders")  # not '2', '3'
+    named(lambda: ta.RDP({2: 1}).epsilon(1e-5, orders=[]), "orders")
+    named(lambda: ta.RDP.of(ta.G(1), orders=5), "orders")
+    # a negative epsilon used to be accepted: delta at eps = -1 is not a DP statement
+    named(lambda: ta.zCDP(1).delta(-1), "eps")
+    # omega just above 1 has orders to scan (the scan used to be empty: ValueError)
+    assert ta.tCDP(1, 1.00001).epsilon(1e-5).hi > 0
