@@ -352,3 +352,24 @@ def test_rdp_curves_are_checked_where_they_are_used():
     named(lambda: ta.zCDP(1).delta(-1), "eps")
     # omega just above 1 has orders to scan (the scan used to be empty: ValueError)
     assert ta.tCDP(1, 1.00001).epsilon(1e-5).hi > 0
+
+
+@pytest.mark.parametrize("order", [0, -1, float("nan"), True, "2", None, 1 + 0j, sp.zoo, []],
+                         ids=repr)
+def test_renyi_refuses_bad_orders(order):
+    named(lambda: ta.renyi(ta.G(1), order), "order")
+    named(lambda: ta.renyi(ta.G(1), order, dps=10), "order")
+
+
+def test_renyi_orders_at_the_ends_and_degenerate_pairs():
+    assert ta.renyi(ta.G(1), 1) == sp.Rational(1, 2)  # order 1 is KL
+    assert ta.renyi(ta.G(1), float("inf")) is sp.oo  # a float infinity is the max divergence
+    named(lambda: ta.renyi(ta.G(1), 0), "order", "(0, oo]")
+    # f^{(x) 0} = Id: 0, not 0 * oo = nan (whose evaluation recursed without end)
+    assert ta.renyi(ta.Zero**0, 2) == 0 and ta.renyi(ta.Zero**0, 2, dps=10).mid == 0
+    # f_{eps,1} = 0: mutually singular, +oo at every order (was zoo below 1)
+    for a in (sp.Rational(1, 2), 2, sp.oo):
+        assert ta.renyi(ta.EpsDelta(1, 1), a) is sp.oo
+    assert "zoo" not in str(ta.renyi(ta.EpsDelta(1, 1), sp.Rational(1, 2), dps=10))
+    named(lambda: ta.renyi(ta.G(1), 2, dps=10**9), "dps")  # used to run without end
+    named(lambda: ta.renyi(ta.G(1), sp.Symbol("a"), dps=10), "order")
