@@ -373,3 +373,21 @@ def test_renyi_orders_at_the_ends_and_degenerate_pairs():
     assert "zoo" not in str(ta.renyi(ta.EpsDelta(1, 1), sp.Rational(1, 2), dps=10))
     named(lambda: ta.renyi(ta.G(1), 2, dps=10**9), "dps")  # used to run without end
     named(lambda: ta.renyi(ta.G(1), sp.Symbol("a"), dps=10), "order")
+
+
+@pytest.mark.parametrize("tol", [float("nan"), float("inf"), -float("inf"), -1, 0, True, "1e-3",
+                                 b"1", 1 + 0j, sp.Symbol("t"), [], "9" * 100_000], ids=repr)
+def test_gdp_mu_refuses_bad_tolerances(tol):
+    named(lambda: ta.gdp_mu(ta.Laplace(1), dps=5, tol=tol), "tol")
+
+
+def test_gdp_mu_takes_exact_number_types_as_tolerance():
+    import decimal
+    import fractions
+
+    import numpy as np
+
+    ref = ta.gdp_mu(ta.Laplace(1), dps=5, tol=sp.Rational(1, 1000))
+    for tol in (np.float32(1e-3), decimal.Decimal("0.001"), fractions.Fraction(1, 1000)):
+        v = ta.gdp_mu(ta.Laplace(1), dps=5, tol=tol)
+        assert v.lo <= ref.hi and ref.lo <= v.hi
