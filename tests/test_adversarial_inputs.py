@@ -391,3 +391,36 @@ def test_gdp_mu_takes_exact_number_types_as_tolerance():
     for tol in (np.float32(1e-3), decimal.Decimal("0.001"), fractions.Fraction(1, 1000)):
         v = ta.gdp_mu(ta.Laplace(1), dps=5, tol=tol)
         assert v.lo <= ref.hi and ref.lo <= v.hi
+
+
+def _calibrate(**kw):
+    args = dict(epsilon=1, delta=sp.Rational(1, 10**5))
+    args.update(kw)
+    return ta.calibrate(lambda s: ta.G(1 / s), **args)
+
+
+@pytest.mark.parametrize("value", [sp.Symbol("m"), float("nan"), float("inf"), True, "1", None,
+                                   1 + 0j, []], ids=repr)
+def test_calibrate_refuses_symbolic_and_odd_targets(value):
+    if value is not None:  # None: the target is incomplete (named "target")
+        named(lambda: _calibrate(epsilon=value), "epsilon")
+        named(lambda: _calibrate(delta=value), "delta")
+        named(lambda: ta.calibrate(lambda s: ta.G(1 / s), advantage=value), "advantage")
+        named(lambda: ta.calibrate(lambda s: ta.G(1 / s), tpr=value, fpr=0.01), "tpr")
+        named(lambda: _calibrate(start=value), "start")
+        named(lambda: _calibrate(rel_tol=value), "rel_tol")
+    named(lambda: _calibrate(dps=value), "dps")
+    if value is not True:
+        named(lambda: _calibrate(integer=value), "integer")
+
+
+def test_calibrate_checks_its_domain_and_what_build_returns():
+    m = sp.Symbol("m")
+    named(lambda: _calibrate(domain=(m, 2)), "domain[0]")
+    named(lambda: _calibrate(domain=(0, float("nan"))), "domain[1]")
+    named(lambda: _calibrate(domain="ab"), "domain")
+    named(lambda: _calibrate(domain=(2, 1)), "domain")
+    named(lambda: _calibrate(rel_tol=10), "rel_tol")
+    # a symbol left in the expression: named, not an AttributeError on a lazy functional
+    named(lambda: ta.calibrate(lambda s: ta.G(m / s), epsilon=1, delta=1e-5), "build",
+          "symbols m")
