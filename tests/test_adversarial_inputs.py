@@ -424,3 +424,38 @@ def test_calibrate_checks_its_domain_and_what_build_returns():
     # a symbol left in the expression: named, not an AttributeError on a lazy functional
     named(lambda: ta.calibrate(lambda s: ta.G(m / s), epsilon=1, delta=1e-5), "build",
           "symbols m")
+
+
+@pytest.mark.parametrize("epochs", [0, -1, float("nan"), float("inf"), True, "3", None, 1 + 0j,
+                                    [], sp.Symbol("E"), sp.exp(10**50), sp.exp(10**5)], ids=repr)
+def test_noisy_sgd_refuses_bad_epochs(epochs):
+    def call():
+        return ta.noisy_sgd(1, dataset_size=100, batch_size=10, epochs=epochs)
+
+    if epochs is None:  # no epochs and no steps: the steps are missing
+        named(call, "steps")
+    else:
+        named(call, "epochs")
+
+
+def test_noisy_sgd_counts_steps_of_exact_and_irrational_epochs():
+    def steps(epochs):
+        return ta.noisy_sgd(1, dataset_size=100, batch_size=10, epochs=epochs).n
+
+    assert steps(sp.sqrt(2)) == 15 and steps(sp.pi) == 32  # used to fail with TypeError
+    assert steps(sp.Rational(1, 3)) == 4 and steps(2.5) == 25
+    assert steps(10**400) == 10**401  # a Rational of any size is exact
+    n, b = sp.symbols("n b", positive=True, integer=True)
+    named(lambda: ta.noisy_sgd(1, dataset_size=n, batch_size=10, epochs=2), "dataset_size")
+    named(lambda: ta.noisy_sgd(1, dataset_size=100, batch_size=b, epochs=2), "batch_size")
+    T = sp.Symbol("T", positive=True, integer=True)
+    named(lambda: ta.noisy_sgd(1, sp.Rational(1, 10), T, "shuffle"), "steps")
+    named(lambda: ta.noisy_sgd(1, sp.Rational(1, 10), 10, neighbours=[]), "neighbours")
+
+
+def test_gaussian_sigma_names_the_symbolic_parameter_and_checks_dps():
+    s = sp.Symbol("s", positive=True)
+    named(lambda: ta.gaussian_sigma(s, 1, 1e-5), "sensitivity")
+    named(lambda: ta.gaussian_sigma(1, 1, s / 10**6), "delta")
+    for dps in (0, -1, True, None, "20", 10**9):
+        named(lambda dps=dps: ta.gaussian_sigma(1, 1, 1e-5, dps=dps), "dps")
