@@ -459,3 +459,15 @@ def test_gaussian_sigma_names_the_symbolic_parameter_and_checks_dps():
     named(lambda: ta.gaussian_sigma(1, 1, s / 10**6), "delta")
     for dps in (0, -1, True, None, "20", 10**9):
         named(lambda dps=dps: ta.gaussian_sigma(1, 1, 1e-5, dps=dps), "dps")
+
+
+@pytest.mark.parametrize("f", [ta.BinomialDP(1, 10**400), ta.BinomialDP(10**400, 3),
+                               ta.EpsDelta(10**400, 0) ** 3], ids=str)
+def test_binomial_beyond_its_numeric_range_says_so(f):
+    # used to end in OverflowError (a float of 10**400 in the message, or a working
+    # precision of 10**400 bits) reported as an internal error
+    for fn in (ta.evaluate, ta.roc):
+        with pytest.raises(NumericalError, match="numeric values are available for") as info:
+            fn(f, sp.Rational(1, 3))
+        assert "internal error" not in str(info.value) and len(str(info.value)) < 400
+    assert ta.BinomialDP(1, 10**400).n == 10**400  # the symbolic object is fine
