@@ -1,8 +1,9 @@
 """Adversarial input: short strings that used to hang, crash or print a traceback.
 
 The command line prints exactly one line ``tradeoff: error: ...`` and exits 2 for bad input
-(refused by the parser's size limits or by parameter validation) or 1 for a computation that
-failed; it never prints a traceback, whatever is raised underneath, and Ctrl-C exits 130.
+(refused by the parser's size limits or by parameter validation) or 4 for a computation that
+failed (never 1, which verify uses for "fails"); it never prints a traceback, whatever is raised
+underneath, and Ctrl-C exits 130.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str, float]:
     return rc, out, err, elapsed
 
 
-def assert_clean(rc: int, out: str, err: str, statuses: tuple[int, ...] = (0, 1, 2)) -> None:
+def assert_clean(rc: int, out: str, err: str, statuses: tuple[int, ...] = (0, 2, 4)) -> None:
     """Status 0 with nothing on stderr, or an allowed error status with exactly one short
     ``tradeoff: error:`` line and no traceback."""
     assert rc in statuses, (rc, err)
@@ -119,7 +120,7 @@ def test_numbers_at_the_limits_are_accepted(capsys):
     assert parse_expr(f"1e-{MAX_DIGITS}") * 10**MAX_DIGITS == 1
 
 
-# -- reproducers that reach the numeric layer (exit 0 or 1, never a traceback) -----------------
+# -- reproducers that reach the numeric layer (exit 0 or 4, never a traceback) -----------------
 NUMERIC = [
     ["eval", "G(1e999)", "0.5"],
     ["eval", "G(1e4000)", "0.5"],
@@ -132,13 +133,13 @@ NUMERIC = [
 @pytest.mark.parametrize("argv", NUMERIC, ids=lambda v: " ".join(v))
 def test_numeric_failures_are_one_line(capsys, argv):
     rc, out, err, _ = run(capsys, *argv)
-    assert_clean(rc, out, err, (0, 1))
+    assert_clean(rc, out, err, (0, 4))
 
 
 def test_shuffle_with_a_billion_users(capsys):
     # used to allocate np.arange(n + 1) (8 GB) in families/shuffle.py before any size check
     rc, out, err, elapsed = run(capsys, "eval", "ShuffleDP(1,10**9)", "0.5")
-    assert_clean(rc, out, err, (0, 1))
+    assert_clean(rc, out, err, (0, 4))
     assert elapsed < 60
 
 
@@ -153,24 +154,24 @@ def _huge_int_error() -> ValueError:
 
 @pytest.mark.parametrize("exc,status,fragment", [
     (InvalidParameter("mu", -1, "[0, oo)"), 2, "mu = -1"),
-    (NumericalError("did not converge"), 1, "did not converge"),
-    (NoClosedForm("no route"), 1, "no route"),
-    (MemoryError("composed window needs 503981631 bins"), 1, "out of memory"),
-    (OverflowError("math range error"), 1, "numerical overflow"),
-    (RecursionError("maximum recursion depth exceeded"), 1, "nests too deeply"),
-    (_huge_int_error(), 1, "too long to print"),
-    (ZeroDivisionError("division by zero"), 1, "internal error (ZeroDivisionError"),
-    (SyntaxError("invalid syntax"), 1, "internal error (SyntaxError"),
-    (ValueError("multi\nline\nmessage"), 1, "multi line message"),
+    (NumericalError("did not converge"), 4, "did not converge"),
+    (NoClosedForm("no route"), 4, "no route"),
+    (MemoryError("composed window needs 503981631 bins"), 4, "out of memory"),
+    (OverflowError("math range error"), 4, "numerical overflow"),
+    (RecursionError("maximum recursion depth exceeded"), 4, "nests too deeply"),
+    (_huge_int_error(), 4, "too long to print"),
+    (ZeroDivisionError("division by zero"), 4, "internal error (ZeroDivisionError"),
+    (SyntaxError("invalid syntax"), 4, "internal error (SyntaxError"),
+    (ValueError("multi\nline\nmessage"), 4, "multi line message"),
 ], ids=lambda v: type(v).__name__ if isinstance(v, BaseException) else str(v))
 def test_every_exception_is_one_line(capsys, monkeypatch, exc, status, fragment):
     def boom(text):
         raise exc
 
     monkeypatch.setattr(cli, "_expression", boom)
-    for argv in (["text", "G(1)"], ["eval", "G(1)", "0.5"]):
+    for argv in (["text", "G(1)"], ["eval", "G(1)", "0.5"], ["verify", "G(1)", "==", "G(1)"]):
         rc, out, err, _ = run(capsys, *argv)
-        assert_clean(rc, out, err, (status,))
+        assert_clean(rc, out, err, (status,))  # a failed verify is never 1 ("fails")
         assert fragment in err, err
 
 
@@ -184,7 +185,7 @@ def test_an_exception_whose_message_cannot_be_printed(capsys, monkeypatch):
 
     monkeypatch.setattr(cli, "_expression", boom)
     rc, out, err, _ = run(capsys, "text", "G(1)")
-    assert_clean(rc, out, err, (1,))
+    assert_clean(rc, out, err, (4,))
     assert "Unprintable" in err
 
 
