@@ -472,3 +472,35 @@ def test_binomial_beyond_its_numeric_range_says_so(f):
             fn(f, sp.Rational(1, 3))
         assert "internal error" not in str(info.value) and len(str(info.value)) < 400
     assert ta.BinomialDP(1, 10**400).n == 10**400  # the symbolic object is fine
+
+
+@pytest.mark.parametrize("tol", [float("nan"), float("inf"), -1, 0, True, "1e-3", b"1", 1 + 0j,
+                                 sp.Symbol("t"), []], ids=repr)
+def test_sup_distance_refuses_bad_tolerances(tol):
+    # NaN, infinite, zero and negative tolerances used to loop until the cell budget ran out
+    named(lambda: ta.sup_distance(ta.G(1), ta.G(2), dps=10, tol=tol), "tol")
+
+
+@pytest.mark.parametrize("dps", [0, -1, True, None, "10", 2.0, float("nan"), 10**400], ids=repr)
+def test_dps_is_checked_everywhere_it_is_taken(dps):
+    named(lambda: ta.sup_distance(ta.G(1), ta.G(2), dps=dps), "dps")
+    named(lambda: ta.bayes_risk(ta.G(1), dps=dps), "dps")
+    named(lambda: ta.primal_value(ta.G(1), 0.25, dps=dps), "dps")
+    named(lambda: ta.primal_value_lower(ta.G(1), 0.25, [0, 1], dps=dps), "dps")
+    named(lambda: ta.zCDP(1).epsilon(1e-5, dps=dps), "dps")
+    named(lambda: ta.RDP({2: 1}).delta(1, dps=dps), "dps")
+    if dps is not None:  # None asks renyi for the closed form
+        named(lambda: ta.renyi(ta.G(1), 2, dps=dps), "dps")
+
+
+def test_primal_value_and_privacy_profiles_check_their_grids():
+    named(lambda: ta.primal_value(ta.G(1), 0.25, eps_max=10**400), "eps_max")  # did not end
+    named(lambda: ta.primal_value(ta.G(1), 0.25, n=10**400), "n")  # did not end
+    named(lambda: ta.primal_value(ta.G(1), 0.25, eps_max=float("nan")), "eps_max")  # was "eps"
+    named(lambda: ta.primal_value(ta.G(1), 0.25, eps_grid=[0, float("nan")]), "eps_grid[1]")
+    named(lambda: ta.primal_value(ta.G(1), 0.25, eps_grid="01"), "eps_grid")
+    named(lambda: ta.primal_value_lower(ta.G(1), 0.25, None), "eps_grid")
+    for pairs in (float("nan"), 3, None, sp.Symbol("x"), "ab"):  # TypeError: not iterable
+        named(lambda pairs=pairs: ta.from_privacy_profile(pairs), "pairs")
+    v = ta.primal_value(ta.G(1), sp.Rational(1, 4), eps_max=10**6, n=17, dps=10)
+    assert v.lo <= ta.evaluate(ta.G(1), sp.Rational(1, 4), dps=10).hi
