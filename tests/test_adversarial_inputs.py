@@ -504,3 +504,32 @@ def test_primal_value_and_privacy_profiles_check_their_grids():
         named(lambda pairs=pairs: ta.from_privacy_profile(pairs), "pairs")
     v = ta.primal_value(ta.G(1), sp.Rational(1, 4), eps_max=10**6, n=17, dps=10)
     assert v.lo <= ta.evaluate(ta.G(1), sp.Rational(1, 4), dps=10).hi
+
+
+@pytest.mark.parametrize("value", ["1e-3", b"1", 1 + 0j, sp.Symbol("t"), [], sp.nan, True,
+                                   float("nan"), 10**400, 0, -1], ids=repr)
+def test_engine_options_name_a_bad_value(value):
+    # strings, symbols and NaN used to fail with TypeError/InvalidOperation, 10**400 with
+    # OverflowError, True was taken as 1
+    named(lambda: ta.pld_options(tol=value), "tol")
+    named(lambda: ta.pld_options(h=value), "h")
+    named(lambda: ta.pld_options(tail=value), "tail")
+    named(lambda: ta.profile_options(rtol=value), "rtol")
+    if value != 10**400:  # budgets: a huge one is no limit
+        named(lambda: ta.profile_options(max_calls=value), "max_calls")
+        named(lambda: ta.profile_options(max_seconds=value), "max_seconds")
+    if value is not True:
+        named(lambda: ta.pld_options(progress=value), "progress")
+
+
+def test_engine_options_read_exact_number_types():
+    import decimal
+
+    import numpy as np
+
+    with ta.pld_options(tol=decimal.Decimal("1e-3"), h=np.float32(2.0**-12), tail=1e-30):
+        from tradeoff_algebra.numeric.options import options
+
+        assert options()["tol"] == 1e-3 and options()["h"] == 2.0**-12
+    with ta.profile_options(max_calls=np.int64(99), max_seconds=float("inf")):
+        pass
