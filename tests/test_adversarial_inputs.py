@@ -533,3 +533,18 @@ def test_engine_options_read_exact_number_types():
         assert options()["tol"] == 1e-3 and options()["h"] == 2.0**-12
     with ta.profile_options(max_calls=np.int64(99), max_seconds=float("inf")):
         pass
+
+
+def test_bounds_name_their_bad_arguments():
+    x = sp.Symbol("x", positive=True)
+    for a in (float("nan"), 3, None, sp.Symbol("a"), "12"):  # TypeError: not iterable
+        named(lambda a=a: ta.iteration_zcdp(a, 1), "a")
+    named(lambda: ta.iteration_zcdp([1, -1], 1), "a[1]")
+    named(lambda: ta.iteration_zcdp([1, 1], 1, s=5), "s")
+    # with dps, the symbolic parameter is named (was "dps = 10")
+    named(lambda: ta.fmt_delta(x, 100, sp.Rational(1, 2), dps=10), "eps0")
+    named(lambda: ta.fmt_epsilon(1, 100, x, dps=10), "delta")
+    named(lambda: ta.fmt_delta(1, 100, 1, dps=0), "dps")
+    # eps = 10**400: the floor, not an OverflowError from exp(-exp(eps)**2)
+    assert ta.fmt_delta(1, 100, 10**400) == ta.fmt_delta(1, 100, 2)
+    assert ta.fmt_delta(1, 100, 10**400, dps=10).mid == ta.fmt_delta(1, 100, 5, dps=10).mid
