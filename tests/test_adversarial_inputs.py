@@ -548,3 +548,26 @@ def test_bounds_name_their_bad_arguments():
     # eps = 10**400: the floor, not an OverflowError from exp(-exp(eps)**2)
     assert ta.fmt_delta(1, 100, 10**400) == ta.fmt_delta(1, 100, 2)
     assert ta.fmt_delta(1, 100, 10**400, dps=10).mid == ta.fmt_delta(1, 100, 5, dps=10).mid
+
+
+def test_rdp_at_order_infinity_and_at_huge_eps():
+    from tradeoff_algebra.notions import rdp_to_delta, rdp_to_epsilon
+
+    # D_oo <= tau is pure tau-DP (the "balle" form was nan at oo, whose evaluation recursed)
+    assert rdp_to_epsilon(sp.oo, 1, sp.Rational(1, 10**5)) == 1
+    assert rdp_to_delta(float("inf"), 1, 1) == 0 and rdp_to_delta(sp.oo, 1, 0) == 1
+    r = ta.RDP({sp.oo: 1, 2: 1})
+    assert r.epsilon(1e-5).mid == 1 and r.delta(1).mid == 0
+    # eps = 10**400 used to expand exp(...) into powers like 2**(10**400) without end
+    start = time.perf_counter()
+    v = ta.zCDP(sp.Rational(1, 2)).delta(10**400, dps=10)
+    assert 0 < v.mid < 1e-300 and time.perf_counter() - start < FAST
+    named(lambda: ta.RDP.of(ta.G(1), [2], dps=None), "dps")
+
+
+def test_numeric_functionals_name_symbols_and_check_dps():
+    x = sp.Symbol("x", positive=True)
+    err = named(lambda: ta.renyi(ta.EpsDelta(x, sp.Rational(1, 10)), 2, dps=10), "f")
+    assert "symbols x" in str(err)
+    F = sp.Lambda(sp.Symbol("t"), sp.Symbol("t") * sp.log(sp.Symbol("t")))
+    named(lambda: ta.f_divergence(ta.EpsDelta(1, 0), F, dps=10**9), "dps")  # OverflowError

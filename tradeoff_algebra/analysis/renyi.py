@@ -273,6 +273,11 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
     if dps is not None and a.free_symbols:
         raise InvalidParameter("order", order, "a number in (0, oo] for a numeric value",
                                "renyi", "omit dps for the closed form in the order")
+    if dps is not None and f.free_symbols:
+        syms = ", ".join(sorted(map(str, f.free_symbols)))
+        raise InvalidParameter("f", f, "an expression without free symbols for a numeric value",
+                               "renyi", f"substitute values for the symbols {syms} (f.subs), "
+                               "or omit dps for the closed form")
     if a == 1:
         return kl(f, dps, estimate=estimate)
     v = renyi_form(f, a)

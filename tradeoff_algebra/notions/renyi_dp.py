@@ -98,25 +98,31 @@ def rdp_to_epsilon(order: Any, tau: Any, delta: Any, method: str = "balle") -> s
               allow_infinite=True)
     d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="rdp_to_epsilon")
     tau = param("tau", tau, lower=0, owner="rdp_to_epsilon", allow_infinite=True)
-    if _check_method(method) == "mironov":
-        return tau + sp.log(1 / d) / (a - 1)
-    if method == "optimal":
+    if _check_method(method) == "optimal":
         raise InvalidParameter("method", method, "'balle' or 'mironov' (one order in closed "
                                "form; 'optimal' is RDP(...).epsilon(delta, method='optimal'))")
+    if a is sp.oo:  # D_oo <= tau is pure tau-DP (both forms tend to tau)
+        return tau
+    if method == "mironov":
+        return tau + sp.log(1 / d) / (a - 1)
     return tau + sp.log((a - 1) / a) - (sp.log(d) + sp.log(a)) / (a - 1)
 
 
 def rdp_to_delta(order: Any, tau: Any, eps: Any, method: str = "balle") -> sp.Expr:
     """delta of (eps, delta)-DP implied by (order, tau)-RDP (the inverse of
-    :func:`rdp_to_epsilon` in delta), not capped at 1."""
-    a = param("order", order, lower=1, lower_open=True, owner="rdp_to_delta")
+    :func:`rdp_to_epsilon` in delta), not capped at 1. The exponential is left unevaluated
+    (SymPy would expand it into powers such as 2**(10**400) for a huge eps)."""
+    a = param("order", order, lower=1, lower_open=True, owner="rdp_to_delta",
+              allow_infinite=True)
     e = param("eps", eps, lower=0, owner="rdp_to_delta")
     tau = param("tau", tau, lower=0, owner="rdp_to_delta", allow_infinite=True)
-    if _check_method(method) == "mironov":
-        return sp.exp((a - 1) * (tau - e))
-    if method == "optimal":
+    if _check_method(method) == "optimal":
         raise InvalidParameter("method", method, "'balle' or 'mironov'")
-    return sp.exp((a - 1) * (tau - e + sp.log((a - 1) / a)) - sp.log(a))
+    if a is sp.oo:  # pure tau-DP: delta 0 at eps >= tau; nothing (1) below
+        return sp.Piecewise((sp.S.Zero, e >= tau), (sp.S.One, True))
+    if method == "mironov":
+        return sp.exp((a - 1) * (tau - e), evaluate=False)
+    return sp.exp((a - 1) * (tau - e + sp.log((a - 1) / a)) - sp.log(a), evaluate=False)
 
 
 def _curve(curve: Any) -> sp.Basic:
@@ -172,6 +178,7 @@ class RDP(Notion):
 
         if not isinstance(f, TradeOff):
             raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
+        dps = _dps(dps, "RDP.of")
         g = f.arg if isinstance(f, AddRemove) else f
         sides = [g] if g.is_symmetric else [g, Inverse(g)]
         items = {}
