@@ -214,6 +214,7 @@ def test_numeric_commands_refuse_free_symbols_naming_them(capsys, argv, fragment
     (["plot", "G(1)", "--points", "0"], "parameter --points = 0"),
     (["plot", "G(1)", "--points", "100000000"], "parameter --points = 100000000"),
     (["plot", "G(1)", "--dpi", "0"], "parameter --dpi = 0"),
+    (["plot", "G(1)", "--dpi", "2"], "parameter --dpi = 2"),  # fonts cannot be sized
     (["plot", "G(1)", "--dpi", "100000"], "parameter --dpi = 100000"),
     (["plot", "G(1)", "--dpi", "9" * 5000], "--dpi must be an integer"),
     (["verify", "GDP(1)", "==", "GDP(1)"], "parameter LHS = 'GDP(1)'"),

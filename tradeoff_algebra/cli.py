@@ -55,8 +55,9 @@ __all__ = ["main", "MIN_DPS", "MAX_DPS", "EXIT_OK", "EXIT_FAILS", "EXIT_BAD_INPU
 
 #: The range of --dps (the library enforces the same cap).
 MIN_DPS, MAX_DPS = 1, 10_000
-#: The range of plot --points and --dpi (a 5 x 4.5 inch figure: 1000 dpi is 22 megapixels).
-MAX_POINTS, MAX_DPI = 100_000, 1000
+#: The range of plot --points and --dpi (a 5 x 4.5 inch figure: 1000 dpi is 22 megapixels;
+#: below 8 dpi the fonts cannot be sized).
+MAX_POINTS, MIN_DPI, MAX_DPI = 100_000, 10, 1000
 
 #: Exit statuses (module docstring).
 EXIT_OK, EXIT_FAILS, EXIT_BAD_INPUT, EXIT_UNDECIDED, EXIT_FAILED, EXIT_INTERRUPTED = \
@@ -402,7 +403,7 @@ def _plot(args: argparse.Namespace) -> int:
     from .plot import plot
 
     points = count("--points", args.points, lower=2, upper=MAX_POINTS)
-    dpi = count("--dpi", args.dpi, lower=1, upper=MAX_DPI)
+    dpi = count("--dpi", args.dpi, lower=MIN_DPI, upper=MAX_DPI)
     exprs = [_numeric_expression(e) for e in args.exprs]
     ax = plot(*exprs, kind=args.kind, points=points)
     path = _output(args.output, ax.figure)
@@ -625,8 +626,8 @@ def _run(argv: list[str] | None) -> int:
     p.add_argument("--kind", choices=["tradeoff", "roc"], default="tradeoff")
     p.add_argument("--points", type=_integer_option("--points", 2, MAX_POINTS), default=200,
                    help=f"points per curve, 2 to {MAX_POINTS} (default 200)")
-    p.add_argument("--dpi", type=_integer_option("--dpi", 1, MAX_DPI), default=150,
-                   help=f"resolution of a raster image, 1 to {MAX_DPI} (default 150)")
+    p.add_argument("--dpi", type=_integer_option("--dpi", MIN_DPI, MAX_DPI), default=150,
+                   help=f"resolution of a raster image, {MIN_DPI} to {MAX_DPI} (default 150)")
     p.set_defaults(run=_plot)
     what = ("the value of a parameter (a symbol of EXPR) at which the mechanism meets a privacy "
             "target, certified")
