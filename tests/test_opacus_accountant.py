@@ -121,6 +121,10 @@ def test_step_refuses_what_is_not_a_noise_multiplier_or_rate(value):
         acc.step(noise_multiplier=1.0, sample_rate=1.5)
     acc.step(noise_multiplier=np.float32(1.0), sample_rate=Fraction(1, 100))  # exact numbers
     assert len(acc) == 1
+    if not isinstance(value, str):  # a symbol used to end in AttributeError on a lazy value
+        with pytest.raises(ta.InvalidParameter) as info:
+            acc.get_epsilon(value)
+        assert info.value.name == "delta"
 
 
 def test_numbers_are_read_exactly():

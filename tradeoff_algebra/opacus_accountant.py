@@ -155,6 +155,9 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
         with a ``RuntimeWarning`` naming the cause. Other keyword arguments (those of Opacus's
         other accountants) are ignored.
         """
+        if not isinstance(delta, str):  # strings are levels read exactly ("1e-5")
+            param("delta", delta, lower=0, upper=1, numeric=True,
+                  owner="TradeoffAccountant.get_epsilon")
         phases = self._phases()
         if not phases:
             return 0.0
