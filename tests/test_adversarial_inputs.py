@@ -580,3 +580,69 @@ def test_astronomical_eps_is_refused_or_undecided_not_a_hang(capsys):
                  ["verify", "EpsDelta(10**400, 0)**3", "==", "G(1)"]):
         rc, out, err, elapsed = run(capsys, *argv)
         assert rc in (0, 3) and err == "" and elapsed < 60, (rc, err)  # 3: undecided
+
+
+# -- a small deterministic sweep: every odd value, every parameter below, one clear error -------
+_SWEEP_VALUES = [float("nan"), float("-inf"), True, "1", b"1", 1 + 0j, 1j, [], "9" * 100_000,
+                 sp.zoo, sp.nan, object()]
+
+
+def _sweep_targets():
+    R = sp.Rational
+    z, r = ta.zCDP(R(1, 2)), ta.RDP({2: 1})
+    return [
+        ("mu", lambda v: ta.GDP(v)), ("rho", lambda v: ta.zCDP(v)), ("xi", lambda v: ta.zCDP(1, v)),
+        ("omega", lambda v: ta.tCDP(1, v)), ("rho", lambda v: ta.tCDP(v, 2)),
+        ("eps", lambda v: ta.ApproxDP(v, 0)), ("delta", lambda v: ta.ApproxDP(1, v)),
+        ("delta", lambda v: z.epsilon(v)), ("eps", lambda v: z.delta(v)),
+        ("dps", lambda v: z.epsilon(1e-5, dps=v)), ("delta", lambda v: r.epsilon(v)),
+        ("eps", lambda v: r.delta(v)), ("dps", lambda v: r.delta(1, dps=v)),
+        ("order", lambda v: ta.renyi(ta.G(1), v)), ("dps", lambda v: ta.renyi(ta.G(1), 2, v)),
+        ("tol", lambda v: ta.gdp_mu(ta.Laplace(1), 5, v)),
+        ("tol", lambda v: ta.sup_distance(ta.G(1), ta.G(2), 5, v)),
+        ("dps", lambda v: ta.sup_distance(ta.G(1), ta.G(2), v)),
+        ("prior", lambda v: ta.bayes_risk(ta.G(1), v)),
+        ("dps", lambda v: ta.bayes_risk(ta.G(1), dps=v)),
+        ("epsilon", lambda v: ta.calibrate(lambda s: ta.G(1 / s), epsilon=v, delta=1e-5)),
+        ("advantage", lambda v: ta.calibrate(lambda s: ta.G(1 / s), advantage=v)),
+        ("start", lambda v: ta.calibrate(lambda s: ta.G(1 / s), advantage=0.1, start=v)),
+        ("epochs", lambda v: ta.noisy_sgd(1, dataset_size=100, batch_size=10, epochs=v)),
+        ("sigma", lambda v: ta.noisy_sgd(v, R(1, 100), 10)),
+        ("p", lambda v: ta.noisy_sgd(1, v, 10)), ("steps", lambda v: ta.noisy_sgd(1, 0.5, v)),
+        ("sigma", lambda v: ta.gaussian_mechanism(1, v)),
+        ("dps", lambda v: ta.gaussian_sigma(1, 1, 1e-5, dps=v)),
+        ("n", lambda v: ta.BinomialDP(1, v)), ("eps", lambda v: ta.BinomialDP(v, 3)),
+        ("points", lambda v: ta.plot(ta.G(1), points=v)),
+        ("fpr_min", lambda v: ta.plot(ta.G(1), kind="roc", fpr_min=v)),
+        ("tol", lambda v: ta.pld_options(tol=v)), ("rtol", lambda v: ta.profile_options(rtol=v)),
+        ("eps_max", lambda v: ta.primal_value(ta.G(1), 0.25, eps_max=v)),
+        ("noise_multiplier", lambda v: _accountant_step(v, 0.01)),
+        ("sample_rate", lambda v: _accountant_step(1.0, v)),
+    ]
+
+
+def _accountant_step(sigma, q):
+    from tradeoff_algebra.opacus_accountant import TradeoffAccountant
+
+    TradeoffAccountant().step(noise_multiplier=sigma, sample_rate=q)
+
+
+def test_sweep_of_odd_values_gives_one_clear_error_each():
+    """Every (parameter, odd value) pair below raises InvalidParameter naming the parameter,
+    fast (None is the documented default of several of them: tested above)."""
+    tried = 0
+    for name, fn in _sweep_targets():
+        for value in _SWEEP_VALUES:
+            tried += 1
+            if value == "1" and name in ("noise_multiplier", "sample_rate"):
+                continue  # the accountant reads decimal strings ("0.01") as numbers
+            start = time.perf_counter()
+            try:
+                fn(value)
+            except InvalidParameter as err:
+                assert err.name == name or err.name.startswith(name + "["), (name, value, err)
+                assert len(str(err)) < 700
+            else:
+                raise AssertionError(f"{name} = {value!r} was accepted")
+            assert time.perf_counter() - start < FAST, (name, value)
+    assert tried == len(_sweep_targets()) * len(_SWEEP_VALUES)
