@@ -187,3 +187,87 @@ def test_gdp_command_matches_the_api(capsys):
     assert rc == 0 and out.strip() == "+inf"
     rc, out, err = run(capsys, "gdp", "G(1", "--dps", "15")
     assert rc == 2 and "expression" in err
+
+
+# -- bad input: exit 2 with one line naming the parameter; failed computations exit 4 -----------
+@pytest.mark.parametrize("argv,fragment", [
+    (["eps", "G(mu)", "1e-5"], "symbol mu has no value"),  # used to print epsilon(G(mu), ...)
+    (["delta", "G(mu) @ G(nu)", "1"], "symbols mu, nu have no value"),
+    (["eval", "G(mu)", "0.5"], "symbol mu has no value"),
+    (["renyi", "G(mu)", "2"], "symbol mu has no value"),
+    (["gdp", "G(mu)"], "symbol mu has no value"),  # used to print mu
+    (["gdp", "Laplace(mu)"], "symbol mu has no value"),  # used to print gdp_mu(Laplace(mu))
+    (["convert", "zCDP(r)", "--delta", "1e-5"], "symbol r has no value"),
+    (["convert", "G(mu)", "--delta", "1e-5"], "symbol mu has no value"),
+    (["plot", "G(mu)", "-o", "unused.png"], "symbol mu has no value"),
+    (["calibrate", "G(mu/s)", "--param", "s", "--epsilon", "1", "--delta", "1e-5"],
+     "symbol mu has no value"),
+])
+def test_numeric_commands_refuse_free_symbols_naming_them(capsys, argv, fragment):
+    rc, out, err = run(capsys, *argv)
+    assert (rc, out) == (2, "") and err.count("\n") == 1, err
+    assert "parameter EXPR = " in err and fragment in err, err
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["plot", "G(1)", "--points", "-5"], "parameter --points = -5"),
+    (["plot", "G(1)", "--points", "0"], "parameter --points = 0"),
+    (["plot", "G(1)", "--points", "100000000"], "parameter --points = 100000000"),
+    (["plot", "G(1)", "--dpi", "0"], "parameter --dpi = 0"),
+    (["plot", "G(1)", "--dpi", "2"], "parameter --dpi = 2"),  # fonts cannot be sized
+    (["plot", "G(1)", "--dpi", "100000"], "parameter --dpi = 100000"),
+    (["plot", "G(1)", "--dpi", "9" * 5000], "--dpi must be an integer"),
+    (["verify", "GDP(1)", "==", "GDP(1)"], "parameter LHS = 'GDP(1)'"),
+    (["verify", "1", "<=", "zCDP(1)"], "parameter RHS = 'zCDP(1)'"),
+    (["convert", "zCDP(1)", "--eps", "-1"], "parameter eps = -1"),
+    (["gdp", "Laplace(1)", "--tol", "-1"], "parameter tol = -1"),
+    (["eval", "mu + 1", "0.5"], "a trade-off expression"),
+])
+def test_bad_options_exit_2_naming_them(capsys, tmp_path, argv, fragment):
+    if argv[0] == "plot":
+        argv = argv + ["-o", str(tmp_path / "f.png")]
+    rc, out, err = run(capsys, *argv)
+    assert (rc, out) == (2, "") and err.count("\n") == 1, err
+    assert fragment in err and "internal error" not in err, err
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_plot_output_must_be_writable(capsys, tmp_path):
+    missing = tmp_path / "no such folder" / "f.png"
+    rc, out, err = run(capsys, "plot", "G(1)", "--points", "5", "-o", str(missing))
+    assert (rc, out) == (2, "") and "parameter --output" in err and "does not exist" in err
+    rc, _, err = run(capsys, "plot", "G(1)", "--points", "5", "-o", str(tmp_path / "f.xyz"))
+    assert rc == 2 and "parameter --output" in err and ".png" in err
+    rc, _, err = run(capsys, "plot", "G(1)", "--points", "5", "-o", str(tmp_path))
+    assert rc == 2 and "parameter --output" in err
+    rc, out, err = run(capsys, "plot", "G(1)", "--points", "5", "-o", str(tmp_path / "f.png"))
+    assert (rc, err) == (0, "") and (tmp_path / "f.png").exists()
+
+
+def test_degenerate_renyi_inputs_give_numbers(capsys):
+    assert run(capsys, "renyi", "Zero**0", "2")[:2] == (0, "0.0\n")  # used to recurse
+    assert run(capsys, "renyi", "EpsDelta(1, 1)", "1/2")[:2] == (0, "+inf\n")  # was 'zoo'
+
+
+def test_a_failed_computation_exits_4_never_1(capsys, monkeypatch):
+    import sys
+
+    verify_module = sys.modules["tradeoff_algebra.verify"]  # the package, not the function
+
+    def boom(*args, **kwargs):
+        raise ta.NumericalError("could not decide")
+
+    monkeypatch.setattr(verify_module, "verify", boom)
+    rc, out, err = run(capsys, "verify", "G(1)", "==", "G(1)")
+    assert (rc, out) == (4, "") and "could not decide" in err
+    rc, _, err = run(capsys, "calibrate", "G(1/s)", "--param", "s", "--advantage", "0")
+    assert rc == 4 and "no value" in err
+
+
+def test_help_lists_the_exit_statuses(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for text in ("0 success", "1 verify: the claim fails", "2 bad input", "3 verify: undecided",
+                 "4 the computation failed", "130 Ctrl-C"):
+        assert text in out, text

@@ -106,6 +106,27 @@ def test_invalid_history_raises():
         _with([(1.0, 1.5, 1)]).get_epsilon(DELTA)
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1.0, True, None, "x", b"1",
+                                   1 + 0j, [], sp.Symbol("s"), sp.nan, "9" * 100_000],
+                         ids=repr)
+def test_step_refuses_what_is_not_a_noise_multiplier_or_rate(value):
+    acc = TradeoffAccountant()
+    for name, kw in (("noise_multiplier", dict(noise_multiplier=value, sample_rate=0.01)),
+                     ("sample_rate", dict(noise_multiplier=1.0, sample_rate=value))):
+        with pytest.raises(ta.InvalidParameter) as info:  # a ValueError, as Opacus expects
+            acc.step(**kw)
+        assert info.value.name == name and f"parameter {name} = " in str(info.value)
+    assert acc.history == []  # nothing recorded
+    with pytest.raises(ta.InvalidParameter, match="sample_rate"):
+        acc.step(noise_multiplier=1.0, sample_rate=1.5)
+    acc.step(noise_multiplier=np.float32(1.0), sample_rate=Fraction(1, 100))  # exact numbers
+    assert len(acc) == 1
+    if not isinstance(value, str):  # a symbol used to end in AttributeError on a lazy value
+        with pytest.raises(ta.InvalidParameter) as info:
+            acc.get_epsilon(value)
+        assert info.value.name == "delta"
+
+
 def test_numbers_are_read_exactly():
     assert _exact(0.1) == sp.Rational(0.1) != sp.Rational(1, 10)  # the binary number
     assert _exact(np.float32(0.5)) == sp.Rational(1, 2)
@@ -113,7 +134,7 @@ def test_numbers_are_read_exactly():
     assert _exact(Fraction(1, 3)) == sp.Rational(1, 3)
     assert _exact(np.int64(7)) == 7 and _exact(sp.Rational(2, 3)) == sp.Rational(2, 3)
     assert _exact("0.01") == sp.Rational(1, 100)
-    with pytest.raises(TypeError):
+    with pytest.raises(ta.InvalidParameter, match="value = True"):
         _exact(True)
     with mpmath.workprec(200):
         third, tenth = mpmath.mpf(1) / 3, mpmath.mpf(1) / 10

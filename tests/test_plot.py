@@ -45,3 +45,27 @@ def test_plot_bad_input():
         ta.plot(ta.G(1), kind="pie")
     with pytest.raises(ta.InvalidParameter, match="exprs"):
         ta.plot(3)
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("points", dict(points=-5)), ("points", dict(points=0)), ("points", dict(points=10**9)),
+    ("points", dict(points=2.5)), ("points", dict(points=True)), ("points", dict(points="5")),
+    ("dps", dict(dps=0, kind="roc")), ("dps", dict(dps=None, kind="roc")),
+    ("fpr_min", dict(fpr_min=float("nan"), kind="roc")),
+    ("fpr_min", dict(fpr_min=0, kind="roc")), ("fpr_min", dict(fpr_min=1, kind="roc")),
+    ("fpr_min", dict(fpr_min="1e-3", kind="roc")), ("fpr_min", dict(fpr_min=1e-400, kind="roc")),
+    ("bands", dict(bands="yes")), ("kind", dict(kind=["roc"])),
+])
+def test_plot_names_a_bad_argument(name, kw):
+    with pytest.raises(ta.InvalidParameter) as info:
+        ta.plot(ta.G(1), **kw)
+    assert info.value.name == name and f"parameter {name} = " in str(info.value)
+
+
+def test_plot_takes_exact_number_types():
+    import decimal
+    import fractions
+
+    for fpr_min in (decimal.Decimal("0.001"), fractions.Fraction(1, 1000), np.float32(1e-3)):
+        ax = ta.plot(ta.G(1), kind="roc", points=np.int64(3), fpr_min=fpr_min)
+        assert ax.lines[0].get_xydata()[0, 0] == pytest.approx(1e-3)

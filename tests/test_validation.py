@@ -264,3 +264,38 @@ def test_negative_mpf_keeps_its_sign():
     with pytest.raises(ta.InvalidParameter, match="delta"):
         ta.EpsDelta(1, mpmath.mpf(-0.25))
     assert ta.G(mpmath.mpf(0.5)) == ta.G(sp.Rational(1, 2))
+
+
+# -- complex numbers, infinities, numbers where symbols cannot serve, counts ---------------------
+@pytest.mark.parametrize("value", [1 + 0j, np.complex128(2), complex(0.5, 0)],
+                         ids=lambda v: type(v).__name__)
+def test_complex_numbers_are_refused_even_with_zero_imaginary_part(value):
+    err = _raises(lambda: param("mu", value, lower=0), "mu", "", "[0, oo)")
+    assert "must be real" in str(err)
+
+
+def test_a_float_infinity_is_oo_where_infinity_is_allowed():
+    assert param("order", INF, lower=1, lower_open=True, allow_infinite=True) is sp.oo
+    assert param("order", np.float64("inf"), lower=1, allow_infinite=True) is sp.oo
+    # the range shown says that oo is allowed
+    _raises(lambda: param("order", 0, lower=1, lower_open=True, allow_infinite=True),
+            "order", "0", "(1, oo]")
+    _raises(lambda: param("order", -INF, lower=1, allow_infinite=True), "order", "-inf",
+            "[1, oo]")
+
+
+def test_numeric_refuses_free_symbols_and_names_them():
+    t = sp.Symbol("t", positive=True)
+    assert param("tol", t, lower=0) == t  # three-valued by default
+    err = _raises(lambda: param("tol", t, lower=0, numeric=True), "tol", "t", "[0, oo)")
+    assert "substitute values for the symbols t" in str(err)
+
+
+def test_count_is_an_integer_type_in_range():
+    from tradeoff_algebra.core.validate import count
+
+    assert count("dps", 5) == 5 and count("dps", np.int64(7), upper=10) == 7
+    assert type(count("dps", sp.Integer(3))) is int
+    for bad in (0, -1, 11, 10**400, 2.0, 2.5, True, np.bool_(True), None, "5", NAN, INF,
+                sp.Symbol("d"), [5], 1 + 0j):
+        _raises(lambda bad=bad: count("dps", bad, upper=10), "dps", "", "[1, 10]")

@@ -32,8 +32,8 @@ import sympy as sp
 from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter, NumericalError
 from .core.node import TradeOff
-from .core.validate import param
-from .numeric.protocol import roc
+from .core.validate import count, param
+from .numeric.protocol import MAX_DPS, roc
 from .numeric.value import Value
 
 __all__ = ["calibrate", "Calibration"]
@@ -79,15 +79,31 @@ def _measure(epsilon, delta, tpr, fpr, advantage, dps) -> tuple[str, sp.Expr, Ca
         raise InvalidParameter("target", None, "exactly one of: epsilon= and delta=; tpr= and "
                                "fpr=; advantage=", "calibrate")
     if given[0]:
-        e = param("epsilon", epsilon, lower=0, owner="calibrate")
-        d = param("delta", delta, lower=0, upper=1, owner="calibrate")
+        e = param("epsilon", epsilon, lower=0, owner="calibrate", numeric=True)
+        d = param("delta", delta, lower=0, upper=1, owner="calibrate", numeric=True)
         return f"delta({_show(e)})", d, lambda f: _delta(f, e, dps=dps)
     if given[1]:
-        a = param("fpr", fpr, lower=0, upper=1, owner="calibrate")
-        t = param("tpr", tpr, lower=0, upper=1, owner="calibrate")
+        a = param("fpr", fpr, lower=0, upper=1, owner="calibrate", numeric=True)
+        t = param("tpr", tpr, lower=0, upper=1, owner="calibrate", numeric=True)
         return f"tpr({_show(a)})", t, lambda f: roc(f, a, dps=dps)
-    v = param("advantage", advantage, lower=0, upper=1, owner="calibrate")
+    v = param("advantage", advantage, lower=0, upper=1, owner="calibrate", numeric=True)
     return "advantage", v, lambda f: _delta(f, 0, dps=dps)
+
+
+def _domain(domain: Any) -> tuple[sp.Expr, sp.Expr]:
+    """``domain`` as two numbers lo < hi (``-oo``/``oo`` allowed)."""
+    allowed = "a pair (lo, hi) of numbers with lo < hi (oo allowed)"
+    try:
+        if isinstance(domain, (str, bytes)):
+            raise TypeError
+        lo, hi = domain
+    except Exception:
+        raise InvalidParameter("domain", domain, allowed, "calibrate") from None
+    lo, hi = (param(f"domain[{i}]", x, owner="calibrate", allow_infinite=True, numeric=True)
+              for i, x in enumerate((lo, hi)))
+    if (lo < hi) is not sp.true:
+        raise InvalidParameter("domain", domain, allowed, "calibrate")
+    return lo, hi
 
 
 def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: Any = None,
@@ -104,11 +120,15 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
     if not callable(build):
         raise InvalidParameter("build", build, "a function of the parameter returning a "
                                "trade-off expression", "calibrate")
+    if not isinstance(integer, bool):
+        raise InvalidParameter("integer", integer, "True or False", "calibrate")
+    dps = count("dps", dps, upper=MAX_DPS, owner="calibrate")
     name, target, measure = _measure(epsilon, delta, tpr, fpr, advantage, dps)
-    lo_dom, hi_dom = (sp.sympify(x) for x in domain)
-    tol = REL_TOL if rel_tol is None else param("rel_tol", rel_tol, lower=0, lower_open=True,
-                                                 owner="calibrate")
-    x0 = param("start", start, owner="calibrate")
+    lo_dom, hi_dom = _domain(domain)
+    tol = REL_TOL if rel_tol is None else param("rel_tol", rel_tol, lower=0, upper=1,
+                                                 lower_open=True, upper_open=True,
+                                                 owner="calibrate", numeric=True)
+    x0 = param("start", start, owner="calibrate", numeric=True)
     if not (lo_dom < x0 < hi_dom):
         raise InvalidParameter("start", start, f"a number inside domain = ({lo_dom}, {hi_dom})",
                                "calibrate")
@@ -124,6 +144,12 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
             if not isinstance(f, TradeOff):
                 raise InvalidParameter("build", build, "a function returning a trade-off "
                                        "expression", "calibrate")
+            if f.free_symbols:
+                syms = ", ".join(sorted(map(str, f.free_symbols)))
+                raise InvalidParameter("build", build, "a function returning a trade-off "
+                                       "expression without free symbols", "calibrate",
+                                       f"build({_show(x)}) = {f} still holds the symbols "
+                                       f"{syms}: substitute values for them")
             v = measure(f)
             cache[x] = (v, v.hi <= target, v.lo > target)  # (value, meets, fails)
         return x, *cache[x]

@@ -28,14 +28,19 @@ Expressions are written in the API's Python syntax and parsed by a whitelist
 verify prints the claim, the verdict (holds / fails / undecided), how it was decided, the
 evidence and a counterexample; its exit status is 0 (holds), 1 (fails) or 3 (undecided).
 
+The commands that print a number (eval, roc, delta, eps, renyi, gdp, convert, calibrate, plot)
+refuse an expression with free symbols, naming them: substitute numbers first.
+
 ALPHA, EPS and DELTA are parsed the same way (with the parser's size limits) and taken exactly
 (1e-300, 1/3, 1 - 1e-20); --dps is an integer in [1, 10000].
 
-Errors print exactly one line "tradeoff: error: ..." on stderr, never a traceback, and exit with
-status 2 for bad input (an invalid parameter, an expression the parser refuses, a usage error)
-or 1 for a computation that failed (a numerical error, no closed form or evaluation route, an
-overflow, running out of memory or recursion depth, any other unexpected exception);
-Ctrl-C exits with status 130 and prints nothing.
+Exit status: 0 success (verify: the claim holds); 1 verify: the claim fails; 2 bad input (an
+invalid parameter, an expression the parser refuses, a usage error, an output file that cannot
+be written); 3 verify: undecided; 4 the computation failed (a numerical error, no closed form
+or evaluation route, an overflow, running out of memory or recursion depth, any other
+unexpected exception; never reported as 1, so a failed verify is never mistaken for "fails");
+130 Ctrl-C (nothing printed). Errors print exactly one line "tradeoff: error: ..." on stderr,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -45,10 +50,18 @@ import re
 import sys
 from typing import NoReturn
 
-__all__ = ["main", "MIN_DPS", "MAX_DPS"]
+__all__ = ["main", "MIN_DPS", "MAX_DPS", "EXIT_OK", "EXIT_FAILS", "EXIT_BAD_INPUT",
+           "EXIT_UNDECIDED", "EXIT_FAILED", "EXIT_INTERRUPTED"]
 
 #: The range of --dps (the library enforces the same cap).
 MIN_DPS, MAX_DPS = 1, 10_000
+#: The range of plot --points and --dpi (a 5 x 4.5 inch figure: 1000 dpi is 22 megapixels;
+#: below 8 dpi the fonts cannot be sized).
+MAX_POINTS, MIN_DPI, MAX_DPI = 100_000, 10, 1000
+
+#: Exit statuses (module docstring).
+EXIT_OK, EXIT_FAILS, EXIT_BAD_INPUT, EXIT_UNDECIDED, EXIT_FAILED, EXIT_INTERRUPTED = \
+    0, 1, 2, 3, 4, 130
 
 #: Longest error line printed, in characters (the values inside are already shortened).
 _MAX_LINE = 1000
@@ -74,17 +87,25 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{_shorten_quoted(message)} (see {self.prog} --help)")
 
 
-def _dps(text: str) -> int:
-    """--dps: an integer (range-checked after parsing, so the error names the parameter)."""
-    from .core.errors import brief
+def _integer_option(option: str, lo: int, hi: int):
+    """An integer option (range-checked after parsing, so the error names the parameter)."""
 
-    t = text.strip()
-    if not re.fullmatch(r"[+-]?\d+", t):
-        raise argparse.ArgumentTypeError(f"invalid int value: {brief(text)}")
-    if len(t.lstrip("+-0")) > 30:
-        raise argparse.ArgumentTypeError(f"invalid value {brief(text)}: --dps must be an "
-                                         f"integer in [{MIN_DPS}, {MAX_DPS}]")
-    return int(t)
+    def parse(text: str) -> int:
+        from .core.errors import brief
+
+        t = text.strip()
+        if not re.fullmatch(r"[+-]?\d+", t):
+            raise argparse.ArgumentTypeError(f"invalid int value: {brief(text)}")
+        if len(t.lstrip("+-0")) > 30:
+            raise argparse.ArgumentTypeError(f"invalid value {brief(text)}: {option} must be "
+                                             f"an integer in [{lo}, {hi}]")
+        return int(t)
+
+    return parse
+
+
+#: --dps: an integer (range-checked after parsing, so the error names the parameter).
+_dps = _integer_option("--dps", MIN_DPS, MAX_DPS)
 
 
 def _check_dps(dps: int) -> int:
@@ -103,6 +124,30 @@ def _expression(text: str):
     from .parse import parse_expr
 
     return parse_expr(text)
+
+
+def _numeric_expression(text: str, name: str = "EXPR", notions: bool = False):
+    """A trade-off expression (or with ``notions`` a privacy notion) for a command that prints
+    a number: anything else and free symbols are refused, the symbols named."""
+    from .core.errors import InvalidParameter
+    from .core.node import TradeOff
+    from .notions import Notion
+
+    f = _expression(text)
+    if not isinstance(f, (TradeOff, Notion) if notions else TradeOff):
+        raise InvalidParameter(name, text, "a trade-off expression (G(1), EpsDelta(1, 0), ...)"
+                               + (" or a notion (GDP(mu), zCDP(rho), tCDP(rho, omega), "
+                                  "ApproxDP(eps, delta))" if notions else ""))
+    syms = sorted(map(str, getattr(f, "free_symbols", ())))
+    if syms:
+        raise InvalidParameter(name, text, "an expression without free symbols (this command "
+                               "computes a number)", hint=_no_value(syms))
+    return f
+
+
+def _no_value(syms: list[str]) -> str:
+    which = f"symbol {syms[0]} has" if len(syms) == 1 else f"symbols {', '.join(syms)} have"
+    return f"the {which} no value: write numbers in their place"
 
 
 def _number(text: str, name: str = "alpha",
@@ -169,13 +214,24 @@ def _over(text: str) -> tuple[str, tuple]:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    import sympy as sp
+
+    from .core.errors import InvalidParameter
+    from .core.node import TradeOff
     from .verify import verify
 
     over = dict(_over(t) for t in args.over or [])
-    v = verify(_expression(args.lhs), args.rel, _expression(args.rhs), over=over or None,
-               dps=args.dps)
+    sides = []
+    for name, text in (("LHS", args.lhs), ("RHS", args.rhs)):
+        x = _expression(text)
+        if not isinstance(x, (TradeOff, sp.Expr)):
+            raise InvalidParameter(name, text, "a trade-off expression or a scalar expression",
+                                   hint="a privacy notion compares through its trade-off "
+                                   "function, e.g. G(1) for GDP(1)")
+        sides.append(x)
+    v = verify(sides[0], args.rel, sides[1], over=over or None, dps=args.dps)
     print(v.latex() if args.latex else v)
-    return {True: 0, False: 1, None: 3}[v.status]
+    return {True: EXIT_OK, False: EXIT_FAILS, None: EXIT_UNDECIDED}[v.status]
 
 
 def _latex(args: argparse.Namespace) -> int:
@@ -199,7 +255,7 @@ def _numeric(what, args: argparse.Namespace):
     from .rewrite import simplify
 
     _check_dps(args.dps)
-    f, a = _expression(args.expr), args.point(args.value)
+    f, a = _numeric_expression(args.expr), args.point(args.value)
     try:
         return what(f, a, dps=args.dps)
     except NoClosedForm:
@@ -245,7 +301,7 @@ def _renyi(args: argparse.Namespace) -> int:
     _check_dps(args.dps)
     order = sp.oo if args.order.strip() in ("oo", "inf") else _number(
         args.order, "order", "a number > 0, or oo")
-    f = _expression(args.expr)
+    f = _numeric_expression(args.expr)
     v = renyi(f, order, dps=args.dps, estimate=args.estimate)
     print(v)
     return 0
@@ -257,7 +313,7 @@ def _gdp(args: argparse.Namespace) -> int:
     from .analysis import gdp_mu
 
     _check_dps(args.dps)
-    f = _expression(args.expr)
+    f = _numeric_expression(args.expr)
     tol = None if args.tol is None else _number(args.tol, "tol", "a number > 0")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -277,7 +333,7 @@ def _convert(args: argparse.Namespace) -> int:
     from .notions import GDP, ApproxDP, Notion, zCDP
 
     dps = _check_dps(args.dps)
-    x = _expression(args.expr)
+    x = _numeric_expression(args.expr, notions=True)
     if args.delta is None and args.eps is None:
         raise InvalidParameter("--delta/--eps", None, "at least one of --delta D and --eps E")
     rows = []
@@ -318,16 +374,45 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _output(path: str, figure) -> str:
+    """-o/--output: a file in an existing folder, with a format matplotlib writes."""
+    import os
+
+    from .core.errors import InvalidParameter
+
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(folder):
+        raise InvalidParameter("--output", path, "a file in an existing folder",
+                               hint=f"the folder {folder!r} does not exist")
+    if os.path.isdir(path):
+        raise InvalidParameter("--output", path, "a file name, not a folder")
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    formats = sorted(figure.canvas.get_supported_filetypes())
+    if ext and ext not in formats:
+        raise InvalidParameter("--output", path, "a file name ending in one of ."
+                               + ", .".join(formats))
+    return path
+
+
 def _plot(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
+    from .core.errors import InvalidParameter
+    from .core.validate import count
     from .plot import plot
 
-    exprs = [_expression(e) for e in args.exprs]
-    ax = plot(*exprs, kind=args.kind, points=args.points)
-    ax.figure.savefig(args.output, dpi=args.dpi, bbox_inches="tight")
-    print(args.output)
+    points = count("--points", args.points, lower=2, upper=MAX_POINTS)
+    dpi = count("--dpi", args.dpi, lower=MIN_DPI, upper=MAX_DPI)
+    exprs = [_numeric_expression(e) for e in args.exprs]
+    ax = plot(*exprs, kind=args.kind, points=points)
+    path = _output(args.output, ax.figure)
+    try:
+        ax.figure.savefig(path, dpi=dpi, bbox_inches="tight")
+    except OSError as exc:
+        raise InvalidParameter("--output", path, "a file that can be written",
+                               hint=f"{type(exc).__name__}: {exc.strerror or exc}") from None
+    print(path)
     return 0
 
 
@@ -342,6 +427,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     x = symbol_for(args.param)
     if x not in getattr(f, "free_symbols", set()):
         raise InvalidParameter("--param", args.param, f"a symbol of the expression {args.expr}")
+    others = sorted(str(s) for s in f.free_symbols if s != x)
+    if others:
+        raise InvalidParameter("EXPR", args.expr, f"an expression whose only symbol is "
+                               f"{args.param}", hint=_no_value(others))
     kw = {}
     for name in ("epsilon", "delta", "tpr", "fpr", "advantage"):
         text = getattr(args, name)
@@ -427,24 +516,26 @@ def _demo(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the ``tradeoff`` command with ``argv`` (default ``sys.argv[1:]``); return the status.
 
-    0 on success; 2 for bad input (usage errors, :class:`InvalidParameter`, expressions the
-    parser refuses); 1 for a computation that failed (any other :class:`TradeOffError`, an
-    overflow, memory or recursion exhaustion, any unexpected exception); 130 on Ctrl-C. Every
-    error is one line ``tradeoff: error: ...`` on stderr; no traceback is ever printed.
-    ``--help`` exits through ``SystemExit(0)`` as argparse does.
+    0 on success (verify: holds); 1 verify: fails; 2 for bad input (usage errors,
+    :class:`InvalidParameter`, expressions the parser refuses); 3 verify: undecided; 4 for a
+    computation that failed (any other :class:`TradeOffError`, an overflow, memory or recursion
+    exhaustion, any unexpected exception, a closed output pipe) — never 1, which a script
+    reads as a failed claim; 130 on Ctrl-C. Every error is one line ``tradeoff: error: ...``
+    on stderr; no traceback is ever printed. ``--help`` exits through ``SystemExit(0)`` as
+    argparse does.
     """
     try:
         return _run(argv)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # stdout closed early (| head): nothing more to say
         _silence_stdout()
-        return 1
+        return EXIT_FAILED
     except Exception as exc:  # the command line never shows a traceback
         try:
             status, message = _classify(exc)
         except Exception:  # pragma: no cover - classifying must not fail either
-            status, message = 1, f"internal error ({type(exc).__name__})"
+            status, message = EXIT_FAILED, f"internal error ({type(exc).__name__})"
         _report(message)
         return status
 
@@ -533,8 +624,10 @@ def _run(argv: list[str] | None) -> int:
     p.add_argument("exprs", metavar="EXPR", nargs="+", help=expr_help)
     p.add_argument("-o", "--output", default="tradeoff.png", help="the image file (png, pdf, svg)")
     p.add_argument("--kind", choices=["tradeoff", "roc"], default="tradeoff")
-    p.add_argument("--points", type=int, default=200, help="points per curve (default 200)")
-    p.add_argument("--dpi", type=int, default=150)
+    p.add_argument("--points", type=_integer_option("--points", 2, MAX_POINTS), default=200,
+                   help=f"points per curve, 2 to {MAX_POINTS} (default 200)")
+    p.add_argument("--dpi", type=_integer_option("--dpi", MIN_DPI, MAX_DPI), default=150,
+                   help=f"resolution of a raster image, {MIN_DPI} to {MAX_DPI} (default 150)")
     p.set_defaults(run=_plot)
     what = ("the value of a parameter (a symbol of EXPR) at which the mechanism meets a privacy "
             "target, certified")
@@ -585,21 +678,21 @@ def _classify(exc: BaseException) -> tuple[int, str]:
 
     text = _text_of(exc)
     if isinstance(exc, (_UsageError, InvalidParameter)):
-        return 2, text
+        return EXIT_BAD_INPUT, text
     if isinstance(exc, TradeOffError):
-        return 1, text or type(exc).__name__
+        return EXIT_FAILED, text or type(exc).__name__
     if isinstance(exc, MemoryError):
-        return 1, "out of memory" + (f": {text}" if text else "") + \
+        return EXIT_FAILED, "out of memory" + (f": {text}" if text else "") + \
             "; try a smaller expression or a lower --dps"
     if isinstance(exc, RecursionError):
-        return 1, "the computation nests too deeply (Python's recursion limit)"
+        return EXIT_FAILED, "the computation nests too deeply (Python's recursion limit)"
     if isinstance(exc, OverflowError):
-        return 1, ("numerical overflow" + (f" ({text})" if text else "")
-                   + ": a number in the computation is too large or too small for it")
+        return EXIT_FAILED, ("numerical overflow" + (f" ({text})" if text else "")
+                             + ": a number in the computation is too large or too small for it")
     if isinstance(exc, ValueError) and "integer string conversion" in text:
-        return 1, "a number in the result is too long to print (more than 4300 digits)"
+        return EXIT_FAILED, "a number in the result is too long to print (more than 4300 digits)"
     detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return 1, f"internal error ({detail})"
+    return EXIT_FAILED, f"internal error ({detail})"
 
 
 def _report(message: str) -> None:

@@ -26,10 +26,11 @@ import sympy as sp
 
 from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter
-from .core.validate import param
+from .core.validate import count, param
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
 from .numeric.context import mp
+from .numeric.protocol import MAX_DPS
 from .numeric.value import Value
 
 __all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
@@ -101,7 +102,6 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     Accounting shuffled training as Poisson sampling understates its epsilon (Chua et al.,
     ICML 2024, "How private are DP-SGD implementations?"); this is the sound statement.
     """
-    import math
 
     from .families.poisson_replace import PoissonReplace
     from .operators.mechanism import AddRemove
@@ -126,11 +126,15 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
             if steps is not None:
                 raise InvalidParameter("epochs", epochs, "omitted when steps is given",
                                        "noisy_sgd")
-            E = param("epochs", epochs, lower=0, lower_open=True, owner="noisy_sgd")
-            if E.free_symbols or n.free_symbols or b.free_symbols:
-                raise InvalidParameter("epochs", epochs, "a number (with numeric sizes)",
-                                       "noisy_sgd")
-            steps = sp.Integer(math.ceil(sp.Rational(E) * n / b))
+            E = param("epochs", epochs, lower=0, lower_open=True, owner="noisy_sgd",
+                      numeric=True)
+            for name, x, given in (("dataset_size", n, dataset_size),
+                                   ("batch_size", b, batch_size)):
+                if x.free_symbols:
+                    raise InvalidParameter(name, given, "a number when epochs are given (the "
+                                           "steps ceil(epochs n/b) must be counted)",
+                                           "noisy_sgd")
+            steps = _ceil_steps(E * n / b, epochs)
     elif epochs is not None:
         raise InvalidParameter("epochs", epochs, "given with dataset_size and batch_size",
                                "noisy_sgd")
@@ -140,13 +144,15 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
                                "or steps)", "noisy_sgd")
     q = param("p", p, lower=0, upper=1, owner="noisy_sgd")
     T = param("steps", steps, lower=1, integer=True, owner="noisy_sgd")
-    if neighbours not in (None, "add_remove", "replace_one"):
+    if not (neighbours is None or (isinstance(neighbours, str)
+                                   and neighbours in ("add_remove", "replace_one"))):
         raise InvalidParameter("neighbours", neighbours, "'add_remove' or 'replace_one'",
                                "noisy_sgd")
     if sampling == "shuffle":
-        if q.free_symbols or T.free_symbols:
-            raise InvalidParameter("p", q, "a number (shuffled batches count epochs)",
-                                   "noisy_sgd")
+        for name, x in (("p", q), ("steps", T)):
+            if x.free_symbols:
+                raise InvalidParameter(name, x, "a number (shuffled batches count epochs)",
+                                       "noisy_sgd")
         epochs_started = sp.ceiling(T / sp.ceiling(1 / q)) if q.is_positive else sp.S.Zero
         delta = 2 if neighbours == "replace_one" else 1
         return Gaussian(delta * sp.sqrt(epochs_started) / s)
@@ -161,6 +167,32 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
         return AddRemove(TensorPower(Mix(Gaussian(1 / s), q), T))
     raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size'), 'poisson' or "
                            "'shuffle'", "noisy_sgd")
+
+
+#: An irrational number of epochs is rounded to steps only below this many (the ceiling
+#: needs about log10(E n/b) digits of it); a Rational is rounded exactly at any size.
+MAX_IRRATIONAL_STEPS = sp.Integer(10) ** 1000
+
+
+def _ceil_steps(x: sp.Expr, epochs: Any) -> sp.Integer:
+    """ceil(x) for x = E n/b > 0: exact for a Rational; for an irrational x (``sqrt(2)``
+    epochs) by SymPy's evaluation, refused above :data:`MAX_IRRATIONAL_STEPS`."""
+    if x.is_Rational:
+        return sp.Integer(-((-x.p) // x.q))
+    allowed = ("a number of epochs whose steps ceil(epochs n/b) can be counted (an irrational "
+               "one below about 10^1000 steps; a Rational of any size)")
+    try:
+        approx = sp.N(x, 30)
+        if not approx.is_finite or approx > MAX_IRRATIONAL_STEPS:
+            raise InvalidParameter("epochs", epochs, allowed, "noisy_sgd")
+        steps = sp.ceiling(x)
+    except InvalidParameter:
+        raise
+    except Exception:
+        raise InvalidParameter("epochs", epochs, allowed, "noisy_sgd") from None
+    if not steps.is_Integer:
+        raise InvalidParameter("epochs", epochs, allowed, "noisy_sgd")
+    return steps
 
 
 def shuffle(eps0: Any, n: Any, bound: str = "exact"):
@@ -215,9 +247,12 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
         return sp.sqrt(2 * sp.log(2 / dl)) * d / e
     if method != "exact":
         raise InvalidParameter("method", method, "'exact' or 'dwork'", "gaussian_sigma")
-    if any(x.free_symbols for x in (d, e, dl)):
-        raise InvalidParameter("eps", eps, "numbers for the exact calibration",
-                               "gaussian_sigma")
+    for name, x, given in (("sensitivity", d, sensitivity), ("eps", e, eps),
+                           ("delta", dl, delta)):
+        if x.free_symbols:
+            raise InvalidParameter(name, given, "a number for the exact calibration",
+                                   "gaussian_sigma", "method='dwork' gives a closed form")
+    dps = count("dps", dps, upper=MAX_DPS, owner="gaussian_sigma")
 
     def above(mu: sp.Rational) -> bool | None:  # is delta_G(eps) > delta at mu? (None: unsure)
         v = _delta(Gaussian(mu), e, dps=dps + 10)

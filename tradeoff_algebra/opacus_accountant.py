@@ -30,7 +30,8 @@ from copy import deepcopy
 from typing import Any
 
 from .analysis.conversions import epsilon as _epsilon
-from .core.errors import NumericalError
+from .core.errors import InvalidParameter, NumericalError
+from .core.validate import param
 from .families.gaussian import Gaussian
 from .operators.mechanism import AddRemove
 from .operators.subsample import Mix
@@ -112,7 +113,11 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
         return MECHANISM
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
-        """One optimiser step; consecutive steps with the same parameters are merged."""
+        """One optimiser step; consecutive steps with the same parameters are merged. The
+        noise multiplier must be a number >= 0 and the sample rate one in [0, 1]
+        (:class:`~tradeoff_algebra.core.errors.InvalidParameter`, a ``ValueError``, names the
+        one that is not); the history keeps them as given."""
+        _checked(noise_multiplier, sample_rate)
         if self.history and tuple(self.history[-1][:2]) == (noise_multiplier, sample_rate):
             s, q, n = self.history[-1]
             self.history[-1] = (s, q, n + 1)
@@ -128,7 +133,7 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
         (no steps, or ``q = 0``: no record is ever sampled)."""
         out = []
         for s, q, n in self.history:
-            s, q, n = _exact(s), _exact(q), int(n)
+            (s, q), n = _checked(s, q), int(n)
             if n > 0 and q != 0:
                 out.append((s, q, n))
         return out
@@ -150,6 +155,9 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
         with a ``RuntimeWarning`` naming the cause. Other keyword arguments (those of Opacus's
         other accountants) are ignored.
         """
+        if not isinstance(delta, str):  # strings are levels read exactly ("1e-5")
+            param("delta", delta, lower=0, upper=1, numeric=True,
+                  owner="TradeoffAccountant.get_epsilon")
         phases = self._phases()
         if not phases:
             return 0.0
@@ -177,21 +185,38 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
         self.history = [tuple(h) for h in self.history]
 
 
-def _exact(x: Any):
-    """A history number as an exact sympy number (a float as the binary number it holds)."""
+def _exact(x: Any, name: str = "value"):
+    """A history number as an exact sympy number (a float as the binary number it holds);
+    :class:`InvalidParameter` naming ``name`` for what is not a finite real number."""
     import sympy as sp
 
-    if isinstance(x, sp.Basic):
-        return x
-    if isinstance(x, bool):
-        raise TypeError(f"not a number: {x!r}")
-    if isinstance(x, numbers.Integral):
-        return sp.Integer(int(x))
-    if isinstance(x, numbers.Rational):
-        return sp.Rational(int(x.numerator), int(x.denominator))
-    if isinstance(x, str):
-        return sp.Rational(x)
-    return sp.Rational(float(x))  # floats, numpy/torch scalars
+    allowed = "a finite real number"
+    try:
+        if isinstance(x, sp.Basic):
+            return x
+        if isinstance(x, (bool, bytes, complex)) or x is None:
+            raise TypeError
+        if isinstance(x, numbers.Integral):
+            return sp.Integer(int(x))
+        if isinstance(x, numbers.Rational):
+            return sp.Rational(int(x.numerator), int(x.denominator))
+        if isinstance(x, str):
+            return sp.Rational(x)
+        v = float(x)  # floats, numpy/torch scalars
+        if not math.isfinite(v):  # sp.Rational(nan) is 0
+            raise ValueError
+        return sp.Rational(v)
+    except Exception:
+        raise InvalidParameter(name, x, allowed, "TradeoffAccountant") from None
+
+
+def _checked(noise_multiplier: Any, sample_rate: Any) -> tuple[Any, Any]:
+    """(sigma, q) exact and checked: sigma >= 0, q in [0, 1]."""
+    s = param("noise_multiplier", _exact(noise_multiplier, "noise_multiplier"), lower=0,
+              numeric=True, owner="TradeoffAccountant")
+    q = param("sample_rate", _exact(sample_rate, "sample_rate"), lower=0, upper=1,
+              numeric=True, owner="TradeoffAccountant")
+    return s, q
 
 
 def _float_up(x: Any) -> float:

@@ -23,12 +23,15 @@ import numpy as np
 
 from .core.errors import InvalidParameter
 from .core.node import TradeOff
-from .numeric.protocol import curve, roc
+from .core.validate import count, param
+from .numeric.protocol import MAX_DPS, curve, roc
 from .printing import latex
 
 __all__ = ["plot"]
 
 KINDS = ("tradeoff", "roc")
+#: Most points per curve.
+MAX_POINTS = 100_000
 
 
 def _roc_points(f: TradeOff, x: np.ndarray, dps: int) -> tuple[np.ndarray, np.ndarray]:
@@ -49,8 +52,18 @@ def plot(*exprs: TradeOff, ax: Any = None, kind: str = "tradeoff", points: int =
     except ImportError as exc:  # pragma: no cover - the plot extra
         raise InvalidParameter("matplotlib", None, "installed: pip install "
                                "'tradeoff_algebra[plot]'", "plot") from exc
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise InvalidParameter("kind", kind, " or ".join(map(repr, KINDS)), "plot")
+    points = count("points", points, lower=2, upper=MAX_POINTS, owner="plot")
+    dps = count("dps", dps, upper=MAX_DPS, owner="plot")
+    fpr = param("fpr_min", fpr_min, lower=0, upper=1, lower_open=True, upper_open=True,
+                owner="plot", numeric=True)
+    fpr_min = float(fpr)
+    if not fpr_min > 0:  # below the smallest float
+        raise InvalidParameter("fpr_min", fpr_min, "a number in (0, 1) of at least 1e-300",
+                               "plot")
+    if not isinstance(bands, bool):
+        raise InvalidParameter("bands", bands, "True or False", "plot")
     if not exprs:
         raise InvalidParameter("exprs", exprs, "at least one trade-off expression", "plot")
     for f in exprs:

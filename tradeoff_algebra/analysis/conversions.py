@@ -23,7 +23,7 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
-from ..core.validate import mpf_rational, param
+from ..core.validate import count, mpf_rational, param
 from ..families.epsdelta import EpsDelta
 from ..numeric import budget
 from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
@@ -31,6 +31,7 @@ from ..numeric.context import MPF, mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import (
     GUARD_DPS,
+    MAX_DPS,
     _prepare,
     as_level,
     certified,
@@ -51,16 +52,16 @@ __all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_v
 EPS_SEARCH_CAP = 2**30
 
 
-def _eps_arg(eps: Any, owner: str):
+def _eps_arg(eps: Any, owner: str, name: str = "eps"):
     """Validate eps >= 0 (``oo``/``float('inf')`` allowed) and return it as an mpf."""
     if isinstance(eps, float) and eps == float("inf"):
         return mp.inf
     if isinstance(eps, MPF):
         if mp.isnan(eps) or eps < 0:
-            raise InvalidParameter("eps", eps, "a real number in [0, oo]", owner)
+            raise InvalidParameter(name, eps, "a real number in [0, oo]", owner)
         return +eps
-    e = param("eps", eps, lower=0, owner=owner, allow_infinite=True)
-    return num(e, "eps")
+    e = param(name, eps, lower=0, owner=owner, allow_infinite=True)
+    return num(e, name)
 
 
 @defer("delta", r"\delta_{{{f}}}\left({args}\right)")
@@ -348,6 +349,9 @@ def from_privacy_profile(pairs: Iterable[tuple[Any, Any]] | Mapping[Any, Any]) -
     validated by :class:`EpsDelta` (eps >= 0, 0 <= delta <= 1). Returns a ``Max`` node (a
     single ``EpsDelta`` for one pair).
     """
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, (Mapping, Iterable)):
+        raise InvalidParameter("pairs", pairs, "(eps, delta) pairs or a mapping {eps: delta}",
+                               "from_privacy_profile")
     items = list(pairs.items()) if isinstance(pairs, Mapping) else list(pairs)
     if not items:
         raise InvalidParameter("pairs", items, "at least one (eps, delta) pair",
@@ -398,17 +402,25 @@ def _profile_enclosure(delta_fn) -> Callable:
     return encl
 
 
-def _grid(eps_grid: Sequence[Any] | None, eps_max: Any, n: int) -> list:
+#: The largest eps of a primal_value grid (e^eps = 10^434294): the cell bounds slow down with
+#: the size of eps (eps_max = 10^100 took 6 s, 10^400 did not finish).
+MAX_EPS_GRID = 10**6
+
+
+def _grid(eps_grid: Sequence[Any] | None, eps_max: Any, n: int, max_evals: int = 2000) -> list:
     if eps_grid is None:
-        top = _eps_arg(eps_max, "primal_value")
-        if top == mp.inf or top <= 0:
-            raise InvalidParameter("eps_max", eps_max, "a real number in (0, oo)", "primal_value")
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
-            raise InvalidParameter("n", n, "an integer >= 2", "primal_value")
+        top = _eps_arg(eps_max, "primal_value", "eps_max")
+        if top == mp.inf or top <= 0 or top > MAX_EPS_GRID:
+            raise InvalidParameter("eps_max", eps_max, f"a real number in (0, {MAX_EPS_GRID}]",
+                                   "primal_value")
+        n = count("n", n, lower=2, upper=max_evals, owner="primal_value")
         return [top * i / (n - 1) for i in range(n)]
-    grid = [_eps_arg(e, "primal_value") for e in eps_grid]
-    if not grid or any(e == mp.inf for e in grid):
+    if isinstance(eps_grid, (str, bytes)) or not isinstance(eps_grid, Iterable):
         raise InvalidParameter("eps_grid", eps_grid, "a non-empty list of finite eps >= 0")
+    grid = [_eps_arg(e, "primal_value", f"eps_grid[{i}]") for i, e in enumerate(eps_grid)]
+    if not grid or any(e > MAX_EPS_GRID for e in grid):
+        raise InvalidParameter("eps_grid", eps_grid, "a non-empty list of eps in "
+                               f"[0, {MAX_EPS_GRID}]")
     if any(b <= a for a, b in zip(grid, grid[1:], strict=False)):
         raise InvalidParameter("eps_grid", eps_grid, "strictly increasing eps values")
     return grid
@@ -423,6 +435,10 @@ def primal_value_lower(delta_fn: Callable | TradeOff, alpha: Any,
     assumption on ``delta_fn``. For an enclosure use :func:`primal_value`.
     """
     A = as_level(alpha)
+    dps = count("dps", dps, upper=MAX_DPS, owner="primal_value_lower")
+    if eps_grid is None:
+        raise InvalidParameter("eps_grid", eps_grid, "a non-empty list of eps in "
+                               f"[0, {MAX_EPS_GRID}]", "primal_value_lower")
     with mp.workdps(dps + GUARD_DPS):
         a, ac = num(A), num(1 - A)
         encl = _profile_enclosure(delta_fn)
@@ -494,8 +510,8 @@ def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
     The grid is ``eps_grid`` or ``n`` points on ``[0, eps_max]``.
     """
     A = as_level(alpha)
-    if isinstance(max_evals, bool) or not isinstance(max_evals, numbers.Integral):
-        raise InvalidParameter("max_evals", max_evals, "a positive integer", "primal_value")
+    max_evals = count("max_evals", max_evals, owner="primal_value")
+    dps = count("dps", dps, upper=MAX_DPS, owner="primal_value")
     with mp.workdps(dps + GUARD_DPS):
         a, ac = num(A), num(1 - A)
         encl = _profile_enclosure(delta_fn)
@@ -506,7 +522,7 @@ def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
                 d_inf = mp.zero
         else:
             d_inf = num(param("delta_inf", delta_inf, lower=0, upper=1, owner="primal_value"))
-        grid = _grid(eps_grid, eps_max, n)
+        grid = _grid(eps_grid, eps_max, n, max_evals)
         vals = {e: encl(e) for e in grid}
         evals = len(vals)
         tol = mp.mpf(10) ** (-dps)

@@ -24,8 +24,9 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
+from ..core.validate import count, param
 from ..numeric.context import mp
-from ..numeric.protocol import evaluate
+from ..numeric.protocol import MAX_DPS, evaluate
 from ..numeric.value import Value
 from .lazy import defer
 
@@ -61,7 +62,11 @@ def sup_distance(f: TradeOff, g: TradeOff, dps: int = 20, tol: Any = None) -> Va
     for name, x in (("f", f), ("g", g)):
         if not isinstance(x, TradeOff):
             raise InvalidParameter(name, x, "a trade-off expression")
-    tol = mp.mpf(10) ** -6 if tol is None else mp.mpf(sp.Rational(tol).p) / sp.Rational(tol).q
+    dps = count("dps", dps, upper=MAX_DPS, owner="sup_distance")
+    if tol is not None:  # a positive number, read exactly (an infinite or NaN tol looped)
+        t = param("tol", tol, lower=0, lower_open=True, numeric=True, owner="sup_distance")
+    with mp.workdps(dps + 10):
+        tol = mp.mpf(10) ** -6 if tol is None else mp.mpf(sp.N(t, dps + 10))
     cache: dict = {}
 
     def vals(a):

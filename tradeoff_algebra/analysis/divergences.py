@@ -24,10 +24,10 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
-from ..core.validate import param
+from ..core.validate import count, param
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.protocol import GUARD_DPS
+from ..numeric.protocol import GUARD_DPS, MAX_DPS
 from ..numeric.value import Value
 from .conversions import delta
 from .functionals import (
@@ -119,6 +119,8 @@ def f_divergence(f: TradeOff, F: Any, dps: int | None = None, *,
     ``dps``: a Value; ``estimate=True`` allows quadrature of ``F(e^{-l}) e^l`` with
     ``l = log|f'|`` for f(0) = 1 (an ESTIMATE, not an enclosure).
     """
+    if dps is not None:
+        dps = count("dps", dps, upper=MAX_DPS, owner="f_divergence")
     check_functional_args(f, dps, "f_divergence")
     Fl = _sympy_F(F)
     fl = finite_loss(f)

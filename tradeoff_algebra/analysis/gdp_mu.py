@@ -46,6 +46,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter, ToleranceWarning, TradeOffError
 from ..core.node import TradeOff
 from ..core.normal import PhiInv
+from ..core.validate import param
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.trivial import IdTradeOff, ZeroTradeOff
@@ -288,6 +289,8 @@ def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:
     """
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression", "gdp_mu")
+    if tol is not None:  # a positive number, read exactly (floats, Decimal, NumPy scalars)
+        tol = param("tol", tol, lower=0, lower_open=True, numeric=True, owner="gdp_mu")
     g = simplify(f)
     form = gdp_mu_form(g)
     if form is not None:
@@ -297,7 +300,7 @@ def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:
     if f.free_symbols:
         return Functional("gdp_mu", f)
     with mp.workdps(dps + 15):
-        tol_ = mp.mpf(10) ** -5 if tol is None else mp.mpf(sp.N(sp.Rational(tol), dps + 10))
+        tol_ = mp.mpf(10) ** -5 if tol is None else mp.mpf(sp.N(tol, dps + 10))
         lo, hi = _enclosure(g, dps, tol_)
         if lo == mp.inf:
             return Value(mp.inf, mp.inf, mp.inf, dps)

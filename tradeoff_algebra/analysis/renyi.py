@@ -45,9 +45,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter, NoClosedForm
+from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import TradeOff
-from ..core.validate import param
+from ..core.validate import count, param
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
@@ -55,7 +55,7 @@ from ..families.normal_pair import NormalPair
 from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.protocol import num
+from ..numeric.protocol import MAX_DPS, num
 from ..numeric.value import CertifiedPair, Value
 from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
@@ -74,7 +74,8 @@ __all__ = ["renyi", "renyi_form", "order_param"]
 
 
 def order_param(order: Any, owner: str = "renyi") -> sp.Expr:
-    """The order a of a Renyi divergence: a real number in (0, oo] (oo allowed), or a symbol."""
+    """The order a of a Renyi divergence: a real number in (0, oo] (``oo`` or a float infinity
+    for the max divergence), or a symbol."""
     return param("order", order, lower=0, lower_open=True, owner=owner, allow_infinite=True)
 
 
@@ -131,6 +132,8 @@ def _(f, a):
 @renyi_form.register(EpsDelta)
 def _(f, a):
     e, d = f.eps, f.delta
+    if (1 - d).is_zero:  # f_{eps,1} = 0: P and Q are mutually singular, D_a = +oo
+        return sp.oo
     if a is sp.oo:
         return e if d.is_zero else (sp.oo if d.is_positive else None)
     pure = sp.log((1 - d) * (sp.exp(a * e) + sp.exp((1 - a) * e)) / (1 + sp.exp(e))) / (a - 1)
@@ -180,6 +183,8 @@ def _(f, a):
 
 @renyi_form.register(TensorPower)
 def _(f, a):
+    if f.n.is_zero:  # f^{(x) 0} = Id (one point mass against itself)
+        return sp.S.Zero
     d = renyi_form(f.base, a)
     return None if d is None else f.n * d
 
@@ -263,13 +268,26 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
 
     >>> renyi(G(mu), 2)           # 2 mu^2/2 = mu**2
     """
+    if dps is not None:
+        dps = count("dps", dps, upper=MAX_DPS, owner="renyi")
     check_functional_args(f, dps, "renyi")
     a = order_param(order)
+    if dps is not None and a.free_symbols:
+        raise InvalidParameter("order", order, "a number in (0, oo] for a numeric value",
+                               "renyi", "omit dps for the closed form in the order")
+    if dps is not None and f.free_symbols:
+        syms = ", ".join(sorted(map(str, f.free_symbols)))
+        raise InvalidParameter("f", f, "an expression without free symbols for a numeric value",
+                               "renyi", f"substitute values for the symbols {syms} (f.subs), "
+                               "or omit dps for the closed form")
     if a == 1:
         return kl(f, dps, estimate=estimate)
     v = renyi_form(f, a)
     if v is None:  # cheap identities first (G_mu (x) G_nu, group privacy of G_mu, ...)
         v = renyi_form(simplify(f), a)
+    if v is not None and (v.has(sp.nan) or v.has(sp.zoo)):
+        raise NumericalError(f"renyi({f}, {a}): the closed form is undefined here ({v}); "
+                             "please report the input")
     if dps is None:
         if v is None:
             raise NoClosedForm(f"renyi({f}, {a}): no closed form is known; pass dps=30 and "

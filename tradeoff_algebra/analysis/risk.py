@@ -24,9 +24,9 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
-from ..core.validate import param
+from ..core.validate import count, param
 from ..numeric.context import mp
-from ..numeric.protocol import GUARD_DPS
+from ..numeric.protocol import GUARD_DPS, MAX_DPS
 from ..numeric.value import Value
 from .conversions import delta
 
@@ -43,9 +43,8 @@ def bayes_risk(f: TradeOff, prior: Any = sp.S.Half, dps: int = 30) -> Value:
     docstring): an enclosure derived from the certified privacy profile."""
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression", "bayes_risk")
-    pi = param("prior", prior, lower=0, upper=1, owner="bayes_risk")
-    if pi.free_symbols:
-        raise InvalidParameter("prior", prior, "a number in [0, 1]", "bayes_risk")
+    pi = param("prior", prior, lower=0, upper=1, owner="bayes_risk", numeric=True)
+    dps = count("dps", dps, upper=MAX_DPS, owner="bayes_risk")
     if pi == 0 or pi == 1:
         return Value.from_exact(sp.S.Zero, dps)
     if pi <= sp.S.Half:

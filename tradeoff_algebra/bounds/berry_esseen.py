@@ -32,7 +32,7 @@ from ..core.citations import DRS
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.rules import rule
-from ..core.validate import mpf_rational, param
+from ..core.validate import mpf_rational, param, to_sympy
 from ..families.binomial import BinomialDP
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
@@ -172,6 +172,12 @@ def berry_esseen(f: Any, n: Any = None) -> BerryEsseen:
         s_kl2 += m * a**2
         s_k3 += m * c
     var = s_k2 - s_kl2
+    for x in (s_kl, var, s_k3):  # exp(10**400) from eps = 10**400: comparisons never end
+        try:
+            to_sympy("f", x, "", "berry_esseen")
+        except InvalidParameter as exc:
+            raise InvalidParameter("f", f, "a composition whose moments can be compared",
+                                   "berry_esseen", exc.hint) from None
     if var.is_zero:
         raise InvalidParameter("f", f, "a composition whose log-likelihood ratio is not "
                                "constant (f != Id)", "berry_esseen")

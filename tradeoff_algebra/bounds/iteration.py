@@ -19,7 +19,7 @@ element processed at step t of n, a_i = 2 eta L/(n - t + 1) on the remaining ste
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sympy as sp
@@ -31,6 +31,14 @@ from ..notions import zCDP
 __all__ = ["iteration_zcdp", "noisy_sgd_iteration_zcdp"]
 
 
+def _sequence(name: str, value: Any, what: str) -> list:
+    """``value`` as a list (a sequence of numbers), else InvalidParameter naming ``name``."""
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
+        raise InvalidParameter(name, value, f"a sequence of {what} (numbers >= 0)",
+                               "iteration_zcdp")
+    return list(value)
+
+
 def iteration_zcdp(a: Sequence, sigma: Any | Sequence, s: Sequence | None = None) -> zCDP:
     """rho-zCDP of a contractive noisy iteration by Dwork, Thm. 6.3 (Eq. (6.17)):
     rho = sum_t a_t^2 / (2 sigma_t^2).
@@ -39,7 +47,8 @@ def iteration_zcdp(a: Sequence, sigma: Any | Sequence, s: Sequence | None = None
     ``s``: the shifts s_t, if given the hypothesis z_t = sum_{i<=t} (s_i - a_i) >= 0 with
     z_T = 0 is checked (exactly, for numbers) and a violation raises ``InvalidParameter``.
     """
-    a = [param("a", x, lower=0, owner="iteration_zcdp") for x in a]
+    a = [param(f"a[{i}]", x, lower=0, owner="iteration_zcdp")
+         for i, x in enumerate(_sequence("a", a, "shift reductions"))]
     if not a:
         raise InvalidParameter("a", a, "at least one step", "iteration_zcdp")
     if isinstance(sigma, (list, tuple)):
@@ -51,7 +60,8 @@ def iteration_zcdp(a: Sequence, sigma: Any | Sequence, s: Sequence | None = None
     else:
         sig = [param("sigma", sigma, lower=0, lower_open=True, owner="iteration_zcdp")] * len(a)
     if s is not None:
-        s = [param("s", x, lower=0, owner="iteration_zcdp") for x in s]
+        s = [param(f"s[{i}]", x, lower=0, owner="iteration_zcdp")
+             for i, x in enumerate(_sequence("s", s, "shifts"))]
         if len(s) != len(a):
             raise InvalidParameter("s", s, f"{len(a)} shifts, one per step", "iteration_zcdp")
         z = sp.Integer(0)

@@ -46,10 +46,10 @@ import sympy as sp
 from ..core.citations import Paper
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
-from ..core.validate import fuzzy_ge, fuzzy_gt, fuzzy_le, param
+from ..core.validate import count, fuzzy_ge, fuzzy_gt, fuzzy_le, param
 from ..families.epsdelta import EpsDelta
 from ..numeric.arb_expr import closed_value
-from ..numeric.protocol import certified, num
+from ..numeric.protocol import MAX_DPS, certified, num
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
 
@@ -106,9 +106,15 @@ def _refuse_eps0(owner: str, e0: sp.Expr, n: sp.Expr, d: sp.Expr) -> InvalidPara
         "Thm. 4.2 (shuffle(eps0, n, bound='wang')) and the exact ShuffleDP(eps0, n) need none")
 
 
-def _value(x: sp.Expr, dps: int, what: str) -> Value:
+def _value(x: sp.Expr, dps: int, what: str, **params: sp.Expr) -> Value:
     """The Value of the closed form ``x`` at ``dps`` digits: exact or certified by Arb balls,
-    an estimate (Ziv loop over mpmath) where a function has no ball rule."""
+    an estimate (Ziv loop over mpmath) where a function has no ball rule; a parameter with
+    free symbols (of ``params``, by name) is refused, named."""
+    dps = count("dps", dps, upper=MAX_DPS, owner=what)
+    for name, value in params.items():
+        if value.free_symbols:
+            raise InvalidParameter(name, value, "a number when dps is given", what,
+                                   "substitute numbers first, or omit dps for the expression")
     if x.free_symbols:
         raise InvalidParameter("dps", dps, "None while the parameters are symbols", what,
                                "substitute numbers first, or omit dps for the expression")
@@ -166,7 +172,7 @@ def fmt_epsilon(eps0: Any, n: Any, delta: Any, *, dps: int | None = None,
         E = sp.exp(e0)
         np_ = _np(e0, m)
         out = sp.log(1 + (E - 1) / (E + 1) * (8 * sp.sqrt(sp.log(4 / d) / np_) + 8 / np_))
-    return out if dps is None else _value(out, dps, owner)
+    return out if dps is None else _value(out, dps, owner, eps0=e0, n=m, delta=d)
 
 
 def _eps_floor(e0: sp.Expr, n: sp.Expr) -> sp.Expr:
@@ -212,16 +218,42 @@ def fmt_delta(eps0: Any, n: Any, eps: Any, *, dps: int | None = None) -> sp.Expr
                 "At or below it Feldman, McMillan & Talwar's Thm. 3.2 certifies no delta")
         x = (sp.exp(e) - 1) * (E + 1) / (E - 1) - 8 / np_
         closed = 4 * sp.exp(-np_ * x**2 / 64)
-        out = _clamp(closed, d_min)
-    return out if dps is None else _value(out, dps, owner)
+        # closed <= d_min exactly when x^2 >= 4 + 64 log(2)/(n p); with n p >= 16 log 2 (the
+        # hypothesis at delta = 1) x^2 >= 8 suffices, and eps >= 2 gives x >= e^2 - 1 -
+        # 8/(16 log 2) > 5.6: the floor, without evaluating exp(-exp(eps)^2) (eps = 10^400
+        # overflowed mpmath)
+        if _decided(lambda: fuzzy_ge(e, 2)) is True and \
+                _decided(lambda: fuzzy_ge(np_, 16 * sp.log(2))) is True:
+            out = d_min
+        else:
+            out = _clamp(closed, d_min)
+    return out if dps is None else _value(out, dps, owner, eps0=e0, n=m, eps=e)
+
+
+def _decided(cond) -> bool | None:
+    """A three-valued comparison; one SymPy cannot evaluate (``exp(-exp(10**400))``: mpmath
+    overflows) is undecided."""
+    try:
+        return cond()
+    except Exception:
+        return None
 
 
 def _clamp(closed: sp.Expr, d_min: sp.Expr) -> sp.Expr:
     """``min(1, max(closed, d_min))``, the comparisons decided where they can be."""
-    low = fuzzy_ge(closed, d_min)
-    out = closed if low is True else d_min if low is False else sp.Max(closed, d_min)
-    high = fuzzy_le(out, 1)
-    return out if high is True else sp.S.One if high is False else sp.Min(1, out)
+    low = _decided(lambda: fuzzy_ge(closed, d_min))
+    out = closed if low is True else d_min if low is False else _unevaluated(sp.Max, closed,
+                                                                             d_min)
+    high = _decided(lambda: fuzzy_le(out, 1))
+    return out if high is True else sp.S.One if high is False else _unevaluated(sp.Min, 1, out)
+
+
+def _unevaluated(op, *args) -> sp.Expr:
+    """``op(*args)``, left unevaluated where SymPy's simplification of it fails."""
+    try:
+        return op(*args)
+    except Exception:
+        return op(*args, evaluate=False)
 
 
 # -- as a trade-off expression ------------------------------------------------------------------

@@ -8,7 +8,7 @@ Whatever a user passes, validation either returns a SymPy expression or raises
 out of SymPy or mpmath. Refused, with the reason in the message:
 
 * strings, bytes, booleans, ``None`` and anything that is not a real scalar (complex numbers,
-  containers, arrays, sets, arbitrary objects);
+  even with a zero imaginary part, containers, arrays, sets, arbitrary objects);
 * SymPy Floats whose exact binary rational (every Float is taken as the rational it holds)
   would need more than a million bits, such as ``Float("1e-400000")``;
 * NaN, and +-infinity unless the caller allows it;
@@ -19,7 +19,9 @@ out of SymPy or mpmath. Refused, with the reason in the message:
 * numbers whose comparison with a bound fails inside SymPy/mpmath (the failure is named).
 
 Symbolic values stay three-valued: when SymPy cannot decide a condition on an expression with
-free symbols (even by failing), the condition is unknown and passes.
+free symbols (even by failing), the condition is unknown and passes; ``numeric=True`` refuses
+free symbols where a number is needed (a tolerance, a target, a search range), and
+:func:`count` reads a count (``dps``, a number of points) as a Python ``int``.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ import numbers
 from collections.abc import Callable
 
 import mpmath
+import numpy as np
 import sympy as sp
 from sympy import S
 
 from .errors import InvalidParameter
 
-__all__ = ["param", "fuzzy_ge", "fuzzy_le", "fuzzy_gt", "fuzzy_lt", "is_number", "to_sympy",
-           "MAX_EXP_ARG_LOG10", "mpf_rational", "probability_vector"]
+__all__ = ["param", "count", "fuzzy_ge", "fuzzy_le", "fuzzy_gt", "fuzzy_lt", "is_number",
+           "to_sympy", "MAX_EXP_ARG_LOG10", "mpf_rational", "probability_vector"]
 
 #: A number is refused when it contains ``exp(x)`` or ``b**x`` with ``|x|`` possibly above
 #: ``10**MAX_EXP_ARG_LOG10`` (a crude upper bound, see :func:`_log10_bound`): deciding its sign
@@ -144,11 +147,11 @@ def _exponent_bound(x: sp.Basic) -> float | None:
     return worst
 
 
-def _fmt_range(lower, upper, lower_open, upper_open, integer):
+def _fmt_range(lower, upper, lower_open, upper_open, integer, infinite=False):
     lo = "-oo" if lower is None else str(lower)
     hi = "oo" if upper is None else str(upper)
-    left = "(" if (lower_open or lower is None) else "["
-    right = ")" if (upper_open or upper is None) else "]"
+    left = "(" if (lower_open or (lower is None and not infinite)) else "["
+    right = ")" if (upper_open or (upper is None and not infinite)) else "]"
     kind = "an integer in " if integer else "a real number in "
     return f"{kind}{left}{lo}, {hi}{right}"
 
@@ -191,10 +194,14 @@ def to_sympy(name: str, value: object, allowed: str, owner: str | None = None) -
 
 
 def _to_sympy(name: str, value: object, allowed: str, owner: str | None) -> sp.Expr:
-    if isinstance(value, (str, bytes, bytearray, memoryview, bool)) or value is None:
+    if isinstance(value, (str, bytes, bytearray, memoryview, bool, np.bool_)) or value is None:
         raise InvalidParameter(name, value, allowed, owner,
                                "Pass a number or a SymPy expression, not "
                                f"{type(value).__name__}")
+    if isinstance(value, (complex, np.complexfloating)):
+        raise InvalidParameter(name, value, allowed, owner,
+                               "The value must be real (a complex number is refused even with "
+                               "a zero imaginary part)")
     if isinstance(value, numbers.Real) and not isinstance(value, sp.Basic):
         if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
             raise InvalidParameter(name, value, allowed, owner)
@@ -247,18 +254,32 @@ def _decide(cond: Callable[[], bool | None], v: sp.Expr, name: str, value: objec
 
 def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool = False,
           upper_open: bool = False, integer: bool = False, owner: str | None = None,
-          allow_infinite: bool = False) -> sp.Expr:
+          allow_infinite: bool = False, numeric: bool = False) -> sp.Expr:
     """Sympify and validate a scalar parameter; raise only if a condition is definitely false.
 
     Returns the sympified value. ``lower``/``upper`` bound the allowed range (``None`` for
-    unbounded), ``*_open`` make the bound strict, ``integer`` demands an integer. Raises
-    :class:`InvalidParameter` for everything :func:`to_sympy` refuses, for infinite values
-    (unless ``allow_infinite``), for values definitely outside the range or definitely not
-    integers, and for numbers whose comparison fails inside SymPy (too large to compare);
+    unbounded), ``*_open`` make the bound strict, ``integer`` demands an integer,
+    ``allow_infinite`` admits +-oo (a float infinity is read as SymPy's ``oo``), ``numeric``
+    demands a number (no free symbols). Raises :class:`InvalidParameter` for everything
+    :func:`to_sympy` refuses, for infinite values (unless ``allow_infinite``), for values
+    definitely outside the range or definitely not integers, for free symbols when
+    ``numeric``, and for numbers whose comparison fails inside SymPy (too large to compare);
     never any other exception.
     """
-    allowed = _fmt_range(lower, upper, lower_open, upper_open, integer)
-    v = to_sympy(name, value, allowed, owner)
+    allowed = _fmt_range(lower, upper, lower_open, upper_open, integer, allow_infinite)
+    if numeric:
+        allowed = allowed.replace("a real number in", "a number in").replace(
+            "an integer in", "an integer (a number) in")
+    if (allow_infinite and isinstance(value, (float, np.floating))
+            and not isinstance(value, bool) and math.isinf(value)):
+        value_ = sp.oo if value > 0 else -sp.oo
+        v = to_sympy(name, value_, allowed, owner)
+    else:
+        v = to_sympy(name, value, allowed, owner)
+    if numeric and v.free_symbols:
+        raise InvalidParameter(name, value, allowed, owner,
+                               "A number is needed here: substitute values for the symbols "
+                               f"{', '.join(sorted(map(str, v.free_symbols)))}")
 
     def decide(cond: Callable[[], bool | None]) -> bool | None:
         return _decide(cond, v, name, value, allowed, owner)
@@ -283,6 +304,20 @@ def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool 
         if ok is False:
             raise InvalidParameter(name, value, allowed, owner)
     return v
+
+
+def count(name: str, value: object, *, lower: int = 1, upper: int | None = None,
+          owner: str | None = None) -> int:
+    """A count (digits ``dps``, a number of points or pixels) as a Python ``int``: an integer
+    type (``int``, NumPy integers, SymPy Integers; not ``bool``, not a float such as ``2.0``)
+    in ``[lower, upper]``, checked by :func:`param`; anything else raises
+    :class:`InvalidParameter`."""
+    allowed = _fmt_range(lower, upper, False, False, True)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral,
+                                                                     sp.Integer)):
+        raise InvalidParameter(name, value, allowed, owner,
+                               f"Pass an integer, not {type(value).__name__}")
+    return int(param(name, int(value), lower=lower, upper=upper, integer=True, owner=owner))
 
 
 #: A float probability vector within this of summing to 1 is rescaled exactly by its sum.

@@ -167,9 +167,21 @@ def _numeric_n(f: BinomialDP) -> int:
     return int(n)
 
 
+#: Largest eps with numeric values: the working precision grows by 3 eps/log 2 bits (the
+#: e^{2 eps} amplification below), 43000 bits at this eps.
+MAX_NUMERIC_EPS = 10**4
+
+
 def _extra_bits(eps: MPF, n: int) -> int:
     # The pmf recurrence loses ~3 ulp per step; a value assembled from one tail and one
     # linear piece amplifies relative errors by at most about e^{2 eps}.
+    if eps > MAX_NUMERIC_EPS:
+        from ..core.errors import NumericalError
+
+        raise NumericalError(
+            f"BinomialDP(eps, n) with eps = {mp.nstr(eps, 6)}: numeric values are available "
+            f"for eps <= {MAX_NUMERIC_EPS} (MAX_NUMERIC_EPS; the working precision grows by "
+            "3 eps/log 2 bits); the symbolic form f(alpha) and the rules apply for any eps")
     return 2 * max(1, n).bit_length() + int(3 * eps / math.log(2)) + 16
 
 
@@ -263,7 +275,9 @@ def _check_size(f: BinomialDP, n: int) -> None:
 
 
 def brief(n: int) -> str:
-    return str(n) if n < 10**12 else f"{float(n):.3g}"
+    """n for a message: in full below 10^12, else as a power of ten (a float would overflow
+    beyond 10^308)."""
+    return str(n) if n < 10**12 else f"10^{math.log10(n):.1f}"
 
 
 class _Tails:

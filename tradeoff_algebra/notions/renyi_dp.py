@@ -35,7 +35,7 @@ Tail bounds of the privacy loss Z (Dwork, Sec. 4.3): ``tail_bound(t)`` bounds Pr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import sympy as sp
@@ -44,11 +44,11 @@ from mpmath.libmp import to_rational
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
 from ..core.errors import InvalidParameter
-from ..core.validate import param
+from ..core.validate import count, param
 from ..families.renyi_region import RenyiRegion
 from ..numeric.arb_expr import expression_value
 from ..numeric.context import mp
-from ..numeric.protocol import GUARD_DPS, num
+from ..numeric.protocol import GUARD_DPS, MAX_DPS, num
 from ..numeric.value import Value
 from .approx import ApproxDP
 from .base import Notion
@@ -64,9 +64,32 @@ _A = sp.Dummy("a", positive=True)
 
 
 def _check_method(method: str) -> str:
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise InvalidParameter("method", method, " or ".join(map(repr, METHODS)))
     return method
+
+
+def _dps(dps: Any, owner: str) -> int:
+    """The number of digits of a numeric conversion: an integer in [1, MAX_DPS]."""
+    return count("dps", dps, upper=MAX_DPS, owner=owner)
+
+
+def _order_list(orders: Any, owner: str) -> list:
+    """``orders`` as a non-empty list of orders a > 1 (``oo`` allowed), each checked."""
+    allowed = "a non-empty sequence of orders > 1, such as [2, 4, 8]"
+    if isinstance(orders, (str, bytes, bytearray, Mapping)) or not isinstance(orders, Iterable):
+        raise InvalidParameter("orders", orders, allowed, owner)
+    items = list(orders)
+    if not items:
+        raise InvalidParameter("orders", orders, allowed, owner)
+    return [param(f"orders[{i}]", a, lower=1, lower_open=True, owner=owner,
+                  allow_infinite=True) for i, a in enumerate(items)]
+
+
+def _tau(value: Any, order: Any, owner: str) -> sp.Expr:
+    """A bound eps(order) of the curve: a real number >= 0 or +oo (a Renyi divergence is never
+    negative), symbols allowed."""
+    return param(f"curve({order})", value, lower=0, owner=owner, allow_infinite=True)
 
 
 def rdp_to_epsilon(order: Any, tau: Any, delta: Any, method: str = "balle") -> sp.Expr:
@@ -75,26 +98,32 @@ def rdp_to_epsilon(order: Any, tau: Any, delta: Any, method: str = "balle") -> s
     a = param("order", order, lower=1, lower_open=True, owner="rdp_to_epsilon",
               allow_infinite=True)
     d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="rdp_to_epsilon")
-    tau = sp.sympify(tau)
-    if _check_method(method) == "mironov":
-        return tau + sp.log(1 / d) / (a - 1)
-    if method == "optimal":
+    tau = param("tau", tau, lower=0, owner="rdp_to_epsilon", allow_infinite=True)
+    if _check_method(method) == "optimal":
         raise InvalidParameter("method", method, "'balle' or 'mironov' (one order in closed "
                                "form; 'optimal' is RDP(...).epsilon(delta, method='optimal'))")
+    if a is sp.oo:  # D_oo <= tau is pure tau-DP (both forms tend to tau)
+        return tau
+    if method == "mironov":
+        return tau + sp.log(1 / d) / (a - 1)
     return tau + sp.log((a - 1) / a) - (sp.log(d) + sp.log(a)) / (a - 1)
 
 
 def rdp_to_delta(order: Any, tau: Any, eps: Any, method: str = "balle") -> sp.Expr:
     """delta of (eps, delta)-DP implied by (order, tau)-RDP (the inverse of
-    :func:`rdp_to_epsilon` in delta), not capped at 1."""
-    a = param("order", order, lower=1, lower_open=True, owner="rdp_to_delta")
-    e = sp.sympify(eps)
-    tau = sp.sympify(tau)
-    if _check_method(method) == "mironov":
-        return sp.exp((a - 1) * (tau - e))
-    if method == "optimal":
+    :func:`rdp_to_epsilon` in delta), not capped at 1. The exponential is left unevaluated
+    (SymPy would expand it into powers such as 2**(10**400) for a huge eps)."""
+    a = param("order", order, lower=1, lower_open=True, owner="rdp_to_delta",
+              allow_infinite=True)
+    e = param("eps", eps, lower=0, owner="rdp_to_delta")
+    tau = param("tau", tau, lower=0, owner="rdp_to_delta", allow_infinite=True)
+    if _check_method(method) == "optimal":
         raise InvalidParameter("method", method, "'balle' or 'mironov'")
-    return sp.exp((a - 1) * (tau - e + sp.log((a - 1) / a)) - sp.log(a))
+    if a is sp.oo:  # pure tau-DP: delta 0 at eps >= tau; nothing (1) below
+        return sp.Piecewise((sp.S.Zero, e >= tau), (sp.S.One, True))
+    if method == "mironov":
+        return sp.exp((a - 1) * (tau - e), evaluate=False)
+    return sp.exp((a - 1) * (tau - e + sp.log((a - 1) / a)) - sp.log(a), evaluate=False)
 
 
 def _curve(curve: Any) -> sp.Basic:
@@ -102,21 +131,25 @@ def _curve(curve: Any) -> sp.Basic:
         if len(curve.variables) != 1:
             raise InvalidParameter("curve", curve, "a function of one variable (the order)",
                                    "RDP")
+        _tau(curve(_A), "a", "RDP")
         return curve
     if isinstance(curve, (Mapping, sp.Dict)):
         items = {}
         for k, v in dict(curve).items():
             a = param("order", k, lower=1, lower_open=True, owner="RDP", allow_infinite=True)
-            items[a] = param("eps", v, lower=0, owner="RDP", allow_infinite=True)
+            items[a] = _tau(v, a, "RDP")
         if not items:
             raise InvalidParameter("curve", curve, "at least one order", "RDP")
         return sp.Dict(items)
     if callable(curve):
         try:
-            return sp.Lambda(_A, sp.sympify(curve(_A)))
-        except (TypeError, sp.SympifyError) as exc:
+            value = curve(_A)
+        except Exception as exc:
             raise InvalidParameter("curve", curve, "a callable of a SymPy symbol (the order), "
-                                   "a SymPy Lambda or a mapping {order: eps}", "RDP") from exc
+                                   "a SymPy Lambda or a mapping {order: eps}", "RDP",
+                                   f"calling it on a symbol failed with {type(exc).__name__}"
+                                   ) from exc
+        return sp.Lambda(_A, _tau(value, "a", "RDP"))
     raise InvalidParameter("curve", curve, "a callable of the order, a SymPy Lambda or a "
                            "mapping {order: eps}", "RDP")
 
@@ -146,11 +179,11 @@ class RDP(Notion):
 
         if not isinstance(f, TradeOff):
             raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
+        dps = _dps(dps, "RDP.of")
         g = f.arg if isinstance(f, AddRemove) else f
         sides = [g] if g.is_symmetric else [g, Inverse(g)]
         items = {}
-        for k in orders:
-            a = param("order", k, lower=1, lower_open=True, owner="RDP.of")
+        for a in _order_list(orders, "RDP.of"):
             items[a] = max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
                            for h in sides)
         return cls(items)
@@ -183,7 +216,7 @@ class RDP(Notion):
         if (a >= self.omega) is sp.true:
             raise InvalidParameter("order", order, f"an order below omega = {self.omega}",
                                    "RDP.at")
-        return c(a)
+        return _tau(c(a), a, "RDP.at")
 
     def to_rdp(self) -> RDP:
         return self
@@ -206,8 +239,10 @@ class RDP(Notion):
     # -- conversions -------------------------------------------------------------------------
     def _candidates(self, orders) -> list | None:
         if orders is not None:
-            return [param("order", a, lower=1, lower_open=True, owner="RDP") for a in orders]
+            return _order_list(orders, "RDP")
         return list(self.orders) if self.orders is not None else None
+
+    _param_names = ("curve", "omega")
 
     def _optimise(self, objective: Callable, orders, dps: int) -> tuple:
         """(best value, best order) of ``objective(a, tau)`` (SymPy) over the orders."""
@@ -225,9 +260,7 @@ class RDP(Notion):
             if best is None:
                 raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}")
             return best[2], best[1]
-        if self.free_symbols:
-            raise InvalidParameter("curve", self.curve, "numeric parameters to optimise the "
-                                   "order", hint="give orders=[...] or substitute the symbols")
+        _numeric(self, type(self).__name__)
         f = sp.lambdify(_A, objective(_A, self.curve(_A)), "mpmath")
         with mp.workdps(15 + GUARD_DPS):
             a = _minimise(f, self.omega)
@@ -237,7 +270,10 @@ class RDP(Notion):
     def epsilon(self, delta: Any, *, method: str = "balle", orders: Any = None,
                 dps: int = 30) -> Value:
         """eps with (eps, delta)-DP implied, minimised over the orders (module docstring)."""
-        d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.epsilon")
+        _numeric(self, "RDP.epsilon")
+        d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.epsilon",
+                  numeric=True)
+        dps = _dps(dps, "RDP.epsilon")
         if _check_method(method) == "optimal":
             return _epsilon(self.to_tradeoff(self._with_best(orders, d)), d, dps=dps)
         expr, _ = self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, dps)
@@ -246,7 +282,9 @@ class RDP(Notion):
     def delta(self, eps: Any, *, method: str = "balle", orders: Any = None,
               dps: int = 30) -> Value:
         """delta with (eps, delta)-DP implied, minimised over the orders, capped at 1."""
-        e = param("eps", eps, owner="RDP.delta")
+        _numeric(self, "RDP.delta")
+        e = param("eps", eps, lower=0, owner="RDP.delta", numeric=True)
+        dps = _dps(dps, "RDP.delta")
         if _check_method(method) == "optimal":
             return _delta(self.to_tradeoff(orders), e, dps=dps)
         expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps)
@@ -277,7 +315,9 @@ class RDP(Notion):
 
     def best_order(self, delta: Any, *, method: str = "balle", orders: Any = None) -> sp.Expr:
         """The order at which :meth:`epsilon` takes its value."""
-        d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.best_order")
+        _numeric(self, "RDP.best_order")
+        d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.best_order",
+                  numeric=True)
         return self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, 15)[1]
 
     def to_approx_dp(self, delta: Any, **kw) -> ApproxDP:
@@ -307,6 +347,17 @@ class RDP(Notion):
         return r"(\alpha, %s)\text{-RDP}" % printer._print(c(a))
 
 
+def _numeric(notion: Notion, owner: str) -> None:
+    """Refuse a guarantee with free symbols where a number is computed, naming the parameter
+    that holds them (``_param_names``: the names of the notion's ``args``)."""
+    for name, value in zip(notion._param_names, notion.args, strict=True):
+        if value.free_symbols:
+            syms = ", ".join(sorted(map(str, value.free_symbols)))
+            raise InvalidParameter(name, value, "a number for a numeric conversion", owner,
+                                   f"substitute values for the symbols {syms} first "
+                                   "(.subs)")
+
+
 def _covers(r: RDP, a: sp.Expr) -> bool:
     if isinstance(r.curve, sp.Dict):
         return a in r.curve
@@ -314,30 +365,34 @@ def _covers(r: RDP, a: sp.Expr) -> bool:
 
 
 def _minimise(f: Callable, omega: sp.Expr):
-    """argmin of f over a in (1, omega): geometric scan of a - 1, then golden section."""
+    """argmin of f over a in (1, omega): geometric scan of a - 1, then golden section. A point
+    where f fails or is not a finite real number counts as +oo."""
+    def safe(a):
+        try:
+            v = f(a)
+            if v.imag != 0 or not mp.isfinite(v.real):
+                return mp.inf
+            return v.real
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError, AttributeError):
+            return mp.inf
+
     top = mp.mpf(10) ** 6 if omega is sp.oo else mp.mpf(sp.N(omega, 30)) - 1
-    lo = mp.mpf(10) ** -4
+    lo = min(mp.mpf(10) ** -4, top / 1000)
     n = 400
     xs = [lo * (top / lo) ** (mp.mpf(k) / n) for k in range(n + 1)]
     xs = [x for x in xs if 1 + x < (mp.inf if omega is sp.oo else mp.mpf(sp.N(omega, 30)))]
-    vals = []
-    for x in xs:
-        try:
-            v = f(1 + x)
-            vals.append(v if mp.isfinite(v) else mp.inf)
-        except (ZeroDivisionError, ValueError, OverflowError):
-            vals.append(mp.inf)
+    vals = [safe(1 + x) for x in xs]
     i = min(range(len(vals)), key=lambda k: vals[k])
     a, b = xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)]
     g = (mp.sqrt(5) - 1) / 2
     for _ in range(80):
         c, d = b - g * (b - a), a + g * (b - a)
-        if f(1 + c) <= f(1 + d):
+        if safe(1 + c) <= safe(1 + d):
             b = d
         else:
             a = c
     x = (a + b) / 2
-    return 1 + (x if f(1 + x) <= vals[i] else xs[i])
+    return 1 + (x if safe(1 + x) <= vals[i] else xs[i])
 
 
 class _RenyiBound(Notion):
@@ -351,15 +406,21 @@ class _RenyiBound(Notion):
         """The tightest trade-off function implied at the orders (see :meth:`RDP.to_tradeoff`)."""
         return self.to_rdp().to_tradeoff(orders)
 
+    _param_names: tuple = ()
+
     def epsilon(self, delta: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        _numeric(self, f"{type(self).__name__}.epsilon")
         return self.to_rdp().epsilon(delta, method=method, dps=dps)
 
     def delta(self, eps: Any, *, method: str = "balle", dps: int = 30) -> Value:
+        _numeric(self, f"{type(self).__name__}.delta")
         return self.to_rdp().delta(eps, method=method, dps=dps)
 
 
 class zCDP(_RenyiBound):
     """(xi, rho)-zero-concentrated DP: D_a <= xi + rho a for all a > 1 (Dwork, Def. 4.3)."""
+
+    _param_names = ("rho", "xi")
 
     def __new__(cls, rho: Any, xi: Any = 0):
         r = param("rho", rho, lower=0, owner="zCDP")
@@ -398,7 +459,10 @@ class zCDP(_RenyiBound):
         (Bun & Steinke 2016, Prop. 3; = "mironov" at its best order); otherwise the RDP
         conversion at its best order."""
         if method == "bun_steinke":
-            d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="zCDP.epsilon")
+            _numeric(self, "zCDP.epsilon")
+            d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="zCDP.epsilon",
+                      numeric=True)
+            dps = _dps(dps, "zCDP.epsilon")
             return expression_value(self.xi + self.rho + 2 * sp.sqrt(self.rho * sp.log(1 / d)),
                                     dps)
         return super().epsilon(delta, method=method, dps=dps)
@@ -426,6 +490,8 @@ class zCDP(_RenyiBound):
 
 class tCDP(_RenyiBound):
     """(rho, omega)-truncated CDP: D_a <= rho a for a in (1, omega) (Dwork, Def. 4.5)."""
+
+    _param_names = ("rho", "omega")
 
     def __new__(cls, rho: Any, omega: Any):
         r = param("rho", rho, lower=0, owner="tCDP")

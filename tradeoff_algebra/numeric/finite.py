@@ -57,8 +57,8 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
-from ..core.validate import mpf_rational
+from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, brief
+from ..core.validate import mpf_rational, to_sympy
 from . import budget
 from .context import MPF, arb_precision, mp
 from .finite_tables import (
@@ -440,6 +440,14 @@ class FiniteLoss:
             if size > 4 * SYMBOLIC_MAX_ATOMS:
                 raise NoClosedForm(f"{self}: too many atoms for symbolic masses; use the mp_* "
                                    "methods (or rational e^eps for exact ones)")
+            for (kind, x), _ in self._factors.items():
+                if kind != "rr":
+                    continue
+                try:  # e^eps too large to compare (eps = 10**400): SymPy's factor never ends
+                    to_sympy("eps", sp.exp(x), "")
+                except InvalidParameter:
+                    raise NoClosedForm(f"{self}: e^eps is too large for symbolic masses "
+                                       f"(eps = {brief(x)})") from None
             t = self._cache["sym"] = self._build(_Mode("sym"), None)
         return t
 

@@ -7,11 +7,12 @@ import math
 from collections.abc import MutableMapping
 
 from ..core.errors import InvalidParameter
+from ..core.validate import param
 from .context import ThreadOptions
 from .pld_grid import DEFAULT_TAIL
 
 __all__ = ["OptionsContext", "pld_options", "options", "DEFAULT_TOL", "H_START", "H_MIN",
-           "MAX_FFT"]
+           "MAX_FFT", "positive_float"]
 
 #: Default target for the relative width (hi - lo)/hi of a PLD result.
 DEFAULT_TOL = 5e-4
@@ -21,6 +22,19 @@ MAX_FFT = 1 << 23
 #: The options of the calling thread (each thread starts from these defaults).
 _OPTIONS = ThreadOptions({"tol": DEFAULT_TOL, "h": None, "tail": DEFAULT_TAIL,
                           "progress": False})
+
+
+def positive_float(name: str, value, owner: str, *, upper=None, allow_infinite=False) -> float:
+    """An option read by :func:`~tradeoff_algebra.core.validate.param` as a number > 0 (below
+    ``upper`` when given), returned as a float; refused when the float is 0 or infinite
+    (unless ``allow_infinite``)."""
+    v = param(name, value, lower=0, lower_open=True, upper=upper, upper_open=upper is not None,
+              owner=owner, numeric=True, allow_infinite=allow_infinite)
+    x = float(v) if v.is_finite else math.inf
+    if not x > 0 or (math.isinf(x) and not allow_infinite):
+        allowed = "a positive finite number" if upper is None else f"a number in (0, {upper})"
+        raise InvalidParameter(name, value, allowed, owner, "it is not a positive float")
+    return x
 
 
 class OptionsContext:
@@ -60,13 +74,15 @@ class pld_options(OptionsContext):
 
     def __init__(self, tol: float | None = None, h: float | None = None,
                  tail: float | None = None, progress: bool | None = None):
+        if tol is not None:
+            tol = positive_float("tol", tol, "pld_options")
+        if tail is not None:
+            tail = positive_float("tail", tail, "pld_options", upper=1)
+        if h is not None:
+            h = positive_float("h", h, "pld_options")
+        if progress is not None and not isinstance(progress, bool):
+            raise InvalidParameter("progress", progress, "True or False", "pld_options")
         new = {"tol": tol, "h": h, "tail": tail, "progress": progress}
-        if tol is not None and not (tol > 0 and math.isfinite(tol)):
-            raise InvalidParameter("tol", tol, "a positive finite number", "pld_options")
-        if tail is not None and not (0 < tail < 1):
-            raise InvalidParameter("tail", tail, "a number in (0, 1)", "pld_options")
-        if h is not None and not (h > 0 and math.isfinite(h)):
-            raise InvalidParameter("h", h, "a positive finite grid step", "pld_options")
         self._new = {k: v for k, v in new.items() if v is not None}
 
 

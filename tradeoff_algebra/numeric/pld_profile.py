@@ -97,9 +97,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
+from ..core.errors import NoClosedForm, NumericalError, TradeOffError
+from ..core.validate import count
 from .context import MPF, ThreadOptions, mp
-from .options import OptionsContext, options
+from .options import OptionsContext, options, positive_float
 from .pld_grid import DEFAULT_TAIL, Factor, discretise
 from .pld_models import RHO_LIB, U64, AtomLoss, leaf_model
 from .protocol import delta_value
@@ -141,13 +142,13 @@ class profile_options(OptionsContext):
 
     def __init__(self, rtol: float | None = None, max_calls: int | None = None,
                  max_seconds: float | None = None):
-        if rtol is not None and not (rtol > 0 and math.isfinite(rtol)):
-            raise InvalidParameter("rtol", rtol, "a positive finite number", "profile_options")
-        if max_calls is not None and int(max_calls) < 8:
-            raise InvalidParameter("max_calls", max_calls, "an integer >= 8", "profile_options")
-        if max_seconds is not None and not max_seconds > 0:
-            raise InvalidParameter("max_seconds", max_seconds, "a positive number",
-                                   "profile_options")
+        if rtol is not None:
+            rtol = positive_float("rtol", rtol, "profile_options")
+        if max_calls is not None:
+            max_calls = count("max_calls", max_calls, lower=8, owner="profile_options")
+        if max_seconds is not None:  # oo: no time budget
+            max_seconds = positive_float("max_seconds", max_seconds, "profile_options",
+                                         allow_infinite=True)
         self._new = {k: v for k, v in (("rtol", rtol), ("max_calls", max_calls),
                                        ("max_seconds", max_seconds)) if v is not None}
 
