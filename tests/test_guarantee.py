@@ -70,7 +70,7 @@ def test_closed_forms_are_certified_and_hold_the_truth():
 
 def test_mpmath_points_are_estimates():
     """Two mpmath precisions agreeing is a heuristic: the point is an estimate."""
-    v = ta.evaluate(C(sp.Rational(1, 3), G(1)), sp.Rational(1, 20), dps=20)
+    v = ta.evaluate(ta.Shift(G(1), -sp.Rational(1, 10)), sp.Rational(1, 20), dps=20)
     assert v.guarantee == "estimate"
     assert "estimate" in repr(v)
 
@@ -120,7 +120,8 @@ def test_estimate_never_decides():
     v = ta.verify(est, "<=", 1)  # true (about 0.055), but an estimate proves nothing
     assert v.status is None
     assert "estimate" in v.evidence
-    pt = ta.evaluate(C(sp.Rational(1, 3), G(1)), sp.Rational(1, 20), dps=20)
+    pt = ta.evaluate(ta.Shift(G(1), -sp.Rational(1, 10)), sp.Rational(1, 20), dps=20)
+    assert not pt.is_certain
     assert ta.verify(pt, ">=", 2).status is None  # false, but not certified either
 
 
@@ -193,7 +194,7 @@ def test_curve_bounds_hold_the_truth():
 
 def test_curve_bounds_of_estimates_warn():
     with pytest.warns(EstimateWarning):
-        C(sp.Rational(1, 3), Laplace(1)).curve([0.1, 0.5], bounds=True)
+        (G(1) @ Laplace(1)).curve([0.1, 0.5], bounds=True)  # the PLD grid: float model
 
 
 # -- the chain of trust, statically ---------------------------------------------------------
@@ -209,6 +210,8 @@ CERTIFYING = {
     "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
+    "analysis/distance.py",    # directed rounding of + and - on certified ends
+    "analysis/profiles.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)
 }
 
 
@@ -313,3 +316,19 @@ def test_subsample_of_gaussian_certified(a):
         assert lo <= ref <= hi
         lo, hi = r.interval()
         assert lo <= 1 - ref <= hi
+
+
+def test_group_certified_against_iteration():
+    """Group(f_{1/4,0}, 4) = 1 - (1 - f)^{o 4} (Dong, Roth & Su, Thm. 3) in Arb against the
+    iteration in mpmath at 60 digits."""
+    f = ta.Group(EpsDelta(sp.Rational(1, 4), 0), 4)
+    for a in ("0.05", "0.3", "0.9"):
+        v = ta.evaluate(f, a)
+        assert v.guarantee == "certified"
+        with mpmath.workdps(60):
+            e = mpmath.e ** (mpmath.mpf(1) / 4)
+            x = mpmath.mpf(a)
+            for _ in range(4):  # x -> 1 - f(x), f = max(0, 1 - e x, (1 - x)/e)
+                x = 1 - max(0, 1 - e * x, (1 - x) / e)
+            lo, hi = v.interval()
+            assert lo <= 1 - x <= hi

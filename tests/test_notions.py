@@ -179,7 +179,7 @@ def test_command_line(capsys):
     from tradeoff_algebra.cli import main
 
     assert main(["renyi", "G(1) @ G(2)", "3"]) == 0
-    assert capsys.readouterr().out.strip() == "7.5"
+    assert capsys.readouterr().out.strip() == "15/2"  # exact: D_3(G_{sqrt 5}) = 3 * 5/2
     assert main(["convert", "zCDP(1/2)", "--delta", "1e-5"]) == 0
     out = capsys.readouterr().out
     assert "4.72838698494" in out and "5.29852591218" in out

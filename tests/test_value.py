@@ -138,7 +138,7 @@ def test_str_repr_latex():
     assert ta.latex(v) == v.latex()
     p = ta.evaluate(G(1), R(1, 2), dps=20)
     assert str(p) == "0.15865525393145705141"
-    assert repr(p) == "Value(0.15865525393145705141, dps=20)"
+    assert repr(p) == "Value(0.15865525393145705141, dps=20, certified)"
     assert p.latex() == "0.15865525393145705141"
     assert float(p) == pytest.approx(0.15865525393145705)
     tiny = ta.roc(G(1), "1e-300", dps=10)
@@ -146,8 +146,8 @@ def test_str_repr_latex():
     assert "10^{-285}" in tiny.latex()
     e = Value.enclosure(mp.mpf("0.25"), mp.mpf("0.5"), 5)
     assert str(e) == "[0.25, 0.5]"
-    assert repr(e) == "Value([0.25, 0.5], width=0.25)"
-    assert e.latex() == r"\left[0.25,\ 0.5\right]"
+    assert repr(e) == "Value([0.25, 0.5], width=0.25, estimate)"
+    assert e.latex() == r"\approx \left[0.25,\ 0.5\right]"  # an estimate says so
     big = Value.from_exact(R(1, 3**40), 8)
     assert str(big) == "8.2252633e-20"
 

@@ -27,7 +27,7 @@ from ..core.node import TradeOff
 from ..core.validate import count, param
 from ..numeric.context import mp
 from ..numeric.protocol import MAX_DPS, evaluate
-from ..numeric.value import Value
+from ..numeric.value import Value, weakest
 from .lazy import defer
 
 __all__ = ["sup_distance"]
@@ -68,12 +68,14 @@ def sup_distance(f: TradeOff, g: TradeOff, dps: int = 20, tol: Any = None) -> Va
     with mp.workdps(dps + 10):
         tol = mp.mpf(10) ** -6 if tol is None else mp.mpf(sp.N(t, dps + 10))
     cache: dict = {}
+    guarantees = {"exact"}  # the result is as certain as the weakest value it used
 
     def vals(a):
         hit = cache.get(a)
         if hit is None:
-            hit = cache[a] = (evaluate(f, a, dps=dps).interval(),
-                                  evaluate(g, a, dps=dps).interval())
+            vf, vg = evaluate(f, a, dps=dps), evaluate(g, a, dps=dps)
+            guarantees.update((vf.guarantee, vg.guarantee))
+            hit = cache[a] = (vf.interval(), vg.interval())
         return hit
 
     with mp.workdps(dps + 10):
@@ -110,4 +112,6 @@ def sup_distance(f: TradeOff, g: TradeOff, dps: int = 20, tol: Any = None) -> Va
                 heapq.heappush(heap, (-u, lo_, hi_))
             cells += 1
         hi = max(-heap[0][0], best) if heap else best
-        return Value.enclosure(best, min(hi, mp.one), dps)
+        # (directed rounding throughout: exact and certified inputs give a certified bound)
+        g = weakest("certified", *guarantees)
+        return Value.enclosure(best, min(hi, mp.one), dps, guarantee=g)

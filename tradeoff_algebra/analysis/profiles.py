@@ -42,6 +42,7 @@ from ..numeric.normal import (
     ncdf_tail_bound,
 )
 from ..numeric.protocol import mp_delta, mp_epsilon, num
+from ..numeric.value import CertifiedPair
 
 __all__ = ["mp_epsilon", "gaussian_delta"]
 
@@ -92,8 +93,8 @@ def _(f, eps):
 @mp_epsilon.register(Gaussian)
 def _(f, d):
     # delta(eps) > 0 for every finite eps when mu > 0 (Phi(a) > e^eps Phi(b)): eps(0) = inf.
-    if d == 0 and num(f.mu, "mu") > 0:
-        return mp.inf, mp.inf
+    if d == 0 and num(f.mu, "mu") > 0:  # a proof, not a computation
+        return CertifiedPair(mp.inf, mp.inf)
     if num(f.mu, "mu") == 0:
         return mp.zero, mp.zero
     return None

@@ -27,7 +27,8 @@ import sympy as sp
 from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.errors import NumericalError
-from ..numeric.arb import arb_ball, arb_endpoint
+from ..numeric.arb import arb_endpoint
+from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
 
 __all__ = ["subsampled_gaussian_moments", "MOMENTS"]

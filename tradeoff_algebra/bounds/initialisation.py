@@ -46,7 +46,8 @@ from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..families.gaussian import Gaussian
-from ..numeric.arb import arb_ball, arb_endpoint, arb_exact
+from ..numeric.arb import arb_endpoint, arb_exact
+from ..numeric.arb_expr import arb_ball
 from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.protocol import mp_delta, register_value_and_power
 from .mixtures import CurvePoint, parametric_enclosure

@@ -18,7 +18,7 @@ from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
-from ..numeric.arb import arb_ball
+from ..numeric.arb_expr import arb_ball
 from ..numeric.context import mp
 from ..numeric.finite import FiniteLoss, finite_loss
 from ..numeric.knots import clean_knots, pl_knots

@@ -20,7 +20,7 @@ from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.rules import hook, rule
 from ..core.validate import param
-from ..numeric.arb import arb_ball
+from ..numeric.arb_expr import arb_ball
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_enclosure, ncdf_inv, ncdf_inv_upper
 from ..numeric.pld_models import AtomLoss, NormalLoss, cf_spec, exact_fraction, loss_model

@@ -22,7 +22,7 @@ from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
-from ..numeric.arb import arb_ball
+from ..numeric.arb_expr import arb_ball
 from ..numeric.context import mp
 from ..numeric.protocol import arb_value, exact_value, mp_roc, mp_value, np_value, num
 from .epsdelta import EpsDelta

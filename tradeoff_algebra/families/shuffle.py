@@ -86,7 +86,8 @@ from ..core.node import TradeOff
 from ..core.rules import rule
 from ..core.validate import param
 from ..numeric import budget
-from ..numeric.arb import arb_ball, arb_endpoint, arb_exact
+from ..numeric.arb import arb_endpoint, arb_exact
+from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 from ..numeric.value import CertifiedPair

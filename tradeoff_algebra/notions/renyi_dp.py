@@ -46,9 +46,8 @@ from ..analysis.conversions import epsilon as _epsilon
 from ..core.errors import InvalidParameter
 from ..core.validate import count, param
 from ..families.renyi_region import RenyiRegion
-from ..numeric.arb_expr import expression_value
 from ..numeric.context import mp
-from ..numeric.protocol import GUARD_DPS, MAX_DPS, num
+from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num
 from ..numeric.value import Value
 from .approx import ApproxDP
 from .base import Notion

@@ -5,30 +5,11 @@ that compute with Arb (the shuffle tables, the DP-GD integrals). Call inside
 
 from __future__ import annotations
 
-import sympy as sp
 from mpmath.libmp import from_man_exp
 
 from .context import MPF, mp
 
-__all__ = ["arb_ball", "arb_exact", "arb_endpoint"]
-
-
-def arb_ball(x: sp.Expr):
-    """An Arb ball containing the SymPy number x (at the current flint precision): exact for a
-    rational, otherwise the Arb enclosure of its closed form (:mod:`.arb_expr`), never a
-    decimal evaluation widened by hand."""
-    from flint import arb, ctx
-
-    from .arb_expr import Unenclosable, arb_enclose
-
-    if isinstance(x, sp.Integer):
-        return arb(int(x))
-    if isinstance(x, sp.Rational):
-        return arb(int(x.p)) / int(x.q)
-    try:
-        return arb_enclose(sp.sympify(x), prec=ctx.prec)
-    except Unenclosable as exc:
-        raise ValueError(f"no Arb enclosure of {x}: {exc}") from exc
+__all__ = ["arb_exact", "arb_endpoint"]
 
 
 def arb_exact(x: MPF):

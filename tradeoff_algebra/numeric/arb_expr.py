@@ -24,13 +24,12 @@ import sympy as sp
 from mpmath.libmp import round_ceiling, round_floor, round_nearest
 
 from ..core.normal import Phi, PhiInv
+from .arb import arb_endpoint, arb_exact
 from .context import MPF, arb_precision, mp
 from .value import Value, dps_to_prec
 
-__all__ = ["Unenclosable", "arb_enclose", "certify", "ball_interval", "ball_from_interval",
-           "ball_of_number", "interval", "closed_value",
-           "expression_value",
-           "enclose_interval"]
+__all__ = ["Unenclosable", "arb_ball", "arb_enclose", "certify", "ball_interval",
+           "ball_from_interval", "ball_of_number", "interval", "closed_value", "enclose_interval"]
 
 
 class Unenclosable(Exception):
@@ -42,6 +41,20 @@ def _flint():
     from flint import arb, fmpq
 
     return arb, fmpq
+
+
+def arb_ball(x: sp.Expr):
+    """An Arb ball containing the SymPy number x (at the current flint precision): exact for a
+    rational, otherwise the Arb enclosure of its closed form, never a decimal evaluation widened
+    by hand. Raises ValueError where Arb cannot enclose it."""
+    from flint import ctx
+
+    if isinstance(x, (sp.Integer, sp.Rational)):
+        return ball_of_number(x)
+    try:
+        return arb_enclose(sp.sympify(x), prec=ctx.prec)
+    except Unenclosable as exc:
+        raise ValueError(f"no Arb enclosure of {x}: {exc}") from exc
 
 
 def ball_of_number(x: sp.Basic):
@@ -57,7 +70,6 @@ def ball_of_number(x: sp.Basic):
 
 def ball_from_interval(lo: MPF, hi: MPF):
     """The ball holding [lo, hi] (finite mpf ends, exactly converted)."""
-    from .arb import arb_exact
 
     if not (mp.isfinite(lo) and mp.isfinite(hi)):
         raise Unenclosable("an infinite end")
@@ -67,8 +79,6 @@ def ball_from_interval(lo: MPF, hi: MPF):
 
 def ball_interval(ball, prec: int) -> tuple[MPF, MPF]:
     """``(lo, hi)`` as mpf containing the ball, its ends rounded outward to ``prec`` bits."""
-    from .arb import arb_endpoint
-
     if not ball.is_finite():
         raise Unenclosable("the ball is not finite")
     with arb_precision(prec), mp.workprec(prec):
@@ -93,7 +103,7 @@ def _phi_inv(t, exact: sp.Rational | None):
     arb, fmpq = _flint()
     if exact is not None:
         if not 0 < exact < 1:
-            raise Unenclosable(f"PhiInv({exact}) is not finite")
+            raise Unenclosable("PhiInv outside (0, 1) is not finite")
         if exact <= sp.S.Half:
             return _phi_inv_low(t)
         c = 1 - exact
@@ -283,7 +293,7 @@ def arb_enclose(x: Any, env: Mapping | None = None, prec: int = 128,
         out = _walk(x, env or {}, leaf)
         ball = out.ball()
         if not ball.is_finite():
-            raise Unenclosable(f"{x}: not a finite ball")
+            raise Unenclosable("the closed form is not a finite ball")
         return ball
 
 
@@ -292,13 +302,11 @@ def enclose_interval(x: Any, env: Mapping | None = None, prec: int = 128,
     """``(lo, hi)`` (mpf, rounded outward to ``prec`` bits) containing the real SymPy
     expression ``x``: :func:`arb_enclose` without joining the ends into one ball (a ball's
     radius holds 30 bits, so the union of two far ends would lose digits)."""
-    from .arb import arb_endpoint
-
     with arb_precision(prec), mp.workprec(prec):
         out = _walk(x, env or {}, leaf)
         lo, hi = out.lo.lower(), out.hi.upper()  # rounded outward at this precision
         if not (lo.is_finite() and hi.is_finite()):
-            raise Unenclosable(f"{x}: not a finite ball")
+            raise Unenclosable("the closed form is not a finite ball")
         return arb_endpoint(lo, round_floor), arb_endpoint(hi, round_ceiling)
 
 
@@ -320,8 +328,6 @@ def certify(x: sp.Basic, dps: int, leaf: Callable | None = None,
     The precision starts at the digits asked for plus guard bits and doubles while the ball is
     wider than ``2^-(prec(dps) + 8)`` relative (Ziv's strategy, with the ball, not a second
     evaluation, deciding). An exact zero is returned as the certified point 0."""
-    from .arb import arb_endpoint
-
     if isinstance(x, sp.Basic) and x.free_symbols:
         return None
     need = dps_to_prec(dps) + 8
@@ -352,29 +358,3 @@ def closed_value(x: sp.Basic, dps: int) -> Value | None:
         return Value(inf, inf, inf, dps, guarantee="certified")
     return certify(x, dps)
 
-
-def expression_value(x: sp.Basic, dps: int, floor: Any = None, cap: Any = None) -> Value:
-    """The parameter-free SymPy number ``max(floor, min(cap, x))`` as a Value: exact or
-    certified where :func:`closed_value` gives one, else an mpmath estimate (a function with no
-    ball rule), which says so."""
-    lo = None if floor is None else sp.sympify(floor)
-    hi = None if cap is None else sp.sympify(cap)
-    v = closed_value(x, dps)
-    if v is not None and v.exact is not None:
-        q = v.exact
-        q = max(q, lo) if lo is not None else q
-        q = min(q, hi) if hi is not None else q
-        return Value.from_exact(q, dps)
-    if v is not None:
-        m = v.mid
-    else:
-        from .protocol import GUARD_DPS, num
-
-        with mp.workdps(dps + GUARD_DPS):
-            m = num(x, "value")
-    with mp.workprec(dps_to_prec(dps) + 20):
-        if lo is not None:
-            m = max(m, mp.mpf(lo.p) / lo.q if lo.is_Rational else mp.mpf(lo.evalf(dps + 5)))
-        if hi is not None:
-            m = min(m, mp.mpf(hi.p) / hi.q if hi.is_Rational else mp.mpf(hi.evalf(dps + 5)))
-    return Value.point(m, dps, guarantee="estimate" if v is None else v.guarantee)

@@ -79,7 +79,7 @@ from .finite_tables import (
     _unit_block,
     _with_delta,
 )
-from .protocol import GUARD_DPS, as_level, num
+from .protocol import GUARD_DPS, POINT_ROUTES, as_level, num
 from .value import Value, dps_to_prec
 
 __all__ = ["FiniteLoss", "finite_loss"]
@@ -811,3 +811,30 @@ def finite_loss(f: Any) -> FiniteLoss | None:
     None when a parameter is symbolic or an operand is not finite.
     """
     return None
+
+
+def _finite_point(f: Any, A: sp.Rational, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) from the exact finite loss of f in Arb
+    (:meth:`.finite.FiniteLoss.arb_value`), a certified point, or None."""
+    from mpmath.libmp import round_nearest
+
+    from .arb import arb_endpoint
+
+    fl = finite_loss(f)
+    if fl is None or not fl.affordable():
+        return None
+    need = dps_to_prec(dps) + 8
+    prec = need + 32
+    while prec <= 1 << 13:
+        ball = fl.arb_value(A, power, prec)
+        if ball is None or not ball.is_finite():
+            return None
+        if ball.rel_accuracy_bits() >= need or (ball.is_exact() and ball.mid() == 0):
+            with mp.workprec(prec):
+                x = arb_endpoint(ball.mid(), round_nearest)
+            return Value.point(min(max(x, mp.zero), mp.one), dps, guarantee="certified")
+        prec *= 2
+    return None
+
+
+POINT_ROUTES.append(_finite_point)

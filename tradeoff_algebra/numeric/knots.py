@@ -354,7 +354,7 @@ def _ball(e: sp.Expr, prec: int):
     map to Arb's, anything else goes through evalf (:func:`~.arb.arb_ball`)."""
     from flint import arb, fmpq
 
-    from .arb import arb_ball
+    from .arb_expr import arb_ball
 
     if isinstance(e, sp.Rational):
         return arb(fmpq(int(e.p), int(e.q)))

@@ -48,8 +48,8 @@ from . import budget
 from .context import MPF, mp
 from .value import CertifiedPair, Value, dps_to_prec
 
-__all__ = ["mp_value", "mp_roc", "exact_value", "arb_value", "np_value", "mp_conjugate", "mp_delta",
-           "mp_epsilon", "enclose_delta", "delta_value",
+__all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "np_value",
+           "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "enclose_delta", "delta_value",
            "evaluate", "roc", "curve", "as_level", "num", "GUARD_DPS", "certified", "short"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
@@ -150,26 +150,17 @@ def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value |
     return Value.point(m, dps, guarantee="certified")
 
 
-def _finite_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
-    """f(A) (``power``: 1 - f(A)) from the exact finite loss of f in Arb
-    (:meth:`.finite.FiniteLoss.arb_value`), a certified point, or None."""
-    from .arb import arb_endpoint
-    from .finite import finite_loss
+#: The certified routes of :func:`evaluate` and :func:`roc` tried after the Arb fast path and
+#: before the mpmath route: ``route(f, A, dps, power) -> Value | None`` (a module that knows
+#: another exact representation appends its route here when it is imported).
+POINT_ROUTES: list[Callable] = [_closed_point]
 
-    fl = finite_loss(f)
-    if fl is None or not fl.affordable():
-        return None
-    need = dps_to_prec(dps) + 8
-    prec = need + 32
-    while prec <= 1 << 13:
-        ball = fl.arb_value(A, power, prec)
-        if ball is None or not ball.is_finite():
-            return None
-        if ball.rel_accuracy_bits() >= need or (ball.is_exact() and ball.mid() == 0):
-            with mp.workprec(prec):
-                x = arb_endpoint(ball.mid(), round_nearest)
-            return Value.point(min(max(x, mp.zero), mp.one), dps, guarantee="certified")
-        prec *= 2
+
+def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
+    for route in POINT_ROUTES:
+        v = route(f, A, dps, power)
+        if v is not None:
+            return v
     return None
 
 
@@ -478,8 +469,7 @@ def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(q, dps)
-        v = (_arb_point(f, A, dps, False) or _closed_point(f, A, dps, False)
-             or _finite_point(f, A, dps, False))
+        v = _arb_point(f, A, dps, False) or _certified_point(f, A, dps, False)
         if v is not None:
             return v
 
@@ -498,8 +488,7 @@ def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is not None:
             return Value.from_exact(1 - q, dps)
-        v = (_arb_point(f, A, dps, True) or _closed_point(f, A, dps, True)
-             or _finite_point(f, A, dps, True))
+        v = _arb_point(f, A, dps, True) or _certified_point(f, A, dps, True)
         if v is not None:
             return v
 
@@ -705,3 +694,30 @@ def _curve(f: TradeOff, x: np.ndarray, bounds: bool):
 
 
 NUMERIC["curve"] = curve
+
+
+def expression_value(x: sp.Basic, dps: int, floor: Any = None, cap: Any = None) -> Value:
+    """The parameter-free SymPy number ``max(floor, min(cap, x))`` as a Value: exact or
+    certified where :func:`closed_value` gives one, else an mpmath estimate (a function with no
+    ball rule), which says so."""
+    lo = None if floor is None else sp.sympify(floor)
+    hi = None if cap is None else sp.sympify(cap)
+    from .arb_expr import closed_value
+
+    v = closed_value(x, dps)
+    if v is not None and v.exact is not None:
+        q = v.exact
+        q = max(q, lo) if lo is not None else q
+        q = min(q, hi) if hi is not None else q
+        return Value.from_exact(q, dps)
+    if v is not None:
+        m = v.mid
+    else:
+        with mp.workdps(dps + GUARD_DPS):
+            m = num(x, "value")
+    with mp.workprec(dps_to_prec(dps) + 20):
+        if lo is not None:
+            m = max(m, mp.mpf(lo.p) / lo.q if lo.is_Rational else mp.mpf(lo.evalf(dps + 5)))
+        if hi is not None:
+            m = min(m, mp.mpf(hi.p) / hi.q if hi.is_Rational else mp.mpf(hi.evalf(dps + 5)))
+    return Value.point(m, dps, guarantee="estimate" if v is None else v.guarantee)

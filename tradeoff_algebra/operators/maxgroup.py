@@ -359,6 +359,26 @@ def _group_eval(f: Group, a, ac, power: bool = False):
     return xs, vs
 
 
+def _arb_group(f: Group, a, ac, power: bool):
+    """1 - (1 - g)^{o k}(alpha) (Dong, Roth & Su, Thm. 3) as a ball: k steps x -> 1 - g(x),
+    each taking the ball of the level and of its complement to g's ball form (both computed:
+    no cancellation in 1 - x). None where g has no ball form, or k needs the probing route."""
+    from ..numeric.protocol import arb_value
+
+    t = group_target(f)
+    if t is not None:
+        return arb_value(t, a, ac, power)
+    if not f.k.is_Integer or int(f.k) > GROUP_MAX_STEPS:
+        return None
+    x, xc = a, ac
+    for _ in range(int(f.k)):
+        y, yc = arb_value(f.arg, x, xc, True), arb_value(f.arg, x, xc, False)
+        if y is None or yc is None or not (y.is_finite() and yc.is_finite()):
+            return None
+        x, xc = y, yc
+    return x if power else xc
+
+
 def _short_int(k: int) -> str:
     """k in a message: its digits, or its order of magnitude when it is long."""
     return str(k) if k < 10**15 else f"about 10^{int(k.bit_length() * 0.30103)}"
@@ -370,6 +390,7 @@ def _register_group_numerics() -> None:
     from ..numeric.finite import finite_loss
     from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.protocol import (
+        arb_value,
         conjugate_delta,
         exact_value,
         mp_delta,
@@ -393,6 +414,8 @@ def _register_group_numerics() -> None:
         if k is not None:
             return pl_mp_delta(k, eps)
         return conjugate_delta(f, eps)
+
+    arb_value.register(Group)(_arb_group)
 
     @mp_value.register(Group)
     def _(f, a, ac):

@@ -461,7 +461,7 @@ def _pl_exact_subsample(f: Subsample, A):
 
 
 def _p_ball(p):
-    from ..numeric.arb import arb_ball
+    from ..numeric.arb_expr import arb_ball
 
     return arb_ball(p)
 
@@ -505,7 +505,7 @@ def _arb_subsample(f: Subsample, a, ac, power: bool):
     f_p(t) = alpha by :func:`_arb_mix_root`). None where a piece is not decided by the balls
     (alpha at a junction within rounding): the mpmath route answers."""
 
-    from ..numeric.arb import arb_ball
+    from ..numeric.arb_expr import arb_ball
 
     g = f.arg
     if subsample_target(f) is not None or g.is_symmetric is not True or f.p.free_symbols:
