@@ -332,3 +332,18 @@ def test_group_certified_against_iteration():
                 x = 1 - max(0, 1 - e * x, (1 - x) / e)
             lo, hi = v.interval()
             assert lo <= 1 - x <= hi
+
+
+@pytest.mark.parametrize("args", [(ta.GDP(1), "<=", 1), (sp.I, "<=", 1), (1, [], 2)])
+def test_verify_refuses_what_is_not_a_real_claim(args):
+    with pytest.raises(InvalidParameter):
+        ta.verify(*args)
+    with pytest.raises(InvalidParameter, match="over"):
+        ta.verify(1, "<=", 2, over=5)
+
+
+def test_long_decimal_strings_and_nan_refused():
+    with pytest.raises(InvalidParameter, match="alpha"):
+        ta.evaluate(G(1), "0." + "1" * 100_000)
+    with pytest.raises(InvalidParameter, match="dps"):
+        ta.kl(G(1), dps=10**400)

@@ -56,7 +56,7 @@ from ..numeric.arb_expr import closed_value as arb_closed_value
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.normal import ncdf_inv, ncdf_inv_upper
-from ..numeric.protocol import GUARD_DPS, mp_roc, mp_value, num
+from ..numeric.protocol import GUARD_DPS, MAX_DPS, mp_roc, mp_value, num
 from ..numeric.value import Value
 from ..operators.subsample import Mix, Subsample
 from ..operators.unary import Inverse
@@ -502,8 +502,9 @@ def check_functional_args(f: Any, dps: Any, owner: str) -> None:
         raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)",
                                owner)
     if dps is not None and (isinstance(dps, bool) or not isinstance(dps, numbers.Integral)
-                            or dps < 1):
-        raise InvalidParameter("dps", dps, "None (symbolic) or an integer >= 1", owner)
+                            or not 1 <= dps <= MAX_DPS):
+        raise InvalidParameter("dps", dps, f"None (symbolic) or an integer in [1, {MAX_DPS}]",
+                               owner)
 
 
 def _symbolic(name: str, f: TradeOff) -> sp.Expr:

@@ -228,6 +228,8 @@ def num(x: sp.Basic, name: str = "parameter"):
         raise InvalidParameter(name, x, "a number", hint="substitute values for the symbols "
                                f"{sorted(map(str, x.free_symbols))} before evaluating")
     v = x.evalf(mp.dps + 5)
+    if v is sp.nan or x is sp.nan:
+        raise InvalidParameter(name, x, "a real number", hint="NaN is not a number")
     if not v.is_Number:
         raise InvalidParameter(name, x, "a real number")
     if v.is_infinite:
@@ -237,6 +239,8 @@ def num(x: sp.Basic, name: str = "parameter"):
 
 #: The largest decimal exponent accepted in a level written as a string ("1e-100000").
 MAX_EXPONENT = 100_000
+#: The most significant digits of a level written as a decimal string.
+MAX_DIGITS = 4000
 #: The most digits a computation may ask for (``dps``).
 MAX_DPS = 10_000
 
@@ -265,7 +269,10 @@ def _from_decimal(d: decimal.Decimal, name: str, allowed: str, shown: Any) -> sp
     if not d.is_finite():
         raise InvalidParameter(name, shown, allowed)
     sign, digits, exp = d.as_tuple()
-    if len(digits) > MAX_EXPONENT or abs(exp + len(digits)) > MAX_EXPONENT:
+    if len(digits) > MAX_DIGITS:  # (Python refuses to read longer integers from text)
+        raise InvalidParameter(name, f"<a decimal of {len(digits)} digits>", allowed,
+                               hint=f"at most {MAX_DIGITS} significant digits")
+    if abs(exp + len(digits)) > MAX_EXPONENT:
         raise InvalidParameter(name, shown, allowed,
                                hint=f"decimal exponents beyond +-{MAX_EXPONENT} are not "
                                "supported")

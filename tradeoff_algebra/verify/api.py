@@ -70,9 +70,11 @@ def _scalar(x: Any, side: str) -> Any:
     except (sp.SympifyError, TypeError) as exc:
         raise InvalidParameter(side, x, "a trade-off expression or a real scalar "
                                "expression") from exc
-    if out.has(sp.nan, sp.zoo):
+    if not isinstance(out, sp.Expr) or out.has(sp.nan, sp.zoo, sp.I) \
+            or out.is_extended_real is False:
         raise InvalidParameter(side, x, "a real number or expression (oo allowed)",
-                               hint="NaN and complex infinity are not real numbers")
+                               hint="NaN, complex numbers and notions (GDP, RDP, ...) are not "
+                               "real scalars; compare notions through their conversions")
     return out
 
 
@@ -88,8 +90,10 @@ def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30
     The :class:`Verdict` is True only with a proof, False only with a certified
     counterexample (``verdict.counterexample``), None otherwise, with the evidence.
     """
-    if rel not in RELATIONS:
+    if not isinstance(rel, str) or rel not in RELATIONS:
         raise InvalidParameter("rel", rel, "one of '==', '<=', '>='")
+    if over is not None and not isinstance(over, dict):
+        raise InvalidParameter("over", over, "a dict {symbol: (lo, hi)}")
     if isinstance(dps, bool) or not isinstance(dps, int) or not 5 <= dps <= 1000:
         raise InvalidParameter("dps", dps, "an integer in [5, 1000]")
     t0 = time.perf_counter()
