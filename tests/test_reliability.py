@@ -336,3 +336,26 @@ def test_time_limit_reports_only_its_own_enclosure(monkeypatch):
 
     back = pickle.loads(pickle.dumps(own.value))
     assert back.best == own.value.best and back.about == own.value.about
+
+
+def _stops(call, seconds: float) -> None:
+    """``call()`` under ``time_limit(seconds)`` raises TimeLimitExceeded and returns well
+    within the promised 1.5 s + 1.5 seconds (a generous bound: the machine may be loaded)."""
+    t = time.perf_counter()
+    with ta.time_limit(seconds), pytest.raises(ta.TimeLimitExceeded):
+        call()
+    assert time.perf_counter() - t < 1.5 + 1.5 * seconds + 10
+
+
+def test_time_limit_stops_group_privacy_of_a_slow_operand():
+    """Group iterated its operand with a time check every 256 steps only: 50 steps of
+    PoissonReplace(16, 1/10) at 50 digits (a bisection per step) ran 11 s under a 1 s limit."""
+    from tradeoff_algebra import Group, PoissonReplace
+
+    _stops(lambda: ta.evaluate(Group(PoissonReplace(16, R(1, 10)), 5000), "1e-300", dps=100), 1)
+
+
+def test_time_limit_stops_gdp_mu():
+    """gdp_mu's evaluations each opened their own deadline, so gdp_mu(Laplace(1)) ran 23 s under
+    a 1 s limit; the whole search now shares one (1/10 s: less than the search needs)."""
+    _stops(lambda: ta.gdp_mu(Laplace(1), dps=30, tol=R(1, 10**8)), 0.1)
