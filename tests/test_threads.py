@@ -130,3 +130,25 @@ def test_cached_numbers_are_not_shared_between_threads():
         assert (v.lo, v.hi) == (sequential[d].lo, sequential[d].hi), d
         if w is not None:
             assert (w.lo, w.hi) == (seq_big[d].lo, seq_big[d].hi), d
+
+
+def test_lambdified_functions_compute_in_the_thread_context():
+    """f_divergence's quadrature estimate lambdified F with the 'mpmath' module: mpmath.log
+    of the global context, at 53 bits, so KL(G(1)) = mu^2/2 = 1/2 came back as
+    [0.50000000000000000049, 0.5000000000000000025] at 30 digits (and followed the user's
+    global precision). Reference: the closed form 1/2."""
+    from tradeoff_algebra.analysis.divergences import f_divergence
+
+    out = {}
+
+    def run():
+        out["v"] = f_divergence(G(1), lambda t: t * sp.log(t), dps=30, estimate=True)
+
+    with mpmath.workdps(8):  # a user's low global precision must not leak in
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+        v = f_divergence(G(1), lambda t: t * sp.log(t), dps=30, estimate=True)
+    for w in (v, out["v"]):
+        assert w.lo <= sp.Rational(1, 2) <= w.hi
+        assert w.hi - w.lo <= sp.Rational(1, 10**25)

@@ -37,7 +37,7 @@ import mpmath
 from mpmath.ctx_mp_python import _mpf
 
 __all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision", "ThreadOptions", "ThreadCache",
-           "thread_cache"]
+           "thread_cache", "lambdify_modules"]
 
 #: The base class of the mpf numbers of every mpmath context (for ``isinstance``).
 MPF = _mpf
@@ -165,3 +165,14 @@ def thread_cache(maxsize: int) -> Callable[[Callable], Callable]:
         return wrapper
 
     return deco
+
+
+def lambdify_modules() -> list:
+    """``modules`` for ``sympy.lambdify`` whose mpmath functions and constants are those of the
+    calling thread's context: ``lambdify(..., "mpmath")`` binds the global ``mpmath.exp``,
+    ``mpmath.log``, ..., which compute at the global precision (53 bits unless the user set
+    another). Use the function in the thread that made it."""
+    ctx = context()
+    ns = {name: getattr(ctx, name) for name in dir(mpmath)
+          if not name.startswith("_") and hasattr(ctx, name)}
+    return [ns, "mpmath"]
