@@ -187,8 +187,15 @@ def test_huge_parameters_elsewhere():
     v = ta.epsilon(EpsDelta(10**400, 0), "0.5")
     with mpmath.workdps(40):
         assert abs(v.mid / mpmath.mpf(10) ** 400 - 1) < mpmath.mpf(10) ** -29
-    e = ta.epsilon(G(10**400), "1e-5")  # eps ~ 5e799: the search cap gives a valid [L, oo]
-    assert e.lo >= 4096 and e.hi == mpmath.inf
+    # eps ~ 5e799: the search cap gives L, the Renyi-DP conversion a finite upper end (it was
+    # +oo); the truth lies in [mu^2/2, mu^2/2 + mu sqrt(2 log 1e5)] (delta(mu^2/2) > 1/2 - 1e-5,
+    # and delta(eps) <= Phi(mu/2 - eps/mu) <= exp(-(eps/mu - mu/2)^2/2))
+    with pytest.warns(ta.ToleranceWarning):
+        e = ta.epsilon(G(10**400), "1e-5")
+    with mpmath.workdps(900):
+        half = mpmath.mpf(10) ** 800 / 2
+        assert 4096 <= e.lo <= half + mpmath.mpf(10) ** 400 * 5
+        assert half <= e.hi <= half * (1 + mpmath.mpf(10) ** -25)
     assert ta.evaluate(G(0), 1).mid == 0 and ta.delta(G(2), float("inf")).mid == 0
 
 

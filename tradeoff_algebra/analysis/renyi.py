@@ -292,8 +292,10 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
 
 
 # -- eps(delta) bounded above through the Renyi divergences ---------------------------------------
-#: Orders a - 1 of the coarse search of :func:`renyi_epsilon_bound` (log-spaced).
-_ORDERS = [2.0 ** (k / 2) for k in range(-40, 27)]
+#: log2(a - 1) of the coarse search of :func:`renyi_epsilon_bound` (extended below -20 while the
+#: bound still falls: huge divergences want orders within 2^-1000 of 1).
+_LOG_ORDERS = [k / 2 for k in range(-40, 27)]
+_LOG_ORDER_MIN = -4000
 
 
 def renyi_epsilon_bound(f: TradeOff, d) -> Any:
@@ -306,49 +308,57 @@ def renyi_epsilon_bound(f: TradeOff, d) -> Any:
         eps(d) <= D_a(Q || P) + (log(1/d) - log a)/(a - 1) + log(1 - 1/a)
 
     for every order a > 1 (the conversion of Canonne, Kamath & Steinke 2020, Prop. 12, derived
-    here for the pair). The order is searched on a log grid and refined by golden section;
+    here for the pair). The order is searched on log2(a - 1) (a grid, then golden section);
     each divergence is the certified one of :func:`_certified` (closed forms, additivity over
-    products, the sampled Gaussian), its upper end padded."""
+    products, the sampled Gaussian), its upper end padded. Any order gives a valid bound: the
+    search only tightens it."""
     if not (0 < d < 1) or f.free_symbols:
         return None
     g = simplify(Inverse(f))  # T(Q, P): D_a(Q || P) is its divergence of order a
     log_d = mp.log(d)
     pad = mp.ldexp(1, -(mp.prec - 12))
+    seen: dict = {}
 
-    def bound(t):  # t = a - 1 > 0 (a float); +oo where no certified divergence is known
+    def bound(u):  # a = 1 + 2^u; +oo where no certified divergence is known
+        if u in seen:
+            return seen[u]
         budget.check()
-        a = sp.Rational(1) + sp.Rational(t)  # the exact binary rational of t
+        t = mp.mpf(2) ** u
+        man, exp = t.man_exp
+        a = 1 + sp.Integer(int(man)) * sp.Integer(2) ** int(exp)  # exactly the mpf t
         try:
             r = _certified(g, a, mp.dps)
         except (NoClosedForm, InvalidParameter):
-            return mp.inf
+            r = None
         if r is None or not mp.isfinite(r[1]):
+            seen[u] = mp.inf
             return mp.inf
-        A = num(a, "order")
         tau = r[1] + abs(r[1]) * pad + pad
-        e = tau + (-log_d - mp.log(A)) / (A - 1) + mp.log1p(-1 / A)
-        return e + abs(e) * pad + pad
+        la = mp.log1p(t)  # log a, and log(1 - 1/a) = log t - log a: no 1 + t is rounded
+        e = tau + (-log_d - la) / t + mp.log(t) - la
+        e += abs(e) * pad + pad
+        seen[u] = e if mp.isfinite(e) else mp.inf
+        return seen[u]
 
-    vals = [bound(t) for t in _ORDERS]
+    us = list(_LOG_ORDERS)
+    vals = [bound(u) for u in us]
+    while vals[0] < vals[1] and us[0] > _LOG_ORDER_MIN:  # still falling at the smallest order
+        us.insert(0, max(2 * us[0], _LOG_ORDER_MIN))
+        vals.insert(0, bound(us[0]))
     i = min(range(len(vals)), key=lambda k: vals[k])
     if not mp.isfinite(vals[i]):
         return None
-    best = vals[i]
-    lo, hi = _ORDERS[max(i - 1, 0)], _ORDERS[min(i + 1, len(_ORDERS) - 1)]
+    lo, hi = us[max(i - 1, 0)], us[min(i + 1, len(us) - 1)]
     phi = (5**0.5 - 1) / 2
     x1, x2 = hi - phi * (hi - lo), lo + phi * (hi - lo)
-    v1, v2 = bound(x1), bound(x2)
-    for _ in range(30):  # (any order gives a valid bound: the search only tightens it)
-        if v1 <= v2:
-            hi, x2, v2 = x2, x1, v1
+    for _ in range(40):
+        if bound(x1) <= bound(x2):
+            hi, x2 = x2, x1
             x1 = hi - phi * (hi - lo)
-            v1 = bound(x1)
         else:
-            lo, x1, v1 = x1, x2, v2
+            lo, x1 = x1, x2
             x2 = lo + phi * (hi - lo)
-            v2 = bound(x2)
-    best = min(best, v1, v2)
-    return max(best, mp.zero)
+    return max(min(seen.values()), mp.zero)
 
 
 EPSILON_UPPER_BOUNDS.append(renyi_epsilon_bound)
