@@ -322,3 +322,40 @@ def test_epsilon_round_trip():
     e = B.epsilon(d, dps=30)
     with workdps(40):
         assert abs(e.mid - mpmath.log(2)) <= mp.mpf(10) ** -29
+
+
+def test_symbolic_knots_of_a_float_eps_power_are_fast_and_exact():
+    """eps = 1 + 1e-10 (a float: 562949953477607/562949953421312): SymPy's factor wrote
+    exp(eps) as exp(1/2^49)^562949953477607 and ran for hours on the masses of
+    f_{eps,0}^{(x)10} (``ta.verify(BinomialDP(1, 10), ">=", EpsDelta(1 + 1e-10, 0)**10)`` never
+    returned, and no time limit could stop it inside SymPy). Each exp(.) is now a generator of
+    its own. Reference: the knots are (P(K >= j), P(K >= n + 1 - j)), K ~ B(n, 1/(1 + e^eps))
+    (the binomial lattice of Dong, Roth & Su, Appendix A), summed here at 60 digits."""
+    eps, n = 1 + 10**-10, 10
+    E = sp.Rational(eps)
+    t = time.perf_counter()
+    knots = finite_loss(EpsDelta(eps, 0) ** n).tradeoff_knots()
+    assert time.perf_counter() - t < 60
+    with workdps(60):
+        p = 1 / (1 + mpmath.exp(mpmath.mpf(E.p) / E.q))
+        pmf = [mpmath.binomial(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+
+        def tail(j):
+            return mpmath.fsum(pmf[j:])
+
+        ref = [(tail(j), tail(n + 1 - j)) for j in range(n + 1, -1, -1)]
+        got = [(sp.N(a, 60), sp.N(v, 60)) for a, v in knots]
+        assert len(got) == len(ref)
+        for (a, v), (ra, rv) in zip(got, ref, strict=True):
+            assert abs(mpmath.mpf(a) - ra) <= mpmath.mpf(10) ** -50
+            assert abs(mpmath.mpf(v) - rv) <= mpmath.mpf(10) ** -50
+
+
+def test_verify_binomial_against_a_slightly_larger_eps_returns():
+    """The claim holds (BinomialDP(1, 10) = f_{1,0}^{(x)10} >= f_{1+1e-10,0}^{(x)10}: f_{eps,0}
+    decreases in eps, Dong, Roth & Su, Eq. (4) and Prop. 5 with monotone tensor products): the
+    verdict may be undecided (the sides touch within 1e-9) but never False, and it returns."""
+    t = time.perf_counter()
+    v = ta.verify(ta.BinomialDP(1, 10), ">=", EpsDelta(1 + 10**-10, 0) ** 10)
+    assert v.status is not False
+    assert time.perf_counter() - t < 120

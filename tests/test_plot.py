@@ -69,3 +69,31 @@ def test_plot_takes_exact_number_types():
     for fpr_min in (decimal.Decimal("0.001"), fractions.Fraction(1, 1000), np.float32(1e-3)):
         ax = ta.plot(ta.G(1), kind="roc", points=np.int64(3), fpr_min=fpr_min)
         assert ax.lines[0].get_xydata()[0, 0] == pytest.approx(1e-3)
+
+
+def test_roc_plot_of_dp_sgd_shares_one_deadline():
+    """Each of the 200 points of a ROC plot was a call with its own deadline, and a point of
+    DP-SGD costs tens of seconds on its own: the plot ran past 15 minutes. The powers now
+    come from one composed grid where float64 resolves them, and the whole plot shares the
+    time limit."""
+    import time
+    import warnings
+
+    from tradeoff_algebra.plot import _roc_points
+
+    f = ta.noisy_sgd(1.1, R(256, 60000), 14062, sampling="poisson")
+    t = time.perf_counter()
+    with ta.time_limit(2), pytest.raises(ta.TimeLimitExceeded) as exc:
+        # levels down to 1e-200: certified points one by one, more than 2 s of them
+        ta.plot(f, kind="roc", fpr_min=1e-200, points=30)
+    assert time.perf_counter() - t < 1.5 + 1.5 * 2 + 10
+    assert exc.value.best is None  # (an enclosure of one point is not the plot's)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ta.ToleranceWarning)
+        ax = ta.plot(f, kind="roc", points=20)
+        x, y = ax.lines[0].get_xydata().T
+        lo, hi = _roc_points(f, x, 10)
+        for i in (12, 17):  # certified points by their own route: the enclosures meet
+            v = ta.roc(f, float(x[i]), dps=10)
+            assert lo[i] <= float(v.hi) and float(v.lo) <= hi[i]
+            assert y[i] == pytest.approx((lo[i] + hi[i]) / 2)

@@ -130,3 +130,39 @@ def test_products_through_the_loss_model_against_a_double_integral():
     v = ta.delta(PoissonReplace(mu, q) ** 2, eps, dps=10)
     # contains the reference, at the engine's default relative tolerance (5e-4) or better
     assert v.lo - 1e-12 <= ref <= v.hi + 1e-12 and v.hi - v.lo <= 5e-4 * ref
+
+
+def _group_roc_reference(mu, q, k: int, alpha: str):
+    """g^{o k}(alpha) for g = 1 - f: each step solves F_P(t) = x by 600 bisections on
+    [-80 - mu, 80 + mu] at 120 digits and takes F_Q(t) (the mixture CDFs of the pair)."""
+    with mpmath.workdps(120):
+        mu, q = mpmath.mpf(mu.p) / mu.q, mpmath.mpf(q.p) / q.q
+        x = mpmath.mpf(alpha)
+        for _ in range(k):
+            lo, hi = -80 - mu, 80 + mu
+            for _ in range(600):
+                m = (lo + hi) / 2
+                if (1 - q) * mpmath.ncdf(m) + q * mpmath.ncdf(m - mu) > x:
+                    hi = m
+                else:
+                    lo = m
+            x = (1 - q) * mpmath.ncdf(lo) + q * mpmath.ncdf(lo + mu)
+        return x
+
+
+@pytest.mark.parametrize("mu, q, k", [
+    (R(8), R(1, 2**40), 4),  # a power near 2e-31
+    (R(1, 10), R(1, 10**20), 3),  # a power of 1e-300 (1 - f is alpha to 16 digits)
+    (R(3), R(1, 2), 2),
+])
+def test_group_at_a_tiny_level_against_an_independent_iteration(mu, q, k):
+    """Group(PoissonReplace(mu, q), k) at alpha = 1e-300 with 50 digits (reported as
+    1 - 6.15e-31 where the truth was said to be 1 - O(1e-300)): the value and the power both
+    enclose the 120-digit iteration of the pair's mixture CDFs."""
+    f = ta.Group(PoissonReplace(mu, q), k)
+    ref = _group_roc_reference(mu, q, k, "1e-300")
+    v, r = ta.evaluate(f, "1e-300", dps=50), ta.roc(f, "1e-300", dps=50)
+    with mpmath.workdps(120):
+        tol = mpmath.mpf(10) ** -49
+        assert r.lo - tol * ref <= ref <= r.hi + tol * ref
+        assert v.lo - tol <= 1 - ref <= v.hi + tol

@@ -187,8 +187,15 @@ def test_huge_parameters_elsewhere():
     v = ta.epsilon(EpsDelta(10**400, 0), "0.5")
     with mpmath.workdps(40):
         assert abs(v.mid / mpmath.mpf(10) ** 400 - 1) < mpmath.mpf(10) ** -29
-    e = ta.epsilon(G(10**400), "1e-5")  # eps ~ 5e799: the search cap gives a valid [L, oo]
-    assert e.lo >= 4096 and e.hi == mpmath.inf
+    # eps ~ 5e799: the search cap gives L, the Renyi-DP conversion a finite upper end (it was
+    # +oo); the truth lies in [mu^2/2, mu^2/2 + mu sqrt(2 log 1e5)] (delta(mu^2/2) > 1/2 - 1e-5,
+    # and delta(eps) <= Phi(mu/2 - eps/mu) <= exp(-(eps/mu - mu/2)^2/2))
+    with pytest.warns(ta.ToleranceWarning):
+        e = ta.epsilon(G(10**400), "1e-5")
+    with mpmath.workdps(900):
+        half = mpmath.mpf(10) ** 800 / 2
+        assert 4096 <= e.lo <= half + mpmath.mpf(10) ** 400 * 5
+        assert half <= e.hi <= half * (1 + mpmath.mpf(10) ** -25)
     assert ta.evaluate(G(0), 1).mid == 0 and ta.delta(G(2), float("inf")).mid == 0
 
 
@@ -336,3 +343,26 @@ def test_time_limit_reports_only_its_own_enclosure(monkeypatch):
 
     back = pickle.loads(pickle.dumps(own.value))
     assert back.best == own.value.best and back.about == own.value.about
+
+
+def _stops(call, seconds: float) -> None:
+    """``call()`` under ``time_limit(seconds)`` raises TimeLimitExceeded and returns well
+    within the promised 1.5 s + 1.5 seconds (a generous bound: the machine may be loaded)."""
+    t = time.perf_counter()
+    with ta.time_limit(seconds), pytest.raises(ta.TimeLimitExceeded):
+        call()
+    assert time.perf_counter() - t < 1.5 + 1.5 * seconds + 10
+
+
+def test_time_limit_stops_group_privacy_of_a_slow_operand():
+    """Group iterated its operand with a time check every 256 steps only: 50 steps of
+    PoissonReplace(16, 1/10) at 50 digits (a bisection per step) ran 11 s under a 1 s limit."""
+    from tradeoff_algebra import Group, PoissonReplace
+
+    _stops(lambda: ta.evaluate(Group(PoissonReplace(16, R(1, 10)), 5000), "1e-300", dps=100), 1)
+
+
+def test_time_limit_stops_gdp_mu():
+    """gdp_mu's evaluations each opened their own deadline, so gdp_mu(Laplace(1)) ran 23 s under
+    a 1 s limit; the whole search now shares one (1/10 s: less than the search needs)."""
+    _stops(lambda: ta.gdp_mu(Laplace(1), dps=30, tol=R(1, 10**8)), 0.1)

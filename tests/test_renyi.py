@@ -188,3 +188,21 @@ def test_f_divergence_limits_beyond_sympy_are_a_clear_error():
     with pytest.raises(ta.NoClosedForm, match="limit"):
         ta.f_divergence(Dz, lambda t: sp.Max(t - R(3, 2), 0))
     assert ta.f_divergence(Dz, lambda t: (t - 1) ** 2) is sp.oo
+
+
+@pytest.mark.parametrize("f, d", [
+    (ta.G(1), "1e-5"), (ta.G(30), "1e-10"), (ta.Laplace(2) ** 3, "1e-3"),
+    (ta.EpsDelta(1, 0) ** 20, "1e-6"), (ta.BinomialDP(sp.Rational(1, 2), 40), "1e-8"),
+])
+def test_renyi_epsilon_bound_lies_above_the_exact_epsilon(f, d):
+    """The Renyi-DP conversion (an upper bound of eps(delta) for every order) against eps from
+    the exact profiles (closed forms, exact finite composition), and within the plain Chernoff
+    bound at order 2, which it improves by the factor (1 - 1/a)^(a-1)/a."""
+    from tradeoff_algebra.analysis.renyi import renyi_epsilon_bound
+    from tradeoff_algebra.numeric.context import mp
+
+    exact = ta.epsilon(f, d, dps=20)
+    with mp.workdps(30):
+        b = renyi_epsilon_bound(f, mp.mpf(d))
+        chernoff2 = ta.renyi(f.inverse(), 2, dps=30).hi + mp.log(1 / mp.mpf(d))
+    assert exact.hi <= b <= chernoff2

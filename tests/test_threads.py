@@ -92,3 +92,63 @@ def test_pld_and_profile_options_are_private_to_the_thread():
     assert seen["setter"][0]["tol"] == 1e-6 and seen["setter"][1]["max_calls"] == 99
     assert seen["reader"] == (default_pld, default_prof)
     assert (pld.options(), dict(pld_profile._OPTIONS)) == (default_pld, default_prof)
+
+
+def _binomial_roc_reference(eps: int, n: int, alpha: str, dps: int):
+    """1 - f(alpha) of BinomialDP(eps, n) for alpha <= P(K >= n) = (1 + e^eps)^-n: the first
+    linear piece, alpha e^{n eps} (Dong, Roth & Su, Prop. 5), at twice the digits."""
+    with mpmath.workdps(2 * dps + 20):
+        assert mpmath.mpf(alpha) <= (1 + mpmath.e**eps) ** -n
+        return mpmath.mpf(alpha) * mpmath.exp(n * eps)
+
+
+def test_cached_numbers_are_not_shared_between_threads():
+    """An mpf computes at the precision of the context that made it: a table of mpf cached by
+    one thread and read by another was summed at the first thread's idle 53 bits (roc of
+    BinomialDP(1, 50) at 1e-300 came back 6e-17 off in worker threads after the main thread
+    had filled the cache). The tables are kept per thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tradeoff_algebra import BinomialDP
+
+    f, dps_list = BinomialDP(1, 50), list(range(20, 81, 5))
+    big = BinomialDP(R(1, 10), 5000)  # the tails of large n (a cached object holding mpf)
+    sequential = {d: ta.roc(f, "1e-300", dps=d) for d in dps_list}
+    seq_big = {d: ta.evaluate(big, "1e-5", dps=d) for d in dps_list[:4]}
+    for d, v in sequential.items():  # the first linear piece, computed independently
+        ref = _binomial_roc_reference(1, 50, "1e-300", d)
+        with mpmath.workdps(2 * d + 20):
+            assert abs(mpmath.mpf(v.mid) - ref) <= mpmath.mpf(10) ** (1 - d) * ref
+
+    def one(d: int):
+        return ta.roc(f, "1e-300", dps=d), (ta.evaluate(big, "1e-5", dps=d)
+                                            if d in seq_big else None)
+
+    with ThreadPoolExecutor(max_workers=6) as ex:
+        results = list(ex.map(one, dps_list))
+    for d, (v, w) in zip(dps_list, results, strict=True):
+        assert (v.lo, v.hi) == (sequential[d].lo, sequential[d].hi), d
+        if w is not None:
+            assert (w.lo, w.hi) == (seq_big[d].lo, seq_big[d].hi), d
+
+
+def test_lambdified_functions_compute_in_the_thread_context():
+    """f_divergence's quadrature estimate lambdified F with the 'mpmath' module: mpmath.log
+    of the global context, at 53 bits, so KL(G(1)) = mu^2/2 = 1/2 came back as
+    [0.50000000000000000049, 0.5000000000000000025] at 30 digits (and followed the user's
+    global precision). Reference: the closed form 1/2."""
+    from tradeoff_algebra.analysis.divergences import f_divergence
+
+    out = {}
+
+    def run():
+        out["v"] = f_divergence(G(1), lambda t: t * sp.log(t), dps=30, estimate=True)
+
+    with mpmath.workdps(8):  # a user's low global precision must not leak in
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+        v = f_divergence(G(1), lambda t: t * sp.log(t), dps=30, estimate=True)
+    for w in (v, out["v"]):
+        assert w.lo <= sp.Rational(1, 2) <= w.hi
+        assert w.hi - w.lo <= sp.Rational(1, 10**25)

@@ -16,12 +16,13 @@ digits, anything else an enclosure ``lo <= truth <= hi``.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter, NoClosedForm
+from ..core.errors import InvalidParameter, NoClosedForm, ToleranceWarning
 from ..core.node import TradeOff
 from ..core.validate import count, mpf_rational, param
 from ..families.epsdelta import EpsDelta
@@ -301,25 +302,49 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
         raise budget.own_best(exc, "epsilon", f) from None
 
 
+#: Upper bounds of eps_f(delta) by other routes, ``bound(f, delta) -> mpf | None`` (a valid
+#: upper bound, or None): consulted when the enclosure's upper end is +oo (registered by
+#: modules above this one: the Renyi-DP conversion of ``analysis.renyi``).
+EPSILON_UPPER_BOUNDS: list[Callable[[TradeOff, MPF], MPF | None]] = []
+
+
+def _bounded_above(f: TradeOff, D: sp.Expr, lo, hi, dps: int) -> Value:
+    """The enclosure [lo, hi] of eps with an infinite upper end replaced by the best bound of
+    :data:`EPSILON_UPPER_BOUNDS`; either way a ToleranceWarning says how wide it is (an
+    enclosure [lo, +oo] was returned in silence: eps of Laplace(1/10)^(x)100000 at 1e-6, whose
+    privacy losses lie beyond the PLD engine's float64 range, came back as [0, +oo])."""
+    how = "no route bounded it"
+    if hi == mp.inf and lo < mp.inf:
+        for bound in EPSILON_UPPER_BOUNDS:
+            with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), \
+                    mp.workdps(dps + GUARD_DPS):
+                b = bound(f, num(D, "delta"))
+            if b is not None and b < hi:
+                hi, how = max(b, lo), "its upper end is the Renyi-DP conversion bound"
+        warnings.warn(f"epsilon({short(f)}, {short(D)}): the numeric engines could not enclose "
+                      f"eps tightly; {how}: [{mp.nstr(lo, 8)}, {mp.nstr(hi, 8)}]",
+                      ToleranceWarning, stacklevel=4)
+    return Value.enclosure(lo, hi, dps)
+
+
 def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         first = mp_epsilon(f, num(D, "delta"))
     if first is not None:
         if first[0] != first[1]:  # an enclosure (a composed grid): no need to compute it again
-            g = "certified" if isinstance(first, CertifiedPair) else "estimate"
-            return _proved(f, D, Value.enclosure(first[0], first[1], dps, guarantee=g))
+            if isinstance(first, CertifiedPair):  # the Laplace inversion (Arb)
+                return Value.enclosure(first[0], first[1], dps, guarantee="certified")
+            return _proved(f, D, _bounded_above(f, D, first[0], first[1], dps))
         v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                       lambda: f"epsilon({short(f)}, {short(D)})")
         return _proved(f, D, v)
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         L, U, points = _search_epsilon(f, num(D, "delta"), dps)
         if L == U:
-            v = Value.point(L, dps)
-        elif points and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
-            v = Value.point((L + U) / 2, dps)
-        else:
-            v = Value.enclosure(L, U, dps)
-        return _proved(f, D, v)
+            return _proved(f, D, Value.point(L, dps))
+        if points and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
+            return _proved(f, D, Value.point((L + U) / 2, dps))
+    return _proved(f, D, _bounded_above(f, D, L, U, dps))
 
 
 def _proved(f: TradeOff, D: sp.Rational, v: Value) -> Value:

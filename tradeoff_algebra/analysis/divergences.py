@@ -25,7 +25,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import count, param
-from ..numeric.context import mp
+from ..numeric.context import lambdify_modules, mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import GUARD_DPS, MAX_DPS
 from ..numeric.value import Value
@@ -140,7 +140,7 @@ def f_divergence(f: TradeOff, F: Any, dps: int | None = None, *,
         raise NoClosedForm(f"f_divergence({f}): no guaranteed numeric route; estimate=True "
                            "gives a quadrature estimate (not an enclosure)")
     t = sp.Dummy("t")
-    Fm: Callable = sp.lambdify(t, Fl(t), "mpmath")
+    Fm: Callable = sp.lambdify(t, Fl(t), lambdify_modules())  # (this thread's context)
     return two_precision_estimate(
         lambda: quad_log_slope(f, lambda ell: Fm(mp.exp(-ell)) * mp.exp(ell), []), dps,
         f"f_divergence({f})")

@@ -50,9 +50,10 @@ from ..core.validate import param
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv_upper
-from ..numeric.protocol import evaluate, mp_curve, roc
+from ..numeric.protocol import evaluate, mp_curve, roc, short
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
 from ..operators.subsample import Mix, Subsample
@@ -238,6 +239,7 @@ def _side(h: TradeOff, dps: int, tol, slope, minor=None) -> tuple:
         U = 2 * U
     bounds = {c: upper(*c) for c in cells}
     while len(bounds) < MAX_CELLS:
+        budget.check()
         split = [c for c, b in bounds.items() if b > max(best, t) + tol / 2 and b > t]
         if not split:
             break
@@ -300,8 +302,11 @@ def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:
     if f.free_symbols:
         return Functional("gdp_mu", f)
     with mp.workdps(dps + 15):
-        tol_ = mp.mpf(10) ** -5 if tol is None else mp.mpf(sp.N(tol, dps + 10))
-        lo, hi = _enclosure(g, dps, tol_)
+        tol_ = mp.mpf(10) ** -5 if tol is None else mp.mpf(sp.N(sp.Rational(tol), dps + 10))
+        # one deadline for the whole search: its evaluations share it (each opened its own, so
+        # a 1 s limit let gdp_mu(Laplace(1)) run for 23 s)
+        with budget.call(lambda: f"gdp_mu({short(f)})"):
+            lo, hi = _enclosure(g, dps, tol_)
         if lo == mp.inf:
             return Value(mp.inf, mp.inf, mp.inf, dps)
         if hi - lo > tol_:

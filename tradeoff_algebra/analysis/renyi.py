@@ -53,6 +53,7 @@ from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
 from ..families.normal_pair import NormalPair
 from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import MAX_DPS, num
@@ -61,6 +62,7 @@ from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
 from ..rewrite.simplify import simplify
+from .conversions import EPSILON_UPPER_BOUNDS
 from .functionals import (
     check_functional_args,
     closed_value,
@@ -307,3 +309,76 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
     if a is sp.oo:
         raise NoClosedForm(f"renyi({f}, oo): no quadrature for the max divergence")
     return _estimate(f, a, dps)
+
+
+# -- eps(delta) bounded above through the Renyi divergences ---------------------------------------
+#: log2(a - 1) of the coarse search of :func:`renyi_epsilon_bound` (extended below -20 while the
+#: bound still falls: huge divergences want orders within 2^-1000 of 1).
+_LOG_ORDERS = [k / 2 for k in range(-40, 27)]
+_LOG_ORDER_MIN = -4000
+
+
+def renyi_epsilon_bound(f: TradeOff, d) -> Any:
+    """An upper bound of eps_f(d) (an mpf at the working precision), or None, from
+    D_a(Q || P) for f = T(P, Q). The profile is delta(eps) = E_P[(Z - e^eps)_+], Z = dQ/dP,
+    and (z - e^eps)_+ <= z^a e^{-(a-1) eps} (a - 1)^{a-1}/a^a for every z >= 0 (the ratio
+    peaks at z = a e^eps/(a - 1)), so
+
+        delta(eps) <= e^{(a-1)(D_a(Q || P) - eps)} (1 - 1/a)^{a-1}/a,
+        eps(d) <= D_a(Q || P) + (log(1/d) - log a)/(a - 1) + log(1 - 1/a)
+
+    for every order a > 1 (the conversion of Canonne, Kamath & Steinke 2020, Prop. 12, derived
+    here for the pair). The order is searched on log2(a - 1) (a grid, then golden section);
+    each divergence is the certified one of :func:`_certified` (closed forms, additivity over
+    products, the sampled Gaussian), its upper end padded. Any order gives a valid bound: the
+    search only tightens it."""
+    if not (0 < d < 1) or f.free_symbols:
+        return None
+    g = simplify(Inverse(f))  # T(Q, P): D_a(Q || P) is its divergence of order a
+    log_d = mp.log(d)
+    pad = mp.ldexp(1, -(mp.prec - 12))
+    seen: dict = {}
+
+    def bound(u):  # a = 1 + 2^u; +oo where no certified divergence is known
+        if u in seen:
+            return seen[u]
+        budget.check()
+        t = mp.mpf(2) ** u
+        man, exp = t.man_exp
+        a = 1 + sp.Integer(int(man)) * sp.Integer(2) ** int(exp)  # exactly the mpf t
+        try:
+            r = _certified(g, a, mp.dps)
+        except (NoClosedForm, InvalidParameter):
+            r = None
+        if r is None or not mp.isfinite(r[1]):
+            seen[u] = mp.inf
+            return mp.inf
+        tau = r[1] + abs(r[1]) * pad + pad
+        la = mp.log1p(t)  # log a, and log(1 - 1/a) = log t - log a: no 1 + t is rounded
+        e = tau + (-log_d - la) / t + mp.log(t) - la
+        e += abs(e) * pad + pad
+        seen[u] = e if mp.isfinite(e) else mp.inf
+        return seen[u]
+
+    us = list(_LOG_ORDERS)
+    vals = [bound(u) for u in us]
+    while vals[0] < vals[1] and us[0] > _LOG_ORDER_MIN:  # still falling at the smallest order
+        us.insert(0, max(2 * us[0], _LOG_ORDER_MIN))
+        vals.insert(0, bound(us[0]))
+    i = min(range(len(vals)), key=lambda k: vals[k])
+    if not mp.isfinite(vals[i]):
+        return None
+    lo, hi = us[max(i - 1, 0)], us[min(i + 1, len(us) - 1)]
+    phi = (5**0.5 - 1) / 2
+    x1, x2 = hi - phi * (hi - lo), lo + phi * (hi - lo)
+    for _ in range(40):
+        if bound(x1) <= bound(x2):
+            hi, x2 = x2, x1
+            x1 = hi - phi * (hi - lo)
+        else:
+            lo, x1 = x1, x2
+            x2 = lo + phi * (hi - lo)
+    return max(min(seen.values()), mp.zero)
+
+
+EPSILON_UPPER_BOUNDS.append(renyi_epsilon_bound)

@@ -54,7 +54,7 @@ from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric import budget
-from ..numeric.context import MPF, mp
+from ..numeric.context import MPF, ThreadCache, mp, thread_cache
 from ..numeric.protocol import (
     exact_value,
     np_value,
@@ -185,7 +185,7 @@ def _extra_bits(eps: MPF, n: int) -> int:
     return 2 * max(1, n).bit_length() + int(3 * eps / math.log(2)) + 16
 
 
-@lru_cache(maxsize=16)
+@thread_cache(maxsize=16)  # (per thread: an mpf computes at its own context's precision)
 def _tables(eps: sp.Expr, n: int, prec: int):
     """(upper, lower): upper[j] = P(K >= j), lower[j] = P(K < j), j = 0..n+1, at ``prec`` bits.
 
@@ -443,7 +443,7 @@ def _find_segment(T: _Tails, a, ac) -> int:
     return min(lo, n)
 
 
-_BIG: dict = {}
+_BIG = ThreadCache()  # (per thread, as _tables)
 
 
 def _tails_for(f: BinomialDP, n: int) -> _Tails:

@@ -50,7 +50,7 @@ from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.rules import rule
 from ..core.validate import to_sympy
-from ..numeric.context import mp
+from ..numeric.context import mp, thread_cache
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
 from .trivial import Id, Zero
@@ -415,7 +415,7 @@ def _rationals(f: PiecewiseLinear):
     return (a, v, c) if all(isinstance(x, sp.Rational) for x in a + v) else None
 
 
-@lru_cache(maxsize=64)
+@thread_cache(maxsize=64)  # (per thread: mpf numbers of this thread's context)
 def _mp_alphas(f: PiecewiseLinear, prec: int) -> list:
     """The knot alphas as mpf at ``prec`` bits (converted once per precision)."""
     with mp.workprec(prec):

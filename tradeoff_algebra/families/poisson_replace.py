@@ -32,6 +32,7 @@ import sympy as sp
 
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv
 from ..numeric.pld_models import RHO_LIB, U64, AtomLoss, LossModel, NormalLoss, loss_model
@@ -86,7 +87,9 @@ def _threshold(mu, q, a, ac):
         def above(t):  # 1 - F_P(t) < 1 - alpha
             return (1 - q) * ncdf(-t) + q * ncdf(mu - t) < ac
     hi = lo + mu
-    for _ in range(mp.prec + 20):
+    for i in range(mp.prec + 20):
+        if i % 64 == 63:  # (at thousands of digits the bisection takes seconds)
+            budget.check()
         m = (lo + hi) / 2
         if m == lo or m == hi:
             break

@@ -46,7 +46,7 @@ from ..analysis.conversions import epsilon as _epsilon
 from ..core.errors import InvalidParameter
 from ..core.validate import count, param
 from ..families.renyi_region import RenyiRegion
-from ..numeric.context import mp
+from ..numeric.context import lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num
 from ..numeric.value import Value
 from .approx import ApproxDP
@@ -260,7 +260,7 @@ class RDP(Notion):
                 raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}")
             return best[2], best[1]
         _numeric(self, type(self).__name__)
-        f = sp.lambdify(_A, objective(_A, self.curve(_A)), "mpmath")
+        f = sp.lambdify(_A, objective(_A, self.curve(_A)), lambdify_modules())
         with mp.workdps(15 + GUARD_DPS):
             a = _minimise(f, self.omega)
         a = sp.Rational(str(mp.nstr(a, 12)))

@@ -18,18 +18,26 @@ class without rounding (:func:`public_mpf`); numbers of any context are recognis
 python-flint's Arb precision (``flint.ctx.prec``) is process-global in the C library; sections
 that set it run under :func:`arb_precision`, which holds a lock for the section and restores the
 previous precision.
+
+An mpf computes in the context that *made* it: ``x + y`` rounds to the precision of ``x``'s
+context, whatever thread runs it. An mpf kept between calls (a cache) and read by another
+thread therefore computes at that other thread's current precision (53 bits when it is idle).
+Caches of mpf values are kept per thread (:func:`thread_cache`, :class:`ThreadCache`) or hold
+raw values (``x._mpf_``, rebuilt with ``mp.make_mpf``).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 
 import mpmath
 from mpmath.ctx_mp_python import _mpf
 
-__all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision", "ThreadOptions"]
+__all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision", "ThreadOptions", "ThreadCache",
+           "thread_cache", "lambdify_modules"]
 
 #: The base class of the mpf numbers of every mpmath context (for ``isinstance``).
 MPF = _mpf
@@ -121,3 +129,50 @@ class ThreadOptions(MutableMapping):
 
     def __len__(self) -> int:
         return len(self._dict())
+
+
+class ThreadCache(ThreadOptions):
+    """A cache (a dict) private to each thread, for values that hold mpf numbers: each thread
+    reads only the numbers its own context made (see the module docstring)."""
+
+    def __init__(self):
+        super().__init__({})
+
+    def clear(self) -> None:
+        """Empty the calling thread's cache."""
+        self._dict().clear()
+
+
+def thread_cache(maxsize: int) -> Callable[[Callable], Callable]:
+    """``functools.lru_cache(maxsize)`` with one cache per thread (for functions that return
+    mpf numbers; see the module docstring). ``cache_clear()`` empties the calling thread's."""
+
+    def deco(fn: Callable) -> Callable:
+        local = threading.local()
+
+        def cached() -> Callable:
+            c = getattr(local, "fn", None)
+            if c is None:
+                c = local.fn = functools.lru_cache(maxsize=maxsize)(fn)
+            return c
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return cached()(*args, **kwargs)
+
+        wrapper.cache_clear = lambda: cached().cache_clear()  # type: ignore[attr-defined]
+        wrapper.cache_info = lambda: cached().cache_info()  # type: ignore[attr-defined]
+        return wrapper
+
+    return deco
+
+
+def lambdify_modules() -> list:
+    """``modules`` for ``sympy.lambdify`` whose mpmath functions and constants are those of the
+    calling thread's context: ``lambdify(..., "mpmath")`` binds the global ``mpmath.exp``,
+    ``mpmath.log``, ..., which compute at the global precision (53 bits unless the user set
+    another). Use the function in the thread that made it."""
+    ctx = context()
+    ns = {name: getattr(ctx, name) for name in dir(mpmath)
+          if not name.startswith("_") and hasattr(ctx, name)}
+    return [ns, "mpmath"]

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import NoClosedForm, NumericalError
-from .context import mp
+from .context import ThreadCache, mp
 from .knots import lower_hull
 from .protocol import mp_roc, mp_value, np_value
 from .roots import c_bounds, level, level_c, t_bounds
@@ -327,7 +327,7 @@ def _cluster(lv) -> list:
     return out
 
 
-_STRUCT: dict = {}
+_STRUCT = ThreadCache()  # (per thread: mpf numbers of this thread's context)
 
 
 def _structure(g) -> _Structure:

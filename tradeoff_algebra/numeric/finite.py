@@ -429,8 +429,7 @@ class FiniteLoss:
         out = []
         for k, p, q in zip(t.keys, t.P, t.Q, strict=True):
             r = t.exact_ratio(k)
-            out.append((sp.S.Infinity if r is None else r, sp.factor(sp.cancel(p)),
-                        sp.factor(sp.cancel(q))))
+            out.append((sp.S.Infinity if r is None else r, _closed(p), _closed(q)))
         return out
 
     def _symbolic_table(self) -> _Table:
@@ -467,7 +466,7 @@ class FiniteLoss:
         if not knots:
             return [(sp.S.Zero, sp.S.One), (sp.S.One, sp.S.Zero)]
         if self._exact_table() is None:
-            knots = [(sp.factor(sp.cancel(a)), sp.factor(sp.cancel(v))) for a, v in knots]
+            knots = [(_closed(a), _closed(v)) for a, v in knots]
         return knots
 
     def value(self, A: Any, Ac: Any | None = None) -> sp.Rational | None:
@@ -811,6 +810,16 @@ def finite_loss(f: Any) -> FiniteLoss | None:
     None when a parameter is symbolic or an operand is not finite.
     """
     return None
+
+
+def _closed(x: sp.Expr) -> sp.Expr:
+    """``x`` cancelled and factored, each ``exp(r)`` taken as a generator of its own (an equal
+    expression). SymPy's polynomials write exp(r) with r = p/q as exp(1/q)^p: factor of
+    (1 + exp(10000000001/10000000000))^-10 ran for hours on a polynomial of degree 10^10."""
+    budget.check()
+    gens = {e: sp.Dummy("e") for e in x.atoms(sp.exp)}
+    y = sp.factor(sp.cancel(x.xreplace(gens)))
+    return y.xreplace({d: e for e, d in gens.items()}) if gens else y
 
 
 def _finite_point(f: Any, A: sp.Rational, dps: int, power: bool) -> Value | None:

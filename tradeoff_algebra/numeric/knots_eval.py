@@ -20,7 +20,7 @@ import sympy as sp
 from mpmath.libmp import to_rational
 
 from ..core.errors import NoClosedForm
-from .context import MPF, mp
+from .context import mp
 from .finite import FiniteLoss
 from .knots import (
     Knots,
@@ -28,12 +28,12 @@ from .knots import (
     _identically_zero,
     _to_sympy,
     exact_knots,
+    knot_num,
     pl_eval,
     pl_knots,
     pl_symmetric_hull,
     rational_knots,
 )
-from .protocol import num
 
 __all__ = ["pl_exact", "pl_mp_value", "pl_np", "pl_hull_knots", "pl_hull_exact", "pl_hull_mp",
            "pl_hull_np", "pl_knots_cached", "pl_mp_delta", "pl_mp_conjugate", "pl_finite_loss"]
@@ -74,9 +74,6 @@ def pl_mp_value(knots: Knots, a, ac, power: bool = False):
     covers the rounding of the knots and of the handful of operations.
     """
 
-    def knot_num(x, what):
-        return x if isinstance(x, MPF) else num(x, what)
-
     xs = [knot_num(k[0], "knot") for k in knots]
     n = len(xs)
     i = min(max(bisect_right(xs, a) - 1, 0), n - 2)
@@ -115,7 +112,7 @@ def pl_hull_mp(knots: Knots, a, ac, power: bool = False):
     prec = mp.prec
     for _ in range(4):
         with mp.workprec(prec + extra):
-            mk = tuple((num(x, "knot"), num(y, "knot")) for x, y in knots)
+            mk = tuple((knot_num(x), knot_num(y)) for x, y in knots)
             hull = pl_symmetric_hull(mk)
             lo, hi = pl_mp_value(hull, a, ac, power)
             # the knots' own rounding, absolute (2^-(prec + extra) on ordinates near 1): it
@@ -197,8 +194,8 @@ def _pl_profile_numbers(knots: Knots, wp: int) -> tuple:
     if r is None:
         c_s, segs = _pl_profile_data(knots)
         with mp.workprec(wp):
-            c = num(c_s, "1 - f(0)") if c_s != 0 else mp.zero
-            nums = tuple((num(d, "drop"), mp.log(num(r_, "likelihood ratio")))
+            c = knot_num(c_s, "1 - f(0)") if c_s != 0 else mp.zero
+            nums = tuple((knot_num(d, "drop"), mp.log(knot_num(r_, "likelihood ratio")))
                          for d, r_ in segs)
         # cached as raw values: an mpf belongs to the context (thread) that made it
         r = (c._mpf_, tuple((d._mpf_, lr._mpf_) for d, lr in nums))
@@ -283,7 +280,7 @@ def pl_mp_conjugate(knots: Knots, y):
         u = mp.ldexp(1, -(mp.prec - 6))
         lo = hi = None
         for x_s, v_s in knots:
-            x, v = num(x_s, "knot"), num(v_s, "knot")
+            x, v = knot_num(x_s), knot_num(v_s)
             c = y * x - v
             e = (abs(y * x) + abs(v)) * u
             lo = c - e if lo is None else max(lo, c - e)

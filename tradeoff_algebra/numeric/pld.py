@@ -223,7 +223,9 @@ def _with_delta(c: Composed, deltas) -> Composed:
 def _rel(lo: float, hi: float) -> float:
     if hi == lo:
         return 0.0
-    return (hi - lo) / hi if hi > 0 else math.inf
+    # (an infinite upper end is infinitely wide: inf/inf was NaN, which no width test caught,
+    # so [0, +oo] came back without the ToleranceWarning)
+    return (hi - lo) / hi if 0 < hi < math.inf else math.inf
 
 
 class _Refinement:

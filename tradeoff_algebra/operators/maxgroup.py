@@ -336,7 +336,8 @@ def _group_eval(f: Group, a, ac, power: bool = False):
     xs, vs = (a, a), (ac, ac)
     settled = False
     for i in range(steps):
-        if i % 256 == 255:  # the powers rise and the values fall with every step
+        if i:  # (a step of a slow operand can take a second) the powers rise and the values
+            # fall with every step
             budget.check((xs[0], mp.one) if power else (mp.zero, vs[1]))
         r_lo, r_hi = mp_roc(g, *lo_lvl)[0], mp_roc(g, *hi_lvl)[1]
         v_lo, v_hi = mp_value(g, *hi_lvl)[0], mp_value(g, *lo_lvl)[1]

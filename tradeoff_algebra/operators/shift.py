@@ -22,7 +22,6 @@ Both are non-decreasing in f and in ``-t``; ``Shift(f, 0) = f``.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,7 @@ from ..core.citations import DRS
 from ..core.node import TradeOff, register_operator
 from ..core.rules import rule
 from ..core.validate import param
-from ..numeric.context import mp
+from ..numeric.context import mp, thread_cache
 from ..numeric.protocol import mp_value, np_value, num
 from ._base import operand
 
@@ -195,7 +194,7 @@ def _tangent(f: TradeOff, g, side: str):
     return s_lo - m, s_hi + m, b_lo, b_hi
 
 
-@lru_cache(maxsize=256)
+@thread_cache(maxsize=256)  # (per thread: mpf numbers of this thread's context)
 def _tangents(f: TradeOff, t: sp.Expr, prec: int):
     with mp.workprec(prec):
         g = -num(t, "t")

@@ -29,8 +29,9 @@ from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeO
 from ..core.node import TradeOff
 from ..core.normal import Phi
 from ..families.epsdelta import EpsDelta
+from ..numeric import budget
 from ..numeric.context import mp
-from ..numeric.protocol import evaluate
+from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
 from ..rewrite import derive, simplify
 from .box import make_box, prove_nonneg, sample_points
@@ -107,7 +108,7 @@ def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30
     symbols = _free(lhs) | _free(rhs)
     box = make_box(symbols, over)
     shown_over = {k: box[k] for k in sorted(box, key=lambda s: s.name)}
-    with mp.workdps(dps + 20):
+    with mp.workdps(dps + 20), budget.call(lambda: f"verify({short(lhs)} {rel} {short(rhs)})"):
         try:
             if tl:
                 res = _tradeoff_claim(lhs, rel, rhs, box, dps)

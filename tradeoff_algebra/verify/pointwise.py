@@ -29,6 +29,7 @@ import sympy as sp
 
 from ..core.errors import NoClosedForm, NumericalError
 from ..core.validate import mpf_rational
+from ..numeric import budget
 from ..numeric.concave import max_concave
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
@@ -93,6 +94,7 @@ def search_violation(big, small, dps: int, points=None) -> Outcome | None:
     B, S = _Side(big, dps), _Side(small, dps)
     t0 = time.perf_counter()
     for a in points if points is not None else _grid():
+        budget.check()
         if points is None and time.perf_counter() - t0 > SEARCH_SECONDS:
             break
         try:
@@ -118,6 +120,7 @@ def _sign(x: sp.Expr) -> int:
 def _both_pl(kb, ks, rel: str) -> Outcome:
     xs = sorted({x for x, _ in kb} | {x for x, _ in ks}, key=lambda t: sp.N(t, 40))
     for x in xs:
+        budget.check()
         try:
             s = _sign(pl_eval(kb, x) - pl_eval(ks, x))
         except TypeError as exc:  # knots SymPy cannot order ("truth value of Relational")
@@ -168,6 +171,7 @@ def _small_pl(big, ks, dps: int) -> Outcome:
     open_at = []
     pieces = 0
     for (x0, y0), (x1, y1) in zip(ks, ks[1:], strict=False):
+        budget.check()
         s = (y1 - y0) / (x1 - x0)
         l0, l1 = y0 + s * (0 - x0), y0 + s * (1 - x0)
         if _sign(l0) <= 0 and _sign(l1) <= 0:
@@ -217,6 +221,7 @@ def _cover(big, small, dps: int) -> Outcome:
     undecided: list[tuple] = []
     steps = 0
     while cells:
+        budget.check()
         a, b = cells.pop()
         steps += 1
         if steps > MAX_CELLS:
