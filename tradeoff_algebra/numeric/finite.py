@@ -694,33 +694,54 @@ class FiniteLoss:
     #: masses of a rational loss have no such limit).
     ARB_SYMBOLIC_ATOMS = 64
 
+    def arb_masses(self, prec: int) -> list | None:
+        """The atoms' (P-mass, Q-mass) as Arb balls at ``prec`` bits, by decreasing ratio:
+        exact rationals converted, symbolic masses enclosed (:mod:`.arb_expr`); None where the
+        masses are symbolic and more than :attr:`ARB_SYMBOLIC_ATOMS`. Cached per loss and
+        precision (the balls are immutable; a verify cover asks for them hundreds of times)."""
+        from flint import arb, fmpq
+
+        from .arb_expr import Unenclosable, arb_enclose
+
+        key = (self, prec)
+        hit = _ARB_MASSES.get(key)
+        if hit is not None:
+            return hit
+        t = self._exact_table()
+        with arb_precision(prec):
+            if t is not None:
+                out = [(arb(fmpq(int(p), t.den)), arb(fmpq(int(q), t.den)))
+                       for p, q in zip(t.P, t.Q, strict=True)]
+            elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
+                return None
+            else:
+                try:
+                    out = [(arb_enclose(p, prec=prec), arb_enclose(q, prec=prec))
+                           for _, p, q in self.atoms()]
+                except (Unenclosable, NoClosedForm):
+                    return None
+        if len(_ARB_MASSES) > 64:
+            _ARB_MASSES.clear()
+        _ARB_MASSES[key] = out
+        return out
+
     def arb_delta(self, eps: sp.Expr, prec: int):
         """An Arb ball of delta(eps) = sum over the atoms of (Q_r - e^eps P_r)_+ (the
         hockey-stick divergence: the positive part decides which atoms count, so no ratio is
         compared with e^eps), or None where the masses are symbolic and many. ``eps`` is an
         exact SymPy number >= 0."""
-        from flint import arb, fmpq
+        from flint import arb
 
-        from .arb_expr import Unenclosable, arb_enclose
+        from .arb_expr import arb_enclose
 
-        t = self._exact_table()
+        masses = self.arb_masses(prec)
+        if masses is None:
+            return None
         with arb_precision(prec):
             E = arb_enclose(sp.exp(eps), prec=prec)
-            zero = arb(0)
             total = arb(0)
-            if t is not None:
-                for p, q in zip(t.P, t.Q, strict=True):
-                    total += arb.max(arb(fmpq(int(q), t.den)) - E * arb(fmpq(int(p), t.den)),
-                                     zero)
-                return total
-            if self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
-                return None
-            try:
-                for _, p, q in self.atoms():
-                    P_, Q_ = arb_enclose(p, prec=prec), arb_enclose(q, prec=prec)
-                    total += arb.max(Q_ - E * P_, zero)
-            except (Unenclosable, NoClosedForm):
-                return None
+            for P_, Q_ in masses:
+                total += arb.max(Q_ - E * P_, arb(0))
             return total
 
     def arb_value(self, A: sp.Rational, power: bool, prec: int):
@@ -731,35 +752,20 @@ class FiniteLoss:
         ``1 - beta_i + r (alpha_i - A)``; no segment needs to be located."""
         from flint import arb, fmpq
 
-        from .arb_expr import Unenclosable, arb_enclose
-
-        t = self._exact_table()
-        if t is not None:
-            masses = [(fmpq(int(p), t.den), fmpq(int(q), t.den)) for p, q in zip(t.P, t.Q,
-                                                                                   strict=True)]
-        elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
+        masses = self.arb_masses(prec)
+        if masses is None:
             return None
-        else:
-            try:
-                masses = [(p, q) for _, p, q in self.atoms()]
-            except NoClosedForm:
-                return None
         with arb_precision(prec):
             a = arb(fmpq(int(A.p), int(A.q)))
             Pc, Qc = arb(0), arb(0)
             best = None
-            try:
-                for p, q in masses:
-                    P_ = arb(p) if not isinstance(p, sp.Basic) else arb_enclose(p, prec=prec)
-                    Q_ = arb(q) if not isinstance(q, sp.Basic) else arb_enclose(q, prec=prec)
-                    Pc, Qc = Pc + P_, Qc + Q_
-                    if P_ == 0:  # ratio oo (the vertical piece at alpha = 0) or an empty atom
-                        continue
-                    line = 1 - Qc + (Q_ / P_) * (Pc - a)
-                    best = line if best is None else arb.max(best, line)
-            except Unenclosable:
-                return None
-            if best is None:  # no finite ratio: T = 1 - Q(oo) at 0 and ... only Zero-like
+            for P_, Q_ in masses:
+                Pc, Qc = Pc + P_, Qc + Q_
+                if P_ == 0:  # ratio oo (the vertical piece at alpha = 0) or an empty atom
+                    continue
+                line = 1 - Qc + (Q_ / P_) * (Pc - a)
+                best = line if best is None else arb.max(best, line)
+            if best is None:  # no atom of finite ratio
                 return None
             v = arb.max(best, arb(0))
             return 1 - v if power else v
@@ -798,6 +804,10 @@ class FiniteLoss:
         with mp.workdps(dps + GUARD_DPS):
             lo, hi = self.mp_epsilon(num(d, "delta"))
             return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
+
+
+#: Arb balls of the masses of recent losses, by (loss, precision): :meth:`FiniteLoss.arb_masses`.
+_ARB_MASSES: dict = {}
 
 
 # -- dispatch ----------------------------------------------------------------------------------
