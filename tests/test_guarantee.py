@@ -347,3 +347,17 @@ def test_long_decimal_strings_and_nan_refused():
         ta.evaluate(G(1), "0." + "1" * 100_000)
     with pytest.raises(InvalidParameter, match="dps"):
         ta.kl(G(1), dps=10**400)
+
+
+def test_more_elementary_functions_in_arb():
+    """A parameter written with tanh (the CLT parameter of Dong, Roth & Su, Thm. 6) is enclosed
+    in Arb; one with a function that has no ball rule (cos) falls back to an estimate."""
+    mu = 2 * sp.sqrt(10) * sp.tanh(sp.sqrt(10) / 20)
+    v = ta.evaluate(G(mu), sp.Rational(1, 10))
+    assert v.guarantee == "certified"
+    with mpmath.workdps(60):
+        m = 2 * mpmath.sqrt(10) * mpmath.tanh(mpmath.sqrt(10) / 20)
+        ref = mpmath.ncdf(-_ref_phi_inv(sp.Rational(1, 10)) - m)
+        lo, hi = v.interval()
+        assert lo <= ref <= hi
+    assert ta.evaluate(G(1 + sp.cos(1)), sp.Rational(1, 10)).guarantee == "estimate"

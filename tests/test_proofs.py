@@ -8,8 +8,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = {"paper", "locator", "statement", "status", "method", "evidence", "seconds"}
 # The misprints found in Dong, Roth & Su (proofs/drs_counterexamples.md): the printed form is
-# refuted with a certified counterexample and the corrected form is proved.
-DRS_MISPRINTS = ("Cor. 3, Eq. (14)", "Prop. 7 (remark)", "Cor. 4")
+# refuted with a certified counterexample and the corrected form is proved. (Cor. 4 is refuted
+# through the PLD engine's delta of C_p(G_1)^{(x) 25600}, a float64 bound that is an estimate:
+# undecided until that route is certified, and its evidence says so.)
+DRS_MISPRINTS = ("Cor. 3, Eq. (14)", "Prop. 7 (remark)")
+ESTIMATE_ONLY = ("Cor. 4",)
 
 
 def test_python_m_proofs_json():
@@ -27,3 +30,8 @@ def test_python_m_proofs_json():
         found = [r["status"] for r in results
                  if r["paper"] == "Dong, Roth & Su" and r["locator"] == locator]
         assert "fails as printed" in found, (locator, found)
+    for locator in ESTIMATE_ONLY:
+        found = [r for r in results
+                 if r["paper"] == "Dong, Roth & Su" and r["locator"] == locator]
+        assert found and all(r["status"] in ("fails as printed", "undecided") for r in found)
+        assert all("estimate" in r["evidence"] for r in found if r["status"] == "undecided")

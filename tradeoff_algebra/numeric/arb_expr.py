@@ -195,6 +195,11 @@ def _phi_inv_i(x: _I, exact) -> _I:
     return x.map(lambda t: _phi_inv(t, exact if x.point else None))
 
 
+#: Increasing (or decreasing) elementary functions with their Arb methods.
+_MONOTONE = ((sp.tanh, "tanh", True), (sp.sinh, "sinh", True), (sp.atan, "atan", True),
+             (sp.asinh, "asinh", True))
+
+
 def _walk(x: Any, env: Mapping, leaf: Callable | None) -> _I:
     arb, _ = _flint()
     if isinstance(x, (sp.Integer, sp.Rational, sp.Float)):
@@ -272,6 +277,9 @@ def _walk(x: Any, env: Mapping, leaf: Callable | None) -> _I:
             return a.map(lambda t: t.erf())
         if isinstance(x, sp.erfc):
             return a.map(lambda t: t.erfc(), increasing=False)
+        for fn, method, up in _MONOTONE:
+            if isinstance(x, fn):
+                return a.map(lambda t, m=method: getattr(t, m)(), increasing=up)
         if isinstance(x, sp.Abs):
             if a.low() >= 0:
                 return a

@@ -121,7 +121,10 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
     prec = need + ARB_GUARD_BITS
     p, q = int(A.p), int(A.q)
     with arb_precision(prec):
-        ball = fn(f, arb(fmpq(p, q)), arb(fmpq(q - p, q)), power)
+        try:
+            ball = fn(f, arb(fmpq(p, q)), arb(fmpq(q - p, q)), power)
+        except ValueError:  # a parameter Arb cannot enclose: the other routes answer
+            return None
         if ball is None or not ball.is_finite() or ball.rel_accuracy_bits() < need:
             return None
         mid = ball.mid()
