@@ -678,13 +678,13 @@ class FiniteLoss:
     # -- convenience -------------------------------------------------------------------------
     def delta(self, eps: Any, dps: int = 30):
         """delta(eps) as a :class:`~tradeoff_algebra.numeric.value.Value`: exact when the
-        masses and ``e^eps`` are rational, else to ``dps`` digits (or an enclosure)."""
+        masses and ``e^eps`` are rational, certified where Arb encloses the atoms
+        (:meth:`certified_delta`), else an mpmath estimate to ``dps`` digits (or an
+        enclosure)."""
+        v = self.certified_delta(eps, dps)
+        if v is not None:
+            return v
         e = _sympy_number(eps, "eps")
-        E = sp.exp(e)
-        if isinstance(E, sp.Rational):
-            q = self.delta_exact(E)
-            if q is not None:
-                return Value.from_exact(q, dps)
         with mp.workdps(dps + GUARD_DPS):
             lo, hi = self.mp_delta(num(e, "eps"))
             lo, hi = max(lo, mp.zero), min(hi, mp.one)
