@@ -361,3 +361,12 @@ def test_more_elementary_functions_in_arb():
         lo, hi = v.interval()
         assert lo <= ref <= hi
     assert ta.evaluate(G(1 + sp.cos(1)), sp.Rational(1, 10)).guarantee == "estimate"
+
+
+def test_command_line_marks_estimates(capsys):
+    from tradeoff_algebra.cli import main
+
+    assert main(["eval", "G(1) @ Laplace(1)", "0.05", "--dps", "10"]) == 0
+    assert capsys.readouterr().out.strip().endswith("(estimate)")  # the PLD grid
+    assert main(["eval", "G(1)", "0.05"]) == 0
+    assert capsys.readouterr().out.strip() == "0.740488977158555929351696523701"  # certified

@@ -230,7 +230,7 @@ def _verify(args: argparse.Namespace) -> int:
                                    "function, e.g. G(1) for GDP(1)")
         sides.append(x)
     v = verify(sides[0], args.rel, sides[1], over=over or None, dps=args.dps)
-    print(v.latex() if args.latex else v)
+    print(v.latex() if args.latex else _shown(v))
     return {True: EXIT_OK, False: EXIT_FAILS, None: EXIT_UNDECIDED}[v.status]
 
 
@@ -246,6 +246,16 @@ def _text(args: argparse.Namespace) -> int:
 
     print(text(_expression(args.expr)))
     return 0
+
+
+def _shown(v) -> str:
+    """A Value as printed: exact and certified numbers plainly, an estimate marked as one
+    (``0.6278685 (estimate)``); anything else as it prints itself."""
+    from .numeric.value import Value
+
+    if isinstance(v, Value) and not v.is_certain:
+        return f"{v} (estimate)"
+    return str(v)
 
 
 def _numeric(what, args: argparse.Namespace):
@@ -268,28 +278,28 @@ def _numeric(what, args: argparse.Namespace):
 def _eval(args: argparse.Namespace) -> int:
     from .numeric import evaluate
 
-    print(_numeric(evaluate, args))
+    print(_shown(_numeric(evaluate, args)))
     return 0
 
 
 def _roc(args: argparse.Namespace) -> int:
     from .numeric import roc
 
-    print(_numeric(roc, args))
+    print(_shown(_numeric(roc, args)))
     return 0
 
 
 def _delta(args: argparse.Namespace) -> int:
     from .analysis import delta
 
-    print(_numeric(delta, args))
+    print(_shown(_numeric(delta, args)))
     return 0
 
 
 def _eps(args: argparse.Namespace) -> int:
     from .analysis import epsilon
 
-    print(_numeric(epsilon, args))
+    print(_shown(_numeric(epsilon, args)))
     return 0
 
 
@@ -303,7 +313,7 @@ def _renyi(args: argparse.Namespace) -> int:
         args.order, "order", "a number > 0, or oo")
     f = _numeric_expression(args.expr)
     v = renyi(f, order, dps=args.dps, estimate=args.estimate)
-    print(v)
+    print(_shown(v))
     return 0
 
 
@@ -318,7 +328,7 @@ def _gdp(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         v = gdp_mu(f, dps=args.dps, tol=tol)
-    print(v)
+    print(_shown(v))
     for w in caught:
         print(f"note: {w.message}")
     return 0
@@ -370,7 +380,7 @@ def _convert(args: argparse.Namespace) -> int:
                                "(GDP(mu), zCDP(rho), tCDP(rho, omega), ApproxDP(eps, delta))")
     width = max(len(r[0]) for r in rows)
     for label, v in rows:
-        print(f"{label:<{width}}  {v}")
+        print(f"{label:<{width}}  {_shown(v)}")
     return 0
 
 

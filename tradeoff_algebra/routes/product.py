@@ -43,6 +43,7 @@ from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.pld_models import cf_spec
 from ..numeric.protocol import (
+    arb_value,
     exact_value,
     mp_curve,
     mp_delta,
@@ -404,7 +405,12 @@ def _register_tensor_numerics() -> None:
         with budget.about("delta", f):
             return pld_delta([obj], eps)
 
+    def ball(f, a, ac, power: bool):  # a product closed by the rules: its node's ball form
+        kind, obj = route(f)
+        return arb_value(obj, a, ac, power) if kind == "node" else None
+
     for cls in (Tensor, TensorPower):
+        arb_value.register(cls)(ball)
         exact_value.register(cls)(exact)
         mp_value.register(cls)(lambda f, a, ac: value(f, a, ac, False))
         mp_roc.register(cls)(lambda f, a, ac: value(f, a, ac, True))
