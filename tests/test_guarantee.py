@@ -370,3 +370,8 @@ def test_command_line_marks_estimates(capsys):
     assert capsys.readouterr().out.strip().endswith("(estimate)")  # the PLD grid
     assert main(["eval", "G(1)", "0.05"]) == 0
     assert capsys.readouterr().out.strip() == "0.740488977158555929351696523701"  # certified
+
+
+def test_huge_time_limit_is_no_limit():
+    with ta.time_limit(10**400):  # raised OverflowError (a float of it)
+        assert ta.evaluate(G(1), "0.1").guarantee == "certified"

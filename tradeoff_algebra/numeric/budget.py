@@ -74,6 +74,8 @@ class time_limit:
     def __init__(self, seconds: float | None):
         if seconds is not None:
             ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+            if ok and isinstance(seconds, int) and seconds > 10**9:
+                seconds = math.inf  # (beyond a float: no limit in practice)
             if not ok or not (seconds > 0) or math.isnan(seconds):
                 raise InvalidParameter("seconds", seconds, "a positive number of seconds or None",
                                        "time_limit")
