@@ -29,7 +29,8 @@ from .context import MPF, arb_precision, mp
 from .value import Value, dps_to_prec
 
 __all__ = ["Unenclosable", "arb_ball", "arb_enclose", "certify", "ball_interval",
-           "ball_from_interval", "ball_of_number", "interval", "closed_value", "enclose_interval"]
+           "ball_from_interval", "ball_of_number", "ball_point", "interval", "closed_value",
+           "enclose_interval"]
 
 
 class Unenclosable(Exception):
@@ -328,31 +329,49 @@ def interval(lo_ball, hi_ball) -> _I:
 MAX_CERTIFY_BITS = 1 << 15
 
 
-def certify(x: sp.Basic, dps: int, leaf: Callable | None = None,
-            max_bits: int = MAX_CERTIFY_BITS) -> Value | None:
-    """The closed form ``x`` (no free symbols) as a certified point Value with ``dps`` digits,
-    or None where it has a part Arb cannot enclose or cancels beyond ``max_bits``.
-
-    The precision starts at the digits asked for plus guard bits and doubles while the ball is
-    wider than ``2^-(prec(dps) + 8)`` relative (Ziv's strategy, with the ball, not a second
-    evaluation, deciding). An exact zero is returned as the certified point 0."""
-    if isinstance(x, sp.Basic) and x.free_symbols:
-        return None
+def ball_point(make_ball: Callable, dps: int, max_bits: int = MAX_CERTIFY_BITS,
+               unit: bool = False, exact_zero: bool = False) -> Value | None:
+    """The one precision loop of the Arb routes: ``make_ball(prec)`` at rising precision (the
+    digits asked for plus guard bits, doubling while the ball is wider than
+    ``2^-(prec(dps) + 8)`` relative: Ziv's strategy, with the ball, not a second evaluation,
+    deciding) as a certified point Value, or None where ``make_ball`` gives None or the
+    precision passes ``max_bits``. A ball that is not finite is tried again at more bits.
+    ``unit``: the truth lies in [0, 1] (the midpoint is moved there, within the radius).
+    An exact zero ball is the certified point 0 (``exact_zero``: the exact Value 0)."""
     need = dps_to_prec(dps) + 8
     prec = need + 32
     while prec <= max_bits:
-        try:
-            ball = arb_enclose(x, prec=prec, leaf=leaf)
-        except Unenclosable:
+        ball = make_ball(prec)
+        if ball is None:
             return None
         if ball.is_exact() and ball.mid() == 0:
-            return Value.point(mp.zero, dps, guarantee="certified")
+            return (Value.from_exact(sp.Integer(0), dps) if exact_zero
+                    else Value.point(mp.zero, dps, guarantee="certified"))
         if ball.is_finite() and ball.rel_accuracy_bits() >= need:
             with mp.workprec(prec):
                 m = arb_endpoint(ball.mid(), round_nearest)
+            if unit:
+                m = min(max(m, mp.zero), mp.one)
             return Value.point(m, dps, guarantee="certified")
         prec *= 2
     return None
+
+
+def certify(x: sp.Basic, dps: int, leaf: Callable | None = None,
+            max_bits: int = MAX_CERTIFY_BITS) -> Value | None:
+    """The closed form ``x`` (no free symbols) as a certified point Value with ``dps`` digits,
+    or None where it has a part Arb cannot enclose or cancels beyond ``max_bits``
+    (:func:`ball_point`)."""
+    if isinstance(x, sp.Basic) and x.free_symbols:
+        return None
+
+    def make_ball(prec):
+        try:
+            return arb_enclose(x, prec=prec, leaf=leaf)
+        except Unenclosable:
+            return None
+
+    return ball_point(make_ball, dps, max_bits)
 
 
 def closed_value(x: sp.Basic, dps: int) -> Value | None:

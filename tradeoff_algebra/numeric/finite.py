@@ -80,7 +80,7 @@ from .finite_tables import (
     _with_delta,
 )
 from .protocol import GUARD_DPS, POINT_ROUTES, as_level, num
-from .value import Value, dps_to_prec
+from .value import Value
 
 __all__ = ["FiniteLoss", "finite_loss"]
 
@@ -773,30 +773,16 @@ class FiniteLoss:
     def certified_delta(self, eps: Any, dps: int):
         """delta(eps) as an exact Value (rational e^eps and masses) or a certified point
         (:meth:`arb_delta` to the digits asked), or None."""
+        from .arb_expr import ball_point
+
         e = _sympy_number(eps, "eps")
         E = sp.exp(e)
         if isinstance(E, sp.Rational):
             q = self.delta_exact(E)
             if q is not None:
                 return Value.from_exact(q, dps)
-        need = dps_to_prec(dps) + 8
-        prec = need + 32
-        while prec <= 1 << 13:
-            ball = self.arb_delta(e, prec)
-            if ball is None:
-                return None
-            if ball.is_exact() and ball.mid() == 0:
-                return Value.from_exact(sp.Integer(0), dps)
-            if ball.rel_accuracy_bits() >= need:
-                with mp.workprec(prec):
-                    from mpmath.libmp import round_nearest
-
-                    from .arb import arb_endpoint
-
-                    m = arb_endpoint(ball.mid(), round_nearest)
-                return Value.point(min(max(m, mp.zero), mp.one), dps, guarantee="certified")
-            prec *= 2
-        return None
+        return ball_point(lambda prec: self.arb_delta(e, prec), dps, 1 << 13, unit=True,
+                          exact_zero=True)
 
     def epsilon(self, delta: Any, dps: int = 30):
         """The smallest eps >= 0 with delta(eps) <= delta, as a Value."""
@@ -835,25 +821,17 @@ def _closed(x: sp.Expr) -> sp.Expr:
 def _finite_point(f: Any, A: sp.Rational, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) from the exact finite loss of f in Arb
     (:meth:`.finite.FiniteLoss.arb_value`), a certified point, or None."""
-    from mpmath.libmp import round_nearest
-
-    from .arb import arb_endpoint
+    from .arb_expr import ball_point
 
     fl = finite_loss(f)
     if fl is None or not fl.affordable():
         return None
-    need = dps_to_prec(dps) + 8
-    prec = need + 32
-    while prec <= 1 << 13:
+
+    def make_ball(prec):
         ball = fl.arb_value(A, power, prec)
-        if ball is None or not ball.is_finite():
-            return None
-        if ball.rel_accuracy_bits() >= need or (ball.is_exact() and ball.mid() == 0):
-            with mp.workprec(prec):
-                x = arb_endpoint(ball.mid(), round_nearest)
-            return Value.point(min(max(x, mp.zero), mp.one), dps, guarantee="certified")
-        prec *= 2
-    return None
+        return ball if ball is not None and ball.is_finite() else None
+
+    return ball_point(make_ball, dps, 1 << 13, unit=True)
 
 
 POINT_ROUTES.append(_finite_point)
