@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 
+import mpmath
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -17,13 +18,18 @@ DOC = ROOT / "docs" / "architecture.md"
 
 def test_worked_example_runs():
     text = DOC.read_text()
-    section = text.split("## Adding a family: a worked example", 1)[1]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    section = text.split("## Adding a family: a worked example", 1)[1].split("\n## ", 1)[0]
+    code = "\n".join(re.findall(r"```python\n(.*?)```", section, re.S))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "= Power(1/8)" in out.stdout and "[power_group: Exponential pair" in out.stdout
-    assert out.stdout.strip().splitlines()[-1] == "1.0e-15"
+    lines = out.stdout.strip().splitlines()
+    assert lines[-4] == "1.0e-15"
+    assert lines[-3] == "-1/2 + log(2)"  # KL(Exp(1) || Exp(1/2)) = r - 1 - log r
+    with mpmath.workdps(30):  # e^{-1}/4 and log 25, the closed forms derived in the text
+        assert abs(mpmath.mpf(lines[-2]) - mpmath.exp(-1) / 4) < mpmath.mpf(10) ** -19
+        assert abs(mpmath.mpf(lines[-1]) - mpmath.log(25)) < mpmath.mpf(10) ** -18
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "tradeoff_algebra").rglob("*.py")),

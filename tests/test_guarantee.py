@@ -211,7 +211,7 @@ CERTIFYING = {
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
     "analysis/distance.py",    # directed rounding of + and - on certified ends
-    "analysis/profiles.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)
+    "families/gaussian.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)
 }
 
 

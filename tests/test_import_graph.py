@@ -155,3 +155,24 @@ def test_the_graph_reads_the_imports():
     assert f"{PKG}.operators.tensor" in edges and f"{PKG}.numeric.pld" in edges
     assert layer(f"{PKG}.numeric.pld") < layer(f"{PKG}.families.gaussian")
     assert _absolute(f"{PKG}.numeric.pld", False, 2, "core.errors") == f"{PKG}.core.errors"
+
+
+#: The imports of a family by the generic layers that remain, each a route for an operator over
+#: one family (to become a route object): the sampled Gaussian's Renyi divergences and moments
+#: (C_p(G_mu), Mix(G_mu, p)), f_{eps,delta} as the (eps, delta) notion in conversions and verify.
+#: The list may only shrink: every other capability is asked through numeric/capability.py.
+FAMILY_IMPORTS_LEFT = {
+    ("analysis.conversions", "families.epsdelta"),
+    ("analysis.functionals", "families.gaussian"),
+    ("analysis.renyi", "families.gaussian"),
+    ("verify.api", "families.epsdelta"),
+    ("verify.monotone", "families.trivial"),
+}
+
+
+def test_analysis_and_verify_ask_the_families_through_the_protocol():
+    found = {(m[len(PKG) + 1:], t[len(PKG) + 1:]) for m in MODULES for t, _, _ in GRAPH[m]
+             if m.split(".")[1:2] in (["analysis"], ["verify"])
+             and t.split(".")[1:2] == ["families"]}
+    assert found <= FAMILY_IMPORTS_LEFT, f"new family imports: {found - FAMILY_IMPORTS_LEFT}"
+    assert found == FAMILY_IMPORTS_LEFT, f"gone (strike them): {FAMILY_IMPORTS_LEFT - found}"

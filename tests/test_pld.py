@@ -13,7 +13,7 @@ from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import C, EpsDelta, G, Inverse, Laplace, Mix
-from tradeoff_algebra.analysis.profiles import gaussian_delta
+from tradeoff_algebra.families.gaussian import gaussian_delta
 from tradeoff_algebra.numeric import pld
 from tradeoff_algebra.numeric.pld_models import LaplaceLoss, NormalLoss
 

@@ -14,7 +14,7 @@ from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import BinomialDP, EpsDelta, G
-from tradeoff_algebra.analysis.profiles import gaussian_delta
+from tradeoff_algebra.families.gaussian import gaussian_delta
 from tradeoff_algebra.numeric import pld
 
 H = 2.0**-9  # a fixed coarse grid: the enclosures hold on every grid

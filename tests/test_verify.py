@@ -132,9 +132,9 @@ def test_certified_cover_or_undecided_is_never_false_for_true_claim():
                                ta.EpsDelta(R(3, 2), R(1, 10)), ta.EpsDelta(R(1, 4), 0), ta.Id])
 @pytest.mark.parametrize("eps", [0, R(1, 5), 1, R(5, 2), 6])
 def test_profile_forms_match_the_certified_profile(f, eps):
-    from tradeoff_algebra.analysis.profile_forms import delta_form
+    from tradeoff_algebra.numeric.capability import profile_form
 
-    form = delta_form(f, eps)
+    form = profile_form(f, eps)
     assert form is not None
     v = ta.delta(f, eps, dps=30)
     with mpmath.workdps(60):

@@ -28,6 +28,7 @@ from ..core.validate import count, mpf_rational, param
 from ..families.epsdelta import EpsDelta
 from ..numeric import budget
 from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
+from ..numeric.capability import profile_form
 from ..numeric.context import MPF, mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import (
@@ -37,14 +38,13 @@ from ..numeric.protocol import (
     as_level,
     certified,
     enclose_delta,
+    mp_epsilon,
     num,
     short,
 )
 from ..numeric.value import CertifiedPair, Value, dps_to_prec
 from ..operators.maxgroup import Max
 from .lazy import defer
-from .profile_forms import delta_form
-from .profiles import mp_epsilon
 
 __all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower"]
 
@@ -71,7 +71,7 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
 
     Dong, Roth & Su, Prop. 6: a mechanism is f-DP (f symmetric) if and only if it is
     (eps, delta(eps))-DP for every ``eps >= 0``. For G_mu this is Cor. 1; closed forms exist
-    for G_mu, L_mu, f_{eps,delta}, Id and Zero (see :mod:`.profiles`) and stay accurate to
+    for G_mu, L_mu, f_{eps,delta}, Id and Zero (each family's module) and stay accurate to
     ``dps`` digits for delta down to 1e-300 and far below (no cancellation to 0, never
     negative); other expressions go through the numeric convex conjugate and return its
     enclosure. For an asymmetric f the number is that of the ordered pair behind f only.
@@ -101,7 +101,7 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
 
 
 def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
-    """delta_f(eps) from the family's closed-form profile (:func:`.profile_forms.delta_form`)
+    """delta_f(eps) from the family's closed-form profile (``profile_form``)
     enclosed by Arb balls, or from the exact finite loss (exact, or Arb over its atoms): a
     certified point or an exact value, or None (neither applies, or eps = oo)."""
     with mp.workdps(dps + GUARD_DPS):
@@ -109,7 +109,7 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
     if not mp.isfinite(e):
         return None
     E = _exact_eps(eps, e)
-    form = delta_form(f, E)
+    form = profile_form(f, E)
     if form is None:
         fl = finite_loss(f)
         if fl is not None and fl.affordable():
@@ -139,7 +139,7 @@ def _certified_bracket(f: TradeOff, D: sp.Rational, lo, hi) -> bool:
     ends = [(hi, "hi")] if lo == 0 else [(lo, "lo"), (hi, "hi")]
     fl = None
     for x, side in ends:
-        form = delta_form(f, mpf_rational(x))
+        form = profile_form(f, mpf_rational(x))
         try:
             if form is not None:
                 # delta_f(x) - D as one ball: the comparison is Arb's, decided when certain

@@ -39,23 +39,16 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from functools import singledispatch
 from typing import Any
 
 import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
-from ..core.normal import Phi
-from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
-from ..families.laplace import Laplace
-from ..families.normal_pair import NormalPair
-from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.arb_expr import closed_value as arb_closed_value
+from ..numeric.capability import FUNCTIONALS, functional_form, kinks, log_slope
 from ..numeric.context import mp
-from ..numeric.finite import finite_loss
-from ..numeric.normal import ncdf_inv, ncdf_inv_upper
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, mp_roc, mp_value, num
 from ..numeric.value import Value
 from ..operators.subsample import Mix, Subsample
@@ -63,166 +56,19 @@ from ..operators.unary import Inverse
 from .conversions import delta as _delta
 from .subsampled_moments import MOMENTS, subsampled_gaussian_moments
 
-__all__ = ["kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
-           "closed_form", "mp_log_slope"]
+__all__ = ["kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point"]
 
-NAMES = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc")
+NAMES = FUNCTIONALS
 
 
 # ---------------------------------------------------------------------------------------------
-# closed forms, per node class
+# closed forms: the families register theirs with ``functional_form`` (numeric/capability.py);
+# the operators' rules follow
 # ---------------------------------------------------------------------------------------------
-@singledispatch
-def closed_form(f: Any, name: str) -> sp.Expr | None:
-    """The closed form of functional ``name`` at ``f`` as a SymPy expression, or None."""
-    fl = finite_loss(f)
-    if fl is not None and name in _MOMENTS:
-        return _finite_moment(fl, name)
-    if name == "tv" and f.is_symmetric:
-        try:
-            return sp.S.One - 2 * f.fixed_point()
-        except NoClosedForm:
-            return None
-    return None
-
-
-_MOMENTS = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus")
-
-
-def _finite_moment(fl, name: str) -> sp.Expr | None:
-    """The moments of l = log(dQ/dP) under P for a finite pair, exactly: kl additively over the
-    factors, the others from the atoms (``(ratio, P-mass, Q-mass)``; atoms without P-mass
-    carry no weight in the integrals over [0, 1], atoms without Q-mass give l = -oo)."""
-    if name == "kl":
-        total = sp.S.Zero
-        for pairs, m in fl.leaves():
-            for p, q in pairs:
-                if p != 0:
-                    total += m * (sp.oo if q == 0 else p * sp.log(p / q))
-        return total
-    if not fl.affordable():
-        return None
-    atoms = [(r, p) for r, p, _ in fl.atoms() if p != 0]
-    if name == "chi2_plus":
-        return sp.Add(*[p * (r - 1) ** 2 for r, p in atoms if r > 1])
-    if any(r == 0 for r, _ in atoms):
-        return sp.oo
-    ls = [(sp.log(r), p) for r, p in atoms]
-    if name == "kappa2":
-        return sp.Add(*[p * l**2 for l, p in ls])
-    if name == "kappa3":
-        return sp.Add(*[p * abs(l) ** 3 for l, p in ls])
-    k = -sp.Add(*[p * l for l, p in ls])
-    return sp.Add(*[p * abs(l + k) ** 3 for l, p in ls])
-
-
-def _gauss_abs3(m, s):
-    """E|W|^3 for W ~ N(m, s^2), s > 0 (direct integration; checked in the tests)."""
-    r = m / s
-    return (sp.sqrt(2 / sp.pi) * s**3 * (2 + r**2) * sp.exp(-r**2 / 2)
-            + m * (m**2 + 3 * s**2) * (1 - 2 * Phi(-r)))
-
-
-@closed_form.register(Gaussian)
-def _(f, name):
-    mu = f.mu
-    forms = {
-        "kl": mu**2 / 2,
-        "kappa2": mu**2 + mu**4 / 4,
-        # l ~ N(-mu^2/2, mu^2); at mu = 0 every moment is 0
-        "kappa3": _gauss_abs3(-mu**2 / 2, mu) if mu.is_positive
-        else sp.Piecewise((0, sp.Eq(mu, 0)), (_gauss_abs3(-mu**2 / 2, mu), True)),
-        "kappa3_bar": 2 * sp.sqrt(2 / sp.pi) * mu**3,
-        # Dong, Roth & Su, Lemma 3 (re-derived: E[(e^l - 1)^2; l > 0])
-        "chi2_plus": sp.exp(mu**2) * Phi(3 * mu / 2) + 3 * Phi(-mu / 2) - 2,
-        "tv": 1 - 2 * Phi(-mu / 2),
-        # Kaissis et al., Lemma 3: Phi(psi / sqrt 2)
-        "auc": Phi(mu / sp.sqrt(2)),
-    }
-    if mu.is_zero:
-        return sp.S.Half if name == "auc" else sp.S.Zero
-    return forms.get(name)
-
-
-@closed_form.register(EpsDelta)
-def _(f, name):
-    e, d = f.eps, f.delta
-    E = sp.exp(e)
-    if name == "tv":
-        return (E - 1 + 2 * d) / (1 + E)
-    if name == "auc":  # int f = (1 - d) x* with x* = (1 - d)/(1 + e^eps)
-        return 1 - (1 - d)**2 / (1 + E)
-    if name == "chi2_plus":  # slope -e^eps on [0, x*], above -1 elsewhere
-        return (1 - d) * (E - 1)**2 / (1 + E)
-    k = e * (E - 1) / (E + 1)
-    x = 1 / (1 + E)
-    forms = {"kl": k, "kappa2": e**2, "kappa3": e**3,
-             "kappa3_bar": x * (e + k)**3 + (1 - x) * (e - k)**3}
-    v = forms.get(name)
-    if v is None:
-        return None
-    # delta > 0: f' = 0 on [1 - delta, 1], so log|f'| = -oo on a set of positive length.
-    if d.is_zero:
-        return v
-    if d.is_positive:
-        return sp.oo
-    return sp.Piecewise((v, sp.Eq(d, 0)), (sp.oo, True))
-
-
-def _laplace_forms(m):
-    """Laplace functionals by integration over the privacy loss.
-
-    Under P = Lap(0, 1), log dQ/dP = |x| - |x - m| is -m on x <= 0 (mass 1/2), m on x >= m
-    (mass e^{-m}/2) and 2x - m in between (density e^{-x}/2); so each functional is
-    ``F(-m)/2 + F(m) e^{-m}/2 + int_0^m F(2x - m) e^{-x}/2 dx``, split where F has a kink
-    (x = m/2, and x = (1 - e^{-m})/2 for bar kappa_3). The integrals were done by SymPy and are
-    checked against quadrature of the Laplace density in ``tests/test_functionals.py``.
-    """
-    E = sp.exp(-m)
-    return {
-        "kl": m - 1 + E,  # KL(Lap(0,1) || Lap(m,1))
-        "kappa2": m**2 - 2 * m + 4 - (2 * m + 4) * E,
-        "kappa3": (m**3 - 3 * m**2 + 12 * m - 24 + 48 * sp.exp(-m / 2)
-                   - (3 * m**2 + 12 * m + 24) * E),
-        "kappa3_bar": (48 * sp.exp((E - 1) / 2) - 14 - (12 * m**2 + 12 * m + 24) * E
-                       - (12 * m + 6) * E**2 - 4 * E**3),
-        "chi2_plus": 2 * sp.exp(m) / 3 - 2 + 4 * sp.exp(-m / 2) / 3,
-        "tv": 1 - sp.exp(-m / 2),
-        "auc": 1 - E * (2 + m) / 4,
-    }
-
-
-@closed_form.register(Laplace)
-def _(f, name):
-    if f.mu.is_zero:
-        return sp.S.Half if name == "auc" else sp.S.Zero
-    return _laplace_forms(f.mu).get(name)
-
-
-@closed_form.register(NormalPair)
-def _(f, name):
-    # KL(N(m0, s0^2) || N(m1, s1^2)) = log(s1/s0) + (s0^2 + (m0 - m1)^2)/(2 s1^2) - 1/2
-    if name != "kl":
-        return None
-    m0, s0, m1, s1 = f.args
-    return sp.log(s1 / s0) + (s0**2 + (m0 - m1)**2) / (2 * s1**2) - sp.S.Half
-
-
-@closed_form.register(IdTradeOff)
-def _(f, name):
-    return sp.S.Half if name == "auc" else sp.S.Zero
-
-
-@closed_form.register(ZeroTradeOff)
-def _(f, name):
-    # f' = 0: log|f'| = -oo everywhere; (|f'| - 1)_+ = 0; TV = 1; the ROC curve is 1.
-    return {"tv": sp.S.One, "auc": sp.S.One, "chi2_plus": sp.S.Zero}.get(name, sp.oo)
-
-
-@closed_form.register(Mix)
+@functional_form.register(Mix)
 def _(f, name):
     # f_p = p f + (1 - p) Id is affine in f: 1 - alpha - f_p = p (1 - alpha - f).
-    g = closed_form(f.arg, name) if name in ("tv", "auc") else None
+    g = functional_form(f.arg, name) if name in ("tv", "auc") else None
     if g is None:
         return None
     return f.p * g if name == "tv" else f.p * g + (1 - f.p) / 2
@@ -241,7 +87,7 @@ def subsample_fixed_point(f: Subsample) -> sp.Expr | None:
     return (1 - f.p + 2 * f.p * xs) / 2
 
 
-@closed_form.register(Subsample)
+@functional_form.register(Subsample)
 def _(f, name):
     if name == "tv":  # 1 - 2 (1 - p + 2 p x*)/2 = p (1 - 2 x*) = p TV(g)
         c = subsample_fixed_point(f)
@@ -249,89 +95,40 @@ def _(f, name):
     return None
 
 
-@closed_form.register(Inverse)
+@functional_form.register(Inverse)
 def _(f, name):
     # The region under f^{-1} is the mirror image of the region under f (same area), and
     # max (1 - a - f^{-1}(a)) = max (1 - b - f(b)) (swap the roles of the two errors).
     if name in ("tv", "auc"):
-        return closed_form(f.arg, name)
+        return functional_form(f.arg, name)
     if f.arg.is_symmetric:
-        return closed_form(f.arg, name)
+        return functional_form(f.arg, name)
     return None
 
 
 # ---------------------------------------------------------------------------------------------
-# numeric log-slope for quadrature
+# numeric log-slope for quadrature: the families register theirs with ``log_slope``
 # ---------------------------------------------------------------------------------------------
-@singledispatch
-def mp_log_slope(f: Any, a, ac):
-    """log|f'(alpha)| (right derivative at kinks) at the current precision, from alpha and
-    1 - alpha; ``-inf`` where f' = 0."""
-    raise NoClosedForm(f"{type(f).__name__}: no numeric log-slope for quadrature")
-
-
-def breakpoints(f: Any) -> list:
-    """Kinks of f in (0, 1) (mpf), where the quadrature splits."""
-    if isinstance(f, Laplace):
-        mu = num(f.mu, "mu")
-        return [mp.exp(-mu) / 2, mp.mpf(0.5)]
-    if isinstance(f, EpsDelta):
-        e, d = num(f.eps, "eps"), num(f.delta, "delta")
-        return [(1 - d) / (1 + mp.exp(e)), 1 - d]
-    if isinstance(f, (Mix, Inverse)):
-        return breakpoints(f.arg)
-    return []
-
-
-@mp_log_slope.register(Gaussian)
-def _(f, a, ac):
-    mu = num(f.mu, "mu")
-    z = ncdf_inv_upper(a) if a <= ac else ncdf_inv(ac)
-    return mu * z - mu**2 / 2
-
-
-@mp_log_slope.register(Laplace)
-def _(f, a, ac):
-    mu = num(f.mu, "mu")
-    if 2 * a < mp.exp(-mu):
-        return mu
-    if 2 * a <= 1:
-        return -mu - mp.log(4) - 2 * mp.log(a)
-    return -mu
-
-
-@mp_log_slope.register(EpsDelta)
-def _(f, a, ac):
-    e, d = num(f.eps, "eps"), num(f.delta, "delta")
-    if a < (1 - d) / (1 + mp.exp(e)):
-        return e
-    return -e if ac > d else mp.ninf
-
-
-@mp_log_slope.register(IdTradeOff)
-def _(f, a, ac):
-    return mp.zero
-
-
-@mp_log_slope.register(ZeroTradeOff)
-def _(f, a, ac):
-    return mp.ninf
-
-
-@mp_log_slope.register(Mix)
+@log_slope.register(Mix)
 def _(f, a, ac):
     p = num(f.p, "p")
-    ell = mp_log_slope(f.arg, a, ac)
+    ell = log_slope(f.arg, a, ac)
     if ell == mp.ninf:
         return mp.log1p(-p)
     return mp.log(p * mp.exp(ell) + (1 - p))
 
 
-@mp_log_slope.register(Inverse)
+@log_slope.register(Inverse)
 def _(f, a, ac):
     if f.arg.is_symmetric:
-        return mp_log_slope(f.arg, a, ac)
+        return log_slope(f.arg, a, ac)
     raise NoClosedForm(f"{f}: no numeric log-slope for the inverse of an asymmetric function")
+
+
+@kinks.register(Mix)
+@kinks.register(Inverse)
+def _(f):
+    return kinks(f.arg)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,14 +138,14 @@ def _crossing(f: TradeOff, c) -> list:
     """The x in (0, 1) where the non-increasing l(x) = log|f'(x)| crosses the level c
     (empty if it does not), by bisection; geometric steps reach deep into both tails."""
     half = mp.mpf(0.5)
-    lh = mp_log_slope(f, half, half)
+    lh = log_slope(f, half, half)
     if lh == c:
         return [half]
     # left half: l(u) decreasing in u; right half: l(1 - u) increasing in u.
     side = 1 if lh > c else 0
 
     def above(u):  # is the crossing to the left (in x) of the point at distance u?
-        ell = mp_log_slope(f, 1 - u, u) if side else mp_log_slope(f, u, 1 - u)
+        ell = log_slope(f, 1 - u, u) if side else log_slope(f, u, 1 - u)
         return ell < c if side else ell < c
 
     lo, hi = mp.zero, half  # u-interval holding the crossing, if any
@@ -364,7 +161,7 @@ def _crossing(f: TradeOff, c) -> list:
             inside = not above(m)  # l(1 - m) >= c: crossing at smaller u
             lo, hi = (lo, m) if inside else (m, hi)
         else:
-            if mp_log_slope(f, m, 1 - m) >= c:
+            if log_slope(f, m, 1 - m) >= c:
                 lo = m
             else:
                 hi = m
@@ -378,8 +175,8 @@ def _quad_unit(f: TradeOff, F: Callable, pts: list) -> tuple:
     half = mp.mpf(0.5)
     left = sorted({p for p in pts if 0 < p < half} | {mp.zero, half})
     right = sorted({1 - p for p in pts if half < p < 1} | {mp.zero, half})
-    v1, e1 = mp.quad(lambda u: F(mp_log_slope(f, u, 1 - u)), left, error=True)
-    v2, e2 = mp.quad(lambda u: F(mp_log_slope(f, 1 - u, u)), right, error=True)
+    v1, e1 = mp.quad(lambda u: F(log_slope(f, u, 1 - u)), left, error=True)
+    v2, e2 = mp.quad(lambda u: F(log_slope(f, 1 - u, u)), right, error=True)
     return v1 + v2, e1 + e2
 
 
@@ -406,15 +203,15 @@ def quad_log_slope(f: TradeOff, F: Callable, levels: list) -> tuple:
         m = Mix(g, f.p)
 
         def h(t):
-            ell = mp_log_slope(m, t, 1 - t)
+            ell = log_slope(m, t, 1 - t)
             return F(ell) + F(-ell) * mp.exp(ell)
 
         cuts = [x for c in levels for x in _crossing(m, c) + _crossing(m, -c)]
-        pts = sorted({q for q in breakpoints(g) + cuts if 0 < q < xs} | {mp.zero, xs})
+        pts = sorted({q for q in kinks(g) + cuts if 0 < q < xs} | {mp.zero, xs})
         v, e = mp.quad(h, pts, error=True)
         return v + (1 - p) * (1 - 2 * xs) * F(mp.zero), e
     cuts = [x for c in levels for x in _crossing(f, c)]
-    return _quad_unit(f, F, breakpoints(f) + cuts)
+    return _quad_unit(f, F, kinks(f) + cuts)
 
 
 def _quad_functional(name: str, f: TradeOff) -> tuple:
@@ -451,13 +248,13 @@ def _auc_quad(f: TradeOff) -> tuple:
             lo, hi = mp_value(g, t, 1 - t)
             return p * (lo + hi) / 2 + (1 - p) * (1 - t)
 
-        pts = sorted({q for q in breakpoints(g) if 0 < q < xs} | {mp.zero, xs})
+        pts = sorted({q for q in kinks(g) if 0 < q < xs} | {mp.zero, xs})
         v, e = mp.quad(gp, pts, error=True)
         top = gp(xs)
         c = (xs + top) / 2
         v += (c - xs) * (top + (xs + top - c)) / 2  # trapezoid of the segment on [x*, c]
         return 1 - (2 * v - c * c), e
-    pts = breakpoints(f)
+    pts = kinks(f)
 
     def mid(a, ac):
         lo, hi = mp_value(f, a, ac)
@@ -508,7 +305,7 @@ def check_functional_args(f: Any, dps: Any, owner: str) -> None:
 
 
 def _symbolic(name: str, f: TradeOff) -> sp.Expr:
-    v = closed_form(f, name)
+    v = functional_form(f, name)
     if v is None:
         raise NoClosedForm(f"{name}({f}): no closed form is known; pass dps=30 for a number "
                            "(estimate=True allows a quadrature estimate)")
@@ -544,7 +341,7 @@ def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
     check_functional_args(f, dps, name)
     if dps is None:
         return _symbolic(name, f)
-    v = closed_form(f, name)
+    v = functional_form(f, name)
     if v is not None and not v.free_symbols:
         return closed_value(v, f, dps)
     if v is not None:

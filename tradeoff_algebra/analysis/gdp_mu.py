@@ -45,12 +45,9 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, ToleranceWarning, TradeOffError
 from ..core.node import TradeOff
-from ..core.normal import PhiInv
 from ..core.validate import param
-from ..families.epsdelta import EpsDelta
-from ..families.gaussian import Gaussian
-from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric import budget
+from ..numeric.capability import gdp_mu_form
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv_upper
 from ..numeric.protocol import evaluate, mp_curve, roc, short
@@ -128,10 +125,9 @@ def _tail_slope(h: TradeOff):
 
 def _minorant(f: TradeOff, dps: int):
     """An upper bound of mu* known from the structure of f (module docstring), or None."""
-    if isinstance(f, Gaussian):
-        return _pad(mp.mpf(sp.N(f.mu, mp.dps + 10)), True)
-    if isinstance(f, IdTradeOff):
-        return mp.zero
+    form = gdp_mu_form(f)
+    if form is not None and form.is_number and form.is_finite:  # mu* itself
+        return mp.zero if form.is_zero else _pad(mp.mpf(sp.N(form, mp.dps + 10)), True)
     if isinstance(f, (Inverse, SymmetricHull, Symmetrize, Mix, Subsample)):
         return _minorant(f.args[0], dps)
     if isinstance(f, Max):
@@ -252,26 +248,6 @@ def _side(h: TradeOff, dps: int, tol, slope, minor=None) -> tuple:
             best = max(best, lower(m))
     hi = max([best, t] + list(bounds.values()))
     return best, hi
-
-
-def gdp_mu_form(g: TradeOff) -> sp.Expr | None:
-    """mu* in closed form: G_mu -> mu; Id -> 0; Zero and f_{eps,delta} with delta > 0 -> +oo
-    (f(0) < 1); f_{eps,0} -> 2 Phi^{-1}(e^eps/(1 + e^eps)) (derived: on its first segment
-    f = 1 - e^eps alpha, m is non-decreasing by the tail argument of the module docstring with
-    s = e^eps, so the sup is at the fixed point alpha* = 1/(1 + e^eps), where m = 2
-    Phi^{-1}(1 - alpha*); the other half is the reflection)."""
-    if isinstance(g, Gaussian):
-        return g.mu
-    if isinstance(g, IdTradeOff):
-        return sp.S.Zero
-    if isinstance(g, ZeroTradeOff):
-        return sp.oo
-    if isinstance(g, EpsDelta):
-        if g.delta.is_zero:
-            return 2 * PhiInv(sp.exp(g.eps) / (1 + sp.exp(g.eps)))
-        if g.delta.is_positive:
-            return sp.oo
-    return None
 
 
 def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:

@@ -17,9 +17,9 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import TradeOffError
+from ..numeric.capability import profile_form
 from ..numeric.protocol import evaluate, roc
 from ..rewrite.simplify import simplify
-from .profile_forms import delta_form
 
 __all__ = ["Functional", "defer", "FUNCTIONALS"]
 
@@ -77,12 +77,12 @@ class Functional(sp.Expr):
     def doit(self, **hints: Any) -> sp.Expr:
         """The closed form where one is known for symbolic parameters (``delta`` of G_mu,
         L_mu, f_{eps,delta}, Id, Zero: Dong, Roth & Su, Cor. 1 and Eq. (5); see
-        :mod:`.profile_forms`), else unevaluated: a functional becomes a number only through
+        ``profile_form``), else unevaluated: a functional becomes a number only through
         :meth:`value`, with its guarantee (never a bare Float that SymPy would then trust as
         exact)."""
         if self.name == "delta":
             try:
-                form = delta_form(simplify(self.operand), self.scalars[0])
+                form = profile_form(simplify(self.operand), self.scalars[0])
             except TradeOffError:
                 form = None
             if form is not None:

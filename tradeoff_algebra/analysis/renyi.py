@@ -40,7 +40,6 @@ default).
 
 from __future__ import annotations
 
-from functools import singledispatch
 from typing import Any
 
 import sympy as sp
@@ -48,12 +47,9 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import TradeOff
 from ..core.validate import count, param
-from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
-from ..families.laplace import Laplace
-from ..families.normal_pair import NormalPair
-from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric import budget
+from ..numeric.capability import renyi_form
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import MAX_DPS, num
@@ -79,102 +75,6 @@ def order_param(order: Any, owner: str = "renyi") -> sp.Expr:
     """The order a of a Renyi divergence: a real number in (0, oo] (``oo`` or a float infinity
     for the max divergence), or a symbol."""
     return param("order", order, lower=0, lower_open=True, owner=owner, allow_infinite=True)
-
-
-def _finite_sum(pairs, a) -> sp.Expr:
-    """D_a of one finite pair from its (P-mass, Q-mass) list."""
-    if a is sp.oo:
-        rs = [p / q for p, q in pairs if p != 0 and q != 0]
-        if any(q == 0 and p != 0 for p, q in pairs):
-            return sp.oo
-        return sp.log(sp.Max(*rs)) if rs else sp.S.Zero
-    if any(q == 0 and p != 0 for p, q in pairs):
-        gt = sp.Gt(a, 1)
-        if gt is sp.true:
-            return sp.oo
-        if gt is not sp.false:
-            return None  # the case split is not decided for a symbolic order
-    s = sum((p**a * q**(1 - a) for p, q in pairs if p != 0 and q != 0), sp.S.Zero)
-    return sp.log(s) / (a - 1)
-
-
-@singledispatch
-def renyi_form(f: Any, a: sp.Expr) -> sp.Expr | None:
-    """D_a(P || Q) for f = T(P, Q) as a SymPy expression (a != 1), or None."""
-    fl = finite_loss(f)
-    if fl is None:
-        return None
-    total = sp.S.Zero
-    for pairs, m in fl.leaves():
-        d = _finite_sum(pairs, a)
-        if d is None:
-            return None
-        total += m * d
-    return total
-
-
-@renyi_form.register(Gaussian)
-def _(f, a):
-    if a is sp.oo:
-        return sp.S.Zero if f.mu.is_zero else (sp.oo if f.mu.is_positive else None)
-    return a * f.mu**2 / 2
-
-
-@renyi_form.register(Laplace)
-def _(f, a):
-    m = f.mu
-    if a is sp.oo:
-        return m
-    if a == sp.S.Half:
-        return -2 * sp.log(sp.exp(-m / 2) * (1 + m / 2))
-    return sp.log(a / (2 * a - 1) * sp.exp((a - 1) * m)
-                  + (a - 1) / (2 * a - 1) * sp.exp(-a * m)) / (a - 1)
-
-
-@renyi_form.register(EpsDelta)
-def _(f, a):
-    e, d = f.eps, f.delta
-    if (1 - d).is_zero:  # f_{eps,1} = 0: P and Q are mutually singular, D_a = +oo
-        return sp.oo
-    if a is sp.oo:
-        return e if d.is_zero else (sp.oo if d.is_positive else None)
-    pure = sp.log((1 - d) * (sp.exp(a * e) + sp.exp((1 - a) * e)) / (1 + sp.exp(e))) / (a - 1)
-    if d.is_zero:
-        return pure
-    gt = sp.Gt(a, 1)
-    if gt is sp.true:
-        return sp.oo if d.is_positive else None
-    if gt is sp.false:
-        return pure
-    return None
-
-
-@renyi_form.register(NormalPair)
-def _(f, a):
-    # Kaissis et al., Cor. 10 in one dimension (standard deviations s0, s1); +oo where
-    # s_a^2 = a s1^2 + (1 - a) s0^2 <= 0 (proofs/: the printed form lacks the dimension factor)
-    if a is sp.oo:
-        return None
-    m0, s0, m1, s1 = f.args
-    sa2 = a * s1**2 + (1 - a) * s0**2
-    form = (sp.log(s1 / s0) + sp.log(s1**2 / sa2) / (2 * (a - 1))
-            + a * (m0 - m1)**2 / (2 * sa2))
-    pos = sp.Gt(sa2, 0)
-    if pos is sp.true:
-        return form
-    if pos is sp.false:
-        return sp.oo
-    return sp.Piecewise((form, pos), (sp.oo, True))
-
-
-@renyi_form.register(IdTradeOff)
-def _(f, a):
-    return sp.S.Zero
-
-
-@renyi_form.register(ZeroTradeOff)
-def _(f, a):
-    return sp.oo
 
 
 @renyi_form.register(Tensor)

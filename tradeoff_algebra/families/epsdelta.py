@@ -16,14 +16,34 @@ from sympy.core.logic import fuzzy_and
 
 from ..core.citations import DRS
 from ..core.node import TradeOff
+from ..core.normal import PhiInv
 from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric.arb_expr import arb_ball
+from ..numeric.capability import (
+    functional_form,
+    gdp_mu_form,
+    kinks,
+    log_slope,
+    monotonicity,
+    profile_form,
+    renyi_form,
+)
 from ..numeric.context import mp
 from ..numeric.finite import FiniteLoss, finite_loss
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.pld_models import delta_part
-from ..numeric.protocol import arb_value, exact_value, mp_conjugate, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import (
+    arb_value,
+    exact_value,
+    mp_conjugate,
+    mp_delta,
+    mp_epsilon,
+    mp_roc,
+    mp_value,
+    np_value,
+    num,
+)
 from .trivial import Id, Zero
 
 __all__ = ["EpsDelta"]
@@ -225,3 +245,120 @@ def _(f):
         return f, 0
     rest = EpsDelta(f.eps, 0) if f.eps.is_zero is False else None
     return rest, (f.delta if f.delta.is_zero is False else 0)
+
+
+# -- privacy profile (Dong, Roth & Su, Prop. 6 and Eq. (5)) -------------------------------------
+# For eps >= eps0 the infimum of e^eps x + f(x) is at x = 0 (delta0); for 0 <= eps < eps0 it is
+# at the kink x* = (1 - delta0)/(1 + e^eps0): delta = 1 - (1 - delta0)(1 + e^eps)/(1 + e^eps0)
+# = (e^eps expm1(eps0 - eps) + delta0 (1 + e^eps)) / (1 + e^eps0), a sum of non-negative terms.
+# Inverse: eps(delta) = log((e^eps0 + delta0 - delta (1 + e^eps0)) / (1 - delta0)) for
+# delta0 <= delta <= delta(0).
+@mp_delta.register(EpsDelta)
+def _(f, eps):
+    e0, d0 = num(f.eps, "eps"), num(f.delta, "delta")
+    if eps >= e0:
+        return d0, d0
+    # divided through by e^e0 so that a large e0 neither overflows nor cancels
+    w = mp.exp(-e0)
+    v = (-mp.expm1(eps - e0) + d0 * (w + mp.exp(eps - e0))) / (1 + w)
+    return v, v
+
+
+@mp_epsilon.register(EpsDelta)
+def _(f, d):
+    e0, d0 = num(f.eps, "eps"), num(f.delta, "delta")
+    if d < d0:
+        return mp.inf, mp.inf
+    E0 = mp.exp(e0)
+    if d >= (mp.expm1(e0) + 2 * d0) / (1 + E0):  # delta(0) = TV
+        return mp.zero, mp.zero
+    v = mp.log((E0 + d0 - d * (1 + E0)) / (1 - d0))
+    v = min(max(v, mp.zero), e0)
+    return v, v
+
+
+@profile_form.register(EpsDelta)
+def _(f, eps):
+    e0, d0 = f.args
+    if sp.Ge(eps, e0) is sp.true:
+        return d0
+    if sp.Le(eps, e0) is sp.true:
+        return 1 - (1 - d0) * (1 + sp.exp(eps)) / (1 + sp.exp(e0))
+    return None
+
+
+# -- functionals and Renyi divergences of the four-point pair (Eq. (10)) ------------------------
+@functional_form.register(EpsDelta)
+def _(f, name):
+    e, d = f.eps, f.delta
+    E = sp.exp(e)
+    if name == "tv":
+        return (E - 1 + 2 * d) / (1 + E)
+    if name == "auc":  # int f = (1 - d) x* with x* = (1 - d)/(1 + e^eps)
+        return 1 - (1 - d)**2 / (1 + E)
+    if name == "chi2_plus":  # slope -e^eps on [0, x*], above -1 elsewhere
+        return (1 - d) * (E - 1)**2 / (1 + E)
+    k = e * (E - 1) / (E + 1)
+    x = 1 / (1 + E)
+    forms = {"kl": k, "kappa2": e**2, "kappa3": e**3,
+             "kappa3_bar": x * (e + k)**3 + (1 - x) * (e - k)**3}
+    v = forms.get(name)
+    if v is None:
+        return None
+    # delta > 0: f' = 0 on [1 - delta, 1], so log|f'| = -oo on a set of positive length.
+    if d.is_zero:
+        return v
+    if d.is_positive:
+        return sp.oo
+    return sp.Piecewise((v, sp.Eq(d, 0)), (sp.oo, True))
+
+
+@log_slope.register(EpsDelta)
+def _(f, a, ac):
+    e, d = num(f.eps, "eps"), num(f.delta, "delta")
+    if a < (1 - d) / (1 + mp.exp(e)):
+        return e
+    return -e if ac > d else mp.ninf
+
+
+@kinks.register(EpsDelta)
+def _(f):
+    e, d = num(f.eps, "eps"), num(f.delta, "delta")
+    return [(1 - d) / (1 + mp.exp(e)), 1 - d]
+
+
+@renyi_form.register(EpsDelta)
+def _(f, a):
+    """+oo for delta > 0 and a > 1 (P has mass delta where Q has none); otherwise
+    ``1/(a-1) log((1 - delta)(e^{a eps} + e^{(1-a) eps})/(1 + e^eps))``."""
+    e, d = f.eps, f.delta
+    if (1 - d).is_zero:  # f_{eps,1} = 0: P and Q are mutually singular, D_a = +oo
+        return sp.oo
+    if a is sp.oo:
+        return e if d.is_zero else (sp.oo if d.is_positive else None)
+    pure = sp.log((1 - d) * (sp.exp(a * e) + sp.exp((1 - a) * e)) / (1 + sp.exp(e))) / (a - 1)
+    if d.is_zero:
+        return pure
+    gt = sp.Gt(a, 1)
+    if gt is sp.true:
+        return sp.oo if d.is_positive else None
+    if gt is sp.false:
+        return pure
+    return None
+
+
+@gdp_mu_form.register(EpsDelta)
+def _(f):
+    """f_{eps,0}: 2 Phi^{-1}(e^eps/(1 + e^eps)) (on its first segment f = 1 - e^eps alpha, the
+    GDP ratio is non-decreasing, so the sup is at the fixed point alpha* = 1/(1 + e^eps), where
+    it is 2 Phi^{-1}(1 - alpha*); analysis/gdp_mu.py); +oo for delta > 0 (f(0) < 1)."""
+    if f.delta.is_zero:
+        return 2 * PhiInv(sp.exp(f.eps) / (1 + sp.exp(f.eps)))
+    if f.delta.is_positive:
+        return sp.oo
+    return None
+
+
+@monotonicity.register(EpsDelta)
+def _(f):
+    return (-1, -1)

@@ -23,8 +23,25 @@ from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric.arb_expr import arb_ball
+from ..numeric.capability import (
+    functional_form,
+    kinks,
+    log_slope,
+    monotonicity,
+    profile_form,
+    renyi_form,
+)
 from ..numeric.context import mp
-from ..numeric.protocol import arb_value, exact_value, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import (
+    arb_value,
+    exact_value,
+    mp_delta,
+    mp_epsilon,
+    mp_roc,
+    mp_value,
+    np_value,
+    num,
+)
 from .epsdelta import EpsDelta
 from .trivial import Id
 
@@ -196,3 +213,100 @@ def _register_laplace_loss() -> None:
 
 
 _register_laplace_loss()
+
+
+# -- privacy profile ----------------------------------------------------------------------------
+# On [e^{-mu}/2, 1/2] the slope of L_mu is -e^{-mu}/(4 x^2); it equals -e^eps at
+# x = e^{-(mu+eps)/2}/2, where e^eps x + L_mu(x) = e^{(eps-mu)/2}, so (Dong, Roth & Su, Prop. 6)
+# delta(eps) = 1 - e^{(eps - mu)/2} = -expm1((eps - mu)/2) for eps < mu and 0 for eps >= mu (the
+# infimum is then L_mu(0) = 1); checked against brute-force minimisation in the tests.
+@mp_delta.register(Laplace)
+def _(f, eps):
+    mu = num(f.mu, "mu")
+    v = -mp.expm1((eps - mu) / 2) if eps < mu else mp.zero
+    return v, v
+
+
+@mp_epsilon.register(Laplace)
+def _(f, d):
+    mu = num(f.mu, "mu")
+    # delta(0) = 1 - e^{-mu/2}; on [0, mu] eps = mu + 2 log(1 - delta); delta(mu) = 0.
+    if d >= -mp.expm1(-mu / 2):
+        return mp.zero, mp.zero
+    v = mu + 2 * mp.log1p(-d)
+    return v, v
+
+
+@profile_form.register(Laplace)
+def _(f, eps):
+    if sp.Ge(eps, f.mu) is sp.true:
+        return sp.Integer(0)
+    if sp.Le(eps, f.mu) is sp.true:
+        return 1 - sp.exp((eps - f.mu) / 2)
+    return None
+
+
+# -- functionals and Renyi divergences ----------------------------------------------------------
+def _laplace_forms(m):
+    """Laplace functionals by integration over the privacy loss.
+
+    Under P = Lap(0, 1), log dQ/dP = |x| - |x - m| is -m on x <= 0 (mass 1/2), m on x >= m
+    (mass e^{-m}/2) and 2x - m in between (density e^{-x}/2); so each functional is
+    ``F(-m)/2 + F(m) e^{-m}/2 + int_0^m F(2x - m) e^{-x}/2 dx``, split where F has a kink
+    (x = m/2, and x = (1 - e^{-m})/2 for bar kappa_3). The integrals were done by SymPy and are
+    checked against quadrature of the Laplace density in ``tests/test_functionals.py``.
+    """
+    E = sp.exp(-m)
+    return {
+        "kl": m - 1 + E,  # KL(Lap(0,1) || Lap(m,1))
+        "kappa2": m**2 - 2 * m + 4 - (2 * m + 4) * E,
+        "kappa3": (m**3 - 3 * m**2 + 12 * m - 24 + 48 * sp.exp(-m / 2)
+                   - (3 * m**2 + 12 * m + 24) * E),
+        "kappa3_bar": (48 * sp.exp((E - 1) / 2) - 14 - (12 * m**2 + 12 * m + 24) * E
+                       - (12 * m + 6) * E**2 - 4 * E**3),
+        "chi2_plus": 2 * sp.exp(m) / 3 - 2 + 4 * sp.exp(-m / 2) / 3,
+        "tv": 1 - sp.exp(-m / 2),
+        "auc": 1 - E * (2 + m) / 4,
+    }
+
+
+@functional_form.register(Laplace)
+def _(f, name):
+    if f.mu.is_zero:
+        return sp.S.Half if name == "auc" else sp.S.Zero
+    return _laplace_forms(f.mu).get(name)
+
+
+@log_slope.register(Laplace)
+def _(f, a, ac):
+    mu = num(f.mu, "mu")
+    if 2 * a < mp.exp(-mu):
+        return mu
+    if 2 * a <= 1:
+        return -mu - mp.log(4) - 2 * mp.log(a)
+    return -mu
+
+
+@kinks.register(Laplace)
+def _(f):
+    mu = num(f.mu, "mu")
+    return [mp.exp(-mu) / 2, mp.mpf(0.5)]
+
+
+@renyi_form.register(Laplace)
+def _(f, a):
+    """``1/(a-1) log(a/(2a-1) e^{(a-1) mu} + (a-1)/(2a-1) e^{-a mu})`` for a != 1/2 (Mironov
+    2017, Prop. 6, re-derived over the three pieces of the density ratio), its limit
+    ``-2 log(e^{-mu/2}(1 + mu/2))`` at a = 1/2, and mu at a = oo."""
+    m = f.mu
+    if a is sp.oo:
+        return m
+    if a == sp.S.Half:
+        return -2 * sp.log(sp.exp(-m / 2) * (1 + m / 2))
+    return sp.log(a / (2 * a - 1) * sp.exp((a - 1) * m)
+                  + (a - 1) / (2 * a - 1) * sp.exp(-a * m)) / (a - 1)
+
+
+@monotonicity.register(Laplace)
+def _(f):
+    return (-1,)

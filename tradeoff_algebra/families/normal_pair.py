@@ -50,6 +50,7 @@ from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.rules import rule
 from ..core.validate import param
+from ..numeric.capability import functional_form, renyi_form
 from ..numeric.context import mp, public_mpf
 from ..numeric.normal import ncdf, ncdf_inv, ncdf_inv_upper
 from ..numeric.protocol import as_level, evaluate, mp_roc, mp_value, np_value, num
@@ -417,3 +418,33 @@ def threshold_gap(m0: Any, s0: Any, m1: Any, s1: Any, alpha: Any,
 
 #: Where the threshold test comes from.
 BINORMAL_CITE = KAISSIS.sec(3, note="binormal ROC Phi(a + b Phi^{-1}(t))")
+
+
+# -- divergences --------------------------------------------------------------------------------
+@functional_form.register(NormalPair)
+def _(f, name):
+    """KL(N(m0, s0^2) || N(m1, s1^2)) = log(s1/s0) + (s0^2 + (m0 - m1)^2)/(2 s1^2) - 1/2."""
+    if name != "kl":
+        return None
+    m0, s0, m1, s1 = f.args
+    return sp.log(s1 / s0) + (s0**2 + (m0 - m1)**2) / (2 * s1**2) - sp.S.Half
+
+
+@renyi_form.register(NormalPair)
+def _(f, a):
+    """Kaissis et al., Cor. 10 in one dimension (standard deviations s0, s1),
+    ``log(s1/s0) + log(s1^2/s_a^2)/(2(a-1)) + a (m0 - m1)^2/(2 s_a^2)`` with
+    ``s_a^2 = a s1^2 + (1 - a) s0^2``; +oo where ``s_a^2 <= 0`` (proofs/: the printed form lacks
+    the dimension factor)."""
+    if a is sp.oo:
+        return None
+    m0, s0, m1, s1 = f.args
+    sa2 = a * s1**2 + (1 - a) * s0**2
+    form = (sp.log(s1 / s0) + sp.log(s1**2 / sa2) / (2 * (a - 1))
+            + a * (m0 - m1)**2 / (2 * sa2))
+    pos = sp.Gt(sa2, 0)
+    if pos is sp.true:
+        return form
+    if pos is sp.false:
+        return sp.oo
+    return sp.Piecewise((form, pos), (sp.oo, True))

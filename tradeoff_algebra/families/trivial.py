@@ -11,11 +11,18 @@ import numpy as np
 import sympy as sp
 
 from ..core.node import TradeOff
+from ..numeric.capability import (
+    functional_form,
+    gdp_mu_form,
+    log_slope,
+    profile_form,
+    renyi_form,
+)
 from ..numeric.context import mp
 from ..numeric.finite import FiniteLoss, finite_loss
 from ..numeric.knots import pl_knots
 from ..numeric.pld_models import delta_part
-from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
+from ..numeric.protocol import exact_value, mp_delta, mp_epsilon, mp_roc, mp_value, np_value
 
 __all__ = ["IdTradeOff", "ZeroTradeOff", "Id", "Zero"]
 
@@ -146,3 +153,77 @@ def _(f):
 pl_knots.register(IdTradeOff)(lambda f: ((sp.S.Zero, sp.S.One), (sp.S.One, sp.S.Zero)))
 pl_knots.register(ZeroTradeOff)(lambda f: ((sp.S.Zero, sp.S.Zero), (sp.S.One, sp.S.Zero)))
 delta_part.register(IdTradeOff)(lambda f: (None, 0))
+
+
+# -- privacy profile, functionals, divergences ----------------------------------------------------
+# Id = T(P, P): delta = 0, every divergence 0, AUC 1/2. Zero = T(P, Q) with P, Q mutually
+# singular: delta = 1, f' = 0 (log|f'| = -oo, so the log-moments are +oo), TV = AUC = 1.
+@mp_delta.register(IdTradeOff)
+def _(f, eps):
+    return mp.zero, mp.zero
+
+
+@mp_epsilon.register(IdTradeOff)
+def _(f, d):
+    return mp.zero, mp.zero
+
+
+@mp_delta.register(ZeroTradeOff)
+def _(f, eps):
+    return mp.one, mp.one
+
+
+@mp_epsilon.register(ZeroTradeOff)
+def _(f, d):
+    return (mp.zero, mp.zero) if d >= 1 else (mp.inf, mp.inf)
+
+
+@profile_form.register(IdTradeOff)
+def _(f, eps):
+    return sp.Integer(0)
+
+
+@profile_form.register(ZeroTradeOff)
+def _(f, eps):
+    return sp.Integer(1)
+
+
+@functional_form.register(IdTradeOff)
+def _(f, name):
+    return sp.S.Half if name == "auc" else sp.S.Zero
+
+
+@functional_form.register(ZeroTradeOff)
+def _(f, name):
+    # (|f'| - 1)_+ = 0; TV = 1; the ROC curve is 1; the log-moments are +oo.
+    return {"tv": sp.S.One, "auc": sp.S.One, "chi2_plus": sp.S.Zero}.get(name, sp.oo)
+
+
+@log_slope.register(IdTradeOff)
+def _(f, a, ac):
+    return mp.zero
+
+
+@log_slope.register(ZeroTradeOff)
+def _(f, a, ac):
+    return mp.ninf
+
+
+@renyi_form.register(IdTradeOff)
+def _(f, a):
+    return sp.S.Zero
+
+
+@renyi_form.register(ZeroTradeOff)
+def _(f, a):
+    return sp.oo
+
+
+@gdp_mu_form.register(IdTradeOff)
+def _(f):
+    return sp.S.Zero
+
+
+@gdp_mu_form.register(ZeroTradeOff)
+def _(f):
+    return sp.oo

@@ -24,12 +24,12 @@ from typing import Any
 import sympy as sp
 
 from ..analysis.lazy import Functional
-from ..analysis.profile_forms import delta_form
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff
 from ..core.normal import Phi
 from ..families.epsdelta import EpsDelta
 from ..numeric import budget
+from ..numeric.capability import profile_form
 from ..numeric.context import mp
 from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
@@ -240,7 +240,7 @@ def _holds(lo_l, hi_l, lo_r, hi_r, rel):
 
 
 def _expand(x):
-    """``x`` with each ``delta`` functional that has a closed form (analysis.profile_forms)
+    """``x`` with each ``delta`` functional that has a closed form (a family's ``profile_form``)
     replaced by it; also returns whether anything was replaced."""
     if not isinstance(x, sp.Basic):
         return x, False
@@ -251,7 +251,7 @@ def _expand(x):
                 f = simplify(fn.operand)
             except TradeOffError:
                 continue
-            form = delta_form(f, fn.scalars[0])
+            form = profile_form(f, fn.scalars[0])
             if form is not None:
                 reps[fn] = form
     return (x.xreplace(reps), True) if reps else (x, False)

@@ -20,33 +20,23 @@ from itertools import permutations
 import sympy as sp
 
 from ..core.node import TradeOff
-from ..families.epsdelta import EpsDelta
-from ..families.gaussian import Gaussian
-from ..families.laplace import Laplace
 from ..families.trivial import IdTradeOff, ZeroTradeOff
+from ..numeric.capability import monotonicity
 from ..operators.maxgroup import Group, Max
 from ..operators.subsample import Mix, Subsample
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .box import prove_nonneg
 
-__all__ = ["dominates", "prove_le", "DIRECTIONS"]
+__all__ = ["dominates", "prove_le"]
 
-# How each argument moves the function: +1 non-decreasing (a trade-off operand: monotone),
-# -1 non-increasing; "all+" for operators monotone in every operand.
-DIRECTIONS: dict[type, tuple | str] = {
-    Gaussian: (-1,),
-    Laplace: (-1,),
-    EpsDelta: (-1, -1),
-    Tensor: "all+",
-    Max: "all+",
-    TensorPower: (+1, -1),
-    Subsample: (+1, -1),
-    Mix: (+1, -1),
-    Group: (+1, -1),
-    Inverse: (+1,),
-    SymmetricHull: (+1,),
-}
+# How each argument of an operator moves it: +1 non-decreasing (a trade-off operand: monotone),
+# -1 non-increasing; "all+" for operators monotone in every operand. The families register
+# theirs in their own modules.
+for _cls, _dirs in ((Tensor, "all+"), (Max, "all+"), (TensorPower, (+1, -1)),
+                    (Subsample, (+1, -1)), (Mix, (+1, -1)), (Group, (+1, -1)),
+                    (Inverse, (+1,)), (SymmetricHull, (+1,))):
+    monotonicity.register(_cls)(lambda f, d=_dirs: d)
 
 
 def prove_le(a: sp.Expr, b: sp.Expr, box: dict) -> bool:
@@ -69,7 +59,7 @@ def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
             return True
     if type(big) is not type(small) or len(big.args) != len(small.args):
         return False
-    dirs = DIRECTIONS.get(type(big))
+    dirs = monotonicity(big)
     if dirs is None:
         return False
     if dirs == "all+":
