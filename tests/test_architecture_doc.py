@@ -32,6 +32,19 @@ def test_worked_example_runs():
         assert abs(mpmath.mpf(lines[-1]) - mpmath.log(25)) < mpmath.mpf(10) ** -18
 
 
+def test_adding_a_route_runs():
+    text = DOC.read_text()
+    section = text.split("## Adding a route", 1)[1].split("\n## ", 1)[0]
+    code = "\n".join(re.findall(r"```python\n(.*?)```", section, re.S))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith("['pure DP") and "privacy-loss distribution" in lines[0]
+    assert lines[1].startswith("Value(0") and "certified" in lines[1]
+    assert lines[2] == "True"
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "tradeoff_algebra").rglob("*.py")),
                          ids=lambda p: p.name)
 def test_no_pointer_outside_the_repository(path):

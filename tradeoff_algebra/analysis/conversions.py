@@ -90,12 +90,12 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
 
     def compute():
         e = _eps_arg(eps, "delta")
-        lo, hi = enclose_delta(f, e)
-        if lo > hi:
+        pair = enclose_delta(f, e)  # a CertifiedPair stays one: its Value is certified
+        if pair[0] > pair[1]:
             from ..core.errors import NumericalError
 
             raise NumericalError(f"delta of {f} at eps={e}: enclosure left [0, 1]; raise dps")
-        return lo, hi
+        return pair
 
     return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})", ("delta", f))
 

@@ -1,6 +1,8 @@
 """The evaluation policy of products: every numeric question about f_1 (x) ... (x) f_n.
 
-The routes, in order (``route``; value, power, delta and, through analysis.profiles, epsilon):
+The routes are objects (:class:`Route`, kept in order in :data:`ROUTES`; :func:`routes_for`
+says which answer a question, :func:`answer` asks them); the plan (:func:`route`) and the
+routes, in order:
 
 1. the cheap sound identities first: ``simplify`` with the registered ``eq`` rules (f (x) 0 = 0,
    f (x) Id = f, G_mu (x) G_nu = G_sqrt(mu^2+nu^2), f_{eps,0}^{(x) n} = BinomialDP(eps, n),
@@ -297,31 +299,14 @@ def _negligible_value(rest, D, a, ac, power: bool):
     return v_lo, v_hi
 
 
-def _pld_route_value(leaves, a, ac, power: bool):
-    """Value (or power) of the product of ``leaves`` on the PLD route: Eq. (12) for the
-    f_{0,delta} parts, leaves that are Id to the working precision, the value at 0 and 1,
-    then the engine."""
-    neg = _negligible(leaves)
-    if neg is not None:
-        return _negligible_value(*neg, a, ac, power)
-    rest, deltas = pld.split_trivial(leaves)
-    if deltas:
-        keep, D = _keep(deltas)
-        lvl = _scaled_level(a, ac, keep, D)
-        if lvl is None:  # alpha >= 1 - D: f (x) f_{0,D} vanishes there
-            return (mp.one, mp.one) if power else (mp.zero, mp.zero)
-        a2, ac2 = lvl
-        g = _product(rest)
-        if power:  # 1 - (1 - D) f(a') = D + (1 - D)(1 - f(a'))
-            lo, hi = mp_roc(g, a2, ac2)
-            return D + keep * lo, D + keep * hi
-        lo, hi = mp_value(g, a2, ac2)
-        return keep * lo, keep * hi
+def _pld_value_at(leaves, a, ac, power: bool):
+    """Value (or power) of the product of ``leaves`` by the engine: exactly at 0 and 1, by the
+    factor bound where the value lies far below what the engine resolves, else the engine's
+    enclosure (intersected with the factor bound when that is tighter)."""
     if a == 0:
         return _at_zero(leaves, power)
     if ac == 0:
         return (mp.one, mp.one) if power else (mp.zero, mp.zero)
-
     bound = _factor_bound(leaves, a, ac, power)
     if bound is not None and (1 - bound if power else bound) <= pld.options()["tail"]:
         # far below what the engine resolves (absolute errors ~ its tail mass): the bound is
@@ -357,64 +342,217 @@ def _factor_bound(leaves, a, ac, power: bool):
     return best
 
 
-def _register_tensor_numerics() -> None:
-    def value(f, a, ac, power: bool):
-        kind, obj = route(f)
-        if kind == "finite":
-            return obj.mp_roc(a, ac) if power else obj.mp_value(a, ac)
-        if kind == "node":
-            return mp_roc(obj, a, ac) if power else mp_value(obj, a, ac)
-        with budget.about("roc" if power else "value", f):
-            return _pld_route_value(obj, a, ac, power)
+# -- the routes: objects that say whether they answer, at what cost, and answer ---------------
+#: The questions a route may answer about a product: f(alpha) and 1 - f(alpha) (args a, ac),
+#: delta(eps), eps(delta), the exact rational value (A, Ac), an Arb ball (a, ac, power).
+QUESTIONS = ("value", "roc", "delta", "epsilon", "exact", "ball")
 
-    def exact(f, A, Ac):
-        kind, obj = route(f)
-        if kind == "finite":
-            return obj.value(A, Ac)
-        if kind == "node":
-            return exact_value(obj, A, Ac)
-        rest, deltas = pld.split_trivial(obj)
-        if not deltas or any(not d.is_Rational or n > 64 for d, n in deltas):
-            return None
-        keep = 1
-        for d, n in deltas:
-            keep *= (1 - d) ** n
-        if A >= keep:
-            return A * 0
-        v = exact_value(_product(rest), A / keep, (keep - A) / keep)
-        return None if v is None else keep * v
 
-    def delta(f, eps):
-        kind, obj = route(f)
-        if kind == "finite":
-            return obj.mp_delta(eps)
-        if kind == "node":
-            return mp_delta(obj, eps)
-        neg = _negligible(obj)
-        if neg is not None:  # delta_rest <= delta <= D + (1 - D) delta_rest
-            rest, D = neg
+class Route:
+    """One way to answer a numeric question about a product (the manner of dp_accounting's
+    ``supports(event)``): :meth:`supports` runs the same traversal as :meth:`enclose` without
+    computing, :meth:`cost` orders the routes that support a question (smaller first), and
+    :meth:`enclose` (of the product ``f`` and its plan, :func:`route`) answers with an
+    enclosure pair (a :class:`CertifiedPair` when proved), a rational for ``exact``, a ball
+    for ``ball``, None (no direct answer: the caller's generic route, e.g. the bracketing
+    search of eps(delta) on delta), or :data:`PASS` to hand the question to the next route."""
+
+    name: str = ""
+    questions: tuple[str, ...] = ()
+
+    def supports(self, plan: tuple, question: str) -> bool:
+        return question in self.questions
+
+    def cost(self, plan: tuple, question: str) -> float:
+        return 0.0
+
+    def enclose(self, f, plan: tuple, question: str, *args):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+#: What :meth:`Route.enclose` returns to hand a question to the next route.
+PASS = object()
+
+_NODE_POINTS = {"value": mp_value, "roc": mp_roc, "delta": mp_delta, "epsilon": mp_epsilon,
+                "exact": exact_value, "ball": arb_value}
+
+
+class ClosedRoute(Route):
+    """Step 1: the rules closed the product into another node; that node answers."""
+
+    name = "closed by the rules"
+    questions = QUESTIONS
+
+    def supports(self, plan, question):
+        return plan[0] == "node"
+
+    def enclose(self, f, plan, question, *args):
+        return _NODE_POINTS[question](plan[1], *args)
+
+
+class FiniteRoute(Route):
+    """Step 2: a finite product, composed exactly (``numeric.finite``)."""
+
+    name = "exact finite composition"
+    questions = ("value", "roc", "delta", "epsilon", "exact")
+
+    def supports(self, plan, question):
+        return plan[0] == "finite" and question in self.questions
+
+    def cost(self, plan, question):
+        return float(plan[1].cost())
+
+    def enclose(self, f, plan, question, *args):
+        fl = plan[1]
+        return {"value": fl.mp_value, "roc": fl.mp_roc, "delta": fl.mp_delta,
+                "epsilon": fl.mp_epsilon, "exact": fl.value}[question](*args)
+
+
+class NegligibleRoute(Route):
+    """Leaves whose total variation is below what any grid resolves, bounded out
+    (:func:`_negligible`): the product lies between rest (x) f_{0,D} and rest."""
+
+    name = "negligible factors bounded out"
+    questions = ("value", "roc", "delta", "epsilon")
+
+    def supports(self, plan, question):
+        return (plan[0] == "pld" and question in self.questions
+                and _negligible(plan[1]) is not None)
+
+    def enclose(self, f, plan, question, *args):
+        rest, D = _negligible(plan[1])
+        if question == "epsilon":
+            return _negligible_epsilon(rest, D, *args)
+        if question == "delta":  # delta_rest <= delta <= D + (1 - D) delta_rest
             if not rest:
                 return mp.zero, min(D, mp.one)
-            lo, hi = mp_delta(_product(rest), eps)
+            lo, hi = mp_delta(_product(rest), *args)
             return lo, min(D + (1 - D) * hi, mp.one)
-        rest, deltas = pld.split_trivial(obj)
-        if deltas:  # delta = D + (1 - D) delta_rest (Eq. (12) through Prop. 6)
-            keep, D = _keep(deltas)
-            lo, hi = mp_delta(_product(rest), eps)
+        return _negligible_value(rest, D, *args, question == "roc")
+
+
+class DeltaPartRoute(Route):
+    """The f_{0,delta} parts of the factors taken out exactly by Eq. (12) (Dong, Roth & Su):
+    ``(f (x) f_{0,D})(alpha) = (1 - D) f(alpha/(1 - D))``, ``delta = D + (1 - D) delta_f``."""
+
+    name = "f_{0,delta} parts by Eq. (12)"
+    questions = ("value", "roc", "delta", "exact")
+
+    def supports(self, plan, question):
+        return (plan[0] == "pld" and question in self.questions
+                and bool(pld.split_trivial(plan[1])[1]))
+
+    def enclose(self, f, plan, question, *args):
+        rest, deltas = pld.split_trivial(plan[1])
+        if question == "exact":
+            return _exact_delta_part(rest, deltas, *args)
+        keep, D = _keep(deltas)
+        g = _product(rest)
+        if question == "delta":
+            lo, hi = mp_delta(g, *args)
             return D + keep * lo, D + keep * hi
-        with budget.about("delta", f):
-            return pld_delta([obj], eps)
+        a, ac = args
+        lvl = _scaled_level(a, ac, keep, D)
+        power = question == "roc"
+        if lvl is None:  # alpha >= 1 - D: f (x) f_{0,D} vanishes there
+            return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+        if power:  # 1 - (1 - D) f(a') = D + (1 - D)(1 - f(a'))
+            lo, hi = mp_roc(g, *lvl)
+            return D + keep * lo, D + keep * hi
+        lo, hi = mp_value(g, *lvl)
+        return keep * lo, keep * hi
 
-    def ball(f, a, ac, power: bool):  # a product closed by the rules: its node's ball form
-        kind, obj = route(f)
-        return arb_value(obj, a, ac, power) if kind == "node" else None
 
+def _exact_delta_part(rest, deltas, A, Ac):
+    """The exact value of rest (x) f_{0,D} by Eq. (12) for rational deltas, or None."""
+    if any(not d.is_Rational or n > 64 for d, n in deltas):
+        return None
+    keep = 1
+    for d, n in deltas:
+        keep *= (1 - d) ** n
+    if A >= keep:
+        return A * 0
+    v = exact_value(_product(rest), A / keep, (keep - A) / keep)
+    return None if v is None else keep * v
+
+
+class InversionRoute(Route):
+    """The certified Laplace inversion of the composed moment generating function
+    (``numeric.cf``): subsampled Gaussian steps with Gaussian factors (:func:`_cf_enclosure`)."""
+
+    name = "certified Laplace inversion"
+    questions = ("delta", "epsilon")
+
+    def supports(self, plan, question):
+        return (plan[0] == "pld" and question in self.questions
+                and _cf_specs([plan[1]]) is not None)
+
+    def cost(self, plan, question):
+        return 1.0
+
+    def enclose(self, f, plan, question, arg):
+        with budget.about(question, f):
+            r = _cf_enclosure([plan[1]], arg, question)
+        return PASS if r is None else r
+
+
+class PLDRoute(Route):
+    """The privacy-loss-distribution engine (``numeric.pld``): pessimistic and optimistic
+    discretisations of every factor's loss composed by FFT, refined to the tolerance."""
+
+    name = "privacy-loss distribution"
+    questions = ("value", "roc", "delta", "epsilon")
+
+    def supports(self, plan, question):
+        return plan[0] == "pld" and question in self.questions
+
+    def cost(self, plan, question):
+        return 10.0
+
+    def enclose(self, f, plan, question, *args):
+        leaves = plan[1]
+        with budget.about(question, f):
+            if question == "delta":
+                return pld_delta([leaves], *args, inversion=False)
+            if question == "epsilon":
+                return pld_epsilon([leaves], *args, inversion=False)
+            return _pld_value_at(leaves, *args, question == "roc")
+
+
+#: The routes of a product, in order; the policy takes the cheapest that supports a question
+#: (the order breaks ties) and passes on to the next when a route answers None.
+ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
+                       InversionRoute(), PLDRoute()]
+
+
+def routes_for(f, question: str) -> list[Route]:
+    """The routes that support ``question`` about the product ``f``, in the order tried."""
+    if question not in QUESTIONS:
+        raise ValueError(f"question must be one of {QUESTIONS}, not {question!r}")
+    plan = route(f)
+    ok = [r for r in ROUTES if r.supports(plan, question)]
+    return sorted(ok, key=lambda r: r.cost(plan, question))
+
+
+def answer(f, question: str, *args):
+    """The answer of the first route of :func:`routes_for` that does not :data:`PASS` (None
+    when none supports the question)."""
+    plan = route(f)
+    for r in routes_for(f, question):
+        out = r.enclose(f, plan, question, *args)
+        if out is not PASS:
+            return out
+    return None
+
+
+def _register_tensor_numerics() -> None:
     for cls in (Tensor, TensorPower):
-        arb_value.register(cls)(ball)
-        exact_value.register(cls)(exact)
-        mp_value.register(cls)(lambda f, a, ac: value(f, a, ac, False))
-        mp_roc.register(cls)(lambda f, a, ac: value(f, a, ac, True))
-        mp_delta.register(cls)(delta)
+        arb_value.register(cls)(lambda f, a, ac, power: answer(f, "ball", a, ac, power))
+        exact_value.register(cls)(lambda f, A, Ac: answer(f, "exact", A, Ac))
+        mp_value.register(cls)(lambda f, a, ac: answer(f, "value", a, ac))
+        mp_roc.register(cls)(lambda f, a, ac: answer(f, "roc", a, ac))
+        mp_delta.register(cls)(lambda f, eps: answer(f, "delta", eps))
+        mp_epsilon.register(cls)(lambda f, d: answer(f, "epsilon", d))
 
 
 def _refinements(leaf_sets, arg, kind: str) -> list:
@@ -460,13 +598,13 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
     return None if r is None else CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
 
 
-def pld_delta(leaf_sets: list, eps):
+def pld_delta(leaf_sets: list, eps, inversion: bool = True):
     """Enclosure (mpf lo, hi) of ``max_i delta_i(eps)`` over the products in ``leaf_sets`` (one
     product, or the two directions of a symmetric hull) by the PLD engine, refined to the
     relative tolerance of ``pld_options`` (or by the Laplace inversion, :func:`_cf_enclosure`,
     where it applies)."""
     o = pld.options()
-    r = _cf_enclosure(leaf_sets, eps, "delta")
+    r = _cf_enclosure(leaf_sets, eps, "delta") if inversion else None
     if r is not None:
         return r
     if eps == mp.inf:  # delta(oo) = Q(L = +oo), carried exactly enough by both sides
@@ -477,9 +615,10 @@ def pld_delta(leaf_sets: list, eps):
     return mp.mpf(lo), mp.mpf(hi)
 
 
-def pld_epsilon(leaf_sets: list, d):
-    """Enclosure (mpf lo, hi) of ``max_i eps_i(d)`` over the products in ``leaf_sets``."""
-    r = _cf_enclosure(leaf_sets, d, "epsilon")
+def pld_epsilon(leaf_sets: list, d, inversion: bool = True):
+    """Enclosure (mpf lo, hi) of ``max_i eps_i(d)`` over the products in ``leaf_sets``
+    (``inversion``: the Laplace inversion first, where it applies)."""
+    r = _cf_enclosure(leaf_sets, d, "epsilon") if inversion else None
     if r is not None:
         return r
     lo, hi = pld.max_enclosure(_refinements(leaf_sets, d, "epsilon"), pld.options()["tol"])
@@ -543,19 +682,6 @@ hull_route.register(TensorPower)(_hull_route)
 
 
 # -- epsilon(delta) of products and of their symmetric hulls --------------------------------------
-def _product_epsilon(f, d):
-    kind, obj = route(f)
-    if kind == "finite":
-        return obj.mp_epsilon(d)
-    if kind == "node":
-        return mp_epsilon(obj, d)
-    neg = _negligible(obj)
-    if neg is not None:
-        return _negligible_epsilon(*neg, d)
-    with budget.about("epsilon", f):
-        return pld_epsilon([obj], d)
-
-
 def _negligible_epsilon(rest, D, d):
     """delta_rest <= delta <= D + (1 - D) delta_rest (:func:`_negligible`), hence
     eps_rest(d) <= eps(d) <= eps_rest((d - D) / (1 - D)); None (the generic search on
@@ -566,10 +692,6 @@ def _negligible_epsilon(rest, D, d):
     lo = mp_epsilon(g, d)
     hi = None if lo is None else mp_epsilon(g, (d - D) / (1 - D))
     return None if hi is None else (lo[0], hi[1])
-
-
-mp_epsilon.register(Tensor)(_product_epsilon)
-mp_epsilon.register(TensorPower)(_product_epsilon)
 
 
 @mp_epsilon.register(SymmetricHull)
