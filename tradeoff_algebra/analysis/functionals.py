@@ -47,6 +47,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.normal import Phi
+from ..core.validate import flag
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.laplace import Laplace
@@ -497,7 +498,10 @@ def _estimate(name: str, f: TradeOff, dps: int) -> Value:
 # ---------------------------------------------------------------------------------------------
 # public functions
 # ---------------------------------------------------------------------------------------------
-def check_functional_args(f: Any, dps: Any, owner: str) -> None:
+def check_functional_args(f: Any, dps: Any, owner: str, estimate: Any = False) -> None:
+    """The arguments every functional shares: a trade-off expression, ``dps`` None or a count,
+    ``estimate`` True or False."""
+    flag("estimate", estimate, owner)
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)",
                                owner)
@@ -541,7 +545,7 @@ def _certified(name: str, f: TradeOff, dps: int) -> Value | None:
 
 
 def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
-    check_functional_args(f, dps, name)
+    check_functional_args(f, dps, name, estimate)
     if dps is None:
         return _symbolic(name, f)
     v = closed_form(f, name)
