@@ -147,6 +147,8 @@ class Value:
     def point(cls, x, dps: int, guarantee: str = "estimate") -> Value:
         """A value to ``dps`` digits (lo = hi = mid): ``"certified"`` only where a ball proved
         the digits."""
+        if isinstance(x, MPF) and mpmath.isnan(x):
+            raise InvalidParameter("x", x, "an mpf that is not NaN", "Value.point")
         r = _round(x, dps_to_prec(_check_dps(dps, "Value.point")), round_nearest,
                    owner="Value.point")
         return cls(r, r, r, dps, guarantee=guarantee)
