@@ -9,12 +9,15 @@ underneath, and Ctrl-C exits 130.
 from __future__ import annotations
 
 import contextlib
+import decimal
+import fractions
 import io
 import subprocess
 import sys
 import time
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
@@ -660,3 +663,372 @@ def test_sweep_of_odd_values_gives_one_clear_error_each():
                 raise AssertionError(f"{name} = {value!r} was accepted")
             assert time.perf_counter() - start < FAST, (name, value)
     assert tried == len(_sweep_targets()) * len(_SWEEP_VALUES)
+
+
+# -- found by the fuzz harness (tests/adversarial_fuzz.py): one class of fix per test -----------
+_X = sp.Symbol("x")
+
+
+@pytest.mark.parametrize("value", [mpmath.mpc(0.5, 0), np.float32("nan"), np.float16("nan"),
+                                   decimal.Decimal("NaN"), decimal.Decimal("sNaN"),
+                                   np.array(1j), np.array(True)], ids=repr)
+@pytest.mark.parametrize("name,fn", [
+    ("mu", lambda v: ta.G(v)), ("delta", lambda v: ta.EpsDelta(1, v)),
+    ("p", lambda v: ta.Mix(ta.G(1), v)), ("rho", lambda v: ta.zCDP(v)),
+    ("sigma", lambda v: ta.gaussian_mechanism(1, v)), ("alpha", lambda v: ta.G(1)(v)),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_complex_numbers_and_nans_of_every_type_are_refused(name, fn, value):
+    # an mpmath complex was read as its real part (G(mpc(0.5, 0)) was G(1/2)); a float32 or
+    # Decimal NaN failed inside sympify with ValueError
+    named(lambda: fn(value), name)
+
+
+def test_numbers_of_every_type_are_read():
+    assert ta.G(np.array(0.5)) == ta.G(sp.Rational(1, 2))  # a 0-d array is its number
+    assert ta.G(np.float32(0.5)) == ta.G(decimal.Decimal("0.5")) == ta.G(sp.Rational(1, 2))
+    # a Decimal infinity is oo where infinity is allowed, refused elsewhere
+    assert ta.renyi(ta.G(1), decimal.Decimal("Infinity")) is sp.oo
+    named(lambda: ta.G(decimal.Decimal("Infinity")), "mu")
+
+
+@pytest.mark.parametrize("name,fn,none_ok", [
+    ("P", lambda v: ta.Discrete(v, [sp.Rational(1, 2)] * 2), False),
+    ("knots", lambda v: ta.PiecewiseLinear(v), False),
+    ("pairs", lambda v: ta.from_privacy_profile(v), False),
+    ("orders", lambda v: ta.RDP.of(ta.G(1), v), False),
+    ("orders", lambda v: ta.zCDP(1).to_tradeoff(v), True),
+    ("eps_grid", lambda v: ta.primal_value_lower(ta.G(1), 0.25, v, dps=10), False),
+    ("a", lambda v: ta.iteration_zcdp(v, 1), False),
+    ("labels", lambda v: _plot([ta.G(1)], labels=v), True),
+    ("P1", lambda v: ta.advanced_joint_concavity(v, [1, 0], [1, 0], [0, 1], 0.5), False),
+], ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("value", [np.array(0.5), float("nan"), "ab", {1: 2}, None],
+                         ids=repr)
+def test_sequences_are_read_once_and_named(name, fn, none_ok, value):
+    # a 0-d array passed the Iterable check and failed in iteration with TypeError
+    if value is None and none_ok:
+        fn(value)  # the default
+        return
+    if isinstance(value, dict) and name == "pairs":  # a mapping {eps: delta} is read
+        named(lambda: fn(value), "delta")
+        return
+    named(lambda: fn(value), name)
+
+
+def test_generators_are_read_once():
+    knots = ((a, v) for a, v in [(0, 1), (sp.Rational(1, 2), sp.Rational(1, 4)), (1, 0)])
+    assert ta.PiecewiseLinear(knots) == ta.PiecewiseLinear(
+        [(0, 1), (sp.Rational(1, 2), sp.Rational(1, 4)), (1, 0)])
+
+
+def _plot(exprs, **kw):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    try:
+        return ta.plot(*exprs, points=5, **kw)
+    finally:
+        plt.close("all")
+
+
+@pytest.mark.parametrize("value", [float("nan"), np.float32("nan"), 1j, mpmath.mpc(1, 0), [],
+                                   "1", True, None, object(), sp.true], ids=repr)
+def test_phi_and_phiinv_refuse_what_is_not_a_real_number(value):
+    # Phi(float nan) was nan, Phi([]) an AttributeError, Phi(object()) a SympifyError
+    named(lambda: ta.Phi(value), "x")
+    named(lambda: ta.PhiInv(value), "p")
+
+
+def test_phi_and_phiinv_at_infinity_and_on_symbols():
+    assert ta.Phi(float("inf")) == 1 and ta.Phi(-sp.oo) == 0
+    named(lambda: ta.PhiInv(sp.oo), "p", "[0, 1]")  # was PhiInv(oo), unevaluated
+    named(lambda: ta.PhiInv(float("inf")), "p")
+    assert ta.Phi(_X).subs(_X, 0) == sp.Rational(1, 2)
+    assert ta.PhiInv(_X).free_symbols == {_X}
+    # SymPy's own NaN keeps SymPy's convention (closed forms hold it in untaken branches)
+    assert ta.Phi(sp.nan) is sp.nan and ta.PhiInv(sp.nan) is sp.nan
+
+
+@pytest.mark.parametrize("value", ["no", 1, 0, None, np.array([True]), sp.true], ids=repr)
+@pytest.mark.parametrize("name,fn", [
+    ("estimate", lambda v: ta.renyi(ta.G(1), 2, estimate=v)),
+    ("estimate", lambda v: ta.kl(ta.G(1), estimate=v)),
+    ("estimate", lambda v: ta.f_divergence(ta.EpsDelta(1, 0), lambda t: t * sp.log(t),
+                                           estimate=v)),
+    ("bounds", lambda v: ta.curve(ta.G(1), [0.5], v)),
+    ("bounds", lambda v: ta.G(1).curve([0.5], v)),
+    ("bands", lambda v: _plot([ta.G(1)], bands=v)),
+    ("integer", lambda v: ta.calibrate(lambda s: ta.G(1 / s), advantage=0.1, integer=v)),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_flags_are_true_or_false(name, fn, value):
+    # a truthy string or number silently switched the option on
+    named(lambda: fn(value), name, "True or False")
+
+
+def test_flags_take_numpy_booleans():
+    assert ta.renyi(ta.G(1), 2, estimate=np.bool_(False)) == 1
+    lo, hi = ta.curve(ta.G(1), [0.5], np.bool_(True))
+    assert lo[0] <= hi[0]
+
+
+@pytest.mark.parametrize("value", [np.array([]), np.array(["eq"]), 0, None, sp.Symbol("eq")],
+                         ids=repr)
+@pytest.mark.parametrize("name,fn,none_ok", [
+    ("relation", lambda v: ta.derive(ta.G(1), v), False),
+    ("relation", lambda v: ta.bound(ta.G(1), v), False),
+    ("relation", lambda v: ta.rules(None, v), True),
+    ("relation", lambda v: ta.rule_catalogue(v), True),
+    ("bound", lambda v: ta.shuffle(1, 10, v), False),
+    ("sampling", lambda v: ta.noisy_sgd(1, sp.Rational(1, 10), 10, v), False),
+    ("method", lambda v: ta.gaussian_sigma(1, 1, sp.Rational(1, 10**5), method=v), False),
+    ("method", lambda v: ta.zCDP(1).epsilon(sp.Rational(1, 10**5), method=v), False),
+    ("form", lambda v: ta.sampling_rate(1, sp.Rational(1, 2), form=v), False),
+    ("neighbours", lambda v: ta.noisy_sgd(1, sp.Rational(1, 10), 10, neighbours=v), True),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_words_are_one_of_their_strings(name, fn, none_ok, value):
+    # an empty array failed inside `in` with "truth value of an empty array is ambiguous"
+    if value is None and none_ok:
+        fn(value)  # the default
+        return
+    named(lambda: fn(value), name)
+
+
+def test_rules_take_a_node_class():
+    named(lambda: ta.rules(3), "cls")
+    named(lambda: ta.rules("G"), "cls")
+    assert [r.name for r in ta.rules(ta.Gaussian)] == ["gaussian_zero"]
+
+
+def test_functionals_with_symbols_check_their_arguments():
+    # the lazy Functional took anything: delta(x, 1), delta(G(1), G(mu)), dps = x
+    assert str(ta.delta(ta.G(1), _X)) == "delta(G(1), x)"
+    assert str(ta.delta(ta.G(_X), "1e-5")) == "delta(G(x), 1/100000)"  # levels read as text
+    named(lambda: ta.delta(_X, 1), "f")
+    named(lambda: ta.delta(ta.G(1), ta.G(_X)), "eps")
+    named(lambda: ta.epsilon(ta.G(_X), float("nan")), "delta")
+    named(lambda: ta.delta(ta.G(_X), 1, dps=0), "dps")
+    named(lambda: ta.delta(ta.G(1), 1, _X), "dps")
+    named(lambda: ta.sup_distance(ta.G(1), _X, 5), "g")
+    # a symbol in an option is refused, not dropped into a Functional
+    named(lambda: ta.sup_distance(ta.G(1), ta.G(2), 5, _X), "tol")
+    named(lambda: ta.Functional("nan", ta.G(1)), "name")
+    named(lambda: ta.Functional("delta", 3, 1), "f")
+    # the deferred sup_distance keeps (f, g) only: its value used to pass dps twice
+    v = ta.sup_distance(ta.G(_X), ta.G(2), 5).subs(_X, 1).value(5)
+    assert v.lo <= sp.Rational(383, 1000) <= v.hi
+
+
+def test_irrational_and_tiny_tolerances_and_levels():
+    # sp.Rational(tol) or g.p of an irrational number failed with TypeError/AttributeError
+    v = ta.gdp_mu(ta.Laplace(1), 5, sp.sqrt(2) / 100)
+    assert v.lo <= sp.Rational(103, 100) <= v.hi
+    named(lambda: ta.gdp_mu(ta.Laplace(1), float("nan")), "dps")  # was ValueError
+    h = ta.hockey_stick(ta.G(1), sp.sqrt(2) / 2, 20)
+    r = ta.hockey_stick(ta.G(1), sp.Rational(7071067811865475, 10**16), 20)
+    assert h.lo <= r.hi and r.lo <= h.hi + sp.Float("1e-15")
+    c = ta.calibrate(lambda s: ta.G(1 / s), advantage=sp.Rational(1, 10), start=sp.sqrt(2))
+    assert 3.97 < float(c.value) < 3.99
+    named(lambda: _calibrate(rel_tol=1e-320), "rel_tol")  # looped for its 200 probes
+    named(lambda: _calibrate(start=sp.exp(10**5)), "start")  # each probe took half a minute
+    named(lambda: _calibrate(start=0.5, integer=True), "start")
+    named(lambda: ta.sup_distance(ta.G(1), ta.G(2), 5, 1e-320), "tol", "dps = 5")
+    start = time.perf_counter()
+    v = ta.sup_distance(ta.G(1), ta.G(2), 5)  # the default 1e-6 at 5 digits ran for a minute
+    assert time.perf_counter() - start < 20 and v.lo <= sp.Rational(383, 1000) <= v.hi
+    named(lambda: ta.primal_value(ta.G(1), 0.25, eps_max=1e-320, dps=10), "eps_max")
+    named(lambda: ta.primal_value(ta.G(1), 0.25, eps_max=sp.exp(-10**5), dps=10), "eps_max")
+    named(lambda: ta.primal_value(ta.G(1), 0.25, delta_inf="x", dps=10), "delta_inf")
+    named(lambda: ta.primal_value(ta.G(1), 0.25, delta_inf=float("nan"), dps=10), "delta_inf")
+
+
+def test_rdp_conversions_at_astronomical_eps_and_infinite_divergences():
+    from tradeoff_algebra.core.validate import mpf_rational
+
+    start = time.perf_counter()
+    for eps in (sp.exp(10**5), sp.Integer(10) ** 4000):  # exp(10**5) ran for minutes
+        with pytest.raises(NumericalError, match="MAX_DELTA_EPS"):
+            ta.zCDP(sp.Rational(1, 2)).delta(eps, dps=10)
+    assert time.perf_counter() - start < FAST
+    # an infinite Renyi divergence was read as 0: RDP.of(Zero) claimed perfect privacy
+    assert ta.RDP.of(ta.Zero, [2]) == ta.RDP({2: sp.oo})
+    assert ta.RDP.of(ta.EpsDelta(1, sp.Rational(1, 10)), [2]).at(2) is sp.oo
+    assert mpf_rational(mpmath.mpf("inf")) is sp.oo and mpf_rational(mpmath.mpf("nan")) is sp.nan
+
+
+class _Event:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _event(kind, **kw):
+    return type(kind, (_Event,), {})(**kw)
+
+
+_GAUSS = _event("GaussianDpEvent", noise_multiplier=1)
+
+
+@pytest.mark.parametrize("value", [float("nan"), np.float32("nan"), True, np.bool_(True), "1",
+                                   1 + 0j, [], -1, _X], ids=repr)
+@pytest.mark.parametrize("name,make", [
+    ("noise_multiplier", lambda v: _event("GaussianDpEvent", noise_multiplier=v)),
+    ("noise_multiplier", lambda v: _event("LaplaceDpEvent", noise_multiplier=v)),
+    ("epsilon", lambda v: _event("EpsilonDeltaDpEvent", epsilon=v, delta=0)),
+    ("delta", lambda v: _event("EpsilonDeltaDpEvent", epsilon=1, delta=v)),
+    ("noise_parameter", lambda v: _event("RandomizedResponseDpEvent", noise_parameter=v,
+                                         num_buckets=2)),
+    ("num_buckets", lambda v: _event("RandomizedResponseDpEvent", noise_parameter=0.5,
+                                     num_buckets=v)),
+    ("sampling_probability", lambda v: _event("PoissonSampledDpEvent",
+                                              sampling_probability=v, event=_GAUSS)),
+    ("source_dataset_size", lambda v: _event("SampledWithoutReplacementDpEvent",
+                                             source_dataset_size=v, sample_size=0,
+                                             event=_GAUSS)),
+    ("count", lambda v: _event("SelfComposedDpEvent", count=v, event=_GAUSS)),
+    ("rho", lambda v: _event("ZCDpEvent", rho=v, xi=0)),
+    ("events", lambda v: _event("ComposedDpEvent", events=v)),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_dp_events_name_their_bad_fields(name, make, value):
+    # booleans were "BooleanAtom not allowed", NaN counts "cannot convert float NaN to
+    # integer", a NaN float32 "cannot convert NaN to integer ratio"; errors named the
+    # constructor's parameter (mu, p) instead of the event's field
+    if name == "events" and isinstance(value, list):
+        assert ta.from_dp_event(make(value)) == ta.Id  # no events: nothing composed
+        return
+    named(lambda: ta.from_dp_event(make(value)), name)
+
+
+def test_dp_events_read_exactly():
+    assert ta.from_dp_event(_event("GaussianDpEvent", noise_multiplier=0.5)) == ta.G(2)
+    swor = _event("SampledWithoutReplacementDpEvent", source_dataset_size=100, sample_size=10,
+                  event=_GAUSS)
+    assert ta.from_dp_event(swor) == ta.C(sp.Rational(1, 10), ta.G(1))
+    named(lambda: ta.from_dp_event(_event("GaussianDpEvent")), "noise_multiplier")
+
+
+def test_other_parameters_found_by_the_harness():
+    # f_divergence took a trade-off function for F and failed inside PhiInv, naming p
+    named(lambda: ta.f_divergence(ta.EpsDelta(1, 0), ta.G(1)), "F")
+    named(lambda: ta.f_divergence(ta.EpsDelta(1, 0), lambda t: 1 / 0), "F", "ZeroDivision")
+    named(lambda: ta.f_divergence(ta.EpsDelta(1, 0), lambda t: "t"), "F")
+    # advanced_joint_concavity: the pairs' errors name P1..Q2; gamma is sympified safely
+    named(lambda: ta.advanced_joint_concavity([0.5, 0.5], [2, -1], [1, 0], [0, 1], 0.5), "Q1[0]")
+    named(lambda: ta.advanced_joint_concavity([0.5, 0.5], [0.5, 0.5], [1, 0], [0, 1], 0.5,
+                                              object(), 0.75), "gamma")
+    # the Opacus accountant read a NumPy bool as 1.0
+    named(lambda: _accountant_step(np.bool_(True), 0.01), "noise_multiplier")
+    named(lambda: _accountant_step(1.0, np.bool_(True)), "sample_rate")
+    # verify's ranges: a complex or string end was accepted, a NaN float32 failed
+    mu = sp.Symbol("mu", positive=True)
+    for end in (1 + 0j, "0.5", np.float32("nan"), [], _X):
+        named(lambda end=end: ta.verify(ta.G(mu), ">=", ta.G(5), over={mu: (0, end)}), "over")
+    # printing a Fraction failed in the LaTeX printer
+    assert ta.latex(fractions.Fraction(1, 2)) == r"\frac{1}{2}"
+    # plot named the expression inside curve, not its own parameter
+    named(lambda: _plot([ta.G(mu)]), "exprs", "mu")
+    # sampling_rate printed a 400-digit bound in full
+    err = named(lambda: ta.sampling_rate(sp.Rational(1, 10**400), sp.Rational(1, 2)), "eps")
+    assert "401-digit denominator" in str(err) and len(str(err)) < 200
+    named(lambda: ta.fmt_tradeoff(1, 10**4, float("nan")), "deltas")
+    named(lambda: ta.fmt_tradeoff(1, 10**4, [sp.Rational(1, 10**6), -1]), "deltas[1]")
+
+
+def test_values_are_built_from_numbers():
+    m = mpmath.mpf
+    # an int end failed when the Value was printed; from_exact(nan) was exact 0; a Value of
+    # 2**64 digits or with lo > hi could not be printed (MemoryError, an mpc in its width)
+    named(lambda: ta.Value(0, m(1), m(1), 10), "lo")
+    named(lambda: ta.Value(m("nan"), m(1), m(1), 10), "lo")
+    named(lambda: ta.Value(m(2), m(1), m(1), 10), "lo", "lo <= hi")
+    named(lambda: ta.Value.point(m(1), 2**64), "dps")
+    named(lambda: ta.Value.point(float("nan"), 10), "x")
+    named(lambda: ta.Value.point("0.5", 10), "x")
+    named(lambda: ta.Value.enclosure(2, 1, 10), "lo")
+    named(lambda: ta.Value.from_exact(float("nan"), 10), "q")
+    named(lambda: ta.Value.from_exact(sp.sqrt(2), 10), "q")
+    v = ta.evaluate(ta.G(1), sp.Rational(1, 2), 10)
+    named(lambda: v.weakened("certain"), "guarantee")
+    named(lambda: v.contains(float("nan")), "x")
+    assert not v.contains(float("inf")) and v.contains(v.mid)
+    # other numbers are read exactly (a Rational was rounded to 53 bits first)
+    third = ta.Value.point(fractions.Fraction(1, 3), 40)
+    with mpmath.workdps(60):
+        assert abs(third.mid - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -39
+    assert str(ta.Value.enclosure(0, 1, 10)) == "[0.0, 1.0]"
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("improved", lambda v: ta.advanced_composition(1, 0, 10, sp.Rational(1, 10**5),
+                                                   improved=v)),
+    ("fallback", lambda v: ta.fmt_epsilon(1, 10**4, sp.Rational(1, 10**6), fallback=v)),
+], ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("value", [float("nan"), "yes", np.array([]), 1], ids=repr)
+def test_more_flags_are_true_or_false(name, fn, value):
+    named(lambda: fn(value), name)
+
+
+@pytest.mark.parametrize("other", [0.5, np.float64(0.5), np.array([0.5]), np.array(0.5), _X,
+                                   ta.GDP(1), [1], None], ids=repr)
+def test_tensor_products_need_trade_off_functions_on_both_sides(other):
+    # Python's "unsupported operand" TypeError (numpy's ValueError for arrays)
+    named(lambda: ta.G(1) @ other, "f", "both sides of @")
+    named(lambda: other @ ta.G(1), "f", "both sides of @")
+
+
+def test_reported_inputs():
+    # delta of a mixture with a nearly total delta used to leak an mpc
+    f = ta.Mix(ta.C(1 / 3, ta.EpsDelta(299 / 200, 1 - 10**-300)), 1e-12)
+    v = ta.delta(f, 1)
+    assert isinstance(v.mid, mpmath.mpf) and 0 <= v.lo <= v.hi <= 1
+    # Zero**0 is the empty product, Id
+    assert ta.simplify(ta.Zero**0) == ta.Id and ta.evaluate(ta.Zero**0, 0.5).mid == 0.5
+    # EpsDelta(1, 1) = Zero: infinite divergences say +inf or oo, never zoo
+    f = ta.EpsDelta(1, 1)
+    for shown in (str(ta.renyi(f, sp.Rational(1, 2), dps=10)), str(ta.kl(f)),
+                  str(ta.gdp_mu(f)), str(ta.epsilon(f, sp.Rational(1, 2)))):
+        assert "zoo" not in shown and "nan" not in shown, shown
+    with pytest.raises(NumericalError, match="numeric values are available"):
+        ta.delta(ta.BinomialDP(1, 10**400), 1)
+
+
+@pytest.mark.parametrize("argv,status,fragment", [
+    # names that read as NaN or infinity were symbols: nan*0 and oo*0 were 0
+    (["eval", "G(1)", "nan*0"], 2, "name nan"),
+    (["delta", "G(1)", "oo*0"], 2, "name oo"),
+    (["text", "G(inf)"], 2, "name inf"),
+    (["eps", "G(mu)", "1e-5"], 2, "symbol mu"),
+    (["eval", "G(1)", "oo"], 2, "alpha = oo"),
+    (["renyi", "G(1)", "0"], 2, "order = 0"),
+    (["renyi", "G(1)", "nan"], 2, "name nan"),
+    (["calibrate", "G(1/s)", "--param", "s", "--advantage", "0.1", "--start", ""], 2, "start"),
+    (["plot", "G(1)", "-o", ""], 2, "--output"),
+    (["plot", "G(1)", "-o", "a\x00b.png"], 2, "--output"),
+    (["gdp", "Laplace(1)", "--dps", "5", "--tol", "E**1000"], 0, ""),
+    (["delta", "G(1)", "oo"], 0, ""),
+    (["renyi", "G(1)", "oo"], 0, ""),
+    (["renyi", "G(1)", "1"], 0, ""),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
+def test_odd_command_line_arguments(capsys, tmp_path, monkeypatch, argv, status, fragment):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err, elapsed = run(capsys, *argv)
+    assert_clean(rc, out, err, (status,))
+    assert fragment in err, err
+    assert elapsed < 60
+
+
+# -- a slice of the fuzz harness, each case guarded by a timeout in a forked worker ---------------
+def test_fuzz_slice_gives_no_raw_error_silent_acceptance_or_hang():
+    """Every public target of tests/adversarial_fuzz.py with the odd values that are nonsense
+    for any parameter, and a few command lines: one clear error each (``python
+    tests/adversarial_fuzz.py`` runs all of them, about 20000 cases)."""
+    import adversarial_fuzz as af
+
+    odds = [o for o in af.ODD if o.label in ("nan", "np.nan32", "True", "mpc", "[]", "'abc'",
+                                             "np.array([])", "object()")]
+    cases = af.api_cases(odds=odds) + af.cli_cases()[::25]
+    results = af.run_cases(cases, timeout=30)
+    bad = [f"{r['outcome']}: {af.describe(c)} -> {r['detail'][:200]}"
+           for c, r in zip(cases, results, strict=True) if r["outcome"] in af.BAD_OUTCOMES
+           and r["outcome"] != "misnamed"]
+    assert not bad, "\n".join(bad[:20])

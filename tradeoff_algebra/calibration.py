@@ -32,7 +32,7 @@ import sympy as sp
 from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter, NumericalError
 from .core.node import TradeOff
-from .core.validate import count, param
+from .core.validate import count, flag, param
 from .numeric.protocol import MAX_DPS, roc
 from .numeric.value import Value
 
@@ -41,6 +41,12 @@ __all__ = ["calibrate", "Calibration"]
 MAX_PROBES = 200
 #: Default relative width of the final bracket of a real parameter.
 REL_TOL = sp.Rational(1, 10**4)
+#: Smallest rel_tol: the trials are formed to 20 digits, so a narrower bracket is never
+#: reached (the search would run through its MAX_PROBES evaluations without progress).
+MIN_REL_TOL = sp.Rational(1, 10**15)
+#: Smallest magnitude of a nonzero start (and the reciprocal the largest): the secant steps are
+#: taken in float64, and MAX_PROBES doublings move no further than a factor 2^200.
+MIN_START = sp.Rational(1, 10**300)
 
 
 @dataclass(frozen=True)
@@ -120,15 +126,19 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
     if not callable(build):
         raise InvalidParameter("build", build, "a function of the parameter returning a "
                                "trade-off expression", "calibrate")
-    if not isinstance(integer, bool):
-        raise InvalidParameter("integer", integer, "True or False", "calibrate")
+    integer = flag("integer", integer, "calibrate")
     dps = count("dps", dps, upper=MAX_DPS, owner="calibrate")
     name, target, measure = _measure(epsilon, delta, tpr, fpr, advantage, dps)
     lo_dom, hi_dom = _domain(domain)
-    tol = REL_TOL if rel_tol is None else param("rel_tol", rel_tol, lower=0, upper=1,
-                                                 lower_open=True, upper_open=True,
-                                                 owner="calibrate", numeric=True)
-    x0 = param("start", start, owner="calibrate", numeric=True)
+    tol = REL_TOL if rel_tol is None else param("rel_tol", rel_tol, lower=MIN_REL_TOL, upper=1,
+                                                 upper_open=True, owner="calibrate",
+                                                 numeric=True)
+    x0 = param("start", start, owner="calibrate", numeric=True, integer=integer)
+    if x0 != 0 and not (MIN_START <= abs(x0) <= 1 / MIN_START):
+        raise InvalidParameter("start", start, "0 or a number of magnitude in [1e-300, 1e300]",
+                               "calibrate", "The search steps from start in float64")
+    if not x0.is_Rational:  # sqrt(2), exp(-5): the trials are exact rationals
+        x0 = sp.Rational(sp.Float(sp.N(x0, 20)))
     if not (lo_dom < x0 < hi_dom):
         raise InvalidParameter("start", start, f"a number inside domain = ({lo_dom}, {hi_dom})",
                                "calibrate")

@@ -32,7 +32,9 @@ The commands that print a number (eval, roc, delta, eps, renyi, gdp, convert, ca
 refuse an expression with free symbols, naming them: substitute numbers first.
 
 ALPHA, EPS and DELTA are parsed the same way (with the parser's size limits) and taken exactly
-(1e-300, 1/3, 1 - 1e-20); --dps is an integer in [1, 10000].
+(1e-300, 1/3, 1 - 1e-20), oo or inf meaning infinity (delta "G(1)" oo is 1 - f(0)); an error
+names the argument (alpha, eps, delta, order, tol, start, ...); --dps is an integer in
+[1, 10000].
 
 Exit status: 0 success (verify: the claim holds); 1 verify: the claim fails; 2 bad input (an
 invalid parameter, an expression the parser refuses, a usage error, an output file that cannot
@@ -152,12 +154,22 @@ def _no_value(syms: list[str]) -> str:
 
 def _number(text: str, name: str = "alpha",
             allowed: str = "a number in [0, 1] such as 0.05, 1e-300 or 1/3"):
-    """A numeric argument, parsed like an expression, so decimals and fractions are exact."""
+    """A numeric argument, parsed like an expression, so decimals and fractions are exact;
+    ``oo``/``inf`` (with a sign) is infinity, for the library to accept (``delta G(1) oo``) or
+    refuse by name."""
     import sympy as sp
 
     from .core.errors import InvalidParameter
 
-    a = _expression(text)
+    word = text.strip().lstrip("+")
+    if word in ("oo", "inf", "-oo", "-inf"):
+        return -sp.oo if word.startswith("-") else sp.oo
+    try:
+        a = _expression(text)
+    except InvalidParameter as err:  # the parser names "expression": name the argument
+        if err.name != "expression":
+            raise
+        raise InvalidParameter(name, text, allowed, hint=err.hint) from None
     if not isinstance(a, sp.Expr) or not a.is_number:
         raise InvalidParameter(name, text, allowed)
     return a
@@ -390,6 +402,8 @@ def _output(path: str, figure) -> str:
 
     from .core.errors import InvalidParameter
 
+    if not path.strip() or "\x00" in path:
+        raise InvalidParameter("--output", path, "a file name such as curve.png")
     folder = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(folder):
         raise InvalidParameter("--output", path, "a file in an existing folder",
@@ -419,9 +433,10 @@ def _plot(args: argparse.Namespace) -> int:
     path = _output(args.output, ax.figure)
     try:
         ax.figure.savefig(path, dpi=dpi, bbox_inches="tight")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise InvalidParameter("--output", path, "a file that can be written",
-                               hint=f"{type(exc).__name__}: {exc.strerror or exc}") from None
+                               hint=f"{type(exc).__name__}: "
+                               f"{getattr(exc, 'strerror', None) or exc}") from None
     print(path)
     return 0
 
@@ -446,7 +461,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         text = getattr(args, name)
         if text is not None:
             kw[name] = _number(text, name, "a number")
-    start = _number(args.start, "start", "a number") if args.start else sp.Integer(1)
+    start = _number(args.start, "start", "a number") if args.start is not None else sp.Integer(1)
     c = calibrate(lambda v: f.xreplace({x: v}), integer=args.integer, start=start,
                   dps=_check_dps(args.dps), **kw)
     print(f"{args.param} = {float(c.value):.{max(c.achieved.dps, 6)}g}  "

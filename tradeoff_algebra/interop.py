@@ -35,6 +35,7 @@ import sympy as sp
 
 from .core.errors import InvalidParameter
 from .core.node import TradeOff
+from .core.validate import items, param
 from .families.discrete import Discrete
 from .families.epsdelta import EpsDelta
 from .families.gaussian import Gaussian
@@ -47,23 +48,34 @@ from .operators.subsample import Mix, Subsample
 __all__ = ["from_dp_event"]
 
 
-def _num(x: Any, name: str) -> sp.Expr:
+_OWNER = "from_dp_event"
+
+
+def _field(event: Any, name: str) -> Any:
     try:
-        return sp.Rational(x) if isinstance(x, float) else sp.sympify(x)
-    except (TypeError, sp.SympifyError) as exc:
-        raise InvalidParameter(name, x, "a number", "from_dp_event") from exc
+        return getattr(event, name)
+    except AttributeError:
+        raise InvalidParameter(name, None, f"a field of {type(event).__name__}", _OWNER,
+                               "the event has no such field") from None
+
+
+def _num(x: Any, name: str, **bounds: Any) -> sp.Expr:
+    """A field of an event: a number (floats read exactly), checked by the validator with the
+    field's range; NaN, booleans, strings, complex numbers and symbols raise InvalidParameter
+    naming the field."""
+    return param(name, x, owner=_OWNER, numeric=True, **bounds)
 
 
 def _noise(event: Any, family) -> TradeOff:
-    s = _num(event.noise_multiplier, "noise_multiplier")
+    s = _num(_field(event, "noise_multiplier"), "noise_multiplier", lower=0)
     if s == 0:
         return Zero
     return family(1 / s)
 
 
 def _rr(event: Any) -> TradeOff:
-    p = _num(event.noise_parameter, "noise_parameter")
-    k = int(event.num_buckets)
+    p = _num(_field(event, "noise_parameter"), "noise_parameter", lower=0, upper=1)
+    k = int(_num(_field(event, "num_buckets"), "num_buckets", lower=1, integer=True))
     if k < 2:
         return Id
     a, b = 1 - p + p / k, p / k
@@ -81,24 +93,29 @@ def from_dp_event(event: Any) -> TradeOff:
     if kind == "RandomizedResponseDpEvent":
         return _rr(event)
     if kind == "EpsilonDeltaDpEvent":
-        return EpsDelta(_num(event.epsilon, "epsilon"), _num(event.delta, "delta"))
+        return EpsDelta(_num(_field(event, "epsilon"), "epsilon", lower=0),
+                        _num(_field(event, "delta"), "delta", lower=0, upper=1))
     if kind == "ZCDpEvent":
-        return zCDP(_num(event.rho, "rho"), _num(getattr(event, "xi", 0), "xi")).to_tradeoff()
+        return zCDP(_num(_field(event, "rho"), "rho", lower=0),
+                    _num(getattr(event, "xi", 0), "xi", lower=0)).to_tradeoff()
     if kind == "NoOpDpEvent":
         return Id
     if kind == "NonPrivateDpEvent":
         return Zero
     if kind == "PoissonSampledDpEvent":
-        inner = from_dp_event(event.event)
-        q = _num(event.sampling_probability, "sampling_probability")
+        inner = from_dp_event(_field(event, "event"))
+        q = _num(_field(event, "sampling_probability"), "sampling_probability", lower=0,
+                 upper=1)
         return AddRemove(Mix(inner, q))
     if kind == "SampledWithoutReplacementDpEvent":
-        inner = from_dp_event(event.event)
-        n = _num(event.source_dataset_size, "source_dataset_size")
-        m = _num(event.sample_size, "sample_size")
+        inner = from_dp_event(_field(event, "event"))
+        n = _num(_field(event, "source_dataset_size"), "source_dataset_size", lower=1,
+                 integer=True)
+        m = _num(_field(event, "sample_size"), "sample_size", lower=0, upper=n, integer=True)
         return Subsample(inner, m / n)
     if kind == "ComposedDpEvent":
-        parts = [from_dp_event(e) for e in event.events]
+        events = items("events", _field(event, "events"), "a sequence of DpEvents", _OWNER)
+        parts = [from_dp_event(e) for e in events]
         if not parts:
             return Id
         out = parts[0]
@@ -106,7 +123,8 @@ def from_dp_event(event: Any) -> TradeOff:
             out = out @ g
         return out
     if kind == "SelfComposedDpEvent":
-        return from_dp_event(event.event) ** int(event.count)
+        count = _num(_field(event, "count"), "count", lower=0, integer=True)
+        return from_dp_event(_field(event, "event")) ** count
     raise InvalidParameter("event", kind, "a DpEvent with a trade-off function: Gaussian, "
                            "Laplace, RandomizedResponse, EpsilonDelta, PoissonSampled, "
                            "SampledWithoutReplacement, Composed, SelfComposed, ZCDp, NoOp, "

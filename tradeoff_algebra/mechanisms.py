@@ -26,7 +26,7 @@ import sympy as sp
 
 from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter
-from .core.validate import count, param
+from .core.validate import choice, count, param
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
 from .numeric.context import mp
@@ -144,10 +144,11 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
                                "or steps)", "noisy_sgd")
     q = param("p", p, lower=0, upper=1, owner="noisy_sgd")
     T = param("steps", steps, lower=1, integer=True, owner="noisy_sgd")
-    if not (neighbours is None or (isinstance(neighbours, str)
-                                   and neighbours in ("add_remove", "replace_one"))):
-        raise InvalidParameter("neighbours", neighbours, "'add_remove' or 'replace_one'",
-                               "noisy_sgd")
+    if neighbours is not None:
+        choice("neighbours", neighbours, ("add_remove", "replace_one"), "noisy_sgd")
+    if not isinstance(sampling, str):  # a word, checked below (an array failed inside ==)
+        raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size'), 'poisson' "
+                               "or 'shuffle'", "noisy_sgd")
     if sampling == "shuffle":
         for name, x in (("p", q), ("steps", T)):
             if x.free_symbols:
@@ -212,13 +213,11 @@ def shuffle(eps0: Any, n: Any, bound: str = "exact"):
     numeric routes take n up to ``families.shuffle.MAX_N`` with at most
     ``families.shuffle.MAX_POINTS`` kept points and refuse larger ones at once.
     """
-    from .core.errors import InvalidParameter
     from .families.shuffle import ShuffleDP
 
     e = param("eps0", eps0, lower=0, owner="shuffle")
     m = param("n", n, lower=1, integer=True, owner="shuffle")
-    if bound not in ("exact", "wang"):
-        raise InvalidParameter("bound", bound, "'exact' or 'wang'", "shuffle")
+    choice("bound", bound, ("exact", "wang"), "shuffle")
     return ShuffleDP(e, m, bound)
 
 
@@ -243,10 +242,8 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
     e = param("eps", eps, lower=0, lower_open=True, owner="gaussian_sigma")
     dl = param("delta", delta, lower=0, upper=1, lower_open=True, upper_open=True,
                owner="gaussian_sigma")
-    if method == "dwork":
+    if choice("method", method, ("exact", "dwork"), "gaussian_sigma") == "dwork":
         return sp.sqrt(2 * sp.log(2 / dl)) * d / e
-    if method != "exact":
-        raise InvalidParameter("method", method, "'exact' or 'dwork'", "gaussian_sigma")
     for name, x, given in (("sensitivity", d, sensitivity), ("eps", e, eps),
                            ("delta", dl, delta)):
         if x.free_symbols:

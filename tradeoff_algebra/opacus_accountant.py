@@ -188,13 +188,14 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
 def _exact(x: Any, name: str = "value"):
     """A history number as an exact sympy number (a float as the binary number it holds);
     :class:`InvalidParameter` naming ``name`` for what is not a finite real number."""
+    import numpy as np
     import sympy as sp
 
     allowed = "a finite real number"
     try:
         if isinstance(x, sp.Basic):
             return x
-        if isinstance(x, (bool, bytes, complex)) or x is None:
+        if isinstance(x, (bool, np.bool_, bytes, complex)) or x is None:
             raise TypeError
         if isinstance(x, numbers.Integral):
             return sp.Integer(int(x))

@@ -17,7 +17,9 @@ reachable. Allowed:
 * numbers: integer literals, decimal literals converted *exactly* to rationals (``1e-5`` is
   ``1/100000``, ``0.1`` is ``1/10``, never a binary float), ``+ - * / **`` and unary minus on
   them, ``sqrt``, ``exp``, ``log``, ``Rational``, ``Phi``, ``PhiInv``, ``pi``, ``E``;
-* lowercase identifiers, which become SymPy symbols (see :func:`symbol_for`);
+* lowercase identifiers, which become SymPy symbols (see :func:`symbol_for`), except
+  ``nan``, ``inf``, ``oo``, ``zoo`` and ``infinity``, which are refused (as symbols they
+  would pass for numbers they are not: ``nan*0`` would be 0);
 * tuples and lists (for knots and distributions).
 
 Anything else -- attribute access, subscripts, lambdas, comprehensions, comparisons, other strings,
@@ -139,6 +141,10 @@ _BINOP_NAMES: dict[type, str] = {
 # Python's builtin names are refused by name (never looked up) so that ``open(...)`` or
 # ``eval(...)`` gets a clear message instead of becoming a symbol.
 _BUILTINS: frozenset[str] = frozenset(dir(builtins))
+
+
+# Lowercase names that read as NaN or infinity: refused rather than made symbols.
+_NOT_SYMBOLS: frozenset[str] = frozenset({"nan", "inf", "oo", "zoo", "infinity"})
 
 
 class _Callable:
@@ -330,6 +336,9 @@ class _Interpreter:
             return _Callable(name, _SCALAR_FUNCTIONS[name])
         if name in _SCALAR_CONSTANTS:
             return _SCALAR_CONSTANTS[name]
+        if name in _NOT_SYMBOLS:
+            raise self.reject(f"the name {name} (NaN and infinities are not values of "
+                              "expressions; a symbol of that name would pass for one)", node)
         if name.isascii() and name[0].islower():
             return symbol_for(name)
         raise self.reject(f"the unknown name {name} (symbols are lowercase identifiers; "

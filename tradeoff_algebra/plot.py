@@ -23,7 +23,7 @@ import numpy as np
 
 from .core.errors import InvalidParameter
 from .core.node import TradeOff
-from .core.validate import count, param
+from .core.validate import count, flag, items, param
 from .numeric import budget
 from .numeric.protocol import MAX_DPS, curve, mp_curve, roc, short
 from .printing import latex
@@ -73,16 +73,21 @@ def plot(*exprs: TradeOff, ax: Any = None, kind: str = "tradeoff", points: int =
     if not fpr_min > 0:  # below the smallest float
         raise InvalidParameter("fpr_min", fpr_min, "a number in (0, 1) of at least 1e-300",
                                "plot")
-    if not isinstance(bands, bool):
-        raise InvalidParameter("bands", bands, "True or False", "plot")
+    bands = flag("bands", bands, "plot")
     if not exprs:
         raise InvalidParameter("exprs", exprs, "at least one trade-off expression", "plot")
     for f in exprs:
         if not isinstance(f, TradeOff):
             raise InvalidParameter("exprs", f, "trade-off expressions", "plot")
-    if labels is not None and len(labels) != len(exprs):
-        raise InvalidParameter("labels", labels, f"{len(exprs)} labels, one per expression",
-                               "plot")
+        if f.free_symbols:
+            raise InvalidParameter("exprs", f, "trade-off expressions without free symbols",
+                                   "plot", "Substitute values for the symbols "
+                                   + ", ".join(sorted(map(str, f.free_symbols))))
+    if labels is not None:
+        allowed = f"None or {len(exprs)} strings, one label per expression"
+        labels = items("labels", labels, allowed, "plot")
+        if len(labels) != len(exprs) or not all(isinstance(t, str) for t in labels):
+            raise InvalidParameter("labels", labels, allowed, "plot")
     if kind == "tradeoff":
         x = np.linspace(0.0, 1.0, points)
     else:

@@ -25,6 +25,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, ToleranceWarning
 from ..core.node import TradeOff
 from ..core.validate import count, mpf_rational, param
+from ..core.validate import items as _items
 from ..families.epsdelta import EpsDelta
 from ..numeric import budget
 from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
@@ -374,10 +375,8 @@ def from_privacy_profile(pairs: Iterable[tuple[Any, Any]] | Mapping[Any, Any]) -
     validated by :class:`EpsDelta` (eps >= 0, 0 <= delta <= 1). Returns a ``Max`` node (a
     single ``EpsDelta`` for one pair).
     """
-    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, (Mapping, Iterable)):
-        raise InvalidParameter("pairs", pairs, "(eps, delta) pairs or a mapping {eps: delta}",
-                               "from_privacy_profile")
-    items = list(pairs.items()) if isinstance(pairs, Mapping) else list(pairs)
+    items = _items("pairs", pairs, "(eps, delta) pairs or a mapping {eps: delta}",
+                   "from_privacy_profile", mapping=True)
     if not items:
         raise InvalidParameter("pairs", items, "at least one (eps, delta) pair",
                                "from_privacy_profile")
@@ -440,14 +439,25 @@ def _grid(eps_grid: Sequence[Any] | None, eps_max: Any, n: int, max_evals: int =
                                    "primal_value")
         n = count("n", n, lower=2, upper=max_evals, owner="primal_value")
         return [top * i / (n - 1) for i in range(n)]
-    if isinstance(eps_grid, (str, bytes)) or not isinstance(eps_grid, Iterable):
-        raise InvalidParameter("eps_grid", eps_grid, "a non-empty list of finite eps >= 0")
-    grid = [_eps_arg(e, "primal_value", f"eps_grid[{i}]") for i, e in enumerate(eps_grid)]
+    given = _items("eps_grid", eps_grid, "a non-empty list of finite eps >= 0")
+    grid = [_eps_arg(e, "primal_value", f"eps_grid[{i}]") for i, e in enumerate(given)]
     if not grid or any(e > MAX_EPS_GRID for e in grid):
         raise InvalidParameter("eps_grid", eps_grid, "a non-empty list of eps in "
                                f"[0, {MAX_EPS_GRID}]")
     if any(b <= a for a, b in zip(grid, grid[1:], strict=False)):
         raise InvalidParameter("eps_grid", eps_grid, "strictly increasing eps values")
+    return grid
+
+
+def _resolved(grid: list, name: str, given: Any) -> list:
+    """``grid`` if neighbouring points have distinct e^eps at the working precision (the
+    convexity checks and cell bounds divide by their differences), else InvalidParameter."""
+    ys = [mp.exp(e) for e in grid]
+    close = mp.ldexp(1, -mp.prec + 8)
+    if any(b - a <= close * b for a, b in zip(ys, ys[1:], strict=False)):
+        raise InvalidParameter(name, given, "a grid whose points are far enough apart to tell "
+                               "e^eps apart at the digits asked", "primal_value",
+                               "Use a larger eps_max or fewer points")
     return grid
 
 
@@ -540,14 +550,16 @@ def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
     with mp.workdps(dps + GUARD_DPS):
         a, ac = num(A), num(1 - A)
         encl = _profile_enclosure(delta_fn)
-        if isinstance(delta_fn, TradeOff):
+        d_inf = num(param("delta_inf", delta_inf, lower=0, upper=1, owner="primal_value",
+                          numeric=True))
+        if isinstance(delta_fn, TradeOff):  # the profile's own limit, 1 - f(0)
             try:
                 d_inf = encl(mp.inf)[0]
             except NoClosedForm:
                 d_inf = mp.zero
-        else:
-            d_inf = num(param("delta_inf", delta_inf, lower=0, upper=1, owner="primal_value"))
         grid = _grid(eps_grid, eps_max, n, max_evals)
+        grid = _resolved(grid, *(("eps_max", eps_max) if eps_grid is None
+                                 else ("eps_grid", eps_grid)))
         vals = {e: encl(e) for e in grid}
         evals = len(vals)
         tol = mp.mpf(10) ** (-dps)

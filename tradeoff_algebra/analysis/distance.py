@@ -24,7 +24,7 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
-from ..core.validate import count, param
+from ..core.validate import count, fuzzy_lt, param
 from ..numeric.context import mp
 from ..numeric.protocol import MAX_DPS, evaluate
 from ..numeric.value import Value, weakest
@@ -63,10 +63,18 @@ def sup_distance(f: TradeOff, g: TradeOff, dps: int = 20, tol: Any = None) -> Va
         if not isinstance(x, TradeOff):
             raise InvalidParameter(name, x, "a trade-off expression")
     dps = count("dps", dps, upper=MAX_DPS, owner="sup_distance")
+    # the values are enclosures to dps digits: a width below about 100 units of their last
+    # digit is never reached (the search used to run through its MAX_CELLS evaluations)
+    floor = sp.Rational(1, 10 ** max(dps - 2, 0))
     if tol is not None:  # a positive number, read exactly (an infinite or NaN tol looped)
         t = param("tol", tol, lower=0, lower_open=True, numeric=True, owner="sup_distance")
+        if fuzzy_lt(t, floor):
+            raise InvalidParameter("tol", tol, f"a number >= {floor} at dps = {dps}",
+                                   "sup_distance", "Ask for more digits (dps) for a finer "
+                                   "tolerance")
     with mp.workdps(dps + 10):
-        tol = mp.mpf(10) ** -6 if tol is None else mp.mpf(sp.N(t, dps + 10))
+        tol = (mp.mpf(max(sp.Rational(1, 10**6), floor)) if tol is None
+               else mp.mpf(sp.Float(sp.N(t, dps + 10))._mpf_))
     cache: dict = {}
     guarantees = {"exact"}  # the result is as certain as the weakest value it used
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter, NoClosedForm
-from ..core.node import TradeOff
-from ..core.validate import count, param
+from ..core.errors import InvalidParameter, NoClosedForm, brief
+from ..core.node import TradeOff, TradeOffExpr
+from ..core.validate import count, param, to_sympy
 from ..numeric.context import lambdify_modules, mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import GUARD_DPS, MAX_DPS
@@ -53,8 +53,16 @@ def hockey_stick(f: TradeOff, gamma: Any, dps: int = 30) -> Value:
         return Value.from_exact(sp.S.One, dps)
     d = delta(f, -sp.log(g), dps=dps)
     with mp.workdps(dps + GUARD_DPS):
-        G = mp.mpf(g.p) / g.q
         dlo, dhi = d.interval()
+        if not g.is_Rational:  # sqrt(2)/2, exp(-5): G in a small interval, 1 - G(1 - d)
+            Gm = mp.mpf(sp.Float(sp.N(g, dps + GUARD_DPS + 10))._mpf_)
+            r = Gm * mp.mpf(10) ** -(dps + GUARD_DPS)
+            lo = mp.fsub(1, mp.fmul(Gm + r, mp.fsub(1, dlo, rounding="u"), rounding="u"),
+                         rounding="d")
+            hi = mp.fsub(1, mp.fmul(Gm - r, mp.fsub(1, dhi, rounding="d"), rounding="d"),
+                         rounding="u")
+            return Value.enclosure(lo, hi, dps)
+        G = mp.mpf(g.p) / g.q
         # 1 - G + G d, each end rounded outward (G is exact at this precision for the
         # rationals one writes; a rounded G moves the result far below the guard digits)
         lo = mp.fadd(mp.fsub(1, G, rounding="d"), mp.fmul(G, dlo, rounding="d"), rounding="d")
@@ -63,17 +71,25 @@ def hockey_stick(f: TradeOff, gamma: Any, dps: int = 30) -> Value:
 
 
 def _sympy_F(F: Any) -> sp.Lambda:
-    if isinstance(F, sp.Lambda):
+    allowed = "a convex function as a SymPy Lambda or a callable of a SymPy symbol"
+    if isinstance(F, sp.Lambda) and len(F.variables) == 1:
         return F
-    if callable(F):
+    # a trade-off function is callable too, but it is not an F (and fails on a symbol t > 1)
+    if callable(F) and not isinstance(F, TradeOffExpr):
         t = sp.Dummy("t", positive=True)
         try:
-            return sp.Lambda(t, sp.sympify(F(t)))
-        except (TypeError, sp.SympifyError) as exc:
-            raise InvalidParameter("F", F, "a convex function as a SymPy Lambda or a callable "
-                                   "of a SymPy symbol", "f_divergence") from exc
-    raise InvalidParameter("F", F, "a convex function as a SymPy Lambda or a callable",
-                           "f_divergence")
+            body = F(t)
+        except Exception as exc:  # whatever the user's callable raises
+            raise InvalidParameter("F", F, allowed, "f_divergence",
+                                   f"F(t) for a symbol t failed with {type(exc).__name__}"
+                                   ) from None
+        try:
+            return sp.Lambda(t, to_sympy("F(t)", body, allowed, "f_divergence"))
+        except InvalidParameter:
+            raise InvalidParameter("F", F, allowed, "f_divergence",
+                                   f"F(t) is {brief(body)}, not a real scalar expression"
+                                   ) from None
+    raise InvalidParameter("F", F, allowed, "f_divergence")
 
 
 def _limit(expr: sp.Expr, t: sp.Symbol, to: sp.Expr) -> sp.Expr:
@@ -121,7 +137,7 @@ def f_divergence(f: TradeOff, F: Any, dps: int | None = None, *,
     """
     if dps is not None:
         dps = count("dps", dps, upper=MAX_DPS, owner="f_divergence")
-    check_functional_args(f, dps, "f_divergence")
+    check_functional_args(f, dps, "f_divergence", estimate)
     Fl = _sympy_F(F)
     fl = finite_loss(f)
     if fl is not None and len(fl.leaves()) == 1:

@@ -45,6 +45,7 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
+from ..core.validate import flag
 from ..families.gaussian import Gaussian
 from ..numeric.arb_expr import closed_value as arb_closed_value
 from ..numeric.capability import FUNCTIONALS, functional_form, kinks, log_slope
@@ -294,7 +295,10 @@ def _estimate(name: str, f: TradeOff, dps: int) -> Value:
 # ---------------------------------------------------------------------------------------------
 # public functions
 # ---------------------------------------------------------------------------------------------
-def check_functional_args(f: Any, dps: Any, owner: str) -> None:
+def check_functional_args(f: Any, dps: Any, owner: str, estimate: Any = False) -> None:
+    """The arguments every functional shares: a trade-off expression, ``dps`` None or a count,
+    ``estimate`` True or False."""
+    flag("estimate", estimate, owner)
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)",
                                owner)
@@ -338,7 +342,7 @@ def _certified(name: str, f: TradeOff, dps: int) -> Value | None:
 
 
 def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
-    check_functional_args(f, dps, name)
+    check_functional_args(f, dps, name, estimate)
     if dps is None:
         return _symbolic(name, f)
     v = functional_form(f, name)

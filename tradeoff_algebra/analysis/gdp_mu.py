@@ -45,12 +45,12 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, ToleranceWarning, TradeOffError
 from ..core.node import TradeOff
-from ..core.validate import param
+from ..core.validate import count, param
 from ..numeric import budget
 from ..numeric.capability import gdp_mu_form
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv_upper
-from ..numeric.protocol import evaluate, mp_curve, roc, short
+from ..numeric.protocol import MAX_DPS, evaluate, mp_curve, roc, short
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
 from ..operators.subsample import Mix, Subsample
@@ -267,6 +267,7 @@ def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:
     """
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression", "gdp_mu")
+    dps = count("dps", dps, upper=MAX_DPS, owner="gdp_mu")
     if tol is not None:  # a positive number, read exactly (floats, Decimal, NumPy scalars)
         tol = param("tol", tol, lower=0, lower_open=True, numeric=True, owner="gdp_mu")
     g = simplify(f)
@@ -278,7 +279,8 @@ def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:
     if f.free_symbols:
         return Functional("gdp_mu", f)
     with mp.workdps(dps + 15):
-        tol_ = mp.mpf(10) ** -5 if tol is None else mp.mpf(sp.N(sp.Rational(tol), dps + 10))
+        # tol may be irrational (sqrt(2)/1000) or tiny (exp(-10**5)): its value at the digits
+        tol_ = mp.mpf(10) ** -5 if tol is None else mp.mpf(sp.Float(sp.N(tol, dps + 10))._mpf_)
         # one deadline for the whole search: its evaluations share it (each opened its own, so
         # a 1 s limit let gdp_mu(Laplace(1)) run for 23 s)
         with budget.call(lambda: f"gdp_mu({short(f)})"):

@@ -11,14 +11,17 @@ built from them.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import sympy as sp
 
-from ..core.errors import TradeOffError
+from ..core.errors import InvalidParameter, TradeOffError
+from ..core.node import TradeOffExpr
+from ..core.validate import count, to_sympy
 from ..numeric.capability import profile_form
-from ..numeric.protocol import evaluate, roc
+from ..numeric.protocol import MAX_DPS, _decimal_string, evaluate, roc
 from ..rewrite.simplify import simplify
 
 __all__ = ["Functional", "defer", "FUNCTIONALS"]
@@ -45,9 +48,15 @@ class Functional(sp.Expr):
 
     def __new__(cls, name: str | sp.Symbol, f: sp.Basic, *args: Any) -> Functional:
         name = name.name if isinstance(name, sp.Symbol) else name
-        if name not in FUNCTIONALS:
-            raise ValueError(f"unknown functional {name!r}")
-        return super().__new__(cls, sp.Symbol(name), f, *map(sp.sympify, args))
+        if not isinstance(name, str) or name not in FUNCTIONALS:
+            raise InvalidParameter("name", name, "one of " + ", ".join(map(repr, FUNCTIONALS)),
+                                   "Functional")
+        if not isinstance(f, TradeOffExpr):
+            raise InvalidParameter("f", f, "a trade-off expression", "Functional")
+        scalars = [a if isinstance(a, TradeOffExpr) else
+                   to_sympy(f"args[{i}]", a, "a real number or a SymPy expression", "Functional")
+                   for i, a in enumerate(args)]
+        return super().__new__(cls, sp.Symbol(name), f, *scalars)
 
     @property
     def name(self) -> str:
@@ -108,7 +117,10 @@ def defer(name: str, template: str) -> Callable[[Callable[..., Any]], Callable[.
 
         def wrapper(f: Any, *args: Any, **kw: Any) -> Any:
             if _has_symbols(f) or any(_has_symbols(a) for a in args):
-                return Functional(name, f, *args)
+                kept = _deferred(func, name, f, args, kw)
+                # symbols in an option (dps, tol) are not parameters: the call refuses them
+                if _has_symbols(f) or any(_has_symbols(a) for a in kept):
+                    return Functional(name, f, *kept)
             return func(f, *args, **kw)
 
         wrapper.__name__ = func.__name__
@@ -118,6 +130,34 @@ def defer(name: str, template: str) -> Callable[[Callable[..., Any]], Callable[.
         return wrapper
 
     return deco
+
+
+def _deferred(func: Callable[..., Any], name: str, f: Any, args: tuple, kw: dict) -> list:
+    """The scalar arguments a :class:`Functional` keeps, checked as far as they can be while
+    symbols have no values: trade-off parameters must be trade-off expressions, ``dps`` a
+    count, every other argument a real scalar (NaN, strings, complex numbers, trade-off
+    functions refused by name). The Functional keeps the arguments before ``dps``; ``dps`` and
+    the options after it are given again to :meth:`Functional.value`."""
+    sig = inspect.signature(func)
+    bound = sig.bind(f, *args, **kw)  # a wrong call raises TypeError here, as it would below
+    kept: list = []
+    before_dps = True
+    for i, (pname, value) in enumerate(bound.arguments.items()):
+        if pname == "dps":
+            before_dps = False
+            if value is not None:
+                count("dps", value, upper=MAX_DPS, owner=name)
+            continue
+        if "TradeOff" in str(sig.parameters[pname].annotation):
+            if not isinstance(value, TradeOffExpr):
+                raise InvalidParameter(pname, value, "a trade-off expression", name)
+        elif isinstance(value, str) and before_dps:  # a level spelled as text ("1e-5")
+            value = _decimal_string(value, pname, "a real number or a SymPy expression")
+        elif before_dps or value is not None:
+            value = to_sympy(pname, value, "a real number or a SymPy expression", name)
+        if before_dps and i > 0:
+            kept.append(value)
+    return kept
 
 
 def _has_symbols(x: Any) -> bool:

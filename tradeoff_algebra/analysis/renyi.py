@@ -172,7 +172,7 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
     """
     if dps is not None:
         dps = count("dps", dps, upper=MAX_DPS, owner="renyi")
-    check_functional_args(f, dps, "renyi")
+    check_functional_args(f, dps, "renyi", estimate)
     a = order_param(order)
     if dps is not None and a.free_symbols:
         raise InvalidParameter("order", order, "a number in (0, oo] for a numeric value",

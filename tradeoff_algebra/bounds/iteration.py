@@ -19,13 +19,13 @@ element processed at step t of n, a_i = 2 eta L/(n - t + 1) on the remaining ste
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
 
 from ..core.errors import InvalidParameter
-from ..core.validate import param
+from ..core.validate import items, param
 from ..notions import zCDP
 
 __all__ = ["iteration_zcdp", "noisy_sgd_iteration_zcdp"]
@@ -33,10 +33,7 @@ __all__ = ["iteration_zcdp", "noisy_sgd_iteration_zcdp"]
 
 def _sequence(name: str, value: Any, what: str) -> list:
     """``value`` as a list (a sequence of numbers), else InvalidParameter naming ``name``."""
-    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
-        raise InvalidParameter(name, value, f"a sequence of {what} (numbers >= 0)",
-                               "iteration_zcdp")
-    return list(value)
+    return items(name, value, f"a sequence of {what} (numbers >= 0)", "iteration_zcdp")
 
 
 def iteration_zcdp(a: Sequence, sigma: Any | Sequence, s: Sequence | None = None) -> zCDP:

@@ -92,6 +92,17 @@ PROP64_COUNTEREXAMPLE = (
 
 
 # -- validation ------------------------------------------------------------------------------------
+def _pair(P: Any, Q: Any, i: str, owner: str) -> Discrete:
+    """``Discrete(P, Q)`` of the i-th pair, its errors naming ``P{i}``/``Q{i}``."""
+    try:
+        return Discrete(P, Q)
+    except InvalidParameter as exc:
+        name = exc.name
+        if name[:1] in ("P", "Q"):
+            name = name[0] + i + name[1:]
+        raise InvalidParameter(name, exc.value, exc.allowed, owner, exc.hint) from None
+
+
 def _level(name: str, w: Any, owner: str, upper: Any = 1) -> sp.Expr:
     return param(name, w, lower=0, upper=upper, owner=owner)
 
@@ -625,7 +636,7 @@ def advanced_joint_concavity(P1: Sequence, Q1: Sequence, P2: Sequence, Q2: Seque
     ``SymmetricHull(PiecewiseLinear(...))``. The paper assumes T(P_i, Q_i) symmetric.
     """
     owner = "advanced_joint_concavity"
-    d1, d2 = Discrete(P1, Q1), Discrete(P2, Q2)
+    d1, d2 = _pair(P1, Q1, "1", owner), _pair(P2, Q2, "2", owner)
     if len(d1.Q) != len(d2.Q):
         raise InvalidParameter("P2", P2, f"distributions on the same {len(d1.P)} outcomes as "
                                "P1", owner)
@@ -634,7 +645,10 @@ def advanced_joint_concavity(P1: Sequence, Q1: Sequence, P2: Sequence, Q2: Seque
     if (gamma is None) != (eta is None):
         raise InvalidParameter("eta" if eta is None else "gamma", None,
                                "both gamma and eta, or neither", owner)
-    if gamma is None or (sp.sympify(gamma) == w and sp.sympify(eta) == w):
+    if gamma is not None:  # numbers first (the comparisons below sympified anything)
+        gamma = param("gamma", gamma, lower=0, upper=1, owner=owner)
+        eta = param("eta", eta, lower=0, upper=1, owner=owner)
+    if gamma is None or (gamma == w and eta == w):
         Q = [(1 - w) * q1 + w * q2 for q1, q2 in zip(d1.Q, d2.Q, strict=True)]
         k1 = _frac_knots(Discrete(Q, list(d1.P)))
         k2 = _frac_knots(Discrete(Q, list(d2.P)))

@@ -46,7 +46,7 @@ import sympy as sp
 from ..core.citations import Paper
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
-from ..core.validate import count, fuzzy_ge, fuzzy_gt, fuzzy_le, param
+from ..core.validate import count, flag, fuzzy_ge, fuzzy_gt, fuzzy_le, items, param
 from ..families.epsdelta import EpsDelta
 from ..numeric.arb_expr import closed_value
 from ..numeric.protocol import MAX_DPS, certified, num
@@ -71,8 +71,8 @@ def _params(owner: str, eps0: Any, n: Any) -> tuple[sp.Expr, sp.Expr]:
     return e0, m
 
 
-def _delta_param(owner: str, delta: Any) -> sp.Expr:
-    return param("delta", delta, lower=0, upper=1, lower_open=True, owner=owner)
+def _delta_param(owner: str, delta: Any, name: str = "delta") -> sp.Expr:
+    return param(name, delta, lower=0, upper=1, lower_open=True, owner=owner)
 
 
 def _np(e0: sp.Expr, n: sp.Expr) -> sp.Expr:
@@ -162,6 +162,7 @@ def fmt_epsilon(eps0: Any, n: Any, delta: Any, *, dps: int | None = None,
     Wang et al.'s Table 2 prints for [23] where the hypothesis fails. ``0 < delta <= 1``.
     """
     owner = "fmt_epsilon"
+    fallback = flag("fallback", fallback, owner)
     e0, m = _params(owner, eps0, n)
     d = _delta_param(owner, delta)
     if not _check_hypothesis(owner, e0, m, d):
@@ -270,12 +271,13 @@ def fmt_tradeoff(eps0: Any, n: Any, deltas: Any) -> TradeOff:
     """
     owner = "fmt_tradeoff"
     ds = [deltas] if not isinstance(deltas, Iterable) or isinstance(deltas, str) \
-        else list(deltas)
+        or getattr(deltas, "ndim", None) == 0 \
+        else items("deltas", deltas, "one delta in (0, 1] or a sequence of them", owner)
     if not ds:
         raise InvalidParameter("deltas", deltas, "at least one delta in (0, 1]", owner)
     parts = []
-    for d in ds:
-        dd = _delta_param(owner, d)
+    for i, d in enumerate(ds):
+        dd = _delta_param(owner, d, "deltas" if len(ds) == 1 and d is deltas else f"deltas[{i}]")
         try:
             parts.append(EpsDelta(fmt_epsilon(eps0, n, dd), dd))
         except InvalidParameter as exc:

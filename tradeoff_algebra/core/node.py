@@ -106,6 +106,13 @@ def tex(obj: Any, **settings: Any) -> str:
     return _LatexPrinter(settings).doprint(obj)
 
 
+def _not_a_factor(other: Any) -> InvalidParameter:
+    """``f @ other`` with ``other`` not a trade-off function: one clear error (Python's
+    "unsupported operand" TypeError did not say what a factor must be)."""
+    return InvalidParameter("f", other, "a trade-off function on both sides of @ (G(1), "
+                            "EpsDelta(1, 0), ...)", "@")
+
+
 def check_alpha(alpha: Any) -> sp.Expr:
     """Validate a type-I error level: a number in [0, 1] or a symbol (three-valued)."""
     return param("alpha", alpha, lower=0, upper=1)
@@ -220,17 +227,20 @@ class TradeOff(TradeOffExpr):
     #: True on nodes that compose as mechanisms (``operators.mechanism.AddRemove``): a product
     #: with one of them on the right is theirs to build.
     _composes_as_mechanism = False
+    #: NumPy defers its binary operators to these nodes (``np.float64(1) @ f`` reaches
+    #: ``__rmatmul__`` and its clear error instead of failing inside numpy.matmul).
+    __array_ufunc__ = None
 
     def __matmul__(self, other: TradeOff) -> TradeOff:
         if not isinstance(other, TradeOff):
-            return NotImplemented
+            raise _not_a_factor(other)
         if other._composes_as_mechanism and not self._composes_as_mechanism:
             return other.__rmatmul__(self)
         return _op("Tensor")(self, other)
 
     def __rmatmul__(self, other: TradeOff) -> TradeOff:
         if not isinstance(other, TradeOff):
-            return NotImplemented
+            raise _not_a_factor(other)
         return _op("Tensor")(other, self)
 
     def __pow__(self, n: Any) -> TradeOff:

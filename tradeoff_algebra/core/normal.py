@@ -7,6 +7,9 @@ tails (the mpmath kernels live in :mod:`tradeoff_algebra.numeric.normal`).
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import sympy as sp
 from sympy import S, exp, pi, sqrt
 
@@ -42,6 +45,27 @@ def _evalf_with(kernel_name: str, arg: sp.Expr, prec: int):
     return sp.Float._new(v, prec)
 
 
+def _argument(owner: str, name: str, allowed: str, args: tuple) -> tuple:
+    """The argument of Phi or PhiInv, checked where it enters: anything that is not a SymPy
+    object goes through :func:`~.validate.to_sympy` (NaN, booleans, strings, complex numbers
+    and containers raise :class:`InvalidParameter` instead of failing inside SymPy or giving
+    ``nan``). SymPy expressions pass as they are, with SymPy's conventions (``Phi(nan)`` is
+    ``nan``: closed forms hold it in Piecewise branches that are never taken); SymPy objects
+    that are not expressions (``true``, sets) are refused."""
+    from .validate import to_sympy
+
+    if len(args) != 1:
+        return args
+    x = args[0]
+    if isinstance(x, (float, np.floating)) and math.isinf(x):
+        x = S.Infinity if x > 0 else S.NegativeInfinity  # as sympify reads it
+    if not isinstance(x, sp.Basic):
+        return (to_sympy(name, x, allowed, owner),)
+    if not isinstance(x, sp.Expr):
+        raise InvalidParameter(name, x, allowed, owner, "Expected a scalar expression")
+    return args
+
+
 def prec_to_dps(prec: int) -> int:
     return max(1, int(round(int(prec) / 3.3219280948873626) - 1))
 
@@ -51,8 +75,14 @@ class Phi(sp.Function):
 
     nargs = 1
 
+    def __new__(cls, *args, **options):
+        return super().__new__(cls, *_argument("Phi", "x", "a real number or -oo, oo", args),
+                               **options)
+
     @classmethod
     def eval(cls, x):
+        if x is S.NaN:
+            return S.NaN
         if x is S.Zero:
             return S.Half
         if x is S.Infinity:
@@ -92,8 +122,14 @@ class PhiInv(sp.Function):
 
     nargs = 1
 
+    def __new__(cls, *args, **options):
+        return super().__new__(cls, *_argument("PhiInv", "p", "a real number in [0, 1]", args),
+                               **options)
+
     @classmethod
     def eval(cls, p):
+        if p is S.NaN:
+            return S.NaN
         if p is S.Half:
             return S.Zero
         if p is S.Zero:
@@ -102,7 +138,8 @@ class PhiInv(sp.Function):
             return S.Infinity
         if isinstance(p, Phi):
             return p.args[0]
-        if p.is_number and p.is_extended_real and (p.is_negative or (p - 1).is_positive):
+        if p.is_number and p.is_extended_real and (p.is_extended_negative
+                                                   or (p - 1).is_extended_positive):
             raise InvalidParameter("p", p, "a real number in [0, 1]", "PhiInv")
 
     def fdiff(self, argindex=1):

@@ -147,6 +147,15 @@ def bind_hook(kind: str, cls: type, adapter: Callable[[Any, Callable], Any]) -> 
 
 def rules(cls: type | None = None, relation: str | None = None) -> list[Rule]:
     """The registered rules, optionally for one node class and/or one relation."""
+    from .errors import InvalidParameter
+    from .node import TradeOffExpr
+    from .validate import choice
+
+    if relation is not None:
+        choice("relation", relation, RELATIONS, "rules")
+    if cls is not None and not (isinstance(cls, type) and issubclass(cls, TradeOffExpr)):
+        raise InvalidParameter("cls", cls, "None or a node class (G, Mix, TensorPower, ...)",
+                               "rules")
     out = [r for c, lst in _REGISTRY.items() if cls is None or c is cls for r in lst]
     return [r for r in out if relation is None or r.relation == relation]
 

@@ -8,15 +8,22 @@ Whatever a user passes, validation either returns a SymPy expression or raises
 out of SymPy or mpmath. Refused, with the reason in the message:
 
 * strings, bytes, booleans, ``None`` and anything that is not a real scalar (complex numbers,
-  even with a zero imaginary part, containers, arrays, sets, arbitrary objects);
+  even with a zero imaginary part, Python's, NumPy's and mpmath's, containers, arrays, sets,
+  arbitrary objects; a 0-d NumPy array is read as the number it holds);
 * SymPy Floats whose exact binary rational (every Float is taken as the rational it holds)
   would need more than a million bits, such as ``Float("1e-400000")``;
-* NaN, and +-infinity unless the caller allows it;
+* NaN of every float type (Python, NumPy, Decimal, mpmath, SymPy), and +-infinity unless
+  the caller allows it;
 * numbers too large to compare with a bound in reasonable time: a number containing ``exp(x)``
   (or ``b**x``) whose exponent may exceed ``10**100`` in absolute value
   (:data:`MAX_EXP_ARG_LOG10`), e.g. ``exp(10**1000)``, ``exp(exp(10**100))``; SymPy decides
   the sign of such numbers by evaluating them, which takes seconds to hours, or overflows;
 * numbers whose comparison with a bound fails inside SymPy/mpmath (the failure is named).
+
+Options that are not numbers are read by the same module: :func:`flag` (``True``/``False``
+only: a truthy string would switch an option on), :func:`choice` (one of a few words) and
+:func:`items` (a sequence read once into a list: a 0-d NumPy array, a string or a number is
+refused by name instead of failing in iteration).
 
 Symbolic values stay three-valued: when SymPy cannot decide a condition on an expression with
 free symbols (even by failing), the condition is unknown and passes; ``numeric=True`` refuses
@@ -26,9 +33,10 @@ free symbols where a number is needed (a tolerance, a target, a search range), a
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 import mpmath
 import numpy as np
@@ -37,8 +45,9 @@ from sympy import S
 
 from .errors import InvalidParameter
 
-__all__ = ["param", "count", "fuzzy_ge", "fuzzy_le", "fuzzy_gt", "fuzzy_lt", "is_number",
-           "to_sympy", "MAX_EXP_ARG_LOG10", "mpf_rational", "probability_vector"]
+__all__ = ["param", "count", "flag", "choice", "items", "fuzzy_ge", "fuzzy_le", "fuzzy_gt",
+           "fuzzy_lt", "is_number", "to_sympy", "MAX_EXP_ARG_LOG10", "mpf_rational",
+           "probability_vector"]
 
 #: A number is refused when it contains ``exp(x)`` or ``b**x`` with ``|x|`` possibly above
 #: ``10**MAX_EXP_ARG_LOG10`` (a crude upper bound, see :func:`_log10_bound`): deciding its sign
@@ -170,7 +179,10 @@ def _failure(exc: BaseException) -> str:
 
 def mpf_rational(x) -> sp.Rational:
     """The exact binary rational a finite mpf holds, with its sign (``man_exp`` gives the
-    mantissa without it)."""
+    mantissa without it); +-inf and NaN give SymPy's ``oo``, ``-oo`` and ``nan`` (their
+    ``man_exp`` has mantissa 0: they were read as 0, so ``RDP.of(Zero)`` was ``{2: 0}``)."""
+    if not mpmath.isfinite(x):
+        return S.NaN if mpmath.isnan(x) else (S.Infinity if x > 0 else S.NegativeInfinity)
     man, exp = x.man_exp
     r = sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
     return -r if x < 0 else r
@@ -194,16 +206,21 @@ def to_sympy(name: str, value: object, allowed: str, owner: str | None = None) -
 
 
 def _to_sympy(name: str, value: object, allowed: str, owner: str | None) -> sp.Expr:
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]  # a 0-d array is the NumPy scalar it holds
     if isinstance(value, (str, bytes, bytearray, memoryview, bool, np.bool_)) or value is None:
         raise InvalidParameter(name, value, allowed, owner,
                                "Pass a number or a SymPy expression, not "
                                f"{type(value).__name__}")
-    if isinstance(value, (complex, np.complexfloating)):
+    if isinstance(value, (complex, np.complexfloating, mpmath.mpc)):
         raise InvalidParameter(name, value, allowed, owner,
                                "The value must be real (a complex number is refused even with "
                                "a zero imaginary part)")
-    if isinstance(value, numbers.Real) and not isinstance(value, sp.Basic):
-        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+    if isinstance(value, (numbers.Real, decimal.Decimal)) and not isinstance(value, sp.Basic):
+        # NaN of every float type (float32 NaN used to fail in sympify); a float infinity
+        # (read as oo only where param allows it)
+        if (isinstance(value, (float, np.floating, decimal.Decimal))
+                and (math.isnan(value) or math.isinf(value))):
             raise InvalidParameter(name, value, allowed, owner)
     if isinstance(value, mpmath.mpf) and mpmath.isfinite(value):
         # an mpf is the exact binary rational it holds (sympify would round it to the global
@@ -240,6 +257,13 @@ def _to_sympy(name: str, value: object, allowed: str, owner: str | None) -> sp.E
     return v
 
 
+def _is_nan(value: object) -> bool:
+    try:
+        return math.isnan(value)  # type: ignore[arg-type]
+    except Exception:  # a signalling Decimal NaN
+        return True
+
+
 def _decide(cond: Callable[[], bool | None], v: sp.Expr, name: str, value: object,
             allowed: str, owner: str | None) -> bool | None:
     """Run a three-valued check; a failure inside SymPy is "unknown" for an expression with
@@ -270,8 +294,8 @@ def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool 
     if numeric:
         allowed = allowed.replace("a real number in", "a number in").replace(
             "an integer in", "an integer (a number) in")
-    if (allow_infinite and isinstance(value, (float, np.floating))
-            and not isinstance(value, bool) and math.isinf(value)):
+    if (allow_infinite and isinstance(value, (float, np.floating, decimal.Decimal))
+            and not isinstance(value, bool) and not _is_nan(value) and math.isinf(value)):
         value_ = sp.oo if value > 0 else -sp.oo
         v = to_sympy(name, value_, allowed, owner)
     else:
@@ -318,6 +342,41 @@ def count(name: str, value: object, *, lower: int = 1, upper: int | None = None,
         raise InvalidParameter(name, value, allowed, owner,
                                f"Pass an integer, not {type(value).__name__}")
     return int(param(name, int(value), lower=lower, upper=upper, integer=True, owner=owner))
+
+
+def flag(name: str, value: object, owner: str | None = None) -> bool:
+    """A yes/no option: ``True`` or ``False`` (a NumPy bool too). Anything else (``"no"``,
+    ``0``, ``None``, an array) raises :class:`InvalidParameter`: a truthy string would
+    otherwise silently switch the option on."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidParameter(name, value, "True or False", owner)
+
+
+def choice(name: str, value: object, options: tuple[str, ...], owner: str | None = None) -> str:
+    """One of the words ``options`` (compared as strings, so that an array or a symbol is
+    refused by name instead of failing inside ``in``)."""
+    if not isinstance(value, str) or value not in options:
+        words = [repr(o) for o in options]
+        allowed = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+        raise InvalidParameter(name, value, allowed, owner)
+    return value
+
+
+def items(name: str, value: object, allowed: str, owner: str | None = None,
+          hint: str | None = None, mapping: bool = False) -> list:
+    """The entries of a sequence parameter as a list: strings, bytes, non-iterables, 0-d
+    NumPy arrays and (unless ``mapping``) mappings raise :class:`InvalidParameter`, as does an
+    iterable that fails while it is read; a mapping gives its ``(key, value)`` pairs."""
+    refused = (str, bytes, bytearray) if mapping else (str, bytes, bytearray, Mapping)
+    if (isinstance(value, refused) or not isinstance(value, Iterable)
+            or (isinstance(value, np.ndarray) and value.ndim == 0)):
+        raise InvalidParameter(name, value, allowed, owner, hint)
+    try:
+        return list(value.items()) if isinstance(value, Mapping) else list(value)
+    except Exception as exc:
+        raise InvalidParameter(name, value, allowed, owner,
+                               f"Reading its entries failed with {type(exc).__name__}") from None
 
 
 #: A float probability vector within this of summing to 1 is rescaled exactly by its sum.

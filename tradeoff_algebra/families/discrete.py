@@ -24,7 +24,6 @@ of 1), the knots are computed exactly and then rounded to double precision.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -34,7 +33,7 @@ from sympy import S, Tuple
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
-from ..core.validate import param
+from ..core.validate import items, param
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value
 from .piecewise import PiecewiseLinear, as_fraction, knots_delta, same_function, to_rational
@@ -83,9 +82,7 @@ def _fast_distribution(name: str, xs: list) -> list[sp.Expr] | None:
 def _distribution(name: str, dist: Any) -> list[sp.Expr]:
     """Sympify and validate one finite distribution (entries in [0, 1] summing to 1)."""
     allowed = "a finite probability distribution: a non-empty sequence of numbers >= 0 with sum 1"
-    if isinstance(dist, (str, bytes)) or not isinstance(dist, Iterable):
-        raise InvalidParameter(name, dist, allowed, _OWNER, "Pass e.g. [1/2, 1/4, 1/4]")
-    xs = list(dist)
+    xs = items(name, dist, allowed, _OWNER, "Pass e.g. [1/2, 1/4, 1/4]")
     if not xs:
         raise InvalidParameter(name, dist, allowed, _OWNER, "The outcome set is empty")
     if len(xs) > MAX_OUTCOMES:

@@ -49,7 +49,7 @@ from ..core.citations import DRS
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.rules import rule
-from ..core.validate import to_sympy
+from ..core.validate import items, to_sympy
 from ..numeric.context import mp, thread_cache
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.protocol import exact_value, mp_roc, mp_value, np_value, num
@@ -243,6 +243,10 @@ class PiecewiseLinear(TradeOff):
     """
 
     def __new__(cls, knots: Any):
+        # read once (a generator would be used up by the fast route), refused by name when it
+        # is not a sequence (a 0-d array failed inside iteration with TypeError)
+        knots = items("knots", knots, "a sequence of at least two (alpha, value) pairs",
+                      _OWNER, "Pass e.g. [(0, 1), (1/2, 1/4), (1, 0)]")
         fast = _fast_knots(knots)
         if fast is not None:  # numbers only, valid: checked and canonicalised in Fractions
             return TradeOff.__new__(cls, Tuple(*(Tuple(a, v) for a, v in fast)))

@@ -28,8 +28,8 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter
-from ..core.validate import param
+from ..core.errors import InvalidParameter, brief
+from ..core.validate import choice, flag, param
 from ..families.epsdelta import EpsDelta
 from .base import Notion
 
@@ -91,7 +91,7 @@ def advanced_composition(eps: Any, delta: Any, k: Any, delta_prime: Any, *,
     k = param("k", k, lower=1, integer=True, owner="advanced_composition")
     dp = param("delta_prime", delta_prime, lower=0, upper=1, lower_open=True,
                owner="advanced_composition")
-    c = sp.S.Half if improved else sp.S.One
+    c = sp.S.Half if flag("improved", improved, "advanced_composition") else sp.S.One
     eps_k = sp.sqrt(2 * k * sp.log(1 / dp)) * e + c * k * e * (sp.exp(e) - 1)
     return ApproxDP(eps_k, sp.Min(1, k * d + dp))
 
@@ -113,9 +113,9 @@ def sampling_rate(eps_star: Any, eps: Any, *, form: str = "tight") -> sp.Expr:
     q = param("eps_star", eps_star, lower=0, lower_open=True, owner="sampling_rate")
     e = param("eps", eps, lower=0, owner="sampling_rate")
     if (e > q) is sp.true:
-        raise InvalidParameter("eps", eps, f"a number in [0, eps_star] = [0, {q}]",
+        raise InvalidParameter("eps", eps, f"a number in [0, eps_star] = [0, {brief(q)}]",
                                "sampling_rate")
-    if form == "tight":
+    if choice("form", form, ("tight", "bbkn"), "sampling_rate") == "tight":
         return (sp.exp(e) - 1) / (sp.exp(q) - 1)
     if form == "bbkn":
         return (sp.exp(e) - 1) / (sp.exp(q) + sp.exp(e) - sp.exp(e - q) - 1)

@@ -35,7 +35,7 @@ Tail bounds of the privacy loss Z (Dwork, Sec. 4.3): ``tail_bound(t)`` bounds Pr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import sympy as sp
@@ -43,8 +43,9 @@ from mpmath.libmp import to_rational
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
-from ..core.errors import InvalidParameter
-from ..core.validate import count, param
+from ..core.errors import InvalidParameter, NumericalError, brief
+from ..core.validate import count, fuzzy_gt, param
+from ..core.validate import items as _items
 from ..families.renyi_region import RenyiRegion
 from ..numeric.context import lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num
@@ -55,6 +56,10 @@ from .base import Notion
 __all__ = ["RDP", "zCDP", "tCDP", "rdp_to_epsilon", "rdp_to_delta", "METHODS"]
 
 METHODS = ("balle", "mironov", "optimal")
+#: Largest eps at which ``RDP.delta`` computes: the conversions take e^eps to the working
+#: precision, which costs seconds beyond 10^1000 and minutes at exp(10^5).
+MAX_DELTA_EPS = sp.Integer(10) ** 1000
+
 #: Orders used where a curve given as a function must be sampled (``to_tradeoff``).
 DEFAULT_ORDERS = tuple(sp.Rational(x) for x in (
     "5/4", "3/2", "7/4", "2", "5/2", "3", "4", "5", "6", "8", "10", "12", "16", "20", "24", "32",
@@ -76,9 +81,7 @@ def _dps(dps: Any, owner: str) -> int:
 def _order_list(orders: Any, owner: str) -> list:
     """``orders`` as a non-empty list of orders a > 1 (``oo`` allowed), each checked."""
     allowed = "a non-empty sequence of orders > 1, such as [2, 4, 8]"
-    if isinstance(orders, (str, bytes, bytearray, Mapping)) or not isinstance(orders, Iterable):
-        raise InvalidParameter("orders", orders, allowed, owner)
-    items = list(orders)
+    items = _items("orders", orders, allowed, owner)
     if not items:
         raise InvalidParameter("orders", orders, allowed, owner)
     return [param(f"orders[{i}]", a, lower=1, lower_open=True, owner=owner,
@@ -284,6 +287,9 @@ class RDP(Notion):
         _numeric(self, "RDP.delta")
         e = param("eps", eps, lower=0, owner="RDP.delta", numeric=True)
         dps = _dps(dps, "RDP.delta")
+        if fuzzy_gt(e, MAX_DELTA_EPS):
+            raise NumericalError(f"RDP.delta at eps = {brief(e)}: numeric values are available "
+                                 "for eps <= 10^1000 (MAX_DELTA_EPS)")
         if _check_method(method) == "optimal":
             return _delta(self.to_tradeoff(orders), e, dps=dps)
         expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps)
@@ -457,7 +463,7 @@ class zCDP(_RenyiBound):
         """eps at delta: ``method="bun_steinke"`` gives xi + rho + 2 sqrt(rho log(1/delta))
         (Bun & Steinke 2016, Prop. 3; = "mironov" at its best order); otherwise the RDP
         conversion at its best order."""
-        if method == "bun_steinke":
+        if isinstance(method, str) and method == "bun_steinke":
             _numeric(self, "zCDP.epsilon")
             d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="zCDP.epsilon",
                       numeric=True)

@@ -43,7 +43,7 @@ from ..core.errors import (
     ToleranceWarning,
 )
 from ..core.node import NUMERIC, TradeOff
-from ..core.validate import mpf_rational
+from ..core.validate import flag, mpf_rational
 from . import budget
 from .context import MPF, mp
 from .value import CertifiedPair, Value, dps_to_prec
@@ -660,6 +660,7 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
     an :class:`EstimateWarning` counts the levels whose bounds are estimates.
     """
     _prepare(f, 15)
+    bounds = flag("bounds", bounds, "curve")
     x = _curve_levels(alphas)
     # one deadline for the whole call: the grid and every certified point inside share it
     with budget.call(lambda: f"curve({short(f)}, {x.size} levels)"):

@@ -23,11 +23,14 @@ A value built from others carries the weakest of their guarantees (:func:`weakes
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import mpmath
 import sympy as sp
 from mpmath.libmp import (
+    finf,
+    fninf,
     from_rational,
     mpf_pos,
     round_ceiling,
@@ -36,6 +39,8 @@ from mpmath.libmp import (
     to_rational,
 )
 
+from ..core.errors import InvalidParameter, brief
+from ..core.validate import choice, param
 from .context import MPF, mp
 
 __all__ = ["Value", "dps_to_prec", "GUARANTEES", "weakest", "CertifiedPair"]
@@ -64,14 +69,35 @@ def dps_to_prec(dps: int) -> int:
     return int(dps * 3.3219280948873626) + 4
 
 
-def _round(x: MPF, prec: int, rnd) -> MPF:
+def _round(x: MPF, prec: int, rnd, name: str = "x", owner: str = "Value") -> MPF:
     """``x`` rounded to ``prec`` bits in direction ``rnd``, whatever the ambient mpmath context.
 
-    (``mpmath.mpf(...)`` would round a second time, to the context's precision.)
+    (``mpmath.mpf(...)`` would round a second time, to the context's precision.) A number
+    that is not an mpf is read by the validator (NaN, booleans, strings and complex numbers
+    raise :class:`InvalidParameter` naming ``name``) and rounded from its exact rational.
     """
     if not isinstance(x, MPF):
-        x = mp.mpf(x)
+        r = param(name, x, numeric=True, allow_infinite=True, owner=owner)
+        if r.is_infinite:
+            return mpmath.mp.make_mpf(finf if r > 0 else fninf)
+        if not r.is_Rational:
+            raise InvalidParameter(name, x, "an mpf or a rational number", owner,
+                                   "Evaluate an irrational number to an mpf first")
+        return mpmath.mp.make_mpf(from_rational(int(r.p), int(r.q), prec, rnd))
     return mpmath.mp.make_mpf(mpf_pos(x._mpf_, prec, rnd))  # the public class; no rounding
+
+
+#: Most digits a Value holds (computations ask for at most ``protocol.MAX_DPS`` = 10^4; a
+#: Value of 2^64 digits could not be printed).
+MAX_VALUE_DPS = 100_000
+
+
+def _check_dps(dps, owner: str) -> int:
+    """A Value's digits: an integer in [1, MAX_VALUE_DPS] (checked before ``dps_to_prec``)."""
+    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) \
+            or not 1 <= dps <= MAX_VALUE_DPS:
+        raise InvalidParameter("dps", dps, f"an integer in [1, {MAX_VALUE_DPS}]", owner)
+    return int(dps)
 
 
 def _as_rational(x) -> sp.Rational:
@@ -97,27 +123,47 @@ class Value:
     guarantee: str = "estimate"
 
     def __post_init__(self):
-        if self.guarantee not in GUARANTEES:
-            raise ValueError(f"guarantee {self.guarantee!r} is not one of {GUARANTEES}")
+        # the constructor takes mpf numbers (Value.point, .enclosure and .from_exact build one
+        # from any number): an int or a float failed later, when the Value was printed
+        for name in ("lo", "hi", "mid"):
+            x = getattr(self, name)
+            if not isinstance(x, MPF) or mpmath.isnan(x):
+                raise InvalidParameter(name, x, "an mpmath mpf that is not NaN", "Value",
+                                       "Value.point, Value.enclosure and Value.from_exact "
+                                       "build a Value from other numbers")
+        _check_dps(self.dps, "Value")
+        if not self.lo <= self.hi:
+            raise InvalidParameter("lo", self.lo, f"a number <= hi = {brief(self.hi)}", "Value",
+                                   "An enclosure [lo, hi] needs lo <= hi")
+        if not isinstance(self.guarantee, str) or self.guarantee not in GUARANTEES:
+            raise InvalidParameter("guarantee", self.guarantee,
+                                   " or ".join(map(repr, GUARANTEES)), "Value")
         if (self.exact is not None) != (self.guarantee == "exact"):
-            raise ValueError("a Value is exact exactly when it holds its rational")
+            raise InvalidParameter("exact", self.exact, "a rational exactly when guarantee is "
+                                   "'exact' (a Value is exact exactly when it holds its "
+                                   "rational)", "Value")
 
     @classmethod
     def point(cls, x, dps: int, guarantee: str = "estimate") -> Value:
         """A value to ``dps`` digits (lo = hi = mid): ``"certified"`` only where a ball proved
         the digits."""
-        r = _round(x, dps_to_prec(dps), round_nearest)
+        if isinstance(x, MPF) and mpmath.isnan(x):
+            raise InvalidParameter("x", x, "an mpf that is not NaN", "Value.point")
+        r = _round(x, dps_to_prec(_check_dps(dps, "Value.point")), round_nearest,
+                   owner="Value.point")
         return cls(r, r, r, dps, guarantee=guarantee)
 
     @classmethod
     def enclosure(cls, lo, hi, dps: int, mid=None, guarantee: str = "estimate") -> Value:
         """An enclosure; ``lo`` is rounded down and ``hi`` up to ``dps`` digits:
         ``"certified"`` only where exact or Arb ball arithmetic proved both ends."""
-        prec = dps_to_prec(dps)
-        lo_r, hi_r = _round(lo, prec, round_floor), _round(hi, prec, round_ceiling)
+        prec = dps_to_prec(_check_dps(dps, "Value.enclosure"))
+        lo_r = _round(lo, prec, round_floor, "lo", "Value.enclosure")
+        hi_r = _round(hi, prec, round_ceiling, "hi", "Value.enclosure")
         if mid is None:
             with mp.workprec(prec + 10):
-                mid = (mp.mpf(lo) + mp.mpf(hi)) / 2
+                mid = (mp.mpf(lo if isinstance(lo, MPF) else lo_r)
+                       + mp.mpf(hi if isinstance(hi, MPF) else hi_r)) / 2
         return cls(lo_r, hi_r, _round(mid, prec, round_nearest), dps, guarantee=guarantee)
 
     @property
@@ -128,7 +174,7 @@ class Value:
     def weakened(self, guarantee: str) -> Value:
         """This value claiming no more than ``guarantee`` (an exact value keeps its rational
         only while it stays exact)."""
-        g = weakest(self.guarantee, guarantee)
+        g = weakest(self.guarantee, choice("guarantee", guarantee, GUARANTEES, "Value.weakened"))
         if g == self.guarantee:
             return self
         return Value(self.lo, self.hi, self.mid, self.dps, None, g)
@@ -136,8 +182,11 @@ class Value:
     @classmethod
     def from_exact(cls, q: sp.Rational, dps: int) -> Value:
         """An exact rational; lo, hi, mid are its correctly rounded mpf neighbours."""
-        q = sp.Rational(q)
-        prec = dps_to_prec(dps)
+        given = q
+        q = param("q", q, numeric=True, owner="Value.from_exact")  # sp.Rational(nan) was 0
+        if not q.is_Rational:
+            raise InvalidParameter("q", given, "a rational number", "Value.from_exact")
+        prec = dps_to_prec(_check_dps(dps, "Value.from_exact"))
         p_, q_ = int(q.p), int(q.q)
 
         def rounded(rnd):  # correctly rounded from the exact rational, never double-rounded
@@ -172,16 +221,17 @@ class Value:
 
     def contains(self, x) -> bool:
         """Does ``[lo, hi]`` contain ``x``? Compared exactly (mpf, float, int, Rational);
-        other SymPy numbers are evaluated with ``dps + 30`` digits first."""
-        if isinstance(x, MPF):
+        other SymPy numbers are evaluated with ``dps + 30`` digits first; +-oo compares as
+        itself (NaN, booleans and strings raise :class:`InvalidParameter`)."""
+        if isinstance(x, MPF) and mp.isfinite(x):
             r = _as_rational(x)
-        elif isinstance(x, sp.Rational):
-            r = x
-        elif isinstance(x, (int, float)):
-            r = sp.Rational(x)
         else:
-            v = sp.Float(sp.sympify(x).evalf(self.dps + 30), self.dps + 30)
-            r = sp.Rational(*to_rational(v._mpf_))
+            r = param("x", x, numeric=True, allow_infinite=True, owner="Value.contains")
+            if r.is_infinite:
+                return bool(self.lo <= (mp.inf if r > 0 else -mp.inf) <= self.hi)
+            if not r.is_Rational:
+                v = sp.Float(r.evalf(self.dps + 30), self.dps + 30)
+                r = sp.Rational(*to_rational(v._mpf_))
         return _as_rational(self.lo) <= r <= _as_rational(self.hi)
 
     def __float__(self) -> float:

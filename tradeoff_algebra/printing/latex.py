@@ -6,6 +6,7 @@ public entry point and handles values and plain SymPy expressions alike.
 
 from __future__ import annotations
 
+import fractions
 from typing import Any
 
 import sympy as sp
@@ -19,6 +20,8 @@ def latex(obj: Any, **settings: Any) -> str:
     """LaTeX for a trade-off expression, a SymPy expression, a Value or a Derivation."""
     if hasattr(obj, "latex") and not isinstance(obj, sp.Basic):
         return obj.latex()
+    if isinstance(obj, fractions.Fraction):  # SymPy's printer takes it for a SymPy Rational
+        obj = sp.Rational(obj.numerator, obj.denominator)
     return tex(obj, **settings)
 
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter
 from ..core.node import TradeOffExpr, tex
 from ..core.rules import Rule, rules_for
+from ..core.validate import choice
 from ..operators.maxgroup import Group, Max
 from ..operators.shift import Shift
 from ..operators.subsample import Mix, Subsample
@@ -105,11 +105,8 @@ def derive(expr: TradeOffExpr, relation: str = "eq") -> Derivation:
     G(3) @ G(4)
       = G(5)    [gaussian_tensor: Dong, Roth & Su, Cor. 2]
     """
-    if relation == "eq":
+    if choice("relation", relation, ("eq", *BOUND_RELATIONS), "derive") == "eq":
         return derive_identities(expr)
-    if relation not in BOUND_RELATIONS:
-        raise InvalidParameter("relation", relation, "'eq', 'lower', 'upper' or 'approx'",
-                               "derive")
     _check(expr)
     chain = _Chain(expr, relation)
     result = chain.run(expr)
@@ -126,8 +123,7 @@ def bound(expr: TradeOffExpr, relation: str = "lower") -> TradeOffExpr:
     bound says how much privacy f can at most give. Returns the simplified ``expr`` itself when
     no registered bound applies.
     """
-    if relation not in ("lower", "upper"):
-        raise InvalidParameter("relation", relation, "'lower' or 'upper'", "bound")
+    choice("relation", relation, ("lower", "upper"), "bound")
     return derive(expr, relation).result
 
 

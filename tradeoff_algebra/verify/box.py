@@ -15,6 +15,7 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import InvalidParameter
+from ..core.validate import param
 from ..numeric.context import mp
 from .interval import Undecidable, enclose
 
@@ -27,9 +28,10 @@ def _interval(sym: sp.Symbol, spec: Any) -> tuple:
     if isinstance(spec, sp.Interval):
         lo, hi = spec.start, spec.end
     elif isinstance(spec, (tuple, list)) and len(spec) == 2:
-        lo, hi = (sp.sympify(x) for x in spec)
-        if any(isinstance(x, float) and x != x for x in spec):
-            lo = sp.nan
+        # each end a real number or +-oo, read by the validator (NaN, complex numbers, strings
+        # and containers refused by name; a float infinity is oo)
+        lo, hi = (param("over", x, allow_infinite=True, numeric=True, owner="verify")
+                  for x in spec)
     else:
         raise InvalidParameter("over", spec, f"an interval (lo, hi) or a SymPy Interval for {sym}")
     if lo is sp.nan or hi is sp.nan or lo.has(sp.zoo, sp.nan) or hi.has(sp.zoo, sp.nan):
