@@ -212,6 +212,8 @@ CERTIFYING = {
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
     "analysis/distance.py",    # directed rounding of + and - on certified ends
     "families/gaussian.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)
+    "families/epsdelta.py",    # eps(d) = oo for d < delta0 (a proof)
+    "families/trivial.py",     # eps of Id and Zero: 0 or oo exactly
 }
 
 

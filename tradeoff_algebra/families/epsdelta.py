@@ -44,6 +44,7 @@ from ..numeric.protocol import (
     np_value,
     num,
 )
+from ..numeric.value import CertifiedPair
 from .trivial import Id, Zero
 
 __all__ = ["EpsDelta"]
@@ -267,8 +268,8 @@ def _(f, eps):
 @mp_epsilon.register(EpsDelta)
 def _(f, d):
     e0, d0 = num(f.eps, "eps"), num(f.delta, "delta")
-    if d < d0:
-        return mp.inf, mp.inf
+    if d < d0:  # delta(eps) >= delta0 > d for every eps: a proof, not a computation
+        return CertifiedPair(mp.inf, mp.inf)
     E0 = mp.exp(e0)
     if d >= (mp.expm1(e0) + 2 * d0) / (1 + E0):  # delta(0) = TV
         return mp.zero, mp.zero

@@ -23,6 +23,7 @@ from ..numeric.finite import FiniteLoss, finite_loss
 from ..numeric.knots import pl_knots
 from ..numeric.pld_models import delta_part
 from ..numeric.protocol import exact_value, mp_delta, mp_epsilon, mp_roc, mp_value, np_value
+from ..numeric.value import CertifiedPair
 
 __all__ = ["IdTradeOff", "ZeroTradeOff", "Id", "Zero"]
 
@@ -164,8 +165,8 @@ def _(f, eps):
 
 
 @mp_epsilon.register(IdTradeOff)
-def _(f, d):
-    return mp.zero, mp.zero
+def _(f, d):  # delta = 0 everywhere: eps(d) = 0 exactly
+    return CertifiedPair(mp.zero, mp.zero)
 
 
 @mp_delta.register(ZeroTradeOff)
@@ -175,7 +176,8 @@ def _(f, eps):
 
 @mp_epsilon.register(ZeroTradeOff)
 def _(f, d):
-    return (mp.zero, mp.zero) if d >= 1 else (mp.inf, mp.inf)
+    # delta = 1 everywhere: eps(d) = 0 for d >= 1 and +oo below, exactly
+    return CertifiedPair(mp.zero, mp.zero) if d >= 1 else CertifiedPair(mp.inf, mp.inf)
 
 
 @profile_form.register(IdTradeOff)
