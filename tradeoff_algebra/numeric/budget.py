@@ -26,7 +26,8 @@ from typing import Any
 from ..core.errors import InternalError, InvalidParameter, NumericalError, TradeOffError
 from .context import public_mpf
 
-__all__ = ["time_limit", "check", "call", "remaining", "TimeLimitExceeded", "DEFAULT_SECONDS"]
+__all__ = ["time_limit", "check", "call", "remaining", "locked", "TimeLimitExceeded",
+           "DEFAULT_SECONDS"]
 
 #: The time limit of a call when the user set none (seconds).
 DEFAULT_SECONDS = 600.0
@@ -162,3 +163,20 @@ def check(best: Any = None) -> None:
     if d is not None and time.monotonic() > d:
         what = getattr(_local, "what", "computation")
         raise TimeLimitExceeded(what() if callable(what) else what, _local.seconds, best)
+
+
+#: How often (seconds) a thread waiting for a lock checks its deadline.
+LOCK_POLL = 0.05
+
+
+@contextmanager
+def locked(lock: Any) -> Iterator[None]:
+    """Hold ``lock`` (a :class:`threading.Lock` or ``RLock``) for the block, checking the
+    calling thread's deadline while waiting for it: a call queued behind another thread's long
+    section still stops at its own time limit."""
+    while not lock.acquire(timeout=LOCK_POLL):
+        check()
+    try:
+        yield
+    finally:
+        lock.release()

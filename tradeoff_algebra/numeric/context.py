@@ -88,10 +88,13 @@ _ARB_LOCK = threading.RLock()
 @contextmanager
 def arb_precision(prec: int) -> Iterator[None]:
     """Run a section at Arb precision ``prec`` bits, serialised with every other such section
-    (Arb's precision is process-global); the previous precision is restored on exit."""
+    (Arb's precision is process-global); the previous precision is restored on exit. A thread
+    waiting for another's section checks its own deadline meanwhile (``budget.locked``)."""
     from flint import ctx
 
-    with _ARB_LOCK:
+    from .budget import locked  # (budget imports this module)
+
+    with locked(_ARB_LOCK):
         saved = ctx.prec
         ctx.prec = int(prec)
         try:
