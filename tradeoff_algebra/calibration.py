@@ -34,7 +34,7 @@ from .core.errors import InvalidParameter, NumericalError
 from .core.node import TradeOff
 from .core.validate import count, param
 from .numeric.protocol import MAX_DPS, roc
-from .numeric.value import Value
+from .numeric.value import Value, _as_rational
 
 __all__ = ["calibrate", "Calibration"]
 
@@ -151,7 +151,9 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
                                        f"build({_show(x)}) = {f} still holds the symbols "
                                        f"{syms}: substitute values for them")
             v = measure(f)
-            cache[x] = (v, v.hi <= target, v.lo > target)  # (value, meets, fails)
+            # (value, meets, fails), compared exactly: ``mpf <= Rational`` rounds the Rational
+            # at the precision of mpmath's global context (what another thread may have set)
+            cache[x] = (v, _as_rational(v.hi) <= target, _as_rational(v.lo) > target)
         return x, *cache[x]
 
     def step(x, up: bool):

@@ -49,7 +49,8 @@ __all__ = ["from_dp_event"]
 
 def _num(x: Any, name: str) -> sp.Expr:
     try:
-        return sp.Rational(x) if isinstance(x, float) else sp.sympify(x)
+        # (exact: sp.Rational(float) rounds at mpmath's global precision)
+        return sp.Rational(*x.as_integer_ratio()) if isinstance(x, float) else sp.sympify(x)
     except (TypeError, sp.SympifyError) as exc:
         raise InvalidParameter(name, x, "a number", "from_dp_event") from exc
 

@@ -31,7 +31,7 @@ from .families.gaussian import Gaussian
 from .families.laplace import Laplace
 from .numeric.context import mp
 from .numeric.protocol import MAX_DPS
-from .numeric.value import Value
+from .numeric.value import Value, _as_rational
 
 __all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
            "sensitivity_index", "gaussian_sigma"]
@@ -256,9 +256,11 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
 
     def above(mu: sp.Rational) -> bool | None:  # is delta_G(eps) > delta at mu? (None: unsure)
         v = _delta(Gaussian(mu), e, dps=dps + 10)
-        if v.lo > dl:
+        # compared exactly: ``mpf > Rational`` rounds the Rational at the precision of
+        # mpmath's global context (53 bits, or whatever SymPy code in another thread has set)
+        if _as_rational(v.lo) > dl:
             return True
-        if v.hi <= dl:
+        if _as_rational(v.hi) <= dl:
             return False
         return None
 

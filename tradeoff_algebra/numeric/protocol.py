@@ -305,7 +305,8 @@ def as_level(alpha: Any, name: str = "alpha") -> sp.Expr:
     elif isinstance(alpha, (float, np.floating)):
         if math.isnan(alpha) or math.isinf(alpha):
             raise InvalidParameter(name, alpha, allowed)
-        A = sp.Rational(float(alpha))
+        # (exact: sp.Rational(float) rounds at mpmath's global precision)
+        A = sp.Rational(*float(alpha).as_integer_ratio())
     elif isinstance(alpha, fractions.Fraction):
         A = sp.Rational(alpha.numerator, alpha.denominator)
     elif isinstance(alpha, decimal.Decimal):

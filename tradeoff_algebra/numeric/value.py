@@ -178,7 +178,8 @@ class Value:
         elif isinstance(x, sp.Rational):
             r = x
         elif isinstance(x, (int, float)):
-            r = sp.Rational(x)
+            # (exact: sp.Rational(float) rounds at mpmath's global precision)
+            r = sp.Rational(*x.as_integer_ratio())
         else:
             v = sp.Float(sp.sympify(x).evalf(self.dps + 30), self.dps + 30)
             r = sp.Rational(*to_rational(v._mpf_))
