@@ -33,7 +33,8 @@ from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter, NumericalError
 from .core.node import TradeOff
 from .core.validate import count, param
-from .numeric.protocol import MAX_DPS, roc
+from .numeric import budget
+from .numeric.protocol import MAX_DPS, roc, short
 from .numeric.value import Value, _as_rational
 
 __all__ = ["calibrate", "Calibration"]
@@ -106,6 +107,8 @@ def _domain(domain: Any) -> tuple[sp.Expr, sp.Expr]:
     return lo, hi
 
 
+@budget.deadline(lambda a: "calibrate(" + ", ".join(
+    f"{k}={short(v)}" for k, v in a.items() if k not in ("build", "start", "domain")) + ")")
 def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: Any = None,
               tpr: Any = None, fpr: Any = None, advantage: Any = None, start: Any = 1,
               domain: tuple = (0, sp.oo), integer: bool = False,

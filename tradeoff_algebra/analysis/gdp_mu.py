@@ -274,6 +274,7 @@ def gdp_mu_form(g: TradeOff) -> sp.Expr | None:
     return None
 
 
+@budget.deadline(lambda a: f"gdp_mu({short(a['f'])})")
 def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:
     """The smallest mu with f >= G_mu (f is mu-GDP; Dong, Roth & Su, Def. 4).
 

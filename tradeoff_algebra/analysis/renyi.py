@@ -56,7 +56,7 @@ from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.protocol import MAX_DPS, num
+from ..numeric.protocol import MAX_DPS, num, short
 from ..numeric.value import CertifiedPair, Value
 from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
@@ -258,6 +258,7 @@ def _estimate(f: TradeOff, a: sp.Expr, dps: int) -> Value:
     return two_precision_estimate(compute, dps, f"renyi({f}, {a})")
 
 
+@budget.deadline(lambda a: f"renyi({short(a['f'])}, {short(a['order'])})")
 def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
           estimate: bool = False) -> sp.Expr | Value:
     """The Renyi divergence D_a(P || Q) of order ``order`` for f = T(P, Q) (module docstring).

@@ -472,6 +472,15 @@ def _agree(a, b, digits: int) -> bool:
         return abs(a - b) <= mp.mpf(10) ** -digits * max(abs(a), abs(b))
 
 
+def shown_level(x: Any, name: str = "alpha") -> str:
+    """:func:`short` of the level ``x`` as :func:`as_level` reads it (as given if it cannot)."""
+    try:
+        return short(as_level(x, name))
+    except Exception:
+        return short(x)
+
+
+@budget.deadline(lambda a: f"evaluate({short(a['f'])}, {shown_level(a['alpha'])})")
 def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """f(alpha) as a :class:`Value` with ``dps`` correct digits or a guaranteed enclosure."""
     _prepare(f, dps)
@@ -491,6 +500,7 @@ def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})", ("value", f))
 
 
+@budget.deadline(lambda a: f"roc({short(a['f'])}, {shown_level(a['alpha'])})")
 def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """The attacker's power 1 - f(alpha) (TPR at FPR alpha) without cancellation."""
     _prepare(f, dps)
