@@ -78,7 +78,7 @@ from .pld_compose import (
 )
 from .pld_grid import DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, _trim, discretise, grid_step
 from .pld_models import U64, delta_part, leaf_model
-from .pld_profile import leaf_factor
+from .pld_profile import leaf_factor, options_key
 from .protocol import num
 
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
@@ -145,11 +145,34 @@ def _heaviest_atom(leaves: tuple) -> float | None:
     return a
 
 
+_PROFILED: dict = {}
+
+
+def _profile_options(leaves: tuple) -> tuple:
+    """The options the factors without a loss model build their certified profiles with
+    (:func:`.pld_profile.options_key`), or ``()`` when every factor has a loss model."""
+    try:
+        some = _PROFILED[leaves]
+    except KeyError:
+        some = False
+        for f, _ in split_trivial(leaves)[0]:
+            try:
+                leaf_model(f)
+            except NoClosedForm:
+                some = True
+                break
+        if len(_PROFILED) > 256:
+            _PROFILED.clear()
+        _PROFILED[leaves] = some
+    return options_key() if some else ()
+
+
 def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
               max_fft: int | None = None) -> Composed:
     """The composed law of the product of ``leaves`` on the grid of step ``h`` (a power of 2,
     aligned to the factors' atoms by :func:`_aligned_step`), cached."""
-    key = (leaves, h, tau, theta, max_fft)  # (a law beyond max_fft bins is refused)
+    # (a law beyond max_fft bins is refused; one with profile factors depends on their options)
+    key = (leaves, h, tau, theta, max_fft, _profile_options(leaves))
     with _LOCK:
         c = _CACHE.get(key)
     if c is None:

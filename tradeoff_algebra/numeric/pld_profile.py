@@ -162,6 +162,12 @@ def _rtol() -> float:
     return max(options()["tol"] / 2, DEFAULT_RTOL)
 
 
+def options_key() -> tuple:
+    """``(rtol, max_calls, max_seconds)``: what :func:`leaf_factor` builds a profile model
+    with in the calling thread (a law composed from profile factors depends on them)."""
+    return (_rtol(), int(_OPTIONS["max_calls"]), float(_OPTIONS["max_seconds"]))
+
+
 # ------------------------------------------------------------------------------------------------
 # certified node enclosures (cached per trade-off function)
 # ------------------------------------------------------------------------------------------------
