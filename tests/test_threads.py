@@ -181,7 +181,8 @@ def test_a_profile_factor_built_by_several_threads_at_once_is_the_sequential_one
     model: delta(1/2) came back as [0.37243215708938565, 0.37254420673872396] instead of
     [0.37243218226269842, 0.37254420673456839] (with the default budget and three dps). A build
     after another one (another budget or tail level) found the enclosures cached, charged
-    nothing for them and refined further.
+    nothing for them and refined further. And the law composed from one budget's model was
+    cached for every budget.
     Now a build counts the enclosures it uses, cached or not, and one source is built by one
     thread at a time."""
     from tradeoff_algebra.numeric import pld, pld_profile
@@ -205,6 +206,11 @@ def test_a_profile_factor_built_by_several_threads_at_once_is_the_sequential_one
     pld._CACHE.clear()
     pld_profile._MODELS.clear()  # (the node enclosures stay cached)
     assert one(15) == expected  # still the model built from nothing
+    # the composed law is cached per profile options too (another budget read this one's)
+    with ta.profile_options(max_calls=40):
+        other = ta.delta(f, half, dps=15)
+    assert other.hi - other.lo < expected[1] - expected[0]
+    assert one(15) == expected
     cold()
     start = threading.Barrier(3)
 
