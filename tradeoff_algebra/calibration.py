@@ -33,8 +33,9 @@ from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter, NumericalError
 from .core.node import TradeOff
 from .core.validate import count, flag, param
-from .numeric.protocol import MAX_DPS, roc
-from .numeric.value import Value
+from .numeric import budget
+from .numeric.protocol import MAX_DPS, roc, short
+from .numeric.value import Value, _as_rational
 
 __all__ = ["calibrate", "Calibration"]
 
@@ -112,6 +113,8 @@ def _domain(domain: Any) -> tuple[sp.Expr, sp.Expr]:
     return lo, hi
 
 
+@budget.deadline(lambda a: "calibrate(" + ", ".join(
+    f"{k}={short(v)}" for k, v in a.items() if k not in ("build", "start", "domain")) + ")")
 def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: Any = None,
               tpr: Any = None, fpr: Any = None, advantage: Any = None, start: Any = 1,
               domain: tuple = (0, sp.oo), integer: bool = False,
@@ -161,7 +164,9 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
                                        f"build({_show(x)}) = {f} still holds the symbols "
                                        f"{syms}: substitute values for them")
             v = measure(f)
-            cache[x] = (v, v.hi <= target, v.lo > target)  # (value, meets, fails)
+            # (value, meets, fails), compared exactly: ``mpf <= Rational`` rounds the Rational
+            # at the precision of mpmath's global context (what another thread may have set)
+            cache[x] = (v, _as_rational(v.hi) <= target, _as_rational(v.lo) > target)
         return x, *cache[x]
 
     def step(x, up: bool):

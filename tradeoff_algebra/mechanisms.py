@@ -29,9 +29,10 @@ from .core.errors import InvalidParameter
 from .core.validate import choice, count, param
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
+from .numeric import budget
 from .numeric.context import mp
-from .numeric.protocol import MAX_DPS
-from .numeric.value import Value
+from .numeric.protocol import MAX_DPS, short
+from .numeric.value import Value, _as_rational
 
 __all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
            "sensitivity_index", "gaussian_sigma"]
@@ -229,6 +230,8 @@ def sensitivity_index(sensitivity: Any, sigma: Any) -> sp.Expr:
     return d / s
 
 
+@budget.deadline(lambda a: f"gaussian_sigma({short(a['sensitivity'])}, {short(a['eps'])}, "
+                                  f"{short(a['delta'])})")
 def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exact",
                    dps: int = 20) -> Value | sp.Expr:
     """The noise sigma of the Gaussian mechanism for (eps, delta)-DP (module docstring).
@@ -252,10 +255,13 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
     dps = count("dps", dps, upper=MAX_DPS, owner="gaussian_sigma")
 
     def above(mu: sp.Rational) -> bool | None:  # is delta_G(eps) > delta at mu? (None: unsure)
+        budget.check()  # (a closed-form delta checks no deadline itself)
         v = _delta(Gaussian(mu), e, dps=dps + 10)
-        if v.lo > dl:
+        # compared exactly: ``mpf > Rational`` rounds the Rational at the precision of
+        # mpmath's global context (53 bits, or whatever SymPy code in another thread has set)
+        if _as_rational(v.lo) > dl:
             return True
-        if v.hi <= dl:
+        if _as_rational(v.hi) <= dl:
             return False
         return None
 

@@ -206,7 +206,8 @@ def _exact(x: Any, name: str = "value"):
         v = float(x)  # floats, numpy/torch scalars
         if not math.isfinite(v):  # sp.Rational(nan) is 0
             raise ValueError
-        return sp.Rational(v)
+        # (exact: sp.Rational(float) rounds at mpmath's global precision)
+        return sp.Rational(*v.as_integer_ratio())
     except Exception:
         raise InvalidParameter(name, x, allowed, "TradeoffAccountant") from None
 

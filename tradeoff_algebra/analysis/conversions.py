@@ -42,6 +42,7 @@ from ..numeric.protocol import (
     mp_epsilon,
     num,
     short,
+    shown_level,
 )
 from ..numeric.value import CertifiedPair, Value, dps_to_prec
 from ..operators.maxgroup import Max
@@ -67,6 +68,7 @@ def _eps_arg(eps: Any, owner: str, name: str = "eps"):
 
 
 @defer("delta", r"\delta_{{{f}}}\left({args}\right)")
+@budget.deadline(lambda a: f"delta({short(a['f'])}, {short(a['eps'])})")
 def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     """The (eps, delta)-DP profile of f: ``delta(eps) = 1 + f^*(-e^eps)``.
 
@@ -277,6 +279,7 @@ def _search_epsilon(f: TradeOff, target, dps: int):
 
 
 @defer("epsilon", r"\varepsilon_{{{f}}}\left({args}\right)")
+@budget.deadline(lambda a: f"epsilon({short(a['f'])}, {shown_level(a['delta'], 'delta')})")
 def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     """The smallest ``eps >= 0`` such that f-DP implies (eps, delta)-DP.
 
@@ -461,6 +464,7 @@ def _resolved(grid: list, name: str, given: Any) -> list:
     return grid
 
 
+@budget.deadline(lambda a: f"primal_value_lower({short(a['delta_fn'])}, {short(a['alpha'])})")
 def primal_value_lower(delta_fn: Callable | TradeOff, alpha: Any,
                        eps_grid: Sequence[Any], dps: int = 30) -> MPF:
     """A LOWER bound of the Prop. 5 trade-off function ``sup_eps f_{eps,delta(eps)}(alpha)``.
@@ -521,6 +525,7 @@ def _cell_upper(es, vals, i, a, ac, Y):
     return best
 
 
+@budget.deadline(lambda a: f"primal_value({short(a['delta_fn'])}, {short(a['alpha'])})")
 def primal_value(delta_fn: Callable | TradeOff, alpha: Any,
                  eps_grid: Sequence[Any] | None = None, *, eps_max: Any = 50, n: int = 65,
                  delta_inf: Any = 0, dps: int = 30, max_evals: int = 2000) -> Value:

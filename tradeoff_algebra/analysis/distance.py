@@ -25,8 +25,9 @@ import sympy as sp
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import count, fuzzy_lt, param
+from ..numeric import budget
 from ..numeric.context import mp
-from ..numeric.protocol import MAX_DPS, evaluate
+from ..numeric.protocol import MAX_DPS, evaluate, short
 from ..numeric.value import Value, weakest
 from .lazy import defer
 
@@ -53,6 +54,7 @@ def _half(go, gm, fm, ff):
 
 
 @defer("sup_distance", r"\sup_{{\alpha}} \left|{f} - {args}\right|")
+@budget.deadline(lambda a: f"sup_distance({short(a['f'])}, {short(a['g'])})")
 def sup_distance(f: TradeOff, g: TradeOff, dps: int = 20, tol: Any = None) -> Value:
     """Certified enclosure of ``sup_{alpha in [0, 1]} |f(alpha) - g(alpha)|``.
 

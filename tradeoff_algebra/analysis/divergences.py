@@ -25,9 +25,10 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, brief
 from ..core.node import TradeOff, TradeOffExpr
 from ..core.validate import count, param, to_sympy
+from ..numeric import budget
 from ..numeric.context import lambdify_modules, mp
 from ..numeric.finite import finite_loss
-from ..numeric.protocol import GUARD_DPS, MAX_DPS
+from ..numeric.protocol import GUARD_DPS, MAX_DPS, short
 from ..numeric.value import Value
 from .conversions import delta
 from .functionals import (
@@ -40,6 +41,7 @@ from .functionals import (
 __all__ = ["hockey_stick", "f_divergence"]
 
 
+@budget.deadline(lambda a: f"hockey_stick({short(a['f'])}, {short(a['gamma'])})")
 def hockey_stick(f: TradeOff, gamma: Any, dps: int = 30) -> Value:
     """E_gamma(P || Q) = sup_S P(S) - gamma Q(S) for f = T(P, Q), gamma >= 0 (module
     docstring); an enclosure (a point where the profile has a closed form)."""
@@ -125,6 +127,7 @@ def _finite(fl, F: sp.Lambda) -> sp.Expr:
     return total
 
 
+@budget.deadline(lambda a: f"f_divergence({short(a['f'])})")
 def f_divergence(f: TradeOff, F: Any, dps: int | None = None, *,
                  estimate: bool = False) -> sp.Expr | Value:
     """D_F(P || Q) = E_Q[F(dP/dQ)] for f = T(P, Q) and a convex F with F(1) = 0 (module

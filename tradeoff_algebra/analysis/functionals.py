@@ -47,10 +47,11 @@ from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import flag
 from ..families.gaussian import Gaussian
+from ..numeric import budget
 from ..numeric.arb_expr import closed_value as arb_closed_value
 from ..numeric.capability import FUNCTIONALS, functional_form, kinks, log_slope
 from ..numeric.context import mp
-from ..numeric.protocol import GUARD_DPS, MAX_DPS, mp_roc, mp_value, num
+from ..numeric.protocol import GUARD_DPS, MAX_DPS, mp_roc, mp_value, num, short
 from ..numeric.value import Value
 from ..operators.subsample import Mix, Subsample
 from ..operators.unary import Inverse
@@ -152,6 +153,7 @@ def _crossing(f: TradeOff, c) -> list:
     lo, hi = mp.zero, half  # u-interval holding the crossing, if any
     tol = mp.ldexp(1, -(mp.prec - 4))
     for _ in range(6 * mp.prec):
+        budget.check()
         if hi - lo <= tol * hi:
             break
         m = hi / 16 if lo == 0 else (mp.sqrt(lo * hi) if hi > 4 * lo else (lo + hi) / 2)
@@ -176,9 +178,16 @@ def _quad_unit(f: TradeOff, F: Callable, pts: list) -> tuple:
     half = mp.mpf(0.5)
     left = sorted({p for p in pts if 0 < p < half} | {mp.zero, half})
     right = sorted({1 - p for p in pts if half < p < 1} | {mp.zero, half})
-    v1, e1 = mp.quad(lambda u: F(log_slope(f, u, 1 - u)), left, error=True)
-    v2, e2 = mp.quad(lambda u: F(log_slope(f, 1 - u, u)), right, error=True)
+    v1, e1 = mp.quad(lambda u: F(_slope(f, u, 1 - u)), left, error=True)
+    v2, e2 = mp.quad(lambda u: F(_slope(f, 1 - u, u)), right, error=True)
     return v1 + v2, e1 + e2
+
+
+def _slope(f: TradeOff, a, ac):
+    """:func:`log_slope` for a quadrature: each evaluation checks the deadline (mpmath's
+    quad evaluates thousands of points at high precision, with no check of its own)."""
+    budget.check()
+    return log_slope(f, a, ac)
 
 
 def _subsample_parts(f: Subsample):
@@ -204,7 +213,7 @@ def quad_log_slope(f: TradeOff, F: Callable, levels: list) -> tuple:
         m = Mix(g, f.p)
 
         def h(t):
-            ell = log_slope(m, t, 1 - t)
+            ell = _slope(m, t, 1 - t)
             return F(ell) + F(-ell) * mp.exp(ell)
 
         cuts = [x for c in levels for x in _crossing(m, c) + _crossing(m, -c)]
@@ -246,6 +255,7 @@ def _auc_quad(f: TradeOff) -> tuple:
         g, p, xs = _subsample_parts(f)
 
         def gp(t):
+            budget.check()
             lo, hi = mp_value(g, t, 1 - t)
             return p * (lo + hi) / 2 + (1 - p) * (1 - t)
 
@@ -258,6 +268,7 @@ def _auc_quad(f: TradeOff) -> tuple:
     pts = kinks(f)
 
     def mid(a, ac):
+        budget.check()
         lo, hi = mp_value(f, a, ac)
         return (lo + hi) / 2
 
@@ -341,6 +352,7 @@ def _certified(name: str, f: TradeOff, dps: int) -> Value | None:
     return None
 
 
+@budget.deadline(lambda a: f"{a['name']}({short(a['f'])})")
 def _functional(name: str, f: TradeOff, dps: int | None, estimate: bool):
     check_functional_args(f, dps, name, estimate)
     if dps is None:
@@ -408,6 +420,7 @@ def auc(f: TradeOff, dps: int | None = None, *, estimate: bool = False) -> sp.Ex
     return _functional("auc", f, dps, estimate)
 
 
+@budget.deadline(lambda a: f"fixed_point({short(a['f'])})")
 def fixed_point(f: TradeOff, dps: int | None = None) -> sp.Expr | Value:
     """The alpha* in [0, 1/2] with f(alpha*) = alpha*.
 

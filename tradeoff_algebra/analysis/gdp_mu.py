@@ -250,6 +250,7 @@ def _side(h: TradeOff, dps: int, tol, slope, minor=None) -> tuple:
     return best, hi
 
 
+@budget.deadline(lambda a: f"gdp_mu({short(a['f'])})")
 def gdp_mu(f: TradeOff, dps: int = 20, tol: Any = None) -> Value | sp.Expr:
     """The smallest mu with f >= G_mu (f is mu-GDP; Dong, Roth & Su, Def. 4).
 

@@ -52,7 +52,7 @@ from ..numeric import budget
 from ..numeric.capability import renyi_form
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.protocol import MAX_DPS, num
+from ..numeric.protocol import MAX_DPS, num, short
 from ..numeric.value import CertifiedPair, Value
 from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
@@ -158,6 +158,7 @@ def _estimate(f: TradeOff, a: sp.Expr, dps: int) -> Value:
     return two_precision_estimate(compute, dps, f"renyi({f}, {a})")
 
 
+@budget.deadline(lambda a: f"renyi({short(a['f'])}, {short(a['order'])})")
 def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
           estimate: bool = False) -> sp.Expr | Value:
     """The Renyi divergence D_a(P || Q) of order ``order`` for f = T(P, Q) (module docstring).

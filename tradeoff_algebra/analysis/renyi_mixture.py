@@ -26,6 +26,7 @@ import sympy as sp
 from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.errors import NumericalError
+from ..numeric import budget
 from ..numeric.arb import arb_endpoint
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
@@ -54,6 +55,8 @@ def _moment_arb(p, mu, c, prec: int):
     lo, hi = -X, X + shift
 
     def g(t, analytic):
+        if budget.expired():  # (an exception would not leave the integration: see budget)
+            return acb(0)
         base = 1 - p + p * (mu * t - mu * mu / 2).exp()
         if analytic:  # the integrand is analytic near the real segment: base > 0 there
             return (base.log(analytic=True) * c).exp() * (-(t * t) / 2).exp() / s2pi
@@ -61,6 +64,7 @@ def _moment_arb(p, mu, c, prec: int):
 
     tol = arb(2) ** (-prec)
     body = acb.integral(g, lo, hi, abs_tol=tol, rel_tol=tol).real
+    budget.check()
 
     def ntail(x):  # Phi(-x) for x > 0 (upper bound 'tail' in the two-sided sense)
         return (x / arb(2).sqrt()).erfc() / 2

@@ -25,19 +25,22 @@ import sympy as sp
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import count, param
+from ..numeric import budget
 from ..numeric.context import mp
-from ..numeric.protocol import GUARD_DPS, MAX_DPS
+from ..numeric.protocol import GUARD_DPS, MAX_DPS, short
 from ..numeric.value import Value
 from .conversions import delta
 
 __all__ = ["advantage", "bayes_risk"]
 
 
+@budget.deadline(lambda a: f"advantage({short(a['f'])})")
 def advantage(f: TradeOff, dps: int = 30) -> Value:
     """The membership advantage max (TPR - FPR) = delta_f(0) (module docstring)."""
     return delta(f, 0, dps=dps)
 
 
+@budget.deadline(lambda a: f"bayes_risk({short(a['f'])})")
 def bayes_risk(f: TradeOff, prior: Any = sp.S.Half, dps: int = 30) -> Value:
     """The Bayes risk of the best attacker with prior ``prior`` on membership (module
     docstring): an enclosure derived from the certified privacy profile."""

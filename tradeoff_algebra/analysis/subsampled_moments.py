@@ -27,6 +27,7 @@ import sympy as sp
 from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.errors import NumericalError
+from ..numeric import budget
 from ..numeric.arb import arb_endpoint
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
@@ -62,7 +63,13 @@ def _moments_arb(p, mu, prec: int) -> dict:
 
     def integrate(g, a, b):
         tol = arb(2) ** (-prec)
-        return acb.integral(g, a, b, abs_tol=tol, rel_tol=tol).real
+
+        def guarded(t, analytic):  # (an exception would not leave the integration: budget)
+            return acb(0) if budget.expired() else g(t, analytic)
+
+        out = acb.integral(guarded, a, b, abs_tol=tol, rel_tol=tol).real
+        budget.check()
+        return out
 
     kl_i = integrate(lambda t, an: p * Z(t, an) * (phi(t - mu) - phi(t)), lo, hi)
     wk2 = lambda t: p * phi(t - mu) + (2 - p) * phi(t)  # noqa: E731

@@ -37,6 +37,7 @@ from ..families.binomial import BinomialDP
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..families.trivial import Id, Zero
+from ..numeric import budget
 from ..operators.shift import Shift
 from ..operators.subsample import Subsample
 from ..operators.tensor import Tensor, TensorPower
@@ -130,6 +131,13 @@ def _subsampled_gaussian(g: TradeOff) -> bool:
     return isinstance(g, Subsample) and isinstance(g.arg, Gaussian)
 
 
+def _shown(a: dict) -> str:
+    from ..numeric.protocol import short
+
+    return f"berry_esseen({short(a['f'])}, {short(a.get('n'))})"
+
+
+@budget.deadline(_shown)
 def berry_esseen(f: Any, n: Any = None) -> BerryEsseen:
     """Thm. 5 of Dong, Roth & Su for a composition: ``berry_esseen(f, n)`` for f^{(x) n},
     ``berry_esseen([f_1, ..., f_k])`` for f_1 (x) ... (x) f_k, or ``berry_esseen(expr)`` for a

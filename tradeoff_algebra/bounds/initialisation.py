@@ -46,6 +46,7 @@ from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..families.gaussian import Gaussian
+from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import MPF, arb_precision, mp
@@ -186,6 +187,8 @@ def _expectation(f: DPGDInit, kind: str, x: MPF) -> tuple:
             c_rho = 1 / (2 * arb.pi()).sqrt()
 
             def integrand(z, _analytic, h=h, a=a, c_rho=c_rho):
+                if budget.expired():  # (an exception would not leave the integration: budget)
+                    return acb(0)
                 return h(z) * ((-(a - z) ** 2 / 2).exp() + (-(a + z) ** 2 / 2).exp()) * c_rho
 
             lim = _limit0(kind, sgn)
@@ -210,10 +213,12 @@ def _expectation(f: DPGDInit, kind: str, x: MPF) -> tuple:
                 total += piece
             if u0 < c:
                 est = acb.integral(integrand, u0, c).real
+                budget.check()
                 if est.is_finite() and est.mid() != 0:
                     tol = abs(est.mid()) * arb(2) ** (-prec)
                     est = acb.integral(integrand, u0, c, abs_tol=tol,
                                        rel_tol=arb(2) ** (-prec)).real
+                    budget.check()
                 total += est
             wc = (((c - a) / r2).erfc() + ((c + a) / r2).erfc()) / 2
             total += wc * h(acb(c)).real

@@ -48,8 +48,9 @@ from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import count, flag, fuzzy_ge, fuzzy_gt, fuzzy_le, items, param
 from ..families.epsdelta import EpsDelta
+from ..numeric import budget
 from ..numeric.arb_expr import closed_value
-from ..numeric.protocol import MAX_DPS, certified, num
+from ..numeric.protocol import MAX_DPS, certified, num, short
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
 
@@ -144,6 +145,7 @@ def fmt_eps0_max(n: Any, delta: Any) -> sp.Expr:
     return sp.log(arg)
 
 
+@budget.deadline(lambda a: f"fmt_epsilon({short(a['eps0'])}, {short(a['n'])}, {short(a['delta'])})")
 def fmt_epsilon(eps0: Any, n: Any, delta: Any, *, dps: int | None = None,
                 fallback: bool = False) -> sp.Expr | Value:
     """eps of Feldman, McMillan & Talwar, Thm. 3.2 (SODA 2023; Wang et al.'s [23]): the
@@ -183,6 +185,7 @@ def _eps_floor(e0: sp.Expr, n: sp.Expr) -> sp.Expr:
     return sp.log(1 + (E - 1) / (E + 1) * 8 / _np(e0, n))
 
 
+@budget.deadline(lambda a: f"fmt_delta({short(a['eps0'])}, {short(a['n'])}, {short(a['eps'])})")
 def fmt_delta(eps0: Any, n: Any, eps: Any, *, dps: int | None = None) -> sp.Expr | Value:
     """delta of Feldman, McMillan & Talwar, Thm. 3.2 (SODA 2023), at a given eps: the smallest
     delta whose closed-form eps (:func:`fmt_epsilon`) is at most eps and which meets the

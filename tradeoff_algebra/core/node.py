@@ -66,7 +66,7 @@ def binary_float(r: sp.Rational) -> float | None:
     if q < 1 << 24 or q & (q - 1):
         return None
     x = float(r)
-    return x if sp.Rational(x) == r else None
+    return x if sp.Rational(*x.as_integer_ratio()) == r else None  # (exact at any mpmath precision)
 
 
 class _StrPrinter(StrPrinter):

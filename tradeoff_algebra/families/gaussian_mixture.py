@@ -412,6 +412,7 @@ def _refine(h: _H, lo, hi, s_lo: int):
     near = mp.ldexp(1, -mp.prec // 2)
     last = None
     for _ in range(4 * mp.prec + 100):
+        budget.check()
         hx, err, step, dh = h.at(x)
         done = abs(hx) <= err
         if not done:
@@ -438,6 +439,7 @@ def _refine(h: _H, lo, hi, s_lo: int):
     # certify points on both sides of x, at the distance the rounding of h allows
     d = max(tol * (1 + abs(x)), 4 * err / dh if dh > 0 else mp.zero)
     for _ in range(mp.prec):
+        budget.check()
         if hi - lo <= 4 * d:
             break
         xl, xr = x - d, x + d

@@ -50,6 +50,7 @@ from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.rules import rule
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.capability import functional_form, renyi_form
 from ..numeric.context import mp, public_mpf
 from ..numeric.normal import ncdf, ncdf_inv, ncdf_inv_upper
@@ -225,6 +226,7 @@ def _width(c, u, uc):
     tol = mp.ldexp(1, -mp.prec + 6)
     steps: list = []
     for _ in range(8 * mp.prec + 400):
+        budget.check()
         fw, dfw = F(w)
         if fw == 0:
             return w

@@ -74,6 +74,7 @@ the number of kept points, about ``n log(1/tau)`` for small eps0 and much less f
 from __future__ import annotations
 
 import math
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -638,6 +639,7 @@ def _fitting_tau_bits(e0: float, n: int, tau_bits: int) -> int:
 
 
 _TABLES: dict = {}
+_TABLES_LOCK = threading.Lock()  # (guards the updates of _TABLES; never held while building)
 
 
 def _table(eps0: sp.Expr, n: int, prec: int, tau_bits: int, wang: bool = False,
@@ -651,10 +653,11 @@ def _table(eps0: sp.Expr, n: int, prec: int, tau_bits: int, wang: bool = False,
         if w >= need_w and tb >= need_tb:
             return t
     t = _Table(eps0, n, prec, tau_bits, wang)
-    kept = [x for x in _TABLES.get(key, ()) if not (x[0] <= prec and x[1] <= tau_bits)]
-    _TABLES[key] = (kept + [(prec, tau_bits, t)])[-2:]
-    while len(_TABLES) > 3:
-        _TABLES.pop(next(iter(_TABLES)))
+    with _TABLES_LOCK:
+        kept = [x for x in _TABLES.get(key, ()) if not (x[0] <= prec and x[1] <= tau_bits)]
+        _TABLES[key] = (kept + [(prec, tau_bits, t)])[-2:]
+        while len(_TABLES) > 3:
+            _TABLES.pop(next(iter(_TABLES)))
     return t
 
 

@@ -47,8 +47,9 @@ from ..core.errors import InvalidParameter, NumericalError, brief
 from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
 from ..families.renyi_region import RenyiRegion
+from ..numeric import budget
 from ..numeric.context import lambdify_modules, mp
-from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num
+from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
 from ..numeric.value import Value
 from .approx import ApproxDP
 from .base import Notion
@@ -165,6 +166,7 @@ class RDP(Notion):
         return sp.Basic.__new__(cls, c, w)
 
     @classmethod
+    @budget.deadline(lambda a: f"RDP.of({short(a['f'])})")
     def of(cls, f: Any, orders: Any = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64),
            dps: int = 20) -> RDP:
         """The RDP curve of a mechanism with trade-off expression f on finitely many orders:

@@ -11,11 +11,20 @@ call :func:`check` with the best enclosure they hold; past the deadline it raise
         except ta.TimeLimitExceeded as exc:
             lo, hi = exc.best          # the best enclosure found in 5 s (or None)
 
-Deadlines are private to the calling thread; nested calls share the outermost deadline.
+Deadlines are private to the calling thread; nested calls share the outermost deadline. A
+public function runs its whole body under one deadline (:func:`deadline`, or :func:`call` around
+the body): its validation and fast paths, and every public call it makes, which would otherwise
+each open their own (a search of n evaluations under a 1 s limit ran n seconds). Loops check
+it (:func:`check`); callbacks that must not raise, such as the integrands of Arb's integration,
+look at :func:`expired` and the caller checks after the integral; a thread waiting for a lock
+another thread holds (Arb's process-global precision, a profile factor being built) checks it
+while it waits (:func:`locked`).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import threading
 import time
@@ -24,9 +33,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..core.errors import InternalError, InvalidParameter, NumericalError, TradeOffError
+from . import context as _context
 from .context import public_mpf
 
-__all__ = ["time_limit", "check", "call", "remaining", "TimeLimitExceeded", "DEFAULT_SECONDS"]
+__all__ = ["time_limit", "check", "expired", "call", "deadline", "remaining", "locked",
+           "TimeLimitExceeded", "DEFAULT_SECONDS"]
 
 #: The time limit of a call when the user set none (seconds).
 DEFAULT_SECONDS = 600.0
@@ -117,6 +128,34 @@ def call(what: str | Callable[[], str]) -> Iterator[None]:
         _local.deadline = None
 
 
+def deadline(what: Callable[[dict], str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator of a public function: its whole body runs under one deadline (:func:`call`).
+    Everything inside shares it: the validation and fast paths, and the public calls the
+    function makes (each of them opened its own, so a search of n evaluations under
+    ``time_limit(1)`` could run n seconds). ``what(arguments)`` names the call in messages
+    (``arguments``: the names and values passed; formatted only when needed)."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            arguments = sig.bind(*args, **kwargs).arguments  # (a wrong call: Python's error)
+
+            def name() -> str:
+                try:
+                    return what(arguments)
+                except Exception:  # (a message must never fail)
+                    return fn.__name__
+
+            with call(name):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    return deco
+
+
 @contextmanager
 def about(quantity: str, node: Any) -> Iterator[None]:
     """Mark the enclosure of a time limit raised inside as one of ``quantity`` ('value', 'roc',
@@ -156,9 +195,23 @@ def remaining() -> float:
     return math.inf if d is None else d - time.monotonic()
 
 
+def expired() -> bool:
+    """Has the calling thread's deadline passed? For callbacks that must not raise (the
+    integrands of Arb's ``acb.integral``: an exception inside one is not propagated by
+    python-flint): past the deadline they return a cheap value, and the caller calls
+    :func:`check` right after the integral, so that value is never used."""
+    d = getattr(_local, "deadline", None)
+    return d is not None and time.monotonic() > d
+
+
 def check(best: Any = None) -> None:
     """Raise :class:`TimeLimitExceeded` (carrying ``best``) if the deadline has passed."""
     d = getattr(_local, "deadline", None)
     if d is not None and time.monotonic() > d:
         what = getattr(_local, "what", "computation")
         raise TimeLimitExceeded(what() if callable(what) else what, _local.seconds, best)
+
+
+# a thread waiting for a lock (Arb precision sections, profile builds) checks its deadline
+_context.waiting_check = check
+locked = _context.locked

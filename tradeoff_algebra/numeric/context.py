@@ -32,12 +32,13 @@ import functools
 import threading
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
+from typing import Any
 
 import mpmath
 from mpmath.ctx_mp_python import _mpf
 
-__all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision", "ThreadOptions", "ThreadCache",
-           "thread_cache", "lambdify_modules"]
+__all__ = ["mp", "context", "MPF", "public_mpf", "arb_precision", "locked", "ThreadOptions",
+           "ThreadCache", "thread_cache", "lambdify_modules"]
 
 #: The base class of the mpf numbers of every mpmath context (for ``isinstance``).
 MPF = _mpf
@@ -85,13 +86,38 @@ def public_mpf(x) -> mpmath.mpf:
 _ARB_LOCK = threading.RLock()
 
 
+def _nothing() -> None:
+    return None
+
+
+#: Run by a thread while it waits for a lock (:func:`locked`): :mod:`.budget` installs its
+#: deadline check here when it is imported (it imports this module, not the other way round).
+waiting_check: Callable[[], None] = _nothing
+#: How often (seconds) a waiting thread runs :data:`waiting_check`.
+LOCK_POLL = 0.05
+
+
+@contextmanager
+def locked(lock: Any) -> Iterator[None]:
+    """Hold ``lock`` (a :class:`threading.Lock` or ``RLock``) for the block, running
+    :data:`waiting_check` while waiting for it: a call queued behind another thread's long
+    section still stops at its own time limit."""
+    while not lock.acquire(timeout=LOCK_POLL):
+        waiting_check()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 @contextmanager
 def arb_precision(prec: int) -> Iterator[None]:
     """Run a section at Arb precision ``prec`` bits, serialised with every other such section
-    (Arb's precision is process-global); the previous precision is restored on exit."""
+    (Arb's precision is process-global); the previous precision is restored on exit. A thread
+    waiting for another's section checks its own deadline meanwhile (:func:`locked`)."""
     from flint import ctx
 
-    with _ARB_LOCK:
+    with locked(_ARB_LOCK):
         saved = ctx.prec
         ctx.prec = int(prec)
         try:

@@ -60,7 +60,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, brief
 from ..core.validate import mpf_rational, to_sympy
 from . import budget
-from .context import MPF, arb_precision, mp
+from .context import MPF, ThreadCache, arb_precision, mp
 from .finite_tables import (
     _ONE,
     _ZERO,
@@ -172,7 +172,9 @@ class FiniteLoss:
 
     def __init__(self, factors: dict | None = None):
         self._factors: dict = dict(factors or {})
-        self._cache: dict = {}
+        # per thread: the tables hold mpf numbers, which compute in the context (thread) that
+        # made them (numeric/context.py), and a FiniteLoss is shared through the route caches
+        self._cache = ThreadCache()
 
     # -- construction ------------------------------------------------------------------------
     @classmethod

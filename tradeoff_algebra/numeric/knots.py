@@ -177,10 +177,10 @@ class _Exact:
         self._n = None
 
     def num(self):
-        if self._n is None:
+        if self._n is None:  # kept raw: an mpf computes in the context (thread) that made it
             with mp.workdps(80):
-                self._n = mp.mpf(sp.N(self.e, 80))
-        return self._n
+                self._n = mp.mpf(sp.N(self.e, 80))._mpf_
+        return mp.make_mpf(self._n)
 
     @staticmethod
     def _w(o):

@@ -55,6 +55,7 @@ as follows, and the bounds hold under these (standard, but not machine-checked) 
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -77,7 +78,7 @@ from .pld_compose import (
 )
 from .pld_grid import DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, _trim, discretise, grid_step
 from .pld_models import U64, delta_part, leaf_model
-from .pld_profile import leaf_factor
+from .pld_profile import leaf_factor, options_key
 from .protocol import num
 
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
@@ -95,9 +96,13 @@ __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL"
 #: Below this delta the pessimistic side cannot certify eps(delta) (see epsilon_refinement).
 MASS_FLOOR = 1e-280
 
+#: Composed laws by (leaves, h, tau, theta): a memo (the law is a function of its key), so a
+#: refinement walks the same grids whatever was composed before; ``_LOCK`` guards the dict
+#: (never held while composing: two threads may compose one law, and get equal ones).
 _CACHE: dict = {}
-_CACHE_SIZE = 6
+_CACHE_SIZE = 12
 _CACHE_BYTES = 400 * 2**20
+_LOCK = threading.Lock()
 
 
 _ALIGN: dict = {}
@@ -140,17 +145,37 @@ def _heaviest_atom(leaves: tuple) -> float | None:
     return a
 
 
+_PROFILED: dict = {}
+
+
+def _profile_options(leaves: tuple) -> tuple:
+    """The options the factors without a loss model build their certified profiles with
+    (:func:`.pld_profile.options_key`), or ``()`` when every factor has a loss model."""
+    try:
+        some = _PROFILED[leaves]
+    except KeyError:
+        some = False
+        for f, _ in split_trivial(leaves)[0]:
+            try:
+                leaf_model(f)
+            except NoClosedForm:
+                some = True
+                break
+        if len(_PROFILED) > 256:
+            _PROFILED.clear()
+        _PROFILED[leaves] = some
+    return options_key() if some else ()
+
+
 def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
               max_fft: int | None = None) -> Composed:
     """The composed law of the product of ``leaves`` on the grid of step ``h`` (a power of 2,
     aligned to the factors' atoms by :func:`_aligned_step`), cached."""
-    key = (leaves, h, tau, theta)
-    c = _CACHE.get(key)
+    # (a law beyond max_fft bins is refused; one with profile factors depends on their options)
+    key = (leaves, h, tau, theta, max_fft, _profile_options(leaves))
+    with _LOCK:
+        c = _CACHE.get(key)
     if c is None:
-        # a finer grid supersedes the coarser ones of the same product: free them first
-        for k in [k for k in _CACHE if k[0] == leaves and k[2:] == key[2:] and k[1] > h]:
-            del _CACHE[k]
-
         rest, deltas = split_trivial(leaves)
         if rest:
             step = _aligned_step(leaves, h)
@@ -160,12 +185,14 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
             c = _identity(h)
         if deltas:
             c = _with_delta(c, deltas)
-        _CACHE[key] = c
-        # bounded memory: at most _CACHE_SIZE results and _CACHE_BYTES of arrays
-        while len(_CACHE) > 1 and (len(_CACHE) > _CACHE_SIZE or sum(
-                x.pess.arr.nbytes + x.opt.arr.nbytes for x in _CACHE.values()) * 4
-                > _CACHE_BYTES):
-            _CACHE.pop(next(iter(_CACHE)))
+        with _LOCK:
+            _CACHE[key] = c
+            # bounded memory: at most _CACHE_SIZE results and _CACHE_BYTES of arrays (the
+            # oldest go first)
+            while len(_CACHE) > 1 and (len(_CACHE) > _CACHE_SIZE or sum(
+                    x.pess.arr.nbytes + x.opt.arr.nbytes for x in _CACHE.values()) * 4
+                    > _CACHE_BYTES):
+                _CACHE.pop(next(iter(_CACHE)))
     return c
 
 
@@ -242,9 +269,10 @@ class _Refinement:
                  tilt_for=None):
         self.leaf_sets, self.query, self.tau, self.progress = leaf_sets, query, tau, progress
         self.tilt_for, self.fixed = tilt_for, h is not None
-        # a fixed step, or the finest grid already composed for these products
-        self.h = grid_step(h) if self.fixed else min(
-            [k[1] for k in _CACHE if k[0] in leaf_sets and k[2:] == (tau, 0.0)], default=H_START)
+        # a fixed step, or the first grid of the path (always the same one: an enclosure
+        # depends on its arguments and the tolerance, never on the grids composed before it,
+        # by this thread or another; the grids of the path are cached)
+        self.h = grid_step(h) if self.fixed else H_START
         self.theta = 0.0
         self.h_ok: float | None = None  # the finest step that fitted the size limits
         self.coarser = 0  # coarser grids tried for a tilted law that did not fit
@@ -524,6 +552,7 @@ def curve_enclosure(leaf_sets, alphas, tau: float = DEFAULT_TAIL, tol: float = D
     mid = float(np.median(a)) if a.size else 0.5
     r = value_refinement(sets, mid, mid, False, None, tau, progress)
     max_enclosure([r], tol)
-    cs = [_composed(x, r.h, r.tau, 0.0, progress) for x in sets]
+    cap = MAX_FFT if r.h == r.h_ok else None  # (the refinement's own grid: cached)
+    cs = [_composed(x, r.h, r.tau, 0.0, progress, cap) for x in sets]
     lo, hi = value_bounds_from_roc(*hull_roc_bounds_many(cs, a.ravel()), a.ravel())
     return lo.reshape(a.shape), hi.reshape(a.shape)

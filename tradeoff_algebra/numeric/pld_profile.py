@@ -90,6 +90,7 @@ the profile only their negligible Q-mass.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -99,6 +100,7 @@ import numpy as np
 
 from ..core.errors import NoClosedForm, NumericalError, TradeOffError
 from ..core.validate import count
+from . import budget
 from .context import MPF, ThreadOptions, mp
 from .options import OptionsContext, options, positive_float
 from .pld_grid import DEFAULT_TAIL, Factor, discretise
@@ -160,6 +162,12 @@ def _rtol() -> float:
     return max(options()["tol"] / 2, DEFAULT_RTOL)
 
 
+def options_key() -> tuple:
+    """``(rtol, max_calls, max_seconds)``: what :func:`leaf_factor` builds a profile model
+    with in the calling thread (a law composed from profile factors depends on them)."""
+    return (_rtol(), int(_OPTIONS["max_calls"]), float(_OPTIONS["max_seconds"]))
+
+
 # ------------------------------------------------------------------------------------------------
 # certified node enclosures (cached per trade-off function)
 # ------------------------------------------------------------------------------------------------
@@ -174,46 +182,61 @@ def _up(x: MPF) -> float:
 
 
 class _Source:
-    """Certified enclosures of ``D(e^eps)`` at dyadic eps of one trade-off function f."""
+    """Certified enclosures of ``D(e^eps)`` at dyadic eps of one trade-off function f.
+
+    Shared by the threads (its enclosures are pure functions of the node: a memo); a call that
+    builds models from it counts what it *uses* in its own tally (raw key -> CPU seconds the
+    enclosure cost when it was computed), so its budget and hence its model do not depend on
+    which nodes other calls (or other threads) computed before. ``lock`` serialises the
+    builds of one source (a second thread waits for the first model instead of computing the
+    same nodes again)."""
 
     def __init__(self, f: Any):
         self.f = f
         self.sym = f.is_symmetric is True
         self.inv = f if self.sym else f.inverse()
         self.raw: dict = {}  # (which, e >= 0) -> (mpf lo, mpf hi)
-        self.nodes: dict = {}  # eps -> (lo, hi, excess_lo, excess_hi) floats
-        self.calls = 0
+        self.cost: dict = {}  # raw key, or ("c0", inverse) -> CPU seconds of its enclosure
+        self.nodes: dict = {}  # eps -> ((lo, hi, excess_lo, excess_hi) floats, raw key)
+        self.calls = 0  # enclosures computed (over all calls)
         self.seconds = 0.0
         self._c0: dict = {}
+        self.lock = threading.RLock()
 
-    def _delta(self, g: Any, e: float) -> tuple[MPF, MPF]:
+    def _delta(self, g: Any, e: float, tally: dict) -> tuple[MPF, MPF]:
         """(lo, hi) of delta_g(e), e >= 0, as mpf at NODE_DPS + 20 digits."""
         key = (g is self.f, e)
         r = self.raw.get(key)
         if r is None:
-            t0 = time.perf_counter()
+            t0 = time.thread_time()  # (CPU time of this thread: not the other threads')
             v = delta_value(g, e, NODE_DPS)
-            self.calls += 1
-            self.seconds += time.perf_counter() - t0
+            dt = time.thread_time() - t0
             lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
             if lo == hi:  # a closed form correct to NODE_DPS digits: widen to an enclosure
                 r_ = abs(lo) * mp.mpf(10) ** (1 - NODE_DPS)
                 lo, hi = lo - r_, hi + r_
             r = (max(lo, mp.mpf(0)), min(hi, mp.mpf(1)))
+            self.calls += 1
+            self.seconds += dt
+            self.cost[key] = dt
             self.raw[key] = r
+        tally[key] = self.cost[key]
         return r
 
-    def node(self, e: float) -> tuple[float, float, float, float]:
+    def node(self, e: float, tally: dict) -> tuple[float, float, float, float]:
         """Float bounds of D(e^e) and of its excess over the trivial bound, normalised:
-        ``D`` for e >= 0, ``D_{f^{-1}}(e^{-e}) = (D - 1 + x)/x`` for e < 0."""
-        r = self.nodes.get(e)
-        if r is not None:
-            return r
+        ``D`` for e >= 0, ``D_{f^{-1}}(e^{-e}) = (D - 1 + x)/x`` for e < 0 (the enclosure
+        used is charged to ``tally``)."""
+        hit = self.nodes.get(e)
+        if hit is not None:
+            tally[hit[1]] = self.cost[hit[1]]
+            return hit[0]
         if e >= 0:
-            lo, hi = self._delta(self.f, e)
+            lo, hi = self._delta(self.f, e, tally)
             r = (_down(lo), _up(hi), _down(lo), _up(hi))
+            key = (True, e)
         else:
-            ilo, ihi = self._delta(self.inv, -e)
+            ilo, ihi = self._delta(self.inv, -e, tally)
             with mp.workdps(NODE_DPS + 30):
                 x = mp.exp(e)
                 om = -mp.expm1(e)
@@ -221,38 +244,53 @@ class _Source:
                 pad = mp.mpf(10) ** (-(NODE_DPS + 20))
                 lo, hi = lo * (1 - pad), hi * (1 + pad)
             r = (max(_down(lo), 0.0), min(_up(hi), 1.0), _down(ilo), _up(ihi))
-        self.nodes[e] = r
+            key = (self.inv is self.f, -e)
+        self.nodes[e] = (r, key)
         return r
 
-    def c0(self, inverse: bool = False) -> float:
+    def c0(self, tally: dict, inverse: bool = False) -> float:
         """A lower bound of D(+oo) = 1 - f(0) (of the inverse pair's if ``inverse``)."""
         key = inverse and not self.sym
         if key not in self._c0:
             try:
                 v = delta_value(self.inv if key else self.f, mp.inf, NODE_DPS)
                 self.calls += 1
+                self.cost[("c0", key)] = 0.0
                 c = max(_down(mp.mpf(v.lo) * (1 - mp.mpf(10) ** (1 - NODE_DPS))), 0.0)
             except TradeOffError:
                 c = 0.0
             self._c0[key] = c
+        if ("c0", key) in self.cost:
+            tally[("c0", key)] = 0.0
         return self._c0[key]
 
 
+#: Guards the two caches below (short sections: lookups and insertions, never a build).
+_LOCK = threading.RLock()
 _SOURCES: OrderedDict = OrderedDict()
 _MODELS: OrderedDict = OrderedDict()
 _SOURCES_SIZE, _MODELS_SIZE = 64, 64
 
 
 def _source(f: Any) -> _Source:
-    s = _SOURCES.get(f)
-    if s is None:
-        s = _Source(f)
-        _SOURCES[f] = s
-        while len(_SOURCES) > _SOURCES_SIZE:
-            _SOURCES.popitem(last=False)
-    else:
-        _SOURCES.move_to_end(f)
-    return s
+    with _LOCK:
+        s = _SOURCES.get(f)
+        if s is None:
+            s = _Source(f)
+            _SOURCES[f] = s
+            while len(_SOURCES) > _SOURCES_SIZE:
+                _SOURCES.popitem(last=False)
+        else:
+            _SOURCES.move_to_end(f)
+        return s
+
+
+def _cached_model(key: tuple) -> ProfileModels | None:
+    with _LOCK:
+        m = _MODELS.get(key)
+        if m is not None:
+            _MODELS.move_to_end(key)
+        return m
 
 
 # ------------------------------------------------------------------------------------------------
@@ -437,7 +475,9 @@ def _atoms(lam: np.ndarray, q: np.ndarray, q_inf: float, scale: float) -> AtomLo
 @dataclass
 class ProfileModels:
     """The two loss laws of one factor (``pess`` dominates, ``opt`` is dominated) and what
-    they cost: ``nodes`` (eps), ``calls`` and ``seconds`` of certified enclosures, ``gap`` (the
+    they cost: ``nodes`` (eps), ``calls`` and ``seconds`` (CPU) of the certified enclosures
+    computed for them (enclosures cached by earlier builds are reused; ``info['used']`` counts
+    every one the build used, the count its ``max_calls`` budget is charged with), ``gap`` (the
     largest relative gap between the sides at a valley: the metric refined towards ``rtol``)."""
 
     pess: AtomLoss
@@ -456,13 +496,13 @@ def _metric(geo: _Geometry, tau: float) -> np.ndarray:
     return geo.gap / np.minimum(1.0, np.exp(geo.valley)) / (ex + tau)
 
 
-def _range(src: _Source, tau: float, inverse: bool) -> float:
+def _range(src: _Source, tau: float, inverse: bool, tally: dict) -> float:
     """The smallest e >= 0 on the lattice STEP0 Z (at most EPS_CAP) beyond which the normalised
     excess of the (inverse's, if ``inverse``) profile is below tau or unresolved."""
-    c0 = src.c0(inverse)
+    c0 = src.c0(tally, inverse)
 
     def done(e: float) -> bool:
-        lo, hi, elo, ehi = src.node(-e if inverse else e)
+        lo, hi, elo, ehi = src.node(-e if inverse else e, tally)
         if inverse:
             lo, hi = elo, ehi
         return hi - c0 <= tau or (hi - lo) >= (hi - c0) / 2
@@ -486,26 +526,45 @@ def _range(src: _Source, tau: float, inverse: bool) -> float:
 def profile_models(f: Any, tau: float = DEFAULT_TAIL, rtol: float | None = None,
                    max_calls: int | None = None) -> ProfileModels:
     """Pessimistic and optimistic :class:`AtomLoss` laws of f from certified enclosures of its
-    privacy profile (see the module docstring), cached per (f, tail level, rtol, budget)."""
+    privacy profile (see the module docstring), cached per (f, tail level, rtol, budget).
+
+    The model depends on these and on f only, not on what was computed before nor on other
+    threads: the budget counts the enclosures the build uses, cached or not, and their CPU
+    seconds when they were computed (so a time budget that binds may still end a build at
+    another node under different load). Concurrent calls for one f wait for one build."""
     rtol = _rtol() if rtol is None else float(rtol)
     max_calls = int(_OPTIONS["max_calls"] if max_calls is None else max_calls)
+    max_seconds = float(_OPTIONS["max_seconds"])
     tau_n = max(float(tau), TAIL_FLOOR)
-    key = (f, tau_n, rtol, max_calls)
-    m = _MODELS.get(key)
+    key = (f, tau_n, rtol, max_calls, max_seconds)
+    m = _cached_model(key)
     if m is not None:
-        _MODELS.move_to_end(key)
         return m
     src = _source(f)
+    with budget.locked(src.lock):
+        m = _cached_model(key)  # (built by another thread while this one waited)
+        if m is None:
+            m = _build(src, tau_n, rtol, max_calls, max_seconds)
+            with _LOCK:
+                _MODELS[key] = m
+                while len(_MODELS) > _MODELS_SIZE:
+                    _MODELS.popitem(last=False)
+    return m
+
+
+def _build(src: _Source, tau_n: float, rtol: float, max_calls: int,
+           max_seconds: float) -> ProfileModels:
     calls0, sec0 = src.calls, src.seconds
-    e_hi = _range(src, tau_n, False)
-    e_lo = -e_hi if src.sym else -_range(src, tau_n, True)
+    tally: dict = {}  # the enclosures this build uses -> their CPU seconds
+    e_hi = _range(src, tau_n, False, tally)
+    e_lo = -e_hi if src.sym else -_range(src, tau_n, True, tally)
     n0 = int(round((e_hi - e_lo) / STEP0))
     nodes = set(float(e_lo + k * STEP0) for k in range(n0 + 1))
-    c0 = src.c0(False)
+    c0 = src.c0(tally, False)
 
     def arrays(ns):
         eps = np.array(sorted(ns))
-        vals = np.array([src.node(e) for e in eps])
+        vals = np.array([src.node(e, tally) for e in eps])
         return eps, vals[:, 0], vals[:, 1], np.where(eps >= 0, vals[:, 1], vals[:, 3])
 
     eps, lo, hi, ex = arrays(nodes)
@@ -517,11 +576,10 @@ def profile_models(f: Any, tau: float = DEFAULT_TAIL, rtol: float | None = None,
         cand = (met > rtol) & (geo.gap > 2 * geo.width) & (spacing > 2 * STEP_MIN)
         worst = float(met[geo.gap > 2 * geo.width].max(initial=0.0))
         idx = np.flatnonzero(cand)
-        if len(idx) == 0 or src.calls - calls0 >= max_calls or \
-                src.seconds - sec0 >= _OPTIONS["max_seconds"]:
+        if len(idx) == 0 or len(tally) >= max_calls or sum(tally.values()) >= max_seconds:
             break
         idx = idx[np.argsort(-met[idx])]
-        room = max_calls - (src.calls - calls0)
+        room = max_calls - len(tally)
         idx = idx[: max(1, min(room, max(16, len(idx) // 2)))]
         for j in idx:
             mid = (eps[j] + eps[j + 1]) / 2
@@ -532,13 +590,9 @@ def profile_models(f: Any, tau: float = DEFAULT_TAIL, rtol: float | None = None,
         geo = _geometry(eps, lo, hi, ex, c0)
     pess = _pess_model(geo)
     opt = _tame(_opt_model(geo), pess)
-    m = ProfileModels(pess, opt, eps, src.calls - calls0, src.seconds - sec0, worst,
-                      {"range": (e_lo, e_hi), "c0": c0, "rtol": rtol, "tau": tau_n,
-                       "u": geo.u, "l": geo.l})
-    _MODELS[key] = m
-    while len(_MODELS) > _MODELS_SIZE:
-        _MODELS.popitem(last=False)
-    return m
+    return ProfileModels(pess, opt, eps, src.calls - calls0, src.seconds - sec0, worst,
+                         {"range": (e_lo, e_hi), "c0": c0, "rtol": rtol, "tau": tau_n,
+                          "u": geo.u, "l": geo.l, "used": len(tally)})
 
 
 def _pess_model(geo: _Geometry) -> AtomLoss:

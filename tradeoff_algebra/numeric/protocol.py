@@ -305,7 +305,8 @@ def as_level(alpha: Any, name: str = "alpha") -> sp.Expr:
     elif isinstance(alpha, (float, np.floating)):
         if math.isnan(alpha) or math.isinf(alpha):
             raise InvalidParameter(name, alpha, allowed)
-        A = sp.Rational(float(alpha))
+        # (exact: sp.Rational(float) rounds at mpmath's global precision)
+        A = sp.Rational(*float(alpha).as_integer_ratio())
     elif isinstance(alpha, fractions.Fraction):
         A = sp.Rational(alpha.numerator, alpha.denominator)
     elif isinstance(alpha, decimal.Decimal):
@@ -471,6 +472,15 @@ def _agree(a, b, digits: int) -> bool:
         return abs(a - b) <= mp.mpf(10) ** -digits * max(abs(a), abs(b))
 
 
+def shown_level(x: Any, name: str = "alpha") -> str:
+    """:func:`short` of the level ``x`` as :func:`as_level` reads it (as given if it cannot)."""
+    try:
+        return short(as_level(x, name))
+    except Exception:
+        return short(x)
+
+
+@budget.deadline(lambda a: f"evaluate({short(a['f'])}, {shown_level(a['alpha'])})")
 def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """f(alpha) as a :class:`Value` with ``dps`` correct digits or a guaranteed enclosure."""
     _prepare(f, dps)
@@ -490,6 +500,7 @@ def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})", ("value", f))
 
 
+@budget.deadline(lambda a: f"roc({short(a['f'])}, {shown_level(a['alpha'])})")
 def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """The attacker's power 1 - f(alpha) (TPR at FPR alpha) without cancellation."""
     _prepare(f, dps)

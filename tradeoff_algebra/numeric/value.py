@@ -225,6 +225,11 @@ class Value:
         itself (NaN, booleans and strings raise :class:`InvalidParameter`)."""
         if isinstance(x, MPF) and mp.isfinite(x):
             r = _as_rational(x)
+        elif isinstance(x, sp.Rational):
+            r = x
+        elif isinstance(x, (int, float)):
+            # (exact: sp.Rational(float) rounds at mpmath's global precision)
+            r = sp.Rational(*x.as_integer_ratio())
         else:
             r = param("x", x, numeric=True, allow_infinite=True, owner="Value.contains")
             if r.is_infinite:

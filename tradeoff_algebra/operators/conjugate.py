@@ -19,6 +19,7 @@ from ..core.node import (
     register_operator,
 )
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.context import MPF, mp
 from ._base import operand
 
@@ -105,6 +106,13 @@ def _real_number(y: Any) -> sp.Expr:
     return sp.Rational(Y) if isinstance(Y, sp.Float) else Y
 
 
+def _shown(a: dict) -> str:
+    from ..numeric.protocol import short
+
+    return f"conjugate_value({short(a['f'])}, {short(a['y'])})"
+
+
+@budget.deadline(_shown)
 def conjugate_value(f: TradeOffExpr, y: Any, dps: int = 30):
     """The convex conjugate f^*(y) = sup_{alpha in [0,1]} {y alpha - f(alpha)} as a ``Value``.
 

@@ -284,8 +284,9 @@ _GROUP_TARGETS: dict = {}
 def group_target(f: Group) -> TradeOff | None:
     """A node equal to ``f`` without the group operator (or with nested groups merged), by the
     identities listed above, or ``None``."""
-    if f in _GROUP_TARGETS:
-        return _GROUP_TARGETS[f]
+    hit = _GROUP_TARGETS.get(f, _GROUP_TARGETS)  # (one lookup: another thread may clear)
+    if hit is not _GROUP_TARGETS:
+        return hit
     g, k = f.arg, f.k
     for _ in range(64):  # nested groups merged; the operand settled by its identities
         if isinstance(g, Group):

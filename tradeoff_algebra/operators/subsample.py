@@ -324,9 +324,10 @@ def fixed_point_bracket(f: TradeOff):
     """Levels ``(L, H)`` bracketing the fixed point x* = f(x*) of f (in [0, 1/2]), at the
     current precision; exact (L = H) when the family has a closed-form fixed point."""
     key = (f, _mp.prec)
-    if key in _FIXED_POINTS:  # cached as raw values: an mpf belongs to its thread's context
+    hit = _FIXED_POINTS.get(key)  # (one lookup: another thread may clear the dict)
+    if hit is not None:  # cached as raw values: an mpf belongs to its thread's context
         mk = _mp.make_mpf
-        return tuple((mk(t), mk(tc)) for t, tc in _FIXED_POINTS[key])
+        return tuple((mk(t), mk(tc)) for t, tc in hit)
     v = f._eval_fixed_point()
     if v is not None and v.is_number:
         x = level(num(v, "fixed point"))
@@ -367,11 +368,13 @@ _TARGETS: dict = {}
 def subsample_target(f: Subsample) -> TradeOff | None:
     """A node equal to C_p(f) by a registered identity (C_p(f_{eps,delta}) = max of two
     f_{eps,delta}, Cor. 3 as corrected; C_0(f) = Id; C_1(f) = C(f); ...), or ``None``."""
-    if f not in _TARGETS:
+    hit = _TARGETS.get(f, _TARGETS)  # (one lookup: another thread may clear the dict)
+    if hit is _TARGETS:
+        hit = None if f.free_symbols else closed_by_rules(f)
         if len(_TARGETS) > 512:
             _TARGETS.clear()
-        _TARGETS[f] = None if f.free_symbols else closed_by_rules(f)
-    return _TARGETS[f]
+        _TARGETS[f] = hit
+    return hit
 
 
 def _subsample_eval(f: Subsample, a, ac, power: bool):

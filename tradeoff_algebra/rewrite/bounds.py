@@ -17,6 +17,7 @@ approximation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ import sympy as sp
 from ..core.node import TradeOffExpr, tex
 from ..core.rules import Rule, rules_for
 from ..core.validate import choice
+from ..numeric import budget
 from ..operators.maxgroup import Group, Max
 from ..operators.shift import Shift
 from ..operators.subsample import Mix, Subsample
@@ -95,6 +97,19 @@ class _Chain:
         return rebuilt if out is None else out
 
 
+def _shown(name: str, relation: str | None) -> Callable[[dict], str]:
+    """The name of a call in time-limit messages: ``name(expr, relation)``."""
+
+    def shown(a: dict) -> str:
+        from ..numeric.protocol import short
+
+        rel = "" if relation is None else f", {a.get('relation', relation)!r}"
+        return f"{name}({short(a['expr'])}{rel})"
+
+    return shown
+
+
+@budget.deadline(_shown("derive", "eq"))
 def derive(expr: TradeOffExpr, relation: str = "eq") -> Derivation:
     """The chain of cited steps from ``expr``: identities only (``relation="eq"``, what
     ``simplify`` does), or identities and bounds (``"lower"``: every step keeps the expression
@@ -115,6 +130,7 @@ def derive(expr: TradeOffExpr, relation: str = "eq") -> Derivation:
     return Derivation(expr, result, tuple(chain.steps))
 
 
+@budget.deadline(_shown("bound", "lower"))
 def bound(expr: TradeOffExpr, relation: str = "lower") -> TradeOffExpr:
     """A closed-form lower (``"lower"``) or upper (``"upper"``) bound of ``expr`` from the
     registered identities and bounds; ``derive(expr, relation)`` gives the cited steps.
@@ -154,6 +170,7 @@ class Approximation:
         return "$%s$" % self.latex()
 
 
+@budget.deadline(_shown("approx", None))
 def approx(expr: TradeOffExpr) -> Approximation:
     """The asymptotic form of ``expr`` by the registered limit theorems (the CLTs of Dong, Roth
     & Su, Thms. 6, 7 and 11), with the error they state where they state one."""

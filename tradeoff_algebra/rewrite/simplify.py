@@ -20,6 +20,7 @@ from typing import Any
 from ..core.errors import InvalidParameter, TradeOffError
 from ..core.node import TradeOffExpr
 from ..core.rules import Rule, rules_for
+from ..numeric import budget
 from .measure import weight
 from .params import tidy_new_params
 
@@ -54,6 +55,7 @@ class Rewriter:
                 return hit
         cur = self._children(node)
         while True:
+            budget.check()
             for r in rules_for(cur, self.relation):
                 out = r(cur)
                 if out is None or out == cur:
@@ -96,6 +98,13 @@ def _check(expr: Any) -> None:
                                "simplify")
 
 
+def _shown(a: dict) -> str:
+    from ..numeric.protocol import short
+
+    return f"simplify({short(a['expr'])})"
+
+
+@budget.deadline(_shown)
 def simplify(expr: TradeOffExpr) -> TradeOffExpr:
     """Apply the registered identities bottom-up to a fixpoint (docs/architecture.md, "Rewriting").
 

@@ -62,7 +62,9 @@ def _scalar(x: Any, side: str) -> Any:
     if isinstance(x, float) and math.isnan(x):
         raise InvalidParameter(side, x, "a real number or expression (oo allowed)")
     if isinstance(x, (int, float)):
-        return sp.Rational(x)  # a float is the exact binary rational it holds
+        # a float is the exact binary rational it holds (sp.Rational(float) rounds at
+        # mpmath's global precision)
+        return sp.Rational(*x.as_integer_ratio())
     if isinstance(x, str):
         raise InvalidParameter(side, x, "an expression object (parse strings with "
                                "tradeoff_algebra.parse.parse_expr)")

@@ -74,7 +74,8 @@ def enclose(x: Any, env: Mapping | None = None, dps: int = 30) -> Interval:
     cannot: an infinite value is enclosed only as the whole side (``oo``, a Value or functional
     that is +oo), never inside arithmetic."""
     if isinstance(x, (int, float)) and not isinstance(x, bool):
-        x = sp.Rational(x)
+        # (exact: sp.Rational(float) rounds at mpmath's global precision)
+        x = sp.Rational(*x.as_integer_ratio())
     if isinstance(x, float) or x is None or isinstance(x, bool):
         raise Undecidable(f"cannot enclose {x!r}")
     if x is sp.S.Infinity:
