@@ -537,7 +537,11 @@ def check_tree(seed: int, t: Tally, routes_at: int = 2, limit: float = CALL_LIMI
             continue
         t.label("delta", d)
         if d.is_certain:
-            check_against_ref(t, rec, "delta", src, d, ref, "delta", e, dps)
+            E = e.exp_exact()
+            if isinstance(ref, fz.Finite) and ref.exact and not ref.slack and E is not None:
+                check_finite_delta(t, "delta", src, d, ref, E)
+            else:
+                check_against_ref(t, rec, "delta", src, d, ref, "delta", e, dps)
     for lv in case.deltas:
         if over():
             break
@@ -566,6 +570,30 @@ def check_tree(seed: int, t: Tally, routes_at: int = 2, limit: float = CALL_LIMI
     for s in rec.violations:  # an exception other than a TradeOffError escaped
         t.violation(s["prop"], s["call"], s["observed"], s["expected"], s["detail"])
     t.seconds += time.perf_counter() - t0
+
+
+def check_finite_delta(t: Tally, func: str, call: str, v: Value, ref, E: Fraction):
+    """delta(eps) = sum (Q - e^eps P)_+ over the exact pair of a finite reference, e^eps
+    rational: exact, tolerance-free. (The harness's delta_bounds sums in mpmath, and its error
+    bound is relative to the result: delta(SymmetricHull(Mix(EpsDelta(log 5, 3/5), 1e-236)), 0)
+    = 13/15 1e-236 cancels from masses near 1/2 and was "confirmed" wrong at 1100 digits.)"""
+    try:
+        with fz.ref_context(60, 20.0):
+            P, Q = ref.pair()
+            x = sum((q - E * p for p, q in zip(P, Q, strict=True) if q > E * p), F0)
+        lo, hi = stated(v)
+    except (fz.RefTimeout, fz.RefHardTimeout, fz.RefUnavailable):
+        t.outcomes[(func, "skipped: reference unavailable")] += 1
+        return
+    except fz.HugeExponent:
+        t.outcomes[(func, "skipped: exponent beyond 2^200000")] += 1
+        return
+    if lo <= x <= hi:
+        t.outcomes[(func, "contained: exact reference")] += 1
+    else:
+        t.violation(f"{func}: certain value excludes the exact reference", call,
+                    fz.fmt_value(v) + f" [{v.guarantee}]", fz.fmt(x, 25),
+                    f"sum (Q - e^eps P)_+ over the exact pair of {ref}")
 
 
 def check_epsilon(t, rec, call, v, ref, target: Fraction, dps: int):
@@ -685,6 +713,22 @@ def test_stated_interval_and_disjointness_detection():
     check_second(t, "evaluate", "exact vs exact", ex, Value.from_exact(R(1, 3) + R(1, 10**40),
                                                                        20), "test")
     assert len(t.violations) == 2
+
+
+def test_finite_delta_reference_is_exact():
+    """The case where the harness's mpmath delta cancelled (check_finite_delta)."""
+    eps0, d0 = fz.n_log(Fraction(5)), fz.n_frac(Fraction(3, 5))
+    p = Fraction(1, 10**236)
+    ref = fz.ref_hull(fz.ref_mix(fz.EpsDeltaRef(eps0, d0), p), None)
+    f = ta.SymmetricHull(ta.Mix(ta.EpsDelta(sp.log(5), R(3, 5)), R(1, 10**236)))
+    v = ta.delta(f, 0, 15)
+    assert v.exact == R(13, 15) / 10**236
+    t = Tally()
+    check_finite_delta(t, "delta", "reproducer", v, ref, Fraction(1))
+    assert t.outcomes[("delta", "contained: exact reference")] == 1 and not t.violations
+    moved = Value.from_exact(R(13, 15) / 10**236 * (1 + R(1, 10**30)), 15)
+    check_finite_delta(t, "delta", "moved", moved, ref, Fraction(1))
+    assert len(t.violations) == 1
 
 
 def test_renyi_references_against_known_values():
