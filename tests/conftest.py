@@ -17,3 +17,14 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("TA_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_addoption(parser):
+    """The long run of tests/test_guarantee_property.py (skipped unless --guarantee-trees)."""
+    group = parser.getgroup("guarantee", "property suite of stated guarantees")
+    group.addoption("--guarantee-trees", type=int, default=0,
+                    help="random trees for the long run (0: skip it)")
+    group.addoption("--guarantee-seed", type=int, default=0, help="first seed of the long run")
+    group.addoption("--guarantee-minutes", type=float, default=None,
+                    help="start no tree after this many minutes")
+    group.addoption("--guarantee-out", default=None, help="JSON file of the tallies")

@@ -109,7 +109,9 @@ def to_frac(x) -> Fraction:
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
             raise ValueError(f"not finite: {x}")
-        man, exp = x.man_exp
+        man, exp = x.man_exp  # (|mantissa|, exponent): the sign is separate
+        if x < 0:
+            man = -man
         if abs(exp) > MAX_EXACT_EXP:
             raise HugeExponent(f"2^{exp}")
         return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)

@@ -56,11 +56,15 @@ def _exact_floats(x: sp.Basic) -> sp.Basic:
 
 def _scalar(x: Any, side: str) -> Any:
     if isinstance(x, Value):
+        if any(mp.isnan(e) for e in (x.lo, x.hi, x.mid)) or x.lo > x.hi:
+            raise InvalidParameter(side, x, "a Value holding a number (lo <= hi, no NaN)")
         return sp.Rational(x.exact) if x.exact is not None else x
     if isinstance(x, bool) or x is None:
         raise InvalidParameter(side, x, "a trade-off expression or a real scalar expression")
     if isinstance(x, float) and math.isnan(x):
         raise InvalidParameter(side, x, "a real number or expression (oo allowed)")
+    if isinstance(x, float) and math.isinf(x):  # sp.Rational(inf) is 0
+        return sp.oo if x > 0 else -sp.oo
     if isinstance(x, (int, float)):
         # a float is the exact binary rational it holds (sp.Rational(float) rounds at
         # mpmath's global precision)
