@@ -731,6 +731,23 @@ def test_finite_delta_reference_is_exact():
     assert len(t.violations) == 1
 
 
+@pytest.mark.parametrize("dps", [15, 30, 80])
+def test_finite_delta_of_a_ratio_just_above_e_eps(dps):
+    """Found by the long run: delta(Mix(Group(PiecewiseLinear(float knots).inverse(), 1),
+    2/5), log 3) was exactly 0; an atom's likelihood ratio is 3 + 2e-16 and the exact table
+    compared log-ratios negated at 53 bits (numeric.finite_tables). The true value is
+    Q - 3 P of that atom, formed exactly here."""
+    d = ta.Discrete([R(1, 4), R(3, 4)], [R(3, 4) + R(1, 10**20), R(1, 4) - R(1, 10**20)])
+    v = ta.delta(d, sp.log(3), dps)
+    assert v.is_certain and v.contains(R(1, 10**20)), v
+    h = ta.PiecewiseLinear([(0.0, 1.0), (0.05, 0.7), (0.2, 0.4), (0.55, 0.2), (1.0, 0.0)])
+    w = ta.delta(ta.Mix(h, R(2, 5)), sp.log(3), dps)
+    x0, y0 = Fraction(0.05), Fraction(0.7)  # the first knot of the mixture, exactly
+    truth = 1 - 3 * x0 - (Fraction(2, 5) * y0 + Fraction(3, 5) * (1 - x0))
+    assert truth == Fraction(1, 90071992547409920)
+    assert w.is_certain and w.contains(R(truth.numerator, truth.denominator)), w
+
+
 def test_renyi_references_against_known_values():
     """The Renyi references meet textbook values: G_mu a mu^2/2 through a finite pair would
     not apply; randomized response D_a of the pair (e^e, 1)/(1 + e^e) by hand; Laplace KL

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 import sympy as sp
-from mpmath.libmp import from_int, fzero, mpf_add, mpf_div, mpf_mul, round_nearest
+from mpmath.libmp import from_int, fzero, mpf_add, mpf_div, mpf_mul, mpf_neg, round_nearest
 
 from . import budget
 from .context import mp
@@ -296,6 +296,13 @@ def _mp_sums(xs: list, prec: int) -> tuple[list, list]:
     return [mk(x) for x in pre], [mk(x) for x in suf]
 
 
+def _neg(x):
+    """-x exactly: an mpf's ``-x`` rounds to the ambient precision, and an exact table's
+    128-bit log-ratios negated at 53 bits merged a ratio 3 + 4e-20 with 3 (its atom left out
+    of delta(log 3), which came out exactly 0)."""
+    return mp.make_mpf(mpf_neg(x._mpf_)) if hasattr(x, "_mpf_") else -x
+
+
 class _Table:
     """A materialised loss: atoms sorted by decreasing ratio with prefix and suffix sums.
 
@@ -320,7 +327,7 @@ class _Table:
         if mode.kind != "mp":
             keys, P, Q, logs = self._exact_ties(keys, P, Q, logs)
         self.keys, self.P, self.Q, self.logs = keys, P, Q, logs
-        self.neglogs = [-x for x in logs]
+        self.neglogs = [_neg(x) for x in logs]
         m = len(keys)
         zero = 0 if mode.kind == "exact" else (mp.zero if mode.kind == "mp" else sp.S.Zero)
         if mode.kind == "mp":
@@ -337,7 +344,7 @@ class _Table:
                 self.Qsuf[i] = self.Qsuf[i + 1] + Q[i]
         self.has_inf = m > 0 and keys[0][0] is None
         self.first = 1 if self.has_inf else 0
-        self.negPsuf = [-x for x in self.Psuf]
+        self.negPsuf = [_neg(x) for x in self.Psuf]
         self.logmax = max((abs(x) for x in logs if mp.isfinite(x)), default=mp.zero)
         dyadic = [isinstance(L, sp.Rational) and int(L.q) & (int(L.q) - 1) == 0
                   and abs(int(L.p)).bit_length() < 64 for L, _ in gens]
@@ -419,4 +426,4 @@ class _Table:
 
     def cut(self, x) -> int:
         """The number of atoms whose computed log-ratio exceeds x."""
-        return bisect_left(self.neglogs, -x)
+        return bisect_left(self.neglogs, _neg(x))
