@@ -23,6 +23,7 @@ A value built from others carries the weakest of their guarantees (:func:`weakes
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -227,7 +228,7 @@ class Value:
             r = _as_rational(x)
         elif isinstance(x, sp.Rational):
             r = x
-        elif isinstance(x, (int, float)):
+        elif isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
             # (exact: sp.Rational(float) rounds at mpmath's global precision)
             r = sp.Rational(*x.as_integer_ratio())
         else:
