@@ -1,6 +1,11 @@
-"""The seed papers' claims (``python -m proofs --json``) all hold, or hold as corrected."""
+"""The seed papers' claims (``python -m proofs --json``) all hold, or hold as corrected.
+
+The default run states the claims of one short paper (Dwork & Roth's); the whole run of every
+paper (about 11 minutes on two cores, with the misprints of Dong, Roth & Su below) runs with
+``TA_PROOFS_FULL=1``, as ``.ci/run`` does after the suite."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +20,20 @@ DRS_MISPRINTS = ("Cor. 3, Eq. (14)", "Prop. 7 (remark)")
 ESTIMATE_ONLY = ("Cor. 4",)
 
 
+FULL = os.environ.get("TA_PROOFS_FULL") == "1"
+
+
 def test_python_m_proofs_json():
-    out = subprocess.run([sys.executable, "-m", "proofs", "--json"], cwd=ROOT,
+    which = [] if FULL else ["--paper", "Dwork"]
+    out = subprocess.run([sys.executable, "-m", "proofs", "--json", *which], cwd=ROOT,
                          capture_output=True, text=True, timeout=1800)
     assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-5000:]
     results = json.loads(out.stdout)
     assert isinstance(results, list)
     assert len(results) >= 15  # other claims modules add more; never fewer than these
+    if not FULL:
+        assert all("Dwork" in r["paper"] for r in results)
+        return
     for r in results:
         assert KEYS <= set(r), r
     bad = [r for r in results if r["status"] in ("fails", "error")]
