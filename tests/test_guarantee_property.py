@@ -66,7 +66,7 @@ from tradeoff_algebra.numeric.value import Value
 R = sp.Rational
 F0 = Fraction(0)
 
-CI_TREES = int(os.environ.get("TA_GUARANTEE_TREES", "10"))
+CI_TREES = int(os.environ.get("TA_GUARANTEE_TREES", "6"))
 CI_SEED = 7_000_000  # a seed range of its own (test_fuzz_trees draws through hypothesis)
 CALL_LIMIT = float(os.environ.get("TA_GUARANTEE_CALL_LIMIT", "3"))
 TREE_BUDGET = float(os.environ.get("TA_GUARANTEE_TREE_BUDGET", "8"))
@@ -789,7 +789,7 @@ def _sampled_gaussian_quad(p, mu, a, inverse: bool, digits: int):
         return mpmath.log(v) / (A - 1), abs(err / v / (A - 1))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(3))
 def test_sampled_gaussian_renyi_against_quadrature(seed):
     """renyi(Mix(G(mu), p), a) and of its inverse (certified, Arb integration or the binomial
     sum) against mpmath quadrature at dps + 40 digits: the quadrature's error estimate and the
@@ -866,7 +866,7 @@ def _extreme_cases():
     return cases
 
 
-@pytest.mark.parametrize("margin_exp", [21, 25, 30, 45])
+@pytest.mark.parametrize("margin_exp", [21, 45])  # the ends of the range of margins
 def test_verify_extreme_arguments_tiny_margins(margin_exp):
     """For x = Φ⁻¹(1e-300), Φ(-200), exp(1e5), log(1 + 1e-40), ...: with c a rational
     10^-m relative below x (m = 21 .. 45), ``x >= c`` and ``c <= x`` are true (never False) and
