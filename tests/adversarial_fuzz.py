@@ -1136,36 +1136,16 @@ def api_targets() -> list[Target]:
     add("iteration_zcdp.sigma", "sigma", lambda v: ta.iteration_zcdp([1, 1], v), ANY)
     add("iteration_zcdp.s", "s", lambda v: ta.iteration_zcdp([1, 1], 1, v), ANY)
     # options
-    add(
-        "pld_options.tol",
-        "tol",
-        lambda v: ta.pld_options(tol=v),
-        Dom(lo=0, lo_open=True, sym=False, none=True),
-    )
-    add(
-        "pld_options.h",
-        "h",
-        lambda v: ta.pld_options(h=v),
-        Dom(lo=0, lo_open=True, sym=False, none=True),
-    )
-    add(
-        "pld_options.tail",
-        "tail",
-        lambda v: ta.pld_options(tail=v),
-        Dom(lo=0, lo_open=True, sym=False, none=True),
-    )
+    positive = Dom(lo=0, lo_open=True, sym=False, none=True)
+    for opt in ("tol", "h", "tail"):
+        add(f"pld_options.{opt}", opt, lambda v, o=opt: ta.pld_options(**{o: v}), positive)
     add(
         "pld_options.progress",
         "progress",
         lambda v: ta.pld_options(progress=v),
         Dom(kind="real", lo=2, hi=1, sym=False, none=True),
     )
-    add(
-        "profile_options.rtol",
-        "rtol",
-        lambda v: ta.profile_options(rtol=v),
-        Dom(lo=0, lo_open=True, sym=False, none=True),
-    )
+    add("profile_options.rtol", "rtol", lambda v: ta.profile_options(rtol=v), positive)
     add("profile_options.max_calls", "max_calls", lambda v: ta.profile_options(max_calls=v), ANY)
     add(
         "profile_options.max_seconds",
