@@ -27,7 +27,7 @@ from ..core.node import TradeOff
 from ..core.validate import count, mpf_rational, param
 from ..core.validate import items as _items
 from ..families.epsdelta import EpsDelta
-from ..numeric import budget
+from ..numeric import budget, trace
 from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
 from ..numeric.capability import profile_form
 from ..numeric.context import MPF, mp
@@ -119,12 +119,13 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
     if form is None:
         fl = finite_loss(f)
         if fl is not None and fl.affordable():
-            return fl.certified_delta(E, dps)
+            return fl.certified_delta(E, dps).routed("exact finite composition")
         return None
     v = certify(form, dps)
     if v is None:
         return None
-    return Value.point(min(max(v.mid, mp.zero), mp.one), dps, guarantee="certified")
+    return Value.point(min(max(v.mid, mp.zero), mp.one), dps,
+                       guarantee="certified").routed("Arb ball of the closed-form profile")
 
 
 def _exact_eps(eps: Any, e) -> sp.Expr:
@@ -304,7 +305,9 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     if D == 1:  # delta_f(0) <= 1 for every f
         return Value.point(0, dps)
     try:
-        return _epsilon(f, D, dps)
+        with trace.recording() as names:
+            v = _epsilon(f, D, dps)
+        return v if v.route else v.routed(trace.described(names, "the node's mpmath evaluation"))
     except budget.TimeLimitExceeded as exc:
         raise budget.own_best(exc, "epsilon", f) from None
 
@@ -345,6 +348,7 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
         v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                       lambda: f"epsilon({short(f)}, {short(D)})")
         return _proved(f, D, v)
+    trace.note("bracketing search on delta(eps)")
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         L, U, points = _search_epsilon(f, num(D, "delta"), dps)
         if L == U:

@@ -943,16 +943,13 @@ def _(f, x):
 
 
 def _register_models() -> None:
-    from ..numeric.finite import FiniteLoss, finite_loss
-    from ..numeric.pld_models import AtomLoss, loss_model
+    from ..numeric.finite import FiniteLoss
+    from ..numeric.privacy_loss import AtomLoss, LazyLoss, PrivacyLoss, loss_views, privacy_loss
 
-    @finite_loss.register(ShuffleDP)
-    def _(f):
+    def exact(f) -> FiniteLoss | None:
         """The exact pair (atoms grouped by b/a) for small n: exact composition and values.
-        None for symbolic parameters and for n above FINITE_MAX_N_* (those go through the
-        Arb table singly and the PLD engine in products)."""
-        if f.free_symbols or not isinstance(f.n, sp.Integer):
-            return None
+        None for n above FINITE_MAX_N_* (those go through the Arb table singly and the PLD
+        engine in products)."""
         n = int(f.n)
         cap = FINITE_MAX_N_RATIONAL if _exact_e(f.eps0) is not None else FINITE_MAX_N_SYMBOLIC
         if n > cap:
@@ -963,13 +960,10 @@ def _register_models() -> None:
             return FiniteLoss.from_atoms(_wang_atoms(f.eps0, n))
         return FiniteLoss.from_atoms(_grouped_atoms(f.eps0, n))
 
-    @loss_model.register(ShuffleDP)
-    def _(f):
+    def grid(f) -> AtomLoss:
         """Atoms of the kept points (float64); the dropped mass (at most FLOAT_TAU of each of
         P and Q) goes to the atoms at +-oo for the pessimistic side only (``q_inf_sure``: the
         optimistic side keeps the mass at +-oo that is certainly there)."""
-        if f.free_symbols:
-            return None
         eps0, n = _numeric(f)
         if eps0 == 0:
             return AtomLoss([0.0], [1.0], [1.0])
@@ -982,6 +976,17 @@ def _register_models() -> None:
         loss, P, Q = _float_atoms(float(eps0), n)
         return AtomLoss(loss, P, Q, q_inf=FLOAT_TAU, p_ninf=FLOAT_TAU, rel_err=1e-13,
                         q_inf_sure=0.0, p_ninf_sure=0.0)
+
+    @privacy_loss.register(ShuffleDP)
+
+    @loss_views("grid", "exact")
+    def _(f) -> PrivacyLoss | None:
+        """The float atoms for the PLD grid, with the exact pair as the exact view (None for
+        symbolic parameters)."""
+        if f.free_symbols:
+            return None
+        return LazyLoss(grid=lambda: grid(f),
+                        exact=(lambda: exact(f)) if isinstance(f.n, sp.Integer) else None)
 
 
 _register_models()

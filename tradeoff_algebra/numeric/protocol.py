@@ -44,7 +44,7 @@ from ..core.errors import (
 )
 from ..core.node import NUMERIC, TradeOff
 from ..core.validate import flag, mpf_rational
-from . import budget
+from . import budget, trace
 from .context import MPF, mp
 from .value import CertifiedPair, Value, dps_to_prec
 
@@ -132,7 +132,8 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
         x = arb_endpoint(mid, round_nearest)
     # the truth lies in [0, 1]: a ball across an end (1 +- 1e-31) has its midpoint moved to
     # that end, which stays within the radius of the truth
-    return Value.point(min(max(x, mp.zero), mp.one), dps, guarantee="certified")
+    return Value.point(min(max(x, mp.zero), mp.one), dps,
+                       guarantee="certified").routed("Arb ball of the registered form")
 
 
 def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
@@ -150,7 +151,7 @@ def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value |
     if v is None:
         return None
     m = min(max(v.mid, mp.zero), mp.one)  # the truth lies in [0, 1]
-    return Value.point(m, dps, guarantee="certified")
+    return Value.point(m, dps, guarantee="certified").routed("Arb ball of the closed form")
 
 
 #: The certified routes of :func:`evaluate` and :func:`roc` tried after the Arb fast path and
@@ -395,7 +396,9 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str],
     (:func:`.budget.own_best`).
     """
     try:
-        return _certified(compute, dps, what)
+        with trace.recording() as names:
+            v = _certified(compute, dps, what)
+        return v.routed(trace.described(names, "the node's mpmath evaluation"))
     except budget.TimeLimitExceeded as exc:
         if about is None:
             raise
@@ -483,41 +486,36 @@ def shown_level(x: Any, name: str = "alpha") -> str:
 @budget.deadline(lambda a: f"evaluate({short(a['f'])}, {shown_level(a['alpha'])})")
 def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """f(alpha) as a :class:`Value` with ``dps`` correct digits or a guaranteed enclosure."""
-    _prepare(f, dps)
-    A = as_level(alpha)
-    if isinstance(A, sp.Rational):
-        q = exact_value(f, A, 1 - A)
-        if q is not None:
-            return Value.from_exact(q, dps)
-        v = _arb_point(f, A, dps, False) or _certified_point(f, A, dps, False)
-        if v is not None:
-            return v
-
-    def compute():
-        a, ac = _level_pair(A)
-        return _unit_pair(mp_value(f, a, ac), f, "evaluate")
-
-    return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})", ("value", f))
+    return _at_level(f, alpha, dps, power=False)
 
 
 @budget.deadline(lambda a: f"roc({short(a['f'])}, {shown_level(a['alpha'])})")
 def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """The attacker's power 1 - f(alpha) (TPR at FPR alpha) without cancellation."""
+    return _at_level(f, alpha, dps, power=True)
+
+
+def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
+    """f(alpha), or 1 - f(alpha) when ``power``: exact where the objects are, else the certified
+    point routes (Arb balls, :data:`POINT_ROUTES`), else the node's mpmath route
+    (``mp_value`` / ``mp_roc``) under :func:`certified`."""
     _prepare(f, dps)
     A = as_level(alpha)
     if isinstance(A, sp.Rational):
         q = exact_value(f, A, 1 - A)
         if q is not None:
-            return Value.from_exact(1 - q, dps)
-        v = _arb_point(f, A, dps, True) or _certified_point(f, A, dps, True)
+            return Value.from_exact(1 - q if power else q, dps).routed("exact arithmetic")
+        v = _arb_point(f, A, dps, power) or _certified_point(f, A, dps, power)
         if v is not None:
             return v
+    what, point = ("roc", mp_roc) if power else ("evaluate", mp_value)
 
     def compute():
         a, ac = _level_pair(A)
-        return _unit_pair(mp_roc(f, a, ac), f, "roc")
+        return _unit_pair(point(f, a, ac), f, what)
 
-    return certified(compute, dps, lambda: f"roc({short(f)}, {short(A)})", ("roc", f))
+    return certified(compute, dps, lambda: f"{what}({short(f)}, {short(A)})",
+                     ("roc" if power else "value", f))
 
 
 def short(x: Any) -> str:

@@ -40,10 +40,10 @@ from sympy import Integer, Rational
 from ..core.errors import NoClosedForm, TradeOffError
 from ..core.node import TradeOff
 from ..families.trivial import Id, Zero
-from ..numeric import budget, pld
+from ..numeric import budget, pld, trace
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.pld_models import cf_spec
+from ..numeric.privacy_loss import privacy_loss
 from ..numeric.protocol import (
     arb_value,
     exact_value,
@@ -485,7 +485,7 @@ class InversionRoute(Route):
 
     def supports(self, plan, question):
         return (plan[0] == "pld" and question in self.questions
-                and _cf_specs([plan[1]]) is not None)
+                and _cf_laws([plan[1]]) is not None)
 
     def cost(self, plan, question):
         return 1.0
@@ -541,6 +541,8 @@ def answer(f, question: str, *args):
     for r in routes_for(f, question):
         out = r.enclose(f, plan, question, *args)
         if out is not PASS:
+            if out is not None:
+                trace.note(r.name)
             return out
     return None
 
@@ -564,22 +566,28 @@ def _refinements(leaf_sets, arg, kind: str) -> list:
     return [make(leaves, dn, up, o["h"], o["tail"], o["progress"]) for leaves in leaf_sets]
 
 
-def _cf_specs(leaf_sets) -> list | None:
-    """The products as lists of (cf_spec, n) for the Laplace inversion (numeric.cf), or None
-    when a factor has no law there, an f_{0,delta} part, a fixed grid step was asked for, or no
-    factor is subsampled (Gaussian products have closed forms)."""
+def _cf_laws(leaf_sets) -> list | None:
+    """The products as lists of (law, n) for the Laplace inversion (numeric.cf: the Arb views of
+    the factors' privacy losses), or None when a factor has no law there, an f_{0,delta} part,
+    a fixed grid step was asked for, or every law is closed under the tensor product (such
+    products have closed forms)."""
     if pld.options()["h"] is not None:
         return None
     out = []
     for leaves in leaf_sets:
         rest, deltas = pld.split_trivial(pld._check_leaves(leaves))
-        specs = [(cf_spec(f), n) for f, n in rest]
+        specs = [(_law(f), n) for f, n in rest]
         if deltas or not specs or any(s is None for s, _ in specs):
             return None
         out.append(specs)
-    if not any(s[0] != "gaussian" for specs in out for s, _ in specs):
+    if all(law.closed_under_tensor for specs in out for law, _ in specs):
         return None
     return out
+
+
+def _law(f):
+    pl = privacy_loss(f)
+    return None if pl is None else pl.law()
 
 
 def _cf_enclosure(leaf_sets, arg, kind: str):
@@ -588,14 +596,17 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
     Gaussian steps with Gaussian factors, where it reaches widths of 1e-9 and below in tens of
     milliseconds (Fourier inversion of the composed moment generating function on a certified
     trapezoidal rule, numeric.cf)."""
-    sets = _cf_specs(leaf_sets)
+    sets = _cf_laws(leaf_sets)
     if sets is None or arg == mp.inf:
         return None
     from ..numeric import cf
 
     dn, up = _float_bracket(arg)
     r = cf.route_enclosure(sets, kind, dn, up, pld.options()["tol"])
-    return None if r is None else CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
+    if r is None:
+        return None
+    trace.note(InversionRoute.name)
+    return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
 
 
 def pld_delta(leaf_sets: list, eps, inversion: bool = True):
@@ -612,6 +623,7 @@ def pld_delta(leaf_sets: list, eps, inversion: bool = True):
                             o["progress"]) for x in leaf_sets]
         return mp.mpf(max(c.opt.inf for c in cs)), mp.mpf(max(c.pess.inf for c in cs))
     lo, hi = pld.max_enclosure(_refinements(leaf_sets, eps, "delta"), o["tol"])
+    trace.note(PLDRoute.name)
     return mp.mpf(lo), mp.mpf(hi)
 
 
@@ -622,6 +634,7 @@ def pld_epsilon(leaf_sets: list, d, inversion: bool = True):
     if r is not None:
         return r
     lo, hi = pld.max_enclosure(_refinements(leaf_sets, d, "epsilon"), pld.options()["tol"])
+    trace.note(PLDRoute.name)
     return mp.mpf(lo), mp.mpf(hi)
 
 
@@ -658,6 +671,7 @@ def pld_value(leaf_sets: tuple, a, power: bool):
     dn, up = _float_bracket(a)
     r = pld.value_refinement(leaf_sets, dn, up, power, o["h"], o["tail"], o["progress"])
     lo, hi = pld.max_enclosure([r], o["tol"])
+    trace.note(PLDRoute.name)
     return mp.mpf(lo), mp.mpf(hi)
 
 
