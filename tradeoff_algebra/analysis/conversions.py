@@ -35,12 +35,12 @@ from ..numeric.finite import finite_loss
 from ..numeric.protocol import (
     GUARD_DPS,
     MAX_DPS,
-    _prepare,
     as_level,
     certified,
     enclose_delta,
     mp_epsilon,
     num,
+    prepare_call,
     short,
     shown_level,
 )
@@ -86,7 +86,7 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     With free symbols in ``f`` or ``eps`` the result is an unevaluated
     :class:`~tradeoff_algebra.analysis.lazy.Functional` (for claims in ``ta.verify``).
     """
-    _prepare(f, dps)
+    prepare_call(f, dps)
     v = _closed_delta(f, eps, dps)
     if v is not None:
         return v
@@ -300,7 +300,7 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
       (eps, delta)-DP guarantee admits the test that rejects on the part of Q singular to P,
       of power ``1 - f(0)`` at level 0. For G_mu, ``delta = 0`` gives ``oo`` as well.
     """
-    _prepare(f, dps)
+    prepare_call(f, dps)
     D = as_level(delta, "delta")
     if D == 1:  # delta_f(0) <= 1 for every f
         return Value.point(0, dps)
@@ -411,7 +411,7 @@ def _f_epsdelta(eps, d, a, ac):
 def _profile_enclosure(delta_fn) -> Callable:
     """eps -> (lo, hi) from a trade-off expression, a callable, or a callable returning pairs."""
     if isinstance(delta_fn, TradeOff):
-        _prepare(delta_fn, 15)
+        prepare_call(delta_fn, 15)
         return lambda e: enclose_delta(delta_fn, e)
     if not callable(delta_fn):
         raise InvalidParameter("delta_fn", delta_fn,
