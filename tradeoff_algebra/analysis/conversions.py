@@ -119,7 +119,8 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
     if form is None:
         fl = finite_loss(f)
         if fl is not None and fl.affordable():
-            return fl.certified_delta(E, dps).routed("exact finite composition")
+            v = fl.certified_delta(E, dps)
+            return None if v is None else v.routed("exact finite composition")
         return None
     v = certify(form, dps)
     if v is None:

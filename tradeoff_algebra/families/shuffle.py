@@ -140,6 +140,10 @@ class ShuffleDP(TradeOff):
     docstring); it lies below T(P, Q). Its args carry a third entry, 1.
     """
 
+    #: The termination measure's weight (rewrite.measure): 3, so that the rule to a simpler
+    #: family (ShuffleDP(eps0, 1) -> f_{eps0,0}) shrinks the tree.
+    leaf_weight = 3
+
     def __new__(cls, eps0: Any, n: Any, bound: Any = "exact"):
         eps0 = param("eps0", eps0, lower=0, owner="ShuffleDP")
         n = param("n", n, lower=1, integer=True, owner="ShuffleDP")
