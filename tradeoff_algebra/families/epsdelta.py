@@ -325,8 +325,12 @@ def _(f, a, ac):
 
 @kinks.register(EpsDelta)
 def _(f):
+    """f_{eps,delta} (Eq. (4)) has slopes -e^eps, -e^{-eps}, 0: its derivative jumps at the
+    fixed point (1 - delta)/(1 + e^eps) when eps > 0 (for eps = 0 both slopes are -1) and at
+    1 - delta when delta > 0 (1 - delta = 1 is the end of the interval, not a kink)."""
     e, d = num(f.eps, "eps"), num(f.delta, "delta")
-    return [(1 - d) / (1 + mp.exp(e)), 1 - d]
+    out = [(1 - d) / (1 + mp.exp(e))] if e > 0 and d < 1 else []
+    return out + ([1 - d] if 0 < d < 1 else [])
 
 
 @renyi_form.register(EpsDelta)
