@@ -401,12 +401,14 @@ def _(rng):
     yield Case(ta.Max(asym(rng), Id), digits=None)
 
 
-@case("max_epsdelta_dominated")
+@case("max_dominated")
 def _(rng):
     e1, d1 = Rational(rng.randint(10, 30), 10), r_delta(rng)
     yield Case(ta.Max(EpsDelta(eps1, delta), EpsDelta(eps1 + eps2, delta + p), asym(rng)),
                {eps1: log(e1), eps2: r_eps(rng), delta: d1, p: Rational(rng.randint(0, 9), 100)},
                digits=None, note="the second is dominated")
+    yield Case(ta.Max(G(mu), G(mu + 1), ta.Laplace(mu)), {mu: r_mu(rng)}, digits=50,
+               note="G_{mu+1} is dominated by G_mu")
 
 
 # -- symmetrisations (operators/unary.py) -------------------------------------------------

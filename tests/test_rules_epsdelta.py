@@ -192,9 +192,9 @@ def test_max_same_argument():
 @pytest.mark.parametrize("e1, d1, e2, d2", [(1, sp.Rational(1, 10), 2, sp.Rational(1, 5)),
                                             (1, sp.Rational(1, 10), 1, sp.Rational(1, 2)),
                                             (0, 0, sp.Rational(1, 2), 0)])
-def test_max_epsdelta_dominated(e1, d1, e2, d2):
+def test_max_dominated_epsdelta(e1, d1, e2, d2):
     m = Max(EpsDelta(e1, d1), EpsDelta(e2, d2), G(3))
-    out = mg.max_epsdelta_dominated.rule(m)
+    out = mg.max_dominated.rule(m)
     assert out == Max(EpsDelta(e1, d1), G(3))
     with workdps(60):
         for k in range(0, 41):
@@ -206,11 +206,11 @@ def test_max_epsdelta_dominated(e1, d1, e2, d2):
 def test_max_epsdelta_not_dominated():
     eps, d = sp.Symbol("varepsilon", nonnegative=True), sp.Symbol("delta", nonnegative=True)
     # crossing pair: smaller eps but larger delta
-    assert mg.max_epsdelta_dominated.rule(Max(EpsDelta(1, sp.Rational(1, 2)),
+    assert mg.max_dominated.rule(Max(EpsDelta(1, sp.Rational(1, 2)),
                                               EpsDelta(2, sp.Rational(1, 10)))) is None
     # unknown order
-    assert mg.max_epsdelta_dominated.rule(Max(EpsDelta(eps, d), EpsDelta(1, d))) is None
-    assert mg.max_epsdelta_dominated.rule(Max(EpsDelta(eps, d), EpsDelta(eps + 1, d))) == \
+    assert mg.max_dominated.rule(Max(EpsDelta(eps, d), EpsDelta(1, d))) is None
+    assert mg.max_dominated.rule(Max(EpsDelta(eps, d), EpsDelta(eps + 1, d))) == \
         EpsDelta(eps, d)
     # and the crossing pair really is a pointwise max of two different functions
     f, g = EpsDelta(1, sp.Rational(1, 2)), EpsDelta(2, sp.Rational(1, 10))

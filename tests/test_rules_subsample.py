@@ -19,6 +19,7 @@ from precision import workdps
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import C, EpsDelta, G, Id, Inverse, Laplace, Max, Mix, Zero
+from tradeoff_algebra.families import epsdelta as ed
 from tradeoff_algebra.operators import subsample as sub
 from tradeoff_algebra.operators import unary
 from tradeoff_algebra.operators.unary import SymmetricHull, Symmetrize
@@ -99,7 +100,7 @@ def _rat(x) -> sp.Rational:
 @pytest.mark.parametrize("p", [F(1, 5), F(1, 2), F(3, 4)])
 def test_subsample_epsdelta_exact(r, d, p):
     node = C(_rat(p), EpsDelta(sp.log(_rat(r)), _rat(d)))
-    out = sub.subsample_epsdelta(node)
+    out = ed.subsample_epsdelta.rule(node)
     assert out is not None
     ref = pl_subsample(pl_epsdelta(r, d, F(1)), p, F(1))
     for a in GRID:
@@ -187,7 +188,7 @@ def test_subsample_zero_and_id():
 
 def test_subsample_of_zero_function():
     p = sp.Symbol("p", nonnegative=True)
-    assert sub.subsample_zero_function.rule(C(p, Zero)) == EpsDelta(0, p)
+    assert ed.subsample_zero_function.rule(C(p, Zero)) == EpsDelta(0, p)
     zero = [(F(0), F(0)), (F(1), F(0))]
     for q in (F(1, 5), F(1, 2), F(1)):
         ref = pl_subsample(zero, q, F(1))

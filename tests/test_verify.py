@@ -116,8 +116,12 @@ def test_exact_piecewise_linear_claims():
 
 
 def test_numeric_agreement_never_proves_identity():
-    v = ta.verify(ta.Max(ta.G(1), ta.G(2)), "==", ta.G(1))  # true; no rule states it
-    assert v.status is None and v.method == "numeric agreement"
+    # true (f (x) g <= f, Dong, Roth & Su, Lemma 4); no rule states it
+    v = ta.verify(ta.Max(ta.G(1), ta.G(1) @ ta.Laplace(1)), "==", ta.G(1))
+    assert v.status is None
+    # true, and a sound rule states it (G_mu is non-increasing in mu): proved by the rewrite
+    v = ta.verify(ta.Max(ta.G(1), ta.G(2)), "==", ta.G(1))
+    assert v.status is True and v.method == "rewrite"
     v = ta.verify(ta.Max(ta.G(1), ta.Laplace(R(1, 10))), "==", ta.G(1))
     assert v.status is False
 
@@ -185,7 +189,8 @@ def test_verdict_display():
 def test_cli_exit_status(capsys):
     assert main(["verify", "G(mu) @ G(nu)", "==", "G(sqrt(mu**2 + nu**2))"]) == 0
     assert main(["verify", "EpsDelta(1, 0)", ">=", "G(1)"]) == 1
-    assert main(["verify", "Max(G(1), G(2))", "==", "G(1)"]) == 3
+    assert main(["verify", "Max(G(1), G(2))", "==", "G(1)"]) == 0
+    assert main(["verify", "Max(G(1), G(1) @ Laplace(1))", "==", "G(1)"]) == 3
     assert main(["verify", "G(mu)", ">=", "G(mu + 1)", "--over", "mu=0:5"]) == 0
     assert main(["verify", "G(1)", "=<", "G(2)"]) == 2
     assert main(["verify", "G(1)", ">=", "G(2)", "--over", "mu0:5"]) == 2

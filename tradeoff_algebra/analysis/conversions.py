@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy as sp
@@ -26,7 +26,6 @@ from ..core.errors import InvalidParameter, NoClosedForm, ToleranceWarning
 from ..core.node import TradeOff
 from ..core.validate import count, mpf_rational, param
 from ..core.validate import items as _items
-from ..families.epsdelta import EpsDelta
 from ..numeric import budget, trace
 from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
 from ..numeric.capability import profile_form
@@ -45,10 +44,9 @@ from ..numeric.protocol import (
     shown_level,
 )
 from ..numeric.value import CertifiedPair, Value, dps_to_prec
-from ..operators.maxgroup import Max
 from .lazy import defer
 
-__all__ = ["delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower"]
+__all__ = ["delta", "epsilon", "primal_value", "primal_value_lower"]
 
 #: The generic epsilon search looks no further than this (a guarantee with eps beyond it says
 #: nothing); past it the answer is the enclosure [last eps known too small, inf].
@@ -378,30 +376,6 @@ def _proved(f: TradeOff, D: sp.Rational, v: Value) -> Value:
 
 
 # -- dual to primal (Prop. 5) -------------------------------------------------------------------
-def from_privacy_profile(pairs: Iterable[tuple[Any, Any]] | Mapping[Any, Any]) -> TradeOff:
-    """``max_i f_{eps_i, delta_i}``: the f of Dong, Roth & Su, Prop. 5 for finitely many pairs.
-
-    A mechanism is (eps_i, delta_i)-DP for every i if and only if it is f-DP with this f.
-    ``pairs`` is an iterable of ``(eps, delta)`` or a mapping ``{eps: delta}``; each pair is
-    validated by :class:`EpsDelta` (eps >= 0, 0 <= delta <= 1). Returns a ``Max`` node (a
-    single ``EpsDelta`` for one pair).
-    """
-    items = _items("pairs", pairs, "(eps, delta) pairs or a mapping {eps: delta}",
-                   "from_privacy_profile", mapping=True)
-    if not items:
-        raise InvalidParameter("pairs", items, "at least one (eps, delta) pair",
-                               "from_privacy_profile")
-    fs = []
-    for i, item in enumerate(items):
-        try:
-            e, d = item
-        except (TypeError, ValueError) as exc:
-            raise InvalidParameter(f"pairs[{i}]", item, "a pair (eps, delta)",
-                                   "from_privacy_profile") from exc
-        fs.append(EpsDelta(e, d))
-    return Max(*fs)
-
-
 def _f_epsdelta(eps, d, a, ac):
     """f_{eps,d}(alpha) (Eq. (5)) from alpha and 1 - alpha; d may exceed 1 (then 0)."""
     if eps == mp.inf:

@@ -170,6 +170,10 @@ class TradeOff(TradeOffExpr):
     """
 
     is_TradeOff: ClassVar[bool] = True
+    #: The greatest trade-off function (Id, perfect privacy) and the least (0, no privacy):
+    #: every f lies between them (Dong, Roth & Su, Sec. 2.1; Prop. 1: f <= 1 - alpha).
+    is_greatest: ClassVar[bool] = False
+    is_least: ClassVar[bool] = False
 
     # -- properties that families override ---------------------------------------------------
     @property

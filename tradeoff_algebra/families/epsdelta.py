@@ -220,6 +220,45 @@ def _register_epsdelta_conjugate() -> None:
 _register_epsdelta_conjugate()
 
 
+# -- C_p of f_{eps,delta} (the Subsample operator's hook) ---------------------------------------
+@hook("subsample", cite=DRS.at("Cor. 3, Eq. (14)", note="corrected: the linear piece is "
+                               "1 - p(e^eps - 1 + 2 delta)/(e^eps + 1) - alpha"), priority=70)
+def subsample_epsdelta(g, p):
+    """C_p(f_{eps,delta}) = max{f_{eps',delta'}, f_{0,c}} (the two returned) with (corrected
+    Eq. (14))
+
+        eps' = log(1 - p + p e^eps),  delta' = p delta,
+        c = p (e^eps - 1 + 2 delta) / (e^eps + 1),
+
+    the linear piece of Eq. (13), x* + f_p(x*) - alpha at the fixed point
+    x* = (1 - delta)/(1 + e^eps) of f_{eps,delta}, being 1 - c - alpha = f_{0,c}(alpha) where
+    it matters.
+
+    The paper prints the linear piece as 1 - p delta - p (e^eps - 1)/(e^eps + 1) - alpha, i.e.
+    c = p delta + p (e^eps - 1)/(e^eps + 1); that is correct only for delta = 0 or eps = 0 and
+    otherwise too small (still a valid lower bound, not the identity). Counterexample:
+    eps = log 3, delta = 1/2, p = 1/2, alpha = 1/4: the exact lower convex envelope of
+    min{f_p, f_p^{-1}} gives C_p(f)(1/4) = 3/8 (= the corrected form), the printed Eq. (14)
+    gives 1/4. See proofs/drs_counterexamples.md.
+    """
+    if not isinstance(g, EpsDelta):
+        return None
+    e, d = sp.exp(g.eps), g.delta
+    main = EpsDelta(sp.log(1 - p + p * e), p * d)
+    line = EpsDelta(0, p * (e - 1 + 2 * d) / (e + 1))
+    return [main, line]
+
+
+@hook("subsample", cite=DRS.at("Eq. (13)", note="f = 0, fixed point 0"), priority=80)
+def subsample_zero_function(g, p):
+    """C_p(0) = f_{0,p}: by Eq. (13) with x* = 0, C_p(0)(x) = 1 - p - x on [0, 1 - p], then 0.
+
+    (Also Eq. (14) at delta = 1 once corrected.) Checked against the exact convex envelope of
+    min{0_p, 0_p^{-1}}.
+    """
+    return [EpsDelta(0, p)] if g == Zero else None
+
+
 # -- finite representation, knots and the f_{0,delta} part (numeric.finite, .envelope, .pld) -----
 @privacy_loss.register(EpsDelta)
 @loss_views("grid", "exact")

@@ -31,6 +31,8 @@ __all__ = ["IdTradeOff", "ZeroTradeOff", "Id", "Zero"]
 class IdTradeOff(TradeOff):
     """Id(alpha) = 1 - alpha: perfect privacy (use the instance ``Id``)."""
 
+    is_greatest = True
+
     def __new__(cls):
         return TradeOff.__new__(cls)
 
@@ -53,6 +55,8 @@ class IdTradeOff(TradeOff):
 
 class ZeroTradeOff(TradeOff):
     """The zero trade-off function: blatant non-privacy (use the instance ``Zero``)."""
+
+    is_least = True
 
     def __new__(cls):
         return TradeOff.__new__(cls)

@@ -24,13 +24,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import sympy as sp
 
 from ..core.errors import InvalidParameter, brief
+from ..core.node import TradeOff
 from ..core.validate import choice, flag, param
+from ..core.validate import items as _items
 from ..families.epsdelta import EpsDelta
+from ..operators.maxgroup import Max
 from .base import Notion
 
 __all__ = ["ApproxDP", "advanced_composition", "amplified_epsilon", "sampling_rate"]
@@ -120,3 +124,34 @@ def sampling_rate(eps_star: Any, eps: Any, *, form: str = "tight") -> sp.Expr:
     if form == "bbkn":
         return (sp.exp(e) - 1) / (sp.exp(q) + sp.exp(e) - sp.exp(e - q) - 1)
     raise InvalidParameter("form", form, "'tight' or 'bbkn'", "sampling_rate")
+
+
+# -- dual to primal (Dong, Roth & Su, Prop. 5) -------------------------------------------------
+def from_privacy_profile(pairs: Iterable[tuple[Any, Any]] | Mapping[Any, Any]) -> TradeOff:
+    """``max_i f_{eps_i, delta_i}``: the f of Dong, Roth & Su, Prop. 5 for finitely many pairs.
+
+    A mechanism is (eps_i, delta_i)-DP for every i if and only if it is f-DP with this f.
+    ``pairs`` is an iterable of ``(eps, delta)`` or a mapping ``{eps: delta}``; each pair is
+    validated by :class:`EpsDelta` (eps >= 0, 0 <= delta <= 1). Returns a ``Max`` node (a
+    single ``EpsDelta`` for one pair).
+    """
+    items = _items("pairs", pairs, "(eps, delta) pairs or a mapping {eps: delta}",
+                   "from_privacy_profile", mapping=True)
+    if not items:
+        raise InvalidParameter("pairs", items, "at least one (eps, delta) pair",
+                               "from_privacy_profile")
+    fs = []
+    for i, item in enumerate(items):
+        try:
+            e, d = item
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameter(f"pairs[{i}]", item, "a pair (eps, delta)",
+                                   "from_privacy_profile") from exc
+        fs.append(EpsDelta(e, d))
+    return Max(*fs)
+
+
+def epsdelta_pair(f: Any) -> tuple[sp.Expr, sp.Expr] | None:
+    """``(eps, delta)`` when ``f`` is the trade-off function f_{eps,delta} of (eps, delta)-DP
+    (Dong, Roth & Su, Eq. (4)), else None."""
+    return (f.eps, f.delta) if isinstance(f, EpsDelta) else None

@@ -11,15 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import sympy as sp
-from sympy.core.logic import fuzzy_and
 
 from ..core.citations import DRS
 from ..core.errors import NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff, register_operator
 from ..core.rules import bind_hook, rule
 from ..core.validate import fuzzy_le, param
-from ..families.epsdelta import EpsDelta
 from ..families.trivial import Id, Zero
+from ..numeric.capability import monotonicity
 from ..numeric.knots import (
     Knots,
     clean_knots,
@@ -122,32 +121,42 @@ def max_id(f: Max):
     return Id if Id in f.args else None
 
 
-def _epsdelta_dominates(g: EpsDelta, h: EpsDelta) -> bool:
-    """f_{eps1,d1} >= f_{eps2,d2} pointwise, certainly (eps1 <= eps2 and d1 <= d2)."""
-    return fuzzy_and([fuzzy_le(g.eps, h.eps), fuzzy_le(g.delta, h.delta)]) is True
+def _certainly_above(g: TradeOff, h: TradeOff) -> bool:
+    """g >= h pointwise, certainly: two nodes of one family whose parameters move it the
+    declared way (``numeric.capability.monotonicity``: +1 non-decreasing, -1 non-increasing in
+    that parameter), every comparison certain in three-valued logic."""
+    if type(g) is not type(h) or len(g.args) != len(h.args):
+        return False
+    dirs = monotonicity(g)
+    if not isinstance(dirs, tuple) or len(dirs) != len(g.args):
+        return False
+    for d, x, y in zip(dirs, g.args, h.args, strict=True):
+        if x == y:
+            continue
+        if isinstance(x, TradeOff) or isinstance(y, TradeOff):
+            return False
+        if (fuzzy_le(x, y) if d < 0 else fuzzy_le(y, x)) is not True:
+            return False
+    return True
 
 
-@rule(Max, cite=DRS.eq(4, note="f_{eps,delta} is non-increasing in eps and delta"),
-      priority=90)
-def max_epsdelta_dominated(f: Max):
-    """max{f_{eps1,d1}, f_{eps2,d2}} = f_{eps1,d1} when eps1 <= eps2 and d1 <= d2.
-
-    Each of the three pieces of max{0, 1 - d - e^eps alpha, e^{-eps}(1 - d - alpha)} is
-    non-increasing in eps and in delta (on alpha <= 1 - delta the second is; beyond, the max is
-    0 anyway). Decided with three-valued logic: a pair is dropped only when both inequalities
-    are certain.
-    """
-    eds = [g for g in f.args if isinstance(g, EpsDelta)]
+@rule(Max, cite=DRS.at("Sec. 2.1", note="max{f, g} = f when f >= g; the order from each "
+                                      "family's monotonicity in its parameters"), priority=90)
+def max_dominated(f: Max):
+    """max{g, h} = g when g >= h pointwise: g and h of one family with parameters ordered the
+    way the family's declared monotonicity makes g the larger (f_{eps,delta} is non-increasing
+    in eps and delta, Eq. (4); G_mu in mu, Eq. (5)). Decided with three-valued logic: an
+    argument is dropped only when every comparison is certain."""
+    args = f.args
     drop = set()
-    for i, h in enumerate(eds):
-        for j, g in enumerate(eds):
-            if i != j and j not in drop and _epsdelta_dominates(g, h):
+    for i, h in enumerate(args):
+        for j, g in enumerate(args):
+            if i != j and j not in drop and _certainly_above(g, h):
                 drop.add(i)
                 break
     if not drop:
         return None
-    dropped = {eds[i] for i in drop}
-    return Max(*[g for g in f.args if g not in dropped])
+    return Max(*[g for i, g in enumerate(args) if i not in drop])
 
 
 # -- sound shortcuts for evaluation: registered "eq" rules ----------------------------------------

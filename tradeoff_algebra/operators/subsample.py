@@ -16,9 +16,8 @@ import sympy as sp
 from ..core.citations import DRS
 from ..core.errors import NoClosedForm
 from ..core.node import PREC_ATOM, TradeOff, register_operator
-from ..core.rules import rule
-from ..families.epsdelta import EpsDelta
-from ..families.trivial import Id, Zero
+from ..core.rules import bind_hook, rule
+from ..families.trivial import Id
 from ..numeric.context import mp as _mp
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.knots_eval import pl_finite_loss, pl_hull_exact, pl_knots_cached, pl_mp_delta
@@ -162,43 +161,11 @@ def subsample_one(f: Subsample):
     return SymmetricHull(f.arg) if (f.p - 1).is_zero is True else None
 
 
-@rule(Subsample, cite=DRS.at("Eq. (13)", note="f = 0, fixed point 0"), priority=80)
-def subsample_zero_function(f: Subsample):
-    """C_p(0) = f_{0,p}: by Eq. (13) with x* = 0, C_p(0)(x) = 1 - p - x on [0, 1 - p], then 0.
-
-    (Also Eq. (14) at delta = 1 once corrected.) Checked against the exact convex envelope of
-    min{0_p, 0_p^{-1}}.
-    """
-    return EpsDelta(0, f.p) if f.arg == Zero else None
-
-
-@rule(Subsample, cite=DRS.at("Cor. 3, Eq. (14)", note="corrected: the linear piece is "
-                             "1 - p(e^eps - 1 + 2 delta)/(e^eps + 1) - alpha"), priority=70)
-def subsample_epsdelta(f: Subsample):
-    """C_p(f_{eps,delta}) = max{f_{eps',delta'}, f_{0,c}} with (corrected Eq. (14))
-
-        eps' = log(1 - p + p e^eps),  delta' = p delta,
-        c = p (e^eps - 1 + 2 delta) / (e^eps + 1),
-
-    the linear piece of Eq. (13), x* + f_p(x*) - alpha at the fixed point
-    x* = (1 - delta)/(1 + e^eps) of f_{eps,delta}, being 1 - c - alpha = f_{0,c}(alpha) where
-    it matters.
-
-    The paper prints the linear piece as 1 - p delta - p (e^eps - 1)/(e^eps + 1) - alpha, i.e.
-    c = p delta + p (e^eps - 1)/(e^eps + 1); that is correct only for delta = 0 or eps = 0 and
-    otherwise too small (still a valid lower bound, not the identity). Counterexample:
-    eps = log 3, delta = 1/2, p = 1/2, alpha = 1/4: the exact lower convex envelope of
-    min{f_p, f_p^{-1}} gives C_p(f)(1/4) = 3/8 (= the corrected form), the printed Eq. (14)
-    gives 1/4. See proofs/drs_counterexamples.md.
-    """
-    g = f.arg
-    if not isinstance(g, EpsDelta):
-        return None
-    p, e, d = f.p, sp.exp(g.eps), g.delta
-    main = EpsDelta(sp.log(1 - p + p * e), p * d)
-    line = EpsDelta(0, p * (e - 1 + 2 * d) / (e + 1))
-    return Max(main, line)
-
+# A family's closed form of C_p reaches Subsample through the ``"subsample"`` hook
+# (core.rules.hook): ``func(f, p)`` returns trade-off functions whose pointwise maximum is
+# C_p(f) (f_{eps,delta}: Cor. 3, families/epsdelta.py), or None.
+bind_hook("subsample", Subsample,
+          lambda s, func: (lambda parts: None if parts is None else Max(*parts))(func(s.arg, s.p)))
 
 
 # -- numerics of f_p = p f + (1 - p) Id: each term is monotone in f's value (0 <= p <= 1) --------

@@ -27,7 +27,7 @@ from ..analysis.lazy import Functional
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff
 from ..core.normal import Phi
-from ..families.epsdelta import EpsDelta
+from ..notions.approx import epsdelta_pair
 from ..numeric import budget
 from ..numeric.capability import profile_form
 from ..numeric.context import mp
@@ -183,9 +183,10 @@ def _duality(big, small, box):
     Su, Prop. 6 and its proof: the two affine pieces of f_{eps,delta}, each below f iff its
     intercept is below the infimum of e^eps x + f(x), resp. of x + e^eps f(x)). Used when both
     scalar claims are proved (closed-form profiles); otherwise the other routes decide."""
-    if not isinstance(small, EpsDelta):
+    pair = epsdelta_pair(small)
+    if pair is None:
         return None
-    eps, d = small.args
+    eps, d = pair
     try:
         inv = simplify(big.inverse())
     except (TradeOffError, AttributeError):

@@ -20,7 +20,6 @@ from itertools import permutations
 import sympy as sp
 
 from ..core.node import TradeOff
-from ..families.trivial import IdTradeOff, ZeroTradeOff
 from ..numeric.capability import monotonicity
 from ..operators.maxgroup import Group, Max
 from ..operators.subsample import Mix, Subsample
@@ -50,7 +49,7 @@ def prove_le(a: sp.Expr, b: sp.Expr, box: dict) -> bool:
 def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
     """A proof that ``big >= small`` pointwise for all parameters in ``box``, or False (not
     proved; it may still hold)."""
-    if big == small or isinstance(big, IdTradeOff) or isinstance(small, ZeroTradeOff):
+    if big == small or big.is_greatest or small.is_least:
         return True
     if isinstance(small, Tensor) and not isinstance(big, Tensor):
         return any(dominates(big, g, box) for g in small.args)
