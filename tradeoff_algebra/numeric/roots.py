@@ -468,8 +468,8 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
     longer strictly inside the bracket (the precision is exhausted), or at an undecided
     evaluation: ``undecided="stop"`` returns there, ``"narrow"`` narrows each side of the
     undecided zone by bisection. ``start`` is the first trial point (a guess of the root).
-    Runs under the time limit (numeric.budget), reporting
-    ``(lo, hi)`` or ``best(lo, hi)``.
+    Runs under the time limit (numeric.budget), reporting ``best(lo, hi)`` when given (the
+    caller's quantity; nothing otherwise).
     """
     choose = METHODS.get(method)
     if choose is None:
@@ -512,7 +512,7 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
         return _width_ok(lo, hi, rtol, atol, split) or (done is not None and done(lo, hi))
 
     for _ in range(max_iter):
-        budget.check(best(s.lo, s.hi) if best is not None else (s.lo, s.hi))
+        budget.check(best(s.lo, s.hi) if best is not None else None)
         if zone is not None:
             # an undecided point: narrow each side of the undecided zone by bisection
             moved_any = False
