@@ -424,6 +424,8 @@ def _newton(state) -> Any:
         return None
     step = p.e / d if isinstance(p.e / d, (float, MPF)) else _real(p.e) / _real(d)
     step = _like(step, x)
+    if state.q and abs(step) < state.q:  # converged: step past the root to confirm it
+        step = state.q if step > 0 else -state.q
     if state.step is not None and abs(step) > abs(state.step) / 2:
         state.step = None  # not converging: bisect once
         return None
@@ -459,9 +461,11 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
     retained end's estimate, Dowell & Jarratt 1971); ``"newton"`` (from the newest point, with
     ``df(x)`` or the probe's ``d``). The secant and Newton steps fall back to bisection when
     they leave the bracket or when three steps have not halved it, so every method converges
-    at least as fast as bisection. ``split``: how to bisect (``"arithmetic"``,
-    ``"geometric"`` for positive brackets over many orders of magnitude, the secant then in
-    log x; ``"integer"`` for integer brackets, stopping at ``hi - lo = 1``).
+    at least as fast as bisection (Newton: when a step is not at most half the last); a
+    converged step (below half the stopping width) is stretched to it, so the next trial lies
+    past the root and confirms it. ``split``: how to bisect (``"arithmetic"``, ``"geometric"``
+    for positive brackets over many orders of magnitude, the secant then in log x;
+    ``"integer"`` for integer brackets, stopping at ``hi - lo = 1``).
 
     It stops when ``hi - lo <= atol + rtol * max(|lo|, |hi|)`` (default ``rtol``: the working
     precision less 4 bits; 4 ulp for floats), when ``done(lo, hi)``, when the trial is no
@@ -544,7 +548,9 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
             break
         width = s.hi - s.lo
         widths.append(width)
-        force = len(widths) >= 4 and widths[-1] > widths[-4] / 2
+        # Newton has its own safeguard (each step at most half the last); it converges from
+        # one side and steps past the root at the end, so the bracket need not halve meanwhile
+        force = method != "newton" and len(widths) >= 4 and widths[-1] > widths[-4] / 2
         if force:
             widths.clear()
         s.q = 0 if split == "integer" else (atol + rtol * max(abs(s.lo), abs(s.hi))) / 2
