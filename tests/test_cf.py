@@ -12,9 +12,9 @@ import pytest
 import sympy as sp
 
 import tradeoff_algebra as ta
-from tradeoff_algebra.numeric import cf
 from tradeoff_algebra.families.gaussian import GaussianLaw
 from tradeoff_algebra.families.gaussian_sampled import SubsampledGaussianLaw
+from tradeoff_algebra.numeric import cf
 from tradeoff_algebra.numeric.cf_laws import working_precision
 
 R = sp.Rational

@@ -32,6 +32,7 @@ from .families.laplace import Laplace
 from .numeric import budget
 from .numeric.context import mp
 from .numeric.protocol import MAX_DPS, short
+from .numeric.roots import Probe, findroot
 from .numeric.value import Value, _as_rational
 
 __all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
@@ -277,14 +278,10 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
             raise InvalidParameter("delta", delta, "a delta in (0, 1) that the Gaussian "
                                    "mechanism exceeds for some sigma at this eps",
                                    "gaussian_sigma")
-    for _ in range(4 * dps + 20):
-        if (hi - lo) / hi < sp.Rational(1, 10**(dps + 2)):
-            break
-        mid = (lo + hi) / 2
-        a = above(mid)
-        if a is None:
-            break
-        lo, hi = (lo, mid) if a else (mid, hi)
+    sign = {True: 1, False: -1, None: None}
+    lo, hi, *_ = findroot(lambda mu: Probe(sign[above(mu)]), (lo, hi), method="bisect",
+                          ends=(-1, 1), rtol=0, max_iter=4 * dps + 20,
+                          done=lambda lo, hi: (hi - lo) / hi < sp.Rational(1, 10**(dps + 2)))
     with mp.workdps(dps + 10):
         D = mp.mpf(d.p) / d.q if d.is_Rational else mp.mpf(sp.N(d, dps + 10))
         # sigma = D/mu over the bracket of mu, each end rounded outward

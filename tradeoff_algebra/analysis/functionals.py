@@ -52,6 +52,7 @@ from ..numeric.arb_expr import closed_value as arb_closed_value
 from ..numeric.capability import FUNCTIONALS, functional_form, kinks, log_slope
 from ..numeric.context import mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, mp_roc, mp_value, num, short
+from ..numeric.roots import Probe, findroot
 from ..numeric.value import Value
 from ..operators.subsample import Mix, Subsample
 from ..operators.unary import Inverse
@@ -146,28 +147,17 @@ def _crossing(f: TradeOff, c) -> list:
     # left half: l(u) decreasing in u; right half: l(1 - u) increasing in u.
     side = 1 if lh > c else 0
 
-    def above(u):  # is the crossing to the left (in x) of the point at distance u?
-        ell = log_slope(f, 1 - u, u) if side else log_slope(f, u, 1 - u)
-        return ell < c if side else ell < c
+    def g(u):  # +1: the crossing lies at larger u (in the distance u from the nearer end)
+        if side:  # l(1 - u) >= c: the crossing is at smaller u
+            return Probe(-1 if log_slope(f, 1 - u, u) >= c else 1)
+        return Probe(1 if log_slope(f, u, 1 - u) >= c else -1)
 
-    lo, hi = mp.zero, half  # u-interval holding the crossing, if any
-    tol = mp.ldexp(1, -(mp.prec - 4))
-    for _ in range(6 * mp.prec):
-        budget.check()
-        if hi - lo <= tol * hi:
-            break
-        m = hi / 16 if lo == 0 else (mp.sqrt(lo * hi) if hi > 4 * lo else (lo + hi) / 2)
-        if lo == 0 and m < mp.ldexp(1, -4 * mp.prec):
-            return []  # no crossing down to 2^(-4 prec): none worth splitting at
-        # on the left half l(u) >= c means the crossing is at larger u
-        if side:
-            inside = not above(m)  # l(1 - m) >= c: crossing at smaller u
-            lo, hi = (lo, m) if inside else (m, hi)
-        else:
-            if log_slope(f, m, 1 - m) >= c:
-                lo = m
-            else:
-                hi = m
+    tiny = mp.ldexp(1, -4 * mp.prec)  # no crossing below 2^(-4 prec) is worth splitting at
+    lo, hi, *_ = findroot(g, (mp.zero, half), method="bisect", split="geometric",
+                          ends=(1, -1), max_iter=6 * mp.prec,
+                          done=lambda lo, hi: lo == 0 and hi / 16 < tiny)
+    if lo == 0 and hi / 16 < tiny:
+        return []
     u = (lo + hi) / 2
     return [1 - u] if side else [u]
 
@@ -449,17 +439,8 @@ def fixed_point(f: TradeOff, dps: int | None = None) -> sp.Expr | Value:
     if f.free_symbols:
         raise InvalidParameter("f", f, "an expression without free symbols for a numeric value")
     with mp.workdps(dps + GUARD_DPS):
-        L, U = mp.zero, mp.mpf(0.5)  # f(0) - 0 >= 0 and f(1/2) <= 1/2
-        tol = mp.ldexp(1, -(mp.prec - 4))
-        while U - L > tol:
-            m = (L + U) / 2
-            lo, hi = mp_value(f, m, 1 - m)
-            if lo > m:
-                L = m
-            elif hi < m:
-                U = m
-            elif lo == hi == m:
-                L = U = m
-            else:
-                break
+        # f(0) - 0 >= 0 and f(1/2) <= 1/2; f(alpha) - alpha is decreasing
+        L, U, *_ = findroot(lambda m: tuple(v - m for v in mp_value(f, m, 1 - m)),
+                            (mp.zero, mp.mpf(0.5)), method="bisect", ends=(1, -1), rtol=0,
+                            atol=mp.ldexp(1, -(mp.prec - 4)))
         return Value.point(L, dps) if L == U else Value.enclosure(L, U, dps)

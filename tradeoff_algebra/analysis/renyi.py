@@ -50,6 +50,7 @@ from ..core.validate import count, param
 from ..families.gaussian import Gaussian
 from ..numeric import budget
 from ..numeric.capability import renyi_form
+from ..numeric.concave import golden_section
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import MAX_DPS, num, short
@@ -269,16 +270,7 @@ def renyi_epsilon_bound(f: TradeOff, d) -> Any:
     i = min(range(len(vals)), key=lambda k: vals[k])
     if not mp.isfinite(vals[i]):
         return None
-    lo, hi = us[max(i - 1, 0)], us[min(i + 1, len(us) - 1)]
-    phi = (5**0.5 - 1) / 2
-    x1, x2 = hi - phi * (hi - lo), lo + phi * (hi - lo)
-    for _ in range(40):
-        if bound(x1) <= bound(x2):
-            hi, x2 = x2, x1
-            x1 = hi - phi * (hi - lo)
-        else:
-            lo, x1 = x1, x2
-            x2 = lo + phi * (hi - lo)
+    golden_section(bound, us[max(i - 1, 0)], us[min(i + 1, len(us) - 1)], iters=40)
     return max(min(seen.values()), mp.zero)
 
 

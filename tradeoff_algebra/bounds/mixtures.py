@@ -61,6 +61,7 @@ from ..families.gaussian import Gaussian
 from ..families.piecewise import PiecewiseLinear
 from ..numeric import budget
 from ..numeric.context import mp
+from ..numeric.curve_enclosure import curve_enclosure, level_probe
 from ..numeric.normal import ncdf
 from ..numeric.protocol import (
     mp_conjugate,
@@ -68,6 +69,7 @@ from ..numeric.protocol import (
     num,
     register_value_and_power,
 )
+from ..numeric.roots import findroot
 from ..operators.subsample import Mix
 from ..operators.unary import SymmetricHull
 
@@ -203,68 +205,9 @@ class CurvePoint:
             return cache[name]
         raise AttributeError(name)
 
-
-def _side(p: CurvePoint, a, ac, lower: bool) -> int:
-    """+1 if alpha(lam) >= alpha (certified), -1 if alpha(lam) <= alpha, 0 if undecided."""
-    if lower:
-        lo, hi = p.A
-        return 1 if lo >= a else (-1 if hi <= a else 0)
-    lo, hi = p.Ac
-    return 1 if hi <= ac else (-1 if lo >= ac else 0)
-
-
-def _estimate(p: CurvePoint, a, ac, lower: bool):
-    """log(alpha(lam)/alpha) (or log((1-alpha)/(1-alpha(lam)))): positive left of the root."""
-    lo, hi = p.A if lower else p.Ac
-    m = (lo + hi) / 2
-    if not m > 0:
-        return None
-    return mp.log(m / a) if lower else mp.log(ac / m)
-
-
-def _diff(p: CurvePoint, a, ac, lower: bool) -> tuple:
-    """Enclosure of alpha - alpha(lam)."""
-    if lower:
-        lo, hi = p.A
-        return a - hi, a - lo
-    lo, hi = p.Ac
-    return lo - ac, hi - ac
-
-
-def _bounds(pts: list, L: CurvePoint, H: CurvePoint, a, ac, lower: bool, power: bool) -> tuple:
-    """(lo, hi) of f(alpha) (or 1 - f(alpha)) from the certified bracket alpha(H) <= alpha <=
-    alpha(L): monotone bounds, the chord through L and H (f is convex) and the tangent lines
-    of slope -e^s at every computed point (supporting lines of a convex f)."""
-    tiny = mp.ldexp(1, -mp.prec + 8)
-    # chord weight theta = (alpha - alpha(H)) / (alpha(L) - alpha(H)) in [0, 1], from below
-    dH = _diff(H, a, ac, lower)
-    dL = _diff(L, a, ac, lower)
-    span_hi = dH[1] - dL[0]
-    theta = max(dH[0], mp.zero) / span_hi if span_hi > 0 else mp.zero
-    theta = min(max(theta * (1 - tiny), mp.zero), mp.one)
-    if not power:
-        hi = H.B[1]
-        hi = min(hi, H.B[1] - max(H.B[0] - L.B[1], mp.zero) * theta)
-        lo = L.B[0]
-        for p in pts:
-            d = _diff(p, a, ac, lower)
-            s_lo, s_hi = p.slope
-            # f(alpha) >= B(p) - e^s (alpha - alpha(p))
-            t = p.B[0] - (s_hi * d[1] if d[1] >= 0 else s_lo * d[1])
-            lo = max(lo, t)
-    else:
-        lo = H.Bc[0]
-        lo = max(lo, H.Bc[0] + max(L.Bc[0] - H.Bc[1], mp.zero) * theta)
-        hi = L.Bc[1]
-        for p in pts:
-            d = _diff(p, a, ac, lower)
-            s_lo, s_hi = p.slope
-            # 1 - f(alpha) <= Bc(p) + e^s (alpha - alpha(p))
-            t = p.Bc[1] + (s_hi * d[1] if d[1] >= 0 else s_lo * d[1])
-            hi = min(hi, t)
-    scale = max(abs(lo), abs(hi))
-    lo, hi = lo - tiny * scale, hi + tiny * scale
-    return max(lo, mp.zero), min(hi, mp.one)
+    def get(self, name: str) -> tuple:
+        """The enclosure of ``name`` (the point protocol of ``numeric.curve_enclosure``)."""
+        return getattr(self, name)
 
 
 def parametric_enclosure(point: Callable[[Any], CurvePoint], a, ac, *, power: bool = False,
@@ -276,99 +219,56 @@ def parametric_enclosure(point: Callable[[Any], CurvePoint], a, ac, *, power: bo
     1 - alpha), 0 < alpha < 1.
 
     A bracket alpha(lam_H) <= alpha <= alpha(lam_L) is found by doubling steps and narrowed by
-    Illinois steps on log alpha(lam); only certified comparisons move it. The value is enclosed
-    by :func:`_bounds` (second order in the bracket width), and the loop stops when the relative
-    width is below ``2^-rel_bits`` (default: working precision less 40 bits) or the bracket
-    cannot shrink further.
+    Illinois steps on log alpha(lam) (:func:`numeric.roots.findroot`); only certified
+    comparisons move it, and an undecided comparison is bracketed from both sides. The value is
+    enclosed by :func:`numeric.curve_enclosure.curve_enclosure` (second order in the bracket
+    width), and the search stops when the relative width is below ``2^-rel_bits`` (default:
+    working precision less 40 bits) or the bracket cannot shrink further.
     """
     lower = a <= ac
     rel = mp.ldexp(1, -(rel_bits if rel_bits is not None else max(mp.prec - 40, 20)))
     lam = mp.zero if start is None else start
     stp = mp.one if step is None else step
-    p0 = point(lam)
-    k0 = _side(p0, a, ac, lower)
-    pts = [p0]
-    L = H = None
-    if k0 > 0:
-        L = p0
-    elif k0 < 0:
-        H = p0
+    pts: dict = {}
+
+    def at(x) -> CurvePoint:
+        if x not in pts:
+            pts[x] = point(x)
+        return pts[x]
+
+    def side(x) -> int | None:
+        return level_probe(at(x), a, ac, lower).k
+
+    k0 = side(lam)
+    L = lam if k0 == 1 else None
+    H = lam if k0 == -1 else None
     # expand until both ends are certified
     d = stp
     for _ in range(4000):
         budget.check()
         if L is not None and H is not None:
             break
-        if L is None:
-            p = point((H.lam if H is not None else lam) - d)
-        else:
-            p = point(L.lam + d)
-        pts.append(p)
-        k = _side(p, a, ac, lower)
-        if k > 0 and (L is None or p.lam > L.lam):
-            L = p
-        elif k < 0 and (H is None or p.lam < H.lam):
-            H = p
+        x = (H if H is not None else lam) - d if L is None else L + d
+        k = side(x)
+        if k == 1 and (L is None or x > L):
+            L = x
+        elif k == -1 and (H is None or x < H):
+            H = x
         d *= 2
     else:
         raise NumericalError(f"{what}: no bracket of the Neyman-Pearson threshold was found")
-    eL, eH = _estimate(L, a, ac, lower), _estimate(H, a, ac, lower)
-    last = None
-    widths: list = []
-    for _ in range(40 * mp.prec + 400):
-        budget.check()
-        lo, hi = _bounds([L, H], L, H, a, ac, lower, power)
-        if hi - lo <= rel * hi or hi == lo:
-            return lo, hi
-        width = H.lam - L.lam
-        widths.append(width)
-        # safeguard: bisect when three steps have not halved the bracket
-        force = len(widths) >= 4 and widths[-1] > widths[-4] / 2
-        if force:
-            widths.clear()
-        m = None
-        if not force and eL is not None and eH is not None and eL > 0 > eH:
-            m = L.lam + width * eL / (eL - eH)
-            guard = width * mp.ldexp(1, -20)
-            m = min(max(m, L.lam + guard), H.lam - guard)
-        if m is None:
-            m = (L.lam + H.lam) / 2
-        if not (L.lam < m < H.lam):
-            return lo, hi
-        p = point(m)
-        pts.append(p)
-        k = _side(p, a, ac, lower)
-        e = _estimate(p, a, ac, lower) if k != 0 else None
-        if k > 0:
-            if last == "L" and eH is not None:
-                eH /= 2  # Illinois: the retained end's estimate is halved
-            L, eL, last = p, e, "L"
-        elif k < 0:
-            if last == "H" and eL is not None:
-                eL /= 2
-            H, eH, last = p, e, "H"
-        else:
-            # alpha(m) equals alpha to the working precision: certify points on both sides
-            dd = max(abs(m), mp.one) * mp.ldexp(1, -(mp.prec // 2))
-            for _ in range(mp.prec):
-                budget.check()
-                if L.lam < m - dd:
-                    q = point(m - dd)
-                    pts.append(q)
-                    if _side(q, a, ac, lower) > 0:
-                        L = q
-                if m + dd < H.lam:
-                    q = point(m + dd)
-                    pts.append(q)
-                    if _side(q, a, ac, lower) < 0:
-                        H = q
-                if L.lam >= m - dd and H.lam <= m + dd:
-                    break
-                if L.lam > m - 2 * dd and H.lam < m + 2 * dd:
-                    break
-                dd *= 4
-            return _bounds([L, H], L, H, a, ac, lower, power)
-    return _bounds([L, H], L, H, a, ac, lower, power)
+
+    def value(lo, hi) -> tuple:
+        return curve_enclosure(at(lo), at(hi), a, ac, power=power)
+
+    def done(lo, hi) -> bool:
+        v_lo, v_hi = value(lo, hi)
+        return v_hi - v_lo <= rel * v_hi or v_hi == v_lo
+
+    r = findroot(lambda x: level_probe(at(x), a, ac, lower), (L, H), method="illinois",
+                 ends=(1, -1), rtol=0, done=done, undecided="narrow",
+                 max_iter=40 * mp.prec + 400)
+    return value(r.lo, r.hi)
 
 
 # -- GaussianJoint ------------------------------------------------------------------------------

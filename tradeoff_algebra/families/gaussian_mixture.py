@@ -36,9 +36,9 @@ The value at a level alpha. alpha(lam) is non-increasing in lam; a certified bra
 the coordinate ``u = e^lam / (1 + e^lam)`` (so the threshold is resolved in both tails), and
 the value is enclosed from above by beta(lam_H) and the chord through the two points (f is
 convex), from below by beta(lam_L) and the supporting lines ``beta(t) - t (alpha - alpha(t))``
-(the Neyman--Pearson test at t minimises beta + t alpha over all tests): the scheme of
-``bounds.mixtures.parametric_enclosure``, which this family cannot import (``bounds`` is a later
-layer than ``families``), on the level bracket of the numeric layer. The power
+(the Neyman--Pearson test at t minimises beta + t alpha over all tests):
+:func:`numeric.curve_enclosure.curve_enclosure`, shared with ``bounds.mixtures``, on the level
+bracket of the numeric layer. The power
 ``1 - f(alpha)`` is enclosed the same way from Q(R) without cancellation. The privacy profile
 ``delta(eps) = int (q - e^eps p)_+`` (the hockey-stick divergence ``H_{e^eps}(Q || P)``, the
 library's direction: ``delta = 1 + f^*(-e^eps)``, Dong, Roth & Su, Prop. 6) is
@@ -70,6 +70,7 @@ from ..core.normal import Phi, PhiInv
 from ..core.validate import mpf_rational, param, probability_vector
 from ..numeric import budget
 from ..numeric.context import mp
+from ..numeric.curve_enclosure import curve_enclosure, level_probe
 from ..numeric.normal import ncdf
 from ..numeric.protocol import (
     exact_value,
@@ -692,61 +693,6 @@ def _lam(level):
     return mp.log(u) - mp.log(uc)
 
 
-def _diff(p: _Point, a, ac, lower: bool) -> tuple:
-    """Enclosure of alpha - alpha(p), in the coordinate that keeps its digits."""
-    if lower:
-        lo, hi = p.get("A")
-        return a - hi, a - lo
-    lo, hi = p.get("Ac")
-    return lo - ac, hi - ac
-
-
-def _bounds(L: _Point, H: _Point, a, ac, lower: bool, power: bool) -> tuple:
-    """(lo, hi) of f(alpha) (or 1 - f(alpha)) from alpha(H) <= alpha <= alpha(L): monotone
-    bounds, the chord through L and H (f is convex) and the supporting lines of slope -t at L
-    and H (the test at t minimises beta + t alpha). Computed at the points' precision, each
-    supporting line with the rounding of ``t (alpha - alpha(t))`` added, and widened by
-    2^-(prec - 8) of the caller's precision."""
-    tiny = mp.ldexp(1, -mp.prec + 8)
-    with mp.workprec(max(L.prec, H.prec)):
-        lo, hi = _bounds_at(L, H, a, ac, lower, power)
-        scale = max(abs(lo), abs(hi))
-        return max(lo - tiny * scale, mp.zero), min(hi + tiny * scale, mp.one)
-
-
-def _bounds_at(L: _Point, H: _Point, a, ac, lower: bool, power: bool) -> tuple:
-    rnd = mp.ldexp(1, -mp.prec + 8) * (a if lower else ac)  # rounding of alpha - alpha(t)
-    dL, dH = _diff(L, a, ac, lower), _diff(H, a, ac, lower)
-    span = dH[1] - dL[0]  # >= alpha(L) - alpha(H)
-    theta = min(max(dH[0], mp.zero) / span, mp.one) if span > 0 else mp.zero
-    key_val, key_pow = "B", "Bc"
-    if not power:
-        bL, bH = L.get(key_val), H.get(key_val)
-        hi = bH[1]
-        if bL[1] <= bH[1]:
-            hi = min(hi, bH[1] - (bH[1] - bL[1]) * theta)
-        lo = bL[0]
-        for p, d in ((L, dL), (H, dH)):
-            s_lo, s_hi = p.get("slope")
-            if not mp.isfinite(s_hi):
-                continue
-            lo = max(lo, p.get(key_val)[0] - (s_hi * d[1] if d[1] >= 0 else s_lo * d[1])
-                     - s_hi * rnd)
-    else:
-        cL, cH = L.get(key_pow), H.get(key_pow)
-        lo = cH[0]
-        if cL[0] >= cH[0]:
-            lo = max(lo, cH[0] + (cL[0] - cH[0]) * theta)
-        hi = cL[1]
-        for p, d in ((L, dL), (H, dH)):
-            s_lo, s_hi = p.get("slope")
-            if not mp.isfinite(s_hi):
-                continue
-            hi = min(hi, p.get(key_pow)[1] + (s_hi * d[1] if d[1] >= 0 else s_lo * d[1])
-                     + s_hi * rnd)
-    return lo, hi
-
-
 def _curve_value(f: GaussianMixturePair, a, ac, power: bool) -> tuple:
     """Enclosure of f(alpha) (or 1 - f(alpha)) for 0 < alpha < 1 (see the module docstring)."""
     prec = _working_prec(f)
@@ -762,18 +708,8 @@ def _curve_value(f: GaussianMixturePair, a, ac, power: bool) -> tuple:
         return p
 
     def probe(level):
-        p = point(level)
-        if lower:
-            lo, hi = p.get("A")
-            k = 1 if lo >= a else (-1 if hi <= a else 0)
-            m = (lo + hi) / 2
-            e = mp.log(m / a) if m > 0 else None
-        else:
-            lo, hi = p.get("Ac")
-            k = 1 if hi <= ac else (-1 if lo >= ac else 0)
-            m = (lo + hi) / 2
-            e = mp.log(ac / m) if m > 0 else None
-        return k, e
+        k, e, _ = level_probe(point(level), a, ac, lower)
+        return k or 0, e
 
     def best(Lv, Hv):
         L, H = point(Lv), point(Hv)
@@ -782,7 +718,7 @@ def _curve_value(f: GaussianMixturePair, a, ac, power: bool) -> tuple:
         return L.get("B")[0], H.get("B")[1]
 
     Lv, Hv = bracket_level(probe, best=best, rel_bits=mp.prec // 2 + 24)
-    return _bounds(point(Lv), point(Hv), a, ac, lower, power)
+    return curve_enclosure(point(Lv), point(Hv), a, ac, power=power)
 
 
 def _value(f: GaussianMixturePair, a, ac, power: bool) -> tuple:

@@ -48,6 +48,7 @@ from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
 from ..families.renyi_region import RenyiRegion
 from ..numeric import budget
+from ..numeric.concave import golden_section
 from ..numeric.context import lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
 from ..numeric.value import Value
@@ -391,15 +392,8 @@ def _minimise(f: Callable, omega: sp.Expr):
     vals = [safe(1 + x) for x in xs]
     i = min(range(len(vals)), key=lambda k: vals[k])
     a, b = xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)]
-    g = (mp.sqrt(5) - 1) / 2
-    for _ in range(80):
-        c, d = b - g * (b - a), a + g * (b - a)
-        if safe(1 + c) <= safe(1 + d):
-            b = d
-        else:
-            a = c
-    x = (a + b) / 2
-    return 1 + (x if safe(1 + x) <= vals[i] else xs[i])
+    x, v = golden_section(lambda x: safe(1 + x), a, b, iters=80)
+    return 1 + (x if v <= vals[i] else xs[i])
 
 
 class _RenyiBound(Notion):

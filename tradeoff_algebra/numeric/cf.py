@@ -45,6 +45,7 @@ from flint import acb, arb
 from ..core.errors import ToleranceWarning
 from . import budget
 from .cf_laws import Factor, lower, pm, upper, working_precision
+from .roots import Probe, findroot
 
 _POWER_AFTER = 8  # segments tried before the power decay V / t^p is computed
 
@@ -73,20 +74,16 @@ def _saddle(factors: Sequence[Factor], eps: float) -> float:
         lo, hi = hi, 2 * hi
         if hi > 1e5:
             raise ValueError("no saddle point: eps is at or beyond the largest loss")
-    c = math.sqrt(lo * hi) if lo > 1e-9 else hi / 2
-    for _ in range(200):
+    seen: list = []
+
+    def probe(c: float) -> Probe:  # Newton on the slope, a zero within 1e-13 g2 c
         g, g2 = slope(c)
-        if abs(g) <= 1e-13 * g2 * c:
-            return c
-        if g > 0:
-            hi = c
-        else:
-            lo = c
-        if hi - lo <= 1e-14 * hi:
-            return c
-        step = c - g / g2
-        c = step if lo < step < hi else 0.5 * (lo + hi)
-    return c
+        seen.append(c)
+        return Probe(0 if abs(g) <= 1e-13 * g2 * c else (1 if g > 0 else -1), g, g2)
+
+    findroot(probe, (lo, hi), method="newton", ends=(-1, 1), rtol=1e-14, max_iter=200,
+             start=math.sqrt(lo * hi) if lo > 1e-9 else hi / 2)
+    return seen[-1]
 
 
 def _log_delta_saddle(factors: Sequence[Factor], c: float, eps: float) -> float:
@@ -104,13 +101,9 @@ def _saddle_epsilon(factors: Sequence[Factor], delta: float) -> float:
         return eps, _log_delta_saddle(factors, c, eps)
 
     target = math.log(delta)
-    lo, hi = math.log(1e-6), math.log(1e4)
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        if at(math.exp(mid))[1] > target:
-            lo = mid
-        else:
-            hi = mid
+    lo, hi, *_ = findroot(lambda u: Probe(1 if at(math.exp(u))[1] > target else -1),
+                          (math.log(1e-6), math.log(1e4)), method="bisect", ends=(1, -1),
+                          rtol=0.0, max_iter=80)
     return at(math.exp(0.5 * (lo + hi)))[0]
 
 
@@ -196,14 +189,9 @@ class _TailPlanner:
             m *= 2
             if m > 2 * max_nodes:
                 raise ValueError(f"the t-range needs more than {max_nodes} nodes")
-        lo, hi = m // 2, m
-        while hi - lo > 1 and hi > 8:
-            mid = (lo + hi) // 2
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi, self.plan(hi)[1]
+        _, m, *_ = findroot(lambda k: Probe(-1 if ok(k) else 1), (m // 2, m), method="bisect",
+                            split="integer", ends=(1, -1), done=lambda lo, hi: hi <= 8)
+        return m, self.plan(m)[1]
 
 
 def _make_plan(

@@ -10,6 +10,10 @@ inside it. The enclosure of the maximum is then
   interval, so on each piece of the final bracket ``[a, c, d, b]`` the maximum is bounded by the
   extended chords of the neighbouring points (the minimum of two lines on ``[c, d]``).
 
+:func:`golden_section` is the same search on plain numbers (floats or mpfs) for an estimate of
+the optimum of a unimodal function, where any point is valid and the optimum only the tightest
+(a Chernoff exponent, a Renyi order): it returns the best point it evaluated.
+
 No derivatives are needed, kinks at the maximiser are fine (the bound is then linear in the
 bracket width instead of quadratic), and a maximiser on an end of the interval is found too.
 It serves the convex conjugate f^*(y) = sup_alpha {y alpha - f(alpha)} (Dong, Roth & Su,
@@ -18,12 +22,14 @@ Eq. (7)), a concave problem in alpha.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from typing import Any
 
 from . import budget
 from .context import mp
 
-__all__ = ["max_concave"]
+__all__ = ["max_concave", "golden_section"]
 
 
 def _chord_ext(p_near, p_far, span_near_far, reach):
@@ -105,3 +111,38 @@ def max_concave(psi: Callable[[object], tuple], a, b, *, abs_tol=None,
             break
         hi = min(hi, _upper(a, c, d, b, pa, pc, pd, pb))
     return best, max(hi, best), (a, b)
+
+
+def golden_section(fn: Callable[[Any], Any], a: Any, b: Any, *, iters: int,
+                   maximise: bool = False, ends: bool = False) -> tuple:
+    """``(x, fn(x))``, the best point a golden-section search of ``iters`` steps on [a, b]
+    evaluated (the smallest value, or the largest with ``maximise``; the ends a, b among the
+    candidates with ``ends``), for a unimodal ``fn`` of floats or mpfs (Kiefer 1953). Ties
+    keep the left part. An estimate: the value is attained at x, but nothing proves it the
+    optimum (:func:`max_concave` encloses the maximum of a concave function)."""
+    g = (math.sqrt(5) - 1) / 2 if isinstance(a, float) and isinstance(b, float) \
+        else (mp.sqrt(5) - 1) / 2
+    sgn = -1 if maximise else 1
+    seen: list = []
+
+    def ev(x):
+        v = fn(x)
+        seen.append((v, x))
+        return sgn * v
+
+    if ends:
+        ev(a)
+        ev(b)
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = ev(c), ev(d)
+    for _ in range(iters):
+        if fc <= fd:  # the optimum lies in [a, d]
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = ev(c)
+        else:         # the optimum lies in [c, b]
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = ev(d)
+    v, x = min(seen, key=lambda t: sgn * t[0])
+    return x, v

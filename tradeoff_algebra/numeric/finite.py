@@ -80,6 +80,7 @@ from .finite_tables import (
 )
 from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
 from .protocol import GUARD_DPS, POINT_ROUTES, as_level, num
+from .roots import Probe, findroot
 from .value import Value
 
 __all__ = ["FiniteLoss", "finite_loss"]
@@ -666,13 +667,10 @@ class FiniteLoss(PrivacyLoss):
             return mp.zero, mp.zero
         # positive finite log-ratios, ascending (atom index = position in decreasing order)
         pos = [i for i, x in enumerate(t.logs) if mp.isfinite(x) and x > 0][::-1]
-        lo_i, hi_i = -1, len(pos)  # delta(log r_pos[lo_i]) > d (or eps = 0); <= d at hi_i
-        while hi_i - lo_i > 1:
-            mid = (lo_i + hi_i) // 2
-            if self.mp_delta(t.logs[pos[mid]])[1] <= d:
-                hi_i = mid
-            else:
-                lo_i = mid
+        # delta(log r_pos[lo_i]) > d (or eps = 0); <= d at hi_i
+        lo_i, hi_i, *_ = findroot(
+            lambda i: Probe(-1 if self.mp_delta(t.logs[pos[i]])[1] <= d else 1),
+            (-1, len(pos)), method="bisect", split="integer", ends=(1, -1))
         if not pos:  # no finite ratio above 1: delta(eps) = Q(P = 0) <= d for every eps > 0
             return mp.zero, mp.zero
         # delta(largest log-ratio) = Q(P = 0) <= d exactly; its computed upper bound may still

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import budget
+from .concave import golden_section
 from .pld_grid import _TINY, DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, Half, _trim
 from .privacy_loss import U64, AtomLoss
 
@@ -60,24 +61,6 @@ def _logmgf(parts, theta: float) -> float:
 _THETAS = np.geomspace(1e-3, 3e4, 16)
 
 
-def _golden(fn, a: float, b: float, iters: int = 16) -> float:
-    """Minimiser of a unimodal fn on [a, b] by golden section (the result need not be exact:
-    every theta gives a valid Chernoff bound, the minimiser only the tightest)."""
-    g = (math.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = fn(c), fn(d)
-    for _ in range(iters):
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = fn(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = fn(d)
-    return c if fc < fd else d
-
-
 def _best_theta(fn, upper: bool) -> float:
     """theta > 0 (upper) or < 0 minimising fn over a geometric grid, refined by golden section."""
     sgn = 1.0 if upper else -1.0
@@ -85,7 +68,8 @@ def _best_theta(fn, upper: bool) -> float:
     i = int(np.argmin(vals))
     a = _THETAS[max(i - 1, 0)] if i > 0 else 0.0
     b = _THETAS[min(i + 1, len(_THETAS) - 1)]
-    th = _golden(lambda x: fn(sgn * x), a, b)
+    # every theta gives a valid Chernoff bound, the minimiser only the tightest
+    th = golden_section(lambda x: fn(sgn * x), a, b, iters=16)[0]
     return sgn * th if fn(sgn * th) <= vals[i] else sgn * _THETAS[i]
 
 
@@ -554,7 +538,9 @@ def hull_roc_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
         return m * (1 - 8 * U64)
 
     if len(cs) == 2:
-        lo = _golden_max(lambda t: phi(np.array([t, 1.0 - t])), 0.0, 1.0)
+        # every value seen is attained: the largest is a lower bound of the concave maximum
+        lo = golden_section(lambda t: phi(np.array([t, 1.0 - t])), 0.0, 1.0, iters=30,
+                            maximise=True, ends=True)[1]
     else:
         lo = max(phi(np.eye(len(cs))[i]) for i in range(len(cs)))
     return max(min(lo, 1.0), alpha), max(hi, alpha)
@@ -679,19 +665,6 @@ def hull_value_bounds(cs: list[Composed], alpha: float) -> tuple[float, float]:
     """Enclosure of ``C(alpha)`` (see :func:`hull_roc_bounds`)."""
     lo, hi = value_bounds_from_roc(*hull_roc_bounds(cs, alpha), alpha)
     return float(lo), float(hi)
-
-
-def _golden_max(fn, a: float, b: float, iters: int = 30) -> float:
-    """The largest value of fn seen in a golden-section search (:func:`_golden` on -fn) for the
-    maximum of a concave fn on [a, b], the end points included: every value seen is attained."""
-    seen = [fn(a), fn(b)]
-
-    def neg(t: float) -> float:
-        seen.append(fn(t))
-        return -seen[-1]
-
-    _golden(neg, a, b, iters)
-    return max(seen)
 
 
 def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta: float = 0.0,

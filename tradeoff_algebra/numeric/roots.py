@@ -21,12 +21,20 @@ point at 0, so tiny roots cost O(log log) steps.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, NamedTuple
 
+import sympy as sp
+
+from ..core.errors import InvalidParameter
 from . import budget
-from .context import mp
+from .context import MPF, mp
 
-__all__ = ["Level", "level", "level_c", "bracket_level", "widen", "t_bounds", "c_bounds", "HALF"]
+__all__ = ["Level", "level", "level_c", "bracket_level", "widen", "t_bounds", "c_bounds", "HALF",
+           "findroot", "Probe", "Root", "probe_of", "METHODS"]
 
 #: A level (t, 1 - t).
 Level = tuple
@@ -253,3 +261,321 @@ def c_bounds(L: Level, H: Level) -> tuple:
     lo = H[1] if H[0] >= 0.5 else mp.fsub(1, H[0], rounding="f")
     hi = L[1] if L[0] >= 0.5 else mp.fsub(1, L[0], rounding="c")
     return lo, hi
+
+
+# -- the bracketing root finder ----------------------------------------------------------------
+# One solver for every search of a sign change on an interval, in the manner of mpmath's
+# ``findroot``: the method (how the next trial is chosen) is pluggable, the bracket logic is
+# shared. Only certified signs move the bracket, so the result is proved whenever the signs
+# are (exact numbers, Arb balls, or enclosures the caller guarantees).
+
+class Probe(NamedTuple):
+    """One evaluation of f: ``k`` its certified sign (+1 or -1), 0 for a proved exact zero
+    (for an estimate: a zero within the caller's tolerance), ``None`` when the enclosure cannot
+    decide; ``e`` an estimate of f (for the secant steps, ``None`` if unknown); ``d`` an
+    estimate of f' (for Newton steps, ``None`` if unknown)."""
+
+    k: int | None
+    e: Any = None
+    d: Any = None
+
+
+class Root(NamedTuple):
+    """The result of :func:`findroot`: the bracket ``lo <= root <= hi`` (``lo == hi`` for a
+    proved exact zero, ``exact``), and whether an undecided evaluation stopped the narrowing
+    (``undecided``: the bracket is valid but may be wider than asked)."""
+
+    lo: Any
+    hi: Any
+    exact: bool = False
+    undecided: bool = False
+
+
+def probe_of(v: Any) -> Probe:
+    """The :class:`Probe` of a value of f: a number (float, int, mpf, SymPy or Fraction:
+    its sign), an enclosure ``(lo, hi)`` (certified where it excludes 0, an exact zero when
+    ``lo == hi == 0``) or an Arb ball (decided by Arb's comparisons)."""
+    if isinstance(v, Probe):
+        return v
+    if isinstance(v, tuple):
+        lo, hi = v
+        k = 1 if lo > 0 else -1 if hi < 0 else 0 if lo == hi == 0 else None
+        e = (lo + hi) / 2 if _finite(lo) and _finite(hi) else None
+        return Probe(k, e)
+    if type(v).__name__ == "arb":
+        k = 1 if v > 0 else -1 if v < 0 else 0 if (v.is_exact() and v == 0) else None
+        from mpmath.libmp import round_nearest
+
+        from .arb import arb_endpoint
+        return Probe(k, arb_endpoint(v.mid(), round_nearest) if v.is_finite() else None)
+    if not _finite(v):
+        return Probe(None if v != v else (1 if v > 0 else -1), None)
+    return Probe(1 if v > 0 else -1 if v < 0 else 0, v)
+
+
+def _finite(x) -> bool:
+    if isinstance(x, float):
+        return math.isfinite(x)
+    if isinstance(x, MPF):
+        return bool(mp.isfinite(x))
+    return bool(getattr(x, "is_finite", True)) if not isinstance(x, int) else True
+
+
+def _real(x):
+    """``x`` as a real number of the working arithmetic (float stays float)."""
+    return x if isinstance(x, (float, MPF)) else mp.mpf(x) if isinstance(x, int) else \
+        mp.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mp.mpf(sp.N(x, mp.dps))
+
+
+def _like(x, ref):
+    """A real ``x`` (float or mpf) in the number type of ``ref`` (exact types get the exact
+    binary value of x)."""
+    if isinstance(ref, float):
+        return float(x)
+    if isinstance(ref, MPF):
+        return mp.mpf(x)
+    if isinstance(ref, int):
+        return int(mp.nint(x))
+    if isinstance(x, (Fraction, sp.Rational)):
+        r = Fraction(int(x.numerator), int(x.denominator))
+    elif isinstance(x, float):
+        r = Fraction(x)
+    else:
+        man, exp = mp.mpf(x).man_exp
+        r = Fraction(int(man)) * Fraction(2) ** int(exp) * (-1 if x < 0 else 1)
+    return r if isinstance(ref, Fraction) else sp.Rational(r.numerator, r.denominator)
+
+
+def _log(x):
+    return math.log(x) if isinstance(x, float) else mp.log(_real(x))
+
+
+def _exp(u, ref):
+    return _like(math.exp(u) if isinstance(u, float) else mp.exp(u), ref)
+
+
+def _split(lo, hi, split: str):
+    """The bisection point of (lo, hi): the middle; ``"integer"``: the integer middle;
+    ``"geometric"``: the geometric mean of a positive bracket spanning more than a factor 4
+    (1/16 of ``hi`` when lo = 0), so tiny roots cost O(log log) steps."""
+    if split == "integer":
+        return (lo + hi) // 2
+    if split == "geometric" and lo >= 0 and hi > 4 * lo:
+        if lo == 0:
+            return hi / 16
+        if isinstance(lo, MPF):
+            return mp.sqrt(lo * hi)
+        if isinstance(lo, float):
+            return math.sqrt(lo) * math.sqrt(hi)
+        return _exp((_log(lo) + _log(hi)) / 2, lo)
+    return (lo + hi) / 2
+
+
+def _secant(lo, hi, elo, ehi, split: str, q):
+    """The regula-falsi point of (lo, hi) from the estimates at the ends (of opposite signs),
+    in log x for a geometric split of a positive bracket, kept ``q`` (half the stopping
+    width) inside the bracket so a root on an end is confirmed from the other side; None
+    when undefined."""
+    if elo is None or ehi is None or not ((elo > 0 > ehi) or (elo < 0 < ehi)):
+        return None
+    t = elo / (elo - ehi)
+    if not isinstance(t, (float, MPF)):
+        t = _real(t)  # exact estimates: the step at the working precision (short rationals)
+    if split == "geometric" and lo > 0:
+        ulo, uhi = _log(lo), _log(hi)
+        m = _exp(ulo + (uhi - ulo) * t, lo)
+    elif split == "integer":
+        m = lo + int(mp.nint((hi - lo) * _real(t)))
+    else:
+        m = lo + (hi - lo) * _like(t, lo)
+    if split == "integer":
+        return min(max(m, lo + 1), hi - 1)
+    if q and 2 * q < hi - lo:
+        m = min(max(m, lo + q), hi - q)
+    return _short(m)
+
+
+def _short(x):
+    """An exact trial point rounded to a binary rational of the working precision (its
+    denominator stays short); floats and mpfs as they are."""
+    return x if isinstance(x, (float, MPF, int)) else _like(_real(x), x)
+
+
+def _width_ok(lo, hi, rtol, atol, split) -> bool:
+    if split == "integer":
+        return hi - lo <= max(1, atol)
+    return hi - lo <= atol + rtol * max(abs(lo), abs(hi))
+
+
+def _bisect(state) -> Any:
+    return _split(state.lo, state.hi, state.split)
+
+
+def _illinois(state) -> Any:
+    return _secant(state.lo, state.hi, state.elo, state.ehi, state.split, state.q)
+
+
+def _newton(state) -> Any:
+    x, p = state.last
+    if x is None or p.e is None:
+        return None
+    d = p.d if p.d is not None else (state.df(x) if state.df is not None else None)
+    if d is None or d == 0:
+        return None
+    step = p.e / d if isinstance(p.e / d, (float, MPF)) else _real(p.e) / _real(d)
+    step = _like(step, x)
+    if state.q and abs(step) < state.q:  # converged: step past the root to confirm it
+        step = state.q if step > 0 else -state.q
+    if state.step is not None and abs(step) > abs(state.step) / 2:
+        state.step = None  # not converging: bisect once
+        return None
+    state.step = step
+    return _short(x - step)
+
+
+#: The methods of :func:`findroot`: each picks the next trial from the state (or None: bisect).
+METHODS: dict[str, Callable] = {"bisect": lambda s: None, "illinois": _illinois,
+                                "newton": _newton}
+
+
+class _State:
+    __slots__ = ("lo", "hi", "elo", "ehi", "split", "q", "last", "df", "step")
+
+
+def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois",
+             df: Callable[[Any], Any] | None = None, rtol: Any = None, atol: Any = 0,
+             done: Callable[[Any, Any], bool] | None = None, split: str = "arithmetic",
+             ends: tuple[int, int] | None = None, undecided: str = "stop",
+             max_iter: int | None = None, best: Callable[[Any, Any], tuple] | None = None,
+             start: Any = None) -> Root:
+    """A bracket ``[lo, hi]`` of the sign change of ``f`` on ``bracket = (a, b)``, a < b.
+
+    ``f(x)`` returns a number, an enclosure ``(lo, hi)``, an Arb ball or a :class:`Probe`
+    (:func:`probe_of`); only certified signs move the ends, so ``f(lo)`` has the certified
+    sign of ``f(a)`` and ``f(hi)`` that of ``f(b)`` (or they are the ends themselves), and a
+    proved zero returns ``lo == hi``. The signs at the ends are evaluated unless given as
+    ``ends = (sign at a, sign at b)``; no certified sign change raises
+    :class:`InvalidParameter` naming the bracket.
+
+    ``method``: ``"bisect"``; ``"illinois"`` (regula falsi with the Illinois halving of the
+    retained end's estimate, Dowell & Jarratt 1971); ``"newton"`` (from the newest point, with
+    ``df(x)`` or the probe's ``d``). The secant and Newton steps fall back to bisection when
+    they leave the bracket or when three steps have not halved it, so every method converges
+    at least as fast as bisection (Newton: when a step is not at most half the last); a
+    converged step (below half the stopping width) is stretched to it, so the next trial lies
+    past the root and confirms it. ``split``: how to bisect (``"arithmetic"``, ``"geometric"``
+    for positive brackets over many orders of magnitude, the secant then in log x;
+    ``"integer"`` for integer brackets, stopping at ``hi - lo = 1``).
+
+    It stops when ``hi - lo <= atol + rtol * max(|lo|, |hi|)`` (default ``rtol``: the working
+    precision less 4 bits; 4 ulp for floats), when ``done(lo, hi)``, when the trial is no
+    longer strictly inside the bracket (the precision is exhausted), or at an undecided
+    evaluation: ``undecided="stop"`` returns there, ``"narrow"`` narrows each side of the
+    undecided zone by bisection. ``start`` is the first trial point (a guess of the root).
+    Runs under the time limit (numeric.budget), reporting ``best(lo, hi)`` when given (the
+    caller's quantity; nothing otherwise).
+    """
+    choose = METHODS.get(method)
+    if choose is None:
+        raise InvalidParameter("method", method, "one of " + ", ".join(METHODS), "findroot")
+    if split not in ("arithmetic", "geometric", "integer"):
+        raise InvalidParameter("split", split, "'arithmetic', 'geometric' or 'integer'",
+                               "findroot")
+    if undecided not in ("stop", "narrow"):
+        raise InvalidParameter("undecided", undecided, "'stop' or 'narrow'", "findroot")
+    a, b = bracket
+    if not a < b:
+        raise InvalidParameter("bracket", bracket, "an interval (a, b) with a < b", "findroot")
+    if rtol is None:
+        rtol = 0 if split == "integer" else 4 * sys.float_info.epsilon \
+            if isinstance(a, float) else mp.ldexp(1, -(mp.prec - 4))
+    if ends is None:
+        pa, pb = probe_of(f(a)), probe_of(f(b))
+        for x, p in ((a, pa), (b, pb)):
+            if p.k == 0:
+                return Root(x, x, True)
+        if pa.k is None or pb.k is None or pa.k == pb.k:
+            show = {None: "undecided", 1: "+", -1: "-"}
+            raise InvalidParameter("bracket", bracket, "an interval at whose ends f has "
+                                   "certified opposite signs", "findroot",
+                                   f"the signs of f at [{a}, {b}] are {show[pa.k]} and "
+                                   f"{show[pb.k]}")
+    else:
+        pa, pb = Probe(ends[0]), Probe(ends[1])
+    s = _State()
+    s.lo, s.hi, s.elo, s.ehi, s.split, s.df, s.step = a, b, pa.e, pb.e, split, df, None
+    s.last = (a, pa) if pa.e is not None and (pb.e is None or abs(pa.e) <= abs(pb.e)) \
+        else (b, pb) if pb.e is not None else (None, None)
+    sa = pa.k
+    max_iter = max_iter if max_iter is not None else 8 * mp.prec + 400
+    widths: list = []
+    moved = None  # which end moved last (Illinois)
+    zone = None   # (u0, u1): undecided points found so far, between lo and hi
+
+    def finished(lo, hi) -> bool:
+        return _width_ok(lo, hi, rtol, atol, split) or (done is not None and done(lo, hi))
+
+    for _ in range(max_iter):
+        budget.check(best(s.lo, s.hi) if best is not None else None)
+        if zone is not None:
+            # an undecided point: narrow each side of the undecided zone by bisection
+            moved_any = False
+            for left in (True, False):
+                if zone is None:
+                    break
+                lo, hi = (s.lo, zone[0]) if left else (zone[1], s.hi)
+                if finished(lo, hi):
+                    continue
+                m = _split(lo, hi, split)
+                if not lo < m < hi:
+                    continue
+                moved_any = True
+                k = probe_of(f(m)).k
+                if k == 0:
+                    return Root(m, m, True)
+                if k is None:
+                    zone = (m, zone[1]) if left else (zone[0], m)
+                elif k == sa:
+                    s.lo = m
+                    zone = zone if left else None  # right of the zone: the zone is passed
+                else:
+                    s.hi = m
+                    zone = None if left else zone
+            if not moved_any:
+                return Root(s.lo, s.hi, False, True)
+            continue
+        if finished(s.lo, s.hi):
+            break
+        width = s.hi - s.lo
+        widths.append(width)
+        # Newton has its own safeguard (each step at most half the last); it converges from
+        # one side and steps past the root at the end, so the bracket need not halve meanwhile
+        force = method != "newton" and len(widths) >= 4 and widths[-1] > widths[-4] / 2
+        if force:
+            widths.clear()
+        s.q = 0 if split == "integer" else (atol + rtol * max(abs(s.lo), abs(s.hi))) / 2
+        m = None if force else choose(s)
+        if start is not None:
+            m, start = start, None
+        if m is None or not s.lo < m < s.hi:
+            m = _split(s.lo, s.hi, split)
+        if not s.lo < m < s.hi:
+            break
+        p = probe_of(f(m))
+        if p.k == 0:
+            return Root(m, m, True)
+        if p.k is None:
+            if undecided == "stop":
+                return Root(s.lo, s.hi, False, True)
+            zone = (m, m)
+            continue
+        s.last = (m, p) if p.e is not None else (None, None)
+        if p.k == sa:
+            if moved == "lo" and s.ehi is not None:
+                s.ehi = s.ehi / 2  # Illinois: the end retained twice has its estimate halved
+            s.lo, s.elo, moved = m, p.e, "lo"
+        else:
+            if moved == "hi" and s.elo is not None:
+                s.elo = s.elo / 2
+            s.hi, s.ehi, moved = m, p.e, "hi"
+    return Root(s.lo, s.hi)
