@@ -16,10 +16,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
 
 
+def blocks(title: str) -> list[str]:
+    """The Python blocks of one section of the document, in order."""
+    section = DOC.read_text().split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
 def run_section(title: str) -> str:
     """The Python blocks of one section of the document, run in order in a fresh process."""
-    section = DOC.read_text().split(f"## {title}", 1)[1].split("\n## ", 1)[0]
-    code = "\n".join(re.findall(r"```python\n(.*?)```", section, re.S))
+    code = "\n".join(blocks(title))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
@@ -42,6 +47,46 @@ def test_adding_a_route_runs():
     assert lines[0].startswith("['pure DP") and "privacy-loss distribution" in lines[0]
     assert lines[1].startswith("Value(0.0, dps=30")
     assert lines[2] == "True"
+
+
+def _phi(x):
+    return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+
+
+def test_adding_a_cli_subcommand_runs():
+    lines = run_section("Adding a CLI subcommand").strip().splitlines()
+    with mpmath.workdps(40):  # AUC(G_1) = Phi(1/sqrt 2) (Kaissis et al., Lemma 3), at 20 digits
+        assert abs(mpmath.mpf(lines[0]) - _phi(1 / mpmath.sqrt(2))) < mpmath.mpf(10) ** -19
+    assert lines[1:] == ["0", "2", "False 2"]  # the statuses; then gone from the registry
+
+
+def test_the_cli_subcommand_example_in_this_process(capsys):
+    """The registration block run here: the subcommand answers through main, is listed by
+    --help with its example, and unregistering leaves the registry as it was."""
+    from tradeoff_algebra.cli import COMMANDS, main, unregister
+
+    before = list(COMMANDS)
+    try:
+        exec(blocks("Adding a CLI subcommand")[0], {"__name__": "architecture_example"})
+        assert list(COMMANDS) == before + ["auc"]
+        assert main(["auc", "EpsDelta(1, 0)", "--dps", "25"]) == 0
+        out, err = capsys.readouterr()
+        with mpmath.workdps(40):  # under f_{1,0}: two triangles of area x/2 split by the
+            ref = 1 - 1 / (1 + mpmath.e)  # diagonal, x = 1/(1 + e) the fixed point
+            assert err == "" and abs(mpmath.mpf(out) - ref) < mpmath.mpf(10) ** -24
+        assert main(["auc", "G(1)", "--dps", "0"]) == 2
+        assert "parameter dps = 0" in capsys.readouterr().err
+        assert main(["auc", "mu + 1"]) == 2
+        assert "a trade-off expression" in capsys.readouterr().err
+        with pytest.raises(SystemExit):
+            main(["--help"])
+        help_text = " ".join(capsys.readouterr().out.split())
+        assert 'tradeoff auc "G(1)"' in help_text and "Kaissis et al., Lemma 3" in help_text
+    finally:
+        if "auc" in COMMANDS:
+            unregister("auc")
+    assert list(COMMANDS) == before
+    assert main(["auc", "G(1)"]) == 2 and "invalid choice: 'auc'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "tradeoff_algebra").rglob("*.py")),

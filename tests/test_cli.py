@@ -271,3 +271,94 @@ def test_help_lists_the_exit_statuses(capsys):
     for text in ("0 success", "1 verify: the claim fails", "2 bad input", "3 verify: undecided",
                  "4 the computation failed", "130 Ctrl-C"):
         assert text in out, text
+
+
+# -- the registry of subcommands ------------------------------------------------------------------
+def test_each_subcommand_is_registered_once_in_order(capsys):
+    from tradeoff_algebra.cli import COMMANDS
+
+    names = ["latex", "text", "simplify", "derive", "approx", "eval", "roc", "delta", "eps",
+             "renyi", "gdp", "convert", "plot", "calibrate", "verify", "demo"]
+    assert list(COMMANDS) == names
+    rc, _, err = run(capsys, "frobnicate")
+    assert rc == 2 and "(choose from " + ", ".join(map(repr, names)) + ")" in err
+
+
+def test_help_shows_every_example_and_points_to_nothing_outside_the_package(capsys):
+    from tradeoff_algebra.cli import COMMANDS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "docs/" not in out and "architecture" not in out
+    assert "tradeoff_algebra.rules()" in " ".join(out.split())
+    for c in COMMANDS.values():
+        assert c.examples, c.name
+        with pytest.raises(SystemExit) as info:
+            main([c.name, "--help"])
+        assert info.value.code == 0
+        own = capsys.readouterr().out
+        for text, comment in c.examples:
+            first = text.split("\n")[0]  # the arguments may continue on further lines
+            line = f"tradeoff {c.name} {first}".rstrip()
+            assert line in out and line in own, line
+            assert comment in out
+
+
+def test_every_example_parses():
+    """The examples shown by --help are valid command lines (their arguments and options)."""
+    import shlex
+
+    from tradeoff_algebra.cli import COMMANDS
+    from tradeoff_algebra.cli.registry import build_parser
+    from tradeoff_algebra.parse import parse_expr
+
+    parser = build_parser()
+    for c in COMMANDS.values():
+        for text, _ in c.examples:
+            argv = [c.name] + shlex.split(text.replace("\\\n", " ").replace("\n", " "))
+            args = parser.parse_args(argv)
+            assert args.command == c.name
+            for expr in getattr(args, "exprs", None) or [getattr(args, "expr", None)]:
+                if expr is not None:
+                    parse_expr(expr)
+
+
+def test_registration_errors_name_the_parameter():
+    from tradeoff_algebra.cli import COMMANDS, subcommand, unregister
+
+    before = list(COMMANDS)
+    with pytest.raises(ta.InvalidParameter, match="parameter name = 'eval'"):
+        subcommand("eval", "a second eval")(lambda args: 0)
+    with pytest.raises(ta.InvalidParameter, match="parameter name = 'Two words'"):
+        subcommand("Two words", "not a word")(lambda args: 0)
+    with pytest.raises(ta.InvalidParameter, match="parameter name = 'nope'"):
+        unregister("nope")
+    assert list(COMMANDS) == before and COMMANDS["eval"].help.startswith("evaluate f(ALPHA)")
+
+
+def test_a_registered_subcommand_answers_and_leaves_when_unregistered(capsys):
+    from tradeoff_algebra.cli import COMMANDS, subcommand, unregister
+    from tradeoff_algebra.cli.readers import EXPR, dps_option, numeric_expression
+
+    before = list(COMMANDS)
+
+    @subcommand("fixed", "the fixed point of f", EXPR, dps_option(20),
+                examples=[('"G(1)"', "Phi(-1/2)")])
+    def fixed(args):
+        print(ta.fixed_point(numeric_expression(args.expr), dps=args.dps))
+        return 3
+
+    try:
+        assert list(COMMANDS) == before + ["fixed"]
+        rc, out, err = run(capsys, "fixed", "G(1)")
+        assert (rc, err) == (3, "")
+        with mpmath.workdps(40):  # G_mu(a) = a at a = Phi(-mu/2)
+            assert abs(mpmath.mpf(out) - _phi(mpmath.mpf(-1) / 2)) < mpmath.mpf(10) ** -19
+        rc, out, err = run(capsys, "fixed", "G(mu)")
+        assert (rc, out) == (2, "") and "symbol mu has no value" in err
+    finally:
+        unregister("fixed")
+    assert list(COMMANDS) == before
+    rc, _, err = run(capsys, "fixed", "G(1)")
+    assert rc == 2 and "invalid choice: 'fixed'" in err
