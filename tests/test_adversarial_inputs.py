@@ -172,7 +172,7 @@ def test_every_exception_is_one_line(capsys, monkeypatch, exc, status, fragment)
     def boom(text):
         raise exc
 
-    monkeypatch.setattr(cli, "_expression", boom)
+    monkeypatch.setattr(cli.readers, "expression", boom)
     for argv in (["text", "G(1)"], ["eval", "G(1)", "0.5"], ["verify", "G(1)", "==", "G(1)"]):
         rc, out, err, _ = run(capsys, *argv)
         assert_clean(rc, out, err, (status,))  # a failed verify is never 1 ("fails")
@@ -187,7 +187,7 @@ def test_an_exception_whose_message_cannot_be_printed(capsys, monkeypatch):
     def boom(text):
         raise Unprintable()
 
-    monkeypatch.setattr(cli, "_expression", boom)
+    monkeypatch.setattr(cli.readers, "expression", boom)
     rc, out, err, _ = run(capsys, "text", "G(1)")
     assert_clean(rc, out, err, (4,))
     assert "Unprintable" in err
@@ -197,7 +197,7 @@ def test_keyboard_interrupt_exits_130_quietly(capsys, monkeypatch):
     def interrupted(text):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_expression", interrupted)
+    monkeypatch.setattr(cli.readers, "expression", interrupted)
     rc, out, err, _ = run(capsys, "eval", "G(1)", "0.5")
     assert (rc, out, err) == (130, "", "")
 

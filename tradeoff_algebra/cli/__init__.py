@@ -20,11 +20,6 @@ below, for a new theme); :func:`main` is the ``tradeoff`` console script and
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
-from . import readers
 from .readers import MAX_DPS, MIN_DPS
 from .registry import COMMANDS, dispatch, subcommand, unregister
 from .status import (
@@ -46,12 +41,6 @@ from . import symbolic, values, design, claims, demo  # noqa: F401
 
 __all__ = ["main", "subcommand", "unregister", "COMMANDS", "MIN_DPS", "MAX_DPS", "EXIT_OK",
            "EXIT_FAILS", "EXIT_BAD_INPUT", "EXIT_UNDECIDED", "EXIT_FAILED", "EXIT_INTERRUPTED"]
-
-#: The reader of EXPR under its former name here; assigning ``tradeoff_algebra.cli._expression``
-#: (as tests do, to make every subcommand's EXPR raise) assigns ``readers.expression``, which
-#: every subcommand reads at each call.
-_expression = readers.expression
-
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``tradeoff`` command with ``argv`` (default ``sys.argv[1:]``); return the status.
@@ -78,15 +67,3 @@ def main(argv: list[str] | None = None) -> int:
             status, message = EXIT_FAILED, f"internal error ({type(exc).__name__})"
         report(message)
         return status
-
-
-class _Package(types.ModuleType):
-    """This package's module type: setting ``_expression`` sets ``readers.expression``."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "_expression":
-            readers.expression = value
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
