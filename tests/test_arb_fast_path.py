@@ -13,7 +13,8 @@ import pytest
 import sympy as sp
 
 import tradeoff_algebra as ta
-from tradeoff_algebra.numeric.protocol import _arb_point, as_level
+from tradeoff_algebra.core.levels import as_level
+from tradeoff_algebra.numeric.protocol import _arb_point
 
 R = sp.Rational
 LEVELS = [R(1, 10**300), R(1, 10**20), R(3, 1000), R(1, 7), R(1, 2), R(5, 7),

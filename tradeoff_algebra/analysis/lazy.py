@@ -18,10 +18,11 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import InvalidParameter, TradeOffError
+from ..core.levels import decimal_string
 from ..core.node import TradeOffExpr
 from ..core.validate import count, to_sympy
 from ..numeric.capability import profile_form
-from ..numeric.protocol import MAX_DPS, _decimal_string, evaluate, roc
+from ..numeric.protocol import MAX_DPS, evaluate, roc
 from ..rewrite.simplify import simplify
 
 __all__ = ["Functional", "defer", "FUNCTIONALS"]
@@ -152,7 +153,7 @@ def _deferred(func: Callable[..., Any], name: str, f: Any, args: tuple, kw: dict
             if not isinstance(value, TradeOffExpr):
                 raise InvalidParameter(pname, value, "a trade-off expression", name)
         elif isinstance(value, str) and before_dps:  # a level spelled as text ("1e-5")
-            value = _decimal_string(value, pname, "a real number or a SymPy expression")
+            value = decimal_string(value, pname, "a real number or a SymPy expression")
         elif before_dps or value is not None:
             value = to_sympy(pname, value, "a real number or a SymPy expression", name)
         if before_dps and i > 0:

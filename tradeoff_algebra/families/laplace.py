@@ -253,6 +253,8 @@ def _(f) -> PrivacyLoss | None:
     if f.free_symbols:
         return None
     mu = float(f.mu)
+    if not math.isfinite(mu):  # beyond float64: no grid; the closed forms answer
+        return None
     return LaplaceLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
 
 

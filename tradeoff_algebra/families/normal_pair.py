@@ -46,6 +46,7 @@ import sympy as sp
 
 from ..core.citations import DRS, KAISSIS
 from ..core.errors import NumericalError
+from ..core.levels import as_level
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.rules import rule
@@ -54,7 +55,7 @@ from ..numeric import budget
 from ..numeric.capability import functional_form, renyi_form
 from ..numeric.context import mp, public_mpf
 from ..numeric.normal import ncdf, ncdf_inv, ncdf_inv_upper
-from ..numeric.protocol import as_level, evaluate, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import evaluate, mp_roc, mp_value, np_value, num
 from .gaussian import Gaussian
 
 __all__ = ["NormalPair", "binormal_roc", "threshold_gap", "ThresholdGap",

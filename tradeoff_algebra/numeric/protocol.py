@@ -22,9 +22,6 @@ sampling does); each family or operator module registers its own implementations
 
 from __future__ import annotations
 
-import decimal
-import fractions
-import math
 import numbers
 from collections.abc import Callable
 from functools import singledispatch
@@ -39,15 +36,15 @@ from ..core.errors import (
     NoClosedForm,
     NumericalError,
 )
+from ..core.levels import as_level
 from ..core.node import TradeOff
-from ..core.validate import mpf_rational
 from . import budget, trace
-from .context import MPF, mp
+from .context import mp
 from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "np_value",
            "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "enclose_delta", "delta_value",
-           "evaluate", "roc", "as_level", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
+           "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
 GUARD_DPS = 20
@@ -238,95 +235,8 @@ def num(x: sp.Basic, name: str = "parameter"):
     return mp.mpf(v._mpf_) if isinstance(v, sp.Float) else num(v)
 
 
-#: The largest decimal exponent accepted in a level written as a string ("1e-100000").
-MAX_EXPONENT = 100_000
-#: The most significant digits of a level written as a decimal string.
-MAX_DIGITS = 4000
 #: The most digits a computation may ask for (``dps``).
 MAX_DPS = 10_000
-
-
-def _decimal_string(text: str, name: str, allowed: str) -> sp.Rational:
-    """A decimal (``"1e-300"``, ``"0.999"``) or ``p/q`` literal as an exact Rational, refusing
-    exponents beyond :data:`MAX_EXPONENT` before any big number is built."""
-    t = text.strip()
-    hint = "a string must be a decimal or p/q literal such as '1e-300', '0.05' or '1/3'"
-    if "/" in t:
-        parts = t.split("/")
-        if len(parts) != 2:
-            raise InvalidParameter(name, text, allowed, hint=hint)
-        p_, q_ = (_decimal_string(x, name, allowed) for x in parts)
-        if q_ == 0:
-            raise InvalidParameter(name, text, allowed, hint="the denominator is 0")
-        return p_ / q_
-    try:
-        d = decimal.Decimal(t)
-    except decimal.InvalidOperation as exc:
-        raise InvalidParameter(name, text, allowed, hint=hint) from exc
-    return _from_decimal(d, name, allowed, text)
-
-
-def _from_decimal(d: decimal.Decimal, name: str, allowed: str, shown: Any) -> sp.Rational:
-    if not d.is_finite():
-        raise InvalidParameter(name, shown, allowed)
-    sign, digits, exp = d.as_tuple()
-    if len(digits) > MAX_DIGITS:  # (Python refuses to read longer integers from text)
-        raise InvalidParameter(name, f"<a decimal of {len(digits)} digits>", allowed,
-                               hint=f"at most {MAX_DIGITS} significant digits")
-    if abs(exp + len(digits)) > MAX_EXPONENT:
-        raise InvalidParameter(name, shown, allowed,
-                               hint=f"decimal exponents beyond +-{MAX_EXPONENT} are not "
-                               "supported")
-    m = int("".join(map(str, digits)) or "0")
-    r = sp.Integer(m) * sp.Integer(10) ** exp if exp >= 0 else sp.Rational(m, 10**-exp)
-    return -r if sign else r
-
-
-def as_level(alpha: Any, name: str = "alpha") -> sp.Expr:
-    """Convert a type-I level to an exact SymPy number in [0, 1].
-
-    Every real number a user holds is taken exactly: ``int``, ``float`` and ``numpy`` floats
-    (the binary rational they hold), ``fractions.Fraction``, ``decimal.Decimal``, mpmath
-    ``mpf``, SymPy numbers, and strings spelling a decimal or ``p/q`` (``"1e-300"``,
-    ``"0.999"``, ``"1/3"``). Booleans, bytes, complex numbers, NaN, infinities and values
-    outside [0, 1] raise :class:`InvalidParameter`.
-    """
-    allowed = "a real number in [0, 1]"
-    if isinstance(alpha, (bool, np.bool_, bytes, bytearray)) or alpha is None:
-        raise InvalidParameter(name, alpha, allowed)
-    if isinstance(alpha, str):
-        A = _decimal_string(alpha, name, allowed)
-    elif isinstance(alpha, MPF):
-        if not mp.isfinite(alpha):
-            raise InvalidParameter(name, alpha, allowed)
-        A = mpf_rational(alpha)
-    elif isinstance(alpha, (float, np.floating)):
-        if math.isnan(alpha) or math.isinf(alpha):
-            raise InvalidParameter(name, alpha, allowed)
-        # (exact: sp.Rational(float) rounds at mpmath's global precision)
-        A = sp.Rational(*float(alpha).as_integer_ratio())
-    elif isinstance(alpha, fractions.Fraction):
-        A = sp.Rational(alpha.numerator, alpha.denominator)
-    elif isinstance(alpha, decimal.Decimal):
-        A = _from_decimal(alpha, name, allowed, alpha)
-    elif isinstance(alpha, sp.Float):
-        A = sp.Rational(alpha) if alpha.is_finite else alpha
-    elif isinstance(alpha, (numbers.Integral, np.integer)):
-        A = sp.Integer(int(alpha))
-    elif isinstance(alpha, sp.Basic):
-        A = alpha
-        if A.atoms(sp.Float):
-            A = A.xreplace({x: sp.Rational(x) for x in A.atoms(sp.Float) if x.is_finite})
-    else:
-        raise InvalidParameter(name, alpha, allowed)
-    if A is sp.nan or not A.is_number or A.free_symbols:
-        raise InvalidParameter(name, alpha, allowed,
-                               hint="use f(alpha) for the symbolic value")
-    if A.is_extended_real is False or A.is_finite is False:
-        raise InvalidParameter(name, alpha, allowed)
-    if (A < 0) == sp.true or (A > 1) == sp.true:
-        raise InvalidParameter(name, alpha, allowed)
-    return A
 
 
 def _level_pair(A: sp.Expr):
