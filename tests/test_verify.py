@@ -333,3 +333,18 @@ def test_claims_against_infinity_and_equal_variance_pairs():
     s, a, b = sp.symbols("s a b", positive=True)
     assert ta.verify(ta.NormalPair(0, s, a, s) @ ta.NormalPair(0, s, b, s), "==",
                      ta.G(sp.sqrt(a**2 + b**2) / s)).status is True
+
+
+def test_order_structure_decides_maxima_and_binomial_powers():
+    """max{g_1, ...} >= g_i and f >= max{...} when f dominates every argument (Sec. 2.1); the
+    n-fold randomized response is non-increasing in n (Lemma 4): decided at once by the order
+    structure, where the certified cover touched the sides near alpha = 0 for minutes. The
+    false neighbour keeps its counterexample."""
+    v = ta.verify(ta.Max(ta.G(1), ta.EpsDelta(1, 0)), ">=", ta.EpsDelta(1, 0))
+    assert v.status is True and v.method == "monotonicity"
+    v = ta.verify(ta.EpsDelta(1, 0) ** 10, ">=", ta.BinomialDP(1, 11))
+    assert v.status is True and v.method == "monotonicity"
+    v = ta.verify(ta.G(1), ">=", ta.Max(ta.G(2), ta.G(3)))
+    assert v.status is True
+    v = ta.verify(ta.BinomialDP(1, 11), ">=", ta.EpsDelta(1, 0) ** 10)
+    assert v.status is False

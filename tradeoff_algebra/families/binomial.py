@@ -53,6 +53,7 @@ from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
+from ..numeric.capability import monotonicity
 from ..numeric.context import mp, thread_cache
 from ..numeric.privacy_loss import RHO_LIB, U64, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
@@ -390,6 +391,13 @@ def binomial_tensor(factors):
 def binomial_trivial(f: BinomialDP):
     """f_{eps,0}^{(x) 0} = Id (B(0, p) is a point mass) and f_{0,0}^{(x) n} = Id (p = q = 1/2)."""
     return Id if (f.n.is_zero is True or f.eps.is_zero is True) else None
+
+
+@monotonicity.register(BinomialDP)
+def _(f):
+    """f_{eps,0}^{(x) n} is non-increasing in eps (each factor is, Eq. (4), and the tensor
+    product is monotone in its factors, Lemma 4) and in n (f (x) g <= f, Lemma 4)."""
+    return (-1, -1)
 
 
 # -- privacy loss for the PLD grid (numeric.privacy_loss) ---------------------------------------

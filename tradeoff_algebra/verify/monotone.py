@@ -2,12 +2,13 @@
 
 * Id is the largest trade-off function and Zero the smallest (Dong, Roth & Su, Sec. 2.1).
 * The families are ordered by their parameters: G_mu is non-increasing in mu (Sec. 2.2),
-  f_{eps,delta} in eps and in delta (Eq. (5)), L_mu in mu.
+  f_{eps,delta} in eps and in delta (Eq. (5)), L_mu in mu, f_{eps,0}^{(x) n} in eps and n.
 * The operators are monotone in their operands: f ⊗ g is (Lemma 4, part 2), and so are
   C_p(f), f^{-1}, the symmetric hull, max and group privacy (Sec. 4.1, Prop. 9 and its
   remark: g >= h iff g^{-1} >= h^{-1}); f^{⊗n} is non-increasing in n, C_p(f) and the mixture
   f_p in p (f <= Id), Group(f, k) in k.
-* f ⊗ g <= f, since g <= Id and f ⊗ Id = f (Lemma 4).
+* f ⊗ g <= f, since g <= Id and f ⊗ Id = f (Lemma 4); max{g_1, ...} >= each g_i, and f >= every
+  g_i gives f >= max{g_1, ...}.
 
 :func:`dominates` combines these recursively; a parameter comparison is proved by
 :func:`prove_le` (SymPy's assumptions, then interval arithmetic over the parameter box).
@@ -51,6 +52,11 @@ def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
     proved; it may still hold)."""
     if big == small or big.is_greatest or small.is_least:
         return True
+    if isinstance(big, Max) and any(dominates(g, small, box) for g in big.args):
+        return True  # max{g_1, ...} >= g_i
+    if isinstance(small, Max) and not isinstance(big, Max) \
+            and all(dominates(big, g, box) for g in small.args):
+        return True  # f >= every g_i gives f >= max{g_1, ...}
     if isinstance(small, Tensor) and not isinstance(big, Tensor):
         return any(dominates(big, g, box) for g in small.args)
     if isinstance(small, TensorPower) and small.args[1].is_positive:
