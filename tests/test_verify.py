@@ -348,3 +348,14 @@ def test_order_structure_decides_maxima_and_binomial_powers():
     assert v.status is True
     v = ta.verify(ta.BinomialDP(1, 11), ">=", ta.EpsDelta(1, 0) ** 10)
     assert v.status is False
+
+
+def test_counterexample_is_the_largest_gap_at_a_recognisable_level():
+    """G(3) >= G(2) fails everywhere on (0, 1): the counterexample is the level k/32 where the
+    gap G_2 - G_3 is largest (checked against the reference at every k/32), not alpha = 1e-32."""
+    v = ta.verify(ta.G(3), ">=", ta.G(2))
+    assert v.status is False
+    a = v.counterexample["alpha"]
+    assert 0 < a < 1 and sp.Rational(a).q <= 32
+    gaps = {R(k, 32): G_ref(2, R(k, 32)) - G_ref(3, R(k, 32)) for k in range(1, 32)}
+    assert max(gaps, key=gaps.get) == a

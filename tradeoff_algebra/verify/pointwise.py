@@ -75,11 +75,14 @@ SEARCH_SECONDS = 20.0
 
 
 def _grid() -> list:
-    pts = [sp.Integer(0), sp.Integer(1)]
-    pts += [sp.Rational(k, 32) for k in range(1, 32)]
+    """The levels searched for a counterexample, the ones a reader recognises first: the
+    fractions k/32 by increasing denominator (1/2, 1/4, 3/4, 1/8, ...), then the ends 0 and 1
+    and the tails 10^-j and 1 - 10^-j (j = 2, 4, ..., 32)."""
+    inner = sorted({sp.Rational(k, 32) for k in range(1, 32)}, key=lambda r: (r.q, r.p))
+    tails = [sp.Integer(0), sp.Integer(1)]
     for j in (2, 4, 8, 16, 32):
-        pts += [sp.Rational(1, 10**j), 1 - sp.Rational(1, 10**j)]
-    return sorted(set(pts))
+        tails += [sp.Rational(1, 10**j), 1 - sp.Rational(1, 10**j)]
+    return inner + tails
 
 
 def _coarse() -> list:
@@ -89,21 +92,28 @@ def _coarse() -> list:
 
 
 def search_violation(big, small, dps: int, points=None) -> Outcome | None:
-    """A certified point where ``big < small`` (both enclosures disjoint), else None. The
-    search over the default grid stops after ``SEARCH_SECONDS`` (expensive sides)."""
+    """A certified point where ``big < small`` (both enclosures disjoint), else None: of the
+    violations among the levels a reader recognises (the fractions of :func:`_grid`, or the
+    points given), the one with the largest certified gap; the tails only when none of those
+    refutes. The search over the default grid stops after ``SEARCH_SECONDS``."""
     B, S = _Side(big, dps), _Side(small, dps)
     t0 = time.perf_counter()
+    best, best_gap = None, None
     for a in points if points is not None else _grid():
         budget.check()
         if points is None and time.perf_counter() - t0 > SEARCH_SECONDS:
             break
+        if best is not None and not (0 < a < 1 and a.q <= 32):
+            break  # a recognisable level refutes: the tails are not needed
         try:
             vb, vs = B.value(a), S.value(a)
         except (NoClosedForm, NumericalError):
             continue
-        if _value_interval(vb)[1] < _value_interval(vs)[0]:
-            return Outcome(False, "counterexample", f"certified at alpha = {a}", a, (vb, vs))
-    return None
+        gap = _value_interval(vs)[0] - _value_interval(vb)[1]
+        if gap > 0 and (best_gap is None or gap > best_gap):
+            best, best_gap = Outcome(False, "counterexample", f"certified at alpha = {a}", a,
+                                     (vb, vs)), gap
+    return best
 
 
 def _sign(x: sp.Expr) -> int:
