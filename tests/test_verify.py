@@ -359,3 +359,32 @@ def test_counterexample_is_the_largest_gap_at_a_recognisable_level():
     assert 0 < a < 1 and sp.Rational(a).q <= 32
     gaps = {R(k, 32): G_ref(2, R(k, 32)) - G_ref(3, R(k, 32)) for k in range(1, 32)}
     assert max(gaps, key=gaps.get) == a
+
+
+def test_structurally_equal_sides_and_pl_refutation_between_grid_points():
+    """C_{9/10}(f_{1/2,1/1000}) equals the corrected Eq. (14) written in another SymPy form
+    (proved by the rewrite up to the form of the parameters), and differs from the printed
+    Eq. (14) only near the fixed point, between the grid's levels: refuted exactly at a knot,
+    where the sign of the difference is decided even though the other knots' differences are
+    0 in other forms."""
+    p, e, d = R(9, 10), R(1, 2), R(1, 1000)
+    E = sp.exp(e)
+    lhs = ta.C(p, ta.EpsDelta(e, d))
+    corrected = ta.Max(ta.EpsDelta(sp.log(1 - p + p * E), p * d),
+                       ta.EpsDelta(0, p * (E - 1 + 2 * d) / (E + 1)))
+    v = ta.verify(lhs, "==", corrected)
+    assert v.status is True and v.method == "rewrite"
+    printed = ta.Max(ta.EpsDelta(sp.log(1 - p + p * E), p * d),
+                     ta.EpsDelta(0, p * d + p * (E - 1) / (E + 1)))
+    v = ta.verify(lhs, "==", printed)
+    assert v.status is False
+    a = v.counterexample["alpha"]  # independently: the two lines differ by p d (e - 1)/(e + 1)
+    with mpmath.workdps(40):
+        x = mpmath.mpf(sp.N(a, 50))
+        ee = mpmath.e ** mpmath.mpf("0.5")
+        pp, dd = mpmath.mpf(9) / 10, mpmath.mpf(1) / 1000
+        corr = max(1 - pp * (ee - 1 + 2 * dd) / (ee + 1) - x,
+                   1 - pp * dd - (1 - pp + pp * ee) * x, (1 - pp * dd - x) / (1 - pp + pp * ee))
+        prin = max(1 - pp * dd - pp * (ee - 1) / (ee + 1) - x,
+                   1 - pp * dd - (1 - pp + pp * ee) * x, (1 - pp * dd - x) / (1 - pp + pp * ee))
+        assert corr - prin > mpmath.mpf(10) ** -6

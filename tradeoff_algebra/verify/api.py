@@ -36,7 +36,7 @@ from ..numeric.value import Value
 from ..rewrite import derive, simplify
 from .box import make_box, prove_nonneg, sample_points
 from .interval import Undecidable, enclose
-from .monotone import dominates
+from .monotone import dominates, same_node
 from .pointwise import decide_eq, decide_ge
 from .verdict import RELATIONS, Verdict
 
@@ -140,6 +140,10 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
         sl, sr = lhs, rhs
     if sl == sr:
         return (True, "rewrite", "both sides simplify to " + sp.sstr(sl) + " by sound rules",
+                None, _derivations(lhs, rhs))
+    if same_node(sl, sr):
+        return (True, "rewrite", "both sides simplify to " + sp.sstr(sl) + " by sound rules, "
+                "up to the form of their parameters (proved equal by SymPy's simplification)",
                 None, _derivations(lhs, rhs))
     if rel != "==":
         big, small = (sl, sr) if rel == ">=" else (sr, sl)

@@ -28,7 +28,7 @@ from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .box import prove_nonneg
 
-__all__ = ["dominates", "prove_le"]
+__all__ = ["dominates", "prove_le", "same_node"]
 
 # How each argument of an operator moves it: +1 non-decreasing (a trade-off operand: monotone),
 # -1 non-increasing; "all+" for operators monotone in every operand. The families register
@@ -47,10 +47,49 @@ def prove_le(a: sp.Expr, b: sp.Expr, box: dict) -> bool:
     return prove_nonneg(d, box)[0] is True
 
 
+def _equal_numbers(x: sp.Expr, y: sp.Expr) -> bool:
+    """``x == y`` proved symbolically (SymPy's simplification of the difference to 0; numbers
+    alone never prove it)."""
+    if x == y:
+        return True
+    d = sp.sympify(x) - sp.sympify(y)
+    if sp.count_ops(d) > 400:
+        return False
+    return sp.simplify(d) == 0
+
+
+def same_node(f: TradeOff, g: TradeOff) -> bool:
+    """``f`` and ``g`` are the same expression up to the SymPy form of their parameters: the
+    same node classes in the same tree, each pair of scalar parameters proved equal
+    (:func:`_equal_numbers`); the arguments of a commutative operator (Max, Tensor) in any
+    order (up to four)."""
+    if f == g:
+        return True
+    if type(f) is not type(g) or len(f.args) != len(g.args):
+        return False
+    pairs = [list(zip(f.args, g.args, strict=True))]
+    if isinstance(f, (Max, Tensor)) and 1 < len(f.args) <= 4:
+        pairs = [list(zip(f.args, p, strict=True)) for p in permutations(g.args)]
+    for ps in pairs:
+        ok = True
+        for x, y in ps:
+            if isinstance(x, TradeOff) != isinstance(y, TradeOff):
+                ok = False
+            elif isinstance(x, TradeOff):
+                ok = same_node(x, y)
+            else:
+                ok = _equal_numbers(x, y)
+            if not ok:
+                break
+        if ok:
+            return True
+    return False
+
+
 def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
     """A proof that ``big >= small`` pointwise for all parameters in ``box``, or False (not
     proved; it may still hold)."""
-    if big == small or big.is_greatest or small.is_least:
+    if big.is_greatest or small.is_least or same_node(big, small):
         return True
     if isinstance(big, Max) and any(dominates(g, small, box) for g in big.args):
         return True  # max{g_1, ...} >= g_i

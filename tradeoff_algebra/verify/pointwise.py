@@ -128,17 +128,28 @@ def _sign(x: sp.Expr) -> int:
 
 
 def _both_pl(kb, ks, rel: str) -> Outcome:
+    """Both sides piecewise linear: their difference is linear between consecutive knots of
+    either side, so its signs at those knots decide the claim. A knot where the sign is certain
+    and wrong refutes it even when the sign at another knot cannot be decided (a difference
+    that is 0 in another SymPy form); the claim holds only when every sign is decided."""
     xs = sorted({x for x, _ in kb} | {x for x, _ in ks}, key=lambda t: sp.N(t, 40))
+    undecided = None
     for x in xs:
         budget.check()
         try:
             s = _sign(pl_eval(kb, x) - pl_eval(ks, x))
         except TypeError as exc:  # knots SymPy cannot order ("truth value of Relational")
             raise Undecidable(f"cannot order the knots exactly: {exc}") from exc
+        except Undecidable as exc:
+            undecided = undecided or exc
+            continue
         bad = s != 0 if rel == "==" else s < 0
         if bad:
-            return Outcome(False, "exact", f"piecewise linear; the sides differ at alpha = {x}",
-                           x, (pl_eval(kb, x), pl_eval(ks, x)))
+            shown = x if len(str(x)) <= 60 else f"{sp.N(x, 15)} (a knot; exact in the verdict)"
+            return Outcome(False, "exact", f"piecewise linear; the sides differ at alpha = "
+                           f"{shown}", x, (pl_eval(kb, x), pl_eval(ks, x)))
+    if undecided is not None:
+        raise undecided
     return Outcome(True, "exact", f"both sides piecewise linear; compared exactly at the "
                    f"{len(xs)} knots of either side")
 
