@@ -456,34 +456,17 @@ def _register_unary_numerics() -> None:
         return LazyLoss(grid=lambda: inverse_grid(f), exact=lambda: inverse_exact(f),
                         law=lambda: inverse_law(f))
 
-    # f^S = max{f, f^{-1}} (Dong, Roth & Su, Prop. 2): monotone in both, so the enclosure is
-    # (max of the lows, max of the highs); the power is the min of the powers.
-    def _sym_parts(f: Symmetrize):
+    # f^S = max{f, f^{-1}} (Dong, Roth & Su, Prop. 2): its values are those of the Max node
+    # (operators/maxgroup.py: the max of the lows and of the highs, the power the min of the
+    # powers, exact where both are), one mechanism instead of a copy.
+    def _as_max(f: Symmetrize) -> TradeOff:
         g = f.arg
-        return (g,) if g.is_symmetric is True else (g, Inverse(g))
+        return g if g.is_symmetric is True else Max(g, Inverse(g))
 
-    @mp_value.register(Symmetrize)
-    def _(f, a, ac):
-        vs = [mp_value(g, a, ac) for g in _sym_parts(f)]
-        return max(v[0] for v in vs), max(v[1] for v in vs)
-
-    @mp_roc.register(Symmetrize)
-    def _(f, a, ac):
-        vs = [mp_roc(g, a, ac) for g in _sym_parts(f)]
-        return min(v[0] for v in vs), min(v[1] for v in vs)
-
-    @np_value.register(Symmetrize)
-    def _(f, x):
-        parts = _sym_parts(f)
-        out = np.asarray(np_value(parts[0], x), dtype=np.float64)
-        for g in parts[1:]:
-            out = np.maximum(out, np_value(g, x))
-        return out
-
-    @exact_value.register(Symmetrize)
-    def _(f, A, Ac):
-        vs = [exact_value(g, A, Ac) for g in _sym_parts(f)]
-        return None if any(v is None for v in vs) else max(vs)
+    mp_value.register(Symmetrize)(lambda f, a, ac: mp_value(_as_max(f), a, ac))
+    mp_roc.register(Symmetrize)(lambda f, a, ac: mp_roc(_as_max(f), a, ac))
+    np_value.register(Symmetrize)(lambda f, x: np_value(_as_max(f), x))
+    exact_value.register(Symmetrize)(lambda f, A, Ac: exact_value(_as_max(f), A, Ac))
 
     @mp_delta.register(Symmetrize)
     def _(f, eps):
