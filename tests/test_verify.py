@@ -388,3 +388,14 @@ def test_structurally_equal_sides_and_pl_refutation_between_grid_points():
         prin = max(1 - pp * dd - pp * (ee - 1) / (ee + 1) - x,
                    1 - pp * dd - (1 - pp + pp * ee) * x, (1 - pp * dd - x) / (1 - pp + pp * ee))
         assert corr - prin > mpmath.mpf(10) ** -6
+
+
+def test_same_node_compares_list_parameters():
+    """Families with list parameters (Discrete's P and Q are SymPy Tuples) compare entry by
+    entry: equal pairs in two forms hold, different ones are decided by the other routes."""
+    a = ta.Discrete([R(1, 5), R(4, 5)], [R(2, 5), R(3, 5)])
+    b = ta.Discrete([sp.Rational(2, 10), 1 - R(1, 5)], [R(2, 5), R(3, 5)])
+    assert ta.verify(a, "==", b).status is True
+    c = ta.Discrete([R(7, 15), R(8, 15)], [R(8, 15), R(7, 15)])
+    d = ta.Discrete([R(1, 5), R(1, 2), R(3, 10)], [R(2, 5), R(2, 5), R(1, 5)])
+    assert ta.verify(c, ">=", d).status is True  # post-processing (data processing)

@@ -52,7 +52,11 @@ def _equal_numbers(x: sp.Expr, y: sp.Expr) -> bool:
     alone never prove it)."""
     if x == y:
         return True
-    d = sp.sympify(x) - sp.sympify(y)
+    if isinstance(x, sp.Tuple) and isinstance(y, sp.Tuple):  # (a family's list parameters)
+        return len(x) == len(y) and all(_equal_numbers(a, b) for a, b in zip(x, y, strict=True))
+    if not (isinstance(x, sp.Expr) and isinstance(y, sp.Expr)):
+        return False
+    d = x - y
     if sp.count_ops(d) > 400:
         return False
     return sp.simplify(d) == 0
