@@ -170,3 +170,7 @@ if GaussianMixturePair is not None:
         GaussianMixturePair([Rational(1, 2), Rational(1, 2)], [-1, 1], [0, 3]),
         GaussianMixturePair([p, 1 - p], [m, 0], [mu, -nu]),
     ]
+
+DiscreteGaussian = _optional("tradeoff_algebra.families.discrete_gaussian", "DiscreteGaussian")
+if DiscreteGaussian is not None:
+    EXAMPLES += [DiscreteGaussian(1, 2), DiscreteGaussian(k, mu + 1)]

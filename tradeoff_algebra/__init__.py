@@ -5,6 +5,7 @@ you ask for (``evaluate``), get the attacker's power without cancellation (``roc
 (``f.curve``) and print it in the papers' notation (``latex``).
 """
 
+from . import families
 from .analysis import (
                    advantage,
                    auc,
@@ -57,24 +58,11 @@ from .core import (
                    TradeOffExpr,
                    alpha_symbol,
 )
-from .families import (
-                   BinomialDP,
-                   Discrete,
-                   EpsDelta,
-                   G,
-                   Gaussian,
-                   GaussianMixturePair,
-                   Id,
-                   Laplace,
-                   NormalPair,
-                   PiecewiseLinear,
-                   PoissonReplace,
-                   ShuffleDP,
-                   Zero,
-)
+from .families import *  # noqa: F403  (every family: families/__init__.py lists them)
 from .families.renyi_region import RenyiRegion
 from .interop import from_dp_event
 from .mechanisms import (
+                   discrete_gaussian,
                    gaussian_mechanism,
                    gaussian_sigma,
                    laplace_mechanism,
@@ -136,11 +124,10 @@ __all__ = [
     "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "InternalError",
     "TimeLimitExceeded",
     "Phi", "PhiInv",
-    "Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero",
-    "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair", "PoissonReplace",
+    *families.__all__,  # every family, from the one list in families/__init__.py
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate", "conjugate_value",
-    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
+    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle", "discrete_gaussian",
     "Value", "pld_options", "profile_options", "time_limit", "evaluate", "roc", "curve",
     "latex", "text",
     "simplify", "derive", "Derivation", "rules", "rule_catalogue", "bound", "approx",
@@ -149,7 +136,7 @@ __all__ = [
     "fmt_epsilon", "fmt_delta", "fmt_tradeoff", "iteration_zcdp",
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
-    "verify", "Verdict", "Functional", "sup_distance", "gdp_mu", "GaussianMixturePair",
+    "verify", "Verdict", "Functional", "sup_distance", "gdp_mu",
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
     "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",

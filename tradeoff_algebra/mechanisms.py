@@ -27,6 +27,7 @@ import sympy as sp
 from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter
 from .core.validate import choice, count, param
+from .families.discrete_gaussian import DiscreteGaussian
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
 from .numeric import budget
@@ -36,7 +37,7 @@ from .numeric.roots import Probe, findroot
 from .numeric.value import Value, _as_rational
 
 __all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
-           "sensitivity_index", "gaussian_sigma"]
+           "sensitivity_index", "gaussian_sigma", "discrete_gaussian"]
 
 
 def gaussian_mechanism(sensitivity: Any, sigma: Any) -> Gaussian:
@@ -51,6 +52,15 @@ def laplace_mechanism(sensitivity: Any, scale: Any) -> Laplace:
     d = param("sensitivity", sensitivity, lower=0, owner="laplace_mechanism")
     b = param("scale", scale, lower=0, lower_open=True, owner="laplace_mechanism")
     return Laplace(d / b)
+
+
+def discrete_gaussian(sensitivity: Any, sigma: Any) -> DiscreteGaussian:
+    """T(N_Z(0, sigma^2), N_Z(Delta, sigma^2)): adding discrete Gaussian noise N_Z(0, sigma^2)
+    (Canonne, Kamath & Steinke, Def. 1) to an integer query of sensitivity Delta, a positive
+    integer."""
+    d = param("sensitivity", sensitivity, lower=1, integer=True, owner="discrete_gaussian")
+    s = param("sigma", sigma, lower=0, lower_open=True, owner="discrete_gaussian")
+    return DiscreteGaussian(d, s)
 
 
 def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp_paper", *,

@@ -67,6 +67,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from . import families as _families
 from .core.errors import InvalidParameter, TradeOffError, brief
 from .core.node import TradeOff, TradeOffExpr
 from .core.normal import Phi, PhiInv
@@ -74,19 +75,22 @@ from .core.normal import Phi, PhiInv
 __all__ = ["parse_expr", "symbol_for", "CONSTRUCTORS", "INTEGER_SYMBOLS", "MAX_LENGTH",
            "MAX_DEPTH", "MAX_DIGITS", "MAX_POWER", "MAX_ROOT_DIGITS"]
 
-#: Public constructors reachable from expression strings, looked up on the package by name
-#: (a name the package does not define yet is reported as unavailable). New ones are one line.
-CONSTRUCTORS: tuple[str, ...] = (
-    "G", "Gaussian", "EpsDelta", "Laplace", "PiecewiseLinear", "Discrete", "BinomialDP",
-    "ShuffleDP", "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
-    "Subsample", "C", "Mix", "Max", "Group", "Conjugate", "NormalPair", "RenyiRegion",
-    "AddRemove", "PoissonReplace", "Shift", "GaussianJoint", "DPGDInit", "GaussianMixturePair",
-    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
-    "GDP", "zCDP", "tCDP", "ApproxDP",
-)
-
 #: Trade-off constants reachable by name.
 CONSTANTS: tuple[str, ...] = ("Id", "Zero")
+
+#: Public constructors reachable from expression strings, looked up on the package by name
+#: (a name the package does not define yet is reported as unavailable): every family of
+#: ``families.__all__`` (the one list of families; the constants and their classes excepted),
+#: then the operators, mechanisms and notions. New ones are one line.
+CONSTRUCTORS: tuple[str, ...] = (
+    *(n for n in _families.__all__ if n not in CONSTANTS
+      and n not in {type(getattr(_families, c)).__name__ for c in CONSTANTS}),
+    "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull",
+    "Subsample", "C", "Mix", "Max", "Group", "Conjugate", "RenyiRegion",
+    "AddRemove", "Shift", "GaussianJoint", "DPGDInit",
+    "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle", "discrete_gaussian",
+    "GDP", "zCDP", "tCDP", "ApproxDP",
+)
 
 #: SymPy functions and numbers reachable by name (for parameters).
 _SCALAR_FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {

@@ -1,17 +1,29 @@
-"""Families of trade-off functions: one module per family (docs/architecture.md, "Layers")."""
+"""Families of trade-off functions: one module per family (docs/architecture.md, "Layers").
 
-from .binomial import BinomialDP
-from .discrete import Discrete
-from .epsdelta import EpsDelta
-from .gaussian import G, Gaussian
-from .gaussian_mixture import GaussianMixturePair
-from .laplace import Laplace
-from .normal_pair import NormalPair
-from .piecewise import PiecewiseLinear
-from .poisson_replace import PoissonReplace
-from .shuffle import ShuffleDP
-from .trivial import Id, IdTradeOff, Zero, ZeroTradeOff
+A new family is its module and one import line here, ``from .module import Name as Name`` (an
+explicit re-export): :data:`__all__` is every public name imported below, and the package
+(``tradeoff_algebra/__init__.py``) and the expression parser (``parse.CONSTRUCTORS``) take the
+families from it.
+"""
 
-__all__ = ["Gaussian", "G", "EpsDelta", "BinomialDP", "Laplace", "Id", "Zero", "IdTradeOff",
-           "ZeroTradeOff", "PiecewiseLinear", "Discrete", "ShuffleDP", "NormalPair",
-           "PoissonReplace", "GaussianMixturePair"]
+from types import ModuleType as _ModuleType
+
+from .binomial import BinomialDP as BinomialDP
+from .discrete import Discrete as Discrete
+from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
+from .epsdelta import EpsDelta as EpsDelta
+from .gaussian import G as G
+from .gaussian import Gaussian as Gaussian
+from .gaussian_mixture import GaussianMixturePair as GaussianMixturePair
+from .laplace import Laplace as Laplace
+from .normal_pair import NormalPair as NormalPair
+from .piecewise import PiecewiseLinear as PiecewiseLinear
+from .poisson_replace import PoissonReplace as PoissonReplace
+from .shuffle import ShuffleDP as ShuffleDP
+from .trivial import Id as Id
+from .trivial import IdTradeOff as IdTradeOff
+from .trivial import Zero as Zero
+from .trivial import ZeroTradeOff as ZeroTradeOff
+
+__all__ = [_name for _name, _obj in dict(globals()).items()
+           if not _name.startswith("_") and not isinstance(_obj, _ModuleType)]

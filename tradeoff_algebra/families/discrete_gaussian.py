@@ -1,0 +1,453 @@
+"""The discrete Gaussian mechanism: T(N_Z(0, sigma^2), N_Z(Delta, sigma^2)) on the integers.
+
+Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020,
+arXiv:2004.00010; CKS below), Def. 1: ``N_Z(mu, sigma^2)(x) = e^{-(x - mu)^2/(2 sigma^2)} /
+sum_{y in Z} e^{-(y - mu)^2/(2 sigma^2)}`` for x in Z. Adding N_Z(0, sigma^2) to an integer query
+of sensitivity Delta (a positive integer) gives the pair P = N_Z(0, sigma^2), Q = N_Z(Delta,
+sigma^2); for integer Delta both normalisers are theta = sum_y e^{-y^2/(2 sigma^2)}, so
+
+    L(x) = log Q(x)/P(x) = (2 x Delta - Delta^2) / (2 sigma^2),
+
+increasing in x: a lattice law with spacing Delta/sigma^2. The Neyman-Pearson tests reject
+``x >= k`` (randomised at one atom), so f is piecewise linear with the knots
+
+    (P(X >= k), P(X <= k - Delta - 1)),  X ~ N_Z(0, sigma^2),  k in Z,
+
+and on the segment U(k+1) <= alpha <= U(k) (``U(m) = P(X >= m)``), with ``p`` the mass function
+of X and p(k - Delta)/p(k) = e^{L(k)},
+
+    f(alpha)     = P(X <= k - Delta - 1) + (U(k) - alpha) e^{L(k)},
+    1 - f(alpha) = P(X >= k - Delta + 1) + (alpha - U(k + 1)) e^{L(k)},
+
+each a sum of non-negative terms. Its slope there is -e^{L(k)}.
+
+**Symmetry.** x -> Delta - x is a bijection of Z with N_Z(0)(Delta - x) = N_Z(Delta)(x) and
+N_Z(Delta)(Delta - x) = N_Z(0)(x) (the exponent is even in x - mu), so it maps the pair (P, Q)
+onto (Q, P); a trade-off function is invariant under a bijection applied to both sides, hence
+T(P, Q) = T(Q, P): f is symmetric (f = f^{-1}).
+
+**Privacy profile** (Dong, Roth & Su, Prop. 6): delta(eps) = sum_x (Q(x) - e^eps P(x))_+ =
+Q(L > eps) - e^eps P(L > eps); L(x) > eps iff x > eps sigma^2/Delta + Delta/2, and Q(X >= m) =
+P(X >= m - Delta), so
+
+    delta(eps) = P(X > eps sigma^2/Delta - Delta/2) - e^eps P(X > eps sigma^2/Delta + Delta/2),
+
+CKS Thm. 7 as printed (checked in ``tests/test_discrete_gaussian.py`` against direct summation at
+high precision; no misprint found). It is computed here as the sum of the non-negative terms
+Q(x) (1 - e^{eps - L(x)}), x > eps sigma^2/Delta + Delta/2 (no cancellation).
+
+**Renyi divergences.** Completing the square, sum_x P(x)^a Q(x)^{1-a} = e^{-a(1-a) Delta^2/(2
+sigma^2)} theta((1 - a) Delta)/theta(0) with theta(c) = sum_x e^{-(x - c)^2/(2 sigma^2)}, which
+is largest at integer c; so D_a(P || Q) = a Delta^2/(2 sigma^2) + log(theta(c)/theta(0))/(a - 1):
+at most a Delta^2/(2 sigma^2) for a > 1 (CKS Prop. 5 and the zCDP bound of Thm. 4, rho =
+(Delta/sigma)^2/2), with equality exactly when a Delta is an integer (checked against direct
+sums in the tests). No ``renyi_form`` is registered: it would be an identity only at those
+orders, and the capability test's quadrature reference cannot check it to its tolerance near
+alpha = 1, where the slopes e^{L(k)} of the knots accumulate. KL = D_1 = Delta^2/(2 sigma^2)
+(E_P[X] = 0) is registered.
+
+**Numerics.** Every value comes from the tail sums T(m) = sum_{x >= m} e^{-x^2/(2 sigma^2)}
+(m >= 0) in Arb balls: the terms by the recurrence w(x + 1) = w(x) e^{-(2x + 1)/(2 sigma^2)},
+the sum stopped when a term falls below 2^-(prec + 8) of it, the rest bounded by the geometric
+series w(x)/(1 - e^{-(2x + 1)/(2 sigma^2)}) (the ratios decrease for x >= 0) and added to the
+ball as [0, bound]. ``arb_value`` is therefore certified; ``mp_value``, ``mp_roc`` and
+``mp_delta`` give the same balls' ends for an mpf argument (an estimate: the argument is rounded).
+The PLD engine reads the atoms in float64 over a window holding all but 1e-40 of each law; the
+dropped mass is parked at +-oo for the pessimistic side only.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from ..core.citations import Paper
+from ..core.errors import NumericalError
+from ..core.node import TradeOff
+from ..core.validate import param
+from ..numeric.arb import arb_exact
+from ..numeric.arb_expr import arb_ball, ball_interval
+from ..numeric.capability import functional_form, kinks, log_slope
+from ..numeric.context import ThreadCache, arb_precision, mp
+from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
+from ..numeric.protocol import arb_value, mp_delta, mp_roc, mp_value, np_value, num
+
+__all__ = ["DiscreteGaussian", "CKS"]
+
+CKS = Paper("CKS", "Canonne, Kamath & Steinke",
+            "C. L. Canonne, G. Kamath, T. Steinke. The discrete Gaussian for differential "
+            "privacy. NeurIPS 2020; arXiv:2004.00010.")
+
+#: The most terms one tail sum may take (about 14 sigma at 100 bits): beyond, sigma is refused
+#: by the numeric routes with a NumericalError naming it.
+MAX_TERMS = 2_000_000
+#: Mass of each law left out of the float64 atoms of the PLD grid (parked at +-oo).
+FLOAT_TAU = 1e-40
+
+
+class DiscreteGaussian(TradeOff):
+    """T(N_Z(0, sigma^2), N_Z(Delta, sigma^2)): the discrete Gaussian mechanism on an integer
+    query of sensitivity Delta (a positive integer), sigma > 0 (CKS, Def. 1; see the module)."""
+
+    def __new__(cls, sensitivity: Any, sigma: Any):
+        d = param("sensitivity", sensitivity, lower=1, integer=True, owner="DiscreteGaussian")
+        s = param("sigma", sigma, lower=0, lower_open=True, owner="DiscreteGaussian")
+        return TradeOff.__new__(cls, d, s)
+
+    @property
+    def sensitivity(self) -> sp.Expr:
+        return self.args[0]
+
+    @property
+    def sigma(self) -> sp.Expr:
+        return self.args[1]
+
+    @property
+    def is_symmetric(self) -> bool:
+        """True: x -> Delta - x swaps N_Z(0, sigma^2) and N_Z(Delta, sigma^2) (module)."""
+        return True
+
+    def _sympystr(self, printer):
+        return "DiscreteGaussian(%s, %s)" % (printer._print(self.sensitivity),
+                                             printer._print(self.sigma))
+
+    def _latex(self, printer):
+        s2 = printer._print(self.sigma**2)
+        return (r"T\left(\mathcal{N}_{\mathbb{Z}}(0, %s), \mathcal{N}_{\mathbb{Z}}(%s, %s)\right)"
+                % (s2, printer._print(self.sensitivity), s2))
+
+
+# -- the lattice sums in Arb ---------------------------------------------------------------------
+class _Sums:
+    """T(m) = sum_{x >= m} w(x), w(x) = e^{-h x^2}, h = 1/(2 sigma^2), as Arb balls at one
+    precision (module docstring), with theta = 1 + 2 T(1) and the tails U(m) = P(X >= m)."""
+
+    def __init__(self, sigma, prec: int):
+        from flint import arb
+
+        self.prec = prec
+        self.h = 1 / (2 * sigma * sigma)
+        self.g = (-2 * self.h).exp()  # the ratio of consecutive term ratios
+        self.eps = arb(2) ** -(prec + 8)
+        self._tails: dict[int, Any] = {}
+        self.theta = 1 + 2 * self.tail(1)
+
+    def w(self, x: int):
+        return (-self.h * (x * x)).exp()
+
+    def _direct(self, m: int):
+        from flint import arb
+
+        w = self.w(m)
+        r = (-self.h * (2 * m + 1)).exp()
+        total = arb(0)
+        for _ in range(MAX_TERMS):
+            total += w
+            w *= r
+            r *= self.g
+            if w < total * self.eps:
+                # the rest: sum_{y >= x} w(y) <= w(x)/(1 - r_x), the ratios decreasing (x >= 0)
+                return total + (w / (1 - r)) * (1 + arb(0, 1)) / 2
+        raise NumericalError(f"discrete Gaussian tail sum from {m}: more than {MAX_TERMS} terms "
+                             "(sigma is too large for the lattice sums)")
+
+    def tail(self, m: int):
+        """T(m) for m >= 0: from a cached neighbour above (adding terms), else directly."""
+        if m in self._tails:
+            return self._tails[m]
+        near = [j for j in self._tails if m < j <= m + 64]
+        if near:
+            j = min(near)
+            v = self._tails[j]
+            for x in range(j - 1, m - 1, -1):
+                v = v + self.w(x)
+        else:
+            v = self._direct(m)
+        self._tails[m] = v
+        return v
+
+    def upper(self, m: int):
+        """(P(X >= m), P(X < m)), each from the smaller side (full relative accuracy)."""
+        if m >= 1:
+            u = self.tail(m) / self.theta
+            return u, 1 - u
+        c = self.tail(1 - m) / self.theta
+        return 1 - c, c
+
+    def loss(self, k: int, d: int):
+        """L(k) = h (2 k Delta - Delta^2)."""
+        return self.h * (2 * k * d - d * d)
+
+
+_SUMS = ThreadCache()
+
+
+def _sums(f: DiscreteGaussian, prec: int) -> _Sums:
+    key = (f.sigma, prec)
+    s = _SUMS.get(key)
+    if s is None:
+        if len(_SUMS) > 16:
+            _SUMS.clear()
+        _check_size(f, prec)
+        s = _SUMS[key] = _Sums(arb_ball(f.sigma), prec)
+    return s
+
+
+def _check_size(f: DiscreteGaussian, prec: int) -> None:
+    sigma = float(f.sigma)
+    if sigma * math.sqrt(2 * math.log(2) * (prec + 16)) + 16 > MAX_TERMS:
+        raise NumericalError(f"DiscreteGaussian: sigma={f.sigma} is too large for the lattice "
+                             f"sums (about {int(sigma * math.sqrt(1.4 * (prec + 16)))} terms, at "
+                             f"most {MAX_TERMS})")
+
+
+def _guess(S: _Sums, sigma: float, a, ac) -> int:
+    """The k with U(k+1) <= alpha <= U(k): a start from the continuous Gaussian, then a walk
+    on the balls' midpoints (the caller proves the result)."""
+    with mp.workprec(64):
+        lo = a.mid() <= ac.mid()
+        t = mp.mpf(str((a if lo else ac).mid().str(20, radius=False)))
+        from ..numeric.normal import ncdf_inv
+
+        z = -ncdf_inv(t) if t > 0 else mp.mpf(40)
+        k = int(mp.floor(sigma * z)) + 1
+        k = k if lo else 1 - k
+    def above(m):  # alpha <= U(m), on midpoints
+        u, uc = S.upper(m)
+        return (a.mid() <= u.mid()) if lo else (uc.mid() <= ac.mid())
+
+    for _ in range(10_000):
+        if not above(k):
+            k -= 1
+        elif above(k + 1):
+            k += 1
+        else:
+            return k
+    raise NumericalError("DiscreteGaussian: the segment search did not settle")
+
+
+def _ball(f: DiscreteGaussian, a, ac, power: bool, prec: int):
+    """f(alpha) (``power``: 1 - f(alpha)) as an Arb ball from exact balls a = alpha and
+    ac = 1 - alpha, or None where the segment is not decided at this precision."""
+    from flint import arb
+
+    if a == 0 or ac == 0:
+        one = (a == 0) != power
+        return arb(1) if one else arb(0)
+    d = int(f.sensitivity)
+    S = _sums(f, prec)
+    small = a.mid() <= ac.mid()
+    k = _guess(S, float(f.sigma), a, ac)
+
+    def diff_hi(j):  # U(j) - alpha
+        u, uc = S.upper(j)
+        return u - a if small else ac - uc
+
+    # candidates: the segments j whose membership is not refuted by the balls
+    cands = [j for j in (k - 1, k, k + 1) if not (diff_hi(j) < 0 or diff_hi(j + 1) > 0)]
+    if not cands or not diff_hi(min(cands)) >= 0 or not diff_hi(max(cands) + 1) <= 0:
+        return None
+    out = None
+    for j in cands:
+        e = S.loss(j, d).exp()
+        if power:
+            v = S.upper(j - d + 1)[0] + (-diff_hi(j + 1)) * e
+        else:
+            v = S.upper(j - d)[1] + diff_hi(j) * e
+        out = v if out is None else out.union(v)
+    return out
+
+
+@arb_value.register(DiscreteGaussian)
+def _(f, a, ac, power):
+    """The certified ball of f(alpha) or 1 - f(alpha) (module docstring)."""
+    from flint import ctx
+
+    prec = ctx.prec
+    with arb_precision(prec + 24):
+        return _ball(f, a, ac, power, prec + 24)
+
+
+def _mp_pair(f: DiscreteGaussian, make) -> tuple:
+    """(lo, hi) of the ball ``make(prec)`` at the working precision (plus guard bits, doubled
+    until the ball carries the working precision)."""
+    num(f.sigma, "sigma")  # symbols: a clear error
+    target = mp.prec
+    prec = target + 40
+    for _ in range(6):
+        with arb_precision(prec):
+            ball = make(prec)
+            if ball is not None and ball.is_finite() and ball.rel_accuracy_bits() >= target:
+                return ball_interval(ball, target + 10)
+        prec *= 2
+    if ball is None:
+        raise NumericalError(f"{f}: the segment of alpha is not decided at {prec} bits")
+    return ball_interval(ball, target + 10)
+
+
+def _level_value(f, a, ac, power):
+    return _mp_pair(f, lambda prec: _ball(f, arb_exact(a), arb_exact(ac), power, prec))
+
+
+mp_value.register(DiscreteGaussian)(lambda f, a, ac: _level_value(f, a, ac, False))
+mp_roc.register(DiscreteGaussian)(lambda f, a, ac: _level_value(f, a, ac, True))
+
+
+# -- the privacy profile -------------------------------------------------------------------------
+def delta_ball(f: DiscreteGaussian, eps, prec: int):
+    """delta(eps) as an Arb ball (``eps`` a ball): sum_{x >= m} Q(x) (1 - e^{eps - L(x)})_+ with
+    m below the threshold eps sigma^2/Delta + Delta/2, the rest bounded by the tail T of P
+    (module docstring; CKS Thm. 7)."""
+    from flint import arb
+
+    d = int(f.sensitivity)
+    S = _sums(f, prec)
+    thr = eps / (2 * S.h * d) + arb(d) / 2
+    m = int(thr.lower().floor().unique_fmpz())  # every x < m has L(x) < eps
+    y = m - d  # Q(x) = P(x - Delta) = w(x - Delta)/theta
+    w = S.w(y)
+    r = (-S.h * (2 * y + 1)).exp()
+    total = arb(0)
+    x = m
+    for _ in range(MAX_TERMS):
+        term = w * (-(eps - S.loss(x, d)).expm1()).max(arb(0))
+        total += term
+        w *= r
+        r *= S.g
+        x += 1
+        y += 1
+        if y >= 0 and total > 0 and w < total * S.eps:
+            rest = (w / (1 - r)) * (1 + arb(0, 1)) / 2
+            return (total + rest) / S.theta
+    raise NumericalError(f"{f}: delta({eps}) needs more than {MAX_TERMS} terms")
+
+
+@mp_delta.register(DiscreteGaussian)
+def _(f, eps):
+    """delta(eps) (CKS Thm. 7) from :func:`delta_ball` at the working precision."""
+    if eps == mp.inf:
+        return mp.zero, mp.zero
+    return _mp_pair(f, lambda prec: delta_ball(f, arb_exact(eps), prec))
+
+
+# -- float64: the curve and the PLD grid ---------------------------------------------------------
+@lru_cache(maxsize=8)
+def _float_atoms(d: int, sigma: float):
+    """x, P(x), Q(x) on the window [-K, K + Delta] holding all but FLOAT_TAU of each law, and
+    the largest exponent x^2/(2 sigma^2) used (for the error bound)."""
+    h = 1.0 / (2.0 * sigma * sigma)
+    K = max(int(math.ceil(sigma * math.sqrt(2 * math.log(4 / FLOAT_TAU)))) + 1, 1)
+    while True:  # P(X > K) <= w(K+1)/(1 - e^{-h(2K+3)}) (theta >= 1) below FLOAT_TAU/4
+        bound = math.exp(-h * (K + 1) ** 2) / -math.expm1(-h * (2 * K + 3))
+        if bound <= FLOAT_TAU / 8:
+            break
+        K += max(K // 8, 1)
+    if 2 * K + d + 1 > MAX_TERMS:
+        raise NumericalError(f"DiscreteGaussian: sigma={sigma} needs {2 * K + d + 1} atoms in "
+                             f"float64 (at most {MAX_TERMS})")
+    x = np.arange(-K, K + d + 1, dtype=np.float64)
+    wp = np.exp(-h * x * x)
+    wq = np.exp(-h * (x - d) ** 2)
+    theta = math.fsum(np.exp(-h * np.arange(-K - d, K + d + 1, dtype=np.float64) ** 2))
+    zmax = h * float(K + d) ** 2
+    return x, wp / theta, wq / theta, zmax
+
+
+class DiscreteGaussianLoss(AtomLoss):
+    """The lattice law of L (module docstring) in float64 for the PLD grid: atoms l(x) =
+    (2 x Delta - Delta^2)/(2 sigma^2) with P(x) and Q(x) = P(x - Delta) on a window holding all
+    but FLOAT_TAU of each law; that rest goes to +-oo for the pessimistic side only. The masses
+    e^{-z}/theta, z = x^2/(2 sigma^2) <= zmax, carry a relative error of at most
+    5 u zmax (z rounded) + RHO_LIB (exp) + (n + 2) u (theta); the losses are rounded by at most
+    4 u (1 + max |l|) (``edge_err``)."""
+
+    def __init__(self, d: int, sigma: float):
+        x, pm, qm, zmax = _float_atoms(d, sigma)
+        loss = (2.0 * x * d - d * d) / (2.0 * sigma * sigma)
+        rel = RHO_LIB + U64 * (5 * zmax + len(x) + 4)
+        super().__init__(loss, pm, qm, q_inf=FLOAT_TAU, p_ninf=FLOAT_TAU, rel_err=rel,
+                         q_inf_sure=0.0, p_ninf_sure=0.0)
+        self._edge = 8 * U64 * (1.0 + float(np.max(np.abs(loss))))
+
+    def edge_err(self, t):
+        return self._edge
+
+
+@privacy_loss.register(DiscreteGaussian)
+
+
+@loss_views("grid")
+def _(f) -> PrivacyLoss | None:
+    """The lattice law in float64 (DiscreteGaussianLoss); None for symbolic parameters."""
+    if f.free_symbols:
+        return None
+    return DiscreteGaussianLoss(int(f.sensitivity), float(f.sigma))
+
+
+@np_value.register(DiscreteGaussian)
+def _(f, x):
+    """Interpolation of the knots (U(k), P(X <= k - Delta - 1)) built from the float atoms."""
+    d = int(f.sensitivity)
+    xs, pm, _, _ = _float_atoms(d, float(f.sigma))
+    n = len(xs) - d  # the masses of X on [-K, K]
+    p = pm[:n]
+    ge = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])  # U(k), k = -K .. K + 1
+    le = np.concatenate([[0.0], np.cumsum(p)])  # P(X <= k - 1), k = -K .. K + 1
+    # f at alpha = U(k) is P(X <= k - Delta - 1): le shifted by Delta (0 below the window)
+    fk = np.concatenate([np.zeros(d), le])[: n + 1]
+    a = np.concatenate([[1.0], ge[::-1][::-1]])
+    v = np.concatenate([[0.0], fk])
+    order = np.argsort(a, kind="stable")
+    a, v = a[order], v[order]
+    a = np.concatenate([[0.0], a])
+    v = np.concatenate([[1.0], v])
+    return np.interp(np.asarray(x, dtype=np.float64), a, v)
+
+
+# -- closed forms of divergences (identities only) -----------------------------------------------
+@functional_form.register(DiscreteGaussian)
+def _(f, name):
+    """KL(P || Q) = E_P[-L] = Delta^2/(2 sigma^2) (E_P[X] = 0 by symmetry); no other closed
+    forms."""
+    return f.sensitivity**2 / (2 * f.sigma**2) if name == "kl" else None
+
+
+# -- quadrature: the slope and the knots ---------------------------------------------------------
+@log_slope.register(DiscreteGaussian)
+def _(f, a, ac):
+    """log|f'| = L(k) on the segment k of alpha (the right derivative at a knot)."""
+    if a == 0:  # the first segment's slope: L(k) -> oo
+        return mp.inf
+    if ac == 0:  # the last one's: L(k) -> -oo
+        return mp.ninf
+    prec = mp.prec + 40
+    with arb_precision(prec):
+        S = _sums(f, prec)
+        k = _guess(S, float(f.sigma), arb_exact(a), arb_exact(ac))
+        d = int(f.sensitivity)
+        lo, hi = ball_interval(S.loss(k, d), mp.prec)
+    return (lo + hi) / 2
+
+
+@kinks.register(DiscreteGaussian)
+def _(f):
+    """The knots U(k) in [1/64, 63/64] (at most 20003 of them): quadrature splits there; a
+    piece next to an end narrower than that has nodes that round onto the end at the working
+    precision, so the knots nearer the ends are left to the quadrature of the end pieces (the
+    functionals by quadrature are estimates)."""
+    prec = mp.prec + 20
+    out = []
+    edge = mp.mpf(1) / 64
+    with arb_precision(prec):
+        S = _sums(f, prec)
+        K = min(int(float(f.sigma) * math.sqrt(math.log(2) * prec)) + 2, 10_000)
+        for k in range(-K, K + 2):
+            lo, hi = ball_interval(S.upper(k)[0], mp.prec)
+            m = (lo + hi) / 2
+            if edge < m < 1 - edge:
+                out.append(m)
+    return sorted(set(out))
