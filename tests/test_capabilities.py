@@ -369,7 +369,7 @@ def check_monotone(f):
     dirs = answer(cap.monotonicity(f))
     for i, d in enumerate(dirs):
         args = list(f.args)
-        args[i] = args[i] + R(1, 100)
+        args[i] = args[i] + (1 if args[i].is_integer else R(1, 100))  # (integer parameters)
         g = type(f)(*args)
         for A in LEVELS:
             x = mpmath.mpf(A)
