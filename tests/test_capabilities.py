@@ -274,6 +274,21 @@ def check_conjugate(f):
         assert close((lo + hi) / 2, ref)
 
 
+def check_arb_delta(f):
+    import flint
+
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    for eps in (mpmath.mpf(0), mpmath.mpf(1) / 2, mpmath.mpf(1)):
+        with arb_precision(200):
+            ball = answer(proto.arb_delta(f, flint.arb(flint.fmpq(int(eps * 2), 2))))
+            lo = mpmath.mpf(ball.lower().str(40, radius=False))
+            hi = mpmath.mpf(ball.upper().str(40, radius=False))
+        ref = brute_delta(f, eps)  # (a numeric minimisation: good to about 1e-15)
+        assert lo - mpmath.mpf(10) ** -13 <= ref <= hi + mpmath.mpf(10) ** -13
+        assert hi - lo <= mpmath.mpf(10) ** -25 * (1 + ref)  # the ball is a point at 200 bits
+
+
 def check_delta(f):
     for eps in fast_or_slow(f, (mpmath.mpf(0), mpmath.mpf(1)), (mpmath.mpf(1),)):
         lo, hi = proto.mp_delta(f, eps)

@@ -289,3 +289,17 @@ def test_the_command_line_reaches_the_family_through_the_parser():
     assert out.returncode == 0 and r"\mathcal{N}_{\mathbb{Z}}" in out.stdout
     out = _cli("eval", "DiscreteGaussian(3/2, 2)", "0.25")
     assert out.returncode == 2 and "sensitivity" in out.stderr
+
+
+def test_delta_is_certified_by_the_registered_arb_profile():
+    """delta(eps) of the discrete Gaussian comes from its Arb ball (CKS Thm. 7 summed with a
+    bounded tail) through the generic ``ta.delta``: certified, and equal to the direct sum."""
+    f = ta.DiscreteGaussian(1, 2)
+    v = ta.delta(f, 1, dps=30)
+    assert v.guarantee == "certified" and v.route == "Arb ball of the registered profile"
+    with mp.workdps(60):  # Q(x) = P(x - 1); delta(1) = sum_x (Q(x) - e P(x))_+
+        w = [mp.exp(-mp.mpf(x) ** 2 / 8) for x in range(-200, 202)]
+        z = mp.fsum(w)
+        P = {x: w[x + 200] / z for x in range(-200, 202)}
+        ref = mp.fsum(max(P[x - 1] - mp.e * P[x], 0) for x in range(-199, 202))
+        assert abs(v.mid - ref) <= mp.mpf(10) ** -29 * ref

@@ -23,18 +23,19 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm, ToleranceWarning
+from ..core.levels import as_level
 from ..core.node import TradeOff
 from ..core.validate import count, mpf_rational, param
 from ..core.validate import items as _items
 from ..numeric import budget, trace
-from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
+from ..numeric.arb_expr import Unenclosable, arb_ball, arb_enclose, ball_point, certify
 from ..numeric.capability import profile_form
-from ..numeric.context import MPF, mp
+from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.finite import finite_loss
 from ..numeric.protocol import (
     GUARD_DPS,
     MAX_DPS,
-    as_level,
+    arb_delta,
     certified,
     enclose_delta,
     mp_epsilon,
@@ -119,12 +120,25 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
         if fl is not None and fl.affordable():
             v = fl.certified_delta(E, dps)
             return None if v is None else v.routed("exact finite composition")
-        return None
+        return _arb_delta_point(f, E, dps)
     v = certify(form, dps)
     if v is None:
         return None
     return Value.point(min(max(v.mid, mp.zero), mp.one), dps,
                        guarantee="certified").routed("Arb ball of the closed-form profile")
+
+
+def _arb_delta_point(f: TradeOff, E: sp.Expr, dps: int) -> Value | None:
+    """delta_f(E) from the family's Arb ball (``arb_delta``) as a certified point, or None."""
+    if arb_delta.dispatch(type(f)) is arb_delta.dispatch(object):
+        return None
+
+    def make_ball(prec):
+        with arb_precision(prec):
+            return arb_delta(f, arb_ball(E))
+
+    v = ball_point(make_ball, dps, unit=True)
+    return None if v is None else v.routed("Arb ball of the registered profile")
 
 
 def _exact_eps(eps: Any, e) -> sp.Expr:

@@ -74,7 +74,7 @@ from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope
 from ..numeric.context import ThreadCache, arb_precision, mp
 from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
-from ..numeric.protocol import arb_value, mp_delta, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 
 __all__ = ["DiscreteGaussian", "CKS"]
 
@@ -324,6 +324,14 @@ def delta_ball(f: DiscreteGaussian, eps, prec: int):
             rest = (w / (1 - r)) * (1 + arb(0, 1)) / 2
             return (total + rest) / S.theta
     raise NumericalError(f"{f}: delta({eps}) needs more than {MAX_TERMS} terms")
+
+
+@arb_delta.register(DiscreteGaussian)
+def _(f, eps):
+    """delta(eps) as a certified ball (:func:`delta_ball`, CKS Thm. 7)."""
+    from flint import ctx
+
+    return delta_ball(f, eps, ctx.prec)
 
 
 @mp_delta.register(DiscreteGaussian)

@@ -29,6 +29,7 @@ from .finite import finite_loss
 from .knots import pl_knots
 from .privacy_loss import declared_views, delta_part, privacy_loss
 from .protocol import (
+    arb_delta,
     arb_value,
     exact_value,
     mp_conjugate,
@@ -187,6 +188,7 @@ CAPABILITIES: dict[str, tuple[Callable[[type], bool], str]] = {
     "latex": (_method("_latex"), "the papers' notation"),
     "exact": (_dispatch(exact_value), "rational f(alpha) at a rational alpha"),
     "arb": (_dispatch(arb_value), "an Arb ball of f(alpha) and 1 - f(alpha)"),
+    "arb_delta": (_dispatch(arb_delta), "an Arb ball of delta(eps)"),
     "value": (_dispatch(mp_value), "an mpmath enclosure of f(alpha)"),
     "roc": (_dispatch(mp_roc), "1 - f(alpha) without cancellation"),
     "float": (_dispatch(np_value), "vectorised float64 f"),

@@ -42,7 +42,8 @@ from . import budget, trace
 from .context import mp
 from .value import CertifiedPair, Value, dps_to_prec
 
-__all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "np_value",
+__all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
+           "np_value",
            "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "enclose_delta", "delta_value",
            "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
 
@@ -90,6 +91,14 @@ def arb_value(f: Any, a, ac, power: bool):
 
 
 _NO_ARB = arb_value.dispatch(object)
+
+@singledispatch
+def arb_delta(f: Any, eps):
+    """The privacy profile delta(eps) of ``f`` (Dong, Roth & Su, Prop. 6) as an Arb ball at
+    Arb's working precision, for ``eps`` given as a ball, or None: a family registers it where
+    it has a rigorous sum or form that is not a SymPy closed form (``profile_form``)."""
+    return None
+
 
 #: Guard bits of the Arb fast path beyond the precision of the requested digits.
 ARB_GUARD_BITS = 32
