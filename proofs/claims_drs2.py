@@ -34,6 +34,7 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.core.validate import mpf_rational
 
 from ._claims import Check, misprint, not_stated, stated
+from .independent import chi2_plus_quadrature
 
 PAPER = "Dong, Roth & Su"
 
@@ -571,7 +572,8 @@ def _lemma3():
                       over={mu: (0, 5)})]
 
 
-stated(PAPER, "Lemma 3", "chi2_+(G_mu) = e^{mu^2} Phi(3mu/2) + 3 Phi(-mu/2) - 2", _lemma3)
+stated(PAPER, "Lemma 3", "chi2_+(G_mu) = e^{mu^2} Phi(3mu/2) + 3 Phi(-mu/2) - 2", _lemma3,
+       crosscheck=chi2_plus_quadrature)
 
 stated(PAPER, "Sec. 5.2 text",
        "Bassily et al.'s regime m = 1, T = c^2 n^2 satisfies m sqrt(T)/n = c",
