@@ -202,6 +202,17 @@ _TARGETS = (("rules_for", core_rules.rules_for, _wrap_rules_for),
             ("functional_form", capability.functional_form, _wrap_functional))
 
 
+def _clear_memos() -> None:
+    """The numeric routes memoise the node a registered identity gives (``_GROUP_TARGETS``,
+    ...): emptied, so that a rule used through a memo is seen firing again."""
+    for k, mod in list(sys.modules.items()):
+        if k.startswith("tradeoff_algebra") and mod is not None:
+            for name, val in list(vars(mod).items()):
+                if (name in ("_ROUTES", "_MAX_ARGS") or name.startswith("_")
+                        and name.endswith("_TARGETS")) and isinstance(val, dict):
+                    val.clear()
+
+
 @contextmanager
 def trace() -> Iterator[list[Item]]:
     """Record the rules, closed forms and routes used inside the block; yields the list that
@@ -213,10 +224,10 @@ def trace() -> Iterator[list[Item]]:
         for mod in [m for k, m in list(sys.modules.items())
                     if k.startswith("tradeoff_algebra") and m is not None]:
             for name, orig, wrap in _TARGETS:
-                if getattr(mod, name, None) is orig and mod is not capability \
-                        and mod is not core_rules:
+                if getattr(mod, name, None) is orig and mod is not capability:
                     patched.append((mod, name, orig))
                     setattr(mod, name, wrap(orig))
+        _clear_memos()
     _ACTIVE.append(rec)
     out: list[Item] = []
     try:
