@@ -34,8 +34,9 @@ from tradeoff_algebra.numeric.context import mp
 from ._claims import Check
 from .basis import untraced
 
-__all__ = ["kl_by_definition", "gaussian_product_np", "gaussian_group_iterate",
-           "gaussian_profile_hockey", "chi2_plus_quadrature", "auc_quadrature", "DIGITS"]
+__all__ = ["value_ends", "lemma4_printed", "kl_by_definition", "gaussian_product_np",
+           "gaussian_group_iterate", "gaussian_profile_hockey", "chi2_plus_quadrature",
+           "auc_quadrature", "DIGITS"]
 
 DIGITS = 20
 PREC = 160
@@ -53,7 +54,7 @@ def _ends(b: arb) -> tuple[Fraction, Fraction]:
     return _frac(b.lower()), _frac(b.upper())
 
 
-def _value_ends(v) -> tuple[Fraction, Fraction]:
+def value_ends(v) -> tuple[Fraction, Fraction]:
     """The library's Value as exact rational ends (it must be exact or certified)."""
     if v.guarantee not in ("exact", "certified"):
         raise AssertionError(f"the library's value {v} is not certified")
@@ -134,13 +135,13 @@ def _rat(q: Fraction) -> sp.Rational:
 
 def _lib(f, alpha) -> tuple[Fraction, Fraction]:
     with untraced():
-        return _value_ends(ta.evaluate(f, alpha, dps=40))
+        return value_ends(ta.evaluate(f, alpha, dps=40))
 
 
 def _lib_value(func, *args) -> tuple[Fraction, Fraction]:
     """The library's certified value under test (untraced: the side being checked)."""
     with untraced():
-        return _value_ends(func(*args, dps=40))
+        return value_ends(func(*args, dps=40))
 
 
 def _lib_on(f, ends: tuple[Fraction, Fraction]) -> tuple[Fraction, Fraction]:
@@ -340,3 +341,48 @@ def auc_quadrature() -> Check:
                 ("AUC = int_0^1 (1 - f) = P(Y > X) (the ROC area as a probability)",
                  "Arb integration (acb.integral) with a certified tail bound"),
                 "psi = Delta/sigma in {1/10, 1, 5/2, 6}")
+
+
+# -- Lemma 4 of Dong, Roth & Su: the printed integrals, in Arb ---------------------------------
+def lemma4_printed(name: str, p: sp.Rational, mu: sp.Rational, kl=None) -> tuple[Fraction,
+                                                                                   Fraction]:
+    """A certified enclosure of Lemma 4's printed integral for ``name`` ("kl", "kappa2",
+    "kappa3_bar") of C_p(G_mu): Z(x) = log(1 + p (e^{mu x - mu^2/2} - 1)), over x > mu/2,
+    by Arb integration to mu/2 + 40 + 2 mu with a certified bound on the rest (the integrands
+    are at most a polynomial in x times phi(x - mu) + phi(x)). ``kl``: for "kappa3_bar", the
+    enclosure (lo, hi) of kl that the printed formula subtracts (it splits the integral where
+    Z = kl)."""
+    with ctx.workprec(PREC):
+        P, M = _arb(sp.sympify(p)), _arb(sp.sympify(mu))
+
+        def Z(z):
+            return (P * ((M * z - M * M / 2).exp() - 1)).log1p()
+
+        a, top = M / 2, M / 2 + 40 + 2 * M
+        # Beyond top (x - mu >= 40): 0 <= Z <= mu x (log(1 + p(e^l - 1)) <= l for l >= 0)
+        # and phi(x) <= phi(x - mu) for x >= mu/2, so each integrand is at most
+        # 2 (mu x + c)^3 phi(x - mu) <= 2 (A y)^3 phi(y), y = x - mu, A = mu + mu^2 + c,
+        # c = 1 + kl (>= 1, so A y >= 1 and lower powers are bounded by the cube); two such
+        # integrals at most: the rest is below 4 A^3 int_T0^oo y^3 phi(y) dy
+        # = 4 A^3 (T0^2 + 2) phi(T0).
+        c = 1 + (_arb(sp.Rational(kl[1].numerator, kl[1].denominator)) if kl else 0)
+        A, T0 = M + M * M + c, top - M
+        rest = 4 * A**3 * (T0 * T0 + 2) * _phi(T0)
+        if name == "kl":
+            core = P * _integral(lambda z: Z(z) * (_phi_c(z - M) - _phi_c(z)), a, top)
+        elif name == "kappa2":
+            core = _integral(lambda z: Z(z) ** 2 * (P * _phi_c(z - M) + (2 - P) * _phi_c(z)),
+                             a, top)
+        else:
+            K = _between(_arb(sp.Rational(kl[0].numerator, kl[0].denominator)),
+                         _arb(sp.Rational(kl[1].numerator, kl[1].denominator)))
+            # Z - kl changes sign once, at x0: Z(x0) = kl
+            x0 = (((K.exp() - 1) / P).log1p() + M * M / 2) / M
+
+            def w(z):
+                return P * _phi_c(z - M) + (1 - P) * _phi_c(z)
+
+            core = (_integral(lambda z: (K - Z(z)) ** 3 * w(z), a, x0)
+                    + _integral(lambda z: (Z(z) - K) ** 3 * w(z), x0, top)
+                    + _integral(lambda z: (Z(z) + K) ** 3 * _phi_c(z), a, top))
+        return _ends(core + _between(arb(0), rest))
