@@ -599,7 +599,8 @@ stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
        "n identical f_{eps,0} != Id give mu = 2 n kl/sqrt(n kappa_2 - n kl^2) = "
        "2 sinh(eps/2) sqrt(n), so mu grows like sqrt(n)",
        lambda: ta.verify(2 * n * ta.kl(_E0) / sp.sqrt(n * ta.kappa2(_E0) - n * ta.kl(_E0)**2),
-                         "==", sp.sqrt(n) * (sp.exp(eps / 2) - sp.exp(-eps / 2))))
+                         "==", sp.sqrt(n) * (sp.exp(eps / 2) - sp.exp(-eps / 2))),
+       crosscheck=kl_by_definition)
 
 def _thm6():
     """The array f_{1/sqrt(n),0}: Thm. 6's approximation G_{2K/s} (K = n kl, s^2 = n kappa_2,

@@ -184,11 +184,14 @@ def kl_by_definition() -> Check:
     with untraced():  # the library's values under test
         libs = [ta.kl(ta.G(mu)), ta.kl(ta.Laplace(mu)), ta.kl(ta.EpsDelta(eps, 0)),
                 ta.kl(ta.Discrete(P3, Q3)), ta.kappa2(ta.G(mu)), ta.kappa3_bar(ta.G(mu)),
+                ta.kappa2(ta.EpsDelta(eps, 0)),
                 *(fn(ta.Id) for fn in (ta.kl, ta.kappa2, ta.kappa3, ta.kappa3_bar))]
     bad = []
     names = ("kl(G_mu)", "kl(L_mu)", "kl(f_{eps,0})", "kl(T(P, Q)) finite", "kappa2(G_mu)",
-             "bar kappa3(G_mu)", "kl(Id)", "kappa2(Id)", "kappa3(Id)", "bar kappa3(Id)")
-    refs = (ref_g, ref_l, ref_rr, ref_d, ref_k2, ref_k3b, 0, 0, 0, 0)  # Id: P = Q, l = 0
+             "bar kappa3(G_mu)", "kappa2(f_{eps,0})", "kl(Id)", "kappa2(Id)", "kappa3(Id)",
+             "bar kappa3(Id)")
+    ref_k2rr = sum(pi * sp.log(qi / pi) ** 2 for pi, qi in zip(p, q, strict=True))
+    refs = (ref_g, ref_l, ref_rr, ref_d, ref_k2, ref_k3b, ref_k2rr, 0, 0, 0, 0)  # Id: P = Q, l = 0
     for name, lib, ref in zip(names, libs, refs, strict=True):
         d = sp.simplify(sp.expand_log(sp.simplify(lib - ref), force=True))
         if d != 0:
@@ -201,10 +204,10 @@ def kl_by_definition() -> Check:
         return Check("fails", "; ".join(bad), True, basis, scope)
     return Check("holds", "KL from the densities by exact integration (G_mu: mu^2/2; L_mu: "
                  "mu + e^-mu - 1) and the exact sums for randomised response and for P = "
-                 "(1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5) (KL(P, Q)), and kappa_2, bar kappa_3 of "
-                 "G_mu and the four functionals of Id (P = Q) from E_P of powers of the "
-                 "log-likelihood ratio, equal the library's values for all parameters "
-                 "(symbolic difference 0)", True, basis, scope)
+                 "(1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5) (KL(P, Q)), kappa_2 of randomised "
+                 "response, kappa_2 and bar kappa_3 of G_mu, and the four functionals of Id "
+                 "(P = Q) from E_P of powers of the log-likelihood ratio, equal the library's "
+                 "values for all parameters (symbolic difference 0)", True, basis, scope)
 
 
 # -- Cor. 2: the product of two Gaussians by the 2-D Neyman-Pearson test ------------------------
