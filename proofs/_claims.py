@@ -78,6 +78,7 @@ class Claim:
     needs: str = ""
     crosscheck: Callable[[], Check] | None = None
     instances: bool | None = None
+    also: str = ""  # other locators where the paper states the same result
 
 
 @dataclass
@@ -112,14 +113,17 @@ CLAIMS: list[Claim] = []
 
 
 def stated(paper: str, locator: str, statement: str, verdicts: Callable[[], Any], *,
-           crosscheck: Callable[[], Check] | None = None, instances: bool | None = None) -> None:
+           crosscheck: Callable[[], Check] | None = None, instances: bool | None = None,
+           also: str = "") -> None:
     """Register a claim; ``verdicts()`` returns a Verdict or a list of Verdicts.
 
     ``instances``: True when the verdicts cover only instances of a more general printed claim,
     False when the claim is about the stated objects themselves; None infers it (verdicts
-    without free parameters and a statement naming its instances: "at ...", "points")."""
+    without free parameters and a statement naming its instances: "at ...", "points").
+    ``also``: other locators where the paper states the same result (matched, like the
+    locator, against the citations of the basis)."""
     CLAIMS.append(Claim(paper, locator, statement, verdicts=verdicts, crosscheck=crosscheck,
-                        instances=instances))
+                        instances=instances, also=also))
 
 
 def misprint(paper: str, locator: str, statement: str, printed: Callable[[], Any],
@@ -203,11 +207,15 @@ def _basis(vs: list, traced: list[Item]) -> list[Item]:
     return list(dict.fromkeys(out))
 
 
+def _where(c: Claim) -> str:
+    return f"{c.locator}; {c.also}" if c.also else c.locator
+
+
 def _run_check(c: Claim) -> tuple[Check, list[Item]]:
     """The cross-check, traced: the rules it passed through that cite the claim."""
     with trace() as used:
         chk = c.crosscheck()
-    own = circular_items([], list(used), c.paper, c.locator)
+    own = circular_items([], list(used), c.paper, _where(c))
     return chk, own
 
 
@@ -221,7 +229,7 @@ def check_one(c: Claim) -> Result:
         basis = _basis(vs, traced)
         scope = _scope(vs)
         st, method, ev = _summary(vs)
-        circ = circular_items(vs, basis, c.paper, c.locator) if st is True else []
+        circ = circular_items(vs, basis, c.paper, _where(c)) if st is True else []
         if c.printed is not None:
             with trace() as ptraced:
                 ps = _as_list(c.printed())

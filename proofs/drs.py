@@ -493,7 +493,7 @@ def _sec31() -> list:
 stated(PAPER, "Sec. 3.1 (Kairouz et al.)", "f_{eps,0}^{(x) n} = T(B(n, 1/(1+e^eps)), "
        "B(n, e^eps/(1+e^eps))) for all eps >= 0, n >= 1; and exactly at e^eps = 2, n = 3 "
        "(T of the 8-point product pair against the binomial pair)", _sec31,
-       crosscheck=binomial_composition)
+       crosscheck=binomial_composition, also="Sec. 3.3")
 
 
 # -- Cor. 4 (a misprint) ------------------------------------------------------------------------

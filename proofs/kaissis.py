@@ -19,4 +19,4 @@ stated(PAPER, "AUC of the Gaussian mechanism", "AUC = Phi(psi / sqrt 2) for psi 
        "for all Delta, sigma > 0",
        lambda: ta.verify(ta.auc(ta.gaussian_mechanism(_Delta, _sigma)), "==",
                          ta.Phi(_Delta / _sigma / sp.sqrt(2))),
-       crosscheck=auc_quadrature)
+       crosscheck=auc_quadrature, also="Lemma 3")
