@@ -30,7 +30,8 @@ DRS_MISPRINTS = ("Cor. 3, Eq. (14)", "Prop. 7 (remark)")
 ESTIMATE_ONLY = ("Cor. 4",)
 # Claims the library implements as printed (its rule or closed form is the claim), confirmed by
 # a certified independent route.
-DRS_CONFIRMED = ("Cor. 2", "Thm. 3", "Prop. 6 / Cor. 1", "Lemma 3", "Eq. (10)")
+DRS_CONFIRMED = ("Cor. 2", "Thm. 3", "Prop. 6 / Cor. 1", "Lemma 3", "Eq. (10)", "Eq. (11)",
+                 "Sec. 3.1 (Kairouz et al.)")
 PROVED_STATUSES = ("proved", "confirmed", "holds at the stated instances")
 
 FULL = os.environ.get("TA_PROOFS_FULL") == "1"
@@ -96,6 +97,8 @@ def test_python_m_proofs_json():
         found = [r for r in results
                  if r["paper"] == "Dong, Roth & Su" and r["locator"] == locator]
         assert found and all(r["status"] == "confirmed" for r in found), (locator, found)
+    auc = [r for r in results if r["locator"] == "AUC of the Gaussian mechanism"]
+    assert auc and auc[0]["status"] == "confirmed", auc
 
 
 # -- the basis machinery, on fast claims --------------------------------------------------------
