@@ -25,6 +25,7 @@ from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
 from ._claims import misprint, not_stated, stated
+from .independent import kl_by_definition
 
 PAPER = "Dong, Roth & Su"
 
@@ -542,7 +543,8 @@ stated(PAPER, "Sec. 3.2 text",
                 ta.verify(ta.kl(ta.Laplace(mu)), ">=", 0, over={mu: (R(1, 10), 10)}),
                 ta.verify(ta.kl(_E0), ">=", 0),
                 ta.verify(ta.kappa2(ta.G(mu)), "==", mu**2 + mu**4 / 4),
-                ta.verify(ta.kappa3_bar(ta.G(mu)), "==", 2 * sp.sqrt(2 / sp.pi) * mu**3)])
+                ta.verify(ta.kappa3_bar(ta.G(mu)), "==", 2 * sp.sqrt(2 / sp.pi) * mu**3)],
+       crosscheck=kl_by_definition)
 
 stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
        "kappa_3 < inf excludes f(0) < 1, in particular f_{eps,delta} with delta > 0 has "
@@ -597,7 +599,8 @@ stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
        "n identical f_{eps,0} != Id give mu = 2 n kl/sqrt(n kappa_2 - n kl^2) = "
        "2 sinh(eps/2) sqrt(n), so mu grows like sqrt(n)",
        lambda: ta.verify(2 * n * ta.kl(_E0) / sp.sqrt(n * ta.kappa2(_E0) - n * ta.kl(_E0)**2),
-                         "==", sp.sqrt(n) * (sp.exp(eps / 2) - sp.exp(-eps / 2))))
+                         "==", sp.sqrt(n) * (sp.exp(eps / 2) - sp.exp(-eps / 2))),
+       crosscheck=kl_by_definition)
 
 def _thm6():
     """The array f_{1/sqrt(n),0}: Thm. 6's approximation G_{2K/s} (K = n kl, s^2 = n kappa_2,

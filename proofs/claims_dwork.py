@@ -23,6 +23,7 @@ import sympy as sp
 import tradeoff_algebra as ta
 
 from ._claims import misprint, not_stated, stated
+from .independent import kl_by_definition
 
 PAPER = "Dwork"
 
@@ -52,7 +53,8 @@ stated(PAPER, "Sec. 1 text (sharp form)",
        "the largest expected privacy loss of an eps-DP algorithm is "
        "eps*tanh(eps/2) = eps (e^eps - 1)/(e^eps + 1), 0 <= eps <= 10",
        lambda: ta.verify(ta.kl(ta.EpsDelta(eps, 0)), "==",
-                         eps * (sp.exp(eps) - 1) / (sp.exp(eps) + 1), over={eps: (0, 10)}))
+                         eps * (sp.exp(eps) - 1) / (sp.exp(eps) + 1), over={eps: (0, 10)}),
+       crosscheck=kl_by_definition)
 
 # --- Section 2 ----------------------------------------------------------------------------
 
@@ -201,7 +203,8 @@ not_stated(PAPER, "Sec. 4.2 text",
            needs="privacy-loss distributions")
 stated(PAPER, "Sec. 4.2 text (mean of the loss)",
        "the Gaussian mechanism's expected privacy loss is mu^2/2, 0 <= mu <= 5",
-       lambda: ta.verify(ta.kl(ta.G(mu)), "==", mu**2 / 2, over={mu: (0, 5)}))
+       lambda: ta.verify(ta.kl(ta.G(mu)), "==", mu**2 / 2, over={mu: (0, 5)}),
+       crosscheck=kl_by_definition)
 not_stated(PAPER, "Sec. 4.2 text",
            "the loss exceeds its expectation by k eps with probability falling like "
            "e^{-k^2/2}", needs="privacy-loss distributions")
@@ -259,7 +262,8 @@ stated(PAPER, "Def. 4.2, Eq. (4.4)",
        "for P = (1/5, 1/2, 3/10), Q = (2/5, 2/5, 1/5) the library's D_a is Eq. (4.4) and "
        "tends to KL(P||Q) as a -> 1; for randomized response (eps = 1) and Laplace noise "
        "(mu = 3/2) D_a tends to KL as a -> 1 and to the max divergence D_oo as a -> oo "
-       "(SymPy limits of the closed forms)", _renyi_def)
+       "(SymPy limits of the closed forms)", _renyi_def,
+       crosscheck=kl_by_definition)
 
 stated(PAPER, "Def. 4.3, Eq. (4.5)",
        "the Gaussian mechanism is (0, Delta^2/(2 sigma^2))-zCDP: D_a = a Delta^2/(2 sigma^2) "

@@ -50,6 +50,7 @@ from tradeoff_algebra.bounds.shuffling import (
 )
 
 from ._claims import misprint, not_stated, stated
+from .independent import kl_by_definition
 
 PAPER = "Wang et al."
 
@@ -350,7 +351,8 @@ stated(PAPER, "Prop. 3.3",
        "(randomized response, KL from the pair), all mu, eps in [0, 10]",
        lambda: [ta.verify(ta.kl(ta.G(mu)), "==", mu**2 / 2, over={mu: (0, 10)}),
                 ta.verify(ta.kl(ta.Laplace(mu)), "==", mu + sp.exp(-mu) - 1, over={mu: (0, 10)}),
-                ta.verify(ta.kl(ta.EpsDelta(eps, 0)), "==", _kl_rr(eps), over={eps: (0, 10)})])
+                ta.verify(ta.kl(ta.EpsDelta(eps, 0)), "==", _kl_rr(eps), over={eps: (0, 10)})],
+       crosscheck=kl_by_definition)
 
 def _hinge(g):
     """F(t) = (t - g)_+, written with Abs (the hockey-stick divergence H_g)."""
