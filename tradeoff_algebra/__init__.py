@@ -5,6 +5,7 @@ you ask for (``evaluate``), get the attacker's power without cancellation (``roc
 (``f.curve``) and print it in the papers' notation (``latex``).
 """
 
+from .accountant import Accountant
 from .analysis import (
                    advantage,
                    auc,
@@ -156,4 +157,5 @@ __all__ = [
     "AddRemove", "Shift", "ToleranceWarning", "EstimateWarning", "calibrate", "Calibration", "plot",
     "from_dp_event", "advantage",
     "bayes_risk",
+    "Accountant",
 ]
