@@ -316,7 +316,9 @@ def _encode(x: Any) -> Any:
         sign, man, exp, bc = x._mpf_
         return {"float": [sign, hex(man), exp, bc], "precision": x._prec}
     if type(x) is sp.Symbol:
-        return {"symbol": x.name, "assumptions": {k: v for k, v in x._assumptions0.items()}}
+        given = getattr(x, "_assumptions_orig", None)  # as given (SymPy >= 1.12)
+        return {"symbol": x.name, "assumptions": dict(x._assumptions0 if given is None
+                                                      else given)}
     if isinstance(x, sp.core.symbol.Str):
         return {"str": x.name}
     if isinstance(x, sp.Basic) and (x.args or not x.is_Symbol):

@@ -244,7 +244,7 @@ def _float(x: sp.Expr, up: bool, what: str, f: TradeOff) -> float:
     return math.nextafter(v, math.inf if up else -math.inf)
 
 
-def _noise(mu: sp.Expr, sensitivity: int, f: TradeOff) -> float:
+def _noise_multiplier(mu: sp.Expr, sensitivity: int, f: TradeOff) -> float:
     """The noise multiplier sensitivity/mu rounded down (a smaller noise multiplier claims
     less privacy)."""
     mu = _number(mu, "mu", f)
@@ -271,12 +271,12 @@ def _event(f: TradeOff, rel: str, ev: Any, inside: bool) -> Any:
     if isinstance(f, Gaussian):
         if _number(f.mu, "mu", f) == 0:
             return ev.NoOpDpEvent()
-        return ev.GaussianDpEvent(noise_multiplier=_noise(f.mu, 2 if rel == "replace_one"
+        return ev.GaussianDpEvent(noise_multiplier=_noise_multiplier(f.mu, 2 if rel == "replace_one"
                                                           else 1, f))
     if isinstance(f, Laplace) and rel == "add_remove":
         if _number(f.mu, "mu", f) == 0:
             return ev.NoOpDpEvent()
-        return ev.LaplaceDpEvent(noise_multiplier=_noise(f.mu, 1, f))
+        return ev.LaplaceDpEvent(noise_multiplier=_noise_multiplier(f.mu, 1, f))
     if isinstance(f, EpsDelta):
         return ev.EpsilonDeltaDpEvent(epsilon=_float(f.eps, True, "epsilon", f),
                                       delta=_float(f.delta, True, "delta", f))
@@ -299,7 +299,7 @@ def _event(f: TradeOff, rel: str, ev: Any, inside: bool) -> Any:
             return ev.NoOpDpEvent()
         return ev.PoissonSampledDpEvent(
             sampling_probability=_float(f.q, True, "q", f),
-            event=ev.GaussianDpEvent(noise_multiplier=_noise(f.mu, 1, f)))
+            event=ev.GaussianDpEvent(noise_multiplier=_noise_multiplier(f.mu, 1, f)))
     if isinstance(f, Subsample):
         hint = ("C_p(g) is SampledWithoutReplacementDpEvent(n, m, event of g), which needs the "
                 "dataset size n and the batch size m, not only p = m/n")
