@@ -85,7 +85,7 @@ def test_engine_failure_is_an_infinite_bound_with_a_warning(monkeypatch):
     """A NumericalError of the library is an infinite bound with a warning. (sigma = 0.05,
     q = 0.01, T = 3000 was such a case for the PLD engine; the Laplace inversion now certifies
     it, eps in [10925.12, 10925.93], the add direction dropped by its Chernoff bound.)"""
-    import tradeoff_algebra.opacus_accountant as oa
+    import tradeoff_algebra.accountant as oa  # the adapter's epsilon is the Accountant's
 
     acc = _with([(0.05, 0.01, 3000)])
     e = acc.get_epsilon(DELTA)

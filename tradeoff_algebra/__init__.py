@@ -6,6 +6,7 @@ you ask for (``evaluate``), get the attacker's power without cancellation (``roc
 """
 
 from . import families
+from .accountant import Accountant
 from .analysis import (
                    advantage,
                    auc,
@@ -143,4 +144,5 @@ __all__ = [
     "AddRemove", "Shift", "ToleranceWarning", "EstimateWarning", "calibrate", "Calibration", "plot",
     "from_dp_event", "advantage",
     "bayes_risk",
+    "Accountant",
 ]

@@ -2,7 +2,8 @@
 
 ``from_dp_event(event)`` reads the event tree by its class names and fields (dp_accounting is
 not imported here; any object with the same names and fields works), under add/remove
-neighbours, the relation of dp_accounting's accountants by default:
+neighbours, the relation of dp_accounting's accountants by default (``neighbours=
+"replace_one"`` reads it under replace-one neighbours, see ``_replace_one``):
 
 =====================================  =====================================================
 ``GaussianDpEvent(noise_multiplier)``   ``G(1/noise_multiplier)`` (sensitivity 1); ``Zero`` at 0
@@ -25,27 +26,46 @@ neighbours, the relation of dp_accounting's accountants by default:
 Floats are read as the exact binary numbers they hold (the library's convention). An event
 kind without an exact trade-off function (``UnsupportedDpEvent``, tree aggregation, repeat-and-
 select, ...) raises :class:`InvalidParameter` naming it.
+
+``to_dp_event(f, neighbours=...)`` goes the other way for what has a ``DpEvent`` equivalent:
+``Id`` (``NoOpDpEvent``), ``Zero`` (``NonPrivateDpEvent``), ``G(mu)``, ``Laplace(mu)``,
+``EpsDelta(eps, delta)``, ``f ** n`` (``SelfComposedDpEvent``), ``f @ g`` (``ComposedDpEvent``)
+and, under add/remove neighbours, ``AddRemove(h)`` with ``Mix(g, q)`` factors in ``h``
+(``PoissonSampledDpEvent(q, event of g)``, as ``from_dp_event`` reads it); under replace-one
+neighbours (dp_accounting's ``REPLACE_ONE``, where a Gaussian event has twice the sensitivity)
+``G(mu)`` is ``GaussianDpEvent(2/mu)`` and ``PoissonReplace(mu, q)``
+``PoissonSampledDpEvent(q, GaussianDpEvent(1/mu))``. Event fields are floats, rounded in the
+direction that claims less privacy (noise multipliers down; epsilon, delta and sampling
+probabilities up), so the event never states more than the expression; a float parameter
+(an exact binary number) is kept exactly, and ``from_dp_event(to_dp_event(f)) == f``. Anything
+else (``C_p``: the event needs the dataset and batch sizes; ``RenyiRegion``; symbolic
+parameters) raises :class:`InvalidParameter` naming it.
 """
 
 from __future__ import annotations
 
+import importlib
+import math
+from fractions import Fraction
 from typing import Any
 
 import sympy as sp
 
-from .core.errors import InvalidParameter
+from .core.errors import InvalidParameter, TradeOffError
 from .core.node import TradeOff
-from .core.validate import items, param
+from .core.validate import choice, items, param
 from .families.discrete import Discrete
 from .families.epsdelta import EpsDelta
 from .families.gaussian import Gaussian
 from .families.laplace import Laplace
+from .families.poisson_replace import PoissonReplace
 from .families.trivial import Id, Zero
 from .notions.renyi_dp import zCDP
 from .operators.mechanism import AddRemove
 from .operators.subsample import Mix, Subsample
+from .operators.tensor import Tensor, TensorPower
 
-__all__ = ["from_dp_event"]
+__all__ = ["from_dp_event", "to_dp_event", "dp_event_module"]
 
 
 _OWNER = "from_dp_event"
@@ -83,8 +103,13 @@ def _rr(event: Any) -> TradeOff:
     return Discrete([a, b, rest], [b, a, rest]) if rest else Discrete([a, b], [b, a])
 
 
-def from_dp_event(event: Any) -> TradeOff:
-    """The trade-off expression of a dp_accounting ``DpEvent`` tree (module docstring)."""
+def from_dp_event(event: Any, neighbours: str = "add_remove") -> TradeOff:
+    """The trade-off expression of a dp_accounting ``DpEvent`` tree (module docstring);
+    ``neighbours="replace_one"`` reads it as dp_accounting's accountants do under
+    ``REPLACE_ONE`` (:func:`_replace_one`)."""
+    if choice("neighbours", neighbours, ("add_remove", "replace_one"),
+              _OWNER) == "replace_one":
+        return _replace_one(event)
     kind = type(event).__name__
     if kind == "GaussianDpEvent":
         return _noise(event, Gaussian)
@@ -129,3 +154,160 @@ def from_dp_event(event: Any) -> TradeOff:
                            "Laplace, RandomizedResponse, EpsilonDelta, PoissonSampled, "
                            "SampledWithoutReplacement, Composed, SelfComposed, ZCDp, NoOp, "
                            "NonPrivate", "from_dp_event")
+
+
+def _replace_one(event: Any) -> TradeOff:
+    """A ``DpEvent`` under replace-one neighbours, as dp_accounting's PLD accountant reads it
+    with ``REPLACE_ONE``: ``GaussianDpEvent(s)`` has twice the sensitivity, ``G(2/s)``;
+    ``PoissonSampledDpEvent(q, GaussianDpEvent(s))`` is the substitution pair
+    ``PoissonReplace(1/s, q)`` (``noisy_sgd(..., sampling="poisson",
+    neighbours="replace_one")``); Laplace events and other Poisson-sampled events are refused,
+    as dp_accounting refuses them; compositions recurse; the remaining kinds do not depend on
+    the relation (EpsilonDelta, ZCDp, NoOp, NonPrivate) or are a replace-one pair already
+    (RandomizedResponse) and are read as by :func:`from_dp_event`;
+    ``SampledWithoutReplacementDpEvent`` is ``C(m/n, g)`` with g its event read here (Dong,
+    Roth & Su, Thm. 9: g is the inner mechanism's replace-one trade-off function)."""
+    kind = type(event).__name__
+    if kind == "GaussianDpEvent":
+        s = _num(_field(event, "noise_multiplier"), "noise_multiplier", lower=0)
+        return Zero if s == 0 else Gaussian(2 / s)
+    if kind == "PoissonSampledDpEvent" and type(_field(event, "event")).__name__ == \
+            "GaussianDpEvent":
+        q = _num(_field(event, "sampling_probability"), "sampling_probability", lower=0,
+                 upper=1)
+        s = _num(_field(_field(event, "event"), "noise_multiplier"), "noise_multiplier",
+                 lower=0)
+        if q == 0:
+            return Id
+        return Zero if s == 0 else PoissonReplace(1 / s, q)
+    if kind in ("LaplaceDpEvent", "PoissonSampledDpEvent"):
+        raise InvalidParameter("event", kind, "under replace-one neighbours: Gaussian, "
+                               "PoissonSampled(Gaussian), RandomizedResponse, EpsilonDelta, "
+                               "SampledWithoutReplacement, Composed, SelfComposed, ZCDp, NoOp, "
+                               "NonPrivate", _OWNER, "dp_accounting refuses it under "
+                               "REPLACE_ONE too: its noise multiplier is relative to the "
+                               "add/remove sensitivity")
+    if kind == "ComposedDpEvent":
+        events = items("events", _field(event, "events"), "a sequence of DpEvents", _OWNER)
+        return Tensor(*[_replace_one(e) for e in events])
+    if kind == "SelfComposedDpEvent":
+        count = _num(_field(event, "count"), "count", lower=0, integer=True)
+        return _replace_one(_field(event, "event")) ** count
+    if kind == "SampledWithoutReplacementDpEvent":
+        n = _num(_field(event, "source_dataset_size"), "source_dataset_size", lower=1,
+                 integer=True)
+        m = _num(_field(event, "sample_size"), "sample_size", lower=0, upper=n, integer=True)
+        return Subsample(_replace_one(_field(event, "event")), m / n)
+    return from_dp_event(event)
+
+
+# ------------------------------------------------------------------------------------------
+# the other way: trade-off expressions to DpEvents
+# ------------------------------------------------------------------------------------------
+_TO = "to_dp_event"
+
+
+def dp_event_module() -> Any:
+    """``dp_accounting.dp_event`` (its ``DpEvent`` classes); a :class:`TradeOffError` saying
+    how to install it when dp_accounting is not importable."""
+    try:
+        return importlib.import_module("dp_accounting.dp_event")
+    except ImportError:
+        raise TradeOffError("to_dp_event needs dp_accounting (pip install dp-accounting), or "
+                            "events=<a module or namespace with the DpEvent classes>") from None
+
+
+def _number(x: sp.Expr, what: str, f: TradeOff) -> sp.Expr:
+    if not (x.is_number and x.is_extended_real):
+        raise InvalidParameter("f", f, "an expression with numeric parameters", _TO,
+                               f"its {what} is {x}")
+    return x
+
+
+def _float(x: sp.Expr, up: bool, what: str, f: TradeOff) -> float:
+    """The float nearest to the real number x on the side that claims less privacy: the least
+    float >= x (``up``) or the greatest float <= x. Exact for a Rational; an irrational x is
+    evaluated to 40 digits and then moved one more float outward (the error of the 40-digit
+    value is far below a float's spacing)."""
+    x = _number(x, what, f)
+    if x is sp.oo or x is sp.S.Infinity:
+        return math.inf
+    if x.is_Rational:
+        r = Fraction(int(x.p), int(x.q))
+        v = float(r)
+        if up and Fraction(v) < r:
+            v = math.nextafter(v, math.inf)
+        elif not up and Fraction(v) > r:
+            v = math.nextafter(v, -math.inf)
+        return v
+    v = float(sp.N(x, 40))
+    return math.nextafter(v, math.inf if up else -math.inf)
+
+
+def _noise_multiplier(mu: sp.Expr, sensitivity: int, f: TradeOff) -> float:
+    """The noise multiplier sensitivity/mu rounded down (a smaller noise multiplier claims
+    less privacy)."""
+    mu = _number(mu, "mu", f)
+    return _float(sensitivity / mu, False, "noise multiplier", f)
+
+
+def to_dp_event(f: TradeOff, neighbours: str = "add_remove", events: Any = None) -> Any:
+    """The ``DpEvent`` of a trade-off expression (module docstring); ``events`` is the module
+    of ``DpEvent`` classes (``dp_accounting.dp_event`` by default: any object with the same
+    class names and fields works)."""
+    choice("neighbours", neighbours, ("add_remove", "replace_one"), _TO)
+    if not isinstance(f, TradeOff):
+        raise InvalidParameter("f", f, "a trade-off expression", _TO)
+    ev = dp_event_module() if events is None else events
+    return _event(f, neighbours, ev, inside=False)
+
+
+def _event(f: TradeOff, rel: str, ev: Any, inside: bool) -> Any:
+    """``inside``: a factor of the remove direction h of ``AddRemove(h)``."""
+    if f == Id:
+        return ev.NoOpDpEvent()
+    if f == Zero:
+        return ev.NonPrivateDpEvent()
+    if isinstance(f, Gaussian):
+        if _number(f.mu, "mu", f) == 0:
+            return ev.NoOpDpEvent()
+        return ev.GaussianDpEvent(noise_multiplier=_noise_multiplier(f.mu, 2 if rel == "replace_one"
+                                                          else 1, f))
+    if isinstance(f, Laplace) and rel == "add_remove":
+        if _number(f.mu, "mu", f) == 0:
+            return ev.NoOpDpEvent()
+        return ev.LaplaceDpEvent(noise_multiplier=_noise_multiplier(f.mu, 1, f))
+    if isinstance(f, EpsDelta):
+        return ev.EpsilonDeltaDpEvent(epsilon=_float(f.eps, True, "epsilon", f),
+                                      delta=_float(f.delta, True, "delta", f))
+    if isinstance(f, TensorPower):
+        n = _number(f.n, "exponent", f)
+        if not n.is_Integer or n < 0:
+            raise InvalidParameter("f", f, "a power with a non-negative integer exponent", _TO)
+        return ev.SelfComposedDpEvent(event=_event(f.base, rel, ev, inside), count=int(n))
+    if isinstance(f, Tensor):
+        return ev.ComposedDpEvent(events=[_event(g, rel, ev, inside) for g in f.factors])
+    if isinstance(f, AddRemove) and rel == "add_remove" and not inside:
+        return _event(f.arg, rel, ev, inside=True)
+    if isinstance(f, Mix) and inside:
+        if f.arg.is_symmetric is not True:
+            raise InvalidParameter("f", f, "Mix(g, q) of a symmetric g inside AddRemove", _TO)
+        return ev.PoissonSampledDpEvent(sampling_probability=_float(f.p, True, "q", f),
+                                        event=_event(f.arg, rel, ev, inside=False))
+    if isinstance(f, PoissonReplace) and rel == "replace_one":
+        if _number(f.q, "q", f) == 0 or _number(f.mu, "mu", f) == 0:
+            return ev.NoOpDpEvent()
+        return ev.PoissonSampledDpEvent(
+            sampling_probability=_float(f.q, True, "q", f),
+            event=ev.GaussianDpEvent(noise_multiplier=_noise_multiplier(f.mu, 1, f)))
+    if isinstance(f, Subsample):
+        hint = ("C_p(g) is SampledWithoutReplacementDpEvent(n, m, event of g), which needs the "
+                "dataset size n and the batch size m, not only p = m/n")
+    elif isinstance(f, (AddRemove, PoissonReplace, Laplace)):
+        hint = f"{type(f).__name__} is not an event under {rel} neighbours"
+    else:
+        hint = None
+    raise InvalidParameter("f", f, "an expression with a DpEvent equivalent: Id, Zero, G, "
+                           "Laplace, EpsDelta, powers and products of these, AddRemove of "
+                           "Mix(G, q) (add/remove), PoissonReplace (replace-one)", _TO,
+                           hint or f"no DpEvent for {type(f).__name__}")

@@ -4,9 +4,10 @@
 num_steps)`` entries (DP-SGD with Poisson sampling, add/remove neighbours), ``step``,
 ``get_epsilon(delta)``, ``len()`` (the number of steps), ``mechanism()`` (``"tradeoff"``),
 ``get_optimizer_hook_fn`` and ``state_dict``/``load_state_dict``. The whole history is one
-expression: ``AddRemove(Mix(G(1/sigma_1), q_1)^{(x) T_1} (x) ...)`` — every phase on the same
-pair of neighbouring datasets, so the directions compose together (``operators.mechanism``) —
-and ``get_epsilon`` returns the upper end of its certified epsilon enclosure, rounded up to a
+:class:`~tradeoff_algebra.accountant.Accountant` (``accountant()``) with the expression
+``AddRemove(Mix(G(1/sigma_1), q_1)^{(x) T_1} (x) ...)`` — every phase on the same pair of
+neighbouring datasets, so the directions compose together (``operators.mechanism``) — and
+``get_epsilon`` returns the upper end of its certified epsilon enclosure, rounded up to a
 float. Float parameters are read as the binary numbers they hold.
 
 With Opacus importable, ``TradeoffAccountant`` subclasses ``opacus.accountants.IAccountant``
@@ -23,19 +24,19 @@ from __future__ import annotations
 import importlib
 import math
 import numbers
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from copy import deepcopy
 from typing import Any
 
-from .analysis.conversions import epsilon as _epsilon
-from .core.errors import InvalidParameter, NumericalError
+from .accountant import Accountant
+from .accountant import _float_up as _float_up  # the least float >= x (re-exported)
+from .core.errors import InvalidParameter
 from .core.validate import param
 from .families.gaussian import Gaussian
+from .families.trivial import Zero
 from .operators.mechanism import AddRemove
 from .operators.subsample import Mix
-from .operators.tensor import Tensor, TensorPower
 
 try:  # optional: Opacus (and torch with it); a broken torch install counts as absent
     from opacus.accountants import IAccountant as _OpacusAccountant
@@ -138,13 +139,24 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
                 out.append((s, q, n))
         return out
 
+    def accountant(self) -> Accountant:
+        """The history as an :class:`~tradeoff_algebra.accountant.Accountant` under add/remove
+        neighbours: one Poisson-sampled Gaussian step ``AddRemove(Mix(G(1/sigma), q))``
+        composed ``steps`` times per phase (``Zero`` for sigma = 0), so that its ``latex()``,
+        ``curve``, ``delta``, ``to_dp_event`` and ``to_json`` describe the training run."""
+        acct = Accountant("add_remove")
+        for s, q, n in self._phases():
+            acct.compose(Zero if s == 0 else AddRemove(Mix(Gaussian(1 / s), q)), n)
+        return acct
+
     def expression(self):
-        """The trade-off expression of the whole history (ValueError before any step that
-        reveals something)."""
-        parts = [TensorPower(Mix(Gaussian(1 / s), q), n) for s, q, n in self._phases()]
-        if not parts:
+        """The trade-off expression of the whole history,
+        ``AddRemove(Mix(G(1/sigma_1), q_1)^{(x) T_1} (x) ...)`` (ValueError before any step
+        that reveals something)."""
+        acct = self.accountant()
+        if not acct.entries:
             raise ValueError("no steps taken yet")
-        return AddRemove(parts[0] if len(parts) == 1 else Tensor(*parts))
+        return acct.expression
 
     def get_epsilon(self, delta: float, dps: int = 8, **kwargs: Any) -> float:
         """The certified upper bound of epsilon at ``delta`` (a float rounded up).
@@ -152,24 +164,16 @@ class TradeoffAccountant(_Base):  # type: ignore[valid-type, misc]
         0.0 before any step that reveals something, ``inf`` when a phase has noise
         multiplier 0. When the engine cannot enclose the composition (a ``NumericalError``,
         e.g. thousands of steps with a tiny noise multiplier) the certified bound is ``inf``,
-        with a ``RuntimeWarning`` naming the cause. Other keyword arguments (those of Opacus's
-        other accountants) are ignored.
+        with a ``RuntimeWarning`` naming the cause (:meth:`Accountant.get_epsilon`). Other
+        keyword arguments (those of Opacus's other accountants) are ignored.
         """
         if not isinstance(delta, str):  # strings are levels read exactly ("1e-5")
             param("delta", delta, lower=0, upper=1, numeric=True,
                   owner="TradeoffAccountant.get_epsilon")
         phases = self._phases()
-        if not phases:
-            return 0.0
         if any(s == 0 for s, _, _ in phases):
             return math.inf
-        try:
-            v = _epsilon(self.expression(), delta, dps=dps)
-        except NumericalError as e:
-            warnings.warn(f"TradeoffAccountant: no finite certified epsilon ({e})",
-                          RuntimeWarning, stacklevel=2)
-            return math.inf
-        return _float_up(v.hi)
+        return self.accountant().get_epsilon(delta, dps=dps)
 
     def get_privacy_spent(self, *, delta: float, **kwargs: Any) -> tuple[float, None]:
         return self.get_epsilon(delta), None
@@ -219,12 +223,6 @@ def _checked(noise_multiplier: Any, sample_rate: Any) -> tuple[Any, Any]:
     q = param("sample_rate", _exact(sample_rate, "sample_rate"), lower=0, upper=1,
               numeric=True, owner="TradeoffAccountant")
     return s, q
-
-
-def _float_up(x: Any) -> float:
-    """The least float >= x."""
-    v = float(x)
-    return math.nextafter(v, math.inf) if v < x else v
 
 
 def register() -> bool:
