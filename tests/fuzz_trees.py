@@ -10,8 +10,9 @@ Layout
   ``DrawChooser`` around ``draw``) and the seeded loop of the big run (``random_case(seed)``, a
   ``RandomChooser``): the same trees, the same references, the same checks.
 * References (:class:`Ref` and subclasses, shared with the family suite in
-  ``tests/references/``) never call the library. Each node gets the best one available: exact rationals for finite objects (Neyman--Pearson on the pair, products and
-  powers of pairs, exact piecewise-linear operator algebra), mpmath closed forms for G_mu
+  ``tests/references/``) never call the library. Each node gets the best one available:
+  exact rationals for finite objects (Neyman--Pearson on the pair, products and powers of
+  pairs, exact piecewise-linear operator algebra), mpmath closed forms for G_mu
   (Phi(PhiInv(1 - alpha) - mu), Gaussian products G_sqrt(sum mu^2)), f_{eps,delta} (Eq. (4)),
   f_{eps,0}^{(x)n} (binomial pair, Kairouz et al.), Laplace and a Gaussian times a finite pair
   (likelihood-ratio threshold solved on erfc sums), the operator references of

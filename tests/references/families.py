@@ -41,7 +41,9 @@ def num(x) -> Num:
         return n_frac(to_frac(x))
     if isinstance(x, sp.log) and x.args[0].is_Rational:
         return n_log(to_frac(x.args[0]))
-    raise TypeError(f"no exact reference parameter for {x!r}")
+    if x.is_number and x.is_real:  # another constant (log(3) + 1/100): a rational within 1e-80
+        return n_frac(to_frac(sp.Rational(sp.N(x, 90))))
+    raise TypeError(f"no numeric reference parameter for {x!r}")
 
 
 def _m(x):

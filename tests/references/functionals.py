@@ -29,6 +29,8 @@ from .pairs import PairRef
 # -- values ----------------------------------------------------------------------------------
 def value(ref: Ref, x) -> mpmath.mpf:
     """f(x) at an mpf or exact level (the midpoint of the reference's bounds)."""
+    if hasattr(x, "_mpf_"):
+        x = mp.mpf(x)
     if isinstance(x, mpmath.mpf):
         lo, hi = ref.val(x, 1 - x, 0), ref.val(x, 1 - x, 1)
     else:
@@ -38,6 +40,8 @@ def value(ref: Ref, x) -> mpmath.mpf:
 
 def roc(ref: Ref, x) -> mpmath.mpf:
     """1 - f(x)."""
+    if hasattr(x, "_mpf_"):
+        x = mp.mpf(x)
     if isinstance(x, mpmath.mpf):
         lo, hi = ref.roc_val(x, 1 - x, 0), ref.roc_val(x, 1 - x, 1)
     else:

@@ -234,7 +234,7 @@ class PairRef(Ref):
         r = (mpmath.sqrt(5) - 1) / 2
         u, v = hi - r * (hi - lo), lo + r * (hi - lo)
         gu, gv = g(u), g(v)
-        for _ in range(70):  # log t to 1e-12: f to ~1e-24 (a smooth maximum)
+        for _ in range(110):  # log t to 1e-21: f to ~1e-21 even at a kink of H
             if gu >= gv:
                 hi, v, gv = v, u, gu
                 u = hi - r * (hi - lo)
@@ -280,7 +280,13 @@ class PairRef(Ref):
         return [x for iv in self.region(lam) for x in iv if mpmath.isfinite(x)]
 
     def renyi_sum(self, a):
-        """int p^a q^{1-a} = E_P[e^{(1-a) llr}]."""
+        """int p^a q^{1-a} = E_P[e^{(1-a) llr}]; inf when the integrand grows in a tail."""
+        lo, hi = self._span()
+        for far, near in ((lo - 400, lo - 200), (hi + 400, hi + 200)):
+            def log_integrand(x):
+                return self.P.logpdf(x) + (1 - a) * self.llr(x)
+            if log_integrand(far) >= log_integrand(near):
+                return mp.inf
         return self.expect_p(lambda ell: mpmath.exp((1 - a) * ell))
 
     def auc(self):
