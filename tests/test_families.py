@@ -23,6 +23,7 @@ from precision import workdps
 from reference_np import digits, gauss_np, laplace_np
 from references import functionals as R_
 from references import reference
+from references.finite import Finite
 from references.operators import ref_inverse
 from references.pairs import PairRef
 from sympy import Rational as R
