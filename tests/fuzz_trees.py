@@ -1216,7 +1216,7 @@ def _check_profile(case, values, rec, props="abcde"):
 
 def check_curve(case, rec):
     """f.curve (float64) against the reference: no NaN, in [0, 1], and within its contract
-    (``numeric.protocol.curve``): 1e-9 + 1e-6 |ref| for a family's float path, half of
+    (``numeric.curves.curve``): 1e-9 + 1e-6 |ref| for a family's float path, half of
     ``CURVE_WIDTH`` plus that for an operator tree (midpoints of certified enclosures at the
     engine's tolerance), unless the call warned (``ToleranceWarning``: some enclosure stayed
     wider; counted, not a violation)."""
@@ -1224,7 +1224,7 @@ def check_curve(case, rec):
 
     import numpy as np
 
-    from tradeoff_algebra.numeric.protocol import CURVE_WIDTH
+    from tradeoff_algebra.numeric.curves import CURVE_WIDTH
 
     node, ref = case.node, case.node.ref
     xs = [float(lv.frac) for lv in case.alphas]

@@ -13,7 +13,9 @@ import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric import cf
-from tradeoff_algebra.numeric.cf_laws import GaussianLaw, SubsampledGaussianLaw, working_precision
+from tradeoff_algebra.families.gaussian import GaussianLaw
+from tradeoff_algebra.families.gaussian_sampled import SubsampledGaussianLaw
+from tradeoff_algebra.numeric.cf_laws import working_precision
 
 R = sp.Rational
 
@@ -144,8 +146,8 @@ def test_dp_sgd_inside_the_pld_engines_enclosure():
 
 def test_few_steps_are_left_to_the_pld_engine():
     """Sixteen steps at q = 256/60000 would need 6e5 units of planned work (27 s): declined."""
-    assert cf.route_enclosure([[(("subsampled_gaussian", Fraction(10, 11), Fraction(256, 60000),
-                                  "remove"), 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
+    law = SubsampledGaussianLaw(Fraction(10, 11), Fraction(256, 60000), "remove")
+    assert cf.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
     f = ta.noisy_sgd(R(11, 10), R(256, 60000), 16, sampling="poisson")
     v = ta.epsilon(f, R(1, 10**5), dps=15)
     assert 0 < v.lo <= v.hi < 1

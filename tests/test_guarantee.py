@@ -205,7 +205,7 @@ CERTIFYING = {
     "numeric/protocol.py",     # Arb fast path, Arb closed forms, CertifiedPair of a route
     "numeric/value.py",        # the type itself
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
-    "routes/product.py",       # the Laplace inversion (numeric.cf, Arb)
+    "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "verify/api.py",           # enclosures from verify.interval (Arb)
     "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound

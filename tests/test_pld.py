@@ -15,7 +15,8 @@ import tradeoff_algebra as ta
 from tradeoff_algebra import C, EpsDelta, G, Inverse, Laplace, Mix
 from tradeoff_algebra.families.gaussian import gaussian_delta
 from tradeoff_algebra.numeric import pld
-from tradeoff_algebra.numeric.pld_models import LaplaceLoss, NormalLoss
+from tradeoff_algebra.families.gaussian import GaussianLoss as NormalLoss
+from tradeoff_algebra.families.laplace import LaplaceLoss
 
 H = 2.0**-9  # a coarse fixed grid keeps the tests fast; the enclosures hold on every grid
 

@@ -535,7 +535,7 @@ def test_shuffle_window_beyond_the_point_limit_gives_a_wider_enclosure(monkeypat
     """When the window at the target precision keeps more than MAX_POINTS points (eps0 = 1,
     n = 10^4 keeps 2.3 million at dps 15), a larger dropped mass is accepted: the result is an
     enclosure that contains the certified value computed without the limit."""
-    import tradeoff_algebra.families.shuffle as sh
+    import tradeoff_algebra.families.shuffle_pair as sh
 
     f, eps = ShuffleDP(1, 300), sp.Rational(1, 10)
     exact = ta.delta(f, eps, dps=20)

@@ -571,7 +571,7 @@ def test_normal_loss_error_bound_at_a_tiny_mu_is_finite():
     overflowed, an OverflowError out of evaluate)."""
     import numpy as np
 
-    from tradeoff_algebra.numeric.pld_models import NormalLoss
+    from tradeoff_algebra.families.gaussian import GaussianLoss as NormalLoss
 
     m = NormalLoss(1e-272)
     m.cdf(np.array([-1.0, 0.0, 1.0]), "Q")

@@ -124,3 +124,24 @@ def test_a_new_route_is_one_class_and_one_registration():
     finally:
         rp.ROUTES.pop()
     assert [r.name for r in rp.routes_for(f, "delta")] == ["privacy-loss distribution"]
+
+
+def test_a_value_names_the_route_that_computed_it():
+    """``Value.route`` names the route that answered: the registered route objects of a
+    product (their ``name``), the Arb balls of a closed form, the exact arithmetic; it is not
+    part of the value (equal values with different routes compare equal). Each route is
+    recognised by what only it does: the inversion's enclosure is certified, the grid's an
+    estimate, the exact composition's a rational."""
+    sgd = ta.noisy_sgd(sp.Rational(11, 10), sp.Rational(1, 100), 100, sampling="poisson")
+    v = ta.epsilon(sgd, sp.Rational(1, 10**5), dps=10)
+    assert v.route == "certified Laplace inversion" and v.guarantee == "certified"
+    v = ta.epsilon(Laplace(1) ** 5, sp.Rational(1, 10**5), dps=10)
+    assert v.route == "privacy-loss distribution" and v.guarantee == "estimate"
+    v = ta.evaluate(EpsDelta(1, 0) ** 3, sp.Rational(1, 4), dps=10)
+    assert v.route == "exact finite composition in Arb"
+    v = ta.evaluate(EpsDelta(sp.log(2), 0) ** 3, sp.Rational(1, 4), dps=10)
+    assert v.exact is not None and v.route == "exact arithmetic"
+    v = ta.delta(ta.G(1), 1, dps=10)
+    assert v.route == "Arb ball of the closed-form profile"
+    w = ta.Value.enclosure(v.lo, v.hi, v.dps, mid=v.mid, guarantee=v.guarantee)
+    assert w.route == "" and w == v and v.routed("another") == v

@@ -25,7 +25,8 @@ from .core.errors import InvalidParameter
 from .core.node import TradeOff
 from .core.validate import count, flag, items, param
 from .numeric import budget
-from .numeric.protocol import MAX_DPS, curve, mp_curve, roc, short
+from .numeric.curves import curve
+from .numeric.protocol import MAX_DPS, mp_curve, roc, short
 from .printing import latex
 
 __all__ = ["plot"]

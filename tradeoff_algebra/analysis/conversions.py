@@ -27,7 +27,7 @@ from ..core.node import TradeOff
 from ..core.validate import count, mpf_rational, param
 from ..core.validate import items as _items
 from ..families.epsdelta import EpsDelta
-from ..numeric import budget
+from ..numeric import budget, trace
 from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
 from ..numeric.capability import profile_form
 from ..numeric.context import MPF, mp
@@ -35,12 +35,12 @@ from ..numeric.finite import finite_loss
 from ..numeric.protocol import (
     GUARD_DPS,
     MAX_DPS,
-    _prepare,
     as_level,
     certified,
     enclose_delta,
     mp_epsilon,
     num,
+    prepare_call,
     short,
     shown_level,
 )
@@ -86,7 +86,7 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     With free symbols in ``f`` or ``eps`` the result is an unevaluated
     :class:`~tradeoff_algebra.analysis.lazy.Functional` (for claims in ``ta.verify``).
     """
-    _prepare(f, dps)
+    prepare_call(f, dps)
     v = _closed_delta(f, eps, dps)
     if v is not None:
         return v
@@ -119,12 +119,14 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
     if form is None:
         fl = finite_loss(f)
         if fl is not None and fl.affordable():
-            return fl.certified_delta(E, dps)
+            v = fl.certified_delta(E, dps)
+            return None if v is None else v.routed("exact finite composition")
         return None
     v = certify(form, dps)
     if v is None:
         return None
-    return Value.point(min(max(v.mid, mp.zero), mp.one), dps, guarantee="certified")
+    return Value.point(min(max(v.mid, mp.zero), mp.one), dps,
+                       guarantee="certified").routed("Arb ball of the closed-form profile")
 
 
 def _exact_eps(eps: Any, e) -> sp.Expr:
@@ -299,12 +301,14 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
       (eps, delta)-DP guarantee admits the test that rejects on the part of Q singular to P,
       of power ``1 - f(0)`` at level 0. For G_mu, ``delta = 0`` gives ``oo`` as well.
     """
-    _prepare(f, dps)
+    prepare_call(f, dps)
     D = as_level(delta, "delta")
     if D == 1:  # delta_f(0) <= 1 for every f
         return Value.point(0, dps)
     try:
-        return _epsilon(f, D, dps)
+        with trace.recording() as names:
+            v = _epsilon(f, D, dps)
+        return v if v.route else v.routed(trace.described(names, "the node's mpmath evaluation"))
     except budget.TimeLimitExceeded as exc:
         raise budget.own_best(exc, "epsilon", f) from None
 
@@ -345,6 +349,7 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
         v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                       lambda: f"epsilon({short(f)}, {short(D)})")
         return _proved(f, D, v)
+    trace.note("bracketing search on delta(eps)")
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         L, U, points = _search_epsilon(f, num(D, "delta"), dps)
         if L == U:
@@ -407,7 +412,7 @@ def _f_epsdelta(eps, d, a, ac):
 def _profile_enclosure(delta_fn) -> Callable:
     """eps -> (lo, hi) from a trade-off expression, a callable, or a callable returning pairs."""
     if isinstance(delta_fn, TradeOff):
-        _prepare(delta_fn, 15)
+        prepare_call(delta_fn, 15)
         return lambda e: enclose_delta(delta_fn, e)
     if not callable(delta_fn):
         raise InvalidParameter("delta_fn", delta_fn,

@@ -35,7 +35,7 @@ centre costs about ``17 sqrt(n p (1 - p))`` terms (0.2 s at n = 10^9); far tails
 by the bits the difference cancels. Beyond MAX_N numeric values are refused at once
 (:class:`~tradeoff_algebra.core.errors.NumericalError`); the exact rational route stops at
 EXACT_MAX_N; the PLD engine takes n > LOSS_ATOMS_MAX_N through the binomial distribution
-functions (``numeric.pld_models.BinomialLoss``) instead of n + 1 atoms.
+functions (``numeric.privacy_loss.BinomialLoss``) instead of n + 1 atoms.
 """
 
 from __future__ import annotations
@@ -53,14 +53,15 @@ from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
 from ..core.validate import param
-from ..numeric import budget
-from ..numeric.context import MPF, ThreadCache, mp, thread_cache
+from ..numeric.context import mp, thread_cache
+from ..numeric.privacy_loss import RHO_LIB, U64, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
     exact_value,
     np_value,
     num,
     register_value_and_power,
 )
+from .binomial_tails import _delta_big, _eval_big, _extra_bits, _integer_tails
 from .epsdelta import EpsDelta
 from .trivial import Id
 
@@ -167,22 +168,6 @@ def _numeric_n(f: BinomialDP) -> int:
     return int(n)
 
 
-#: Largest eps with numeric values: the working precision grows by 3 eps/log 2 bits (the
-#: e^{2 eps} amplification below), 43000 bits at this eps.
-MAX_NUMERIC_EPS = 10**4
-
-
-def _extra_bits(eps: MPF, n: int) -> int:
-    # The pmf recurrence loses ~3 ulp per step; a value assembled from one tail and one
-    # linear piece amplifies relative errors by at most about e^{2 eps}.
-    if eps > MAX_NUMERIC_EPS:
-        from ..core.errors import NumericalError
-
-        raise NumericalError(
-            f"BinomialDP(eps, n) with eps = {mp.nstr(eps, 6)}: numeric values are available "
-            f"for eps <= {MAX_NUMERIC_EPS} (MAX_NUMERIC_EPS; the working precision grows by "
-            "3 eps/log 2 bits); the symbolic form f(alpha) and the rules apply for any eps")
-    return 2 * max(1, n).bit_length() + int(3 * eps / math.log(2)) + 16
 
 
 @thread_cache(maxsize=16)  # (per thread: an mpf computes at its own context's precision)
@@ -237,6 +222,7 @@ def _distances(upper, lower, a, ac, j):
 def _eval(f: BinomialDP, a, ac, power: bool):
     n = _numeric_n(f)
     if n > TABLE_MAX_N:
+        _check_size(f, n)
         return _eval_big(f, n, a, ac, power)
     upper, lower = _tables(f.eps, n, mp.prec)
     with mp.workprec(mp.prec + _extra_bits(num(f.eps, "eps"), n)):
@@ -248,7 +234,7 @@ def _eval(f: BinomialDP, a, ac, power: bool):
     return v, v
 
 
-# -- large n: the tails summed from where they start, never the whole table ---------------------
+# -- large n: the tails summed from where they start (binomial_tails) ---------------------------
 #: Largest n evaluated through the full table of tails (above it: :class:`_Tails`, which sums
 #: each needed tail from its start, O(sigma sqrt(precision)) terms).
 TABLE_MAX_N = 4000
@@ -259,7 +245,7 @@ MAX_N = 10**10
 #: bits and there are n of them; above it the mpmath route answers.
 EXACT_MAX_N = 20000
 #: Largest n whose n + 1 atoms feed the PLD engine; above it the binomial distribution
-#: functions do (numeric.pld_models.BinomialLoss).
+#: functions do (numeric.privacy_loss.BinomialLoss).
 LOSS_ATOMS_MAX_N = 10**5
 
 
@@ -280,255 +266,7 @@ def brief(n: int) -> str:
     return str(n) if n < 10**12 else f"10^{math.log10(n):.1f}"
 
 
-class _Tails:
-    """Tails of K ~ B(n, p), p = 1/(1 + e^eps), at the current precision, each with full
-    relative accuracy, from a sum that starts at the tail's first term (see the module
-    docstring): ``upper(m) = P(K >= m)`` and ``lower(m) = P(K < m)``.
-
-    The side of ``m`` away from the mode is summed (its terms fall from the first one on, with
-    ratio ``r_k = pmf(k+1)/pmf(k) = (n - k) e^{-eps}/(k + 1)`` decreasing in k, so the rest of
-    the tail after a term t is at most ``t r/(1 - r)``: the sum stops when that is below
-    2^-(prec + 16) of it); the other side is 1 minus it (the summed side holds at most about
-    half the mass, so nothing cancels). The first term is ``exp(log pmf(m))`` from log-gamma
-    at extra precision (the logarithm is ~ n log n); the terms are accumulated in fixed point
-    with ``W`` bits, whose truncations (at most ``2 k`` units after k terms) are far below the
-    working precision.
-    """
-
-    def __init__(self, eps, n: int):
-        self.n = n
-        self.prec = mp.prec
-        self.eps = eps
-        extra = 2 * n.bit_length() + 24
-        with mp.workprec(self.prec + extra):
-            self.lp = -mp.log1p(mp.exp(eps))  # log p
-            self.lq = -mp.log1p(mp.exp(-eps))  # log q
-            self.lgn = mp.loggamma(n + 1)
-            self.em = mp.exp(-eps)
-            self.ep = mp.exp(eps)
-        self.mode = int(mp.floor((n + 1) * mp.exp(self.lp)))
-        self.cache: dict[int, tuple] = {}
-
-    def logpmf(self, k: int):
-        n = self.n
-        return (self.lgn - mp.loggamma(k + 1) - mp.loggamma(n - k + 1) + k * self.lp
-                + (n - k) * self.lq)
-
-    def pmf(self, k: int):
-        if k < 0 or k > self.n:
-            return mp.zero
-        with mp.workprec(self.prec + 2 * self.n.bit_length() + 24):
-            return mp.exp(self.logpmf(k))
-
-    def _sum(self, k0: int, up: bool):
-        """sum_{k >= k0} pmf(k) (up) or sum_{k <= k0} pmf(k) (down), k0 on the falling side."""
-        n = self.n
-        if (up and k0 > n) or (not up and k0 < 0):
-            return mp.zero
-        t0 = self.pmf(k0)
-        if t0 == 0:
-            return mp.zero
-        W = self.prec + 2 * (4 * n.bit_length() + 8) + 40
-        one = 1 << W
-        mul = int(mp.floor(mp.ldexp(self.em if up else self.ep, W)))  # e^{-+eps} 2^W, floored
-        t, S, k = one, one, k0
-        stop = self.prec + 16
-        steps = 0
-        while True:
-            if up:
-                if k >= n:
-                    break
-                t = (t * (n - k) * mul >> W) // (k + 1)
-                r_num, r_den = (n - k - 1) * mul, (k + 2) << W  # the next ratio, r_{k+1}
-                k += 1
-            else:
-                if k <= 0:
-                    break
-                t = (t * k * mul >> W) // (n - k + 1)
-                r_num, r_den = (k - 1) * mul, (n - k + 2) << W
-                k -= 1
-            S += t
-            steps += 1
-            if steps & 0xFFFF == 0:
-                budget.check()
-            # rest <= t r/(1 - r) with r the next ratio (< 1 on the falling side)
-            if r_num < r_den and (t * r_num) << stop <= S * (r_den - r_num):
-                break
-        with mp.workprec(self.prec + 8):
-            return t0 * mp.ldexp(S, -W)
-
-    def tails(self, m: int):
-        """(upper(m), lower(m)) = (P(K >= m), P(K < m))."""
-        hit = self.cache.get(m)
-        if hit is not None:
-            return hit
-        n = self.n
-        if m <= 0:
-            out = (mp.one, mp.zero)
-        elif m > n:
-            out = (mp.zero, mp.one)
-        elif m > self.mode:  # the upper tail falls from m on
-            u = self._sum(m, True)
-            out = (u, 1 - u)
-        else:  # the lower tail P(K <= m - 1) falls from m - 1 down
-            lo = self._sum(m - 1, False)
-            out = (1 - lo, lo)
-        self.cache[m] = out
-        return out
-
-
-def _guess_segment(T: _Tails, a, ac) -> int:
-    """A j near the segment A_{j+1} <= alpha <= A_j, from float approximations of the tails
-    (scipy.stats.binom, or the log of the first term plus the geometric rest deep in the
-    tails)."""
-    from scipy.stats import binom
-
-    n, p = T.n, float(mp.exp(T.lp))
-    small = a <= ac
-    t = float(a if small else ac)
-
-    def logtail(m: int) -> float:  # log P(K >= m) (small) or log P(K < m) (otherwise)
-        if (small and m > n) or (not small and m <= 0):
-            return -math.inf
-        if small:
-            v = float(binom.sf(m - 1, n, p)) if m >= 1 else 1.0
-        else:
-            v = float(binom.cdf(m - 1, n, p)) if m >= 1 else 0.0
-        if v > 1e-290:
-            return math.log(v)
-        k = m if small else m - 1  # the first term of the tail, and the geometric rest
-        lg = float(T.logpmf(min(max(k, 0), n)))
-        r = (n - k) * p / ((k + 1) * (1 - p)) if small else k * (1 - p) / ((n - k + 1) * p)
-        return lg - math.log1p(-min(r, 0.5))
-
-    lt = float(mp.log(a if small else ac)) if t == 0.0 or t < 1e-290 else math.log(t)
-    lo, hi = 0, n + 1  # small: logtail decreasing in m; find the largest m with tail >= alpha
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        v = logtail(mid)
-        if (v >= lt) if small else (v <= lt):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def _find_segment(T: _Tails, a, ac) -> int:
-    """The j in [0, n] with A_{j+1} <= alpha <= A_j (A_j = P(K >= j)), compared on the side of
-    alpha that keeps its digits; exact tails, started from the float guess."""
-    n = T.n
-    j = min(max(_guess_segment(T, a, ac), 0), n)
-
-    def ge(m: int) -> bool:  # A_m >= alpha
-        u, lo = T.tails(m)
-        return u >= a if a <= ac else lo <= ac
-
-    for _ in range(64):
-        if not ge(j):
-            j -= 1
-        elif j < n and ge(j + 1):
-            j += 1
-        else:
-            return max(j, 0)
-        if j < 0:
-            return 0
-    lo, hi = 0, n + 1  # the guess was far off: bisection on exact tails
-    while hi - lo > 1:
-        budget.check()
-        mid = (lo + hi) // 2
-        if ge(mid):
-            lo = mid
-        else:
-            hi = mid
-    return min(lo, n)
-
-
-_BIG = ThreadCache()  # (per thread, as _tables)
-
-
-def _tails_for(f: BinomialDP, n: int) -> _Tails:
-    key = (f.eps, n, mp.prec)
-    T = _BIG.get(key)
-    if T is None:
-        if len(_BIG) > 8:
-            _BIG.clear()
-        T = _BIG[key] = _Tails(num(f.eps, "eps"), n)
-    return T
-
-
-def _eval_big(f: BinomialDP, n: int, a, ac, power: bool):
-    """f(alpha) (or 1 - f(alpha)) for large n: the segment and the three tails it needs."""
-    _check_size(f, n)
-    eps = num(f.eps, "eps")
-    if eps == 0:
-        return (+a, +a) if power else (+ac, +ac)
-    T = _tails_for(f, n)
-    with mp.workprec(T.prec + _extra_bits(eps, 0)):
-        j = _find_segment(T, a, ac)
-        lr = mp.exp(eps * (2 * j - n))
-        uj, lj = T.tails(j)
-        uj1, lj1 = T.tails(j + 1)
-        if a <= ac:
-            d_hi, d_lo = uj - a, a - uj1
-        else:
-            d_hi, d_lo = ac - lj, lj1 - ac
-        d_hi, d_lo = max(d_hi, mp.zero), max(d_lo, mp.zero)
-        if power:
-            v = T.tails(n - j)[1] + d_lo * lr
-        else:
-            v = T.tails(n + 1 - j)[0] + d_hi * lr
-    v = min(max(+v, mp.zero), mp.one)
-    return v, v
-
-
-def _delta_big(f: BinomialDP, n: int, eps):
-    """delta(eps) = Q(K >= m) - e^eps P(K >= m), m the first k with (2k - n) eps0 > eps
-    (Dong, Roth & Su, Prop. 6; Q_k = P_{n-k}): both tails with full relative accuracy; what
-    cancels between them is recovered by recomputing with the bits lost added."""
-    _check_size(f, n)
-    e0 = num(f.eps, "eps")
-    if eps == mp.inf or e0 == 0:
-        return mp.zero, mp.zero
-    with mp.workprec(mp.prec + 20):
-        m = int(mp.floor((n + eps / e0) / 2)) + 1
-    m = max(m, 0)
-    if m > n:
-        return mp.zero, mp.zero
-    prec0 = mp.prec
-    extra = 0
-    for _ in range(8):
-        with mp.workprec(prec0 + extra):
-            T = _tails_for(f, n)
-            qs = T.tails(n - m + 1)[1]  # Q(K >= m) = P(K <= n - m)
-            ps = T.tails(m)[0]
-            d = qs - mp.exp(eps) * ps
-            if qs == 0 or (d > 0 and d >= mp.ldexp(qs, -extra - 24)):
-                v = min(max(d, mp.zero), mp.one)
-                return +v, +v
-            lost = int(mp.log(qs / d, 2)) + 16 if d > 0 else prec0
-            extra = max(2 * extra, extra + lost + 16)
-            budget.check()
-    # past the working-precision cap: the sum of positive terms is at most Q(K >= m)
-    return mp.zero, min(qs, mp.one)
-
-
 register_value_and_power(BinomialDP, _eval)
-
-
-@lru_cache(maxsize=4)
-def _integer_tails(n: int, a: int, b: int) -> tuple[int, ...]:
-    """upper[j] = sum_{k >= j} C(n,k) a^{n-k} b^k: the tails of B(n, b/(a+b)) times (a+b)^n."""
-    w = a**n
-    weights = [w]
-    for k in range(n):
-        w = w * (n - k) * b // ((k + 1) * a)
-        weights.append(w)
-    upper = [0] * (n + 2)
-    acc = 0
-    for j in range(n, -1, -1):
-        acc += weights[j]
-        upper[j] = acc
-    return tuple(upper)
 
 
 @exact_value.register(BinomialDP)
@@ -654,6 +392,77 @@ def binomial_trivial(f: BinomialDP):
     return Id if (f.n.is_zero is True or f.eps.is_zero is True) else None
 
 
+# -- privacy loss for the PLD grid (numeric.privacy_loss) ---------------------------------------
+class BinomialLoss(PrivacyLoss):
+    """f_{eps,0}^{(x) n} = T(B(n, p), B(n, q)), p = 1/(1 + e^eps), q = 1 - p (Dong, Roth & Su,
+    Sec. 3.3): the loss of K successes is ``eps (2K - n)``, so ``M(L <= t) = M(K <= k(t))``
+    with ``k(t) = floor((t/eps + n)/2)`` (``left``: ``M(L < t) = M(K <= ceil((t/eps + n)/2) -
+    1)``), K ~ B(n, p) under P and B(n, q) under Q. The distribution functions are
+    ``scipy.stats.binom`` (Boost's incomplete beta), whose relative error grows like n times
+    the unit roundoff (measured below 3e-10 at n = 10^9 against exact tail sums); the bound
+    ``rel_err`` takes 16 n u, far above it. For large n, where n + 1 atoms would be costly."""
+
+    def __init__(self, eps: float, n: int, exact: Any = None, node: Any = None):
+        if not (eps > 0 and math.isfinite(eps)) or n < 1:
+            raise ValueError("BinomialLoss needs 0 < eps < oo and n >= 1")
+        self.eps, self.n = float(eps), int(n)
+        self.p = 1.0 / (1.0 + math.exp(self.eps))
+        self._exact, self._node = exact, node
+
+    def grid(self) -> BinomialLoss:
+        """The float view, for n up to MAX_N (else NumericalError naming n)."""
+        if self._node is not None:
+            _check_size(self._node, self.n)
+        return self
+
+    def exact(self):
+        """The exact atoms (n + 1 of them, built lazily by the finite engine)."""
+        return self._exact
+
+    def _k(self, t, left: bool):
+        x = (np.asarray(t, dtype=np.float64) / self.eps + self.n) / 2
+        with np.errstate(invalid="ignore"):
+            k = np.ceil(x) - 1 if left else np.floor(x)
+        return np.clip(np.nan_to_num(k, nan=0.0, posinf=self.n, neginf=-1.0), -1.0, self.n)
+
+    def cdf(self, t, which, left=False):
+        from scipy.stats import binom
+
+        k = self._k(t, left)
+        prob = self.p if which == "P" else 1.0 - self.p
+        # a fine grid has many cuts between two atoms: each distinct k is evaluated once
+        ku, inv = np.unique(k, return_inverse=True)
+        inside = (ku >= 0) & (ku < self.n)
+        Fu = np.where(ku < 0, 0.0, 1.0)
+        Su = 1.0 - Fu
+        Fu[inside] = binom.cdf(ku[inside], self.n, prob)
+        Su[inside] = binom.sf(ku[inside], self.n, prob)
+        inv = inv.reshape(k.shape)
+        return Fu[inv], Su[inv]
+
+    @property
+    def rel_err(self) -> float:
+        return RHO_LIB + 16 * U64 * self.n * max(1.0, self.eps)
+
+    def edge_err(self, t):
+        # the cut (t/eps + n)/2 is rounded (relative u each step) and eps is a float (relative
+        # u): in loss units at most 4u (|t| + n eps)
+        fin = np.asarray(t)[np.isfinite(t)]
+        tm = float(np.max(np.abs(fin), initial=0.0))
+        return 8 * U64 * (tm + self.n * self.eps + 1.0)
+
+    def support(self, tau):
+        from scipy.stats import binom
+
+        # the lowest loss from the lower tail of K under P; the law under Q is its mirror
+        # image (K -> n - K), so the highest loss is minus it
+        lo = self.eps * (2 * float(binom.ppf(tau, self.n, self.p)) - self.n)
+        return lo, -lo
+
+    def heavy_atoms(self):
+        return [(self.eps, 1.0)]  # every loss is a multiple of eps
+
+
 # -- exact composition and privacy profile (tradeoff_algebra.numeric.finite) ---------------------
 def _register_finite() -> None:
     from ..core.errors import NoClosedForm
@@ -666,25 +475,20 @@ def _register_finite() -> None:
         # many delta evaluations of an epsilon search
         return FiniteLoss.binomial(eps, n)
 
-    @finite_loss.register(BinomialDP)
-    def _(f):
-        """The n-fold product of randomized response (None for symbolic eps or n)."""
+    @privacy_loss.register(BinomialDP)
+
+    @loss_views("grid", "exact")
+    def _(f) -> PrivacyLoss | None:
+        """The n-fold product of randomized response (None for symbolic eps or n): its exact
+        atoms; for n above LOSS_ATOMS_MAX_N the PLD grid reads the binomial distribution
+        functions instead (BinomialLoss)."""
         if f.free_symbols or not isinstance(f.n, sp.Integer):
             return None
-        return binomial_loss(f.eps, int(f.n))
-
-    from ..numeric.pld_models import BinomialLoss, loss_model
-
-    @loss_model.register(BinomialDP)
-    def _(f):
-        """For n above LOSS_ATOMS_MAX_N the binomial distribution functions (BinomialLoss);
-        below, None: the exact atoms (finite_loss) serve the PLD engine."""
-        if f.free_symbols or not isinstance(f.n, sp.Integer) or int(f.n) <= LOSS_ATOMS_MAX_N:
-            return None
-        if f.eps.is_zero is True:
-            return None
-        _check_size(f, int(f.n))
-        return BinomialLoss(float(f.eps), int(f.n))
+        n = int(f.n)
+        exact = binomial_loss(f.eps, n)
+        if n <= LOSS_ATOMS_MAX_N or f.eps.is_zero is True:
+            return exact
+        return BinomialLoss(float(f.eps), n, exact=exact, node=f)
 
     @mp_delta.register(BinomialDP)
     def _(f, eps):
@@ -696,6 +500,7 @@ def _register_finite() -> None:
         if fl is None:
             raise NoClosedForm(f"{f}: delta(eps) needs numeric eps and n")
         if int(f.n) > TABLE_MAX_N:
+            _check_size(f, int(f.n))
             return _delta_big(f, int(f.n), eps)
         return fl.mp_delta(eps)
 

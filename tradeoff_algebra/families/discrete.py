@@ -386,9 +386,12 @@ def _(f, x):
 # -- exact composition and privacy profile (tradeoff_algebra.numeric.finite) ---------------------
 def _register_finite() -> None:
     from ..numeric.finite import FiniteLoss, finite_loss
+    from ..numeric.privacy_loss import loss_views, privacy_loss
     from ..numeric.protocol import mp_delta
 
-    @finite_loss.register(Discrete)
+    @privacy_loss.register(Discrete)
+
+    @loss_views("grid", "exact")
     def _(f):
         """The pair (P, Q) itself; floats at their exact binary values, each distribution
         divided by its exact total (as for the knots); None for symbolic entries."""

@@ -30,9 +30,9 @@ from ..numeric.capability import (
     renyi_form,
 )
 from ..numeric.context import mp
-from ..numeric.finite import FiniteLoss, finite_loss
+from ..numeric.finite import FiniteLoss
 from ..numeric.knots import clean_knots, pl_knots
-from ..numeric.pld_models import delta_part
+from ..numeric.privacy_loss import delta_part, loss_views, privacy_loss
 from ..numeric.protocol import (
     arb_value,
     exact_value,
@@ -221,7 +221,8 @@ _register_epsdelta_conjugate()
 
 
 # -- finite representation, knots and the f_{0,delta} part (numeric.finite, .envelope, .pld) -----
-@finite_loss.register(EpsDelta)
+@privacy_loss.register(EpsDelta)
+@loss_views("grid", "exact")
 def _(f):
     """The four-point pair of f_{eps,delta} (exact; None for symbolic parameters)."""
     if f.free_symbols:

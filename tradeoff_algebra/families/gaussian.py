@@ -10,10 +10,13 @@ the power ``1 - G_mu(alpha) = Phi(mu - Phi^{-1}(1 - alpha))`` is computed direct
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import sympy as sp
+from flint import acb, arb
 
 from ..core.citations import DRS
 from ..core.errors import NumericalError
@@ -30,6 +33,7 @@ from ..numeric.capability import (
     profile_form,
     renyi_form,
 )
+from ..numeric.cf_laws import Number, to_arb, to_fraction
 from ..numeric.context import mp
 from ..numeric.normal import (
     NCDF_ASYMPTOTIC,
@@ -41,7 +45,15 @@ from ..numeric.normal import (
     ncdf_inv_upper,
     ncdf_tail_bound,
 )
-from ..numeric.pld_models import AtomLoss, NormalLoss, cf_spec, exact_fraction, loss_model
+from ..numeric.privacy_loss import (
+    RHO_LIB,
+    U64,
+    AtomLoss,
+    PrivacyLoss,
+    exact_fraction,
+    loss_views,
+    privacy_loss,
+)
 from ..numeric.protocol import (
     arb_value,
     mp_conjugate,
@@ -53,6 +65,7 @@ from ..numeric.protocol import (
     num,
 )
 from ..numeric.value import CertifiedPair
+from .gaussian_sampled import SubsampledGaussianLaw, sampled_law
 from .trivial import Id
 
 __all__ = ["Gaussian", "G", "gaussian_delta"]
@@ -227,24 +240,108 @@ def _register_gaussian_conjugate() -> None:
 _register_gaussian_conjugate()
 
 
-# -- privacy-loss model for the PLD engine (numeric.pld) -----------------------------------------
-def _register_gaussian_loss() -> None:
-    @loss_model.register(Gaussian)
-    def _(f):
-        """L = mu x - mu^2/2: N(mu^2/2, mu^2) under Q = N(mu, 1), N(-mu^2/2, mu^2) under P."""
-        if f.free_symbols:
+# -- privacy loss: the PLD grid and the Laplace inversion (numeric.privacy_loss) -----------------
+class GaussianLoss(PrivacyLoss):
+    """G_mu (Dong, Roth & Su, Eq. (5)): ``L = mu x - mu^2/2``; under Q = N(mu, 1),
+    ``L ~ N(m, s^2)``; under P = N(0, 1), ``L ~ N(-m, s^2)``, with ``m = mu^2/2``, ``s = mu``."""
+
+    def __init__(self, mu: float, exact_mu: Fraction | None = None):
+        if not (mu > 0 and math.isfinite(mu)):
+            raise ValueError("GaussianLoss needs 0 < mu < oo")
+        self.mu = float(mu)
+        self.exact_mu = exact_mu
+        self.m, self.s = self.mu * self.mu / 2, self.mu
+        self._zmax = 0.0
+
+    def cdf(self, t, which, left=False):
+        c = self.m if which == "Q" else -self.m
+        with np.errstate(invalid="ignore"):
+            z = (np.asarray(t, dtype=np.float64) - c) / self.s
+        fin = np.abs(z[np.isfinite(z)])
+        self._zmax = max(self._zmax, float(fin.max(initial=0.0)))
+        from scipy import special  # (imported at first use: it slows the package import)
+        return special.ndtr(z), special.ndtr(-z)
+
+    @property
+    def rel_err(self) -> float:
+        # ndtr itself, and the rounding of z = (t - c)/s (relative 3u of z, which moves Phi by
+        # phi(z) |z| 3u <= (z^2 + 1) 3u Phi(-|z|) relatively in the tail)
+        # (z is capped before squaring: for mu near 1e-272, z reaches 1e272 and z^2 overflows;
+        # the bound then exceeds 1, i.e. the cells carry no information, which is still valid)
+        return RHO_LIB + 4 * U64 * (min(self._zmax, 1e150) ** 2 + 2)
+
+    def edge_err(self, t):
+        # the cut's rounding in z is in rel_err; the float parameter mu (relative error <= u)
+        # moves L = m + s Z by at most 2u (m + 40 s) for |Z| <= 40 (beyond: mass < 1e-300)
+        return 4 * U64 * (self.m + 40 * self.s)
+
+    def support(self, tau):
+        from scipy import special  # (imported at first use: it slows the package import)
+        z = -special.ndtri(tau)
+        return -self.m - z * self.s, self.m + z * self.s
+
+    def law(self) -> GaussianLaw | None:
+        """The Arb view (mu rational, or a float taken exactly)."""
+        return None if self.exact_mu is None else GaussianLaw(self.exact_mu)
+
+    def mixed_law(self, p: Fraction) -> SubsampledGaussianLaw | None:
+        """Mix(G_mu, p) = T(N(0, 1), (1 - p) N(0, 1) + p N(mu, 1)): the remove direction of the
+        Poisson-subsampled Gaussian mechanism (Dong, Roth & Su, Sec. 4.1)."""
+        if self.exact_mu is None or not 0 < p < 1:
             return None
-        mu = float(f.mu)
-        return NormalLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
-
-    @cf_spec.register(Gaussian)
-    def _(f):
-        """G_mu for the Laplace inversion (numeric.cf), mu rational or a float (exactly)."""
-        m = exact_fraction(f.mu)
-        return None if m is None or m <= 0 else ("gaussian", m)
+        return sampled_law(self.exact_mu, p, "remove")
 
 
-_register_gaussian_loss()
+class GaussianLaw:
+    """Gaussian mechanism G_mu: A = N(mu, 1), B = N(0, 1).
+
+    L = mu x - mu^2/2 is N(mu^2/2, mu^2) under A, so M(z) = exp(mu^2 z (z+1) / 2)
+    and |M(c + it)| = exp(mu^2 (c^2 + c - t^2) / 2), decreasing in |t|.
+    """
+
+    def __init__(self, mu: Number) -> None:
+        self._mu = to_fraction(mu)
+        self.mu = float(self._mu)
+
+    def mgf(self, z: acb) -> acb:
+        m = to_arb(self._mu)
+        return (m * m * z * (z + 1) / 2).exp()
+
+    def cumulants(self, c: float) -> tuple[float, float, float]:
+        m2 = self.mu**2
+        return m2 * c * (c + 1) / 2, m2 * (c + 0.5), m2
+
+    def log_decay_estimate(self, c: float, t: float) -> float:
+        return self.mu**2 * (c * c + c - t * t) / 2
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        m = to_arb(self._mu)
+        return (m * m * (c * c + c - t * t) / 2).exp()
+
+    def power_decay(self, c: arb) -> tuple[arb, int] | None:
+        return None
+
+    def loss_sup(self) -> arb | None:
+        return None
+
+    #: G_mu (x) G_nu = G_sqrt(mu^2 + nu^2) (Dong, Roth & Su, Cor. 2).
+    closed_under_tensor = True
+
+    def inverse(self) -> GaussianLaw:
+        """G_mu is symmetric: its own inverse (Dong, Roth & Su, Sec. 2.1)."""
+        return self
+
+
+@privacy_loss.register(Gaussian)
+
+
+@loss_views("grid", "law")
+def _(f) -> PrivacyLoss | None:
+    """L = mu x - mu^2/2: N(mu^2/2, mu^2) under Q = N(mu, 1), N(-mu^2/2, mu^2) under P."""
+    if f.free_symbols:
+        return None
+    mu = float(f.mu)
+    return GaussianLoss(mu, exact_fraction(f.mu)) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
 
 
 # -- privacy profile (Dong, Roth & Su, Cor. 1) --------------------------------------------------

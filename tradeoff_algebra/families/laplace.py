@@ -13,6 +13,7 @@ It is symmetric with fixed point ``e^{-mu/2}/2``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from ..numeric.capability import (
     renyi_form,
 )
 from ..numeric.context import mp
+from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
     arb_value,
     exact_value,
@@ -199,20 +201,59 @@ def _register_laplace_conjugate() -> None:
 _register_laplace_conjugate()
 
 
-# -- privacy-loss model for the PLD engine (numeric.pld) -----------------------------------------
-def _register_laplace_loss() -> None:
-    from ..numeric.pld_models import AtomLoss, LaplaceLoss, loss_model
+# -- privacy loss for the PLD engine (numeric.privacy_loss) --------------------------------------
+class LaplaceLoss(PrivacyLoss):
+    """L_mu (Dong, Roth & Su, Prop. 7): ``L(x) = |x| - |x - mu|`` is ``-mu`` for x <= 0,
+    ``2x - mu`` on [0, mu] and ``mu`` for x >= mu. Under Q = Lap(mu, 1): atoms
+    ``Q(L = -mu) = e^{-mu}/2``, ``Q(L = mu) = 1/2`` and ``Q(L <= t) = e^{(t - mu)/2}/2`` on
+    ``[-mu, mu)``; under P = Lap(0, 1): ``P(L = -mu) = 1/2``, ``P(L = mu) = e^{-mu}/2`` and
+    ``P(L > t) = e^{-(t + mu)/2}/2`` on ``[-mu, mu)``."""
 
-    @loss_model.register(Laplace)
-    def _(f):
-        """L = |x| - |x - mu| in [-mu, mu], atoms at both ends (see LaplaceLoss)."""
-        if f.free_symbols:
-            return None
-        mu = float(f.mu)
-        return LaplaceLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
+    def __init__(self, mu: float):
+        if not (mu > 0 and math.isfinite(mu)):
+            raise ValueError("LaplaceLoss needs 0 < mu < oo")
+        self.mu = float(mu)
+
+    def cdf(self, t, which, left=False):
+        t = np.asarray(t, dtype=np.float64)
+        mu = self.mu
+        below = (t <= -mu) if left else (t < -mu)
+        above = (t > mu) if left else (t >= mu)
+        mid = ~below & ~above
+        tm = np.where(mid, t, 0.0)
+        F = np.zeros_like(t)
+        S = np.zeros_like(t)
+        if which == "Q":
+            Fm = 0.5 * np.exp((tm - mu) / 2)
+            F = np.where(below, 0.0, np.where(above, 1.0, Fm))
+            S = np.where(below, 1.0, np.where(above, 0.0, 1.0 - Fm))
+        else:
+            Sm = 0.5 * np.exp(-(tm + mu) / 2)
+            S = np.where(below, 1.0, np.where(above, 0.0, Sm))
+            F = np.where(below, 0.0, np.where(above, 1.0, 1.0 - Sm))
+        return F, S
+
+    @property
+    def rel_err(self) -> float:
+        return RHO_LIB + 4 * U64 * (1 + self.mu)
+
+    def support(self, tau):
+        return -self.mu, self.mu
+
+    def heavy_atoms(self):
+        return [(self.mu, 0.5), (-self.mu, 0.5 * math.exp(-self.mu))]
 
 
-_register_laplace_loss()
+@privacy_loss.register(Laplace)
+
+
+@loss_views("grid")
+def _(f) -> PrivacyLoss | None:
+    """L = |x| - |x - mu| in [-mu, mu], atoms at both ends (see LaplaceLoss)."""
+    if f.free_symbols:
+        return None
+    mu = float(f.mu)
+    return LaplaceLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
 
 
 # -- privacy profile ----------------------------------------------------------------------------

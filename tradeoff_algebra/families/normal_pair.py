@@ -72,6 +72,10 @@ class NormalPair(TradeOff):
     optimal tests reject on two tails (``s1 > s0``) or on an interval (``s1 < s0``) of x.
     """
 
+    #: The termination measure's weight (rewrite.measure): 3, so that the rule to a simpler
+    #: family (NormalPair(m0, s, m1, s) -> G_mu) shrinks the tree.
+    leaf_weight = 3
+
     def __new__(cls, m0: Any, s0: Any, m1: Any, s1: Any):
         m0 = param("m0", m0, owner="NormalPair")
         s0 = param("s0", s0, lower=0, lower_open=True, owner="NormalPair")

@@ -535,9 +535,12 @@ def knots_delta(f: PiecewiseLinear, eps):
 def _register_finite() -> None:
     from ..core.errors import NoClosedForm
     from ..numeric.finite import FiniteLoss, finite_loss
+    from ..numeric.privacy_loss import loss_views, privacy_loss
     from ..numeric.protocol import mp_delta
 
-    @finite_loss.register(PiecewiseLinear)
+    @privacy_loss.register(PiecewiseLinear)
+
+    @loss_views("grid", "exact")
     def _(f):
         """A finite pair with T(P, Q) = f: each linear piece is an outcome with P-mass its width
         and Q-mass its drop (likelihood ratio minus the slope), and ``1 - f(0)`` is the Q-mass

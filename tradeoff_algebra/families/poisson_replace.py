@@ -35,8 +35,9 @@ from ..core.validate import param
 from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv
-from ..numeric.pld_models import RHO_LIB, U64, AtomLoss, LossModel, NormalLoss, loss_model
+from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import mp_delta, mp_roc, mp_value, np_value, num
+from .gaussian import GaussianLoss
 
 __all__ = ["PoissonReplace"]
 
@@ -160,7 +161,7 @@ def _(f, x):
     return np.where(x <= 0, 1.0, np.where(x >= 1, 0.0, y))
 
 
-class PoissonReplaceLoss(LossModel):
+class PoissonReplaceLoss(PrivacyLoss):
     """The privacy loss of :class:`PoissonReplace` for the PLD engine.
 
     ``L(x) = log((1 - q) + q c e^{-mu x}) - log((1 - q) + q c e^{mu x})`` decreases from +oo to
@@ -237,7 +238,10 @@ def special_ndtri(p: float) -> float:
     return float(special.ndtri(p))
 
 
-@loss_model.register(PoissonReplace)
+@privacy_loss.register(PoissonReplace)
+
+
+@loss_views("grid")
 def _(f):
     if f.free_symbols:
         return None
@@ -245,5 +249,5 @@ def _(f):
     if mu == 0 or q == 0:
         return AtomLoss([0.0], [1.0], [1.0])
     if q >= 1:
-        return NormalLoss(2 * mu)  # N(mu, 1) against N(-mu, 1): G_{2 mu}
+        return GaussianLoss(2 * mu)  # N(mu, 1) against N(-mu, 1): G_{2 mu}
     return PoissonReplaceLoss(mu, q)

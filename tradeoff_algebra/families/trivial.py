@@ -19,9 +19,9 @@ from ..numeric.capability import (
     renyi_form,
 )
 from ..numeric.context import mp
-from ..numeric.finite import FiniteLoss, finite_loss
+from ..numeric.finite import FiniteLoss
 from ..numeric.knots import pl_knots
-from ..numeric.pld_models import delta_part
+from ..numeric.privacy_loss import delta_part, loss_views, privacy_loss
 from ..numeric.protocol import exact_value, mp_delta, mp_epsilon, mp_roc, mp_value, np_value
 from ..numeric.value import CertifiedPair
 
@@ -139,13 +139,17 @@ _register_trivial_conjugates()
 
 
 # -- finite representation, knots and the f_{0,delta} part (numeric.finite, .envelope, .pld) -----
-@finite_loss.register(IdTradeOff)
+@privacy_loss.register(IdTradeOff)
+@loss_views("grid", "exact")
 def _(f):
     """Id = T(P, P): the empty product."""
     return FiniteLoss()
 
 
-@finite_loss.register(ZeroTradeOff)
+@privacy_loss.register(ZeroTradeOff)
+
+
+@loss_views("grid", "exact")
 def _(f):
     """0 = T(P, Q) with P, Q mutually singular."""
     return FiniteLoss.pair([1, 0], [0, 1])

@@ -9,7 +9,7 @@ node's finite representation where it has one) or None ("not known here").
 
 The points defined here are the symbolic ones and the two that feed quadrature; the numeric
 ones live beside the code that uses them (:mod:`.protocol`: values, ROC, conjugate, privacy
-profile; :mod:`.knots`, :mod:`.finite`, :mod:`.pld_models`: exact representations and the
+profile; :mod:`.knots`, :mod:`.finite`, :mod:`.privacy_loss`: exact representations and the
 privacy loss). :data:`CAPABILITIES` lists them all, and :func:`implemented` says which of them
 a node class provides: ``tests/test_capabilities.py`` prints the table of families against
 capabilities and checks every entry against a reference computed from the family's values.
@@ -27,7 +27,7 @@ from ..core.errors import NoClosedForm
 from ..core.node import TradeOff
 from .finite import finite_loss
 from .knots import pl_knots
-from .pld_models import cf_spec, delta_part, loss_model
+from .privacy_loss import declared_views, delta_part, privacy_loss
 from .protocol import (
     arb_value,
     exact_value,
@@ -174,6 +174,10 @@ def _dispatch(point) -> Callable[[type], bool]:
     return lambda cls: point.dispatch(cls) is not default
 
 
+def _view(name: str) -> Callable[[type], bool]:
+    return lambda cls: name in declared_views(cls)
+
+
 #: Every capability a family may provide: name -> (test whether a node class provides it,
 #: what it answers). A family provides a capability by defining the method or registering
 #: with the dispatch point in its own module.
@@ -197,9 +201,10 @@ CAPABILITIES: dict[str, tuple[Callable[[type], bool], str]] = {
     "log_slope": (_dispatch(log_slope), "log|f'| for quadrature"),
     "kinks": (_dispatch(kinks), "where f' jumps"),
     "knots": (_dispatch(pl_knots), "exact knots of a piecewise-linear f"),
-    "finite": (_dispatch(finite_loss), "an exact finite privacy loss"),
-    "loss": (_dispatch(loss_model), "a privacy-loss model for the PLD grid"),
-    "cf": (_dispatch(cf_spec), "a loss law for the certified Laplace inversion"),
+    "loss": (_dispatch(privacy_loss), "a privacy loss (numeric.privacy_loss), in the views:"),
+    "finite": (_view("exact"), "its exact finite atoms"),
+    "grid": (_view("grid"), "its float distribution functions for the PLD grid"),
+    "cf": (_view("law"), "its Arb law for the certified Laplace inversion"),
     "delta_part": (_dispatch(delta_part), "the f_{0,delta} factor split off"),
 }
 

@@ -44,7 +44,7 @@ from flint import acb, arb
 
 from ..core.errors import ToleranceWarning
 from . import budget
-from .cf_laws import Factor, _lower, _pm, _upper, working_precision
+from .cf_laws import Factor, lower, pm, upper, working_precision
 
 _POWER_AFTER = 8  # segments tried before the power decay V / t^p is computed
 
@@ -148,7 +148,7 @@ class _TailPlanner:
         if self._powers is None:
             with working_precision(64):
                 pw = [law.power_decay(arb(self.c)) for law, _ in self.factors]
-            self._powers = [None if p is None else (math.log(_upper(p[0])), p[1]) for p in pw]
+            self._powers = [None if p is None else (math.log(upper(p[0])), p[1]) for p in pw]
         return self._powers
 
     def final_log(self, t: float, use_power: bool) -> float:
@@ -296,7 +296,7 @@ class _Inverter:
             for side in (c - a, c + a):
                 m = arb(1)
                 for law, n in factors:
-                    m *= arb(_upper(law.mgf(acb(side)).real)) ** n
+                    m *= arb(upper(law.mgf(acb(side)).real)) ** n
                 self._m_side.append(m)
             self._trunc_coeff = self._truncation(factors, c, h)
 
@@ -325,13 +325,13 @@ class _Inverter:
         if any(p is not None for p in powers):
             v, p_tot = arb(1), 0
             for (_, n), dj, pw in zip(factors, decays[-1], powers, strict=True):
-                if pw is not None and _upper(pw[0] / t_last ** pw[1]) < _upper(dj):
+                if pw is not None and upper(pw[0] / t_last ** pw[1]) < upper(dj):
                     v *= pw[0] ** n
                     p_tot += n * pw[1]
                 else:
                     v *= dj**n
             alt = v / t_last ** (p_tot + 1) / (p_tot + 1)
-            final = arb(min(_upper(final), _upper(alt)))
+            final = arb(min(upper(final), upper(alt)))
         return total + final
 
     def parts(self, eps: float) -> _Parts:
@@ -349,15 +349,15 @@ class _Inverter:
                 arb.pi() * (-(c - a) * e).exp() * self._m_side[0] / (c - a),
                 arb.pi() * (-(c + a) * e).exp() * self._m_side[1] / (c + a),
             ]
-            disc = arb(max(_upper(psi[0]), _upper(psi[1]))) / (
+            disc = arb(max(upper(psi[0]), upper(psi[1]))) / (
                 arb.pi() * (2 * arb.pi() * a / h).expm1()
             )
             trunc = (-c * e).exp() * self._trunc_coeff / arb.pi()
-            delta = s + _pm(disc + trunc)
+            delta = s + pm(disc + trunc)
             if delta.lower() < 0:
-                hi = _upper(delta)
+                hi = upper(delta)
                 delta = arb(hi / 2, hi / 2)
-            return _Parts(delta, _upper(s.rad()), _upper(disc), _upper(trunc))
+            return _Parts(delta, upper(s.rad()), upper(disc), upper(trunc))
 
     def log_slope(self, eps: float) -> float:
         """Float estimate of -d log(delta) / d eps from the trapezoidal sum."""
@@ -439,7 +439,7 @@ def delta_enclosure(
     if _all_losses_at_most(factors, eps):
         return 0.0, 0.0
     _, parts = _certified_inverter(factors, eps, rel_tol)
-    return max(0.0, _lower(parts.delta)), min(1.0, _upper(parts.delta))
+    return max(0.0, lower(parts.delta)), min(1.0, upper(parts.delta))
 
 
 def _newton(inv: _Inverter, eps: float, delta: float, rel_tol: float) -> float:
@@ -463,7 +463,7 @@ def _bracket(inv: _Inverter, eps: float, d_dn: float, d_up: float) -> tuple[floa
     slope = inv.log_slope(eps) * float(parts.delta.mid())
     if not slope > 0:
         return None
-    w = 2.5 * _upper(parts.delta.rad()) / slope + 4 * math.ulp(eps)
+    w = 2.5 * upper(parts.delta.rad()) / slope + 4 * math.ulp(eps)
     for _ in range(60):
         budget.check()
         lo, hi = max(eps - w, 0.0), eps + w
@@ -554,8 +554,8 @@ def _chernoff(factors: Sequence[Factor], kind: str, arg: float, c: float) -> flo
         log_m = sum((n * law.mgf(acb(cc)).real.log() for law, n in factors), arb(0))
         if kind == "delta":  # (rounded up: an underflow gives the least subnormal, never 0)
             log_b = log_m + log_k - cc * arb(arg)
-            return 1.0 if not log_b < 0 else min(_upper(log_b.exp()), 1.0)
-        return _upper((log_m + log_k - arb(arg).log()) / cc)
+            return 1.0 if not log_b < 0 else min(upper(log_b.exp()), 1.0)
+        return upper((log_m + log_k - arb(arg).log()) / cc)
 
 
 def route_enclosure(
@@ -563,17 +563,15 @@ def route_enclosure(
 ) -> tuple[float, float] | None:
     """``max_i`` of delta(eps) (``kind`` "delta", eps in the float bracket [dn, up]) or of
     eps(delta) ("epsilon", delta in [dn, up]) over the products ``sets`` (each a list of
-    (cf_spec, n)), to relative width ``tol``; None when a product is beyond
-    :data:`MAX_WORK` or outside what the inversion certifies here (eps(delta) = 0) and its
-    Chernoff bound (:func:`_chernoff`) does not show it below the others' maximum (the two
-    directions of a symmetric hull are usually far apart)."""
-    from .cf_laws import law_from_spec
-
+    (law, n): the Arb views of the factors' privacy losses), to relative width ``tol``; None
+    when a product is beyond :data:`MAX_WORK` or outside what the inversion certifies here
+    (eps(delta) = 0) and its Chernoff bound (:func:`_chernoff`) does not show it below the
+    others' maximum (the two directions of a symmetric hull are usually far apart)."""
     rel = tol / 4
     done, left = [], []
     with working_precision(64):  # one lock for the whole call (the laws' caches)
         for specs in sets:
-            factors = [(law_from_spec(s), int(n)) for s, n in specs]
+            factors = [(law, int(n)) for law, n in specs]
             try:
                 r = _one_enclosure(factors, kind, dn, up, rel)
             except (ValueError, RuntimeError, ArithmeticError):

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from fractions import Fraction
-from functools import singledispatch
 from typing import Any
 
 import sympy as sp
@@ -79,6 +78,7 @@ from .finite_tables import (
     _unit_block,
     _with_delta,
 )
+from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
 from .protocol import GUARD_DPS, POINT_ROUTES, as_level, num
 from .value import Value
 
@@ -159,7 +159,7 @@ def _guard_bits(count: int) -> int:
     return 2 * max(count, 1).bit_length() + 16
 
 
-class FiniteLoss:
+class FiniteLoss(PrivacyLoss):
     """The exact discrete privacy-loss representation of a pair (P, Q) of finite distributions.
 
     Built lazily from leaves with multiplicities (randomized response ``f_{eps,0}``, the
@@ -215,6 +215,39 @@ class FiniteLoss:
     def binomial(cls, eps: Any, n: int) -> FiniteLoss:
         """The loss of f_{eps,0}^{(x) n} (Kairouz, Oh & Viswanath; Dong, Roth & Su, Sec. 3.3)."""
         return cls.epsdelta(eps).power(n)
+
+    def exact(self) -> FiniteLoss:
+        return self
+
+    def grid(self) -> AtomLoss:
+        """The float view: the materialised atoms (log-ratio, P-mass, Q-mass), from the exact
+        table when e^eps is rational, else the 128-bit mpmath table (no SymPy: float or
+        irrational eps would make symbolic masses slow); rounded to float64 within ``rel_err``
+        (built once per object)."""
+        g = self.__dict__.get("_grid")
+        if g is None:
+            g = self.__dict__["_grid"] = self._float_atoms()
+        return g
+
+    def _float_atoms(self) -> AtomLoss:
+        with mp.workprec(128):
+            t = self._exact_table()
+            den = t.den if t is not None else 1
+            if t is None:
+                t = self._mp_table(128)
+            ls, ps, qs = [], [], []
+            q_inf = p_ninf = 0.0
+            for lg, p, q in zip(t.logs, t.P, t.Q, strict=True):
+                pf, qf = float(mp.mpf(p) / den), float(mp.mpf(q) / den)
+                if lg == mp.inf:
+                    q_inf += qf
+                elif lg == mp.ninf:
+                    p_ninf += pf
+                else:
+                    ls.append(float(lg))
+                    ps.append(pf)
+                    qs.append(qf)
+        return AtomLoss(ls, ps, qs, q_inf, p_ninf, rel_err=1e-15)
 
     def tensor(self, other: FiniteLoss) -> FiniteLoss:
         """The product pair (P x P', Q x Q'): T(P, Q) (x) T(P', Q') (Dong, Roth & Su, Def. 5)."""
@@ -798,16 +831,13 @@ class FiniteLoss:
 _ARB_MASSES: dict = {}
 
 
-# -- dispatch ----------------------------------------------------------------------------------
-@singledispatch
+# -- the exact view of a privacy loss -----------------------------------------------------------
 def finite_loss(f: Any) -> FiniteLoss | None:
-    """The exact finite loss of ``f``, or None when ``f`` is not (known to be) finite.
-
-    Families and operators register theirs (EpsDelta, Discrete, PiecewiseLinear, BinomialDP,
-    ShuffleDP for small n, Id, Zero, Tensor / TensorPower of finite factors, ...); each returns
-    None when a parameter is symbolic or an operand is not finite.
-    """
-    return None
+    """The exact finite loss of ``f`` (the exact view of its :func:`~.privacy_loss.privacy_loss`),
+    or None when ``f`` is not (known to be) finite: a parameter is symbolic, an operand is not
+    finite, or the pair is too large to be materialised exactly."""
+    pl = privacy_loss(f)
+    return None if pl is None else pl.exact()
 
 
 def _closed(x: sp.Expr) -> sp.Expr:
@@ -833,7 +863,8 @@ def _finite_point(f: Any, A: sp.Rational, dps: int, power: bool) -> Value | None
         ball = fl.arb_value(A, power, prec)
         return ball if ball is not None and ball.is_finite() else None
 
-    return ball_point(make_ball, dps, 1 << 13, unit=True)
+    v = ball_point(make_ball, dps, 1 << 13, unit=True)
+    return None if v is None else v.routed("exact finite composition in Arb")
 
 
 POINT_ROUTES.append(_finite_point)

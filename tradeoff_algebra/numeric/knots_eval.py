@@ -34,6 +34,7 @@ from .knots import (
     pl_symmetric_hull,
     rational_knots,
 )
+from .privacy_loss import loss_views
 
 __all__ = ["pl_exact", "pl_mp_value", "pl_np", "pl_hull_knots", "pl_hull_exact", "pl_hull_mp",
            "pl_hull_np", "pl_knots_cached", "pl_mp_delta", "pl_mp_conjugate", "pl_finite_loss"]
@@ -296,6 +297,7 @@ def _pl_finite(knots: Knots):
     return FiniteLoss.pair(P, Q)
 
 
+@loss_views("grid", "exact")
 def pl_finite_loss(f):
     """The exact finite loss (numeric.finite.FiniteLoss) of a node whose graph is piecewise
     linear with known rational knots: each linear piece is an outcome with P-mass its width and

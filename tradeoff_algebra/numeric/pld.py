@@ -77,8 +77,8 @@ from .pld_compose import (
     value_bounds_from_roc,
 )
 from .pld_grid import DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, _trim, discretise, grid_step
-from .pld_models import U64, delta_part, leaf_model
 from .pld_profile import leaf_factor, options_key
+from .privacy_loss import U64, delta_part, leaf_model
 from .protocol import num
 
 __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL", "DEFAULT_TOL",
@@ -89,7 +89,7 @@ __all__ = ["Factor", "Side", "Composed", "discretise", "compose", "DEFAULT_TAIL"
            "pld_options", "options", "GridTooLarge", "split_trivial", "LOSS_CAP", "H_START",
            "H_MIN", "MAX_FFT"]
 
-# The engine in four modules: pld_models (loss models of the factors), pld_grid (their
+# The engine in four modules: privacy_loss (loss models of the factors), pld_grid (their
 # discretisation), pld_compose (composition by FFT and the composed laws), and this one (the
 # expression level: leaves with multiplicities -> enclosures, with adaptive grid and tilt).
 
@@ -136,7 +136,7 @@ def _heaviest_atom(leaves: tuple) -> float | None:
     best, a = 0.0, None
     for f, n in split_trivial(leaves)[0]:
         try:
-            ats = leaf_model(f).atoms()
+            ats = leaf_model(f).heavy_atoms()
         except NoClosedForm:
             return None
         for loss, m in ats:

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import budget
 from .pld_grid import _TINY, DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, Half, _trim
-from .pld_models import U64, AtomLoss
+from .privacy_loss import U64, AtomLoss
 
 __all__ = ["Side", "Composed", "compose", "hull_roc_bounds", "hull_value_bounds",
            "trivial_model"]

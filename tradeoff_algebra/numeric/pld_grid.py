@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import NumericalError
-from .pld_models import U64, LossModel
+from .privacy_loss import U64, PrivacyLoss
 
 __all__ = ["GridTooLarge", "MAX_GRID", "LOSS_CAP", "DEFAULT_TAIL", "grid_step", "Half", "Factor",
            "discretise"]
@@ -80,7 +80,7 @@ def _cells(F: np.ndarray, S: np.ndarray, rho: float):
     return np.maximum(m, 0.0), err
 
 
-def discretise(model: LossModel, h: float, tau: float = DEFAULT_TAIL) -> Factor:
+def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Factor:
     """Pessimistic and optimistic grid laws of one factor (see the module docstring)."""
     lo, hi = model.support(tau)
     if lo >= LOSS_CAP:  # the whole support beyond one cap: one cell at the cap

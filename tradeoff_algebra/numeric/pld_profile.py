@@ -1,6 +1,6 @@
 """Loss laws from certified privacy profiles: a PLD factor for every trade-off function whose
 profile ``delta(eps)`` has certified enclosures (the input of :mod:`.pld` for factors without a
-closed-form :class:`~.pld_models.LossModel`).
+closed-form :class:`~.privacy_loss.PrivacyLoss`).
 
 Mathematics. For ``f = T(P, Q)`` with loss ``L = log dQ/dP`` write ``x = e^eps`` and
 
@@ -52,7 +52,7 @@ on or below one concave tent, so it lies below that tent. After the first vertex
 D(+oo) <= D``. Its lower convex hull is ``<= W <= D``, convex and (ending at its minimum)
 non-increasing: the profile of a dominated measure.
 
-Both measures become :class:`~.pld_models.AtomLoss` models (Q-masses, P-masses, the +oo atom,
+Both measures become :class:`~.privacy_loss.AtomLoss` models (Q-masses, P-masses, the +oo atom,
 edge error 0); ``discretise`` of the pessimistic model gives the pessimistic half and of the
 optimistic model the optimistic half of one :class:`~.Factor`.
 
@@ -104,7 +104,7 @@ from . import budget
 from .context import MPF, ThreadOptions, mp
 from .options import OptionsContext, options, positive_float
 from .pld_grid import DEFAULT_TAIL, Factor, discretise
-from .pld_models import RHO_LIB, U64, AtomLoss, leaf_model
+from .privacy_loss import RHO_LIB, U64, AtomLoss, leaf_model
 from .protocol import delta_value
 
 __all__ = ["leaf_factor", "profile_factor", "profile_models", "ProfileModels", "profile_options",

@@ -26,7 +26,6 @@ import decimal
 import fractions
 import math
 import numbers
-import warnings
 from collections.abc import Callable
 from functools import singledispatch
 from typing import Any
@@ -36,21 +35,19 @@ import sympy as sp
 from mpmath.libmp import round_nearest
 
 from ..core.errors import (
-    EstimateWarning,
     InvalidParameter,
     NoClosedForm,
     NumericalError,
-    ToleranceWarning,
 )
-from ..core.node import NUMERIC, TradeOff
-from ..core.validate import flag, mpf_rational
-from . import budget
+from ..core.node import TradeOff
+from ..core.validate import mpf_rational
+from . import budget, trace
 from .context import MPF, mp
 from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "np_value",
            "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "enclose_delta", "delta_value",
-           "evaluate", "roc", "curve", "as_level", "num", "GUARD_DPS", "certified", "short"]
+           "evaluate", "roc", "as_level", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
 GUARD_DPS = 20
@@ -132,7 +129,8 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
         x = arb_endpoint(mid, round_nearest)
     # the truth lies in [0, 1]: a ball across an end (1 +- 1e-31) has its midpoint moved to
     # that end, which stays within the radius of the truth
-    return Value.point(min(max(x, mp.zero), mp.one), dps, guarantee="certified")
+    return Value.point(min(max(x, mp.zero), mp.one), dps,
+                       guarantee="certified").routed("Arb ball of the registered form")
 
 
 def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
@@ -150,7 +148,7 @@ def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value |
     if v is None:
         return None
     m = min(max(v.mid, mp.zero), mp.one)  # the truth lies in [0, 1]
-    return Value.point(m, dps, guarantee="certified")
+    return Value.point(m, dps, guarantee="certified").routed("Arb ball of the closed form")
 
 
 #: The certified routes of :func:`evaluate` and :func:`roc` tried after the Arb fast path and
@@ -367,7 +365,9 @@ def _unit_pair(pair, f, what):
     return _check_unit(*pair, f, what, isinstance(pair, CertifiedPair))
 
 
-def _prepare(f: Any, dps: int) -> None:
+def prepare_call(f: Any, dps: int) -> None:
+    """Check the two arguments every public numeric call takes: a trade-off expression and a
+    number of digits in [1, MAX_DPS]."""
     if not isinstance(f, TradeOff):
         raise InvalidParameter("f", f, "a trade-off expression (G(1), EpsDelta(1, 0), ...)")
     if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or not 1 <= dps <= MAX_DPS:
@@ -395,7 +395,9 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str],
     (:func:`.budget.own_best`).
     """
     try:
-        return _certified(compute, dps, what)
+        with trace.recording() as names:
+            v = _certified(compute, dps, what)
+        return v.routed(trace.described(names, "the node's mpmath evaluation"))
     except budget.TimeLimitExceeded as exc:
         if about is None:
             raise
@@ -483,41 +485,36 @@ def shown_level(x: Any, name: str = "alpha") -> str:
 @budget.deadline(lambda a: f"evaluate({short(a['f'])}, {shown_level(a['alpha'])})")
 def evaluate(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """f(alpha) as a :class:`Value` with ``dps`` correct digits or a guaranteed enclosure."""
-    _prepare(f, dps)
-    A = as_level(alpha)
-    if isinstance(A, sp.Rational):
-        q = exact_value(f, A, 1 - A)
-        if q is not None:
-            return Value.from_exact(q, dps)
-        v = _arb_point(f, A, dps, False) or _certified_point(f, A, dps, False)
-        if v is not None:
-            return v
-
-    def compute():
-        a, ac = _level_pair(A)
-        return _unit_pair(mp_value(f, a, ac), f, "evaluate")
-
-    return certified(compute, dps, lambda: f"evaluate({short(f)}, {short(A)})", ("value", f))
+    return _at_level(f, alpha, dps, power=False)
 
 
 @budget.deadline(lambda a: f"roc({short(a['f'])}, {shown_level(a['alpha'])})")
 def roc(f: TradeOff, alpha: Any, dps: int = 30) -> Value:
     """The attacker's power 1 - f(alpha) (TPR at FPR alpha) without cancellation."""
-    _prepare(f, dps)
+    return _at_level(f, alpha, dps, power=True)
+
+
+def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
+    """f(alpha), or 1 - f(alpha) when ``power``: exact where the objects are, else the certified
+    point routes (Arb balls, :data:`POINT_ROUTES`), else the node's mpmath route
+    (``mp_value`` / ``mp_roc``) under :func:`certified`."""
+    prepare_call(f, dps)
     A = as_level(alpha)
     if isinstance(A, sp.Rational):
         q = exact_value(f, A, 1 - A)
         if q is not None:
-            return Value.from_exact(1 - q, dps)
-        v = _arb_point(f, A, dps, True) or _certified_point(f, A, dps, True)
+            return Value.from_exact(1 - q if power else q, dps).routed("exact arithmetic")
+        v = _arb_point(f, A, dps, power) or _certified_point(f, A, dps, power)
         if v is not None:
             return v
+    what, point = ("roc", mp_roc) if power else ("evaluate", mp_value)
 
     def compute():
         a, ac = _level_pair(A)
-        return _unit_pair(mp_roc(f, a, ac), f, "roc")
+        return _unit_pair(point(f, a, ac), f, what)
 
-    return certified(compute, dps, lambda: f"roc({short(f)}, {short(A)})", ("roc", f))
+    return certified(compute, dps, lambda: f"{what}({short(f)}, {short(A)})",
+                     ("roc" if power else "value", f))
 
 
 def short(x: Any) -> str:
@@ -532,190 +529,6 @@ def short(x: Any) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
-def _curve_levels(alphas: Any) -> np.ndarray:
-    """The levels of :func:`curve` as a float64 array, validated.
-
-    A numpy array of real dtype (or a float) is checked vectorised; anything else element by
-    element with :func:`as_level` (so ``True``, bytes and values just above 1 are refused, not
-    rounded into [0, 1])."""
-    allowed = "real numbers in [0, 1]"
-    if isinstance(alphas, np.ndarray) and alphas.dtype.kind in "fiu":
-        x = alphas.astype(np.float64)
-    elif isinstance(alphas, (float, np.floating)):
-        x = np.asarray(alphas, dtype=np.float64)
-    else:
-        items = alphas if isinstance(alphas, (list, tuple, np.ndarray)) else [alphas]
-        if isinstance(alphas, np.ndarray):
-            items = alphas.ravel().tolist()
-        try:
-            vals = [float(v) if isinstance(v, (float, np.floating)) else float(as_level(v))
-                    for v in items]
-        except InvalidParameter as exc:
-            raise InvalidParameter("alphas", exc.value, allowed) from exc
-        except TypeError as exc:  # nested sequences of the wrong shape, ...
-            raise InvalidParameter("alphas", alphas, allowed) from exc
-        x = np.asarray(vals, dtype=np.float64)
-        if isinstance(alphas, np.ndarray):
-            x = x.reshape(alphas.shape)
-        elif not isinstance(alphas, (list, tuple)):
-            x = x.reshape(())
-    if x.size and not (x.min() >= 0 and x.max() <= 1):  # (NaN fails both)
-        bad = ~np.isfinite(x) | (x < 0) | (x > 1)
-        raise InvalidParameter("alphas", x[bad][0], allowed)
-    return x
-
-
-#: Digits of the per-point certified evaluations behind :func:`curve` where no float64 path
-#: exists, and behind ``bounds=True``.
-CURVE_DPS = 10
-
-
-def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lo, mid, hi) of f at every level of ``x`` by :func:`evaluate` (the engines cache what
-    they compose, so the points after the first cost little). ``lo``, ``hi`` hold the truth
-    wherever the Value is certain: a point is widened by the unit of its last digit
-    (:meth:`Value.interval`) before it is rounded outward to float64. The levels whose Value is
-    an estimate are appended to ``estimates``."""
-    lo, mid, hi = (np.empty_like(x) for _ in range(3))
-    for i, a in enumerate(x.ravel()):
-        v = evaluate(f, float(a), dps=CURVE_DPS)
-        with mp.workprec(dps_to_prec(CURVE_DPS) + 40):
-            a_lo, a_hi = v.interval()
-            lo.flat[i], hi.flat[i] = _float_down(a_lo), _float_up(a_hi)
-        mid.flat[i] = float(v.mid)
-        if estimates is not None and not v.is_certain:
-            estimates.append(float(a))
-    return lo, mid, hi
-
-
-def _float_down(x) -> float:
-    """The largest float64 <= the mpf x."""
-    y = float(x)
-    return float(np.nextafter(y, -np.inf)) if mp.mpf(y) > x else y
-
-
-def _float_up(x) -> float:
-    """The smallest float64 >= the mpf x."""
-    y = float(x)
-    return float(np.nextafter(y, np.inf)) if mp.mpf(y) < x else y
-
-
-#: A composed-grid curve point wider than this (absolute) is uninformative: it is re-evaluated
-#: on its own (at most :data:`CURVE_REFINE` of them per call) and, if it stays wider, warned
-#: about. Narrower points are the engine's enclosures at its tolerance (``pld_options``).
-CURVE_WIDTH = 1e-3
-CURVE_REFINE = 64
-#: Levels at which a float64 path of an operator tree is checked against certified values.
-CURVE_CHECKS = 5
-
-
-def _composed_enclosures(f: TradeOff, x: np.ndarray):
-    """(lo, hi) of f at every level from one composed grid (``mp_curve``), the levels it leaves
-    wider than :data:`CURVE_WIDTH` re-evaluated one by one (``evaluate`` has more routes:
-    Eq. (12), factor bounds, negligible factors) and intersected; None without a grid."""
-    enc = mp_curve(f, x)
-    if enc is None:
-        return None
-    lo, hi = (np.array(e, dtype=np.float64).reshape(x.shape) for e in enc)
-    for i in np.flatnonzero((hi - lo).ravel() > CURVE_WIDTH)[:CURVE_REFINE]:
-        v = evaluate(f, float(x.flat[i]), dps=CURVE_DPS)
-        lo.flat[i] = max(lo.flat[i], float(v.lo))
-        hi.flat[i] = min(hi.flat[i], float(v.hi))
-    return lo, hi
-
-
-def _float_path_agrees(f: TradeOff, x: np.ndarray, y: np.ndarray) -> bool:
-    """Spot check of an operator tree's float64 path: at the smallest and largest level and a
-    few between, the certified value must hold the float value within 1e-9 (absolute) or
-    1e-6 (relative). Catches the systematic failures of float64 composition (cancellation in
-    1 - f near 1, underflowed tails); it is a check, not a guarantee (``bounds=True`` is)."""
-    flat_x, flat_y = x.ravel(), y.ravel()
-    order = np.argsort(flat_x, kind="stable")
-    picks = np.unique(order[np.linspace(0, len(order) - 1, CURVE_CHECKS).astype(int)])
-    for i in picks:
-        v = evaluate(f, float(flat_x[i]), dps=CURVE_DPS)
-        slack = 1e-9 + 1e-6 * abs(float(v.mid))
-        if not float(v.lo) - slack <= flat_y[i] <= float(v.hi) + slack:
-            return False
-    return True
-
-
-def _warn_wide(f: TradeOff, lo: np.ndarray, hi: np.ndarray) -> None:
-    wide = int(((hi - lo) > CURVE_WIDTH).sum())
-    if wide:
-        warnings.warn(f"curve of {short(f)}: {wide} of {lo.size} points are enclosed less "
-                      f"tightly than {CURVE_WIDTH} (midpoints returned; bounds=True gives the "
-                      "enclosures)", ToleranceWarning, stacklevel=3)
-
-
-def _certified_midpoints(f: TradeOff, x: np.ndarray) -> np.ndarray:
-    lo, mid, hi = _curve_points(f, x)
-    _warn_wide(f, lo, hi)
-    return mid
-
-
-def curve(f: TradeOff, alphas: Any, bounds: bool = False):
-    """f at each alpha in float64.
-
-    The family's vectorised float64 path where it has one (no SymPy in the loop). Products
-    and hulls of products: the midpoints of certified enclosures from one composed
-    privacy-loss grid for all levels at once (``mp_curve``), accurate to the engine's
-    tolerance; points wider than :data:`CURVE_WIDTH` re-evaluated singly, and a
-    :class:`ToleranceWarning` when some stay wider. Other operator trees: their float64 path,
-    spot-checked at :data:`CURVE_CHECKS` levels against certified values and replaced by
-    certified evaluations at ``CURVE_DPS`` digits, one per level, when the check fails or there
-    is no float path.
-    ``bounds=True`` returns the arrays ``(lo, hi)`` of enclosures rounded outward to float64:
-    certified where the Value of the level is (closed forms through Arb, exact finite laws);
-    an :class:`EstimateWarning` counts the levels whose bounds are estimates.
-    """
-    _prepare(f, 15)
-    bounds = flag("bounds", bounds, "curve")
-    x = _curve_levels(alphas)
-    # one deadline for the whole call: the grid and every certified point inside share it
-    with budget.call(lambda: f"curve({short(f)}, {x.size} levels)"):
-        return _curve(f, x, bounds)
-
-
-def _curve(f: TradeOff, x: np.ndarray, bounds: bool):
-    enc = _composed_enclosures(f, x)
-    if bounds:
-        if enc is not None:  # the PLD grid: bounds under its float64 error model
-            lo, hi = enc
-            lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
-            estimates = x.size
-        else:
-            est: list = []
-            lo, _, hi = _curve_points(f, x, est)
-            estimates = len(est)
-        if estimates:
-            warnings.warn(f"curve of {short(f)}, bounds=True: {estimates} of {x.size} points are "
-                          "estimates (a route without a certified error bound: the PLD grid's "
-                          "float64 error model, or mpmath), not certified enclosures",
-                          EstimateWarning, stacklevel=3)
-        return lo.clip(0.0, 1.0), hi.clip(0.0, 1.0)
-    if enc is not None:
-        _warn_wide(f, *enc)
-        y = (enc[0] + enc[1]) / 2
-    else:
-        try:
-            y = np.asarray(np_value(f, x), dtype=np.float64)
-            if (y.size and any(isinstance(a, TradeOff) for a in f.args)
-                    and not _float_path_agrees(f, x, y)):
-                y = _certified_midpoints(f, x)
-        except NoClosedForm:
-            y = _certified_midpoints(f, x)
-        except (ValueError, OverflowError, TypeError, ZeroDivisionError,
-                FloatingPointError) as exc:
-            raise NumericalError(f"curve of {f} failed in float64 ({type(exc).__name__}: "
-                                 f"{str(exc)[:80]}); use ta.evaluate for these points") from exc
-    if y.size and np.isnan(y.min()):
-        raise NumericalError(f"curve of {f} produced NaN")
-    return np.clip(y, 0.0, 1.0, out=y if y.flags.writeable and y.dtype == np.float64 else None)
-
-
-NUMERIC["curve"] = curve
 
 
 def expression_value(x: sp.Basic, dps: int, floor: Any = None, cap: Any = None) -> Value:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import mpmath
 import sympy as sp
@@ -122,6 +122,10 @@ class Value:
     dps: int
     exact: sp.Rational | None = None
     guarantee: str = "estimate"
+    #: Which route computed the value (``numeric.trace``; e.g. "privacy-loss distribution",
+    #: "certified Laplace inversion", "Arb ball of the closed form"); "" when not recorded.
+    #: Not part of the value: two values with different routes compare equal.
+    route: str = field(default="", compare=False)
 
     def __post_init__(self):
         # the constructor takes mpf numbers (Value.point, .enclosure and .from_exact build one
@@ -178,7 +182,11 @@ class Value:
         g = weakest(self.guarantee, choice("guarantee", guarantee, GUARANTEES, "Value.weakened"))
         if g == self.guarantee:
             return self
-        return Value(self.lo, self.hi, self.mid, self.dps, None, g)
+        return Value(self.lo, self.hi, self.mid, self.dps, None, g, self.route)
+
+    def routed(self, route: str) -> Value:
+        """This value with the name of the route that computed it."""
+        return replace(self, route=route)
 
     @classmethod
     def from_exact(cls, q: sp.Rational, dps: int) -> Value:

@@ -126,11 +126,11 @@ def conjugate_value(f: TradeOffExpr, y: Any, dps: int = 30):
     >>> conjugate_value(G(1), -1)   # doctest: +SKIP
     Value(-0.6170750774519738..., dps=30)
     """
-    from ..numeric.protocol import GUARD_DPS, _prepare, mp_conjugate, num
+    from ..numeric.protocol import GUARD_DPS, mp_conjugate, num, prepare_call
     from ..numeric.value import Value
 
     g = f.arg if isinstance(f, Conjugate) else f
-    _prepare(g, dps)
+    prepare_call(g, dps)
     Y = _real_number(y)
     with mp.workdps(dps + GUARD_DPS):
         yv = num(Y, "y")

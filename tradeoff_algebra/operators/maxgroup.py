@@ -194,8 +194,8 @@ def _register_max_numerics() -> None:
     import numpy as np
 
     from ..numeric.context import mp
-    from ..numeric.finite import finite_loss
     from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
+    from ..numeric.privacy_loss import privacy_loss
     from ..numeric.protocol import (
         conjugate_delta,
         exact_value,
@@ -240,7 +240,7 @@ def _register_max_numerics() -> None:
             return pl_mp_delta(k, eps)
         return conjugate_delta(f, eps)
 
-    finite_loss.register(Max)(pl_finite_loss)
+    privacy_loss.register(Max)(pl_finite_loss)
 
 
 _register_max_numerics()
@@ -391,6 +391,7 @@ def _register_group_numerics() -> None:
 
     from ..numeric.finite import finite_loss
     from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
+    from ..numeric.privacy_loss import loss_views, privacy_loss
     from ..numeric.protocol import (
         arb_value,
         conjugate_delta,
@@ -403,9 +404,10 @@ def _register_group_numerics() -> None:
 
     # a group of a piecewise-linear operand is piecewise linear (numeric.knots): a finite
     # pair with an exact profile
-    finite_loss.register(Group)(
-        lambda f: finite_loss(group_target(f)) if group_target(f) is not None
-        else pl_finite_loss(f))
+    @privacy_loss.register(Group)
+    @loss_views("grid", "exact")
+    def _(f):
+        return finite_loss(group_target(f)) if group_target(f) is not None else pl_finite_loss(f)
 
     @mp_delta.register(Group)
     def _(f, eps):

@@ -20,17 +20,16 @@ from ..core.rules import rule
 from ..families.epsdelta import EpsDelta
 from ..families.trivial import Id, Zero
 from ..numeric.context import mp as _mp
-from ..numeric.finite import finite_loss
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.knots_eval import pl_finite_loss, pl_hull_exact, pl_knots_cached, pl_mp_delta
 from ..numeric.pld import leaf_model
-from ..numeric.pld_models import (
+from ..numeric.privacy_loss import (
     AtomLoss,
-    MixLoss,
-    SubsampleLoss,
-    cf_spec,
+    LazyLoss,
+    PrivacyLoss,
     exact_fraction,
-    loss_model,
+    loss_views,
+    privacy_loss,
 )
 from ..numeric.protocol import (
     arb_value,
@@ -43,6 +42,7 @@ from ..numeric.protocol import (
 )
 from ..numeric.roots import HALF, bracket_level, c_bounds, level, t_bounds, widen
 from ._base import SamplingOperator
+from .losses import MixLoss, SubsampleLoss
 from .maxgroup import Max, closed_by_rules
 from .unary import Inverse, SymmetricHull, inverse_bracket, inverse_np, inverse_value
 
@@ -238,7 +238,6 @@ def _register_mix_numerics() -> None:
         return mix_profile(f.arg, p, eps)
 
 
-    finite_loss.register(Mix)(pl_finite_loss)
 
 
 def _shifted_profile(f: TradeOff, e, err):
@@ -567,7 +566,6 @@ def _register_subsample_numerics() -> None:
             return _mp.zero, _mp.zero
         return subsample_profile(f.arg, p, eps)
 
-    finite_loss.register(Subsample)(pl_finite_loss)
 
     @exact_value.register(Subsample)
     def _(f, A, Ac):
@@ -608,31 +606,39 @@ def _mixed_loss(f: SamplingOperator):
     return inner if p == 1 else MixLoss(inner, p)
 
 
-def _register_sampling_losses() -> None:
-    @loss_model.register(Mix)
-    def _(f):
-        """f_p = T(P, (1 - p) P + p Q): loss log(1 - p + p e^L) (see MixLoss)."""
-        return _mixed_loss(f)
-
-    @cf_spec.register(Mix)
-    def _(f):
-        """Mix(G_mu, q) = T(N(0, 1), (1 - q) N(0, 1) + q N(mu, 1)): the remove direction of the
-        Poisson-subsampled Gaussian mechanism (numeric.cf)."""
-        s, q = cf_spec(f.arg), exact_fraction(f.p)
-        if s is None or s[0] != "gaussian" or q is None or not 0 < q < 1:
-            return None
-        return ("subsampled_gaussian", s[1], q, "remove")
-
-    @loss_model.register(Subsample)
-    def _(f):
-        """C_p(g), g symmetric: f_p above loss 0, an atom at 0, the mirror below (Eq. (13))."""
-        if f.arg.is_symmetric is not True:
-            return None
-        m = _mixed_loss(f)
-        return m if m is None or float(f.p) == 0 else SubsampleLoss(m)
+def _mixed_law(f: Mix):
+    """The Arb view of f_p: the operand's family knows it (its loss's ``mixed_law`` hook: the
+    Poisson-subsampled Gaussian for G_mu), for an exact p in (0, 1)."""
+    q = exact_fraction(f.p)
+    inner = privacy_loss(f.arg)
+    return None if inner is None or q is None or not 0 < q < 1 else inner.mixed_law(q)
 
 
-_register_sampling_losses()
+def _subsample_grid(f: Subsample):
+    """C_p(g), g symmetric: f_p above loss 0, an atom at 0, the mirror below (Eq. (13))."""
+    if f.arg.is_symmetric is not True:
+        return None
+    m = _mixed_loss(f)
+    return m if m is None or float(f.p) == 0 else SubsampleLoss(m)
+
+
+@privacy_loss.register(Mix)
+
+
+@loss_views("grid", "exact", "law")
+def _(f) -> PrivacyLoss | None:
+    """f_p = T(P, (1 - p) P + p Q): loss log(1 - p + p e^L) (MixLoss); exact from the knots."""
+    return LazyLoss(grid=lambda: _mixed_loss(f), exact=lambda: pl_finite_loss(f),
+                    law=lambda: _mixed_law(f))
+
+
+@privacy_loss.register(Subsample)
+
+
+@loss_views("grid", "exact")
+def _(f) -> PrivacyLoss | None:
+    """C_p(g) (SubsampleLoss for symmetric g); exact from the knots."""
+    return LazyLoss(grid=lambda: _subsample_grid(f), exact=lambda: pl_finite_loss(f))
 
 
 # -- knots of piecewise-linear operands (numeric.knots) --------------------------------------------

@@ -19,6 +19,7 @@ from ..core.rules import bind_hook, rule
 from ..core.validate import param
 from ..families.trivial import Id, Zero
 from ..numeric.finite import FiniteLoss, finite_loss
+from ..numeric.privacy_loss import loss_views, privacy_loss
 from ._base import all_symmetric, operand, sorted_operands
 
 __all__ = ["Tensor", "TensorPower"]
@@ -195,7 +196,8 @@ bind_hook("tensor_power", TensorPower, lambda p, func: func(p.base, p.n))
 
 
 # -- exact finite representation (numeric.finite) -----------------------------------------------
-@finite_loss.register(Tensor)
+@privacy_loss.register(Tensor)
+@loss_views("grid", "exact")
 def _(f):
     """The product of the factors' finite losses (None if a factor is not finite)."""
     out = FiniteLoss()
@@ -207,7 +209,10 @@ def _(f):
     return out
 
 
-@finite_loss.register(TensorPower)
+@privacy_loss.register(TensorPower)
+
+
+@loss_views("grid", "exact")
 def _(f):
     if not isinstance(f.n, Integer):
         return None

@@ -42,7 +42,7 @@ from ..numeric.knots_eval import (
     pl_np,
 )
 from ..numeric.pld import leaf_model
-from ..numeric.pld_models import InverseLoss, cf_spec, loss_model
+from ..numeric.privacy_loss import LazyLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
     conjugate_delta,
     exact_value,
@@ -53,6 +53,7 @@ from ..numeric.protocol import (
 )
 from ..numeric.roots import bracket_level, c_bounds, t_bounds, widen
 from ._base import UnaryOperator
+from .losses import InverseLoss
 from .maxgroup import Max
 from .tensor import Tensor, TensorPower
 
@@ -427,13 +428,33 @@ def _register_unary_numerics() -> None:
             return pl_mp_delta(obj, eps)
         return generic_delta(f, eps)
 
-    @finite_loss.register(Inverse)
-    def _(f):
+    def inverse_exact(f: Inverse) -> FiniteLoss | None:
         t = inverse_target(f)
         if t is not None:
             return finite_loss(t)
         fl = finite_loss(f.arg)
         return None if fl is None else swapped_loss(fl)
+
+    def inverse_grid(f: Inverse) -> InverseLoss | None:
+        """f^{-1} = T(Q, P): the loss -L with P and Q exchanged (see InverseLoss)."""
+        try:
+            return InverseLoss(leaf_model(f.arg))
+        except NoClosedForm:
+            return None
+
+    def inverse_law(f: Inverse):
+        """The operand's law for the swapped pair (a symmetric law is its own inverse; the
+        subsampled Gaussian changes direction)."""
+        inner = privacy_loss(f.arg)
+        law = None if inner is None else inner.law()
+        return None if law is None else law.inverse()
+
+    @privacy_loss.register(Inverse)
+
+    @loss_views("grid", "exact", "law")
+    def _(f) -> PrivacyLoss | None:
+        return LazyLoss(grid=lambda: inverse_grid(f), exact=lambda: inverse_exact(f),
+                        law=lambda: inverse_law(f))
 
     # f^S = max{f, f^{-1}} (Dong, Roth & Su, Prop. 2): monotone in both, so the enclosure is
     # (max of the lows, max of the highs); the power is the min of the powers.
@@ -474,8 +495,8 @@ def _register_unary_numerics() -> None:
         return pl_mp_delta(k, eps) if k is not None else generic_delta(f, eps)
 
     # the piecewise-linear f^S and C(f) of piecewise-linear operands are finite pairs
-    finite_loss.register(Symmetrize)(pl_finite_loss)
-    finite_loss.register(SymmetricHull)(pl_finite_loss)
+    privacy_loss.register(Symmetrize)(pl_finite_loss)
+    privacy_loss.register(SymmetricHull)(pl_finite_loss)
 
     # C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4): f itself for symmetric f; C(f^{-1}) =
     # C(f); C(f_p) = C_p(f) (Dong, Roth & Su, Def. 6) for f_p = Mix(f, p), evaluated by Eq. (13)
@@ -549,25 +570,6 @@ def _(f, eps):
     if k is not None:  # exact knots: no 1 + (-1 + 2e-142) cancellation of the conjugate
         return pl_mp_delta(k, eps)
     return conjugate_delta(f, eps)
-
-
-@loss_model.register(Inverse)
-def _(f):
-    """f^{-1} = T(Q, P): the loss -L with P and Q exchanged (see InverseLoss)."""
-    try:
-        return InverseLoss(leaf_model(f.arg))
-    except NoClosedForm:
-        return None
-
-
-@cf_spec.register(Inverse)
-def _(f):
-    """f^{-1} = T(Q, P): a symmetric law is its own inverse; the subsampled Gaussian changes
-    direction (numeric.cf)."""
-    s = cf_spec(f.arg)
-    if s is None or s[0] == "gaussian":
-        return s
-    return s[:3] + ("add" if s[3] == "remove" else "remove",)
 
 
 # -- knots of piecewise-linear operands (numeric.knots) --------------------------------------------

@@ -29,8 +29,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.node import TradeOffExpr
-from ..families.normal_pair import NormalPair
-from ..families.shuffle import ShuffleDP
 from ..operators.subsample import Subsample
 from ..operators.unary import Inverse
 
@@ -50,11 +48,9 @@ register_weight(Inverse, lambda node, ws: 2 * ws[0])
 # max{f_{eps',delta'}, f_{0,c}} (6 -> 5), C_p(0) -> f_{0,p} (4 -> 2), C_1(f) -> C(f)
 # (2 w_f + 2 -> w_f + 1).
 register_weight(Subsample, lambda node, ws: 2 * ws[0] + 2)
-# The shuffle model weighs 3, so that ShuffleDP(eps0, 1) -> f_{eps0,0} (3 -> 2) shrinks the tree.
-register_weight(ShuffleDP, lambda node, ws: 3)
-# A Gaussian pair with two variances weighs 3, so that the equal-variance case
-# NormalPair(m0, s, m1, s) -> G_{|m1 - m0|/s} (3 -> 2) shrinks the tree.
-register_weight(NormalPair, lambda node, ws: 3)
+# A leaf class may weigh more than 2 (its attribute ``leaf_weight``) so that its rules to
+# simpler families shrink the tree: ShuffleDP(eps0, 1) -> f_{eps0,0} (3 -> 2),
+# NormalPair(m0, s, m1, s) -> G_{|m1 - m0|/s} (3 -> 2).
 
 
 def _local(node: TradeOffExpr, ws: list[int]) -> int:
@@ -63,7 +59,8 @@ def _local(node: TradeOffExpr, ws: list[int]) -> int:
         if f is not None:
             return f(node, ws)
     if not ws:  # a leaf
-        return 2 if node.args else 1
+        w = getattr(type(node), "leaf_weight", None)
+        return w if w is not None else (2 if node.args else 1)
     return 1 + sum(ws)
 
 

@@ -1,182 +1,52 @@
 """The evaluation policy of products: every numeric question about f_1 (x) ... (x) f_n.
 
 The routes are objects (:class:`Route`, kept in order in :data:`ROUTES`; :func:`routes_for`
-says which answer a question, :func:`answer` asks them); the plan (:func:`route`) and the
-routes, in order:
+says which answer a question, :func:`answer` asks them) that answer from the product's plan
+(:mod:`.plan`: the identities first, the finite objects, the leaves), in order:
 
-1. the cheap sound identities first: ``simplify`` with the registered ``eq`` rules (f (x) 0 = 0,
-   f (x) Id = f, G_mu (x) G_nu = G_sqrt(mu^2+nu^2), f_{eps,0}^{(x) n} = BinomialDP(eps, n),
-   ...): a product that becomes another node is evaluated as that node; then a factor whose
-   value at 0 is exactly 0 is Zero (a trade-off function is convex and non-increasing) and
-   absorbs the product, and Id factors drop out;
-2. finite objects compose exactly (numeric.finite.finite_loss: f_{eps,delta}, Discrete,
-   PiecewiseLinear, BinomialDP and their products) while the exact product stays small
-   (``FiniteLoss.cost``);
-3. the privacy-loss-distribution engine (numeric.pld), an enclosure from pessimistic and
-   optimistic discretisations of every factor's loss, composed by FFT. Two exact rules come
-   first: the f_{0,delta} parts of the factors (f_{eps,delta} = f_{eps,0} (x) f_{0,delta},
-   Dong, Roth & Su, Eq. (10); f_{0,d1} (x) f_{0,d2} = f_{0,D} with 1 - D = (1 - d1)(1 - d2),
-   Eq. (11)) are taken out by Eq. (12)::
+1. the product closed by the rules (the plan's node);
+2. exact finite composition (the exact views of the factors' privacy losses) while the exact
+   product stays small;
+3. factors negligible next to the rest, bounded out;
+4. the f_{0,delta} parts of the factors (f_{eps,delta} = f_{eps,0} (x) f_{0,delta}, Dong,
+   Roth & Su, Eq. (10); f_{0,d1} (x) f_{0,d2} = f_{0,D} with 1 - D = (1 - d1)(1 - d2),
+   Eq. (11)) taken out by Eq. (12)::
 
        (f (x) f_{0,D})(alpha) = (1 - D) f(alpha/(1 - D)) for alpha <= 1 - D, 0 beyond,
        delta_{f (x) f_{0,D}}(eps) = D + (1 - D) delta_f(eps),
 
    so that the rest (often a single closed-form factor) is evaluated as tightly as alone; at
    alpha = 0, (f (x) g)(0) = f(0) g(0) (the test of size 0 rejects exactly where P x P' = 0;
-   Def. 5), at alpha = 1 the value is 0. Options (tolerance, grid, progress bar):
-   numeric.pld.pld_options.
+   Def. 5), at alpha = 1 the value is 0;
+5. the certified Laplace inversion and 6. the privacy-loss distribution engine
+   (:mod:`.engines`). Options (tolerance, grid, progress bar): numeric.pld.pld_options.
 
-The symmetric hull of a product takes the larger of its two directions' profiles (below).
-This module sits above the nodes and the rewrite layer: it is the one place where a product
+This package sits above the nodes and the rewrite layer: it is the one place where a product
 meets the rules before any numeric composition; the node classes know nothing of it.
 """
 
 from __future__ import annotations
 
-import math
+from sympy import Integer
 
-from sympy import Integer, Rational
-
-from ..core.errors import NoClosedForm, TradeOffError
 from ..core.node import TradeOff
-from ..families.trivial import Id, Zero
-from ..numeric import budget, pld
+from ..numeric import budget, pld, trace
 from ..numeric.context import mp
-from ..numeric.finite import finite_loss
-from ..numeric.pld_models import cf_spec
 from ..numeric.protocol import (
     arb_value,
     exact_value,
-    mp_curve,
     mp_delta,
     mp_epsilon,
     mp_roc,
     mp_value,
     num,
 )
-from ..numeric.value import CertifiedPair
-from ..operators.maxgroup import closed_by_rules
 from ..operators.tensor import Tensor, TensorPower
-from ..operators.unary import Inverse, SymmetricHull, hull_route
-from ..rewrite.simplify import simplify
+from ..operators.unary import Inverse, SymmetricHull
+from .engines import INVERSION, PLD, _cf_enclosure, _cf_laws, pld_delta, pld_epsilon, pld_value
+from .plan import _product, pld_leaves, route
 
-__all__ = ["route", "pld_leaves", "pld_delta", "pld_epsilon", "pld_value", "hull_directions"]
-
-
-def pld_leaves(f: TradeOff) -> tuple | None:
-    """``((leaf, n), ...)``: the factors of a product with their multiplicities (flattening
-    Tensor and TensorPower with integer exponents; factors equal to Id by a registered
-    identity are dropped), or None for a symbolic exponent."""
-    acc: dict = {}
-
-    def walk(g, mult: int) -> bool:
-        if isinstance(g, Tensor):
-            return all(walk(x, mult) for x in g.factors)
-        if isinstance(g, TensorPower):
-            if not isinstance(g.n, Integer):
-                return False
-            return walk(g.base, mult * int(g.n))
-        h = closed_by_rules(g) if g != Id else Id
-        if h is None and any(isinstance(x, TradeOff) for x in g.args):
-            h = _as_epsdelta(g)
-        if h == Id:  # an identity factor (Mix(f, 0), G(0), ...)
-            return True
-        if h is not None:  # a simpler equal node (Symmetrize of a symmetric f, ...)
-            return walk(h, mult)
-        acc[g] = acc.get(g, 0) + mult
-        return True
-
-    if not walk(f, 1):
-        return None
-    return tuple(sorted(acc.items(), key=lambda kv: str(kv[0])))
-
-
-def _as_epsdelta(g):
-    """f_{0,d} when the operator node g is exactly max{1 - d - alpha, 0} (its exact knots are
-    (0, 1 - d), (1 - d, 0), (1, 0)), else None: such a factor then enters a product by Eq. (12)
-    instead of through a grid (C_p of a pair whose only difference is singular mass is one)."""
-    from ..families.epsdelta import EpsDelta
-    from ..numeric.knots_eval import pl_knots_cached
-
-    try:
-        k = pl_knots_cached(g)
-    except TradeOffError:
-        return None
-    if k is None or len(k) != 3 or any(not isinstance(v, Rational) for kn in k for v in kn):
-        return None
-    (x0, y0), (x1, y1), (x2, y2) = k
-    if x0 == 0 and y1 == 0 and x2 == 1 and y2 == 0 and x1 == y0 and 0 < x1 < 1:
-        return EpsDelta(0, 1 - x1)
-    return None
-
-
-def _product(leaves) -> TradeOff:
-    """The product node of ``((leaf, n), ...)`` (Id for none)."""
-    return Tensor(*[leaf if n == 1 else TensorPower(leaf, n) for leaf, n in leaves])
-
-
-def _finite(f):
-    """The exact finite loss of f when f is finite and its exact product stays small (at most
-    ``numeric.finite.MAX_COST`` elementary products), else None."""
-    fl = finite_loss(f)
-    return fl if fl is not None and fl.affordable() else None
-
-
-def _is_zero_function(f) -> bool:
-    """Is f certainly the zero trade-off function? (f(0) = 0 exactly: f is convex and
-    non-increasing on [0, 1], so it vanishes everywhere.)"""
-    if f == Zero:
-        return True
-    if f.free_symbols:
-        return False
-    try:
-        return exact_value(f, Integer(0), Integer(1)) == 0
-    except Exception:  # noqa: BLE001 - only a shortcut: any doubt keeps the product
-        return False
-
-
-def _float_bracket(x):
-    """Floats (down, up) with down <= x <= up for an mpf x."""
-    v = float(x)
-    if mp.mpf(v) == x:
-        return v, v
-    return (math.nextafter(v, -math.inf), v) if mp.mpf(v) > x else (v, math.nextafter(v, math.inf))
-
-
-_ROUTES: dict = {}
-
-
-def route(f):
-    """('finite', FiniteLoss) | ('node', other node) | ('pld', leaves): the one place where a
-    product meets the cheap identities before any numeric composition (see above)."""
-    hit = _ROUTES.get(f)
-    if hit is not None:
-        return hit
-    out = _route_uncached(f)
-    if len(_ROUTES) > 32:  # (a route may hold a materialised finite table)
-        _ROUTES.clear()
-    _ROUTES[f] = out
-    return out
-
-
-def _route_uncached(f):
-    g = simplify(f)
-    if not isinstance(g, (Tensor, TensorPower)):
-        return "node", g
-    leaves = pld_leaves(g)
-    if leaves is None:
-        raise NoClosedForm(f"{f}: a tensor power with a symbolic exponent has no numeric value")
-    if any(_is_zero_function(x) for x, _ in leaves):
-        return "node", Zero  # f (x) 0 = 0 (rule tensor_zero)
-    leaves = tuple((x, n) for x, n in leaves if x != Id and n > 0)
-    if not leaves:
-        return "node", Id
-    if len(leaves) == 1 and leaves[0][1] == 1:
-        return "node", leaves[0][0]
-    fl = _finite(g)
-    if fl is not None:
-        return "finite", fl
-    return "pld", leaves
+__all__ = ["Route", "ROUTES", "PASS", "QUESTIONS", "routes_for", "answer", "route", "pld_leaves"]
 
 
 def _keep(deltas):
@@ -480,12 +350,12 @@ class InversionRoute(Route):
     """The certified Laplace inversion of the composed moment generating function
     (``numeric.cf``): subsampled Gaussian steps with Gaussian factors (:func:`_cf_enclosure`)."""
 
-    name = "certified Laplace inversion"
+    name = INVERSION
     questions = ("delta", "epsilon")
 
     def supports(self, plan, question):
         return (plan[0] == "pld" and question in self.questions
-                and _cf_specs([plan[1]]) is not None)
+                and _cf_laws([plan[1]]) is not None)
 
     def cost(self, plan, question):
         return 1.0
@@ -500,7 +370,7 @@ class PLDRoute(Route):
     """The privacy-loss-distribution engine (``numeric.pld``): pessimistic and optimistic
     discretisations of every factor's loss composed by FFT, refined to the tolerance."""
 
-    name = "privacy-loss distribution"
+    name = PLD
     questions = ("value", "roc", "delta", "epsilon")
 
     def supports(self, plan, question):
@@ -541,6 +411,8 @@ def answer(f, question: str, *args):
     for r in routes_for(f, question):
         out = r.enclose(f, plan, question, *args)
         if out is not PASS:
+            if out is not None:
+                trace.note(r.name)
             return out
     return None
 
@@ -555,133 +427,10 @@ def _register_tensor_numerics() -> None:
         mp_epsilon.register(cls)(lambda f, d: answer(f, "epsilon", d))
 
 
-def _refinements(leaf_sets, arg, kind: str) -> list:
-    """PLD refinements of delta(eps) (kind 'delta') or eps(delta) ('epsilon') at the exact
-    argument ``arg`` (an mpf, bracketed by floats) for each product in ``leaf_sets``."""
-    o = pld.options()
-    dn, up = _float_bracket(arg)
-    make = pld.delta_refinement if kind == "delta" else pld.epsilon_refinement
-    return [make(leaves, dn, up, o["h"], o["tail"], o["progress"]) for leaves in leaf_sets]
-
-
-def _cf_specs(leaf_sets) -> list | None:
-    """The products as lists of (cf_spec, n) for the Laplace inversion (numeric.cf), or None
-    when a factor has no law there, an f_{0,delta} part, a fixed grid step was asked for, or no
-    factor is subsampled (Gaussian products have closed forms)."""
-    if pld.options()["h"] is not None:
-        return None
-    out = []
-    for leaves in leaf_sets:
-        rest, deltas = pld.split_trivial(pld._check_leaves(leaves))
-        specs = [(cf_spec(f), n) for f, n in rest]
-        if deltas or not specs or any(s is None for s, _ in specs):
-            return None
-        out.append(specs)
-    if not any(s[0] != "gaussian" for specs in out for s, _ in specs):
-        return None
-    return out
-
-
-def _cf_enclosure(leaf_sets, arg, kind: str):
-    """The certified Laplace inversion's enclosure (mpf lo, hi) of the quantity of
-    :func:`pld_delta` / :func:`pld_epsilon`, or None (the PLD engine answers): subsampled
-    Gaussian steps with Gaussian factors, where it reaches widths of 1e-9 and below in tens of
-    milliseconds (Fourier inversion of the composed moment generating function on a certified
-    trapezoidal rule, numeric.cf)."""
-    sets = _cf_specs(leaf_sets)
-    if sets is None or arg == mp.inf:
-        return None
-    from ..numeric import cf
-
-    dn, up = _float_bracket(arg)
-    r = cf.route_enclosure(sets, kind, dn, up, pld.options()["tol"])
-    return None if r is None else CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
-
-
-def pld_delta(leaf_sets: list, eps, inversion: bool = True):
-    """Enclosure (mpf lo, hi) of ``max_i delta_i(eps)`` over the products in ``leaf_sets`` (one
-    product, or the two directions of a symmetric hull) by the PLD engine, refined to the
-    relative tolerance of ``pld_options`` (or by the Laplace inversion, :func:`_cf_enclosure`,
-    where it applies)."""
-    o = pld.options()
-    r = _cf_enclosure(leaf_sets, eps, "delta") if inversion else None
-    if r is not None:
-        return r
-    if eps == mp.inf:  # delta(oo) = Q(L = +oo), carried exactly enough by both sides
-        cs = [pld._composed(pld._check_leaves(x), o["h"] or pld.H_START, o["tail"], 0.0,
-                            o["progress"]) for x in leaf_sets]
-        return mp.mpf(max(c.opt.inf for c in cs)), mp.mpf(max(c.pess.inf for c in cs))
-    lo, hi = pld.max_enclosure(_refinements(leaf_sets, eps, "delta"), o["tol"])
-    return mp.mpf(lo), mp.mpf(hi)
-
-
-def pld_epsilon(leaf_sets: list, d, inversion: bool = True):
-    """Enclosure (mpf lo, hi) of ``max_i eps_i(d)`` over the products in ``leaf_sets``
-    (``inversion``: the Laplace inversion first, where it applies)."""
-    r = _cf_enclosure(leaf_sets, d, "epsilon") if inversion else None
-    if r is not None:
-        return r
-    lo, hi = pld.max_enclosure(_refinements(leaf_sets, d, "epsilon"), pld.options()["tol"])
-    return mp.mpf(lo), mp.mpf(hi)
-
-
 _register_tensor_numerics()
 
 
-# -- the symmetric hull of a product: delta_C(eps) = max(delta_f(eps), delta_{f^-1}(eps)) ------
-# C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 4) has the conjugate C(f)^* = max{f^*,
-# (f^{-1})^*} (the conjugate of a lower convex envelope of a minimum is the maximum of the
-# conjugates), so by Prop. 6 of Dong, Roth & Su its profile is the larger of the two profiles:
-# the "remove" and the "add" neighbouring relations of NoisySGD. Likewise eps_C(delta) =
-# max(eps_f(delta), eps_{f^-1}(delta)).
-
-
-def hull_directions(f) -> tuple | None:
-    """The two products (leaves of f, leaves of f^{-1}) behind ``SymmetricHull(f)``, or None."""
-    g = f.arg
-    while isinstance(g, Inverse):
-        g = g.arg
-    if not isinstance(g, (Tensor, TensorPower)) or g.is_symmetric is True:
-        return None
-    leaves = pld_leaves(g)
-    if leaves is None:
-        return None
-    inv = tuple((x if x.is_symmetric is True else Inverse(x), n) for x, n in leaves)
-    return leaves, inv
-
-
-def pld_value(leaf_sets: tuple, a, power: bool):
-    """Enclosure (mpf lo, hi) of C(alpha) (``power``: 1 - C(alpha)) at the exact alpha (an mpf,
-    bracketed by floats), C the product for one product in ``leaf_sets`` or the symmetric hull
-    for a product and its inverse (numeric.pld.hull_roc_bounds)."""
-    o = pld.options()
-    dn, up = _float_bracket(a)
-    r = pld.value_refinement(leaf_sets, dn, up, power, o["h"], o["tail"], o["progress"])
-    lo, hi = pld.max_enclosure([r], o["tol"])
-    return mp.mpf(lo), mp.mpf(hi)
-
-
-def pld_hull_value(f, a, power: bool):
-    """:func:`pld_value` of ``f = SymmetricHull(g)`` for a product g (its two directions), or
-    None when f is not such a hull."""
-    dirs = hull_directions(f)
-    return None if dirs is None else pld_value(dirs, a, power)
-
-
-def _hull_route(g, f, kind: str, x):
-    """The PLD route of ``f = SymmetricHull(g)`` for a product g: the larger of the profiles of
-    its two directions (``kind`` "delta"), or the hull's value or power at alpha = x."""
-    if kind == "delta":
-        dirs = hull_directions(f)
-        return None if dirs is None else pld_delta(list(dirs), x)
-    return pld_hull_value(f, x, kind == "roc")
-
-
-hull_route.register(Tensor)(_hull_route)
-hull_route.register(TensorPower)(_hull_route)
-
-
-# -- epsilon(delta) of products and of their symmetric hulls --------------------------------------
+# -- epsilon(delta) of products --------------------------------------------------------------------
 def _negligible_epsilon(rest, D, d):
     """delta_rest <= delta <= D + (1 - D) delta_rest (:func:`_negligible`), hence
     eps_rest(d) <= eps(d) <= eps_rest((d - D) / (1 - D)); None (the generic search on
@@ -692,34 +441,3 @@ def _negligible_epsilon(rest, D, d):
     lo = mp_epsilon(g, d)
     hi = None if lo is None else mp_epsilon(g, (d - D) / (1 - D))
     return None if hi is None else (lo[0], hi[1])
-
-
-@mp_epsilon.register(SymmetricHull)
-def _(f, d):
-    """eps_C(delta) = the larger of the two directions' (delta_C is the larger profile)."""
-    dirs = hull_directions(f)
-    if dirs is None:
-        return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
-    with budget.about("epsilon", f):
-        return pld_epsilon(list(dirs), d)
-
-
-# -- whole curves: one composed grid for every level -----------------------------------------
-def _curve_of(leaf_sets, x):
-    o = pld.options()
-    return pld.curve_enclosure(leaf_sets, x, o["tail"], o["tol"], o["progress"])
-
-
-def _product_curve(f, x):
-    kind, obj = route(f)
-    return _curve_of([obj], x) if kind == "pld" else None
-
-
-mp_curve.register(Tensor)(_product_curve)
-mp_curve.register(TensorPower)(_product_curve)
-
-
-@mp_curve.register(SymmetricHull)
-def _(f, x):
-    dirs = hull_directions(f)
-    return None if dirs is None else _curve_of(list(dirs), x)

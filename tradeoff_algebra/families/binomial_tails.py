@@ -1,0 +1,281 @@
+"""The tails of the binomial pair of :mod:`.binomial` for large n: each needed tail of
+K ~ B(n, p) summed from its first term with full relative accuracy (never the whole table),
+the Neyman--Pearson segment that holds alpha found from them, and f(alpha) and delta(eps) of
+f_{eps,0}^{(x) n} (Dong, Roth & Su, Sec. 3.3) at the current precision.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+from ..numeric import budget
+from ..numeric.context import MPF, ThreadCache, mp
+from ..numeric.protocol import num
+
+#: Largest eps with numeric values: the working precision grows by 3 eps/log 2 bits (the
+#: e^{2 eps} amplification of the tails), 43000 bits at this eps.
+MAX_NUMERIC_EPS = 10**4
+
+def _extra_bits(eps: MPF, n: int) -> int:
+    # The pmf recurrence loses ~3 ulp per step; a value assembled from one tail and one
+    # linear piece amplifies relative errors by at most about e^{2 eps}.
+    if eps > MAX_NUMERIC_EPS:
+        from ..core.errors import NumericalError
+
+        raise NumericalError(
+            f"BinomialDP(eps, n) with eps = {mp.nstr(eps, 6)}: numeric values are available "
+            f"for eps <= {MAX_NUMERIC_EPS} (MAX_NUMERIC_EPS; the working precision grows by "
+            "3 eps/log 2 bits); the symbolic form f(alpha) and the rules apply for any eps")
+    return 2 * max(1, n).bit_length() + int(3 * eps / math.log(2)) + 16
+
+
+
+class _Tails:
+    """Tails of K ~ B(n, p), p = 1/(1 + e^eps), at the current precision, each with full
+    relative accuracy, from a sum that starts at the tail's first term (see the module
+    docstring): ``upper(m) = P(K >= m)`` and ``lower(m) = P(K < m)``.
+
+    The side of ``m`` away from the mode is summed (its terms fall from the first one on, with
+    ratio ``r_k = pmf(k+1)/pmf(k) = (n - k) e^{-eps}/(k + 1)`` decreasing in k, so the rest of
+    the tail after a term t is at most ``t r/(1 - r)``: the sum stops when that is below
+    2^-(prec + 16) of it); the other side is 1 minus it (the summed side holds at most about
+    half the mass, so nothing cancels). The first term is ``exp(log pmf(m))`` from log-gamma
+    at extra precision (the logarithm is ~ n log n); the terms are accumulated in fixed point
+    with ``W`` bits, whose truncations (at most ``2 k`` units after k terms) are far below the
+    working precision.
+    """
+
+    def __init__(self, eps, n: int):
+        self.n = n
+        self.prec = mp.prec
+        self.eps = eps
+        extra = 2 * n.bit_length() + 24
+        with mp.workprec(self.prec + extra):
+            self.lp = -mp.log1p(mp.exp(eps))  # log p
+            self.lq = -mp.log1p(mp.exp(-eps))  # log q
+            self.lgn = mp.loggamma(n + 1)
+            self.em = mp.exp(-eps)
+            self.ep = mp.exp(eps)
+        self.mode = int(mp.floor((n + 1) * mp.exp(self.lp)))
+        self.cache: dict[int, tuple] = {}
+
+    def logpmf(self, k: int):
+        n = self.n
+        return (self.lgn - mp.loggamma(k + 1) - mp.loggamma(n - k + 1) + k * self.lp
+                + (n - k) * self.lq)
+
+    def pmf(self, k: int):
+        if k < 0 or k > self.n:
+            return mp.zero
+        with mp.workprec(self.prec + 2 * self.n.bit_length() + 24):
+            return mp.exp(self.logpmf(k))
+
+    def _sum(self, k0: int, up: bool):
+        """sum_{k >= k0} pmf(k) (up) or sum_{k <= k0} pmf(k) (down), k0 on the falling side."""
+        n = self.n
+        if (up and k0 > n) or (not up and k0 < 0):
+            return mp.zero
+        t0 = self.pmf(k0)
+        if t0 == 0:
+            return mp.zero
+        W = self.prec + 2 * (4 * n.bit_length() + 8) + 40
+        one = 1 << W
+        mul = int(mp.floor(mp.ldexp(self.em if up else self.ep, W)))  # e^{-+eps} 2^W, floored
+        t, S, k = one, one, k0
+        stop = self.prec + 16
+        steps = 0
+        while True:
+            if up:
+                if k >= n:
+                    break
+                t = (t * (n - k) * mul >> W) // (k + 1)
+                r_num, r_den = (n - k - 1) * mul, (k + 2) << W  # the next ratio, r_{k+1}
+                k += 1
+            else:
+                if k <= 0:
+                    break
+                t = (t * k * mul >> W) // (n - k + 1)
+                r_num, r_den = (k - 1) * mul, (n - k + 2) << W
+                k -= 1
+            S += t
+            steps += 1
+            if steps & 0xFFFF == 0:
+                budget.check()
+            # rest <= t r/(1 - r) with r the next ratio (< 1 on the falling side)
+            if r_num < r_den and (t * r_num) << stop <= S * (r_den - r_num):
+                break
+        with mp.workprec(self.prec + 8):
+            return t0 * mp.ldexp(S, -W)
+
+    def tails(self, m: int):
+        """(upper(m), lower(m)) = (P(K >= m), P(K < m))."""
+        hit = self.cache.get(m)
+        if hit is not None:
+            return hit
+        n = self.n
+        if m <= 0:
+            out = (mp.one, mp.zero)
+        elif m > n:
+            out = (mp.zero, mp.one)
+        elif m > self.mode:  # the upper tail falls from m on
+            u = self._sum(m, True)
+            out = (u, 1 - u)
+        else:  # the lower tail P(K <= m - 1) falls from m - 1 down
+            lo = self._sum(m - 1, False)
+            out = (1 - lo, lo)
+        self.cache[m] = out
+        return out
+
+
+def _guess_segment(T: _Tails, a, ac) -> int:
+    """A j near the segment A_{j+1} <= alpha <= A_j, from float approximations of the tails
+    (scipy.stats.binom, or the log of the first term plus the geometric rest deep in the
+    tails)."""
+    from scipy.stats import binom
+
+    n, p = T.n, float(mp.exp(T.lp))
+    small = a <= ac
+    t = float(a if small else ac)
+
+    def logtail(m: int) -> float:  # log P(K >= m) (small) or log P(K < m) (otherwise)
+        if (small and m > n) or (not small and m <= 0):
+            return -math.inf
+        if small:
+            v = float(binom.sf(m - 1, n, p)) if m >= 1 else 1.0
+        else:
+            v = float(binom.cdf(m - 1, n, p)) if m >= 1 else 0.0
+        if v > 1e-290:
+            return math.log(v)
+        k = m if small else m - 1  # the first term of the tail, and the geometric rest
+        lg = float(T.logpmf(min(max(k, 0), n)))
+        r = (n - k) * p / ((k + 1) * (1 - p)) if small else k * (1 - p) / ((n - k + 1) * p)
+        return lg - math.log1p(-min(r, 0.5))
+
+    lt = float(mp.log(a if small else ac)) if t == 0.0 or t < 1e-290 else math.log(t)
+    lo, hi = 0, n + 1  # small: logtail decreasing in m; find the largest m with tail >= alpha
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        v = logtail(mid)
+        if (v >= lt) if small else (v <= lt):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _find_segment(T: _Tails, a, ac) -> int:
+    """The j in [0, n] with A_{j+1} <= alpha <= A_j (A_j = P(K >= j)), compared on the side of
+    alpha that keeps its digits; exact tails, started from the float guess."""
+    n = T.n
+    j = min(max(_guess_segment(T, a, ac), 0), n)
+
+    def ge(m: int) -> bool:  # A_m >= alpha
+        u, lo = T.tails(m)
+        return u >= a if a <= ac else lo <= ac
+
+    for _ in range(64):
+        if not ge(j):
+            j -= 1
+        elif j < n and ge(j + 1):
+            j += 1
+        else:
+            return max(j, 0)
+        if j < 0:
+            return 0
+    lo, hi = 0, n + 1  # the guess was far off: bisection on exact tails
+    while hi - lo > 1:
+        budget.check()
+        mid = (lo + hi) // 2
+        if ge(mid):
+            lo = mid
+        else:
+            hi = mid
+    return min(lo, n)
+
+
+_BIG = ThreadCache()  # (per thread, as _tables)
+
+
+def _tails_for(f: Any, n: int) -> _Tails:
+    key = (f.eps, n, mp.prec)
+    T = _BIG.get(key)
+    if T is None:
+        if len(_BIG) > 8:
+            _BIG.clear()
+        T = _BIG[key] = _Tails(num(f.eps, "eps"), n)
+    return T
+
+
+def _eval_big(f: Any, n: int, a, ac, power: bool):
+    """f(alpha) (or 1 - f(alpha)) for large n (at most MAX_N, checked by the caller): the
+    segment and the three tails it needs."""
+    eps = num(f.eps, "eps")
+    if eps == 0:
+        return (+a, +a) if power else (+ac, +ac)
+    T = _tails_for(f, n)
+    with mp.workprec(T.prec + _extra_bits(eps, 0)):
+        j = _find_segment(T, a, ac)
+        lr = mp.exp(eps * (2 * j - n))
+        uj, lj = T.tails(j)
+        uj1, lj1 = T.tails(j + 1)
+        if a <= ac:
+            d_hi, d_lo = uj - a, a - uj1
+        else:
+            d_hi, d_lo = ac - lj, lj1 - ac
+        d_hi, d_lo = max(d_hi, mp.zero), max(d_lo, mp.zero)
+        if power:
+            v = T.tails(n - j)[1] + d_lo * lr
+        else:
+            v = T.tails(n + 1 - j)[0] + d_hi * lr
+    v = min(max(+v, mp.zero), mp.one)
+    return v, v
+
+
+def _delta_big(f: Any, n: int, eps):
+    """delta(eps) = Q(K >= m) - e^eps P(K >= m), m the first k with (2k - n) eps0 > eps
+    (Dong, Roth & Su, Prop. 6; Q_k = P_{n-k}): both tails with full relative accuracy; what
+    cancels between them is recovered by recomputing with the bits lost added (n at most
+    MAX_N, checked by the caller)."""
+    e0 = num(f.eps, "eps")
+    if eps == mp.inf or e0 == 0:
+        return mp.zero, mp.zero
+    with mp.workprec(mp.prec + 20):
+        m = int(mp.floor((n + eps / e0) / 2)) + 1
+    m = max(m, 0)
+    if m > n:
+        return mp.zero, mp.zero
+    prec0 = mp.prec
+    extra = 0
+    for _ in range(8):
+        with mp.workprec(prec0 + extra):
+            T = _tails_for(f, n)
+            qs = T.tails(n - m + 1)[1]  # Q(K >= m) = P(K <= n - m)
+            ps = T.tails(m)[0]
+            d = qs - mp.exp(eps) * ps
+            if qs == 0 or (d > 0 and d >= mp.ldexp(qs, -extra - 24)):
+                v = min(max(d, mp.zero), mp.one)
+                return +v, +v
+            lost = int(mp.log(qs / d, 2)) + 16 if d > 0 else prec0
+            extra = max(2 * extra, extra + lost + 16)
+            budget.check()
+    # past the working-precision cap: the sum of positive terms is at most Q(K >= m)
+    return mp.zero, min(qs, mp.one)
+
+
+
+@lru_cache(maxsize=4)
+def _integer_tails(n: int, a: int, b: int) -> tuple[int, ...]:
+    """upper[j] = sum_{k >= j} C(n,k) a^{n-k} b^k: the tails of B(n, b/(a+b)) times (a+b)^n."""
+    w = a**n
+    weights = [w]
+    for k in range(n):
+        w = w * (n - k) * b // ((k + 1) * a)
+        weights.append(w)
+    upper = [0] * (n + 2)
+    acc = 0
+    for j in range(n, -1, -1):
+        acc += weights[j]
+        upper[j] = acc
+    return tuple(upper)

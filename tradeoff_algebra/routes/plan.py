@@ -1,0 +1,146 @@
+"""The plan of a product: its factors with multiplicities, read through the registered identities.
+
+``route(f)`` simplifies a product with the registered ``eq`` rules (f (x) 0 = 0, f (x) Id = f,
+G_mu (x) G_nu = G_sqrt(mu^2+nu^2), f_{eps,0}^{(x) n} = BinomialDP(eps, n), ...): a product
+that becomes another node is evaluated as that node; a factor whose value at 0 is exactly 0 is
+Zero (a trade-off function is convex and non-increasing) and absorbs the product; Id factors
+drop out; finite objects compose exactly (the exact view of their privacy losses) while the
+exact product stays small (``FiniteLoss.cost``); everything else is a list of leaves for the
+composing engines (:mod:`.engines`). The routes (:mod:`.product`) answer from the plan.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sympy import Integer, Rational
+
+from ..core.errors import NoClosedForm, TradeOffError
+from ..core.node import TradeOff
+from ..families.trivial import Id, Zero
+from ..numeric.context import mp
+from ..numeric.finite import finite_loss
+from ..numeric.protocol import (
+    exact_value,
+)
+from ..operators.maxgroup import closed_by_rules
+from ..operators.tensor import Tensor, TensorPower
+from ..rewrite.simplify import simplify
+
+__all__ = ["route", "pld_leaves"]
+
+
+def pld_leaves(f: TradeOff) -> tuple | None:
+    """``((leaf, n), ...)``: the factors of a product with their multiplicities (flattening
+    Tensor and TensorPower with integer exponents; factors equal to Id by a registered
+    identity are dropped), or None for a symbolic exponent."""
+    acc: dict = {}
+
+    def walk(g, mult: int) -> bool:
+        if isinstance(g, Tensor):
+            return all(walk(x, mult) for x in g.factors)
+        if isinstance(g, TensorPower):
+            if not isinstance(g.n, Integer):
+                return False
+            return walk(g.base, mult * int(g.n))
+        h = closed_by_rules(g) if g != Id else Id
+        if h is None and any(isinstance(x, TradeOff) for x in g.args):
+            h = _as_epsdelta(g)
+        if h == Id:  # an identity factor (Mix(f, 0), G(0), ...)
+            return True
+        if h is not None:  # a simpler equal node (Symmetrize of a symmetric f, ...)
+            return walk(h, mult)
+        acc[g] = acc.get(g, 0) + mult
+        return True
+
+    if not walk(f, 1):
+        return None
+    return tuple(sorted(acc.items(), key=lambda kv: str(kv[0])))
+
+
+def _as_epsdelta(g):
+    """f_{0,d} when the operator node g is exactly max{1 - d - alpha, 0} (its exact knots are
+    (0, 1 - d), (1 - d, 0), (1, 0)), else None: such a factor then enters a product by Eq. (12)
+    instead of through a grid (C_p of a pair whose only difference is singular mass is one)."""
+    from ..families.epsdelta import EpsDelta
+    from ..numeric.knots_eval import pl_knots_cached
+
+    try:
+        k = pl_knots_cached(g)
+    except TradeOffError:
+        return None
+    if k is None or len(k) != 3 or any(not isinstance(v, Rational) for kn in k for v in kn):
+        return None
+    (x0, y0), (x1, y1), (x2, y2) = k
+    if x0 == 0 and y1 == 0 and x2 == 1 and y2 == 0 and x1 == y0 and 0 < x1 < 1:
+        return EpsDelta(0, 1 - x1)
+    return None
+
+
+def _product(leaves) -> TradeOff:
+    """The product node of ``((leaf, n), ...)`` (Id for none)."""
+    return Tensor(*[leaf if n == 1 else TensorPower(leaf, n) for leaf, n in leaves])
+
+
+def _finite(f):
+    """The exact finite loss of f when f is finite and its exact product stays small (at most
+    ``numeric.finite.MAX_COST`` elementary products), else None."""
+    fl = finite_loss(f)
+    return fl if fl is not None and fl.affordable() else None
+
+
+def _is_zero_function(f) -> bool:
+    """Is f certainly the zero trade-off function? (f(0) = 0 exactly: f is convex and
+    non-increasing on [0, 1], so it vanishes everywhere.)"""
+    if f == Zero:
+        return True
+    if f.free_symbols:
+        return False
+    try:
+        return exact_value(f, Integer(0), Integer(1)) == 0
+    except Exception:  # noqa: BLE001 - only a shortcut: any doubt keeps the product
+        return False
+
+
+def _float_bracket(x):
+    """Floats (down, up) with down <= x <= up for an mpf x."""
+    v = float(x)
+    if mp.mpf(v) == x:
+        return v, v
+    return (math.nextafter(v, -math.inf), v) if mp.mpf(v) > x else (v, math.nextafter(v, math.inf))
+
+
+_ROUTES: dict = {}
+
+
+def route(f):
+    """('finite', FiniteLoss) | ('node', other node) | ('pld', leaves): the one place where a
+    product meets the cheap identities before any numeric composition (see above)."""
+    hit = _ROUTES.get(f)
+    if hit is not None:
+        return hit
+    out = _route_uncached(f)
+    if len(_ROUTES) > 32:  # (a route may hold a materialised finite table)
+        _ROUTES.clear()
+    _ROUTES[f] = out
+    return out
+
+
+def _route_uncached(f):
+    g = simplify(f)
+    if not isinstance(g, (Tensor, TensorPower)):
+        return "node", g
+    leaves = pld_leaves(g)
+    if leaves is None:
+        raise NoClosedForm(f"{f}: a tensor power with a symbolic exponent has no numeric value")
+    if any(_is_zero_function(x) for x, _ in leaves):
+        return "node", Zero  # f (x) 0 = 0 (rule tensor_zero)
+    leaves = tuple((x, n) for x, n in leaves if x != Id and n > 0)
+    if not leaves:
+        return "node", Id
+    if len(leaves) == 1 and leaves[0][1] == 1:
+        return "node", leaves[0][0]
+    fl = _finite(g)
+    if fl is not None:
+        return "finite", fl
+    return "pld", leaves
