@@ -29,7 +29,7 @@ import reference_np as rnp
 import sympy as sp
 from mpmath import mp
 
-from .base import Num, Ref, n_frac, n_log, to_frac, to_m
+from .base import Num, Ref, _tick, n_frac, n_log, to_frac, to_m
 from .finite import Finite, binomial_pair, id_ref, zero_ref
 from .pairs import gauss_mixture_pair, gauss_pair, laplace_pair, normal_pair, poisson_replace_pair
 
@@ -56,6 +56,37 @@ def _frac_or_m(x):
     return (True, n.frac) if n.frac is not None else (False, n.m())
 
 
+def _feasible_end(h, lo, hi, h_lo, h_hi):
+    """The root of an increasing h with h(lo) < 0 <= h(hi), returned from the feasible side
+    (h >= 0) once the bracket is below a few ulps. The Illinois method (regula falsi halving the
+    weight of an end kept twice, so that both ends converge), with a bisection whenever the
+    bracket has not halved in the last two steps: at most three steps per halving."""
+    tol = mpmath.ldexp(1, 4 - mp.prec)
+    side = 0
+    widths = [hi - lo, hi - lo]
+    for _ in range(3 * mp.prec + 3 * 64):
+        _tick()
+        w = hi - lo
+        if w <= tol * (1 + abs(hi)):
+            return hi
+        c = hi - h_hi * w / (h_hi - h_lo)
+        if w > widths[-2] / 2 or not lo < c < hi:
+            c = (lo + hi) / 2
+        widths.append(w)
+        h_c = h(c)
+        if h_c >= 0:
+            hi, h_hi = c, h_c
+            if side == 1:
+                h_lo /= 2
+            side = 1
+        else:
+            lo, h_lo = c, h_c
+            if side == -1:
+                h_hi /= 2
+            side = -1
+    raise ArithmeticError("no convergence")  # pragma: no cover - halving bounds the steps
+
+
 class RenyiRegionRef(Ref):
     """f(alpha) = max_a inf{beta in [0, 1 - alpha] : g_a(alpha, beta) <= e^{(a-1) tau_a}} with
     g_a(alpha, beta) = alpha^a (1 - beta)^{1-a} + (1 - alpha)^a beta^{1-a} and, when symmetric,
@@ -68,35 +99,38 @@ class RenyiRegionRef(Ref):
     def __init__(self, bounds: list, symmetric: bool, label: str = ""):
         self.bounds_, self.symmetric, self.label = bounds, symmetric, label
         self.sym = symmetric
+        self._cache: dict = {}
 
     def _smallest(self, a, ac, order, tau, reverse: bool):
         order, tau = to_m(order), to_m(tau)
         cap = (order - 1) * tau
 
-        def ok(lb):  # the constraint holds at beta = e^lb
+        def h(lb):  # >= 0 iff the constraint holds at beta = e^lb (increasing in lb)
             b = mpmath.exp(lb)
             bc = 1 - b
             if reverse:
                 g = bc**order * a ** (1 - order) + b**order * ac ** (1 - order)
             else:
                 g = a**order * bc ** (1 - order) + ac**order * b ** (1 - order)
-            return mpmath.log(g) <= cap
+            return cap - mpmath.log(g)
 
         hi = mpmath.log(ac)  # beta = 1 - alpha: g = 1, always feasible
         lo = hi - 1
-        while ok(lo):
+        h_lo = h(lo)
+        while h_lo >= 0:
             lo = 2 * lo - 1
             if lo < -10**6:
                 return mp.zero
-        for _ in range(mp.prec + 20):
-            c = (lo + hi) / 2
-            if ok(c):
-                hi = c
-            else:
-                lo = c
-        return mpmath.exp(hi)
+            h_lo = h(lo)
+        return mpmath.exp(_feasible_end(h, lo, hi, h_lo, max(h(hi), mp.zero)))
 
     def val(self, a, ac, side):
+        key = (a, mp.prec)  # (both sides are the same value)
+        if key not in self._cache:
+            self._cache[key] = self._val(a, ac)
+        return self._cache[key]
+
+    def _val(self, a, ac):
         if ac == 0:
             return mp.zero
         if a == 0:  # beta^{1-a} <= e^{(a-1) tau}: beta >= e^{-tau}; the reverse forces beta = 1

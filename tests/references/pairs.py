@@ -170,30 +170,65 @@ class PairRef(Ref):
             self._cache[key] = sorted(set(crit) | set(kinks))
         return self._cache[key]
 
+    def _piece_ends(self):
+        """The monotone pieces' end points (finite stand-ins for the infinite ends) and the
+        log-likelihood ratio there (the same for every threshold)."""
+        key = ("ends", mp.prec)
+        if key not in self._cache:
+            lo, hi = self._span()
+            pts = [lo - 40] + self.breaks() + [hi + 40]
+            self._cache[key] = pts, [self.llr(x) for x in pts]
+        return self._cache[key]
+
+    def _crossing(self, i, a, b, sg, lam):
+        """The x in (a, b) with llr(x) = lam on the monotone piece ``i`` (``sg`` its direction),
+        by safeguarded Newton (Numerical Recipes' rtsafe): a Newton step that leaves the bracket
+        or does not halve the step before last is replaced by bisection, so the bracket always
+        holds the crossing. It starts from the piece's last crossing (thresholds asked in a row
+        are close). On the boundary q = t p the integrand of H(t) vanishes, so an error in x
+        moves H only to second order."""
+        memo = ("cross", i, mp.prec)
+        x = self._cache.get(memo)
+        if x is None or not a < x < b:
+            x = (a + b) / 2
+        tol = mpmath.ldexp(1, 8 - mp.prec)
+        step = old = b - a
+        for _ in range(4 * mp.prec):
+            _tick()
+            h = sg * (self.llr(x) - lam)
+            if h == 0:
+                break
+            if h < 0:
+                a = x
+            else:
+                b = x
+            d = sg * self._dllr(x)
+            old, step = step, (h / d if d > 0 else None)
+            if step is not None and abs(step) <= tol * (1 + abs(x)):
+                x = x - step  # converged (the step may be below one ulp of x)
+                break
+            if step is None or not a < x - step < b or 2 * abs(step) > abs(old):
+                step = (b - a) / 2
+                x = a + step
+            else:
+                x = x - step
+            if b - a <= tol * (1 + abs(x)):
+                break
+        self._cache[memo] = x
+        return x
+
     def region(self, lam):
         """R = {x : llr(x) > lam} as a list of open intervals."""
-        pts = [mp.ninf] + self.breaks() + [mp.inf]
-        lo, hi = self._span()
-
-        def llr_at(x):
-            if x == mp.ninf:
-                return self.llr(lo - 40)
-            if x == mp.inf:
-                return self.llr(hi + 40)
-            return self.llr(x)
-
-        vals = [llr_at(x) for x in pts]
+        ends, vals = self._piece_ends()
+        pts = [mp.ninf] + ends[1:-1] + [mp.inf]
         inside = vals[0] > lam
         start = mp.ninf if inside else None
         out = []
-        for (x0, v0), (x1, v1) in zip(zip(pts, vals, strict=False),
-                                      zip(pts[1:], vals[1:], strict=False), strict=False):
-            s0, s1 = v0 > lam, v1 > lam
+        for i in range(len(pts) - 1):
+            s0, s1 = vals[i] > lam, vals[i + 1] > lam
             if s0 != s1:  # one crossing on this monotone piece
-                a = lo - 40 if x0 == mp.ninf else x0
-                b = hi + 40 if x1 == mp.inf else x1
                 sg = 1 if s1 else -1  # llr - lam rises through 0 when the piece enters R
-                x = rnp._solve_increasing(lambda c, sg=sg: sg * (self.llr(c) - lam), a, b)
+                x = self._crossing(i, ends[i], ends[i + 1], sg, lam)
                 if s1:
                     start = x
                 else:
