@@ -28,3 +28,7 @@ def pytest_addoption(parser):
     group.addoption("--guarantee-minutes", type=float, default=None,
                     help="start no tree after this many minutes")
     group.addoption("--guarantee-out", default=None, help="JSON file of the tallies")
+    group = parser.getgroup("families", "family suite (tests/test_families.py)")
+    group.addoption("--families-all", action="store_true", default=False,
+                    help="check every sample of every (family x capability), not only the cheap "
+                         "ones (also: TA_FAMILIES_FULL=1)")

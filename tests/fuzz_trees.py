@@ -9,9 +9,10 @@ Layout
 * One tree builder, ``build_case(chooser)``, drives both hypothesis (``cases()``, a
   ``DrawChooser`` around ``draw``) and the seeded loop of the big run (``random_case(seed)``, a
   ``RandomChooser``): the same trees, the same references, the same checks.
-* References (:class:`Ref` and subclasses) never call the library. Each node gets the best one
-  available: exact rationals for finite objects (Neyman--Pearson on the pair, products and
-  powers of pairs, exact piecewise-linear operator algebra), mpmath closed forms for G_mu
+* References (:class:`Ref` and subclasses, shared with the family suite in
+  ``tests/references/``) never call the library. Each node gets the best one available:
+  exact rationals for finite objects (Neyman--Pearson on the pair, products and powers of
+  pairs, exact piecewise-linear operator algebra), mpmath closed forms for G_mu
   (Phi(PhiInv(1 - alpha) - mu), Gaussian products G_sqrt(sum mu^2)), f_{eps,delta} (Eq. (4)),
   f_{eps,0}^{(x)n} (binomial pair, Kairouz et al.), Laplace and a Gaussian times a finite pair
   (likelihood-ratio threshold solved on erfc sums), the operator references of
@@ -33,7 +34,6 @@ Standalone (the big run; results as JSON lines, one per tree)::
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import json
 import math
@@ -41,7 +41,6 @@ import os
 import random
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections import Counter
@@ -50,10 +49,61 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
-import operator_reference as oref
 import reference_np as rnp
 import sympy as sp
 from mpmath import mp
+from references.base import (  # noqa: F401  (names used by the tests through fz)
+    F0,
+    F1,
+    MAX_EXACT_EXP,
+    HugeExponent,
+    Num,
+    Ref,
+    RefHardTimeout,
+    RefTimeout,
+    RefUnavailable,
+    _in_main_thread,
+    _tick,
+    lev,
+    n_float,
+    n_frac,
+    n_int,
+    n_log,
+    n_rat,
+    ref_context,
+    strict,
+    to_frac,
+    to_m,
+)
+from references.finite import (  # noqa: F401
+    EpsDeltaRef,
+    Finite,
+    binomial_pair,
+    id_ref,
+    np_knots,
+    pair_from_knots,
+    pair_power,
+    pair_product,
+    pl_group,
+    pl_max,
+    pl_power,
+    pl_value,
+    zero_ref,
+)
+from references.gauss import GaussFiniteRef, GaussRef, LaplaceRef, upper_quantile  # noqa: F401
+from references.operators import (  # noqa: F401
+    Func,
+    _side_fn,
+    hull_upper,
+    ref_group,
+    ref_hull,
+    ref_inverse,
+    ref_max,
+    ref_mix,
+    ref_power,
+    ref_symmetrize,
+    ref_tensor,
+)
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import (
@@ -80,68 +130,10 @@ from tradeoff_algebra import (
 from tradeoff_algebra.core.errors import TradeOffError
 
 R = sp.Rational
-F0, F1 = Fraction(0), Fraction(1)
 
 #: Calls slower than this are reported as slow.
 SLOW_SECONDS = 10.0
 
-
-# =============================================================================================
-# numbers
-# =============================================================================================
-class HugeExponent(ValueError):
-    """An mpf too far from 1 (|binary exponent| > MAX_EXACT_EXP) to compare as a Fraction:
-    values like delta(G(1e-85), 1) = 10^(-10^169) are legitimate. Such comparisons are skipped
-    (counted as ``huge_exponent``)."""
-
-
-MAX_EXACT_EXP = 200_000
-
-
-def to_frac(x) -> Fraction:
-    """Exact Fraction of an mpf / int / Fraction / SymPy Rational / float."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, bool):
-        raise TypeError(x)
-    if isinstance(x, int):
-        return Fraction(x)
-    if isinstance(x, mpmath.mpf):
-        if not mpmath.isfinite(x):
-            raise ValueError(f"not finite: {x}")
-        man, exp = x.man_exp  # (|mantissa|, exponent): the sign is separate
-        if x < 0:
-            man = -man
-        if abs(exp) > MAX_EXACT_EXP:
-            raise HugeExponent(f"2^{exp}")
-        return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
-    if isinstance(x, sp.Rational):
-        return Fraction(int(x.p), int(x.q))
-    if isinstance(x, float):
-        return Fraction(x)
-    if isinstance(x, sp.Float):
-        return to_frac(sp.Rational(x))
-    raise TypeError(f"cannot convert {type(x).__name__} to Fraction")
-
-
-def to_m(x):
-    """mpf at the current precision."""
-    if isinstance(x, mpmath.mpf):
-        return +x
-    if isinstance(x, Fraction):
-        return mp.mpf(x.numerator) / x.denominator
-    if isinstance(x, int):
-        return mp.mpf(x)
-    if isinstance(x, sp.Rational):
-        return mp.mpf(int(x.p)) / int(x.q)
-    return mp.mpf(x)
-
-
-def lev(a):
-    """(alpha, 1 - alpha) as mpf, the complement exact for rational alpha."""
-    if isinstance(a, mpmath.mpf):
-        return a, 1 - a
-    return rnp.level(to_frac(a))
 
 
 def dec_exp(v: Fraction) -> int:
@@ -192,70 +184,6 @@ def fmt_value(v) -> str:
         return f"point {mpmath.nstr(v.mid, v.dps + 2)} (dps={v.dps})"
     return f"[{mpmath.nstr(v.lo, 20)}, {mpmath.nstr(v.hi, 20)}] (dps={v.dps})"
 
-
-# =============================================================================================
-# parameters
-# =============================================================================================
-@dataclass(frozen=True)
-class Num:
-    """A numeric parameter: ``value`` for the library, ``src`` for the reproducer, ``frac`` its
-    exact value (None for sp.log(r)), ``expfrac`` e^value exactly when value = log(r)."""
-
-    value: Any
-    src: str
-    frac: Fraction | None
-    expfrac: Fraction | None = None
-
-    def m(self):
-        if self.frac is not None:
-            return to_m(self.frac)
-        return mpmath.log(to_m(self.expfrac))
-
-    def exp_exact(self) -> Fraction | None:
-        if self.expfrac is not None:
-            return self.expfrac
-        if self.frac == 0:
-            return F1
-        return None
-
-    def exp_m(self):
-        e = self.exp_exact()
-        return to_m(e) if e is not None else mpmath.exp(self.m())
-
-    def expm1_m(self):
-        e = self.exp_exact()
-        return to_m(e - 1) if e is not None else mpmath.expm1(self.m())
-
-    def __repr__(self):
-        return self.src
-
-
-def n_int(k: int) -> Num:
-    return Num(k, str(k), Fraction(k))
-
-
-def n_rat(p: int, q: int) -> Num:
-    fr = Fraction(p, q)
-    if fr.denominator == 1:
-        return n_int(fr.numerator)
-    return Num(R(fr.numerator, fr.denominator), f"R({fr.numerator}, {fr.denominator})", fr)
-
-
-def n_frac(fr: Fraction) -> Num:
-    return n_rat(fr.numerator, fr.denominator)
-
-
-def n_float(x: float) -> Num:
-    x = float(x)
-    return Num(x, repr(x), Fraction(x))
-
-
-def n_log(r: Fraction) -> Num:
-    if r == 1:
-        return n_int(0)
-    src = f"sp.log({r.numerator})" if r.denominator == 1 else \
-        f"sp.log(R({r.numerator}, {r.denominator}))"
-    return Num(sp.log(R(r.numerator, r.denominator)), src, None, r)
 
 
 @dataclass(frozen=True)
@@ -441,1029 +369,6 @@ def gen_pair(ch, kmax: int = 5):
     return [Fraction(w, sp_) for w in wp], [Fraction(w, sq) for w in wq]
 
 
-# =============================================================================================
-# references
-# =============================================================================================
-class RefTimeout(Exception):
-    pass
-
-
-class RefUnavailable(Exception):
-    pass
-
-
-_REF = threading.local()
-
-
-def _tick():
-    dl = getattr(_REF, "deadline", None)
-    if dl is not None and time.perf_counter() > dl:
-        raise RefTimeout()
-
-
-def strict() -> bool:
-    return getattr(_REF, "strict", False)
-
-
-class RefHardTimeout(BaseException):
-    """The hard alarm of a reference computation that does not reach a cooperative tick in time
-    (a long SymPy or mpmath step): a BaseException, so no ``except Exception`` swallows it."""
-
-
-def _ref_alarm(signum, frame):
-    raise RefHardTimeout()
-
-
-#: The hard alarm of the outermost reference context fires this long after its budget, and
-#: at the latest after REF_HARD_CAP s: a point's three reference attempts (the second and
-#: third re-verifications) stay within the 180 s after which the parent kills a tree.
-REF_HARD_EXTRA = 30.0
-REF_HARD_CAP = 50.0
-
-
-class ref_context:
-    """Precision, time budget and strictness (re-verification) for reference computations.
-
-    The budget is cooperative (:func:`_tick`); the outermost context in the main thread also
-    arms a hard alarm ``REF_HARD_EXTRA`` s later, so that a reference stuck between ticks ends
-    as a reference timeout instead of stalling its tree until the parent kills it."""
-
-    def __init__(self, dps: int, seconds: float | None, strict_: bool = False):
-        self.dps, self.seconds, self.strict = dps, seconds, strict_
-
-    def __enter__(self):
-        self._old = (getattr(_REF, "deadline", None), getattr(_REF, "strict", False))
-        _REF.deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        _REF.strict = self.strict
-        self._alarm = (self.seconds is not None and not getattr(_REF, "armed", False)
-                       and _in_main_thread() and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
-        if self._alarm:
-            self._old_handler = signal.signal(signal.SIGALRM, _ref_alarm)
-            signal.setitimer(signal.ITIMER_REAL,
-                             min(self.seconds + REF_HARD_EXTRA, REF_HARD_CAP))
-            _REF.armed = True
-        self._wd = mp.workdps(self.dps)
-        self._wd.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self._wd.__exit__(*exc)
-        if self._alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._old_handler)
-            _REF.armed = False
-        _REF.deadline, _REF.strict = self._old
-        return False
-
-
-class Ref:
-    """Bounds L <= f(alpha) <= U of the true trade-off function.
-
-    ``val(a, ac, side)``: the lower (side 0) or upper (side 1) bound at mpf alpha (with its
-    complement). ``bounds(A)`` at a rational level: Fractions when exact, else mpf.
-    """
-
-    kind = "func"
-    sym = False
-    point = True
-    exact = False
-    slack = F0
-    label = ""
-    native_roc = False  # roc_val computed without cancellation (else: absolute tolerance)
-
-    def val(self, a, ac, side):
-        raise NotImplementedError
-
-    def roc_val(self, a, ac, side):
-        """Bound of 1 - f (side 0 lower, 1 upper); default by subtraction."""
-        return 1 - self.val(a, ac, 1 - side)
-
-    def bounds(self, A: Fraction):
-        a, ac = lev(A)
-        return self.val(a, ac, 0), self.val(a, ac, 1)
-
-    def roc_bounds(self, A: Fraction):
-        a, ac = lev(A)
-        return self.roc_val(a, ac, 0), self.roc_val(a, ac, 1)
-
-    def delta_bounds(self, eps):
-        """(L, U) of delta(eps) for mpf eps, or None."""
-        return None
-
-    def fn(self, side=0):
-        return lambda t: self.val(to_m(t), 1 - to_m(t), side)
-
-    def __repr__(self):
-        return self.label or type(self).__name__
-
-
-# -- finite objects: exact Neyman-Pearson on pairs, exact piecewise-linear algebra ----------
-def np_knots(P, Q, exact: bool):
-    """Knots (x, y, power) of T(P, Q): reject in decreasing Q/P (Neyman-Pearson lemma).
-    y is formed from suffix sums and power from prefix sums (no cancellation)."""
-    inf_q = sum((q for p, q in zip(P, Q, strict=False) if p == 0), F0 if exact else mp.zero)
-    fin = [(p, q) for p, q in zip(P, Q, strict=False) if p != 0]
-    fin.sort(key=lambda t: t[1] / t[0], reverse=True)
-    if exact:  # merge equal likelihood ratios
-        merged = []
-        for p, q in fin:
-            if merged and merged[-1][1] * p == q * merged[-1][0]:
-                merged[-1] = (merged[-1][0] + p, merged[-1][1] + q)
-            else:
-                merged.append((p, q))
-        fin = merged
-    n = len(fin)
-    zero = F0 if exact else mp.zero
-    suffix = [zero] * (n + 1)
-    for j in range(n - 1, -1, -1):
-        suffix[j] = suffix[j + 1] + fin[j][1]
-    knots = [(zero, suffix[0], inf_q)]
-    cp, cq = zero, inf_q
-    for j, (p, q) in enumerate(fin):
-        cp, cq = cp + p, cq + q
-        knots.append((cp, suffix[j + 1], cq))
-    x, y, w = knots[-1]
-    knots[-1] = (F1 if exact else mp.one, y, w)
-    if exact and x != 1:
-        raise AssertionError(f"P does not sum to 1: {x}")
-    return knots
-
-
-def pair_from_knots(knots, exact: bool):
-    """A pair whose trade-off is the piecewise-linear function through the knots (x, y)."""
-    one = F1 if exact else mp.one
-    P, Q = [], []
-    y0 = knots[0][1]
-    if y0 < one:
-        P.append(one - one)
-        Q.append(one - y0)
-    for (x1, y1), (x2, y2) in zip(knots, knots[1:], strict=False):
-        P.append(x2 - x1)
-        Q.append(y1 - y2)
-    return P, Q
-
-
-def pl_value(knots, a, ac=None):
-    """Value at a of the piecewise-linear function through knots [(x, y), ...]; exact for a
-    Fraction a on Fraction knots, otherwise mpf with (a, ac)."""
-    xs = [k[0] for k in knots]
-    j = bisect.bisect_right(xs, a) - 1
-    j = min(max(j, 0), len(knots) - 2)
-    (x1, y1), (x2, y2) = knots[j][:2], knots[j + 1][:2]
-    if x2 == x1:
-        return min(y1, y2)
-    if ac is not None and x2 == 1:
-        dx = ac
-    else:
-        dx = x2 - a
-    return y2 + (y1 - y2) * dx / (x2 - x1)
-
-
-def pl_power(knots, a):
-    """1 - f(a) from knots (x, y, w) with w = 1 - y formed without cancellation."""
-    xs = [k[0] for k in knots]
-    j = bisect.bisect_right(xs, a) - 1
-    j = min(max(j, 0), len(knots) - 2)
-    (x1, _, w1), (x2, _, w2) = knots[j], knots[j + 1]
-    if x2 == x1:
-        return max(w1, w2)
-    return w1 + (w2 - w1) * (a - x1) / (x2 - x1)
-
-
-def pl_max(k1, k2):
-    """Knots of max{F, G} for piecewise-linear F, G (convex when both are)."""
-    xs = sorted(set(k[0] for k in k1) | set(k[0] for k in k2))
-    pts = list(xs)
-    for a, b in zip(xs, xs[1:], strict=False):
-        _tick()
-        da = pl_value(k1, a) - pl_value(k2, a)
-        db = pl_value(k1, b) - pl_value(k2, b)
-        if da * db < 0:
-            pts.append(a + (b - a) * da / (da - db))
-    pts = sorted(set(pts))
-    return [(x, max(pl_value(k1, x), pl_value(k2, x))) for x in pts]
-
-
-def pl_group(knots, k: int):
-    """Knots of 1 - (1 - f)^{o k} for piecewise-linear f (Dong, Roth & Su, Thm. 3)."""
-    # h = 1 - f, non-decreasing; from the knots' power column (x, y, 1 - y) when they carry
-    # one: 1 - y of a computed y = 1 - 1e-31 would put h(0) at 1e-31, and a steep f maps that
-    # level to ~1 (Group(BinomialDP(23, 15), 4)(0) = 1 read 0)
-    hk = [(k[0], k[2]) if len(k) > 2 else (k[0], 1 - k[1]) for k in knots]
-    hxs = [x for x, _ in hk]
-
-    def h(x):
-        return pl_value(hk, x)
-
-    cur = hk  # knots of h^{o m}
-    for _ in range(k - 1):
-        pts = set(x for x, _ in cur)
-        for (x1, g1), (x2, g2) in zip(cur, cur[1:], strict=False):
-            _tick()
-            if g1 == g2:
-                continue
-            for u in hxs:
-                if min(g1, g2) < u < max(g1, g2):
-                    pts.add(x1 + (u - g1) * (x2 - x1) / (g2 - g1))
-        pts = sorted(pts)
-        cur = [(x, h(pl_value(cur, x))) for x in pts]
-    return [(x, 1 - g) for x, g in cur]
-
-
-def _merge_key(p, q):
-    return ("inf",) if p == 0 else q / p
-
-
-def pair_product(pairs, exact: bool, cap: int = 20000):
-    P, Q = pairs[0]
-    for P2, Q2 in pairs[1:]:
-        _tick()
-        if len(P) * len(P2) > 20 * cap:
-            raise RefUnavailable(f"product pair of {len(P)} x {len(P2)} atoms")
-        if exact:
-            acc: dict = {}
-            for p1, q1 in zip(P, Q, strict=False):
-                for p2, q2 in zip(P2, Q2, strict=False):
-                    p, q = p1 * p2, q1 * q2
-                    if p == 0 and q == 0:
-                        continue
-                    key = _merge_key(p, q)
-                    if key in acc:
-                        acc[key] = (acc[key][0] + p, acc[key][1] + q)
-                    else:
-                        acc[key] = (p, q)
-            P, Q = [v[0] for v in acc.values()], [v[1] for v in acc.values()]
-        else:
-            P, Q = ([p1 * p2 for p1 in P for p2 in P2], [q1 * q2 for q1 in Q for q2 in Q2])
-        if len(P) > cap:
-            raise RefUnavailable(f"product pair has {len(P)} atoms")
-    return P, Q
-
-
-def pair_power(pair, n: int, exact: bool, cap: int = 20000):
-    P, Q = pair
-    if n == 0:
-        return ([F1], [F1]) if exact else ([mp.one], [mp.one])
-    if exact:
-        result, base, m = None, (P, Q), n
-        while m:
-            if m & 1:
-                result = base if result is None else pair_product([result, base], True, cap)
-            m >>= 1
-            if m:
-                base = pair_product([base, base], True, cap)
-        return result
-    atoms = [i for i in range(len(P)) if P[i] != 0 or Q[i] != 0]
-    if math.comb(len(atoms) + n - 1, n) > cap:
-        raise RefUnavailable("power pair too large")
-    outP, outQ = [], []
-    fact = math.factorial(n)
-    for combo in itertools.combinations_with_replacement(atoms, n):
-        _tick()
-        c = Counter(combo)
-        coef = fact
-        for v in c.values():
-            coef //= math.factorial(v)
-        p, q = mp.mpf(coef), mp.mpf(coef)
-        for i, e in c.items():
-            p *= P[i] ** e
-            q *= Q[i] ** e
-        outP.append(p)
-        outQ.append(q)
-    return outP, outQ
-
-
-def binomial_pair(E, n: int, exact: bool):
-    """f_{eps,0}^{(x)n} = T(B(n, 1/(1+E)), B(n, E/(1+E))) (Kairouz et al.; DRS Sec. 3.3)."""
-    w = (F1 / (1 + E)) if exact else 1 / (1 + E)
-    v = 1 - w if exact else E / (1 + E)
-    P = [math.comb(n, k) * w ** k * v ** (n - k) for k in range(n + 1)]
-    Q = [math.comb(n, k) * v ** k * w ** (n - k) for k in range(n + 1)]
-    return P, Q
-
-
-class Finite(Ref):
-    """A trade-off function of a finite pair; exact (Fractions) when all data are rational."""
-
-    kind = "finite"
-
-    def __init__(self, exact: bool, make, how: str, sym: bool = False, slack=F0, label=""):
-        self.exact, self._make, self._how = exact, make, how
-        self.sym, self.slack, self.label = sym, Fraction(slack), label
-        self.native_roc = exact or how == "pair"
-        self._cache: dict = {}
-
-    def _get(self, what):
-        key = (what, None if self.exact else mp.prec)
-        if key not in self._cache:
-            _tick()
-            if what == "pair":
-                self._cache[key] = (self._make() if self._how == "pair"
-                                    else pair_from_knots(self._get("knots"), self.exact))
-            elif what == "np":
-                if self._how == "pair":
-                    P, Q = self._get("pair")
-                    self._cache[key] = np_knots(P, Q, self.exact)
-                else:
-                    self._cache[key] = [(x, y, 1 - y) for x, y in self._get("knots")]
-            elif what == "knots":
-                self._cache[key] = (self._make() if self._how == "knots"
-                                    else [(x, y) for x, y, _ in self._get("np")])
-            elif what == "mknots":
-                self._cache[key] = [tuple(to_m(c) for c in k) for k in self._get("np")]
-        return self._cache[key]
-
-    def pair(self):
-        return self._get("pair")
-
-    def knots(self):
-        return self._get("knots")
-
-    def exact_value(self, A: Fraction) -> Fraction:
-        return pl_value(self._get("np"), A)
-
-    def val(self, a, ac, side):
-        _tick()
-        return pl_value(self._get("mknots"), a, ac)
-
-    def roc_val(self, a, ac, side):
-        return pl_power(self._get("mknots"), a)
-
-    def bounds(self, A):
-        if self.exact and isinstance(A, Fraction):
-            v = self.exact_value(A)
-            return v, v
-        return super().bounds(A)
-
-    def roc_bounds(self, A):
-        if self.exact and isinstance(A, Fraction):
-            v = pl_power(self._get("np"), A)
-            return v, v
-        return super().roc_bounds(A)
-
-    def delta_bounds(self, eps):
-        P, Q = self.pair()
-        E = mpmath.exp(eps)
-        d = mp.zero
-        for p, q in zip(P, Q, strict=False):
-            t = to_m(q) - E * to_m(p)
-            if t > 0:
-                d += t
-        return d, d
-
-
-class EpsDeltaRef(Finite):
-    """f_{eps,delta}: Eq. (4) directly, the four-point pair (DRS Prop. 3) for composition."""
-
-    def __init__(self, eps: Num, delta: Num):
-        self.eps, self.delta = eps, delta
-        E = eps.exp_exact()
-        exact = E is not None
-
-        def make():
-            if exact:
-                return rnp.four_point_pair(E, delta.frac)
-            return rnp.four_point_pair(eps.exp_m(), to_m(delta.frac))
-
-        super().__init__(exact, make, "pair", sym=True, label=f"EpsDelta({eps}, {delta})")
-
-    def exact_value(self, A):
-        E, d = self.eps.exp_exact(), self.delta.frac
-        return max(F0, 1 - d - E * A, (1 - A - d) / E)
-
-    def val(self, a, ac, side):
-        E, d = self.eps.exp_m(), to_m(self.delta.frac)
-        return max(mp.zero, 1 - d - E * a, (ac - d) / E)
-
-    def roc_val(self, a, ac, side):
-        E, E1, d = self.eps.exp_m(), self.eps.expm1_m(), to_m(self.delta.frac)
-        return min(mp.one, d + E * a, (E1 + a + d) / E)
-
-    def delta_bounds(self, eps):
-        # delta(e) = delta0 + (1 - delta0)(E0 - E)/(1 + E0) for e < eps0, else delta0
-        E0, d = self.eps.exp_m(), to_m(self.delta.frac)
-        E = mpmath.exp(eps)
-        v = d + (1 - d) * (E0 - E) / (1 + E0) if E < E0 else d
-        return v, v
-
-
-# -- Gaussian, Laplace, Gaussian x finite ---------------------------------------------------
-_SQ2 = None
-
-
-def _phi_bar(t):
-    return mpmath.erfc(t / mpmath.sqrt(2)) / 2
-
-
-def _phi(t):
-    return mpmath.erfc(-t / mpmath.sqrt(2)) / 2
-
-
-def upper_quantile(a, ac):
-    """t with P(N(0,1) > t) = a (Newton on the log of the smaller tail, float start)."""
-    if a == 0:
-        return mp.inf
-    if ac == 0:
-        return mp.ninf
-    if a <= ac:
-        target, tail, sign = mpmath.log(a), _phi_bar, 1
-    else:
-        target, tail, sign = mpmath.log(ac), _phi, -1
-    small = a if a <= ac else ac
-    # start: float quantile, or the asymptotic one for tails below the float range
-    try:
-        from scipy.special import ndtri
-
-        fs = float(small)
-        t0 = -ndtri(fs) if fs > 1e-300 else None
-    except Exception:  # noqa: BLE001
-        t0 = None
-    if t0 is None or not math.isfinite(t0):
-        L = -mpmath.log(small)
-        t0 = mpmath.sqrt(2 * L - mpmath.log(4 * mp.pi * L))
-    t = mp.mpf(t0) * sign  # t for the upper tail a, or -t' for the lower tail
-    tol = mpmath.ldexp(1, -mp.prec + 8)
-    for _ in range(100):
-        _tick()
-        s = tail(t)
-        g = mpmath.log(s) - target
-        dens = mpmath.npdf(t)
-        dg = (-dens / s) if sign == 1 else (dens / s)
-        step = g / dg
-        t -= step
-        if abs(step) <= tol * max(1, abs(t)):
-            break
-    return t
-
-
-class GaussRef(Ref):
-    """G_mu with mu^2 = mu2 (Fraction): Phi(PhiInv(1 - alpha) - mu); gauss_np when strict."""
-
-    kind = "gauss"
-    sym = True
-    native_roc = True
-
-    def __init__(self, mu2: Fraction, label=""):
-        self.mu2, self.label = mu2, label or f"G(sqrt({mu2}))"
-
-    def mu(self):
-        return mpmath.sqrt(to_m(self.mu2))
-
-    def val(self, a, ac, side):
-        _tick()
-        if strict():
-            return rnp.gauss_np(self.mu(), a)
-        if self.mu2 == 0:
-            return ac
-        t = upper_quantile(a, ac)
-        if t == mp.inf:
-            return mp.one
-        if t == mp.ninf:
-            return mp.zero
-        return _phi(t - self.mu())
-
-    def roc_val(self, a, ac, side):
-        _tick()
-        if strict():
-            return rnp.gauss_np(self.mu(), a, roc=True)
-        if self.mu2 == 0:
-            return a
-        t = upper_quantile(a, ac)
-        if t == mp.inf:
-            return mp.zero
-        if t == mp.ninf:
-            return mp.one
-        return _phi_bar(t - self.mu())
-
-    def bounds(self, A):
-        if strict():
-            v = rnp.gauss_np(self.mu(), A)
-            return v, v
-        return super().bounds(A)
-
-    def roc_bounds(self, A):
-        if strict():
-            v = rnp.gauss_np(self.mu(), A, roc=True)
-            return v, v
-        return super().roc_bounds(A)
-
-    def delta_bounds(self, eps):
-        # DRS Cor. 1: delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
-        if self.mu2 == 0:
-            return mp.zero, mp.zero
-        mu = self.mu()
-        if eps == 0:
-            v = _phi(mu / 2) - _phi(-mu / 2)
-        else:
-            v = _phi(-eps / mu + mu / 2) - mpmath.exp(eps) * _phi(-eps / mu - mu / 2)
-        return v, v
-
-
-class LaplaceRef(Ref):
-    """L_mu (DRS Prop. 7): 1 - e^mu a, e^-mu/(4a), e^-mu (1 - a); laplace_np when strict."""
-
-    kind = "laplace"
-    sym = True
-    native_roc = True
-
-    def __init__(self, mu: Num):
-        self.mu_, self.label = mu, f"Laplace({mu})"
-
-    def val(self, a, ac, side):
-        mu = self.mu_.m()
-        if strict():
-            return rnp.laplace_np(mu, a)
-        if a < mpmath.exp(-mu) / 2:
-            return 1 - mpmath.exp(mu) * a
-        if a <= mp.mpf(1) / 2:
-            return mpmath.exp(-mu) / (4 * a)
-        return mpmath.exp(-mu) * ac
-
-    def roc_val(self, a, ac, side):
-        mu = self.mu_.m()
-        if strict():
-            return rnp.laplace_np(mu, a, roc=True)
-        if a < mpmath.exp(-mu) / 2:
-            return mpmath.exp(mu) * a
-        if a <= mp.mpf(1) / 2:
-            return 1 - mpmath.exp(-mu) / (4 * a)
-        return 1 - mpmath.exp(-mu) * ac
-
-    def bounds(self, A):
-        if strict():
-            v = rnp.laplace_np(self.mu_.m(), A)
-            return v, v
-        return super().bounds(A)
-
-    def roc_bounds(self, A):
-        if strict():
-            v = rnp.laplace_np(self.mu_.m(), A, roc=True)
-            return v, v
-        return super().roc_bounds(A)
-
-    def delta_bounds(self, eps):
-        mu = self.mu_.m()
-        v = -mpmath.expm1((eps - mu) / 2) if eps < mu else mp.zero
-        return v, v
-
-
-class GaussFiniteRef(Ref):
-    """G_mu (x) T(P, Q): reject when the total log-likelihood ratio exceeds s; for atom i of
-    ratio r_i the Gaussian threshold is t_i = (s - log r_i)/mu + mu/2. alpha(s), beta(s) are
-    sums of erfc terms; s is solved from alpha(s) = alpha on the log of the smaller tail."""
-
-    kind = "gaussfinite"
-    native_roc = True
-
-    def __init__(self, mu2: Fraction, fin: Finite):
-        self.mu2, self.fin = mu2, fin
-        self.sym = fin.sym
-        self.label = f"G(sqrt({mu2})) (x) {fin.label}"
-
-    def _atoms(self):
-        P, Q = self.fin.pair()
-        fin, inf_q, zero_p = [], mp.zero, mp.zero
-        for p, q in zip(P, Q, strict=False):
-            p, q = to_m(p), to_m(q)
-            if p == 0 and q == 0:
-                continue
-            if p == 0:
-                inf_q += q
-            elif q == 0:
-                zero_p += p
-            else:
-                fin.append((p, q, mpmath.log(q / p)))
-        return fin, inf_q, zero_p
-
-    def _solve(self, a, ac):
-        mu = mpmath.sqrt(to_m(self.mu2))
-        fin, inf_q, zero_p = self._atoms()
-        amax = sum((p for p, _, _ in fin), mp.zero)
-
-        def alpha_s(s):
-            _tick()
-            return sum((p * _phi_bar((s - lr) / mu + mu / 2) for p, _, lr in fin), mp.zero)
-
-        def alphac_s(s):
-            _tick()
-            return sum((p * _phi((s - lr) / mu + mu / 2) for p, _, lr in fin), zero_p)
-
-        return mu, fin, inf_q, amax, alpha_s, alphac_s
-
-    def _beta_power(self, a, ac):
-        """(beta, power) at level a."""
-        mu, fin, inf_q, amax, alpha_s, alphac_s = self._solve(a, ac)
-        fin_q = sum((q for _, q, _ in fin), mp.zero)
-        if a == 0:
-            return fin_q, inf_q
-        if a >= amax:
-            return mp.zero, mp.one
-        use_a = a <= ac
-        if use_a:
-            la = mpmath.log(a)
-            h = lambda s: la - mpmath.log(alpha_s(s))  # noqa: E731  increasing in s
-        else:
-            lac = mpmath.log(ac)
-            h = lambda s: mpmath.log(alphac_s(s)) - lac  # noqa: E731
-        lo, hi = mp.mpf(-1), mp.mpf(1)
-        for _ in range(200):
-            if h(lo) <= 0:
-                break
-            lo *= 2
-        for _ in range(200):
-            if h(hi) >= 0:
-                break
-            hi *= 2
-        s = rnp._solve_increasing(h, lo, hi)
-        beta = sum((q * _phi((s - lr) / mu - mu / 2) for _, q, lr in fin), mp.zero)
-        power = inf_q + sum((q * _phi_bar((s - lr) / mu - mu / 2) for _, q, lr in fin), mp.zero)
-        return beta, power
-
-    def val(self, a, ac, side):
-        return self._beta_power(a, ac)[0]
-
-    def roc_val(self, a, ac, side):
-        return self._beta_power(a, ac)[1]
-
-    def delta_bounds(self, eps):
-        mu = mpmath.sqrt(to_m(self.mu2))
-        fin, inf_q, _ = self._atoms()
-        E = mpmath.exp(eps)
-        d = inf_q
-        for p, q, lr in fin:
-            t = (eps - lr) / mu + mu / 2
-            d += q * _phi_bar(t - mu) - E * p * _phi_bar(t)
-        return d, d
-
-
-# -- operator references on functions -------------------------------------------------------
-class Func(Ref):
-    """A reference given by two callables (lower, upper) of (a, ac)."""
-
-    def __init__(self, lo, hi, point: bool, sym: bool, label: str, roc=None, delta=None,
-                 slack=F0, native_roc=False):
-        self._lo, self._hi, self.point, self.sym, self.label = lo, hi, point, sym, label
-        self._roc, self._delta, self.slack = roc, delta, Fraction(slack)
-        self.native_roc = native_roc and roc is not None
-
-    def val(self, a, ac, side):
-        _tick()
-        return self._lo(a, ac) if side == 0 else self._hi(a, ac)
-
-    def roc_val(self, a, ac, side):
-        if self._roc is not None:
-            return self._roc(a, ac, side)
-        return super().roc_val(a, ac, side)
-
-    def delta_bounds(self, eps):
-        return None if self._delta is None else self._delta(eps)
-
-
-def _side_fn(ref: Ref, side: int):
-    def f(t):
-        t = to_m(t)
-        return ref.val(t, 1 - t, side)
-    return f
-
-
-def ref_mix(child: Ref, p: Fraction) -> Ref:
-    if isinstance(child, Finite):
-        def make():
-            pp = p if child.exact else to_m(p)
-            return [(x, pp * y + (1 - pp) * (1 - x)) for x, y in child.knots()]
-        return Finite(child.exact, make, "knots", label=f"Mix({child.label}, {p})",
-                      slack=child.slack)
-
-    # 1 - p formed exactly (p = 1 - 1e-27 would lose 27 digits to cancellation in mpf)
-    def lo(a, ac):
-        return to_m(p) * child.val(a, ac, 0) + to_m(1 - p) * ac
-
-    def hi(a, ac):
-        return to_m(p) * child.val(a, ac, 1) + to_m(1 - p) * ac
-
-    def roc(a, ac, side):
-        return to_m(p) * child.roc_val(a, ac, side) + to_m(1 - p) * a
-
-    return Func(lo, hi, child.point, False, f"Mix({child.label}, {p})", roc=roc,
-                slack=child.slack, native_roc=child.native_roc)
-
-
-def ref_inverse(child: Ref) -> Ref | None:
-    if child.sym:
-        return child
-    if child.slack:
-        return None
-    if isinstance(child, Finite):
-        return Finite(child.exact, lambda: tuple(reversed(child.pair())), "pair",
-                      label=f"Inverse({child.label})")
-    if isinstance(child, GaussFiniteRef):
-        fin = child.fin
-        return GaussFiniteRef(child.mu2, Finite(fin.exact, lambda: tuple(reversed(fin.pair())),
-                                                "pair", label=f"Inverse({fin.label})"))
-
-    def mk(side):
-        def g(a, ac):
-            return oref.inverse(_side_fn(child, side))(a)
-        return g
-
-    return Func(mk(0), mk(1), child.point, False, f"Inverse({child.label})")
-
-
-def ref_max(children: list[Ref]) -> Ref:
-    if all(isinstance(c, Finite) for c in children) and not any(c.slack for c in children):
-        exact = all(c.exact for c in children)
-
-        def make():
-            ks = [c.knots() if exact else [(to_m(x), to_m(y)) for x, y in c.knots()]
-                  for c in children]
-            out = ks[0]
-            for k in ks[1:]:
-                out = pl_max(out, k)
-            return out
-        return Finite(exact, make, "knots", sym=all(c.sym for c in children),
-                      label="Max(" + ", ".join(c.label for c in children) + ")")
-
-    def lo(a, ac):
-        return max(c.val(a, ac, 0) for c in children)
-
-    def hi(a, ac):
-        return max(c.val(a, ac, 1) for c in children)
-
-    def roc(a, ac, side):  # 1 - max f_i = min (1 - f_i)
-        return min(c.roc_val(a, ac, side) for c in children)
-
-    return Func(lo, hi, all(c.point for c in children), all(c.sym for c in children),
-                "Max(" + ", ".join(c.label for c in children) + ")",
-                slack=max(c.slack for c in children), roc=roc,
-                native_roc=all(c.native_roc for c in children))
-
-
-def ref_symmetrize(child: Ref) -> Ref | None:
-    if child.sym:
-        return child
-    inv = ref_inverse(child)
-    if inv is None:
-        return None
-    r = ref_max([child, inv])
-    r.sym = True
-    return r
-
-
-def ref_group(child: Ref, k: int) -> Ref | None:
-    if child.slack:
-        return None
-    if isinstance(child, Finite):
-        def make():
-            kn = child._get("np") if child.exact else [tuple(to_m(c) for c in t)
-                                                      for t in child._get("np")]
-            return pl_group(kn, k)
-        return Finite(child.exact, make, "knots", label=f"Group({child.label}, {k})")
-
-    # 1 - (1 - f)^{o k}(alpha), carried as pairs (y, 1 - y) without cancellation:
-    # y_{j+1} = 1 - f(y_j) = roc_f(y_j), 1 - y_{j+1} = f(y_j). A lower bound uses the lower
-    # bound f_L throughout (then every y_j is an upper bound and f_L(y) a lower bound), an upper
-    # bound f_U. (operator_reference.group composes through 1 - f(y), which loses the tails.)
-    def chain(a, ac, side):
-        y, c = a, ac
-        for _ in range(k):
-            y, c = child.roc_val(y, c, 1 - side), child.val(y, c, side)
-        return y, c
-
-    def mk(side):
-        def g(a, ac):
-            if strict() and not child.native_roc:
-                return oref.group(_side_fn(child, side), k)(a)
-            return chain(a, ac, side)[1]
-        return g
-
-    def roc(a, ac, side):  # 1 - Group(f, k) = (1 - f)^{o k}
-        return chain(a, ac, 1 - side)[0]
-
-    return Func(mk(0), mk(1), child.point, False, f"Group({child.label}, {k})", roc=roc,
-                native_roc=child.native_roc)
-
-
-def _hull_points(F, ts):
-    """Points (t, F(t)) and their reflections (F(t), t): both lie in the union of the
-    epigraphs of f and f^{-1} when F >= f."""
-    pts = []
-    for t in ts:
-        y = F(t)
-        pts.append((t, y, t, 0))
-        pts.append((y, t, t, 1))
-    return pts
-
-
-def _lower_hull_tagged(pts):
-    pts = sorted(pts, key=lambda p: (p[0], p[1]))
-    uniq = []
-    for p in pts:
-        if uniq and uniq[-1][0] == p[0]:
-            continue  # keep the lowest y at each x
-        uniq.append(p)
-    hull = []
-    for p in uniq:
-        while len(hull) >= 2:
-            (x1, y1, *_), (x2, y2, *_) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    return hull
-
-
-def hull_upper(F, x, rounds: int = 8):
-    """A rigorous upper bound at x of min{f, f^{-1}}^{**} for F >= f: the lower convex hull of
-    sampled points of both branches, refined near the supporting points."""
-    base = [mp.zero, mp.one] + [mp.mpf(i) / 32 for i in range(1, 32)]
-    base += [mp.mpf(10) ** -k for k in range(2, 14)] + [1 - mp.mpf(10) ** -k for k in range(2, 14)]
-    pts = _hull_points(F, base)
-    h = mp.mpf(1) / 64
-    for _ in range(rounds):
-        hull = _lower_hull_tagged(pts)
-        j = None
-        for i in range(len(hull) - 1):
-            if hull[i][0] <= x <= hull[i + 1][0]:
-                j = i
-                break
-        if j is None:
-            break
-        new = []
-        for p in (hull[j], hull[j + 1]):
-            t = p[2]
-            for d in (-h, h, -h / 3, h / 3):
-                u = t + d
-                if 0 < u < 1:
-                    new.append(u)
-        pts += _hull_points(F, new)
-        h /= 4
-    hull = _lower_hull_tagged(pts)
-    for i in range(len(hull) - 1):
-        (x1, y1, *_), (x2, y2, *_) = hull[i], hull[i + 1]
-        if x1 <= x <= x2:
-            return y1 if x2 == x1 else y1 + (y2 - y1) * (x - x1) / (x2 - x1)
-    return mp.one - x
-
-
-def _eq13(F, p, a, ac):
-    """C_p(f)(alpha) for symmetric f (DRS Eq. (13)): f_p on [0, x*], the line of slope -1 on
-    [x*, f_p(x*)], f_p^{-1} after; x* the fixed point of f."""
-    xs = rnp._solve_increasing(lambda t: t - F(t), mp.zero, mp.mpf(1) / 2)
-    pm, qm = to_m(p), to_m(1 - p)  # (1 - p exactly: no cancellation for p near 1)
-
-    def fp(t):
-        t = to_m(t)
-        return pm * F(t) + qm * (1 - t)
-
-    vs = fp(xs)
-    if a <= xs:
-        return pm * F(a) + qm * ac
-    if a <= vs:
-        return xs + vs - a
-    return oref.inverse(fp)(a)
-
-
-def ref_hull(child: Ref, p: Fraction | None) -> Ref | None:
-    """SymmetricHull (p None) or Subsample C_p."""
-    name = "SymmetricHull" if p is None else "Subsample"
-    if child.slack:
-        return None
-    if isinstance(child, Finite):
-        base = child if p is None else ref_mix(child, p)
-        inv = Finite(base.exact, lambda: tuple(reversed(base.pair())), "pair")
-
-        def make():
-            k1, k2 = base.knots(), inv.knots()
-            if not base.exact:
-                k1 = [(to_m(x), to_m(y)) for x, y in k1]
-                k2 = [(to_m(x), to_m(y)) for x, y in k2]
-            return [(x, y) for x, y in oref.pl_min_envelope(k1, k2)]
-        return Finite(base.exact, make, "knots", sym=True, label=f"{name}({child.label}, {p})")
-    if p is None and child.sym:
-        return child
-    if p is not None and p == 1 and child.sym:
-        return child
-    if child.sym and child.point:
-        F = _side_fn(child, 0)
-
-        def v(a, ac):
-            return _eq13(F, p, a, ac)
-        return Func(v, v, True, True, f"{name}({child.label}, {p})")
-    # one-sided: a rigorous upper bound from sampled points of the upper branch
-    Fu = _side_fn(child, 1)
-    if p is not None:
-        pm_ = p
-
-        def Fu(t, Fu0=Fu):  # noqa: F811
-            return to_m(pm_) * Fu0(t) + to_m(1 - pm_) * (1 - to_m(t))
-
-    def lo(a, ac):
-        return mp.zero
-
-    def hi(a, ac):
-        return hull_upper(Fu, a)
-
-    return Func(lo, hi, False, True, f"{name}({child.label}, {p}) [upper bound]")
-
-
-def ref_tensor(children: list[Ref]) -> Ref:
-    kids = []
-    for c in children:
-        if getattr(c, "is_id", False):
-            continue
-        kids.append(c)
-    if not kids:
-        return id_ref()
-    if any(getattr(c, "is_zero", False) for c in kids):
-        return zero_ref()
-    gauss = [c for c in kids if isinstance(c, GaussRef)]
-    gfin = [c for c in kids if isinstance(c, GaussFiniteRef)]
-    fins = [c for c in kids if isinstance(c, Finite) and not c.slack] + [g.fin for g in gfin]
-    other = [c for c in kids if not isinstance(c, (GaussRef, GaussFiniteRef))
-             and not (isinstance(c, Finite) and not c.slack)]
-    sym = all(c.sym for c in kids)
-    mu2 = sum((g.mu2 for g in gauss + gfin), F0)
-    label = " (x) ".join(c.label for c in kids)
-    core = None
-    if fins:
-        exact = all(f.exact for f in fins)
-        fs = list(fins)
-        fin = fs[0] if len(fs) == 1 else Finite(
-            exact, lambda: pair_product([f.pair() for f in fs], exact), "pair",
-            sym=all(f.sym for f in fs), label=" (x) ".join(f.label for f in fs))
-        core = fin if mu2 == 0 else GaussFiniteRef(mu2, fin)
-    elif gauss or gfin:
-        core = GaussRef(mu2)
-    if not other:
-        return core
-    # bounds: the tensor lies below every factor; delta above every factor's delta
-    facs = ([core] if core is not None else []) + other
-
-    def lo(a, ac):
-        return mp.zero
-
-    def hi(a, ac):
-        return min(f.val(a, ac, 1) for f in facs)
-
-    def delta(eps):
-        best = mp.zero
-        for f in facs:
-            b = f.delta_bounds(eps)
-            if b is not None:
-                best = max(best, b[0])
-        return best, mp.one
-
-    return Func(lo, hi, False, sym, label + " [upper bound]", delta=delta)
-
-
-def ref_power(child: Ref, n: int) -> Ref:
-    if n == 0:
-        return id_ref()
-    if n == 1:
-        return child
-    if isinstance(child, GaussRef):
-        return GaussRef(child.mu2 * n)
-    if isinstance(child, EpsDeltaRef) and child.delta.frac == 0:
-        eps = child.eps
-        E = eps.exp_exact()
-        return Finite(E is not None,
-                      lambda: binomial_pair(E if E is not None else eps.exp_m(), n, E is not None),
-                      "pair", sym=True, label=f"Binomial({eps}, {n})")
-    if isinstance(child, Finite) and not child.slack:
-        return Finite(child.exact, lambda: pair_power(child.pair(), n, child.exact), "pair",
-                      sym=child.sym, label=f"({child.label})^{n}")
-    if isinstance(child, GaussFiniteRef):
-        fin = child.fin
-        return GaussFiniteRef(child.mu2 * n, Finite(
-            fin.exact, lambda: pair_power(fin.pair(), n, fin.exact), "pair", sym=fin.sym))
-
-    def lo(a, ac):
-        return mp.zero
-
-    def hi(a, ac):
-        return child.val(a, ac, 1)
-
-    def delta(eps):
-        b = child.delta_bounds(eps)
-        return (b[0] if b is not None else mp.zero), mp.one
-
-    return Func(lo, hi, False, child.sym, f"({child.label})^{n} [upper bound]", delta=delta)
-
-
-def id_ref() -> Finite:
-    r = Finite(True, lambda: [(F0, F1), (F1, F0)], "knots", sym=True, label="Id")
-    r.is_id = True
-    return r
-
-
-def zero_ref() -> Finite:
-    r = Finite(True, lambda: [(F0, F0), (F1, F0)], "knots", sym=True, label="Zero")
-    r.is_zero = True
-    return r
-
-
-# =============================================================================================
 # trees
 # =============================================================================================
 @dataclass
@@ -1704,10 +609,6 @@ _TRACE = os.environ.get("TA_FUZZ_TRACE") == "1"
 #: The hard alarm fires this long after the cooperative limit.
 HARD_EXTRA = float(os.environ.get("TA_FUZZ_HARD_EXTRA", "20"))
 TimeLimitExceeded = getattr(ta, "TimeLimitExceeded", CallTimeout)
-
-
-def _in_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
 
 
 @dataclass
@@ -2315,7 +1216,7 @@ def _check_profile(case, values, rec, props="abcde"):
 
 def check_curve(case, rec):
     """f.curve (float64) against the reference: no NaN, in [0, 1], and within its contract
-    (``numeric.protocol.curve``): 1e-9 + 1e-6 |ref| for a family's float path, half of
+    (``numeric.curves.curve``): 1e-9 + 1e-6 |ref| for a family's float path, half of
     ``CURVE_WIDTH`` plus that for an operator tree (midpoints of certified enclosures at the
     engine's tolerance), unless the call warned (``ToleranceWarning``: some enclosure stayed
     wider; counted, not a violation)."""
@@ -2323,7 +1224,7 @@ def check_curve(case, rec):
 
     import numpy as np
 
-    from tradeoff_algebra.numeric.protocol import CURVE_WIDTH
+    from tradeoff_algebra.numeric.curves import CURVE_WIDTH
 
     node, ref = case.node, case.node.ref
     xs = [float(lv.frac) for lv in case.alphas]

@@ -3,6 +3,9 @@
 The reference (tests/reference_np.py) finds the threshold t with P(N(0,1) > t) = alpha by
 bisection on CDFs written with ``mpmath.erfc`` (never the package's ``ncdf_inv``) and returns
 P(N(mu,1) <= t), or the power P(N(mu,1) > t) for the ROC side.
+
+The shared tests of G_mu and L_mu (values and ROC at every level, closed form, derivative,
+fixed point, inverse, monotonicity in mu) are in tests/test_families.py; here what is G's own.
 """
 
 from __future__ import annotations
@@ -19,10 +22,6 @@ import tradeoff_algebra as ta
 from tradeoff_algebra import G, Phi, PhiInv
 
 REF_DPS = 70
-
-MUS = [0, R(1, 10), 0.1, 1, 3, 10, R(7, 3), sp.sqrt(2)]
-ALPHAS = ["1e-300", R(1, 10**50), R(1, 10**10), R(1, 3), R(1, 2), "0.75",
-          1 - R(1, 10**15), 1 - R(1, 10**20)]
 
 
 def _mu_mpf(mu):
@@ -41,16 +40,6 @@ def _assert_digits(value, ref, need):
     with workdps(REF_DPS):
         d = digits(value, ref)
     assert d >= need, f"{value} vs {ref}: {d:.1f} digits"
-
-
-@pytest.mark.parametrize("mu", MUS, ids=str)
-@pytest.mark.parametrize("alpha", ALPHAS, ids=str)
-def test_value_and_roc_against_neyman_pearson(mu, alpha):
-    v = ta.evaluate(G(mu), alpha, dps=45)
-    assert v.is_point and v.exact is None
-    _assert_digits(v.mid, _ref(mu, alpha), 44)
-    w = ta.roc(G(mu), alpha, dps=45)
-    _assert_digits(w.mid, _ref(mu, alpha, roc=True), 44)
 
 
 @pytest.mark.parametrize("mu", [0, R(1, 10), 1, 3, 10])
@@ -91,22 +80,6 @@ def test_g0_is_id():
         _assert_digits(ta.roc(G(0), alpha, dps=40).mid, a, 40)
 
 
-@pytest.mark.parametrize("mu,alpha", [(1, R(1, 3)), (3, R(1, 10**20)), (R(1, 2), "1e-300"),
-                                      (10, 1 - R(1, 10**20)), (sp.sqrt(2), R(9, 10))])
-def test_sympy_closed_form_agrees(mu, alpha):
-    a = sp.Symbol("a")
-    m = sp.Symbol("mu", nonnegative=True)
-    A = sp.Rational(alpha)
-    expr = G(m)(a)
-    assert expr == Phi(PhiInv(1 - a) - m)
-    closed = expr.subs({m: mu, a: A})
-    n50 = sp.N(closed, 50)
-    v = ta.evaluate(G(mu), A, dps=50)
-    _assert_digits(mp.make_mpf(n50._mpf_), v.mid, 47)
-    # applying the numeric node directly gives the same closed form
-    assert sp.N(G(mu)(A), 50) == n50
-
-
 def test_symbolic_parameter_substituted_later():
     mu, a = sp.symbols("mu a")
     e = G(mu)(a).subs({mu: 1, a: R(1, 3)})
@@ -116,54 +89,6 @@ def test_symbolic_parameter_substituted_later():
     assert f == G(1)
     with pytest.raises(ta.InvalidParameter, match="mu"):
         ta.evaluate(G(mu), R(1, 3))
-
-
-# -- derivative, fixed point, inverse ------------------------------------------------------------
-@pytest.mark.parametrize("mu,alpha", [(1, R(1, 3)), (3, R(1, 100)), (R(1, 2), R(9, 10)),
-                                      (10, R(1, 2))])
-def test_derivative_against_numeric_differentiation(mu, alpha):
-    d = G(mu).derivative(alpha)
-    with workdps(35):
-        ref = mpmath.diff(lambda x: gauss_np(mp.mpf(mu), x), mp.mpf(alpha.p) / alpha.q)
-    _assert_digits(mp.make_mpf(sp.N(d, 40)._mpf_), ref, 30)
-    # the symbolic form differentiates the closed form
-    x = sp.Symbol("x")
-    by_diff = sp.diff(G(mu)(x), x).subs(x, alpha)
-    _assert_digits(mp.make_mpf(sp.N(by_diff, 40)._mpf_), ref, 30)
-
-
-@pytest.mark.parametrize("mu", [0, R(1, 10), 1, 3, 10, sp.sqrt(2)])
-def test_fixed_point(mu):
-    fp = G(mu).fixed_point()
-    assert fp == Phi(-sp.sympify(mu) / 2)
-    v = ta.evaluate(G(mu), fp, dps=45)
-    x = mp.make_mpf(sp.N(fp, 60)._mpf_)
-    _assert_digits(v.mid, x, 40)
-    with workdps(REF_DPS):
-        _assert_digits(gauss_np(_mu_mpf(mu), x), x, 40)
-
-
-@pytest.mark.parametrize("mu", [R(1, 2), 1, 3])
-@pytest.mark.parametrize("alpha", [R(1, 10**10), R(1, 3), R(1, 2), R(9, 10)])
-def test_inverse(mu, alpha):
-    f = G(mu)
-    assert f.is_symmetric
-    inv = f.inverse()
-    assert isinstance(inv, ta.Inverse) and inv.arg == f
-    assert inv(alpha) == f(alpha)
-    assert ta.evaluate(inv, alpha, dps=40).mid == ta.evaluate(f, alpha, dps=40).mid
-    # f^{-1}(f(a)) = a on (0, 1), where G_mu is strictly decreasing
-    y = ta.evaluate(f, alpha, dps=70).mid
-    back = ta.evaluate(inv, y, dps=45)
-    with workdps(70):
-        _assert_digits(back.mid, mp.mpf(alpha.p) / alpha.q, 40)
-
-
-def test_decreasing_in_mu():
-    """G_mu <= G_mu' for mu >= mu' (Dong, Roth & Su, below Eq. (5))."""
-    for alpha in [R(1, 10**6), R(1, 3), R(9, 10)]:
-        vals = [ta.evaluate(G(mu), alpha, dps=30).mid for mu in [0, R(1, 2), 1, 2, 5]]
-        assert all(a > b for a, b in zip(vals, vals[1:], strict=False))
 
 
 def test_mpmath_precision_untouched():
