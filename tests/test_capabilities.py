@@ -227,8 +227,8 @@ def check_arb_delta(f):
             ball = answer(proto.arb_delta(f, flint.arb(flint.fmpq(int(eps * 2), 2))))
             lo = mpmath.mpf(ball.lower().str(40, radius=False))
             hi = mpmath.mpf(ball.upper().str(40, radius=False))
-        ref = brute_delta(f, eps)  # (a numeric minimisation: good to about 1e-15)
-        assert lo - mpmath.mpf(10) ** -13 <= ref <= hi + mpmath.mpf(10) ** -13
+        ref = R_.delta(ref_of(f), eps)  # (the shared reference at the test's precision)
+        assert lo - mpmath.mpf(10) ** -25 <= ref <= hi + mpmath.mpf(10) ** -25
         assert hi - lo <= mpmath.mpf(10) ** -25 * (1 + ref)  # the ball is a point at 200 bits
 
 

@@ -49,7 +49,8 @@ EXTRA = [G(3), Laplace(R(1, 2)), ta.EpsDelta(sp.log(3), R(1, 20)), ta.EpsDelta(2
          ta.Discrete([R(1, 3), R(2, 3), 0], [R(1, 6), R(1, 3), R(1, 2)]),
          ta.PiecewiseLinear([(0, R(9, 10)), (R(1, 10), R(1, 2)), (R(1, 2), R(1, 10)), (1, 0)]),
          ta.NormalPair(1, 2, 0, 1), ta.GaussianMixturePair([R(1, 4), R(3, 4)], [0, 2], [1, 0]),
-         ta.PoissonReplace(2, R(1, 2)), ta.RenyiRegion({3: R(1, 2)}, symmetric=False)]
+         ta.PoissonReplace(2, R(1, 2)), ta.RenyiRegion({3: R(1, 2)}, symmetric=False),
+         ta.DiscreteGaussian(2, R(3, 2))]
 
 
 def samples(cls: type, name: str | None = None) -> list:
@@ -77,6 +78,7 @@ DEFAULT = {
     "RenyiRegion": (ta.RenyiRegion({3: R(1, 2)}, symmetric=False),),
     "ShuffleDP": (ta.ShuffleDP(sp.log(2), 3), ta.ShuffleDP(1, 5)),
     "ZeroTradeOff": (ta.Zero,),
+    "DiscreteGaussian": (ta.DiscreteGaussian(1, 2),),
 }
 
 
@@ -115,10 +117,7 @@ def test_every_family_has_samples_and_a_reference(cls):
 
 
 def _check(name: str, f) -> bool:
-    """Run the checker of ``name`` on ``f``: False when the capability declines (or ``f`` is a
-    known bug, tested on its own below)."""
-    if f in KNOWN_BUGS.get(name, ()):
-        return False
+    """Run the checker of ``name`` on ``f``: False when the capability declines."""
     with workdps(DPS + 10):
         try:
             CHECKS[name](f)
@@ -142,23 +141,24 @@ def test_capability_against_the_reference(cls, name, full):
     assert answered, f"{cls.__name__} declares {name!r} but answers for none of its samples"
 
 
-#: Samples on which a capability disagrees with its reference: library bugs, each a strict xfail.
-KNOWN_BUGS = {"kinks": (ta.EpsDelta(0, 0), ta.EpsDelta(2, 0)), "loss": (G(0),)}
+#: Samples on which a capability once disagreed with its reference: regressions.
+FIXED_BUGS = {"kinks": (ta.EpsDelta(0, 0), ta.EpsDelta(2, 0)), "loss": (G(0),)}
 
 
-@pytest.mark.parametrize("f", KNOWN_BUGS["kinks"], ids=str)
-@pytest.mark.xfail(strict=True, reason="numeric.capability.kinks of EpsDelta lists 1 (not in "
-                   "(0, 1)) when delta = 0, and 1/2 for EpsDelta(0, 0) = Id, where f is linear")
+@pytest.mark.parametrize("f", FIXED_BUGS["kinks"], ids=str)
 def test_epsdelta_kinks_are_interior_jumps(f):
+    """kinks of EpsDelta listed 1 (not in (0, 1)) when delta = 0, and 1/2 for EpsDelta(0, 0) =
+    Id, where f is linear."""
     with workdps(DPS + 10):
-        CHECKS["kinks"](f)
+        ks = cap.kinks(f)
+        assert all(0 < k < 1 for k in ks)
+        if ks:  # (Id has none)
+            CHECKS["kinks"](f)
 
 
-@pytest.mark.parametrize("f", KNOWN_BUGS["loss"], ids=str)
-@pytest.mark.xfail(strict=True, reason="the privacy loss of G_mu declares the views grid and law "
-                   "(loss_views in families/gaussian.py), but for mu = 0 it is an AtomLoss "
-                   "whose law() is None")
+@pytest.mark.parametrize("f", FIXED_BUGS["loss"], ids=str)
 def test_gaussian_loss_declares_its_law_at_mu_0(f):
+    """G_0's loss offers every view the Gaussian family declares (its law: N(0, 0), M = 1)."""
     with workdps(DPS + 10):
         CHECKS["loss"](f)
 

@@ -17,6 +17,9 @@ PiecewiseLinear        a pair whose trade-off has its knots
 NormalPair             T(N(m0,s0^2), N(m1,s1^2)): hockey-stick region + Legendre transform
 GaussianMixturePair    T(sum w N(a,1), sum w N(b,1)): the same
 PoissonReplace         T((1-q)N(0,1)+qN(mu,1), (1-q)N(0,1)+qN(-mu,1)): threshold tests
+DiscreteGaussian       T(N_Z(0, s^2), N_Z(Delta, s^2)) on the integers, the lattice cut where
+                       each law's tail is below the working precision: exact Neyman--Pearson
+                       on the truncated pair (Canonne, Kamath & Steinke, Def. 1)
 RenyiRegion            max over the orders of the smallest beta meeting the constraint, by
                        bisection in log beta (van Erven & Harremoes, Thm. 9)
 =====================  ======================================================================
@@ -144,6 +147,20 @@ class RenyiRegionRef(Ref):
         return best
 
 
+def discrete_gaussian_pair(d: int, sigma: Num, label: str) -> Finite:
+    """The pair N_Z(0, s^2), N_Z(d, s^2) on [-K, K + d], K with exp(-K^2/(2 s^2)) far below the
+    working precision (the masses beyond are below 2^-(prec + 40)), masses from the weights
+    exp(-x^2/(2 s^2)) over their sum at the working precision."""
+    def make():
+        s = to_m(sigma.frac) if sigma.frac is not None else sigma.m()
+        K = int(mpmath.ceil(s * mpmath.sqrt(2 * (mp.prec + 60) * mpmath.log(2)))) + 2
+        w = {x: mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s * s)) for x in range(-K - d, K + d + 1)}
+        z = mpmath.fsum(w.values())
+        xs = range(-K, K + d + 1)
+        return [w[x] / z for x in xs], [w[x - d] / z for x in xs]
+    return Finite(False, make, "pair", sym=True, label=label)
+
+
 def reference(f) -> Ref:
     """The reference of a family instance with numeric parameters (module docstring)."""
     name = type(f).__name__
@@ -191,6 +208,8 @@ def reference(f) -> Ref:
         return gauss_mixture_pair(w, a, b, label)
     if name == "PoissonReplace":
         return poisson_replace_pair(_m(args[0]), _m(args[1]), label)
+    if name == "DiscreteGaussian":
+        return discrete_gaussian_pair(int(args[0]), num(args[1]), label)
     if name == "RenyiRegion":
         return RenyiRegionRef([(_m(a), _m(t)) for a, t in args[0]], bool(args[1]), label)
     raise NotImplementedError(f"no reference for the family {name}")
@@ -199,6 +218,6 @@ def reference(f) -> Ref:
 #: The families :func:`reference` covers (class names).
 FAMILIES = ("Gaussian", "Laplace", "IdTradeOff", "ZeroTradeOff", "EpsDelta", "BinomialDP",
             "ShuffleDP", "Discrete", "PiecewiseLinear", "NormalPair", "GaussianMixturePair",
-            "PoissonReplace", "RenyiRegion")
+            "PoissonReplace", "RenyiRegion", "DiscreteGaussian")
 
 __all__ = ["reference", "num", "RenyiRegionRef", "FAMILIES"]

@@ -49,6 +49,7 @@ from ..numeric.privacy_loss import (
     RHO_LIB,
     U64,
     AtomLoss,
+    LazyLoss,
     PrivacyLoss,
     exact_fraction,
     loss_views,
@@ -343,7 +344,10 @@ def _(f) -> PrivacyLoss | None:
     mu = float(f.mu)
     if not math.isfinite(mu):  # beyond float64: no grid; the closed forms answer
         return None
-    return GaussianLoss(mu, exact_fraction(f.mu)) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
+    if mu > 0:
+        return GaussianLoss(mu, exact_fraction(f.mu))
+    # G_0 = Id: the loss is 0 under both measures, N(0, 0) (its moment generating function 1)
+    return LazyLoss(grid=lambda: AtomLoss([0.0], [1.0], [1.0]), law=lambda: GaussianLaw(0))
 
 
 # -- privacy profile (Dong, Roth & Su, Cor. 1) --------------------------------------------------
