@@ -78,6 +78,7 @@ from .finite_tables import (
     _unit_block,
     _with_delta,
 )
+from .precision_loop import precision_loop
 from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
 from .protocol import GUARD_DPS, POINT_ROUTES, as_level, num
 from .roots import Probe, findroot
@@ -545,10 +546,10 @@ class FiniteLoss(PrivacyLoss):
         when ``lo == hi``); ``u`` bounds the relative error of every mass and ratio. Past
         :data:`MAX_EXTRA_BITS` the enclosure ``[lo - err, hi + err]`` is returned."""
         p = mp.prec
-        count = self._op_count()
-        extra = _guard_bits(count)
         cap = 4 * p + MAX_EXTRA_BITS
-        while True:
+
+        def at(extra):
+            """(met, answer, bits to add) at ``p + extra`` working bits, all in that context."""
             w = p + extra
             t = self._mp_table(w)
             with mp.workprec(w):
@@ -556,12 +557,17 @@ class FiniteLoss(PrivacyLoss):
                 lo, hi, err = compute(t, u)
                 tol = mp.ldexp(abs(hi), -p - 2)
                 if err <= tol and hi - lo <= tol:
-                    return (+lo, +lo) if lo == hi else (lo - err, hi + err)
-                if extra >= cap:
-                    return lo - err, hi + err
+                    return True, ((+lo, +lo) if lo == hi else (lo - err, hi + err)), 0
                 miss = max(err, hi - lo)
                 need = int(mp.log(miss / tol, 2)) + 16 if tol > 0 else extra
-                extra = min(cap, extra + max(need, 32))
+                return False, (lo - err, hi + err), need
+
+        def grow(r, extra):
+            return None if extra >= cap else min(cap, extra + max(r[2], 32))
+
+        # past the cap: the enclosure [lo - err, hi + err]
+        return precision_loop(at, _guard_bits(self._op_count()), done=lambda r, prev: r[0],
+                              grow=grow, give_up=lambda r, prev, extra: r, check=False)[1]
 
     def _segment(self, t: _Table, a, ac):
         if a <= ac:
