@@ -439,20 +439,28 @@ def _collapse(state) -> Any:
     away from the newest point, by twice that change (the secant's error estimate): the trial
     lands on the other side of the crossing and the bracket collapses onto the root as fast as
     the secant converges. Two such steps that land on the side they came from end the
-    collapse (regula falsi and the bisection safeguard decide)."""
+    collapse (regula falsi and the bisection safeguard decide). In log x for a geometric split
+    of a positive bracket, like the secant steps."""
     state.collapsing = False
     r_prev, state.r = state.r, None
-    if len(state.pts) == 2:
+    lo, hi = state.lo, state.hi
+    if len(state.pts) == 2 and state.split != "integer":
+        log = state.split == "geometric" and lo > 0
         (x1, g1), (x2, g2) = state.pts
         if g1 != g2:
-            state.r = r = x2 - g2 * (x2 - x1) / (g2 - g1)
-            if state.misses < 2 and r_prev is not None and state.lo < r < state.hi:
-                est = 2 * abs(r - r_prev) + state.q / 4
-                if est <= (state.hi - state.lo) / 16:
+            u1, u2 = (_log(x1), _log(x2)) if log else (_real(x1), _real(x2))
+            g1, g2 = _real(g1), _real(g2)
+            state.r = r = u2 - g2 * (u2 - u1) / (g2 - g1)
+            ulo, uhi = (_log(lo), _log(hi)) if log else (_real(lo), _real(hi))
+            if state.misses < 2 and r_prev is not None and ulo < r < uhi:
+                q = _real(state.q) / (_real(hi) if log else 1)  # half the stopping width
+                est = 2 * abs(r - r_prev) + q / 4
+                if est <= (uhi - ulo) / 16:
                     # the newest point lies left of the crossing when its estimate has the
                     # sign of f there
-                    m = r + est if (g2 > 0) == (state.sa > 0) else r - est
-                    if state.lo < m < state.hi:
+                    u = r + est if (g2 > 0) == (state.sa > 0) else r - est
+                    m = _short(_exp(u, lo) if log else _like(u, lo))
+                    if lo < m < hi:
                         state.collapsing = True
                         return m
     return _illinois(state)
