@@ -81,7 +81,7 @@ from ..numeric.protocol import (
     num,
     register_value_and_power,
 )
-from ..numeric.roots import bracket_level
+from ..numeric.roots import Probe, bracket_level, expand_bracket, findroot
 from .gaussian import Gaussian
 from .trivial import Id
 
@@ -404,54 +404,49 @@ class _H:
 
 def _refine(h: _H, lo, hi, s_lo: int):
     """A certified bracket [lo, hi] of the single root of h between lo (sign s_lo) and hi
-    (sign -s_lo): safeguarded Newton steps (:meth:`_H.at`, from a root of the previous threshold
-    where one lies in the bracket); only points whose sign is certified move an end. Once the
-    step is below the square root of the working accuracy (quadratic convergence), the root is
-    bracketed by two certified points at the distance the rounding of h allows."""
-    x = next((y for y in h.hints.get(len(h.ks), ()) if lo < y < hi), (lo + hi) / 2)
+    (sign -s_lo): safeguarded Newton steps (:func:`numeric.roots.findroot`, on the step of
+    :meth:`_H.at`, from a root of the previous threshold where one lies in the bracket); only
+    points whose sign is certified move an end. Where the rounding of h leaves a point
+    undecided, the root is bracketed by certified points on both sides of it at the distance
+    that rounding allows (:func:`numeric.roots.expand_bracket`, the distance growing 4-fold)."""
+    x0 = next((y for y in h.hints.get(len(h.ks), ()) if lo < y < hi), None)
     tol = mp.ldexp(1, -mp.prec + 12)
-    near = mp.ldexp(1, -mp.prec // 2)
-    last = None
-    for _ in range(4 * mp.prec + 100):
-        budget.check()
+    last: list = []
+
+    def probe(x) -> Probe:  # Newton on log P - log N: its step is -e/d with d = 1
         hx, err, step, dh = h.at(x)
-        done = abs(hx) <= err
-        if not done:
-            if (hx > 0) == (s_lo > 0):
-                lo = x
-            else:
-                hi = x
-            if hi - lo <= tol * (1 + abs(x)):
-                return lo, hi
-            done = step is not None and abs(step) <= near * (1 + abs(x))
-        if done:
-            if step is not None and lo < x + step < hi:
-                x += step
-            break
-        nx = x + step if step is not None else None
-        if nx is None or not lo < nx < hi or (last is not None and abs(step) > last / 2):
-            nx = (lo + hi) / 2  # bisect where Newton leaves the bracket or stalls
-            last = None
-        else:
-            last = abs(step)
-        x = nx
-    else:  # pragma: no cover - Newton/bisection converges within the cap
-        raise NumericalError(f"{_OWNER}: a root of the likelihood-ratio equation did not converge")
-    # certify points on both sides of x, at the distance the rounding of h allows
-    d = max(tol * (1 + abs(x)), 4 * err / dh if dh > 0 else mp.zero)
-    for _ in range(mp.prec):
-        budget.check()
-        if hi - lo <= 4 * d:
-            break
-        xl, xr = x - d, x + d
-        if lo < xl and h.sign(xl) == s_lo:
-            lo = xl
-        if xr < hi and h.sign(xr) == -s_lo:
-            hi = xr
-        if x - lo <= 2 * d and hi - x <= 2 * d:
-            break
-        d *= 4
-    return lo, hi
+        last[:] = [x, err, step, dh]
+        k = None if abs(hx) <= err else (1 if hx > 0 else -1)
+        return Probe(k, None if step is None else -step, mp.one)
+
+    r = findroot(probe, (lo, hi), method="newton", ends=(s_lo, -s_lo), rtol=tol, atol=tol,
+                 start=x0, max_iter=4 * mp.prec + 100)
+    if not r.undecided:
+        return r.lo, r.hi
+    # an undecided point x (plus its Newton step where it stays inside): certify points on
+    # both sides of it
+    lo, hi = r.lo, r.hi
+    x, err, step, dh = last
+    if step is not None and lo < x + step < hi:
+        x += step
+    d0 = max(tol * (1 + abs(x)), 4 * err / dh if dh > 0 else mp.zero)
+    if hi - lo <= 4 * d0:
+        return lo, hi
+    d = [d0]
+
+    def trial(L, H, prev, i):  # x - d 4^i down to a certified point, then x + d 4^j up
+        if L is None:
+            d[0] = d0 * 4**i
+            return max(x - d[0], lo)
+        if prev >= x:
+            d[0] *= 4
+        return min(x + d[0], hi)
+
+    def side(y) -> Probe:  # the ends lo, hi keep their certified signs
+        return Probe(s_lo if y <= lo else -s_lo if y >= hi else h.sign(y) or None)
+
+    L, H, *_ = expand_bracket(side, trial, sa=s_lo, max_iter=4 * mp.prec)
+    return L, H
 
 
 def _inward(h: _H, a, b, from_left: bool):
