@@ -11,15 +11,15 @@ of the privacy measure is at most the target:
 * ``advantage``: the total variation delta_f(0) = max_alpha (1 - alpha - f(alpha)) <=
   advantage (the membership advantage TPR - FPR of the best test).
 
-The measure must be monotone in x; the direction is found from two probes. The bracket is
-found automatically by geometric expansion from ``start`` (no fixed interval: a sigma of 50
-or a step count of 10^7 is found the same way) inside ``domain``, then narrowed to a relative
-width ``rel_tol`` (default 1e-4) by the secant on log(measure) against log x, with bisection
-(geometric for positive ranges, on integers for ``integer=True``) where the secant does not
-halve the bracket every three probes (:func:`numeric.roots.expand_bracket` and
-:func:`numeric.roots.findroot`, its ``"collapse"`` method). A point whose enclosure straddles the target counts as not
-meeting it, so the returned value always meets the target with certainty; ``other`` is the
-nearest value found that certainly does not.
+The measure must be monotone in x; the direction is found from two probes. The bracket is found
+automatically by geometric expansion from ``start`` (no fixed interval: a sigma of 50 or a step
+count of 10^7 is found the same way) inside ``domain``, then narrowed to a relative width
+``rel_tol`` (default 1e-4) by the secant on log(measure) against log x, with bisection (geometric
+for positive ranges, on integers for ``integer=True``) where the secant does not halve the bracket
+every three probes (:func:`numeric.roots.expand_bracket` and :func:`numeric.roots.findroot`, its
+``"collapse"`` method). A point whose enclosure straddles the target counts as not meeting it, so
+the returned value always meets the target with certainty; ``other`` is the nearest value found
+that certainly does not.
 """
 
 from __future__ import annotations
