@@ -149,7 +149,7 @@ def test_lower_envelope_is_the_full_minimum():
     the full broadcast minimum; up=True is an upper bound."""
     import numpy as np
 
-    from tradeoff_algebra.numeric import pld_compose as pc
+    from tradeoff_algebra.numeric import pld_hull as pc
 
     rng = np.random.default_rng(7)
     for trial in range(120):

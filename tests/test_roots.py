@@ -1,6 +1,7 @@
-"""The solvers of numeric/: findroot (every method, float, mpmath, exact and Arb), the
-golden-section search and the certified concave maximum, against independent references:
-closed-form roots at higher precision, maxima on grids at higher precision."""
+"""The solvers of numeric/: findroot (every method, float, mpmath, exact and Arb), the widening
+of a bracket (expand_bracket), the golden-section search, the certified concave maximum and the
+one precision loop, against independent references: closed-form roots at higher precision,
+maxima on grids at higher precision, values computed at many more digits."""
 
 from fractions import Fraction
 
@@ -8,13 +9,14 @@ import pytest
 import sympy as sp
 from flint import arb, ctx
 
-from tradeoff_algebra.core.errors import InvalidParameter
+from tradeoff_algebra.core.errors import InvalidParameter, NumericalError
 from tradeoff_algebra.numeric.arb import arb_exact
 from tradeoff_algebra.numeric.concave import golden_section, max_concave
 from tradeoff_algebra.numeric.context import arb_precision, mp
-from tradeoff_algebra.numeric.roots import Probe, findroot, probe_of
+from tradeoff_algebra.numeric.precision_loop import precision_loop
+from tradeoff_algebra.numeric.roots import Bracket, Probe, expand_bracket, findroot, probe_of
 
-METHODS = ("bisect", "illinois", "newton")
+METHODS = ("bisect", "illinois", "newton", "collapse")
 
 
 def _sqrt2_ref(dps):
@@ -208,3 +210,142 @@ def test_max_concave_encloses_the_grid_maximum():
             ref = psi(t_star)[0]
         assert lo <= ref <= hi and hi - lo < mp.mpf(10) ** -20
         assert a <= t_star <= b
+
+
+# -- expand_bracket ----------------------------------------------------------------------------
+def _doubling(start):
+    """Trials start, then doubling away from it: leftwards (halving) until a certain left end,
+    then rightwards (doubling) from it."""
+    def trial(L, H, last, i):
+        if last is None:
+            return start
+        return (H if H is not None else last) / 2 if L is None else \
+            max(last, L) * 2 if last >= L else L * 2
+    return trial
+
+
+def test_expand_bracket_finds_a_certified_sign_change():
+    # log(x) - 50 changes sign at e^50 (about 5.2e21): doubling from 1 brackets it, and the
+    # two ends have certified opposite signs; findroot then narrows to the closed form
+    with mp.workdps(40), arb_precision(160):
+        def f(x):  # an Arb ball: its sign is certified
+            return arb_exact(x).log() - 50
+
+        b = expand_bracket(f, _doubling(mp.one), sa=-1)
+        assert isinstance(b, Bracket) and b.lo < b.hi
+        assert f(b.lo) < 0 < f(b.hi) and b.plo.k == -1 and b.phi.k == 1
+        assert b.hi == 2 * b.lo  # the nearest certified trials on either side
+        r = findroot(f, (b.lo, b.hi), ends=(b.plo, b.phi))
+        with mp.workdps(80):
+            ref = mp.exp(50)
+        assert r.lo <= ref <= r.hi and r.hi - r.lo <= mp.ldexp(ref, -(mp.prec - 6))
+        # a root below the start: halving leftwards from 1 finds e^-30
+        b = expand_bracket(lambda x: arb_exact(x).log() + 30, _doubling(mp.one), sa=-1)
+        assert b.lo < mp.exp(-30) < b.hi and b.lo * 2 == b.hi
+
+
+def test_expand_bracket_known_end_undecided_trials_and_zero():
+    # a known left end (no evaluation there), and enclosures that cannot decide near the root:
+    # undecided trials only widen the search, every end returned is certified
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        v = x - 10
+        return (v - 3, v + 3)  # undecided on (7, 13)
+
+    b = expand_bracket(f, lambda L, H, last, i: 1.0 if last is None else last * 2, sa=-1,
+                       lo=0.0, plo=Probe(-1))
+    assert 0.0 not in calls and calls == [1.0, 2.0, 4.0, 8.0, 16.0]
+    assert (b.lo, b.hi) == (4.0, 16.0) and f(b.lo)[1] < 0 < f(b.hi)[0]
+    # a proved zero is an exact bracket
+    b = expand_bracket(lambda x: x - sp.Integer(4), lambda L, H, last, i: sp.Integer(2) ** i)
+    assert b.lo == b.hi == 4 and b.plo.k == 0
+
+
+def test_expand_bracket_runs_out():
+    # no sign change within the schedule: the caller's fail, or an error naming the search
+    def trial(L, H, last, i):
+        return None if i >= 5 else float(i + 1)
+
+    assert expand_bracket(lambda x: 1.0, trial, fail=lambda L, H: ("none", L, H)) == \
+        ("none", 5.0, None)
+    with pytest.raises(NumericalError, match="the widening test: no bracket"):
+        expand_bracket(lambda x: -1.0, trial, what="the widening test")
+    with pytest.raises(NumericalError, match="no bracket"):
+        expand_bracket(lambda x: -1.0, lambda L, H, last, i: float(i), max_iter=7)
+
+
+# -- the precision loop -------------------------------------------------------------------------
+def _cancelling(prec):
+    """Ball of (1 + 2^-300) - 1 (= 2^-300) computed from the rounded 1 + 2^-300: every bit
+    cancels below 301 bits of working precision, where the ball holds 0."""
+    with arb_precision(prec):
+        x = arb(1) + arb(2) ** -300
+        return x - 1
+
+
+def test_precision_loop_raises_precision_until_the_target():
+    # the cancellation needs the loop to pass 300 bits; the answer agrees with the exact value
+    seen = []
+
+    def compute(prec):
+        seen.append(prec)
+        return _cancelling(prec), prec
+
+    def done(r, prev):
+        ball = r[0]
+        return ball.is_finite() and ball.rel_accuracy_bits() >= 100
+
+    ball, prec = precision_loop(compute, 64, done=done)
+    assert seen == [64, 128, 256, 512] and prec == 512
+    exact = arb_exact(mp.ldexp(1, -300))
+    assert ball.contains(exact) and ball.rel_accuracy_bits() >= 100
+
+
+def test_precision_loop_agreement_of_two_evaluations():
+    # Ziv's confirmation: mpmath evaluations at rising digits until two agree; the result
+    # matches the value at many more digits (exp(pi sqrt(163)) is an integer to 12 digits)
+    def compute(dps):
+        with mp.workdps(dps):
+            return +(mp.exp(mp.pi * mp.sqrt(163)) - 262537412640768744), dps
+
+    def done(r, prev):
+        return prev is not None and abs(r[0] - prev[0]) <= mp.ldexp(abs(r[0]), -60)
+
+    with mp.workdps(20):
+        v, dps = precision_loop(compute, 20, done=done, grow=lambda r, d: d + 20)
+        with mp.workdps(120):
+            ref = mp.exp(mp.pi * mp.sqrt(163)) - 262537412640768744
+        assert abs(v - ref) <= mp.ldexp(abs(ref), -55) and dps >= 40
+
+
+def test_precision_loop_cap_gives_the_enclosure_or_a_clear_error():
+    # sin(pi) = 0 is never known to any relative bits (its ball always straddles 0): at the cap
+    # the caller's give_up gets the last ball (a valid enclosure of 0, of radius about
+    # 2^-1024), or the error names the computation
+    seen = []
+
+    def compute(prec):
+        seen.append(prec)
+        with arb_precision(prec):
+            return arb.pi().sin()
+
+    def done(ball, prev):
+        return ball.rel_accuracy_bits() >= 50
+
+    ball = precision_loop(compute, 64, done=done, cap=1024, give_up=lambda r, prev, prec: r)
+    assert ball.contains(0) and ball.rad() < 2.0 ** -900 and seen == [64, 128, 256, 512, 1024]
+    with pytest.raises(NumericalError, match=r"the test sum: .* working precision of 1024"):
+        precision_loop(compute, 64, done=done, cap=1024, what="the test sum")
+    # a start beyond the cap computes nothing; max_steps and grow -> None stop the loop
+    assert precision_loop(compute, 4096, done=done, cap=1024,
+                          give_up=lambda r, prev, prec: (r, prec)) == (None, 4096)
+    steps = []
+    precision_loop(lambda p: steps.append(p) or p, 1, done=lambda r, prev: False, max_steps=3,
+                   give_up=lambda r, prev, prec: None)
+    assert steps == [1, 2, 4]
+    steps.clear()
+    precision_loop(lambda p: steps.append(p) or p, 1, done=lambda r, prev: False,
+                   grow=lambda r, p: p + 1 if p < 5 else None, give_up=lambda r, prev, p: p)
+    assert steps == [1, 2, 3, 4, 5]

@@ -11,18 +11,20 @@ of the privacy measure is at most the target:
 * ``advantage``: the total variation delta_f(0) = max_alpha (1 - alpha - f(alpha)) <=
   advantage (the membership advantage TPR - FPR of the best test).
 
-The measure must be monotone in x; the direction is found from two probes. The bracket is
-found automatically by geometric expansion from ``start`` (no fixed interval: a sigma of 50
-or a step count of 10^7 is found the same way) inside ``domain``, then narrowed to a relative
-width ``rel_tol`` (default 1e-4) by the secant on log(measure) against log x, with bisection
-(geometric for positive ranges, on integers for ``integer=True``) where the secant does not
-halve the bracket every two probes. A point whose enclosure straddles the target counts as not
-meeting it, so the returned value always meets the target with certainty; ``other`` is the
-nearest value found that certainly does not.
+The measure must be monotone in x; the direction is found from two probes. The bracket is found
+automatically by geometric expansion from ``start`` (no fixed interval: a sigma of 50 or a step
+count of 10^7 is found the same way) inside ``domain``, then narrowed to a relative width
+``rel_tol`` (default 1e-4) by the secant on log(measure) against log x, with bisection (geometric
+for positive ranges, on integers for ``integer=True``) where the secant does not halve the bracket
+every three probes (:func:`numeric.roots.expand_bracket` and :func:`numeric.roots.findroot`, its
+``"collapse"`` method). A point whose enclosure straddles the target counts as not meeting it, so
+the returned value always meets the target with certainty; ``other`` is the nearest value found
+that certainly does not.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +36,9 @@ from .core.errors import InvalidParameter, NumericalError
 from .core.node import TradeOff
 from .core.validate import count, flag, param
 from .numeric import budget
+from .numeric.context import mp
 from .numeric.protocol import MAX_DPS, roc, short
+from .numeric.roots import Bracket, Probe, expand_bracket, findroot
 from .numeric.value import Value, _as_rational
 
 __all__ = ["calibrate", "Calibration"]
@@ -185,99 +189,49 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
     a, b = sorted([x0, x1])
     va, vb = probe(a)[1], probe(b)[1]
     decreasing = va.mid >= vb.mid
-    # expand to a bracket: ok (meets) and bad (fails), ok on the private side
-    ok = bad = None
-    x = x0
-    for _ in range(MAX_PROBES):
-        x, _, meets, fails = probe(x)
-        if meets:
-            ok = x if ok is None or (x < ok if decreasing else x > ok) else ok
-        else:
-            bad = x if bad is None or (x > bad if decreasing else x < bad) else bad
-        if ok is not None and bad is not None:
-            break
-        nx = step(x, up=(decreasing if ok is None else not decreasing))
-        if nx is None:
-            break
-        x = nx
+    # the sign of a point: +1 meets the target, -1 does not; the side left of the crossing
+    # fails where the measure decreases (noise), meets where it increases (steps, rate)
+    sa = -1 if decreasing else 1
+
+    def side(x) -> Probe:
+        x, v, meets, _ = probe(x)
+        return Probe(1 if meets else -1, _log_gap(v, target, meets))
+
+    def trial(L, H, last, i):  # from start, doubling away from the side found
+        if last is None:
+            return x0
+        ok = H if decreasing else L
+        return step(last, up=(decreasing if ok is None else not decreasing))
+
+    found = expand_bracket(side, trial, sa=sa, max_iter=MAX_PROBES,
+                           fail=lambda L, H: Bracket(L, H))
+    ok, bad = (found.hi, found.lo) if decreasing else (found.lo, found.hi)
     if ok is None:
         raise NumericalError(f"calibrate: no value in {domain} meets {name} <= {target} "
                              "with certainty")
     if bad is None:  # the whole searched range meets the target: its end is the answer
-        v = cache[sp.Integer(ok) if integer else sp.Rational(ok)][0]
-        return Calibration(ok, v, target, name, None, len(cache))
-    widths: list = []
-    illinois, last = {"ok": 1.0, "bad": 1.0}, None
-    while True:
-        lo_, hi_ = sorted([ok, bad])
-        if integer:
-            if hi_ - lo_ <= 1:
-                break
-        elif (hi_ - lo_) <= tol * abs(hi_):
-            break
-        widths.append(hi_ - lo_)
-        # bisection when the last two trials did not halve the bracket (the safeguard)
-        slow = len(widths) >= 3 and widths[-1] > widths[-3] / 2
-        mid = None if slow else _secant_trial(cache, ok, bad, target, tol, integer, illinois)
-        if mid is None:
-            if integer:
-                mid = (lo_ + hi_) // 2
-            else:
-                mid = sp.sqrt(lo_ * hi_) if lo_ > 0 else (lo_ + hi_) / 2
-                mid = sp.Rational(sp.N(mid, 20)) if not mid.is_Rational else mid
-        m, _, meets, _ = probe(mid)
-        moved = "ok" if meets else "bad"
-        # Illinois: the end kept twice in a row has its value halved in the secant
-        illinois = {k: (illinois[k] / 2 if k != moved and last == moved else 1.0)
-                    for k in ("ok", "bad")}
-        last = moved
-        if meets:
-            ok = m
-        else:
-            bad = m
+        return Calibration(ok, cache[ok][0], target, name, None, len(cache))
+    # narrowed by the collapsing secant on log(measure) against log x (x for a range reaching
+    # 0 or below), bisection as the safeguard, to hi - lo <= rel_tol max(|lo|, |hi|)
+    with mp.workdps(30):  # the trials as binary rationals of about 100 bits
+        r = findroot(side, (int(found.lo), int(found.hi)) if integer else (found.lo, found.hi),
+                     method="collapse", ends=(found.plo, found.phi), rtol=0 if integer else tol,
+                     split="integer" if integer else "geometric" if lo_dom >= 0 else "arithmetic",
+                     max_iter=MAX_PROBES)
+    lo_, hi_ = (sp.Integer(r.lo), sp.Integer(r.hi)) if integer else (r.lo, r.hi)
+    ok, bad = (hi_, lo_) if decreasing else (lo_, hi_)
     return Calibration(ok, cache[ok][0], target, name, bad, len(cache))
 
 
-def _secant_trial(cache: dict, ok, bad, target, tol, integer: bool, scale: dict):
-    """The next trial inside the bracket (ok, bad): the secant root of log(measure) - log(target)
-    against log x (x for a bracket reaching 0 or below), from the midpoints of the two
-    enclosures, each end's value times ``scale`` (Illinois); a root within a quarter of the
-    tolerance of an end is moved half the tolerance into the bracket (the next integer for
-    integers), so that the next probe lands on the other side of the crossing and the bracket
-    collapses. When the failing end's enclosure holds the target (the two midpoints on one
-    side), the crossing is near that end: the trial is next to it. None when the secant is not
-    defined (the caller bisects)."""
-    import math
-
-    g = {}
-    for k, x in (("ok", ok), ("bad", bad)):
-        m = float(cache[x][0].mid)
-        if not (m > 0 and math.isfinite(m)) or not target > 0:
-            return None
-        g[k] = (math.log(m) - math.log(float(target))) * scale[k]
-    lo_, hi_ = sorted([ok, bad])
-    g0, g1 = (g["ok"], g["bad"]) if lo_ == ok else (g["bad"], g["ok"])
-    pos = lo_ > 0
-    u0, u1 = (math.log(float(lo_)), math.log(float(hi_))) if pos else (float(lo_), float(hi_))
-    if (g0 > 0) == (g1 > 0) or g0 == g1:  # both midpoints on one side
-        r = u1 if bad == hi_ else u0
-    else:
-        r = u0 - g0 * (u1 - u0) / (g1 - g0)
-    if not (u0 <= r <= u1):
+def _log_gap(v: Value, target: sp.Expr, meets: bool) -> float | None:
+    """The secant's estimate log(target) - log(measure) (positive where the target is met),
+    from the midpoint of the enclosure; a failing point whose midpoint is below the target
+    (its enclosure holds the target, the crossing is next to it) gets a tiny negative value.
+    None where a logarithm is not defined."""
+    m = float(v.mid)
+    if not (m > 0 and math.isfinite(m)) or not target > 0:
         return None
-    x = math.exp(r) if pos else r
-    if integer:  # the next integer inside when the root is within one of an end
-        lo_f, hi_f = float(lo_), float(hi_)
-        x = lo_f + 1 if x - lo_f < 1 else hi_f - 1 if hi_f - x < 1 else round(x)
-        x = sp.Integer(int(x))
-        return x if lo_ < x < hi_ else None
-    # the stopping width, hi - lo <= tol |hi|: about tol in log x, tol |hi| in x
-    step = float(tol) if pos else float(tol) * abs(float(hi_))
-    if r - u0 < step / 4:
-        r = u0 + step / 2
-    elif u1 - r < step / 4:
-        r = u1 - step / 2
-    if not (u0 < r < u1):
-        return None
-    x = sp.Rational(repr(math.exp(r) if pos else r))
-    return x if lo_ < x < hi_ else None
+    g = math.log(float(target)) - math.log(m)
+    if meets:
+        return g if g > 0 else 1e-300
+    return g if g < 0 else -1e-300

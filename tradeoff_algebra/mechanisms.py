@@ -33,7 +33,7 @@ from .families.laplace import Laplace
 from .numeric import budget
 from .numeric.context import mp
 from .numeric.protocol import MAX_DPS, short
-from .numeric.roots import Probe, findroot
+from .numeric.roots import Probe, expand_bracket, findroot
 from .numeric.value import Value, _as_rational
 
 __all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
@@ -276,19 +276,24 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
             return False
         return None
 
-    lo, hi = sp.Rational(1, 2**10), sp.Integer(1)  # mu brackets: delta(lo) <= delta < delta(hi)
-    while above(lo) is not False:
-        lo /= 2**10
-        if lo < sp.Rational(1, 2**400):
+    sign = {True: 1, False: -1, None: None}
+
+    def trial(L, H, last, i):  # mu: 2^-10 down by 2^10 to a certain lo, then 1 up by doubling
+        if L is None:
+            x = sp.Rational(1, 2**10) if last is None else last / 2**10
+            return x if x >= sp.Rational(1, 2**400) else None
+        x = sp.Integer(1) if last < 1 else last * 2
+        return x if x <= 2**400 else None
+
+    def fail(L, H):
+        if L is None:
             raise InvalidParameter("delta", delta, "a delta the Gaussian mechanism can meet at "
                                    "this eps", "gaussian_sigma")
-    while above(hi) is not True:
-        hi *= 2
-        if hi > 2**400:
-            raise InvalidParameter("delta", delta, "a delta in (0, 1) that the Gaussian "
-                                   "mechanism exceeds for some sigma at this eps",
-                                   "gaussian_sigma")
-    sign = {True: 1, False: -1, None: None}
+        raise InvalidParameter("delta", delta, "a delta in (0, 1) that the Gaussian "
+                               "mechanism exceeds for some sigma at this eps", "gaussian_sigma")
+
+    # mu brackets: delta(lo) <= delta < delta(hi)
+    lo, hi, *_ = expand_bracket(lambda mu: Probe(sign[above(mu)]), trial, sa=-1, fail=fail)
     lo, hi, *_ = findroot(lambda mu: Probe(sign[above(mu)]), (lo, hi), method="bisect",
                           ends=(-1, 1), rtol=0, max_iter=4 * dps + 20,
                           done=lambda lo, hi: (hi - lo) / hi < sp.Rational(1, 10**(dps + 2)))

@@ -44,6 +44,7 @@ from ..numeric.protocol import (
     short,
     shown_level,
 )
+from ..numeric.roots import Bracket, Probe, expand_bracket, findroot
 from ..numeric.value import CertifiedPair, Value, dps_to_prec
 from .lazy import defer
 
@@ -186,113 +187,62 @@ def _log_gap(d, target):
     return mp.log(d) - mp.log(target)
 
 
-def _collapse(pts, r_prev, L, U, tol):
-    """The next trial of the refinement once the secant has converged: the secant root r of
-    the two newest points, stepped past r away from the newest point by twice the change of
-    r since the last trial (the secant's error estimate), so that it lands on the other side
-    of the crossing and the bracket collapses onto r. Returns (trial, r); the trial is None
-    while the secant has not converged or would leave the bracket (regula falsi decides)."""
-    if len(pts) < 2:
-        return None, None
-    (x1, g1), (x2, g2) = pts
-    if g1 == g2:
-        return None, None
-    r = x2 - g2 * (x2 - x1) / (g2 - g1)
-    if r_prev is None or not (L < r < U):
-        return None, r
-    est = 2 * abs(r - r_prev) + tol * U / 8
-    if est > (U - L) / 16:
-        return None, r
-    m = r + est if g2 > 0 else r - est  # g2 > 0: the newest point is left of the crossing
-    return (m, r) if L < m < U else (None, r)
-
-
 def _search_epsilon(f: TradeOff, target, dps: int):
     """Bracket and refine the smallest eps with delta(eps) <= target (delta non-increasing).
 
     Invariant: delta(L) > target is certain (``lo > target``) or L = 0, and delta(U) <= target
-    is certain (``hi <= target``). Regula falsi (Illinois) on log delta, a step just past the
-    secant's root once it has converged (:func:`_collapse`: the bracket then shrinks as fast
-    as the secant converges), bisection as the safeguard; returns (L, U, all_points) where
-    all_points says every delta was a closed form.
+    is certain (``hi <= target``). The bracket is found by :func:`numeric.roots.expand_bracket`
+    (eps = 1, 2, 4, ..., 4096, then steps of 64 times up to :data:`EPS_SEARCH_CAP`) and
+    narrowed by :func:`numeric.roots.findroot` (Illinois on log delta, bisection as the
+    safeguard; an undecided enclosure stops it); returns (L, U, all_points) where all_points
+    says every delta was a closed form.
     """
-    L, U = mp.zero, None
+    bracket = [mp.zero, mp.inf]  # the eps bracket so far, reported at a time limit
+    points = [True]
 
     def enclose(e):  # a time limit inside delta reports the eps bracket, not delta's enclosure
         try:
-            return enclose_delta(f, e)
+            lo, hi = enclose_delta(f, e)
         except budget.TimeLimitExceeded as exc:
-            raise budget.TimeLimitExceeded(exc.what, exc.seconds, (L, mp.inf if U is None else U),
+            raise budget.TimeLimitExceeded(exc.what, exc.seconds, tuple(bracket),
                                            ("epsilon", f)) from None
+        points[0] &= lo == hi
+        return lo, hi
 
-    points = True
+    def probe(e) -> Probe:  # +1: delta(e) > target certain; -1: delta(e) <= target certain
+        lo, hi = enclose(e)
+        if hi <= target:
+            bracket[1] = min(bracket[1], e)
+            return Probe(-1, _log_gap(hi, target))
+        if lo > target:
+            bracket[0] = max(bracket[0], e)
+            return Probe(1, _log_gap(lo, target))
+        points[0] = False  # the enclosure straddles the target
+        return Probe(None)
+
     lo0, hi0 = enclose(mp.zero)
-    points &= lo0 == hi0
     if hi0 <= target:
-        return mp.zero, mp.zero, points
+        return mp.zero, mp.zero, points[0]
     try:
         inf_lo, _ = enclose(mp.inf)
     except NoClosedForm:
         inf_lo = mp.zero
     if target < inf_lo:
-        return mp.inf, mp.inf, points
-    L, gL, U, gU = mp.zero, _log_gap(hi0, target), None, None
-    e = mp.one
-    while e <= EPS_SEARCH_CAP:
-        budget.check((L, mp.inf))
-        lo, hi = enclose(e)
-        points &= lo == hi
-        if hi <= target:
-            U, gU = e, _log_gap(hi, target)
-            break
-        if lo > target:
-            L, gL = e, _log_gap(lo, target)
-        else:  # ambiguous: the enclosure straddles the target; look further for a sure U
-            points = False
-        e *= 2 if e < 2**12 else 64  # beyond 4096 (long pure compositions) in bigger steps
-    if U is None:
-        return L, mp.inf, False
-    tol = mp.ldexp(1, -(mp.prec - 4))
-    side = 0
-    pts: list = []  # the evaluated (eps, log gap), newest last: the secant's two points
-    r_prev, misses = None, 0
-    for it in range(4 * mp.prec):
-        budget.check((L, U))
-        width = U - L
-        if width <= tol * U:
-            break
-        m, r = _collapse(pts, r_prev, L, U, tol)
-        r_prev = r
-        if m is not None and misses < 2:
-            collapsing = True
-        elif gL is not None and gU is not None and gL > 0 > gU and it % 4 != 3:
-            m = U - gU * width / (gU - gL)
-            if not (L + width / 64 < m < U - width / 64):
-                m = (L + U) / 2
-            collapsing = False
-        else:
-            m, collapsing = (L + U) / 2, False
-        lo, hi = enclose(m)
-        points &= lo == hi
-        was = side
-        if hi <= target:
-            U, gU = m, _log_gap(hi, target)
-            if side == -1 and gL is not None:
-                gL /= 2
-            side = -1
-            g = gU
-        elif lo > target:
-            L, gL = m, _log_gap(lo, target)
-            if side == 1 and gU is not None:
-                gU /= 2
-            side = 1
-            g = gL
-        else:
-            return L, U, False
-        misses = misses + 1 if collapsing and side == was else 0
-        if g is not None:
-            pts = (pts + [(m, g)])[-2:]
-    return L, U, points
+        return mp.inf, mp.inf, points[0]
+
+    def trial(lo, hi, last, i):  # beyond 4096 (long pure compositions) in bigger steps
+        e = mp.one if last is None else last * (2 if last < 2**12 else 64)
+        return e if e <= EPS_SEARCH_CAP else None
+
+    found = expand_bracket(probe, trial, lo=mp.zero, plo=Probe(1, _log_gap(hi0, target)),
+                           fail=lambda lo, hi: Bracket(lo, mp.inf),
+                           best=lambda lo, hi: (lo, mp.inf))
+    if found.hi == mp.inf:  # no eps up to the cap is certain to meet the target
+        return found.lo, mp.inf, False
+    r = findroot(probe, (found.lo, found.hi), method="collapse", ends=(found.plo, found.phi),
+                 rtol=mp.ldexp(1, -(mp.prec - 4)), max_iter=4 * mp.prec,
+                 best=lambda lo, hi: (lo, hi))
+    return r.lo, r.hi, points[0] and not r.undecided
 
 
 @defer("epsilon", r"\varepsilon_{{{f}}}\left({args}\right)")

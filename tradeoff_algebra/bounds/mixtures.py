@@ -59,7 +59,6 @@ from ..core.validate import param, probability_vector
 from ..families.discrete import Discrete
 from ..families.gaussian import Gaussian
 from ..families.piecewise import PiecewiseLinear
-from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.curve_enclosure import curve_enclosure, level_probe
 from ..numeric.normal import ncdf
@@ -69,7 +68,7 @@ from ..numeric.protocol import (
     num,
     register_value_and_power,
 )
-from ..numeric.roots import findroot
+from ..numeric.roots import expand_bracket, findroot
 from ..operators.subsample import Mix
 from ..operators.unary import SymmetricHull
 
@@ -236,27 +235,16 @@ def parametric_enclosure(point: Callable[[Any], CurvePoint], a, ac, *, power: bo
             pts[x] = point(x)
         return pts[x]
 
-    def side(x) -> int | None:
-        return level_probe(at(x), a, ac, lower).k
+    def trial(L, H, last, i):  # lam, then steps doubling from it: leftwards to a certain L
+        if last is None:       # (from H once known), then rightwards from L
+            return lam
+        d = stp * 2 ** (i - 1)
+        return (H if H is not None else lam) - d if L is None else L + d
 
-    k0 = side(lam)
-    L = lam if k0 == 1 else None
-    H = lam if k0 == -1 else None
-    # expand until both ends are certified
-    d = stp
-    for _ in range(4000):
-        budget.check()
-        if L is not None and H is not None:
-            break
-        x = (H if H is not None else lam) - d if L is None else L + d
-        k = side(x)
-        if k == 1 and (L is None or x > L):
-            L = x
-        elif k == -1 and (H is None or x < H):
-            H = x
-        d *= 2
-    else:
+    def fail(L, H):
         raise NumericalError(f"{what}: no bracket of the Neyman-Pearson threshold was found")
+
+    L, H, *_ = expand_bracket(lambda x: level_probe(at(x), a, ac, lower), trial, fail=fail)
 
     def value(lo, hi) -> tuple:
         return curve_enclosure(at(lo), at(hi), a, ac, power=power)

@@ -87,6 +87,7 @@ from ..core.validate import param
 from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.context import arb_precision, mp
+from ..numeric.precision_loop import precision_loop
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 from ..numeric.value import CertifiedPair
 from . import shuffle_pair as shuffle_pair_module
@@ -210,11 +211,14 @@ def _ziv(f: ShuffleDP, compute):
     _check_points(f, float(eps0), n, tb)
     # a kept table without the margins serves (the width check below decides): the Ziv
     # confirmation at 40 more bits then reuses the table of the first evaluation
-    accept = (p + _guard(n), min(tb, _fitting_tau_bits(float(eps0), n, p + 24)))
-    for _ in range(6):
+    accept = [(p + _guard(n), min(tb, _fitting_tau_bits(float(eps0), n, p + 24)))]
+
+    def at(prec):
+        """(enclosure, met, next precision) with the table at ``prec = (w, tb)``."""
         budget.check()
-        t = _table(eps0, n, w, tb, f.wang, accept)
-        accept = None  # (a table that was too coarse is not asked for again)
+        w, tb = prec
+        t = _table(eps0, n, w, tb, f.wang, accept[0])
+        accept[0] = None  # (a table that was too coarse is not asked for again)
         with arb_precision(w):
             lo, hi = compute(t)
             lo, hi = arb(lo), arb(hi)
@@ -222,22 +226,30 @@ def _ziv(f: ShuffleDP, compute):
             tol = hi.upper() * arb(2) ** (-p - 2)
             if width <= tol:  # a point within 2^-(p + 3) of the truth, proved by the balls
                 v = arb_endpoint(((lo + hi) / 2).mid(), round_floor)
-                return CertifiedPair(v, v)
+                return CertifiedPair(v, v), True, None
             if hi.upper() <= 0:
-                return CertifiedPair(mp.zero, mp.zero)
+                return CertifiedPair(mp.zero, mp.zero), True, None
             # the dropped mass: make tau ~ 2^-p of the value; the rounding: raise w (both by
             # the bits of the value's smallness: the prefix sums are ~1)
             need = max(-float(hi.upper().log()) / math.log(2.0), 0.0)
             new_tb = int(p + 8 + need) + 48
             if t.tau > tol / 4 and new_tb > tb:
                 if _npoints(float(eps0), n, new_tb) > shuffle_pair_module.MAX_POINTS:
-                    break
-                tb = new_tb
-                w = max(w, p + _guard(n) + int(need) + 48)
+                    nxt = None
+                else:
+                    nxt = (max(w, p + _guard(n) + int(need) + 48), new_tb)
             else:
-                w += max(64, int(need))
-    return CertifiedPair(arb_endpoint(lo.lower(), round_floor),
-                         arb_endpoint(hi.upper(), round_ceiling))
+                nxt = (w + max(64, int(need)), tb)
+            return (lo, hi), False, nxt
+
+    def give_up(r, prev, prec):  # six tables at most; past them the enclosure as it is
+        lo, hi = r[0]
+        return CertifiedPair(arb_endpoint(lo.lower(), round_floor),
+                             arb_endpoint(hi.upper(), round_ceiling))
+
+    r = precision_loop(at, (w, tb), done=lambda r, prev: r[1], grow=lambda r, prec: r[2],
+                       max_steps=6, give_up=give_up, check=False)
+    return r if isinstance(r, CertifiedPair) else r[0]
 
 
 def _segments(t: _Table, a, ac) -> range:

@@ -26,6 +26,7 @@ from mpmath.libmp import round_ceiling, round_floor, round_nearest
 from ..core.normal import Phi, PhiInv
 from .arb import arb_endpoint, arb_exact
 from .context import MPF, arb_precision, mp
+from .precision_loop import precision_loop
 from .value import Value, dps_to_prec
 
 __all__ = ["Unenclosable", "arb_ball", "arb_enclose", "certify", "ball_interval",
@@ -331,30 +332,34 @@ MAX_CERTIFY_BITS = 1 << 15
 
 def ball_point(make_ball: Callable, dps: int, max_bits: int = MAX_CERTIFY_BITS,
                unit: bool = False, exact_zero: bool = False) -> Value | None:
-    """The one precision loop of the Arb routes: ``make_ball(prec)`` at rising precision (the
-    digits asked for plus guard bits, doubling while the ball is wider than
-    ``2^-(prec(dps) + 8)`` relative: Ziv's strategy, with the ball, not a second evaluation,
-    deciding) as a certified point Value, or None where ``make_ball`` gives None or the
-    precision passes ``max_bits``. A ball that is not finite is tried again at more bits.
+    """The Arb routes' use of the one precision loop (:func:`.precision_loop.precision_loop`):
+    ``make_ball(prec)`` at rising precision (the digits asked for plus guard bits, doubling
+    while the ball is wider than ``2^-(prec(dps) + 8)`` relative: Ziv's strategy, with the
+    ball, not a second evaluation, deciding) as a certified point Value, or None where
+    ``make_ball`` gives None or the precision passes ``max_bits``. A ball that is not finite
+    is tried again at more bits.
     ``unit``: the truth lies in [0, 1] (the midpoint is moved there, within the radius).
     An exact zero ball is the certified point 0 (``exact_zero``: the exact Value 0)."""
     need = dps_to_prec(dps) + 8
-    prec = need + 32
-    while prec <= max_bits:
-        ball = make_ball(prec)
-        if ball is None:
-            return None
-        if ball.is_exact() and ball.mid() == 0:
-            return (Value.from_exact(sp.Integer(0), dps) if exact_zero
-                    else Value.point(mp.zero, dps, guarantee="certified"))
-        if ball.is_finite() and ball.rel_accuracy_bits() >= need:
-            with mp.workprec(prec):
-                m = arb_endpoint(ball.mid(), round_nearest)
-            if unit:
-                m = min(max(m, mp.zero), mp.one)
-            return Value.point(m, dps, guarantee="certified")
-        prec *= 2
-    return None
+
+    def done(r, prev) -> bool:
+        ball = r[0]
+        return ball is None or (ball.is_exact() and ball.mid() == 0) or \
+            (ball.is_finite() and ball.rel_accuracy_bits() >= need)
+
+    ball, prec = precision_loop(lambda prec: (make_ball(prec), prec), need + 32, done=done,
+                                cap=max_bits, give_up=lambda r, prev, prec: (None, prec),
+                                check=False)
+    if ball is None:
+        return None
+    if ball.is_exact() and ball.mid() == 0:
+        return (Value.from_exact(sp.Integer(0), dps) if exact_zero
+                else Value.point(mp.zero, dps, guarantee="certified"))
+    with mp.workprec(prec):
+        m = arb_endpoint(ball.mid(), round_nearest)
+    if unit:
+        m = min(max(m, mp.zero), mp.one)
+    return Value.point(m, dps, guarantee="certified")
 
 
 def certify(x: sp.Basic, dps: int, leaf: Callable | None = None,

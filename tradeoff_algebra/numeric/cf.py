@@ -45,7 +45,7 @@ from flint import acb, arb
 from ..core.errors import ToleranceWarning
 from . import budget
 from .cf_laws import Factor, lower, pm, upper, working_precision
-from .roots import Probe, findroot
+from .roots import Probe, expand_bracket, findroot
 
 _POWER_AFTER = 8  # segments tried before the power decay V / t^p is computed
 
@@ -69,11 +69,14 @@ def _saddle(factors: Sequence[Factor], eps: float) -> float:
         _, k1, k2 = _total_cumulants(factors, c)
         return k1 - eps - 1 / c - 1 / (c + 1), k2 + 1 / c**2 + 1 / (c + 1) ** 2
 
-    lo, hi = 1e-9, 1.0
-    while slope(hi)[0] < 0:
-        lo, hi = hi, 2 * hi
-        if hi > 1e5:
-            raise ValueError("no saddle point: eps is at or beyond the largest loss")
+    def no_saddle(lo, hi):
+        raise ValueError("no saddle point: eps is at or beyond the largest loss")
+
+    # the slope rises with c: doubling from 1 to a certain positive slope (c <= 1e5)
+    lo, hi, *_ = expand_bracket(lambda c: Probe(-1 if slope(c)[0] < 0 else 1),
+                                lambda L, H, last, i: 1.0 if last is None else
+                                (2 * last if 2 * last <= 1e5 else None),
+                                sa=-1, lo=1e-9, fail=no_saddle)
     seen: list = []
 
     def probe(c: float) -> Probe:  # Newton on the slope, a zero within 1e-13 g2 c
@@ -452,14 +455,27 @@ def _bracket(inv: _Inverter, eps: float, d_dn: float, d_up: float) -> tuple[floa
     if not slope > 0:
         return None
     w = 2.5 * upper(parts.delta.rad()) / slope + 4 * math.ulp(eps)
-    for _ in range(60):
-        budget.check()
-        lo, hi = max(eps - w, 0.0), eps + w
-        lo_ok = lo == 0.0 or inv.parts(lo).delta > d_up
-        if lo_ok and inv.parts(hi).delta < d_dn:
-            return lo, hi
-        w *= 2
-    return None
+
+    def side(x: float) -> Probe:  # +1: delta(x) > d_up certified (or x = 0); -1: < d_dn
+        if x == 0.0:
+            return Probe(1)
+        d = inv.parts(x).delta
+        return Probe(1 if d > d_up else -1 if d < d_dn else None)
+
+    # the half-width w 2^j: the lower end eps - w 2^j first (never below 0), then the upper end
+    # eps + w 2^k from the width that certified the lower
+    half = [w]
+
+    def trial(L, H, last, i):
+        if L is None:
+            half[0] = w * 2.0**i
+            return max(eps - half[0], 0.0)
+        if last >= eps:  # an upper trial that did not certify: wider
+            half[0] *= 2
+        return eps + half[0]
+
+    found = expand_bracket(side, trial, max_iter=60, fail=lambda L, H: None)
+    return None if found is None else (found.lo, found.hi)
 
 
 def epsilon_enclosure(

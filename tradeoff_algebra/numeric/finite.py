@@ -45,7 +45,8 @@ bound: the working precision is raised until the bound is below the requested pr
 ``lo = hi``), else an enclosure is returned.
 
 The atoms themselves are materialised in :mod:`.finite_tables` (blocks, products and the
-sorted tables with their prefix and suffix sums).
+sorted tables with their prefix and suffix sums); the mpmath and Arb routes live in
+:mod:`.finite_values` (the base class :class:`~.finite_values.FiniteValues`).
 """
 
 from __future__ import annotations
@@ -57,9 +58,9 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, brief
-from ..core.validate import mpf_rational, to_sympy
+from ..core.validate import to_sympy
 from . import budget
-from .context import MPF, ThreadCache, arb_precision, mp
+from .context import ThreadCache, mp
 from .finite_tables import (
     _ONE,
     _ZERO,
@@ -78,9 +79,9 @@ from .finite_tables import (
     _unit_block,
     _with_delta,
 )
+from .finite_values import FiniteValues, _sympy_number
 from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
-from .protocol import GUARD_DPS, POINT_ROUTES, as_level, num
-from .roots import Probe, findroot
+from .protocol import POINT_ROUTES
 from .value import Value
 
 __all__ = ["FiniteLoss", "finite_loss"]
@@ -91,34 +92,11 @@ __all__ = ["FiniteLoss", "finite_loss"]
 
 #: Largest number of atoms for which the symbolic (non-rational) atoms and knots are built.
 SYMBOLIC_MAX_ATOMS = 400
-#: The mp routes raise the working precision by at most ``4 p + MAX_EXTRA_BITS`` bits over the
-#: target ``p`` (enough unless the value is exactly 0 at a knot or eps is exactly a log-ratio:
-#: then the enclosure is returned).
-MAX_EXTRA_BITS = 1024
 #: Largest exact product materialised by the composition routes (``FiniteLoss.affordable``):
 #: the number of elementary mass products (pairs of atoms multiplied, binomial terms), scaled
 #: by the size of the integers in exact mode. Past it a product goes to the PLD engine
 #: (``operators.tensor``) and a single finite object raises :class:`TooLarge` naming it.
 MAX_COST = 4_000_000
-
-
-def _sympy_number(x: Any, name: str) -> sp.Expr:
-    """An exact SymPy number: floats at their binary values, decimal strings exactly."""
-    if isinstance(x, str):
-        try:
-            return sp.Rational(x.strip())
-        except (TypeError, ValueError) as exc:
-            raise InvalidParameter(name, x, "a real number", "FiniteLoss") from exc
-    if isinstance(x, MPF):
-        return mpf_rational(x)
-    x = sp.sympify(x)
-    if isinstance(x, sp.Float):
-        return sp.Rational(x)
-    if x.has(sp.Float):
-        x = x.xreplace({f: sp.Rational(f) for f in x.atoms(sp.Float)})
-    if not x.is_number or x.free_symbols:
-        raise NoClosedForm(f"finite loss: {name} = {x} is not a number")
-    return x
 
 
 class TooLarge(NumericalError):
@@ -148,19 +126,7 @@ def _sim_product(A: set, B: set, acc: list, limit: int) -> set:
     return out
 
 
-def _unit(lo, hi):
-    """An enclosure (or point) of a number known to lie in [0, 1], intersected with [0, 1]: a
-    point rounded just past an end (1 + 2^-p for a delta that is 1 - 10^-900) becomes the end,
-    which is nearer the truth, so the point keeps its digits."""
-    lo, hi = min(max(lo, mp.zero), mp.one), min(max(hi, mp.zero), mp.one)
-    return lo, hi
-
-
-def _guard_bits(count: int) -> int:
-    return 2 * max(count, 1).bit_length() + 16
-
-
-class FiniteLoss(PrivacyLoss):
+class FiniteLoss(FiniteValues, PrivacyLoss):
     """The exact discrete privacy-loss representation of a pair (P, Q) of finite distributions.
 
     Built lazily from leaves with multiplicities (randomized response ``f_{eps,0}``, the
@@ -537,296 +503,6 @@ class FiniteLoss(PrivacyLoss):
             k += 1
         v = (t.Qpre[k] - E * t.Ppre[k]) / t.den
         return sp.Rational(v.numerator, v.denominator)
-
-    # -- mpmath results ----------------------------------------------------------------------
-    def _ziv(self, compute):
-        """Run ``compute(table, u) -> (lo, hi, err)`` at rising working precision ``w`` until the
-        error bound ``err`` and the width ``hi - lo`` are below the target precision (a point
-        when ``lo == hi``); ``u`` bounds the relative error of every mass and ratio. Past
-        :data:`MAX_EXTRA_BITS` the enclosure ``[lo - err, hi + err]`` is returned."""
-        p = mp.prec
-        count = self._op_count()
-        extra = _guard_bits(count)
-        cap = 4 * p + MAX_EXTRA_BITS
-        while True:
-            w = p + extra
-            t = self._mp_table(w)
-            with mp.workprec(w):
-                u = mp.ldexp(t.count + 4 * (1 + t.logmax), -w)
-                lo, hi, err = compute(t, u)
-                tol = mp.ldexp(abs(hi), -p - 2)
-                if err <= tol and hi - lo <= tol:
-                    return (+lo, +lo) if lo == hi else (lo - err, hi + err)
-                if extra >= cap:
-                    return lo - err, hi + err
-                miss = max(err, hi - lo)
-                need = int(mp.log(miss / tol, 2)) + 16 if tol > 0 else extra
-                extra = min(cap, extra + max(need, 32))
-
-    def _segment(self, t: _Table, a, ac):
-        if a <= ac:
-            i = bisect_left(t.Ppre, a) - 1
-        else:
-            i = bisect_left(t.negPsuf, -ac) - 1
-        return min(max(i, t.first), len(t.keys) - 1)
-
-    def _ratio(self, t: _Table, i: int):
-        lg = t.logs[i]
-        return mp.zero if lg == mp.ninf else mp.exp(lg)
-
-    def mp_value(self, a, ac):
-        """(lo, hi) of T(P, Q)(alpha) at the current precision (``ac = 1 - alpha``)."""
-        def compute(t, u):
-            i = self._segment(t, a, ac)
-            r = self._ratio(t, i)
-            beta = t.Qsuf[i + 1]
-            if t.Ppre[i + 1] <= t.Psuf[i + 1]:
-                d, scale = t.Ppre[i + 1] - a, t.Ppre[i + 1]
-            else:
-                d, scale = ac - t.Psuf[i + 1], t.Psuf[i + 1]
-            d = max(d, mp.zero)
-            v = beta + d * r
-            return v, v, u * (beta + scale * r + v)
-
-        return _unit(*self._ziv(compute))
-
-    def mp_roc(self, a, ac):
-        """(lo, hi) of 1 - T(P, Q)(alpha) without cancellation."""
-        def compute(t, u):
-            i = self._segment(t, a, ac)
-            r = self._ratio(t, i)
-            base = t.Qpre[i]
-            if t.Ppre[i] <= t.Psuf[i]:
-                d, scale = a - t.Ppre[i], t.Ppre[i]
-            else:
-                d, scale = t.Psuf[i] - ac, t.Psuf[i]
-            d = max(d, mp.zero)
-            v = base + d * r
-            return v, v, u * (base + scale * r + v)
-
-        return _unit(*self._ziv(compute))
-
-    def _delta_terms(self, t: _Table, u, eps):
-        """(lo, ambiguous, err) of delta(eps) in table t (masses with relative error <= u).
-
-        The atoms with ``r > 2 e^eps`` (a prefix of the sorted atoms) contribute
-        ``Q(S) - e^eps P(S)`` from the prefix sums, which loses at most one bit
-        (``e^eps P(S) <= Q(S)/2``); each atom with ``e^eps < r <= 2 e^eps`` contributes
-        ``-Q expm1(eps - log r) > 0``; atoms with ``log r`` within its error bound of
-        ``eps`` are undecided and only bounded (``[0, Q (1 - e^{-2 el})]``).
-        """
-        if eps == mp.inf:
-            q = t.Q[0] if t.has_inf else mp.zero
-            return q, mp.zero, u * q
-        k = t.cut(eps + mp.ln2 + u * (8 + 2 * abs(eps) + 2 * t.logmax))
-        E = mp.exp(eps)
-        QS, PS = t.Qpre[k], t.Ppre[k]
-        lo = QS - E * PS
-        err = (u + mp.ldexp(4 + abs(eps), -mp.prec)) * (QS + E * PS)
-        amb = mp.zero
-        for i in range(k, len(t.logs)):
-            lg = t.logs[i]
-            if lg == mp.ninf:
-                break
-            el = mp.zero if t.log_exact[i] else u * (4 + abs(lg))
-            x = lg - eps
-            if x <= -el:
-                break
-            if x <= el:
-                amb += -t.Q[i] * mp.expm1(-2 * el)
-                continue
-            term = -t.Q[i] * mp.expm1(-x)
-            lo += term
-            err += term * u + t.Q[i] * mp.exp(-x) * (el + mp.ldexp(abs(eps) + 4,
-                                                                           -mp.prec))
-        return lo, amb, err
-
-    def mp_delta(self, eps):
-        """(lo, hi) of delta(eps) = sum_{r > e^eps} (Q_r - e^eps P_r) (hockey-stick divergence
-        of Q from P; Dong, Roth & Su, Prop. 6) at the current precision; ``eps`` an mpf (or
-        ``mp.inf``: delta(oo) = Q(P = 0))."""
-        def compute(t, u):
-            lo, amb, err = self._delta_terms(t, u, eps)
-            return lo, lo + amb, err
-
-        return _unit(*self._ziv(compute))
-
-    def mp_epsilon(self, d):
-        """(lo, hi) of the smallest eps >= 0 with delta(eps) <= d (``mp.inf`` if none).
-
-        delta is continuous and non-increasing; between consecutive log-ratios the set
-        ``S = {r > e^eps}`` is fixed and ``delta = Q(S) - e^eps P(S)``, so the crossing is
-        ``eps = log((Q(S) - d)/P(S))`` on the bracket found by bisection over the log-ratios.
-        """
-        p = mp.prec
-        t = self._mp_table(p + _guard_bits(self._op_count()))
-        q_inf = t.Q[0] if t.has_inf else mp.zero
-        if d < q_inf:
-            return mp.inf, mp.inf
-        if self.mp_delta(mp.zero)[1] <= d:
-            return mp.zero, mp.zero
-        # positive finite log-ratios, ascending (atom index = position in decreasing order)
-        pos = [i for i, x in enumerate(t.logs) if mp.isfinite(x) and x > 0][::-1]
-        # delta(log r_pos[lo_i]) > d (or eps = 0); <= d at hi_i
-        lo_i, hi_i, *_ = findroot(
-            lambda i: Probe(-1 if self.mp_delta(t.logs[pos[i]])[1] <= d else 1),
-            (-1, len(pos)), method="bisect", split="integer", ends=(1, -1))
-        if not pos:  # no finite ratio above 1: delta(eps) = Q(P = 0) <= d for every eps > 0
-            return mp.zero, mp.zero
-        # delta(largest log-ratio) = Q(P = 0) <= d exactly; its computed upper bound may still
-        # exceed d (the atoms at that ratio are ambiguous within rounding): the crossing is then
-        # at most the largest log-ratio
-        hi_i = min(hi_i, len(pos) - 1)
-        # S = {r > e^eps} for eps in (left, right): the atoms up to and including pos[hi_i]
-        i_right = pos[hi_i]
-        stop = i_right + 1
-        extra = _guard_bits(self._op_count())
-        cap = 4 * p + MAX_EXTRA_BITS
-        while True:
-            w = p + extra
-            t = self._mp_table(w)
-            with mp.workprec(w):
-                u = mp.ldexp(t.count + 4 * (1 + t.logmax), -w)
-                left = t.logs[pos[lo_i]] if lo_i >= 0 else mp.zero
-                right = t.logs[i_right]
-                QS, PS = t.Qpre[stop], t.Ppre[stop]
-                gap = QS - d
-                if PS == 0 or gap <= 0:
-                    return +left, +right
-                x = gap / PS
-                eps = mp.log(x)
-                # relative errors: QS, PS ~u, gap ~u QS/gap; log x has abs error ~ rel err of x
-                err = u * (4 + 2 * QS / gap) + mp.ldexp(1, -w + 2)
-                tol = mp.ldexp(abs(eps), -p - 2)
-                if err <= tol or extra >= cap:
-                    lo_e = min(max(eps - err, left), right)
-                    hi_e = min(max(eps + err, left), right)
-                    if err <= tol:
-                        eps = min(max(eps, left), right)
-                        return +eps, +eps
-                    return +lo_e, +hi_e
-                need = int(mp.log(err / tol, 2)) + 16 if tol > 0 else extra
-                extra = min(cap, extra + max(need, 32))
-
-    # -- convenience -------------------------------------------------------------------------
-    def delta(self, eps: Any, dps: int = 30):
-        """delta(eps) as a :class:`~tradeoff_algebra.numeric.value.Value`: exact when the
-        masses and ``e^eps`` are rational, certified where Arb encloses the atoms
-        (:meth:`certified_delta`), else an mpmath estimate to ``dps`` digits (or an
-        enclosure)."""
-        v = self.certified_delta(eps, dps)
-        if v is not None:
-            return v
-        e = _sympy_number(eps, "eps")
-        with mp.workdps(dps + GUARD_DPS):
-            lo, hi = self.mp_delta(num(e, "eps"))
-            lo, hi = max(lo, mp.zero), min(hi, mp.one)
-            return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
-
-    #: The most atoms whose symbolic masses :meth:`arb_delta` encloses (the exact rational
-    #: masses of a rational loss have no such limit).
-    ARB_SYMBOLIC_ATOMS = 64
-
-    def arb_masses(self, prec: int) -> list | None:
-        """The atoms' (P-mass, Q-mass) as Arb balls at ``prec`` bits, by decreasing ratio:
-        exact rationals converted, symbolic masses enclosed (:mod:`.arb_expr`); None where the
-        masses are symbolic and more than :attr:`ARB_SYMBOLIC_ATOMS`. Cached per loss and
-        precision (the balls are immutable; a verify cover asks for them hundreds of times)."""
-        from flint import arb, fmpq
-
-        from .arb_expr import Unenclosable, arb_enclose
-
-        key = (self, prec)
-        hit = _ARB_MASSES.get(key)
-        if hit is not None:
-            return hit
-        t = self._exact_table()
-        with arb_precision(prec):
-            if t is not None:
-                out = [(arb(fmpq(int(p), t.den)), arb(fmpq(int(q), t.den)))
-                       for p, q in zip(t.P, t.Q, strict=True)]
-            elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
-                return None
-            else:
-                try:
-                    out = [(arb_enclose(p, prec=prec), arb_enclose(q, prec=prec))
-                           for _, p, q in self.atoms()]
-                except (Unenclosable, NoClosedForm):
-                    return None
-        if len(_ARB_MASSES) > 64:
-            _ARB_MASSES.clear()
-        _ARB_MASSES[key] = out
-        return out
-
-    def arb_delta(self, eps: sp.Expr, prec: int):
-        """An Arb ball of delta(eps) = sum over the atoms of (Q_r - e^eps P_r)_+ (the
-        hockey-stick divergence: the positive part decides which atoms count, so no ratio is
-        compared with e^eps), or None where the masses are symbolic and many. ``eps`` is an
-        exact SymPy number >= 0."""
-        from flint import arb
-
-        from .arb_expr import arb_enclose
-
-        masses = self.arb_masses(prec)
-        if masses is None:
-            return None
-        with arb_precision(prec):
-            E = arb_enclose(sp.exp(eps), prec=prec)
-            total = arb(0)
-            for P_, Q_ in masses:
-                total += arb.max(Q_ - E * P_, arb(0))
-            return total
-
-    def arb_value(self, A: sp.Rational, power: bool, prec: int):
-        """An Arb ball of T(P, Q)(A) (``power``: 1 - T(P, Q)(A)) for a rational A, or None where
-        the masses are symbolic and many. T is convex and piecewise linear, so it is the
-        maximum of the lines through its segments (Dong, Roth & Su, Appendix A): the line of
-        the atom of ratio r ending at the knot (alpha_i, 1 - beta_i) is
-        ``1 - beta_i + r (alpha_i - A)``; no segment needs to be located."""
-        from flint import arb, fmpq
-
-        masses = self.arb_masses(prec)
-        if masses is None:
-            return None
-        with arb_precision(prec):
-            a = arb(fmpq(int(A.p), int(A.q)))
-            Pc, Qc = arb(0), arb(0)
-            best = None
-            for P_, Q_ in masses:
-                Pc, Qc = Pc + P_, Qc + Q_
-                if P_ == 0:  # ratio oo (the vertical piece at alpha = 0) or an empty atom
-                    continue
-                line = 1 - Qc + (Q_ / P_) * (Pc - a)
-                best = line if best is None else arb.max(best, line)
-            if best is None:  # no atom of finite ratio
-                return None
-            v = arb.max(best, arb(0))
-            return 1 - v if power else v
-
-    def certified_delta(self, eps: Any, dps: int):
-        """delta(eps) as an exact Value (rational e^eps and masses) or a certified point
-        (:meth:`arb_delta` to the digits asked), or None."""
-        from .arb_expr import ball_point
-
-        e = _sympy_number(eps, "eps")
-        E = sp.exp(e)
-        if isinstance(E, sp.Rational):
-            q = self.delta_exact(E)
-            if q is not None:
-                return Value.from_exact(q, dps)
-        return ball_point(lambda prec: self.arb_delta(e, prec), dps, 1 << 13, unit=True,
-                          exact_zero=True)
-
-    def epsilon(self, delta: Any, dps: int = 30):
-        """The smallest eps >= 0 with delta(eps) <= delta, as a Value."""
-        d = as_level(delta, "delta")
-        with mp.workdps(dps + GUARD_DPS):
-            lo, hi = self.mp_epsilon(num(d, "delta"))
-            return Value.point(lo, dps) if lo == hi else Value.enclosure(lo, hi, dps)
-
-
-#: Arb balls of the masses of recent losses, by (loss, precision): :meth:`FiniteLoss.arb_masses`.
-_ARB_MASSES: dict = {}
 
 
 # -- the exact view of a privacy loss -----------------------------------------------------------

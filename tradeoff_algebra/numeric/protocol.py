@@ -40,6 +40,7 @@ from ..core.levels import as_level
 from ..core.node import TradeOff
 from . import budget, trace
 from .context import mp
+from .precision_loop import precision_loop
 from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
@@ -324,37 +325,43 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str],
 
 
 def _certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) -> Value:
-    w = dps + GUARD_DPS
-    with budget.call(what):
+    w0 = dps + GUARD_DPS
+    cap = 8 * (dps + GUARD_DPS) + 2000  # digits: past it, one last doubling and then give up
+
+    def at(w):
         with mp.workdps(w):
-            pair = compute()
-        lo, hi = pair
-        g = "certified" if isinstance(pair, CertifiedPair) else "estimate"
-        if lo != hi:
-            return Value.enclosure(lo, hi, dps, guarantee=g)
-        if g == "certified":  # a proved point: correct to the working precision
-            return Value.point(lo, dps, guarantee=g)
-        prev, w = lo, w + 12
-        while True:
-            with mp.workdps(w):
-                pair = compute()
-                lo, hi = pair
-                g = "certified" if isinstance(pair, CertifiedPair) else "estimate"
-                if lo != hi:
-                    return Value.enclosure(lo, hi, dps, guarantee=g)
-                if _agree(prev, lo, dps + 2):
-                    return Value.point(lo, dps)
-            if w > 8 * (dps + GUARD_DPS) + 2000:
-                tiny = max(abs(prev), abs(lo))
-                if tiny <= mp.mpf(10) ** -(w // 4):
-                    # the values shrink with the working precision (a difference whose true
-                    # value is 0 or beyond every digit tried): report that bound, not a point
-                    return Value.enclosure(min(prev, lo, mp.zero), tiny, dps)
-                raise NumericalError(f"{what()}: the point value cancels beyond {w} digits of "
-                                     "working precision and cannot be certified; report the "
-                                     "input")
-            budget.check()
-            prev, w = lo, 2 * w
+            return compute(), w
+
+    def done(r, prev) -> bool:
+        (lo, hi), w = r
+        if lo != hi or isinstance(r[0], CertifiedPair):  # an enclosure, or a proved point
+            return True
+        if prev is None:
+            return False
+        with mp.workdps(w):
+            return _agree(prev[0][0], lo, dps + 2)
+
+    def give_up(r, prev, w):
+        lo, prv = r[0][0], prev[0][0]
+        tiny = max(abs(prv), abs(lo))
+        if tiny <= mp.mpf(10) ** -(w // 4):
+            # the values shrink with the working precision (a difference whose true value is
+            # 0 or beyond every digit tried): report that bound, not a point
+            return Value.enclosure(min(prv, lo, mp.zero), tiny, dps)
+        raise NumericalError(f"{what()}: the point value cancels beyond {w} digits of "
+                             "working precision and cannot be certified; report the input")
+
+    with budget.call(what):
+        r = precision_loop(at, w0, done=done, give_up=give_up,
+                           grow=lambda r, w: w + 12 if w == w0 else (2 * w if w <= cap else None))
+    if isinstance(r, Value):
+        return r
+    pair, _ = r
+    lo, hi = pair
+    g = "certified" if isinstance(pair, CertifiedPair) else "estimate"
+    if lo != hi:
+        return Value.enclosure(lo, hi, dps, guarantee=g)
+    return Value.point(lo, dps, guarantee=g)  # proved, or confirmed by a second precision
 
 
 def enclose_delta(f: TradeOff, eps) -> tuple:

@@ -29,12 +29,12 @@ from typing import Any, NamedTuple
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter
+from ..core.errors import InvalidParameter, NumericalError
 from . import budget
 from .context import MPF, mp
 
 __all__ = ["Level", "level", "level_c", "bracket_level", "widen", "t_bounds", "c_bounds", "HALF",
-           "findroot", "Probe", "Root", "probe_of", "METHODS"]
+           "findroot", "Probe", "Root", "probe_of", "METHODS", "expand_bracket", "Bracket"]
 
 #: A level (t, 1 - t).
 Level = tuple
@@ -433,13 +433,47 @@ def _newton(state) -> Any:
     return _short(x - step)
 
 
+def _collapse(state) -> Any:
+    """Illinois, and once the secant through the two newest points has converged (its root
+    moved by at most 1/32 of the bracket since the last trial), a step just past that root,
+    away from the newest point, by twice that change (the secant's error estimate): the trial
+    lands on the other side of the crossing and the bracket collapses onto the root as fast as
+    the secant converges. Two such steps that land on the side they came from end the
+    collapse (regula falsi and the bisection safeguard decide). In log x for a geometric split
+    of a positive bracket, like the secant steps."""
+    state.collapsing = False
+    r_prev, state.r = state.r, None
+    lo, hi = state.lo, state.hi
+    if len(state.pts) == 2 and state.split != "integer":
+        log = state.split == "geometric" and lo > 0
+        (x1, g1), (x2, g2) = state.pts
+        if g1 != g2:
+            u1, u2 = (_log(x1), _log(x2)) if log else (_real(x1), _real(x2))
+            g1, g2 = _real(g1), _real(g2)
+            state.r = r = u2 - g2 * (u2 - u1) / (g2 - g1)
+            ulo, uhi = (_log(lo), _log(hi)) if log else (_real(lo), _real(hi))
+            if state.misses < 2 and r_prev is not None and ulo < r < uhi:
+                q = _real(state.q) / (_real(hi) if log else 1)  # half the stopping width
+                est = 2 * abs(r - r_prev) + q / 4
+                if est <= (uhi - ulo) / 16:
+                    # the newest point lies left of the crossing when its estimate has the
+                    # sign of f there
+                    u = r + est if (g2 > 0) == (state.sa > 0) else r - est
+                    m = _short(_exp(u, lo) if log else _like(u, lo))
+                    if lo < m < hi:
+                        state.collapsing = True
+                        return m
+    return _illinois(state)
+
+
 #: The methods of :func:`findroot`: each picks the next trial from the state (or None: bisect).
 METHODS: dict[str, Callable] = {"bisect": lambda s: None, "illinois": _illinois,
-                                "newton": _newton}
+                                "newton": _newton, "collapse": _collapse}
 
 
 class _State:
-    __slots__ = ("lo", "hi", "elo", "ehi", "split", "q", "last", "df", "step")
+    __slots__ = ("lo", "hi", "elo", "ehi", "split", "q", "last", "df", "step",
+                 "sa", "pts", "r", "misses", "collapsing")
 
 
 def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois",
@@ -454,11 +488,13 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
     (:func:`probe_of`); only certified signs move the ends, so ``f(lo)`` has the certified
     sign of ``f(a)`` and ``f(hi)`` that of ``f(b)`` (or they are the ends themselves), and a
     proved zero returns ``lo == hi``. The signs at the ends are evaluated unless given as
-    ``ends = (sign at a, sign at b)``; no certified sign change raises
-    :class:`InvalidParameter` naming the bracket.
+    ``ends = (sign at a, sign at b)`` (or the :class:`Probe` there, with its estimate); no
+    certified sign change raises :class:`InvalidParameter` naming the bracket.
 
     ``method``: ``"bisect"``; ``"illinois"`` (regula falsi with the Illinois halving of the
-    retained end's estimate, Dowell & Jarratt 1971); ``"newton"`` (from the newest point, with
+    retained end's estimate, Dowell & Jarratt 1971); ``"collapse"`` (Illinois, then steps just
+    past the converged secant root so that the bracket, not only the estimate, converges:
+    for costly certified evaluations); ``"newton"`` (from the newest point, with
     ``df(x)`` or the probe's ``d``). The secant and Newton steps fall back to bisection when
     they leave the bracket or when three steps have not halved it, so every method converges
     at least as fast as bisection (Newton: when a step is not at most half the last); a
@@ -501,9 +537,10 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
                                    f"the signs of f at [{a}, {b}] are {show[pa.k]} and "
                                    f"{show[pb.k]}")
     else:
-        pa, pb = Probe(ends[0]), Probe(ends[1])
+        pa, pb = (e if isinstance(e, Probe) else Probe(e) for e in ends)
     s = _State()
     s.lo, s.hi, s.elo, s.ehi, s.split, s.df, s.step = a, b, pa.e, pb.e, split, df, None
+    s.sa, s.pts, s.r, s.misses, s.collapsing = pa.k, [], None, 0, False
     s.last = (a, pa) if pa.e is not None and (pb.e is None or abs(pa.e) <= abs(pb.e)) \
         else (b, pb) if pb.e is not None else (None, None)
     sa = pa.k
@@ -570,6 +607,7 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
             zone = (m, m)
             continue
         s.last = (m, p) if p.e is not None else (None, None)
+        was = moved
         if p.k == sa:
             if moved == "lo" and s.ehi is not None:
                 s.ehi = s.ehi / 2  # Illinois: the end retained twice has its estimate halved
@@ -578,4 +616,67 @@ def findroot(f: Callable[[Any], Any], bracket: tuple, *, method: str = "illinois
             if moved == "hi" and s.elo is not None:
                 s.elo = s.elo / 2
             s.hi, s.ehi, moved = m, p.e, "hi"
+        # the secant's two newest points, and collapse steps that stayed on their side
+        s.misses = s.misses + 1 if s.collapsing and moved == was else 0
+        s.collapsing = False
+        if p.e is not None:
+            s.pts = (s.pts + [(m, p.e)])[-2:]
     return Root(s.lo, s.hi)
+
+
+# -- widening a bracket until both ends are certified ------------------------------------------
+class Bracket(NamedTuple):
+    """The result of :func:`expand_bracket`: ``lo < hi`` with ``f(lo)`` certified of the sign
+    left of the root (``sa``) and ``f(hi)`` of the other, and the probes there (None for an
+    end the caller gave without one); ``lo == hi`` for a proved exact zero."""
+
+    lo: Any
+    hi: Any
+    plo: Probe | None = None
+    phi: Probe | None = None
+
+
+def expand_bracket(f: Callable[[Any], Any], trial: Callable[[Any, Any, Any, int], Any], *,
+                   sa: int = 1, lo: Any = None, hi: Any = None, plo: Probe | None = None,
+                   phi: Probe | None = None, max_iter: int = 4000,
+                   fail: Callable[[Any, Any], Any] | None = None,
+                   what: str | Callable[[], str] = "the search",
+                   best: Callable[[Any, Any], tuple] | None = None) -> Bracket:
+    """Widen a search until a sign change of ``f`` is certified: the :class:`Bracket` of the
+    nearest certified points on each side that the trials met, for :func:`findroot`.
+
+    ``f(x)`` returns what :func:`findroot` accepts (a number, an enclosure, an Arb ball, a
+    :class:`Probe`); ``sa`` is the sign of f left of the root. ``lo``/``hi`` are ends already
+    known (``plo``/``phi`` their probes, if any). ``trial(L, H, last, i)`` gives the i-th trial
+    point from the ends known so far (None where unknown) and the last trial (None at the
+    first): the caller's schedule (doubling steps from a start, geometric growth from 0, a
+    window widening around an estimate), or None when the domain or the caller's cap is
+    exhausted. Only certified signs set an end (an undecided trial only widens the search), and
+    an end moves only inwards (towards the other). It stops once both ends are known; when the
+    trials run out (``trial`` gives None or ``max_iter`` trials) it returns ``fail(L, H)`` or
+    raises :class:`NumericalError` naming ``what``. Runs under the time limit
+    (numeric.budget), reporting ``best(L, H)`` when given.
+    """
+    L, H, last = lo, hi, None
+    for i in range(max_iter):
+        if L is not None and H is not None:
+            return Bracket(L, H, plo, phi)
+        budget.check(best(L, H) if best is not None else None)
+        x = trial(L, H, last, i)
+        if x is None:
+            break
+        p = probe_of(f(x))
+        last = x
+        if p.k == 0:
+            return Bracket(x, x, p, p)
+        if p.k == sa and (L is None or x > L) and (H is None or x < H):
+            L, plo = x, p
+        elif p.k == -sa and (H is None or x < H) and (L is None or x > L):
+            H, phi = x, p
+    else:
+        if L is not None and H is not None:
+            return Bracket(L, H, plo, phi)
+    if fail is not None:
+        return fail(L, H)
+    name = what() if callable(what) else what
+    raise NumericalError(f"{name}: no bracket of a sign change was found")
