@@ -186,6 +186,7 @@ def test_epsdelta_delta_one():
 
 
 # -- 2. large n or k: answered, or refused at once -------------------------------------------------
+@pytest.mark.slow  # ~13 s of CPU; the default run keeps test_binomial_1e7 (the same tail route)
 def test_epsdelta_power_1e9_is_binomial():
     """f_{1,0}^{(x) 10^9} = BinomialDP(1, 10^9) (Kairouz, Oh & Viswanath): evaluated from the
     tails it needs, not a table of 10^9 + 1 masses; checked against the log-gamma reference at
@@ -233,6 +234,7 @@ def test_epsdelta_power_with_delta():
         assert _digits(got.mid, keep * inner) >= 19
 
 
+@pytest.mark.slow  # ~7 s of CPU; the default run keeps the small Discrete pairs of this file
 def test_discrete_with_1e5_outcomes():
     """Discrete with 10^5 rational outcomes: the Neyman--Pearson knots in integer arithmetic
     (no SymPy comparison per outcome), delta by bisection over the knots; against the pair
