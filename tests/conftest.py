@@ -9,13 +9,14 @@ if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
 
 # Property tests run derandomised by default, so that a run of the suite is reproducible; set
-# TA_HYPOTHESIS_PROFILE=explore for fresh random examples.
+# TA_HYPOTHESIS_PROFILE=explore for fresh random examples. Neither has hypothesis's deadline
+# (200 ms per example by default): tests never assert wall-clock times.
 import os  # noqa: E402
 
 from hypothesis import settings  # noqa: E402
 
-settings.register_profile("ci", derandomize=True)
-settings.register_profile("explore", derandomize=False)
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile(os.environ.get("TA_HYPOTHESIS_PROFILE", "ci"))
 
 

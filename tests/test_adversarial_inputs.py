@@ -14,7 +14,6 @@ import fractions
 import io
 import subprocess
 import sys
-import time
 
 import mpmath
 import numpy as np
@@ -30,16 +29,14 @@ from tradeoff_algebra.cli import MAX_DPS, main
 from tradeoff_algebra.core.errors import NoClosedForm, NumericalError
 from tradeoff_algebra.parse import MAX_DIGITS, parse_expr
 
-# Every refusal below must be immediate; the bound leaves room for a slow, loaded machine.
-FAST = 5.0
+# The refusals below are also prompt; tests never assert wall-clock times, so the times of
+# `run`, `run_quietly` and `named` calls are measured by benchmarks/bench_speed_claims.py.
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str, float]:
-    start = time.perf_counter()
+def run(capsys, *argv: str) -> tuple[int, str, str]:
     rc = main(list(argv))
-    elapsed = time.perf_counter() - start
     out, err = capsys.readouterr()
-    return rc, out, err, elapsed
+    return rc, out, err
 
 
 def assert_clean(rc: int, out: str, err: str, statuses: tuple[int, ...] = (0, 2, 4)) -> None:
@@ -97,19 +94,18 @@ REFUSED = [
 
 @pytest.mark.parametrize("argv,fragment", REFUSED, ids=lambda v: str(v)[:50])
 def test_refused_at_once_with_one_line(capsys, argv, fragment):
-    rc, out, err, elapsed = run(capsys, *argv)
+    rc, out, err = run(capsys, *argv)
     assert_clean(rc, out, err, (2,))
     assert out == ""
     assert fragment in err, err
-    assert elapsed < FAST, elapsed
 
 
 def test_messages_never_print_a_gigantic_number(capsys):
     # building the message used to raise ValueError (Python's int -> str digit limit)
-    rc, _, err, _ = run(capsys, "text", "G((10**4000)**2)")
+    rc, _, err = run(capsys, "text", "G((10**4000)**2)")
     assert_clean(rc, "", err, (2,))
     assert "an integer with 4001 digits" in err
-    rc, _, err, _ = run(capsys, "text", "G(" + "1" * 4000 + " * 10**100)")
+    rc, _, err = run(capsys, "text", "G(" + "1" * 4000 + " * 10**100)")
     assert_clean(rc, "", err, (2,))
     assert "characters)" in err and len(err) < 700
 
@@ -118,9 +114,8 @@ def test_numbers_at_the_limits_are_accepted(capsys):
     for text in ("G(1e-4000)", "G(1e4000)", "G(2**10000 * 2**3000)", "G(exp(9000))",
                  "G(sqrt(10**500+1))", "G(10**400)", "G(Phi(-100))",
                  "EpsDelta(1, PhiInv(1e-4000)**2 / 10**5)", "G(10**4000 - 1)"):
-        rc, out, err, elapsed = run(capsys, "text", text)
+        rc, out, err = run(capsys, "text", text)
         assert (rc, err) == (0, ""), (text, err)
-        assert elapsed < FAST
     assert parse_expr(f"1e-{MAX_DIGITS}") * 10**MAX_DIGITS == 1
 
 
@@ -136,15 +131,14 @@ NUMERIC = [
 
 @pytest.mark.parametrize("argv", NUMERIC, ids=lambda v: " ".join(v))
 def test_numeric_failures_are_one_line(capsys, argv):
-    rc, out, err, _ = run(capsys, *argv)
+    rc, out, err = run(capsys, *argv)
     assert_clean(rc, out, err, (0, 4))
 
 
 def test_shuffle_with_a_billion_users(capsys):
     # used to allocate np.arange(n + 1) (8 GB) in families/shuffle.py before any size check
-    rc, out, err, elapsed = run(capsys, "eval", "ShuffleDP(1,10**9)", "0.5")
+    rc, out, err = run(capsys, "eval", "ShuffleDP(1,10**9)", "0.5")
     assert_clean(rc, out, err, (0, 4))
-    assert elapsed < 60
 
 
 # -- whatever is raised underneath: one line, the right status ----------------------------------
@@ -174,7 +168,7 @@ def test_every_exception_is_one_line(capsys, monkeypatch, exc, status, fragment)
 
     monkeypatch.setattr(cli.readers, "expression", boom)
     for argv in (["text", "G(1)"], ["eval", "G(1)", "0.5"], ["verify", "G(1)", "==", "G(1)"]):
-        rc, out, err, _ = run(capsys, *argv)
+        rc, out, err = run(capsys, *argv)
         assert_clean(rc, out, err, (status,))  # a failed verify is never 1 ("fails")
         assert fragment in err, err
 
@@ -188,7 +182,7 @@ def test_an_exception_whose_message_cannot_be_printed(capsys, monkeypatch):
         raise Unprintable()
 
     monkeypatch.setattr(cli.readers, "expression", boom)
-    rc, out, err, _ = run(capsys, "text", "G(1)")
+    rc, out, err = run(capsys, "text", "G(1)")
     assert_clean(rc, out, err, (4,))
     assert "Unprintable" in err
 
@@ -198,12 +192,12 @@ def test_keyboard_interrupt_exits_130_quietly(capsys, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli.readers, "expression", interrupted)
-    rc, out, err, _ = run(capsys, "eval", "G(1)", "0.5")
+    rc, out, err = run(capsys, "eval", "G(1)", "0.5")
     assert (rc, out, err) == (130, "", "")
 
 
 def test_long_usage_errors_are_shortened(capsys):
-    rc, out, err, _ = run(capsys, "x" * 5000)
+    rc, out, err = run(capsys, "x" * 5000)
     assert_clean(rc, out, err, (2,))
     assert "invalid choice" in err and len(err) < 400
 
@@ -213,6 +207,7 @@ def test_long_usage_errors_are_shortened(capsys):
     (["eval", "G(1)", "0.5", "--dps", "99999999999999999999"], 2),
 ])
 def test_the_installed_command_prints_no_traceback(argv, status):
+    # (timeout: a hang guard that fails the test instead of stalling the suite, not a speed claim)
     proc = subprocess.run([sys.executable, "-m", "tradeoff_algebra.cli", *argv],
                           capture_output=True, text=True, timeout=120)
     assert_clean(proc.returncode, proc.stdout, proc.stderr, (status,))
@@ -234,7 +229,7 @@ _WORDS = ["G(", "Laplace(", "EpsDelta(", "C(", "Mix(", "Id", "Zero", "sqrt(", "e
           "1e-99999", ")", "(", ",", "-", "/", "*", "+", "0.5", "pi", "E", "n"]
 
 
-@settings(max_examples=150, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.text(alphabet=_ALPHABET, max_size=30),
                  st.lists(st.sampled_from(_WORDS), max_size=14).map("".join)))
 def test_random_strings_give_clean_exits(text):
@@ -273,13 +268,13 @@ _tradeoffs = st.recursive(
 )
 
 
-@settings(max_examples=120, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(_scalars, _tradeoffs))
 def test_random_nested_expressions_give_clean_exits(text):
     assert_clean(*run_quietly("text", text))
 
 
-@settings(max_examples=80, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_scalars)
 def test_random_levels_give_clean_exits(alpha):
     assert_clean(*run_quietly("eval", "Id", alpha))
@@ -288,11 +283,9 @@ def test_random_levels_give_clean_exits(alpha):
 # -- the API: bad input raises InvalidParameter naming the parameter ------------------------------
 def named(fn, name: str, fragment: str = ""):
     """``fn()`` raises InvalidParameter for the parameter ``name`` (the attribute and the
-    message both name it), quickly, with ``fragment`` in the message."""
-    start = time.perf_counter()
+    message both name it), with ``fragment`` in the message."""
     with pytest.raises(InvalidParameter) as info:
         fn()
-    assert time.perf_counter() - start < FAST
     msg = str(info.value)
     assert info.value.name == name and f"parameter {name} = " in msg, msg
     assert fragment in msg, msg
@@ -575,9 +568,8 @@ def test_rdp_at_order_infinity_and_at_huge_eps():
     r = ta.RDP({sp.oo: 1, 2: 1})
     assert r.epsilon(1e-5).mid == 1 and r.delta(1).mid == 0
     # eps = 10**400 used to expand exp(...) into powers like 2**(10**400) without end
-    start = time.perf_counter()
     v = ta.zCDP(sp.Rational(1, 2)).delta(10**400, dps=10)
-    assert 0 < v.mid < 1e-300 and time.perf_counter() - start < FAST
+    assert 0 < v.mid < 1e-300
     named(lambda: ta.RDP.of(ta.G(1), [2], dps=None), "dps")
 
 
@@ -594,9 +586,9 @@ def test_astronomical_eps_is_refused_or_undecided_not_a_hang(capsys):
     named(lambda: ta.berry_esseen(f), "f", "too large to validate")
     for argv in (["approx", "EpsDelta(10**400, 0)**3"],
                  ["verify", "EpsDelta(10**400, 0)**3", "==", "G(1)"]):
-        rc, out, err, elapsed = run(capsys, *argv)
+        rc, out, err = run(capsys, *argv)
         # 3: undecided; 1: a certified counterexample (f is nearly Zero, G_1 is not)
-        assert rc in (0, 1, 3) and err == "" and elapsed < 60, (rc, err)
+        assert rc in (0, 1, 3) and err == "", (rc, err)
 
 
 # -- a small deterministic sweep: every odd value, every parameter below, one clear error -------
@@ -646,14 +638,13 @@ def _accountant_step(sigma, q):
 
 def test_sweep_of_odd_values_gives_one_clear_error_each():
     """Every (parameter, odd value) pair below raises InvalidParameter naming the parameter,
-    fast (None is the documented default of several of them: tested above)."""
+    (None is the documented default of several of them: tested above)."""
     tried = 0
     for name, fn in _sweep_targets():
         for value in _SWEEP_VALUES:
             tried += 1
             if value == "1" and name in ("noise_multiplier", "sample_rate"):
                 continue  # the accountant reads decimal strings ("0.01") as numbers
-            start = time.perf_counter()
             try:
                 fn(value)
             except InvalidParameter as err:
@@ -661,7 +652,6 @@ def test_sweep_of_odd_values_gives_one_clear_error_each():
                 assert len(str(err)) < 700
             else:
                 raise AssertionError(f"{name} = {value!r} was accepted")
-            assert time.perf_counter() - start < FAST, (name, value)
     assert tried == len(_sweep_targets()) * len(_SWEEP_VALUES)
 
 
@@ -834,9 +824,8 @@ def test_irrational_and_tiny_tolerances_and_levels():
     named(lambda: _calibrate(start=sp.exp(10**5)), "start")  # each probe took half a minute
     named(lambda: _calibrate(start=0.5, integer=True), "start")
     named(lambda: ta.sup_distance(ta.G(1), ta.G(2), 5, 1e-320), "tol", "dps = 5")
-    start = time.perf_counter()
     v = ta.sup_distance(ta.G(1), ta.G(2), 5)  # the default 1e-6 at 5 digits ran for a minute
-    assert time.perf_counter() - start < 20 and v.lo <= sp.Rational(383, 1000) <= v.hi
+    assert v.lo <= sp.Rational(383, 1000) <= v.hi
     named(lambda: ta.primal_value(ta.G(1), 0.25, eps_max=1e-320, dps=10), "eps_max")
     named(lambda: ta.primal_value(ta.G(1), 0.25, eps_max=sp.exp(-10**5), dps=10), "eps_max")
     named(lambda: ta.primal_value(ta.G(1), 0.25, delta_inf="x", dps=10), "delta_inf")
@@ -846,11 +835,9 @@ def test_irrational_and_tiny_tolerances_and_levels():
 def test_rdp_conversions_at_astronomical_eps_and_infinite_divergences():
     from tradeoff_algebra.core.validate import mpf_rational
 
-    start = time.perf_counter()
     for eps in (sp.exp(10**5), sp.Integer(10) ** 4000):  # exp(10**5) ran for minutes
         with pytest.raises(NumericalError, match="MAX_DELTA_EPS"):
             ta.zCDP(sp.Rational(1, 2)).delta(eps, dps=10)
-    assert time.perf_counter() - start < FAST
     # an infinite Renyi divergence was read as 0: RDP.of(Zero) claimed perfect privacy
     assert ta.RDP.of(ta.Zero, [2]) == ta.RDP({2: sp.oo})
     assert ta.RDP.of(ta.EpsDelta(1, sp.Rational(1, 10)), [2]).at(2) is sp.oo
@@ -1011,10 +998,9 @@ def test_reported_inputs():
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
 def test_odd_command_line_arguments(capsys, tmp_path, monkeypatch, argv, status, fragment):
     monkeypatch.chdir(tmp_path)
-    rc, out, err, elapsed = run(capsys, *argv)
+    rc, out, err = run(capsys, *argv)
     assert_clean(rc, out, err, (status,))
     assert fragment in err, err
-    assert elapsed < 60
 
 
 # -- a slice of the fuzz harness, each case guarded by a timeout in a forked worker ---------------
@@ -1027,6 +1013,7 @@ def test_fuzz_slice_gives_no_raw_error_silent_acceptance_or_hang():
     odds = [o for o in af.ODD if o.label in ("nan", "np.nan32", "True", "mpc", "[]", "'abc'",
                                              "np.array([])", "object()")]
     cases = af.api_cases(odds=odds) + af.cli_cases()[::25]
+    # (timeout: the harness's hang guard, far above any case's time, not a speed claim)
     results = af.run_cases(cases, timeout=30)
     bad = [f"{r['outcome']}: {af.describe(c)} -> {r['detail'][:200]}"
            for c, r in zip(cases, results, strict=True) if r["outcome"] in af.BAD_OUTCOMES

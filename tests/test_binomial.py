@@ -10,7 +10,6 @@ References, all independent of the package:
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction as F
 from itertools import product
 
@@ -163,14 +162,12 @@ def _loggamma_value(eps, n, a, pmf):
     return upper(n + 1 - j) + (upper(j) - a) * mpmath.exp(eps * (2 * j - n))
 
 
-def test_large_n_time_and_loggamma_route():
+def test_large_n_loggamma_route():
+    # (its time is measured by benchmarks/bench_speed_claims.py: tests assert no times)
     n = 10**4
     f = BinomialDP(sp.Rational(1, 50), n)
     bm._tables.cache_clear()
-    t0 = time.perf_counter()
     v = ta.evaluate(f, sp.Rational(1, 10), dps=30)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 10, elapsed
     with workdps(50):
         pmf = _loggamma_pmf(mp.mpf(1) / 50, n)
         for A in (sp.Rational(1, 10), sp.Rational(1, 2), sp.Rational(9, 10)):

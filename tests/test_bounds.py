@@ -60,7 +60,7 @@ def _upper_reference(mu, g, a):
     return U(a)
 
 
-@pytest.mark.parametrize("mu,g", [(1, R(1, 10)), (2, R(1, 20))])
+@pytest.mark.parametrize("mu,g", [(1, R(1, 10)), pytest.param(2, R(1, 20), marks=pytest.mark.slow)])
 def test_upper_translate_is_the_convex_minorant(mu, g):
     f = ta.Shift(ta.G(mu), -g)
     for a in ("0.001", "0.05", "0.2", "0.45", "0.7", "0.95"):
@@ -122,8 +122,9 @@ def _grid():
             Fraction(1, 3), Fraction(1, 2), Fraction(7, 10), Fraction(19, 20), Fraction(999, 1000)]
 
 
-@pytest.mark.parametrize("eps,n", [(sp.log(R(6, 5)), 40), (sp.log(R(3, 2)), 12),
-                                   (sp.log(R(5, 2)), 3)])
+@pytest.mark.parametrize("eps,n", [pytest.param(sp.log(R(6, 5)), 40, marks=pytest.mark.slow),
+                                   (sp.log(R(3, 2)), 12),
+                                   pytest.param(sp.log(R(5, 2)), 3, marks=pytest.mark.slow)])
 def test_berry_esseen_sandwich_holds_on_exact_compositions(eps, n):
     f = ta.BinomialDP(eps, n)
     be = ta.berry_esseen(f)
@@ -328,9 +329,11 @@ def _polygon_hull_value(knots, g, a):
     return best
 
 
-@pytest.mark.parametrize("f,g", [(ta.EpsDelta(0, R(1, 100)), R(1, 1000)),
-                                 (ta.EpsDelta(sp.log(3), R(1, 100)), R(1, 1000)),
-                                 (ta.EpsDelta(sp.log(2), R(1, 50)), R(1, 500))])
+# ~12 s of CPU each: the default run keeps the second, the slow run (-m slow) has the others
+@pytest.mark.parametrize("f,g", [
+    pytest.param(ta.EpsDelta(0, R(1, 100)), R(1, 1000), marks=pytest.mark.slow),
+    (ta.EpsDelta(sp.log(3), R(1, 100)), R(1, 1000)),
+    pytest.param(ta.EpsDelta(sp.log(2), R(1, 50)), R(1, 500), marks=pytest.mark.slow)])
 def test_upper_translate_of_piecewise_linear_operands(f, g):
     """Tangent points inside the last cell of the cover (the chord bound must not be used
     there when it turns negative): against the exact polygon hull."""

@@ -13,7 +13,6 @@ References, independent of the module:
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction as F
 from itertools import product
 
@@ -265,14 +264,12 @@ def _lgamma_delta(eps0, n, eps, dps):
         return tot
 
 
-def test_large_power_delta_30_digits_fast():
+def test_large_power_delta_30_digits():
+    # (its time, about 0.5 s on one core, is measured by benchmarks/bench_speed_claims.py)
     n = 10**4
     f = TensorPower(EpsDelta(1, 0), n)
-    t0 = time.perf_counter()
     L = finite_loss(f)
     got = L.delta(4500, dps=30)  # delta = 0.9115..., the loss has mean ~4621
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 3.0  # about 0.5 s on one core; the margin is for loaded machines
     want = _lgamma_delta(1, n, 4500, 60)
     assert got.is_point and abs(got.mid - want) <= mp.mpf(10) ** -29 * want
     # the family's registered profile takes the same route
@@ -324,7 +321,7 @@ def test_epsilon_round_trip():
         assert abs(e.mid - mpmath.log(2)) <= mp.mpf(10) ** -29
 
 
-def test_symbolic_knots_of_a_float_eps_power_are_fast_and_exact():
+def test_symbolic_knots_of_a_float_eps_power_are_exact():
     """eps = 1 + 1e-10 (a float: 562949953477607/562949953421312): SymPy's factor wrote
     exp(eps) as exp(1/2^49)^562949953477607 and ran for hours on the masses of
     f_{eps,0}^{(x)10} (``ta.verify(BinomialDP(1, 10), ">=", EpsDelta(1 + 1e-10, 0)**10)`` never
@@ -333,9 +330,7 @@ def test_symbolic_knots_of_a_float_eps_power_are_fast_and_exact():
     (the binomial lattice of Dong, Roth & Su, Appendix A), summed here at 60 digits."""
     eps, n = 1 + 10**-10, 10
     E = sp.Rational(eps)
-    t = time.perf_counter()
-    knots = finite_loss(EpsDelta(eps, 0) ** n).tradeoff_knots()
-    assert time.perf_counter() - t < 60
+    knots = finite_loss(EpsDelta(eps, 0) ** n).tradeoff_knots()  # (timed in benchmarks/)
     with workdps(60):
         p = 1 / (1 + mpmath.exp(mpmath.mpf(E.p) / E.q))
         pmf = [mpmath.binomial(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
@@ -354,8 +349,7 @@ def test_symbolic_knots_of_a_float_eps_power_are_fast_and_exact():
 def test_verify_binomial_against_a_slightly_larger_eps_returns():
     """The claim holds (BinomialDP(1, 10) = f_{1,0}^{(x)10} >= f_{1+1e-10,0}^{(x)10}: f_{eps,0}
     decreases in eps, Dong, Roth & Su, Eq. (4) and Prop. 5 with monotone tensor products): the
-    verdict may be undecided (the sides touch within 1e-9) but never False, and it returns."""
-    t = time.perf_counter()
+    verdict may be undecided (the sides touch within 1e-9) but never False, and it returns
+    (its time is measured by benchmarks/bench_speed_claims.py)."""
     v = ta.verify(ta.BinomialDP(1, 10), ">=", EpsDelta(1 + 10**-10, 0) ** 10)
     assert v.status is not False
-    assert time.perf_counter() - t < 120

@@ -71,7 +71,7 @@ def test_epsdelta_kink_value_against_grid(eps):
     assert abs(v.mid - ref) < mp40.mpf(10) ** -25 * (1 + ref)
 
 
-@pytest.mark.parametrize("mu", [sp.Rational(1, 2), 1, 3])
+@pytest.mark.parametrize("mu", [sp.Rational(1, 2), 1, pytest.param(3, marks=pytest.mark.slow)])
 def test_laplace_enclosure(mu):
     ref = _sup_m(_laplace(mp40.mpf(sp.N(mu, 45))), mp40.mpf(10) ** -12, mp40.mpf(1) / 2)
     v = ta.gdp_mu(Laplace(mu))

@@ -789,7 +789,7 @@ def _sampled_gaussian_quad(p, mu, a, inverse: bool, digits: int):
         return mpmath.log(v) / (A - 1), abs(err / v / (A - 1))
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [0, *(pytest.param(s, marks=pytest.mark.slow) for s in (1, 2))])
 def test_sampled_gaussian_renyi_against_quadrature(seed):
     """renyi(Mix(G(mu), p), a) and of its inverse (certified, Arb integration or the binomial
     sum) against mpmath quadrature at dps + 40 digits: the quadrature's error estimate and the
@@ -866,7 +866,8 @@ def _extreme_cases():
     return cases
 
 
-@pytest.mark.parametrize("margin_exp", [21, 45])  # the ends of the range of margins
+# the ends of the range of margins; 1e-45 (~10 s of CPU) in the slow run, 1e-21 in both
+@pytest.mark.parametrize("margin_exp", [21, pytest.param(45, marks=pytest.mark.slow)])
 def test_verify_extreme_arguments_tiny_margins(margin_exp):
     """For x = Φ⁻¹(1e-300), Φ(-200), exp(1e5), log(1 + 1e-40), ...: with c a rational
     10^-m relative below x (m = 21 .. 45), ``x >= c`` and ``c <= x`` are true (never False) and

@@ -243,13 +243,10 @@ def test_dpgd_enclosure_contains_quadrature():
     assert 0 < d.lo <= d.hi < ta.delta(ta.G(1), 1, dps=20).lo
 
 
-def test_dpgd_low_precision_is_fast_and_tight():
-    import time
-
+def test_dpgd_low_precision_is_tight():
+    # (its time is measured by benchmarks/bench_speed_claims.py: tests assert no times)
     f = DPGDInit(1, 2)
-    t0 = time.perf_counter()
     v = ta.evaluate(f, "0.1", dps=10)
-    assert time.perf_counter() - t0 < 5
     assert v.width <= 1e-9
 
 

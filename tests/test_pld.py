@@ -306,6 +306,8 @@ def test_a_tighter_tolerance_never_returns_a_wider_enclosure():
         prev = v
 
 
+@pytest.mark.slow  # ~30 s of CPU; the default run keeps test_pld_hull.py's floor warning and
+# test_deep_tail_delta_meets_the_tolerance (a met tolerance warns nothing)
 def test_a_missed_tolerance_is_signalled():
     """A requested width the engine cannot reach (the float64 floor here is near 2e-5) raises
     ta.ToleranceWarning; the result is still an enclosure; a met target warns nothing."""

@@ -102,7 +102,7 @@ def _reference_roc(a):
     return min(fc, fd)
 
 
-@pytest.mark.parametrize("a", [0.05, 0.3])
+@pytest.mark.parametrize("a", [0.05, pytest.param(0.3, marks=pytest.mark.slow)])  # 0.3: ~10 s
 def test_two_factors_against_quadrature(a):
     with workdps(15):
         ref = _reference_roc(mpmath.mpf(a))

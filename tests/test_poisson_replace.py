@@ -29,8 +29,12 @@ def _densities(mu, q):
     return p, qd
 
 
-@pytest.mark.parametrize("mu, q", [(R(1), R(1, 10)), (R(2), R(1, 2)), (R(1, 2), R(1, 100))])
-@pytest.mark.parametrize("alpha", [R(1, 10**6), R(1, 10), R(1, 2), R(9, 10)])
+# every alpha with the first (mu, q) and every (mu, q) at the first alpha in the default run; the
+# other six pairs (about 1.3 s of CPU each) in the slow run (-m slow)
+@pytest.mark.parametrize("mu, q, alpha", [
+    pytest.param(mu, q, alpha, marks=[pytest.mark.slow] if i and j else [])
+    for i, alpha in enumerate([R(1, 10**6), R(1, 10), R(1, 2), R(9, 10)])
+    for j, (mu, q) in enumerate([(R(1), R(1, 10)), (R(2), R(1, 2)), (R(1, 2), R(1, 100))])])
 def test_values_against_the_quadrature_of_the_test(mu, q, alpha):
     with mpmath.workdps(40):
         p, qd = _densities(mu, q)

@@ -24,14 +24,15 @@ import tradeoff_algebra as ta
 from tradeoff_algebra import *  # noqa: F403
 
 R = sp.Rational
-LIMIT = 60  # seconds: a hang guard, far above the times measured (see each test)
+# seconds: a hang guard (a regression that hangs fails its test instead of stalling the suite),
+# far above the times measured; not a speed claim. The former speed claims of this file ("was
+# 11 s", "hung before") are timed by benchmarks/bench_speed_claims.py.
+LIMIT = 60
 
 
-def timed(fn, limit=LIMIT):
-    t = time.perf_counter()
-    with ta.time_limit(limit):
-        v = fn()
-    return v, time.perf_counter() - t
+def guarded(fn):
+    with ta.time_limit(LIMIT):
+        return fn()
 
 
 def agrees(v, ref, digits=None) -> bool:
@@ -136,14 +137,14 @@ def test_subsample_near_the_end_of_the_linear_piece(A):
     # was ZeroDivisionError (numeric/roots.py, Anderson-Bjorck step at an end whose estimate is
     # exactly 0), then an enclosure that missed the truth for k >= 30 (rounded operand values
     # compared as exact against 1 - alpha, ill-conditioned); ~0.02 s each
-    v, dt = timed(lambda: ta.evaluate(SUB, A))
+    v = guarded(lambda: ta.evaluate(SUB, A))
     assert agrees(v, subsampled_epsdelta(R(1, 5), 3, R(1, 10), A))
     assert v.is_point  # every digit: 2.0759346...e-(k+1)
 
 
 def test_subsample_other_parameters():
     A = R(19, 20) - R(1, 10**10)
-    v, _ = timed(lambda: ta.evaluate(C(R(1, 2), EpsDelta(1, R(1, 10))), A))
+    v = guarded(lambda: ta.evaluate(C(R(1, 2), EpsDelta(1, R(1, 10))), A))
     assert agrees(v, subsampled_epsdelta(R(1, 2), 1, R(1, 10), A))
 
 
@@ -151,17 +152,16 @@ def test_delta_of_inverse_of_a_finite_product():
     # T(P, Q) with P = (0, 1), Q = (7/8, 1/8) is (1 - alpha)/8; the inverse is T(Q, P), whose
     # profile is sum (P_i - e^eps Q_i)_+ = 1 - e^eps/8 (brute force on the two outcomes)
     f = Inverse(Id @ PiecewiseLinear([(0, R(1, 8)), (1, 0)]))
-    v, dt = timed(lambda: ta.delta(f, R(1, 2)))
+    v = guarded(lambda: ta.delta(f, R(1, 2)))
     with workdps(60):
         assert agrees(v, 1 - mp.exp(mp.mpf(1) / 2) / 8)
-    assert dt < 10  # was 11 s through the generic conjugate
 
 
 def test_inverse_of_a_power_at_zero_is_exact():
     # PL = T(P, Q), P = (1/21, 10/21, 10/21), Q = (7/8, 1/8, 0): (PL^{x10})^{-1}(0) = 1 - P^10(some
     # coordinate has Q = 0) = (11/21)^10
     f = Inverse(PiecewiseLinear([(0, 1), (R(1, 21), R(1, 8)), (R(11, 21), 0), (1, 0)]) ** 10)
-    v, _ = timed(lambda: ta.evaluate(f, 0))
+    v = guarded(lambda: ta.evaluate(f, 0))
     assert v.exact == R(11, 21) ** 10
 
 
@@ -178,7 +178,7 @@ def test_inverse_of_a_group_at_zero():
 
     t = g_inv(g_inv(g_inv(F(1))))
     f = Inverse(Group(Discrete([R(3, 23), R(10, 23), R(10, 23)], [R(1, 2), R(1, 2), 0]), 3))
-    v, _ = timed(lambda: ta.evaluate(f, 0))
+    v = guarded(lambda: ta.evaluate(f, 0))
     assert t == F(594, 12167)
     assert v.exact == R(594, 12167)
 
@@ -204,8 +204,8 @@ def test_generic_inverse_bracket_against_a_root(A):
     # values of the operand certified by the precision check; reference: the root of
     # G_1(t)/2 + (1 - t)/2 = A by mpmath at 80 digits
     f = Inverse(Mix(G(1), R(1, 2)))
-    v, _ = timed(lambda: ta.evaluate(f, A))
-    r, _ = timed(lambda: ta.roc(f, A))
+    v = guarded(lambda: ta.evaluate(f, A))
+    r = guarded(lambda: ta.roc(f, A))
     with workdps(80):
         a = mp.mpf(A.p) / A.q
 
@@ -228,17 +228,16 @@ def test_nested_inverses_cancel_in_pairs(n):
     f = G(1)
     for _ in range(n):
         f = Inverse(f)
-    v, dt = timed(lambda: ta.evaluate(f, R(1, 3)), 10)
+    v = guarded(lambda: ta.evaluate(f, R(1, 3)))
     with workdps(60):
         assert agrees(v, gauss(1, mp.mpf(1) / 3))  # G_1 is symmetric: any depth gives G_1
-    assert dt < 5  # hung (exponential in the depth) before
 
 
 def test_inverse_of_a_product_by_quadrature():
     # (f (x) g)^{-1} = f^{-1} (x) g^{-1}; reference: the Neyman-Pearson test of R1 x R2 against
     # P1 x P2 (R = the mixtures, P = N(0,1), Lap(0,1)) by quadrature, 25 digits
     f = Inverse(Mix(G(1), R(1, 3)) @ Mix(Laplace(1), R(1, 2)))
-    v, dt = timed(lambda: ta.evaluate(f, R(1, 10)))
+    v = guarded(lambda: ta.evaluate(f, R(1, 10)))
     with workdps(25):
         half = mp.mpf(1) / 2
 
@@ -284,16 +283,14 @@ def test_inverse_of_a_product_by_quadrature():
         c = mp.findroot(lambda c: level(c) - mp.mpf(1) / 10, 0.5)
         ref = 1 - power(c)
     assert agrees(v, ref)
-    assert dt < 20  # 25-78 s a point before
 
 
 def test_max_with_zero_is_the_other_operand():
-    v, dt = timed(lambda: ta.epsilon(Max(G(sp.sqrt(2)), Zero), R(1, 2)))
+    v = guarded(lambda: ta.epsilon(Max(G(sp.sqrt(2)), Zero), R(1, 2)))
     with workdps(60):
         mu = mp.sqrt(2)
         ref = mp.findroot(lambda e: gauss_delta(mu, e) - mp.mpf(1) / 2, 0.1)
         assert agrees(v, ref)
-    assert dt < 10  # 23 s before
 
 
 def test_symmetrize_of_a_discrete_pair_epsilon():
@@ -312,13 +309,12 @@ def test_symmetrize_of_a_discrete_pair_epsilon():
     knots = [(x, max(_pl(f, x), _pl(g, x))) for x in pts]
     target = F(1, 10**10)
     node = Symmetrize(Discrete([R(100, 103), R(3, 103)], [R(1, 2), R(1, 2)]))
-    v, dt = timed(lambda: ta.epsilon(node, R(1, 10**10)))
+    v = guarded(lambda: ta.epsilon(node, R(1, 10**10)))
     with workdps(60):
         ref = max(mp.log(mp.mpf((1 - y - target).numerator) / (1 - y - target).denominator
                          / (mp.mpf(x.numerator) / x.denominator))
                   for x, y in knots if x > 0 and 1 - y > target)
         assert agrees(v, ref)
-    assert dt < 10  # 12 s before
 
 
 def test_subsampled_product_epsilon_stops_or_finishes():
@@ -342,14 +338,15 @@ def test_subsampled_product_epsilon_stops_or_finishes():
         assert agrees(v, ref)
     except ta.TimeLimitExceeded:
         pass
-    # (the engine checks the limit between its refinement steps, which can take ~20 s here)
+    # the time LIMIT is honoured (the feature under test, not a speed claim; the engine checks
+    # the limit between its refinement steps, which can take ~20 s here)
     assert time.perf_counter() - t < 15 + 45
 
 
 @pytest.mark.parametrize("mu, k, alpha", [(1, 10**6, 0.3), (R(1, 2), 7, R(1, 5)),
                                           (2, 3, R(1, 100))])
 def test_group_of_laplace_is_laplace(mu, k, alpha):
-    v, dt = timed(lambda: ta.evaluate(Group(Laplace(mu), k), alpha), 10)
+    v = guarded(lambda: ta.evaluate(Group(Laplace(mu), k), alpha))
     with workdps(60):
         m = mp.mpf(sp.Rational(mu).p) / sp.Rational(mu).q
         a = mp.mpf(sp.Rational(alpha).p) / sp.Rational(alpha).q
@@ -359,35 +356,31 @@ def test_group_of_laplace_is_laplace(mu, k, alpha):
             for _ in range(k):
                 x = 1 - laplace(m, x)
             assert abs((1 - x) - laplace(k * m, a)) <= mp.mpf(10) ** -50
-    assert dt < 5  # 10^6 steps before
 
 
 def test_group_of_gaussian_with_a_huge_size():
-    v, dt = timed(lambda: ta.evaluate(Group(G(1), 10**100), 0.3), 10)
+    v = guarded(lambda: ta.evaluate(Group(G(1), 10**100), 0.3))
     with workdps(260):
         assert agrees(v, gauss(mp.mpf(10) ** 100, mp.mpf(0.3)))
-    assert dt < 5  # hung before
 
 
 def test_group_of_groups_merges():
-    v, _ = timed(lambda: ta.evaluate(Group(Group(G(1), 3), 4), R(1, 5)), 10)
+    v = guarded(lambda: ta.evaluate(Group(Group(G(1), 3), 4), R(1, 5)))
     with workdps(60):
         assert agrees(v, gauss(12, mp.mpf(1) / 5))
 
 
 def test_group_without_closed_form_and_huge_size_is_refused_clearly():
     f = Group(Max(G(1), Laplace(1)), 10**100)
-    t = time.perf_counter()
-    with ta.time_limit(30), pytest.raises(ta.NumericalError) as exc:
-        ta.evaluate(f, 0.3)
+    with pytest.raises(ta.NumericalError) as exc:
+        guarded(lambda: ta.evaluate(f, 0.3))
     msg = str(exc.value)
     assert "no closed form" in msg and "10^100" in msg and "smaller group size" in msg
-    assert time.perf_counter() - t < 20
 
 
 def test_group_of_a_finite_object_settles_for_a_huge_size():
     # 1 - f_{1,1/10} pushes every level to 1 in finitely many steps: the value is exactly 0
-    v, _ = timed(lambda: ta.evaluate(Group(EpsDelta(1, R(1, 10)), 10**100), 0.3), 10)
+    v = guarded(lambda: ta.evaluate(Group(EpsDelta(1, R(1, 10)), 10**100), 0.3))
     assert v.lo == 0 and v.hi == 0
 
 
@@ -398,7 +391,7 @@ def test_group_of_a_discrete_pair_is_exact():
     x = F(1, 50)
     for _ in range(3):
         x = _pl(h, x)
-    v, _ = timed(lambda: ta.evaluate(Group(Discrete([R(3, 23), R(10, 23), R(10, 23)],
+    v = guarded(lambda: ta.evaluate(Group(Discrete([R(3, 23), R(10, 23), R(10, 23)],
                                                     [R(1, 2), R(1, 2), 0]), 3), R(1, 50)))
     assert v.exact == R((1 - x).numerator, (1 - x).denominator)
 
@@ -406,7 +399,7 @@ def test_group_of_a_discrete_pair_is_exact():
 # == 3. NumericalError where an answer exists ==================================================
 def test_max_with_zero_of_a_huge_binomial_product_at_zero():
     # f(0) = 1 - Q(P = 0) = 1: the product has no outcome of P-mass 0
-    v, _ = timed(lambda: ta.evaluate(Max(BinomialDP(R(1, 2), 10000) ** 5, Zero), 0, dps=50))
+    v = guarded(lambda: ta.evaluate(Max(BinomialDP(R(1, 2), 10000) ** 5, Zero), 0, dps=50))
     assert v.lo == 1 and v.hi == 1
 
 
@@ -415,7 +408,7 @@ def test_subsampled_discrete_product_with_gaussian():
     # f_{0,d} (x) G_mu (alpha) = (1 - d) G_mu(alpha / (1 - d)) (the outcome of P-mass 0 is always
     # rejected, the rest of the level is spent on the Gaussian pair)
     D = Discrete([R(2, 7), R(5, 7), 0], [R(3, 104), R(1, 104), R(25, 26)])
-    v, _ = timed(lambda: ta.evaluate(C(R(1, 3), D) @ G(1), "0.1"))
+    v = guarded(lambda: ta.evaluate(C(R(1, 3), D) @ G(1), "0.1"))
     with workdps(40):
         d = mp.mpf(25) / 78
         assert agrees(v, (1 - d) * gauss(1, mp.mpf("0.1") / (1 - d)))
@@ -449,11 +442,10 @@ def test_profile_factor_of_a_profile_linear_below_one():
 def test_epsilon_at_delta_zero(f, ref):
     # delta(eps) is exactly 0 beyond the largest log-slope when f(0) = 1; the generic conjugate
     # never reached 0 and epsilon returned [0, oo]
-    v, dt = timed(lambda: ta.epsilon(f, 0))
+    v = guarded(lambda: ta.epsilon(f, 0))
     with workdps(60):
         assert agrees(v, ref())
     assert v.hi < 2
-    assert dt < 20  # 0.9 s and 2 s measured
 
 
 def test_delta_of_piecewise_linear_max_is_exactly_zero_beyond_the_slopes():

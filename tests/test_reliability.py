@@ -71,11 +71,11 @@ def test_every_real_number_type_is_a_level(alpha):
 
 @pytest.mark.parametrize("alpha", ["2/0", "1e999999999", "1e-999999999", True, b"1", None,
                                    "x", complex(0.5, 0), float("nan"), "-0.1", 1.5])
-def test_bad_levels_are_refused_at_once(alpha):
-    t = time.perf_counter()
+def test_bad_levels_are_refused(alpha):
+    # (the time of each refusal is measured by benchmarks/bench_speed_claims.py)
     with pytest.raises(ta.InvalidParameter) as exc:
         ta.evaluate(G(1), alpha)
-    assert "alpha" in str(exc.value) and time.perf_counter() - t < 1
+    assert "alpha" in str(exc.value)
 
 
 @pytest.mark.parametrize("dps", [0, 10**5, 10**400, True, 2.5])
@@ -246,6 +246,7 @@ def test_time_limit_is_honoured_in_symbolic_knots_and_finite_cost_simulation():
         assert v.lo <= sp.Rational(2, 5) * sp.Rational(1e-122) <= v.hi
     except ta.TimeLimitExceeded:
         pass
+    # the time LIMIT is honoured (the feature under test; a generous bound for a loaded machine)
     assert time.perf_counter() - t < 4
     assert route(ShuffleDP(sp.Rational(27, 10), 5) ** 20)[0] == "pld"
 
@@ -258,16 +259,12 @@ def test_tiny_subsample_of_float_epsdelta_is_exact_without_a_time_limit():
     rational point proves them different, and finer balls then order them. The value is
     1 - f_p(0) = p delta (no segment's log-likelihood ratio, at most eps' = 5.8e-122, exceeds
     1/1000), now a point value; the closed-form target's eps' = log(1 - p + p e^eps) cancels
-    and gave only [0, 3.9e-34]."""
-    import time
-
+    and gave only [0, 3.9e-34]. (Its time is measured by benchmarks/bench_speed_claims.py.)"""
     from tradeoff_algebra import EpsDelta, Subsample
 
     p = 1e-122
     f = Subsample(EpsDelta(1.918597135354006, sp.Rational(2, 5)), p)
-    t = time.perf_counter()
     v = ta.delta(f, sp.Rational(1, 1000), 15)
-    assert time.perf_counter() - t < 60
     truth = sp.Rational(2, 5) * sp.Rational(p)
     assert v.lo == v.hi
     assert abs(sp.Float(v.mid, 40) - truth) <= truth / 10**15
@@ -312,7 +309,7 @@ def test_curve_shares_one_deadline():
             ta.curve(f, [0.012645405679347094, 0.26583519946491985, 0.5008849557522124, 1.0])
     except ta.TimeLimitExceeded:
         pass
-    assert time.perf_counter() - t < 10
+    assert time.perf_counter() - t < 10  # the shared time LIMIT is honoured (the feature tested)
 
 
 def test_time_limit_reports_only_its_own_enclosure(monkeypatch):
@@ -347,7 +344,8 @@ def test_time_limit_reports_only_its_own_enclosure(monkeypatch):
 
 def _stops(call, seconds: float) -> None:
     """``call()`` under ``time_limit(seconds)`` raises TimeLimitExceeded and returns well
-    within the promised 1.5 s + 1.5 seconds (a generous bound: the machine may be loaded)."""
+    within the promised 1.5 s + 1.5 seconds (a generous bound: the machine may be loaded). The
+    bound is on the time limit's own behaviour, the feature under test, not a speed claim."""
     t = time.perf_counter()
     with ta.time_limit(seconds), pytest.raises(ta.TimeLimitExceeded):
         call()

@@ -231,13 +231,10 @@ WEIRD = [
 @pytest.mark.parametrize("value", WEIRD, ids=lambda v: type(v).__name__)
 @pytest.mark.parametrize("bounds", [dict(lower=0, upper=1), dict(lower=0),
                                     dict(lower=0, integer=True)], ids=["p", "mu", "n"])
-def test_weird_values_raise_invalid_parameter_quickly(value, bounds):
-    import time
-
-    start = time.perf_counter()
+def test_weird_values_raise_invalid_parameter(value, bounds):
+    # (the time of each refusal is measured by benchmarks/bench_speed_claims.py)
     with pytest.raises(ta.InvalidParameter) as info:
         param("x", value, **bounds)
-    assert time.perf_counter() - start < 2.0
     assert info.value.name == "x" and len(str(info.value)) < 400
 
 
