@@ -232,6 +232,13 @@ def check_arb_delta(f):
         assert hi - lo <= mpmath.mpf(10) ** -25 * (1 + ref)  # the ball is a point at 200 bits
 
 
+def check_gaussian(f):
+    """f is G_mu itself: equal to the reference of G_mu at every level."""
+    mu = answer(cap.gaussian_form(f))
+    for A in LEVELS:
+        assert close(val(f, A), val(ta.G(mu), A), 1e-25)
+
+
 def check_delta(f):
     for eps in (mpmath.mpf(0), mpmath.mpf(1)):
         lo, hi = proto.mp_delta(f, eps)

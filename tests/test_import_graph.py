@@ -193,10 +193,6 @@ FAMILY_IMPORTS_LEFT = {
     ("bounds.mixtures", "families.gaussian"),
     ("bounds.mixtures", "families.piecewise"),
     ("bounds.shuffling", "families.epsdelta"),
-    # to go: the sampled Gaussian's moments and Renyi divergences (C_p(G_mu), Mix(G_mu, p)) by
-    # Arb integration, to be asked through the Arb view of the operand's privacy loss
-    ("analysis.functionals", "families.gaussian"),
-    ("analysis.renyi", "families.gaussian"),
 }
 
 

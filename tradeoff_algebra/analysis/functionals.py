@@ -46,10 +46,9 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.node import TradeOff
 from ..core.validate import flag
-from ..families.gaussian import Gaussian
 from ..numeric import budget
 from ..numeric.arb_expr import closed_value as arb_closed_value
-from ..numeric.capability import FUNCTIONALS, functional_form, kinks, log_slope
+from ..numeric.capability import FUNCTIONALS, functional_form, gaussian_form, kinks, log_slope
 from ..numeric.context import mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, mp_roc, mp_value, num, short
 from ..numeric.roots import Probe, findroot
@@ -335,9 +334,9 @@ def closed_value(v: sp.Expr, f: TradeOff, dps: int) -> Value:
 def _certified(name: str, f: TradeOff, dps: int) -> Value | None:
     """A guaranteed enclosure where a rigorous route exists: the moments of C_p(G_mu)
     (Lemma 4, corrected; ``analysis.subsampled_moments``)."""
-    if (name in MOMENTS and isinstance(f, Subsample) and isinstance(f.arg, Gaussian)
-            and f.p.is_positive and f.arg.mu.is_positive):
-        lo, hi = subsampled_gaussian_moments(f.p, f.arg.mu, dps)[name]
+    mu = gaussian_form(f.arg) if isinstance(f, Subsample) else None
+    if name in MOMENTS and mu is not None and f.p.is_positive and mu.is_positive:
+        lo, hi = subsampled_gaussian_moments(f.p, mu, dps)[name]
         return Value.enclosure(lo, hi, dps)
     return None
 

@@ -47,9 +47,8 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import TradeOff
 from ..core.validate import count, param
-from ..families.gaussian import Gaussian
 from ..numeric import budget
-from ..numeric.capability import renyi_form
+from ..numeric.capability import gaussian_form, renyi_form
 from ..numeric.concave import golden_section
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
@@ -95,8 +94,9 @@ def _(f, a):
 @renyi_form.register(Inverse)
 def _(f, a):
     g = f.arg
-    if isinstance(g, Mix) and isinstance(g.arg, Gaussian):  # the sampled Gaussian, Q first
-        return sampled_gaussian_form(g.p, g.arg.mu, a)
+    mu = gaussian_form(g.arg) if isinstance(g, Mix) else None
+    if mu is not None:  # the sampled Gaussian, Q first
+        return sampled_gaussian_form(g.p, mu, a)
     if g.is_symmetric:
         return renyi_form(g, a)
     fl = finite_loss(f)
@@ -134,8 +134,9 @@ def _certified(f: TradeOff, a: sp.Expr, dps: int) -> tuple | None:
         return CertifiedPair(lo, hi)
     inv = isinstance(f, Inverse)
     g = f.arg if inv else f
-    if isinstance(g, Mix) and isinstance(g.arg, Gaussian) and a is not sp.oo:
-        p, mu = g.p, abs(g.arg.mu)
+    mu = gaussian_form(g.arg) if isinstance(g, Mix) else None
+    if mu is not None and a is not sp.oo:
+        p, mu = g.p, abs(mu)
         if p.is_zero or mu.is_zero:
             return CertifiedPair(mp.zero, mp.zero)
         if p == 1:

@@ -27,6 +27,7 @@ from ..core.validate import param
 from ..numeric.arb_expr import arb_ball
 from ..numeric.capability import (
     functional_form,
+    gaussian_form,
     gdp_mu_form,
     log_slope,
     monotonicity,
@@ -464,6 +465,9 @@ def _(f, a):
 @gdp_mu_form.register(Gaussian)
 def _(f):
     return f.mu
+
+
+gaussian_form.register(Gaussian)(lambda f: f.mu)
 
 
 @monotonicity.register(Gaussian)

@@ -41,7 +41,7 @@ from .protocol import (
 )
 
 __all__ = ["functional_form", "renyi_form", "profile_form", "gdp_mu_form", "monotonicity",
-           "log_slope", "kinks", "CAPABILITIES", "implemented", "FUNCTIONALS"]
+           "log_slope", "kinks", "gaussian_form", "CAPABILITIES", "implemented", "FUNCTIONALS"]
 
 #: The functionals of Dong, Roth & Su (Sec. 3.2, Thm. 11, Prop. 6) and Kaissis et al. (AUC)
 #: that :func:`functional_form` answers for.
@@ -149,6 +149,14 @@ def monotonicity(f: Any) -> tuple | str | None:
     return None
 
 
+@singledispatch
+def gaussian_form(f: Any) -> sp.Expr | None:
+    """``mu`` when ``f`` is G_mu itself (Dong, Roth & Su, Def. 3: T(N(0, 1), N(mu, 1))), else
+    None: the results stated for G_mu under an operator (the sampled Gaussian's moments and
+    Renyi divergences) ask it instead of naming the family."""
+    return None
+
+
 # -- numeric, for quadrature --------------------------------------------------------------------
 @singledispatch
 def log_slope(f: Any, a, ac):
@@ -199,6 +207,7 @@ CAPABILITIES: dict[str, tuple[Callable[[type], bool], str]] = {
     "functional": (_dispatch(functional_form), "kl, kappas, chi2_plus, tv, auc closed forms"),
     "renyi": (_dispatch(renyi_form), "D_a(P || Q) as a SymPy expression"),
     "gdp_mu": (_dispatch(gdp_mu_form), "the smallest GDP mu in closed form"),
+    "gaussian": (_dispatch(gaussian_form), "mu when f is G_mu itself"),
     "monotone": (_dispatch(monotonicity), "the direction of each parameter"),
     "log_slope": (_dispatch(log_slope), "log|f'| for quadrature"),
     "kinks": (_dispatch(kinks), "where f' jumps"),
