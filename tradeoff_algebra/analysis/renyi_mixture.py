@@ -30,6 +30,7 @@ from ..numeric import budget
 from ..numeric.arb import arb_endpoint
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
+from ..numeric.precision_loop import precision_loop
 
 __all__ = ["sampled_gaussian_form", "sampled_gaussian_renyi"]
 
@@ -80,24 +81,27 @@ def sampled_gaussian_renyi(p: sp.Expr, mu: sp.Expr, a: sp.Expr, reverse: bool,
                            dps: int) -> tuple:
     """(lo, hi) mpf of D_a(P || Q) (``reverse=False``) or D_a(Q || P) for the sampled Gaussian
     pair with 0 < p < 1, mu > 0 and a finite order a > 0, a != 1 (module docstring)."""
-    prec = int(dps * 3.33) + 40
-    for _ in range(4):
+    P, M, A = sp.sympify(p), sp.sympify(mu), sp.sympify(a)
+
+    def compute(prec: int) -> tuple[bool, tuple | None]:
         with arb_precision(prec):
             from flint import arb
 
-            P, M, A = arb_ball(sp.sympify(p)), arb_ball(sp.sympify(mu)), arb_ball(sp.sympify(a))
-            c = A if reverse else 1 - A
-            m = _moment_arb(P, M, c, prec)
-            d = m.log() / (A - 1) if m > 0 else arb("nan")
-            ok = d.is_finite() and d.rad() <= abs(d.mid()) * arb(2) ** (-(dps * 3.33) - 4)
-            if d.is_finite():
-                with mp.workprec(prec):
-                    out = (arb_endpoint(d.lower(), round_floor),
-                           arb_endpoint(d.upper(), round_ceiling))
-        if ok:
-            return out
-        prec *= 2
-    if d.is_finite():
-        return out  # finite, wider than asked: still guaranteed
-    raise NumericalError(f"the Renyi divergence of Mix(G({mu}), {p}) of order {a} did not reach "
-                         "a finite enclosure")
+            pb, mb, ab = arb_ball(P), arb_ball(M), arb_ball(A)
+            m = _moment_arb(pb, mb, ab if reverse else 1 - ab, prec)
+            d = m.log() / (ab - 1) if m > 0 else arb("nan")
+            if not d.is_finite():
+                return False, None
+            ok = d.rad() <= abs(d.mid()) * arb(2) ** (-(dps * 3.33) - 4)
+            with mp.workprec(prec):
+                return ok, (arb_endpoint(d.lower(), round_floor),
+                            arb_endpoint(d.upper(), round_ceiling))
+
+    def give_up(result, previous, prec) -> tuple:
+        if result is not None and result[1] is not None:
+            return result  # finite, wider than asked: still guaranteed
+        raise NumericalError(f"the Renyi divergence of Mix(G({mu}), {p}) of order {a} did not "
+                             "reach a finite enclosure")
+
+    return precision_loop(compute, int(dps * 3.33) + 40, done=lambda r, _: r[0], max_steps=4,
+                          give_up=give_up, check=False)[1]

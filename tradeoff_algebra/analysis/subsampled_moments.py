@@ -31,6 +31,7 @@ from ..numeric import budget
 from ..numeric.arb import arb_endpoint
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
+from ..numeric.precision_loop import precision_loop
 
 __all__ = ["subsampled_gaussian_moments", "MOMENTS"]
 
@@ -103,20 +104,24 @@ def _moments_arb(p, mu, prec: int) -> dict:
 def subsampled_gaussian_moments(p: sp.Expr, mu: sp.Expr, dps: int) -> dict:
     """Enclosures (lo, hi) as mpf of kl, kappa2, kappa3 and kappa3_bar of C_p(G_mu), for
     0 < p <= 1 and mu > 0 numbers, with relative width about 10^-dps."""
-    prec = int(dps * 3.33) + 30
-    for _ in range(4):
+    P, M = sp.sympify(p), sp.sympify(mu)
+    target = 2.0 ** (-(dps * 3.33) - 4)
+
+    def compute(prec: int) -> tuple[bool, dict]:
         with arb_precision(prec):
-            out = _moments_arb(arb_ball(sp.sympify(p)), arb_ball(sp.sympify(mu)), prec)
-            ok = all(v.is_finite() and v.rad() <= abs(v.mid()) * 2.0 ** (-(dps * 3.33) - 4)
-                     for v in out.values())
+            out = _moments_arb(arb_ball(P), arb_ball(M), prec)
+            ok = all(v.is_finite() and v.rad() <= abs(v.mid()) * target for v in out.values())
             with mp.workprec(prec):
                 res = {k: (arb_endpoint(v.lower(), round_floor),
                            arb_endpoint(v.upper(), round_ceiling))
                        for k, v in out.items() if v.is_finite()}
-        if ok and len(res) == len(MOMENTS):
-            return res
-        prec = 2 * prec
-    if len(res) == len(MOMENTS):
-        return res  # finite enclosures, wider than asked: still guaranteed
-    raise NumericalError(f"the moments of C_p(G_mu) at p = {p}, mu = {mu} did not reach finite "
-                         "enclosures")
+        return ok and len(res) == len(MOMENTS), res
+
+    def give_up(result, previous, prec) -> dict:
+        if result is not None and len(result[1]) == len(MOMENTS):
+            return result  # finite enclosures, wider than asked: still guaranteed
+        raise NumericalError(f"the moments of C_p(G_mu) at p = {p}, mu = {mu} did not reach "
+                             "finite enclosures")
+
+    return precision_loop(compute, int(dps * 3.33) + 30, done=lambda r, _: r[0],
+                          max_steps=4, give_up=give_up, check=False)[1]

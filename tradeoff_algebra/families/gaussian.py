@@ -19,7 +19,6 @@ import sympy as sp
 from flint import acb, arb
 
 from ..core.citations import DRS
-from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.rules import hook, rule
@@ -46,6 +45,7 @@ from ..numeric.normal import (
     ncdf_inv_upper,
     ncdf_tail_bound,
 )
+from ..numeric.precision_loop import precision_loop
 from ..numeric.privacy_loss import (
     RHO_LIB,
     U64,
@@ -363,24 +363,24 @@ def gaussian_delta(mu, eps):
     covers the conditioning of ``Phi`` at the rounded arguments, ``~ a^2`` relative).
     """
     target = mp.prec
-    prec = target + 30
-    for _ in range(24):
+
+    def compute(prec: int) -> tuple:
+        """(delta or None, the bits the sum for t cancels) at working precision ``prec``."""
         with mp.workprec(prec):
             a = -eps / mu + mu / 2
             b = -eps / mu - mu / 2
             la, lb = log_ncdf(a), log_ncdf(b)
             t = eps + lb - la
-            scale = abs(eps) + abs(la) + abs(lb) + 1
-            if t < 0:
-                lost = int(mp.ceil(mp.log(scale / -t, 2)))
-                if prec - lost >= target + 20:
-                    d = ncdf(a) * -mp.expm1(t)
-                    break
-            else:  # every bit cancelled (tiny mu: t ~ mu^2 against log-terms ~ (eps/mu)^2)
-                lost = 2 * prec
-        prec = target + lost + 40
-    else:  # pragma: no cover - doubling reaches any cancellation the parser admits
-        raise NumericalError(f"delta of G({mu}) at eps={eps} did not converge")
+            if t >= 0:  # every bit cancelled (tiny mu: t ~ mu^2 against log-terms ~ (eps/mu)^2)
+                return None, 2 * prec
+            lost = int(mp.ceil(mp.log((abs(eps) + abs(la) + abs(lb) + 1) / -t, 2)))
+            if prec - lost < target + 20:
+                return None, lost
+            return ncdf(a) * -mp.expm1(t), lost
+
+    d, _ = precision_loop(compute, target + 30, done=lambda r, _: r[0] is not None,
+                          grow=lambda r, prec: target + r[1] + 40, max_steps=24, check=False,
+                          what=lambda: f"delta of G({mu}) at eps={eps}")
     return +d
 
 
