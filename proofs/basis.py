@@ -22,7 +22,6 @@ free parameters, one instance.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,9 +30,8 @@ from typing import Any
 import sympy as sp
 
 import tradeoff_algebra as ta
-from tradeoff_algebra.core import rules as core_rules
+from tradeoff_algebra.core import trace as lib_trace
 from tradeoff_algebra.core.citations import Citation
-from tradeoff_algebra.numeric import capability
 
 __all__ = ["Item", "trace", "untraced", "verdict_basis", "verdict_scope", "circular_items",
            "locators", "paper_id", "matches_claim"]
@@ -107,56 +105,8 @@ _FUNCTIONAL_CITES = {("Gaussian", "chi2_plus"): ("Dong, Roth & Su", "Lemma 3"),
                      ("Gaussian", "auc"): ("Kaissis et al.", "Lemma 3")}
 
 
-class _Recorder:
-    def __init__(self) -> None:
-        self.items: dict[Item, None] = {}
-
-    def add(self, item: Item) -> None:
-        self.items.setdefault(item, None)
-
-
-_ACTIVE: list[_Recorder] = []
-_PAUSED: list[bool] = []
-
-
-def _record(item: Item) -> None:
-    if _PAUSED:
-        return
-    for r in _ACTIVE:
-        r.add(item)
-
-
-@contextmanager
-def untraced() -> Iterator[None]:
-    """Inside a cross-check: the library side of the comparison (the value under test), whose
-    rules and closed forms are not part of the reference's basis."""
-    _PAUSED.append(True)
-    try:
-        yield
-    finally:
-        _PAUSED.pop()
-
-
 def _rule_item(r: Any) -> Item:
     return Item("rule", r.name, _cite_str(r.cite), paper_id(r.cite.paper.key))
-
-
-class _Traced:
-    """A rule that records itself when it fires (returns a different node)."""
-
-    __slots__ = ("rule",)
-
-    def __init__(self, rule: Any) -> None:
-        self.rule = rule
-
-    def __call__(self, node: Any) -> Any:
-        out = self.rule(node)
-        if out is not None and out != node:
-            _record(_rule_item(self.rule))
-        return out
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.rule, name)
 
 
 def _closed_item(kind: str, f: Any, name: str) -> Item:
@@ -170,73 +120,34 @@ def _closed_item(kind: str, f: Any, name: str) -> Item:
                 paper_id(src[0]), functional=label)
 
 
-def _wrap_rules_for(orig):
-    def rules_for(node, relation="eq"):
-        return [_Traced(r) for r in orig(node, relation)]
-    rules_for.__wrapped__ = orig
-    return rules_for
+def _item(event: tuple) -> Item:
+    """The basis item of a library event (``tradeoff_algebra.core.trace``)."""
+    if event[0] == "rule":
+        return _rule_item(event[1])
+    _, kind, f, name = event
+    return _closed_item(kind, f, name)
 
 
-def _wrap_profile(orig):
-    def profile_form(f, eps):
-        out = orig(f, eps)
-        if out is not None:
-            _record(_closed_item("delta", f, "delta"))
-        return out
-    profile_form.__wrapped__ = orig
-    return profile_form
-
-
-def _wrap_functional(orig):
-    def functional_form(f, name):
-        out = orig(f, name)
-        if out is not None:
-            _record(_closed_item("functional", f, name))
-        return out
-    functional_form.__wrapped__ = orig
-    return functional_form
-
-
-_TARGETS = (("rules_for", core_rules.rules_for, _wrap_rules_for),
-            ("profile_form", capability.profile_form, _wrap_profile),
-            ("functional_form", capability.functional_form, _wrap_functional))
-
-
-def _clear_memos() -> None:
-    """The numeric routes memoise the node a registered identity gives (``_GROUP_TARGETS``,
-    ...): emptied, so that a rule used through a memo is seen firing again."""
-    for k, mod in list(sys.modules.items()):
-        if k.startswith("tradeoff_algebra") and mod is not None:
-            for name, val in list(vars(mod).items()):
-                if (name in ("_ROUTES", "_MAX_ARGS") or name.startswith("_")
-                        and name.endswith("_TARGETS")) and isinstance(val, dict):
-                    val.clear()
+@contextmanager
+def untraced() -> Iterator[None]:
+    """Inside a cross-check: the library side of the comparison (the value under test), whose
+    rules and closed forms are not part of the reference's basis."""
+    with lib_trace.basis(keep=False):
+        yield
 
 
 @contextmanager
 def trace() -> Iterator[list[Item]]:
     """Record the rules, closed forms and routes used inside the block; yields the list that
-    receives them (filled when the block ends). The library's module attributes that name the
-    dispatch functions are replaced by recording wrappers for the duration, then restored."""
-    rec = _Recorder()
-    patched: list[tuple[Any, str, Any]] = []
-    if not _ACTIVE:
-        for mod in [m for k, m in list(sys.modules.items())
-                    if k.startswith("tradeoff_algebra") and m is not None]:
-            for name, orig, wrap in _TARGETS:
-                if getattr(mod, name, None) is orig and mod is not capability:
-                    patched.append((mod, name, orig))
-                    setattr(mod, name, wrap(orig))
-        _clear_memos()
-    _ACTIVE.append(rec)
+    receives them (filled when the block ends). The library records them itself
+    (``tradeoff_algebra.core.trace.basis``): every rule that fires, every closed form
+    substituted, replayed by the memos of registered identities on a hit."""
     out: list[Item] = []
-    try:
-        yield out
-    finally:
-        _ACTIVE.remove(rec)
-        for mod, name, orig in patched:
-            setattr(mod, name, orig)
-        out.extend(rec.items)
+    with lib_trace.basis() as events:
+        try:
+            yield out
+        finally:
+            out.extend(dict.fromkeys(_item(e) for e in events))
 
 
 # -- the basis and scope of a verdict -----------------------------------------------------------

@@ -22,12 +22,13 @@ from typing import Any
 
 import sympy as sp
 
+from ..core import trace
 from ..core.errors import InvalidParameter, NoClosedForm, ToleranceWarning
 from ..core.levels import as_level
 from ..core.node import TradeOff
 from ..core.validate import count, mpf_rational, param
 from ..core.validate import items as _items
-from ..numeric import budget, trace
+from ..numeric import budget
 from ..numeric.arb_expr import Unenclosable, arb_ball, arb_enclose, ball_point, certify
 from ..numeric.capability import profile_form
 from ..numeric.context import MPF, arb_precision, mp

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import trace
 from .citations import Citation
 
 __all__ = ["Rule", "rule", "rules", "rules_for", "hook", "bind_hook", "RELATIONS"]
@@ -54,7 +55,10 @@ class Rule:
     def __call__(self, node: Any) -> Any:
         if not isinstance(node, self.cls):
             return None
-        return self.func(node)
+        out = self.func(node)
+        if out is not None and trace.recording_basis() and out != node:
+            trace.used(("rule", self))  # the rule fired: part of the basis (core.trace)
+        return out
 
     def __str__(self) -> str:
         return f"{self.name} [{self.relation}] on {self.cls.__name__} ({self.cite})"

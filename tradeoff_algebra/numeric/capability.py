@@ -18,11 +18,12 @@ capabilities and checks every entry against a reference computed from the family
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import singledispatch
+from functools import singledispatch, update_wrapper
 from typing import Any
 
 import sympy as sp
 
+from ..core import trace
 from ..core.errors import NoClosedForm
 from ..core.node import TradeOff
 from .finite import finite_loss
@@ -49,8 +50,28 @@ FUNCTIONALS = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc")
 _MOMENTS = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus")
 
 
+def _closed_form_point(kind: str) -> Callable[[Callable], Any]:
+    """A dispatch point whose answer is a closed form the library substitutes: a
+    ``singledispatch`` on the node whose every non-None answer is recorded in the basis
+    (``core.trace``: the event ``("closed form", kind, node, name)``, ``name`` the functional's
+    or ``"delta"``)."""
+    def wrap(fn: Callable) -> Any:
+        point = singledispatch(fn)
+
+        def call(f: Any, arg: Any) -> Any:
+            out = point(f, arg)
+            if out is not None and trace.recording_basis():
+                trace.used(("closed form", kind, f, arg if kind == "functional" else kind))
+            return out
+        update_wrapper(call, fn)
+        call.register, call.dispatch, call.registry = (point.register, point.dispatch,
+                                                       point.registry)
+        return call
+    return wrap
+
+
 # -- symbolic -----------------------------------------------------------------------------------
-@singledispatch
+@_closed_form_point("functional")
 def functional_form(f: Any, name: str) -> sp.Expr | None:
     """The closed form of the functional ``name`` (one of :data:`FUNCTIONALS`) at ``f`` as a
     SymPy expression, or None. Default: the moments of a finite representation exactly, and
@@ -127,7 +148,7 @@ def renyi_form(f: Any, a: sp.Expr) -> sp.Expr | None:
     return total
 
 
-@singledispatch
+@_closed_form_point("delta")
 def profile_form(f: Any, eps: sp.Expr) -> sp.Expr | None:
     """The privacy profile delta_f(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) as a SymPy
     expression in the parameters, or None (no form, or its case split is not decided for every

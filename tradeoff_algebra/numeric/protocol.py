@@ -31,6 +31,7 @@ import numpy as np
 import sympy as sp
 from mpmath.libmp import round_nearest
 
+from ..core import trace
 from ..core.errors import (
     InvalidParameter,
     NoClosedForm,
@@ -38,7 +39,7 @@ from ..core.errors import (
 )
 from ..core.levels import as_level
 from ..core.node import TradeOff
-from . import budget, trace
+from . import budget
 from .context import mp
 from .precision_loop import precision_loop
 from .value import CertifiedPair, Value, dps_to_prec

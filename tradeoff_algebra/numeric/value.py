@@ -122,7 +122,7 @@ class Value:
     dps: int
     exact: sp.Rational | None = None
     guarantee: str = "estimate"
-    #: Which route computed the value (``numeric.trace``; e.g. "privacy-loss distribution",
+    #: Which route computed the value (``core.trace``; e.g. "privacy-loss distribution",
     #: "certified Laplace inversion", "Arb ball of the closed form"); "" when not recorded.
     #: Not part of the value: two values with different routes compare equal.
     route: str = field(default="", compare=False)

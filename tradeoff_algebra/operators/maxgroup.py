@@ -12,6 +12,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..core import trace
 from ..core.citations import DRS
 from ..core.errors import NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff, register_operator
@@ -182,21 +183,16 @@ def closed_by_rules(f: TradeOff) -> TradeOff | None:
 # the other arguments are evaluated. Every trade-off function lies in [0, 1 - alpha] (Prop. 1),
 # so the enclosure is intersected with that range (this also absorbs an argument's rounding just
 # past 1 - alpha).
-_MAX_ARGS: dict = {}
+_MAX_ARGS = trace.Memo()
 
 
 def _max_args(f: Max) -> tuple:
-    out = _MAX_ARGS.get(f)
-    if out is None:
+    def compute() -> tuple:
         args = tuple(closed_by_rules(g) or g for g in f.args)
         if Id in args:
-            out = (Id,)
-        else:
-            out = tuple(g for g in args if g != Zero) or (Zero,)
-        if len(_MAX_ARGS) > 512:
-            _MAX_ARGS.clear()
-        _MAX_ARGS[f] = out
-    return out
+            return (Id,)
+        return tuple(g for g in args if g != Zero) or (Zero,)
+    return _MAX_ARGS(f, compute)
 
 
 def _register_max_numerics() -> None:
@@ -287,15 +283,16 @@ def _group_k(f: Group) -> int:
     return int(k)
 
 
-_GROUP_TARGETS: dict = {}
+_GROUP_TARGETS = trace.Memo()
 
 
 def group_target(f: Group) -> TradeOff | None:
     """A node equal to ``f`` without the group operator (or with nested groups merged), by the
     identities listed above, or ``None``."""
-    hit = _GROUP_TARGETS.get(f, _GROUP_TARGETS)  # (one lookup: another thread may clear)
-    if hit is not _GROUP_TARGETS:
-        return hit
+    return _GROUP_TARGETS(f, lambda: _group_target(f))
+
+
+def _group_target(f: Group) -> TradeOff | None:
     g, k = f.arg, f.k
     for _ in range(64):  # nested groups merged; the operand settled by its identities
         if isinstance(g, Group):
@@ -312,9 +309,6 @@ def group_target(f: Group) -> TradeOff | None:
             out = g
         elif node is not f:
             out = node
-    if len(_GROUP_TARGETS) > 512:
-        _GROUP_TARGETS.clear()
-    _GROUP_TARGETS[f] = out
     return out
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as _np
 import sympy as sp
 
+from ..core import trace
 from ..core.citations import DRS
 from ..core.errors import NoClosedForm
 from ..core.node import PREC_ATOM, TradeOff, register_operator
@@ -328,19 +329,13 @@ def _widen_out(lo, hi):
     return lo - abs(lo) * eps, hi + abs(hi) * eps
 
 
-_TARGETS: dict = {}
+_TARGETS = trace.Memo()
 
 
 def subsample_target(f: Subsample) -> TradeOff | None:
     """A node equal to C_p(f) by a registered identity (C_p(f_{eps,delta}) = max of two
     f_{eps,delta}, Cor. 3 as corrected; C_0(f) = Id; C_1(f) = C(f); ...), or ``None``."""
-    hit = _TARGETS.get(f, _TARGETS)  # (one lookup: another thread may clear the dict)
-    if hit is _TARGETS:
-        hit = None if f.free_symbols else closed_by_rules(f)
-        if len(_TARGETS) > 512:
-            _TARGETS.clear()
-        _TARGETS[f] = hit
-    return hit
+    return _TARGETS(f, lambda: None if f.free_symbols else closed_by_rules(f))
 
 
 def _subsample_eval(f: Subsample, a, ac, power: bool):

@@ -13,6 +13,7 @@ from functools import singledispatch
 
 import numpy as np
 
+from ..core import trace
 from ..core.citations import DRS, WANG
 from ..core.errors import NoClosedForm
 from ..core.node import PREC_ATOM, PREC_POSTFIX, TradeOff, register_operator
@@ -276,30 +277,25 @@ def swapped_loss(fl):
     return out
 
 
-_ROUTES: dict = {}
+_ROUTES = trace.Memo()
 
 
 def inverse_route(f: Inverse) -> tuple:
     """``('node', g)`` (an equal node without the inverse), ``('finite', FiniteLoss)``,
     ``('knots', knots)`` or ``('bracket', None)``: how ``f`` is evaluated (cached per node)."""
-    r = _ROUTES.get(f)
-    if r is not None:
-        return r
+    return _ROUTES(f, lambda: _inverse_route(f))
+
+
+def _inverse_route(f: Inverse) -> tuple:
     t = inverse_target(f)
     if t is not None:
-        r = ("node", t)
-    else:
-        fl = finite_loss(f.arg)
-        fl = None if fl is None else swapped_loss(fl)
-        if fl is not None:
-            r = ("finite", fl)
-        else:
-            k = pl_knots_cached(f)
-            r = ("knots", k) if k is not None else ("bracket", None)
-    if len(_ROUTES) > 512:
-        _ROUTES.clear()
-    _ROUTES[f] = r
-    return r
+        return ("node", t)
+    fl = finite_loss(f.arg)
+    fl = None if fl is None else swapped_loss(fl)
+    if fl is not None:
+        return ("finite", fl)
+    k = pl_knots_cached(f)
+    return ("knots", k) if k is not None else ("bracket", None)
 
 
 def _bracket(f: TradeOff, a, ac, power: bool | None = None) -> tuple:

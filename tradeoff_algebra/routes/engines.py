@@ -13,7 +13,8 @@ eps_C(delta) = max(eps_f(delta), eps_{f^-1}(delta)).
 
 from __future__ import annotations
 
-from ..numeric import budget, pld, trace
+from ..core import trace
+from ..numeric import budget, pld
 from ..numeric.context import mp
 from ..numeric.privacy_loss import privacy_loss
 from ..numeric.protocol import (

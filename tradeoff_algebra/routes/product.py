@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from sympy import Integer
 
+from ..core import trace
 from ..core.node import TradeOff
-from ..numeric import budget, pld, trace
+from ..numeric import budget, pld
 from ..numeric.context import mp
 from ..numeric.protocol import (
     arb_value,
