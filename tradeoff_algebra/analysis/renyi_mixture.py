@@ -11,7 +11,9 @@ Sec. 3):
 
 For an integer order a >= 2 the second is the binomial sum
 ``sum_k C(a, k) (1 - p)^{a-k} p^k e^{k(k-1) mu^2/2}`` (E_P[L^k] = e^{k(k-1) mu^2/2}; Mironov,
-Talwar & Zhang 2019, Sec. 3.3), a closed form (:func:`sampled_gaussian_form`). Every other order
+Talwar & Zhang 2019, Sec. 3.3), a closed form (:func:`sampled_gaussian_form`), kept as an
+unevaluated ``Sum`` (a orders make a terms: formed term by term only where it is evaluated, in
+Arb). Every other order
 is a certified Arb integral (python-flint ``acb.integral``) of
 ``phi(x) (1 - p + p e^{mu x - mu^2/2})^c`` (c = 1 - a or a) over [-X, X + c mu] with the tails
 bounded: for c >= 0 the base is at most max(1, L) so the integrand is at most phi(x) +
@@ -40,9 +42,9 @@ def sampled_gaussian_form(p: sp.Expr, mu: sp.Expr, a: sp.Expr) -> sp.Expr | None
     else None."""
     if not (isinstance(a, sp.Integer) and a >= 2):
         return None
-    n = int(a)
-    s = sum((sp.binomial(n, k) * (1 - p) ** (n - k) * p**k * sp.exp(k * (k - 1) * mu**2 / 2)
-             for k in range(n + 1)), sp.S.Zero)
+    k = sp.Dummy("k", integer=True, nonnegative=True)
+    s = sp.Sum(sp.binomial(a, k) * (1 - p) ** (a - k) * p**k * sp.exp(k * (k - 1) * mu**2 / 2),
+               (k, 0, a))
     return sp.log(s) / (a - 1)
 
 

@@ -202,6 +202,43 @@ _MONOTONE = ((sp.tanh, "tanh", True), (sp.sinh, "sinh", True), (sp.atan, "atan",
              (sp.asinh, "asinh", True))
 
 
+#: Most terms of a finite ``Sum`` that :func:`arb_enclose` adds term by term.
+MAX_SUM_TERMS = 100_000
+
+
+def _flint_fmpz():
+    from flint import fmpz
+
+    return fmpz
+
+
+def _exact_integer(v: _I) -> int | None:
+    """The integer a point interval holds exactly, else None."""
+    if not v.point or not v.lo.is_exact():
+        return None
+    z = v.lo.unique_fmpz()
+    return None if z is None else int(z)
+
+
+def _sum(x: sp.Sum, env: Mapping, leaf: Callable | None) -> _I:
+    """A finite ``Sum(term, (k, a, b))`` with integer limits, term by term with ``k`` bound to
+    each integer (the summand is walked, never substituted: no SymPy in the loop)."""
+    arb, _ = _flint()
+    if len(x.limits) != 1:
+        raise Unenclosable("a sum over more than one index")
+    k, a, b = x.limits[0]
+    lo, hi = (_exact_integer(_walk(t, env, leaf)) for t in (a, b))
+    if lo is None or hi is None:
+        raise Unenclosable("a sum whose limits are not integers")
+    if hi - lo + 1 > MAX_SUM_TERMS:
+        raise Unenclosable(f"a sum of {hi - lo + 1} terms (at most {MAX_SUM_TERMS})")
+    out = _I(arb(0))
+    for i in range(lo, hi + 1):
+        t = _walk(x.function, {**env, k: _I(arb(i))}, leaf)
+        out = _I(out.lo + t.lo) if out.point and t.point else _I(out.lo + t.lo, out.hi + t.hi)
+    return out
+
+
 def _walk(x: Any, env: Mapping, leaf: Callable | None) -> _I:
     arb, _ = _flint()
     if isinstance(x, (sp.Integer, sp.Rational, sp.Float)):
@@ -237,11 +274,19 @@ def _walk(x: Any, env: Mapping, leaf: Callable | None) -> _I:
         for a in x.args[1:]:
             out = _mul(out, _walk(a, env, leaf))
         return out
+    if isinstance(x, sp.Sum):
+        return _sum(x, env, leaf)
+    if isinstance(x, sp.binomial):
+        n, k = (_exact_integer(_walk(a, env, leaf)) for a in x.args)
+        if n is None or k is None or n < 0:
+            raise Unenclosable("a binomial coefficient of other than non-negative integers")
+        return _I(arb(_flint_fmpz().bin_uiui(n, k) if 0 <= k <= n else 0))
     if isinstance(x, sp.Pow):
         base = _walk(x.base, env, leaf)
         e = x.exp
-        if isinstance(e, sp.Integer):
-            n = int(e)
+        n = int(e) if isinstance(e, sp.Integer) else (
+            _exact_integer(_walk(e, env, leaf)) if e.free_symbols else None)
+        if n is not None:
             if n == 0:
                 return _I(arb(1))
             p = _ipow(base, abs(n))
