@@ -73,6 +73,12 @@ def test_clopper_pearson_refuses_bad_input():
             clopper_pearson(*args)
     with pytest.raises(ta.InvalidParameter, match="confidence"):
         clopper_pearson(1, 3, 1.5)
+    for bad in (True, "x", sp.pi / 4, float("nan")):
+        with pytest.raises(ta.InvalidParameter, match="confidence"):
+            clopper_pearson(1, 3, bad)
+    # exact readings: "0.9" is 9/10, a SymPy Float and a float their binary values
+    assert clopper_pearson(1, 3, "0.9") == clopper_pearson(1, 3, Fraction(9, 10))
+    assert clopper_pearson(1, 3, sp.Float(0.5)) == clopper_pearson(1, 3, Fraction(1, 2))
 
 
 # -- what a box refutes ----------------------------------------------------------------------

@@ -30,7 +30,7 @@ from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..notions.base import Notion
 from ..numeric.curves import curve
-from .binomial import check_level, cp_lower, cp_upper
+from .binomial import check_level, cp_lower, cp_upper, exact_fraction
 from .bounds import eps_lower, mu_lower, refutes
 from .result import Audit, AuditPoint
 
@@ -44,10 +44,8 @@ def as_fraction(x: Any, name: str, owner: str, lower: Any = 0, upper: Any = 1) -
     """A number in [lower, upper] as an exact Fraction (a float exactly; a string as written,
     "1e-5" = 1/100000)."""
     try:
-        if isinstance(x, bool):
-            raise TypeError
-        q = Fraction(x) if not hasattr(x, "p") else Fraction(int(x.p), int(x.q))
-    except (TypeError, ValueError, AttributeError):
+        q = exact_fraction(x)
+    except (TypeError, ValueError, OverflowError):
         raise InvalidParameter(name, x, f"a number in [{lower}, {upper}]", owner) from None
     if not Fraction(lower) <= q <= Fraction(upper):
         raise InvalidParameter(name, x, f"a number in [{lower}, {upper}]", owner)
@@ -161,9 +159,10 @@ def _counts(members: np.ndarray, nonmembers: np.ndarray, ts) -> tuple[list, list
 def _choose(members: np.ndarray, nonmembers: np.ndarray, f: TradeOff | None, k: int,
             n0: int, n1: int, level: float, delta: float) -> list[float]:
     """``k`` thresholds chosen on the selection half: the candidates (quantiles of the pooled
-    selection scores) ranked by a float estimate of the margin their boxes would have below f
-    (or, without a claim, of the eps they would refute), with the counted half's sizes
-    ``n0``, ``n1`` and the per-bound ``level``. Floats: this only chooses."""
+    selection scores, at least 1/(3k) of the candidates apart) ranked by a float estimate of
+    the margin their boxes would have below f (or, without a claim, of the eps they would
+    refute), with the counted half's sizes ``n0``, ``n1`` and the per-bound ``level``. Floats:
+    this only chooses."""
     from scipy.special import betaincinv
 
     pooled = np.concatenate([members, nonmembers])
@@ -186,7 +185,14 @@ def _choose(members: np.ndarray, nonmembers: np.ndarray, f: TradeOff | None, k: 
             score = np.fmax(np.log((1 - delta - b) / a), np.log((1 - delta - a) / b))
     score = np.where(np.isfinite(score), score, -np.inf)
     order = np.argsort(-score, kind="stable")
-    return sorted(float(cands[i]) for i in order[:k])
+    gap = max(1, cands.size // (3 * k))  # spread the thresholds: not k neighbours of one peak
+    chosen: list[int] = []
+    for i in order:
+        if all(abs(int(i) - j) >= gap for j in chosen):
+            chosen.append(int(i))
+            if len(chosen) == k:
+                break
+    return sorted(float(cands[i]) for i in chosen)
 
 
 def audit(scores_members: Any, scores_nonmembers: Any, claimed: Any = None,

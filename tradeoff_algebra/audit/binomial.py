@@ -21,11 +21,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import sympy as sp
+
 from ..core.errors import InvalidParameter, NumericalError
 from ..numeric.context import arb_precision
 
 __all__ = ["binomial_cdf_ball", "binomial_sf_ball", "cp_upper", "cp_lower", "clopper_pearson",
-           "check_counts", "check_level"]
+           "check_counts", "check_level", "exact_fraction"]
 
 #: bits of the dyadic bisection (the bracket of the exact quantile is 2^-BITS wide at most)
 BITS = 64
@@ -47,13 +49,25 @@ def check_counts(k: Any, n: Any, name: str = "k", owner: str = "clopper_pearson"
     return k, n
 
 
+def exact_fraction(x: Any) -> Fraction:
+    """A real number as an exact Fraction: a float or a SymPy Float by its exact binary value,
+    a string as written ("0.95" = 19/20, "1e-5" = 1/100000), a SymPy Rational exactly.
+    TypeError or ValueError for anything else (booleans, NaN, infinities, irrationals)."""
+    if isinstance(x, bool):
+        raise TypeError("a boolean is not a number here")
+    if isinstance(x, sp.Basic):
+        r = sp.Rational(x)  # exact for Float and Rational; raises for others
+        return Fraction(int(r.p), int(r.q))
+    return Fraction(x)
+
+
 def check_level(gamma: Any, name: str = "gamma", owner: str = "clopper_pearson") -> Fraction:
-    """A level in the open interval (0, 1) as an exact Fraction (floats exactly)."""
+    """A level in the open interval (0, 1) as an exact Fraction (:func:`exact_fraction`)."""
     try:
-        g = Fraction(gamma) if not isinstance(gamma, str) else Fraction(gamma)
-    except (TypeError, ValueError):
+        g = exact_fraction(gamma)
+    except (TypeError, ValueError, OverflowError):
         raise InvalidParameter(name, gamma, "a number in (0, 1)", owner) from None
-    if isinstance(gamma, bool) or not 0 < g < 1:
+    if not 0 < g < 1:
         raise InvalidParameter(name, gamma, "a number in (0, 1)", owner)
     return g
 
