@@ -171,6 +171,19 @@ def test_audit_accepts_notions_and_accountants():
         audit(m, n, ta.G(1), thresholds=[float("nan")])
 
 
+def test_an_estimate_never_refutes():
+    """A claim answered only by an estimate route (a product through the PLD grid) leaves the
+    points undecided, even with data far below it, and says so."""
+    rng = np.random.default_rng(8)
+    claim = ta.Laplace(sp.Rational(1, 2)) @ ta.Laplace(sp.Rational(1, 2))
+    assert ta.evaluate(claim, sp.Rational(1, 10)).guarantee == "estimate"
+    a = audit(*_laplace(rng, 4000, 5.0), claim, n_thresholds=2)
+    assert a.refuted is False and len(a.undecided) == 2
+    assert all(p.f_value.guarantee == "estimate" for p in a.points)
+    assert "2 undecided" in a.summary()
+    assert a.mu_lower > 1 and a.eps_lower[Fraction(0)] > 1  # the bounds need no evaluation
+
+
 def test_audit_fixed_thresholds_count_everything():
     rng = np.random.default_rng(5)
     m, n = _gauss(rng, 1000, 2.0)
