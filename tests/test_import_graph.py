@@ -21,7 +21,8 @@ ROOT = pathlib.Path(tradeoff_algebra.__file__).parent
 #: The layer order: a module may import modules of its own layer and of earlier ones only.
 LAYERS = ["core", "numeric", "families", "operators", "rewrite", "routes", "analysis", "notions",
           "bounds", "printing", "verify", "mechanisms", "interop", "accountant", "calibration",
-          "opacus_accountant", "plot", "__init__", "parse_limits", "parse", "cli", "__main__"]
+          "opacus_accountant", "plot", "audit", "sweep", "__init__", "parse_limits", "parse", "cli",
+          "__main__"]
 
 
 def _modules() -> dict[str, tuple[pathlib.Path, bool]]:

@@ -29,6 +29,7 @@ from .analysis import (
                    tv,
 )
 from .analysis.lazy import Functional
+from .audit import Audit, OneRunAudit, audit, audit_counts, audit_one_run
 from .bounds import (
                    BerryEsseen,
                    DPGDInit,
@@ -116,6 +117,7 @@ from .rewrite import (
                    simplify,
 )
 from .routes import product as _product_routes  # noqa: F401  (registers the routes)
+from .sweep import sweep
 from .verify import Verdict, verify
 
 __version__ = "0.1.0"
@@ -145,4 +147,5 @@ __all__ = [
     "from_dp_event", "advantage",
     "bayes_risk",
     "Accountant",
+    "audit", "audit_counts", "audit_one_run", "Audit", "OneRunAudit", "sweep",
 ]
