@@ -377,3 +377,23 @@ def test_command_line_marks_estimates(capsys):
 def test_huge_time_limit_is_no_limit():
     with ta.time_limit(10**400):  # raised OverflowError (a float of it)
         assert ta.evaluate(G(1), "0.1").guarantee == "certified"
+
+
+def test_delta_at_an_eps_no_mpf_holds_is_certified_by_the_two_mpfs_around_it():
+    """The certified routes prove delta at an mpf; at eps = 1/3 (no binary number) the result
+    is still certified: delta at the mpfs just below and above 1/3, delta being non-increasing
+    (Dong, Roth & Su, Prop. 6). Checked against the same route at 1/3 rounded to 60 digits (a
+    certified value of an eps within 1e-60 of 1/3, whose delta differs by less than 1e-55)."""
+    import sympy as sp
+
+    from tradeoff_algebra import G, Mix
+    from tradeoff_algebra.numeric.context import mp
+
+    f = Mix(G(sp.Rational(10, 11)), sp.Rational(8, 1875)) ** 300
+    v = ta.delta(f, sp.Rational(1, 3), dps=12)
+    assert v.is_certain and v.route == "certified Laplace inversion"
+    with mp.workdps(60):
+        third = mp.mpf(1) / 3
+    ref = ta.delta(f, third, dps=20)
+    assert ref.is_certain
+    assert v.lo - 1e-40 <= ref.lo and ref.hi <= v.hi + 1e-40

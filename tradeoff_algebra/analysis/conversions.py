@@ -94,17 +94,55 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
 
     def compute():
         e = _eps_arg(eps, "delta")
-        # (lo, hi) as an estimate even from a CertifiedPair: the routes certify delta at the
-        # rounded eps, and where delta vanishes at the exact eps (eps = eps0 of a shuffled
-        # pair) a point proved at the rounded eps (2e-126 at 100 digits) is not the answer
-        lo, hi = enclose_delta(f, e)
+        ends = _eps_bracket(eps, e)
+        r = enclose_delta(f, ends[0])
+        if isinstance(r, CertifiedPair) and ends[1] != ends[0]:
+            # The routes certify delta at an mpf. Where eps is not one, delta is proved at the
+            # two mpfs around it and, being non-increasing in eps (Prop. 6), lies between:
+            # where it vanishes at the exact eps (eps = eps0 of a shuffled pair) the result is
+            # [0, delta(rounded down)], never a point proved at a rounded eps.
+            r2 = enclose_delta(f, ends[1])
+            r = (CertifiedPair(r2[0], r[1]) if isinstance(r2, CertifiedPair)
+                 else (r2[0], r[1]))
+        elif not isinstance(r, CertifiedPair) or ends[0] != e:
+            r = tuple(r)  # an estimate, or a certificate of an eps other than the one asked
+        lo, hi = r
         if lo > hi:
             from ..core.errors import NumericalError
 
             raise NumericalError(f"delta of {f} at eps={e}: enclosure left [0, 1]; raise dps")
-        return lo, hi
+        return r
 
     return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})", ("delta", f))
+
+
+def _eps_bracket(eps: Any, e: Any) -> tuple:
+    """``(lo, hi)``: mpfs at the working precision with ``lo <= eps <= hi``, ``lo == hi == e``
+    when the mpf ``e`` is eps exactly (an mpf, a float, a dyadic rational, oo), ``(e, e)`` also
+    when eps cannot be enclosed (the caller then treats a certificate as one of ``e`` only)."""
+    if isinstance(eps, MPF) or isinstance(eps, float) or e == mp.inf:
+        return e, e
+    try:
+        x = param("eps", eps, lower=0, owner="delta", allow_infinite=True)
+    except InvalidParameter:
+        return e, e
+    if isinstance(x, sp.Rational):
+        if mpf_rational(e) == x:
+            return e, e
+        return (mp.fdiv(int(x.p), int(x.q), rounding="d"),
+                mp.fdiv(int(x.p), int(x.q), rounding="u"))
+    from mpmath.libmp import round_ceiling, round_floor
+
+    from ..numeric.arb import arb_endpoint
+
+    try:
+        with arb_precision(mp.prec + 30):
+            b = arb_ball(x)
+            if not b.is_finite():
+                return e, e
+            return arb_endpoint(b.lower(), round_floor), arb_endpoint(b.upper(), round_ceiling)
+    except (Unenclosable, TypeError, ValueError):
+        return e, e
 
 
 def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:

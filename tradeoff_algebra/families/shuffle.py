@@ -336,15 +336,15 @@ def _(f, eps):
     from flint import arb
 
     eps0, _ = _numeric(f)
-    if eps0 == 0:
-        return mp.zero, mp.zero
+    if eps0 == 0:  # P = Q
+        return CertifiedPair(mp.zero, mp.zero)
     if f.wang:
         return _wang_delta(f, eps)
     if eps == mp.inf:
-        return mp.zero, mp.zero
+        return CertifiedPair(mp.zero, mp.zero)
     man, ex = eps.man_exp if eps else (0, 0)
     if (sp.Integer(int(man)) * sp.Integer(2) ** int(ex) - eps0).is_nonnegative is True:
-        return mp.zero, mp.zero
+        return CertifiedPair(mp.zero, mp.zero)  # every ratio Q/P is at most e^eps0 <= e^eps
 
     def compute(t: _Table):
         ee = arb_exact(eps).exp()
