@@ -130,7 +130,7 @@ def test_epsilon_round_trip_closed_forms(f, eps):
     assert close(ta.epsilon(f, d.mid).mid, eps, "1e-28")
     # the generic bracketing search agrees with the closed-form inverse
     with workdps(50):
-        L, U, _ = _search_epsilon(f, d.mid, 30)
+        L, U, _, _ = _search_epsilon(f, d.mid, 30)
         e = mpmath.mpf(sp.Float(eps, 60))
         assert L - mpmath.mpf(10) ** -30 <= e <= U + mpmath.mpf(10) ** -30
         assert U - L < mpmath.mpf(10) ** -30

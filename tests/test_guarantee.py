@@ -209,6 +209,7 @@ CERTIFYING = {
     "verify/api.py",           # enclosures from verify.interval (Arb)
     "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
+    "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
     "analysis/distance.py",    # directed rounding of + and - on certified ends
     "families/gaussian.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)

@@ -226,48 +226,58 @@ def _log_gap(d, target):
     return mp.log(d) - mp.log(target)
 
 
-def _search_epsilon(f: TradeOff, target, dps: int):
+def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None):
     """Bracket and refine the smallest eps with delta(eps) <= target (delta non-increasing).
 
     Invariant: delta(L) > target is certain (``lo > target``) or L = 0, and delta(U) <= target
     is certain (``hi <= target``). The bracket is found by :func:`numeric.roots.expand_bracket`
     (eps = 1, 2, 4, ..., 4096, then steps of 64 times up to :data:`EPS_SEARCH_CAP`) and
     narrowed by :func:`numeric.roots.findroot` (Illinois on log delta, bisection as the
-    safeguard; an undecided enclosure stops it); returns (L, U, all_points) where all_points
-    says every delta was a closed form.
+    safeguard; an undecided enclosure stops it); returns (L, U, all_points, certain) where
+    all_points says every delta was a closed form and certain that every decision was proved
+    (each delta a :class:`CertifiedPair`, compared with the mpfs around the level ``exact``).
     """
     bracket = [mp.zero, mp.inf]  # the eps bracket so far, reported at a time limit
     points = [True]
+    t_lo = t_hi = target
+    if isinstance(exact, sp.Rational):
+        t_lo = mp.fdiv(int(exact.p), int(exact.q), rounding="d")
+        t_hi = mp.fdiv(int(exact.p), int(exact.q), rounding="u")
+    certain = [isinstance(exact, sp.Rational)]
 
     def enclose(e):  # a time limit inside delta reports the eps bracket, not delta's enclosure
         try:
-            lo, hi = enclose_delta(f, e)
+            r = enclose_delta(f, e)
+            lo, hi = r
         except budget.TimeLimitExceeded as exc:
             raise budget.TimeLimitExceeded(exc.what, exc.seconds, tuple(bracket),
                                            ("epsilon", f)) from None
         points[0] &= lo == hi
-        return lo, hi
+        return lo, hi, isinstance(r, CertifiedPair)
 
     def probe(e) -> Probe:  # +1: delta(e) > target certain; -1: delta(e) <= target certain
-        lo, hi = enclose(e)
+        lo, hi, proved = enclose(e)
         if hi <= target:
             bracket[1] = min(bracket[1], e)
+            certain[0] &= proved and hi <= t_lo
             return Probe(-1, _log_gap(hi, target))
         if lo > target:
             bracket[0] = max(bracket[0], e)
+            certain[0] &= proved and lo > t_hi
             return Probe(1, _log_gap(lo, target))
         points[0] = False  # the enclosure straddles the target
         return Probe(None)
 
-    lo0, hi0 = enclose(mp.zero)
+    lo0, hi0, proved = enclose(mp.zero)
     if hi0 <= target:
-        return mp.zero, mp.zero, points[0]
+        return mp.zero, mp.zero, points[0], certain[0] and proved and hi0 <= t_lo
+    certain[0] &= proved and lo0 > t_hi  # delta(0) > target: eps > 0
     try:
-        inf_lo, _ = enclose(mp.inf)
+        inf_lo, _, proved = enclose(mp.inf)
     except NoClosedForm:
-        inf_lo = mp.zero
+        inf_lo, proved = mp.zero, True
     if target < inf_lo:
-        return mp.inf, mp.inf, points[0]
+        return mp.inf, mp.inf, points[0], certain[0] and proved and t_hi < inf_lo
 
     def trial(lo, hi, last, i):  # beyond 4096 (long pure compositions) in bigger steps
         e = mp.one if last is None else last * (2 if last < 2**12 else 64)
@@ -277,11 +287,11 @@ def _search_epsilon(f: TradeOff, target, dps: int):
                            fail=lambda lo, hi: Bracket(lo, mp.inf),
                            best=lambda lo, hi: (lo, mp.inf))
     if found.hi == mp.inf:  # no eps up to the cap is certain to meet the target
-        return found.lo, mp.inf, False
+        return found.lo, mp.inf, False, certain[0]
     r = findroot(probe, (found.lo, found.hi), method="collapse", ends=(found.plo, found.phi),
                  rtol=mp.ldexp(1, -(mp.prec - 4)), max_iter=4 * mp.prec,
                  best=lambda lo, hi: (lo, hi))
-    return r.lo, r.hi, points[0] and not r.undecided
+    return r.lo, r.hi, points[0] and not r.undecided, certain[0]
 
 
 @defer("epsilon", r"\varepsilon_{{{f}}}\left({args}\right)")
@@ -352,11 +362,14 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
         return _proved(f, D, v)
     trace.note("bracketing search on delta(eps)")
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
-        L, U, points = _search_epsilon(f, num(D, "delta"), dps)
+        L, U, points, certain = _search_epsilon(f, num(D, "delta"), dps, D)
+        g = "certified" if certain else "estimate"  # every decision proved (Arb or exact)
         if L == U:
-            return _proved(f, D, Value.point(L, dps))
-        if points and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
-            return _proved(f, D, Value.point((L + U) / 2, dps))
+            return _proved(f, D, Value.point(L, dps, guarantee=g))
+        if (points or certain) and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
+            return _proved(f, D, Value.point((L + U) / 2, dps, guarantee=g))
+        if certain and U != mp.inf:
+            return Value.enclosure(L, U, dps, guarantee="certified")
     return _proved(f, D, _bounded_above(f, D, L, U, dps))
 
 

@@ -109,6 +109,7 @@ from .shuffle_pair import (
     shuffle_pair,
     shuffle_pair0,
 )
+from .shuffle_profile import slice_profile
 from .trivial import Id
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]
@@ -345,6 +346,9 @@ def _(f, eps):
     man, ex = eps.man_exp if eps else (0, 0)
     if (sp.Integer(int(man)) * sp.Integer(2) ** int(ex) - eps0).is_nonnegative is True:
         return CertifiedPair(mp.zero, mp.zero)  # every ratio Q/P is at most e^eps0 <= e^eps
+    r = slice_profile(eps0, int(f.n), eps)  # by slices, without the table of atoms
+    if r is not None:
+        return r
 
     def compute(t: _Table):
         ee = arb_exact(eps).exp()
