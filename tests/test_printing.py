@@ -203,3 +203,49 @@ def test_round_trip_of_a_ratio_of_floats(a, b):
         assert _exact(float(x)) / _exact(float(y)) == r
     f = ta.gaussian_mechanism(a, b)
     assert f == G(r) and hash(f) == hash(G(r)) and str(f) == f"G({text})"
+
+
+# -- display blocks: Calibration and Approximation, like Verdict and Derivation ----------------
+def _ncdf(x):
+    import mpmath
+
+    return mpmath.ncdf(x)
+
+
+def test_calibration_latex_is_a_display_whose_value_meets_the_target():
+    import re
+
+    import mpmath
+
+    c = ta.calibrate(lambda s: ta.gaussian_mechanism(1, s), epsilon=1, delta=1e-5)
+    t = c.latex()
+    assert t.startswith("\\begin{gather*}\n") and t.endswith("\n\\end{gather*}")
+    assert c._repr_latex_() == t
+    assert r"\delta(1) = " in t and r"\le 1.0 \cdot 10^{-5}" in t and r"\text{fails}" in t
+    x = mpmath.mpf(re.search(r"x = ([0-9.]+) \\quad", t).group(1))
+    assert x >= mpmath.mpf(float(c.value)) - mpmath.mpf(10) ** -12  # rounded up: more noise
+    with mpmath.workdps(30):  # DRS Cor. 1: delta(eps) of G_mu, mu = 1/x, at the printed x
+        mu, e = 1 / x, mpmath.mpf(1)
+        d = _ncdf(-e / mu + mu / 2) - mpmath.exp(e) * _ncdf(-e / mu - mu / 2)
+        assert d <= mpmath.mpf(1) / 10**5  # the printed value meets the target too
+    tpr = ta.calibrate(lambda s: ta.gaussian_mechanism(1, s), tpr=0.01, fpr=0.001).latex()
+    assert r"1 - f(0.001)" in tpr and r"\le 0.01" in tpr
+
+
+def test_approximation_latex_and_text_name_the_same_mu():
+    """Thm. 11 (Cor. 4 corrected) for C_{1/100}(G_1)^{(x)2500}: mu = p sqrt(T) sqrt(2 chi2_+)
+    = sqrt(e Phi(3/2) + 3 Phi(-1/2) - 2)/sqrt(2) = 0.8551; the Berry-Esseen sandwich of the
+    stated error is centred at its own mu_BE (0.8362), named apart."""
+    import mpmath
+
+    a = ta.approx(ta.noisy_sgd(1, R(1, 100), 2500))
+    with mpmath.workdps(30):
+        mu = mpmath.sqrt(mpmath.e * _ncdf(1.5) + 3 * _ncdf(-0.5) - 2) / mpmath.sqrt(2)
+    shown = mpmath.nstr(mu, 4)
+    assert shown == "0.8551"
+    assert f"~ G({shown})" in str(a) and f"the approximation's mu = {shown}" in a.error
+    assert "mu_BE = 0.8362" in a.error and " mu = 0.8362" not in a.error
+    t = a.latex()
+    assert t.startswith("\\begin{gather*}\n") and t.endswith("\n\\end{gather*}")
+    assert r"\approx G_{%s}" % shown in t and r"mu\_BE = 0.8362" in t
+    assert a._repr_latex_() == t
