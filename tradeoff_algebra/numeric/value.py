@@ -19,6 +19,22 @@ Every value states its **guarantee** (:data:`GUARANTEES`, strongest first):
     estimate is never used as a certificate (``verify`` refuses it) and says so when shown.
 
 A value built from others carries the weakest of their guarantees (:func:`weakest`).
+
+As a number (each rule keeps the guarantee honest):
+
+* **arithmetic** ``v + 1``, ``1 - v``, ``v * w``, ``v / w``, ``-v``, ``abs(v)``, ``v ** 2``,
+  ``v.exp()``, ``v.log()``, ``v.sqrt()`` (:mod:`.value_arith`): exact operands give an exact
+  result; otherwise Arb ball arithmetic on the guaranteed intervals (:meth:`Value.interval`),
+  ends rounded outward, the weakest guarantee of the operands;
+* **comparisons** ``v < x`` are True only when the whole guaranteed interval is below ``x``,
+  False only when none of it is, and raise :class:`NumericalError` otherwise (never a guess);
+  ``==`` compares the stored fields (two equal enclosures), not numbers;
+* **format** ``f"{v:.3g}"`` (:mod:`.value_format`): one number when every point of the
+  guaranteed interval rounds to it (the truth correctly rounded), else the interval rounded
+  outward; ``str`` shows the digits that tell an enclosure's ends apart, ``text(n)`` ``n``
+  digits of each end; ``latex()``, ``_repr_latex_`` and ``_repr_html_`` for Jupyter;
+* **SymPy** ``sympify(v)`` is the exact rational of an exact value and is refused for any other
+  (a claim would otherwise rest on digits the value does not guarantee).
 """
 
 from __future__ import annotations
