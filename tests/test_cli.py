@@ -5,6 +5,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
+from sympy import Rational as R
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.cli import main
@@ -362,3 +363,42 @@ def test_a_registered_subcommand_answers_and_leaves_when_unregistered(capsys):
     assert list(COMMANDS) == before
     rc, _, err = run(capsys, "fixed", "G(1)")
     assert rc == 2 and "invalid choice: 'fixed'" in err
+
+
+# -- --dps N: N significant digits of each end, rounded outward, or a note saying why not ---------
+def _digits(text: str) -> int:
+    return len(text.lstrip("-").replace(".", "").split("e")[0].lstrip("0"))
+
+
+def test_dps_gives_each_end_of_an_enclosure_its_digits(capsys):
+    f = ta.noisy_sgd(2, R(1, 100), 100)
+    v = ta.epsilon(f, R(1, 10**5), dps=8)
+    assert not v.is_point and v.guarantee == "estimate"  # the PLD grid's float bounds
+    rc, out, err = run(capsys, "eps", "noisy_sgd(2, 1/100, 100)", "1e-5", "--dps", "8")
+    assert rc == 0 and out.endswith(" (estimate)\n")
+    lo, hi = out.split(" (")[0].strip("[]").split(", ")
+    assert _digits(lo) == 8 and _digits(hi) == 8
+    with mpmath.workdps(40):  # outward: the printed ends hold the enclosure
+        assert mpmath.mpf(lo) <= mpmath.mpf(v.lo) and mpmath.mpf(hi) >= mpmath.mpf(v.hi)
+    # the enclosure is known to fewer digits than printed: a note on stderr says so and why
+    assert err.startswith("tradeoff: note: each end is printed to 8 digits")
+    assert f"known to about {v.known_digits()} significant digits" in err
+    assert "privacy-loss distribution" in err and err.count("\n") == 1
+    # without --dps, the digits that tell the ends apart (as str(v)), and no note
+    rc, out, err = run(capsys, "eps", "noisy_sgd(2, 1/100, 100)", "1e-5")
+    v30 = ta.epsilon(f, R(1, 10**5))
+    assert (rc, out, err) == (0, f"{v30} (estimate)\n", "")
+
+
+def test_dps_of_a_certified_point_prints_its_digits(capsys):
+    rc, out, err = run(capsys, "eval", "G(1)", "0.05", "--dps", "8")
+    assert (rc, err) == (0, "") and out.strip() == "0.74048898"
+    with mpmath.workdps(30):  # DRS Eq. (4): G_1(0.05) = Phi(Phi^{-1}(0.95) - 1)
+        ref = _phi(-_phi_inv(mpmath.mpf("0.05"), 30) - 1)
+    assert abs(mpmath.mpf(out) - ref) <= ref * mpmath.mpf(10) ** -7
+
+
+def test_float_parameters_print_as_written_on_the_command_line(capsys):
+    # the parser reads decimals exactly (11/10): text prints that exact rational
+    rc, out, _ = run(capsys, "text", "gaussian_mechanism(1, 1.1)")
+    assert (rc, out) == (0, "G(10/11)\n")

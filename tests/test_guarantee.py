@@ -204,6 +204,7 @@ CERTIFYING = {
     "numeric/arb_expr.py",     # Arb balls of closed forms
     "numeric/protocol.py",     # Arb fast path, Arb closed forms, CertifiedPair of a route
     "numeric/value.py",        # the type itself
+    "numeric/value_arith.py",  # Value arithmetic: Arb balls of certified operands, outward
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "verify/api.py",           # enclosures from verify.interval (Arb)

@@ -162,7 +162,9 @@ def test_value_as_a_number():
     # the repr shows the digits the enclosure supports, rounded outward
     assert str(v) == "[3.237311, 3.237544]"
     assert repr(v).startswith("Value([3.237311, 3.237544]")
-    assert f"{v:.3f}" == "3.237" and round(v, 2) == 3.24 and abs(float(v) - 3.23742735) < 1e-7
+    # format rounds the enclosure: one number only where every point of it rounds there
+    assert f"{v:.3f}" == "[3.237, 3.238]" and f"{v:.2f}" == "3.24"
+    assert round(v, 2) == 3.24 and abs(float(v) - 3.23742735) < 1e-7
     # comparisons are certain: True or False only when the whole enclosure decides them
     assert (v < 4) is True and (v > 3) is True and (v >= 4) is False and (v <= 3) is False
     with pytest.raises(ta.NumericalError, match="uncertain"):

@@ -249,10 +249,13 @@ def test_floats_and_values_keep_their_guarantees():
     # a float is its exact binary value: 1.0/3 (rounded) is not >= 1/3
     v = ta.verify(sp.Float(1) / 3, ">=", R(1, 3))
     assert v.status is False
-    # a Value never enters SymPy arithmetic silently (it would become a 15-digit Float)
+    # a Value never enters SymPy arithmetic silently (it would become a 15-digit Float): with a
+    # number it stays a Value (interval arithmetic, the guarantee kept), with a symbol it fails
     val = ta.evaluate(ta.G(1), R(1, 20))
+    d = val - sp.Integer(1)
+    assert isinstance(d, ta.Value) and d.guarantee == val.guarantee
     with pytest.raises(TypeError):
-        val - sp.Integer(1)
+        val - sp.Symbol("x")
     # an exact Value is used exactly
     D = ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)])
     assert ta.verify(ta.evaluate(D, R(1, 6)), "==", ta.evaluate(D, R(1, 6)).exact).status is True

@@ -33,7 +33,7 @@ import sympy as sp
 
 from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter, NumericalError
-from .core.node import TradeOff
+from .core.node import TradeOff, tex
 from .core.validate import count, flag, param
 from .numeric import budget
 from .numeric.context import mp
@@ -74,6 +74,58 @@ class Calibration:
         other = "None" if self.other is None else f"{float(self.other):.10g}"
         return (f"Calibration(value={float(self.value):.10g}, {self.measure} = {self.achieved} "
                 f"<= {_show(self.target)}, other={other}, probes={self.probes})")
+
+    def latex(self) -> str:
+        """A LaTeX display (``\\begin{gather*}``, as ``Verdict`` and ``Derivation``): the value,
+        the measure there against the target, and the nearest value that fails. The value is
+        printed to 10 digits rounded towards the side that meets the target (away from
+        ``other``; the measure is monotone), so the printed value meets it too."""
+        up = None if self.other is None else self.other < self.value
+        x = _tex_number(self.value, up)
+        m = _measure_latex(self.measure)
+        body = self.achieved.latex()
+        estimate = body.startswith(r"\approx ")
+        body = body.removeprefix(r"\approx ")
+        rel = r"\in" if not self.achieved.is_point else r"\approx" if estimate else "="
+        lines = [r"x = %s \quad %s %s %s \le %s%s" % (
+            x, m, rel, body, tex(self.target), r"\ (\text{estimate})" if estimate else "")]
+        tail = r"\text{%d probes}" % self.probes
+        if self.other is not None:
+            tail = r"x = %s\ \text{fails} \quad (%s)" % (_tex_number(self.other, None), tail)
+        lines.append(tail)
+        return "\\begin{gather*}\n%s\n\\end{gather*}" % " \\\\\n".join(lines)
+
+    def _repr_latex_(self) -> str:
+        return self.latex()
+
+
+def _tex_number(x: sp.Rational, up: bool | None) -> str:
+    """x to 10 significant digits: rounded up, down, or to nearest (``up`` None)."""
+    import decimal
+
+    rounding = {True: decimal.ROUND_CEILING, False: decimal.ROUND_FLOOR,
+                None: decimal.ROUND_HALF_EVEN}[up]
+    ctx = decimal.Context(prec=10, rounding=rounding)
+    d = ctx.divide(decimal.Decimal(int(x.p)), decimal.Decimal(int(x.q)))
+    return sp.latex(sp.Float(str(d), 10)) if d != x else tex(x)
+
+
+def _measure_latex(measure: str) -> str:
+    """The measure's name in LaTeX: delta(eps), the power at an FPR, the advantage."""
+    name, _, arg = measure.partition("(")
+    arg = arg.rstrip(")")
+    if arg.lstrip("-").isdigit() or "/" in arg:
+        a = sp.latex(sp.Rational(arg))
+    else:
+        try:
+            a = sp.latex(sp.Float(arg, 6))
+        except (TypeError, ValueError):
+            a = r"\text{%s}" % arg
+    if name == "delta":
+        return r"\delta(%s)" % a
+    if name == "tpr":
+        return r"1 - f(%s)" % a
+    return r"\mathrm{TPR} - \mathrm{FPR}"
 
 
 def _show(x: sp.Expr) -> str:

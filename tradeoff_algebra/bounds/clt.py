@@ -43,14 +43,19 @@ def _short(x: sp.Expr) -> str:
     return sp.sstr(sp.N(x, 4)) if x.is_number else sp.sstr(x)
 
 
-def _be_error(f: TradeOff | list) -> str | None:
-    """Thm. 5's sandwich as the error of a normal approximation of ``f``, or None."""
+def _be_error(f: TradeOff | list, mu: sp.Expr | None = None) -> str | None:
+    """Thm. 5's sandwich as the error of a normal approximation of ``f``, or None. The
+    sandwich is centred at its own mu_BE = 2 ||kl||_1 / sqrt(||kappa_2||_1 - ||kl||_2^2), which
+    differs from the limit theorems' mu at finite n (Thm. 6 drops ||kl||_2^2, Thms. 7 and 11
+    take the limit of the moments); ``mu``, the approximation's own, is stated beside it so that
+    the result and its error name the same mu."""
     try:
         be = berry_esseen(f)
     except (InvalidParameter, NoClosedForm):
         return None
-    return (f"Thm. 5 (Berry-Esseen): Shift(G(mu), gamma) <= f <= Shift(G(mu), -gamma) with "
-            f"mu = {_short(be.mu)}, gamma = {_short(be.gamma)}")
+    own = "" if mu is None else f"; the approximation's mu = {_short(mu)}"
+    return (f"Thm. 5 (Berry-Esseen): Shift(G(mu_BE), gamma) <= f <= Shift(G(mu_BE), -gamma) "
+            f"with mu_BE = {_short(be.mu)}, gamma = {_short(be.gamma)}{own}")
 
 
 def clt_mu(fs: list[tuple[TradeOff, sp.Expr]]) -> sp.Expr | None:
@@ -113,9 +118,18 @@ def _thm7(f: TradeOff) -> TradeOff | None:
     return clt_epsdelta(factors(f))
 
 
+def _thm6_error(f: TradeOff) -> str | None:
+    node = _thm6(f)
+    return _be_error(f, None if node is None else node.args[0])
+
+
 def _thm7_error(f: TradeOff) -> str | None:
     fs = factors(f)
-    be = _be_error([EpsDelta(g.args[0], 0) ** m for g, m in fs])
+    node = clt_epsdelta(fs)
+    gs = [] if node is None else [g for g in ([node] if isinstance(node, Gaussian) else node.args)
+                                  if isinstance(g, Gaussian)]
+    mu = gs[0].args[0] if gs else None
+    be = _be_error([EpsDelta(g.args[0], 0) ** m for g, m in fs], mu)
     if len(fs) == 1 and fs[0][0].args[1] == 0:
         thm8 = ("Thm. 8: within c/n in the shifted sense, c depending only on mu = sqrt(n) eps "
                 "(about 0.1 at mu = 1 by the paper's simulations; no certified constant)")
@@ -124,7 +138,9 @@ def _thm7_error(f: TradeOff) -> str | None:
 
 
 def _thm11_error(f: TradeOff) -> str | None:
-    be = _be_error(f)  # Cor. 5: Thm. 5 with the certified functionals of C_p(G_mu)
+    node = clt_subsampled(f)
+    # Cor. 5: Thm. 5 with the certified functionals of C_p(G_mu)
+    be = _be_error(f, None if node is None else node.args[0])
     return "Thm. 11 states no rate" + (f"; Cor. 5, {be}" if be else "")
 
 
@@ -134,7 +150,7 @@ for _cls in (TensorPower, Tensor, BinomialDP):
 
 for _cls in (TensorPower, Tensor):
     rule(_cls, cite=_THM6, relation="approx", priority=10, name="clt_tensor",
-         hypotheses="symmetric factors with closed-form kl and kappa_2", error=_be_error)(
+         hypotheses="symmetric factors with closed-form kl and kappa_2", error=_thm6_error)(
         _thm6)
 
 rule(TensorPower, cite=_THM11, relation="approx", priority=30, name="clt_subsampled",

@@ -21,7 +21,7 @@ from ..core.errors import InvalidParameter, brief
 
 __all__ = ["Arg", "arg", "EXPR", "EXPR_HELP", "LATEX", "dps_option", "ARGUMENTS_HELP",
            "MIN_DPS", "MAX_DPS", "integer_option", "check_dps", "expression",
-           "numeric_expression", "no_value", "number", "shown"]
+           "numeric_expression", "no_value", "number", "shown", "digits_asked", "digits_note"]
 
 #: The range of --dps (the library enforces the same cap).
 MIN_DPS, MAX_DPS = 1, 10_000
@@ -74,10 +74,27 @@ def integer_option(option: str, lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
+class _Given(argparse.Action):
+    """Store the option and record that it was given (``args.dps_given``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, self.dest + "_given", True)
+
+
 def dps_option(default: int) -> Arg:
-    """--dps with its default (check the value with :func:`check_dps`)."""
+    """--dps with its default (check the value with :func:`check_dps`). Given explicitly
+    (``args.dps_given``), it also sets the digits printed of each end of an enclosure
+    (:func:`digits_asked`)."""
     return arg("--dps", type=integer_option("--dps", MIN_DPS, MAX_DPS), default=default,
-               help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default {default})")
+               action=_Given,
+               help=f"decimal digits, {MIN_DPS} to {MAX_DPS} (default {default}); given, also "
+                    "the significant digits printed of each end of an enclosure")
+
+
+def digits_asked(args: argparse.Namespace) -> int | None:
+    """The --dps given on the command line, or None when the default applies."""
+    return args.dps if getattr(args, "dps_given", False) else None
 
 
 def check_dps(dps: int) -> int:
@@ -140,11 +157,33 @@ def number(text: str, name: str = "alpha",
     return a
 
 
-def shown(v: Any) -> str:
+def shown(v: Any, digits: int | None = None) -> str:
     """A Value as printed: exact and certified numbers plainly, an estimate marked as one
-    (``0.6278685 (estimate)``); anything else as it prints itself."""
+    (``0.6278685 (estimate)``); anything else as it prints itself. With ``digits`` (an explicit
+    --dps), each end of an enclosure has that many significant digits, rounded outward
+    (:meth:`Value.text`)."""
     from ..numeric.value import Value
 
-    if isinstance(v, Value) and not v.is_certain:
-        return f"{v} (estimate)"
+    if isinstance(v, Value):
+        text = v.text(digits)
+        return text if v.is_certain else f"{text} (estimate)"
     return str(v)
+
+
+def digits_note(v: Any, digits: int | None) -> str | None:
+    """Why an enclosure printed with ``digits`` digits of each end is not known to that many
+    digits (its ends agree to fewer), or None."""
+    from ..numeric.value import Value
+
+    if digits is None or not isinstance(v, Value):
+        return None
+    known = v.known_digits()
+    if known is None or known >= digits:
+        return None
+    why = (" (route: %s)" % v.route) if v.route else ""
+    hint = ("; the privacy-loss distribution engine stops at a relative width of 5e-4 by "
+            "default (in Python, tradeoff_algebra.pld_options(tol=...) narrows it)"
+            if "privacy-loss" in v.route else "")
+    return (f"note: each end is printed to {digits} digits, but the enclosure{why} is "
+            f"{float(v.width):.2g} wide: the value is known to about {known} significant "
+            f"digits, not {digits}{hint}")

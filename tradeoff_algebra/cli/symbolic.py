@@ -65,6 +65,7 @@ def _approx(args: argparse.Namespace) -> int:
 
     a = approx(readers.expression(args.expr))
     if args.latex:
+        print(a.latex())
         print(a.derivation.latex())
     else:
         print(a)

@@ -7,6 +7,7 @@ and checks --dps first. EXPR is read through the ``readers`` module at each call
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,16 @@ ALPHA = arg("value", metavar="ALPHA",
 EPS = arg("value", metavar="EPS", help="the epsilon at which to take delta(eps), taken exactly")
 DELTA = arg("value", metavar="DELTA",
             help="the delta for which to find the smallest epsilon, taken exactly")
+
+
+def _print(v: Any, args: argparse.Namespace) -> None:
+    """The value with the digits asked (an explicit --dps: each end of an enclosure), and on
+    stderr a note where the enclosure is known to fewer digits than printed."""
+    digits = readers.digits_asked(args)
+    print(readers.shown(v, digits))
+    note = readers.digits_note(v, digits)
+    if note:
+        print(f"tradeoff: {note}", file=sys.stderr)
 
 
 def _at_point(what: Callable[..., Any], args: argparse.Namespace, point: tuple[str, str]) -> Any:
@@ -48,7 +59,7 @@ def _at_point(what: Callable[..., Any], args: argparse.Namespace, point: tuple[s
 def _eval(args: argparse.Namespace) -> int:
     from ..numeric import evaluate
 
-    print(readers.shown(_at_point(evaluate, args, _ALPHA)))
+    _print(_at_point(evaluate, args, _ALPHA), args)
     return EXIT_OK
 
 
@@ -57,7 +68,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _roc(args: argparse.Namespace) -> int:
     from ..numeric import roc
 
-    print(readers.shown(_at_point(roc, args, _ALPHA)))
+    _print(_at_point(roc, args, _ALPHA), args)
     return EXIT_OK
 
 
@@ -66,7 +77,7 @@ def _roc(args: argparse.Namespace) -> int:
 def _delta(args: argparse.Namespace) -> int:
     from ..analysis import delta
 
-    print(readers.shown(_at_point(delta, args, _EPS)))
+    _print(_at_point(delta, args, _EPS), args)
     return EXIT_OK
 
 
@@ -78,7 +89,7 @@ def _delta(args: argparse.Namespace) -> int:
 def _eps(args: argparse.Namespace) -> int:
     from ..analysis import epsilon
 
-    print(readers.shown(_at_point(epsilon, args, _DELTA)))
+    _print(_at_point(epsilon, args, _DELTA), args)
     return EXIT_OK
 
 
@@ -97,7 +108,7 @@ def _renyi(args: argparse.Namespace) -> int:
     order = sp.oo if args.order.strip() in ("oo", "inf") else readers.number(
         args.order, "order", "a number > 0, or oo")
     f = readers.numeric_expression(args.expr)
-    print(readers.shown(renyi(f, order, dps=args.dps, estimate=args.estimate)))
+    _print(renyi(f, order, dps=args.dps, estimate=args.estimate), args)
     return EXIT_OK
 
 
@@ -179,5 +190,5 @@ def _convert(args: argparse.Namespace) -> int:
                                "(GDP(mu), zCDP(rho), tCDP(rho, omega), ApproxDP(eps, delta))")
     width = max(len(r[0]) for r in rows)
     for label, v in rows:
-        print(f"{label:<{width}}  {readers.shown(v)}")
+        print(f"{label:<{width}}  {readers.shown(v, readers.digits_asked(args))}")
     return EXIT_OK

@@ -8,14 +8,17 @@ and canonicalises cheaply but never simplifies.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import sympy as sp
 from sympy import Basic
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from .errors import InvalidParameter, NoClosedForm
+from .readable import readable
 from .validate import param
 
 __all__ = ["TradeOffExpr", "TradeOff", "Applied", "OPERATORS", "register_operator",
@@ -62,31 +65,72 @@ _TEX_NAMES = {"eps": r"\varepsilon", "epsilon": r"\varepsilon", "varepsilon": r"
 def binary_float(r: sp.Rational) -> float | None:
     """The float whose exact binary value ``r`` is, when ``r`` has a large power-of-two
     denominator (a parameter given as a float is stored as that exact rational); else None."""
-    q = int(r.q)
-    if q < 1 << 24 or q & (q - 1):
-        return None
-    x = float(r)
-    return x if sp.Rational(*x.as_integer_ratio()) == r else None  # (exact at any mpmath precision)
+    t = readable(r)
+    return t.parts[0] if t is not None and t.kind == "float" and not t.negative else None
+
+
+def _float_literal_latex(printer: LatexPrinter, x: float) -> str:
+    if x.is_integer() and abs(x) < 1e16:
+        return str(int(x))  # the 1 of 1/1.1
+    return printer._print_Float(sp.Float(repr(x)))
 
 
 class _StrPrinter(StrPrinter):
-    """SymPy's str printer, showing the exact binary rational of a float as its shortest
-    float literal (``1e-05``), which reads back to the same rational."""
+    """SymPy's str printer, showing a rational made from floats as the floats
+    (:mod:`.readable`: ``1.1``, ``1e-05``, ``1/1.1``), which read back to the same rational."""
 
     def _print_Rational(self, expr):
-        x = binary_float(expr)
-        return repr(x) if x is not None else super()._print_Rational(expr)
+        t = readable(expr)
+        return t.text() if t is not None else super()._print_Rational(expr)
+
+    def _print_Mul(self, expr):
+        c, rest = expr.as_coeff_Mul()
+        t = readable(c) if c.is_Rational and rest is not sp.S.One else None
+        if t is None:
+            return super()._print_Mul(expr)
+        return "%s*%s" % (t.text(), self.parenthesize(rest, PRECEDENCE["Mul"], strict=False))
 
 
 class _LatexPrinter(LatexPrinter):
-    """SymPy's LaTeX printer, showing the exact binary rational of a float as its shortest
-    decimal (``10^{-5}`` for the float 1e-05)."""
+    """SymPy's LaTeX printer, showing a rational made from floats as the floats
+    (:mod:`.readable`: ``10^{-5}`` for the float 1e-05, ``\\frac{1}{1.1}``)."""
 
     def _print_Rational(self, expr):
-        x = binary_float(expr)
-        if x is None:
+        t = readable(expr)
+        if t is None:
             return super()._print_Rational(expr)
-        return self._print_Float(sp.Float(repr(x)))
+        return t.latex(lambda x: _float_literal_latex(self, x))
+
+    def _print_Mul(self, expr):
+        c, rest = expr.as_coeff_Mul()
+        t = readable(c) if c.is_Rational and rest is not sp.S.One else None
+        if t is None:
+            return super()._print_Mul(expr)
+        return "%s %s" % (t.latex(lambda x: _float_literal_latex(self, x)),
+                          self.parenthesize(rest, PRECEDENCE["Mul"], strict=False))
+
+
+def _own_printer(method, cls: type):
+    """``method(self, printer, ...)`` run with this module's printer ``cls`` (same settings)
+    when SymPy's own printer calls it (``sympy.sstr(f)``, ``sympy.latex(f)``, the text of a
+    derivation), so that a node prints its parameters the same way everywhere."""
+
+    @functools.wraps(method)
+    def run(self, printer, *args, **kwargs):
+        if not isinstance(printer, cls):
+            printer = cls({k: v for k, v in printer._settings.items()
+                           if k in cls._default_settings})
+        return method(self, printer, *args, **kwargs)
+
+    run._own_printer = True
+    return run
+
+
+def _use_own_printers(klass: type) -> None:
+    for name, cls in (("_sympystr", _StrPrinter), ("_latex", _LatexPrinter)):
+        m = klass.__dict__.get(name)
+        if m is not None and not getattr(m, "_own_printer", False):
+            setattr(klass, name, _own_printer(m, cls))
 
 
 def sstr(obj: Any) -> str:
@@ -123,6 +167,10 @@ class TradeOffExpr(Basic):
 
     is_TradeOff: ClassVar[bool] = False
     _precedence: ClassVar[int] = PREC_ATOM
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _use_own_printers(cls)
 
     # -- printing -------------------------------------------------------------------------
     def _latex_parens(self, printer, child: TradeOffExpr, min_prec: int) -> str:
@@ -311,3 +359,5 @@ class Applied(sp.Expr):
         return s if exp is None else r"\left(%s\right)^{%s}" % (s, exp)
 
 
+_use_own_printers(TradeOffExpr)
+_use_own_printers(Applied)

@@ -19,6 +19,22 @@ Every value states its **guarantee** (:data:`GUARANTEES`, strongest first):
     estimate is never used as a certificate (``verify`` refuses it) and says so when shown.
 
 A value built from others carries the weakest of their guarantees (:func:`weakest`).
+
+As a number (each rule keeps the guarantee honest):
+
+* **arithmetic** ``v + 1``, ``1 - v``, ``v * w``, ``v / w``, ``-v``, ``abs(v)``, ``v ** 2``,
+  ``v.exp()``, ``v.log()``, ``v.sqrt()`` (:mod:`.value_arith`): exact operands give an exact
+  result; otherwise Arb ball arithmetic on the guaranteed intervals (:meth:`Value.interval`),
+  ends rounded outward, the weakest guarantee of the operands;
+* **comparisons** ``v < x`` are True only when the whole guaranteed interval is below ``x``,
+  False only when none of it is, and raise :class:`NumericalError` otherwise (never a guess);
+  ``==`` compares the stored fields (two equal enclosures), not numbers;
+* **format** ``f"{v:.3g}"`` (:mod:`.value_format`): one number when every point of the
+  guaranteed interval rounds to it (the truth correctly rounded), else the interval rounded
+  outward; ``str`` shows the digits that tell an enclosure's ends apart, ``text(n)`` ``n``
+  digits of each end; ``latex()``, ``_repr_latex_`` and ``_repr_html_`` for Jupyter;
+* **SymPy** ``sympify(v)`` is the exact rational of an exact value and is refused for any other
+  (a claim would otherwise rest on digits the value does not guarantee).
 """
 
 from __future__ import annotations
@@ -42,6 +58,7 @@ from mpmath.libmp import (
 
 from ..core.errors import InvalidParameter, brief
 from ..core.validate import choice, param
+from . import value_arith, value_format
 from .context import MPF, mp
 
 __all__ = ["Value", "dps_to_prec", "GUARANTEES", "weakest", "CertifiedPair"]
@@ -252,11 +269,18 @@ class Value:
         return float(self.mid)
 
     def _sympy_(self):
-        """A Value is a number with its guarantee; SymPy would silently turn it into a 15-digit
-        Float (through ``__float__``) and arithmetic would drop the guarantee. Refused: use
-        ``.exact``, ``.mid`` explicitly, or ``ta.Functional(...)`` for a lazy scalar."""
-        raise sp.SympifyError(self, "a Value does not enter SymPy arithmetic; use .exact, "
-                              ".mid, or tradeoff_algebra.Functional for a lazy scalar")
+        """``sympify(v)``: an exact Value is its rational (nothing is lost). A certified or
+        estimated Value is refused: SymPy would take it as one exact number, and a claim built
+        from it (``ta.verify``, a node parameter) would rest on a digit the Value does not
+        guarantee. Use Value arithmetic (``v + 1``, ``v.exp()``: the guarantee is carried),
+        ``.mid`` explicitly (an estimate), ``.interval()``, or ``ta.Functional(...)`` for a lazy
+        scalar."""
+        if self.exact is not None:
+            return self.exact
+        raise sp.SympifyError(self, f"a {self.guarantee} Value is an interval, not one number "
+                              "for SymPy; use Value arithmetic (v + 1, v.exp()), .mid (an "
+                              "estimate), .interval(), or tradeoff_algebra.Functional for a "
+                              "lazy scalar")
 
     def _fmt(self, x) -> str:
         return mp.nstr(x, self.dps, min_fixed=-4, max_fixed=6)
@@ -293,9 +317,33 @@ class Value:
             n = int(mp.ceil(q) if up else mp.floor(q))
             return mp.nstr(mp.mpf(n) * mp.mpf(10) ** e, digits, min_fixed=-4, max_fixed=6)
 
-    def _interval(self) -> str:
-        d = self._digits()
+    def _interval(self, digits: int | None = None) -> str:
+        d = self._digits() if digits is None else digits
         return f"[{self._outward(self.lo, d, False)}, {self._outward(self.hi, d, True)}]"
+
+    def text(self, digits: int | None = None) -> str:
+        """As :func:`str`, with ``digits`` significant digits of each end of an enclosure
+        (rounded outward: the lower end down, the upper end up); a point shows at most its
+        ``dps`` digits, an exact rational as itself. The command line's ``--dps N`` prints
+        ``v.text(N)``."""
+        if digits is None or self.exact is not None:
+            return str(self)
+        digits = _check_dps(digits, "Value.text")
+        if self.is_point:
+            return mp.nstr(self.mid, min(digits, self.dps), min_fixed=-4, max_fixed=6)
+        return self._interval(digits)
+
+    def known_digits(self) -> int | None:
+        """About how many significant digits an enclosure determines: floor(-log10 of its
+        relative width), at least 0; None for a point or an exact value."""
+        if self.exact is not None or self.is_point:
+            return None
+        if not (mp.isfinite(self.lo) and mp.isfinite(self.hi)):
+            return 0
+        with mp.workprec(dps_to_prec(self.dps) + 20):
+            lo, hi = mp.mpf(self.lo), mp.mpf(self.hi)
+            scale = max(abs(lo), abs(hi))
+            return max(0, int(mp.floor(-mp.log10((hi - lo) / scale))))
 
     def __str__(self) -> str:
         if self.exact is not None:
@@ -317,34 +365,108 @@ class Value:
             return f"{self} (exact)"
         return f"{self} ({self.guarantee})"
 
+    # -- arithmetic (numeric/value_arith.py: exact stays exact, otherwise Arb ball arithmetic) --
+    #: Above SymPy's expressions (10), so that ``Rational(1, 3) + v`` asks ``v.__radd__``
+    #: instead of turning ``v`` into a SymPy number.
+    _op_priority = 20.0
+
+    def __add__(self, other):
+        return value_arith.binary("+", self, other, Value)
+
+    def __radd__(self, other):
+        return value_arith.binary("+", other, self, Value)
+
+    def __sub__(self, other):
+        return value_arith.binary("-", self, other, Value)
+
+    def __rsub__(self, other):
+        return value_arith.binary("-", other, self, Value)
+
+    def __mul__(self, other):
+        return value_arith.binary("*", self, other, Value)
+
+    def __rmul__(self, other):
+        return value_arith.binary("*", other, self, Value)
+
+    def __truediv__(self, other):
+        return value_arith.binary("/", self, other, Value)
+
+    def __rtruediv__(self, other):
+        return value_arith.binary("/", other, self, Value)
+
+    def __pow__(self, other):
+        return value_arith.binary("**", self, other, Value)
+
+    def __rpow__(self, other):
+        return value_arith.binary("**", other, self, Value)
+
+    def __neg__(self) -> Value:
+        return value_arith.unary("neg", self, Value)
+
+    def __pos__(self) -> Value:
+        return self
+
+    def __abs__(self) -> Value:
+        return value_arith.unary("abs", self, Value)
+
+    def exp(self) -> Value:
+        """e^v, rigorously (Arb); exact only for an exact 0."""
+        return value_arith.unary("exp", self, Value)
+
+    def log(self) -> Value:
+        """The natural logarithm, rigorously (Arb); the interval must lie above 0."""
+        return value_arith.unary("log", self, Value)
+
+    def sqrt(self) -> Value:
+        """The square root, rigorously (Arb); exact for the square of a rational."""
+        return value_arith.unary("sqrt", self, Value)
+
     # -- as a number: formatting, rounding, certain comparisons ---------------------------------
     def __format__(self, spec: str) -> str:
-        """``format(v, ".3f")``: the estimate ``mid`` formatted as a float (the guaranteed ends
-        are ``lo`` and ``hi``); an empty spec gives ``str(v)``."""
-        return format(float(self.mid), spec) if spec else str(self)
+        """``format(v, ".3g")``: the guaranteed interval formatted rigorously
+        (:mod:`.value_format`): one number when every point of the interval rounds to it (the
+        truth correctly rounded), else ``[lo, hi]`` rounded outward; ``f"{v:.5g}"`` of the
+        DP-SGD epsilon is ``[3.0683, 3.0688]``. An empty spec gives ``str(v)``; ``.mid``
+        formats the estimate alone (``f"{float(v.mid):.3f}"``)."""
+        return value_format.format_value(self, spec) if spec else str(self)
 
     def __round__(self, ndigits: int | None = None):
         return round(float(self.mid), ndigits)
 
+    def guaranteed(self) -> tuple:
+        """The guaranteed interval as exact SymPy numbers ``(lo, hi)``: the rational twice for
+        an exact value, else :meth:`interval` (a point widened by one unit of its last digit),
+        infinite ends as ``-oo``/``oo``. Comparisons decide on it."""
+        if self.exact is not None:
+            return self.exact, self.exact
+        lo, hi = self.interval()
+        return tuple(_as_rational(x) if mp.isfinite(x) else (sp.oo if x > 0 else -sp.oo)
+                     for x in (lo, hi))
+
     def _bounds(self, other) -> tuple:
         if isinstance(other, Value):
-            return _as_rational(other.lo), _as_rational(other.hi)
+            return other.guaranteed()
         if isinstance(other, MPF):
-            r = _as_rational(other)
-        elif isinstance(other, (int, float, sp.Rational)) and not isinstance(other, bool):
+            r = _as_rational(other) if mp.isfinite(other) else None
+        elif isinstance(other, float):  # exactly (sp.Rational(float) rounds)
+            r = sp.Rational(*other.as_integer_ratio()) if math.isfinite(other) else None
+        elif isinstance(other, (int, sp.Rational)) and not isinstance(other, bool):
             r = sp.Rational(other)
         else:
             try:
                 r = sp.Rational(other)
             except (TypeError, ValueError):
                 return NotImplemented
+        if r is None:
+            raise InvalidParameter("other", other, "a finite number or a Value", "Value "
+                                   "comparison")
         return r, r
 
     def _compare(self, other, name: str, certainly, certainly_not):
         b = self._bounds(other)
         if b is NotImplemented:
             return NotImplemented
-        lo, hi = _as_rational(self.lo), _as_rational(self.hi)
+        lo, hi = self.guaranteed()
         if certainly(lo, hi, *b):
             return True
         if certainly_not(lo, hi, *b):
@@ -374,17 +496,31 @@ class Value:
                              lambda lo, hi, a, b: hi < a)
 
     def latex(self) -> str:
-        """The number in LaTeX; an estimate is marked ``\\approx`` (an exact or certified value
-        is printed plainly, an enclosure as an interval)."""
+        """The number in LaTeX; an estimate is marked ``\approx`` (an exact or certified value
+        is printed plainly, an enclosure as an interval with the ends of :func:`str`, rounded
+        outward)."""
         if self.exact is not None:
             return sp.latex(self.exact)
+
+        def tex(text: str) -> str:
+            if not any(c.isdigit() for c in text):
+                return r"\infty" if "inf" in text and "-" not in text else r"-\infty"
+            return sp.latex(sp.Float(text, max(1, sum(c.isdigit() for c in text))))
+
         if self.is_point:
-            body = sp.latex(sp.Float(self._fmt(self.mid), self.dps))
+            body = tex(self._fmt(self.mid))
         else:
-            body = r"\left[%s,\ %s\right]" % (
-                sp.latex(sp.Float(self._fmt(self.lo), self.dps)),
-                sp.latex(sp.Float(self._fmt(self.hi), self.dps)))
+            d = self._digits()
+            body = r"\left[%s,\ %s\right]" % (tex(self._outward(self.lo, d, False)),
+                                               tex(self._outward(self.hi, d, True)))
         return body if self.is_certain else r"\approx " + body
+
+    def _repr_html_(self) -> str:
+        """For Jupyter: the text of :func:`str` and the guarantee in small type."""
+        import html
+
+        return ('<span class="tradeoff-value">%s <small>(%s)</small></span>'
+                % (html.escape(str(self)), self.guarantee))
 
     def _repr_latex_(self) -> str:
         return "$%s$" % self.latex()

@@ -159,15 +159,46 @@ class Approximation:
         """No approximation was applied: ``node`` equals ``expr``."""
         return all(s.relation == "eq" for s in self.derivation.steps)
 
+    def numeric_node(self) -> TradeOffExpr | None:
+        """For display only: ``node`` with its irrational numeric parameters shown to 4
+        digits (``G(0.8551)``, the digits of the stated error), or None when ``node`` is not a
+        leaf with such a parameter. (Built without the constructor, which would store the
+        Float as its binary rational: never evaluate it.)"""
+        args = getattr(self.node, "args", ())
+        if not args or not all(isinstance(a, sp.Expr) and a.is_number for a in args) \
+                or all(a.is_Rational for a in args):
+            return None
+        shown = [a if a.is_Rational else sp.Float(sp.N(a, 4), 4) for a in args]
+        return sp.Basic.__new__(type(self.node), *shown)
+
     def __str__(self) -> str:
         err = self.error or "the papers state no error bound for it"
-        return f"{sp.sstr(self.expr)} ~ {sp.sstr(self.node)}  (error: {err})"
+        num = self.numeric_node()
+        shown = sp.sstr(self.node) + ("" if num is None else f" ~ {sp.sstr(num)}")
+        return f"{sp.sstr(self.expr)} ~ {shown}  (error: {err})"
 
     def latex(self) -> str:
-        return r"%s \approx %s" % (tex(self.expr), tex(self.node))
+        """A LaTeX display (``\\begin{gather*}``, as ``Derivation`` and ``Verdict``): the
+        approximation, its numeric form, and the error the papers state."""
+        num = self.numeric_node()
+        head = r"%s \approx %s%s" % (tex(self.expr), tex(self.node),
+                                      "" if num is None else r" \approx " + tex(num))
+        err = self.error or "the papers state no error bound for it"
+        return "\\begin{gather*}\n%s \\\\\n\\text{error: %s}\n\\end{gather*}" % (
+            head, _text(err))
 
     def _repr_latex_(self) -> str:
-        return "$%s$" % self.latex()
+        return self.latex()
+
+
+def _text(s: str) -> str:
+    """Plain text for LaTeX's \\text{}: its special characters escaped."""
+    out = []
+    for c in s:
+        out.append({"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_",
+                    "&": r"\&", "%": r"\%", "#": r"\#", "$": r"\$", "^": r"\^{}",
+                    "~": r"\~{}"}.get(c, c))
+    return "".join(out)
 
 
 @budget.deadline(_shown("approx", None))
