@@ -73,8 +73,18 @@ from ..numeric.arb import arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope
 from ..numeric.context import ThreadCache, arb_precision, mp
-from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
+from ..numeric.privacy_loss import (
+    RHO_LIB,
+    U64,
+    AtomLoss,
+    LazyLoss,
+    PrivacyLoss,
+    exact_fraction,
+    loss_views,
+    privacy_loss,
+)
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
+from .discrete_gaussian_law import dg_law
 
 __all__ = ["DiscreteGaussian", "CKS"]
 
@@ -388,12 +398,16 @@ class DiscreteGaussianLoss(AtomLoss):
 @privacy_loss.register(DiscreteGaussian)
 
 
-@loss_views("grid")
+@loss_views("grid", "law")
 def _(f) -> PrivacyLoss | None:
-    """The lattice law in float64 (DiscreteGaussianLoss); None for symbolic parameters."""
+    """The lattice law in float64 (DiscreteGaussianLoss) and its Arb law for the certified
+    Laplace inversion (``discrete_gaussian_law``; sigma an exact rational or float); None for
+    symbolic parameters."""
     if f.free_symbols:
         return None
-    return DiscreteGaussianLoss(int(f.sensitivity), float(f.sigma))
+    d, sigma = int(f.sensitivity), exact_fraction(f.sigma)
+    return LazyLoss(grid=lambda: DiscreteGaussianLoss(d, float(f.sigma)),
+                    law=None if sigma is None else lambda: dg_law(d, sigma))
 
 
 @np_value.register(DiscreteGaussian)
