@@ -73,6 +73,7 @@ from ..numeric.arb import arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope
 from ..numeric.context import ThreadCache, arb_precision, mp
+from ..numeric.precision_loop import precision_loop
 from ..numeric.privacy_loss import (
     RHO_LIB,
     U64,
@@ -84,7 +85,7 @@ from ..numeric.privacy_loss import (
     privacy_loss,
 )
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
-from .discrete_gaussian_law import dg_law
+from .discrete_gaussian_law import _dual_terms, _theta_dual, dg_law, em_profile_sum
 
 __all__ = ["DiscreteGaussian", "CKS"]
 
@@ -283,19 +284,27 @@ def _(f, a, ac, power):
 
 
 def _mp_pair(f: DiscreteGaussian, make) -> tuple:
-    """(lo, hi) of the ball ``make(prec)`` at the working precision (plus guard bits, doubled
-    until the ball carries the working precision)."""
+    """(lo, hi) of the ball ``make(prec)`` at the working precision: the one precision loop
+    (``numeric.precision_loop``) from 40 guard bits, doubling (at most six times) until the ball
+    carries the working precision; at the cap the widest ball reached is returned as it is, and
+    a segment still undecided there is a NumericalError."""
     num(f.sigma, "sigma")  # symbols: a clear error
     target = mp.prec
-    prec = target + 40
-    for _ in range(6):
+
+    def compute(prec):
         with arb_precision(prec):
-            ball = make(prec)
-            if ball is not None and ball.is_finite() and ball.rel_accuracy_bits() >= target:
-                return ball_interval(ball, target + 10)
-        prec *= 2
-    if ball is None:
-        raise NumericalError(f"{f}: the segment of alpha is not decided at {prec} bits")
+            return make(prec)
+
+    def done(ball, prev) -> bool:
+        return ball is not None and ball.is_finite() and ball.rel_accuracy_bits() >= target
+
+    def give_up(ball, prev, prec):
+        if ball is None:
+            raise NumericalError(f"{f}: the segment of alpha is not decided at {prec} bits")
+        return ball
+
+    ball = precision_loop(compute, target + 40, done=done, max_steps=6, give_up=give_up,
+                          what=lambda: f"{f} at {target} bits")
     return ball_interval(ball, target + 10)
 
 
@@ -311,9 +320,14 @@ mp_roc.register(DiscreteGaussian)(lambda f, a, ac: _level_value(f, a, ac, True))
 def delta_ball(f: DiscreteGaussian, eps, prec: int):
     """delta(eps) as an Arb ball (``eps`` a ball): sum_{x >= m} Q(x) (1 - e^{eps - L(x)})_+ with
     m below the threshold eps sigma^2/Delta + Delta/2, the rest bounded by the tail T of P
-    (module docstring; CKS Thm. 7)."""
+    (module docstring; CKS Thm. 7); from sigma = 8 on by the Euler-Maclaurin formula
+    (:func:`_delta_em`, a few dozen operations at any sigma) where its remainder is small
+    enough."""
     from flint import arb
 
+    em = _delta_em(f, eps, prec)
+    if em is not None:
+        return em
     d = int(f.sensitivity)
     S = _sums(f, prec)
     thr = eps / (2 * S.h * d) + arb(d) / 2
@@ -334,6 +348,38 @@ def delta_ball(f: DiscreteGaussian, eps, prec: int):
             rest = (w / (1 - r)) * (1 + arb(0, 1)) / 2
             return (total + rest) / S.theta
     raise NumericalError(f"{f}: delta({eps}) needs more than {MAX_TERMS} terms")
+
+
+def _delta_em(f: DiscreteGaussian, eps, prec: int):
+    """delta(eps) = S/theta(0): S = sum_{x > thr} [w(x - Delta) - e^eps w(x)] (thr = eps
+    sigma^2/Delta + Delta/2, every such term positive) by Euler-Maclaurin
+    (``discrete_gaussian_law.em_profile_sum``), a lattice point within the ball of thr counted
+    as max(term, 0), theta(0) by its Poisson dual series; None below sigma = 8 or where the
+    remainder is not small enough (the direct sum answers)."""
+    from flint import acb, arb
+
+    if float(f.sigma) < 8:
+        return None
+    d = int(f.sensitivity)
+    sg = arb_ball(f.sigma)
+    h = 1 / (2 * sg * sg)
+    thr = eps / (2 * h * d) + arb(d) / 2
+    if not thr.is_finite():
+        return None
+    lo_i = int(thr.lower().floor().unique_fmpz())
+    hi_i = int(thr.upper().floor().unique_fmpz())
+    if hi_i - lo_i > 1:
+        return None
+    extra = arb(0)
+    if hi_i > lo_i:  # thr may equal the lattice point hi_i: its term counts only if positive
+        g = (-h * (hi_i - d) ** 2).exp() - eps.exp() * (-h * hi_i * hi_i).exp()
+        extra = g.max(arb(0))
+    S = em_profile_sum(d, h, eps, hi_i + 1, prec)
+    if S is None:
+        return None
+    theta0 = sg * (2 * arb.pi()).sqrt() * _theta_dual(sg, acb(0), _dual_terms(float(f.sigma),
+                                                                              0.0, prec)).real
+    return ((S + extra) / theta0).max(arb(0))
 
 
 @arb_delta.register(DiscreteGaussian)

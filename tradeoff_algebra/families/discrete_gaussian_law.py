@@ -222,3 +222,68 @@ def renyi_ball(d: int, sigma: Fraction, a: Fraction) -> arb:
     A = to_arb(a)
     r = theta_ratio(sigma, acb((1 - A) * d)).real
     return A * rho + r.log() / (A - 1)
+
+
+# -- Euler-Maclaurin: the profile's lattice sum at large sigma -----------------------------------
+#: Most Euler-Maclaurin correction pairs tried before the direct sum is used instead.
+EM_MAX_P = 40
+
+
+def _gauss_taylor(h: arb, x0: arb, n: int) -> list:
+    """The Taylor coefficients c_j = g^{(j)}(x0)/j!, j < n, of g(x) = e^{-h x^2}: from
+    g' = -2 h x g, (j + 1) c_{j+1} = -2 h (x0 c_j + c_{j-1})."""
+    c = [(-h * x0 * x0).exp()]
+    c.append(-2 * h * x0 * c[0])
+    for j in range(1, n - 1):
+        c.append(-2 * h * (x0 * c[j] + c[j - 1]) / (j + 1))
+    return c[:n]
+
+
+def _abs_derivative_tail(h: arb, y0: arb, n: int) -> arb:
+    """An upper bound of int_m^oo |d^n/dx^n e^{-h (x - s)^2}| dx with y0 = sqrt(2h)(m - s): in
+    y = sqrt(2h)(x - s) the derivative is (2h)^{n/2} He_n(y) e^{-y^2/2}, and by Cauchy-Schwarz
+    int_{y0}^oo |He_n| e^{-y^2/2} <= (n! sqrt(2 pi))^{1/2} (int_{y0}^oo e^{-y^2/2})^{1/2}
+    (int_R He_n^2 e^{-y^2/2} = n! sqrt(2 pi))."""
+    fact = arb.fac_ui(n)
+    tail = (arb.pi() / 2).sqrt() * (y0 / arb(2).sqrt()).erfc()
+    return (2 * h) ** (arb(n - 1) / 2) * (fact * (2 * arb.pi()).sqrt() * tail).sqrt()
+
+
+def em_profile_sum(d: int, h: arb, eps: arb, m: int, prec: int) -> arb | None:
+    """S = sum_{x >= m} [e^{-h (x - Delta)^2} - e^eps e^{-h x^2}] (theta(0) delta(eps) when m is
+    the first lattice point with L(x) > eps) by the Euler-Maclaurin formula
+
+        sum_{x >= m} g(x) = int_m^oo g + g(m)/2 - sum_{k=1}^p B_{2k}/(2k)! g^{(2k-1)}(m) + R_p,
+        |R_p| <= 2 zeta(2p)/(2 pi)^{2p} int_m^oo |g^{(2p)}|
+
+    (the periodic Bernoulli function is at most |B_{2p}| and |B_{2p}|/(2p)! = 2 zeta(2p)/
+    (2 pi)^{2p}), the integrals by erfc and the derivatives by Arb power series; the smallest p
+    whose bound is below 2^-(prec + 4) of |S| is taken, None when no p <= EM_MAX_P is (small
+    sigma: the direct sum is short there)."""
+    ee = eps.exp()
+    sq = (arb.pi() / h).sqrt() / 2
+    rh = h.sqrt()
+    main = sq * (rh * (m - d)).erfc() - ee * sq * (rh * m).erfc()
+    n = 2 * EM_MAX_P + 1
+    cq = _gauss_taylor(h, arb(m - d), n)
+    cp = _gauss_taylor(h, arb(m), n)
+    main += (cq[0] - ee * cp[0]) / 2
+    r2h = (2 * h).sqrt()
+    yq, yp = r2h * (m - d), r2h * m
+    scale = main.abs_lower()
+    target = arb(2) ** -(prec + 4)
+    for p in range(1, EM_MAX_P + 1):
+        b = fmpq_bernoulli(2 * p)
+        main -= b / (2 * p) * (cq[2 * p - 1] - ee * cp[2 * p - 1])  # B_2k/(2k)! (2k-1)! c
+        zeta = arb(2 * p).zeta()
+        rest = 2 * zeta / (2 * arb.pi()) ** (2 * p) * (
+            _abs_derivative_tail(h, yq, 2 * p) + ee * _abs_derivative_tail(h, yp, 2 * p))
+        if rest < target * scale:
+            return main + arb(0, rest.upper())
+    return None
+
+
+def fmpq_bernoulli(n: int) -> arb:
+    from flint import fmpq
+
+    return arb(fmpq.bernoulli(n))
