@@ -49,12 +49,14 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
+import sympy as sp
 from flint import acb, arb, ctx
 
 from ..core.errors import NumericalError
 from ..numeric.cf_laws import to_arb
 
-__all__ = ["theta_ratio", "DiscreteGaussianLaw", "dg_law", "renyi_ball"]
+__all__ = ["theta_ratio", "DiscreteGaussianLaw", "dg_law", "renyi_ball", "em_profile_sum",
+           "LatticeThetaRatio", "renyi_expr"]
 
 #: The most terms one theta sum may take.
 MAX_TERMS = 4_000_000
@@ -287,3 +289,56 @@ def fmpq_bernoulli(n: int) -> arb:
     from flint import fmpq
 
     return arb(fmpq.bernoulli(n))
+
+
+# -- the theta ratio as a SymPy function (the Renyi divergences' closed form) --------------------
+class LatticeThetaRatio(sp.Function):
+    """theta(c)/theta(0), theta(c) = sum_{y in Z} e^{-(y - c)^2/(2 sigma^2)} (module, (1)): an
+    exact series, 1 at integer c (theta has period 1), even in c. Encloses itself in Arb
+    (``_arb_ball``, both sums with their rigorous tails) for rational sigma and c."""
+
+    @classmethod
+    def eval(cls, sigma, c):
+        if c.is_integer:
+            return sp.S.One
+        if c.could_extract_minus_sign():
+            return cls(sigma, -c)
+        return None
+
+    def _exact_args(self) -> tuple[Fraction, Fraction] | None:
+        out = []
+        for x in self.args:
+            if not isinstance(x, sp.Rational):
+                return None
+            out.append(Fraction(int(x.p), int(x.q)))
+        return out[0], out[1]
+
+    def _arb_ball(self) -> arb | None:
+        ex = self._exact_args()
+        if ex is None or ex[0] <= 0:
+            return None
+        return theta_ratio(ex[0], acb(to_arb(ex[1]))).real
+
+    def _eval_evalf(self, prec):
+        from ..numeric.arb_expr import ball_interval
+        from ..numeric.context import arb_precision, mp
+
+        ex = self._exact_args()
+        if ex is None:
+            return None
+        with arb_precision(prec + 30), mp.workprec(prec + 10):
+            lo, hi = ball_interval(self._arb_ball(), prec + 10)
+            return sp.Float((lo + hi) / 2, precision=prec)
+
+    def _latex(self, printer):
+        s, c = (printer._print(a) for a in self.args)
+        return r"\frac{\vartheta_{%s}(%s)}{\vartheta_{%s}(0)}" % (s, c, s)
+
+
+def renyi_expr(d: sp.Expr, sigma: sp.Expr, a: sp.Expr) -> sp.Expr:
+    """D_a(P || Q) of the discrete Gaussian pair (module): a Delta^2/(2 sigma^2) +
+    log(theta((1 - a) Delta)/theta(0))/(a - 1) for a != 1, +oo for a = oo (L is unbounded)."""
+    if a is sp.oo:
+        return sp.oo
+    rho = d**2 / (2 * sigma**2)
+    return a * rho + sp.log(LatticeThetaRatio(sigma, (1 - a) * d)) / (a - 1)
