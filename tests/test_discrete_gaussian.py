@@ -461,3 +461,37 @@ def test_epsilon_at_sigma_ten_thousand_against_the_sum_over_the_pmf():
         lat = Lattice(10**4, tiny=50)
         lo, hi = hockey(lat.p, 1, mp.exp(e.lo)), hockey(lat.p, 1, mp.exp(e.hi))
         assert lo >= mp.mpf(10) ** -6 >= hi
+
+
+@pytest.mark.parametrize("sigma,eps,tiny", [(R(20), R(2), 400), (R(12), R(7), 1800)])
+def test_delta_far_in_the_tail_against_the_sum_over_the_pmf(sigma, eps, tiny):
+    """eps beyond 2 pi Delta: Euler-Maclaurin does not converge there and the terms, which fall
+    by about e^{-eps} each, are summed directly (delta ~ 1e-352 and 1e-1532 here)."""
+    f = ta.DiscreteGaussian(1, sigma)
+    with mp.workdps(50):
+        lat = Lattice(sigma, tiny=tiny)
+        assert lat.K > eps * sigma**2 + 40  # the window holds the threshold and far beyond
+        ref = hockey(lat.p, 1, mp.exp(mp.mpf(eps.p) / eps.q))
+    v = ta.delta(f, eps, dps=30)
+    assert v.guarantee == "certified"
+    assert abs(v.mid - ref) <= mp.mpf(10) ** -29 * ref, (v, ref)
+
+
+def test_euler_maclaurin_far_bound_against_the_direct_terms():
+    """At y0 = (m - s)/sigma >= n + 1 the remainder uses the far bound on He_n; the sum it
+    gives holds the direct sum of the same terms (each with its own tail bound)."""
+    from flint import arb
+
+    from tradeoff_algebra.families.discrete_gaussian import _far_sum
+    from tradeoff_algebra.families.discrete_gaussian_law import em_profile_sum
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    for sigma, eps in ((50, R(1, 2)), (400, R(1, 5)), (10**4, R(1, 10))):
+        with arb_precision(200):
+            h = 1 / (2 * arb(sigma) ** 2)
+            e = arb(eps.p) / eps.q
+            m = int(eps * sigma**2 + R(1, 2)) + 1  # thresholds eps sigma^2 + 1/2 (Delta = 1)
+            em = em_profile_sum(1, h, e, m, 160)
+            direct = _far_sum(1, h, e, m, 160, max_terms=10**6)
+            assert em is not None and direct is not None
+            assert em.overlaps(direct) and em.rel_accuracy_bits() >= 150

@@ -371,9 +371,11 @@ def delta_ball(f: DiscreteGaussian, eps, prec: int):
 def _delta_em(f: DiscreteGaussian, eps, prec: int):
     """delta(eps) = S/theta(0): S = sum_{x > thr} [w(x - Delta) - e^eps w(x)] (thr = eps
     sigma^2/Delta + Delta/2, every such term positive) by Euler-Maclaurin
-    (``discrete_gaussian_law.em_profile_sum``), a lattice point within the ball of thr counted
-    as max(term, 0), theta(0) by its Poisson dual series; None below sigma = 8 or where the
-    remainder is not small enough (the direct sum answers)."""
+    (``discrete_gaussian_law.em_profile_sum``; its corrections shrink like (eps/(2 pi Delta))^2
+    far out) or, where that does not converge, by the terms themselves (:func:`_far_sum`, few
+    there), a lattice point within the ball of thr counted as max(term, 0), theta(0) by its
+    Poisson dual series; None below sigma = 8 or where neither is short (the direct sums of
+    :class:`_Sums` answer)."""
     from flint import acb, arb
 
     if float(f.sigma) < 8:
@@ -393,11 +395,32 @@ def _delta_em(f: DiscreteGaussian, eps, prec: int):
         g = (-h * (hi_i - d) ** 2).exp() - eps.exp() * (-h * hi_i * hi_i).exp()
         extra = g.max(arb(0))
     S = em_profile_sum(d, h, eps, hi_i + 1, prec)
+    if S is None:  # far out (eps >~ 2 pi Delta): the terms fall fast, sum them directly
+        S = _far_sum(d, h, eps, hi_i + 1, prec)
     if S is None:
         return None
     theta0 = sg * (2 * arb.pi()).sqrt() * _theta_dual(sg, acb(0), _dual_terms(float(f.sigma),
                                                                               0.0, prec)).real
     return ((S + extra) / theta0).max(arb(0))
+
+
+def _far_sum(d: int, h, eps, m: int, prec: int, max_terms: int = 100_000):
+    """sum_{x >= m} [w(x - Delta) - e^eps w(x)] (every term positive) directly, the rest
+    bounded by the geometric tail of w(x - Delta) (ratios e^{-h(2(x - Delta) + 1)}, decreasing for
+    x >= Delta), or None beyond ``max_terms`` terms."""
+    from flint import arb
+
+    ee = eps.exp()
+    total = arb(0)
+    eps_rel = arb(2) ** -(prec + 8)
+    for x in range(m, m + max_terms):
+        wq = (-h * (x - d) ** 2).exp()
+        total += wq - ee * (-h * x * x).exp()
+        if x - d >= 0 and total > 0 and wq < total * eps_rel:
+            r = (-h * (2 * (x + 1 - d) + 1)).exp()
+            rest = (-h * (x + 1 - d) ** 2).exp() / (1 - r)
+            return total + arb(0, rest.upper())
+    return None
 
 
 @arb_delta.register(DiscreteGaussian)
@@ -457,6 +480,7 @@ def _(f, d):
 
         p0 = probe(mp.zero)
         if p0.k == -1:  # delta(0) < d: eps = 0
+            trace.note("certified bracket on the Arb profile")
             return CertifiedPair(mp.zero, mp.zero)
         if p0.k is None:
             return None

@@ -243,12 +243,20 @@ def _gauss_taylor(h: arb, x0: arb, n: int) -> list:
 
 def _abs_derivative_tail(h: arb, y0: arb, n: int) -> arb:
     """An upper bound of int_m^oo |d^n/dx^n e^{-h (x - s)^2}| dx with y0 = sqrt(2h)(m - s): in
-    y = sqrt(2h)(x - s) the derivative is (2h)^{n/2} He_n(y) e^{-y^2/2}, and by Cauchy-Schwarz
-    int_{y0}^oo |He_n| e^{-y^2/2} <= (n! sqrt(2 pi))^{1/2} (int_{y0}^oo e^{-y^2/2})^{1/2}
-    (int_R He_n^2 e^{-y^2/2} = n! sqrt(2 pi))."""
+    y = sqrt(2h)(x - s) the derivative is (2h)^{n/2} He_n(y) e^{-y^2/2}, and
+
+    * for y0 >= n + 1: |He_n(y)| <= y^n e^{n^2/(2 y^2)} <= e^{1/2} y^n (from its explicit sum,
+      n!/(n - 2k)! <= n^{2k}), and int_{y0}^oo y^n e^{-y^2/2} <= y0^{n-1} e^{-y0^2/2}/(1 - (n -
+      1)/y0^2) (y^n e^{-y^2/2} = -F'(y)/(1 - (n - 1)/y^2), F = y^{n-1} e^{-y^2/2});
+    * else by Cauchy-Schwarz, int_{y0}^oo |He_n| e^{-y^2/2} <= (n! sqrt(2 pi))^{1/2}
+      (int_{y0}^oo e^{-y^2/2})^{1/2} (int_R He_n^2 e^{-y^2/2} = n! sqrt(2 pi))."""
+    scale = (2 * h) ** (arb(n - 1) / 2)
+    if y0 >= n + 1:
+        far = arb(1).exp().sqrt() * y0 ** (n - 1) * (-y0 * y0 / 2).exp() / (1 - (n - 1) / (y0 * y0))
+        return scale * far
     fact = arb.fac_ui(n)
     tail = (arb.pi() / 2).sqrt() * (y0 / arb(2).sqrt()).erfc()
-    return (2 * h) ** (arb(n - 1) / 2) * (fact * (2 * arb.pi()).sqrt() * tail).sqrt()
+    return scale * (fact * (2 * arb.pi()).sqrt() * tail).sqrt()
 
 
 def em_profile_sum(d: int, h: arb, eps: arb, m: int, prec: int) -> arb | None:
