@@ -495,3 +495,17 @@ def test_euler_maclaurin_far_bound_against_the_direct_terms():
             direct = _far_sum(1, h, e, m, 160, max_terms=10**6)
             assert em is not None and direct is not None
             assert em.overlaps(direct) and em.rel_accuracy_bits() >= 150
+
+
+def test_renyi_with_an_irrational_sigma_against_the_sum_over_the_pmf():
+    d, sigma = 1, sp.sqrt(2) / 2
+    f = ta.DiscreteGaussian(d, sigma)
+    with mp.workdps(50):
+        h = 1 / (2 * mp.mpf(sp.N(sigma**2, 60)))
+        xs = range(-60, 62)  # P(|X| > 60) < e^{-3600}
+        theta = mp.fsum(mp.exp(-h * x * x) for x in xs)
+        A = mp.mpf(2) / 5
+        s = mp.fsum(mp.exp(-h * (A * x * x + (1 - A) * (x - d) ** 2)) for x in xs) / theta
+        ref = mp.log(s) / (A - 1)
+    v = ta.renyi(f, R(2, 5), dps=30)
+    assert v.guarantee == "certified" and abs(v.mid - ref) <= mp.mpf(10) ** -29 * abs(ref)

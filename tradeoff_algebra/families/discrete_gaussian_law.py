@@ -118,17 +118,17 @@ def _theta_dual(sigma: arb, w: acb, K: int) -> acb:
     return s + acb(arb(0, r), arb(0, r))
 
 
-def theta_ratio(sigma: Fraction, w: acb, form: str | None = None) -> acb:
-    """theta(w)/theta(0) (module, (1)) as a complex Arb ball at the working precision, by the
-    direct sum (``form="direct"``), the Poisson dual sum (``"dual"``) or the one with fewer terms
-    (default)."""
+def theta_ratio(sigma: Fraction | arb, w: acb, form: str | None = None) -> acb:
+    """theta(w)/theta(0) (module, (1)) as a complex Arb ball at the working precision (sigma
+    exact, or a ball), by the direct sum (``form="direct"``), the Poisson dual sum (``"dual"``)
+    or the one with fewer terms (default)."""
     prec = ctx.prec
-    s = float(sigma)
+    sg = sigma if isinstance(sigma, arb) else to_arb(sigma)
+    s = float(sg.mid())
     im = float(w.imag.mid()) if w.imag.is_finite() else math.inf
     nd, nq = _direct_terms(s, prec), _dual_terms(s, im, prec)
     if form is None:
         form = "direct" if 2 * nd + 1 <= nq else "dual"
-    sg = to_arb(sigma)
     if form == "direct":
         if nd > MAX_TERMS:
             raise NumericalError(f"theta sum: sigma={sigma} needs {nd} terms")
@@ -303,7 +303,8 @@ def fmpq_bernoulli(n: int) -> arb:
 class LatticeThetaRatio(sp.Function):
     """theta(c)/theta(0), theta(c) = sum_{y in Z} e^{-(y - c)^2/(2 sigma^2)} (module, (1)): an
     exact series, 1 at integer c (theta has period 1), even in c. Encloses itself in Arb
-    (``_arb_ball``, both sums with their rigorous tails) for rational sigma and c."""
+    (``_arb_ball``, the shorter of its two sums with its rigorous tail) for numeric sigma > 0
+    and c."""
 
     @classmethod
     def eval(cls, sigma, c):
@@ -313,29 +314,32 @@ class LatticeThetaRatio(sp.Function):
             return cls(sigma, -c)
         return None
 
-    def _exact_args(self) -> tuple[Fraction, Fraction] | None:
-        out = []
-        for x in self.args:
-            if not isinstance(x, sp.Rational):
-                return None
-            out.append(Fraction(int(x.p), int(x.q)))
-        return out[0], out[1]
+    def _balls(self) -> tuple[arb, arb] | None:
+        """(sigma, c) as Arb balls at the working precision (closed forms enclosed by
+        ``numeric.arb_expr``), or None for symbols or sigma not certainly positive."""
+        from ..numeric.arb_expr import arb_ball
+
+        if any(x.free_symbols for x in self.args):
+            return None
+        try:
+            sg, c = (arb_ball(x) for x in self.args)
+        except ValueError:
+            return None
+        return (sg, c) if sg > 0 else None
 
     def _arb_ball(self) -> arb | None:
-        ex = self._exact_args()
-        if ex is None or ex[0] <= 0:
-            return None
-        return theta_ratio(ex[0], acb(to_arb(ex[1]))).real
+        b = self._balls()
+        return None if b is None else theta_ratio(b[0], acb(b[1])).real
 
     def _eval_evalf(self, prec):
         from ..numeric.arb_expr import ball_interval
         from ..numeric.context import arb_precision, mp
 
-        ex = self._exact_args()
-        if ex is None:
-            return None
         with arb_precision(prec + 30), mp.workprec(prec + 10):
-            lo, hi = ball_interval(self._arb_ball(), prec + 10)
+            ball = self._arb_ball()
+            if ball is None:
+                return None
+            lo, hi = ball_interval(ball, prec + 10)
             return sp.Float((lo + hi) / 2, precision=prec)
 
     def _latex(self, printer):
