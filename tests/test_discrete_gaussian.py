@@ -14,6 +14,7 @@ import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.numeric.privacy_loss import privacy_loss
 from tradeoff_algebra.parse import parse_expr
 from tradeoff_algebra.routes.product import routes_for
 
@@ -29,7 +30,8 @@ class Lattice:
     def __init__(self, sigma, tiny: int = 80):
         s = mp.mpf(sp.Rational(sigma).p) / sp.Rational(sigma).q
         self.h = 1 / (2 * s * s)
-        self.K = int(s * mp.sqrt(2 * tiny * mp.log(10))) + 10
+        # (the geometric tail's denominator adds about log10(sigma) digits)
+        self.K = int(s * mp.sqrt(2 * (tiny + 2 + mp.log10(s + 1)) * mp.log(10))) + 10
         w = [mp.exp(-self.h * x * x) for x in range(-self.K, self.K + 1)]
         theta = mp.fsum(w)
         self.p = {x: w[x + self.K] / theta for x in range(-self.K, self.K + 1)}
@@ -160,20 +162,20 @@ def test_epsilon_inverts_delta():
         assert hi <= mp.mpf(target) * (1 + mp.mpf(10) ** -15)
 
 
-def test_kl_is_delta_squared_over_two_sigma_squared_and_renyi_has_no_closed_form():
+def test_kl_is_delta_squared_over_two_sigma_squared():
     f = ta.DiscreteGaussian(2, R(3, 2))
     with mp.workdps(40):
         lat = Lattice(R(3, 2))
         ref = mp.fsum(p * mp.log(p / lat.pmf(x - 2)) for x, p in lat.p.items() if lat.pmf(x - 2))
         assert abs(mp.mpf(sp.N(ta.kl(f), 40)) - ref) < mp.mpf(10) ** -30
-    with pytest.raises(ta.NoClosedForm):
-        ta.renyi(f, 2)
+    assert ta.renyi(f, 1) == ta.kl(f) == R(8, 9)
 
 
 @pytest.mark.parametrize("a", [R(1, 2), R(2), R(3), R(4, 3), R(3, 2)])
 def test_renyi_is_the_zcdp_bound_exactly_when_a_delta_is_an_integer(a):
     # (the module docstring's statement of CKS Prop. 5: equality iff a Delta in Z, else a bound)
     d, sigma = 3, R(7, 10)
+    f = ta.DiscreteGaussian(d, sigma)
     with mp.workdps(40):
         lat = Lattice(sigma)
         A = mp.mpf(a.p) / a.q
@@ -182,8 +184,29 @@ def test_renyi_is_the_zcdp_bound_exactly_when_a_delta_is_an_integer(a):
         bound = A * d * d * lat.h
         if (a * d).is_integer:
             assert abs(D - bound) < mp.mpf(10) ** -30
+            assert ta.renyi(f, a) == a * d**2 / (2 * sigma**2)  # the theta ratio is 1 there
         else:
             assert (D < bound - mp.mpf(10) ** -6) if A > 1 else (D > bound + mp.mpf(10) ** -6)
+        # the exact theta series, certified in Arb, against the sum over the explicit pmf
+        v = ta.renyi(f, a, dps=30)
+        assert v.guarantee in ("certified", "exact")
+        assert abs(v.mid - D) <= mp.mpf(10) ** -29 * abs(D)
+
+
+def test_renyi_of_products_and_the_max_divergence():
+    f, g = ta.DiscreteGaussian(1, 2), ta.DiscreteGaussian(2, R(5, 2))
+    with mp.workdps(40):
+        la, lb = Lattice(2), Lattice(R(5, 2))
+        A = mp.mpf(3) / 2
+
+        def one(lat, d):
+            return mp.log(mp.fsum(p**A * lat.pmf(x - d) ** (1 - A) for x, p in lat.p.items()
+                                  if lat.pmf(x - d))) / (A - 1)
+
+        ref = one(la, 1) + one(lb, 2)  # Renyi divergences add over products
+        v = ta.renyi(f @ g, R(3, 2), dps=30)
+        assert v.guarantee == "certified" and abs(v.mid - ref) <= mp.mpf(10) ** -29 * ref
+    assert ta.renyi(f, sp.oo) == sp.oo  # L is unbounded on the lattice
 
 
 # -- composition ---------------------------------------------------------------------------------
@@ -303,3 +326,186 @@ def test_delta_is_certified_by_the_registered_arb_profile():
         P = {x: w[x + 200] / z for x in range(-200, 202)}
         ref = mp.fsum(max(P[x - 1] - mp.e * P[x], 0) for x in range(-199, 202))
         assert abs(v.mid - ref) <= mp.mpf(10) ** -29 * ref
+
+
+# -- the Arb law of the privacy loss (discrete_gaussian_law) --------------------------------------
+def _mgf_ref(lat: Lattice, d: int, z):
+    """E_Q[e^{z L}] = sum_x Q(x) e^{z L(x)}, Q(x) = P(x - Delta), L(x) = h (2 x Delta - Delta^2),
+    summed over the explicit pmf."""
+    return mp.fsum(lat.pmf(x - d) * mp.exp(z * lat.h * (2 * x * d - d * d))
+                   for x in range(-lat.K, lat.K + d + 1))
+
+
+def _acb(z):
+    from flint import acb, arb, fmpq
+
+    return acb(arb(fmpq(z[0].p, z[0].q)), arb(fmpq(z[1].p, z[1].q)))
+
+
+@pytest.mark.parametrize("d,sigma", CASES + [(1, R(1, 2))])
+def test_law_mgf_against_the_sum_over_the_pmf(d, sigma):
+    from fractions import Fraction
+
+    from tradeoff_algebra.families.discrete_gaussian_law import dg_law, theta_ratio
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    law = privacy_loss(ta.DiscreteGaussian(d, sigma)).law()
+    assert law is dg_law(d, Fraction(sigma.p, sigma.q))
+    with mp.workdps(50):
+        lat = Lattice(sigma)
+        for z in ((R(7, 10), R(0)), (R(13, 10), R(5, 2)), (R(1, 5), R(11))):
+            ref = _mgf_ref(lat, d, mp.mpc(mp.mpf(z[0].p) / z[0].q, mp.mpf(z[1].p) / z[1].q))
+            with arb_precision(200):
+                zz = _acb(z)
+                m = law.mgf(zz)
+                # both sums of the theta ratio, each with its own tail bound, hold the truth
+                g = (zz * (zz + 1) * (d * d) / (2 * _acb((sigma**2, R(0))))).exp()
+                forms = [g * theta_ratio(Fraction(sigma.p, sigma.q), zz * d, form)
+                         for form in ("direct", "dual")]
+            for ball in [m] + forms:
+                re = mp.mpf(ball.real.mid().str(60, radius=False))
+                im = mp.mpf(ball.imag.mid().str(60, radius=False))
+                assert abs(mp.mpc(re, im) - ref) <= mp.mpf(10) ** -40 * abs(ref), (z, ball, ref)
+                assert float(ball.real.rad()) <= 1e-45 * float(abs(ref)) + 1e-300
+
+
+def test_the_lattice_law_does_not_decay():
+    """|M(c + it)| returns to M(c) at every period 2 pi sigma^2/Delta of the lattice: the
+    truncation bound the inversion needs (sup over t' >= t) is M(c) itself."""
+    from flint import acb, arb
+
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    law = privacy_loss(ta.DiscreteGaussian(2, 3)).law()
+    with arb_precision(128):
+        c = arb(1) / 2
+        mc = law.mgf(acb(c)).real
+        period = 2 * arb.pi() * 9 / 2
+        assert abs(law.mgf(acb(c, period))).overlaps(mc)
+        assert abs(law.mgf(acb(c, 3 * period))).overlaps(mc)
+        for t in (1, 5, 20, 100):
+            assert abs(law.mgf(acb(c, t))) <= law.decay_bound(c, arb(t))
+        assert abs(law.mgf(acb(c, 5))) < mc / 10  # it does fall between the returns
+
+
+def test_products_with_a_decaying_law_are_certified_by_the_inversion():
+    """DG(1, 2) (x) G(1): the Gaussian factor's mgf decays, so the certified Laplace inversion
+    answers; against sum_x Q1(x) H_{e^{eps - L1(x)}}(G_1) over the explicit pmf."""
+    f = ta.DiscreteGaussian(1, 2) @ ta.G(1)
+    with mp.workdps(40):
+        lat = Lattice(2)
+
+        def gauss(gamma, mu=mp.one):
+            e = mp.log(gamma)
+            return mp.ncdf(-e / mu + mu / 2) - gamma * mp.ncdf(-e / mu - mu / 2)
+
+        refs = {eps: _mixed_delta(lat, 1, mp.mpf(eps), gauss) for eps in (R(1, 2), 2)}
+    with ta.pld_options(tol=1e-12):
+        for eps, ref in refs.items():
+            v = ta.delta(f, eps, dps=20)
+            assert v.route == "certified Laplace inversion"
+            assert v.lo <= ref <= v.hi and v.hi - v.lo <= 2e-12 * ref
+
+
+def test_products_of_discrete_gaussians_alone_are_declined_by_the_inversion():
+    from tradeoff_algebra.routes import engines
+    from tradeoff_algebra.routes.plan import route
+
+    g = ta.DiscreteGaussian(1, 3) @ ta.DiscreteGaussian(1, R(7, 2))
+    leaves = route(g)[1]
+    assert engines._cf_laws([leaves]) is not None  # every factor has its Arb law ...
+    assert engines._cf_enclosure([leaves], mp.mpf(1), "delta") is None  # ... but no decay
+
+
+# -- the profile at large sigma (Euler-Maclaurin) and eps(delta) certified ----------------------
+@pytest.mark.parametrize("d,sigma", [(3, R(301, 3)), (2, R(8)), (1, R(250)),
+                                     pytest.param(1, R(1000), marks=pytest.mark.slow)])
+def test_delta_by_euler_maclaurin_against_the_sum_over_the_pmf(d, sigma):
+    f = ta.DiscreteGaussian(d, sigma)
+    s2 = sigma**2
+    atom = (R(int(4 * sigma)) - R(d, 2)) * d / s2  # the threshold on a lattice point
+    # thresholds eps sigma^2/Delta + Delta/2 near sigma/10, 3 sigma and 4 sigma
+    for eps in (d / (10 * sigma), 3 * d / sigma, atom):
+        with mp.workdps(45):
+            lat = Lattice(sigma, tiny=60)
+            ref = hockey(lat.p, d, mp.exp(mp.mpf(eps.p) / eps.q))
+        v = ta.delta(f, eps, dps=30)
+        assert v.guarantee == "certified"
+        assert abs(v.mid - ref) <= mp.mpf(10) ** -29 * ref, (eps, v, ref)
+
+
+@pytest.mark.parametrize("sigma", [R(2), R(10), R(300)])
+def test_epsilon_is_a_certified_bracket_against_the_sum_over_the_pmf(sigma):
+    f = ta.DiscreteGaussian(1, sigma)
+    e = ta.epsilon(f, R(1, 10**6), dps=25)
+    assert e.guarantee == "certified" and e.route == "certified bracket on the Arb profile"
+    assert e.hi - e.lo <= mp.mpf(10) ** -24 * e.hi
+    with mp.workdps(50):
+        lat = Lattice(sigma, tiny=60)
+        lo, hi = hockey(lat.p, 1, mp.exp(e.lo)), hockey(lat.p, 1, mp.exp(e.hi))
+        assert lo >= mp.mpf(10) ** -6 >= hi  # delta decreases: the bracket holds the root
+
+
+def test_epsilon_edge_cases():
+    f = ta.DiscreteGaussian(1, 2)
+    assert ta.epsilon(f, 0).mid == mp.inf  # delta(eps) > 0 for every finite eps
+    assert ta.epsilon(f, R(9, 10)).mid == 0  # above the total variation distance
+
+
+@pytest.mark.slow
+def test_epsilon_at_sigma_ten_thousand_against_the_sum_over_the_pmf():
+    f = ta.DiscreteGaussian(1, 10**4)
+    e = ta.epsilon(f, R(1, 10**6), dps=25)
+    assert e.guarantee == "certified"
+    with mp.workdps(40):
+        lat = Lattice(10**4, tiny=50)
+        lo, hi = hockey(lat.p, 1, mp.exp(e.lo)), hockey(lat.p, 1, mp.exp(e.hi))
+        assert lo >= mp.mpf(10) ** -6 >= hi
+
+
+@pytest.mark.parametrize("sigma,eps,tiny", [(R(20), R(2), 400), (R(12), R(7), 1800)])
+def test_delta_far_in_the_tail_against_the_sum_over_the_pmf(sigma, eps, tiny):
+    """eps beyond 2 pi Delta: Euler-Maclaurin does not converge there and the terms, which fall
+    by about e^{-eps} each, are summed directly (delta ~ 1e-352 and 1e-1532 here)."""
+    f = ta.DiscreteGaussian(1, sigma)
+    with mp.workdps(50):
+        lat = Lattice(sigma, tiny=tiny)
+        assert lat.K > eps * sigma**2 + 40  # the window holds the threshold and far beyond
+        ref = hockey(lat.p, 1, mp.exp(mp.mpf(eps.p) / eps.q))
+    v = ta.delta(f, eps, dps=30)
+    assert v.guarantee == "certified"
+    assert abs(v.mid - ref) <= mp.mpf(10) ** -29 * ref, (v, ref)
+
+
+def test_euler_maclaurin_far_bound_against_the_direct_terms():
+    """At y0 = (m - s)/sigma >= n + 1 the remainder uses the far bound on He_n; the sum it
+    gives holds the direct sum of the same terms (each with its own tail bound)."""
+    from flint import arb
+
+    from tradeoff_algebra.families.discrete_gaussian import _far_sum
+    from tradeoff_algebra.families.discrete_gaussian_law import em_profile_sum
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    for sigma, eps in ((50, R(1, 2)), (400, R(1, 5)), (10**4, R(1, 10))):
+        with arb_precision(200):
+            h = 1 / (2 * arb(sigma) ** 2)
+            e = arb(eps.p) / eps.q
+            m = int(eps * sigma**2 + R(1, 2)) + 1  # thresholds eps sigma^2 + 1/2 (Delta = 1)
+            em = em_profile_sum(1, h, e, m, 160)
+            direct = _far_sum(1, h, e, m, 160, max_terms=10**6)
+            assert em is not None and direct is not None
+            assert em.overlaps(direct) and em.rel_accuracy_bits() >= 150
+
+
+def test_renyi_with_an_irrational_sigma_against_the_sum_over_the_pmf():
+    d, sigma = 1, sp.sqrt(2) / 2
+    f = ta.DiscreteGaussian(d, sigma)
+    with mp.workdps(50):
+        h = 1 / (2 * mp.mpf(sp.N(sigma**2, 60)))
+        xs = range(-60, 62)  # P(|X| > 60) < e^{-3600}
+        theta = mp.fsum(mp.exp(-h * x * x) for x in xs)
+        A = mp.mpf(2) / 5
+        s = mp.fsum(mp.exp(-h * (A * x * x + (1 - A) * (x - d) ** 2)) for x in xs) / theta
+        ref = mp.log(s) / (A - 1)
+    v = ta.renyi(f, R(2, 5), dps=30)
+    assert v.guarantee == "certified" and abs(v.mid - ref) <= mp.mpf(10) ** -29 * abs(ref)

@@ -216,6 +216,7 @@ CERTIFYING = {
     "families/gaussian.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)
     "families/epsdelta.py",    # eps(d) = oo for d < delta0 (a proof)
     "families/trivial.py",     # eps of Id and Zero: 0 or oo exactly
+    "families/discrete_gaussian.py",  # eps(d): a bracket proved on the Arb profile
 }
 
 

@@ -41,10 +41,15 @@ sigma^2)} theta((1 - a) Delta)/theta(0) with theta(c) = sum_x e^{-(x - c)^2/(2 s
 is largest at integer c; so D_a(P || Q) = a Delta^2/(2 sigma^2) + log(theta(c)/theta(0))/(a - 1):
 at most a Delta^2/(2 sigma^2) for a > 1 (CKS Prop. 5 and the zCDP bound of Thm. 4, rho =
 (Delta/sigma)^2/2), with equality exactly when a Delta is an integer (checked against direct
-sums in the tests). No ``renyi_form`` is registered: it would be an identity only at those
-orders, and the capability test's quadrature reference cannot check it to its tolerance near
-alpha = 1, where the slopes e^{L(k)} of the knots accumulate. KL = D_1 = Delta^2/(2 sigma^2)
-(E_P[X] = 0) is registered.
+sums in the tests). ``renyi_form`` gives this identity with the theta ratio as an exact series
+(``discrete_gaussian_law.LatticeThetaRatio``, enclosed in Arb with rigorous tails, so
+``ta.renyi(f, a, dps=...)`` is certified); KL = D_1 = Delta^2/(2 sigma^2) (E_P[X] = 0).
+
+**The Arb law and the profile at large sigma** (``discrete_gaussian_law``): the privacy loss's
+moment generating function M(z) = e^{z(z+1) Delta^2/(2 sigma^2)} theta(z Delta)/theta(0) for the
+certified Laplace inversion (products with decaying laws; a lattice law's mgf does not decay),
+and delta(eps) by the Euler-Maclaurin formula with a rigorous remainder from sigma = 8 on, so
+that eps(delta) is a bracket proved in Arb in a fraction of a second at any sigma.
 
 **Numerics.** Every value comes from the tail sums T(m) = sum_{x >= m} e^{-x^2/(2 sigma^2)}
 (m >= 0) in Arb balls: the terms by the recurrence w(x + 1) = w(x) e^{-(2x + 1)/(2 sigma^2)},
@@ -64,17 +69,41 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from mpmath.libmp import round_nearest
 
 from ..core.citations import Paper
 from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
-from ..numeric.arb import arb_exact
+from ..numeric import trace
+from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
-from ..numeric.capability import functional_form, kinks, log_slope
+from ..numeric.capability import functional_form, kinks, log_slope, renyi_form
 from ..numeric.context import ThreadCache, arb_precision, mp
-from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
-from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
+from ..numeric.precision_loop import precision_loop
+from ..numeric.privacy_loss import (
+    RHO_LIB,
+    U64,
+    AtomLoss,
+    LazyLoss,
+    PrivacyLoss,
+    exact_fraction,
+    loss_views,
+    privacy_loss,
+)
+from ..numeric.protocol import (
+    arb_delta,
+    arb_value,
+    mp_delta,
+    mp_epsilon,
+    mp_roc,
+    mp_value,
+    np_value,
+    num,
+)
+from ..numeric.roots import Probe, expand_bracket, findroot
+from ..numeric.value import CertifiedPair
+from .discrete_gaussian_law import _dual_terms, _theta_dual, dg_law, em_profile_sum, renyi_expr
 
 __all__ = ["DiscreteGaussian", "CKS"]
 
@@ -273,19 +302,27 @@ def _(f, a, ac, power):
 
 
 def _mp_pair(f: DiscreteGaussian, make) -> tuple:
-    """(lo, hi) of the ball ``make(prec)`` at the working precision (plus guard bits, doubled
-    until the ball carries the working precision)."""
+    """(lo, hi) of the ball ``make(prec)`` at the working precision: the one precision loop
+    (``numeric.precision_loop``) from 40 guard bits, doubling (at most six times) until the ball
+    carries the working precision; at the cap the widest ball reached is returned as it is, and
+    a segment still undecided there is a NumericalError."""
     num(f.sigma, "sigma")  # symbols: a clear error
     target = mp.prec
-    prec = target + 40
-    for _ in range(6):
+
+    def compute(prec):
         with arb_precision(prec):
-            ball = make(prec)
-            if ball is not None and ball.is_finite() and ball.rel_accuracy_bits() >= target:
-                return ball_interval(ball, target + 10)
-        prec *= 2
-    if ball is None:
-        raise NumericalError(f"{f}: the segment of alpha is not decided at {prec} bits")
+            return make(prec)
+
+    def done(ball, prev) -> bool:
+        return ball is not None and ball.is_finite() and ball.rel_accuracy_bits() >= target
+
+    def give_up(ball, prev, prec):
+        if ball is None:
+            raise NumericalError(f"{f}: the segment of alpha is not decided at {prec} bits")
+        return ball
+
+    ball = precision_loop(compute, target + 40, done=done, max_steps=6, give_up=give_up,
+                          what=lambda: f"{f} at {target} bits")
     return ball_interval(ball, target + 10)
 
 
@@ -301,9 +338,14 @@ mp_roc.register(DiscreteGaussian)(lambda f, a, ac: _level_value(f, a, ac, True))
 def delta_ball(f: DiscreteGaussian, eps, prec: int):
     """delta(eps) as an Arb ball (``eps`` a ball): sum_{x >= m} Q(x) (1 - e^{eps - L(x)})_+ with
     m below the threshold eps sigma^2/Delta + Delta/2, the rest bounded by the tail T of P
-    (module docstring; CKS Thm. 7)."""
+    (module docstring; CKS Thm. 7); from sigma = 8 on by the Euler-Maclaurin formula
+    (:func:`_delta_em`, a few dozen operations at any sigma) where its remainder is small
+    enough."""
     from flint import arb
 
+    em = _delta_em(f, eps, prec)
+    if em is not None:
+        return em
     d = int(f.sensitivity)
     S = _sums(f, prec)
     thr = eps / (2 * S.h * d) + arb(d) / 2
@@ -326,6 +368,61 @@ def delta_ball(f: DiscreteGaussian, eps, prec: int):
     raise NumericalError(f"{f}: delta({eps}) needs more than {MAX_TERMS} terms")
 
 
+def _delta_em(f: DiscreteGaussian, eps, prec: int):
+    """delta(eps) = S/theta(0): S = sum_{x > thr} [w(x - Delta) - e^eps w(x)] (thr = eps
+    sigma^2/Delta + Delta/2, every such term positive) by Euler-Maclaurin
+    (``discrete_gaussian_law.em_profile_sum``; its corrections shrink like (eps/(2 pi Delta))^2
+    far out) or, where that does not converge, by the terms themselves (:func:`_far_sum`, few
+    there), a lattice point within the ball of thr counted as max(term, 0), theta(0) by its
+    Poisson dual series; None below sigma = 8 or where neither is short (the direct sums of
+    :class:`_Sums` answer)."""
+    from flint import acb, arb
+
+    if float(f.sigma) < 8:
+        return None
+    d = int(f.sensitivity)
+    sg = arb_ball(f.sigma)
+    h = 1 / (2 * sg * sg)
+    thr = eps / (2 * h * d) + arb(d) / 2
+    if not thr.is_finite():
+        return None
+    lo_i = int(thr.lower().floor().unique_fmpz())
+    hi_i = int(thr.upper().floor().unique_fmpz())
+    if hi_i - lo_i > 1:
+        return None
+    extra = arb(0)
+    if hi_i > lo_i:  # thr may equal the lattice point hi_i: its term counts only if positive
+        g = (-h * (hi_i - d) ** 2).exp() - eps.exp() * (-h * hi_i * hi_i).exp()
+        extra = g.max(arb(0))
+    S = em_profile_sum(d, h, eps, hi_i + 1, prec)
+    if S is None:  # far out (eps >~ 2 pi Delta): the terms fall fast, sum them directly
+        S = _far_sum(d, h, eps, hi_i + 1, prec)
+    if S is None:
+        return None
+    theta0 = sg * (2 * arb.pi()).sqrt() * _theta_dual(sg, acb(0), _dual_terms(float(f.sigma),
+                                                                              0.0, prec)).real
+    return ((S + extra) / theta0).max(arb(0))
+
+
+def _far_sum(d: int, h, eps, m: int, prec: int, max_terms: int = 100_000):
+    """sum_{x >= m} [w(x - Delta) - e^eps w(x)] (every term positive) directly, the rest
+    bounded by the geometric tail of w(x - Delta) (ratios e^{-h(2(x - Delta) + 1)}, decreasing for
+    x >= Delta), or None beyond ``max_terms`` terms."""
+    from flint import arb
+
+    ee = eps.exp()
+    total = arb(0)
+    eps_rel = arb(2) ** -(prec + 8)
+    for x in range(m, m + max_terms):
+        wq = (-h * (x - d) ** 2).exp()
+        total += wq - ee * (-h * x * x).exp()
+        if x - d >= 0 and total > 0 and wq < total * eps_rel:
+            r = (-h * (2 * (x + 1 - d) + 1)).exp()
+            rest = (-h * (x + 1 - d) ** 2).exp() / (1 - r)
+            return total + arb(0, rest.upper())
+    return None
+
+
 @arb_delta.register(DiscreteGaussian)
 def _(f, eps):
     """delta(eps) as a certified ball (:func:`delta_ball`, CKS Thm. 7)."""
@@ -340,6 +437,67 @@ def _(f, eps):
     if eps == mp.inf:
         return mp.zero, mp.zero
     return _mp_pair(f, lambda prec: delta_ball(f, arb_exact(eps), prec))
+
+
+def _epsilon_guess(f: DiscreteGaussian, d) -> float:
+    """A float start for eps(d): the Gaussian's Chernoff-type guess mu^2/2 + mu sqrt(2 log 1/d),
+    mu = Delta/sigma (the discrete Gaussian's profile tends to G_mu's for large sigma)."""
+    mu = float(f.sensitivity) / float(f.sigma)
+    return mu * mu / 2 + mu * math.sqrt(2 * max(-float(mp.log(d)), 1e-3))
+
+
+@mp_epsilon.register(DiscreteGaussian)
+def _(f, d):
+    """eps(d) = min{eps >= 0: delta(eps) <= d} as a certified enclosure at the working
+    precision: delta(eps) is continuous and strictly decreasing while positive (its derivative
+    is -e^eps P(L > eps)), so an eps with delta(eps) > d proved in Arb (:func:`delta_ball`) lies
+    below the root and one with delta(eps) < d above it; the bracket is widened around a
+    Gaussian guess (``numeric.roots.expand_bracket``) and narrowed by the one root finder
+    (``findroot``, secant steps on log delta). ``d`` is the caller's level rounded to the working
+    precision: the comparisons are made against a ball holding every number it may stand for."""
+    from flint import arb
+
+    num(f.sigma, "sigma")
+    if d <= 0:  # Q has points with L > eps for every eps: delta(eps) > 0 (a proof)
+        return CertifiedPair(mp.inf, mp.inf)
+    if d >= 1:
+        return CertifiedPair(mp.zero, mp.zero)
+    target = mp.prec
+    prec = target + 24
+    with arb_precision(prec):
+        dball = arb_exact(d) * (1 + arb(0, 1) * arb(2) ** -(target - 2))
+        log_d = mp.log(d)
+
+        def probe(e) -> Probe:
+            ball = delta_ball(f, arb_exact(mp.mpf(e)), prec)
+            k = 1 if ball > dball else -1 if ball < dball else None
+            mid = ball.mid()
+            est = None
+            if mid > 0:
+                with mp.workprec(64):
+                    est = mp.log(arb_endpoint(mid, round_nearest)) - log_d
+            return Probe(k, est)
+
+        p0 = probe(mp.zero)
+        if p0.k == -1:  # delta(0) < d: eps = 0
+            trace.note("certified bracket on the Arb profile")
+            return CertifiedPair(mp.zero, mp.zero)
+        if p0.k is None:
+            return None
+        g = mp.mpf(_epsilon_guess(f, d))
+
+        def trial(lo, hi, last, i):  # 0.97 g, then 1.03 g, 1.12 g, 1.48 g, ... until above
+            x = g * (mp.mpf("0.97") if i == 0 else 1 + mp.mpf("0.03") * 4 ** (i - 1))
+            return x if x < 1e8 else None
+
+        found = expand_bracket(probe, trial, lo=mp.zero, plo=p0, max_iter=400,
+                               what=lambda: f"eps({d}) of {f}")
+        if found.lo == found.hi:
+            return CertifiedPair(found.lo, found.hi)
+        r = findroot(probe, (found.lo, found.hi), method="collapse", ends=(found.plo, found.phi),
+                     rtol=mp.ldexp(1, -(target - 4)), max_iter=4 * target)
+    trace.note("certified bracket on the Arb profile")
+    return CertifiedPair(r.lo, r.hi)
 
 
 # -- float64: the curve and the PLD grid ---------------------------------------------------------
@@ -388,12 +546,16 @@ class DiscreteGaussianLoss(AtomLoss):
 @privacy_loss.register(DiscreteGaussian)
 
 
-@loss_views("grid")
+@loss_views("grid", "law")
 def _(f) -> PrivacyLoss | None:
-    """The lattice law in float64 (DiscreteGaussianLoss); None for symbolic parameters."""
+    """The lattice law in float64 (DiscreteGaussianLoss) and its Arb law for the certified
+    Laplace inversion (``discrete_gaussian_law``; sigma an exact rational or float); None for
+    symbolic parameters."""
     if f.free_symbols:
         return None
-    return DiscreteGaussianLoss(int(f.sensitivity), float(f.sigma))
+    d, sigma = int(f.sensitivity), exact_fraction(f.sigma)
+    return LazyLoss(grid=lambda: DiscreteGaussianLoss(d, float(f.sigma)),
+                    law=None if sigma is None else lambda: dg_law(d, sigma))
 
 
 @np_value.register(DiscreteGaussian)
@@ -417,6 +579,17 @@ def _(f, x):
 
 
 # -- closed forms of divergences (identities only) -----------------------------------------------
+@renyi_form.register(DiscreteGaussian)
+def _(f, a):
+    """D_a(P || Q) = a Delta^2/(2 sigma^2) + log(theta((1 - a) Delta)/theta(0))/(a - 1), the
+    theta ratio an exact series that Arb encloses (``discrete_gaussian_law.renyi_expr``); the
+    zCDP value a Delta^2/(2 sigma^2) exactly when a Delta is an integer; +oo at a = oo."""
+    if a == 1:
+        return f.sensitivity**2 / (2 * f.sigma**2)
+    return renyi_expr(f.sensitivity, f.sigma, a)
+
+
+
 @functional_form.register(DiscreteGaussian)
 def _(f, name):
     """KL(P || Q) = E_P[-L] = Delta^2/(2 sigma^2) (E_P[X] = 0 by symmetry); no other closed

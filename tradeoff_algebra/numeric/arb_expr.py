@@ -333,6 +333,11 @@ def _walk(x: Any, env: Mapping, leaf: Callable | None) -> _I:
             if a.high() <= 0:
                 return a.map(lambda t: -t, increasing=False)
             return _I(arb(0), _max_ball([abs(a.lo), abs(a.hi)], True))
+    own = getattr(x, "_arb_ball", None)  # a function that encloses itself (its own series)
+    if callable(own):
+        b = own()
+        if b is not None:
+            return _I(b)
     raise Unenclosable(f"no ball rule for {type(x).__name__}")
 
 
