@@ -71,11 +71,11 @@ import numpy as np
 import sympy as sp
 from mpmath.libmp import round_nearest
 
+from ..core import trace
 from ..core.citations import Paper
 from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
-from ..numeric import trace
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope, renyi_form

@@ -50,7 +50,7 @@ def _mpf_bracket(x: MPF, digits: int) -> tuple[Decimal, Decimal]:
     sign, man, exp, _ = x._mpf_
     if abs(exp) <= _MAX_EXACT_BITS:
         d = _dec(int(man) << exp, 0) if exp >= 0 else _dec(int(man) * 5 ** -exp, exp)
-        d = -d if sign else d
+        d = d.copy_negate() if sign else d  # (unary minus would round to the context)
         return d, d
     with mp.workprec(int(digits * 3.33) + 64 + 4 * len(str(abs(exp)))):
         y = mp.mpf(x)
