@@ -11,6 +11,7 @@ from types import ModuleType as _ModuleType
 from .binomial import BinomialDP as BinomialDP
 from .discrete import Discrete as Discrete
 from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
+from .discrete_laplace import DiscreteLaplace as DiscreteLaplace
 from .epsdelta import EpsDelta as EpsDelta
 from .gaussian import G as G
 from .gaussian import Gaussian as Gaussian
