@@ -179,3 +179,7 @@ DiscreteLaplace = _optional("tradeoff_algebra.families.discrete_laplace", "Discr
 if DiscreteLaplace is not None:
     EXAMPLES += [DiscreteLaplace(2, 1 / sp.log(2)), DiscreteLaplace(3, Rational(7, 10)),
                  DiscreteLaplace(k, mu + 1)]
+
+Skellam = _optional("tradeoff_algebra.families.skellam", "Skellam")
+if Skellam is not None:
+    EXAMPLES += [Skellam(1, 5), Skellam(k, mu + 1)]

@@ -317,3 +317,17 @@ def discrete_laplace(sensitivity: Any, scale: Any):
 
 
 __all__ += ["discrete_laplace"]
+
+
+def skellam(sensitivity: Any, mu: Any):
+    """T(Sk(mu), Sk(mu) + Delta): adding Skellam noise, the difference of two independent
+    Poisson(mu) variables (Agarwal, Kairouz & Liu 2021), to an integer query of sensitivity
+    Delta, a positive integer; mu > 0."""
+    from .families.skellam import Skellam
+
+    d = param("sensitivity", sensitivity, lower=1, integer=True, owner="skellam")
+    m = param("mu", mu, lower=0, lower_open=True, owner="skellam")
+    return Skellam(d, m)
+
+
+__all__ += ["skellam"]

@@ -21,6 +21,7 @@ from .normal_pair import NormalPair as NormalPair
 from .piecewise import PiecewiseLinear as PiecewiseLinear
 from .poisson_replace import PoissonReplace as PoissonReplace
 from .shuffle import ShuffleDP as ShuffleDP
+from .skellam import Skellam as Skellam
 from .trivial import Id as Id
 from .trivial import IdTradeOff as IdTradeOff
 from .trivial import Zero as Zero
