@@ -30,11 +30,12 @@ each a sum of non-negative terms. **Symmetry**: x -> Delta - x swaps P and Q, so
 e^{eps - L(x)}), a sum of non-negative terms, computed from the first x with L(x) > eps (found
 by certified comparisons; L increasing) with a bounded tail.
 
-**Renyi divergences.** AKL state an RDP *bound* for the Skellam mechanism (their Thm. 3.5 and
-Cor. 3.6: the Gaussian term alpha Delta^2/(4 mu) plus a correction); it is an upper bound,
-not the divergence. The true D_a(P || Q) = log(sum_x p(x)^a p(x - Delta)^{1-a})/(a - 1) has no
-closed form; :func:`renyi_ball` encloses it certified (the sum in Arb with a bounded tail) and
-``tests/test_skellam.py`` compares it with direct sums and with the Gaussian term.
+**Renyi divergences.** AKL state an RDP *bound* for the Skellam mechanism (their Sec. 3, the
+theorem number not checked here: the Gaussian term alpha Delta^2/(4 mu) plus a correction):
+an upper bound, not the divergence. The true D_a(P || Q) = log(sum_x p(x)^a
+p(x - Delta)^{1-a})/(a - 1) has no closed form; :func:`renyi_ball` encloses it certified (the
+sum in Arb with a bounded tail) and ``tests/test_skellam.py`` compares it with direct sums
+and with the Gaussian term.
 
 **Numerics.** The masses p(x) are Arb balls of the scaled Bessel function (python-flint's
 ``arb.bessel_i(n, scaled=True)`` = e^{-z} I_n(z)); the tails U(m) = sum_{x >= m} p(x) (m >= 1;
