@@ -174,6 +174,7 @@ def loss_law(P: dict, d: int) -> dict:
             for x in set(P) | {y + d for y in P}}
 
 
+@pytest.mark.slow
 def test_twofold_product_against_the_exact_double_sum():
     # T(P x P, Q x Q): delta(eps) = sum over pairs (x1, x2) of (Q1 Q2 - e^eps P1 P2)_+
     d, mu = 1, R(5)
@@ -188,6 +189,7 @@ def test_twofold_product_against_the_exact_double_sum():
         assert _inside(ta.delta(f @ f, eps, dps=8), ref, 1e-8)
 
 
+@pytest.mark.slow
 def test_tenfold_product_within_the_renyi_bound_and_above_one_factor():
     # delta of f^10 lies below the RDP conversion exp((a - 1)(10 D_a - eps))/a... (Mironov,
     # Prop. 3: delta <= exp((a - 1)(D - eps)) with D = 10 D_a) and above delta of f itself
@@ -215,6 +217,19 @@ def test_product_with_a_gaussian_against_the_mixed_sum():
                 for eps in (1, 3)}
     for eps, ref in refs.items():
         assert _inside(ta.delta(f @ ta.G(1), eps, dps=8), ref, 1e-8)
+
+
+def test_dp_accounting_pld_of_the_skellam_pmf_agrees():
+    # dp_accounting has no Skellam mechanism: its PLD of the two explicit pmfs (scipy's ive)
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    from scipy.special import ive
+
+    logp = {x: float(mp.log(mp.besseli(abs(x), 10) * mp.exp(-10))) for x in range(-80, 81)}
+    acc = pld.from_two_probability_mass_functions(logp, {x + 1: v for x, v in logp.items()},
+                                                  value_discretization_interval=1e-5)
+    assert abs(ive(3, 10.0) - float(mp.besseli(3, 10) * mp.exp(-10))) < 1e-15
+    ours = ta.delta(ta.Skellam(1, 5), 1, dps=10)
+    assert abs(acc.get_delta_for_epsilon(1.0) - float(ours.mid)) < 1e-4
 
 
 # -- the interfaces ------------------------------------------------------------------------------
