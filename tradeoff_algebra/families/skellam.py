@@ -38,8 +38,10 @@ sum in Arb with a bounded tail) and ``tests/test_skellam.py`` compares it with d
 and with the Gaussian term.
 
 **Numerics.** The masses p(x) are Arb balls of the scaled Bessel function (python-flint's
-``arb.bessel_i(n, scaled=True)`` = e^{-z} I_n(z)); the tails U(m) = sum_{x >= m} p(x) (m >= 1;
-for m <= 0, 1 - U(1 - m), the law being symmetric and of total mass 1) are summed until a term
+``arb.bessel_i(n, scaled=True)`` = e^{-z} I_n(z)) at the top of a block of BLOCK orders, the
+rest of the block by the recurrence I_{n-1} = I_{n+1} + (2n/z) I_n downward (positive
+terms); the tails U(m) = sum_{x >= m} p(x) (m >= 1; for m <= 0, 1 - U(1 - m), the law being
+symmetric and of total mass 1) are summed until a term
 falls below 2^-(prec + 8) of the sum, past x + 1 > mu, the rest bounded by the geometric series
 p(x)/(1 - mu/(x + 1)): I_{n+1}(z)/I_n(z) <= z/(2(n + 1)) for n >= 0 (term by term in the power
 series), decreasing in n. ``arb_value`` and ``arb_delta`` are therefore certified. The PLD grid
@@ -75,6 +77,8 @@ AKL = Paper("AKL", "Agarwal, Kairouz & Liu",
 
 #: The most terms one tail sum may take: beyond, mu is refused with a NumericalError.
 MAX_TERMS = 200_000
+#: Masses computed per block by the downward Bessel recurrence (two Bessel balls a block).
+BLOCK = 128
 #: Mass of each law left out of the float64 atoms of the PLD grid (parked at +-oo).
 FLOAT_TAU = 1e-40
 #: Assumed relative accuracy of scipy.special.ive in float64 (Cephes/AMOS peak errors of a few
@@ -128,10 +132,23 @@ class _Sums:
         self._tails: dict[int, Any] = {}
 
     def p(self, x: int):
+        """p(|x|): a block of BLOCK masses from two Bessel balls at its top and the recurrence
+        I_{n-1}(z) = I_{n+1}(z) + (2n/z) I_n(z) downward (a sum of positive terms: no
+        cancellation, the balls widen only by their roundings)."""
         x = abs(x)
         v = self._p.get(x)
         if v is None:
-            v = self._p[x] = self.z.bessel_i(x, scaled=True)
+            top = x + BLOCK
+            hi, mid = self.z.bessel_i(top + 1, scaled=True), self.z.bessel_i(top, scaled=True)
+            n = top
+            while n > x:
+                lo = hi + (n / self.mu) * mid  # p(n - 1)
+                if n - 1 not in self._p:
+                    self._p[n - 1] = lo
+                hi, mid = mid, lo
+                n -= 1
+            self._p.setdefault(top, self.z.bessel_i(top, scaled=True))
+            v = self._p[x]
         return v
 
     def _direct(self, m: int):
