@@ -250,3 +250,20 @@ def test_the_command_line_reaches_the_family_through_the_parser():
     with mp.workdps(40):
         ref = np_value_ref(lattice(5), 1, mp.mpf("0.25"))
         assert abs(mp.mpf(out.stdout.strip()) - ref) < mp.mpf(10) ** -18
+
+
+def test_recurrence_masses_against_direct_bessel_values_for_a_large_mu():
+    # the blocks of the downward recurrence (module docstring) against mpmath's besseli
+    from flint import arb
+
+    from tradeoff_algebra.families.skellam import _Sums
+
+    with arb_precision(120):
+        S = _Sums(arb(1000), 120)
+        with mp.workdps(40):
+            for x in (0, 1, 37, 127, 128, 300, 1000):
+                ref = mp.besseli(x, 2000) * mp.exp(-2000)
+                ball = S.p(x)
+                assert abs(mp.mpf(ball.mid().str(35, radius=False)) - ref) <= \
+                    mp.mpf(10) ** -30 * ref
+                assert ball.rel_accuracy_bits() > 100
