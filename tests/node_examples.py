@@ -174,3 +174,12 @@ if GaussianMixturePair is not None:
 DiscreteGaussian = _optional("tradeoff_algebra.families.discrete_gaussian", "DiscreteGaussian")
 if DiscreteGaussian is not None:
     EXAMPLES += [DiscreteGaussian(1, 2), DiscreteGaussian(k, mu + 1)]
+
+DiscreteLaplace = _optional("tradeoff_algebra.families.discrete_laplace", "DiscreteLaplace")
+if DiscreteLaplace is not None:
+    EXAMPLES += [DiscreteLaplace(2, 1 / sp.log(2)), DiscreteLaplace(3, Rational(7, 10)),
+                 DiscreteLaplace(k, mu + 1)]
+
+Skellam = _optional("tradeoff_algebra.families.skellam", "Skellam")
+if Skellam is not None:
+    EXAMPLES += [Skellam(1, 5), Skellam(k, mu + 1)]

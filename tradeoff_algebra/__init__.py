@@ -65,12 +65,14 @@ from .families.renyi_region import RenyiRegion
 from .interop import from_dp_event
 from .mechanisms import (
                    discrete_gaussian,
+                   discrete_laplace,
                    gaussian_mechanism,
                    gaussian_sigma,
                    laplace_mechanism,
                    noisy_sgd,
                    sensitivity_index,
                    shuffle,
+                   skellam,
 )
 from .notions import (
                    GDP,
@@ -131,6 +133,7 @@ __all__ = [
     "Tensor", "TensorPower", "Inverse", "Symmetrize", "SymmetricHull", "Mix", "Subsample", "C",
     "Max", "Group", "Conjugate", "conjugate_value",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle", "discrete_gaussian",
+    "discrete_laplace", "skellam",
     "Value", "pld_options", "profile_options", "time_limit", "evaluate", "roc", "curve",
     "latex", "text",
     "simplify", "derive", "Derivation", "rules", "rule_catalogue", "bound", "approx",

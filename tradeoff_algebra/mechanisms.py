@@ -303,3 +303,31 @@ def gaussian_sigma(sensitivity: Any, eps: Any, delta: Any, *, method: str = "exa
         s_lo = mp.fdiv(D, mp.fdiv(hi.p, hi.q, rounding="u"), rounding="d")
         s_hi = mp.fdiv(D, mp.fdiv(lo.p, lo.q, rounding="d"), rounding="u")
         return Value.enclosure(s_lo, s_hi, dps)
+
+
+def discrete_laplace(sensitivity: Any, scale: Any):
+    """T(L_Z(0, t), L_Z(Delta, t)): adding discrete Laplace (geometric) noise with mass
+    proportional to e^{-|x|/t} (Ghosh, Roughgarden & Sundararajan 2009) to an integer query of
+    sensitivity Delta, a positive integer; scale t > 0."""
+    from .families.discrete_laplace import DiscreteLaplace
+
+    d = param("sensitivity", sensitivity, lower=1, integer=True, owner="discrete_laplace")
+    t = param("scale", scale, lower=0, lower_open=True, owner="discrete_laplace")
+    return DiscreteLaplace(d, t)
+
+
+__all__ += ["discrete_laplace"]
+
+
+def skellam(sensitivity: Any, mu: Any):
+    """T(Sk(mu), Sk(mu) + Delta): adding Skellam noise, the difference of two independent
+    Poisson(mu) variables (Agarwal, Kairouz & Liu 2021), to an integer query of sensitivity
+    Delta, a positive integer; mu > 0."""
+    from .families.skellam import Skellam
+
+    d = param("sensitivity", sensitivity, lower=1, integer=True, owner="skellam")
+    m = param("mu", mu, lower=0, lower_open=True, owner="skellam")
+    return Skellam(d, m)
+
+
+__all__ += ["skellam"]

@@ -73,6 +73,7 @@ CONSTRUCTORS: tuple[str, ...] = (
     "Subsample", "C", "Mix", "Max", "Group", "Conjugate", "RenyiRegion",
     "AddRemove", "Shift", "GaussianJoint", "DPGDInit",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle", "discrete_gaussian",
+    "discrete_laplace", "skellam",
     "GDP", "zCDP", "tCDP", "ApproxDP",
 )
 

@@ -11,6 +11,7 @@ from types import ModuleType as _ModuleType
 from .binomial import BinomialDP as BinomialDP
 from .discrete import Discrete as Discrete
 from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
+from .discrete_laplace import DiscreteLaplace as DiscreteLaplace
 from .epsdelta import EpsDelta as EpsDelta
 from .gaussian import G as G
 from .gaussian import Gaussian as Gaussian
@@ -20,6 +21,7 @@ from .normal_pair import NormalPair as NormalPair
 from .piecewise import PiecewiseLinear as PiecewiseLinear
 from .poisson_replace import PoissonReplace as PoissonReplace
 from .shuffle import ShuffleDP as ShuffleDP
+from .skellam import Skellam as Skellam
 from .trivial import Id as Id
 from .trivial import IdTradeOff as IdTradeOff
 from .trivial import Zero as Zero
