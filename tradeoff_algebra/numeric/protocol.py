@@ -369,12 +369,33 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
     """(lo, hi) of delta_f(eps) = 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6) for an mpf
     eps >= 0 in the current context, intersected with [0, 1]; at eps = +oo the mass
     1 - f(0) (continuity of f at 0)."""
-    pair = mp_roc(f, mp.zero, mp.one) if eps == mp.inf else mp_delta(f, eps)
+    pair = None
+    if eps != mp.inf and arb_delta.dispatch(type(f)) is not arb_delta.dispatch(object):
+        pair = _arb_delta_pair(f, eps)  # a family's rigorous sum: proved in Arb
+    if pair is None:
+        pair = mp_roc(f, mp.zero, mp.one) if eps == mp.inf else mp_delta(f, eps)
     lo, hi = pair
     if mp.isnan(lo) or mp.isnan(hi):
         raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
     lo, hi = _in_unit(lo, hi)
     return CertifiedPair(lo, hi) if isinstance(pair, CertifiedPair) else (lo, hi)
+
+
+def _arb_delta_pair(f: TradeOff, eps) -> CertifiedPair | None:
+    """:func:`arb_delta` at the mpf ``eps`` (an exact ball) with guard bits beyond the working
+    precision, as the CertifiedPair of its ball's ends rounded outward, or None."""
+    from mpmath.libmp import round_ceiling, round_floor
+
+    from .arb import arb_endpoint, arb_exact
+    from .context import arb_precision
+
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        b = arb_delta(f, arb_exact(eps))
+        if b is None or not b.is_finite():
+            return None
+        trace.note("Arb sum of the family's privacy profile")
+        return CertifiedPair(arb_endpoint(b.lower(), round_floor),
+                             arb_endpoint(b.upper(), round_ceiling))
 
 
 def delta_value(f: TradeOff, eps, dps: int) -> Value:
