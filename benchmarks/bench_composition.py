@@ -59,8 +59,10 @@ def dpsgd(quick: bool) -> None:
     out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for sigma in (0.8, 1.1, 2.0):
         for epochs in (15, 60):
-            T = int(epochs * 60000 / 256)
-            f = ta.noisy_sgd(sigma, sp.Rational(256, 60000), T, sampling="poisson")
+            # T = ceil(E n/b): a started last batch runs (noisy_sgd's count; 60 epochs: 14063)
+            f = ta.noisy_sgd(sigma, dataset_size=60000, batch_size=256, epochs=epochs,
+                             sampling="poisson")
+            T = int(f.arg.n)
             clear_cache()
             v, t_ours = timed(lambda f=f: ta.epsilon(f, sp.Rational(1, 10**5), dps=10))
             lo, hi = float(v.lo), float(v.hi)
