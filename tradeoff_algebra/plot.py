@@ -161,5 +161,5 @@ def plot(*exprs: TradeOff, ax: Any = None, kind: str = "tradeoff", points: int =
         ax.set_yscale("log")
         ax.set_xlabel(r"type I error $\alpha$ (false-positive rate)")
         ax.set_ylabel(r"power $1 - \beta = 1 - f(\alpha)$ (true-positive rate)")
-    ax.legend()
+    ax.legend(fontsize="small")
     return ax

@@ -39,15 +39,15 @@ def check_progress(progress: Any, owner: str) -> bool | None:
 def _tqdm_class() -> Any:
     """tqdm.auto's class, or the text bar where the Jupyter widget cannot be built (tqdm's
     notebook bar needs ipywidgets); None without tqdm."""
+    import importlib.util
+
     try:
-        from tqdm.auto import tqdm
+        if importlib.util.find_spec("ipywidgets") is None:  # (tqdm.auto would warn)
+            from tqdm.std import tqdm
+        else:
+            from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency
         return None
-    if tqdm.__module__.startswith("tqdm.notebook"):
-        try:
-            import ipywidgets  # noqa: F401
-        except ImportError:
-            from tqdm.std import tqdm
     return tqdm
 
 
