@@ -256,6 +256,9 @@ def test_mechanisms_carry_a_label_outside_their_value():
     g = ta.gaussian_mechanism(1, 2)
     assert label_of(g) == "Gaussian mechanism, Δ = 1, σ = 2"
     assert label_of(ta.laplace_mechanism(1, 0.5)) == "Laplace mechanism, Δ = 1, b = 0.5"
+    assert label_of(ta.discrete_gaussian(1, 2)) == "discrete Gaussian mechanism, Δ = 1, σ = 2"
+    assert label_of(ta.shuffle(1, 10)) == "shuffle model, ε₀ = 1, n = 10"
+    assert label_of(ta.shuffle(1, 10, bound="wang")).endswith("Wang et al. Thm. 4.2 bound")
     # equality, hashing and every operation see the value only
     plain = G(R(1, 2))
     assert g == plain and hash(g) == hash(plain) and {g: 1}[plain] == 1

@@ -258,7 +258,10 @@ def shuffle(eps0: Any, n: Any, bound: str = "exact"):
     e = param("eps0", eps0, lower=0, owner="shuffle")
     m = param("n", n, lower=1, integer=True, owner="shuffle")
     choice("bound", bound, ("exact", "wang"), "shuffle")
-    return ShuffleDP(e, m, bound)
+    text = f"shuffle model, ε₀ = {_shown(eps0)}, n = {_shown(n)}"
+    if bound == "wang":
+        text += ", Wang et al. Thm. 4.2 bound"
+    return labelled(ShuffleDP(e, m, bound), text)
 
 
 def sensitivity_index(sensitivity: Any, sigma: Any) -> sp.Expr:
