@@ -51,8 +51,10 @@ def dpa_eps(event, d, interval=None):
 def dpsgd(quick: bool) -> None:
     out("## DP-SGD: p = 256/60000, Poisson sampling, delta = 1e-5")
     out()
-    out("ours: ta.epsilon(ta.noisy_sgd(sigma, p, T, sampling='poisson'), 1e-5) = the larger of "
-        "the remove/add directions, default tolerance (relative width <= 5e-4), cold cache.")
+    out("ours: ta.epsilon(ta.noisy_sgd(sigma, dataset_size=60000, batch_size=256, epochs=E), "
+        "1e-5) (Poisson sampling, the default; T = ceil(E n/b), 3516 and 14063 steps) = the "
+        "larger of the remove/add directions, default tolerance (relative width <= 5e-4), "
+        "cold cache.")
     out()
     out("| sigma | epochs | T | ours [lo, hi] | rel. width | time | dp_acc. default (1e-4) | "
         "time | ratio | dp_acc. 1e-5 | time | prv_accountant [lo, hi] | time | consistent |")
