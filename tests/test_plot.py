@@ -166,3 +166,24 @@ def test_pld_progress_bar_shows_its_compositions(capsys):
     with ta.pld_options(progress=False):
         assert ta.delta(ta.G(1) @ ta.Laplace(1) ** 5, 1) == d
     assert capsys.readouterr().err == ""
+
+
+def test_default_progress_bar_appears_on_a_terminal_once_the_call_is_long(monkeypatch):
+    """progress=None: no bar before DELAY seconds, then a bar on a terminal (here DELAY = 0
+    and a stderr that says it is a terminal)."""
+    import io
+    import sys
+
+    from tradeoff_algebra.numeric import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    ta.plot(ta.G(1), points=5)  # DELAY = 3 s: a quick plot draws nothing
+    assert term.getvalue() == ""
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    ta.plot(ta.G(1), ta.G(2), points=5)
+    assert "plot (tradeoff)" in term.getvalue() and "2/2" in term.getvalue()

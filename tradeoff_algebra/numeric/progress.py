@@ -5,8 +5,9 @@ ipywidgets is installed, a text bar on stderr otherwise).
 
 * ``progress=True``: the bar is drawn at once, whatever stderr is;
 * ``progress=None`` (the default of the public calls): drawn only when the call has run for
-  :data:`DELAY` seconds and stderr is a terminal (tqdm's ``delay`` and ``disable=None``), so a
-  quick call, a test capturing stderr or a script writing to a file prints nothing;
+  :data:`DELAY` seconds, and then on a terminal or as Jupyter's widget (tqdm's ``delay``, and
+  ``disable=None`` for the text bar), so a quick call, a test capturing stderr or a script
+  writing to a file prints nothing;
 * ``progress=False``: never.
 
 A bar shows the steps done, the elapsed time and, inside a call with a time limit
@@ -112,6 +113,10 @@ def bar(total: int | None, desc: str, progress: bool | None, *, unit: str = "ste
     cls = _tqdm_class() if progress is not False else None
     if cls is None:
         return _Off()
+    # progress=None: tqdm's disable=None hides a text bar off a terminal; Jupyter's widget
+    # (tqdm.notebook, where ipywidgets is installed) is shown after the delay there too
+    widget = not cls.__module__.startswith("tqdm.std")
     inner = cls(total=total, desc=desc, unit=unit, leave=leave, dynamic_ncols=True,
-                delay=0 if progress else DELAY, disable=False if progress else None)
+                delay=0 if progress else DELAY,
+                disable=False if progress or widget else None)
     return _Bar(inner)
