@@ -51,16 +51,20 @@ def dpa_eps(event, d, interval=None):
 def dpsgd(quick: bool) -> None:
     out("## DP-SGD: p = 256/60000, Poisson sampling, delta = 1e-5")
     out()
-    out("ours: ta.epsilon(ta.noisy_sgd(sigma, p, T, sampling='poisson'), 1e-5) = the larger of "
-        "the remove/add directions, default tolerance (relative width <= 5e-4), cold cache.")
+    out("ours: ta.epsilon(ta.noisy_sgd(sigma, dataset_size=60000, batch_size=256, epochs=E), "
+        "1e-5) (Poisson sampling, the default; T = ceil(E n/b), 3516 and 14063 steps) = the "
+        "larger of the remove/add directions, default tolerance (relative width <= 5e-4), "
+        "cold cache.")
     out()
     out("| sigma | epochs | T | ours [lo, hi] | rel. width | time | dp_acc. default (1e-4) | "
         "time | ratio | dp_acc. 1e-5 | time | prv_accountant [lo, hi] | time | consistent |")
     out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for sigma in (0.8, 1.1, 2.0):
         for epochs in (15, 60):
-            T = int(epochs * 60000 / 256)
-            f = ta.noisy_sgd(sigma, sp.Rational(256, 60000), T, sampling="poisson")
+            # T = ceil(E n/b): a started last batch runs (noisy_sgd's count; 60 epochs: 14063)
+            f = ta.noisy_sgd(sigma, dataset_size=60000, batch_size=256, epochs=epochs,
+                             sampling="poisson")
+            T = int(f.arg.n)
             clear_cache()
             v, t_ours = timed(lambda f=f: ta.epsilon(f, sp.Rational(1, 10**5), dps=10))
             lo, hi = float(v.lo), float(v.hi)

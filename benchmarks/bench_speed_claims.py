@@ -328,7 +328,8 @@ def _composition_cases() -> list[Case]:
     out += _each(T + "test_pld_beyond_the_grid_is_refused_at_once",
                  [dict(id="laplace-1e9", f="Laplace(1) ** 10**9"),
                   dict(id="subsampled-1e100", f="C(R(1, 2), G(1)) ** (10**100)"),
-                  dict(id="noisy-sgd-1e100", f="noisy_sgd(1, R(1, 100), 10**100)")],
+                  dict(id="noisy-sgd-1e100",
+                       f="noisy_sgd(1, R(1, 100), 10**100, sampling='gdp_paper')")],
                  "f = {f}", [("evaluate(f, 0.5) refused", 20, "ta.evaluate(f, 0.5)"),
                              ("delta(f, 1) refused", 20, "ta.delta(f, 1)")])
     out.append(Case(T + "test_shuffle_beyond_the_limit_is_refused_at_once",

@@ -69,7 +69,7 @@ def thm6(ns):
 def thm11(Ts):
     out = []
     for T in Ts:
-        f = ta.noisy_sgd(1, R(1, 2) / sp.sqrt(T), T)
+        f = ta.noisy_sgd(1, R(1, 2) / sp.sqrt(T), T, "gdp_paper")
         t0 = time.perf_counter()
         a = ta.approx(f)
         dl = ta.delta(f, 1, dps=10)
@@ -89,7 +89,7 @@ def cor5(cases):
            "", "| sigma, p, T | mu~ | gamma | CLT (Thm. 11) mu | exact - Cor. 5 at alpha = "
            "0.01 / 0.1 / 0.3 / 0.5 | time |", "|---|---|---|---|---|---|"]
     for sigma, p, T in cases:
-        f = ta.noisy_sgd(sigma, p, T)
+        f = ta.noisy_sgd(sigma, p, T, "gdp_paper")
         t0 = time.perf_counter()
         be = ta.berry_esseen(f)
         t = time.perf_counter() - t0

@@ -512,7 +512,8 @@ stated(PAPER, "Sec. 5.1 text",
 stated(PAPER, "Sec. 5.1 text",
        "NoisySGD, T compositions of the C_{m/n}(G_{1/sigma})-DP step, is "
        "C_{m/n}(G_{1/sigma})^{(x) T}-DP (ta.noisy_sgd)",
-       lambda: ta.verify(ta.noisy_sgd(sigma, p, T), "==", ta.C(p, ta.G(1 / sigma))**T))
+       lambda: ta.verify(ta.noisy_sgd(sigma, p, T, "gdp_paper"), "==",
+                         ta.C(p, ta.G(1 / sigma))**T))
 
 not_stated(PAPER, "Thm. 10",
            "Algorithm 1 is C_{m/n}(G_{1/sigma})^{(x) T}-DP",
@@ -534,7 +535,7 @@ def _thm11():
     out = []
     gaps = {100: R(21, 1000), 1600: R(8, 1000)}
     for T_, gap in gaps.items():
-        f = ta.noisy_sgd(1, c_ / sp.sqrt(T_), T_)
+        f = ta.noisy_sgd(1, c_ / sp.sqrt(T_), T_, "gdp_paper")
         out.append(ta.verify(ta.approx(f).node.mu, "==", limit.mu))
         out.append(ta.verify(F("delta", f, 1), "<=", F("delta", limit, 1)))
         out.append(ta.verify(F("delta", limit, 1) - F("delta", f, 1), "<=", gap))
@@ -670,7 +671,7 @@ def _cor5():
     """sigma = 1, p = 1/100, T = 2500: ta.berry_esseen gives Cor. 5's mu~ and gamma from the
     certified functionals (mu~ in [0.83623065, 0.83623066], gamma = 0.0562); the bound is
     certified below the exact composition (PLD enclosures) at four levels."""
-    f = ta.noisy_sgd(1, R(1, 100), 2500)
+    f = ta.noisy_sgd(1, R(1, 100), 2500, "gdp_paper")
     be = ta.berry_esseen(f)
     out = [ta.verify(be.mu_bounds[1], "<=", R(83623066, 10**8)),
            ta.verify(be.mu_bounds[0], ">=", R(83623065, 10**8)),

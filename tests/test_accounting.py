@@ -26,7 +26,7 @@ def test_noisy_sgd_from_a_training_configuration():
     assert f == ta.noisy_sgd(1, P, math.ceil(30 * 50000 / 512), sampling="poisson")
     assert f == ta.noisy_sgd(1, P, 2930, sampling="poisson")
     g = ta.noisy_sgd(2, dataset_size=1000, batch_size=10, steps=7)
-    assert g == ta.noisy_sgd(2, R(1, 100), 7)
+    assert g == ta.noisy_sgd(2, R(1, 100), 7) == ta.noisy_sgd(2, R(1, 100), 7, "poisson")
     for bad in (dict(dataset_size=100, batch_size=200, epochs=1),
                 dict(dataset_size=100, epochs=1),
                 dict(dataset_size=100, batch_size=10, epochs=1, steps=3),
@@ -38,10 +38,12 @@ def test_noisy_sgd_from_a_training_configuration():
     # the neighbouring relation is stated and checked against the sampling
     assert ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="add_remove") == \
         ta.noisy_sgd(1, P, 3, sampling="poisson")
-    assert ta.noisy_sgd(1, P, 3, neighbours="replace_one") == ta.noisy_sgd(1, P, 3)
+    assert ta.noisy_sgd(1, P, 3, "fixed_size", neighbours="replace_one") == \
+        ta.noisy_sgd(1, P, 3, "fixed_size")
     assert ta.noisy_sgd(1, P, 3, sampling="poisson", neighbours="replace_one") == \
         ta.PoissonReplace(1, P) ** 3
-    assert ta.noisy_sgd(1, P, 3, neighbours="add_remove") == AddRemove(Mix(G(2), P) ** 3)
+    assert ta.noisy_sgd(1, P, 3, "fixed_size", neighbours="add_remove") == \
+        AddRemove(Mix(G(2), P) ** 3)
     with pytest.raises(ta.InvalidParameter, match="sampling"):
         ta.noisy_sgd(1, P, 3, sampling="uniform")
 
@@ -200,3 +202,72 @@ def test_attack_risk_metrics():
     assert close(ta.bayes_risk(D, R(1, 3)), ref, 28)
     # advantage = TV = 2 Phi(mu/2) - 1 for G_mu (Dong, Roth & Su, Sec. 2.2)
     assert close(ta.advantage(G(1)), 2 * ta.Phi(R(1, 2)) - 1, 28)
+
+
+# -- the default sampling scheme and the labels of the constructors -----------------------------
+MNIST = dict(dataset_size=60000, batch_size=256, epochs=60)
+
+
+def test_poisson_is_the_default_and_the_gdp_papers_scheme_one_keyword_away():
+    f = ta.noisy_sgd(1.1, **MNIST)
+    T = math.ceil(60 * 60000 / 256)  # 14062.5 batches: the started last one runs
+    assert T == 14063
+    assert f == AddRemove(Mix(G(1 / R(*(1.1).as_integer_ratio())), R(256, 60000)) ** T)
+    assert f == ta.noisy_sgd(1.1, **MNIST, sampling="poisson")
+    fixed = ta.noisy_sgd(1.1, **MNIST, sampling="gdp_paper")
+    assert fixed == ta.noisy_sgd(1.1, **MNIST, sampling="fixed_size")
+    assert fixed == ta.C(R(256, 60000), G(1 / R(*(1.1).as_integer_ratio()))) ** T
+    assert fixed != f
+
+
+def test_default_epsilon_is_what_poisson_accountants_give():
+    """sigma 1.1, q = 256/60000, 60 epochs, delta 1e-5: Poisson DP-SGD. Printed references:
+    dp_accounting's PLD accountant at its fine discretisation 1e-5, pessimistic, 2.3816906
+    (benchmarks/RESULTS_peers.md), an upper bound of the truth; the GDP paper's fixed-size
+    scheme gives a larger epsilon (about 3.07) and must not be what the default answers."""
+    e = ta.epsilon(ta.noisy_sgd(1.1, **MNIST), D5, dps=8)
+    assert e.lo <= 2.3816906 and e.hi >= 2.3816906 - 1e-3 * 2.3816906
+    assert e.hi < 2.5
+
+
+def test_default_epsilon_against_dp_accounting():
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(dpa.PoissonSampledDpEvent(256 / 60000, dpa.GaussianDpEvent(1.1)), 14063)
+    theirs = acc.get_epsilon(1e-5)  # pessimistic: above the truth by its discretisation
+    e = ta.epsilon(ta.noisy_sgd(1.1, **MNIST), D5, dps=8)
+    assert e.lo <= theirs and theirs - e.hi < 1e-3
+
+
+def test_mechanisms_carry_a_label_outside_their_value():
+    from tradeoff_algebra.core.labels import label_of, labelled
+
+    f = ta.noisy_sgd(1.1, **MNIST)
+    assert label_of(f) == "DP-SGD, σ = 1.1, q = 256/60000, T = 14063, Poisson"
+    assert repr(f).endswith("  # DP-SGD, σ = 1.1, q = 256/60000, T = 14063, Poisson")
+    assert "Poisson" in f._repr_latex_()
+    assert str(f) == repr(f).split("  # ")[0] == ta.text(f)  # str: the expression alone
+    fixed = ta.noisy_sgd(1.1, R(256, 60000), 14063, sampling="gdp_paper")
+    assert label_of(fixed).endswith("T = 14063, fixed-size batches (GDP paper)")
+    assert "replace-one" in label_of(ta.noisy_sgd(1, P, 3, neighbours="replace_one"))
+    assert label_of(ta.noisy_sgd(2, R(1, 10), 25, "shuffle")).endswith("shuffled batches")
+    g = ta.gaussian_mechanism(1, 2)
+    assert label_of(g) == "Gaussian mechanism, Δ = 1, σ = 2"
+    assert label_of(ta.laplace_mechanism(1, 0.5)) == "Laplace mechanism, Δ = 1, b = 0.5"
+    assert label_of(ta.discrete_gaussian(1, 2)) == "discrete Gaussian mechanism, Δ = 1, σ = 2"
+    assert label_of(ta.shuffle(1, 10)) == "shuffle model, ε₀ = 1, n = 10"
+    assert label_of(ta.shuffle(1, 10, bound="wang")).endswith("Wang et al. Thm. 4.2 bound")
+    # equality, hashing and every operation see the value only
+    plain = G(R(1, 2))
+    assert g == plain and hash(g) == hash(plain) and {g: 1}[plain] == 1
+    assert label_of(plain) is None  # the plain node was not changed
+    assert label_of(g @ g) is None and label_of(g.func(*g.args)) is None
+    assert ta.epsilon(g, D5) == ta.epsilon(plain, D5)
+    again = labelled(f, "run 7")
+    assert again == f and label_of(again) == "run 7" and label_of(f).startswith("DP-SGD")
+    with pytest.raises(ta.InvalidParameter, match="text"):
+        labelled(f, "")
+    with pytest.raises(ta.InvalidParameter, match="node"):
+        labelled(3, "three")

@@ -124,7 +124,7 @@ NUMERIC = [
     ["eval", "G(1e999)", "0.5"],
     ["eval", "G(1e4000)", "0.5"],
     ["eval", "Laplace(1)**10**9", "0.5"],
-    ["eps", "noisy_sgd(1,1/100,10**100)", "1e-5"],
+    ["eps", "noisy_sgd(1,1/100,10**100,sampling='gdp_paper')", "1e-5"],
     ["eval", "C(1/2,G(1))**(10**100)", "0.5"],
 ]
 
@@ -438,7 +438,8 @@ def test_noisy_sgd_refuses_bad_epochs(epochs):
 
 def test_noisy_sgd_counts_steps_of_exact_and_irrational_epochs():
     def steps(epochs):
-        return ta.noisy_sgd(1, dataset_size=100, batch_size=10, epochs=epochs).n
+        return ta.noisy_sgd(1, dataset_size=100, batch_size=10, epochs=epochs,
+                            sampling="gdp_paper").n
 
     assert steps(sp.sqrt(2)) == 15 and steps(sp.pi) == 32  # used to fail with TypeError
     assert steps(sp.Rational(1, 3)) == 4 and steps(2.5) == 25

@@ -203,7 +203,7 @@ def test_approx_thm7_with_thm8_error():
 def test_approx_thm11_is_corollary4_corrected():
     sigma, c = sp.Integer(1), R(1, 2)
     T = 400
-    f = ta.noisy_sgd(sigma, c / sp.sqrt(T), T)
+    f = ta.noisy_sgd(sigma, c / sp.sqrt(T), T, sampling="gdp_paper")
     a = ta.approx(f)
     mu = sp.sqrt(2) * c * sp.sqrt(sp.exp(sigma**-2) * ta.Phi(R(3, 2) / sigma)
                                   + 3 * ta.Phi(-1 / (2 * sigma)) - 2)
@@ -298,7 +298,7 @@ def test_subsampled_gaussian_moments_are_certified(p, mu):
 
 
 def test_cor5_berry_esseen_for_noisy_sgd():
-    f = ta.noisy_sgd(1, R(1, 100), 2500)
+    f = ta.noisy_sgd(1, R(1, 100), 2500, sampling="gdp_paper")
     be = ta.berry_esseen(f)
     lo_mu, hi_mu = be.mu_bounds
     assert lo_mu <= hi_mu and float(hi_mu - lo_mu) < 1e-14

@@ -211,9 +211,10 @@ def test_subsampled_gaussian_estimates_match_lemma4():
 
 
 def test_noisy_sgd_builder():
-    f = ta.noisy_sgd(2, sp.Rational(1, 100), 50)
+    f = ta.noisy_sgd(2, sp.Rational(1, 100), 50, sampling="gdp_paper")
     assert f == ta.TensorPower(ta.C(sp.Rational(1, 100), ta.G(sp.Rational(1, 2))), 50)
     g = ta.noisy_sgd(2, sp.Rational(1, 100), 50, sampling="poisson")
+    assert g == ta.noisy_sgd(2, sp.Rational(1, 100), 50)  # Poisson is the default
     # the symmetric hull of the composed remove direction, as a mechanism (AddRemove is a
     # SymmetricHull that composes its two directions together under @)
     assert g == ta.AddRemove(ta.TensorPower(ta.Mix(ta.G(sp.Rational(1, 2)),

@@ -310,7 +310,7 @@ def test_option_keywords_take_their_strings_only():
     assert parse_expr("noisy_sgd(11/10, 256/60000, 10, sampling='poisson')") == ta.noisy_sgd(
         R(11, 10), R(256, 60000), 10, sampling="poisson")
     assert parse_expr("noisy_sgd(2, 1/100, 3, sampling='fixed_size')") == ta.noisy_sgd(
-        2, R(1, 100), 3)
+        2, R(1, 100), 3, sampling="gdp_paper")
     assert parse_expr("shuffle(1, 5, bound='exact')") == ta.shuffle(1, 5)
     for bad in ("noisy_sgd(2, 1/100, 3, sampling='shuffled')", "shuffle(1, 5, bound=wang)",
                 "noisy_sgd(2, 1/100, 3, sampling=1)"):

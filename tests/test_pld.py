@@ -218,7 +218,7 @@ def test_symmetric_hull_profile_is_the_larger_direction():
 def test_noisy_sgd_both_samplings():
     sig, p, T = 1.0, sp.Rational(1, 20), 50
     poisson = ta.noisy_sgd(sig, p, T, sampling="poisson")
-    gdp = ta.noisy_sgd(sig, p, T)
+    gdp = ta.noisy_sgd(sig, p, T, sampling="gdp_paper")
     e1 = ta.epsilon(poisson, sp.Rational(1, 10**5), dps=10)
     e2 = ta.epsilon(gdp, sp.Rational(1, 10**5), dps=10)
     assert 0 < e1.lo <= e1.hi and (e1.hi - e1.lo) <= 1e-3 * e1.hi

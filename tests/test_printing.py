@@ -238,7 +238,7 @@ def test_approximation_latex_and_text_name_the_same_mu():
     stated error is centred at its own mu_BE (0.8362), named apart."""
     import mpmath
 
-    a = ta.approx(ta.noisy_sgd(1, R(1, 100), 2500))
+    a = ta.approx(ta.noisy_sgd(1, R(1, 100), 2500, sampling="gdp_paper"))
     with mpmath.workdps(30):
         mu = mpmath.sqrt(mpmath.e * _ncdf(1.5) + 3 * _ncdf(-0.5) - 2) / mpmath.sqrt(2)
     shown = mpmath.nstr(mu, 4)

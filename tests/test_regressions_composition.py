@@ -285,7 +285,7 @@ def test_discrete_beyond_the_limit_is_refused():
 @pytest.mark.parametrize("make", [
     lambda: Laplace(1) ** 10**9,
     lambda: C(R(1, 2), G(1)) ** (10**100),
-    lambda: noisy_sgd(1, R(1, 100), 10**100),
+    lambda: noisy_sgd(1, R(1, 100), 10**100, "gdp_paper"),
 ], ids=["laplace-1e9", "subsampled-1e100", "noisy-sgd-1e100"])
 def test_pld_beyond_the_grid_is_refused_at_once(make):
     """Products whose composed loss needs more FFT bins than the engine allows are refused at

@@ -292,7 +292,7 @@ def _api_cases() -> dict[str, Callable[[], object]]:
     functionals, conversions, notions, calibration, curves and plots, accountants), at each of
     ``API_DPS`` where the function takes digits."""
     R = sp.Rational
-    sgd = ta.noisy_sgd(1, R(1, 100), 50)
+    sgd = ta.noisy_sgd(1, R(1, 100), 50, sampling="gdp_paper")
     # a factor without a loss model: the PLD engine composes its certified profile
     # (numeric/pld_profile.py; its node enclosures are cached per function and shared)
     prof = ta.Tensor(ta.Max(EpsDelta(R(1, 2), R(1, 10)), Laplace(1)), G(1))

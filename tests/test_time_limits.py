@@ -32,7 +32,8 @@ LIVENESS = 20.0
 HEAVY = {
     # evaluate / roc / delta / epsilon on every route
     "epsilon of DP-SGD, 20000 steps, delta 1e-12 (PLD)":
-        "ta.epsilon(ta.noisy_sgd(R(1, 2), R(1, 100), 20000), R(1, 10**12))",
+        "ta.epsilon(ta.noisy_sgd(R(1, 2), R(1, 100), 20000, sampling='gdp_paper'), "
+        "R(1, 10**12))",
     "delta of L_{1/10}^200 at tol 1e-9 (PLD)":
         "_with(ta.pld_options(tol=1e-9), lambda: ta.delta(Laplace(R(1, 10))**200, 1))",
     "delta of NormalPair (x) G (certified profile factor; minutes)":
@@ -81,7 +82,8 @@ HEAVY = {
     "primal_value": "ta.primal_value(Laplace(1)**100, R(1, 4), n=2000, dps=30)",
     "curve with bounds": "ta.curve(Laplace(1)**100 @ Mix(G(1), R(1, 3))**50, "
                          "[k / 1000 for k in range(1, 1000)], bounds=True)",
-    "plot of a DP-SGD ROC curve": "ta.plot(ta.noisy_sgd(R(1, 2), R(1, 100), 20000), ax=_axes(), "
+    "plot of a DP-SGD ROC curve": "ta.plot(ta.noisy_sgd(R(1, 2), R(1, 100), 20000, "
+                                  "sampling='gdp_paper'), ax=_axes(), "
                                   "kind='roc', points=400)",
     # symbolic: the rewriting and the numbers its theorems need (were 5 to 7 s)
     "approx of 30 subsampled factors":

@@ -37,6 +37,7 @@ from .core.node import TradeOff, tex
 from .core.validate import count, flag, param
 from .numeric import budget
 from .numeric.context import mp
+from .numeric.progress import bar, check_progress
 from .numeric.protocol import MAX_DPS, roc, short
 from .numeric.roots import Bracket, Probe, expand_bracket, findroot
 from .numeric.value import Value, _as_rational
@@ -175,12 +176,14 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
               tpr: Any = None, fpr: Any = None, advantage: Any = None, start: Any = 1,
               domain: tuple = (0, sp.oo), integer: bool = False,
               rel_tol: Any = None,
-              dps: int = 10) -> Calibration:
+              dps: int = 10, progress: bool | None = None) -> Calibration:
     """The value x at which ``build(x)`` meets the privacy target (module docstring).
 
     ``ta.calibrate(lambda s: ta.noisy_sgd(s, p, T, sampling="poisson"), epsilon=3,
     delta=1e-5)`` returns the smallest noise multiplier; with ``integer=True`` and
-    ``lambda T: ...`` the largest number of steps.
+    ``lambda T: ...`` the largest number of steps. ``progress``: a bar counting the probes
+    (``numeric.progress``: True at once, None after a few seconds on a terminal, False never);
+    the search runs under the call's time limit (``ta.time_limit``).
     """
     if not callable(build):
         raise InvalidParameter("build", build, "a function of the parameter returning a "
@@ -201,6 +204,15 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
     if not (lo_dom < x0 < hi_dom):
         raise InvalidParameter("start", start, f"a number inside domain = ({lo_dom}, {hi_dom})",
                                "calibrate")
+    progress = check_progress(progress, "calibrate")
+    with bar(None, f"calibrate ({name})", progress, unit="probe") as prog:
+        return _search(build, name, target, measure, lo_dom, hi_dom, tol, x0, integer, domain,
+                       prog)
+
+
+def _search(build, name, target, measure, lo_dom, hi_dom, tol, x0, integer, domain,
+            prog) -> Calibration:
+    """The bracket and the secant search of :func:`calibrate` (validated arguments)."""
     cache: dict = {}
 
     def probe(x):
@@ -220,6 +232,7 @@ def calibrate(build: Callable[[Any], TradeOff], *, epsilon: Any = None, delta: A
                                        f"build({_show(x)}) = {f} still holds the symbols "
                                        f"{syms}: substitute values for them")
             v = measure(f)
+            prog.update()
             # (value, meets, fails), compared exactly: ``mpf <= Rational`` rounds the Rational
             # at the precision of mpmath's global context (what another thread may have set)
             cache[x] = (v, _as_rational(v.hi) <= target, _as_rational(v.lo) > target)

@@ -26,6 +26,7 @@ import sympy as sp
 
 from .analysis.conversions import delta as _delta
 from .core.errors import InvalidParameter
+from .core.labels import labelled
 from .core.validate import choice, count, param
 from .families.discrete_gaussian import DiscreteGaussian
 from .families.gaussian import Gaussian
@@ -44,14 +45,22 @@ def gaussian_mechanism(sensitivity: Any, sigma: Any) -> Gaussian:
     """G_{Delta/sigma}: the Gaussian mechanism with l2-sensitivity Delta and noise N(0, sigma^2)."""
     d = param("sensitivity", sensitivity, lower=0, owner="gaussian_mechanism")
     s = param("sigma", sigma, lower=0, lower_open=True, owner="gaussian_mechanism")
-    return Gaussian(d / s)
+    return labelled(Gaussian(d / s), f"Gaussian mechanism, Δ = {_shown(sensitivity)}, "
+                                     f"σ = {_shown(sigma)}")
+
+
+def _shown(x: Any) -> str:
+    """A parameter as the caller wrote it, for a label (``core.labels``): ``1.1`` stays 1.1
+    (the node holds its exact binary rational)."""
+    return repr(x) if isinstance(x, float) else str(x)
 
 
 def laplace_mechanism(sensitivity: Any, scale: Any) -> Laplace:
     """L_{Delta/b}: the Laplace mechanism with l1-sensitivity Delta and noise Lap(0, b)."""
     d = param("sensitivity", sensitivity, lower=0, owner="laplace_mechanism")
     b = param("scale", scale, lower=0, lower_open=True, owner="laplace_mechanism")
-    return Laplace(d / b)
+    return labelled(Laplace(d / b), f"Laplace mechanism, Δ = {_shown(sensitivity)}, "
+                                    f"b = {_shown(scale)}")
 
 
 def discrete_gaussian(sensitivity: Any, sigma: Any) -> DiscreteGaussian:
@@ -60,10 +69,16 @@ def discrete_gaussian(sensitivity: Any, sigma: Any) -> DiscreteGaussian:
     integer."""
     d = param("sensitivity", sensitivity, lower=1, integer=True, owner="discrete_gaussian")
     s = param("sigma", sigma, lower=0, lower_open=True, owner="discrete_gaussian")
-    return DiscreteGaussian(d, s)
+    return labelled(DiscreteGaussian(d, s), f"discrete Gaussian mechanism, "
+                    f"Δ = {_shown(sensitivity)}, σ = {_shown(sigma)}")
 
 
-def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp_paper", *,
+#: ``noisy_sgd``'s sampling schemes as its label names them.
+SAMPLING_LABELS = {"poisson": "Poisson", "gdp_paper": "fixed-size batches (GDP paper)",
+                   "fixed_size": "fixed-size batches (GDP paper)", "shuffle": "shuffled batches"}
+
+
+def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "poisson", *,
               dataset_size: Any = None, batch_size: Any = None, epochs: Any = None,
               neighbours: str | None = None):
     """The trade-off expression of NoisySGD (DP-SGD) with noise multiplier sigma.
@@ -76,13 +91,17 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     fractional last epoch still runs its started batch (dp_accounting's and Opacus's
     examples count steps the same way).
 
-    ``sampling="poisson"``: each record joins a batch independently with probability p;
-    add/remove neighbours. The result is ``AddRemove(Mix(G_{1/sigma}, p)^{(x) T})``: the
-    symmetric hull of the composed remove direction (what PLD accountants compute for Poisson
-    sampling), as a mechanism, so that ``noisy_sgd(...) @ noisy_sgd(...)`` composes two
-    training phases on the same neighbouring datasets into C(f_1 (x) f_2), the tight answer
-    (``operators.mechanism``).
-    ``sampling="gdp_paper"`` (default), also spelled ``"fixed_size"``: batches of a fixed size
+    The result carries a label (``core.labels``) naming the configuration and the sampling
+    scheme, "DP-SGD, σ = 1.1, q = 256/60000, T = 14063, Poisson", which ``repr`` and
+    ``ta.plot`` show; it takes no part in equality.
+
+    ``sampling="poisson"`` (default; what Opacus and dp_accounting account for): each record
+    joins a batch independently with probability p; add/remove neighbours. The result is
+    ``AddRemove(Mix(G_{1/sigma}, p)^{(x) T})``: the symmetric hull of the composed remove
+    direction (what PLD accountants compute for Poisson sampling), as a mechanism, so that
+    ``noisy_sgd(...) @ noisy_sgd(...)`` composes two training phases on the same neighbouring
+    datasets into C(f_1 (x) f_2), the tight answer (``operators.mechanism``).
+    ``sampling="gdp_paper"``, also spelled ``"fixed_size"``: batches of a fixed size
     m drawn uniformly without replacement (``Sample_m`` of Dong, Roth & Su, Sec. 4.2 and
     Algorithm 1), ``C_p(G_{1/sigma})^{(x) T}`` (Thm. 10); a symmetric function, so it composes
     with others by the tensor product.
@@ -114,13 +133,8 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     Accounting shuffled training as Poisson sampling understates its epsilon (Chua et al.,
     ICML 2024, "How private are DP-SGD implementations?"); this is the sound statement.
     """
-
-    from .families.poisson_replace import PoissonReplace
-    from .operators.mechanism import AddRemove
-    from .operators.subsample import Mix, Subsample
-    from .operators.tensor import TensorPower
-
     s = param("sigma", sigma, lower=0, lower_open=True, owner="noisy_sgd")
+    shown_p = _shown(p)
     if dataset_size is not None or batch_size is not None:
         if p is not None:
             raise InvalidParameter("p", p, "omitted when dataset_size and batch_size are given",
@@ -134,6 +148,7 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
             raise InvalidParameter("batch_size", batch_size, f"an integer in [1, {n}]",
                                    "noisy_sgd")
         p = b / n
+        shown_p = f"{_shown(batch_size)}/{_shown(dataset_size)}"
         if epochs is not None:
             if steps is not None:
                 raise InvalidParameter("epochs", epochs, "omitted when steps is given",
@@ -159,8 +174,24 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
     if neighbours is not None:
         choice("neighbours", neighbours, ("add_remove", "replace_one"), "noisy_sgd")
     if not isinstance(sampling, str):  # a word, checked below (an array failed inside ==)
-        raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size'), 'poisson' "
+        raise InvalidParameter("sampling", sampling, "'poisson', 'gdp_paper' (= 'fixed_size') "
                                "or 'shuffle'", "noisy_sgd")
+    if sampling not in SAMPLING_LABELS:
+        raise InvalidParameter("sampling", sampling, "'poisson', 'gdp_paper' (= 'fixed_size') "
+                               "or 'shuffle'", "noisy_sgd")
+    text = f"DP-SGD, σ = {_shown(sigma)}, q = {shown_p}, T = {T}, {SAMPLING_LABELS[sampling]}"
+    if neighbours is not None:
+        text += ", " + neighbours.replace("_", "-")
+    return labelled(_noisy_sgd(s, q, T, sampling, neighbours), text)
+
+
+def _noisy_sgd(s: sp.Expr, q: sp.Expr, T: sp.Expr, sampling: str, neighbours: str | None):
+    """The node of :func:`noisy_sgd` (validated arguments)."""
+    from .families.poisson_replace import PoissonReplace
+    from .operators.mechanism import AddRemove
+    from .operators.subsample import Mix, Subsample
+    from .operators.tensor import TensorPower
+
     if sampling == "shuffle":
         for name, x in (("p", q), ("steps", T)):
             if x.free_symbols:
@@ -176,10 +207,7 @@ def noisy_sgd(sigma: Any, p: Any = None, steps: Any = None, sampling: str = "gdp
         return TensorPower(PoissonReplace(1 / s, q), T)
     if fixed:
         return TensorPower(Subsample(Gaussian(1 / s), q), T)
-    if sampling == "poisson":
-        return AddRemove(TensorPower(Mix(Gaussian(1 / s), q), T))
-    raise InvalidParameter("sampling", sampling, "'gdp_paper' (= 'fixed_size'), 'poisson' or "
-                           "'shuffle'", "noisy_sgd")
+    return AddRemove(TensorPower(Mix(Gaussian(1 / s), q), T))
 
 
 #: An irrational number of epochs is rounded to steps only below this many (the ceiling
@@ -230,7 +258,10 @@ def shuffle(eps0: Any, n: Any, bound: str = "exact"):
     e = param("eps0", eps0, lower=0, owner="shuffle")
     m = param("n", n, lower=1, integer=True, owner="shuffle")
     choice("bound", bound, ("exact", "wang"), "shuffle")
-    return ShuffleDP(e, m, bound)
+    text = f"shuffle model, ε₀ = {_shown(eps0)}, n = {_shown(n)}"
+    if bound == "wang":
+        text += ", Wang et al. Thm. 4.2 bound"
+    return labelled(ShuffleDP(e, m, bound), text)
 
 
 def sensitivity_index(sensitivity: Any, sigma: Any) -> sp.Expr:

@@ -9,9 +9,20 @@ matplotlib ``Axes``:
   ``fpr_min`` (default 1e-8), computed by ``ta.roc`` (no cancellation at tiny alpha), with the
   diagonal TPR = FPR.
 
-``bands=True`` (default) shades the certified enclosure [lo, hi] around each curve where it
-has visible width (products, hulls, profile-built factors); closed forms are drawn as lines.
-Legends are the expressions in the papers' notation (LaTeX), or ``labels=``.
+``bands=True`` (default) shades the enclosure [lo, hi] around each curve where it has visible
+width (products, hulls, profile-built factors): the band between a lower and an upper curve,
+both drawn, never one end of it alone; closed forms are drawn as lines. The enclosures of
+products come from one composed grid per curve at the relative width ``tol`` of
+``pld_options`` (at most :data:`PLOT_TOL`, coarser than the engine's default: a plot cannot
+show a narrower band). Axes in the papers' notation: type I error alpha, type II error
+beta = f(alpha); the ROC plots the power 1 - beta.
+Legends are ``labels=``, else the label a mechanism constructor gave the expression
+(``core.labels``: "DP-SGD, σ = 1.1, q = 256/60000, T = 14063, Poisson"), else the expression
+in the papers' notation (LaTeX).
+
+``progress``: a bar over the curves and points (``numeric.progress``: True at once, None after
+a few seconds on a terminal, False never); the whole plot runs under one time limit
+(``ta.time_limit``).
 """
 
 from __future__ import annotations
@@ -22,10 +33,14 @@ from typing import Any
 import numpy as np
 
 from .core.errors import InvalidParameter
+from .core.labels import label_of
 from .core.node import TradeOff
 from .core.validate import count, flag, items, param
 from .numeric import budget
 from .numeric.curves import curve
+from .numeric.options import options as _pld_now
+from .numeric.options import pld_options
+from .numeric.progress import bar, check_progress
 from .numeric.protocol import MAX_DPS, mp_curve, roc, short
 from .printing import latex
 
@@ -34,9 +49,13 @@ __all__ = ["plot"]
 KINDS = ("tradeoff", "roc")
 #: Most points per curve.
 MAX_POINTS = 100_000
+#: The coarsest relative width a plot asks of the PLD engine (its band is drawn; a narrower
+#: one would not show at a plot's resolution). A tighter ``pld_options(tol=...)`` is kept.
+PLOT_TOL = 1e-3
 
 
-def _roc_points(f: TradeOff, x: np.ndarray, dps: int) -> tuple[np.ndarray, np.ndarray]:
+def _roc_points(f: TradeOff, x: np.ndarray, dps: int,
+                prog: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Enclosures of 1 - f at the levels ``x``: from one composed grid for all levels where
     the node has one (products and their hulls, ``mp_curve``; a point of DP-SGD costs tens of
     seconds on its own) and the float64 power 1 - f resolves them (within a factor 2, which
@@ -47,16 +66,28 @@ def _roc_points(f: TradeOff, x: np.ndarray, dps: int) -> tuple[np.ndarray, np.nd
         flo, fhi = (np.asarray(e, dtype=np.float64) for e in enc)
         lo = np.clip(1.0 - np.nextafter(fhi, np.inf), 0.0, 1.0)
         hi = np.clip(1.0 - np.nextafter(flo, -np.inf), 0.0, 1.0)
-    for i in np.flatnonzero(~((lo > 0) & (hi <= 2 * lo))):
+    prog = bar(None, "", False) if prog is None else prog
+    prog.update()
+    todo = np.flatnonzero(~((lo > 0) & (hi <= 2 * lo)))
+    if todo.size:
+        prog.set_postfix_str(f"{todo.size} levels point by point")
+    for i in todo:
         budget.check()
         v = roc(f, float(x[i]), dps=dps)
         lo[i], hi[i] = float(v.lo), float(v.hi)
     return lo, hi
 
 
+def _tradeoff_points(f: TradeOff, x: np.ndarray, prog: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Enclosures of f at the levels ``x`` (``curve`` with bounds)."""
+    out = curve(f, x, bounds=True)
+    prog.update()
+    return out
+
+
 def plot(*exprs: TradeOff, ax: Any = None, kind: str = "tradeoff", points: int = 200,
          fpr_min: float = 1e-8, bands: bool = True, labels: Sequence[str] | None = None,
-         dps: int = 10, **line_kw: Any) -> Any:
+         dps: int = 10, progress: bool | None = None, **line_kw: Any) -> Any:
     """Draw the trade-off curves (or log-log ROC curves) of ``exprs`` (module docstring);
     returns the matplotlib Axes. Extra keywords go to ``Axes.plot``."""
     try:
@@ -75,6 +106,7 @@ def plot(*exprs: TradeOff, ax: Any = None, kind: str = "tradeoff", points: int =
         raise InvalidParameter("fpr_min", fpr_min, "a number in (0, 1) of at least 1e-300",
                                "plot")
     bands = flag("bands", bands, "plot")
+    progress = check_progress(progress, "plot")
     if not exprs:
         raise InvalidParameter("exprs", exprs, "at least one trade-off expression", "plot")
     for f in exprs:
@@ -95,31 +127,39 @@ def plot(*exprs: TradeOff, ax: Any = None, kind: str = "tradeoff", points: int =
         x = np.logspace(np.log10(fpr_min), 0.0, points)
     # one deadline for the whole plot (``with ta.time_limit(s)``): every curve and point inside
     # shares it (an enclosure of one point, which a time limit may carry, is not the plot's)
+    tol = min(PLOT_TOL, _pld_now()["tol"])
     try:
-        with budget.call(lambda: f"plot({', '.join(short(f) for f in exprs)}, kind={kind!r})"):
-            data = [curve(f, x, bounds=True) if kind == "tradeoff" else _roc_points(f, x, dps)
-                    for f in exprs]
+        with budget.call(lambda: f"plot({', '.join(short(f) for f in exprs)}, kind={kind!r})"), \
+                pld_options(tol=tol), bar(len(exprs), f"plot ({kind})", progress,
+                                          unit="curve") as prog:
+            data = [_tradeoff_points(f, x, prog) if kind == "tradeoff" else
+                    _roc_points(f, x, dps, prog) for f in exprs]
     except budget.TimeLimitExceeded as exc:
         raise exc.without_best() from None
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 4.5))
     for i, (f, (lo, hi)) in enumerate(zip(exprs, data, strict=True)):
-        label = labels[i] if labels is not None else f"${latex(f)}$"
+        label = labels[i] if labels is not None else label_of(f) or f"${latex(f)}$"
         mid = (lo + hi) / 2
-        (line,) = ax.plot(x, mid, label=label, **line_kw)
         if bands and np.any(hi - lo > 1e-3 * np.maximum(np.abs(mid), 1e-300)):
-            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
+            # the enclosure: its lower and upper curves, and the band between them
+            (line,) = ax.plot(x, lo, **{"linewidth": 0.8, **line_kw})
+            ax.plot(x, hi, color=line.get_color(), linewidth=line.get_linewidth())
+            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.3, linewidth=0,
+                            label=label)
+        else:
+            ax.plot(x, mid, label=label, **line_kw)
     if kind == "tradeoff":
         ax.plot(x, 1 - x, ":", color="grey", label=r"$\mathrm{Id}$")
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.set_xlabel(r"type I error $\alpha$")
-        ax.set_ylabel(r"type II error $f(\alpha)$")
+        ax.set_ylabel(r"type II error $\beta = f(\alpha)$")
     else:
-        ax.plot(x, x, ":", color="grey", label="TPR = FPR")
+        ax.plot(x, x, ":", color="grey", label=r"$1 - \beta = \alpha$")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("false positive rate (type I error)")
-        ax.set_ylabel(r"true positive rate $1 - f(\alpha)$")
-    ax.legend()
+        ax.set_xlabel(r"type I error $\alpha$ (false-positive rate)")
+        ax.set_ylabel(r"power $1 - \beta = 1 - f(\alpha)$ (true-positive rate)")
+    ax.legend(fontsize="small")
     return ax

@@ -202,12 +202,16 @@ class TradeOffExpr(Basic):
         return tex(self)
 
     def _repr_latex_(self) -> str:
-        return "$\\displaystyle %s$" % self.latex()
+        label = self.__dict__.get("_label")  # core.labels: a caption outside the value
+        tail = "" if label is None else r"\quad\text{(%s)}" % label.replace("_", r"\_")
+        return "$\\displaystyle %s%s$" % (self.latex(), tail)
 
     def __repr__(self) -> str:
-        return sstr(self)
+        label = self.__dict__.get("_label")  # repr stays the expression's source
+        return sstr(self) if label is None else "%s  # %s" % (sstr(self), label)
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return sstr(self)
 
 
 class TradeOff(TradeOffExpr):

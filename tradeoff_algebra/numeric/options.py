@@ -61,13 +61,14 @@ class pld_options(OptionsContext):
     ``ta.epsilon``: ``tol`` (target relative width, default 5e-4), ``h`` (a fixed grid step:
     no refinement; rounded down to a power of 2, then scaled by at most sqrt 2 so that the
     heaviest atom of the factors' loss laws lies on the grid), ``tail`` (mass allowed outside
-    the composed window per side, default 1e-20), ``progress`` (a progress bar on stderr). A
+    the composed window per side, default 1e-20), ``progress`` (a tqdm bar of each
+    composition: ``numeric.progress``). A
     product whose composed loss needs more than ``MAX_FFT`` grid bins on the coarsest grid
     (``Laplace(1)**10**9``) is refused at once with :class:`GridTooLarge` (a NumericalError),
     naming the limit::
 
         with pld_options(tol=1e-5, progress=True):
-            ta.epsilon(noisy_sgd(1.1, 256/60000, 14062, sampling="poisson"), 1e-5)
+            ta.epsilon(noisy_sgd(1.1, dataset_size=60000, batch_size=256, epochs=60), 1e-5)
     """
 
     _store = _OPTIONS

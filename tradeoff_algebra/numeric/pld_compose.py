@@ -10,7 +10,6 @@ step are described in :mod:`tradeoff_algebra.numeric.pld`.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -26,6 +25,7 @@ from .pld_hull import (
     value_bounds_from_roc,
 )
 from .privacy_loss import U64, AtomLoss
+from .progress import bar
 
 __all__ = ["Side", "Composed", "compose", "hull_roc_bounds", "hull_roc_bounds_many",
            "hull_value_bounds", "value_bounds_from_roc", "trivial_model"]
@@ -152,19 +152,18 @@ def _power(A: np.ndarray, n: int) -> np.ndarray:
 
 
 class _Progress:
+    """The steps of one composition on a progress bar (``numeric.progress``: tqdm, with the
+    real elapsed time; shown while ``pld_options(progress=True)``, gone when it ends)."""
+
     def __init__(self, on: bool, steps: int, what: str):
-        self.on, self.steps, self.i, self.what, self.t0 = on, steps, 0, what, time.time()
+        self.bar = bar(steps, what, True if on else False, leave=False)
 
     def step(self, msg: str) -> None:
-        if not self.on:
-            return
-        self.i += 1
-        k = int(30 * self.i / self.steps)
-        sys.stderr.write("\r%s [%s%s] %s (%.1fs)   " % (self.what, "#" * k, "." * (30 - k), msg,
-                                                      time.time() - self.t0))
-        if self.i >= self.steps:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+        self.bar.set_postfix_str(msg, refresh=False)
+        self.bar.update()
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def _too_large_msg(halves, width, N: int, max_fft: int, h: float) -> str:
@@ -490,12 +489,21 @@ def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta:
     h = factors[0][0].h
     if any(f.h != h for f, _ in factors):
         raise ValueError("factors must share the grid step")
-    prog = _Progress(progress, 2 * (len(factors) + 2), "PLD")
     max_fft = max_fft or 1 << 27
     _check_spread(factors, h, max_fft)
     shift = sum(n * f.edge for f, n in factors)
     sides = []
     window = None
+    prog = _Progress(progress, 2 * (len(factors) + 2),
+                     f"PLD composition, h = 2^{round(math.log2(h))}")
+    try:
+        return _compose_sides(factors, h, tau, theta, prog, window, max_fft, shift, sides, t0)
+    finally:
+        prog.close()
+
+
+def _compose_sides(factors, h, tau, theta, prog, window, max_fft, shift, sides, t0) -> Composed:
+    """The pessimistic and the optimistic side of :func:`compose`."""
     for pess in (True, False):
         try:
             s = _compose_side([((f.pess if pess else f.opt), n) for f, n in factors], h, tau,

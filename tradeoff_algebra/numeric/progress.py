@@ -1,0 +1,122 @@
+"""Progress bars for long computations: tqdm (``tqdm.auto``: a widget in Jupyter where
+ipywidgets is installed, a text bar on stderr otherwise).
+
+``bar(total, desc, progress)`` is the one entry point (plots, calibration, the PLD engine):
+
+* ``progress=True``: the bar is drawn at once, whatever stderr is;
+* ``progress=None`` (the default of the public calls): drawn only when the call has run for
+  :data:`DELAY` seconds, and then on a terminal or as Jupyter's widget (tqdm's ``delay``, and
+  ``disable=None`` for the text bar), so a quick call, a test capturing stderr or a script
+  writing to a file prints nothing;
+* ``progress=False``: never.
+
+A bar shows the steps done, the elapsed time and, inside a call with a time limit
+(``ta.time_limit``), the seconds left before it (:func:`budget.remaining`); the computation
+itself checks the limit as before, so a bar never extends it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..core.errors import InvalidParameter
+from . import budget
+
+__all__ = ["bar", "DELAY", "check_progress"]
+
+#: Seconds after which a call with ``progress=None`` shows its bar (on a terminal).
+DELAY = 3.0
+
+
+def check_progress(progress: Any, owner: str) -> bool | None:
+    """``progress`` validated: True, False or None."""
+    if progress is not None and not isinstance(progress, bool):
+        raise InvalidParameter("progress", progress, "True, False or None (a bar after "
+                               f"{DELAY:g} s on a terminal)", owner)
+    return progress
+
+
+def _tqdm_class() -> Any:
+    """tqdm.auto's class, or the text bar where the Jupyter widget cannot be built (tqdm's
+    notebook bar needs ipywidgets); None without tqdm."""
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("ipywidgets") is None:  # (tqdm.auto would warn)
+            from tqdm.std import tqdm
+        else:
+            from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm
+
+
+class _Off:
+    """The bar of ``progress=False``: every method does nothing."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _Off:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
+
+
+class _Bar:
+    """A tqdm bar that shows the time left before the caller's deadline."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+        self._note = ""
+
+    def _postfix(self) -> None:
+        left = budget.remaining()
+        parts = [self._note] if self._note else []
+        if math.isfinite(left):
+            parts.append(f"time limit in {max(left, 0):.0f} s")
+        self._inner.set_postfix_str(", ".join(parts), refresh=False)
+
+    def update(self, n: int = 1) -> None:
+        self._postfix()
+        self._inner.update(n)
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        self._note = s
+        self._postfix()
+        if refresh:
+            self._inner.refresh()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        self.close()
+        return False
+
+
+def bar(total: int | None, desc: str, progress: bool | None, *, unit: str = "step",
+        leave: bool = True) -> _Bar | _Off:
+    """A progress bar of ``total`` steps (None: a counter) for ``progress`` (module
+    docstring); use as a context manager, ``update()`` after each step."""
+    cls = _tqdm_class() if progress is not False else None
+    if cls is None:
+        return _Off()
+    # progress=None: tqdm's disable=None hides a text bar off a terminal; Jupyter's widget
+    # (tqdm.notebook, where ipywidgets is installed) is shown after the delay there too
+    widget = not cls.__module__.startswith("tqdm.std")
+    inner = cls(total=total, desc=desc, unit=unit, leave=leave, dynamic_ncols=True,
+                delay=0 if progress else DELAY,
+                disable=False if progress or widget else None)
+    return _Bar(inner)
