@@ -1,0 +1,134 @@
+"""The shuffle model at scale: delta(eps) and eps(delta) of ShuffleDP(eps0, n) for n = 10^4 to
+10^6, each in a fresh process (CPU time including import, peak RSS).
+
+Run from the repository root::
+
+    python benchmarks/bench_shuffle.py
+    python benchmarks/bench_shuffle.py --write benchmarks/RESULTS_shuffle.md
+
+delta(eps) sums the slices a + b = s of the pair (families/shuffle_profile.py). Its independent
+reference here is the table of atoms (families/shuffle_pair.py: every atom of the pair grouped
+by its likelihood ratio, sorted, prefix sums in Arb; the hockey-stick sum over it), a different
+computation of the same divergence, run where it fits in memory (n = 10^4). eps(delta) is
+checked by the reference delta at the two ends of a bracket one part in 10^20 around it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_DELTA = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.process_time()
+import sympy as sp
+import tradeoff_algebra as ta
+v = ta.delta(ta.ShuffleDP({eps0}, {n}), sp.Rational({eps!r}), dps=30)
+t = time.process_time() - t0
+print(json.dumps(dict(lo=str(v.lo), hi=str(v.hi), g=v.guarantee, route=v.route, t=t,
+                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
+"""
+
+_EPS = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.process_time()
+import sympy as sp
+import tradeoff_algebra as ta
+v = ta.epsilon(ta.ShuffleDP({eps0}, {n}), sp.Rational({d!r}), dps={dps})
+t = time.process_time() - t0
+print(json.dumps(dict(lo=str(v.lo), hi=str(v.hi), mid=str(v.mid), g=v.guarantee, t=t,
+                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
+"""
+
+_REF = r"""
+import json, sys
+sys.path.insert(0, {root!r})
+import sympy as sp
+from flint import arb
+from tradeoff_algebra.families.shuffle import _hockey_stick
+from tradeoff_algebra.families.shuffle_pair import _table
+from tradeoff_algebra.numeric.arb import arb_exact
+from tradeoff_algebra.numeric.context import arb_precision, mp
+t = _table(sp.Integer({eps0}), {n}, 200, 140)
+out = []
+with mp.workdps(60):
+    xs = [mp.mpf(sp.Rational(x).p) / sp.Rational(x).q for x in {xs!r}]
+for x in xs:
+    with arb_precision(200):
+        ee = arb_exact(x).exp()
+        c1, c2 = t.E - ee, t.E * ee - 1
+        lo, hi = _hockey_stick(t, c1, c2, ee, float((c2 / c1).mid()), len(t.negkey))
+        out.append([lo.lower().str(40, radius=False), hi.upper().str(40, radius=False)])
+print(json.dumps(out))
+"""
+
+
+def _run(code: str) -> dict:
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=3600, cwd=ROOT)
+    if r.returncode:
+        return {"error": r.stderr.strip().splitlines()[-1]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write")
+    args = ap.parse_args()
+    lines = ["# The shuffle model at scale", "",
+             "ShuffleDP(1, n), each row a fresh process (CPU time including import and peak "
+             "RSS); `python benchmarks/bench_shuffle.py`.", "",
+             "| question | n | result | guarantee | CPU s | peak MiB | reference |",
+             "|---|---|---|---|---|---|---|"]
+    eps = "1/100"
+    for n in (10**4, 10**5, 10**6):
+        r = _run(_DELTA.format(root=ROOT, eps0=1, n=n, eps=eps))
+        ref = ""
+        if n == 10**4 and "error" not in r:
+            rr = _run(_REF.format(root=ROOT, eps0=1, n=n, xs=[eps]))
+            if "error" not in rr:
+                lo, hi = (float(x) for x in rr[0])
+                ok = lo <= float(r["lo"]) * (1 + 1e-15) and float(r["hi"]) <= hi * (1 + 1e-15)
+                verdict = "agrees" if ok else "DISAGREES"
+                ref = f"table of atoms [{rr[0][0][:22]}, {rr[0][1][:22]}]: {verdict}"
+        lines.append(f"| delta({eps}) | {n} | {r.get('lo', r.get('error'))[:24]} | "
+                     f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
+                     f"{ref} |")
+    for n, dps in ((10**4, 30), (10**5, 30), (10**6, 10)):
+        r = _run(_EPS.format(root=ROOT, eps0=1, n=n, d="1/1000000", dps=dps))
+        ref = ""
+        if n == 10**4 and "error" not in r:
+            m = float(r["mid"])
+            rr = _run(_REF.format(root=ROOT, eps0=1, n=n,
+                                  xs=[str(sp_rat(m * (1 - 1e-12))), str(sp_rat(m * (1 + 1e-12)))]))
+            if "error" not in rr:
+                below, above = float(rr[0][0]), float(rr[1][1])
+                ok = below > 1e-6 > above
+                ref = f"table delta at eps(1 -/+ 1e-12): {below:.9e} / {above:.9e}: " \
+                      f"{'brackets 1e-6' if ok else 'DOES NOT bracket'}"
+        lines.append(f"| eps(1e-6), dps {dps} | {n} | {r.get('mid', r.get('error'))[:24]} | "
+                     f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
+                     f"{ref} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        with open(args.write, "w") as fh:
+            fh.write(text)
+
+
+def sp_rat(x: float) -> str:
+    from fractions import Fraction
+
+    f = Fraction(x)
+    return f"{f.numerator}/{f.denominator}"
+
+
+if __name__ == "__main__":
+    main()
