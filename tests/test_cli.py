@@ -63,7 +63,8 @@ def test_eval_gaussian_against_erfinv(capsys, alpha_text):
 
 def test_roc_in_the_far_tail(capsys):
     rc, out, _ = run(capsys, "roc", "gaussian_mechanism(1, 1)", "1e-300", "--dps", "30")
-    assert rc == 0
+    out, label = out.splitlines()  # the value, then what the constructor built
+    assert rc == 0 and label == "for Gaussian mechanism, Δ = 1, σ = 1"
     with mpmath.workdps(420):
         ref = _phi(1 + _phi_inv(mpmath.mpf(10) ** -300, 420))
         got = mpmath.mpf(out.strip())
@@ -90,6 +91,7 @@ def test_eval_exact_values(capsys):
 def test_roc_laplace(capsys):
     # 1 - L_1(a) = e a for a < e^{-1}/2 (DRS Prop. 7 / Appendix A).
     rc, out, _ = run(capsys, "roc", "laplace_mechanism(1, 1)", "1e-10", "--dps", "20")
+    out = out.splitlines()[0]
     assert rc == 0
     with mpmath.workdps(40):
         assert abs(mpmath.mpf(out.strip()) - mpmath.e * mpmath.mpf(10) ** -10) < 1e-29
@@ -375,7 +377,9 @@ def test_dps_gives_each_end_of_an_enclosure_its_digits(capsys):
     v = ta.epsilon(f, R(1, 10**5), dps=8)
     assert not v.is_point and v.guarantee == "estimate"  # the PLD grid's float bounds
     rc, out, err = run(capsys, "eps", "noisy_sgd(2, 1/100, 100)", "1e-5", "--dps", "8")
-    assert rc == 0 and out.endswith(" (estimate)\n")
+    out, label = out.splitlines()  # the value, then what was built (its sampling scheme)
+    assert rc == 0 and out.endswith(" (estimate)")
+    assert label == "for DP-SGD, σ = 2, q = 1/100, T = 100, Poisson"
     lo, hi = out.split(" (")[0].strip("[]").split(", ")
     assert _digits(lo) == 8 and _digits(hi) == 8
     with mpmath.workdps(40):  # outward: the printed ends hold the enclosure
@@ -387,7 +391,7 @@ def test_dps_gives_each_end_of_an_enclosure_its_digits(capsys):
     # without --dps, the digits that tell the ends apart (as str(v)), and no note
     rc, out, err = run(capsys, "eps", "noisy_sgd(2, 1/100, 100)", "1e-5")
     v30 = ta.epsilon(f, R(1, 10**5))
-    assert (rc, out, err) == (0, f"{v30} (estimate)\n", "")
+    assert (rc, out, err) == (0, f"{v30} (estimate)\n{label}\n", "")
 
 
 def test_dps_of_a_certified_point_prints_its_digits(capsys):

@@ -28,10 +28,15 @@ DELTA = arg("value", metavar="DELTA",
 
 
 def _print(v: Any, args: argparse.Namespace) -> None:
-    """The value with the digits asked (an explicit --dps: each end of an enclosure), and on
-    stderr a note where the enclosure is known to fewer digits than printed."""
+    """The value with the digits asked (an explicit --dps: each end of an enclosure), on a
+    second line what the expression was built as where a constructor labelled it (DP-SGD's
+    sampling scheme included), and on stderr a note where the enclosure is known to fewer
+    digits than printed."""
+    v, label = v if isinstance(v, tuple) else (v, None)
     digits = readers.digits_asked(args)
     print(readers.shown(v, digits))
+    if label:
+        print(f"for {label}")
     note = readers.digits_note(v, digits)
     if note:
         print(f"tradeoff: {note}", file=sys.stderr)
@@ -41,17 +46,19 @@ def _at_point(what: Callable[..., Any], args: argparse.Namespace, point: tuple[s
     """``what(f, point, dps=...)`` for the expression as given; where it has no numeric route,
     its simplified form (an identity, so the same number) is evaluated instead."""
     from ..core.errors import NoClosedForm
+    from ..core.labels import label_of
     from ..rewrite import simplify
 
     readers.check_dps(args.dps)
     f, a = readers.numeric_expression(args.expr), readers.number(args.value, *point)
     try:
-        return what(f, a, dps=args.dps)
+        v = what(f, a, dps=args.dps)
     except NoClosedForm:
         g = simplify(f)
         if g == f:
             raise
-        return what(g, a, dps=args.dps)
+        v = what(g, a, dps=args.dps)
+    return v, label_of(f)
 
 
 @subcommand("eval", "evaluate f(ALPHA) to --dps digits", EXPR, ALPHA, dps_option(30),
