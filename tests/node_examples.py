@@ -174,3 +174,7 @@ if GaussianMixturePair is not None:
 DiscreteGaussian = _optional("tradeoff_algebra.families.discrete_gaussian", "DiscreteGaussian")
 if DiscreteGaussian is not None:
     EXAMPLES += [DiscreteGaussian(1, 2), DiscreteGaussian(k, mu + 1)]
+
+BoundedRange = _optional("tradeoff_algebra.families.bounded_range", "BoundedRange")
+if BoundedRange is not None:
+    EXAMPLES += [BoundedRange(1), BoundedRange(sp.log(3)), BoundedRange(eps)]

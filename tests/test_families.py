@@ -50,7 +50,7 @@ EXTRA = [G(3), Laplace(R(1, 2)), ta.EpsDelta(sp.log(3), R(1, 20)), ta.EpsDelta(2
          ta.PiecewiseLinear([(0, R(9, 10)), (R(1, 10), R(1, 2)), (R(1, 2), R(1, 10)), (1, 0)]),
          ta.NormalPair(1, 2, 0, 1), ta.GaussianMixturePair([R(1, 4), R(3, 4)], [0, 2], [1, 0]),
          ta.PoissonReplace(2, R(1, 2)), ta.RenyiRegion({3: R(1, 2)}, symmetric=False),
-         ta.DiscreteGaussian(2, R(3, 2))]
+         ta.DiscreteGaussian(2, R(3, 2)), ta.BoundedRange(4)]
 
 
 def samples(cls: type, name: str | None = None) -> list:
@@ -79,6 +79,7 @@ DEFAULT = {
     "ShuffleDP": (ta.ShuffleDP(sp.log(2), 3), ta.ShuffleDP(1, 5)),
     "ZeroTradeOff": (ta.Zero,),
     "DiscreteGaussian": (ta.DiscreteGaussian(1, 2),),
+    "BoundedRange": (ta.BoundedRange(1),),
 }
 
 

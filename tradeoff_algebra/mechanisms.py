@@ -298,18 +298,16 @@ def randomized_response(eps: Any, k: Any = 2):
     (with probability p a uniform draw replaces the value) is this mechanism with
     e^eps = 1 + k (1 - p)/p (``interop.from_dp_event``).
 
-    eps >= 0 (``oo``: the value is always reported, ``Zero`` for k >= 2), k a positive integer.
+    eps >= 0, k a positive integer.
     """
     from .families.discrete import Discrete
     from .families.epsdelta import EpsDelta
-    from .families.trivial import Id, Zero
+    from .families.trivial import Id
 
     e = param("eps", eps, lower=0, owner="randomized_response")
     m = count("k", k, lower=1, owner="randomized_response")
     if m == 1:
         return Id
-    if e is sp.oo:
-        return Zero
     if m == 2:
         return EpsDelta(e, 0)
     E = sp.exp(e)

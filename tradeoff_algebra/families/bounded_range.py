@@ -52,7 +52,7 @@ from ..core.citations import Paper
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..numeric.arb_expr import arb_ball
-from ..numeric.capability import kinks, log_slope, monotonicity, profile_form
+from ..numeric.capability import log_slope, monotonicity, profile_form
 from ..numeric.context import mp
 from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
@@ -188,11 +188,6 @@ def _(f):
 def _(f, a, ac):
     eps = num(f.eps, "eps")  # |f'| = e^eps/(1 + (e^eps - 1) alpha)^2
     return eps - 2 * mp.log1p(mp.expm1(eps) * a)
-
-
-@kinks.register(BoundedRange)
-def _(f):
-    return []
 
 
 # -- privacy loss for the PLD engine (module docstring) ------------------------------------------
