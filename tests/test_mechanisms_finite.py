@@ -180,6 +180,8 @@ def test_randomized_response_to_dp_event_round_trip():
             "__init__": lambda self, event, count: (setattr(self, "event", event),
                                                     setattr(self, "count", count))[0]})}))
     assert ta.from_dp_event(ev) == f ** 3
+    with pytest.raises(ta.InvalidParameter, match="exponential mechanism"):
+        to_dp_event(M.exponential_mechanism(1), events=Events)
 
 
 # -- the exponential mechanism ---------------------------------------------------------------

@@ -387,11 +387,15 @@ def _event(f: TradeOff, rel: str, ev: Any, inside: bool) -> Any:
     if isinstance(f, Subsample):
         hint = ("C_p(g) is SampledWithoutReplacementDpEvent(n, m, event of g), which needs the "
                 "dataset size n and the batch size m, not only p = m/n")
+    elif type(f).__name__ == "BoundedRange":
+        hint = ("dp_accounting has no event for the exponential mechanism (BoundedRange); "
+                "EpsilonDeltaDpEvent(eps, 0) states the weaker eps-DP guarantee")
     elif isinstance(f, (AddRemove, PoissonReplace, Laplace)):
         hint = f"{type(f).__name__} is not an event under {rel} neighbours"
     else:
         hint = None
     raise InvalidParameter("f", f, "an expression with a DpEvent equivalent: Id, Zero, G, "
-                           "Laplace, EpsDelta, powers and products of these, AddRemove of "
+                           "Laplace, EpsDelta, the k-ary randomized response pair, powers and "
+                           "products of these, AddRemove of "
                            "Mix(G, q) (add/remove), PoissonReplace (replace-one)", _TO,
                            hint or f"no DpEvent for {type(f).__name__}")

@@ -323,8 +323,12 @@ def exponential_mechanism(eps: Any, utilities: Any = None, neighbour_utilities: 
 
     With ``utilities`` u(D, .) and ``neighbour_utilities`` u(D', .) (one number per candidate,
     in the same order): the output laws are the finite softmax vectors P, Q, and the result is
-    their exact trade-off function ``Discrete(P, Q)`` (Dong, Roth & Su, Def. 2). A neighbour
-    utility further than Delta from its utility raises :class:`InvalidParameter`.
+    their exact trade-off function ``Discrete(P, Q)`` (Dong, Roth & Su, Def. 2), the
+    candidates of equal change u(D', r) - u(D, r) merged into one outcome (equal likelihood
+    ratios: T(P, Q) is unchanged). A neighbour utility further than Delta from its utility
+    raises :class:`InvalidParameter`. The entries are exact SymPy numbers (sums of
+    exponentials), so the pair costs seconds to build and evaluate for ten candidates and
+    grows with their number and with the number of distinct changes.
 
     Without utilities: ``BoundedRange(eps)``, BR_eps(alpha) = (1 - alpha)/(1 + (e^eps - 1)
     alpha), the exact worst case over all utility functions of sensitivity Delta and all
@@ -367,16 +371,25 @@ def exponential_mechanism(eps: Any, utilities: Any = None, neighbour_utilities: 
         if sp.Gt(abs(x - y), d) is not sp.false:
             raise InvalidParameter(f"neighbour_utilities[{i}]", y, f"within the sensitivity "
                                    f"{d} of utilities[{i}] = {x}", owner)
-    return Discrete(_softmax(u, e, d), _softmax(v, e, d))
+    return Discrete(*_softmax_classes(u, v, e, d))
 
 
-def _softmax(u: list, e: sp.Expr, d: sp.Expr) -> list:
-    """exp(e u_r/(2 d)) / sum_s exp(e u_s/(2 d)), exactly (shifted by the largest u: the same
-    numbers, smaller exponents)."""
+def _softmax_classes(u: list, v: list, e: sp.Expr, d: sp.Expr) -> tuple[list, list]:
+    """The softmax laws P_r ~ exp(e u_r/(2 d)), Q_r ~ exp(e v_r/(2 d)), exactly, with the
+    candidates of equal change v_r - u_r merged: they have the same likelihood ratio Q_r/P_r,
+    and merging outcomes of equal ratio leaves T(P, Q) unchanged (Neyman--Pearson), so the
+    pair has one outcome per distinct change (3 for integer utilities moving by at most 1)
+    instead of one per candidate. Exponents are shifted by the largest u (the same numbers)."""
     top = max(u, key=lambda x: sp.N(x, 30))
-    w = [sp.exp(e * (x - top) / (2 * d)) for x in u]
-    z = sp.Add(*w)
-    return [x / z for x in w]
+    mass: dict = {}  # change v_r - u_r -> sum of exp(e (u_r - top)/(2 d)) over its class
+    for x, y in zip(u, v, strict=True):
+        c = sp.nsimplify(y - x) if y - x != 0 else sp.S.Zero
+        mass[c] = mass.get(c, sp.S.Zero) + sp.exp(e * (x - top) / (2 * d))
+    changes = list(mass)
+    w = [mass[c] for c in changes]
+    w2 = [sp.exp(e * c / (2 * d)) * mass[c] for c in changes]
+    z, z2 = sp.Add(*w), sp.Add(*w2)
+    return [x / z for x in w], [x / z2 for x in w2]
 
 
 def report_noisy_max(eps: Any, k: Any, noise: str = "gumbel"):
