@@ -414,6 +414,10 @@ def test_laplace_mechanism_sampling():
         "sampling_probability": R(1, 10),
         "event": type("LaplaceDpEvent", (), {"noise_multiplier": 2})()})()) == \
         M.laplace_mechanism(1, 2, "poisson", R(1, 10))
+    assert ta.from_dp_event(type("SampledWithoutReplacementDpEvent", (), {
+        "source_dataset_size": 100, "sample_size": 10,
+        "event": type("LaplaceDpEvent", (), {"noise_multiplier": 2})()})()) == \
+        M.laplace_mechanism(1, 2, "uniform", R(1, 10))
     with pytest.raises(ta.InvalidParameter, match="p"):
         M.laplace_mechanism(1, 2, "poisson")
     with pytest.raises(ta.InvalidParameter, match="p"):
