@@ -183,3 +183,7 @@ if DiscreteLaplace is not None:
 Skellam = _optional("tradeoff_algebra.families.skellam", "Skellam")
 if Skellam is not None:
     EXAMPLES += [Skellam(1, 5), Skellam(k, mu + 1)]
+
+BoundedRange = _optional("tradeoff_algebra.families.bounded_range", "BoundedRange")
+if BoundedRange is not None:
+    EXAMPLES += [BoundedRange(1), BoundedRange(sp.log(3)), BoundedRange(eps)]

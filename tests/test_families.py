@@ -50,7 +50,8 @@ EXTRA = [G(3), Laplace(R(1, 2)), ta.EpsDelta(sp.log(3), R(1, 20)), ta.EpsDelta(2
          ta.PiecewiseLinear([(0, R(9, 10)), (R(1, 10), R(1, 2)), (R(1, 2), R(1, 10)), (1, 0)]),
          ta.NormalPair(1, 2, 0, 1), ta.GaussianMixturePair([R(1, 4), R(3, 4)], [0, 2], [1, 0]),
          ta.PoissonReplace(2, R(1, 2)), ta.RenyiRegion({3: R(1, 2)}, symmetric=False),
-         ta.DiscreteGaussian(2, R(3, 2)), ta.DiscreteLaplace(1, 2), ta.Skellam(2, R(7, 2))]
+         ta.DiscreteGaussian(2, R(3, 2)), ta.DiscreteLaplace(1, 2), ta.Skellam(2, R(7, 2)),
+         ta.BoundedRange(4)]
 
 
 def samples(cls: type, name: str | None = None) -> list:
@@ -81,6 +82,7 @@ DEFAULT = {
     "DiscreteGaussian": (ta.DiscreteGaussian(1, 2),),
     "DiscreteLaplace": (ta.DiscreteLaplace(2, 1 / sp.log(2)), ta.DiscreteLaplace(3, R(7, 10))),
     "Skellam": (ta.Skellam(1, 5),),
+    "BoundedRange": (ta.BoundedRange(1),),
 }
 
 

@@ -10,7 +10,10 @@ neighbours, the relation of dp_accounting's accountants by default (``neighbours
 ``LaplaceDpEvent(noise_multiplier)``    ``Laplace(1/noise_multiplier)``; ``Zero`` at 0
 ``RandomizedResponseDpEvent(p, k)``     the pair of the two buckets a change moves between:
                                         ``Discrete([1 - p + p/k, p/k, (k-2)p/k], [p/k,
-                                        1 - p + p/k, (k-2)p/k])``
+                                        1 - p + p/k, (k-2)p/k])``; for k = 2
+                                        ``EpsDelta(log((2-p)/p), 0)``; ``Zero`` at p = 0
+``SingleEpochTreeAggregationDpEvent``   ``G(sqrt(d)/s)``, d = ceil(log2(T + 1)) the most nodes
+(s, step_counts)                        a record touches, T the largest step count: exact
 ``EpsilonDeltaDpEvent(eps, delta)``     ``EpsDelta(eps, delta)``
 ``PoissonSampledDpEvent(q, e)``         ``AddRemove(Mix(f, q))``: remove direction
                                         T(P, (1-q)P + qQ), both directions composed together
@@ -24,12 +27,14 @@ neighbours, the relation of dp_accounting's accountants by default (``neighbours
 =====================================  =====================================================
 
 Floats are read as the exact binary numbers they hold (the library's convention). An event
-kind without an exact trade-off function (``UnsupportedDpEvent``, tree aggregation, repeat-and-
-select, ...) raises :class:`InvalidParameter` naming it.
+kind without an exact trade-off function (``UnsupportedDpEvent``, ``RepeatAndSelectDpEvent``:
+only Renyi-DP bounds are known for it, ...) raises :class:`InvalidParameter` naming it.
 
 ``to_dp_event(f, neighbours=...)`` goes the other way for what has a ``DpEvent`` equivalent:
 ``Id`` (``NoOpDpEvent``), ``Zero`` (``NonPrivateDpEvent``), ``G(mu)``, ``Laplace(mu)``,
-``EpsDelta(eps, delta)``, ``f ** n`` (``SelfComposedDpEvent``), ``f @ g`` (``ComposedDpEvent``)
+``EpsDelta(eps, delta)``, the k-ary randomized response pair ``Discrete([1 - p + p/k, p/k,
+(k-2)p/k], [p/k, 1 - p + p/k, (k-2)p/k])`` with rational entries (``RandomizedResponseDpEvent(p,
+k)``, p rounded down), ``f ** n`` (``SelfComposedDpEvent``), ``f @ g`` (``ComposedDpEvent``)
 and, under add/remove neighbours, ``AddRemove(h)`` with ``Mix(g, q)`` factors in ``h``
 (``PoissonSampledDpEvent(q, event of g)``, as ``from_dp_event`` reads it); under replace-one
 neighbours (dp_accounting's ``REPLACE_ONE``, where a Gaussian event has twice the sensitivity)
@@ -94,13 +99,64 @@ def _noise(event: Any, family) -> TradeOff:
 
 
 def _rr(event: Any) -> TradeOff:
+    """k-ary randomized response with noise parameter p (dp_accounting's
+    ``RandomizedResponseDpEvent``: with probability 1 - p the value itself, else a uniform draw
+    from the k buckets): the true bucket has probability a = 1 - p + p/k, each other p/k, so
+    e^eps = a/(p/k) = 1 + k (1 - p)/p (``mechanisms.randomized_response``). The pair of two
+    inputs x != x' is the one of the buckets x' and x and the k - 2 others:
+    ``Discrete([a, p/k, (k-2) p/k], [p/k, a, (k-2) p/k])``; for k = 2 it is f_{eps,0} itself,
+    ``EpsDelta(log((2 - p)/p), 0)``; p = 0 (no noise) is ``Zero``, p = 1 and k = 1 ``Id``."""
     p = _num(_field(event, "noise_parameter"), "noise_parameter", lower=0, upper=1)
     k = int(_num(_field(event, "num_buckets"), "num_buckets", lower=1, integer=True))
-    if k < 2:
+    if k < 2 or p == 1:
         return Id
+    if p == 0:
+        return Zero
+    if k == 2:
+        return EpsDelta(sp.log((2 - p) / p), 0)
     a, b = 1 - p + p / k, p / k
-    rest = (k - 2) * p / k
-    return Discrete([a, b, rest], [b, a, rest]) if rest else Discrete([a, b], [b, a])
+    return Discrete([a, b, (k - 2) * b], [b, a, (k - 2) * b])
+
+
+def _tree(event: Any, sensitivity: int) -> TradeOff:
+    """``SingleEpochTreeAggregationDpEvent(s, step_counts)``: tree aggregation (Kairouz et al.
+    2021, "Practical and private (deep) learning without sampling or shuffling", App. D), each
+    record in one leaf of one tree, every node of a tree with T steps released with Gaussian
+    noise of s times the sensitivity. A tree over T steps releases the dyadic intervals within
+    [1, T]; leaf 1 lies in one of each length 2^j <= T, the most of any leaf, so a record
+    touches at most d = ceil(log2(T + 1)) = floor(log2 T) + 1 nodes (dp_accounting's
+    ``max_depth``, from the largest T). A change of the record moves each of them by at most
+    the sensitivity: conditioned on the earlier outputs each node is a Gaussian mechanism, of
+    sensitivity 0 except at those d nodes, so the release is G_{sqrt(d)/s} (Dong, Roth & Su,
+    Thm. 4 and Cor. 2), attained when the change moves all d nodes by the full sensitivity
+    (a non-adaptive stream): ``G(sqrt(d)/s)``, the exact worst case; dp_accounting's RDP
+    accountant gives it the RDP of that Gaussian, alpha d/(2 s^2). Under replace-one
+    neighbours the change of a leaf is at most twice the bound (``sensitivity=2``), as for
+    ``GaussianDpEvent``. No steps: ``Id``; s = 0: ``Zero``."""
+    s = _num(_field(event, "noise_multiplier"), "noise_multiplier", lower=0)
+    raw = _field(event, "step_counts")
+    if isinstance(raw, (list, tuple)):
+        if not raw:
+            raise InvalidParameter("step_counts", raw, "a non-negative integer or a non-empty "
+                                   "list of them", _OWNER)
+        steps = [_num(x, "step_counts", lower=0, integer=True) for x in raw]
+    else:
+        steps = [_num(raw, "step_counts", lower=0, integer=True)]
+    T = int(max(steps))
+    if T == 0:
+        return Id
+    if s == 0:
+        return Zero
+    d = T.bit_length()  # ceil(log2(T + 1)) = floor(log2 T) + 1, exactly
+    return Gaussian(sensitivity * sp.sqrt(d) / s)
+
+
+#: Why a RepeatAndSelectDpEvent has no trade-off function here.
+_REPEAT_SELECT = ("RepeatAndSelectDpEvent (Papernot & Steinke 2022, hyperparameter tuning with "
+                  "a random number of runs) has only Renyi-DP bounds in the literature (the ones "
+                  "dp_accounting's RDP accountant applies), no exact trade-off "
+                  "function; account it with dp_accounting's RdpAccountant, or give a bound "
+                  "yourself (e.g. ta.RDP(...).to_tradeoff())")
 
 
 def from_dp_event(event: Any, neighbours: str = "add_remove") -> TradeOff:
@@ -117,6 +173,11 @@ def from_dp_event(event: Any, neighbours: str = "add_remove") -> TradeOff:
         return _noise(event, Laplace)
     if kind == "RandomizedResponseDpEvent":
         return _rr(event)
+    if kind == "SingleEpochTreeAggregationDpEvent":
+        return _tree(event, 1)
+    if kind == "RepeatAndSelectDpEvent":
+        raise InvalidParameter("event", kind, "a DpEvent with an exact trade-off function",
+                               _OWNER, _REPEAT_SELECT)
     if kind == "EpsilonDeltaDpEvent":
         return EpsDelta(_num(_field(event, "epsilon"), "epsilon", lower=0),
                         _num(_field(event, "delta"), "delta", lower=0, upper=1))
@@ -152,8 +213,8 @@ def from_dp_event(event: Any, neighbours: str = "add_remove") -> TradeOff:
         return from_dp_event(_field(event, "event")) ** count
     raise InvalidParameter("event", kind, "a DpEvent with a trade-off function: Gaussian, "
                            "Laplace, RandomizedResponse, EpsilonDelta, PoissonSampled, "
-                           "SampledWithoutReplacement, Composed, SelfComposed, ZCDp, NoOp, "
-                           "NonPrivate", "from_dp_event")
+                           "SampledWithoutReplacement, SingleEpochTreeAggregation, Composed, "
+                           "SelfComposed, ZCDp, NoOp, NonPrivate", "from_dp_event")
 
 
 def _replace_one(event: Any) -> TradeOff:
@@ -171,6 +232,8 @@ def _replace_one(event: Any) -> TradeOff:
     if kind == "GaussianDpEvent":
         s = _num(_field(event, "noise_multiplier"), "noise_multiplier", lower=0)
         return Zero if s == 0 else Gaussian(2 / s)
+    if kind == "SingleEpochTreeAggregationDpEvent":
+        return _tree(event, 2)
     if kind == "PoissonSampledDpEvent" and type(_field(event, "event")).__name__ == \
             "GaussianDpEvent":
         q = _num(_field(event, "sampling_probability"), "sampling_probability", lower=0,
@@ -251,6 +314,22 @@ def _noise_multiplier(mu: sp.Expr, sensitivity: int, f: TradeOff) -> float:
     return _float(sensitivity / mu, False, "noise multiplier", f)
 
 
+def _rr_parameters(f: Discrete) -> tuple[sp.Expr, int] | None:
+    """(p, k) when f is the pair of k-ary randomized response that :func:`from_dp_event` reads
+    (``Discrete([a, b, (k-2) b], [b, a, (k-2) b])``, a = 1 - p + p/k, b = p/k, k >= 3, all
+    rational), else None."""
+    P, Q = f.P, f.Q
+    if len(P) != 3 or not all(x.is_Rational for x in (*P, *Q)):
+        return None
+    a, b, r = P
+    if (Q[0], Q[1], Q[2]) != (b, a, r) or b <= 0 or a <= b:
+        return None
+    k = 2 + r / b
+    if not k.is_Integer or k < 3 or a != 1 - k * b + b:
+        return None
+    return k * b, int(k)
+
+
 def to_dp_event(f: TradeOff, neighbours: str = "add_remove", events: Any = None) -> Any:
     """The ``DpEvent`` of a trade-off expression (module docstring); ``events`` is the module
     of ``DpEvent`` classes (``dp_accounting.dp_event`` by default: any object with the same
@@ -277,6 +356,11 @@ def _event(f: TradeOff, rel: str, ev: Any, inside: bool) -> Any:
         if _number(f.mu, "mu", f) == 0:
             return ev.NoOpDpEvent()
         return ev.LaplaceDpEvent(noise_multiplier=_noise_multiplier(f.mu, 1, f))
+    rr = _rr_parameters(f) if isinstance(f, Discrete) else None
+    if rr is not None:
+        p, k = rr
+        return ev.RandomizedResponseDpEvent(noise_parameter=_float(p, False, "p", f),
+                                            num_buckets=k)
     if isinstance(f, EpsDelta):
         return ev.EpsilonDeltaDpEvent(epsilon=_float(f.eps, True, "epsilon", f),
                                       delta=_float(f.delta, True, "delta", f))
@@ -303,11 +387,15 @@ def _event(f: TradeOff, rel: str, ev: Any, inside: bool) -> Any:
     if isinstance(f, Subsample):
         hint = ("C_p(g) is SampledWithoutReplacementDpEvent(n, m, event of g), which needs the "
                 "dataset size n and the batch size m, not only p = m/n")
+    elif type(f).__name__ == "BoundedRange":
+        hint = ("dp_accounting has no event for the exponential mechanism (BoundedRange); "
+                "EpsilonDeltaDpEvent(eps, 0) states the weaker eps-DP guarantee")
     elif isinstance(f, (AddRemove, PoissonReplace, Laplace)):
         hint = f"{type(f).__name__} is not an event under {rel} neighbours"
     else:
         hint = None
     raise InvalidParameter("f", f, "an expression with a DpEvent equivalent: Id, Zero, G, "
-                           "Laplace, EpsDelta, powers and products of these, AddRemove of "
+                           "Laplace, EpsDelta, the k-ary randomized response pair, powers and "
+                           "products of these, AddRemove of "
                            "Mix(G, q) (add/remove), PoissonReplace (replace-one)", _TO,
                            hint or f"no DpEvent for {type(f).__name__}")

@@ -16,6 +16,13 @@
 * ``shuffle(eps0, n)`` is the exact trade-off function of the shuffle model's post-processing
   pair (Wang et al., Sec. 4.1; ``ShuffleDP``); ``bound="wang"`` gives their Thm. 4.2 bound
   (``ShuffleDP(eps0, n, bound="wang")``).
+* ``randomized_response(eps, k)`` is k-ary randomized response: f_{eps,0} for k = 2, the exact
+  finite pair for k >= 3 (= max{f_{eps,0}, f_{0,delta}}, delta its total variation).
+* ``exponential_mechanism(eps, utilities, neighbour_utilities, sensitivity)`` is the exact
+  finite pair of two softmax laws, or without utilities ``BoundedRange(eps)``, the exact worst
+  case over all utilities; ``report_noisy_max(eps, k, noise)`` is the same for Gumbel noise and
+  the eps-DP guarantee f_{eps,0} for exponential and Laplace noise.
+* ``laplace_mechanism(..., sampling="poisson" | "uniform", p=...)`` subsamples it.
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ from .numeric.roots import Probe, expand_bracket, findroot
 from .numeric.value import Value, _as_rational
 
 __all__ = ["gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle",
-           "sensitivity_index", "gaussian_sigma", "discrete_gaussian"]
+           "sensitivity_index", "gaussian_sigma", "discrete_gaussian", "randomized_response",
+           "exponential_mechanism", "report_noisy_max"]
 
 
 def gaussian_mechanism(sensitivity: Any, sigma: Any) -> Gaussian:
@@ -55,12 +63,44 @@ def _shown(x: Any) -> str:
     return repr(x) if isinstance(x, float) else str(x)
 
 
-def laplace_mechanism(sensitivity: Any, scale: Any) -> Laplace:
-    """L_{Delta/b}: the Laplace mechanism with l1-sensitivity Delta and noise Lap(0, b)."""
-    d = param("sensitivity", sensitivity, lower=0, owner="laplace_mechanism")
-    b = param("scale", scale, lower=0, lower_open=True, owner="laplace_mechanism")
-    return labelled(Laplace(d / b), f"Laplace mechanism, Δ = {_shown(sensitivity)}, "
-                                    f"b = {_shown(scale)}")
+def laplace_mechanism(sensitivity: Any, scale: Any, sampling: str | None = None,
+                      p: Any = None):
+    """L_{Delta/b}: the Laplace mechanism with l1-sensitivity Delta and noise Lap(0, b)
+    (Dong, Roth & Su, Prop. 7), run on the whole dataset (``sampling=None``) or on a
+    subsample drawn with rate p, as :func:`noisy_sgd` reads its ``sampling``:
+
+    * ``sampling="poisson"``: each record joins independently with probability p; add/remove
+      neighbours. ``AddRemove(Mix(L_{Delta/b}, p))``: the remove direction
+      T(P, (1 - p) P + p Q) and its inverse composed together (``operators.mechanism``; the
+      ``PoissonSampledDpEvent(p, LaplaceDpEvent(b/Delta))`` of dp_accounting).
+    * ``sampling="uniform"``: a batch of fixed size m = p n drawn without replacement;
+      replace-one neighbours. ``C_p(L_{Delta/b})`` (Dong, Roth & Su, Thm. 9: Sample_m, whose
+      neighbouring datasets replace one record; the ``SampledWithoutReplacementDpEvent`` of
+      dp_accounting).
+
+    Delta >= 0, b > 0, 0 <= p <= 1 (given exactly when ``sampling`` is).
+    """
+    owner = "laplace_mechanism"
+    d = param("sensitivity", sensitivity, lower=0, owner=owner)
+    b = param("scale", scale, lower=0, lower_open=True, owner=owner)
+    text = f"Laplace mechanism, Δ = {_shown(sensitivity)}, b = {_shown(scale)}"
+    if sampling is None:
+        if p is not None:
+            raise InvalidParameter("p", p, "omitted without sampling (sampling='poisson' or "
+                                   "'uniform' reads it)", owner)
+        return labelled(Laplace(d / b), text)
+    from .operators.mechanism import AddRemove
+    from .operators.subsample import Mix, Subsample
+
+    kind = choice("sampling", sampling, ("poisson", "uniform"), owner)
+    if p is None:
+        raise InvalidParameter("p", None, f"the sampling rate in [0, 1] for sampling={kind!r}",
+                               owner)
+    q = param("p", p, lower=0, upper=1, owner=owner)
+    text += f", q = {_shown(p)}, {'Poisson' if kind == 'poisson' else 'uniform'}"
+    if kind == "poisson":
+        return labelled(AddRemove(Mix(Laplace(d / b), q)), text)
+    return labelled(Subsample(Laplace(d / b), q), text)
 
 
 def discrete_gaussian(sensitivity: Any, sigma: Any) -> DiscreteGaussian:
@@ -262,6 +302,161 @@ def shuffle(eps0: Any, n: Any, bound: str = "exact"):
     if bound == "wang":
         text += ", Wang et al. Thm. 4.2 bound"
     return labelled(ShuffleDP(e, m, bound), text)
+
+
+def randomized_response(eps: Any, k: Any = 2):
+    """k-ary randomized response (Warner 1965; Kairouz, Oh & Viswanath 2016 for k values):
+    report the true value with probability e^eps/(e^eps + k - 1) and each of the k - 1 others
+    with probability 1/(e^eps + k - 1). Its exact trade-off function, for any two inputs x != x'
+    (every such pair gives the same one up to relabelling the outputs):
+
+    * ``k = 1``: ``Id`` (one value: nothing is revealed);
+    * ``k = 2``: ``EpsDelta(eps, 0)``, f_{eps,0} itself (Dong, Roth & Su, Eq. (4));
+    * ``k >= 3``: ``Discrete([a, b, (k-2) b], [b, a, (k-2) b])``, a = e^eps/(e^eps + k - 1),
+      b = 1/(e^eps + k - 1): the laws on the outputs x', x and the k - 2 others (merged: they
+      have likelihood ratio 1, and merging outcomes of equal ratio leaves T(P, Q) unchanged).
+
+    The laws differ on the two atoms x and x' only, so the Neyman--Pearson knots are (0, 1),
+    (b, 1 - a), ((k - 1) b, b), (1, 0), and (derived here, checked by brute force in
+    ``tests/test_mechanisms_finite.py``)
+
+        T(alpha) = max{0, 1 - e^eps alpha, e^{-eps} (1 - alpha), k/(e^eps + k - 1) - alpha}
+                 = max{f_{eps,0}, f_{0,delta}}(alpha),  delta = (e^eps - 1)/(e^eps + k - 1),
+
+    ``Max(EpsDelta(eps, 0), EpsDelta(0, delta))`` (delta the total variation): k-RR is (eps, 0)-
+    and (0, delta)-DP and nothing more. For k = 2 the middle line touches f_{eps,0} at its kink
+    only, so the maximum is f_{eps,0}. The finite pair is returned for k >= 3 because it
+    composes exactly (``numeric.finite``). dp_accounting's ``RandomizedResponseDpEvent(p, k)``
+    (with probability p a uniform draw replaces the value) is this mechanism with
+    e^eps = 1 + k (1 - p)/p (``interop.from_dp_event``).
+
+    eps >= 0, k a positive integer.
+    """
+    from .families.discrete import Discrete
+    from .families.epsdelta import EpsDelta
+    from .families.trivial import Id
+
+    e = param("eps", eps, lower=0, owner="randomized_response")
+    m = count("k", k, lower=1, owner="randomized_response")
+    if m == 1:
+        return Id
+    if m == 2:
+        return labelled(EpsDelta(e, 0), f"randomized response, ε = {_shown(eps)}, k = 2")
+    E = sp.exp(e)
+    a, b = E / (E + m - 1), 1 / (E + m - 1)
+    return labelled(Discrete([a, b, (m - 2) * b], [b, a, (m - 2) * b]),
+                    f"randomized response, ε = {_shown(eps)}, k = {m}")
+
+
+def exponential_mechanism(eps: Any, utilities: Any = None, neighbour_utilities: Any = None,
+                          sensitivity: Any = 1):
+    """The exponential mechanism (McSherry & Talwar 2007): output r with probability
+    proportional to exp(eps u(D, r)/(2 Delta)), Delta the sensitivity of the utility
+    (|u(D, r) - u(D', r)| <= Delta for neighbours D, D' and every r). It is eps-DP.
+
+    With ``utilities`` u(D, .) and ``neighbour_utilities`` u(D', .) (one number per candidate,
+    in the same order): the output laws are the finite softmax vectors P, Q, and the result is
+    their exact trade-off function ``Discrete(P, Q)`` (Dong, Roth & Su, Def. 2), the
+    candidates of equal change u(D', r) - u(D, r) merged into one outcome (equal likelihood
+    ratios: T(P, Q) is unchanged). A neighbour utility further than Delta from its utility
+    raises :class:`InvalidParameter`. The entries are exact SymPy numbers (sums of
+    exponentials), so the pair costs seconds to build and evaluate for ten candidates and
+    grows with their number and with the number of distinct changes.
+
+    Without utilities: ``BoundedRange(eps)``, BR_eps(alpha) = (1 - alpha)/(1 + (e^eps - 1)
+    alpha), the exact worst case over all utility functions of sensitivity Delta and all
+    neighbours: every exponential mechanism is eps-bounded-range (Durfee & Rogers 2019), every
+    eps-BR pair is a post-processing of a generalized randomized response with a parameter
+    t in [0, eps] (Dong, Durfee & Rogers 2020, Sec. 3.1), the infimum over t of those two-point
+    trade-off functions is BR_eps, and two candidates attain each point of it
+    (``families/bounded_range.py``). It lies above f_{eps,0}: the exponential mechanism is
+    strictly more private than the eps-DP guarantee says (delta(0) = tanh(eps/4) instead of
+    (e^eps - 1)/(e^eps + 1)). For k of them composed, ``BoundedRange(eps) ** k`` is a valid,
+    generally not tight, guarantee (Dong, Roth & Su, Thm. 4).
+
+    eps >= 0, sensitivity > 0; utilities real numbers.
+    """
+    from .core.validate import items
+    from .families.bounded_range import BoundedRange
+    from .families.discrete import Discrete
+
+    owner = "exponential_mechanism"
+    e = param("eps", eps, lower=0, owner=owner)
+    d = param("sensitivity", sensitivity, lower=0, lower_open=True, owner=owner)
+    if utilities is None and neighbour_utilities is None:
+        return labelled(BoundedRange(e), f"exponential mechanism, ε = {_shown(eps)}, "
+                                         "worst case over utilities")
+    if utilities is None or neighbour_utilities is None:
+        missing = "utilities" if utilities is None else "neighbour_utilities"
+        raise InvalidParameter(missing, None, "given together with the other (or both "
+                               "omitted for the worst case over all utilities)", owner)
+    allowed = "a non-empty sequence of real numbers, one per candidate"
+    u = [param(f"utilities[{i}]", x, owner=owner, numeric=True)
+         for i, x in enumerate(items("utilities", utilities, allowed, owner))]
+    v = [param(f"neighbour_utilities[{i}]", x, owner=owner, numeric=True)
+         for i, x in enumerate(items("neighbour_utilities", neighbour_utilities, allowed,
+                                     owner))]
+    if not u:
+        raise InvalidParameter("utilities", utilities, allowed, owner)
+    if len(v) != len(u):
+        raise InvalidParameter("neighbour_utilities", neighbour_utilities,
+                               f"a sequence of {len(u)} numbers, one per candidate", owner)
+    for i, (x, y) in enumerate(zip(u, v, strict=True)):
+        if sp.Gt(abs(x - y), d) is not sp.false:
+            raise InvalidParameter(f"neighbour_utilities[{i}]", y, f"within the sensitivity "
+                                   f"{d} of utilities[{i}] = {x}", owner)
+    return Discrete(*_softmax_classes(u, v, e, d))
+
+
+def _softmax_classes(u: list, v: list, e: sp.Expr, d: sp.Expr) -> tuple[list, list]:
+    """The softmax laws P_r ~ exp(e u_r/(2 d)), Q_r ~ exp(e v_r/(2 d)), exactly, with the
+    candidates of equal change v_r - u_r merged: they have the same likelihood ratio Q_r/P_r,
+    and merging outcomes of equal ratio leaves T(P, Q) unchanged (Neyman--Pearson), so the
+    pair has one outcome per distinct change (3 for integer utilities moving by at most 1)
+    instead of one per candidate. Exponents are shifted by the largest u (the same numbers)."""
+    top = max(u, key=lambda x: sp.N(x, 30))
+    mass: dict = {}  # change v_r - u_r -> sum of exp(e (u_r - top)/(2 d)) over its class
+    for x, y in zip(u, v, strict=True):
+        c = sp.nsimplify(y - x) if y - x != 0 else sp.S.Zero
+        mass[c] = mass.get(c, sp.S.Zero) + sp.exp(e * (x - top) / (2 * d))
+    changes = list(mass)
+    w = [mass[c] for c in changes]
+    w2 = [sp.exp(e * c / (2 * d)) * mass[c] for c in changes]
+    z, z2 = sp.Add(*w), sp.Add(*w2)
+    return [x / z for x in w], [x / z2 for x in w2]
+
+
+def report_noisy_max(eps: Any, k: Any, noise: str = "gumbel"):
+    """Report noisy max: add independent noise of scale b = 2 Delta/eps to each of k utilities
+    of sensitivity Delta and report the index of the largest (Dwork & Roth 2014, Sec. 3.3).
+
+    * ``noise="gumbel"``: Gumbel(0, b) noise makes it exactly the exponential mechanism
+      (argmax_r (u_r + G_r) has law softmax(u/b); McSherry & Talwar 2007, Durfee & Rogers
+      2019), so its exact worst case over all utilities is ``BoundedRange(eps)`` (see
+      :func:`exponential_mechanism`; two candidates attain it).
+    * ``noise="exponential"`` (Exp(b), which is permute-and-flip: McKenna & Sheldon 2020,
+      Ding et al. 2021) and ``noise="laplace"`` (Lap(b)): only the eps-DP guarantee is
+      claimed, ``EpsDelta(eps, 0)``, a lower bound on every instance's trade-off function,
+      not the exact worst case (none is known here): given the other noises, index r wins iff
+      its noise exceeds a threshold that moves by at most 2 Delta between neighbours, and both
+      laws have hazard rate at most 1/b, so the winning probability changes by a factor of at
+      most e^{2 Delta/b} = e^eps (the argument of Dwork & Roth, Claim 3.9).
+
+    k = 1: ``Id`` (one candidate reveals nothing). eps >= 0, k a positive integer.
+    """
+    from .families.bounded_range import BoundedRange
+    from .families.epsdelta import EpsDelta
+    from .families.trivial import Id
+
+    owner = "report_noisy_max"
+    e = param("eps", eps, lower=0, owner=owner)
+    m = count("k", k, lower=1, owner=owner)
+    kind = choice("noise", noise, ("gumbel", "exponential", "laplace"), owner)
+    if m == 1:
+        return Id
+    f = BoundedRange(e) if kind == "gumbel" else EpsDelta(e, 0)
+    return labelled(f, f"report noisy max, ε = {_shown(eps)}, {_shown(k)} candidates, "
+                       f"{kind} noise")
 
 
 def sensitivity_index(sensitivity: Any, sigma: Any) -> sp.Expr:

@@ -73,7 +73,8 @@ CONSTRUCTORS: tuple[str, ...] = (
     "Subsample", "C", "Mix", "Max", "Group", "Conjugate", "RenyiRegion",
     "AddRemove", "Shift", "GaussianJoint", "DPGDInit",
     "gaussian_mechanism", "laplace_mechanism", "noisy_sgd", "shuffle", "discrete_gaussian",
-    "discrete_laplace", "skellam",
+    "discrete_laplace", "skellam", "randomized_response", "exponential_mechanism",
+    "report_noisy_max",
     "GDP", "zCDP", "tCDP", "ApproxDP",
 )
 

@@ -20,6 +20,8 @@ PoissonReplace         T((1-q)N(0,1)+qN(mu,1), (1-q)N(0,1)+qN(-mu,1)): threshold
 DiscreteGaussian       T(N_Z(0, s^2), N_Z(Delta, s^2)) on the integers, the lattice cut where
                        each law's tail is below the working precision: exact Neyman--Pearson
                        on the truncated pair (Canonne, Kamath & Steinke, Def. 1)
+BoundedRange           inf over t of the two-point generalized randomized responses (Dong,
+                       Durfee & Rogers, Sec. 3.1), grid and golden-section search over t
 RenyiRegion            max over the orders of the smallest beta meeting the constraint, by
                        bisection in log beta (van Erven & Harremoes, Thm. 9)
 =====================  ======================================================================
@@ -147,6 +149,55 @@ class RenyiRegionRef(Ref):
         return best
 
 
+class BoundedRangeRef(Ref):
+    """inf over t in [0, eps] of T(P_t, Q_t), the generalized randomized responses of Dong,
+    Durfee & Rogers (2020, Sec. 3.1): two outcomes with likelihood ratios q/p = e^{-t} and
+    e^{eps - t}, P_t = (p, 1 - p), Q_t = (e^{-t} p, 1 - e^{-t} p), p = (e^eps - e^t)/(e^eps - 1).
+    Each T(P_t, Q_t) by exact Neyman--Pearson on the two outcomes; the infimum over t by a grid
+    of 64 points and golden-section search in the best bracket (the formula of the family is
+    not used)."""
+
+    sym = True
+
+    def __init__(self, eps, label: str = ""):
+        self.eps, self.label = eps, label
+        self._cache: dict = {}
+
+    def _pair_value(self, t, a):
+        E = mpmath.exp(self.eps)
+        p = (E - mpmath.exp(t)) / mpmath.expm1(self.eps)
+        x, y = 1 - p, mpmath.exp(-t) * p  # the knot: reject the outcome of ratio e^{eps - t}
+        if a <= x:
+            return 1 - a * (1 - y) / x if x > 0 else mp.one - a
+        return y * (1 - a) / (1 - x)
+
+    def val(self, a, ac, side):
+        key = (a, mp.prec)
+        if key not in self._cache:
+            self._cache[key] = self._val(a)
+        return self._cache[key]
+
+    def _val(self, a):
+        if self.eps == 0 or a in (0, 1):
+            return 1 - a
+        n = 64
+        ts = [self.eps * i / n for i in range(n + 1)]
+        vs = [self._pair_value(t, a) for t in ts]
+        i = min(range(n + 1), key=lambda j: vs[j])
+        lo, hi = ts[max(i - 1, 0)], ts[min(i + 1, n)]
+        g = (mpmath.sqrt(5) - 1) / 2
+        for _ in range(2 * mp.prec):
+            _tick()
+            m1, m2 = hi - g * (hi - lo), lo + g * (hi - lo)
+            if self._pair_value(m1, a) <= self._pair_value(m2, a):
+                hi = m2
+            else:
+                lo = m1
+            if hi - lo < mpmath.mpf(2) ** (-mp.prec):
+                break
+        return min(self._pair_value(lo, a), self._pair_value(hi, a), vs[i])
+
+
 def discrete_gaussian_pair(d: int, sigma: Num, label: str) -> Finite:
     """The pair N_Z(0, s^2), N_Z(d, s^2) on [-K, K + d], K with exp(-K^2/(2 s^2)) far below the
     working precision (the masses beyond are below 2^-(prec + 40)), masses from the weights
@@ -210,6 +261,8 @@ def reference(f) -> Ref:
         return poisson_replace_pair(_m(args[0]), _m(args[1]), label)
     if name == "DiscreteGaussian":
         return discrete_gaussian_pair(int(args[0]), num(args[1]), label)
+    if name == "BoundedRange":
+        return BoundedRangeRef(_m(args[0]), label)
     if name == "RenyiRegion":
         return RenyiRegionRef([(_m(a), _m(t)) for a, t in args[0]], bool(args[1]), label)
     raise NotImplementedError(f"no reference for the family {name}")
@@ -218,6 +271,6 @@ def reference(f) -> Ref:
 #: The families :func:`reference` covers (class names).
 FAMILIES = ("Gaussian", "Laplace", "IdTradeOff", "ZeroTradeOff", "EpsDelta", "BinomialDP",
             "ShuffleDP", "Discrete", "PiecewiseLinear", "NormalPair", "GaussianMixturePair",
-            "PoissonReplace", "RenyiRegion", "DiscreteGaussian")
+            "PoissonReplace", "RenyiRegion", "DiscreteGaussian", "BoundedRange")
 
 __all__ = ["reference", "num", "RenyiRegionRef", "FAMILIES"]

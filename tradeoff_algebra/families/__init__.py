@@ -9,6 +9,7 @@ families from it.
 from types import ModuleType as _ModuleType
 
 from .binomial import BinomialDP as BinomialDP
+from .bounded_range import BoundedRange as BoundedRange
 from .discrete import Discrete as Discrete
 from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
 from .discrete_laplace import DiscreteLaplace as DiscreteLaplace
