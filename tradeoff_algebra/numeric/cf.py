@@ -44,6 +44,7 @@ from flint import acb, arb
 
 from ..core.errors import ToleranceWarning
 from . import budget
+from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, pm, upper, working_precision
 from .roots import Probe, expand_bracket, findroot
 
@@ -242,6 +243,8 @@ def _make_plan(
     log_budget = log_half + math.log(0.3 * math.pi / slack["trunc"]) + c * eps
     if max_work is None:
         cap = 2**22
+    elif _flat_cost(factors):  # work = nodes <= max_work
+        cap = int(max_work) + 1
     else:  # work = nodes * max(1, nodes h) <= max_work
         cap = int(max(math.sqrt(max_work / h), min(max_work, 1 / h))) + 1
     n_nodes, segments = _TailPlanner(factors, c, h, log_budget).cut(cap)
@@ -271,8 +274,11 @@ class _Inverter:
     + 2 Re sum_k e^{-z_k eps} P_k] +- disc(eps) +- trunc(eps).
     """
 
-    def __init__(self, factors: Sequence[Factor], plan: _Plan) -> None:
+    def __init__(self, factors: Sequence[Factor], plan: _Plan, extra=None) -> None:
         self.plan = plan
+        #: an exactly summed part of delta (``cf_lattice.ExactPart``: ``terms(eps)`` gives its
+        #: ball and derivative), added to the inverted remainder; None for none
+        self.extra = extra
         with working_precision(plan.prec):
             c, h, a = arb(plan.c), arb(plan.h), arb(plan.a)
             self._z = [acb(c, h * k) for k in range(plan.n_nodes + 1)]
@@ -344,6 +350,8 @@ class _Inverter:
                 arb.pi() * (2 * arb.pi() * a / h).expm1()
             )
             trunc = (-c * e).exp() * self._trunc_coeff / arb.pi()
+            if self.extra is not None:
+                s += self.extra.terms(eps)[0]
             delta = s + pm(disc + trunc)
             if delta.lower() < 0:
                 hi = upper(delta)
@@ -362,6 +370,10 @@ class _Inverter:
                 term = (-z * e).exp() * p
                 val += 2 * term.real
                 der += 2 * (-z * term).real
+            val, der = val * plan.h / (2 * arb.pi()), der * plan.h / (2 * arb.pi())
+            if self.extra is not None:
+                v, d = self.extra.terms(eps)
+                val, der = val + v, der + d
             return -float(der.mid()) / float(val.mid())
 
 
@@ -385,7 +397,7 @@ def _first_plan(
 
 
 def _certified_inverter(
-    factors: Sequence[Factor], eps: float, rel_tol: float
+    factors: Sequence[Factor], eps: float, rel_tol: float, extra=None
 ) -> tuple[_Inverter, _Parts]:
     """Plan, evaluate, and re-plan (at most 3 times) until the width meets rel_tol."""
     slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
@@ -394,7 +406,7 @@ def _certified_inverter(
         budget.check()
         plan = (_first_plan(factors, eps, rel_tol) if i == 0
                 else _make_plan(factors, eps, rel_tol, log_delta, slack))
-        inv = _Inverter(factors, plan)
+        inv = _Inverter(factors, plan, extra)
         parts = inv.parts(eps)
         mid = float(parts.delta.mid())
         allowed = rel_tol * mid / 2
@@ -420,16 +432,21 @@ def _all_losses_at_most(factors: Sequence[Factor], eps: float) -> bool:
 
 
 def delta_enclosure(
-    factors: Sequence[Factor], eps: float, rel_tol: float = 1e-10
+    factors: Sequence[Factor], eps: float, rel_tol: float = 1e-10, extra=None
 ) -> tuple[float, float]:
     """Certified bounds lo <= delta(eps) <= hi for the product prod law_i^{(x) n_i}.
 
-    `factors` is a list of (law, n_i) pairs.  The width hi - lo targets
-    rel_tol * delta; the bounds are guaranteed whatever width is reached.
+    `factors` is a list of (law, n_i) pairs (with ``extra``, an exactly summed part of the
+    measure added to them: :mod:`.cf_lattice`; ``factors`` may then be empty).  The width
+    hi - lo targets rel_tol * delta; the bounds are guaranteed whatever width is reached.
     """
-    if _all_losses_at_most(factors, eps):
+    if _all_losses_at_most(factors if extra is None else [(extra.law, extra.k)], eps):
         return 0.0, 0.0
-    _, parts = _certified_inverter(factors, eps, rel_tol)
+    if not factors:
+        with working_precision(_exact_prec(extra, rel_tol)):
+            d = extra.terms(eps)[0]
+        return max(0.0, lower(d)), min(1.0, upper(d))
+    _, parts = _certified_inverter(factors, eps, rel_tol, extra)
     return max(0.0, lower(parts.delta)), min(1.0, upper(parts.delta))
 
 
@@ -478,8 +495,76 @@ def _bracket(inv: _Inverter, eps: float, d_dn: float, d_up: float) -> tuple[floa
     return None if found is None else (found.lo, found.hi)
 
 
+def _exact_prec(extra, rel_tol: float) -> int:
+    """Arb precision for an exactly summed part: the digits asked for plus guard bits for the
+    cancellations of its polynomial pieces (about J log2(1/mu))."""
+    mu, J = float(extra.law.mu), extra.J
+    return 64 + int(-math.log2(rel_tol)) + int(J * (max(0.0, -math.log2(mu)) + math.log2(J + 1)))
+
+
+_GUESSES: dict = {}
+
+
+def _guess_epsilon(factors: Sequence[Factor], extra, delta: float) -> float:
+    """Float estimate of eps(delta) for the exact part plus the remainder's saddle-point
+    estimate, by bisection on [0, k mu] (kept: the route asks it several times)."""
+    key = (tuple(factors), extra.law, extra.k, extra.J, delta)
+    if key not in _GUESSES:
+        if len(_GUESSES) > 64:
+            _GUESSES.clear()
+        _GUESSES[key] = _guess_uncached(factors, extra, delta)
+    return _GUESSES[key]
+
+
+def _guess_uncached(factors: Sequence[Factor], extra, delta: float) -> float:
+
+    def est(eps: float) -> float:
+        with working_precision(64):
+            v = float(extra.terms(eps)[0].mid())
+        if factors:
+            try:
+                v += math.exp(_log_delta_saddle(factors, _saddle(factors, eps), eps))
+            except (ValueError, ArithmeticError, OverflowError):
+                pass
+        return v
+
+    lo, hi = 0.0, extra.k * float(extra.law.mu)
+    if est(lo) <= delta:
+        return 0.0
+    for _ in range(60):
+        budget.check()
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if est(mid) > delta else (lo, mid)
+        if hi - lo <= 1e-9 * hi:  # (a starting point: Newton steps on the certified sum follow)
+            break
+    return 0.5 * (lo + hi)
+
+
+def _exact_epsilon(extra, d_dn: float, d_up: float, rel_tol: float) -> tuple[float, float]:
+    """eps(d) for a product summed exactly (no remainder): bisection with certified sides,
+    delta(lo) > d_up and delta(hi) < d_dn (delta non-increasing)."""
+    lo, hi = 0.0, extra.k * float(extra.law.mu)  # delta(k mu) = 0 < d
+    with working_precision(_exact_prec(extra, rel_tol)):
+        if not extra.terms(lo)[0] > d_up:
+            raise ValueError("eps(delta) is not positive")
+        while hi - lo > rel_tol * hi:
+            budget.check((lo, hi))
+            mid = 0.5 * (lo + hi)
+            if mid in (lo, hi):
+                break
+            d = extra.terms(mid)[0]
+            if d > d_up:
+                lo = mid
+            elif d < d_dn:
+                hi = mid
+            else:  # d within the ball of the level: the bracket is as narrow as it gets
+                break
+    return lo, hi
+
+
 def epsilon_enclosure(
-    factors: Sequence[Factor], delta: float, rel_tol: float = 1e-10, delta_up: float | None = None
+    factors: Sequence[Factor], delta: float, rel_tol: float = 1e-10, delta_up: float | None = None,
+    extra=None,
 ) -> tuple[float, float]:
     """Certified bounds lo <= eps(d) <= hi, eps(d) = inf{eps >= 0: delta(eps) <= d}, for every
     d in [delta, delta_up] (a float bracket of an exact d; default delta_up = delta).
@@ -490,13 +575,16 @@ def epsilon_enclosure(
     rel_tol * eps * |d log delta / d eps| (about rel_tol * eps * c), tightened
     if the bracket comes out too wide.
     """
-    eps = _saddle_epsilon(factors, delta)
+    if extra is not None and not factors:
+        return _exact_epsilon(extra, delta, delta if delta_up is None else delta_up, rel_tol)
+    eps = _saddle_epsilon(factors, delta) if extra is None else \
+        _guess_epsilon(factors, extra, delta)
     if eps <= 0:
         raise ValueError("eps(delta) is not positive")
     rel_delta = 0.4 * rel_tol * max(eps * _saddle(factors, eps), 1e-3)
     best: tuple[float, float] | None = None
     for attempt in range(4):
-        inv, _ = _certified_inverter(factors, eps, rel_delta)
+        inv, _ = _certified_inverter(factors, eps, rel_delta, extra)
         plan_eps = eps
         eps = _newton(inv, eps, delta, rel_tol)
         if abs(eps - plan_eps) * inv.plan.c > 1.0 and attempt < 3:
@@ -521,11 +609,20 @@ def epsilon_enclosure(
 MAX_WORK = 20_000.0
 
 
+def _flat_cost(factors: Sequence[Factor]) -> bool:
+    """Do all the laws evaluate M(c + it) at a cost independent of t (closed forms: the
+    optional LossLaw attribute ``mgf_cost_flat``; the subsampled Gaussian's quadrature grows
+    with t)?"""
+    return all(getattr(law, "mgf_cost_flat", False) for law, _ in factors)
+
+
 def _work(factors: Sequence[Factor], eps: float, rel_tol: float) -> float:
     try:
         plan = _first_plan(factors, eps, rel_tol, MAX_WORK)
     except ValueError:  # (beyond the cap: planning stops there)
         return math.inf
+    if _flat_cost(factors):
+        return float(plan.n_nodes)
     return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
 
 
@@ -624,19 +721,78 @@ def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
     return 0.0, b
 
 
+#: The inversion's cost grows with log(1/width) only: where the tighter plan stays within
+#: :data:`MAX_WORK`, it computes to this relative width at least, whatever looser tolerance was
+#: asked (so every tolerance above 4e-10 gives one and the same enclosure: a tighter tolerance
+#: never a wider one, and searches that call delta(eps) many times keep its digits).
+REL_FLOOR = 1e-10
+
+
+def _at(factors: Sequence[Factor], kind: str, x: float, extra=None) -> float:
+    """The eps at which a plan is made: x itself, or the estimate of eps(x)."""
+    if kind == "delta":
+        return x
+    return _saddle_epsilon(factors, x) if extra is None else _guess_epsilon(factors, extra, x)
+
+
+def _rel_target(factors: Sequence[Factor], kind: str, x: float, rel: float, extra=None) -> float:
+    """``min(rel, REL_FLOOR)`` where that plan is affordable, else ``rel``."""
+    if rel <= REL_FLOOR:
+        return rel
+    if not factors:  # an exact sum: its cost grows with the digits only
+        return REL_FLOOR
+    try:
+        at = _at(factors, kind, x, extra)
+        if at > 0 and _work(factors, at, REL_FLOOR) <= MAX_WORK:
+            return REL_FLOOR
+    except (ValueError, RuntimeError, ArithmeticError):
+        pass
+    return rel
+
+
+def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
+    """``(factors, None)``, or for the self-product of one lattice law (``lattice_parts``, the
+    Laplace mechanism's) whose whole inversion is beyond :data:`MAX_WORK` (its atoms keep
+    |M(c + it)| from decaying): ``(remainder, exact part)`` of :mod:`.cf_lattice`."""
+    if len(factors) != 1 or not hasattr(factors[0][0], "lattice_parts"):
+        return factors, None
+    law, k = factors[0]
+    try:
+        at = _at(factors, kind, x)
+        if at > 0 and _work(factors, at, rel) <= MAX_WORK:
+            return factors, None
+    except (ValueError, RuntimeError, ArithmeticError):
+        pass
+    for J in split_terms(k):
+        extra = ExactPart(law, k, J)
+        if J > k:
+            return [], extra
+        rest = [(RemainderLaw(law, k, J), 1)]
+        try:
+            at = _at(rest, kind, x, extra)
+            if at > 0 and _work(rest, at, rel) <= MAX_WORK:
+                return rest, extra
+        except (ValueError, RuntimeError, ArithmeticError):
+            pass
+    return rest, extra
+
+
 def _one_enclosure(
     factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
 ) -> tuple[float, float] | None:
+    if kind == "delta" and _all_losses_at_most(factors, dn):
+        return 0.0, 0.0
+    factors, extra = _split(factors, kind, max(dn, 0.0), rel)
+    rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
     if kind == "delta":
-        if _all_losses_at_most(factors, dn):
-            return 0.0, 0.0
-        if _work(factors, max(dn, 0.0), rel) > MAX_WORK:
+        if factors and _work(factors, max(dn, 0.0), rel) > MAX_WORK:
             return None
-        lo, hi = delta_enclosure(factors, up, rel)  # (delta non-increasing)
+        lo, hi = delta_enclosure(factors, up, rel, extra)  # (delta non-increasing)
         if dn != up:
-            hi = delta_enclosure(factors, dn, rel)[1]
+            hi = delta_enclosure(factors, dn, rel, extra)[1]
         return lo, hi
-    e0 = _saddle_epsilon(factors, dn)
-    if not e0 > 0 or _work(factors, e0, rel) > MAX_WORK:
-        return None
-    return epsilon_enclosure(factors, dn, rel, up)
+    if factors:
+        e0 = _at(factors, kind, dn, extra)
+        if not e0 > 0 or _work(factors, e0, rel) > MAX_WORK:
+            return None
+    return epsilon_enclosure(factors, dn, rel, up, extra)
