@@ -726,6 +726,10 @@ def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
 #: asked (so every tolerance above 4e-10 gives one and the same enclosure: a tighter tolerance
 #: never a wider one, and searches that call delta(eps) many times keep its digits).
 REL_FLOOR = 1e-10
+#: The tightest relative width the inversion aims at (its floats: eps is bracketed by floats,
+#: the plans by float cumulants); a tighter tolerance returns this enclosure with a
+#: ToleranceWarning (:func:`route_enclosure`).
+REL_MIN = 1e-14
 
 
 def _at(factors: Sequence[Factor], kind: str, x: float, extra=None) -> float:
@@ -750,6 +754,11 @@ def _rel_target(factors: Sequence[Factor], kind: str, x: float, rel: float, extr
     return rel
 
 
+#: The largest k for the lattice split (its exact part sums about 12 k terms; beyond, the
+#: atoms' share e^{-k p_u} of |M(c + it)| is far below any tolerance and the whole law inverts).
+MAX_SPLIT = 20_000
+
+
 def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
     """``(factors, None)``, or for the self-product of one lattice law (``lattice_parts``, the
     Laplace mechanism's) whose whole inversion is beyond :data:`MAX_WORK` (its atoms keep
@@ -757,6 +766,8 @@ def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
     if len(factors) != 1 or not hasattr(factors[0][0], "lattice_parts"):
         return factors, None
     law, k = factors[0]
+    if k > MAX_SPLIT:
+        return factors, None
     try:
         at = _at(factors, kind, x)
         if at > 0 and _work(factors, at, rel) <= MAX_WORK:
@@ -782,6 +793,7 @@ def _one_enclosure(
 ) -> tuple[float, float] | None:
     if kind == "delta" and _all_losses_at_most(factors, dn):
         return 0.0, 0.0
+    rel = max(rel, REL_MIN)  # (a tighter tolerance is met no better: ToleranceWarning)
     factors, extra = _split(factors, kind, max(dn, 0.0), rel)
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
     if kind == "delta":

@@ -39,6 +39,7 @@ from math import comb
 
 from flint import acb, arb, ctx
 
+from . import budget
 from .cf_laws import upper
 
 __all__ = ["ExactPart", "RemainderLaw", "split_terms"]
@@ -106,6 +107,8 @@ class ExactPart:
             wj = comb(k, j) * kappa**j
             cm = 1  # C(n, m)
             for m in range(n + 1):
+                if m % 256 == 255:
+                    budget.check()
                 if m:
                     cm = cm * (n - m + 1) // m
                 x = e - mu * (2 * m - n)
