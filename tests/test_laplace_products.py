@@ -137,10 +137,12 @@ SLOW = pytest.mark.slow  # (k = 3: two nested quadratures, ~30 s each)
 def test_exact_sums_against_nested_quadrature(k, eps):
     m = Fraction(1, 2)
     with mp.workdps(25):
-        ref = _delta_k(mp.mpf(1) / 2, k, mp.mpf(eps))
+        ref = _delta_k(mp.mpf(1) / 2, k, mp.mpf(float(eps)))  # (the float eps terms() sees)
     with working_precision(128):
         ball = ExactPart(LaplaceLaw(m), k, k + 1).terms(float(eps))[0]
-    assert abs(float(ball.mid()) - float(ref)) <= 1e-18 + float(ball.rad())
+    with mp.workdps(30):  # (compared at 30 digits: floats would round both sides)
+        diff = abs(mp.mpf(ball.mid().str(30, radius=False)) - ref)
+        assert diff <= mp.mpf("1e-18") + mp.mpf(ball.rad().str(5, radius=False))
 
 
 @pytest.mark.parametrize("k", [2, pytest.param(3, marks=SLOW)])
