@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from math import comb
 
+import numpy as np
 from flint import acb, arb, ctx
 
 from . import budget
@@ -187,11 +188,14 @@ class RemainderLaw:
         from scipy.special import bdtrc
 
         mu, pp, pm_, kappa, lam = self._floats
-        a = pp * math.exp(c * mu) + pm_ * math.exp(-c * mu)
+        # in logarithms (c reaches 1e5 in the saddle search): log A, log U, log(A + U)
+        la = float(np.logaddexp(math.log(pp) + c * mu, math.log(pm_) - c * mu))
         w = c + lam
-        u = 2 * kappa * math.sinh(w * mu) / w
-        tail = float(bdtrc(self.J - 1, self.k, u / (a + u)))
-        return self.k * math.log(a + u) + (math.log(tail) if tail > 0 else -745.0)
+        x = w * mu
+        lu = math.log(2 * kappa / w) + x + math.log(-math.expm1(-2 * x) / 2)
+        lau = float(np.logaddexp(la, lu))
+        tail = float(bdtrc(self.J - 1, self.k, math.exp(lu - lau)))
+        return self.k * lau + (math.log(tail) if tail > 0 else -745.0)
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         h = 1e-4 * max(c, 1e-3)
