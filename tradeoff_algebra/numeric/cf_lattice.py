@@ -49,8 +49,10 @@ __all__ = ["ExactPart", "RemainderLaw", "split_terms"]
 def split_terms(k: int) -> tuple[int, ...]:
     """The choices of J, the number of binomial terms (j = 0 .. J - 1 density components)
     summed exactly for a k-fold product, in the order tried: all of them (J = k + 1) for
-    k <= 12, else 4, 8 and 12 (a larger J: a faster decaying remainder, a longer exact sum)."""
-    return (k + 1,) if k <= 12 else (4, 8, 12)
+    k <= 12, else 4, 8 and 12 (a larger J: a faster decaying remainder, a longer exact sum), and
+    all of them again for k <= 24 (eps near the largest loss k mu, where the remainder has no
+    saddle point to plan from)."""
+    return (k + 1,) if k <= 12 else (4, 8, 12) + ((k + 1,) if k <= 24 else ())
 
 
 def _parts(law):
