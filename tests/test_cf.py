@@ -147,7 +147,9 @@ def test_dp_sgd_inside_the_pld_engines_enclosure():
 def test_few_steps_are_left_to_the_pld_engine():
     """Sixteen steps at q = 256/60000 would need 6e5 units of planned work (27 s): declined."""
     law = SubsampledGaussianLaw(Fraction(10, 11), Fraction(256, 60000), "remove")
-    assert cf.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
+    from tradeoff_algebra.numeric import cf_route
+
+    assert cf_route.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
     f = ta.noisy_sgd(R(11, 10), R(256, 60000), 16, sampling="poisson")
     v = ta.epsilon(f, R(1, 10**5), dps=15)
     assert 0 < v.lo <= v.hi < 1

@@ -22,7 +22,7 @@ D2 = Discrete([R(3, 4), R(1, 4)], [R(1, 4), R(3, 4)])
 @pytest.mark.parametrize("f,question,names", [
     (G(1) @ G(2), "value", ["closed by the rules"]),
     (D1 @ D2, "delta", ["exact finite composition"]),
-    (Laplace(1) ** 3, "delta", ["privacy-loss distribution"]),
+    (Laplace(1) ** 3, "delta", ["certified Laplace inversion", "privacy-loss distribution"]),
     (EpsDelta(1, R(1, 10)) @ Laplace(1), "value",
      ["f_{0,delta} parts by Eq. (12)", "privacy-loss distribution"]),
     (Mix(G(1), R(1, 100)) ** 50, "delta",
@@ -106,7 +106,7 @@ def test_a_new_route_is_one_class_and_one_registration():
             return question == "delta" and plan[1] == rp.pld_leaves(f)
 
         def cost(self, plan, question):
-            return 5.0
+            return 0.5
 
         def enclose(self, g, plan, question, eps):
             return rp.PASS if eps != 1 else (mp.mpf("0.31"), mp.mpf("0.32"))
@@ -114,16 +114,17 @@ def test_a_new_route_is_one_class_and_one_registration():
     rp.ROUTES.append(Known())
     try:
         assert [r.name for r in rp.routes_for(f, "delta")] == [
-            "a known value", "privacy-loss distribution"]
+            "a known value", "certified Laplace inversion", "privacy-loss distribution"]
         assert [r.name for r in rp.routes_for(f, "value")] == ["privacy-loss distribution"]
         with mp.workdps(20):
             assert rp.answer(f, "delta", mp.one) == (mp.mpf("0.31"), mp.mpf("0.32"))
-            lo, hi = rp.answer(f, "delta", mp.mpf(2))  # passed on to the engine
+            lo, hi = rp.answer(f, "delta", mp.mpf(2))  # passed on to the next route
         with mpmath.workdps(30):  # the exact profile of Laplace(1)^3 at 2 lies inside
             assert 0.1 < lo <= hi < 0.2
     finally:
         rp.ROUTES.pop()
-    assert [r.name for r in rp.routes_for(f, "delta")] == ["privacy-loss distribution"]
+    assert [r.name for r in rp.routes_for(f, "delta")] == [
+        "certified Laplace inversion", "privacy-loss distribution"]
 
 
 def test_a_value_names_the_route_that_computed_it():
@@ -135,7 +136,7 @@ def test_a_value_names_the_route_that_computed_it():
     sgd = ta.noisy_sgd(sp.Rational(11, 10), sp.Rational(1, 100), 100, sampling="poisson")
     v = ta.epsilon(sgd, sp.Rational(1, 10**5), dps=10)
     assert v.route == "certified Laplace inversion" and v.guarantee == "certified"
-    v = ta.epsilon(Laplace(1) ** 5, sp.Rational(1, 10**5), dps=10)
+    v = ta.evaluate(Laplace(1) ** 5, sp.Rational(1, 4), dps=10)  # (the inversion: delta, eps)
     assert v.route == "privacy-loss distribution" and v.guarantee == "estimate"
     v = ta.evaluate(EpsDelta(1, 0) ** 3, sp.Rational(1, 4), dps=10)
     assert v.route == "exact finite composition in Arb"

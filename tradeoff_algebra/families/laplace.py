@@ -14,10 +14,12 @@ It is symmetric with fixed point ``e^{-mu/2}/2``.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import sympy as sp
+from flint import acb, arb
 
 from ..core.citations import DRS
 from ..core.node import TradeOff
@@ -32,8 +34,17 @@ from ..numeric.capability import (
     profile_form,
     renyi_form,
 )
+from ..numeric.cf_laws import Number, to_arb, to_fraction
 from ..numeric.context import mp
-from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
+from ..numeric.privacy_loss import (
+    RHO_LIB,
+    U64,
+    AtomLoss,
+    PrivacyLoss,
+    exact_fraction,
+    loss_views,
+    privacy_loss,
+)
 from ..numeric.protocol import (
     arb_value,
     exact_value,
@@ -243,19 +254,146 @@ class LaplaceLoss(PrivacyLoss):
     def heavy_atoms(self):
         return [(self.mu, 0.5), (-self.mu, 0.5 * math.exp(-self.mu))]
 
+    #: The exact parameter (a Fraction) when mu is rational or a float, else None: the Arb view.
+    exact_mu: Fraction | None = None
+
+    def law(self) -> LaplaceLaw | None:
+        """The Arb view (mu rational, or a float taken exactly): :class:`LaplaceLaw`."""
+        return None if self.exact_mu is None else LaplaceLaw(self.exact_mu)
+
+
+class LaplaceLaw:
+    """The law of L_mu's privacy loss for the certified Laplace inversion (``numeric.cf``,
+    the :class:`~tradeoff_algebra.numeric.cf_laws.LossLaw` protocol): A = Q = Lap(mu, 1).
+
+    Under Q (see :class:`LaplaceLoss`) L has atoms 1/2 at mu and e^{-mu}/2 at -mu and the
+    density e^{(t - mu)/2}/4 on (-mu, mu) (Dong, Roth & Su, Prop. 7 and Appendix A), so with
+    w = z + 1/2
+
+        M(z) = E_Q[e^{zL}] = e^{-mu/2} (cosh(w mu) + sinh(w mu) / (2 w)),
+
+    the moment generating function of the symmetric measure e^{-L/2} Q (atoms e^{-mu/2}/2 at
+    +-mu, density e^{-mu/2}/4 on (-mu, mu)) at w. M(0) = M(-1) = 1. For Re w = a > 0:
+    |cosh(w mu)| <= cosh(a mu) and |sinh(w mu) / (2w)| <= min(sinh(a mu) / (2a),
+    cosh(a mu) / (2 |w|)) (the integral of e^{wL} over (-mu, mu) is bounded by that of e^{aL},
+    and |sinh(x + iy)| <= cosh x); the lattice atoms keep |M(c + it)| from decaying (it comes
+    back near M(c) / (1 + mu/2) at every t = n pi / mu), so a product of many factors is
+    needed before the truncated t-range certifies a small width (the routes decline otherwise).
+    """
+
+    def __init__(self, mu: Number) -> None:
+        self._mu = to_fraction(mu)
+        if not self._mu > 0:
+            raise ValueError(f"LaplaceLaw needs mu > 0, not {mu}")
+        self.mu = float(self._mu)
+
+    def mgf(self, z: acb) -> acb:
+        m = to_arb(self._mu)
+        w = z + acb(0.5)
+        x = w * m
+        return (-m / 2).exp() * (x.cosh() + x.sinh() / (2 * w))
+
+    def _log_g(self, c: float):
+        """log(cosh(w mu) + sinh(w mu)/(2w)) at w = c + 1/2 and its first two derivatives in c
+        (mpmath at 40 digits: planning floats without cancellation)."""
+        with mp.workdps(40):
+            m = mp.mpf(self._mu.numerator) / self._mu.denominator
+            w = mp.mpf(c) + mp.mpf(0.5)
+            x = w * m
+            # scaled by e^{-x}: ch = e^{-x} cosh x, sh = e^{-x} sinh x
+            e2 = mp.exp(-2 * x)
+            ch, sh = (1 + e2) / 2, -mp.expm1(-2 * x) / 2
+            # sinh(x)/x - cosh(x), scaled, without cancellation for small x
+            if x < mp.mpf("0.5"):  # -sum_{k>=1} 2k x^{2k} / (2k + 1)!, 40 terms: < 1e-60 left
+                d, term = mp.zero, mp.one
+                for k in range(1, 41):
+                    term *= x * x / ((2 * k) * (2 * k + 1))
+                    d -= 2 * k * term
+                d *= mp.exp(-x)
+            else:
+                d = sh / x - ch
+            g = ch + sh / (2 * w)
+            g1 = m * sh + m * ch / (2 * w) - sh / (2 * w * w)
+            # g'' = mu^2 cosh + mu^2 sinh/(2w) - mu cosh/w^2 + sinh/w^3
+            #     = mu^2 cosh + mu^2 sinh/(2w) + mu (sinh/x - cosh)/w^2
+            g2 = m * m * ch + m * m * sh / (2 * w) + m * d / (w * w)
+            lg = x + mp.log(g)
+            return float(lg), float(g1 / g), float(g2 / g - (g1 / g) ** 2)
+
+    def cumulants(self, c: float) -> tuple[float, float, float]:
+        lg, d1, d2 = self._log_g(c)
+        return lg - self.mu / 2, d1, d2
+
+    def log_decay_estimate(self, c: float, t: float) -> float:
+        with mp.workdps(30):
+            m = mp.mpf(self._mu.numerator) / self._mu.denominator
+            a = mp.mpf(c) + mp.mpf(0.5)
+            x = a * m
+            ch = mp.cosh(x)
+            part = min(mp.sinh(x) / (2 * a), ch / (2 * mp.hypot(a, t)))
+            return float(-m / 2 + mp.log(ch + part))
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        m = to_arb(self._mu)
+        a = c + arb(0.5)
+        x = a * m
+        ch = x.cosh()
+        w_abs = (a * a + t * t).sqrt()
+        part = x.sinh() / (2 * a)
+        other = ch / (2 * w_abs)
+        if other < part:  # (certainly smaller: the tighter bound)
+            part = other
+        elif not other >= part:  # undecided: an upper bound of both
+            part = part.union(other)
+        return (-m / 2).exp() * (ch + part)
+
+    def power_decay(self, c: arb) -> tuple[arb, int] | None:
+        return None  # the lattice atoms: |M(c + it)| does not tend to 0
+
+    def loss_sup(self) -> arb | None:
+        return to_arb(self._mu)
+
+    #: No closed form for L_mu (x) L_nu (the inversion is the route of such products).
+    closed_under_tensor = False
+    #: M(c + it) costs the same at every t (a closed form): the planned work is the nodes.
+    mgf_cost_flat = True
+
+    def inverse(self) -> LaplaceLaw:
+        """L_mu is symmetric: its own inverse (Dong, Roth & Su, Prop. 7)."""
+        return self
+
+    def lattice_parts(self) -> tuple[arb, arb, arb, arb, arb]:
+        """(mu, p+, p-, kappa, lam) = (mu, 1/2, e^{-mu}/2, e^{-mu/2}/4, 1/2): the atoms
+        Q(L = +-mu) and the density kappa e^{lam t} on (-mu, mu), as balls (the optional split
+        of ``numeric.cf_lattice``: a k-fold product's terms with few density components summed
+        exactly)."""
+        m = to_arb(self._mu)
+        return m, arb(0.5), (-m).exp() / 2, (-m / 2).exp() / 4, arb(0.5)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LaplaceLaw) and self._mu == other._mu
+
+    def __hash__(self) -> int:
+        return hash((LaplaceLaw, self._mu))
+
 
 @privacy_loss.register(Laplace)
 
 
-@loss_views("grid")
+@loss_views("grid", "law")
 def _(f) -> PrivacyLoss | None:
-    """L = |x| - |x - mu| in [-mu, mu], atoms at both ends (see LaplaceLoss)."""
+    """L = |x| - |x - mu| in [-mu, mu], atoms at both ends (see LaplaceLoss); the Arb law for a
+    rational (or float) mu (LaplaceLaw)."""
     if f.free_symbols:
         return None
     mu = float(f.mu)
     if not math.isfinite(mu):  # beyond float64: no grid; the closed forms answer
         return None
-    return LaplaceLoss(mu) if mu > 0 else AtomLoss([0.0], [1.0], [1.0])
+    if mu > 0:
+        loss = LaplaceLoss(mu)
+        loss.exact_mu = exact_fraction(f.mu)
+        return loss
+    return AtomLoss([0.0], [1.0], [1.0])
 
 
 # -- privacy profile ----------------------------------------------------------------------------

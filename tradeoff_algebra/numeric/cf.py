@@ -35,14 +35,12 @@ which holds a lock while `ctx.prec` differs from the caller's value.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from flint import acb, arb
 
-from ..core.errors import ToleranceWarning
 from . import budget
 from .cf_laws import Factor, lower, pm, upper, working_precision
 from .roots import Probe, expand_bracket, findroot
@@ -242,6 +240,8 @@ def _make_plan(
     log_budget = log_half + math.log(0.3 * math.pi / slack["trunc"]) + c * eps
     if max_work is None:
         cap = 2**22
+    elif _flat_cost(factors):  # work = nodes <= max_work
+        cap = int(max_work) + 1
     else:  # work = nodes * max(1, nodes h) <= max_work
         cap = int(max(math.sqrt(max_work / h), min(max_work, 1 / h))) + 1
     n_nodes, segments = _TailPlanner(factors, c, h, log_budget).cut(cap)
@@ -271,8 +271,11 @@ class _Inverter:
     + 2 Re sum_k e^{-z_k eps} P_k] +- disc(eps) +- trunc(eps).
     """
 
-    def __init__(self, factors: Sequence[Factor], plan: _Plan) -> None:
+    def __init__(self, factors: Sequence[Factor], plan: _Plan, extra=None) -> None:
         self.plan = plan
+        #: an exactly summed part of delta (``cf_lattice.ExactPart``: ``terms(eps)`` gives its
+        #: ball and derivative), added to the inverted remainder; None for none
+        self.extra = extra
         with working_precision(plan.prec):
             c, h, a = arb(plan.c), arb(plan.h), arb(plan.a)
             self._z = [acb(c, h * k) for k in range(plan.n_nodes + 1)]
@@ -344,6 +347,8 @@ class _Inverter:
                 arb.pi() * (2 * arb.pi() * a / h).expm1()
             )
             trunc = (-c * e).exp() * self._trunc_coeff / arb.pi()
+            if self.extra is not None:
+                s += self.extra.terms(eps)[0]
             delta = s + pm(disc + trunc)
             if delta.lower() < 0:
                 hi = upper(delta)
@@ -362,6 +367,10 @@ class _Inverter:
                 term = (-z * e).exp() * p
                 val += 2 * term.real
                 der += 2 * (-z * term).real
+            val, der = val * plan.h / (2 * arb.pi()), der * plan.h / (2 * arb.pi())
+            if self.extra is not None:
+                v, d = self.extra.terms(eps)
+                val, der = val + v, der + d
             return -float(der.mid()) / float(val.mid())
 
 
@@ -385,7 +394,7 @@ def _first_plan(
 
 
 def _certified_inverter(
-    factors: Sequence[Factor], eps: float, rel_tol: float
+    factors: Sequence[Factor], eps: float, rel_tol: float, extra=None
 ) -> tuple[_Inverter, _Parts]:
     """Plan, evaluate, and re-plan (at most 3 times) until the width meets rel_tol."""
     slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
@@ -394,7 +403,7 @@ def _certified_inverter(
         budget.check()
         plan = (_first_plan(factors, eps, rel_tol) if i == 0
                 else _make_plan(factors, eps, rel_tol, log_delta, slack))
-        inv = _Inverter(factors, plan)
+        inv = _Inverter(factors, plan, extra)
         parts = inv.parts(eps)
         mid = float(parts.delta.mid())
         allowed = rel_tol * mid / 2
@@ -420,16 +429,21 @@ def _all_losses_at_most(factors: Sequence[Factor], eps: float) -> bool:
 
 
 def delta_enclosure(
-    factors: Sequence[Factor], eps: float, rel_tol: float = 1e-10
+    factors: Sequence[Factor], eps: float, rel_tol: float = 1e-10, extra=None
 ) -> tuple[float, float]:
     """Certified bounds lo <= delta(eps) <= hi for the product prod law_i^{(x) n_i}.
 
-    `factors` is a list of (law, n_i) pairs.  The width hi - lo targets
-    rel_tol * delta; the bounds are guaranteed whatever width is reached.
+    `factors` is a list of (law, n_i) pairs (with ``extra``, an exactly summed part of the
+    measure added to them: :mod:`.cf_lattice`; ``factors`` may then be empty).  The width
+    hi - lo targets rel_tol * delta; the bounds are guaranteed whatever width is reached.
     """
-    if _all_losses_at_most(factors, eps):
+    if _all_losses_at_most(factors if extra is None else [(extra.law, extra.k)], eps):
         return 0.0, 0.0
-    _, parts = _certified_inverter(factors, eps, rel_tol)
+    if not factors:
+        with working_precision(_exact_prec(extra, rel_tol)):
+            d = extra.terms(eps)[0]
+        return max(0.0, lower(d)), min(1.0, upper(d))
+    _, parts = _certified_inverter(factors, eps, rel_tol, extra)
     return max(0.0, lower(parts.delta)), min(1.0, upper(parts.delta))
 
 
@@ -478,8 +492,76 @@ def _bracket(inv: _Inverter, eps: float, d_dn: float, d_up: float) -> tuple[floa
     return None if found is None else (found.lo, found.hi)
 
 
+def _exact_prec(extra, rel_tol: float) -> int:
+    """Arb precision for an exactly summed part: the digits asked for plus guard bits for the
+    cancellations of its polynomial pieces (about J log2(1/mu))."""
+    mu, J = float(extra.law.mu), extra.J
+    return 64 + int(-math.log2(rel_tol)) + int(J * (max(0.0, -math.log2(mu)) + math.log2(J + 1)))
+
+
+_GUESSES: dict = {}
+
+
+def _guess_epsilon(factors: Sequence[Factor], extra, delta: float) -> float:
+    """Float estimate of eps(delta) for the exact part plus the remainder's saddle-point
+    estimate, by bisection on [0, k mu] (kept: the route asks it several times)."""
+    key = (tuple(factors), extra.law, extra.k, extra.J, delta)
+    if key not in _GUESSES:
+        if len(_GUESSES) > 64:
+            _GUESSES.clear()
+        _GUESSES[key] = _guess_uncached(factors, extra, delta)
+    return _GUESSES[key]
+
+
+def _guess_uncached(factors: Sequence[Factor], extra, delta: float) -> float:
+
+    def est(eps: float) -> float:
+        with working_precision(64):
+            v = float(extra.terms(eps)[0].mid())
+        if factors:
+            try:
+                v += math.exp(_log_delta_saddle(factors, _saddle(factors, eps), eps))
+            except (ValueError, ArithmeticError, OverflowError):
+                pass
+        return v
+
+    lo, hi = 0.0, extra.k * float(extra.law.mu)
+    if est(lo) <= delta:
+        return 0.0
+    for _ in range(60):
+        budget.check()
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if est(mid) > delta else (lo, mid)
+        if hi - lo <= 1e-9 * hi:  # (a starting point: Newton steps on the certified sum follow)
+            break
+    return 0.5 * (lo + hi)
+
+
+def _exact_epsilon(extra, d_dn: float, d_up: float, rel_tol: float) -> tuple[float, float]:
+    """eps(d) for a product summed exactly (no remainder): bisection with certified sides,
+    delta(lo) > d_up and delta(hi) < d_dn (delta non-increasing)."""
+    lo, hi = 0.0, extra.k * float(extra.law.mu)  # delta(k mu) = 0 < d
+    with working_precision(_exact_prec(extra, rel_tol)):
+        if not extra.terms(lo)[0] > d_up:
+            raise ValueError("eps(delta) is not positive")
+        while hi - lo > rel_tol * hi:
+            budget.check((lo, hi))
+            mid = 0.5 * (lo + hi)
+            if mid in (lo, hi):
+                break
+            d = extra.terms(mid)[0]
+            if d > d_up:
+                lo = mid
+            elif d < d_dn:
+                hi = mid
+            else:  # d within the ball of the level: the bracket is as narrow as it gets
+                break
+    return lo, hi
+
+
 def epsilon_enclosure(
-    factors: Sequence[Factor], delta: float, rel_tol: float = 1e-10, delta_up: float | None = None
+    factors: Sequence[Factor], delta: float, rel_tol: float = 1e-10, delta_up: float | None = None,
+    extra=None,
 ) -> tuple[float, float]:
     """Certified bounds lo <= eps(d) <= hi, eps(d) = inf{eps >= 0: delta(eps) <= d}, for every
     d in [delta, delta_up] (a float bracket of an exact d; default delta_up = delta).
@@ -490,13 +572,16 @@ def epsilon_enclosure(
     rel_tol * eps * |d log delta / d eps| (about rel_tol * eps * c), tightened
     if the bracket comes out too wide.
     """
-    eps = _saddle_epsilon(factors, delta)
+    if extra is not None and not factors:
+        return _exact_epsilon(extra, delta, delta if delta_up is None else delta_up, rel_tol)
+    eps = _saddle_epsilon(factors, delta) if extra is None else \
+        _guess_epsilon(factors, extra, delta)
     if eps <= 0:
         raise ValueError("eps(delta) is not positive")
     rel_delta = 0.4 * rel_tol * max(eps * _saddle(factors, eps), 1e-3)
     best: tuple[float, float] | None = None
     for attempt in range(4):
-        inv, _ = _certified_inverter(factors, eps, rel_delta)
+        inv, _ = _certified_inverter(factors, eps, rel_delta, extra)
         plan_eps = eps
         eps = _newton(inv, eps, delta, rel_tol)
         if abs(eps - plan_eps) * inv.plan.c > 1.0 and attempt < 3:
@@ -515,128 +600,8 @@ def epsilon_enclosure(
     return best
 
 
-#: Planned work (t-nodes times the t cut-off; about 25 microseconds each) above which
-#: :func:`route_enclosure` declines and leaves the question to the PLD engine: few factors with
-#: a slowly decaying characteristic function (T = 16 subsampled steps need 6e5, 27 s).
-MAX_WORK = 20_000.0
-
-
-def _work(factors: Sequence[Factor], eps: float, rel_tol: float) -> float:
-    try:
-        plan = _first_plan(factors, eps, rel_tol, MAX_WORK)
-    except ValueError:  # (beyond the cap: planning stops there)
-        return math.inf
-    return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
-
-
-def _some_c(factors: Sequence[Factor], eps: float) -> float:
-    """The saddle point for a Chernoff bound at eps, or 1 where the float search fails (any
-    c > 0 gives a valid bound; far out, eps = 10^6, every c gives one below every float)."""
-    try:
-        c = _saddle(factors, eps)
-    except (ValueError, ArithmeticError):
-        return 1.0
-    return c if c > 0 and math.isfinite(c) else 1.0
-
-
-def _chernoff_any(factors: Sequence[Factor], kind: str, arg: float, at: float) -> float:
-    """:func:`_chernoff` at the saddle point for ``at``, or at c = 1 where the law's float
-    planning overflows there."""
-    try:
-        return _chernoff(factors, kind, arg, _some_c(factors, at))
-    except (ValueError, ArithmeticError):
-        return _chernoff(factors, kind, arg, 1.0)
-
-
-def _chernoff(factors: Sequence[Factor], kind: str, arg: float, c: float) -> float:
-    """A certified upper bound of delta(arg) ("delta") or of eps(arg) ("epsilon") from
-    (1 - e^{-y})_+ <= K e^{cy}, K = c^c/(c + 1)^{c + 1} (the maximum over y > 0 is at
-    e^{-y} = c/(c + 1)): delta(eps) <= K e^{-c eps} M(c), for any c > 0."""
-    with working_precision(128):
-        cc = arb(c)
-        log_k = cc * cc.log() - (cc + 1) * (cc + 1).log()
-        log_m = sum((n * law.mgf(acb(cc)).real.log() for law, n in factors), arb(0))
-        if kind == "delta":  # (rounded up: an underflow gives the least subnormal, never 0)
-            log_b = log_m + log_k - cc * arb(arg)
-            return 1.0 if not log_b < 0 else min(upper(log_b.exp()), 1.0)
-        return upper((log_m + log_k - arb(arg).log()) / cc)
-
-
-def route_enclosure(
-    sets: Sequence[Sequence[tuple]], kind: str, dn: float, up: float, tol: float
-) -> tuple[float, float] | None:
-    """``max_i`` of delta(eps) (``kind`` "delta", eps in the float bracket [dn, up]) or of
-    eps(delta) ("epsilon", delta in [dn, up]) over the products ``sets`` (each a list of
-    (law, n): the Arb views of the factors' privacy losses), to relative width ``tol``; None
-    when a product is beyond :data:`MAX_WORK` or outside what the inversion certifies here
-    (eps(delta) = 0) and its Chernoff bound (:func:`_chernoff`) does not show it below the
-    others' maximum (the two directions of a symmetric hull are usually far apart)."""
-    rel = tol / 4
-    done, left = [], []
-    with working_precision(64):  # one lock for the whole call (the laws' caches)
-        for specs in sets:
-            factors = [(law, int(n)) for law, n in specs]
-            try:
-                r = _one_enclosure(factors, kind, dn, up, rel)
-            except (ValueError, RuntimeError, ArithmeticError):
-                r = None
-            (left if r is None else done).append(factors if r is None else r)
-        if not done:
-            return _below_floor(left, kind, dn)
-        lo, hi = max(x[0] for x in done), max(x[1] for x in done)
-        for factors in left:  # each certainly below the maximum's lower end, or negligible
-            try:
-                b = _chernoff_any(factors, kind, dn, lo if kind == "epsilon" else dn)
-            except (ValueError, RuntimeError, ArithmeticError):
-                return None
-            if b <= lo:
-                continue
-            if kind == "delta" and b <= DELTA_FLOOR:
-                hi = max(hi, b)
-                warnings.warn(f"a delta below {b:.3g} (a Chernoff bound) is taken as [0, {b:.3g}]",
-                              ToleranceWarning, stacklevel=3)
-                continue
-            return None
-    if hi > lo and (hi - lo) > tol * hi and hi > DELTA_FLOOR:
-        warnings.warn(f"the Laplace inversion stopped at relative width {(hi - lo) / hi:.2g}, "
-                      f"above the requested {tol:g}; the result is a guaranteed enclosure",
-                      ToleranceWarning, stacklevel=3)
-    return lo, hi
-
-
-#: Below this Chernoff bound a delta nothing certifies more closely is returned as [0, bound].
-DELTA_FLOOR = 1e-290
-
-
-def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
-    """[0, b] with a ToleranceWarning when every product's Chernoff bound b on delta(eps) is
-    below :data:`DELTA_FLOOR` (delta(1000) of DP-SGD: about e^{-10^5}), else None."""
-    if kind != "delta":
-        return None
-    try:
-        b = max(_chernoff_any(f, kind, eps, eps) for f in sets)
-    except (ValueError, RuntimeError, ArithmeticError):
-        return None
-    if not b <= DELTA_FLOOR:
-        return None
-    warnings.warn(f"delta is below {b:.3g} (a Chernoff bound) and is returned as [0, {b:.3g}]",
-                  ToleranceWarning, stacklevel=4)
-    return 0.0, b
-
-
-def _one_enclosure(
-    factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
-) -> tuple[float, float] | None:
-    if kind == "delta":
-        if _all_losses_at_most(factors, dn):
-            return 0.0, 0.0
-        if _work(factors, max(dn, 0.0), rel) > MAX_WORK:
-            return None
-        lo, hi = delta_enclosure(factors, up, rel)  # (delta non-increasing)
-        if dn != up:
-            hi = delta_enclosure(factors, dn, rel)[1]
-        return lo, hi
-    e0 = _saddle_epsilon(factors, dn)
-    if not e0 > 0 or _work(factors, e0, rel) > MAX_WORK:
-        return None
-    return epsilon_enclosure(factors, dn, rel, up)
+def _flat_cost(factors: Sequence[Factor]) -> bool:
+    """Do all the laws evaluate M(c + it) at a cost independent of t (closed forms: the
+    optional LossLaw attribute ``mgf_cost_flat``; the subsampled Gaussian's quadrature grows
+    with t)?"""
+    return all(getattr(law, "mgf_cost_flat", False) for law, _ in factors)

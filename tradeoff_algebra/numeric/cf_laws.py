@@ -91,6 +91,12 @@ class LossLaw(Protocol):
 
     Rigorous methods (Arb) aim at a relative accuracy of about 2^(30 - prec)
     of the current working precision; float methods are for planning only.
+
+    Optional, read with ``getattr`` (a law without them works as before): ``mgf_cost_flat``
+    (True when M(c + it) costs the same at every t, a closed form: the planned work is counted
+    in nodes), ``lattice_parts()`` (the balls (mu, p+, p-, kappa, lam) of a law made of atoms
+    p+- at +-mu and a density kappa e^{lam t} on (-mu, mu), the Laplace mechanism's: its
+    self-products are split by :mod:`.cf_lattice`).
     """
 
     def mgf(self, z: acb) -> acb:

@@ -75,10 +75,10 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
     sets = _cf_laws(leaf_sets)
     if sets is None or arg == mp.inf:
         return None
-    from ..numeric import cf
+    from ..numeric import cf_route
 
     dn, up = _float_bracket(arg)
-    r = cf.route_enclosure(sets, kind, dn, up, pld.options()["tol"])
+    r = cf_route.route_enclosure(sets, kind, dn, up, pld.options()["tol"])
     if r is None:
         return None
     trace.note(INVERSION)
