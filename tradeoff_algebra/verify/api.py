@@ -35,8 +35,8 @@ from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
 from ..rewrite import derive, simplify
 from .box import make_box, prove_nonneg, sample_points
-from .cover import corner_node, run_cover
-from .interval import Undecidable, enclose
+from .cover import corner_node, has_directions, run_cover
+from .interval import Undecidable, enclose, functional_value
 from .monotone import dominates, same_node
 from .pointwise import decide_eq, decide_ge
 from .verdict import RELATIONS, Verdict
@@ -194,10 +194,6 @@ NODE_COVER_CELLS = 400
 NODE_COVER_SECONDS = 60.0
 
 
-class _NoDirection(Exception):
-    """A side's monotone direction in a parameter is not proved on a cell."""
-
-
 def _node_cover(l, rel, r, box, dps):
     """A certified cover of the parameter box for ``l rel r`` (pointwise in alpha): on each
     cell the larger side at its smallest corner is compared with the smaller side at its
@@ -209,12 +205,14 @@ def _node_cover(l, rel, r, box, dps):
            for lo, hi in box.values()):
         return None
     big, small = (l, r) if rel == ">=" else (r, l)
+    if not (has_directions(big) and has_directions(small)):
+        return None
     found: dict = {}
 
     def decide(cell):
         b, s_ = corner_node(big, cell, -1, dps), corner_node(small, cell, +1, dps)
-        if b is None or s_ is None:
-            raise _NoDirection
+        if b is None or s_ is None:  # a parameter's direction not proved on this cell
+            return _centre_ce(cell)
         if same_node(b, s_):
             return True, "face"
         try:
@@ -222,6 +220,9 @@ def _node_cover(l, rel, r, box, dps):
                 return True, ""
         except (NoClosedForm, NumericalError, Undecidable):
             pass
+        return _centre_ce(cell)
+
+    def _centre_ce(cell):
         p = {k: (lo + hi) / 2 for k, (lo, hi) in cell.items()}
         try:
             out = _decide(l.xreplace(p), rel, r.xreplace(p), dps, p, full=False)
@@ -234,7 +235,7 @@ def _node_cover(l, rel, r, box, dps):
 
     try:
         res = run_cover(box, decide, NODE_COVER_CELLS, NODE_COVER_SECONDS)
-    except (_NoDirection, Undecidable):
+    except Undecidable:
         return None
     if res.status is False:
         out = found["ce"]
@@ -409,7 +410,7 @@ def _exactify(x: Any, dps: int) -> Any:
     for fn in x.atoms(Functional):
         if not fn.free_symbols:
             try:
-                v = fn.value(dps=dps)
+                v = functional_value(fn, dps)
             except (TradeOffError, ArithmeticError):
                 continue
             if v.exact is not None:

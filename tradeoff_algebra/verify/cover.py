@@ -44,6 +44,7 @@ import sympy as sp
 from ..analysis.lazy import FUNCTIONALS, Functional
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError
 from ..core.node import TradeOff
+from ..core.normal import Phi
 from ..core.validate import mpf_rational
 from ..numeric import budget
 from ..numeric.arb import arb_exact
@@ -51,14 +52,16 @@ from ..numeric.arb_expr import enclose_interval, interval
 from ..numeric.capability import monotonicity
 from ..numeric.context import arb_precision, mp
 from ..numeric.value import dps_to_prec
-from .interval import Undecidable, _value_interval, enclose
+from .interval import Undecidable, _value_interval, enclose, functional_value
 
 __all__ = ["Cover", "cover", "run_cover", "node_direction", "scalar_direction",
-           "corner_node", "split_cell"]
+           "corner_node", "has_directions", "split_cell"]
 
 #: Default budget of a cover: cells examined and seconds.
 MAX_CELLS = 4000
 SECONDS = 120.0
+#: The narrowest cell split further, relative to the box.
+MIN_WIDTH = 2.0**-40
 
 #: Functions whose closed forms are not smooth: no derivative test through them.
 _NONSMOOTH = (sp.Abs, sp.Max, sp.Min, sp.Piecewise, sp.floor, sp.ceiling, sp.sign,
@@ -156,10 +159,14 @@ def scalar_direction(x: Any, s: sp.Symbol, cell: dict, dps: int = 20) -> int | N
             _DIFF.clear()
     if d == 0:
         return 0
+    env = _env(cell, dps)
     try:
-        lo, hi = enclose(d, _env(cell, dps), dps=dps)
+        lo, hi = enclose(d, env, dps=dps)
     except Undecidable:
-        return None
+        try:  # cosh, ... in exponentials (the ball rules know exp)
+            lo, hi = enclose(d.rewrite(sp.exp), env, dps=dps)
+        except Undecidable:
+            return None
     if lo >= 0:
         return +1
     if hi <= 0:
@@ -204,22 +211,68 @@ def node_direction(f: Any, s: sp.Symbol, cell: dict, dps: int = 20) -> int | Non
     return _combine(out)
 
 
-def corner_node(f: TradeOff, cell: dict, want: int, dps: int = 20) -> TradeOff | None:
-    """``f`` with each symbol of ``cell`` at the end where ``f`` is smallest (``want = -1``) or
-    largest (``want = +1``) on the cell, or None if a direction is not proved: every ``f`` of
-    the cell lies above (below) it, moving one symbol at a time."""
+def has_directions(f: Any) -> bool:
+    """Whether every node of ``f`` with free symbols has registered directions (so that
+    :func:`node_direction` can succeed once its parameter expressions are proved monotone)."""
+    if not isinstance(f, TradeOff) or not f.free_symbols:
+        return True
+    if monotonicity(f) is None:
+        return False
+    return all(has_directions(a) for a in f.args if isinstance(a, TradeOff))
+
+
+def _scalar_end(a: sp.Expr, cell: dict, sign: int, dps: int) -> sp.Expr | None:
+    """The largest (``sign > 0``) or smallest value of the scalar ``a`` on ``cell``, or a
+    bound beyond it: exact at a corner where ``a`` is proved monotone in every symbol, else
+    the end of its Arb enclosure as a rational."""
     reps = {}
     for s, (lo, hi) in cell.items():
-        if s not in f.free_symbols:
+        if s not in a.free_symbols:
             continue
-        if lo == hi:
-            reps[s] = lo
+        d = scalar_direction(a, s, cell, dps) if lo != hi else 0
+        if d is None:
+            break
+        reps[s] = (hi if d * sign > 0 else lo) if d != 0 else lo
+    else:
+        return a.xreplace(reps)
+    try:
+        lo, hi = enclose(a, _env(cell, dps), dps=dps)
+    except Undecidable:
+        return None
+    return _rational(hi if sign > 0 else lo)
+
+
+def corner_node(f: TradeOff, cell: dict, want: int, dps: int = 20) -> TradeOff | None:
+    """A parameter-free trade-off expression below (``want = -1``) or above (``want = +1``)
+    ``f`` for every parameter value in ``cell``, or None: each argument of each node moved to
+    the end of its range on the cell where the node is smallest (largest), by the node's
+    registered directions; a parameter expression's range is exact at a corner where it is
+    proved monotone in the symbols, else its enclosure."""
+    if not f.free_symbols:
+        return f
+    dirs = monotonicity(f)
+    if dirs is None:
+        return None
+    if dirs == "all+":
+        dirs = (+1,) * len(f.args)
+    if len(dirs) != len(f.args):
+        return None
+    args = []
+    for a, d in zip(f.args, dirs, strict=True):
+        if not isinstance(a, sp.Basic) or not a.free_symbols:
+            args.append(a)
             continue
-        d = node_direction(f, s, cell, dps)
         if d is None:
             return None
-        reps[s] = (hi if d * want > 0 else lo) if d != 0 else lo
-    return f.xreplace(reps) if reps else f
+        v = (corner_node(a, cell, want * d, dps) if isinstance(a, TradeOff)
+             else _scalar_end(a, cell, want * d, dps))
+        if v is None:
+            return None
+        args.append(v)
+    try:
+        return f.func(*args)
+    except (InvalidParameter, ValueError, TypeError):
+        return None
 
 
 # -- enclosures over a cell -----------------------------------------------------------------------
@@ -281,14 +334,25 @@ class _Encloser:
         env = _env(cell, self.dps)
         if isinstance(x, Functional) and x.free_symbols:
             return self.functional(x, cell, env)
-        if not (isinstance(x, sp.Basic) and x.has(Functional) and x.free_symbols):
+        if not (isinstance(x, sp.Basic) and (x.has(Functional) or x.has(Phi))
+                and x.free_symbols):
             return enclose(x, env, dps=self.dps)
         prec = dps_to_prec(self.dps + 20)
+        arb = arb_exact(mp.zero).__class__
 
         def leaf(node):
+            if isinstance(node, Phi):  # a probability: its ball clipped to [0, 1]
+                t = sp.Dummy("t")
+                iv = enclose_interval(node.args[0], balls, prec, leaf)
+                with mp.workprec(prec), arb_precision(prec):
+                    inner = interval(arb_exact(mp.mpf(iv[0])), arb_exact(mp.mpf(iv[1])))
+                lo, hi = enclose_interval(Phi(t), {t: inner}, prec)
+                with mp.workprec(prec), arb_precision(prec):
+                    return interval(arb_exact(max(mp.mpf(lo), mp.zero)),
+                                    arb_exact(min(mp.mpf(hi), mp.one)) if hi <= 1 else arb(1))
             if isinstance(node, Functional):
                 iv = (self.functional(node, cell, env) if node.free_symbols
-                      else _value_interval(node.value(dps=self.dps)))
+                      else _value_interval(functional_value(node, self.dps)))
                 if not (mp.isfinite(iv[0]) and mp.isfinite(iv[1])):
                     raise Undecidable("an infinite value inside arithmetic")
                 return interval(arb_exact(mp.mpf(iv[0])), arb_exact(mp.mpf(iv[1])))
@@ -324,6 +388,8 @@ def split_cell(cell: dict, full: dict) -> list[dict]:
             w = math.log(float(hi / lo)) / math.log(float(FH / FL))
         else:
             w = float((hi - lo) / (FH - FL))
+        if w < MIN_WIDTH:
+            continue  # no finer cells: left undecided
         if w > best_w:
             best, best_w, geo = s, w, use_geo
     if best is None:
@@ -435,9 +501,16 @@ def cover(lhs: Any, rel: str, rhs: Any, box: dict, dps: int = 20,
 
     def decide(cell):
         try:
+            if _holds(enc.enclose(lhs, cell), enc.enclose(rhs, cell), rel) is True:
+                return True, ""
+        except Undecidable:
+            pass
+        try:
             fixed, rest = face(lhs, rhs, rel, cell, dps)
         except Undecidable:
             fixed, rest = {}, cell
+        if not fixed:
+            return _centre(lhs, rhs, rel, cell, enc)
         sub = {s: v for s, v in fixed.items()}
         l2 = lhs.xreplace(sub) if isinstance(lhs, sp.Basic) and sub else lhs
         r2 = rhs.xreplace(sub) if isinstance(rhs, sp.Basic) and sub else rhs
