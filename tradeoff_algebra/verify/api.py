@@ -192,6 +192,8 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
 #: The budget of a cover of a claim between trade-off functions over a box.
 NODE_COVER_CELLS = 400
 NODE_COVER_SECONDS = 60.0
+#: Cells examined before a cover that has proved none gives up.
+NODE_COVER_PROBE = 24
 
 
 def _node_cover(l, rel, r, box, dps):
@@ -208,15 +210,21 @@ def _node_cover(l, rel, r, box, dps):
     if not (has_directions(big) and has_directions(small)):
         return None
     found: dict = {}
+    tally = {"seen": 0, "proved": 0}
 
     def decide(cell):
+        tally["seen"] += 1
+        if tally["seen"] > NODE_COVER_PROBE and not tally["proved"]:
+            raise Undecidable("no cell proved")  # the corners never separate: give up early
         b, s_ = corner_node(big, cell, -1, dps), corner_node(small, cell, +1, dps)
         if b is None or s_ is None:  # a parameter's direction not proved on this cell
             return _centre_ce(cell)
         if same_node(b, s_):
+            tally["proved"] += 1
             return True, "face"
         try:
             if decide_ge(b, s_, dps).status is True:
+                tally["proved"] += 1
                 return True, ""
         except (NoClosedForm, NumericalError, Undecidable):
             pass
