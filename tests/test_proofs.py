@@ -2,8 +2,8 @@
 
 The default run states the claims of one short paper (Dwork & Roth's) and checks the basis
 machinery on a fast subset of Dong, Roth & Su's claims; the whole run of every paper (about
-11 minutes on two cores, with the misprints of Dong, Roth & Su below) runs with
-``TA_PROOFS_FULL=1``, as ``.ci/run`` does after the suite."""
+7 minutes on two shared cores, with the misprints of Dong, Roth & Su and the box covers
+below) runs with ``TA_PROOFS_FULL=1``, as ``.ci/run`` does after the suite."""
 
 import json
 import os
