@@ -157,6 +157,24 @@ def _adv(e, k, d, dpp, half=1):
     return ta.verify(ta.delta(ta.EpsDelta(e, d)**k, eps_p), "<=", k * d + dpp)
 
 
+_X, _DD, _DP = sp.symbols("x delta deltap", positive=True)
+
+
+def _adv_box(k=10):
+    """Eq. (4.2) on a box (e^eps = x in [2, 3], delta in [0, 1/100], delta' in [1/100, 1/10],
+    k = 10): a certified cover, each cell bounded by delta of the composition at the cell's
+    largest (eps, delta) and smallest eps' (delta_f(eps') non-increasing in f and in eps')."""
+    e = L(_X)
+    eps_p = sp.sqrt(2 * k * L(1 / _DP)) * e + k * e * (_X - 1)
+    return ta.verify(ta.delta(ta.EpsDelta(e, _DD)**k, eps_p), "<=", k * _DD + _DP,
+                     over={_X: (2, 3), _DD: (0, R(1, 100)), _DP: (R(1, 100), R(1, 10))})
+
+
+stated(PAPER, "Thm. 4.1, Eq. (4.2)",
+       "advanced composition: k-fold composition of (eps, delta)-DP is "
+       "(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')-DP, on the box "
+       "k = 10, e^eps in [2, 3], delta in [0, 1/100], delta' in [1/100, 1/10] (a certified "
+       "cover)", _adv_box)
 stated(PAPER, "Thm. 4.1, Eq. (4.2)",
        "advanced composition: k-fold composition of (eps, delta)-DP is "
        "(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')-DP, at "

@@ -580,22 +580,33 @@ stated(PAPER, "Sec. 5 text",
        lambda: ta.verify(ta.delta(ta.G(psi), eps), "==", _bw(psi, eps)))
 
 
+#: Cor. 11's box: delta in [10^-12, 99/100] (a certified cover of (u, delta)), psi in
+#: [1/20, 15], alpha in [101/100, 1000]; eps of Eq. (29) is then at most 115264.
+_D_BOX = (S(1, 10**12), S(99, 100))
+_E11_MAX = 115264
+
+
 def _cor11():
-    u = sp.Symbol("u", positive=True)
-    e11 = _eps_standard(alpha, psi)
-    return [*_tail_bound({psi: (S(1, 20), 15), eps: (0, 112501)}),
-            ta.verify(e11, "<=", 112501, over={psi: (S(1, 20), 15), alpha: (S(101, 100), 1000)}),
+    """delta_{G_psi}(eps) <= Phi(psi/2 - eps/psi) (the tail bound), and at eps of Eq. (29)
+    with u = (alpha - 1) psi that is Phi(-(u/2 + log(1/delta)/u)), which a certified cover of
+    (u, delta) proves <= delta on the whole box."""
+    u, d = sp.Symbol("u", positive=True), sp.Symbol("delta", positive=True)
+    e11 = _eps_standard(alpha, psi, d)
+    return [*_tail_bound({psi: (S(1, 20), 15), eps: (0, _E11_MAX)}),
+            ta.verify(e11, "<=", _E11_MAX,
+                      over={psi: (S(1, 20), 15), alpha: (S(101, 100), 1000), d: _D_BOX}),
             ta.verify((psi / 2 - e11 / psi).subs(alpha, 1 + u / psi), "==",
-                      -(u / 2 + sp.log(1 / D5) / u)),
-            ta.verify(ta.Phi(-(u / 2 + sp.log(1 / D5) / u)), "<=", D5,
-                      over={u: (S(1, 2000), 14985)})]
+                      -(u / 2 + sp.log(1 / d) / u)),
+            ta.verify(ta.Phi(-(u / 2 + sp.log(1 / d) / u)), "<=", d,
+                      over={u: (S(1, 2000), 14985), d: _D_BOX})]
 
 
 stated(PAPER, "Cor. 11, Eq. (29)",
-       "the GM is (alpha psi^2/2 + log(1/delta)/(alpha - 1), delta)-DP: at delta = 1e-5 for "
-       "psi in [1/20, 15], alpha in [101/100, 1000] (delta(eps) <= Phi(psi/2 - eps/psi) = "
-       "Phi(-(u/2 + log(1/delta)/u)) with eps <= 112501 and u = (alpha - 1) psi in "
-       "[1/2000, 14985])", _cor11)
+       "the GM is (alpha psi^2/2 + log(1/delta)/(alpha - 1), delta)-DP: on the box psi in "
+       "[1/20, 15], alpha in [101/100, 1000], delta in [10^-12, 99/100] (delta(eps) <= "
+       "Phi(psi/2 - eps/psi) = Phi(-(u/2 + log(1/delta)/u)) with eps <= 115264 and "
+       "u = (alpha - 1) psi in [1/2000, 14985]; the last inequality by a certified cover of "
+       "(u, delta))", _cor11)
 
 def _rdp_conversion(method, order, tau, d):
     """The conversion of one RDP value is valid for every mechanism: at the converted eps the

@@ -402,3 +402,17 @@ def test_same_node_compares_list_parameters():
     c = ta.Discrete([R(7, 15), R(8, 15)], [R(8, 15), R(7, 15)])
     d = ta.Discrete([R(1, 5), R(1, 2), R(3, 10)], [R(2, 5), R(2, 5), R(1, 5)])
     assert ta.verify(c, ">=", d).status is True  # post-processing (data processing)
+
+
+def test_box_end_where_the_sides_coincide_is_decided():
+    """At a box end where both sides are the same expression, the non-strict claim is decided
+    by structure (monotone directions and the face), not by a gap that Arb cannot certify:
+    G_mu >= G_2 on mu in [1, 2], G_1 (x) G_mu >= G_sqrt(5) (equal at mu = 2), and the scalar
+    sqrt(5) >= sqrt(mu^2 + 1); beyond the end each fails with a counterexample."""
+    m = sp.Symbol("m", positive=True)
+    assert ta.verify(ta.G(m), ">=", ta.G(2), over={m: (1, 2)}).status is True
+    assert ta.verify(ta.G(1) @ ta.G(m), ">=", ta.G(sp.sqrt(5)), over={m: (1, 2)}).status is True
+    assert ta.verify(sp.sqrt(5), ">=", sp.sqrt(m**2 + 1), over={m: (1, 2)}).status is True
+    assert ta.verify(ta.G(m), ">=", ta.G(2), over={m: (1, 3)}).status is False
+    v = ta.verify(sp.sqrt(5), ">=", sp.sqrt(m**2 + 1), over={m: (1, 3)})
+    assert v.status is False and v.counterexample["m"] > 2

@@ -293,9 +293,13 @@ class FiniteValues:
             elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
                 return None
             else:
+                # the table's masses as built (equal to atoms()'s, which cancels and factors
+                # each one: minutes of SymPy for a product of two binomials, and nothing the
+                # balls need)
+                st = self._symbolic_table()
                 try:
                     out = [(arb_enclose(p, prec=prec), arb_enclose(q, prec=prec))
-                           for _, p, q in self.atoms()]
+                           for p, q in zip(st.P, st.Q, strict=True)]
                 except (Unenclosable, NoClosedForm):
                     return None
         if len(_ARB_MASSES) > 64:

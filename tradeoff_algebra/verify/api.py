@@ -35,7 +35,8 @@ from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
 from ..rewrite import derive, simplify
 from .box import make_box, prove_nonneg, sample_points
-from .interval import Undecidable, enclose
+from .cover import corner_node, has_directions, run_cover
+from .interval import Undecidable, enclose, functional_value
 from .monotone import dominates, same_node
 from .pointwise import decide_eq, decide_ge
 from .verdict import RELATIONS, Verdict
@@ -158,6 +159,12 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
             return dual
     if not box:
         return _decide(sl, rel, sr, dps, {})
+    shown = ""
+    if rel != "==":
+        res = _node_cover(sl, rel, sr, box, dps)
+        if res is not None and res[0] is not None:
+            return res
+        shown = f"; {res[2]}" if res is not None else ""
     held = 0
     undecided = []
     points = sample_points(box, limit=12)
@@ -179,7 +186,74 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
           f"was proved at {held}")
     if undecided:
         ev += f" and undecided at {len(undecided)} ({undecided[0]}, ...)"
-    return (None, "sample points", ev, None, ())
+    return (None, "sample points", ev + shown, None, ())
+
+
+#: The budget of a cover of a claim between trade-off functions over a box.
+NODE_COVER_CELLS = 400
+NODE_COVER_SECONDS = 60.0
+#: Cells examined before a cover that has proved none gives up.
+NODE_COVER_PROBE = 24
+
+
+def _node_cover(l, rel, r, box, dps):
+    """A certified cover of the parameter box for ``l rel r`` (pointwise in alpha): on each
+    cell the larger side at its smallest corner is compared with the smaller side at its
+    largest corner (:func:`~.cover.corner_node`: the proved directions of the families and
+    operators in their parameters) by the decision procedures of :mod:`.pointwise`, which
+    cover alpha in [0, 1]; a face where both corners are the same node is decided by
+    structure. None when a direction is not proved or the box is unbounded."""
+    if any(not (sp.sympify(lo).is_finite and sp.sympify(hi).is_finite)
+           for lo, hi in box.values()):
+        return None
+    big, small = (l, r) if rel == ">=" else (r, l)
+    if not (has_directions(big) and has_directions(small)):
+        return None
+    found: dict = {}
+    tally = {"seen": 0, "proved": 0}
+
+    def decide(cell):
+        tally["seen"] += 1
+        if tally["seen"] > NODE_COVER_PROBE and not tally["proved"]:
+            raise Undecidable("no cell proved")  # the corners never separate: give up early
+        b, s_ = corner_node(big, cell, -1, dps), corner_node(small, cell, +1, dps)
+        if b is None or s_ is None:  # a parameter's direction not proved on this cell
+            return _centre_ce(cell)
+        if same_node(b, s_):
+            tally["proved"] += 1
+            return True, "face"
+        try:
+            if decide_ge(b, s_, dps).status is True:
+                tally["proved"] += 1
+                return True, ""
+        except (NoClosedForm, NumericalError, Undecidable):
+            pass
+        return _centre_ce(cell)
+
+    def _centre_ce(cell):
+        p = {k: (lo + hi) / 2 for k, (lo, hi) in cell.items()}
+        try:
+            out = _decide(l.xreplace(p), rel, r.xreplace(p), dps, p, full=False)
+        except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
+            return None, None
+        if out[0] is False:
+            found["ce"] = out
+            return False, out[3]
+        return None, None
+
+    try:
+        res = run_cover(box, decide, NODE_COVER_CELLS, NODE_COVER_SECONDS)
+    except Undecidable:
+        return None
+    if res.status is False:
+        out = found["ce"]
+        return (False, out[1], f"fails inside the box: {out[2]}", out[3], ())
+    if res.status is True:
+        return (True, "certified cover",
+                res.evidence + ": on each cell the larger side at its smallest corner lies "
+                "above the smaller side at its largest corner (monotone directions proved; "
+                "decided pointwise on [0, 1])", None, ())
+    return (None, "certified cover", res.evidence, None, ())
 
 
 def _duality(big, small, box):
@@ -344,7 +418,7 @@ def _exactify(x: Any, dps: int) -> Any:
     for fn in x.atoms(Functional):
         if not fn.free_symbols:
             try:
-                v = fn.value(dps=dps)
+                v = functional_value(fn, dps)
             except (TradeOffError, ArithmeticError):
                 continue
             if v.exact is not None:

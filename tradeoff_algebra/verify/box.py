@@ -16,12 +16,14 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter
 from ..core.validate import param
-from ..numeric.context import mp
+from .cover import cover
 from .interval import Undecidable, enclose
 
 __all__ = ["make_box", "sample_points", "prove_nonneg"]
 
-MAX_BOXES = 400
+MAX_BOXES = 2000
+#: Seconds a cover of one scalar claim may take before it reports the cells left.
+COVER_SECONDS = 60.0
 
 
 def _interval(sym: sp.Symbol, spec: Any) -> tuple:
@@ -146,14 +148,6 @@ def sample_points(box: dict, limit: int = 24, seed: int = 0) -> list[dict]:
     return out or [{}]
 
 
-def _mpf_box(box: dict) -> dict:
-    out = {}
-    for s, (lo, hi) in box.items():
-        out[s] = (enclose(lo)[0] if lo.is_finite else -mp.inf,
-                  enclose(hi)[1] if hi.is_finite else mp.inf)
-    return out
-
-
 def prove_nonneg(expr: sp.Expr, box: dict, dps: int = 30) -> tuple:
     """``(status, evidence)``: True if ``expr >= 0`` on the whole box (interval arithmetic with
     subdivision), False with ``{symbol: value}`` if a point of the box has ``expr < 0``
@@ -170,30 +164,11 @@ def prove_nonneg(expr: sp.Expr, box: dict, dps: int = 30) -> tuple:
             if hi < 0:
                 return False, p
         return None, "unbounded box"
-    stack = [sub]
-    done = 0
-    while stack:
-        b = stack.pop()
-        done += 1
-        if done > MAX_BOXES:
-            return None, f"undecided after {MAX_BOXES} sub-boxes"
-        try:
-            lo, hi = enclose(expr, _mpf_box(b), dps=dps)
-        except Undecidable:
-            lo, hi = -mp.inf, mp.inf
-        if lo >= 0:
-            continue
-        centre = {s: (l + h) / 2 for s, (l, h) in b.items()}
-        try:
-            _, chi = enclose(expr.xreplace(centre), dps=dps)
-        except Undecidable:
-            chi = mp.inf
-        if chi < 0:
-            return False, centre
-        if not b:
-            return None, "no parameters and the sign is not certified"
-        s = max(b, key=lambda k: b[k][1] - b[k][0])
-        l, h = b[s]
-        m = (l + h) / 2
-        stack += [{**b, s: (l, m)}, {**b, s: (m, h)}]
-    return True, f"interval arithmetic on {done} sub-boxes"
+    res = cover(expr, ">=", sp.Integer(0), sub, dps=dps, max_cells=MAX_BOXES,
+                seconds=COVER_SECONDS)
+    if res.status is True:
+        return True, f"interval arithmetic on {res.evidence}"
+    if res.status is False:
+        ce = res.counterexample
+        return False, {s: sp.sympify(ce[str(s)]) for s in sub}
+    return None, res.evidence

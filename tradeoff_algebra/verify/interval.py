@@ -27,7 +27,7 @@ from ..numeric.arb_expr import Unenclosable, ball_of_number, enclose_interval, i
 from ..numeric.context import mp
 from ..numeric.value import Value, dps_to_prec
 
-__all__ = ["Interval", "enclose", "Undecidable"]
+__all__ = ["Interval", "enclose", "Undecidable", "functional_value"]
 
 Interval = tuple  # (lo, hi) of mpf
 
@@ -43,6 +43,26 @@ def _value_interval(v: Value) -> Interval:
     return v.interval()
 
 
+#: The values of parameter-free functionals computed recently, by (functional, dps): a claim
+#: asks for the same value first exactly (``api._exactify``) and then as an enclosure.
+_VALUES: dict = {}
+
+
+def functional_value(x: Functional, dps: int) -> Value:
+    """``x.value(dps=dps)``, remembered for the next calls with the same arguments."""
+    key = (x, dps)
+    v = _VALUES.get(key)
+    if v is None:
+        v = x.value(dps=dps)
+        if len(_VALUES) >= 64:
+            try:  # (another thread may be changing it: the memo is only a shortcut)
+                _VALUES.pop(next(iter(_VALUES)), None)
+            except (StopIteration, RuntimeError):
+                pass
+        _VALUES[key] = v
+    return v
+
+
 def _leaf_interval(x: Any, dps: int) -> Interval | None:
     """The interval of a Value or a parameter-free functional (possibly infinite), else None."""
     if isinstance(x, Value):
@@ -51,7 +71,7 @@ def _leaf_interval(x: Any, dps: int) -> Interval | None:
         if x.free_symbols:
             raise Undecidable(f"{x} with free parameters")
         try:
-            return _value_interval(x.value(dps=dps))
+            return _value_interval(functional_value(x, dps))
         except (NoClosedForm, InvalidParameter) as exc:
             raise Undecidable(f"{x}: {exc}") from exc
         except NumericalError as exc:

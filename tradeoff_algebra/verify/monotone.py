@@ -5,8 +5,9 @@
   f_{eps,delta} in eps and in delta (Eq. (5)), L_mu in mu, f_{eps,0}^{(x) n} in eps and n.
 * The operators are monotone in their operands: f ⊗ g is (Lemma 4, part 2), and so are
   C_p(f), f^{-1}, the symmetric hull, max and group privacy (Sec. 4.1, Prop. 9 and its
-  remark: g >= h iff g^{-1} >= h^{-1}); f^{⊗n} is non-increasing in n, C_p(f) and the mixture
-  f_p in p (f <= Id), Group(f, k) in k.
+  remark: g >= h iff g^{-1} >= h^{-1}), and so is Shift(f, t), non-increasing in t
+  (``operators.shift``: the translate f(alpha + t) - t is); f^{⊗n} is non-increasing in n,
+  C_p(f) and the mixture f_p in p (f <= Id), Group(f, k) in k.
 * f ⊗ g <= f, since g <= Id and f ⊗ Id = f (Lemma 4); max{g_1, ...} >= each g_i, and f >= every
   g_i gives f >= max{g_1, ...}.
 
@@ -23,6 +24,7 @@ import sympy as sp
 from ..core.node import TradeOff
 from ..numeric.capability import monotonicity
 from ..operators.maxgroup import Group, Max
+from ..operators.shift import Shift
 from ..operators.subsample import Mix, Subsample
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
@@ -35,7 +37,7 @@ __all__ = ["dominates", "prove_le", "same_node"]
 # theirs in their own modules.
 for _cls, _dirs in ((Tensor, "all+"), (Max, "all+"), (TensorPower, (+1, -1)),
                     (Subsample, (+1, -1)), (Mix, (+1, -1)), (Group, (+1, -1)),
-                    (Inverse, (+1,)), (SymmetricHull, (+1,))):
+                    (Inverse, (+1,)), (SymmetricHull, (+1,)), (Shift, (+1, -1))):
     monotonicity.register(_cls)(lambda f, d=_dirs: d)
 
 

@@ -105,11 +105,13 @@ def search_violation(big, small, dps: int, points=None) -> Outcome | None:
             break
         if best is not None and not (0 < a < 1 and a.q <= 32):
             break  # a recognisable level refutes: the tails are not needed
+        if a == 1:
+            continue  # every trade-off function is 0 at alpha = 1
         try:
             vb, vs = B.value(a), S.value(a)
-        except (NoClosedForm, NumericalError):
-            continue
-        gap = _value_interval(vs)[0] - _value_interval(vb)[1]
+            gap = _value_interval(vs)[0] - _value_interval(vb)[1]
+        except (NoClosedForm, NumericalError, Undecidable):
+            continue  # no certified value here (an estimate never decides)
         if gap > 0 and (best_gap is None or gap > best_gap):
             best, best_gap = Outcome(False, "counterexample", f"certified at alpha = {a}", a,
                                      (vb, vs)), gap
