@@ -400,3 +400,17 @@ def test_delta_at_an_eps_no_mpf_holds_is_certified_by_the_two_mpfs_around_it():
     ref = ta.delta(f, third, dps=20)
     assert ref.is_certain
     assert v.lo - 1e-40 <= ref.lo and ref.hi <= v.hi + 1e-40
+
+
+def test_every_trade_off_function_is_exactly_zero_at_one():
+    """f(1) <= 1 - 1 (Prop. 1): exact 0 (and power exactly 1) for every expression, also where
+    no route is exact elsewhere; the certified value just below 1 is consistent with it."""
+    import sympy as sp
+
+    from tradeoff_algebra import EpsDelta, G, Laplace
+
+    for f in (EpsDelta(sp.log(sp.Rational(3, 2)), 0) ** 7 @ G(1), Laplace(1) ** 3 @ G(2), G(5)):
+        v, r = ta.evaluate(f, 1), ta.roc(f, 1)
+        assert (v.guarantee, v.exact, r.guarantee, r.exact) == ("exact", 0, "exact", 1)
+    near = ta.evaluate(G(1), 1 - sp.Rational(1, 10**6), dps=20)
+    assert near.is_certain and 0 < near.lo < 1e-6

@@ -448,6 +448,9 @@ def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
     (``mp_value`` / ``mp_roc``) under :func:`certified`."""
     prepare_call(f, dps)
     A = as_level(alpha)
+    if A == 1:  # f(1) <= 1 - 1 = 0 for every trade-off function (Dong, Roth & Su, Prop. 1)
+        return Value.from_exact(sp.S.One if power else sp.S.Zero, dps).routed(
+            "f(1) = 0 (Prop. 1)")
     if isinstance(A, sp.Rational):
         q = exact_value(f, A, 1 - A)
         if q is not None:
