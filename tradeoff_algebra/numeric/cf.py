@@ -528,35 +528,27 @@ def _guess_uncached(factors: Sequence[Factor], extra, delta: float) -> float:
     lo, hi = 0.0, extra.k * float(extra.law.mu)
     if est(lo) <= delta:
         return 0.0
-    for _ in range(60):
-        budget.check()
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if est(mid) > delta else (lo, mid)
-        if hi - lo <= 1e-9 * hi:  # (a starting point: Newton steps on the certified sum follow)
-            break
-    return 0.5 * (lo + hi)
+    # (a starting point: Newton steps on the certified sum follow); delta(k mu) = 0 < delta
+    r = findroot(lambda e: Probe(1 if est(e) > delta else -1), (lo, hi), method="bisect",
+                 ends=(1, -1), rtol=1e-9)
+    return 0.5 * (r.lo + r.hi)
 
 
 def _exact_epsilon(extra, d_dn: float, d_up: float, rel_tol: float) -> tuple[float, float]:
     """eps(d) for a product summed exactly (no remainder): bisection with certified sides,
     delta(lo) > d_up and delta(hi) < d_dn (delta non-increasing)."""
     lo, hi = 0.0, extra.k * float(extra.law.mu)  # delta(k mu) = 0 < d
+
+    def sign(eps: float) -> Probe:  # d within the ball of the level: undecided, stop there
+        d = extra.terms(eps)[0]
+        return Probe(1 if d > d_up else -1 if d < d_dn else None)
+
     with working_precision(_exact_prec(extra, rel_tol)):
         if not extra.terms(lo)[0] > d_up:
             raise ValueError("eps(delta) is not positive")
-        while hi - lo > rel_tol * hi:
-            budget.check((lo, hi))
-            mid = 0.5 * (lo + hi)
-            if mid in (lo, hi):
-                break
-            d = extra.terms(mid)[0]
-            if d > d_up:
-                lo = mid
-            elif d < d_dn:
-                hi = mid
-            else:  # d within the ball of the level: the bracket is as narrow as it gets
-                break
-    return lo, hi
+        r = findroot(sign, (lo, hi), method="bisect", ends=(1, -1), rtol=rel_tol,
+                     best=lambda a, b: (a, b))
+    return r.lo, r.hi
 
 
 def epsilon_enclosure(
