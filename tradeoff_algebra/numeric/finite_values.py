@@ -296,8 +296,8 @@ class FiniteValues:
                 # the table's masses as built (equal to atoms()'s, which cancels and factors
                 # each one: minutes of SymPy for a product of two binomials, and nothing the
                 # balls need)
-                st = self._symbolic_table()
                 try:
+                    st = self._symbolic_table()
                     out = [(arb_enclose(p, prec=prec), arb_enclose(q, prec=prec))
                            for p, q in zip(st.P, st.Q, strict=True)]
                 except (Unenclosable, NoClosedForm):
