@@ -31,7 +31,9 @@ import sympy as sp
 import tradeoff_algebra as ta
 v = ta.delta(ta.ShuffleDP({eps0}, {n}), sp.Rational({eps!r}), dps=30)
 t = time.process_time() - t0
-print(json.dumps(dict(lo=str(v.lo), hi=str(v.hi), g=v.guarantee, route=v.route, t=t,
+import mpmath
+print(json.dumps(dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25), g=v.guarantee,
+                      route=v.route, t=t,
                       mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
 """
 
@@ -43,7 +45,9 @@ import sympy as sp
 import tradeoff_algebra as ta
 v = ta.epsilon(ta.ShuffleDP({eps0}, {n}), sp.Rational({d!r}), dps={dps})
 t = time.process_time() - t0
-print(json.dumps(dict(lo=str(v.lo), hi=str(v.hi), mid=str(v.mid), g=v.guarantee, t=t,
+import mpmath
+print(json.dumps(dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25),
+                      mid=mpmath.nstr(v.mid, 25), g=v.guarantee, t=t,
                       mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
 """
 
@@ -94,8 +98,10 @@ def main() -> None:
         if n == 10**4 and "error" not in r:
             rr = _run(_REF.format(root=ROOT, eps0=1, n=n, xs=[eps]))
             if "error" not in rr:
-                lo, hi = (float(x) for x in rr[0])
-                ok = lo <= float(r["lo"]) * (1 + 1e-15) and float(r["hi"]) <= hi * (1 + 1e-15)
+                from fractions import Fraction as F
+
+                lo, hi = (F(x) for x in rr[0])  # the enclosures overlap (25 printed digits)
+                ok = lo <= F(r["hi"]) * (1 + F(1, 10**22)) and F(r["lo"]) <= hi * (1 + F(1, 10**22))
                 verdict = "agrees" if ok else "DISAGREES"
                 ref = f"table of atoms [{rr[0][0][:22]}, {rr[0][1][:22]}]: {verdict}"
         lines.append(f"| delta({eps}) | {n} | {r.get('lo', r.get('error'))[:24]} | "
@@ -111,7 +117,7 @@ def main() -> None:
             if "error" not in rr:
                 below, above = float(rr[0][0]), float(rr[1][1])
                 ok = below > 1e-6 > above
-                ref = f"table delta at eps(1 -/+ 1e-12): {below:.9e} / {above:.9e}: " \
+                ref = f"table delta at eps(1 -/+ 1e-12): {below:.15e} / {above:.15e}: " \
                       f"{'brackets 1e-6' if ok else 'DOES NOT bracket'}"
         lines.append(f"| eps(1e-6), dps {dps} | {n} | {r.get('mid', r.get('error'))[:24]} | "
                      f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
