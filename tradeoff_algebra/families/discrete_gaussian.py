@@ -80,7 +80,7 @@ from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope, renyi_form
 from ..numeric.context import ThreadCache, arb_precision, mp
-from ..numeric.precision_loop import precision_loop
+from ..numeric.lattice_pair import lattice_ball, lattice_pair, lattice_segment
 from ..numeric.privacy_loss import (
     RHO_LIB,
     U64,
@@ -211,6 +211,10 @@ class _Sums:
         """L(k) = h (2 k Delta - Delta^2)."""
         return self.h * (2 * k * d - d * d)
 
+    def ratio(self, k: int, d: int):
+        """e^{L(k)} (``numeric.lattice_pair.LatticeTails``)."""
+        return self.loss(k, d).exp()
+
 
 _SUMS = ThreadCache()
 
@@ -234,61 +238,11 @@ def _check_size(f: DiscreteGaussian, prec: int) -> None:
                              f"most {MAX_TERMS})")
 
 
-def _guess(S: _Sums, sigma: float, a, ac) -> int:
-    """The k with U(k+1) <= alpha <= U(k): a start from the continuous Gaussian, then a walk
-    on the balls' midpoints (the caller proves the result)."""
-    with mp.workprec(64):
-        lo = a.mid() <= ac.mid()
-        t = mp.mpf(str((a if lo else ac).mid().str(20, radius=False)))
-        from ..numeric.normal import ncdf_inv
-
-        z = -ncdf_inv(t) if t > 0 else mp.mpf(40)
-        k = int(mp.floor(sigma * z)) + 1
-        k = k if lo else 1 - k
-    def above(m):  # alpha <= U(m), on midpoints
-        u, uc = S.upper(m)
-        return (a.mid() <= u.mid()) if lo else (uc.mid() <= ac.mid())
-
-    for _ in range(10_000):
-        if not above(k):
-            k -= 1
-        elif above(k + 1):
-            k += 1
-        else:
-            return k
-    raise NumericalError("DiscreteGaussian: the segment search did not settle")
-
-
 def _ball(f: DiscreteGaussian, a, ac, power: bool, prec: int):
     """f(alpha) (``power``: 1 - f(alpha)) as an Arb ball from exact balls a = alpha and
-    ac = 1 - alpha, or None where the segment is not decided at this precision."""
-    from flint import arb
-
-    if a == 0 or ac == 0:
-        one = (a == 0) != power
-        return arb(1) if one else arb(0)
-    d = int(f.sensitivity)
-    S = _sums(f, prec)
-    small = a.mid() <= ac.mid()
-    k = _guess(S, float(f.sigma), a, ac)
-
-    def diff_hi(j):  # U(j) - alpha
-        u, uc = S.upper(j)
-        return u - a if small else ac - uc
-
-    # candidates: the segments j whose membership is not refuted by the balls
-    cands = [j for j in (k - 1, k, k + 1) if not (diff_hi(j) < 0 or diff_hi(j + 1) > 0)]
-    if not cands or not diff_hi(min(cands)) >= 0 or not diff_hi(max(cands) + 1) <= 0:
-        return None
-    out = None
-    for j in cands:
-        e = S.loss(j, d).exp()
-        if power:
-            v = S.upper(j - d + 1)[0] + (-diff_hi(j + 1)) * e
-        else:
-            v = S.upper(j - d)[1] + diff_hi(j) * e
-        out = v if out is None else out.union(v)
-    return out
+    ac = 1 - alpha (``numeric.lattice_pair``), or None where the segment is not decided."""
+    return lattice_ball(_sums(f, prec), int(f.sensitivity), a, ac, power, float(f.sigma),
+                        "DiscreteGaussian")
 
 
 @arb_value.register(DiscreteGaussian)
@@ -301,33 +255,9 @@ def _(f, a, ac, power):
         return _ball(f, a, ac, power, prec + 24)
 
 
-def _mp_pair(f: DiscreteGaussian, make) -> tuple:
-    """(lo, hi) of the ball ``make(prec)`` at the working precision: the one precision loop
-    (``numeric.precision_loop``) from 40 guard bits, doubling (at most six times) until the ball
-    carries the working precision; at the cap the widest ball reached is returned as it is, and
-    a segment still undecided there is a NumericalError."""
-    num(f.sigma, "sigma")  # symbols: a clear error
-    target = mp.prec
-
-    def compute(prec):
-        with arb_precision(prec):
-            return make(prec)
-
-    def done(ball, prev) -> bool:
-        return ball is not None and ball.is_finite() and ball.rel_accuracy_bits() >= target
-
-    def give_up(ball, prev, prec):
-        if ball is None:
-            raise NumericalError(f"{f}: the segment of alpha is not decided at {prec} bits")
-        return ball
-
-    ball = precision_loop(compute, target + 40, done=done, max_steps=6, give_up=give_up,
-                          what=lambda: f"{f} at {target} bits")
-    return ball_interval(ball, target + 10)
-
-
 def _level_value(f, a, ac, power):
-    return _mp_pair(f, lambda prec: _ball(f, arb_exact(a), arb_exact(ac), power, prec))
+    num(f.sigma, "sigma")  # symbols: a clear error
+    return lattice_pair(lambda prec: _ball(f, arb_exact(a), arb_exact(ac), power, prec), str(f))
 
 
 mp_value.register(DiscreteGaussian)(lambda f, a, ac: _level_value(f, a, ac, False))
@@ -436,7 +366,8 @@ def _(f, eps):
     """delta(eps) (CKS Thm. 7) from :func:`delta_ball` at the working precision."""
     if eps == mp.inf:
         return mp.zero, mp.zero
-    return _mp_pair(f, lambda prec: delta_ball(f, arb_exact(eps), prec))
+    num(f.sigma, "sigma")
+    return lattice_pair(lambda prec: delta_ball(f, arb_exact(eps), prec), str(f))
 
 
 def _epsilon_guess(f: DiscreteGaussian, d) -> float:
@@ -608,7 +539,7 @@ def _(f, a, ac):
     prec = mp.prec + 40
     with arb_precision(prec):
         S = _sums(f, prec)
-        k = _guess(S, float(f.sigma), arb_exact(a), arb_exact(ac))
+        k = lattice_segment(S, arb_exact(a), arb_exact(ac), float(f.sigma), str(f))
         d = int(f.sensitivity)
         lo, hi = ball_interval(S.loss(k, d), mp.prec)
     return (lo + hi) / 2

@@ -66,6 +66,7 @@ from ..numeric.arb import arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import kinks, log_slope
 from ..numeric.context import ThreadCache, arb_precision, mp
+from ..numeric.lattice_pair import lattice_ball, lattice_pair, lattice_segment
 from ..numeric.privacy_loss import RHO_LIB, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 
@@ -212,61 +213,12 @@ def _sums(f: Skellam, prec: int) -> _Sums:
     return s
 
 
-def _guess(S: _Sums, a, ac) -> int:
-    """The k with U(k+1) <= alpha <= U(k): a start from the normal law of variance 2 mu, then
-    a walk on the balls' midpoints (the caller proves the result)."""
-    from ..numeric.normal import ncdf_inv
-
-    with mp.workprec(64):
-        lo = a.mid() <= ac.mid()
-        t = mp.mpf((a if lo else ac).mid().str(20, radius=False))
-        z = -ncdf_inv(t) if t > 0 else mp.mpf(40)
-        k = int(mp.floor(mp.sqrt(2 * S.mu_f) * z)) + 1
-        k = k if lo else 1 - k
-
-    def above(m):  # alpha <= U(m), on midpoints
-        u, uc = S.upper(m)
-        return (a.mid() <= u.mid()) if lo else (uc.mid() <= ac.mid())
-
-    for _ in range(100_000):
-        if not above(k):
-            k -= 1
-        elif above(k + 1):
-            k += 1
-        else:
-            return k
-    raise NumericalError("Skellam: the segment search did not settle")
-
-
 def _ball(f: Skellam, a, ac, power: bool, prec: int):
     """f(alpha) (``power``: 1 - f(alpha)) as an Arb ball from exact balls a = alpha and
-    ac = 1 - alpha, or None where the segment is not decided at this precision."""
-    from flint import arb
-
-    if a == 0 or ac == 0:
-        one = (a == 0) != power
-        return arb(1) if one else arb(0)
-    d = int(f.sensitivity)
+    ac = 1 - alpha (``numeric.lattice_pair``; the normal start has variance 2 mu), or None
+    where the segment is not decided at this precision."""
     S = _sums(f, prec)
-    small = a.mid() <= ac.mid()
-    k = _guess(S, a, ac)
-
-    def diff(j):  # U(j) - alpha
-        u, uc = S.upper(j)
-        return u - a if small else ac - uc
-
-    cands = [j for j in (k - 1, k, k + 1) if not (diff(j) < 0 or diff(j + 1) > 0)]
-    if not cands or not diff(min(cands)) >= 0 or not diff(max(cands) + 1) <= 0:
-        return None
-    out = None
-    for j in cands:
-        e = S.ratio(j, d)
-        if power:
-            v = S.upper(j - d + 1)[0] + (-diff(j + 1)) * e
-        else:
-            v = S.upper(d + 1 - j)[0] + diff(j) * e
-        out = v if out is None else out.union(v)
-    return out
+    return lattice_ball(S, int(f.sensitivity), a, ac, power, math.sqrt(2 * S.mu_f), "Skellam")
 
 
 @arb_value.register(Skellam)
@@ -279,27 +231,9 @@ def _(f, a, ac, power):
         return _ball(f, a, ac, power, prec + 24)
 
 
-def _mp_pair(f: Skellam, make) -> tuple:
-    """(lo, hi) of the ball ``make(prec)`` at the working precision (guard bits doubled until
-    the ball carries the working precision)."""
-    num(f.mu, "mu")
-    target = mp.prec
-    prec = target + 40
-    ball = None
-    for _ in range(6):
-        with arb_precision(prec):
-            ball = make(prec)
-            if ball is not None and ball.is_finite() and (
-                    ball.rel_accuracy_bits() >= target or ball == 0):
-                return ball_interval(ball, target + 10)
-        prec *= 2
-    if ball is None or not ball.is_finite():
-        raise NumericalError(f"{f}: the segment of alpha is not decided at {prec} bits")
-    return ball_interval(ball, target + 10)
-
-
 def _level_value(f, a, ac, power):
-    return _mp_pair(f, lambda prec: _ball(f, arb_exact(a), arb_exact(ac), power, prec))
+    num(f.mu, "mu")
+    return lattice_pair(lambda prec: _ball(f, arb_exact(a), arb_exact(ac), power, prec), str(f))
 
 
 mp_value.register(Skellam)(lambda f, a, ac: _level_value(f, a, ac, False))
@@ -351,7 +285,8 @@ def _(f, eps):
     """delta(eps) from :func:`delta_ball` at the working precision."""
     if eps == mp.inf:
         return mp.zero, mp.zero
-    return _mp_pair(f, lambda prec: delta_ball(f, arb_exact(eps), prec))
+    num(f.mu, "mu")
+    return lattice_pair(lambda prec: delta_ball(f, arb_exact(eps), prec), str(f))
 
 
 # -- Renyi divergences, certified ----------------------------------------------------------------
@@ -484,7 +419,7 @@ def _(f, a, ac):
     prec = mp.prec + 40
     with arb_precision(prec):
         S = _sums(f, prec)
-        k = _guess(S, arb_exact(a), arb_exact(ac))
+        k = lattice_segment(S, arb_exact(a), arb_exact(ac), math.sqrt(2 * S.mu_f), str(f))
         lo, hi = ball_interval(S.ratio(k, int(f.sensitivity)).log(), mp.prec)
     return (lo + hi) / 2
 
