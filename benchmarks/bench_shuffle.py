@@ -104,7 +104,7 @@ def main() -> None:
                 ok = lo <= F(r["hi"]) * (1 + F(1, 10**22)) and F(r["lo"]) <= hi * (1 + F(1, 10**22))
                 verdict = "agrees" if ok else "DISAGREES"
                 ref = f"table of atoms [{rr[0][0][:22]}, {rr[0][1][:22]}]: {verdict}"
-        lines.append(f"| delta({eps}) | {n} | {r.get('lo', r.get('error'))[:24]} | "
+        lines.append(f"| delta({eps}) | {n} | {_short(r.get('lo', r.get('error')))} | "
                      f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
                      f"{ref} |")
     for n, dps in ((10**4, 30), (10**5, 30), (10**6, 10)):
@@ -119,7 +119,7 @@ def main() -> None:
                 ok = below > 1e-6 > above
                 ref = f"table delta at eps(1 -/+ 1e-12): {below:.15e} / {above:.15e}: " \
                       f"{'brackets 1e-6' if ok else 'DOES NOT bracket'}"
-        lines.append(f"| eps(1e-6), dps {dps} | {n} | {r.get('mid', r.get('error'))[:24]} | "
+        lines.append(f"| eps(1e-6), dps {dps} | {n} | {_short(r.get('mid', r.get('error')))} | "
                      f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
                      f"{ref} |")
     text = "\n".join(lines) + "\n"
@@ -127,6 +127,16 @@ def main() -> None:
     if args.write:
         with open(args.write, "w") as fh:
             fh.write(text)
+
+
+def _short(x: str) -> str:
+    """A 16-digit rendering of a 25-digit result (an error text as it is)."""
+    import mpmath
+
+    try:
+        return mpmath.nstr(mpmath.mpf(x), 16)
+    except (ValueError, TypeError):
+        return x
 
 
 def sp_rat(x: float) -> str:
