@@ -188,3 +188,16 @@ def test_default_progress_bar_appears_on_a_terminal_once_the_call_is_long(monkey
     monkeypatch.setattr(progress, "DELAY", 0.0)
     ta.plot(ta.G(1), ta.G(2), points=5)
     assert "plot (tradeoff)" in term.getvalue() and "2/2" in term.getvalue()
+
+
+def test_curve_progress_bar_counts_its_levels(capsys):
+    """ta.curve(..., progress=True): a bar over the levels evaluated one by one (here the
+    certified midpoints of an operator tree without a float path), the values unchanged."""
+    f = ta.Symmetrize(ta.Laplace(1) @ ta.EpsDelta(sp.Rational(1, 2), 0))
+    xs = [0.1, 0.3, 0.5]
+    with_bar = ta.curve(f, xs, bounds=True, progress=True)
+    err = capsys.readouterr().err
+    assert "curve" in err and "3/3" in err
+    without = ta.curve(f, xs, bounds=True, progress=False)
+    assert capsys.readouterr().err == ""
+    assert all((a == b).all() for a, b in zip(with_bar, without, strict=True))

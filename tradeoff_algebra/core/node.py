@@ -311,14 +311,14 @@ class TradeOff(TradeOffExpr):
         return _op("Conjugate")(self)
 
     # -- fast numeric path ----------------------------------------------------------------------
-    def curve(self, alphas: Any, bounds: bool = False):
+    def curve(self, alphas: Any, bounds: bool = False, progress: bool | None = None):
         """f at many alphas in float64 (for plots); ``bounds=True``: the arrays (lo, hi) of
-        certified enclosures; see ``numeric.curve``."""
+        certified enclosures; ``progress``: a bar (see ``numeric.curve``)."""
         try:
             fn = NUMERIC["curve"]
         except KeyError:  # pragma: no cover - the package imports the numeric layer
             raise NoClosedForm("the numeric layer is not loaded; import tradeoff_algebra") from None
-        return fn(self, alphas, bounds)
+        return fn(self, alphas, bounds, progress)
 
     # SymPy's Basic defines ``__call__`` for nothing we need; make sure arithmetic that would
     # treat a trade-off function as a scalar fails loudly.

@@ -25,6 +25,7 @@ from ..core.node import NUMERIC, TradeOff
 from ..core.validate import flag
 from . import budget
 from .context import mp
+from .progress import bar, check_progress
 from .protocol import (
     as_level,
     evaluate,
@@ -76,22 +77,25 @@ def _curve_levels(alphas: Any) -> np.ndarray:
 CURVE_DPS = 10
 
 
-def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None,
+                  progress: bool | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lo, mid, hi) of f at every level of ``x`` by :func:`evaluate` (the engines cache what
     they compose, so the points after the first cost little). ``lo``, ``hi`` hold the truth
     wherever the Value is certain: a point is widened by the unit of its last digit
     (:meth:`Value.interval`) before it is rounded outward to float64. The levels whose Value is
-    an estimate are appended to ``estimates``."""
+    an estimate are appended to ``estimates``. ``progress``: a bar of the levels
+    (``numeric.progress``)."""
     lo, mid, hi = (np.empty_like(x) for _ in range(3))
-    for i, a in enumerate(x.ravel()):
-        v = evaluate(f, float(a), dps=CURVE_DPS)
-        with mp.workprec(dps_to_prec(CURVE_DPS) + 40):
-            a_lo, a_hi = v.interval()
-            lo.flat[i], hi.flat[i] = _float_down(a_lo), _float_up(a_hi)
-        mid.flat[i] = float(v.mid)
-        if estimates is not None and not v.is_certain:
-            estimates.append(float(a))
+    with bar(x.size, "curve", progress, unit="level") as shown:
+        for i, a in enumerate(x.ravel()):
+            v = evaluate(f, float(a), dps=CURVE_DPS)
+            with mp.workprec(dps_to_prec(CURVE_DPS) + 40):
+                a_lo, a_hi = v.interval()
+                lo.flat[i], hi.flat[i] = _float_down(a_lo), _float_up(a_hi)
+            mid.flat[i] = float(v.mid)
+            if estimates is not None and not v.is_certain:
+                estimates.append(float(a))
+            shown.update()
     return lo, mid, hi
 
 
@@ -155,13 +159,14 @@ def _warn_wide(f: TradeOff, lo: np.ndarray, hi: np.ndarray) -> None:
                       "enclosures)", ToleranceWarning, stacklevel=3)
 
 
-def _certified_midpoints(f: TradeOff, x: np.ndarray) -> np.ndarray:
-    lo, mid, hi = _curve_points(f, x)
+def _certified_midpoints(f: TradeOff, x: np.ndarray, progress: bool | None = None
+                         ) -> np.ndarray:
+    lo, mid, hi = _curve_points(f, x, progress=progress)
     _warn_wide(f, lo, hi)
     return mid
 
 
-def curve(f: TradeOff, alphas: Any, bounds: bool = False):
+def curve(f: TradeOff, alphas: Any, bounds: bool = False, progress: bool | None = None):
     """f at each alpha in float64.
 
     The family's vectorised float64 path where it has one (no SymPy in the loop). Products
@@ -175,16 +180,25 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False):
     ``bounds=True`` returns the arrays ``(lo, hi)`` of enclosures rounded outward to float64:
     certified where the Value of the level is (closed forms through Arb, exact finite laws);
     an :class:`EstimateWarning` counts the levels whose bounds are estimates.
+    ``progress``: True shows a bar of the levels evaluated one by one (and of the PLD
+    engine's compositions) at once, None after a few seconds on a terminal, False never
+    (``numeric.progress``).
     """
     prepare_call(f, 15)
     bounds = flag("bounds", bounds, "curve")
+    progress = check_progress(progress, "curve")
     x = _curve_levels(alphas)
     # one deadline for the whole call: the grid and every certified point inside share it
     with budget.call(lambda: f"curve({short(f)}, {x.size} levels)"):
-        return _curve(f, x, bounds)
+        if progress:
+            from .options import pld_options
+
+            with pld_options(progress=True):
+                return _curve(f, x, bounds, progress)
+        return _curve(f, x, bounds, progress)
 
 
-def _curve(f: TradeOff, x: np.ndarray, bounds: bool):
+def _curve(f: TradeOff, x: np.ndarray, bounds: bool, progress: bool | None = None):
     enc = _composed_enclosures(f, x)
     if bounds:
         if enc is not None:  # the PLD grid: bounds under its float64 error model
@@ -193,7 +207,7 @@ def _curve(f: TradeOff, x: np.ndarray, bounds: bool):
             estimates = x.size
         else:
             est: list = []
-            lo, _, hi = _curve_points(f, x, est)
+            lo, _, hi = _curve_points(f, x, est, progress)
             estimates = len(est)
         if estimates:
             warnings.warn(f"curve of {short(f)}, bounds=True: {estimates} of {x.size} points are "
@@ -209,9 +223,9 @@ def _curve(f: TradeOff, x: np.ndarray, bounds: bool):
             y = np.asarray(np_value(f, x), dtype=np.float64)
             if (y.size and any(isinstance(a, TradeOff) for a in f.args)
                     and not _float_path_agrees(f, x, y)):
-                y = _certified_midpoints(f, x)
+                y = _certified_midpoints(f, x, progress)
         except NoClosedForm:
-            y = _certified_midpoints(f, x)
+            y = _certified_midpoints(f, x, progress)
         except (ValueError, OverflowError, TypeError, ZeroDivisionError,
                 FloatingPointError) as exc:
             raise NumericalError(f"curve of {f} failed in float64 ({type(exc).__name__}: "
