@@ -80,7 +80,12 @@ from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope, renyi_form
 from ..numeric.context import ThreadCache, arb_precision, mp
-from ..numeric.lattice_pair import lattice_ball, lattice_pair, lattice_segment
+from ..numeric.lattice_pair import (
+    LatticeTails,
+    lattice_ball,
+    lattice_pair,
+    lattice_segment,
+)
 from ..numeric.privacy_loss import (
     RHO_LIB,
     U64,
@@ -151,24 +156,27 @@ class DiscreteGaussian(TradeOff):
 
 
 # -- the lattice sums in Arb ---------------------------------------------------------------------
-class _Sums:
+class _Sums(LatticeTails):
     """T(m) = sum_{x >= m} w(x), w(x) = e^{-h x^2}, h = 1/(2 sigma^2), as Arb balls at one
-    precision (module docstring), with theta = 1 + 2 T(1) and the tails U(m) = P(X >= m)."""
+    precision (module docstring), with theta = 1 + 2 T(1) (``norm``) and the tails U(m) = P(X >=
+    m) (``numeric.lattice_pair.LatticeTails``)."""
 
     def __init__(self, sigma, prec: int):
         from flint import arb
 
+        super().__init__()
         self.prec = prec
         self.h = 1 / (2 * sigma * sigma)
         self.g = (-2 * self.h).exp()  # the ratio of consecutive term ratios
         self.eps = arb(2) ** -(prec + 8)
-        self._tails: dict[int, Any] = {}
-        self.theta = 1 + 2 * self.tail(1)
+        self.theta = self.norm = 1 + 2 * self.tail(1)
 
     def w(self, x: int):
         return (-self.h * (x * x)).exp()
 
-    def _direct(self, m: int):
+    mass = w
+
+    def direct(self, m: int):
         from flint import arb
 
         w = self.w(m)
@@ -183,29 +191,6 @@ class _Sums:
                 return total + (w / (1 - r)) * (1 + arb(0, 1)) / 2
         raise NumericalError(f"discrete Gaussian tail sum from {m}: more than {MAX_TERMS} terms "
                              "(sigma is too large for the lattice sums)")
-
-    def tail(self, m: int):
-        """T(m) for m >= 0: from a cached neighbour above (adding terms), else directly."""
-        if m in self._tails:
-            return self._tails[m]
-        near = [j for j in self._tails if m < j <= m + 64]
-        if near:
-            j = min(near)
-            v = self._tails[j]
-            for x in range(j - 1, m - 1, -1):
-                v = v + self.w(x)
-        else:
-            v = self._direct(m)
-        self._tails[m] = v
-        return v
-
-    def upper(self, m: int):
-        """(P(X >= m), P(X < m)), each from the smaller side (full relative accuracy)."""
-        if m >= 1:
-            u = self.tail(m) / self.theta
-            return u, 1 - u
-        c = self.tail(1 - m) / self.theta
-        return 1 - c, c
 
     def loss(self, k: int, d: int):
         """L(k) = h (2 k Delta - Delta^2)."""

@@ -66,7 +66,12 @@ from ..numeric.arb import arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import kinks, log_slope
 from ..numeric.context import ThreadCache, arb_precision, mp
-from ..numeric.lattice_pair import lattice_ball, lattice_pair, lattice_segment
+from ..numeric.lattice_pair import (
+    LatticeTails,
+    lattice_ball,
+    lattice_pair,
+    lattice_segment,
+)
 from ..numeric.privacy_loss import RHO_LIB, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 
@@ -119,18 +124,19 @@ class Skellam(TradeOff):
 
 
 # -- the lattice sums in Arb ---------------------------------------------------------------------
-class _Sums:
-    """p(x) and the tails U(m) = P(X >= m) as Arb balls at one precision (module docstring)."""
+class _Sums(LatticeTails):
+    """p(x) and the tails U(m) = P(X >= m) as Arb balls at one precision (module docstring;
+    ``numeric.lattice_pair.LatticeTails``)."""
 
     def __init__(self, mu, prec: int):
         from flint import arb
 
+        super().__init__()
         self.mu = mu
         self.z = 2 * mu
         self.mu_f = float(mu.mid())
         self.eps = arb(2) ** -(prec + 8)
         self._p: dict[int, Any] = {}
-        self._tails: dict[int, Any] = {}
 
     def p(self, x: int):
         """p(|x|): a block of BLOCK masses from two Bessel balls at its top and the recurrence
@@ -152,7 +158,7 @@ class _Sums:
             v = self._p[x]
         return v
 
-    def _direct(self, m: int):
+    def direct(self, m: int):
         from flint import arb
 
         total = arb(0)
@@ -168,32 +174,12 @@ class _Sums:
         raise NumericalError(f"Skellam tail sum from {m}: more than {MAX_TERMS} terms (mu is too "
                              "large for the lattice sums)")
 
-    def tail(self, m: int):
-        """sum_{x >= m} p(x) for m >= 1: from a cached neighbour above, else directly."""
-        if m in self._tails:
-            return self._tails[m]
-        near = [j for j in self._tails if m < j <= m + 64]
-        if near:
-            j = min(near)
-            v = self._tails[j]
-            for x in range(j - 1, m - 1, -1):
-                v = v + self.p(x)
-        else:
-            v = self._direct(m)
-        self._tails[m] = v
-        return v
-
-    def upper(self, m: int):
-        """(P(X >= m), P(X < m)), each from the smaller side."""
-        if m >= 1:
-            u = self.tail(m)
-            return u, 1 - u
-        c = self.tail(1 - m)  # P(X < m) = P(X > -m) = P(X >= 1 - m)
-        return 1 - c, c
-
     def ratio(self, k: int, d: int):
         """e^{L(k)} = p(k - Delta)/p(k)."""
         return self.p(k - d) / self.p(k)
+
+    def mass(self, x: int):
+        return self.p(x)
 
 
 _SUMS = ThreadCache()

@@ -20,7 +20,7 @@ precision loop until the ball carries the working precision.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from ..core.errors import NumericalError
 from .arb_expr import ball_interval
@@ -33,12 +33,52 @@ __all__ = ["LatticeTails", "lattice_segment", "lattice_ball", "lattice_pair"]
 MAX_WALK = 100_000
 
 
-class LatticeTails(Protocol):
-    def upper(self, m: int) -> tuple:
-        """(P(X >= m), P(X < m)) as Arb balls, each from its smaller side."""
+class LatticeTails:
+    """The tails of a law on the integers symmetric about 0, as Arb balls at one precision.
 
-    def ratio(self, k: int, d: int) -> Any:
-        """e^{L(k)} = P(k - d)/P(k) as an Arb ball."""
+    A family subclass gives ``mass(x)`` (the mass of x >= 0 up to the common factor ``norm``),
+    ``direct(m)`` (sum_{x >= m} mass(x), m >= 1, with its truncated tail bounded) and
+    ``ratio(k, d)`` = e^{L(k)} = P(k - d)/P(k); the tails are kept and reached from a kept
+    neighbour above by adding masses (positive terms: no cancellation)."""
+
+    #: The factor that makes the masses a probability (1 when they already are).
+    norm: Any = 1
+
+    def __init__(self) -> None:
+        self._tails: dict[int, Any] = {}
+
+    def mass(self, x: int) -> Any:  # pragma: no cover - every family overrides
+        raise NotImplementedError
+
+    def direct(self, m: int) -> Any:  # pragma: no cover - every family overrides
+        raise NotImplementedError
+
+    def ratio(self, k: int, d: int) -> Any:  # pragma: no cover - every family overrides
+        raise NotImplementedError
+
+    def tail(self, m: int) -> Any:
+        """sum_{x >= m} mass(x) for m >= 1: from the nearest kept tail at most 64 above, else
+        :meth:`direct`."""
+        v = self._tails.get(m)
+        if v is not None:
+            return v
+        j = next((j for j in range(m + 1, m + 65) if j in self._tails), None)
+        if j is None:
+            v = self.direct(m)
+        else:
+            v = self._tails[j]
+            for x in range(j - 1, m - 1, -1):
+                v = v + self.mass(x)
+        self._tails[m] = v
+        return v
+
+    def upper(self, m: int) -> tuple:
+        """(P(X >= m), P(X < m)), each from its smaller side (full relative accuracy)."""
+        if m >= 1:
+            u = self.tail(m) / self.norm
+            return u, 1 - u
+        c = self.tail(1 - m) / self.norm  # P(X < m) = P(X > -m) = P(X >= 1 - m)
+        return 1 - c, c
 
 
 def lattice_segment(S: LatticeTails, a, ac, scale: float, what: str) -> int:
