@@ -27,12 +27,11 @@ DELTA = arg("value", metavar="DELTA",
             help="the delta for which to find the smallest epsilon, taken exactly")
 
 
-def _print(v: Any, args: argparse.Namespace) -> None:
+def _print(v: Any, args: argparse.Namespace, label: str | None = None) -> None:
     """The value with the digits asked (an explicit --dps: each end of an enclosure), on a
     second line what the expression was built as where a constructor labelled it (DP-SGD's
     sampling scheme included), and on stderr a note where the enclosure is known to fewer
     digits than printed."""
-    v, label = v if isinstance(v, tuple) else (v, None)
     digits = readers.digits_asked(args)
     print(readers.shown(v, digits))
     if label:
@@ -42,9 +41,10 @@ def _print(v: Any, args: argparse.Namespace) -> None:
         print(f"tradeoff: {note}", file=sys.stderr)
 
 
-def _at_point(what: Callable[..., Any], args: argparse.Namespace, point: tuple[str, str]) -> Any:
+def _at_point(what: Callable[..., Any], args: argparse.Namespace, point: tuple[str, str]) -> tuple:
     """``what(f, point, dps=...)`` for the expression as given; where it has no numeric route,
-    its simplified form (an identity, so the same number) is evaluated instead."""
+    its simplified form (an identity, so the same number) is evaluated instead. Returns the
+    value and the expression's label (``core.labels``), or None."""
     from ..core.errors import NoClosedForm
     from ..core.labels import label_of
     from ..rewrite import simplify
@@ -66,7 +66,8 @@ def _at_point(what: Callable[..., Any], args: argparse.Namespace, point: tuple[s
 def _eval(args: argparse.Namespace) -> int:
     from ..numeric import evaluate
 
-    _print(_at_point(evaluate, args, _ALPHA), args)
+    v, label = _at_point(evaluate, args, _ALPHA)
+    _print(v, args, label)
     return EXIT_OK
 
 
@@ -75,7 +76,8 @@ def _eval(args: argparse.Namespace) -> int:
 def _roc(args: argparse.Namespace) -> int:
     from ..numeric import roc
 
-    _print(_at_point(roc, args, _ALPHA), args)
+    v, label = _at_point(roc, args, _ALPHA)
+    _print(v, args, label)
     return EXIT_OK
 
 
@@ -84,7 +86,8 @@ def _roc(args: argparse.Namespace) -> int:
 def _delta(args: argparse.Namespace) -> int:
     from ..analysis import delta
 
-    _print(_at_point(delta, args, _EPS), args)
+    v, label = _at_point(delta, args, _EPS)
+    _print(v, args, label)
     return EXIT_OK
 
 
@@ -96,7 +99,8 @@ def _delta(args: argparse.Namespace) -> int:
 def _eps(args: argparse.Namespace) -> int:
     from ..analysis import epsilon
 
-    _print(_at_point(epsilon, args, _DELTA), args)
+    v, label = _at_point(epsilon, args, _DELTA)
+    _print(v, args, label)
     return EXIT_OK
 
 
