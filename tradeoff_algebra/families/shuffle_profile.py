@@ -39,7 +39,7 @@ from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
 from ..numeric.precision_loop import precision_loop
 from ..numeric.value import CertifiedPair
-from .shuffle_pair import MAX_N, _slices
+from .shuffle_pair import MAX_N, _arb_kl, _slices
 
 __all__ = ["slice_delta", "slice_profile"]
 
@@ -144,23 +144,12 @@ def slice_delta(E, ee, n: int, s_lo: int, s_hi: int, prec: int):
     tail = arb(0)
     if s_hi < n:
         x = arb(s_hi + 1) / n
-        tail += (-n * _kl(x, theta)).exp() if x >= theta else arb(1)
+        tail += (-n * _arb_kl(x, theta)).exp() if x >= theta else arb(1)
     if s_lo > 1:
         x = arb(s_lo - 1) / n
-        tail += (-n * _kl(x, theta)).exp() if x <= theta else arb(1)
+        tail += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
     return total + arb(0).union(c1 * tail)
 
-
-def _kl(x, t) -> Any:
-    """KL(Bern(x) || Bern(t)) in Arb (0 <= x <= 1, 0 < t < 1)."""
-    from flint import arb
-
-    out = arb(0)
-    if x > 0:
-        out += x * (x / t).log()
-    if x < 1:
-        out += (1 - x) * ((1 - x) / (1 - t)).log()
-    return out
 
 
 def slice_profile(eps0: sp.Expr, n: int, eps: Any) -> CertifiedPair | None:
