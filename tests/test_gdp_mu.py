@@ -99,6 +99,7 @@ def test_infinite_and_zero():
     assert ta.gdp_mu(Id).hi == 0
 
 
+@pytest.mark.slow  # over 7 s alone: the CI job -m slow runs it
 def test_product_between_factor_bounds():
     """f (x) g <= f gives mu(f (x) g) >= mu(f); Cor. 2 gives
     mu(f (x) g) <= sqrt(mu_f^2 + mu_g^2)."""

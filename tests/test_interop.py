@@ -46,6 +46,7 @@ def test_mapping_on_stand_in_events():
                                   step_counts=7)) == G(sp.sqrt(3) / 2)
 
 
+@pytest.mark.slow  # over 7 s alone: the CI job -m slow runs it
 def test_against_dp_accounting():
     dpa = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant as pa

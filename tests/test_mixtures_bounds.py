@@ -224,6 +224,7 @@ def _dpgd_reference(a, c, alpha, dps=22):
         return E(hB, s)
 
 
+@pytest.mark.slow  # over 7 s alone: the CI job -m slow runs it
 def test_dpgd_enclosure_contains_quadrature():
     f = dpgd_random_init(1, 1)
     v = ta.evaluate(f, "0.3", dps=30)

@@ -81,6 +81,7 @@ def test_shape_symmetry_and_trivial_cases():
         PoissonReplace(1, 2)
 
 
+@pytest.mark.slow  # over 7 s alone: the CI job -m slow runs it
 def test_dp_sgd_replace_one_against_dp_accounting():
     dpa = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant as pa

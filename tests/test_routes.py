@@ -46,6 +46,7 @@ def _enclosure(route, f, question, *args):
         return route.enclose(f, rp.route(f), question, *args)
 
 
+@pytest.mark.slow  # over 7 s alone: the CI job -m slow runs it
 def test_the_engine_encloses_the_exact_finite_composition():
     """The PLD route run on a product the finite route composes exactly."""
     f = D1 @ D2

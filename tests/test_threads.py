@@ -24,6 +24,7 @@ from pathlib import Path
 
 import mpmath
 import numpy as np
+import pytest
 import sympy as sp
 
 import tradeoff_algebra as ta
@@ -513,6 +514,7 @@ def _differences(expected: dict, got: dict, label: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # over 7 s alone: the CI job -m slow runs it
 def test_every_public_function_in_threads_matches_a_fresh_sequential_run(tmp_path):
     """Each public function (every route, several dps) computed in WORKERS threads at once -
     first from cold caches, then by fresh threads from the caches other threads filled (and
