@@ -144,8 +144,8 @@ stated(PAPER, "Sec. 3 text",
        "count: at p = 2/(1 + e^eps) the estimator's standard deviation is "
        "1/(2 sinh(eps/2) sqrt n) for every dataset (variance by exact sums at (n, ones) = "
        "(1, 0), (1, 1), (4, 1), (5, 3), (6, 6), symbolic p), and eps sqrt(n) times it, "
-       "(eps/2)/sinh(eps/2), is at least 19/20 for eps in [1/100, 1] and below 1 at "
-       "eps = 1/100, 1/10, 1 (for large eps it decays like e^{-eps/2})", _rr_error)
+       "(eps/2)/sinh(eps/2), lies in [19/20, 1] at eps = 1/100, 1/10, 1/2, 1 (for large eps "
+       "it decays like e^{-eps/2})", _rr_error, instances=True)
 
 
 stated(PAPER, "Sec. 3 text",

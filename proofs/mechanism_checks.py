@@ -15,6 +15,7 @@ sensitivity of its query, its privacy-loss random variable, estimators and tests
 from __future__ import annotations
 
 import itertools
+from functools import cache
 
 import sympy as sp
 from flint import acb, arb, ctx
@@ -43,6 +44,7 @@ def _a(x) -> arb:
 
 
 # -- the privacy loss of the Gaussian mechanism --------------------------------------------------
+@cache
 def gaussian_loss_mgf(shift, s) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """``(L(o), E[e^{zL}], exp(m z + v z^2/2))`` for the loss ``L = log(p_0(O)/p_1(O))`` of
     ``O ~ N(0, s^2)`` against ``N(shift, s^2)`` (O drawn from the first, as in Kaissis et al.,
