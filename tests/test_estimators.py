@@ -55,6 +55,7 @@ def test_standard_deviation_at_the_eps_dp_parameter():
     lambda: est.rr_count_law(4, 3, sp.Rational(1, 2)),
     lambda: est.rr_count_law(1, 3, 1),
     lambda: est.rr_count_law(1, 0, sp.Rational(1, 2)),
+    lambda: est.rr_count_law(1, est.MAX_USERS + 1, sp.Rational(1, 2)),
     lambda: est.rr_fraction_variance(0, sp.Rational(1, 2)),
     lambda: est.law_moments({})])
 def test_bad_input_names_the_parameter(call):

@@ -114,7 +114,16 @@ def test_lipschitz_constant_equals_adjacent_sensitivity(seed):
     lambda: sens.sensitivity(len, (), 2),
     lambda: sens.sensitivity(len, U3, 2, p=3),
     lambda: sens.datasets(range(10), 5, "replace"),
-    lambda: sens.distance_to_set([])])
+    lambda: sens.distance_to_set([]),
+    lambda: sens.sensitivity(lambda x: sp.Symbol("s") * len(x), U3, 2),
+    lambda: sens.sensitivity(lambda x: float("inf") if x else 0, U3, 2)])
 def test_bad_input_names_the_parameter(call):
     with pytest.raises(InvalidParameter, match="parameter"):
         call()
+
+
+def test_float_values_are_their_binary_rationals_and_surds_compare_exactly():
+    s, _ = sens.sensitivity(lambda x: [0.1 * len(x)], U3, 2)
+    assert s == sp.Rational(*(0.1).as_integer_ratio())
+    q = {(): [0, 0], (0,): [1, 1], (1,): [sp.sqrt(2), 0], (2,): [0, sp.Rational(7, 5)]}
+    assert sens.sensitivity(lambda x: q[x], U3, 1, p=2)[0] == sp.sqrt(2)

@@ -23,7 +23,11 @@ import sympy as sp
 from ..core.errors import InvalidParameter
 from ..core.validate import param
 
-__all__ = ["rr_count_law", "rr_fraction_estimate", "rr_fraction_variance", "law_moments"]
+__all__ = ["rr_count_law", "rr_fraction_estimate", "rr_fraction_variance", "law_moments",
+           "MAX_USERS"]
+
+#: The largest number of users of an exact law.
+MAX_USERS = 500
 
 
 def _p(p: Any, owner: str) -> sp.Expr:
@@ -31,8 +35,9 @@ def _p(p: Any, owner: str) -> sp.Expr:
 
 
 def _n(n: Any, owner: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10**4:
-        raise InvalidParameter("n", n, "an integer in [1, 10^4]", owner)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_USERS:
+        raise InvalidParameter("n", n, f"an integer in [1, {MAX_USERS}] (the exact law has "
+                               "O(n^2) terms)", owner)
     return n
 
 

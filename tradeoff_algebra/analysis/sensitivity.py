@@ -26,7 +26,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter
+from ..core.errors import InvalidParameter, NumericalError
 
 __all__ = ["datasets", "adjacent_pairs", "dataset_distance", "sensitivity",
            "lipschitz_constant", "counting_query", "histogram_query", "distance_to_set",
@@ -106,12 +106,32 @@ def dataset_distance(x: Dataset, y: Dataset, adjacency: str = "add_remove") -> i
 
 
 def _vector(v: Any) -> list[sp.Expr]:
+    """A query's value as exact SymPy numbers (a float is the binary rational it holds)."""
     vals = list(v) if isinstance(v, (list, tuple)) else [v]
-    out = [sp.nsimplify(a) if isinstance(a, float) else sp.sympify(a) for a in vals]
-    if any(not a.is_real for a in out):
-        raise InvalidParameter("query", v, "real numbers or vectors of real numbers",
-                               "sensitivity")
+    try:
+        out = [sp.Rational(*a.as_integer_ratio()) if isinstance(a, float) else sp.sympify(a)
+               for a in vals]
+    except (sp.SympifyError, TypeError, ValueError, OverflowError) as exc:
+        raise InvalidParameter("query", v, "real numbers or vectors of real numbers "
+                               "(finite, without symbols)", "sensitivity") from exc
+    if any(not isinstance(a, sp.Expr) or a.free_symbols or not a.is_real or not a.is_finite
+           for a in out):
+        raise InvalidParameter("query", v, "real numbers or vectors of real numbers "
+                               "(finite, without symbols)", "sensitivity")
     return out
+
+
+def _exceeds(v: sp.Expr, best: sp.Expr) -> bool:
+    """Whether v > best, decided exactly (SymPy's sign of the difference)."""
+    d = v - best
+    pos = d.is_positive
+    if pos is None:
+        pos = sp.simplify(d).is_positive
+    if pos is None and d.is_zero is not True:
+        raise NumericalError(f"cannot decide exactly whether {sp.sstr(v)} exceeds "
+                             f"{sp.sstr(best)}: give the query's values as rationals or "
+                             "simple surds")
+    return bool(pos)
 
 
 def _norm(d: list[sp.Expr], p: Any) -> sp.Expr:
@@ -142,7 +162,7 @@ def sensitivity(query: Callable[[Dataset], Any], universe: Sequence[Hashable], n
     best, arg = sp.Integer(0), ()
     for x, y in adjacent_pairs(universe, n, adjacency):
         v = _norm(_diff(query, x, y, cache), p)
-        if (v - best).is_positive:
+        if _exceeds(v, best):
             best, arg = v, (x, y)
     return best, arg
 
@@ -150,12 +170,13 @@ def sensitivity(query: Callable[[Dataset], Any], universe: Sequence[Hashable], n
 def lipschitz_constant(query: Callable[[Dataset], Any], universe: Sequence[Hashable], n: int,
                        *, p: Any = 1, adjacency: str = "add_remove") -> tuple[sp.Expr, tuple]:
     """``(max ||f(x) - f(y)||_p / d(x, y) over distinct datasets, a pair attaining it)``, d the
-    path metric (:func:`dataset_distance`), exact (Kaissis et al., Def. 1, Eq. (1))."""
+    path metric (:func:`dataset_distance`), exact (Kaissis et al., Def. 1, Eq. (1)). Compares
+    every pair: quadratic in the number of datasets."""
     cache: dict = {}
     best, arg = sp.Integer(0), ()
     for x, y in itertools.combinations(datasets(universe, n, adjacency), 2):
         v = _norm(_diff(query, x, y, cache), p) / dataset_distance(x, y, adjacency)
-        if (v - best).is_positive:
+        if _exceeds(v, best):
             best, arg = v, (x, y)
     return best, arg
 
