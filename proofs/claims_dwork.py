@@ -264,9 +264,10 @@ stated(PAPER, "Sec. 4.2 text",
 
 
 stated(PAPER, "Sec. 4.2 text",
-       "the Gaussian mechanism's privacy loss random variable is Gaussian: for N(mu, 1) "
-       "against N(0, 1), L = log(p_1(O)/p_0(O)) from the densities has the moment generating "
-       "function of N(mu^2/2, mu^2) (SymPy integration, symbolic mu and z)", _gm_loss,
+       "the Gaussian mechanism's privacy loss random variable is Gaussian: for O ~ N(0, 1) "
+       "against N(mu, 1), L = log(p_0(O)/p_1(O)) from the densities has the moment generating "
+       "function of N(mu^2/2, mu^2) (SymPy integration, symbolic mu and z; the library's "
+       "loss law of G_mu agrees, cross-check)", _gm_loss,
        crosscheck=mc.gaussian_loss_law_check)
 stated(PAPER, "Sec. 4.2 text (mean of the loss)",
        "the Gaussian mechanism's expected privacy loss is mu^2/2, 0 <= mu <= 5",

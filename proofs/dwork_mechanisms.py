@@ -106,10 +106,14 @@ def _ptr():
 
 
 def _gm_loss():
-    """The loss of N(0, 1) against N(mu, 1) (in the order of the library's G_mu: O from
-    N(mu, 1), shift -mu) from the densities: its MGF is that of N(mu^2/2, mu^2)."""
-    _, mgf, normal = mc.gaussian_loss_mgf(-mu, 1)
-    return ta.verify(mgf, "==", normal)
+    """The loss log(p_0(O)/p_1(O)) of O ~ N(0, sigma^2) against N(Delta, sigma^2) from the
+    densities (the computation shared with Kaissis et al., Eq. (8)), at Delta = mu, sigma = 1:
+    its MGF is that of N(mu^2/2, mu^2) (the law of the library's G_mu loss under Q, the pair
+    N(mu, 1) against N(0, 1) being the same up to a reflection)."""
+    shift, s = sp.symbols("Delta sigma", positive=True)
+    _, mgf, normal = mc.gaussian_loss_mgf(shift, s)
+    at = {shift: mu, s: 1}
+    return ta.verify(mgf.subs(at), "==", normal.subs(at))
 
 
 _KK = sp.Symbol("k", positive=True)
