@@ -25,8 +25,6 @@ eps, mu, RHO = sp.symbols("eps mu rho", positive=True)
 
 
 _P = sp.Symbol("p", positive=True)
-
-
 _RR_DATA = ((1, 0), (1, 1), (4, 1), (5, 3), (6, 6))  # (n, number of ones)
 
 
@@ -138,8 +136,6 @@ _TLAP_RATIO = sp.simplify(noise.truncated_laplace_delta(1, 1 / eps, L(1 / _DL) /
 
 
 _TLAP_BOX = {eps: (R(1, 100), 1), _DL: (R(1, 10**12), R(1, 10))}
-
-
 _T, _A = sp.symbols("t A", positive=True)
 
 
@@ -160,8 +156,6 @@ def _sinh_normal():
 
 
 _HIST = sens.histogram_query([lambda u, c=c: u == c for c in _U3])
-
-
 _BETA = sp.Symbol("beta", positive=True)
 
 
