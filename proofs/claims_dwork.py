@@ -21,8 +21,31 @@ from __future__ import annotations
 import sympy as sp
 
 import tradeoff_algebra as ta
+from tradeoff_algebra.analysis import sensitivity as sens
 
+from . import mechanism_checks as mc
 from ._claims import misprint, not_stated, stated
+from .dwork_mechanisms import (
+    _G5,
+    _HIST,
+    _RR_DATA,
+    _TLAP_BOX,
+    _TLAP_RATIO,
+    _U3,
+    _adv_order,
+    _counting,
+    _gm_loss,
+    _hist_pure,
+    _hist_zcdp,
+    _laplace_density,
+    _loss_tail,
+    _ptr,
+    _rr_error,
+    _rr_moments,
+    _sens_factor_n,
+    _shuffled_rr_error,
+    _sinh_normal,
+)
 from .independent import kl_by_definition
 
 PAPER = "Dwork"
@@ -108,16 +131,28 @@ stated(PAPER, "Sec. 3 text",
        + [ta.verify(_rr_p(pp), "==", ta.EpsDelta(L((2 - pp) / pp), 0))
           for pp in (R(1, 10), R(1, 2), R(9, 10))])
 
-not_stated(PAPER, "Sec. 3 text",
-           "the randomized-response estimator (T - pn/2)/((1-p)n) of the fraction of ones",
-           needs="expectations of estimators")
 
-not_stated(PAPER, "Sec. 3 text",
-           "RR's expected error is Theta(1/(eps sqrt n)), Theta(sqrt(n)/eps) for a count",
-           needs="accuracy of estimators (asymptotic statement)")
+stated(PAPER, "Sec. 3 text",
+       "the randomized-response estimator (T - pn/2)/((1-p)n) of the fraction of ones is "
+       "unbiased: its exact mean (a sum over the law of T, symbolic p) is the fraction, at "
+       "(n, ones) = (1, 0), (1, 1), (4, 1), (5, 3), (6, 6)",
+       lambda: [ta.verify(_rr_moments(n, k)[0], "==", R(k, n)) for n, k in _RR_DATA])
 
-not_stated(PAPER, "Sec. 3 text", "Lap(b) has density (1/(2b)) e^{-|x|/b}",
-           needs="densities of noise distributions")
+
+stated(PAPER, "Sec. 3 text",
+       "RR's error (root-mean-square) is Theta(1/(eps sqrt n)), Theta(sqrt(n)/eps) for a "
+       "count: at p = 2/(1 + e^eps) the estimator's standard deviation is "
+       "1/(2 sinh(eps/2) sqrt n) for every dataset (variance by exact sums at (n, ones) = "
+       "(1, 0), (1, 1), (4, 1), (5, 3), (6, 6), symbolic p), and eps sqrt(n) times it, "
+       "(eps/2)/sinh(eps/2), lies in [19/20, 1] at eps = 1/100, 1/10, 1/2, 1 (for large eps "
+       "it decays like e^{-eps/2})", _rr_error, instances=True)
+
+
+stated(PAPER, "Sec. 3 text",
+       "Lap(b) has density (1/(2b)) e^{-|x|/b}: it integrates to 1 (symbolic b), and the "
+       "threshold tests of Lap(b) against Delta + Lap(b), integrated from this density, lie on "
+       "the library's Laplace trade-off function, at (Delta, b, c) = (1, 1, 1/2), (2, 1/2, 1), "
+       "(3/2, 2, 1/3)", _laplace_density)
 
 stated(PAPER, "Thm. 3.1, Eq. (3.1)",
        "the Laplace mechanism f(x) + Lap(Delta_1/eps)^d is eps-DP, for d = 1 and "
@@ -125,9 +160,12 @@ stated(PAPER, "Thm. 3.1, Eq. (3.1)",
        lambda: ta.verify(ta.laplace_mechanism(Delta, Delta / eps), ">=", ta.EpsDelta(eps, 0),
                          over={eps: (R(1, 100), 10)}))
 
-not_stated(PAPER, "Sec. 3 text",
-           "a counting query has L1-sensitivity 1; the Laplace mechanism's expected error is "
-           "O(1/eps)", needs="sensitivities of queries and accuracy of noise distributions")
+
+stated(PAPER, "Sec. 3 text",
+       "a counting query has L1-sensitivity 1 (exact enumeration at universe {0, 1, 2}, "
+       "datasets of size <= 4 (add/remove) and = 4 (replace-one)); the Laplace mechanism's "
+       "expected error is E|Lap(1/eps)| = 1/eps (SymPy integral of the density, every eps)",
+       _counting, instances=True)
 
 stated(PAPER, "Sec. 3 text",
        "Gaussian noise gives no pure DP: epsilon(G_mu, 0) = oo at mu = 1/100, 1, 10",
@@ -182,8 +220,13 @@ stated(PAPER, "Thm. 4.1, Eq. (4.2)",
        "(1/10, 1000, 0, 1/2), (1/2, 30, 0, 1e-10)",
        lambda: [_adv(R(1, 10), 100, R(1, 10**6), R(1, 10**5)), _adv(1, 10, R(1, 100), R(1, 10)),
                 _adv(R(1, 10), 1000, 0, R(1, 2)), _adv(R(1, 2), 30, 0, R(1, 10**10))])
-not_stated(PAPER, "Sec. 4.1 text", "advanced composition is of order sqrt(k) in k",
-           needs="asymptotic statements")
+
+
+stated(PAPER, "Sec. 4.1 text",
+       "advanced composition is of order sqrt(k) in k, in the regime eps = c/sqrt(k) where it "
+       "is used: eps'/(sqrt(k) eps) -> sqrt(2 ln(1/delta')) + c as k -> oo (symbolic c, "
+       "delta'); at a fixed eps the second term of Eq. (4.2) makes it linear, "
+       "eps'/k -> eps(e^eps - 1)", _adv_order)
 stated(PAPER, "Remark 4.2",
        "the coefficient eps(e^eps - 1) can be halved, at (eps, k, delta') = (1/10, 1000, 1/2), "
        "(1/10, 100, 1e-5), (1, 10, 1/10)",
@@ -206,9 +249,12 @@ stated(PAPER, "Thm. 4.3, footnote 2",
        lambda: ta.verify(ta.epsilon(ta.G(1 / sp.sqrt(2 * L(2 * 10**5))), R(1, 10**5)),
                          "<=", R(3, 4)))
 
-not_stated(PAPER, "Sec. 4.1 text, footnote 3",
-           "the Hamming distance to a set is a sensitivity-1 query; PTR's false positives "
-           "give the delta term", needs="sensitivities of queries")
+
+stated(PAPER, "Sec. 4.1 text, footnote 3",
+       "the Hamming distance to a set is a sensitivity-1 query (exact enumeration: universe "
+       "{0, 1, 2}, datasets of size <= 3, add/remove, at three target sets); a false positive "
+       "of the test dist + Lap(1/eps) > ln(1/delta)/eps at distance 0 has probability "
+       "delta/2 <= delta (symbolic eps, delta)", _ptr, instances=True)
 
 stated(PAPER, "Sec. 4.2 text",
        "releasing the whole dataset with probability 1e-6 is (0, 1e-6)-DP",
@@ -216,16 +262,23 @@ stated(PAPER, "Sec. 4.2 text",
                                      [0, R(1, 10**6), 1 - R(1, 10**6)]), "==",
                          ta.EpsDelta(0, R(1, 10**6))))
 
-not_stated(PAPER, "Sec. 4.2 text",
-           "the Gaussian mechanism's privacy loss random variable is Gaussian",
-           needs="privacy-loss distributions")
+
+stated(PAPER, "Sec. 4.2 text",
+       "the Gaussian mechanism's privacy loss random variable is Gaussian: for O ~ N(0, 1) "
+       "against N(mu, 1), L = log(p_0(O)/p_1(O)) from the densities has the moment generating "
+       "function of N(mu^2/2, mu^2) (SymPy integration, symbolic mu and z; the library's "
+       "loss law of G_mu agrees, cross-check)", _gm_loss,
+       crosscheck=mc.gaussian_loss_law_check)
 stated(PAPER, "Sec. 4.2 text (mean of the loss)",
        "the Gaussian mechanism's expected privacy loss is mu^2/2, 0 <= mu <= 5",
        lambda: ta.verify(ta.kl(ta.G(mu)), "==", mu**2 / 2, over={mu: (0, 5)}),
        crosscheck=kl_by_definition)
-not_stated(PAPER, "Sec. 4.2 text",
-           "the loss exceeds its expectation by k eps with probability falling like "
-           "e^{-k^2/2}", needs="privacy-loss distributions")
+
+
+stated(PAPER, "Sec. 4.2 text",
+       "the loss exceeds its expectation by k eps (eps = mu, its standard deviation) with "
+       "probability Phi(-k), falling like e^{-k^2/2}: between e^{-k^2/2}/(2 sqrt(2 pi)(k + 1)) "
+       "and e^{-k^2/2}/2 for k in [0, 10]", _loss_tail)
 
 stated(PAPER, "Sec. 4.2 text",
        "eps_0 ~ eps/sqrt(T ln(1/delta)), delta_0 = delta/T: at T = 1000, eps = 1, "
@@ -524,20 +577,56 @@ misprint(PAPER, "Remark 4.6",
                                      ta.EpsDelta(eps, 0), over={eps: (R(1, 10), 5)}),
          correction="the Laplace distribution with scale Delta/eps (standard deviation "
                     "sqrt(2) Delta/eps); printed refuted at Delta = eps = 1")
-not_stated(PAPER, "Remark 4.6",
-           "Laplace noise of scale Delta/eps truncated to +-O(Delta log(1/delta)/eps) is "
-           "(eps, delta)-DP", needs="the truncated Laplace mechanism")
-not_stated(PAPER, "Eq. (4.7)",
-           "the sinh-normal distribution A arcsinh((sigma/A) N(0,1)) has doubly exponential "
-           "tails", needs="the sinh-normal distribution")
-not_stated(PAPER, "Sec. 4.3 text", "a histogram query has sensitivity 1",
-           needs="sensitivities of queries")
-not_stated(PAPER, "Sec. 4.3 text", "histogram error under pure DP: Theta(log k/eps)",
-           needs="accuracy of noise distributions")
-not_stated(PAPER, "Sec. 4.3 text", "histogram error under (eps, delta)-DP: "
-           "Theta(log(1/delta)/eps)", needs="accuracy of noise distributions")
-not_stated(PAPER, "Sec. 4.3 text", "histogram error under zCDP: Theta(sqrt(log k/rho))",
-           needs="accuracy of noise distributions")
+
+stated(PAPER, "Remark 4.6",
+       "Laplace noise of scale Delta/eps truncated to +-O(Delta log(1/delta)/eps) is "
+       "(eps, delta)-DP: truncated to +-Delta ln(1/delta)/eps (constant 1) its delta at eps is "
+       "delta (e^eps - 1)/(2(1 - delta)) <= delta, for eps in [1/100, 1], delta in "
+       "[1e-12, 1/10] (analysis.noise's closed form of the hockey stick, Delta = 1)",
+       lambda: ta.verify(_TLAP_RATIO, "<=", 1, over=_TLAP_BOX),
+       crosscheck=mc.tlap_delta_check)
+
+
+stated(PAPER, "Eq. (4.7)",
+       "the sinh-normal distribution A arcsinh((sigma/A) N(0,1)) has doubly exponential "
+       "tails: P[|Z| >= t] = 2 Phi(-(A/sigma) sinh(t/A)) (the derivative of this tail is -2 "
+       "times the density of Z, symbolic A, sigma) is at most "
+       "exp(-(A^2/(8 sigma^2))(e^{t/A} - 1)^2), for t in [1/4, 6] at (A, sigma) = (2, 1) and "
+       "t in [1/4, 2] at (1/2, 3/2)", _sinh_normal)
+
+
+stated(PAPER, "Sec. 4.3 text",
+       "a histogram query has sensitivity 1 under adding or removing an individual (L1 and "
+       "L2; exact enumeration: 3 cells, datasets of size <= 4); under replace-one it is 2 (L1) "
+       "and sqrt(2) (L2)",
+       lambda: [ta.verify(sens.sensitivity(_HIST, _U3, 4, p=pp)[0], "==", 1) for pp in (1, 2)]
+       + [ta.verify(sens.sensitivity(_HIST, _U3, 3, p=pp, adjacency="replace")[0], "==", v)
+          for pp, v in ((1, 2), (2, sp.sqrt(2)))], instances=True)
+
+
+stated(PAPER, "Sec. 4.3 text",
+       "histogram error under pure DP: Theta(log k/eps) with independent Lap(1/eps) per cell: "
+       "the expected largest error is H_k/eps (SymPy integral at k = 3, symbolic eps), and "
+       "ln k <= H_k <= 1 + ln k (exact harmonic numbers at k = 2, 10, 100, 1000); with "
+       "probability 1 - beta every error is below (ln k + ln(1/beta))/eps (union bound, "
+       "symbolic)", _hist_pure, instances=True)
+
+stated(PAPER, "Sec. 4.3 text",
+       "histogram error under (eps, delta)-DP: O(log(1/delta)/eps) with truncated Laplace "
+       "noise, whatever k: one cell changes by 1 (L1-sensitivity 1, 3 cells, exact), noise of "
+       "scale 1/eps truncated to +-ln(1/delta)/eps is (eps, delta)-DP (eps in [1/100, 1], "
+       "delta in [1e-12, 1/10]) and no error exceeds ln(1/delta)/eps (the matching lower bound, "
+       "over all algorithms, is not stated)",
+       lambda: [ta.verify(sens.sensitivity(_HIST, _U3, 4, p=1)[0], "==", 1),
+                ta.verify(_TLAP_RATIO, "<=", 1, over=_TLAP_BOX)],
+       crosscheck=mc.tlap_delta_check, instances=True)
+
+
+stated(PAPER, "Sec. 4.3 text",
+       "histogram error under zCDP: Theta(sqrt(log k/rho)) with N(0, 1/(2 rho)) per cell "
+       "(rho-zCDP: L2-sensitivity 1, D_a = a rho): E max_i |N_i| lies between "
+       "(2/5) sqrt(ln k/rho) and sqrt(2) sqrt(ln k/rho) (the bounds s sqrt(2 ln 2k) and "
+       "s sqrt(ln k) P[max >= s sqrt(ln k)], for k in [2, 10^4])", _hist_zcdp, instances=True)
 not_stated(PAPER, "Sec. 4.3 text", "histogram error under tCDP: O(omega log log k)",
            needs="accuracy of noise distributions (the expected maximum error of sinh-normal "
                  "noise, Eq. (4.7))")
@@ -592,12 +681,18 @@ not_stated(PAPER, "Eq. (6.2)",
            needs="algorithms, outside the trade-off algebra")
 not_stated(PAPER, "Eq. (6.4)", "sampling one element has selection probability q = 1/n",
            needs="algorithms, outside the trade-off algebra")
-not_stated(PAPER, "Eq. (6.5)",
-           "n grad l(omega, z) has the expectation and scale of the full gradient",
-           needs="expectations of estimators")
-not_stated(PAPER, "Sec. 6.1 text",
-           "sampling saves a factor of n in cost and raises sensitivity by a factor of n",
-           needs="sensitivities of queries")
+
+stated(PAPER, "Eq. (6.5)",
+       "n grad l(omega, z) with z uniform on the n elements has the expectation of the full "
+       "gradient sum_i grad l(omega, x_i) (exact, n = 5, symbolic gradients)",
+       lambda: ta.verify(sum(R(1, 5) * 5 * g for g in _G5), "==", sum(_G5)), instances=True)
+
+
+stated(PAPER, "Sec. 6.1 text",
+       "sampling raises the sensitivity by a factor of n: with per-example gradients bounded "
+       "by L (values -L, 0, L; L = 3/2), sum_i grad l(x_i) has replace-one sensitivity 2L and "
+       "n grad l(x_z) has 2nL (exact enumeration at n = 3, 4; the saving of a factor n in cost "
+       "is not a number to check)", _sens_factor_n)
 
 stated(PAPER, "Eq. (6.6)",
        "sigma^2 = O(n^2 log(n/delta) log(1/delta)/eps^2) gives (eps, delta)-DP for n^2 rounds, "
@@ -610,9 +705,13 @@ not_stated(PAPER, "Sec. 6.2 text",
            "shuffled randomized response with p = kappa ln(1/delta)/(n eps^2) is (eps, delta)-DP",
            needs="the exact shuffled randomized-response pair (a Discrete over n + 1 counts "
                  "for n >= 1000)")
-not_stated(PAPER, "Sec. 6.2 text",
-           "shuffled RR has error O((1/eps) sqrt(ln(1/delta))) and sends one bit per user",
-           needs="accuracy of estimators")
+
+
+stated(PAPER, "Sec. 6.2 text",
+       "shuffled RR has error O((1/eps) sqrt(ln(1/delta))): with p = kappa ln(1/delta)/(n eps^2) "
+       "<= 1/2 the debiased count's variance is at most (3/2) kappa ln(1/delta)/eps^2 (exact "
+       "sums at n = 6; symbolic kappa, eps, delta, n); one bit per user is not a number to "
+       "check", _shuffled_rr_error, instances=True)
 not_stated(PAPER, "Eq. (6.7)",
            "in sequential noisy SGD everything after the first step is postprocessing for x_1",
            needs="algorithms, outside the trade-off algebra")

@@ -14,6 +14,7 @@ from .analysis import (
                    chi2_plus,
                    delta,
                    epsilon,
+                   estimators,
                    f_divergence,
                    fixed_point,
                    gdp_mu,
@@ -22,9 +23,11 @@ from .analysis import (
                    kappa3,
                    kappa3_bar,
                    kl,
+                   noise,
                    primal_value,
                    primal_value_lower,
                    renyi,
+                   sensitivity,
                    sup_distance,
                    tv,
 )
@@ -155,4 +158,5 @@ __all__ = [
     "bayes_risk",
     "Accountant",
     "audit", "audit_counts", "audit_one_run", "Audit", "OneRunAudit", "sweep",
+    "noise", "sensitivity", "estimators",
 ]
