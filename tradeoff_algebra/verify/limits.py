@@ -127,8 +127,10 @@ def scalar_limit(expr: sp.Expr, var: sp.Symbol, point: Any = sp.oo, direction: s
                  ) -> sp.Expr | None:
     """SymPy's limit of a scalar expression (Phi, PhiInv rewritten), or None where it returns
     no definite value (an unevaluated limit, accumulation bounds, NaN)."""
-    if expr.has(Functional):
-        return None
+    if expr.has(Functional):  # closed forms where known (Functional.doit), else no limit
+        expr = expr.xreplace({fn: fn.doit() for fn in expr.atoms(Functional)})
+        if expr.has(Functional):
+            return None
     try:
         L = sp.limit(_for_sympy(expr), var, point, dir=direction)
     except (NotImplementedError, ValueError, TypeError, RecursionError):

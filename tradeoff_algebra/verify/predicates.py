@@ -147,9 +147,86 @@ def _atoms_of(s: sp.Set) -> list:
     return list(s.args) if isinstance(s, sp.Union) else [s]
 
 
+_SPLIT = (sp.Max, sp.Min, sp.Abs, sp.Piecewise, sp.Heaviside)
+
+
+def _crossings(d: sp.Expr, t: sp.Symbol) -> list | None:
+    """The roots of the polynomial ``d`` in (0, 1) as exact numbers, or None (not a
+    polynomial, or roots without an explicit form)."""
+    if not d.is_polynomial(t):
+        return None
+    poly = sp.Poly(d, t)
+    if poly.is_zero or poly.degree() <= 0:
+        return []
+    roots = sp.roots(poly)
+    if sum(roots.values()) != poly.degree():
+        return None
+    out = []
+    for r in roots:
+        if r.is_real is False or r.has(sp.I):
+            continue
+        if _compare(r, sp.Integer(0), 30) == 1 and _compare(r, sp.Integer(1), 30) == -1:
+            out.append(r)
+        elif _compare(r, sp.Integer(0), 30) is None or _compare(r, sp.Integer(1), 30) is None:
+            return None
+    return out
+
+
+def _max_pieces(e: sp.Expr, t: sp.Symbol) -> list[_Piece] | None:
+    """The pieces of a ``Max``/``Min`` of smooth polynomial-crossing arguments on [0, 1]: the
+    break points are the exact crossings of the arguments; on each interval between them the
+    largest (smallest) argument is picked at the midpoint by certified enclosures. None where
+    this does not apply (SymPy's general splitting is used instead)."""
+    if not isinstance(e, (sp.Max, sp.Min)) or any(a.has(*_SPLIT) for a in e.args):
+        return None
+    args = list(e.args)
+    cuts = [sp.Integer(0), sp.Integer(1)]
+    for i, g in enumerate(args):
+        for h in args[i + 1:]:
+            c = _crossings(sp.expand(g - h), t)
+            if c is None:
+                return None
+            cuts += c
+    cuts = sorted(cuts, key=_mid)
+    uniq = [cuts[0]]
+    for c in cuts[1:]:
+        if not _equal(c, uniq[-1]):
+            uniq.append(c)
+    big = isinstance(e, sp.Max)
+    pieces: list[_Piece] = []
+    for lo, hi in zip(uniq, uniq[1:], strict=False):
+        m = (lo + hi) / 2
+        ivs = [enclose(g.xreplace({t: m}), dps=30) for g in args]
+        pick = None
+        for k, iv in enumerate(ivs):
+            ok = True
+            for j, jv in enumerate(ivs):
+                if j == k or (iv[0] >= jv[1] if big else iv[1] <= jv[0]):
+                    continue
+                if (iv[1] < jv[0] if big else iv[0] > jv[1]) or not _equal(args[k], args[j]):
+                    ok = False
+                    break
+            if ok:
+                pick = args[k]
+                break
+        if pick is None:
+            return None
+        if pieces and pieces[-1].g == pick:
+            pieces[-1].hi = hi
+        else:
+            pieces.append(_Piece(lo, hi, pick))
+    return pieces
+
+
 def _pieces(e: sp.Expr, t: sp.Symbol) -> tuple[list[_Piece], dict]:
     """The pieces of ``e`` on [0, 1] (intervals of positive length, sorted) and the values at
     the points that a piece of zero length holds."""
+    try:
+        quick = _max_pieces(e, t)
+    except Undecidable:
+        quick = None
+    if quick is not None:
+        return quick, {}
     e = sp.piecewise_fold(e.rewrite(sp.Piecewise)) if e.has(sp.Max, sp.Min, sp.Abs,
                                                                sp.Piecewise, sp.Heaviside) else e
     if not isinstance(e, sp.Piecewise):
@@ -180,10 +257,24 @@ def _mid(x: sp.Expr):
 
 
 def _equal(a: sp.Expr, b: sp.Expr) -> bool:
+    """a == b proved: identical, a polynomial difference that expands to 0, or SymPy's
+    simplification of the difference to 0 (a difference that Arb separates from 0 first)."""
     if a == b:
         return True
+    d = a - b
+    if d.is_Rational:
+        return d == 0
+    if d.is_number:
+        try:
+            lo, hi = enclose(d, dps=30)
+            if lo > 0 or hi < 0:
+                return False
+        except Undecidable:
+            pass
+    elif d.is_polynomial(*d.free_symbols):
+        return sp.expand(d) == 0
     try:
-        return sp.simplify(a - b) == 0
+        return sp.simplify(d) == 0
     except Exception:  # noqa: BLE001 - SymPy's simplify may fail on exotic input
         return False
 
