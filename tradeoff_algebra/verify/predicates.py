@@ -381,6 +381,12 @@ class _Decider:
             if not A[1] < B[0]:
                 ce = {"what": "f' > 0 on the cell", "cell": (lo, hi), "f'": D}
             return False, ce
+        if D[1] > 0:  # undecided: an increasing pair among the centre and the ends?
+            c = (lo + hi) / 2
+            A, C, B = (self.point(self.g, x) for x in (lo, c, hi))
+            for (x, X), (y, Y) in (((lo, A), (c, C)), ((c, C), (hi, B)), ((lo, A), (hi, B))):
+                if X[1] < Y[0]:
+                    return False, {"what": "f increases", "a": x, "b": y, "f(a)": X, "f(b)": Y}
         return None, None
 
     def _convex(self, cell, env, lo, hi):
@@ -390,6 +396,10 @@ class _Decider:
         if D[1] < 0:
             ce = _chord_violation(self.g, self.t, lo, (lo + hi) / 2, hi, self.dps)
             return False, ce or {"what": "f'' < 0 on the cell", "cell": (lo, hi), "f''": D}
+        if D[0] < 0:  # undecided: is f above its chord at the centre?
+            ce = _chord_violation(self.g, self.t, lo, (lo + hi) / 2, hi, self.dps)
+            if ce is not None:
+                return False, ce
         return None, None
 
 
