@@ -39,7 +39,7 @@ from ..core import trace
 from ..core.errors import InvalidParameter, NoClosedForm, TradeOffError
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
-from ..core.rules import rules_for
+from ..core.rules import rules
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..numeric.context import mp
@@ -74,6 +74,8 @@ class Limit(sp.Basic):
         point = sp.sympify(point)
         if point is not sp.oo and not (point.is_number and point.is_finite and point.is_real):
             raise InvalidParameter("point", point, "oo or a real number")
+        if isinstance(direction, sp.Symbol):  # rebuilt from args (func(*args), xreplace)
+            direction = direction.name
         if direction not in ("+", "-"):
             raise InvalidParameter("direction", direction, "'+' or '-'")
         if point is sp.oo:
@@ -193,7 +195,7 @@ def _compare_scalars(L: sp.Expr, rel: str, value: sp.Expr, dps: int) -> bool | N
 
 # -- limits of compositions (the CLTs) ----------------------------------------------------------
 def _rule(cls: type, name: str):
-    return next((r for r in rules_for(cls) if r.name == name), None)
+    return next((r for r in rules(cls, relation="approx") if r.name == name), None)
 
 
 def _lim(x: sp.Expr, n: sp.Symbol) -> sp.Expr | None:
@@ -258,12 +260,16 @@ def _clt_evidence(lim: Limit, L: TradeOff, dps: int) -> str:
     mu = L.args[0] if isinstance(L, Gaussian) else next(
         (g.args[0] for g in L.args if isinstance(g, Gaussian)), None)
     parts = []
+    try:  # once, symbolically in n (the closed forms), then enclosed at each n
+        sym = berry_esseen(lim.expr)
+    except (TradeOffError, ValueError):
+        sym = None
     for p in _points(lim):
         reps = {**reps0, lim.var: p}
         try:
-            be = berry_esseen(_at(lim.expr, reps))
-            dm = enclose(be.mu - _at(mu, reps), dps=dps)
-            g = enclose(be.gamma, dps=dps)
+            be = sym if sym is not None else berry_esseen(_at(lim.expr, reps))
+            dm = enclose(_at(be.mu - mu, reps), dps=dps)
+            g = enclose(_at(be.gamma, reps), dps=dps)
         except (TradeOffError, Undecidable, ValueError) as exc:
             parts.append(f"{lim.var} = {p}: {type(exc).__name__}")
             continue
