@@ -40,8 +40,9 @@ from ..core.errors import InvalidParameter, NoClosedForm, TradeOffError
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
 from ..core.rules import rules
-from ..families.epsdelta import EpsDelta
-from ..families.gaussian import Gaussian
+from ..notions.approx import ApproxDP, epsdelta_pair
+from ..notions.gdp import GDP
+from ..numeric.capability import gaussian_form
 from ..numeric.context import mp
 from ..numeric.protocol import evaluate
 from ..operators.tensor import Tensor, TensorPower
@@ -218,11 +219,12 @@ def clt_limit(f: TradeOff, n: sp.Symbol) -> tuple[TradeOff | None, str, list[str
     if not fs or not any(n in m.free_symbols or n in g.free_symbols for g, m in fs):
         return None, "", [f"no factor depends on {n}"]
     checked: list[str] = []
-    if all(isinstance(g, EpsDelta) for g, _ in fs):
-        S2 = _lim(sum((m * g.args[0] ** 2 for g, m in fs), sp.Integer(0)), n)
-        D = _lim(sum((m * g.args[1] for g, m in fs), sp.Integer(0)), n)
-        eps_max = [_lim(g.args[0], n) for g, _ in fs]
-        del_max = [_lim(g.args[1], n) for g, _ in fs]
+    pairs = [(epsdelta_pair(g), m) for g, m in fs]
+    if all(p is not None for p, _ in pairs):
+        S2 = _lim(sum((m * e**2 for (e, _), m in pairs), sp.Integer(0)), n)
+        D = _lim(sum((m * d for (_, d), m in pairs), sp.Integer(0)), n)
+        eps_max = [_lim(e, n) for (e, _), _ in pairs]
+        del_max = [_lim(d, n) for (_, d), _ in pairs]
         ok = [(_finite(S2), f"sum eps_ni^2 -> mu^2 = {S2}"),
               (all(_zero(e) for e in eps_max), "max eps_ni -> 0"),
               (_finite(D), f"sum delta_ni -> delta = {D}"),
@@ -231,9 +233,9 @@ def clt_limit(f: TradeOff, n: sp.Symbol) -> tuple[TradeOff | None, str, list[str
         if not all(good for good, _ in ok):
             return None, "Thm. 7", checked
         mu = sp.sqrt(S2)
-        out: TradeOff = Gaussian(mu)
+        out: TradeOff = GDP(mu).to_tradeoff()
         if not _zero(D):
-            out = Tensor(out, EpsDelta(0, 1 - sp.exp(-D)))
+            out = Tensor(out, ApproxDP(0, 1 - sp.exp(-D)).to_tradeoff())
         return out, "Thm. 7", checked
     if not all(g.is_symmetric is True for g, _ in fs):
         return None, "Thm. 6", ["not proved: every factor symmetric"]
@@ -252,13 +254,17 @@ def clt_limit(f: TradeOff, n: sp.Symbol) -> tuple[TradeOff | None, str, list[str
     checked = [("proved: " if good else "not proved: ") + text for good, text in ok]
     if not all(good for good, _ in ok):
         return None, "Thm. 6", checked
-    return Gaussian(sp.simplify(2 * K / sp.sqrt(s2))), "Thm. 6", checked
+    return GDP(sp.simplify(2 * K / sp.sqrt(s2))).to_tradeoff(), "Thm. 6", checked
 
 
 def _clt_evidence(lim: Limit, L: TradeOff, dps: int) -> str:
     reps0 = _others(lim)
-    mu = L.args[0] if isinstance(L, Gaussian) else next(
-        (g.args[0] for g in L.args if isinstance(g, Gaussian)), None)
+    mu = gaussian_form(L)
+    if mu is None:
+        mu = next((gaussian_form(g) for g in L.args if gaussian_form(g) is not None),
+                  sp.Integer(0) if L.is_greatest else None)  # Id = G_0
+    if mu is None:
+        return "no G_mu part in the limit: no Berry-Esseen evidence"
     parts = []
     try:  # once, symbolically in n (the closed forms), then enclosed at each n
         sym = berry_esseen(lim.expr)

@@ -44,8 +44,9 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff
 from ..core.normal import Phi, PhiInv
-from ..families.epsdelta import EpsDelta
-from ..families.gaussian import Gaussian
+from ..notions.approx import ApproxDP, epsdelta_pair
+from ..notions.gdp import GDP
+from ..numeric.capability import gaussian_form
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.knots import pl_knots
@@ -604,19 +605,39 @@ def is_not_tradeoff(expr: Any, alpha: Any = None, dps: int = 30) -> PredicateVer
 
 
 # -- family membership --------------------------------------------------------------------------
-FAMILIES = {"epsdelta": EpsDelta, "f_eps_delta": EpsDelta, "gaussian": Gaussian, "gdp": Gaussian,
-            "G": Gaussian}
-_NAMES = {EpsDelta: "{f_{eps,delta} : eps >= 0, 0 <= delta <= 1}",
-          Gaussian: "{G_mu : mu >= 0}"}
+#: The families by name; the classes are those of the notions' trade-off functions ((eps,
+#: delta)-DP is f_{eps,delta}, GDP is G_mu: ``notions``), so that verify names no family.
+FAMILIES = {"epsdelta": "epsdelta", "f_eps_delta": "epsdelta", "approxdp": "epsdelta",
+            "gaussian": "gaussian", "gdp": "gaussian", "G": "gaussian"}
+_NAMES = {"epsdelta": "{f_{eps,delta} : eps >= 0, 0 <= delta <= 1}",
+          "gaussian": "{G_mu : mu >= 0}"}
+EPSDELTA, GAUSSIAN = "epsdelta", "gaussian"
 
 
-def _family(family: Any) -> type:
+def _epsdelta(eps: Any, delta: Any) -> TradeOff:
+    """f_{eps,delta} (Dong, Roth & Su, Eq. (4)), the trade-off function of (eps, delta)-DP."""
+    return ApproxDP(eps, delta).to_tradeoff()
+
+
+def _family(family: Any) -> str:
     if isinstance(family, str) and family in FAMILIES:
         return FAMILIES[family]
-    if family in (EpsDelta, Gaussian):
-        return family
-    raise InvalidParameter("family", family, "ta.EpsDelta, ta.Gaussian (ta.G) or one of "
-                           f"{sorted(FAMILIES)}")
+    if family is ApproxDP or (isinstance(family, type)
+                              and family is type(_epsdelta(1, 0))):
+        return EPSDELTA
+    if family is GDP or (isinstance(family, type) and family is type(GDP(1).to_tradeoff())):
+        return GAUSSIAN
+    raise InvalidParameter("family", family, "ta.EpsDelta, ta.Gaussian (ta.G), ta.ApproxDP, "
+                           f"ta.GDP or one of {sorted(FAMILIES)}")
+
+
+def _params(f: Any, fam: str) -> dict | None:
+    """The parameters of f when it is itself the family's node, else None."""
+    if fam == EPSDELTA:
+        pair = epsdelta_pair(f)
+        return None if pair is None else {"eps": pair[0], "delta": pair[1]}
+    m = gaussian_form(f)
+    return None if m is None else {"mu": m}
 
 
 def _knots(f: Any) -> list | None:
@@ -725,7 +746,10 @@ def _member_epsdelta_pl(knots: list, dps: int) -> tuple:
         return False, (f"the slope at 0 is {slope} > -1, while f_{{eps,delta}} starts with "
                        "slope -e^eps <= -1"), {"slope at 0": slope}
     eps = sp.log(sp.nsimplify(-slope)) if (-slope).is_Rational else sp.log(-slope)
-    cand = EpsDelta(eps, d)
+    try:
+        cand = _epsdelta(eps, d)
+    except InvalidParameter as exc:
+        return None, f"no candidate f_{{eps,delta}}: {exc}", None
     ck = _knots(cand)
     xs = sorted({*(a for a, _ in knots), *(a for a, _ in ck)}, key=lambda x: _mid(x))
     for x in xs:
@@ -786,7 +810,8 @@ def _member_gaussian_smooth(vals: _Values, f: Any, dps: int) -> tuple:
 
 def is_member(f: Any, family: Any, alpha: Any = None, dps: int = 30) -> PredicateVerdict:
     """Is ``f`` (a parameter-free trade-off expression, or a SymPy expression in ``alpha``)
-    a member of ``family`` (``ta.EpsDelta``: some f_{eps,delta}; ``ta.Gaussian``: some G_mu)?
+    a member of ``family`` (``ta.EpsDelta`` or ``ta.ApproxDP``: some f_{eps,delta};
+    ``ta.Gaussian`` or ``ta.GDP``: some G_mu)?
 
     Decided exactly from the knots of a piecewise-linear f, otherwise by certified witnesses
     (module docstring). True names the member's parameters in the evidence and
@@ -812,13 +837,12 @@ def is_member(f: Any, family: Any, alpha: Any = None, dps: int = 30) -> Predicat
                                 seconds=time.perf_counter() - t0)
 
     with mp.workdps(dps + 20):
-        if isinstance(g, fam):
-            return verdict(True, "rewrite", f"f simplifies to {sp.sstr(g)} by sound rules",
-                           dict(zip(("eps", "delta") if fam is EpsDelta else ("mu",),
-                                    g.args, strict=False)))
+        own = _params(g, fam) if isinstance(g, TradeOff) else None
+        if own is not None:
+            return verdict(True, "rewrite", f"f simplifies to {sp.sstr(g)} by sound rules", own)
         knots = _knots(g) if isinstance(g, TradeOff) else None
         if knots is not None:
-            st, ev, ce = (_member_epsdelta_pl(knots, dps) if fam is EpsDelta
+            st, ev, ce = (_member_epsdelta_pl(knots, dps) if fam == EPSDELTA
                           else _member_gaussian_pl(knots, dps))
             return verdict(st, "exact", ev, ce)
         if t is not None:
@@ -828,11 +852,11 @@ def is_member(f: Any, family: Any, alpha: Any = None, dps: int = 30) -> Predicat
                                "member: " + tv.evidence, tv.counterexample)
             knots = _expr_knots(g, t) if tv.status is True else None
             if knots is not None:
-                st, ev, ce = (_member_epsdelta_pl(knots, dps) if fam is EpsDelta
+                st, ev, ce = (_member_epsdelta_pl(knots, dps) if fam == EPSDELTA
                               else _member_gaussian_pl(knots, dps))
                 return verdict(st, "exact", ev + " (f proved a trade-off function: continuous)",
                                ce)
-        if fam is EpsDelta:
+        if fam == EPSDELTA:
             st, ce = _two_kinks(vals, dps)
             if st is True:
                 (x1, y1, z1), (x2, y2, z2) = ce["triples"]
