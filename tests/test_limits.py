@@ -37,7 +37,8 @@ def test_classical_limits():
 
 def test_false_and_undecided():
     v = ta.verify_limit(ta.Limit((1 + 1 / n) ** n, n), "==", 3)
-    assert v.status is False and v.counterexample["limit"] == sp.E
+    assert v.status is False and v.counterexample["lhs"] == sp.E
+    assert r"\lim_{n \to \infty}" in v.latex() and "fails" in v.latex()
     assert ta.verify_limit(ta.Limit((1 + 1 / n) ** n, n), "<=", 3).status is True
     assert ta.verify_limit(ta.Limit((1 + 1 / n) ** n, n), ">=", 3).status is False
     assert ta.verify_limit(ta.Limit(sp.sin(n), n), "==", 0).status is None  # oscillates

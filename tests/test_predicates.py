@@ -119,6 +119,8 @@ def test_negation_and_errors():
     with pytest.raises(ta.InvalidParameter, match="dps"):
         ta.is_tradeoff(1 - x, x, dps=2)
     assert "trade-off function" in ta.is_tradeoff(1 - x, x).claim_latex()
+    shown = ta.is_not_member(ta.Laplace(1), ta.EpsDelta)
+    assert r"\notin \{f_{\varepsilon,\delta}" in shown.latex() and "witness: " in str(shown)
 
 
 # -- is_member ----------------------------------------------------------------------------------

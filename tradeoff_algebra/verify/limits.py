@@ -109,6 +109,9 @@ class Limit(sp.Basic):
 
     __repr__ = __str__
 
+    def _sympystr(self, printer) -> str:
+        return str(self)
+
     def _latex(self, printer) -> str:
         from ..printing import latex as tex
 
@@ -355,7 +358,7 @@ def verify_limit(lim: Limit, rel: str, value: Any, dps: int = 30) -> Verdict:
                 if where is not None:
                     return verdict(False, f"limit ({thm})",
                                    f"{head}, which differs from {sp.sstr(value)} {where}; {ev}",
-                                   {"limit": sl})
+                                   {"lhs": sl, "rhs": value})
             return verdict(None, f"limit ({thm})", f"{head}; not proved equal to "
                            f"{sp.sstr(value)}; {ev}")
         if isinstance(value, TradeOff):
@@ -371,6 +374,6 @@ def verify_limit(lim: Limit, rel: str, value: Any, dps: int = 30) -> Verdict:
             return verdict(True, "limit", f"{head}; {ev}")
         if st is False:
             return verdict(False, "limit", f"{head}, not {rel} {sp.sstr(value)}; {ev}",
-                           {"limit": L})
+                           {"lhs": L, "rhs": value})
         return verdict(None, "limit", f"{head}; its comparison with {sp.sstr(value)} is not "
                        f"decided; {ev}")

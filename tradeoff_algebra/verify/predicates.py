@@ -76,9 +76,44 @@ class PredicateVerdict(Verdict):
     def claim_latex(self) -> str:
         rel = {"is": r"\text{ is }", "is not": r"\text{ is not }", "in": r"\in",
                "not in": r"\notin"}.get(self.rel, self.rel)
-        rhs = self.rhs if isinstance(self.rhs, str) else tex(self.rhs)
-        return f"{tex(self.lhs)} {rel} \\text{{{rhs}}}" if isinstance(self.rhs, str) \
-            else f"{tex(self.lhs)} {rel} {rhs}"
+        rhs = _RHS_LATEX.get(self.rhs, r"\text{%s}" % _text(str(self.rhs)))
+        return f"{tex(self.lhs)} {rel} {rhs}"
+
+    def latex(self) -> str:
+        """The claim, its verdict and its evidence (the proof or the witness, in words) as a
+        LaTeX display."""
+        head = {True: r"\text{holds}", False: r"\text{fails}",
+                None: r"\text{undecided}"}[self.status]
+        lines = [self.claim_latex(), head + r" \quad (\text{%s})" % _text(self.method),
+                 r"\text{%s}" % _text(self.evidence[:300])]
+        return "\\begin{gather*}\n%s\n\\end{gather*}" % " \\\\\n".join(lines)
+
+
+    def __str__(self) -> str:
+        out = [f"{_show_f(self.lhs)} {self.rel} {self.rhs}",
+               f"  {self.word.upper()} ({self.method}): {self.evidence}"]
+        if self.counterexample:
+            out.append("  witness: " + ", ".join(f"{k} = {_fmt_iv(v)}"
+                                                 for k, v in self.counterexample.items()))
+        return "\n".join(out)
+
+
+def _show_f(f: Any) -> str:
+    return sp.sstr(f) if isinstance(f, sp.Basic) else str(f)
+
+
+_RHS_LATEX = {"a trade-off function": r"\text{a trade-off function}",
+              "{f_{eps,delta} : eps >= 0, 0 <= delta <= 1}":
+                  r"\{f_{\varepsilon,\delta} : \varepsilon \ge 0, 0 \le \delta \le 1\}",
+              "{G_mu : mu >= 0}": r"\{G_\mu : \mu \ge 0\}"}
+
+
+def _text(s: str) -> str:
+    """Plain text for ``\\text{...}`` (LaTeX's special characters escaped)."""
+    out = s.replace("\\", r"\textbackslash ")
+    for c in "_{}&%#$":
+        out = out.replace(c, "\\" + c)
+    return out.replace("^", r"\^{}").replace("~", r"\~{}")
 
 
 _NEG = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
