@@ -799,14 +799,14 @@ stated(PAPER, "Thm. 7",
        "sum eps_ni^2 -> mu^2, max eps_ni -> 0, sum delta_ni -> delta, max delta_ni -> 0 give "
        "f_{eps_n1,delta_n1} (x) ... (x) f_{eps_nn,delta_nn} -> G_mu (x) f_{0, 1 - e^-delta} "
        "(finite-n form from ta.approx; within 0.13/n at three levels for n = 10, 40)", _thm7)
-_A, _B = sp.symbols("A B", positive=True)
+_DA, _DB = sp.symbols("A B", positive=True)
 stated(PAPER, "Sec. 3.3 text (after Thm. 7)",
        "1 - (1 - delta_n1) ... (1 - delta_nn) -> 1 - e^{-delta}: at the arrays delta_ni = "
        "delta/n (every delta > 0) and, in rows of even length 2n, delta_ni = A/(2n) for the "
        "first half and B/(2n) for the second (sum -> delta = (A + B)/2, every A, B > 0)",
        lambda: [ta.verify_limit(_lim(1 - (1 - delta / n) ** n), "==", 1 - sp.exp(-delta)),
-                ta.verify_limit(_lim(1 - (1 - _A / (2 * n)) ** n * (1 - _B / (2 * n)) ** n),
-                                "==", 1 - sp.exp(-(_A + _B) / 2))], instances=True)
+                ta.verify_limit(_lim(1 - (1 - _DA / (2 * n)) ** n * (1 - _DB / (2 * n)) ** n),
+                                "==", 1 - sp.exp(-(_DA + _DB) / 2))], instances=True)
 
 
 def _eq12():
