@@ -199,8 +199,10 @@ def _crossings(d: sp.Expr, t: sp.Symbol) -> list | None:
         return None
     out = []
     for r in roots:
-        if r.is_real is False or r.has(sp.I):
+        if r.is_real is False:
             continue
+        if r.has(sp.I):  # real roots written with complex radicals: not decided here
+            return None
         if _compare(r, sp.Integer(0), 30) == 1 and _compare(r, sp.Integer(1), 30) == -1:
             out.append(r)
         elif _compare(r, sp.Integer(0), 30) is None or _compare(r, sp.Integer(1), 30) is None:
@@ -284,6 +286,8 @@ def _pieces(e: sp.Expr, t: sp.Symbol) -> tuple[list[_Piece], dict]:
     for p, q in zip(pieces, pieces[1:], strict=False):
         if not _equal(p.hi, q.lo):
             raise Undecidable(f"pieces that do not meet ({p.hi}, {q.lo})")
+    if not pieces or not (_equal(pieces[0].lo, 0) and _equal(pieces[-1].hi, 1)):
+        raise Undecidable("the pieces do not cover [0, 1]")
     return pieces, points
 
 
@@ -803,8 +807,11 @@ def _member_epsdelta_pl(knots: list, dps: int) -> tuple:
 
 
 def _member_gaussian_pl(knots: list, dps: int) -> tuple:
-    off = [(a, v) for a, v in knots if _compare(v, 1 - a, dps) != 0]
+    cmps = [(a, v, _compare(v, 1 - a, dps)) for a, v in knots]
+    off = [(a, v) for a, v, c in cmps if c in (-1, 1)]
     if not off:
+        if any(c is None for _, _, c in cmps):
+            return None, "cannot decide whether f = Id at every knot", None
         return True, "f = Id = G_0 (every knot on 1 - alpha)", {"mu": 0}
     # f is affine between consecutive knots; G_mu (mu > 0) is strictly convex on (0, 1)
     for (a0, _), (a1, _) in zip(knots, knots[1:], strict=False):
