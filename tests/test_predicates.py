@@ -203,3 +203,27 @@ def test_member_errors():
         ta.is_member(ta.G(1), "laplace")
     with pytest.raises(ta.InvalidParameter, match="free parameters"):
         ta.is_member(ta.G(sp.Symbol("mu", positive=True)), ta.G)
+
+
+def test_pieces_must_cover_the_interval():
+    v = ta.is_tradeoff(sp.Piecewise((1 - x, x < R(1, 2))), x)  # undefined on [1/2, 1]
+    assert v.status is None and "cover" in v.evidence
+
+
+def test_written_out_composition_is_not_f_eps_delta():
+    """max{1 - 4x, 2/3 - x, (1 - x)/4} is f_{log 2,0}^{(x) 2} (knots (1/9, 5/9), (5/9, 1/9)):
+    f(0) = 1 and the slope -4 leave f_{log 4, 0} as the only candidate."""
+    f = sp.Max(1 - 4 * x, R(2, 3) - x, (1 - x) / 4)
+    v = ta.is_member(f, ta.EpsDelta, alpha=x)
+    assert v.status is False and v.method == "exact"
+    a = v.counterexample["alpha"]
+    assert f.subs(x, a) != ta.evaluate(ta.EpsDelta(sp.log(4), 0), a).exact
+    assert f.subs(x, a) == v.counterexample["f"]
+
+
+@pytest.mark.slow
+def test_gaussian_closed_form_is_never_refuted():
+    """G_1 written out is a member of {G_mu}: the candidate mu = 1 agrees everywhere, so the
+    verdict is None (no exact proof of equality of two closed forms by values), never False."""
+    v = ta.is_member(ta.Phi(ta.PhiInv(1 - x) - 1), ta.G, alpha=x)
+    assert v.status is None

@@ -658,6 +658,11 @@ def _epsdelta(eps: Any, delta: Any) -> TradeOff:
     return ApproxDP(eps, delta).to_tradeoff()
 
 
+#: The budget of the trade-off test that precedes a membership test of an expression.
+MEMBER_CELLS = 150
+MEMBER_SECONDS = 3.0
+
+
 def _family(family: Any) -> str:
     if isinstance(family, str) and family in FAMILIES:
         return FAMILIES[family]
@@ -888,7 +893,7 @@ def is_member(f: Any, family: Any, alpha: Any = None, dps: int = 30) -> Predicat
                           else _member_gaussian_pl(knots, dps))
             return verdict(st, "exact", ev, ce)
         if t is not None:
-            tv = is_tradeoff(g, t, dps, max_cells=400, seconds=10.0)
+            tv = is_tradeoff(g, t, dps, max_cells=MEMBER_CELLS, seconds=MEMBER_SECONDS)
             if tv.status is False:
                 return verdict(False, "counterexample", "not a trade-off function, so no "
                                "member: " + tv.evidence, tv.counterexample)
