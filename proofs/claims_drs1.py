@@ -117,10 +117,15 @@ stated(PAPER, "Sec. 1 text",
        "(2, 1/10, 3, 1/5), (1, 0, 5/2, 1/3), (4, 1/2, 4, 1/2), (3/2, 1/100, 3/2, 1/100)",
        _basic_composition)
 
-not_stated(PAPER, "Sec. 1 text",
-           "(eps, delta)-DP is mis-parameterised under composition: no single pair (eps, delta) "
-           "describes f_{eps,delta} (x) f_{eps,delta} exactly",
-           needs="a predicate 'is not a member of the family f_{eps,delta}'")
+_MIS = [(2, 0), (3, R(1, 10)), (R(3, 2), R(1, 100))]
+stated(PAPER, "Sec. 1 text",
+       "(eps, delta)-DP is mis-parameterised under composition: no single pair (eps, delta) "
+       "describes f_{eps,delta} (x) f_{eps,delta} exactly, at (e^eps, delta) in {(2, 0), "
+       "(3, 1/10), (3/2, 1/100)}, nor f_{log 2,0} (x) f_{log 3,0} (exact knots: f(0) and the "
+       "slope at 0 leave one candidate f_{eps',delta'}, which differs from the composition)",
+       lambda: [ta.is_not_member(ta.EpsDelta(sp.log(e), d) ** 2, ta.EpsDelta) for e, d in _MIS]
+       + [ta.is_not_member(ta.EpsDelta(sp.log(2), 0) @ ta.EpsDelta(sp.log(3), 0),
+                           ta.EpsDelta)], instances=True)
 
 stated(PAPER, "Sec. 1 text",
        "concrete case of the mis-parameterisation: f_{log 2,0} (x) f_{log 2,0} = "
@@ -187,16 +192,60 @@ stated(PAPER, "Def. 2 text",
        lambda: [ta.verify(ta.G(mu), "<=", ta.Id), ta.verify(ta.Laplace(mu), "<=", ta.Id),
                 ta.verify(ta.EpsDelta(eps, delta), "<=", ta.Id, over={delta: (0, 1)})])
 
-not_stated(PAPER, "Sec. 2.1 text (before Prop. 1)",
-           "if f and g are trade-off functions, so is max{f, g}",
-           needs="a predicate 'is a trade-off function' on arbitrary functions")
-not_stated(PAPER, "Prop. 1",
-           "f is a trade-off function iff it is convex, continuous, non-increasing and "
-           "f(x) <= 1 - x",
-           needs="a predicate 'is a trade-off function' on arbitrary functions")
-not_stated(PAPER, "Prop. 1 (arXiv footnote 7)",
-           "continuity matters only at x = 0 (convexity gives it on (0, 1), f <= 1 - x at 1)",
-           needs="a predicate 'is a trade-off function' on arbitrary functions")
+# functions of x as SymPy expressions (not trade-off nodes): Prop. 1's conditions decided on a
+# certified cover of [0, 1] by ta.is_tradeoff (x real, not positive: Eq(x, 0) stays a condition)
+_x = sp.Symbol("x", real=True)
+_SQ = (1 - _x) ** 2                                    # T(U[0,1], Beta(2,1))
+_RR2 = sp.Max(0, 1 - 2 * _x, (1 - _x) / 2)             # f_{log 2, 0} written out
+_EXP = (sp.exp(-_x) - sp.exp(-1)) / (1 - sp.exp(-1))
+_MAXES = [(_SQ, _RR2), ((1 - _x) ** 3, sp.Max(0, 1 - 3 * _x, (1 - _x) / 3)),
+          (_RR2, sp.Max(0, R(3, 4) - _x))]
+
+
+def _max_closed():
+    out = []
+    for f, g in _MAXES:
+        out += [ta.is_tradeoff(f, _x), ta.is_tradeoff(g, _x), ta.is_tradeoff(sp.Max(f, g), _x)]
+    return out
+
+
+stated(PAPER, "Sec. 2.1 text (before Prop. 1)",
+       "if f and g are trade-off functions, so is max{f, g}: at (f, g) = ((1 - x)^2, "
+       "f_{log 2,0}), ((1 - x)^3, f_{log 3,0}), (f_{log 2,0}, f_{0,1/4}), written as functions "
+       "of x (Prop. 1's conditions certified on a cover of [0, 1] for f, g and max{f, g})",
+       _max_closed, instances=True)
+
+
+def _prop1():
+    fails = [sp.Min(1 - _x, 2 * (1 - _x) ** 2),         # not convex
+             1 - _x ** 2,                               # above 1 - x
+             (1 - _x) / 2 + R(1, 10),                   # f(1) > 0 = 1 - 1
+             sp.Piecewise((1, sp.Eq(_x, 0)), ((1 - _x) / 2, True))]   # not continuous at 0
+    return ([ta.is_tradeoff(f, _x) for f in (_SQ, _RR2, _EXP)]
+            + [ta.is_member(_RR2, ta.EpsDelta, alpha=_x)]  # and it is T(P, Q) of a pair
+            + [ta.is_not_tradeoff(f, _x) for f in fails])
+
+
+stated(PAPER, "Prop. 1",
+       "f is a trade-off function iff it is convex, continuous, non-increasing and "
+       "f(x) <= 1 - x: decided at the instances (1 - x)^2, max{0, 1 - 2x, (1 - x)/2} (which is "
+       "f_{log 2,0} = T of randomised response) and (e^-x - e^-1)/(1 - e^-1) (the four "
+       "conditions certified), and min{1 - x, 2(1 - x)^2} (not convex), 1 - x^2 (above "
+       "1 - x), (1 - x)/2 + 1/10 (f(1) > 0), (1 - x)/2 with f(0) = 1 (a jump at 0), each "
+       "with a certified witness", _prop1, instances=True)
+
+
+def _footnote7():
+    jump = [sp.Piecewise((c, sp.Eq(_x, 0)), ((1 - _x) / 2, True)) for c in (R(3, 4), 1)]
+    return ([ta.is_tradeoff((1 - _x) / 2, _x)]
+            + [ta.is_not_tradeoff(f, _x) for f in jump])
+
+
+stated(PAPER, "Prop. 1 (arXiv footnote 7)",
+       "continuity matters only at x = 0: f_c = (1 - x)/2 on (0, 1] with f_c(0) = c is convex, "
+       "non-increasing and below 1 - x on (0, 1] for every c in [1/2, 1]; at the instances c "
+       "in {1/2, 3/4, 1} it is a trade-off function for c = 1/2 only, and the certified "
+       "witness for c = 3/4 and c = 1 is the jump at x = 0", _footnote7, instances=True)
 
 
 def _prop2():
@@ -452,9 +501,12 @@ stated(PAPER, "Prop. 7",
        lambda: [ta.verify(ta.Functional("sup_distance", ta.Group(ta.EpsDelta(R(1, k), 0), k),
                                         ta.Laplace(1)), "<=", R(1, 8 * k**2))
                 for k in (1, 2, 4, 8, 16)])
-not_stated(PAPER, "Prop. 7, first remark",
-           "T(Lap(0,1), Lap(mu,1)) is not f_{eps,delta} for any eps, delta (mu > 0)",
-           needs="a predicate 'is not a member of the family f_{eps,delta}'")
+stated(PAPER, "Prop. 7, first remark",
+       "T(Lap(0,1), Lap(mu,1)) is not f_{eps,delta} for any eps, delta (mu > 0): at mu in "
+       "{1/2, 1, 3}, L_mu lies strictly below its chords on two disjoint intervals where it is "
+       "positive (two kinks; f_{eps,delta} has one), certified at six points",
+       lambda: [ta.is_not_member(ta.Laplace(m), ta.EpsDelta) for m in (R(1, 2), 1, 3)],
+       instances=True)
 
 # -- Section 3.1 --------------------------------------------------------------------------------
 _B = ta.Discrete([R(1, 3), R(2, 3)], [R(2, 3), R(1, 3)])
@@ -642,12 +694,44 @@ stated(PAPER, "Thm. 6",
        "f_{n1} (x) ... (x) f_{nn} -> G_{2K/s} uniformly (the limit is not a finite statement; "
        "at n = 10, 40, 160 the array f_{1/sqrt(n),0} is within 0.125/n of G_{2K/s}, the "
        "ta.approx form of Thm. 6)", _thm6)
-not_stated(PAPER, "Sec. 3.2 text (after Thm. 6)",
-           "under the conditions of Thm. 6, mu -> 2K/s and gamma -> 0",
-           needs="limits n -> infinity")
-not_stated(PAPER, "Sec. 3.2 text",
-           "s = sqrt(2K) in all the paper's applications of Thm. 6",
-           needs="limits n -> infinity of triangular arrays")
+#: Triangular arrays f_{ni} = g_n (i <= n) of the paper's applications of Thm. 6: Thm. 7's
+#: f_{mu/sqrt(n),0} (Thm. 8's setting) and G_{mu/sqrt(n)}, for every mu > 0.
+_ARRAYS = [ta.EpsDelta(mu / sp.sqrt(n), 0), ta.G(mu / sp.sqrt(n))]
+
+
+def _lim(x, to=sp.oo):
+    return ta.Limit(x, n, to)
+
+
+def _be_limits():
+    """Thm. 5's mu and gamma of g_n^{(x) n} against K = lim n kl(g_n), s^2 = lim n kappa_2(g_n)
+    (SymPy limits, each a verdict); the hypotheses of Thm. 6 (max kl -> 0, n kappa_3 -> 0) as
+    limits too."""
+    out = []
+    for g in _ARRAYS:
+        be = ta.berry_esseen(g, n)
+        K = sp.limit(n * ta.kl(g), n, sp.oo)
+        s2 = sp.limit(n * ta.kappa2(g), n, sp.oo)
+        out += [ta.verify_limit(_lim(n * ta.kl(g)), "==", K),
+                ta.verify_limit(_lim(n * ta.kappa2(g)), "==", s2),
+                ta.verify_limit(_lim(ta.kl(g)), "==", 0),
+                ta.verify_limit(_lim(n * ta.kappa3(g)), "==", 0),
+                ta.verify_limit(_lim(be.mu), "==", 2 * K / sp.sqrt(s2)),
+                ta.verify_limit(_lim(be.gamma), "==", 0)]
+    return out
+
+
+stated(PAPER, "Sec. 3.2 text (after Thm. 6)",
+       "under the conditions of Thm. 6, Thm. 5's mu -> 2K/s and gamma -> 0: at the arrays "
+       "f_{mu/sqrt(n),0} and G_{mu/sqrt(n)} (every mu > 0), where n kl -> K, n kappa_2 -> s^2, "
+       "max kl -> 0 and n kappa_3 -> 0 (SymPy limits of the closed-form functionals)",
+       _be_limits, instances=True)
+stated(PAPER, "Sec. 3.2 text",
+       "s = sqrt(2K) in the paper's applications of Thm. 6: lim n (kappa_2 - 2 kl)(f_n) = 0 at "
+       "the arrays f_n = f_{mu/sqrt(n),0} (Thm. 7's) and G_{mu/sqrt(n)}, every mu > 0 (Thm. "
+       "11's is stated with Thm. 11)",
+       lambda: [ta.verify_limit(_lim(n * (ta.kappa2(g) - 2 * ta.kl(g))), "==", 0)
+                for g in _ARRAYS], instances=True)
 
 # -- Section 3.3 --------------------------------------------------------------------------------
 stated(PAPER, "Sec. 3.3 text (after Eq. (10))",
@@ -715,9 +799,14 @@ stated(PAPER, "Thm. 7",
        "sum eps_ni^2 -> mu^2, max eps_ni -> 0, sum delta_ni -> delta, max delta_ni -> 0 give "
        "f_{eps_n1,delta_n1} (x) ... (x) f_{eps_nn,delta_nn} -> G_mu (x) f_{0, 1 - e^-delta} "
        "(finite-n form from ta.approx; within 0.13/n at three levels for n = 10, 40)", _thm7)
-not_stated(PAPER, "Sec. 3.3 text (after Thm. 7)",
-           "1 - (1 - delta_n1) ... (1 - delta_nn) -> 1 - e^{-delta}",
-           needs="limits n -> infinity")
+_DA, _DB = sp.symbols("A B", positive=True)
+stated(PAPER, "Sec. 3.3 text (after Thm. 7)",
+       "1 - (1 - delta_n1) ... (1 - delta_nn) -> 1 - e^{-delta}: at the arrays delta_ni = "
+       "delta/n (every delta > 0) and, in rows of even length 2n, delta_ni = A/(2n) for the "
+       "first half and B/(2n) for the second (sum -> delta = (A + B)/2, every A, B > 0)",
+       lambda: [ta.verify_limit(_lim(1 - (1 - delta / n) ** n), "==", 1 - sp.exp(-delta)),
+                ta.verify_limit(_lim(1 - (1 - _DA / (2 * n)) ** n * (1 - _DB / (2 * n)) ** n),
+                                "==", 1 - sp.exp(-(_DA + _DB) / 2))], instances=True)
 
 
 def _eq12():
@@ -751,9 +840,15 @@ not_stated(PAPER, "Sec. 3.3 text",
 stated(PAPER, "Sec. 3.3 text",
        "1/sqrt(n) = 0.14 (two digits) for n = 50",
        lambda: _rounds_to(1 / sp.sqrt(50), R(14, 100), R(5, 1000)))
-not_stated(PAPER, "Sec. 3.3 text",
-           "gamma = O(1/sqrt(n)) under mild conditions (Cor. D.7)",
-           needs="asymptotic statements in n")
+stated(PAPER, "Sec. 3.3 text",
+       "gamma = O(1/sqrt(n)) under mild conditions (Cor. D.7): sqrt(n) gamma_n has a finite "
+       "limit at the arrays f_{mu/sqrt(n),0} (0.56: the loss is +-eps, so bar kappa_3 ~ eps^3 "
+       "and the variance ~ eps^2) and G_{mu/sqrt(n)} (0.56 * 2 sqrt(2/pi): bar kappa_3 = "
+       "2 sqrt(2/pi) mu^3 n^{-3/2}, variance mu^2/n), every mu > 0",
+       lambda: [ta.verify_limit(_lim(sp.sqrt(n) * ta.berry_esseen(g, n).gamma), "==", c)
+                for g, c in zip(_ARRAYS, (R(56, 100),
+                                          R(56, 100) * 2 * sp.sqrt(2) / sp.sqrt(sp.pi)),
+                                strict=True)], instances=True)
 
 def _thm8(c=None):
     """mu = 1: the lower side Shift(G_1, c/n) certified below f_{1/sqrt(n),0}^{(x) n}

@@ -364,11 +364,17 @@ stated(PAPER, "Lemma 2 proof, Eq. (15)",
        lambda: ta.verify(sp.diff(1 - ta.G(psi)(x), x).subs(x, 1 - ta.Phi(w)), "==",
                          sp.exp(psi * w - psi**2 / 2)))
 
-not_stated(PAPER, "Eq. (17)", "lim_{psi -> inf} AUC_R = 1; the ROC vertex approaches (0, 1)",
-           needs="limits")
+stated(PAPER, "Eq. (17)",
+       "lim_{psi -> inf} AUC_R = 1; the ROC vertex (x, R(x)) with x = Phi(-psi/2), the "
+       "solution of G_psi(x) = x, approaches (0, 1)",
+       lambda: [ta.verify_limit(ta.Limit(ta.auc(ta.G(psi)), psi, sp.oo), "==", 1),
+                ta.verify_limit(ta.Limit(ta.fixed_point(ta.G(psi)), psi, sp.oo), "==", 0)])
 
-not_stated(PAPER, "Eq. (18)", "lim_{psi -> 0} AUC_R = 1/2; R approaches the diagonal",
-           needs="limits")
+stated(PAPER, "Eq. (18)",
+       "lim_{psi -> 0} AUC_R = 1/2; R approaches the diagonal: sup_x |R(x) - x| = "
+       "delta_{G_psi}(0) = TV -> 0",
+       lambda: [ta.verify_limit(ta.Limit(ta.auc(ta.G(psi)), psi, 0), "==", S(1, 2)),
+                ta.verify_limit(ta.Limit(ta.delta(ta.G(psi), 0), psi, 0), "==", 0)])
 
 stated(PAPER, "Sec. 3.2 text",
        "the AUC depends only on psi and orders GMs by privacy: AUC = Phi(psi/sqrt 2), and "

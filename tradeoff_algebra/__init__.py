@@ -126,7 +126,16 @@ from .rewrite import (
 )
 from .routes import product as _product_routes  # noqa: F401  (registers the routes)
 from .sweep import sweep
-from .verify import Verdict, verify
+from .verify import (
+                   Limit,
+                   Verdict,
+                   is_member,
+                   is_not_member,
+                   is_not_tradeoff,
+                   is_tradeoff,
+                   verify,
+                   verify_limit,
+)
 
 __version__ = "0.1.0"
 
@@ -149,7 +158,8 @@ __all__ = [
     "fmt_epsilon", "fmt_delta", "fmt_tradeoff", "iteration_zcdp",
     "delta", "epsilon", "from_privacy_profile", "primal_value", "primal_value_lower",
     "kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point",
-    "verify", "Verdict", "Functional", "sup_distance", "gdp_mu",
+    "verify", "Verdict", "Limit", "verify_limit", "is_tradeoff", "is_not_tradeoff", "is_member",
+    "is_not_member", "Functional", "sup_distance", "gdp_mu",
     "renyi", "hockey_stick", "f_divergence",
     "Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition", "RenyiRegion",
     "sensitivity_index", "gaussian_sigma", "amplified_epsilon", "sampling_rate",
