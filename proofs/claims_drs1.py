@@ -18,13 +18,17 @@ Entries with nothing to compute, not registered:
 
 from __future__ import annotations
 
+from fractions import Fraction
+from itertools import product
+
 import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
-from ._claims import misprint, not_stated, stated
+from ._claims import Check, misprint, not_stated, stated
+from .drs import _NP_BASIS, _BruteNP, _lower_hull, _np_points
 from .independent import kl_by_definition
 
 PAPER = "Dong, Roth & Su"
@@ -501,9 +505,83 @@ stated(PAPER, "Sec. 3.1 (arXiv footnote 14)",
                 ta.verify(ta.G(mu) @ ta.Laplace(nu), "==", ta.Laplace(nu) @ ta.G(mu)),
                 ta.verify(ta.Id @ ta.Laplace(nu), "==", ta.Laplace(nu))])
 
-not_stated(PAPER, "Thm. 4",
+# Claims for every trade-off function: trade-off symbols (tradeoff_algebra/core/symbol.py),
+# decided by the rules valid for every f (rewrite/general.py, verify/symbolic.py).
+_f1, _f2, _f3, _g = (ta.TradeOffSymbol(x) for x in ("f1", "f2", "f3", "g"))
+_h1, _h2 = (ta.TradeOffSymbol(x, symmetric=True) for x in ("h1", "h2"))
+
+
+def _thm4_algebra():
+    return [ta.verify(_f1 @ _f2, "<=", _f1), ta.verify(_f1 @ _f2 @ _f3, "<=", _f2),
+            ta.verify(ta.Max(_f1, _g) @ _f2, ">=", _f1 @ _f2),
+            ta.verify(_f1 @ ta.Id, "==", _f1),
+            ta.verify((_f1 @ _f2) @ _f3, "==", _f1 @ (_f2 @ _f3)),
+            ta.verify(_f1 @ _f2, "==", _f2 @ _f1),
+            ta.verify(ta.Inverse(_h1 @ _h2), "==", _h1 @ _h2)]
+
+
+stated(PAPER, "Thm. 4",
+       "the guarantee f_1 (x) ... (x) f_n of an adaptive composition, for every trade-off "
+       "function f_i (what the theorem reduces to in the algebra): composing never gains "
+       "privacy (f_1 (x) f_2 <= f_1, f_1 (x) f_2 (x) f_3 <= f_2), a stronger guarantee of one step "
+       "gives a stronger bound (max{f_1, g} (x) f_2 >= f_1 (x) f_2), a perfectly private step "
+       "changes nothing (f (x) Id = f), the order of the steps does not matter, and the bound "
+       "is symmetric when the f_i are; the mechanisms themselves: the next entry",
+       _thm4_algebra, instances=False)
+not_stated(PAPER, "Thm. 4 (the mechanisms)",
            "the adaptive composition of f_i-DP mechanisms is f_1 (x) ... (x) f_n-DP",
-           needs="adaptive (conditional) mechanisms")
+           needs="adaptive (conditional) mechanisms as objects")
+
+
+def _eq3_inverse(hull, a):
+    """Eq. (3): inf{t : F(t) <= a} for F the convex piecewise-linear function with ``hull``'s
+    knots (exact Fractions)."""
+    if hull[0][1] <= a:
+        return hull[0][0]
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
+        if y2 <= a < y1:
+            return x1 + (y1 - a) * (x2 - x1) / (y1 - y2)
+    raise ValueError(a)
+
+
+def _tensor_np() -> Check:
+    """Sec. 3.1, properties 2-4 on explicit finite pairs, by brute-force Neyman-Pearson and
+    exact rationals (no rule of the library): T(P x R, Q x R) = T(P, Q); the Eq. (3) inverse of
+    T(P x P', Q x Q') equals T(Q x Q', P x P'); merging outcomes of the second pair (Lemma 1:
+    a larger g) raises the product."""
+    Fr = Fraction
+    pairs = [((Fr(3, 4), Fr(1, 4)), (Fr(0), Fr(1))),
+             ((Fr(1, 2), Fr(1, 3), Fr(1, 6)), (Fr(1, 6), Fr(1, 3), Fr(1, 2))),
+             ((Fr(1, 2), Fr(1, 2), Fr(0)), (Fr(0), Fr(1, 4), Fr(3, 4)))]
+    same = (Fr(1, 3), Fr(2, 3))
+    levels = [Fr(0), Fr(1, 10), Fr(1, 3), Fr(1, 2), Fr(7, 8), Fr(1)]
+    n = 0
+    for (P, Q), (P2, Q2) in product(pairs, repeat=2):
+        f, fg = _BruteNP(P, Q), _BruteNP(_product(P, P2), _product(Q, Q2))
+        unit = _BruteNP(_product(P, same), _product(Q, same))
+        inv = _BruteNP(_product(Q, Q2), _product(P, P2))
+        merged = _BruteNP(_product(P, P2[:-2] + (P2[-2] + P2[-1],)),
+                          _product(Q, Q2[:-2] + (Q2[-2] + Q2[-1],)))
+        hull = _lower_hull(_np_points(_product(P, P2), _product(Q, Q2)))
+        for a in levels:
+            if unit(a) != f(a) or _eq3_inverse(hull, a) != inv(a) or merged(a) < fg(a):
+                return Check("fails", f"differs at alpha = {a} for P = {P}, P' = {P2}",
+                             certified=True)
+            n += 1
+    return Check("holds", f"properties 2-4 exactly at {n} (pair, pair, alpha) points",
+                 certified=True, basis=_NP_BASIS,
+                 scope=f"3 x 3 finite pairs at alpha in {[str(a) for a in levels]}")
+
+
+stated(PAPER, "Sec. 3.1, properties 2, 3 and 4",
+       "for every trade-off function f, g, g1 (symbols): f (x) max{g, g1} >= f (x) g, "
+       "f (x) Id = Id (x) f = f, (f (x) g)^{-1} = f^{-1} (x) g^{-1}, and f (x) g is symmetric "
+       "when f and g are",
+       lambda: [ta.verify(_f1 @ ta.Max(_g, _f2), ">=", _f1 @ _g),
+                ta.verify(_f1 @ ta.Id, "==", _f1), ta.verify(ta.Id @ _f1, "==", _f1),
+                ta.verify(ta.Inverse(_f1 @ _g), "==", ta.Inverse(_f1) @ ta.Inverse(_g)),
+                ta.verify(ta.Inverse(_h1 @ _h2), "==", _h1 @ _h2)],
+       crosscheck=_tensor_np, instances=False)
 
 
 def _tightness():

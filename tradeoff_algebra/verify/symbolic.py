@@ -268,14 +268,14 @@ def symbolic_claim(lhs: Any, rel: str, rhs: Any, box: dict, over: dict | None, d
         else:
             how = "an ordering by facts valid" if rel != "==" else "orderings both ways by facts " \
                 "valid"
-            return (True, "rules for every f", f"{how} {every}", None,
+            return (True, "rewrite", f"{how} {every}", None,
                     _derivations(lhs, rhs) + tuple(proofs))
     else:
         diff = sp.simplify(lhs - rhs)
         if diff == 0:
             return (True, "rewrite", f"the difference simplifies to 0 {every}", None, ())
         if rel != "==" and _scalar_order(lhs, rel, rhs):
-            return (True, "rules for every f", f"a maximum is at least each argument {every}",
+            return (True, "rewrite", f"a maximum is at least each argument {every}",
                     None, ())
     return _refute(lhs, rel, rhs, over, dps, verify, every)
 
