@@ -390,6 +390,45 @@ stated(PAPER, "Prop. 5",
        "and max of the two f_{eps,delta}-DP; max{f_{1,1/10}, f_{2,1/100}} is symmetric",
        _prop5)
 
+
+def _prop6_every_f():
+    f, h = ta.TradeOffSymbol("f"), ta.TradeOffSymbol("h", symmetric=True)
+    d_f, d_inv = F("delta", f, eps), F("delta", ta.Inverse(f), eps)
+    return [ta.verify(h, ">=", ta.EpsDelta(eps, F("delta", h, eps))),
+            ta.verify(f, ">=", ta.EpsDelta(eps, sp.Max(d_f, d_inv)))]
+
+
+def _prop6_np() -> Check:
+    """Prop. 6 on explicit finite pairs, exactly: with delta* = max{sum (Q_i - E P_i)_+,
+    sum (P_i - E Q_i)_+} (the hockey-stick divergences, E = e^eps), every Neyman-Pearson knot
+    (x, y) of T(P, Q) has y + E x >= 1 - delta* and x + E y >= 1 - delta* (so T(P, Q) >=
+    f_{eps,delta*}: a convex piecewise-linear function lies above a line iff its knots do), with
+    equality at some knot (no smaller delta works)."""
+    Fr = Fraction
+    pairs = [((Fr(1, 2), Fr(1, 3), Fr(1, 6)), (Fr(1, 6), Fr(1, 3), Fr(1, 2))),
+             ((Fr(3, 4), Fr(1, 4)), (Fr(0), Fr(1))),
+             ((Fr(1, 2), Fr(1, 2), Fr(0)), (Fr(0), Fr(1, 4), Fr(3, 4)))]
+    n = 0
+    for (P, Q), E in product(pairs, (Fr(1), Fr(2), Fr(3))):
+        d = max(sum(max(q - E * p_, 0) for p_, q in zip(P, Q, strict=True)),
+                sum(max(p_ - E * q, 0) for p_, q in zip(P, Q, strict=True)))
+        knots = _lower_hull(_np_points(P, Q))
+        lows = [min(y + E * x, x + E * y) for x, y in knots]
+        if min(lows) != 1 - d:
+            return Check("fails", f"P = {P}, Q = {Q}, e^eps = {E}: min {min(lows)} != "
+                         f"1 - delta* = {1 - d}", certified=True)
+        n += 1
+    return Check("holds", f"T(P, Q) >= f_{{eps,delta*}} with equality somewhere, exactly, for "
+                 f"{n} (pair, e^eps) cases", certified=True, basis=_NP_BASIS,
+                 scope="3 finite pairs (one symmetric, two asymmetric), e^eps in {1, 2, 3}")
+
+
+stated(PAPER, "Prop. 6",
+       "for every symmetric trade-off function h and eps >= 0: h >= f_{eps, delta_h(eps)}; for "
+       "every trade-off function f: f >= f_{eps, max{delta_f(eps), delta_{f^-1}(eps)}} "
+       "(delta_f(eps) = 1 + f^*(-e^eps))",
+       _prop6_every_f, crosscheck=_prop6_np, instances=False)
+
 stated(PAPER, "Eq. (7)",
        "the convex conjugate g^*(y) = sup_x (y x - g(x)) of G_1 at y = -e equals "
        "Phi(-1/2) - e Phi(-3/2) - 1 (= delta(1) - 1), to 25 digits",
