@@ -28,7 +28,7 @@ from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
 from ._claims import Check, misprint, not_stated, stated
-from .drs import _NP_BASIS, _BruteNP, _lower_hull, _np_points
+from .drs import _NP_BASIS, _BruteNP, _interp, _lower_hull, _np_points
 from .independent import kl_by_definition
 
 PAPER = "Dong, Roth & Su"
@@ -235,6 +235,57 @@ stated(PAPER, "Sec. 2.1 text (after Prop. 2)",
        "f^S is symmetric, (f^S)^{-1} = f^S, and f^S >= f (for f = T((3/4, 1/4), (0, 1)))",
        lambda: [ta.verify(ta.Inverse(ta.Symmetrize(_F4)), "==", ta.Symmetrize(_F4)),
                 ta.verify(ta.Symmetrize(_F4), ">=", _F4)])
+
+
+def _prop2_every_f():
+    f = ta.TradeOffSymbol("f")
+    return [ta.verify(ta.Symmetrize(f), ">=", f), ta.verify(ta.Symmetrize(f), ">=", ta.Inverse(f)),
+            ta.verify(ta.Inverse(ta.Symmetrize(f)), "==", ta.Symmetrize(f))]
+
+
+def _max_knots(k1, k2):
+    """The knots of max{F1, F2} for two piecewise-linear functions on [0, 1] (exact): the
+    knots of both and the crossings of their segments."""
+    xs = {x for x, _ in k1} | {x for x, _ in k2}
+    for (a1, b1), (a2, b2) in zip(k1, k1[1:], strict=False):
+        for (c1, d1), (c2, d2) in zip(k2, k2[1:], strict=False):
+            if a1 == a2 or c1 == c2:
+                continue
+            s1, s2 = (b2 - b1) / (a2 - a1), (d2 - d1) / (c2 - c1)
+            if s1 != s2:
+                x = (d1 - s2 * c1 - b1 + s1 * a1) / (s1 - s2)
+                if max(a1, c1) <= x <= min(a2, c2):
+                    xs.add(x)
+    return [(x, max(_interp(k1, x), _interp(k2, x))) for x in sorted(xs)]
+
+
+def _prop2_np() -> Check:
+    """Prop. 2 on explicit finite pairs, exactly: f = T(P, Q) and f^{-1} = T(Q, P) by
+    brute-force Neyman-Pearson; f^S = max{f, f^{-1}} from the knots of both and their
+    crossings; f^S >= f and >= f^{-1}, and the Eq. (3) inverse of f^S equals f^S."""
+    Fr = Fraction
+    pairs = [((Fr(3, 4), Fr(1, 4)), (Fr(0), Fr(1))),
+             ((Fr(1, 2), Fr(1, 2), Fr(0)), (Fr(0), Fr(1, 4), Fr(3, 4))),
+             ((Fr(1, 2), Fr(1, 4), Fr(1, 4)), (Fr(1, 8), Fr(1, 8), Fr(3, 4)))]
+    levels = [Fr(0), Fr(1, 10), Fr(1, 4), Fr(1, 3), Fr(1, 2), Fr(7, 8), Fr(1)]
+    n = 0
+    for P, Q in pairs:
+        k1, k2 = _lower_hull(_np_points(P, Q)), _lower_hull(_np_points(Q, P))
+        ks = _max_knots(k1, k2)
+        for x in levels:
+            v = _interp(ks, x)
+            if v < _interp(k1, x) or v < _interp(k2, x) or _eq3_inverse(ks, x) != v:
+                return Check("fails", f"at alpha = {x} for P = {P}, Q = {Q}", certified=True)
+            n += 1
+    return Check("holds", f"f^S >= f, f^S >= f^-1 and (f^S)^-1 = f^S exactly at {n} (pair, "
+                 "alpha) points", certified=True, basis=_NP_BASIS,
+                 scope=f"3 asymmetric finite pairs at alpha in {[str(a) for a in levels]}")
+
+
+stated(PAPER, "Prop. 2",
+       "for every trade-off function f: f^S = max{f, f^{-1}} lies above f and above f^{-1}, and "
+       "is symmetric: (f^S)^{-1} = f^S",
+       _prop2_every_f, crosscheck=_prop2_np, instances=False)
 
 
 def _eq4():
