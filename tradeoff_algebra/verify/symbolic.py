@@ -47,13 +47,13 @@ from ..rewrite.derive import Derivation, Step
 from ..rewrite.general import FACTS, MONOTONE_FACT
 from .monotone import prove_le, same_node
 
-__all__ = ["symbolic_claim", "substitutions", "prove_le_tradeoff"]
+__all__ = ["symbolic_claim", "contains_symbol", "substitutions", "prove_le_tradeoff"]
 
-R = sp.Rational
 #: Depth of the ordering search (each level one fact).
 MAX_DEPTH = 10
 #: Substitutions tried for a counterexample, at most.
 MAX_SUBSTITUTIONS = 6
+
 
 def _candidates(s: TradeOffSymbol) -> list[TradeOff]:
     """The registered instances (``families/symbol_instances.py``) with the properties ``s``
@@ -64,8 +64,9 @@ def _candidates(s: TradeOffSymbol) -> list[TradeOff]:
 
 def substitutions(*exprs: Any, limit: int = MAX_SUBSTITUTIONS) -> list[dict]:
     """Concrete trade-off functions for the symbols of ``exprs``, each with the properties its
-    symbol declares: up to ``limit`` maps {symbol: function} (the diagonal first, so that
-    every candidate of each symbol is tried once)."""
+    symbol declares: up to ``limit`` maps {symbol: function} (shifted diagonals first, so
+    that every candidate of each symbol is tried once, with distinct symbols given distinct
+    functions)."""
     syms = tradeoff_symbols(*exprs)
     if not syms:
         return []
@@ -237,7 +238,8 @@ def _derivations(*exprs) -> tuple:
 
 
 def _order(sl: TradeOff, sr: TradeOff, rel: str, box: dict) -> tuple | None:
-    """(derivation, direction text) proving ``sl rel sr`` for every f, or None."""
+    """A derivation (small side to large side, each step a cited fact) proving ``sl rel sr``
+    for every trade-off function, or None."""
     big, small = (sl, sr) if rel == ">=" else (sr, sl)
     steps = _duality(big, small) or prove_le_tradeoff(small, big, box)
     if steps is None:
@@ -309,9 +311,9 @@ def _refute(lhs, rel, rhs, over, dps, verify, every) -> tuple:
             held += 1
         else:
             undecided += 1
-    ev = (f"no rule valid for every trade-off function decides this ({every}); with "
-          f"{len(subs)} concrete trade-off functions substituted, the claim holds for {held} "
-          f"and is undecided for {undecided}")
+    ev = (f"no rule valid for every trade-off function decides this ({every}); of "
+          f"{len(subs)} substitutions of concrete trade-off functions, the claim holds for "
+          f"{held} and is undecided for {undecided}")
     if tried:
         ev += f" ({tried[0]}, ...)"
     return (None, "rules for every f", ev, None, ())
