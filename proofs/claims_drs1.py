@@ -721,7 +721,9 @@ stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
                 ta.verify(ta.kappa3(ta.EpsDelta(sp.log(2), R(1, 2))), "==", sp.oo)])
 not_stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
            "kappa_3(f_i) < inf implies that kl, kappa_2 and bar kappa_3 are finite",
-           needs="quantification over trade-off functions (an implication between functionals)")
+           needs="the functionals kl, kappa_2, kappa_3, bar kappa_3 of a trade-off symbol (an "
+                 "implication between functionals of an arbitrary f: Lyapunov's inequality "
+                 "on the log-likelihood ratio)")
 
 def _thm5_cases():
     """Exact compositions with gamma < 1/2 and their Berry-Esseen sandwich (Thm. 5)."""
