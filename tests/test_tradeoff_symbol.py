@@ -254,3 +254,26 @@ def test_scalar_claims_on_symbols():
     assert ta.verify(d, "==", d).status is True
     assert ta.verify(sp.Max(d, ta.Functional("delta", ta.Inverse(f), eps)), ">=", d).status \
         is True
+
+
+@pytest.mark.parametrize("F", RATIONAL)
+def test_parameter_facts_hold_for_concrete_functions(F):
+    """f^{(x) 3} <= f^{(x) 2}, f_{2/3} <= f_{1/3}, C_{2/3}(f) <= C_{1/3}(f), Group(f, 3) <=
+    Group(f, 2): each side by definition."""
+    _le(ta.TensorPower(F, 3), ta.TensorPower(F, 2))
+    _le(ta.Mix(F, R(2, 3)), ta.Mix(F, R(1, 3)))
+    _le(ta.C(R(2, 3), F), ta.C(R(1, 3), F))
+    _le(ta.Group(F, 3), ta.Group(F, 2))
+
+
+def test_operand_steps_are_shown_in_the_whole_expression():
+    q = sp.Symbol("q", nonnegative=True)
+    v = ta.verify(ta.C(p + q, f @ g), "<=", ta.C(p, ta.Max(f, h)),
+                  over={p: (0, R(1, 2)), q: (0, R(1, 2))})
+    assert v.status is True
+    chain = v.derivations[-1]
+    assert [s.rule.name for s in chain.steps] == ["tensor_le_factor", "max_ge_parts",
+                                                  "param_subsample", "monotone_subsample"]
+    assert chain.steps[0].expr_after == ta.C(p + q, f)  # the operand's step, in context
+    assert ta.verify(ta.TensorPower(f, 3), "<=", ta.TensorPower(f, 2)).status is True
+    assert ta.verify(ta.TensorPower(f, 2), "<=", ta.TensorPower(f, 3)).status is not True

@@ -150,6 +150,17 @@ FACTS: dict[str, Rule] = {r.name: r for r in (
     _fact("monotone_hull", SymmetricHull,
           WANG.sec("4", note="C(f) = min{f, f^{-1}}^{**} is non-decreasing in f"), "lower",
           "the symmetric hull is non-decreasing in f"),
+    _fact("param_power", TensorPower,
+          DRS.sec("3.1", note="f^{(x) (n+1)} = f^{(x) n} (x) f <= f^{(x) n}"), "upper",
+          "f^{(x) n} is non-increasing in n"),
+    _fact("param_mix", Mix, DRS.sec("4.1", note="f_p = f + (1 - p)(Id - f), Id >= f"), "upper",
+          "f_p is non-increasing in p"),
+    _fact("param_subsample", Subsample,
+          DRS.defn(6, note="C_p(f) = C(f_p), C monotone, f_p non-increasing in p"), "upper",
+          "C_p(f) is non-increasing in p"),
+    _fact("param_group", Group,
+          DRS.sec("2.5", note="1 - (1 - f)^{o k} <= 1 - (1 - f)^{o (k-1)}"), "upper",
+          "Group(f, k) is non-increasing in k"),
     _fact("duality", TradeOffSymbol,
           DRS.prop(6, note="f >= f_{eps,delta} iff delta >= delta_f(eps) and delta >= "
                            "delta_{f^-1}(eps), delta_f(eps) = 1 + f^*(-e^eps)"),
@@ -161,6 +172,10 @@ def fact(name: str) -> Rule:
     """The fact called ``name`` (a key of :data:`FACTS`)."""
     return FACTS[name]
 
+
+#: Operators non-increasing in their scalar parameter (n, p, p, k), with their fact.
+PARAM_FACT = {TensorPower: "param_power", Mix: "param_mix", Subsample: "param_subsample",
+              Group: "param_group"}
 
 #: Operators whose value is non-decreasing in every trade-off operand, with their fact.
 MONOTONE_FACT = {Tensor: "monotone_tensor", TensorPower: "monotone_power",

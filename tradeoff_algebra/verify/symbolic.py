@@ -44,13 +44,15 @@ from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull, Symmetrize
 from ..rewrite import derive, simplify
 from ..rewrite.derive import Derivation, Step
-from ..rewrite.general import FACTS, MONOTONE_FACT
+from ..rewrite.general import FACTS, MONOTONE_FACT, PARAM_FACT
 from .monotone import prove_le, same_node
 
 __all__ = ["symbolic_claim", "contains_symbol", "substitutions", "prove_le_tradeoff"]
 
 #: Depth of the ordering search (each level one fact).
 MAX_DEPTH = 10
+#: Pairs (smaller, larger) the ordering search visits at most.
+MAX_VISITS = 2000
 #: Substitutions tried for a counterexample, at most.
 MAX_SUBSTITUTIONS = 6
 
@@ -108,12 +110,22 @@ def _simp(x: TradeOff) -> TradeOff:
         return x
 
 
-def prove_le_tradeoff(s: TradeOff, b: TradeOff, box: dict,
-                      depth: int = 0) -> list[Step] | None:
+def prove_le_tradeoff(s: TradeOff, b: TradeOff, box: dict, depth: int = 0,
+                      state: dict | None = None) -> list[Step] | None:
     """A chain of facts valid for every trade-off function proving ``s <= b`` pointwise (the
-    steps, each ``before <= after``), or None (not proved; it may still hold)."""
-    if depth > MAX_DEPTH:
+    steps, each ``before <= after``), or None (not proved; it may still hold). The search
+    visits at most :data:`MAX_VISITS` pairs and remembers the pairs it failed on."""
+    state = {"left": MAX_VISITS, "failed": set()} if state is None else state
+    if depth > MAX_DEPTH or state["left"] <= 0 or (s, b) in state["failed"]:
         return None
+    state["left"] -= 1
+    out = _search(s, b, box, depth, state)
+    if out is None:
+        state["failed"].add((s, b))
+    return out
+
+
+def _search(s: TradeOff, b: TradeOff, box: dict, depth: int, state: dict) -> list[Step] | None:
     if same_node(s, b):
         return []
     if b.is_greatest:
@@ -121,14 +133,14 @@ def prove_le_tradeoff(s: TradeOff, b: TradeOff, box: dict,
     if s.is_least:
         return [_step("ge_zero", s, b)]
     for name, mid in _above(s):
-        rest = prove_le_tradeoff(mid, b, box, depth + 1)
+        rest = prove_le_tradeoff(mid, b, box, depth + 1, state)
         if rest is not None:
             return [_step(name, s, mid), *rest]
     for name, mid in _below(b):
-        rest = prove_le_tradeoff(s, mid, box, depth + 1)
+        rest = prove_le_tradeoff(s, mid, box, depth + 1, state)
         if rest is not None:
             return [*rest, _step(name, mid, b)]
-    return _congruent(s, b, box, depth)
+    return _congruent(s, b, box, depth, state)
 
 
 def _above(s: TradeOff) -> list[tuple[str, TradeOff]]:
@@ -158,14 +170,11 @@ def _below(b: TradeOff) -> list[tuple[str, TradeOff]]:
     return []
 
 
-#: How a scalar parameter moves each operator (-1: non-increasing), for every operand:
-#: f^{(x) n} in n (f <= Id), f_p in p (f <= Id), C_p(f) = C(f_p) in p, Group(f, k) in k.
-_PARAM_DIRECTION = {TensorPower: -1, Mix: -1, Subsample: -1, Group: -1}
-
-
-def _congruent(s: TradeOff, b: TradeOff, box: dict, depth: int) -> list[Step] | None:
+def _congruent(s: TradeOff, b: TradeOff, box: dict, depth: int,
+               state: dict) -> list[Step] | None:
     """The same monotone operator on both sides: operands ordered, parameters equal or ordered
-    in the operator's direction."""
+    in the operator's direction. The operands' steps are shown in the whole expression; a last
+    step cites the operator's monotonicity."""
     cls = type(s)
     if cls is not type(b) or cls not in MONOTONE_FACT or len(s.args) != len(b.args):
         return None
@@ -173,30 +182,43 @@ def _congruent(s: TradeOff, b: TradeOff, box: dict, depth: int) -> list[Step] | 
     commutative = cls in (Tensor, Max) and n <= 4
     orders = permutations(range(n)) if commutative else [tuple(range(n))]
     for order in orders:
-        steps: list[Step] = []
-        ok = True
-        for i, j in enumerate(order):
-            x, y = s.args[j], b.args[i]
-            if isinstance(x, TradeOff) and isinstance(y, TradeOff):
-                sub = prove_le_tradeoff(x, y, box, depth + 1)
-                if sub is None:
-                    ok = False
-                    break
-                steps += sub
-            elif isinstance(x, TradeOff) or isinstance(y, TradeOff):
-                ok = False
-                break
-            elif x != y:
-                d = _PARAM_DIRECTION.get(cls)
-                if d is None or not prove_le(y, x, box):  # non-increasing: b's parameter <= s's
-                    ok = False
-                    break
-                steps.append(_step(MONOTONE_FACT[cls], s, b))
-        if ok:
-            if steps:
-                steps.append(_step(MONOTONE_FACT[cls], s, b))
-            return steps
+        out = _lift(s, b, order, box, depth, state)
+        if out is not None:
+            return out
     return None
+
+
+def _lift(s: TradeOff, b: TradeOff, order: tuple, box: dict, depth: int,
+          state: dict) -> list[Step] | None:
+    cls = type(s)
+    cur = list(s.args)
+    steps: list[Step] = []
+    moved = False  # an operand moved: the operator's monotonicity is used
+    for i, j in enumerate(order):
+        x, y = s.args[j], b.args[i]
+        if x == y:
+            continue
+        if isinstance(x, TradeOff) and isinstance(y, TradeOff):
+            sub = prove_le_tradeoff(x, y, box, depth + 1, state)
+            if sub is None:
+                return None
+
+            def ctx(z, j=j):
+                return cls(*(z if k == j else a for k, a in enumerate(cur)))
+
+            steps += [Step(st.rule, st.before, st.after, ctx(st.expr_before),
+                           ctx(st.expr_after)) for st in sub]
+            moved = True
+        elif isinstance(x, TradeOff) or isinstance(y, TradeOff):
+            return None
+        else:  # a parameter: the operator is non-increasing in it, so b's must be <= s's
+            if cls not in PARAM_FACT or not prove_le(y, x, box):
+                return None
+            before = cls(*cur)
+            after = cls(*(y if k == j else a for k, a in enumerate(cur)))
+            steps.append(Step(_up(PARAM_FACT[cls]), before, after, before, after))
+        cur[j] = y
+    return [*steps, _step(MONOTONE_FACT[cls], s, b)] if moved else steps
 
 
 # -- duality (Prop. 6) ----------------------------------------------------------------------------
