@@ -18,13 +18,17 @@ Entries with nothing to compute, not registered:
 
 from __future__ import annotations
 
+from fractions import Fraction
+from itertools import product
+
 import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
-from ._claims import misprint, not_stated, stated
+from ._claims import Check, misprint, not_stated, stated
+from .drs import _NP_BASIS, _BruteNP, _interp, _lower_hull, _np_points
 from .independent import kl_by_definition
 
 PAPER = "Dong, Roth & Su"
@@ -282,6 +286,57 @@ stated(PAPER, "Sec. 2.1 text (after Prop. 2)",
                 ta.verify(ta.Symmetrize(_F4), ">=", _F4)])
 
 
+def _prop2_every_f():
+    f = ta.TradeOffSymbol("f")
+    return [ta.verify(ta.Symmetrize(f), ">=", f), ta.verify(ta.Symmetrize(f), ">=", ta.Inverse(f)),
+            ta.verify(ta.Inverse(ta.Symmetrize(f)), "==", ta.Symmetrize(f))]
+
+
+def _max_knots(k1, k2):
+    """The knots of max{F1, F2} for two piecewise-linear functions on [0, 1] (exact): the
+    knots of both and the crossings of their segments."""
+    xs = {x for x, _ in k1} | {x for x, _ in k2}
+    for (a1, b1), (a2, b2) in zip(k1, k1[1:], strict=False):
+        for (c1, d1), (c2, d2) in zip(k2, k2[1:], strict=False):
+            if a1 == a2 or c1 == c2:
+                continue
+            s1, s2 = (b2 - b1) / (a2 - a1), (d2 - d1) / (c2 - c1)
+            if s1 != s2:
+                x = (d1 - s2 * c1 - b1 + s1 * a1) / (s1 - s2)
+                if max(a1, c1) <= x <= min(a2, c2):
+                    xs.add(x)
+    return [(x, max(_interp(k1, x), _interp(k2, x))) for x in sorted(xs)]
+
+
+def _prop2_np() -> Check:
+    """Prop. 2 on explicit finite pairs, exactly: f = T(P, Q) and f^{-1} = T(Q, P) by
+    brute-force Neyman-Pearson; f^S = max{f, f^{-1}} from the knots of both and their
+    crossings; f^S >= f and >= f^{-1}, and the Eq. (3) inverse of f^S equals f^S."""
+    Fr = Fraction
+    pairs = [((Fr(3, 4), Fr(1, 4)), (Fr(0), Fr(1))),
+             ((Fr(1, 2), Fr(1, 2), Fr(0)), (Fr(0), Fr(1, 4), Fr(3, 4))),
+             ((Fr(1, 2), Fr(1, 4), Fr(1, 4)), (Fr(1, 8), Fr(1, 8), Fr(3, 4)))]
+    levels = [Fr(0), Fr(1, 10), Fr(1, 4), Fr(1, 3), Fr(1, 2), Fr(7, 8), Fr(1)]
+    n = 0
+    for P, Q in pairs:
+        k1, k2 = _lower_hull(_np_points(P, Q)), _lower_hull(_np_points(Q, P))
+        ks = _max_knots(k1, k2)
+        for x in levels:
+            v = _interp(ks, x)
+            if v < _interp(k1, x) or v < _interp(k2, x) or _eq3_inverse(ks, x) != v:
+                return Check("fails", f"at alpha = {x} for P = {P}, Q = {Q}", certified=True)
+            n += 1
+    return Check("holds", f"f^S >= f, f^S >= f^-1 and (f^S)^-1 = f^S exactly at {n} (pair, "
+                 "alpha) points", certified=True, basis=_NP_BASIS,
+                 scope=f"3 asymmetric finite pairs at alpha in {[str(a) for a in levels]}")
+
+
+stated(PAPER, "Prop. 2",
+       "for every trade-off function f: f^S = max{f, f^{-1}} lies above f and above f^{-1}, and "
+       "is symmetric: (f^S)^{-1} = f^S",
+       _prop2_every_f, crosscheck=_prop2_np, instances=False)
+
+
 def _eq4():
     pts = [(3, R(1, 10)), (1, R(1, 2)), (R(3, 2), 0), (7, R(9, 10)), (50, R(1, 10))]
     out = []
@@ -435,6 +490,45 @@ stated(PAPER, "Prop. 5",
        "and max of the two f_{eps,delta}-DP; max{f_{1,1/10}, f_{2,1/100}} is symmetric",
        _prop5)
 
+
+def _prop6_every_f():
+    f, h = ta.TradeOffSymbol("f"), ta.TradeOffSymbol("h", symmetric=True)
+    d_f, d_inv = F("delta", f, eps), F("delta", ta.Inverse(f), eps)
+    return [ta.verify(h, ">=", ta.EpsDelta(eps, F("delta", h, eps))),
+            ta.verify(f, ">=", ta.EpsDelta(eps, sp.Max(d_f, d_inv)))]
+
+
+def _prop6_np() -> Check:
+    """Prop. 6 on explicit finite pairs, exactly: with delta* = max{sum (Q_i - E P_i)_+,
+    sum (P_i - E Q_i)_+} (the hockey-stick divergences, E = e^eps), every Neyman-Pearson knot
+    (x, y) of T(P, Q) has y + E x >= 1 - delta* and x + E y >= 1 - delta* (so T(P, Q) >=
+    f_{eps,delta*}: a convex piecewise-linear function lies above a line iff its knots do), with
+    equality at some knot (no smaller delta works)."""
+    Fr = Fraction
+    pairs = [((Fr(1, 2), Fr(1, 3), Fr(1, 6)), (Fr(1, 6), Fr(1, 3), Fr(1, 2))),
+             ((Fr(3, 4), Fr(1, 4)), (Fr(0), Fr(1))),
+             ((Fr(1, 2), Fr(1, 2), Fr(0)), (Fr(0), Fr(1, 4), Fr(3, 4)))]
+    n = 0
+    for (P, Q), E in product(pairs, (Fr(1), Fr(2), Fr(3))):
+        d = max(sum(max(q - E * p_, 0) for p_, q in zip(P, Q, strict=True)),
+                sum(max(p_ - E * q, 0) for p_, q in zip(P, Q, strict=True)))
+        knots = _lower_hull(_np_points(P, Q))
+        lows = [min(y + E * x, x + E * y) for x, y in knots]
+        if min(lows) != 1 - d:
+            return Check("fails", f"P = {P}, Q = {Q}, e^eps = {E}: min {min(lows)} != "
+                         f"1 - delta* = {1 - d}", certified=True)
+        n += 1
+    return Check("holds", f"T(P, Q) >= f_{{eps,delta*}} with equality somewhere, exactly, for "
+                 f"{n} (pair, e^eps) cases", certified=True, basis=_NP_BASIS,
+                 scope="3 finite pairs (one symmetric, two asymmetric), e^eps in {1, 2, 3}")
+
+
+stated(PAPER, "Prop. 6",
+       "for every symmetric trade-off function h and eps >= 0: h >= f_{eps, delta_h(eps)}; for "
+       "every trade-off function f: f >= f_{eps, max{delta_f(eps), delta_{f^-1}(eps)}} "
+       "(delta_f(eps) = 1 + f^*(-e^eps))",
+       _prop6_every_f, crosscheck=_prop6_np, instances=False)
+
 stated(PAPER, "Eq. (7)",
        "the convex conjugate g^*(y) = sup_x (y x - g(x)) of G_1 at y = -e equals "
        "Phi(-1/2) - e Phi(-3/2) - 1 (= delta(1) - 1), to 25 digits",
@@ -553,9 +647,83 @@ stated(PAPER, "Sec. 3.1 (arXiv footnote 14)",
                 ta.verify(ta.G(mu) @ ta.Laplace(nu), "==", ta.Laplace(nu) @ ta.G(mu)),
                 ta.verify(ta.Id @ ta.Laplace(nu), "==", ta.Laplace(nu))])
 
-not_stated(PAPER, "Thm. 4",
+# Claims for every trade-off function: trade-off symbols (tradeoff_algebra/core/symbol.py),
+# decided by the rules valid for every f (rewrite/general.py, verify/symbolic.py).
+_f1, _f2, _f3, _g = (ta.TradeOffSymbol(x) for x in ("f1", "f2", "f3", "g"))
+_h1, _h2 = (ta.TradeOffSymbol(x, symmetric=True) for x in ("h1", "h2"))
+
+
+def _thm4_algebra():
+    return [ta.verify(_f1 @ _f2, "<=", _f1), ta.verify(_f1 @ _f2 @ _f3, "<=", _f2),
+            ta.verify(ta.Max(_f1, _g) @ _f2, ">=", _f1 @ _f2),
+            ta.verify(_f1 @ ta.Id, "==", _f1),
+            ta.verify((_f1 @ _f2) @ _f3, "==", _f1 @ (_f2 @ _f3)),
+            ta.verify(_f1 @ _f2, "==", _f2 @ _f1),
+            ta.verify(ta.Inverse(_h1 @ _h2), "==", _h1 @ _h2)]
+
+
+stated(PAPER, "Thm. 4",
+       "the guarantee f_1 (x) ... (x) f_n of an adaptive composition, for every trade-off "
+       "function f_i (what the theorem reduces to in the algebra): composing never gains "
+       "privacy (f_1 (x) f_2 <= f_1, f_1 (x) f_2 (x) f_3 <= f_2), a stronger guarantee of one step "
+       "gives a stronger bound (max{f_1, g} (x) f_2 >= f_1 (x) f_2), a perfectly private step "
+       "changes nothing (f (x) Id = f), the order of the steps does not matter, and the bound "
+       "is symmetric when the f_i are; the mechanisms themselves: the next entry",
+       _thm4_algebra, instances=False)
+not_stated(PAPER, "Thm. 4 (the mechanisms)",
            "the adaptive composition of f_i-DP mechanisms is f_1 (x) ... (x) f_n-DP",
-           needs="adaptive (conditional) mechanisms")
+           needs="adaptive (conditional) mechanisms as objects")
+
+
+def _eq3_inverse(hull, a):
+    """Eq. (3): inf{t : F(t) <= a} for F the convex piecewise-linear function with ``hull``'s
+    knots (exact Fractions)."""
+    if hull[0][1] <= a:
+        return hull[0][0]
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
+        if y2 <= a < y1:
+            return x1 + (y1 - a) * (x2 - x1) / (y1 - y2)
+    raise ValueError(a)
+
+
+def _tensor_np() -> Check:
+    """Sec. 3.1, properties 2-4 on explicit finite pairs, by brute-force Neyman-Pearson and
+    exact rationals (no rule of the library): T(P x R, Q x R) = T(P, Q); the Eq. (3) inverse of
+    T(P x P', Q x Q') equals T(Q x Q', P x P'); merging outcomes of the second pair (Lemma 1:
+    a larger g) raises the product."""
+    Fr = Fraction
+    pairs = [((Fr(3, 4), Fr(1, 4)), (Fr(0), Fr(1))),
+             ((Fr(1, 2), Fr(1, 3), Fr(1, 6)), (Fr(1, 6), Fr(1, 3), Fr(1, 2))),
+             ((Fr(1, 2), Fr(1, 2), Fr(0)), (Fr(0), Fr(1, 4), Fr(3, 4)))]
+    same = (Fr(1, 3), Fr(2, 3))
+    levels = [Fr(0), Fr(1, 10), Fr(1, 3), Fr(1, 2), Fr(7, 8), Fr(1)]
+    n = 0
+    for (P, Q), (P2, Q2) in product(pairs, repeat=2):
+        f, fg = _BruteNP(P, Q), _BruteNP(_product(P, P2), _product(Q, Q2))
+        unit = _BruteNP(_product(P, same), _product(Q, same))
+        inv = _BruteNP(_product(Q, Q2), _product(P, P2))
+        merged = _BruteNP(_product(P, P2[:-2] + (P2[-2] + P2[-1],)),
+                          _product(Q, Q2[:-2] + (Q2[-2] + Q2[-1],)))
+        hull = _lower_hull(_np_points(_product(P, P2), _product(Q, Q2)))
+        for a in levels:
+            if unit(a) != f(a) or _eq3_inverse(hull, a) != inv(a) or merged(a) < fg(a):
+                return Check("fails", f"differs at alpha = {a} for P = {P}, P' = {P2}",
+                             certified=True)
+            n += 1
+    return Check("holds", f"properties 2-4 exactly at {n} (pair, pair, alpha) points",
+                 certified=True, basis=_NP_BASIS,
+                 scope=f"3 x 3 finite pairs at alpha in {[str(a) for a in levels]}")
+
+
+stated(PAPER, "Sec. 3.1, properties 2, 3 and 4",
+       "for every trade-off function f, g, g1 (symbols): f (x) max{g, g1} >= f (x) g, "
+       "f (x) Id = Id (x) f = f, (f (x) g)^{-1} = f^{-1} (x) g^{-1}, and f (x) g is symmetric "
+       "when f and g are",
+       lambda: [ta.verify(_f1 @ ta.Max(_g, _f2), ">=", _f1 @ _g),
+                ta.verify(_f1 @ ta.Id, "==", _f1), ta.verify(ta.Id @ _f1, "==", _f1),
+                ta.verify(ta.Inverse(_f1 @ _g), "==", ta.Inverse(_f1) @ ta.Inverse(_g)),
+                ta.verify(ta.Inverse(_h1 @ _h2), "==", _h1 @ _h2)],
+       crosscheck=_tensor_np, instances=False)
 
 
 def _tightness():
@@ -605,7 +773,9 @@ stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
                 ta.verify(ta.kappa3(ta.EpsDelta(sp.log(2), R(1, 2))), "==", sp.oo)])
 not_stated(PAPER, "Sec. 3.2 text (after Thm. 5)",
            "kappa_3(f_i) < inf implies that kl, kappa_2 and bar kappa_3 are finite",
-           needs="quantification over trade-off functions (an implication between functionals)")
+           needs="the functionals kl, kappa_2, kappa_3, bar kappa_3 of a trade-off symbol (an "
+                 "implication between functionals of an arbitrary f: Lyapunov's inequality "
+                 "on the log-likelihood ratio)")
 
 def _thm5_cases():
     """Exact compositions with gamma < 1/2 and their Berry-Esseen sandwich (Thm. 5)."""

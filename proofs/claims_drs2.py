@@ -26,6 +26,7 @@ Textual slips with nothing to compute (listed here, not registered):
 
 from __future__ import annotations
 
+from fractions import Fraction
 from itertools import combinations, product
 
 import sympy as sp
@@ -35,6 +36,7 @@ from tradeoff_algebra.core.validate import mpf_rational
 from tradeoff_algebra.numeric.context import mp
 
 from ._claims import Check, misprint, not_stated, stated
+from .drs import _NP_BASIS, _BruteNP, _interp, _lower_hull, _np_points
 from .independent import chi2_plus_quadrature, lemma4_printed
 
 PAPER = "Dong, Roth & Su"
@@ -221,9 +223,90 @@ stated(PAPER, "Sec. 4.1 text",
        "(2, 1/10, 1/5), (3, 1/2, 1/2), (20, 1/2, 1/10), (3, 0, 9/10) and a symmetric finite f "
        "at p = 1/3", _aside)
 
-not_stated(PAPER, "Thm. 9",
+# Claims for every trade-off function: trade-off symbols (tradeoff_algebra/core/symbol.py),
+# decided by the rules valid for every f (rewrite/general.py, verify/symbolic.py).
+_f, _g = ta.TradeOffSymbol("f"), ta.TradeOffSymbol("g")
+_P01 = {p: (0, 1)}
+
+
+def _thm9_algebra():
+    return [ta.verify(ta.Inverse(ta.C(p, _f)), "==", ta.C(p, _f), over=_P01),
+            ta.verify(ta.C(p, _f), ">=", ta.SymmetricHull(_f), over=_P01),
+            ta.verify(ta.C(p, _f), "<=", ta.Mix(_f, p), over=_P01),
+            ta.verify(ta.C(p, ta.Max(_f, _g)), ">=", ta.C(p, _g), over=_P01),
+            ta.verify(ta.C(0, _f), "==", ta.Id),
+            ta.verify(ta.C(p, _f) @ ta.C(p, _g), "<=", ta.Mix(_f, p), over=_P01)]
+
+
+stated(PAPER, "Thm. 9",
+       "the guarantee C_p(f) of a subsampled f-DP mechanism, for every trade-off function f "
+       "and 0 <= p <= 1 (what the theorem reduces to in the algebra): C_p(f) is symmetric, "
+       "lies between the symmetric hull C(f) and f_p, grows with f (C_p(max{f, g}) >= "
+       "C_p(g)), C_0(f) = Id, and a composition of subsampled steps stays below each step's "
+       "f_p; the subsampled mechanisms themselves: the next entry",
+       _thm9_algebra, instances=False)
+not_stated(PAPER, "Thm. 9 (the mechanisms)",
            "if M is f-DP on X^m then M o Sample_m is C_{m/n}(f)-DP on X^n",
            needs="mechanisms as objects (subsampling of an arbitrary mechanism)")
+
+
+def _cp_np() -> Check:
+    """C_p(T(P, Q)) by definition on explicit finite pairs, in exact rationals (no rule of the
+    library): f_p = T(P, (1-p) P + p Q) and f_p^{-1} = T((1-p) P + p Q, P) by brute-force
+    Neyman-Pearson; min{f_p, f_p^{-1}}^{**} is the lower convex hull of the knots of both.
+    Checked: C_p(f) <= f_p and <= f_p^{-1}; C_p(f) is its own Eq. (3) inverse; merging two
+    outcomes (Lemma 1: a larger f) does not lower C_p."""
+    Fr = Fraction
+    pairs = [((Fr(3, 4), Fr(1, 4), Fr(0)), (Fr(0), Fr(1, 2), Fr(1, 2))),
+             ((Fr(1, 2), Fr(1, 4), Fr(1, 4)), (Fr(1, 8), Fr(1, 8), Fr(3, 4))),
+             ((Fr(1, 2), Fr(1, 2), Fr(0)), (Fr(0), Fr(1, 4), Fr(3, 4)))]
+    levels = [Fr(0), Fr(1, 10), Fr(1, 3), Fr(1, 2), Fr(7, 8), Fr(1)]
+
+    def cp_hull(P, Q, q):
+        M = tuple((1 - q) * a + q * b for a, b in zip(P, Q, strict=True))
+        return (_lower_hull(_np_points(P, M) | {(y, x) for x, y in _np_points(P, M)}),
+                _BruteNP(P, M), _BruteNP(M, P))
+
+    n = 0
+    for (P, Q), q in product(pairs, (Fr(1, 5), Fr(1, 2), Fr(9, 10))):
+        hull, fp, fp_inv = cp_hull(P, Q, q)
+        merged, _, _ = cp_hull((P[0], P[1] + P[2]), (Q[0], Q[1] + Q[2]), q)
+        for x in levels:
+            c = _interp(hull, x)
+            if not (c <= fp(x) and c <= fp_inv(x) and _eq3_inverse(hull, x) == c
+                    and _interp(merged, x) >= c):
+                return Check("fails", f"at alpha = {x}, P = {P}, Q = {Q}, p = {q}",
+                             certified=True)
+            n += 1
+    return Check("holds", f"C_p <= f_p, C_p <= f_p^-1, C_p symmetric and monotone exactly at "
+                 f"{n} (pair, p, alpha) points", certified=True, basis=_NP_BASIS,
+                 scope=f"3 finite pairs, p in {{1/5, 1/2, 9/10}}, alpha in "
+                       f"{[str(a) for a in levels]}")
+
+
+def _eq3_inverse(hull, a):
+    """Eq. (3): inf{t : F(t) <= a} for F the convex piecewise-linear function with ``hull``'s
+    knots (exact Fractions)."""
+    if hull[0][1] <= a:
+        return hull[0][0]
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
+        if y2 <= a < y1:
+            return x1 + (y1 - a) * (x2 - x1) / (y1 - y2)
+    raise ValueError(a)
+
+
+stated(PAPER, "Sec. 4.1 text",
+       "for every trade-off function f and 0 <= p <= 1: C_p(f) <= f_p and C_p(f) <= f_p^{-1}, "
+       "so C_p(f) <= min{f_p, f_p^{-1}} <= f_p",
+       lambda: [ta.verify(ta.C(p, _f), "<=", ta.Mix(_f, p), over=_P01),
+                ta.verify(ta.C(p, _f), "<=", ta.Inverse(ta.Mix(_f, p)), over=_P01)],
+       crosscheck=_cp_np, instances=False)
+stated(PAPER, "Sec. 4.1 fact 2",
+       "for every trade-off function f, g and 0 <= p <= 1: max{f, g} >= g gives C_p(max{f, g}) "
+       ">= C_p(g), and C_p(f (x) g) <= C_p(f)",
+       lambda: [ta.verify(ta.C(p, ta.Max(_f, _g)), ">=", ta.C(p, _g), over=_P01),
+                ta.verify(ta.C(p, _f @ _g), "<=", ta.C(p, _f), over=_P01)],
+       crosscheck=_cp_np, instances=False)
 
 
 def _thm9_instances():

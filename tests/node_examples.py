@@ -41,7 +41,11 @@ p = sp.Symbol("p", nonnegative=True)
 n = sp.Symbol("n", integer=True, nonnegative=True)
 k = sp.Symbol("k", integer=True, positive=True)
 
-SYMBOLS = (mu, nu, m, eps, delta, p, n, k)
+# trade-off symbols (core/symbol.py): arbitrary trade-off functions, not scalar parameters
+fsym = ta.TradeOffSymbol("f")
+gsym = ta.TradeOffSymbol("g", symmetric=True, tight=True)
+
+SYMBOLS = (mu, nu, m, eps, delta, p, n, k, fsym, gsym)
 
 #: A value for each symbol that is admissible in every example below.
 ADMISSIBLE = {mu: 2, nu: Rational(1, 2), m: Rational(3, 2), eps: 1, delta: Rational(1, 10),
@@ -187,3 +191,6 @@ if Skellam is not None:
 BoundedRange = _optional("tradeoff_algebra.families.bounded_range", "BoundedRange")
 if BoundedRange is not None:
     EXAMPLES += [BoundedRange(1), BoundedRange(sp.log(3)), BoundedRange(eps)]
+
+# trade-off symbols and operators on them (core/symbol.py)
+EXAMPLES += [fsym, gsym, ta.Subsample(fsym, p), ta.Inverse(fsym @ gsym), ta.Group(gsym, k)]

@@ -526,3 +526,51 @@ def _(rng):
     yield Case(TensorPower(ta.Subsample(EpsDelta(log(Rational(3, 2)), 0), 1 / sp.sqrt(T)), T),
                digits=20, tol=Rational(1, 100), alphas=(Rational(1, 10), Rational(1, 2)),
                note="Thm. 11 with p0 = 1: C_p(f_{eps,0})^{(x) T} by the exact product")
+
+
+# -- rules valid for every trade-off function (rewrite/general.py): a trade-off symbol in the
+# expression, concrete trade-off functions substituted for it in the input and the output ----
+fsym = ta.TradeOffSymbol("f")
+gsym = ta.TradeOffSymbol("g", symmetric=True)
+
+
+@case("group_one")
+def _(rng):
+    yield Case(Group(fsym, 1), {fsym: asym(rng)}, digits=None, note="f a finite asymmetric f_p")
+    yield Case(Group(fsym, 1), {fsym: G(r_mu(rng))}, digits=40, note="f = G_mu")
+
+
+@case("group_id")
+def _(rng):
+    yield Case(Group(Id, k), {k: rng.randint(1, 4)}, digits=None)
+
+
+@case("group_zero")
+def _(rng):
+    yield Case(Group(Zero, k), {k: rng.randint(1, 4)}, digits=None)
+
+
+@case("symbol_le_id")
+def _(rng):
+    yield Case(fsym, {fsym: asym(rng)}, digits=None, note="f a finite asymmetric f_p")
+    yield Case(fsym, {fsym: G(r_mu(rng))}, digits=40, note="f = G_mu")
+
+
+@case("subsample_le_mix")
+def _(rng):
+    yield Case(ta.Subsample(fsym, p), {fsym: asym(rng), p: r_p(rng)}, digits=None,
+               note="f a finite asymmetric f_p: C_p(f) <= f_p")
+    yield Case(ta.Subsample(gsym, p), {gsym: EpsDelta(r_eps(rng), r_delta(rng)), p: r_p(rng)},
+               digits=None, note="symmetric f = f_{eps,delta}")
+
+
+@case("mix_ge_operand")
+def _(rng):
+    yield Case(Mix(fsym, p), {fsym: asym(rng), p: r_p(rng)}, digits=None)
+    yield Case(Mix(fsym, p), {fsym: G(r_mu(rng)), p: r_p(rng)}, digits=40, note="f = G_mu")
+
+
+@case("tensor_drop_symbols")
+def _(rng):
+    yield Case(Tensor(fsym, EpsDelta(r_eps(rng), 0)), {fsym: asym(rng)}, digits=None,
+               note="f (x) f_{eps,0} <= f_{eps,0}")

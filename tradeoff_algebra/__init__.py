@@ -63,7 +63,9 @@ from .core import (
                    TradeOffExpr,
                    alpha_symbol,
 )
+from .core.symbol import TradeOffSymbol
 from .families import *  # noqa: F403  (every family: families/__init__.py lists them)
+from .families import symbol_instances as _symbol_instances  # noqa: F401  (registers them)
 from .families.renyi_region import RenyiRegion
 from .interop import from_dp_event
 from .mechanisms import (
@@ -140,7 +142,7 @@ from .verify import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "TradeOff", "TradeOffExpr", "Applied", "alpha_symbol",
+    "TradeOff", "TradeOffExpr", "Applied", "alpha_symbol", "TradeOffSymbol",
     "TradeOffError", "InvalidParameter", "NoClosedForm", "NumericalError", "InternalError",
     "TimeLimitExceeded",
     "Phi", "PhiInv",

@@ -76,6 +76,7 @@ CONSTRUCTORS: tuple[str, ...] = (
     "discrete_laplace", "skellam", "randomized_response", "exponential_mechanism",
     "report_noisy_max",
     "GDP", "zCDP", "tCDP", "ApproxDP",
+    "TradeOffSymbol",
 )
 
 #: SymPy functions and numbers reachable by name (for parameters).
@@ -442,7 +443,7 @@ _OPTION_KEYWORDS: dict[str, tuple[str, ...]] = {
 
 
 #: Keywords that take True or False: ``RenyiRegion(..., symmetric=False)``.
-_BOOL_KEYWORDS: tuple[str, ...] = ("symmetric",)
+_BOOL_KEYWORDS: tuple[str, ...] = ("symmetric", "tight")
 
 
 def _message(exc: BaseException) -> str:

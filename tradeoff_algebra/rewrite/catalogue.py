@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ..core.rules import Rule, rules
+from ..numeric import symbol_values  # noqa: F401  (a trade-off symbol refuses every number)
+from . import general  # noqa: F401  (the rules valid for every trade-off function)
 
 __all__ = ["rule_catalogue", "rule_summary"]
 

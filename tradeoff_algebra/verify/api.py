@@ -39,6 +39,7 @@ from .cover import corner_node, has_directions, run_cover
 from .interval import Undecidable, enclose, functional_value
 from .monotone import dominates, same_node
 from .pointwise import decide_eq, decide_ge
+from .symbolic import contains_symbol, symbolic_claim
 from .verdict import RELATIONS, Verdict
 
 __all__ = ["verify"]
@@ -117,7 +118,9 @@ def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30
     shown_over = {k: box[k] for k in sorted(box, key=lambda s: s.name)}
     with mp.workdps(dps + 20), budget.call(lambda: f"verify({short(lhs)} {rel} {short(rhs)})"):
         try:
-            if tl:
+            if contains_symbol(lhs, rhs):  # a claim for every trade-off function (.symbolic)
+                res = symbolic_claim(lhs, rel, rhs, box, over, dps, verify)
+            elif tl:
                 res = _tradeoff_claim(lhs, rel, rhs, box, dps)
             else:
                 res = _scalar_claim(lhs, rel, rhs, box, dps)
