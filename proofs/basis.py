@@ -32,6 +32,7 @@ import sympy as sp
 import tradeoff_algebra as ta
 from tradeoff_algebra.core import trace as lib_trace
 from tradeoff_algebra.core.citations import Citation
+from tradeoff_algebra.core.symbol import tradeoff_symbols
 
 __all__ = ["Item", "trace", "untraced", "verdict_basis", "verdict_scope", "circular_items",
            "locators", "paper_id", "matches_claim"]
@@ -208,15 +209,19 @@ def circular_items(verdicts: list, basis: list[Item], paper: str, locator: str) 
 
 
 def verdict_scope(v: Any) -> dict:
-    """``{"box": {name: [lo, hi]}}`` for a verdict with free parameters, ``{"instance": ...}``
-    for one without."""
+    """``{"box": {name: [lo, hi]}}`` for a verdict with free parameters (a trade-off symbol
+    ``f`` adds ``{"f": "every trade-off function f"}``), ``{"instance": ...}`` for one
+    without."""
     syms = set()
     for x in (v.lhs, v.rhs):
         if isinstance(x, sp.Basic):
             syms |= x.free_symbols
-    if syms and v.over:
-        return {"box": {str(k): [sp.sstr(sp.sympify(lo)), sp.sstr(sp.sympify(hi))]
-                        for k, (lo, hi) in v.over.items()}}
+    fs = tradeoff_symbols(v.lhs, v.rhs)
+    if (syms and v.over) or fs:
+        box = {str(k): [sp.sstr(sp.sympify(lo)), sp.sstr(sp.sympify(hi))]
+               for k, (lo, hi) in (v.over or {}).items()}
+        box.update({s.name: s.description() for s in fs})  # a trade-off symbol: every f
+        return {"box": box}
     text = f"{sp.sstr(v.lhs) if isinstance(v.lhs, sp.Basic) else v.lhs} {v.rel} " \
         f"{sp.sstr(v.rhs) if isinstance(v.rhs, sp.Basic) else v.rhs}"
     return {"instance": text if len(text) <= 160 else text[:157] + "..."}
