@@ -18,6 +18,12 @@ G_mu's graph along the diagonal:
   (1, 0) (or ``1 - alpha`` where the translate lies above it).
 
 Both are non-decreasing in f and in ``-t``; ``Shift(f, 0) = f``.
+
+Numerics: where the operand has Arb balls (``arb_value``, or exact values), both translates are
+Arb balls (``operators.shift_hull``: the upper one through its two tangents, enclosed over a
+cover of cells), the certified route of ``evaluate`` at rational levels; at other levels the
+same computation at the rounded level is an estimate. Operands without balls keep the mpmath
+route below (an estimate).
 """
 
 from __future__ import annotations
