@@ -358,7 +358,7 @@ def _thm51_cell(n: int, cell: dict, prec: int = 40) -> tuple:
     m, h = (a0 + a1) / 2, (a1 - a0) / 2
     with arb_precision(prec + 24):
         M, H = _q(m), _q(h)
-        A = arb(M.mid(), H.mid())  # the cell [a0, a1] (exact centre and radius)
+        A = _q(a0).union(_q(a1))  # a ball containing the cell [a0, a1]
         S_lo, S_hi = _q(-t1), _q(-t0)
         al = joint_alpha(M, S_lo, prec=prec)
         be = joint_beta(M, S_hi, prec=prec)
