@@ -174,6 +174,9 @@ def test_instances_and_proved_claims():
 
 # -- inequality claims proved on parameter boxes by certified covers (each tens of seconds) --
 BOX_CLAIMS = [("Dong, Roth & Su", "Thm. 5, Eq. (9)", "lower side", {"y": ["1/4", "1/2"]}),
+              ("Dong, Roth & Su", "Thm. 5, Eq. (9)", "upper side",
+               {"y": ["1/4", "1/2"], "s": ["0", "1"]}),
+              ("Wang et al.", "Thm. 5.1", "unclipped", {"a": ["1/2", "3/2"], "t": ["-2", "0"]}),
               ("Kaissis et al.", "Cor. 11, Eq. (29)", "GM is",
                {"delta": ["1/1000000000000", "99/100"], "u": ["1/2000", "14985"]}),
               ("Dwork", "Thm. 4.1, Eq. (4.2)", "on the box",

@@ -18,6 +18,12 @@ G_mu's graph along the diagonal:
   (1, 0) (or ``1 - alpha`` where the translate lies above it).
 
 Both are non-decreasing in f and in ``-t``; ``Shift(f, 0) = f``.
+
+Numerics: where the operand has Arb balls (``arb_value``, or exact values), both translates are
+Arb balls (``operators.shift_hull``: the upper one through its two tangents, enclosed over a
+cover of cells), the certified route of ``evaluate`` at rational levels; at other levels the
+same computation at the rounded level is an estimate. Operands without balls keep the mpmath
+route below (an estimate).
 """
 
 from __future__ import annotations
@@ -31,9 +37,10 @@ from ..core.citations import DRS
 from ..core.node import TradeOff, register_operator
 from ..core.rules import rule
 from ..core.validate import param
-from ..numeric.context import mp, thread_cache
-from ..numeric.protocol import mp_value, np_value, num
+from ..numeric.context import arb_precision, mp, thread_cache
+from ..numeric.protocol import arb_value, mp_value, np_value, num
 from ._base import operand
+from .shift_hull import hull_tangents, lower_shift_ball, upper_shift_ball
 
 __all__ = ["Shift"]
 
@@ -226,8 +233,68 @@ def _upper_value(f: Shift, a, ac):
     return min(lo, hi), hi
 
 
+@thread_cache(maxsize=256)
+def _arb_tangents(f: TradeOff, t: sp.Expr, prec: int):
+    """The certified tangents of Shift(f, t), t < 0, at Arb precision ``prec``
+    (``shift_hull.hull_tangents``; None where f has no ball form)."""
+    from ..numeric.arb_expr import arb_ball
+
+    return hull_tangents(f, -arb_ball(t), prec)
+
+
+def _arb_shift(f: Shift, a, ac, power: bool):
+    """A ball of Shift(f, t)(alpha) (``power``: 1 - Shift(f, t)(alpha)) from f's balls
+    (``operators.shift_hull``), or None where f has none or the sign of t is not decided."""
+    from flint import ctx
+
+    from ..numeric.arb_expr import arb_ball
+
+    try:
+        t = arb_ball(f.t)
+    except ValueError:
+        return None
+    if t >= 0:
+        v = lower_shift_ball(f.arg, t, a)
+    elif t < 0:
+        g = -t
+        if g >= 1:  # the translate lives at alpha = 1 only: the hull is Id
+            v = ac
+        elif g < 1:
+            tg = _arb_tangents(f.arg, f.t, ctx.prec)
+            v = None if tg is None else upper_shift_ball(f.arg, g, tg, a, ac)
+        else:
+            v = None
+    else:
+        v = None
+    if v is None:
+        return None
+    return 1 - v if power else v
+
+
+arb_value.register(Shift)(_arb_shift)
+
+
+def _ball_pair(f: Shift, a, ac):
+    """(lo, hi) from the Arb evaluation at the mpf level (a, ac), or None where f has no
+    ball form. A plain pair, an estimate: the level is the working precision's rounding of
+    alpha (an exact rational level takes the certified Arb fast path of ``evaluate``)."""
+    from mpmath.libmp import round_ceiling, round_floor
+
+    from ..numeric.arb import arb_endpoint, arb_exact
+
+    with arb_precision(mp.prec + 16):
+        ball = _arb_shift(f, arb_exact(a), arb_exact(ac), False)
+        if ball is None or not ball.is_finite():
+            return None
+        return (max(arb_endpoint(ball.lower(), round_floor), mp.zero),
+                min(arb_endpoint(ball.upper(), round_ceiling), mp.one))
+
+
 @mp_value.register(Shift)
 def _(f, a, ac):
+    pair = _ball_pair(f, a, ac)
+    if pair is not None:
+        return pair
     t = num(f.t, "t")
     if t >= 0:
         with mp.workprec(2 * mp.prec):
