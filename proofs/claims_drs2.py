@@ -32,7 +32,6 @@ from itertools import combinations, product
 import sympy as sp
 
 import tradeoff_algebra as ta
-from tradeoff_algebra.core.validate import mpf_rational
 from tradeoff_algebra.numeric.context import mp
 
 from ._claims import Check, misprint, not_stated, stated
@@ -638,8 +637,8 @@ def _s_sqrt_2k():
     out = []
     for q in (R(1, 10), R(1, 100), R(1, 1000)):
         f = ta.C(q, ta.G(1))
-        k2, kl = ta.kappa2(f, dps=30), ta.kl(f, dps=30)
-        out.append(ta.verify(mpf_rational(k2.hi) - 2 * mpf_rational(kl.lo), "<=", q**3))
+        # Value arithmetic keeps the guarantee: an estimate would leave the claim undecided
+        out.append(ta.verify(ta.kappa2(f, dps=30) - 2 * ta.kl(f, dps=30), "<=", q**3))
     return out
 
 
@@ -739,6 +738,38 @@ misprint(PAPER, "Lemma 4 (kappa3-bar)",
          corrected=lambda: _lemma4("kappa3_bar", corrected=True),
          correction="the slope -1 piece of Eq. (13) adds kl^3 (1-p)(2 Phi(mu/2) - 1): "
                     "6.4053 at mu = 2, p = 1/2 (certified)")
+
+
+_l4w_x = sp.Symbol("x", real=True)
+_l4w_p, _l4w_mu = sp.symbols("p mu", positive=True)
+
+
+def _l4w_lemma4_mass() -> sp.Expr:
+    """The total weight of Lemma 4's printed kappa3-bar formula (integrand replaced by 1),
+    integrated by SymPy: int_{mu/2}^oo (p phi(x - mu) + (1 - p) phi(x)) + phi(x) dx."""
+    def phi(z):
+        return sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)
+
+    w = _l4w_p * phi(_l4w_x - _l4w_mu) + (1 - _l4w_p) * phi(_l4w_x) + phi(_l4w_x)
+    return sp.integrate(w, (_l4w_x, _l4w_mu / 2, sp.oo))
+
+
+_L4W_BOX = {_l4w_p: (R(1, 10), R(9, 10)), _l4w_mu: (R(1, 10), 5)}
+
+misprint(PAPER, "Lemma 4 (kappa3-bar), weights",
+         "kappa3-bar(C_p(G_mu)) = int_{x > mu/2} |Z - kl|^3 (p phi(x - mu) + (1 - p) phi(x)) dx "
+         "+ int_{x > mu/2} |Z + kl|^3 phi(x) dx, Z = log(p e^{mu x - mu^2/2} + 1 - p): its "
+         "weights have total mass 1 (p in [1/10, 9/10], mu in [1/10, 5])",
+         printed=lambda: ta.verify(_l4w_lemma4_mass(), "==", 1, over=_L4W_BOX),
+         corrected=lambda: ta.verify(
+             (_l4w_lemma4_mass() + (1 - _l4w_p) * (2 * ta.Phi(_l4w_mu / 2) - 1)).rewrite(sp.erf),
+             "==", 1),
+         correction="the slope -1 segment of Eq. (13), of length (1 - p)(2 Phi(mu/2) - 1), is "
+                    "missing: the printed weights have mass p Phi(mu/2) + (2 - p) Phi(-mu/2) "
+                    "< 1 (0.6587 at p = 1/2, mu = 2); with the segment, where |f'| = 1 and the "
+                    "integrand is kl^3, the mass is 1 for all p, mu, and the formula gains "
+                    "kl^3 (1 - p)(2 Phi(mu/2) - 1)")
+
 
 kl_, k3_, var_ = sp.symbols("kl kappa3bar v", positive=True)  # v = kappa2 - kl^2 > 0
 stated(PAPER, "Cor. 5",
@@ -860,12 +891,56 @@ not_stated(PAPER, "Avella-Medina",
            "theta^(K) - theta0 = theta_hat - theta0 + O_p(sqrt(Kp)/(mu n)); O(log n) GD steps "
            "suffice", needs="stochastic-order statements")
 
-not_stated(PAPER, "Dietz",
-           "Petrov's bound sup|F_n(x) - phi(x)| <= (A/g(sqrt n)) E[X^2 g(X)]; misprint: the "
-           "standard normal CDF Phi is meant (with the density, Rademacher X_i and g = |x| "
-           "give |F_n(0) - phi(0)| -> 0.101), and independence is omitted",
-           needs="probability statements about sums of random variables (not trade-off "
-                 "functions)")
+def _dietz_rademacher_cdf(n: int, k: int) -> sp.Rational:
+    """F_n at the jump x = (2k - n)/sqrt(n), from the right: P(n^{-1/2} S_n <= x) for S_n a sum
+    of n independent Rademacher signs, exactly (P(S_n = 2j - n) = C(n, j)/2^n)."""
+    return sum((sp.binomial(n, j) for j in range(k + 1)), sp.Integer(0)) / sp.Integer(2)**n
+
+
+def _dietz_petrov_printed() -> list:
+    """As printed: phi (the density) in place of Phi, and no independence. X_i Rademacher,
+    g(x) = |x| (even, non-negative, non-decreasing, x/g(x) = 1 non-decreasing), E[X^2 g(X)] = 1,
+    so the bound reads sup_x |F_n(x) - phi(x)| <= A/sqrt(n). At x = 0, F_n(0) = P(S_n < 0) =
+    (1 - C(n, n/2)/2^n)/2 -> 1/2 while phi(0) = 0.3989, so no constant A works: with A = 1 it
+    fails at n = 10^4 (0.0971 > 0.01); as n -> oo it would force 1/2 - phi(0) <= 0. Without
+    independence (X_i = X_1 for all i) F_n(1) = 1/2 for n >= 2, and even with Phi the bound
+    fails: |1/2 - Phi(1)| = 0.3413 > 1/100."""
+    n = 10**4
+    f0 = (1 - sp.binomial(n, n // 2) / sp.Integer(2)**n) / 2  # P(S_n < 0), n even
+    phi0 = 1 / sp.sqrt(2 * sp.pi)
+    return [ta.verify(sp.Abs(f0 - phi0), "<=", R(1, 100)),
+            ta.verify(R(1, 2) - phi0, "<=", 0),
+            ta.verify(sp.Abs(R(1, 2) - ta.Phi(1)), "<=", R(1, 100))]
+
+
+def _dietz_petrov_corrected() -> list:
+    """Corrected: X_i independent (and identically distributed), Phi the standard normal CDF.
+    At n = 100 with A = 1/2 the bound is sup_x |F_n(x) - Phi(x)| <= 1/20. F_n is a step function
+    and Phi increases, so the sup is attained at a jump, from the left or from the right: the 101
+    jumps x_k = (2k - n)/sqrt(n) with both one-sided values are checked exactly (the largest gap
+    is 0.0398, at x = 0)."""
+    n, bound = 100, R(1, 20)
+    out = []
+    for k in range(n + 1):
+        xk = sp.Integer(2 * k - n) / sp.sqrt(n)
+        right = _dietz_rademacher_cdf(n, k)
+        left = right - sp.binomial(n, k) / sp.Integer(2)**n
+        out += [ta.verify(sp.Abs(right - ta.Phi(xk)), "<=", bound),
+                ta.verify(sp.Abs(left - ta.Phi(xk)), "<=", bound)]
+    return out
+
+
+misprint(PAPER, "Dietz",
+         "Petrov's bound: X_1, ..., X_n with mean 0 and variance 1, g even, non-negative, "
+         "non-decreasing with x/g(x) non-decreasing on x > 0: sup |F_n(x) - phi(x)| <= "
+         "(A/g(sqrt n)) E[X_1^2 g(X_1)] for an absolute constant A (X_i Rademacher, g = |x|)",
+         printed=_dietz_petrov_printed, corrected=_dietz_petrov_corrected,
+         correction="X_i independent and identically distributed and Phi (the standard normal "
+                    "CDF) for phi: with phi, |F_n(0) - phi(0)| -> 1/2 - phi(0) = 0.1011, above "
+                    "1/sqrt(n) at n = 10^4 (0.0971 > 0.01); without independence (X_i = X_1) "
+                    "|F_n(1) - Phi(1)| = 0.3413 for every n; corrected: sup_x |F_n(x) - Phi(x)| "
+                    "<= (1/2)/sqrt(n) at n = 100, all 101 jumps exact (largest 0.0398)")
+
 
 not_stated(PAPER, "Goseling & van Lieshout",
            "the kernel-smoothing system can be solved exactly for distinct measurement "

@@ -56,7 +56,7 @@ from ..numeric.value import Value
 from ..operators.subsample import Mix, Subsample
 from ..operators.unary import Inverse
 from .conversions import delta as _delta
-from .subsampled_moments import MOMENTS, subsampled_gaussian_moments
+from .subsampled_moments import MOMENTS, moment_value
 
 __all__ = ["kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus", "tv", "auc", "fixed_point"]
 
@@ -336,8 +336,7 @@ def _certified(name: str, f: TradeOff, dps: int) -> Value | None:
     (Lemma 4, corrected; ``analysis.subsampled_moments``)."""
     mu = gaussian_form(f.arg) if isinstance(f, Subsample) else None
     if name in MOMENTS and mu is not None and f.p.is_positive and mu.is_positive:
-        lo, hi = subsampled_gaussian_moments(f.p, mu, dps)[name]
-        return Value.enclosure(lo, hi, dps)
+        return moment_value(name, f.p, mu, dps)
     return None
 
 

@@ -32,8 +32,9 @@ from ..numeric.arb import arb_endpoint
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
 from ..numeric.precision_loop import precision_loop
+from ..numeric.value import Value
 
-__all__ = ["subsampled_gaussian_moments", "MOMENTS"]
+__all__ = ["subsampled_gaussian_moments", "moment_value", "MOMENTS"]
 
 MOMENTS = ("kl", "kappa2", "kappa3", "kappa3_bar")
 
@@ -125,3 +126,10 @@ def subsampled_gaussian_moments(p: sp.Expr, mu: sp.Expr, dps: int) -> dict:
 
     return precision_loop(compute, int(dps * 3.33) + 30, done=lambda r, _: r[0],
                           max_steps=4, give_up=give_up, check=False)[1]
+
+
+def moment_value(name: str, p: sp.Expr, mu: sp.Expr, dps: int) -> Value:
+    """The moment ``name`` (one of MOMENTS) of C_p(G_mu) as a certified Value: both ends are
+    ends of Arb balls of the rigorous integrals above."""
+    lo, hi = subsampled_gaussian_moments(p, mu, dps)[name]
+    return Value.enclosure(lo, hi, dps, guarantee="certified")
