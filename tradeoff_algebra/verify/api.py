@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from itertools import product
 from typing import Any
 
 import sympy as sp
@@ -34,7 +35,7 @@ from ..numeric.context import mp
 from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
 from ..rewrite import derive, simplify
-from .box import make_box, prove_nonneg, sample_points
+from .box import admissible, make_box, prove_nonneg, sample_points
 from .cover import corner_node, has_directions, run_cover
 from .interval import Undecidable, enclose, functional_value
 from .monotone import dominates, same_node
@@ -159,9 +160,14 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
             return dual
     if not box:
         return _decide(sl, rel, sr, dps, {})
+    best = _refute(sl, rel, sr, box, dps, True)
+    if best is not None:
+        return best
     shown = ""
     if rel != "==":
         res = _node_cover(sl, rel, sr, box, dps)
+        if res is not None and res[0] is False:
+            return _refute(sl, rel, sr, box, dps, True, res[3]) or res
         if res is not None and res[0] is not None:
             return res
         shown = f"; {res[2]}" if res is not None else ""
@@ -177,7 +183,8 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
         except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
             continue
         if st is False:
-            return (False, method, f"fails at {_pt(p)}: {ev}", ce, ())
+            return _refute(sl, rel, sr, box, dps, True, ce) \
+                or (False, method, f"fails at {_pt(p)}: {ev}", ce, ())
         if st is True:
             held += 1
         else:
@@ -222,6 +229,16 @@ def _node_cover(l, rel, r, box, dps):
         if same_node(b, s_):
             tally["proved"] += 1
             return True, "face"
+        try:  # the corners in canonical form: an identity (G_a (x) G_b = G_c) or an order
+            b, s_ = simplify(b), simplify(s_)
+        except TradeOffError:
+            pass
+        if same_node(b, s_):
+            tally["proved"] += 1
+            return True, "face"
+        if dominates(b, s_, {}):
+            tally["proved"] += 1
+            return True, ""
         try:
             if decide_ge(b, s_, dps).status is True:
                 tally["proved"] += 1
@@ -277,6 +294,88 @@ def _duality(big, small, box):
         parts.append(st[2])
     return (True, "duality", "f >= f_{eps,delta} reduced to delta >= delta_f(eps) and "
             "delta >= delta_{f^-1}(eps) (Prop. 6); " + "; ".join(parts), None, ())
+
+
+#: Points of a box tried for the most convincing counterexample.
+REFUTE_POINTS = 27
+
+
+def _candidates(box: dict, found: dict | None) -> list[dict]:
+    """Readable points of a bounded box, the corners and centre first: each symbol at its ends,
+    its midpoint and quarter points (ends and midpoint only with several symbols), and the
+    values of a counterexample already found."""
+    syms = sorted(box, key=lambda s: s.name)
+    vals = {}
+    for s in syms:
+        lo, hi = (sp.sympify(v) for v in box[s])
+        if not (lo.is_finite and hi.is_finite):
+            return []
+        vs = [lo, hi, (lo + hi) / 2]
+        if len(syms) == 1:
+            vs += [lo + (hi - lo) / 4, lo + 3 * (hi - lo) / 4]
+        if found and str(s) in found:
+            vs.append(sp.sympify(found[str(s)]))
+        vals[s] = [v for v in dict.fromkeys(vs) if admissible(s, v)]
+    pts = [dict(zip(syms, c, strict=True)) for c in product(*(vals[s] for s in syms))]
+    return pts[:REFUTE_POINTS]
+
+
+def _gap(ce: dict, rel: str):
+    """A certified lower bound of how far the counterexample's sides are in the wrong order."""
+    try:
+        L, R = (_iv(ce[k]) for k in ("lhs", "rhs"))
+    except (KeyError, Undecidable, TypeError, ValueError):
+        return None
+    if rel == ">=":
+        return R[0] - L[1]
+    if rel == "<=":
+        return L[0] - R[1]
+    return max(R[0] - L[1], L[0] - R[1])
+
+
+def _iv(v) -> tuple:
+    if isinstance(v, Value):
+        return v.interval()
+    if isinstance(v, tuple):
+        return v
+    return enclose(v)
+
+
+def _refute(lhs, rel, rhs, box, dps, tradeoff: bool, found: dict | None = None):
+    """The most convincing certified counterexample among the readable points of the box
+    (:func:`_candidates`): the largest certified gap, the earlier point on a tie (ends and
+    midpoints come first); for trade-off claims the level alpha is then chosen at that point
+    among the levels a reader recognises (:func:`.pointwise.search_violation`). None when no
+    candidate refutes the claim."""
+    best, best_gap = None, None
+    for p in _candidates(box, found):
+        budget.check()
+        try:
+            l2, r2 = lhs.xreplace(p), rhs.xreplace(p)
+            if _free(l2) or _free(r2):
+                continue
+            shown = {str(k): v for k, v in p.items()}
+            out = (_decide(l2, rel, r2, dps, p, full=False) if tradeoff
+                   else _scalar_point(l2, rel, r2, dps, shown))
+        except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
+            continue
+        if out[0] is not False:
+            continue
+        gap = _gap(out[3], rel)
+        if gap is not None and gap > 0 and (best_gap is None or gap > best_gap):
+            best, best_gap = (p, out), gap
+    if best is None:
+        return None
+    p, out = best
+    if tradeoff:
+        try:
+            full = _decide(lhs.xreplace(p), rel, rhs.xreplace(p), dps, p)
+            if full[0] is False:
+                out = full
+        except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
+            pass
+    return (False, out[1], f"fails at {_pt(p)} (the largest certified gap among the box's "
+            f"corners, centre and quarter points): {out[2]}", out[3], ())
 
 
 def _pt(p: dict) -> str:
@@ -391,7 +490,8 @@ def _scalar_claim(lhs, rel, rhs, box, dps):
             return True, "interval arithmetic", ev, None, ()
         if st is False:
             p = ev
-            return _scalar_point(lhs.xreplace(p), rel, rhs.xreplace(p), dps,
+            return _refute(lhs, rel, rhs, box, dps, False, {str(k): v for k, v in p.items()}) \
+                or _scalar_point(lhs.xreplace(p), rel, rhs.xreplace(p), dps,
                                  {str(k): v for k, v in p.items()})
     held = 0
     points = sample_points(box)
@@ -404,6 +504,10 @@ def _scalar_claim(lhs, rel, rhs, box, dps):
         except (InvalidParameter, NoClosedForm, NumericalError):
             continue
         if st is False:
+            if isinstance(lhs, sp.Basic) and isinstance(rhs, sp.Basic):
+                better = _refute(lhs, rel, rhs, box, dps, False, ce)
+                if better is not None:
+                    return better
             return st, method, f"fails at {_pt(p)}: {ev}", ce, ()
         held += st is True
     return (None, "sample points", f"no proof for the whole parameter box; proved at {held} of "

@@ -10,6 +10,9 @@
   C_p(f) and the mixture f_p in p (f <= Id), Group(f, k) in k.
 * f ⊗ g <= f, since g <= Id and f ⊗ Id = f (Lemma 4); max{g_1, ...} >= each g_i, and f >= every
   g_i gives f >= max{g_1, ...}.
+* The mixture f_p = p f + (1 - p) Id lies above f (f <= Id); C_p(f) >= C_1(f) = f for a symmetric
+  f (C_p is non-increasing in p, Sec. 4.1); Group(f, k) <= Group(f, 1) = f for k >= 1 (Thm. 3:
+  1 - f >= alpha, so composing 1 - f with itself only raises it).
 
 :func:`dominates` combines these recursively; a parameter comparison is proved by
 :func:`prove_le` (SymPy's assumptions, then interval arithmetic over the parameter box).
@@ -107,6 +110,14 @@ def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
     if isinstance(small, TensorPower) and small.args[1].is_positive:
         if dominates(big, small.args[0], box):
             return True
+    if isinstance(small, Group) and dominates(big, small.args[0], box):
+        return True  # Group(g, k) <= g
+    if isinstance(big, Mix) and not isinstance(small, Mix) \
+            and dominates(big.args[0], small, box):
+        return True  # f_p >= f
+    if isinstance(big, Subsample) and not isinstance(small, Subsample) \
+            and big.args[0].is_symmetric is True and dominates(big.args[0], small, box):
+        return True  # C_p(f) >= C_1(f) = f for symmetric f
     if type(big) is not type(small) or len(big.args) != len(small.args):
         return False
     dirs = monotonicity(big)
