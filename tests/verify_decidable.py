@@ -361,6 +361,74 @@ def claims(seed: int = 0) -> list[Claim]:  # noqa: C901 - one list, built family
         tags=("BerryEsseen",))
     add("f^10 >= Berry-Esseen lower", f ** 10, ">=", be.lower, True, "Thm. 5",
         tags=("BerryEsseen",))
+    # the upper side Shift(g, -gamma) is the greatest convex minorant of min{1 - alpha,
+    # g(alpha - gamma) + gamma}: above g, and G_1/2 > G_1(alpha - 1/100) + 1/100 at alpha = 1/2
+    up = ta.Shift(ta.G(1), -R(1, 10))
+    add("G(1) <= Shift(G(1), -1/10)", ta.G(1), "<=", up, True, "g below its translate",
+        tags=("BerryEsseen", "fast"))
+    add("G(2) <= Shift(G(1), -1/10)", ta.G(2), "<=", up, True, "G_2 <= G_1 <= translate",
+        tags=("BerryEsseen",))
+    add("G(1/2) <= Shift(G(1), -1/100)", ta.G(R(1, 2)), "<=", ta.Shift(ta.G(1), -R(1, 100)),
+        False, "Phi(-1/2) > G_1(0.49) + 0.01 at alpha = 1/2", tags=("BerryEsseen",))
+    add("G(1) >= Shift(G(1), 1/10)", ta.G(1), ">=", ta.Shift(ta.G(1), R(1, 10)), True,
+        "the lower translate lies below g", tags=("BerryEsseen", "fast"))
+    # identities the rewriting alone may not reach: antisymmetry, absorbing Max, Id and Zero
+    add("Max(L(1), f_(1,0)) == L(1)", ta.Max(ta.Laplace(1), ta.EpsDelta(1, 0)), "==",
+        ta.Laplace(1), True, "L_1 >= f_{1,0} (L_mu is mu-DP)", tags=("Max", "Laplace"))
+    add("Max(L(1), f_(1/2,0)) == L(1)", ta.Max(ta.Laplace(1), ta.EpsDelta(R(1, 2), 0)), "==",
+        ta.Laplace(1), False, "f_{1/2,0} > L_1 near 0", tags=("Max", "Laplace"))
+    add("Max(G(1), f_(1,1/4)) == G(1)", ta.Max(ta.G(1), ta.EpsDelta(1, R(1, 4))), "==",
+        ta.G(1), True, "delta_1(1) = 0.127 <= 1/4 (Cor. 1)", tags=("Max", "duality"))
+    add("G(1) (x) L(1) == L(1) (x) G(1)", ta.G(1) @ ta.Laplace(1), "==",
+        ta.Laplace(1) @ ta.G(1), True, "the tensor product is commutative", tags=("Tensor",))
+    add("G(0) == Id", ta.G(0), "==", ta.Id, True, "G_0 = Id", tags=("G", "fast"))
+    add("f_(0,0) == Id", ta.EpsDelta(0, 0), "==", ta.Id, True, "f_{0,0} = Id",
+        tags=("EpsDelta", "fast"))
+    add("Zero <= L(3)", ta.Zero, "<=", ta.Laplace(3), True, "Zero is the least",
+        tags=("Laplace", "fast"))
+    add("Id <= G(1/10)", ta.Id, "<=", ta.G(R(1, 10)), False, "G_mu < Id for mu > 0",
+        tags=("G",))
+    # pure DP of Laplace compositions (tangent to f_{eps,0} at 0)
+    add("L(1) (x) L(1) >= f_(2,0)", ta.Laplace(1) @ ta.Laplace(1), ">=", ta.EpsDelta(2, 0), True,
+        "composition of pure DP (Sec. 3)", tags=("Laplace", "Tensor", "tangent"))
+    add("L(1) (x) L(1) >= f_(3/2,0)", ta.Laplace(1) @ ta.Laplace(1), ">=",
+        ta.EpsDelta(R(3, 2), 0), False, "slope -e^2 at 0", tags=("Laplace", "Tensor"))
+    # the tangent line of G_1 of slope -e (Cor. 1): the threshold delta exactly and +- 1e-25
+    dstar = ta.Phi(-sp.Integer(1) / 2) - sp.E * ta.Phi(-sp.Integer(3) / 2)
+    add("G(1) >= f_(1,delta*)", ta.G(1), ">=", ta.EpsDelta(1, dstar), True,
+        "Cor. 1: tangent at one level", tags=("G", "EpsDelta", "tangent"))
+    add("G(1) >= f_(1,delta* + 1e-25)", ta.G(1), ">=", ta.EpsDelta(1, dstar + R(1, 10**25)),
+        True, "Cor. 1", tags=("G", "EpsDelta"))
+    add("G(1) >= f_(1,delta* - 1e-25)", ta.G(1), ">=", ta.EpsDelta(1, dstar - R(1, 10**25)),
+        False, "Cor. 1: fails by 1e-25 at the tangent level", tags=("G", "EpsDelta"))
+    # scalar values of trade-off functions (Eq. (6)) and closed forms in other SymPy forms
+    add("G(1)(1/2) == Phi(-1)", ta.Functional("evaluate", ta.G(1), R(1, 2)), "==",
+        ta.Phi(-1), True, "Eq. (6)", tags=("scalar",))
+    add("G(1)(1/2) == Phi(-1) + 1e-25", ta.Functional("evaluate", ta.G(1), R(1, 2)), "==",
+        ta.Phi(-1) + R(1, 10**25), False, "Eq. (6)", tags=("scalar",))
+    add("sqrt(2) + sqrt(3) == sqrt(5 + 2 sqrt 6)", sp.sqrt(2) + sp.sqrt(3), "==",
+        sp.sqrt(5 + 2 * sp.sqrt(6)), True, "denesting", tags=("scalar",))
+    add("log 8 == 3 log 2", sp.log(8), "==", 3 * sp.log(2), True, "elementary identity",
+        tags=("scalar", "fast"))
+    add("2 sinh(1/2)^2 == cosh(1) - 1", 2 * sp.sinh(R(1, 2)) ** 2, "==", sp.cosh(1) - 1, True,
+        "elementary identity", tags=("scalar",))
+    add("Phi(PhiInv(1/3)) == 1/3", ta.Phi(ta.PhiInv(R(1, 3))), "==", R(1, 3), True,
+        "inverse functions", tags=("scalar",))
+    # boxes over two parameters and over an operator's parameter
+    add("f_(mu,nu) >= f_(2,1/2), [0, 2] x [0, 1/2]", ta.EpsDelta(mu, nu), ">=",
+        ta.EpsDelta(2, R(1, 2)), True, "Eq. (5)", {mu: (0, 2), nu: (0, R(1, 2))}, ("box",))
+    add("G(1) >= f_(1,nu), nu in [1/4, 1/2]", ta.G(1), ">=", ta.EpsDelta(1, nu), True,
+        "Cor. 1: delta_1(1) = 0.127", {nu: (R(1, 4), R(1, 2))}, ("box", "duality"))
+    add("G(1) >= f_(1,nu), nu in [0, 1/2]", ta.G(1), ">=", ta.EpsDelta(1, nu), False,
+        "Cor. 1: delta_1(1) = 0.127", {nu: (0, R(1, 2))}, ("box", "duality"))
+    p_ = sp.Symbol("p", positive=True)
+    add("C_p(G(1)) >= G(1), p in [0, 1]", ta.C(p_, ta.G(1)), ">=", ta.G(1), True,
+        "C_p(f) >= f (f symmetric)", {p_: (0, 1)}, ("box", "C"))
+    add("C_p(G(1)) >= C_1/2(G(1)), p in [1/4, 1]", ta.C(p_, ta.G(1)), ">=",
+        ta.C(R(1, 2), ta.G(1)), False, "non-increasing in p, strictly", {p_: (R(1, 4), 1)},
+        ("box", "C"))
+    add("Group(G(mu), 2) == G(2 mu), mu in [0, 2]", ta.Group(ta.G(mu), 2), "==", ta.G(2 * mu),
+        True, "Thm. 3 (Gaussian)", {mu: (0, 2)}, ("box", "Group"))
     # -- over parameter boxes -------------------------------------------------------------------
     add("G(mu) >= G(2), mu in [1, 2]", ta.G(mu), ">=", ta.G(2), True, mono, {mu: (1, 2)},
         ("box", "fast"))

@@ -34,6 +34,7 @@ from ..numeric.capability import profile_form
 from ..numeric.context import mp
 from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
+from ..operators.maxgroup import Max
 from ..rewrite import derive, simplify
 from .box import admissible, make_box, prove_nonneg, sample_points
 from .cover import corner_node, has_directions, run_cover
@@ -124,6 +125,8 @@ def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30
                 res = _scalar_claim(lhs, rel, rhs, box, dps)
         except Undecidable as exc:  # a part no certified computation encloses
             res = (None, "interval arithmetic", f"cannot enclose: {exc}", None, ())
+        except budget.TimeLimitExceeded as exc:  # undecided within the time limit
+            res = (None, "time limit", f"undecided at the time limit ({exc})", None, ())
     status, method, evidence, ce, ders = res
     return Verdict(lhs, rel, rhs, shown_over, status, method, evidence, ce, ders,
                    time.perf_counter() - t0)
@@ -135,7 +138,83 @@ def _derivations(*exprs) -> tuple:
     return tuple(d for d in (derive(e) for e in exprs) if len(d))
 
 
-def _tradeoff_claim(lhs, rel, rhs, box, dps):
+def _tradeoff_claim(lhs, rel, rhs, box, dps, depth: int = 0):
+    """The verdict tuple of a claim between trade-off expressions: the routes of
+    :func:`_tradeoff_routes`, then, where they leave it undecided, the claim split into parts
+    that decide it (:func:`_by_parts`)."""
+    if rel != "==" and depth < 2 and isinstance(lhs if rel == "<=" else rhs, Max):
+        parts = _by_parts(lhs, rel, rhs, box, dps, depth)  # the arguments first: cheap
+        if parts is not None:
+            return parts
+    try:
+        res = _tradeoff_routes(lhs, rel, rhs, box, dps)
+    except Undecidable as exc:  # a part no certified computation encloses
+        res = (None, "interval arithmetic", f"cannot enclose: {exc}", None, ())
+    if res[0] is None and depth < 2:
+        parts = _by_parts(lhs, rel, rhs, box, dps, depth)
+        if parts is not None:
+            return parts
+    return res
+
+
+def _by_parts(lhs, rel, rhs, box, dps, depth):
+    """Claims that other claims decide, each proved or refuted by the routes:
+
+    * f == g iff f >= g and g >= f (antisymmetry of the pointwise order);
+    * f >= max{g_1, ..., g_k} iff f >= g_i for every i (Max is the pointwise maximum);
+    * without parameters, f >= f_{eps,delta} fails when delta < delta_f(eps) or delta <
+      delta_{f^-1}(eps), certified (Dong, Roth & Su, Prop. 6: the converse of the duality
+      route), which refutes the claim where f has no certified values at the levels alpha."""
+    try:
+        sl, sr = simplify(lhs), simplify(rhs)
+    except TradeOffError:
+        sl, sr = lhs, rhs
+    if rel == "==":
+        first = _tradeoff_claim(sl, ">=", sr, box, dps, depth + 1)
+        if first[0] is False:
+            return first
+        second = _tradeoff_claim(sl, "<=", sr, box, dps, depth + 1)
+        if second[0] is False:
+            return second
+        if first[0] is True and second[0] is True:
+            return (True, "antisymmetry", f"both inequalities proved: {first[1]} ("
+                    f"{first[2]}); {second[1]} ({second[2]})", None, ())
+        return None
+    big, small = (sl, sr) if rel == ">=" else (sr, sl)
+    if isinstance(small, Max) and not isinstance(big, Max):
+        outs = []
+        for g in small.args:
+            out = _tradeoff_claim(big, ">=", g, box, dps, depth + 1)
+            if out[0] is not True:
+                return None  # (a part that fails does not refute: max{...} may still be lower)
+            outs.append(f"{out[1]}")
+        return (True, "parts", "the larger side lies above every argument of the maximum ("
+                + ", ".join(outs) + ")", None, ())
+    if not box:
+        return _profile_refutation(big, small)
+    return None
+
+
+def _profile_refutation(big, small):
+    pair = epsdelta_pair(small)
+    if pair is None:
+        return None
+    eps, d = pair
+    try:
+        inv = simplify(big.inverse())
+    except (TradeOffError, AttributeError):
+        return None
+    for g in dict.fromkeys((big, inv)):
+        st = _scalar_claim(d, ">=", Functional("delta", g, eps), {}, 30)
+        if st[0] is False and st[3]:
+            ce = {"eps": eps, "delta": st[3]["lhs"], "delta_g": st[3]["rhs"], "g": g}
+            return (False, "duality", f"Prop. 6: f >= f_{{eps,delta}} needs delta >= "
+                    f"delta_g(eps) for g = f and g = f^-1; for g = {short(g)} at eps = {eps}, "
+                    "delta < delta_g(eps) (certified)", ce, ())
+    return None
+
+
+def _tradeoff_routes(lhs, rel, rhs, box, dps):
     try:
         sl, sr = simplify(lhs), simplify(rhs)
     except TradeOffError:
@@ -430,6 +509,11 @@ def _expand(x):
         return x, False
     reps = {}
     for fn in x.atoms(Functional):
+        if fn.name in ("evaluate", "roc") and not fn.scalars[0].has(Functional):
+            form = _level_form(fn)
+            if form is not None:
+                reps[fn] = form
+            continue
         if fn.name == "delta":
             try:
                 f = simplify(fn.operand)
@@ -439,6 +523,22 @@ def _expand(x):
             if form is not None:
                 reps[fn] = form
     return (x.xreplace(reps), True) if reps else (x, False)
+
+
+def _level_form(fn: Functional):
+    """The closed form of f(alpha) (``evaluate``) or 1 - f(alpha) (``roc``) from the node's
+    own formula (e.g. G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu), Eq. (6)), or None."""
+    try:
+        f = simplify(fn.operand)
+        a = fn.scalars[0]
+        if a.is_number and not (a.is_comparable and bool(0 < a < 1)):
+            return None  # the ends are decided by the other routes
+        form = f._eval_at(a)
+    except (TradeOffError, TypeError, ValueError, ArithmeticError):
+        return None
+    if form is None or not isinstance(form, sp.Expr):
+        return None
+    return form if fn.name == "evaluate" else 1 - form
 
 
 def _phi_canonical(x: sp.Basic) -> sp.Basic:
@@ -476,8 +576,9 @@ def _scalar_claim(lhs, rel, rhs, box, dps):
         if xl or xr:
             st = _symbolic(el, rel, er)
             if st is not None and st[0] is True:
-                return (True, "rewrite", st[1] + " after the closed-form privacy profiles "
-                        "(Dong, Roth & Su, Cor. 1 and Eq. (5))", None, ())
+                return (True, "rewrite", st[1] + " after the closed forms of the functionals "
+                        "(privacy profiles: Dong, Roth & Su, Cor. 1 and Eq. (5); values: the "
+                        "families' formulas)", None, ())
         st = _symbolic(lhs, rel, rhs)
         if st is not None:
             return (st[0], "rewrite", st[1], st[2], ())

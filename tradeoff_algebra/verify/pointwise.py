@@ -37,7 +37,7 @@ from ..numeric.knots import _same, pl_eval
 from ..numeric.knots_eval import pl_knots_cached
 from ..numeric.protocol import evaluate
 from ..numeric.value import Value
-from .interval import Undecidable, _value_interval, enclose
+from .interval import EstimateOnly, Undecidable, _value_interval, enclose
 
 __all__ = ["Outcome", "decide_ge", "decide_eq", "search_violation"]
 
@@ -56,7 +56,9 @@ class Outcome:
 
 
 class _Side:
-    """Cached certified values of one side."""
+    """Cached certified values of one side, a trade-off function on [0, 1]."""
+
+    start = sp.Integer(0)  # the left end of the interval where the side is convex
 
     def __init__(self, f, dps: int):
         self.f, self.dps, self.cache = f, dps, {}
@@ -68,7 +70,121 @@ class _Side:
         return v
 
     def iv(self, a) -> tuple:
+        """A certified enclosure of f(a). At a level that is not rational (a knot such as
+        1/(1 + e^eps) with an irrational eps), the values at rational levels just outside it:
+        f is non-increasing, so f(a_hi) <= f(a) <= f(a_lo) for a_lo <= a <= a_hi."""
+        if isinstance(a, sp.Basic) and not a.is_Rational:
+            lo, hi = enclose(a, dps=self.dps)
+            a_lo, a_hi = max(_rat(lo), sp.Integer(0)), min(_rat(hi), sp.Integer(1))
+            return _value_interval(self.value(a_hi))[0], _value_interval(self.value(a_lo))[1]
         return _value_interval(self.value(a))
+
+
+class _Translate(_Side):
+    """The translate U(t) = g(t - gamma) + gamma of the upper Berry-Esseen side (g = 1 below 0,
+    0 above 1), convex and non-increasing on [gamma, 1]. With gamma enclosed in rationals
+    [gamma_lo, gamma_hi], U(t) lies between g(t - gamma_lo) + gamma_lo and g(t - gamma_hi) +
+    gamma_hi (g non-increasing): certified values at rational levels of g only. Its interval
+    of convexity starts at gamma_hi."""
+
+    def __init__(self, g, gamma, dps: int):
+        super().__init__(g, dps)
+        lo, hi = enclose(gamma, dps=dps)
+        self.g_lo, self.g_hi = _rat(lo), _rat(hi)
+        self.start = self.g_hi
+
+    def _g(self, x, end: int):
+        if x <= 0:
+            return mp.one
+        if x >= 1:
+            return mp.zero
+        return super().iv(x)[end]
+
+    def iv(self, a) -> tuple:
+        a = sp.Rational(a)
+        lo = mp.fadd(self._g(a - self.g_lo, 0), _mp_rat(self.g_lo, "d"), rounding="d")
+        hi = mp.fadd(self._g(a - self.g_hi, 1), _mp_rat(self.g_hi, "u"), rounding="u")
+        return lo, hi
+
+
+class _LowerShift(_Side):
+    """Shift(g, t) with t > 0 irrational (the lower Berry-Esseen side, max{g(alpha + t) - t, 0}):
+    with t enclosed in rationals [t_lo, t_hi], its value lies between max{g(alpha + t_hi) - t_hi,
+    0} and max{g(alpha + t_lo) - t_lo, 0} (g non-increasing), certified values of g at rational
+    levels (the node's own closed form carries t's SymPy expression through every evaluation)."""
+
+    def __init__(self, f, dps: int):
+        super().__init__(f, dps)
+        self.g = _Side(f.arg, dps)
+        lo, hi = enclose(f.t, dps=dps)
+        self.t_lo, self.t_hi = _rat(lo), _rat(hi)
+
+    def _g(self, x, end: int):
+        if x >= 1:
+            return mp.zero
+        return self.g.iv(x)[end]
+
+    def value(self, a) -> Value:
+        v = self.cache.get(a)
+        if v is None:
+            a = sp.Rational(a)
+            if a == 1:
+                v = Value.from_exact(sp.Integer(0), self.dps)
+            else:
+                lo = mp.fsub(self._g(a + self.t_hi, 0), _mp_rat(self.t_hi, "u"), rounding="d")
+                hi = mp.fsub(self._g(a + self.t_lo, 1), _mp_rat(self.t_lo, "d"), rounding="u")
+                v = Value.enclosure(max(lo, mp.zero), max(hi, mp.zero), self.dps,
+                                    guarantee="certified")
+            self.cache[a] = v
+        return v
+
+
+def _side(f, dps: int) -> _Side:
+    """The cached values of ``f``: a lower Shift with an irrational shift through its operand
+    (:class:`_LowerShift`), any other node through ``evaluate``."""
+    from ..operators.shift import Shift
+
+    if isinstance(f, Shift) and not f.free_symbols and not f.t.is_Rational:
+        try:
+            if _sign(f.t) > 0:
+                return _LowerShift(f, dps)
+        except Undecidable:
+            pass
+    return _Side(f, dps)
+
+
+def _mp_rat(r: sp.Rational, rounding: str):
+    """The rational ``r`` as an mpf rounded down ("d") or up ("u")."""
+    return mp.fdiv(int(r.p), int(r.q), rounding=rounding)
+
+
+def _upper_shift(f):
+    """(g, gamma) when ``f`` is Shift(g, -gamma) with gamma > 0 proved (the upper side of a
+    Berry-Esseen sandwich), else None."""
+    from ..operators.shift import Shift
+
+    if not isinstance(f, Shift) or f.free_symbols:
+        return None
+    try:
+        return (f.arg, -f.t) if _sign(f.t) < 0 else None
+    except Undecidable:
+        return None
+
+
+def _below_translate(small, g, gamma, dps: int) -> Outcome:
+    """Is the trade-off function ``small`` below Shift(g, -gamma)? That node is the greatest
+    convex minorant of min{1 - alpha, U} with U(t) = g(t - gamma) + gamma (Dong, Roth & Su,
+    Thm. 5; ``operators.shift``), and ``small`` is convex and below 1 - alpha, so the claim
+    holds iff small <= U, and a level where small > U refutes it. Left of gamma_hi, U >= U(gamma_hi)
+    > 1 >= small; on [gamma_hi, 1], where U is convex, the certified cover of :func:`_cover`."""
+    T = _Translate(g, gamma, dps)
+    if T.g_hi >= 1 or not T.iv(T.g_hi)[0] > 1:
+        return Outcome(None, "translate", "cannot separate the translate from 1 left of gamma")
+    out = _cover_sides(T, _side(small, dps), None)
+    if out.status is True:
+        out.evidence = ("below Shift(g, -gamma) iff below the translate g(alpha - gamma) + "
+                        "gamma (the greatest convex minorant, Thm. 5); " + out.evidence)
+    return out
 
 
 SEARCH_SECONDS = 20.0
@@ -96,7 +212,7 @@ def search_violation(big, small, dps: int, points=None) -> Outcome | None:
     violations among the levels a reader recognises (the fractions of :func:`_grid`, or the
     points given), the one with the largest certified gap; the tails only when none of those
     refutes. The search over the default grid stops after ``SEARCH_SECONDS``."""
-    B, S = _Side(big, dps), _Side(small, dps)
+    B, S = _side(big, dps), _side(small, dps)
     t0 = time.perf_counter()
     best, best_gap = None, None
     for a in points if points is not None else _grid():
@@ -164,24 +280,24 @@ def _both_pl(kb, ks, rel: str) -> Outcome:
 
 
 def _big_pl(kb, small, dps: int) -> Outcome:
-    S = _Side(small, dps)
+    S = _side(small, dps)
     open_at = []
     for x, y in kb:
         if x == 1 or (x == 0 and _sign(y - 1) == 0):
             continue  # every trade-off function vanishes at 1 and is at most 1 at 0
         try:
-            vs = S.value(x)
-        except (NoClosedForm, NumericalError) as exc:
+            lo, hi = S.iv(x)
+        except (NoClosedForm, NumericalError, Undecidable) as exc:
             open_at.append(f"{x} ({type(exc).__name__})")
             continue
-        lo, hi = _value_interval(vs)
+        vs = S.value(x) if x.is_Rational else Value.enclosure(lo, hi, dps, guarantee="certified")
         yb = enclose(y, dps=dps)
         if hi <= yb[0]:
             continue
         if lo > yb[1]:
             return Outcome(False, "exact", f"at the knot alpha = {x} of the larger side",
                            x, (y, vs))
-        if vs.exact is not None:
+        if x.is_Rational and vs.exact is not None:
             s = _sign(y - vs.exact)
             if s >= 0:
                 continue
@@ -197,7 +313,7 @@ def _big_pl(kb, small, dps: int) -> Outcome:
 
 
 def _small_pl(big, ks, dps: int) -> Outcome:
-    B = _Side(big, dps)
+    B = _side(big, dps)
     open_at = []
     pieces = 0
     for (x0, y0), (x1, y1) in zip(ks, ks[1:], strict=False):
@@ -245,8 +361,16 @@ def _small_pl(big, ks, dps: int) -> Outcome:
 
 def _cover(big, small, dps: int) -> Outcome:
     """The certified cover of [0, 1] (module docstring)."""
-    B, S = _Side(big, dps), _Side(small, dps)
-    cells = [(sp.Rational(k, 16), sp.Rational(k + 1, 16)) for k in range(16)]
+    return _cover_sides(_side(big, dps), _side(small, dps), (big, small, dps))
+
+
+def _cover_sides(B: _Side, S: _Side, pair) -> Outcome:
+    """The cover of [B.start, 1] by cells on which B's lower bound exceeds S's chord; a cell
+    that does not close is tested at its midpoint for a violation (``pair`` = (big, small,
+    dps): :func:`search_violation`; without it, the enclosures of the two sides there)."""
+    a0 = B.start
+    cells = [(a0 + (1 - a0) * sp.Rational(k, 16), a0 + (1 - a0) * sp.Rational(k + 1, 16))
+             for k in range(16)]
     proved = 0
     undecided: list[tuple] = []
     steps = 0
@@ -261,13 +385,16 @@ def _cover(big, small, dps: int) -> Outcome:
         w = b - a
         try:
             ok = _cell(B, S, a, b, w)
+        except EstimateOnly as exc:
+            return Outcome(None, "certified cover", f"a side has no certified values near "
+                           f"alpha = {_short(a)} ({exc})")
         except (NoClosedForm, NumericalError, Undecidable):
             ok = False
         if ok:
             proved += 1
             continue
         m = (a + b) / 2
-        v = search_violation(big, small, dps, [m])
+        v = _violation_at(B, S, pair, m)
         if v is not None:
             return v
         if w <= MIN_WIDTH:
@@ -284,6 +411,20 @@ def _cover(big, small, dps: int) -> Outcome:
     return Outcome(None, "certified cover",
                    f"proved on {proved} cells; undecided on {where} (the sides touch or come "
                    "within the enclosures there)")
+
+
+def _violation_at(B: _Side, S: _Side, pair, m) -> Outcome | None:
+    if pair is not None:
+        return search_violation(*pair[:2], pair[2], [m])
+    try:
+        (_, bhi), (slo, _) = B.iv(m), S.iv(m)
+    except (NoClosedForm, NumericalError, Undecidable):
+        return None
+    if slo > bhi:  # small above an upper bound of the larger side
+        return Outcome(False, "counterexample", f"certified at alpha = {m}", m,
+                       (Value.enclosure(mp.zero, bhi, S.dps, guarantee="certified"),
+                        S.value(m)))
+    return None
 
 
 def _rat(t) -> sp.Rational:
@@ -310,8 +451,10 @@ def _merge(spans):
 
 
 def _cell(B: _Side, S: _Side, a, b, w) -> bool:
-    Fa, Fb = B.iv(a), B.iv(b)
     Ga, Gb = S.iv(a), S.iv(b)
+    if Ga[1] <= 0 and Gb[1] <= 0:
+        return True  # the convex, non-negative smaller side is 0 on the cell: below any side
+    Fa, Fb = B.iv(a), B.iv(b)
     with mp.workdps(B.dps + 20):
         A, Bm, W = (mp.mpf(sp.Float(t, B.dps + 20)) for t in (a, b, w))
         lines = [(mp.zero, Fb[0])]                 # (slope, value at b): f >= f(b)
@@ -320,8 +463,8 @@ def _cell(B: _Side, S: _Side, a, b, w) -> bool:
             Fc = B.iv(c)
             s1 = (Fc[1] - Fb[0]) / mp.mpf(sp.Float(c - b, B.dps + 20))
             lines.append((s1, Fb[0]))               # support line at b
-        if a > 0:
-            c = max(sp.Integer(0), a - w)
+        if a > B.start:
+            c = max(B.start, a - w)
             Fc = B.iv(c)
             s2 = (Fa[0] - Fc[1]) / mp.mpf(sp.Float(a - c, B.dps + 20))
             lines.append((s2, Fa[0] + s2 * (Bm - A)))  # support line at a, as value at b
@@ -371,6 +514,9 @@ def decide_ge(big, small, dps: int = 30, full: bool = True) -> Outcome:
             return _both_pl(kb, ks, ">=")
         except Undecidable:
             kb = ks = None
+    up = _upper_shift(big)
+    if up is not None and full:
+        return _below_translate(small, *up, COVER_DPS)
     v = search_violation(big, small, dps, None if full else _coarse())
     if v is not None:
         return v
