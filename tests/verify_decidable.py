@@ -148,17 +148,25 @@ def _disc(P, Q):
 
 
 # -- mpmath references (60 digits) ----------------------------------------------------------------
+def _mpq(x) -> mpmath.mpf:
+    """An exact rational (Fraction, SymPy Rational or int) at the current precision."""
+    x = Fraction(int(x.p), int(x.q)) if hasattr(x, "p") else Fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
 def g_at(m, a) -> mpmath.mpf:
-    """G_m(a) = Phi(Phi^-1(1 - a) - m) (Eq. (6)) with mpmath's own normal distribution."""
+    """G_m(a) = Phi(Phi^-1(1 - a) - m) (Eq. (6)) with mpmath's own normal distribution, at 60
+    digits (m and a exact rationals)."""
     with mpmath.workdps(60):
-        a = mpmath.mpf(a.numerator) / a.denominator if isinstance(a, Fraction) else mpmath.mpf(a)
-        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1)
-        return mpmath.ncdf(z - m)
+        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * _mpq(a) - 1)
+        return mpmath.ncdf(z - _mpq(m))
 
 
 def delta_g(m, eps) -> mpmath.mpf:
-    """delta_{G_m}(eps) = Phi(-eps/m + m/2) - e^eps Phi(-eps/m - m/2) (Cor. 1)."""
+    """delta_{G_m}(eps) = Phi(-eps/m + m/2) - e^eps Phi(-eps/m - m/2) (Cor. 1), at 60 digits
+    (m and eps exact rationals)."""
     with mpmath.workdps(60):
+        m, eps = _mpq(m), _mpq(eps)
         return mpmath.ncdf(-eps / m + m / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / m - m / 2)
 
 
@@ -308,24 +316,27 @@ def claims(seed: int = 0) -> list[Claim]:  # noqa: C901 - one list, built family
     # G_mu against f_{eps,delta}: G_mu >= f_{eps,delta} iff delta >= delta_mu(eps) (Prop. 6,
     # Cor. 1)
     for m, eps in ((1, 1), (R(1, 2), R(1, 2)), (2, 1), (1, 2)):
-        dm = delta_g(mpmath.mpf(sp.Rational(m).p) / sp.Rational(m).q,
-                     mpmath.mpf(sp.Rational(eps).p) / sp.Rational(eps).q)
+        dm = delta_g(sp.Rational(m), sp.Rational(eps))
         for d in (R(1, 100), R(1, 10), R(1, 4), R(1, 2)):
-            dd = mpmath.mpf(d.p) / d.q
-            if abs(dd - dm) < MARGIN:
-                continue
-            add(f"G({m}) >= f_({eps},{d})", ta.G(m), ">=", ta.EpsDelta(eps, d), bool(dd >= dm),
+            with mpmath.workdps(60):
+                dd = _mpq(d)
+                if abs(dd - dm) < MARGIN:
+                    continue
+                truth = bool(dd >= dm)
+            add(f"G({m}) >= f_({eps},{d})", ta.G(m), ">=", ta.EpsDelta(eps, d), truth,
                 "Cor. 1 and Prop. 6", tags=("G", "EpsDelta", "duality"))
     # f_{eps,0} >= G_mu iff G_mu <= f_{eps,0} at its knot 1/(1 + e^eps) (G convex below a
     # piecewise-linear function iff at its knots)
     for E, m in ((Fraction(2), 1), (Fraction(2), 3), (Fraction(3), 2), (Fraction(3, 2), 1)):
         k = 1 / (1 + E)
         gv = g_at(m, k)
-        kv = mpmath.mpf(k.numerator) / k.denominator
-        if abs(gv - kv) < MARGIN:
-            continue
+        with mpmath.workdps(60):
+            kv = _mpq(k)
+            if abs(gv - kv) < MARGIN:
+                continue
+            truth = bool(gv <= kv)
         add(f"f_(log {E},0) >= G({m})", ta.EpsDelta(sp.log(_sp(E)), 0), ">=", ta.G(m),
-            bool(gv <= kv), "G at the knot of f_{eps,0} (mpmath)", tags=("G", "EpsDelta"))
+            truth, "G at the knot of f_{eps,0} (mpmath)", tags=("G", "EpsDelta"))
     # C_p (Sec. 4.1): C_1(f) = f for symmetric f, C_p(f) >= f, non-increasing in p
     for f, nm in ((ta.G(1), "G(1)"), (ta.EpsDelta(1, R(1, 10)), "f_(1,1/10)")):
         add(f"C_1({nm}) == {nm}", ta.C(1, f), "==", f, True, "C_1(f) = f (f symmetric)",
@@ -429,6 +440,54 @@ def claims(seed: int = 0) -> list[Claim]:  # noqa: C901 - one list, built family
         ("box", "C"))
     add("Group(G(mu), 2) == G(2 mu), mu in [0, 2]", ta.Group(ta.G(mu), 2), "==", ta.G(2 * mu),
         True, "Thm. 3 (Gaussian)", {mu: (0, 2)}, ("box", "Group"))
+    # random G_mu against f_{eps,delta} (Cor. 1 and Prop. 6), margins from 1e-2 down to 1e-20
+    for i in range(24):
+        m = R(rng.randint(1, 12), 4)
+        eps = R(rng.randint(0, 12), 4)
+        dm = delta_g(m, eps)
+        j = rng.choice([2, 5, 10, 20])
+        sign = rng.choice([-1, 1])
+        with mpmath.workdps(60):
+            d = sp.Rational(mpmath.nstr(dm, j + 5)) + sign * R(1, 10**j)
+            dd = _mpq(d)
+            if not 0 < d < 1 or abs(dd - dm) < MARGIN:
+                continue
+            truth = bool(dd >= dm)
+        add(f"G({m}) >= f_({eps}, delta_mu {'+' if sign > 0 else '-'} 1e-{j}) #{i}", ta.G(m),
+            ">=", ta.EpsDelta(eps, d), truth, "Cor. 1 and Prop. 6 (mpmath)",
+            tags=("G", "EpsDelta", "duality", "random"))
+    # subsampled pure DP (Eq. (14) with delta = 0): above f_{eps',0}, eps' = log(1 - p + p e^eps)
+    for p_, e_ in ((R(1, 2), 1), (R(1, 10), 2)):
+        ep = sp.log(1 - p_ + p_ * sp.exp(e_))
+        add(f"C_{p_}(f_({e_},0)) >= f_(eps',0)", ta.C(p_, ta.EpsDelta(e_, 0)), ">=",
+            ta.EpsDelta(ep, 0), True, "Eq. (14) corrected", tags=("C", "EpsDelta"))
+        add(f"C_{p_}(f_({e_},0)) >= f_(eps'/2,0)", ta.C(p_, ta.EpsDelta(e_, 0)), ">=",
+            ta.EpsDelta(ep / 2, 0), False, "Eq. (14): slope -e^eps' at 0",
+            tags=("C", "EpsDelta"))
+    # long binomial compositions: exact knots here
+    E30 = Fraction(3, 2)
+    k30 = np_knots(*binomial_pair(E30, 30))
+    for n_eps, d in ((30, Fraction(0)), (12, Fraction(1, 100)), (8, Fraction(1, 10))):
+        kf = np_knots(*four_point(E30 ** n_eps, d))
+        add(f"BinomialDP(log 3/2, 30) >= f_({n_eps} log 3/2, {d})",
+            ta.BinomialDP(sp.log(R(3, 2)), 30), ">=",
+            ta.EpsDelta(n_eps * sp.log(R(3, 2)), _sp(d)), pl_compare(k30, kf)[0], "exact knots",
+            tags=("Binomial", "EpsDelta"))
+    # the same parameters in other SymPy forms
+    add("f_(log 2 + log 3, 0) == f_(log 6, 0)", ta.EpsDelta(sp.log(2) + sp.log(3), 0), "==",
+        ta.EpsDelta(sp.log(6), 0), True, "log 2 + log 3 = log 6", tags=("EpsDelta", "fast"))
+    add("G(sqrt(8)/2) == G(sqrt 2)", ta.G(sp.sqrt(8) / 2), "==", ta.G(sp.sqrt(2)), True,
+        "sqrt 8 / 2 = sqrt 2", tags=("G", "fast"))
+    add("Inverse(Inverse(T)) == T", ta.Inverse(ta.Inverse(_disc(*rr(Fraction(3))))), "==",
+        _disc(*rr(Fraction(3))), True, "an involution", tags=("Inverse", "fast"))
+    # pure DP of compositions over a box (tangent at alpha = 0 for every parameter value)
+    add("L(mu) (x) L(nu) >= f_(mu + nu, 0), [1/2, 1]^2", ta.Laplace(mu) @ ta.Laplace(nu), ">=",
+        ta.EpsDelta(mu + nu, 0), True, "composition of pure DP",
+        {mu: (R(1, 2), 1), nu: (R(1, 2), 1)}, ("box", "Laplace", "tangent"))
+    add("G(mu) >= f_(1, delta_mu(1)), mu in [1/2, 2]", ta.G(mu), ">=",
+        ta.EpsDelta(1, ta.Phi(-1 / mu + mu / 2) - sp.E * ta.Phi(-1 / mu - mu / 2)), True,
+        "Cor. 1 (tangent at one level for every mu)", {mu: (R(1, 2), 2)},
+        ("box", "duality", "tangent"))
     # -- over parameter boxes -------------------------------------------------------------------
     add("G(mu) >= G(2), mu in [1, 2]", ta.G(mu), ">=", ta.G(2), True, mono, {mu: (1, 2)},
         ("box", "fast"))

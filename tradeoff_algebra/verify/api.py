@@ -38,7 +38,7 @@ from ..operators.maxgroup import Max
 from ..rewrite import derive, simplify
 from .box import admissible, make_box, prove_nonneg, sample_points
 from .cover import corner_node, has_directions, run_cover
-from .interval import Undecidable, enclose, functional_value
+from .interval import EstimateOnly, Undecidable, enclose, functional_value
 from .monotone import dominates, same_node
 from .pointwise import decide_eq, decide_ge
 from .verdict import RELATIONS, Verdict
@@ -259,6 +259,9 @@ def _tradeoff_routes(lhs, rel, rhs, box, dps):
             if l2.free_symbols or r2.free_symbols:
                 continue
             st, method, ev, ce, _ = _decide(l2, rel, r2, dps, p, full=False)
+        except EstimateOnly as exc:  # the next points would take as long to say so again
+            undecided.append(f"{_pt(p)} (only estimates: {exc})")
+            break
         except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
             continue
         if st is False:
@@ -322,6 +325,8 @@ def _node_cover(l, rel, r, box, dps):
             if decide_ge(b, s_, dps).status is True:
                 tally["proved"] += 1
                 return True, ""
+        except EstimateOnly:
+            raise  # a side without certified values: no cell will close (ends the cover)
         except (NoClosedForm, NumericalError, Undecidable):
             pass
         return _centre_ce(cell)
@@ -330,6 +335,8 @@ def _node_cover(l, rel, r, box, dps):
         p = {k: (lo + hi) / 2 for k, (lo, hi) in cell.items()}
         try:
             out = _decide(l.xreplace(p), rel, r.xreplace(p), dps, p, full=False)
+        except EstimateOnly:
+            raise
         except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
             return None, None
         if out[0] is False:
@@ -367,7 +374,7 @@ def _duality(big, small, box):
         return None
     parts = []
     for g in dict.fromkeys((big, inv)):
-        st = _scalar_claim(d, ">=", Functional("delta", g, eps), box, 30)
+        st = _scalar_claim(d, ">=", Functional("delta", g, eps), box, 30, inner=True)
         if st[0] is not True or st[1] == "sample points":
             return None
         parts.append(st[2])
@@ -436,6 +443,8 @@ def _refute(lhs, rel, rhs, box, dps, tradeoff: bool, found: dict | None = None):
             shown = {str(k): v for k, v in p.items()}
             out = (_decide(l2, rel, r2, dps, p, full=False) if tradeoff
                    else _scalar_point(l2, rel, r2, dps, shown))
+        except EstimateOnly:
+            break  # (the other points would take as long to say so again)
         except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
             continue
         if out[0] is not False:
@@ -569,7 +578,14 @@ def _symbolic(lhs, rel, rhs):
     return None
 
 
-def _scalar_claim(lhs, rel, rhs, box, dps):
+#: Seconds the cover of a scalar claim may take inside another route (the duality route's
+#: profile claims), which gives up on it otherwise.
+INNER_COVER_SECONDS = 10.0
+
+
+def _scalar_claim(lhs, rel, rhs, box, dps, inner: bool = False):
+    """The verdict tuple of a scalar claim; ``inner``: a part of another route, decided by
+    proofs only (no sample points) and with the cover's budget of :data:`INNER_COVER_SECONDS`."""
     lv, rv = isinstance(lhs, Value), isinstance(rhs, Value)
     if not (lv or rv):
         (el, xl), (er, xr) = _expand(lhs), _expand(rhs)
@@ -586,7 +602,7 @@ def _scalar_claim(lhs, rel, rhs, box, dps):
         return _scalar_point(lhs, rel, rhs, dps, {})
     if rel != "==" and not (lv or rv):
         d = lhs - rhs if rel == ">=" else rhs - lhs
-        st, ev = prove_nonneg(d, box, dps)
+        st, ev = prove_nonneg(d, box, dps, seconds=INNER_COVER_SECONDS if inner else None)
         if st is True:
             return True, "interval arithmetic", ev, None, ()
         if st is False:
@@ -594,6 +610,8 @@ def _scalar_claim(lhs, rel, rhs, box, dps):
             return _refute(lhs, rel, rhs, box, dps, False, {str(k): v for k, v in p.items()}) \
                 or _scalar_point(lhs.xreplace(p), rel, rhs.xreplace(p), dps,
                                  {str(k): v for k, v in p.items()})
+    if inner:
+        return None, "interval arithmetic", "not proved over the box", None, ()
     held = 0
     points = sample_points(box)
     for p in points:

@@ -229,7 +229,11 @@ def search_violation(big, small, dps: int, points=None) -> Outcome | None:
             continue  # no value here
         if not (vb.is_certain and vs.is_certain):
             # an estimate never decides, and a side's route gives estimates at every level
-            # (the PLD grid at 1 - 1e-4 took 30 s to say so again): the search ends here
+            # (the PLD grid at 1 - 1e-4 took 30 s to say so again): the search ends here; at
+            # points given by a caller that tries many (cells, parameter values), it says so
+            if points is not None and best is None:
+                raise EstimateOnly(f"{vb if not vb.is_certain else vs} at alpha = {a} is an "
+                                   "estimate (no certified enclosure)")
             break
         try:
             gap = _value_interval(vs)[0] - _value_interval(vb)[1]
@@ -394,7 +398,11 @@ def _cover_sides(B: _Side, S: _Side, pair) -> Outcome:
             proved += 1
             continue
         m = (a + b) / 2
-        v = _violation_at(B, S, pair, m)
+        try:
+            v = _violation_at(B, S, pair, m)
+        except EstimateOnly as exc:
+            return Outcome(None, "certified cover", f"a side has no certified values at "
+                           f"alpha = {_short(m)} ({exc})")
         if v is not None:
             return v
         if w <= MIN_WIDTH:
