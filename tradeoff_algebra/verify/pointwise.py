@@ -23,6 +23,7 @@ its location.
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import sympy as sp
@@ -262,6 +263,29 @@ def _both_pl(kb, ks, rel: str) -> Outcome:
     and wrong refutes it even when the sign at another knot cannot be decided (a difference
     that is 0 in another SymPy form); the claim holds only when every sign is decided."""
     xs = sorted({x for x, _ in kb} | {x for x, _ in ks}, key=lambda t: sp.N(t, 40))
+    # the most convincing counterexample first: the knots ranked by an approximation of the
+    # difference (the difference is linear between knots, so its largest gap is at one); only
+    # the sign computed exactly decides
+    ab, as_ = _approx_knots(kb), _approx_knots(ks)
+    with mp.workdps(40):
+        est = {x: _interp(ab, a) - _interp(as_, a) for x, a in zip(xs, _approx_xs(xs),
+                                                                  strict=True)}
+    tiny = mp.mpf(10) ** -35
+    order = sorted(xs, key=lambda x: -abs(est[x]) if rel == "==" else est[x])
+    for x in order:
+        if (abs(est[x]) if rel == "==" else -est[x]) <= tiny:
+            break  # no knot left that an approximation shows in the wrong order
+        budget.check()
+        try:
+            d = pl_eval(kb, x) - pl_eval(ks, x)
+            sg = _sign(d)
+        except (TypeError, Undecidable):
+            continue
+        if sg != 0 if rel == "==" else sg < 0:
+            shown = x if len(str(x)) <= 60 else f"{sp.N(x, 15)} (a knot; exact in the verdict)"
+            return Outcome(False, "exact", f"piecewise linear; the sides differ at alpha = "
+                           f"{shown}, the knot where they are furthest apart", x,
+                           (pl_eval(kb, x), pl_eval(ks, x)))
     undecided = None
     for x in xs:
         budget.check()
@@ -281,6 +305,31 @@ def _both_pl(kb, ks, rel: str) -> Outcome:
         raise undecided
     return Outcome(True, "exact", f"both sides piecewise linear; compared exactly at the "
                    f"{len(xs)} knots of either side")
+
+
+def _mpn(x):
+    """A 40-digit approximation of the real number ``x`` (ranking only, never deciding)."""
+    return mp.mpf(sp.Float(sp.N(x, 40), 40))
+
+
+def _approx_xs(xs) -> list:
+    with mp.workdps(40):
+        return [_mpn(x) for x in xs]
+
+
+def _approx_knots(knots) -> list:
+    """The knots as 40-digit approximations (to rank candidate levels; never to decide)."""
+    with mp.workdps(40):
+        return [(_mpn(x), _mpn(y)) for x, y in knots]
+
+
+def _interp(knots, t):
+    """The piecewise-linear function through the approximate ``knots`` at ``t`` (0 beyond)."""
+    if t >= knots[-1][0]:
+        return mp.zero
+    i = max(0, bisect_right([x for x, _ in knots], t) - 1)
+    (x0, y0), (x1, y1) = knots[i], knots[min(i + 1, len(knots) - 1)]
+    return y0 if x1 == x0 else y0 + (y1 - y0) * (t - x0) / (x1 - x0)
 
 
 def _big_pl(kb, small, dps: int) -> Outcome:
