@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 from reference_np import finite_np
-from verify_decidable import claims, np_knots, pl_at, run, summary
+from verify_decidable import claims, inv_knots, np_knots, pl_at, run, summary
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.value import Value
@@ -68,9 +68,10 @@ def test_generator_knots_match_brute_force():
                   [Fraction(2, 5), Fraction(2, 5), Fraction(1, 5)]),
                  ([Fraction(1, 10), Fraction(0), Fraction(9, 10)],
                   [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)])):
-        k = np_knots(P, Q)
+        k, ki = np_knots(P, Q), inv_knots(np_knots(P, Q))
         for a in (Fraction(j, 17) for j in range(18)):
             assert pl_at(k, a) == finite_np(P, Q, a)
+            assert pl_at(ki, a) == finite_np(Q, P, a)  # T(P, Q)^-1 = T(Q, P)
 
 
 def test_suite_is_large_and_mixed():

@@ -116,6 +116,22 @@ def pl_compare(kf, kg) -> tuple[bool, bool, Fraction]:
     return max(d) <= 0, all(v == 0 for v in d), max(d)
 
 
+def inv_knots(k):
+    """The knots of f^-1 (Dong, Roth & Su, Eq. (3)): the graph reflected in the diagonal, with
+    f^-1 = 0 above f(0) and the smallest zero of f at alpha = 0 (the lower hull keeps them)."""
+    return _hull([(y, x) for x, y in k] + [(Fraction(1), Fraction(0))])
+
+
+def symm_hull_knots(k):
+    """min{f, f^-1}^** for piecewise-linear convex f: the lower convex hull of both graphs."""
+    return _hull(list(k) + inv_knots(k))
+
+
+def mix_knots(k, p: Fraction):
+    """f_p = p f + (1 - p) Id (Sec. 4.1): Id is linear, so the knots stay."""
+    return [(x, p * y + (1 - p) * (1 - x)) for x, y in k]
+
+
 def rr(E: Fraction):
     """The randomized-response pair of f_{log E, 0} (Prop. 3 with delta = 0)."""
     return (E / (1 + E), 1 / (1 + E)), (1 / (1 + E), E / (1 + E))
@@ -488,6 +504,77 @@ def claims(seed: int = 0) -> list[Claim]:  # noqa: C901 - one list, built family
         ta.EpsDelta(1, ta.Phi(-1 / mu + mu / 2) - sp.E * ta.Phi(-1 / mu - mu / 2)), True,
         "Cor. 1 (tangent at one level for every mu)", {mu: (R(1, 2), 2)},
         ("box", "duality", "tangent"))
+    # operators on finite pairs: the symmetric hull, C_p, the mixture f_p and the inverse,
+    # against random finite pairs, the truth from their exact knots (Sec. 4.1, Eq. (3))
+    for i in range(24):
+        P1, Q1 = rand_dist(3), rand_dist(3)
+        k1 = np_knots(P1, Q1)
+        p_ = rng.choice([Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)])
+        op = i % 4
+        if op == 0:
+            f, kf, nm = ta.SymmetricHull(_disc(P1, Q1)), symm_hull_knots(k1), f"C(S{i})"
+        elif op == 1:
+            f, kf = ta.C(_sp(p_), _disc(P1, Q1)), symm_hull_knots(mix_knots(k1, p_))
+            nm = f"C_{p_}(S{i})"
+        elif op == 2:
+            f, kf, nm = ta.Mix(_disc(P1, Q1), _sp(p_)), mix_knots(k1, p_), f"Mix(S{i}, {p_})"
+        else:
+            f, kf, nm = ta.Inverse(_disc(P1, Q1)), inv_knots(k1), f"S{i}^-1"
+        if i % 3 == 0:  # the pair itself
+            P2, Q2 = P1, Q1
+        elif i % 3 == 1:  # a post-processing of it (two outcomes merged): less informative
+            P2, Q2 = [P1[0] + P1[1], P1[2]], [Q1[0] + Q1[1], Q1[2]]
+        else:
+            P2, Q2 = rand_dist(3), rand_dist(3)
+        k2 = np_knots(P2, Q2)
+        ge, eq, _ = pl_compare(kf, k2)
+        add(f"{nm} >= S{i}'", f, ">=", _disc(P2, Q2), ge, "exact knots of the operator",
+            tags=("Discrete", "operators"))
+        le = pl_compare(k2, kf)[0]
+        add(f"{nm} <= S{i}'", f, "<=", _disc(P2, Q2), le, "exact knots of the operator",
+            tags=("Discrete", "operators"))
+    # random boxes: G_mu >= G_c on [a, b] iff b <= c; G_mu (x) G_nu >= G_c on [0, a] x [0, b]
+    # iff a^2 + b^2 <= c^2 (Cor. 2; equality at a corner: the face decides)
+    for i in range(10):
+        a = R(rng.randint(0, 8), 4)
+        b = a + R(rng.randint(1, 8), 4)
+        c = R(rng.randint(1, 16), 4)
+        add(f"G(mu) >= G({c}), mu in [{a}, {b}] #{i}", ta.G(mu), ">=", ta.G(c), bool(b <= c),
+            mono, {mu: (a, b)}, ("box", "random"))
+    for a, b, c in ((3, 4, 5), (3, 4, R(9, 2)), (1, 2, 3), (1, 1, R(7, 5)), (1, 1, R(3, 2))):
+        add(f"G(mu) (x) G(nu) >= G({c}), [0, {a}] x [0, {b}]", ta.G(mu) @ ta.G(nu), ">=",
+            ta.G(c), bool(a**2 + b**2 <= c**2), "Cor. 2",
+            {mu: (0, a), nu: (0, b)}, ("box", "Tensor"))
+    # the privacy profile of G_mu over a box (Cor. 1; increasing in mu): below c on [a, b] iff
+    # delta_b(eps) <= c
+    for i in range(6):
+        a = R(rng.randint(1, 6), 4)
+        b = a + R(rng.randint(1, 4), 4)
+        eps = R(rng.randint(0, 8), 4)
+        with mpmath.workdps(60):
+            db = delta_g(b, eps)
+            c = sp.Rational(mpmath.nstr(db, 3)) + rng.choice([-1, 1]) * R(1, 1000)
+            if abs(_mpq(c) - db) < MARGIN or c <= 0:
+                continue
+            truth = bool(db <= _mpq(c))
+        add(f"delta_G(mu)({eps}) <= {c}, mu in [{a}, {b}] #{i}",
+            ta.Functional("delta", ta.G(mu), eps), "<=", c, truth, "Cor. 1 (mpmath)",
+            {mu: (a, b)}, ("scalar", "box", "random"))
+    # neighbours 1e-20 apart (decidable at 30 digits: the gap is about 1e-21)
+    h = R(1, 10**20)
+    for fam, nm in ((ta.G, "G"), (ta.Laplace, "L")):
+        add(f"{nm}(1) >= {nm}(1 + 1e-20)", fam(1), ">=", fam(1 + h), True, mono,
+            tags=("near",))
+        add(f"{nm}(1 + 1e-20) >= {nm}(1)", fam(1 + h), ">=", fam(1), False, mono,
+            tags=("near",))
+        add(f"{nm}(1) == {nm}(1 + 1e-20)", fam(1), "==", fam(1 + h), False, mono,
+            tags=("near",))
+    add("f_(1,0) >= f_(1,1e-20)", ta.EpsDelta(1, 0), ">=", ta.EpsDelta(1, h), True, "Eq. (5)",
+        tags=("near", "EpsDelta"))
+    add("f_(1,1e-20) >= f_(1,0)", ta.EpsDelta(1, h), ">=", ta.EpsDelta(1, 0), False, "Eq. (5)",
+        tags=("near", "EpsDelta"))
+    add("G(1) (x) G(1e-10) == G(1)", ta.G(1) @ ta.G(R(1, 10**10)), "==", ta.G(1), False,
+        "Cor. 2: G_sqrt(1 + 1e-20)", tags=("near", "Tensor"))
     # -- over parameter boxes -------------------------------------------------------------------
     add("G(mu) >= G(2), mu in [1, 2]", ta.G(mu), ">=", ta.G(2), True, mono, {mu: (1, 2)},
         ("box", "fast"))
