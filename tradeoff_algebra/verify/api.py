@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import time
-from itertools import product
 from typing import Any
 
 import sympy as sp
@@ -36,11 +35,12 @@ from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
 from ..operators.maxgroup import Max
 from ..rewrite import derive, simplify
-from .box import admissible, make_box, prove_nonneg, sample_points
+from .box import make_box, prove_nonneg, sample_points
 from .cover import corner_node, has_directions, run_cover
 from .interval import EstimateOnly, Undecidable, enclose, functional_value
 from .monotone import dominates, same_node
 from .pointwise import decide_eq, decide_ge
+from .refute import best_counterexample
 from .verdict import RELATIONS, Verdict
 
 __all__ = ["verify"]
@@ -382,86 +382,25 @@ def _duality(big, small, box):
             "delta >= delta_{f^-1}(eps) (Prop. 6); " + "; ".join(parts), None, ())
 
 
-#: Points of a box tried for the most convincing counterexample.
-REFUTE_POINTS = 27
-
-
-def _candidates(box: dict, found: dict | None) -> list[dict]:
-    """Readable points of a bounded box, the corners and centre first: each symbol at its ends,
-    its midpoint and quarter points (ends and midpoint only with several symbols), and the
-    values of a counterexample already found."""
-    syms = sorted(box, key=lambda s: s.name)
-    vals = {}
-    for s in syms:
-        lo, hi = (sp.sympify(v) for v in box[s])
-        if not (lo.is_finite and hi.is_finite):
-            return []
-        vs = [lo, hi, (lo + hi) / 2]
-        if len(syms) == 1:
-            vs += [lo + (hi - lo) / 4, lo + 3 * (hi - lo) / 4]
-        if found and str(s) in found:
-            vs.append(sp.sympify(found[str(s)]))
-        vals[s] = [v for v in dict.fromkeys(vs) if admissible(s, v)]
-    pts = [dict(zip(syms, c, strict=True)) for c in product(*(vals[s] for s in syms))]
-    return pts[:REFUTE_POINTS]
-
-
-def _gap(ce: dict, rel: str):
-    """A certified lower bound of how far the counterexample's sides are in the wrong order."""
-    try:
-        L, R = (_iv(ce[k]) for k in ("lhs", "rhs"))
-    except (KeyError, Undecidable, TypeError, ValueError):
-        return None
-    if rel == ">=":
-        return R[0] - L[1]
-    if rel == "<=":
-        return L[0] - R[1]
-    return max(R[0] - L[1], L[0] - R[1])
-
-
-def _iv(v) -> tuple:
-    if isinstance(v, Value):
-        return v.interval()
-    if isinstance(v, tuple):
-        return v
-    return enclose(v)
-
-
 def _refute(lhs, rel, rhs, box, dps, tradeoff: bool, found: dict | None = None):
     """The most convincing certified counterexample among the readable points of the box
-    (:func:`_candidates`): the largest certified gap, the earlier point on a tie (ends and
-    midpoints come first); for trade-off claims the level alpha is then chosen at that point
-    among the levels a reader recognises (:func:`.pointwise.search_violation`). None when no
-    candidate refutes the claim."""
-    best, best_gap = None, None
-    for p in _candidates(box, found):
-        budget.check()
-        try:
-            l2, r2 = lhs.xreplace(p), rhs.xreplace(p)
-            if _free(l2) or _free(r2):
-                continue
-            shown = {str(k): v for k, v in p.items()}
-            out = (_decide(l2, rel, r2, dps, p, full=False) if tradeoff
-                   else _scalar_point(l2, rel, r2, dps, shown))
-        except EstimateOnly:
-            break  # (the other points would take as long to say so again)
-        except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
-            continue
-        if out[0] is not False:
-            continue
-        gap = _gap(out[3], rel)
-        if gap is not None and gap > 0 and (best_gap is None or gap > best_gap):
-            best, best_gap = (p, out), gap
+    (:func:`.refute.best_counterexample`); for trade-off claims the level alpha is then chosen
+    at that point among the levels a reader recognises (:func:`.pointwise.search_violation`).
+    None when no candidate refutes the claim."""
+    if tradeoff:
+        def at(l2, r2, p):
+            return _decide(l2, rel, r2, dps, p, full=False)
+
+        def refine(l2, r2, p):
+            return _decide(l2, rel, r2, dps, p)
+    else:
+        def at(l2, r2, p):
+            return _scalar_point(l2, rel, r2, dps, {str(k): v for k, v in p.items()})
+        refine = None
+    best = best_counterexample(lhs, rel, rhs, box, at, refine, found)
     if best is None:
         return None
     p, out = best
-    if tradeoff:
-        try:
-            full = _decide(lhs.xreplace(p), rel, rhs.xreplace(p), dps, p)
-            if full[0] is False:
-                out = full
-        except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
-            pass
     return (False, out[1], f"fails at {_pt(p)} (the largest certified gap among the box's "
             f"corners, centre and quarter points): {out[2]}", out[3], ())
 
