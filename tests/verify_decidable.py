@@ -186,6 +186,21 @@ def delta_g(m, eps) -> mpmath.mpf:
         return mpmath.ncdf(-eps / m + m / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / m - m / 2)
 
 
+def delta_laplace(m, eps) -> mpmath.mpf:
+    """delta(eps) of L_m = T(Lap(0, 1), Lap(m, 1)): the integral of (q - e^eps p)_+ by mpmath's
+    quadrature at 40 digits, split where the integrand has kinks (0, m and the crossing
+    (m + eps)/2 of q = e^eps p)."""
+    with mpmath.workdps(40):
+        m, eps = _mpq(m), _mpq(eps)
+        E = mpmath.exp(eps)
+
+        def h(x):
+            return max(mpmath.exp(-abs(x - m)) / 2 - E * mpmath.exp(-abs(x)) / 2, 0)
+
+        cuts = sorted({mpmath.mpf(0), m, (m + eps) / 2})
+        return mpmath.quad(h, [-mpmath.inf, *cuts, mpmath.inf])
+
+
 MARGIN = mpmath.mpf(10) ** -25
 
 
@@ -575,6 +590,43 @@ def claims(seed: int = 0) -> list[Claim]:  # noqa: C901 - one list, built family
         tags=("near", "EpsDelta"))
     add("G(1) (x) G(1e-10) == G(1)", ta.G(1) @ ta.G(R(1, 10**10)), "==", ta.G(1), False,
         "Cor. 2: G_sqrt(1 + 1e-20)", tags=("near", "Tensor"))
+    # other functionals: epsilon_G(delta) (the root of Cor. 1 in eps) and the power 1 - f
+    for m, d, e in ((1, R(1, 10), 2), (1, R(1, 10), 1), (2, R(1, 100), 4)):
+        with mpmath.workdps(60):
+            truth = bool(delta_g(m, e) <= _mpq(d))  # eps(delta) <= e iff delta(e) <= delta
+        add(f"eps_G({m})({d}) <= {e}", ta.Functional("epsilon", ta.G(m), d), "<=", e, truth,
+            "Cor. 1 (mpmath), delta non-increasing in eps", tags=("scalar",))
+    add("roc_G(1)(1/4) == 1 - Phi(PhiInv(3/4) - 1)", ta.Functional("roc", ta.G(1), R(1, 4)),
+        "==", 1 - ta.Phi(ta.PhiInv(R(3, 4)) - 1), True, "Eq. (6)", tags=("scalar",))
+    Pf, Qf = four_point(Fraction(2), Fraction(1, 10))
+    add("f_(log 2,1/10) == its four-point pair", ta.EpsDelta(sp.log(2), R(1, 10)), "==",
+        _disc(Pf, Qf), True, "Prop. 3", tags=("EpsDelta", "Discrete", "fast"))
+    add("G(1) (x) Id == G(1)", ta.G(1) @ ta.Id, "==", ta.G(1), True, "f (x) Id = f",
+        tags=("G", "fast"))
+    add("Max(Zero, G(1)) == G(1)", ta.Max(ta.Zero, ta.G(1)), "==", ta.G(1), True,
+        "Zero is the least", tags=("Max", "fast"))
+    # integer parameters: G_1^{(x) n} = G_sqrt(n) >= G_2 iff n <= 4; Group(G_1, k) = G_k
+    n_ = sp.Symbol("n", integer=True, positive=True)
+    add("G(1)^n >= G(2), n in [1, 4]", ta.G(1) ** n_, ">=", ta.G(2), True, "Cor. 2",
+        {n_: (1, 4)}, ("box", "integer"))
+    add("G(1)^n >= G(2), n in [1, 5]", ta.G(1) ** n_, ">=", ta.G(2), False, "Cor. 2",
+        {n_: (1, 5)}, ("box", "integer"))
+    add("Group(G(1), n) <= G(1), n in [1, 6]", ta.Group(ta.G(1), n_), "<=", ta.G(1), True,
+        "Thm. 3", {n_: (1, 6)}, ("box", "integer"))
+    add("Group(G(1), n) >= G(3), n in [1, 3]", ta.Group(ta.G(1), n_), ">=", ta.G(3), True,
+        "Thm. 3: G_n >= G_3", {n_: (1, 3)}, ("box", "integer"))
+    add("Group(G(1), n) >= G(3), n in [1, 4]", ta.Group(ta.G(1), n_), ">=", ta.G(3), False,
+        "Thm. 3: G_4 < G_3", {n_: (1, 4)}, ("box", "integer"))
+    # L_mu against f_{eps,delta} (Prop. 6), the profile by quadrature
+    for m, eps, d in ((1, R(1, 2), R(1, 5)), (1, R(1, 2), R(1, 4)), (2, 1, R(1, 3)),
+                      (2, 1, R(2, 5)), (R(1, 2), R(1, 4), R(1, 10)), (R(1, 2), 0, R(1, 4))):
+        with mpmath.workdps(40):
+            dl = delta_laplace(m, eps)
+            if abs(dl - _mpq(d)) < mpmath.mpf(10) ** -10:
+                continue
+            truth = bool(_mpq(d) >= dl)
+        add(f"L({m}) >= f_({eps},{d})", ta.Laplace(m), ">=", ta.EpsDelta(eps, d), truth,
+            "Prop. 6, the profile by quadrature", tags=("Laplace", "duality"))
     # -- over parameter boxes -------------------------------------------------------------------
     add("G(mu) >= G(2), mu in [1, 2]", ta.G(mu), ">=", ta.G(2), True, mono, {mu: (1, 2)},
         ("box", "fast"))
