@@ -479,8 +479,8 @@ def _level_form(fn: Functional):
     try:
         f = simplify(fn.operand)
         a = fn.scalars[0]
-        if a.is_number and not (a.is_comparable and bool(0 < a < 1)):
-            return None  # the ends are decided by the other routes
+        if not (a.is_number and a.is_comparable and bool(0 < a < 1)):
+            return None  # the ends, and levels with parameters, by the other routes
         form = f._eval_at(a)
     except (TradeOffError, TypeError, ValueError, ArithmeticError):
         return None

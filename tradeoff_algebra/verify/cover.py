@@ -174,8 +174,11 @@ SIGN_DEPTH = 2
 
 
 def _inside_assumptions(cell: dict) -> bool:
-    """Every symbol of ``cell`` has a range its assumptions allow, up to the closure."""
+    """Every symbol of ``cell`` has a range its assumptions allow, up to the closure, and none
+    is an integer (a sign SymPy derives at the integers says nothing between them)."""
     for s, (lo, hi) in cell.items():
+        if s.is_integer:
+            return False
         if (s.is_nonnegative or s.is_positive) and not bool(lo >= 0):
             return False
         if (s.is_nonpositive or s.is_negative) and not bool(hi <= 0):
