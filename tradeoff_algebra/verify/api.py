@@ -3,16 +3,24 @@
 The order of the routes, for a claim between trade-off functions (pointwise in alpha):
 
 1. rewriting: both sides simplified by the sound rules to one canonical form (True, with the
-   derivations), or an order proof from monotonicity (:mod:`.monotone`), valid for every
-   parameter value in the box;
+   derivations), or an order proof from monotonicity and the order structure
+   (:mod:`.monotone`), valid for every parameter value in the box; f >= f_{eps,delta} by the
+   duality of Prop. 6;
 2. without free parameters, the decision procedures of :mod:`.pointwise`;
-3. with free parameters, the claim is decided at sample points of the box (corners, centre,
-   random points): a point where it fails gives False; otherwise the verdict is None — numbers
-   at finitely many parameter values never prove a claim over a box.
+3. with free parameters, a certified cover of the box (the sides compared at opposite corners
+   of each cell), after the box's readable points were tried for a counterexample
+   (:mod:`.refute`: the largest certified gap); then sample points, which only refute —
+   numbers at finitely many parameter values never prove a claim over a box;
+4. where these leave it undecided, claims that decide it: f == g by f >= g and g >= f, f >=
+   max{g_i} by f >= g_i for every i, and f >= f_{eps,delta} refuted by a certified
+   delta_f(eps) > delta (Prop. 6).
 
-For scalar claims: SymPy simplification of the difference (and its assumptions), then
-interval arithmetic (:mod:`.interval`) at the point or, with parameters, over the box with
-subdivision (:mod:`.box`), then sample points.
+For scalar claims: SymPy simplification of the difference (and its assumptions, after the
+closed forms of the functionals), then interval arithmetic (:mod:`.interval`) at the point or,
+with parameters, over the box with subdivision (:mod:`.box`), then sample points.
+
+A verdict is reached within the time limit (``ta.time_limit``; the library's default
+otherwise): at the limit it is None, with what was computed.
 """
 
 from __future__ import annotations

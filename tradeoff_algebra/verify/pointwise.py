@@ -18,6 +18,15 @@ its location.
   the cell is proved. Cells that do not close are split; cells that never close (where the
   sides touch, e.g. at alpha = 0 and 1 for curves through (0, 1) and (1, 0) with the same
   infinite or zero slope) are reported.
+* The larger side an upper Berry-Esseen side Shift(g, -gamma) (Thm. 5): the greatest convex
+  minorant of min{1 - alpha, g(alpha - gamma) + gamma}, so a trade-off function lies below it
+  iff it lies below the translate, decided by the cover on [gamma, 1] with certified values of
+  g at rational levels (:func:`_below_translate`).
+
+Values at irrational levels (the knots 1/(1 + e^eps) of f_{eps,0} with an irrational eps) and
+of a lower side Shift(g, t) with an irrational t are bracketed by values at rational levels,
+by monotonicity (:class:`_Side`, :class:`_LowerShift`): certified without evaluating SymPy's
+closed forms of irrational expressions.
 """
 
 from __future__ import annotations
