@@ -89,3 +89,19 @@ def test_tradeoff_claim_over_a_box_by_corners():
     with mp.workdps(60):
         z = -mp.sqrt(2) * mp.erfinv(2 * a - 1)  # Phi^{-1}(1 - a)
         assert mp.ncdf(z - m) < mp.ncdf(z - mp.mpf(3) / 2)
+
+
+def test_direction_where_the_derivative_touches_zero():
+    """e^x - 1 - x on [0, 1]: its derivative e^x - 1 is 0 at x = 0, so no enclosure of it is
+    >= 0; its own derivative e^x > 0 makes it monotone, with the end value e^0 - 1 = 0 exact:
+    the direction is proved (and the values at a grid, at 60 digits, do increase).
+    sqrt(mu^2 + y^2) on [0, 2]^2: the derivative mu / sqrt(mu^2 + y^2) has no enclosure at the
+    corner (0, 0); its sign follows from the symbols' assumptions."""
+    x = sp.Symbol("x", real=True)
+    e = sp.exp(x) - 1 - x
+    assert scalar_direction(e, x, {x: (R(0), R(1))}) == 1
+    with mp.workdps(60):
+        vals = [mp.exp(mp.mpf(k) / 8) - 1 - mp.mpf(k) / 8 for k in range(9)]
+        assert all(a < b for a, b in zip(vals, vals[1:], strict=False))
+    box = {mu: (R(0), R(2)), y: (R(0), R(2))}
+    assert scalar_direction(sp.sqrt(mu**2 + y**2), mu, box) == 1

@@ -147,9 +147,15 @@ def test_nan_box_refused():
 
 
 def test_undecidable_is_a_verdict_not_an_exception():
-    """It leaked as verify.interval.Undecidable from the CLI (exit 1, "fails")."""
-    v = ta.verify(G(1), ">=", EpsDelta(50, sp.Rational(13723528867294886513, 10**555)))
-    assert v.status in (None, True)
+    """It leaked as verify.interval.Undecidable from the CLI (exit 1, "fails"). The claim is
+    false: delta lies below delta_{G_1}(50) (Cor. 1, mpmath at 80 digits) at the 11th digit,
+    so G_1 >= f_{50,delta} fails (Prop. 6); the verdict is never True."""
+    d = sp.Rational(13723528867294886513, 10**555)
+    with mpmath.workdps(80):
+        ref = mpmath.ncdf(-50 + mpmath.mpf(1) / 2) - mpmath.e**50 * mpmath.ncdf(-50 - 0.5)
+        assert mpmath.mpf(d.p) / d.q < ref
+    v = ta.verify(G(1), ">=", EpsDelta(50, d))
+    assert v.status in (None, False)
 
 
 # -- conversions ----------------------------------------------------------------------------
@@ -208,6 +214,8 @@ CERTIFYING = {
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "verify/api.py",           # enclosures from verify.interval (Arb)
+    "verify/pointwise.py",     # brackets of certified values at rational levels (monotone
+                               # sides), ends combined with directed rounding
     "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
     "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb

@@ -3,16 +3,24 @@
 The order of the routes, for a claim between trade-off functions (pointwise in alpha):
 
 1. rewriting: both sides simplified by the sound rules to one canonical form (True, with the
-   derivations), or an order proof from monotonicity (:mod:`.monotone`), valid for every
-   parameter value in the box;
+   derivations), or an order proof from monotonicity and the order structure
+   (:mod:`.monotone`), valid for every parameter value in the box; f >= f_{eps,delta} by the
+   duality of Prop. 6;
 2. without free parameters, the decision procedures of :mod:`.pointwise`;
-3. with free parameters, the claim is decided at sample points of the box (corners, centre,
-   random points): a point where it fails gives False; otherwise the verdict is None — numbers
-   at finitely many parameter values never prove a claim over a box.
+3. with free parameters, a certified cover of the box (the sides compared at opposite corners
+   of each cell), after the box's readable points were tried for a counterexample
+   (:mod:`.refute`: the largest certified gap); then sample points, which only refute —
+   numbers at finitely many parameter values never prove a claim over a box;
+4. where these leave it undecided, claims that decide it: f == g by f >= g and g >= f, f >=
+   max{g_i} by f >= g_i for every i, and f >= f_{eps,delta} refuted by a certified
+   delta_f(eps) > delta (Prop. 6).
 
-For scalar claims: SymPy simplification of the difference (and its assumptions), then
-interval arithmetic (:mod:`.interval`) at the point or, with parameters, over the box with
-subdivision (:mod:`.box`), then sample points.
+For scalar claims: SymPy simplification of the difference (and its assumptions, after the
+closed forms of the functionals), then interval arithmetic (:mod:`.interval`) at the point or,
+with parameters, over the box with subdivision (:mod:`.box`), then sample points.
+
+A verdict is reached within the time limit (``ta.time_limit``; the library's default
+otherwise): at the limit it is None, with what was computed.
 """
 
 from __future__ import annotations
@@ -33,12 +41,14 @@ from ..numeric.capability import profile_form
 from ..numeric.context import mp
 from ..numeric.protocol import evaluate, short
 from ..numeric.value import Value
+from ..operators.maxgroup import Max
 from ..rewrite import derive, simplify
 from .box import make_box, prove_nonneg, sample_points
 from .cover import corner_node, has_directions, run_cover
-from .interval import Undecidable, enclose, functional_value
+from .interval import EstimateOnly, Undecidable, enclose, functional_value
 from .monotone import dominates, same_node
 from .pointwise import decide_eq, decide_ge
+from .refute import best_counterexample
 from .symbolic import contains_symbol, symbolic_claim
 from .verdict import RELATIONS, Verdict
 
@@ -126,6 +136,8 @@ def verify(lhs: Any, rel: str, rhs: Any, over: dict | None = None, dps: int = 30
                 res = _scalar_claim(lhs, rel, rhs, box, dps)
         except Undecidable as exc:  # a part no certified computation encloses
             res = (None, "interval arithmetic", f"cannot enclose: {exc}", None, ())
+        except budget.TimeLimitExceeded as exc:  # undecided within the time limit
+            res = (None, "time limit", f"undecided at the time limit ({exc})", None, ())
     status, method, evidence, ce, ders = res
     return Verdict(lhs, rel, rhs, shown_over, status, method, evidence, ce, ders,
                    time.perf_counter() - t0)
@@ -137,7 +149,83 @@ def _derivations(*exprs) -> tuple:
     return tuple(d for d in (derive(e) for e in exprs) if len(d))
 
 
-def _tradeoff_claim(lhs, rel, rhs, box, dps):
+def _tradeoff_claim(lhs, rel, rhs, box, dps, depth: int = 0):
+    """The verdict tuple of a claim between trade-off expressions: the routes of
+    :func:`_tradeoff_routes`, then, where they leave it undecided, the claim split into parts
+    that decide it (:func:`_by_parts`)."""
+    if rel != "==" and depth < 2 and isinstance(lhs if rel == "<=" else rhs, Max):
+        parts = _by_parts(lhs, rel, rhs, box, dps, depth)  # the arguments first: cheap
+        if parts is not None:
+            return parts
+    try:
+        res = _tradeoff_routes(lhs, rel, rhs, box, dps)
+    except Undecidable as exc:  # a part no certified computation encloses
+        res = (None, "interval arithmetic", f"cannot enclose: {exc}", None, ())
+    if res[0] is None and depth < 2:
+        parts = _by_parts(lhs, rel, rhs, box, dps, depth)
+        if parts is not None:
+            return parts
+    return res
+
+
+def _by_parts(lhs, rel, rhs, box, dps, depth):
+    """Claims that other claims decide, each proved or refuted by the routes:
+
+    * f == g iff f >= g and g >= f (antisymmetry of the pointwise order);
+    * f >= max{g_1, ..., g_k} iff f >= g_i for every i (Max is the pointwise maximum);
+    * without parameters, f >= f_{eps,delta} fails when delta < delta_f(eps) or delta <
+      delta_{f^-1}(eps), certified (Dong, Roth & Su, Prop. 6: the converse of the duality
+      route), which refutes the claim where f has no certified values at the levels alpha."""
+    try:
+        sl, sr = simplify(lhs), simplify(rhs)
+    except TradeOffError:
+        sl, sr = lhs, rhs
+    if rel == "==":
+        first = _tradeoff_claim(sl, ">=", sr, box, dps, depth + 1)
+        if first[0] is False:
+            return first
+        second = _tradeoff_claim(sl, "<=", sr, box, dps, depth + 1)
+        if second[0] is False:
+            return second
+        if first[0] is True and second[0] is True:
+            return (True, "antisymmetry", f"both inequalities proved: {first[1]} ("
+                    f"{first[2]}); {second[1]} ({second[2]})", None, ())
+        return None
+    big, small = (sl, sr) if rel == ">=" else (sr, sl)
+    if isinstance(small, Max) and not isinstance(big, Max):
+        outs = []
+        for g in small.args:
+            out = _tradeoff_claim(big, ">=", g, box, dps, depth + 1)
+            if out[0] is not True:
+                return None  # (a part that fails does not refute: max{...} may still be lower)
+            outs.append(f"{out[1]}")
+        return (True, "parts", "the larger side lies above every argument of the maximum ("
+                + ", ".join(outs) + ")", None, ())
+    if not box:
+        return _profile_refutation(big, small)
+    return None
+
+
+def _profile_refutation(big, small):
+    pair = epsdelta_pair(small)
+    if pair is None:
+        return None
+    eps, d = pair
+    try:
+        inv = simplify(big.inverse())
+    except (TradeOffError, AttributeError):
+        return None
+    for g in dict.fromkeys((big, inv)):
+        st = _scalar_claim(d, ">=", Functional("delta", g, eps), {}, 30)
+        if st[0] is False and st[3]:
+            ce = {"eps": eps, "delta": st[3]["lhs"], "delta_g": st[3]["rhs"], "g": g}
+            return (False, "duality", f"Prop. 6: f >= f_{{eps,delta}} needs delta >= "
+                    f"delta_g(eps) for g = f and g = f^-1; for g = {short(g)} at eps = {eps}, "
+                    "delta < delta_g(eps) (certified)", ce, ())
+    return None
+
+
+def _tradeoff_routes(lhs, rel, rhs, box, dps):
     try:
         sl, sr = simplify(lhs), simplify(rhs)
     except TradeOffError:
@@ -162,9 +250,14 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
             return dual
     if not box:
         return _decide(sl, rel, sr, dps, {})
+    best = _refute(sl, rel, sr, box, dps, True)
+    if best is not None:
+        return best
     shown = ""
     if rel != "==":
         res = _node_cover(sl, rel, sr, box, dps)
+        if res is not None and res[0] is False:
+            return _refute(sl, rel, sr, box, dps, True, res[3]) or res
         if res is not None and res[0] is not None:
             return res
         shown = f"; {res[2]}" if res is not None else ""
@@ -177,10 +270,14 @@ def _tradeoff_claim(lhs, rel, rhs, box, dps):
             if l2.free_symbols or r2.free_symbols:
                 continue
             st, method, ev, ce, _ = _decide(l2, rel, r2, dps, p, full=False)
+        except EstimateOnly as exc:  # the next points would take as long to say so again
+            undecided.append(f"{_pt(p)} (only estimates: {exc})")
+            break
         except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
             continue
         if st is False:
-            return (False, method, f"fails at {_pt(p)}: {ev}", ce, ())
+            return _refute(sl, rel, sr, box, dps, True, ce) \
+                or (False, method, f"fails at {_pt(p)}: {ev}", ce, ())
         if st is True:
             held += 1
         else:
@@ -225,10 +322,22 @@ def _node_cover(l, rel, r, box, dps):
         if same_node(b, s_):
             tally["proved"] += 1
             return True, "face"
+        try:  # the corners in canonical form: an identity (G_a (x) G_b = G_c) or an order
+            b, s_ = simplify(b), simplify(s_)
+        except TradeOffError:
+            pass
+        if same_node(b, s_):
+            tally["proved"] += 1
+            return True, "face"
+        if dominates(b, s_, {}):
+            tally["proved"] += 1
+            return True, ""
         try:
             if decide_ge(b, s_, dps).status is True:
                 tally["proved"] += 1
                 return True, ""
+        except EstimateOnly:
+            raise  # a side without certified values: no cell will close (ends the cover)
         except (NoClosedForm, NumericalError, Undecidable):
             pass
         return _centre_ce(cell)
@@ -237,6 +346,8 @@ def _node_cover(l, rel, r, box, dps):
         p = {k: (lo + hi) / 2 for k, (lo, hi) in cell.items()}
         try:
             out = _decide(l.xreplace(p), rel, r.xreplace(p), dps, p, full=False)
+        except EstimateOnly:
+            raise
         except (InvalidParameter, NoClosedForm, NumericalError, Undecidable):
             return None, None
         if out[0] is False:
@@ -274,12 +385,35 @@ def _duality(big, small, box):
         return None
     parts = []
     for g in dict.fromkeys((big, inv)):
-        st = _scalar_claim(d, ">=", Functional("delta", g, eps), box, 30)
+        st = _scalar_claim(d, ">=", Functional("delta", g, eps), box, 30, inner=True)
         if st[0] is not True or st[1] == "sample points":
             return None
         parts.append(st[2])
     return (True, "duality", "f >= f_{eps,delta} reduced to delta >= delta_f(eps) and "
             "delta >= delta_{f^-1}(eps) (Prop. 6); " + "; ".join(parts), None, ())
+
+
+def _refute(lhs, rel, rhs, box, dps, tradeoff: bool, found: dict | None = None):
+    """The most convincing certified counterexample among the readable points of the box
+    (:func:`.refute.best_counterexample`); for trade-off claims the level alpha is then chosen
+    at that point among the levels a reader recognises (:func:`.pointwise.search_violation`).
+    None when no candidate refutes the claim."""
+    if tradeoff:
+        def at(l2, r2, p):
+            return _decide(l2, rel, r2, dps, p, full=False)
+
+        def refine(l2, r2, p):
+            return _decide(l2, rel, r2, dps, p)
+    else:
+        def at(l2, r2, p):
+            return _scalar_point(l2, rel, r2, dps, {str(k): v for k, v in p.items()})
+        refine = None
+    best = best_counterexample(lhs, rel, rhs, box, at, refine, found)
+    if best is None:
+        return None
+    p, out = best
+    return (False, out[1], f"fails at {_pt(p)} (the largest certified gap among the box's "
+            f"corners, centre and quarter points): {out[2]}", out[3], ())
 
 
 def _pt(p: dict) -> str:
@@ -334,6 +468,11 @@ def _expand(x):
         return x, False
     reps = {}
     for fn in x.atoms(Functional):
+        if fn.name in ("evaluate", "roc") and not fn.scalars[0].has(Functional):
+            form = _level_form(fn)
+            if form is not None:
+                reps[fn] = form
+            continue
         if fn.name == "delta":
             try:
                 f = simplify(fn.operand)
@@ -343,6 +482,22 @@ def _expand(x):
             if form is not None:
                 reps[fn] = form
     return (x.xreplace(reps), True) if reps else (x, False)
+
+
+def _level_form(fn: Functional):
+    """The closed form of f(alpha) (``evaluate``) or 1 - f(alpha) (``roc``) from the node's
+    own formula (e.g. G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu), Eq. (6)), or None."""
+    try:
+        f = simplify(fn.operand)
+        a = fn.scalars[0]
+        if not (a.is_number and a.is_comparable and bool(0 < a < 1)):
+            return None  # the ends, and levels with parameters, by the other routes
+        form = f._eval_at(a)
+    except (TradeOffError, TypeError, ValueError, ArithmeticError):
+        return None
+    if form is None or not isinstance(form, sp.Expr):
+        return None
+    return form if fn.name == "evaluate" else 1 - form
 
 
 def _phi_canonical(x: sp.Basic) -> sp.Basic:
@@ -373,29 +528,44 @@ def _symbolic(lhs, rel, rhs):
     return None
 
 
-def _scalar_claim(lhs, rel, rhs, box, dps):
+#: Seconds the cover of a scalar claim may take inside another route (the duality route's
+#: profile claims), which gives up on it otherwise.
+INNER_COVER_SECONDS = 10.0
+
+
+def _scalar_claim(lhs, rel, rhs, box, dps, inner: bool = False):
+    """The verdict tuple of a scalar claim; ``inner``: a part of another route, decided by
+    proofs only (no sample points) and with the cover's budget of :data:`INNER_COVER_SECONDS`."""
     lv, rv = isinstance(lhs, Value), isinstance(rhs, Value)
     if not (lv or rv):
         (el, xl), (er, xr) = _expand(lhs), _expand(rhs)
         if xl or xr:
             st = _symbolic(el, rel, er)
             if st is not None and st[0] is True:
-                return (True, "rewrite", st[1] + " after the closed-form privacy profiles "
-                        "(Dong, Roth & Su, Cor. 1 and Eq. (5))", None, ())
+                return (True, "rewrite", st[1] + " after the closed forms of the functionals "
+                        "(privacy profiles: Dong, Roth & Su, Cor. 1 and Eq. (5); values: the "
+                        "families' formulas)", None, ())
         st = _symbolic(lhs, rel, rhs)
         if st is not None:
+            if st[0] is False and not box:  # the counterexample as certified enclosures
+                num = _scalar_point(lhs, rel, rhs, dps, {})
+                if num[0] is False:
+                    return (False, "rewrite", st[1] + "; " + num[2], num[3], ())
             return (st[0], "rewrite", st[1], st[2], ())
     if not box:
         return _scalar_point(lhs, rel, rhs, dps, {})
     if rel != "==" and not (lv or rv):
         d = lhs - rhs if rel == ">=" else rhs - lhs
-        st, ev = prove_nonneg(d, box, dps)
+        st, ev = prove_nonneg(d, box, dps, seconds=INNER_COVER_SECONDS if inner else None)
         if st is True:
             return True, "interval arithmetic", ev, None, ()
         if st is False:
             p = ev
-            return _scalar_point(lhs.xreplace(p), rel, rhs.xreplace(p), dps,
+            return _refute(lhs, rel, rhs, box, dps, False, {str(k): v for k, v in p.items()}) \
+                or _scalar_point(lhs.xreplace(p), rel, rhs.xreplace(p), dps,
                                  {str(k): v for k, v in p.items()})
+    if inner:
+        return None, "interval arithmetic", "not proved over the box", None, ()
     held = 0
     points = sample_points(box)
     for p in points:
@@ -407,6 +577,10 @@ def _scalar_claim(lhs, rel, rhs, box, dps):
         except (InvalidParameter, NoClosedForm, NumericalError):
             continue
         if st is False:
+            if isinstance(lhs, sp.Basic) and isinstance(rhs, sp.Basic):
+                better = _refute(lhs, rel, rhs, box, dps, False, ce)
+                if better is not None:
+                    return better
             return st, method, f"fails at {_pt(p)}: {ev}", ce, ()
         held += st is True
     return (None, "sample points", f"no proof for the whole parameter box; proved at {held} of "
@@ -449,8 +623,16 @@ def _scalar_point(lhs, rel, rhs, dps, params):
     digits = dps if width == 0 else (int(-mp.log10(width / scale))
                                      if mp.isfinite(width) and mp.isfinite(scale) else 0)
     if st is False:
-        ce = {**params, "lhs": Value.enclosure(*L, dps, guarantee="certified"),
-              "rhs": Value.enclosure(*R, dps, guarantee="certified")}
+        # the enclosures rounded outward to the fewest digits (from dps on) that keep them
+        # disjoint: the counterexample certifies itself (exp(pi sqrt 163) is 7.5e-13 below an
+        # integer of 18 digits, which 30 digits do not separate)
+        for d in (dps, dps + 10, dps + 20):
+            lv, rv = (Value.from_exact(x, d) if isinstance(x, sp.Rational)
+                      else Value.enclosure(*X, d, guarantee="certified")
+                      for x, X in ((lhs, L), (rhs, R)))
+            if _holds(*lv.interval(), *rv.interval(), rel) is False:
+                break
+        ce = {**params, "lhs": lv, "rhs": rv}
         return False, "interval arithmetic", "the enclosures are disjoint", ce, ()
     if st is True:
         return True, "interval arithmetic", "certified enclosures", None, ()

@@ -148,10 +148,11 @@ def sample_points(box: dict, limit: int = 24, seed: int = 0) -> list[dict]:
     return out or [{}]
 
 
-def prove_nonneg(expr: sp.Expr, box: dict, dps: int = 30) -> tuple:
+def prove_nonneg(expr: sp.Expr, box: dict, dps: int = 30, seconds: float | None = None) -> tuple:
     """``(status, evidence)``: True if ``expr >= 0`` on the whole box (interval arithmetic with
     subdivision), False with ``{symbol: value}`` if a point of the box has ``expr < 0``
-    (certified), None if neither was reached within the budget."""
+    (certified), None if neither was reached within the budget (``seconds``, by default
+    :data:`COVER_SECONDS`)."""
     syms = [s for s in box if s in expr.free_symbols]
     sub = {s: box[s] for s in syms}
     if any(not (lo.is_finite and hi.is_finite) for lo, hi in sub.values()):
@@ -165,7 +166,7 @@ def prove_nonneg(expr: sp.Expr, box: dict, dps: int = 30) -> tuple:
                 return False, p
         return None, "unbounded box"
     res = cover(expr, ">=", sp.Integer(0), sub, dps=dps, max_cells=MAX_BOXES,
-                seconds=COVER_SECONDS)
+                seconds=COVER_SECONDS if seconds is None else seconds)
     if res.status is True:
         return True, f"interval arithmetic on {res.evidence}"
     if res.status is False:

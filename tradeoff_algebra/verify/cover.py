@@ -159,17 +159,85 @@ def scalar_direction(x: Any, s: sp.Symbol, cell: dict, dps: int = 20) -> int | N
             _DIFF.clear()
     if d == 0:
         return 0
+    if _inside_assumptions(cell):
+        # the sign of the derivative from SymPy's assumptions on the symbols (the cell lies in
+        # their domain, up to its closure, where the closed form is continuous)
+        if d.is_nonnegative is True:
+            return +1
+        if d.is_nonpositive is True:
+            return -1
+    return _sign_over(d, cell, dps, SIGN_DEPTH)
+
+
+#: Derivatives taken by :func:`_sign_over` when an enclosure alone does not fix a sign.
+SIGN_DEPTH = 2
+
+
+def _inside_assumptions(cell: dict) -> bool:
+    """Every symbol of ``cell`` has a range its assumptions allow, up to the closure, and none
+    is an integer (a sign SymPy derives at the integers says nothing between them)."""
+    for s, (lo, hi) in cell.items():
+        if s.is_integer:
+            return False
+        if (s.is_nonnegative or s.is_positive) and not bool(lo >= 0):
+            return False
+        if (s.is_nonpositive or s.is_negative) and not bool(hi <= 0):
+            return False
+    return True
+
+
+def _is_zero(x: sp.Expr) -> bool:
+    """``x == 0`` proved exactly (SymPy's simplification; numbers alone never prove it)."""
+    if x == 0:
+        return True
+    if not isinstance(x, sp.Expr) or sp.count_ops(x) > 200:
+        return False
+    try:
+        return sp.simplify(x) == 0
+    except Exception:  # noqa: BLE001 - SymPy's simplify may fail on exotic input
+        return False
+
+
+def _sign_over(e: sp.Expr, cell: dict, dps: int, depth: int) -> int | None:
+    """+1 if ``e >= 0`` on ``cell`` (proved), -1 if ``e <= 0``, None if not proved.
+
+    Its Arb enclosure over the cell decides when it keeps one sign. Where ``e`` touches 0 (the
+    derivative of a difference at a point of tangency: 1 - cos x at x = 0), the enclosure
+    straddles 0 however fine the cell; then, with one symbol varying, ``e`` is monotone on the
+    cell when its own derivative has a proved sign (recursively, ``depth`` times), so its range
+    lies between its values at the two ends, each decided exactly (0 by SymPy's
+    simplification) or by its enclosure."""
     env = _env(cell, dps)
     try:
-        lo, hi = enclose(d, env, dps=dps)
+        lo, hi = enclose(e, env, dps=dps)
     except Undecidable:
         try:  # cosh, ... in exponentials (the ball rules know exp)
-            lo, hi = enclose(d.rewrite(sp.exp), env, dps=dps)
+            lo, hi = enclose(e.rewrite(sp.exp), env, dps=dps)
         except Undecidable:
-            return None
-    if lo >= 0:
+            lo = hi = None
+    if lo is not None:
+        if lo >= 0:
+            return +1
+        if hi <= 0:
+            return -1
+    if depth <= 0 or e.has(*_NONSMOOTH) or e.has(Functional):
+        return None
+    moving = [s for s in e.free_symbols if s in cell and cell[s][0] != cell[s][1]]
+    if len(moving) != 1:
+        return None
+    s = moving[0]
+    if _sign_over(sp.diff(e, s), cell, dps, depth - 1) is None:
+        return None
+    rest = {k: v for k, v in cell.items() if k != s}
+    ends = []
+    for end in cell[s]:
+        v = e.xreplace({s: end})
+        ends.append(0 if _is_zero(v) else _sign_over(v, rest, dps, 0))
+    if None in ends:
+        return None
+    if min(ends) >= 0:
         return +1
-    if hi <= 0:
+    if max(ends) <= 0:
         return -1
     return None
 

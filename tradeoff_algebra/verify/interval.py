@@ -27,7 +27,7 @@ from ..numeric.arb_expr import Unenclosable, ball_of_number, enclose_interval, i
 from ..numeric.context import mp
 from ..numeric.value import Value, dps_to_prec
 
-__all__ = ["Interval", "enclose", "Undecidable", "functional_value"]
+__all__ = ["Interval", "enclose", "Undecidable", "EstimateOnly", "functional_value"]
 
 Interval = tuple  # (lo, hi) of mpf
 
@@ -36,10 +36,15 @@ Interval = tuple  # (lo, hi) of mpf
 Undecidable = Unenclosable
 
 
+class EstimateOnly(Undecidable):
+    """A side's route gives an estimate where a certified value was needed: the routes that
+    need values of that side at many points stop at once (each estimate may take seconds)."""
+
+
 def _value_interval(v: Value) -> Interval:
     """A Value's guaranteed interval (:meth:`Value.interval`), refused for an estimate."""
     if not v.is_certain:
-        raise Undecidable(f"{v} is an estimate (no certified enclosure): it cannot decide")
+        raise EstimateOnly(f"{v} is an estimate (no certified enclosure): it cannot decide")
     return v.interval()
 
 

@@ -10,6 +10,14 @@
   C_p(f) and the mixture f_p in p (f <= Id), Group(f, k) in k.
 * f ⊗ g <= f, since g <= Id and f ⊗ Id = f (Lemma 4); max{g_1, ...} >= each g_i, and f >= every
   g_i gives f >= max{g_1, ...}.
+* Composition of approximate DP (the basic composition theorem; Dong, Roth & Su, Sec. 3 and
+  Lemma 4): f_{eps_1,delta_1} ⊗ f_{eps_2,delta_2} >= f_{eps_1 + eps_2, delta_1 + delta_2}, so a
+  tensor product whose factors each lie above some f_{eps_i,delta_i} (the factor itself, the
+  n-fold randomized response BinomialDP(eps, n) >= f_{n eps, 0}, or a registered lower bound of
+  the factor such as L_mu >= f_{mu,0}) lies above f_{sum eps_i, sum delta_i}.
+* The mixture f_p = p f + (1 - p) Id lies above f (f <= Id); C_p(f) >= C_1(f) = f for a symmetric
+  f (C_p is non-increasing in p, Sec. 4.1); Group(f, k) <= Group(f, 1) = f for k >= 1 (Thm. 3:
+  1 - f >= alpha, so composing 1 - f with itself only raises it).
 
 :func:`dominates` combines these recursively; a parameter comparison is proved by
 :func:`prove_le` (SymPy's assumptions, then interval arithmetic over the parameter box).
@@ -21,13 +29,17 @@ from itertools import permutations
 
 import sympy as sp
 
+from ..bounds.berry_esseen import factors
+from ..core.errors import TradeOffError
 from ..core.node import TradeOff
+from ..notions.approx import epsdelta_pair
 from ..numeric.capability import monotonicity
 from ..operators.maxgroup import Group, Max
 from ..operators.shift import Shift
 from ..operators.subsample import Mix, Subsample
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
+from ..rewrite import bound
 from .box import prove_nonneg
 
 __all__ = ["dominates", "prove_le", "same_node"]
@@ -92,6 +104,27 @@ def same_node(f: TradeOff, g: TradeOff) -> bool:
     return False
 
 
+def _dp_lower(f: TradeOff, depth: int = 0) -> tuple | None:
+    """(eps, delta) with f >= f_{eps,delta} proved by structure (see the module docstring),
+    or None."""
+    pair = epsdelta_pair(f)
+    if pair is not None:
+        return pair
+    fs = factors(f)  # a tensor product, a power, BinomialDP(eps, n) = f_{eps,0}^{(x) n}
+    if len(fs) > 1 or fs[0][0] is not f:
+        parts = [(_dp_lower(g, depth), m) for g, m in fs]
+        if any(p is None or not m.is_nonnegative for p, m in parts):
+            return None
+        return (sp.Add(*(p[0] * m for p, m in parts)), sp.Add(*(p[1] * m for p, m in parts)))
+    if depth:
+        return None
+    try:
+        lb = bound(f, "lower")  # a registered lower bound (L_mu >= f_{mu,0}, ...)
+    except TradeOffError:
+        return None
+    return None if lb == f else _dp_lower(lb, depth + 1)
+
+
 def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
     """A proof that ``big >= small`` pointwise for all parameters in ``box``, or False (not
     proved; it may still hold)."""
@@ -107,6 +140,20 @@ def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
     if isinstance(small, TensorPower) and small.args[1].is_positive:
         if dominates(big, small.args[0], box):
             return True
+    if isinstance(small, Group) and dominates(big, small.args[0], box):
+        return True  # Group(g, k) <= g
+    if isinstance(big, Mix) and not isinstance(small, Mix) \
+            and dominates(big.args[0], small, box):
+        return True  # f_p >= f
+    if isinstance(big, Subsample) and not isinstance(small, Subsample) \
+            and big.args[0].is_symmetric is True and dominates(big.args[0], small, box):
+        return True  # C_p(f) >= C_1(f) = f for symmetric f
+    target = epsdelta_pair(small)
+    if target is not None and type(big) is not type(small):
+        pl = _dp_lower(big)
+        if pl is not None and prove_le(pl[0], target[0], box) \
+                and prove_le(pl[1], target[1], box):
+            return True  # big >= f_{pl} >= f_{eps,delta}
     if type(big) is not type(small) or len(big.args) != len(small.args):
         return False
     dirs = monotonicity(big)

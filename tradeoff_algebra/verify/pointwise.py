@@ -18,11 +18,21 @@ its location.
   the cell is proved. Cells that do not close are split; cells that never close (where the
   sides touch, e.g. at alpha = 0 and 1 for curves through (0, 1) and (1, 0) with the same
   infinite or zero slope) are reported.
+* The larger side an upper Berry-Esseen side Shift(g, -gamma) (Thm. 5): the greatest convex
+  minorant of min{1 - alpha, g(alpha - gamma) + gamma}, so a trade-off function lies below it
+  iff it lies below the translate, decided by the cover on [gamma, 1] with certified values of
+  g at rational levels (:func:`_below_translate`).
+
+Values at irrational levels (the knots 1/(1 + e^eps) of f_{eps,0} with an irrational eps) and
+of a lower side Shift(g, t) with an irrational t are bracketed by values at rational levels,
+by monotonicity (:class:`_Side`, :class:`_LowerShift`): certified without evaluating SymPy's
+closed forms of irrational expressions.
 """
 
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import sympy as sp
@@ -37,7 +47,7 @@ from ..numeric.knots import _same, pl_eval
 from ..numeric.knots_eval import pl_knots_cached
 from ..numeric.protocol import evaluate
 from ..numeric.value import Value
-from .interval import Undecidable, _value_interval, enclose
+from .interval import EstimateOnly, Undecidable, _value_interval, enclose
 
 __all__ = ["Outcome", "decide_ge", "decide_eq", "search_violation"]
 
@@ -56,7 +66,9 @@ class Outcome:
 
 
 class _Side:
-    """Cached certified values of one side."""
+    """Cached certified values of one side, a trade-off function on [0, 1]."""
+
+    start = sp.Integer(0)  # the left end of the interval where the side is convex
 
     def __init__(self, f, dps: int):
         self.f, self.dps, self.cache = f, dps, {}
@@ -68,7 +80,121 @@ class _Side:
         return v
 
     def iv(self, a) -> tuple:
+        """A certified enclosure of f(a). At a level that is not rational (a knot such as
+        1/(1 + e^eps) with an irrational eps), the values at rational levels just outside it:
+        f is non-increasing, so f(a_hi) <= f(a) <= f(a_lo) for a_lo <= a <= a_hi."""
+        if isinstance(a, sp.Basic) and not a.is_Rational:
+            lo, hi = enclose(a, dps=self.dps)
+            a_lo, a_hi = max(_rat(lo), sp.Integer(0)), min(_rat(hi), sp.Integer(1))
+            return _value_interval(self.value(a_hi))[0], _value_interval(self.value(a_lo))[1]
         return _value_interval(self.value(a))
+
+
+class _Translate(_Side):
+    """The translate U(t) = g(t - gamma) + gamma of the upper Berry-Esseen side (g = 1 below 0,
+    0 above 1), convex and non-increasing on [gamma, 1]. With gamma enclosed in rationals
+    [gamma_lo, gamma_hi], U(t) lies between g(t - gamma_lo) + gamma_lo and g(t - gamma_hi) +
+    gamma_hi (g non-increasing): certified values at rational levels of g only. Its interval
+    of convexity starts at gamma_hi."""
+
+    def __init__(self, g, gamma, dps: int):
+        super().__init__(g, dps)
+        lo, hi = enclose(gamma, dps=dps)
+        self.g_lo, self.g_hi = _rat(lo), _rat(hi)
+        self.start = self.g_hi
+
+    def _g(self, x, end: int):
+        if x <= 0:
+            return mp.one
+        if x >= 1:
+            return mp.zero
+        return super().iv(x)[end]
+
+    def iv(self, a) -> tuple:
+        a = sp.Rational(a)
+        lo = mp.fadd(self._g(a - self.g_lo, 0), _mp_rat(self.g_lo, "d"), rounding="d")
+        hi = mp.fadd(self._g(a - self.g_hi, 1), _mp_rat(self.g_hi, "u"), rounding="u")
+        return lo, hi
+
+
+class _LowerShift(_Side):
+    """Shift(g, t) with t > 0 irrational (the lower Berry-Esseen side, max{g(alpha + t) - t, 0}):
+    with t enclosed in rationals [t_lo, t_hi], its value lies between max{g(alpha + t_hi) - t_hi,
+    0} and max{g(alpha + t_lo) - t_lo, 0} (g non-increasing), certified values of g at rational
+    levels (the node's own closed form carries t's SymPy expression through every evaluation)."""
+
+    def __init__(self, f, dps: int):
+        super().__init__(f, dps)
+        self.g = _Side(f.arg, dps)
+        lo, hi = enclose(f.t, dps=dps)
+        self.t_lo, self.t_hi = _rat(lo), _rat(hi)
+
+    def _g(self, x, end: int):
+        if x >= 1:
+            return mp.zero
+        return self.g.iv(x)[end]
+
+    def value(self, a) -> Value:
+        v = self.cache.get(a)
+        if v is None:
+            a = sp.Rational(a)
+            if a == 1:
+                v = Value.from_exact(sp.Integer(0), self.dps)
+            else:
+                lo = mp.fsub(self._g(a + self.t_hi, 0), _mp_rat(self.t_hi, "u"), rounding="d")
+                hi = mp.fsub(self._g(a + self.t_lo, 1), _mp_rat(self.t_lo, "d"), rounding="u")
+                v = Value.enclosure(max(lo, mp.zero), max(hi, mp.zero), self.dps,
+                                    guarantee="certified")
+            self.cache[a] = v
+        return v
+
+
+def _side(f, dps: int) -> _Side:
+    """The cached values of ``f``: a lower Shift with an irrational shift through its operand
+    (:class:`_LowerShift`), any other node through ``evaluate``."""
+    from ..operators.shift import Shift
+
+    if isinstance(f, Shift) and not f.free_symbols and not f.t.is_Rational:
+        try:
+            if _sign(f.t) > 0:
+                return _LowerShift(f, dps)
+        except Undecidable:
+            pass
+    return _Side(f, dps)
+
+
+def _mp_rat(r: sp.Rational, rounding: str):
+    """The rational ``r`` as an mpf rounded down ("d") or up ("u")."""
+    return mp.fdiv(int(r.p), int(r.q), rounding=rounding)
+
+
+def _upper_shift(f):
+    """(g, gamma) when ``f`` is Shift(g, -gamma) with gamma > 0 proved (the upper side of a
+    Berry-Esseen sandwich), else None."""
+    from ..operators.shift import Shift
+
+    if not isinstance(f, Shift) or f.free_symbols:
+        return None
+    try:
+        return (f.arg, -f.t) if _sign(f.t) < 0 else None
+    except Undecidable:
+        return None
+
+
+def _below_translate(small, g, gamma, dps: int) -> Outcome:
+    """Is the trade-off function ``small`` below Shift(g, -gamma)? That node is the greatest
+    convex minorant of min{1 - alpha, U} with U(t) = g(t - gamma) + gamma (Dong, Roth & Su,
+    Thm. 5; ``operators.shift``), and ``small`` is convex and below 1 - alpha, so the claim
+    holds iff small <= U, and a level where small > U refutes it. Left of gamma_hi, U >= U(gamma_hi)
+    > 1 >= small; on [gamma_hi, 1], where U is convex, the certified cover of :func:`_cover`."""
+    T = _Translate(g, gamma, dps)
+    if T.g_hi >= 1 or not T.iv(T.g_hi)[0] > 1:
+        return Outcome(None, "translate", "cannot separate the translate from 1 left of gamma")
+    out = _cover_sides(T, _side(small, dps), None)
+    if out.status is True:
+        out.evidence = ("below Shift(g, -gamma) iff below the translate g(alpha - gamma) + "
+                        "gamma (the greatest convex minorant, Thm. 5); " + out.evidence)
+    return out
 
 
 SEARCH_SECONDS = 20.0
@@ -96,7 +222,7 @@ def search_violation(big, small, dps: int, points=None) -> Outcome | None:
     violations among the levels a reader recognises (the fractions of :func:`_grid`, or the
     points given), the one with the largest certified gap; the tails only when none of those
     refutes. The search over the default grid stops after ``SEARCH_SECONDS``."""
-    B, S = _Side(big, dps), _Side(small, dps)
+    B, S = _side(big, dps), _side(small, dps)
     t0 = time.perf_counter()
     best, best_gap = None, None
     for a in points if points is not None else _grid():
@@ -113,7 +239,11 @@ def search_violation(big, small, dps: int, points=None) -> Outcome | None:
             continue  # no value here
         if not (vb.is_certain and vs.is_certain):
             # an estimate never decides, and a side's route gives estimates at every level
-            # (the PLD grid at 1 - 1e-4 took 30 s to say so again): the search ends here
+            # (the PLD grid at 1 - 1e-4 took 30 s to say so again): the search ends here; at
+            # points given by a caller that tries many (cells, parameter values), it says so
+            if points is not None and best is None:
+                raise EstimateOnly(f"{vb if not vb.is_certain else vs} at alpha = {a} is an "
+                                   "estimate (no certified enclosure)")
             break
         try:
             gap = _value_interval(vs)[0] - _value_interval(vb)[1]
@@ -142,6 +272,29 @@ def _both_pl(kb, ks, rel: str) -> Outcome:
     and wrong refutes it even when the sign at another knot cannot be decided (a difference
     that is 0 in another SymPy form); the claim holds only when every sign is decided."""
     xs = sorted({x for x, _ in kb} | {x for x, _ in ks}, key=lambda t: sp.N(t, 40))
+    # the most convincing counterexample first: the knots ranked by an approximation of the
+    # difference (the difference is linear between knots, so its largest gap is at one); only
+    # the sign computed exactly decides
+    ab, as_ = _approx_knots(kb), _approx_knots(ks)
+    with mp.workdps(40):
+        est = {x: _interp(ab, a) - _interp(as_, a) for x, a in zip(xs, _approx_xs(xs),
+                                                                  strict=True)}
+    tiny = mp.mpf(10) ** -35
+    order = sorted(xs, key=lambda x: -abs(est[x]) if rel == "==" else est[x])
+    for x in order:
+        if (abs(est[x]) if rel == "==" else -est[x]) <= tiny:
+            break  # no knot left that an approximation shows in the wrong order
+        budget.check()
+        try:
+            d = pl_eval(kb, x) - pl_eval(ks, x)
+            sg = _sign(d)
+        except (TypeError, Undecidable):
+            continue
+        if sg != 0 if rel == "==" else sg < 0:
+            shown = x if len(str(x)) <= 60 else f"{sp.N(x, 15)} (a knot; exact in the verdict)"
+            return Outcome(False, "exact", f"piecewise linear; the sides differ at alpha = "
+                           f"{shown}, the knot where they are furthest apart", x,
+                           (pl_eval(kb, x), pl_eval(ks, x)))
     undecided = None
     for x in xs:
         budget.check()
@@ -163,25 +316,50 @@ def _both_pl(kb, ks, rel: str) -> Outcome:
                    f"{len(xs)} knots of either side")
 
 
+def _mpn(x):
+    """A 40-digit approximation of the real number ``x`` (ranking only, never deciding)."""
+    return mp.mpf(sp.Float(sp.N(x, 40), 40))
+
+
+def _approx_xs(xs) -> list:
+    with mp.workdps(40):
+        return [_mpn(x) for x in xs]
+
+
+def _approx_knots(knots) -> list:
+    """The knots as 40-digit approximations (to rank candidate levels; never to decide)."""
+    with mp.workdps(40):
+        return [(_mpn(x), _mpn(y)) for x, y in knots]
+
+
+def _interp(knots, t):
+    """The piecewise-linear function through the approximate ``knots`` at ``t`` (0 beyond)."""
+    if t >= knots[-1][0]:
+        return mp.zero
+    i = max(0, bisect_right([x for x, _ in knots], t) - 1)
+    (x0, y0), (x1, y1) = knots[i], knots[min(i + 1, len(knots) - 1)]
+    return y0 if x1 == x0 else y0 + (y1 - y0) * (t - x0) / (x1 - x0)
+
+
 def _big_pl(kb, small, dps: int) -> Outcome:
-    S = _Side(small, dps)
+    S = _side(small, dps)
     open_at = []
     for x, y in kb:
         if x == 1 or (x == 0 and _sign(y - 1) == 0):
             continue  # every trade-off function vanishes at 1 and is at most 1 at 0
         try:
-            vs = S.value(x)
-        except (NoClosedForm, NumericalError) as exc:
+            lo, hi = S.iv(x)
+        except (NoClosedForm, NumericalError, Undecidable) as exc:
             open_at.append(f"{x} ({type(exc).__name__})")
             continue
-        lo, hi = _value_interval(vs)
+        vs = S.value(x) if x.is_Rational else Value.enclosure(lo, hi, dps, guarantee="certified")
         yb = enclose(y, dps=dps)
         if hi <= yb[0]:
             continue
         if lo > yb[1]:
             return Outcome(False, "exact", f"at the knot alpha = {x} of the larger side",
                            x, (y, vs))
-        if vs.exact is not None:
+        if x.is_Rational and vs.exact is not None:
             s = _sign(y - vs.exact)
             if s >= 0:
                 continue
@@ -197,7 +375,7 @@ def _big_pl(kb, small, dps: int) -> Outcome:
 
 
 def _small_pl(big, ks, dps: int) -> Outcome:
-    B = _Side(big, dps)
+    B = _side(big, dps)
     open_at = []
     pieces = 0
     for (x0, y0), (x1, y1) in zip(ks, ks[1:], strict=False):
@@ -245,8 +423,16 @@ def _small_pl(big, ks, dps: int) -> Outcome:
 
 def _cover(big, small, dps: int) -> Outcome:
     """The certified cover of [0, 1] (module docstring)."""
-    B, S = _Side(big, dps), _Side(small, dps)
-    cells = [(sp.Rational(k, 16), sp.Rational(k + 1, 16)) for k in range(16)]
+    return _cover_sides(_side(big, dps), _side(small, dps), (big, small, dps))
+
+
+def _cover_sides(B: _Side, S: _Side, pair) -> Outcome:
+    """The cover of [B.start, 1] by cells on which B's lower bound exceeds S's chord; a cell
+    that does not close is tested at its midpoint for a violation (``pair`` = (big, small,
+    dps): :func:`search_violation`; without it, the enclosures of the two sides there)."""
+    a0 = B.start
+    cells = [(a0 + (1 - a0) * sp.Rational(k, 16), a0 + (1 - a0) * sp.Rational(k + 1, 16))
+             for k in range(16)]
     proved = 0
     undecided: list[tuple] = []
     steps = 0
@@ -261,13 +447,20 @@ def _cover(big, small, dps: int) -> Outcome:
         w = b - a
         try:
             ok = _cell(B, S, a, b, w)
+        except EstimateOnly as exc:
+            return Outcome(None, "certified cover", f"a side has no certified values near "
+                           f"alpha = {_short(a)} ({exc})")
         except (NoClosedForm, NumericalError, Undecidable):
             ok = False
         if ok:
             proved += 1
             continue
         m = (a + b) / 2
-        v = search_violation(big, small, dps, [m])
+        try:
+            v = _violation_at(B, S, pair, m)
+        except EstimateOnly as exc:
+            return Outcome(None, "certified cover", f"a side has no certified values at "
+                           f"alpha = {_short(m)} ({exc})")
         if v is not None:
             return v
         if w <= MIN_WIDTH:
@@ -284,6 +477,20 @@ def _cover(big, small, dps: int) -> Outcome:
     return Outcome(None, "certified cover",
                    f"proved on {proved} cells; undecided on {where} (the sides touch or come "
                    "within the enclosures there)")
+
+
+def _violation_at(B: _Side, S: _Side, pair, m) -> Outcome | None:
+    if pair is not None:
+        return search_violation(*pair[:2], pair[2], [m])
+    try:
+        (_, bhi), (slo, _) = B.iv(m), S.iv(m)
+    except (NoClosedForm, NumericalError, Undecidable):
+        return None
+    if slo > bhi:  # small above an upper bound of the larger side
+        return Outcome(False, "counterexample", f"certified at alpha = {m}", m,
+                       (Value.enclosure(mp.zero, bhi, S.dps, guarantee="certified"),
+                        S.value(m)))
+    return None
 
 
 def _rat(t) -> sp.Rational:
@@ -310,8 +517,10 @@ def _merge(spans):
 
 
 def _cell(B: _Side, S: _Side, a, b, w) -> bool:
-    Fa, Fb = B.iv(a), B.iv(b)
     Ga, Gb = S.iv(a), S.iv(b)
+    if Ga[1] <= 0 and Gb[1] <= 0:
+        return True  # the convex, non-negative smaller side is 0 on the cell: below any side
+    Fa, Fb = B.iv(a), B.iv(b)
     with mp.workdps(B.dps + 20):
         A, Bm, W = (mp.mpf(sp.Float(t, B.dps + 20)) for t in (a, b, w))
         lines = [(mp.zero, Fb[0])]                 # (slope, value at b): f >= f(b)
@@ -320,8 +529,8 @@ def _cell(B: _Side, S: _Side, a, b, w) -> bool:
             Fc = B.iv(c)
             s1 = (Fc[1] - Fb[0]) / mp.mpf(sp.Float(c - b, B.dps + 20))
             lines.append((s1, Fb[0]))               # support line at b
-        if a > 0:
-            c = max(sp.Integer(0), a - w)
+        if a > B.start:
+            c = max(B.start, a - w)
             Fc = B.iv(c)
             s2 = (Fa[0] - Fc[1]) / mp.mpf(sp.Float(a - c, B.dps + 20))
             lines.append((s2, Fa[0] + s2 * (Bm - A)))  # support line at a, as value at b
@@ -371,6 +580,9 @@ def decide_ge(big, small, dps: int = 30, full: bool = True) -> Outcome:
             return _both_pl(kb, ks, ">=")
         except Undecidable:
             kb = ks = None
+    up = _upper_shift(big)
+    if up is not None and full:
+        return _below_translate(small, *up, COVER_DPS)
     v = search_violation(big, small, dps, None if full else _coarse())
     if v is not None:
         return v
