@@ -56,6 +56,7 @@ from ..numeric.protocol import (
     num,
 )
 from .epsdelta import EpsDelta
+from .laplace_sampled import SubsampledLaplaceLaw, sampled_laplace_law
 from .trivial import Id
 
 __all__ = ["Laplace"]
@@ -260,6 +261,13 @@ class LaplaceLoss(PrivacyLoss):
     def law(self) -> LaplaceLaw | None:
         """The Arb view (mu rational, or a float taken exactly): :class:`LaplaceLaw`."""
         return None if self.exact_mu is None else LaplaceLaw(self.exact_mu)
+
+    def mixed_law(self, p: Fraction) -> SubsampledLaplaceLaw | None:
+        """Mix(L_mu, p) = T(Lap(0, 1), (1 - p) Lap(0, 1) + p Lap(mu, 1)): the remove direction
+        of the Poisson-subsampled Laplace mechanism (``families.laplace_sampled``)."""
+        if self.exact_mu is None or not 0 < p < 1:
+            return None
+        return sampled_laplace_law(self.exact_mu, Fraction(p), "remove")
 
 
 class LaplaceLaw:
