@@ -68,6 +68,7 @@ class SubsampledLaplaceLaw:
         self.mu, self.p, self.direction = float(self._mu), float(self._p), direction
         # guard bits: F(mu) - F(-mu) loses about log2(1/mu) bits for a small mu
         self._guard = 16 + max(0, int(-math.log2(self.mu)))
+        self._guards: dict[int, int] = {}
         s = np.asarray(self.mu * _GL_NODES)
         self._log_phi = np.log1p(self.p * np.expm1(s))
         self._log_dens = np.log(self.mu * _GL_WEIGHTS) - (s + self.mu) / 2 - math.log(4.0)
@@ -84,7 +85,7 @@ class SubsampledLaplaceLaw:
         """g(w) as a ball whose radius is about 2^(30 - prec) of the atoms' part |alpha| <=
         g(Re w) (the guard bits double until it is: 2F1 with a large |w| cancels)."""
         saved = ctx.prec
-        guard = self._guard
+        guard = self._guards.get(saved, self._guard)  # (the last one that sufficed)
         try:
             while True:
                 ctx.prec = saved + guard
@@ -94,6 +95,7 @@ class SubsampledLaplaceLaw:
                 guard *= 2
         finally:
             ctx.prec = saved
+        self._guards[saved] = guard
         return +out
 
     def _g_at(self, w: acb) -> tuple[acb, arb]:
