@@ -256,7 +256,7 @@ def sandwich(q: float, b: float, T: int, delta: float) -> dict:
 def gl_quadrature(mu: str, m: str, delta: str) -> dict:
     """eps(delta) of G_mu (x) L_m: delta(eps) by mpmath quadrature (30 digits) of the Gaussian
     profile (Dong, Roth & Su, Cor. 1) against the Laplace loss law (atoms and density), its
-    root by the Anderson-Bjorck method, returned as [root - 1e-20, root + 1e-20]."""
+    root by the Illinois method on a bracket, returned as [root - 1e-20, root + 1e-20]."""
     body = ("import mpmath as M\nfrom fractions import Fraction as Fr\nM.mp.dps = 30\n"
             "mf = lambda s: M.mpf(Fr(s).numerator) / Fr(s).denominator\n"
             f"mu, m, d = mf({mu!r}), mf({m!r}), mf({delta!r})\n"
@@ -264,8 +264,8 @@ def gl_quadrature(mu: str, m: str, delta: str) -> dict:
             "def dl(e):\n"
             "    v = gd(e - m) / 2 + M.exp(-m) / 2 * gd(e + m)\n"
             "    return v + M.quad(lambda t: M.exp((t - m) / 2) / 4 * gd(e - t), [-m, m])\n"
-            "r = M.findroot(lambda e: M.log(dl(e)) - M.log(d), (M.mpf(0.1), M.mpf(30)), "
-            "solver='anderson')\nout = [float(r - M.mpf('1e-20')), float(r + M.mpf('1e-20'))]")
+            "r = M.findroot(lambda e: M.log(dl(e)) - M.log(d), (M.mpf(0.1), m + 10 * mu + 1), "
+            "solver='illinois')\nout = [float(r - M.mpf('1e-20')), float(r + M.mpf('1e-20'))]")
     return run(OURS, body)
 
 
