@@ -8,7 +8,14 @@ reference computed here by another route or at higher precision (named in the ta
   inversion, or the reverse, at relative width 1e-12;
 * "whole 1e-13": the whole law's inversion at relative width 1e-13 (for k beyond the split);
 * "PLD engine": the privacy-loss-distribution engine at tol 1e-8 (k = 10, where ours sums
-  every term exactly).
+  every term exactly), or at a coarser tolerance for the products of different scales;
+* "dp_accounting sandwich": for the Poisson-subsampled Laplace mechanism, dp_accounting's
+  optimistic and pessimistic PLDs at grid 1e-5 (`from_laplace_mechanism(...,
+  pessimistic_estimate=False / True)`), which bracket the truth up to their float errors;
+* "quadrature": for G_mu (x) L_m, delta(eps) by mpmath quadrature of the Gaussian profile
+  against the Laplace loss law at 30 digits, and eps(delta) by its root;
+* for the prv_accountant failure case, the add direction alone certified by the inversion (a
+  lower bound of the add/remove eps).
 
     python benchmarks/bench_laplace.py [--quick] [--write benchmarks/RESULTS_laplace.md]
 """
@@ -150,8 +157,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the largest products")
     ap.add_argument("--write", default=None)
+    ap.add_argument("--new", action="store_true", help="only the rows of issue 29")
     a = ap.parse_args()
     R = Report()
+    if a.new:
+        _new_rows(R)
+        R.write(a.write)
+        return
     R.out("# Laplace products beside dp_accounting (fresh processes)")
     R.out()
     R.out(run_line("python benchmarks/bench_laplace.py" + (" --quick" if a.quick else ""),
@@ -216,6 +228,7 @@ def main() -> None:
     p = dpa(hev, 1e-6)
     R.out(f"| dp_accounting | grid default 1e-4 | {fmt(p)} | one-sided | - | - | {t_(p)} | "
           f"{m_(p)} | - |")
+    _new_rows(R)
     R.out()
     R.out("## Refused at once: L(1/10)^(10^9)")
     R.out()
@@ -225,6 +238,118 @@ def main() -> None:
                   "    out = type(e).__name__ + ': ' + str(e)[:160]")
     R.out(f"{r.get('out', r.get('error'))} ({t_(r)})")
     R.write(a.write)
+
+
+SANDWICH = ("from dp_accounting.pld import privacy_loss_distribution as pld_lib")
+
+
+def sandwich(q: float, b: float, T: int, delta: float) -> dict:
+    """dp_accounting's optimistic and pessimistic eps(delta) of the Poisson-subsampled Laplace
+    mechanism (add/remove), grid 1e-5."""
+    body = ("out = []\nfor pess in (False, True):\n"
+            f"    p = pld_lib.from_laplace_mechanism({b}, 1.0, pessimistic_estimate=pess, "
+            f"value_discretization_interval=1e-5, sampling_prob={q})\n"
+            f"    out.append(p.self_compose({T}).get_epsilon_for_delta({delta}))")
+    return run(SANDWICH, body)
+
+
+def gl_quadrature(mu: str, m: str, delta: str) -> dict:
+    """eps(delta) of G_mu (x) L_m: delta(eps) by mpmath quadrature (30 digits) of the Gaussian
+    profile (Dong, Roth & Su, Cor. 1) against the Laplace loss law (atoms and density), its
+    root by the Illinois method on a bracket, returned as [root - 1e-20, root + 1e-20]."""
+    body = ("import mpmath as M\nfrom fractions import Fraction as Fr\nM.mp.dps = 30\n"
+            "mf = lambda s: M.mpf(Fr(s).numerator) / Fr(s).denominator\n"
+            f"mu, m, d = mf({mu!r}), mf({m!r}), mf({delta!r})\n"
+            "gd = lambda x: M.ncdf(-x / mu + mu / 2) - M.exp(x) * M.ncdf(-x / mu - mu / 2)\n"
+            "def dl(e):\n"
+            "    v = gd(e - m) / 2 + M.exp(-m) / 2 * gd(e + m)\n"
+            "    return v + M.quad(lambda t: M.exp((t - m) / 2) / 4 * gd(e - t), [-m, m])\n"
+            "r = M.findroot(lambda e: M.log(dl(e)) - M.log(d), (M.mpf(0.1), m + 10 * mu + 1), "
+            "solver='illinois')\nout = [float(r - M.mpf('1e-20')), float(r + M.mpf('1e-20'))]")
+    return run(OURS, body)
+
+
+def _ours_rows(R, expr: str, d: str, tols, ref: dict) -> None:
+    for tol in tols:
+        r = ours(expr, d, tol)
+        route = "-" if "error" in r or len(r["out"]) < 4 else f"{r['out'][2]} ({r['out'][3]})"
+        R.out(f"| ours | tol {tol} | {fmt(r)} | {width(r)} | {route} | {warned(r)} | {t_(r)} | "
+              f"{m_(r)} | {check(r, ref)} |")
+
+
+def _head(R, title: str, ref_name: str, ref: dict) -> None:
+    R.out()
+    R.out(f"## {title}")
+    R.out()
+    R.out(f"Reference ({ref_name}): {fmt(ref)}, {t_(ref)}")
+    R.out()
+    R.out("| who | setting | eps | rel. width | route | warnings | CPU time | memory | check |")
+    R.out("|---|---|---|---|---|---|---|---|---|")
+
+
+def _new_rows(R) -> None:
+    """The rows of issue 29: the Poisson-subsampled Laplace mechanism, products of different
+    scales, G (x) L at 1e-9, and the prv_accountant failure case at 1e-9."""
+    for q, b, T in (("1/100", "1", 1000), ("1/100", "1", 10000), ("1/1000", "1/2", 10000)):
+        expr = (f"ta.laplace_mechanism(1, sp.Rational({b!r}), sampling='poisson', "
+                f"p=sp.Rational({q!r}))**{T}")
+        ref = sandwich(float(eval(q)), float(eval(b)), T, 1e-5)
+        _head(R, f"Poisson-subsampled Laplace, q = {q}, b = {b}, T = {T} (add/remove), "
+                 "eps(1e-5)", "dp_accounting sandwich, grid 1e-5, [optimistic, pessimistic]", ref)
+        _ours_rows(R, expr, "1/100000", ("5e-4", "1e-9", "1e-20"), ref)
+        ev = (f"dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent({float(eval(q))}, "
+              f"dp_event.LaplaceDpEvent({float(eval(b))})), {T})")
+        for grid in (None, 1e-5):
+            p = dpa(ev, 1e-5, grid)
+            R.out(f"| dp_accounting | grid {grid or 'default 1e-4'} | {fmt(p)} | one-sided | - | "
+                  f"- | {t_(p)} | {m_(p)} | - |")
+    gs = "[ta.G(1 / (3 + sp.Rational(i, 50))) for i in range(100)]"
+    ls = "[ta.Laplace(1 / (10 + sp.Rational(i, 10))) for i in range(100)]"
+    expr = f"ta.Tensor(*({gs} + {ls}))"
+    ref = run(OURS, "from tradeoff_algebra.routes.engines import pld_epsilon\n"
+                    "from tradeoff_algebra.routes.plan import route\n"
+                    "from tradeoff_algebra.numeric.context import mp\n"
+                    f"f = {expr}\n"
+                    "with mp.workdps(20):\n"
+                    "    lo, hi = pld_epsilon([route(f)[1]], mp.mpf(10)**-6, inversion=False)\n"
+                    "out = [float(lo), float(hi)]")
+    _head(R, "100 Gaussians G(1/(3 + i/50)) (x) 100 Laplaces L(1/(10 + i/10)), i < 100, "
+             "eps(1e-6)", "PLD engine, default tolerance (an estimate)", ref)
+    _ours_rows(R, expr, "1/1000000", ("5e-4", "1e-9"), ref)
+    ev = ("dp_event.ComposedDpEvent([dp_event.GaussianDpEvent(3 + i / 50) for i in range(100)] "
+          "+ [dp_event.LaplaceDpEvent(10 + i / 10) for i in range(100)])")
+    p = dpa(ev, 1e-6)
+    R.out(f"| dp_accounting | grid default 1e-4 | {fmt(p)} | one-sided | - | - | {t_(p)} | "
+          f"{m_(p)} | - |")
+    for mu, m in (("1", "1"), ("1/3", "1/10"), ("1/100", "1")):
+        ref = gl_quadrature(mu, m, "1/1000000")
+        _head(R, f"G({mu}) (x) L({m}), eps(1e-6)", "quadrature, 30 digits", ref)
+        _ours_rows(R, f"ta.G(sp.Rational({mu!r})) @ ta.Laplace(sp.Rational({m!r}))", "1/1000000",
+                   ("1e-9",), ref)
+        p = dpa(f"dp_event.ComposedDpEvent([dp_event.GaussianDpEvent({float(1 / eval(mu))}), "
+                f"dp_event.LaplaceDpEvent({float(1 / eval(m))})])", 1e-6)
+        R.out(f"| dp_accounting | grid default 1e-4 | {fmt(p)} | one-sided | - | - | {t_(p)} | "
+              f"{m_(p)} | - |")
+    expr = "ta.noisy_sgd(4, sp.Rational(33, 100000), 10000)"
+    ref = run(OURS, "from tradeoff_algebra.numeric import cf\n"
+                    "from tradeoff_algebra.numeric.cf_laws import working_precision\n"
+                    "from tradeoff_algebra.families.gaussian_sampled import sampled_law\n"
+                    "law = sampled_law(sp.Rational(1, 4), sp.Rational(33, 100000), 'add')\n"
+                    "with working_precision(64):\n"
+                    "    out = list(cf.epsilon_enclosure([(law, 10000)], 1.1e-18, 1e-10))")
+    _head(R, "prv_accountant's failure case: DP-SGD q = 0.00033, sigma = 4, T = 10^4, "
+             "eps(1.1e-18)", "the add direction alone, certified: a lower bound", ref)
+    for tol in ("5e-4", "1e-9"):
+        r = ours(expr, "11/10000000000000000000", tol)
+        route = "-" if "error" in r or len(r["out"]) < 4 else f"{r['out'][2]} ({r['out'][3]})"
+        ok = ("not checked" if "error" in r or "error" in ref else
+              "above" if r["out"][1] >= ref["out"][0] else "**BELOW**")
+        R.out(f"| ours | tol {tol} | {fmt(r)} | {width(r)} | {route} | {warned(r)} | {t_(r)} | "
+              f"{m_(r)} | {ok} |")
+    p = dpa("dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.00033, "
+            "dp_event.GaussianDpEvent(4.0)), 10000)", 1.1e-18)
+    R.out(f"| dp_accounting | grid default 1e-4 | {fmt(p)} | one-sided | - | - | {t_(p)} | "
+          f"{m_(p)} | - |")
 
 
 if __name__ == "__main__":

@@ -247,3 +247,32 @@ def test_mgf_at_the_lattice_point_eps():
     assert v.lo <= ref <= v.hi and v.hi - v.lo <= 1e-9 * v.hi
     with mpmath.workdps(15):
         assert v.hi < 1
+
+
+def test_a_gaussian_with_a_rational_square_inverts():
+    """G_sqrt(2)/3 (x) L_1/3: mu is irrational but mu^2 = 2/9 is exact, all the Gaussian law
+    needs (its mgf is exp(mu^2 z (z + 1)/2)); so is G_1/3 (x) G_1/5 = G_sqrt(34)/15, the product
+    of Gaussians of different scales (Dong, Roth & Su, Cor. 2)."""
+    with ta.pld_options(tol=1e-9):
+        v = ta.delta(G(sp.sqrt(2) / 3) @ Laplace(R(1, 3)), R(1, 2), dps=15)
+    with mp.workdps(30):
+        ref = _g_laplace_delta(mp.sqrt(2) / 3, mp.mpf(1) / 3, mp.mpf(1) / 2)
+    assert v.lo <= ref <= v.hi and v.hi - v.lo <= 1e-9 * v.hi
+    assert v.route == "certified Laplace inversion"
+
+
+def test_different_scales_invert_and_meet_the_pld_engine():
+    """G_1/3 (x) G_1/5 (x) L_1/10 (x) L_1/11 (x) L_1/12 (x) L_1/13, different scales: the
+    product of the factors' mgfs, certified 1e-9 narrow, against the PLD engine (a different
+    route) at 1e-4."""
+    f = ta.Tensor(G(R(1, 3)), G(R(1, 5)), *[Laplace(R(1, k)) for k in (10, 11, 12, 13)])
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, R(1, 10**6), dps=15)
+    assert v.route == "certified Laplace inversion" and v.guarantee == "certified"
+    assert 0 < v.hi - v.lo <= 1e-9 * v.hi
+    from tradeoff_algebra.routes.engines import pld_epsilon
+    from tradeoff_algebra.routes.plan import route
+
+    with ta.pld_options(tol=1e-4), mp.workdps(20):
+        lo, hi = pld_epsilon([route(f)[1]], mp.mpf(10) ** -6, inversion=False)
+    assert max(lo, v.lo) <= min(hi, v.hi)

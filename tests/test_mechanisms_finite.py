@@ -514,3 +514,23 @@ def test_with_dp_accounting_events():
                                                              1.0))
     with mp.workdps(20):  # the library's context is untouched by the calls above
         assert mp.dps == 20
+
+
+def test_exponential_mechanism_with_a_hundred_candidates():
+    """A hundred candidates (utilities i/3, moved by +1, -1 or 0): built at once (the softmax
+    laws sum to 1 by construction, not re-proved in SymPy), exact, against the softmax in
+    mpmath with the candidates of equal change merged by hand."""
+    u = [Fraction(i, 3) for i in range(100)]
+    v = [x + (1, -1, 0)[i % 3] for i, x in enumerate(u)]
+    f = M.exponential_mechanism(1, [R(x.numerator, x.denominator) for x in u],
+                                [R(y.numerator, y.denominator) for y in v])
+    assert len(f.P) == 3
+    with workdps(40):
+        p, q = softmax_mp(u, mpmath.mpf(1), 1), softmax_mp(v, mpmath.mpf(1), 1)
+        P = [mpmath.fsum(p[i] for i in range(100) if i % 3 == c) for c in range(3)]
+        Q = [mpmath.fsum(q[i] for i in range(100) if i % 3 == c) for c in range(3)]
+        assert abs(mpmath.fsum(sp.N(x, 40) for x in f.P) - 1) < mpmath.mpf(10) ** -35
+        ref = hull(P, Q)
+        for a in (R(1, 1000), R(1, 10), R(1, 2), R(4, 5)):
+            x = ta.evaluate(f, a, dps=30).mid
+            assert abs(x - at(ref, mpmath.mpf(a.p) / a.q)) < mpmath.mpf(10) ** -28

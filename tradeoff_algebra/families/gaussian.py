@@ -282,9 +282,15 @@ class GaussianLoss(PrivacyLoss):
         z = -special.ndtri(tau)
         return -self.m - z * self.s, self.m + z * self.s
 
+    #: mu^2 as a Fraction when it is rational and mu is not (G_sqrt(2), or the product
+    #: G_sqrt(mu^2 + nu^2) of Cor. 2): the Arb law needs mu^2 only.
+    exact_mu2: Fraction | None = None
+
     def law(self) -> GaussianLaw | None:
-        """The Arb view (mu rational, or a float taken exactly)."""
-        return None if self.exact_mu is None else GaussianLaw(self.exact_mu)
+        """The Arb view (mu or mu^2 rational, or mu a float taken exactly)."""
+        if self.exact_mu is not None:
+            return GaussianLaw(self.exact_mu)
+        return None if self.exact_mu2 is None else GaussianLaw(mu2=self.exact_mu2)
 
     def mixed_law(self, p: Fraction) -> SubsampledGaussianLaw | None:
         """Mix(G_mu, p) = T(N(0, 1), (1 - p) N(0, 1) + p N(mu, 1)): the remove direction of the
@@ -301,13 +307,16 @@ class GaussianLaw:
     and |M(c + it)| = exp(mu^2 (c^2 + c - t^2) / 2), decreasing in |t|.
     """
 
-    def __init__(self, mu: Number) -> None:
-        self._mu = to_fraction(mu)
-        self.mu = float(self._mu)
+    def __init__(self, mu: Number | None = None, mu2: Number | None = None) -> None:
+        # (M depends on mu^2 only: the law of G_sqrt(r) for a rational r is exact too)
+        self._mu2 = to_fraction(mu) ** 2 if mu2 is None else to_fraction(mu2)
+        self.mu = math.sqrt(float(self._mu2))
+
+    def _m2(self) -> arb:
+        return to_arb(self._mu2)
 
     def mgf(self, z: acb) -> acb:
-        m = to_arb(self._mu)
-        return (m * m * z * (z + 1) / 2).exp()
+        return (self._m2() * z * (z + 1) / 2).exp()
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         m2 = self.mu**2
@@ -317,8 +326,7 @@ class GaussianLaw:
         return self.mu**2 * (c * c + c - t * t) / 2
 
     def decay_bound(self, c: arb, t: arb) -> arb:
-        m = to_arb(self._mu)
-        return (m * m * (c * c + c - t * t) / 2).exp()
+        return (self._m2() * (c * c + c - t * t) / 2).exp()
 
     def power_decay(self, c: arb) -> tuple[arb, int] | None:
         return None
@@ -346,7 +354,10 @@ def _(f) -> PrivacyLoss | None:
     if not math.isfinite(mu):  # beyond float64: no grid; the closed forms answer
         return None
     if mu > 0:
-        return GaussianLoss(mu, exact_fraction(f.mu))
+        loss = GaussianLoss(mu, exact_fraction(f.mu))
+        if loss.exact_mu is None:
+            loss.exact_mu2 = exact_fraction(sp.expand(f.mu**2))
+        return loss
     # G_0 = Id: the loss is 0 under both measures, N(0, 0) (its moment generating function 1)
     return LazyLoss(grid=lambda: AtomLoss([0.0], [1.0], [1.0]), law=lambda: GaussianLaw(0))
 

@@ -56,6 +56,7 @@ from ..numeric.protocol import (
     num,
 )
 from .epsdelta import EpsDelta
+from .laplace_sampled import SubsampledLaplaceLaw, sampled_laplace_law
 from .trivial import Id
 
 __all__ = ["Laplace"]
@@ -261,6 +262,13 @@ class LaplaceLoss(PrivacyLoss):
         """The Arb view (mu rational, or a float taken exactly): :class:`LaplaceLaw`."""
         return None if self.exact_mu is None else LaplaceLaw(self.exact_mu)
 
+    def mixed_law(self, p: Fraction) -> SubsampledLaplaceLaw | None:
+        """Mix(L_mu, p) = T(Lap(0, 1), (1 - p) Lap(0, 1) + p Lap(mu, 1)): the remove direction
+        of the Poisson-subsampled Laplace mechanism (``families.laplace_sampled``)."""
+        if self.exact_mu is None or not 0 < p < 1:
+            return None
+        return sampled_laplace_law(self.exact_mu, Fraction(p), "remove")
+
 
 class LaplaceLaw:
     """The law of L_mu's privacy loss for the certified Laplace inversion (``numeric.cf``,
@@ -295,43 +303,40 @@ class LaplaceLaw:
 
     def _log_g(self, c: float):
         """log(cosh(w mu) + sinh(w mu)/(2w)) at w = c + 1/2 and its first two derivatives in c
-        (mpmath at 40 digits: planning floats without cancellation)."""
-        with mp.workdps(40):
-            m = mp.mpf(self._mu.numerator) / self._mu.denominator
-            w = mp.mpf(c) + mp.mpf(0.5)
-            x = w * m
-            # scaled by e^{-x}: ch = e^{-x} cosh x, sh = e^{-x} sinh x
-            e2 = mp.exp(-2 * x)
-            ch, sh = (1 + e2) / 2, -mp.expm1(-2 * x) / 2
-            # sinh(x)/x - cosh(x), scaled, without cancellation for small x
-            if x < mp.mpf("0.5"):  # -sum_{k>=1} 2k x^{2k} / (2k + 1)!, 40 terms: < 1e-60 left
-                d, term = mp.zero, mp.one
-                for k in range(1, 41):
-                    term *= x * x / ((2 * k) * (2 * k + 1))
-                    d -= 2 * k * term
-                d *= mp.exp(-x)
-            else:
-                d = sh / x - ch
-            g = ch + sh / (2 * w)
-            g1 = m * sh + m * ch / (2 * w) - sh / (2 * w * w)
-            # g'' = mu^2 cosh + mu^2 sinh/(2w) - mu cosh/w^2 + sinh/w^3
-            #     = mu^2 cosh + mu^2 sinh/(2w) + mu (sinh/x - cosh)/w^2
-            g2 = m * m * ch + m * m * sh / (2 * w) + m * d / (w * w)
-            lg = x + mp.log(g)
-            return float(lg), float(g1 / g), float(g2 / g - (g1 / g) ** 2)
+        (floats for planning; the small-x difference sinh(x)/x - cosh(x) by its series, without
+        cancellation)."""
+        m = self.mu
+        w = c + 0.5
+        x = w * m
+        # scaled by e^{-x}: ch = e^{-x} cosh x, sh = e^{-x} sinh x
+        e2 = math.exp(-2 * x)
+        ch, sh = (1 + e2) / 2, -math.expm1(-2 * x) / 2
+        if x < 0.5:  # sinh(x)/x - cosh(x) = -sum_{k>=1} 2k x^{2k} / (2k + 1)!, 12 terms: < 1e-17
+            d, term = 0.0, 1.0
+            for k in range(1, 13):
+                term *= x * x / ((2 * k) * (2 * k + 1))
+                d -= 2 * k * term
+            d *= math.exp(-x)
+        else:
+            d = sh / x - ch
+        g = ch + sh / (2 * w)
+        g1 = m * sh + m * ch / (2 * w) - sh / (2 * w * w)
+        # g'' = mu^2 cosh + mu^2 sinh/(2w) - mu cosh/w^2 + sinh/w^3
+        #     = mu^2 cosh + mu^2 sinh/(2w) + mu (sinh/x - cosh)/w^2
+        g2 = m * m * ch + m * m * sh / (2 * w) + m * d / (w * w)
+        return x + math.log(g), g1 / g, g2 / g - (g1 / g) ** 2
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         lg, d1, d2 = self._log_g(c)
         return lg - self.mu / 2, d1, d2
 
     def log_decay_estimate(self, c: float, t: float) -> float:
-        with mp.workdps(30):
-            m = mp.mpf(self._mu.numerator) / self._mu.denominator
-            a = mp.mpf(c) + mp.mpf(0.5)
-            x = a * m
-            ch = mp.cosh(x)
-            part = min(mp.sinh(x) / (2 * a), ch / (2 * mp.hypot(a, t)))
-            return float(-m / 2 + mp.log(ch + part))
+        m = self.mu
+        a = c + 0.5
+        x = a * m  # log(cosh x + part), part = min(sinh x / (2a), cosh x / (2|a + it|)), by e^x
+        ch, sh = (1 + math.exp(-2 * x)) / 2, -math.expm1(-2 * x) / 2
+        part = min(sh / (2 * a), ch / (2 * math.hypot(a, t)))
+        return -m / 2 + x + math.log(ch + part)
 
     def decay_bound(self, c: arb, t: arb) -> arb:
         m = to_arb(self._mu)

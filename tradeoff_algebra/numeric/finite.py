@@ -97,6 +97,11 @@ SYMBOLIC_MAX_ATOMS = 400
 #: by the size of the integers in exact mode. Past it a product goes to the PLD engine
 #: (``operators.tensor``) and a single finite object raises :class:`TooLarge` naming it.
 MAX_COST = 4_000_000
+#: The largest size (bits) of a product's likelihood ratios the cost simulation multiplies: a
+#: float mass is a 53-bit rational, and randomized response with a float p composed 1000 times
+#: has ratios of 10^5 bits, whose simulation alone took minutes (the routes then compose such a
+#: lattice pair in Arb: ``numeric.lattice_power``).
+MAX_KEY_BITS = 16_384
 
 
 class TooLarge(NumericalError):
@@ -307,6 +312,10 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
                 c = _ratio_key(r)
                 keys.add((c, ()) if c is None or c != 0 else (_ZERO, ()))
             charge(len(keys))
+            # the simulation itself multiplies the keys: rationals of up to m times their size
+            if m * max((k.numerator.bit_length() + k.denominator.bit_length()
+                        for k, _ in keys if isinstance(k, Fraction)), default=0) > MAX_KEY_BITS:
+                raise TooLarge("finite product beyond the size limit (its likelihood ratios)")
             result, base, n = {(_ONE, ())}, keys, m
             while n:
                 if n & 1:

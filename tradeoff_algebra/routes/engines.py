@@ -24,9 +24,10 @@ from ..numeric.protocol import (
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull, hull_route
-from .plan import _float_bracket, pld_leaves, route
+from .plan import _float_bracket, lattice_power, pld_leaves, route
 
-__all__ = ["pld_delta", "pld_epsilon", "pld_value", "hull_directions", "INVERSION", "PLD"]
+__all__ = ["pld_delta", "pld_epsilon", "pld_value", "hull_directions", "lattice_enclosure",
+           "INVERSION", "PLD"]
 
 #: The names the engines' answers carry (``Value.route``).
 INVERSION = "certified Laplace inversion"
@@ -83,6 +84,20 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
         return None
     trace.note(INVERSION)
     return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
+
+
+def lattice_enclosure(leaves, arg, kind: str):
+    """delta(eps) (``kind`` "delta") or eps(delta) of a finite pair with lattice losses composed
+    n times, in Arb (``numeric.lattice_power``, :func:`.plan.lattice_power`), at the relative
+    width of ``pld_options`` (at least 1e-10, as the inversion)."""
+    lp = lattice_power(leaves)
+    tol = max(min(pld.options()["tol"], 1e-10) / 4, 1e-15)
+    dn, up = _float_bracket(arg)
+    if kind == "delta":  # (delta is non-increasing: the float bracket of eps)
+        lo, hi = lp.delta(up, tol)[0], lp.delta(dn, tol)[1]
+    else:
+        lo, hi = lp.epsilon(dn, up, tol)
+    return CertifiedPair(mp.mpf(lo), mp.mpf(hi))  # Arb-proved
 
 
 def pld_delta(leaf_sets: list, eps, inversion: bool = True):

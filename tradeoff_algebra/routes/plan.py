@@ -20,6 +20,8 @@ from ..core.node import TradeOff
 from ..families.trivial import Id, Zero
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
+from ..numeric.lattice_power import LatticePower, lattice_pair
+from ..numeric.privacy_loss import exact_fraction
 from ..numeric.protocol import (
     exact_value,
 )
@@ -27,7 +29,7 @@ from ..operators.maxgroup import closed_by_rules
 from ..operators.tensor import Tensor, TensorPower
 from ..rewrite.simplify import simplify
 
-__all__ = ["route", "pld_leaves"]
+__all__ = ["route", "pld_leaves", "lattice_power"]
 
 
 def pld_leaves(f: TradeOff) -> tuple | None:
@@ -110,6 +112,45 @@ def _float_bracket(x):
     return (math.nextafter(v, -math.inf), v) if mp.mpf(v) > x else (v, math.nextafter(v, math.inf))
 
 
+#: The size (bits of the masses' numerators and denominators, times the exponent) above which
+#: the self-product of a finite pair with lattice losses is composed in Arb
+#: (``numeric.lattice_power``) instead of exactly: k-ary randomized response with a float p
+#: (53-bit masses) from T = 100 on, with p = 3/4 (a few bits) up to T = 1000 exactly.
+LATTICE_BITS = 4000
+
+_LATTICE: dict = {}
+
+
+def lattice_power(leaves) -> LatticePower | None:
+    """The Arb composition (``numeric.lattice_power``) of ``leaves`` when they are one finite
+    pair (its exact view: one factor with rational masses) whose likelihood ratios are integer
+    powers of one rational, composed n >= 2 times, and the exact product would be large
+    (:data:`LATTICE_BITS`); else None."""
+    if len(leaves) != 1 or leaves[0][1] < 2:
+        return None
+    key = tuple(leaves)
+    if key not in _LATTICE:
+        (f, n), = leaves
+        try:
+            fl = None if f.free_symbols else finite_loss(f)
+        except TradeOffError:
+            fl = None
+        parts = [] if fl is None else fl.leaves()
+        P = Q = [None]
+        if len(parts) == 1 and parts[0][1] == 1:
+            P = [exact_fraction(p) for p, _ in parts[0][0]]
+            Q = [exact_fraction(q) for _, q in parts[0][0]]
+        out = None
+        if all(x is not None for x in P + Q):
+            bits = sum(x.numerator.bit_length() + x.denominator.bit_length() for x in P + Q)
+            lat = lattice_pair(P, Q) if n * bits > LATTICE_BITS else None
+            out = None if lat is None else LatticePower(*lat, n)
+        if len(_LATTICE) > 32:
+            _LATTICE.clear()
+        _LATTICE[key] = out
+    return _LATTICE[key]
+
+
 _ROUTES: dict = {}
 
 
@@ -140,6 +181,8 @@ def _route_uncached(f):
         return "node", Id
     if len(leaves) == 1 and leaves[0][1] == 1:
         return "node", leaves[0][0]
+    if lattice_power(leaves) is not None:  # (before the exact product's cost is simulated)
+        return "pld", leaves
     fl = _finite(g)
     if fl is not None:
         return "finite", fl

@@ -44,8 +44,17 @@ from ..numeric.protocol import (
 )
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
-from .engines import INVERSION, PLD, _cf_enclosure, _cf_laws, pld_delta, pld_epsilon, pld_value
-from .plan import _product, pld_leaves, route
+from .engines import (
+    INVERSION,
+    PLD,
+    _cf_enclosure,
+    _cf_laws,
+    lattice_enclosure,
+    pld_delta,
+    pld_epsilon,
+    pld_value,
+)
+from .plan import _product, lattice_power, pld_leaves, route
 
 __all__ = ["Route", "ROUTES", "PASS", "QUESTIONS", "routes_for", "answer", "route", "pld_leaves"]
 
@@ -367,6 +376,25 @@ class InversionRoute(Route):
         return PASS if r is None else r
 
 
+class LatticeRoute(Route):
+    """A finite pair with lattice losses composed n times, in Arb (``numeric.lattice_power``:
+    one power of an Arb polynomial) where the exact product would multiply huge rationals."""
+
+    name = "Arb lattice composition"
+    questions = ("delta", "epsilon")
+
+    def supports(self, plan, question):
+        return (plan[0] == "pld" and question in self.questions
+                and lattice_power(plan[1]) is not None)
+
+    def cost(self, plan, question):
+        return 0.5
+
+    def enclose(self, f, plan, question, arg):
+        with budget.about(question, f):
+            return lattice_enclosure(plan[1], arg, question)
+
+
 class PLDRoute(Route):
     """The privacy-loss-distribution engine (``numeric.pld``): pessimistic and optimistic
     discretisations of every factor's loss composed by FFT, refined to the tolerance."""
@@ -393,7 +421,7 @@ class PLDRoute(Route):
 #: The routes of a product, in order; the policy takes the cheapest that supports a question
 #: (the order breaks ties) and passes on to the next when a route answers None.
 ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
-                       InversionRoute(), PLDRoute()]
+                       LatticeRoute(), InversionRoute(), PLDRoute()]
 
 
 def routes_for(f, question: str) -> list[Route]:
