@@ -209,6 +209,7 @@ CERTIFYING = {
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "verify/api.py",           # enclosures from verify.interval (Arb)
     "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
+    "analysis/renyi_sampled.py",  # binomial sums and their Taylor bound in Arb
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
     "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
