@@ -147,3 +147,22 @@ def test_plot_of_the_pathological_dp_sgd_roc_draws_a_certified_band():
     with mp.workdps(30):
         for a, p in zip(np.logspace(-8, 0, 60), b.power_lo, strict=True):
             assert p <= mp.mpf(d.hi) + mp.exp(30) * mp.mpf(float(a))  # 1 - f <= delta + e^eps a
+
+
+def test_roc_and_evaluate_of_dp_sgd_are_certified_enclosures_of_the_band():
+    """ta.roc / ta.evaluate of DP-SGD at one level: the band route's certified enclosure
+    (named in Value.route), holding the certified lines of ta.delta and consistent with the
+    PLD engine's enclosure of the same point."""
+    from tradeoff_algebra.routes.engines import pld_hull_value
+
+    f = ta.noisy_sgd(R(11, 10), R(256, 60000), 1000)
+    a = R(1, 100)
+    r, v = ta.roc(f, a), ta.evaluate(f, a)
+    assert r.guarantee == v.guarantee == "certified" and "profile band" in r.route
+    with mp.workdps(30):
+        assert abs((1 - mp.mpf(v.mid)) - mp.mpf(r.mid)) <= (r.hi - r.lo) + (v.hi - v.lo)
+        for e in (0.2, 0.5):
+            d = ta.delta(f, e, dps=12)
+            assert mp.mpf(r.hi) <= mp.mpf(d.hi) + mp.exp(e) * mp.mpf(a) * (1 + 1e-20)
+        lo, hi = pld_hull_value(f, mp.mpf(a), True)
+        assert lo <= mp.mpf(r.hi) and mp.mpf(r.lo) <= hi

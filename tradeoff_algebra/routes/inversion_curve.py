@@ -10,13 +10,16 @@ target. :func:`numeric.profile_band.band` turns the grid into certified bands of
 power 1 - f at every level (the envelope of the f_{eps, delta(eps)}, Dong, Roth & Su, Prop. 6),
 the grid refined (twice as many points, the inverters kept) until the band is as narrow as
 asked or its cost stops paying. :func:`inversion_band` is the route: None where it does not
-apply (then the PLD engine answers, ``engines``).
+apply (then the PLD engine answers, ``engines``). :func:`hull_point` answers ``evaluate`` and
+``roc`` of such hulls at one level the same way (a certified enclosure at the PLD engine's
+tolerance, ``pld_options``), as a point route of ``numeric.protocol``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 from flint import arb
@@ -24,13 +27,20 @@ from flint import arb
 from ..numeric import budget, cf
 from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, _work
+from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
+from ..numeric.options import options
 from ..numeric.profile_band import Band, band
 from ..numeric.progress import bar
+from ..numeric.protocol import POINT_ROUTES
+from ..numeric.value import Value
 from ..operators.unary import SymmetricHull
 from .engines import _cf_laws, hull_directions
 
-__all__ = ["inversion_band", "profile_grid", "GRID_START", "GRID_MAX"]
+__all__ = ["inversion_band", "hull_point", "profile_grid", "GRID_START", "GRID_MAX", "ROUTE"]
+
+#: The name of this route (``Value.route``).
+ROUTE = "certified Laplace inversion, profile band"
 
 #: Points of the first eps grid, and the most the refinement goes to.
 GRID_START = 160
@@ -154,4 +164,26 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
             n *= 2
 
 
+def hull_point(f, A, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) at a rational level 0 < A < 1 as a certified enclosure from
+    :func:`inversion_band` at the two floats around A (f is non-increasing, its power
+    non-decreasing), to the relative width of ``pld_options``; None where the band route does
+    not apply."""
+    if not isinstance(f, SymmetricHull) or not 0 < A < 1:
+        return None
+    a = float(A)
+    q = Fraction(int(A.p), int(A.q))
+    lo_a = a if Fraction(a) <= q else math.nextafter(a, 0.0)
+    hi_a = a if Fraction(a) >= q else math.nextafter(a, 1.0)
+    b = inversion_band(f, np.array([lo_a, hi_a]), options()["tol"])
+    if b is None:
+        return None
+    if power:
+        lo, hi = b.power_lo[0], b.power_hi[1]
+    else:
+        lo, hi = b.f_lo[1], b.f_hi[0]
+    return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(ROUTE)
+
+
 CURVE_BANDS.append(inversion_band)
+POINT_ROUTES.append(hull_point)
