@@ -45,7 +45,7 @@ __all__ = ["band", "Band"]
 
 #: Intervals on each side of the float minimiser examined first (doubled until the tails are
 #: certified or the grid is exhausted).
-WINDOW = 3
+WINDOW = 1
 
 
 class Band:
