@@ -36,9 +36,10 @@ def _quad_pq(p, mu, a):
     """D_a(P || Q) = log E_P[(1 - p + p L)^(1-a)]/(a - 1) by mpmath quadrature (40 digits)."""
     mq = mpmath.MPContext()
     mq.dps = 40
-    P, M = mq.mpf(p.p) / p.q, mq.mpf(mu.p) / mu.q
-    g = lambda x: mq.npdf(x) * (1 - P + P * mq.exp(M * x - M**2 / 2)) ** (1 - a)  # noqa: E731
-    return mq.log(mq.quad(g, [-mq.inf, -8, 0, 8, mq.inf])) / (a - 1)
+    a = sp.Rational(a)
+    P, M, A = mq.mpf(p.p) / p.q, mq.mpf(mu.p) / mu.q, mq.mpf(a.p) / a.q
+    g = lambda x: mq.npdf(x) * (1 - P + P * mq.exp(M * x - M**2 / 2)) ** (1 - A)  # noqa: E731
+    return mq.log(mq.quad(g, [-mq.inf, -8, 0, 8, mq.inf])) / (A - 1)
 
 
 CASES = [(R(256, 60000), R(10, 11)), (R(1, 100), 2), (R(1, 10), R(1, 5)), (R(1, 2), R(5, 4))]
@@ -138,3 +139,26 @@ def test_epsilon_picks_the_same_order_as_the_sympy_objective():
         dv = {a: sp.N(e(a, r.at(a), 3, method), 40) for a in r.orders}
         got = r.delta(3, method=method, dps=30)
         assert abs(mp60.mpf(got.mid) - mp60.mpf(min(dv.values()))) <= 1e-28 * got.mid
+
+
+@pytest.mark.parametrize("a", [R(3, 2), R(11, 10), R(57, 10)])
+def test_fractional_order_one_integral_against_quadrature(a):
+    """sampled_rdp_order: the larger direction at a fractional order, the other bounded below it
+    by the Taylor bound (real orders), against mpmath quadratures of both directions."""
+    from tradeoff_algebra.analysis.renyi_sampled import sampled_rdp_order
+
+    p, mu, n = R(256, 60000), R(10, 11), 500
+    v = sampled_rdp_order(Mix(G(mu), p) ** n, a, 20)
+    assert v is not None and v.guarantee == "certified"
+    ref = n * max(_quad_pq(p, mu, a), _quad_qp(p, mu, a))
+    assert mp60.mpf(v.lo) * (1 - 1e-25) <= ref <= mp60.mpf(v.hi) * (1 + 1e-25)
+    assert n * _quad_pq(p, mu, a) < mp60.mpf(v.lo)  # the bounded side is the smaller one
+
+
+def _quad_qp(p, mu, a):
+    """D_a(Q || P) = log E_P[(1 - p + p L)^a]/(a - 1) by mpmath quadrature (40 digits)."""
+    mq = mpmath.MPContext()
+    mq.dps = 40
+    P, M, A = mq.mpf(p.p) / p.q, mq.mpf(mu.p) / mu.q, mq.mpf(a.p) / a.q
+    g = lambda x: mq.npdf(x) * (1 - P + P * mq.exp(M * x - M**2 / 2)) ** A  # noqa: E731
+    return mq.log(mq.quad(g, [-mq.inf, -8, 0, 8, 8 + A * M, mq.inf])) / (A - 1)

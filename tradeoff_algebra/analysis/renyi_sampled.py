@@ -49,7 +49,8 @@ from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
 
-__all__ = ["sampled_parts", "sampled_rdp_integer", "sampled_reverse_integer", "MAX_HALF_ORDER"]
+__all__ = ["sampled_parts", "sampled_rdp_integer", "sampled_reverse_integer",
+           "sampled_rdp_order", "MAX_HALF_ORDER"]
 
 #: Largest J of the Taylor bound of B_a (module docstring): orders 2J <= 16.
 MAX_HALF_ORDER = 8
@@ -107,8 +108,16 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
         for k in range(a + 1):
             s += c[k] * e[a - k]
         log_a[a] = (s * fact).log()
-    # central moments M_j = E_P[(L - 1)^j], j <= 2 MAX_HALF_ORDER, with guard bits against the
-    # cancellation of the alternating sum (M_j ~ mu^{2 ceil(j/2)} for small mu)
+    mom = _moments(mu2, prec)
+    log_b = {a: _log_b_upper(p, x, mom, arb(a)) for a in sorted(set(orders))}
+    return log_a, log_b
+
+
+def _moments(mu2, prec: int) -> list:
+    """M_j = E_P[(L - 1)^j], j <= 2 MAX_HALF_ORDER, with guard bits against the cancellation of
+    the alternating sum (M_j ~ mu^{2 ceil(j/2)} for small mu)."""
+    from flint import arb
+
     K = 2 * MAX_HALF_ORDER
     with arb_precision(prec + 40 * K):
         mom = [arb(1)]
@@ -116,21 +125,67 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
         for j in range(1, K + 1):
             mom.append(sum((arb(math.comb(j, i)) * ml[i] * (-1) ** (j - i)
                             for i in range(j + 1)), arb(0)))
-    log_b = {}
-    for a in sorted(set(orders)):
-        m = a - 1
-        best = None
-        partial = arb(0)
-        coef = arb(1)  # (-1)^j C(m + j - 1, j) p^j
-        for j in range(K + 1):
-            if j % 2 == 0 and j >= 2:  # the remainder at 2J = j closes the bound
-                bound = partial + coef * mom[j] * x ** (-(m + j))
-                if bound > 0 and (best is None or bound.upper() < best.upper()):
-                    best = bound
-            partial += coef * mom[j]
-            coef = coef * (-(m + j)) * p / (j + 1)
-        log_b[a] = best.log() if best is not None else arb("inf")
-    return log_a, log_b
+    return mom
+
+
+def _log_b_upper(p, x, mom: list, a):
+    """An upper bound (an arb) of log B_a for a real order a > 1 (module docstring: Taylor's
+    theorem for r^{-m}, m = a - 1 > 0, holds for real m)."""
+    from flint import arb
+
+    m = a - 1
+    best = None
+    partial = arb(0)
+    coef = arb(1)  # (-1)^j C(m + j - 1, j) p^j
+    for j in range(len(mom)):
+        if j % 2 == 0 and j >= 2:  # the remainder at 2J = j closes the bound
+            bound = partial + coef * mom[j] * (-(m + j) * x.log()).exp()
+            if bound > 0 and (best is None or bound.upper() < best.upper()):
+                best = bound
+        partial += coef * mom[j]
+        coef = coef * (-(m + j)) * p / (j + 1)
+    return best.log() if best is not None else arb("inf")
+
+
+def sampled_rdp_order(f: TradeOff, order: sp.Expr, dps: int) -> Value | None:
+    """The certified enclosure of max{D_a(P || Q), D_a(Q || P)} for f = T(P, Q) a product of
+    sampled Gaussians in one direction (:func:`sampled_parts`) at a rational order a > 1 that
+    need not be an integer: the side of the moments A by the Arb integral of
+    ``renyi_mixture`` (one per distinct factor, summed with the multiplicities, rounded
+    outward), the other side bounded above by the Taylor bound (module docstring); None where
+    f is not such a product or the bound does not lie below the first side."""
+    parts = sampled_parts(f)
+    if parts is None or len({rev for *_, rev in parts}) != 1 or not order.is_Rational \
+            or not order > 1:
+        return None
+    from flint import arb
+
+    from .renyi_mixture import sampled_gaussian_renyi
+
+    prec = int(dps * 3.33) + 40
+    with arb_precision(prec):
+        a = arb(order.p) / order.q
+        tot = arb(0)
+        for p, mu, n, _ in parts:
+            pb = arb_ball(p)
+            tot += n * _log_b_upper(pb, 1 - pb, _moments(arb_ball(mu) ** 2, prec), a) / (a - 1)
+        if not tot.is_finite():
+            return None
+        with mp.workprec(prec):
+            bound = arb_endpoint(tot.upper(), round_ceiling)
+    lo, hi = mp.zero, mp.zero
+    seen: dict = {}
+    with mp.workprec(prec):
+        for p, mu, n, _ in parts:  # the A side: D_a(Q || P) of each unreversed factor
+            if (p, mu) not in seen:
+                seen[(p, mu)] = sampled_gaussian_renyi(p, mu, order, True, dps + 5)
+            r = seen[(p, mu)]
+            k = mp.mpf(n)
+            lo = mp.fadd(lo, mp.fmul(k, r[0], rounding="d"), rounding="d")
+            hi = mp.fadd(hi, mp.fmul(k, r[1], rounding="u"), rounding="u")
+        if not bound < lo:
+            return None
+        return Value.enclosure(lo, hi, dps, guarantee="certified")
 
 
 def _rdp_arb(parts, orders: Sequence[int], prec: int) -> tuple[dict, dict]:

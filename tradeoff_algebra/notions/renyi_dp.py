@@ -178,9 +178,10 @@ class RDP(Notion):
         Poisson DP-SGD from ``noisy_sgd``) takes the two directions of g; a symmetric f needs
         one. Orders with no certified value are refused with the reason. Products of sampled
         Gaussians (Poisson DP-SGD) take their integer orders from the binomial sums in Arb, all
-        orders at once (``analysis.renyi_sampled``: the other direction bounded below them)."""
+        orders at once (``analysis.renyi_sampled``: the other direction bounded below them), and
+        their other orders from one Arb integral where that bound decides the larger side."""
         from ..analysis.renyi import renyi
-        from ..analysis.renyi_sampled import sampled_rdp_integer
+        from ..analysis.renyi_sampled import sampled_rdp_integer, sampled_rdp_order
         from ..core.node import TradeOff
         from ..core.validate import mpf_rational
         from ..operators.mechanism import AddRemove
@@ -197,6 +198,8 @@ class RDP(Notion):
         items = {}
         for a in orders:
             v = fast.get(int(a)) if a.is_Integer else None
+            if v is None and a.is_finite and len(sides) == 2:  # one Arb integral, not two
+                v = sampled_rdp_order(g, a, dps)
             items[a] = _dyadic(v.hi) if v is not None else \
                 max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
                     for h in sides)
