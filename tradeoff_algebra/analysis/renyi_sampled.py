@@ -27,7 +27,9 @@ Renyi divergences add over products (van Erven & Harremoes 2014, Thm. 28), so a 
 such factors (each possibly a tensor power, all in the same direction) has the sum of the
 factors' divergences. :func:`sampled_rdp_integer` gives, per integer order, the certified
 enclosure of the larger direction where the bound decides it, and None where it does not (the
-caller's route, the Arb integral of ``renyi_mixture``, answers those).
+caller's route, the Arb integral of ``renyi_mixture``, answers those). Taylor's theorem holds
+for a real m > 0 as well, so at other orders :func:`sampled_rdp_order` needs the Arb integral
+of the A side only, the B side bounded below it.
 """
 
 from __future__ import annotations

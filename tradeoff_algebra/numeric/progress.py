@@ -5,9 +5,10 @@ ipywidgets is installed, a text bar on stderr otherwise).
 
 * ``progress=True``: the bar is drawn at once, whatever stderr is;
 * ``progress=None`` (the default of the public calls): drawn only when the call has run for
-  :data:`DELAY` seconds, and then on a terminal or as Jupyter's widget (tqdm's ``delay``, and
-  ``disable=None`` for the text bar), so a quick call, a test capturing stderr or a script
-  writing to a file prints nothing;
+  :data:`DELAY` seconds, and then on a terminal or as Jupyter's widget (``disable=None`` for
+  the text bar), so a quick call, a test capturing stderr or a script writing to a file prints
+  nothing; the tqdm bar is built (and tqdm imported, a tenth of a second) only then, starting
+  at the steps already counted;
 * ``progress=False``: never.
 
 A bar shows the steps done, the elapsed time and, inside a call with a time limit
