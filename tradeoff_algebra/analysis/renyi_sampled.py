@@ -139,9 +139,10 @@ def _log_b_upper(p, x, mom: list, a):
     best = None
     partial = arb(0)
     coef = arb(1)  # (-1)^j C(m + j - 1, j) p^j
+    xm = (-m * x.log()).exp()  # (1 - p)^{-m}, then times (1 - p)^{-j}
     for j in range(len(mom)):
         if j % 2 == 0 and j >= 2:  # the remainder at 2J = j closes the bound
-            bound = partial + coef * mom[j] * (-(m + j) * x.log()).exp()
+            bound = partial + coef * mom[j] * xm / x**j
             if bound > 0 and (best is None or bound.upper() < best.upper()):
                 best = bound
         partial += coef * mom[j]
@@ -214,18 +215,23 @@ def _rdp_arb(parts, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
         return tot_a, tot_b
 
 
-def _values(tot: dict, ok: dict, dps: int, prec: int) -> dict:
+def _values(tot: dict, ok: dict, dps: int, prec: int, upper: bool = False) -> dict:
+    """The decided orders' Values, or (``upper``) the exact upper ends of their balls as SymPy
+    rationals."""
     out = {}
     with mp.workprec(prec):
         for a, d in tot.items():
-            if ok[a]:
+            if ok[a] and upper:
+                man, exp = (int(v) for v in d.upper().man_exp())
+                out[a] = sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
+            elif ok[a]:
                 out[a] = Value.enclosure(arb_endpoint(d.lower(), round_floor),
                                          arb_endpoint(d.upper(), round_ceiling), dps,
                                          guarantee="certified")
     return out
 
 
-def _loop(parts, orders: list[int], dps: int, pick) -> dict:
+def _loop(parts, orders: list[int], dps: int, pick, upper: bool = False) -> dict:
     """The precision loop: ``pick(tot_a, tot_b)`` gives ({a: arb}, {a: decided}); orders whose
     enclosure is not narrow enough are computed again at twice the precision (three times at
     most)."""
@@ -241,7 +247,7 @@ def _loop(parts, orders: list[int], dps: int, pick) -> dict:
             narrow = {a: ok[a] and tot[a].is_finite()
                       and tot[a].rad() <= abs(tot[a].mid()) * arb(2) ** (-(dps * 3.33) - 4)
                       for a in todo}
-            out.update(_values(tot, narrow, dps, prec))
+            out.update(_values(tot, narrow, dps, prec, upper))
         todo = [a for a in todo if ok[a] and not narrow[a]]
         if not todo:
             break
@@ -249,11 +255,13 @@ def _loop(parts, orders: list[int], dps: int, pick) -> dict:
     return out
 
 
-def sampled_rdp_integer(f: TradeOff, orders: Sequence[int], dps: int) -> dict[int, Value]:
+def sampled_rdp_integer(f: TradeOff, orders: Sequence[int], dps: int,
+                        upper: bool = False) -> dict:
     """{a: certified enclosure of max{D_a(P || Q), D_a(Q || P)}} for f = T(P, Q) a product of
     sampled Gaussians in one direction (:func:`sampled_parts`) at the integer orders a >= 2
     where the Taylor bound decides the larger direction (module docstring); the other orders
-    are left out. ``{}`` when f is not such a product."""
+    are left out. ``{}`` when f is not such a product. ``upper``: the upper end of each
+    enclosure (relative width below 10^-dps) as an exact SymPy rational instead."""
     parts = sampled_parts(f)
     orders = [int(a) for a in orders if int(a) >= 2]
     if parts is None or not orders or len({rev for *_, rev in parts}) != 1:
@@ -269,7 +277,7 @@ def sampled_rdp_integer(f: TradeOff, orders: Sequence[int], dps: int) -> dict[in
                          and arb(bound.upper()) < arb(exact.lower()))
         return tot, ok
 
-    return _loop(parts, orders, dps, pick)
+    return _loop(parts, orders, dps, pick, upper)
 
 
 def sampled_reverse_integer(f: TradeOff, orders: Sequence[int], dps: int) -> dict[int, Value]:

@@ -194,12 +194,13 @@ class RDP(Notion):
         sides = [g] if g.is_symmetric else [g, Inverse(g)]
         orders = _order_list(orders, "RDP.of")
         ints = [int(a) for a in orders if a.is_Integer]
-        fast = sampled_rdp_integer(g, ints, dps) if ints and len(sides) == 2 else {}
+        fast = sampled_rdp_integer(g, ints, dps, upper=True) if ints and len(sides) == 2 else {}
         items = {}
         for a in orders:
-            v = fast.get(int(a)) if a.is_Integer else None
-            if v is None and a.is_finite and len(sides) == 2:  # one Arb integral, not two
-                v = sampled_rdp_order(g, a, dps)
+            if a.is_Integer and int(a) in fast:  # the exact upper end of the Arb ball
+                items[a] = fast[int(a)]
+                continue
+            v = sampled_rdp_order(g, a, dps) if a.is_finite and len(sides) == 2 else None
             items[a] = _dyadic(v.hi) if v is not None else \
                 max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
                     for h in sides)
