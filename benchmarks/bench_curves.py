@@ -142,6 +142,7 @@ def main() -> None:
     a = ap.parse_args()
     sys.path.insert(0, ROOT)
     R = Report()
+    notes: list = []  # the ratios, printed at the end
     R.out("# RDP curves and whole trade-off curves of DP-SGD beside the peers (fresh processes)")
     R.out()
     R.out(run_line("python benchmarks/bench_curves.py", ("dp-accounting", "riskcal", "numpy",
@@ -179,6 +180,9 @@ def main() -> None:
                                                                         strict=True))
         R.out(f"| 2..101 (100) | dp_accounting | _compute_rdp_poisson_subsampled_gaussian "
               f"(float) | {t_(theirs)} | {mpmath.nstr(err, 2)} |")
+    if "error" not in ours and "error" not in theirs:
+        notes.append(f"RDP.of at 100 integer orders: {ours['t'] / theirs['t']:.2f} times "
+                     "dp_accounting's RDP of the same orders")
     # epsilon at 1e-5 from the curve
     e_ref = min(refs[k] + mp.log(mp.mpf(k - 1) / k) - (mp.log(mp.mpf(10) ** -5) + mp.log(k))
                 / (k - 1) for k in ints)
@@ -251,6 +255,12 @@ def main() -> None:
          run(RISKCAL, f"x = np.linspace(0, 1, 1001)\nb = get_beta_for_dpsgd({s_f}, {q_f}, {T}, "
                       f"x)\nout = [None, [[1 - float(b[i]), 1 - float(b[i])] for i in [{idx}]]]")),
     ]
+    unit = rows[0][2]
+    if "error" not in unit:
+        for who, what, r in rows[1:]:
+            if "error" not in r:
+                notes.append(f"{who}, {what.split(' (')[0]}: {r['t'] / unit['t']:.2f} times "
+                             "one ta.epsilon call")
     for who, what, r in rows:
         if "error" in r:
             R.out(f"| {who} | {what} | {r['error']} | - | - | - |")
@@ -304,6 +314,11 @@ def main() -> None:
     else:
         R.out(f"| riskcal | get_beta_for_dpsgd, 200 levels (estimate) | {t_(rr)} | - | "
               f"power at 1e-8: {rr['out'][1][0]:.6g} |")
+    R.out()
+    R.out("## Ratios")
+    R.out()
+    for line in notes:
+        R.out(f"* {line}")
     R.write(a.write)
 
 
