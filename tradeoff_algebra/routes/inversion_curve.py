@@ -42,7 +42,8 @@ __all__ = ["inversion_band", "hull_point", "profile_grid", "GRID_START", "GRID_M
 #: The name of this route (``Value.route``).
 ROUTE = "certified Laplace inversion, profile band"
 
-#: Points of the first eps grid, and the most the refinement goes to.
+#: Points of the first eps grid at a tolerance of 1e-3 (four times as many at 1e-4 ...), and
+#: the most the refinement goes to.
 GRID_START = 160
 GRID_MAX = 2560
 #: An inverter is planned to this fraction of the delta width it must meet.
@@ -144,7 +145,9 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
         return None
     end = _eps_end(sets, alpha_min, tol)
     directions = [_Direction(s, rel, alpha_min * rel) for s in sets]
-    n = GRID_START
+    n = GRID_START  # (the width falls like n^-2: a narrower tol starts on a finer grid)
+    while n < GRID_MAX and (GRID_START / n) ** 2 * 1e-3 > tol:
+        n *= 2
     known: dict = {}
     result = None
     with bar(None, "curve (inversion)", progress, unit="delta") as shown:
