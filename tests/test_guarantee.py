@@ -207,6 +207,7 @@ CERTIFYING = {
     "numeric/value_arith.py",  # Value arithmetic: Arb balls of certified operands, outward
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
+    "routes/inversion_curve.py",  # the profile band: Arb bounds rounded outward
     "verify/api.py",           # enclosures from verify.interval (Arb)
     "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
     "analysis/renyi_sampled.py",  # binomial sums and their Taylor bound in Arb
