@@ -213,10 +213,12 @@ CERTIFYING = {
     "numeric/value_arith.py",  # Value arithmetic: Arb balls of certified operands, outward
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
+    "routes/inversion_curve.py",  # the profile band: Arb bounds rounded outward
     "verify/api.py",           # enclosures from verify.interval (Arb)
     "verify/pointwise.py",     # brackets of certified values at rational levels (monotone
                                # sides), ends combined with directed rounding
     "analysis/renyi.py",       # Arb closed forms and Arb integration, summed outward
+    "analysis/renyi_sampled.py",  # binomial sums and their Taylor bound in Arb
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
     "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb

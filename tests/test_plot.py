@@ -201,3 +201,29 @@ def test_curve_progress_bar_counts_its_levels(capsys):
     without = ta.curve(f, xs, bounds=True, progress=False)
     assert capsys.readouterr().err == ""
     assert all((a == b).all() for a, b in zip(with_bar, without, strict=True))
+
+
+def test_default_bar_is_deferred_and_the_dp_sgd_band_shows_one(monkeypatch):
+    """progress=None builds no tqdm bar before DELAY seconds (a quick call does not import it);
+    past DELAY the DP-SGD band of a ROC plot counts its deltas on a terminal."""
+    import io
+    import sys
+
+    from tradeoff_algebra.numeric import progress
+
+    b = progress.bar(None, "quick", None)
+    for _ in range(5):
+        b.update()
+    assert b._inner is None and b._done == 5
+    b.close()
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    f = ta.noisy_sgd(sp.Rational(11, 10), sp.Rational(256, 60000), 1000)
+    ta.plot(f, kind="roc", points=20)
+    assert "curve (inversion)" in term.getvalue() and "delta" in term.getvalue()

@@ -11,8 +11,10 @@ matplotlib ``Axes``:
 
 ``bands=True`` (default) shades the enclosure [lo, hi] around each curve where it has visible
 width (products, hulls, profile-built factors): the band between a lower and an upper curve,
-both drawn, never one end of it alone; closed forms are drawn as lines. The enclosures of
-products come from one composed grid per curve at the relative width ``tol`` of
+both drawn, never one end of it alone; closed forms are drawn as lines. DP-SGD's curves
+(symmetric hulls of subsampled Gaussian products) are certified bands from the Laplace
+inversion of their privacy profile (``numeric.curves.curve_band``: seconds, whatever sigma);
+other products come from one composed grid per curve; both at the relative width ``tol`` of
 ``pld_options`` (at most :data:`PLOT_TOL`, coarser than the engine's default: a plot cannot
 show a narrower band). Axes in the papers' notation: type I error alpha, type II error
 beta = f(alpha); the ROC plots the power 1 - beta.
@@ -37,7 +39,7 @@ from .core.labels import label_of
 from .core.node import TradeOff
 from .core.validate import count, flag, items, param
 from .numeric import budget
-from .numeric.curves import curve
+from .numeric.curves import curve, curve_band
 from .numeric.options import options as _pld_now
 from .numeric.options import pld_options
 from .numeric.progress import bar, check_progress
@@ -55,11 +57,18 @@ PLOT_TOL = 1e-3
 
 
 def _roc_points(f: TradeOff, x: np.ndarray, dps: int,
-                prog: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """Enclosures of 1 - f at the levels ``x``: from one composed grid for all levels where
-    the node has one (products and their hulls, ``mp_curve``; a point of DP-SGD costs tens of
-    seconds on its own) and the float64 power 1 - f resolves them (within a factor 2, which
-    the band shows), else certified ``roc`` point by point."""
+                prog: Any = None, prog_flag: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Enclosures of 1 - f at the levels ``x``: certified bands of the whole curve where a
+    band route applies (``numeric.curves.curve_band``: DP-SGD by the Laplace inversion, in
+    seconds), else from one composed grid for all levels where the node has one (products
+    and their hulls, ``mp_curve``; a point of DP-SGD costs tens of seconds on its own) and the
+    float64 power 1 - f resolves them (within a factor 2, which the band shows), else
+    certified ``roc`` point by point."""
+    b = curve_band(f, x, tol=_pld_now()["tol"], progress=prog_flag)
+    if b is not None:  # certified bands of the power itself (no cancellation at tiny alpha)
+        if prog is not None:
+            prog.update()
+        return b.power_lo, b.power_hi
     lo, hi = np.zeros_like(x), np.ones_like(x)
     enc = mp_curve(f, x) if x.size > 1 else None
     if enc is not None:
@@ -78,9 +87,10 @@ def _roc_points(f: TradeOff, x: np.ndarray, dps: int,
     return lo, hi
 
 
-def _tradeoff_points(f: TradeOff, x: np.ndarray, prog: Any) -> tuple[np.ndarray, np.ndarray]:
+def _tradeoff_points(f: TradeOff, x: np.ndarray, prog: Any,
+                     prog_flag: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Enclosures of f at the levels ``x`` (``curve`` with bounds)."""
-    out = curve(f, x, bounds=True)
+    out = curve(f, x, bounds=True, progress=prog_flag)
     prog.update()
     return out
 
@@ -132,8 +142,8 @@ def plot(*exprs: TradeOff, ax: Any = None, kind: str = "tradeoff", points: int =
         with budget.call(lambda: f"plot({', '.join(short(f) for f in exprs)}, kind={kind!r})"), \
                 pld_options(tol=tol), bar(len(exprs), f"plot ({kind})", progress,
                                           unit="curve") as prog:
-            data = [_tradeoff_points(f, x, prog) if kind == "tradeoff" else
-                    _roc_points(f, x, dps, prog) for f in exprs]
+            data = [_tradeoff_points(f, x, prog, progress) if kind == "tradeoff" else
+                    _roc_points(f, x, dps, prog, progress) for f in exprs]
     except budget.TimeLimitExceeded as exc:
         raise exc.without_best() from None
     if ax is None:

@@ -27,7 +27,8 @@ Closed forms (SymPy expressions; symbols allowed):
   product pairs, van Erven & Harremoes 2014, Thm. 28).
 * products and powers: the sum of the factors' divergences; Id: 0; Zero: +oo.
 * the sampled Gaussian Mix(G_mu, p) (``renyi_mixture``): D_a(Q || P) (``renyi(Inverse(Mix(G(mu),
-  p)), a)``) by the binomial sum at integer orders (Mironov, Talwar & Zhang 2019, Sec. 3.3); the
+  p)), a)``) by the binomial sum at integer orders (Mironov, Talwar & Zhang 2019, Sec. 3.3;
+  numerically summed in Arb directly by ``renyi_sampled``, products included); the
   other orders and the other direction as certified Arb integrals, also inside products (the
   RDP of Poisson-subsampled DP-SGD, certified).
 * f^{-1} of a symmetric f: as f; for a in (0, 1) the skew symmetry
@@ -67,6 +68,7 @@ from .functionals import (
     two_precision_estimate,
 )
 from .renyi_mixture import sampled_gaussian_form, sampled_gaussian_renyi
+from .renyi_sampled import sampled_reverse_integer
 
 __all__ = ["renyi", "renyi_form", "order_param"]
 
@@ -187,6 +189,10 @@ def renyi(f: TradeOff, order: Any, dps: int | None = None, *,
                                "or omit dps for the closed form")
     if a == 1:
         return kl(f, dps, estimate=estimate)
+    if dps is not None and a.is_Integer and a >= 2:  # the binomial sums in Arb, no SymPy Sum
+        fast = sampled_reverse_integer(f, [int(a)], dps)
+        if fast:
+            return fast[int(a)]
     v = renyi_form(f, a)
     if v is None:  # cheap identities first (G_mu (x) G_nu, group privacy of G_mu, ...)
         v = renyi_form(simplify(f), a)

@@ -86,8 +86,9 @@ def _order_list(orders: Any, owner: str) -> list:
     items = _items("orders", orders, allowed, owner)
     if not items:
         raise InvalidParameter("orders", orders, allowed, owner)
-    return [param(f"orders[{i}]", a, lower=1, lower_open=True, owner=owner,
-                  allow_infinite=True) for i, a in enumerate(items)]
+    return [sp.Integer(a) if type(a) is int and a > 1 else  # (a Python int > 1: nothing to ask)
+            param(f"orders[{i}]", a, lower=1, lower_open=True, owner=owner, allow_infinite=True)
+            for i, a in enumerate(items)]
 
 
 def _tau(value: Any, order: Any, owner: str) -> sp.Expr:
@@ -175,8 +176,12 @@ class RDP(Notion):
         orders of a neighbouring pair), each the upper end of a certified enclosure
         (``ta.renyi``), as an exact rational. ``AddRemove(g)`` (add/remove neighbours, e.g.
         Poisson DP-SGD from ``noisy_sgd``) takes the two directions of g; a symmetric f needs
-        one. Orders with no certified value are refused with the reason."""
+        one. Orders with no certified value are refused with the reason. Products of sampled
+        Gaussians (Poisson DP-SGD) take their integer orders from the binomial sums in Arb, all
+        orders at once (``analysis.renyi_sampled``: the other direction bounded below them), and
+        their other orders from one Arb integral where that bound decides the larger side."""
         from ..analysis.renyi import renyi
+        from ..analysis.renyi_sampled import sampled_rdp_integer, sampled_rdp_order
         from ..core.node import TradeOff
         from ..core.validate import mpf_rational
         from ..operators.mechanism import AddRemove
@@ -187,10 +192,21 @@ class RDP(Notion):
         dps = _dps(dps, "RDP.of")
         g = f.arg if isinstance(f, AddRemove) else f
         sides = [g] if g.is_symmetric else [g, Inverse(g)]
+        orders = _order_list(orders, "RDP.of")
+        ints = [int(a) for a in orders if a.is_Integer]
+        fast = sampled_rdp_integer(g, ints, dps, upper=True) if ints and len(sides) == 2 else {}
         items = {}
-        for a in _order_list(orders, "RDP.of"):
-            items[a] = max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
-                           for h in sides)
+        for a in orders:
+            if a.is_Integer and int(a) in fast:  # the exact upper end of the Arb ball
+                items[a] = fast[int(a)]
+                continue
+            v = sampled_rdp_order(g, a, dps) if a.is_finite and len(sides) == 2 else None
+            items[a] = _dyadic(v.hi) if v is not None else \
+                max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
+                    for h in sides)
+        if all(t is sp.oo or (t.is_Rational and t >= 0) for t in items.values()):
+            # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
+            return sp.Basic.__new__(cls, sp.Dict(items), sp.oo)
         return cls(items)
 
     @property
@@ -249,22 +265,32 @@ class RDP(Notion):
 
     _param_names = ("curve", "omega")
 
-    def _optimise(self, objective: Callable, orders, dps: int) -> tuple:
-        """(best value, best order) of ``objective(a, tau)`` (SymPy) over the orders."""
+    def _optimise(self, objective: Callable, orders, dps: int,
+                  mirror: tuple | None = None) -> tuple:
+        """(best value, best order) of ``objective(a, tau)`` (SymPy) over the orders.
+        ``mirror = (kind, method, x)``: the same conversion in mpmath (:func:`_conversion_mp`)
+        chooses the order, and only the chosen one is formed in SymPy."""
         cands = self._candidates(orders)
         if cands is not None:
             best = None
-            for a in cands:
-                if not _covers(self, a):
-                    continue
-                expr = objective(a, self.at(a))
-                with mp.workdps(dps + GUARD_DPS):
-                    v = num(expr, "value")
-                if best is None or v < best[0]:
-                    best = (v, a, expr)
+            with mp.workdps(dps + GUARD_DPS):
+                x = num(mirror[2], "value") if mirror is not None else None
+                for a in cands:
+                    if not _covers(self, a):
+                        continue
+                    tau = self.at(a)
+                    v = None if mirror is None else _conversion_mp(mirror[0], mirror[1], a,
+                                                                   tau, x)
+                    expr = None
+                    if v is None:
+                        expr = objective(a, tau)
+                        v = num(expr, "value")
+                    if best is None or v < best[0]:
+                        best = (v, a, expr)
             if best is None:
                 raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}")
-            return best[2], best[1]
+            a = best[1]
+            return (best[2] if best[2] is not None else objective(a, self.at(a))), a
         _numeric(self, type(self).__name__)
         f = sp.lambdify(_A, objective(_A, self.curve(_A)), lambdify_modules())
         with mp.workdps(15 + GUARD_DPS):
@@ -281,7 +307,8 @@ class RDP(Notion):
         dps = _dps(dps, "RDP.epsilon")
         if _check_method(method) == "optimal":
             return _epsilon(self.to_tradeoff(self._with_best(orders, d)), d, dps=dps)
-        expr, _ = self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, dps)
+        expr, _ = self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, dps,
+                                 ("epsilon", method, d))
         return expression_value(expr, dps, floor=0)
 
     def delta(self, eps: Any, *, method: str = "balle", orders: Any = None,
@@ -295,7 +322,8 @@ class RDP(Notion):
                                  "for eps <= 10^1000 (MAX_DELTA_EPS)")
         if _check_method(method) == "optimal":
             return _delta(self.to_tradeoff(orders), e, dps=dps)
-        expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps)
+        expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps,
+                                 ("delta", method, e))
         return expression_value(expr, dps, cap=1)
 
     def _with_best(self, orders: Any, d: Any) -> Any:
@@ -326,7 +354,8 @@ class RDP(Notion):
         _numeric(self, "RDP.best_order")
         d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.best_order",
                   numeric=True)
-        return self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, 15)[1]
+        return self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, 15,
+                              ("epsilon", method, d))[1]
 
     def to_approx_dp(self, delta: Any, **kw) -> ApproxDP:
         """The (eps, delta)-DP guarantee of :meth:`epsilon`, eps rounded up (an exact rational
@@ -353,6 +382,28 @@ class RDP(Notion):
             return r"\text{RDP}\{%s\}" % body
         a = sp.Symbol(r"\alpha")
         return r"(\alpha, %s)\text{-RDP}" % printer._print(c(a))
+
+
+def _dyadic(x) -> sp.Rational:
+    """The exact rational a finite mpf holds (``mpf_rational`` without SymPy's powers)."""
+    p, q = to_rational(x._mpf_)
+    return sp.Rational(p, q)
+
+
+def _conversion_mp(kind: str, method: str, a: sp.Expr, tau: sp.Expr, x) -> Any:
+    """:func:`rdp_to_epsilon` (``kind="epsilon"``, x = delta) or :func:`rdp_to_delta` (x = eps)
+    in mpmath at the working precision, for rational a > 1 and tau >= 0 (None otherwise): the
+    choice of the best order only; the value at that order is the SymPy expression's."""
+    if not (a.is_Rational and tau.is_Rational):
+        return None
+    A, t = mp.mpf(a.p) / a.q, mp.mpf(tau.p) / tau.q
+    if kind == "epsilon":
+        if method == "mironov":
+            return t - mp.log(x) / (A - 1)
+        return t + mp.log((A - 1) / A) - (mp.log(x) + mp.log(A)) / (A - 1)
+    if method == "mironov":
+        return mp.exp((A - 1) * (t - x))
+    return mp.exp((A - 1) * (t - x + mp.log((A - 1) / A)) - mp.log(A))
 
 
 def _numeric(notion: Notion, owner: str) -> None:

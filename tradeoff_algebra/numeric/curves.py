@@ -1,8 +1,10 @@
 """Whole trade-off curves: f at an array of levels, as float64 arrays, with bounds.
 
 :func:`curve` takes the fastest sound path: a float64 path of the node (``np_value``) checked
-against certified values at a few levels, one composed grid for every level of a product or a
-symmetric hull (``mp_curve``), else per-point certified evaluations (:func:`.protocol.evaluate`);
+against certified values at a few levels, certified bands of the whole curve where a band route
+applies (:data:`CURVE_BANDS`: DP-SGD's hulls by the Laplace inversion), one composed grid for
+every level of a product or a symmetric hull (``mp_curve``), else per-point certified
+evaluations (:func:`.protocol.evaluate`);
 ``bounds=True`` returns guaranteed lower and upper curves, with a warning where they are only
 estimates. Core's ``f.curve`` forwards here (``core.node.NUMERIC``).
 """
@@ -36,7 +38,34 @@ from .protocol import (
 )
 from .value import dps_to_prec
 
-__all__ = ["curve", "CURVE_DPS"]
+__all__ = ["curve", "CURVE_DPS", "CURVE_BANDS", "curve_band", "BAND_TOL_MIN"]
+
+#: Routes that give certified bands of a whole curve at once (``routes.inversion_curve``
+#: registers the Laplace inversion of symmetric hulls of products): functions
+#: ``(f, levels, tol, progress) -> numeric.profile_band.Band | None``, tried in order before
+#: the composed grid of the PLD engine.
+CURVE_BANDS: list = []
+#: The narrowest relative width asked of a band route (``pld_options(tol=...)`` below it is
+#: raised to it: the band's cost grows like tol^-1/2 in grid points and its delta's digits).
+BAND_TOL_MIN = 1e-6
+
+
+def curve_band(f: TradeOff, x: np.ndarray, tol: float | None = None,
+               progress: bool | None = None) -> Any:
+    """Certified bands of f (and of its power 1 - f) at the levels ``x`` from the first of
+    :data:`CURVE_BANDS` that applies (a ``numeric.profile_band.Band``), else None. ``tol``:
+    the target width, by default the PLD engine's tolerance (``pld_options``)."""
+    from .options import options
+
+    if tol is None:
+        tol = options()["tol"]
+    tol = max(float(tol), BAND_TOL_MIN)
+    flat = np.asarray(x, dtype=np.float64).ravel()
+    for route in CURVE_BANDS:
+        b = route(f, flat, tol, progress)
+        if b is not None:
+            return b
+    return None
 
 
 def _curve_levels(alphas: Any) -> np.ndarray:
@@ -199,6 +228,13 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False, progress: bool | None 
 
 
 def _curve(f: TradeOff, x: np.ndarray, bounds: bool, progress: bool | None = None):
+    b = curve_band(f, x, progress=progress) if x.size else None
+    if b is not None:  # certified bands (Arb), rounded outward
+        lo, hi = b.f_lo.reshape(x.shape), b.f_hi.reshape(x.shape)
+        if bounds:
+            return lo, hi
+        _warn_wide(f, lo, hi)
+        return np.clip((lo + hi) / 2, 0.0, 1.0)
     enc = _composed_enclosures(f, x)
     if bounds:
         if enc is not None:  # the PLD grid: bounds under its float64 error model

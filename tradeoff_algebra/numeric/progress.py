@@ -5,9 +5,10 @@ ipywidgets is installed, a text bar on stderr otherwise).
 
 * ``progress=True``: the bar is drawn at once, whatever stderr is;
 * ``progress=None`` (the default of the public calls): drawn only when the call has run for
-  :data:`DELAY` seconds, and then on a terminal or as Jupyter's widget (tqdm's ``delay``, and
-  ``disable=None`` for the text bar), so a quick call, a test capturing stderr or a script
-  writing to a file prints nothing;
+  :data:`DELAY` seconds, and then on a terminal or as Jupyter's widget (``disable=None`` for
+  the text bar), so a quick call, a test capturing stderr or a script writing to a file prints
+  nothing; the tqdm bar is built (and tqdm imported, a tenth of a second) only then, starting
+  at the steps already counted;
 * ``progress=False``: never.
 
 A bar shows the steps done, the elapsed time and, inside a call with a time limit
@@ -106,17 +107,75 @@ class _Bar:
         return False
 
 
-def bar(total: int | None, desc: str, progress: bool | None, *, unit: str = "step",
-        leave: bool = True) -> _Bar | _Off:
-    """A progress bar of ``total`` steps (None: a counter) for ``progress`` (module
-    docstring); use as a context manager, ``update()`` after each step."""
-    cls = _tqdm_class() if progress is not False else None
+class _Deferred:
+    """The bar of ``progress=None``: counts its steps, and only once the call has run for
+    :data:`DELAY` seconds builds the tqdm bar (so a quick call does not even import tqdm,
+    which costs a tenth of a second), starting it at the steps already done."""
+
+    def __init__(self, total: int | None, desc: str, unit: str, leave: bool):
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock()
+        self._args = (total, desc, unit, leave)
+        self._done = 0
+        self._note = ""
+        self._inner: Any = None
+        self._tried = False
+        self._maybe_start()
+
+    def _maybe_start(self) -> None:
+        if self._tried or self._clock() - self._start < DELAY:
+            return
+        self._tried = True
+        total, desc, unit, leave = self._args
+        self._inner = _make(total, desc, None, unit, leave, initial=self._done)
+        if self._note and self._inner is not None:
+            self._inner.set_postfix_str(self._note, refresh=False)
+
+    def update(self, n: int = 1) -> None:
+        self._done += n
+        if self._inner is not None:
+            self._inner.update(n)
+        else:
+            self._maybe_start()
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        self._note = s
+        if self._inner is not None:
+            self._inner.set_postfix_str(s, refresh)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
+
+    def __enter__(self) -> _Deferred:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        self.close()
+        return False
+
+
+def _make(total: int | None, desc: str, progress: bool | None, unit: str, leave: bool,
+          initial: int = 0) -> _Bar | None:
+    cls = _tqdm_class()
     if cls is None:
-        return _Off()
+        return None
     # progress=None: tqdm's disable=None hides a text bar off a terminal; Jupyter's widget
-    # (tqdm.notebook, where ipywidgets is installed) is shown after the delay there too
+    # (tqdm.notebook, where ipywidgets is installed) is shown there too
     widget = not cls.__module__.startswith("tqdm.std")
     inner = cls(total=total, desc=desc, unit=unit, leave=leave, dynamic_ncols=True,
-                delay=0 if progress else DELAY,
-                disable=False if progress or widget else None)
+                delay=0, initial=initial, disable=False if progress or widget else None)
     return _Bar(inner)
+
+
+def bar(total: int | None, desc: str, progress: bool | None, *, unit: str = "step",
+        leave: bool = True) -> _Bar | _Off | _Deferred:
+    """A progress bar of ``total`` steps (None: a counter) for ``progress`` (module
+    docstring); use as a context manager, ``update()`` after each step. ``progress=None``
+    builds the bar only once the call has run for :data:`DELAY` seconds."""
+    if progress is None:
+        return _Deferred(total, desc, unit, leave)
+    made = _make(total, desc, progress, unit, leave) if progress is not False else None
+    return _Off() if made is None else made
