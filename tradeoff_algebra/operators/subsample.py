@@ -19,6 +19,7 @@ from ..core.errors import NoClosedForm
 from ..core.node import PREC_ATOM, TradeOff, register_operator
 from ..core.rules import bind_hook, rule
 from ..families.trivial import Id
+from ..numeric.capability import profile_form
 from ..numeric.context import mp as _mp
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.knots_eval import pl_finite_loss, pl_hull_exact, pl_knots_cached, pl_mp_delta
@@ -219,6 +220,40 @@ def _shifted_profile(f: TradeOff, e, err):
         return lo, hi
     shift = _mp.exp(e + err) * 2 * err
     return max(lo - shift, _mp.zero), min(hi + shift, _mp.one)
+
+
+def _mix_profile_form(g: TradeOff, p: sp.Expr, eps: sp.Expr) -> sp.Expr | None:
+    """p delta_g(eps') with e^{eps'} = 1 + (e^eps - 1)/p: the profile of g_p (``mix_profile``)
+    as a SymPy expression, where g has a closed-form profile, eps >= 0 and p in (0, 1]."""
+    if not (sp.Ge(eps, 0) is sp.true and sp.Gt(p, 0) is sp.true and sp.Le(p, 1) is sp.true):
+        return None
+    inner = profile_form(g, sp.log(1 + (sp.exp(eps) - 1) / p))
+    return None if inner is None else p * inner
+
+
+@profile_form.register(Mix)
+def _(f, eps):
+    return _mix_profile_form(f.arg, f.p, eps)
+
+
+@profile_form.register(Subsample)
+def _(f, eps):
+    """For symmetric f, delta of C_p(f) is delta of f_p (``subsample_profile``)."""
+    return _mix_profile_form(f.arg, f.p, eps) if f.arg.is_symmetric is True else None
+
+
+@profile_form.register(SymmetricHull)
+def _(f, eps):
+    """delta of the symmetric hull min{g, g^{-1}}^{**} is max(delta_g, delta_{g^{-1}}) (the
+    conjugate of the hull of a minimum is the maximum of the conjugates; Prop. 6): delta_g
+    itself when g is symmetric, and delta_{g_p} when g = Mix(h, p) with h symmetric (then
+    the hull is C_p(h), Def. 6, whose profile is that of h_p: ``subsample_profile``)."""
+    g = f.arg
+    if g.is_symmetric is True:
+        return profile_form(g, eps)
+    if isinstance(g, Mix) and g.arg.is_symmetric is True:
+        return _mix_profile_form(g.arg, g.p, eps)
+    return None
 
 
 def mix_profile(f: TradeOff, p, eps):
