@@ -28,7 +28,7 @@ from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
 from ._claims import Check, misprint, not_stated, stated
-from .drs import _NP_BASIS, _BruteNP, _interp, _lower_hull, _np_points
+from .drs import _NP_BASIS, _BruteNP, _eq3_inverse, _interp, _lower_hull, _np_points
 from .independent import kl_by_definition
 
 PAPER = "Dong, Roth & Su"
@@ -673,17 +673,6 @@ stated(PAPER, "Thm. 4",
 not_stated(PAPER, "Thm. 4 (the mechanisms)",
            "the adaptive composition of f_i-DP mechanisms is f_1 (x) ... (x) f_n-DP",
            needs="adaptive (conditional) mechanisms as objects")
-
-
-def _eq3_inverse(hull, a):
-    """Eq. (3): inf{t : F(t) <= a} for F the convex piecewise-linear function with ``hull``'s
-    knots (exact Fractions)."""
-    if hull[0][1] <= a:
-        return hull[0][0]
-    for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
-        if y2 <= a < y1:
-            return x1 + (y1 - a) * (x2 - x1) / (y1 - y2)
-    raise ValueError(a)
 
 
 def _tensor_np() -> Check:

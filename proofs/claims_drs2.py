@@ -35,7 +35,7 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
 
 from ._claims import Check, misprint, not_stated, stated
-from .drs import _NP_BASIS, _BruteNP, _interp, _lower_hull, _np_points
+from .drs import _NP_BASIS, _BruteNP, _eq3_inverse, _interp, _lower_hull, _np_points
 from .independent import chi2_plus_quadrature, lemma4_printed
 
 PAPER = "Dong, Roth & Su"
@@ -281,17 +281,6 @@ def _cp_np() -> Check:
                  f"{n} (pair, p, alpha) points", certified=True, basis=_NP_BASIS,
                  scope=f"3 finite pairs, p in {{1/5, 1/2, 9/10}}, alpha in "
                        f"{[str(a) for a in levels]}")
-
-
-def _eq3_inverse(hull, a):
-    """Eq. (3): inf{t : F(t) <= a} for F the convex piecewise-linear function with ``hull``'s
-    knots (exact Fractions)."""
-    if hull[0][1] <= a:
-        return hull[0][0]
-    for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
-        if y2 <= a < y1:
-            return x1 + (y1 - a) * (x2 - x1) / (y1 - y2)
-    raise ValueError(a)
 
 
 stated(PAPER, "Sec. 4.1 text",

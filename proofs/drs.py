@@ -43,6 +43,17 @@ def _hull_value(points, x):
     return _interp(_lower_hull(points), x)
 
 
+def _eq3_inverse(hull, a):
+    """Eq. (3): inf{t : F(t) <= a} for F the convex piecewise-linear function with ``hull``'s
+    knots (exact Fractions)."""
+    if hull[0][1] <= a:
+        return hull[0][0]
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
+        if y2 <= a < y1:
+            return x1 + (y1 - a) * (x2 - x1) / (y1 - y2)
+    raise ValueError(a)
+
+
 def _lower_hull(points):
     """Knots of the lower convex envelope of finitely many points (exact Fractions)."""
     pts = sorted(set(points))

@@ -206,16 +206,25 @@ def _by_parts(lhs, rel, rhs, box, dps, depth):
     return None
 
 
-def _profile_refutation(big, small):
+def _both_directions(big, small):
+    """(eps, delta, [f, f^-1]) for a claim f >= f_{eps,delta} (Prop. 6 compares the profiles
+    of both directions), or None where small is not f_{eps,delta} or f has no inverse node."""
     pair = epsdelta_pair(small)
     if pair is None:
         return None
-    eps, d = pair
     try:
         inv = simplify(big.inverse())
     except (TradeOffError, AttributeError):
         return None
-    for g in dict.fromkeys((big, inv)):
+    return pair[0], pair[1], list(dict.fromkeys((big, inv)))
+
+
+def _profile_refutation(big, small):
+    both = _both_directions(big, small)
+    if both is None:
+        return None
+    eps, d, sides = both
+    for g in sides:
         st = _scalar_claim(d, ">=", Functional("delta", g, eps), {}, 30)
         if st[0] is False and st[3]:
             ce = {"eps": eps, "delta": st[3]["lhs"], "delta_g": st[3]["rhs"], "g": g}
@@ -375,16 +384,12 @@ def _duality(big, small, box):
     Su, Prop. 6 and its proof: the two affine pieces of f_{eps,delta}, each below f iff its
     intercept is below the infimum of e^eps x + f(x), resp. of x + e^eps f(x)). Used when both
     scalar claims are proved (closed-form profiles); otherwise the other routes decide."""
-    pair = epsdelta_pair(small)
-    if pair is None:
+    both = _both_directions(big, small)
+    if both is None:
         return None
-    eps, d = pair
-    try:
-        inv = simplify(big.inverse())
-    except (TradeOffError, AttributeError):
-        return None
+    eps, d, sides = both
     parts = []
-    for g in dict.fromkeys((big, inv)):
+    for g in sides:
         st = _scalar_claim(d, ">=", Functional("delta", g, eps), box, 30, inner=True)
         if st[0] is not True or st[1] == "sample points":
             return None
