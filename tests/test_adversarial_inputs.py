@@ -582,6 +582,7 @@ def test_numeric_functionals_name_symbols_and_check_dps():
     named(lambda: ta.f_divergence(ta.EpsDelta(1, 0), F, dps=10**9), "dps")  # OverflowError
 
 
+@pytest.mark.slow  # over 15 s alone: the CI job -m slow runs it
 def test_astronomical_eps_is_refused_or_undecided_not_a_hang(capsys):
     f = ta.EpsDelta(10**400, 0) ** 3  # e^eps is exp(10**400): comparisons never ended
     named(lambda: ta.berry_esseen(f), "f", "too large to validate")

@@ -456,6 +456,7 @@ def test_identity_by_antisymmetry_and_maximum_by_its_arguments():
     assert v.status is False
 
 
+@pytest.mark.slow  # over 15 s alone: the CI job -m slow runs it
 def test_refutation_through_the_privacy_profile():
     """L_1 (x) L_1 has no certified values at the levels, but its privacy profile is certified:
     f >= f_{3/2,0} needs delta_f(3/2) <= 0 (Prop. 6), and delta_f(3/2) = int (q - e^{3/2} p)_+
