@@ -276,3 +276,22 @@ def test_different_scales_invert_and_meet_the_pld_engine():
     with ta.pld_options(tol=1e-4), mp.workdps(20):
         lo, hi = pld_epsilon([route(f)[1]], mp.mpf(10) ** -6, inversion=False)
     assert max(lo, v.lo) <= min(hi, v.hi)
+
+
+def test_a_tighter_tolerance_never_gives_a_wider_delta():
+    """G(1/100) (x) L(1): at tol 1e-12 the inversion cannot afford the width asked and once
+    fell to the PLD engine, 2000x wider than its own answer at tol 1e-3; it now returns its
+    enclosure at 1e-10 with a ToleranceWarning, certified and inside the coarse one."""
+    import warnings
+
+    import sympy as sp
+
+    f = ta.Tensor(ta.G(sp.Rational(1, 100)), ta.Laplace(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ta.ToleranceWarning)
+        with ta.pld_options(tol=1e-3):
+            coarse = ta.delta(f, 1, dps=15)
+    with pytest.warns(ta.ToleranceWarning), ta.pld_options(tol=1e-12):
+        tight = ta.delta(f, 1, dps=15)
+    assert coarse.guarantee == tight.guarantee == "certified"
+    assert coarse.lo <= tight.lo <= tight.hi <= coarse.hi

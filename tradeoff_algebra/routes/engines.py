@@ -13,7 +13,10 @@ eps_C(delta) = max(eps_f(delta), eps_{f^-1}(delta)).
 
 from __future__ import annotations
 
+import warnings
+
 from ..core import trace
+from ..core.errors import ToleranceWarning
 from ..numeric import budget, pld
 from ..numeric.context import mp
 from ..numeric.privacy_loss import privacy_loss
@@ -67,6 +70,11 @@ def _law(f):
     return None if pl is None else pl.law()
 
 
+#: Where the inversion cannot afford a tighter tolerance, it is asked for this one before the
+#: PLD engine is (see :func:`_cf_enclosure`).
+CF_FALLBACK_TOL = 1e-10
+
+
 def _cf_enclosure(leaf_sets, arg, kind: str):
     """The certified Laplace inversion's enclosure (mpf lo, hi) of the quantity of
     :func:`pld_delta` / :func:`pld_epsilon`, or None (the PLD engine answers): subsampled
@@ -79,7 +87,17 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
     from ..numeric import cf_route
 
     dn, up = _float_bracket(arg)
-    r = cf_route.route_enclosure(sets, kind, dn, up, pld.options()["tol"])
+    tol = pld.options()["tol"]
+    r = cf_route.route_enclosure(sets, kind, dn, up, tol)
+    if r is None and tol < CF_FALLBACK_TOL:
+        # A tighter tolerance never gives a wider result: where the inversion cannot afford
+        # the width asked, its enclosure at CF_FALLBACK_TOL is still far narrower than the PLD
+        # engine's (whose float64 floor lies near 1e-6 to 1e-10).
+        r = cf_route.route_enclosure(sets, kind, dn, up, CF_FALLBACK_TOL)
+        if r is not None and r[1] - r[0] > tol * abs(r[1]):
+            warnings.warn(f"the Laplace inversion cannot afford the relative width {tol:g}; it "
+                          f"returns its enclosure at {CF_FALLBACK_TOL:g} (guaranteed, wider than "
+                          "asked)", ToleranceWarning, stacklevel=4)
     if r is None:
         return None
     trace.note(INVERSION)
