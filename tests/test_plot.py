@@ -83,11 +83,11 @@ def test_roc_plot_of_dp_sgd_shares_one_deadline():
 
     f = ta.noisy_sgd(1.1, R(256, 60000), 14062, sampling="poisson")
     t = time.perf_counter()
-    with ta.time_limit(2), pytest.raises(ta.TimeLimitExceeded) as exc:
-        # levels down to 1e-200: certified points one by one, more than 2 s of them
+    with ta.time_limit(0.5), pytest.raises(ta.TimeLimitExceeded) as exc:
+        # levels down to 1e-200: the certified band takes about 2 s, more than the limit
         ta.plot(f, kind="roc", fpr_min=1e-200, points=30)
     # the shared time LIMIT is honoured (the feature under test; generous for a loaded machine)
-    assert time.perf_counter() - t < 1.5 + 1.5 * 2 + 10
+    assert time.perf_counter() - t < 1.5 + 1.5 * 0.5 + 10
     assert exc.value.best is None  # (an enclosure of one point is not the plot's)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ta.ToleranceWarning)

@@ -161,6 +161,8 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
             v = fl.certified_delta(E, dps)
             return None if v is None else v.routed("exact finite composition")
         return _arb_delta_point(f, E, dps)
+    if isinstance(form, sp.Rational) and 0 <= form <= 1:  # an exact profile value stays exact
+        return Value.from_exact(form, dps).routed("the closed-form profile, exactly")
     v = certify(form, dps)
     if v is None:
         return None
