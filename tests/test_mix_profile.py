@@ -63,7 +63,7 @@ def test_profiles_are_certified_and_contain_the_quadrature(family, pair, mu, p, 
         for f, ref in ((ta.Mix(family(mu), p), remove), (ta.C(p, family(mu)), remove),
                        (ta.AddRemove(ta.Mix(family(mu), p)), max(add, remove))):
             v = ta.delta(f, eps, dps=30)
-            assert v.guarantee == "certified", (f, v)
+            assert v.guarantee in ("certified", "exact"), (f, v)
             tol = mp.mpf(10) ** -28 * max(ref, mp.mpf(10) ** -30)
             lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)  # in this context's precision
             assert lo - tol <= ref <= hi + tol, (f, v, ref)
