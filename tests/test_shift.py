@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
+from operator_reference import hull_eval, lower_hull
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
@@ -72,19 +73,7 @@ def test_upper_shift_of_gaussian_against_tangency_equations(mu, g):
 
 def _hull_at(points, a: Fraction) -> Fraction:
     """The lower convex hull of the points (sorted by x) at a, exactly."""
-    hull = []
-    for p in points:
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    for (x0, y0), (x1, y1) in zip(hull, hull[1:], strict=False):
-        if x0 <= a <= x1:
-            return y0 + (y1 - y0) * (a - x0) / (x1 - x0)
-    raise AssertionError("a outside the hull")
+    return hull_eval(lower_hull(*zip(*points, strict=True)), a)
 
 
 def _eps_delta(E: Fraction, d: Fraction, x: Fraction) -> Fraction:
