@@ -27,6 +27,7 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
+from . import np_algebra as npa
 from ._claims import Check, misprint, not_stated, stated
 from .drs import _NP_BASIS, _BruteNP, _eq3_inverse, _interp, _lower_hull, _np_points
 from .independent import kl_by_definition
@@ -188,7 +189,8 @@ stated(PAPER, "Sec. 2.1 text (arXiv Eq. (3))",
        "G_mu (TV = Phi(mu/2) - Phi(-mu/2) = 2 Phi(mu/2) - 1, mu in [0, 10]; attained at alpha = "
        "1 - Phi(mu/2) = Phi(-mu/2)) and for P = (1/2, 1/3, 1/6), Q reversed (TV = 1/3, "
        "attained at alpha = 1/2)",
-       _tv)
+       _tv,
+       crosscheck=npa.tv_np)
 
 stated(PAPER, "Def. 2 text",
        "Id(alpha) = 1 - alpha is the greatest trade-off function: G_mu, L_mu and f_{eps,delta} "
@@ -263,13 +265,15 @@ stated(PAPER, "Prop. 2",
        "f-DP implies f^S-DP with f^S = max{f, f^{-1}}: for f = T((3/4, 1/4), (0, 1)) and the "
        "randomised-response pair with e^eps = 4, T(P, Q) >= f and T(Q, P) >= f, and "
        "T(P, Q) >= f^S",
-       _prop2)
+       _prop2,
+       crosscheck=npa.prop2_np)
 
 stated(PAPER, "Eq. (3)",
        "f^{-1}(alpha) = inf{t : f(t) <= alpha}, and f^{-1} = T(Q, P) for f = T(P, Q): for "
        "f = T((3/4, 1/4), (0, 1)) = max{0, 1 - 4 alpha}, f^{-1}(alpha) = (1 - alpha)/4",
        lambda: [ta.verify(ta.Inverse(_F4), "==", _F4_INV),
-                ta.verify(ta.Inverse(_F4), "==", ta.PiecewiseLinear([(0, R(1, 4)), (1, 0)]))])
+                ta.verify(ta.Inverse(_F4), "==", ta.PiecewiseLinear([(0, R(1, 4)), (1, 0)]))],
+       crosscheck=npa.inverse_np)
 
 stated(PAPER, "Eq. (3) (arXiv footnote 8)",
        "Eq. (3) is not an inverse in general: for f = max{0, 1 - 4 alpha}, f^{-1}(f(1/2)) = 1/4; "
@@ -283,7 +287,8 @@ stated(PAPER, "Eq. (3) (arXiv footnote 8)",
 stated(PAPER, "Sec. 2.1 text (after Prop. 2)",
        "f^S is symmetric, (f^S)^{-1} = f^S, and f^S >= f (for f = T((3/4, 1/4), (0, 1)))",
        lambda: [ta.verify(ta.Inverse(ta.Symmetrize(_F4)), "==", ta.Symmetrize(_F4)),
-                ta.verify(ta.Symmetrize(_F4), ">=", _F4)])
+                ta.verify(ta.Symmetrize(_F4), ">=", _F4)],
+       crosscheck=lambda: _prop2_np())
 
 
 def _prop2_every_f():
@@ -630,14 +635,16 @@ stated(PAPER, "Sec. 3.1, property 3",
        lambda: [ta.verify(ta.Laplace(mu) @ ta.Id, "==", ta.Laplace(mu)),
                 ta.verify(ta.Id @ ta.Laplace(mu), "==", ta.Laplace(mu)),
                 ta.verify(ta.Discrete([R(1, 2), R(1, 3), R(1, 6)], [R(1, 2), R(1, 3), R(1, 6)]),
-                          "==", ta.Id)])
+                          "==", ta.Id)],
+       crosscheck=npa.tensor_unit_np)
 
 _F8 = ta.Discrete([R(1, 2), R(1, 2)], [R(1, 8), R(7, 8)])
 stated(PAPER, "Sec. 3.1, property 4",
        "(f (x) g)^{-1} = f^{-1} (x) g^{-1}; f (x) g is symmetric when f and g are "
        "(G_mu (x) L_nu)",
        lambda: [ta.verify(ta.Inverse(_F4 @ _F8), "==", ta.Inverse(_F4) @ ta.Inverse(_F8)),
-                ta.verify(ta.Inverse(ta.G(mu) @ ta.Laplace(nu)), "==", ta.G(mu) @ ta.Laplace(nu))])
+                ta.verify(ta.Inverse(ta.G(mu) @ ta.Laplace(nu)), "==", ta.G(mu) @ ta.Laplace(nu))],
+       crosscheck=npa.tensor_inverse_np)
 
 stated(PAPER, "Sec. 3.1 (arXiv footnote 14)",
        "trade-off functions form a commutative monoid under (x) with unit Id "
@@ -645,7 +652,8 @@ stated(PAPER, "Sec. 3.1 (arXiv footnote 14)",
        lambda: [ta.verify((ta.G(mu) @ ta.Laplace(nu)) @ ta.EpsDelta(eps, 0), "==",
                           ta.G(mu) @ (ta.Laplace(nu) @ ta.EpsDelta(eps, 0))),
                 ta.verify(ta.G(mu) @ ta.Laplace(nu), "==", ta.Laplace(nu) @ ta.G(mu)),
-                ta.verify(ta.Id @ ta.Laplace(nu), "==", ta.Laplace(nu))])
+                ta.verify(ta.Id @ ta.Laplace(nu), "==", ta.Laplace(nu))],
+       crosscheck=npa.monoid_np)
 
 # Claims for every trade-off function: trade-off symbols (tradeoff_algebra/core/symbol.py),
 # decided by the rules valid for every f (rewrite/general.py, verify/symbolic.py).
@@ -918,7 +926,8 @@ stated(PAPER, "Sec. 3.3 text (after Eq. (10))",
                           @ (ta.EpsDelta(e2, 0) @ ta.EpsDelta(0, d2)), "==",
                           (ta.EpsDelta(e1, 0) @ ta.EpsDelta(e2, 0))
                           @ (ta.EpsDelta(0, d1) @ ta.EpsDelta(0, d2)),
-                          over={e1: (0, 3), e2: (0, 3), d1: (0, 1), d2: (0, 1)})])
+                          over={e1: (0, 3), e2: (0, 3), d1: (0, 1), d2: (0, 1)})],
+       crosscheck=npa.eq10_np)
 
 def _thm7_array():
     out = []
@@ -1064,7 +1073,7 @@ stated(PAPER, "Sec. 3.3 text",
        "numerical evidence: the same O(1/n) rate for inhomogeneous eps_i of similar size, at "
        "sample points: eps_i in {0.8 c, 1.2 c} (half each, sum eps_i^2 = 1) give "
        "n sup|f - G_1| <= 0.061 at n = 10, 20, 40 (certified sup-distances; the rate itself is "
-       "not stated)", _inhomogeneous)
+       "not stated)", _inhomogeneous, crosscheck=npa.inhomogeneous_np)
 
 
 def _fig5_eps():

@@ -34,6 +34,7 @@ import sympy as sp
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
 
+from . import np_algebra as npa
 from ._claims import Check, misprint, not_stated, stated
 from .drs import _NP_BASIS, _BruteNP, _eq3_inverse, _interp, _lower_hull, _np_points
 from .independent import chi2_plus_quadrature, lemma4_printed
@@ -325,7 +326,8 @@ stated(PAPER, "Sec. 4.1 fact 1",
        "C_1(f) = f for symmetric f (G_mu, f_{eps,delta}, all parameters)",
        lambda: [ta.verify(ta.C(1, ta.G(mu)), "==", ta.G(mu), over={mu: (0, 5)}),
                 ta.verify(ta.C(1, ta.EpsDelta(eps, delta)), "==", ta.EpsDelta(eps, delta),
-                          over={eps: (0, 5), delta: (0, 1)})])
+                          over={eps: (0, 5), delta: (0, 1)})],
+       crosscheck=npa.c1_np)
 
 stated(PAPER, "Sec. 4.1 fact 1",
        "C_q(f) <= C_p(f) for 0 <= p <= q <= 1: for G_mu (all mu) at q = 1/2, p = 1/5, and at "
@@ -375,7 +377,8 @@ stated(PAPER, "Sec. 4.1 fact 2",
                           over={p: (0, 1), mu: (0, 5)})])
 
 stated(PAPER, "Sec. 4.1 fact 3", "C_p(Id) = Id for 0 <= p <= 1",
-       lambda: ta.verify(ta.C(p, ta.Id), "==", ta.Id, over={p: (0, 1)}))
+       lambda: ta.verify(ta.C(p, ta.Id), "==", ta.Id, over={p: (0, 1)}),
+       crosscheck=npa.c_id_np)
 
 
 def _lemma2():
@@ -519,7 +522,8 @@ stated(PAPER, "Eq. (15)",
        "delta' = 1 + f_p^*(-e^{eps'}) = p(1 + f^*(-e^eps)): exactly (hockey-stick sums) for a "
        "symmetric and an asymmetric finite f at e^eps = 1, 3/2, 4, and the library's profile "
        "of f_p agrees to 25 digits there and for G_mu at (mu, p, eps) = (1, 1/2, 1), (1/1.1, "
-       "256/60000, 2), (2, 1/10, 1/2)", _eq15)
+       "256/60000, 2), (2, 1/10, 1/2)", _eq15,
+       crosscheck=npa.eq15_np)
 
 
 def _prop8():

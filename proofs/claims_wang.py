@@ -50,6 +50,7 @@ from tradeoff_algebra.bounds.shuffling import (
     fmt_tradeoff,
 )
 
+from . import np_algebra as npa
 from ._claims import misprint, not_stated, stated
 from .independent import kl_by_definition
 from .wang import thm51_unclipped
@@ -951,7 +952,8 @@ stated(PAPER, "Sec. 6 text",
        "meet the constraints (all w, and 1 - eta = (1-w)(1 - e^-eps1) >= 0 for eps1 >= 0) "
        "and the first term vanishes; instance "
        "M0 = (1/2,1/4,1/4), M1 = (1/5,3/5,1/5), M1' = (1/5,1/5,3/5), w = 1/3, e^eps1 = 3",
-       _sec6_ref4)
+       _sec6_ref4,
+       crosscheck=npa.shuffle_lemma62_np)
 
 _L63 = ([S(1, 3), S(2, 3)], [S(2, 3), S(1, 3)], [S(1, 5), S(4, 5)], [S(4, 5), S(1, 5)],
         S(3, 5), S(1, 2), S(9, 10))
