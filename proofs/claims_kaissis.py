@@ -360,9 +360,11 @@ stated(PAPER, "Cor. 3, Eq. (13)",
        "(1/2, 3)", km.binormal_auc, instances=True)
 
 stated(PAPER, "Lemma 2, Eq. (14)",
-       "R(x) = Phi(psi + PhiInv(x)) (at psi = 13/7 and x = 1e-6, 1/20, 1/2, 9/10, to 1e-25)",
-       lambda: [v for x0 in (S(1, 10**6), S(1, 20), S(1, 2), S(9, 10))
-                for v in _close(_roc(S(13, 7), x0), ta.Phi(S(13, 7) + ta.PhiInv(x0)))])
+       "R(x) = Phi(psi + PhiInv(x)) for every psi >= 0 and x in [0, 1]: the ROC curve 1 - G_psi "
+       "of the Gaussian mechanism, with G_psi(x) = Phi(PhiInv(1 - x) - psi) (Dong, Roth & Su, "
+       "Eq. (6)) and the symmetry of N(0, 1)",
+       lambda: ta.verify(1 - ta.G(psi)(x), "==", ta.Phi(psi + ta.PhiInv(x)),
+                         over={psi: (0, sp.oo), x: (0, 1)}))
 
 stated(PAPER, "Lemma 2 proof, Eq. (15)",
        "the ROC curve of the GM is strictly increasing: R'(x) = exp(psi w - psi^2/2) > 0 at "
@@ -475,10 +477,9 @@ stated(PAPER, "Sec. 3.3 text",
 # -- Sec. 4: Gaussian differential privacy --------------------------------------------------------
 stated(PAPER, "Sec. 4.1 text",
        "the GDP trade-off function is an affine transformation of the ROC curve: "
-       "Phi(psi + PhiInv(x)) = 1 - G_psi(x) (at psi = 13/7 and x = 1/20, 1/2, to 1e-25)",
-       lambda: [v for x0 in (S(1, 20), S(1, 2))
-                for v in _close(ta.Phi(S(13, 7) + ta.PhiInv(x0)),
-                                1 - ta.Functional("evaluate", ta.G(S(13, 7)), x0))])
+       "Phi(psi + PhiInv(x)) = 1 - G_psi(x) for every psi >= 0 and x in [0, 1]",
+       lambda: ta.verify(ta.Phi(psi + ta.PhiInv(x)), "==", 1 - ta.G(psi)(x),
+                         over={psi: (0, sp.oo), x: (0, 1)}))
 
 stated(PAPER, "Cor. 5, Eq. (22)",
        "G_mu = T(N(0, 1), N(mu, 1)): the GM with sensitivity mu and sigma = 1",
@@ -493,11 +494,11 @@ stated(PAPER, "Cor. 5, Eq. (23)",
                 ta.Phi(ta.PhiInv(S(99, 100)) - S(1, 2))))
 
 stated(PAPER, "Lemma 5, Eq. (24)",
-       "R(x) = Phi(mu + PhiInv(x)) = 1 - G_mu(x) for Delta = mu, sigma = 1 (at mu = 1 and "
-       "x = 3/10, 9/10, to 1e-25)",
-       lambda: [v for x0 in (S(3, 10), S(9, 10))
-                for v in _close(ta.Phi(1 + ta.PhiInv(x0)),
-                                1 - ta.Functional("evaluate", ta.G(1), x0))])
+       "R(x) = Phi(mu + PhiInv(x)) = 1 - G_mu(x) for Delta = mu, sigma = 1, for every mu >= 0 "
+       "and x in [0, 1]",
+       lambda: [ta.verify(ta.gaussian_mechanism(mu, 1), "==", ta.G(mu)),
+                ta.verify(ta.Phi(mu + ta.PhiInv(x)), "==", 1 - ta.G(mu)(x),
+                          over={mu: (0, sp.oo), x: (0, 1)})])
 
 misprint(PAPER, "Lemma 5 proof",
          "Phi(mu + PhiInv(x)) = 1 - (-PhiInv(x) - mu) = 1 - (PhiInv(1 - x) - mu) = 1 - G_mu(x)",
@@ -853,9 +854,10 @@ stated(PAPER, "Theorem (Sec. 6), part 3",
                 ta.verify(ta.GDP(psi).to_zcdp().to_rdp().at(alpha), "==", alpha * psi**2 / 2)])
 
 stated(PAPER, "Theorem (Sec. 6), part 4, Eq. (33)",
-       "R_M(x) = Phi(psi + PhiInv(x)) (at psi = 1 and x = 3/10, 1/100, to 1e-25)",
-       lambda: [v for x0 in (S(3, 10), S(1, 100))
-                for v in _close(_roc(1, x0), ta.Phi(1 + ta.PhiInv(x0)))])
+       "R_M(x) = Phi(psi + PhiInv(x)) for every psi >= 0 and x in [0, 1] (M psi-GDP with "
+       "T(M(D), M(D')) = G_psi: its ROC is 1 - G_psi)",
+       lambda: ta.verify(1 - ta.G(psi)(x), "==", ta.Phi(psi + ta.PhiInv(x)),
+                         over={psi: (0, sp.oo), x: (0, 1)}))
 
 stated(PAPER, "Theorem (Sec. 6), part 5, Eq. (34)", "AUC_{R_M} = Phi(psi/sqrt 2)",
        lambda: ta.verify(ta.auc(ta.G(psi)), "==", ta.Phi(psi / sp.sqrt(2))))

@@ -34,7 +34,7 @@ import sympy as sp
 from ..analysis.lazy import Functional
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, TradeOffError
 from ..core.node import TradeOff
-from ..core.normal import Phi
+from ..core.normal import Phi, PhiInv
 from ..notions.approx import epsdelta_pair
 from ..numeric import budget
 from ..numeric.capability import profile_form
@@ -506,8 +506,17 @@ def _level_form(fn: Functional):
 
 
 def _phi_canonical(x: sp.Basic) -> sp.Basic:
-    """Phi(-a) -> 1 - Phi(a) wherever the argument has a leading minus sign (the symmetry of
-    the standard normal), so that SymPy's simplification sees one form."""
+    """One form for the symmetry of the standard normal, so that SymPy's simplification sees
+    it: PhiInv(p) -> -PhiInv(1 - p) where 1 - p is the shorter expression (PhiInv(1 - x) =
+    -PhiInv(x) on [0, 1], the ends included as -oo and oo), then Phi(-a) -> 1 - Phi(a)
+    wherever the argument has a leading minus sign."""
+    reps = {}
+    for q in x.atoms(PhiInv):
+        c = sp.expand(1 - q.args[0])
+        if sp.count_ops(c) < sp.count_ops(q.args[0]):
+            reps[q] = -PhiInv(c)
+    if reps:
+        x = x.xreplace(reps)
     reps = {p: 1 - Phi(-p.args[0]) for p in x.atoms(Phi) if p.args[0].could_extract_minus_sign()}
     return x.xreplace(reps) if reps else x
 
@@ -515,12 +524,14 @@ def _phi_canonical(x: sp.Basic) -> sp.Basic:
 def _symbolic(lhs, rel, rhs):
     """(status, evidence, counterexample) when SymPy decides ``lhs rel rhs``, else None."""
     d = _phi_canonical(lhs - rhs)
+    sym = " (after the symmetry of N(0, 1): Phi(-a) = 1 - Phi(a), PhiInv(1 - p) = -PhiInv(p))" \
+        if d != lhs - rhs else ""
     try:
         ds = sp.simplify(d)
     except Exception:  # noqa: BLE001 - SymPy's simplify may fail on exotic input
         ds = d
     if ds == 0:
-        return True, "the difference simplifies to 0", None
+        return True, f"the difference simplifies to 0{sym}", None
     # the sign from SymPy's assumptions, only where it is symbolic reasoning (for a number,
     # SymPy decides the sign by a low-precision evaluation: interval arithmetic does it instead)
     if ds.free_symbols and (rel == "<=" and ds.is_nonpositive
