@@ -68,9 +68,11 @@ K = sp.Symbol("k", positive=True)
 # --- Section 1 ----------------------------------------------------------------------------
 
 stated(PAPER, "Sec. 1 text",
-       "for eps <= 1 the expected privacy loss (KL) of an eps-DP algorithm is at most eps^2, "
-       "at eps = 1/2, 1 (the box 0 < eps <= 1 is only sampled)",
-       lambda: [ta.verify(ta.kl(ta.EpsDelta(e, 0)), "<=", e**2) for e in (R(1, 2), 1)])
+       "for eps <= 1 the expected privacy loss (KL) of an eps-DP algorithm is at most eps^2: "
+       "the largest, kl(f_{eps,0}) (the sharp form below), is at most eps^2 for every "
+       "0 <= eps <= 1 (a certified cover of the box)",
+       lambda: ta.verify(ta.kl(ta.EpsDelta(eps, 0)), "<=", eps**2, over={eps: (0, 1)}),
+       crosscheck=kl_by_definition)
 
 stated(PAPER, "Sec. 1 text (sharp form)",
        "the largest expected privacy loss of an eps-DP algorithm is "
