@@ -111,16 +111,20 @@ stated(PAPER, "Sec. 1 text (after Eq. (2))",
 def _basic_composition():
     pts = [(2, R(1, 10), 3, R(1, 5)), (1, 0, R(5, 2), R(1, 3)), (4, R(1, 2), 4, R(1, 2)),
            (R(3, 2), R(1, 100), R(3, 2), R(1, 100))]
+    e1, e2, d1, d2 = sp.symbols("e1 e2 d1 d2", nonnegative=True)
     return [ta.verify(ta.EpsDelta(sp.log(x1), y1) @ ta.EpsDelta(sp.log(x2), y2), ">=",
                       ta.EpsDelta(sp.log(x1 * x2), y1 + y2))
-            for x1, y1, x2, y2 in pts]
+            for x1, y1, x2, y2 in pts] + [
+        ta.verify(ta.EpsDelta(e1, d1) @ ta.EpsDelta(e2, d2), ">=", ta.EpsDelta(e1 + e2, d1 + d2),
+                  over={e1: (0, sp.oo), e2: (0, sp.oo), d1: (0, 1), d2: (0, 1)})]
 
 
 stated(PAPER, "Sec. 1 text",
        "composing (eps_1, delta_1)-DP and (eps_2, delta_2)-DP gives (eps_1 + eps_2, delta_1 + "
        "delta_2)-DP: f_{e1,d1} (x) f_{e2,d2} >= f_{e1+e2, d1+d2}, at (e^e1, d1, e^e2, d2) = "
        "(2, 1/10, 3, 1/5), (1, 0, 5/2, 1/3), (4, 1/2, 4, 1/2), (3/2, 1/100, 3/2, 1/100)",
-       _basic_composition)
+       _basic_composition,
+       crosscheck=npa.composition_np)
 
 _MIS = [(2, 0), (3, R(1, 10)), (R(3, 2), R(1, 100))]
 stated(PAPER, "Sec. 1 text",
@@ -628,7 +632,8 @@ stated(PAPER, "Sec. 3.1, property 2",
        "g_1 >= g_2 implies f (x) g_1 >= f (x) g_2: L_1 (x) G_mu >= L_1 (x) G_{mu+h}, "
        "mu, h in [0, 3]",
        lambda: ta.verify(ta.Laplace(1) @ ta.G(mu), ">=", ta.Laplace(1) @ ta.G(mu + h),
-                         over={mu: (0, 3), h: (0, 3)}))
+                         over={mu: (0, 3), h: (0, 3)}),
+       crosscheck=npa.tensor_monotone_np)
 
 stated(PAPER, "Sec. 3.1, property 3",
        "f (x) Id = Id (x) f = f (f = L_mu), and Id = T(P, P) (P = (1/2, 1/3, 1/6))",

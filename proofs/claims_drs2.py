@@ -336,7 +336,8 @@ stated(PAPER, "Sec. 4.1 fact 1",
                           over={mu: (0, 5)}),
                 ta.verify(ta.C(p + sp.Symbol("s", positive=True), ta.G(mu)), "<=",
                           ta.C(p, ta.G(mu)),
-                          over={mu: (0, 5), p: (0, R(1, 2)), "s": (0, R(1, 2))})])
+                          over={mu: (0, 5), p: (0, R(1, 2)), "s": (0, R(1, 2))})],
+       crosscheck=npa.subsample_order_np)
 
 stated(PAPER, "Sec. 4.1 fact 1",
        "C_0(f) = Id (G_mu, f_{eps,delta}, all parameters)",
@@ -356,7 +357,8 @@ def _inverse_order():
 stated(PAPER, "Sec. 4.1 fact 1 (reason)",
        "g >= h iff g^{-1} >= h^{-1}: both orders hold for two asymmetric pairs (finite "
        "T(P, Q) against a more separated T(P, Q'); f_{log 3,0} mixed at p = 1/2 against 4/5)",
-       _inverse_order)
+       _inverse_order,
+       crosscheck=npa.inverse_order_np)
 
 
 def _fig6():
@@ -374,7 +376,8 @@ stated(PAPER, "Sec. 4.1 fact 2",
        "f >= g implies C_p(f) >= C_p(g): G_2 <= G_1 and G_{mu+1} <= G_mu, all p",
        lambda: [ta.verify(ta.C(p, ta.G(2)), "<=", ta.C(p, ta.G(1)), over={p: (0, 1)}),
                 ta.verify(ta.C(p, ta.G(mu + 1)), "<=", ta.C(p, ta.G(mu)),
-                          over={p: (0, 1), mu: (0, 5)})])
+                          over={p: (0, 1), mu: (0, 5)})],
+       crosscheck=npa.subsample_order_np)
 
 stated(PAPER, "Sec. 4.1 fact 3", "C_p(Id) = Id for 0 <= p <= 1",
        lambda: ta.verify(ta.C(p, ta.Id), "==", ta.Id, over={p: (0, 1)}),

@@ -24,6 +24,7 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.analysis import sensitivity as sens
 
 from . import mechanism_checks as mc
+from . import np_algebra as npa
 from ._claims import misprint, not_stated, stated
 from .dwork_mechanisms import (
     _G5,
@@ -100,10 +101,13 @@ stated(PAPER, "Def. 2.1, Eq. (2.1)",
                          over={eps: (0, 5)}))
 
 stated(PAPER, "Sec. 2 text",
-       "composition of eps- and eps'-DP algorithms is (eps + eps')-DP, at (eps, eps') = "
-       "(1, 2) and (3/2, 5)",
+       "composition of eps- and eps'-DP algorithms is (eps + eps')-DP, for all eps, eps' >= 0 "
+       "(and at (eps, eps') = (1, 2), (3/2, 5))",
        lambda: [ta.verify(ta.EpsDelta(a, 0) @ ta.EpsDelta(b, 0), ">=",
-                          ta.EpsDelta(a + b, 0)) for a, b in ((1, 2), (R(3, 2), R(5, 1)))])
+                          ta.EpsDelta(a + b, 0)) for a, b in ((1, 2), (R(3, 2), R(5, 1)))]
+       + [ta.verify(ta.EpsDelta(eps, 0) @ ta.EpsDelta(e2, 0), ">=", ta.EpsDelta(eps + e2, 0),
+                    over={eps: (0, sp.oo), e2: (0, sp.oo)})],
+       crosscheck=npa.composition_np)
 
 stated(PAPER, "Def. 2.2, Eq. (2.2)",
        "an event possible under A(x) but impossible under A(y) has infinite privacy loss: "
@@ -189,7 +193,8 @@ stated(PAPER, "Sec. 4.1 text",
        lambda: [ta.verify(ta.EpsDelta(L(2), R(1, 10)) @ ta.EpsDelta(L(3), R(1, 20)), ">=",
                           ta.EpsDelta(L(6), R(3, 20))),
                 ta.verify(ta.EpsDelta(L(5), R(1, 3)) @ ta.EpsDelta(0, R(1, 4)), ">=",
-                          ta.EpsDelta(L(5), R(7, 12)))])
+                          ta.EpsDelta(L(5), R(7, 12)))],
+       crosscheck=npa.composition_np)
 
 def _adv(e, k, d, dpp, half=1):
     """Eq. (4.2): delta of the k-fold composition of f_{e,d} at eps' against k d + dpp."""

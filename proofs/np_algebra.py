@@ -39,7 +39,8 @@ from .independent import _agree, _ends, _Phi, value_ends
 __all__ = ["knots", "at", "product_pair", "mixture", "hockey", "subsample_knots",
            "inverse_np", "tv_np", "prop2_np", "tensor_unit_np", "tensor_inverse_np",
            "monoid_np", "eq10_np", "c1_np", "c_id_np", "eq15_np", "shuffle_lemma62_np",
-           "inhomogeneous_np"]
+           "inhomogeneous_np", "garble", "composition_np", "tensor_monotone_np",
+           "inverse_order_np", "subsample_order_np"]
 
 NP_BASIS = ("Neyman-Pearson lemma: T(P, Q) of an explicit finite pair from its likelihood-ratio "
             "tests, outcomes rejected in decreasing order of q/p (definition of T(P, Q))",
@@ -451,3 +452,107 @@ def inhomogeneous_np() -> Check:
                 NP_BASIS[:1] + PRODUCT_BASIS + ("Arb ball arithmetic",),
                 "m = 10, 20; every 7th knot")
 
+
+
+# -- the order structure (verify/monotone.py's cited steps) -------------------------------------
+def garble(P, K) -> list[Fr]:
+    """The law of the output of the Markov kernel K (rows: input outcomes) fed with P."""
+    return [sum((Fr(p) * Fr(row[j]) for p, row in zip(P, K, strict=True)), Fr(0))
+            for j in range(len(K[0]))]
+
+
+_KERNELS = [((Fr(1), Fr(0)), (Fr(1, 2), Fr(1, 2)), (Fr(0), Fr(1))),
+            ((Fr(3, 4), Fr(1, 4)), (Fr(1, 4), Fr(3, 4)), (Fr(1, 2), Fr(1, 2)))]
+_ORDER_PAIRS = [_P3, _ASYM[2], ((Fr(1, 2), Fr(1, 4), Fr(1, 4)), (Fr(1, 4), Fr(1, 4), Fr(1, 2)))]
+
+
+def _garbled_pairs():
+    """(f, g) = (T(PK, QK), T(P, Q)): f >= g by post-processing (Blackwell), checked too."""
+    for (P, Q), K in product(_ORDER_PAIRS, _KERNELS):
+        yield (tuple(garble(P, K)), tuple(garble(Q, K))), (P, Q)
+
+
+def composition_np() -> Check:
+    """Basic composition: f_{e1,d1} (x) f_{e2,d2} >= f_{e1+e2,d1+d2}, the product of the
+    four-point pairs against the four-point pair of the sum (both by their tests); the
+    library's product agrees."""
+    def cases():
+        for (E1, d1), (E2, d2) in [((Fr(2), Fr(1, 10)), (Fr(3), Fr(1, 5))),
+                                   ((Fr(1), Fr(0)), (Fr(5, 2), Fr(1, 3))),
+                                   ((Fr(4), Fr(1, 2)), (Fr(4), Fr(1, 2))),
+                                   ((Fr(3, 2), Fr(1, 100)), (Fr(3, 2), Fr(1, 100))),
+                                   ((Fr(5), Fr(1, 3)), (Fr(1), Fr(1, 4)))]:
+            kp = knots(*product_pair(_eps_delta_pair(E1, d1), _eps_delta_pair(E2, d2)))
+            d = d1 + d2
+            ks = knots(*_eps_delta_pair(E1 * E2, d)) if d < 1 else [(Fr(0), Fr(0)),
+                                                                    (Fr(1), Fr(0))]
+            f = ta.Tensor(ta.EpsDelta(sp.log(_S(E1)), _S(d1)), ta.EpsDelta(sp.log(_S(E2)),
+                                                                            _S(d2)))
+            for x in LEVELS:
+                ok = at(kp, x) >= at(ks, x)
+                yield (f"({E1}, {d1}) (x) ({E2}, {d2}) at {x}", _exact(at(kp, x)) if ok
+                       else False, _lib(f, x))
+    return _run("basic composition by the pairs' tests", cases, NP_BASIS + PRODUCT_BASIS
+                + ("f_{eps,delta} = T of the four-point pair (Kairouz et al.)",),
+                "5 pairs of (e^eps, delta), 11 levels")
+
+
+def tensor_monotone_np() -> Check:
+    """Sec. 3.1, property 2: g1 >= g2 gives f (x) g1 >= f (x) g2, with g1 a post-processing
+    of g2's pair and f a third pair, from the product pairs' tests; the library agrees."""
+    def cases():
+        f = _rr(Fr(3))
+        for g1, g2 in _garbled_pairs():
+            k1, k2 = knots(*g1), knots(*g2)
+            kp1, kp2 = knots(*product_pair(f, g1)), knots(*product_pair(f, g2))
+            node = ta.Tensor(_node(f), _node(g1))
+            for x in LEVELS:
+                ok = at(k1, x) >= at(k2, x) and at(kp1, x) >= at(kp2, x)
+                yield (f"{g2} garbled at {x}", _exact(at(kp1, x)) if ok else False,
+                       _lib(node, x))
+    return _run("(x) is monotone", cases, NP_BASIS + PRODUCT_BASIS
+                + ("post-processing by a Markov kernel (Blackwell; Dong, Roth & Su, Lemma 1)",),
+                "3 pairs x 2 kernels, times randomised response e^eps = 3, 11 levels")
+
+
+def inverse_order_np() -> Check:
+    """Sec. 4.1 fact 1 (reason): g >= h iff g^{-1} >= h^{-1}: for garbled pairs (g >= h) the
+    reversed pairs' tests are ordered too, and the library's inverses agree."""
+    def cases():
+        for g, h in _garbled_pairs():
+            kg, kh = knots(*g), knots(*h)
+            kgi, khi = knots(g[1], g[0]), knots(h[1], h[0])
+            for x in LEVELS:
+                ok = at(kg, x) >= at(kh, x) and at(kgi, x) >= at(khi, x)
+                yield (f"{h} garbled at {x}", _exact(at(kgi, x)) if ok else False,
+                       _lib(ta.Inverse(_node(g)), x))
+    return _run("the inverse is monotone", cases, NP_BASIS
+                + ("post-processing by a Markov kernel (Blackwell; Dong, Roth & Su, Lemma 1)",),
+                "3 pairs x 2 kernels, 11 levels")
+
+
+def subsample_order_np() -> Check:
+    """Sec. 4.1 facts 1 and 2: C_q(f) <= C_p(f) for p <= q, and f >= g gives C_p(f) >=
+    C_p(g), with C_p from its definition on the pairs' tests; the library's C_p agrees."""
+    ps = (Fr(0), Fr(1, 5), Fr(1, 2), Fr(4, 5), Fr(1))
+
+    def cases():
+        for pair in _ORDER_PAIRS[:2]:
+            ks = {p: subsample_knots(*pair, p) for p in ps}
+            for p, q in zip(ps, ps[1:], strict=False):
+                node = ta.C(_S(p), _node(pair))
+                for x in LEVELS:
+                    ok = at(ks[q], x) <= at(ks[p], x)
+                    yield (f"{pair}, p = {p} <= q = {q} at {x}", _exact(at(ks[p], x)) if ok
+                           else False, _lib(node, x))
+        for (g, h), p in product(list(_garbled_pairs())[:4], (Fr(1, 5), Fr(1, 2))):
+            kg, kh = subsample_knots(*g, p), subsample_knots(*h, p)
+            node = ta.C(_S(p), _node(g))
+            for x in LEVELS:
+                yield (f"C_{p} of {h} garbled at {x}", _exact(at(kg, x))
+                       if at(kg, x) >= at(kh, x) else False, _lib(node, x))
+    return _run("C_p is monotone in p and in f", cases,
+                NP_BASIS + ("C_p(f) = min{f_p, f_p^{-1}}** with f_p = T(P, (1-p)P + pQ) "
+                            "(Dong, Roth & Su, Sec. 4.1)", "post-processing by a Markov kernel "
+                            "(Blackwell)"), "finite pairs, p in {0, 1/5, 1/2, 4/5, 1}, "
+                "4 garbled pairs, 11 levels")

@@ -57,7 +57,8 @@ def test_hockey_sum_is_the_profile():
 
 
 CHECKS = ["inverse_np", "tv_np", "prop2_np", "tensor_unit_np", "tensor_inverse_np",
-          "monoid_np", "eq10_np", "c1_np", "c_id_np", "eq15_np", "shuffle_lemma62_np"]
+          "monoid_np", "eq10_np", "c1_np", "c_id_np", "eq15_np", "shuffle_lemma62_np",
+          "composition_np", "tensor_monotone_np", "inverse_order_np", "subsample_order_np"]
 
 
 @pytest.mark.parametrize("name", CHECKS)
@@ -72,3 +73,14 @@ def test_a_wrong_library_value_fails(name, monkeypatch):
     monkeypatch.setattr(npa, "_lib", lambda f, x: tuple(v + Fr(1, 1000) for v in real(f, x)))
     chk = getattr(npa, name)()
     assert chk.status == "fails" and "disjoint" in chk.evidence
+
+
+def test_garbling_is_post_processing():
+    """A Markov kernel never separates a pair more (Blackwell): the garbled pair's trade-off
+    lies above, and the identity kernel changes nothing."""
+    for (g, h) in npa._garbled_pairs():
+        kg, kh = npa.knots(*g), npa.knots(*h)
+        assert all(npa.at(kg, x) >= npa.at(kh, x) for x in npa.LEVELS)
+    P = (Fr(1, 2), Fr(1, 3), Fr(1, 6))
+    eye = [[Fr(int(i == j)) for j in range(3)] for i in range(3)]
+    assert npa.garble(P, eye) == list(P)

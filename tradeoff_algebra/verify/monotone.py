@@ -25,11 +25,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import permutations
 
 import sympy as sp
 
 from ..bounds.berry_esseen import factors
+from ..core import trace
+from ..core.citations import DRS, DWORK, Citation
 from ..core.errors import TradeOffError
 from ..core.node import TradeOff
 from ..notions.approx import epsdelta_pair
@@ -51,6 +54,42 @@ for _cls, _dirs in ((Tensor, "all+"), (Max, "all+"), (TensorPower, (+1, -1)),
                     (Subsample, (+1, -1)), (Mix, (+1, -1)), (Group, (+1, -1)),
                     (Inverse, (+1,)), (SymmetricHull, (+1,)), (Shift, (+1, -1))):
     monotonicity.register(_cls)(lambda f, d=_dirs: d)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A cited fact the order route uses; recorded in the verdict's basis (as a rule event of
+    ``core.trace``) only on the path that proves the claim."""
+
+    name: str
+    cite: Citation
+
+
+ID_GREATEST = Step("f <= Id <= ... : Id is the greatest and 0 the least trade-off function",
+                   DRS.at("Sec. 2.1", note="the test that ignores the data has beta = 1 - alpha"))
+MAX_ORDER = Step("max{g_1, ...} >= g_i, and f >= every g_i gives f >= max{g_1, ...}",
+                 DRS.at("Sec. 2.1", note="the pointwise maximum"))
+TENSOR_BELOW = Step("f (x) g <= f: g <= Id, f (x) Id = f and (x) is monotone",
+                    DRS.at("Sec. 3.1, properties 2 and 3"))
+GROUP_BELOW = Step("Group(f, k) <= f for k >= 1: 1 - f >= alpha",
+                   DRS.thm(3, note="composing 1 - f with itself only raises it"))
+MIX_ABOVE = Step("f_p = p f + (1 - p) Id >= f", DRS.at("Sec. 4.1", note="f <= Id"))
+SUBSAMPLE_ABOVE = Step("C_p(f) >= C_1(f) = f for a symmetric f",
+                       DRS.at("Sec. 4.1, facts 1 and 2", note="C_p is non-increasing in p"))
+BASIC_COMPOSITION = (
+    Step("basic composition: f_{e1,d1} (x) f_{e2,d2} >= f_{e1+e2,d1+d2}",
+         DWORK.at("Sec. 4.1", note="simple composition: the epsilons and the deltas add up")),
+    Step("basic composition: f_{e1,d1} (x) f_{e2,d2} >= f_{e1+e2,d1+d2}",
+         DRS.at("Sec. 1", note="(eps, delta)-DP composes by adding the parameters")))
+OPERATOR_MONOTONE = Step("the operators are monotone in their trade-off operands",
+                         DRS.at("Sec. 3.1 property 2; Sec. 4.1 fact 2; Thm. 3",
+                                note="(x), C_p, the inverse, the symmetric hull, max, group"))
+
+
+def _used(*steps: Step) -> bool:
+    for st in steps:
+        trace.used(("rule", st))
+    return True
 
 
 def prove_le(a: sp.Expr, b: sp.Expr, box: dict) -> bool:
@@ -127,38 +166,70 @@ def _dp_lower(f: TradeOff, depth: int = 0) -> tuple | None:
 
 def dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
     """A proof that ``big >= small`` pointwise for all parameters in ``box``, or False (not
-    proved; it may still hold)."""
-    if big.is_greatest or small.is_least or same_node(big, small):
+    proved; it may still hold). The cited steps of the proof (:class:`Step`, the rules of
+    registered lower bounds) enter the verdict's basis; those of branches that fail do not."""
+    with trace.basis(keep=False) as events:
+        ok = _dominates(big, small, box)
+    if ok:
+        for e in events:
+            trace.used(e)
+    return ok
+
+
+def _dominates(big: TradeOff, small: TradeOff, box: dict) -> bool:
+    if same_node(big, small):
         return True
+    if big.is_greatest or small.is_least:
+        return _used(ID_GREATEST)
     if isinstance(big, Max) and any(dominates(g, small, box) for g in big.args):
-        return True  # max{g_1, ...} >= g_i
+        return _used(MAX_ORDER)  # max{g_1, ...} >= g_i
     if isinstance(small, Max) and not isinstance(big, Max) \
             and all(dominates(big, g, box) for g in small.args):
-        return True  # f >= every g_i gives f >= max{g_1, ...}
+        return _used(MAX_ORDER)  # f >= every g_i gives f >= max{g_1, ...}
     if isinstance(small, Tensor) and not isinstance(big, Tensor):
-        return any(dominates(big, g, box) for g in small.args)
+        return any(dominates(big, g, box) for g in small.args) and _used(TENSOR_BELOW)
     if isinstance(small, TensorPower) and small.args[1].is_positive:
         if dominates(big, small.args[0], box):
-            return True
+            return _used(TENSOR_BELOW)
     if isinstance(small, Group) and dominates(big, small.args[0], box):
-        return True  # Group(g, k) <= g
+        return _used(GROUP_BELOW)  # Group(g, k) <= g
     if isinstance(big, Mix) and not isinstance(small, Mix) \
             and dominates(big.args[0], small, box):
-        return True  # f_p >= f
+        return _used(MIX_ABOVE)  # f_p >= f
     if isinstance(big, Subsample) and not isinstance(small, Subsample) \
             and big.args[0].is_symmetric is True and dominates(big.args[0], small, box):
-        return True  # C_p(f) >= C_1(f) = f for symmetric f
+        return _used(SUBSAMPLE_ABOVE)  # C_p(f) >= C_1(f) = f for symmetric f
     target = epsdelta_pair(small)
     if target is not None and type(big) is not type(small):
-        pl = _dp_lower(big)
+        with trace.basis(keep=False) as events:
+            pl = _dp_lower(big)
         if pl is not None and prove_le(pl[0], target[0], box) \
                 and prove_le(pl[1], target[1], box):
+            for e in events:
+                trace.used(e)
+            fs = factors(big)
+            if len(fs) > 1 or fs[0][1] != 1:
+                _used(*BASIC_COMPOSITION)
             return True  # big >= f_{pl} >= f_{eps,delta}
     if type(big) is not type(small) or len(big.args) != len(small.args):
         return False
     dirs = monotonicity(big)
     if dirs is None:
         return False
+    if any(isinstance(x, TradeOff) for x in big.args):
+        with trace.basis(keep=False) as events:
+            ok = _by_operands(big, small, box, dirs)
+        if ok:
+            for e in events:
+                trace.used(e)
+            _used(OPERATOR_MONOTONE)
+        return ok
+    return _by_operands(big, small, box, dirs)
+
+
+def _by_operands(big: TradeOff, small: TradeOff, box: dict, dirs) -> bool:
+    """``big >= small`` operand by operand (same class): trade-off operands in the direction of
+    the operator's monotonicity, scalar parameters in the family's."""
     if dirs == "all+":
         n = len(big.args)
         orders = permutations(range(n)) if n <= 4 else [tuple(range(n))]
