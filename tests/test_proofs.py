@@ -163,8 +163,8 @@ def test_crosscheck_through_its_own_rule_is_an_error():
 def test_instances_and_proved_claims():
     """A claim decided at its stated instances is reported as such; one decided for every
     parameter from rules that do not cite it is proved, with a box scope."""
-    r = check_one(next(c for c in CLAIMS if c.paper == "Dwork" and c.locator == "Sec. 4.1 text"
-                       and "simple composition" in c.statement))
+    r = check_one(next(c for c in CLAIMS if c.paper == "Dwork" and c.locator == "Sec. 2 text"
+                       and "replace-one vs add/remove" in c.statement))
     assert r.status == "holds at the stated instances", r.evidence
     assert r.scope["instances"] >= 1 and "boxes" not in r.scope
     p = check_one(_claim("Dwork", "Def. 2.1, Eq. (2.1)"))
