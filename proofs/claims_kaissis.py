@@ -549,12 +549,14 @@ misprint(PAPER, "Lemma 6",
                     "since at psi = 6/5 > mu = 1, G_{6/5}(1/2) < G_1(1/2) - 1/100 (the printed "
                     "form fails at psi = 6/5, mu = 1: the GM is 6/5-GDP while psi > mu)")
 
-stated(PAPER, "Eq. (25)",
-       "T(N(f(D), sigma), N(f(D'), sigma)) = G_{||f(D) - f(D')||/sigma} (at ||f(D) - f(D')|| "
-       "= 3/2, sigma = 4/5: G_{15/8})",
-       lambda: ta.verify(ta.gaussian_mechanism(S(3, 2), S(4, 5)), "==", ta.G(S(15, 8))))
-
 _sig, _x1, _x2 = sp.symbols("sigma x1 x2", positive=True)
+
+stated(PAPER, "Eq. (25)",
+       "T(N(f(D), sigma), N(f(D'), sigma)) = G_{||f(D) - f(D')||/sigma} for sigma in [1/10, 5] "
+       "and ||f(D) - f(D')|| in [0, 5] (and at 3/2, 4/5: G_{15/8})",
+       lambda: [ta.verify(ta.gaussian_mechanism(S(3, 2), S(4, 5)), "==", ta.G(S(15, 8))),
+                ta.verify(ta.NormalPair(0, _sig, _x1, _sig), "==", ta.G(_x1 / _sig),
+                          over={_sig: (S(1, 10), 5), _x1: (0, 5)})])
 
 stated(PAPER, "Eq. (25)",
        "the same in two dimensions, N(f(D), sigma^2 I_2) against N(f(D'), sigma^2 I_2): the "
