@@ -185,11 +185,12 @@ def _matrix(A: Any, owner: str) -> sp.Matrix:
 
 
 def operator_norm(A: Any) -> sp.Expr:
-    """||A||_2 = sqrt of the largest eigenvalue of A^T A, exact (SymPy eigenvalues; small
-    matrices)."""
+    """||A||_2 = sqrt of the largest eigenvalue of A^T A, exact: the largest real root of its
+    characteristic polynomial (a radical or a SymPy ``CRootOf``; small matrices)."""
     M = _matrix(A, "operator_norm")
-    eig = list((M.T * M).eigenvals())
-    return sp.sqrt(sp.Max(*eig))
+    lam = sp.Symbol("lambda")
+    roots = sp.Poly((M.T * M).charpoly(lam).as_expr(), lam).real_roots()
+    return sp.sqrt(max(roots))
 
 
 def affine_is_contraction(A: Any) -> bool:

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
@@ -292,8 +293,13 @@ def _noisy_ball(P, Q, a: int, s: sp.Rational, prec: int):
 
     rt = tail(U - cr, qb[xb.index(max(xb))], max(xa) - max(xb))
     lt = tail(cl - L, qb[xb.index(min(xb))], min(xa) - min(xb))
-    body = acb.integral(integrand, q(L), q(U), rel_tol=arb(2)**(-prec),
-                        abs_tol=arb(2)**(-prec)).real
+    # the tolerance (not the enclosure) needs the integral's size: a float trapezoid estimate
+    grid = np.linspace(float(L), float(U), 2001)
+    lp = [np.log(sum(float(m) * np.exp(-(grid - float(x))**2 / (2 * float(s)**2))
+                     for x, m in zip(at, ms, strict=True)) + 1e-300) for at, ms in (P, Q)]
+    size = float(np.trapezoid(np.exp(a * lp[0] + (1 - a) * lp[1]), grid))
+    tol = arb(2)**(-prec) * arb(size if math.isfinite(size) and size > 0 else 1)
+    body = acb.integral(integrand, q(L), q(U), rel_tol=arb(2)**(-prec), abs_tol=tol).real
     total = body / norm + (rt + lt) * arb(0).union(arb(1))
     if not total.is_finite() or not total > 0:
         return None
