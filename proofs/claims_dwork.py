@@ -878,9 +878,11 @@ stated(PAPER, "Sec. 6.3 text",
        "s (n - i)/(n - t + 1) (symbolic n, t, i); exact at n = 7, t = 1, 3, 7, where it is "
        "also the admissible choice of least sum a_i^2", di.shift_choice, instances=False)
 stated(PAPER, "Sec. 6.3.1 text",
-       "the bound of Thm. 6.3 grows without bound in T: for m passes with the element first "
-       "in each pass the least sum a_t^2 is m s^2/n (the Cauchy-Schwarz bound, attained; exact "
-       "at n = 4, m = 1..6) and (alpha/(2 sigma^2)) m s^2/n -> oo (SymPy limit)",
+       "the bound of Thm. 6.3 grows without bound in T: sum a_t^2 >= (sum a_t)^2/T "
+       "(Cauchy-Schwarz as an identity at T = 4, minimiser the constant); for m passes with "
+       "the element first in each pass the least sum a_t^2 is (m s)^2/(m n) (the bound "
+       "attained; exact at n = 4, m = 1..6) and (alpha/(2 sigma^2)) m s^2/n -> oo (SymPy "
+       "limit)",
        di.growth_in_T, instances=True)
 stated(PAPER, "Thm. 6.4, Eq. (6.20)",
        "Projected Noisy-SGD is (alpha, eps)-RDP with eps <~ (alpha L^2/(n^2 sigma^2)) "

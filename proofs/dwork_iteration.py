@@ -297,19 +297,27 @@ def shift_choice():
 
 
 def growth_in_T():
-    """m passes over n = 4 elements, the element first in each pass (one shift s per pass):
-    the least sum_t a_t^2 over the admissible shifts is m s^2/n (optimal_shift_reductions at
-    m = 1, ..., 6, s = 2: the Cauchy-Schwarz bound (m s)^2/(m n) attained), and the bound
-    (alpha/(2 sigma^2)) m s^2/n tends to oo with T = m n (SymPy limit, symbolic s, n, alpha,
-    sigma)."""
-    out = []
+    """Cauchy-Schwarz at T = 4 (symbolic a_t): sum a_t^2 - (sum a_t)^2/4 = sum (a_t - mean)^2,
+    the least sum being total^2/T at the constant a_t = total/T (cauchy_schwarz_shifts). m
+    passes over n = 4 elements, the element first in each pass (one shift s per pass): the
+    least sum_t a_t^2 over the admissible shifts is m s^2/n = (m s)^2/(m n) (the bound
+    attained; optimal_shift_reductions at m = 1, ..., 6, s = 2), and
+    (alpha/(2 sigma^2)) (m s)^2/(m n) tends to oo with T = m n (SymPy limit, symbolic s, n,
+    alpha, sigma)."""
+    av = sp.symbols("a1:5", real=True)
+    mean = sum(av) / 4
+    cs, arg = it.cauchy_schwarz_shifts(sum(av), 4)
+    out = [ta.verify(sp.expand(sum(x**2 for x in av) - cs), "==",
+                     sp.expand(sum((x - mean)**2 for x in av))),
+           ta.verify(arg, "==", mean)]
     n, s = 4, 2
     for m in range(1, 7):
         shifts = [s if k % n == 0 else 0 for k in range(n * m)]
         _, best = it.optimal_shift_reductions(shifts)
-        out.append(ta.verify(best, "==", R(m * s**2, n)))
+        out.append(ta.verify(best, "==", it.cauchy_schwarz_shifts(m * s, m * n)[0]))
     m, ss, nn = sp.symbols("m s n", positive=True)
-    out.append(ta.verify(sp.limit(A / (2 * SIG**2) * m * ss**2 / nn, m, sp.oo), "==", sp.oo))
+    bound = A / (2 * SIG**2) * it.cauchy_schwarz_shifts(m * ss, m * nn)[0]
+    out.append(ta.verify(sp.limit(bound, m, sp.oo), "==", sp.oo))
     return out
 
 

@@ -197,6 +197,12 @@ def test_shifted_renyi_other_candidates_are_not_better():
             assert cand >= mp.mpf(closed.p) / closed.q * (1 + mp.mpf(10)**-6), (cand, closed)
 
 
+def test_shifted_renyi_equal_scales_written_differently():
+    s = sp.Symbol("s", positive=True)
+    P, Q = sr.iso_gaussian(0, sp.sqrt(2) * s), sr.iso_gaussian(3, sp.sqrt(2 * s**2))
+    assert sp.simplify(sr.shifted_renyi(P, Q, 2, 1) - R(1) * 4 / (2 * s**2)) == 0
+
+
 def test_shifted_renyi_point_masses_and_errors():
     P, Q = sr.iso_gaussian((0, 0), 0), sr.iso_gaussian((3, 4), 0)
     assert [sr.shifted_renyi(P, Q, 2, z) for z in (4, 5)] == [sp.oo, 0]
@@ -301,6 +307,18 @@ def test_optimal_shifts_eq_619():
         it.optimal_shift_reductions([])
     with pytest.raises(InvalidParameter, match="z0"):
         it.optimal_shift_reductions([1], sp.sqrt(2))
+
+
+def test_cauchy_schwarz_shifts_by_exact_sums():
+    rng = random.Random(5)
+    for _ in range(30):
+        T = rng.randint(1, 7)
+        a = [R(rng.randint(0, 9), rng.randint(1, 4)) for _ in range(T)]
+        bound, const = it.cauchy_schwarz_shifts(sum(a), T)
+        assert sum(x * x for x in a) >= bound
+        assert T * const**2 == bound and T * const == sum(a)
+    with pytest.raises(InvalidParameter, match="T"):
+        it.cauchy_schwarz_shifts(1, 0)
 
 
 def test_iteration_zcdp_with_a_starting_shift():

@@ -222,7 +222,8 @@ def shifted_renyi(P: Any, Q: Any, alpha: Any, z: Any) -> sp.Expr:
     and ``z >= 0`` may be symbols (so may the means and sigma of Gaussians)."""
     alpha = param("alpha", alpha, lower=1, owner="shifted_renyi")
     z = param("z", z, lower=0, owner="shifted_renyi")
-    if isinstance(P, IsoGaussian) and isinstance(Q, IsoGaussian) and P.sigma == Q.sigma:
+    if isinstance(P, IsoGaussian) and isinstance(Q, IsoGaussian) \
+            and sp.simplify(P.sigma - Q.sigma) == 0:
         d = w_infinity(P, Q)
         if P.sigma == 0:
             within = sp.simplify(d - z)

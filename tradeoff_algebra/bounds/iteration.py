@@ -46,7 +46,8 @@ from ..core.validate import count, items, param
 from ..notions import zCDP
 
 __all__ = ["iteration_zcdp", "noisy_sgd_iteration_zcdp", "shift_slack",
-           "optimal_shift_reductions", "cyclic_noisy_sgd_rho", "altschuler_talwar_rate"]
+           "optimal_shift_reductions", "cauchy_schwarz_shifts", "cyclic_noisy_sgd_rho",
+           "altschuler_talwar_rate"]
 
 
 def _sequence(name: str, value: Any, what: str) -> list:
@@ -177,6 +178,17 @@ def optimal_shift_reductions(s: Sequence, z0: Any = 0) -> tuple[list[sp.Rational
     a, ss = _optimal([_fraction(x) for x in s], _fraction(z0))
     return [sp.Rational(x.numerator, x.denominator) for x in a], \
         sp.Rational(ss.numerator, ss.denominator)
+
+
+def cauchy_schwarz_shifts(total: Any, T: Any) -> tuple[sp.Expr, sp.Expr]:
+    """The least sum_{t<=T} a_t^2 over real a with sum_t a_t = ``total`` (Cauchy-Schwarz:
+    sum a_t^2 >= (sum a_t)^2/T, as sum a_t^2 - (sum a_t)^2/T = sum (a_t - total/T)^2), and its
+    minimiser, the constant a_t = total/T: ``(total^2/T, total/T)`` (symbols allowed). A lower
+    bound on the sum of every admissible shift sequence of Thm. 6.3 (Dwork, Eq. (6.17)), whose
+    shift reductions add up to z_0 + sum_t s_t; attained when the constant is admissible."""
+    total = param("total", total, lower=0, owner="cauchy_schwarz_shifts")
+    T = param("T", T, lower=1, integer=True, owner="cauchy_schwarz_shifts")
+    return total**2 / T, total / T
 
 
 def cyclic_noisy_sgd_rho(L: Any, eta: Any, sigma: Any, n: Any, passes: Any, D: Any,
