@@ -864,6 +864,12 @@ stated(PAPER, "Lemma 6.2, Eq. (6.16)",
        "Gaussians under the maps lambda x + b, lambda x + b' (lambda in (0, 1], ||b - b'|| "
        "<= s; symbolic) and for point masses under the projection onto [-1, 1] (instance)",
        di.lemma62, instances=True)
+stated(PAPER, "Lemma 6.2, Eq. (6.16)",
+       "contraction reduction with non-Gaussian outputs: N(0, sigma^2) and N(d, sigma^2) under "
+       "Pi and Pi + s, Pi the projection onto [-1, 1]: the left side is at most the divergence "
+       "of an admissible candidate (a closed form in Phi enclosed in Arb), below the right side "
+       "at (z, d, sigma, alpha) = (1/2, 2, 1, 3), (1/4, 1, 1/2, 2), (1, 3, 2, 4)",
+       di.lemma62_projected, instances=True)
 stated(PAPER, "Sec. 6.3 text",
        "X_0 = X'_0 gives W_oo <= 1, equivalent to D^{(1)} = 0: W_oo = 0 and D^{(1)} = 0 at "
        "X_0 = X'_0 = delta_(1/3, 2); the equivalence at point masses 1 and 3/2 apart and for "

@@ -15,6 +15,7 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.analysis import contractions as con
 from tradeoff_algebra.analysis import shifted_renyi as sr
 from tradeoff_algebra.bounds import iteration as it
+from tradeoff_algebra.numeric.arb_expr import certify
 
 R = sp.Rational
 A = sp.Symbol("a", positive=True)  # a Renyi order (>= 1 where it matters)
@@ -229,6 +230,22 @@ def lemma62():
     return [ta.verify(sp.simplify(rhs - lhs), "==", form), ta.verify(form, ">=", 0),
             ta.verify(zero, "==", 0), ta.verify(pm[0], "<=", pm[1]),
             ta.verify(pm[0], "==", 0)]
+
+
+def lemma62_projected():
+    """Lemma 6.2 with non-Gaussian outputs: X = N(0, sigma^2), X' = N(d, sigma^2), Psi = Pi,
+    Psi' = Pi + s with Pi the projection onto [-1, 1] (atoms at +-1). Pi(X + z) + s lies
+    within W_oo distance z + s of Pi(X) (Pi is 1-Lipschitz, exact), so the left side is at
+    most D_alpha(Pi(N(z, sigma^2)) || Pi(N(d, sigma^2))), a closed form in Phi enclosed in
+    Arb, below the right side alpha (d - z)^2/(2 sigma^2) at (z, d, sigma, alpha) =
+    (1/2, 2, 1, 3), (1/4, 1, 1/2, 2), (1, 3, 2, 4)."""
+    x = sp.Symbol("x")
+    out = [ta.verify(con.pl_lipschitz(con.clamp(x, -1, 1), x), "==", 1)]
+    for zz, dd, sg, a in ((R(1, 2), 2, 1, 3), (R(1, 4), 1, R(1, 2), 2), (1, 3, 2, 4)):
+        cand = certify(sr.clamped_gaussian_renyi(zz, dd, sg, -1, 1, a), 20)  # Arb
+        out.append(ta.verify(cand, "<=", sr.shifted_renyi(sr.iso_gaussian(0, sg),
+                                                          sr.iso_gaussian(dd, sg), a, zz)))
+    return out
 
 
 def start_shift():

@@ -254,6 +254,23 @@ def test_noisy_renyi_mixtures_against_mpmath():
             assert lo - mp.mpf(10)**-22 <= ref <= hi + mp.mpf(10)**-22
 
 
+@pytest.mark.parametrize("mp_,mq,s,a,lo,hi", [(R(1, 2), 2, 1, 3, -1, 1),
+                                               (0, R(-1, 3), R(1, 2), R(5, 2), -2, R(1, 2))])
+def test_clamped_gaussian_renyi_against_quadrature(mp_, mq, s, a, lo, hi):
+    expr = sr.clamped_gaussian_renyi(mp_, mq, s, lo, hi, a)
+    with mp.workdps(30):
+        f = [mp.mpf(sp.S(v).p) / sp.S(v).q for v in (mp_, mq, s, a, lo, hi)]
+        m1, m2, sg, al, lo_, hi_ = f
+        left = mp.ncdf((lo_ - m1) / sg)**al * mp.ncdf((lo_ - m2) / sg)**(1 - al)
+        right = mp.ncdf((m1 - hi_) / sg)**al * mp.ncdf((m2 - hi_) / sg)**(1 - al)
+        inner = mp.quad(lambda x: mp.npdf(x, m1, sg)**al * mp.npdf(x, m2, sg)**(1 - al),
+                        [lo_, hi_])
+        ref = mp.log(left + inner + right) / (al - 1)
+        assert abs(ref - mp.mpf(sp.N(expr, 40))) < mp.mpf(10)**-25
+    with pytest.raises(InvalidParameter, match="alpha"):
+        sr.clamped_gaussian_renyi(0, 1, 1, -1, 1, 1)
+
+
 def test_noisy_renyi_errors():
     P = sr.point_mass(0)
     with pytest.raises(InvalidParameter, match="alpha"):

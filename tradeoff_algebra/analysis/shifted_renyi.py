@@ -34,6 +34,10 @@ attains it, and ||E X - E Y|| <= ess sup ||X - Y|| under every coupling) and +oo
 * point masses: 0 when ||x - y|| <= z, +oo otherwise (P' must be the point mass at y);
 * any pair with W_oo(P, Q) <= z: 0 (P' = Q is admissible), which covers finite laws.
 
+:func:`clamped_gaussian_renyi` is D_alpha between two Gaussians on R projected onto an interval
+(atoms at the ends, a Gaussian density inside): a closed form in Phi, the non-Gaussian outputs of
+Lemma 6.2 (contraction reduction, Eq. (6.16)) with the projection as the contraction.
+
 :func:`noisy_renyi` is D_alpha(P + N(0, sigma^2) || Q + N(0, sigma^2)) for finite laws on R by
 Arb quadrature (python-flint ``acb.integral`` on a bounded range, Gaussian tail bounds outside
 it), a certified Value: the non-Gaussian check of Lemma 6.1 (shift reduction, Eq. (6.15)).
@@ -58,7 +62,7 @@ from ..numeric.value import Value
 
 __all__ = ["FiniteLaw", "IsoGaussian", "point_mass", "finite_law", "iso_gaussian", "add_noise",
            "cni_identity", "w_infinity", "w_infinity_by_couplings", "shifted_renyi",
-           "noisy_renyi"]
+           "noisy_renyi", "clamped_gaussian_renyi"]
 
 
 @dataclass(frozen=True)
@@ -328,3 +332,27 @@ def noisy_renyi(P: Any, Q: Any, alpha: Any, sigma: Any, dps: int = 30) -> Value:
     if v is None:
         raise NoClosedForm("noisy_renyi: the Arb quadrature did not reach the digits asked for")
     return v
+
+
+def clamped_gaussian_renyi(m_p: Any, m_q: Any, sigma: Any, lo: Any, hi: Any,
+                           alpha: Any) -> sp.Expr:
+    """D_alpha(Pi(N(m_p, sigma^2)) || Pi(N(m_q, sigma^2))) for the projection Pi onto
+    [lo, hi] (Dwork, Prop. 6.1 (1)), alpha > 1, a closed form: the two atoms Phi((lo - m)/sigma)
+    and Phi((m - hi)/sigma) and, inside, phi_p^alpha phi_q^(1 - alpha) =
+    e^{alpha (alpha - 1)(m_p - m_q)^2/(2 sigma^2)} phi_c with c = alpha m_p + (1 - alpha) m_q,
+    whose integral over (lo, hi) is a difference of Phi (SymPy expression; symbols allowed)."""
+    from ..core.normal import Phi
+
+    own = "clamped_gaussian_renyi"
+    m_p, m_q = param("m_p", m_p, owner=own), param("m_q", m_q, owner=own)
+    sigma = param("sigma", sigma, lower=0, lower_open=True, owner=own)
+    lo, hi = param("lo", lo, owner=own), param("hi", hi, owner=own)
+    if (hi <= lo) is sp.true:
+        raise InvalidParameter("hi", hi, f"a number > lo = {lo}", own)
+    a = param("alpha", alpha, lower=1, lower_open=True, owner=own)
+    c = a * m_p + (1 - a) * m_q
+    inner = sp.exp(a * (a - 1) * (m_p - m_q)**2 / (2 * sigma**2)) * (
+        Phi((hi - c) / sigma) - Phi((lo - c) / sigma))
+    left = Phi((lo - m_p) / sigma)**a * Phi((lo - m_q) / sigma)**(1 - a)
+    right = Phi((m_p - hi) / sigma)**a * Phi((m_q - hi) / sigma)**(1 - a)
+    return sp.log(left + inner + right) / (a - 1)
