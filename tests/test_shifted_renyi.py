@@ -162,6 +162,10 @@ def test_finite_law_and_w_infinity_values():
     assert sr.w_infinity(P, sr.iso_gaussian(1, 0)) == 1
     with pytest.raises(InvalidParameter, match="Q"):
         sr.w_infinity(sr.iso_gaussian((0, 0), 1), sr.iso_gaussian(0, 1))
+    with pytest.raises(InvalidParameter, match="Q"):
+        sr.w_infinity(P, sr.iso_gaussian((0, 0), 1))
+    with pytest.raises(NoClosedForm):
+        sr.w_infinity(P, sr.iso_gaussian(0, sp.Symbol("s", nonnegative=True)))
     with pytest.raises(InvalidParameter, match="masses"):
         sr.finite_law([0, 1], [R(1, 2), R(1, 3)])
 

@@ -193,7 +193,13 @@ def w_infinity(P: Any, Q: Any) -> sp.Expr:
             raise NoClosedForm("w_infinity: cannot decide whether the two scales are equal "
                                f"({P.sigma} and {Q.sigma})")
         return sp.sqrt(sum((x - y)**2 for x, y in zip(P.mean, Q.mean, strict=True)))
-    return sp.oo  # a finite (bounded) law against a Gaussian with sigma > 0 (unbounded)
+    G = P if isinstance(P, IsoGaussian) else Q
+    if G.dim != 1:
+        raise InvalidParameter("Q" if G is Q else "P", G, "a law on R (a finite law is on R)",
+                               "w_infinity")
+    if G.sigma.is_positive:
+        return sp.oo  # a finite (bounded) law against a Gaussian with sigma > 0 (unbounded)
+    raise NoClosedForm(f"w_infinity: cannot decide whether sigma = {G.sigma} is positive")
 
 
 def w_infinity_by_couplings(P: FiniteLaw, Q: FiniteLaw) -> sp.Expr:
@@ -204,6 +210,9 @@ def w_infinity_by_couplings(P: FiniteLaw, Q: FiniteLaw) -> sp.Expr:
     for name, L in (("P", P), ("Q", Q)):
         if not isinstance(L, FiniteLaw):
             raise InvalidParameter(name, L, "a FiniteLaw", "w_infinity_by_couplings")
+    if not all(x.is_Rational for x in P.atoms + Q.atoms):
+        raise InvalidParameter("P", P, "finite laws with rational atoms",
+                               "w_infinity_by_couplings")
     if len(P.atoms) > 14:
         raise InvalidParameter("P", P, "a FiniteLaw with at most 14 atoms (2^k subsets)",
                                "w_infinity_by_couplings")
