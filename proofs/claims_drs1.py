@@ -161,10 +161,13 @@ stated(PAPER, "Fig. 1 caption (left)",
 not_stated(PAPER, "Fig. 1 caption (right)",
            "for NoisySGD on MNIST the f-DP guarantee is significantly better than the "
            "moments-accountant (eps, delta)-DP guarantee",
-           needs="the figure's noise multiplier and number of steps, which the text does not "
-                 "print (the moments accountant is now expressible: ta.RDP of the "
+           needs="the panel's noise multiplier sigma, batch size and number of steps: the "
+                 "caption refers to Sec. 5, whose Fig. 7 caption prints only n = 60000, "
+                 "m = 256, the learning rates and the clipping thresholds (neither enters the "
+                 "privacy bound), and no other passage of the paper gives sigma or the epochs "
+                 "of this panel (the moments accountant is expressible: ta.RDP of the "
                  "subsampled-Gaussian binomial sum; see 'Balle' and 'Authors' reply Sec. 2.1' "
-                 "at sigma = 1.1, 60 epochs)")
+                 "at sigma = 1.1, 60 epochs, a setting the paper does not attach to the figure)")
 
 # -- Section 2.1 --------------------------------------------------------------------------------
 stated(PAPER, "Eq. (1) / Def. 1",

@@ -166,3 +166,65 @@ def test_binomial_helpers_reject_odd_n():
         central_jump(7)
     with pytest.raises(ta.InvalidParameter, match="n"):
         binomial_cdf_at_zero(0)
+
+
+# -- proofs/wang_misc.py -------------------------------------------------------------------------
+def test_dpgd_gradient_against_the_hand_formula():
+    """g(theta, D) = sum_i (theta x_i - y_i) x_i = |D| (theta - a) when y_i = a x_i, x_i^2 = 1."""
+    from proofs.wang_misc import dpgd_gradient
+
+    th, a = sp.symbols("th a", real=True)
+    for xs in [(1,), (1, -1, 1), (-1, -1, 1, 1, -1)]:
+        assert sp.expand(dpgd_gradient(th, xs, a) - len(xs) * (th - a)) == 0
+    assert dpgd_gradient(R(1, 2), (1, -1), 3) == 2 * (R(1, 2) - 3)
+
+
+def test_type_ii_error_against_a_direct_count():
+    from proofs.wang_misc import TYPE2_P, TYPE2_PHI, TYPE2_Q, type_ii_error
+
+    # Q(phi = 0): the outcomes where the test does not reject H0
+    accept = sum(q for q, x in zip(TYPE2_Q, TYPE2_PHI, strict=True) if x == 0)
+    assert type_ii_error() == accept == R(1, 2)
+    assert sum(p for p, x in zip(TYPE2_P, TYPE2_PHI, strict=True) if x == 1) == R(1, 6)
+    assert type_ii_error([R(3, 4), R(1, 4)], [0, 1], [0, 1]) == 0
+
+
+def test_gaussian_variance_pair_closed_form_against_quadrature():
+    """T(N(0,1), N(0,2)) at the test |x| > w: alpha = 2 Phi(-w), beta = 2 Phi(w/sqrt 2) - 1,
+    against mpmath quadrature of the two densities."""
+    with mp.workdps(30):
+        w = mp.mpf(9) / 10
+        p = lambda x: mp.npdf(x, 0, 1)  # noqa: E731
+        q = lambda x: mp.npdf(x, 0, mp.sqrt(2))  # noqa: E731
+        alpha = 2 * mp.quad(p, [w, mp.inf])
+        beta = mp.quad(q, [-w, w])
+        assert abs(alpha - 2 * mp.ncdf(-w)) < mp.mpf(10) ** -20
+        assert abs(beta - (2 * mp.ncdf(w / mp.sqrt(2)) - 1)) < mp.mpf(10) ** -20
+
+
+def test_joint_point_at_zero_against_quadrature():
+    """The joint pair with I observed at a = 0, threshold 0: alpha = beta = E Phi(-|I|/2), by
+    mpmath quadrature, inside the Arb ball of bounds/initialisation_unclipped."""
+    from flint import arb
+
+    from tradeoff_algebra.bounds.initialisation_unclipped import joint_point
+
+    al, be = joint_point(0, 0)
+    with mp.workdps(30):
+        ref = 2 * mp.quad(lambda i: mp.npdf(i) * mp.ncdf(-i / 2), [0, mp.inf])
+    r = arb(mp.nstr(ref, 25))
+    assert al.overlaps(r) and be.overlaps(r)
+
+
+def test_misc_claim_helpers_hold():
+    from proofs.wang_misc import (
+        convex_instances,
+        eq1_reduction,
+        type_ii_corrected,
+        type_ii_printed,
+        unclipped_pair,
+    )
+
+    assert all(v.status is True for v in convex_instances() + eq1_reduction()
+               + unclipped_pair() + type_ii_corrected())
+    assert all(v.status is False for v in type_ii_printed())
