@@ -228,3 +228,39 @@ def test_misc_claim_helpers_hold():
     assert all(v.status is True for v in convex_instances() + eq1_reduction()
                + unclipped_pair() + type_ii_corrected())
     assert all(v.status is False for v in type_ii_printed())
+
+
+# -- the registry entries --------------------------------------------------------------------------
+def _entry(paper: str, locator: str, words: str):
+    import proofs
+    from proofs._claims import CLAIMS
+
+    proofs.load_all()
+    return next(c for c in CLAIMS if c.paper.startswith(paper) and c.locator == locator
+                and words in c.statement)
+
+
+def test_registry_kappa3_finiteness_is_proved_from_textbook_inequalities():
+    from proofs._claims import check_one
+
+    r = check_one(_entry("Dong", "Sec. 3.2 text (after Thm. 5)", "kappa_3(f_i) < inf"))
+    assert r.status == "proved" and not r.circular, r.evidence
+    assert {"f": "every trade-off function f"} in r.scope["boxes"]
+    cites = {b.cite for b in r.basis if b.cite}
+    assert cites == {"Billingsley, Lyapunov's inequality", "Billingsley, Minkowski's inequality"}
+
+
+@pytest.mark.parametrize("paper, locator, words, status", [
+    ("Dong", "Sec. 3.3 text", "U[0,1], N(mu,1)", "holds at the stated instances"),
+    ("Dong", "Sec. 3.3 text", "rate-optimal", "holds at the stated instances"),
+    ("Wang", "Sec. 3 text", "always convex", "holds at the stated instances"),
+    ("Wang", "Eq. (1); Sec. 5 text", "reduces to the joint pair", "holds at the stated instances"),
+    ("Wang", "Sec. 5 text", "dominating pair", "holds at the stated instances"),
+    ("Wang", "Sec. 2 text", "accept the alternative H1 wrongly", "fails as printed"),
+])
+def test_registry_entries(paper, locator, words, status):
+    from proofs._claims import check_one
+
+    r = check_one(_entry(paper, locator, words))
+    assert r.status == status, r.evidence
+    assert r.basis and not r.circular
