@@ -110,6 +110,7 @@ def moment_instances() -> list:
     out = []
     for f in (ta.G(1), ta.Laplace(1), ta.EpsDelta(1, 0), ta.EpsDelta(3, 0)):
         kl, k2, k3, k3b = ta.kl(f), ta.kappa2(f), ta.kappa3(f), ta.kappa3_bar(f)
-        out += [ta.verify(kl, "<=", sp.sqrt(k2)), ta.verify(sp.sqrt(k2), "<=", sp.cbrt(k3)),
-                ta.verify(k3b, "<=", 8 * k3)]
+        out += [ta.verify(kl, "<=", sp.sqrt(k2), dps=15),
+                ta.verify(sp.sqrt(k2), "<=", sp.cbrt(k3), dps=15),
+                ta.verify(k3b, "<=", 8 * k3, dps=15)]
     return out
