@@ -97,9 +97,8 @@ def unclipped_pair() -> list:
     below T(N(0, 1), N(0, 2)) at its threshold-0 point (certified: the point's Arb ball against
     the closed form at w = 9/10, where alpha(w) = 2 Phi(-w) is above the ball and
     beta(w) = 2 Phi(w/sqrt 2) - 1 exceeds the ball's beta by more than 1/10)."""
-    from flint import ctx
-
     from tradeoff_algebra.bounds.initialisation_unclipped import joint_point, output_laws
+    from tradeoff_algebra.numeric.context import arb_precision
 
     t = sp.Symbol("t", real=True)
     cf_y = sp.exp(sp.I * t * _A) * sp.exp(-t**2 / 2) * sp.exp(-t**2 / 2)  # a - I, then + Z
@@ -108,13 +107,9 @@ def unclipped_pair() -> list:
     out += [ta.verify(sp.re(cf_y), "==", sp.re(cf_n)), ta.verify(sp.im(cf_y), "==", sp.im(cf_n))]
     out += [ta.verify(x, "==", y) for x, y in zip(output_laws(0, 2), (0, sp.sqrt(2), 0, 1),
                                                    strict=True)]
-    old = ctx.prec
-    try:
-        ctx.prec = 128
+    with arb_precision(128):
         al, be = joint_point(0, 0)
-    finally:
-        ctx.prec = old
-    (_, al_hi), (_, be_hi) = _arb_ends(al), _arb_ends(be)
+        (_, al_hi), (_, be_hi) = _arb_ends(al), _arb_ends(be)
     w = R(9, 10)
     out += [ta.verify(2 * ta.Phi(-w), ">=", al_hi),
             ta.verify(2 * ta.Phi(w / sp.sqrt(2)) - 1, ">=", be_hi + R(1, 10))]
