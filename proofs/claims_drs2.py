@@ -600,9 +600,12 @@ not_stated(PAPER, "Thm. 10",
 not_stated(PAPER, "Fig. 7 caption",
            "MNIST, n = 60000, m = 256: privacy curves by Cor. 4 (red) and the moments "
            "accountant (blue)",
-           needs="the panels' noise multipliers and epochs, which the caption does not print "
-                 "(the moments accountant is expressible: ta.RDP of sg_renyi at integer orders, "
-                 "as in 'Balle' and 'Authors' reply Sec. 2.1')")
+           needs="the panels' noise multipliers sigma and numbers of epochs: the caption "
+                 "prints n = 60000, m = 256, learning rates 0.25, 0.15, 0.25 and clipping "
+                 "thresholds 1.5, 1.0, 1.5 (which do not enter C_{m/n}(G_{1/sigma})^{(x) T}), "
+                 "and neither Sec. 5 nor any other passage of the paper gives sigma or T for the "
+                 "three panels (the moments accountant is expressible: ta.RDP of sg_renyi at "
+                 "integer orders, as in 'Balle' and 'Authors' reply Sec. 2.1')")
 
 def _thm11():
     """sigma = 1, p sqrt(T) = 1/2: ta.approx gives Cor. 4's corrected G_mu (Thm. 11 with

@@ -15,11 +15,9 @@ closed form reproduces every printed [23] number with the unrounded eps0 = 4.444
 Registered elsewhere (``proofs/wang.py``): the shuffle pair of Sec. 4.1, the knots of
 Prop. 4.1, Thm. 4.2 and the f-DP row of Table 1 (the corrected Cor. 4.3).
 
-Entries with nothing to compute, not registered:
-
-* Sec. 2 text: the type II error 1 - E_Q[phi] is called "the probability that we accept the
-  alternative H1 wrongly"; it is the probability of wrongly accepting the null H0 (failing to
-  reject it under Q). The formula is right.
+The Sec. 2 wording of the type II error ("accept the alternative H1 wrongly", for "accept the
+null H0 wrongly") is registered as a misprint with a finite pair and test
+(``proofs/wang_misc.py``).
 
 Misprints: the display of mu_I^max in Sec. 5 should read min(|a - I|, c) (the printed signed
 clip(a - I, -c, c) puts the worst-case curve through the point (Phi(-a), Phi(a)) on Id;
@@ -54,6 +52,13 @@ from . import np_algebra as npa
 from ._claims import misprint, not_stated, stated
 from .independent import kl_by_definition
 from .wang import thm51_unclipped
+from .wang_misc import (
+    convex_instances,
+    eq1_reduction,
+    type_ii_corrected,
+    type_ii_printed,
+    unclipped_pair,
+)
 
 PAPER = "Wang et al."
 
@@ -308,6 +313,16 @@ def _sec3_joint():
     return out
 
 
+misprint(PAPER, "Sec. 2 text",
+         "the type II error beta_phi = 1 - E_Q[phi] is 'the probability that we accept the "
+         "alternative H1 wrongly': P = (1/2, 1/3, 1/6), Q reversed, phi rejecting H0 on the "
+         "third outcome (the Neyman-Pearson test at level 1/6)",
+         printed=type_ii_printed, corrected=type_ii_corrected,
+         correction="the probability that we accept the null H0 wrongly: beta_phi = Q(phi "
+                    "does not reject) = 1/2 = T(P, Q)(1/6), while accepting H1 wrongly (rejecting "
+                    "H0 under P) has probability E_P[phi] = alpha_phi = 1/6; the formula is "
+                    "right, the words are not")
+
 stated(PAPER, "Sec. 3 text",
        "the right-hand side of Lemma 3.1 is T((X|I,I), (Y|I,I)) at alpha(t,c): exact at every "
        "threshold of the two Lemma 3.1 instances", _sec3_joint)
@@ -337,10 +352,14 @@ stated(PAPER, "Prop. 3.2",
        "2/3) and (3/5, 2/5); randomized response and a relabelled three-point mirror pair)",
        _prop32)
 
-not_stated(PAPER, "Sec. 3 text",
-           "a trade-off function is always convex and thus differentiable almost everywhere",
-           needs="convexity and differentiability as claims (a property of every trade-off "
-                 "object, enforced by the library's validation)")
+stated(PAPER, "Sec. 3 text",
+       "a trade-off function is always convex (Dong, Roth & Su, Prop. 1) and thus "
+       "differentiable almost everywhere (a convex function on an interval has monotone "
+       "one-sided derivatives, Rockafellar, Convex Analysis, Thm. 24.1, so it is differentiable "
+       "off a countable set): Prop. 1's conditions, convexity among them, certified by "
+       "ta.is_tradeoff at the instances (1 - x)^2, (e^-x - e^-1)/(1 - e^-1), f_{log 2,0} and "
+       "f_{log 2,1/10} written as functions of x",
+       convex_instances, instances=True)
 
 
 def _kl_rr(e):
@@ -585,8 +604,10 @@ not_stated(PAPER, "Remark after Thm. 4.2",
            "distributions",
            needs="statements about the theorems of [23] and [4] (which mechanisms attain the "
                  "pair: shuffled binary randomized response does not, its trade-off lies "
-                 "strictly above ShuffleDP at (e^eps0, n) = (3, 3), (3, 6), (2, 8)); Prop. 4.1's "
-                 "equality is stated under 'Remark after Prop. 4.1'")
+                 "strictly above ShuffleDP at (e^eps0, n) = (3, 3), (3, 6), (2, 8)); the remark "
+                 "prints no number and names no distribution for 'optimal for specific "
+                 "distributions'; Prop. 4.1's equality is stated under 'Remark after "
+                 "Prop. 4.1'")
 
 _COR43 = [(3, 3, 2), (4, 4, 2)]  # (e^eps0, n, e^eps)
 
@@ -652,7 +673,9 @@ for _e, _txt, _pr, _half in [(S(7, 10), "0.1038", S(1038, 10**4), S(5, 10**5)),
 
 not_stated(PAPER, "Table 1",
            "delta of [23] at eps = 0.5, 0.6, 0.8",
-           needs="the printed entries, blank in the text of the paper ([23]'s closed form, "
+           needs="the printed entries: the [23] row of Table 1 is blank at eps = 0.5, 0.6, 0.8 "
+                 "and these values are printed nowhere else in the paper (Sec. 4.2 and the "
+                 "captions give only eps0 = 4.444, n = 10^4; [23]'s closed form, "
                  "bounds.shuffling.fmt_delta at eps0 = 4.44448, gives 0.9495, 0.3764, 0.01806 "
                  "there: benchmarks/RESULTS_wang_shuffling.md)")
 
@@ -721,10 +744,15 @@ stated(PAPER, "Table 2 caption",
                          over={delta: (S(1, 10**300), S(1, 10**7))}))
 
 # --- Section 5 ------------------------------------------------------------------------------
-not_stated(PAPER, "Eq. (1); Sec. 5 text",
-           "one-step DP-GD with theta_0 = I ~ N(0,1) reduces to the joint pair X|I ~ N(0,1), "
-           "Y|I ~ N(mu_I, 1) with I observed",
-           needs="continuous mixtures of Gaussian pairs (a joint pair with I ~ N(0,1))")
+stated(PAPER, "Eq. (1); Sec. 5 text",
+       "one-step DP-GD with theta_0 = I ~ N(0,1) reduces to the joint pair X|I ~ N(0,1), "
+       "Y|I ~ N(mu_I, 1) with I observed, mu_I = (g(I, D1) - g(I, D0))/sigma: theta(D)|I ~ "
+       "N(I - g(I, D), sigma^2), and the bijection (x, i) -> ((x - s_i(D0))/sigma, i), then "
+       "x -> -x, keeps T (Dong, Roth & Su, Lemma 1 both ways) and gives the printed pair. "
+       "Computed at the instance of Sec. 5 with three records (y_i = a x_i, x = (1, -1, 1), D1 "
+       "without the last; gradient by differentiating the squared loss): mu_I = (a - I)/sigma "
+       "and the standardised mean of theta(D1)|I is -mu_I, for every a, I, sigma",
+       eq1_reduction, instances=True)
 
 def _thm51():
     """Thm. 5.1 itself, T(theta(D0), theta(D1))(alpha(t)) >= E_I[...](t), for the unclipped
@@ -813,9 +841,14 @@ stated(PAPER, "Fig. 2; Sec. 5 text",
        "for a = 1 the Thm. 5.1 curve lies above G_c and the gap grows with c (at alpha = 3/10, "
        "c = 1/2, 1, 2)", _fig2)
 
-not_stated(PAPER, "Sec. 5 text",
-           "without clipping mu_I^max = a - I and the dominating pair is N(0,1), N(0,2)",
-           needs="continuous mixtures; the sense of 'dominating pair' is not specified")
+stated(PAPER, "Sec. 5 text",
+       "without clipping mu_I^max = a - I and the dominating pair is N(0,1), N(0,2): mu_I = "
+       "(a - I)/sigma (sigma = 1: a - I); with I unobserved the construction's laws are X ~ "
+       "N(0,1) and Y = a - I + Z ~ N(a, 2) (characteristic functions), N(0,1), N(0,2) at a = 0, "
+       "which is the output pair theta(D1), theta(D0) at n = 2, a = 0. Read as the pair with I "
+       "observed it would be wrong: at a = 0 the joint pair's point alpha = beta = 0.3524 "
+       "(Arb integration) lies more than 1/10 below T(N(0,1), N(0,2)) (closed form, certified)",
+       unclipped_pair, instances=True)
 
 _a = sp.Symbol("a", positive=True)
 
@@ -898,7 +931,10 @@ stated(PAPER, "Sec. 6 text",
 
 not_stated(PAPER, "Fig. 3 caption",
            "for w = 1/3 and eps = 0.5, delta from Lemma 6.3 is 1.5e-6 and from Lemma 3.1 0.0020",
-           needs="the pair (P0, Q0) behind Fig. 3, which the paper does not specify")
+           needs="the pair (P0, Q0) behind Fig. 3: Sec. 6 names the shuffle pair, and w = 1/3 "
+                 "fixes e^eps0 = 2 (w = 1/(1 + e^eps0)), but the number of users n is printed "
+                 "neither in the caption nor in Sec. 6, and Lemma 6.3's gamma, eta, eps0, eps1 "
+                 "behind the curve are not given")
 
 
 def _hs(P, Q, e):

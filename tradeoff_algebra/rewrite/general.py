@@ -21,11 +21,14 @@ on concrete operands the families' closed forms and the Berry-Esseen bounds are 
 :data:`FACTS` are the same statements (and the monotonicity of the operators in their operands)
 as rule objects for :mod:`tradeoff_algebra.verify.symbolic`, which proves orderings between
 expressions on symbols with them and records each one it uses in the basis.
+:data:`MOMENT_FACTS` are the inequalities between the functionals kl, kappa_2, kappa_3 and
+bar kappa_3 of every trade-off function (Lyapunov's and Minkowski's inequalities for the moments
+of log|f'(U)|, U uniform), which ``verify/symbolic.py`` chains for scalar claims.
 """
 
 from __future__ import annotations
 
-from ..core.citations import DRS, WANG, Citation
+from ..core.citations import DRS, WANG, Citation, Paper
 from ..core.rules import Rule, rule
 from ..core.symbol import EXTREMES, TradeOffSymbol, has_tradeoff_symbol
 from ..operators.maxgroup import Group, Max
@@ -33,7 +36,7 @@ from ..operators.subsample import Mix, Subsample
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull, Symmetrize
 
-__all__ = ["FACTS", "fact"]
+__all__ = ["FACTS", "fact", "MOMENT_FACTS", "BILLINGSLEY"]
 
 _GROUP = DRS.thm(3, note="1 - (1 - f)^{o k}")
 
@@ -182,3 +185,33 @@ MONOTONE_FACT = {Tensor: "monotone_tensor", TensorPower: "monotone_power",
                  Inverse: "monotone_inverse", Subsample: "monotone_subsample", Mix: "monotone_mix",
                  Group: "monotone_group", Max: "monotone_max", Symmetrize: "monotone_symmetrize",
                  SymmetricHull: "monotone_hull"}
+
+
+# -- moments of the log-likelihood ratio: kl, kappa_2, kappa_3, bar kappa_3 --------------------
+#: The textbook for the two inequalities between moments (not a seed paper).
+BILLINGSLEY = Paper("Billingsley", "Billingsley",
+                    "P. Billingsley. Probability and Measure, 3rd ed. Wiley, 1995.")
+
+_MOMENTS = ("with Y = log|f'(U)|, U uniform on [0, 1] (f' exists almost everywhere, f being "
+            "convex: Dong, Roth & Su, Prop. 1), the definitions of Dong, Roth & Su, Sec. 3.2 "
+            "read kl = -E Y, kappa_2 = E Y^2, kappa_3 = E|Y|^3, bar kappa_3 = E|Y - E Y|^3, "
+            "values in [0, oo]")
+
+#: Inequalities between the functionals of Dong, Roth & Su, Sec. 3.2, valid for every
+#: trade-off function f, as rule objects for the basis of a verdict (``relation`` "upper":
+#: the left side is at most the right). ``verify/symbolic.py`` chains them.
+MOMENT_FACTS: dict[str, Rule] = {r.name: r for r in (
+    _fact("lyapunov_kl", TradeOffSymbol,
+          Citation(BILLINGSLEY, "Lyapunov's inequality",
+                   note="|E Y| <= E|Y| <= (E Y^2)^{1/2}; " + _MOMENTS), "upper",
+          "|kl(f)| <= kappa_2(f)^{1/2}"),
+    _fact("lyapunov_kappa", TradeOffSymbol,
+          Citation(BILLINGSLEY, "Lyapunov's inequality",
+                   note="(E Y^2)^{1/2} <= (E|Y|^3)^{1/3}; " + _MOMENTS), "upper",
+          "kappa_2(f)^{1/2} <= kappa_3(f)^{1/3}"),
+    _fact("minkowski_bar", TradeOffSymbol,
+          Citation(BILLINGSLEY, "Minkowski's inequality",
+                   note="(E|Y - E Y|^3)^{1/3} <= (E|Y|^3)^{1/3} + |E Y| <= 2 (E|Y|^3)^{1/3}, "
+                        "the last step by Lyapunov's inequality; " + _MOMENTS), "upper",
+          "bar kappa_3(f)^{1/3} <= 2 kappa_3(f)^{1/3}"),
+)}

@@ -32,7 +32,8 @@ from typing import Any
 
 import sympy as sp
 
-from ..analysis.lazy import Functional
+from ..analysis.functionals import kappa2, kappa3, kappa3_bar, kl
+from ..analysis.lazy import FUNCTIONALS, Functional
 from ..core.errors import TradeOffError
 from ..core.node import TradeOff
 from ..core.rules import Rule
@@ -44,10 +45,20 @@ from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull, Symmetrize
 from ..rewrite import derive, simplify
 from ..rewrite.derive import Derivation, Step
-from ..rewrite.general import FACTS, MONOTONE_FACT, PARAM_FACT
+from ..rewrite.general import FACTS, MOMENT_FACTS, MONOTONE_FACT, PARAM_FACT
 from .monotone import prove_le, same_node
 
-__all__ = ["symbolic_claim", "contains_symbol", "substitutions", "prove_le_tradeoff"]
+__all__ = ["symbolic_claim", "contains_symbol", "substitutions", "prove_le_tradeoff",
+           "prove_moment_order"]
+
+# The functionals of Dong, Roth & Su, Sec. 3.2 as lazy scalars, so that a claim about kl(f) of
+# a trade-off symbol can be written ``Functional("kl", f)`` (``ta.kl(f)`` asks for a closed
+# form and has none for an arbitrary f).
+for _name, _func, _tex in (("kl", kl, r"\mathrm{kl}\left({f}\right)"),
+                           ("kappa2", kappa2, r"\kappa_2\left({f}\right)"),
+                           ("kappa3", kappa3, r"\kappa_3\left({f}\right)"),
+                           ("kappa3_bar", kappa3_bar, r"\bar{\kappa}_3\left({f}\right)")):
+    FUNCTIONALS.setdefault(_name, (_func, _tex))
 
 #: Depth of the ordering search (each level one fact).
 MAX_DEPTH = 10
@@ -301,7 +312,75 @@ def symbolic_claim(lhs: Any, rel: str, rhs: Any, box: dict, over: dict | None, d
         if rel != "==" and _scalar_order(lhs, rel, rhs):
             return (True, "rewrite", f"a maximum is at least each argument {every}",
                     None, ())
+        if rel != "==":
+            d = prove_moment_order(*((lhs, rhs) if rel == "<=" else (rhs, lhs)))
+            if d is not None:
+                names = ", ".join(dict.fromkeys(st.rule.name for st in d.steps)) or "none"
+                return (True, "moment inequalities",
+                        f"a chain of inequalities between the moments of log|f'(U)| ({names}) "
+                        f"{every}, raised to a power and scaled; values in [0, oo], so an "
+                        f"infinite right side holds trivially", None, (d,))
     return _refute(lhs, rel, rhs, over, dps, verify, every)
+
+
+# -- moments of the log-likelihood ratio ----------------------------------------------------------
+# A side c * F(f)^k is read as c * N^e with N one of the norms of Y = log|f'(U)| (U uniform):
+# "a" = |E Y| = |kl|, "m2" = kappa_2^{1/2}, "m3" = kappa_3^{1/3}, "b3" = bar kappa_3^{1/3}.
+_NORM = {"kappa2": ("m2", 2), "kappa3": ("m3", 3), "kappa3_bar": ("b3", 3)}
+# N_1 <= K N_2, by the fact named (Lyapunov, Minkowski).
+_EDGES = {"a": ("m2", 1, "lyapunov_kl"), "m2": ("m3", 1, "lyapunov_kappa"),
+          "b3": ("m3", 2, "minkowski_bar")}
+_NORM_EXPR = {"a": lambda f: sp.Abs(Functional("kl", f)),
+              "m2": lambda f: Functional("kappa2", f) ** sp.Rational(1, 2),
+              "m3": lambda f: Functional("kappa3", f) ** sp.Rational(1, 3),
+              "b3": lambda f: Functional("kappa3_bar", f) ** sp.Rational(1, 3)}
+
+
+def _moment_side(x: Any, small: bool) -> tuple | None:
+    """``(c, norm, e, f)`` with x <= c N^e (small side) or x = c N^e (large side), c > 0."""
+    c, rest = x.as_coeff_Mul() if isinstance(x, sp.Expr) else (None, None)
+    if c is None or not (c.is_number and c.is_positive):
+        return None
+    base, k = rest.as_base_exp()
+    if not (k.is_Rational and k.is_positive):
+        return None
+    if isinstance(base, sp.Abs) and isinstance(base.args[0], Functional) \
+            and base.args[0].name == "kl":
+        base, norm, order = base.args[0], "a", 1
+    elif isinstance(base, Functional) and base.name == "kl" and small \
+            and (k == 1 or (k.is_integer and k.is_even)):
+        norm, order = "a", 1  # kl <= |kl|, kl^(2j) = |kl|^(2j)
+    elif isinstance(base, Functional) and base.name in _NORM:
+        norm, order = _NORM[base.name]
+    else:
+        return None
+    if base.scalars or not isinstance(base.operand, TradeOffSymbol):
+        return None
+    return c, norm, order * k, base.operand
+
+
+def prove_moment_order(small: Any, big: Any) -> Derivation | None:
+    """A derivation of ``small <= big`` for every trade-off function from Lyapunov's and
+    Minkowski's inequalities between the moments of log|f'(U)| (:data:`MOMENT_FACTS`), or
+    None. Both sides are c F(f)^k with F one of kl, |kl|, kappa_2, kappa_3, bar kappa_3 of one
+    trade-off symbol f, c > 0 and the same power of the underlying norms: kl(f) <=
+    kappa_3(f)^{1/3}, kappa_2(f) <= kappa_3(f)^{2/3}, kappa3_bar(f) <= 8 kappa_3(f)."""
+    s, b = _moment_side(small, True), _moment_side(big, False)
+    if s is None or b is None or s[3] != b[3] or s[2] != b[2]:
+        return None
+    (cs, ns, e, f), (cb, nb, _, _) = s, b
+    steps, K, cur = [], sp.S.One, ns
+    while cur != nb:
+        if cur not in _EDGES:
+            return None
+        nxt, k, name = _EDGES[cur]
+        before, after = _NORM_EXPR[cur](f), k * _NORM_EXPR[nxt](f)
+        steps.append(Step(MOMENT_FACTS[name], before, after, before, after))
+        K, cur = K * k, nxt
+    if (cb - cs * K**e).is_nonnegative is not True:
+        return None
+    # the chain between the norms; the claim is its e-th power, scaled (c_s K^e <= c_b)
+    return Derivation(_NORM_EXPR[ns](f), K * _NORM_EXPR[nb](f), tuple(steps))
 
 
 def _scalar_order(lhs, rel, rhs) -> bool:
