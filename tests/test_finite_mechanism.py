@@ -244,3 +244,15 @@ def test_mixture_np_of_two_normals_is_g_mu():
         with arb_precision(128):
             assert ball.overlaps(arb_exact(lo).union(arb_exact(hi)))
         assert ball.rad() < 1e-20  # narrow: 80 bisections of the threshold
+
+
+def test_laws_outputs_and_alignment():
+    M = fm.FiniteMechanism((0, 1), 1, lambda S: {"a": R(1, 3), "b": R(2, 3), "c": 0}
+                           if S == (0,) else {"c": F(1)})
+    assert M((0,)) == {"a": F(1, 3), "b": F(2, 3)}  # SymPy rationals read exactly, 0 dropped
+    assert M.outputs() == ["a", "b", "c"]
+    P, Q = M.pair((0,), (1,))
+    assert (P, Q) == ([F(1, 3), F(2, 3), F(0)], [F(0), F(0), F(1)])
+    assert ta.verify(ta.Discrete(P, Q), "==", ta.Zero).status is True  # disjoint supports
+    with pytest.raises(InvalidParameter, match="y"):
+        fm.random_kernel("ab", "uv", 1)("z")
