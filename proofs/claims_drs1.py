@@ -551,9 +551,9 @@ stated(PAPER, "Fig. 4 caption",
 
 # -- Section 2.5 --------------------------------------------------------------------------------
 stated(PAPER, "Thm. 3 (first part)",
-       "if M is f-DP, it is [1 - (1 - f)^{o k}]-DP for groups of size k: at three seeded random "
+       "if M is f-DP, it is [1 - (1 - f)^{o k}]-DP for groups of size k: at two seeded random "
        "mechanisms with exact output laws (universe {0,1,2}, n = 2, k = 2; universe {0,1}, "
-       "n = 3, k = 2, 3 and k = 3), f the largest trade-off function M is f-DP for (the hull "
+       "n = 3, k = 2, 3), f the largest trade-off function M is f-DP for (the hull "
        "of every neighbouring pair's Neyman-Pearson knots), every pair joined by a chain of k "
        "neighbours has T(M(S_0), M(S_k)) >= 1 - (1 - f)^{o k} (T from the output laws)",
        mo.thm3_groups, instances=True)

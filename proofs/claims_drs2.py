@@ -581,7 +581,8 @@ stated(PAPER, "Sec. 5.1 text",
        "2C/m: ||clip(v)|| = ||v||/max{1, ||v||/C} is C when ||v|| > C and ||v|| <= C otherwise "
        "(SymPy, symbolic C and norm); replacing one record changes the average by "
        "(c_j - c_j')/m (symbolic, m = 3, R^2), at most 2C/m by the triangle inequality; exact "
-       "enumeration over five rational gradients in R^2 (C = 1, 1/2; m = 1, 2, 3): the "
+       "enumeration over rational gradients in R^2 (five: C = 1, m = 1, 2 and C = 1/2, m = 2; "
+       "three: C = 1, m = 3): the "
        "replace-one l2 sensitivity is exactly 2C/m, attained by antipodal gradients",
        mo.sec51_clip, instances=True)
 
