@@ -256,3 +256,31 @@ def test_laws_outputs_and_alignment():
     assert ta.verify(ta.Discrete(P, Q), "==", ta.Zero).status is True  # disjoint supports
     with pytest.raises(InvalidParameter, match="y"):
         fm.random_kernel("ab", "uv", 1)("z")
+
+
+def test_mixture_np_against_the_gaussian_mixture_family():
+    """Algorithm 1's output laws (n = 3, m = 1, S = (0, 0, 2), S' = (0, 0, -3), sigma = 1:
+    2/3 N(0, 1) + 1/3 N(+-1/2, 1)) by the Arb Neyman-Pearson enclosure of the proofs, against
+    the library's GaussianMixturePair (its own root isolation; an estimate at these points, so
+    evidence to 12 digits only)."""
+    from proofs.mechanism_objects import mixture_np, noisy_sgd_law
+
+    (P, s), (Q, _) = (noisy_sgd_law(D, 1, 0, R(1, 2), 1, 1) for D in ((0, 0, 2), (0, 0, -3)))
+    assert (P, Q, s) == ({F(0): F(2, 3), F(1, 2): F(1, 3)}, {F(0): F(2, 3), F(-1, 2): F(1, 3)},
+                         F(1))
+    g = ta.GaussianMixturePair([R(2, 3), R(1, 3)], [0, R(1, 2)], [0, R(-1, 2)])
+    for a in (R(1, 4), R(1, 2), R(3, 4)):
+        with arb_precision(128):
+            ball = mixture_np(P, Q, s, a)
+        est = ta.evaluate(g, a, 20)
+        assert abs(float(ball.mid()) - float(est)) < 1e-12
+
+
+def test_mixture_np_refuses_an_unordered_pair():
+    """The threshold test is optimal only for ordered mixing laws (B <= A <= D)."""
+    from proofs.mechanism_objects import mixture_np
+
+    P = {F(0): F(1, 2), F(2): F(1, 2)}
+    Q = {F(1): F(1)}
+    with arb_precision(64), pytest.raises(ValueError, match="not ordered"):
+        mixture_np(P, Q, F(1), R(1, 2))

@@ -4,7 +4,7 @@ about mechanisms quantify over.
 A :class:`FiniteMechanism` maps a dataset — a tuple of ``size`` records of a finite
 ``universe`` — to an exact finite distribution of outputs (a dict ``output -> Fraction``, the
 probabilities exact rationals summing to exactly 1). Two datasets are **neighbours** when they
-differ in exactly one position (replace-one adjacency, Dong, Roth & Su, Sec. 2.2). A mechanism
+differ in exactly one position (replace-one adjacency, Dong, Roth & Su, Sec. 2). A mechanism
 is f-DP when ``T(M(S), M(S')) >= f`` for every pair of neighbours (Dong, Roth & Su, Def. 3);
 :meth:`FiniteMechanism.pair` gives the two output laws aligned on one list of outputs, so that
 ``Discrete(*M.pair(S, S'))`` is that trade-off function as the library's exact finite pair
@@ -19,7 +19,7 @@ The operations, each computing the output law of the new mechanism from the defi
   positions fed to a mechanism on ``X^m`` (Dong, Roth & Su, Sec. 4.1), in a uniformly random
   order (a subset has none) or in the positions' order;
 * :func:`post_process` — a randomised map (a kernel ``y -> law of z``) applied to the output
-  (Dong, Roth & Su, Lemma 1 / Dwork, Sec. 2);
+  (Dong, Roth & Su, Lemma 1 and Prop. 4);
 * :func:`group_pairs` — the endpoints ``(S_0, S_k)`` of chains of k neighbours
   ``S_0, S_1, ..., S_k`` (Dong, Roth & Su, Thm. 3: groups of size k).
 
