@@ -28,6 +28,7 @@ from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
 from . import np_algebra as npa
+from . import mechanism_objects as mo
 from ._claims import Check, misprint, not_stated, stated
 from .drs import _NP_BASIS, _BruteNP, _eq3_inverse, _interp, _lower_hull, _np_points
 from .drs_misc import binomial_rate, moment_instances, sec33_uniform_limit
@@ -562,9 +563,13 @@ stated(PAPER, "Fig. 4 caption",
                           ta.EpsDelta(eps, _DELTA_G))])
 
 # -- Section 2.5 --------------------------------------------------------------------------------
-not_stated(PAPER, "Thm. 3 (first part)",
-           "if M is f-DP, it is [1 - (1 - f)^{o k}]-DP for groups of size k",
-           needs="mechanisms on chains of k neighbours (quantification over mechanisms)")
+stated(PAPER, "Thm. 3 (first part)",
+       "if M is f-DP, it is [1 - (1 - f)^{o k}]-DP for groups of size k: at two seeded random "
+       "mechanisms with exact output laws (universe {0,1,2}, n = 2, k = 2; universe {0,1}, "
+       "n = 3, k = 2, 3), f the largest trade-off function M is f-DP for (the hull "
+       "of every neighbouring pair's Neyman-Pearson knots), every pair joined by a chain of k "
+       "neighbours has T(M(S_0), M(S_k)) >= 1 - (1 - f)^{o k} (T from the output laws)",
+       mo.thm3_groups, instances=True)
 
 
 def _chain_links():
@@ -687,9 +692,13 @@ stated(PAPER, "Thm. 4",
        "changes nothing (f (x) Id = f), the order of the steps does not matter, and the bound "
        "is symmetric when the f_i are; the mechanisms themselves: the next entry",
        _thm4_algebra, instances=False)
-not_stated(PAPER, "Thm. 4 (the mechanisms)",
-           "the adaptive composition of f_i-DP mechanisms is f_1 (x) ... (x) f_n-DP",
-           needs="adaptive (conditional) mechanisms as objects")
+stated(PAPER, "Thm. 4 (the mechanisms)",
+       "the adaptive composition of f_i-DP mechanisms is f_1 (x) ... (x) f_n-DP: at seeded "
+       "random mechanisms with exact output laws, two steps on {0,1,2}^2 (the second step a "
+       "different mechanism for each first output, f_2 the guarantee of all of them) and three "
+       "steps on {0,1}^2, every neighbouring pair of the composed mechanism (its law from "
+       "Eq. (8)) has T >= f_1 (x) ... (x) f_n",
+       mo.thm4_adaptive, instances=True)
 
 
 def _tensor_np() -> Check:

@@ -26,6 +26,7 @@ from tradeoff_algebra.analysis import sensitivity as sens
 from . import dwork_iteration as di
 from . import mechanism_checks as mc
 from . import np_algebra as npa
+from . import mechanism_objects as mo
 from ._claims import misprint, not_stated, stated
 from .dwork_mechanisms import (
     _G5,
@@ -682,13 +683,22 @@ not_stated(PAPER, "Sec. 5.2 text",
 
 # --- Section 6 ----------------------------------------------------------------------------
 
-not_stated(PAPER, "Eq. (6.1)", "the full-batch gradient is the sum of per-example gradients",
-           needs="algorithms, outside the trade-off algebra")
-not_stated(PAPER, "Eq. (6.2)",
-           "noisy projected gradient descent is postprocessing of a Gaussian mechanism",
-           needs="algorithms, outside the trade-off algebra")
-not_stated(PAPER, "Eq. (6.4)", "sampling one element has selection probability q = 1/n",
-           needs="algorithms, outside the trade-off algebra")
+stated(PAPER, "Eq. (6.1)",
+       "the full-batch gradient is the sum of per-example gradients: grad_w sum_i l(w, x_i) = "
+       "sum_i grad_w l(w, x_i) for a symbolic loss l, at n = 5 records, w in R^2",
+       mo.eq61_gradient, instances=True)
+stated(PAPER, "Eq. (6.2)",
+       "noisy projected gradient descent is postprocessing of a Gaussian mechanism: in one "
+       "dimension the projection onto K = [lo, hi] of N(a, sigma^2) against N(b, sigma^2) has "
+       "trade-off G_{|a-b|/sigma} where the threshold lies in K and the chords to the atoms at "
+       "the ends of K elsewhere, >= G_{|a-b|/sigma}: at (a, b, sigma, K) = (0, 1, 1, [-1, 2]) "
+       "and (1/2, -1, 2, [-1/2, 1/2]), one level in each of the three pieces (certified)",
+       mo.eq62_projection, instances=True)
+stated(PAPER, "Eq. (6.4)",
+       "sampling one element has selection probability q = 1/n: the finite-mechanism "
+       "Sample_m puts the record at each position in the sample with probability m/n exactly "
+       "(m = 1: q = 1/n; m = 2), n = 2, ..., 8",
+       mo.eq64_selection, instances=True)
 
 stated(PAPER, "Eq. (6.5)",
        "n grad l(omega, z) with z uniform on the n elements has the expectation of the full "
@@ -720,9 +730,14 @@ stated(PAPER, "Sec. 6.2 text",
        "<= 1/2 the debiased count's variance is at most (3/2) kappa ln(1/delta)/eps^2 (exact "
        "sums at n = 6; symbolic kappa, eps, delta, n); one bit per user is not a number to "
        "check", _shuffled_rr_error, instances=True)
-not_stated(PAPER, "Eq. (6.7)",
-           "in sequential noisy SGD everything after the first step is postprocessing for x_1",
-           needs="algorithms, outside the trade-off algebra")
+stated(PAPER, "Eq. (6.7)",
+       "in sequential noisy SGD everything after the first step is postprocessing for x_1: a "
+       "finite sequential noisy SGD (states -2..2 projected, records in {-1, 0, 1}, n = T = 3, "
+       "noise in {-1, 0, 1} with law (1/4, 1/2, 1/4)) run as an adaptive chain of finite "
+       "mechanisms: the final state's law equals the first step post-processed by a kernel "
+       "built from x_2, x_3 only, exactly for every data set, and for data sets differing in "
+       "x_1, T(w_3(S), w_3(S')) >= T(w_1(S), w_1(S'))",
+       mo.eq67_sequential, instances=True)
 
 misprint(PAPER, "Sec. 6.3 text",
          "adding N(0, (sigma/2)^2 I_d) twice is equivalent to a draw from N(0, sigma^2 I_d)",
