@@ -27,8 +27,8 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
-from . import np_algebra as npa
 from . import mechanism_objects as mo
+from . import np_algebra as npa
 from ._claims import Check, misprint, not_stated, stated
 from .drs import _NP_BASIS, _BruteNP, _eq3_inverse, _interp, _lower_hull, _np_points
 from .drs_misc import binomial_rate, moment_instances, sec33_uniform_limit

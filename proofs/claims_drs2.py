@@ -34,8 +34,8 @@ import sympy as sp
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
 
-from . import np_algebra as npa
 from . import mechanism_objects as mo
+from . import np_algebra as npa
 from ._claims import Check, misprint, not_stated, stated
 from .drs import _NP_BASIS, _BruteNP, _eq3_inverse, _interp, _lower_hull, _np_points
 from .independent import chi2_plus_quadrature, lemma4_printed

@@ -25,8 +25,8 @@ from tradeoff_algebra.analysis import sensitivity as sens
 
 from . import dwork_iteration as di
 from . import mechanism_checks as mc
-from . import np_algebra as npa
 from . import mechanism_objects as mo
+from . import np_algebra as npa
 from ._claims import misprint, not_stated, stated
 from .dwork_mechanisms import (
     _G5,
