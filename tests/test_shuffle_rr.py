@@ -1,0 +1,163 @@
+"""Shuffled binary randomized response (``analysis.shuffle_rr``): the exact pair of counts and
+its privacy profile in Arb, against independent references: exact rational hockey-stick sums
+over the convolved laws, direct Arb sums of the binomial masses, the Feldman-McMillan-Talwar
+bound (``ShuffleDP``, valid for every pair of neighbouring datasets) and the audit's printed
+eps(1e-6) at n = 10^4."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+from flint import arb, fmpq
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.analysis.shuffle_rr import (
+    rr_flip,
+    shuffled_rr_delta,
+    shuffled_rr_epsilon,
+    shuffled_rr_pair,
+)
+from tradeoff_algebra.core.errors import InvalidParameter
+from tradeoff_algebra.numeric.context import arb_precision, mp
+
+R = sp.Rational
+
+
+def _hockey(P, Q, E):
+    """sum (Q - E P)_+ and sum (P - E Q)_+ exactly (E a Fraction)."""
+    return (sum(max(b - E * a, 0) for a, b in zip(P, Q, strict=True)),
+            sum(max(a - E * b, 0) for a, b in zip(P, Q, strict=True)))
+
+
+def _contains(ball, x: Fraction) -> bool:
+    with arb_precision(200):
+        return ball.contains(arb(fmpq(x.numerator, x.denominator)))
+
+
+def test_pair_is_two_laws_and_n1_is_randomized_response():
+    for n, q in ((1, R(1, 4)), (5, R(1, 3)), (12, R(1, 10))):
+        for ones in (0, n - 1):
+            P, Q = shuffled_rr_pair(n, q, ones)
+            assert sum(P) == 1 and sum(Q) == 1 and len(P) == n + 1
+    P, Q = shuffled_rr_pair(1, R(1, 4))
+    assert P == [Fraction(1, 4), Fraction(3, 4)] and Q == [Fraction(3, 4), Fraction(1, 4)]
+    # ones = n - 1 mirrors ones = 0: the count c becomes n - c and P, Q swap
+    P0, Q0 = shuffled_rr_pair(6, R(1, 5), 0)
+    P5, Q5 = shuffled_rr_pair(6, R(1, 5), 5)
+    assert P5 == Q0[::-1] and Q5 == P0[::-1]
+
+
+@pytest.mark.parametrize("n, q, E", [(1, R(1, 4), R(3, 2)), (2, R(1, 3), R(1)),
+                                     (10, R(1, 4), R(4, 3)), (30, R(1, 5), R(11, 10)),
+                                     (60, R(2, 5), R(1)), (25, R(1, 20), R(7, 2))])
+def test_delta_against_exact_sums(n, q, E):
+    """Both directions of the hockey-stick divergence at e^eps = E rational, exactly."""
+    P, Q = shuffled_rr_pair(n, q)
+    dq, dp = _hockey(P, Q, Fraction(E.p, E.q))
+    eps = sp.log(E)
+    assert _contains(shuffled_rr_delta(n, q, eps, direction="Q||P"), dq)
+    assert _contains(shuffled_rr_delta(n, q, eps, direction="P||Q"), dp)
+    assert _contains(shuffled_rr_delta(n, q, eps), max(dq, dp))
+
+
+def test_delta_where_a_summand_vanishes():
+    """e^eps equal to a likelihood ratio Q(c)/P(c) of the pair: that summand is exactly 0, its
+    sign undecidable, and the maximum over the neighbouring counts still holds the value."""
+    n, q = 9, R(1, 4)
+    P, Q = shuffled_rr_pair(n, q)
+    for c in (1, 2):  # Q(c)/P(c) = 27/17, 27/25
+        E = Q[c] / P[c]
+        dq, dp = _hockey(P, Q, E)
+        ball = shuffled_rr_delta(n, q, sp.log(R(E.numerator, E.denominator)), direction="Q||P")
+        assert _contains(ball, dq)
+        E = P[n - c] / Q[n - c]
+        dq, dp = _hockey(P, Q, E)
+        ball = shuffled_rr_delta(n, q, sp.log(R(E.numerator, E.denominator)), direction="P||Q")
+        assert _contains(ball, dp)
+
+
+def test_delta_against_direct_arb_sums_at_n_1000():
+    """The incomplete-beta route against the summands (Q(c) - e^eps P(c))_+ from arb.bin_uiui
+    and powers of q (another route, O(n) Arb operations)."""
+    n, q, eps = 1000, 1 / (1 + sp.E), R(1, 10)
+    with arb_precision(200):
+        qa = 1 / (1 + arb(1).exp())
+        E = (arb(1) / 10).exp()
+        b = [arb.bin_uiui(n - 1, c) * qa**c * (1 - qa)**(n - 1 - c) for c in range(n)]
+        tot_q, tot_p = arb(0), arb(0)
+        for c in range(n + 1):
+            bm = b[c - 1] if c else arb(0)
+            bc = b[c] if c < n else arb(0)
+            Pc, Qc = (1 - qa) * bm + qa * bc, qa * bm + (1 - qa) * bc
+            if Qc - E * Pc > 0:
+                tot_q += Qc - E * Pc
+            elif Pc - E * Qc > 0:
+                tot_p += Pc - E * Qc
+        got_q = shuffled_rr_delta(n, q, eps, prec=200, direction="Q||P")
+        got_p = shuffled_rr_delta(n, q, eps, prec=200, direction="P||Q")
+        assert got_q.overlaps(tot_q) and got_p.overlaps(tot_p)
+        assert got_q.rad() < 1e-40 * got_q and got_p.rad() < 1e-40 * got_p
+
+
+def test_one_pair_below_the_shuffle_theorem():
+    """Feldman-McMillan-Talwar's bound (ShuffleDP) holds for every pair of neighbouring
+    datasets, so it lies above this pair's delta."""
+    for n, eps in ((100, R(1, 5)), (10**4, R(1, 30))):
+        mine = shuffled_rr_delta(n, rr_flip(1), eps)
+        fmt = ta.delta(ta.ShuffleDP(1, n), eps)
+        with arb_precision(128):
+            assert mine.upper() < arb(str(fmt.lo))
+
+
+def test_not_the_worst_pair_for_every_eps():
+    """The module docstring's caveat, exactly: at n = 10, q = 1/20, eps = 0 (total variation)
+    a dataset with 4 other ones is further apart than the one with none."""
+    n, q = 10, R(1, 20)
+    tv = [max(_hockey(*shuffled_rr_pair(n, q, m), Fraction(1))) for m in range(n)]
+    assert max(tv) > tv[0] and tv.index(max(tv)) not in (0, n - 1)
+
+
+def test_epsilon_bracket_and_the_audit_value():
+    """eps(1e-6) at n = 10^4, eps0 = 1: the bracket agrees with the audit's 0.0356588152981357357
+    (an independent computation, rounded to 18 significant digits: within half a unit of its
+    last digit), and delta at its ends is re-proved at 256 bits."""
+    lo, hi = shuffled_rr_epsilon(10**4, rr_flip(1), R(1, 10**6), dps=18)
+    half_ulp = R(5, 10**21)
+    assert lo - half_ulp <= R("0.0356588152981357357") <= hi + half_ulp
+    assert (hi - lo) / hi < R(1, 10**17)
+    with arb_precision(256):
+        d = arb(fmpq(1, 10**6))
+        assert shuffled_rr_delta(10**4, rr_flip(1), lo, prec=256) > d
+        assert shuffled_rr_delta(10**4, rr_flip(1), hi, prec=256) <= d
+
+
+def test_epsilon_against_exact_pair_small_n():
+    n, q, d = 40, R(1, 6), R(1, 100)
+    lo, hi = shuffled_rr_epsilon(n, q, d, dps=12)
+    P, Q = shuffled_rr_pair(n, q)
+    with mp.workdps(60):
+        def dl(e):
+            E = mp.exp(mp.mpf(e.p) / e.q)
+            return max(sum(max(mp.mpf(b.numerator) / b.denominator
+                               - E * mp.mpf(a.numerator) / a.denominator, 0)
+                           for a, b in zip(x, y, strict=True)) for x, y in ((P, Q), (Q, P)))
+        assert dl(lo) > mp.mpf(1) / 100 >= dl(hi)
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(InvalidParameter, match="n"):
+        shuffled_rr_delta(0, R(1, 4), 1)
+    with pytest.raises(InvalidParameter, match="q"):
+        shuffled_rr_delta(5, R(1, 2), 1)
+    with pytest.raises(InvalidParameter, match="eps"):
+        shuffled_rr_delta(5, R(1, 4), -1)
+    with pytest.raises(InvalidParameter, match="direction"):
+        shuffled_rr_delta(5, R(1, 4), 1, direction="both")
+    with pytest.raises(InvalidParameter, match="delta"):
+        shuffled_rr_epsilon(5, R(1, 4), 2)
+    with pytest.raises(InvalidParameter, match="ones"):
+        shuffled_rr_pair(5, R(1, 4), 5)
+    with pytest.raises(InvalidParameter, match="eps0"):
+        rr_flip(-1)
