@@ -232,17 +232,20 @@ def _rat(x) -> sp.Rational:
 
 def _float_delta(n: int, qf: float, eps: float) -> float:
     """delta(eps) in float64 from scipy's binomial distribution functions: the search only."""
-    from scipy.stats import binom
+    from scipy.special import bdtr, bdtrc  # scipy.special: a fraction of scipy.stats' import
+
+    def cdf(c: int) -> float:
+        return 0.0 if c < 0 else (1.0 if c >= N else float(bdtr(c, N, qf)))
+
+    def sf(c: int) -> float:  # P[N >= c]
+        return 1.0 if c <= 0 else (0.0 if c > N else float(bdtrc(c - 1, N, qf)))
 
     ef = math.exp(eps)
     N = n - 1
-    t = _threshold(n, qf, ef)
-    dq = max(((qf - ef * (1 - qf)) * binom.cdf(c - 1, N, qf)
-              + ((1 - qf) - ef * qf) * binom.cdf(c, N, qf)) for c in range(max(t - 1, 0),
-                                                                         min(t + 2, n + 1)))
-    tp = _threshold_p(n, qf, ef)
-    dp = max(((1 - qf) - ef * qf) * binom.sf(c - 2, N, qf)
-             + (qf - ef * (1 - qf)) * binom.sf(c - 1, N, qf)
+    t, tp = _threshold(n, qf, ef), _threshold_p(n, qf, ef)
+    dq = max(((qf - ef * (1 - qf)) * cdf(c - 1) + ((1 - qf) - ef * qf) * cdf(c))
+             for c in range(max(t - 1, 0), min(t + 2, n + 1)))
+    dp = max(((1 - qf) - ef * qf) * sf(c - 1) + (qf - ef * (1 - qf)) * sf(c)
              for c in range(max(tp - 1, 0), min(tp + 2, n + 1)))
     return max(dq, dp, 0.0)
 
