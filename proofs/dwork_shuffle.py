@@ -96,3 +96,40 @@ def shuffle_kappa():
         out.append(ta.verify(arb_value(shuffled_rr_delta(n, p3 / 2, e)), ">=",
                              R(3, 2) * DELTA6))
     return out
+
+
+# -- Eq. (4.3): the noise term ------------------------------------------------------------------
+_D2, _C, _EPS = sp.symbols("Delta c eps", positive=True)
+
+
+def _shift_pair(xs, s):
+    """N(0, s^2 I_d) against N(x, s^2 I_d), as the product of its d coordinate pairs."""
+    out = ta.NormalPair(0, s, xs[0], s)
+    for x_ in xs[1:]:
+        out = out @ ta.NormalPair(0, s, x_, s)
+    return out
+
+
+#: shifts of L2 norm Delta in d = 2 and d = 3 coordinates
+_SHIFTS = ((R(3, 5), R(4, 5)), (R(1, 3), R(2, 3), R(2, 3)))
+
+
+def eq43_printed():
+    """(N(0, s^2 I_d))^d, s = c Delta/eps, as printed: d draws of d coordinates each, d^2
+    numbers where f(x) has d (d = 2, 3); added to f(x) the only way d vectors can be (their
+    sum, N(0, d s^2 I_d)), its trade-off function is not G_{eps/c}, the privacy of one draw
+    (d = 2, 3 at (c, eps) = (1, 1) and (2, 1/2), with Delta = 1)."""
+    out = [ta.verify(d**2, "==", d) for d in (2, 3)]
+    for xs in _SHIFTS:
+        for c, e in ((1, 1), (2, R(1, 2))):
+            s_sum = R(c) / e * sp.sqrt(len(xs))  # Delta = 1
+            out.append(ta.verify(_shift_pair(xs, s_sum), "==", ta.G(e / c)))
+    return out
+
+
+def eq43_corrected():
+    """f(x) + N(0, s^2 I_d), s = c Delta/eps, one draw: for f(x) - f(y) of L2 norm Delta (d = 2,
+    3; symbolic Delta, c, eps) the trade-off function is G_{eps/c}, the mechanism of
+    Thm. 4.3's text (an independent N(0, s^2) per coordinate)."""
+    return [ta.verify(_shift_pair([x * _D2 for x in xs], _C * _D2 / _EPS), "==",
+                      ta.G(_EPS / _C)) for xs in _SHIFTS]
