@@ -133,3 +133,119 @@ def eq43_corrected():
     Thm. 4.3's text (an independent N(0, s^2) per coordinate)."""
     return [ta.verify(_shift_pair([x * _D2 for x in xs], _C * _D2 / _EPS), "==",
                       ta.G(_EPS / _C)) for xs in _SHIFTS]
+
+
+# -- Remark 4.5: group privacy of tCDP at the sinh-normal mechanism -----------------------------
+def _arb(x):
+    from flint import arb, fmpq
+
+    x = sp.Rational(x)
+    return arb(fmpq(int(x.p), int(x.q)))
+
+
+def sinh_normal_renyi(a, t, A, s, prec: int = 64):
+    """An Arb ball containing D_a(Z || Z + t) for the sinh-normal Z = A arcsinh((s/A) N(0, 1))
+    of Dwork, Eq. (4.7) (rational a > 1, t > 0, A, s): the same as D_a(Z + t || Z) (Z is
+    symmetric).
+
+    In the Gaussian variable v = (A/s) sinh(z/A) the integrand ``p(z)^a p(z - t)^{1-a} dz`` is
+    ``phi(v)^a phi(w)^{1-a} (cosh((z - t)/A)/cosh(z/A))^{1-a} dv`` with ``w = (A/s) sinh((z -
+    t)/A) = v cosh(t/A) - (A/s) sqrt(1 + (s v/A)^2) sinh(t/A)``, integrated by Arb on [-V, V].
+    Beyond: for |z| >= T, ``|w| <= r |v|`` with ``r = cosh(t/A) + coth(T/A) sinh(t/A)`` (sinh(x
+    - d)/sinh(x) lies between cosh d - coth(x) sinh d and cosh d + coth(x) sinh d), and the
+    cosh ratio to the power 1 - a is at most ``(1 + s|v|/A)^{a-1} <= e^{b|v|}``, ``b = (a - 1)
+    s/A``; so the rest is at most ``2 e^{b^2/(2c)} c^{-1/2} Phi(-sqrt(c) (V - b/c))`` with
+    ``c = a - (a - 1) r^2 > 0``, which needs a below about 1/(1 - e^{-2t/A}) (beyond it D_a is
+    infinite)."""
+    import math
+
+    from flint import acb, arb, ctx
+
+    saved = ctx.prec
+    ctx.prec = prec + 20
+    try:
+        a_, A_, s_, t_ = _arb(a), _arb(A), _arb(s), _arb(t)
+        af, Af, sf, tf = float(a), float(A), float(s), float(t)
+        if af - (af - 1) * math.exp(2 * tf / Af) <= 0:  # c at T = oo: no cut works
+            raise ValueError(f"D_a(Z || Z + {t}) at a = {a}: no tail bound (a too large)")
+        T = max(tf, Af)
+        for _ in range(200):  # the cut, chosen in floats and proved below
+            rT = math.cosh(tf / Af) + math.sinh(tf / Af) / math.tanh(T / Af)
+            c = af - (af - 1) * rT**2
+            if c > 0:
+                V, b = Af / sf * math.sinh(T / Af), (af - 1) * sf / Af
+                if V > b / c and c * (V - b / c)**2 / 2 > (prec + 10) * math.log(2) + b * b / c:
+                    break
+            T *= 1.25
+        # the cut in v (a float, exact), and T = A arcsinh(s V/A) as a ball
+        Vf = Af / sf * math.sinh(T / Af)
+        Ta = A_ * (s_ * arb(Vf) / A_).asinh()
+        if not Ta > t_:
+            raise ValueError("sinh_normal_renyi: the cut is too small")
+        r = (t_ / A_).cosh() + (t_ / A_).sinh() / (Ta / A_).tanh()
+        c = a_ - (a_ - 1) * r * r
+        b = (a_ - 1) * s_ / A_
+        if not (c > 0 and arb(Vf) > b / c):
+            raise ValueError(f"D_a(Z || Z + {t}) at a = {a}: no tail bound (a too large)")
+        y = c.sqrt() * (arb(Vf) - b / c)
+        tail = 2 * (b * b / (2 * c)).exp() / c.sqrt() * (y / arb(2).sqrt()).erfc() / 2
+        ac, rc, Ar = acb(a_), acb(s_ / A_), acb(A_ / s_)
+        ch, sh = acb((t_ / A_).cosh()), acb((t_ / A_).sinh())
+
+        def f(v, analytic):
+            q = (1 + (rc * v) ** 2).sqrt(analytic=analytic)  # cosh(z/A)
+            w = v * ch - Ar * q * sh                         # (A/s) sinh((z - t)/A)
+            lr = ((q * ch - rc * v * sh) / q).log(analytic=analytic)  # log cosh ratio
+            return (-(ac * v * v + (1 - ac) * w * w) / 2 + (1 - ac) * lr).exp()
+
+        core = acb.integral(f, -Vf, Vf).real / (2 * arb.pi()).sqrt()
+        return (core + arb(0).union(tail)).log() / (a_ - 1)
+    finally:
+        ctx.prec = saved
+
+
+#: the sinh-normal instance: A = 8, s = 2 on integer-valued queries of sensitivity 1 (counts)
+SN_A, SN_S, SN_RHO, SN_OMEGA = 8, 2, R(1, 4), 4
+#: the orders a_0 = 1 < a_1 < ... < a_m = omega/k of the cover of (1, omega/k], per group size
+_SN_GRID = {1: (1, R(5, 4), R(3, 2), 2, R(5, 2), 3, R(7, 2), 4),
+            2: (1, R(3, 2), 2),
+            3: (1, R(4, 3))}
+
+
+def sinh_normal_tcdp(k: int):
+    """The shift-k pair of the sinh-normal instance is (k^2 rho, omega/k)-tCDP: D_a <= k^2 rho a
+    for every a in (1, omega/k], both orders (Z is symmetric). D_a is non-decreasing in a, so on
+    a cell [a_j, a_{j+1}] of the grid D_a <= D_{a_{j+1}}, and D_{a_{j+1}} <= k^2 rho a_j proves
+    the cell (on the first cell, a_0 = 1)."""
+    g = _SN_GRID[k]
+    return [ta.verify(arb_value(sinh_normal_renyi(hi, k, SN_A, SN_S)), "<=",
+                      k**2 * SN_RHO * lo) for lo, hi in zip(g, g[1:], strict=False)]
+
+
+_K, _SIG, _ORD = sp.symbols("k sigma a", positive=True)
+
+
+def tcdp_group():
+    """Remark 4.5 for tCDP at instances: the Gaussian mechanism (omega = oo; a group of k moves
+    the query by k: D_a = k^2 a/(2 sigma^2), symbolic), and the sinh-normal instance, (1/4,
+    4)-tCDP, whose groups of k = 2, 3 are (k^2/4, 4/k)-tCDP (a group of size k moves a count
+    by at most k; the smaller moves are the smaller groups')."""
+    out = [ta.verify(ta.renyi(ta.gaussian_mechanism(_K, _SIG), _ORD), "==",
+                     _K**2 * (_ORD / (2 * _SIG**2)))]
+    for k in (1, 2, 3):
+        out += sinh_normal_tcdp(k)
+    return out
+
+
+def sinh_normal_histogram():
+    """Sec. 4.3 for tCDP at instances: the sinh-normal instance is (1/4, 4)-tCDP (as above) and
+    the expected largest error over k cells, E max_i |Z_i| (certified quadrature,
+    ``analysis.noise``), lies between (3/4) and (6/5) omega log log k at k = 10, ..., 10^6."""
+    from tradeoff_algebra.analysis.noise import sinh_normal_max_abs_mean
+
+    out = sinh_normal_tcdp(1)
+    for e in range(1, 7):
+        m = arb_value(sinh_normal_max_abs_mean(10**e, SN_A, SN_S))
+        scale = SN_OMEGA * L(L(10**e))
+        out += [ta.verify(m, ">=", R(3, 4) * scale), ta.verify(m, "<=", R(6, 5) * scale)]
+    return out

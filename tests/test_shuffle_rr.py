@@ -161,3 +161,69 @@ def test_bad_input_names_the_parameter():
         shuffled_rr_pair(5, R(1, 4), 5)
     with pytest.raises(InvalidParameter, match="eps0"):
         rr_flip(-1)
+
+
+# -- the sinh-normal noise of the companion claims (Dwork, Eq. (4.7); proofs.dwork_shuffle) ----
+def _sn_density(A, s):
+    """The density from analysis.noise's closed form, as an mpmath function."""
+    from tradeoff_algebra.analysis.noise import sinh_normal_density
+
+    z = sp.Symbol("z", real=True)
+    return sp.lambdify(z, sinh_normal_density(z, A, s), modules="mpmath")
+
+
+@pytest.mark.parametrize("k", [1, 10, 1000])
+def test_sinh_normal_max_abs_mean_against_quadrature_in_t(k):
+    """E max_i |Z_i| = int_0^oo (1 - (1 - P[|Z| >= t])^k) dt with the closed-form tail of
+    analysis.noise (mpmath quadrature in t, the other variable), and for k = 1 also
+    2 int_0^oo z p(z) dz from the density."""
+    from tradeoff_algebra.analysis.noise import sinh_normal_max_abs_mean, sinh_normal_tail
+
+    A, s = 8, 2
+    ball = sinh_normal_max_abs_mean(k, A, s)
+    t = sp.Symbol("t", nonnegative=True)
+    tail = sp.lambdify(t, sinh_normal_tail(t, A, s), modules=[{"Phi": mp.ncdf}, "mpmath"])
+    with mp.workdps(30):
+        ref = mp.quad(lambda x: 1 - (1 - tail(x))**k, [0, 2, 4, 8, 12, 16, 24])
+        assert abs(ref - mp.mpf(ball.mid().str(25, radius=False))) < mp.mpf(10)**-12
+        if k == 1:
+            p = _sn_density(A, s)
+            ref1 = 2 * mp.quad(lambda z: z * p(z), [0, 4, 8, 16, 24])
+            assert abs(ref1 - ref) < mp.mpf(10)**-12
+    assert ball.rad() < 1e-12
+
+
+def test_sinh_normal_max_abs_mean_bad_input():
+    from tradeoff_algebra.analysis.noise import sinh_normal_max_abs_mean
+
+    with pytest.raises(InvalidParameter, match="k"):
+        sinh_normal_max_abs_mean(0, 1, 1)
+    with pytest.raises(InvalidParameter, match="A"):
+        sinh_normal_max_abs_mean(3, -1, 1)
+
+
+@pytest.mark.parametrize("a, t", [(2, 1), (4, 1), (R(3, 2), 2), (R(4, 3), 3), (R(101, 100), 1)])
+def test_sinh_normal_renyi_against_the_density(a, t):
+    """D_a(Z || Z + t) by Arb quadrature in the Gaussian variable against mpmath quadrature of
+    p(z)^a p(z - t)^{1-a} in z from analysis.noise's density, and against the other order
+    (p(z + t)^a p(z)^{1-a}: the pair is symmetric)."""
+    from proofs.dwork_shuffle import sinh_normal_renyi
+
+    A, s = 8, 2
+    ball = sinh_normal_renyi(a, t, A, s)
+    p = _sn_density(A, s)
+    with mp.workdps(18):  # beyond |z| = 20 both integrands are below e^-400
+        af = mp.mpf(sp.Rational(a).p) / sp.Rational(a).q
+        pts = [-20, -5, 0, t, 5, 20]
+        ref = mp.log(mp.quad(lambda z: p(z)**af * p(z - t)**(1 - af), pts)) / (af - 1)
+        other = mp.log(mp.quad(lambda z: p(z + t)**af * p(z)**(1 - af), pts)) / (af - 1)
+        mid = mp.mpf(ball.mid().str(20, radius=False))
+        assert abs(ref - mid) < mp.mpf(10)**-13 and abs(other - mid) < mp.mpf(10)**-13
+
+
+def test_sinh_normal_renyi_refuses_beyond_its_tail_bound():
+    """D_a is infinite for a >= 1/(1 - e^{-2t/A}) (4.52 at t = 1, A = 8): no bound, an error."""
+    from proofs.dwork_shuffle import sinh_normal_renyi
+
+    with pytest.raises(ValueError, match="tail bound|cut"):
+        sinh_normal_renyi(5, 1, 8, 2)
