@@ -696,7 +696,7 @@ stated(PAPER, "Sec. 5.2 text",
        "98.60 against sqrt(n/ln(1/delta)) = 8.51, 26.90, 85.08; above: Feldman-McMillan-"
        "Talwar's bound, every neighbouring pair). Read as printed, a gain of at least "
        "sqrt(ln(1/delta)/n) < 1, it is vacuous (eps <= eps0 always)",
-       dsh.shuffle_gain, instances=True)
+       dsh.shuffle_gain, crosscheck=dsh.exact_pair_check, instances=True)
 
 # --- Section 6 ----------------------------------------------------------------------------
 

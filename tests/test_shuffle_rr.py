@@ -227,3 +227,17 @@ def test_sinh_normal_renyi_refuses_beyond_its_tail_bound():
 
     with pytest.raises(ValueError, match="tail bound|cut"):
         sinh_normal_renyi(5, 1, 8, 2)
+
+
+def test_direct_sums_of_the_crosscheck_agree():
+    """proofs.dwork_shuffle's direct Arb sums (the Sec. 5.2 cross-check's route) and the
+    incomplete-beta route overlap, and both hold the exact rational value at small n."""
+    from proofs.dwork_shuffle import _direct_delta
+
+    for n, q, e in ((500, rr_flip(1), R(1, 20)), (20, R(1, 4), R(1, 3))):
+        a, b = _direct_delta(n, q, e, prec=160), shuffled_rr_delta(n, q, e, prec=160)
+        with arb_precision(160):
+            assert a.overlaps(b) and a.rad() < 1e-30 and b.rad() < 1e-30
+    P, Q = shuffled_rr_pair(12, R(1, 5))
+    exact = max(_hockey(P, Q, Fraction(3, 2)))
+    assert _contains(_direct_delta(12, R(1, 5), sp.log(R(3, 2))), exact)
