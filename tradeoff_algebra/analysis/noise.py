@@ -17,7 +17,10 @@ densities (``acb.integral``), exact sums and SymPy integration.
 * the sinh-normal distribution ``Z = A arcsinh((s/A) N(0, 1))`` (Dwork, Eq. (4.7)): density by
   the change of variables ``N = (A/s) sinh(Z/A)``, tail ``P[|Z| >= t] = 2 Phi(-(A/s) sinh(t/A))``
   and its doubly exponential bound ``exp(-(A^2/(8 s^2)) (e^{t/A} - 1)^2)`` (from
-  ``2 Phi(-x) <= e^{-x^2/2}`` and ``sinh u >= (e^u - 1)/2``);
+  ``2 Phi(-x) <= e^{-x^2/2}`` and ``sinh u >= (e^u - 1)/2``); and the expected largest of k
+  independent ``|Z_i|`` (Dwork, Sec. 4.3, the tCDP histogram), which has no closed form: the
+  one number here that is not a SymPy expression, an Arb ball from certified quadrature
+  (``sinh_normal_max_abs_mean``);
 * Laplace noise of scale b truncated to ``[-B, B]`` (Dwork, Remark 4.6): density, and the
   hockey-stick divergence of the shifted pair ``(TLap, Delta + TLap)`` at every
   ``eps >= Delta/b``: on the common support the likelihood ratio is
@@ -38,7 +41,8 @@ from ..core.validate import param
 __all__ = ["laplace_density", "laplace_tail", "laplace_upper_tail", "laplace_mean_abs",
            "laplace_max_abs_mean", "gaussian_density", "gaussian_tail",
            "gaussian_max_abs_upper", "gaussian_max_abs_lower", "sinh_normal_density",
-           "sinh_normal_tail", "sinh_normal_tail_bound", "truncated_laplace_density",
+           "sinh_normal_tail", "sinh_normal_tail_bound", "sinh_normal_max_abs_mean",
+           "truncated_laplace_density",
            "truncated_laplace_delta"]
 
 
@@ -152,6 +156,50 @@ def sinh_normal_tail_bound(t: Any, A: Any, s: Any) -> sp.Expr:
     t = _nonneg("t", t, "sinh_normal_tail_bound")
     A, s = _pos("A", A, "sinh_normal_tail_bound"), _pos("s", s, "sinh_normal_tail_bound")
     return sp.exp(-A**2 / (8 * s**2) * (sp.exp(t / A) - 1) ** 2)
+
+
+def sinh_normal_max_abs_mean(k: int, A: Any, s: Any, prec: int = 64):
+    """An Arb ball containing ``E max_{i <= k} |Z_i|`` for k independent sinh-normal Z_i of
+    Eq. (4.7) (Dwork, Sec. 4.3: the error of the tCDP histogram).
+
+    ``|Z| = g(|N|)`` with ``g(x) = A arcsinh(s x/A)`` increasing, so ``max |Z_i| = g(max |N_i|)``
+    and ``E g(M) = int_0^oo g'(x) P[M > x] dx`` with ``P[M > x] = 1 - erf(x/sqrt 2)^k`` and
+    ``g'(x) = s/sqrt(1 + (s x/A)^2)``: an integrand of Gaussian decay, integrated by Arb
+    (``acb.integral``) on [0, X]; beyond X, ``g' <= s`` and ``P[M > x] <= k erfc(x/sqrt 2)``
+    bound the rest by ``k s int_X^oo erfc(u/sqrt 2) du = 2 k s (phi(X) - X Phi(-X)) <=
+    2 k s phi(X)``, added as [0, bound]."""
+    from flint import acb, arb
+
+    from ..numeric.arb_expr import arb_ball
+    from ..numeric.context import arb_precision
+
+    if isinstance(k, bool) or not isinstance(k, (int, sp.Integer)) or not 1 <= int(k) <= 10**12:
+        raise InvalidParameter("k", k, "an integer in [1, 10^12]",
+                               hint="sinh_normal_max_abs_mean")
+    A = _pos("A", A, "sinh_normal_max_abs_mean")
+    s = _pos("s", s, "sinh_normal_max_abs_mean")
+    if A.free_symbols or s.free_symbols:
+        raise InvalidParameter("A, s", (A, s), "numbers (a certified quadrature)")
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 20 <= prec <= 1000:
+        raise InvalidParameter("prec", prec, "an integer in [20, 1000]")
+    k = int(k)
+    import math
+
+    # the cut X: 2 k s phi(X) below 2^-(prec + 10) relative to s (float choice, proved below)
+    X = math.sqrt(2 * (math.log(2 * k) + (prec + 10) * math.log(2)))
+    # k^2 more in erf^k: the working precision carries log2(k) extra bits
+    with arb_precision(prec + 20 + k.bit_length()):
+        Aa, sa = arb_ball(A), arb_ball(s)
+        r, sc, kk = acb(sa / Aa), acb(sa), k
+        rt2 = acb(2).sqrt()
+
+        def f(x, analytic):
+            return sc / (1 + (r * x) ** 2).sqrt(analytic=analytic) * (1 - (x / rt2).erf() ** kk)
+
+        core = acb.integral(f, 0, X).real
+        Xa = arb(X)
+        phi = (-(Xa * Xa) / 2).exp() / (2 * arb.pi()).sqrt()
+        return core + arb(0).union(2 * k * sa * phi)
 
 
 # -- truncated Laplace (Dwork, Remark 4.6) ---------------------------------------------------
