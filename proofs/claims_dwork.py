@@ -25,7 +25,7 @@ from . import dwork_shuffle as dsh
 from . import mechanism_checks as mc
 from . import mechanism_objects as mo
 from . import np_algebra as npa
-from ._claims import misprint, not_stated, stated
+from ._claims import misprint, stated
 from .dwork_mechanisms import (
     _G5,
     _HIST,
