@@ -27,6 +27,7 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.bounds.berry_esseen import factors
 from tradeoff_algebra.bounds.clt import clt_mu
 
+from . import blackwell as bw
 from . import mechanism_objects as mo
 from . import np_algebra as npa
 from ._claims import Check, misprint, not_stated, stated
@@ -455,10 +456,13 @@ stated(PAPER, "Lemma 1",
        lambda: ta.verify(ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]), ">=",
                          ta.Discrete([R(1, 2), R(1, 4), R(1, 4)], [R(1, 4), R(1, 4), R(1, 2)])))
 
-not_stated(PAPER, "Thm. 2",
-           "Blackwell: T(P, Q) <= T(P', Q') iff some Proc maps (P, Q) to (P', Q')",
-           needs="the existence of a Markov kernel between experiments (a linear feasibility "
-                 "problem)")
+stated(PAPER, "Thm. 2",
+       "Blackwell: T(P, Q) <= T(P', Q') iff some Proc maps (P, Q) to (P', Q'), at finite "
+       "instances: 4 garblings (the order holds, and an exact kernel maps the laws), 3 "
+       "randomised responses below a pair (the order holds, and the feasibility polytope of "
+       "Markov kernels yields an exact kernel), 2 more separated ones (the order fails at an "
+       "exact alpha, so no kernel exists)",
+       bw.thm2_verdicts, crosscheck=bw.blackwell_check, instances=True)
 
 stated(PAPER, "Thm. 2 (arXiv footnote 10)",
        "the Blackwell order is not a partial order: the different experiments "
