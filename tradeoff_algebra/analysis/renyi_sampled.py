@@ -187,7 +187,7 @@ def sampled_rdp_order(f: TradeOff, order: sp.Expr, dps: int) -> Value | None:
             _PARTS.clear()
         parts = _PARTS[f] = sampled_parts(f)
     if parts is None or len({rev for *_, rev in parts}) != 1 or not order.is_Rational \
-            or not order > 1:
+            or not order.p > order.q:
         return None
     from flint import arb
 
