@@ -46,11 +46,12 @@ SGD = f"ta.noisy_sgd(sp.Rational({SIGMA!r}), sp.Rational({Q!r}), {T})"
 PATH = "ta.noisy_sgd(sp.Rational(1, 2), sp.Rational(1, 100), 20000)"
 
 
-def run(imports: str, body: str, timeout: int = 900, repeat: int = 3) -> dict:
-    """The body timed in ``repeat`` fresh processes (the least time: the machine is shared)."""
+def run(imports: str, body: str, timeout: int = 900, repeat: int = 3, root: str = ROOT) -> dict:
+    """The body timed in ``repeat`` fresh processes (the least time: the machine is shared);
+    ``root``: the directory holding the package (the former version for the "before" rows)."""
     best: dict | None = None
     for _ in range(repeat):
-        code = _PRELUDE.format(root=ROOT, imports=imports, body=body)
+        code = _PRELUDE.format(root=root, imports=imports, body=body)
         try:
             p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                timeout=timeout)
@@ -139,6 +140,9 @@ def _golden(F, lo: float, hi: float):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", default=None)
+    ap.add_argument("--before", default=None,
+                    help="a directory holding the former package (git archive BASE "
+                         "tradeoff_algebra | tar -x -C DIR): its rows timed beside ours")
     a = ap.parse_args()
     sys.path.insert(0, ROOT)
     R = Report()
@@ -206,16 +210,25 @@ def main() -> None:
     picks = [1.5, 3, 10, 63, 1024]
     ref_d = [rdp_ref_frac(Q, SIGMA, 1.5)] + [refs.get(k) or rdp_ref_int(Q, SIGMA, k)
                                               for k in picks[1:]]
-    for who, r in (("ours", ours_d), ("dp_accounting", theirs_d)):
+    rows_d = [("ours", ours_d), ("dp_accounting", theirs_d)]
+    if a.before:
+        rows_d.insert(1, ("ours, former version", run(
+            OURS + "\n" + DPA_RDP, f"r = ta.RDP.of({SGD}, orders={dflt})\n"
+            "out = [float(r.at(k)) for k in [1.5, 3.0, 10, 63, 1024]]", root=a.before)))
+    fn = "_compute_rdp_poisson_subsampled_gaussian"
+    for who, r in rows_d:
         err = "-" if "error" in r else mpmath.nstr(max(abs(mp.mpf(v) - x) / x for v, x in
                                                        zip(r["out"], ref_d, strict=True)), 2)
-        R.out(f"| dp_accounting's default list (156: 99 fractional) | {who} | "
-              f"{'RDP.of' if who == 'ours' else '_compute_rdp_poisson_subsampled_gaussian'} | "
+        R.out(f"| dp_accounting's default list (156: 90 fractional) | {who} | "
+              f"{fn if who == 'dp_accounting' else 'RDP.of'} | "
               f"{t_(r)} | {err} (at orders 1.5, 3, 10, 63, 1024) |")
         if "error" not in r:
             per = ", ".join(mpmath.nstr(abs(mp.mpf(v) - x) / x, 2)
                             for v, x in zip(r["out"], ref_d, strict=True))
             R.out(f"|  | {who} | per order (1.5, 3, 10, 63, 1024) | | {per} |")
+    if "error" not in ours_d and "error" not in theirs_d:
+        notes.append(f"RDP.of at dp_accounting's default orders: {ours_d['t'] / theirs_d['t']:.2f}"
+                     " times dp_accounting's RDP of the same orders")
 
     # -- 2. DP-SGD curves ----------------------------------------------------------------------
     import sympy as sp
@@ -279,6 +292,54 @@ def main() -> None:
                                           " (" + ", ".join(f"{e:.1g}" for e in errs) + ")")
         R.out(f"| {who} | {what} | {t_(r)} | {g} | {w} | {cmp} |")
 
+    # -- 2b. the same at tolerance 1e-9 -------------------------------------------------------
+    R.out()
+    R.out(f"## DP-SGD at pld_options(tol=1e-9) (q = {Q}, sigma = {SIGMA}, T = {T})")
+    R.out()
+    R.out("| who | what | time | guarantee | width (max rel. of the power) | warned | power vs "
+          "reference at 0.01 |")
+    R.out("|---|---|---|---|---|---|---|")
+    tol9 = ("from tradeoff_algebra.numeric.options import pld_options\n"
+            "rec = warnings.catch_warnings(record=True)\nw = rec.__enter__()\n"
+            "warnings.simplefilter('always')\nwith pld_options(tol=1e-9):\n")
+    b_eps = ("    v = ta.epsilon(f, sp.Rational(1, 10**5))\n"
+             "out = [float((v.hi - v.lo) / v.hi), len(w), None]")
+    b_roc = ("    v = ta.roc(f, sp.Rational(1, 100))\n"
+             "out = [float((v.hi - v.lo) / v.hi), len(w), [float(v.lo), float(v.hi)]]")
+    b_cur = ("    x = np.linspace(0, 1, 1001)\n    lo, hi = ta.curve(f, x, bounds=True)\n"
+             "out = [float(np.max((hi[1:] - lo[1:]) / np.maximum(1 - lo[1:], 1e-300))), len(w), "
+             "[1 - float(hi[10]), 1 - float(lo[10])]]")
+    cases = [("ours", "ta.epsilon(f, 1e-5) (the unit)", b_eps, ROOT),
+             ("ours", "ta.roc(f, 1/100)", b_roc, ROOT),
+             ("ours", "ta.curve(f, 1001 levels, bounds=True)", b_cur, ROOT)]
+    if a.before:
+        cases += [("ours, former version", "ta.epsilon(f, 1e-5)", b_eps, a.before),
+                  ("ours, former version", "ta.roc(f, 1/100)", b_roc, a.before),
+                  ("ours, former version", "ta.curve(f, 1001 levels, bounds=True)", b_cur,
+                   a.before)]
+    r9 = {}
+    for who, what, body, root in cases:
+        r = run(OURS, f"f = {SGD}\n" + tol9 + body, root=root)
+        r9[(who, what)] = r
+        if "error" in r:
+            R.out(f"| {who} | {what} | {r['error']} | - | - | - | - |")
+            continue
+        rel, warned, pw = r["out"]
+        cmp = "-"
+        if pw is not None:
+            x0 = ref[0.01][0]
+            inside = mp.mpf(pw[0]) <= x0 * (1 + mp.mpf(10) ** -12)
+            cmp = (f"{float(max(abs(mp.mpf(pw[0]) - x0), abs(mp.mpf(pw[1]) - x0)) / x0):.2g}"
+                   + ("" if inside else " (lower end ABOVE the reference's upper bound)"))
+        R.out(f"| {who} | {what} | {t_(r)} | certified | {rel:.2g} | {'yes' if warned else 'no'}"
+              f" | {cmp} |")
+    u9 = r9[("ours", "ta.epsilon(f, 1e-5) (the unit)")]
+    if "error" not in u9:
+        for (who, what), r in r9.items():
+            if "error" not in r and "unit" not in what:
+                notes.append(f"tol 1e-9: {who}, {what}: {r['t'] / u9['t']:.2f} times one "
+                             "ta.epsilon call at tol 1e-9")
+
     # -- 3. the pathological ROC plot (issue 30) -------------------------------------------------
     R.out()
     R.out("## The ROC plot of DP-SGD with sigma = 1/2, q = 1/100, T = 20000 (issue 30)")
@@ -314,6 +375,51 @@ def main() -> None:
     else:
         R.out(f"| riskcal | get_beta_for_dpsgd, 200 levels (estimate) | {t_(rr)} | - | "
               f"power at 1e-8: {rr['out'][1][0]:.6g} |")
+    # -- 4. the exponential mechanism with 100 explicit candidates ------------------------------
+    R.out()
+    R.out("## The exponential mechanism, 100 candidates (random integer utilities in [0, 20], "
+          "moved by -1, 0, +1; eps = 1)")
+    R.out()
+    em = ("import random\nrandom.seed(1)\nu = [random.randint(0, 20) for _ in range(100)]\n"
+          "v = [x + random.choice([-1, 0, 1]) for x in u]\n")
+    uu_rng = __import__("random").Random(1)
+    uu = [uu_rng.randint(0, 20) for _ in range(100)]
+    vv = [x + uu_rng.choice([-1, 0, 1]) for x in uu]
+    w_p = [mp.exp(mp.mpf(x) / 2) for x in uu]
+    w_q = [mp.exp(mp.mpf(x) / 2) for x in vv]
+    zp, zq = mp.fsum(w_p), mp.fsum(w_q)
+    Pm, Qm = [x / zp for x in w_p], [x / zq for x in w_q]
+
+    def hs(e):
+        E = mp.exp(e)
+        return mp.fsum(max(mp.zero, y - E * x) for x, y in zip(Pm, Qm, strict=True))
+
+    lo_e, hi_e = mp.zero, mp.one
+    for _ in range(150):
+        mid = (lo_e + hi_e) / 2
+        lo_e, hi_e = (mid, hi_e) if hs(mid) > mp.mpf(10) ** -6 else (lo_e, mid)
+    R.out(f"Reference eps(1e-6) = {mpmath.nstr(hi_e, 20)} (the hockey-stick divergence of the "
+          "softmax laws summed in mpmath at 50 digits, candidate by candidate, and bisection).")
+    R.out()
+    R.out("| who | what | time | guarantee | rel. error vs reference |")
+    R.out("|---|---|---|---|---|")
+    b_build = em + "f = ta.exponential_mechanism(1, u, v)\nout = [None, None]"
+    b_em = (em + "f = ta.exponential_mechanism(1, u, v)\nt0 = time.perf_counter()\n"
+            "e = ta.epsilon(f, sp.Rational(1, 10**6))\nout = [str(e.mid), e.guarantee]")
+    em_cases = [("ours", "build the pair", b_build, ROOT),
+                ("ours", "ta.epsilon(pair, 1e-6) (time excludes the build)", b_em, ROOT)]
+    if a.before:
+        em_cases.append(("ours, former version", "ta.epsilon(pair, 1e-6) (time excludes the "
+                         "build)", b_em, a.before))
+    for who, what, body, root in em_cases:
+        r = run(OURS, body, root=root)
+        if "error" in r:
+            R.out(f"| {who} | {what} | {r['error']} | - | - |")
+            continue
+        err = "-" if r["out"][0] is None else \
+            mpmath.nstr(abs(mp.mpf(r["out"][0]) - hi_e) / hi_e, 2)
+        R.out(f"| {who} | {what} | {t_(r)} | {r['out'][1] or '-'} | {err} |")
+
     R.out()
     R.out("## Ratios")
     R.out()

@@ -361,8 +361,10 @@ def exponential_mechanism(eps: Any, utilities: Any = None, neighbour_utilities: 
     ratios: T(P, Q) is unchanged). A neighbour utility further than Delta from its utility
     raises :class:`InvalidParameter`. The entries are exact SymPy numbers (sums of
     exponentials), built without re-proving that they sum to 1 (they do by construction): a
-    hundred candidates build in a tenth of a second; evaluating the pair costs about a second
-    and grows with the number of distinct changes.
+    hundred candidates build in a tenth of a second. Their Arb balls are computed once per pair
+    (``numeric/finite_values.pair_balls``): the order of the likelihood ratios is proved by
+    them and delta(eps) = sum_r max(0, Q_r - e^eps P_r) is summed in Arb, so ``ta.epsilon`` of
+    the pair takes tens of milliseconds, certified.
 
     Without utilities: ``BoundedRange(eps)``, BR_eps(alpha) = (1 - alpha)/(1 + (e^eps - 1)
     alpha), the exact worst case over all utility functions of sensitivity Delta and all

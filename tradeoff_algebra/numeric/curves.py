@@ -59,11 +59,18 @@ def curve_band(f: TradeOff, x: np.ndarray, tol: float | None = None,
 
     if tol is None:
         tol = options()["tol"]
-    tol = max(float(tol), BAND_TOL_MIN)
+    asked = float(tol)
+    tol = max(asked, BAND_TOL_MIN)
     flat = np.asarray(x, dtype=np.float64).ravel()
     for route in CURVE_BANDS:
         b = route(f, flat, tol, progress)
         if b is not None:
+            if asked < tol:
+                warnings.warn(f"tol = {asked:.3g} is below BAND_TOL_MIN = {tol:.3g}, the "
+                              "narrowest band of a whole curve (its grid grows like tol^-1/2 "
+                              f"at every level): this band is certified to width {b.width:.3g}"
+                              "; ta.roc and ta.evaluate at a few levels reach the tolerance",
+                              ToleranceWarning, stacklevel=3)
             return b
     return None
 

@@ -376,3 +376,81 @@ class FiniteValues:
 
 #: Arb balls of the masses of recent losses, by (loss, precision): :meth:`FiniteValues.arb_masses`.
 _ARB_MASSES: dict = {}
+
+
+# -- a pair of explicit numeric entries in Arb (the exponential mechanism's softmax laws) ------
+def numeric_irrational(entries: tuple) -> bool:
+    """Are the SymPy entries numbers without floats, some of them irrational (exp(1/2)/(1 +
+    exp(1/2))): the case :func:`pair_balls` serves (rationals have exact routes, floats are
+    rescaled by the finite loss)."""
+    if any(x.free_symbols or not x.is_number or x.has(sp.Float) for x in entries):
+        return False
+    return not all(isinstance(x, sp.Rational) for x in entries)
+
+
+_BALLS: dict = {}  # (P, Q) -> (prec, P balls, Q balls): the widest precision computed so far
+
+
+def pair_balls(P: tuple, Q: tuple, prec: int) -> tuple[list, list]:
+    """Arb balls (at least ``prec`` bits) of the exact SymPy entries of two finite laws, each
+    the Arb enclosure of its closed form (:func:`.arb_expr.arb_enclose`), computed once per
+    pair and precision and kept (the last 64 pairs): the softmax weights of the exponential
+    mechanism are sums of exponentials whose evaluation through SymPy's evalf took seconds per
+    privacy-profile call. Raises :class:`.arb_expr.Unenclosable` where Arb cannot enclose an
+    entry."""
+    from .arb_expr import arb_enclose
+
+    key = (tuple(P), tuple(Q))
+    hit = _BALLS.get(key)
+    if hit is not None and hit[0] >= prec:
+        return hit[1], hit[2]
+    with arb_precision(prec):
+        ps = [arb_enclose(x, prec=prec) for x in P]
+        qs = [arb_enclose(x, prec=prec) for x in Q]
+    if len(_BALLS) >= 64:
+        _BALLS.pop(next(iter(_BALLS)))
+    _BALLS[key] = (prec, ps, qs)
+    return ps, qs
+
+
+def pair_delta_ball(P: tuple, Q: tuple, eps):
+    """delta(eps) = sum_r max(0, Q_r - e^eps P_r) (Dong, Roth & Su, Prop. 6: the hockey-stick
+    divergence of Q from P, attained by S = {Q/P > e^eps}) as an Arb ball at Arb's working
+    precision, for ``eps`` a ball: every term is Arb's, so no order of the likelihood ratios is
+    needed. Raises :class:`.arb_expr.Unenclosable` where an entry has no ball."""
+    from flint import arb, ctx
+
+    ps, qs = pair_balls(P, Q, ctx.prec)
+    E = eps.exp()
+    zero = arb(0)
+    total = arb(0)
+    for p, q in zip(ps, qs, strict=True):
+        total += (q - E * p).max(zero)
+    return total
+
+
+def ratio_order(P: tuple, Q: tuple, prec: int = 128) -> list[int] | None:
+    """The outcomes (indices, those with P = Q = 0 left out) by strictly decreasing likelihood
+    ratio Q/P (+oo first where P = 0 < Q), proved by disjoint Arb balls of the ratios; None when
+    two ratios are not separated at ``prec`` bits (a tie, or too close: the caller decides
+    exactly) or an entry is not an exact zero yet its ball contains 0."""
+    ps, qs = pair_balls(P, Q, prec)
+    inf: list[int] = []
+    finite: list[tuple[Any, int]] = []
+    for i, (p, q, x, y) in enumerate(zip(ps, qs, P, Q, strict=True)):
+        pz, qz = x == 0, y == 0
+        if (not pz and not p > 0) or (not qz and not q > 0):
+            return None  # not proved positive: the exact route decides
+        if pz and qz:
+            continue
+        if pz:
+            inf.append(i)
+        else:
+            finite.append((q / p, i))
+    if len(inf) > 1:
+        return None  # one class of ratio +oo: the exact route merges it
+    finite.sort(key=lambda t: t[0].mid(), reverse=True)
+    for (a, _), (b, _) in zip(finite, finite[1:], strict=False):
+        if not a > b:
+            return None
+    return inf + [i for _, i in finite]

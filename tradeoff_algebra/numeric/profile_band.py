@@ -80,24 +80,24 @@ class _Branch:
         self.decreasing = decreasing  # C non-increasing in x (else non-decreasing)
         self.xf = np.array([float(v.mid()) for v in x])
         self.cf = np.array([float(v.mid()) for v in c])
-        s, b = [], []  # the secants of C over [x_i, x_{i+1}]
-        for i in range(self.n - 1):
-            si = (c[i + 1] - c[i]) / (x[i + 1] - x[i])
-            s.append(si)
-            b.append(c[i] - si * x[i])
-        self.s, self.b = s, b
+        s = [(c[i + 1] - c[i]) / (x[i + 1] - x[i]) for i in range(self.n - 1)]
+        self.s = s  # the secants of C over [x_i, x_{i+1}], each S_i(x) = c_i + s_i (x - x_i)
+        # (in this point-slope form, not through an intercept at x = 0: a secant over a tiny
+        # interval has a wide slope, which the intercept would carry to every x)
         ninf = arb("-inf")
         # per interval i: lower bounds of max(S_l, S_r) at both ends, and the crossing point
-        self.ga, self.gb, self.xs = [], [], []
+        self.ga, self.gb, self.xs, self.lines = [], [], [], []
         for i in range(self.n - 1):
-            lines = [(s[j], b[j]) for j in (i - 1, i + 1) if 0 <= j < self.n - 1]
-            ga = [sl * x[i] + bl for sl, bl in lines]
-            gb = [sl * x[i + 1] + bl for sl, bl in lines]
+            lines = [(s[j], c[j], x[j]) for j in (i - 1, i + 1) if 0 <= j < self.n - 1]
+            self.lines.append(lines)
+            ga = [cl + sl * (x[i] - xl) for sl, cl, xl in lines]
+            gb = [cl + sl * (x[i + 1] - xl) for sl, cl, xl in lines]
             self.ga.append(_amax([lower_arb(g) for g in ga]) if ga else ninf)
             self.gb.append(_amax([lower_arb(g) for g in gb]) if gb else ninf)
             if len(lines) == 2:
-                (s1, b1), (s2, b2) = lines
-                self.xs.append(((b2 - b1) / (s1 - s2), s1, b1))
+                (s1, c1, x1), (s2, c2, x2) = lines
+                xs = (c2 - c1 + s1 * x1 - s2 * x2) / (s1 - s2)
+                self.xs.append((xs, s1, c1, x1))
             else:
                 self.xs.append(None)
 
@@ -113,9 +113,13 @@ class _Branch:
             mono = c[i] + (B * x[i] if B >= 0 else B * x[i + 1])
         cands = [self.ga[i] + B * x[i], self.gb[i] + B * x[i + 1]]
         if self.xs[i] is not None:
-            xs, s1, b1 = self.xs[i]
-            cands.append((s1 + B) * xs + b1)
-        return _amax([lower_arb(mono), _amin([lower_arb(v) for v in cands])])
+            xs, s1, c1, x1 = self.xs[i]
+            cands.append(c1 + s1 * (xs - x1) + B * xs)
+        # each neighbouring secant alone: h >= S + B x, a line, at least its smaller end value
+        # (tight where the two secants are too close for their crossing to be located)
+        alone = [_amin([lower_arb(cl + sl * (x[k] - xl) + B * x[k]) for k in (i, i + 1)])
+                 for sl, cl, xl in self.lines[i]]
+        return _amax([lower_arb(mono), _amin([lower_arb(v) for v in cands])] + alone)
 
     def inf_bounds(self, B: arb, Bf: float) -> tuple[arb, arb]:
         """(lower bound, upper bound) of inf h, as exact arbs."""

@@ -8,22 +8,27 @@ gives certified delta(eps) for every eps in about a tenth of a millisecond, to t
 near eps_0 and wider away from it; a new inverter is planned where the width exceeds the
 target. :func:`numeric.profile_band.band` turns the grid into certified bands of f and of the
 power 1 - f at every level (the envelope of the f_{eps, delta(eps)}, Dong, Roth & Su, Prop. 6),
-the grid refined (twice as many points, the inverters kept) until the band is as narrow as
-asked or its cost stops paying. :func:`inversion_band` is the route: None where it does not
-apply (then the PLD engine answers, ``engines``). :func:`hull_point` answers ``evaluate`` and
-``roc`` of such hulls at one level the same way (a certified enclosure at the PLD engine's
-tolerance, ``pld_options``), as a point route of ``numeric.protocol``.
+the grid refined (twice as many points, the inverters kept) up to :data:`GRID_LOCAL` points,
+then (and at once for a few levels, below tol 1e-4) by points near each level's minimisers
+only (:func:`_refine`: the band is second order in the local step), until the band is as
+narrow as asked or its cost stops paying; a band left wider than asked says so with a
+ToleranceWarning naming the widths reached. :func:`inversion_band` is the route: None where it
+does not apply (then the PLD engine answers, ``engines``). :func:`hull_point` answers
+``evaluate`` and ``roc`` of such hulls at one level the same way (a certified enclosure at
+the PLD engine's tolerance, ``pld_options``), as a point route of ``numeric.protocol``.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
 from flint import arb
 
+from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
 from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, _work
@@ -46,6 +51,17 @@ ROUTE = "certified Laplace inversion, profile band"
 #: the most the refinement goes to.
 GRID_START = 160
 GRID_MAX = 2560
+#: The uniform grid stops doubling at this many points when the band is still too wide: grid
+#: points are then added near the levels' minimisers (:func:`_refine`), at most
+#: :data:`LOCAL_ROUNDS` rounds and :data:`LOCAL_MAX` points in all.
+GRID_LOCAL = 320
+#: At most this many levels go to the local refinement straight from the first grid.
+LOCAL_LEVELS = 8
+#: The first grid of those few levels.
+GRID_LOCAL_START = 40
+LOCAL_ROUNDS = 24
+LOCAL_SPLIT = 8
+LOCAL_MAX = 40000
 #: An inverter is planned to this fraction of the delta width it must meet.
 PLAN_SHARE = 1e-2
 #: delta is enclosed to this fraction of the band's target width.
@@ -145,13 +161,16 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
         return None
     end = _eps_end(sets, alpha_min, tol)
     directions = [_Direction(s, rel, alpha_min * rel) for s in sets]
-    n = GRID_START  # (the width falls like n^-2: a narrower tol starts on a finer grid)
-    while n < GRID_MAX and (GRID_START / n) ** 2 * 1e-3 > tol:
+    # few levels: a coarse first grid, then points near their minimisers only
+    local = x.size <= LOCAL_LEVELS and tol < 1e-4
+    n = GRID_LOCAL_START if local else GRID_START  # (the width falls like n^-2: a narrower
+    # tol starts on a finer grid)
+    while not local and n < min(GRID_MAX, GRID_LOCAL) and (GRID_START / n) ** 2 * 1e-3 > tol:
         n *= 2
     known: dict = {}
     result = None
     with bar(None, "curve (inversion)", progress, unit="delta") as shown:
-        while True:
+        while True:  # the uniform grid, then grid points near the levels' minimisers
             eps = [0.0] + [end * k / n for k in range(1, n + 1)]
             missing = [e for e in eps if e not in known]
             for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
@@ -162,9 +181,77 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
             wide = np.max(result.f_hi - result.f_lo, initial=0.0, where=x > 0)
             rel = np.max((result.power_hi - result.power_lo)
                          / np.maximum(result.power_hi, 1e-300), initial=0.0, where=x > 0)
-            if (wide <= tol and rel <= tol) or 2 * n > GRID_MAX:
-                return result
+            if (wide <= tol and rel <= tol) or 2 * n > GRID_MAX or n >= GRID_LOCAL or local:
+                break
             n *= 2
+        result = _refine(directions, known, x, result, tol, shown)
+    _warn_if_wide(result, x, tol)
+    return result
+
+
+def _too_wide(b: Band, x: np.ndarray, tol: float) -> np.ndarray:
+    """The levels (alpha > 0) whose band of f is wider than ``tol`` or whose band of the
+    power is wider than ``tol`` relative to its upper end."""
+    rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
+    return (x > 0) & ((b.f_hi - b.f_lo > tol) | (rel > tol))
+
+
+def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: float,
+            shown=None) -> Band:
+    """Narrow the band at the levels still wider than ``tol`` by grid points near their
+    minimisers: each round cuts the two grid intervals around the float minimiser of h_1 or
+    h_2 (``numeric.profile_band``; the branch that decides the power, or both) of each such
+    level into :data:`LOCAL_SPLIT` parts, so the local step shrinks by that factor and the band
+    (second order in it) by its square per round; the new band at those levels is
+    intersected with the old (each holds the truth, so a round never widens it). Stops when
+    every level meets ``tol``, after :data:`LOCAL_ROUNDS` rounds or beyond
+    :data:`LOCAL_MAX` grid points."""
+    for _ in range(LOCAL_ROUNDS):
+        bad = np.flatnonzero(_too_wide(result, x, tol))
+        if bad.size == 0:
+            break
+        grid = sorted(known)
+        e = np.array(grid)
+        d = np.array([float(known[g].mid()) for g in grid])
+        new: set = set()
+        for a in np.unique(x[bad]):
+            h1, h2 = d + a * np.exp(e), np.exp(-e) * (d - (1 - a))
+            p1, p2 = float(np.min(h1)), 1 + float(np.min(h2))
+            slack = 4 * tol * max(min(p1, p2), 1e-300) + 1e-300
+            for h, p, other in ((h1, p1, p2), (h2, p2, p1)):
+                if p > other + slack:  # this branch does not decide the power
+                    continue
+                m = int(np.argmin(h))
+                for j in range(max(m - 1, 0), min(m + 1, len(e) - 1)):
+                    for k in range(1, LOCAL_SPLIT):
+                        t = e[j] + (e[j + 1] - e[j]) * k / LOCAL_SPLIT
+                        if e[j] < t < e[j + 1] and t not in known:
+                            new.add(float(t))
+        if not new or len(known) + len(new) > LOCAL_MAX:
+            break
+        pts = sorted(new)
+        for e_new, b in zip(pts, profile_grid(directions, pts, shown), strict=True):
+            known[e_new] = b
+        grid = sorted(known)
+        sub = band(grid, [known[g] for g in grid], x[bad])
+        old = Band(result.f_lo[bad], result.f_hi[bad], result.power_lo[bad],
+                   result.power_hi[bad]).intersect(sub)
+        result.f_lo[bad], result.f_hi[bad] = old.f_lo, old.f_hi
+        result.power_lo[bad], result.power_hi[bad] = old.power_lo, old.power_hi
+    return result
+
+
+def _warn_if_wide(b: Band, x: np.ndarray, tol: float) -> None:
+    """A ToleranceWarning naming the widths reached where the band is wider than asked."""
+    wide = _too_wide(b, x, tol)
+    if wide.any():
+        f_w = float(np.max(b.f_hi - b.f_lo, initial=0.0, where=x > 0))
+        p_w = float(np.max((b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300),
+                           initial=0.0, where=x > 0))
+        warnings.warn(f"certified band wider than tol = {tol:.3g} at {int(wide.sum())} of "
+                      f"{x.size} levels: widths up to {f_w:.3g} (f) and {p_w:.3g} (the "
+                      f"power, relative); the band holds the curve (certified)",
+                      ToleranceWarning, stacklevel=4)
 
 
 def hull_point(f, A, dps: int, power: bool) -> Value | None:
