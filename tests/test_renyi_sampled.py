@@ -221,3 +221,20 @@ def test_rdp_of_default_orders_against_quadrature_and_dp_accounting():
     for a in (1.1, 2.5, 7.5):  # the orders are the floats' exact binary values
         ref = T * _quad_qp(R(256, 60000), R(10, 11), R(a))
         assert abs(mp60.mpf(sp.N(r.at(a), 30)) - ref) <= 1e-19 * ref, a
+
+
+def test_float_orders_are_their_exact_binary_rationals():
+    """RDP.of's fast path for Python floats gives the same orders as the validator."""
+    from tradeoff_algebra.core.validate import param
+    from tradeoff_algebra.notions.renyi_dp import _order_list
+
+    orders = [1.5, 1.1, 10.9, 1 + 2.0 ** -40, 3, 2.25]
+    got = _order_list(orders, "RDP.of")
+    want = [param("o", a, lower=1, lower_open=True) for a in orders]
+    assert got == want
+    import pytest
+
+    from tradeoff_algebra.core.errors import InvalidParameter
+    for bad in (1.0, 0.5, float("nan"), -2.0):
+        with pytest.raises(InvalidParameter):
+            _order_list([2, bad], "RDP.of")

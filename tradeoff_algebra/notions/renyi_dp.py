@@ -35,6 +35,7 @@ Tail bounds of the privacy loss Z (Dwork, Sec. 4.3): ``tail_bound(t)`` bounds Pr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -87,8 +88,15 @@ def _order_list(orders: Any, owner: str) -> list:
     if not items:
         raise InvalidParameter("orders", orders, allowed, owner)
     return [sp.Integer(a) if type(a) is int and a > 1 else  # (a Python int > 1: nothing to ask)
+            _exact_float(a) if type(a) is float and 1 < a < math.inf else  # (nor a float > 1)
             param(f"orders[{i}]", a, lower=1, lower_open=True, owner=owner, allow_infinite=True)
             for i, a in enumerate(items)]
+
+
+def _exact_float(a: float) -> sp.Rational:
+    """A finite Python float as the exact binary rational it is (what ``param`` gives it)."""
+    n, d = a.as_integer_ratio()
+    return sp.Rational(n, d)
 
 
 def _tau(value: Any, order: Any, owner: str) -> sp.Expr:
