@@ -168,3 +168,36 @@ def test_unaffordable_products_still_decline():
     """Sixteen steps at q = 256/60000 stay beyond the inversion with or without a cut."""
     law = sampled_law(Fraction(10, 11), Fraction(256, 60000), "remove")
     assert cf_route.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
+
+
+def _gl_delta(mu, m, eps):
+    """delta of G_mu (x) L_m at eps by mpmath quadrature of the Gaussian profile (Dong, Roth &
+    Su, Cor. 1) against the Laplace loss law (atoms 1/2 at m, e^{-m}/2 at -m and the density
+    e^{(t - m)/2}/4 on (-m, m), Prop. 7)."""
+    def gd(x):
+        return mp.ncdf(-x / mu + mu / 2) - mp.exp(x) * mp.ncdf(-x / mu - mu / 2)
+
+    v = gd(eps - m) / 2 + mp.exp(-m) / 2 * gd(eps + m)
+    return v + mp.quad(lambda t: mp.exp((t - m) / 2) / 4 * gd(eps - t), [-m, 0, m])
+
+
+@pytest.mark.parametrize("mu,m,eps", [("1/100", "1", "1.0318"), ("1/30", "2", "2.1")])
+def test_gaussian_times_laplace_by_the_inversion(mu, m, eps):
+    """G(1/100) (x) L(1) (the weak Gaussian's mgf grows past c + a ~ 700, once beyond the floats
+    of the strip bound: the inversion returned [0, 1] and the PLD engine answered): delta
+    certified by the inversion, containing the 30-digit quadrature; eps(1e-6) certified to 1e-9
+    and the quadrature's delta at its two ends brackets 1e-6."""
+    f = ta.G(R(mu)) @ ta.Laplace(R(m))
+    v = ta.delta(f, R(eps), dps=20)
+    with mp.workdps(30):
+        ref = _gl_delta(_f(Fraction(mu)), _f(Fraction(m)), mp.mpf(eps))
+        assert mp.mpf(v.lo) <= ref <= mp.mpf(v.hi)
+    assert v.guarantee == "certified" and "inversion" in v.route
+    assert v.hi - v.lo <= 1e-9 * v.hi
+    with ta.pld_options(tol=1e-9):
+        e = ta.epsilon(f, R(1, 10**6), dps=20)
+    assert e.guarantee == "certified" and "inversion" in e.route
+    assert e.hi - e.lo <= 1e-9 * e.hi
+    with mp.workdps(30):
+        assert _gl_delta(_f(Fraction(mu)), _f(Fraction(m)), mp.mpf(e.lo)) >= mp.mpf(10) ** -6
+        assert _gl_delta(_f(Fraction(mu)), _f(Fraction(m)), mp.mpf(e.hi)) <= mp.mpf(10) ** -6
