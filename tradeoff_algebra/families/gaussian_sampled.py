@@ -580,12 +580,7 @@ def _inverse_sf(p: float) -> float:
 
 
 def _log_ndtr(u: np.ndarray) -> np.ndarray:
-    """Float log P(N(0, 1) < u), elementwise (planning only; the asymptotic series below
-    u = -30)."""
-    out = np.empty_like(u)
-    for i, v in enumerate(u):
-        if v > -30:
-            out[i] = math.log(0.5 * math.erfc(-v / math.sqrt(2)))
-        else:
-            out[i] = -v * v / 2 - math.log(-v) - _LOG_SQRT_2PI + math.log1p(-1 / (v * v))
-    return out
+    """Float log P(N(0, 1) < u), elementwise (planning only; scipy is loaded at first use)."""
+    from scipy.special import log_ndtr
+
+    return log_ndtr(u)
