@@ -259,7 +259,7 @@ def _invert(factors: Sequence[Factor], kind: str, dn: float, up: float, rel: flo
 #: beyond :data:`MAX_WORK` at the requested width (:func:`_sampled_enclosure`): the tightest
 #: affordable one is computed, whatever looser tolerance was asked (ToleranceWarning if
 #: looser than asked), so a tighter tolerance never gives a wider enclosure.
-SPLIT_LADDER = (1e-8, 1e-6, 1e-4, 1e-2)
+SPLIT_LADDER = (1e-8, 1e-6, 1e-4, 1e-2, 3e-2, 1e-1)
 
 
 def _split_bounds(rest: Sequence[Factor], extra, kind: str, dn: float, up: float):
