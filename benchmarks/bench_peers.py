@@ -111,12 +111,41 @@ def m_(r: dict) -> str:
     return "-" if "error" in r else f"{r['mem']:.0f} MiB"
 
 
+def failure_table(R) -> None:
+    """prv_accountant's failure case at tol 5e-4 and 1e-9 (the cut of the remove direction's law:
+    families/gaussian_sampled.py), beside dp_accounting and prv_accountant in the same run."""
+    R.out()
+    R.out("## The prv_accountant failure case (q = 0.00033, sigma = 4, T = 10^4) at two "
+          "tolerances")
+    R.out()
+    R.out("| delta | who | setting | eps | rel. width | time |")
+    R.out("|---|---|---|---|---|---|")
+    expr = "ta.noisy_sgd(4, sp.Rational('0.00033'), 10**4, sampling='poisson')"
+    for arg in ("1.1e-18", "1.13e-18"):
+        for tol in ("5e-4", "1e-9"):
+            r = ours_eps(expr, arg, tol)
+            w = "-" if "error" in r else f"{(r['out'][1] - r['out'][0]) / r['out'][1]:.1e}"
+            R.out(f"| {arg} | ours | tol {tol} | {fmt(r, 12)} | {w} | {t_(r)} |")
+        p1 = dpa(sgd_event(0.00033, 4.0, 10**4), "eps", float(arg))
+        R.out(f"| {arg} | dp_accounting | grid default 1e-4 | {fmt(p1, 8)} | one-sided | "
+              f"{t_(p1)} |")
+        p2 = prv(0.00033, 4.0, 10**4, "eps", float(arg))
+        R.out(f"| {arg} | prv_accountant | eps_error 0.01 | {fmt(p2, 8)} | - | {t_(p2)} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the slowest rows")
+    ap.add_argument("--failure", action="store_true", help="only the failure case's table")
     ap.add_argument("--write", default=None)
     a = ap.parse_args()
     R = Report()
+    if a.failure:
+        R.out(run_line("python benchmarks/bench_peers.py --failure",
+                       ("dp-accounting", "prv-accountant", "numpy", "scipy")))
+        failure_table(R)
+        R.write(a.write)
+        return
     R.out("# The performance workloads beside the peers (fresh processes)")
     R.out()
     R.out(run_line("python benchmarks/bench_peers.py" + (" --quick" if a.quick else ""),
@@ -193,6 +222,7 @@ def main() -> None:
         label = f"q={q}: {'delta(' + arg + ')' if what == 'delta' else 'eps(' + arg + ')'}"
         R.out(f"| {label} | {fmt(r, 8)} | {t_(r)} | {fmt(p1, 8)} | {t_(p1)} | {fmt(p2, 8)} | "
               f"{t_(p2)} |")
+    failure_table(R)
 
     R.out()
     R.out("## T = 10^7 and a heterogeneous product")

@@ -193,3 +193,92 @@ def test_the_mechanism_is_certified_and_tolerances_nest():
     with ta.pld_options(tol=1e-6):
         assert ta.delta(f, sp.Float(v.lo, 20), dps=10).lo >= 1e-5 * (1 - 1e-6)
         assert ta.delta(f, sp.Float(v.hi, 20), dps=10).hi <= 1e-5 * (1 + 1e-6)
+
+
+# -- few steps: the split by the number of density components -----------------------------------
+def _one_step_delta(mu, p, direction, eps):
+    """delta of one step by mpmath quadrature over x of (A(x) - e^eps B(x))_+ (the Laplace
+    densities of the pair: A the mixture (remove) or P (add)), split at the kinks and at the
+    crossing point."""
+    P = lambda x: mp.exp(-abs(x)) / 2  # noqa: E731
+    Q = lambda x: mp.exp(-abs(x - mu)) / 2  # noqa: E731
+    mix = lambda x: (1 - p) * P(x) + p * Q(x)  # noqa: E731
+    a, b = (mix, P) if direction == "remove" else (P, mix)
+    f = lambda x: max(mp.zero, a(x) - mp.exp(eps) * b(x))  # noqa: E731
+    # the loss is monotone on [0, mu] (constant outside): its crossing with eps splits it
+    pts = [-mp.inf, 0, mu, mp.inf]
+    y = (mp.exp(eps if direction == "remove" else -eps) - 1 + p) / p
+    if y > 0:
+        xc = (mp.log(y) + mu) / 2
+        if 0 < xc < mu:
+            pts = [-mp.inf, 0, xc, mu, mp.inf]
+    return mp.quad(f, pts)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_one_step_is_summed_exactly(direction):
+    """k = 1: the exact part alone (atoms and one density component in closed form) against
+    quadrature of the densities, at eps inside the loss range and at its atoms' values."""
+    mu, p = Fraction(1), Fraction(1, 100)
+    law = SubsampledLaplaceLaw(mu, p, direction)
+    _, extra = law.lattice_split(1)
+    with working_precision(64):
+        top = float(law.loss_sup().mid())
+    for eps in (0.0, 0.3 * top, 0.9 * top, 0.999 * top):
+        with working_precision(128):
+            v = extra.terms(eps)[0]
+        with mp.workdps(30):
+            ref = _one_step_delta(_mpf(mu), _mpf(p), direction, mp.mpf(eps))
+            mid, rad = mp.mpf(v.mid().str(30, radius=False)), mp.mpf(v.rad().str(5, radius=False))
+            assert abs(mid - ref) <= rad + mp.mpf(10) ** -25 * ref, (eps, v, ref)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_the_remainder_is_the_rest_of_the_binomial_sum(direction):
+    """R = M^k - A^k - k A^{k-1} D at real c (balls overlap; R > 0, a positive measure), and its
+    decay and power bounds hold at several t."""
+    law = SubsampledLaplaceLaw(Fraction(1), Fraction(1, 10), direction)
+    rest, _ = law.lattice_split(4)
+    with working_precision(128):
+        for c in (0.5, 5.0):
+            a, d = law._g_split(law._w(acb(c)))
+            r = rest.mgf(acb(c))
+            assert r.real > 0 and abs(r.imag) < 1e-30
+            assert (r - (law.mgf(acb(c)) ** 4 - a**4 - 4 * a**3 * d)).real.contains(0)
+            v, pw = rest.power_decay(arb(c))
+            for t in (1.0, 30.0, 300.0):
+                m = abs(rest.mgf(acb(c, t)))
+                assert m <= rest.decay_bound(arb(c), arb(t)) and m <= v / arb(t) ** pw
+
+
+@pytest.mark.parametrize("k", [2, 3, 10])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_few_steps_are_finite_and_in_the_float_sandwich(k, direction):
+    """A few steps (before: [x, oo] from the PLD engine): delta certified and finite, meeting the
+    two-sided float sandwich (which brackets the truth up to its float errors)."""
+    mu, p = Fraction(1), Fraction(1, 100)
+    f = Mix(Laplace(1), R(1, 100)) ** k
+    f = f if direction == "remove" else Inverse(f)
+    with working_precision(64):
+        top = k * float(SubsampledLaplaceLaw(mu, p, direction).loss_sup().mid())
+    eps = 0.9 * top
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ta.ToleranceWarning)
+        v = ta.delta(f, sp.Float(eps, 20), dps=15)
+    assert v.guarantee == "certified" and 0 < v.lo <= v.hi < 1
+    lo, hi = _sandwich(float(mu), float(p), k, eps, direction, 1e-6)
+    assert v.lo <= hi * (1 + 1e-9) and lo * (1 - 1e-9) <= v.hi
+
+
+def test_few_steps_of_the_mechanism_warn_and_nest():
+    """eps of the add/remove mechanism at T = 3: finite and certified, a ToleranceWarning where
+    1e-9 is beyond reach, the same enclosure at every tolerance (never wider when tighter)."""
+    f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100)) ** 3
+    with pytest.warns(ta.ToleranceWarning), ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, R(1, 10**5), dps=15)
+    assert v.guarantee == "certified" and 0 < v.lo < v.hi < 3 * math.log1p(math.expm1(1) / 100)
+    assert v.hi - v.lo <= 1e-4 * v.hi
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ta.ToleranceWarning)
+        w = ta.epsilon(f, R(1, 10**5), dps=15)
+    assert w.hi - w.lo >= v.hi - v.lo

@@ -5,13 +5,16 @@ which the Gaussian family gives the Mix operator through its loss's ``mixed_law`
 
 ``SubsampledGaussianLaw(mu, q, direction)`` is the pair (1 - q) N(0, 1) + q N(mu, 1) against
 N(0, 1): ``"remove"`` has the mixture as A (``Mix(G_mu, q)`` of Dong, Roth & Su, Sec. 4.1),
-``"add"`` as B (its inverse). The class docstring proves the bounds it uses.
+``"add"`` as B (its inverse), optionally cut at (X, sigma): the sub-probability measure
+w A, w(x) = Phi_c((x - X) / sigma), for the products whose whole law's moment generating
+function is dominated by its far tail. The class docstring proves the bounds it uses.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -37,16 +40,17 @@ _MAX_LEVEL = 14
 
 
 def _trapezoid_step(
-    t_abs: float, tol: float, strip_max: float, mu: float, e: float
+    t_abs: float, tol: float, strip_max: float, mu: float, e: float, wfac: float = 1.0
 ) -> tuple[float, float]:
     """Largest step h, and its strip half-width beta, with relative error <= tol.
 
-    The bound is 2 exp(beta^2/2 + t mu beta) kappa(beta) / (exp(2 pi beta / h) - 1)
-    with kappa(beta) = cos(mu beta / 2)^min(e, 0) (see `SubsampledGaussianLaw`).
+    The bound is 2 exp(wfac beta^2/2 + t mu beta) kappa(beta) / (exp(2 pi beta / h) - 1)
+    with kappa(beta) = cos(mu beta / 2)^min(e, 0) and wfac = 1 + 1/sigma^2 for a law cut
+    at (X, sigma), else 1 (see `SubsampledGaussianLaw`).
     """
     beta = np.linspace(strip_max / 48, strip_max, 48)
     log_kappa = min(e, 0.0) * np.log(np.cos(mu * beta / 2))
-    log_num = math.log(2.0) + beta**2 / 2 + t_abs * mu * beta + log_kappa
+    log_num = math.log(2.0) + wfac * beta**2 / 2 + t_abs * mu * beta + log_kappa
     steps = 2 * math.pi * beta / np.logaddexp(0.0, log_num - math.log(tol))
     i = int(np.argmax(steps))
     return float(steps[i]), float(beta[i])
@@ -95,10 +99,13 @@ class _Tilt:
         while upper(self._lower_tail(arb(x_first))) > target:
             x_first -= 0.5
         x_min_hi = max(upper(self.e * self.mu), mu_f, 0.0)
-        x_last = x_min_hi + 6.0
+        if law.cut is not None:  # (the cut's Gaussian factor: its mode m, see _upper_tail)
+            x_min_hi = max(upper(self._cut_mode()), float(law.cut[0]), mu_f, 0.0)
+        x_last = x_min_hi + (0.5 if law.cut is not None else 6.0)
         while upper(self._upper_tail(arb(x_last))) > target:
             x_last += 0.5
-        h0, beta0 = _trapezoid_step(0.0, self.tol / 4, 0.99 * math.pi / mu_f, mu_f, self.e_float)
+        h0, beta0 = _trapezoid_step(0.0, self.tol / 4, 0.99 * math.pi / mu_f, mu_f, self.e_float,
+                                    law.wfac)
         self.n0 = math.ceil((x_last - x_first) / h0)
         self.x_first = arb(x_first)
         self.h0 = arb(h0)
@@ -117,9 +124,28 @@ class _Tilt:
             return sf
         return (1 - self.q) ** self.e * sf
 
+    def _cut_mode(self) -> arb:
+        """The mode m = (e mu + X / sigma^2) / (1 + 1/sigma^2) of phi(x - e mu) exp(-(x -
+        X)^2 / (2 sigma^2)) (a law with a cut)."""
+        x_cut, sig = self.law._cut_arb()
+        return (self.e * self.mu + x_cut / sig**2) / (1 + 1 / sig**2)
+
     def _upper_tail(self, x: arb) -> arb:
-        """Bound of h * sum of g_c over nodes above x (x >= max(e mu, mu/2, 0))."""
+        """Bound of h * sum of g_c w over nodes above x (x >= max(e mu, mu/2, 0); with a cut
+        at (X, sigma), x >= max(m, X, mu/2, 0) instead, m = `_cut_mode`)."""
         e, mu, q = self.e, self.mu, self.q
+        if self.law.cut is not None and self.e_float >= 0:
+            # w(x) <= exp(-(x - X)^2 / (2 sigma^2)) / 2 for x >= X, and phi(x - e mu) times
+            # that is exp(-(e mu - X)^2 / (2 (1 + sigma^2))) tau phi_tau(x - m), a Gaussian
+            # of variance tau^2 = sigma^2 / (1 + sigma^2), decreasing beyond its mode m
+            x_cut, sig = self.law._cut_arb()
+            tau = sig / (1 + sig**2).sqrt()
+            y = (mu * x - mu * mu / 2).exp()
+            rho = (q + (1 - q) / y).min(arb(1))
+            shift = (-(e * mu - x_cut) ** 2 / (2 * (1 + sig**2))).exp()
+            gauss = (mu * mu * e * (e - 1) / 2).exp() * shift * tau * norm_sf(
+                (x - self._cut_mode()) / tau) / 2
+            return rho**e * gauss
         gauss = (mu * mu * e * (e - 1) / 2).exp() * norm_sf(x - e * mu)
         if self.e_float >= 0:
             y = (mu * x - mu * mu / 2).exp()
@@ -134,7 +160,7 @@ class _Tilt:
         """
         if not (beta > 0 and self.mu * beta < arb.pi() * strip_fraction):
             raise ValueError("strip half-width out of range")
-        log_num = beta * beta / 2 + t_abs * self.mu * beta
+        log_num = self.law._wfac_arb() * beta * beta / 2 + t_abs * self.mu * beta
         if self.e_float < 0:
             log_num += self.e * (self.mu * beta / 2).cos().log()
         return 2 * log_num.exp() / (2 * arb.pi() * beta / h).expm1()
@@ -155,7 +181,11 @@ class _Tilt:
             v = mu * x - mu * mu / 2
             ell = v if law._q_is_one else (q * v.expm1()).log1p()
             loss.append(ell if law._sign > 0 else -ell)
-            weight.append((log_h - x * x / 2 + e * ell).exp())
+            wx = (log_h - x * x / 2 + e * ell).exp()
+            if law.cut is not None:
+                x_cut, sig = law._cut_arb()
+                wx *= norm_sf((x - x_cut) / sig)
+            weight.append(wx)
         return _Level(h, loss, weight)
 
     def _level(self, k: int) -> _Level:
@@ -173,7 +203,7 @@ class _Tilt:
             arg = 2 * math.pi * betas / (h0 / 2**k)
             log_err = (
                 math.log(2)
-                + betas**2 / 2
+                + self.law.wfac * betas**2 / 2
                 + t_abs * mu_f * betas
                 + log_kappa
                 - (arg + np.log1p(-np.exp(-arg)))
@@ -257,11 +287,31 @@ class SubsampledGaussianLaw:
       which vanishes at +-infinity.  (log W)' = -x + (e+1) mu s - mu has
       derivative -1 + (e+1) mu^2 s(1-s); s(1-s) is unimodal in x, so (log W)'
       has at most 3 zeros, W at most two local maxima, and TV(W) <= 4 sup W.
+    * A cut (X, sigma) (`truncated`, `cut_for`): the measure w A, w(x) = Phi_c((x - X)/sigma)
+      in (0, 1), entire, with |w(x + iy)| <= exp(y^2 / (2 sigma^2)) w(x) (integrate phi along
+      the horizontal ray from (x - X + iy)/sigma: |phi(u + iv)| = phi(u) e^{v^2/2}). Every
+      strip bound above holds for g_c w with exp(b^2/2) replaced by exp(wfac b^2/2),
+      wfac = 1 + 1/sigma^2, and M(c) by M_w(c); the omitted nodes below 0 keep their bound
+      (w <= 1), those above max(m, X, mu/2, 0) use w <= exp(-(x - X)^2/(2 sigma^2))/2 for
+      x >= X, which times phi(x - e mu) is exp(-(e mu - X)^2/(2(1 + sigma^2))) times a normal
+      density of variance tau^2 = sigma^2/(1 + sigma^2) about m = (e mu + X/sigma^2)/wfac;
+      TV(W w) <= TV(W) + sup W (w decreasing in (0, 1)). The mass left out,
+      E_A[1 - w] = P(x + sigma Z > X), is a sum of normal tails of variance 1 + sigma^2.
+      A cut keeps M_w(c) that of the bulk where M(c) = E[(1 - q + qY)^{c+1}] is dominated by
+      Y's far tail (x near (c + 1) mu, mass below e^{-c^2 mu^2/2}); what it changes in a
+      product's profile is bounded in ``numeric/cf_route.py``.
     """
 
-    def __init__(self, mu: Number, q: Number, direction: str) -> None:
+    def __init__(self, mu: Number, q: Number, direction: str,
+                 cut: tuple[Number, Number] | None = None) -> None:
         if direction not in ("remove", "add"):
             raise ValueError("direction must be 'remove' or 'add'")
+        #: (X, sigma): the measure A weighted by w(x) = Phi_c((x - X) / sigma), or None
+        self.cut = None if cut is None else (to_fraction(cut[0]), to_fraction(cut[1]))
+        if self.cut is not None and not self.cut[1] > 0:
+            raise ValueError(f"cut sigma must be > 0, got {cut[1]}")
+        #: 1 + 1/sigma^2: |w(x + iy)| <= exp(y^2 / (2 sigma^2)) w(x) widens every strip bound
+        self.wfac = 1.0 if self.cut is None else 1.0 + 1.0 / float(self.cut[1]) ** 2
         self._mu = to_fraction(mu)
         self._q = to_fraction(q)
         if not (0 < self._q <= 1) or (self._q == 1 and direction == "add") or self._mu <= 0:
@@ -274,11 +324,71 @@ class SubsampledGaussianLaw:
         self._tilts: dict[tuple[str, int], _Tilt] = {}
         self._float_tilts: dict[float, _FloatTilt] = {}
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
+        self._cuts: dict[tuple[Fraction, Fraction], SubsampledGaussianLaw] = {}
 
     @classmethod
     def from_sigma(cls, sigma: Number, q: Number, direction: str) -> SubsampledGaussianLaw:
         """The law with noise standard deviation sigma (sensitivity 1): mu = 1/sigma."""
         return cls(1 / to_fraction(sigma), q, direction)
+
+    def _cut_arb(self) -> tuple[arb, arb]:
+        return to_arb(self.cut[0]), to_arb(self.cut[1])
+
+    def _wfac_arb(self) -> arb:
+        if self.cut is None:
+            return arb(1)
+        return 1 + 1 / to_arb(self.cut[1]) ** 2
+
+    def truncated(self, x_cut: Number, sigma: Number = 1) -> SubsampledGaussianLaw:
+        """This law cut at (X, sigma): the sub-probability measure w(x) A(dx) with the entire
+        weight w(x) = Phi_c((x - X) / sigma) in (0, 1); the mass it leaves out is at most
+        :meth:`tail_mass`, and every hockey-stick divergence of a product moves by at most the
+        sum of the factors' left-out masses (1 - prod w_i <= sum (1 - w_i))."""
+        key = (to_fraction(x_cut), to_fraction(sigma))
+        law = self._cuts.get(key)
+        if law is None:
+            if len(self._cuts) >= _CACHE_LIMIT:
+                self._cuts.pop(next(iter(self._cuts)))
+            law = self._cuts[key] = SubsampledGaussianLaw(self._mu, self._q, self.direction, key)
+        return law
+
+    def tail_mass(self) -> arb:
+        """E_A[1 - w(x)] = P(x + sigma Z > X), Z ~ N(0, 1) independent of x ~ A (exact: a sum
+        of normal tails of variance 1 + sigma^2); 0 without a cut."""
+        if self.cut is None:
+            return arb(0)
+        x_cut, sig = self._cut_arb()
+        sd = (1 + sig * sig).sqrt()
+        if self.direction == "add":  # A = N(0, 1)
+            return norm_sf(x_cut / sd)
+        q = self._q_arb()
+        return (1 - q) * norm_sf(x_cut / sd) + q * norm_sf((x_cut - self._mu_arb()) / sd)
+
+    def cut_for(self, eta: float, c_max: float) -> SubsampledGaussianLaw:
+        """A cut (X, sigma) whose :meth:`tail_mass` is at most ``eta`` (certified in Arb) and
+        whose weight keeps the tilted integrand g_c w beyond X below e^-60 for c <= ``c_max``
+        (the contour abscissas the inversion will use): sigma the largest of 1, 1/2, ...,
+        1/64 doing so (a narrower weight narrows the strips: wfac = 1 + 1/sigma^2), X the
+        smallest multiple of 1/4 then meeting ``eta``."""
+        m = 0.0 if self.direction == "add" else self.mu
+        e = self._alpha + self._sign * c_max
+        law = None
+        for k in range(7):
+            sig = Fraction(1, 2**k)
+            sd = math.sqrt(1 + float(sig) ** 2)
+            x = max(4.0, m + sd * _inverse_sf(eta)) if eta > 0 else 40.0
+            x = math.ceil(4 * x) / 4
+            law = self.truncated(Fraction(x).limit_denominator(4), sig)
+            while upper(law.tail_mass()) > eta and x < 1e4:
+                x += 0.25
+                law = self.truncated(Fraction(x).limit_denominator(4), sig)
+            u = np.linspace(x, x + 40 * float(sig) + 300 / max(e * self.mu, 1.0), 4000)
+            v = self.mu * u - self.mu**2 / 2
+            ell = v if self._q_is_one else np.logaddexp(math.log1p(-self.q), math.log(self.q) + v)
+            log_f = -u * u / 2 - _LOG_SQRT_2PI + e * ell + _log_ndtr(-(u - x) / float(sig))
+            if float(np.max(log_f)) < -60:
+                break
+        return law
 
     def _mu_arb(self) -> arb:
         return to_arb(self._mu)
@@ -295,11 +405,15 @@ class SubsampledGaussianLaw:
         e = self._alpha + self._sign * c
         h = min(0.1, 0.2 / mu)
         lo, hi = -12.0, max(e * mu, 0.0) + 12.0
+        if self.cut is not None:
+            hi = min(hi, max(float(self.cut[0]), 0.0) + 12.0)
         while True:
             x = np.arange(lo, hi + h, h)
             v = mu * x - mu * mu / 2
             ell = v if self._q_is_one else np.logaddexp(math.log1p(-q), math.log(q) + v)
             log_g = -x * x / 2 - _LOG_SQRT_2PI + e * ell + math.log(h)
+            if self.cut is not None:
+                log_g = log_g + _log_ndtr(-(x - float(self.cut[0])) / float(self.cut[1]))
             top = log_g.max()
             if log_g[0] > top - 90:
                 lo -= 8.0
@@ -334,7 +448,8 @@ class SubsampledGaussianLaw:
             log_k = logsumexp(
                 ft.log_w[None, :] - (t * np.sin(theta))[:, None] * ft.s[None, :], axis=1
             )
-            return theta**2 / (2 * self.mu**2) + min(e, 0.0) * np.log(np.cos(theta / 2)) + log_k
+            return (self.wfac * theta**2 / (2 * self.mu**2)
+                    + min(e, 0.0) * np.log(np.cos(theta / 2)) + log_k)
 
         grid = math.pi / 2 * np.geomspace(1e-9, 1.0, 64)
         vals = objective(grid)
@@ -378,7 +493,7 @@ class SubsampledGaussianLaw:
         theta, _ = self._best_theta(float(c.mid()), lower(t))
         th = arb(theta)
         b = th / tilt.mu
-        bound = (b * b / 2).exp() * tilt.k_integral(t * th.sin())
+        bound = (self._wfac_arb() * b * b / 2).exp() * tilt.k_integral(t * th.sin())
         if tilt.e_float < 0:
             bound *= (th / 2).cos() ** tilt.e
         return arb(min(upper(bound), upper(tilt.m_upper)))
@@ -386,7 +501,8 @@ class SubsampledGaussianLaw:
     def power_decay(self, c: arb) -> tuple[arb, int] | None:
         key = (c.str(radius=True, more=True), ctx.prec)
         if key not in self._power:
-            self._power[key] = (4 * self._sup_w(c), 1)
+            # a cut multiplies W by the decreasing w in (0, 1): TV(W w) <= TV(W) + sup W
+            self._power[key] = ((4 if self.cut is None else 5) * self._sup_w(c), 1)
         return self._power[key]
 
     def _sup_w(self, c: arb) -> arb:
@@ -448,5 +564,23 @@ class SubsampledGaussianLaw:
 
 @lru_cache(maxsize=32)
 def sampled_law(mu: Number, q: Number, direction: str) -> SubsampledGaussianLaw:
-    """One law per (mu, q, direction), kept: its tilts are cached across calls."""
+    """One law per (mu, q, direction), kept: its tilts (and its cuts) are cached across
+    calls."""
     return SubsampledGaussianLaw(mu, q, direction)
+
+
+def _inverse_sf(p: float) -> float:
+    """Float u >= 0 with P(N(0, 1) > u) about p (a starting point: the cut's mass is certified
+    by Arb), by bisection."""
+    lo, hi = 0.0, 40.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if 0.5 * math.erfc(mid / math.sqrt(2)) > p else (lo, mid)
+    return hi
+
+
+def _log_ndtr(u: np.ndarray) -> np.ndarray:
+    """Float log P(N(0, 1) < u), elementwise (planning only; scipy is loaded at first use)."""
+    from scipy.special import log_ndtr
+
+    return log_ndtr(u)

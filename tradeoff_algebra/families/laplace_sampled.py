@@ -30,6 +30,13 @@ maximum, G_0, G_1 = G at -mu, mu), and |I| <= I(a), the real value. So |M(c + it
 alpha + min(I(a), (E_0 G_0 + E_1 G_1 + E (G_0 - G_1)) / |w|) for every t' >= t, |w| >= the
 modulus at t. The atoms keep |M(c + it)| from tending to 0 (no power decay), but for many
 steps their share (alpha / M(c))^n vanishes and the whole product inverts.
+
+Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`): the k-fold product split by its number
+j of density components, j <= 1 summed exactly in closed form (:class:`SampledExactPart`: phi is
+linear in e^s, so one density component against the lattice of the others is a sum of
+integrals of e^{+-s/2}), the rest (:class:`SampledRemainder`, a positive measure whose transform
+is O(t^-2)) bounded by a Chernoff bound of its real moment generating function, or the whole
+law inverted at a looser width (``numeric/cf_route.py`` chooses).
 """
 
 from __future__ import annotations
@@ -37,15 +44,22 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
+from math import comb
 
 import numpy as np
 from flint import acb, arb, ctx
 
-from ..numeric.cf_laws import Number, logsumexp, to_arb, to_fraction
+from ..numeric.cf_laws import Number, logsumexp, to_arb, to_fraction, upper
 
 __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(160)
+
+
+def _binade(w: acb) -> int:
+    """floor(log2 |w|) (at least 0), from the float midpoints."""
+    a = abs(complex(float(w.real.mid()), float(w.imag.mid())))
+    return max(0, int(math.log2(a))) if a > 0 else 0
 
 
 class SubsampledLaplaceLaw:
@@ -66,9 +80,14 @@ class SubsampledLaplaceLaw:
         if not 0 < self._p < 1:
             raise ValueError(f"SubsampledLaplaceLaw needs 0 < p < 1, not {p}")
         self.mu, self.p, self.direction = float(self._mu), float(self._p), direction
+        #: the planned work of one M(c + it) grows as |t| r e^mu / 10 (2F1's series length and
+        #: guard bits, measured), r = p / (1 - p): read by ``numeric.cf_route``
+        self.mgf_cost_per_t = self.p / (1 - self.p) * math.exp(self.mu) / 10
         # guard bits: F(mu) - F(-mu) loses about log2(1/mu) bits for a small mu
         self._guard = 16 + max(0, int(-math.log2(self.mu)))
-        self._guards: dict[int, int] = {}
+        #: the guard bits that last sufficed, per (precision, binade of |w|): 2F1's cancellation
+        #: grows with |w|, so a large |t| must not raise the guard of every later evaluation
+        self._guards: dict[tuple[int, int], int] = {}
         s = np.asarray(self.mu * _GL_NODES)
         self._log_phi = np.log1p(self.p * np.expm1(s))
         self._log_dens = np.log(self.mu * _GL_WEIGHTS) - (s + self.mu) / 2 - math.log(4.0)
@@ -85,7 +104,8 @@ class SubsampledLaplaceLaw:
         """g(w) as a ball whose radius is about 2^(30 - prec) of the atoms' part |alpha| <=
         g(Re w) (the guard bits double until it is: 2F1 with a large |w| cancels)."""
         saved = ctx.prec
-        guard = self._guards.get(saved, self._guard)  # (the last one that sufficed)
+        key = (saved, _binade(w))
+        guard = self._guards.get(key, self._guard)  # (the last one that sufficed)
         try:
             while True:
                 ctx.prec = saved + guard
@@ -95,10 +115,33 @@ class SubsampledLaplaceLaw:
                 guard *= 2
         finally:
             ctx.prec = saved
-        self._guards[saved] = guard
+        self._guards[key] = guard
         return +out
 
+    def _g_split(self, w: acb) -> tuple[acb, acb]:
+        """(the atoms' part, the density's part) of g(w), each a ball whose radius is about
+        2^(30 - prec) of g(Re w) (the guard bits of :meth:`_g`)."""
+        saved = ctx.prec
+        key = (saved, _binade(w))
+        guard = self._guards.get(key, self._guard)
+        try:
+            while True:
+                ctx.prec = saved + guard
+                atoms, dens, scale = self._g_parts(w)
+                if ((atoms + dens).rad() <= scale * arb(2.0) ** (30 - saved)
+                        or guard > 8 * saved):
+                    break
+                guard *= 2
+        finally:
+            ctx.prec = saved
+        self._guards[key] = guard
+        return +atoms, +dens
+
     def _g_at(self, w: acb) -> tuple[acb, arb]:
+        atoms, dens, scale = self._g_parts(w)
+        return atoms + dens, scale
+
+    def _g_parts(self, w: acb) -> tuple[acb, acb, arb]:
         m, p, q, r = self._balls()
         ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
         a = w.real
@@ -111,7 +154,7 @@ class SubsampledLaplaceLaw:
             return -2 * (-s / 2).exp() * x.hypgeom_2f1(-w, mhalf, half)
 
         dens = (-m / 2).exp() / 4 * (w * acb(q.log())).exp() * (big_f(m) - big_f(-m))
-        return atoms + dens, arb(scale.lower())
+        return atoms, dens, arb(scale.lower())
 
     def _w(self, z: acb) -> acb:
         return z + 1 if self.direction == "remove" else -z
@@ -132,6 +175,18 @@ class SubsampledLaplaceLaw:
         var = float(np.sum(wt * (x - mean) ** 2))
         return float(lg), mean, max(var, 1e-300)
 
+    def log_parts(self, c: float) -> tuple[float, float]:
+        """Floats log A(c), log D(c): the atoms' and the density's parts of M(c) (planning)."""
+        w = c + 1.0 if self.direction == "remove" else -c
+        return (float(logsumexp(self._log_atoms + w * self._atoms)),
+                float(logsumexp(self._log_dens + w * self._log_phi)))
+
+    def lattice_split(self, k: int) -> tuple[SampledRemainder, SampledExactPart]:
+        """The k-fold product split by its number j of density components: j <= 1 summed
+        exactly (:class:`SampledExactPart`), j >= 2 inverted (:class:`SampledRemainder`,
+        |R(c + it)| = O(t^-2))."""
+        return SampledRemainder(self, k), SampledExactPart(self, k)
+
     def cumulants(self, c: float) -> tuple[float, float, float]:
         if self.direction == "remove":
             return self._log_moments(c + 1.0)
@@ -140,6 +195,11 @@ class SubsampledLaplaceLaw:
 
     # -- rigorous bounds ---------------------------------------------------------------------------
     def decay_bound(self, c: arb, t: arb) -> arb:
+        alpha, part, _ = self._decay_parts(c, t)
+        return alpha + part
+
+    def _decay_parts(self, c: arb, t: arb) -> tuple[arb, arb, arb]:
+        """(alpha, the density part's bound at t, the numerator N of its bound N / |w|)."""
         m, p, q, r = self._balls()
         if self.direction == "remove":
             a, mod = c + 1, ((c + 1) ** 2 + t * t).sqrt()
@@ -155,11 +215,9 @@ class SubsampledLaplaceLaw:
         ibp = (e0 * g0 + e1 * g1 + arb(e.upper()) * (g0 - g1)) / mod
         whole = self._g(acb(a)).real - alpha
         part = ibp if ibp < whole else (whole if whole < ibp else ibp.union(whole))
-        return alpha + part
+        return alpha, part, ibp * mod
 
     def log_decay_estimate(self, c: float, t: float) -> float:
-        from ..numeric.cf_laws import upper
-
         b = self.decay_bound(arb(c), arb(t))
         return math.log(upper(b)) if b > 0 else -math.inf
 
@@ -190,3 +248,155 @@ class SubsampledLaplaceLaw:
 def sampled_laplace_law(mu: Fraction, p: Fraction, direction: str) -> SubsampledLaplaceLaw:
     """One law per (mu, p, direction)."""
     return SubsampledLaplaceLaw(mu, p, direction)
+
+
+# -- the split of a k-fold product by its number of density components ---------------------------
+
+
+class SampledExactPart:
+    """delta-part(eps) = E[(1 - e^{eps - L})_+ ; at most one density component] of the k-fold
+    product of :class:`SubsampledLaplaceLaw` (``numeric.cf``'s exactly summed part, as
+    ``numeric.cf_lattice.ExactPart`` is for the Laplace law). Under A the loss has atoms P0 at
+    l0 < P1 at l1 and the density part rho_A on s in (-mu, mu) with loss l(s):
+
+    * remove: l0, l1 = log phi(-mu), log phi(mu) with P0 = phi(-mu)/2, P1 = phi(mu) e^{-mu}/2;
+      rho_A = phi rho, l = log phi;
+    * add: l0, l1 = -log phi(mu), -log phi(-mu) with P0 = e^{-mu}/2, P1 = 1/2; rho_A = rho,
+      l = -log phi;
+
+    rho(s) = K e^{-s/2}, K = e^{-mu/2}/4. With j = 0 the k atoms sit at b = m l1 + (k - m) l0
+    (weight C(k, m) P1^m P0^(k-m)); with j = 1 the other k - 1 at b = m l1 + (k - 1 - m) l0
+    (weight k C(k-1, m) P1^m P0^(k-1-m)) and the one density component gives
+    I(y) = int (1 - e^{y - l(s)})_+ rho_A(s) ds, y = eps - b, in closed form: phi(s) = 1 - p +
+    p e^s is linear in e^s, so (remove) I(y) = int_{s0}^{mu} (phi(s) - e^y) rho(s) ds over
+    phi(s) > e^y, and (add) I(y) = int_{-mu}^{s1} (1 - e^y phi(s)) rho(s) ds over
+    phi(s) < e^{-y}, both sums of K int e^{+-s/2}."""
+
+    J = 2
+
+    def __init__(self, law: SubsampledLaplaceLaw, k: int) -> None:
+        self.law, self.k = law, int(k)
+
+    def _atoms(self) -> tuple[arb, arb, arb, arb]:
+        m, p, q, _ = self.law._balls()
+        ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
+        if self.law.direction == "remove":
+            return ph_lo.log(), ph_hi.log(), ph_lo / 2, ph_hi * (-m).exp() / 2
+        return -ph_hi.log(), -ph_lo.log(), (-m).exp() / 2, arb(0.5)
+
+    def _one(self, y: arb) -> tuple[arb, arb]:
+        """(I(y), dI/dy) of the one density component (see the class)."""
+        m, p, q, _ = self.law._balls()
+        kk = (-m / 2).exp() / 4
+        ey = y.exp()
+
+        def ex(s: arb, sign: int) -> arb:
+            return (sign * s / 2).exp()
+
+        if self.law.direction == "remove":  # phi(s) > e^y beyond s0 = log((e^y - q) / p)
+            lo = ((ey - q) / p).max((-m).exp()).log().min(m)
+            big_f = lambda s: kk * (-2 * (q - ey) * ex(s, -1) + 2 * p * ex(s, 1))  # noqa: E731
+            val = big_f(m) - big_f(lo)
+            der = -ey * kk * 2 * (ex(lo, -1) - ex(m, -1))
+            return val, der
+        hi = ((1 / ey - q) / p).max((-m).exp()).log().min(m)  # phi(s) < e^{-y} below s1
+        big_f = lambda s: kk * (-2 * (1 - ey * q) * ex(s, -1) - 2 * ey * p * ex(s, 1))  # noqa: E731
+        val = big_f(hi) - big_f(-m)
+        phi_f = lambda s: kk * (-2 * q * ex(s, -1) + 2 * p * ex(s, 1))  # noqa: E731
+        der = -ey * (phi_f(hi) - phi_f(-m))
+        return val, der
+
+    def terms(self, eps: float) -> tuple[arb, arb]:
+        """(delta-part(eps), its derivative in eps), Arb balls."""
+        l0, l1, p0, p1 = self._atoms()
+        e, k = arb(eps), self.k
+        val, der = arb(0), arb(0)
+        for m in range(k + 1):  # j = 0: the lattice point m l1 + (k - m) l0
+            x = e - (m * l1 + (k - m) * l0)
+            if x >= 0:
+                continue
+            w = comb(k, m) * p1**m * p0 ** (k - m)
+            if x < 0:
+                val += w * (-x.expm1())
+                der -= w * x.exp()
+            else:  # (1 - e^x)_+ is continuous: the ball [0, -expm1(x)]
+                val += w * arb(0).union(-x.expm1())
+        for m in range(k):  # j = 1
+            w = k * comb(k - 1, m) * p1**m * p0 ** (k - 1 - m)
+            v, d = self._one(e - (m * l1 + (k - 1 - m) * l0))
+            val += w * v
+            der += w * d
+        return val, der
+
+
+class SampledRemainder:
+    """The positive measure of the k-fold product's terms with at least two density components
+    (see :class:`SampledExactPart`), as a loss law of one factor (n = 1): its transform
+    R(z) = M(z)^k - A(z)^k - k A(z)^{k-1} D(z), M = A + D the atoms' and the density's parts.
+    With |A(c + it)| <= alpha and |D(c + it)| <= u(t) = min(D(c), N / |w|) (the module),
+    |R| <= sum_{j>=2} C(k, j) alpha^{k-j} u^j <= C(k, 2) u^2 (alpha + u)^{k-2}: a power decay of
+    order 2."""
+
+    closed_under_tensor = False
+    #: 2F1 at |w| ~ |t| costs more as t grows (its cancellation needs guard bits): the planned
+    #: work counts nodes times the t cut-off
+    mgf_cost_flat = False
+    J = 2
+
+    def __init__(self, law: SubsampledLaplaceLaw, k: int) -> None:
+        self.law, self.k = law, int(k)
+
+    def _guard(self, c: float) -> int:
+        """Guard bits for the subtraction: log2 of M(c)^k / R(c) (floats, with a margin)."""
+        la, ld = self.law.log_parts(c)
+        pi = math.exp(ld - float(np.logaddexp(la, ld)))
+        tail = 1.0 - (1 - pi) ** self.k - self.k * pi * (1 - pi) ** (self.k - 1)
+        return 24 + int(max(0.0, -math.log2(max(tail, 1e-300))))
+
+    def mgf(self, z: acb) -> acb:
+        saved = ctx.prec
+        ctx.prec = saved + self._guard(float(z.real.mid()))
+        try:
+            a, d = self.law._g_split(self.law._w(z))
+            r = (a + d) ** self.k - a**self.k - self.k * a ** (self.k - 1) * d
+        finally:
+            ctx.prec = saved
+        return +r
+
+    def _log_r(self, c: float) -> float:
+        la, ld = self.law.log_parts(c)
+        lm = float(np.logaddexp(la, ld))
+        pi = math.exp(ld - lm)
+        tail = -math.expm1(self.k * math.log1p(-pi)) - self.k * pi * (1 - pi) ** (self.k - 1)
+        return self.k * lm + (math.log(tail) if tail > 0 else -745.0)
+
+    def cumulants(self, c: float) -> tuple[float, float, float]:
+        h = 1e-4 * max(c, 1e-3)
+        f0, fp, fm = self._log_r(c), self._log_r(c + h), self._log_r(c - h)
+        return f0, (fp - fm) / (2 * h), max((fp - 2 * f0 + fm) / (h * h), 1e-300)
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        alpha, u, _ = self.law._decay_parts(c, t)
+        return comb(self.k, 2) * u**2 * (alpha + u) ** (self.k - 2)
+
+    def log_decay_estimate(self, c: float, t: float) -> float:
+        b = self.decay_bound(arb(c), arb(t))
+        return math.log(upper(b)) if b > 0 else -math.inf
+
+    def power_decay(self, c: arb) -> tuple[arb, int] | None:
+        """|D(c + it)| <= N / |w| <= N / |t| (|w| >= |t|) and <= D(c): V = C(k, 2) N^2
+        (alpha + D(c))^{k-2}."""
+        alpha, u0, big_n = self.law._decay_parts(c, arb(0))
+        return comb(self.k, 2) * big_n**2 * (alpha + u0) ** (self.k - 2), 2
+
+    def loss_sup(self) -> arb | None:
+        return self.k * self.law.loss_sup()
+
+    def inverse(self) -> SampledRemainder:
+        return self
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SampledRemainder) and (self.law, self.k) == (other.law, other.k)
+
+    def __hash__(self) -> int:
+        return hash((SampledRemainder, self.law, self.k))

@@ -289,8 +289,8 @@ class _Inverter:
             self._m_side = []
             for side in (c - a, c + a):
                 m = arb(1)
-                for law, n in factors:
-                    m *= arb(upper(law.mgf(acb(side)).real)) ** n
+                for law, n in factors:  # (its upper end as a ball: a float may overflow)
+                    m *= arb(law.mgf(acb(side)).real.upper()) ** n
                 self._m_side.append(m)
             self._trunc_coeff = self._truncation(factors, c, h)
 
@@ -343,7 +343,7 @@ class _Inverter:
                 arb.pi() * (-(c - a) * e).exp() * self._m_side[0] / (c - a),
                 arb.pi() * (-(c + a) * e).exp() * self._m_side[1] / (c + a),
             ]
-            disc = arb(max(upper(psi[0]), upper(psi[1]))) / (
+            disc = arb(psi[0].max(psi[1]).upper()) / (
                 arb.pi() * (2 * arb.pi() * a / h).expm1()
             )
             trunc = (-c * e).exp() * self._trunc_coeff / arb.pi()

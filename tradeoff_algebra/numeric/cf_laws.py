@@ -96,7 +96,13 @@ class LossLaw(Protocol):
     (True when M(c + it) costs the same at every t, a closed form: the planned work is counted
     in nodes), ``lattice_parts()`` (the balls (mu, p+, p-, kappa, lam) of a law made of atoms
     p+- at +-mu and a density kappa e^{lam t} on (-mu, mu), the Laplace mechanism's: its
-    self-products are split by :mod:`.cf_lattice`).
+    self-products are split by :mod:`.cf_lattice`), ``mgf_cost_per_t`` (with
+    ``mgf_cost_flat``: the cost of M(c + it) grows as 1 + |t| times this rate), ``lattice_split(k)``
+    (a law of two atoms and a general density, the Poisson-subsampled Laplace mechanism's: the
+    k-fold product's exactly summed part and remainder, for few factors), ``cut_for(eta,
+    c_max)`` and ``tail_mass()`` (the law cut to a sub-probability measure leaving out at most
+    eta, for products whose whole mgf is dominated by a far tail: the Poisson-subsampled
+    Gaussian's); :mod:`.cf_route` reads them.
     """
 
     def mgf(self, z: acb) -> acb:

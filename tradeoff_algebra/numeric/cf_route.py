@@ -14,18 +14,20 @@ from collections.abc import Sequence
 from flint import acb, arb
 
 from ..core.errors import ToleranceWarning
+from . import budget
 from .cf import (
     _all_losses_at_most,
     _first_plan,
     _flat_cost,
     _guess_epsilon,
+    _log_delta_saddle,
     _saddle,
     _saddle_epsilon,
     delta_enclosure,
     epsilon_enclosure,
 )
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
-from .cf_laws import Factor, upper, working_precision
+from .cf_laws import Factor, lower, upper, working_precision
 
 __all__ = ["route_enclosure", "MAX_WORK", "REL_FLOOR", "REL_MIN", "MAX_SPLIT", "DELTA_FLOOR"]
 
@@ -36,13 +38,15 @@ __all__ = ["route_enclosure", "MAX_WORK", "REL_FLOOR", "REL_MIN", "MAX_SPLIT", "
 MAX_WORK = 20_000.0
 
 
-def _work(factors: Sequence[Factor], eps: float, rel_tol: float) -> float:
+def _work(factors: Sequence[Factor], eps: float, rel_tol: float,
+          cap: float = MAX_WORK) -> float:
     try:
-        plan = _first_plan(factors, eps, rel_tol, MAX_WORK)
+        plan = _first_plan(factors, eps, rel_tol, cap)
     except ValueError:  # (beyond the cap: planning stops there)
         return math.inf
-    if _flat_cost(factors):
-        return float(plan.n_nodes)
+    if _flat_cost(factors):  # (a closed form whose cost grows with |t| says by how much)
+        rate = max(getattr(law, "mgf_cost_per_t", 0.0) for law, _ in factors)
+        return plan.n_nodes * max(1.0, plan.n_nodes * plan.h * rate)
     return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
 
 
@@ -102,6 +106,8 @@ def route_enclosure(
             return _below_floor(left, kind, dn)
         lo, hi = max(x[0] for x in done), max(x[1] for x in done)
         for factors in left:  # each certainly below the maximum's lower end, or negligible
+            if kind == "epsilon" and _all_losses_at_most(factors, lo):
+                continue  # (its delta is 0 from its largest loss on: its eps is at most that)
             try:
                 b = _chernoff_any(factors, kind, dn, lo if kind == "epsilon" else dn)
             except (ValueError, RuntimeError, ArithmeticError):
@@ -208,12 +214,196 @@ def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
     return rest, extra
 
 
+#: The largest k for the split of a law with ``lattice_split`` (the Poisson-subsampled
+#: Laplace mechanism's: its exact part sums about 2 k terms).
+MAX_SAMPLED_SPLIT = 64
+
+
+def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
+                       rel: float) -> tuple[float, float] | None:
+    """Few factors of a law with ``lattice_split`` (the Poisson-subsampled Laplace mechanism's,
+    whose atoms keep |M(c + it)| from decaying): the whole law inverted at the tightest
+    affordable width of :func:`_ladder_target` when that is 1e-4 or better; else the
+    certified bounds of :func:`_split_bounds` (k = 1: the exact sum alone), intersected with
+    the inversion at a looser affordable width if there is one."""
+    law, k = factors[0]
+    rest, extra = law.lattice_split(k)
+    r = _ladder_target(factors, kind, max(dn, 0.0), rel)
+    if r is not None and r <= 1e-4:
+        return _invert(factors, kind, dn, up, r)
+    if k < extra.J:  # every term summed exactly
+        if kind == "delta":
+            return delta_enclosure([], up, rel, extra)[0], delta_enclosure([], dn, rel, extra)[1]
+        return epsilon_enclosure([], dn, max(rel, REL_FLOOR), up, extra)
+    out = _split_bounds([(rest, 1)], extra, kind, dn, up)
+    if r is not None:
+        try:
+            inv = _invert(factors, kind, dn, up, r)
+        except (ValueError, RuntimeError, ArithmeticError):
+            inv = None
+        if inv is not None:
+            out = inv if out is None else (max(out[0], inv[0]), min(out[1], inv[1]))
+    return out
+
+
+def _invert(factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float):
+    if kind == "delta":
+        lo, hi = delta_enclosure(factors, up, rel)
+        if dn != up:
+            hi = delta_enclosure(factors, dn, rel)[1]
+        return lo, hi
+    return epsilon_enclosure(factors, dn, rel, up)
+
+
+#: The relative widths tried, tightest first, when a product of few lattice-like factors is
+#: beyond :data:`MAX_WORK` at the requested width (:func:`_sampled_enclosure`): the tightest
+#: affordable one is computed, whatever looser tolerance was asked (ToleranceWarning if
+#: looser than asked), so a tighter tolerance never gives a wider enclosure.
+SPLIT_LADDER = (1e-8, 1e-6, 1e-4, 1e-2, 3e-2, 1e-1)
+
+
+def _split_bounds(rest: Sequence[Factor], extra, kind: str, dn: float, up: float):
+    """Certified bounds of a split product whose remainder (a positive measure) is beyond the
+    inversion's work: delta(eps) = delta-part(eps) + delta_R(eps) with
+    0 <= delta_R(eps) <= K e^{-c eps} R(c) (:func:`_chernoff`, c the remainder's saddle point
+    for eps); eps(d) by bisection on both bounds, each comparison certified (delta is
+    non-increasing). Wider than the inversion (a ToleranceWarning says how wide), never
+    vacuous."""
+    prec = 64 + 40
+
+    def part(eps: float):
+        with working_precision(prec):
+            return extra.terms(eps)[0]
+
+    def bound_r(eps: float) -> float:  # (0 beyond the remainder's largest loss)
+        return 0.0 if _all_losses_at_most(rest, eps) else _chernoff_any(rest, "delta", eps, eps)
+
+    if kind == "delta":
+        lo = max(0.0, lower(part(up)))
+        return lo, min(1.0, math.nextafter(upper(part(dn)) + bound_r(dn), math.inf))
+    with working_precision(64):  # every loss is at most k sup L: delta = 0 there
+        top = upper(extra.k * extra.law.loss_sup())
+    if not part(0.0) > up:
+        return None
+
+    def bisect(pred) -> tuple[float, float]:  # pred(a) True, pred(b) False: (a, b)
+        a_, b_ = 0.0, top
+        for _ in range(200):
+            budget.check()
+            m = 0.5 * (a_ + b_)
+            if m in (a_, b_):
+                break
+            a_, b_ = (m, b_) if pred(m) else (a_, m)
+        return a_, b_
+
+    lo = bisect(lambda e: bool(part(e) > up))[0]  # delta >= part > up at lo: eps(d) > lo
+    hi = bisect(lambda e: not (upper(part(e)) + bound_r(e) < dn))[1]
+    return lo, hi
+
+
+def _ladder_target(factors: Sequence[Factor], kind: str, x: float, rel: float):
+    """The tightest affordable of ``min(rel, REL_FLOOR)`` and the looser :data:`SPLIT_LADDER`
+    widths, or None when none is (see :data:`SPLIT_LADDER`)."""
+    first = min(rel, REL_FLOOR)
+    try:
+        at = _at(factors, kind, x)
+    except (ValueError, RuntimeError, ArithmeticError):
+        return None
+    if not at > 0:
+        return None
+    for r in (first,) + tuple(r for r in SPLIT_LADDER if r > first):
+        budget.check()
+        try:
+            if _work(factors, at, r) <= MAX_WORK:
+                return r
+        except (ValueError, RuntimeError, ArithmeticError):
+            return None
+    return None
+
+
 def _one_enclosure(
+    factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
+) -> tuple[float, float] | None:
+    """The enclosure of one product, or None; where the whole laws are beyond
+    :data:`MAX_WORK` or their planning fails, the laws with a cut (:func:`_cut_enclosure`)."""
+    try:
+        r = _plain_enclosure(factors, kind, dn, up, rel)
+    except (ValueError, RuntimeError, ArithmeticError):
+        r = None
+    if r is None and any(hasattr(law, "cut_for") for law, _ in factors):
+        return _cut_enclosure(factors, kind, dn, up, rel)
+    return r
+
+
+#: The share of the tolerance given to the mass a cut leaves out (:func:`_cut_enclosure`).
+CUT_SHARE = 1e-3
+#: The planned work allowed with a cut (the products it answers are many factors whose
+#: |M(c + it)|^n falls within a few dozen nodes, each at its own x-grid: DP-SGD at
+#: delta = 1.1e-18 plans 1.3e5 and takes about 0.5 s).
+CUT_WORK = 10 * MAX_WORK
+
+
+def _cut_enclosure(
+    factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
+) -> tuple[float, float] | None:
+    """The product with each law that has one (``cut_for``) replaced by its cut: the
+    sub-probability measure w A with an entire weight 0 < w <= 1 (the Poisson-subsampled
+    Gaussian's: ``families/gaussian_sampled.py``), whose moment generating function stays
+    that of the bulk where the whole law's is dominated by its far tail (the remove direction
+    of DP-SGD at small delta: E[(1 - q + qY)^{c+1}], Y log-normal, at c ~ 1000). With
+    eta = sum n_i E_A[1 - w_i] (certified), 1 - prod w_i <= sum (1 - w_i) and
+    0 <= (1 - e^{eps - L})_+ <= 1 give delta_cut(eps) <= delta(eps) <= delta_cut(eps) + eta:
+    delta gets eta added to its upper end, eps(d) lies in [eps_cut(d), eps_cut(d - eta)]."""
+    rel = max(min(rel, REL_FLOOR), REL_MIN)
+    n_cut = sum(n for law, n in factors if hasattr(law, "cut_for"))
+    level = dn if kind == "epsilon" else None
+    c_max, cut = 64.0, list(factors)
+    for _ in range(8):
+        budget.check()
+        lv = level if level is not None else 1e-300
+        eta = CUT_SHARE * rel * lv / n_cut
+        cut = [(law.cut_for(eta, c_max) if hasattr(law, "cut_for") else law, n)
+               for law, n in factors]
+        at = _at(cut, kind, max(dn, 0.0))
+        if not at > 0:
+            return None
+        c = _saddle(cut, at)
+        if kind == "delta":
+            est = math.exp(max(_log_delta_saddle(cut, c, at), -690.0))
+            if level is None or not 0.1 * level <= est <= 10 * level:
+                level = est
+                c_max = max(c_max, 2 * c)
+                continue
+        if c <= c_max / 1.2:
+            break
+        c_max = 2 * c
+    else:
+        return None
+    with working_precision(64):
+        eta_cert = upper(sum((n * law.tail_mass() for law, n in cut if hasattr(law, "tail_mass")),
+                             arb(0)))
+    if _work(cut, at, rel, CUT_WORK) > CUT_WORK:
+        return None
+    if kind == "delta":
+        lo, hi = delta_enclosure(cut, up, rel)
+        if dn != up:
+            hi = delta_enclosure(cut, dn, rel)[1]
+        return lo, min(1.0, math.nextafter(hi + eta_cert, math.inf))
+    d_lo = math.nextafter(dn - eta_cert, 0.0)
+    if not d_lo > 0:
+        return None
+    return epsilon_enclosure(cut, d_lo, rel, up)
+
+
+def _plain_enclosure(
     factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
 ) -> tuple[float, float] | None:
     if kind == "delta" and _all_losses_at_most(factors, dn):
         return 0.0, 0.0
     rel = max(rel, REL_MIN)  # (a tighter tolerance is met no better: ToleranceWarning)
+    if (len(factors) == 1 and hasattr(factors[0][0], "lattice_split")
+            and factors[0][1] <= MAX_SAMPLED_SPLIT):
+        return _sampled_enclosure(factors, kind, dn, up, rel)
     factors, extra = _split(factors, kind, max(dn, 0.0), rel)
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
     if kind == "delta":
