@@ -181,7 +181,8 @@ def _gl_delta(mu, m, eps):
     return v + mp.quad(lambda t: mp.exp((t - m) / 2) / 4 * gd(eps - t), [-m, 0, m])
 
 
-@pytest.mark.parametrize("mu,m,eps", [("1/100", "1", "1.0318"), ("1/30", "2", "2.1")])
+@pytest.mark.parametrize("mu,m,eps", [("1/100", "1", "1.0318"), ("1/30", "2", "2.1"),
+                                      ("1/1000", "1", "1.0025")])
 def test_gaussian_times_laplace_by_the_inversion(mu, m, eps):
     """G(1/100) (x) L(1) (the weak Gaussian's mgf grows past c + a ~ 700, once beyond the floats
     of the strip bound: the inversion returned [0, 1] and the PLD engine answered): delta

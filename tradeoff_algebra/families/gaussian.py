@@ -304,8 +304,11 @@ class GaussianLaw:
     """Gaussian mechanism G_mu: A = N(mu, 1), B = N(0, 1).
 
     L = mu x - mu^2/2 is N(mu^2/2, mu^2) under A, so M(z) = exp(mu^2 z (z+1) / 2)
-    and |M(c + it)| = exp(mu^2 (c^2 + c - t^2) / 2), decreasing in |t|.
+    and |M(c + it)| = exp(mu^2 (c^2 + c - t^2) / 2), decreasing in |t|. M is a closed form:
+    its cost is the same at every t (``mgf_cost_flat``).
     """
+
+    mgf_cost_flat = True
 
     def __init__(self, mu: Number | None = None, mu2: Number | None = None) -> None:
         # (M depends on mu^2 only: the law of G_sqrt(r) for a rational r is exact too)
