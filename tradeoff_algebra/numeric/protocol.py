@@ -141,6 +141,38 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
                        guarantee="certified").routed("Arb ball of the registered form")
 
 
+def _arb_level_point(f: TradeOff, A: sp.Expr, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) for an irrational closed-form level ``A`` (``Phi(-1/2)``,
+    ``91 sqrt(2)/1500``) from :func:`arb_value` at the Arb enclosures of ``A`` and ``1 - A``
+    (:func:`.arb_expr.arb_ball`: the closed forms walked in Arb, never a decimal widened by
+    hand), at rising precision until the ball carries ``dps`` digits (:func:`.arb_expr.ball_point`),
+    or None: no ball form, a level Arb cannot enclose, or a branch the balls do not decide. Arb's
+    operations contain their result for every point of the argument balls (the inclusion
+    principle), so the ball holds f(A) however wide the level's ball is."""
+    fn = arb_value.dispatch(type(f))
+    if fn is _NO_ARB:
+        return None
+    from .arb_expr import arb_ball, ball_point
+    from .context import arb_precision
+
+    Ac = 1 - A
+
+    def make_ball(prec):
+        with arb_precision(prec):
+            try:
+                a, ac = arb_ball(A), arb_ball(Ac)
+                if not (a.is_finite() and ac.is_finite()) or a < 0 or ac < 0:
+                    return None
+                ball = fn(f, a, ac, power)
+            except ValueError:  # a level or parameter Arb cannot enclose
+                return None
+            return ball if ball is not None and ball.is_finite() else None
+
+    v = ball_point(make_ball, dps, max_bits=4 * dps_to_prec(dps) + 512, unit=True)
+    return None if v is None else v.routed("Arb ball of the registered form at the level's "
+                                           "Arb enclosure")
+
+
 def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) from the node's closed form (``f._eval_at``) enclosed by Arb
     balls (:func:`.arb_expr.certify`), or None where there is none or Arb cannot enclose it."""
@@ -456,6 +488,10 @@ def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
         if q is not None:
             return Value.from_exact(1 - q if power else q, dps).routed("exact arithmetic")
         v = _arb_point(f, A, dps, power) or _certified_point(f, A, dps, power)
+        if v is not None:
+            return v
+    elif not A.free_symbols:  # a closed-form level (Phi(-1/2), 91 sqrt(2)/1500): its balls
+        v = _arb_level_point(f, A, dps, power) or _closed_point(f, A, dps, power)
         if v is not None:
             return v
     what, point = ("roc", mp_roc) if power else ("evaluate", mp_value)
