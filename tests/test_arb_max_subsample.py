@@ -79,3 +79,16 @@ def test_subsample_of_epsdelta_is_certified(eps, delta, p):
             assert v.guarantee == "certified", (f, A, v.route)
             want = r(mpmath.mpf(A.p) / A.q)
             assert abs(v.mid - want) <= mpmath.mpf(10) ** -29 * max(want, 10**-10), (f, A)
+
+
+@pytest.mark.parametrize("A", [R(1, 10**30), R(1, 10), R(3, 5), 1 - R(1, 10**30)])
+def test_inverse_ball_by_bisection(A):
+    """Inverse(Mix(G_1, 1/2)) (asymmetric, no closed inverse) by Arb bisection on the operand's
+    balls (operators/unary.py, arb_inverse_ball): certified, against mpmath's root of
+    f_p(t) = alpha at 90 digits (tests/operator_reference.py)."""
+    f = ta.Inverse(ta.Mix(ta.G(1), R(1, 2)))
+    v = ta.evaluate(f, A, dps=25)
+    assert v.guarantee == "certified"
+    with workdps(90):  # (f_p(t) - alpha cancels 30 digits at alpha = 1 - 1e-30)
+        want = ref.inverse(ref.mix(ref.gauss(1), mpmath.mpf(1) / 2))(mpmath.mpf(A.p) / A.q)
+        assert abs(v.mid - want) <= mpmath.mpf(10) ** -24 * want
