@@ -404,6 +404,8 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
     pair = None
     if eps != mp.inf and arb_delta.dispatch(type(f)) is not arb_delta.dispatch(object):
         pair = _arb_delta_pair(f, eps)  # a family's rigorous sum: proved in Arb
+    if pair is None and (eps == mp.inf or eps == 0):
+        pair = _exact_delta_pair(f, eps)
     if pair is None:
         pair = mp_roc(f, mp.zero, mp.one) if eps == mp.inf else mp_delta(f, eps)
     lo, hi = pair
@@ -411,6 +413,26 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
         raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
     lo, hi = _in_unit(lo, hi)
     return CertifiedPair(lo, hi) if isinstance(pair, CertifiedPair) else (lo, hi)
+
+
+def _exact_delta_pair(f: TradeOff, eps) -> CertifiedPair | None:
+    """delta_f(eps) at eps = +oo (the mass 1 - f(0), from the exact value f(0)) or at eps = 0
+    (the total variation sum_r (Q_r - P_r)_+ of the exact finite loss) as the CertifiedPair of
+    the exact rational rounded outward, or None where the objects are not finite."""
+    if eps == mp.inf:
+        q = exact_value(f, sp.S.Zero, sp.S.One)
+        m = None if q is None else 1 - sp.Rational(q)
+    else:
+        from .finite import finite_loss
+
+        fl = finite_loss(f)
+        m = fl.delta_exact(1) if fl is not None and fl.affordable() else None
+    if m is None:
+        return None
+    m = sp.Rational(m)
+    trace.note("exact finite composition")
+    return CertifiedPair(mp.fdiv(int(m.p), int(m.q), rounding="d"),
+                         mp.fdiv(int(m.p), int(m.q), rounding="u"))
 
 
 def _arb_delta_pair(f: TradeOff, eps) -> CertifiedPair | None:
