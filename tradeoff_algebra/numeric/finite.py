@@ -385,6 +385,29 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
         return c
 
     def _build(self, mode: _Mode, prec: int | None) -> _Table:
+        items, den, gens = self._block(mode)
+        return _Table(items, den, gens, mode, prec, self._op_count())
+
+    def arb_items(self, prec: int) -> list | None:
+        """The atoms' (P-mass, Q-mass) as Arb balls at ``prec`` bits, in no particular order
+        (the blocks built in Arb: binomial recurrences, f_{0,delta} parts by Eq. (11), products
+        merged by exact ratio keys), or None where a mass cannot be enclosed or the loss is not
+        :meth:`affordable`. For sums over the atoms that need no order (the hockey-stick
+        divergence of :meth:`arb_delta`) where the masses are neither rational nor few."""
+        from .arb_expr import Unenclosable
+        from .context import arb_precision
+
+        if not self.affordable():
+            return None
+        with arb_precision(prec):
+            try:
+                items, _, _ = self._block(_Mode("arb"))
+            except (Unenclosable, ValueError, ZeroDivisionError):
+                return None
+        return [(p, q) for _, p, q in items]
+
+    def _block(self, mode: _Mode) -> tuple:
+        """(items, den, gens) of the product block in ``mode``: items (key, P, Q)."""
         rr = [(x, m) for (k, x), m in self._factors.items() if k == "rr"]
         deltas = [(x, m) for (k, x), m in self._factors.items() if k == "delta"]
         pairs = [(x, m) for (k, x), m in self._factors.items() if k == "atoms"]
@@ -400,7 +423,7 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
             block = _with_delta(block, _delta_block(deltas, G, mode), G)
         items = [(k, p, q) for k, (p, q) in block[0].items()
                  if not (_is_zero(p) and _is_zero(q))]
-        return _Table(items, block[1], gens, mode, prec, self._op_count())
+        return items, block[1], gens
 
     def _exact_table(self) -> _Table | None:
         if not self.is_rational:

@@ -307,6 +307,10 @@ class FiniteValues:
         _ARB_MASSES[key] = out
         return out
 
+    def arb_items(self, prec: int) -> list | None:
+        """The atoms' masses as Arb balls in any order, or None (the loss builds them)."""
+        return None
+
     def arb_delta(self, eps: sp.Expr, prec: int):
         """An Arb ball of delta(eps) = sum over the atoms of (Q_r - e^eps P_r)_+ (the
         hockey-stick divergence: the positive part decides which atoms count, so no ratio is
@@ -317,6 +321,8 @@ class FiniteValues:
         from .arb_expr import arb_enclose
 
         masses = self.arb_masses(prec)
+        if masses is None:  # unordered balls of the atoms do for this sum
+            masses = self.arb_items(prec)
         if masses is None:
             return None
         with arb_precision(prec):

@@ -1,0 +1,63 @@
+"""Arb balls of the atoms of a finite product (numeric.finite: FiniteLoss.arb_items, the
+'arb' mode of numeric.finite_tables) and the certified hockey-stick sums they give
+(FiniteValues.arb_delta): delta of f_{eps,delta}^{(x) k} with irrational e^eps, Dwork &
+Roth's advanced composition (Thm. 4.1). References: the exact rational route where e^eps is
+rational, and Kairouz et al.'s binomial sum formed here in mpmath at 80 digits,
+delta = D + (1 - D) sum_k C(k, j) (q^j p^(k-j) - e^eps' p^j q^(k-j))_+ with
+p = 1/(1 + e^eps), q = 1 - p, 1 - D = (1 - delta)^k (Dong, Roth & Su, Eq. (11))."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.numeric.finite import FiniteLoss, finite_loss
+
+R = sp.Rational
+
+
+def _kairouz(eps, d, k, eps_p):
+    with mpmath.workdps(80):
+        E = mpmath.exp(eps)
+        p = 1 / (1 + E)
+        q = 1 - p
+        s = mpmath.mpf(0)
+        for j in range(k + 1):
+            t = mpmath.binomial(k, j) * (q**j * p**(k - j) - mpmath.exp(eps_p) * p**j * q**(k - j))
+            s += max(t, 0)
+        D = 1 - (1 - d) ** k
+        return D + (1 - D) * s
+
+
+def test_arb_items_match_the_exact_table():
+    """e^eps = 2: the Arb balls of the atoms contain the exact masses (same multiset)."""
+    fl = FiniteLoss.epsdelta(sp.log(2), R(1, 10)).power(12)
+    balls = fl.arb_items(200)
+    exact = [(p, q) for _, p, q in fl.atoms()]
+    assert len(balls) == len(exact)
+    from flint import arb, fmpq
+
+    tot_p = sum((b for b, _ in balls), arb(0))
+    tot_q = sum((b for _, b in balls), arb(0))
+    assert tot_p.contains(1) and tot_q.contains(1)
+    for p, q in exact:  # every exact atom lies in some ball pair
+        P, Q = arb(fmpq(int(p.p), int(p.q))), arb(fmpq(int(q.p), int(q.q)))
+        assert any(bp.overlaps(P) and bq.overlaps(Q) for bp, bq in balls)
+
+
+@pytest.mark.parametrize("eps, d, k, eps_p", [
+    (R(1, 10), R(1, 10**6), 100, R(3, 2)),
+    (R(1, 10), 0, 1000, R(1, 2)),
+    (1 / sp.sqrt(1000 * sp.log(10**6)), R(1, 10**9), 1000, R(3, 2)),
+])
+def test_certified_delta_of_a_composition(eps, d, k, eps_p):
+    f = ta.EpsDelta(eps, d) ** k
+    assert finite_loss(ta.simplify(f)).arb_masses(128) is None  # the unordered route is used
+    v = ta.delta(f, eps_p)
+    assert v.guarantee == "certified"
+    with mpmath.workdps(80):
+        ref = _kairouz(mpmath.mpf(sp.N(eps, 90)), mpmath.mpf(sp.N(d, 90)), k,
+                       mpmath.mpf(sp.N(eps_p, 90)))
+        assert abs(v.mid - ref) <= mpmath.mpf(10) ** -29 * ref
