@@ -55,7 +55,7 @@ from ..numeric import budget
 from ..numeric.capability import functional_form, renyi_form
 from ..numeric.context import mp, public_mpf
 from ..numeric.normal import ncdf, ncdf_inv, ncdf_inv_upper
-from ..numeric.protocol import evaluate, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_value, evaluate, mp_roc, mp_value, np_value, num
 from .gaussian import Gaussian
 
 __all__ = ["NormalPair", "binormal_roc", "threshold_gap", "ThresholdGap",
@@ -315,6 +315,100 @@ def _(f, a, ac):
 def _(f, a, ac):
     v = _np_value(f, a, ac, power=True)
     return v, v
+
+
+# -- certified values (Arb) -----------------------------------------------------------------------
+def _arb_phi(x):
+    from flint import arb
+
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+def _arb_tails(c, w):
+    """tails(c, w) = Phi(c - w) + Phi(-c - w) as a ball (a sum of positive terms)."""
+    return _arb_phi(c - w) + _arb_phi(-c - w)
+
+
+def _arb_inner(c, w):
+    """inner(c, w) = Phi(c + w) - Phi(c - w) = Phi(w - c) - Phi(-w - c) as a ball (the
+    difference of two lower tails: no value near 1 is subtracted for c >= w)."""
+    return _arb_phi(w - c) - _arb_phi(-w - c)
+
+
+def _arb_width(c, u, uc):
+    """A ball of the half-width w* with tails(c, w*) = u (inner(c, w*) = uc), c >= 0, by
+    bisection on exact dyadic points: w < w* exactly when tails(c, w) > u (inner(c, w) < uc:
+    the comparison is made on the smaller of u and uc); hi doubles until tails(c, hi) <= u is
+    certain, lo = 0 needs no proof (w* >= 0). Geometric steps while lo = 0, so a tiny w*
+    keeps its digits. None where a comparison is undecided before the bracket is found."""
+    from flint import arb, ctx
+
+    on_tails = u.mid() <= uc.mid()
+
+    def below(w):  # True: w < w*; False: w >= w*; None: undecided at this precision
+        if on_tails:
+            t = _arb_tails(c, w)
+            return True if t > u else (False if t <= u else None)
+        t = _arb_inner(c, w)
+        return True if t < uc else (False if t >= uc else None)
+
+    lo, hi = arb(0), arb(1)
+    for _ in range(64):
+        b = below(hi)
+        if b is False:
+            break
+        if b is None:
+            return None
+        lo, hi = hi, 2 * hi
+    else:
+        return None
+    for _ in range(4 * ctx.prec + 200):
+        if lo > 0 and hi - lo <= hi * arb(2) ** (-ctx.prec + 2):
+            break
+        mid = arb((hi * arb(2) ** -32).mid()) if lo == 0 else arb(((lo + hi) / 2).mid())
+        b = below(mid)
+        if b is None:
+            break
+        if b:
+            lo = mid
+        else:
+            hi = mid
+    return lo.union(hi)
+
+
+def _arb_normal_pair(f: NormalPair, a, ac, power: bool):
+    """f(alpha) (``power``: 1 - f(alpha)) as an Arb ball from balls a = alpha, ac = 1 - alpha:
+    the half-width of the Neyman-Pearson region in P's coordinate by Arb bisection
+    (:func:`_arb_width`), then the Q side on the ball of w (the same formulas as the mpmath
+    route, module docstring). Equal variances: G_{|m1 - m0|/s0}'s ball. None where the sign of
+    s1 - s0 or a comparison is not decided (the mpmath route answers, an estimate)."""
+    from ..numeric.arb_expr import arb_ball
+    from ..numeric.protocol import arb_value
+
+    g = normal_pair_equal_variance(f)
+    if g is not None:
+        return arb_value(g, a, ac, power)
+    if a == 0 or ac == 0:
+        from flint import arb
+
+        return arb(1) if (a == 0) != power else arb(0)
+    k = arb_ball((f.s0 - f.s1) * (f.s0 + f.s1))  # s0^2 - s1^2
+    if not (k < 0 or k > 0):
+        return None
+    two_tails = bool(k < 0)  # s1 > s0: the tests reject on two tails
+    c = arb_ball(sp.Abs(f.m1 - f.m0) * f.s0) / abs(k)
+    r = arb_ball(f.s1 / f.s0)
+    u, uc = (a, ac) if two_tails else (ac, a)
+    w = _arb_width(c, u, uc)
+    if w is None:
+        return None
+    cq, wq = c * r, w / r
+    if two_tails:
+        return _arb_tails(cq, wq) if power else _arb_inner(cq, wq)
+    return _arb_inner(cq, wq) if power else _arb_tails(cq, wq)
+
+
+arb_value.register(NormalPair)(_arb_normal_pair)
 
 
 # -- float64 curve ---------------------------------------------------------------------------------
