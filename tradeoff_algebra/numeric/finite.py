@@ -81,7 +81,7 @@ from .finite_tables import (
 )
 from .finite_values import FiniteValues, _sympy_number
 from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
-from .protocol import POINT_ROUTES
+from .protocol import EXACT_TV_ROUTES, POINT_ROUTES
 from .value import Value
 
 __all__ = ["FiniteLoss", "finite_loss"]
@@ -574,3 +574,12 @@ def _finite_point(f: Any, A: sp.Rational, dps: int, power: bool) -> Value | None
 
 
 POINT_ROUTES.append(_finite_point)
+
+
+def _finite_tv(f: Any) -> sp.Rational | None:
+    """delta_f(0) = sum_r (Q_r - P_r)_+ exactly from the finite loss of f, or None."""
+    fl = finite_loss(f)
+    return fl.delta_exact(1) if fl is not None and fl.affordable() else None
+
+
+EXACT_TV_ROUTES.append(_finite_tv)

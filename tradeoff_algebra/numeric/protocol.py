@@ -45,8 +45,8 @@ from .precision_loop import precision_loop
 from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
-           "np_value",
-           "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "enclose_delta", "delta_value",
+           "np_value", "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES",
+           "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
            "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
@@ -415,6 +415,11 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
     return CertifiedPair(lo, hi) if isinstance(pair, CertifiedPair) else (lo, hi)
 
 
+#: Exact total variations delta_f(0) of finite objects, ``route(f) -> Rational | None`` (the
+#: module of exact finite composition appends its route when it is imported).
+EXACT_TV_ROUTES: list[Callable] = []
+
+
 def _exact_delta_pair(f: TradeOff, eps) -> CertifiedPair | None:
     """delta_f(eps) at eps = +oo (the mass 1 - f(0), from the exact value f(0)) or at eps = 0
     (the total variation sum_r (Q_r - P_r)_+ of the exact finite loss) as the CertifiedPair of
@@ -423,10 +428,7 @@ def _exact_delta_pair(f: TradeOff, eps) -> CertifiedPair | None:
         q = exact_value(f, sp.S.Zero, sp.S.One)
         m = None if q is None else 1 - sp.Rational(q)
     else:
-        from .finite import finite_loss
-
-        fl = finite_loss(f)
-        m = fl.delta_exact(1) if fl is not None and fl.affordable() else None
+        m = next((x for x in (r(f) for r in EXACT_TV_ROUTES) if x is not None), None)
     if m is None:
         return None
     m = sp.Rational(m)

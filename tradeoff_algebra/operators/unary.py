@@ -45,6 +45,7 @@ from ..numeric.knots_eval import (
 from ..numeric.pld import leaf_model
 from ..numeric.privacy_loss import LazyLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
+    arb_delta,
     arb_value,
     conjugate_delta,
     exact_value,
@@ -428,6 +429,11 @@ def _register_unary_numerics() -> None:
 
     mp_value.register(Inverse)(lambda f, a, ac: inverse_eval(f, a, ac, False))
     mp_roc.register(Inverse)(lambda f, a, ac: inverse_eval(f, a, ac, True))
+
+    @arb_delta.register(Inverse)
+    def _(f, eps):
+        kind, obj = inverse_route(f)  # an equal node without the inverse: its Arb profile
+        return arb_delta(obj, eps) if kind == "node" else None
 
     @arb_value.register(Inverse)
     def _(f, a, ac, power):
