@@ -62,3 +62,19 @@ def test_equal_variances_take_the_gaussian_ball():
     v = ta.evaluate(ta.NormalPair(0, s, R(1, 16), s), R(1, 10))
     g = ta.evaluate(ta.G(R(1, 16) / s), R(1, 10))
     assert v.guarantee == "certified" and v.lo == g.lo
+
+
+@pytest.mark.parametrize("w", [R(1, 2), 1, 2])
+def test_level_whose_half_width_is_dyadic(w):
+    """N(2, 2) against N(1, 1) (Wang et al., Sec. 5): the level of the interval test
+    |x - 2 - c s0| < w s0 ... in P's coordinate, alpha = Phi(w - sqrt 2) - Phi(-w - sqrt 2),
+    has the half-width w itself, an exact bisection point (w = 1): the bracket is proved around
+    it. f(alpha) = 1 - Phi(sqrt 2 (w - sqrt 2/2)) + Phi(sqrt 2 (-w - sqrt 2/2)) (mpmath)."""
+    f = ta.NormalPair(2, sp.sqrt(2), 1, 1)
+    A = ta.Phi(w - sp.sqrt(2)) - ta.Phi(-w - sp.sqrt(2))
+    v = ta.evaluate(f, A, dps=25)
+    assert v.guarantee == "certified"
+    with mp.workdps(60):
+        s2, W = mp.sqrt(2), mp.mpf(sp.N(w, 70))
+        ref = 1 - mp.ncdf(s2 * (W - s2 / 2)) + mp.ncdf(s2 * (-W - s2 / 2))
+        assert abs(v.mid - ref) <= mp.mpf(10) ** -24 * ref

@@ -352,13 +352,20 @@ def _arb_width(c, u, uc):
         t = _arb_inner(c, w)
         return True if t < uc else (False if t >= uc else None)
 
+    eps = arb(2) ** (24 - ctx.prec)
+
+    def around(x):  # w* within rounding of the trial point x: [x(1 - eps), x(1 + eps)]
+        x0, x1 = arb((x * (1 - eps)).mid()), arb((x * (1 + eps)).mid())
+        return (x0, x1) if below(x0) is True and below(x1) is False else None
+
     lo, hi = arb(0), arb(1)
     for _ in range(64):
         b = below(hi)
         if b is False:
             break
         if b is None:
-            return None
+            near = around(hi)
+            return None if near is None else near[0].union(near[1])
         lo, hi = hi, 2 * hi
     else:
         return None
@@ -368,6 +375,9 @@ def _arb_width(c, u, uc):
         mid = arb((hi * arb(2) ** -32).mid()) if lo == 0 else arb(((lo + hi) / 2).mid())
         b = below(mid)
         if b is None:
+            near = around(mid)
+            if near is not None:
+                lo, hi = near
             break
         if b:
             lo = mid
