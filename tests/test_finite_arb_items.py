@@ -54,10 +54,32 @@ def test_arb_items_match_the_exact_table():
 ])
 def test_certified_delta_of_a_composition(eps, d, k, eps_p):
     f = ta.EpsDelta(eps, d) ** k
-    assert finite_loss(ta.simplify(f)).arb_masses(128) is None  # the unordered route is used
     v = ta.delta(f, eps_p)
     assert v.guarantee == "certified"
     with mpmath.workdps(80):
         ref = _kairouz(mpmath.mpf(sp.N(eps, 90)), mpmath.mpf(sp.N(d, 90)), k,
                        mpmath.mpf(sp.N(eps_p, 90)))
         assert abs(v.mid - ref) <= mpmath.mpf(10) ** -29 * ref
+
+
+def test_two_classes_use_the_unordered_atoms():
+    """f_{1/10,0}^{(x) 20} (x) f_{sqrt(2)/10,0}^{(x) 3}: two classes of eps, no exact order of
+    the atoms without numbers (arb_ordered is None), so delta sums the unordered balls; against
+    the atoms enumerated here, sum_{j,k} (Q - e^eps P)_+ of the two binomial pairs."""
+    e1, n1, e2, n2 = R(1, 10), 20, sp.sqrt(2) / 10, 3
+    f = ta.EpsDelta(e1, 0) ** n1 @ ta.EpsDelta(e2, 0) ** n2
+    fl = finite_loss(ta.simplify(f))
+    assert fl.arb_ordered(128) is None and fl.arb_items(128) is not None
+    v = ta.delta(f, R(1, 2))
+    assert v.guarantee == "certified"
+    with mpmath.workdps(60):
+        def pair(eps, n):
+            p = 1 / (1 + mpmath.exp(eps))
+            P = [mpmath.binomial(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
+            return P, P[::-1]
+        P1, Q1 = pair(mpmath.mpf(e1.p) / e1.q, n1)
+        P2, Q2 = pair(mpmath.sqrt(2) / 10, n2)
+        E = mpmath.exp(mpmath.mpf(1) / 2)
+        ref = mpmath.fsum(max(Q1[j] * Q2[k] - E * P1[j] * P2[k], 0)
+                          for j in range(n1 + 1) for k in range(n2 + 1))
+        assert abs(v.mid - ref) <= mpmath.mpf(10) ** -28 * ref

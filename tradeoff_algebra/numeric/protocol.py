@@ -45,7 +45,7 @@ from .precision_loop import precision_loop
 from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
-           "np_value", "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES",
+           "np_value", "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "LEVEL_ROUTES",
            "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
            "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
 
@@ -195,6 +195,12 @@ def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value |
 #: before the mpmath route: ``route(f, A, dps, power) -> Value | None`` (a module that knows
 #: another exact representation appends its route here when it is imported).
 POINT_ROUTES: list[Callable] = [_closed_point]
+
+
+#: The certified routes of :func:`evaluate` and :func:`roc` at an irrational closed-form level,
+#: after the registered ball form: ``route(f, A, dps, power) -> Value | None`` (the exact finite
+#: composition appends its Arb route when it is imported).
+LEVEL_ROUTES: list[Callable] = [_closed_point]
 
 
 def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
@@ -515,7 +521,11 @@ def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
         if v is not None:
             return v
     elif not A.free_symbols:  # a closed-form level (Phi(-1/2), 91 sqrt(2)/1500): its balls
-        v = _arb_level_point(f, A, dps, power) or _closed_point(f, A, dps, power)
+        v = _arb_level_point(f, A, dps, power)
+        for route in LEVEL_ROUTES:
+            if v is not None:
+                break
+            v = route(f, A, dps, power)
         if v is not None:
             return v
     what, point = ("roc", mp_roc) if power else ("evaluate", mp_value)
