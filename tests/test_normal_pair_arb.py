@@ -67,7 +67,7 @@ def test_equal_variances_take_the_gaussian_ball():
 @pytest.mark.parametrize("w", [R(1, 2), 1, 2])
 def test_level_whose_half_width_is_dyadic(w):
     """N(2, 2) against N(1, 1) (Wang et al., Sec. 5): the level of the interval test
-    |x - 2 - c s0| < w s0 ... in P's coordinate, alpha = Phi(w - sqrt 2) - Phi(-w - sqrt 2),
+    with half-width w in the coordinate of P, alpha = Phi(w - sqrt 2) - Phi(-w - sqrt 2),
     has the half-width w itself, an exact bisection point (w = 1): the bracket is proved around
     it. f(alpha) = 1 - Phi(sqrt 2 (w - sqrt 2/2)) + Phi(sqrt 2 (-w - sqrt 2/2)) (mpmath)."""
     f = ta.NormalPair(2, sp.sqrt(2), 1, 1)
