@@ -14,6 +14,7 @@ import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.levels import as_level
+from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.numeric.protocol import _arb_point
 
 R = sp.Rational
@@ -166,9 +167,9 @@ def test_gaussian_at_an_irrational_level(mu, x, dps):
     assert v is not None and v.guarantee == "certified"
     public = ta.roc(ta.G(mu), A, dps=dps)
     assert public.guarantee == "certified" and public.lo == v.lo
-    with mpmath.workdps(dps + 60):
-        ref = mpmath.ncdf(mpmath.mpf(sp.N(mu - x, dps + 80)))
-        assert abs(mpmath.mpf(v.mid) - ref) <= mpmath.mpf(10) ** (1 - dps) * ref
+    with mp.workdps(dps + 60):
+        ref = mp.ncdf(mp.mpf(sp.N(mu - x, dps + 80)))
+        assert abs(mp.mpf(v.mid) - ref) <= mp.mpf(10) ** (1 - dps) * ref
 
 
 def test_mix_at_an_irrational_level():
@@ -176,15 +177,15 @@ def test_mix_at_an_irrational_level():
     fixed point of G_1): a certified ball around 1/2; sqrt(2)/7 against p G(a) + (1 - p)(1 - a)
     formed in mpmath at 80 digits."""
     v = ta.evaluate(ta.Mix(ta.G(1), R(1, 2)), ta.Phi(-R(1, 2)), dps=30)
-    assert v.guarantee == "certified" and v.contains(mpmath.mpf(1) / 2)
+    assert v.guarantee == "certified" and v.contains(mp.mpf(1) / 2)
     A = sp.sqrt(2) / 7
     w = ta.evaluate(ta.Mix(ta.G(R(9, 5)), R(7, 20)), A, dps=30)
     assert w.guarantee == "certified"
-    with mpmath.workdps(80):
-        a = mpmath.sqrt(2) / 7
-        g = mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1) - mpmath.mpf(9) / 5)
-        ref = mpmath.mpf(7) / 20 * g + mpmath.mpf(13) / 20 * (1 - a)
-        assert abs(mpmath.mpf(w.mid) - ref) <= mpmath.mpf(10) ** -29 * ref
+    with mp.workdps(80):
+        a = mp.sqrt(2) / 7
+        g = mp.ncdf(-mp.sqrt(2) * mp.erfinv(2 * a - 1) - mp.mpf(9) / 5)
+        ref = mp.mpf(7) / 20 * g + mp.mpf(13) / 20 * (1 - a)
+        assert abs(mp.mpf(w.mid) - ref) <= mp.mpf(10) ** -29 * ref
 
 
 def test_irrational_level_without_a_ball_form_stays_an_estimate():

@@ -5,7 +5,6 @@ of Q singular to P and the total variation of the pairs."""
 
 from __future__ import annotations
 
-import mpmath
 import sympy as sp
 
 import tradeoff_algebra as ta
@@ -37,5 +36,5 @@ def test_finite_epsilon_of_a_finite_pair():
     log(51/40), certified (the end at eps = 0 is now exact, the rest as before)."""
     v = ta.epsilon(ta.Discrete([R(1, 3), R(2, 3)], [R(1, 10), R(9, 10)]), R(1, 20))
     assert v.guarantee == "certified"
-    with mpmath.workdps(40):
-        assert v.lo <= mpmath.log(mpmath.mpf(51) / 40) <= v.hi
+    with mp.workdps(40):
+        assert v.lo <= mp.log(mp.mpf(51) / 40) <= v.hi

@@ -8,24 +8,24 @@ p = 1/(1 + e^eps), q = 1 - p, 1 - D = (1 - delta)^k (Dong, Roth & Su, Eq. (11)).
 
 from __future__ import annotations
 
-import mpmath
 import pytest
 import sympy as sp
 
 import tradeoff_algebra as ta
+from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.numeric.finite import FiniteLoss, finite_loss
 
 R = sp.Rational
 
 
 def _kairouz(eps, d, k, eps_p):
-    with mpmath.workdps(80):
-        E = mpmath.exp(eps)
+    with mp.workdps(80):
+        E = mp.exp(eps)
         p = 1 / (1 + E)
         q = 1 - p
-        s = mpmath.mpf(0)
+        s = mp.mpf(0)
         for j in range(k + 1):
-            t = mpmath.binomial(k, j) * (q**j * p**(k - j) - mpmath.exp(eps_p) * p**j * q**(k - j))
+            t = mp.binomial(k, j) * (q**j * p**(k - j) - mp.exp(eps_p) * p**j * q**(k - j))
             s += max(t, 0)
         D = 1 - (1 - d) ** k
         return D + (1 - D) * s
@@ -56,10 +56,10 @@ def test_certified_delta_of_a_composition(eps, d, k, eps_p):
     f = ta.EpsDelta(eps, d) ** k
     v = ta.delta(f, eps_p)
     assert v.guarantee == "certified"
-    with mpmath.workdps(80):
-        ref = _kairouz(mpmath.mpf(sp.N(eps, 90)), mpmath.mpf(sp.N(d, 90)), k,
-                       mpmath.mpf(sp.N(eps_p, 90)))
-        assert abs(v.mid - ref) <= mpmath.mpf(10) ** -29 * ref
+    with mp.workdps(80):
+        ref = _kairouz(mp.mpf(sp.N(eps, 90)), mp.mpf(sp.N(d, 90)), k,
+                       mp.mpf(sp.N(eps_p, 90)))
+        assert abs(v.mid - ref) <= mp.mpf(10) ** -29 * ref
 
 
 def test_two_classes_use_the_unordered_atoms():
@@ -72,14 +72,14 @@ def test_two_classes_use_the_unordered_atoms():
     assert fl.arb_ordered(128) is None and fl.arb_items(128) is not None
     v = ta.delta(f, R(1, 2))
     assert v.guarantee == "certified"
-    with mpmath.workdps(60):
+    with mp.workdps(60):
         def pair(eps, n):
-            p = 1 / (1 + mpmath.exp(eps))
-            P = [mpmath.binomial(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
+            p = 1 / (1 + mp.exp(eps))
+            P = [mp.binomial(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
             return P, P[::-1]
-        P1, Q1 = pair(mpmath.mpf(e1.p) / e1.q, n1)
-        P2, Q2 = pair(mpmath.sqrt(2) / 10, n2)
-        E = mpmath.exp(mpmath.mpf(1) / 2)
-        ref = mpmath.fsum(max(Q1[j] * Q2[k] - E * P1[j] * P2[k], 0)
+        P1, Q1 = pair(mp.mpf(e1.p) / e1.q, n1)
+        P2, Q2 = pair(mp.sqrt(2) / 10, n2)
+        E = mp.exp(mp.mpf(1) / 2)
+        ref = mp.fsum(max(Q1[j] * Q2[k] - E * P1[j] * P2[k], 0)
                           for j in range(n1 + 1) for k in range(n2 + 1))
-        assert abs(v.mid - ref) <= mpmath.mpf(10) ** -28 * ref
+        assert abs(v.mid - ref) <= mp.mpf(10) ** -28 * ref
