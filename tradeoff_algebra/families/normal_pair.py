@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 import sympy as sp
+from mpmath.libmp import round_nearest
 
 from ..core.citations import DRS, KAISSIS
 from ..core.errors import NumericalError
@@ -335,13 +336,36 @@ def _arb_inner(c, w):
     return _arb_phi(w - c) - _arb_phi(-w - c)
 
 
+def _mp_width_guess(c, u, uc):
+    """The half-width by the mpmath route (:func:`_width`, Newton steps) at the balls'
+    midpoints, an estimate for :func:`_arb_width` to prove; None where it fails."""
+    from flint import ctx
+
+    from ..numeric.arb import arb_endpoint
+
+    try:
+        with mp.workprec(ctx.prec + 16):
+            cm = arb_endpoint(c.mid(), round_nearest)
+            um, ucm = arb_endpoint(u.mid(), round_nearest), arb_endpoint(uc.mid(), round_nearest)
+            if not (0 < um < 1 and 0 < ucm < 1):
+                return None
+            w = _width(cm, um, ucm)
+            return +w if mp.isfinite(w) and w > 0 else None
+    except (NumericalError, ValueError, ZeroDivisionError):
+        return None
+
+
 def _arb_width(c, u, uc):
     """A ball of the half-width w* with tails(c, w*) = u (inner(c, w*) = uc), c >= 0, by
     bisection on exact dyadic points: w < w* exactly when tails(c, w) > u (inner(c, w) < uc:
     the comparison is made on the smaller of u and uc); hi doubles until tails(c, hi) <= u is
     certain, lo = 0 needs no proof (w* >= 0). Geometric steps while lo = 0, so a tiny w*
-    keeps its digits. None where a comparison is undecided before the bracket is found."""
+    keeps its digits. First the mpmath route's root is proved a little either side of it (a
+    few Arb evaluations instead of a bisection). None where a comparison is undecided before
+    the bracket is found."""
     from flint import arb, ctx
+
+    from ..numeric.arb import arb_exact
 
     on_tails = u.mid() <= uc.mid()
 
@@ -358,6 +382,13 @@ def _arb_width(c, u, uc):
         x0, x1 = arb((x * (1 - eps)).mid()), arb((x * (1 + eps)).mid())
         return (x0, x1) if below(x0) is True and below(x1) is False else None
 
+    guess = _mp_width_guess(c, u, uc)
+    if guess is not None:  # the mpmath Newton root, proved in Arb a little either side of it
+        for bits in (24, 40, 64):
+            x0 = arb_exact(guess * (1 - mp.ldexp(1, bits - ctx.prec)))
+            x1 = arb_exact(guess * (1 + mp.ldexp(1, bits - ctx.prec)))
+            if below(x0) is True and below(x1) is False:
+                return x0.union(x1)
     lo, hi = arb(0), arb(1)
     for _ in range(64):
         b = below(hi)
@@ -372,6 +403,7 @@ def _arb_width(c, u, uc):
     for _ in range(4 * ctx.prec + 200):
         if lo > 0 and hi - lo <= hi * arb(2) ** (-ctx.prec + 2):
             break
+        budget.check()
         mid = arb((hi * arb(2) ** -32).mid()) if lo == 0 else arb(((lo + hi) / 2).mid())
         b = below(mid)
         if b is None:

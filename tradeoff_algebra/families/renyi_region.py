@@ -41,6 +41,7 @@ from mpmath.libmp import round_nearest
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.context import mp
 from ..numeric.protocol import arb_delta, arb_value, mp_roc, mp_value, np_value, num
 
@@ -245,6 +246,7 @@ def _polish(F, dF, lo, hi):
     x = (lo + hi) / 2
     tol = mp.ldexp(1, -(mp.prec - 8))
     for _ in range(2 * mp.prec.bit_length() + 40):
+        budget.check()
         fx, d = F(x), dF(x)
         if fx == 0:
             return x

@@ -378,6 +378,7 @@ def arb_inverse_ball(g: TradeOff, a, ac):
     for _ in range(4 * ctx.prec + 200):
         if lo > 0 and hi - lo <= hi * arb(2) ** (-ctx.prec + 2):
             break
+        budget.check()
         mid = arb((hi * arb(2) ** -32).mid()) if lo == 0 else arb(((lo + hi) / 2).mid())
         v = arb_value(g, mid, 1 - mid, True)
         if v is None:
