@@ -14,6 +14,7 @@ import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.levels import as_level
+from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.numeric.protocol import _arb_point
 
 R = sp.Rational
@@ -151,3 +152,47 @@ def test_balls_agree_with_the_mpmath_route_on_random_inputs():
             assert abs(mpmath.mpf(v.mid) - ref) <= mpmath.mpf(10) ** (1 - dps) * abs(ref), \
                 (f, A, dps, power, v.mid, w)
     assert taken >= 200
+
+
+# -- irrational closed-form levels (numeric.protocol._arb_level_point) ---------------------------
+@pytest.mark.parametrize("mu, x, dps", [(R(1, 10), R(221, 20), 30), (1, R(43, 2), 30),
+                                        (3, R(5, 2), 40), (R(1, 10), R(4021, 20), 20)])
+def test_gaussian_at_an_irrational_level(mu, x, dps):
+    """roc(G_mu, Phi(-x)) = Phi(mu - x) (Eq. (5) at alpha = Phi(-x)): the level is a closed
+    form, enclosed in Arb; the reference is mpmath's ncdf of the exact difference."""
+    from tradeoff_algebra.numeric.protocol import _arb_level_point
+
+    A = ta.Phi(-x)
+    v = _arb_level_point(ta.G(mu), A, dps, True)
+    assert v is not None and v.guarantee == "certified"
+    public = ta.roc(ta.G(mu), A, dps=dps)
+    assert public.guarantee == "certified" and public.lo == v.lo
+    with mp.workdps(dps + 60):
+        ref = mp.ncdf(mp.mpf(sp.N(mu - x, dps + 80)))
+        assert abs(mp.mpf(v.mid) - ref) <= mp.mpf(10) ** (1 - dps) * ref
+
+
+def test_mix_at_an_irrational_level():
+    """Mix(G_1, 1/2)(Phi(-1/2)) = (G_1(x*) + 1 - x*)/2 = 1/2 exactly (x* = Phi(-1/2) is the
+    fixed point of G_1): a certified ball around 1/2; sqrt(2)/7 against p G(a) + (1 - p)(1 - a)
+    formed in mpmath at 80 digits."""
+    v = ta.evaluate(ta.Mix(ta.G(1), R(1, 2)), ta.Phi(-R(1, 2)), dps=30)
+    assert v.guarantee == "certified" and v.contains(mp.mpf(1) / 2)
+    A = sp.sqrt(2) / 7
+    w = ta.evaluate(ta.Mix(ta.G(R(9, 5)), R(7, 20)), A, dps=30)
+    assert w.guarantee == "certified"
+    with mp.workdps(80):
+        a = mp.sqrt(2) / 7
+        g = mp.ncdf(-mp.sqrt(2) * mp.erfinv(2 * a - 1) - mp.mpf(9) / 5)
+        ref = mp.mpf(7) / 20 * g + mp.mpf(13) / 20 * (1 - a)
+        assert abs(mp.mpf(w.mid) - ref) <= mp.mpf(10) ** -29 * ref
+
+
+def test_irrational_level_without_a_ball_form_stays_an_estimate():
+    """A node with no ball form at an irrational level still answers by its mpmath route, and
+    says it is an estimate."""
+    from tradeoff_algebra.numeric.protocol import _arb_level_point
+
+    f = ta.NormalPair(0, 1, 1, 2)
+    if _arb_level_point(f, sp.sqrt(2) / 7, 20, False) is None:
+        assert ta.evaluate(f, sp.sqrt(2) / 7, dps=20).guarantee == "estimate"

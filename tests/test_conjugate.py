@@ -132,3 +132,27 @@ def test_invalid_y():
             ta.conjugate_value(ta.G(1), bad)
     with pytest.raises(ta.InvalidParameter):
         ta.conjugate_value(ta.G(1), -1, dps=0)
+
+
+@pytest.mark.parametrize("f,rf", FAMILIES[:4])
+def test_certified_by_the_profile_form(f, rf):
+    """For y <= -1 a family with a closed-form profile gives f^*(y) = delta(log(-y)) - 1
+    (Prop. 6) as a certified Arb value: against the grid maximisation (Eq. (7) itself, no
+    profile) at 40 digits; y = -e is Eq. (7)'s instance, G_1^*(-e) = Phi(-1/2) - e Phi(-3/2) - 1
+    (checked in mpmath from the printed form)."""
+    for y in (-sp.E, R(-3), R(-20)):
+        v = ta.conjugate_value(f, y, 30)
+        assert v.guarantee == "certified", (f, y)
+        with workdps(40):
+            r = ref.conjugate(rf(), mp.mpf(sp.N(y, 50)), n=40)
+        assert _contains(v, r)
+    v = ta.conjugate_value(ta.G(1), -sp.E, 30)
+    with workdps(50):
+        printed = ref.ncdf(-mp.mpf(1) / 2) - mpmath.e * ref.ncdf(-mp.mpf(3) / 2) - 1
+        assert abs(v.mid - printed) < mpmath.mpf(10) ** -29
+
+
+def test_no_profile_route_above_minus_one():
+    """-1 < y < 0 (eps = log(-y) < 0) is outside the profile's domain: no certified shortcut,
+    the closed-form mpmath route answers and says it is an estimate."""
+    assert ta.conjugate_value(ta.G(1), R(-1, 2), 30).guarantee == "estimate"

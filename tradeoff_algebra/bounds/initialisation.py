@@ -50,8 +50,8 @@ from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import MPF, arb_precision, mp
-from ..numeric.protocol import mp_delta, register_value_and_power
-from .mixtures import CurvePoint, parametric_enclosure
+from ..numeric.protocol import arb_value, mp_delta, register_value_and_power
+from .mixtures import CurvePoint, arb_parametric_value, parametric_enclosure
 
 __all__ = ["DPGDInit", "dpgd_random_init", "dpgd_point", "THM51_CITE"]
 
@@ -261,6 +261,33 @@ def _value(f: DPGDInit, a, ac, power: bool):
 
 
 register_value_and_power(DPGDInit, _value)
+
+
+def _ball_point(p: CurvePoint) -> dict | None:
+    """The point's enclosures as Arb balls: A, Ac, B, Bc are Arb integrals rounded outward
+    (:func:`_expectation`), taken exactly; the slope e^s is formed in Arb."""
+    from ..numeric.arb_expr import ball_from_interval
+
+    out = {}
+    for name in ("A", "Ac", "B", "Bc"):
+        lo, hi = p.get(name)
+        if not (mp.isfinite(lo) and mp.isfinite(hi)):
+            return None
+        out[name] = ball_from_interval(lo, hi)
+    out["slope"] = arb_exact(mp.mpf(p.lam)).exp()
+    return out
+
+
+def _arb_value(f: DPGDInit, a, ac, power: bool):
+    """The Arb ball of f(alpha) (``bounds.mixtures.arb_parametric_value``), or None."""
+    if f.free_symbols:
+        return None
+    cs = mp.mpf(float(f.c / f.sigma))
+    return arb_parametric_value(lambda lam: dpgd_point(f, lam), _ball_point, a, ac, power,
+                                what=f"evaluate({f})", step=max(cs, mp.mpf(1) / 4))
+
+
+arb_value.register(DPGDInit)(_arb_value)
 
 
 @mp_delta.register(DPGDInit)

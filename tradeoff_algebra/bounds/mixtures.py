@@ -50,6 +50,7 @@ from fractions import Fraction
 from typing import Any
 
 import sympy as sp
+from mpmath.libmp import round_nearest
 from sympy import Tuple
 
 from ..core.citations import WANG
@@ -63,6 +64,7 @@ from ..numeric.context import mp
 from ..numeric.curve_enclosure import curve_enclosure, level_probe
 from ..numeric.normal import ncdf
 from ..numeric.protocol import (
+    arb_value,
     mp_conjugate,
     mp_delta,
     num,
@@ -211,7 +213,7 @@ class CurvePoint:
 
 def parametric_enclosure(point: Callable[[Any], CurvePoint], a, ac, *, power: bool = False,
                          rel_bits: int | None = None, what: str = "trade-off curve",
-                         start=None, step=None) -> tuple:
+                         start=None, step=None, bracket: bool = False) -> tuple:
     """Enclosure (lo, hi) of f(alpha) (or of 1 - f(alpha) with ``power``) for a convex
     trade-off curve given by its points ``point(lam)`` (:class:`CurvePoint`, alpha(lam)
     non-increasing in lam, every lam in R admissible), at the level (a, ac) = (alpha,
@@ -222,7 +224,8 @@ def parametric_enclosure(point: Callable[[Any], CurvePoint], a, ac, *, power: bo
     comparisons move it, and an undecided comparison is bracketed from both sides. The value is
     enclosed by :func:`numeric.curve_enclosure.curve_enclosure` (second order in the bracket
     width), and the search stops when the relative width is below ``2^-rel_bits`` (default:
-    working precision less 40 bits) or the bracket cannot shrink further.
+    working precision less 40 bits) or the bracket cannot shrink further. ``bracket``: return
+    the two points (L, H) of the final bracket instead.
     """
     lower = a <= ac
     rel = mp.ldexp(1, -(rel_bits if rel_bits is not None else max(mp.prec - 40, 20)))
@@ -256,7 +259,41 @@ def parametric_enclosure(point: Callable[[Any], CurvePoint], a, ac, *, power: bo
     r = findroot(lambda x: level_probe(at(x), a, ac, lower), (L, H), method="illinois",
                  ends=(1, -1), rtol=0, done=done, undecided="narrow",
                  max_iter=40 * mp.prec + 400)
+    if bracket:
+        return at(r.lo), at(r.hi)
     return value(r.lo, r.hi)
+
+
+def arb_parametric_value(point: Callable[[Any], CurvePoint],
+                         ball_point: Callable[[CurvePoint], dict | None], a, ac, power: bool,
+                         **kw) -> Any:
+    """An Arb ball of f(alpha) (``power``: 1 - f(alpha)) for balls a, ac, or None: the bracket
+    of the threshold found by :func:`parametric_enclosure` at the midpoints of the balls (an
+    estimate), then both its points as Arb balls (``ball_point``: rigorous enclosures of A,
+    Ac, B, Bc and the slope), the bracket proved and the value bounded in Arb
+    (:func:`~..numeric.curve_enclosure.arb_curve_enclosure`)."""
+    from flint import ctx
+
+    from ..numeric.arb import arb_endpoint
+    from ..numeric.curve_enclosure import arb_curve_enclosure
+
+    if not (a > 0 and ac > 0):
+        return None
+    with mp.workprec(ctx.prec + 16):
+        am = arb_endpoint(a.mid(), round_nearest)
+        acm = arb_endpoint(ac.mid(), round_nearest)
+        kw.setdefault("rel_bits", ctx.prec)  # (the bounds are of second order in the width)
+        try:
+            L, H = parametric_enclosure(point, am, acm, power=power, bracket=True, **kw)
+        except NumericalError:
+            return None
+        # the search stops where alpha(lam) meets the rounded level: step a little outside,
+        # so that Arb decides alpha(H) < alpha < alpha(L) (the bounds are of second order)
+        step = mp.ldexp(max(abs(L.lam), abs(H.lam), mp.one), -(ctx.prec - 24))
+        PL, PH = ball_point(point(L.lam - step)), ball_point(point(H.lam + step))
+    if PL is None or PH is None:
+        return None
+    return arb_curve_enclosure(PL, PH, a, ac, power=power)
 
 
 # -- GaussianJoint ------------------------------------------------------------------------------
@@ -388,6 +425,67 @@ def _gj_value(f: GaussianJoint, a, ac, power: bool):
 
 
 register_value_and_power(GaussianJoint, _gj_value)
+
+
+def _gj_ball_point(f: GaussianJoint):
+    """point -> the Arb balls of A, Ac, B, Bc and the slope e^s at the point's parameter
+    (:func:`_gj_point_factory`'s decoding of lam, formed in Arb from the exact lam)."""
+    from flint import arb
+
+    from ..numeric.arb import arb_exact
+    from ..numeric.arb_expr import arb_ball
+
+    comps = [(arb_ball(w), arb_ball(sp.Abs(m))) for w, m in zip(f.weights, f.mus, strict=True)
+             if w != 0]
+    w0 = sum((w for w, m in comps if m == 0), arb(0))
+    comps = [(w, m) for w, m in comps if not m == 0]
+    if any(not m > 0 for _, m in comps):
+        return None
+
+    def phi(x):
+        return (-x / arb(2).sqrt()).erfc() / 2
+
+    def ball(p):
+        lam = arb_exact(p.lam)
+        if w0 == 0:
+            s, u = lam, None
+        elif lam >= 1:
+            s, u = lam - 1, arb(0)
+        elif lam <= -1:
+            s, u = lam + 1, arb(1)
+        elif lam > -1 and lam < 1:
+            s, u = arb(0), (1 - lam) / 2
+        else:
+            return None
+        A = Ac = B = Bc = arb(0)
+        for w, m in comps:
+            t = s / m + m / 2
+            A, Ac = A + w * phi(-t), Ac + w * phi(t)
+            B, Bc = B + w * phi(t - m), Bc + w * phi(m - t)
+        if u is not None:
+            A, Ac = A + w0 * u, Ac + w0 * (1 - u)
+            B, Bc = B + w0 * (1 - u), Bc + w0 * u
+        return {"A": A, "Ac": Ac, "B": B, "Bc": Bc, "slope": s.exp()}
+
+    return ball
+
+
+def _gj_arb_value(f: GaussianJoint, a, ac, power: bool):
+    """The Arb ball of f(alpha) (:func:`arb_parametric_value`), or None."""
+    from flint import ctx
+
+    if f.free_symbols:
+        return None
+    with mp.workprec(ctx.prec + 16):  # (the factory takes the working precision)
+        point, ms, _ = _gj_point_factory(f)
+    ball = _gj_ball_point(f)
+    if not ms or ball is None:
+        return None
+    return arb_parametric_value(point, ball, a, ac, power, what=f"evaluate({f})",
+                                step=max(ms))
+
+
+arb_value.register(GaussianJoint)(_gj_arb_value)
 
 
 def _weighted(f: GaussianJoint, part) -> tuple:

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 import mpmath
 import numpy as np
 import sympy as sp
+from mpmath.libmp import round_nearest
 
 from ..core.citations import DRS, KAISSIS
 from ..core.errors import NumericalError
@@ -55,7 +56,7 @@ from ..numeric import budget
 from ..numeric.capability import functional_form, renyi_form
 from ..numeric.context import mp, public_mpf
 from ..numeric.normal import ncdf, ncdf_inv, ncdf_inv_upper
-from ..numeric.protocol import evaluate, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_value, evaluate, mp_roc, mp_value, np_value, num
 from .gaussian import Gaussian
 
 __all__ = ["NormalPair", "binormal_roc", "threshold_gap", "ThresholdGap",
@@ -315,6 +316,141 @@ def _(f, a, ac):
 def _(f, a, ac):
     v = _np_value(f, a, ac, power=True)
     return v, v
+
+
+# -- certified values (Arb) -----------------------------------------------------------------------
+def _arb_phi(x):
+    from flint import arb
+
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+def _arb_tails(c, w):
+    """tails(c, w) = Phi(c - w) + Phi(-c - w) as a ball (a sum of positive terms)."""
+    return _arb_phi(c - w) + _arb_phi(-c - w)
+
+
+def _arb_inner(c, w):
+    """inner(c, w) = Phi(c + w) - Phi(c - w) = Phi(w - c) - Phi(-w - c) as a ball (the
+    difference of two lower tails: no value near 1 is subtracted for c >= w)."""
+    return _arb_phi(w - c) - _arb_phi(-w - c)
+
+
+def _mp_width_guess(c, u, uc):
+    """The half-width by the mpmath route (:func:`_width`, Newton steps) at the balls'
+    midpoints, an estimate for :func:`_arb_width` to prove; None where it fails."""
+    from flint import ctx
+
+    from ..numeric.arb import arb_endpoint
+
+    try:
+        with mp.workprec(ctx.prec + 16):
+            cm = arb_endpoint(c.mid(), round_nearest)
+            um, ucm = arb_endpoint(u.mid(), round_nearest), arb_endpoint(uc.mid(), round_nearest)
+            if not (0 < um < 1 and 0 < ucm < 1):
+                return None
+            w = _width(cm, um, ucm)
+            return +w if mp.isfinite(w) and w > 0 else None
+    except (NumericalError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _arb_width(c, u, uc):
+    """A ball of the half-width w* with tails(c, w*) = u (inner(c, w*) = uc), c >= 0, by
+    bisection on exact dyadic points: w < w* exactly when tails(c, w) > u (inner(c, w) < uc:
+    the comparison is made on the smaller of u and uc); hi doubles until tails(c, hi) <= u is
+    certain, lo = 0 needs no proof (w* >= 0). Geometric steps while lo = 0, so a tiny w*
+    keeps its digits. First the mpmath route's root is proved a little either side of it (a
+    few Arb evaluations instead of a bisection). None where a comparison is undecided before
+    the bracket is found."""
+    from flint import arb, ctx
+
+    from ..numeric.arb import arb_exact
+
+    on_tails = u.mid() <= uc.mid()
+
+    def below(w):  # True: w < w*; False: w >= w*; None: undecided at this precision
+        if on_tails:
+            t = _arb_tails(c, w)
+            return True if t > u else (False if t <= u else None)
+        t = _arb_inner(c, w)
+        return True if t < uc else (False if t >= uc else None)
+
+    eps = arb(2) ** (24 - ctx.prec)
+
+    def around(x):  # w* within rounding of the trial point x: [x(1 - eps), x(1 + eps)]
+        x0, x1 = arb((x * (1 - eps)).mid()), arb((x * (1 + eps)).mid())
+        return (x0, x1) if below(x0) is True and below(x1) is False else None
+
+    guess = _mp_width_guess(c, u, uc)
+    if guess is not None:  # the mpmath Newton root, proved in Arb a little either side of it
+        for bits in (24, 40, 64):
+            x0 = arb_exact(guess * (1 - mp.ldexp(1, bits - ctx.prec)))
+            x1 = arb_exact(guess * (1 + mp.ldexp(1, bits - ctx.prec)))
+            if below(x0) is True and below(x1) is False:
+                return x0.union(x1)
+    lo, hi = arb(0), arb(1)
+    for _ in range(64):
+        b = below(hi)
+        if b is False:
+            break
+        if b is None:
+            near = around(hi)
+            return None if near is None else near[0].union(near[1])
+        lo, hi = hi, 2 * hi
+    else:
+        return None
+    for _ in range(4 * ctx.prec + 200):
+        if lo > 0 and hi - lo <= hi * arb(2) ** (-ctx.prec + 2):
+            break
+        budget.check()
+        mid = arb((hi * arb(2) ** -32).mid()) if lo == 0 else arb(((lo + hi) / 2).mid())
+        b = below(mid)
+        if b is None:
+            near = around(mid)
+            if near is not None:
+                lo, hi = near
+            break
+        if b:
+            lo = mid
+        else:
+            hi = mid
+    return lo.union(hi)
+
+
+def _arb_normal_pair(f: NormalPair, a, ac, power: bool):
+    """f(alpha) (``power``: 1 - f(alpha)) as an Arb ball from balls a = alpha, ac = 1 - alpha:
+    the half-width of the Neyman-Pearson region in P's coordinate by Arb bisection
+    (:func:`_arb_width`), then the Q side on the ball of w (the same formulas as the mpmath
+    route, module docstring). Equal variances: G_{|m1 - m0|/s0}'s ball. None where the sign of
+    s1 - s0 or a comparison is not decided (the mpmath route answers, an estimate)."""
+    from ..numeric.arb_expr import arb_ball
+    from ..numeric.protocol import arb_value
+
+    g = normal_pair_equal_variance(f)
+    if g is not None:
+        return arb_value(g, a, ac, power)
+    if a == 0 or ac == 0:
+        from flint import arb
+
+        return arb(1) if (a == 0) != power else arb(0)
+    k = arb_ball((f.s0 - f.s1) * (f.s0 + f.s1))  # s0^2 - s1^2
+    if not (k < 0 or k > 0):
+        return None
+    two_tails = bool(k < 0)  # s1 > s0: the tests reject on two tails
+    c = arb_ball(sp.Abs(f.m1 - f.m0) * f.s0) / abs(k)
+    r = arb_ball(f.s1 / f.s0)
+    u, uc = (a, ac) if two_tails else (ac, a)
+    w = _arb_width(c, u, uc)
+    if w is None:
+        return None
+    cq, wq = c * r, w / r
+    if two_tails:
+        return _arb_tails(cq, wq) if power else _arb_inner(cq, wq)
+    return _arb_inner(cq, wq) if power else _arb_tails(cq, wq)
+
+
+arb_value.register(NormalPair)(_arb_normal_pair)
 
 
 # -- float64 curve ---------------------------------------------------------------------------------

@@ -31,16 +31,19 @@ high precision.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import sympy as sp
+from mpmath.libmp import round_nearest
 
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.context import mp
-from ..numeric.protocol import mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_delta, arb_value, mp_roc, mp_value, np_value, num
 
 __all__ = ["RenyiRegion"]
 
@@ -232,6 +235,193 @@ def _value(f: RenyiRegion, a, ac):
     return max(mp.zero, lo * (1 - u)), min(ac, hi * (1 + u))
 
 
+# -- certified values (Arb) ------------------------------------------------------------------------
+# Each constraint function is decreasing on [0, 1 - alpha] (module docstring), so a root lies in
+# [lo, hi] exactly when the function is > C at lo (or lo = 0) and <= C at hi: the mpmath
+# brackets above, widened a little, are proved by two Arb evaluations each; the root is
+# <= 1 - alpha always (there the function is 1 <= C).
+def _polish(F, dF, lo, hi):
+    """Newton steps on the decreasing F from a bracket (lo, hi) of its root, kept inside the
+    bracket (bisection where a step leaves it); an estimate that the caller proves in Arb."""
+    x = (lo + hi) / 2
+    tol = mp.ldexp(1, -(mp.prec - 8))
+    for _ in range(2 * mp.prec.bit_length() + 40):
+        budget.check()
+        fx, d = F(x), dF(x)
+        if fx == 0:
+            return x
+        if fx > 0:
+            lo = x
+        else:
+            hi = x
+        nx = x - fx / d if d < 0 and mp.isfinite(d) else (lo + hi) / 2
+        if not lo <= nx <= hi:
+            nx = (lo + hi) / 2
+        if abs(nx - x) <= tol * max(abs(x), mp.ldexp(1, -4 * mp.prec)):
+            return nx
+        x = nx
+    return x
+
+
+def _flogsum(x, y):
+    m = max(x, y)
+    return m if m == -math.inf else m + math.log1p(math.exp(-abs(x - y)))
+
+
+def _float_bracket(forward: bool, A, T, la, lac):
+    """A float64 bisection bracket (mpf ends) of the root, in log beta for the forward
+    constraint and in beta for the reverse one, or None (a float leaves its range): the start
+    of the Newton polish, never a bound (the caller proves the polished root in Arb)."""
+    try:
+        A, T, la, lac = float(A), float(T), float(la), float(lac)
+        C = (A - 1) * T
+        if forward:
+            def F(x):
+                return _flogsum(A * la + (1 - A) * math.log(-math.expm1(x)),
+                                A * lac + (1 - A) * x) - C
+            lo, hi = A / (A - 1) * lac - T, lac
+        else:
+            def F(x):
+                return _flogsum(A * math.log1p(-x) + (1 - A) * la,
+                                A * math.log(x) + (1 - A) * lac if x > 0 else -math.inf) - C
+            lo, hi = 0.0, math.exp(lac)
+        if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+            return None
+        for _ in range(64):
+            m = (lo + hi) / 2
+            if F(m) > 0:
+                lo = m
+            else:
+                hi = m
+    except (ValueError, OverflowError):
+        return None
+    return mp.mpf(lo), mp.mpf(hi)
+
+
+def _fast_forward(A, T, la, lac):
+    """:func:`_beta_forward` as a 64-bit bracket polished by Newton steps in log beta
+    (dG/dlb = (A - 1)((1 - w) beta/(1 - beta) - w), w the share of the second term)."""
+    fb = _float_bracket(True, A, T, la, lac)
+    if fb is not None:
+        lo, hi = mp.exp(fb[0]), mp.exp(fb[1])
+    else:
+        with mp.workprec(64):
+            lo, hi = _beta_forward(A, T, la, lac)
+    C = (A - 1) * T
+
+    def parts(lb):
+        l1b = mp.log(-mp.expm1(lb))
+        return A * la + (1 - A) * l1b, A * lac + (1 - A) * lb
+
+    def G(lb):
+        x, y = parts(lb)
+        return _logsum(x, y) - C
+
+    def dG(lb):
+        x, y = parts(lb)
+        w = 1 / (1 + mp.exp(x - y))
+        b = mp.exp(lb)
+        return (A - 1) * ((1 - w) * b / (1 - b) - w)
+
+    w = mp.ldexp(1, -40)  # the 64-bit bracket, widened beyond its rounding
+    x = _polish(G, dG, mp.log(lo) - w, min(mp.log(hi) + w, lac))
+    return mp.exp(x), mp.exp(x), abs(dG(x))
+
+
+def _fast_reverse(A, T, a, ac):
+    """:func:`_beta_reverse` as a 64-bit bracket polished by Newton steps in beta."""
+    if a > 0 and (1 - A) * _lg(a) <= (A - 1) * T:  # H(0) = alpha^{1-a} <= C: the root is 0
+        return mp.zero, mp.zero, mp.one
+    fb = None if a == 0 or float(a) == 0.0 else _float_bracket(False, A, T, _lg(a), _lg(ac))
+    if fb is not None and fb[1] > 0:
+        lo, hi = fb
+    else:
+        with mp.workprec(64):
+            lo, hi = _beta_reverse(A, T, a, ac)
+    if hi == 0:  # H(0) <= C: the root is 0 (proved in Arb by the caller)
+        return lo, hi, mp.one
+    C = (A - 1) * T
+    la, lac = _lg(a), _lg(ac)
+
+    def parts(b):
+        return A * mp.log1p(-b) + (1 - A) * la, A * mp.log(b) + (1 - A) * lac
+
+    def H(b):
+        x, y = parts(b)
+        return _logsum(x, y) - C
+
+    def dH(b):
+        x, y = parts(b)
+        w = 1 / (1 + mp.exp(x - y))
+        return A * (w / b - (1 - w) / (1 - b))
+
+    w = mp.ldexp(1, -40)  # the 64-bit bracket, widened beyond its rounding
+    x = _polish(H, dH, lo * (1 - w), min(hi * (1 + w), ac))
+    return x, x, abs(x * dH(x))
+
+
+def _arb_forward(a, ac, A, b):
+    return a ** A * (1 - b) ** (1 - A) + ac ** A * b ** (1 - A)
+
+
+def _arb_reverse(a, ac, A, b):
+    return (1 - b) ** A * a ** (1 - A) + b ** A * ac ** (1 - A)
+
+
+def _arb_bracket(fn, a, ac, A, C, lo, hi, slope):
+    """The ball [lo', hi'] of inf{beta in [0, 1 - alpha] : fn(beta) <= C} from the mpf bracket
+    (lo, hi), widened by 2^-(prec - 24) relative (divided by ``slope`` = |d log fn/d log beta|
+    at the root where it is below 1, so that the widening moves fn beyond the balls' radius)
+    and proved in Arb, or None (undecided)."""
+    from flint import arb
+
+    from ..numeric.arb import arb_exact
+
+    if hi == 0:  # only the reverse constraint's root is 0: H(0) = alpha^{1-a} <= C
+        return arb(0) if fn is _arb_reverse and a ** (1 - A) <= C else None
+    u = mp.ldexp(1, -(mp.prec - 24)) / min(mp.one, max(slope, mp.ldexp(1, -64)))
+    blo = arb_exact(max(lo * (1 - u), mp.zero))
+    if blo > 0 and not fn(a, ac, A, blo) > C:
+        return None
+    if hi * (1 + u) >= mp.mpf(ac.mid()) * (1 - u):  # the root is <= 1 - alpha
+        bhi = ac
+    else:
+        bhi = arb_exact(hi * (1 + u))
+        if not fn(a, ac, A, bhi) <= C:
+            return None
+    return arb(0).union(bhi) if blo == 0 else blo.union(bhi)
+
+
+def _arb_value(f: RenyiRegion, a, ac, power: bool):
+    """f(alpha) (``power``: 1 - f(alpha)) as an Arb ball for balls a, ac with 0 < alpha < 1:
+    every order's roots (both directions when symmetric) bracketed by the mpmath route at the
+    ball's midpoint and proved in Arb (:func:`_arb_bracket`), then their maximum. None where a
+    bracket is not proved."""
+    from flint import arb, ctx
+
+    from ..numeric.arb import arb_endpoint
+    from ..numeric.arb_expr import arb_ball
+
+    if not (a > 0 and ac > 0):
+        return None
+    best = None
+    with mp.workprec(ctx.prec + 16):
+        am, acm = arb_endpoint(a.mid(), round_nearest), arb_endpoint(ac.mid(), round_nearest)
+        la, lac = _lg(am), _lg(acm)
+        for A_, T_ in f.args[0]:
+            A, T = num(A_, "order"), num(T_, "tau")
+            Ab, C = arb_ball(A_), ((arb_ball(A_) - 1) * arb_ball(T_)).exp()
+            parts = [(_arb_forward, _fast_forward(A, T, la, lac))]
+            if f.is_symmetric:
+                parts.append((_arb_reverse, _fast_reverse(A, T, am, acm)))
+            for fn, (lo, hi, slope) in parts:
+                ball = _arb_bracket(fn, a, ac, Ab, C, lo, hi, slope)
+                if ball is None:
+                    return None
+                best = ball if best is None else arb.max(best, ball)
+    return 1 - best if power else best
+
+
 @mp_value.register(RenyiRegion)
 def _(f, a, ac):
     return _value(f, a, ac)
@@ -252,3 +442,38 @@ def _(f, x):
             lo, hi = _value(f, mp.mpf(float(a)), 1 - mp.mpf(float(a)))
         out.flat[i] = float((lo + hi) / 2)
     return out
+
+
+arb_value.register(RenyiRegion)(_arb_value)
+
+
+@arb_delta.register(RenyiRegion)
+def _(f, eps):
+    """delta(eps) = sup_alpha {1 - e^eps alpha - f(alpha)} (Dong, Roth & Su, Prop. 6), the
+    optimal (eps, delta) conversion of the Renyi bounds (Asoodeh et al. 2021), as an Arb ball:
+    the maximum of the concave function by :func:`~..numeric.concave.arb_max_concave` on the
+    certified values of :func:`_arb_value`; f(0) = 1 when symmetric (the reverse constraint
+    forces beta = 1), else max_a e^{-tau_a} (beta^{1-a} <= e^{(a-1) tau_a}); f(1) = 0."""
+    from flint import arb
+
+    from ..numeric.arb_expr import arb_ball
+    from ..numeric.concave import arb_max_concave
+
+    E = eps.exp()
+    if f.is_symmetric:
+        f0 = arb(1)
+    else:
+        f0 = None
+        for _, T_ in f.args[0]:
+            x = (-arb_ball(T_)).exp()
+            f0 = x if f0 is None else arb.max(f0, x)
+
+    def psi(t):
+        if t == 0:
+            return 1 - f0
+        if t == 1:
+            return 1 - E
+        v = _arb_value(f, t, 1 - t, False)
+        return None if v is None else 1 - E * t - v
+
+    return arb_max_concave(psi)

@@ -29,7 +29,7 @@ from typing import Any
 from . import budget
 from .context import mp
 
-__all__ = ["max_concave", "golden_section"]
+__all__ = ["max_concave", "golden_section", "arb_max_concave"]
 
 
 def _chord_ext(p_near, p_far, span_near_far, reach):
@@ -146,3 +146,96 @@ def golden_section(fn: Callable[[Any], Any], a: Any, b: Any, *, iters: int,
             fd = ev(d)
     v, x = min(seen, key=lambda t: sgn * t[0])
     return x, v
+
+
+# -- the same search in Arb ---------------------------------------------------------------------
+def _arb_chord_ext(p_near, p_far, span, reach):
+    """Upper end of psi(near + reach) (away from far) for concave psi: the chord's extension,
+    with the balls' upper end at near and lower end at far (an upper bound of the slope)."""
+    from flint import arb
+
+    slope = arb(p_near.upper()) - arb(p_far.lower())
+    slope = arb.max(slope, arb(0))
+    return (arb(p_near.upper()) + slope * reach / span).upper()
+
+
+def _arb_upper(a, c, d, b, pa, pc, pd, pb):
+    """An upper bound (an exact Arb number) of max psi over [a, b] from four points: the
+    chord extensions of :func:`_upper`, each end rounded up by Arb."""
+    from flint import arb
+
+    u1 = _arb_chord_ext(pc, pd, d - c, c - a)
+    u3 = _arb_chord_ext(pd, pc, d - c, b - d)
+    ch, dh = arb(pc.upper()), arb(pd.upper())
+    bounds = [u1, u3]
+    if c > a and b > d:
+        s1 = (ch - arb(pa.lower())) / (c - a)  # psi(t) <= ch + s1 (t - c) for t >= c
+        s2 = (dh - arb(pb.lower())) / (b - d)  # psi(t) <= dh + s2 (d - t) for t <= d
+        l1c, l1d = ch, ch + s1 * (d - c)
+        l2c, l2d = dh + s2 * (d - c), dh
+        # max over [c, d] of min(l1, l2) <= min(max l1, max l2) (always), and <= the larger
+        # of the ends' minima and the crossing's value (where the lines cross upwards)
+        u2 = arb.min(arb.max(l1c, l1d), arb.max(l2c, l2d)).upper()
+        if s1 + s2 > 0:
+            tx = (dh - ch + s1 * c + s2 * d) / (s1 + s2)
+            cross = arb.max(arb.max(arb.min(l1c, l2c), arb.min(l1d, l2d)), ch + s1 * (tx - c))
+            u2 = arb.min(arb(u2), arb(cross.upper())).upper()
+        bounds.append(u2)
+    else:
+        bounds.append(arb.max(ch, dh).upper())
+    out = bounds[0]
+    for x in bounds[1:]:
+        out = arb.max(arb(out), arb(x)).upper()
+    return arb(out)
+
+
+def arb_max_concave(psi: Callable[[object], object], max_iter: int | None = None):
+    """An Arb ball containing ``max_{t in [0, 1]} psi(t)`` for a concave ``psi`` given as Arb
+    balls at exact dyadic points (``psi(t) -> arb | None``), or None where ``psi`` gives None.
+
+    The golden-section search of :func:`max_concave` in Arb: the bracket shrinks only on a
+    certain comparison of two balls (which by concavity keeps the maximiser inside), the lower
+    end is the largest lower end evaluated (a value attained), the upper end the chord
+    extensions over the final bracket (:func:`_arb_upper`); the trial points are the exact
+    midpoints of the golden-section balls, so every operation is Arb's and the ball holds the
+    maximum whatever the stopping point. Stops when the enclosure is narrower than the working
+    precision (relative, less 16 bits), when no comparison decides, or after ``max_iter``."""
+    from flint import arb, ctx
+
+    invphi = (arb(5).sqrt() - 1) / 2
+
+    def pt(x):
+        return arb(x.mid())
+
+    a, b = arb(0), arb(1)
+    c, d = pt(b - invphi * (b - a)), pt(a + invphi * (b - a))
+    pa, pb, pc, pd = psi(a), psi(b), psi(c), psi(d)
+    if any(p is None for p in (pa, pb, pc, pd)):
+        return None
+    best = arb.max(arb.max(arb(pa.lower()), arb(pb.lower())),
+                   arb.max(arb(pc.lower()), arb(pd.lower())))
+    hi = _arb_upper(a, c, d, b, pa, pc, pd, pb)
+    rel = arb(2) ** (16 - ctx.prec)
+    for _ in range(max_iter if max_iter is not None else 2 * ctx.prec + 64):
+        if hi - best <= rel * abs(best) or not (a < c and c < d and d < b):
+            break
+        budget.check()
+        if pd >= pc:  # the maximum lies in [c, b]
+            a, pa, c, pc = c, pc, d, pd
+            d = pt(a + invphi * (b - a))
+            pd = psi(d)
+            if pd is None:
+                return None
+            best = arb.max(best, arb(pd.lower()))
+        elif pc >= pd:  # the maximum lies in [a, d]
+            b, pb, d, pd = d, pd, c, pc
+            c = pt(b - invphi * (b - a))
+            pc = psi(c)
+            if pc is None:
+                return None
+            best = arb.max(best, arb(pc.lower()))
+        else:
+            break
+        if a < c and c < d and d < b:
+            hi = arb.min(hi, _arb_upper(a, c, d, b, pa, pc, pd, pb))
+    return best.union(arb.max(hi, best))

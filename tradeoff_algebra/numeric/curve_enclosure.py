@@ -30,7 +30,7 @@ from typing import Any
 from .context import mp
 from .roots import Probe
 
-__all__ = ["curve_enclosure", "level_probe", "alpha_gap"]
+__all__ = ["curve_enclosure", "level_probe", "alpha_gap", "arb_curve_enclosure"]
 
 
 def level_probe(p: Any, a, ac, lower: bool) -> Probe:
@@ -102,3 +102,46 @@ def _enclosure(L: Any, H: Any, a, ac, lower: bool, power: bool) -> tuple:
             hi = min(hi, p.get("Bc")[1] + (s_hi * d[1] if d[1] >= 0 else s_lo * d[1])
                      + s_hi * rnd)
     return lo, hi
+
+
+# -- the same bounds in Arb ---------------------------------------------------------------------
+def arb_curve_enclosure(L: dict, H: dict, a, ac, *, power: bool = False):
+    """An Arb ball of f(alpha) (``power``: 1 - f(alpha)) from two points given as Arb balls
+    (dicts with ``"A"``, ``"Ac"``, ``"B"``, ``"Bc"``, ``"slope"``) and the level as balls a, ac,
+    or None where the bracket alpha(H) <= alpha <= alpha(L) is not proved by the balls. The
+    bounds of :func:`curve_enclosure` (monotone, chord, supporting lines), each formed in Arb,
+    so every end is rigorous: f(alpha) <= min(B(H), chord), f(alpha) >= max(B(L),
+    B(p) - t(p) (alpha - alpha(p))) for p = L, H; the power by the same bounds on 1 - f."""
+    from flint import arb
+
+    lower = a.mid() <= ac.mid()
+    if lower:
+        if not (L["A"] >= a and H["A"] <= a):
+            return None
+        dL, dH, span = a - L["A"], a - H["A"], L["A"] - H["A"]  # alpha - alpha(p)
+    else:
+        if not (L["Ac"] <= ac and H["Ac"] >= ac):
+            return None
+        dL, dH, span = L["Ac"] - ac, H["Ac"] - ac, H["Ac"] - L["Ac"]
+    key = "Bc" if power else "B"
+    sgn = -1 if power else 1
+    # (f: the upper bounds are B(H) and the chord, the lower ones B(L) and the supporting
+    # lines; 1 - f: the same with the roles of upper and lower exchanged)
+    mono_hi, mono_lo = (L[key], H[key]) if power else (H[key], L[key])
+    ups = [mono_hi.upper()]
+    lows = [mono_lo.lower()]
+    if span > 0:
+        theta = dH / span  # (alpha - alpha(H))/(alpha(L) - alpha(H)), in [0, 1]
+        chord = H[key] + theta * (L[key] - H[key])  # (theta's radius times a small gap)
+        (lows if power else ups).append(chord.lower() if power else chord.upper())
+    for p, d in ((L, dL), (H, dH)):
+        line = p[key] - sgn * p["slope"] * d
+        if line.is_finite():
+            (ups if power else lows).append(line.upper() if power else line.lower())
+    hi = min(arb(x) for x in ups)
+    lo = max(arb(x) for x in lows)
+    hi = min(hi, arb(1))
+    lo = max(lo, arb(0))
+    if lo > hi:
+        return None
+    return lo.union(hi)

@@ -81,7 +81,7 @@ from .finite_tables import (
 )
 from .finite_values import FiniteValues, _sympy_number
 from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
-from .protocol import POINT_ROUTES
+from .protocol import EXACT_TV_ROUTES, LEVEL_ROUTES, POINT_ROUTES
 from .value import Value
 
 __all__ = ["FiniteLoss", "finite_loss"]
@@ -385,6 +385,62 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
         return c
 
     def _build(self, mode: _Mode, prec: int | None) -> _Table:
+        items, den, gens = self._block(mode)
+        return _Table(items, den, gens, mode, prec, self._op_count())
+
+    def arb_items(self, prec: int) -> list | None:
+        """The atoms' (P-mass, Q-mass) as Arb balls at ``prec`` bits, in no particular order
+        (the blocks built in Arb: binomial recurrences, f_{0,delta} parts by Eq. (11), products
+        merged by exact ratio keys), or None where a mass cannot be enclosed or the loss is not
+        :meth:`affordable`. For sums over the atoms that need no order (the hockey-stick
+        divergence of :meth:`arb_delta`) where the masses are neither rational nor few."""
+        from .arb_expr import Unenclosable
+        from .context import arb_precision
+
+        if not self.affordable():
+            return None
+        with arb_precision(prec):
+            try:
+                items, _, _ = self._block(_Mode("arb"))
+            except (Unenclosable, ValueError, ZeroDivisionError):
+                return None
+        return [(p, q) for _, p, q in items]
+
+    def arb_ordered(self, prec: int) -> list | None:
+        """:meth:`arb_items` by decreasing ratio where the order is exact without numbers: one
+        class of randomized-response factors (ratios e^{k L}, L > 0: by the exponent k) with
+        f_{0,delta} parts (ratios oo first, 0 last); None otherwise."""
+        from .arb_expr import Unenclosable
+        from .context import arb_precision
+
+        if not self.affordable():
+            return None
+        with arb_precision(prec):
+            try:
+                items, _, gens = self._block(_Mode("arb"))
+            except (Unenclosable, ValueError, ZeroDivisionError):
+                return None
+        if len(gens) > 1 or (gens and gens[0][0].is_positive is not True):
+            return None
+
+        def rank(key):
+            c, e = key
+            if c is None:
+                return (0, 0)
+            if c == 0:
+                return (2, 0)
+            if c != 1:
+                raise LookupError
+            return (1, -(e[0] if e else 0))
+
+        try:
+            items.sort(key=lambda it: rank(it[0]))
+        except LookupError:
+            return None
+        return [(p, q) for _, p, q in items]
+
+    def _block(self, mode: _Mode) -> tuple:
+        """(items, den, gens) of the product block in ``mode``: items (key, P, Q)."""
         rr = [(x, m) for (k, x), m in self._factors.items() if k == "rr"]
         deltas = [(x, m) for (k, x), m in self._factors.items() if k == "delta"]
         pairs = [(x, m) for (k, x), m in self._factors.items() if k == "atoms"]
@@ -400,7 +456,7 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
             block = _with_delta(block, _delta_block(deltas, G, mode), G)
         items = [(k, p, q) for k, (p, q) in block[0].items()
                  if not (_is_zero(p) and _is_zero(q))]
-        return _Table(items, block[1], gens, mode, prec, self._op_count())
+        return items, block[1], gens
 
     def _exact_table(self) -> _Table | None:
         if not self.is_rational:
@@ -533,17 +589,27 @@ def _closed(x: sp.Expr) -> sp.Expr:
     return y.xreplace({d: e for e, d in gens.items()}) if gens else y
 
 
-def _finite_point(f: Any, A: sp.Rational, dps: int, power: bool) -> Value | None:
+def _finite_point(f: Any, A: sp.Expr, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) from the exact finite loss of f in Arb
-    (:meth:`.finite.FiniteLoss.arb_value`), a certified point, or None."""
-    from .arb_expr import ball_point
+    (:meth:`.finite.FiniteLoss.arb_value`), a certified point, or None. ``A`` is rational or an
+    irrational closed form (taken as its Arb enclosure)."""
+    from .arb_expr import arb_ball, ball_point
+    from .context import arb_precision
 
     fl = finite_loss(f)
     if fl is None or not fl.affordable():
         return None
 
     def make_ball(prec):
-        ball = fl.arb_value(A, power, prec)
+        if isinstance(A, sp.Rational):
+            level = A
+        else:
+            with arb_precision(prec):
+                try:
+                    level = arb_ball(A)
+                except ValueError:
+                    return None
+        ball = fl.arb_value(level, power, prec)
         return ball if ball is not None and ball.is_finite() else None
 
     v = ball_point(make_ball, dps, 1 << 13, unit=True)
@@ -551,3 +617,13 @@ def _finite_point(f: Any, A: sp.Rational, dps: int, power: bool) -> Value | None
 
 
 POINT_ROUTES.append(_finite_point)
+LEVEL_ROUTES.append(_finite_point)
+
+
+def _finite_tv(f: Any) -> sp.Rational | None:
+    """delta_f(0) = sum_r (Q_r - P_r)_+ exactly from the finite loss of f, or None."""
+    fl = finite_loss(f)
+    return fl.delta_exact(1) if fl is not None and fl.affordable() else None
+
+
+EXACT_TV_ROUTES.append(_finite_tv)

@@ -48,7 +48,9 @@ def _ratio_key(r: sp.Expr) -> Any:
 
 class _Mode:
     """Arithmetic of one materialisation: 'exact' (ints over a common denominator), 'mp'
-    (mpf at the current precision) or 'sym' (SymPy expressions)."""
+    (mpf at the current precision), 'sym' (SymPy expressions) or 'arb' (Arb balls at the
+    current flint precision, each containing the exact mass: the masses of a hockey-stick sum
+    that is not exact, ``FiniteValues.arb_delta``; never a sorted :class:`_Table`)."""
 
     def __init__(self, kind: str):
         self.kind = kind
@@ -63,7 +65,22 @@ class _Mode:
             return [int(x * den) for x in fr], den
         if self.kind == "mp":
             return [num(x, "mass") for x in xs], 1
+        if self.kind == "arb":
+            from .arb_expr import arb_ball
+
+            return [arb_ball(x) for x in xs], 1
         return list(xs), 1
+
+    def one(self):
+        if self.kind == "exact":
+            return 1
+        if self.kind == "mp":
+            return mp.one
+        if self.kind == "arb":
+            from flint import arb
+
+            return arb(1)
+        return sp.S.One
 
 
 def _kmul(k1, k2):
@@ -106,7 +123,7 @@ def _product(A, B):
 
 
 def _unit_block(G: int, mode: _Mode):
-    one = 1 if mode.kind == "exact" else (mp.one if mode.kind == "mp" else sp.S.One)
+    one = mode.one()
     return {(_ONE, (0,) * G): [one, one]}, 1
 
 
@@ -152,6 +169,11 @@ def _delta_block(deltas, G: int, mode: _Mode):
             s += m * mp.log1p(-num(d, "delta"))
         keep, D = mp.exp(s), -mp.expm1(s)
         den = 1
+    elif mode.kind == "arb":  # keep = exp(sum m log1p(-d)), D = -expm1(same): no cancellation
+        from .arb_expr import arb_ball
+
+        s = sum((m * (-arb_ball(d)).log1p() for d, m in deltas), mode.one() * 0)
+        keep, D, den = s.exp(), -s.expm1(), 1
     else:
         keep_s = sp.S.One
         for d, m in deltas:
@@ -161,7 +183,7 @@ def _delta_block(deltas, G: int, mode: _Mode):
             (keep, D), den = mode.masses([keep_s, D_s])
         else:
             keep, D, den = keep_s, D_s, 1
-    zero = 0 if mode.kind == "exact" else (mp.zero if mode.kind == "mp" else sp.S.Zero)
+    zero = mode.one() * 0
     out = {(_ONE, zeros): [keep, keep]}
     if not _is_zero(D):
         out[(_ZERO, zeros)] = [D, zero]
@@ -215,6 +237,16 @@ def _binomial_member(eps: sp.Expr, n: int, mode: _Mode):
             pk = mpf_div(mpf_mul(pk, from_int(n - k), prec, _RND), from_int(k + 1), prec, _RND)
             raw.append(pk)
         P = [mk(x) for x in raw]
+        den = 1
+    elif mode.kind == "arb":  # the mp recurrence in balls: P_0 = (1 + e^-eps)^-n
+        from .arb_expr import arb_ball
+
+        em = (-arb_ball(eps)).exp()
+        pk = (1 + em) ** (-n)
+        P = [pk]
+        for k in range(n):
+            pk = pk * em * (n - k) / (k + 1)
+            P.append(pk)
         den = 1
     else:
         E = sp.exp(eps)

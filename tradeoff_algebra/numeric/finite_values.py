@@ -291,7 +291,9 @@ class FiniteValues:
                 out = [(arb(fmpq(int(p), t.den)), arb(fmpq(int(q), t.den)))
                        for p, q in zip(t.P, t.Q, strict=True)]
             elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
-                return None
+                out = self.arb_ordered(prec)  # built in Arb where the order needs no numbers
+                if out is None:
+                    return None
             else:
                 # the table's masses as built (equal to atoms()'s, which cancels and factors
                 # each one: minutes of SymPy for a product of two binomials, and nothing the
@@ -307,6 +309,15 @@ class FiniteValues:
         _ARB_MASSES[key] = out
         return out
 
+    def arb_items(self, prec: int) -> list | None:
+        """The atoms' masses as Arb balls in any order, or None (the loss builds them)."""
+        return None
+
+    def arb_ordered(self, prec: int) -> list | None:
+        """The atoms' masses as Arb balls by decreasing ratio, or None (the loss builds them
+        where the order is exact)."""
+        return None
+
     def arb_delta(self, eps: sp.Expr, prec: int):
         """An Arb ball of delta(eps) = sum over the atoms of (Q_r - e^eps P_r)_+ (the
         hockey-stick divergence: the positive part decides which atoms count, so no ratio is
@@ -317,6 +328,8 @@ class FiniteValues:
         from .arb_expr import arb_enclose
 
         masses = self.arb_masses(prec)
+        if masses is None:  # unordered balls of the atoms do for this sum
+            masses = self.arb_items(prec)
         if masses is None:
             return None
         with arb_precision(prec):
@@ -326,8 +339,9 @@ class FiniteValues:
                 total += arb.max(Q_ - E * P_, arb(0))
             return total
 
-    def arb_value(self, A: sp.Rational, power: bool, prec: int):
-        """An Arb ball of T(P, Q)(A) (``power``: 1 - T(P, Q)(A)) for a rational A, or None where
+    def arb_value(self, A: Any, power: bool, prec: int):
+        """An Arb ball of T(P, Q)(A) (``power``: 1 - T(P, Q)(A)) for a rational A (or an Arb
+        ball of the level: the lines are monotone in it, Arb's inclusion holds), or None where
         the masses are symbolic and many. T is convex and piecewise linear, so it is the
         maximum of the lines through its segments (Dong, Roth & Su, Appendix A): the line of
         the atom of ratio r ending at the knot (alpha_i, 1 - beta_i) is
@@ -338,7 +352,7 @@ class FiniteValues:
         if masses is None:
             return None
         with arb_precision(prec):
-            a = arb(fmpq(int(A.p), int(A.q)))
+            a = arb(fmpq(int(A.p), int(A.q))) if isinstance(A, sp.Basic) else A
             Pc, Qc = arb(0), arb(0)
             best = None
             for P_, Q_ in masses:

@@ -45,8 +45,8 @@ from .precision_loop import precision_loop
 from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
-           "np_value",
-           "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "enclose_delta", "delta_value",
+           "np_value", "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "LEVEL_ROUTES",
+           "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
            "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
@@ -141,6 +141,38 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
                        guarantee="certified").routed("Arb ball of the registered form")
 
 
+def _arb_level_point(f: TradeOff, A: sp.Expr, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) for an irrational closed-form level ``A`` (``Phi(-1/2)``,
+    ``91 sqrt(2)/1500``) from :func:`arb_value` at the Arb enclosures of ``A`` and ``1 - A``
+    (:func:`.arb_expr.arb_ball`: the closed forms walked in Arb, never a decimal widened by
+    hand), at rising precision until the ball carries ``dps`` digits (:func:`.arb_expr.ball_point`),
+    or None: no ball form, a level Arb cannot enclose, or a branch the balls do not decide. Arb's
+    operations contain their result for every point of the argument balls (the inclusion
+    principle), so the ball holds f(A) however wide the level's ball is."""
+    fn = arb_value.dispatch(type(f))
+    if fn is _NO_ARB:
+        return None
+    from .arb_expr import arb_ball, ball_point
+    from .context import arb_precision
+
+    Ac = 1 - A
+
+    def make_ball(prec):
+        with arb_precision(prec):
+            try:
+                a, ac = arb_ball(A), arb_ball(Ac)
+                if not (a.is_finite() and ac.is_finite()) or a < 0 or ac < 0:
+                    return None
+                ball = fn(f, a, ac, power)
+            except ValueError:  # a level or parameter Arb cannot enclose
+                return None
+            return ball if ball is not None and ball.is_finite() else None
+
+    v = ball_point(make_ball, dps, max_bits=4 * dps_to_prec(dps) + 512, unit=True)
+    return None if v is None else v.routed("Arb ball of the registered form at the level's "
+                                           "Arb enclosure")
+
+
 def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) from the node's closed form (``f._eval_at``) enclosed by Arb
     balls (:func:`.arb_expr.certify`), or None where there is none or Arb cannot enclose it."""
@@ -163,6 +195,12 @@ def _closed_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value |
 #: before the mpmath route: ``route(f, A, dps, power) -> Value | None`` (a module that knows
 #: another exact representation appends its route here when it is imported).
 POINT_ROUTES: list[Callable] = [_closed_point]
+
+
+#: The certified routes of :func:`evaluate` and :func:`roc` at an irrational closed-form level,
+#: after the registered ball form: ``route(f, A, dps, power) -> Value | None`` (the exact finite
+#: composition appends its Arb route when it is imported).
+LEVEL_ROUTES: list[Callable] = [_closed_point]
 
 
 def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
@@ -372,6 +410,8 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
     pair = None
     if eps != mp.inf and arb_delta.dispatch(type(f)) is not arb_delta.dispatch(object):
         pair = _arb_delta_pair(f, eps)  # a family's rigorous sum: proved in Arb
+    if pair is None and (eps == mp.inf or eps == 0):
+        pair = _exact_delta_pair(f, eps)
     if pair is None:
         pair = mp_roc(f, mp.zero, mp.one) if eps == mp.inf else mp_delta(f, eps)
     lo, hi = pair
@@ -379,6 +419,28 @@ def enclose_delta(f: TradeOff, eps) -> tuple:
         raise NumericalError(f"delta of {f} at eps={eps} produced NaN")
     lo, hi = _in_unit(lo, hi)
     return CertifiedPair(lo, hi) if isinstance(pair, CertifiedPair) else (lo, hi)
+
+
+#: Exact total variations delta_f(0) of finite objects, ``route(f) -> Rational | None`` (the
+#: module of exact finite composition appends its route when it is imported).
+EXACT_TV_ROUTES: list[Callable] = []
+
+
+def _exact_delta_pair(f: TradeOff, eps) -> CertifiedPair | None:
+    """delta_f(eps) at eps = +oo (the mass 1 - f(0), from the exact value f(0)) or at eps = 0
+    (the total variation sum_r (Q_r - P_r)_+ of the exact finite loss) as the CertifiedPair of
+    the exact rational rounded outward, or None where the objects are not finite."""
+    if eps == mp.inf:
+        q = exact_value(f, sp.S.Zero, sp.S.One)
+        m = None if q is None else 1 - sp.Rational(q)
+    else:
+        m = next((x for x in (r(f) for r in EXACT_TV_ROUTES) if x is not None), None)
+    if m is None:
+        return None
+    m = sp.Rational(m)
+    trace.note("exact finite composition")
+    return CertifiedPair(mp.fdiv(int(m.p), int(m.q), rounding="d"),
+                         mp.fdiv(int(m.p), int(m.q), rounding="u"))
 
 
 def _arb_delta_pair(f: TradeOff, eps) -> CertifiedPair | None:
@@ -456,6 +518,14 @@ def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
         if q is not None:
             return Value.from_exact(1 - q if power else q, dps).routed("exact arithmetic")
         v = _arb_point(f, A, dps, power) or _certified_point(f, A, dps, power)
+        if v is not None:
+            return v
+    elif not A.free_symbols:  # a closed-form level (Phi(-1/2), 91 sqrt(2)/1500): its balls
+        v = _arb_level_point(f, A, dps, power)
+        for route in LEVEL_ROUTES:
+            if v is not None:
+                break
+            v = route(f, A, dps, power)
         if v is not None:
             return v
     what, point = ("roc", mp_roc) if power else ("evaluate", mp_value)

@@ -106,6 +106,23 @@ def _real_number(y: Any) -> sp.Expr:
     return sp.Rational(Y) if isinstance(Y, sp.Float) else Y
 
 
+def _certified_by_profile(g: TradeOffExpr, Y: sp.Expr, dps: int):
+    """f^*(Y) for Y <= -1 as a certified Value from the family's closed-form privacy profile:
+    f^*(-e^eps) = delta_f(eps) - 1 (Dong, Roth & Su, Prop. 6, eps = log(-Y) >= 0), the form
+    enclosed in Arb (:func:`~..numeric.arb_expr.certify`); None where ``g`` has no profile form
+    or Arb cannot enclose it (the mpmath routes answer, as estimates)."""
+    from ..numeric.arb_expr import certify
+    from ..numeric.capability import profile_form
+
+    if not (Y.is_real and (Y <= -1) is sp.true):
+        return None
+    form = profile_form(g, sp.log(-Y))
+    if form is None or form.free_symbols:
+        return None
+    v = certify(form - 1, dps)
+    return None if v is None else v.routed("Arb ball of delta(log(-y)) - 1 (Prop. 6)")
+
+
 def _shown(a: dict) -> str:
     from ..numeric.protocol import short
 
@@ -132,6 +149,9 @@ def conjugate_value(f: TradeOffExpr, y: Any, dps: int = 30):
     g = f.arg if isinstance(f, Conjugate) else f
     prepare_call(g, dps)
     Y = _real_number(y)
+    v = _certified_by_profile(g, Y, dps)
+    if v is not None:
+        return v
     with mp.workdps(dps + GUARD_DPS):
         yv = num(Y, "y")
         lo, hi = mp_conjugate(g, yv)

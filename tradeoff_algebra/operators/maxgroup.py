@@ -202,6 +202,7 @@ def _register_max_numerics() -> None:
     from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
     from ..numeric.privacy_loss import privacy_loss
     from ..numeric.protocol import (
+        arb_value,
         conjugate_delta,
         exact_value,
         mp_delta,
@@ -246,6 +247,21 @@ def _register_max_numerics() -> None:
         return conjugate_delta(f, eps)
 
     privacy_loss.register(Max)(pl_finite_loss)
+
+    @arb_value.register(Max)
+    def _(f, a, ac, power):
+        """max_i f_i(alpha) (``power``: min_i (1 - f_i(alpha))) from the operands' balls
+        (Arb's max and min contain the max and min of every choice of points of the balls),
+        or None where an operand has no ball form."""
+        from flint import arb
+
+        balls = [arb_value(g, a, ac, power) for g in _max_args(f)]
+        if any(b is None for b in balls):
+            return None
+        out = balls[0]
+        for b in balls[1:]:
+            out = arb.min(out, b) if power else arb.max(out, b)
+        return out
 
 
 _register_max_numerics()

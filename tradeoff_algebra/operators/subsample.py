@@ -507,7 +507,10 @@ def _arb_subsample(f: Subsample, a, ac, power: bool):
     from ..numeric.arb_expr import arb_ball
 
     g = f.arg
-    if subsample_target(f) is not None or g.is_symmetric is not True or f.p.free_symbols:
+    t = subsample_target(f)
+    if t is not None:  # a closed identity (Max of two f_{a,b} for f_{eps,delta}): its balls
+        return arb_value(t, a, ac, power)
+    if g.is_symmetric is not True or f.p.free_symbols:
         return None
     if not (0 < f.p < 1):
         return None

@@ -45,6 +45,8 @@ from ..numeric.knots_eval import (
 from ..numeric.pld import leaf_model
 from ..numeric.privacy_loss import LazyLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
+    arb_delta,
+    arb_value,
     conjugate_delta,
     exact_value,
     mp_delta,
@@ -356,6 +358,40 @@ def inverse_value(f: TradeOff, a, ac, power: bool = False):
     return lo, hi
 
 
+def arb_inverse_ball(g: TradeOff, a, ac):
+    """g^{-1}(alpha) = inf{t in [0, 1] : g(t) <= alpha} (Dong, Roth & Su, Sec. 2.1) as an Arb
+    ball from g's ball form, for balls a = alpha and ac = 1 - alpha, or None (no ball form).
+
+    Bisection on exact dyadic points keeping g(hi) <= alpha and, once lo > 0, g(lo) > alpha
+    (g is non-increasing, so the infimum stays in [lo, hi]). Each step is decided by Arb's
+    comparison of the power 1 - g(t) with ``ac`` (no cancellation near alpha = 1), in
+    geometric steps while lo = 0 (a root of 1e-300 keeps its digits). Stops with the ball
+    [lo, hi] when a comparison is undecided at this precision (the caller raises it) or the
+    ball is narrow."""
+    from flint import arb, ctx
+
+    top = arb_value(g, arb(0), arb(1), True)  # 1 - g(0), where the ball form reaches 0
+    if top is not None and top.is_finite() and top >= ac:  # g(0) <= alpha: the infimum is 0
+        return arb(0)
+    # g(1) = 0 <= alpha (Prop. 1); lo = 0 needs no proof (the infimum is >= 0)
+    lo, hi = arb(0), arb(1)
+    for _ in range(4 * ctx.prec + 200):
+        if lo > 0 and hi - lo <= hi * arb(2) ** (-ctx.prec + 2):
+            break
+        budget.check()
+        mid = arb((hi * arb(2) ** -32).mid()) if lo == 0 else arb(((lo + hi) / 2).mid())
+        v = arb_value(g, mid, 1 - mid, True)
+        if v is None:
+            return None
+        if v < ac:  # g(mid) > alpha
+            lo = mid
+        elif v >= ac:  # g(mid) <= alpha
+            hi = mid
+        else:
+            break
+    return lo.union(hi)
+
+
 def inverse_np(f: TradeOff, x: np.ndarray) -> np.ndarray:
     """f^{-1} at many alphas in float64 by vectorised bisection on t (Eq. (3))."""
     x = np.asarray(x, dtype=np.float64)
@@ -394,6 +430,21 @@ def _register_unary_numerics() -> None:
 
     mp_value.register(Inverse)(lambda f, a, ac: inverse_eval(f, a, ac, False))
     mp_roc.register(Inverse)(lambda f, a, ac: inverse_eval(f, a, ac, True))
+
+    @arb_delta.register(Inverse)
+    def _(f, eps):
+        kind, obj = inverse_route(f)  # an equal node without the inverse: its Arb profile
+        return arb_delta(obj, eps) if kind == "node" else None
+
+    @arb_value.register(Inverse)
+    def _(f, a, ac, power):
+        kind, obj = inverse_route(f)
+        if kind == "node":
+            return arb_value(obj, a, ac, power)
+        if kind == "bracket":
+            t = arb_inverse_ball(f.arg, a, ac)
+            return None if t is None else (1 - t if power else t)
+        return None  # (finite objects and knots: exact routes answer first)
 
     @np_value.register(Inverse)
     def _(f, x):

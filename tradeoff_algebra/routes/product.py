@@ -316,7 +316,7 @@ class DeltaPartRoute(Route):
     ``(f (x) f_{0,D})(alpha) = (1 - D) f(alpha/(1 - D))``, ``delta = D + (1 - D) delta_f``."""
 
     name = "f_{0,delta} parts by Eq. (12)"
-    questions = ("value", "roc", "delta", "exact")
+    questions = ("value", "roc", "delta", "exact", "ball")
 
     def supports(self, plan, question):
         return (plan[0] == "pld" and question in self.questions
@@ -326,6 +326,8 @@ class DeltaPartRoute(Route):
         rest, deltas = pld.split_trivial(plan[1])
         if question == "exact":
             return _exact_delta_part(rest, deltas, *args)
+        if question == "ball":
+            return _ball_delta_part(rest, deltas, *args)
         keep, D = _keep(deltas)
         g = _product(rest)
         if question == "delta":
@@ -341,6 +343,27 @@ class DeltaPartRoute(Route):
             return D + keep * lo, D + keep * hi
         lo, hi = mp_value(g, *lvl)
         return keep * lo, keep * hi
+
+
+def _ball_delta_part(rest, deltas, a, ac, power: bool):
+    """Eq. (12) in Arb: (rest (x) f_{0,D})(alpha) = (1 - D) g(alpha/(1 - D)) (0 beyond
+    alpha = 1 - D), its power D + (1 - D)(1 - g(.)), from g's ball at the scaled level; None
+    where g has no ball form or alpha = 1 - D is not decided."""
+    from flint import arb
+
+    from ..numeric.arb_expr import arb_ball
+
+    keep = arb(1)
+    for d, n in deltas:
+        keep *= arb_ball(1 - d) ** int(n)
+    if a >= keep:
+        return arb(1) if power else arb(0)
+    if not a < keep:
+        return None
+    v = arb_value(_product(rest), a / keep, (keep - a) / keep, power)
+    if v is None:
+        return None
+    return 1 - keep + keep * v if power else keep * v
 
 
 def _exact_delta_part(rest, deltas, A, Ac):
