@@ -51,7 +51,8 @@ EXTRA = [G(3), Laplace(R(1, 2)), ta.EpsDelta(sp.log(3), R(1, 20)), ta.EpsDelta(2
          ta.NormalPair(1, 2, 0, 1), ta.GaussianMixturePair([R(1, 4), R(3, 4)], [0, 2], [1, 0]),
          ta.PoissonReplace(2, R(1, 2)), ta.RenyiRegion({3: R(1, 2)}, symmetric=False),
          ta.DiscreteGaussian(2, R(3, 2)), ta.DiscreteLaplace(1, 2), ta.Skellam(2, R(7, 2)),
-         ta.BoundedRange(4)]
+         ta.BoundedRange(4),
+         ta.Discrete([1 / (1 + sp.E), sp.E / (1 + sp.E)], [sp.E / (1 + sp.E), 1 / (1 + sp.E)])]
 
 
 def samples(cls: type, name: str | None = None) -> list:

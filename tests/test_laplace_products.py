@@ -279,9 +279,9 @@ def test_different_scales_invert_and_meet_the_pld_engine():
 
 
 def test_a_tighter_tolerance_never_gives_a_wider_delta():
-    """G(1/100) (x) L(1): at tol 1e-12 the inversion cannot afford the width asked and once
-    fell to the PLD engine, 2000x wider than its own answer at tol 1e-3; it now returns its
-    enclosure at 1e-10 with a ToleranceWarning, certified and inside the coarse one."""
+    """G(1/100) (x) L(1): at tol 1e-12 the inversion once fell to the PLD engine, 2000x wider
+    than its own answer at tol 1e-3. Now the answer at 1e-12 is certified, inside the coarse
+    one, and either meets the tolerance or says that it does not (a ToleranceWarning)."""
     import warnings
 
     import sympy as sp
@@ -291,7 +291,10 @@ def test_a_tighter_tolerance_never_gives_a_wider_delta():
         warnings.simplefilter("error", ta.ToleranceWarning)
         with ta.pld_options(tol=1e-3):
             coarse = ta.delta(f, 1, dps=15)
-    with pytest.warns(ta.ToleranceWarning), ta.pld_options(tol=1e-12):
+    with warnings.catch_warnings(record=True) as caught, ta.pld_options(tol=1e-12):
+        warnings.simplefilter("always")
         tight = ta.delta(f, 1, dps=15)
     assert coarse.guarantee == tight.guarantee == "certified"
     assert coarse.lo <= tight.lo <= tight.hi <= coarse.hi
+    warned = any(issubclass(w.category, ta.ToleranceWarning) for w in caught)
+    assert warned or tight.hi - tight.lo <= 1e-12 * tight.hi

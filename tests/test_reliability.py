@@ -208,10 +208,14 @@ def test_unexpected_exceptions_become_internal_errors(monkeypatch, exc, fragment
     out as ta.InternalError (a NumericalError) naming the call, with the original as cause;
     TradeOffErrors pass unchanged."""
     import tradeoff_algebra.families.gaussian as gaussian
+    from tradeoff_algebra.numeric import protocol
 
     def broken(a, ac):
         raise exc
 
+    # the mpmath route of an irrational level (the Arb level routes switched off)
+    monkeypatch.setattr(protocol, "LEVEL_ROUTES", [])
+    monkeypatch.setattr(protocol, "_arb_level_point", lambda *args: None)
     monkeypatch.setattr(gaussian, "_quantile_upper", broken)
     with pytest.raises(ta.InternalError, match=fragment) as info:
         ta.evaluate(G(1), sp.sqrt(2) / 5)  # (an irrational level: the mpmath route)

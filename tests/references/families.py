@@ -245,9 +245,13 @@ def reference(f) -> Ref:
                       lambda: rnp.literal_pair(E if E is not None else eps.exp_m(), n)[1:],
                       "pair", sym=True, label=label)
     if name == "Discrete":
-        P = [to_frac(x) for x in args[0]]
-        Q = [to_frac(x) for x in args[1]]
-        return Finite(True, lambda: (P, Q), "pair", label=label)
+        if all(sp.sympify(x).is_Rational for x in (*args[0], *args[1])):
+            P = [to_frac(x) for x in args[0]]
+            Q = [to_frac(x) for x in args[1]]
+            return Finite(True, lambda: (P, Q), "pair", label=label)
+        # irrational entries (softmax laws): mpf at the reference's working precision
+        return Finite(False, lambda: ([_m(x) for x in args[0]], [_m(x) for x in args[1]]),
+                      "pair", label=label)
     if name == "PiecewiseLinear":
         knots = [(to_frac(x), to_frac(y)) for x, y in args[0]]
         return Finite(True, lambda: knots, "knots", label=label)
