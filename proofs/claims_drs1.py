@@ -1010,7 +1010,8 @@ def _thm7():
 stated(PAPER, "Thm. 7",
        "sum eps_ni^2 -> mu^2, max eps_ni -> 0, sum delta_ni -> delta, max delta_ni -> 0 give "
        "f_{eps_n1,delta_n1} (x) ... (x) f_{eps_nn,delta_nn} -> G_mu (x) f_{0, 1 - e^-delta} "
-       "(finite-n form from ta.approx; within 0.13/n at three levels for n = 10, 40)", _thm7)
+       "(finite-n form from ta.approx; within 0.13/n at three levels for n = 10, 40)", _thm7,
+       crosscheck=npa.thm7_np)
 _DA, _DB = sp.symbols("A B", positive=True)
 stated(PAPER, "Sec. 3.3 text (after Thm. 7)",
        "1 - (1 - delta_n1) ... (1 - delta_nn) -> 1 - e^{-delta}: at the arrays delta_ni = "

@@ -58,7 +58,8 @@ def test_hockey_sum_is_the_profile():
 
 CHECKS = ["inverse_np", "tv_np", "prop2_np", "tensor_unit_np", "tensor_inverse_np",
           "monoid_np", "eq10_np", "c1_np", "c_id_np", "eq15_np", "shuffle_lemma62_np",
-          "composition_np", "tensor_monotone_np", "inverse_order_np", "subsample_order_np"]
+          "composition_np", "tensor_monotone_np", "inverse_order_np", "subsample_order_np",
+          "thm7_np"]
 
 
 @pytest.mark.parametrize("name", CHECKS)
