@@ -18,7 +18,10 @@ says which answer a question, :func:`answer` asks them) that answer from the pro
    so that the rest (often a single closed-form factor) is evaluated as tightly as alone; at
    alpha = 0, (f (x) g)(0) = f(0) g(0) (the test of size 0 rejects exactly where P x P' = 0;
    Def. 5), at alpha = 1 the value is 0;
-5. the certified Laplace inversion and 6. the privacy-loss distribution engine
+5. the exact lattice composition of factors whose losses share a lattice of small
+   denominator (``numeric.lattice_product``: discrete Gaussians with rational sigma_i^2 of a
+   common denominator), certified to the working precision;
+6. the certified Laplace inversion and 7. the privacy-loss distribution engine
    (:mod:`.engines`). Options (tolerance, grid, progress bar): numeric.pld.pld_options.
 
 This package sits above the nodes and the rewrite layer: it is the one place where a product
@@ -27,13 +30,17 @@ meets the rules before any numeric composition; the node classes know nothing of
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from sympy import Integer
 
 from ..core import trace
 from ..core.node import TradeOff
 from ..numeric import budget, pld
-from ..numeric.context import mp
+from ..numeric.context import arb_precision, mp
+from ..numeric.lattice_product import LatticeProduct, lattice_factor
 from ..numeric.protocol import (
+    GUARD_DPS,
     arb_value,
     exact_value,
     mp_delta,
@@ -42,6 +49,7 @@ from ..numeric.protocol import (
     mp_value,
     num,
 )
+from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .engines import (
@@ -356,6 +364,75 @@ def _exact_delta_part(rest, deltas, A, Ac):
     return None if v is None else keep * v
 
 
+_LATTICE_PRODUCTS: dict = {}
+
+
+def lattice_product(leaves) -> LatticeProduct | None:
+    """The lattice product (``numeric.lattice_product``) of ``leaves`` when every factor has a
+    lattice view (``lattice_factor``) and their steps share a denominator up to
+    ``MAX_DENOMINATOR``, else None (cached: it keeps its roots)."""
+    key = tuple(leaves)
+    if key not in _LATTICE_PRODUCTS:
+        views = [(lattice_factor(f), n) for f, n in leaves]
+        out = None
+        if all(v is not None for v, _ in views):
+            out = LatticeProduct.build(views)
+        if len(_LATTICE_PRODUCTS) > 16:
+            _LATTICE_PRODUCTS.clear()
+        _LATTICE_PRODUCTS[key] = out
+    return _LATTICE_PRODUCTS[key]
+
+
+def _mpf_fraction(x) -> Fraction:
+    """The exact rational value of a finite mpf."""
+    man, exp = mp.mpf(x).man_exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def _lattice_product_enclosure(lp: LatticeProduct, question: str, arg) -> CertifiedPair:
+    """delta(eps) or eps(delta) of a lattice product, certified to a relative width of about
+    10^-(dps + 1) (dps the caller's digits: the working precision less GUARD_DPS); a product
+    beyond ``MAX_WINDOW`` is refused at once (NumericalError naming it)."""
+    from mpmath.libmp import round_ceiling, round_floor
+
+    from ..numeric.arb import arb_endpoint
+
+    lp.check_size()
+    rel = 10.0 ** -max(mp.dps - GUARD_DPS + 1, 4)
+    if question == "delta":
+        if arg == mp.inf:
+            return CertifiedPair(mp.zero, mp.zero)  # every loss is finite
+        b = lp.delta(_mpf_fraction(arg), rel)
+        with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)
+            lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
+            return CertifiedPair(lo, min(arb_endpoint(b.upper(), round_ceiling), mp.one))
+    if arg <= 0:  # every lattice product has delta(eps) > 0 at every eps (a proof)
+        return CertifiedPair(mp.inf, mp.inf)
+    lo, hi = lp.epsilon(_mpf_fraction(arg), rel)
+    with mp.workprec(mp.prec + 10):
+        return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
+                             mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
+
+
+class LatticeProductRoute(Route):
+    """Products of factors with losses on one lattice of small denominator, composed exactly
+    in integers (``numeric.lattice_product``): discrete Gaussians with rational sigma_i^2."""
+
+    name = "exact lattice product (integers, certified)"
+    questions = ("delta", "epsilon")
+
+    def supports(self, plan, question):
+        return (plan[0] == "pld" and question in self.questions
+                and lattice_product(plan[1]) is not None)
+
+    def cost(self, plan, question):
+        return 0.4
+
+    def enclose(self, f, plan, question, arg):
+        with budget.about(question, f):
+            return _lattice_product_enclosure(lattice_product(plan[1]), question, arg)
+
+
 class InversionRoute(Route):
     """The certified Laplace inversion of the composed moment generating function
     (``numeric.cf``): subsampled Gaussian steps with Gaussian factors (:func:`_cf_enclosure`)."""
@@ -421,7 +498,7 @@ class PLDRoute(Route):
 #: The routes of a product, in order; the policy takes the cheapest that supports a question
 #: (the order breaks ties) and passes on to the next when a route answers None.
 ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
-                       LatticeRoute(), InversionRoute(), PLDRoute()]
+                       LatticeRoute(), LatticeProductRoute(), InversionRoute(), PLDRoute()]
 
 
 def routes_for(f, question: str) -> list[Route]:
