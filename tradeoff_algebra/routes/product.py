@@ -385,7 +385,7 @@ def lattice_product(leaves) -> LatticeProduct | None:
 
 def _mpf_fraction(x) -> Fraction:
     """The exact rational value of a finite mpf."""
-    man, exp = mp.mpf(x).man_exp
+    man, exp = x.man_exp
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
