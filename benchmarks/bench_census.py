@@ -92,6 +92,135 @@ out = dict(lo=str(v.lo), hi=str(v.hi), g=v.guarantee, route=v.route)
 """
 
 
+# -- the common-denominator row: rho_i = k_i/D, sigma_i^2 = D/(2 k_i) -----------------------------
+_LHEAD = r"""
+import json, resource, sys, time, warnings
+sys.path.insert(0, {root!r})
+import sympy as sp
+import tradeoff_algebra as ta
+warnings.simplefilter("ignore")
+n, eps, D = {n!r}, sp.Rational({eps!r}), {D!r}
+ks = [max(1, round(D / (2 * (10 + i / 10) ** 2))) for i in range(1, n + 1)]
+dgs = [ta.DiscreteGaussian(1, sp.sqrt(sp.Rational(D, 2 * k))) for k in ks]
+f = ta.Tensor(*dgs) if n > 1 else dgs[0]
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+"""
+
+_LDELTA = r"""
+from tradeoff_algebra.numeric.context import mp
+v = ta.delta(f, eps, dps=30)
+with mp.workdps(60):
+    out = dict(lo=mp.nstr(v.lo, 45), hi=mp.nstr(v.hi, 45), g=v.guarantee, route=v.route,
+               rel=float((v.hi - v.lo) / v.hi))
+"""
+
+_LEPS = r"""
+from tradeoff_algebra.numeric.context import mp
+v = ta.epsilon(f, sp.Rational(1, 10**6), dps=30)
+with mp.workdps(60):
+    out = dict(lo=mp.nstr(v.lo, 45), hi=mp.nstr(v.hi, 45), g=v.guarantee, route=v.route,
+               rel=float((v.hi - v.lo) / v.hi))
+"""
+
+_DPA = r"""
+from collections import Counter
+from dp_accounting.pld import privacy_loss_distribution as pldlib
+tot = None
+for k, m in sorted(Counter(ks).items()):
+    one = pldlib.from_discrete_gaussian_mechanism(
+        sigma=float(sp.sqrt(sp.Rational(D, 2 * k))), value_discretization_interval={iv!r},
+        pessimistic_estimate={pess!r})
+    part = one.self_compose(m) if m > 1 else one
+    tot = part if tot is None else tot.compose(part)
+if {what!r} == "delta":
+    out = dict(value=float(tot.get_delta_for_epsilon(float(eps))))
+else:
+    out = dict(value=float(tot.get_epsilon_for_delta(1e-6)))
+"""
+
+
+def lchild(body: str, n: int, D: int, eps: str = "2", **kw) -> dict:
+    code = (_LHEAD.format(root=ROOT, n=n, eps=eps, D=D) + body.format(**kw) + _TAIL)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=3600)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1][:160]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def ks_of(n: int, D: int) -> list[int]:
+    """k_i = max(1, round(D/(2 sigma_i^2))), sigma_i = 10 + i/10: the budgets of the
+    incommensurate row rounded to the grid 1/D."""
+    return [max(1, round(D / (2 * (10 + i / 10) ** 2))) for i in range(1, n + 1)]
+
+
+def common_denominator_rows(r: Report, D: int) -> None:
+    """The 1000-factor row with rho_i = k_i/D (fresh processes), beside dp_accounting, and the
+    few-factor check of the route against the exact lattice sums."""
+    import mpmath
+
+    ks = ks_of(1000, D)
+    r.out(f"## 1000 factors on a common denominator: rho_i = k_i/{D}, eps = 2 and "
+          "delta = 1e-6")
+    r.out("")
+    r.out(f"sigma_i^2 = D/(2 k_i) with k_i = max(1, round(D/(2 (10 + i/10)^2))): the budgets of "
+          f"the incommensurate row below rounded to the grid 1/{D} (k_i from {max(ks)} down to {min(ks)}, "
+          f"{len(set(ks))} distinct values, sum rho_i = {sum(ks) / D:g}).")
+    r.out("")
+    r.out("| route | question | answer | guarantee | rel. width | time | peak RSS growth |")
+    r.out("|---|---|---|---|---|---|---|")
+    got = {}
+    for what, body in (("delta(2)", _LDELTA), ("epsilon(1e-6)", _LEPS)):
+        o = lchild(body, 1000, D)
+        got[what] = o
+        if "error" in o:
+            r.out(f"| ta (exact lattice product) | {what} | {o['error']} | | | | |")
+            continue
+        r.out(f"| ta: {o['route']} | {what} | [{short(o['lo'], 32)}, {short(o['hi'], 32)}] | "
+              f"{o['g']} | {o['rel']:.1e} | {o['t']:.1f} s | {o['mem'] / 2**20:.0f} MiB |")
+    for what, ques in (("delta", "delta(2)"), ("epsilon", "epsilon(1e-6)")):
+        for iv in (1e-4, 1e-5):
+            for pess in (True, False):
+                o = lchild(_DPA, 1000, D, iv=iv, pess=pess, what=what)
+                kind = "pessimistic" if pess else "optimistic"
+                if "error" in o:
+                    r.out(f"| dp_accounting PLD, {kind}, interval {iv:g} | {ques} | "
+                          f"{o['error']} | | | | |")
+                    continue
+                ref = got.get(ques, {})
+                agree = ""
+                if "lo" in ref:
+                    with mpmath.workdps(50):
+                        mid = (mpmath.mpf(ref["lo"]) + mpmath.mpf(ref["hi"])) / 2
+                        rel = (mpmath.mpf(float(o["value"])) - mid) / mid
+                    agree = f"rel. diff. from ta {float(rel):+.2e}"
+                r.out(f"| dp_accounting PLD, {kind}, interval {iv:g} | {ques} | "
+                      f"{float(o['value']):.12g} | estimate ({agree}) | - | {o['t']:.1f} s | "
+                      f"{o['mem'] / 2**20:.0f} MiB |")
+    r.out("")
+    r.out(f"Few factors of the same grid (k_1, k_2, k_3 = {ks[0]}, {ks[1]}, {ks[2]}): the route "
+          "against the exact lattice sums of this script (independent of the library), eps = "
+          "3/10.")
+    r.out("")
+    r.out("| n | exact lattice sum (Arb) | ta.delta (lattice route) | holds it | rel. width | "
+          "time |")
+    r.out("|---|---|---|---|---|---|")
+    from flint import arb
+
+    for n in (1, 2, 3):
+        ref = exact_delta([Fraction(D, 2 * k) for k in ks[:n]], Fraction(3, 10))
+        o = lchild(_LDELTA, n, D, eps="3/10")
+        if "error" in o:
+            r.out(f"| {n} | {fmt(ref, 30)} | {o['error']} | | | |")
+            continue
+        lo, hi = arb(o["lo"]), arb(o["hi"])
+        holds = "yes" if lo <= ref.upper() and ref.lower() <= hi else "NO"
+        r.out(f"| {n} | {fmt(ref, 30)} | [{short(o['lo'], 30)}, {short(o['hi'], 30)}] "
+              f"({o['route']}) | {holds} | {o['rel']:.1e} | {o['t']:.2f} s |")
+    r.out("")
+
+
 def child(body: str, n: int = 1, eps: str = "2", limit: float = 0, **kw) -> dict:
     code = (_HEAD.format(root=ROOT, n=n, eps=eps, limit=limit) + body.format(**kw) + _TAIL)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -102,16 +231,16 @@ def child(body: str, n: int = 1, eps: str = "2", limit: float = 0, **kw) -> dict
 
 
 # -- the independent references (Arb, exact thresholds) ------------------------------------------
-def _lattice(sigma: Fraction, prec: int):
+def _lattice(s2: Fraction, prec: int):
     """(K, P on [-K, K + 1] as Arb balls, the bound b of P(|X| > K) and of Q outside the
-    window, h): P(x) = e^{-h x^2}/theta, theta by its direct sum with the geometric tail."""
+    window, h) for sigma^2 = s2: P(x) = e^{-h x^2}/theta, theta by its direct sum with the
+    geometric tail."""
     import math
 
     from flint import arb, fmpq
 
-    s = arb(fmpq(sigma.numerator, sigma.denominator))
-    h = 1 / (2 * s * s)
-    K = int(float(sigma) * math.sqrt(2 * math.log(2) * (prec + 20))) + 4
+    h = 1 / (2 * arb(fmpq(s2.numerator, s2.denominator)))
+    K = int(math.sqrt(float(s2)) * math.sqrt(2 * math.log(2) * (prec + 20))) + 4
     w = {x: (-h * x * x).exp() for x in range(-K - 1, K + 2)}
     first = (-h * (K + 1) ** 2).exp()  # the terms beyond K decrease with ratio <= e^{-h(2K+3)}
     tail = 2 * first / (1 - (-h * (2 * K + 3)).exp())
@@ -120,8 +249,9 @@ def _lattice(sigma: Fraction, prec: int):
     return K, P, 2 * tail / theta, h
 
 
-def exact_delta(sigmas: list[Fraction], eps: Fraction, prec: int = 160):
-    """delta(eps) of DG(1, s_1) (x) ... (x) DG(1, s_n), n <= 3, as an Arb ball (module, 4.)."""
+def exact_delta(s2s: list[Fraction], eps: Fraction, prec: int = 160):
+    """delta(eps) of DG(1, s_1) (x) ... (x) DG(1, s_n), n <= 3, as an Arb ball (module, 4.),
+    from the variances s2s = [s_1^2, ...] (exact rationals)."""
     import itertools
 
     from flint import arb, ctx, fmpq
@@ -129,7 +259,7 @@ def exact_delta(sigmas: list[Fraction], eps: Fraction, prec: int = 160):
     old = ctx.prec
     ctx.prec = prec
     try:
-        labs = [_lattice(s, prec) for s in sigmas]
+        labs = [_lattice(s, prec) for s in s2s]
         *first, (Kn, Pn, bn, _) = labs
         # tails of the last factor: TP(m) = P_n(X >= m), TQ(m) = Q_n(X >= m) = TP(m - 1)
         tp = {Kn + 2: arb(0, float(bn.upper()))}
@@ -147,10 +277,10 @@ def exact_delta(sigmas: list[Fraction], eps: Fraction, prec: int = 160):
         total, outside = arb(0), arb(0)
         ranges = [range(-K, K + 2) for K, _, _, _ in first]
         for xs in itertools.product(*ranges):
-            loss = sum((Fraction(2 * x - 1, 2) / s**2 for x, s in zip(xs, sigmas, strict=False)),
+            loss = sum((Fraction(2 * x - 1, 2) / s2 for x, s2 in zip(xs, s2s, strict=False)),
                        Fraction(0))
             # the last factor's loss (2 y - 1)/(2 s^2) > eps - loss  iff  y > (eps - loss) s^2 + 1/2
-            thr = (eps - loss) * sigmas[-1] ** 2 + Fraction(1, 2)
+            thr = (eps - loss) * s2s[-1] + Fraction(1, 2)
             m = thr.numerator // thr.denominator + 1
             q, p = arb(1), arb(1)
             for x, (_, P, _, _) in zip(xs, first, strict=True):
@@ -208,6 +338,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", metavar="PATH")
     ap.add_argument("--limit", type=float, default=300.0, help="PLD time limit (s)")
+    ap.add_argument("--denominators", default="10000", help="D of the common-denominator rows")
+    ap.add_argument("--only-lattice", action="store_true", help="the common-denominator rows only")
     args = ap.parse_args()
     sys.path.insert(0, ROOT)
     r = Report()
@@ -217,8 +349,13 @@ def main() -> None:
           + "; each timed point in a fresh process (import excluded); sigma_i = 10 + i/10, "
           "Delta = 1.")
     r.out("")
+    for D in map(int, args.denominators.split(",")):
+        common_denominator_rows(r, D)
+    if args.only_lattice:
+        r.write(args.write)
+        return
 
-    r.out("## 1000 factors, eps = 2")
+    r.out("## 1000 factors, sigma_i = 10 + i/10 (incommensurate sigma_i^2), eps = 2")
     r.out("")
     r.out("| route | answer | guarantee | time | peak RSS growth |")
     r.out("|---|---|---|---|---|")
@@ -256,7 +393,7 @@ def main() -> None:
     r.out("|---|---|---|---|---|---|---|---|")
     for n in (1, 2, 3):
         t0 = time.perf_counter()
-        ref = exact_delta(sig(n), Fraction(3, 10))
+        ref = exact_delta([x * x for x in sig(n)], Fraction(3, 10))
         te = time.perf_counter() - t0
         sur = surrogate(sig(n), Fraction(3, 10))
         rel = abs((sur - ref) / ref)
