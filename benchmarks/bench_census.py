@@ -165,8 +165,8 @@ def common_denominator_rows(r: Report, D: int) -> None:
           "delta = 1e-6")
     r.out("")
     r.out(f"sigma_i^2 = D/(2 k_i) with k_i = max(1, round(D/(2 (10 + i/10)^2))): the budgets of "
-          f"the incommensurate row below rounded to the grid 1/{D} (k_i from {max(ks)} down to {min(ks)}, "
-          f"{len(set(ks))} distinct values, sum rho_i = {sum(ks) / D:g}).")
+          f"the incommensurate row below rounded to the grid 1/{D} (k_i from {max(ks)} down to "
+          f"{min(ks)}, {len(set(ks))} distinct values, sum rho_i = {sum(ks) / D:g}).")
     r.out("")
     r.out("| route | question | answer | guarantee | rel. width | time | peak RSS growth |")
     r.out("|---|---|---|---|---|---|---|")
