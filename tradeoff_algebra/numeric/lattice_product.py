@@ -40,7 +40,6 @@ refused at once, naming it.
 
 from __future__ import annotations
 
-import heapq
 import math
 from fractions import Fraction
 from functools import singledispatch
@@ -101,18 +100,31 @@ def _arb_of(x: Fraction | float) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
 
+def _fraction(x: arb) -> Fraction:
+    """The exact value of an exact Arb number (a ball's end)."""
+    man, exp = x.man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
 class _Node:
-    """A window of the tilted law of a partial sum: R(s) for s = lo .. lo + len - 1, with the
-    tilted mean and variance (S units) that plan its window."""
+    """A window of the tilted law of a partial sum on the lattice lo + step Z: R(lo + step j)
+    is the j-th coefficient of ``poly``; with the tilted mean and variance (S units) that plan
+    its window. A leaf keeps its step a_i (its law lives on a_i Z), and so does a power of it,
+    and a product of nodes the gcd of theirs: sparse polynomials are never formed."""
 
-    __slots__ = ("lo", "poly", "mean", "var")
+    __slots__ = ("lo", "step", "poly", "mean", "var")
 
-    def __init__(self, lo: int, poly: fmpz_poly, mean: float, var: float) -> None:
-        self.lo, self.poly, self.mean, self.var = lo, poly, mean, var
+    def __init__(self, lo: int, step: int, poly: fmpz_poly, mean: float, var: float) -> None:
+        self.lo, self.step, self.poly, self.mean, self.var = lo, step, poly, mean, var
 
     @property
     def size(self) -> int:
         return self.poly.length()
+
+    @property
+    def span(self) -> int:
+        """Lattice points of S the window covers."""
+        return self.step * self.poly.length()
 
 
 class LatticeProduct:
@@ -210,10 +222,11 @@ class LatticeProduct:
                                      f"{(yhi - ylo + 1) * a} lattice points (at most "
                                      f"MAX_WINDOW = {MAX_WINDOW})")
             ints = f.tilted(c, prec, ylo, yhi, scale)
-            poly = fmpz_poly(ints).inflate(a) if a > 1 else fmpz_poly(ints)
-            leaf = _Node(a * ylo, poly, a * my, (a * sy) ** 2)
+            leaf = _Node(a * ylo, a, fmpz_poly(ints), a * my, (a * sy) ** 2)
             leaves.append(self._power(leaf, n, T, one))
         node = self._tree(leaves, T, one)
+        if node.step > 1:
+            node = _Node(node.lo, 1, node.poly.inflate(node.step), node.mean, node.var)
         with arb_precision(prec + 64):
             lam = arb(1)
             m = arb(1)
@@ -228,18 +241,24 @@ class LatticeProduct:
 
     @staticmethod
     def _mul(x: _Node, y: _Node, T: float, one: fmpz) -> _Node:
-        """x * y cut to mean +- T sd of the sum's tilted law, rounded down to the fixed point."""
+        """x * y on the lattice of step gcd(x.step, y.step), cut to mean +- T sd of the sum's
+        tilted law, rounded down to the fixed point."""
         mean, var = x.mean + y.mean, x.var + y.var
-        p = x.poly * y.poly
+        d = math.gcd(x.step, y.step)
+        px = x.poly.inflate(x.step // d) if x.step > d else x.poly
+        py = y.poly.inflate(y.step // d) if y.step > d else y.poly
+        p = px * py
         lo = x.lo + y.lo
         sd = math.sqrt(var)
-        wlo, whi = math.floor(mean - T * sd), math.ceil(mean + T * sd)
-        if wlo > lo:
-            p = p.right_shift(wlo - lo)
-            lo = wlo
-        if whi - lo + 1 < p.length():
-            p = p.truncate(max(whi - lo + 1, 0))
-        return _Node(lo, p // one, mean, var)
+        jlo = -((lo - math.floor(mean - T * sd)) // d)  # ceil((wlo - lo)/d)
+        jhi = (math.ceil(mean + T * sd) - lo) // d
+        if jlo > 0:
+            p = p.right_shift(jlo)
+            lo += d * jlo
+            jhi -= jlo
+        if jhi + 1 < p.length():
+            p = p.truncate(max(jhi + 1, 0))
+        return _Node(lo, d, p // one, mean, var)
 
     def _power(self, leaf: _Node, n: int, T: float, one: fmpz) -> _Node:
         out, base = None, leaf
@@ -252,17 +271,24 @@ class LatticeProduct:
             base = self._mul(base, base, T, one)
 
     def _tree(self, nodes: list[_Node], T: float, one: fmpz) -> _Node:
-        """Multiply the two smallest nodes until one is left."""
-        heap = [(x.size, i, x) for i, x in enumerate(nodes)]
-        heapq.heapify(heap)
-        i = len(heap)
-        while len(heap) > 1:
-            _, _, x = heapq.heappop(heap)
-            _, _, y = heapq.heappop(heap)
-            z = self._mul(x, y, T, one)
-            heapq.heappush(heap, (z.size, i, z))
-            i += 1
-        return heap[0][2]
+        """Multiply pairs until one node is left: among the few nodes of smallest span, the
+        pair whose product is cheapest to form (the spans over their common step)."""
+        nodes = list(nodes)
+        while len(nodes) > 1:
+            nodes.sort(key=lambda z: z.span)
+            few = nodes[:12]
+            best = None
+            for i in range(len(few)):
+                for j in range(i + 1, len(few)):
+                    x, y = few[i], few[j]
+                    cost = (x.span + y.span) / math.gcd(x.step, y.step)
+                    if best is None or cost < best[0]:
+                        best = (cost, i, j)
+            _, i, j = best
+            x, y = nodes[i], nodes[j]
+            nodes = [z for k, z in enumerate(nodes) if k not in (i, j)]
+            nodes.append(self._mul(x, y, T, one))
+        return nodes[0]
 
     # -- delta -------------------------------------------------------------------------------
     def _threshold(self, eps: Fraction) -> int:
@@ -270,29 +296,38 @@ class LatticeProduct:
         x = (eps * self.D - self.B) / self.g
         return x.numerator // x.denominator
 
+    def _segment(self, first: int, c: float, T: float, prec: int) -> tuple[arb, arb, arb]:
+        """(A, B, X) at Arb precision prec + 64 (the caller's section): for every eps with
+        l(first - 1) <= eps <= l(first), the sum (1) over the root is A - e^eps B (A =
+        Lambda 2^-prec sum_{s >= first} R(s) e^{-c l(s)}, B the same with e^{-(c + 1) l(s)}),
+        and (2) is e^{-c eps} X, X = prod M_i(c) - Lambda 2^-prec sum_s R(s)."""
+        lo, R, lam, m = self.root(c, T, prec)
+        scale = lam / arb(2) ** prec
+        X = m - scale * _arb_of(int(R(1)))  # sum_s R(s) exact
+        k = first - lo
+        if k >= R.length():
+            return arb(0), arb(0), X
+        P = arb_poly(R.right_shift(k) if k > 0 else R)
+        s0 = lo + max(k, 0)
+        cc = _arb_of(c)
+        step = arb(self.g) / self.D
+        l0 = (arb(self.g) * s0 + self.B) / self.D
+        A = scale * (-cc * l0).exp() * P((-cc * step).exp())
+        B = scale * (-(cc + 1) * l0).exp() * P((-(cc + 1) * step).exp())
+        return A, B, X
+
+    def loss_at(self, s: int) -> Fraction:
+        """l(s) = (g s + B)/D, exactly."""
+        return Fraction(self.g * s + self.B, self.D)
+
     def delta_ball(self, eps: Fraction, c: float, T: float, prec: int) -> arb:
         """A ball holding delta(eps) (eps an exact rational >= 0): (1) over the root at tilt c
         plus [0, (2)]."""
-        lo, R, lam, m = self.root(c, T, prec)
         with arb_precision(prec + 64):
             e = _arb_of(eps)
-            scale = lam / arb(2) ** prec
-            total = scale * _arb_of(int(R(1)))  # Lambda 2^-prec sum_s R(s), sum exact
-            cc = _arb_of(c)
-            deficit = (-cc * e).exp() * (m - total)
-            k = self._threshold(eps) + 1 - lo  # the index of the first s with l(s) > eps
-            if k >= R.length():
-                main = arb(0)
-            else:
-                P = arb_poly(R.right_shift(k) if k > 0 else R)
-                s0 = lo + max(k, 0)
-                step = arb(self.g) / self.D
-                l0 = (arb(self.g) * s0 + self.B) / self.D
-                # sum R(s) e^{-c l(s)} (1 - e^{eps - l(s)}), s = s0, s0 + 1, ...
-                a_part = (-cc * l0).exp() * P((-cc * step).exp())
-                b_part = (e - (cc + 1) * l0).exp() * P((-(cc + 1) * step).exp())
-                main = scale * (a_part - b_part)
-            add = deficit.upper()
+            A, B, X = self._segment(self._threshold(eps) + 1, c, T, prec)
+            main = A - e.exp() * B
+            add = ((-_arb_of(c) * e).exp() * X).upper()
             return main.union(main + add) if add > 0 else main
 
     def _gap(self, eps: float, c: float) -> float:
@@ -356,32 +391,52 @@ class LatticeProduct:
 
     def _bisect(self, d, dd: arb, guess: float, c: float, T: float, prec: int,
                 rel_tol: float) -> tuple[Fraction, Fraction]:
+        """The lattice point m with delta(l(m - 1)) > d >= delta(l(m)) by bisection on the
+        root's window (each probe proved), then on that segment delta = A - e^eps B + [0,
+        e^{-c eps} X] is solved for eps in closed form at both ends."""
         def above(x: Fraction) -> bool | None:  # delta(x) > d ?
             b = self.delta_ball(x, c, T, prec)
             return True if b > dd else False if b <= dd else None
 
         if above(Fraction(0)) is False:
             return Fraction(0), Fraction(0)
-        lo, hi = Fraction(0), Fraction(guess).limit_denominator(10**6)
-        while above(hi) is not False:
-            lo, hi = hi, 2 * hi + 1
-            if hi > 10**9:
-                raise NumericalError("lattice product: eps(delta) beyond 1e9")
-        bits = int(math.log2(1 / rel_tol)) + 20
-        for _ in range(4 * bits):
-            if hi - lo <= rel_tol * hi / 2:
-                break
-            mid = Fraction((lo + hi) / 2).limit_denominator(2**bits)
-            if not lo < mid < hi:
-                mid = (lo + hi) / 2
-            r = above(mid)
+        lo_s = self._threshold(Fraction(0))  # l(lo_s) <= 0: delta(l(lo_s)) >= delta(0)
+        proved = Fraction(0)  # eps(d) >= proved: delta(proved) > d, or 0
+        root_lo, R, _, _ = self.root(c, T, prec)
+        hi_s = max(root_lo + R.length(), lo_s + 1)
+        while (r := above(self.loss_at(hi_s))) is not False:
+            if r:
+                proved = max(proved, self.loss_at(hi_s))
+            if hi_s - lo_s > 4 * MAX_WINDOW:
+                raise NumericalError("lattice product: eps(delta) not bracketed within the "
+                                     "root's window")
+            lo_s, hi_s = hi_s, hi_s + 2 * (hi_s - lo_s)
+        while hi_s - lo_s > 1:  # delta(l(hi_s)) <= d proved
+            mid = (lo_s + hi_s) // 2
+            r = above(self.loss_at(mid))
             if r is None:
                 break
             if r:
-                lo = mid
+                lo_s = mid
+                proved = max(proved, self.loss_at(mid))
             else:
-                hi = mid
-        return lo, hi
+                hi_s = mid
+        if hi_s - lo_s > 1:  # an undecided probe: the bracket of the lattice points
+            return proved, self.loss_at(hi_s)
+        m = hi_s
+        seg_lo, seg_hi = max(self.loss_at(m - 1), Fraction(0)), self.loss_at(m)
+        A, B, X = self._segment(m, c, T, prec)
+        # on the segment A - e^eps B <= delta(eps) <= A - e^eps B + e^{-c seg_lo} X
+        lo = proved
+        if B > 0 and A > dd:  # delta(eps) > d for seg_lo <= eps < log((A - d)/B)
+            x = _fraction(((A - dd) / B).log().lower())
+            if x >= seg_lo:  # (then also left of seg_lo: delta is non-increasing)
+                lo = max(lo, min(x, seg_hi))
+        hi = seg_hi  # delta(seg_hi) <= d proved
+        extra = ((-_arb_of(c) * _arb_of(seg_lo)).exp() * X).upper()
+        if B > 0 and A + extra > dd:  # delta(eps) <= d from log((A + extra - d)/B) on
+            hi = min(hi, max(_fraction(((A + extra - dd) / B).log().upper()), seg_lo))
+        return lo, max(hi, lo)
 
     def _guess(self, d: float) -> float:
         """A Gaussian start for eps(d): mean + sd sqrt(2 log 1/d)."""
