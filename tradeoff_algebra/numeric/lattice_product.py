@@ -46,9 +46,12 @@ from functools import singledispatch
 from typing import Protocol
 
 from flint import arb, arb_poly, fmpq, fmpz, fmpz_poly
+from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.errors import NumericalError
-from .context import arb_precision
+from .arb import arb_endpoint
+from .context import arb_precision, mp
+from .value import CertifiedPair
 
 __all__ = ["LatticeFactor", "LatticeProduct", "lattice_factor", "MAX_DENOMINATOR",
            "MAX_WINDOW", "common_denominator"]
@@ -98,6 +101,12 @@ def common_denominator(fracs, limit: int = MAX_DENOMINATOR) -> int | None:
 def _arb_of(x: Fraction | float) -> arb:
     x = Fraction(x)
     return arb(fmpq(x.numerator, x.denominator))
+
+
+def _mpf_fraction(x) -> Fraction:
+    """The exact rational value of a finite mpf."""
+    man, exp = x.man_exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
 def _fraction(x: arb) -> Fraction:
@@ -372,6 +381,27 @@ class LatticeProduct:
                 break
             T, prec = T + 2, prec + 32
         return best
+
+    # -- the answers of the product route ------------------------------------------------------
+    def enclosure(self, question: str, arg, rel_tol: float) -> CertifiedPair:
+        """delta(eps) (``question`` "delta") or eps(delta) ("epsilon") at the mpf ``arg``
+        (taken exactly) as a CertifiedPair of mpfs rounded outward, of relative width about
+        ``rel_tol``; a product beyond :data:`MAX_WINDOW` is refused at once (NumericalError
+        naming it)."""
+        self.check_size()
+        if question == "delta":
+            if arg == mp.inf:
+                return CertifiedPair(mp.zero, mp.zero)  # every loss is finite
+            b = self.delta(_mpf_fraction(arg), rel_tol)
+            with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)
+                lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
+                return CertifiedPair(lo, min(arb_endpoint(b.upper(), round_ceiling), mp.one))
+        if arg <= 0:  # every lattice product has delta(eps) > 0 at every eps (a proof)
+            return CertifiedPair(mp.inf, mp.inf)
+        lo, hi = self.epsilon(_mpf_fraction(arg), rel_tol)
+        with mp.workprec(mp.prec + 10):
+            return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
+                                 mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
 
     # -- eps(delta) --------------------------------------------------------------------------
     def epsilon(self, d: Fraction, rel_tol: float) -> tuple[Fraction, Fraction]:

@@ -30,14 +30,12 @@ meets the rules before any numeric composition; the node classes know nothing of
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from sympy import Integer
 
 from ..core import trace
 from ..core.node import TradeOff
 from ..numeric import budget, pld
-from ..numeric.context import arb_precision, mp
+from ..numeric.context import mp
 from ..numeric.lattice_product import LatticeProduct, lattice_factor
 from ..numeric.protocol import (
     GUARD_DPS,
@@ -49,7 +47,6 @@ from ..numeric.protocol import (
     mp_value,
     num,
 )
-from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .engines import (
@@ -383,37 +380,6 @@ def lattice_product(leaves) -> LatticeProduct | None:
     return _LATTICE_PRODUCTS[key]
 
 
-def _mpf_fraction(x) -> Fraction:
-    """The exact rational value of a finite mpf."""
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
-
-
-def _lattice_product_enclosure(lp: LatticeProduct, question: str, arg) -> CertifiedPair:
-    """delta(eps) or eps(delta) of a lattice product, certified to a relative width of about
-    10^-(dps + 1) (dps the caller's digits: the working precision less GUARD_DPS); a product
-    beyond ``MAX_WINDOW`` is refused at once (NumericalError naming it)."""
-    from mpmath.libmp import round_ceiling, round_floor
-
-    from ..numeric.arb import arb_endpoint
-
-    lp.check_size()
-    rel = 10.0 ** -max(mp.dps - GUARD_DPS + 1, 4)
-    if question == "delta":
-        if arg == mp.inf:
-            return CertifiedPair(mp.zero, mp.zero)  # every loss is finite
-        b = lp.delta(_mpf_fraction(arg), rel)
-        with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)
-            lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
-            return CertifiedPair(lo, min(arb_endpoint(b.upper(), round_ceiling), mp.one))
-    if arg <= 0:  # every lattice product has delta(eps) > 0 at every eps (a proof)
-        return CertifiedPair(mp.inf, mp.inf)
-    lo, hi = lp.epsilon(_mpf_fraction(arg), rel)
-    with mp.workprec(mp.prec + 10):
-        return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
-                             mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
-
-
 class LatticeProductRoute(Route):
     """Products of factors with losses on one lattice of small denominator, composed exactly
     in integers (``numeric.lattice_product``): discrete Gaussians with rational sigma_i^2."""
@@ -429,8 +395,10 @@ class LatticeProductRoute(Route):
         return 0.4
 
     def enclose(self, f, plan, question, arg):
+        # the caller's digits (the working precision less its guard digits), and one more
+        rel = 10.0 ** -max(mp.dps - GUARD_DPS + 1, 4)
         with budget.about(question, f):
-            return _lattice_product_enclosure(lattice_product(plan[1]), question, arg)
+            return lattice_product(plan[1]).enclosure(question, arg, rel)
 
 
 class InversionRoute(Route):
