@@ -6,9 +6,19 @@ Run from the repository root::
     python benchmarks/bench_census.py                       # print the tables
     python benchmarks/bench_census.py --write benchmarks/RESULTS_census.md
 
-Every timed point runs in a fresh process (import excluded), with its peak RSS growth. The
-product is DG(1, sigma_1) (x) ... (x) DG(1, sigma_n), sigma_i = 10 + i/10 (exact rationals).
-Measured:
+Every timed point runs in a fresh process (import excluded), with its peak RSS growth.
+
+0. The common-denominator row: DG(1, sigma_1) (x) ... (x) DG(1, sigma_1000) with zCDP budgets
+   rho_i = 1/(2 sigma_i^2) = k_i/D on a grid (sigma_i^2 = D/(2 k_i) exact, k_i = max(1,
+   round(D/(2 (10 + i/10)^2))): the budgets of the row below rounded to the grid), through
+   ta.delta(f, 2, dps=30) and ta.epsilon(f, 1e-6, dps=30) (the exact lattice product,
+   numeric/lattice_product.py), beside dp_accounting's PLD of the same discrete Gaussians
+   (from_discrete_gaussian_mechanism, pessimistic and optimistic, value discretization 1e-4
+   and 1e-5), and for n = 1, 2, 3 the route against the exact lattice sums of item 4; and a
+   grid too fine (distinct k_i = 1..1000 on D = 10^6), refused at once naming the limit.
+
+The incommensurate rows: DG(1, sigma_1) (x) ... (x) DG(1, sigma_n), sigma_i = 10 + i/10 (exact
+rationals, so the sigma_i^2 share no small denominator). Measured:
 
 1. the certified Laplace inversion on the product: declined (the mgf of a lattice law returns to
    M(c) at every period 2 pi sigma_i^2, so no truncation bound of the t-integral meets a
@@ -100,7 +110,7 @@ import sympy as sp
 import tradeoff_algebra as ta
 warnings.simplefilter("ignore")
 n, eps, D = {n!r}, sp.Rational({eps!r}), {D!r}
-ks = [max(1, round(D / (2 * (10 + i / 10) ** 2))) for i in range(1, n + 1)]
+ks = {ks}
 dgs = [ta.DiscreteGaussian(1, sp.sqrt(sp.Rational(D, 2 * k))) for k in ks]
 f = ta.Tensor(*dgs) if n > 1 else dgs[0]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -111,8 +121,10 @@ _LDELTA = r"""
 from tradeoff_algebra.numeric.context import mp
 v = ta.delta(f, eps, dps=30)
 with mp.workdps(60):
-    out = dict(lo=mp.nstr(v.lo, 45), hi=mp.nstr(v.hi, 45), g=v.guarantee, route=v.route,
-               rel=float((v.hi - v.lo) / v.hi))
+    lo, hi = v.interval()  # (a certified point: one unit of its last digit either side)
+    out = dict(lo=mp.nstr(lo, 45), hi=mp.nstr(hi, 45), g=v.guarantee, route=v.route,
+               rel=float((hi - lo) / hi), ulo=[str(int(lo.man_exp[0])), int(lo.man_exp[1])],
+               uhi=[str(int(hi.man_exp[0])), int(hi.man_exp[1])])
 """
 
 _LEPS = r"""
@@ -140,8 +152,19 @@ else:
 """
 
 
-def lchild(body: str, n: int, D: int, eps: str = "2", **kw) -> dict:
-    code = (_LHEAD.format(root=ROOT, n=n, eps=eps, D=D) + body.format(**kw) + _TAIL)
+_REFUSE = r"""
+try:
+    ta.delta(f, eps, dps=30)
+    out = dict(msg="answered")
+except ta.TradeOffError as exc:
+    out = dict(msg=f"{{type(exc).__name__}}: {{exc}}")
+"""
+
+_ROUNDED = "[max(1, round(D / (2 * (10 + i / 10) ** 2))) for i in range(1, n + 1)]"
+
+
+def lchild(body: str, n: int, D: int, eps: str = "2", ks: str = _ROUNDED, **kw) -> dict:
+    code = (_LHEAD.format(root=ROOT, n=n, eps=eps, D=D, ks=ks) + body.format(**kw) + _TAIL)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=3600)
     if out.returncode != 0:
@@ -206,7 +229,7 @@ def common_denominator_rows(r: Report, D: int) -> None:
     r.out("| n | exact lattice sum (Arb) | ta.delta (lattice route) | holds it | rel. width | "
           "time |")
     r.out("|---|---|---|---|---|---|")
-    from flint import arb
+    from flint import arb, ctx
 
     for n in (1, 2, 3):
         ref = exact_delta([Fraction(D, 2 * k) for k in ks[:n]], Fraction(3, 10))
@@ -214,10 +237,17 @@ def common_denominator_rows(r: Report, D: int) -> None:
         if "error" in o:
             r.out(f"| {n} | {fmt(ref, 30)} | {o['error']} | | | |")
             continue
-        lo, hi = arb(o["lo"]), arb(o["hi"])
+        old, ctx.prec = ctx.prec, 400
+        lo, hi = (arb(int(m)) * arb(2) ** int(e) for m, e in (o["ulo"], o["uhi"]))  # exact ends
         holds = "yes" if lo <= ref.upper() and ref.lower() <= hi else "NO"
+        ctx.prec = old
         r.out(f"| {n} | {fmt(ref, 30)} | [{short(o['lo'], 30)}, {short(o['hi'], 30)}] "
               f"({o['route']}) | {holds} | {o['rel']:.1e} | {o['t']:.2f} s |")
+    r.out("")
+    o = lchild(_REFUSE, 1000, 10**6, ks="list(range(1, n + 1))")
+    r.out(f"A grid too fine for the route: k_i = i (all distinct), D = 10^6 (sum rho_i = 0.5005): "
+          f"ta.delta(f, 2) answers in {o.get('t', float('nan')):.2f} s with "
+          f"`{o.get('msg', o.get('error'))}`.")
     r.out("")
 
 
