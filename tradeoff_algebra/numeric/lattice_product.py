@@ -414,8 +414,7 @@ class LatticeProduct:
             raise NumericalError("lattice product: eps(delta) needs delta > 0 (every lattice "
                                  "product has a positive profile at every eps)")
         guess = self._guess(float(d))
-        c, T, prec = self._plan(guess, rel_tol, 1e-4)
-        prec += int(math.log2(1 / float(d))) + 8
+        c, T, prec = self._plan(guess, rel_tol, 1e-3)  # (a margin for the guess's error)
         with arb_precision(prec + 64):
             return self._bisect(d, _arb_of(d), guess, c, T, prec, rel_tol)
 
