@@ -170,3 +170,12 @@ def test_oversized_is_refused_at_once():
     assert routes_for(f, "delta")[0].name == ROUTE
     with pytest.raises(NumericalError, match="MAX_WINDOW"):
         ta.delta(f, sp.Rational(1, 10**6))
+
+
+def test_time_limit_fires():
+    """ta.time_limit stops the lattice composition (checked at every leaf and product)."""
+    D = 10**7
+    f = ta.Tensor(*[ta.DiscreteGaussian(1, sp.sqrt(sp.Rational(D, 2 * k))) for k in (1, 2, 3)])
+    assert routes_for(f, "delta")[0].name == ROUTE
+    with pytest.raises(ta.TimeLimitExceeded), ta.time_limit(0.01):
+        ta.delta(f, sp.Rational(1, 10**3))

@@ -252,12 +252,12 @@ class DiscreteGaussianLattice:
         v = to_arb(self.offset)
         return (c * (c + 1) * v).exp() * theta_ratio(self._sigma_ball(), acb(c * self.d)).real
 
-    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale: float) -> list[int]:
+    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale: Fraction) -> list[int]:
         """Integers I(y) <= 2^prec q(y) e^{c L(y)}/scale, y = ylo .. yhi (class docstring)."""
         from flint import fmpz
 
         with arb_precision(prec + 64):
-            cc, sc = to_arb(Fraction(c)), to_arb(Fraction(scale))
+            cc, sc = to_arb(Fraction(c)), to_arb(scale)
             h = to_arb(1 / (2 * self.sigma2))
             u, v = to_arb(self.step), to_arb(self.offset)
             one = arb(2) ** prec

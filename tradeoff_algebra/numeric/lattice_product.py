@@ -29,8 +29,10 @@ that plus (2)]. The tilt c at the saddle point (tilted mean of L at eps) makes (
 fraction of delta and centres the root's window on eps; where eps is below the mean loss, c = 0
 and (2) is the plain missing mass.
 
-eps(delta) is bracketed by bisection on eps with the same root (delta is continuous and
-non-increasing, Prop. 6): delta(lo) > d proved and delta(hi) <= d proved.
+eps(delta) uses one root (tilted at a Gaussian guess of eps): a bisection over the lattice points
+l(s) finds the segment [l(m - 1), l(m)] with delta(l(m - 1)) > d and delta(l(m)) <= d proved
+(delta is continuous and non-increasing, Prop. 6); there delta = A - e^eps B + [0, e^{-c eps}
+X] with A, B, X balls, solved for eps at both ends.
 
 Sizes: the root's window holds about 2 T D mu/g lattice points (mu^2 = sum u_i^2 Var y_i):
 problems whose common denominator exceeds :data:`MAX_DENOMINATOR` are not lattice products here
@@ -49,6 +51,7 @@ from flint import arb, arb_poly, fmpq, fmpz, fmpz_poly
 from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.errors import NumericalError
+from . import budget
 from .arb import arb_endpoint
 from .context import arb_precision, mp
 from .value import CertifiedPair
@@ -74,9 +77,9 @@ class LatticeFactor(Protocol):
         """Floats (log M(c), mean of y, sd of y) under the tilted law q(y) e^{c L(y)}/M(c)
         (planning only)."""
 
-    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale: float) -> list[int]:
-        """Integers I(y) <= 2^prec q(y) e^{c L(y)}/scale for y = ylo .. yhi (``c``, ``scale``
-        floats taken exactly; lower bounds proved in Arb)."""
+    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale: Fraction) -> list[int]:
+        """Integers I(y) <= 2^prec q(y) e^{c L(y)}/scale for y = ylo .. yhi (``c`` a float
+        taken exactly, ``scale`` > 0 exact; lower bounds proved in Arb)."""
 
     def mgf_ball(self, c: arb) -> arb:
         """A ball holding M(c) = E_Q[e^{c L}] (the whole law, tails included)."""
@@ -222,7 +225,7 @@ class LatticeProduct:
         leaves, scales = [], []
         for (f, n), a in zip(self.factors, self.a, strict=True):
             logm, my, sy = f.plan(c)
-            scale = math.exp(logm)  # an exact float
+            scale = Fraction(2) ** round(logm / math.log(2))  # exact, near M_i(c)
             scales.append((scale, n))
             ylo = math.floor(my - (T + 2) * sy)
             yhi = math.ceil(my + (T + 2) * sy)
@@ -230,6 +233,7 @@ class LatticeProduct:
                 raise NumericalError(f"lattice product: a factor's window holds "
                                      f"{(yhi - ylo + 1) * a} lattice points (at most "
                                      f"MAX_WINDOW = {MAX_WINDOW})")
+            budget.check()
             ints = f.tilted(c, prec, ylo, yhi, scale)
             leaf = _Node(a * ylo, a, fmpz_poly(ints), a * my, (a * sy) ** 2)
             leaves.append(self._power(leaf, n, T, one))
@@ -243,7 +247,7 @@ class LatticeProduct:
                 lam *= _arb_of(scale) ** n
                 m *= f.mgf_ball(_arb_of(c)) ** n
         out = (node.lo, node.poly, lam, m)
-        if len(self._roots) > 4:
+        if len(self._roots) > 2:
             self._roots.clear()
         self._roots[key] = out
         return out
@@ -252,6 +256,7 @@ class LatticeProduct:
     def _mul(x: _Node, y: _Node, T: float, one: fmpz) -> _Node:
         """x * y on the lattice of step gcd(x.step, y.step), cut to mean +- T sd of the sum's
         tilted law, rounded down to the fixed point."""
+        budget.check()
         mean, var = x.mean + y.mean, x.var + y.var
         d = math.gcd(x.step, y.step)
         px = x.poly.inflate(x.step // d) if x.step > d else x.poly
@@ -424,6 +429,7 @@ class LatticeProduct:
         root's window (each probe proved), then on that segment delta = A - e^eps B + [0,
         e^{-c eps} X] is solved for eps in closed form at both ends."""
         def above(x: Fraction) -> bool | None:  # delta(x) > d ?
+            budget.check()
             b = self.delta_ball(x, c, T, prec)
             return True if b > dd else False if b <= dd else None
 

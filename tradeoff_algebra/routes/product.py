@@ -374,7 +374,7 @@ def lattice_product(leaves) -> LatticeProduct | None:
         out = None
         if all(v is not None for v, _ in views):
             out = LatticeProduct.build(views)
-        if len(_LATTICE_PRODUCTS) > 16:
+        if len(_LATTICE_PRODUCTS) > 8:  # (each keeps up to three roots)
             _LATTICE_PRODUCTS.clear()
         _LATTICE_PRODUCTS[key] = out
     return _LATTICE_PRODUCTS[key]
