@@ -51,6 +51,14 @@ certified Laplace inversion (products with decaying laws; a lattice law's mgf do
 and delta(eps) by the Euler-Maclaurin formula with a rigorous remainder from sigma = 8 on, so
 that eps(delta) is a bracket proved in Arb in a fraction of a second at any sigma.
 
+**Products on a budget grid.** For sigma^2 an exact rational the loss under Q is u y + v, y ~
+N_Z(0, sigma^2), u = Delta/sigma^2, v = Delta^2/(2 sigma^2) (``lattice_factor``): a product of
+discrete Gaussians whose u_i, v_i share a denominator D (rho_i = Delta_i^2/(2 sigma_i^2) = k_i/D)
+is a lattice law, composed exactly in integers by ``numeric.lattice_product`` (delta(eps) and
+eps(delta) certified to the caller's digits; 1000 factors on the grid 1/10^4 in about 2 s of
+CPU, ``benchmarks/RESULTS_census.md``). The product is symmetric (each factor is), so its
+profile is that of either direction, add or remove.
+
 **Numerics.** Every value comes from the tail sums T(m) = sum_{x >= m} e^{-x^2/(2 sigma^2)}
 (m >= 0) in Arb balls: the terms by the recurrence w(x + 1) = w(x) e^{-(2x + 1)/(2 sigma^2)},
 the sum stopped when a term falls below 2^-(prec + 8) of it, the rest bounded by the geometric

@@ -23,7 +23,11 @@ M(c) at every multiple: the characteristic function of a lattice law does not de
 best bound of sup_{t' >= t} |M(c + it')| is M(c) itself (:meth:`DiscreteGaussianLaw.decay_bound`).
 A product with a factor whose mgf decays (G_mu, the subsampled Gaussian) is inverted by
 ``numeric.cf``; a product of discrete Gaussians alone is declined there (its truncation bound
-never meets a tolerance: see ``benchmarks/RESULTS_census.md``) and the PLD engine answers.
+never meets a tolerance: see ``benchmarks/RESULTS_census.md``). Where the sigma_i^2 are
+rationals whose steps Delta_i/sigma_i^2 and offsets Delta_i^2/(2 sigma_i^2) share a small
+denominator (zCDP budgets on a grid), the product is composed exactly on its lattice
+(:class:`DiscreteGaussianLattice`, ``numeric.lattice_product``); otherwise the PLD engine
+answers.
 
 Both (1) and (2) are summed in Arb with a rigorous bound on the omitted terms (the one with
 fewer terms is taken; the tests check each against the other and against brute-force sums):
