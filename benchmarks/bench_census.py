@@ -156,11 +156,16 @@ else:
 
 
 _REFUSE = r"""
+from fractions import Fraction
+from tradeoff_algebra.routes.plan import route
+from tradeoff_algebra.routes.product import lattice_product, routes_for
+offered = [r.name for r in routes_for(f, "delta")]
 try:
-    ta.delta(f, eps, dps=30)
+    lattice_product(route(f)[1]).delta(Fraction(2), 1e-31)
     out = dict(msg="answered")
 except ta.TradeOffError as exc:
     out = dict(msg=f"{{type(exc).__name__}}: {{exc}}")
+out["offered"] = ", ".join(offered)
 """
 
 _ROUNDED = "[max(1, round(D / (2 * (10 + i / 10) ** 2))) for i in range(1, n + 1)]"
@@ -255,9 +260,10 @@ def refusal_row(r: Report) -> None:
     """A grid whose root window exceeds MAX_WINDOW: refused at once, naming the limit."""
     o = lchild(_REFUSE, 1000, 10**6, ks="list(range(1, n + 1))")
     r.out(f"A grid too fine for the route: k_i = i (all distinct), D = 10^6 (sum rho_i = 0.5005): "
-          f"ta.delta(f, 2) answers in {o.get('t', float('nan')):.2f} s wall "
+          f"the lattice composition refuses in {o.get('t', float('nan')):.2f} s wall "
           f"({o.get('cpu', float('nan')):.2f} s CPU; the plan of the 1000-factor product "
-          f"included) with `{o.get('msg', o.get('error'))}`.")
+          f"included) with `{o.get('msg', o.get('error'))}`; ta.delta is then offered "
+          f"the former routes only ({o.get('offered', '-')}).")
     r.out("")
 
 
@@ -501,11 +507,12 @@ READING = """
 * The cost is set by the grid, not by the number of factors: the root holds about 2 T D mu/g
   lattice points (mu^2 = sum 1/sigma_i^2, T ~ 13, g = 2 gcd(k_i)), 1.35e5 at D = 10^4 (about
   2 s of CPU, 90 MiB) and 1.3e6 at D = 10^5 (about 40 s of CPU, 0.8 to 0.9 GiB: the second
-  grid, 219 distinct sigma_i). The wall times are 2 to 4 times the CPU times: the machine was
-  shared (load 6 to 9 on 2 cores). A product whose window exceeds MAX_WINDOW = 4e6 points
-  (distinct k_i = 1..1000 on D = 10^6) is refused at once with a NumericalError naming the
-  limit; products whose sigma_i^2 share no denominator up to MAX_DENOMINATOR = 10^12 do not
-  take this route and keep the former ones (below).
+  grid, 219 distinct sigma_i). Wall and CPU times are both shown: the machine was
+  shared. A lattice whose window exceeds MAX_WINDOW = 4e6 points (distinct k_i = 1..1000 on
+  D = 10^6) is refused at once with a NumericalError naming the limit, and the product route
+  then does not offer itself; nor does it where the sigma_i^2 share no denominator up to
+  MAX_DENOMINATOR = 10^12. There the former routes answer as before (below: sigma_i = 10 +
+  i/10 exactly, where already two factors need D = 5.3e7 and a window of 4.1e6 points).
 * **Not delivered: the incommensurate row (sigma_i = 10 + i/10 exactly), certified to 1e-30.**
   There the sigma_i^2 share no small denominator, the loss is a dense atomic law, and the
   lattice route does not apply. Each factor's |M_i(c + it)| is periodic in t (period

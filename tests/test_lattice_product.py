@@ -159,17 +159,27 @@ def test_incommensurate_keeps_the_other_routes():
     f = ta.Tensor(*[ta.DiscreteGaussian(1, 10 + sp.Rational(i, 10)) for i in range(1, 30)])
     names = [r.name for r in routes_for(f, "delta")]
     assert ROUTE not in names and names
+    # two factors already need D = 53065602 and a window of about 4.1e6 > MAX_WINDOW points
+    g = ta.DiscreteGaussian(1, sp.Rational(101, 10)) @ ta.DiscreteGaussian(1, sp.Rational(51, 5))
+    names = [r.name for r in routes_for(g, "delta")]
+    assert ROUTE not in names and names
 
 
 def test_oversized_is_refused_at_once():
     """A common denominator D = 10^11 (rho = 1/10^11, 2/10^11): the root's window would hold
-    about 10^7 lattice points, beyond MAX_WINDOW: refused before any work, naming it."""
+    about 10^7 lattice points, beyond MAX_WINDOW: the lattice refuses before any work, naming
+    it, and the product route does not offer itself (the former routes answer)."""
     D = 10**11
+    lp = lattice([Fraction(D, 2), Fraction(D, 4)])
+    assert not lp.fits()
+    with pytest.raises(NumericalError, match="MAX_WINDOW"):
+        lp.delta(Fraction(1, 10**6), 1e-30)
+    with pytest.raises(NumericalError, match="MAX_WINDOW"):
+        lp.enclosure("delta", mp.mpf(1) / 2**20, 1e-30)
     f = ta.Tensor(ta.DiscreteGaussian(1, sp.sqrt(sp.Rational(D, 2))),
                   ta.DiscreteGaussian(1, sp.sqrt(sp.Rational(D, 4))))
-    assert routes_for(f, "delta")[0].name == ROUTE
-    with pytest.raises(NumericalError, match="MAX_WINDOW"):
-        ta.delta(f, sp.Rational(1, 10**6))
+    names = [r.name for r in routes_for(f, "delta")]
+    assert ROUTE not in names and names
 
 
 def test_time_limit_fires():

@@ -35,9 +35,10 @@ l(s) finds the segment [l(m - 1), l(m)] with delta(l(m - 1)) > d and delta(l(m))
 X] with A, B, X balls, solved for eps at both ends.
 
 Sizes: the root's window holds about 2 T D mu/g lattice points (mu^2 = sum u_i^2 Var y_i):
-problems whose common denominator exceeds :data:`MAX_DENOMINATOR` are not lattice products here
-(the callers keep their other routes), and those whose window exceeds :data:`MAX_WINDOW` are
-refused at once, naming it.
+problems whose common denominator exceeds :data:`MAX_DENOMINATOR` are not lattice products here,
+and those whose window exceeds :data:`MAX_WINDOW` are refused at once, naming it
+(:meth:`LatticeProduct.check_size`; the product route does not offer itself for them,
+:meth:`LatticeProduct.fits`, and the former routes answer).
 """
 
 from __future__ import annotations
@@ -199,6 +200,10 @@ class LatticeProduct:
         pairs = zip(self.factors, self.a, strict=True)
         var = sum(n * (a * f.plan(c)[2]) ** 2 for (f, n), a in pairs)
         return int(2 * T * math.sqrt(var)) + 1
+
+    def fits(self, c: float = 0.0) -> bool:
+        """Does the product stay within :data:`MAX_FACTORS` and :data:`MAX_WINDOW`?"""
+        return self.count <= MAX_FACTORS and self.window_size(c) <= MAX_WINDOW
 
     def check_size(self, c: float = 0.0) -> None:
         """Refuse at once a product whose root window exceeds :data:`MAX_WINDOW`."""

@@ -382,14 +382,18 @@ def lattice_product(leaves) -> LatticeProduct | None:
 
 class LatticeProductRoute(Route):
     """Products of factors with losses on one lattice of small denominator, composed exactly
-    in integers (``numeric.lattice_product``): discrete Gaussians with rational sigma_i^2."""
+    in integers (``numeric.lattice_product``): discrete Gaussians with rational sigma_i^2.
+    A lattice whose root window would exceed ``MAX_WINDOW`` points (sigma_i^2 = (10 + i/10)^2:
+    denominators that grow with every factor) is not offered: the former routes answer."""
 
     name = "exact lattice product (integers, certified)"
     questions = ("delta", "epsilon")
 
     def supports(self, plan, question):
-        return (plan[0] == "pld" and question in self.questions
-                and lattice_product(plan[1]) is not None)
+        if plan[0] != "pld" or question not in self.questions:
+            return False
+        lp = lattice_product(plan[1])
+        return lp is not None and lp.fits()
 
     def cost(self, plan, question):
         return 0.4
