@@ -23,7 +23,11 @@ M(c) at every multiple: the characteristic function of a lattice law does not de
 best bound of sup_{t' >= t} |M(c + it')| is M(c) itself (:meth:`DiscreteGaussianLaw.decay_bound`).
 A product with a factor whose mgf decays (G_mu, the subsampled Gaussian) is inverted by
 ``numeric.cf``; a product of discrete Gaussians alone is declined there (its truncation bound
-never meets a tolerance: see ``benchmarks/RESULTS_census.md``) and the PLD engine answers.
+never meets a tolerance: see ``benchmarks/RESULTS_census.md``). Where the sigma_i^2 are
+rationals whose steps Delta_i/sigma_i^2 and offsets Delta_i^2/(2 sigma_i^2) share a small
+denominator (zCDP budgets on a grid), the product is composed exactly on its lattice
+(:class:`DiscreteGaussianLattice`, ``numeric.lattice_product``); otherwise the PLD engine
+answers.
 
 Both (1) and (2) are summed in Arb with a rigorous bound on the omitted terms (the one with
 fewer terms is taken; the tests check each against the other and against brute-force sums):
@@ -54,9 +58,10 @@ from flint import acb, arb, ctx
 
 from ..core.errors import NumericalError
 from ..numeric.cf_laws import to_arb
+from ..numeric.context import arb_precision
 
-__all__ = ["theta_ratio", "DiscreteGaussianLaw", "dg_law", "renyi_ball", "em_profile_sum",
-           "LatticeThetaRatio", "renyi_expr"]
+__all__ = ["theta_ratio", "DiscreteGaussianLaw", "DiscreteGaussianLattice", "dg_law",
+           "renyi_ball", "em_profile_sum", "LatticeThetaRatio", "renyi_expr"]
 
 #: The most terms one theta sum may take.
 MAX_TERMS = 4_000_000
@@ -211,6 +216,79 @@ class DiscreteGaussianLaw:
 def dg_law(d: int, sigma: Fraction) -> DiscreteGaussianLaw:
     """The (shared) law of DiscreteGaussian(d, sigma) for an exact rational sigma."""
     return DiscreteGaussianLaw(d, sigma)
+
+
+class DiscreteGaussianLattice:
+    """The discrete Gaussian's loss as a lattice factor (``numeric.lattice_product``): under Q,
+    L = u y + v with y ~ N_Z(0, sigma^2), u = Delta/sigma^2, v = Delta^2/(2 sigma^2) (module
+    docstring), for sigma^2 an exact rational, so that products whose u and v share a
+    denominator are lattice laws. The tilted masses q(y) e^{c L(y)} = e^{-h (y - c Delta)^2 +
+    c (c + 1) v}/theta(0) (h = 1/(2 sigma^2)) are lower-bounded in integers by the recurrences
+    of the ratios of consecutive terms, e^{-h (2 y + 1) + c u} upwards and e^{h (2 y - 1) - c u}
+    downwards from the mode, each ratio times e^{-2 h} at the next step, every product rounded
+    down (non-negative lower bounds times non-negative lower bounds); the starting term, the
+    ratios and theta(0) (by its Poisson dual series (2)) are Arb balls."""
+
+    def __init__(self, d: int, sigma2: Fraction) -> None:
+        self.d, self.sigma2 = int(d), Fraction(sigma2)
+        self.step = Fraction(self.d) / self.sigma2
+        self.offset = Fraction(self.d * self.d) / (2 * self.sigma2)
+        self.sigma = math.sqrt(float(self.sigma2))
+
+    def __repr__(self) -> str:
+        return f"DiscreteGaussianLattice({self.d}, sigma^2={self.sigma2})"
+
+    def plan(self, c: float) -> tuple[float, float, float]:
+        """(log M(c), tilted mean of y, its sd): the Gaussian values c (c + 1) v, c Delta and
+        sigma (the theta corrections are below e^{-170} from sigma = 3 on; planning only)."""
+        return c * (c + 1) * float(self.offset), c * self.d, max(self.sigma, 0.5)
+
+    def _sigma_ball(self) -> arb:
+        return to_arb(self.sigma2).sqrt()
+
+    def _theta0(self) -> arb:
+        sg = self._sigma_ball()
+        K = _dual_terms(self.sigma, 0.0, ctx.prec)
+        return sg * (2 * arb.pi()).sqrt() * _theta_dual(sg, acb(0), K).real
+
+    def mgf_ball(self, c: arb) -> arb:
+        """M(c) = e^{c (c + 1) v} theta(c Delta)/theta(0) (module, (1))."""
+        v = to_arb(self.offset)
+        return (c * (c + 1) * v).exp() * theta_ratio(self._sigma_ball(), acb(c * self.d)).real
+
+    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale: Fraction) -> list[int]:
+        """Integers I(y) <= 2^prec q(y) e^{c L(y)}/scale, y = ylo .. yhi (class docstring)."""
+        from flint import fmpz
+
+        with arb_precision(prec + 64):
+            cc, sc = to_arb(Fraction(c)), to_arb(scale)
+            h = to_arb(1 / (2 * self.sigma2))
+            u, v = to_arb(self.step), to_arb(self.offset)
+            one = arb(2) ** prec
+
+            def low(x: arb) -> int:
+                lo = (x * one).lower()
+                return 0 if not lo > 0 else int(lo.floor().unique_fmpz())
+
+            y0 = min(max(round(c * self.d), ylo), yhi)
+            start = ((-h * y0 * y0 + cc * (u * y0 + v)).exp() / (self._theta0() * sc))
+            g = fmpz(low((-2 * h).exp()))
+            up = fmpz(low((-h * (2 * y0 + 1) + cc * u).exp()))
+            dn = fmpz(low((h * (2 * y0 - 1) - cc * u).exp()))
+            w0 = fmpz(low(start))
+        out = [0] * (yhi - ylo + 1)
+        out[y0 - ylo] = w0
+        w = w0
+        for y in range(y0 + 1, yhi + 1):  # I(y) = I(y - 1) r(y - 1), r(y) = r(y - 1) e^{-2h}
+            w = (w * up) >> prec
+            up = (up * g) >> prec
+            out[y - ylo] = w
+        w = w0
+        for y in range(y0 - 1, ylo - 1, -1):
+            w = (w * dn) >> prec
+            dn = (dn * g) >> prec
+            out[y - ylo] = w
+        return out
 
 
 def renyi_ball(d: int, sigma: Fraction, a: Fraction) -> arb:

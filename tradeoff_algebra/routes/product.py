@@ -18,7 +18,10 @@ says which answer a question, :func:`answer` asks them) that answer from the pro
    so that the rest (often a single closed-form factor) is evaluated as tightly as alone; at
    alpha = 0, (f (x) g)(0) = f(0) g(0) (the test of size 0 rejects exactly where P x P' = 0;
    Def. 5), at alpha = 1 the value is 0;
-5. the certified Laplace inversion and 6. the privacy-loss distribution engine
+5. the exact lattice composition of factors whose losses share a lattice of small
+   denominator (``numeric.lattice_product``: discrete Gaussians with rational sigma_i^2 of a
+   common denominator), certified to the working precision;
+6. the certified Laplace inversion and 7. the privacy-loss distribution engine
    (:mod:`.engines`). Options (tolerance, grid, progress bar): numeric.pld.pld_options.
 
 This package sits above the nodes and the rewrite layer: it is the one place where a product
@@ -33,7 +36,9 @@ from ..core import trace
 from ..core.node import TradeOff
 from ..numeric import budget, pld
 from ..numeric.context import mp
+from ..numeric.lattice_product import LatticeProduct, lattice_factor
 from ..numeric.protocol import (
+    GUARD_DPS,
     arb_value,
     exact_value,
     mp_delta,
@@ -379,6 +384,50 @@ def _exact_delta_part(rest, deltas, A, Ac):
     return None if v is None else keep * v
 
 
+_LATTICE_PRODUCTS: dict = {}
+
+
+def lattice_product(leaves) -> LatticeProduct | None:
+    """The lattice product (``numeric.lattice_product``) of ``leaves`` when every factor has a
+    lattice view (``lattice_factor``) and their steps share a denominator up to
+    ``MAX_DENOMINATOR``, else None (cached: it keeps its roots)."""
+    key = tuple(leaves)
+    if key not in _LATTICE_PRODUCTS:
+        views = [(lattice_factor(f), n) for f, n in leaves]
+        out = None
+        if all(v is not None for v, _ in views):
+            out = LatticeProduct.build(views)
+        if len(_LATTICE_PRODUCTS) > 8:  # (each keeps up to three roots)
+            _LATTICE_PRODUCTS.clear()
+        _LATTICE_PRODUCTS[key] = out
+    return _LATTICE_PRODUCTS[key]
+
+
+class LatticeProductRoute(Route):
+    """Products of factors with losses on one lattice of small denominator, composed exactly
+    in integers (``numeric.lattice_product``): discrete Gaussians with rational sigma_i^2.
+    A lattice whose root window would exceed ``MAX_WINDOW`` points (sigma_i^2 = (10 + i/10)^2:
+    denominators that grow with every factor) is not offered: the former routes answer."""
+
+    name = "exact lattice product (integers, certified)"
+    questions = ("delta", "epsilon")
+
+    def supports(self, plan, question):
+        if plan[0] != "pld" or question not in self.questions:
+            return False
+        lp = lattice_product(plan[1])
+        return lp is not None and lp.fits()
+
+    def cost(self, plan, question):
+        return 0.4
+
+    def enclose(self, f, plan, question, arg):
+        # the caller's digits (the working precision less its guard digits), and one more
+        rel = 10.0 ** -max(mp.dps - GUARD_DPS + 1, 4)
+        with budget.about(question, f):
+            return lattice_product(plan[1]).enclosure(question, arg, rel)
+
+
 class InversionRoute(Route):
     """The certified Laplace inversion of the composed moment generating function
     (``numeric.cf``): subsampled Gaussian steps with Gaussian factors (:func:`_cf_enclosure`)."""
@@ -444,7 +493,7 @@ class PLDRoute(Route):
 #: The routes of a product, in order; the policy takes the cheapest that supports a question
 #: (the order breaks ties) and passes on to the next when a route answers None.
 ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
-                       LatticeRoute(), InversionRoute(), PLDRoute()]
+                       LatticeRoute(), LatticeProductRoute(), InversionRoute(), PLDRoute()]
 
 
 def routes_for(f, question: str) -> list[Route]:
