@@ -266,6 +266,7 @@ def _laplace_power_eps_bracket(mu, n: int, delta) -> tuple:
         return a, b
 
 
+@pytest.mark.slow
 def test_epsilon_of_a_huge_laplace_power_is_finite_and_says_so():
     """eps(1e-6) of L_{1/10}^{(x) 100000} (about 630) came back as [0, +oo] without a warning:
     the privacy losses lie beyond the PLD engine's float64 range (+-600), and the engine's

@@ -221,6 +221,7 @@ def test_products_route_through_the_pld_engine():
             assert "privacy-loss distribution" in [r.name for r in routes_for(g, q)], (g, q)
 
 
+@pytest.mark.slow
 def test_self_products_against_exact_convolution():
     f = ta.DiscreteGaussian(1, 1)
     with mp.workdps(30):

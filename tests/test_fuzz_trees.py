@@ -112,6 +112,7 @@ def test_simplify_agrees(case):
     _finish(rec, ("b:", "a:"))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(case=fz.cases())
 def test_double_precision(case):

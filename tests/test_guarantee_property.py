@@ -672,6 +672,7 @@ def _assert_clean(t: Tally):
     assert not t.violations, "\n" + t.report()
 
 
+@pytest.mark.slow
 def test_guarantees_of_random_trees_ci():
     """The CI budget: CI_TREES seeded trees (module docstring); something must be checked."""
     t = Tally()

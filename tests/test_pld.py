@@ -182,6 +182,7 @@ def test_deep_tail_by_tilting():
     assert hi - lo <= 1e-2 * hi
 
 
+@pytest.mark.slow
 def test_evaluate_delta_epsilon_wiring():
     f = G(1) @ Laplace(1)
     v = ta.evaluate(f, 0.1, dps=15)

@@ -95,6 +95,7 @@ def test_dp_sgd_replace_one_against_dp_accounting():
     assert e.lo <= ref <= float(e.hi) * (1 + 1e-3)
 
 
+@pytest.mark.slow
 def test_products_through_the_loss_model_against_a_double_integral():
     # delta(eps) of f (x) f = E_{Q x Q}[(1 - e^{eps - L(x) - L(y)})_+]: for each x the set
     # {L(x) + L(y) > eps} is {y < y*(x)} (L decreases), so

@@ -156,6 +156,7 @@ def test_binomial_delta_large_n_against_log_gamma_sums():
         assert _digits(v.mid, want) >= 58
 
 
+@pytest.mark.slow
 def test_binomial_values_large_n_against_log_gamma_sums():
     """f(alpha) and 1 - f(alpha) of BinomialDP for n above the table route (n = 10^5 and
     10^6), in the bulk and deep in the tail, against the log-gamma reference."""

@@ -131,6 +131,7 @@ def _env() -> dict:
     return dict(os.environ, PYTHONPATH=os.pathsep.join(path))
 
 
+@pytest.mark.slow
 def test_every_public_function_stops_at_its_time_limit():
     """Each case under ``time_limit(LIMIT)`` raises TimeLimitExceeded or returns within
     LIVENESS seconds (the promise is 1.5 s + 1.5 LIMIT), in one subprocess killed if the whole
