@@ -33,7 +33,7 @@ import tradeoff_algebra as ta
 
 from ._claims import Check
 from .basis import untraced
-from .drs import _eq3_inverse
+from .drs import _eq3_inverse, _lower_hull
 from .independent import _agree, _ends, _Phi, value_ends
 
 __all__ = ["knots", "at", "product_pair", "mixture", "hockey", "subsample_knots",
@@ -118,16 +118,7 @@ def _lower_min(k1, k2) -> list[tuple[Fr, Fr]]:
             x = x1 + (x2 - x1) * d1 / (d1 - d2)
             pts.append((x, at(k1, x)))
     pts.append((xs[-1], min(at(k1, xs[-1]), at(k2, xs[-1]))))
-    hull: list[tuple[Fr, Fr]] = []
-    for pt in pts:
-        while len(hull) >= 2:
-            (a1, b1), (a2, b2) = hull[-2], hull[-1]
-            if (a2 - a1) * (pt[1] - b1) - (b2 - b1) * (pt[0] - a1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(pt)
-    return hull
+    return _lower_hull(pts)
 
 
 def subsample_knots(P, Q, p: Fr) -> list[tuple[Fr, Fr]]:

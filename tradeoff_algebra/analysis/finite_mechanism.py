@@ -43,6 +43,7 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import InvalidParameter
+from ..numeric.knots import lower_hull
 
 __all__ = ["FiniteMechanism", "Law", "as_law", "aligned", "adaptive", "adaptive_chain",
            "subsample", "post_process",
@@ -318,20 +319,6 @@ def np_knots(P: Law, Q: Law) -> list[tuple[Fraction, Fraction]]:
     return out
 
 
-def _lower_hull(points: list[tuple[Fraction, Fraction]]) -> list[tuple[Fraction, Fraction]]:
-    pts = sorted(set(points))
-    hull: list[tuple[Fraction, Fraction]] = []
-    for p in pts:
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    return hull
-
-
 def envelope(*mechs: FiniteMechanism) -> list[tuple[Fraction, Fraction]]:
     """The knots ``(alpha, f(alpha))`` of the largest trade-off function f with every
     mechanism f-DP: the lower convex hull of the Neyman--Pearson knots of ``T(M(S), M(S'))``
@@ -348,7 +335,7 @@ def envelope(*mechs: FiniteMechanism) -> list[tuple[Fraction, Fraction]]:
     # the hull's points at alpha = 0: keep the lowest
     low0 = min(b for a, b in pts if a == 0)
     pts = [(a, b) for a, b in pts if a > 0 or b == low0]
-    return _lower_hull(pts)
+    return list(lower_hull(sorted(set(pts))))
 
 
 def _random_law(rng: random.Random, outputs: Sequence[Hashable], denominator: int,

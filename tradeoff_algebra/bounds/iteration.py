@@ -44,6 +44,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter
 from ..core.validate import count, items, param
 from ..notions import zCDP
+from ..numeric.knots import lower_hull
 
 __all__ = ["iteration_zcdp", "noisy_sgd_iteration_zcdp", "shift_slack",
            "optimal_shift_reductions", "cauchy_schwarz_shifts", "cyclic_noisy_sgd_rho",
@@ -134,17 +135,6 @@ def shift_slack(s: Sequence, a: Sequence, z0: Any = 0) -> list[sp.Expr]:
     return out
 
 
-def _lower_hull(pts: list[tuple[int, sp.Rational]]) -> list[tuple[int, sp.Rational]]:
-    """The lower convex hull of points with increasing abscissae (exact cross products)."""
-    h: list = []
-    for p in pts:
-        while len(h) >= 2 and ((h[-1][0] - h[-2][0]) * (p[1] - h[-2][1])
-                               - (h[-1][1] - h[-2][1]) * (p[0] - h[-2][0])) <= 0:
-            h.pop()
-        h.append(p)
-    return h
-
-
 def _optimal(s: list[Fraction], z0: Fraction) -> tuple[list[Fraction], Fraction]:
     """The slopes of the lower hull of (0, 0) and (t, z0 + S_t) (``s >= 0``). Of a level of
     the non-decreasing S only its right end can be a vertex (a point with another of the same
@@ -154,7 +144,7 @@ def _optimal(s: list[Fraction], z0: Fraction) -> tuple[list[Fraction], Fraction]
         acc += st
         if t == T or s[t] != 0:
             pts.append((t, acc))
-    hull = _lower_hull(pts)
+    hull = list(lower_hull(pts))
     a: list[Fraction] = []
     for (x0, y0), (x1, y1) in itertools.pairwise(hull):
         a += [(y1 - y0) / (x1 - x0)] * (x1 - x0)
