@@ -228,7 +228,9 @@ def test_float_orders_are_their_exact_binary_rationals():
     from tradeoff_algebra.core.validate import param
     from tradeoff_algebra.notions.renyi_dp import _order_list
 
-    orders = [1.5, 1.1, 10.9, 1 + 2.0 ** -40, 3, 2.25]
+    import numpy as np
+
+    orders = [1.5, 1.1, 10.9, 1 + 2.0 ** -40, 3, 2.25, np.float64(1.3), np.float64(20.0)]
     got = _order_list(orders, "RDP.of")
     want = [param("o", a, lower=1, lower_open=True) for a in orders]
     assert got == want

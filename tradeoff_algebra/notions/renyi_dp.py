@@ -39,6 +39,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import sympy as sp
 from mpmath.libmp import to_rational
 
@@ -88,9 +89,9 @@ def _order_list(orders: Any, owner: str) -> list:
     if not items:
         raise InvalidParameter("orders", orders, allowed, owner)
     return [sp.Integer(a) if type(a) is int and a > 1 else  # (a Python int > 1: nothing to ask)
-            _exact_float(a) if type(a) is float and 1 < a < math.inf else  # (nor a float > 1)
+            _exact_float(float(a)) if type(a) in (float, np.float64) and 1 < a < math.inf else
             param(f"orders[{i}]", a, lower=1, lower_open=True, owner=owner, allow_infinite=True)
-            for i, a in enumerate(items)]
+            for i, a in enumerate(items)]  # (nor a float > 1, NumPy's float64 included)
 
 
 def _exact_float(a: float) -> sp.Rational:
@@ -281,12 +282,14 @@ class RDP(Notion):
         cands = self._candidates(orders)
         if cands is not None:
             best = None
+            curve = self.curve if isinstance(self.curve, sp.Dict) else {}
             with mp.workdps(dps + GUARD_DPS):
                 x = num(mirror[2], "value") if mirror is not None else None
                 for a in cands:
                     if not _covers(self, a):
                         continue
-                    tau = self.at(a)
+                    # (an order of the curve itself is validated already)
+                    tau = curve[a] if a in curve else self.at(a)
                     v = None if mirror is None else _conversion_mp(mirror[0], mirror[1], a,
                                                                    tau, x)
                     expr = None
