@@ -225,10 +225,10 @@ def test_rdp_of_default_orders_against_quadrature_and_dp_accounting():
 
 def test_float_orders_are_their_exact_binary_rationals():
     """RDP.of's fast path for Python floats gives the same orders as the validator."""
+    import numpy as np
+
     from tradeoff_algebra.core.validate import param
     from tradeoff_algebra.notions.renyi_dp import _order_list
-
-    import numpy as np
 
     orders = [1.5, 1.1, 10.9, 1 + 2.0 ** -40, 3, 2.25, np.float64(1.3), np.float64(20.0)]
     got = _order_list(orders, "RDP.of")
