@@ -60,7 +60,7 @@ def test_serial_rows_hold_the_values():
         assert r["value"] == v and r["route"] == v.route and r["error"] is None
         lo, hi = v.interval() if v.is_certain else (v.lo, v.hi)
         assert r["lo"] <= lo and hi <= r["hi"]  # rounded outward to floats
-        assert r["width"] == r["hi"] - r["lo"] and r["seconds"] > 0
+        assert r["width"] == r["hi"] - r["lo"] and isinstance(r["seconds"], float)
         with mpmath.workdps(30):  # eps_G(delta) by its profile (Dong, Roth & Su, Cor. 1)
             mu = mpmath.mpf(sp.Float(r["mu"], 30))
             e = mpmath.mpf(r["lo"] + r["hi"]) / 2
@@ -81,7 +81,8 @@ def test_failures_are_rows():
 def test_time_limit_per_unit():
     rows = sweep(slow_unit, {"steps": [2000]}, progress=False, time_limit=0.05, frame=False)
     assert rows[0]["error"].startswith("TimeLimitExceeded")
-    assert rows[0]["seconds"] < 30  # the unit stopped (no wall-clock claim beyond "stopped")
+    assert "time limit of 0.05 s" in rows[0]["error"]  # the unit's own limit fired (how soon:
+    assert isinstance(rows[0]["seconds"], float)       # benchmarks/bench_time_limits.py)
     with pytest.raises(ta.InvalidParameter, match="time_limit"):
         sweep(slow_unit, {"steps": [1]}, time_limit=-1)
 
