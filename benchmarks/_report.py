@@ -1,10 +1,12 @@
 """What the benchmark scripts share: the run line (date, command, machine, load, versions),
-the rows printed as they come and written at the end, and a timer."""
+the rows printed as they come and written at the end, a timer, and the fresh-process runner."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from datetime import date
@@ -47,3 +49,17 @@ def timed(fn):
     t = time.perf_counter()
     v = fn()
     return v, time.perf_counter() - t
+
+
+def child_json(code: str, timeout: float = 900, cwd: str | None = None) -> dict:
+    """Run ``python -c code`` in a fresh process and read the JSON object on its last line of
+    output; ``{"error": ...}`` when it fails (the last line of its stderr) or runs past
+    ``timeout`` seconds."""
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=timeout, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        return {"error": f"> {timeout} s"}
+    if p.returncode != 0:
+        return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:160]}
+    return json.loads(p.stdout.strip().splitlines()[-1])

@@ -40,13 +40,11 @@ rationals, so the sigma_i^2 share no small denominator). Measured:
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 from fractions import Fraction
 
-from _report import Report, run_line
+from _report import Report, child_json, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -173,11 +171,7 @@ _ROUNDED = "[max(1, round(D / (2 * (10 + i / 10) ** 2))) for i in range(1, n + 1
 
 def lchild(body: str, n: int, D: int, eps: str = "2", ks: str = _ROUNDED, **kw) -> dict:
     code = (_LHEAD.format(root=ROOT, n=n, eps=eps, D=D, ks=ks) + body.format(**kw) + _TAIL)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=3600)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1][:160]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(code, 3600)
 
 
 def ks_of(n: int, D: int) -> list[int]:
@@ -269,11 +263,7 @@ def refusal_row(r: Report) -> None:
 
 def child(body: str, n: int = 1, eps: str = "2", limit: float = 0, **kw) -> dict:
     code = (_HEAD.format(root=ROOT, n=n, eps=eps, limit=limit) + body.format(**kw) + _TAIL)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=3600)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1][:160]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(code, 3600)
 
 
 # -- the independent references (Arb, exact thresholds) ------------------------------------------

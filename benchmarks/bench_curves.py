@@ -14,13 +14,11 @@ inversion at that single eps: an upper bound of the power within the search's to
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 import mpmath
-from _report import Report, run_line
+from _report import Report, child_json, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,15 +49,9 @@ def run(imports: str, body: str, timeout: int = 900, repeat: int = 3, root: str 
     ``root``: the directory holding the package (the former version for the "before" rows)."""
     best: dict | None = None
     for _ in range(repeat):
-        code = _PRELUDE.format(root=root, imports=imports, body=body)
-        try:
-            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                               timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"error": f"> {timeout} s"}
-        if p.returncode != 0:
-            return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:120]}
-        r = json.loads(p.stdout.strip().splitlines()[-1])
+        r = child_json(_PRELUDE.format(root=root, imports=imports, body=body), timeout)
+        if "error" in r:
+            return r
         best = r if best is None or r["t"] < best["t"] else best
     return best
 

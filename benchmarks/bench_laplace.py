@@ -24,12 +24,9 @@ reference computed here by another route or at higher precision (named in the ta
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 
-from _report import Report, run_line
+from _report import Report, child_json, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -64,15 +61,7 @@ def _indent(body: str) -> str:
 
 
 def run(imports: str, body: str, timeout: int = 900) -> dict:
-    code = _PRELUDE.format(root=ROOT, imports=imports, body=_indent(body))
-    try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"> {timeout} s"}
-    if p.returncode != 0:
-        return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:140]}
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return child_json(_PRELUDE.format(root=ROOT, imports=imports, body=_indent(body)), timeout)
 
 
 def ours(expr: str, delta: str, tol: str | None, limit: int = 100) -> dict:

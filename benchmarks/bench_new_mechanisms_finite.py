@@ -29,12 +29,9 @@ Each of our values is checked against a reference computed here by another route
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 
-from _report import Report, run_line
+from _report import Report, child_json, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -56,15 +53,7 @@ DPA = ("from dp_accounting import dp_event\nfrom dp_accounting.pld import "
 
 
 def run(imports: str, body: str, timeout: int = 900) -> dict:
-    code = _PRELUDE.format(root=ROOT, imports=imports, body=body)
-    try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"> {timeout} s"}
-    if p.returncode != 0:
-        return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:120]}
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return child_json(_PRELUDE.format(root=ROOT, imports=imports, body=body), timeout)
 
 
 #: dp_accounting on RR(0.9, 8) composed 1000 times as separate events: 497.72 s at grid 1e-4

@@ -13,13 +13,10 @@ evaluation and curves against scipy; import time.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 from fractions import Fraction
 
-from _report import Report, run_line
+from _report import Report, child_json, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -46,15 +43,7 @@ PRV = ("from prv_accountant import PRVAccountant\n"
 
 
 def run(imports: str, body: str, timeout: int = 1800) -> dict:
-    code = _PRELUDE.format(root=ROOT, imports=imports, body=body)
-    try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"> {timeout} s"}
-    if p.returncode != 0:
-        return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:100]}
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return child_json(_PRELUDE.format(root=ROOT, imports=imports, body=body), timeout)
 
 
 def ours_eps(expr: str, delta: str, tol: str | None = None) -> dict:

@@ -9,13 +9,10 @@ accountant on the same DP-SGD workloads. Each point runs in a fresh process (col
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import subprocess
-import sys
 
-from _report import Report, run_line
+from _report import Report, child_json, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,12 +45,7 @@ else:
 
 
 def run(sigma: str, T: int, tol: float, peer: bool = False) -> dict:
-    code = _CHILD.format(root=ROOT, sigma=sigma, T=T, tol=tol, peer=peer)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=1800)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1][:120]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(_CHILD.format(root=ROOT, sigma=sigma, T=T, tol=tol, peer=peer), 1800)
 
 
 def slope(xs: list[float], ys: list[float]) -> float:

@@ -16,10 +16,9 @@ checked by the reference delta at the two ends of a bracket one part in 10^20 ar
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
+
+from _report import child_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -75,11 +74,7 @@ print(json.dumps(out))
 
 
 def _run(code: str) -> dict:
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       timeout=3600, cwd=ROOT)
-    if r.returncode:
-        return {"error": r.stderr.strip().splitlines()[-1]}
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return child_json(code, 3600, cwd=ROOT)
 
 
 def main() -> None:

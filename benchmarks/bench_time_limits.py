@@ -12,12 +12,9 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 
-from _report import Report, run_line
+from _report import Report, child_json, run_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -62,13 +59,10 @@ CASES = [
 
 
 def measure(limit, call) -> dict:
-    code = _HEAD.format(root=ROOT, limit=limit, call=call)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode:
-        return dict(out="error: " + proc.stderr.strip().splitlines()[-1][:80], t=float("nan"),
-                    limit=limit)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    r = child_json(_HEAD.format(root=ROOT, limit=limit, call=call), 600)
+    if "error" in r:
+        return dict(out="error: " + r["error"][:80], t=float("nan"), limit=limit)
+    return r
 
 
 def main() -> None:
