@@ -394,22 +394,12 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
         merged by exact ratio keys), or None where a mass cannot be enclosed or the loss is not
         :meth:`affordable`. For sums over the atoms that need no order (the hockey-stick
         divergence of :meth:`arb_delta`) where the masses are neither rational nor few."""
-        from .arb_expr import Unenclosable
-        from .context import arb_precision
+        block = self._arb_block(prec)
+        return None if block is None else [(p, q) for _, p, q in block[0]]
 
-        if not self.affordable():
-            return None
-        with arb_precision(prec):
-            try:
-                items, _, _ = self._block(_Mode("arb"))
-            except (Unenclosable, ValueError, ZeroDivisionError):
-                return None
-        return [(p, q) for _, p, q in items]
-
-    def arb_ordered(self, prec: int) -> list | None:
-        """:meth:`arb_items` by decreasing ratio where the order is exact without numbers: one
-        class of randomized-response factors (ratios e^{k L}, L > 0: by the exponent k) with
-        f_{0,delta} parts (ratios oo first, 0 last); None otherwise."""
+    def _arb_block(self, prec: int) -> tuple | None:
+        """(items, generators) of the atoms built in Arb at ``prec`` bits, or None (not
+        :meth:`affordable`, or a mass that cannot be enclosed)."""
         from .arb_expr import Unenclosable
         from .context import arb_precision
 
@@ -420,6 +410,16 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
                 items, _, gens = self._block(_Mode("arb"))
             except (Unenclosable, ValueError, ZeroDivisionError):
                 return None
+        return items, gens
+
+    def arb_ordered(self, prec: int) -> list | None:
+        """:meth:`arb_items` by decreasing ratio where the order is exact without numbers: one
+        class of randomized-response factors (ratios e^{k L}, L > 0: by the exponent k) with
+        f_{0,delta} parts (ratios oo first, 0 last); None otherwise."""
+        block = self._arb_block(prec)
+        if block is None:
+            return None
+        items, gens = block
         if len(gens) > 1 or (gens and gens[0][0].is_positive is not True):
             return None
 
