@@ -26,6 +26,7 @@ from .cf import (
     delta_enclosure,
     epsilon_enclosure,
 )
+from .cf_atoms import has_decay, mass_at_infinity, with_infinity
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 
@@ -106,6 +107,8 @@ def route_enclosure(
             return _below_floor(left, kind, dn)
         lo, hi = max(x[0] for x in done), max(x[1] for x in done)
         for factors in left:  # each certainly below the maximum's lower end, or negligible
+            if not mass_at_infinity(factors).is_zero():
+                return None  # (its Chernoff bound would miss the mass at +oo)
             if kind == "epsilon" and _all_losses_at_most(factors, lo):
                 continue  # (its delta is 0 from its largest loss on: its eps is at most that)
             try:
@@ -134,7 +137,7 @@ DELTA_FLOOR = 1e-290
 def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
     """[0, b] with a ToleranceWarning when every product's Chernoff bound b on delta(eps) is
     below :data:`DELTA_FLOOR` (delta(1000) of DP-SGD: about e^{-10^5}), else None."""
-    if kind != "delta":
+    if kind != "delta" or any(not mass_at_infinity(f).is_zero() for f in sets):
         return None
     try:
         b = max(_chernoff_any(f, kind, eps, eps) for f in sets)
@@ -325,7 +328,22 @@ def _one_enclosure(
     factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
 ) -> tuple[float, float] | None:
     """The enclosure of one product, or None; where the whole laws are beyond
-    :data:`MAX_WORK` or their planning fails, the laws with a cut (:func:`_cut_enclosure`)."""
+    :data:`MAX_WORK` or their planning fails, the laws with a cut (:func:`_cut_enclosure`).
+    Atoms at +oo (the f_{0,delta} parts, :mod:`.cf_atoms`) are added by Eq. (12); a product of
+    atom laws alone (no decay in t) is refused."""
+    if not has_decay(factors):
+        return None
+    D = mass_at_infinity(factors)
+    if not D.is_zero():
+        return with_infinity(lambda k, a, b: _finite_enclosure(factors, k, a, b, rel), D, kind,
+                             dn, up)
+    return _finite_enclosure(factors, kind, dn, up, rel)
+
+
+def _finite_enclosure(
+    factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
+) -> tuple[float, float] | None:
+    """:func:`_one_enclosure` of the finite part of the loss."""
     try:
         r = _plain_enclosure(factors, kind, dn, up, rel)
     except (ValueError, RuntimeError, ArithmeticError):

@@ -60,6 +60,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, brief
 from ..core.validate import to_sympy
 from . import budget
+from .cf_atoms import AtomLaw, BinomialLaw, DeltaLaw, ProductLaw
 from .context import ThreadCache, mp
 from .finite_tables import (
     _ONE,
@@ -190,6 +191,28 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
 
     def exact(self) -> FiniteLoss:
         return self
+
+    def law(self) -> Any:
+        """The Arb view for the certified Laplace inversion (``numeric.cf_atoms``): one law per
+        leaf, randomized response composed m times by the binomial closed form of its mgf
+        (``BinomialLaw``, any m), the f_{0,d} parts as their atom 0 with the mass d at +oo
+        (``DeltaLaw``), explicit pairs by their atoms (``AtomLaw``); their product
+        (``ProductLaw``) when there are several. None for Id (no factor) or where a parameter
+        has no Arb enclosure."""
+        parts = []
+        try:
+            for (kind, x), m in self._factors.items():
+                if kind == "rr":
+                    parts.append((BinomialLaw(x, m), 1))
+                elif kind == "delta":
+                    parts.append((DeltaLaw(x), m))
+                else:
+                    parts.append((AtomLaw(x), m))
+        except (ValueError, TypeError):
+            return None
+        if not parts:
+            return None
+        return parts[0][0] if len(parts) == 1 and parts[0][1] == 1 else ProductLaw(parts)
 
     def grid(self) -> AtomLoss:
         """The float view: the materialised atoms (log-ratio, P-mass, Q-mass), from the exact

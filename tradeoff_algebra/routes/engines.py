@@ -18,6 +18,7 @@ import warnings
 from ..core import trace
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, pld
+from ..numeric.cf_atoms import DeltaLaw, has_decay
 from ..numeric.context import mp
 from ..numeric.privacy_loss import privacy_loss
 from ..numeric.protocol import (
@@ -48,17 +49,20 @@ def _refinements(leaf_sets, arg, kind: str) -> list:
 
 def _cf_laws(leaf_sets) -> list | None:
     """The products as lists of (law, n) for the Laplace inversion (numeric.cf: the Arb views of
-    the factors' privacy losses), or None when a factor has no law there, an f_{0,delta} part,
-    a fixed grid step was asked for, or every law is closed under the tensor product (such
-    products have closed forms)."""
+    the factors' privacy losses; the f_{0,delta} parts as laws with their mass at +oo,
+    ``numeric.cf_atoms.DeltaLaw``, which the route adds by Eq. (12)), or None when a factor has
+    no law there, a fixed grid step was asked for, every law is closed under the tensor
+    product (such products have closed forms), or no law's mgf decays (atoms alone: the
+    inversion's t-range never closes; ``numeric.cf_atoms.has_decay``)."""
     if pld.options()["h"] is not None:
         return None
     out = []
     for leaves in leaf_sets:
         rest, deltas = pld.split_trivial(pld._check_leaves(leaves))
         specs = [(_law(f), n) for f, n in rest]
-        if deltas or not specs or any(s is None for s, _ in specs):
+        if not specs or any(s is None for s, _ in specs) or not has_decay(specs):
             return None
+        specs += [(DeltaLaw(d), n) for d, n in deltas]
         out.append(specs)
     if all(law.closed_under_tensor for specs in out for law, _ in specs):
         return None
@@ -66,8 +70,17 @@ def _cf_laws(leaf_sets) -> list | None:
 
 
 def _law(f):
+    """The Arb view of f's loss: its ``law()``, else the law of its exact view (a finite pair:
+    ``FiniteLoss.law``, the atoms of ``numeric.cf_atoms``; BinomialDP beyond its float atoms
+    keeps the exact view only)."""
     pl = privacy_loss(f)
-    return None if pl is None else pl.law()
+    if pl is None:
+        return None
+    law = pl.law()
+    if law is None:
+        ex = pl.exact()
+        law = None if ex is None or ex is pl else ex.law()
+    return law
 
 
 #: Where the inversion cannot afford a tighter tolerance, it is asked for this one before the
