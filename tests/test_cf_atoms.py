@@ -307,3 +307,101 @@ def test_k_a_million_in_under_seconds_certified():
         below = k * mp.ncdf(-mp.mpf(59.5))
     assert tail < 1e-25 * truth and below < 1e-25 * truth
     _assert_in(v, truth)
+
+
+# -- atoms with one Laplace factor: the exact sum (numeric/cf_atom_sum.py) --------------------
+def _delta_l(mu, x):
+    """delta of L_mu at any real x: 1 - e^{(x - mu)/2} on [-mu, mu], 1 - e^x below, 0 above
+    (checked against quadrature of the loss law in the test below)."""
+    if x >= mu:
+        return mp.zero
+    if x >= -mu:
+        return -mp.expm1((x - mu) / 2)
+    return -mp.expm1(x)
+
+
+def _delta_l_quad(mu, x):
+    """E_Q[(1 - e^{x - L})_+] for L_mu's loss under Q = Lap(mu, 1): atoms 1/2 at mu and
+    e^{-mu}/2 at -mu, density e^{(t - mu)/2}/4 on (-mu, mu) (Dong, Roth & Su, Prop. 7)."""
+    g = lambda a: max(mp.zero, -mp.expm1(x - a))  # noqa: E731
+    v = g(mu) / 2 + mp.exp(-mu) / 2 * g(-mu)
+    lo = max(x, -mu)
+    if lo < mu:
+        v += mp.quad(lambda t: mp.exp((t - mu) / 2) / 4 * g(t), [lo, mu])
+    return v
+
+
+def test_the_laplace_reference_profile_against_quadrature():
+    with mp.workdps(30):
+        for x in (-3, -1, R(-1, 2), 0, R(1, 2), R(99, 100)):
+            assert abs(_delta_l(mp.one, _m(x)) - _delta_l_quad(mp.one, _m(x))) < 1e-25
+
+
+def test_lattice_delta_against_the_reference():
+    from flint import arb
+
+    from tradeoff_algebra.families.laplace import LaplaceLaw
+    from tradeoff_algebra.numeric.cf_atom_sum import lattice_delta
+
+    law = LaplaceLaw(R(3, 2))
+    with working_precision(128), mp.workdps(40):
+        parts = law.lattice_parts()
+        for x in (-4, R(-3, 2), -1, 0, 1, R(3, 2), 2):
+            b = lattice_delta(parts, arb(float(x)))
+            ref = _delta_l(mp.mpf(3) / 2, _m(x))
+            assert abs(float(b.mid()) - float(ref)) <= 1e-15 and float(b.rad()) < 1e-30
+            wide = lattice_delta(parts, arb(float(x), 1e-3))  # a ball: both ends' values
+            assert wide.lower() <= b.lower() and b.upper() <= wide.upper()
+
+
+def test_epsdelta_with_laplace_the_briefs_product():
+    """f_{1/2,1e-7}^{(x) 100} (x) L_1: no factor's mgf decays, so the atoms are summed against
+    L_1's profile; delta and eps(d) against the sum at 50 digits."""
+    f = EpsDelta(R(1, 2), R(1, 10**7)) ** 100 @ ta.Laplace(1)
+    with mp.workdps(50):
+        keep = (1 - mp.mpf(10) ** -7) ** 100
+        atoms = [(lg, q * keep) for lg, q in _binomial_atoms(mp.mpf(1) / 2, 100)]
+
+        def ref(e):
+            return 1 - keep + mp.fsum(q * _delta_l(mp.one, mp.mpf(e) - lg) for lg, q in atoms)
+
+        for eps in (1, 20, R(101, 2)):
+            v = _delta(f, eps)
+            _assert_in(v, ref(_m(eps)))
+        for d in (R(2, 10**5), R(1, 10**3)):
+            v = _eps(f, d)
+            _check_eps_bracket(v, ref, _m(d))
+            assert "atoms summed" in v.route
+
+
+def test_pair_with_laplace_and_its_hull():
+    P, Q = [R(1, 2), R(1, 3), R(1, 6), 0], [R(1, 8), R(1, 4), R(1, 2), R(1, 8)]
+    f = Discrete(P, Q) @ ta.Laplace(R(1, 2))
+    with mp.workdps(40):
+        a, qa = _pair_atoms(P, Q)
+        for eps in (0, R(1, 3), 2):
+            truth = qa + mp.fsum(q * _delta_l(mp.mpf(1) / 2, _m(eps) - lg) for lg, q in a)
+            _assert_in(_delta(f, eps), truth)
+    P2, Q2 = [R(1, 2), R(1, 2)], [R(1, 10), R(9, 10)]
+    h = ta.SymmetricHull(Discrete(P2, Q2) @ ta.Laplace(1))
+    with mp.workdps(40):
+        a, _ = _pair_atoms(P2, Q2)
+        b, _ = _pair_atoms(Q2, P2)
+        for eps in (0, R(1, 2)):
+            truth = max(mp.fsum(q * _delta_l(mp.one, _m(eps) - lg) for lg, q in x)
+                        for x in (a, b))
+            _assert_in(_delta(h, eps), truth)
+
+
+def test_laplace_tolerance_monotone_and_pld_agrees():
+    f = EpsDelta(R(1, 10), 0) ** 2000 @ ta.Laplace(1)
+    widths = []
+    for tol in (1e-3, 1e-9, 1e-13):
+        v = _eps(f, R(1, 10**6), tol)
+        assert v.guarantee == "certified"
+        widths.append(float(v.hi - v.lo))
+    assert widths[0] >= widths[1] >= widths[2] and widths[2] <= 1e-13 * float(v.hi) * 4
+    from tradeoff_algebra.routes.engines import pld_epsilon
+    with ta.pld_options(tol=1e-3):
+        lo, hi = pld_epsilon([route(f)[1]], mp.mpf(10) ** -6, inversion=False)
+    assert lo <= v.hi and v.lo <= hi

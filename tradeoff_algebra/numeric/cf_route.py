@@ -26,6 +26,7 @@ from .cf import (
     delta_enclosure,
     epsilon_enclosure,
 )
+from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
@@ -331,9 +332,15 @@ def _one_enclosure(
     :data:`MAX_WORK` or their planning fails, the laws with a cut (:func:`_cut_enclosure`).
     Atoms at +oo (the f_{0,delta} parts, :mod:`.cf_atoms`) are added by Eq. (12); a product of
     atom laws alone (no decay in t) is refused."""
+    D = mass_at_infinity(factors)
+    if split_factors(factors) is not None:  # atoms with one L_mu: summed (.cf_atom_sum)
+        r = with_infinity(lambda k, a, b: sum_enclosure(factors, k, a, b,
+                                                        max(min(rel, REL_FLOOR), REL_MIN)),
+                          D, kind, dn, up)
+        if r is not None:
+            return r
     if not has_decay(factors):
         return None
-    D = mass_at_infinity(factors)
     if not D.is_zero():
         return with_infinity(lambda k, a, b: _finite_enclosure(factors, k, a, b, rel), D, kind,
                              dn, up)

@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import warnings
 
+from flint import arb
+from mpmath.libmp import round_ceiling, round_floor
+
 from ..core import trace
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, pld
+from ..numeric.arb import arb_endpoint, arb_exact
+from ..numeric.arb_expr import arb_ball
 from ..numeric.cf_atoms import DeltaLaw, has_decay
-from ..numeric.context import mp
+from ..numeric.context import arb_precision, mp
 from ..numeric.privacy_loss import privacy_loss
 from ..numeric.protocol import (
     mp_curve,
@@ -31,7 +36,7 @@ from ..operators.unary import Inverse, SymmetricHull, hull_route
 from .plan import _float_bracket, lattice_power, pld_leaves, route
 
 __all__ = ["pld_delta", "pld_epsilon", "pld_value", "hull_directions", "lattice_enclosure",
-           "INVERSION", "PLD"]
+           "certified_delta_part", "INVERSION", "PLD"]
 
 #: The names the engines' answers carry (``Value.route``).
 INVERSION = "certified Laplace inversion"
@@ -115,6 +120,25 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
         return None
     trace.note(INVERSION)
     return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
+
+
+def certified_delta_part(deltas, r) -> CertifiedPair | None:
+    """delta = D + (1 - D) delta_rest = 1 - (1 - D)(1 - delta_rest) (Dong, Roth & Su, Eq. (12))
+    from a proved enclosure ``r`` of delta_rest (a CertifiedPair; else None), 1 - D =
+    prod (1 - delta_i)^{n_i} (Eq. (11)) as an Arb ball 64 bits beyond the working precision,
+    the ends rounded outward to mpf: the f_{0,delta} parts keep a certified value certified."""
+    if not isinstance(r, CertifiedPair):
+        return None
+    lo, hi = r
+    with arb_precision(mp.prec + 64):
+        keep = arb(1)
+        for d, n in deltas:
+            keep *= arb_ball(1 - d) ** int(n)
+        b_lo = 1 - keep * (1 - arb_exact(lo))
+        b_hi = 1 - keep * (1 - arb_exact(hi))
+        out_lo = max(arb_endpoint(b_lo.lower(), round_floor), mp.zero)
+        out_hi = min(arb_endpoint(b_hi.upper(), round_ceiling), mp.one)
+    return CertifiedPair(out_lo, out_hi)  # Arb-proved
 
 
 def lattice_enclosure(leaves, arg, kind: str):

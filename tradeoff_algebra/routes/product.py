@@ -30,16 +30,12 @@ meets the rules before any numeric composition; the node classes know nothing of
 
 from __future__ import annotations
 
-from flint import arb
-from mpmath.libmp import round_ceiling, round_floor
 from sympy import Integer
 
 from ..core import trace
 from ..core.node import TradeOff
 from ..numeric import budget, pld
-from ..numeric.arb import arb_endpoint, arb_exact
-from ..numeric.arb_expr import arb_ball
-from ..numeric.context import arb_precision, mp
+from ..numeric.context import mp
 from ..numeric.lattice_product import LatticeProduct, lattice_factor
 from ..numeric.protocol import (
     GUARD_DPS,
@@ -51,7 +47,6 @@ from ..numeric.protocol import (
     mp_value,
     num,
 )
-from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .engines import (
@@ -59,6 +54,7 @@ from .engines import (
     PLD,
     _cf_enclosure,
     _cf_laws,
+    certified_delta_part,
     lattice_enclosure,
     pld_delta,
     pld_epsilon,
@@ -342,9 +338,10 @@ class DeltaPartRoute(Route):
         g = _product(rest)
         if question == "delta":
             r = mp_delta(g, *args)
+            proved = certified_delta_part(deltas, r)  # (a proved r stays proved, in Arb)
+            if proved is not None:
+                return proved
             lo, hi = r
-            if isinstance(r, CertifiedPair):  # proved: keep it so, in Arb
-                return _certified_delta_part(deltas, lo, hi)
             return D + keep * lo, D + keep * hi
         a, ac = args
         lvl = _scaled_level(a, ac, keep, D)
@@ -356,21 +353,6 @@ class DeltaPartRoute(Route):
             return D + keep * lo, D + keep * hi
         lo, hi = mp_value(g, *lvl)
         return keep * lo, keep * hi
-
-
-def _certified_delta_part(deltas, lo, hi) -> CertifiedPair:
-    """delta = D + (1 - D) delta_rest = 1 - (1 - D)(1 - delta_rest) (Eq. (12)) from a proved
-    enclosure [lo, hi] of delta_rest, 1 - D = prod (1 - delta_i)^{n_i} (Eq. (11)) as an Arb
-    ball (64 bits beyond the working precision), the ends rounded outward to mpf."""
-    with arb_precision(mp.prec + 64):
-        keep = arb(1)
-        for d, n in deltas:
-            keep *= arb_ball(1 - d) ** int(n)
-        b_lo = 1 - keep * (1 - arb_exact(lo))
-        b_hi = 1 - keep * (1 - arb_exact(hi))
-        out_lo = max(arb_endpoint(b_lo.lower(), round_floor), mp.zero)
-        out_hi = min(arb_endpoint(b_hi.upper(), round_ceiling), mp.one)
-    return CertifiedPair(out_lo, out_hi)
 
 
 def _ball_delta_part(rest, deltas, a, ac, power: bool):
