@@ -405,3 +405,79 @@ def test_laplace_tolerance_monotone_and_pld_agrees():
     with ta.pld_options(tol=1e-3):
         lo, hi = pld_epsilon([route(f)[1]], mp.mpf(10) ** -6, inversion=False)
     assert lo <= v.hi and v.lo <= hi
+
+
+def _windowed_laplace_ref(e0, k, mu, eps):
+    """sum_K q_K delta_L(eps - l_K) from the first K with l_K > eps - mu (the others add 0) up
+    to where the geometric bound of the rest (past the mode) is below 1e-45 of the sum, that
+    bound added; masses from log-gamma and the ratio recurrence (mpmath)."""
+    w = mp.exp(e0) / (1 + mp.exp(e0))
+    K = max(0, int(mp.floor(((eps - mu) / e0 + k) / 2)))
+    q = mp.exp(mp.loggamma(k + 1) - mp.loggamma(K + 1) - mp.loggamma(k - K + 1)
+               + K * mp.log(w) + (k - K) * mp.log(1 - w))
+    s = mp.zero
+    while K <= k:
+        s += q * _delta_l(mu, eps - e0 * (2 * K - k))
+        ratio = (k - K) / mp.mpf(K + 1) * w / (1 - w)
+        if ratio < 1 and q * ratio / (1 - ratio) < s * mp.mpf(10) ** -45:
+            return s + q * ratio / (1 - ratio), s
+        q *= ratio
+        K += 1
+    return s, s
+
+
+def test_the_binomial_window_against_the_full_sum(monkeypatch):
+    """The windowed binomial sum (BinomialSum) at small k, forced by a small MAX_ATOMS, against
+    the exact sum over every atom, with an f_{0,d} part; delta and eps(d)."""
+    from tradeoff_algebra.numeric import cf_atom_sum
+
+    monkeypatch.setattr(cf_atom_sum, "MAX_ATOMS", 50)
+    k, e0 = 400, R(1, 5)
+    f = EpsDelta(e0, R(1, 1000)) ** 3 @ EpsDelta(e0, 0) ** (k - 3) @ ta.Laplace(R(1, 2))
+    with mp.workdps(50):
+        keep = (1 - mp.mpf(1) / 1000) ** 3
+        atoms = [(lg, q * keep) for lg, q in _binomial_atoms(_m(e0), k)]
+
+        def ref(e):
+            return 1 - keep + mp.fsum(q * _delta_l(mp.mpf(1) / 2, mp.mpf(e) - lg)
+                                      for lg, q in atoms)
+
+        for eps in (0, 5, 30):
+            v = _delta(f, eps)
+            assert "atoms summed" in v.route
+            _assert_in(v, ref(eps))
+        for d in (R(1, 100), R(5, 1000)):
+            _check_eps_bracket(_eps(f, d), ref, _m(d))
+
+
+@pytest.mark.slow
+def test_binomial_beyond_the_enumerated_atoms_with_laplace():
+    """f_{1/10,0}^{(x) 5 10^4} (x) L_1: more atoms than MAX_ATOMS, summed over a window of the
+    binomial with its tails bounded (numeric/cf_atom_sum.py, BinomialSum)."""
+    from tradeoff_algebra.numeric.cf_atom_sum import MAX_ATOMS
+
+    k, e0 = 5 * 10**4, R(1, 10)
+    assert k + 1 > MAX_ATOMS
+    f = EpsDelta(e0, 0) ** k @ ta.Laplace(1)
+    d = R(1, 10**5)
+    v = _eps(f, d)
+    assert "atoms summed" in v.route
+    with mp.workdps(40):
+        # at lo the reference's lower side must exceed d, at hi its upper side must not
+        lo_side = _windowed_laplace_ref(_m(e0), k, mp.one, v.lo)[1]
+        hi_side = _windowed_laplace_ref(_m(e0), k, mp.one, v.hi)[0]
+        assert lo_side >= _m(d) >= hi_side, (v, lo_side, hi_side)
+        assert v.hi - v.lo <= 1e-9 * v.hi
+        eps = int(v.mid) - 2
+        hi, lo = _windowed_laplace_ref(_m(e0), k, mp.one, mp.mpf(eps))
+        w = _delta(f, eps)
+        assert w.guarantee == "certified" and w.lo <= lo and hi <= w.hi
+        assert w.hi - w.lo <= 1e-9 * hi
+
+
+@pytest.mark.parametrize("other", [G(1), ta.Laplace(1)])
+def test_eps_below_the_mass_at_infinity_is_infinite(other):
+    """delta(eps) >= D = 1 - (1 - 1e-7)^100 ~ 1e-5 for every eps: eps(1e-6) = oo, proved."""
+    f = EpsDelta(R(1, 2), R(1, 10**7)) ** 100 @ other
+    v = ta.epsilon(f, R(1, 10**6))
+    assert v.guarantee == "certified" and v.lo == v.hi == mp.inf

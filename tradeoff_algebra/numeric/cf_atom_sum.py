@@ -41,8 +41,8 @@ from .cf_atoms import AtomLaw, BinomialLaw, DeltaLaw, ProductLaw
 from .cf_laws import Factor, lower, upper, working_precision
 from .roots import Probe, findroot
 
-__all__ = ["atoms_of", "lattice_delta", "AtomSum", "MAX_ATOMS", "split_factors", "sum_enclosure",
-           "SUM"]
+__all__ = ["atoms_of", "lattice_delta", "AtomSum", "BinomialSum", "MAX_ATOMS", "split_factors",
+           "sum_enclosure", "SUM"]
 
 #: The largest number of atoms enumerated (each delta costs one Arb term per atom above
 #: eps - mu, about 50 microseconds: 2 * 10^4 atoms answer eps(d) in about 2 s); beyond, the
@@ -53,9 +53,11 @@ MAX_ATOMS = 20_000
 SUM = "atoms summed against L_mu's closed-form profile"
 
 
-def atoms_of(law, limit: int = MAX_ATOMS) -> list[tuple[arb, arb]] | None:
+def atoms_of(law, limit: int | None = None) -> list[tuple[arb, arb]] | None:
     """The atoms (loss, Q-mass) of the finite part of an atom law as Arb balls at the current
-    precision, or None beyond ``limit`` atoms or for another kind of law."""
+    precision, or None beyond ``limit`` atoms (default :data:`MAX_ATOMS`) or for another kind
+    of law."""
+    limit = MAX_ATOMS if limit is None else limit
     if isinstance(law, BinomialLaw):
         return _binomial_atoms(law) if law.k + 1 <= limit else None
     if isinstance(law, AtomLaw):
@@ -138,6 +140,19 @@ def lattice_delta(parts, x: arb) -> arb:
     return a.union(b)
 
 
+def _float_lattice_delta(parts: tuple[float, ...], x: np.ndarray) -> np.ndarray:
+    """delta_B at the float array x (planning only; lam not 0 or 1)."""
+    mu, p_plus, p_minus, kappa, lam = parts
+    xc = np.clip(x, -mu, mu)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = p_plus * -np.expm1(np.minimum(x - mu, 0.0))
+        v += np.where(x < -mu, p_minus * -np.expm1(np.minimum(x + mu, 0.0)), 0.0)
+        integ = kappa * ((np.exp(lam * mu) - np.exp(lam * xc)) / lam
+                         - np.exp(x) * (np.exp((lam - 1) * mu) - np.exp((lam - 1) * xc))
+                         / (lam - 1))
+    return np.where(x >= mu, 0.0, v + np.nan_to_num(integ))
+
+
 def split_factors(factors: Sequence[Factor]):
     """``(atom laws, the law with lattice_parts)`` when the product is atom laws of
     :mod:`.cf_atoms` and exactly one factor n = 1 of a law with ``lattice_parts`` (L_mu), else
@@ -150,63 +165,17 @@ def split_factors(factors: Sequence[Factor]):
     return atoms, rest[0][0]
 
 
-class AtomSum:
-    """delta(eps) = sum_i q_i delta_B(eps - l_i) over the enumerated atoms (module docstring),
-    sorted by loss, at one Arb precision; None from :meth:`build` beyond :data:`MAX_ATOMS`."""
+class _Sum:
+    """What the two sums share: eps(d) from :meth:`delta` (a ball), :meth:`_float_delta` (a
+    float, for planning) and ``top`` (a float above every loss of the product)."""
 
-    def __init__(self, atoms: list[tuple[arb, arb]], other, prec: int) -> None:
-        self.prec = prec
-        self.atoms = sorted(atoms, key=lambda a: float(a[0].mid()))
-        self._mid = [float(lg.mid()) for lg, _ in self.atoms]
-        self._qf = np.asarray([float(q.mid()) for _, q in self.atoms])
-        self.other = other
-        self.parts = other.lattice_parts()
-        self.mu = upper(self.parts[0])
-        self.top = upper(self.atoms[-1][0] + self.parts[0]) if self.atoms else 0.0
+    top: float
 
-    @classmethod
-    def build(cls, factors: Sequence[Factor], prec: int):
-        split = split_factors(factors)
-        if split is None:
-            return None
-        atom_laws, other = split
-        with working_precision(prec):
-            law = ProductLaw(atom_laws)
-            atoms = atoms_of(law)
-            if atoms is None:
-                return None
-            return cls(atoms, other, prec)
+    def delta(self, eps: float) -> arb:  # pragma: no cover - abstract
+        raise NotImplementedError
 
-    def delta(self, eps: float) -> arb:
-        """A ball of the finite part's delta(eps) (eps an exact float)."""
-        with working_precision(self.prec):
-            e = arb(eps)
-            parts = self.other.lattice_parts()
-            cut = eps - self.mu - 1.0  # atoms below contribute 0 (l <= eps - mu)
-            start = bisect_left(self._mid, cut)
-            s = arb(0)
-            for i in range(start, len(self.atoms)):
-                if i % 4096 == 0:
-                    budget.check()
-                lg, q = self.atoms[i]
-                s += q * lattice_delta(parts, e - lg)
-            return s
-
-    def _float_delta(self, eps: float) -> float:
-        """delta(eps) in floats (planning only: where to look for eps(d))."""
-        mu, p_plus, p_minus, kappa, lam = (float(b.mid()) for b in self.parts)
-        i0 = bisect_left(self._mid, eps - mu - 1.0)
-        x = eps - np.asarray(self._mid[i0:])
-        q = self._qf[i0:]
-        xc = np.clip(x, -mu, mu)
-        with np.errstate(over="ignore", invalid="ignore"):
-            v = p_plus * -np.expm1(np.minimum(x - mu, 0.0))
-            v += np.where(x < -mu, p_minus * -np.expm1(np.minimum(x + mu, 0.0)), 0.0)
-            integ = kappa * ((np.exp(lam * mu) - np.exp(lam * xc)) / lam
-                             - np.exp(x) * (np.exp((lam - 1) * mu) - np.exp((lam - 1) * xc))
-                             / (lam - 1))
-        v = np.where(x >= mu, 0.0, v + np.nan_to_num(integ))
-        return float(np.dot(q, v))
+    def _float_delta(self, eps: float) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def epsilon(self, d_dn: float, d_up: float, rel: float) -> tuple[float, float] | None:
         """(lo, hi) with eps(d) in [lo, hi] for every d in [d_dn, d_up]: delta(lo) > d_up and
@@ -243,6 +212,156 @@ class AtomSum:
         r = findroot(sign, (lo, hi), method="bisect", ends=(1, -1), rtol=rel,
                      best=lambda a, b: (a, b))
         return r.lo, r.hi
+
+
+class AtomSum(_Sum):
+    """delta(eps) = sum_i q_i delta_B(eps - l_i) over the enumerated atoms (module docstring),
+    sorted by loss, at one Arb precision; None from :meth:`build` beyond :data:`MAX_ATOMS`."""
+
+    def __init__(self, atoms: list[tuple[arb, arb]], other, prec: int) -> None:
+        self.prec = prec
+        self.atoms = sorted(atoms, key=lambda a: float(a[0].mid()))
+        self._mid = [float(lg.mid()) for lg, _ in self.atoms]
+        self._qf = np.asarray([float(q.mid()) for _, q in self.atoms])
+        self.other = other
+        self.parts = other.lattice_parts()
+        self.mu = upper(self.parts[0])
+        self.top = upper(self.atoms[-1][0] + self.parts[0]) if self.atoms else 0.0
+
+    @classmethod
+    def build(cls, factors: Sequence[Factor], prec: int):
+        split = split_factors(factors)
+        if split is None:
+            return None
+        atom_laws, other = split
+        with working_precision(prec):
+            law = ProductLaw(atom_laws)
+            atoms = atoms_of(law)
+            if atoms is not None:
+                return cls(atoms, other, prec)
+            parts = _merged(law.parts)  # one binomial law and f_{0,d} parts: its window
+            binom = [x for x, _ in parts if isinstance(x, BinomialLaw)]
+            if len(binom) != 1 or any(not isinstance(x, (BinomialLaw, DeltaLaw))
+                                      for x, _ in parts):
+                return None
+            keep = arb(1)
+            for x, n in parts:
+                if isinstance(x, DeltaLaw):
+                    keep *= (1 - arb_ball(x.d)) ** n
+            return BinomialSum(binom[0], keep, other, prec)
+
+    def delta(self, eps: float) -> arb:
+        """A ball of the finite part's delta(eps) (eps an exact float)."""
+        with working_precision(self.prec):
+            e = arb(eps)
+            parts = self.other.lattice_parts()
+            cut = eps - self.mu - 1.0  # atoms below contribute 0 (l <= eps - mu)
+            start = bisect_left(self._mid, cut)
+            s = arb(0)
+            for i in range(start, len(self.atoms)):
+                if i % 4096 == 0:
+                    budget.check()
+                lg, q = self.atoms[i]
+                s += q * lattice_delta(parts, e - lg)
+            return s
+
+    def _float_delta(self, eps: float) -> float:
+        """delta(eps) in floats (planning only: where to look for eps(d))."""
+        mu = float(self.parts[0].mid())
+        i0 = bisect_left(self._mid, eps - mu - 1.0)
+        x = eps - np.asarray(self._mid[i0:])
+        return float(np.dot(self._qf[i0:], _float_lattice_delta(
+            tuple(float(b.mid()) for b in self.parts), x)))
+
+class BinomialSum(_Sum):
+    """delta(eps) = keep sum_K q_K delta_B(eps - eps0 (2K - k)) for f_{eps0,0}^{(x) k} (with
+    f_{0,d} parts: the factor keep = prod (1 - d)^n) beyond :data:`MAX_ATOMS` atoms, over a
+    window of K: from the first atom above eps - mu (those below add 0), or from T standard
+    deviations below the mode, T = sqrt(2 (prec log 2 + 20)), whose lower tail is bounded by
+    q_{K_c} rho/(1 - rho) (rho = K_c (1 - w)/((k - K_c + 1) w), the largest ratio
+    q_{K-1}/q_K below K_c), up to where the upper tail q_{K+1}/(1 - r_{K+1}) (the ratios
+    r_K = (k - K) w/((K + 1)(1 - w)) decrease in K) falls below 2^-(prec - 8) of the sum; the
+    tails enter as [0, bound] (delta_B <= 1). The first mass from log-gamma in Arb."""
+
+    def __init__(self, law: BinomialLaw, keep: arb, other, prec: int) -> None:
+        self.law, self.keep, self.other, self.prec = law, keep, other, prec
+        self.k, self.e0 = law.k, law.e0
+        self.w = 1 / (1 + math.exp(-self.e0))
+        self.mode = int((self.k + 1) * self.w)
+        self.sd = math.sqrt(self.k * self.w * (1 - self.w))
+        self.parts = other.lattice_parts()
+        self.mu = upper(self.parts[0])
+        with working_precision(prec):
+            self.top = upper(self.k * arb_ball(law.eps0) + self.parts[0])
+        self._keep_f = float(keep.mid())
+
+    def _mass(self, K: int) -> arb:
+        """q_K = C(k, K) e^{K eps0} / (1 + e^{eps0})^k, from log-gamma."""
+        k = self.k
+        with working_precision(ctx.prec + 2 * k.bit_length() + 30):
+            e, lse = self.law._eps_balls()
+            lq = (arb(k + 1).lgamma() - arb(K + 1).lgamma() - arb(k - K + 1).lgamma()
+                  + K * e - k * lse)
+            return lq.exp()
+
+    def _window_start(self, eps: float) -> tuple[int, int]:
+        """(K_a, K_c): the first atom that may add (l_K > eps - mu, one spare below) and the
+        lower end of the bulk."""
+        k = self.k
+        K_a = max(0, math.floor(((eps - self.mu) / self.e0 + k) / 2) - 1)
+        T = math.sqrt(2 * (self.prec * math.log(2) + 20))
+        K_c = max(0, math.floor(self.mode - T * self.sd) - 1)
+        return K_a, K_c
+
+    def delta(self, eps: float) -> arb:
+        k = self.k
+        K_a, K_c = self._window_start(eps)
+        with working_precision(self.prec + 2 * k.bit_length() + 8):
+            e_ball, _ = self.law._eps_balls()
+            r0 = e_ball.exp()  # w/(1 - w)
+            x0 = arb(eps)
+            parts = self.other.lattice_parts()
+            start = max(K_a, K_c)
+            q = self._mass(start)
+            low = arb(0)
+            if K_a < K_c:  # the atoms in [K_a, K_c) add at most their mass
+                rho = arb(K_c) / (k - K_c + 1) / r0
+                if not rho < 1:
+                    raise ValueError("the lower window end is not below the mode")
+                low = q * rho / (1 - rho)
+            s = arb(0)
+            tail = arb(0)
+            eps_tol = 2.0 ** -(self.prec - 8)
+            for K in range(start, k + 1):
+                if (K - start) % 4096 == 0:
+                    budget.check()
+                s += q * lattice_delta(parts, x0 - e_ball * (2 * K - k))
+                if K == k:
+                    break
+                q = q * (k - K) / (K + 1) * r0  # q_{K+1}
+                r_next = arb(k - K - 1) / (K + 2) * r0
+                if K + 1 > self.mode and r_next < 1:
+                    bound = q / (1 - r_next)
+                    if upper(bound) <= eps_tol * lower(s):
+                        tail = bound
+                        break
+            # the tails add between 0 and their masses (0 <= delta_B <= 1)
+            return self.keep * (s + arb(0).union(arb(upper(low + tail))))
+
+    def _float_delta(self, eps: float) -> float:
+        from scipy.special import gammaln  # (at first use: scipy slows the package import)
+
+        mu, p_plus, p_minus, kappa, lam = (float(b.mid()) for b in self.parts)
+        k = self.k
+        K_a, _ = self._window_start(eps)
+        lo = max(K_a, self.mode - int(40 * self.sd) - 1, 0)
+        hi = min(k, max(lo, self.mode) + int(40 * self.sd) + 1)
+        K = np.arange(lo, hi + 1, dtype=float)
+        lq = (gammaln(k + 1) - gammaln(K + 1) - gammaln(k - K + 1) + K * math.log(self.w)
+              + (k - K) * math.log1p(-self.w))
+        q = np.exp(lq) * self._keep_f
+        x = eps - self.e0 * (2 * K - k)
+        return float(np.dot(q, _float_lattice_delta((mu, p_plus, p_minus, kappa, lam), x)))
 
 
 def sum_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,

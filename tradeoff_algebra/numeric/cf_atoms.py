@@ -338,7 +338,8 @@ def with_infinity(enclose: Callable[[str, float, float], tuple[float, float] | N
     e^{eps - L})_+ ; L finite]) or its eps_fin(d) for d in [dn, up]. Then delta = D + delta_fin
     (outward-rounded from the ball D) and eps(d) = eps_fin(d - D) for d > D, the level bracket
     [dn - D, up - D] rounded outward; None when d - D is not certainly positive (eps(d) is
-    infinite for d < D: delta never falls below D)."""
+    infinite for d < D: delta never falls below D, and so it is returned when up < D is
+    proved)."""
     if D.is_zero():
         return enclose(kind, dn, up)
     if kind == "delta":
@@ -351,6 +352,8 @@ def with_infinity(enclose: Callable[[str, float, float], tuple[float, float] | N
     with working_precision(ctx.prec + 64):
         a, b = arb(dn) - D, arb(up) - D
         lo, hi = lower(a), upper(b)
+        if b < 0:  # every d in [dn, up] is below D <= delta(eps) for every eps: eps(d) = oo
+            return math.inf, math.inf
     if not lo > 0:
         return None
     return enclose(kind, lo, hi)

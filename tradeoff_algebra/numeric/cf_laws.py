@@ -102,7 +102,10 @@ class LossLaw(Protocol):
     k-fold product's exactly summed part and remainder, for few factors), ``cut_for(eta,
     c_max)`` and ``tail_mass()`` (the law cut to a sub-probability measure leaving out at most
     eta, for products whose whole mgf is dominated by a far tail: the Poisson-subsampled
-    Gaussian's); :mod:`.cf_route` reads them.
+    Gaussian's), ``decays`` (False for a law of atoms, whose |M(c + it)| returns to M(c): a
+    product of such laws alone is refused) and ``mass_at_infinity()`` (an Arb ball of
+    Q(L = +oo): the law is then the sub-probability measure of the finite losses, and the
+    route adds the mass by Eq. (12); :mod:`.cf_atoms`); :mod:`.cf_route` reads them.
     """
 
     def mgf(self, z: acb) -> acb:
