@@ -156,7 +156,10 @@ def test_finite_loss_law_views():
 
 def test_products_of_atoms_alone_are_refused():
     leaves = ((BinomialDP(1, 10), 1), (Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]), 1))
-    assert _cf_laws([leaves]) is None
+    assert _cf_laws([leaves], atoms=True) is None
+    # with G(1) the routes get the laws; the curves (inversion_curve) do not ask for atoms
+    mixed = ((BinomialDP(1, 10), 1), (G(1), 1))
+    assert _cf_laws([mixed], atoms=True) is not None and _cf_laws([mixed]) is None
     laws = [(BinomialLaw(1, 10), 1), (BinomialLaw(R(1, 2), 3), 2)]
     assert cf_route.route_enclosure([laws], "delta", 0.5, 0.5, 1e-9) is None
 

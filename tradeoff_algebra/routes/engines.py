@@ -52,13 +52,15 @@ def _refinements(leaf_sets, arg, kind: str) -> list:
     return [make(leaves, dn, up, o["h"], o["tail"], o["progress"]) for leaves in leaf_sets]
 
 
-def _cf_laws(leaf_sets) -> list | None:
+def _cf_laws(leaf_sets, atoms: bool = False) -> list | None:
     """The products as lists of (law, n) for the Laplace inversion (numeric.cf: the Arb views of
-    the factors' privacy losses; the f_{0,delta} parts as laws with their mass at +oo,
-    ``numeric.cf_atoms.DeltaLaw``, which the route adds by Eq. (12)), or None when a factor has
-    no law there, a fixed grid step was asked for, every law is closed under the tensor
-    product (such products have closed forms), or no law's mgf decays (atoms alone: the
-    inversion's t-range never closes; ``numeric.cf_atoms.has_decay``)."""
+    the factors' privacy losses), or None when a factor has no law there, a fixed grid step was
+    asked for, every law is closed under the tensor product (such products have closed forms),
+    or no law's mgf decays (atoms alone: the inversion's t-range never closes;
+    ``numeric.cf_atoms.has_decay``). With ``atoms`` (the routes of numeric.cf_route, which add
+    the mass at +oo by Eq. (12)) the laws of atoms (``numeric.cf_atoms``) and the f_{0,delta}
+    parts (``DeltaLaw``) are given too; without it (the curves of ``inversion_curve``, which
+    invert the laws as they are) a product with either is None."""
     if pld.options()["h"] is not None:
         return None
     out = []
@@ -66,6 +68,8 @@ def _cf_laws(leaf_sets) -> list | None:
         rest, deltas = pld.split_trivial(pld._check_leaves(leaves))
         specs = [(_law(f), n) for f, n in rest]
         if not specs or any(s is None for s, _ in specs) or not has_decay(specs):
+            return None
+        if not atoms and (deltas or not all(getattr(s, "decays", True) for s, _ in specs)):
             return None
         specs += [(DeltaLaw(d), n) for d, n in deltas]
         out.append(specs)
@@ -99,7 +103,7 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
     Gaussian steps with Gaussian factors, where it reaches widths of 1e-9 and below in tens of
     milliseconds (Fourier inversion of the composed moment generating function on a certified
     trapezoidal rule, numeric.cf)."""
-    sets = _cf_laws(leaf_sets)
+    sets = _cf_laws(leaf_sets, atoms=True)
     if sets is None or arg == mp.inf:
         return None
     from ..numeric import cf_route
@@ -132,8 +136,11 @@ def certified_delta_part(deltas, r) -> CertifiedPair | None:
     lo, hi = r
     with arb_precision(mp.prec + 64):
         keep = arb(1)
-        for d, n in deltas:
-            keep *= arb_ball(1 - d) ** int(n)
+        try:
+            for d, n in deltas:
+                keep *= arb_ball(1 - d) ** int(n)
+        except ValueError:  # (no Arb enclosure of a delta: the mpmath combination answers)
+            return None
         b_lo = 1 - keep * (1 - arb_exact(lo))
         b_hi = 1 - keep * (1 - arb_exact(hi))
         out_lo = max(arb_endpoint(b_lo.lower(), round_floor), mp.zero)

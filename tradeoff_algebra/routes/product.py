@@ -442,7 +442,7 @@ class InversionRoute(Route):
 
     def supports(self, plan, question):
         return (plan[0] == "pld" and question in self.questions
-                and _cf_laws([plan[1]]) is not None)
+                and _cf_laws([plan[1]], atoms=True) is not None)
 
     def cost(self, plan, question):
         return 1.0
