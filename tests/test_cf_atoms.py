@@ -484,3 +484,41 @@ def test_eps_below_the_mass_at_infinity_is_infinite(other):
     f = EpsDelta(R(1, 2), R(1, 10**7)) ** 100 @ other
     v = ta.epsilon(f, R(1, 10**6))
     assert v.guarantee == "certified" and v.lo == v.hi == mp.inf
+
+
+def _random_pair(rng, n):
+    """A finite pair of n outcomes with small rational masses, some P = 0 or Q = 0 entries."""
+    while True:
+        p = [rng.randint(0, 6) for _ in range(n)]
+        q = [rng.randint(0, 6) for _ in range(n)]
+        if sum(p) and sum(q) and any(a and b for a, b in zip(p, q, strict=True)):
+            return [R(a, sum(p)) for a in p], [R(b, sum(q)) for b in q]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_products_against_the_convolved_sum(seed):
+    """Two random finite pairs (one of them squared), with a random eps_0 f_{eps0,delta} factor,
+    next to G_mu or L_mu: the atoms convolved exactly in mpmath, summed against the other
+    factor's closed-form profile, the masses at +oo combined by Eq. (11)."""
+    import random
+
+    rng = random.Random(seed)
+    (P1, Q1), (P2, Q2) = _random_pair(rng, 3), _random_pair(rng, 2)
+    e0, d0 = R(rng.randint(1, 9), 10), R(rng.randint(0, 3), 1000)
+    mu = R(rng.randint(1, 8), 4)
+    cont = G(mu) if seed % 2 == 0 else ta.Laplace(mu)
+    f = Discrete(P1, Q1) @ Discrete(P2, Q2) ** 2 @ EpsDelta(e0, d0) @ cont
+    eps = R(rng.randint(0, 20), 10)
+    v = _delta(f, eps)
+    with mp.workdps(50):
+        parts = [_pair_atoms(P1, Q1), _pair_atoms(P2, Q2), _pair_atoms(P2, Q2),
+                 ([(_m(e0), mp.exp(_m(e0)) / (1 + mp.exp(_m(e0)))),
+                   (-_m(e0), 1 / (1 + mp.exp(_m(e0))))], mp.zero)]
+        atoms, keep = [(mp.zero, mp.one)], (1 - _m(d0))
+        for a, q_inf in parts:
+            atoms = [(la + lb, qa * qb) for la, qa in atoms for lb, qb in a]
+            keep *= 1 - q_inf
+        prof = (lambda x: _delta_g(_m(mu), x)) if seed % 2 == 0 else \
+            (lambda x: _delta_l(_m(mu), x))
+        truth = 1 - keep + (1 - _m(d0)) * mp.fsum(q * prof(_m(eps) - lg) for lg, q in atoms)
+    _assert_in(v, truth)
