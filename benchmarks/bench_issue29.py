@@ -119,9 +119,10 @@ def check(e: dict, ref: dict | None) -> str:
 
 # -- the rows ---------------------------------------------------------------------------------
 def _row(title: str, ours: list[dict], peers: list[dict], ref: dict | None, head: int = -1,
-         note: str = "") -> dict:
+         note: str = "", tol: float | None = None) -> dict:
+    """``tol``: the relative width the workload asks of the headline entry (``head``)."""
     return {"title": title, "ours": ours, "peers": peers, "ref": ref, "head": head,
-            "note": note}
+            "note": note, "tol": tol}
 
 
 def _tols(quick: bool, tols: tuple[str, ...]) -> tuple[str, ...]:
@@ -231,9 +232,9 @@ def row_roc(quick: bool) -> dict:
                           "          for w in caught)\n"
                           "w = float(np.max((hi[1:] - lo[1:]) / np.maximum(1 - lo[1:], 1e-300)))\n"
                           "out = [1 - float(hi[10]), 1 - float(lo[10]), 'curve, bounds=True', "
-                          "'estimate (EstimateWarning)' if est else 'certified', "
-                          "(hi[10] - lo[10]) / (1 - lo[10]), "
-                          "f'largest relative width of the power over the curve {w:.1e}']")
+                          "'estimate (EstimateWarning)' if est else 'certified', w, "
+                          "f'width: the largest relative width of the power over the curve; at "
+                          "0.01 {(hi[10] - lo[10]) / (1 - lo[10]):.1e}']")
     ours = [_ours("ta.roc(f, 1/100), tol 1e-9", roc),
             _ours("ta.curve(f, 1001 levels, bounds=True), tol 1e-9; power at 0.01", cur)]
     rk = bl.run(bc.RISKCAL, "x = np.linspace(0, 1, 1001)\n"
@@ -242,7 +243,7 @@ def row_roc(quick: bool) -> dict:
     peers = [_peer("riskcal", "get_beta_for_dpsgd, 1001 levels, grid 1e-4; power at 0.01", rk)]
     return _row(f"DP-SGD (sigma = 1.1, q = 256/60000, T = {T0}): power 1 - f(0.01) and the "
                 "1001-point curve at tol 1e-9", ours, peers, ref,
-                note="the ratio compares the 1001-point curves")
+                note="the ratio compares the 1001-point curves", tol=1e-9)
 
 
 def row_rdp(quick: bool) -> dict:
@@ -283,12 +284,17 @@ def row_rdp(quick: bool) -> dict:
         peer["value"] = float(p["out"][i])
         peer["detail"] = "max rel. error over the 100 orders " + format(float(max(
             abs(bc.mp.mpf(v) - x) / x for v, x in zip(p["out"], refs, strict=True))), ".1e")
-    return _row(f"RDP of DP-SGD at 100 integer orders 2..101 (T = {T0}; shown: order {k})",
+    return _row(f"RDP of DP-SGD at 100 integer orders 2..101 (T = {T0})",
                 [ours], [peer], ref)
 
 
+# (a point Value carries its dps digits: Value.interval widens it by one unit in the last)
 _SHUF = ("v = ta.{what}(ta.ShuffleDP({eps0}, {n}), sp.Rational({arg!r}), dps=30)\n"
-         "out = [float(v.lo), float(v.hi), v.route, v.guarantee, float((v.hi - v.lo) / v.hi)]")
+         "from tradeoff_algebra.numeric.context import mp\n"
+         "with mp.workdps(60):\n"
+         "    lo, hi = v.interval()\n"
+         "    w = float((hi - lo) / hi)\n"
+         "out = [float(lo), float(hi), v.route, v.guarantee, w]")
 
 
 def row_shuffle_eps(quick: bool) -> dict:
@@ -452,6 +458,15 @@ def _value(e: dict) -> str:
     return f"[{_num(e['lo'])}, {_num(e['hi'])}]"
 
 
+def width(e: dict) -> float | None:
+    """The relative width of our enclosure (the child's where it gave one)."""
+    if "lo" not in e:
+        return None
+    if "width" in e:
+        return e["width"]
+    return (e["hi"] - e["lo"]) / abs(e["hi"]) if e["hi"] else None
+
+
 def _width(e: dict) -> str:
     if "lo" not in e:
         return "-"
@@ -514,8 +529,17 @@ def render(R: Report, rows: list[dict]) -> None:
                 behind.append(f"{row['title']}: {rt} times {p['who']}'s CPU time")
         except ValueError:
             pass
+        w, tol = width(e), row.get("tol")
+        if tol is None and e["setting"].startswith("tol "):  # the tolerance the call set
+            tol = float(e["setting"].split()[1])
+        if tol and w is not None and w > tol:
+            behind.append(f"{row['title']}: relative width {w:.1e} above the tolerance "
+                          f"{tol:g} asked")
+        if "lo" in e and e.get("guarantee") not in ("certified", "certified upper ends"):
+            behind.append(f"{row['title']}: {e.get('guarantee')}, not certified")
     R.out()
-    R.out("Rows still behind the best peer (CPU time): "
+    R.out("Rows still behind (CPU time beside the best peer, width beside the tolerance "
+          "asked, guarantee): "
           + ("; ".join(behind) if behind else "none") + ".")
     for row in rows:
         R.out()
