@@ -246,6 +246,17 @@ def row_roc(quick: bool) -> dict:
                 note="the ratio compares the 1001-point curves", tol=1e-9)
 
 
+def _least(n: int, call: Callable[[], dict]) -> dict:
+    """The run of least CPU time among ``n`` (fresh processes; the first error as it is)."""
+    best = None
+    for _ in range(n):
+        r = call()
+        if "error" in r:
+            return r
+        best = r if best is None or r["t"] < best["t"] else best
+    return best
+
+
 def row_rdp(quick: bool) -> dict:
     import bench_curves as bc
     import bench_laplace as bl
@@ -254,10 +265,12 @@ def row_rdp(quick: bool) -> dict:
     t0 = time.process_time()
     refs = [bc.rdp_ref_int(Q0, S0, k) for k in orders]
     tref = time.process_time() - t0
-    r = bl.run(bc.OURS, f"r = ta.RDP.of({SGD}, orders=list(range(2, 102)))\n"
-                        "out = [str(r.at(k)) for k in range(2, 102)]")
-    p = bl.run(bc.DPA_RDP, f"r = rdp._compute_rdp_poisson_subsampled_gaussian({256 / 60000!r}, "
-                           f"1.1, list(range(2, 102))) * {T0}\nout = [float(x) for x in r]")
+    # both take about 0.02 s: the least of three fresh processes each
+    r = _least(3, lambda: bl.run(bc.OURS, f"r = ta.RDP.of({SGD}, orders=list(range(2, 102)))\n"
+                                          "out = [str(r.at(k)) for k in range(2, 102)]"))
+    p = _least(3, lambda: bl.run(
+        bc.DPA_RDP, f"r = rdp._compute_rdp_poisson_subsampled_gaussian({256 / 60000!r}, 1.1, "
+                    f"list(range(2, 102))) * {T0}\nout = [float(x) for x in r]"))
     k = 32  # the order shown; every order is checked
     i = orders.index(k)
     ref = {"name": "the binomial sum at 50 digits (Mironov, Talwar & Zhang, Sec. 3.3), 100 orders",
@@ -284,7 +297,7 @@ def row_rdp(quick: bool) -> dict:
         peer["value"] = float(p["out"][i])
         peer["detail"] = "max rel. error over the 100 orders " + format(float(max(
             abs(bc.mp.mpf(v) - x) / x for v, x in zip(p["out"], refs, strict=True))), ".1e")
-    return _row(f"RDP of DP-SGD at 100 integer orders 2..101 (T = {T0})",
+    return _row(f"RDP of DP-SGD at 100 integer orders 2..101 (T = {T0}; least of 3 runs)",
                 [ours], [peer], ref)
 
 

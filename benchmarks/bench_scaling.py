@@ -47,8 +47,12 @@ with ta.pld_options(tol={tol}):
     v = ta.epsilon(f, sp.Rational({delta!r}), dps=20)
 t = time.process_time() - t0
 mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
-print(json.dumps({{"lo": mpmath.nstr(v.lo, 40), "hi": mpmath.nstr(v.hi, 40), "t": t, "mem": mem,
-                   "g": v.guarantee, "route": v.route}}))
+from tradeoff_algebra.numeric.context import mp
+with mp.workdps(60):  # a point Value carries its dps digits: the interval it claims
+    lo, hi = v.interval()
+    lo, hi = mpmath.nstr(lo, 40), mpmath.nstr(hi, 40)
+print(json.dumps({{"lo": lo, "hi": hi, "t": t, "mem": mem, "g": v.guarantee,
+                   "route": v.route}}))
 """
 
 _PEER = r"""
@@ -151,6 +155,9 @@ def _series(R: Report, title: str, var: str, ns: list[int], expr: str, delta: st
         r = ours(expr.format(n=n), delta)
         p = peer(peer_kind, n, float(eval(delta))) if peer_kind and n <= peer_max else None
         ck = "-" if "error" in r else check(n, r, p)
+        if "error" in r or r["g"] != "certified":
+            NOT_CERTIFIED.append(f"{title}, {var} = {n}: "
+                                 + (f"error {r['error']}" if "error" in r else r["g"]))
         if "error" not in r and r["t"] > 0:
             xs.append(n)
             ts.append(r["t"])
@@ -174,6 +181,7 @@ def _series(R: Report, title: str, var: str, ns: list[int], expr: str, delta: st
 
 
 EXPONENTS: list = []
+NOT_CERTIFIED: list = []
 
 
 def _below_peer(n: int, r: dict, p: dict | None) -> str:
@@ -181,6 +189,39 @@ def _below_peer(n: int, r: dict, p: dict | None) -> str:
         return "not checked"
     return "lo <= dp_accounting's pessimistic" if float(r["lo"]) <= p["lo"] * (1 + 1e-12) else \
         "**lo ABOVE dp_accounting's pessimistic**"
+
+
+def _tolerances(R: Report, title: str, expr: str, delta: str, tols: list[float]) -> None:
+    """CPU time against the tolerance asked and the width reached; each enclosure checked to
+    contain the tightest of the series."""
+    R.out()
+    R.out(f"## CPU time against the tolerance, {title}")
+    R.out()
+    R.out("| tol | ours [lo, hi] | rel. width | guarantee | CPU | memory | check |")
+    R.out("|---|---|---|---|---|---|---|")
+    res = [(tol, ours(expr, delta, tol)) for tol in tols]
+    ok = [(tol, r) for tol, r in res if "error" not in r]
+    tight = min(ok, key=lambda x: float(x[1]["hi"]) - float(x[1]["lo"]))[1] if ok else None
+    ws, ts, its = [], [], []
+    for tol, r in res:
+        if "error" in r:
+            R.out(f"| {tol:g} | error: {r['error']} | | | | | |")
+            continue
+        w = (float(r["hi"]) - float(r["lo"])) / float(r["hi"])
+        ws.append(w)
+        ts.append(r["t"])
+        its.append(1 / tol)
+        c = "contains the tightest" if float(r["lo"]) <= float(tight["lo"]) and \
+            float(tight["hi"]) <= float(r["hi"]) else "**misses the tightest**"
+        R.out(f"| {tol:g} | {_fmt(r, 14)} | {w:.1e} | {r['g']} | {r['t']:.3f} s | "
+              f"{r['mem']:.0f} MiB | {c} |")
+    if len(ws) >= 2:
+        a, b = slope(its, ts), slope(ws, ts)
+        R.out()
+        R.out(f"Fitted exponents: CPU time ~ (1/tol)^{a:.2f}, and ~ width^{b:.2f} against the "
+              "width reached (nan: one width throughout).")
+        EXPONENTS.append((f"{title}: against 1/tol", "1/tol", a, None))
+        EXPONENTS.append((f"{title}: against the width reached", "width", b, None))
 
 
 def main() -> None:
@@ -234,35 +275,11 @@ def main() -> None:
     _series(R, "Poisson-subsampled Laplace (q = 1/100, b = 1, add/remove), eps(1e-5)", "T",
             decades(1, 6), SLAP, "1/100000", _below_peer, "slap", 10**5, "T")
 
-    R.out()
-    R.out("## CPU time against the tolerance, DP-SGD (sigma = 1.1, T = 14063), eps(1e-5)")
-    R.out()
-    R.out("| tol | ours [lo, hi] | rel. width | CPU | memory | check |")
-    R.out("|---|---|---|---|---|---|")
     tols = [5e-3, 5e-4, 5e-6, 1e-9, 1e-12] if not args.quick else [5e-3, 1e-9]
-    res = [(tol, ours(SGD.format(n=14063), "1/100000", tol)) for tol in tols]
-    ok = [(tol, r) for tol, r in res if "error" not in r]
-    tight = min(ok, key=lambda x: float(x[1]["hi"]) - float(x[1]["lo"]))[1] if ok else None
-    ws, ts, its = [], [], []
-    for tol, r in res:
-        if "error" in r:
-            R.out(f"| {tol:g} | error: {r['error']} | | | | |")
-            continue
-        w = (float(r["hi"]) - float(r["lo"])) / float(r["hi"])
-        ws.append(w)
-        ts.append(r["t"])
-        its.append(1 / tol)
-        c = "contains the tightest" if float(r["lo"]) <= float(tight["lo"]) and \
-            float(tight["hi"]) <= float(r["hi"]) else "**misses the tightest**"
-        R.out(f"| {tol:g} | {_fmt(r, 14)} | {w:.1e} | {r['t']:.3f} s | {r['mem']:.0f} MiB | {c} |")
-    if len(ws) >= 2:
-        a, b = slope(its, ts), slope(ws, ts)
-        R.out()
-        R.out(f"Fitted exponents: CPU time ~ (1/tol)^{a:.2f}, and ~ width^{b:.2f} against the "
-              "width reached.")
-        EXPONENTS.append(("DP-SGD, T = 14063: CPU time against 1/tol", "1/tol", a, None))
-        EXPONENTS.append(("DP-SGD, T = 14063: CPU time against the width reached", "width", b,
-                          None))
+    _tolerances(R, "DP-SGD (sigma = 1.1, T = 14063), eps(1e-5)", SGD.format(n=14063), "1/100000",
+                tols)
+    _tolerances(R, "L(1/10)^(x)100, eps(1e-6)", "ta.Laplace(sp.Rational(1, 10))**100",
+                "1/1000000", tols)
     R.out()
     R.out("## Fitted exponents")
     R.out()
@@ -271,6 +288,8 @@ def main() -> None:
     for title, unit, a, b in EXPONENTS:
         R.out(f"| {title} | {unit} | {'-' if a is None else f'{a:.2f}'} | "
               f"{'-' if b is None else f'{b:.2f}'} |")
+    R.out()
+    R.out("Points not certified: " + ("; ".join(NOT_CERTIFIED) or "none") + ".")
     R.write(args.write)
 
 
