@@ -598,6 +598,27 @@ def render(R: Report, rows: list[dict]) -> None:
                   f"{_m(p)} | {err or '-'} |")
 
 
+def scaling_exponents(R: Report, path: str = os.path.join(HERE, "RESULTS_scaling.md")) -> None:
+    """The table of fitted exponents of the latest ``bench_scaling.py`` run, with its run line
+    (not measured here: copied from ``path``)."""
+    try:
+        with open(path) as fh:
+            text = fh.read().splitlines()
+    except OSError:
+        return
+    if "## Fitted exponents" not in text:
+        return
+    i = text.index("## Fitted exponents")
+    when = next((line for line in text if line[:4].isdigit()), "").split(";")[0]
+    R.out()
+    R.out("## Fitted exponents of CPU time (from RESULTS_scaling.md, `bench_scaling.py`: "
+          f"{when})")
+    for line in text[i + 1:]:
+        if line.startswith("## "):
+            break
+        R.out(line)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the quick subset, one tolerance each")
@@ -640,6 +661,7 @@ def main() -> None:
     render(R, rows)
     R.out()
     R.out(f"Whole run: {time.perf_counter() - t0:.0f} s wall.")
+    scaling_exponents(R)
     R.write(a.write)
 
 

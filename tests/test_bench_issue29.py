@@ -67,3 +67,29 @@ def test_a_failing_row_is_recorded_not_raised():
         del b29.ROWS["_broken"]
     # the row's own process cannot see the entry added here: it fails naming the row
     assert "error" in row and row["title"] == "_broken"
+
+
+def test_scaling_reference_of_randomized_response_matches_the_exact_route():
+    # bench_scaling.rr_delta (the binomial sum in mpmath) against the library's exact
+    # composition of f_{1/10,0}^{(x) 7} at eps = 3/10
+    import bench_scaling as bs
+
+    v = ta.delta(ta.EpsDelta(sp.Rational(1, 10), 0) ** 7, sp.Rational(3, 10), dps=30)
+    got = bs.rr_delta(7, "0.3")
+    with mp.workdps(40):
+        lo, hi = v.interval()
+        assert lo <= mp.mpf(str(got)) * (1 + mp.mpf(10) ** -25)
+        assert mp.mpf(str(got)) <= hi * (1 + mp.mpf(10) ** -25)
+
+
+def test_the_scaling_exponents_are_copied_with_their_run_line(tmp_path):
+    path = tmp_path / "RESULTS_scaling.md"
+    path.write_text("# Scaling\n\n2026-01-01, `x`; more\n\n## Fitted exponents\n\n| a | b |\n"
+                    "|---|---|\n| k | 0.5 |\n")
+    R = Report()
+    b29.scaling_exponents(R, str(path))
+    text = "\n".join(R.rows)
+    assert "2026-01-01, `x`" in text and "| k | 0.5 |" in text
+    R2 = Report()
+    b29.scaling_exponents(R2, str(tmp_path / "missing.md"))
+    assert R2.rows == []
