@@ -219,7 +219,7 @@ def _tolerances(R: Report, title: str, expr: str, delta: str, tols: list[float])
         a, b = slope(its, ts), slope(ws, ts)
         R.out()
         R.out(f"Fitted exponents: CPU time ~ (1/tol)^{a:.2f}, and ~ width^{b:.2f} against the "
-              "width reached (nan: one width throughout).")
+              "width reached" + (" (one width throughout)" if math.isnan(b) else "") + ".")
         EXPONENTS.append((f"{title}: against 1/tol", "1/tol", a, None))
         EXPONENTS.append((f"{title}: against the width reached", "width", b, None))
 
