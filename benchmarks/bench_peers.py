@@ -57,22 +57,35 @@ def ours_delta(expr: str, eps: str) -> dict:
                      "out = [float(v.lo), float(v.hi)]")
 
 
-def dpa(event: str, what: str, arg: float, grid: float | None = None) -> dict:
+def dpa_body(event: str, what: str, arg: float, grid: float | None = None) -> str:
+    """The body (after ``DPA``) of dp_accounting's PLD accountant on ``event``: eps(arg) or
+    delta(arg) at its default grid or ``grid``."""
     acc = "pa.PLDAccountant()" if grid is None else \
         f"pa.PLDAccountant(value_discretization_interval={grid})"
     call = "get_epsilon" if what == "eps" else "get_delta"
-    return run(DPA, f"acc = {acc}\nacc.compose({event})\nout = acc.{call}({arg})")
+    return f"acc = {acc}\nacc.compose({event})\nout = acc.{call}({arg})"
 
 
-def prv(q: float, sigma: float, T: int, what: str, arg: float, eps_error: float = 0.01,
-        delta_error: float | None = None) -> dict:
+def dpa(event: str, what: str, arg: float, grid: float | None = None) -> dict:
+    return run(DPA, dpa_body(event, what, arg, grid))
+
+
+def prv_body(q: float, sigma: float, T: int, what: str, arg: float, eps_error: float = 0.01,
+             delta_error: float | None = None) -> str:
+    """The body (after ``PRV``) of prv_accountant on Poisson-subsampled Gaussian DP-SGD:
+    ``out = [lower, estimate, upper]`` of eps(arg) or delta(arg)."""
     m = f"PoissonSubsampledGaussianMechanism(noise_multiplier={sigma}, sampling_probability={q})"
     de = delta_error if delta_error is not None else (arg / 1000 if what == "eps" else 1e-10)
     acc = (f"acc = PRVAccountant(prvs={m}, max_self_compositions={T}, eps_error={eps_error}, "
            f"delta_error={de})")
     call = f"acc.compute_epsilon(delta={arg}, num_self_compositions={T})" if what == "eps" \
         else f"acc.compute_delta(epsilon={arg}, num_self_compositions={T})"
-    return run(PRV, f"{acc}\nr = {call}\nout = [float(x) for x in r]")
+    return f"{acc}\nr = {call}\nout = [float(x) for x in r]"
+
+
+def prv(q: float, sigma: float, T: int, what: str, arg: float, eps_error: float = 0.01,
+        delta_error: float | None = None) -> dict:
+    return run(PRV, prv_body(q, sigma, T, what, arg, eps_error, delta_error))
 
 
 def sgd_event(q: float, sigma: float, T: int) -> str:
