@@ -143,8 +143,10 @@ class TailInverter:
                 v *= dj**n
         if p_tot == 0:
             return None
-        # T: beyond it V / t^P is below 2^-P (log T = log(V)/P + log 2, at least t_J)
-        log_t = max(math.log(upper(t_last)), upper(v.log()) / p_tot + math.log(2.0))
+        # T: V T^-P / P at most 1e-3 of the other truncation terms (delta's, the segments')
+        target = 1e-3 * max(upper(total), upper(self._tr_delta), 2.0**-1000)
+        log_t = max(math.log(upper(t_last)),
+                    (upper(v.log()) - math.log(p_tot * target)) / p_tot)
         big_t = arb(math.exp(log_t))
         final = d_last * ((big_t / c).asinh() - (t_last / c).asinh()) \
             + v / big_t**p_tot / p_tot
