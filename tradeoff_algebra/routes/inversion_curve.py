@@ -1,21 +1,30 @@
 """Whole curves of symmetric hulls of products by the certified Laplace inversion.
 
 For f = C(g) with g a product whose factors have Arb laws (the subsampled Gaussian steps of
-DP-SGD, ``noisy_sgd``), the profile delta_f = max(delta_g, delta_{g^-1}) (``engines``) is
-enclosed on a grid of eps by a few certified inverters of :mod:`numeric.cf` per direction: an
-inverter's products M(z_k)/(z_k(z_k + 1)) do not depend on eps, so once planned at eps_0 it
-gives certified delta(eps) for every eps in about a tenth of a millisecond, to the planned width
-near eps_0 and wider away from it; a new inverter is planned where the width exceeds the
-target. :func:`numeric.profile_band.band` turns the grid into certified bands of f and of the
-power 1 - f at every level (the envelope of the f_{eps, delta(eps)}, Dong, Roth & Su, Prop. 6),
-the grid refined (twice as many points, the inverters kept) up to :data:`GRID_LOCAL` points,
-then (and at once for a few levels, below tol 1e-4) by points near each level's minimisers
-only (:func:`_refine`: the band is second order in the local step), until the band is as
-narrow as asked or its cost stops paying; a band left wider than asked says so with a
-ToleranceWarning naming the widths reached. :func:`inversion_band` is the route: None where it
-does not apply (then the PLD engine answers, ``engines``). :func:`hull_point` answers
-``evaluate`` and ``roc`` of such hulls at one level the same way (a certified enclosure at
-the PLD engine's tolerance, ``pld_options``), as a point route of ``numeric.protocol``.
+DP-SGD, ``noisy_sgd``), the hull's support line of slope -e^eps is the line of the direction
+with the larger delta (delta_f = max(delta_g, delta_{g^-1}), ``engines``), and it touches the
+curve at that direction's Neyman-Pearson point (alpha, 1 - beta) = (B(L > eps), A(L > eps))
+(Dong, Roth & Su, Prop. 6; every point of either direction, and its mirror image, lies on or
+below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
+
+* for each level, the eps whose contact point (or its mirror image, above the slope -1) reaches
+  it, from float estimates of a few tail inverters (``numeric.cf_tails``: an inverter's nodes
+  M(z_k)/(z_k(z_k + 1)) do not depend on eps and give delta and both tails at every eps);
+  a new inverter is planned where a point's error bound exceeds its share of the tolerance;
+* the certified points of the direction there (both where the deltas tie), kept only where the
+  chord-tangent gap between neighbours calls for them (:func:`_thin`), and the larger delta;
+* ``numeric.profile_band.point_band``: the chords of the points below, the support lines at the
+  two points around each level above. The band is first order in the points' widths (about
+  1e-2 of the tolerance), so a width of 1e-9 of the power costs one point per level.
+
+Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
+(:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
+second order in the grid step, refined near the levels' minimisers by :func:`_refine`, down to
+:data:`SECANT_TOL_MIN`). A band left wider than asked says so with a ToleranceWarning naming
+the widths reached. :func:`inversion_band` is the route: None where it does not apply (then the
+PLD engine answers, ``engines``). :func:`hull_point` answers ``evaluate`` and ``roc`` of such
+hulls at one level the same way (a certified enclosure at the PLD engine's tolerance,
+``pld_options``), as a point route of ``numeric.protocol``.
 """
 
 from __future__ import annotations
@@ -43,7 +52,8 @@ from ..numeric.value import Value
 from ..operators.unary import SymmetricHull
 from .engines import _cf_laws, hull_directions
 
-__all__ = ["inversion_band", "hull_point", "profile_grid", "GRID_START", "GRID_MAX", "ROUTE"]
+__all__ = ["inversion_band", "tail_band", "secant_band", "hull_point", "profile_grid", "GRID_START",
+           "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
 
 #: The name of this route (``Value.route``).
 ROUTE = "certified Laplace inversion, profile band"
@@ -154,7 +164,8 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     sets = [[(law, int(n)) for law, n in s] for s in sets]
     x = np.asarray(alphas, dtype=np.float64)
     try:
-        result = tail_band(sets, x.ravel(), tol)
+        with bar(None, "curve (inversion)", progress, unit="delta") as shown:
+            result = tail_band(sets, x.ravel(), tol, shown)
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return secant_band(sets, x, tol, progress)
     if result is None:  # beyond the planned work
@@ -425,13 +436,15 @@ def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def tail_band(sets: list, x: np.ndarray, tol: float) -> Band | None:
+def tail_band(sets: list, x: np.ndarray, tol: float, progress=None) -> Band | None:
     """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
     levels ``x``, from curve points: for each level the eps whose Neyman-Pearson point of the
     hull reaches it (floats, :func:`_solve`), the certified points of both directions there
     (``numeric.cf_tails``) with their mirror images, and the support lines of the larger delta
-    (``numeric.profile_band.point_band``). Raises :class:`_NoTails` where the tails are not
-    certified."""
+    (``numeric.profile_band.point_band``), at most ``TAIL_SHARE`` tol of the power apart for
+    the points' balls and as much for the chords between them. None beyond the planned work
+    (``MAX_WORK``); raises :class:`_NoTails` where the tails are not certified. ``progress``:
+    a bar (``numeric.progress``) counting the certified points."""
     rel = max(tol * TAIL_PLAN, REL_MIN)
     dirs = [_Tails(s, rel) for s in sets]
     inner = x[(x > 0) & (x < 1)]
@@ -480,7 +493,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float) -> Band | None:
             dirs[worst[0]].plan(worst[1])
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
-    return _certified_band(dirs, flat, eps, b2, tol)
+    return _certified_band(dirs, flat, eps, b2, tol, progress)
 
 
 def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarray:
@@ -506,7 +519,7 @@ def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarr
 
 
 def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
-                    tol: float) -> Band:
+                    tol: float, progress=None) -> Band:
     """The band at the levels ``x`` from both directions' certified points at some of the
     levels' ``eps`` (:func:`_thin`; ``mirror``: the level is reached by the mirror image) and
     the lines of the larger delta at the two kept points around each level."""
@@ -553,6 +566,8 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
                     last[j] = upper(inv.delta(e))
                 d_hi = max(d_hi, last[j])
             pts[e] = d_hi
+            if progress is not None:
+                progress.update()
     lines: list = [None] * n
     for r, lv in enumerate(order.tolist()):
         lines[lv] = [(float(eps[k]), pts[float(eps[k])], 2 if mirror[k] else 1)
