@@ -94,18 +94,24 @@ def rdp_ref_frac(q, sigma, a):
     return T * max(out)
 
 
-def power_ref(f, a: float, lo: float, hi: float, steps: int = 26, dps: int = 12):
+def power_ref(f, a: float, lo: float, hi: float, steps: int = 26, dps: int = 12,
+              tol: float | None = None):
     """The power 1 - f(a) = min(1, min_eps delta(eps) + e^eps a, min_eps 1 - e^-eps (1 - a -
     delta(eps))) over eps in [lo, hi] (the two pieces of the f_{eps, delta(eps)} whose envelope
     f is, Dong, Roth & Su, Prop. 6; each convex in e^eps or e^-eps): golden section on
-    certified ta.delta upper ends, an upper bound of the power within the search's bracket."""
+    certified ta.delta upper ends (at pld tolerance ``tol`` if given), an upper bound of the
+    power within the search's bracket."""
+    import contextlib
+
     import tradeoff_algebra as ta
 
     seen: dict = {}
+    where = contextlib.nullcontext() if tol is None else ta.pld_options(tol=tol)
 
     def d(e):
         if e not in seen:
-            seen[e] = mp.mpf(ta.delta(f, e, dps=dps).hi)
+            with where:
+                seen[e] = mp.mpf(ta.delta(f, e, dps=dps).hi)
         return seen[e]
 
     one = _golden(lambda e: d(e) + mp.exp(e) * a, lo, hi, steps)
@@ -289,12 +295,12 @@ def main() -> None:
     R.out(f"## DP-SGD at pld_options(tol=1e-9) (q = {Q}, sigma = {SIGMA}, T = {T})")
     R.out()
     lv9 = [0.001, 0.01, 0.1, 0.3, 0.6]
-    ref9 = {x: power_ref(f, x, 0.0, 4.0, steps=48, dps=16) for x in lv9}
+    ref9 = {x: power_ref(f, x, 0.0, 4.0, steps=48, dps=16, tol=1e-13) for x in lv9}
     R.out("Reference: the power at alpha in " + ", ".join(map(str, lv9)) + " = "
           + ", ".join(mpmath.nstr(ref9[x][0], 14) for x in lv9) + " (golden section on eps "
           "to a bracket of " + mpmath.nstr(max(r[1] for r in ref9.values()), 2) + ", each "
-          "delta a certified ta.delta at 16 digits, its upper end: an upper bound of the power "
-          "within the search's second-order error).")
+          "delta the upper end of a certified ta.delta at pld tol 1e-13 (the single-eps "
+          "inversion): an upper bound of the power within the search's second-order error).")
     R.out()
     R.out("| who | what | time | guarantee | width (max rel. of the power) | warned | power vs "
           "reference (max rel.; per level) | lower end above the reference |")

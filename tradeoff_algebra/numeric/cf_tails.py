@@ -13,14 +13,18 @@ on Re z = c > 0, z = c + it (the two-sided Laplace transforms of 1{x > eps} and
 e^{eps - x} 1{x > eps} are e^{-z eps}/z and e^{-z eps}/(z + 1)). With the inverter's products
 P_k = M(z_k)/(z_k (z_k + 1)), M/z = P (z + 1) and M/(z + 1) = P z, so the three trapezoidal
 sums are one polynomial in w = e^{-i h eps} and its k-weighted twin, evaluated in Arb
-(python-flint ``acb_poly``): S0 = sum' P_k w^k, S1 = sum k P_k w^k (the k = 0 term halved),
+(python-flint ``acb_poly``; Horner's rule on the coefficients' midpoints with K/2 guard bits,
+their radii added once, since complex balls grow by up to sqrt 2 a step):
+S0 = sum' P_k w^k, S1 = sum k P_k w^k (the k = 0 term halved),
 
     delta_h = (h/pi) e^{-c eps} Re S0,   F_B,h = (h/pi) e^{-c eps} Re(c S0 + i h S1),
     F_A,h   = delta_h + F_B,h.
 
 Errors (derived here). *Aliasing.* Each F in {delta, F_A, F_B} has e^{c x} F(x) in L1 with
 Fourier transform M(c + it) times its kernel, which is in L1 where |M(c + it)| decays like a
-power of t (``power_decay``); by Poisson summation the trapezoidal sum on the whole line is
+power of t (``power_decay``); both decay faster than 1/|x|^2 (e^{cx} F(x) exponentially on
+both sides, the transform like t^{-P-1}, P >= 1), so Poisson summation holds pointwise and the
+trapezoidal sum on the whole line is
 
     sum_m e^{2 pi m c / h} F(eps + 2 pi m / h) >= F(eps),
 
@@ -31,8 +35,9 @@ the terms m <= -1 at most min(1 / (e^{2 pi c / h} - 1), e^{-(c-a) eps} M(c - a) 
 nodes |k| > K are left out; |1/z| and |1/(z + 1)| are at most 1/|z| for Re z > -1/2, and with
 D(t) >= sup_{t' >= t} |M(c + it')| (the laws' ``decay_bound``) on the inverter's segments and
 |M(c + it)| <= V / t^P beyond (``power_decay``, the laws without it by D),
-h sum_{kh > t_J} |M| / |z| <= D(t_J) (asinh(T/c) - asinh(t_J/c)) + V T^{-P} / P for any
-T >= t_J. delta's truncation is the inverter's own (its kernel decays like 1/t^2).
+h sum_{kh > t_J} |M| / |z| <= D(t_J) (asinh((T + h)/c) - asinh(t_J/c)) + V T^{-P} / P for
+any T >= t_J (1/|z| is decreasing in t, so each node's term is at most the integral over the
+step before it). delta's truncation is the inverter's own (its kernel decays like 1/t^2).
 
 Everything certified is an Arb ball; the float methods (:meth:`TailInverter.estimate`,
 :meth:`TailInverter.error`) only place the points.
@@ -97,7 +102,7 @@ class TailInverter:
             # and the coefficients' radii are added once (|w| = 1: sum_k rad_k bounds them)
             self._poly, self._rad0 = _split(c0)
             self._kpoly, self._rad1 = _split(c1)
-            self._eval_prec = plan.prec + (len(p) + 1) // 2 + 16
+            self.eval_prec = plan.prec + (len(p) + 1) // 2 + 16
             ea = (2 * arb.pi() * a / h).expm1()
             self._up = inv._m_side[1] / ea  # times e^{-(c+a) eps}
             self._dn = inv._m_side[0] / ea  # times e^{-(c-a) eps}
@@ -148,52 +153,63 @@ class TailInverter:
         log_t = max(math.log(upper(t_last)),
                     (upper(v.log()) - math.log(p_tot * target)) / p_tot)
         big_t = arb(math.exp(log_t))
-        final = d_last * ((big_t / c).asinh() - (t_last / c).asinh()) \
+        # the nodes in (t_J, T + h] by D(t_J) (each node's step [kh - h, kh] lies in
+        # [t_J, T + h]), those beyond by the power (their steps lie beyond T)
+        final = d_last * (((big_t + h) / c).asinh() - (t_last / c).asinh()) \
             + v / big_t**p_tot / p_tot
         return total + final
 
     # -- certified --------------------------------------------------------------------------
     def point(self, eps: float) -> TailPoint:
         """Certified balls of delta(eps), A(L > eps), B(L > eps) at the float ``eps`` >= 0."""
-        with working_precision(self._eval_prec):
-            c, h, a = self._c, self._h, self._a
-            e = arb(eps)
-            w = acb(0, -h * e).exp()
-            s0, s1 = _sum(self._poly, self._rad0, w), _sum(self._kpoly, self._rad1, w)
-            ce = (-c * e).exp()
-            ea = (a * e).exp()
-            scale = h / arb.pi() * ce
-            d = scale * s0.real
-            fb = scale * (c * s0.real - h * s1.imag)
-            disc = self._up * ce / ea
-            dn = self._dn * ce * ea
-            disc += dn if dn < self._dn_const else self._dn_const
-            tr_d, tr_t = self._tr_delta * ce, self._tr_tail * ce
-            zero, one = arb(0), arb(1)
-            delta = _clip(_interval(d - disc - tr_d, d + tr_d), zero, one)
-            fa_h = d + fb
-            power = _clip(_interval(fa_h - disc - tr_t, fa_h + tr_t), zero, one)
-            fbb = _clip(_interval(fb - disc - tr_t, fb + tr_t), zero, one)
-            alpha = _clip((-e).exp() * fbb, zero, one)
-            # delta = power - e^eps alpha: each ball narrows the others
-            delta = _meet(delta, power - e.exp() * alpha)
-            return TailPoint(eps, delta, power, alpha)
+        with working_precision(self.eval_prec):
+            return self.point_here(eps)
+
+    def point_here(self, eps: float) -> TailPoint:
+        """:meth:`point` at the current Arb precision (at least :attr:`eval_prec`, set by the
+        caller for many points at once)."""
+        c, h, a = self._c, self._h, self._a
+        e = arb(eps)
+        w = acb(0, -h * e).exp()
+        s0, s1 = _sum(self._poly, self._rad0, w), _sum(self._kpoly, self._rad1, w)
+        ce = (-c * e).exp()
+        ea = (a * e).exp()
+        scale = h / arb.pi() * ce
+        d = scale * s0.real
+        fb = scale * (c * s0.real - h * s1.imag)
+        disc = self._up * ce / ea
+        dn = self._dn * ce * ea
+        disc += dn if dn < self._dn_const else self._dn_const
+        tr_d, tr_t = self._tr_delta * ce, self._tr_tail * ce
+        zero, one = arb(0), arb(1)
+        delta = _clip(_interval(d - disc - tr_d, d + tr_d), zero, one)
+        fa_h = d + fb
+        power = _clip(_interval(fa_h - disc - tr_t, fa_h + tr_t), zero, one)
+        fbb = _clip(_interval(fb - disc - tr_t, fb + tr_t), zero, one)
+        alpha = _clip((-e).exp() * fbb, zero, one)
+        # delta = power - e^eps alpha: each ball narrows the others
+        delta = _meet(delta, power - e.exp() * alpha)
+        return TailPoint(eps, delta, power, alpha)
 
     def delta(self, eps: float) -> arb:
         """A certified ball of delta(eps) alone (one polynomial: for the larger-delta check of
         a direction whose point is not needed)."""
-        with working_precision(self._eval_prec):
-            c, h, a = self._c, self._h, self._a
-            e = arb(eps)
-            s0 = _sum(self._poly, self._rad0, acb(0, -h * e).exp())
-            ce = (-c * e).exp()
-            ea = (a * e).exp()
-            d = h / arb.pi() * ce * s0.real
-            disc = self._up * ce / ea
-            dn = self._dn * ce * ea
-            disc += dn if dn < self._dn_const else self._dn_const
-            tr_d = self._tr_delta * ce
-            return _interval(d - disc - tr_d, d + tr_d)
+        with working_precision(self.eval_prec):
+            return self.delta_here(eps)
+
+    def delta_here(self, eps: float) -> arb:
+        """:meth:`delta` at the current Arb precision (see :meth:`point_here`)."""
+        c, h, a = self._c, self._h, self._a
+        e = arb(eps)
+        s0 = _sum(self._poly, self._rad0, acb(0, -h * e).exp())
+        ce = (-c * e).exp()
+        ea = (a * e).exp()
+        d = h / arb.pi() * ce * s0.real
+        disc = self._up * ce / ea
+        dn = self._dn * ce * ea
+        disc += dn if dn < self._dn_const else self._dn_const
+        tr_d = self._tr_delta * ce
+        return _interval(d - disc - tr_d, d + tr_d)
 
     # -- floats (placement only) ------------------------------------------------------------
     def estimate(self, eps: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -296,8 +296,11 @@ def _warn_if_wide(b: Band, x: np.ndarray, tol: float) -> None:
 
 
 # -- the band from curve points: the tails of the inversion ------------------------------------
-#: A tail inverter is planned to this fraction of the band's tolerance (relative to delta).
+#: A tail inverter is planned to this fraction of the band's tolerance (relative to delta), and
+#: to :data:`TAIL_PLAN_MAX` at least (an inverter planned tighter reaches farther in eps: at
+#: looser tolerances one or two of them then serve every level).
 TAIL_PLAN = 1e-2
+TAIL_PLAN_MAX = 1e-7
 #: A point's error bound may be this fraction of the tolerance times the power it bounds.
 TAIL_SHARE = 0.125
 #: At most this many inverters per direction for the points of one call.
@@ -371,12 +374,15 @@ def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarr
     jumps: dict = {}
     for k in np.flatnonzero((dom[idx] != dom[idx + 1]) & np.isnan(out)):
         j = int(idx[k])
-        if j not in jumps:  # the contact point jumps in the interval: its eps by bisection
+        if j not in jumps:  # the contact point jumps in the interval: its eps, by sub-grids
             a, b = grid[j], grid[j + 1]
-            for _ in range(60):
-                m = np.array([0.5 * (a + b)])
-                dm = [float(x.estimate(m)[0][0]) for x in dirs]
-                a, b = (m[0], b) if int(np.argmax(dm)) == dom[j] else (a, m[0])
+            for _ in range(10):
+                sub = np.linspace(a, b, 65)
+                ds = np.argmax(np.array([x.estimate(sub)[0] for x in dirs]), axis=0)
+                i = int(np.argmax(ds != dom[j]))  # the first point past the jump
+                if i == 0 or sub[i - 1] >= sub[i]:
+                    break
+                a, b = sub[i - 1], sub[i]
             jumps[j] = (b, _value(dirs[dom[j]].estimate(np.array([b])), branch)[0],
                         _value(dirs[dom[j + 1]].estimate(np.array([b])), branch)[0])
         b, v_left, v_right = jumps[j]
@@ -445,7 +451,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None) -> Band | No
     the points' balls and as much for the chords between them. None beyond the planned work
     (``MAX_WORK``); raises :class:`_NoTails` where the tails are not certified. ``progress``:
     a bar (``numeric.progress``) counting the certified points."""
-    rel = max(tol * TAIL_PLAN, REL_MIN)
+    rel = max(min(tol * TAIL_PLAN, TAIL_PLAN_MAX), REL_MIN)
     dirs = [_Tails(s, rel) for s in sets]
     inner = x[(x > 0) & (x < 1)]
     a_min = float(inner.min()) if inner.size else 0.5
@@ -546,7 +552,8 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
     # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
     # it bounds delta here too, and where it lies below the larger delta nothing is computed
     last = [math.inf] * len(dirs)
-    with working_precision(96):
+    prec = max(t.eval_prec for d in dirs for t in d.inv)  # (one Arb section for all points)
+    with working_precision(prec):
         one = arb(1)
         for k in sorted(kept.tolist(), key=lambda k: eps[k]):
             e = float(eps[k])
@@ -558,12 +565,12 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
             for j in sorted(range(len(dirs)), key=lambda j: j != dom[k]):  # the larger first
                 inv = dirs[j].inv[int(best[j][k])]
                 if j == dom[k] or close[j]:  # the contact point (or a tie): the whole point
-                    p = inv.point(e)
+                    p = inv.point_here(e)
                     px += [upper(p.alpha), upper(one - p.power)]
                     py += [lower(p.power), lower(one - p.alpha)]
                     last[j] = upper(p.delta)
                 elif last[j] > d_hi:  # below the other: its delta only (the lines' maximum)
-                    last[j] = upper(inv.delta(e))
+                    last[j] = upper(inv.delta_here(e))
                 d_hi = max(d_hi, last[j])
             pts[e] = d_hi
             if progress is not None:
@@ -572,7 +579,38 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
     for r, lv in enumerate(order.tolist()):
         lines[lv] = [(float(eps[k]), pts[float(eps[k])], 2 if mirror[k] else 1)
                      for k in {int(left[r]), int(right[r])}]
-    return point_band(np.array(px), np.array(py), x, lines)
+    band = point_band(np.array(px), np.array(py), x, lines)
+    # A kept level whose point lies right of it (by its ball) is bounded below by the chord from
+    # the point before, whose slope may be far steeper where the levels are sparse: a second
+    # point of the same direction just left of the level, a few error bounds away.
+    is_kept = np.zeros(n, dtype=bool)
+    is_kept[kept] = True
+    wide = np.flatnonzero(is_kept & (x > 0) & (x < 1) & (
+        band.power_hi - band.power_lo > 2 * TAIL_SHARE * tol * band.power_hi))
+    if wide.size:
+        with working_precision(prec):
+            one = arb(1)
+            for k in wide.tolist():
+                budget.check()
+                d, e = dirs[int(dom[k])], float(eps[k])
+                i, err = d.best(np.array([e]))
+                est = d.inv[int(i[0])].estimate(np.array([e]))
+                if mirror[k]:  # X = 1 - power rises with eps: the point left is at a smaller eps
+                    step = 4 * err[0] / max(-est[3][0], 1e-300)
+                    e2 = max(e - step, 0.0)
+                else:  # X = alpha falls with eps
+                    step = 4 * math.exp(-e) * err[0] / max(-est[4][0], 1e-300)
+                    e2 = e + step
+                j2, _ = d.best(np.array([e2]))
+                p = d.inv[int(j2[0])].point_here(e2)
+                px += [upper(p.alpha), upper(one - p.power)]
+                py += [lower(p.power), lower(one - p.alpha)]
+        sub = point_band(np.array(px), np.array(py), x[wide], [lines[k] for k in wide])
+        old = Band(band.f_lo[wide], band.f_hi[wide], band.power_lo[wide],
+                   band.power_hi[wide]).intersect(sub)
+        band.f_lo[wide], band.f_hi[wide] = old.f_lo, old.f_hi
+        band.power_lo[wide], band.power_hi[wide] = old.power_lo, old.power_hi
+    return band
 
 
 def hull_point(f, A, dps: int, power: bool) -> Value | None:
