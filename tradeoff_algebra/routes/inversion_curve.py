@@ -166,6 +166,8 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     try:
         with bar(None, "curve (inversion)", progress, unit="delta") as shown:
             result = tail_band(sets, x.ravel(), tol, shown)
+    except budget.TimeLimitExceeded:
+        raise
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return secant_band(sets, x, tol, progress)
     if result is None:  # beyond the planned work
@@ -434,7 +436,7 @@ def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
     try:
         if est(lo) <= math.log(a):
             return 0.0
-        for _ in range(30):
+        for _ in range(14):  # (a starting point: cap 2^-14 is plenty)
             m = 0.5 * (lo + hi)
             lo, hi = (m, hi) if est(m) > math.log(a) else (lo, m)
     except (ValueError, ArithmeticError, RuntimeError):
@@ -497,6 +499,8 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None) -> Band | No
             break
         try:
             dirs[worst[0]].plan(worst[1])
+        except budget.TimeLimitExceeded:
+            raise
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
     return _certified_band(dirs, flat, eps, b2, tol, progress)
