@@ -94,30 +94,36 @@ def rdp_ref_frac(q, sigma, a):
     return T * max(out)
 
 
-def power_ref(f, a: float, lo: float, hi: float):
+def power_ref(f, a: float, lo: float, hi: float, steps: int = 26, dps: int = 12,
+              tol: float | None = None):
     """The power 1 - f(a) = min(1, min_eps delta(eps) + e^eps a, min_eps 1 - e^-eps (1 - a -
     delta(eps))) over eps in [lo, hi] (the two pieces of the f_{eps, delta(eps)} whose envelope
     f is, Dong, Roth & Su, Prop. 6; each convex in e^eps or e^-eps): golden section on
-    certified ta.delta upper ends, an upper bound of the power within the search's bracket."""
+    certified ta.delta upper ends (at pld tolerance ``tol`` if given), an upper bound of the
+    power within the search's bracket."""
+    import contextlib
+
     import tradeoff_algebra as ta
 
     seen: dict = {}
+    where = contextlib.nullcontext() if tol is None else ta.pld_options(tol=tol)
 
     def d(e):
         if e not in seen:
-            seen[e] = mp.mpf(ta.delta(f, e, dps=12).hi)
+            with where:
+                seen[e] = mp.mpf(ta.delta(f, e, dps=dps).hi)
         return seen[e]
 
-    one = _golden(lambda e: d(e) + mp.exp(e) * a, lo, hi)
-    two = _golden(lambda e: 1 - mp.exp(-e) * (1 - a - d(e)), lo, hi)
+    one = _golden(lambda e: d(e) + mp.exp(e) * a, lo, hi, steps)
+    two = _golden(lambda e: 1 - mp.exp(-e) * (1 - a - d(e)), lo, hi, steps)
     return min(mp.one, one[0], two[0]), max(one[1], two[1])
 
 
-def _golden(F, lo: float, hi: float):
+def _golden(F, lo: float, hi: float, steps: int = 26):
     g = (mp.sqrt(5) - 1) / 2
     c, d = hi - float(g) * (hi - lo), lo + float(g) * (hi - lo)
     fc, fd = F(c), F(d)
-    for _ in range(26):
+    for _ in range(steps):
         if fc < fd:
             hi, d, fd = d, c, fc
             c = hi - float(g) * (hi - lo)
@@ -248,10 +254,10 @@ def main() -> None:
         ("ours", "ta.epsilon(f, 1e-5), dps=30 (the unit)",
          run(OURS, f"f = {SGD}\nv = ta.epsilon(f, sp.Rational(1, 10**5))\n"
                    "out = [None, None, v.guarantee]")),
-        ("ours", "ta.roc(f, 1/100) (profile band, pld tol 5e-4)",
+        ("ours", "ta.roc(f, 1/100) (curve points, default pld tol)",
          run(OURS, f"f = {SGD}\nv = ta.roc(f, sp.Rational(1, 100))\n"
                    "out = [float(v.hi - v.lo), [[float(v.lo), float(v.hi)]], v.guarantee, 0.01]")),
-        ("ours", "ta.curve(f, 1001 levels, bounds=True) (profile band)",
+        ("ours", "ta.curve(f, 1001 levels, bounds=True) (curve points)",
          run(OURS, f"f = {SGD}\n{body_curve}")),
         ("ours", "the same by the PLD engine (band route off; the former path)",
          run(OURS, f"f = {SGD}\nfrom tradeoff_algebra.numeric import curves\n"
@@ -288,19 +294,28 @@ def main() -> None:
     R.out()
     R.out(f"## DP-SGD at pld_options(tol=1e-9) (q = {Q}, sigma = {SIGMA}, T = {T})")
     R.out()
+    lv9 = [0.001, 0.01, 0.1, 0.3, 0.6]
+    ref9 = {x: power_ref(f, x, 0.0, 4.0, steps=48, dps=16, tol=1e-13) for x in lv9}
+    R.out("Reference: the power at alpha in " + ", ".join(map(str, lv9)) + " = "
+          + ", ".join(mpmath.nstr(ref9[x][0], 14) for x in lv9) + " (golden section on eps "
+          "to a bracket of " + mpmath.nstr(max(r[1] for r in ref9.values()), 2) + ", each "
+          "delta the upper end of a certified ta.delta at pld tol 1e-13 (the single-eps "
+          "inversion): an upper bound of the power within the search's second-order error).")
+    R.out()
     R.out("| who | what | time | guarantee | width (max rel. of the power) | warned | power vs "
-          "reference at 0.01 |")
-    R.out("|---|---|---|---|---|---|---|")
+          "reference (max rel.; per level) | lower end above the reference |")
+    R.out("|---|---|---|---|---|---|---|---|")
     tol9 = ("from tradeoff_algebra.numeric.options import pld_options\n"
             "rec = warnings.catch_warnings(record=True)\nw = rec.__enter__()\n"
             "warnings.simplefilter('always')\nwith pld_options(tol=1e-9):\n")
     b_eps = ("    v = ta.epsilon(f, sp.Rational(1, 10**5))\n"
              "out = [float((v.hi - v.lo) / v.hi), len(w), None]")
     b_roc = ("    v = ta.roc(f, sp.Rational(1, 100))\n"
-             "out = [float((v.hi - v.lo) / v.hi), len(w), [float(v.lo), float(v.hi)]]")
+             "out = [float((v.hi - v.lo) / v.hi), len(w), [[float(v.lo), float(v.hi)]]]")
+    idx9 = ", ".join(str(round(x * 1000)) for x in lv9)
     b_cur = ("    x = np.linspace(0, 1, 1001)\n    lo, hi = ta.curve(f, x, bounds=True)\n"
              "out = [float(np.max((hi[1:] - lo[1:]) / np.maximum(1 - lo[1:], 1e-300))), len(w), "
-             "[1 - float(hi[10]), 1 - float(lo[10])]]")
+             f"[[1 - float(hi[i]), 1 - float(lo[i])] for i in [{idx9}]]]")
     cases = [("ours", "ta.epsilon(f, 1e-5) (the unit)", b_eps, ROOT),
              ("ours", "ta.roc(f, 1/100)", b_roc, ROOT),
              ("ours", "ta.curve(f, 1001 levels, bounds=True)", b_cur, ROOT)]
@@ -314,17 +329,22 @@ def main() -> None:
         r = run(OURS, f"f = {SGD}\n" + tol9 + body, root=root)
         r9[(who, what)] = r
         if "error" in r:
-            R.out(f"| {who} | {what} | {r['error']} | - | - | - | - |")
+            R.out(f"| {who} | {what} | {r['error']} | - | - | - | - | - |")
             continue
         rel, warned, pw = r["out"]
-        cmp = "-"
+        cmp, above = "-", "-"
         if pw is not None:
-            x0 = ref[0.01][0]
-            inside = mp.mpf(pw[0]) <= x0 * (1 + mp.mpf(10) ** -12)
-            cmp = (f"{float(max(abs(mp.mpf(pw[0]) - x0), abs(mp.mpf(pw[1]) - x0)) / x0):.2g}"
-                   + ("" if inside else " (lower end ABOVE the reference's upper bound)"))
+            lvs = [0.01] if len(pw) == 1 else lv9
+            errs, bad = [], 0
+            for (plo, phi), x in zip(pw, lvs, strict=True):
+                x0 = ref9[x][0]
+                errs.append(float(max(abs(mp.mpf(plo) - x0), abs(mp.mpf(phi) - x0)) / x0))
+                bad += mp.mpf(plo) > x0  # the band's lower end above an upper bound: wrong
+            cmp = f"{max(errs):.2g}" + ("" if len(errs) == 1 else
+                                          " (" + ", ".join(f"{e:.1g}" for e in errs) + ")")
+            above = "none" if not bad else f"{bad} (WRONG)"
         R.out(f"| {who} | {what} | {t_(r)} | certified | {rel:.2g} | {'yes' if warned else 'no'}"
-              f" | {cmp} |")
+              f" | {cmp} | {above} |")
     u9 = r9[("ours", "ta.epsilon(f, 1e-5) (the unit)")]
     if "error" not in u9:
         for (who, what), r in r9.items():

@@ -46,8 +46,9 @@ __all__ = ["curve", "CURVE_DPS", "CURVE_BANDS", "curve_band", "BAND_TOL_MIN"]
 #: the composed grid of the PLD engine.
 CURVE_BANDS: list = []
 #: The narrowest relative width asked of a band route (``pld_options(tol=...)`` below it is
-#: raised to it: the band's cost grows like tol^-1/2 in grid points and its delta's digits).
-BAND_TOL_MIN = 1e-6
+#: raised to it): the curve points of the inversion are planned to 1e-2 of the tolerance and
+#: the inversion aims at relative widths down to 1e-14 (``numeric.cf_route.REL_MIN``).
+BAND_TOL_MIN = 1e-12
 
 
 def curve_band(f: TradeOff, x: np.ndarray, tol: float | None = None,
@@ -67,9 +68,8 @@ def curve_band(f: TradeOff, x: np.ndarray, tol: float | None = None,
         if b is not None:
             if asked < tol:
                 warnings.warn(f"tol = {asked:.3g} is below BAND_TOL_MIN = {tol:.3g}, the "
-                              "narrowest band of a whole curve (its grid grows like tol^-1/2 "
-                              f"at every level): this band is certified to width {b.width:.3g}"
-                              "; ta.roc and ta.evaluate at a few levels reach the tolerance",
+                              "narrowest band of a whole curve: this band is certified to width "
+                              f"{b.width:.3g}",
                               ToleranceWarning, stacklevel=3)
             return b
     return None

@@ -41,7 +41,7 @@ from flint import arb
 from . import budget
 from .cf_laws import lower, upper, working_precision
 
-__all__ = ["band", "Band"]
+__all__ = ["band", "Band", "point_band"]
 
 #: Intervals on each side of the float minimiser examined first (doubled until the tails are
 #: certified or the grid is exhausted).
@@ -223,3 +223,68 @@ def band(eps: Sequence[float], delta: Sequence[arb], alphas: np.ndarray,
     # 1 - alpha is an upper bound of every trade-off function (rounded up)
     f_hi = np.minimum(np.maximum(f_hi, 0.0), np.nextafter(1.0 - x, np.inf))
     return Band(f_lo, np.maximum(f_hi, f_lo), p_lo, np.maximum(p_hi, p_lo))
+
+
+def point_band(px: np.ndarray, py: np.ndarray, alphas: np.ndarray, lines: Sequence,
+               prec: int = 96) -> Band:
+    """Certified bands of a symmetric f at the levels ``alphas`` from certified points of its
+    power curve and certified support lines (Dong, Roth & Su, Prop. 6; derived here).
+
+    ``(px[i], py[i])`` are floats with ``py[i] <= 1 - f(px[i])``: the power 1 - f is concave
+    and non-decreasing, so it lies above every chord between such points (with (0, 0) and
+    (1, 1), which every trade-off function has below its power): the lower band is the upper
+    concave hull of the points at each level. ``lines[j]`` lists ``(eps, delta_hi, branch)``
+    for level j, ``delta_hi >= delta_f(eps)``: branch 1 is the line
+    1 - f(alpha) <= delta + e^eps alpha, branch 2 its mirror image
+    1 - f(alpha) <= 1 - e^{-eps} (1 - alpha - delta) (f symmetric): the upper band is the least
+    of them (and 1). With the points at the levels' Neyman-Pearson thresholds the bands are
+    first order in the points' ball widths, whatever the spacing of the levels."""
+    x = np.asarray(alphas, dtype=np.float64)
+    hx, hy = _upper_hull(np.concatenate([[0.0, 1.0], px]), np.concatenate([[0.0, 1.0], py]))
+    idx = np.clip(np.searchsorted(hx, x.ravel(), side="right") - 1, 0, len(hx) - 2)
+    f_lo, f_hi = np.empty_like(x), np.empty_like(x)
+    p_lo, p_hi = np.empty_like(x), np.empty_like(x)
+    exps: dict = {}
+    with working_precision(prec):
+        one = arb(1)
+        for j, a in enumerate(x.ravel()):
+            if j % 64 == 0:
+                budget.check()
+            A = arb(float(a))
+            i = int(idx[j])
+            x1, x2, y1, y2 = hx[i], hx[i + 1], hy[i], hy[i + 1]
+            # (x1 <= a <= x2: the hull runs from 0 to 1 with distinct x)
+            lo = arb(y1) + (arb(y2) - arb(y1)) * (A - arb(x1)) / (arb(x2) - arb(x1))
+            lo = _amax([lower_arb(lo), A, arb(0)])  # 1 - f >= alpha
+            hi = one
+            for eps, d_hi, branch in lines[j]:
+                if eps not in exps:
+                    exps[eps] = arb(eps).exp()
+                ex = exps[eps]
+                v = arb(d_hi) + ex * A if branch == 1 else one - (one - A - arb(d_hi)) / ex
+                if v < hi:
+                    hi = upper_arb(v)
+            p_lo.flat[j], p_hi.flat[j] = max(lower(lo), 0.0), min(upper(hi), 1.0)
+            f_lo.flat[j] = max(lower(one - hi), 0.0)
+            f_hi.flat[j] = min(upper(one - lo), 1.0)
+    f_hi = np.minimum(np.maximum(f_hi, 0.0), np.nextafter(1.0 - x, np.inf))
+    return Band(f_lo, np.maximum(f_hi, f_lo), p_lo, np.maximum(p_hi, p_lo))
+
+
+def _upper_hull(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The vertices of the upper concave hull of the points, by increasing x (floats: which
+    points are vertices is a choice, each chord between two points is a valid bound)."""
+    order = np.lexsort((-py, px))
+    xs, ys = px[order], py[order]
+    hx: list = []
+    hy: list = []
+    for xv, yv in zip(xs.tolist(), ys.tolist(), strict=True):
+        if hx and xv == hx[-1]:
+            continue  # (the larger y came first)
+        while len(hx) >= 2 and \
+                (hy[-1] - hy[-2]) * (xv - hx[-2]) <= (yv - hy[-2]) * (hx[-1] - hx[-2]):
+            hx.pop()
+            hy.pop()
+        hx.append(xv)
+        hy.append(yv)
+    return np.array(hx), np.array(hy)

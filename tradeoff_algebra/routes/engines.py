@@ -97,31 +97,61 @@ def _law(f):
 CF_FALLBACK_TOL = 1e-10
 
 
+def _affordable(sets, kind: str, dn: float, tol: float) -> bool:
+    """Is the plain plan at ``tol`` within ``cf_route.MAX_WORK`` for every product (one trial
+    plan each, at the point and relative width the route plans at, kept by ``numeric.cf`` for
+    the route's own call)? True for products with a law of their own ladder (``lattice_parts``,
+    ``lattice_split``: ``cf_route`` chooses their widths)."""
+    from ..numeric import cf, cf_route
+    from ..numeric.cf_laws import working_precision
+
+    rel = max(tol / 4, cf_route.REL_MIN)
+    with working_precision(64):
+        for specs in sets:
+            factors = [(law, int(n)) for law, n in specs]
+            if any(hasattr(law, "lattice_parts") or hasattr(law, "lattice_split")
+                   for law, _ in factors):
+                return True
+            try:
+                at = max(dn, 0.0) if kind == "delta" else cf._saddle_epsilon(factors, dn)
+                if at > 0 and cf_route._work(factors, at, rel) > cf_route.MAX_WORK:
+                    return False
+            except (ValueError, ArithmeticError, RuntimeError):
+                return True  # (the route decides)
+    return True
+
+
 def _cf_enclosure(leaf_sets, arg, kind: str):
     """The certified Laplace inversion's enclosure (mpf lo, hi) of the quantity of
     :func:`pld_delta` / :func:`pld_epsilon`, or None (the PLD engine answers): subsampled
     Gaussian steps with Gaussian factors, where it reaches widths of 1e-9 and below in tens of
     milliseconds (Fourier inversion of the composed moment generating function on a certified
-    trapezoidal rule, numeric.cf)."""
+    trapezoidal rule, numeric.cf). Below :data:`CF_FALLBACK_TOL`, a tolerance whose plan is
+    beyond the route's work is replaced by that one before anything is computed (one plan, not
+    one at the tolerance asked and then another)."""
     sets = _cf_laws(leaf_sets, atoms=True)
     if sets is None or arg == mp.inf:
         return None
     from ..numeric import cf_route
 
     dn, up = _float_bracket(arg)
-    tol = pld.options()["tol"]
-    r = cf_route.route_enclosure(sets, kind, dn, up, tol)
-    if r is None and tol < CF_FALLBACK_TOL:
+    asked = pld.options()["tol"]
+    tol = asked
+    if asked < CF_FALLBACK_TOL and not _affordable(sets, kind, dn, asked):
         # A tighter tolerance never gives a wider result: where the inversion cannot afford
         # the width asked, its enclosure at CF_FALLBACK_TOL is still far narrower than the PLD
         # engine's (whose float64 floor lies near 1e-6 to 1e-10).
-        r = cf_route.route_enclosure(sets, kind, dn, up, CF_FALLBACK_TOL)
-        if r is not None and r[1] - r[0] > tol * abs(r[1]):
-            warnings.warn(f"the Laplace inversion cannot afford the relative width {tol:g}; it "
-                          f"returns its enclosure at {CF_FALLBACK_TOL:g} (guaranteed, wider than "
-                          "asked)", ToleranceWarning, stacklevel=4)
+        tol = CF_FALLBACK_TOL
+    r = cf_route.route_enclosure(sets, kind, dn, up, tol)
+    if r is None and tol < CF_FALLBACK_TOL:  # (declined by a path the trial does not see)
+        tol = CF_FALLBACK_TOL
+        r = cf_route.route_enclosure(sets, kind, dn, up, tol)
     if r is None:
         return None
+    if tol > asked and r[1] - r[0] > asked * abs(r[1]):
+        warnings.warn(f"the Laplace inversion cannot afford the relative width {asked:g}; it "
+                      f"returns its enclosure at {CF_FALLBACK_TOL:g} (guaranteed, wider than "
+                      "asked)", ToleranceWarning, stacklevel=4)
     trace.note(INVERSION)
     return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
 

@@ -1,21 +1,30 @@
 """Whole curves of symmetric hulls of products by the certified Laplace inversion.
 
 For f = C(g) with g a product whose factors have Arb laws (the subsampled Gaussian steps of
-DP-SGD, ``noisy_sgd``), the profile delta_f = max(delta_g, delta_{g^-1}) (``engines``) is
-enclosed on a grid of eps by a few certified inverters of :mod:`numeric.cf` per direction: an
-inverter's products M(z_k)/(z_k(z_k + 1)) do not depend on eps, so once planned at eps_0 it
-gives certified delta(eps) for every eps in about a tenth of a millisecond, to the planned width
-near eps_0 and wider away from it; a new inverter is planned where the width exceeds the
-target. :func:`numeric.profile_band.band` turns the grid into certified bands of f and of the
-power 1 - f at every level (the envelope of the f_{eps, delta(eps)}, Dong, Roth & Su, Prop. 6),
-the grid refined (twice as many points, the inverters kept) up to :data:`GRID_LOCAL` points,
-then (and at once for a few levels, below tol 1e-4) by points near each level's minimisers
-only (:func:`_refine`: the band is second order in the local step), until the band is as
-narrow as asked or its cost stops paying; a band left wider than asked says so with a
-ToleranceWarning naming the widths reached. :func:`inversion_band` is the route: None where it
-does not apply (then the PLD engine answers, ``engines``). :func:`hull_point` answers
-``evaluate`` and ``roc`` of such hulls at one level the same way (a certified enclosure at
-the PLD engine's tolerance, ``pld_options``), as a point route of ``numeric.protocol``.
+DP-SGD, ``noisy_sgd``), the hull's support line of slope -e^eps is the line of the direction
+with the larger delta (delta_f = max(delta_g, delta_{g^-1}), ``engines``), and it touches the
+curve at that direction's Neyman-Pearson point (alpha, 1 - beta) = (B(L > eps), A(L > eps))
+(Dong, Roth & Su, Prop. 6; every point of either direction, and its mirror image, lies on or
+below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
+
+* for each level, the eps whose contact point (or its mirror image, above the slope -1) reaches
+  it, from float estimates of a few tail inverters (``numeric.cf_tails``: an inverter's nodes
+  M(z_k)/(z_k(z_k + 1)) do not depend on eps and give delta and both tails at every eps);
+  a new inverter is planned where a point's error bound exceeds its share of the tolerance;
+* the certified points of the direction there (both where the deltas tie), kept only where the
+  chord-tangent gap between neighbours calls for them (:func:`_thin`), and the larger delta;
+* ``numeric.profile_band.point_band``: the chords of the points below, the support lines at the
+  two points around each level above. The band is first order in the points' widths (about
+  1e-2 of the tolerance), so a width of 1e-9 of the power costs one point per level.
+
+Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
+(:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
+second order in the grid step, refined near the levels' minimisers by :func:`_refine`, down to
+:data:`SECANT_TOL_MIN`). A band left wider than asked says so with a ToleranceWarning naming
+the widths reached. :func:`inversion_band` is the route: None where it does not apply (then the
+PLD engine answers, ``engines``). :func:`hull_point` answers ``evaluate`` and ``roc`` of such
+hulls at one level the same way (a certified enclosure at the PLD engine's tolerance,
+``pld_options``), as a point route of ``numeric.protocol``.
 """
 
 from __future__ import annotations
@@ -30,19 +39,21 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
-from ..numeric.cf_laws import working_precision
-from ..numeric.cf_route import MAX_WORK, _work
+from ..numeric.cf_laws import lower, upper, working_precision
+from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
+from ..numeric.cf_tails import tail_inverter
 from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import options
-from ..numeric.profile_band import Band, band
+from ..numeric.profile_band import Band, band, point_band
 from ..numeric.progress import bar
 from ..numeric.protocol import POINT_ROUTES
 from ..numeric.value import Value
 from ..operators.unary import SymmetricHull
 from .engines import _cf_laws, hull_directions
 
-__all__ = ["inversion_band", "hull_point", "profile_grid", "GRID_START", "GRID_MAX", "ROUTE"]
+__all__ = ["inversion_band", "tail_band", "secant_band", "hull_point", "profile_grid", "GRID_START",
+           "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
 
 #: The name of this route (``Value.route``).
 ROUTE = "certified Laplace inversion, profile band"
@@ -141,7 +152,9 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
                    progress: bool | None = None) -> Band | None:
     """Certified bands of f at the levels ``alphas`` (module docstring), aiming at an absolute
     width ``tol`` of f and a relative width ``tol`` of the power 1 - f; None when f is not the
-    symmetric hull of a product of Arb laws or the inversion is beyond its planned work."""
+    symmetric hull of a product of Arb laws or the inversion is beyond its planned work. The
+    curve points of :func:`tail_band` where the tails are certified, else the secant band of
+    the profile on a grid (:func:`secant_band`, at widths down to :data:`SECANT_TOL_MIN`)."""
     if not isinstance(f, SymmetricHull):
         return None
     dirs = hull_directions(f)
@@ -150,6 +163,36 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
         return None
     sets = [[(law, int(n)) for law, n in s] for s in sets]
     x = np.asarray(alphas, dtype=np.float64)
+    try:
+        with bar(None, "curve (inversion)", progress, unit="delta") as shown:
+            result = tail_band(sets, x.ravel(), tol, shown)
+    except budget.TimeLimitExceeded:
+        raise
+    except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return secant_band(sets, x, tol, progress)
+    if result is None:  # beyond the planned work
+        return None
+    result = Band(*(v.reshape(x.shape) for v in (result.f_lo, result.f_hi, result.power_lo,
+                                                  result.power_hi)))
+    _warn_if_wide(result, x, tol)
+    return result
+
+
+#: The narrowest width the secant band aims at (its grid grows like tol^-1/2 and the secants
+#: divide the deltas' widths by the grid step).
+SECANT_TOL_MIN = 1e-6
+
+
+def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = None
+                ) -> Band | None:
+    """The band of the profile on a grid of eps (:func:`numeric.profile_band.band`), for
+    products whose tails are not certified; below :data:`SECANT_TOL_MIN` it aims at that
+    width, with a ToleranceWarning."""
+    if tol < SECANT_TOL_MIN:
+        warnings.warn(f"tol = {tol:.3g} is below SECANT_TOL_MIN = {SECANT_TOL_MIN:.3g}, the "
+                      "narrowest secant band of a whole curve (the loss tails of this product "
+                      "are not certified)", ToleranceWarning, stacklevel=4)
+        tol = SECANT_TOL_MIN
     pos = x[x > 0]
     alpha_min = float(pos.min()) if pos.size else 0.5
     rel = tol * DELTA_SHARE  # delta to a small share of the band: the secants carry its errors
@@ -252,6 +295,326 @@ def _warn_if_wide(b: Band, x: np.ndarray, tol: float) -> None:
                       f"{x.size} levels: widths up to {f_w:.3g} (f) and {p_w:.3g} (the "
                       f"power, relative); the band holds the curve (certified)",
                       ToleranceWarning, stacklevel=4)
+
+
+# -- the band from curve points: the tails of the inversion ------------------------------------
+#: A tail inverter is planned to this fraction of the band's tolerance (relative to delta), and
+#: to :data:`TAIL_PLAN_MAX` at least (an inverter planned tighter reaches farther in eps: at
+#: looser tolerances one or two of them then serve every level).
+TAIL_PLAN = 1e-2
+TAIL_PLAN_MAX = 1e-7
+#: A point's error bound may be this fraction of the tolerance times the power it bounds.
+TAIL_SHARE = 0.125
+#: At most this many inverters per direction for the points of one call.
+TAIL_PLANS = 16
+#: Float grid of eps on which the points' thresholds are first bracketed.
+TAIL_GRID = 257
+
+
+class _NoTails(Exception):
+    """The tails of :mod:`numeric.cf_tails` are not certified for a direction."""
+
+
+class _Tails:
+    """One direction's tail inverters (``numeric.cf_tails``), planned where points need them."""
+
+    def __init__(self, factors: Sequence, rel: float):
+        self.factors, self.rel = list(factors), rel
+        self.e0: list = []
+        self.inv: list = []
+
+    def plan(self, e0: float) -> None:
+        budget.check()
+        inv, _ = cf._certified_inverter(self.factors, float(e0), self.rel)
+        t = tail_inverter(self.factors, inv)
+        if t is None:
+            raise _NoTails
+        self.e0.append(float(e0))
+        self.inv.append(t)
+
+    def best(self, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each eps: the index of the inverter with the least error bound, and that bound."""
+        errs = np.array([t.error(e) for t in self.inv])
+        i = np.argmin(errs, axis=0)
+        return i, errs[i, np.arange(e.size)]
+
+    def estimate(self, e: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(delta, power, alpha, d power, d alpha, error) at the floats ``e``."""
+        e = np.asarray(e, dtype=np.float64).ravel()
+        i, err = self.best(e)
+        out = [np.empty_like(e) for _ in range(5)]
+        for k in set(i.tolist()):  # (np.unique imports numpy.ma: 0.15 s, once)
+            sel = i == k
+            for o, v in zip(out, self.inv[k].estimate(e[sel]), strict=True):
+                o[sel] = v
+        return (*out, err)
+
+
+
+def _value(est, branch: int) -> np.ndarray:
+    """The decreasing function of eps whose level is sought: alpha (branch 1) or the power
+    (branch 2, the mirror image: the point (1 - power, 1 - alpha))."""
+    return est[2] if branch == 1 else est[1]
+
+
+def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarray:
+    """Floats eps in [0, end] where the hull's Neyman-Pearson point reaches the targets: alpha_C
+    (branch 1) or power_C (branch 2) of the direction with the larger delta (its contact point,
+    Prop. 6), both decreasing in eps; at a change of direction (a jump of the contact point)
+    the eps of the jump."""
+    grid = np.linspace(0.0, end, TAIL_GRID)
+    ests = [d.estimate(grid) for d in dirs]
+    dom = np.argmax(np.array([e[0] for e in ests]), axis=0)
+    vals = np.array([_value(e, branch) for e in ests])
+    vc = np.minimum.accumulate(vals[dom, np.arange(grid.size)])
+    out = np.full(targets.shape, np.nan)
+    # bracket: vc[i] >= target > vc[i + 1]
+    idx = np.clip(np.searchsorted(-vc, -targets, side="left") - 1, 0, grid.size - 2)
+    lo, hi = grid[idx], grid[idx + 1]
+    who = dom[idx].copy()
+    out[targets < vc[-1]] = end  # beyond the grid: its end (the band says how wide it is)
+    jumps: dict = {}
+    for k in np.flatnonzero((dom[idx] != dom[idx + 1]) & np.isnan(out)):
+        j = int(idx[k])
+        if j not in jumps:  # the contact point jumps in the interval: its eps, by sub-grids
+            a, b = grid[j], grid[j + 1]
+            for _ in range(10):
+                sub = np.linspace(a, b, 65)
+                ds = np.argmax(np.array([x.estimate(sub)[0] for x in dirs]), axis=0)
+                i = int(np.argmax(ds != dom[j]))  # the first point past the jump
+                if i == 0 or sub[i - 1] >= sub[i]:
+                    break
+                a, b = sub[i - 1], sub[i]
+            jumps[j] = (b, _value(dirs[dom[j]].estimate(np.array([b])), branch)[0],
+                        _value(dirs[dom[j + 1]].estimate(np.array([b])), branch)[0])
+        b, v_left, v_right = jumps[j]
+        t = targets[k]
+        if v_right <= t <= v_left:
+            out[k] = b
+        elif t > v_left:
+            hi[k] = b
+        else:
+            lo[k], who[k] = b, dom[j + 1]
+    for d in range(len(dirs)):
+        sel = np.flatnonzero((who == d) & np.isnan(out))
+        if sel.size:
+            out[sel] = _newton(dirs[d], targets[sel], lo[sel], hi[sel], branch)
+    return out
+
+
+def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: int
+            ) -> np.ndarray:
+    """eps in [lo, hi] with value(eps) = t (value decreasing), by safeguarded Newton steps,
+    all the targets at once."""
+    lo, hi = lo.copy(), hi.copy()
+    e = 0.5 * (lo + hi)
+    for _ in range(30):
+        est = d.estimate(e)
+        g = _value(est, branch) - t
+        dg = est[4] if branch == 1 else est[3]
+        lo = np.where(g > 0, e, lo)
+        hi = np.where(g > 0, hi, e)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(dg < 0, e - g / dg, 0.5 * (lo + hi))
+        new = np.where((lo < step) & (step < hi), step, 0.5 * (lo + hi))
+        done = (np.abs(g) <= 1e-14 * t) | (hi - lo <= 1e-15 * np.maximum(hi, 1e-300))
+        if done.all():
+            break
+        e = np.where(done, e, new)
+    return e
+
+
+def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
+    """Float saddle-point estimate of the eps whose Neyman-Pearson size B(L > eps) is ``a``
+    (alpha ~ c delta e^{-eps}: -d delta / d eps = e^eps alpha and d log delta / d eps ~ -c),
+    by bisection on [0, cap]."""
+    def est(e: float) -> float:
+        c = cf._saddle(factors, e)
+        return math.log(c) + cf._log_delta_saddle(factors, c, e) - e
+
+    lo, hi = 0.0, cap
+    try:
+        if est(lo) <= math.log(a):
+            return 0.0
+        for _ in range(14):  # (a starting point: cap 2^-14 is plenty)
+            m = 0.5 * (lo + hi)
+            lo, hi = (m, hi) if est(m) > math.log(a) else (lo, m)
+    except (ValueError, ArithmeticError, RuntimeError):
+        return 0.5 * (lo + hi)
+    return 0.5 * (lo + hi)
+
+
+def tail_band(sets: list, x: np.ndarray, tol: float, progress=None) -> Band | None:
+    """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
+    levels ``x``, from curve points: for each level the eps whose Neyman-Pearson point of the
+    hull reaches it (floats, :func:`_solve`), the certified points of both directions there
+    (``numeric.cf_tails``) with their mirror images, and the support lines of the larger delta
+    (``numeric.profile_band.point_band``), at most ``TAIL_SHARE`` tol of the power apart for
+    the points' balls and as much for the chords between them. None beyond the planned work
+    (``MAX_WORK``); raises :class:`_NoTails` where the tails are not certified. ``progress``:
+    a bar (``numeric.progress``) counting the certified points."""
+    rel = max(min(tol * TAIL_PLAN, TAIL_PLAN_MAX), REL_MIN)
+    dirs = [_Tails(s, rel) for s in sets]
+    inner = x[(x > 0) & (x < 1)]
+    a_min = float(inner.min()) if inner.size else 0.5
+    cap = max(math.log(1 / a_min), math.log(2 / tol)) + 1
+    e_min = _alpha_eps(sets[0], a_min, cap)
+    e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
+    with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
+        if any(_work(s, e_start, rel) > MAX_WORK for s in sets):
+            return None
+    for d in dirs:
+        d.plan(e_start)
+    flat = x.ravel()
+    for _ in range(TAIL_PLANS):
+        z = [d.estimate(np.array([0.0])) for d in dirs]  # at eps = 0: slope -1
+        ends = [float(e[2][0]) for e in z] + [1 - float(e[1][0]) for e in z]
+        b1, b2 = flat < min(ends), flat > max(ends)
+        end = max(1.5 * e_min, 1.0)
+        while end < cap:  # the grid reaches the smallest size and the largest power asked
+            ests = [d.estimate(np.array([end])) for d in dirs]
+            if (max(e[2][0] for e in ests) <= a_min
+                    and max(e[1][0] for e in ests) <= 1 - float(flat[b2].max(initial=0.0))):
+                break
+            end = min(1.5 * end, cap)
+        eps = np.zeros_like(flat)
+        if b1.any():
+            eps[b1] = _solve(dirs, flat[b1], 1, end)
+        if b2.any():
+            eps[b2] = _solve(dirs, 1 - flat[b2], 2, end)
+        # each direction's error bound against the power at the level (its share of tol)
+        power = np.where(b2, 1 - flat, np.maximum(flat, 1e-300))
+        inside = (flat > 0) & (flat < 1) & (eps < end)  # (0, 1 and beyond the grid: bounds)
+        worst = None
+        for k, d in enumerate(dirs):
+            est = d.estimate(eps)
+            value = np.where(b2, 1 - est[2], est[1])
+            need = TAIL_SHARE * tol * np.maximum(np.minimum(value, 1.0), power)
+            bad = (est[5] > need) & inside
+            if bad.any() and len(d.inv) < TAIL_PLANS:
+                j = int(np.argmax(np.where(bad, est[5] / need, 0.0)))
+                worst = (k, float(eps[j]))
+                break
+        if worst is None:
+            break
+        try:
+            dirs[worst[0]].plan(worst[1])
+        except budget.TimeLimitExceeded:
+            raise
+        except (ValueError, ArithmeticError, RuntimeError):
+            break  # (the band says how wide it is)
+    return _certified_band(dirs, flat, eps, b2, tol, progress)
+
+
+def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarray:
+    """Which of the candidate points (by increasing X, with slopes S of the concave power
+    there) to certify: consecutive kept points i < m have (X_m - X_i)(S_i - S_m)/4 <=
+    share Y_i, a float bound of the gap between their chord and the least of their tangents
+    (at most that where the tangents cross), so every level between them is within it."""
+    n = X.size
+    keep = np.zeros(n, dtype=bool)
+    if n == 0:
+        return keep
+    keep[0] = keep[-1] = True
+    i, m = 0, 1
+    while m < n:
+        if (X[m] - X[i]) * (S[i] - S[m]) / 4 > share * Y[i]:
+            k = m - 1 if m - 1 > i else m
+            keep[k] = True
+            i = k
+            m = k + 1
+        else:
+            m += 1
+    return keep
+
+
+def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
+                    tol: float, progress=None) -> Band:
+    """The band at the levels ``x`` from both directions' certified points at some of the
+    levels' ``eps`` (:func:`_thin`; ``mirror``: the level is reached by the mirror image) and
+    the lines of the larger delta at the two kept points around each level."""
+    n = x.size
+    ests = [d.estimate(eps) for d in dirs]
+    dvals = np.array([e[0] for e in ests])
+    dom = np.argmax(dvals, axis=0)
+    cols = np.arange(n)
+    al = np.array([e[2] for e in ests])[dom, cols]
+    pw = np.array([e[1] for e in ests])[dom, cols]
+    X = np.where(mirror, 1 - pw, al)
+    Y = np.where(mirror, 1 - al, pw)
+    with np.errstate(over="ignore"):
+        S = np.where(mirror, np.exp(-eps), np.exp(eps))
+    order = np.argsort(X, kind="stable")
+    keep = _thin(X[order], np.maximum(Y[order], 0.0), S[order], TAIL_SHARE * tol)
+    kept = order[keep]  # level indices, by increasing X
+    pos = np.cumsum(keep) - 1  # for each position in order: the last kept at or before it
+    left = kept[pos]
+    right = kept[np.minimum(pos + ~keep, kept.size - 1)]
+    pts: dict = {}
+    px, py = [], []
+    best = [d.best(eps)[0] for d in dirs]  # each level's inverter in each direction
+    # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
+    # it bounds delta here too, and where it lies below the larger delta nothing is computed
+    last = [math.inf] * len(dirs)
+    prec = max(t.eval_prec for d in dirs for t in d.inv)  # (one Arb section for all points)
+    with working_precision(prec):
+        one = arb(1)
+        for k in sorted(kept.tolist(), key=lambda k: eps[k]):
+            e = float(eps[k])
+            if e in pts:
+                continue
+            budget.check()
+            close = np.abs(dvals[:, k] - dvals[dom[k], k]) <= 1e-6 * abs(dvals[dom[k], k])
+            d_hi = 0.0
+            for j in sorted(range(len(dirs)), key=lambda j: j != dom[k]):  # the larger first
+                inv = dirs[j].inv[int(best[j][k])]
+                if j == dom[k] or close[j]:  # the contact point (or a tie): the whole point
+                    p = inv.point_here(e)
+                    px += [upper(p.alpha), upper(one - p.power)]
+                    py += [lower(p.power), lower(one - p.alpha)]
+                    last[j] = upper(p.delta)
+                elif last[j] > d_hi:  # below the other: its delta only (the lines' maximum)
+                    last[j] = upper(inv.delta_here(e))
+                d_hi = max(d_hi, last[j])
+            pts[e] = d_hi
+            if progress is not None:
+                progress.update()
+    lines: list = [None] * n
+    for r, lv in enumerate(order.tolist()):
+        lines[lv] = [(float(eps[k]), pts[float(eps[k])], 2 if mirror[k] else 1)
+                     for k in {int(left[r]), int(right[r])}]
+    band = point_band(np.array(px), np.array(py), x, lines)
+    # A kept level whose point lies right of it (by its ball) is bounded below by the chord from
+    # the point before, whose slope may be far steeper where the levels are sparse: a second
+    # point of the same direction just left of the level, a few error bounds away.
+    is_kept = np.zeros(n, dtype=bool)
+    is_kept[kept] = True
+    wide = np.flatnonzero(is_kept & (x > 0) & (x < 1) & (
+        band.power_hi - band.power_lo > 2 * TAIL_SHARE * tol * band.power_hi))
+    if wide.size:
+        with working_precision(prec):
+            one = arb(1)
+            for k in wide.tolist():
+                budget.check()
+                d, e = dirs[int(dom[k])], float(eps[k])
+                i, err = d.best(np.array([e]))
+                est = d.inv[int(i[0])].estimate(np.array([e]))
+                if mirror[k]:  # X = 1 - power rises with eps: the point left is at a smaller eps
+                    step = 4 * err[0] / max(-est[3][0], 1e-300)
+                    e2 = max(e - step, 0.0)
+                else:  # X = alpha falls with eps
+                    step = 4 * math.exp(-e) * err[0] / max(-est[4][0], 1e-300)
+                    e2 = e + step
+                j2, _ = d.best(np.array([e2]))
+                p = d.inv[int(j2[0])].point_here(e2)
+                px += [upper(p.alpha), upper(one - p.power)]
+                py += [lower(p.power), lower(one - p.alpha)]
+        sub = point_band(np.array(px), np.array(py), x[wide], [lines[k] for k in wide])
+        old = Band(band.f_lo[wide], band.f_hi[wide], band.power_lo[wide],
+                   band.power_hi[wide]).intersect(sub)
+        band.f_lo[wide], band.f_hi[wide] = old.f_lo, old.f_hi
+        band.power_lo[wide], band.power_hi[wide] = old.power_lo, old.power_hi
+    return band
 
 
 def hull_point(f, A, dps: int, power: bool) -> Value | None:
