@@ -139,7 +139,7 @@ def test_tighter_tolerance_never_wider():
         widths.append(hi - lo)
         encl.append((lo, hi))
     assert widths[0] >= widths[1] >= widths[2]
-    for (a, b), (c, d) in zip(encl, encl[1:]):  # each enclosure meets the next
+    for (a, b), (c, d) in zip(encl, encl[1:], strict=False):  # each meets the next
         assert max(a, c) <= min(b, d)
 
 
