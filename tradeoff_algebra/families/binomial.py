@@ -542,23 +542,23 @@ _register_finite()
 ARB_MAX_N = 10**15
 
 
-def _arb_n(f: BinomialDP) -> int | None:
-    """n when the Arb profile applies (numeric eps > 0, TABLE_MAX_N < n <= ARB_MAX_N)."""
+def _arb_n(f: BinomialDP, least: int = TABLE_MAX_N + 1) -> int | None:
+    """n when the Arb profile applies (numeric eps > 0, least <= n <= ARB_MAX_N)."""
     if f.free_symbols or not isinstance(f.n, sp.Integer) or f.eps.is_zero is not False:
         return None
     n = int(f.n)
-    return n if TABLE_MAX_N < n <= ARB_MAX_N else None
+    return n if least <= n <= ARB_MAX_N else None
 
 
 @arb_delta.register(BinomialDP)
 def _(f, eps):
     """delta(eps) = Q(K >= m) - e^eps P(K >= m) as a certified ball from two regularised
     incomplete beta functions (Kairouz, Oh & Viswanath's sum; Dong, Roth & Su, Prop. 6 and
-    Sec. 3.3; ``binomial_tails.arb_delta_ball``), for TABLE_MAX_N < n <= ARB_MAX_N; None
-    otherwise (the exact finite route answers small n)."""
+    Sec. 3.3; ``binomial_tails.arb_delta_ball``), for 1 <= n <= ARB_MAX_N (O(1) Arb calls at
+    any n; the public delta takes the exact finite route first where it is affordable)."""
     from flint import ctx
 
-    n = _arb_n(f)
+    n = _arb_n(f, 1)
     return None if n is None else arb_delta_ball(f.eps, n, eps, ctx.prec)
 
 
@@ -585,23 +585,34 @@ def _arb_delta_pair(f: BinomialDP, eps) -> CertifiedPair | None:
     if eps == mp.inf:
         return CertifiedPair(mp.zero, mp.zero)
     ball = arb_delta_ball(f.eps, n, arb_exact(eps), mp.prec + 10)
-    return None if ball is None or not ball.is_finite() else _pair_of(ball)
+    if ball is None or not ball.is_finite():
+        return None
+    if ball.rel_accuracy_bits() >= mp.prec + 4:  # a point correct to the working precision
+        from mpmath.libmp import round_nearest
+
+        from ..numeric.arb import arb_endpoint
+        from ..numeric.context import arb_precision
+
+        with arb_precision(mp.prec + 64):
+            m = min(max(arb_endpoint(ball.mid(), round_nearest), mp.zero), mp.one)
+        return CertifiedPair(m, m)
+    return _pair_of(ball)
 
 
 @mp_epsilon.register(BinomialDP)
 def _(f, d):
-    """eps(d) for TABLE_MAX_N < n <= ARB_MAX_N as a CertifiedPair proved in Arb
+    """eps(d) for 1 <= n <= ARB_MAX_N as a CertifiedPair proved in Arb
     (``binomial_tails.arb_epsilon``: the segment's closed form log((A - d)/B), then delta(lo) >
     d >= delta(hi) proved by incomplete beta functions); eps(0) = n eps0 (delta vanishes
-    exactly from the largest loss on); None for smaller n (the exact finite route) or where
-    Arb proves nothing (the bracketing search answers)."""
+    exactly from the largest loss on); None where Arb proves nothing (the bracketing search
+    answers)."""
     from flint import arb, fmpq
 
     from ..core.errors import NumericalError
     from ..numeric.arb_expr import arb_ball
     from ..numeric.context import arb_precision
 
-    n = _arb_n(f)
+    n = _arb_n(f, 1)
     if n is None:
         return None
     if d >= 1:
@@ -620,9 +631,12 @@ def _(f, d):
         if not at0 > dd:
             return None
     try:
-        lo, hi = arb_epsilon(f.eps, n, D, mp.prec + 8)
+        lo, hi = arb_epsilon(f.eps, n, D, mp.prec + 12)
     except NumericalError:
         return None
+    if hi - lo <= lo / 2 ** (mp.prec + 2):  # a point correct to the working precision
+        m = (lo + hi) / 2
+        return CertifiedPair(*(2 * [mp.fdiv(m.numerator, m.denominator)]))
     with mp.workprec(mp.prec + 10):
         return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
                              mp.fdiv(hi.numerator, hi.denominator, rounding="u"))

@@ -404,7 +404,7 @@ def _float_log_delta(n: int, p: float, e0: float, j: int) -> float:
     return lf + math.log(-math.expm1(x)) if x < 0 else -math.inf
 
 
-def _guess_segment(n: int, eps0: sp.Expr, d: float) -> int:
+def _guess_eps_segment(n: int, eps0: sp.Expr, d: float) -> int:
     """The m with delta(l(m - 1)) > d >= delta(l(m)), from floats (a guess the caller walks
     from): bisection over the lattice points l(j) >= 0."""
     e0 = float(eps0)
@@ -464,7 +464,7 @@ def arb_epsilon(eps0: sp.Expr, n: int, d: Fraction, bits: int) -> tuple[Fraction
 
     from ..core.errors import NumericalError
 
-    m0 = _guess_segment(n, eps0, float(d))
+    m0 = _guess_eps_segment(n, eps0, float(d))
     for attempt in range(4):
         prec = bits + 2 * n.bit_length() + 40 + 32 * attempt
         with arb_precision(prec):

@@ -65,7 +65,7 @@ from .context import arb_precision, mp
 from .value import CertifiedPair
 
 __all__ = ["LatticeFactor", "LatticeProduct", "lattice_factor", "MAX_DENOMINATOR",
-           "MAX_WINDOW", "common_denominator"]
+           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS"]
 
 #: The largest common denominator D of the factors' loss steps and offsets taken as a lattice.
 MAX_DENOMINATOR = 10**12
@@ -73,6 +73,9 @@ MAX_DENOMINATOR = 10**12
 MAX_WINDOW = 4_000_000
 #: The most factors (with multiplicities) in one product.
 MAX_FACTORS = 10**6
+#: Builders of products with factors off any lattice (``grid`` factors: the Skellam loss), each
+#: ``builder(factors) -> product | None``, appended by ``numeric.grid_product`` when imported.
+GRID_BUILDERS: list = []
 #: A product of two nodes this short (or at most twice its window) is kept whole, not cut to
 #: its window: the tails of a tilted law of finite support are not Gaussian.
 KEEP_WHOLE = 4096
@@ -212,6 +215,9 @@ class LatticeProduct:
         """The lattice product of ``factors``, or None when their steps and offsets share no
         denominator up to :data:`MAX_DENOMINATOR` (sizes are checked when it computes:
         :meth:`check_size`)."""
+        if any(getattr(f, "grid", False) for f, _ in factors):  # (numeric.grid_product)
+            return next((p for p in (b(factors) for b in GRID_BUILDERS) if p is not None),
+                        None)
         fr = [f.step for f, _ in factors] + [f.offset for f, _ in factors]
         D = common_denominator(fr)
         return None if D is None else cls(factors, D)
