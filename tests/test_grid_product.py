@@ -139,3 +139,14 @@ def test_large_powers_left_to_the_pld_engine():
     mixed = Skellam(1, 5) ** 3 @ DiscreteGaussian(1, sp.sqrt(2))
     v = ta.delta(mixed, 2, dps=10)
     assert v.guarantee == "certified"
+
+
+def test_tighter_tolerance_never_wider():
+    f = Skellam(1, 5) ** 2
+    widths = []
+    for dps in (6, 12, 20):
+        v = ta.epsilon(f, sp.Rational(1, 10**6), dps=dps)
+        assert v.guarantee == "certified"
+        lo, hi = v.interval()
+        widths.append(hi - lo)
+    assert widths[0] >= widths[1] >= widths[2]
