@@ -86,6 +86,7 @@ def _mp_delta_window(n: int, eps0, eps):
     return total
 
 
+@pytest.mark.slow  # ~4 s (the public-API test below keeps one eps of it in the default run)
 def test_delta_at_a_million_against_mpmath_window():
     n, eps0 = 10**6, sp.Rational(1, 10)
     for eps in (0, 5000, 5420, 7000):
