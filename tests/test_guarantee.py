@@ -223,11 +223,14 @@ CERTIFYING = {
     "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
     "numeric/lattice_product.py",  # exact integer lower bounds, Arb sums, ends rounded outward
+    "numeric/grid_product.py",  # two lattice products' Arb sums and bounds, ends outward
     "analysis/distance.py",    # directed rounding of + and - on certified ends
     "families/gaussian.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)
     "families/epsdelta.py",    # eps(d) = oo for d < delta0 (a proof)
     "families/trivial.py",     # eps of Id and Zero: 0 or oo exactly
     "families/discrete_gaussian.py",  # eps(d): a bracket proved on the Arb profile
+    "families/binomial.py",    # delta and eps(d) at large n: incomplete beta functions in Arb,
+                               # brackets proved on them, ends rounded outward
     "analysis/subsampled_moments.py",  # Lemma 4 moments by Arb integration
 }
 

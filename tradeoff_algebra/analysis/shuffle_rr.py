@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 import sympy as sp
 
 from ..core.errors import InvalidParameter
 from ..numeric.arb_expr import arb_ball
+from ..numeric.binomial_cdf import binom_tail
 from ..numeric.context import arb_precision
 
 __all__ = ["shuffled_rr_pair", "shuffled_rr_delta", "shuffled_rr_epsilon", "rr_flip"]
@@ -97,24 +97,11 @@ def shuffled_rr_pair(n: int, q: Any, ones: int = 0) -> tuple[list, list]:
 
 
 # -- the profile in Arb -------------------------------------------------------------------------
-@lru_cache(maxsize=4096)
 def _cdf(kind: str, c: int, N: int, q: sp.Expr, prec: int):
     """``F(c) = P[Bin(N, q) <= c]`` (kind "F") or ``S(c) = P[Bin(N, q) >= c]`` (kind "S"), an
-    Arb ball at ``prec`` bits (called inside ``arb_precision(prec)``). Memoised: the search
-    for eps(delta) meets the same counts again and again."""
-    from flint import arb
-
-    if kind == "F":
-        if c < 0:
-            return arb(0)
-        if c >= N:
-            return arb(1)
-        return (1 - arb_ball(q)).beta_lower(N - c, c + 1, 1)
-    if c <= 0:
-        return arb(1)
-    if c > N:
-        return arb(0)
-    return arb_ball(q).beta_lower(c, N - c + 1, 1)
+    Arb ball at ``prec`` bits (``numeric.binomial_cdf.binom_tail``: regularised incomplete beta
+    functions, memoised)."""
+    return binom_tail(kind, c, N, q, prec)
 
 
 def _threshold(n: int, qf: float, ef: float) -> int:

@@ -36,6 +36,12 @@ by the bits the difference cancels. Beyond MAX_N numeric values are refused at o
 (:class:`~tradeoff_algebra.core.errors.NumericalError`); the exact rational route stops at
 EXACT_MAX_N; the PLD engine takes n > LOSS_ATOMS_MAX_N through the binomial distribution
 functions (``numeric.privacy_loss.BinomialLoss``) instead of n + 1 atoms.
+
+The privacy profile for TABLE_MAX_N < n <= ARB_MAX_N = 10^15 is certified in Arb:
+``delta(eps) = F(n - m) - e^eps S(m)`` with F and S the distribution functions of B(n, p),
+regularised incomplete beta functions (``numeric.binomial_cdf``: O(1) Arb calls at any n, about
+0.1 s at n = 10^6), and eps(delta) the segment's closed form ``log((F(n - m) - delta)/S(m))``
+bracketed and the bracket proved by two more balls of delta (``binomial_tails.arb_epsilon``).
 """
 
 from __future__ import annotations
@@ -57,12 +63,22 @@ from ..numeric.capability import monotonicity
 from ..numeric.context import mp, thread_cache
 from ..numeric.privacy_loss import RHO_LIB, U64, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
+    arb_delta,
     exact_value,
+    mp_epsilon,
     np_value,
     num,
     register_value_and_power,
 )
-from .binomial_tails import _delta_big, _eval_big, _extra_bits, _integer_tails
+from ..numeric.value import CertifiedPair
+from .binomial_tails import (
+    _delta_big,
+    _eval_big,
+    _extra_bits,
+    _integer_tails,
+    arb_delta_ball,
+    arb_epsilon,
+)
 from .epsdelta import EpsDelta
 from .trivial import Id
 
@@ -508,9 +524,125 @@ def _register_finite() -> None:
         if fl is None:
             raise NoClosedForm(f"{f}: delta(eps) needs numeric eps and n")
         if int(f.n) > TABLE_MAX_N:
+            pair = _arb_delta_pair(f, eps)
+            if pair is not None:
+                return pair
             _check_size(f, int(f.n))
             return _delta_big(f, int(f.n), eps)
         return fl.mp_delta(eps)
 
 
 _register_finite()
+
+
+# -- the profile in Arb for large n: two regularised incomplete beta functions -------------------
+#: Largest n of the Arb profile (delta(eps) and eps(delta) by incomplete beta functions,
+#: ``binomial_tails.arb_delta_ball``): the float search of the segment counts exactly below
+#: 2^53, and Arb's incomplete beta stays O(1) calls far beyond MAX_N.
+ARB_MAX_N = 10**15
+
+
+def _arb_n(f: BinomialDP, least: int = TABLE_MAX_N + 1) -> int | None:
+    """n when the Arb profile applies (numeric eps > 0, least <= n <= ARB_MAX_N)."""
+    if f.free_symbols or not isinstance(f.n, sp.Integer) or f.eps.is_zero is not False:
+        return None
+    n = int(f.n)
+    return n if least <= n <= ARB_MAX_N else None
+
+
+@arb_delta.register(BinomialDP)
+def _(f, eps):
+    """delta(eps) = Q(K >= m) - e^eps P(K >= m) as a certified ball from two regularised
+    incomplete beta functions (Kairouz, Oh & Viswanath's sum; Dong, Roth & Su, Prop. 6 and
+    Sec. 3.3; ``binomial_tails.arb_delta_ball``), for 1 <= n <= ARB_MAX_N (O(1) Arb calls at
+    any n; the public delta takes the exact finite route first where it is affordable)."""
+    from flint import ctx
+
+    n = _arb_n(f, 1)
+    return None if n is None else arb_delta_ball(f.eps, n, eps, ctx.prec)
+
+
+def _pair_of(ball, unit: bool = True) -> CertifiedPair:
+    """A ball's ends as mpfs rounded outward (``unit``: clipped to [0, 1])."""
+    from mpmath.libmp import round_ceiling, round_floor
+
+    from ..numeric.arb import arb_endpoint
+    from ..numeric.context import arb_precision
+
+    with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)
+        lo = arb_endpoint(ball.lower(), round_floor)
+        hi = arb_endpoint(ball.upper(), round_ceiling)
+    return CertifiedPair(max(lo, mp.zero), min(hi, mp.one)) if unit else CertifiedPair(lo, hi)
+
+
+def _arb_delta_pair(f: BinomialDP, eps) -> CertifiedPair | None:
+    """delta at the mpf eps from :func:`arb_delta_ball` (certified), or None."""
+    from ..numeric.arb import arb_exact
+
+    n = _arb_n(f)
+    if n is None:
+        return None
+    if eps == mp.inf:
+        return CertifiedPair(mp.zero, mp.zero)
+    ball = arb_delta_ball(f.eps, n, arb_exact(eps), mp.prec + 10)
+    if ball is None or not ball.is_finite():
+        return None
+    if ball.rel_accuracy_bits() >= mp.prec + 4:  # a point correct to the working precision
+        from mpmath.libmp import round_nearest
+
+        from ..numeric.arb import arb_endpoint
+        from ..numeric.context import arb_precision
+
+        with arb_precision(mp.prec + 64):
+            m = min(max(arb_endpoint(ball.mid(), round_nearest), mp.zero), mp.one)
+        return CertifiedPair(m, m)
+    return _pair_of(ball)
+
+
+@mp_epsilon.register(BinomialDP)
+def _(f, d):
+    """eps(d) for 1 <= n <= ARB_MAX_N as a CertifiedPair proved in Arb
+    (``binomial_tails.arb_epsilon``: the segment's closed form log((A - d)/B), then delta(lo) >
+    d >= delta(hi) proved by incomplete beta functions); eps(0) = n eps0 (delta vanishes
+    exactly from the largest loss on); None where Arb proves nothing (the bracketing search
+    answers)."""
+    from flint import arb, fmpq
+
+    from ..core.errors import NumericalError
+    from ..numeric.arb_expr import arb_ball
+    from ..numeric.context import arb_precision
+
+    n = _arb_n(f, 1)
+    if n is None:
+        return None
+    if d >= 1:
+        return CertifiedPair(mp.zero, mp.zero)
+    if d <= 0:
+        with arb_precision(mp.prec + 20):
+            return _pair_of(arb_ball(f.eps) * n, unit=False)
+    D = _mpf_fraction(d)
+    with arb_precision(mp.prec + 2 * n.bit_length() + 40):
+        at0 = arb_delta_ball(f.eps, n, arb(0), mp.prec + 16)
+        dd = arb(fmpq(D.numerator, D.denominator))
+        if at0 is None:
+            return None
+        if at0 <= dd:
+            return CertifiedPair(mp.zero, mp.zero)
+        if not at0 > dd:
+            return None
+    try:
+        lo, hi = arb_epsilon(f.eps, n, D, mp.prec + 12)
+    except NumericalError:
+        return None
+    if hi - lo <= lo / 2 ** (mp.prec + 2):  # a point correct to the working precision
+        m = (lo + hi) / 2
+        return CertifiedPair(*(2 * [mp.fdiv(m.numerator, m.denominator)]))
+    with mp.workprec(mp.prec + 10):
+        return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
+                             mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
+
+
+def _mpf_fraction(x) -> Fraction:
+    """The exact rational value of a finite mpf."""
+    man, exp = x.man_exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)

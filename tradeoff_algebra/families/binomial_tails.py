@@ -7,11 +7,16 @@ f_{eps,0}^{(x) n} (Dong, Roth & Su, Sec. 3.3) at the current precision.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+import sympy as sp
+
 from ..numeric import budget
-from ..numeric.context import MPF, ThreadCache, mp
+from ..numeric.arb_expr import arb_ball
+from ..numeric.binomial_cdf import binom_tail
+from ..numeric.context import MPF, ThreadCache, arb_precision, mp
 from ..numeric.protocol import num
 
 #: Largest eps with numeric values: the working precision grows by 3 eps/log 2 bits (the
@@ -279,3 +284,212 @@ def _integer_tails(n: int, a: int, b: int) -> tuple[int, ...]:
         acc += weights[j]
         upper[j] = acc
     return tuple(upper)
+
+
+# -- the profile in Arb: two regularised incomplete beta functions --------------------------------
+# delta(eps) = Q(K >= m) - e^eps P(K >= m) with K ~ B(n, p) under P, B(n, 1 - p) under Q and m
+# the first k with eps0 (2k - n) > eps (Dong, Roth & Su, Prop. 6 and Sec. 3.3); Q(K >= m) =
+# P(B(n, p) <= n - m) = F(n - m) and P(K >= m) = S(m), both regularised incomplete beta
+# functions in Arb (``numeric.binomial_cdf``): O(1) Arb calls at any n.
+
+#: Extra bits tried beyond the first attempt of a ball (doubling) before the best is returned.
+ARB_MAX_EXTRA = 4096
+
+
+def _p_expr(eps0: sp.Expr) -> sp.Expr:
+    """p = 1/(1 + e^eps0), exactly (the null's success probability)."""
+    return 1 / (1 + sp.exp(eps0))
+
+
+def _segment_formula(eps0: sp.Expr, n: int, m: int, prec: int) -> tuple:
+    """(A, B) with delta(eps) = A - e^eps B for l(m - 1) <= eps <= l(m), l(k) = eps0 (2k - n):
+    A = F(n - m), B = S(m) of B(n, p), balls at ``prec`` bits (inside arb_precision(prec))."""
+    p = _p_expr(eps0)
+    return binom_tail("F", n - m, n, p, prec), binom_tail("S", m, n, p, prec)
+
+
+def arb_delta_once(eps0: sp.Expr, n: int, eps, prec: int):
+    """A ball holding delta(eps) of f_{eps0,0}^{(x) n} (``eps`` a ball >= 0) at ``prec`` bits
+    (inside arb_precision(prec)): the union of A - e^eps B over the segments the ball of
+    (n + eps/eps0)/2 does not exclude (delta is continuous: neighbouring segments agree at
+    their common lattice point), or None when more than four are possible."""
+    from flint import arb
+
+    e0 = arb_ball(eps0)
+    if not e0 > 0:
+        return None
+    if isinstance(eps0, sp.Rational) and eps.is_exact():  # the segment decided exactly
+        x = (n + _fraction_of(eps.mid()) / Fraction(int(eps0.p), int(eps0.q))) / 2
+        lo = hi = x.numerator // x.denominator + 1
+    else:
+        t = (n + eps / e0) / 2
+        if not t.is_finite():
+            return None
+        lo = int(t.lower().floor().unique_fmpz()) + 1
+        hi = int(t.upper().floor().unique_fmpz()) + 1
+    if hi - lo > 3:
+        return None
+    ee = eps.exp()
+    out = None
+    for m in range(lo, hi + 1):
+        if m > n:
+            v = arb(0)
+        else:
+            A, B = _segment_formula(eps0, n, max(m, 0), prec)
+            v = A - ee * B
+        out = v if out is None else out.union(v)
+    return out
+
+
+def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
+    """delta(eps) as a ball carrying ``bits`` bits relative (or an exact 0): precision raised
+    from bits + 2 log2 n + 24 while the difference A - e^eps B cancels (at most
+    :data:`ARB_MAX_EXTRA` extra bits; then the best ball). ``eps`` a ball, exact or not."""
+    extra = 2 * n.bit_length() + 24
+    best = None
+    while True:
+        prec = bits + extra
+        with arb_precision(prec):
+            b = arb_delta_once(eps0, n, eps, prec)
+        if b is None:
+            return best
+        if b.is_finite() and (b == 0 or b.rel_accuracy_bits() >= bits):
+            return b
+        if best is None or (b.is_finite() and b.rad() < best.rad()):
+            best = b
+        if extra > ARB_MAX_EXTRA:
+            return best
+        extra *= 2
+
+
+def _float_log_sf(n: int, p: float, m: int) -> float:
+    """log P(B(n, p) >= m) in floats by the saddle-point (Lugannani-Rice) formula with
+    Daniels' continuity correction for lattice laws, 1 - Phi(w) + phi(w) (1/u - 1/w) (relative
+    error O(1/n)); the normal law with a continuity correction near the mean (the search
+    only: the caller proves what it keeps)."""
+    if m <= 0:
+        return 0.0
+    if m > n:
+        return -math.inf
+    q = 1.0 - p
+    sd = math.sqrt(n * p * q)
+    if abs(m - n * p) < 2 or m == n:
+        if m == n:
+            return n * math.log(p)
+        return math.log(0.5 * math.erfc((m - 0.5 - n * p) / (sd * math.sqrt(2))))
+    pi = m / n
+    kl = pi * math.log(pi / p) + (1 - pi) * math.log((1 - pi) / q)
+    theta = math.log(pi * q / ((1 - pi) * p))
+    w = math.copysign(math.sqrt(2 * n * kl), theta)
+    u = -math.expm1(-theta) * math.sqrt(n * pi * (1 - pi))
+    if w > 30:  # 1 - Phi(w) - phi(w)/w is phi(w) O(w^-3): the log of phi(w)/u
+        return -w * w / 2 - 0.5 * math.log(2 * math.pi) - math.log(u)
+    v = 0.5 * math.erfc(w / math.sqrt(2)) + math.exp(-w * w / 2) / math.sqrt(
+        2 * math.pi) * (1 / u - 1 / w)
+    return math.log(v) if v > 0 else -w * w / 2 - math.log(abs(u)) - 1.0
+
+
+def _float_log_tail(n: int, p: float, j: int, upper: bool) -> float:
+    """log P(B(n, p) >= j) (``upper``) or log P(B(n, p) <= j) (by the mirror B(n, 1 - p))."""
+    return _float_log_sf(n, p, j) if upper else _float_log_sf(n, 1.0 - p, n - j)
+
+
+def _float_log_delta(n: int, p: float, e0: float, j: int) -> float:
+    """log delta(l(j)) in floats (:func:`_float_log_tail`): the search only."""
+    lf = _float_log_tail(n, p, n - j - 1, False)  # Q(K >= j + 1) = P(B(n, p) <= n - j - 1)
+    ls = _float_log_tail(n, p, j + 1, True)  # P(K >= j + 1)
+    if lf == -math.inf:
+        return -math.inf
+    x = e0 * (2 * j - n) + ls - lf
+    return lf + math.log(-math.expm1(x)) if x < 0 else -math.inf
+
+
+def _guess_eps_segment(n: int, eps0: sp.Expr, d: float) -> int:
+    """The m with delta(l(m - 1)) > d >= delta(l(m)), from floats (a guess the caller walks
+    from): bisection over the lattice points l(j) >= 0."""
+    e0 = float(eps0)
+    p = 1.0 / (1.0 + math.exp(e0))
+    ld = math.log(d)
+    lo, hi = (n - 1) // 2, n  # l(lo) < 0 <= l(lo + 1); delta(l(n)) = 0 <= d
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _float_log_delta(n, p, e0, mid) > ld:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+#: Most steps of the Arb walk from the float guess to the segment of eps(delta).
+MAX_WALK = 256
+
+
+def _solve_segment(eps0: sp.Expr, n: int, dd, m: int, prec: int):
+    """The ball of eps(d) = log((A - d)/B) on the segment [l(m - 1), l(m)] that holds it,
+    walking m from the guess on certified comparisons (inside arb_precision(prec)); None when
+    the walk does not settle."""
+    e0 = arb_ball(eps0)
+    for _ in range(MAX_WALK):
+        budget.check()
+        if m > n:
+            m = n
+        if m < 1:
+            return None
+        A, B = _segment_formula(eps0, n, m, prec)
+        lo_l, hi_l = e0 * (2 * m - 2 - n), e0 * (2 * m - n)
+        if A <= dd:  # delta(l(m - 1)) <= A <= d: eps(d) <= l(m - 1)
+            m -= 1
+            continue
+        if not (A > dd and B > 0):
+            return None
+        x = ((A - dd) / B).log()
+        if x < lo_l:
+            m -= 1
+        elif x > hi_l:
+            m += 1
+        else:
+            return x
+    return None
+
+
+def arb_epsilon(eps0: sp.Expr, n: int, d: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= eps(d) <= hi of f_{eps0,0}^{(x) n} (eps(d) = inf{eps >= 0: delta(eps) <=
+    d}, 0 < d < 1, delta(0) > d), proved in Arb: on the segment [l(m - 1), l(m)] holding it
+    delta = A - e^eps B, so eps(d) = log((A - d)/B), whose ball (the segment reached by a walk
+    on certified comparisons from a float guess) gives a bracket widened by 2^-(bits - 8)
+    relative; then delta(lo) > d (or lo = 0) and delta(hi) <= d are proved by
+    :func:`arb_delta_ball` (delta is non-increasing, Prop. 6), with more bits and a wider
+    bracket on failure. Raises NumericalError when no bracket is proved."""
+    from flint import arb, fmpq
+
+    from ..core.errors import NumericalError
+
+    m0 = _guess_eps_segment(n, eps0, float(d))
+    for attempt in range(4):
+        prec = bits + 2 * n.bit_length() + 40 + 32 * attempt
+        with arb_precision(prec):
+            dd = arb(fmpq(d.numerator, d.denominator))
+            x = _solve_segment(eps0, n, dd, m0, prec)
+            if x is None:
+                continue
+            w = x.abs_upper() * arb(2) ** -(bits - 8 - 8 * attempt) + x.rad()
+            lo = max(_fraction_of((x - w).lower()), Fraction(0))
+            hi = _fraction_of((x + w).upper())
+        check = bits + 16 + 32 * attempt
+
+        def ball_at(v: Fraction, check: int = check):
+            return arb_delta_ball(eps0, n, arb(fmpq(v.numerator, v.denominator)), check)
+
+        with arb_precision(check + 2 * n.bit_length() + 24):
+            dd = arb(fmpq(d.numerator, d.denominator))
+            ok_lo = lo == 0 or ball_at(lo) > dd
+            ok_hi = ball_at(hi) <= dd
+        if ok_lo and ok_hi:
+            return lo, hi
+    raise NumericalError(f"f_{{{eps0},0}}^(x){n}: eps({float(d):.6g}) not bracketed in Arb")
+
+
+def _fraction_of(x) -> Fraction:
+    """The exact rational value of an exact Arb number (a ball's end)."""
+    man, exp = x.man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)

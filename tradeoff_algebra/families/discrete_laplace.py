@@ -53,8 +53,12 @@ certified values (``arb_value``, ``arb_delta``); ``mp_value`` and ``mp_roc`` are
 ends at the working precision. The exact view of the loss is the finite pair above
 (:class:`~..numeric.finite.FiniteLoss`) where it composes fast: e^{1/t} rational (the scale
 t = 1/log q, dp_accounting's ``parameter`` log q: rational masses, exact products) or
-Delta = 1 (randomized response); for other scales the loss offers its float atoms only, and
-products go to the PLD engine.
+Delta = 1 (randomized response); for other scales the loss offers its float atoms only.
+For a rational scale t the loss (2y - Delta)/t of the clipped output y = min(max(x, 0), Delta)
+is a lattice factor (:class:`DiscreteLaplaceLattice`, ``numeric.lattice_product``): powers, and
+products with discrete Gaussians of rational sigma^2 on one lattice of small denominator, are
+composed exactly in integers and certified (DiscreteLaplace(3, 2)^10000 in about 0.2 s);
+other products go to the PLD engine.
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ from ..numeric.capability import kinks, log_slope, profile_form, renyi_form
 from ..numeric.context import arb_precision, mp
 from ..numeric.finite import FiniteLoss
 from ..numeric.knots import clean_knots, pl_knots
+from ..numeric.lattice_product import lattice_factor
 from ..numeric.privacy_loss import U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
     arb_delta,
@@ -523,3 +528,100 @@ def _(f):
             out.append(u)
     return sorted(out)
 
+
+
+# -- the lattice view: products composed exactly in integers (numeric.lattice_product) -----------
+class DiscreteLaplaceLattice:
+    """The discrete Laplace loss as a lattice factor (``numeric.lattice_product``): under Q the
+    loss is l_y = (2y - Delta)/t = u y + v with y = min(max(x, 0), Delta) in {0, ..., Delta}
+    (the clipped output), u = 2/t, v = -Delta/t rational for a rational scale t, and the
+    Q-masses of the module docstring: r^Delta/(1 + r) at y = 0, c r^{Delta - y} for 0 < y <
+    Delta, 1/(1 + r) at y = Delta (r = e^{-1/t}, c = (1 - r)/(1 + r)). The support is finite,
+    so the mgf M(c) = sum_y q(y) e^{c l_y} is an exact finite sum in Arb (no tail), and the
+    tilted masses are Arb balls of e^{log q(y) + c l_y}/scale rounded down to integers."""
+
+    def __init__(self, d: int, t: Fraction) -> None:
+        self.d, self.t = int(d), Fraction(t)
+        self.step = 2 / self.t
+        self.offset = -Fraction(self.d) / self.t
+        self.loss_max = Fraction(self.d) / self.t  # (the loss is clipped: Delta/t at most)
+
+    def __repr__(self) -> str:
+        return f"DiscreteLaplaceLattice({self.d}, t={self.t})"
+
+    def _log_q_float(self) -> np.ndarray:
+        """log q(y), y = 0..Delta, in floats (planning)."""
+        d, it = self.d, 1 / float(self.t)
+        lr1 = math.log1p(math.exp(-it))  # log(1 + r)
+        y = np.arange(d + 1, dtype=float)
+        lq = math.log(-math.expm1(-it)) - lr1 - (d - y) * it
+        lq[0] = -d * it - lr1
+        lq[d] = -lr1
+        return lq
+
+    def plan(self, c: float) -> tuple[float, float, float]:
+        """(log M(c), tilted mean of y, its sd) in floats (planning only)."""
+        y = np.arange(self.d + 1, dtype=float)
+        e = self._log_q_float() + c * (float(self.step) * y + float(self.offset))
+        m = float(e.max())
+        w = np.exp(e - m)
+        s = float(w.sum())
+        mean = float((w * y).sum()) / s
+        var = max(float((w * y * y).sum()) / s - mean * mean, 0.0)
+        return m + math.log(s), mean, max(math.sqrt(var), 0.5)
+
+    def _log_q_ball(self, y: int):
+        """log q(y) as an Arb ball at the working precision (module docstring)."""
+        from flint import arb, fmpq
+
+        it = arb(fmpq(self.t.denominator, self.t.numerator))  # 1/t
+        l1 = (1 + (-it).exp()).log()  # log(1 + r)
+        if y == self.d:
+            return -l1
+        if y == 0:
+            return -self.d * it - l1
+        return (-(-it).expm1()).log() - l1 - (self.d - y) * it
+
+    def _loss_ball(self, y: int):
+        from flint import arb, fmpq
+
+        v = self.step * y + self.offset
+        return arb(fmpq(v.numerator, v.denominator))
+
+    def mgf_ball(self, c):
+        """M(c) = sum_{y=0}^{Delta} q(y) e^{c l_y}: the exact finite sum in Arb."""
+        from flint import arb
+
+        total = arb(0)
+        for y in range(self.d + 1):
+            total += (self._log_q_ball(y) + c * self._loss_ball(y)).exp()
+        return total
+
+    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale: Fraction) -> list[int]:
+        """Integers I(y) <= 2^prec q(y) e^{c l_y}/scale for y = ylo..yhi (0 outside the
+        support 0..Delta), each the floor of the lower end of its Arb ball."""
+        from flint import arb, fmpq
+
+        out = [0] * (yhi - ylo + 1)
+        with arb_precision(prec + 64):
+            cc = arb(fmpq(*Fraction(c).as_integer_ratio()))
+            ls = arb(fmpq(scale.numerator, scale.denominator)).log()
+            one = arb(2) ** prec
+            for y in range(max(ylo, 0), min(yhi, self.d) + 1):
+                b = (self._log_q_ball(y) + cc * self._loss_ball(y) - ls).exp() * one
+                lo = b.lower()
+                out[y - ylo] = int(lo.floor().unique_fmpz()) if lo > 0 else 0
+        return out
+
+
+@lattice_factor.register(DiscreteLaplace)
+def _(f) -> DiscreteLaplaceLattice | None:
+    """The lattice view of the loss (:class:`DiscreteLaplaceLattice`: l = (2/t) y - Delta/t,
+    y the clipped output in 0..Delta) for a rational scale t and Delta up to MAX_ATOMS:
+    powers and products with other lattice factors (discrete Gaussians with rational sigma^2)
+    whose steps share a small denominator are composed exactly (``numeric.lattice_product``);
+    None otherwise."""
+    if f.free_symbols or not isinstance(f.scale, sp.Rational) or int(f.sensitivity) > MAX_ATOMS:
+        return None
+    t = f.scale
+    return DiscreteLaplaceLattice(int(f.sensitivity), Fraction(int(t.p), int(t.q)))

@@ -47,11 +47,19 @@ p(x)/(1 - mu/(x + 1)): I_{n+1}(z)/I_n(z) <= z/(2(n + 1)) for n >= 0 (term by ter
 series), decreasing in n. ``arb_value`` and ``arb_delta`` are therefore certified. The PLD grid
 reads the atoms in float64 (scipy.special.ive) over a window holding all but 1e-40 of each law,
 the rest parked at +-oo for the pessimistic side only.
+
+**Products.** The loss lies on no lattice; its grid view (:class:`SkellamGrid`, registered as
+the lattice factor) puts the atoms in cells of a fine grid with their exact P- and Q-masses
+(``numeric.grid_product``): powers and products with discrete Gaussians and Laplaces of rational
+parameters are certified with a width second order in the grid (Skellam(1, 5)^10: eps(1e-6) to
+about 2e-5 relative in 2 s); where the grid would be too coarse (about a hundred factors and
+more) the PLD engine answers.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -62,6 +70,7 @@ from ..core.citations import Paper
 from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric import grid_product  # noqa: F401 - registers the grid products
 from ..numeric.arb import arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import kinks, log_slope
@@ -72,6 +81,7 @@ from ..numeric.lattice_pair import (
     lattice_pair,
     lattice_segment,
 )
+from ..numeric.lattice_product import lattice_factor
 from ..numeric.privacy_loss import RHO_LIB, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 
@@ -426,3 +436,148 @@ def _(f):
             if edge < m < 1 - edge:
                 out.append(m)
     return sorted(set(out))
+
+
+# -- the grid view: products certified by cells of a fine grid (numeric.grid_product) -----------
+class SkellamGrid:
+    """The Skellam loss as a grid factor (``numeric.grid_product``): the atoms x with Q(x) =
+    p(x - Delta), P(x) = p(x), L(x) = log(Q(x)/P(x)) as Arb balls (the Bessel sums above), put
+    in the cells h y <= L(x) < h y + rho of a grid h Z; its two views carry the cells' Q- and
+    P-masses. The mgf E_Q[e^{c L}] = sum_x p(x)^{1 + c} p(x - Delta)^{-c} (x -> Delta - x) is
+    e^{c D_{1+c}} with the certified Renyi sum :func:`renyi_ball`; it bounds both views' mgfs
+    from above (h y <= L)."""
+
+    grid = True
+
+    def __init__(self, f: Skellam) -> None:
+        self.f, self.d = f, int(f.sensitivity)
+        x, pm, qm = _float_atoms(self.d, float(f.mu))
+        keep = (pm > 0) & (qm > 0)
+        self.x, self.pm, self.qm = x[keep], pm[keep], qm[keep]
+        self.lf = np.log(self.qm) - np.log(self.pm)
+        self._mgf: dict = {}
+
+    def __repr__(self) -> str:
+        return f"SkellamGrid({self.f})"
+
+    def loss_var(self) -> float:
+        """Var_Q(L) in floats (planning the grid)."""
+        w = self.qm / self.qm.sum()
+        m = float((w * self.lf).sum())
+        return float((w * (self.lf - m) ** 2).sum())
+
+    def residual(self, h):
+        """rho: every atom's loss lies in [h y, h y + rho) of its cell (the cells are decided
+        on balls narrower than h 2^-41, so rho = h (1 + 2^-40))."""
+        return h + h / 2**40
+
+    def views(self, h) -> tuple:
+        return _SkellamCells(self, h, "Q"), _SkellamCells(self, h, "P")
+
+    def mgf(self, c):
+        """A ball holding E_Q[e^{c L}] for an exact ball c >= 0 (module docstring)."""
+        from flint import arb, ctx
+
+        if c == 0:
+            return arb(1)
+        key = (c.mid().str(40), ctx.prec)
+        hit = self._mgf.get(key)
+        if hit is None:
+            man, exp = c.mid().man_exp()
+            a = 1 + sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
+            D = renyi_ball(self.f, a, ctx.prec)
+            hit = self._mgf[key] = (c * D).exp()
+        return hit
+
+
+class _SkellamCells:
+    """One view of :class:`SkellamGrid` on the grid h Z (``side`` "Q": the cells' Q-masses,
+    "P": their P-masses): a lattice factor of loss h y and offset 0."""
+
+    def __init__(self, g: SkellamGrid, h, side: str) -> None:
+        self.g, self.side = g, side
+        self.step, self.offset = Fraction(h), Fraction(0)
+        self.D = self.step.denominator
+
+    def plan(self, c: float) -> tuple[float, float, float]:
+        """(log of the tilted mass, tilted mean of y, its sd) in floats (planning only)."""
+        g = self.g
+        lw = np.log(g.qm if self.side == "Q" else g.pm) + c * g.lf
+        m = float(lw.max())
+        w = np.exp(lw - m)
+        s = float(w.sum())
+        y = g.lf * self.D
+        mean = float((w * y).sum()) / s
+        var = max(float((w * (y - mean) ** 2).sum()) / s, 0.0)
+        return m + math.log(s), mean, max(math.sqrt(var), 0.5)
+
+    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale) -> list[int]:
+        """Integers I(y) <= 2^prec mass(cell y) e^{c h y}/scale, y = ylo..yhi: each atom's ball
+        put in its certified cell (an atom whose ball is too wide to decide is left out: lower
+        bounds)."""
+        from flint import arb, fmpq
+
+        g = self.g
+        out = [0] * (yhi - ylo + 1)
+        yf = np.floor(g.lf * self.D)
+        sel = np.nonzero((yf >= ylo - 2) & (yf <= yhi + 2))[0]
+        if not len(sel):
+            return out
+        with arb_precision(prec + 64):
+            S = _sums(g.f, prec + 64)
+            cc = arb(fmpq(*Fraction(c).as_integer_ratio()))
+            hstep = arb(fmpq(1, self.D))
+            ls = arb(fmpq(scale.numerator, scale.denominator)).log()
+            width = arb(2) ** -41 * hstep
+            one = arb(2) ** prec
+            acc: dict[int, Any] = {}
+            for i in sel:
+                x = int(g.x[i])
+                P, Q = S.p(x), S.p(x - g.d)
+                L = (Q / P).log()
+                if not (2 * L.rad() < width):
+                    continue
+                y = int((L.lower() * self.D).floor().unique_fmpz())
+                if not ylo <= y <= yhi:
+                    continue
+                w = (Q if self.side == "Q" else P) * (cc * hstep * y - ls).exp() * one
+                acc[y] = acc.get(y, arb(0)) + w
+            for y, w in acc.items():
+                lo = w.lower()
+                out[y - ylo] = int(lo.floor().unique_fmpz()) if lo > 0 else 0
+        return out
+
+    def mgf_ball(self, c):
+        """A ball above the view's mgf sum_y mass(cell y) e^{c h y}: the whole mgf E_Q[e^{c L}]
+        (Q-view; E_Q[e^{(c - 1) L}] for the P-view, P(x) e^{c L} = Q(x) e^{(c - 1) L}) less,
+        over the float window's atoms whose cell is decided, mass(x) (e^{c L(x)} - e^{c h
+        y(x)}) >= 0 (h y <= L): the cells' deficit computed, the tails bounded by the whole."""
+        from flint import arb, ctx
+
+        g = self.g
+        total = g.mgf(c if self.side == "Q" else c - 1)
+        S = _sums(g.f, ctx.prec)
+        hstep = arb(1) / self.D
+        width = arb(2) ** -41 * hstep
+        deficit = arb(0)
+        for x in g.x:
+            x = int(x)
+            P, Q = S.p(x), S.p(x - g.d)
+            L = (Q / P).log()
+            if not (2 * L.rad() < width):
+                continue
+            y = int((L.lower() * self.D).floor().unique_fmpz())
+            m = Q if self.side == "Q" else P
+            deficit += m * ((c * L).exp() - (c * hstep * y).exp())
+        return total - deficit
+
+
+@lattice_factor.register(Skellam)
+def _(f) -> SkellamGrid | None:
+    """The grid view of the loss (:class:`SkellamGrid`): powers of the Skellam mechanism, and
+    products with lattice factors (discrete Gaussians and Laplaces of rational parameters), are
+    certified by cells of a fine grid with exact P- and Q-masses (``numeric.grid_product``);
+    None for symbolic parameters."""
+    if f.free_symbols:
+        return None
+    return SkellamGrid(f)

@@ -34,6 +34,13 @@ l(s) finds the segment [l(m - 1), l(m)] with delta(l(m - 1)) > d and delta(l(m))
 (delta is continuous and non-increasing, Prop. 6); there delta = A - e^eps B + [0, e^{-c eps}
 X] with A, B, X balls, solved for eps at both ends.
 
+Bounded losses (the discrete Laplace: finitely many values, ``loss_max`` of a factor): the
+profile vanishes from the sum of the largest losses on (so eps(0) is that sum), the tilt and
+the start of eps(delta) stay below it, and a product short enough (:data:`KEEP_WHOLE`) is kept
+whole rather than cut to the Gaussian window of its tilted law (whose tails are not Gaussian).
+eps(delta) searches its bracket outward from the guess (the bound (2) is tight near the tilt's
+eps only) and re-centres the tilt on the first bracket.
+
 Sizes: the root's window holds about 2 T D mu/g lattice points (mu^2 = sum u_i^2 Var y_i):
 problems whose common denominator exceeds :data:`MAX_DENOMINATOR` are not lattice products here,
 and those whose window exceeds :data:`MAX_WINDOW` are refused at once, naming it
@@ -58,7 +65,7 @@ from .context import arb_precision, mp
 from .value import CertifiedPair
 
 __all__ = ["LatticeFactor", "LatticeProduct", "lattice_factor", "MAX_DENOMINATOR",
-           "MAX_WINDOW", "common_denominator"]
+           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS"]
 
 #: The largest common denominator D of the factors' loss steps and offsets taken as a lattice.
 MAX_DENOMINATOR = 10**12
@@ -66,6 +73,12 @@ MAX_DENOMINATOR = 10**12
 MAX_WINDOW = 4_000_000
 #: The most factors (with multiplicities) in one product.
 MAX_FACTORS = 10**6
+#: Builders of products with factors off any lattice (``grid`` factors: the Skellam loss), each
+#: ``builder(factors) -> product | None``, appended by ``numeric.grid_product`` when imported.
+GRID_BUILDERS: list = []
+#: A product of two nodes this short (or at most twice its window) is kept whole, not cut to
+#: its window: the tails of a tilted law of finite support are not Gaussian.
+KEEP_WHOLE = 4096
 
 
 class LatticeFactor(Protocol):
@@ -84,6 +97,9 @@ class LatticeFactor(Protocol):
 
     def mgf_ball(self, c: arb) -> arb:
         """A ball holding M(c) = E_Q[e^{c L}] (the whole law, tails included)."""
+
+    # Optional: ``loss_max``, the largest loss (a Fraction) of a factor with finitely many
+    # values (the discrete Laplace): the product's profile vanishes from the sum of them on.
 
 
 @singledispatch
@@ -161,6 +177,11 @@ class LatticeProduct:
             raise ValueError("every offset must be a multiple of 1/denominator")
         self.B = int(B)
         self.count = sum(n for _, n in self.factors)
+        tops = [getattr(f, "loss_max", None) for f, _ in self.factors]
+        #: The largest loss of the product when every factor's is bounded, else None.
+        self.top = (None if any(t is None for t in tops)
+                    else sum((n * t for t, (_, n) in zip(tops, self.factors, strict=True)),
+                             Fraction(0)))
         self._roots: dict = {}
 
     # -- planning ----------------------------------------------------------------------------
@@ -170,7 +191,10 @@ class LatticeProduct:
                    for f, n in self.factors)
 
     def saddle(self, eps: float) -> float:
-        """The Chernoff tilt c >= 0 with tilted mean loss eps (0 below the mean)."""
+        """The Chernoff tilt c >= 0 with tilted mean loss eps (0 below the mean; for a bounded
+        loss, eps is taken half a lattice step below the largest loss at most)."""
+        if self.top is not None:
+            eps = min(eps, float(self.top) - float(Fraction(self.g, 2 * self.D)))
         if self.mean_loss(0.0) >= eps:
             return 0.0
         lo, hi = 0.0, 1.0
@@ -191,6 +215,9 @@ class LatticeProduct:
         """The lattice product of ``factors``, or None when their steps and offsets share no
         denominator up to :data:`MAX_DENOMINATOR` (sizes are checked when it computes:
         :meth:`check_size`)."""
+        if any(getattr(f, "grid", False) for f, _ in factors):  # (numeric.grid_product)
+            return next((p for p in (b(factors) for b in GRID_BUILDERS) if p is not None),
+                        None)
         fr = [f.step for f, _ in factors] + [f.offset for f, _ in factors]
         D = common_denominator(fr)
         return None if D is None else cls(factors, D)
@@ -271,6 +298,8 @@ class LatticeProduct:
         sd = math.sqrt(var)
         jlo = -((lo - math.floor(mean - T * sd)) // d)  # ceil((wlo - lo)/d)
         jhi = (math.ceil(mean + T * sd) - lo) // d
+        if p.length() <= max(2 * (jhi - jlo + 1), KEEP_WHOLE):
+            jlo, jhi = 0, p.length() - 1  # short enough to keep whole (finite supports)
         if jlo > 0:
             p = p.right_shift(jlo)
             lo += d * jlo
@@ -342,6 +371,8 @@ class LatticeProduct:
     def delta_ball(self, eps: Fraction, c: float, T: float, prec: int) -> arb:
         """A ball holding delta(eps) (eps an exact rational >= 0): (1) over the root at tilt c
         plus [0, (2)]."""
+        if self.top is not None and eps >= self.top:  # every loss is <= eps: delta = 0
+            return arb(0)
         with arb_precision(prec + 64):
             e = _arb_of(eps)
             A, B, X = self._segment(self._threshold(eps) + 1, c, T, prec)
@@ -389,7 +420,7 @@ class LatticeProduct:
                 best = b
             if b.rad() <= rel_tol * abs(b.mid()) / 2 or b.upper() <= 0:
                 break
-            T, prec = T + 2, prec + 32
+            T, prec = T + 4, prec + 32
         return best
 
     # -- the answers of the product route ------------------------------------------------------
@@ -406,8 +437,13 @@ class LatticeProduct:
             with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)
                 lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
                 return CertifiedPair(lo, min(arb_endpoint(b.upper(), round_ceiling), mp.one))
-        if arg <= 0:  # every lattice product has delta(eps) > 0 at every eps (a proof)
-            return CertifiedPair(mp.inf, mp.inf)
+        if arg <= 0:
+            if self.top is None:  # an unbounded loss: delta(eps) > 0 at every eps (a proof)
+                return CertifiedPair(mp.inf, mp.inf)
+            top = self.top  # delta(eps) > 0 below the largest loss, 0 from it on
+            with mp.workprec(mp.prec + 10):
+                return CertifiedPair(mp.fdiv(top.numerator, top.denominator, rounding="d"),
+                                     mp.fdiv(top.numerator, top.denominator, rounding="u"))
         lo, hi = self.epsilon(_mpf_fraction(arg), rel_tol)
         with mp.workprec(mp.prec + 10):
             return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
@@ -421,12 +457,22 @@ class LatticeProduct:
         if d >= 1:
             return Fraction(0), Fraction(0)
         if d <= 0:
+            if self.top is not None:  # delta > 0 below the largest loss, 0 from it on
+                return self.top, self.top
             raise NumericalError("lattice product: eps(delta) needs delta > 0 (every lattice "
-                                 "product has a positive profile at every eps)")
+                                 "product with an unbounded loss has a positive profile)")
         guess = self._guess(float(d))
-        c, T, prec = self._plan(guess, rel_tol, 1e-3)  # (a margin for the guess's error)
-        with arb_precision(prec + 64):
-            return self._bisect(d, _arb_of(d), guess, c, T, prec, rel_tol)
+        best = None
+        for _ in range(3):  # the first bracket re-centres the tilt and the plan at eps(d)
+            c, T, prec = self._plan(guess, rel_tol, 1e-3)  # (a margin for the guess's error)
+            with arb_precision(prec + 64):
+                lo, hi = self._bisect(d, _arb_of(d), guess, c, T, prec, rel_tol)
+            if best is None or hi - lo < best[1] - best[0]:
+                best = (lo, hi)
+            if hi - lo <= Fraction(rel_tol) * hi or hi == 0:
+                break
+            guess = float((lo + hi) / 2) if hi < 2 * lo + 1 else guess
+        return best
 
     def _bisect(self, d, dd: arb, guess: float, c: float, T: float, prec: int,
                 rel_tol: float) -> tuple[Fraction, Fraction]:
@@ -441,16 +487,31 @@ class LatticeProduct:
         if above(Fraction(0)) is False:
             return Fraction(0), Fraction(0)
         lo_s = self._threshold(Fraction(0))  # l(lo_s) <= 0: delta(l(lo_s)) >= delta(0)
+        s_zero = lo_s
         proved = Fraction(0)  # eps(d) >= proved: delta(proved) > d, or 0
-        root_lo, R, _, _ = self.root(c, T, prec)
-        hi_s = max(root_lo + R.length(), lo_s + 1)
+        _, R, _, _ = self.root(c, T, prec)
+        # The tilt's bound (2) is tight near the guess only (e^{-c eps} X grows as eps falls
+        # below it): the bracket is searched outward from the guess's lattice point.
+        s0 = max(self._threshold(Fraction(guess)) + 1, lo_s + 1)
+        step = max(1, R.length() // 64)
+        hi_s = s0
         while (r := above(self.loss_at(hi_s))) is not False:
             if r:
                 proved = max(proved, self.loss_at(hi_s))
-            if hi_s - lo_s > 4 * MAX_WINDOW:
+                lo_s = max(lo_s, hi_s)
+            if hi_s - s0 > 4 * MAX_WINDOW:
                 raise NumericalError("lattice product: eps(delta) not bracketed within the "
                                      "root's window")
-            lo_s, hi_s = hi_s, hi_s + 2 * (hi_s - lo_s)
+            hi_s, step = hi_s + step, 2 * step
+        step = max(1, R.length() // 64)
+        s = hi_s - 1
+        while lo_s == s_zero and s > s_zero:  # a proved point below hi_s
+            r = above(self.loss_at(s))
+            if r:
+                lo_s, proved = s, max(proved, self.loss_at(s))
+            elif r is False:
+                hi_s = s
+            s, step = max(s - step, s_zero), 2 * step
         while hi_s - lo_s > 1:  # delta(l(hi_s)) <= d proved
             mid = (lo_s + hi_s) // 2
             r = above(self.loss_at(mid))
@@ -482,4 +543,7 @@ class LatticeProduct:
         """A Gaussian start for eps(d): mean + sd sqrt(2 log 1/d)."""
         m = self.mean_loss(0.0)
         var = sum(n * (float(f.step) * f.plan(0.0)[2]) ** 2 for f, n in self.factors)
-        return max(m + math.sqrt(var) * math.sqrt(2 * math.log(1 / d)), 1e-3)
+        guess = m + math.sqrt(var) * math.sqrt(2 * math.log(1 / d))
+        if self.top is not None:  # below the largest loss, where delta vanishes
+            guess = min(guess, float(self.top) - float(Fraction(self.g, 2 * self.D)))
+        return max(guess, 1e-3)
