@@ -26,7 +26,7 @@ from tradeoff_algebra.numeric import cf
 from tradeoff_algebra.numeric.cf_laws import working_precision
 from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.numeric.privacy_loss import privacy_loss
-from tradeoff_algebra.routes.engines import pld_delta
+from tradeoff_algebra.routes.engines import pld_delta, pld_value
 from tradeoff_algebra.routes.plan import route
 
 R = sp.Rational
@@ -225,3 +225,20 @@ def test_bad_input():
         hull_power_delta(1, R(1, 2), 2, -0.5)
     with pytest.raises(InvalidParameter, match="k = 0"):
         hull_power_delta(1, R(1, 2), 0, 0.5)
+
+
+def test_evaluate_is_certified():
+    """f(alpha) of the symmetric product C_{1/20}(G_1)^{(x) 100} by the profile band: certified,
+    above 1 - delta(eps) - e^eps alpha at eps = 1 (f >= f_{eps, delta(eps)}, Prop. 6; delta
+    certified by the inversion), and meeting the PLD engine's enclosure (sanity)."""
+    f = ta.C(R(1, 20), ta.G(1)) ** 100
+    a = R(1, 10)
+    v = ta.evaluate(f, a)
+    assert v.guarantee == "certified" and "profile band" in v.route
+    d = ta.delta(f, 1)
+    assert v.hi >= 1 - d.hi - mp.e * mp.mpf(0.1)
+    r = ta.roc(f, a)
+    assert r.guarantee == "certified" and r.lo <= 1 - v.lo and 1 - v.hi <= r.hi
+    with ta.pld_options(tol=1e-4), mp.workdps(20):
+        lo, hi = pld_value(([(ta.C(R(1, 20), ta.G(1)), 100)],), mp.mpf(1) / 10, False)
+    assert lo <= v.hi and v.lo <= hi
