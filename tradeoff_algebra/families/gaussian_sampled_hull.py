@@ -164,14 +164,14 @@ class SampledGaussianHullLaw:
 
         return f
 
-    def _integral(self, z: acb, kind: str, scale: float, rel_bits: int) -> acb:
+    def _integral(self, z: acb, kind: str, log_scale: float, rel_bits: int) -> acb:
         """int_{mu/2}^oo of the integrand ``kind`` (:meth:`_integrand`), a certified ball: Arb's
-        integration on [mu/2, X] to about 2^-rel_bits of ``scale`` plus the tail bound."""
+        integration on [mu/2, X] to about 2^-rel_bits of e^log_scale plus the tail bound."""
         c = z.real
         c_f = float(c.mid())
         x_end = self._x_end(max(c_f, 0.0), rel_bits + 8)
         power = {"m": 0, "d": 1, "e2": 2}[kind]
-        tol = arb(2) ** (-rel_bits) * arb(scale)
+        tol = arb(2) ** (-rel_bits) * arb(log_scale).exp()
         while True:
             tail = self._tail(c, arb(x_end), power)
             if tail < tol / 8 or x_end > 1e6:
@@ -183,8 +183,8 @@ class SampledGaussianHullLaw:
         return acb(val.real + r, val.imag + r)
 
     def _scale(self, c: float) -> float:
-        """Float M'(c) - m0 (the density part at real c): the scale of the absolute tolerances."""
-        return math.exp(self._float(c).log_d)
+        """Float log(M'(c) - m0) (the density part at real c): the scale of the tolerances."""
+        return self._float(c).log_d
 
     def mgf(self, z: acb) -> acb:
         """M'(z) = m0 + D(z), Re z > 0, to a relative accuracy about 2^(30 - prec) of M'(c)."""
@@ -255,7 +255,7 @@ class SampledGaussianHullLaw:
         key = ("E2", c)
         if key not in self._consts:
             with _decay_precision():
-                v = self._integral(acb(c), "e2", self._float(c).e2, 40).real
+                v = self._integral(acb(c), "e2", self._float(c).log_e2, 40).real
                 self._consts[key] = arb(upper(v))
         return self._consts[key]
 
@@ -335,7 +335,7 @@ class _FloatTilt:
         both = np.concatenate([self.pos, self.neg])
         self.log_d = logsumexp(both)  # log D(c)
         lo2 = np.concatenate([self.lw, self.lw]) ** 2
-        self.e2 = float(np.sum(np.exp(both - self.log_d) * lo2) * math.exp(self.log_d))
+        self.log_e2 = logsumexp(both + np.log(np.maximum(lo2, 1e-300)))  # log E2
 
     def cumulants(self) -> tuple[float, float, float]:
         top = max(self.log_d, math.log(self.m0))
@@ -366,8 +366,9 @@ class _Cover:
         ft = law._float(c)
         one = 1 - law.m0
         # (floats for the layout only: the bounds use the rigorous E2 and C2)
-        e2 = max(ft.e2, 1e-300)
-        c2 = float(law.far_constant(c).mid())
+        e2 = math.exp(min(ft.log_e2, 700.0))
+        c2 = float(law.far_constant(c).mid())  # (OverflowError where c is far out: the
+        # inversion then declines, ArithmeticError)
         s2 = (c + 0.5) ** 2
         self.t_far = math.sqrt(max(c2 / (_FAR_SHARE * one) - s2, 1.0))
         r = math.sqrt(2 * _CELL_SHARE * one / e2)
@@ -379,7 +380,7 @@ class _Cover:
         self.centres = (2 * np.arange(n) + 1) * self.r
         d, dd = ft.density(self.centres)
         rr = self.r
-        est = np.maximum(np.abs(d + rr * dd), np.abs(d - rr * dd)) + rr * rr * ft.e2 / 2
+        est = np.maximum(np.abs(d + rr * dd), np.abs(d - rr * dd)) + rr * rr * e2 / 2
         far = c2 / (s2 + self.t_far**2)
         # as :meth:`density_bound`: the cells from cell k on until the far bound from the next
         # cell's start is below their maximum
@@ -392,7 +393,7 @@ class _Cover:
                 best = max(best, float(est[j]))
                 j += 1
             self.float_cells[k] = max(best, float(far_from[j]) if j < n else far)
-        self.float_top = math.exp(ft.cumulants()[0])
+        self.log_top = ft.cumulants()[0]
         self.cells: dict[int, arb] = {}
         self.top: float | None = None
         self.bounds: dict[float, float] = {}
@@ -408,7 +409,7 @@ class _Cover:
         return float(self.float_cells[self._k(t)])
 
     def log_estimate(self, t: float) -> float:
-        return math.log(min(self.law.m0 + self.density_estimate(t), self.float_top))
+        return min(math.log(self.law.m0 + self.density_estimate(t)), self.log_top)
 
     def _cell(self, k: int) -> arb:
         """A rigorous bound of |D(c + it)| on cell k."""
@@ -486,7 +487,7 @@ class HullPowerRemainder:
 
     def _guard(self, c: float) -> int:
         """Guard bits for the subtraction: log2 of M'(c)^k / R_J(c), plus 16."""
-        share = self._share(self.law.m0 / math.exp(self.law.cumulants(c)[0]))[0]
+        share = self._share(math.exp(math.log(self.law.m0) - self.law.cumulants(c)[0]))[0]
         return 16 + int(-math.log2(max(share, 1e-300)) + 1)
 
     def _arb_r(self, d, m0):
@@ -510,7 +511,7 @@ class HullPowerRemainder:
         tail) (tail = 1 - rho^{k-1} for J = 2, 1 for J = 1)."""
         k0, k1, k2 = self.law.cumulants(c)
         k = self.k
-        share, tail, _ = self._share(self.law.m0 / math.exp(k0))
+        share, tail, _ = self._share(math.exp(math.log(self.law.m0) - k0))
         first = k * k1 * tail / share
         second = (k * (k - 1) * k1 * k1 + k * (k2 + k1 * k1) * tail) / share
         return k * k0 + math.log(share), first, max(second - first * first, 1e-300)
@@ -526,7 +527,7 @@ class HullPowerRemainder:
 
     def log_decay_estimate(self, c: float, t: float) -> float:
         cov = self.law._cover(c)
-        d = min(cov.density_estimate(t), math.exp(self.law._float(c).log_d))
+        d = min(cov.density_estimate(t), math.exp(min(self.law._float(c).log_d, 700.0)))
         m0, k = self.law.m0, self.k
         b = (m0 + d) ** k - m0**k - (k * m0 ** (k - 1) * d if self.J == 2 else 0.0)
         return math.log(b) if b > 0 else -math.inf
