@@ -46,6 +46,13 @@ it does not tend to 0, but its share m0^T of a T-fold product vanishes (m0 ~ 0.3
 The loss is concentrated near 0 on the scale p (E2 ~ p^2): the cells are r ~ 1/p wide and C2 ~
 1/p^2, so about twenty cells reach the far bound whatever p. ``decay_bound(c, t)`` is the largest
 cell bound from t on, and the far bound beyond the last cell.
+
+Few steps (:func:`hull_power_delta`). For a T-fold product the atom's share m0^T of |M'|^T keeps
+the whole law from inverting when T is small (it is then ``None`` from the product routes, and
+the PLD engine answers). Split by the number j of density components,
+M'^T = sum_j C(T, j) m0^{T-j} D^j: j = 0 (the atom m0^T at loss 0) adds nothing to delta(eps) for
+eps >= 0, j = 1 adds T m0^{T-1} delta_{f_p}(eps), a closed form in Phi (:class:`OneComponent`),
+and the rest (:class:`HullPowerRemainder`) decays like t^-4 and inverts.
 """
 
 from __future__ import annotations
