@@ -43,9 +43,11 @@ it does not tend to 0, but its share m0^T of a T-fold product vanishes (m0 ~ 0.3
   b_k = dD/dt = i int phi log w (w^{1+z} - w^{-z}) and E2 = E_A'[L'^2 e^{cL'}] >= |D''|, and
   |a_k + u b_k| is convex in u: |D| <= max(|a_k + r b_k|, |a_k - r b_k|) + r^2 E2 / 2 there.
 
-The loss is concentrated near 0 on the scale p (E2 ~ p^2): the cells are r ~ 1/p wide and C2 ~
-1/p^2, so about twenty cells reach the far bound whatever p. ``decay_bound(c, t)`` is the largest
-cell bound from t on, and the far bound beyond the last cell.
+The loss is concentrated near 0 on the scale p (E2 ~ p^2) and C2 ~ 1/p^2: the cells grow
+geometrically (r = 0.15 t_k, where |M'| is near 1 and a product of many factors needs r^2 E2 / 2
+small against 1 - |M'|) up to r ~ 1/p, and a few dozen reach the far bound whatever p.
+``decay_bound(c, t)`` is the largest cell bound from t on, computed until the far bound from the
+next cell on is below it (C2 / |s|^2 holds for every t).
 
 Few steps (:func:`hull_power_delta`). For a T-fold product the atom's share m0^T of |M'|^T keeps
 the whole law from inverting when T is small (it is then ``None`` from the product routes, and
@@ -87,8 +89,11 @@ _GL_X, _GL_W = np.polynomial.legendre.leggauss(24)
 _CELL_SHARE = 0.02
 #: The far bound C2 / |s|^2 starts where it is this share of 1 - m0.
 _FAR_SHARE = 0.25
-#: At most this many cells (wider cells beyond: looser, never wrong).
-_MAX_CELLS = 48
+#: Cells grow geometrically: radius _CELL_GROWTH times the centre (from _CELL_MIN on).
+_CELL_GROWTH = 0.15
+_CELL_MIN = 0.25
+#: At most this many cells (the last one wider: looser, never wrong).
+_MAX_CELLS = 96
 #: Precision (bits) of the decay bounds' integrals (they need a few digits only).
 _DECAY_PREC = 64
 _CACHE = 64
@@ -365,8 +370,12 @@ class _FloatTilt:
 
 
 class _Cover:
-    """The decay bound of |M'(c + it)| at one c (see the module): Taylor cells of radius r on
-    [0, t_far], the far bound beyond; rigorous cells computed on demand, float ones at once."""
+    """The decay bound of |M'(c + it)| at one c (see the module): Taylor cells on [0, t_far],
+    the far bound beyond; rigorous cells computed on demand, float ones at once. The cells
+    [b_k, b_{k+1}] have radius r_k = min(max(r_min, theta t_k), r_cap): growing geometrically
+    (theta = :data:`_CELL_GROWTH`) where |M'| is near 1 (many factors: there |M'|^T needs
+    r^2 E2 / 2 small against 1 - |M'|, which grows like t^2), at most r_cap (r_cap^2 E2 / 2 =
+    :data:`_CELL_SHARE` (1 - m0)) further out."""
 
     def __init__(self, law: SampledGaussianHullLaw, c: float) -> None:
         self.law, self.c = law, c
@@ -378,35 +387,42 @@ class _Cover:
         # inversion then declines, ArithmeticError)
         s2 = (c + 0.5) ** 2
         self.t_far = math.sqrt(max(c2 / (_FAR_SHARE * one) - s2, 1.0))
-        r = math.sqrt(2 * _CELL_SHARE * one / e2)
-        n = max(1, math.ceil(self.t_far / (2 * r)))
-        if n > _MAX_CELLS:
-            n = _MAX_CELLS
-        self.r = self.t_far / (2 * n)
-        self.n = n
-        self.centres = (2 * np.arange(n) + 1) * self.r
+        r_cap = math.sqrt(2 * _CELL_SHARE * one / e2)
+        r_min = min(r_cap, _CELL_MIN)
+        edges = [0.0]
+        while edges[-1] < self.t_far and len(edges) <= _MAX_CELLS:
+            b = edges[-1]
+            # t_k = b + r and r = theta t_k give r = theta b / (1 - theta)
+            r = min(max(r_min, _CELL_GROWTH * b / (1 - _CELL_GROWTH)), r_cap)
+            edges.append(b + 2 * r)
+        if edges[-1] < self.t_far:  # (at most _MAX_CELLS: the last ones wider, never wrong)
+            edges[-1] = self.t_far
+        self.edges = np.array(edges)
+        self.n = len(edges) - 1
+        self.t_far = float(self.edges[-1])
+        self.centres = (self.edges[1:] + self.edges[:-1]) / 2
+        self.radii = (self.edges[1:] - self.edges[:-1]) / 2
         d, dd = ft.density(self.centres)
-        rr = self.r
+        rr = self.radii
         est = np.maximum(np.abs(d + rr * dd), np.abs(d - rr * dd)) + rr * rr * e2 / 2
-        far = c2 / (s2 + self.t_far**2)
         # as :meth:`density_bound`: the cells from cell k on until the far bound from the next
         # cell's start is below their maximum
-        starts = 2 * np.arange(n + 1) * self.r
-        far_from = c2 / (s2 + starts**2)
-        self.float_cells = np.empty(n)
-        for k in range(n):
+        far_from = c2 / (s2 + self.edges**2)
+        self.float_cells = np.empty(self.n)
+        for k in range(self.n):
             best, j = 0.0, k
-            while j < n and far_from[j] > best:
+            while j < self.n and far_from[j] > best:
                 best = max(best, float(est[j]))
                 j += 1
-            self.float_cells[k] = max(best, float(far_from[j]) if j < n else far)
+            self.float_cells[k] = max(best, float(far_from[j]))
         self.log_top = ft.cumulants()[0]
         self.cells: dict[int, arb] = {}
         self.top: float | None = None
         self.bounds: dict[float, float] = {}
 
     def _k(self, t: float) -> int:
-        return int(t // (2 * self.r))
+        """The cell that holds t < t_far."""
+        return min(int(np.searchsorted(self.edges, t, side="right")) - 1, self.n - 1)
 
     def density_estimate(self, t: float) -> float:
         """Float estimate of :meth:`density_bound`."""
@@ -425,7 +441,10 @@ class _Cover:
             z = acb(self.c, float(self.centres[k]))
             a = law.density_at(z, "m")
             b = law.density_at(z, "d") * acb(0, 1)  # dD/dt = i dD/dz
-            r = arb(self.r)
+            # (the cell [b_k, b_{k+1}] lies within centre +- r, r rounded up)
+            ck, lo, hi = (arb(float(v)) for v in (self.centres[k], self.edges[k],
+                                                   self.edges[k + 1]))
+            r = arb(max(upper(ck - lo), upper(hi - ck)))
             e2 = law.second_moment(self.c)
             self.cells[k] = (abs(a + r * b)).union(abs(a - r * b)) + r * r * e2 / 2
         return self.cells[k]
@@ -440,10 +459,10 @@ class _Cover:
             k = self._k(t) if t < self.t_far else self.n
             # cells from t on, until the far bound from the next cell's start is below the
             # largest so far (it holds for every t' beyond: the rest need not be computed)
-            while k < self.n and far(2 * k * self.r) > best:
+            while k < self.n and far(float(self.edges[k])) > best:
                 best = max(best, upper(self._cell(k)))
                 k += 1
-            best = max(best, far(max(t, 2 * k * self.r)))
+            best = max(best, far(max(t, float(self.edges[k]))))
             self.bounds[t] = min(best, self.d_top())
         return self.bounds[t]
 
