@@ -136,6 +136,20 @@ def test_mgf_complex_against_loss_density(t):
     assert agrees(m.real, ref.real, 25) and agrees(m.imag, ref.imag, 22)
 
 
+@pytest.mark.parametrize("q,c", [(Fraction(1, 100), 2.0), (Fraction(1, 2), 0.75)])
+def test_panels_against_adaptive_integration(q, c):
+    """D(c + it) on the kept Gauss-Legendre panels (gaussian_sampled_hull_quad, levels 0 to 2)
+    against Arb's adaptive integration of the same integrand (another rule): the balls meet,
+    and the panels' are as narrow as asked."""
+    law = hull_law(Fraction(1), q)
+    with working_precision(90):
+        for t in (0.0, 0.3, 7.0, 20.0, 45.0):
+            a = law.density_at(acb(c, t))
+            b = law._integral(acb(c, t), "m", law._scale(c), 60)
+            assert a.real.overlaps(b.real) and a.imag.overlaps(b.imag)
+            assert float(a.real.rad()) < 2.0**-50 * float(abs(a).mid() + 1e-3)
+
+
 @pytest.mark.parametrize("q,c", [(Fraction(1, 20), 1.0), (Fraction(1, 2), 2.0)])
 def test_decay_bounds_dominate(q, c):
     """decay_bound(c, t) >= |M'(c + it')| for t' >= t (including beyond the cells), and

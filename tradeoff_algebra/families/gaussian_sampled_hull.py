@@ -79,6 +79,7 @@ from ..numeric.cf_laws import (
     to_fraction,
     upper,
 )
+from .gaussian_sampled_hull_quad import panels_for
 
 __all__ = ["SampledGaussianHullLaw", "HullPowerRemainder", "OneComponent", "hull_law",
            "hull_power_delta"]
@@ -124,6 +125,7 @@ class SampledGaussianHullLaw:
         self._floats: dict = {}
         self._covers: dict = {}
         self._consts: dict = {}
+        self._panels: dict = {}
 
     def __repr__(self) -> str:
         return f"SampledGaussianHullLaw(mu={self._mu}, p={self._q})"
@@ -202,9 +204,7 @@ class SampledGaussianHullLaw:
         """M'(z) = m0 + D(z), Re z > 0, to a relative accuracy about 2^(30 - prec) of M'(c)."""
         if not z.real > 0:
             raise ValueError("need Re z > 0")
-        c = float(z.real.mid())
-        d = self._integral(z, "m", self._scale(c), max(ctx.prec - 30, 30))
-        return d + self.atom()
+        return self.density_at(z) + self.atom()
 
     def loss_sup(self) -> arb | None:
         return None
@@ -305,9 +305,16 @@ class SampledGaussianHullLaw:
         return 2 * g1 + integral + tail / (mu * mu * q * q)
 
     def density_at(self, z: acb, kind: str = "m") -> acb:
-        """D(z) ("m") or dD/dz ("d"), a certified ball at the working precision."""
+        """D(z) ("m") or dD/dz ("d"), a certified ball at the working precision: D on the kept
+        Gauss-Legendre panels of :mod:`.gaussian_sampled_hull_quad` where Re z is a float,
+        else (and dD/dz) by Arb's adaptive integration."""
         c = float(z.real.mid())
-        return self._integral(z, kind, self._scale(c), max(ctx.prec - 30, 30))
+        rel_bits, log_scale = max(ctx.prec - 30, 30), self._scale(c)
+        if kind == "m" and z.real.rad() == 0 and z.real == arb(c):
+            pan = panels_for(self, c, upper(abs(z.imag)), rel_bits, log_scale)
+            if pan is not None:
+                return pan.density(z.imag)
+        return self._integral(z, kind, log_scale, rel_bits)
 
 
 def _gauss_moment(x_end: arb, m: arb, power: int) -> arb:
