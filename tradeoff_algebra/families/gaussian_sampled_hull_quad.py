@@ -8,17 +8,18 @@ so on fixed nodes u_i with weights W_i, D(c + it) ~ sum W_i [(P + N) cos(t l) + 
 the node data do not depend on t, and each t costs one sine and cosine per node (Arb's adaptive
 integration, ``acb.integral``, costs several times more per t).
 
-The error (Trefethen, "Approximation Theory and Approximation Practice", Thm. 19.3): on a panel
-of half-width ell, n-point Gauss-Legendre quadrature of a function analytic in the Bernstein
-ellipse E_rho (scaled to the panel) and bounded by M there errs by at most
-(64/15) ell M rho^{-2n} / (rho^2 - 1). The ellipse lies in the box |Re u - m| <= ell (rho +
-1/rho)/2, |Im u| <= ell (rho - 1/rho)/2 =: ell b, where mu ell b <= 1 < pi/2 keeps Re w > 0 (so l
-is analytic) and |arg w| <= mu |Im u| (``families/gaussian_sampled.py``), hence |w^{it}| <=
-e^{|t| mu ell b}: M <= M_0 e^{|t| mu ell b} with M_0 = sup over the box of |phi| (|w|^{1+c} +
-|w|^{-c}), an Arb evaluation on the box. A level serves |t| <= tau / (mu ell b) (tau =
-:data:`_TAU`); finer levels halve ell. Panels where 2 ell M_0 (a bound of |int F| on the real
-segment) is below the tolerance's share are left out and that bound added. The tail beyond U is
-the law's bound (:meth:`~.gaussian_sampled_hull.SampledGaussianHullLaw._tail`).
+The error (Trefethen, "Approximation Theory and Approximation Practice", Thm. 19.3, where I_n
+is the (n + 1)-point rule): on a panel of half-width ell, n-point Gauss-Legendre quadrature of a
+function analytic in the Bernstein ellipse E_rho (scaled to the panel) and bounded by M there
+errs by at most (64/15) ell M rho^{-2(n-1)} / (rho^2 - 1). The ellipse lies in the box
+|Re u - m| <= ell (rho + 1/rho)/2, |Im u| <= ell (rho - 1/rho)/2 =: ell b, and mu ell b <= 1 <
+pi/2 keeps Re w > 0 there (so l is analytic), with |arg w| <= mu |Im u| (the module of
+``families/gaussian_sampled.py``), hence |w^{it}| <= e^{|t| mu ell b} and M <= M_0 e^{|t| mu ell
+b}, M_0 a bound of |phi| (|w|^{1+c} + |w|^{-c}) on the box from real intervals
+(:meth:`Panels._box_bound`). A level serves |t| <= tau / (mu ell b) (tau = :data:`_TAU`); finer
+levels halve ell. Panels where 2 ell M_0 (a bound of |int F| on the real segment) is below the
+tolerance's share are left out and that bound added. The tail beyond U is the law's bound
+(:meth:`~.gaussian_sampled_hull.SampledGaussianHullLaw._tail`).
 """
 
 from __future__ import annotations
@@ -87,14 +88,14 @@ class Panels:
             if 2 * ell * m0 < share:  # the whole panel: |int F| <= 2 ell sup |F| on the segment
                 self.dropped += 2 * ell * m0
                 continue
-            # the degree: (64/15) ell M0 e^{tau} rho^{-2n} / (rho^2 - 1) <= share
+            # the degree: (64/15) ell M0 e^{tau} rho^{-2(n-1)} / (rho^2 - 1) <= share
             k = 64 * ell * m0 * arb(_TAU).exp() / (15 * (rho2 - 1))
             ratio = upper(k / share)
-            n = max(4, math.ceil(math.log(max(ratio, 1.0)) / (2 * math.log(_RHO))))
+            n = max(4, 1 + math.ceil(math.log(max(ratio, 1.0)) / (2 * math.log(_RHO))))
             if n > _MAX_DEGREE:
                 self.ok = False
                 return
-            self.k_sum += 64 * ell * m0 * arb(_RHO) ** (-2 * n) / (15 * (rho2 - 1))
+            self.k_sum += 64 * ell * m0 * arb(_RHO) ** (-2 * (n - 1)) / (15 * (rho2 - 1))
             for xi, wi in _gauss_legendre(n):
                 u = m + ell * xi
                 xx = u + half
