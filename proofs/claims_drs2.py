@@ -627,26 +627,31 @@ not_stated(PAPER, "Fig. 7 caption",
                  "integer orders, as in 'Balle' and 'Authors' reply Sec. 2.1')")
 
 def _thm11():
-    """sigma = 1, p sqrt(T) = 1/2: ta.approx gives Cor. 4's corrected G_mu (Thm. 11 with
-    Lemma 3); delta(1) of the exact composition rises towards delta(1) of the limit, the gap
-    shrinking from T = 100 to T = 1600 (the audit measured 0.0599, 0.0726 and 0.0792)."""
+    """sigma = 1, p sqrt(T) = 1/2: the limit G_mu of Thm. 11 with chi2_+(G_1) by Lemma 3 (Cor.
+    4 as corrected; ta.approx gives the same node by Thm. 11's own rule, which is therefore not
+    used here). delta(1) of the exact composition, certified by the Laplace inversion of the
+    loss law of C_p(G_1) (families/gaussian_sampled_hull.py: [0.05989890671, 0.05989890672] at
+    T = 100, [0.07257562922, 0.07257562923] at T = 1600), lies below delta(1) of the limit
+    (0.0791986...) by at most the stated gap (it shrinks: 0.0193, then 0.0066)."""
     c_ = R(1, 2)
     limit = ta.G(sp.sqrt(2) * c_ * sp.sqrt(ta.chi2_plus(ta.G(1))))
+    d_lim = ta.delta(limit, 1, dps=30)  # (a certified Value: Cor. 1 in Arb; as an expression
+    # SymPy's simplification of its nested closed form would take seconds per verdict)
     out = []
     gaps = {100: R(21, 1000), 1600: R(8, 1000)}
     for T_, gap in gaps.items():
         f = ta.noisy_sgd(1, c_ / sp.sqrt(T_), T_, "gdp_paper")
-        out.append(ta.verify(ta.approx(f).node.mu, "==", limit.mu))
-        out.append(ta.verify(F("delta", f, 1), "<=", F("delta", limit, 1)))
-        out.append(ta.verify(F("delta", limit, 1) - F("delta", f, 1), "<=", gap))
+        out.append(ta.verify(F("delta", f, 1), "<=", d_lim))
+        out.append(ta.verify(F("delta", f, 1), ">=", d_lim - gap))
     return out
 
 
 stated(PAPER, "Thm. 11",
        "C_p(f)^{(x) T} -> G_{p0 sqrt(2 chi2_+(f))} uniformly when p sqrt(T) -> p0 (the limit "
-       "is not a finite statement: for f = G_1, p0 = 1/2, ta.approx gives the limit and "
-       "delta(1) of the exact composition is within 0.021 of it at T = 100 and 0.008 at "
-       "T = 1600, from below)", _thm11)
+       "is not a finite statement: for f = G_1, p0 = 1/2, the limit G_mu with chi2_+ by Lemma "
+       "3, and delta(1) of the exact composition, certified by the Laplace inversion of "
+       "C_p(G_1)'s loss law, is within 0.021 of it at T = 100 and 0.008 at T = 1600, from "
+       "below)", _thm11, instances=True)
 
 def _s_sqrt_2k():
     """kappa2 - 2 kl of C_p(G_1) is at most p^3 at p = 1/10, 1/100, 1/1000 (certified
@@ -801,15 +806,19 @@ stated(PAPER, "Cor. 5",
 
 def _cor5():
     """sigma = 1, p = 1/100, T = 2500: ta.berry_esseen gives Cor. 5's mu~ and gamma from the
-    certified functionals (mu~ in [0.83623065, 0.83623066], gamma = 0.0562); the bound is
-    certified below the exact composition (PLD enclosures) at four levels."""
+    certified functionals (mu~ in [0.83623065, 0.83623066], gamma = 0.0562); the bound lies
+    below the exact composition at four levels, whose values are certified by the profile band
+    of the Laplace inversion of C_p(G_1)'s loss law (families/gaussian_sampled_hull.py: f(1/100)
+    in [0.93163, 0.93166] against 0.69186, f(1/2) in [0.20155, 0.20168] against 0.10793). The
+    margins exceed 0.09, so the band is asked for a width of 1e-3 only."""
     f = ta.noisy_sgd(1, R(1, 100), 2500, "gdp_paper")
     be = ta.berry_esseen(f)
     out = [ta.verify(be.mu_bounds[1], "<=", R(83623066, 10**8)),
            ta.verify(be.mu_bounds[0], ">=", R(83623065, 10**8)),
            ta.verify(be.gamma, "<=", R(563, 10**4))]
-    for al in (R(1, 100), R(1, 10), R(3, 10), R(1, 2)):
-        out.append(ta.verify(F("evaluate", f, al), ">=", F("evaluate", be.lower, al)))
+    with ta.pld_options(tol=1e-3):
+        for al in (R(1, 100), R(1, 10), R(3, 10), R(1, 2)):
+            out.append(ta.verify(F("evaluate", f, al), ">=", F("evaluate", be.lower, al)))
     return out
 
 

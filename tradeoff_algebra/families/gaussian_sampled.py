@@ -31,6 +31,7 @@ from ..numeric.cf_laws import (
     to_fraction,
     upper,
 )
+from .gaussian_sampled_hull import SampledGaussianHullLaw, hull_law
 
 __all__ = ["SubsampledGaussianLaw", "sampled_law"]
 
@@ -560,6 +561,14 @@ class SubsampledGaussianLaw:
     def inverse(self) -> SubsampledGaussianLaw:
         """The other direction: Mix(G_mu, q)^{-1} is "add" (Dong, Roth & Su, Sec. 2.1)."""
         return sampled_law(self._mu, self._q, "add" if self.direction == "remove" else "remove")
+
+    def symmetric_hull(self) -> SampledGaussianHullLaw | None:
+        """The law of C_q(G_mu) = min{f_q, f_q^{-1}}^{**} (Dong, Roth & Su, Def. 6 and Eq. (13)),
+        the symmetric hull of either direction (:mod:`.gaussian_sampled_hull`), or None for a cut
+        law or q = 1 (C_1(G_mu) = G_mu)."""
+        if self.cut is not None or self._q_is_one:
+            return None
+        return hull_law(self._mu, self._q)
 
 
 @lru_cache(maxsize=32)

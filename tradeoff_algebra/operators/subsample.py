@@ -606,12 +606,24 @@ def _mixed_loss(f: SamplingOperator):
     return inner if p == 1 else MixLoss(inner, p)
 
 
-def _mixed_law(f: Mix):
+def _mixed_law(f: SamplingOperator):
     """The Arb view of f_p: the operand's family knows it (its loss's ``mixed_law`` hook: the
     Poisson-subsampled Gaussian for G_mu), for an exact p in (0, 1)."""
     q = exact_fraction(f.p)
     inner = privacy_loss(f.arg)
     return None if inner is None or q is None or not 0 < q < 1 else inner.mixed_law(q)
+
+
+def _hull_law(f: Subsample):
+    """The Arb view of C_p(g) for symmetric g: the symmetric hull of f_p's law, which the law
+    gives as ``symmetric_hull()`` (the Poisson-subsampled Gaussian's: an atom at loss 0 between
+    f_p's losses above 0 and their mirror image, Eq. (13); ``families/gaussian_sampled_hull.py``),
+    for an exact p in (0, 1); else None."""
+    if f.arg.is_symmetric is not True:
+        return None
+    law = _mixed_law(f)
+    hull = getattr(law, "symmetric_hull", None)
+    return None if hull is None else hull()
 
 
 def _subsample_grid(f: Subsample):
@@ -635,10 +647,12 @@ def _(f) -> PrivacyLoss | None:
 @privacy_loss.register(Subsample)
 
 
-@loss_views("grid", "exact")
+@loss_views("grid", "exact", "law")
 def _(f) -> PrivacyLoss | None:
-    """C_p(g) (SubsampleLoss for symmetric g); exact from the knots."""
-    return LazyLoss(grid=lambda: _subsample_grid(f), exact=lambda: pl_finite_loss(f))
+    """C_p(g) (SubsampleLoss for symmetric g); exact from the knots; the Arb law of the
+    symmetric hull of f_p's law where it has one (G_mu)."""
+    return LazyLoss(grid=lambda: _subsample_grid(f), exact=lambda: pl_finite_loss(f),
+                    law=lambda: _hull_law(f))
 
 
 # -- knots of piecewise-linear operands (numeric.knots) --------------------------------------------

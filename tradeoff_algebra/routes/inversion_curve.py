@@ -49,8 +49,10 @@ from ..numeric.profile_band import Band, band, point_band
 from ..numeric.progress import bar
 from ..numeric.protocol import POINT_ROUTES
 from ..numeric.value import Value
+from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import SymmetricHull
 from .engines import _cf_laws, hull_directions
+from .plan import pld_leaves
 
 __all__ = ["inversion_band", "tail_band", "secant_band", "hull_point", "profile_grid", "GRID_START",
            "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
@@ -155,9 +157,7 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     symmetric hull of a product of Arb laws or the inversion is beyond its planned work. The
     curve points of :func:`tail_band` where the tails are certified, else the secant band of
     the profile on a grid (:func:`secant_band`, at widths down to :data:`SECANT_TOL_MIN`)."""
-    if not isinstance(f, SymmetricHull):
-        return None
-    dirs = hull_directions(f)
+    dirs = _directions(f)
     sets = None if dirs is None else _cf_laws(list(dirs))
     if sets is None or any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
         return None
@@ -230,6 +230,18 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
         result = _refine(directions, known, x, result, tol, shown)
     _warn_if_wide(result, x, tol)
     return result
+
+
+def _directions(f) -> tuple | None:
+    """The products whose larger profile is f's: the two directions of f = C(g), g a product
+    (``engines.hull_directions``), or f itself when f is a product known to be symmetric (its
+    profile is its own: C_p(G_mu)^{(x) T}), else None."""
+    if isinstance(f, SymmetricHull):
+        return hull_directions(f)
+    if isinstance(f, (Tensor, TensorPower)) and f.is_symmetric is True:
+        leaves = pld_leaves(f)
+        return None if leaves is None else (leaves,)
+    return None
 
 
 def _too_wide(b: Band, x: np.ndarray, tol: float) -> np.ndarray:
@@ -622,7 +634,7 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
     :func:`inversion_band` at the two floats around A (f is non-increasing, its power
     non-decreasing), to the relative width of ``pld_options``; None where the band route does
     not apply."""
-    if not isinstance(f, SymmetricHull) or not 0 < A < 1:
+    if not isinstance(f, (SymmetricHull, Tensor, TensorPower)) or not 0 < A < 1:
         return None
     a = float(A)
     q = Fraction(int(A.p), int(A.q))
