@@ -51,7 +51,8 @@ from .value import CertifiedPair, Value, dps_to_prec
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
            "np_value", "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "LEVEL_ROUTES",
            "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
-           "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
+           "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short",
+           "caller_level"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
 GUARD_DPS = 20
@@ -364,7 +365,7 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str],
             warnings.warn(f"{what()}: the node's mpmath evaluation determines no digit of the "
                           f"value; it returns the guaranteed enclosure {v} (raise dps, or use a "
                           "route with a certified bound)", ToleranceWarning,
-                          stacklevel=_caller_level())
+                          stacklevel=caller_level())
         return v.routed(trace.described(names, "the node's mpmath evaluation"))
     except budget.TimeLimitExceeded as exc:
         if about is None:
@@ -494,7 +495,7 @@ def _whole_unit(lo, hi) -> bool:
     return lo <= 0 and 1 <= hi < mp.inf
 
 
-def _caller_level() -> int:
+def caller_level() -> int:
     """The ``stacklevel`` that attributes a warning issued by the function calling this one to
     the first frame outside the package and the standard library's wrappers it calls through
     (``functools.singledispatch``, ``contextlib``): the public calls reach it at different
