@@ -33,10 +33,12 @@ from ..numeric.arb_expr import Unenclosable, arb_ball, arb_enclose, ball_point, 
 from ..numeric.capability import profile_form
 from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.finite import finite_loss
+from ..numeric.options import options as _pld_options
 from ..numeric.protocol import (
     GUARD_DPS,
     MAX_DPS,
     arb_delta,
+    caller_level,
     certified,
     enclose_delta,
     mp_epsilon,
@@ -371,8 +373,32 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
         if (points or certain) and U != mp.inf and (U - L) <= mp.ldexp(U, -(mp.prec - 30)):
             return _proved(f, D, Value.point((L + U) / 2, dps, guarantee=g))
         if certain and U != mp.inf:
-            return Value.enclosure(L, U, dps, guarantee="certified")
-    return _proved(f, D, _bounded_above(f, D, L, U, dps))
+            return _tolerance_met(f, D, Value.enclosure(L, U, dps, guarantee="certified"))
+    return _tolerance_met(f, D, _proved(f, D, _bounded_above(f, D, L, U, dps)))
+
+
+def _pld_tolerance() -> float:
+    """The relative width asked of numeric enclosures (``pld_options(tol=...)``)."""
+    return float(_pld_options()["tol"])
+
+
+def _tolerance_met(f: TradeOff, D: sp.Expr, v: Value) -> Value:
+    """``v``, the enclosure of the bracketing search, with a ToleranceWarning when it is
+    finite and relatively wider than the tolerance of ``pld_options`` (the search stops where
+    the enclosures of delta straddle the level: eps(1e-6) of Max(G(3/2), G(1) @ L_1) came
+    back as [5.718, 5.764], 0.8 % wide, in silence at tol = 5e-4). An infinite upper end has
+    warned already (:func:`_bounded_above`)."""
+    if v.is_point or v.hi == mp.inf:
+        return v
+    tol = _pld_tolerance()
+    with mp.workprec(dps_to_prec(v.dps) + 20):
+        rel = (mp.mpf(v.hi) - mp.mpf(v.lo)) / mp.mpf(v.hi)
+    if rel > tol:
+        warnings.warn(f"epsilon({short(f)}, {short(D)}): the bracketing search on delta(eps) "
+                      f"stopped at the relative width {mp.nstr(rel, 2)}, above the tolerance "
+                      f"{tol:g} (the enclosures of delta straddle the level); the result is the "
+                      f"enclosure {v}", ToleranceWarning, stacklevel=caller_level())
+    return v
 
 
 def _proved(f: TradeOff, D: sp.Rational, v: Value) -> Value:

@@ -23,6 +23,9 @@ sampling does); each family or operator module registers its own implementations
 from __future__ import annotations
 
 import numbers
+import os
+import sys
+import warnings
 from collections.abc import Callable
 from functools import singledispatch
 from typing import Any
@@ -36,6 +39,7 @@ from ..core.errors import (
     InvalidParameter,
     NoClosedForm,
     NumericalError,
+    ToleranceWarning,
 )
 from ..core.levels import as_level
 from ..core.node import TradeOff
@@ -47,7 +51,8 @@ from .value import CertifiedPair, Value, dps_to_prec
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
            "np_value", "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "LEVEL_ROUTES",
            "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
-           "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short"]
+           "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short",
+           "caller_level"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
 GUARD_DPS = 20
@@ -356,6 +361,11 @@ def certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str],
     try:
         with trace.recording() as names:
             v = _certified(compute, dps, what)
+        if not names and _vacuous(v):  # (a route that noted itself warns on its own)
+            warnings.warn(f"{what()}: the node's mpmath evaluation determines no digit of the "
+                          f"value; it returns the guaranteed enclosure {v} (raise dps, or use a "
+                          "route with a certified bound)", ToleranceWarning,
+                          stacklevel=caller_level())
         return v.routed(trace.described(names, "the node's mpmath evaluation"))
     except budget.TimeLimitExceeded as exc:
         if about is None:
@@ -373,14 +383,18 @@ def _certified(compute: Callable[[], tuple], dps: int, what: Callable[[], str]) 
 
     def done(r, prev) -> bool:
         (lo, hi), w = r
-        if lo != hi or isinstance(r[0], CertifiedPair):  # an enclosure, or a proved point
+        if isinstance(r[0], CertifiedPair):  # proved
             return True
+        if lo != hi:  # an enclosure: as it is, unless it is all of [0, 1]
+            return not _whole_unit(lo, hi)
         if prev is None:
             return False
         with mp.workdps(w):
             return _agree(prev[0][0], lo, dps + 2)
 
     def give_up(r, prev, w):
+        if r[0][0] != r[0][1]:  # still all of [0, 1] at the cap: that enclosure (and a warning)
+            return Value.enclosure(*r[0], dps)
         lo, prv = r[0][0], prev[0][0]
         tiny = max(abs(prv), abs(lo))
         if tiny <= mp.mpf(10) ** -(w // 4):
@@ -472,6 +486,31 @@ def delta_value(f: TradeOff, eps, dps: int) -> Value:
         return lo, hi
 
     return certified(compute, dps, lambda: f"delta({short(f)}, {short(eps)})")
+
+
+def _whole_unit(lo, hi) -> bool:
+    """Does the unproved enclosure [lo, hi] say nothing about a number of [0, 1]? (The convex
+    conjugate of Max(G(1), Laplace(1)) at y = -e^200 cancels beyond 50 digits: the mpmath route
+    returned delta in [0, 1], in silence; a higher precision gives [0, 1.5e-22].)"""
+    return lo <= 0 and 1 <= hi < mp.inf
+
+
+def caller_level() -> int:
+    """The ``stacklevel`` that attributes a warning issued by the function calling this one to
+    the first frame outside the package and the standard library's wrappers it calls through
+    (``functools.singledispatch``, ``contextlib``): the public calls reach it at different
+    depths."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and (frame.f_code.co_filename.startswith(root) or os.path.basename(
+            frame.f_code.co_filename) in ("functools.py", "contextlib.py")):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _vacuous(v: Value) -> bool:
+    """Is the Value an enclosure that determines no digit: [0, x] with x > 0, or [lo, +oo]?"""
+    return v.lo != v.hi and (v.lo == 0 or v.hi == mp.inf)
 
 
 def _agree(a, b, digits: int) -> bool:

@@ -224,7 +224,10 @@ class Value:
     @property
     def width(self) -> MPF:
         """hi - lo, rounded up (computed in this thread's context at the endpoints' precision,
-        returned in the public mpf class)."""
+        returned in the public mpf class); 0 for a point, also an infinite one (eps = +oo of a
+        pair with a singular part: inf - inf was NaN)."""
+        if self.lo == self.hi:
+            return _round(mp.zero, dps_to_prec(self.dps), round_ceiling)
         with mp.workprec(dps_to_prec(self.dps) + 40):
             w = mp.fsub(mp.mpf(self.hi), mp.mpf(self.lo), rounding="u")
         return _round(w, dps_to_prec(self.dps) + 40, round_ceiling)
