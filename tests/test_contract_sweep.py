@@ -70,16 +70,6 @@ PLD_ZERO = ("numeric/pld.py: the PLD refinement of a delta that is exactly 0 (ep
             "Laplace(1))^10 at eps = 5 likewise, 1 to 3 s)")
 SKELLAM_TERMS = ("families/skellam.py: delta(20) of Skellam(1, 5) raises NumericalError 'needs "
                  "more than 200000 terms' instead of an enclosure [0, b] with a ToleranceWarning")
-CF_FALLBACK = ("routes/engines.py: at tol = 1e-6 the Laplace inversion declines delta(50) of "
-               "noisy_sgd(11/10, 1/100, 100) (the fallback to its own coarser enclosure only "
-               "applies below tol 1e-10) and the PLD engine never meets it: TimeLimitExceeded "
-               "after 300 s with best [1.2e-230, 7.1e-21], 10^209 times wider than the "
-               "certified [1.198399e-230, 1.19849e-230] of tol 5e-4")
-BAND_PLD = ("routes/ (the choice between the inversion's profile band and the PLD engine): "
-            "f(1e-3) of noisy_sgd(11/10, 1/100, 100) is the certified [0.998393852, "
-            "0.998394023] (width 1.7e-7, the band) at tol 5e-4 and the estimate [0.998393657, "
-            "0.998394118] (width 4.6e-7, the PLD engine) at tol 1e-6: a tighter tolerance, a "
-            "wider and weaker result")
 CF_CHERNOFF = ("routes/cf_route.py, numeric/cf*.py: delta(100) of noisy_sgd(11/10, 1/100, 10) "
                "takes ~19 s to return [0, 4.9e-324], past a limit of 3 s by ~17 s (delta(400) "
                "overruns a 20 s limit by 10 s) while delta(1000) answers at once")
@@ -296,7 +286,7 @@ EXPRESSIONS = [
     Expr("Skellam(1, 5)^2", lambda: Skellam(1, 5) ** 2, fast=False),
     Expr("PoissonReplace(1, 1/10)^3", lambda: PoissonReplace(1, R(1, 10)) ** 3, fast=False),
     Expr("noisy_sgd(11/10, 1/100, 100)", lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 100),
-         fast=False, defects={("evaluate", "1e-3"): BAND_PLD}),
+         fast=False),
     Expr("laplace_mechanism(poisson, 1/20)^10",
          lambda: ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 20)) ** 10, fast=False),
     Expr("laplace_mechanism(uniform, 1/20)^10",
@@ -522,7 +512,6 @@ def test_the_width_of_an_infinite_point_is_zero():
     assert ta.Value.enclosure(1, mp.inf, 10).width == mp.inf
 
 
-@pytest.mark.xfail(strict=True, reason=BAND_PLD)
 def test_a_tighter_tolerance_is_never_wider_across_routes():
     f = ta.noisy_sgd(R(11, 10), R(1, 100), 100)
     with ta.time_limit(10):
@@ -555,7 +544,7 @@ def test_the_time_limit_fires(make, question, arg):
 
 @pytest.mark.parametrize("make, question, arg, limit, seconds", [
     pytest.param(lambda: Laplace(1) ** 10**9, "delta", 1, "MAX_FFT", 4, id="Laplace^1e9"),
-    pytest.param(lambda: BinomialDP(1, 10**11), "delta", 1, "MAX_N", 4, id="BinomialDP-1e11"),
+    pytest.param(lambda: BinomialDP(1, 10**16), "delta", 1, "MAX_N", 4, id="BinomialDP-1e16"),
     pytest.param(lambda: ta.randomized_response(1, 3) ** 10**9, "roc", R(1, 2), "MAX_FFT", 4,
                  id="RR^1e9"),
     pytest.param(lambda: Skellam(1, 5) ** 10**9, "epsilon", "1e-6", "MAX_FFT", 4,
@@ -616,7 +605,6 @@ def test_a_wide_bracketing_search_warns():
                  marks=pytest.mark.xfail(strict=True, reason=SKELLAM_TERMS),
                  id="Skellam-eps-20"),
     pytest.param(lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 100), 50, 1e-6,
-                 marks=pytest.mark.xfail(strict=True, reason=CF_FALLBACK),
                  id="noisy_sgd-eps-50-tol-1e-6"),
     pytest.param(lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 10), 100, 5e-4,
                  marks=[pytest.mark.xfail(strict=True, reason=CF_CHERNOFF), pytest.mark.slow],

@@ -25,6 +25,7 @@ from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.cf_atoms import DeltaLaw, has_decay
 from ..numeric.context import arb_precision, mp
+from ..numeric.options import DEFAULT_TOL
 from ..numeric.privacy_loss import privacy_loss
 from ..numeric.protocol import (
     mp_curve,
@@ -143,15 +144,16 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
         # engine's (whose float64 floor lies near 1e-6 to 1e-10).
         tol = CF_FALLBACK_TOL
     r = cf_route.route_enclosure(sets, kind, dn, up, tol)
-    if r is None and tol < CF_FALLBACK_TOL:  # (declined by a path the trial does not see)
-        tol = CF_FALLBACK_TOL
-        r = cf_route.route_enclosure(sets, kind, dn, up, tol)
+    for looser in (CF_FALLBACK_TOL, DEFAULT_TOL):
+        if r is None and tol < looser:  # (declined by a path the trial does not see): the
+            tol = looser  # enclosure of a looser tolerance, never the PLD engine's wider one
+            r = cf_route.route_enclosure(sets, kind, dn, up, tol)
     if r is None:
         return None
     if tol > asked and r[1] - r[0] > asked * abs(r[1]):
         warnings.warn(f"the Laplace inversion cannot afford the relative width {asked:g}; it "
-                      f"returns its enclosure at {CF_FALLBACK_TOL:g} (guaranteed, wider than "
-                      "asked)", ToleranceWarning, stacklevel=4)
+                      f"returns its enclosure at {tol:g} (guaranteed, wider than asked)",
+                      ToleranceWarning, stacklevel=4)
     trace.note(INVERSION)
     return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
 
