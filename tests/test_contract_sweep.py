@@ -64,10 +64,6 @@ LIMIT, SLOW_LIMIT = 1.0, 5.0
 
 # -- defects of other modules (strict xfails below, which flip when fixed) -------------------
 
-PLD_ZERO = ("numeric/pld.py: the PLD refinement of a delta that is exactly 0 (eps = 5 above the "
-            "largest privacy loss 2 of Laplace(1) @ RR(1, 3)) refines [0, 4e-297] to the grid's "
-            "size limits (45 s) instead of returning it at once with its ToleranceWarning (C_p("
-            "Laplace(1))^10 at eps = 5 likewise, 1 to 3 s)")
 SKELLAM_TERMS = ("families/skellam.py: delta(20) of Skellam(1, 5) raises NumericalError 'needs "
                  "more than 200000 terms' instead of an enclosure [0, b] with a ToleranceWarning")
 CF_CHERNOFF = ("routes/cf_route.py, numeric/cf*.py: delta(100) of noisy_sgd(11/10, 1/100, 10) "
@@ -600,7 +596,7 @@ def test_a_wide_bracketing_search_warns():
     pytest.param(lambda: ta.Max(G(1), Laplace(1)), 200, 5e-4, id="Max(G,L)-eps-200"),
     pytest.param(lambda: G(1) @ DiscreteGaussian(1, 2), 50, 5e-4, id="G@DG-eps-50"),
     pytest.param(lambda: Laplace(1) @ ta.randomized_response(1, 3), 5, 5e-4,
-                 marks=pytest.mark.xfail(strict=True, reason=PLD_ZERO), id="L@RR-eps-5"),
+                 id="L@RR-eps-5"),
     pytest.param(lambda: Skellam(1, 5), 20, 5e-4,
                  marks=pytest.mark.xfail(strict=True, reason=SKELLAM_TERMS),
                  id="Skellam-eps-20"),
