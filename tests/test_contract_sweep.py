@@ -64,8 +64,6 @@ LIMIT, SLOW_LIMIT = 1.0, 5.0
 
 # -- defects of other modules (strict xfails below, which flip when fixed) -------------------
 
-SKELLAM_TERMS = ("families/skellam.py: delta(20) of Skellam(1, 5) raises NumericalError 'needs "
-                 "more than 200000 terms' instead of an enclosure [0, b] with a ToleranceWarning")
 CF_CHERNOFF = ("routes/cf_route.py, numeric/cf*.py: delta(100) of noisy_sgd(11/10, 1/100, 10) "
                "takes ~19 s to return [0, 4.9e-324], past a limit of 3 s by ~17 s (delta(400) "
                "overruns a 20 s limit by 10 s) while delta(1000) answers at once")
@@ -598,7 +596,6 @@ def test_a_wide_bracketing_search_warns():
     pytest.param(lambda: Laplace(1) @ ta.randomized_response(1, 3), 5, 5e-4,
                  id="L@RR-eps-5"),
     pytest.param(lambda: Skellam(1, 5), 20, 5e-4,
-                 marks=pytest.mark.xfail(strict=True, reason=SKELLAM_TERMS),
                  id="Skellam-eps-20"),
     pytest.param(lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 100), 50, 1e-6,
                  id="noisy_sgd-eps-50-tol-1e-6"),

@@ -267,3 +267,36 @@ def test_recurrence_masses_against_direct_bessel_values_for_a_large_mu():
                 assert abs(mp.mpf(ball.mid().str(35, radius=False)) - ref) <= \
                     mp.mpf(10) ** -30 * ref
                 assert ball.rel_accuracy_bits() > 100
+
+
+def _log_p_far(y, mu):
+    """log p(y) = log(e^{-2 mu} I_y(2 mu)) for large y by the power series of I_y (mpmath):
+    I_y(z) = (z/2)^y / y! sum_k (z^2/4)^k / (k! (y + 1)_k)."""
+    s = mp.nsum(lambda k: mu ** (2 * k) / (mp.factorial(k) * mp.rf(y + 1, k)), [0, mp.inf])
+    return -2 * mu + y * mp.log(mu) - mp.loggamma(y + 1) + mp.log(s)
+
+
+def test_delta_far_in_the_tail_against_the_bessel_series():
+    """L(x) = log p(x - 1)/p(x) grows like log(x/mu): at mu = 5, eps = 20 the first atom with
+    L > eps lies near x = 2.4e9 (the sum started at the Gaussian guess ran out of terms). The
+    certified value against the sum from that atom with masses from the power series of
+    I_y at 40 digits; eps = 50 lies beyond MAX_ORDER: an enclosure [0, b], b >= the truth."""
+    from tradeoff_algebra.families import skellam as family
+
+    mu, eps = 5, 20
+    with mp.workdps(40):
+        L = lambda x: _log_p_far(x - 1, mu) - _log_p_far(x, mu)  # noqa: E731
+        lo, hi = 1, 2
+        while L(hi) <= eps:
+            lo, hi = hi, 2 * hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if L(mid) <= eps else (lo, mid)
+        ref = mp.fsum(mp.exp(_log_p_far(x - 1, mu)) * (1 - mp.exp(eps - L(x)))
+                      for x in range(hi, hi + 6))
+        v = ta.delta(ta.Skellam(1, mu), eps)
+        assert v.guarantee == "certified"
+        assert abs(mp.log(mp.mpf(v.lo)) / mp.log(ref) - 1) < mp.mpf(10) ** -20
+        far = ta.delta(ta.Skellam(1, mu), 50)
+        assert far.lo == 0 and 0 < far.hi < mp.mpf(10) ** (-10**18)
+        assert family.MAX_ORDER == 2**62

@@ -93,6 +93,8 @@ AKL = Paper("AKL", "Agarwal, Kairouz & Liu",
 
 #: The most terms one tail sum may take: beyond, mu is refused with a NumericalError.
 MAX_TERMS = 200_000
+#: The largest atom searched for the first loss above eps (L(x) grows like log(x/mu)).
+MAX_ORDER = 2**62
 #: Masses computed per block by the downward Bessel recurrence (two Bessel balls a block).
 BLOCK = 128
 #: Mass of each law left out of the float64 atoms of the PLD grid (parked at +-oo).
@@ -255,6 +257,24 @@ def delta_ball(f: Skellam, eps, prec: int):
         m -= 1
     else:
         raise NumericalError(f"{f}: delta({eps}): the first atom above eps was not found")
+    # L grows like log(x/mu): the first atom above eps can lie far beyond the Gaussian guess
+    # (eps = 20, mu = 5: x near 5e9). Move m up, by doubling and bisection, to the largest x
+    # with L(x - 1) < eps certified (L increasing: every atom below it adds 0).
+    step, top = 1, None
+    while top is None:
+        if m + step > MAX_ORDER:  # beyond it: delta <= Q(X >= m) = sum_{y >= m - Delta} p(y)
+            y = m - d
+            return (S.p(y) / (1 - S.mu / (y + 1))) * (1 + arb(0, 1)) / 2
+        if S.ratio(m + step - 1, d) < e:
+            m, step = m + step, 2 * step
+        else:
+            top = m + step
+    while top - m > 1:
+        mid = (m + top) // 2
+        if S.ratio(mid - 1, d) < e:
+            m = mid
+        else:
+            top = mid
     total = arb(0)
     x = m
     for _ in range(MAX_TERMS):
