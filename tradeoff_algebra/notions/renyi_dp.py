@@ -50,10 +50,11 @@ from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
 from ..families.renyi_region import RenyiRegion
 from ..numeric import budget
+from ..numeric.arb_expr import ball_point
 from ..numeric.concave import golden_section
-from ..numeric.context import lambdify_modules, mp
+from ..numeric.context import arb_precision, lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
-from ..numeric.value import Value
+from ..numeric.value import Value, dps_to_prec
 from .approx import ApproxDP
 from .base import Notion
 
@@ -318,6 +319,9 @@ class RDP(Notion):
         dps = _dps(dps, "RDP.epsilon")
         if _check_method(method) == "optimal":
             return _epsilon(self.to_tradeoff(self._with_best(orders, d)), d, dps=dps)
+        fast = self._arb_conversion("epsilon", method, orders, d, dps)
+        if fast is not None:
+            return fast[0]
         expr, _ = self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, dps,
                                  ("epsilon", method, d))
         return expression_value(expr, dps, floor=0)
@@ -333,9 +337,73 @@ class RDP(Notion):
                                  "for eps <= 10^1000 (MAX_DELTA_EPS)")
         if _check_method(method) == "optimal":
             return _delta(self.to_tradeoff(orders), e, dps=dps)
+        fast = self._arb_conversion("delta", method, orders, e, dps)
+        if fast is not None:
+            return fast[0]
         expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps,
                                  ("delta", method, e))
         return expression_value(expr, dps, cap=1)
+
+    def _arb_conversion(self, kind: str, method: str, orders: Any, x: sp.Expr,
+                        dps: int) -> tuple[Value, sp.Expr] | None:
+        """(value, order) of :meth:`epsilon` (``kind="epsilon"``, x = delta) or :meth:`delta`
+        (x = eps) for a curve on finitely many rational orders with rational bounds and a
+        rational x, the "balle" or "mironov" conversion: the order chosen in floats among all,
+        then in Arb among those within the floats' error of the least (ties to the smaller
+        order), and the value at that order a certified point from Arb balls of the exact
+        inputs (:func:`_conversion_ball`); None otherwise (the SymPy route of
+        :meth:`_optimise`)."""
+        c = self.curve
+        if not isinstance(c, sp.Dict) or not x.is_Rational or method not in ("balle", "mironov"):
+            return None
+        if orders is None:
+            pairs = list(c.items())
+        else:
+            pairs = [(a, c[a]) for a in _order_list(orders, "RDP") if a in c]
+            if not pairs:
+                raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}")
+        if not all(a.is_Rational and t.is_Rational for a, t in pairs):
+            return None
+        xf = float(x)
+        if kind == "delta" and not math.isfinite(xf):
+            return None
+        vals, scale = [], 0.0
+        for a, t in pairs:  # the conversion in floats (a log of delta for "delta")
+            af, tf = float(a), float(t)
+            if not math.isfinite(tf):
+                return None
+            if kind == "epsilon":
+                lg = math.log(xf) if method == "mironov" else math.log(xf) + math.log(af)
+                v = tf - lg / (af - 1) + (0.0 if method == "mironov" else math.log1p(-1 / af))
+                terms = abs(tf) + abs(lg / (af - 1)) + 1
+            else:
+                v = (af - 1) * (tf - xf + (0.0 if method == "mironov" else math.log1p(-1 / af)))
+                v -= 0.0 if method == "mironov" else math.log(af)
+                terms = (af - 1) * (abs(tf) + abs(xf) + 1) + abs(math.log(af))
+            vals.append(v)
+            scale = max(scale, terms)
+        least = min(vals)
+        near = [i for i, v in enumerate(vals) if v <= least + 1e-12 * scale]
+        from flint import arb
+
+        prec = dps_to_prec(dps) + 40
+        with arb_precision(prec):
+            balls = [(_conversion_ball(kind, method, *pairs[i], x), pairs[i][0]) for i in near]
+            best = min(balls, key=lambda b: (b[0].mid(), b[1]))
+            # ties (overlapping balls at this precision) go to the smaller order
+            best = min((b for b in balls if not arb(b[0].upper()) < arb(best[0].lower())),
+                       key=lambda b: b[1])
+        a, t = best[1], c[best[1]]
+        v = ball_point(lambda prec: _with_prec(prec, _conversion_ball, kind, method, a, t, x),
+                       dps)
+        if v is None:
+            return None
+        with mp.workprec(dps_to_prec(dps) + 20):
+            if kind == "epsilon" and v.mid < 0:  # a negative eps is reported as 0
+                v = Value.point(mp.zero, dps, guarantee=v.guarantee)
+            elif kind == "delta" and v.mid > 1:  # delta is capped at 1
+                v = Value.point(mp.one, dps, guarantee=v.guarantee)
+        return v, a
 
     def _with_best(self, orders: Any, d: Any) -> Any:
         """For a curve given as a function and no orders: the default orders and the best
@@ -365,6 +433,9 @@ class RDP(Notion):
         _numeric(self, "RDP.best_order")
         d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.best_order",
                   numeric=True)
+        fast = self._arb_conversion("epsilon", _check_method(method), orders, d, 15)
+        if fast is not None:
+            return fast[1]
         return self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, 15,
                               ("epsilon", method, d))[1]
 
@@ -415,6 +486,27 @@ def _conversion_mp(kind: str, method: str, a: sp.Expr, tau: sp.Expr, x) -> Any:
     if method == "mironov":
         return mp.exp((A - 1) * (t - x))
     return mp.exp((A - 1) * (t - x + mp.log((A - 1) / A)) - mp.log(A))
+
+
+def _conversion_ball(kind: str, method: str, a: sp.Rational, tau: sp.Rational,
+                     x: sp.Rational):
+    """:func:`rdp_to_epsilon` (x = delta) or :func:`rdp_to_delta` (x = eps) as an Arb ball at
+    the current precision, from the exact rationals (Mironov 2017, Prop. 3; Balle et al. 2020,
+    Thm. 21)."""
+    from flint import arb, fmpq
+
+    A, t, X = (arb(fmpq(int(r.p), int(r.q))) for r in (a, tau, x))
+    bal = method != "mironov"
+    if kind == "epsilon":
+        e = t - ((X * A).log() if bal else X.log()) / (A - 1)
+        return e + ((A - 1) / A).log() if bal else e
+    s = (A - 1) * (t - X + ((A - 1) / A).log()) - A.log() if bal else (A - 1) * (t - X)
+    return s.exp()
+
+
+def _with_prec(prec: int, fn: Callable, *args):
+    with arb_precision(prec):
+        return fn(*args)
 
 
 def _numeric(notion: Notion, owner: str) -> None:
