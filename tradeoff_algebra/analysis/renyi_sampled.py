@@ -74,7 +74,7 @@ from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
 
 __all__ = ["sampled_parts", "sampled_rdp_integer", "sampled_reverse_integer",
-           "sampled_rdp_order", "MAX_HALF_ORDER"]
+           "sampled_rdp_order", "sampled_rdp_orders", "MAX_HALF_ORDER"]
 
 #: Largest J of the Taylor bound of B_a (module docstring): orders 2J <= 16.
 MAX_HALF_ORDER = 8
@@ -181,11 +181,7 @@ def sampled_rdp_order(f: TradeOff, order: sp.Expr, dps: int) -> Value | None:
     ``renyi_mixture``, summed with the multiplicities and rounded outward; the other side
     bounded above by the Taylor bound (module docstring); None where f is not such a product
     or the bound does not lie below the first side."""
-    parts = _PARTS.get(f, False)
-    if parts is False:
-        if len(_PARTS) > 32:
-            _PARTS.clear()
-        parts = _PARTS[f] = sampled_parts(f)
+    parts = _cached_parts(f)
     if parts is None or len({rev for *_, rev in parts}) != 1 or not order.is_Rational \
             or not order.p > order.q:
         return None
@@ -225,6 +221,15 @@ _MOMENTS: dict = {}  # (p, mu, prec) -> (ball of p, the moments M_j of the Taylo
 _SERIES: dict = {}  # (p, mu, bits, cap) -> _RealOrderSeries
 
 
+def _cached_parts(f: TradeOff) -> list | None:
+    parts = _PARTS.get(f, False)
+    if parts is False:
+        if len(_PARTS) > 32:
+            _PARTS.clear()
+        parts = _PARTS[f] = sampled_parts(f)
+    return parts
+
+
 def _cached_moments(p: sp.Expr, mu: sp.Expr, prec: int) -> tuple:
     key = (p, mu, prec)
     m = _MOMENTS.get(key)
@@ -236,12 +241,9 @@ def _cached_moments(p: sp.Expr, mu: sp.Expr, prec: int) -> tuple:
     return m
 
 
-def _series_renyi(p: sp.Expr, mu: sp.Expr, order: sp.Rational, dps: int) -> tuple | None:
-    """(lo, hi) mpf of D_a(Q || P) of Mix(G_mu, p) from the series (module docstring, "Real
-    orders"), relative width below 10^-dps, or None (order beyond 64, or not narrow enough)."""
-    from flint import arb
-
-    a_f = float(order)
+def _series_key(p: sp.Expr, mu: sp.Expr, a_f: float, dps: int) -> tuple[int, int] | None:
+    """(bits, cap) of the series that answers order a (module docstring, "Real orders"), or
+    None where it does not (order beyond 64, or too many regions)."""
     if a_f > 64:
         return None
     cap = max(12, 4 * math.ceil((math.ceil(a_f) + 1) / 4))
@@ -262,20 +264,129 @@ def _series_renyi(p: sp.Expr, mu: sp.Expr, order: sp.Rational, dps: int) -> tupl
         cap = math.ceil(a_f) + 1
         if regions(cap) > 64:
             return None
-    key = (p, mu, bits, cap)
-    S = _SERIES.get(key)
-    if S is None:
-        if len(_SERIES) > 16:
-            _SERIES.pop(next(iter(_SERIES)))
-        S = _SERIES[key] = _RealOrderSeries(p, mu, bits, cap)
-    prec = bits + 32
+    return bits, cap
+
+
+def _series_batch(p: sp.Expr, mu: sp.Expr, orders: Sequence[sp.Rational], dps: int) -> dict:
+    """{a: arb of D_a(Q || P) of Mix(G_mu, p)} from the series (module docstring, "Real
+    orders") for the orders it answers with relative width below 10^-dps; the orders of one
+    accuracy and cap share one :class:`_RealOrderSeries` and one :meth:`log_a_many`."""
+    from flint import arb, fmpq
+
+    groups: dict = {}
+    for a in orders:
+        key = _series_key(p, mu, float(a), dps)
+        if key is not None:
+            groups.setdefault(key, []).append(a)
+    out = {}
+    for (bits, cap), group in groups.items():
+        key = (p, mu, bits, cap)
+        S = _SERIES.get(key)
+        if S is None:
+            if len(_SERIES) > 16:
+                _SERIES.pop(next(iter(_SERIES)))
+            S = _SERIES[key] = _RealOrderSeries(p, mu, bits, cap)
+        with arb_precision(bits + 32):
+            A = [arb(fmpq(int(a.p), int(a.q))) for a in group]
+            tiny = arb(2) ** (-(dps * 3.33) - 4)
+            for a, x, la in zip(group, A, S.log_a_many(A), strict=True):
+                d = la / (x - 1)
+                if d.is_finite() and d.rad() <= abs(d.mid()) * tiny:
+                    out[a] = d
+    return out
+
+
+def _series_renyi(p: sp.Expr, mu: sp.Expr, order: sp.Rational, dps: int) -> tuple | None:
+    """(lo, hi) mpf of D_a(Q || P) of Mix(G_mu, p) from the series (module docstring, "Real
+    orders"), relative width below 10^-dps, or None (order beyond 64, or not narrow enough)."""
+    d = _series_batch(p, mu, [order], dps).get(order)
+    if d is None:
+        return None
+    prec = _series_key(p, mu, float(order), dps)[0] + 32
+    with arb_precision(prec), mp.workprec(prec):
+        return (arb_endpoint(d.lower(), round_floor), arb_endpoint(d.upper(), round_ceiling))
+
+
+def _log_b_many(p: sp.Expr, mu: sp.Expr, prec: int, orders: list) -> list:
+    """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once: the Taylor bound at
+    order 2J is P_J(a) + R_J(a) (1 - p)^{-(a - 1)} with polynomials P_J, R_J in a (the
+    coefficients (-1)^j C(m + j - 1, j) p^j are polynomials in m = a - 1), evaluated at all
+    the orders in C; per order the orders 2J are tried from the highest down while the bound
+    decreases."""
+    from flint import arb, arb_poly
+
+    key = (p, mu, prec, "polys")
+    polys = _MOMENTS.get(key)
+    pb, mom = _cached_moments(p, mu, prec)
+    if polys is None:
+        with arb_precision(prec):
+            x = 1 - pb
+            coef, partial, polys = arb_poly([1]), arb_poly([0]), []
+            for j in range(len(mom)):
+                if j % 2 == 0 and j >= 2:  # the remainder at 2J = j closes the bound
+                    polys.append((partial, coef * (mom[j] / x**j)))
+                partial += coef * mom[j]
+                coef = coef * arb_poly([-(j - 1), -1]) * (pb / (j + 1))  # -(m + j), m = a - 1
+            polys = _MOMENTS[key] = (polys[::-1], x.log())
+    cands, lx = polys
     with arb_precision(prec):
-        a = arb(order.p) / order.q
-        d = S.log_a(a) / (a - 1)
-        if not (d.is_finite() and d.rad() <= abs(d.mid()) * arb(2) ** (-(dps * 3.33) - 4)):
-            return None
-        with mp.workprec(prec):
-            return (arb_endpoint(d.lower(), round_floor), arb_endpoint(d.upper(), round_ceiling))
+        vals = [(P.evaluate(orders, algorithm="iter"), Rm.evaluate(orders, algorithm="iter"))
+                for P, Rm in cands]
+        out = []
+        for i, a in enumerate(orders):
+            xm = ((1 - a) * lx).exp()  # (1 - p)^{-m}
+            best = None
+            for pv, rv in vals:
+                b = pv[i] + rv[i] * xm
+                if not b > 0:
+                    continue
+                if best is not None and not b.upper() < best.upper():
+                    break
+                best = b
+            out.append(best.log() if best is not None else arb("inf"))
+    return out
+
+
+def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict:
+    """{a: the upper end of the certified enclosure of max{D_a(P || Q), D_a(Q || P)}, an exact
+    SymPy rational} for f = T(P, Q) a product of sampled Gaussians in one direction
+    (:func:`sampled_parts`) at rational orders 1 < a <= 64 that are not integers, all at once:
+    the side of the moments A by the series (each distinct factor one batch of
+    :meth:`_RealOrderSeries.log_a_many`), the other side bounded above by the Taylor bound
+    (:func:`_log_b_many`); the enclosure's relative width is below 10^-dps. Orders the series
+    does not answer, or where the bound does not lie below the first side, are left out (the
+    caller's route: :func:`sampled_rdp_order`)."""
+    parts = _cached_parts(f)
+    orders = [a for a in orders if a.is_Rational and not a.is_Integer and 1 < a <= 64]
+    if parts is None or not orders or len({rev for *_, rev in parts}) != 1:
+        return {}
+    from flint import arb, fmpq
+
+    sides = {(p, mu): _series_batch(p, mu, orders, dps) for p, mu, _, _ in parts}
+    orders = [a for a in orders if all(a in sides[(p, mu)] for p, mu, _, _ in parts)]
+    prec = int(dps * 3.33) + 40 + max(n for *_, n, _ in parts).bit_length()
+    out = {}
+    with arb_precision(prec):
+        A = [arb(fmpq(int(a.p), int(a.q))) for a in orders]
+        bound = [arb(0)] * len(orders)
+        for p, mu, n, _ in parts:
+            lb = _log_b_many(p, mu, prec, A)
+            bound = [b + n * x / (a - 1) for b, x, a in zip(bound, lb, A, strict=True)]
+        tiny = arb(2) ** (-(dps * 3.33) - 4)
+        for a, b in zip(orders, bound, strict=True):
+            tot = arb(0)
+            for p, mu, n, _ in parts:
+                tot += n * sides[(p, mu)][a]
+            if b.is_finite() and arb(b.upper()) < arb(tot.lower()) and \
+                    tot.rad() <= abs(tot.mid()) * tiny:
+                out[a] = _exact_upper(tot)
+    return out
+
+
+def _exact_upper(d) -> sp.Rational:
+    """The upper end of an arb as an exact SymPy rational."""
+    man, exp = (int(v) for v in d.upper().man_exp())
+    return sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
 
 
 def _rdp_arb(parts, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
@@ -309,8 +420,7 @@ def _values(tot: dict, ok: dict, dps: int, prec: int, upper: bool = False) -> di
     with mp.workprec(prec):
         for a, d in tot.items():
             if ok[a] and upper:
-                man, exp = (int(v) for v in d.upper().man_exp())
-                out[a] = sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
+                out[a] = _exact_upper(d)
             elif ok[a]:
                 out[a] = Value.enclosure(arb_endpoint(d.lower(), round_floor),
                                          arb_endpoint(d.upper(), round_ceiling), dps,
@@ -408,10 +518,11 @@ class _RealOrderSeries:
     the regions, each with its polynomial in a. The boundaries b_m = b_0 + m mu/n lie on a
     lattice of step mu/n, so every Phi(b_m - k mu) of the moments E_P[t^k; R] = kappa^k
     e^{k(k-1) mu^2/2} (Phi(b_m - k mu) - Phi(b_(m-1) - k mu)) is one of Phi(b_0 + i mu/n): a
-    few hundred erfc in all. The shift to the centre is the binomial theorem, done as one
-    product of exponential generating functions (at guard bits against its cancellation); the
-    falling factorials (a)_j/j! = C(a, j) are expanded in powers of a once, so that an order
-    costs one polynomial evaluation per region."""
+    few hundred erfc in all, and the factors kappa^k e^{k(k-1) mu^2/2} are shared by the
+    regions. The shift to the centre is the binomial theorem, done as one product of
+    exponential generating functions (at guard bits against its cancellation); the falling
+    factorials (a)_j/j! = C(a, j) are expanded in powers of a once, so that the orders of a
+    batch cost one multipoint evaluation (in C) per region (:meth:`log_a_many`)."""
 
     def __init__(self, p: sp.Expr, mu: sp.Expr, bits: int, cap: int):
         from flint import arb
@@ -421,6 +532,7 @@ class _RealOrderSeries:
         self.bits, self.cap = bits, cap
         self.J = int((bits + 8 + cap) / math.log2(1 / RHO_MAX)) + cap + 2
         self.wprec = bits + self.J // 2 + 2 * cap + 48
+        self.phi: dict = {}  # (i, upper) -> Phi(b0 + i mu/n), or 1 - Phi
         with arb_precision(self.wprec):
             p, mu = arb_ball(p), arb_ball(mu)  # the exact parameters at the working precision
             self.mu, self.kappa = mu, p / (1 - p)
@@ -432,9 +544,16 @@ class _RealOrderSeries:
             # n steps per mu: t grows by e^{mu^2/n} across a region, ratio tanh(mu^2/(2n))
             self.n = max(1, math.ceil(muf * muf / (2 * math.atanh(RHO_MAX))))
             self.step = mu / self.n
-            self.b0 = arb((math.log(RHO / kf) + muf * muf / 2) / muf)  # t(b0) about RHO
+            self.b0f = (math.log(RHO / kf) + muf * muf / 2) / muf  # t(b0) about RHO
+            self.b0 = arb(self.b0f)
+            # kappa^k e^{k(k-1) mu^2/2} (= E_P[t^k]) and 1/k!, k <= J + 1
+            sc, fa, e2, ek = [arb(1)], [arb(1)], (2 * self.h).exp(), arb(1)
+            for k in range(1, self.J + 2):
+                sc.append(sc[-1] * self.kappa * ek)
+                ek *= e2
+                fa.append(fa[-1] / k)
+            self.scale, self.ifact = sc, fa
             first = _Region(0, arb(0), arb(self._t(self.b0).upper()), self._Phi_i(0, False))
-        self.phi: dict = {}  # (i, upper) -> Phi(b0 + i mu/n), or 1 - Phi
         self.regions = [first]
 
     def _t(self, x):
@@ -446,74 +565,78 @@ class _RealOrderSeries:
     def _Phi_i(self, i: int, upper: bool):
         """Phi(b0 + i mu/n), or (``upper``) 1 - Phi(b0 + i mu/n), kept."""
         key = (i, upper)
-        v = self.phi.get(key) if hasattr(self, "phi") else None
+        v = self.phi.get(key)
         if v is None:
             y = self.b0 + i * self.step
-            v = (y / self.s2).erfc() / 2 if upper else (-y / self.s2).erfc() / 2
-            if hasattr(self, "phi"):
-                self.phi[key] = v
+            v = self.phi[key] = (y / self.s2).erfc() / 2 if upper else \
+                (-y / self.s2).erfc() / 2
         return v
 
     def _T(self, R: _Region, k: int):
         """E_P[t^k; R] (the Phi difference taken on the side of the smaller tails)."""
-        scale = self.kappa**k * (self.h * (k * (k - 1))).exp()
         hi = R.m - self.n * k  # b_m - k mu = b0 + hi mu/n
         if R.m == 0:
-            return scale * self._Phi_i(hi, False)
-        if (self._b(R.m - 1) - k * self.mu) > 0:
+            return self.scale[k] * self._Phi_i(hi, False)
+        if self.b0f + (hi - 1) * self.muf / self.n > 0:  # b_(m-1) - k mu > 0: upper tails
             d = self._Phi_i(hi - 1, True) - self._Phi_i(hi, True)
         else:
             d = self._Phi_i(hi, False) - self._Phi_i(hi - 1, False)
-        return scale * d
+        return self.scale[k] * d
 
-    def _poly(self, R: _Region):
-        """Q(a) = sum_{j <= J} C(a, j) N_j in powers of a, with ``rest`` = rho^(J+1) P(R)/(1 -
-        rho) >= |sum_{j > J} C(a, j) N_j| for every a <= cap < J (|C(a, j)| <= 1 for j >= a > 0,
-        |N_j| <= rho^j P(R): module docstring); J is chosen (in floats: any J > cap is valid)
-        so that (1 + c)^a rest lies below the tolerance at every a <= cap."""
-        from flint import arb, arb_poly
-
-        if R.poly is not None:
-            return R.poly
-        # J in floats (the bound ``rest`` below holds for every J >= cap): the log2 of the
-        # largest weight (1 + c)^a P(R)/max(1, G(a)) over the orders a <= cap
+    def _order_J(self, R: _Region) -> int:
+        """The truncation J of region R, in floats (the bound ``rest`` of :meth:`_polys` holds
+        for every J >= cap): (1 + c)^a rest below the tolerance at every order a <= cap, from
+        the log2 of the largest weight (1 + c)^a P(R)/max(1, G(a))."""
         lc, lr, lm = (float(x.mid()) for x in R.logs)
         rho_f = float(R.rho.mid())
         worst = max(a * lc - max(0.0, self._log_g(a)) for a in range(1, self.cap + 1))
         need = (worst + lm - math.log(1 - rho_f)) / math.log(2) + self.bits
-        J = max(self.cap + 1, min(self.J, math.ceil(need / math.log2(1 / rho_f)) if rho_f > 0
-                                  else self.cap + 1))
+        return max(self.cap + 1, min(self.J, math.ceil(need / math.log2(1 / rho_f))
+                                     if rho_f > 0 else self.cap + 1))
+
+    def _polys(self, regions: list) -> None:
+        """Each region's Q(a) = sum_{j <= J} C(a, j) N_j in powers of a (``R.poly``), with
+        ``rest`` = rho^(J+1) P(R)/(1 - rho) >= |sum_{j > J} C(a, j) N_j| for every a <= cap < J
+        (|C(a, j)| <= 1 for j >= a > 0, |N_j| <= rho^j P(R): module docstring). N_j/j! =
+        s^j [x^j] egf(x) e^{-c x}, s = 1/(1 + c), egf the exponential generating function of
+        the moments E_P[t^k; R]; C(a, j) = sum_k s(j, k) a^k/j! (Stirling numbers of the first
+        kind), so the coefficients of all the regions are one product of the Stirling matrix
+        (exact integers, ``arb_mat.stirling``) with the columns N_j/j!."""
+        from flint import arb, arb_mat, arb_poly
+
+        todo = [R for R in regions if R.poly is None]
+        if not todo:
+            return
         with arb_precision(self.wprec):
-            T = [self._T(R, k) for k in range(J + 1)]
-            fact = [arb(1)]
-            for k in range(1, J + 1):
-                fact.append(fact[-1] * k)
-            egf = arb_poly([T[k] / fact[k] for k in range(J + 1)])
-            shift = arb_poly([(-R.c) ** k / fact[k] for k in range(J + 1)])
-            prod = (egf * shift).coeffs()  # E_P[(t - c)^j; R]/j!
-            s = 1 / (1 + R.c)
-            N = [prod[j] * fact[j] * s**j if j < len(prod) else arb(0) for j in range(J + 1)]
-            # sum_j N_j (a)_j/j!, nested: N_0 + a (N_1 + (a - 1)/2 (N_2 + ...))
-            q = arb_poly([N[J]])
-            for j in range(J - 1, -1, -1):
-                q = q * arb_poly([arb(-j) / (j + 1), 1 / arb(j + 1)]) + N[j]
-            R.poly, R.J = q, J
-            R.rest = R.mass * R.rho ** (J + 1) / (1 - R.rho)  # the terms past J
-        return q
+            fa, cols = self.ifact, []
+            for R in todo:
+                J = R.J = self._order_J(R)
+                egf = [self._T(R, k) * fa[k] for k in range(J + 1)]
+                if R.m == 0:  # c = 0: N_j/j! = E_P[t^j; R]/j!
+                    cols.append(egf)
+                    continue
+                mc, pw, sh = -R.c, arb(1), []
+                for k in range(J + 1):
+                    sh.append(pw * fa[k])
+                    pw *= mc
+                prod = (arb_poly(egf) * arb_poly(sh)).coeffs()  # E_P[(t - c)^j; R]/j!
+                s, pw, col = 1 / (1 + R.c), arb(1), []
+                for j in range(J + 1):
+                    col.append(prod[j] * pw if j < len(prod) else arb(0))
+                    pw *= s
+                cols.append(col)
+            D = max(R.J for R in todo) + 1
+            zero = arb(0)
+            Nm = arb_mat(D, len(todo), [c[j] if j < len(c) else zero
+                                        for j in range(D) for c in cols])
+            Q = arb_mat.stirling(D, D, 1).transpose() * Nm  # Q[k, r]: coefficient of a^k
+            for r, R in enumerate(todo):
+                R.poly = arb_poly([Q[k, r] for k in range(R.J + 1)])
+                R.rest = R.mass * R.rho ** (R.J + 1) / (1 - R.rho)  # the terms past J
 
     def _log_g(self, a: float) -> float:
         """log G(a) = a log kappa + a (a - 1) mu^2/2 in floats (G(a) = E_P[t^a])."""
         return a * math.log(self.kf) + a * (a - 1) * self.muf**2 / 2
-
-    def tol(self, a):
-        """The absolute tolerance at order a (an arb): 2^-bits max(1, G(a))."""
-        from flint import arb
-
-        return arb(2) ** (-self.bits) * arb(max(0.0, self._log_g(float(a.mid())))).exp()
-
-    @property
-    def top(self):
-        return self._b(self.regions[-1].m)
 
     def extend(self) -> None:
         """One more region beyond the last, of ratio bound at most about RHO_MAX."""
@@ -527,35 +650,66 @@ class _RealOrderSeries:
             R = _Region(m, c, rho, self._T(_Region(m, c, rho, arb(1)), 0))
         self.regions.append(R)
 
-    def tail(self, a):
-        """An upper bound of E_P[(1 + t)^a; x >= top] (t >= 1 there: (1 + t)^a <= (2 t)^a)."""
-        return (2 * self.kappa) ** a * (self.h * a * (a - 1)).exp() * \
-            ((self.top - a * self.mu) / self.s2).erfc() / 2
+    def _last(self, a: float) -> int:
+        """In floats: the last region k to sum at order a, the rest beyond b_k bounded by
+        :meth:`tail` below the tolerance (t(b_k) >= 1); regions are added as needed."""
+        log_tol = -self.bits * math.log(2) + max(0.0, self._log_g(a)) - 3
+        k = max(0, math.ceil(((math.log(1 / self.kf) + self.muf**2 / 2) / self.muf
+                              - self.b0f) * self.n / self.muf))
+        while True:
+            z = self.b0f + k * self.muf / self.n - a * self.muf
+            lt = a * math.log(2 * self.kf) + self.muf**2 / 2 * a * (a - 1) + _log_phic(z)
+            if lt < log_tol:
+                break
+            k += 1
+        while len(self.regions) <= k:
+            budget.check()
+            self.extend()
+        return k
 
-    def log_a(self, a):
-        """An arb containing log A_a for a real order 1 < a <= cap (an arb), the polynomials
-        evaluated at the series' accuracy plus guard bits."""
+    def tail(self, a, k: int):
+        """An upper bound of E_P[(1 + t)^a; x >= b_k] (t >= 1 there: (1 + t)^a <= (2 t)^a),
+        or +oo where t(b_k) >= 1 is not proved."""
         from flint import arb
 
-        if not a <= self.cap:
-            return arb("nan")
-        with arb_precision(64):  # a bound: 64 bits are enough
-            tol = self.tol(a)
-            while True:  # the bound of the rest needs t >= 1 beyond the last region
-                tail = self.tail(a)
-                if tail < tol and self._t(self.top) >= 1:
-                    break
-                budget.check()
-                with arb_precision(self.wprec):
-                    self.extend()
+        b = self._b(k)
+        if not self._t(b) >= 1:
+            return arb("inf")
+        return (2 * self.kappa) ** a * (self.h * a * (a - 1)).exp() * \
+            ((b - a * self.mu) / self.s2).erfc() / 2
+
+    def log_a_many(self, orders: list) -> list:
+        """Arbs containing log A_a for real orders 1 < a <= cap (arbs): per order the regions
+        up to :meth:`_last` and the tail beyond; each region's polynomial evaluated at all its
+        orders at once, at the series' accuracy plus guard bits."""
+        from flint import arb
+
+        af = [float(a.mid()) for a in orders]
+        if not all(1 < x <= self.cap for x in af):
+            raise ValueError("orders outside (1, cap]")
+        ks = [self._last(x) for x in af]
+        with arb_precision(64):  # bounds: 64 bits are enough
+            tails = [arb(0, self.tail(a, k).upper()) for a, k in zip(orders, ks, strict=True)]
+        self._polys(self.regions[:max(ks) + 1])
         with arb_precision(self.bits + 2 * self.cap + 32):
-            total = arb(0, tail.upper())
-            for R in self.regions:
-                lc, lr, lm = R.logs
-                top = ((lc + lr) * a + lm).exp()
-                if top < tol:  # |1 + t|^a <= ((1 + c)(1 + rho))^a on R
-                    total += arb(0, top.upper())
-                    continue
-                q = self._poly(R)
-                total += (lc * a).exp() * (q(a) + arb(0, R.rest.upper()))
-            return self.log1p * a + total.log() if total > 0 else arb("nan")
+            tot = tails
+            for R in self.regions[:max(ks) + 1]:
+                idx = [i for i, k in enumerate(ks) if k >= R.m]
+                vals = R.poly.evaluate([orders[i] for i in idx], algorithm="iter")
+                rest, lc = arb(0, R.rest.upper()), R.logs[0]
+                for i, v in zip(idx, vals, strict=True):
+                    tot[i] = tot[i] + (v + rest if R.m == 0 else
+                                          (lc * orders[i]).exp() * (v + rest))
+            return [self.log1p * a + t.log() if t > 0 else arb("nan")
+                    for a, t in zip(orders, tot, strict=True)]
+
+    def log_a(self, a):
+        """An arb containing log A_a for a real order 1 < a <= cap (an arb)."""
+        return self.log_a_many([a])[0]
+
+
+def _log_phic(z: float) -> float:
+    """log(1 - Phi(z)) in floats, from above for z > 5 (the Mills bound phi(z)/z)."""
+    if z < 5:
+        return math.log(max(math.erfc(z / math.sqrt(2)) / 2, 1e-300))
+    return -z * z / 2 - math.log(z * math.sqrt(2 * math.pi))

@@ -191,7 +191,11 @@ class RDP(Notion):
         orders at once (``analysis.renyi_sampled``: the other direction bounded below them), and
         their other orders from one Arb integral where that bound decides the larger side."""
         from ..analysis.renyi import renyi
-        from ..analysis.renyi_sampled import sampled_rdp_integer, sampled_rdp_order
+        from ..analysis.renyi_sampled import (
+            sampled_rdp_integer,
+            sampled_rdp_order,
+            sampled_rdp_orders,
+        )
         from ..core.node import TradeOff
         from ..core.validate import mpf_rational
         from ..operators.mechanism import AddRemove
@@ -205,10 +209,16 @@ class RDP(Notion):
         orders = _order_list(orders, "RDP.of")
         ints = [int(a) for a in orders if a.is_Integer]
         fast = sampled_rdp_integer(g, ints, dps, upper=True) if ints and len(sides) == 2 else {}
+        reals = [a for a in orders if a.is_Rational and not a.is_Integer]
+        if reals and len(sides) == 2:  # the exact upper ends of the Arb balls
+            fast.update(sampled_rdp_orders(g, reals, dps))
         items = {}
         for a in orders:
             if a.is_Integer and int(a) in fast:  # the exact upper end of the Arb ball
                 items[a] = fast[int(a)]
+                continue
+            if a in fast:
+                items[a] = fast[a]
                 continue
             v = sampled_rdp_order(g, a, dps) if a.is_finite and len(sides) == 2 else None
             items[a] = _dyadic(v.hi) if v is not None else \
@@ -216,7 +226,7 @@ class RDP(Notion):
                     for h in sides)
         if all(t is sp.oo or (t.is_Rational and t >= 0) for t in items.values()):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
-            return sp.Basic.__new__(cls, sp.Dict(items), sp.oo)
+            return sp.Basic.__new__(cls, _number_dict(items), sp.oo)
         return cls(items)
 
     @property
@@ -464,6 +474,22 @@ class RDP(Notion):
             return r"\text{RDP}\{%s\}" % body
         a = sp.Symbol(r"\alpha")
         return r"(\alpha, %s)\text{-RDP}" % printer._print(c(a))
+
+
+def _number_dict(items: dict) -> sp.Dict:
+    """``sp.Dict(items)`` for keys that are distinct SymPy numbers (rationals, oo): SymPy
+    orders a Dict's pairs by ``default_sort_key``, which for such keys is their numeric
+    order, so the pairs sorted by value are the same arguments (equality and hashing agree)
+    without SymPy's sort keys."""
+    if not all(isinstance(a, sp.Rational) or a is sp.oo for a in items):
+        return sp.Dict(items)
+    pairs = [sp.Tuple(a, t) for a, t in sorted(items.items(), key=lambda kv: (
+        kv[0] is sp.oo, kv[0].p / kv[0].q if kv[0] is not sp.oo else 0,
+        sp.Rational(kv[0]) if kv[0] is not sp.oo else 0))]
+    d = sp.Basic.__new__(sp.Dict, *pairs)
+    d.elements = frozenset(pairs)
+    d._dict = dict(pairs)
+    return d
 
 
 def _dyadic(x) -> sp.Rational:
