@@ -241,17 +241,18 @@ def _cached_moments(p: sp.Expr, mu: sp.Expr, prec: int) -> tuple:
     return m
 
 
-def _series_key(p: sp.Expr, mu: sp.Expr, a_f: float, dps: int) -> tuple[int, int] | None:
-    """(bits, cap) of the series that answers order a (module docstring, "Real orders"), or
-    None where it does not (order beyond 64, or too many regions)."""
+def _series_key(p_f: float, mu_f: float, a_f: float, dps: int) -> tuple[int, int] | None:
+    """(bits, cap) of the series that answers order a (module docstring, "Real orders") for
+    Mix(G_mu, p) (p, mu, a as floats), or None where it does not (order beyond 64, or too
+    many regions)."""
     if a_f > 64:
         return None
     cap = max(12, 4 * math.ceil((math.ceil(a_f) + 1) / 4))
     # D_a (a - 1) = log A_a is about a (a - 1) p^2 (e^{mu^2} - 1)/2 for small p: bits for it
-    p_f, mu_f, a_e = float(p), float(mu), min(a_f, 17 / 16)  # one accuracy for a >= 17/16
+    a_e = min(a_f, 17 / 16)  # one accuracy for a >= 17/16
     small = a_e * (a_e - 1) * p_f * p_f * math.expm1(min(mu_f * mu_f, 700.0)) / 2
     extra = max(0, math.ceil(-math.log2(small))) if small > 0 else 64
-    bits = int(dps * 3.33) + 16 + min(extra, 1024)  # + 16: the regions' errors add up
+    bits = int(dps * 3.33) + GUARD_BITS + min(extra, 1024)
     # the regions reach about a mu + sqrt(2 bits log 2) in x, mu/n apart: beyond 64 of them
     # (large a mu) the Arb integral is cheaper
     n = max(1, math.ceil(mu_f * mu_f / (2 * math.atanh(RHO_MAX))))
@@ -274,8 +275,9 @@ def _series_batch(p: sp.Expr, mu: sp.Expr, orders: Sequence[sp.Rational], dps: i
     from flint import arb, fmpq
 
     groups: dict = {}
+    p_f, mu_f = float(p), float(mu)
     for a in orders:
-        key = _series_key(p, mu, float(a), dps)
+        key = _series_key(p_f, mu_f, a.p / a.q, dps)
         if key is not None:
             groups.setdefault(key, []).append(a)
     out = {}
@@ -302,7 +304,7 @@ def _series_renyi(p: sp.Expr, mu: sp.Expr, order: sp.Rational, dps: int) -> tupl
     d = _series_batch(p, mu, [order], dps).get(order)
     if d is None:
         return None
-    prec = _series_key(p, mu, float(order), dps)[0] + 32
+    prec = _series_key(float(p), float(mu), float(order), dps)[0] + 32
     with arb_precision(prec), mp.workprec(prec):
         return (arb_endpoint(d.lower(), round_floor), arb_endpoint(d.upper(), round_ceiling))
 
@@ -357,7 +359,7 @@ def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict
     does not answer, or where the bound does not lie below the first side, are left out (the
     caller's route: :func:`sampled_rdp_order`)."""
     parts = _cached_parts(f)
-    orders = [a for a in orders if a.is_Rational and not a.is_Integer and 1 < a <= 64]
+    orders = [a for a in orders if a.is_Rational and a.q != 1 and a.q < a.p <= 64 * a.q]
     if parts is None or not orders or len({rev for *_, rev in parts}) != 1:
         return {}
     from flint import arb, fmpq
@@ -496,6 +498,9 @@ def sampled_reverse_integer(f: TradeOff, orders: Sequence[int], dps: int) -> dic
 #: The ratio bound of the first region's expansion (t <= RHO there) and the largest ratio bound
 #: allowed on the others (module docstring, "Real orders").
 RHO, RHO_MAX = 1 / 3, 2 / 5
+#: Bits of the series beyond the digits asked for (the regions' errors add up; the width is
+#: checked after the fact, and an order not narrow enough goes to the Arb integral).
+GUARD_BITS = 8
 
 
 class _Region:
@@ -533,6 +538,7 @@ class _RealOrderSeries:
         self.J = int((bits + 8 + cap) / math.log2(1 / RHO_MAX)) + cap + 2
         self.wprec = bits + self.J // 2 + 2 * cap + 48
         self.phi: dict = {}  # (i, upper) -> Phi(b0 + i mu/n), or 1 - Phi
+        self.emx: list = []  # e^{-x} as a polynomial (the shift to a region's centre)
         with arb_precision(self.wprec):
             p, mu = arb_ball(p), arb_ball(mu)  # the exact parameters at the working precision
             self.mu, self.kappa = mu, p / (1 - p)
@@ -553,6 +559,7 @@ class _RealOrderSeries:
                 ek *= e2
                 fa.append(fa[-1] / k)
             self.scale, self.ifact = sc, fa
+            self.sfact = [x * y for x, y in zip(sc, fa, strict=True)]
             first = _Region(0, arb(0), arb(self._t(self.b0).upper()), self._Phi_i(0, False))
         self.regions = [first]
 
@@ -572,16 +579,18 @@ class _RealOrderSeries:
                 (-y / self.s2).erfc() / 2
         return v
 
-    def _T(self, R: _Region, k: int):
-        """E_P[t^k; R] (the Phi difference taken on the side of the smaller tails)."""
+    def _T(self, R: _Region, k: int, fa: list | None = None):
+        """E_P[t^k; R] (the Phi difference taken on the side of the smaller tails); divided by
+        k! when ``fa`` (the factors 1/k!) is given."""
         hi = R.m - self.n * k  # b_m - k mu = b0 + hi mu/n
+        sc = self.scale[k] if fa is None else self.sfact[k]
         if R.m == 0:
-            return self.scale[k] * self._Phi_i(hi, False)
+            return sc * self._Phi_i(hi, False)
         if self.b0f + (hi - 1) * self.muf / self.n > 0:  # b_(m-1) - k mu > 0: upper tails
             d = self._Phi_i(hi - 1, True) - self._Phi_i(hi, True)
         else:
             d = self._Phi_i(hi, False) - self._Phi_i(hi - 1, False)
-        return self.scale[k] * d
+        return sc * d
 
     def _order_J(self, R: _Region) -> int:
         """The truncation J of region R, in floats (the bound ``rest`` of :meth:`_polys` holds
@@ -609,22 +618,20 @@ class _RealOrderSeries:
             return
         with arb_precision(self.wprec):
             fa, cols = self.ifact, []
+            J = max(self._order_J(R) for R in todo)
+            if len(self.emx) <= J:  # e^{-x} to the largest J
+                self.emx = arb_poly([fa[k] if k % 2 == 0 else -fa[k] for k in range(J + 1)])
             for R in todo:
                 J = R.J = self._order_J(R)
-                egf = [self._T(R, k) * fa[k] for k in range(J + 1)]
+                egf = [self._T(R, k, fa) for k in range(J + 1)]  # E_P[t^k; R]/k!
                 if R.m == 0:  # c = 0: N_j/j! = E_P[t^j; R]/j!
                     cols.append(egf)
                     continue
-                mc, pw, sh = -R.c, arb(1), []
-                for k in range(J + 1):
-                    sh.append(pw * fa[k])
-                    pw *= mc
-                prod = (arb_poly(egf) * arb_poly(sh)).coeffs()  # E_P[(t - c)^j; R]/j!
-                s, pw, col = 1 / (1 + R.c), arb(1), []
-                for j in range(J + 1):
-                    col.append(prod[j] * pw if j < len(prod) else arb(0))
-                    pw *= s
-                cols.append(col)
+                # in units of c (coefficients of like size): E_P[(t/c)^k; R]/k! times e^{-x}
+                # gives E_P[(t/c - 1)^j; R]/j!; N_j/j! is that times (c/(1 + c))^j
+                g = arb_poly(egf)(arb_poly([0, 1 / R.c])) * self.emx
+                col = g.truncate(J + 1)(arb_poly([0, R.c / (1 + R.c)])).coeffs()
+                cols.append(col + [arb(0)] * (J + 1 - len(col)))
             D = max(R.J for R in todo) + 1
             zero = arb(0)
             Nm = arb_mat(D, len(todo), [c[j] if j < len(c) else zero
