@@ -132,9 +132,9 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
         for k in range(a + 1):
             s += c[k] * e[a - k]
         log_a[a] = (s * fact).log()
-    mom = _moments(mu2, prec)
-    log_b = {a: _log_b_upper(p, x, mom, arb(a)) for a in sorted(set(orders))}
-    return log_a, log_b
+    keys = sorted(set(orders))
+    lb = _log_b_eval(_b_polys(p, _moments(mu2, prec)), [arb(a) for a in keys])
+    return log_a, dict(zip(keys, lb, strict=True))
 
 
 def _moments(mu2, prec: int) -> list:
@@ -309,44 +309,58 @@ def _series_renyi(p: sp.Expr, mu: sp.Expr, order: sp.Rational, dps: int) -> tupl
         return (arb_endpoint(d.lower(), round_floor), arb_endpoint(d.upper(), round_ceiling))
 
 
-def _log_b_many(p: sp.Expr, mu: sp.Expr, prec: int, orders: list) -> list:
-    """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once: the Taylor bound at
-    order 2J is P_J(a) + R_J(a) (1 - p)^{-(a - 1)} with polynomials P_J, R_J in a (the
-    coefficients (-1)^j C(m + j - 1, j) p^j are polynomials in m = a - 1), evaluated at all
-    the orders in C; per order the orders 2J are tried from the highest down while the bound
-    decreases."""
-    from flint import arb, arb_poly
+def _b_polys(pb, mom: list) -> tuple[list, object]:
+    """The Taylor bound of log B_a (module docstring) at order 2J as P_J(a) + R_J(a) (1 -
+    p)^{-(a - 1)} with polynomials P_J, R_J in a (the coefficients (-1)^j C(m + j - 1, j) p^j
+    are polynomials in m = a - 1), the highest 2J first, and log(1 - p): for
+    :func:`_log_b_eval`."""
+    from flint import arb_poly
 
+    x = 1 - pb
+    coef, partial, polys = arb_poly([1]), arb_poly([0]), []
+    for j in range(len(mom)):
+        if j % 2 == 0 and j >= 2:  # the remainder at 2J = j closes the bound
+            polys.append((partial, coef * (mom[j] / x**j)))
+        partial += coef * mom[j]
+        coef = coef * arb_poly([-(j - 1), -1]) * (pb / (j + 1))  # -(m + j), m = a - 1
+    return polys[::-1], x.log()
+
+
+def _log_b_eval(polys: tuple, orders: list) -> list:
+    """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once from :func:`_b_polys`:
+    the polynomials evaluated at all the orders in C; per order the orders 2J tried from the
+    highest down while the bound decreases (any 2J gives a valid bound)."""
+    from flint import arb
+
+    cands, lx = polys
+    vals = [(P.evaluate(orders, algorithm="iter"), Rm.evaluate(orders, algorithm="iter"))
+            for P, Rm in cands]
+    out = []
+    for i, a in enumerate(orders):
+        xm = ((1 - a) * lx).exp()  # (1 - p)^{-m}
+        best = None
+        for pv, rv in vals:
+            b = pv[i] + rv[i] * xm
+            if not b > 0:
+                continue
+            if best is not None and not b.upper() < best.upper():
+                break
+            best = b
+        out.append(best.log() if best is not None else arb("inf"))
+    return out
+
+
+def _log_b_many(p: sp.Expr, mu: sp.Expr, prec: int, orders: list) -> list:
+    """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once (:func:`_log_b_eval`),
+    the polynomials of (p, mu) kept."""
     key = (p, mu, prec, "polys")
     polys = _MOMENTS.get(key)
-    pb, mom = _cached_moments(p, mu, prec)
     if polys is None:
+        pb, mom = _cached_moments(p, mu, prec)
         with arb_precision(prec):
-            x = 1 - pb
-            coef, partial, polys = arb_poly([1]), arb_poly([0]), []
-            for j in range(len(mom)):
-                if j % 2 == 0 and j >= 2:  # the remainder at 2J = j closes the bound
-                    polys.append((partial, coef * (mom[j] / x**j)))
-                partial += coef * mom[j]
-                coef = coef * arb_poly([-(j - 1), -1]) * (pb / (j + 1))  # -(m + j), m = a - 1
-            polys = _MOMENTS[key] = (polys[::-1], x.log())
-    cands, lx = polys
+            polys = _MOMENTS[key] = _b_polys(pb, mom)
     with arb_precision(prec):
-        vals = [(P.evaluate(orders, algorithm="iter"), Rm.evaluate(orders, algorithm="iter"))
-                for P, Rm in cands]
-        out = []
-        for i, a in enumerate(orders):
-            xm = ((1 - a) * lx).exp()  # (1 - p)^{-m}
-            best = None
-            for pv, rv in vals:
-                b = pv[i] + rv[i] * xm
-                if not b > 0:
-                    continue
-                if best is not None and not b.upper() < best.upper():
-                    break
-                best = b
-            out.append(best.log() if best is not None else arb("inf"))
-    return out
+        return _log_b_eval(polys, orders)
 
 
 def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict:
