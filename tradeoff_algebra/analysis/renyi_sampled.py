@@ -677,6 +677,12 @@ class _RealOrderSeries:
         log_tol = -self.bits * math.log(2) + max(0.0, self._log_g(a)) - 3
         k = max(0, math.ceil(((math.log(1 / self.kf) + self.muf**2 / 2) / self.muf
                               - self.b0f) * self.n / self.muf))
+        # start near the end: 1 - Phi(z) is below e^{-z^2/2}, so z^2/2 >= -(log_tol - lt0)
+        # suffices (any k that passes the test is valid; a smaller one is only cheaper)
+        lt0 = a * math.log(2 * self.kf) + self.muf**2 / 2 * a * (a - 1)
+        if lt0 > log_tol:
+            z0 = math.sqrt(2 * (lt0 - log_tol))
+            k = max(k, math.floor((z0 + a * self.muf - self.b0f) * self.n / self.muf) - 2)
         while True:
             z = self.b0f + k * self.muf / self.n - a * self.muf
             lt = a * math.log(2 * self.kf) + self.muf**2 / 2 * a * (a - 1) + _log_phic(z)
