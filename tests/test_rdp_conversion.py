@@ -93,3 +93,17 @@ def test_ties_go_to_the_smaller_order():
     assert same.best_order(R(1, 2), method="mironov") == R(5, 2)
     apart = ta.RDP({R(5, 2): 1, R(5, 2) + R(1, 10**6): 1})  # mironov: larger order, smaller eps
     assert apart.best_order(R(1, 2), method="mironov") == R(5, 2) + R(1, 10**6)
+
+
+def test_outside_the_floats_range_the_sympy_route_answers():
+    """A delta below the floats' range (1e-400) and a huge eps (10^30) leave the float choice
+    of the order to the SymPy route; the values still match the formulas."""
+    r = ta.RDP({2: R(1, 10), 5: R(1, 2)})
+    d = R(1, 10**400)
+    v = r.epsilon(d)
+    lo, hi = v.interval()
+    assert lo <= min(_eps(a, t, d, "balle") for a, t in r.curve.items()) <= hi
+    w = r.delta(10**30, dps=20)
+    with mp60.workdps(60):
+        ref = min(_delta(a, t, 10**30, "balle") for a, t in r.curve.items())
+    assert abs(mp60.mpf(w.mid) - ref) <= 1e-19 * ref

@@ -374,14 +374,15 @@ class RDP(Notion):
                 raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}")
         if not all(a.is_Rational and t.is_Rational for a, t in pairs):
             return None
-        xf = float(x)
-        if kind == "delta" and not math.isfinite(xf):
+        try:  # (int / int is the correctly rounded float, without SymPy)
+            xf = x.p / x.q
+            fl = [(a.p / a.q, t.p / t.q) for a, t in pairs]
+        except OverflowError:
+            return None
+        if kind == "epsilon" and not xf > 0:  # (a delta below the floats' range)
             return None
         vals, scale = [], 0.0
-        for a, t in pairs:  # the conversion in floats (a log of delta for "delta")
-            af, tf = float(a), float(t)
-            if not math.isfinite(tf):
-                return None
+        for af, tf in fl:  # the conversion in floats (a log of delta for "delta")
             if kind == "epsilon":
                 lg = math.log(xf) if method == "mironov" else math.log(xf) + math.log(af)
                 v = tf - lg / (af - 1) + (0.0 if method == "mironov" else math.log1p(-1 / af))
@@ -539,6 +540,8 @@ def _numeric(notion: Notion, owner: str) -> None:
     """Refuse a guarantee with free symbols where a number is computed, naming the parameter
     that holds them (``_param_names``: the names of the notion's ``args``)."""
     for name, value in zip(notion._param_names, notion.args, strict=True):
+        if isinstance(value, sp.Dict) and all(x.is_Number for kv in value.args for x in kv.args):
+            continue  # a curve on finitely many orders with numeric bounds
         if value.free_symbols:
             syms = ", ".join(sorted(map(str, value.free_symbols)))
             raise InvalidParameter(name, value, "a number for a numeric conversion", owner,
