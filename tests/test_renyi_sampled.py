@@ -240,3 +240,17 @@ def test_float_orders_are_their_exact_binary_rationals():
     for bad in (1.0, 0.5, float("nan"), -2.0):
         with pytest.raises(InvalidParameter):
             _order_list([2, bad], "RDP.of")
+
+
+@pytest.mark.parametrize("p,mu", CASES + [(R(1, 1000), R(1, 2))])
+def test_large_orders_top_terms_against_mpmath(p, mu):
+    """Orders beyond 64 whose binomial sum is dominated by its top terms sum those only, the
+    rest bounded (``_top_sum``): against the whole sum in mpmath at 60 digits, term by term."""
+    mu = sp.sympify(mu)
+    orders = [65, 101, 128, 256, 512, 1024]
+    got = sampled_reverse_integer(Inverse(Mix(G(mu), p)), orders, 25)
+    for a in orders:
+        v, ref = got[a], _binomial(p, mu, a)
+        assert v.guarantee == "certified"
+        assert mp60.mpf(v.lo) <= ref <= mp60.mpf(v.hi)
+        assert v.width <= 1e-23 * ref

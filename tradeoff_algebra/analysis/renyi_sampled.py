@@ -106,11 +106,48 @@ def sampled_parts(f: TradeOff) -> list[tuple[sp.Expr, sp.Expr, int, bool]] | Non
     return out if walk(f, 1, False) and out else None
 
 
-def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
-    """({a: log A_a}, {a: upper bound of log B_a}) as arbs for one factor (module docstring)."""
+def _top_terms(p_f: float, h_f: float, a: int, prec: int) -> int | None:
+    """In floats: the number D of the binomial sum's terms below its top one (k = a) to keep
+    at order a, the others bounded together (:func:`_top_sum`) below 2^-(prec + 10) of the top
+    term; None where that needs more than a/2 of them (the whole sum is cheaper)."""
+    lp = math.log(p_f)
+    top = a * lp + a * (a - 1) * h_f
+    for D in range(a // 2):
+        k = a - D - 1
+        rest = math.log(a - D) + a * math.log(2) + max(0.0, k * lp + k * (k - 1) * h_f)
+        if rest < top - (prec + 10) * math.log(2):
+            return D
+    return None
+
+
+def _top_sum(p, mu2, a: int, D: int):
+    """A_a = sum_k C(a, k) (1 - p)^(a-k) p^k e^{k(k-1) mu^2/2} from its terms k >= a - D, the
+    others bounded: each is at most 2^a max(1, p^k e^{k(k-1) mu^2/2}) (C(a, k) <= 2^a, and the
+    exponent k log p + k(k-1) mu^2/2 is convex in k, largest at an end of 0..a-D-1)."""
     from flint import arb
 
-    N = max(orders)
+    lp, h, x = p.log(), mu2 / 2, 1 - p
+    s = arb(0)
+    for k in range(a - D, a + 1):
+        s += arb(math.comb(a, k)) * x ** (a - k) * (k * lp + h * (k * (k - 1))).exp()
+    k = a - D - 1
+    rest = (a - D) * arb(2) ** a * (k * lp + h * (k * (k - 1))).exp().max(arb(1))
+    return s + arb(0, rest.upper())
+
+
+def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
+    """({a: log A_a}, {a: upper bound of log B_a}) as arbs for one factor (module docstring);
+    an order whose sum is dominated by its top terms sums those only (:func:`_top_terms`)."""
+    from flint import arb
+
+    log_a = {}
+    p_f, h_f = float(p.mid()), float(mu2.mid()) / 2
+    for a in sorted(set(orders)):
+        D = _top_terms(p_f, h_f, a, prec) if a > 64 else None
+        if D is not None:
+            log_a[a] = _top_sum(p, mu2, a, D).log()
+    full = [a for a in orders if a not in log_a]
+    N = max(full, default=1)
     x = 1 - p
     E = mu2.exp()
     c, Ek = [arb(1)], arb(1)  # c_k = p^k e^{k(k-1) mu^2/2}/k!
@@ -120,10 +157,9 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
     e = [arb(1)]  # e_j = (1 - p)^j/j!
     for j in range(1, N + 1):
         e.append(e[-1] * x / j)
-    log_a = {}
     fact = arb(1)
     done = 1
-    for a in sorted(set(orders)):
+    for a in sorted(set(full)):
         budget.check()
         for i in range(done + 1, a + 1):
             fact = fact * i
