@@ -26,7 +26,9 @@ Conversion of one order (a, tau) to (eps, delta), for a > 1 (``method=``):
   is reported as 0: the hockey-stick divergence E_gamma decreases in gamma, so
   E_1 <= E_{e^eps} <= delta.
 
-``epsilon(delta)`` and ``delta(eps)`` take the best order: the minimum over the given orders,
+``epsilon(delta)`` and ``delta(eps)`` take the best order: the minimum over the given orders
+(for rational orders and bounds, "balle" and "mironov": chosen in floats, near ties decided in
+Arb, the value a certified point from Arb balls of the exact inputs, no SymPy expression),
 or, for a curve given as a function, a numeric minimisation over a in (1, omega) (a geometric
 scan refined by golden section). Every order gives a valid guarantee, so the returned value —
 the formula at the order found, to ``dps`` digits — is valid; ``best_order`` reports it.
@@ -189,7 +191,9 @@ class RDP(Notion):
         one. Orders with no certified value are refused with the reason. Products of sampled
         Gaussians (Poisson DP-SGD) take their integer orders from the binomial sums in Arb, all
         orders at once (``analysis.renyi_sampled``: the other direction bounded below them), and
-        their other orders from one Arb integral where that bound decides the larger side."""
+        their other orders up to 64 from the series on regions of ``analysis.renyi_mixture``,
+        also all at once, beyond from one Arb integral each, where that bound decides the larger
+        side. The bounds are the exact upper ends of the Arb balls."""
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
@@ -381,18 +385,16 @@ class RDP(Notion):
             return None
         if kind == "epsilon" and not xf > 0:  # (a delta below the floats' range)
             return None
-        vals, scale = [], 0.0
+        vals, scale, bal = [], 0.0, method != "mironov"
         for af, tf in fl:  # the conversion in floats (a log of delta for "delta")
+            la, l1 = (math.log(af), math.log1p(-1 / af)) if bal else (0.0, 0.0)
             if kind == "epsilon":
-                lg = math.log(xf) if method == "mironov" else math.log(xf) + math.log(af)
-                v = tf - lg / (af - 1) + (0.0 if method == "mironov" else math.log1p(-1 / af))
-                terms = abs(tf) + abs(lg / (af - 1)) + 1
+                lg = (math.log(xf) + la) / (af - 1)
+                vals.append(tf - lg + l1)
+                scale = max(scale, abs(tf) + abs(lg) + 1)
             else:
-                v = (af - 1) * (tf - xf + (0.0 if method == "mironov" else math.log1p(-1 / af)))
-                v -= 0.0 if method == "mironov" else math.log(af)
-                terms = (af - 1) * (abs(tf) + abs(xf) + 1) + abs(math.log(af))
-            vals.append(v)
-            scale = max(scale, terms)
+                vals.append((af - 1) * (tf - xf + l1) - la)
+                scale = max(scale, (af - 1) * (abs(tf) + abs(xf) + 1) + abs(la))
         least = min(vals)
         near = [i for i, v in enumerate(vals) if v <= least + 1e-12 * scale]
         from flint import arb
