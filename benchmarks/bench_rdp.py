@@ -2,7 +2,7 @@
 processes (CPU time of the call, imports excluded), every order checked against a reference
 computed here by another route.
 
-    python benchmarks/bench_rdp.py [--write benchmarks/RESULTS_rdp.md] [--repeat 7]
+    python benchmarks/bench_rdp.py [--write benchmarks/RESULTS_rdp.md] [--repeat 7] [--before DIR]
 
 Reference, per order a: max{D_a(Q || P), D_a(P || Q)} of Mix(G(1/sigma), q), times T.
 D_a(Q || P) = log E_P[(1 - q + q L)^a]/(a - 1) is the binomial sum in mpmath at 50 digits for an
@@ -49,12 +49,13 @@ EV = "dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(256/
      "dp_accounting.GaussianDpEvent(1.1)), 14063)"
 
 
-def run(imports: str, setup: str, body: str, after: str, repeat: int) -> dict:
+def run(imports: str, setup: str, body: str, after: str, repeat: int, root: str = ROOT) -> dict:
     """The body's CPU time, the least over ``repeat`` fresh processes (the machine is shared);
-    ``after`` (not timed) sets ``out``, the values checked."""
+    ``after`` (not timed) sets ``out``, the values checked; ``root``: the directory holding
+    the package (the former version for the "before" rows)."""
     best: dict | None = None
     for _ in range(repeat):
-        r = child_json(_CHILD.format(root=ROOT, imports=imports, setup=setup, body=body,
+        r = child_json(_CHILD.format(root=root, imports=imports, setup=setup, body=body,
                                      after=after))
         if "error" in r:
             return r
@@ -119,6 +120,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", default=None)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--before", default=None,
+                    help="a directory holding the former package (git archive BASE "
+                         "tradeoff_algebra | tar -x -C DIR): its rows timed beside ours")
     args = ap.parse_args()
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
@@ -149,9 +153,13 @@ def main() -> None:
                    f"out = [str(r.at(a)) for a in {ol}]", args.repeat)
         theirs = run(DPA, "", f"v = rdp._compute_rdp_poisson_subsampled_gaussian(256/60000, 1.1, "
                               f"{ol}) * 14063", "out = [float(x) for x in v]", args.repeat)
-        for who, r, what in (("ours", ours, "RDP.of (certified)"),
-                             ("dp_accounting", theirs,
-                              "_compute_rdp_poisson_subsampled_gaussian")):
+        rows = [("ours", ours, "RDP.of (certified)"),
+                ("dp_accounting", theirs, "_compute_rdp_poisson_subsampled_gaussian")]
+        if args.before:
+            rows.insert(1, ("ours, former version", run(
+                OURS, SGD, f"r = ta.RDP.of(f, orders={ol})",
+                f"out = [str(r.at(a)) for a in {ol}]", args.repeat, args.before), "RDP.of"))
+        for who, r, what in rows:
             if "error" in r:
                 R.out(f"| {name} | {who} | {what} | {r['error']} | - | - |")
                 continue
@@ -171,11 +179,15 @@ def main() -> None:
         both = run(OURS, SGD, f"r = ta.RDP.of(f, orders={ol})\n{eps}", show, args.repeat)
         both_d = run(DPA, "", f"acc = rdp.RdpAccountant({ol})\nacc.compose({EV})\n"
                               "out = acc.get_epsilon(1e-5)", "", args.repeat)
-        for who, r, what in (("ours", conv, "RDP.epsilon(1e-5) of the curve (certified)"),
-                             ("dp_accounting", conv_d, "compute_epsilon(orders, rdp, 1e-5)"),
-                             ("ours", both, "RDP.of + RDP.epsilon(1e-5)"),
-                             ("dp_accounting", both_d,
-                              "RdpAccountant compose + get_epsilon(1e-5)")):
+        rows = [("ours", conv, "RDP.epsilon(1e-5) of the curve (certified)"),
+                ("dp_accounting", conv_d, "compute_epsilon(orders, rdp, 1e-5)"),
+                ("ours", both, "RDP.of + RDP.epsilon(1e-5)"),
+                ("dp_accounting", both_d, "RdpAccountant compose + get_epsilon(1e-5)")]
+        if args.before:
+            rows.insert(1, ("ours, former version", run(
+                OURS, SGD + f"\nr = ta.RDP.of(f, orders={ol})", eps, show, args.repeat,
+                args.before), "RDP.epsilon(1e-5) of the curve"))
+        for who, r, what in rows:
             if "error" in r:
                 R.out(f"| {name} | {who} | {what} | {r['error']} | - | - |")
                 continue
