@@ -54,6 +54,17 @@ def test_batch_against_quadrature(p, mu, n):
     _check(got, {a: n * _ref(p, mu, a) for a in ORDERS})
 
 
+def test_batch_with_many_regions_against_quadrature():
+    """mu = 2 (sigma = 1/2): a series of about 90 regions, shared by the batch (one order
+    alone would take the Arb integral beyond 64). (At order 1.1 the Taylor bound of the other
+    side does not decide: the caller's route answers it.)"""
+    p, mu, n = R(1, 100), R(2), 1000
+    orders = [R(5, 2), R(61, 10), R(109, 10)]
+    got = rs.sampled_rdp_orders(Mix(G(mu), p) ** n, orders, 20)
+    assert set(got) == set(orders)
+    _check(got, {a: n * _ref(p, mu, a) for a in orders})
+
+
 def test_two_factors_and_reversed_products():
     """Distinct factors add (each its own series); a product of reversed factors has the same
     maximum of the two directions."""

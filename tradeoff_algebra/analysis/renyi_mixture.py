@@ -134,12 +134,16 @@ def sampled_gaussian_renyi(p: sp.Expr, mu: sp.Expr, a: sp.Expr, reverse: bool,
 
 
 _SERIES: dict = {}  # (p, mu, bits, cap) -> _RealOrderSeries
+#: The most regions of a series shared by a batch of orders (one order alone: 64).
+MOST_REGIONS = 128
 
 
-def _series_key(p_f: float, mu_f: float, a_f: float, dps: int) -> tuple[int, int] | None:
+def _series_key(p_f: float, mu_f: float, a_f: float, dps: int,
+                most: int = 64) -> tuple[int, int] | None:
     """(bits, cap) of the series that answers order a (module docstring, "Real orders") for
-    Mix(G_mu, p) (p, mu, a as floats), or None where it does not (order beyond 64, or too
-    many regions)."""
+    Mix(G_mu, p) (p, mu, a as floats), or None where it does not (order beyond 64, or more
+    than ``most`` regions: beyond 64 for one order the Arb integral is cheaper; a batch of
+    orders shares the regions and affords more)."""
     if a_f > 64:
         return None
     cap = max(12, 4 * math.ceil((math.ceil(a_f) + 1) / 4))
@@ -156,9 +160,9 @@ def _series_key(p_f: float, mu_f: float, a_f: float, dps: int) -> tuple[int, int
     def regions(cap: int) -> float:
         return (cap * mu_f + math.sqrt(2 * bits * math.log(2)) + 2 - b0) * n / mu_f
 
-    if regions(cap) > 64:  # a series of this order alone, not shared with those up to 12
+    if regions(cap) > most:  # a series of this order alone, not shared with those up to 12
         cap = math.ceil(a_f) + 1
-        if regions(cap) > 64:
+        if regions(cap) > most:
             return None
     return bits, cap
 
@@ -172,7 +176,7 @@ def _series_batch(p: sp.Expr, mu: sp.Expr, orders: Sequence[sp.Rational], dps: i
     groups: dict = {}
     p_f, mu_f = float(p), float(mu)
     for a in orders:
-        key = _series_key(p_f, mu_f, a.p / a.q, dps)
+        key = _series_key(p_f, mu_f, a.p / a.q, dps, 64 if len(orders) == 1 else MOST_REGIONS)
         if key is not None:
             groups.setdefault(key, []).append(a)
     out = {}
