@@ -191,13 +191,14 @@ def test_real_order_series_against_quadrature(p, mu):
 def test_real_order_series_is_shared_and_falls_back():
     """The orders of dp_accounting's default list up to 11 share one series; beyond 64 (and
     where the regions would be too many) the Arb integral answers, the same value."""
+    from tradeoff_algebra.analysis import renyi_mixture as rm
     from tradeoff_algebra.analysis import renyi_sampled as rs
 
     p, mu = R(256, 60000), R(10, 11)
-    rs._SERIES.clear()
+    rm._SERIES.clear()
     for a in (R(11, 10), R(23, 10), R(57, 10), R(109, 10)):
         assert rs._series_renyi(p, mu, a, 20) is not None
-    assert len(rs._SERIES) == 1
+    assert len(rm._SERIES) == 1
     assert rs._series_renyi(p, mu, R(131, 2), 20) is None
     v = rs.sampled_rdp_order(Mix(G(mu), p) ** 10, R(131, 2), 20)  # the integral
     ref = 10 * _quad_qp(p, mu, R(131, 2))
@@ -240,3 +241,17 @@ def test_float_orders_are_their_exact_binary_rationals():
     for bad in (1.0, 0.5, float("nan"), -2.0):
         with pytest.raises(InvalidParameter):
             _order_list([2, bad], "RDP.of")
+
+
+@pytest.mark.parametrize("p,mu", CASES + [(R(1, 1000), R(1, 2))])
+def test_large_orders_top_terms_against_mpmath(p, mu):
+    """Orders beyond 64 whose binomial sum is dominated by its top terms sum those only, the
+    rest bounded (``_top_sum``): against the whole sum in mpmath at 60 digits, term by term."""
+    mu = sp.sympify(mu)
+    orders = [65, 101, 128, 256, 512, 1024]
+    got = sampled_reverse_integer(Inverse(Mix(G(mu), p)), orders, 25)
+    for a in orders:
+        v, ref = got[a], _binomial(p, mu, a)
+        assert v.guarantee == "certified"
+        assert mp60.mpf(v.lo) <= ref <= mp60.mpf(v.hi)
+        assert v.width <= 1e-23 * ref

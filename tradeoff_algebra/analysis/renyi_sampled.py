@@ -31,27 +31,11 @@ caller's route, the Arb integral of ``renyi_mixture``, answers those). Taylor's 
 for a real m > 0 as well, so at other orders :func:`sampled_rdp_order` needs the A side only,
 the B side bounded below it.
 
-Real orders (derived here; the split of Mironov, Talwar & Zhang 2019, Sec. 3.3, refined so
-that every series converges geometrically and shares its moments across the orders). With
-t = kappa L, kappa = p/(1 - p), A_a = (1 - p)^a E_P[(1 + t)^a]. The line of x is cut at
-b_0 (t(b_0) about 1/3) and then at b_m = b_0 + m mu/n, n = ceil(mu^2/(2 atanh(2/5))), so
-that t grows by e^{mu^2/n} across a region and |t - c|/(1 + c) <= rho (about 2/5) around its
-centre c. On the first region (-oo, b_0) (c = 0) and on each other one
-
-    (1 + t)^a = (1 + c)^a sum_j C(a, j) u^j,    u = (t - c)/(1 + c), |u| <= rho,
-
-and E_P[u^j; R] = sum_i C(j, i) (-c)^{j-i} E_P[t^i; R]/(1 + c)^j with the exact moments
-E_P[t^i; b < x < b'] = kappa^i e^{i(i-1) mu^2/2} (Phi(b' - i mu) - Phi(b - i mu)); every
-argument lies on the lattice b_0 + Z mu/n, so a few hundred erfc serve all regions and orders.
-For j >= a > 0, |C(a, j)| = prod_{i<j} |a - i|/(i + 1) <= 1 (the factors with i < ceil(a)
-multiply to at most C(ceil(a), ceil(a)) = 1 as a - i <= ceil(a) - i, the others are below 1),
-so the terms past J >= a sum to at most rho^{J+1} P(R)/(1 - rho) (times (1 + c)^a). Beyond the
-last region, t >= 1 and (1 + t)^a <= (2t)^a: the rest is at most (2 kappa)^a e^{a(a-1) mu^2/2}
-(1 - Phi(top - a mu)); a region whose bound (1 + c)^a (1 + rho)^a P(R) is below the
-tolerance is replaced by that bound. C(a, j) is a polynomial of degree j in a, so each region
-keeps sum_{j <= J} C(a, j) E_P[u^j; R] as one polynomial in a (``arb_poly``): an order costs
-a polynomial evaluation per region. All of it in Arb, so the enclosure of log A_a is certified;
-where the regions would be too many (a mu large) the Arb integral answers instead.
+Real orders: the side A by the series on regions of ``renyi_mixture`` (module docstring there,
+"Real orders"), all the orders of a list in one batch (:func:`sampled_rdp_orders`); the side
+B by the Taylor bound above, its terms polynomials in the order evaluated at every order at
+once. Integer orders beyond 64 whose binomial sum is dominated by its top terms sum those only,
+the others bounded together (:func:`_top_sum`).
 """
 
 from __future__ import annotations
@@ -72,9 +56,10 @@ from ..numeric.value import Value
 from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
+from .renyi_mixture import _series_batch, _series_renyi, sampled_gaussian_renyi
 
 __all__ = ["sampled_parts", "sampled_rdp_integer", "sampled_reverse_integer",
-           "sampled_rdp_order", "MAX_HALF_ORDER"]
+           "sampled_rdp_order", "sampled_rdp_orders", "MAX_HALF_ORDER"]
 
 #: Largest J of the Taylor bound of B_a (module docstring): orders 2J <= 16.
 MAX_HALF_ORDER = 8
@@ -106,11 +91,48 @@ def sampled_parts(f: TradeOff) -> list[tuple[sp.Expr, sp.Expr, int, bool]] | Non
     return out if walk(f, 1, False) and out else None
 
 
-def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
-    """({a: log A_a}, {a: upper bound of log B_a}) as arbs for one factor (module docstring)."""
+def _top_terms(p_f: float, h_f: float, a: int, prec: int) -> int | None:
+    """In floats: the number D of the binomial sum's terms below its top one (k = a) to keep
+    at order a, the others bounded together (:func:`_top_sum`) below 2^-(prec + 10) of the top
+    term; None where that needs more than a/2 of them (the whole sum is cheaper)."""
+    lp = math.log(p_f)
+    top = a * lp + a * (a - 1) * h_f
+    for D in range(a // 2):
+        k = a - D - 1
+        rest = math.log(a - D) + a * math.log(2) + max(0.0, k * lp + k * (k - 1) * h_f)
+        if rest < top - (prec + 10) * math.log(2):
+            return D
+    return None
+
+
+def _top_sum(p, mu2, a: int, D: int):
+    """A_a = sum_k C(a, k) (1 - p)^(a-k) p^k e^{k(k-1) mu^2/2} from its terms k >= a - D, the
+    others bounded: each is at most 2^a max(1, p^k e^{k(k-1) mu^2/2}) (C(a, k) <= 2^a, and the
+    exponent k log p + k(k-1) mu^2/2 is convex in k, largest at an end of 0..a-D-1)."""
     from flint import arb
 
-    N = max(orders)
+    lp, h, x = p.log(), mu2 / 2, 1 - p
+    s = arb(0)
+    for k in range(a - D, a + 1):
+        s += arb(math.comb(a, k)) * x ** (a - k) * (k * lp + h * (k * (k - 1))).exp()
+    k = a - D - 1
+    rest = (a - D) * arb(2) ** a * (k * lp + h * (k * (k - 1))).exp().max(arb(1))
+    return s + arb(0, rest.upper())
+
+
+def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
+    """({a: log A_a}, {a: upper bound of log B_a}) as arbs for one factor (module docstring);
+    an order whose sum is dominated by its top terms sums those only (:func:`_top_terms`)."""
+    from flint import arb
+
+    log_a = {}
+    p_f, h_f = float(p.mid()), float(mu2.mid()) / 2
+    for a in sorted(set(orders)):
+        D = _top_terms(p_f, h_f, a, prec) if a > 64 else None
+        if D is not None:
+            log_a[a] = _top_sum(p, mu2, a, D).log()
+    full = [a for a in orders if a not in log_a]
+    N = max(full, default=1)
     x = 1 - p
     E = mu2.exp()
     c, Ek = [arb(1)], arb(1)  # c_k = p^k e^{k(k-1) mu^2/2}/k!
@@ -120,10 +142,9 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
     e = [arb(1)]  # e_j = (1 - p)^j/j!
     for j in range(1, N + 1):
         e.append(e[-1] * x / j)
-    log_a = {}
     fact = arb(1)
     done = 1
-    for a in sorted(set(orders)):
+    for a in sorted(set(full)):
         budget.check()
         for i in range(done + 1, a + 1):
             fact = fact * i
@@ -132,9 +153,9 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
         for k in range(a + 1):
             s += c[k] * e[a - k]
         log_a[a] = (s * fact).log()
-    mom = _moments(mu2, prec)
-    log_b = {a: _log_b_upper(p, x, mom, arb(a)) for a in sorted(set(orders))}
-    return log_a, log_b
+    keys = sorted(set(orders))
+    lb = _log_b_eval(_b_polys(p, _moments(mu2, prec)), [arb(a) for a in keys])
+    return log_a, dict(zip(keys, lb, strict=True))
 
 
 def _moments(mu2, prec: int) -> list:
@@ -181,17 +202,11 @@ def sampled_rdp_order(f: TradeOff, order: sp.Expr, dps: int) -> Value | None:
     ``renyi_mixture``, summed with the multiplicities and rounded outward; the other side
     bounded above by the Taylor bound (module docstring); None where f is not such a product
     or the bound does not lie below the first side."""
-    parts = _PARTS.get(f, False)
-    if parts is False:
-        if len(_PARTS) > 32:
-            _PARTS.clear()
-        parts = _PARTS[f] = sampled_parts(f)
+    parts = _cached_parts(f)
     if parts is None or len({rev for *_, rev in parts}) != 1 or not order.is_Rational \
             or not order.p > order.q:
         return None
     from flint import arb
-
-    from .renyi_mixture import sampled_gaussian_renyi
 
     prec = int(dps * 3.33) + 40
     with arb_precision(prec):
@@ -222,7 +237,15 @@ def sampled_rdp_order(f: TradeOff, order: sp.Expr, dps: int) -> Value | None:
 
 _PARTS: dict = {}  # f -> sampled_parts(f)
 _MOMENTS: dict = {}  # (p, mu, prec) -> (ball of p, the moments M_j of the Taylor bound)
-_SERIES: dict = {}  # (p, mu, bits, cap) -> _RealOrderSeries
+
+
+def _cached_parts(f: TradeOff) -> list | None:
+    parts = _PARTS.get(f, False)
+    if parts is False:
+        if len(_PARTS) > 32:
+            _PARTS.clear()
+        parts = _PARTS[f] = sampled_parts(f)
+    return parts
 
 
 def _cached_moments(p: sp.Expr, mu: sp.Expr, prec: int) -> tuple:
@@ -236,46 +259,100 @@ def _cached_moments(p: sp.Expr, mu: sp.Expr, prec: int) -> tuple:
     return m
 
 
-def _series_renyi(p: sp.Expr, mu: sp.Expr, order: sp.Rational, dps: int) -> tuple | None:
-    """(lo, hi) mpf of D_a(Q || P) of Mix(G_mu, p) from the series (module docstring, "Real
-    orders"), relative width below 10^-dps, or None (order beyond 64, or not narrow enough)."""
+def _b_polys(pb, mom: list) -> tuple[list, object]:
+    """The Taylor bound of log B_a (module docstring) at order 2J as P_J(a) + R_J(a) (1 -
+    p)^{-(a - 1)} with polynomials P_J, R_J in a (the coefficients (-1)^j C(m + j - 1, j) p^j
+    are polynomials in m = a - 1), the highest 2J first, and log(1 - p): for
+    :func:`_log_b_eval`."""
+    from flint import arb_poly
+
+    x = 1 - pb
+    coef, partial, polys = arb_poly([1]), arb_poly([0]), []
+    for j in range(len(mom)):
+        if j % 2 == 0 and j >= 2:  # the remainder at 2J = j closes the bound
+            polys.append((partial, coef * (mom[j] / x**j)))
+        partial += coef * mom[j]
+        coef = coef * arb_poly([-(j - 1), -1]) * (pb / (j + 1))  # -(m + j), m = a - 1
+    return polys[::-1], x.log()
+
+
+def _log_b_eval(polys: tuple, orders: list) -> list:
+    """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once from :func:`_b_polys`:
+    the polynomials evaluated at all the orders in C; per order the orders 2J tried from the
+    highest down while the bound decreases (any 2J gives a valid bound)."""
     from flint import arb
 
-    a_f = float(order)
-    if a_f > 64:
-        return None
-    cap = max(12, 4 * math.ceil((math.ceil(a_f) + 1) / 4))
-    # D_a (a - 1) = log A_a is about a (a - 1) p^2 (e^{mu^2} - 1)/2 for small p: bits for it
-    p_f, mu_f, a_e = float(p), float(mu), min(a_f, 17 / 16)  # one accuracy for a >= 17/16
-    small = a_e * (a_e - 1) * p_f * p_f * math.expm1(min(mu_f * mu_f, 700.0)) / 2
-    extra = max(0, math.ceil(-math.log2(small))) if small > 0 else 64
-    bits = int(dps * 3.33) + 16 + min(extra, 1024)  # + 16: the regions' errors add up
-    # the regions reach about a mu + sqrt(2 bits log 2) in x, mu/n apart: beyond 64 of them
-    # (large a mu) the Arb integral is cheaper
-    n = max(1, math.ceil(mu_f * mu_f / (2 * math.atanh(RHO_MAX))))
-    b0 = (math.log(RHO / (p_f / (1 - p_f))) + mu_f * mu_f / 2) / mu_f
+    cands, lx = polys
+    vals = [(P.evaluate(orders, algorithm="iter"), Rm.evaluate(orders, algorithm="iter"))
+            for P, Rm in cands]
+    out = []
+    for i, a in enumerate(orders):
+        xm = ((1 - a) * lx).exp()  # (1 - p)^{-m}
+        best = None
+        for pv, rv in vals:
+            b = pv[i] + rv[i] * xm
+            if not b > 0:
+                continue
+            if best is not None and not b.upper() < best.upper():
+                break
+            best = b
+        out.append(best.log() if best is not None else arb("inf"))
+    return out
 
-    def regions(cap: int) -> float:
-        return (cap * mu_f + math.sqrt(2 * bits * math.log(2)) + 2 - b0) * n / mu_f
 
-    if regions(cap) > 64:  # a series of this order alone, not shared with those up to 12
-        cap = math.ceil(a_f) + 1
-        if regions(cap) > 64:
-            return None
-    key = (p, mu, bits, cap)
-    S = _SERIES.get(key)
-    if S is None:
-        if len(_SERIES) > 16:
-            _SERIES.pop(next(iter(_SERIES)))
-        S = _SERIES[key] = _RealOrderSeries(p, mu, bits, cap)
-    prec = bits + 32
+def _log_b_many(p: sp.Expr, mu: sp.Expr, prec: int, orders: list) -> list:
+    """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once (:func:`_log_b_eval`),
+    the polynomials of (p, mu) kept."""
+    key = (p, mu, prec, "polys")
+    polys = _MOMENTS.get(key)
+    if polys is None:
+        pb, mom = _cached_moments(p, mu, prec)
+        with arb_precision(prec):
+            polys = _MOMENTS[key] = _b_polys(pb, mom)
     with arb_precision(prec):
-        a = arb(order.p) / order.q
-        d = S.log_a(a) / (a - 1)
-        if not (d.is_finite() and d.rad() <= abs(d.mid()) * arb(2) ** (-(dps * 3.33) - 4)):
-            return None
-        with mp.workprec(prec):
-            return (arb_endpoint(d.lower(), round_floor), arb_endpoint(d.upper(), round_ceiling))
+        return _log_b_eval(polys, orders)
+
+
+def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict:
+    """{a: the upper end of the certified enclosure of max{D_a(P || Q), D_a(Q || P)}, an exact
+    SymPy rational} for f = T(P, Q) a product of sampled Gaussians in one direction
+    (:func:`sampled_parts`) at rational orders 1 < a <= 64 that are not integers, all at once:
+    the side of the moments A by the series (each distinct factor one batch of
+    :meth:`_RealOrderSeries.log_a_many`), the other side bounded above by the Taylor bound
+    (:func:`_log_b_many`); the enclosure's relative width is below 10^-dps. Orders the series
+    does not answer, or where the bound does not lie below the first side, are left out (the
+    caller's route: :func:`sampled_rdp_order`)."""
+    parts = _cached_parts(f)
+    orders = [a for a in orders if a.is_Rational and a.q != 1 and a.q < a.p <= 64 * a.q]
+    if parts is None or not orders or len({rev for *_, rev in parts}) != 1:
+        return {}
+    from flint import arb, fmpq
+
+    sides = {(p, mu): _series_batch(p, mu, orders, dps) for p, mu, _, _ in parts}
+    orders = [a for a in orders if all(a in sides[(p, mu)] for p, mu, _, _ in parts)]
+    prec = int(dps * 3.33) + 40 + max(n for *_, n, _ in parts).bit_length()
+    out = {}
+    with arb_precision(prec):
+        A = [arb(fmpq(int(a.p), int(a.q))) for a in orders]
+        bound = [arb(0)] * len(orders)
+        for p, mu, n, _ in parts:
+            lb = _log_b_many(p, mu, prec, A)
+            bound = [b + n * x / (a - 1) for b, x, a in zip(bound, lb, A, strict=True)]
+        tiny = arb(2) ** (-(dps * 3.33) - 4)
+        for a, b in zip(orders, bound, strict=True):
+            tot = arb(0)
+            for p, mu, n, _ in parts:
+                tot += n * sides[(p, mu)][a]
+            if b.is_finite() and arb(b.upper()) < arb(tot.lower()) and \
+                    tot.rad() <= abs(tot.mid()) * tiny:
+                out[a] = _exact_upper(tot)
+    return out
+
+
+def _exact_upper(d) -> sp.Rational:
+    """The upper end of an arb as an exact SymPy rational."""
+    man, exp = (int(v) for v in d.upper().man_exp())
+    return sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
 
 
 def _rdp_arb(parts, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
@@ -309,8 +386,7 @@ def _values(tot: dict, ok: dict, dps: int, prec: int, upper: bool = False) -> di
     with mp.workprec(prec):
         for a, d in tot.items():
             if ok[a] and upper:
-                man, exp = (int(v) for v in d.upper().man_exp())
-                out[a] = sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
+                out[a] = _exact_upper(d)
             elif ok[a]:
                 out[a] = Value.enclosure(arb_endpoint(d.lower(), round_floor),
                                          arb_endpoint(d.upper(), round_ceiling), dps,
@@ -380,182 +456,3 @@ def sampled_reverse_integer(f: TradeOff, orders: Sequence[int], dps: int) -> dic
         return tot_b, {a: tot_b[a].is_finite() for a in tot_b}
 
     return _loop(parts, orders, dps, pick)
-
-
-# -- real orders: the moments A_a as series on regions of t = p L/(1 - p) ----------------------
-#: The ratio bound of the first region's expansion (t <= RHO there) and the largest ratio bound
-#: allowed on the others (module docstring, "Real orders").
-RHO, RHO_MAX = 1 / 3, 2 / 5
-
-
-class _Region:
-    """R = [b_(m-1), b_m) in x (the first: (-oo, b_0)), its centre c and ratio bound
-    rho >= |t - c|/(1 + c) on R (arbs), its mass P(R) (and the logs of 1 + c, 1 + rho, P(R)),
-    and Q(a) = sum_{j <= J} C(a, j) N_j, N_j = E_P[((t - c)/(1 + c))^j; R], as a polynomial in
-    a (an arb_poly), with the bound ``rest`` of |sum_{j > J} C(a, j) N_j|."""
-
-    __slots__ = ("m", "c", "rho", "mass", "poly", "J", "logs", "rest")
-
-    def __init__(self, m: int, c, rho, mass):
-        self.m, self.c, self.rho, self.mass = m, c, rho, mass
-        self.logs = ((1 + c).log(), (1 + rho).log(), mass.log())
-        self.poly = None
-
-
-class _RealOrderSeries:
-    """The shared part of A_a = (1 - p)^a E_P[(1 + t)^a], t = kappa L, kappa = p/(1 - p), for
-    real orders 1 < a <= cap (module docstring, "Real orders"), for one (p, mu) and accuracy:
-    the regions, each with its polynomial in a. The boundaries b_m = b_0 + m mu/n lie on a
-    lattice of step mu/n, so every Phi(b_m - k mu) of the moments E_P[t^k; R] = kappa^k
-    e^{k(k-1) mu^2/2} (Phi(b_m - k mu) - Phi(b_(m-1) - k mu)) is one of Phi(b_0 + i mu/n): a
-    few hundred erfc in all. The shift to the centre is the binomial theorem, done as one
-    product of exponential generating functions (at guard bits against its cancellation); the
-    falling factorials (a)_j/j! = C(a, j) are expanded in powers of a once, so that an order
-    costs one polynomial evaluation per region."""
-
-    def __init__(self, p: sp.Expr, mu: sp.Expr, bits: int, cap: int):
-        from flint import arb
-
-        # accuracy 2^-bits relative to max(1, G(a)) <= E_P[(1 + t)^a], G(a) = kappa^a
-        # e^{a(a-1) mu^2/2} = E_P[t^a]; a region's weight against it is below 2^cap
-        self.bits, self.cap = bits, cap
-        self.J = int((bits + 8 + cap) / math.log2(1 / RHO_MAX)) + cap + 2
-        self.wprec = bits + self.J // 2 + 2 * cap + 48
-        with arb_precision(self.wprec):
-            p, mu = arb_ball(p), arb_ball(mu)  # the exact parameters at the working precision
-            self.mu, self.kappa = mu, p / (1 - p)
-            self.log1p = (1 - p).log()
-            self.s2 = arb(2).sqrt()
-            self.h = mu * mu / 2
-            kf, muf = float(self.kappa.mid()), float(mu.mid())
-            self.kf, self.muf = kf, muf
-            # n steps per mu: t grows by e^{mu^2/n} across a region, ratio tanh(mu^2/(2n))
-            self.n = max(1, math.ceil(muf * muf / (2 * math.atanh(RHO_MAX))))
-            self.step = mu / self.n
-            self.b0 = arb((math.log(RHO / kf) + muf * muf / 2) / muf)  # t(b0) about RHO
-            first = _Region(0, arb(0), arb(self._t(self.b0).upper()), self._Phi_i(0, False))
-        self.phi: dict = {}  # (i, upper) -> Phi(b0 + i mu/n), or 1 - Phi
-        self.regions = [first]
-
-    def _t(self, x):
-        return self.kappa * (self.mu * x - self.h).exp()
-
-    def _b(self, m: int):
-        return self.b0 + m * self.step
-
-    def _Phi_i(self, i: int, upper: bool):
-        """Phi(b0 + i mu/n), or (``upper``) 1 - Phi(b0 + i mu/n), kept."""
-        key = (i, upper)
-        v = self.phi.get(key) if hasattr(self, "phi") else None
-        if v is None:
-            y = self.b0 + i * self.step
-            v = (y / self.s2).erfc() / 2 if upper else (-y / self.s2).erfc() / 2
-            if hasattr(self, "phi"):
-                self.phi[key] = v
-        return v
-
-    def _T(self, R: _Region, k: int):
-        """E_P[t^k; R] (the Phi difference taken on the side of the smaller tails)."""
-        scale = self.kappa**k * (self.h * (k * (k - 1))).exp()
-        hi = R.m - self.n * k  # b_m - k mu = b0 + hi mu/n
-        if R.m == 0:
-            return scale * self._Phi_i(hi, False)
-        if (self._b(R.m - 1) - k * self.mu) > 0:
-            d = self._Phi_i(hi - 1, True) - self._Phi_i(hi, True)
-        else:
-            d = self._Phi_i(hi, False) - self._Phi_i(hi - 1, False)
-        return scale * d
-
-    def _poly(self, R: _Region):
-        """Q(a) = sum_{j <= J} C(a, j) N_j in powers of a, with ``rest`` = rho^(J+1) P(R)/(1 -
-        rho) >= |sum_{j > J} C(a, j) N_j| for every a <= cap < J (|C(a, j)| <= 1 for j >= a > 0,
-        |N_j| <= rho^j P(R): module docstring); J is chosen (in floats: any J > cap is valid)
-        so that (1 + c)^a rest lies below the tolerance at every a <= cap."""
-        from flint import arb, arb_poly
-
-        if R.poly is not None:
-            return R.poly
-        # J in floats (the bound ``rest`` below holds for every J >= cap): the log2 of the
-        # largest weight (1 + c)^a P(R)/max(1, G(a)) over the orders a <= cap
-        lc, lr, lm = (float(x.mid()) for x in R.logs)
-        rho_f = float(R.rho.mid())
-        worst = max(a * lc - max(0.0, self._log_g(a)) for a in range(1, self.cap + 1))
-        need = (worst + lm - math.log(1 - rho_f)) / math.log(2) + self.bits
-        J = max(self.cap + 1, min(self.J, math.ceil(need / math.log2(1 / rho_f)) if rho_f > 0
-                                  else self.cap + 1))
-        with arb_precision(self.wprec):
-            T = [self._T(R, k) for k in range(J + 1)]
-            fact = [arb(1)]
-            for k in range(1, J + 1):
-                fact.append(fact[-1] * k)
-            egf = arb_poly([T[k] / fact[k] for k in range(J + 1)])
-            shift = arb_poly([(-R.c) ** k / fact[k] for k in range(J + 1)])
-            prod = (egf * shift).coeffs()  # E_P[(t - c)^j; R]/j!
-            s = 1 / (1 + R.c)
-            N = [prod[j] * fact[j] * s**j if j < len(prod) else arb(0) for j in range(J + 1)]
-            # sum_j N_j (a)_j/j!, nested: N_0 + a (N_1 + (a - 1)/2 (N_2 + ...))
-            q = arb_poly([N[J]])
-            for j in range(J - 1, -1, -1):
-                q = q * arb_poly([arb(-j) / (j + 1), 1 / arb(j + 1)]) + N[j]
-            R.poly, R.J = q, J
-            R.rest = R.mass * R.rho ** (J + 1) / (1 - R.rho)  # the terms past J
-        return q
-
-    def _log_g(self, a: float) -> float:
-        """log G(a) = a log kappa + a (a - 1) mu^2/2 in floats (G(a) = E_P[t^a])."""
-        return a * math.log(self.kf) + a * (a - 1) * self.muf**2 / 2
-
-    def tol(self, a):
-        """The absolute tolerance at order a (an arb): 2^-bits max(1, G(a))."""
-        from flint import arb
-
-        return arb(2) ** (-self.bits) * arb(max(0.0, self._log_g(float(a.mid())))).exp()
-
-    @property
-    def top(self):
-        return self._b(self.regions[-1].m)
-
-    def extend(self) -> None:
-        """One more region beyond the last, of ratio bound at most about RHO_MAX."""
-        from flint import arb
-
-        m = self.regions[-1].m + 1
-        with arb_precision(self.wprec):
-            ta, tb = self._t(self._b(m - 1)), self._t(self._b(m))
-            c = arb(float(((ta + tb) / 2).mid()))
-            rho = arb(((tb - c) / (1 + c)).max((c - ta) / (1 + c)).upper())
-            R = _Region(m, c, rho, self._T(_Region(m, c, rho, arb(1)), 0))
-        self.regions.append(R)
-
-    def tail(self, a):
-        """An upper bound of E_P[(1 + t)^a; x >= top] (t >= 1 there: (1 + t)^a <= (2 t)^a)."""
-        return (2 * self.kappa) ** a * (self.h * a * (a - 1)).exp() * \
-            ((self.top - a * self.mu) / self.s2).erfc() / 2
-
-    def log_a(self, a):
-        """An arb containing log A_a for a real order 1 < a <= cap (an arb), the polynomials
-        evaluated at the series' accuracy plus guard bits."""
-        from flint import arb
-
-        if not a <= self.cap:
-            return arb("nan")
-        with arb_precision(64):  # a bound: 64 bits are enough
-            tol = self.tol(a)
-            while True:  # the bound of the rest needs t >= 1 beyond the last region
-                tail = self.tail(a)
-                if tail < tol and self._t(self.top) >= 1:
-                    break
-                budget.check()
-                with arb_precision(self.wprec):
-                    self.extend()
-        with arb_precision(self.bits + 2 * self.cap + 32):
-            total = arb(0, tail.upper())
-            for R in self.regions:
-                lc, lr, lm = R.logs
-                top = ((lc + lr) * a + lm).exp()
-                if top < tol:  # |1 + t|^a <= ((1 + c)(1 + rho))^a on R
-                    total += arb(0, top.upper())
-                    continue
-                q = self._poly(R)
-                total += (lc * a).exp() * (q(a) + arb(0, R.rest.upper()))
-            return self.log1p * a + total.log() if total > 0 else arb("nan")

@@ -26,7 +26,9 @@ Conversion of one order (a, tau) to (eps, delta), for a > 1 (``method=``):
   is reported as 0: the hockey-stick divergence E_gamma decreases in gamma, so
   E_1 <= E_{e^eps} <= delta.
 
-``epsilon(delta)`` and ``delta(eps)`` take the best order: the minimum over the given orders,
+``epsilon(delta)`` and ``delta(eps)`` take the best order: the minimum over the given orders
+(for rational orders and bounds, "balle" and "mironov": chosen in floats, near ties decided in
+Arb, the value a certified point from Arb balls of the exact inputs, no SymPy expression),
 or, for a curve given as a function, a numeric minimisation over a in (1, omega) (a geometric
 scan refined by golden section). Every order gives a valid guarantee, so the returned value —
 the formula at the order found, to ``dps`` digits — is valid; ``best_order`` reports it.
@@ -50,10 +52,11 @@ from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
 from ..families.renyi_region import RenyiRegion
 from ..numeric import budget
+from ..numeric.arb_expr import ball_point
 from ..numeric.concave import golden_section
-from ..numeric.context import lambdify_modules, mp
+from ..numeric.context import arb_precision, lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
-from ..numeric.value import Value
+from ..numeric.value import Value, dps_to_prec
 from .approx import ApproxDP
 from .base import Notion
 
@@ -188,9 +191,15 @@ class RDP(Notion):
         one. Orders with no certified value are refused with the reason. Products of sampled
         Gaussians (Poisson DP-SGD) take their integer orders from the binomial sums in Arb, all
         orders at once (``analysis.renyi_sampled``: the other direction bounded below them), and
-        their other orders from one Arb integral where that bound decides the larger side."""
+        their other orders up to 64 from the series on regions of ``analysis.renyi_mixture``,
+        also all at once, beyond from one Arb integral each, where that bound decides the larger
+        side. The bounds are the exact upper ends of the Arb balls."""
         from ..analysis.renyi import renyi
-        from ..analysis.renyi_sampled import sampled_rdp_integer, sampled_rdp_order
+        from ..analysis.renyi_sampled import (
+            sampled_rdp_integer,
+            sampled_rdp_order,
+            sampled_rdp_orders,
+        )
         from ..core.node import TradeOff
         from ..core.validate import mpf_rational
         from ..operators.mechanism import AddRemove
@@ -204,10 +213,16 @@ class RDP(Notion):
         orders = _order_list(orders, "RDP.of")
         ints = [int(a) for a in orders if a.is_Integer]
         fast = sampled_rdp_integer(g, ints, dps, upper=True) if ints and len(sides) == 2 else {}
+        reals = [a for a in orders if a.is_Rational and not a.is_Integer]
+        if reals and len(sides) == 2:  # the exact upper ends of the Arb balls
+            fast.update(sampled_rdp_orders(g, reals, dps))
         items = {}
         for a in orders:
             if a.is_Integer and int(a) in fast:  # the exact upper end of the Arb ball
                 items[a] = fast[int(a)]
+                continue
+            if a in fast:
+                items[a] = fast[a]
                 continue
             v = sampled_rdp_order(g, a, dps) if a.is_finite and len(sides) == 2 else None
             items[a] = _dyadic(v.hi) if v is not None else \
@@ -215,7 +230,7 @@ class RDP(Notion):
                     for h in sides)
         if all(t is sp.oo or (t.is_Rational and t >= 0) for t in items.values()):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
-            return sp.Basic.__new__(cls, sp.Dict(items), sp.oo)
+            return sp.Basic.__new__(cls, _number_dict(items), sp.oo)
         return cls(items)
 
     @property
@@ -318,6 +333,9 @@ class RDP(Notion):
         dps = _dps(dps, "RDP.epsilon")
         if _check_method(method) == "optimal":
             return _epsilon(self.to_tradeoff(self._with_best(orders, d)), d, dps=dps)
+        fast = self._arb_conversion("epsilon", method, orders, d, dps)
+        if fast is not None:
+            return fast[0]
         expr, _ = self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, dps,
                                  ("epsilon", method, d))
         return expression_value(expr, dps, floor=0)
@@ -333,9 +351,72 @@ class RDP(Notion):
                                  "for eps <= 10^1000 (MAX_DELTA_EPS)")
         if _check_method(method) == "optimal":
             return _delta(self.to_tradeoff(orders), e, dps=dps)
+        fast = self._arb_conversion("delta", method, orders, e, dps)
+        if fast is not None:
+            return fast[0]
         expr, _ = self._optimise(lambda a, t: rdp_to_delta(a, t, e, method), orders, dps,
                                  ("delta", method, e))
         return expression_value(expr, dps, cap=1)
+
+    def _arb_conversion(self, kind: str, method: str, orders: Any, x: sp.Expr,
+                        dps: int) -> tuple[Value, sp.Expr] | None:
+        """(value, order) of :meth:`epsilon` (``kind="epsilon"``, x = delta) or :meth:`delta`
+        (x = eps) for a curve on finitely many rational orders with rational bounds and a
+        rational x, the "balle" or "mironov" conversion: the order chosen in floats among all,
+        then in Arb among those within the floats' error of the least (ties to the smaller
+        order), and the value at that order a certified point from Arb balls of the exact
+        inputs (:func:`_conversion_ball`); None otherwise (the SymPy route of
+        :meth:`_optimise`)."""
+        c = self.curve
+        if not isinstance(c, sp.Dict) or not x.is_Rational or method not in ("balle", "mironov"):
+            return None
+        if orders is None:
+            pairs = list(c.items())
+        else:
+            pairs = [(a, c[a]) for a in _order_list(orders, "RDP") if a in c]
+            if not pairs:
+                raise InvalidParameter("orders", orders, f"orders below omega = {self.omega}")
+        if not all(a.is_Rational and t.is_Rational for a, t in pairs):
+            return None
+        try:  # (int / int is the correctly rounded float, without SymPy)
+            xf = x.p / x.q
+            fl = [(a.p / a.q, t.p / t.q) for a, t in pairs]
+        except OverflowError:
+            return None
+        if kind == "epsilon" and not xf > 0:  # (a delta below the floats' range)
+            return None
+        vals, scale, bal = [], 0.0, method != "mironov"
+        for af, tf in fl:  # the conversion in floats (a log of delta for "delta")
+            la, l1 = (math.log(af), math.log1p(-1 / af)) if bal else (0.0, 0.0)
+            if kind == "epsilon":
+                lg = (math.log(xf) + la) / (af - 1)
+                vals.append(tf - lg + l1)
+                scale = max(scale, abs(tf) + abs(lg) + 1)
+            else:
+                vals.append((af - 1) * (tf - xf + l1) - la)
+                scale = max(scale, (af - 1) * (abs(tf) + abs(xf) + 1) + abs(la))
+        least = min(vals)
+        near = [i for i, v in enumerate(vals) if v <= least + 1e-12 * scale]
+        from flint import arb
+
+        prec = dps_to_prec(dps) + 40
+        with arb_precision(prec):
+            balls = [(_conversion_ball(kind, method, *pairs[i], x), pairs[i][0]) for i in near]
+            best = min(balls, key=lambda b: (b[0].mid(), b[1]))
+            # ties (overlapping balls at this precision) go to the smaller order
+            best = min((b for b in balls if not arb(b[0].upper()) < arb(best[0].lower())),
+                       key=lambda b: b[1])
+        a, t = best[1], c[best[1]]
+        v = ball_point(lambda prec: _with_prec(prec, _conversion_ball, kind, method, a, t, x),
+                       dps)
+        if v is None:
+            return None
+        with mp.workprec(dps_to_prec(dps) + 20):
+            if kind == "epsilon" and v.mid < 0:  # a negative eps is reported as 0
+                v = Value.point(mp.zero, dps, guarantee=v.guarantee)
+            elif kind == "delta" and v.mid > 1:  # delta is capped at 1
+                v = Value.point(mp.one, dps, guarantee=v.guarantee)
+        return v, a
 
     def _with_best(self, orders: Any, d: Any) -> Any:
         """For a curve given as a function and no orders: the default orders and the best
@@ -365,6 +446,9 @@ class RDP(Notion):
         _numeric(self, "RDP.best_order")
         d = param("delta", delta, lower=0, upper=1, lower_open=True, owner="RDP.best_order",
                   numeric=True)
+        fast = self._arb_conversion("epsilon", _check_method(method), orders, d, 15)
+        if fast is not None:
+            return fast[1]
         return self._optimise(lambda a, t: rdp_to_epsilon(a, t, d, method), orders, 15,
                               ("epsilon", method, d))[1]
 
@@ -395,6 +479,22 @@ class RDP(Notion):
         return r"(\alpha, %s)\text{-RDP}" % printer._print(c(a))
 
 
+def _number_dict(items: dict) -> sp.Dict:
+    """``sp.Dict(items)`` for keys that are distinct SymPy numbers (rationals, oo): SymPy
+    orders a Dict's pairs by ``default_sort_key``, which for such keys is their numeric
+    order, so the pairs sorted by value are the same arguments (equality and hashing agree)
+    without SymPy's sort keys."""
+    if not all(isinstance(a, sp.Rational) or a is sp.oo for a in items):
+        return sp.Dict(items)
+    pairs = [sp.Tuple(a, t) for a, t in sorted(items.items(), key=lambda kv: (
+        kv[0] is sp.oo, kv[0].p / kv[0].q if kv[0] is not sp.oo else 0,
+        sp.Rational(kv[0]) if kv[0] is not sp.oo else 0))]
+    d = sp.Basic.__new__(sp.Dict, *pairs)
+    d.elements = frozenset(pairs)
+    d._dict = dict(pairs)
+    return d
+
+
 def _dyadic(x) -> sp.Rational:
     """The exact rational a finite mpf holds (``mpf_rational`` without SymPy's powers)."""
     p, q = to_rational(x._mpf_)
@@ -417,10 +517,33 @@ def _conversion_mp(kind: str, method: str, a: sp.Expr, tau: sp.Expr, x) -> Any:
     return mp.exp((A - 1) * (t - x + mp.log((A - 1) / A)) - mp.log(A))
 
 
+def _conversion_ball(kind: str, method: str, a: sp.Rational, tau: sp.Rational,
+                     x: sp.Rational):
+    """:func:`rdp_to_epsilon` (x = delta) or :func:`rdp_to_delta` (x = eps) as an Arb ball at
+    the current precision, from the exact rationals (Mironov 2017, Prop. 3; Balle et al. 2020,
+    Thm. 21)."""
+    from flint import arb, fmpq
+
+    A, t, X = (arb(fmpq(int(r.p), int(r.q))) for r in (a, tau, x))
+    bal = method != "mironov"
+    if kind == "epsilon":
+        e = t - ((X * A).log() if bal else X.log()) / (A - 1)
+        return e + ((A - 1) / A).log() if bal else e
+    s = (A - 1) * (t - X + ((A - 1) / A).log()) - A.log() if bal else (A - 1) * (t - X)
+    return s.exp()
+
+
+def _with_prec(prec: int, fn: Callable, *args):
+    with arb_precision(prec):
+        return fn(*args)
+
+
 def _numeric(notion: Notion, owner: str) -> None:
     """Refuse a guarantee with free symbols where a number is computed, naming the parameter
     that holds them (``_param_names``: the names of the notion's ``args``)."""
     for name, value in zip(notion._param_names, notion.args, strict=True):
+        if isinstance(value, sp.Dict) and all(x.is_Number for kv in value.args for x in kv.args):
+            continue  # a curve on finitely many orders with numeric bounds
         if value.free_symbols:
             syms = ", ".join(sorted(map(str, value.free_symbols)))
             raise InvalidParameter(name, value, "a number for a numeric conversion", owner,
