@@ -67,11 +67,6 @@ LIMIT, SLOW_LIMIT = 1.0, 5.0
 CF_CHERNOFF = ("routes/cf_route.py, numeric/cf*.py: delta(100) of noisy_sgd(11/10, 1/100, 10) "
                "takes ~19 s to return [0, 4.9e-324], past a limit of 3 s by ~17 s (delta(400) "
                "overruns a 20 s limit by 10 s) while delta(1000) answers at once")
-FINITE_COST = ("numeric/finite.py, numeric/finite_tables.py: the cost simulation of the exact "
-               "finite composition multiplies the SymPy masses of exponential_mechanism(1, [0, 1, "
-               "2], [1, 1, 1])**10**9 (exp(-1)/(exp(-1) + exp(-1/2) + 1), ...) until the time "
-               "limit fires, instead of refusing at once (the same power of randomized_response("
-               "1, 3) is refused at once, GridTooLarge naming MAX_FFT)")
 
 
 # -- references ---------------------------------------------------------------------------------
@@ -544,8 +539,7 @@ def test_the_time_limit_fires(make, question, arg):
     pytest.param(lambda: Skellam(1, 5) ** 10**9, "epsilon", "1e-6", "MAX_FFT", 4,
                  id="Skellam^1e9"),
     pytest.param(lambda: ta.exponential_mechanism(1, [0, 1, 2], [1, 1, 1]) ** 10**9, "roc",
-                 R(1, 2), "MAX_FFT", 1.5, marks=pytest.mark.xfail(strict=True, reason=FINITE_COST),
-                 id="exponential_mechanism^1e9"),
+                 R(1, 2), "MAX_FFT", 1.5, id="exponential_mechanism^1e9"),
 ])
 def test_oversized_problems_are_refused_at_once(make, question, arg, limit, seconds):
     """Refused naming the limit, well inside a short time limit (the limit would fire

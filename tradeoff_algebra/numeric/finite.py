@@ -111,7 +111,7 @@ class TooLarge(NumericalError):
 
 #: Charge of one product of keys whose ratio is a SymPy number (irrational e^eps): SymPy
 #: multiplies and hashes it about this many times slower than a Fraction.
-SYMBOLIC_WEIGHT = 50
+SYMBOLIC_WEIGHT = 1000
 
 
 def _symbolic(keys: set) -> bool:

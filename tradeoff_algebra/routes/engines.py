@@ -13,6 +13,7 @@ eps_C(delta) = max(eps_f(delta), eps_{f^-1}(delta)).
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from flint import arb
@@ -37,7 +38,7 @@ from ..operators.unary import Inverse, SymmetricHull, hull_route
 from .plan import _float_bracket, lattice_power, pld_leaves, route
 
 __all__ = ["pld_delta", "pld_epsilon", "pld_value", "hull_directions", "lattice_enclosure",
-           "certified_delta_part", "INVERSION", "PLD"]
+           "certified_delta_part", "largest_loss", "zero_above_largest_loss", "INVERSION", "PLD"]
 
 #: The names the engines' answers carry (``Value.route``).
 INVERSION = "certified Laplace inversion"
@@ -148,14 +149,41 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
         if r is None and tol < looser:  # (declined by a path the trial does not see): the
             tol = looser  # enclosure of a looser tolerance, never the PLD engine's wider one
             r = cf_route.route_enclosure(sets, kind, dn, up, tol)
-    if r is None:
-        return None
+    if r is None or (r[0] <= 0 and r[1] >= (1 if kind == "delta" else math.inf)):
+        return None  # (nothing learnt, [0, 1] or [0, oo]: the next route answers or refuses)
     if tol > asked and r[1] - r[0] > asked * abs(r[1]):
         warnings.warn(f"the Laplace inversion cannot afford the relative width {asked:g}; it "
                       f"returns its enclosure at {tol:g} (guaranteed, wider than asked)",
                       ToleranceWarning, stacklevel=4)
     trace.note(INVERSION)
     return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
+
+
+def largest_loss(leaves):
+    """An Arb upper bound of the product's largest privacy loss, sum n_i ess sup L_i (each
+    factor's law: ``loss_sup``), or None where a factor's loss is unbounded or has mass at
+    +oo (an f_{0,delta} part)."""
+    sets = _cf_laws([leaves], atoms=True)
+    if sets is None:
+        return None
+    total = 0
+    for law, n in sets[0]:
+        s = law.loss_sup()
+        at_inf = getattr(law, "mass_at_infinity", None)
+        if s is None or (at_inf is not None and not at_inf() == 0):
+            return None
+        total = total + int(n) * s
+    return total
+
+
+def zero_above_largest_loss(leaves, eps) -> CertifiedPair | None:
+    """delta(eps) = 0 proved (the pair (0, 0)) when eps is at or above the product's largest
+    privacy loss (:func:`largest_loss`, compared in Arb), else None."""
+    with arb_precision(mp.prec + 64):
+        top = largest_loss(leaves)
+        if top is not None and arb_exact(eps) >= top:  # (True only when proved)
+            return CertifiedPair(mp.zero, mp.zero)
+    return None
 
 
 def certified_delta_part(deltas, r) -> CertifiedPair | None:

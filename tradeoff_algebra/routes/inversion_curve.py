@@ -651,8 +651,12 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
         return None
     if power:
         lo, hi = b.power_lo[0], b.power_hi[1]
+        if lo <= a and hi >= 1:  # (nothing learnt: between Id and 0; the next route answers)
+            return None
     else:
         lo, hi = b.f_lo[1], b.f_hi[0]
+        if lo <= 0 and hi >= 1 - a:
+            return None
     return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(ROUTE)
 
 

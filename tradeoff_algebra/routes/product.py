@@ -35,8 +35,7 @@ from sympy import Integer
 from ..core import trace
 from ..core.node import TradeOff
 from ..numeric import budget, pld
-from ..numeric.arb import arb_exact
-from ..numeric.context import arb_precision, mp
+from ..numeric.context import mp
 from ..numeric.lattice_product import LatticeProduct, lattice_factor
 from ..numeric.protocol import (
     GUARD_DPS,
@@ -48,7 +47,6 @@ from ..numeric.protocol import (
     mp_value,
     num,
 )
-from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .engines import (
@@ -57,10 +55,12 @@ from .engines import (
     _cf_enclosure,
     _cf_laws,
     certified_delta_part,
+    largest_loss,
     lattice_enclosure,
     pld_delta,
     pld_epsilon,
     pld_value,
+    zero_above_largest_loss,
 )
 from .plan import _product, lattice_power, pld_leaves, route
 
@@ -435,41 +435,21 @@ class LatticeProductRoute(Route):
             return lattice_product(plan[1]).enclosure(question, arg, rel)
 
 
-def _largest_loss(leaves):
-    """An Arb upper bound of the product's largest privacy loss, sum n_i ess sup L_i (each
-    factor's law: ``loss_sup``), or None where a factor's loss is unbounded or has mass at
-    +oo (an f_{0,delta} part)."""
-    sets = _cf_laws([leaves], atoms=True)
-    if sets is None:
-        return None
-    total = 0
-    for law, n in sets[0]:
-        s = law.loss_sup()
-        at_inf = getattr(law, "mass_at_infinity", None)
-        if s is None or (at_inf is not None and not at_inf() == 0):
-            return None
-        total = total + int(n) * s
-    return total
-
-
 class LossBoundRoute(Route):
     """delta(eps) = E_P[(1 - e^{eps - L})_+] = 0 once eps is at or above the largest privacy
     loss of the product (Dong, Roth & Su, Prop. 6: f_{eps,0} <= f), proved in Arb from the
-    factors' largest losses (:func:`_largest_loss`); below it the next route answers. (The
+    factors' largest losses (``engines.largest_loss``); below it the next route answers. (The
     PLD engine refined such a zero to its size limits: Laplace(1) (x) RR(1, 3) at eps = 5.)"""
 
     name = "above the largest privacy loss"
     questions = ("delta",)
 
     def supports(self, plan, question):
-        return plan[0] == "pld" and question == "delta" and _largest_loss(plan[1]) is not None
+        return plan[0] == "pld" and question == "delta" and largest_loss(plan[1]) is not None
 
     def enclose(self, f, plan, question, eps):
-        with arb_precision(mp.prec + 64):
-            top = _largest_loss(plan[1])
-            if top is not None and arb_exact(eps) >= top:  # (True only when proved)
-                return CertifiedPair(mp.zero, mp.zero)
-        return PASS
+        r = zero_above_largest_loss(plan[1], eps)
+        return PASS if r is None else r
 
 
 class InversionRoute(Route):
