@@ -204,6 +204,10 @@ def _make_plan(
     max_work: float | None = None,
 ) -> _Plan:
     c = _saddle(factors, eps)
+    for law, n in factors:  # (optional: a law whose decay bound at c depends on the level
+        prepare = getattr(law, "plan_decay", None)  # its n factors need)
+        if prepare is not None:
+            prepare(c, n)
     if log_delta is None:
         log_delta = _log_delta_saddle(factors, c, eps)
     n_tot = sum(n for _, n in factors)
