@@ -54,7 +54,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
 
 import numpy as np
 from flint import acb, arb, ctx
@@ -62,13 +61,13 @@ from flint import acb, arb, ctx
 from ..numeric.cf_envelope import DecayEnvelope
 from ..numeric.cf_laws import (
     Number,
-    logsumexp,
     lower,
     to_arb,
     to_fraction,
     upper,
     working_precision,
 )
+from ..numeric.cf_sampled import SampledExactPart, SampledRemainder
 
 __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 
@@ -96,6 +95,18 @@ def _gauss_legendre(n: int = 160) -> tuple[np.ndarray, np.ndarray]:
             break
     der = legendre(x)[1]
     return x[::-1].copy(), (2 / ((1 - x * x) * der * der))[::-1].copy()
+
+
+def _lse(v: np.ndarray) -> float:
+    """log sum exp v (floats)."""
+    top = v.max()
+    return float(top + math.log(np.exp(v - top).sum()))
+
+
+def _least(x: arb, y: arb) -> arb:
+    """A ball whose upper end is the lesser of the two upper ends (both upper bounds of one
+    nonnegative quantity)."""
+    return x if upper(x) <= upper(y) else y
 
 
 def _binade(w: acb) -> int:
@@ -132,6 +143,7 @@ class SubsampledLaplaceLaw:
         self._guards: dict[tuple[int, int], int] = {}
         #: the decay envelopes built, per contour abscissa c (:meth:`plan_decay`)
         self._envelopes: dict[float, DecayEnvelope] = {}
+        self._piece_cache: dict[float, tuple] = {}
         nodes, weights = _gauss_legendre()
         s = np.asarray(self.mu * nodes)
         self._log_phi = np.log1p(self.p * np.expm1(s))
@@ -157,13 +169,19 @@ class SubsampledLaplaceLaw:
             while True:
                 ctx.prec = saved + guard
                 out, scale = self._g_at(w)
-                if out.rad() <= scale * arb(2.0) ** (30 - saved) or guard > 8 * saved:
+                if out.rad() <= scale * arb(2.0) ** (30 - saved) or guard > self._cap(w, saved):
                     break
                 guard *= 2
         finally:
             ctx.prec = saved
         self._guards[key] = guard
         return +out
+
+    def _cap(self, w: acb, prec: int) -> int:
+        """The most guard bits :meth:`_g` tries: 8 prec, or about the cancellation of 2F1's
+        series at |w| (its terms reach e^{|w| r e^mu}: 1.5 |w| r e^mu bits, doubled)."""
+        a = abs(complex(float(w.real.mid()), float(w.imag.mid())))
+        return max(8 * prec, int(3 * a * self.p / (1 - self.p) * math.exp(self.mu)) + 64)
 
     def _g_split(self, w: acb) -> tuple[acb, acb]:
         """(the atoms' part, the density's part) of g(w), each a ball whose radius is about
@@ -176,7 +194,7 @@ class SubsampledLaplaceLaw:
                 ctx.prec = saved + guard
                 atoms, dens, scale = self._g_parts(w)
                 if ((atoms + dens).rad() <= scale * arb(2.0) ** (30 - saved)
-                        or guard > 8 * saved):
+                        or guard > self._cap(w, saved)):
                     break
                 guard *= 2
         finally:
@@ -227,14 +245,14 @@ class SubsampledLaplaceLaw:
     def log_parts(self, c: float) -> tuple[float, float]:
         """Floats log A(c), log D(c): the atoms' and the density's parts of M(c) (planning)."""
         w = c + 1.0 if self.direction == "remove" else -c
-        return (float(logsumexp(self._log_atoms + w * self._atoms)),
-                float(logsumexp(self._log_dens + w * self._log_phi)))
+        return _lse(self._log_atoms + w * self._atoms), _lse(self._log_dens + w * self._log_phi)
 
-    def lattice_split(self, k: int) -> tuple[SampledRemainder, SampledExactPart]:
-        """The k-fold product split by its number j of density components: j <= 1 summed
-        exactly (:class:`SampledExactPart`), j >= 2 inverted (:class:`SampledRemainder`,
-        |R(c + it)| = O(t^-2))."""
-        return SampledRemainder(self, k), SampledExactPart(self, k)
+    def lattice_split(self, k: int, J: int = 2) -> tuple[SampledRemainder, SampledExactPart]:
+        """The k-fold product split by its number j of density components: j < J summed
+        exactly (``numeric.cf_sampled.SampledExactPart``; J = 3: the j = 2 terms as certified
+        one-dimensional integrals), j >= J inverted (``SampledRemainder``,
+        |R(c + it)| = O(t^-J))."""
+        return SampledRemainder(self, k, J), SampledExactPart(self, k, J)
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         if self.direction == "remove":
@@ -273,8 +291,7 @@ class SubsampledLaplaceLaw:
             width = (q + p * m.exp()).log() - (q + p * (-m).exp()).log()
             a = self._a(arb(c))
             alpha = self._alpha(a)
-            pieces = self._pieces(a)
-            whole = self._g(acb(a)).real - alpha
+            pieces, whole = self._pieces_at(c)
 
             def tail(t: float) -> arb:
                 return alpha + self._density_bound(a, arb(t), pieces, whole)
@@ -321,7 +338,9 @@ class SubsampledLaplaceLaw:
     def _pieces(self, a: arb) -> list[list[tuple[arb, arb]]]:
         """For the partitions of (-mu, mu) into 4, 16 and 64 equal pieces in s: per piece an
         upper bound of its tilted mass int e^{au} rho ds (E_max times int rho) and the numerator
-        E_0 G_0 + E_1 G_1 + E_max (G_0 - G_1) of its integration by parts (the module)."""
+        of its integration by parts (the module): the least of E_0 G_0 + E_1 G_1 +
+        E_max (G_0 - G_1) and 2 E_0 G_0 + a I (a I <= a times the mass bound for a > 0, <= 0
+        else)."""
         m, p, q, _ = self._balls()
         kk, k = (-m / 2).exp() / 4, (-m / 2).exp() / (4 * p)
         pts = []  # (e^{-s/2}, E = e^{a u(s)}, G(s)) at s_i = -mu + 2 mu i / 64
@@ -335,7 +354,9 @@ class SubsampledLaplaceLaw:
             for i in range(0, 64, stride):
                 (h0, e0, g0), (h1, e1, g1) = pts[i], pts[i + stride]
                 em = arb(e0.union(e1).upper())
-                part.append((em * 2 * kk * (h0 - h1), e0 * g0 + e1 * g1 + em * (g0 - g1)))
+                mass = em * 2 * kk * (h0 - h1)
+                part.append((mass, _least(e0 * g0 + e1 * g1 + em * (g0 - g1),
+                                          2 * e0 * g0 + (a * mass if a > 0 else arb(0)))))
             out.append(part)
         return out
 
@@ -355,12 +376,14 @@ class SubsampledLaplaceLaw:
         return arb(best)
 
     def _decay_parts(self, c: arb, t: arb) -> tuple[arb, arb, arb]:
-        """(alpha, the density part's bound at t, the numerator N of its bound N / |w|)."""
+        """(alpha, an upper bound of the density part |D(c + it')| for every t' >= t, the
+        numerator N of its bound N / |w|): N the least of E_0 G_0 + E_1 G_1 + E (G_0 - G_1)
+        and 2 E_0 G_0 + a I(a) (the exact total variation of e^{au} G: int e^{au} |G'| du =
+        E_0 G_0 - E_1 G_1 + a I(a), G decreasing); for an exact float c also the piecewise bound
+        (:meth:`_density_bound`)."""
         m, p, q, r = self._balls()
-        if self.direction == "remove":
-            a, mod = c + 1, ((c + 1) ** 2 + t * t).sqrt()
-        else:
-            a, mod = -c, (c * c + t * t).sqrt()
+        a = self._a(c)
+        mod = (a * a + t * t).sqrt()
         ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
         e0, e1 = (a * ph_lo.log()).exp(), (a * ph_hi.log()).exp()
         alpha = e0 / 2 + (-m).exp() * e1 / 2
@@ -368,10 +391,26 @@ class SubsampledLaplaceLaw:
         g0 = k * (q * (3 * m / 2).exp() + p * (m / 2).exp())
         g1 = k * (q * (-3 * m / 2).exp() + p * (-m / 2).exp())
         e = e0.union(e1)  # (an upper bound of both: its upper end is their maximum)
-        ibp = (e0 * g0 + e1 * g1 + arb(e.upper()) * (g0 - g1)) / mod
-        whole = self._g(acb(a)).real - alpha
-        part = ibp if ibp < whole else (whole if whole < ibp else ibp.union(whole))
-        return alpha, part, ibp * mod
+        exact = c.rad() == 0 and c.mid().is_finite()
+        pieces, whole = (self._pieces_at(float(c.mid())) if exact
+                         else (None, self._g(acb(a)).real - alpha))
+        big_n = _least(e0 * g0 + e1 * g1 + arb(e.upper()) * (g0 - g1), 2 * e0 * g0 + a * whole)
+        part = _least(big_n / mod, whole)
+        if pieces is not None and t.is_finite():
+            part = _least(part, self._density_bound(a, arb(lower(t)), pieces, whole))
+        return alpha, part, big_n
+
+    def _pieces_at(self, c: float):
+        """(:meth:`_pieces`, the density's part of g(a)) at c, kept per c (at 64 bits)."""
+        got = self._piece_cache.get(c)
+        if got is None:
+            with working_precision(64):
+                a = self._a(arb(c))
+                got = (self._pieces(a), self._g(acb(a)).real - self._alpha(a))
+            if len(self._piece_cache) > 16:
+                self._piece_cache.clear()
+            self._piece_cache[c] = got
+        return got
 
     def log_decay_estimate(self, c: float, t: float) -> float:
         b = self.decay_bound(arb(c), arb(t))
@@ -404,155 +443,3 @@ class SubsampledLaplaceLaw:
 def sampled_laplace_law(mu: Fraction, p: Fraction, direction: str) -> SubsampledLaplaceLaw:
     """One law per (mu, p, direction)."""
     return SubsampledLaplaceLaw(mu, p, direction)
-
-
-# -- the split of a k-fold product by its number of density components ---------------------------
-
-
-class SampledExactPart:
-    """delta-part(eps) = E[(1 - e^{eps - L})_+ ; at most one density component] of the k-fold
-    product of :class:`SubsampledLaplaceLaw` (``numeric.cf``'s exactly summed part, as
-    ``numeric.cf_lattice.ExactPart`` is for the Laplace law). Under A the loss has atoms P0 at
-    l0 < P1 at l1 and the density part rho_A on s in (-mu, mu) with loss l(s):
-
-    * remove: l0, l1 = log phi(-mu), log phi(mu) with P0 = phi(-mu)/2, P1 = phi(mu) e^{-mu}/2;
-      rho_A = phi rho, l = log phi;
-    * add: l0, l1 = -log phi(mu), -log phi(-mu) with P0 = e^{-mu}/2, P1 = 1/2; rho_A = rho,
-      l = -log phi;
-
-    rho(s) = K e^{-s/2}, K = e^{-mu/2}/4. With j = 0 the k atoms sit at b = m l1 + (k - m) l0
-    (weight C(k, m) P1^m P0^(k-m)); with j = 1 the other k - 1 at b = m l1 + (k - 1 - m) l0
-    (weight k C(k-1, m) P1^m P0^(k-1-m)) and the one density component gives
-    I(y) = int (1 - e^{y - l(s)})_+ rho_A(s) ds, y = eps - b, in closed form: phi(s) = 1 - p +
-    p e^s is linear in e^s, so (remove) I(y) = int_{s0}^{mu} (phi(s) - e^y) rho(s) ds over
-    phi(s) > e^y, and (add) I(y) = int_{-mu}^{s1} (1 - e^y phi(s)) rho(s) ds over
-    phi(s) < e^{-y}, both sums of K int e^{+-s/2}."""
-
-    J = 2
-
-    def __init__(self, law: SubsampledLaplaceLaw, k: int) -> None:
-        self.law, self.k = law, int(k)
-
-    def _atoms(self) -> tuple[arb, arb, arb, arb]:
-        m, p, q, _ = self.law._balls()
-        ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
-        if self.law.direction == "remove":
-            return ph_lo.log(), ph_hi.log(), ph_lo / 2, ph_hi * (-m).exp() / 2
-        return -ph_hi.log(), -ph_lo.log(), (-m).exp() / 2, arb(0.5)
-
-    def _one(self, y: arb) -> tuple[arb, arb]:
-        """(I(y), dI/dy) of the one density component (see the class)."""
-        m, p, q, _ = self.law._balls()
-        kk = (-m / 2).exp() / 4
-        ey = y.exp()
-
-        def ex(s: arb, sign: int) -> arb:
-            return (sign * s / 2).exp()
-
-        if self.law.direction == "remove":  # phi(s) > e^y beyond s0 = log((e^y - q) / p)
-            lo = ((ey - q) / p).max((-m).exp()).log().min(m)
-            big_f = lambda s: kk * (-2 * (q - ey) * ex(s, -1) + 2 * p * ex(s, 1))  # noqa: E731
-            val = big_f(m) - big_f(lo)
-            der = -ey * kk * 2 * (ex(lo, -1) - ex(m, -1))
-            return val, der
-        hi = ((1 / ey - q) / p).max((-m).exp()).log().min(m)  # phi(s) < e^{-y} below s1
-        big_f = lambda s: kk * (-2 * (1 - ey * q) * ex(s, -1) - 2 * ey * p * ex(s, 1))  # noqa: E731
-        val = big_f(hi) - big_f(-m)
-        phi_f = lambda s: kk * (-2 * q * ex(s, -1) + 2 * p * ex(s, 1))  # noqa: E731
-        der = -ey * (phi_f(hi) - phi_f(-m))
-        return val, der
-
-    def terms(self, eps: float) -> tuple[arb, arb]:
-        """(delta-part(eps), its derivative in eps), Arb balls."""
-        l0, l1, p0, p1 = self._atoms()
-        e, k = arb(eps), self.k
-        val, der = arb(0), arb(0)
-        for m in range(k + 1):  # j = 0: the lattice point m l1 + (k - m) l0
-            x = e - (m * l1 + (k - m) * l0)
-            if x >= 0:
-                continue
-            w = comb(k, m) * p1**m * p0 ** (k - m)
-            if x < 0:
-                val += w * (-x.expm1())
-                der -= w * x.exp()
-            else:  # (1 - e^x)_+ is continuous: the ball [0, -expm1(x)]
-                val += w * arb(0).union(-x.expm1())
-        for m in range(k):  # j = 1
-            w = k * comb(k - 1, m) * p1**m * p0 ** (k - 1 - m)
-            v, d = self._one(e - (m * l1 + (k - 1 - m) * l0))
-            val += w * v
-            der += w * d
-        return val, der
-
-
-class SampledRemainder:
-    """The positive measure of the k-fold product's terms with at least two density components
-    (see :class:`SampledExactPart`), as a loss law of one factor (n = 1): its transform
-    R(z) = M(z)^k - A(z)^k - k A(z)^{k-1} D(z), M = A + D the atoms' and the density's parts.
-    With |A(c + it)| <= alpha and |D(c + it)| <= u(t) = min(D(c), N / |w|) (the module),
-    |R| <= sum_{j>=2} C(k, j) alpha^{k-j} u^j <= C(k, 2) u^2 (alpha + u)^{k-2}: a power decay of
-    order 2."""
-
-    closed_under_tensor = False
-    #: 2F1 at |w| ~ |t| costs more as t grows (its cancellation needs guard bits): the planned
-    #: work counts nodes times the t cut-off
-    mgf_cost_flat = False
-    J = 2
-
-    def __init__(self, law: SubsampledLaplaceLaw, k: int) -> None:
-        self.law, self.k = law, int(k)
-
-    def _guard(self, c: float) -> int:
-        """Guard bits for the subtraction: log2 of M(c)^k / R(c) (floats, with a margin)."""
-        la, ld = self.law.log_parts(c)
-        pi = math.exp(ld - float(np.logaddexp(la, ld)))
-        tail = 1.0 - (1 - pi) ** self.k - self.k * pi * (1 - pi) ** (self.k - 1)
-        return 24 + int(max(0.0, -math.log2(max(tail, 1e-300))))
-
-    def mgf(self, z: acb) -> acb:
-        saved = ctx.prec
-        ctx.prec = saved + self._guard(float(z.real.mid()))
-        try:
-            a, d = self.law._g_split(self.law._w(z))
-            r = (a + d) ** self.k - a**self.k - self.k * a ** (self.k - 1) * d
-        finally:
-            ctx.prec = saved
-        return +r
-
-    def _log_r(self, c: float) -> float:
-        la, ld = self.law.log_parts(c)
-        lm = float(np.logaddexp(la, ld))
-        pi = math.exp(ld - lm)
-        tail = -math.expm1(self.k * math.log1p(-pi)) - self.k * pi * (1 - pi) ** (self.k - 1)
-        return self.k * lm + (math.log(tail) if tail > 0 else -745.0)
-
-    def cumulants(self, c: float) -> tuple[float, float, float]:
-        h = 1e-4 * max(c, 1e-3)
-        f0, fp, fm = self._log_r(c), self._log_r(c + h), self._log_r(c - h)
-        return f0, (fp - fm) / (2 * h), max((fp - 2 * f0 + fm) / (h * h), 1e-300)
-
-    def decay_bound(self, c: arb, t: arb) -> arb:
-        alpha, u, _ = self.law._decay_parts(c, t)
-        return comb(self.k, 2) * u**2 * (alpha + u) ** (self.k - 2)
-
-    def log_decay_estimate(self, c: float, t: float) -> float:
-        b = self.decay_bound(arb(c), arb(t))
-        return math.log(upper(b)) if b > 0 else -math.inf
-
-    def power_decay(self, c: arb) -> tuple[arb, int] | None:
-        """|D(c + it)| <= N / |w| <= N / |t| (|w| >= |t|) and <= D(c): V = C(k, 2) N^2
-        (alpha + D(c))^{k-2}."""
-        alpha, u0, big_n = self.law._decay_parts(c, arb(0))
-        return comb(self.k, 2) * big_n**2 * (alpha + u0) ** (self.k - 2), 2
-
-    def loss_sup(self) -> arb | None:
-        return self.k * self.law.loss_sup()
-
-    def inverse(self) -> SampledRemainder:
-        return self
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SampledRemainder) and (self.law, self.k) == (other.law, other.k)
-
-    def __hash__(self) -> int:
-        return hash((SampledRemainder, self.law, self.k))

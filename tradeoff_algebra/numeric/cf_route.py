@@ -25,6 +25,7 @@ from .cf import (
     _saddle_epsilon,
     delta_enclosure,
     epsilon_enclosure,
+    plan_tolerance,
 )
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
@@ -227,8 +228,14 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
     certified bounds of :func:`_split_bounds` (k = 1: the exact sum alone), intersected with
     the inversion at a looser affordable width if there is one."""
     law, k = factors[0]
-    rest, extra = law.lattice_split(k)
     r = _ladder_target(factors, kind, max(dn, 0.0), rel)
+    if r is not None and r <= min(rel, REL_FLOOR):
+        return _invert(factors, kind, dn, up, r)
+    got = (_sampled_split(law, k, kind, dn, up, min(rel, REL_FLOOR)) if k <= MAX_J3_SPLIT
+           else None)
+    if got is not None:
+        return got
+    rest, extra = law.lattice_split(k)
     if r is not None and r <= 1e-4:
         return _invert(factors, kind, dn, up, r)
     if k < extra.J:  # every term summed exactly
@@ -244,6 +251,42 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
         if inv is not None:
             out = inv if out is None else (max(out[0], inv[0]), min(out[1], inv[1]))
     return out
+
+
+#: The largest k for the split with j <= 2 density components exact (:func:`_sampled_split`):
+#: its remainder's transform decays as t^-3 only, so the nodes grow fast with k (q = 1/100,
+#: b = 1, eps(1e-5): k = 3 plans 11 to 20 nodes, k = 4 272 (work 3.8e4, beyond MAX_WORK),
+#: k = 6 1266).
+MAX_J3_SPLIT = 3
+
+
+def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float):
+    """The split with the j <= 2 density components summed exactly (``lattice_split(k, 3)``:
+    k <= 2 wholly, with no inversion) and the remainder inverted, when that is affordable at
+    ``rel`` of the whole delta (:func:`~.cf.plan_tolerance`); else None."""
+    rest, extra = law.lattice_split(k, 3)
+    try:
+        if k < extra.J:  # every term summed exactly
+            if kind == "delta":
+                return (delta_enclosure([], up, rel, extra)[0],
+                        delta_enclosure([], dn, rel, extra)[1])
+            return epsilon_enclosure([], dn, rel, up, extra)
+    except (ValueError, RuntimeError, ArithmeticError):
+        return None
+    fac = [(rest, 1)]
+    try:
+        at = _at(fac, kind, max(dn, 0.0), extra)
+        if at > 0 and _work(fac, at, plan_tolerance(fac, at, rel, extra)) <= MAX_WORK:
+            if kind == "delta":
+                lo, hi = delta_enclosure(fac, up, rel, extra)
+                return lo, (delta_enclosure(fac, dn, rel, extra)[1] if dn != up else hi)
+            return epsilon_enclosure(fac, dn, rel, up, extra)
+    except (ValueError, RuntimeError, ArithmeticError):
+        pass
+    # (no saddle point or beyond the work: the remainder's Chernoff bound, kept when it is
+    # within the width asked — eps near the largest loss, where the remainder is negligible)
+    out = _split_bounds(fac, extra, kind, dn, up)
+    return out if out is not None and out[1] - out[0] <= rel * out[1] else None
 
 
 def _invert(factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float):
@@ -273,7 +316,7 @@ def _split_bounds(rest: Sequence[Factor], extra, kind: str, dn: float, up: float
 
     def part(eps: float):
         with working_precision(prec):
-            return extra.terms(eps)[0]
+            return extra.terms(eps, derivative=False)[0]
 
     def bound_r(eps: float) -> float:  # (0 beyond the remainder's largest loss)
         return 0.0 if _all_losses_at_most(rest, eps) else _chernoff_any(rest, "delta", eps, eps)
