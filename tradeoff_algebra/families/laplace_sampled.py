@@ -41,12 +41,14 @@ the tilted variance (certified quadrature) for t <= pi / W, a Lipschitz grid of 
 |M| up to where the piecewise bound above takes over. For q = 1/1000, b = 1/2, T = 10^4 it
 plans 10 nodes where the bound alone planned 2665.
 
-Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`): the k-fold product split by its number
-j of density components, j <= 1 summed exactly in closed form (:class:`SampledExactPart`: phi is
-linear in e^s, so one density component against the lattice of the others is a sum of
-integrals of e^{+-s/2}), the rest (:class:`SampledRemainder`, a positive measure whose transform
-is O(t^-2)) bounded by a Chernoff bound of its real moment generating function, or the whole
-law inverted at a looser width (``numeric/cf_route.py`` chooses).
+Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`, ``numeric/cf_sampled.py``): the k-fold
+product split by its number j of density components, j < J summed exactly (``SampledExactPart``:
+phi is linear in e^s, so one density component against the lattice of the others is a sum of
+integrals of e^{+-s/2}; with J = 3 two components are a certified one-dimensional Arb integral
+of that closed form), the rest (``SampledRemainder``, a positive measure whose transform is
+O(t^-J)) inverted to the whole delta's tolerance, or bounded by a Chernoff bound of its real
+moment generating function, or the whole law inverted at a looser width (``numeric/cf_route.py``
+chooses: k <= 2 is summed wholly, k = 3 inverts a remainder of three density components).
 """
 
 from __future__ import annotations
