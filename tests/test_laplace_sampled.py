@@ -275,7 +275,8 @@ def test_few_steps_of_the_mechanism_are_narrow_and_nest():
     2e-5 wide, with a ToleranceWarning): certified to 1e-9 without a warning (the j <= 2
     density components summed exactly, the rest inverted), inside that enclosure and meeting
     dp_accounting's sandwich [0.04962475884427, 0.04964519873343] (grid 1e-5,
-    benchmarks/RESULTS_laplace.md); a looser tolerance never gives a narrower enclosure."""
+    benchmarks/RESULTS_laplace.md); a looser tolerance never gives a narrower enclosure, a
+    tighter one (1e-20, beyond the inversion: ToleranceWarning) never a wider one."""
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100)) ** 3
     with warnings.catch_warnings():
         warnings.simplefilter("error", ta.ToleranceWarning)
@@ -286,3 +287,6 @@ def test_few_steps_of_the_mechanism_are_narrow_and_nest():
     assert 0.04962475884427 <= v.hi and v.lo <= 0.04964519873343
     w = ta.epsilon(f, R(1, 10**5), dps=15)
     assert w.lo <= v.lo and v.hi <= w.hi
+    with pytest.warns(ta.ToleranceWarning), ta.pld_options(tol=1e-20):
+        u = ta.epsilon(f, R(1, 10**5), dps=20)
+    assert v.lo <= u.lo <= u.hi <= v.hi

@@ -231,8 +231,12 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
     r = _ladder_target(factors, kind, max(dn, 0.0), rel)
     if r is not None and r <= min(rel, REL_FLOOR):
         return _invert(factors, kind, dn, up, r)
-    got = (_sampled_split(law, k, kind, dn, up, min(rel, REL_FLOOR)) if k <= MAX_J3_SPLIT
-           else None)
+    got = None
+    if k <= MAX_J3_SPLIT:  # (a tolerance below REL_FLOOR where affordable, else REL_FLOOR:
+        if rel < REL_FLOOR:  # never wider when tighter)
+            got = _sampled_split(law, k, kind, dn, up, rel, fallback=False)
+        if got is None:
+            got = _sampled_split(law, k, kind, dn, up, REL_FLOOR)
     if got is not None:
         return got
     rest, extra = law.lattice_split(k)
@@ -260,10 +264,12 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
 MAX_J3_SPLIT = 3
 
 
-def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float):
+def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
+                   fallback: bool = True):
     """The split with the j <= 2 density components summed exactly (``lattice_split(k, 3)``:
     k <= 2 wholly, with no inversion) and the remainder inverted, when that is affordable at
-    ``rel`` of the whole delta (:func:`~.cf.plan_tolerance`); else None."""
+    ``rel`` of the whole delta (:func:`~.cf.plan_tolerance`); else (``fallback``) the bounds
+    with the remainder's Chernoff bound (:func:`_split_bounds`), or None."""
     rest, extra = law.lattice_split(k, 3)
     try:
         if k < extra.J:  # every term summed exactly
@@ -283,10 +289,10 @@ def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float):
             return epsilon_enclosure(fac, dn, rel, up, extra)
     except (ValueError, RuntimeError, ArithmeticError):
         pass
-    # (no saddle point or beyond the work: the remainder's Chernoff bound, kept when it is
-    # within the width asked — eps near the largest loss, where the remainder is negligible)
-    out = _split_bounds(fac, extra, kind, dn, up)
-    return out if out is not None and out[1] - out[0] <= rel * out[1] else None
+    # (no saddle point or beyond the work: the remainder's Chernoff bound, narrower than the
+    # split with one density component exact; eps near the largest loss, where the remainder
+    # is negligible, or a direction of a hull far below the other)
+    return _split_bounds(fac, extra, kind, dn, up) if fallback else None
 
 
 def _invert(factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float):
