@@ -61,6 +61,8 @@ class DecayEnvelope:
         ms = [upper(abs(mgf(acb(c, self._t0))))]
         cells: list[float] = []
         level = theta * self._m0
+        if not (math.isfinite(self._m0) and lip > 0):  # (M(c) beyond the floats: no grid)
+            max_evals = 0
         while len(ts) <= max_evals:
             t, m = ts[-1], ms[-1]
             if upper(tail(t)) <= max([level] + cells):
