@@ -282,7 +282,8 @@ def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
     fac = [(rest, 1)]
     try:
         at = _at(fac, kind, max(dn, 0.0), extra)
-        if at > 0 and _work(fac, at, plan_tolerance(fac, at, rel, extra)) <= MAX_WORK:
+        tol = plan_tolerance(fac, at, rel, extra) if at > 0 else rel
+        if at > 0 and _work(fac, at, tol) <= MAX_WORK and _within_guard(law, fac, at, tol):
             if kind == "delta":
                 lo, hi = delta_enclosure(fac, up, rel, extra)
                 return lo, (delta_enclosure(fac, dn, rel, extra)[1] if dn != up else hi)
@@ -293,6 +294,18 @@ def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
     # split with one density component exact; eps near the largest loss, where the remainder
     # is negligible, or a direction of a hull far below the other)
     return _split_bounds(fac, extra, kind, dn, up) if fallback else None
+
+
+def _within_guard(law, fac, at: float, tol: float) -> bool:
+    """Does the plan's t cut-off keep 2F1's guard bits within twice the law's ``max_guard``, by
+    the estimate 3 |t| r e^mu (r e^mu = 10 times the law's ``mgf_cost_per_t``; an overestimate:
+    at q = 1/100, b = 1, T = 3 it says 4100 where 512 sufficed, and at q = 1/50, b = 2, T = 3
+    18 700, where the evaluations took 3.5 s)?"""
+    cap = getattr(law, "max_guard", None)
+    if cap is None:
+        return True
+    plan = _first_plan(fac, at, tol, MAX_WORK)
+    return 30 * plan.n_nodes * plan.h * law.mgf_cost_per_t <= 2 * cap
 
 
 def _invert(factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float):
