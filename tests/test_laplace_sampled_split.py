@@ -112,3 +112,18 @@ def test_two_steps_of_the_mechanism_are_exact_and_narrow():
         v = ta.epsilon(f, R(1, 10**5), dps=15)
     assert v.guarantee == "certified" and 0 < v.hi - v.lo <= 1e-9 * v.hi
     assert 0.0337895437885999 <= v.lo and v.hi <= 0.0337895463079999
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_few_steps_meet_dp_accountings_sandwich(T):
+    """The certified enclosure of eps(1e-5) (q = 1/100, b = 1, add/remove) meets
+    dp_accounting's optimistic/pessimistic pair at grid 1e-5, computed here."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    opt, pess = (pld.from_laplace_mechanism(
+        1.0, 1.0, pessimistic_estimate=p, value_discretization_interval=1e-5,
+        sampling_prob=0.01).self_compose(T).get_epsilon_for_delta(1e-5) for p in (False, True))
+    f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100)) ** T
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, R(1, 10**5), dps=15)
+    assert v.guarantee == "certified" and 0 < v.hi - v.lo <= 1e-9 * v.hi
+    assert opt <= pess and max(v.lo, opt) <= min(v.hi, pess)
