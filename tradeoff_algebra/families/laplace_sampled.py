@@ -28,15 +28,27 @@ G = rho / u' = (e^{-mu/2} / (4p)) ((1 - p) e^{-3s/2} + p e^{-s/2}), decreasing; 
 parts, |I| <= (E_0 G_0 + E_1 G_1 + E (G_0 - G_1)) / |w| (E_0, E_1 = e^{a u} at the ends, E their
 maximum, G_0, G_1 = G at -mu, mu), and |I| <= I(a), the real value. So |M(c + it')| <=
 alpha + min(I(a), (E_0 G_0 + E_1 G_1 + E (G_0 - G_1)) / |w|) for every t' >= t, |w| >= the
-modulus at t. The atoms keep |M(c + it)| from tending to 0 (no power decay), but for many
-steps their share (alpha / M(c))^n vanishes and the whole product inverts.
+modulus at t; the same bound on each piece of a partition of (-mu, mu) (4, 16 or 64 pieces in
+s), each piece's least of its mass and its own integration by parts, summed, is far smaller
+where the density's bulk sits near s = -mu (where G is largest). The atoms keep |M(c + it)|
+from tending to 0 (no power decay), but for many steps their share (alpha / M(c))^n vanishes
+and the whole product inverts.
 
-Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`): the k-fold product split by its number
-j of density components, j <= 1 summed exactly in closed form (:class:`SampledExactPart`: phi is
-linear in e^s, so one density component against the lattice of the others is a sum of
-integrals of e^{+-s/2}), the rest (:class:`SampledRemainder`, a positive measure whose transform
-is O(t^-2)) bounded by a Chernoff bound of its real moment generating function, or the whole
-law inverted at a looser width (``numeric/cf_route.py`` chooses).
+That bound stays at M(c) up to t ~ e^mu / p, while |M(c + it)| falls below M(c) from
+t ~ 1 / (p e^mu) on (the loss lives on an interval of width W ~ p e^mu): the decay bound the
+inversion uses is the envelope of ``numeric.cf_envelope`` (:meth:`SubsampledLaplaceLaw.plan_decay`):
+the tilted variance (certified quadrature) for t <= pi / W, a Lipschitz grid of Arb values of
+|M| up to where the piecewise bound above takes over. For q = 1/1000, b = 1/2, T = 10^4 it
+plans 10 nodes where the bound alone planned 2665.
+
+Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`, ``numeric/cf_sampled.py``): the k-fold
+product split by its number j of density components, j < J summed exactly (``SampledExactPart``:
+phi is linear in e^s, so one density component against the lattice of the others is a sum of
+integrals of e^{+-s/2}; with J = 3 two components are a certified one-dimensional Arb integral
+of that closed form), the rest (``SampledRemainder``, a positive measure whose transform is
+O(t^-J)) inverted to the whole delta's tolerance, or bounded by a Chernoff bound of its real
+moment generating function, or the whole law inverted at a looser width (``numeric/cf_route.py``
+chooses: k <= 2 is summed wholly, k = 3 inverts a remainder of three density components).
 """
 
 from __future__ import annotations
@@ -44,16 +56,64 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
 
 import numpy as np
 from flint import acb, arb, ctx
 
-from ..numeric.cf_laws import Number, logsumexp, to_arb, to_fraction, upper
+from ..numeric.cf_envelope import DecayEnvelope
+from ..numeric.cf_laws import (
+    Number,
+    lower,
+    to_arb,
+    to_fraction,
+    upper,
+    working_precision,
+)
+from ..numeric.cf_sampled import SampledExactPart, SampledRemainder
 
 __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 
-_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(160)
+
+
+#: The most guard bits one 2F1 evaluation is given (its cancellation at |w| is about
+#: 1.5 |w| r e^mu bits): 2F1 at 4096 bits takes milliseconds, at 30 000 a second.
+MAX_GUARD = 4096
+
+
+@lru_cache(maxsize=1)
+def _gauss_legendre(n: int = 160) -> tuple[np.ndarray, np.ndarray]:
+    """The n Gauss-Legendre nodes and weights of the float planning, computed at the first law
+    built (not at import): Newton's method on P_n from x_i = cos(pi (i - 1/4) / (n + 1/2)), all
+    nodes at once by the three-term recurrence (a few milliseconds, where numpy's eigenvalue
+    route takes tens), weights 2 / ((1 - x^2) P_n'(x)^2)."""
+
+    def legendre(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # (P_n(x), P_n'(x))
+        p0, p1 = np.ones_like(x), x.copy()
+        for k in range(2, n + 1):
+            p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+        return p1, n * (x * p1 - p0) / (x * x - 1)
+
+    x = np.cos(np.pi * (np.arange(1, n + 1) - 0.25) / (n + 0.5))
+    for _ in range(20):
+        val, der = legendre(x)
+        step = val / der
+        x = x - step
+        if np.max(np.abs(step)) < 1e-15:
+            break
+    der = legendre(x)[1]
+    return x[::-1].copy(), (2 / ((1 - x * x) * der * der))[::-1].copy()
+
+
+def _lse(v: np.ndarray) -> float:
+    """log sum exp v (floats)."""
+    top = v.max()
+    return float(top + math.log(np.exp(v - top).sum()))
+
+
+def _least(x: arb, y: arb) -> arb:
+    """A ball whose upper end is the lesser of the two upper ends (both upper bounds of one
+    nonnegative quantity)."""
+    return x if upper(x) <= upper(y) else y
 
 
 def _binade(w: acb) -> int:
@@ -70,6 +130,8 @@ class SubsampledLaplaceLaw:
     closed_under_tensor = False
     #: M(c + it) is a closed form (two 2F1 values): about the same cost at every t.
     mgf_cost_flat = True
+    #: the most guard bits of one 2F1 (:data:`MAX_GUARD`), read by ``numeric.cf_route``
+    max_guard = MAX_GUARD
 
     def __init__(self, mu: Number, p: Number, direction: str) -> None:
         if direction not in ("remove", "add"):
@@ -88,12 +150,18 @@ class SubsampledLaplaceLaw:
         #: the guard bits that last sufficed, per (precision, binade of |w|): 2F1's cancellation
         #: grows with |w|, so a large |t| must not raise the guard of every later evaluation
         self._guards: dict[tuple[int, int], int] = {}
-        s = np.asarray(self.mu * _GL_NODES)
+        #: the decay envelopes built, per contour abscissa c (:meth:`plan_decay`)
+        self._envelopes: dict[float, DecayEnvelope] = {}
+        self._piece_cache: dict[float, tuple] = {}
+        nodes, weights = _gauss_legendre()
+        s = np.asarray(self.mu * nodes)
         self._log_phi = np.log1p(self.p * np.expm1(s))
-        self._log_dens = np.log(self.mu * _GL_WEIGHTS) - (s + self.mu) / 2 - math.log(4.0)
+        self._log_dens = np.log(self.mu * weights) - (s + self.mu) / 2 - math.log(4.0)
         self._atoms = np.array([math.log1p(self.p * math.expm1(-self.mu)),
                                 math.log1p(self.p * math.expm1(self.mu))])
         self._log_atoms = np.array([math.log(0.5), -self.mu + math.log(0.5)])
+        self._ld_all = np.concatenate([self._log_dens, self._log_atoms])
+        self._lx_all = np.concatenate([self._log_phi, self._atoms])
 
     # -- the function g(w) = E_P[phi(L)^w] ------------------------------------------------------
     def _balls(self):
@@ -110,13 +178,21 @@ class SubsampledLaplaceLaw:
             while True:
                 ctx.prec = saved + guard
                 out, scale = self._g_at(w)
-                if out.rad() <= scale * arb(2.0) ** (30 - saved) or guard > 8 * saved:
+                if out.rad() <= scale * arb(2.0) ** (30 - saved) or guard > self._cap(w, saved):
                     break
                 guard *= 2
         finally:
             ctx.prec = saved
         self._guards[key] = guard
         return +out
+
+    def _cap(self, w: acb, prec: int) -> int:
+        """The most guard bits :meth:`_g` tries: 8 prec, or about the cancellation of 2F1's
+        series at |w| (its terms reach e^{|w| r e^mu}: 1.5 |w| r e^mu bits, doubled), at most
+        :data:`MAX_GUARD` (beyond, the ball comes out wide: a route plans within it)."""
+        a = abs(complex(float(w.real.mid()), float(w.imag.mid())))
+        need = int(3 * a * self.p / (1 - self.p) * math.exp(self.mu)) + 64
+        return max(8 * prec, min(need, MAX_GUARD))
 
     def _g_split(self, w: acb) -> tuple[acb, acb]:
         """(the atoms' part, the density's part) of g(w), each a ball whose radius is about
@@ -129,7 +205,7 @@ class SubsampledLaplaceLaw:
                 ctx.prec = saved + guard
                 atoms, dens, scale = self._g_parts(w)
                 if ((atoms + dens).rad() <= scale * arb(2.0) ** (30 - saved)
-                        or guard > 8 * saved):
+                        or guard > self._cap(w, saved)):
                     break
                 guard *= 2
         finally:
@@ -167,25 +243,27 @@ class SubsampledLaplaceLaw:
     def _log_moments(self, w: float) -> tuple[float, float, float]:
         """log g(w) and the mean and variance of log phi under the measure phi^w dP / g(w)
         (Gauss-Legendre on (-mu, mu) and the two atoms; floats)."""
-        lv = np.concatenate([self._log_dens + w * self._log_phi, self._log_atoms + w * self._atoms])
-        x = np.concatenate([self._log_phi, self._atoms])
-        lg = logsumexp(lv)
-        wt = np.exp(lv - lg)
-        mean = float(np.sum(wt * x))
-        var = float(np.sum(wt * (x - mean) ** 2))
+        lv = self._ld_all + w * self._lx_all
+        top = lv.max()
+        wt = np.exp(lv - top)
+        s0 = wt.sum()
+        mean = float(wt.dot(self._lx_all) / s0)
+        d = self._lx_all - mean
+        var = float(wt.dot(d * d) / s0)
+        lg = top + math.log(s0)
         return float(lg), mean, max(var, 1e-300)
 
     def log_parts(self, c: float) -> tuple[float, float]:
         """Floats log A(c), log D(c): the atoms' and the density's parts of M(c) (planning)."""
         w = c + 1.0 if self.direction == "remove" else -c
-        return (float(logsumexp(self._log_atoms + w * self._atoms)),
-                float(logsumexp(self._log_dens + w * self._log_phi)))
+        return _lse(self._log_atoms + w * self._atoms), _lse(self._log_dens + w * self._log_phi)
 
-    def lattice_split(self, k: int) -> tuple[SampledRemainder, SampledExactPart]:
-        """The k-fold product split by its number j of density components: j <= 1 summed
-        exactly (:class:`SampledExactPart`), j >= 2 inverted (:class:`SampledRemainder`,
-        |R(c + it)| = O(t^-2))."""
-        return SampledRemainder(self, k), SampledExactPart(self, k)
+    def lattice_split(self, k: int, J: int = 2) -> tuple[SampledRemainder, SampledExactPart]:
+        """The k-fold product split by its number j of density components: j < J summed
+        exactly (``numeric.cf_sampled.SampledExactPart``; J = 3: the j = 2 terms as certified
+        one-dimensional integrals), j >= J inverted (``SampledRemainder``,
+        |R(c + it)| = O(t^-J))."""
+        return SampledRemainder(self, k, J), SampledExactPart(self, k, J)
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         if self.direction == "remove":
@@ -195,16 +273,128 @@ class SubsampledLaplaceLaw:
 
     # -- rigorous bounds ---------------------------------------------------------------------------
     def decay_bound(self, c: arb, t: arb) -> arb:
+        """sup_{t' >= t} |M(c + it')| <= the decay envelope at c (:meth:`plan_decay`; built on
+        demand), for an exact float c; else the atoms plus the density's bound."""
+        if c.rad() == 0 and c.mid().is_finite():
+            return arb(self._envelope(float(c.mid())).bound(max(0.0, lower(t))))
         alpha, part, _ = self._decay_parts(c, t)
         return alpha + part
 
+    def plan_decay(self, c: float, n: int) -> None:
+        """Build the decay envelope at c for a product of n factors (``numeric.cf`` calls it
+        before planning): its grid aims at cells below theta M(c), theta = e^{-64 / n} in
+        [1/2, 0.999] (theta^n <= e^{-64}); an envelope built for a finer level is kept."""
+        theta = min(0.999, max(0.5, math.exp(-64.0 / max(n, 1))))
+        env = self._envelopes.get(c)
+        if env is None or env.theta > theta:
+            self._build_envelope(c, theta)
+
+    def _envelope(self, c: float) -> DecayEnvelope:
+        env = self._envelopes.get(c)
+        return env if env is not None else self._build_envelope(c, 0.99)
+
+    def _build_envelope(self, c: float, theta: float) -> DecayEnvelope:
+        """The envelope of ``numeric.cf_envelope`` at 64 bits: M(c), the loss's range
+        W = log phi(mu) - log phi(-mu), the tilted variance (:meth:`_tilted_variance`) and the
+        tail bound alpha + the density's piecewise bound (:meth:`_density_bound`)."""
+        with working_precision(64):
+            m, p, q, _ = self._balls()
+            width = (q + p * m.exp()).log() - (q + p * (-m).exp()).log()
+            a = self._a(arb(c))
+            alpha = self._alpha(a)
+            pieces, whole = self._pieces_at(c)
+
+            def tail(t: float) -> arb:
+                return alpha + self._density_bound(a, arb(t), pieces, whole)
+
+            env = DecayEnvelope(self.mgf, c, self.mgf(acb(c)).real, width,
+                                self._tilted_variance(a), tail, theta)
+        if len(self._envelopes) > 16:
+            self._envelopes.clear()
+        self._envelopes[c] = env
+        return env
+
+    def _a(self, c: arb) -> arb:
+        """a = Re w at Re z = c: c + 1 (remove) or -c (add)."""
+        return c + 1 if self.direction == "remove" else -c
+
+    def _alpha(self, a: arb) -> arb:
+        """The atoms' part of g(a): phi(-mu)^a / 2 + e^{-mu} phi(mu)^a / 2 >= |atoms(a + it)|."""
+        m, p, q, _ = self._balls()
+        return ((a * (q + p * (-m).exp()).log()).exp() / 2
+                + (-m).exp() * (a * (q + p * m.exp()).log()).exp() / 2)
+
+    def _tilted_variance(self, a: arb) -> arb:
+        """A ball of the variance of u = log phi(L) under phi^a dP / g(a) (the variance of the
+        loss under the tilted law, in either direction): the moments E[(u - u_mid)^k phi^a],
+        k = 0, 1, 2, of the atoms exactly and of the density by certified quadrature
+        (``acb.integral``); 0 where the quadrature does not converge."""
+        m, p, q, _ = self._balls()
+        l0, l1 = (q + p * (-m).exp()).log(), (q + p * m.exp()).log()
+        mid, k0 = (l0 + l1) / 2, (-m / 2).exp() / 4
+
+        def moment(k: int) -> arb:
+            def f(s, analytic):
+                u = (q + p * s.exp()).log(analytic=analytic)
+                return (u - mid) ** k * (a * u).exp() * k0 * (-s / 2).exp()
+
+            dens = acb.integral(f, -m, m).real
+            return (a * l0).exp() / 2 * (l0 - mid) ** k + (-m).exp() * (a * l1).exp() / 2 * (
+                l1 - mid) ** k + dens
+
+        e0, e1, e2 = moment(0), moment(1), moment(2)
+        var = e2 / e0 - (e1 / e0) ** 2
+        return var if var.is_finite() else arb(0)
+
+    def _pieces(self, a: arb) -> list[list[tuple[arb, arb]]]:
+        """For the partitions of (-mu, mu) into 4, 16 and 64 equal pieces in s: per piece an
+        upper bound of its tilted mass int e^{au} rho ds (E_max times int rho) and the numerator
+        of its integration by parts (the module): the least of E_0 G_0 + E_1 G_1 +
+        E_max (G_0 - G_1) and 2 E_0 G_0 + a I (a I <= a times the mass bound for a > 0, <= 0
+        else)."""
+        m, p, q, _ = self._balls()
+        kk, k = (-m / 2).exp() / 4, (-m / 2).exp() / (4 * p)
+        pts = []  # (e^{-s/2}, E = e^{a u(s)}, G(s)) at s_i = -mu + 2 mu i / 64
+        for i in range(65):
+            s = -m + m * i / 32
+            h = (-s / 2).exp()
+            pts.append((h, (a * (q + p * s.exp()).log()).exp(), k * (q * h**3 + p * h)))
+        out = []
+        for n in (4, 16, 64):
+            part, stride = [], 64 // n
+            for i in range(0, 64, stride):
+                (h0, e0, g0), (h1, e1, g1) = pts[i], pts[i + stride]
+                em = arb(e0.union(e1).upper())
+                mass = em * 2 * kk * (h0 - h1)
+                part.append((mass, _least(e0 * g0 + e1 * g1 + em * (g0 - g1),
+                                          2 * e0 * g0 + (a * mass if a > 0 else arb(0)))))
+            out.append(part)
+        return out
+
+    @staticmethod
+    def _density_bound(a: arb, t: arb, pieces, whole: arb) -> arb:
+        """An upper bound of |density part of g(a + it')| for every t' >= t: the least of its
+        value at t' = 0 (``whole``) and, over the partitions, sum_i min(mass_i, N_i / |w|)
+        (each piece integrated by parts: |int_piece e^{wu} G du| <= N_i / |w|, G decreasing)."""
+        mod = (a * a + t * t).sqrt()
+        best = upper(whole)
+        for part in pieces:
+            tot = arb(0)
+            for mass, num in part:
+                b = num / mod
+                tot += b if b < mass else (mass if mass < b else arb(b.union(mass).upper()))
+            best = min(best, upper(tot))
+        return arb(best)
+
     def _decay_parts(self, c: arb, t: arb) -> tuple[arb, arb, arb]:
-        """(alpha, the density part's bound at t, the numerator N of its bound N / |w|)."""
+        """(alpha, an upper bound of the density part |D(c + it')| for every t' >= t, the
+        numerator N of its bound N / |w|): N the least of E_0 G_0 + E_1 G_1 + E (G_0 - G_1)
+        and 2 E_0 G_0 + a I(a) (the exact total variation of e^{au} G: int e^{au} |G'| du =
+        E_0 G_0 - E_1 G_1 + a I(a), G decreasing); for an exact float c also the piecewise bound
+        (:meth:`_density_bound`)."""
         m, p, q, r = self._balls()
-        if self.direction == "remove":
-            a, mod = c + 1, ((c + 1) ** 2 + t * t).sqrt()
-        else:
-            a, mod = -c, (c * c + t * t).sqrt()
+        a = self._a(c)
+        mod = (a * a + t * t).sqrt()
         ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
         e0, e1 = (a * ph_lo.log()).exp(), (a * ph_hi.log()).exp()
         alpha = e0 / 2 + (-m).exp() * e1 / 2
@@ -212,10 +402,26 @@ class SubsampledLaplaceLaw:
         g0 = k * (q * (3 * m / 2).exp() + p * (m / 2).exp())
         g1 = k * (q * (-3 * m / 2).exp() + p * (-m / 2).exp())
         e = e0.union(e1)  # (an upper bound of both: its upper end is their maximum)
-        ibp = (e0 * g0 + e1 * g1 + arb(e.upper()) * (g0 - g1)) / mod
-        whole = self._g(acb(a)).real - alpha
-        part = ibp if ibp < whole else (whole if whole < ibp else ibp.union(whole))
-        return alpha, part, ibp * mod
+        exact = c.rad() == 0 and c.mid().is_finite()
+        pieces, whole = (self._pieces_at(float(c.mid())) if exact
+                         else (None, self._g(acb(a)).real - alpha))
+        big_n = _least(e0 * g0 + e1 * g1 + arb(e.upper()) * (g0 - g1), 2 * e0 * g0 + a * whole)
+        part = _least(big_n / mod, whole)
+        if pieces is not None and t.is_finite():
+            part = _least(part, self._density_bound(a, arb(lower(t)), pieces, whole))
+        return alpha, part, big_n
+
+    def _pieces_at(self, c: float):
+        """(:meth:`_pieces`, the density's part of g(a)) at c, kept per c (at 64 bits)."""
+        got = self._piece_cache.get(c)
+        if got is None:
+            with working_precision(64):
+                a = self._a(arb(c))
+                got = (self._pieces(a), self._g(acb(a)).real - self._alpha(a))
+            if len(self._piece_cache) > 16:
+                self._piece_cache.clear()
+            self._piece_cache[c] = got
+        return got
 
     def log_decay_estimate(self, c: float, t: float) -> float:
         b = self.decay_bound(arb(c), arb(t))
@@ -248,155 +454,3 @@ class SubsampledLaplaceLaw:
 def sampled_laplace_law(mu: Fraction, p: Fraction, direction: str) -> SubsampledLaplaceLaw:
     """One law per (mu, p, direction)."""
     return SubsampledLaplaceLaw(mu, p, direction)
-
-
-# -- the split of a k-fold product by its number of density components ---------------------------
-
-
-class SampledExactPart:
-    """delta-part(eps) = E[(1 - e^{eps - L})_+ ; at most one density component] of the k-fold
-    product of :class:`SubsampledLaplaceLaw` (``numeric.cf``'s exactly summed part, as
-    ``numeric.cf_lattice.ExactPart`` is for the Laplace law). Under A the loss has atoms P0 at
-    l0 < P1 at l1 and the density part rho_A on s in (-mu, mu) with loss l(s):
-
-    * remove: l0, l1 = log phi(-mu), log phi(mu) with P0 = phi(-mu)/2, P1 = phi(mu) e^{-mu}/2;
-      rho_A = phi rho, l = log phi;
-    * add: l0, l1 = -log phi(mu), -log phi(-mu) with P0 = e^{-mu}/2, P1 = 1/2; rho_A = rho,
-      l = -log phi;
-
-    rho(s) = K e^{-s/2}, K = e^{-mu/2}/4. With j = 0 the k atoms sit at b = m l1 + (k - m) l0
-    (weight C(k, m) P1^m P0^(k-m)); with j = 1 the other k - 1 at b = m l1 + (k - 1 - m) l0
-    (weight k C(k-1, m) P1^m P0^(k-1-m)) and the one density component gives
-    I(y) = int (1 - e^{y - l(s)})_+ rho_A(s) ds, y = eps - b, in closed form: phi(s) = 1 - p +
-    p e^s is linear in e^s, so (remove) I(y) = int_{s0}^{mu} (phi(s) - e^y) rho(s) ds over
-    phi(s) > e^y, and (add) I(y) = int_{-mu}^{s1} (1 - e^y phi(s)) rho(s) ds over
-    phi(s) < e^{-y}, both sums of K int e^{+-s/2}."""
-
-    J = 2
-
-    def __init__(self, law: SubsampledLaplaceLaw, k: int) -> None:
-        self.law, self.k = law, int(k)
-
-    def _atoms(self) -> tuple[arb, arb, arb, arb]:
-        m, p, q, _ = self.law._balls()
-        ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
-        if self.law.direction == "remove":
-            return ph_lo.log(), ph_hi.log(), ph_lo / 2, ph_hi * (-m).exp() / 2
-        return -ph_hi.log(), -ph_lo.log(), (-m).exp() / 2, arb(0.5)
-
-    def _one(self, y: arb) -> tuple[arb, arb]:
-        """(I(y), dI/dy) of the one density component (see the class)."""
-        m, p, q, _ = self.law._balls()
-        kk = (-m / 2).exp() / 4
-        ey = y.exp()
-
-        def ex(s: arb, sign: int) -> arb:
-            return (sign * s / 2).exp()
-
-        if self.law.direction == "remove":  # phi(s) > e^y beyond s0 = log((e^y - q) / p)
-            lo = ((ey - q) / p).max((-m).exp()).log().min(m)
-            big_f = lambda s: kk * (-2 * (q - ey) * ex(s, -1) + 2 * p * ex(s, 1))  # noqa: E731
-            val = big_f(m) - big_f(lo)
-            der = -ey * kk * 2 * (ex(lo, -1) - ex(m, -1))
-            return val, der
-        hi = ((1 / ey - q) / p).max((-m).exp()).log().min(m)  # phi(s) < e^{-y} below s1
-        big_f = lambda s: kk * (-2 * (1 - ey * q) * ex(s, -1) - 2 * ey * p * ex(s, 1))  # noqa: E731
-        val = big_f(hi) - big_f(-m)
-        phi_f = lambda s: kk * (-2 * q * ex(s, -1) + 2 * p * ex(s, 1))  # noqa: E731
-        der = -ey * (phi_f(hi) - phi_f(-m))
-        return val, der
-
-    def terms(self, eps: float) -> tuple[arb, arb]:
-        """(delta-part(eps), its derivative in eps), Arb balls."""
-        l0, l1, p0, p1 = self._atoms()
-        e, k = arb(eps), self.k
-        val, der = arb(0), arb(0)
-        for m in range(k + 1):  # j = 0: the lattice point m l1 + (k - m) l0
-            x = e - (m * l1 + (k - m) * l0)
-            if x >= 0:
-                continue
-            w = comb(k, m) * p1**m * p0 ** (k - m)
-            if x < 0:
-                val += w * (-x.expm1())
-                der -= w * x.exp()
-            else:  # (1 - e^x)_+ is continuous: the ball [0, -expm1(x)]
-                val += w * arb(0).union(-x.expm1())
-        for m in range(k):  # j = 1
-            w = k * comb(k - 1, m) * p1**m * p0 ** (k - 1 - m)
-            v, d = self._one(e - (m * l1 + (k - 1 - m) * l0))
-            val += w * v
-            der += w * d
-        return val, der
-
-
-class SampledRemainder:
-    """The positive measure of the k-fold product's terms with at least two density components
-    (see :class:`SampledExactPart`), as a loss law of one factor (n = 1): its transform
-    R(z) = M(z)^k - A(z)^k - k A(z)^{k-1} D(z), M = A + D the atoms' and the density's parts.
-    With |A(c + it)| <= alpha and |D(c + it)| <= u(t) = min(D(c), N / |w|) (the module),
-    |R| <= sum_{j>=2} C(k, j) alpha^{k-j} u^j <= C(k, 2) u^2 (alpha + u)^{k-2}: a power decay of
-    order 2."""
-
-    closed_under_tensor = False
-    #: 2F1 at |w| ~ |t| costs more as t grows (its cancellation needs guard bits): the planned
-    #: work counts nodes times the t cut-off
-    mgf_cost_flat = False
-    J = 2
-
-    def __init__(self, law: SubsampledLaplaceLaw, k: int) -> None:
-        self.law, self.k = law, int(k)
-
-    def _guard(self, c: float) -> int:
-        """Guard bits for the subtraction: log2 of M(c)^k / R(c) (floats, with a margin)."""
-        la, ld = self.law.log_parts(c)
-        pi = math.exp(ld - float(np.logaddexp(la, ld)))
-        tail = 1.0 - (1 - pi) ** self.k - self.k * pi * (1 - pi) ** (self.k - 1)
-        return 24 + int(max(0.0, -math.log2(max(tail, 1e-300))))
-
-    def mgf(self, z: acb) -> acb:
-        saved = ctx.prec
-        ctx.prec = saved + self._guard(float(z.real.mid()))
-        try:
-            a, d = self.law._g_split(self.law._w(z))
-            r = (a + d) ** self.k - a**self.k - self.k * a ** (self.k - 1) * d
-        finally:
-            ctx.prec = saved
-        return +r
-
-    def _log_r(self, c: float) -> float:
-        la, ld = self.law.log_parts(c)
-        lm = float(np.logaddexp(la, ld))
-        pi = math.exp(ld - lm)
-        tail = -math.expm1(self.k * math.log1p(-pi)) - self.k * pi * (1 - pi) ** (self.k - 1)
-        return self.k * lm + (math.log(tail) if tail > 0 else -745.0)
-
-    def cumulants(self, c: float) -> tuple[float, float, float]:
-        h = 1e-4 * max(c, 1e-3)
-        f0, fp, fm = self._log_r(c), self._log_r(c + h), self._log_r(c - h)
-        return f0, (fp - fm) / (2 * h), max((fp - 2 * f0 + fm) / (h * h), 1e-300)
-
-    def decay_bound(self, c: arb, t: arb) -> arb:
-        alpha, u, _ = self.law._decay_parts(c, t)
-        return comb(self.k, 2) * u**2 * (alpha + u) ** (self.k - 2)
-
-    def log_decay_estimate(self, c: float, t: float) -> float:
-        b = self.decay_bound(arb(c), arb(t))
-        return math.log(upper(b)) if b > 0 else -math.inf
-
-    def power_decay(self, c: arb) -> tuple[arb, int] | None:
-        """|D(c + it)| <= N / |w| <= N / |t| (|w| >= |t|) and <= D(c): V = C(k, 2) N^2
-        (alpha + D(c))^{k-2}."""
-        alpha, u0, big_n = self.law._decay_parts(c, arb(0))
-        return comb(self.k, 2) * big_n**2 * (alpha + u0) ** (self.k - 2), 2
-
-    def loss_sup(self) -> arb | None:
-        return self.k * self.law.loss_sup()
-
-    def inverse(self) -> SampledRemainder:
-        return self
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SampledRemainder) and (self.law, self.k) == (other.law, other.k)
-
-    def __hash__(self) -> int:
-        return hash((SampledRemainder, self.law, self.k))

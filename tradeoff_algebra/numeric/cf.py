@@ -120,6 +120,11 @@ class _Plan:
     prec: int  # Arb working precision (bits)
 
 
+def _log0(x: float) -> float:
+    """log x, -inf at x = 0 (a segment weight that underflowed)."""
+    return math.log(x) if x > 0 else -math.inf
+
+
 def _segment_weight(c: float, t0: float, t1: float) -> float:
     """int_{t0}^{t1} dt / (c^2 + t^2) (t1 = inf allowed)."""
     return (math.atan(t1 / c) - math.atan(t0 / c)) / c
@@ -148,7 +153,7 @@ class _TailPlanner:
     def final_log(self, t: float, use_power: bool) -> float:
         logs = self._log_decays(t)
         const = sum(n * d for (_, n), d in zip(self.factors, logs, strict=True))
-        best = const + math.log(_segment_weight(self.c, t, math.inf))
+        best = const + _log0(_segment_weight(self.c, t, math.inf))
         if use_power:
             log_v, p = 0.0, 0
             for (_, n), d, pw in zip(self.factors, logs, self._powers_float(), strict=True):
@@ -174,7 +179,7 @@ class _TailPlanner:
             m_next = max(ms[-1] + 1, math.ceil(1.5 * ms[-1]))
             seg = sum(n * d for (_, n), d in zip(self.factors, self._log_decays(t), strict=True))
             total = float(
-                np.logaddexp(total, seg + math.log(_segment_weight(self.c, t, m_next * self.h)))
+                np.logaddexp(total, seg + _log0(_segment_weight(self.c, t, m_next * self.h)))
             )
             ms.append(m_next)
         raise AssertionError("unreachable")
@@ -204,6 +209,10 @@ def _make_plan(
     max_work: float | None = None,
 ) -> _Plan:
     c = _saddle(factors, eps)
+    for law, n in factors:  # (optional: a law whose decay bound at c depends on the level
+        prepare = getattr(law, "plan_decay", None)  # its n factors need)
+        if prepare is not None:
+            prepare(c, n)
     if log_delta is None:
         log_delta = _log_delta_saddle(factors, c, eps)
     n_tot = sum(n for _, n in factors)
@@ -348,7 +357,7 @@ class _Inverter:
             )
             trunc = (-c * e).exp() * self._trunc_coeff / arb.pi()
             if self.extra is not None:
-                s += self.extra.terms(eps)[0]
+                s += self.extra.terms(eps, derivative=False)[0]
             delta = s + pm(disc + trunc)
             if delta.lower() < 0:
                 hi = upper(delta)
@@ -393,16 +402,35 @@ def _first_plan(
     return plan
 
 
+def plan_tolerance(factors: Sequence[Factor], eps: float, rel_tol: float, extra=None) -> float:
+    """The relative width the first plan of the inverted ``factors`` aims at: ``rel_tol`` of
+    the whole delta, which with an exactly summed part ``extra`` (a float estimate at eps) is
+    rel_tol (1 + part / delta_R) of the inverted remainder's (its saddle-point estimate): a
+    remainder far below the exact part needs few digits (the acceptance below is of the whole)."""
+    if extra is None:
+        return rel_tol
+    try:
+        with working_precision(64):
+            part = float(extra.terms(eps, derivative=False)[0].mid())
+        d_r = math.exp(_log_delta_saddle(factors, _saddle(factors, eps), eps))
+    except (ValueError, ArithmeticError, OverflowError):
+        return rel_tol
+    if not (part > 0 and d_r > 0):
+        return rel_tol
+    return min(rel_tol * (1 + part / d_r), 0.1)
+
+
 def _certified_inverter(
     factors: Sequence[Factor], eps: float, rel_tol: float, extra=None
 ) -> tuple[_Inverter, _Parts]:
-    """Plan, evaluate, and re-plan (at most 3 times) until the width meets rel_tol."""
+    """Plan, evaluate, and re-plan (at most 3 times) until the width meets rel_tol (of the
+    whole delta, the exact part ``extra`` included)."""
     slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
     log_delta: float | None = None
     for i in range(4):
         budget.check()
-        plan = (_first_plan(factors, eps, rel_tol) if i == 0
-                else _make_plan(factors, eps, rel_tol, log_delta, slack))
+        plan = (_first_plan(factors, eps, plan_tolerance(factors, eps, rel_tol, extra))
+                if i == 0 else _make_plan(factors, eps, rel_tol, log_delta, slack))
         inv = _Inverter(factors, plan, extra)
         parts = inv.parts(eps)
         mid = float(parts.delta.mid())
@@ -441,7 +469,7 @@ def delta_enclosure(
         return 0.0, 0.0
     if not factors:
         with working_precision(_exact_prec(extra, rel_tol)):
-            d = extra.terms(eps)[0]
+            d = extra.terms(eps, derivative=False)[0]
         return max(0.0, lower(d)), min(1.0, upper(d))
     _, parts = _certified_inverter(factors, eps, rel_tol, extra)
     return max(0.0, lower(parts.delta)), min(1.0, upper(parts.delta))
@@ -517,7 +545,7 @@ def _guess_uncached(factors: Sequence[Factor], extra, delta: float) -> float:
 
     def est(eps: float) -> float:
         with working_precision(64):
-            v = float(extra.terms(eps)[0].mid())
+            v = float(extra.terms(eps, derivative=False)[0].mid())
         if factors:
             try:
                 v += math.exp(_log_delta_saddle(factors, _saddle(factors, eps), eps))
@@ -526,11 +554,17 @@ def _guess_uncached(factors: Sequence[Factor], extra, delta: float) -> float:
         return v
 
     lo, hi = 0.0, extra.k * float(extra.law.mu)
+    sup = getattr(extra.law, "loss_sup", None)  # (a tighter end: delta is 0 beyond k sup L)
+    if sup is not None:
+        with working_precision(64):
+            top = sup()
+        if top is not None and top.is_finite():
+            hi = min(hi, upper(extra.k * top))
     if est(lo) <= delta:
         return 0.0
-    # (a starting point: Newton steps on the certified sum follow); delta(k mu) = 0 < delta
+    # (a starting point: Newton steps on the certified sum follow); delta(hi) = 0 < delta
     r = findroot(lambda e: Probe(1 if est(e) > delta else -1), (lo, hi), method="bisect",
-                 ends=(1, -1), rtol=1e-9)
+                 ends=(1, -1), rtol=1e-7)
     return 0.5 * (r.lo + r.hi)
 
 
@@ -540,11 +574,11 @@ def _exact_epsilon(extra, d_dn: float, d_up: float, rel_tol: float) -> tuple[flo
     lo, hi = 0.0, extra.k * float(extra.law.mu)  # delta(k mu) = 0 < d
 
     def sign(eps: float) -> Probe:  # d within the ball of the level: undecided, stop there
-        d = extra.terms(eps)[0]
+        d = extra.terms(eps, derivative=False)[0]
         return Probe(1 if d > d_up else -1 if d < d_dn else None)
 
     with working_precision(_exact_prec(extra, rel_tol)):
-        if not extra.terms(lo)[0] > d_up:
+        if not extra.terms(lo, derivative=False)[0] > d_up:
             raise ValueError("eps(delta) is not positive")
         r = findroot(sign, (lo, hi), method="bisect", ends=(1, -1), rtol=rel_tol,
                      best=lambda a, b: (a, b))
@@ -572,11 +606,18 @@ def epsilon_enclosure(
         raise ValueError("eps(delta) is not positive")
     rel_delta = 0.4 * rel_tol * max(eps * _saddle(factors, eps), 1e-3)
     best: tuple[float, float] | None = None
+    inv: _Inverter | None = None
     for attempt in range(4):
-        inv, _ = _certified_inverter(factors, eps, rel_delta, extra)
+        kept = False
+        try:
+            inv, _ = _certified_inverter(factors, eps, rel_delta, extra)
+        except ValueError:  # (no saddle point where Newton moved: the last grid, if any)
+            if inv is None:
+                raise
+            kept = True
         plan_eps = eps
         eps = _newton(inv, eps, delta, rel_tol)
-        if abs(eps - plan_eps) * inv.plan.c > 1.0 and attempt < 3:
+        if abs(eps - plan_eps) * inv.plan.c > 1.0 and attempt < 3 and not kept:
             continue  # moved far from the planning point: plan again there
         found = _bracket(inv, eps, delta, delta if delta_up is None else delta_up)
         if found is None:

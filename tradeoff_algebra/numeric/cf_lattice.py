@@ -98,8 +98,9 @@ class ExactPart:
             return arb(0), x.exp() * outs[0]
         return outs[0], x.exp() * outs[1]
 
-    def terms(self, eps: float) -> tuple[arb, arb]:
-        """(delta-part(eps), its derivative in eps), Arb balls."""
+    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
+        """(delta-part(eps), its derivative in eps), Arb balls (both whatever ``derivative``
+        says: the flag lets a part whose derivative costs more skip it)."""
         mu, pp, pm_, kappa, lam = _parts(self.law)
         e = arb(eps)
         k, J = self.k, self.J

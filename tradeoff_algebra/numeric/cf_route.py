@@ -25,6 +25,7 @@ from .cf import (
     _saddle_epsilon,
     delta_enclosure,
     epsilon_enclosure,
+    plan_tolerance,
 )
 from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
@@ -231,8 +232,18 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
     certified bounds of :func:`_split_bounds` (k = 1: the exact sum alone), intersected with
     the inversion at a looser affordable width if there is one."""
     law, k = factors[0]
-    rest, extra = law.lattice_split(k)
     r = _ladder_target(factors, kind, max(dn, 0.0), rel)
+    if r is not None and r <= min(rel, REL_FLOOR):
+        return _invert(factors, kind, dn, up, r)
+    got = None
+    if k <= MAX_J3_SPLIT:  # (a tolerance below REL_FLOOR where affordable, else REL_FLOOR:
+        if rel < REL_FLOOR:  # never wider when tighter)
+            got = _sampled_split(law, k, kind, dn, up, rel, fallback=False)
+        if got is None:
+            got = _sampled_split(law, k, kind, dn, up, REL_FLOOR)
+    if got is not None:
+        return got
+    rest, extra = law.lattice_split(k)
     if r is not None and r <= 1e-4:
         return _invert(factors, kind, dn, up, r)
     if k < extra.J:  # every term summed exactly
@@ -248,6 +259,57 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
         if inv is not None:
             out = inv if out is None else (max(out[0], inv[0]), min(out[1], inv[1]))
     return out
+
+
+#: The largest k for the split with j <= 2 density components exact (:func:`_sampled_split`):
+#: its remainder's transform decays as t^-3 only, so the nodes grow fast with k (q = 1/100,
+#: b = 1, eps(1e-5): k = 3 plans 11 to 20 nodes, k = 4 272 (work 3.8e4, beyond MAX_WORK),
+#: k = 6 1266).
+MAX_J3_SPLIT = 3
+
+
+def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
+                   fallback: bool = True):
+    """The split with the j <= 2 density components summed exactly (``lattice_split(k, 3)``:
+    k <= 2 wholly, with no inversion) and the remainder inverted, when that is affordable at
+    ``rel`` of the whole delta (:func:`~.cf.plan_tolerance`); else (``fallback``) the bounds
+    with the remainder's Chernoff bound (:func:`_split_bounds`), or None."""
+    rest, extra = law.lattice_split(k, 3)
+    try:
+        if k < extra.J:  # every term summed exactly
+            if kind == "delta":
+                return (delta_enclosure([], up, rel, extra)[0],
+                        delta_enclosure([], dn, rel, extra)[1])
+            return epsilon_enclosure([], dn, rel, up, extra)
+    except (ValueError, RuntimeError, ArithmeticError):
+        return None
+    fac = [(rest, 1)]
+    try:
+        at = _at(fac, kind, max(dn, 0.0), extra)
+        tol = plan_tolerance(fac, at, rel, extra) if at > 0 else rel
+        if at > 0 and _work(fac, at, tol) <= MAX_WORK and _within_guard(law, fac, at, tol):
+            if kind == "delta":
+                lo, hi = delta_enclosure(fac, up, rel, extra)
+                return lo, (delta_enclosure(fac, dn, rel, extra)[1] if dn != up else hi)
+            return epsilon_enclosure(fac, dn, rel, up, extra)
+    except (ValueError, RuntimeError, ArithmeticError):
+        pass
+    # (no saddle point or beyond the work: the remainder's Chernoff bound, narrower than the
+    # split with one density component exact; eps near the largest loss, where the remainder
+    # is negligible, or a direction of a hull far below the other)
+    return _split_bounds(fac, extra, kind, dn, up) if fallback else None
+
+
+def _within_guard(law, fac, at: float, tol: float) -> bool:
+    """Does the plan's t cut-off keep 2F1's guard bits within twice the law's ``max_guard``, by
+    the estimate 3 |t| r e^mu (r e^mu = 10 times the law's ``mgf_cost_per_t``; an overestimate:
+    at q = 1/100, b = 1, T = 3 it says 4100 where 512 sufficed, and at q = 1/50, b = 2, T = 3
+    18 700, where the evaluations took 3.5 s)?"""
+    cap = getattr(law, "max_guard", None)
+    if cap is None:
+        return True
+    plan = _first_plan(fac, at, tol, MAX_WORK)
+    return 30 * plan.n_nodes * plan.h * law.mgf_cost_per_t <= 2 * cap
 
 
 def _invert(factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float):
@@ -277,7 +339,7 @@ def _split_bounds(rest: Sequence[Factor], extra, kind: str, dn: float, up: float
 
     def part(eps: float):
         with working_precision(prec):
-            return extra.terms(eps)[0]
+            return extra.terms(eps, derivative=False)[0]
 
     def bound_r(eps: float) -> float:  # (0 beyond the remainder's largest loss)
         return 0.0 if _all_losses_at_most(rest, eps) else _chernoff_any(rest, "delta", eps, eps)
