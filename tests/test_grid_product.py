@@ -150,3 +150,14 @@ def test_tighter_tolerance_never_wider():
         lo, hi = v.interval()
         widths.append(hi - lo)
     assert widths[0] >= widths[1] >= widths[2]
+
+
+def test_a_plan_that_overflows_hands_the_question_on():
+    """DL(2, 1/2)^10 (x) Skellam(1, 5) at delta = 1e-6: the tilt of the grid product's float
+    plan ran to the far tail of the (unbounded) Skellam loss and overflowed (an InternalError
+    from the README's example); the route now hands the question on, and the answer's ends
+    bracket the level by delta computed on its own."""
+    f = ta.discrete_laplace(2, sp.Rational(1, 2)) ** 10 @ ta.skellam(1, 5)
+    v = ta.epsilon(f, 1e-6, dps=6)
+    assert 41 < v.lo <= v.hi < 41.2
+    assert ta.delta(f, v.lo * (1 - 1e-3)).lo > 1e-6 > ta.delta(f, v.hi * (1 + 1e-3)).hi

@@ -432,7 +432,10 @@ class LatticeProductRoute(Route):
         # the caller's digits (the working precision less its guard digits), and one more
         rel = 10.0 ** -max(mp.dps - GUARD_DPS + 1, 4)
         with budget.about(question, f):
-            return lattice_product(plan[1]).enclosure(question, arg, rel)
+            try:
+                return lattice_product(plan[1]).enclosure(question, arg, rel)
+            except (OverflowError, ZeroDivisionError):  # (its float plan overflowed: a tilt
+                return PASS  # far out in an unbounded factor's tail; the next route answers)
 
 
 class LossBoundRoute(Route):
