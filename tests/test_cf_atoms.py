@@ -522,3 +522,28 @@ def test_random_products_against_the_convolved_sum(seed):
             (lambda x: _delta_l(_m(mu), x))
         truth = 1 - keep + (1 - _m(d0)) * mp.fsum(q * prof(_m(eps) - lg) for lg, q in atoms)
     _assert_in(v, truth)
+
+
+def test_discrete_laplace_with_irrational_ratio_next_to_g1():
+    """DiscreteLaplace(3, 2) (e^{1/2} irrational, Delta = 3: its loss was float-only) next to
+    G_1 is certified by the inversion with its atoms' Arb law; reference: sum_x P(x)
+    delta_G(eps - l(x)) over x in [-200, 200] at 40 digits, P(x) prop. to e^{-|x|/t},
+    l(x) = (|x - Delta| - |x|)/t, delta_G(y) = Phi(-y + 1/2) - e^y Phi(-y - 1/2)."""
+    from tradeoff_algebra.numeric.context import mp as mpc
+
+    f = ta.DiscreteLaplace(3, 2) @ ta.G(1)
+    v = ta.delta(f, 1)
+    assert v.guarantee == "certified"
+    with mpc.workdps(40):
+        t, D = mpc.mpf(2), 3
+        xs = range(-200, 201)
+        w = [mpc.exp(-abs(x) / t) for x in xs]
+        Z = mpc.fsum(w)
+
+        def dG(y):
+            return mpc.ncdf(-y + mpc.mpf(1) / 2) - mpc.exp(y) * mpc.ncdf(-y - mpc.mpf(1) / 2)
+
+        ref = mpc.fsum(wi / Z * dG(1 - (abs(x - D) - abs(x)) / t) for wi, x in zip(w, xs,
+                                                                                  strict=True))
+        assert mpc.mpf(v.lo) <= ref <= mpc.mpf(v.hi)
+        assert mpc.mpf(v.hi) - mpc.mpf(v.lo) < mpc.mpf(10) ** -9 * ref

@@ -77,11 +77,19 @@ from ..core.validate import param
 from ..numeric.arb import arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import kinks, log_slope, profile_form, renyi_form
+from ..numeric.cf_atoms import AtomLaw
 from ..numeric.context import arb_precision, mp
 from ..numeric.finite import FiniteLoss
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.lattice_product import lattice_factor
-from ..numeric.privacy_loss import U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
+from ..numeric.privacy_loss import (
+    U64,
+    AtomLoss,
+    LazyLoss,
+    PrivacyLoss,
+    loss_views,
+    privacy_loss,
+)
 from ..numeric.protocol import (
     arb_delta,
     arb_value,
@@ -449,7 +457,8 @@ def _(f) -> PrivacyLoss | None:
     itself) when e^{1/t} is rational (t = 1/log q: rational masses, exact composition) or
     Delta = 1 (randomized response f_{1/t,0}, whose exact products the finite tables build by
     the binomial recurrence); otherwise its float atoms only (products of symbolic masses in
-    e^{1/t} would be slow: those go to the PLD engine). Only the grid view is declared, since
+    e^{1/t} would be slow: those go to the PLD engine, and their Arb law to the certified
+    inversion next to a factor with a density). Only the grid view is declared, since
     the exact one depends on the scale. None for symbolic parameters or Delta above
     MAX_ATOMS."""
     if f.free_symbols or int(f.sensitivity) > MAX_ATOMS:
@@ -458,7 +467,9 @@ def _(f) -> PrivacyLoss | None:
         return FiniteLoss.epsdelta(1 / f.scale)
     if isinstance(f._r(), sp.Rational):
         return FiniteLoss.from_atoms(atoms(f))
-    return _float_loss(f)
+    # the float atoms for the PLD grid, and the Arb law of the same atoms for the certified
+    # inversion next to a factor with a density (DiscreteLaplace(3, 2) (x) G_1)
+    return LazyLoss(grid=lambda: _float_loss(f), law=lambda: AtomLaw(atoms(f)))
 
 
 @pl_knots.register(DiscreteLaplace)
