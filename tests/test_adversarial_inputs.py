@@ -466,7 +466,8 @@ def test_binomial_beyond_its_numeric_range_says_so(f):
     # used to end in OverflowError (a float of 10**400 in the message, or a working
     # precision of 10**400 bits) reported as an internal error
     for fn in (ta.evaluate, ta.roc):
-        with pytest.raises(NumericalError, match="numeric values are available for") as info:
+        with pytest.raises(NumericalError,
+                           match=r"values( f\(alpha\))? are available for") as info:
             fn(f, sp.Rational(1, 3))
         assert "internal error" not in str(info.value) and len(str(info.value)) < 400
     assert ta.BinomialDP(1, 10**400).n == 10**400  # the symbolic object is fine

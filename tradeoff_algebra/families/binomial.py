@@ -271,10 +271,10 @@ def _check_size(f: BinomialDP, n: int) -> None:
         from ..core.errors import NumericalError
 
         raise NumericalError(
-            f"BinomialDP(eps, n) with n = {brief(n)}: numeric values are available for "
+            f"BinomialDP(eps, n) with n = {brief(n)}: values f(alpha) are available for "
             f"n <= {MAX_N:.0e} (MAX_N; a tail sum near the centre of B(n, p) needs about "
-            "17 sqrt(n p (1 - p)) terms); the symbolic form f(alpha) and the rules apply for "
-            "any n")
+            "17 sqrt(n p (1 - p)) terms), delta(eps) and eps(delta) for n <= "
+            "1e+15 (ARB_MAX_N); the symbolic form f(alpha) and the rules apply for any n")
 
 
 def brief(n: int) -> str:
