@@ -594,7 +594,9 @@ class OneComponent:
     def __init__(self, law: SampledGaussianHullLaw, k: int) -> None:
         self.law, self.k = law, int(k)
 
-    def terms(self, eps: float) -> tuple[arb, arb]:
+    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
+        """(delta-part(eps), its derivative in eps), Arb balls (both, whatever ``derivative``
+        says: the flag of the extra-part protocol of numeric.cf_lattice; this one is cheap)."""
         if not eps >= 0:
             raise InvalidParameter("eps", eps, "eps >= 0", owner="OneComponent")
         mu, q = self.law._balls()
