@@ -63,6 +63,7 @@ def _outer(mu, p, direction, eps, inner, lo, hi):
     return mp.quad(lambda x: a(x) * inner(eps - loss(x)), sorted(pts))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", ["remove", "add"])
 def test_the_two_density_integral_matches_nested_quadrature(direction):
     mu, p = Fraction(1), Fraction(1, 100)
