@@ -43,7 +43,13 @@ from ..core.errors import NumericalError
 from . import budget
 from .arb import arb_endpoint
 from .context import arb_precision, mp
-from .lattice_product import GRID_BUILDERS, LatticeProduct, common_denominator
+from .lattice_product import (
+    GRID_BUILDERS,
+    LatticeProduct,
+    arb_of,
+    common_denominator,
+    mpf_fraction,
+)
 from .value import CertifiedPair
 
 __all__ = ["GridProduct", "GRID_POINTS", "PView"]
@@ -56,23 +62,6 @@ GRID_T = 14.0
 #: k h and the window like sqrt(k)/h, so at a fixed window it grows like k (Skellam(1, 5)^10:
 #: 0.004, ^100: 0.19, ^10000: 190).
 MAX_RHO = Fraction(1, 4)
-
-
-def _q(x: Fraction | float) -> arb:
-    from flint import fmpq
-
-    x = Fraction(x)
-    return arb(fmpq(x.numerator, x.denominator))
-
-
-def _mpf_fraction(x) -> Fraction:
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
-
-
-def _fraction(x: arb) -> Fraction:
-    man, exp = x.man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
 class PView:
@@ -148,8 +137,8 @@ class GridProduct:
         lp, t = (self.q, c) if which == "q" else (self.p, c + 1)
         lo, R, lam, m = lp.root(t, T, prec)
         scale = lam / arb(2) ** prec
-        X = m - scale * _q(int(R(1)))
-        z = (-_q(t) * _q(Fraction(lp.g, lp.D))).exp()
+        X = m - scale * arb_of(int(R(1)))
+        z = (-arb_of(t) * arb_of(Fraction(lp.g, lp.D))).exp()
         n = R.length()
         V = [arb(0)] * (n + 1)
         acc = arb(0)
@@ -173,18 +162,18 @@ class GridProduct:
         k = max(k, 0)
         lp, t = (self.q, c) if which == "q" else (self.p, c + 1)
         ls = lp.loss_at(lo + k)
-        return scale * (-_q(t) * _q(ls)).exp() * V[k], X
+        return scale * (-arb_of(t) * arb_of(ls)).exp() * V[k], X
 
     def bounds(self, eps: Fraction, c: float, T: float, prec: int) -> tuple[arb, arb]:
         """(lower, upper): balls whose lower end of the first and upper end of the second
         enclose delta(eps) (module docstring), the Q-product tilted at c, the P-product at
         c + 1 (Arb precision prec + 64: the caller's section)."""
         q = self.q
-        e = _q(eps)
+        e = arb_of(eps)
         first = q._threshold(eps) + 1
         Aq, Xq = self._kept("q", first, c, T, prec)
         Ap, Xp = self._kept("p", first, c, T, prec)
-        cc = _q(c)
+        cc = arb_of(c)
         ee = e.exp()
         miss_q = ((-cc * e).exp() * Xq).upper()  # Q-mass dropped from the cells above eps
         miss_p = ((-(cc + 1) * e).exp() * Xp).upper()
@@ -194,9 +183,9 @@ class GridProduct:
         amb = q._threshold(eps - self.rho) + 1
         if amb < first:
             Aa, _ = self._kept("q", amb, c, T, prec)
-            lo_l = _q(max(eps - self.rho, Fraction(0)))
+            lo_l = arb_of(max(eps - self.rho, Fraction(0)))
             mass = (Aa - Aq) + ((-cc * lo_l).exp() * Xq).upper()
-            upper = upper + _q(self.rho) * mass
+            upper = upper + arb_of(self.rho) * mass
         return lower, upper
 
     def delta_ball(self, eps: Fraction, rel_tol: float) -> arb:
@@ -215,13 +204,13 @@ class GridProduct:
         if question == "delta":
             if arg == mp.inf:
                 return CertifiedPair(mp.zero, mp.zero)
-            b = self.delta_ball(_mpf_fraction(arg), rel_tol)
+            b = self.delta_ball(mpf_fraction(arg), rel_tol)
             with arb_precision(mp.prec + 64):
                 lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
                 return CertifiedPair(lo, min(arb_endpoint(b.upper(), round_ceiling), mp.one))
         if arg <= 0:  # an unbounded loss: delta > 0 at every eps (the grid factors' losses)
             return CertifiedPair(mp.inf, mp.inf)
-        lo, hi = self.epsilon(_mpf_fraction(arg), rel_tol)
+        lo, hi = self.epsilon(mpf_fraction(arg), rel_tol)
         with mp.workprec(mp.prec + 10):
             return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
                                  mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
@@ -238,7 +227,7 @@ class GridProduct:
         c, T, prec = self.q._plan(guess, rel_tol, 1e-3)
         sd = math.sqrt(sum(n * (float(f.step) * f.plan(c)[2]) ** 2 for f, n in self.q.factors))
         with arb_precision(prec + 64):
-            dd = _q(d)
+            dd = arb_of(d)
 
             def above(x: Fraction) -> bool:  # delta(x) > d proved
                 budget.check()

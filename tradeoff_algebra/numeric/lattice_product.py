@@ -65,7 +65,8 @@ from .context import arb_precision, mp
 from .value import CertifiedPair
 
 __all__ = ["LatticeFactor", "LatticeProduct", "lattice_factor", "MAX_DENOMINATOR",
-           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS"]
+           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS", "arb_of", "mpf_fraction",
+           "exact_fraction"]
 
 #: The largest common denominator D of the factors' loss steps and offsets taken as a lattice.
 MAX_DENOMINATOR = 10**12
@@ -118,18 +119,19 @@ def common_denominator(fracs, limit: int = MAX_DENOMINATOR) -> int | None:
     return d
 
 
-def _arb_of(x: Fraction | float) -> arb:
+def arb_of(x: Fraction | float) -> arb:
+    """A ball (exact) of the rational x."""
     x = Fraction(x)
     return arb(fmpq(x.numerator, x.denominator))
 
 
-def _mpf_fraction(x) -> Fraction:
+def mpf_fraction(x) -> Fraction:
     """The exact rational value of a finite mpf."""
     man, exp = x.man_exp
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
-def _fraction(x: arb) -> Fraction:
+def exact_fraction(x: arb) -> Fraction:
     """The exact value of an exact Arb number (a ball's end)."""
     man, exp = x.man_exp()
     return Fraction(int(man)) * Fraction(2) ** int(exp)
@@ -276,8 +278,8 @@ class LatticeProduct:
             lam = arb(1)
             m = arb(1)
             for (scale, n), (f, _) in zip(scales, self.factors, strict=True):
-                lam *= _arb_of(scale) ** n
-                m *= f.mgf_ball(_arb_of(c)) ** n
+                lam *= arb_of(scale) ** n
+                m *= f.mgf_ball(arb_of(c)) ** n
         out = (node.lo, node.poly, lam, m)
         if len(self._roots) > 2:
             self._roots.clear()
@@ -351,13 +353,13 @@ class LatticeProduct:
         and (2) is e^{-c eps} X, X = prod M_i(c) - Lambda 2^-prec sum_s R(s)."""
         lo, R, lam, m = self.root(c, T, prec)
         scale = lam / arb(2) ** prec
-        X = m - scale * _arb_of(int(R(1)))  # sum_s R(s) exact
+        X = m - scale * arb_of(int(R(1)))  # sum_s R(s) exact
         k = first - lo
         if k >= R.length():
             return arb(0), arb(0), X
         P = arb_poly(R.right_shift(k) if k > 0 else R)
         s0 = lo + max(k, 0)
-        cc = _arb_of(c)
+        cc = arb_of(c)
         step = arb(self.g) / self.D
         l0 = (arb(self.g) * s0 + self.B) / self.D
         A = scale * (-cc * l0).exp() * P((-cc * step).exp())
@@ -374,10 +376,10 @@ class LatticeProduct:
         if self.top is not None and eps >= self.top:  # every loss is <= eps: delta = 0
             return arb(0)
         with arb_precision(prec + 64):
-            e = _arb_of(eps)
+            e = arb_of(eps)
             A, B, X = self._segment(self._threshold(eps) + 1, c, T, prec)
             main = A - e.exp() * B
-            add = ((-_arb_of(c) * e).exp() * X).upper()
+            add = ((-arb_of(c) * e).exp() * X).upper()
             return main.union(main + add) if add > 0 else main
 
     def _gap(self, eps: float, c: float) -> float:
@@ -433,7 +435,7 @@ class LatticeProduct:
         if question == "delta":
             if arg == mp.inf:
                 return CertifiedPair(mp.zero, mp.zero)  # every loss is finite
-            b = self.delta(_mpf_fraction(arg), rel_tol)
+            b = self.delta(mpf_fraction(arg), rel_tol)
             with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)
                 lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
                 return CertifiedPair(lo, min(arb_endpoint(b.upper(), round_ceiling), mp.one))
@@ -444,7 +446,7 @@ class LatticeProduct:
             with mp.workprec(mp.prec + 10):
                 return CertifiedPair(mp.fdiv(top.numerator, top.denominator, rounding="d"),
                                      mp.fdiv(top.numerator, top.denominator, rounding="u"))
-        lo, hi = self.epsilon(_mpf_fraction(arg), rel_tol)
+        lo, hi = self.epsilon(mpf_fraction(arg), rel_tol)
         with mp.workprec(mp.prec + 10):
             return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
                                  mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
@@ -466,7 +468,7 @@ class LatticeProduct:
         for _ in range(3):  # the first bracket re-centres the tilt and the plan at eps(d)
             c, T, prec = self._plan(guess, rel_tol, 1e-3)  # (a margin for the guess's error)
             with arb_precision(prec + 64):
-                lo, hi = self._bisect(d, _arb_of(d), guess, c, T, prec, rel_tol)
+                lo, hi = self._bisect(d, arb_of(d), guess, c, T, prec, rel_tol)
             if best is None or hi - lo < best[1] - best[0]:
                 best = (lo, hi)
             if hi - lo <= Fraction(rel_tol) * hi or hi == 0:
@@ -530,13 +532,13 @@ class LatticeProduct:
         # on the segment A - e^eps B <= delta(eps) <= A - e^eps B + e^{-c seg_lo} X
         lo = proved
         if B > 0 and A > dd:  # delta(eps) > d for seg_lo <= eps < log((A - d)/B)
-            x = _fraction(((A - dd) / B).log().lower())
+            x = exact_fraction(((A - dd) / B).log().lower())
             if x >= seg_lo:  # (then also left of seg_lo: delta is non-increasing)
                 lo = max(lo, min(x, seg_hi))
         hi = seg_hi  # delta(seg_hi) <= d proved
-        extra = ((-_arb_of(c) * _arb_of(seg_lo)).exp() * X).upper()
+        extra = ((-arb_of(c) * arb_of(seg_lo)).exp() * X).upper()
         if B > 0 and A + extra > dd:  # delta(eps) <= d from log((A + extra - d)/B) on
-            hi = min(hi, max(_fraction(((A + extra - dd) / B).log().upper()), seg_lo))
+            hi = min(hi, max(exact_fraction(((A + extra - dd) / B).log().upper()), seg_lo))
         return lo, max(hi, lo)
 
     def _guess(self, d: float) -> float:
