@@ -978,7 +978,7 @@ def test_reported_inputs():
     for shown in (str(ta.renyi(f, sp.Rational(1, 2), dps=10)), str(ta.kl(f)),
                   str(ta.gdp_mu(f)), str(ta.epsilon(f, sp.Rational(1, 2)))):
         assert "zoo" not in shown and "nan" not in shown, shown
-    with pytest.raises(NumericalError, match="numeric values are available"):
+    with pytest.raises(NumericalError, match=r"values( f\(alpha\))? are available"):
         ta.delta(ta.BinomialDP(1, 10**400), 1)
 
 
