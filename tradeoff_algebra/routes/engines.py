@@ -38,7 +38,8 @@ from ..operators.unary import Inverse, SymmetricHull, hull_route
 from .plan import _float_bracket, lattice_power, pld_leaves, route
 
 __all__ = ["pld_delta", "pld_epsilon", "pld_value", "hull_directions", "lattice_enclosure",
-           "certified_delta_part", "largest_loss", "zero_above_largest_loss", "INVERSION", "PLD"]
+           "certified_delta_part", "largest_loss", "zero_above_largest_loss", "looser_tolerances",
+           "INVERSION", "PLD"]
 
 #: The names the engines' answers carry (``Value.route``).
 INVERSION = "certified Laplace inversion"
@@ -123,6 +124,17 @@ def _affordable(sets, kind: str, dn: float, tol: float) -> bool:
     return True
 
 
+def looser_tolerances(tol: float) -> list[float]:
+    """The tolerances a route tries, in order, after declining ``tol``: ten times looser each
+    step up to the default (:data:`DEFAULT_TOL`), so that a tighter tolerance answers with the
+    nearest looser one's enclosure and is never wider than it."""
+    out, k = [], 1
+    while tol * 10**k < DEFAULT_TOL:
+        out.append(float(f"{tol * 10**k:.12g}"))  # (1e-9 * 10^3 is 1e-6 itself)
+        k += 1
+    return out + ([DEFAULT_TOL] if tol < DEFAULT_TOL else [])
+
+
 def _cf_enclosure(leaf_sets, arg, kind: str):
     """The certified Laplace inversion's enclosure (mpf lo, hi) of the quantity of
     :func:`pld_delta` / :func:`pld_epsilon`, or None (the PLD engine answers): subsampled
@@ -145,10 +157,13 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
         # engine's (whose float64 floor lies near 1e-6 to 1e-10).
         tol = CF_FALLBACK_TOL
     r = cf_route.route_enclosure(sets, kind, dn, up, tol)
-    for looser in (CF_FALLBACK_TOL, DEFAULT_TOL):
-        if r is None and tol < looser:  # (declined by a path the trial does not see): the
-            tol = looser  # enclosure of a looser tolerance, never the PLD engine's wider one
-            r = cf_route.route_enclosure(sets, kind, dn, up, tol)
+    for looser in looser_tolerances(tol):
+        if r is not None:
+            break
+        # (declined by a path the trial does not see): the enclosure of the nearest looser
+        # tolerance the route affords, never the PLD engine's wider one
+        tol = looser
+        r = cf_route.route_enclosure(sets, kind, dn, up, tol)
     if r is None or (r[0] <= 0 and r[1] >= (1 if kind == "delta" else math.inf)):
         return None  # (nothing learnt, [0, 1] or [0, oo]: the next route answers or refuses)
     if tol > asked and r[1] - r[0] > asked * abs(r[1]):

@@ -44,14 +44,14 @@ from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
-from ..numeric.options import DEFAULT_TOL, options
+from ..numeric.options import options
 from ..numeric.profile_band import Band, band, point_band
 from ..numeric.progress import bar
 from ..numeric.protocol import POINT_ROUTES
 from ..numeric.value import Value
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import SymmetricHull
-from .engines import _cf_laws, hull_directions
+from .engines import _cf_laws, hull_directions, looser_tolerances
 from .plan import pld_leaves
 
 __all__ = ["inversion_band", "tail_band", "secant_band", "hull_point", "profile_grid", "GRID_START",
@@ -155,7 +155,8 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     """Certified bands of f at the levels ``alphas`` (module docstring), aiming at an absolute
     width ``tol`` of f and a relative width ``tol`` of the power 1 - f; None when f is not the
     symmetric hull of a product of Arb laws or the inversion is beyond its planned work (at
-    ``tol`` and at the default tolerance, whose band answers a tighter ``tol`` beyond it). The
+    ``tol`` and at the looser tolerances of ``engines.looser_tolerances``, whose band answers a
+    tighter ``tol`` beyond it). The
     curve points of :func:`tail_band` where the tails are certified, else the secant band of
     the profile on a grid (:func:`secant_band`, at widths down to :data:`SECANT_TOL_MIN`)."""
     dirs = _directions(f)
@@ -167,11 +168,13 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     try:
         with bar(None, "curve (inversion)", progress, unit="delta") as shown:
             result = tail_band(sets, x.ravel(), tol, shown)
-            if result is None and tol < DEFAULT_TOL:
-                # beyond the planned work at this tolerance: the band of the default one,
-                # with its warning (a tighter tolerance never gives a wider result; the PLD
-                # engine's estimate there was wider: noisy_sgd(11/10, 1/100, 100) at 1e-2)
-                result = tail_band(sets, x.ravel(), DEFAULT_TOL, shown)
+            for looser in looser_tolerances(tol):
+                if result is not None:
+                    break
+                # beyond the planned work at this tolerance: the band of the nearest looser
+                # one, with its warning (a tighter tolerance never gives a wider result; the
+                # PLD engine's estimate there was wider: noisy_sgd(11/10, 1/100, 100) at 1e-2)
+                result = tail_band(sets, x.ravel(), looser, shown)
     except budget.TimeLimitExceeded:
         raise
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
@@ -646,7 +649,10 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
     q = Fraction(int(A.p), int(A.q))
     lo_a = a if Fraction(a) <= q else math.nextafter(a, 0.0)
     hi_a = a if Fraction(a) >= q else math.nextafter(a, 1.0)
-    b = inversion_band(f, np.array([lo_a, hi_a]), options()["tol"])
+    tol = options()["tol"]
+    with warnings.catch_warnings(record=True) as caught:  # (one warning, about this value)
+        warnings.simplefilter("always")
+        b = inversion_band(f, np.array([lo_a, hi_a]), tol)
     if b is None:
         return None
     if power:
@@ -657,6 +663,14 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
         lo, hi = b.f_lo[1], b.f_hi[0]
         if lo <= 0 and hi >= 1 - a:
             return None
+    if hi - lo > tol * abs(hi):  # the band's tolerance is absolute in f: the value's is relative
+        warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified band reaches the "
+                      f"relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
+                      "(pld_options)", ToleranceWarning, stacklevel=4)
+    else:
+        for w in caught:
+            if not issubclass(w.category, ToleranceWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(ROUTE)
 
 
