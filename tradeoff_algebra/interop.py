@@ -65,7 +65,7 @@ from .families.gaussian import Gaussian
 from .families.laplace import Laplace
 from .families.poisson_replace import PoissonReplace
 from .families.trivial import Id, Zero
-from .notions.renyi_dp import zCDP
+from .notions.concentrated import zCDP
 from .operators.mechanism import AddRemove
 from .operators.subsample import Mix, Subsample
 from .operators.tensor import Tensor, TensorPower

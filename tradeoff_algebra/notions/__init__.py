@@ -9,8 +9,9 @@ from .approx import (
     sampling_rate,
 )
 from .base import Notion
+from .concentrated import tCDP, zCDP
 from .gdp import GDP
-from .renyi_dp import RDP, rdp_to_delta, rdp_to_epsilon, tCDP, zCDP
+from .renyi_dp import RDP, rdp_to_delta, rdp_to_epsilon
 
 __all__ = ["Notion", "ApproxDP", "GDP", "RDP", "zCDP", "tCDP", "advanced_composition",
            "rdp_to_epsilon", "rdp_to_delta", "amplified_epsilon", "sampling_rate",

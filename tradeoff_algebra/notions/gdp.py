@@ -15,7 +15,7 @@ import sympy as sp
 from ..core.validate import param
 from ..families.gaussian import Gaussian
 from .base import Notion
-from .renyi_dp import zCDP
+from .concentrated import zCDP
 
 __all__ = ["GDP"]
 
