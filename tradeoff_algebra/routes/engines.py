@@ -176,18 +176,20 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
 
 def largest_loss(leaves):
     """An Arb upper bound of the product's largest privacy loss, sum n_i ess sup L_i (each
-    factor's law: ``loss_sup``), or None where a factor's loss is unbounded or has mass at
-    +oo (an f_{0,delta} part)."""
-    sets = _cf_laws([leaves], atoms=True)
-    if sets is None:
+    factor's law: ``loss_sup``), or None where a factor has no law, its loss is unbounded or
+    it has mass at +oo (an f_{0,delta} part). The factors' laws as they are: not the
+    inversion's selection (``_cf_laws`` drops products without a decaying factor)."""
+    rest, deltas = pld.split_trivial(pld._check_leaves(leaves))
+    if deltas or not rest:
         return None
-    total = 0
-    for law, n in sets[0]:
-        s = law.loss_sup()
+    total = arb(0)
+    for f, n in rest:
+        law = _law(f)
+        s = None if law is None else law.loss_sup()
         at_inf = getattr(law, "mass_at_infinity", None)
         if s is None or (at_inf is not None and not at_inf() == 0):
             return None
-        total = total + int(n) * s
+        total += int(n) * s
     return total
 
 
