@@ -112,16 +112,28 @@ class TooLarge(NumericalError):
 #: Charge of one product of keys whose ratio is a SymPy number (irrational e^eps): SymPy
 #: multiplies and hashes it about this many times slower than a Fraction.
 SYMBOLIC_WEIGHT = 1000
+#: Bits of a rational ratio charged as one elementary product by the cost simulation.
+WORD_BITS = 32
 
 
 def _symbolic(keys: set) -> bool:
     return any(not isinstance(k[0], Fraction) and k[0] is not None for k in keys)
 
 
+def _key_bits(keys: set) -> int:
+    """The largest size (bits of numerator and denominator) of the rational ratios of keys."""
+    return max((k[0].numerator.bit_length() + k[0].denominator.bit_length()
+                for k in keys if isinstance(k[0], Fraction)), default=0)
+
+
 def _sim_product(A: set, B: set, acc: list, limit: int) -> set:
     """Keys of the product of two blocks (as :func:`_product`), charging |A| |B| to acc[0]
-    (times :data:`SYMBOLIC_WEIGHT` for symbolic ratios)."""
-    acc[0] += len(A) * len(B) * (SYMBOLIC_WEIGHT if _symbolic(A) or _symbolic(B) else 1)
+    before forming them (times :data:`SYMBOLIC_WEIGHT` for symbolic ratios, times the ratios'
+    size in units of :data:`WORD_BITS` for rational ones: a product of 3^500-sized ratios
+    costs ~20 small ones, and the simulation itself multiplies them)."""
+    weight = SYMBOLIC_WEIGHT if _symbolic(A) or _symbolic(B) else \
+        max(1, (_key_bits(A) + _key_bits(B)) // WORD_BITS)
+    acc[0] += len(A) * len(B) * weight
     if acc[0] > limit:
         raise TooLarge("finite product beyond the size limit")
     out = set()

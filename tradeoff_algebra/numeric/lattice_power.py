@@ -1,11 +1,14 @@
 """Certified privacy profiles of a finite pair composed n times when its privacy losses lie on a
-lattice: the outcomes' likelihood ratios Q_i/P_i are integer powers R^{k_i} of one rational R > 1
+lattice: the outcomes' likelihood ratios Q_i/P_i are integer powers R^{k_i} of one number R > 1
 (k-ary randomized response: R = e^eps, k in {-1, 0, 1}; the exponential mechanism with integer
-utility changes). The loss of the product is l d, l = log R, with d = sum of the k's, whose
-Q-law is the coefficient list of the polynomial (sum_i q_i x^{k_i - k_min})^n: one power of an
-Arb polynomial (python-flint ``arb_poly``, binary powering), where the exact composition would
-multiply rationals of n times the masses' size (a float probability is a 53-bit rational: at
-n = 1000 its table holds numbers of 10^5 bits). Under P the mass of d is Q(d) R^{-d}, so
+utility changes). R and the masses are rationals (:func:`lattice_pair`) or closed forms such as
+e^eps/(e^eps + k - 1) (:func:`symbolic_lattice_pair`, the exponents proved by exact SymPy
+identities R^k = Q_i/P_i), held as Arb balls of their exact values. The loss of the product is l d,
+l = log R, with d = sum of the k's, whose Q-law is the coefficient list of the polynomial (sum_i
+q_i x^{k_i - k_min})^n: one power of an Arb polynomial (python-flint ``arb_poly``, binary
+powering), where the exact composition would multiply rationals of n times the masses' size (a
+float probability is a 53-bit rational: at n = 1000 its table holds numbers of 10^5 bits). Under P
+the mass of d is Q(d) R^{-d}, so
 
     delta(eps) = sum_{d l > eps} Q(d) (1 - e^{eps - d l}) = A_m - e^eps B_m,  (m-1) l <= eps < m l,
     A_m = sum_{d >= m} Q(d),  B_m = sum_{d >= m} Q(d) R^{-d}
@@ -20,14 +23,20 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import sympy as sp
 from flint import arb, arb_poly
 
+from .arb_expr import arb_ball
 from .cf_laws import lower, to_arb, upper, working_precision
 
-__all__ = ["LatticePower", "lattice_pair"]
+__all__ = ["LatticePower", "lattice_pair", "symbolic_lattice_pair"]
 
 #: The largest |k| accepted as a lattice index (ratios R^k beyond are not searched for).
 MAX_INDEX = 64
+#: The largest table (n (kmax - kmin) + 1 lattice points) composed for closed-form masses: one
+#: power of an Arb polynomial whose coefficients span hundreds of orders of magnitude costs
+#: quadratic time (2.4 s at 3 * 10^4 points); beyond, the other routes answer.
+MAX_SYMBOLIC_SIZE = 8001
 
 
 def lattice_pair(P: list[Fraction], Q: list[Fraction]
@@ -60,11 +69,65 @@ def lattice_pair(P: list[Fraction], Q: list[Fraction]
     return base, ks, qs
 
 
+def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
+                          ) -> tuple[sp.Expr, list[int], list[sp.Expr]] | None:
+    """:func:`lattice_pair` for masses that are exact SymPy numbers (closed forms): the ratios
+    Q_i/P_i merged when SymPy proves them equal, the base R > 1 the ratio (or its inverse)
+    nearest 1, each exponent k found in floats and then proved by R^k - Q_i/P_i simplifying to
+    0 exactly; None when a mass is 0, all ratios are 1, or an identity is not proved."""
+    groups: list[list] = []  # [ratio, Q-mass]
+    for p, q in zip(P, Q, strict=True):
+        p, q = sp.S(p), sp.S(q)
+        if p.is_zero and q.is_zero:
+            continue
+        if p.is_zero or q.is_zero or not (p.is_positive and q.is_positive):
+            return None
+        r = sp.simplify(q / p)
+        for g in groups:
+            if sp.simplify(g[0] - r) == 0:
+                g[1] += q
+                break
+        else:
+            groups.append([r, q])
+    logs = [float(sp.log(r).evalf(30)) for r, _ in groups]
+    if not all(math.isfinite(lg) for lg in logs):
+        return None
+    others = [(abs(lg), r) for (r, _), lg in zip(groups, logs, strict=True) if lg != 0.0]
+    if not others:
+        return None
+    lb, base = min(others, key=lambda t: t[0])
+    base = base if sp.log(base).evalf(30) > 0 else sp.simplify(1 / base)
+    ks, qs = [], []
+    for (r, q), lg in zip(groups, logs, strict=True):
+        k = round(lg / lb)
+        if abs(k) > MAX_INDEX or sp.simplify(base**k - r) != 0:
+            return None
+        ks.append(k)
+        qs.append(q)
+    return base, ks, qs
+
+
+def _ball(x) -> arb:
+    """A ball of the exact value of a rational or of a SymPy closed form (current precision)."""
+    return to_arb(x) if isinstance(x, (Fraction, int)) else arb_ball(sp.S(x))
+
+
+def _suffix_sums(coeffs: list, size: int) -> list:
+    """[sum_{j >= i} coeffs[j] for i = 0 .. size] (the last 0; coefficients past the list's
+    end are 0)."""
+    out = [arb(0)] * (size + 1)
+    acc = arb(0)
+    for i in range(min(len(coeffs), size) - 1, -1, -1):
+        acc = acc + coeffs[i]
+        out[i] = acc
+    return out
+
+
 class LatticePower:
     """The n-fold product of a lattice pair (see the module): ``delta`` and ``epsilon`` as
     certified float enclosures."""
 
-    def __init__(self, ratio: Fraction, ks: list[int], qs: list[Fraction], n: int) -> None:
+    def __init__(self, ratio: Fraction | sp.Expr, ks: list[int], qs: list, n: int) -> None:
         self.ratio, self.ks, self.qs, self.n = ratio, list(ks), list(qs), int(n)
         self.kmin, self.kmax = min(ks), max(ks)
         self._tables: dict[int, tuple] = {}
@@ -75,18 +138,21 @@ class LatticePower:
         if prec in self._tables:
             return self._tables[prec]
         with working_precision(prec):
-            coeffs = [arb(0)] * (self.kmax - self.kmin + 1)
+            ell = _ball(self.ratio).log()
+            qc = [arb(0)] * (self.kmax - self.kmin + 1)
             for k, q in zip(self.ks, self.qs, strict=True):
-                coeffs[k - self.kmin] = coeffs[k - self.kmin] + to_arb(q)
-            poly = arb_poly(coeffs) ** self.n
-            ell = to_arb(self.ratio).log()
+                qc[k - self.kmin] = qc[k - self.kmin] + _ball(q)
             d0 = self.n * self.kmin
             size = self.n * (self.kmax - self.kmin) + 1
-            a, b = [arb(0)] * (size + 1), [arb(0)] * (size + 1)
-            for i in range(size - 1, -1, -1):
-                c = poly[i]
-                a[i] = a[i + 1] + c
-                b[i] = b[i + 1] + c * (-(d0 + i) * ell).exp()
+            coeffs = (arb_poly(qc) ** self.n).coeffs()
+            a = _suffix_sums(coeffs, size)
+            # the P-law: the mass of d under P is Q(d) R^{-d}, R^{-d} stepped by R from the top
+            step, scale = ell.exp(), (-(d0 + len(coeffs) - 1) * ell).exp()
+            pc = [arb(0)] * len(coeffs)
+            for i in range(len(coeffs) - 1, -1, -1):
+                pc[i] = coeffs[i] * scale
+                scale = scale * step
+            b = _suffix_sums(pc, size)
         if len(self._tables) > 4:
             self._tables.clear()
         self._tables[prec] = (ell, a, b, d0, size)

@@ -20,7 +20,12 @@ from ..core.node import TradeOff
 from ..families.trivial import Id, Zero
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
-from ..numeric.lattice_power import LatticePower, lattice_pair
+from ..numeric.lattice_power import (
+    MAX_SYMBOLIC_SIZE,
+    LatticePower,
+    lattice_pair,
+    symbolic_lattice_pair,
+)
 from ..numeric.privacy_loss import exact_fraction
 from ..numeric.protocol import (
     exact_value,
@@ -123,9 +128,11 @@ _LATTICE: dict = {}
 
 def lattice_power(leaves) -> LatticePower | None:
     """The Arb composition (``numeric.lattice_power``) of ``leaves`` when they are one finite
-    pair (its exact view: one factor with rational masses) whose likelihood ratios are integer
-    powers of one rational, composed n >= 2 times, and the exact product would be large
-    (:data:`LATTICE_BITS`); else None."""
+    pair (its exact view: one factor) whose likelihood ratios are integer powers of one number,
+    composed n >= 2 times, and the exact product would be large: rational masses beyond
+    :data:`LATTICE_BITS`, closed-form masses (k-ary randomized response with e^eps irrational)
+    where the exact product is not affordable (``FiniteLoss.affordable``) and the table holds at
+    most ``MAX_SYMBOLIC_SIZE`` points; else None."""
     if len(leaves) != 1 or leaves[0][1] < 2:
         return None
     key = tuple(leaves)
@@ -136,19 +143,32 @@ def lattice_power(leaves) -> LatticePower | None:
         except TradeOffError:
             fl = None
         parts = [] if fl is None else fl.leaves()
-        P = Q = [None]
+        out = None
         if len(parts) == 1 and parts[0][1] == 1:
             P = [exact_fraction(p) for p, _ in parts[0][0]]
             Q = [exact_fraction(q) for _, q in parts[0][0]]
-        out = None
-        if all(x is not None for x in P + Q):
-            bits = sum(x.numerator.bit_length() + x.denominator.bit_length() for x in P + Q)
-            lat = lattice_pair(P, Q) if n * bits > LATTICE_BITS else None
+            if all(x is not None for x in P + Q):
+                bits = sum(x.numerator.bit_length() + x.denominator.bit_length() for x in P + Q)
+                lat = lattice_pair(P, Q) if n * bits > LATTICE_BITS else None
+            else:
+                lat = _symbolic_lattice(f, n, parts[0][0])
             out = None if lat is None else LatticePower(*lat, n)
         if len(_LATTICE) > 32:
             _LATTICE.clear()
         _LATTICE[key] = out
     return _LATTICE[key]
+
+
+def _symbolic_lattice(f, n: int, pairs):
+    """The symbolic lattice pair of ``pairs`` (P, Q masses) when f^{(x) n}'s exact product is
+    not affordable, else None (the exact finite route answers, to any number of digits)."""
+    fl = finite_loss(TensorPower(f, Integer(n)))
+    if fl is not None and fl.affordable():
+        return None
+    lat = symbolic_lattice_pair([p for p, _ in pairs], [q for _, q in pairs])
+    if lat is None or n * (max(lat[1]) - min(lat[1])) + 1 > MAX_SYMBOLIC_SIZE:
+        return None
+    return lat
 
 
 _ROUTES: dict = {}

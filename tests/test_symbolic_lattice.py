@@ -1,0 +1,86 @@
+"""k-ary randomized response composed n times with closed-form masses (e^eps irrational): the
+Arb lattice composition (``numeric.lattice_power.symbolic_lattice_pair``) against the
+multinomial sums at 50 digits, computed here independently (Dong, Roth & Su, Prop. 6)."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.numeric.lattice_power import symbolic_lattice_pair
+from tradeoff_algebra.routes.plan import lattice_power, route
+
+R = sp.Rational
+
+
+def _reference_delta(eps0, k: int, n: int, eps):
+    """delta(eps) = sum over (a, b, c) of the multinomial P-mass times (1 - e^{eps - (a - c)
+    eps0})_+: a reports of the true value (ratio e^eps0), c of the neighbour's (e^-eps0), b of
+    the k - 2 others (ratio 1)."""
+    with mp.workdps(50):
+        e0 = mp.mpf(sp.N(eps0, 60))
+        z = mp.exp(e0) + k - 1
+        pa, pb, pc = mp.exp(e0) / z, (k - 2) / z, 1 / z
+        e = mp.mpf(sp.N(eps, 60))
+        total = mp.zero
+        for a in range(n + 1):
+            for c in range(n - a + 1):
+                loss = (a - c) * e0
+                if loss <= e:
+                    continue
+                b = n - a - c
+                m = mp.factorial(n) / (mp.factorial(a) * mp.factorial(b) * mp.factorial(c))
+                total += m * pa**a * pb**b * pc**c * (1 - mp.exp(e - loss))
+        return total
+
+
+@pytest.mark.parametrize("eps0, k, n", [(1, 3, 64), (sp.log(3), 5, 200), (R(1, 2), 4, 80)])
+def test_delta_against_the_multinomial_sum(eps0, k, n):
+    f = ta.randomized_response(eps0, k) ** n
+    assert route(f)[0] == "pld" and lattice_power(route(f)[1]) is not None
+    for eps in (R(1, 2), 3, 10):
+        ref = _reference_delta(eps0, k, n, eps)
+        with ta.pld_options(tol=1e-9):
+            v = ta.delta(f, eps)
+        assert v.guarantee == "certified"
+        # (an enclosure holds the reference; a point, the exact finite route's 30 digits,
+        # holds it within half a unit of its last digit)
+        with mp.workdps(60):
+            lo, hi = v.interval()
+            assert lo <= ref <= hi
+            assert hi - lo <= 1e-9 * ref
+
+
+def test_epsilon_brackets_the_reference():
+    """eps(d) lies where the independent delta crosses d: delta(lo) >= d >= delta(hi)."""
+    f = ta.randomized_response(1, 3) ** 64
+    d = R(1, 10**6)
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, d)
+    assert v.guarantee == "certified" and v.hi - v.lo <= 1e-9 * v.hi
+    below = _reference_delta(1, 3, 64, sp.Rational(str(mp.nstr(v.lo * (1 - 1e-8), 30))))
+    above = _reference_delta(1, 3, 64, sp.Rational(str(mp.nstr(v.hi * (1 + 1e-8), 30))))
+    assert below > mp.mpf(1e-6) > above
+
+
+def test_tighter_tolerance_is_never_wider():
+    f = ta.randomized_response(sp.log(3), 5) ** 300
+    widths = []
+    for tol in (5e-4, 1e-6, 1e-9):
+        with ta.pld_options(tol=tol):
+            v = ta.delta(f, 20)
+        widths.append(v.hi - v.lo)
+    assert widths[0] >= widths[1] >= widths[2]
+
+
+def test_pairs_off_a_lattice_are_not_taken():
+    """Ratios 2 and 3 are not integer powers of one number; a zero mass is an infinite loss."""
+    assert symbolic_lattice_pair([R(1, 6), R(1, 6), R(2, 3)],
+                                 [R(1, 3), R(1, 2), R(1, 6)]) is None
+    assert symbolic_lattice_pair([sp.S(1) / 2, sp.S(1) / 2], [sp.S(1), sp.S(0)]) is None
+    E = sp.exp(1)
+    base, ks, qs = symbolic_lattice_pair([E / (E + 2), 1 / (E + 2), 1 / (E + 2)],
+                                         [1 / (E + 2), E / (E + 2), 1 / (E + 2)])
+    assert sp.simplify(base - E) == 0 and sorted(ks) == [-1, 0, 1]
