@@ -494,6 +494,11 @@ class SkellamGrid:
     def views(self, h) -> tuple:
         return _SkellamCells(self, h, "Q"), _SkellamCells(self, h, "P")
 
+    def split_view(self, h) -> _SkellamSplit:
+        """The connect-the-dots view on h Z (:class:`_SkellamSplit`): a lattice pair that
+        dominates the Skellam pair (``numeric.grid_product``)."""
+        return _SkellamSplit(self, h, "Q")
+
     def mgf(self, c):
         """A ball holding E_Q[e^{c L}] for an exact ball c >= 0 (module docstring)."""
         from flint import arb, ctx
@@ -589,6 +594,94 @@ class _SkellamCells:
             y = int((L.lower() * self.D).floor().unique_fmpz())
             m = Q if self.side == "Q" else P
             deficit += m * ((c * L).exp() - (c * hstep * y).exp())
+        return total - deficit
+
+
+class _SkellamSplit(_SkellamCells):
+    """The split (connect-the-dots) view of :class:`SkellamGrid` on h Z: each atom x, its loss
+    L in [g_j, g_{j+1}) (g_j = h j), gives its Q-mass to the two grid points around L,
+
+        m_j = (P - Q e^{-g_{j+1}})/(e^{-g_j} - e^{-g_{j+1}}),
+        m_{j+1} = (Q e^{-g_j} - P)/(e^{-g_j} - e^{-g_{j+1}})            (P = P(x), Q = Q(x)),
+
+    both >= 0, with m_j + m_{j+1} = Q and m_j e^{-g_j} + m_{j+1} e^{-g_{j+1}} = P: the atom's
+    two masses are kept, so merging the two grid atoms back into one is a post-processing and
+    the split pair (Q-masses m on h Z, P-masses m e^{-g}) dominates the Skellam pair (its
+    trade-off function is below; Dong, Roth & Su, Def. 2 and Lemma 1: so is every product of
+    it). A lattice factor of loss h y and offset 0 (``numeric.lattice_product``); the split
+    product's delta is an upper bound of the true product's (``numeric.grid_product``)."""
+
+    def _split(self, S, x: int, width):
+        """(j, m_j, m_{j+1}) as balls for the atom x, or None where its loss ball is not
+        inside one cell [g_j, g_{j+1}) (its mass is then left to the mgf bound)."""
+        from flint import arb, fmpq
+
+        g = self.g
+        P, Q = S.p(x), S.p(x - g.d)
+        L = (Q / P).log()
+        if not (2 * L.rad() < width):
+            return None
+        j = int((L.lower() * self.D).floor().unique_fmpz())
+        if int((L.upper() * self.D).floor().unique_fmpz()) != j:
+            return None
+        e0 = arb(fmpq(-j, self.D)).exp()
+        e1 = arb(fmpq(-(j + 1), self.D)).exp()
+        den = e0 - e1
+        return j, L, Q, (P - Q * e1) / den, (Q * e0 - P) / den
+
+    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale) -> list[int]:
+        """Integers I(y) <= 2^prec m(y) e^{c h y}/scale, y = ylo..yhi (m the split masses; an
+        atom whose loss ball is not inside one cell is left out: lower bounds)."""
+        from flint import arb, fmpq
+
+        g = self.g
+        out = [0] * (yhi - ylo + 1)
+        yf = np.floor(g.lf * self.D)
+        sel = np.nonzero((yf >= ylo - 3) & (yf <= yhi + 2))[0]
+        if not len(sel):
+            return out
+        with arb_precision(prec + 64):
+            S = _sums(g.f, prec + 64)
+            cc = arb(fmpq(*Fraction(c).as_integer_ratio()))
+            hstep = arb(fmpq(1, self.D))
+            ls = arb(fmpq(scale.numerator, scale.denominator)).log()
+            width = arb(2) ** -41 * hstep
+            one = arb(2) ** prec
+            acc: dict[int, Any] = {}
+            for i in sel:
+                got = self._split(S, int(g.x[i]), width)
+                if got is None:
+                    continue
+                j, _, _, m0, m1 = got
+                for y, m in ((j, m0), (j + 1, m1)):
+                    if ylo <= y <= yhi:
+                        w = m * (cc * hstep * y - ls).exp() * one
+                        acc[y] = acc.get(y, arb(0)) + w
+            for y, w in acc.items():
+                lo = w.lower()
+                out[y - ylo] = int(lo.floor().unique_fmpz()) if lo > 0 else 0
+        return out
+
+    def mgf_ball(self, c):
+        """A ball above the split law's mgf sum_y m(y) e^{c h y} (c >= 0): every atom's part
+        m_j e^{c g_j} + m_{j+1} e^{c g_{j+1}} is at most Q e^{c (L + h)}, so e^{c h} E_Q[e^{c L}]
+        bounds the whole; less, over the float window's atoms split here, the difference
+        Q e^{c (L + h)} - (m_j e^{c g_j} + m_{j+1} e^{c g_{j+1}}) >= 0."""
+        from flint import arb, ctx
+
+        g = self.g
+        hstep = arb(1) / self.D
+        total = g.mgf(c) * (c * hstep).exp()
+        S = _sums(g.f, ctx.prec)
+        width = arb(2) ** -41 * hstep
+        deficit = arb(0)
+        for x in g.x:
+            got = self._split(S, int(x), width)
+            if got is None:
+                continue
+            j, L, Q, m0, m1 = got
+            deficit += (Q * (c * (L + hstep)).exp() - m0 * (c * hstep * j).exp()
+                        - m1 * (c * hstep * (j + 1)).exp())
         return total - deficit
 
 
