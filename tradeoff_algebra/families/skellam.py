@@ -611,23 +611,41 @@ class _SkellamSplit(_SkellamCells):
     it). A lattice factor of loss h y and offset 0 (``numeric.lattice_product``); the split
     product's delta is an upper bound of the true product's (``numeric.grid_product``)."""
 
+    def __init__(self, g: SkellamGrid, h, side: str) -> None:
+        super().__init__(g, h, side)
+        self._assign: dict[int, tuple[int, int] | None] = {}
+
     def _split(self, S, x: int, width):
-        """(j, m_j, m_{j+1}) as balls for the atom x, or None where its loss ball is not
-        inside one cell [g_j, g_{j+1}) (its mass is then left to the mgf bound)."""
+        """(L, Q, [(y, m(y)), ...]) as balls for the atom x: its Q-mass on the grid points
+        around its loss, or None where its loss ball is too wide (its mass is then left to
+        the mgf bound). L = 0 exactly at x = Delta/2 (P(x) = Q(x)): the whole mass at 0; a
+        ball holding a grid point g_j is split over [g_{j-1}, g_{j+1}] (the same formulas with
+        h doubled: still a split that keeps both masses). The grid points of an atom are
+        decided once (the first ball that proves L between them) and kept: the split pair is
+        one pair at every precision, its masses and mgf bound alike."""
         from flint import arb, fmpq
 
         g = self.g
         P, Q = S.p(x), S.p(x - g.d)
+        if 2 * x == g.d:
+            return arb(0), Q, [(0, Q)]
         L = (Q / P).log()
-        if not (2 * L.rad() < width):
+        if x not in self._assign:  # decided once, so that every precision splits alike
+            if not (2 * L.rad() < width):
+                self._assign[x] = None
+            else:
+                j = int((L.lower() * self.D).floor().unique_fmpz())
+                k = int((L.upper() * self.D).floor().unique_fmpz())
+                # [g_j, g_{j+1}], or around the grid point g_k a ball holds (k = j + 1)
+                self._assign[x] = (j, j + 1) if k == j else (k - 1, k + 1)
+        ab = self._assign[x]
+        if ab is None:
             return None
-        j = int((L.lower() * self.D).floor().unique_fmpz())
-        if int((L.upper() * self.D).floor().unique_fmpz()) != j:
-            return None
-        e0 = arb(fmpq(-j, self.D)).exp()
-        e1 = arb(fmpq(-(j + 1), self.D)).exp()
+        a, b = ab
+        e0 = arb(fmpq(-a, self.D)).exp()
+        e1 = arb(fmpq(-b, self.D)).exp()
         den = e0 - e1
-        return j, L, Q, (P - Q * e1) / den, (Q * e0 - P) / den
+        return L, Q, [(a, (P - Q * e1) / den), (b, (Q * e0 - P) / den)]
 
     def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale) -> list[int]:
         """Integers I(y) <= 2^prec m(y) e^{c h y}/scale, y = ylo..yhi (m the split masses; an
@@ -652,8 +670,7 @@ class _SkellamSplit(_SkellamCells):
                 got = self._split(S, int(g.x[i]), width)
                 if got is None:
                     continue
-                j, _, _, m0, m1 = got
-                for y, m in ((j, m0), (j + 1, m1)):
+                for y, m in got[2]:
                     if ylo <= y <= yhi:
                         w = m * (cc * hstep * y - ls).exp() * one
                         acc[y] = acc.get(y, arb(0)) + w
@@ -664,14 +681,14 @@ class _SkellamSplit(_SkellamCells):
 
     def mgf_ball(self, c):
         """A ball above the split law's mgf sum_y m(y) e^{c h y} (c >= 0): every atom's part
-        m_j e^{c g_j} + m_{j+1} e^{c g_{j+1}} is at most Q e^{c (L + h)}, so e^{c h} E_Q[e^{c L}]
-        bounds the whole; less, over the float window's atoms split here, the difference
-        Q e^{c (L + h)} - (m_j e^{c g_j} + m_{j+1} e^{c g_{j+1}}) >= 0."""
+        sum m(y) e^{c h y} is at most Q e^{c (L + 2 h)} (its grid points are less than 2 h above
+        L), so e^{2 c h} E_Q[e^{c L}] bounds the whole; less, over the float window's atoms
+        split here, the difference Q e^{c (L + 2 h)} - sum m(y) e^{c h y} >= 0."""
         from flint import arb, ctx
 
         g = self.g
         hstep = arb(1) / self.D
-        total = g.mgf(c) * (c * hstep).exp()
+        total = g.mgf(c) * (2 * c * hstep).exp()
         S = _sums(g.f, ctx.prec)
         width = arb(2) ** -41 * hstep
         deficit = arb(0)
@@ -679,9 +696,10 @@ class _SkellamSplit(_SkellamCells):
             got = self._split(S, int(x), width)
             if got is None:
                 continue
-            j, L, Q, m0, m1 = got
-            deficit += (Q * (c * (L + hstep)).exp() - m0 * (c * hstep * j).exp()
-                        - m1 * (c * hstep * (j + 1)).exp())
+            L, Q, parts = got
+            deficit += Q * (c * (L + 2 * hstep)).exp()
+            for y, m in parts:
+                deficit -= m * (c * hstep * y).exp()
         return total - deficit
 
 

@@ -67,7 +67,7 @@ MAX_RHO = 8
 START_POINTS = 1 << 14
 #: The most points of the root's window a refined grid may hold (time: three lattice
 #: products of this length).
-MAX_GRID_POINTS = 1 << 20
+MAX_GRID_POINTS = 1 << 19
 
 
 class PView:
