@@ -1,33 +1,46 @@
 """Certified privacy profiles of products with factors whose losses lie on no lattice (the Skellam
 mechanism: log-ratios of Bessel functions), by cells of a fine grid and the exact P- and Q-masses
-of every cell.
+of every cell below, and by the split (connect-the-dots) product above.
 
 A *grid factor* has countably many atoms x with Q-mass Q(x), P-mass P(x) = Q(x) e^{-L(x)} and
 loss L(x) (Arb balls); on the grid h Z (h = 1/D) each atom goes to the cell y with h y <= L(x) <
 h y + rho (rho = h and the balls' widths). Its *Q-view* is the lattice factor with loss h y and
 mass Q(cell y) = sum of Q(x) over the cell, its *P-view* the one with the cells' P-masses (both
 ``numeric.lattice_product.LatticeFactor``; an exact lattice factor's P-view is itself tilted by
-one less: P(y) e^{(c + 1) l(y)} = Q(y) e^{c l(y)}). The products of the views are two lattice
-products on one grid (:class:`~.lattice_product.LatticeProduct`), whose coefficient s holds the
-Q-mass Q_s and the P-mass P_s of the product's cell s: every tuple of atoms in it has total loss
-in [l(s), l(s) + rho_tot), rho_tot = sum of the factors' rho. So (Dong, Roth & Su, Prop. 6)
+one less: P(y) e^{(c + 1) l(y)} = Q(y) e^{c l(y)}), its *split view* (``split_view(h)``) the
+lattice pair whose atom x is shared between the grid points g_j <= L(x) <= g_{j+1} so that both
+its masses are kept (m_j + m_{j+1} = Q(x), m_j e^{-g_j} + m_{j+1} e^{-g_{j+1}} = P(x)).
 
-    delta(eps) = sum_s sum_{tuples in s} Q (1 - e^{eps - L})_+
-               = sum_{l(s) > eps} (Q_s - e^eps P_s)          (every term of such a cell is >= 0)
-               + [0, rho_tot sum_{eps - rho_tot < l(s) <= eps} Q_s]   (cells straddling eps)
+**Lower bound: a test.** For every event A, delta(eps) >= Q(A) - e^eps P(A) (Dong, Roth & Su,
+Prop. 6 and the Neyman-Pearson lemma). A = "the product's cell s = sum y_i is >= t": the Q- and
+P-products (two lattice products on one grid, the Q-product tilted at c, the P-product at c +
+1) keep lower bounds of Q_s and P_s, and what the P-product dropped from the cells s >= t is at
+most e^{-(c + 1) l(t)} X_P (``lattice_product``'s (2)). The best t of a ternary search over the
+cells within rho_tot below eps is taken (every t is sound); the test misses delta by the Jensen
+gap of the cells straddling eps, about the density of L at eps times Var(sum r_i)/2, r_i the
+factors' remainders in their cells: ~ k h^2 for k factors (and not rho_tot^2 = k^2 h^2: the
+remainders' sum spreads like sqrt(k) h).
 
-(1 - e^{eps - L} <= 1 - e^{-rho_tot} <= rho_tot there; cells below eps - rho_tot add 0). The
-exact part is second order in the grid: its error is the straddling cells' mass times rho_tot,
-about rho_tot^2 times the density of the loss. The Q-product is tilted at c (the saddle point of
-eps), the P-product at c + 1, so that both are windows of the same tilted law; what each drops
-is bounded as in ``lattice_product`` (e^{-c eps} X_Q, e^{-(c + 1) eps} X_P).
+**Upper bound: the split product.** Merging the two grid atoms of a split atom back into one is
+a post-processing, so the split pair dominates the factor's pair (its trade-off function is
+below: Dong, Roth & Su, Def. 2), and so does the product of split pairs dominate the product
+(the tensor product is monotone). The split product is an exact lattice product (one root, its
+P-masses m e^{-l}): its profile sum_{l(s) > eps} pi(s) (1 - e^{eps - l(s)}) plus e^{-c eps} X
+for what it dropped (``lattice_product``, (1) and (2); X from the split view's mgf bound) is
+above delta. It exceeds delta by the Jensen gap of the split noise, also ~ k h^2 (half a cell's
+variance per factor).
+
+Each kept mass of the cells s >= t is a suffix sum over a root, by blocks (:class:`_Suffix`:
+each block's polynomial evaluated in Arb once, a query a part of one block).
 
 eps(delta) is bracketed by two bisections on rationals: lo with the lower bound of delta(lo) > d
 proved, hi with the upper bound of delta(hi) <= d proved (delta is non-increasing).
 
-The grid is chosen so that the root's window holds about :data:`GRID_POINTS` points (a multiple
-of the exact factors' common denominator): the width of the result shrinks like rho_tot^2, so
-like (k / GRID_POINTS)^2 for k factors at a fixed window.
+The grid: a first one whose root window holds about :data:`START_POINTS` points (a multiple of
+the exact factors' common denominator); where its enclosure is wider than the tolerance, one
+finer grid chosen by the width's h^2 law (at most :data:`MAX_GRID_POINTS` points). The route
+offers itself while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO`
+(about a thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
 """
 
 from __future__ import annotations
@@ -54,13 +67,13 @@ from .value import CertifiedPair
 
 __all__ = ["GridProduct", "GRID_POINTS", "PView"]
 
-#: Lattice points of the root's window the grid step is chosen for.
+#: Lattice points of the root's window of the reference grid (``fits``: rho_tot on it).
 GRID_POINTS = 1 << 16
 #: The window's half-width in standard deviations used to choose the grid.
 GRID_T = 14.0
-#: The largest rho_tot (loss units) of a product the route offers itself for: rho_tot grows like
-#: k h and the window like sqrt(k)/h, so at a fixed window it grows like k (Skellam(1, 5)^10:
-#: 0.004, ^100: 0.19, ^10000: 190).
+#: The largest rho_tot (loss units) on the reference grid of a product the route offers itself
+#: for: rho_tot grows like k h and the window like sqrt(k)/h, so at a fixed window it grows like
+#: k (Skellam(1, 5)^10: 0.004, ^100: 0.14, ^1000: 4.4, ^10000: 140).
 MAX_RHO = 8
 #: Points of the root's window of the first grid tried (a finer one follows where its width
 #: exceeds the tolerance).
