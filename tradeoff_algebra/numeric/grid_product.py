@@ -106,7 +106,7 @@ class _Suffix:
     z, by blocks: each block's polynomial evaluated at z in Arb, their suffix sums by Horner's
     rule, a query the rest of its own block (O(BLOCK) work)."""
 
-    BLOCK = 2048
+    BLOCK = 512
 
     def __init__(self, R, z: arb) -> None:
         B = self.BLOCK
@@ -155,6 +155,7 @@ class _Grid:
         self.p = LatticeProduct(pv, D)
         self.s = LatticeProduct(sv, D)
         self._cache: dict = {}
+        self._offset: int | None = None  # first - t of the last lower bound's best test
 
     def suffix(self, which: str, c: float, T: float, prec: int):
         """(lo, V, scale, X, lp, t) of one product's root: the Q-product tilted at c
@@ -194,7 +195,8 @@ class _Grid:
         (Dong, Roth & Su, Prop. 6: delta(eps) >= Q(A) - e^eps P(A) for every event A), its
         Q-mass kept by the Q-product (tilted at c) and its P-mass bounded above by the
         P-product (tilted at c + 1) and e^{-(c + 1) l(t)} X_P for what that dropped; t the
-        best of a ternary search over the cells within rho_tot below eps (any t is sound)."""
+        best of a ternary search over the cells within rho_tot below eps, or of a hill climb
+        from the last call's best distance below eps (any t is sound)."""
         q = self.q
         ee = arb_of(eps).exp()
         cc1 = arb_of(c) + 1
@@ -210,13 +212,22 @@ class _Grid:
             return memo[t]
 
         a, b = first - math.ceil(self.rho * self.D) - 1, first
-        while b - a > 2:
-            m1, m2 = a + (b - a) // 3, b - (b - a) // 3
-            if at(m1).lower() < at(m2).lower():
-                a = m1 + 1
-            else:
-                b = m2
-        return max((at(t) for t in range(a, b + 1)), key=lambda x: x.lower())
+        if self._offset is not None:  # hill climbing from the last call's best cell
+            t = min(max(first - self._offset, a), b)
+            while t > a and at(t - 1).lower() > at(t).lower():
+                t -= 1
+            while t < b and at(t + 1).lower() > at(t).lower():
+                t += 1
+        else:  # a ternary search over the cells within rho_tot below eps
+            while b - a > 2:
+                m1, m2 = a + (b - a) // 3, b - (b - a) // 3
+                if at(m1).lower() < at(m2).lower():
+                    a = m1 + 1
+                else:
+                    b = m2
+            t = max(range(a, b + 1), key=lambda u: at(u).lower())
+        self._offset = first - t
+        return at(t)
 
     def upper(self, eps: Fraction, c: float, T: float, prec: int) -> arb:
         """A ball whose upper end is above delta(eps): the split product's profile, the sum
