@@ -352,26 +352,25 @@ class GridProduct:
     def epsilon(self, d: Fraction, rel_tol: float) -> tuple[Fraction, Fraction]:
         """Rationals lo <= eps(d) <= hi: lo with the lower bound of delta(lo) > d proved (or
         lo = 0), hi with the upper bound of delta(hi) <= d proved, each narrowed by its own
-        bisection; on the default grid, then on a finer one where the bracket is wider than
-        ``rel_tol``."""
+        bisection; on the first grid, then, where the bracket is wider than ``rel_tol``, on a
+        finer one inside it."""
         d = Fraction(d)
         if d >= 1:
             return Fraction(0), Fraction(0)
-        grid, best = self.base, None
-        for _ in range(2):
-            lo, hi = self._epsilon(grid, d, rel_tol)
-            if best is None or hi - lo < best[1] - best[0]:
-                best = (lo, hi)
-            width = float(hi - lo) / float(hi) if hi > 0 else 0.0
-            grid = self._finer(grid, width, rel_tol, 0.0)
-            if grid is None:
-                break
-        return best
+        lo, hi = self._epsilon(self.base, d, rel_tol)
+        width = float(hi - lo) / float(hi) if hi > 0 else 0.0
+        grid = self._finer(self.base, width, rel_tol, 0.0)
+        if grid is not None:  # narrowed inside the first bracket (its two proofs hold)
+            lo2, hi2 = self._epsilon(grid, d, rel_tol, (lo, hi))
+            lo, hi = max(lo, lo2), min(hi, hi2)
+        return lo, max(hi, lo)
 
-    def _epsilon(self, grid: _Grid, d: Fraction, rel_tol: float) -> tuple[Fraction, Fraction]:
-        """eps(d) bracketed on one grid (:meth:`epsilon`)."""
+    def _epsilon(self, grid: _Grid, d: Fraction, rel_tol: float,
+                 bracket: tuple[Fraction, Fraction] | None = None) -> tuple[Fraction, Fraction]:
+        """eps(d) bracketed on one grid (:meth:`epsilon`), or narrowed inside ``bracket`` (its
+        ends proved: delta(lo) > d or lo = 0, delta(hi) <= d)."""
         q = grid.q
-        guess = q._guess(float(d))
+        guess = q._guess(float(d)) if bracket is None else float(sum(bracket) / 2)
         c, T, prec = q._plan(guess, rel_tol, 1e-3)
         sd = math.sqrt(sum(n * (float(f.step) * f.plan(c)[2]) ** 2 for f, n in q.factors))
         with arb_precision(prec + 64):
@@ -385,6 +384,11 @@ class GridProduct:
                 budget.check()
                 return bool(grid.upper(x, c, T, prec) <= dd)
 
+            if bracket is not None:
+                lo, hi = bracket
+                lo = self._narrow(lo, hi, above, True, rel_tol)
+                hi = self._narrow(lo, hi, below, False, rel_tol)
+                return lo, max(hi, lo)
             g = Fraction(guess).limit_denominator(grid.D)
             step = Fraction(max(sd, 1e-3)).limit_denominator(1 << 20) / 4
             hi = g
