@@ -609,22 +609,20 @@ class _SkellamSplit(_SkellamCells):
     both >= 0, with m_j + m_{j+1} = Q and m_j e^{-g_j} + m_{j+1} e^{-g_{j+1}} = P: the atom's
     two masses are kept, so merging the two grid atoms back into one is a post-processing and
     the split pair (Q-masses m on h Z, P-masses m e^{-g}) dominates the Skellam pair (its
-    trade-off function is below; Dong, Roth & Su, Def. 2 and Lemma 1: so is every product of
-    it). A lattice factor of loss h y and offset 0 (``numeric.lattice_product``); the split
-    product's delta is an upper bound of the true product's (``numeric.grid_product``)."""
+    trade-off function is below: Dong, Roth & Su, Lemma 1; so is every product of it, by the
+    tensor product's monotonicity, their Sec. 3.1, property 2). A lattice factor of loss h y
+    and offset 0 (``numeric.lattice_product``); the split product's delta is an upper bound of
+    the true product's (``numeric.grid_product``)."""
 
     def __init__(self, g: SkellamGrid, h, side: str) -> None:
         super().__init__(g, h, side)
-        self._assign: dict[int, tuple[int, int] | None] = {}
+        self._assign: dict[int, tuple[int, int] | None] = {}  # x -> its two grid points
 
     def _split(self, S, x: int, width):
-        """(L, Q, [(y, m(y)), ...]) as balls for the atom x: its Q-mass on the grid points
-        around its loss, or None where its loss ball is too wide (its mass is then left to
-        the mgf bound). L = 0 exactly at x = Delta/2 (P(x) = Q(x)): the whole mass at 0; a
-        ball holding a grid point g_j is split over [g_{j-1}, g_{j+1}] (the same formulas with
-        h doubled: still a split that keeps both masses). The grid points of an atom are
-        decided once (the first ball that proves L between them) and kept: the split pair is
-        one pair at every precision, its masses and mgf bound alike."""
+        """(L, Q, [(y, m(y)), ...]) as balls for the atom x, or None where its loss ball is too
+        wide (its mass is left to the mgf bound). L = 0 at x = Delta/2 (P(x) = Q(x)): all at 0;
+        a ball holding a grid point g_j is split over [g_{j-1}, g_{j+1}]. An atom's grid points
+        are decided once and kept: one split pair at every precision."""
         from flint import arb, fmpq
 
         g = self.g

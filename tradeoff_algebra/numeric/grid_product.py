@@ -23,12 +23,12 @@ remainders' sum spreads like sqrt(k) h).
 
 **Upper bound: the split product.** Merging the two grid atoms of a split atom back into one is
 a post-processing, so the split pair dominates the factor's pair (its trade-off function is
-below: Dong, Roth & Su, Def. 2), and so does the product of split pairs dominate the product
-(the tensor product is monotone). The split product is an exact lattice product (one root, its
-P-masses m e^{-l}): its profile sum_{l(s) > eps} pi(s) (1 - e^{eps - l(s)}) plus e^{-c eps} X
-for what it dropped (``lattice_product``, (1) and (2); X from the split view's mgf bound) is
-above delta. It exceeds delta by the Jensen gap of the split noise, also ~ k h^2 (half a cell's
-variance per factor).
+below: Dong, Roth & Su, Lemma 1), and so does the product of split pairs dominate the product
+(the tensor product is monotone: their Sec. 3.1, property 2). The split product is an exact
+lattice product (one root, its P-masses m e^{-l}): its profile sum_{l(s) > eps} pi(s) (1 -
+e^{eps - l(s)}) plus e^{-c eps} X for what it dropped (``lattice_product``, (1) and (2); X from
+the split view's mgf bound) is above delta. It exceeds delta by the Jensen gap of the split
+noise, also ~ k h^2 (h^2 u(1 - u) of variance per factor, u the atom's place in its cell).
 
 Each kept mass of the cells s >= t is a suffix sum over a root, by blocks (:class:`_Suffix`:
 each block's polynomial evaluated in Arb once, a query a part of one block).
