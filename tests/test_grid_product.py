@@ -330,3 +330,16 @@ def test_thousand_fold_certified_with_an_honest_width():
     one = pldm.from_two_probability_mass_functions(
         logp, {x + 1: w for x, w in logp.items()}, value_discretization_interval=1e-3)
     assert one.self_compose(1000).get_epsilon_for_delta(1e-6) >= float(v.lo)
+
+
+def test_epsilon_is_zero_at_and_above_delta_of_zero():
+    """delta(0) of Skellam(1, 5)^10 (its total variation, about 0.3835) is at most 1/2, proved:
+    eps(1/2) = 0 at once (the bisection on a relative width never ends at 0); below delta(0)
+    eps is positive, and delta there brackets the level."""
+    f = Skellam(1, 5) ** 10
+    v = ta.epsilon(f, sp.Rational(1, 2), dps=6)
+    assert v.guarantee == "certified" and v.lo == v.hi == 0
+    tv = ta.delta(f, 0, dps=6)
+    assert tv.guarantee == "certified" and 0.38 < tv.lo <= tv.hi < 0.39
+    w = ta.epsilon(f, sp.Rational(1, 3), dps=4)
+    assert w.lo > 0 and ta.delta(f, w.lo * (1 - 1e-3), dps=4).lo > sp.Rational(1, 3)

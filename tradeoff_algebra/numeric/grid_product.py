@@ -384,6 +384,8 @@ class GridProduct:
                 budget.check()
                 return bool(grid.upper(x, c, T, prec) <= dd)
 
+            if bracket is None and below(Fraction(0)):  # delta(0) <= d: eps(d) = 0
+                return Fraction(0), Fraction(0)
             if bracket is not None:
                 lo, hi = bracket
                 lo = self._narrow(lo, hi, above, True, rel_tol)
