@@ -630,15 +630,15 @@ class _SkellamSplit(_SkellamCells):
         if 2 * x == g.d:
             return arb(0), Q, [(0, Q)]
         L = (Q / P).log()
-        if x not in self._assign:  # decided once, so that every precision splits alike
-            if not (2 * L.rad() < width):
-                self._assign[x] = None
-            else:
+        ab = self._assign.get(x, False)
+        if ab is False:  # decided once (setdefault: the first thread's), every precision alike
+            ab = None
+            if 2 * L.rad() < width:
                 j = int((L.lower() * self.D).floor().unique_fmpz())
                 k = int((L.upper() * self.D).floor().unique_fmpz())
                 # [g_j, g_{j+1}], or around the grid point g_k a ball holds (k = j + 1)
-                self._assign[x] = (j, j + 1) if k == j else (k - 1, k + 1)
-        ab = self._assign[x]
+                ab = (j, j + 1) if k == j else (k - 1, k + 1)
+            ab = self._assign.setdefault(x, ab)
         if ab is None:
             return None
         a, b = ab
