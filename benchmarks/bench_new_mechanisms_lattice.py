@@ -11,7 +11,11 @@ are of the computation after the imports (ours: building the expression and ``ta
 dp_accounting: building, composing and ``get_epsilon_for_delta``).
 
     python benchmarks/bench_new_mechanisms_lattice.py \
-        [--write benchmarks/RESULTS_new_mechanisms_lattice.md]
+        [--only Skellam] [--write benchmarks/RESULTS_new_mechanisms_lattice.md]
+
+``--only NAME`` reruns the rows whose mechanism contains NAME and keeps the other rows of the
+file named by ``--write`` as they were (the note under the table says which rows were rerun).
+A row may ask ours for fewer digits (``4 digits``: about dp_accounting's own accuracy).
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from _report import Report, child_json, run_line  # noqa: E402
 #: discretisation 1e-4 grows past a gigabyte).
 PEER_TIMEOUT = 120
 
-#: (mechanism source, expression label, expression source with f, delta, dp_accounting kind)
+#: (mechanism source, expression label, expression source with f, delta, dp_accounting kind,
+#: its number of factors or "G"[, our digits when not 8])
 CASES = [
     ("ta.DiscreteLaplace(1, sp.Rational(1, 2))", "f", "f", "1e-6", "dl", 1),
     ("ta.DiscreteLaplace(1, sp.Rational(1, 2))", "f**10", "f**10", "1e-6", "dl", 10),
@@ -45,10 +50,14 @@ CASES = [
     ("ta.DiscreteLaplace(2, 1/sp.log(2))", "f @ G(1)", "f @ ta.G(1)", "1e-6", "dl", "G"),
     ("ta.Skellam(1, 5)", "f", "f", "1e-6", "sk", 1),
     ("ta.Skellam(1, 5)", "f**10", "f**10", "1e-6", "sk", 10),
+    ("ta.Skellam(1, 5)", "f**10", "f**10", "1e-6", "sk", 10, 4),
     ("ta.Skellam(1, 5)", "f**100", "f**100", "1e-6", "sk", 100),
+    ("ta.Skellam(1, 5)", "f**100", "f**100", "1e-6", "sk", 100, 4),
+    ("ta.Skellam(1, 5)", "f**1000", "f**1000", "1e-6", "sk", 1000, 5),
     ("ta.Skellam(1, 5)", "f @ G(1)", "f @ ta.G(1)", "1e-6", "sk", "G"),
     ("ta.Skellam(2, 50)", "f", "f", "1e-6", "sk", 1),
     ("ta.Skellam(2, 50)", "f**10", "f**10", "1e-6", "sk", 10),
+    ("ta.Skellam(2, 50)", "f**10", "f**10", "1e-6", "sk", 10, 4),
     ("ta.Skellam(2, 50)", "f @ G(1)", "f @ ta.G(1)", "1e-6", "sk", "G"),
     ("ta.EpsDelta(sp.Rational(1, 10), 0)", "f**10000", "f**10**4", "1e-5", "rr", 10**4),
     ("ta.EpsDelta(sp.Rational(1, 10), 0)", "f**1000000", "f**10**6", "1e-5", "rr", 10**6),
@@ -60,7 +69,7 @@ import tradeoff_algebra as ta
 t = time.perf_counter()
 f = {mech}
 g = {expr}
-v = ta.epsilon(g, sp.Rational(1, 10**{exp}), dps=8)
+v = ta.epsilon(g, sp.Rational(1, 10**{exp}), dps={dps})
 s = time.perf_counter() - t
 print(json.dumps({{"lo": float(v.lo), "hi": float(v.hi), "g": v.guarantee, "s": s,
                   "route": v.route}}))
@@ -94,14 +103,18 @@ print(json.dumps({{"e": e, "s": time.perf_counter() - t}}))
 
 NOTES = """How the certified rows are computed: the discrete Laplace with a rational scale is a
 lattice factor (its clipped loss (2y - Delta)/t) composed exactly in integers by
-`numeric/lattice_product.py`; the Skellam powers go through `numeric/grid_product.py` (cells of a
-grid with their exact P- and Q-masses; the width is second order in the grid and grows with the
-number of factors: about 2e-5 relative at 10 factors, 2e-3 at 100; beyond about a hundred factors
-the grid is too coarse and the PLD engine answers); f_{eps0,0}^{(x)k} by two regularised
-incomplete beta functions in Arb (`families/binomial_tails.py`). Rows with G(1) are estimates of
-the PLD engine (no certified route composes a lattice law with a Gaussian here). dp_accounting's
-value must lie at or above our lower end (its PLD is pessimistic): it does in every row where
-it answered (its 10^6-fold randomized response ran past the 120 s limit)."""
+`numeric/lattice_product.py`; the Skellam powers go through `numeric/grid_product.py`: below,
+the best test "reject the product's cells s >= t" from cells of a grid with their exact P- and
+Q-masses; above, the split (connect-the-dots) product, each atom shared between the two grid
+points around its loss keeping both its masses, a lattice pair that dominates the Skellam pair;
+the width is ~ k h^2 (k factors, grid step h), the grid refined to the tolerance up to 2^19
+points of the root's window (at 8 digits the tolerance, 1e-9, is beyond that grid at 100
+factors: the tightest enclosure is returned). At about a thousand factors and beyond the grid is
+too coarse and the PLD engine answers. f_{eps0,0}^{(x)k} by two regularised incomplete beta
+functions in Arb (`families/binomial_tails.py`). Rows with G(1) are estimates of the PLD engine
+(no certified route composes a lattice law with a Gaussian here). dp_accounting's value must
+lie at or above our lower end (its PLD is pessimistic): it does in every row where it answered
+(its 10^6-fold randomized response ran past the 120 s limit)."""
 
 
 def _params(mech: str):
@@ -120,7 +133,16 @@ def _params(mech: str):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write")
+    ap.add_argument("--only", help="rerun the rows whose mechanism contains this; keep the "
+                    "others from the file of --write")
     args = ap.parse_args()
+    old: dict = {}
+    if args.only and args.write and os.path.exists(args.write):
+        with open(args.write) as fh:
+            for line in fh:
+                cells = line.split(" | ")
+                if line.startswith("| `") and len(cells) > 3:
+                    old[tuple(c.strip(" |") for c in cells[:3])] = line.rstrip("\n")
     R = Report()
     R.out("# epsilon(delta) of the lattice mechanisms: this library and dp_accounting\n")
     R.out("Written by `python benchmarks/bench_new_mechanisms_lattice.py --write ...`; "
@@ -133,9 +155,17 @@ def main() -> None:
     R.out("| mechanism | expression | delta | ours | route | time (s) | dp_accounting "
           "| time (s) |")
     R.out("|---|---|---|---|---|---|---|---|")
-    for mech, label, expr, delta, kind, k in CASES:
+    for mech, label, expr, delta, kind, k, *more in CASES:
+        dps = more[0] if more else 8
+        name = mech.replace("ta.", "").replace("sp.Rational(1, 2)", "1/2").replace(
+            "sp.Rational(1, 10)", "1/10").replace("1/sp.log(2)", "1/log(2)")
+        label = label if dps == 8 else f"{label} ({dps} digits)"
+        key = (f"`{name}`", label, delta)
+        if args.only and args.only not in mech and key in old:
+            R.out(old[key])
+            continue
         exp = delta.split("e-")[1]
-        mine = child_json(OURS.format(mech=mech, expr=expr, exp=exp), cwd=ROOT)
+        mine = child_json(OURS.format(mech=mech, expr=expr, exp=exp, dps=dps), cwd=ROOT)
         par, d = _params(mech)
         theirs = child_json(PEER.format(kind=kind, par=par, d=d, k=k, delta=delta),
                             timeout=PEER_TIMEOUT)
@@ -143,19 +173,26 @@ def main() -> None:
             ours, route, t1 = mine["error"], "", ""
         else:
             lo, hi = mine["lo"], mine["hi"]
-            # a point holds its 8 digits; an enclosure is shown rounded outward at 6 decimals
+            # a point holds its digits; an enclosure is shown rounded outward at 6 decimals, or
+            # at as many as its width needs (at most 12), with its relative width
+            n = 6 if hi - lo >= 1e-6 * abs(hi) or hi == lo else \
+                min(12, 2 - math.floor(math.log10(hi - lo)))
             ours = (f"{lo:.8g}" if lo == hi else
-                    f"[{math.floor(lo * 1e6) / 1e6:.6f}, {math.ceil(hi * 1e6) / 1e6:.6f}]")
+                    f"[{math.floor(lo * 10**n) / 10**n:.{n}f}, "
+                    f"{math.ceil(hi * 10**n) / 10**n:.{n}f}]")
+            if lo != hi and hi > 0:
+                ours += f" (width {(hi - lo) / hi:.1e})"
             ours += f" ({mine['g']})"
             route, t1 = mine["route"], f"{mine['s']:.2f}"
         peer = ("not installed" if "error" in theirs and "dp_accounting" in theirs["error"]
                 else theirs.get("error") or f"{theirs['e']:.6f}")
         t2 = f"{theirs['s']:.2f}" if "s" in theirs else ""
-        name = mech.replace("ta.", "").replace("sp.Rational(1, 2)", "1/2").replace(
-            "sp.Rational(1, 10)", "1/10").replace("1/sp.log(2)", "1/log(2)")
         R.out(f"| `{name}` | {label} | {delta} | {ours} | {route} | {t1} | {peer} | {t2} |")
     R.out()
     R.out(NOTES)
+    if args.only:
+        R.out(f"\nRows of mechanisms containing `{args.only}` rerun on this date; the other rows "
+              "are kept from the previous run of the file.")
     R.write(args.write)
 
 

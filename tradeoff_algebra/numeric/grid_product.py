@@ -1,33 +1,46 @@
 """Certified privacy profiles of products with factors whose losses lie on no lattice (the Skellam
 mechanism: log-ratios of Bessel functions), by cells of a fine grid and the exact P- and Q-masses
-of every cell.
+of every cell below, and by the split (connect-the-dots) product above.
 
 A *grid factor* has countably many atoms x with Q-mass Q(x), P-mass P(x) = Q(x) e^{-L(x)} and
 loss L(x) (Arb balls); on the grid h Z (h = 1/D) each atom goes to the cell y with h y <= L(x) <
 h y + rho (rho = h and the balls' widths). Its *Q-view* is the lattice factor with loss h y and
 mass Q(cell y) = sum of Q(x) over the cell, its *P-view* the one with the cells' P-masses (both
 ``numeric.lattice_product.LatticeFactor``; an exact lattice factor's P-view is itself tilted by
-one less: P(y) e^{(c + 1) l(y)} = Q(y) e^{c l(y)}). The products of the views are two lattice
-products on one grid (:class:`~.lattice_product.LatticeProduct`), whose coefficient s holds the
-Q-mass Q_s and the P-mass P_s of the product's cell s: every tuple of atoms in it has total loss
-in [l(s), l(s) + rho_tot), rho_tot = sum of the factors' rho. So (Dong, Roth & Su, Prop. 6)
+one less: P(y) e^{(c + 1) l(y)} = Q(y) e^{c l(y)}), its *split view* (``split_view(h)``) the
+lattice pair whose atom x is shared between the grid points g_j <= L(x) <= g_{j+1} so that both
+its masses are kept (m_j + m_{j+1} = Q(x), m_j e^{-g_j} + m_{j+1} e^{-g_{j+1}} = P(x)).
 
-    delta(eps) = sum_s sum_{tuples in s} Q (1 - e^{eps - L})_+
-               = sum_{l(s) > eps} (Q_s - e^eps P_s)          (every term of such a cell is >= 0)
-               + [0, rho_tot sum_{eps - rho_tot < l(s) <= eps} Q_s]   (cells straddling eps)
+**Lower bound: a test.** For every event A, delta(eps) >= Q(A) - e^eps P(A) (Dong, Roth & Su,
+Prop. 6 and the Neyman-Pearson lemma). A = "the product's cell s = sum y_i is >= t": the Q- and
+P-products (two lattice products on one grid, the Q-product tilted at c, the P-product at c +
+1) keep lower bounds of Q_s and P_s, and what the P-product dropped from the cells s >= t is at
+most e^{-(c + 1) l(t)} X_P (``lattice_product``'s (2)). The best t of a ternary search over the
+cells within rho_tot below eps is taken (every t is sound); the test misses delta by the Jensen
+gap of the cells straddling eps, about the density of L at eps times Var(sum r_i)/2, r_i the
+factors' remainders in their cells: ~ k h^2 for k factors (and not rho_tot^2 = k^2 h^2: the
+remainders' sum spreads like sqrt(k) h).
 
-(1 - e^{eps - L} <= 1 - e^{-rho_tot} <= rho_tot there; cells below eps - rho_tot add 0). The
-exact part is second order in the grid: its error is the straddling cells' mass times rho_tot,
-about rho_tot^2 times the density of the loss. The Q-product is tilted at c (the saddle point of
-eps), the P-product at c + 1, so that both are windows of the same tilted law; what each drops
-is bounded as in ``lattice_product`` (e^{-c eps} X_Q, e^{-(c + 1) eps} X_P).
+**Upper bound: the split product.** Merging the two grid atoms of a split atom back into one is
+a post-processing, so the split pair dominates the factor's pair (its trade-off function is
+below: Dong, Roth & Su, Lemma 1), and so does the product of split pairs dominate the product
+(the tensor product is monotone: their Sec. 3.1, property 2). The split product is an exact
+lattice product (one root, its P-masses m e^{-l}): its profile sum_{l(s) > eps} pi(s) (1 -
+e^{eps - l(s)}) plus e^{-c eps} X for what it dropped (``lattice_product``, (1) and (2); X from
+the split view's mgf bound) is above delta. It exceeds delta by the Jensen gap of the split
+noise, also ~ k h^2 (h^2 u(1 - u) of variance per factor, u the atom's place in its cell).
+
+Each kept mass of the cells s >= t is a suffix sum over a root, by blocks (:class:`_Suffix`:
+each block's polynomial evaluated in Arb once, a query a part of one block).
 
 eps(delta) is bracketed by two bisections on rationals: lo with the lower bound of delta(lo) > d
 proved, hi with the upper bound of delta(hi) <= d proved (delta is non-increasing).
 
-The grid is chosen so that the root's window holds about :data:`GRID_POINTS` points (a multiple
-of the exact factors' common denominator): the width of the result shrinks like rho_tot^2, so
-like (k / GRID_POINTS)^2 for k factors at a fixed window.
+The grid: a first one whose root window holds about :data:`START_POINTS` points (a multiple of
+the exact factors' common denominator); where its enclosure is wider than the tolerance, one
+finer grid chosen by the width's h^2 law (at most :data:`MAX_GRID_POINTS` points). The route
+offers itself while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO`
+(about a thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
 """
 
 from __future__ import annotations
@@ -36,7 +49,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from flint import arb
+from flint import arb, arb_poly, fmpz_poly
 from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.errors import NumericalError
@@ -54,14 +67,20 @@ from .value import CertifiedPair
 
 __all__ = ["GridProduct", "GRID_POINTS", "PView"]
 
-#: Lattice points of the root's window the grid step is chosen for.
+#: Lattice points of the root's window of the reference grid (``fits``: rho_tot on it).
 GRID_POINTS = 1 << 16
 #: The window's half-width in standard deviations used to choose the grid.
 GRID_T = 14.0
-#: The largest rho_tot (loss units) of a product the route offers itself for: rho_tot grows like
-#: k h and the window like sqrt(k)/h, so at a fixed window it grows like k (Skellam(1, 5)^10:
-#: 0.004, ^100: 0.19, ^10000: 190).
-MAX_RHO = Fraction(1, 4)
+#: The largest rho_tot (loss units) on the reference grid of a product the route offers itself
+#: for: rho_tot grows like k h and the window like sqrt(k)/h, so at a fixed window it grows like
+#: k (Skellam(1, 5)^10: 0.004, ^100: 0.14, ^1000: 4.4, ^10000: 140).
+MAX_RHO = 8
+#: Points of the root's window of the first grid tried (a finer one follows where its width
+#: exceeds the tolerance).
+START_POINTS = 1 << 14
+#: The most points of the root's window a refined grid may hold (time: three lattice
+#: products of this length).
+MAX_GRID_POINTS = 1 << 19
 
 
 class PView:
@@ -82,6 +101,150 @@ class PView:
         return self.f.mgf_ball(c - 1)
 
 
+class _Suffix:
+    """V(k) = sum_{j >= k} R_j z^{j - k} for the coefficients R_j of an fmpz_poly and a ball
+    z, by blocks: each block's polynomial evaluated at z in Arb, their suffix sums by Horner's
+    rule, a query the rest of its own block (O(BLOCK) work)."""
+
+    BLOCK = 512
+
+    def __init__(self, R, z: arb) -> None:
+        B = self.BLOCK
+        self.n, self.z = R.length(), z
+        cs = R.coeffs()
+        self.blocks = [fmpz_poly(cs[i:i + B]) for i in range(0, self.n, B)]
+        zB = z ** B
+        S = [arb(0)] * (len(self.blocks) + 1)
+        for b in range(len(self.blocks) - 1, -1, -1):
+            S[b] = arb_poly(self.blocks[b])(z) + zB * S[b + 1]
+            if not b & 0xFF:
+                budget.check()
+        self.S = S
+
+    def __call__(self, k: int) -> arb:
+        if k >= self.n:
+            return arb(0)
+        k = max(k, 0)
+        B = self.BLOCK
+        b, r = divmod(k, B)
+        head = self.blocks[b]
+        head = head.right_shift(r) if r else head
+        return arb_poly(head)(self.z) + self.z ** (B - r) * self.S[b + 1]
+
+
+class _Grid:
+    """The three lattice products of one grid h = 1/D (module docstring): the cells' Q-masses
+    (``q``, tilted at c) and P-masses (``p``, tilted at c + 1), and the split product (``s``,
+    tilted at c), with rho_tot, the width of a product cell."""
+
+    def __init__(self, factors: list[tuple[object, int]], D: int) -> None:
+        self.D, self.h = D, Fraction(1, D)
+        qv, pv, sv = [], [], []
+        self.rho = Fraction(0)
+        for f, n in factors:
+            if getattr(f, "grid", False):
+                q, p = f.views(self.h)
+                s = f.split_view(self.h)
+                self.rho += n * f.residual(self.h)
+            else:
+                q, p, s = f, PView(f), f
+            qv.append((q, n))
+            pv.append((p, n))
+            sv.append((s, n))
+        self.q = LatticeProduct(qv, D)
+        self.p = LatticeProduct(pv, D)
+        self.s = LatticeProduct(sv, D)
+        self._cache: dict = {}
+        self._offset: int | None = None  # first - t of the last lower bound's best test
+
+    def suffix(self, which: str, c: float, T: float, prec: int):
+        """(lo, V, scale, X, lp, t) of one product's root: the Q-product tilted at c
+        (``which`` "q"), the P-product at c + 1 ("p"), or the split product's root tilted at c
+        weighed back at c ("s") or at c + 1 ("sp", its P-masses m e^{-l}); V(k) = sum_{j >= k}
+        R(lo + j) z^{j - k}, z = e^{-t g/D} (t the weight), so that the kept mass of the cells
+        s >= lo + k is scale e^{-t l(lo + k)} V(k); X = prod M_i(tilt) - scale sum R (what the
+        windows and floors dropped), cached."""
+        key = (which, c, T, prec)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        lp, tilt, t = {"q": (self.q, c, c), "p": (self.p, c + 1, c + 1),
+                       "s": (self.s, c, c), "sp": (self.s, c, c + 1)}[which]
+        lo, R, lam, m = lp.root(tilt, T, prec)
+        scale = lam / arb(2) ** prec
+        X = m - scale * arb_of(int(R(1)))
+        z = (-arb_of(t) * arb_of(Fraction(lp.g, lp.D))).exp()
+        out = (lo, _Suffix(R, z), scale, X, lp, t)
+        if len(self._cache) > 12:
+            self._cache.clear()
+        self._cache[key] = out
+        return out
+
+    def kept(self, which: str, first: int, c: float, T: float, prec: int) -> tuple[arb, arb]:
+        """(kept mass of the cells s >= first, X) of one product (:meth:`suffix`)."""
+        lo, V, scale, X, lp, t = self.suffix(which, c, T, prec)
+        k = first - lo
+        if k >= V.n:
+            return arb(0), X
+        k = max(k, 0)
+        ls = lp.loss_at(lo + k)
+        return scale * (-arb_of(t) * arb_of(ls)).exp() * V(k), X
+
+    def lower(self, eps: Fraction, c: float, T: float, prec: int) -> arb:
+        """A ball whose lower end is below delta(eps): the test "reject the cells s >= t"
+        (Dong, Roth & Su, Prop. 6: delta(eps) >= Q(A) - e^eps P(A) for every event A), its
+        Q-mass kept by the Q-product (tilted at c) and its P-mass bounded above by the
+        P-product (tilted at c + 1) and e^{-(c + 1) l(t)} X_P for what that dropped; t the
+        best of a ternary search over the cells within rho_tot below eps, or of a hill climb
+        from the last call's best distance below eps (any t is sound)."""
+        q = self.q
+        ee = arb_of(eps).exp()
+        cc1 = arb_of(c) + 1
+        first = q._threshold(eps) + 1
+        memo: dict[int, arb] = {}
+
+        def at(t: int) -> arb:
+            if t not in memo:
+                Aq, _ = self.kept("q", t, c, T, prec)
+                Ap, Xp = self.kept("p", t, c, T, prec)
+                miss = ((-cc1 * arb_of(q.loss_at(t))).exp() * Xp).upper()
+                memo[t] = Aq - ee * (Ap + miss)
+            return memo[t]
+
+        a, b = first - math.ceil(self.rho * self.D) - 1, first
+        if self._offset is not None:  # hill climbing from the last call's best cell
+            t = min(max(first - self._offset, a), b)
+            while t > a and at(t - 1).lower() > at(t).lower():
+                t -= 1
+            while t < b and at(t + 1).lower() > at(t).lower():
+                t += 1
+        else:  # a ternary search over the cells within rho_tot below eps
+            while b - a > 2:
+                m1, m2 = a + (b - a) // 3, b - (b - a) // 3
+                if at(m1).lower() < at(m2).lower():
+                    a = m1 + 1
+                else:
+                    b = m2
+            t = max(range(a, b + 1), key=lambda u: at(u).lower())
+        self._offset = first - t
+        return at(t)
+
+    def upper(self, eps: Fraction, c: float, T: float, prec: int) -> arb:
+        """A ball whose upper end is above delta(eps): the split product's profile, the sum
+        over its root of pi(s) (1 - e^{eps - l(s)}) for l(s) > eps, plus e^{-c eps} X for what
+        it dropped (``numeric.lattice_product``, (1) and (2))."""
+        first = self.q._threshold(eps) + 1
+        As, Xs = self.kept("s", first, c, T, prec)
+        Bs, _ = self.kept("sp", first, c, T, prec)
+        return As - arb_of(eps).exp() * Bs + ((-arb_of(c) * arb_of(eps)).exp() * Xs).upper()
+
+    def bounds(self, eps: Fraction, c: float, T: float, prec: int) -> tuple[arb, arb]:
+        """(lower, upper): balls whose lower end of the first and upper end of the second
+        enclose delta(eps) (:meth:`lower`, :meth:`upper`; Arb precision prec + 64: the
+        caller's section)."""
+        return self.lower(eps, c, T, prec), self.upper(eps, c, T, prec)
+
+
 class GridProduct:
     """The product of lattice and grid factors (module docstring), with the interface of
     :class:`~.lattice_product.LatticeProduct` that the product route uses (``fits``,
@@ -97,105 +260,75 @@ class GridProduct:
             raise ValueError("the exact factors share no small denominator")
         var = sum(n * f.loss_var() for f, n in grid)
         var += sum(n * (float(f.step) * f.plan(0.0)[2]) ** 2 for f, n in exact)
-        want = GRID_POINTS / (2 * GRID_T * math.sqrt(max(var, 1e-12)))
-        D = D0 * max(1, math.ceil(want / D0))
-        self.D, self.h = D, Fraction(1, D)
-        qv, pv = [], []
-        self.rho = Fraction(0)
-        for f, n in self.factors:
-            if getattr(f, "grid", False):
-                q, p = f.views(self.h)
-                self.rho += n * f.residual(self.h)
-            else:
-                q, p = f, PView(f)
-            qv.append((q, n))
-            pv.append((p, n))
-        self.q = LatticeProduct(qv, D)
-        self.p = LatticeProduct(pv, D)
-        self._cache: dict = {}
+        self.D0, self.sd = D0, math.sqrt(max(var, 1e-12))
+        self._grids: dict[int, _Grid] = {}
+        self.base = self.grid(self.denominator(START_POINTS))
+        self.D, self.h, self.rho = self.base.D, self.base.h, self.base.rho
+        h_ref = Fraction(1, self.denominator(GRID_POINTS))
+        #: rho_tot on the grid of GRID_POINTS points (what ``fits`` compares with MAX_RHO).
+        self.rho_ref = sum((n * f.residual(h_ref) for f, n in grid), Fraction(0))
+        self.q = self.base.q
+
+    def denominator(self, points: float) -> int:
+        """The grid 1/D (a multiple of the exact factors' common denominator) whose root window
+        (GRID_T standard deviations either side) holds about ``points`` points."""
+        want = points / (2 * GRID_T * self.sd)
+        return self.D0 * max(1, math.ceil(want / self.D0))
+
+    def grid(self, D: int) -> _Grid:
+        """The grid 1/D's products (cached, two grids at most)."""
+        g = self._grids.get(D)
+        if g is None:
+            if len(self._grids) > 1:
+                self._grids.clear()
+            g = self._grids[D] = _Grid(self.factors, D)
+        return g
 
     # -- the route's interface ---------------------------------------------------------------
     def fits(self, c: float = 0.0) -> bool:
-        """Within the lattice product's sizes, and the grid fine enough (rho_tot at most
-        :data:`MAX_RHO`: beyond, the enclosure would be too wide to be of use, and the route
-        leaves the product to the PLD engine)."""
-        return self.rho <= MAX_RHO and self.q.fits(c)
+        """Within the lattice product's sizes, and the default grid fine enough (rho_tot at
+        most :data:`MAX_RHO`: beyond, the enclosure would be too wide to be of use, and the
+        route leaves the product to the PLD engine)."""
+        return self.rho_ref <= MAX_RHO and self.q.fits(c)
 
     def check_size(self, c: float = 0.0) -> None:
         self.q.check_size(c)
 
+    def _finer(self, grid: _Grid, width: float, target: float, c: float) -> _Grid | None:
+        """A finer grid for a relative width ``target`` where ``grid`` gave ``width`` (the
+        width is second order in the step: h^2), within :data:`MAX_GRID_POINTS` and the
+        lattice product's window; None when no finer grid is allowed."""
+        if not width > target:
+            return None
+        points = 2 * GRID_T * self.sd * grid.D * min(math.sqrt(width / target) * 1.25, 1e6)
+        D = self.denominator(min(points, MAX_GRID_POINTS))
+        if D <= grid.D:
+            return None
+        g = _Grid(self.factors, D) if D not in self._grids else self._grids[D]
+        if not (g.q.fits(c) and g.s.fits(c)):
+            return None
+        return self.grid(D)
+
     # -- delta -------------------------------------------------------------------------------
-    def _suffix(self, which: str, c: float, T: float, prec: int):
-        """(lo, V, scale, X) of the Q-product tilted at c (``which`` "q") or the P-product at
-        c + 1 ("p"): V[k] = sum_{j >= k} R(lo + j) z^{j - k}, z = e^{-t g/D} (t the tilt), so
-        that the kept tilted-back mass of the cells s >= lo + k is scale e^{-t l(lo + k)} V[k];
-        X = prod M_i(t) - scale sum R (what the windows and floors dropped), cached."""
-        key = (which, c, T, prec)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        lp, t = (self.q, c) if which == "q" else (self.p, c + 1)
-        lo, R, lam, m = lp.root(t, T, prec)
-        scale = lam / arb(2) ** prec
-        X = m - scale * arb_of(int(R(1)))
-        z = (-arb_of(t) * arb_of(Fraction(lp.g, lp.D))).exp()
-        n = R.length()
-        V = [arb(0)] * (n + 1)
-        acc = arb(0)
-        for j in range(n - 1, -1, -1):
-            acc = acc * z + int(R[j])
-            V[j] = acc
-            if not j & 0xFFFF:
-                budget.check()
-        out = (lo, V, scale, X)
-        if len(self._cache) > 6:
-            self._cache.clear()
-        self._cache[key] = out
-        return out
-
-    def _kept(self, which: str, first: int, c: float, T: float, prec: int) -> tuple[arb, arb]:
-        """(kept mass of the cells s >= first, X) of one product (:meth:`_suffix`)."""
-        lo, V, scale, X = self._suffix(which, c, T, prec)
-        k = first - lo
-        if k >= len(V) - 1:
-            return arb(0), X
-        k = max(k, 0)
-        lp, t = (self.q, c) if which == "q" else (self.p, c + 1)
-        ls = lp.loss_at(lo + k)
-        return scale * (-arb_of(t) * arb_of(ls)).exp() * V[k], X
-
-    def bounds(self, eps: Fraction, c: float, T: float, prec: int) -> tuple[arb, arb]:
-        """(lower, upper): balls whose lower end of the first and upper end of the second
-        enclose delta(eps) (module docstring), the Q-product tilted at c, the P-product at
-        c + 1 (Arb precision prec + 64: the caller's section)."""
-        q = self.q
-        e = arb_of(eps)
-        first = q._threshold(eps) + 1
-        Aq, Xq = self._kept("q", first, c, T, prec)
-        Ap, Xp = self._kept("p", first, c, T, prec)
-        cc = arb_of(c)
-        ee = e.exp()
-        miss_q = ((-cc * e).exp() * Xq).upper()  # Q-mass dropped from the cells above eps
-        miss_p = ((-(cc + 1) * e).exp() * Xp).upper()
-        lower = Aq - ee * (Ap + miss_p)
-        upper = Aq + miss_q - ee * Ap
-        # the straddling cells eps - rho < l(s) <= eps: at most rho times their Q-mass
-        amb = q._threshold(eps - self.rho) + 1
-        if amb < first:
-            Aa, _ = self._kept("q", amb, c, T, prec)
-            lo_l = arb_of(max(eps - self.rho, Fraction(0)))
-            mass = (Aa - Aq) + ((-cc * lo_l).exp() * Xq).upper()
-            upper = upper + arb_of(self.rho) * mass
-        return lower, upper
-
     def delta_ball(self, eps: Fraction, rel_tol: float) -> arb:
-        """A ball holding delta(eps), eps >= 0 (the hull of the two bounds, clipped at 0)."""
+        """A ball holding delta(eps), eps >= 0 (the hull of the two bounds, clipped at 0): on
+        the default grid, then on a finer one where its width exceeds ``rel_tol``."""
         eps = Fraction(eps)
-        c, T, prec = self.q._plan(float(eps), rel_tol)
-        with arb_precision(prec + 64):
-            lo, hi = self.bounds(eps, c, T, prec)
-            lo_end = lo.lower() if lo.lower() > 0 else arb(0)
-            return lo_end.union(hi.upper())
+        grid, out = self.base, None
+        for _ in range(2):
+            c, T, prec = grid.q._plan(float(eps), rel_tol)
+            with arb_precision(prec + 64):
+                lo, hi = grid.bounds(eps, c, T, prec)
+                lo_end = lo.lower() if lo.lower() > 0 else arb(0)
+                b = lo_end.union(hi.upper())
+            if out is None or b.rad() < out.rad():
+                out = b
+            up = float(b.upper())
+            width = float(b.rad()) * 2 / up if up > 0 else 0.0
+            grid = self._finer(grid, width, rel_tol, c)
+            if grid is None:
+                break
+        return out
 
     def enclosure(self, question: str, arg, rel_tol: float) -> CertifiedPair:
         """delta(eps) or eps(delta) at the mpf ``arg`` as a CertifiedPair of mpfs rounded
@@ -219,25 +352,46 @@ class GridProduct:
     def epsilon(self, d: Fraction, rel_tol: float) -> tuple[Fraction, Fraction]:
         """Rationals lo <= eps(d) <= hi: lo with the lower bound of delta(lo) > d proved (or
         lo = 0), hi with the upper bound of delta(hi) <= d proved, each narrowed by its own
-        bisection."""
+        bisection; on the first grid, then, where the bracket is wider than ``rel_tol``, on a
+        finer one inside it."""
         d = Fraction(d)
         if d >= 1:
             return Fraction(0), Fraction(0)
-        guess = self.q._guess(float(d))
-        c, T, prec = self.q._plan(guess, rel_tol, 1e-3)
-        sd = math.sqrt(sum(n * (float(f.step) * f.plan(c)[2]) ** 2 for f, n in self.q.factors))
+        lo, hi = self._epsilon(self.base, d, rel_tol)
+        width = float(hi - lo) / float(hi) if hi > 0 else 0.0
+        grid = self._finer(self.base, width, rel_tol, 0.0)
+        if grid is not None:  # narrowed inside the first bracket (its two proofs hold)
+            lo2, hi2 = self._epsilon(grid, d, rel_tol, (lo, hi))
+            lo, hi = max(lo, lo2), min(hi, hi2)
+        return lo, max(hi, lo)
+
+    def _epsilon(self, grid: _Grid, d: Fraction, rel_tol: float,
+                 bracket: tuple[Fraction, Fraction] | None = None) -> tuple[Fraction, Fraction]:
+        """eps(d) bracketed on one grid (:meth:`epsilon`), or narrowed inside ``bracket`` (its
+        ends proved: delta(lo) > d or lo = 0, delta(hi) <= d)."""
+        q = grid.q
+        guess = q._guess(float(d)) if bracket is None else float(sum(bracket) / 2)
+        c, T, prec = q._plan(guess, rel_tol, 1e-3)
+        sd = math.sqrt(sum(n * (float(f.step) * f.plan(c)[2]) ** 2 for f, n in q.factors))
         with arb_precision(prec + 64):
             dd = arb_of(d)
 
             def above(x: Fraction) -> bool:  # delta(x) > d proved
                 budget.check()
-                return bool(self.bounds(x, c, T, prec)[0] > dd)
+                return bool(grid.lower(x, c, T, prec) > dd)
 
             def below(x: Fraction) -> bool:  # delta(x) <= d proved
                 budget.check()
-                return bool(self.bounds(x, c, T, prec)[1] <= dd)
+                return bool(grid.upper(x, c, T, prec) <= dd)
 
-            g = Fraction(guess).limit_denominator(self.D)
+            if bracket is None and below(Fraction(0)):  # delta(0) <= d: eps(d) = 0
+                return Fraction(0), Fraction(0)
+            if bracket is not None:
+                lo, hi = bracket
+                lo = self._narrow(lo, hi, above, True, rel_tol)
+                hi = self._narrow(lo, hi, below, False, rel_tol)
+                return lo, max(hi, lo)
+            g = Fraction(guess).limit_denominator(grid.D)
             step = Fraction(max(sd, 1e-3)).limit_denominator(1 << 20) / 4
             hi = g
             for _ in range(64):
