@@ -196,6 +196,7 @@ class RDP(Notion):
         also all at once, beyond from one Arb integral each, where that bound decides the larger
         side. The bounds are the exact upper ends of the Arb balls."""
         from ..analysis.renyi import renyi
+        from ..analysis.renyi_batch import closed_renyi_orders
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
             sampled_rdp_order,
@@ -217,6 +218,13 @@ class RDP(Notion):
         reals = [a for a in orders if a.is_Rational and not a.is_Integer]
         if reals and len(sides) == 2:  # the exact upper ends of the Arb balls
             fast.update(sampled_rdp_orders(g, reals, dps))
+        rest = [a for a in orders if a.is_Rational and a not in fast
+                and not (a.is_Integer and int(a) in fast)]
+        if rest:  # closed forms in the order, compiled once and run in Arb at each order
+            curves = [closed_renyi_orders(h, rest, dps) for h in sides]
+            for a in rest:
+                if all(a in c for c in curves):
+                    fast[a] = max(c[a] for c in curves)
         items = {}
         for a in orders:
             if a.is_Integer and int(a) in fast:  # the exact upper end of the Arb ball
