@@ -252,8 +252,7 @@ class _RealOrderSeries:
         self.bits, self.cap = bits, cap
         # the polynomials in a are kept in powers of a - centre (|a - centre| <= cap/2 on the
         # orders (1, cap]): their evaluation cancels less than in powers of a
-        self.centre_int = (cap + 1) // 2
-        self.centre = arb(self.centre_int)
+        self.centre = arb((cap + 1) // 2)
         self.J = int((bits + 8 + cap) / math.log2(1 / RHO_MAX)) + cap + 2
         self.wprec = bits + self.J // 2 + 2 * cap + 48
         self.phi: dict = {}  # (i, upper) -> Phi(b0 + i mu/n), or 1 - Phi
@@ -342,9 +341,10 @@ class _RealOrderSeries:
         (|C(a, j)| <= 1 for j >= a > 0, |N_j| <= rho^j P(R): module docstring). N_j/j! =
         s^j [x^j] egf(x) e^{-c x}, s = 1/(1 + c), egf the exponential generating function of
         the moments E_P[t^k; R] (its coefficients E_P[t^k; R]/k! from the cells of the lattice,
-        :meth:`_cell`); C(a, j) = sum_k T[k, j] y^k/j! with the exact integers T of
-        :func:`_falling_table` (the Stirling numbers of the first kind, shifted to the centre),
-        so the coefficients of all the regions are one product of T with the columns N_j/j!."""
+        :meth:`_cell`); C(a, j) = sum_k s(j, k) a^k/j! (Stirling numbers of the first kind), so
+        the coefficients in powers of a of all the regions are one product of the Stirling
+        matrix (exact integers, ``arb_mat.stirling``) with the columns N_j/j!, then shifted to
+        powers of y (a composition with y + centre, at the working precision)."""
         from flint import arb, arb_mat, arb_poly
 
         todo = [R for R in regions if R.poly is None]
@@ -375,9 +375,12 @@ class _RealOrderSeries:
             Nm = arb_mat(D, len(todo), [c[j] if j < len(c) else zero
                                         for j in range(D) for c in cols])
             # Q[k, r]: the coefficient of (a - centre)^k
-            Q = arb_mat(_falling_table(D, self.centre_int)) * Nm
-            for r, R in enumerate(todo):
-                R.poly = arb_poly([Q[k, r] for k in range(R.J + 1)])
+            Q = arb_mat.stirling(D, D, 1).transpose() * Nm  # Q[k, r]: coefficient of a^k
+            shift = arb_poly([self.centre, 1])  # to powers of a - centre: a Taylor shift
+            with arb_precision(self.bits + 2 * self.cap + 48):  # (the shift's cancellation)
+                for r, R in enumerate(todo):
+                    R.poly = arb_poly([Q[k, r] for k in range(R.J + 1)])(shift)
+            for R in todo:
                 R.rest = R.mass * R.rho ** (R.J + 1) / (1 - R.rho)  # the terms past J
 
     def _log_g(self, a: float) -> float:
@@ -459,27 +462,6 @@ class _RealOrderSeries:
     def log_a(self, a):
         """An arb containing log A_a for a real order 1 < a <= cap (an arb)."""
         return self.log_a_many([a])[0]
-
-
-_FALLING: dict = {}  # (D, centre) -> fmpz_mat
-
-
-def _falling_table(D: int, centre: int):
-    """The exact integer matrix T[k, j] = [y^k] (y + centre)(y + centre - 1) ... (y + centre -
-    j + 1), j, k < D: the falling factorial (a)_j = j! C(a, j) in powers of y = a - centre (the
-    Stirling numbers of the first kind for centre 0), kept."""
-    from flint import fmpz_mat, fmpz_poly
-
-    key = (D, centre)
-    T = _FALLING.get(key)
-    if T is None:
-        rows, P = [], fmpz_poly([1])
-        for j in range(D):
-            c = [int(x) for x in P.coeffs()]
-            rows.append(c + [0] * (D - len(c)))
-            P = P * fmpz_poly([centre - j, 1])
-        T = _FALLING[key] = fmpz_mat(D, D, [rows[j][k] for k in range(D) for j in range(D)])
-    return T
 
 
 def _log_phic(z: float) -> float:

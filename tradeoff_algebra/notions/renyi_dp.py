@@ -48,6 +48,7 @@ from mpmath.libmp import to_rational
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
+from ..analysis.renyi_batch import closed_renyi_orders
 from ..core.errors import InvalidParameter, NumericalError, brief
 from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
@@ -196,7 +197,6 @@ class RDP(Notion):
         also all at once, beyond from one Arb integral each, where that bound decides the larger
         side. The bounds are the exact upper ends of the Arb balls."""
         from ..analysis.renyi import renyi
-        from ..analysis.renyi_batch import closed_renyi_orders
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
             sampled_rdp_order,
@@ -237,7 +237,7 @@ class RDP(Notion):
             items[a] = _dyadic(v.hi) if v is not None else \
                 max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
                     for h in sides)
-        if all(t is sp.oo or (t.is_Rational and t >= 0) for t in items.values()):
+        if all(t is sp.oo or (isinstance(t, sp.Rational) and t.p >= 0) for t in items.values()):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
             return sp.Basic.__new__(cls, _number_dict(items), sp.oo)
         return cls(items)
