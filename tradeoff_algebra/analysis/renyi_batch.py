@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import sympy as sp
+from sympy.core.expr import Expr
 
 from ..core.node import TradeOff
 from ..numeric.capability import renyi_form
 from ..numeric.context import arb_precision
 
-__all__ = ["closed_renyi_orders", "compile_arb"]
+__all__ = ["closed_renyi_orders", "compile_arb", "dyadic"]
 
 _ORDER = sp.Dummy("a", positive=True)
 _FORMS: dict = {}  # f -> the compiled D_a(P || Q) of f, or None
@@ -33,15 +34,16 @@ class _NotCompiled(Exception):
 
 def compile_arb(expr: sp.Expr, var: sp.Symbol) -> Callable:
     """A function of an arb (the value of ``var``) returning an arb enclosing ``expr`` there,
-    at the current Arb precision; constants are enclosed once per precision. Raises
-    ``ValueError`` for a node other than numbers, ``var``, E, pi, Add, Mul, Pow, exp, log."""
+    at the current Arb precision; constant subtrees are enclosed once per precision. Raises
+    ``ValueError`` for a node other than rational numbers, ``var``, E, pi, Add, Mul, Pow, exp,
+    log."""
     try:
-        return _compile(expr, var)
+        return _compile(expr, var)[0]
     except _NotCompiled as exc:
         raise ValueError(f"no Arb rule for {exc}") from None
 
 
-def _const(x: sp.Expr) -> Callable:
+def _leaf(x: sp.Expr) -> Callable:
     from flint import arb, fmpq
 
     if isinstance(x, sp.Rational):
@@ -52,14 +54,6 @@ def _const(x: sp.Expr) -> Callable:
     if x is sp.S.Pi:
         return lambda v: arb.pi()
     raise _NotCompiled(type(x).__name__)
-
-
-def _compile(x: sp.Expr, var: sp.Symbol) -> Callable:
-    if x == var:
-        return lambda v: v
-    if var not in x.free_symbols and not (x.is_Number or x in (sp.S.Exp1, sp.S.Pi)):
-        return _folded(_compile_tree(x, var))  # a constant subtree: once per precision
-    return _compile_tree(x, var)
 
 
 def _folded(g: Callable) -> Callable:
@@ -77,42 +71,45 @@ def _folded(g: Callable) -> Callable:
     return const
 
 
-def _compile_tree(x: sp.Expr, var: sp.Symbol) -> Callable:
-    if x.is_Number or x in (sp.S.Exp1, sp.S.Pi):
-        if not x.is_finite or not x.is_Rational and x not in (sp.S.Exp1, sp.S.Pi):
-            raise _NotCompiled(x)
-        return _const(x)
+def _compile(x: sp.Expr, var: sp.Symbol) -> tuple[Callable, bool]:
+    """(the function of ``var``, whether x is a constant); constants other than leaves are
+    folded (:func:`_folded`)."""
+    if x == var:
+        return (lambda v: v), False
+    if isinstance(x, (sp.Rational, type(sp.S.Exp1), type(sp.S.Pi))):
+        return _leaf(x), True
     if not isinstance(x, (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log)):
         raise _NotCompiled(type(x).__name__)
-    args = [_compile(a, var) for a in x.args]
+    parts = [_compile(a, var) for a in x.args]
+    args = [g for g, _ in parts]
+    const = all(c for _, c in parts)
     if isinstance(x, sp.Add):
-        def add(v, args=args):
+        def fn(v, args=args):
             s = args[0](v)
             for g in args[1:]:
                 s = s + g(v)
             return s
-        return add
-    if isinstance(x, sp.Mul):
-        def mul(v, args=args):
+    elif isinstance(x, sp.Mul):
+        def fn(v, args=args):
             s = args[0](v)
             for g in args[1:]:
                 s = s * g(v)
             return s
-        return mul
-    if isinstance(x, sp.Pow):
+    elif isinstance(x, sp.Pow):
         b, e = args
         if x.exp.is_Integer:
             n = int(x.exp)
-            return (lambda v: b(v) ** n) if n >= 0 else (lambda v: 1 / b(v) ** -n)
-        if var not in x.base.free_symbols:  # a constant base: its log once per precision
+            fn = (lambda v: b(v) ** n) if n >= 0 else (lambda v: 1 / b(v) ** -n)
+        elif parts[0][1]:  # a constant base: its log once per precision
             lb = _folded(lambda v: b(v).log())
-            return lambda v: (e(v) * lb(v)).exp()
-        return lambda v: (e(v) * b(v).log()).exp()  # a positive base, or NaN (not finite)
-    if isinstance(x, sp.exp):
-        return lambda v: args[0](v).exp()
-    if isinstance(x, sp.log):
-        return lambda v: args[0](v).log()
-    raise _NotCompiled(type(x).__name__)
+            fn = lambda v: (e(v) * lb(v)).exp()  # noqa: E731
+        else:  # a positive base, or NaN (not finite)
+            fn = lambda v: (e(v) * b(v).log()).exp()  # noqa: E731
+    elif isinstance(x, sp.exp):
+        fn = lambda v: args[0](v).exp()  # noqa: E731
+    else:
+        fn = lambda v: args[0](v).log()  # noqa: E731
+    return (_folded(fn) if const else fn), const
 
 
 def _compiled(f: TradeOff) -> Callable | None:
@@ -127,7 +124,7 @@ def _compiled(f: TradeOff) -> Callable | None:
             form = renyi_form(f, _ORDER)  # not needed (nor their assumption queries)
     if form is not None and form.free_symbols <= {_ORDER}:
         try:
-            fn = _compile(form, _ORDER)
+            fn = _compile(form, _ORDER)[0]
         except _NotCompiled:
             fn = None
     _FORMS[f] = fn
@@ -176,4 +173,18 @@ def _upper(d) -> sp.Rational:
     man, exp = (int(v) for v in d.upper().man_exp())
     if man <= 0:
         return sp.S.Zero
-    return sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
+    return dyadic(man, exp)
+
+
+def dyadic(man: int, exp: int) -> sp.Rational:
+    """The SymPy rational man 2^exp (man > 0) in lowest terms, built directly: man made odd,
+    the denominator a power of 2 (SymPy's own construction, without its gcd and cache)."""
+    z = (man & -man).bit_length() - 1  # the trailing zero bits of man
+    man, exp = man >> z, exp + z
+    if exp >= 0:
+        return sp.Integer(man << exp)
+    if man == 1 and exp == -1:
+        return sp.S.Half
+    r = Expr.__new__(sp.Rational)
+    r.p, r.q = man, 1 << -exp
+    return r
