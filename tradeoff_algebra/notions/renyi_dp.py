@@ -195,7 +195,10 @@ class RDP(Notion):
         orders at once (``analysis.renyi_sampled``: the other direction bounded below them), and
         their other orders up to 64 from the series on regions of ``analysis.renyi_mixture``,
         also all at once, beyond from one Arb integral each, where that bound decides the larger
-        side. The bounds are the exact upper ends of the Arb balls."""
+        side. A mechanism whose divergence has a closed form in the order (Laplace, randomized
+        response, finite pairs, G_mu) takes all its orders from that one form compiled to Arb
+        operations (``analysis.renyi_batch``). The bounds are the exact upper ends of the Arb
+        balls."""
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
