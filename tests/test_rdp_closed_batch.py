@@ -119,3 +119,16 @@ def test_compile_and_refusals():
     assert r.at(2) is sp.oo
     # an order at or below 1 is left to the caller
     assert rb.closed_renyi_orders(ta.Laplace(1), [R(1, 2)], 20) == {}
+
+
+def test_gaussian_and_products_add():
+    """G_mu: a mu^2/2 (Mironov 2017, Prop. 7), exact; a product of Laplace and randomized
+    response powers: the sum of the references (additivity over products)."""
+    orders = [sp.Integer(2), R(5, 2), sp.Integer(37)]
+    g = ta.RDP.of(ta.G(R(3, 2)), orders=orders)
+    for a in orders:
+        exact = a * R(9, 4) / 2
+        assert exact <= g.at(a) <= exact * (1 + R(1, 10**20)), a
+    f = ta.Laplace(R(1, 2)) ** 3 @ ta.randomized_response(1, 3)
+    _check(ta.RDP.of(f, orders=orders),
+           {a: 3 * _laplace_quad(R(1, 2), a) + _rr_sum(1, 3, a) for a in orders})
