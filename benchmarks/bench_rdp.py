@@ -3,6 +3,7 @@ processes (CPU time of the call, imports excluded), every order checked against 
 computed here by another route.
 
     python benchmarks/bench_rdp.py [--write benchmarks/RESULTS_rdp.md] [--repeat 7] [--before DIR]
+                                   [--no-others]
 
 Reference, per order a: max{D_a(Q || P), D_a(P || Q)} of Mix(G(1/sigma), q), times T.
 D_a(Q || P) = log E_P[(1 - q + q L)^a]/(a - 1) is the binomial sum in mpmath at 50 digits for an
@@ -13,6 +14,13 @@ the column "above ref." says whether every value lies at or above the reference 
 digit), "max rel. dist." the largest relative distance to it. The epsilon reference is the
 "balle" conversion (Balle et al. 2020, Thm. 21) of the reference curve, minimised over the
 orders in mpmath.
+
+Other mechanisms at the 100 orders 2..101 (``--others``, on by default), beside dp_accounting's
+RdpAccountant where it supports them (the Laplace mechanism, randomized response; it has no
+Poisson-subsampled Laplace): the Laplace pair L_1 (noise scale 1, sensitivity 1), its reference
+40-digit mpmath quadrature of log int p^a q^(1-a)/(a - 1); k-ary randomized response at
+eps = 1 (replace-one; dp_accounting's noise parameter k/(e + k - 1)), its reference the exact
+sum over the k outputs at 50 digits.
 """
 
 from __future__ import annotations
@@ -116,6 +124,66 @@ def eps_ref(orders: list, refs: list):
                for a, r in zip(orders, refs, strict=True))
 
 
+# -- other mechanisms ----------------------------------------------------------------------------
+OTHER_ORDERS = list(range(2, 102))
+
+
+def _laplace_ref(a: int):
+    c = _ctx(40)
+    A = c.mpf(a)
+    g = lambda x: c.exp(-A * abs(x) - (1 - A) * abs(x - 1)) / 2  # noqa: E731
+    return c.log(c.quad(g, [-c.inf, 0, 1, c.inf])) / (A - 1)
+
+
+def _rr_ref(k: int, a: int):
+    c = _ctx(50)
+    E, A = c.e, c.mpf(a)
+    hi, lo = E / (E + k - 1), 1 / (E + k - 1)
+    return c.log(hi**A * lo ** (1 - A) + lo**A * hi ** (1 - A) + (k - 2) * lo) / (A - 1)
+
+
+OTHERS = [
+    ("Laplace, b = 1", "f = ta.laplace_mechanism(1, 1)",
+     "dp_accounting.LaplaceDpEvent(1.0)", "None", _laplace_ref),
+    ("randomized response, eps = 1, k = 2", "f = ta.randomized_response(1, 2)",
+     "dp_accounting.RandomizedResponseDpEvent(2 / (math.e + 1), 2)",
+     "rdp.NeighborRel.REPLACE_ONE", lambda a: _rr_ref(2, a)),
+    ("randomized response, eps = 1, k = 4", "f = ta.randomized_response(1, 4)",
+     "dp_accounting.RandomizedResponseDpEvent(4 / (math.e + 3), 4)",
+     "rdp.NeighborRel.REPLACE_ONE", lambda a: _rr_ref(4, a)),
+]
+
+
+def others(R: Report, repeat: int, notes: list) -> None:
+    """The rows of the other mechanisms (module docstring)."""
+    ol = repr(OTHER_ORDERS)
+    R.out()
+    R.out("Other mechanisms at the 100 orders 2..101 (the time of the call alone, as above; "
+          "dp_accounting's time includes building its accountant, which does nothing else):")
+    R.out()
+    R.out("| mechanism | who | what | CPU time | max rel. dist. to ref. | at or above ref. |")
+    R.out("|---|---|---|---|---|---|")
+    for name, ours_f, event, rel, ref in OTHERS:
+        c = _ctx(60)
+        refs = [c.mpf(ref(a)) for a in OTHER_ORDERS]
+        ours = run(OURS, ours_f, f"r = ta.RDP.of(f, orders={ol})",
+                   f"out = [str(r.at(a)) for a in {ol}]", repeat)
+        kw = "" if rel == "None" else f", neighboring_relation={rel}"
+        theirs = run(DPA + "\nimport math", "",
+                     f"acc = rdp.RdpAccountant({ol}{kw})\nacc.compose({event})",
+                     "out = [float(x) for x in acc._rdp]", repeat)
+        for who, r, what in (("ours", ours, "RDP.of (certified)"),
+                             ("dp_accounting", theirs, "RdpAccountant(orders).compose")):
+            if "error" in r:
+                R.out(f"| {name} | {who} | {what} | {r['error']} | - | - |")
+                continue
+            dist, above = compare(r["out"], refs)
+            R.out(f"| {name} | {who} | {what} | {r['t'] * 1e3:.2f} ms | {dist} | {above} |")
+        if "error" not in ours and "error" not in theirs:
+            notes.append(f"RDP.of of {name} at 2..101: {ours['t'] / theirs['t']:.2f} times "
+                         "dp_accounting's CPU time")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", default=None)
@@ -123,6 +191,8 @@ def main() -> None:
     ap.add_argument("--before", default=None,
                     help="a directory holding the former package (git archive BASE "
                          "tradeoff_algebra | tar -x -C DIR): its rows timed beside ours")
+    ap.add_argument("--no-others", action="store_true",
+                    help="leave out the other mechanisms (module docstring)")
     args = ap.parse_args()
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
@@ -193,6 +263,8 @@ def main() -> None:
                 continue
             dist, above = compare([r["out"]], [e_ref])
             R.out(f"| {name} | {who} | {what} | {r['t'] * 1e3:.1f} ms | {dist} | {above} |")
+    if not args.no_others:
+        others(R, args.repeat, notes)
     R.out()
     R.out("Notes:")
     R.out()

@@ -240,8 +240,9 @@ class _RealOrderSeries:
     few hundred erfc in all, and the factors kappa^k e^{k(k-1) mu^2/2} are shared by the
     regions. The shift to the centre is the binomial theorem, done as one product of
     exponential generating functions (at guard bits against its cancellation); the falling
-    factorials (a)_j/j! = C(a, j) are expanded in powers of a once, so that the orders of a
-    batch cost one multipoint evaluation (in C) per region (:meth:`log_a_many`)."""
+    factorials (a)_j/j! = C(a, j) are expanded in powers of a - centre once (centre about
+    cap/2: less cancellation than in powers of a, so a lower working precision), so that the
+    orders of a batch cost one multipoint evaluation (in C) per region (:meth:`log_a_many`)."""
 
     def __init__(self, p: sp.Expr, mu: sp.Expr, bits: int, cap: int):
         from flint import arb
@@ -249,10 +250,14 @@ class _RealOrderSeries:
         # accuracy 2^-bits relative to max(1, G(a)) <= E_P[(1 + t)^a], G(a) = kappa^a
         # e^{a(a-1) mu^2/2} = E_P[t^a]; a region's weight against it is below 2^cap
         self.bits, self.cap = bits, cap
+        # the polynomials in a are kept in powers of a - centre (|a - centre| <= cap/2 on the
+        # orders (1, cap]): their evaluation cancels less than in powers of a
+        self.centre = arb((cap + 1) // 2)
         self.J = int((bits + 8 + cap) / math.log2(1 / RHO_MAX)) + cap + 2
         self.wprec = bits + self.J // 2 + 2 * cap + 48
         self.phi: dict = {}  # (i, upper) -> Phi(b0 + i mu/n), or 1 - Phi
         self.emx: list = []  # e^{-x} as a polynomial (the shift to a region's centre)
+        self.cells: dict = {}  # i -> Phi(b0 + i mu/n) - Phi(b0 + (i - 1) mu/n)
         with arb_precision(self.wprec):
             p, mu = arb_ball(p), arb_ball(mu)  # the exact parameters at the working precision
             self.mu, self.kappa = mu, p / (1 - p)
@@ -293,6 +298,18 @@ class _RealOrderSeries:
                 (-y / self.s2).erfc() / 2
         return v
 
+    def _cell(self, hi: int):
+        """Phi(b0 + hi mu/n) - Phi(b0 + (hi - 1) mu/n), on the side of the smaller tails (as
+        :meth:`_T`), kept."""
+        v = self.cells.get(hi)
+        if v is None:
+            if self.b0f + (hi - 1) * self.muf / self.n > 0:  # upper tails
+                v = self._Phi_i(hi - 1, True) - self._Phi_i(hi, True)
+            else:
+                v = self._Phi_i(hi, False) - self._Phi_i(hi - 1, False)
+            self.cells[hi] = v
+        return v
+
     def _T(self, R: _Region, k: int, fa: list | None = None):
         """E_P[t^k; R] (the Phi difference taken on the side of the smaller tails); divided by
         k! when ``fa`` (the factors 1/k!) is given."""
@@ -318,13 +335,16 @@ class _RealOrderSeries:
                                      if rho_f > 0 else self.cap + 1))
 
     def _polys(self, regions: list) -> None:
-        """Each region's Q(a) = sum_{j <= J} C(a, j) N_j in powers of a (``R.poly``), with
+        """Each region's Q(a) = sum_{j <= J} C(a, j) N_j in powers of y = a - centre
+        (``R.poly``), with
         ``rest`` = rho^(J+1) P(R)/(1 - rho) >= |sum_{j > J} C(a, j) N_j| for every a <= cap < J
         (|C(a, j)| <= 1 for j >= a > 0, |N_j| <= rho^j P(R): module docstring). N_j/j! =
         s^j [x^j] egf(x) e^{-c x}, s = 1/(1 + c), egf the exponential generating function of
-        the moments E_P[t^k; R]; C(a, j) = sum_k s(j, k) a^k/j! (Stirling numbers of the first
-        kind), so the coefficients of all the regions are one product of the Stirling matrix
-        (exact integers, ``arb_mat.stirling``) with the columns N_j/j!."""
+        the moments E_P[t^k; R] (its coefficients E_P[t^k; R]/k! from the cells of the lattice,
+        :meth:`_cell`); C(a, j) = sum_k s(j, k) a^k/j! (Stirling numbers of the first kind), so
+        the coefficients in powers of a of all the regions are one product of the Stirling
+        matrix (exact integers, ``arb_mat.stirling``) with the columns N_j/j!, then shifted to
+        powers of y (a composition with y + centre, at the working precision)."""
         from flint import arb, arb_mat, arb_poly
 
         todo = [R for R in regions if R.poly is None]
@@ -337,7 +357,11 @@ class _RealOrderSeries:
                 self.emx = arb_poly([fa[k] if k % 2 == 0 else -fa[k] for k in range(J + 1)])
             for R in todo:
                 J = R.J = self._order_J(R)
-                egf = [self._T(R, k, fa) for k in range(J + 1)]  # E_P[t^k; R]/k!
+                if R.m == 0:  # E_P[t^k; R]/k!
+                    egf = [self._T(R, k, fa) for k in range(J + 1)]
+                else:  # (the cells of the lattice, shared by the regions)
+                    sf, cell, m, n = self.sfact, self._cell, R.m, self.n
+                    egf = [sf[k] * cell(m - n * k) for k in range(J + 1)]
                 if R.m == 0:  # c = 0: N_j/j! = E_P[t^j; R]/j!
                     cols.append(egf)
                     continue
@@ -350,9 +374,13 @@ class _RealOrderSeries:
             zero = arb(0)
             Nm = arb_mat(D, len(todo), [c[j] if j < len(c) else zero
                                         for j in range(D) for c in cols])
+            # Q[k, r]: the coefficient of (a - centre)^k
             Q = arb_mat.stirling(D, D, 1).transpose() * Nm  # Q[k, r]: coefficient of a^k
-            for r, R in enumerate(todo):
-                R.poly = arb_poly([Q[k, r] for k in range(R.J + 1)])
+            shift = arb_poly([self.centre, 1])  # to powers of a - centre: a Taylor shift
+            with arb_precision(self.bits + 2 * self.cap + 48):  # (the shift's cancellation)
+                for r, R in enumerate(todo):
+                    R.poly = arb_poly([Q[k, r] for k in range(R.J + 1)])(shift)
+            for R in todo:
                 R.rest = R.mass * R.rho ** (R.J + 1) / (1 - R.rho)  # the terms past J
 
     def _log_g(self, a: float) -> float:
@@ -418,11 +446,12 @@ class _RealOrderSeries:
         with arb_precision(64):  # bounds: 64 bits are enough
             tails = [arb(0, self.tail(a, k).upper()) for a, k in zip(orders, ks, strict=True)]
         self._polys(self.regions[:max(ks) + 1])
-        with arb_precision(self.bits + 2 * self.cap + 32):
+        with arb_precision(self.bits + self.cap + 16):
             tot = tails
+            shifted = [a - self.centre for a in orders]
             for R in self.regions[:max(ks) + 1]:
                 idx = [i for i, k in enumerate(ks) if k >= R.m]
-                vals = R.poly.evaluate([orders[i] for i in idx], algorithm="iter")
+                vals = R.poly.evaluate([shifted[i] for i in idx], algorithm="iter")
                 rest, lc = arb(0, R.rest.upper()), R.logs[0]
                 for i, v in zip(idx, vals, strict=True):
                     tot[i] = tot[i] + (v + rest if R.m == 0 else

@@ -154,7 +154,8 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
             s += c[k] * e[a - k]
         log_a[a] = (s * fact).log()
     keys = sorted(set(orders))
-    lb = _log_b_eval(_b_polys(p, _moments(mu2, prec)), [arb(a) for a in keys])
+    lb = _log_b_eval(_b_polys(p, _moments(mu2, prec)), [arb(a) for a in keys],
+                     [log_a[a] for a in keys])
     return log_a, dict(zip(keys, lb, strict=True))
 
 
@@ -276,31 +277,41 @@ def _b_polys(pb, mom: list) -> tuple[list, object]:
     return polys[::-1], x.log()
 
 
-def _log_b_eval(polys: tuple, orders: list) -> list:
+def _log_b_eval(polys: tuple, orders: list, targets: list | None = None) -> list:
     """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once from :func:`_b_polys`:
-    the polynomials evaluated at all the orders in C; per order the orders 2J tried from the
-    highest down while the bound decreases (any 2J gives a valid bound)."""
+    the polynomials evaluated in C at the orders still open; per order the orders 2J tried
+    from the highest down while the bound decreases (any 2J gives a valid bound), or, given
+    ``targets`` (arbs of log A_a, the other side), only until one bound lies below e^target
+    (a bound that decides is enough)."""
     from flint import arb
 
     cands, lx = polys
-    vals = [(P.evaluate(orders, algorithm="iter"), Rm.evaluate(orders, algorithm="iter"))
-            for P, Rm in cands]
-    out = []
-    for i, a in enumerate(orders):
-        xm = ((1 - a) * lx).exp()  # (1 - p)^{-m}
-        best = None
-        for pv, rv in vals:
-            b = pv[i] + rv[i] * xm
+    xm = [((1 - a) * lx).exp() for a in orders]  # (1 - p)^{-m}
+    goal = [t.exp() for t in targets] if targets is not None else None
+    best: list = [None] * len(orders)
+    todo = list(range(len(orders)))
+    for P, Rm in cands:
+        if not todo:
+            break
+        pts = [orders[i] for i in todo]
+        pv, rv = P.evaluate(pts, algorithm="iter"), Rm.evaluate(pts, algorithm="iter")
+        still = []
+        for i, x, y in zip(todo, pv, rv, strict=True):
+            b = x + y * xm[i]
             if not b > 0:
+                still.append(i)  # (not a bound yet: a lower order 2J may be)
                 continue
-            if best is not None and not b.upper() < best.upper():
-                break
-            best = b
-        out.append(best.log() if best is not None else arb("inf"))
-    return out
+            if best[i] is not None and not b.upper() < best[i].upper():
+                continue  # the bound stopped decreasing
+            best[i] = b
+            if goal is None or not b < goal[i]:
+                still.append(i)
+        todo = still
+    return [b.log() if b is not None else arb("inf") for b in best]
 
 
-def _log_b_many(p: sp.Expr, mu: sp.Expr, prec: int, orders: list) -> list:
+def _log_b_many(p: sp.Expr, mu: sp.Expr, prec: int, orders: list,
+                targets: list | None = None) -> list:
     """:func:`_log_b_upper` at many real orders a > 1 (arbs) at once (:func:`_log_b_eval`),
     the polynomials of (p, mu) kept."""
     key = (p, mu, prec, "polys")
@@ -310,7 +321,7 @@ def _log_b_many(p: sp.Expr, mu: sp.Expr, prec: int, orders: list) -> list:
         with arb_precision(prec):
             polys = _MOMENTS[key] = _b_polys(pb, mom)
     with arb_precision(prec):
-        return _log_b_eval(polys, orders)
+        return _log_b_eval(polys, orders, targets)
 
 
 def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict:
@@ -336,7 +347,8 @@ def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict
         A = [arb(fmpq(int(a.p), int(a.q))) for a in orders]
         bound = [arb(0)] * len(orders)
         for p, mu, n, _ in parts:
-            lb = _log_b_many(p, mu, prec, A)
+            lb = _log_b_many(p, mu, prec, A, [sides[(p, mu)][a] * (x - 1)
+                                              for a, x in zip(orders, A, strict=True)])
             bound = [b + n * x / (a - 1) for b, x, a in zip(bound, lb, A, strict=True)]
         tiny = arb(2) ** (-(dps * 3.33) - 4)
         for a, b in zip(orders, bound, strict=True):

@@ -48,6 +48,7 @@ from mpmath.libmp import to_rational
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
+from ..analysis.renyi_batch import closed_renyi_orders
 from ..core.errors import InvalidParameter, NumericalError, brief
 from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
@@ -194,7 +195,10 @@ class RDP(Notion):
         orders at once (``analysis.renyi_sampled``: the other direction bounded below them), and
         their other orders up to 64 from the series on regions of ``analysis.renyi_mixture``,
         also all at once, beyond from one Arb integral each, where that bound decides the larger
-        side. The bounds are the exact upper ends of the Arb balls."""
+        side. A mechanism whose divergence has a closed form in the order (Laplace, randomized
+        response, finite pairs, G_mu) takes all its orders from that one form compiled to Arb
+        operations (``analysis.renyi_batch``). The bounds are the exact upper ends of the Arb
+        balls."""
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
@@ -217,6 +221,13 @@ class RDP(Notion):
         reals = [a for a in orders if a.is_Rational and not a.is_Integer]
         if reals and len(sides) == 2:  # the exact upper ends of the Arb balls
             fast.update(sampled_rdp_orders(g, reals, dps))
+        rest = [a for a in orders if a.is_Rational and a not in fast
+                and not (a.is_Integer and int(a) in fast)]
+        if rest:  # closed forms in the order, compiled once and run in Arb at each order
+            curves = [closed_renyi_orders(h, rest, dps) for h in sides]
+            for a in rest:
+                if all(a in c for c in curves):
+                    fast[a] = max(c[a] for c in curves)
         items = {}
         for a in orders:
             if a.is_Integer and int(a) in fast:  # the exact upper end of the Arb ball
@@ -229,7 +240,7 @@ class RDP(Notion):
             items[a] = _dyadic(v.hi) if v is not None else \
                 max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
                     for h in sides)
-        if all(t is sp.oo or (t.is_Rational and t >= 0) for t in items.values()):
+        if all(t is sp.oo or (isinstance(t, sp.Rational) and t.p >= 0) for t in items.values()):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
             return sp.Basic.__new__(cls, _number_dict(items), sp.oo)
         return cls(items)

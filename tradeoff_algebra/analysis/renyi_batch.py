@@ -1,0 +1,190 @@
+"""Closed-form Renyi divergences at many orders at once, certified in Arb.
+
+A family whose D_a(P || Q) has a closed form in the order (``renyi_form(f, a)`` for a symbolic
+order a: L_mu, Mironov 2017, Prop. 6; f_{eps,0}, randomized response and every finite pair,
+``1/(a - 1) log sum_i p_i^a q_i^(1-a)``; G_mu, a mu^2/2) is evaluated at a list of orders by
+compiling that one SymPy expression into a tree of Arb (python-flint) operations — sums,
+products, powers, exp and log of balls — and running it at each order: no SymPy in the loop,
+and every value a certified enclosure (ball arithmetic from the exact rational order and the
+exact parameters). An expression with any other node (a ``Piecewise``, a special function,
++oo) is not compiled: the caller's order-by-order route answers it. Used by ``RDP.of``
+(``notions.renyi_dp``) for the orders its sampled-Gaussian batch does not answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import sympy as sp
+from sympy.core.expr import Expr
+
+from ..core.node import TradeOff
+from ..numeric.capability import renyi_form
+from ..numeric.context import arb_precision
+
+__all__ = ["closed_renyi_orders", "compile_arb", "dyadic"]
+
+_ORDER = sp.Dummy("a", positive=True)
+_FORMS: dict = {}  # f -> the compiled D_a(P || Q) of f, or None
+
+
+class _NotCompiled(Exception):
+    pass
+
+
+def compile_arb(expr: sp.Expr, var: sp.Symbol) -> Callable:
+    """A function of an arb (the value of ``var``) returning an arb enclosing ``expr`` there,
+    at the current Arb precision; constant subtrees are enclosed once per precision. Raises
+    ``ValueError`` for a node other than rational numbers, ``var``, E, pi, Add, Mul, Pow, exp,
+    log."""
+    try:
+        return _compile(expr, var)[0]
+    except _NotCompiled as exc:
+        raise ValueError(f"no Arb rule for {exc}") from None
+
+
+def _leaf(x: sp.Expr) -> Callable:
+    from flint import arb, fmpq
+
+    if isinstance(x, sp.Rational):
+        q = fmpq(int(x.p), int(x.q))
+        return lambda v: arb(q)
+    if x is sp.S.Exp1:
+        return lambda v: arb(1).exp()
+    if x is sp.S.Pi:
+        return lambda v: arb.pi()
+    raise _NotCompiled(type(x).__name__)
+
+
+def _folded(g: Callable) -> Callable:
+    """g (a constant) evaluated once per Arb precision."""
+    from flint import ctx
+
+    seen: dict = {}
+
+    def const(v):
+        p = ctx.prec
+        c = seen.get(p)
+        if c is None:
+            c = seen[p] = g(v)
+        return c
+    return const
+
+
+def _compile(x: sp.Expr, var: sp.Symbol) -> tuple[Callable, bool]:
+    """(the function of ``var``, whether x is a constant); constants other than leaves are
+    folded (:func:`_folded`)."""
+    if x == var:
+        return (lambda v: v), False
+    if isinstance(x, (sp.Rational, type(sp.S.Exp1), type(sp.S.Pi))):
+        return _leaf(x), True
+    if not isinstance(x, (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log)):
+        raise _NotCompiled(type(x).__name__)
+    parts = [_compile(a, var) for a in x.args]
+    args = [g for g, _ in parts]
+    const = all(c for _, c in parts)
+    if isinstance(x, sp.Add):
+        def fn(v, args=args):
+            s = args[0](v)
+            for g in args[1:]:
+                s = s + g(v)
+            return s
+    elif isinstance(x, sp.Mul):
+        def fn(v, args=args):
+            s = args[0](v)
+            for g in args[1:]:
+                s = s * g(v)
+            return s
+    elif isinstance(x, sp.Pow):
+        b, e = args
+        if x.exp.is_Integer:
+            n = int(x.exp)
+            fn = (lambda v: b(v) ** n) if n >= 0 else (lambda v: 1 / b(v) ** -n)
+        elif parts[0][1]:  # a constant base: its log once per precision
+            lb = _folded(lambda v: b(v).log())
+            fn = lambda v: (e(v) * lb(v)).exp()  # noqa: E731
+        else:  # a positive base, or NaN (not finite)
+            fn = lambda v: (e(v) * b(v).log()).exp()  # noqa: E731
+    elif isinstance(x, sp.exp):
+        fn = lambda v: args[0](v).exp()  # noqa: E731
+    else:
+        fn = lambda v: args[0](v).log()  # noqa: E731
+    return (_folded(fn) if const else fn), const
+
+
+def _compiled(f: TradeOff) -> Callable | None:
+    if f in _FORMS:
+        return _FORMS[f]
+    if len(_FORMS) > 32:
+        _FORMS.clear()
+    fn = None
+    form = None
+    if not f.free_symbols:
+        with sp.evaluate(False):  # the form is only compiled: SymPy's simplifications are
+            form = renyi_form(f, _ORDER)  # not needed (nor their assumption queries)
+    if form is not None and form.free_symbols <= {_ORDER}:
+        try:
+            fn = _compile(form, _ORDER)[0]
+        except _NotCompiled:
+            fn = None
+    _FORMS[f] = fn
+    return fn
+
+
+def closed_renyi_orders(f: TradeOff, orders: Sequence[sp.Rational], dps: int) -> dict:
+    """{a: the upper end of a certified enclosure of D_a(P || Q), an exact SymPy rational} for
+    f = T(P, Q) at the rational orders a > 1 where f's closed form in the order (module
+    docstring) gives a finite ball of relative width below 10^-dps (at most two precisions);
+    ``{}`` where f has no such form. Orders left out go to the caller's route."""
+    from flint import arb, fmpq
+
+    fn = _compiled(f)
+    orders = [a for a in orders if isinstance(a, sp.Rational) and a.p > a.q]
+    if fn is None or not orders:
+        return {}
+    out: dict = {}
+    prec = int(dps * 3.33) + 40
+    todo = orders
+    for _ in range(2):
+        with arb_precision(prec):
+            tiny = arb(2) ** (-(dps * 3.33) - 4)
+            again = []
+            for a in todo:
+                try:
+                    d = fn(arb(fmpq(int(a.p), int(a.q))))
+                except (ZeroDivisionError, ValueError):
+                    continue
+                if not d.is_finite():
+                    continue
+                if d.rad() <= abs(d.mid()) * tiny or (d.is_exact() and d.mid() >= 0):
+                    out[a] = _upper(d)
+                else:
+                    again.append(a)
+        todo = again
+        if not todo:
+            break
+        prec *= 2
+    return out
+
+
+def _upper(d) -> sp.Rational:
+    """The upper end of an arb as an exact SymPy rational (at least 0: a divergence is never
+    negative)."""
+    man, exp = (int(v) for v in d.upper().man_exp())
+    if man <= 0:
+        return sp.S.Zero
+    return dyadic(man, exp)
+
+
+def dyadic(man: int, exp: int) -> sp.Rational:
+    """The SymPy rational man 2^exp (man > 0) in lowest terms, built directly: man made odd,
+    the denominator a power of 2 (SymPy's own construction, without its gcd and cache)."""
+    z = (man & -man).bit_length() - 1  # the trailing zero bits of man
+    man, exp = man >> z, exp + z
+    if exp >= 0:
+        return sp.Integer(man << exp)
+    if man == 1 and exp == -1:
+        return sp.S.Half
+    r = Expr.__new__(sp.Rational)
+    r.p, r.q = man, 1 << -exp
+    return r
