@@ -162,6 +162,8 @@ def lattice_power(leaves) -> LatticePower | None:
 def _symbolic_lattice(f, n: int, pairs):
     """The symbolic lattice pair of ``pairs`` (P, Q masses) when f^{(x) n}'s exact product is
     not affordable, else None (the exact finite route answers, to any number of digits)."""
+    if n >= MAX_SYMBOLIC_SIZE:  # (the table has at least n + 1 points)
+        return None
     fl = finite_loss(TensorPower(f, Integer(n)))
     if fl is not None and fl.affordable():
         return None
