@@ -265,7 +265,7 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
 #: its remainder's transform decays as t^-3 only, so the nodes grow fast with k (q = 1/100,
 #: b = 1, eps(1e-5): k = 3 plans 11 to 20 nodes, k = 4 272 (work 3.8e4, beyond MAX_WORK),
 #: k = 6 1266).
-MAX_J3_SPLIT = 3
+MAX_J3_SPLIT = 63
 
 
 def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
@@ -274,7 +274,7 @@ def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
     k <= 2 wholly, with no inversion) and the remainder inverted, when that is affordable at
     ``rel`` of the whole delta (:func:`~.cf.plan_tolerance`); else (``fallback``) the bounds
     with the remainder's Chernoff bound (:func:`_split_bounds`), or None."""
-    rest, extra = law.lattice_split(k, 3)
+    rest, extra = law.lattice_split(k, None)
     try:
         if k < extra.J:  # every term summed exactly
             if kind == "delta":
