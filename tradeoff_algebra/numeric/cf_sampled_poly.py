@@ -32,7 +32,7 @@ The law (read through its methods ``loss_atoms``, ``loss_density``, ``density_si
   functions (|P| <= d + eta). c is the product's float saddle point at eps.
 
 The polynomial pieces cancel (a density of k components near the lattice points is a sum of
-truncated powers anchored far off): the part computes at its own precision, doubled until the
+truncated powers anchored far off): the part computes at its own precision, raised until the
 ball is narrow, and returns the ball at the caller's.
 """
 
@@ -54,6 +54,9 @@ ETA_REL = 2.0**-44
 MAX_DEGREE = 160
 #: the boxes covering the Bernstein ellipse (the bound M of |d| on it)
 ELLIPSE_BOXES = 192
+#: the internal precision that last sufficed, per (law, k, J): the pieces' cancellation grows
+#: by about 110 bits per density component (q = 1/100, b = 1, J = 6: 640 bits at k = 20)
+_PREC_HINT: dict[tuple, int] = {}
 
 
 class ChebyshevDensity:
@@ -120,11 +123,12 @@ class ChebyshevDensity:
         xs = [arb.cos_pi(arb(j) / n) for j in range(n + 1)]
         fs = [self._law.loss_density(acb(self.l0 + self.width * (1 + x) / 2), False).real
               for x in xs]
+        cos = [arb.cos_pi(arb(i) / n) for i in range(2 * n)]  # (cos(pi j k / n), jk mod 2n)
         coef = []
         for k in range(n + 1):
             s = arb(0)
             for j in range(n + 1):
-                t = fs[j] * arb.cos_pi(arb(j * k) / n)
+                t = fs[j] * cos[(j * k) % (2 * n)]
                 s += t / 2 if j in (0, n) else t
             c = 2 * s / n
             coef.append(c / 2 if k in (0, n) else c)
@@ -162,6 +166,7 @@ class PolyExactPart:
                              f"{k + 1}, not J = {J}")
         self.law, self.k, self.J = law, int(k), int(J)
         self._cache: dict[int, tuple] = {}
+        self._prec = 0
 
     def _setup(self, prec: int):
         got = self._cache.get(prec)
@@ -171,7 +176,7 @@ class PolyExactPart:
         saved = ctx.prec
         ctx.prec = prec
         try:
-            got = (cheb, self._lattice(cheb))
+            got = (cheb, self._lattice(cheb), self._shifts(cheb))
         finally:
             ctx.prec = saved
         if len(self._cache) > 8:
@@ -211,7 +216,7 @@ class PolyExactPart:
             out[j] = pieces
         return out
 
-    def _density_part(self, cheb, pieces, j: int, y: arb) -> tuple[arb, arb]:
+    def _density_part(self, cheb, pieces, j: int, y: arb, derivative: bool) -> tuple[arb, arb]:
         """(Delta_j(y), its derivative in y): E[(1 - e^{y - S}) ; S > y] under the j-fold
         product of the density (P's, within the support), for y = eps - the atoms' sum."""
         lo = j * cheb.l0
@@ -229,33 +234,68 @@ class PolyExactPart:
             if not x > 0:  # (y on the anchor: V is continuous with V(0) = 0)
                 x = arb(0).union(arb(x.upper()))
             sign = (-1) ** (deg + 1)
-            val += pv(x) + sign * s * _h(deg + 1, x)
-            der += dv(x) + sign * s * _h(deg, x)
+            h1 = _h(deg + 1, x)
+            val += pv(x) + sign * s * h1
+            if derivative:  # (H_D = x^{D+1} / (D+1)! - H_{D+1})
+                der += dv(x) + sign * s * (x ** (deg + 1) / arb.fac_ui(deg + 1) - h1)
         return val, -der
 
-    def _sum(self, prec: int, eps: float) -> tuple[arb, arb, ChebyshevDensity]:
-        cheb, lattice = self._setup(prec)
+    def _shifts(self, cheb: ChebyshevDensity) -> dict[int, tuple]:
+        """Per j < J: the atoms' sums s_l = (k - j) l0 + l W (l = 0 .. k - j, increasing), their
+        weights w_l = C(k, j) C(k - j, l) a1^l a0^(k-j-l), the suffix sums of w_l and of
+        w_l e^{-s_l}, and the moments D(0)^j, D(-1)^j of the true density (its whole support
+        above y: Delta_j(y) = D(0)^j - e^y D(-1)^j, D(0) = 1 - a0 - a1 and
+        D(-1) = 1 - a0 e^{-l0} - a1 e^{-l1}, the pair's masses being 1)."""
+        k = self.k
+        m0 = 1 - cheb.a0 - cheb.a1
+        m1 = 1 - cheb.a0 * (-cheb.l0).exp() - cheb.a1 * (-cheb.l1).exp()
+        out = {}
+        for j in range(self.J):
+            n = k - j
+            ss = [n * cheb.l0 + ll * cheb.width for ll in range(n + 1)]
+            ws = [comb(k, j) * comb(n, ll) * cheb.a1**ll * cheb.a0 ** (n - ll)
+                  for ll in range(n + 1)]
+            sw, se = [arb(0)] * (n + 2), [arb(0)] * (n + 2)
+            for ll in range(n, -1, -1):
+                sw[ll] = sw[ll + 1] + ws[ll]
+                se[ll] = se[ll + 1] + ws[ll] * (-ss[ll]).exp()
+            out[j] = (ss, [float(x.mid()) for x in ss], ws, sw, se, m0**j, m1**j)
+        return out
+
+    def _sum(self, prec: int, eps: float, derivative: bool = True
+             ) -> tuple[arb, arb, ChebyshevDensity]:
+        """The part at eps at precision ``prec``: per j, the atoms' sums with the j-fold
+        support wholly above y = eps - s_l by the suffix sums, those it meets piece by piece."""
+        cheb, lattice, shifts = self._setup(prec)
         saved = ctx.prec
         ctx.prec = prec
         try:
-            e, k = arb(eps), self.k
+            e = arb(eps)
             val, der = arb(0), arb(0)
+            hi_f = float(cheb.l1.mid())
             for j in range(self.J):
-                n = k - j
-                for ll in range(n + 1):
-                    y = e - (n * cheb.l0 + ll * cheb.width)
-                    if j == 0:  # the atoms alone: (1 - e^y)_+
-                        if y >= 0:
-                            continue
-                        part = (-y.expm1(), -y.exp()) if y < 0 else (
-                            arb(0).union(-y.expm1()), arb(0).union(-y.exp()))
+                ss, sf, ws, sw, se, m0j, m1j = shifts[j]
+                n = len(ss) - 1
+                # y_l = eps - s_l decreases in l: 0 while y_l >= j l1 (for j = 0: y_l >= 0), the
+                # suffix sums once y_l <= j l0 (for j = 0: y_l < 0), both proved in Arb at the
+                # boundary (a float guess first)
+                top, bottom = (j * cheb.l1, j * cheb.l0) if j else (arb(0), arb(0))
+                ll = next((i for i in range(n + 1) if eps - sf[i] < j * hi_f + 1e-9), n + 1)
+                while ll > 0 and not e - ss[ll - 1] >= top:
+                    ll -= 1
+                while ll <= n and not (e - ss[ll] < bottom if j == 0 else e - ss[ll] <= bottom):
+                    y = e - ss[ll]
+                    if j == 0:  # the atoms alone: (1 - e^y)_+ (y straddles 0 here)
+                        part = (arb(0).union(-y.expm1()), arb(0).union(-y.exp()))
                     else:
-                        if y >= j * cheb.l1:
-                            continue
-                        part = self._density_part(cheb, lattice[j], j, y)
-                    w = comb(k, j) * comb(n, ll) * cheb.a1**ll * cheb.a0 ** (n - ll)
-                    val += w * part[0]
-                    der += w * part[1]
+                        part = self._density_part(cheb, lattice[j], j, y, derivative)
+                    val += ws[ll] * part[0]
+                    der += ws[ll] * part[1]
+                    ll += 1
+                if ll <= n:  # (certified: every later l is below the support as well)
+                    tail = e.exp() * m1j * se[ll]
+                    val += m0j * sw[ll] - tail
+                    der -= tail
             val += self._approximation_bound(cheb, eps)
         finally:
             ctx.prec = saved
@@ -278,20 +318,27 @@ class PolyExactPart:
         return arb(0, upper(bound))
 
     def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
-        """(delta-part(eps), its derivative in eps): Arb balls at the caller's precision, the
-        internal precision doubled (from 128 + 8 J bits) until the ball's radius is within
+        """(delta-part(eps), its derivative in eps (0 unless ``derivative``)): Arb balls at the
+        caller's precision, the
+        internal precision raised by half (from 64 + 112 J bits, or the last one that sufficed for
+        this law, k and J) until the ball's radius is within
         2^-(caller's precision - 16) of its value or of the approximation's share."""
         want = ctx.prec
-        prec = max(128 + 8 * self.J, want + 32)
+        key = (self.law, self.k, self.J)
+        prec = max(64 + 112 * self.J, want + 32, self._prec, _PREC_HINT.get(key, 0))
         while True:
-            val, der, cheb = self._sum(prec, eps)
+            val, der, cheb = self._sum(prec, eps, derivative)
             scale = abs(val.mid()) if val.mid() != 0 else arb(2) ** -1000
             if val.rad() <= scale * arb(2) ** (16 - want) or prec >= 8192:
                 break
             share = self._approximation_bound(cheb, eps) if self.J > 1 else arb(0)
             if val.rad() <= 2 * share.rad() + scale * arb(2) ** (16 - want):
                 break
-            prec *= 2
+            prec = prec * 3 // 2
+        self._prec = prec  # (the next call starts where this one sufficed)
+        if len(_PREC_HINT) > 256:
+            _PREC_HINT.clear()
+        _PREC_HINT[key] = prec
         return +val, +der
 
 
