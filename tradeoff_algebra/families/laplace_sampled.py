@@ -70,7 +70,7 @@ from ..numeric.cf_laws import (
     working_precision,
 )
 from ..numeric.cf_sampled import SampledExactPart, SampledRemainder
-from ..numeric.cf_sampled_poly import PolyExactPart
+from ..numeric.cf_sampled_poly import ChebyshevDensity, PolyExactPart
 
 __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 
@@ -81,6 +81,9 @@ __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 #: every component (q = 1/100, b = 1: J = 5 computes at 336 bits, J = 8 at up to 1536), while
 #: the remainder's transform decays as t^-J (T = 63 plans about 240 nodes at J = 6).
 POLY_J = 6
+#: The largest degree of the density's interpolant for the polynomial split
+#: (:meth:`SubsampledLaplaceLaw.poly_split_max`).
+POLY_DEGREE = 96
 
 #: The most guard bits one 2F1 evaluation is given (its cancellation at |w| is about
 #: 1.5 |w| r e^mu bits): 2F1 at 4096 bits takes milliseconds, at 30 000 a second.
@@ -160,6 +163,7 @@ class SubsampledLaplaceLaw:
         #: the decay envelopes built, per contour abscissa c (:meth:`plan_decay`)
         self._envelopes: dict[float, DecayEnvelope] = {}
         self._piece_cache: dict[float, tuple] = {}
+        self._poly_max: int | None = None
         nodes, weights = _gauss_legendre()
         s = np.asarray(self.mu * nodes)
         self._log_phi = np.log1p(self.p * np.expm1(s))
@@ -274,9 +278,24 @@ class SubsampledLaplaceLaw:
         (:class:`PolyExactPart`, the density replaced by its Chebyshev interpolant with a proved
         error), j < min(k + 1, :data:`POLY_J`) summed exactly (all of them for k < POLY_J)."""
         if J is None:
+            if not self.poly_split_max() >= k:  # (the density too near its singularity)
+                return SampledRemainder(self, k, 3), SampledExactPart(self, k, 3)
             jp = min(k + 1, POLY_J)
             return SampledRemainder(self, k, jp), PolyExactPart(self, k, jp)
         return SampledRemainder(self, k, J), SampledExactPart(self, k, J)
+
+    def poly_split_max(self) -> int:
+        """The largest k for :meth:`lattice_split` with ``J = None`` to use the polynomial split
+        (read by ``numeric.cf_route``): 63 where the density's interpolant needs at most
+        :data:`POLY_DEGREE` degrees (its pieces cancel by about 1.7 bits per degree and density
+        component), else 3 (the j <= 2 split of ``numeric.cf_sampled``); q = 1/100, b = 1
+        needs 64, q = 1/1000, b = 1/2 (the loss's branch point 2% of the interval's width
+        below it) more than 160."""
+        if self._poly_max is None:
+            with working_precision(128):
+                n = ChebyshevDensity(self, 128).n
+            self._poly_max = 63 if n <= POLY_DEGREE else 3
+        return self._poly_max
 
     # -- the loss's atoms and density (for numeric.cf_sampled_poly) ------------------------------
     def loss_atoms(self) -> tuple[arb, arb, arb, arb]:
