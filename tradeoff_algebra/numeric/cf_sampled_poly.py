@@ -108,8 +108,9 @@ class ChebyshevDensity:
         best = arb(0)
         for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
             inner = 0.0 if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
-            ymax = b * math.sqrt(max(0.0, 1 - (inner / a) ** 2)) * (1 + 1e-12)
-            re = arb(0.5 * (x0 + x1), 0.5 * (x1 - x0) * (1 + 1e-12))
+            # (inflated by 1e-9: the float a, b and xs may fall short of the ellipse by ulps)
+            ymax = b * math.sqrt(max(0.0, 1 - (inner / a) ** 2)) + 1e-9
+            re = arb(0.5 * (x0 + x1), 0.5 * (x1 - x0) + 1e-9)
             box = acb(re, arb(0, ymax))
             val = self._law.loss_density(mid + h * box, True)
             if not val.is_finite():
@@ -322,14 +323,16 @@ class PolyExactPart:
         caller's precision, the
         internal precision raised by half (from 64 + 112 J bits, or the last one that sufficed for
         this law, k and J) until the ball's radius is within
-        2^-(caller's precision - 16) of its value or of the approximation's share."""
+        2^-(caller's precision - 16) of its value, of the approximation's share or of
+        2^-(caller's precision + 64)."""
         want = ctx.prec
         key = (self.law, self.k, self.J)
         prec = max(64 + 112 * self.J, want + 32, self._prec, _PREC_HINT.get(key, 0))
         while True:
             val, der, cheb = self._sum(prec, eps, derivative)
             scale = abs(val.mid()) if val.mid() != 0 else arb(2) ** -1000
-            if val.rad() <= scale * arb(2) ** (16 - want) or prec >= 8192:
+            floor = arb(2) ** -(want + 64)  # (delta near 0: an absolute width suffices)
+            if val.rad() <= scale * arb(2) ** (16 - want) or val.rad() <= floor or prec >= 8192:
                 break
             share = self._approximation_bound(cheb, eps) if self.J > 1 else arb(0)
             if val.rad() <= 2 * share.rad() + scale * arb(2) ** (16 - want):
