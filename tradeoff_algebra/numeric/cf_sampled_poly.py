@@ -44,7 +44,7 @@ from math import comb
 from flint import acb, arb, arb_poly, ctx
 
 from . import budget
-from .cf_laws import upper
+from .cf_laws import upper, working_precision
 
 __all__ = ["PolyExactPart", "ChebyshevDensity"]
 
@@ -66,9 +66,7 @@ class ChebyshevDensity:
 
     def __init__(self, law, prec: int) -> None:
         self.prec = prec
-        saved = ctx.prec
-        ctx.prec = prec
-        try:
+        with working_precision(prec):
             self.l0, self.l1, self.a0, self.a1 = law.loss_atoms()
             self.width = self.l1 - self.l0
             self._law = law
@@ -83,8 +81,6 @@ class ChebyshevDensity:
                 n += 8
             self.n, self.eta, self.rho = n, eta, rho
             self.poly = self._interpolate(n)
-        finally:
-            ctx.prec = saved
 
     def _ellipse(self) -> tuple[float, arb]:
         """(rho, M): the largest rho tried (from 0.7 of the way to the nearest singularity of
@@ -174,12 +170,8 @@ class PolyExactPart:
         if got is not None:
             return got
         cheb = ChebyshevDensity(self.law, prec)
-        saved = ctx.prec
-        ctx.prec = prec
-        try:
+        with working_precision(prec):
             got = (cheb, self._lattice(cheb), self._shifts(cheb))
-        finally:
-            ctx.prec = saved
         if len(self._cache) > 8:
             self._cache.clear()
         self._cache[prec] = got
@@ -268,9 +260,7 @@ class PolyExactPart:
         """The part at eps at precision ``prec``: per j, the atoms' sums with the j-fold
         support wholly above y = eps - s_l by the suffix sums, those it meets piece by piece."""
         cheb, lattice, shifts = self._setup(prec)
-        saved = ctx.prec
-        ctx.prec = prec
-        try:
+        with working_precision(prec):
             e = arb(eps)
             val, der = arb(0), arb(0)
             hi_f = float(cheb.l1.mid())
@@ -298,8 +288,6 @@ class PolyExactPart:
                     val += m0j * sw[ll] - tail
                     der -= tail
             val += self._approximation_bound(cheb, eps)
-        finally:
-            ctx.prec = saved
         return val, der, cheb
 
     def _approximation_bound(self, cheb: ChebyshevDensity, eps: float) -> arb:
