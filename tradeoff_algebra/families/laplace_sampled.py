@@ -41,14 +41,18 @@ the tilted variance (certified quadrature) for t <= pi / W, a Lipschitz grid of 
 |M| up to where the piecewise bound above takes over. For q = 1/1000, b = 1/2, T = 10^4 it
 plans 10 nodes where the bound alone planned 2665.
 
-Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`, ``numeric/cf_sampled.py``): the k-fold
-product split by its number j of density components, j < J summed exactly (``SampledExactPart``:
-phi is linear in e^s, so one density component against the lattice of the others is a sum of
-integrals of e^{+-s/2}; with J = 3 two components are a certified one-dimensional Arb integral
-of that closed form), the rest (``SampledRemainder``, a positive measure whose transform is
-O(t^-J)) inverted to the whole delta's tolerance, or bounded by a Chernoff bound of its real
-moment generating function, or the whole law inverted at a looser width (``numeric/cf_route.py``
-chooses: k <= 2 is summed wholly, k = 3 inverts a remainder of three density components).
+Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`): the k-fold product split by its number j
+of density components, j < J summed exactly, the rest (``SampledRemainder``, a positive measure
+whose transform is O(t^-J)) inverted to the whole delta's tolerance, or bounded by a Chernoff
+bound of its real moment generating function, or the whole law inverted at a looser width
+(``numeric/cf_route.py`` chooses). Two exact parts: ``numeric/cf_sampled.py``
+(``SampledExactPart``, J <= 3: phi is linear in e^s, so one density component against the
+lattice of the others is a sum of integrals of e^{+-s/2}; two components a certified
+one-dimensional Arb integral of that closed form), and ``numeric/cf_sampled_poly.py``
+(``PolyExactPart``, any J: the density of the loss, :meth:`SubsampledLaplaceLaw.loss_density`,
+replaced by its Chebyshev interpolant with an error proved on a Bernstein ellipse), which the
+route uses for k <= 63 with J = min(k + 1, :data:`POLY_J`) where the interpolant's degree stays
+small (:meth:`SubsampledLaplaceLaw.poly_split_max`).
 """
 
 from __future__ import annotations
