@@ -280,7 +280,8 @@ def _head(R, title: str, ref_name: str, ref: dict) -> None:
 def _new_rows(R) -> None:
     """The rows of issue 29: the Poisson-subsampled Laplace mechanism, products of different
     scales, G (x) L at 1e-9, and the prv_accountant failure case at 1e-9."""
-    for q, b, T in (("1/100", "1", 2), ("1/100", "1", 3), ("1/100", "1", 10), ("1/100", "1", 1000),
+    for q, b, T in (("1/100", "1", 2), ("1/100", "1", 3), ("1/100", "1", 5), ("1/100", "1", 10),
+                    ("1/100", "1", 20), ("1/100", "1", 63), ("1/100", "1", 1000),
                     ("1/100", "1", 10000), ("1/1000", "1/2", 10000), ("1/10", "1", 100)):
         expr = (f"ta.laplace_mechanism(1, sp.Rational({b!r}), sampling='poisson', "
                 f"p=sp.Rational({q!r}))**{T}")

@@ -41,14 +41,18 @@ the tilted variance (certified quadrature) for t <= pi / W, a Lipschitz grid of 
 |M| up to where the piecewise bound above takes over. For q = 1/1000, b = 1/2, T = 10^4 it
 plans 10 nodes where the bound alone planned 2665.
 
-Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`, ``numeric/cf_sampled.py``): the k-fold
-product split by its number j of density components, j < J summed exactly (``SampledExactPart``:
-phi is linear in e^s, so one density component against the lattice of the others is a sum of
-integrals of e^{+-s/2}; with J = 3 two components are a certified one-dimensional Arb integral
-of that closed form), the rest (``SampledRemainder``, a positive measure whose transform is
-O(t^-J)) inverted to the whole delta's tolerance, or bounded by a Chernoff bound of its real
-moment generating function, or the whole law inverted at a looser width (``numeric/cf_route.py``
-chooses: k <= 2 is summed wholly, k = 3 inverts a remainder of three density components).
+Few steps (:meth:`SubsampledLaplaceLaw.lattice_split`): the k-fold product split by its number j
+of density components, j < J summed exactly, the rest (``SampledRemainder``, a positive measure
+whose transform is O(t^-J)) inverted to the whole delta's tolerance, or bounded by a Chernoff
+bound of its real moment generating function, or the whole law inverted at a looser width
+(``numeric/cf_route.py`` chooses). Two exact parts: ``numeric/cf_sampled.py``
+(``SampledExactPart``, J <= 3: phi is linear in e^s, so one density component against the
+lattice of the others is a sum of integrals of e^{+-s/2}; two components a certified
+one-dimensional Arb integral of that closed form), and ``numeric/cf_sampled_poly.py``
+(``PolyExactPart``, any J: the density of the loss, :meth:`SubsampledLaplaceLaw.loss_density`,
+replaced by its Chebyshev interpolant with an error proved on a Bernstein ellipse), which the
+route uses for k <= 63 with J = min(k + 1, :data:`POLY_J`) where the interpolant's degree stays
+small (:meth:`SubsampledLaplaceLaw.poly_split_max`).
 """
 
 from __future__ import annotations
@@ -70,10 +74,20 @@ from ..numeric.cf_laws import (
     working_precision,
 )
 from ..numeric.cf_sampled import SampledExactPart, SampledRemainder
+from ..numeric.cf_sampled_poly import ChebyshevDensity, PolyExactPart
 
 __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 
 
+
+#: The number of density components below which the polynomial split sums exactly
+#: (:meth:`SubsampledLaplaceLaw.lattice_split` with ``J = None``): its pieces cancel more with
+#: every component (q = 1/100, b = 1: J = 5 computes at 336 bits, J = 8 at up to 1536), while
+#: the remainder's transform decays as t^-J (T = 63 plans about 240 nodes at J = 6).
+POLY_J = 6
+#: The largest degree of the density's interpolant for the polynomial split
+#: (:meth:`SubsampledLaplaceLaw.poly_split_max`).
+POLY_DEGREE = 96
 
 #: The most guard bits one 2F1 evaluation is given (its cancellation at |w| is about
 #: 1.5 |w| r e^mu bits): 2F1 at 4096 bits takes milliseconds, at 30 000 a second.
@@ -153,6 +167,7 @@ class SubsampledLaplaceLaw:
         #: the decay envelopes built, per contour abscissa c (:meth:`plan_decay`)
         self._envelopes: dict[float, DecayEnvelope] = {}
         self._piece_cache: dict[float, tuple] = {}
+        self._poly_max: int | None = None
         nodes, weights = _gauss_legendre()
         s = np.asarray(self.mu * nodes)
         self._log_phi = np.log1p(self.p * np.expm1(s))
@@ -258,12 +273,68 @@ class SubsampledLaplaceLaw:
         w = c + 1.0 if self.direction == "remove" else -c
         return _lse(self._log_atoms + w * self._atoms), _lse(self._log_dens + w * self._log_phi)
 
-    def lattice_split(self, k: int, J: int = 2) -> tuple[SampledRemainder, SampledExactPart]:
+    def lattice_split(self, k: int, J: int | None = 2
+                      ) -> tuple[SampledRemainder, SampledExactPart | PolyExactPart]:
         """The k-fold product split by its number j of density components: j < J summed
         exactly (``numeric.cf_sampled.SampledExactPart``; J = 3: the j = 2 terms as certified
         one-dimensional integrals), j >= J inverted (``SampledRemainder``,
-        |R(c + it)| = O(t^-J))."""
+        |R(c + it)| = O(t^-J)). ``J = None``: the split of ``numeric.cf_sampled_poly``
+        (:class:`PolyExactPart`, the density replaced by its Chebyshev interpolant with a proved
+        error), j < min(k + 1, :data:`POLY_J`) summed exactly (all of them for k < POLY_J)."""
+        if J is None:
+            if not self.poly_split_max() >= k:  # (the density too near its singularity)
+                return SampledRemainder(self, k, 3), SampledExactPart(self, k, 3)
+            jp = min(k + 1, POLY_J)
+            return SampledRemainder(self, k, jp), PolyExactPart(self, k, jp)
         return SampledRemainder(self, k, J), SampledExactPart(self, k, J)
+
+    def poly_split_max(self) -> int:
+        """The largest k for :meth:`lattice_split` with ``J = None`` to use the polynomial split
+        (read by ``numeric.cf_route``): 63 where the density's interpolant needs at most
+        :data:`POLY_DEGREE` degrees (its pieces cancel by about 1.7 bits per degree and density
+        component), else 3 (the j <= 2 split of ``numeric.cf_sampled``); q = 1/100, b = 1
+        needs 64, q = 1/1000, b = 1/2 (the loss's branch point 2% of the interval's width
+        below it) more than 160."""
+        if self._poly_max is None:
+            with working_precision(128):
+                n = ChebyshevDensity(self, 128).n
+            self._poly_max = 63 if n <= POLY_DEGREE else 3
+        return self._poly_max
+
+    # -- the loss's atoms and density (for numeric.cf_sampled_poly) ------------------------------
+    def loss_atoms(self) -> tuple[arb, arb, arb, arb]:
+        """Balls (l0, l1, a0, a1): the loss's atoms a0 at l0 < a1 at l1 under the direction's
+        measure (remove: log phi(-+mu), phi(-mu)/2, phi(mu) e^{-mu}/2; add: -log phi(+-mu),
+        e^{-mu}/2, 1/2)."""
+        m, p, q, _ = self._balls()
+        ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
+        if self.direction == "remove":
+            return ph_lo.log(), ph_hi.log(), ph_lo / 2, ph_hi * (-m).exp() / 2
+        return -ph_hi.log(), -ph_lo.log(), (-m).exp() / 2, arb(0.5)
+
+    def loss_density(self, u: acb, analytic: bool = False) -> acb:
+        """The density of the loss on (l0, l1), continued analytically: with
+        K = e^{-mu/2}/4, remove K sqrt(p) e^{2u} (e^u - q)^{-3/2} (the image of
+        phi(s) K e^{-s/2} ds under u = log phi(s)), add K sqrt(p) e^{-u} (e^{-u} - q)^{-3/2}
+        (of K e^{-s/2} ds under u = -log phi(s)); ``analytic``: not finite where the ball
+        meets the branch cut of the power (Arb's convention)."""
+        m, p, q, _ = self._balls()
+        k = (-m / 2).exp() / 4 * p.sqrt()
+        if self.direction == "remove":
+            r = (u.exp() - q).rsqrt(analytic=analytic)
+            return k * (2 * u).exp() * r * r * r
+        r = ((-u).exp() - q).rsqrt(analytic=analytic)
+        return k * (-u).exp() * r * r * r
+
+    def density_singularity(self) -> float:
+        """The branch point of :meth:`loss_density` nearest the interval: log(1 - p) (remove)
+        or -log(1 - p) (add)."""
+        v = math.log1p(-self.p)
+        return v if self.direction == "remove" else -v
+
+    def density_mgf(self, c: arb) -> arb:
+        """A ball of D(c), the density's part of M(c), c real."""
+        return self._g_split(self._w(acb(c)))[1].real
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         if self.direction == "remove":

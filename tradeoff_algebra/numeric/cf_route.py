@@ -236,7 +236,8 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
     if r is not None and r <= min(rel, REL_FLOOR):
         return _invert(factors, kind, dn, up, r)
     got = None
-    if k <= MAX_J3_SPLIT:  # (a tolerance below REL_FLOOR where affordable, else REL_FLOOR:
+    if k <= min(MAX_J3_SPLIT, getattr(law, "poly_split_max", lambda: 3)()):
+        # (a tolerance below REL_FLOOR where affordable, else REL_FLOOR:
         if rel < REL_FLOOR:  # never wider when tighter)
             got = _sampled_split(law, k, kind, dn, up, rel, fallback=False)
         if got is None:
@@ -261,11 +262,13 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
     return out
 
 
-#: The largest k for the split with j <= 2 density components exact (:func:`_sampled_split`):
-#: its remainder's transform decays as t^-3 only, so the nodes grow fast with k (q = 1/100,
-#: b = 1, eps(1e-5): k = 3 plans 11 to 20 nodes, k = 4 272 (work 3.8e4, beyond MAX_WORK),
-#: k = 6 1266).
-MAX_J3_SPLIT = 3
+#: The largest k for the split of :func:`_sampled_split` (the law's ``lattice_split(k, None)``,
+#: up to its ``poly_split_max()``): the subsampled Laplace law sums the terms with fewer than
+#: min(k + 1, 6) density components exactly (``numeric/cf_sampled_poly.py``) and inverts the rest,
+#: whose transform decays as t^-6 (q = 1/100, b = 1, eps(1e-5): about 240 nodes at k = 63); the
+#: j <= 2 split alone (``numeric/cf_sampled.py``) decays as t^-3 only (k = 4: 272 nodes, k = 6
+#: 1266). From k = 64 on the whole law inverts.
+MAX_J3_SPLIT = 63
 
 
 def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
@@ -274,7 +277,7 @@ def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
     k <= 2 wholly, with no inversion) and the remainder inverted, when that is affordable at
     ``rel`` of the whole delta (:func:`~.cf.plan_tolerance`); else (``fallback``) the bounds
     with the remainder's Chernoff bound (:func:`_split_bounds`), or None."""
-    rest, extra = law.lattice_split(k, 3)
+    rest, extra = law.lattice_split(k, None)
     try:
         if k < extra.J:  # every term summed exactly
             if kind == "delta":

@@ -212,8 +212,15 @@ class SampledRemainder:
         la, ld = self.law.log_parts(c)
         lpi = ld - float(np.logaddexp(la, ld))
         l1pi = la - float(np.logaddexp(la, ld))  # log(1 - pi)
-        return sum(math.exp(math.log(comb(self.k, j)) + j * lpi + (self.k - j) * l1pi)
-                   for j in range(self.J, self.k + 1))
+
+        def term(j: int) -> float:
+            return math.exp(math.log(comb(self.k, j)) + j * lpi + (self.k - j) * l1pi)
+
+        if self.J < self.k - self.J:  # (the complement, where it is at most 1/2: fewer terms)
+            below = sum(term(j) for j in range(self.J))
+            if below <= 0.5:
+                return 1.0 - below
+        return sum(term(j) for j in range(self.J, self.k + 1))
 
     def _guard(self, c: float) -> int:
         """Guard bits for the subtraction: log2 of M(c)^k / R_J(c) (floats, with a margin)."""

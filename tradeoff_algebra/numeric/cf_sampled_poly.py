@@ -1,0 +1,353 @@
+"""The terms with fewer than J density components of a k-fold product of a law made of two atoms
+and an analytic density on the interval between them (the Poisson-subsampled Laplace loss), summed
+exactly for any J, for the certified Laplace inversion (:mod:`.cf`): ``numeric.cf``'s exactly
+summed part (``extra``), as :class:`.cf_sampled.SampledExactPart` is for J <= 3.
+
+The law (read through its methods ``loss_atoms``, ``loss_density``, ``density_singularity`` and
+``density_mgf``: this module knows no family) has atoms a0 at l0 < a1 at l1 and a density d on
+(l0, l1), analytic in a neighbourhood of [l0, l1]. Three steps, each certified:
+
+* **Approximation.** P, the interpolant of d at the n + 1 Chebyshev points of [l0, l1] (Arb
+  balls: every polynomial in them contains the exact interpolant), and
+  sup |d - P| <= eta = 4 M rho^{-n} / (rho - 1) on [l0, l1] (Trefethen, *Approximation Theory
+  and Approximation Practice*, Thm. 8.2), M a bound of |d| on the Bernstein ellipse E_rho of
+  [l0, l1], proved by covering the closed ellipse with boxes on which Arb evaluates d
+  analytically (a box touching a branch cut or a pole gives no finite value: rho shrinks).
+* **Exact sum.** With w = 1/z, int_{l0}^{l1} e^{zu} P(u) du = e^{z l1} Q1(w) - e^{z l0} Q0(w),
+  Q(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1}, so the terms j < J of the product's transform are
+  e^{z k l0} sum_i X^i R_i(w), X = e^{z (l1 - l0)}, with
+  R_i = sum_{j<J} sum_r C(k, j) C(j, r) C(k - j, i - r) a1^{i-r} a0^{k-j-i+r} Q1^r (-Q0)^{j-r}.
+  The measure of e^{zb} w^m (b - x)^{m-1} / (m-1)! on x < b (an atom at b for m = 0), and its
+  part of delta(eps) = E[(1 - e^{eps - L})_+] is (1/2 pi i) int e^{zy} dz / (z^{m+1} (z + 1))
+  = H_m(y) = sum_{N>m} (-1)^{N-m-1} y^N / N!, y = b - eps (0 for y <= 0). Summed over m, the
+  part of the lattice point b is V(y) = sum_{N=1}^{D+1} v_N y^N / N! + s (-1)^{D+1} H_{D+1}(y),
+  v_N = sum_{m<N} (-1)^{N-1-m} r_m, s = R_i(-1), 0 <= H_{D+1}(y) <= y^{D+2} / (D+2)! (the
+  series alternates with decreasing terms for y < D + 3): one polynomial per lattice point,
+  independent of eps, evaluated in Arb.
+* **The approximation's share.** With nu = (d - P) du, the j-fold products differ by
+  |D^{*j} - P^{*j}| <= sum_{i>=1} C(j, i) |P|^{*(j-i)} * |nu|^{*i}; at any c > 0, by
+  (1 - e^{-y})_+ <= K_c e^{cy}, K_c = c^c / (c + 1)^{c+1}, the terms j < J of delta differ by at
+  most K_c e^{-c eps} sum_{1<=j<J} C(k, j) A(c)^{k-j} ((D(c) + 2 N)^j - (D(c) + N)^j),
+  N = eta int_{l0}^{l1} e^{cu} du, A(c) and D(c) the atoms' and the density's moment generating
+  functions (|P| <= d + eta). c is the product's float saddle point at eps.
+
+The polynomial pieces cancel (a density of k components near the lattice points is a sum of
+truncated powers anchored far off): the part computes at its own precision, raised until the
+ball is narrow, and returns the ball at the caller's.
+"""
+
+from __future__ import annotations
+
+import math
+from math import comb
+
+from flint import acb, arb, arb_poly, ctx
+
+from . import budget
+from .cf_laws import upper, working_precision
+
+__all__ = ["PolyExactPart", "ChebyshevDensity"]
+
+#: the target of sup |d - P| relative to the mean density (mass / width) of the interval
+ETA_REL = 2.0**-44
+#: the largest degree of the interpolant
+MAX_DEGREE = 160
+#: the boxes covering the Bernstein ellipse (the bound M of |d| on it)
+ELLIPSE_BOXES = 192
+#: the internal precision that last sufficed, per (law, k, J): the pieces' cancellation grows
+#: by about 110 bits per density component (q = 1/100, b = 1, J = 6: 640 bits at k = 20)
+_PREC_HINT: dict[tuple, int] = {}
+
+
+class ChebyshevDensity:
+    """P, the Chebyshev interpolant of the law's density on [l0, l1] as a polynomial in
+    tau = (u - l0) / W (an ``arb_poly`` whose balls contain the exact interpolant), with the
+    certified bound ``eta`` of sup |d - P| on [l0, l1] (see the module), at precision ``prec``."""
+
+    def __init__(self, law, prec: int) -> None:
+        self.prec = prec
+        with working_precision(prec):
+            self.l0, self.l1, self.a0, self.a1 = law.loss_atoms()
+            self.width = self.l1 - self.l0
+            self._law = law
+            mass = 1 - self.a0 - self.a1
+            scale = mass / self.width
+            rho, big_m = self._ellipse()
+            n, eta = 8, None
+            while n <= MAX_DEGREE:
+                eta = 4 * big_m / (rho - 1) * arb(rho) ** (-n)
+                if eta < scale * arb(2) ** math.log2(ETA_REL):
+                    break
+                n += 8
+            self.n, self.eta, self.rho = n, eta, rho
+            self.poly = self._interpolate(n)
+
+    def _ellipse(self) -> tuple[float, arb]:
+        """(rho, M): the largest rho tried (from 0.7 of the way to the nearest singularity of
+        d on) whose closed ellipse the boxes show d analytic on, and M >= |d| there."""
+        mid, h = (self.l0 + self.l1) / 2, self.width / 2
+        star = abs(float(((arb(self._law.density_singularity()) - mid) / h).mid()))
+        rho_star = star + math.sqrt(max(star * star - 1, 0.0))
+        frac = 0.7
+        for _ in range(12):
+            rho = 1 + frac * (rho_star - 1)
+            big_m = self._ellipse_bound(rho, mid, h)
+            if big_m is not None:
+                return rho, big_m
+            frac *= 0.7
+        raise ArithmeticError("no Bernstein ellipse found on which the density is analytic")
+
+    def _ellipse_bound(self, rho: float, mid: arb, h: arb) -> arb | None:
+        a, b = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
+        xs = [-a * math.cos(math.pi * j / ELLIPSE_BOXES) for j in range(ELLIPSE_BOXES + 1)]
+        xs[0], xs[-1] = -a, a
+        best = arb(0)
+        for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
+            inner = 0.0 if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
+            # (inflated by 1e-9: the float a, b and xs may fall short of the ellipse by ulps)
+            ymax = b * math.sqrt(max(0.0, 1 - (inner / a) ** 2)) + 1e-9
+            re = arb(0.5 * (x0 + x1), 0.5 * (x1 - x0) + 1e-9)
+            box = acb(re, arb(0, ymax))
+            val = self._law.loss_density(mid + h * box, True)
+            if not val.is_finite():
+                return None
+            best = arb(best.union(abs(val)).upper())
+        return best
+
+    def _interpolate(self, n: int) -> arb_poly:
+        """The interpolant at the Chebyshev points of the second kind, in the Chebyshev basis
+        (the discrete cosine sums), converted to powers of tau in [0, 1]."""
+        xs = [arb.cos_pi(arb(j) / n) for j in range(n + 1)]
+        fs = [self._law.loss_density(acb(self.l0 + self.width * (1 + x) / 2), False).real
+              for x in xs]
+        cos = [arb.cos_pi(arb(i) / n) for i in range(2 * n)]  # (cos(pi j k / n), jk mod 2n)
+        coef = []
+        for k in range(n + 1):
+            s = arb(0)
+            for j in range(n + 1):
+                t = fs[j] * cos[(j * k) % (2 * n)]
+                s += t / 2 if j in (0, n) else t
+            c = 2 * s / n
+            coef.append(c / 2 if k in (0, n) else c)
+        x = arb_poly([-1, 2])  # x = 2 tau - 1
+        t0, t1 = arb_poly([1]), x
+        out = coef[0] * t0 + coef[1] * t1
+        for k in range(2, n + 1):
+            t0, t1 = t1, 2 * x * t1 - t0
+            out += coef[k] * t1
+        return out
+
+    def end_series(self) -> tuple[list[arb], list[arb]]:
+        """(Q0, Q1): the coefficients of Q(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1} at l0 and l1."""
+        c0 = self.poly.coeffs()
+        c1 = self.poly(arb_poly([1, 1])).coeffs()  # p(1 + s)
+        out = []
+        for cs in (c0, c1):
+            q, f, wk = [arb(0)], arb(1), arb(1)
+            for m, c in enumerate(cs):
+                if m:
+                    f *= m
+                    wk *= self.width
+                q.append((-1) ** m * f * c / wk)
+            out.append(q)
+        return out[0], out[1]
+
+
+class PolyExactPart:
+    """delta-part(eps) = E[(1 - e^{eps - L})_+ ; fewer than J density components] of the k-fold
+    product (see the module): ``terms(eps)`` an Arb ball and its derivative in eps."""
+
+    def __init__(self, law, k: int, J: int) -> None:
+        if not 1 <= J <= k + 1:
+            raise ValueError(f"PolyExactPart sums j < J density components, 1 <= J <= k + 1 = "
+                             f"{k + 1}, not J = {J}")
+        self.law, self.k, self.J = law, int(k), int(J)
+        self._cache: dict[int, tuple] = {}
+        self._prec = 0
+
+    def _setup(self, prec: int):
+        got = self._cache.get(prec)
+        if got is not None:
+            return got
+        cheb = ChebyshevDensity(self.law, prec)
+        with working_precision(prec):
+            got = (cheb, self._lattice(cheb), self._shifts(cheb))
+        if len(self._cache) > 8:
+            self._cache.clear()
+        self._cache[prec] = got
+        return got
+
+    def _lattice(self, cheb: ChebyshevDensity) -> dict[int, list[tuple[arb, arb_poly, arb_poly,
+                                                                         arb, int]]]:
+        """Per number j of density components (1 <= j < J) and anchor r <= j: (r W, the
+        polynomial sum_N v_N y^N / N! of the j-fold density's piece anchored at j l0 + r W,
+        its derivative, s = G(-1), D = deg G), G = C(j, r) Q1^r (-Q0)^{j-r} (see the module)."""
+        q0, q1 = cheb.end_series()
+        u0, u1 = arb_poly([-c for c in q0]), arb_poly(q1)
+        p0, p1 = [arb_poly([1])], [arb_poly([1])]
+        for _ in range(self.J - 1):
+            p0.append(p0[-1] * u0)
+            p1.append(p1[-1] * u1)
+        out: dict[int, list] = {}
+        for j in range(1, self.J):
+            budget.check()
+            pieces = []
+            for r in range(j + 1):
+                cs = (comb(j, r) * p1[r] * p0[j - r]).coeffs()
+                deg = len(cs) - 1
+                v, acc = [arb(0)], arb(0)
+                for nn in range(1, deg + 2):  # v_N = r_{N-1} - v_{N-1}
+                    acc = cs[nn - 1] - acc
+                    v.append(acc)
+                fac, vals = arb(1), [arb(0)]
+                for nn in range(1, deg + 2):
+                    fac *= nn
+                    vals.append(v[nn] / fac)
+                poly_v = arb_poly(vals)
+                s = sum((c * (-1) ** m for m, c in enumerate(cs)), arb(0))
+                pieces.append((r * cheb.width, poly_v, poly_v.derivative(), s, deg))
+            out[j] = pieces
+        return out
+
+    def _density_part(self, cheb, pieces, j: int, y: arb, derivative: bool) -> tuple[arb, arb]:
+        """(Delta_j(y), its derivative in y): E[(1 - e^{y - S}) ; S > y] under the j-fold
+        product of the density (P's, within the support), for y = eps - the atoms' sum."""
+        lo = j * cheb.l0
+        if y <= lo:  # the whole support above y: the moment generating functions at 0, -1
+            m0 = 1 - cheb.a0 - cheb.a1
+            m1 = 1 - cheb.a0 * (-cheb.l0).exp() - cheb.a1 * (-cheb.l1).exp()
+            return m0**j - y.exp() * m1**j, -y.exp() * m1**j
+        if y >= j * cheb.l1:
+            return arb(0), arb(0)
+        val, der = arb(0), arb(0)
+        for off, pv, dv, s, deg in pieces:
+            x = lo + off - y  # (the anchor's distance above y)
+            if x <= 0:
+                continue
+            if not x > 0:  # (y on the anchor: V is continuous with V(0) = 0)
+                x = arb(0).union(arb(x.upper()))
+            sign = (-1) ** (deg + 1)
+            h1 = _h(deg + 1, x)
+            val += pv(x) + sign * s * h1
+            if derivative:  # (H_D = x^{D+1} / (D+1)! - H_{D+1})
+                der += dv(x) + sign * s * (x ** (deg + 1) / arb.fac_ui(deg + 1) - h1)
+        return val, -der
+
+    def _shifts(self, cheb: ChebyshevDensity) -> dict[int, tuple]:
+        """Per j < J: the atoms' sums s_l = (k - j) l0 + l W (l = 0 .. k - j, increasing), their
+        weights w_l = C(k, j) C(k - j, l) a1^l a0^(k-j-l), the suffix sums of w_l and of
+        w_l e^{-s_l}, and the moments D(0)^j, D(-1)^j of the true density (its whole support
+        above y: Delta_j(y) = D(0)^j - e^y D(-1)^j, D(0) = 1 - a0 - a1 and
+        D(-1) = 1 - a0 e^{-l0} - a1 e^{-l1}, the pair's masses being 1)."""
+        k = self.k
+        m0 = 1 - cheb.a0 - cheb.a1
+        m1 = 1 - cheb.a0 * (-cheb.l0).exp() - cheb.a1 * (-cheb.l1).exp()
+        out = {}
+        for j in range(self.J):
+            n = k - j
+            ss = [n * cheb.l0 + ll * cheb.width for ll in range(n + 1)]
+            ws = [comb(k, j) * comb(n, ll) * cheb.a1**ll * cheb.a0 ** (n - ll)
+                  for ll in range(n + 1)]
+            sw, se = [arb(0)] * (n + 2), [arb(0)] * (n + 2)
+            for ll in range(n, -1, -1):
+                sw[ll] = sw[ll + 1] + ws[ll]
+                se[ll] = se[ll + 1] + ws[ll] * (-ss[ll]).exp()
+            out[j] = (ss, [float(x.mid()) for x in ss], ws, sw, se, m0**j, m1**j)
+        return out
+
+    def _sum(self, prec: int, eps: float, derivative: bool = True
+             ) -> tuple[arb, arb, ChebyshevDensity]:
+        """The part at eps at precision ``prec``: per j, the atoms' sums with the j-fold
+        support wholly above y = eps - s_l by the suffix sums, those it meets piece by piece."""
+        cheb, lattice, shifts = self._setup(prec)
+        with working_precision(prec):
+            e = arb(eps)
+            val, der = arb(0), arb(0)
+            hi_f = float(cheb.l1.mid())
+            for j in range(self.J):
+                ss, sf, ws, sw, se, m0j, m1j = shifts[j]
+                n = len(ss) - 1
+                # y_l = eps - s_l decreases in l: 0 while y_l >= j l1 (for j = 0: y_l >= 0), the
+                # suffix sums once y_l <= j l0 (for j = 0: y_l < 0), both proved in Arb at the
+                # boundary (a float guess first)
+                top, bottom = (j * cheb.l1, j * cheb.l0) if j else (arb(0), arb(0))
+                ll = next((i for i in range(n + 1) if eps - sf[i] < j * hi_f + 1e-9), n + 1)
+                while ll > 0 and not e - ss[ll - 1] >= top:
+                    ll -= 1
+                while ll <= n and not (e - ss[ll] < bottom if j == 0 else e - ss[ll] <= bottom):
+                    y = e - ss[ll]
+                    if j == 0:  # the atoms alone: (1 - e^y)_+ (y straddles 0 here)
+                        part = (arb(0).union(-y.expm1()), arb(0).union(-y.exp()))
+                    else:
+                        part = self._density_part(cheb, lattice[j], j, y, derivative)
+                    val += ws[ll] * part[0]
+                    der += ws[ll] * part[1]
+                    ll += 1
+                if ll <= n:  # (certified: every later l is below the support as well)
+                    tail = e.exp() * m1j * se[ll]
+                    val += m0j * sw[ll] - tail
+                    der -= tail
+            val += self._approximation_bound(cheb, eps)
+        return val, der, cheb
+
+    def _approximation_bound(self, cheb: ChebyshevDensity, eps: float) -> arb:
+        """The ball [-B, B] of the approximation's share (see the module) at the product's
+        float saddle point c for eps (any c > 0 is valid)."""
+        if self.J == 1:
+            return arb(0)
+        c = arb(_saddle(self.law, self.k, eps))
+        a = cheb.a0 * (c * cheb.l0).exp() + cheb.a1 * (c * cheb.l1).exp()
+        d = self.law.density_mgf(c)
+        n = cheb.eta * ((c * cheb.l1).exp() - (c * cheb.l0).exp()) / c
+        kc = (c * c.log() - (c + 1) * (c + 1).log()).exp()
+        tot = arb(0)
+        for j in range(1, self.J):
+            tot += comb(self.k, j) * a ** (self.k - j) * ((d + 2 * n) ** j - (d + n) ** j)
+        bound = kc * (-c * arb(eps)).exp() * tot
+        return arb(0, upper(bound))
+
+    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
+        """(delta-part(eps), its derivative in eps (0 unless ``derivative``)): Arb balls at the
+        caller's precision, the
+        internal precision raised by half (from 64 + 112 J bits, or the last one that sufficed for
+        this law, k and J) until the ball's radius is within
+        2^-(caller's precision - 16) of its value, of the approximation's share or of
+        2^-(caller's precision + 64)."""
+        want = ctx.prec
+        key = (self.law, self.k, self.J)
+        prec = max(64 + 112 * self.J, want + 32, self._prec, _PREC_HINT.get(key, 0))
+        while True:
+            val, der, cheb = self._sum(prec, eps, derivative)
+            scale = abs(val.mid()) if val.mid() != 0 else arb(2) ** -1000
+            floor = arb(2) ** -(want + 64)  # (delta near 0: an absolute width suffices)
+            if val.rad() <= scale * arb(2) ** (16 - want) or val.rad() <= floor or prec >= 8192:
+                break
+            share = self._approximation_bound(cheb, eps) if self.J > 1 else arb(0)
+            if val.rad() <= 2 * share.rad() + scale * arb(2) ** (16 - want):
+                break
+            prec = prec * 3 // 2
+        self._prec = prec  # (the next call starts where this one sufficed)
+        if len(_PREC_HINT) > 256:
+            _PREC_HINT.clear()
+        _PREC_HINT[key] = prec
+        return +val, +der
+
+
+def _h(m: int, y: arb) -> arb:
+    """H_m(y) = sum_{N>m} (-1)^{N-m-1} y^N / N! = y^{m+1} / (m+1)! 1F1(1; m+2; -y), y >= 0."""
+    return y ** (m + 1) / arb.fac_ui(m + 1) * (-y).hypgeom_1f1(1, m + 2)
+
+
+def _saddle(law, k: int, eps: float) -> float:
+    """The float c > 0 with k (log M)'(c) = eps (Newton's steps on the law's float cumulants),
+    clipped to [1/2, 4096]; 1/2 below the mean (any c > 0 gives a valid bound)."""
+    c = 1.0
+    for _ in range(60):
+        _, mean, var = law.cumulants(c)
+        step = (k * mean - eps) / (k * var)
+        c_new = min(4096.0, max(0.5, c - step))
+        if abs(c_new - c) <= 1e-6 * c:
+            c = c_new
+            break
+        c = c_new
+    return c if math.isfinite(c) else 1.0
