@@ -156,10 +156,13 @@ class _Node:
     its window. A leaf keeps its step a_i (its law lives on a_i Z), and so does a power of it,
     and a product of nodes the gcd of theirs: sparse polynomials are never formed."""
 
-    __slots__ = ("lo", "step", "poly", "mean", "var")
+    __slots__ = ("lo", "step", "poly", "mean", "var", "bounded")
 
-    def __init__(self, lo: int, step: int, poly: fmpz_poly, mean: float, var: float) -> None:
+    def __init__(self, lo: int, step: int, poly: fmpz_poly, mean: float, var: float,
+                 bounded: bool = False) -> None:
         self.lo, self.step, self.poly, self.mean, self.var = lo, step, poly, mean, var
+        #: every factor of the node has a bounded loss (``loss_max``): its tails not Gaussian
+        self.bounded = bounded
 
     @property
     def size(self) -> int:
@@ -302,7 +305,8 @@ class LatticeProduct:
                                      f"MAX_WINDOW = {MAX_WINDOW})")
             budget.check()
             ints = f.tilted(c, prec, ylo, yhi, scale)
-            leaf = _Node(a * ylo, a, fmpz_poly(ints), a * my, (a * sy) ** 2)
+            leaf = _Node(a * ylo, a, fmpz_poly(ints), a * my, (a * sy) ** 2,
+                         getattr(f, "loss_max", None) is not None)
             leaves.append(self._power(leaf, n, T, one))
         node = self._tree(leaves, T, one)
         if node.step > 1:
@@ -333,7 +337,8 @@ class LatticeProduct:
         sd = math.sqrt(var)
         jlo = -((lo - math.floor(mean - T * sd)) // d)  # ceil((wlo - lo)/d)
         jhi = (math.ceil(mean + T * sd) - lo) // d
-        if p.length() <= max(2 * (jhi - jlo + 1), KEEP_WHOLE):
+        bounded = x.bounded and y.bounded
+        if p.length() <= (max(2 * (jhi - jlo + 1), KEEP_WHOLE) if bounded else KEEP_WHOLE):
             jlo, jhi = 0, p.length() - 1  # short enough to keep whole (finite supports)
         if jlo > 0:
             p = p.right_shift(jlo)
@@ -341,7 +346,7 @@ class LatticeProduct:
             jhi -= jlo
         if jhi + 1 < p.length():
             p = p.truncate(max(jhi + 1, 0))
-        return _Node(lo, d, p // one, mean, var)
+        return _Node(lo, d, p // one, mean, var, bounded)
 
     def _power(self, leaf: _Node, n: int, T: float, one: fmpz) -> _Node:
         out, base = None, leaf
