@@ -531,6 +531,8 @@ class OneDiscreteGaussian:
         F = self.sum.factor
         with arb_precision(prec + 64):
             if question == "delta":
+                if arg < 0:
+                    return None  # (the exact composition answers below 0)
                 b = delta_ball(self.node, arb_exact(arg), prec)
                 if b is None or not b.is_finite():
                     return None
