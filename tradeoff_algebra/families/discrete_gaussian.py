@@ -57,11 +57,12 @@ discrete Gaussians whose u_i, v_i share a denominator D (rho_i = Delta_i^2/(2 si
 is a lattice law, composed exactly in integers by ``numeric.lattice_product``. By Poisson
 summation that law is the one of a single discrete Gaussian, DiscreteGaussian(sum n_i a_i
 Delta_i, sqrt(sum n_i sigma_i^2 a_i^2)) (a_i the factors' steps on the lattice), up to a factor
-1 + [-eta, eta] bounded in Arb (``discrete_gaussian_sum``); where eta is below the tolerance
+(N'/N)(1 + [-eta, eta]) bounded in Arb (``discrete_gaussian_sum``); where eta is below the tolerance
 (large sigma_i or many factors) the product is answered that way (:class:`OneDiscreteGaussian`,
-the lattice product's shortcut: 1000 factors on any grid in well under a second once planned,
-``benchmarks/RESULTS_census.md``), elsewhere by the exact integer composition. The product is
-symmetric (each factor is), so its profile is that of either direction, add or remove.
+the lattice product's shortcut: 1000 factors on the grids 1/10^4 to 1/10^6 in well under a
+second once planned, ``benchmarks/RESULTS_census.md``), elsewhere by the exact integer
+composition. The product is symmetric (each factor is), so its profile is that of either
+direction, add or remove.
 
 **Numerics.** Every value comes from the tail sums T(m) = sum_{x >= m} e^{-x^2/(2 sigma^2)}
 (m >= 0) in Arb balls: the terms by the recurrence w(x + 1) = w(x) e^{-(2x + 1)/(2 sigma^2)},

@@ -51,7 +51,8 @@ and those whose window exceeds :data:`MAX_WINDOW` are refused at once, naming it
 :meth:`LatticeProduct.enclosure` tries it first, and a product it takes fits whatever its
 window. The discrete Gaussians register theirs (``families.discrete_gaussian_sum``: a product of
 discrete Gaussians on one lattice is one discrete Gaussian up to a factor proved by Poisson
-summation), which answers 1000 factors on any grid in milliseconds once planned.
+summation), which answers the 1000 factors of ``benchmarks/RESULTS_census.md`` in milliseconds
+once planned, on every grid there.
 """
 
 from __future__ import annotations
