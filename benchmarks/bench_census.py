@@ -11,11 +11,14 @@ Every timed point runs in a fresh process (import excluded), with its peak RSS g
 0. The common-denominator row: DG(1, sigma_1) (x) ... (x) DG(1, sigma_1000) with zCDP budgets
    rho_i = 1/(2 sigma_i^2) = k_i/D on a grid (sigma_i^2 = D/(2 k_i) exact, k_i = max(1,
    round(D/(2 (10 + i/10)^2))): the budgets of the row below rounded to the grid), through
-   ta.delta(f, 2, dps=30) and ta.epsilon(f, 1e-6, dps=30) (the exact lattice product,
-   numeric/lattice_product.py), beside dp_accounting's PLD of the same discrete Gaussians
-   (from_discrete_gaussian_mechanism, pessimistic and optimistic, value discretization 1e-4
-   and 1e-5), and for n = 1, 2, 3 the route against the exact lattice sums of item 4; and a
-   grid too fine (distinct k_i = 1..1000 on D = 10^6), refused at once naming the limit.
+   ta.delta(f, 2, dps=30) and ta.epsilon(f, 1e-6, dps=30) (the lattice product's shortcut,
+   families/discrete_gaussian_sum.py: one discrete Gaussian up to a proved factor), beside the
+   exact integer composition forced (numeric/lattice_product.py, up to --tree-up-to) and
+   dp_accounting's PLD of the same discrete Gaussians (from_discrete_gaussian_mechanism,
+   pessimistic and optimistic, value discretization 1e-4 and 1e-5), and for n = 1, 2, 3 the
+   route against the exact lattice sums of item 4; the grid D = 10^6 with every budget distinct
+   (k_i = 1..1000; dp_accounting at 1e-4); and a lattice the shortcut does not take and the
+   exact composition refuses at once, naming the limit.
 
 The incommensurate rows: DG(1, sigma_1) (x) ... (x) DG(1, sigma_n), sigma_i = 10 + i/10 (exact
 rationals, so the sigma_i^2 share no small denominator). Measured:
@@ -153,6 +156,26 @@ else:
 """
 
 
+_TREE = r"""
+from fractions import Fraction
+from tradeoff_algebra.routes.plan import route
+from tradeoff_algebra.routes.product import lattice_product
+from tradeoff_algebra.numeric.context import mp
+lp = lattice_product(route(f)[1])  # the exact integer composition itself (no shortcut)
+if {what!r} == "delta":
+    from flint import ctx
+    b = lp.delta(Fraction(2), 1e-31)
+    ctx.prec = 400  # (the ends exactly)
+    out = dict(lo=b.lower().str(45, radius=False), hi=b.upper().str(45, radius=False),
+               rel=2 * float(b.rad()) / float(b.mid()))
+else:
+    lo, hi = lp.epsilon(Fraction(1, 10**6), 1e-31)
+    with mp.workdps(60):
+        out = dict(lo=mp.nstr(mp.mpf(lo.numerator) / lo.denominator, 45),
+                   hi=mp.nstr(mp.mpf(hi.numerator) / hi.denominator, 45),
+                   rel=float((hi - lo) / hi))
+"""
+
 _REFUSE = r"""
 from fractions import Fraction
 from tradeoff_algebra.routes.plan import route
@@ -180,25 +203,35 @@ def ks_of(n: int, D: int) -> list[int]:
     return [max(1, round(D / (2 * (10 + i / 10) ** 2))) for i in range(1, n + 1)]
 
 
-def common_denominator_rows(r: Report, D: int) -> None:
-    """The 1000-factor row with rho_i = k_i/D (fresh processes), beside dp_accounting, and the
-    few-factor check of the route against the exact lattice sums."""
+def common_denominator_rows(r: Report, D: int, tree: bool = False, distinct: bool = False,
+                            intervals: tuple = (1e-4, 1e-5), few: bool = True) -> None:
+    """The 1000-factor row with rho_i = k_i/D (fresh processes), beside dp_accounting (value
+    discretizations ``intervals``), the exact integer composition forced (``tree``), and the
+    few-factor check of the route against the exact lattice sums (``few``); ``distinct``: k_i =
+    i instead of the rounded budgets."""
     import mpmath
 
-    ks = ks_of(1000, D)
+    ks = list(range(1, 1001)) if distinct else ks_of(1000, D)
+    kexpr = "list(range(1, n + 1))" if distinct else _ROUNDED
     r.out(f"## 1000 factors on a common denominator: rho_i = k_i/{D}, eps = 2 and "
           "delta = 1e-6")
     r.out("")
-    r.out(f"sigma_i^2 = D/(2 k_i) with k_i = max(1, round(D/(2 (10 + i/10)^2))): the budgets of "
-          f"the incommensurate row below rounded to the grid 1/{D} (k_i from {max(ks)} down to "
-          f"{min(ks)}, {len(set(ks))} distinct values, sum rho_i = {sum(ks) / D:g}).")
+    if distinct:
+        r.out(f"sigma_i^2 = D/(2 k_i) with k_i = i, i = 1 .. 1000: every budget distinct (sum "
+              f"rho_i = {sum(ks) / D:g}); the exact integer composition's window would hold "
+              "about 1.4e7 lattice points (beyond MAX_WINDOW = 4e6: it refused this row).")
+    else:
+        r.out(f"sigma_i^2 = D/(2 k_i) with k_i = max(1, round(D/(2 (10 + i/10)^2))): the "
+              f"budgets of the incommensurate row below rounded to the grid 1/{D} (k_i from "
+              f"{max(ks)} down to {min(ks)}, {len(set(ks))} distinct values, sum rho_i = "
+              f"{sum(ks) / D:g}).")
     r.out("")
     r.out("| route | question | answer | guarantee | rel. width | wall time (CPU) | peak RSS "
           "growth |")
     r.out("|---|---|---|---|---|---|---|")
     got = {}
     for what, body in (("delta(2)", _LDELTA), ("epsilon(1e-6)", _LEPS)):
-        o = lchild(body, 1000, D)
+        o = lchild(body, 1000, D, ks=kexpr)
         got[what] = o
         if "error" in o:
             r.out(f"| ta (exact lattice product) | {what} | {o['error']} | | | | |")
@@ -206,10 +239,28 @@ def common_denominator_rows(r: Report, D: int) -> None:
         r.out(f"| ta: {o['route']} | {what} | [{short(o['lo'], 32)}, {short(o['hi'], 32)}] | "
               f"{o['g']} | {o['rel']:.1e} | {o['t']:.1f} s ({o['cpu']:.1f} s) | "
               f"{o['mem'] / 2**20:.0f} MiB |")
+    if tree:
+        for what, ques in (("delta", "delta(2)"), ("epsilon", "epsilon(1e-6)")):
+            o = lchild(_TREE, 1000, D, ks=kexpr, what=what)
+            if "error" in o:
+                r.out(f"| ta: exact integer composition (the tree, forced) | {ques} | "
+                      f"{o['error']} | | | | |")
+                continue
+            ref = got.get(ques, {})
+            agree = ""
+            if "lo" in ref:
+                with mpmath.workdps(60):
+                    meet = (mpmath.mpf(o["lo"]) <= mpmath.mpf(ref["hi"])
+                            and mpmath.mpf(ref["lo"]) <= mpmath.mpf(o["hi"]))
+                agree = "; intersects the shortcut's" if meet else "; MISSES the shortcut's"
+            r.out(f"| ta: exact integer composition (the tree, forced) | {ques} | "
+                  f"[{short(o['lo'], 32)}, {short(o['hi'], 32)}] | certified{agree} | "
+                  f"{o['rel']:.1e} | {o['t']:.1f} s ({o['cpu']:.1f} s) | "
+                  f"{o['mem'] / 2**20:.0f} MiB |")
     for what, ques in (("delta", "delta(2)"), ("epsilon", "epsilon(1e-6)")):
-        for iv in (1e-4, 1e-5):
+        for iv in intervals:
             for pess in (True, False):
-                o = lchild(_DPA, 1000, D, iv=iv, pess=pess, what=what)
+                o = lchild(_DPA, 1000, D, ks=kexpr, iv=iv, pess=pess, what=what)
                 kind = "pessimistic" if pess else "optimistic"
                 if "error" in o:
                     r.out(f"| dp_accounting PLD, {kind}, interval {iv:g} | {ques} | "
@@ -226,6 +277,8 @@ def common_denominator_rows(r: Report, D: int) -> None:
                       f"{float(o['value']):.12g} | estimate ({agree}) | - | {o['t']:.1f} s "
                       f"({o['cpu']:.1f} s) | {o['mem'] / 2**20:.0f} MiB |")
     r.out("")
+    if not few:
+        return
     r.out(f"Few factors of the same grid (k_1, k_2, k_3 = {ks[0]}, {ks[1]}, {ks[2]}): the route "
           "against the exact lattice sums of this script (independent of the library), eps = "
           "3/10.")
@@ -250,14 +303,30 @@ def common_denominator_rows(r: Report, D: int) -> None:
     r.out("")
 
 
+_REFUSE2 = r"""
+from fractions import Fraction
+from tradeoff_algebra.routes.plan import route
+from tradeoff_algebra.routes.product import lattice_product, routes_for
+g = ta.Tensor(*[ta.DiscreteGaussian(1, sp.sqrt(sp.Rational(p, 300000))) for p in (300007, 300017)])
+offered = [r.name for r in routes_for(g, "delta")]
+try:
+    lattice_product(route(g)[1]).delta(Fraction(1, 2), 1e-31)
+    out = dict(msg="answered")
+except ta.TradeOffError as exc:
+    out = dict(msg=f"{{type(exc).__name__}}: {{exc}}")
+out["offered"] = ", ".join(offered)
+"""
+
+
 def refusal_row(r: Report) -> None:
-    """A grid whose root window exceeds MAX_WINDOW: refused at once, naming the limit."""
-    o = lchild(_REFUSE, 1000, 10**6, ks="list(range(1, n + 1))")
-    r.out(f"A grid too fine for the route: k_i = i (all distinct), D = 10^6 (sum rho_i = 0.5005): "
-          f"the lattice composition refuses in {o.get('t', float('nan')):.2f} s wall "
-          f"({o.get('cpu', float('nan')):.2f} s CPU; the plan of the 1000-factor product "
-          f"included) with `{o.get('msg', o.get('error'))}`; ta.delta is then offered "
-          f"the former routes only ({o.get('offered', '-')}).")
+    """A lattice whose root window exceeds MAX_WINDOW and that the shortcut does not take
+    (sigma near 1: the lattice terms are real): refused at once, naming the limit."""
+    o = lchild(_REFUSE2, 1, 10**4, ks="[1]")
+    r.out("A lattice too fine for the exact composition and not taken by the shortcut: sigma_1^2 = "
+          "300007/300000, sigma_2^2 = 300017/300000 (sigma near 1, so the lattice terms are "
+          "real; D = 2 * 300007 * 300017): the lattice composition refuses in "
+          f"{o.get('t', float('nan')):.2f} s wall with `{o.get('msg', o.get('error'))}`; "
+          f"ta.delta is then offered the former routes only ({o.get('offered', '-')}).")
     r.out("")
 
 
@@ -374,7 +443,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", metavar="PATH")
     ap.add_argument("--limit", type=float, default=300.0, help="PLD time limit (s)")
-    ap.add_argument("--denominators", default="10000", help="D of the common-denominator rows")
+    ap.add_argument("--denominators", default="10000,100000",
+                    help="D of the common-denominator rows")
+    ap.add_argument("--tree-up-to", type=int, default=10000,
+                    help="the exact integer composition (forced) beside the route up to this D")
+    ap.add_argument("--no-fine", dest="fine", action="store_false",
+                    help="leave out the grid D = 10^6 with every budget distinct")
     ap.add_argument("--only-lattice", action="store_true", help="the common-denominator rows only")
     args = ap.parse_args()
     sys.path.insert(0, ROOT)
@@ -386,7 +460,9 @@ def main() -> None:
           "Delta = 1.")
     r.out("")
     for D in map(int, args.denominators.split(",")):
-        common_denominator_rows(r, D)
+        common_denominator_rows(r, D, tree=D <= args.tree_up_to)
+    if args.fine:
+        common_denominator_rows(r, 10**6, distinct=True, intervals=(1e-4,), few=False)
     refusal_row(r)
     if args.only_lattice:
         r.write(args.write)
@@ -471,53 +547,62 @@ READING = """
 ## Reading
 
 * **Delivered for budgets on a grid: delta(eps) and eps(delta) of 1000 discrete Gaussians with
-  different sigma_i, certified to relative width 1e-31, in seconds** (first table: the grid
-  1/10^4, 49 distinct sigma_i from 10.1 to 70.7). When the zCDP budgets rho_i = 1/(2
-  sigma_i^2) are rationals of one denominator D (as deployments allocate them), every factor's
-  loss lives on the lattice (1/D) Z and so does the product's: its law is the product of 1000
-  Laurent polynomials, formed exactly in integers (numeric/lattice_product.py: the factors'
-  masses tilted at the Chernoff saddle point of eps and rounded down in fixed point, powers of
-  equal factors by squaring, a product tree of `fmpz_poly`s cut to the tilted law's mean +- T
-  sd at every node). Nothing there is trusted blindly: every integer is a lower bound of its
-  mass, so the sum (1 - e^{eps - l}) over them bounds delta from below, and whatever the
-  windows, the truncated tails and the floors dropped is bounded after the fact by the tilted
-  missing mass e^{-c eps} (prod M_i(c) - Lambda 2^-prec sum R), with M_i(c) the factors' mgfs
-  in Arb (their tails included) and sum R an exact integer. eps(delta) is a bisection over the
-  lattice points followed by the closed form A - e^eps B on the last segment, both ends proved.
-* Independent checks: the exact lattice sums of this script (Arb, thresholds in exact
-  rationals) hold the route's intervals for n = 1, 2, 3 (second table); the tests compare it
-  with a brute-force enumeration of the joint lattice for 1 to 3 factors and with the
-  single-factor profile (tests/test_lattice_product.py); dp_accounting's PLD of the same 1000
-  discrete Gaussians (from_discrete_gaussian_mechanism, each factor's own truncation) brackets
-  the certified delta(2) and eps(1e-6) between its optimistic and pessimistic estimates on
-  both grids: at value discretization 1e-4 its two sides lie 3.5e-2 (D = 10^4) and 1.1e-1
-  (D = 10^5) from the certified delta, at 1e-5 within 5e-3 to 7e-3, at 4 to 8 times the CPU
-  time and 0.5 GiB. The certified value agrees with every dp_accounting estimate to the
-  accuracy that estimate can have.
-* The cost is set by the grid, not by the number of factors: the root holds about 2 T D mu/g
-  lattice points (mu^2 = sum 1/sigma_i^2, T ~ 13, g = 2 gcd(k_i)), 1.35e5 at D = 10^4 (about
-  2 s of CPU, 90 MiB) and 1.3e6 at D = 10^5 (about 40 s of CPU, 0.8 to 0.9 GiB: the second
-  grid, 219 distinct sigma_i). Wall and CPU times are both shown: the machine was
-  shared. A lattice whose window exceeds MAX_WINDOW = 4e6 points (distinct k_i = 1..1000 on
-  D = 10^6) is refused at once with a NumericalError naming the limit, and the product route
-  then does not offer itself; nor does it where the sigma_i^2 share no denominator up to
-  MAX_DENOMINATOR = 10^12. There the former routes answer as before (below: sigma_i = 10 +
-  i/10 exactly, where already two factors need D = 5.3e7 and a window of 4.1e6 points).
+  different sigma_i, certified to relative width 1e-31, in 0.1 to 1.5 s of CPU on every grid
+  tried, in a few MiB** (the tables above, wall times inflated by the load: the grids 1/10^4 and
+  1/10^5, and 1/10^6 with all 1000 budgets distinct, which the exact composition refused; at
+  1/10^5 the exact composition takes 37 to 52 s of CPU and 0.7 to 0.9 GiB). When the zCDP budgets
+  rho_i = 1/(2 sigma_i^2) are rationals of one denominator D, every factor's loss lives on the
+  lattice (1/D) Z, and so does the product's: L = (g S + B)/D with S = sum a_i y_i, y_i ~ N_Z(0,
+  sigma_i^2) under Q. By Poisson summation (families/discrete_gaussian_sum.py) the law of S is
+  exactly N_Z(0, V), V = sum sigma_i^2 a_i^2, times 1 + zeta(s) with |zeta(s)| <= eta = sqrt(2 pi
+  V) int_{-1/2}^{1/2} prod_i theta_i(lam) dlam - 1, theta_i the factors' dual theta series; eta is
+  the sum of e^{-2 pi^2 Q(m)} over the nonzero classes of Z^n/Z a, bounded in Arb and exact
+  integers (three zones around lam = 0 and a branch and bound over dyadic intervals beyond). So
+  the product is DiscreteGaussian(sum a_i, sqrt(V)) up to a proved factor, whose profile is
+  certified by Euler-Maclaurin with a rigorous remainder in milliseconds; on these rows eta is
+  below 2^-512 (the first bound tried). eps(delta) is the one discrete Gaussian's certified
+  bracket at the levels delta/factor.
+* Where the lattice terms are real (few factors of moderate sigma on a coarse lattice: sigma^2 =
+  50, 60 differ from their one discrete Gaussian by 1e-8 relative) the bound says so and the
+  product goes to the exact integer composition (numeric/lattice_product.py: the tilted
+  fixed-point fmpz_poly tree, certified after the fact by the tilted missing mass), as do
+  products with other lattice factors (the discrete Laplace). That tree now cuts every node
+  with Gaussian tails to its window (a node was kept whole up to twice its window, meant for
+  finite supports): its row beside the shortcut at D = 10^4 and 10^5 (forced, in the tables)
+  intersects the shortcut's ball.
+* Independent checks: the shortcut against the exact two-factor lattice sums at 60 digits
+  (sigma^2 = 800, 1000: delta at three eps and both ends of eps(1e-3)), against brute-force
+  enumeration where the lattice terms are visible (held by the proved factor at 2^-10), and
+  against the exact composition (k_i = 1 .. 24 on D = 10^4: the balls intersect, the
+  shortcut's no wider; eps brackets intersect) in tests/test_lattice_product.py; the exact
+  lattice sums of this script hold the route's intervals for n = 1, 2, 3; dp_accounting's PLD
+  of the same 1000 discrete Gaussians brackets the certified delta(2) and eps(1e-6) between its
+  optimistic and pessimistic estimates on every grid: at value discretization 1e-4 its two
+  sides lie 3.5e-2 (D = 10^4) to 1.1e-1 (D = 10^5, 10^6) from the certified delta, for 7 to 40
+  times the CPU time; at 1e-5 within 5e-3 to 7e-3, for over 60 times the CPU time and 0.5 GiB.
+* Where the time goes now: the shortcut itself takes milliseconds (the bound of eta about 0.1 s
+  for 1000 distinct factors, the one profile a few ms); the rest of ta.delta is the product's
+  plan and the routes' tests of each distinct factor (routes/, unchanged here), about a second
+  of CPU for 1000 distinct factors.
+* A lattice is refused at once, naming MAX_WINDOW, only where the shortcut does not take it and
+  the window exceeds 4e6 points (the example above: sigma near 1, D = 1.8e11); nor is a product
+  a lattice where the sigma_i^2 share no denominator up to MAX_DENOMINATOR = 10^12. There the
+  former routes answer as before (below: sigma_i = 10 + i/10 exactly).
 * **Not delivered: the incommensurate row (sigma_i = 10 + i/10 exactly), certified to 1e-30.**
-  There the sigma_i^2 share no small denominator, the loss is a dense atomic law, and the
-  lattice route does not apply. Each factor's |M_i(c + it)| is periodic in t (period
-  2 pi sigma_i^2/Delta) and returns to M_i(c). The Laplace inversion bounds the omitted
-  t-range by per-factor bounds of sup_{t' >= t} |M_i(c + it')| (the LossLaw protocol), which
-  for a lattice law is M_i(c) itself: the tail beyond t_cut is then bounded only by about prod
-  M_i(c)/t_cut, a relative error near c(c + 1) sqrt(2 pi kappa_2)/(pi t_cut), so 1e-30 would
-  need t_cut ~ 1e30. The product does decay between the returns, but proving it for every t
-  up to such a cut is a simultaneous Diophantine approximation problem on the sigma_i^2. The
-  n-dimensional Poisson summation makes this exact: delta = N sum_K S_K T_K with S_K =
-  sum_{k_1 + ... + k_n = K} e^{-2 pi^2 Q(k)}, Q(k) = min_lambda sum_i sigma_i^2 (k_i -
-  lambda/sigma_i^2)^2, and T_K the Gaussian profile at eps shifted by 2 pi i K; the K = 0 term
-  is the surrogate N delta_G, and S_K is near 1 wherever K/mu^2 is near a common multiple of
-  all sigma_i^2. What is certified there is the Chernoff upper bound; the PLD engine exceeds
-  its time limit.
+  There the sigma_i^2 share no small denominator, the loss is a dense atomic law, and neither the
+  lattice route nor its shortcut applies (the Poisson argument needs S on one lattice). Each
+  factor's |M_i(c + it)| is periodic in t (period 2 pi sigma_i^2/Delta) and returns to M_i(c).
+  The Laplace inversion bounds the omitted t-range by per-factor bounds of sup_{t' >= t}
+  |M_i(c + it')| (the LossLaw protocol), which for a lattice law is M_i(c) itself: the tail
+  beyond t_cut is then bounded only by about prod M_i(c)/t_cut, a relative error near c(c + 1)
+  sqrt(2 pi kappa_2)/(pi t_cut), so 1e-30 would need t_cut ~ 1e30. The product does decay
+  between the returns, but proving it for every t up to such a cut is a simultaneous
+  Diophantine approximation problem on the sigma_i^2. The n-dimensional Poisson summation makes
+  this exact: delta = N sum_K S_K T_K with S_K = sum_{k_1 + ... + k_n = K} e^{-2 pi^2 Q(k)},
+  Q(k) = min_lambda sum_i sigma_i^2 (k_i - lambda/sigma_i^2)^2, and T_K the Gaussian profile at
+  eps shifted by 2 pi i K; the K = 0 term is the surrogate N delta_G, and S_K is near 1
+  wherever K/mu^2 is near a common multiple of all sigma_i^2. What is certified there is the
+  Chernoff upper bound; the PLD engine exceeds its time limit.
 * The lattice terms are real: against the certified lattice sums the surrogate is off by
   4.7e-3 (n = 1), 9.6e-4 (n = 2) and 5.5e-5 (n = 3) relative for these nearby sigma_i. So a
   Gaussian-type formula is not an exact profile of such a composition unless the other terms are

@@ -46,6 +46,13 @@ problems whose common denominator exceeds :data:`MAX_DENOMINATOR` are not lattic
 and those whose window exceeds :data:`MAX_WINDOW` are refused at once, naming it
 (:meth:`LatticeProduct.check_size`; the product route does not offer itself for them,
 :meth:`LatticeProduct.fits`, and the former routes answer).
+
+**Shortcuts.** A family may register a closed route for a whole product (:data:`SHORTCUTS`):
+:meth:`LatticeProduct.enclosure` tries it first, and a product it takes fits whatever its
+window. The discrete Gaussians register theirs (``families.discrete_gaussian_sum``: a product of
+discrete Gaussians on one lattice is one discrete Gaussian up to a factor proved by Poisson
+summation), which answers the 1000 factors of ``benchmarks/RESULTS_census.md`` in milliseconds
+once planned, on every grid there.
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from typing import Protocol
 from flint import arb, arb_poly, fmpq, fmpz, fmpz_poly
 from mpmath.libmp import round_ceiling, round_floor
 
+from ..core import trace
 from ..core.errors import NumericalError
 from . import budget
 from .arb import arb_endpoint
@@ -65,8 +73,8 @@ from .context import arb_precision, mp
 from .value import CertifiedPair
 
 __all__ = ["LatticeFactor", "LatticeProduct", "lattice_factor", "MAX_DENOMINATOR",
-           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS", "arb_of", "mpf_fraction",
-           "exact_fraction"]
+           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS", "SHORTCUTS", "arb_of",
+           "mpf_fraction", "exact_fraction"]
 
 #: The largest common denominator D of the factors' loss steps and offsets taken as a lattice.
 MAX_DENOMINATOR = 10**12
@@ -77,6 +85,12 @@ MAX_FACTORS = 10**6
 #: Builders of products with factors off any lattice (``grid`` factors: the Skellam loss), each
 #: ``builder(factors) -> product | None``, appended by ``numeric.grid_product`` when imported.
 GRID_BUILDERS: list = []
+#: Closed routes for a whole product, each ``builder(product, bits) -> shortcut | None`` (a family
+#: appends its builder when imported: ``families.discrete_gaussian``, discrete Gaussians as one
+#: discrete Gaussian up to a proved factor); a shortcut has a ``name`` and ``enclosure(question,
+#: arg, rel_tol) -> CertifiedPair | None`` with the guarantee of :meth:`LatticeProduct.enclosure`
+#: and an error below 2^-bits of the value besides its ball's own width.
+SHORTCUTS: list = []
 #: A product of two nodes this short (or at most twice its window) is kept whole, not cut to
 #: its window: the tails of a tilted law of finite support are not Gaussian.
 KEEP_WHOLE = 4096
@@ -143,10 +157,13 @@ class _Node:
     its window. A leaf keeps its step a_i (its law lives on a_i Z), and so does a power of it,
     and a product of nodes the gcd of theirs: sparse polynomials are never formed."""
 
-    __slots__ = ("lo", "step", "poly", "mean", "var")
+    __slots__ = ("lo", "step", "poly", "mean", "var", "bounded")
 
-    def __init__(self, lo: int, step: int, poly: fmpz_poly, mean: float, var: float) -> None:
+    def __init__(self, lo: int, step: int, poly: fmpz_poly, mean: float, var: float,
+                 bounded: bool = False) -> None:
         self.lo, self.step, self.poly, self.mean, self.var = lo, step, poly, mean, var
+        #: every factor of the node has a bounded loss (``loss_max``): its tails not Gaussian
+        self.bounded = bounded
 
     @property
     def size(self) -> int:
@@ -185,6 +202,7 @@ class LatticeProduct:
                     else sum((n * t for t, (_, n) in zip(tops, self.factors, strict=True)),
                              Fraction(0)))
         self._roots: dict = {}
+        self._shortcuts: dict = {}
 
     # -- planning ----------------------------------------------------------------------------
     def mean_loss(self, c: float) -> float:
@@ -231,8 +249,27 @@ class LatticeProduct:
         return int(2 * T * math.sqrt(var)) + 1
 
     def fits(self, c: float = 0.0) -> bool:
-        """Does the product stay within :data:`MAX_FACTORS` and :data:`MAX_WINDOW`?"""
-        return self.count <= MAX_FACTORS and self.window_size(c) <= MAX_WINDOW
+        """Does the product stay within :data:`MAX_FACTORS`, and within :data:`MAX_WINDOW` unless
+        a shortcut answers it (:meth:`shortcut` at the tolerance 2^-100)?"""
+        if self.count > MAX_FACTORS:
+            return False
+        return self.shortcut(2.0**-100) is not None or self.window_size(c) <= MAX_WINDOW
+
+    def shortcut(self, rel_tol: float):
+        """The first of :data:`SHORTCUTS` that takes the whole product with its error below
+        2^-28 of ``rel_tol`` (tried first at 2^-512, which serves every tolerance above), or None
+        (cached)."""
+        bits = int(-math.log2(rel_tol)) + 28
+        for tried, s in self._shortcuts.items():  # one proved at a smaller error serves
+            if tried >= bits and s is not None:
+                return s
+        for b in (max(bits, 512), bits):
+            if b not in self._shortcuts:
+                self._shortcuts[b] = next((s for s in (f(self, b) for f in SHORTCUTS)
+                                           if s is not None), None)
+            if self._shortcuts[b] is not None:
+                return self._shortcuts[b]
+        return None
 
     def check_size(self, c: float = 0.0) -> None:
         """Refuse at once a product whose root window exceeds :data:`MAX_WINDOW`."""
@@ -269,7 +306,8 @@ class LatticeProduct:
                                      f"MAX_WINDOW = {MAX_WINDOW})")
             budget.check()
             ints = f.tilted(c, prec, ylo, yhi, scale)
-            leaf = _Node(a * ylo, a, fmpz_poly(ints), a * my, (a * sy) ** 2)
+            leaf = _Node(a * ylo, a, fmpz_poly(ints), a * my, (a * sy) ** 2,
+                         getattr(f, "loss_max", None) is not None)
             leaves.append(self._power(leaf, n, T, one))
         node = self._tree(leaves, T, one)
         if node.step > 1:
@@ -300,7 +338,8 @@ class LatticeProduct:
         sd = math.sqrt(var)
         jlo = -((lo - math.floor(mean - T * sd)) // d)  # ceil((wlo - lo)/d)
         jhi = (math.ceil(mean + T * sd) - lo) // d
-        if p.length() <= max(2 * (jhi - jlo + 1), KEEP_WHOLE):
+        bounded = x.bounded and y.bounded
+        if p.length() <= (max(2 * (jhi - jlo + 1), KEEP_WHOLE) if bounded else KEEP_WHOLE):
             jlo, jhi = 0, p.length() - 1  # short enough to keep whole (finite supports)
         if jlo > 0:
             p = p.right_shift(jlo)
@@ -308,7 +347,7 @@ class LatticeProduct:
             jhi -= jlo
         if jhi + 1 < p.length():
             p = p.truncate(max(jhi + 1, 0))
-        return _Node(lo, d, p // one, mean, var)
+        return _Node(lo, d, p // one, mean, var, bounded)
 
     def _power(self, leaf: _Node, n: int, T: float, one: fmpz) -> _Node:
         out, base = None, leaf
@@ -430,11 +469,17 @@ class LatticeProduct:
         """delta(eps) (``question`` "delta") or eps(delta) ("epsilon") at the mpf ``arg``
         (taken exactly) as a CertifiedPair of mpfs rounded outward, of relative width about
         ``rel_tol``; a product beyond :data:`MAX_WINDOW` is refused at once (NumericalError
-        naming it)."""
+        naming it). A shortcut (:meth:`shortcut`) answers first where there is one."""
+        if question == "delta" and arg == mp.inf:
+            return CertifiedPair(mp.zero, mp.zero)  # every loss is finite
+        if question == "delta" or 0 < arg < 1:
+            sc = self.shortcut(rel_tol)
+            out = None if sc is None else sc.enclosure(question, arg, rel_tol)
+            if out is not None:
+                trace.note(sc.name)
+                return out
         self.check_size()
         if question == "delta":
-            if arg == mp.inf:
-                return CertifiedPair(mp.zero, mp.zero)  # every loss is finite
             b = self.delta(mpf_fraction(arg), rel_tol)
             with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)
                 lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
