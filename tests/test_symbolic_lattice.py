@@ -1,6 +1,8 @@
 """k-ary randomized response composed n times with closed-form masses (e^eps irrational): the
-Arb lattice composition (``numeric.lattice_power.symbolic_lattice_pair``) against the
-multinomial sums at 50 digits, computed here independently (Dong, Roth & Su, Prop. 6)."""
+Arb lattice composition (``numeric.lattice_power.symbolic_lattice_pair``) and, for a rational
+eps, the exact lattice product (``FiniteLatticeFactor`` in ``numeric.lattice_product``) against
+the multinomial sums at 50 digits computed here independently (Dong, Roth & Su, Prop. 6), and
+against each other at large n."""
 
 from __future__ import annotations
 
@@ -9,7 +11,12 @@ import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
-from tradeoff_algebra.numeric.lattice_power import symbolic_lattice_pair
+from tradeoff_algebra.numeric.lattice_power import (
+    FiniteLatticeFactor,
+    LatticePower,
+    symbolic_lattice_pair,
+)
+from tradeoff_algebra.numeric.lattice_product import LatticeProduct, lattice_factor
 from tradeoff_algebra.routes.plan import lattice_power, route
 
 R = sp.Rational
@@ -84,3 +91,43 @@ def test_pairs_off_a_lattice_are_not_taken():
     base, ks, qs = symbolic_lattice_pair([E / (E + 2), 1 / (E + 2), 1 / (E + 2)],
                                          [1 / (E + 2), E / (E + 2), 1 / (E + 2)])
     assert sp.simplify(base - E) == 0 and sorted(ks) == [-1, 0, 1]
+
+
+@pytest.mark.parametrize("eps0, k, n", [(1, 3, 64), (R(1, 2), 4, 80)])
+def test_the_lattice_product_view_against_the_multinomial_sum(eps0, k, n):
+    """The exact lattice product of the pair's lattice view (rational eps) holds the sums."""
+    leaf = ta.randomized_response(eps0, k)
+    view = lattice_factor(leaf)
+    assert isinstance(view, FiniteLatticeFactor) and view.step == sp.Rational(eps0)
+    lp = LatticeProduct.build([(view, n)])
+    for eps in (R(1, 2), 3, 10):
+        ref = _reference_delta(eps0, k, n, eps)
+        lo, hi = lp.enclosure("delta", mp.mpf(eps.p) / eps.q if isinstance(eps, sp.Rational)
+                              else mp.mpf(eps), 1e-12)
+        with mp.workdps(60):
+            assert lo <= ref <= hi and hi - lo <= 1e-11 * ref
+
+
+def test_the_two_lattice_routes_agree_at_large_n():
+    """RR(1, 3)^3000: the Arb polynomial power (LatticePower) and the tilted integer product
+    (LatticeProduct) - two computations of one lattice law - give intersecting enclosures."""
+    leaf, n = ta.randomized_response(1, 3), 3000
+    (pairs, _), = __import__("tradeoff_algebra.numeric.finite", fromlist=["finite_loss"]
+                             ).finite_loss(leaf).leaves()
+    base, ks, qs = symbolic_lattice_pair([p for p, _ in pairs], [q for _, q in pairs])
+    power = LatticePower(base, ks, qs, n)
+    lp = LatticeProduct.build([(lattice_factor(leaf), n)])
+    for eps in (100.0, 600.0, 1200.0):
+        a_lo, a_hi = power.delta(eps, 1e-12)
+        b_lo, b_hi = lp.enclosure("delta", mp.mpf(eps), 1e-12)
+        assert a_lo <= b_hi and b_lo <= a_hi
+        assert b_hi - b_lo <= 1e-11 * b_hi
+
+
+def test_rational_eps_at_a_million_steps_is_certified():
+    f = ta.randomized_response(1, 3) ** 10**6
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, R(1, 10**6))
+    assert v.guarantee == "certified" and v.hi - v.lo <= 1e-9 * v.hi
+    # the eps(d) bracket: delta just below lo exceeds d, just above hi does not
+    assert ta.delta(f, v.lo * (1 - 1e-9)).lo > 1e-6 > ta.delta(f, v.hi * (1 + 1e-9)).hi

@@ -494,3 +494,22 @@ def _(f):
         return clean_knots(f.as_piecewise().knots)
     except NoClosedForm:
         return None
+
+
+# -- lattice view (tradeoff_algebra.numeric.lattice_product) -------------------------------------
+def _register_lattice() -> None:
+    from ..numeric.lattice_power import finite_lattice_factor
+    from ..numeric.lattice_product import lattice_factor
+
+    @lattice_factor.register(Discrete)
+    def _(f):
+        """The pair as a lattice factor when its likelihood ratios are integer powers of e^r, r
+        rational (k-ary randomized response with a rational eps; ``numeric.lattice_power.
+        FiniteLatticeFactor``): its powers and products with discrete Gaussians and discrete
+        Laplaces of rational steps compose exactly at any n; None otherwise."""
+        if f.free_symbols or len(f.P) > 64:
+            return None
+        return finite_lattice_factor(list(f.P), list(f.Q))
+
+
+_register_lattice()

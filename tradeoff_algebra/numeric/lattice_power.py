@@ -29,7 +29,8 @@ from flint import arb, arb_poly
 from .arb_expr import arb_ball
 from .cf_laws import lower, to_arb, upper, working_precision
 
-__all__ = ["LatticePower", "lattice_pair", "symbolic_lattice_pair"]
+__all__ = ["LatticePower", "lattice_pair", "symbolic_lattice_pair", "FiniteLatticeFactor",
+           "finite_lattice_factor"]
 
 #: The largest |k| accepted as a lattice index (ratios R^k beyond are not searched for).
 MAX_INDEX = 64
@@ -237,3 +238,76 @@ class LatticePower:
             else:
                 lo = 0.0
             return lo, max(lo, hi)
+
+
+class FiniteLatticeFactor:
+    """A finite pair with lattice losses as a factor of ``numeric.lattice_product``: under Q the
+    loss is ``step * y`` (offset 0) for the lattice index y = k_i of the outcomes, whose Q-masses
+    are exact SymPy numbers or rationals (their Arb balls), when log R is a rational ``step``
+    (randomized response with a rational eps: R = e^eps). The support is finite, so the mgf is an
+    exact finite sum in Arb and the tilted masses are Arb balls rounded down to integers; the
+    largest loss (``loss_max``) is step * k_max. Products of such factors with each other and
+    with the discrete Gaussians and discrete Laplaces of rational steps compose exactly there,
+    at any n (the tilt and the windows keep the integers short)."""
+
+    def __init__(self, step: Fraction, ks: list[int], qs: list) -> None:
+        self.step, self.offset = Fraction(step), Fraction(0)
+        mass: dict[int, list] = {}
+        for k, q in zip(ks, qs, strict=True):
+            mass.setdefault(int(k), []).append(q)
+        self.ys = sorted(mass)
+        self._qs = {y: mass[y] for y in self.ys}
+        self.loss_max = self.step * self.ys[-1]
+        with working_precision(64):
+            self._lq = {y: math.log(float(sum(_ball(q) for q in self._qs[y]).mid()))
+                        for y in self.ys}
+
+    def __repr__(self) -> str:
+        return f"FiniteLatticeFactor(step={self.step}, y={self.ys})"
+
+    def plan(self, c: float) -> tuple[float, float, float]:
+        """(log M(c), tilted mean of y, its sd) in floats (planning only)."""
+        e = [self._lq[y] + c * float(self.step) * y for y in self.ys]
+        m = max(e)
+        w = [math.exp(x - m) for x in e]
+        s = sum(w)
+        mean = sum(wi * y for wi, y in zip(w, self.ys, strict=True)) / s
+        var = max(sum(wi * y * y for wi, y in zip(w, self.ys, strict=True)) / s - mean**2, 0.0)
+        return m + math.log(s), mean, max(math.sqrt(var), 0.5)
+
+    def _q_ball(self, y: int) -> arb:
+        return sum((_ball(q) for q in self._qs[y]), arb(0))
+
+    def mgf_ball(self, c: arb) -> arb:
+        """M(c) = sum_y q(y) e^{c step y}: the exact finite sum in Arb."""
+        step = to_arb(self.step)
+        return sum((self._q_ball(y) * (c * step * y).exp() for y in self.ys), arb(0))
+
+    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale: Fraction) -> list[int]:
+        """Integers I(y) <= 2^prec q(y) e^{c step y}/scale for y = ylo..yhi (0 off the
+        support), each the floor of the lower end of its Arb ball."""
+        out = [0] * (yhi - ylo + 1)
+        with working_precision(prec + 64):
+            cc, step = to_arb(Fraction(c)), to_arb(self.step)
+            factor = arb(2) ** prec / to_arb(scale)
+            for y in self.ys:
+                if ylo <= y <= yhi:
+                    lo = (self._q_ball(y) * (cc * step * y).exp() * factor).lower()
+                    out[y - ylo] = int(lo.floor().unique_fmpz()) if lo > 0 else 0
+        return out
+
+
+def finite_lattice_factor(P: list, Q: list) -> FiniteLatticeFactor | None:
+    """The lattice-product view of a finite pair (P, Q masses, exact) whose likelihood ratios are
+    integer powers of R = e^r with r rational (proved by SymPy), else None."""
+    try:
+        lat = symbolic_lattice_pair(P, Q)
+    except (TypeError, ValueError):
+        return None
+    if lat is None:
+        return None
+    base, ks, qs = lat
+    r = sp.simplify(sp.log(base))
+    if not isinstance(r, sp.Rational):
+        return None
+    return FiniteLatticeFactor(Fraction(int(r.p), int(r.q)), ks, qs)
