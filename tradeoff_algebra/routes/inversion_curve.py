@@ -151,14 +151,17 @@ def _eps_end(sets: list, alpha_min: float, tol: float) -> float:
 
 
 def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
-                   progress: bool | None = None) -> Band | None:
+                   progress: bool | None = None, warn: bool = True) -> Band | None:
     """Certified bands of f at the levels ``alphas`` (module docstring), aiming at an absolute
     width ``tol`` of f and a relative width ``tol`` of the power 1 - f; None when f is not the
     symmetric hull of a product of Arb laws or the inversion is beyond its planned work (at
     ``tol`` and at the looser tolerances of ``engines.looser_tolerances``, whose band answers a
     tighter ``tol`` beyond it). The
     curve points of :func:`tail_band` where the tails are certified, else the secant band of
-    the profile on a grid (:func:`secant_band`, at widths down to :data:`SECANT_TOL_MIN`)."""
+    the profile on a grid (:func:`secant_band`, at widths down to :data:`SECANT_TOL_MIN`).
+    ``warn=False`` leaves out the band's ToleranceWarnings (a band wider than ``tol``, a
+    ``tol`` below :data:`SECANT_TOL_MIN`): a caller that judges the width itself
+    (:func:`hull_point`) says what it finds."""
     dirs = _directions(f)
     sets = None if dirs is None else _cf_laws(list(dirs))
     if sets is None or any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
@@ -178,12 +181,13 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     except budget.TimeLimitExceeded:
         raise
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        return secant_band(sets, x, tol, progress)
+        return secant_band(sets, x, tol, progress, warn)
     if result is None:  # beyond the planned work
         return None
     result = Band(*(v.reshape(x.shape) for v in (result.f_lo, result.f_hi, result.power_lo,
                                                   result.power_hi)))
-    _warn_if_wide(result, x, tol)
+    if warn:
+        _warn_if_wide(result, x, tol)
     return result
 
 
@@ -192,15 +196,16 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
 SECANT_TOL_MIN = 1e-6
 
 
-def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = None
-                ) -> Band | None:
+def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = None,
+                warn: bool = True) -> Band | None:
     """The band of the profile on a grid of eps (:func:`numeric.profile_band.band`), for
     products whose tails are not certified; below :data:`SECANT_TOL_MIN` it aims at that
-    width, with a ToleranceWarning."""
+    width, with a ToleranceWarning (``warn``: as in :func:`inversion_band`)."""
     if tol < SECANT_TOL_MIN:
-        warnings.warn(f"tol = {tol:.3g} is below SECANT_TOL_MIN = {SECANT_TOL_MIN:.3g}, the "
-                      "narrowest secant band of a whole curve (the loss tails of this product "
-                      "are not certified)", ToleranceWarning, stacklevel=4)
+        if warn:
+            warnings.warn(f"tol = {tol:.3g} is below SECANT_TOL_MIN = {SECANT_TOL_MIN:.3g}, the "
+                          "narrowest secant band of a whole curve (the loss tails of this "
+                          "product are not certified)", ToleranceWarning, stacklevel=4)
         tol = SECANT_TOL_MIN
     pos = x[x > 0]
     alpha_min = float(pos.min()) if pos.size else 0.5
@@ -237,7 +242,8 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
                 break
             n *= 2
         result = _refine(directions, known, x, result, tol, shown)
-    _warn_if_wide(result, x, tol)
+    if warn:
+        _warn_if_wide(result, x, tol)
     return result
 
 
@@ -642,7 +648,8 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) at a rational level 0 < A < 1 as a certified enclosure from
     :func:`inversion_band` at the two floats around A (f is non-increasing, its power
     non-decreasing), to the relative width of ``pld_options``; None where the band route does
-    not apply."""
+    not apply. The band's own width warnings are left out (``warn=False``): one warning, about
+    this value's relative width, where it exceeds the tolerance."""
     if not isinstance(f, (SymmetricHull, Tensor, TensorPower)) or not 0 < A < 1:
         return None
     a = float(A)
@@ -650,9 +657,7 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
     lo_a = a if Fraction(a) <= q else math.nextafter(a, 0.0)
     hi_a = a if Fraction(a) >= q else math.nextafter(a, 1.0)
     tol = options()["tol"]
-    with warnings.catch_warnings(record=True) as caught:  # (one warning, about this value)
-        warnings.simplefilter("always")
-        b = inversion_band(f, np.array([lo_a, hi_a]), tol)
+    b = inversion_band(f, np.array([lo_a, hi_a]), tol, warn=False)
     if b is None:
         return None
     if power:
@@ -667,10 +672,6 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
         warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified band reaches the "
                       f"relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
                       "(pld_options)", ToleranceWarning, stacklevel=4)
-    else:
-        for w in caught:
-            if not issubclass(w.category, ToleranceWarning):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(ROUTE)
 
 
