@@ -101,3 +101,36 @@ def test_symmetric_region_is_its_own_inverse():
         with mp.workdps(60):
             lo, hi = w.interval()
             assert abs((lo + hi) / 2 - mp.mpf(A.p) / A.q) <= mp.mpf(10) ** -30
+
+
+def test_delta_against_the_constraints():
+    """delta(eps) = sup_alpha {1 - e^eps alpha - f(alpha)} (Dong, Roth & Su, Prop. 6), the
+    function concave: golden-section search at 30 digits on the reference f of the
+    constraints (both directions and two orders, so the sup may sit at a kink, where the
+    search's error is first order in its final step, about 1e-13)."""
+    bounds = {2: R(1, 2), 8: 3}
+    f = ta.RenyiRegion(bounds)
+    v = ta.delta(f, 1)
+    assert v.guarantee == "certified"
+    with mp.workdps(30):
+        E = mp.e
+
+        def psi(t):
+            return 1 - E * t - _reference(bounds, True, R(mp.nstr(t, 32)))
+
+        lo, hi = mp.mpf(0), mp.mpf(1)
+        r = (mp.sqrt(5) - 1) / 2
+        x1, x2 = hi - r * (hi - lo), lo + r * (hi - lo)
+        f1, f2 = psi(x1), psi(x2)
+        for _ in range(60):
+            if f1 < f2:
+                lo, x1, f1 = x1, x2, f2
+                x2 = lo + r * (hi - lo)
+                f2 = psi(x2)
+            else:
+                hi, x2, f2 = x2, x1, f1
+                x1 = hi - r * (hi - lo)
+                f1 = psi(x1)
+        want = max(f1, f2)
+        lo_v, hi_v = v.interval()
+        assert want <= hi_v and hi_v - want <= mp.mpf(10) ** -11
