@@ -195,10 +195,25 @@ def _beta_root(p, q, L, la, lac):
 SCREEN_MARGIN = 1e-6
 
 
+def _float_bisect(p, q, L, la: float, lac: float, lo: np.ndarray) -> np.ndarray:
+    """64 float64 bisection steps on log g - L in t = log beta from [lo, log(1 - alpha)], for
+    arrays of exponents p, q and L (one entry per order; callers hold np.errstate): the upper
+    ends, each an estimate of its root (the screening of the orders, the start of the Newton
+    polish), never a bound."""
+    hi = np.full_like(lo, lac)
+    lo = np.minimum(lo, hi)
+    for _ in range(64):
+        m = (lo + hi) / 2
+        first = p * la + q * np.log(-np.expm1(np.minimum(m, -1e-300))) if la > -np.inf else -np.inf
+        g = np.logaddexp(first, p * lac + q * m) - L
+        hi, lo = np.where(g <= 0, m, hi), np.where(g <= 0, lo, m)
+    return hi
+
+
 def _float_roots(A: np.ndarray, T: np.ndarray, a: float, ac: float, symmetric: bool):
     """Float64 estimates of each order's root (the largest over :func:`_exponents`), by
-    vectorised bisection in log beta from :func:`_floor`'s bound; used only to skip orders
-    that cannot attain the maximum."""
+    :func:`_float_bisect` from :func:`_floor`'s bound; used only to skip orders that cannot
+    attain the maximum."""
     with np.errstate(all="ignore"):
         la, lac = (np.log(a) if a > 0 else -np.inf), np.log(ac)
         L = (A - 1) * T
@@ -206,14 +221,8 @@ def _float_roots(A: np.ndarray, T: np.ndarray, a: float, ac: float, symmetric: b
         for p, q in _exponents(A, symmetric):
             x = (L - p * la) / q
             floor = np.where(q < 0, (L - p * lac) / q, np.log(-np.expm1(np.minimum(x, 0))))
-            lo, hi = np.minimum(floor, lac), np.full_like(A, lac)
-            for _ in range(64):
-                m = (lo + hi) / 2
-                first = (p * la + q * np.log(-np.expm1(np.minimum(m, -1e-300)))
-                         if a > 0 else -np.inf)
-                g = np.logaddexp(first, p * lac + q * m) - L
-                hi, lo = np.where(g <= 0, m, hi), np.where(g <= 0, lo, m)
-            root = np.where((q > 0) & (x >= 0), 0.0, np.exp(hi))  # (the root 0: _floor)
+            root = np.where((q > 0) & (x >= 0), 0.0,  # (the root 0: _floor)
+                            np.exp(_float_bisect(p, q, L, la, lac, floor)))
             beta = np.maximum(beta, root)
     return beta
 
@@ -277,64 +286,30 @@ def _polish(F, dF, lo, hi, x):
     return x
 
 
-def _flogsum(x, y):
-    m = max(x, y)
-    return m if m == -math.inf else m + math.log1p(math.exp(-abs(x - y)))
-
-
-def _float_bracket(p, q, L, la, lac, floor):
-    """A float64 bisection bracket (mpf ends) of the root in log beta from [``floor``
-    (:func:`_floor`), log(1 - alpha)], or None (a float leaves its range, or the bracket is
-    empty): the start of the Newton polish, never a bound (the caller proves the polished
-    root in Arb)."""
-    try:
-        p, q, L, la, lac = float(p), float(q), float(L), float(la), float(lac)
-
-        def F(t):
-            return _flogsum(p * la + q * math.log(-math.expm1(t)), p * lac + q * t) - L
-        lo, hi = float(floor), lac
-        if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
-            return None
-        for _ in range(64):
-            m = (lo + hi) / 2
-            if F(m) > 0:
-                lo = m
-            else:
-                hi = m
-    except (ValueError, OverflowError):
-        return None
-    return mp.mpf(lo), mp.mpf(hi)
-
-
 def _fast_root(p, q, L, la, lac):
     """:func:`_beta_root` by Newton steps in t = log beta (dG/dt = q (w - (1 - w) beta/(1 -
-    beta)), w the share of the second term) from a 64-bit estimate, inside the bracket
-    [:func:`_floor`, log(1 - alpha)] (an ill-conditioned g, order near 1, can put the root
-    outside the float bracket); returns (beta, beta, |dG/dt|), or (0, 0, 1) where the root is
-    0 (proved in Arb by the caller)."""
+    beta)), w the share of the second term) from a 64-bit estimate (:func:`_float_bisect`),
+    inside the bracket [:func:`_floor`, log(1 - alpha)] (where g is ill-conditioned, an order
+    near 1, the root can lie outside any narrow float bracket); returns (beta, beta,
+    |dG/dt|), or (0, 0, 1) where the root is 0 (proved in Arb by the caller)."""
     lo = _floor(p, q, L, la, lac)
     if lo is None:  # g(0) = alpha^p <= e^L: the root is 0
         return mp.zero, mp.zero, mp.one
-    fb = _float_bracket(p, q, L, la, lac, lo)
-    if fb is None:
+    with np.errstate(all="ignore"):
+        t0 = float(_float_bisect(*(np.array([float(v)]) for v in (p, q, L)), float(la),
+                                 float(lac), np.array([float(lo)]))[0])
+    if not math.isfinite(t0):  # (a float left its range)
         with mp.workprec(64):
-            fb = tuple(mp.log(b) for b in _beta_root(p, q, L, la, lac))
-
-    def parts(t):
-        return p * la + q * mp.log(-mp.expm1(t)), p * lac + q * t
-
-    def G(t):
-        x, y = parts(t)
-        return _logsum(x, y) - L
+            t0 = mp.log(_beta_root(p, q, L, la, lac)[1])
 
     def dG(t):
-        x, y = parts(t)
+        x, y = p * la + q * mp.log(-mp.expm1(t)), p * lac + q * t
         w = 1 / (1 + mp.exp(x - y))
         b = mp.exp(t)
         return q * (w - (1 - w) * b / (1 - b))
 
-    w = mp.ldexp(1, -40)  # (the floor is the root where one term dominates: below it by this)
-    t = _polish(G, dG, min(lo, lac) - w, lac, min((fb[0] + fb[1]) / 2, lac))
+    lo = min(lo, lac) - mp.ldexp(1, -40)  # (the floor is the root where one term dominates)
+    t = _polish(_log_g(p, q, L, la, lac), dG, lo, lac, min(max(mp.mpf(t0), lo), lac))
     return mp.exp(t), mp.exp(t), abs(dG(t))
 
 
