@@ -235,10 +235,8 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
             new = band(eps, [known[e] for e in eps], x)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
-            wide = np.max(result.f_hi - result.f_lo, initial=0.0, where=x > 0)
-            rel = np.max((result.power_hi - result.power_lo)
-                         / np.maximum(result.power_hi, 1e-300), initial=0.0, where=x > 0)
-            if (wide <= tol and rel <= tol) or 2 * n > GRID_MAX or n >= GRID_LOCAL or local:
+            if (not _too_wide(result, x, tol).any() or 2 * n > GRID_MAX or n >= GRID_LOCAL
+                    or local):
                 break
             n *= 2
         result = _refine(directions, known, x, result, tol, shown)
@@ -303,12 +301,16 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
         for e_new, b in zip(pts, profile_grid(directions, pts, shown), strict=True):
             known[e_new] = b
         grid = sorted(known)
-        sub = band(grid, [known[g] for g in grid], x[bad])
-        old = Band(result.f_lo[bad], result.f_hi[bad], result.power_lo[bad],
-                   result.power_hi[bad]).intersect(sub)
-        result.f_lo[bad], result.f_hi[bad] = old.f_lo, old.f_hi
-        result.power_lo[bad], result.power_hi[bad] = old.power_lo, old.power_hi
+        _narrow(result, bad, band(grid, [known[g] for g in grid], x[bad]))
     return result
+
+
+def _narrow(b: Band, idx: np.ndarray, sub: Band) -> None:
+    """Intersect the band ``b`` at the levels ``idx`` with ``sub``, the band of those levels
+    (each holds the truth, so the result never widens), in place."""
+    old = Band(b.f_lo[idx], b.f_hi[idx], b.power_lo[idx], b.power_hi[idx]).intersect(sub)
+    b.f_lo[idx], b.f_hi[idx] = old.f_lo, old.f_hi
+    b.power_lo[idx], b.power_hi[idx] = old.power_lo, old.power_hi
 
 
 def _warn_if_wide(b: Band, x: np.ndarray, tol: float) -> None:
@@ -555,6 +557,14 @@ def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarr
     return keep
 
 
+def _add_point(px: list, py: list, p, one: arb) -> None:
+    """A certified Neyman-Pearson point p (``numeric.cf_tails``) of the power and its mirror
+    image (every point of either direction lies on or below the hull's power), as the corners
+    of their balls that bound the power from below."""
+    px += [upper(p.alpha), upper(one - p.power)]
+    py += [lower(p.power), lower(one - p.alpha)]
+
+
 def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
                     tol: float, progress=None) -> Band:
     """The band at the levels ``x`` from both directions' certified points at some of the
@@ -597,8 +607,7 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
                 inv = dirs[j].inv[int(best[j][k])]
                 if j == dom[k] or close[j]:  # the contact point (or a tie): the whole point
                     p = inv.point_here(e)
-                    px += [upper(p.alpha), upper(one - p.power)]
-                    py += [lower(p.power), lower(one - p.alpha)]
+                    _add_point(px, py, p, one)
                     last[j] = upper(p.delta)
                 elif last[j] > d_hi:  # below the other: its delta only (the lines' maximum)
                     last[j] = upper(inv.delta_here(e))
@@ -633,14 +642,9 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
                     step = 4 * math.exp(-e) * err[0] / max(-est[4][0], 1e-300)
                     e2 = e + step
                 j2, _ = d.best(np.array([e2]))
-                p = d.inv[int(j2[0])].point_here(e2)
-                px += [upper(p.alpha), upper(one - p.power)]
-                py += [lower(p.power), lower(one - p.alpha)]
-        sub = point_band(np.array(px), np.array(py), x[wide], [lines[k] for k in wide])
-        old = Band(band.f_lo[wide], band.f_hi[wide], band.power_lo[wide],
-                   band.power_hi[wide]).intersect(sub)
-        band.f_lo[wide], band.f_hi[wide] = old.f_lo, old.f_hi
-        band.power_lo[wide], band.power_hi[wide] = old.power_lo, old.power_hi
+                _add_point(px, py, d.inv[int(j2[0])].point_here(e2), one)
+        _narrow(band, wide, point_band(np.array(px), np.array(py), x[wide],
+                                       [lines[k] for k in wide]))
     return band
 
 
