@@ -159,7 +159,9 @@ def _floor(p, q, L, la, lac):
     if q < 0:
         return (L - p * lac) / q
     x = (L - p * la) / q  # log(1 - beta) at the bound
-    return None if x >= 0 else mp.log(-mp.expm1(x))
+    if x >= 0:
+        return None
+    return mp.log(-mp.expm1(x)) if x > -mp.ln2 else mp.log1p(-mp.exp(x))  # (no cancellation)
 
 
 def _log_g(p, q, L, la, lac):
@@ -210,21 +212,30 @@ def _float_bisect(p, q, L, la: float, lac: float, lo: np.ndarray) -> np.ndarray:
     return hi
 
 
-def _float_roots(A: np.ndarray, T: np.ndarray, a: float, ac: float, symmetric: bool):
-    """Float64 estimates of each order's root (the largest over :func:`_exponents`), by
-    :func:`_float_bisect` from :func:`_floor`'s bound; used only to skip orders that cannot
-    attain the maximum."""
+def _float_starts(A: np.ndarray, T: np.ndarray, la: float, lac: float, symmetric: bool
+                  ) -> list:
+    """For each pair of exponents of :func:`_exponents`, float64 estimates of log of every
+    order's root (-inf where the root is 0), by :func:`_float_bisect` from :func:`_floor`'s
+    bound: the screening of the orders and the starts of the Newton polish."""
     with np.errstate(all="ignore"):
-        la, lac = (np.log(a) if a > 0 else -np.inf), np.log(ac)
         L = (A - 1) * T
-        beta = np.zeros_like(A)
+        out = []
         for p, q in _exponents(A, symmetric):
-            x = (L - p * la) / q
-            floor = np.where(q < 0, (L - p * lac) / q, np.log(-np.expm1(np.minimum(x, 0))))
-            root = np.where((q > 0) & (x >= 0), 0.0,  # (the root 0: _floor)
-                            np.exp(_float_bisect(p, q, L, la, lac, floor)))
-            beta = np.maximum(beta, root)
-    return beta
+            x = np.minimum((L - p * la) / q, 0)  # (0 where the root is 0)
+            floor = np.where(q < 0, (L - p * lac) / q,
+                             np.where(x > -math.log(2), np.log(-np.expm1(x)),
+                                      np.log1p(-np.exp(x))))
+            out.append(np.where((q > 0) & (x >= 0), -np.inf,  # (the root 0: _floor)
+                                _float_bisect(p, q, L, la, lac, floor)))
+    return out
+
+
+def _float_roots(A: np.ndarray, T: np.ndarray, a: float, ac: float, symmetric: bool):
+    """Float64 estimates of each order's root (the largest over :func:`_exponents`); used
+    only to skip orders that cannot attain the maximum."""
+    with np.errstate(divide="ignore"):
+        la, lac = (np.log(a) if a > 0 else -np.inf), np.log(ac)
+    return np.exp(np.max(_float_starts(A, T, la, lac, symmetric), axis=0))
 
 
 def _candidates(f: RenyiRegion, a, ac) -> list:
@@ -286,18 +297,15 @@ def _polish(F, dF, lo, hi, x):
     return x
 
 
-def _fast_root(p, q, L, la, lac):
+def _fast_root(p, q, L, la, lac, t0: float):
     """:func:`_beta_root` by Newton steps in t = log beta (dG/dt = q (w - (1 - w) beta/(1 -
-    beta)), w the share of the second term) from a 64-bit estimate (:func:`_float_bisect`),
+    beta)), w the share of the second term) from the float estimate t0 (:func:`_float_starts`),
     inside the bracket [:func:`_floor`, log(1 - alpha)] (where g is ill-conditioned, an order
     near 1, the root can lie outside any narrow float bracket); returns (beta, beta,
     |dG/dt|), or (0, 0, 1) where the root is 0 (proved in Arb by the caller)."""
     lo = _floor(p, q, L, la, lac)
     if lo is None:  # g(0) = alpha^p <= e^L: the root is 0
         return mp.zero, mp.zero, mp.one
-    with np.errstate(all="ignore"):
-        t0 = float(_float_bisect(*(np.array([float(v)]) for v in (p, q, L)), float(la),
-                                 float(lac), np.array([float(lo)]))[0])
     if not math.isfinite(t0):  # (a float left its range)
         with mp.workprec(64):
             t0 = mp.log(_beta_root(p, q, L, la, lac)[1])
@@ -360,12 +368,16 @@ def _arb_value(f: RenyiRegion, a, ac, power: bool):
     with mp.workprec(ctx.prec + 16):
         am, acm = arb_endpoint(a.mid(), round_nearest), arb_endpoint(ac.mid(), round_nearest)
         la, lac = _lg(am), _lg(acm)
-        for A_, T_ in f.args[0]:
-            A, T = num(A_, "order"), num(T_, "tau")
+        pairs = [(num(A_, "order"), num(T_, "tau")) for A_, T_ in f.args[0]]
+        starts = _float_starts(np.array([float(A) for A, _ in pairs]),
+                               np.array([float(T) for _, T in pairs]), float(la), float(lac),
+                               f.is_symmetric)
+        for i, ((A_, T_), (A, T)) in enumerate(zip(f.args[0], pairs, strict=True)):
             Ab, C = arb_ball(A_), ((arb_ball(A_) - 1) * arb_ball(T_)).exp()
-            for (p, q), (pb, qb) in zip(_exponents(A, f.is_symmetric),
-                                        _exponents(Ab, f.is_symmetric), strict=True):
-                lo, hi, slope = _fast_root(p, q, (A - 1) * T, la, lac)
+            for k, ((p, q), (pb, qb)) in enumerate(zip(_exponents(A, f.is_symmetric),
+                                                       _exponents(Ab, f.is_symmetric),
+                                                       strict=True)):
+                lo, hi, slope = _fast_root(p, q, (A - 1) * T, la, lac, float(starts[k][i]))
                 ball = _arb_bracket(a, ac, pb, qb, C, lo, hi, slope)
                 if ball is None:
                     return None
