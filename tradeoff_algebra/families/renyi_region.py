@@ -271,8 +271,8 @@ def _value(f: RenyiRegion, a, ac):
 
 # -- certified values (Arb) ------------------------------------------------------------------------
 # Each constraint function is decreasing on [0, 1 - alpha] (module docstring), so a root lies in
-# [lo, hi] exactly when the function is > C at lo (or lo = 0) and <= C at hi: the mpmath
-# brackets above, widened a little, are proved by two Arb evaluations each; the root is
+# [lo, hi] exactly when the function is > C at lo (or lo = 0) and <= C at hi: the roots of the
+# Newton polish below, widened a little, are proved by two Arb evaluations each; the root is
 # <= 1 - alpha always (there the function is 1 <= C).
 def _polish(F, dF, lo, hi, x):
     """Newton steps on the decreasing F from x in a bracket (lo, hi) of its root, kept inside
