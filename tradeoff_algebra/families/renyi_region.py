@@ -15,10 +15,16 @@ is the tightest one the guarantee implies (Balle et al. 2020, Sec. 3; Zhu, Dong 
 Sec. 3; Asoodeh et al. 2021 for the optimal (eps, delta) conversion it gives). For Renyi DP
 of a mechanism, which bounds both D_a(P || Q) and D_a(Q || P) over neighbouring pairs,
 ``symmetric=True`` (the default) also imposes the reverse constraint
-``(1 - beta)^a alpha^{1-a} + beta^a (1 - alpha)^{1-a} <= e^{(a-1) tau_a}``. Both constraint
-functions are convex in beta with their minimum 1 at beta = 1 - alpha, hence decreasing on
-[0, 1 - alpha]: each infimum is the unique root there, found by false position (in log beta for the
-first constraint, whose root lies in [(1 - alpha)^{a/(a-1)} e^{-tau}, 1 - alpha]). The feasible
+``(1 - beta)^a alpha^{1-a} + beta^a (1 - alpha)^{1-a} <= e^{(a-1) tau_a}``, which is the first
+constraint function at the order 1 - a: both are
+g(beta) = alpha^p (1 - beta)^q + (1 - alpha)^p beta^q with p + q = 1, (p, q) = (a, 1 - a) or
+(1 - a, a) (``_exponents``; the skew symmetry of Renyi divergences), and one solver serves
+both. g is convex in beta with its minimum 1 at beta = 1 - alpha, hence decreasing on
+[0, 1 - alpha]: each infimum is the unique root there, found by false position in log beta
+from a lower bound where the term decreasing in beta alone reaches e^{(a-1) tau}
+((1 - alpha)^{a/(a-1)} e^{-tau} for the first constraint; for the reverse one the root is 0
+when alpha^{1-a} <= e^{(a-1) tau}). A bound tau_a = 0 forces P = Q, so f(alpha) = 1 - alpha.
+The feasible
 set is convex (``e^{(a-1) D_a}`` is jointly convex for a > 1), so f is convex: a trade-off
 function, and ``delta``/``epsilon`` of it are the optimal conversions of the RDP guarantee.
 
@@ -135,73 +141,101 @@ def _root(F, lo, hi):
     return lo, hi
 
 
-def _beta_forward(A, T, la, lac):
-    """inf beta with alpha^a (1-beta)^{1-a} + (1-alpha)^a beta^{1-a} <= e^{(a-1) tau}, from
-    log alpha and log(1 - alpha); returns (lo, hi) of the root in beta."""
-    C = (A - 1) * T
+def _exponents(A, symmetric: bool) -> list:
+    """The exponents (p, q) of g = alpha^p (1 - beta)^q + (1 - alpha)^p beta^q <= e^{(a-1) tau}
+    for one order: (a, 1 - a), the constraint on D_a(P || Q), and when ``symmetric`` also
+    (1 - a, a), the reverse constraint on D_a(Q || P), which is the same function at the order
+    1 - a (the skew symmetry of Renyi divergences, van Erven & Harremoes 2014). ``A`` is an
+    mpf, a float or an Arb ball."""
+    return [(A, 1 - A), (1 - A, A)] if symmetric else [(A, 1 - A)]
 
-    def G(lb):  # log g - log C at beta = e^lb (1 - beta from expm1: accurate near beta = 0)
-        l1b = mp.log(-mp.expm1(lb)) if lb < 0 else mp.ninf
-        return _logsum(A * la + (1 - A) * l1b if la != mp.ninf else mp.ninf,
-                       A * lac + (1 - A) * lb) - C
 
+def _floor(p, q, L, la, lac):
+    """log of a lower bound of the root of g (module docstring; exponents p + q = 1, q < 0
+    or q > 1, L = (a-1) tau): the root makes each term at most e^L, and the term that
+    decreases in beta gives the bound, (1 - alpha)^p beta^q when q < 0 and
+    alpha^p (1 - beta)^q when q > 1; None when that term is at most e^L at beta = 0 (q > 1
+    and alpha^p <= e^L: the root is 0)."""
+    if q < 0:
+        return (L - p * lac) / q
+    x = (L - p * la) / q  # log(1 - beta) at the bound
+    if x >= 0:
+        return None
+    return mp.log(-mp.expm1(x)) if x > -mp.ln2 else mp.log1p(-mp.exp(x))  # (no cancellation)
+
+
+def _log_g(p, q, L, la, lac):
+    """log g - L as a function of t = log beta (decreasing on (-oo, log(1 - alpha)]; 1 - beta
+    from expm1, accurate near beta = 0), for the exponents (p, q) of :func:`_exponents`."""
+    def G(t):
+        if la == mp.ninf:  # alpha = 0 (only q < 0 comes here): the first term vanishes
+            x = mp.ninf
+        else:
+            x = p * la + q * (mp.log(-mp.expm1(t)) if t < 0 else mp.ninf)
+        return _logsum(x, p * lac + q * t) - L
+    return G
+
+
+def _beta_root(p, q, L, la, lac):
+    """inf{beta in [0, 1 - alpha] : g(beta) <= e^L} for the exponents (p, q) (module
+    docstring), by false position in log beta from the bracket [:func:`_floor`,
+    log(1 - alpha)], from log alpha and log(1 - alpha); returns (lo, hi) of the root."""
     hi = lac  # beta = 1 - alpha: g = 1
-    lo = A / (A - 1) * lac - T
+    lo = _floor(p, q, L, la, lac)
+    if lo is None:
+        return mp.zero, mp.zero
     if lo >= hi:
         return mp.exp(hi), mp.exp(hi)
+    G = _log_g(p, q, L, la, lac)
     if G(lo) <= 0:  # the lower bound of the root is feasible: it is the root
         return mp.exp(lo), mp.exp(lo)
     lo, hi = _root(G, lo, hi)
     return mp.exp(lo), mp.exp(hi)
 
 
-def _beta_reverse(A, T, a, ac):
-    """inf beta with (1-beta)^a alpha^{1-a} + beta^a (1-alpha)^{1-a} <= e^{(a-1) tau}."""
-    C = (A - 1) * T
-    la, lac = _lg(a), _lg(ac)
-    if la == mp.ninf:
-        return ac, ac  # alpha = 0: alpha^{1-a} = oo forces beta = 1
-
-    def H(b):
-        return _logsum(A * mp.log1p(-b) + (1 - A) * la if b < 1 else mp.ninf,
-                       A * _lg(b) + (1 - A) * lac if lac != mp.ninf else mp.ninf) - C
-
-    lo, hi = mp.zero, ac
-    if H(lo) <= 0:
-        return lo, lo
-    return _root(H, lo, hi)
-
-
 #: Relative margin of the float64 screening of the orders (far above its rounding errors).
 SCREEN_MARGIN = 1e-6
 
 
-def _float_roots(A: np.ndarray, T: np.ndarray, a: float, ac: float, symmetric: bool):
-    """Float64 estimates of each order's root (the larger of the two directions), by
-    vectorised bisection; used only to skip orders that cannot attain the maximum."""
+def _float_bisect(p, q, L, la: float, lac: float, lo: np.ndarray) -> np.ndarray:
+    """64 float64 bisection steps on log g - L in t = log beta from [lo, log(1 - alpha)], for
+    arrays of exponents p, q and L (one entry per order; callers hold np.errstate): the upper
+    ends, each an estimate of its root (the screening of the orders, the start of the Newton
+    polish), never a bound."""
+    hi = np.full_like(lo, lac)
+    lo = np.minimum(lo, hi)
+    for _ in range(64):
+        m = (lo + hi) / 2
+        first = p * la + q * np.log(-np.expm1(np.minimum(m, -1e-300))) if la > -np.inf else -np.inf
+        g = np.logaddexp(first, p * lac + q * m) - L
+        hi, lo = np.where(g <= 0, m, hi), np.where(g <= 0, lo, m)
+    return hi
+
+
+def _float_starts(A: np.ndarray, T: np.ndarray, la: float, lac: float, symmetric: bool
+                  ) -> list:
+    """For each pair of exponents of :func:`_exponents`, float64 estimates of log of every
+    order's root (-inf where the root is 0), by :func:`_float_bisect` from :func:`_floor`'s
+    bound: the screening of the orders and the starts of the Newton polish."""
     with np.errstate(all="ignore"):
+        L = (A - 1) * T
+        out = []
+        for p, q in _exponents(A, symmetric):
+            x = np.minimum((L - p * la) / q, 0)  # (0 where the root is 0)
+            floor = np.where(q < 0, (L - p * lac) / q,
+                             np.where(x > -math.log(2), np.log(-np.expm1(x)),
+                                      np.log1p(-np.exp(x))))
+            out.append(np.where((q > 0) & (x >= 0), -np.inf,  # (the root 0: _floor)
+                                _float_bisect(p, q, L, la, lac, floor)))
+    return out
+
+
+def _float_roots(A: np.ndarray, T: np.ndarray, a: float, ac: float, symmetric: bool):
+    """Float64 estimates of each order's root (the largest over :func:`_exponents`); used
+    only to skip orders that cannot attain the maximum."""
+    with np.errstate(divide="ignore"):
         la, lac = (np.log(a) if a > 0 else -np.inf), np.log(ac)
-        C = (A - 1) * T
-        lo, hi = A / (A - 1) * lac - T, np.full_like(A, lac)
-        lo = np.minimum(lo, hi)
-        for _ in range(64):
-            m = (lo + hi) / 2
-            l1b = np.log(-np.expm1(np.minimum(m, -1e-300)))
-            g = np.logaddexp(A * la + (1 - A) * l1b if a > 0 else -np.inf,
-                             A * lac + (1 - A) * m) - C
-            hi, lo = np.where(g <= 0, m, hi), np.where(g <= 0, lo, m)
-        beta = np.exp(hi)
-        if symmetric and a > 0:
-            lo, hi = np.zeros_like(A), np.full_like(A, ac)
-            for _ in range(64):
-                m = (lo + hi) / 2
-                h = np.logaddexp(A * np.log1p(-m) + (1 - A) * la,
-                                 A * np.log(np.maximum(m, 1e-320)) + (1 - A) * lac) - C
-                hi, lo = np.where(h <= 0, m, hi), np.where(h <= 0, lo, m)
-            beta = np.maximum(beta, hi)
-        elif symmetric:
-            beta = np.full_like(A, ac)
-    return beta
+    return np.exp(np.max(_float_starts(A, T, la, lac, symmetric), axis=0))
 
 
 def _candidates(f: RenyiRegion, a, ac) -> list:
@@ -222,28 +256,28 @@ def _candidates(f: RenyiRegion, a, ac) -> list:
 def _value(f: RenyiRegion, a, ac):
     if ac == 0:
         return mp.zero, mp.zero
+    if any(t == 0 for _, t in f.args[0]):  # D_a = 0: P = Q, beta = 1 - alpha
+        return ac, ac
     la, lac = _lg(a), _lg(ac)
     lo = hi = mp.zero
     for A_, T_ in _candidates(f, a, ac):
         A, T = num(A_, "order"), num(T_, "tau")
-        bl, bh = _beta_forward(A, T, la, lac)
-        if f.is_symmetric:
-            rl, rh = _beta_reverse(A, T, a, ac)
-            bl, bh = max(bl, rl), max(bh, rh)
-        lo, hi = max(lo, bl), max(hi, bh)
+        for p, q in _exponents(A, f.is_symmetric):
+            bl, bh = _beta_root(p, q, (A - 1) * T, la, lac)
+            lo, hi = max(lo, bl), max(hi, bh)
     u = mp.ldexp(1, -(mp.prec - 8))
     return max(mp.zero, lo * (1 - u)), min(ac, hi * (1 + u))
 
 
 # -- certified values (Arb) ------------------------------------------------------------------------
 # Each constraint function is decreasing on [0, 1 - alpha] (module docstring), so a root lies in
-# [lo, hi] exactly when the function is > C at lo (or lo = 0) and <= C at hi: the mpmath
-# brackets above, widened a little, are proved by two Arb evaluations each; the root is
+# [lo, hi] exactly when the function is > C at lo (or lo = 0) and <= C at hi: the roots of the
+# Newton polish below, widened a little, are proved by two Arb evaluations each; the root is
 # <= 1 - alpha always (there the function is 1 <= C).
-def _polish(F, dF, lo, hi):
-    """Newton steps on the decreasing F from a bracket (lo, hi) of its root, kept inside the
-    bracket (bisection where a step leaves it); an estimate that the caller proves in Arb."""
-    x = (lo + hi) / 2
+def _polish(F, dF, lo, hi, x):
+    """Newton steps on the decreasing F from x in a bracket (lo, hi) of its root, kept inside
+    the bracket, which each step narrows (bisection where a step leaves it); an estimate that
+    the caller proves in Arb."""
     tol = mp.ldexp(1, -(mp.prec - 8))
     for _ in range(2 * mp.prec.bit_length() + 40):
         budget.check()
@@ -263,138 +297,62 @@ def _polish(F, dF, lo, hi):
     return x
 
 
-def _flogsum(x, y):
-    m = max(x, y)
-    return m if m == -math.inf else m + math.log1p(math.exp(-abs(x - y)))
-
-
-def _float_bracket(forward: bool, A, T, la, lac):
-    """A float64 bisection bracket (mpf ends) of the root, in log beta for the forward
-    constraint and in beta for the reverse one, or None (a float leaves its range): the start
-    of the Newton polish, never a bound (the caller proves the polished root in Arb)."""
-    try:
-        A, T, la, lac = float(A), float(T), float(la), float(lac)
-        C = (A - 1) * T
-        if forward:
-            def F(x):
-                return _flogsum(A * la + (1 - A) * math.log(-math.expm1(x)),
-                                A * lac + (1 - A) * x) - C
-            lo, hi = A / (A - 1) * lac - T, lac
-        else:
-            def F(x):
-                return _flogsum(A * math.log1p(-x) + (1 - A) * la,
-                                A * math.log(x) + (1 - A) * lac if x > 0 else -math.inf) - C
-            lo, hi = 0.0, math.exp(lac)
-        if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
-            return None
-        for _ in range(64):
-            m = (lo + hi) / 2
-            if F(m) > 0:
-                lo = m
-            else:
-                hi = m
-    except (ValueError, OverflowError):
-        return None
-    return mp.mpf(lo), mp.mpf(hi)
-
-
-def _fast_forward(A, T, la, lac):
-    """:func:`_beta_forward` as a 64-bit bracket polished by Newton steps in log beta
-    (dG/dlb = (A - 1)((1 - w) beta/(1 - beta) - w), w the share of the second term)."""
-    fb = _float_bracket(True, A, T, la, lac)
-    if fb is not None:
-        lo, hi = mp.exp(fb[0]), mp.exp(fb[1])
-    else:
-        with mp.workprec(64):
-            lo, hi = _beta_forward(A, T, la, lac)
-    C = (A - 1) * T
-
-    def parts(lb):
-        l1b = mp.log(-mp.expm1(lb))
-        return A * la + (1 - A) * l1b, A * lac + (1 - A) * lb
-
-    def G(lb):
-        x, y = parts(lb)
-        return _logsum(x, y) - C
-
-    def dG(lb):
-        x, y = parts(lb)
-        w = 1 / (1 + mp.exp(x - y))
-        b = mp.exp(lb)
-        return (A - 1) * ((1 - w) * b / (1 - b) - w)
-
-    w = mp.ldexp(1, -40)  # the 64-bit bracket, widened beyond its rounding
-    x = _polish(G, dG, mp.log(lo) - w, min(mp.log(hi) + w, lac))
-    return mp.exp(x), mp.exp(x), abs(dG(x))
-
-
-def _fast_reverse(A, T, a, ac):
-    """:func:`_beta_reverse` as a 64-bit bracket polished by Newton steps in beta."""
-    if a > 0 and (1 - A) * _lg(a) <= (A - 1) * T:  # H(0) = alpha^{1-a} <= C: the root is 0
+def _fast_root(p, q, L, la, lac, t0: float):
+    """:func:`_beta_root` by Newton steps in t = log beta (dG/dt = q (w - (1 - w) beta/(1 -
+    beta)), w the share of the second term) from the float estimate t0 (:func:`_float_starts`),
+    inside the bracket [:func:`_floor`, log(1 - alpha)] (where g is ill-conditioned, an order
+    near 1, the root can lie outside any narrow float bracket); returns (beta, beta,
+    |dG/dt|), or (0, 0, 1) where the root is 0 (proved in Arb by the caller)."""
+    lo = _floor(p, q, L, la, lac)
+    if lo is None:  # g(0) = alpha^p <= e^L: the root is 0
         return mp.zero, mp.zero, mp.one
-    fb = None if a == 0 or float(a) == 0.0 else _float_bracket(False, A, T, _lg(a), _lg(ac))
-    if fb is not None and fb[1] > 0:
-        lo, hi = fb
-    else:
+    if not math.isfinite(t0):  # (a float left its range)
         with mp.workprec(64):
-            lo, hi = _beta_reverse(A, T, a, ac)
-    if hi == 0:  # H(0) <= C: the root is 0 (proved in Arb by the caller)
-        return lo, hi, mp.one
-    C = (A - 1) * T
-    la, lac = _lg(a), _lg(ac)
+            t0 = mp.log(_beta_root(p, q, L, la, lac)[1])
 
-    def parts(b):
-        return A * mp.log1p(-b) + (1 - A) * la, A * mp.log(b) + (1 - A) * lac
-
-    def H(b):
-        x, y = parts(b)
-        return _logsum(x, y) - C
-
-    def dH(b):
-        x, y = parts(b)
+    def dG(t):
+        x, y = p * la + q * mp.log(-mp.expm1(t)), p * lac + q * t
         w = 1 / (1 + mp.exp(x - y))
-        return A * (w / b - (1 - w) / (1 - b))
+        b = mp.exp(t)
+        return q * (w - (1 - w) * b / (1 - b))
 
-    w = mp.ldexp(1, -40)  # the 64-bit bracket, widened beyond its rounding
-    x = _polish(H, dH, lo * (1 - w), min(hi * (1 + w), ac))
-    return x, x, abs(x * dH(x))
-
-
-def _arb_forward(a, ac, A, b):
-    return a ** A * (1 - b) ** (1 - A) + ac ** A * b ** (1 - A)
+    lo = min(lo, lac) - mp.ldexp(1, -40)  # (the floor is the root where one term dominates)
+    t = _polish(_log_g(p, q, L, la, lac), dG, lo, lac, min(max(mp.mpf(t0), lo), lac))
+    return mp.exp(t), mp.exp(t), abs(dG(t))
 
 
-def _arb_reverse(a, ac, A, b):
-    return (1 - b) ** A * a ** (1 - A) + b ** A * ac ** (1 - A)
+def _arb_g(a, ac, p, q, b):
+    return a ** p * (1 - b) ** q + ac ** p * b ** q
 
 
-def _arb_bracket(fn, a, ac, A, C, lo, hi, slope):
-    """The ball [lo', hi'] of inf{beta in [0, 1 - alpha] : fn(beta) <= C} from the mpf bracket
-    (lo, hi), widened by 2^-(prec - 24) relative (divided by ``slope`` = |d log fn/d log beta|
-    at the root where it is below 1, so that the widening moves fn beyond the balls' radius)
+def _arb_bracket(a, ac, p, q, C, lo, hi, slope):
+    """The ball [lo', hi'] of inf{beta in [0, 1 - alpha] : g(beta) <= C} (:func:`_arb_g`, the
+    exponents p, q Arb balls) from the mpf bracket
+    (lo, hi), widened by 2^-(prec - 24) relative (divided by ``slope`` = |d log g/d log beta|
+    at the root where it is below 1, so that the widening moves g beyond the balls' radius)
     and proved in Arb, or None (undecided)."""
     from flint import arb
 
     from ..numeric.arb import arb_exact
 
-    if hi == 0:  # only the reverse constraint's root is 0: H(0) = alpha^{1-a} <= C
-        return arb(0) if fn is _arb_reverse and a ** (1 - A) <= C else None
+    if hi == 0:  # only a root with q > 1 is 0: g(0) = alpha^p <= C
+        return arb(0) if q > 1 and a ** p <= C else None
     u = mp.ldexp(1, -(mp.prec - 24)) / min(mp.one, max(slope, mp.ldexp(1, -64)))
     blo = arb_exact(max(lo * (1 - u), mp.zero))
-    if blo > 0 and not fn(a, ac, A, blo) > C:
+    if blo > 0 and not _arb_g(a, ac, p, q, blo) > C:
         return None
     if hi * (1 + u) >= mp.mpf(ac.mid()) * (1 - u):  # the root is <= 1 - alpha
         bhi = ac
     else:
         bhi = arb_exact(hi * (1 + u))
-        if not fn(a, ac, A, bhi) <= C:
+        if not _arb_g(a, ac, p, q, bhi) <= C:
             return None
     return arb(0).union(bhi) if blo == 0 else blo.union(bhi)
 
 
 def _arb_value(f: RenyiRegion, a, ac, power: bool):
     """f(alpha) (``power``: 1 - f(alpha)) as an Arb ball for balls a, ac with 0 < alpha < 1:
-    every order's roots (both directions when symmetric) bracketed by the mpmath route at the
+    every order's roots (each pair of exponents of :func:`_exponents`) bracketed at the
     ball's midpoint and proved in Arb (:func:`_arb_bracket`), then their maximum. None where a
     bracket is not proved."""
     from flint import arb, ctx
@@ -404,18 +362,23 @@ def _arb_value(f: RenyiRegion, a, ac, power: bool):
 
     if not (a > 0 and ac > 0):
         return None
+    if any(t == 0 for _, t in f.args[0]):  # D_a = 0: P = Q, beta = 1 - alpha
+        return a if power else ac
     best = None
     with mp.workprec(ctx.prec + 16):
         am, acm = arb_endpoint(a.mid(), round_nearest), arb_endpoint(ac.mid(), round_nearest)
         la, lac = _lg(am), _lg(acm)
-        for A_, T_ in f.args[0]:
-            A, T = num(A_, "order"), num(T_, "tau")
+        pairs = [(num(A_, "order"), num(T_, "tau")) for A_, T_ in f.args[0]]
+        starts = _float_starts(np.array([float(A) for A, _ in pairs]),
+                               np.array([float(T) for _, T in pairs]), float(la), float(lac),
+                               f.is_symmetric)
+        for i, ((A_, T_), (A, T)) in enumerate(zip(f.args[0], pairs, strict=True)):
             Ab, C = arb_ball(A_), ((arb_ball(A_) - 1) * arb_ball(T_)).exp()
-            parts = [(_arb_forward, _fast_forward(A, T, la, lac))]
-            if f.is_symmetric:
-                parts.append((_arb_reverse, _fast_reverse(A, T, am, acm)))
-            for fn, (lo, hi, slope) in parts:
-                ball = _arb_bracket(fn, a, ac, Ab, C, lo, hi, slope)
+            for k, ((p, q), (pb, qb)) in enumerate(zip(_exponents(A, f.is_symmetric),
+                                                       _exponents(Ab, f.is_symmetric),
+                                                       strict=True)):
+                lo, hi, slope = _fast_root(p, q, (A - 1) * T, la, lac, float(starts[k][i]))
+                ball = _arb_bracket(a, ac, pb, qb, C, lo, hi, slope)
                 if ball is None:
                     return None
                 best = ball if best is None else arb.max(best, ball)

@@ -151,14 +151,17 @@ def _eps_end(sets: list, alpha_min: float, tol: float) -> float:
 
 
 def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
-                   progress: bool | None = None) -> Band | None:
+                   progress: bool | None = None, warn: bool = True) -> Band | None:
     """Certified bands of f at the levels ``alphas`` (module docstring), aiming at an absolute
     width ``tol`` of f and a relative width ``tol`` of the power 1 - f; None when f is not the
     symmetric hull of a product of Arb laws or the inversion is beyond its planned work (at
     ``tol`` and at the looser tolerances of ``engines.looser_tolerances``, whose band answers a
     tighter ``tol`` beyond it). The
     curve points of :func:`tail_band` where the tails are certified, else the secant band of
-    the profile on a grid (:func:`secant_band`, at widths down to :data:`SECANT_TOL_MIN`)."""
+    the profile on a grid (:func:`secant_band`, at widths down to :data:`SECANT_TOL_MIN`).
+    ``warn=False`` leaves out the band's ToleranceWarnings (a band wider than ``tol``, a
+    ``tol`` below :data:`SECANT_TOL_MIN`): a caller that judges the width itself
+    (:func:`hull_point`) says what it finds."""
     dirs = _directions(f)
     sets = None if dirs is None else _cf_laws(list(dirs))
     if sets is None or any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
@@ -178,12 +181,13 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     except budget.TimeLimitExceeded:
         raise
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        return secant_band(sets, x, tol, progress)
+        return secant_band(sets, x, tol, progress, warn)
     if result is None:  # beyond the planned work
         return None
     result = Band(*(v.reshape(x.shape) for v in (result.f_lo, result.f_hi, result.power_lo,
                                                   result.power_hi)))
-    _warn_if_wide(result, x, tol)
+    if warn:
+        _warn_if_wide(result, x, tol)
     return result
 
 
@@ -192,15 +196,16 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
 SECANT_TOL_MIN = 1e-6
 
 
-def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = None
-                ) -> Band | None:
+def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = None,
+                warn: bool = True) -> Band | None:
     """The band of the profile on a grid of eps (:func:`numeric.profile_band.band`), for
     products whose tails are not certified; below :data:`SECANT_TOL_MIN` it aims at that
-    width, with a ToleranceWarning."""
+    width, with a ToleranceWarning (``warn``: as in :func:`inversion_band`)."""
     if tol < SECANT_TOL_MIN:
-        warnings.warn(f"tol = {tol:.3g} is below SECANT_TOL_MIN = {SECANT_TOL_MIN:.3g}, the "
-                      "narrowest secant band of a whole curve (the loss tails of this product "
-                      "are not certified)", ToleranceWarning, stacklevel=4)
+        if warn:
+            warnings.warn(f"tol = {tol:.3g} is below SECANT_TOL_MIN = {SECANT_TOL_MIN:.3g}, the "
+                          "narrowest secant band of a whole curve (the loss tails of this "
+                          "product are not certified)", ToleranceWarning, stacklevel=4)
         tol = SECANT_TOL_MIN
     pos = x[x > 0]
     alpha_min = float(pos.min()) if pos.size else 0.5
@@ -230,14 +235,13 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
             new = band(eps, [known[e] for e in eps], x)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
-            wide = np.max(result.f_hi - result.f_lo, initial=0.0, where=x > 0)
-            rel = np.max((result.power_hi - result.power_lo)
-                         / np.maximum(result.power_hi, 1e-300), initial=0.0, where=x > 0)
-            if (wide <= tol and rel <= tol) or 2 * n > GRID_MAX or n >= GRID_LOCAL or local:
+            if (not _too_wide(result, x, tol).any() or 2 * n > GRID_MAX or n >= GRID_LOCAL
+                    or local):
                 break
             n *= 2
         result = _refine(directions, known, x, result, tol, shown)
-    _warn_if_wide(result, x, tol)
+    if warn:
+        _warn_if_wide(result, x, tol)
     return result
 
 
@@ -297,12 +301,16 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
         for e_new, b in zip(pts, profile_grid(directions, pts, shown), strict=True):
             known[e_new] = b
         grid = sorted(known)
-        sub = band(grid, [known[g] for g in grid], x[bad])
-        old = Band(result.f_lo[bad], result.f_hi[bad], result.power_lo[bad],
-                   result.power_hi[bad]).intersect(sub)
-        result.f_lo[bad], result.f_hi[bad] = old.f_lo, old.f_hi
-        result.power_lo[bad], result.power_hi[bad] = old.power_lo, old.power_hi
+        _narrow(result, bad, band(grid, [known[g] for g in grid], x[bad]))
     return result
+
+
+def _narrow(b: Band, idx: np.ndarray, sub: Band) -> None:
+    """Intersect the band ``b`` at the levels ``idx`` with ``sub``, the band of those levels
+    (each holds the truth, so the result never widens), in place."""
+    old = Band(b.f_lo[idx], b.f_hi[idx], b.power_lo[idx], b.power_hi[idx]).intersect(sub)
+    b.f_lo[idx], b.f_hi[idx] = old.f_lo, old.f_hi
+    b.power_lo[idx], b.power_hi[idx] = old.power_lo, old.power_hi
 
 
 def _warn_if_wide(b: Band, x: np.ndarray, tol: float) -> None:
@@ -549,6 +557,14 @@ def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarr
     return keep
 
 
+def _add_point(px: list, py: list, p, one: arb) -> None:
+    """A certified Neyman-Pearson point p (``numeric.cf_tails``) of the power and its mirror
+    image (every point of either direction lies on or below the hull's power), as the corners
+    of their balls that bound the power from below."""
+    px += [upper(p.alpha), upper(one - p.power)]
+    py += [lower(p.power), lower(one - p.alpha)]
+
+
 def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
                     tol: float, progress=None) -> Band:
     """The band at the levels ``x`` from both directions' certified points at some of the
@@ -591,8 +607,7 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
                 inv = dirs[j].inv[int(best[j][k])]
                 if j == dom[k] or close[j]:  # the contact point (or a tie): the whole point
                     p = inv.point_here(e)
-                    px += [upper(p.alpha), upper(one - p.power)]
-                    py += [lower(p.power), lower(one - p.alpha)]
+                    _add_point(px, py, p, one)
                     last[j] = upper(p.delta)
                 elif last[j] > d_hi:  # below the other: its delta only (the lines' maximum)
                     last[j] = upper(inv.delta_here(e))
@@ -627,14 +642,9 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
                     step = 4 * math.exp(-e) * err[0] / max(-est[4][0], 1e-300)
                     e2 = e + step
                 j2, _ = d.best(np.array([e2]))
-                p = d.inv[int(j2[0])].point_here(e2)
-                px += [upper(p.alpha), upper(one - p.power)]
-                py += [lower(p.power), lower(one - p.alpha)]
-        sub = point_band(np.array(px), np.array(py), x[wide], [lines[k] for k in wide])
-        old = Band(band.f_lo[wide], band.f_hi[wide], band.power_lo[wide],
-                   band.power_hi[wide]).intersect(sub)
-        band.f_lo[wide], band.f_hi[wide] = old.f_lo, old.f_hi
-        band.power_lo[wide], band.power_hi[wide] = old.power_lo, old.power_hi
+                _add_point(px, py, d.inv[int(j2[0])].point_here(e2), one)
+        _narrow(band, wide, point_band(np.array(px), np.array(py), x[wide],
+                                       [lines[k] for k in wide]))
     return band
 
 
@@ -642,7 +652,8 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) at a rational level 0 < A < 1 as a certified enclosure from
     :func:`inversion_band` at the two floats around A (f is non-increasing, its power
     non-decreasing), to the relative width of ``pld_options``; None where the band route does
-    not apply."""
+    not apply. The band's own width warnings are left out (``warn=False``): one warning, about
+    this value's relative width, where it exceeds the tolerance."""
     if not isinstance(f, (SymmetricHull, Tensor, TensorPower)) or not 0 < A < 1:
         return None
     a = float(A)
@@ -650,9 +661,7 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
     lo_a = a if Fraction(a) <= q else math.nextafter(a, 0.0)
     hi_a = a if Fraction(a) >= q else math.nextafter(a, 1.0)
     tol = options()["tol"]
-    with warnings.catch_warnings(record=True) as caught:  # (one warning, about this value)
-        warnings.simplefilter("always")
-        b = inversion_band(f, np.array([lo_a, hi_a]), tol)
+    b = inversion_band(f, np.array([lo_a, hi_a]), tol, warn=False)
     if b is None:
         return None
     if power:
@@ -667,10 +676,6 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
         warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified band reaches the "
                       f"relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
                       "(pld_options)", ToleranceWarning, stacklevel=4)
-    else:
-        for w in caught:
-            if not issubclass(w.category, ToleranceWarning):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(ROUTE)
 
 
