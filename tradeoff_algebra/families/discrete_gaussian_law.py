@@ -211,6 +211,24 @@ class DiscreteGaussianLaw:
         """f is symmetric (x -> Delta - x swaps P and Q): its own inverse."""
         return self
 
+    def atom_list(self) -> tuple[list[tuple[arb, arb]], arb]:
+        """(atoms, missing): the atoms (loss u y + v, Q-mass e^{-y^2/(2 sigma^2)}/theta(0)) for
+        |y| <= Y as Arb balls at the current precision, Y = ceil(sigma sqrt(2 (prec + 20) log
+        2)), and an Arb upper bound of the Q-mass of the others: for y >= Y + 1, y^2 >= (Y +
+        1)^2 + 2 (Y + 1)(y - Y - 1), so both tails add at most 2 e^{-(Y+1)^2/(2 sigma^2)}/(1 -
+        e^{-(Y+1)/sigma^2}), and theta(0) >= 1 (its y = 0 term). The atoms of the laws next to
+        one L_mu are summed against its profile (``numeric.cf_atom_sum``)."""
+        prec = ctx.prec
+        lattice = DiscreteGaussianLattice(self.d, self._sigma * self._sigma)
+        Y = math.ceil(self.sigma * math.sqrt(2 * (prec + 20) * math.log(2))) + 1
+        s2 = to_arb(lattice.sigma2)
+        u, v = to_arb(lattice.step), to_arb(lattice.offset)
+        theta = lattice._theta0()
+        atoms = [(u * y + v, (-(arb(y) ** 2) / (2 * s2)).exp() / theta) for y in range(-Y, Y + 1)]
+        y1 = arb(Y + 1)
+        missing = 2 * (-(y1 * y1) / (2 * s2)).exp() / (1 - (-y1 / s2).exp())
+        return atoms, missing
+
 
 @lru_cache(maxsize=4096)
 def dg_law(d: int, sigma: Fraction) -> DiscreteGaussianLaw:

@@ -58,6 +58,9 @@ def atoms_of(law, limit: int | None = None) -> list[tuple[arb, arb]] | None:
     precision, or None beyond ``limit`` atoms (default :data:`MAX_ATOMS`) or for another kind
     of law."""
     limit = MAX_ATOMS if limit is None else limit
+    if hasattr(law, "atom_list"):  # (countably many atoms: a window, its rest in missing_of)
+        atoms, _ = law.atom_list()
+        return atoms if len(atoms) <= limit else None
     if isinstance(law, BinomialLaw):
         return _binomial_atoms(law) if law.k + 1 <= limit else None
     if isinstance(law, AtomLaw):
@@ -76,6 +79,23 @@ def atoms_of(law, limit: int | None = None) -> list[tuple[arb, arb]] | None:
                 out = [(la + lb, qa * qb) for la, qa in out for lb, qb in one]
         return out
     return None
+
+
+def missing_of(law) -> arb:
+    """An Arb upper bound of the Q-mass of the atoms :func:`atoms_of` leaves out: a law with
+    countably many atoms (``atom_list``) bounds its rest; in a product, the products that involve
+    a left-out atom have at most the sum of the parts' left-out masses (each part's other masses
+    add to at most 1)."""
+    if hasattr(law, "atom_list"):
+        return law.atom_list()[1]
+    if isinstance(law, ProductLaw):
+        return sum((n * missing_of(part) for part, n in law.parts), arb(0))
+    return arb(0)
+
+
+def _is_atom_law(law) -> bool:
+    return (isinstance(law, (AtomLaw, BinomialLaw, DeltaLaw, ProductLaw))
+            or hasattr(law, "atom_list"))
 
 
 def _merged(parts: Sequence[Factor]) -> list[Factor]:
@@ -157,8 +177,7 @@ def split_factors(factors: Sequence[Factor]):
     """``(atom laws, the law with lattice_parts)`` when the product is atom laws of
     :mod:`.cf_atoms` and exactly one factor n = 1 of a law with ``lattice_parts`` (L_mu), else
     None."""
-    atoms = [(law, n) for law, n in factors if isinstance(law, (AtomLaw, BinomialLaw, DeltaLaw,
-                                                                 ProductLaw))]
+    atoms = [(law, n) for law, n in factors if _is_atom_law(law)]
     rest = [(law, n) for law, n in factors if (law, n) not in atoms]
     if not atoms or len(rest) != 1 or rest[0][1] != 1 or not hasattr(rest[0][0], "lattice_parts"):
         return None
@@ -218,8 +237,10 @@ class AtomSum(_Sum):
     """delta(eps) = sum_i q_i delta_B(eps - l_i) over the enumerated atoms (module docstring),
     sorted by loss, at one Arb precision; None from :meth:`build` beyond :data:`MAX_ATOMS`."""
 
-    def __init__(self, atoms: list[tuple[arb, arb]], other, prec: int) -> None:
+    def __init__(self, atoms: list[tuple[arb, arb]], other, prec: int,
+                 missing: arb | None = None) -> None:
         self.prec = prec
+        self.missing = arb(0) if missing is None else missing  # (left-out atoms' Q-mass)
         self.atoms = sorted(atoms, key=lambda a: float(a[0].mid()))
         self._mid = [float(lg.mid()) for lg, _ in self.atoms]
         self._qf = np.asarray([float(q.mid()) for _, q in self.atoms])
@@ -238,7 +259,7 @@ class AtomSum(_Sum):
             law = ProductLaw(atom_laws)
             atoms = atoms_of(law)
             if atoms is not None:
-                return cls(atoms, other, prec)
+                return cls(atoms, other, prec, missing_of(law))
             parts = _merged(law.parts)  # one binomial law and f_{0,d} parts: its window
             binom = [x for x, _ in parts if isinstance(x, BinomialLaw)]
             if len(binom) != 1 or any(not isinstance(x, (BinomialLaw, DeltaLaw))
@@ -263,6 +284,8 @@ class AtomSum(_Sum):
                     budget.check()
                 lg, q = self.atoms[i]
                 s += q * lattice_delta(parts, e - lg)
+            if not self.missing.is_zero():  # the left-out atoms add between 0 and their mass
+                s += arb(0).union(arb(upper(self.missing)))
             return s
 
     def _float_delta(self, eps: float) -> float:
