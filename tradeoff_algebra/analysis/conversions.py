@@ -401,12 +401,29 @@ def _tolerance_met(f: TradeOff, D: sp.Expr, v: Value) -> Value:
     return v
 
 
+def _singular_above(f: TradeOff, D: sp.Rational) -> bool:
+    """Is delta_f(oo) = 1 - f(0) > D proved, so that eps_f(D) = oo (Dong, Roth & Su, Prop. 6:
+    the test rejecting on the part of Q singular to P)? For a finite pair exactly: delta(oo) =
+    1 - prod_i (1 - q_oo,i)^{n_i}, q_oo,i a factor's Q-mass where P = 0 (Eq. (11)), decided
+    in rationals."""
+    fl = finite_loss(f)
+    if fl is None:
+        return False
+    keep = sp.Integer(1)
+    for pairs, m in fl.leaves():
+        keep *= (1 - sp.Add(*[q for p, q in pairs if p == 0])) ** m
+    gap = 1 - keep - D
+    return isinstance(gap, sp.Rational) and gap > 0
+
+
 def _proved(f: TradeOff, D: sp.Rational, v: Value) -> Value:
     """``v`` (an estimate of eps_f(D)) certified where the closed-form profile proves its
     bracket (:func:`_certified_bracket`): an enclosure as it is, a point by the bracket of
     one unit in its last digit on either side."""
     if v.is_certain:
         return v
+    if v.lo == v.hi == mp.inf:
+        return Value.point(mp.inf, v.dps, guarantee="certified") if _singular_above(f, D) else v
     with mp.workprec(dps_to_prec(v.dps) + 40):
         lo, hi = mp.mpf(v.lo), mp.mpf(v.hi)
         if lo == hi:
