@@ -8,12 +8,15 @@ are described in :mod:`tradeoff_algebra.numeric.pld`.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import NumericalError
+from . import budget
 from .privacy_loss import U64, PrivacyLoss
+from .progress import ensure_time
 
 __all__ = ["GridTooLarge", "MAX_GRID", "LOSS_CAP", "DEFAULT_TAIL", "grid_step", "Half", "Factor",
            "discretise"]
@@ -80,8 +83,50 @@ def _cells(F: np.ndarray, S: np.ndarray, rho: float):
     return np.maximum(m, 0.0), err
 
 
+#: Points per call of a model's distribution functions in :func:`discretise`: the time limit
+#: is checked between such chunks (PoissonReplace's 4 x 10^6 grid points at h = 2^-18 took
+#: 10 s in four unchecked calls; a chunk takes a tenth of a second).
+CHUNK = 1 << 16
+
+
+class _Pace:
+    """The distribution functions of one discretisation, evaluated chunk by chunk with the time
+    limit checked between chunks; the time of the second chunk (the first may pay for imports)
+    sets the rate at which the rest of the ``total`` points is estimated, and a discretisation
+    whose remaining evaluations alone cannot end before the deadline is refused at once
+    (:func:`~.progress.ensure_time`: TimeLimitExceeded, which the refinement reports with its
+    best enclosure)."""
+
+    def __init__(self, total: int, what: str):
+        self.total, self.what = total, what
+        self.done, self.chunks = 0, 0
+
+    def cdf(self, model: PrivacyLoss, t: np.ndarray, which: str, left: bool = False):
+        t = np.asarray(t, dtype=np.float64)
+        if len(t) <= CHUNK:
+            budget.check()
+            self.done += len(t)
+            return model.cdf(t, which, left)
+        F = np.empty(len(t))
+        S = np.empty(len(t))
+        for a in range(0, len(t), CHUNK):
+            budget.check()
+            b = min(a + CHUNK, len(t))
+            start = time.perf_counter()
+            F[a:b], S[a:b] = model.cdf(t[a:b], which, left)
+            self.done += b - a
+            self.chunks += 1
+            if self.chunks == 2:
+                rate = (time.perf_counter() - start) / (b - a)
+                ensure_time(rate * (self.total - self.done), self.what)
+        return F, S
+
+
 def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Factor:
-    """Pessimistic and optimistic grid laws of one factor (see the module docstring)."""
+    """Pessimistic and optimistic grid laws of one factor (see the module docstring). Under a
+    time limit: checked between chunks of the distribution functions (:data:`CHUNK`) and
+    between the phases, and refused at once where the evaluations cannot end before it
+    (:class:`_Pace`)."""
     lo, hi = model.support(tau)
     if lo >= LOSS_CAP:  # the whole support beyond one cap: one cell at the cap
         lo, hi = LOSS_CAP - h, LOSS_CAP
@@ -97,11 +142,15 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
                            f"h = {h:g} (limit MAX_GRID = {MAX_GRID}); raise the step with "
                            "pld_options(h=...)")
     rho = model.rel_err
+    # (four evaluations of about n points each: the grid's, Q and P, and the cell edges')
+    n_pts = j_hi - j_lo + 1
+    pace = _Pace(4 * n_pts + 2, f"discretising a factor's loss on {n_pts} grid points at step "
+                 f"h = 2^{round(math.log2(h))}")
     # -- pessimistic: connect the dots on the grid l_j = j h, cells (l_j, l_{j+1}] -------------
     j = np.arange(j_lo, j_hi + 1)
     l = j * h
-    FQ, SQ = model.cdf(l, "Q")
-    FP, SP = model.cdf(l, "P")
+    FQ, SQ = pace.cdf(model, l, "Q")
+    FP, SP = pace.cdf(model, l, "P")
     rho = model.rel_err
     Qc, EQ = _cells(FQ, SQ, rho)
     Pc, EP = _cells(FP, SP, rho)
@@ -118,6 +167,8 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     U[0] += FQ[0] * (1 + rho)  # Q(L <= l_0): rounded up to l_0 (Q has no atom at -oo)
     U *= 1 + 4 * U64
     pess = Half(j_lo, U, min(1.0, SQ[-1] * (1 + rho)))  # Q(L > l_top), +oo included
+    del FQ, SQ, FP, SP, Qc, EQ, EP, el, num, Enum, Qc_hi, w_up, w_dn  # (Pc: the edges below)
+    budget.check()
     # -- optimistic: merge cells ((j - 1/2) h, (j + 1/2) h], then lift deficient ratios -------
     # lower edges of cells j_lo .. j_hi; the top cell stops just below l_top = j_hi h, and the
     # top tail [l_top, oo) (ratio >= e^{l_top}: an atom at l_top sits there) is the atom the
@@ -138,16 +189,18 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     shift = np.clip(np.where(np.isfinite(shift), shift, 0.0), -h / 8, h / 8)
     edges = edges + shift
     top = np.array([j_hi * h])
+    budget.check()
 
     def cdf_edges(which):
-        F, S = model.cdf(edges, which)
-        Ft, St = model.cdf(top, which, left=True)
+        F, S = pace.cdf(model, edges, which)
+        Ft, St = pace.cdf(model, top, which, left=True)
         return np.concatenate([F, Ft]), np.concatenate([S, St])
 
     FQe, SQe = cdf_edges("Q")
     FPe, SPe = cdf_edges("P")
     Qm, EQm = _cells(FQe, SQe, rho)
     Pm, EPm = _cells(FPe, SPe, rho)
+    budget.check()
     edges = np.append(edges, top)
     # atoms: bottom tail (grid j_lo - 1), cells j_lo .. j_hi, top tail (grid j_hi, no deficit)
     q_top = max(0.0, SQe[-1] * (1 - rho) - model.q_inf * (1 + rho))
@@ -185,11 +238,13 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     g = np.where(down, g - 1, g)
     cQ = np.where(down, r * Qlo, cQ)
     cP = np.where(down, r * Phi, cP)
+    budget.check()
     CQ = np.zeros(j_hi - j_lo + 3)
     CP = np.zeros(j_hi - j_lo + 3)
     np.add.at(CQ, g - (j_lo - 2), np.maximum(cQ, 0.0))
     np.add.at(CP, g - (j_lo - 2), np.maximum(cP, 0.0))
     _lend_down(CQ, CP, np.exp(np.arange(j_lo - 2, j_hi + 1) * h - slack), h)
+    budget.check()
     L = CQ * (1 - 8 * U64)
     opt = Half(j_lo - 2, L, max(0.0, model.sure_q_inf() * (1 - rho)))
     edge = max(model.edge_err(l), model.edge_err(edges)) + slack
