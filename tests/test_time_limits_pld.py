@@ -39,11 +39,12 @@ def test_the_grid_is_as_large_as_the_tests_say():
 
 
 def test_a_discretisation_that_cannot_fit_is_refused_at_once():
-    """The rate of the second chunk puts the rest far beyond a limit of 0.5 s: refused with
-    the estimate in the message (before the evaluations, not at their end)."""
+    """The rate of the second chunk puts the rest (3.2e7 evaluations of ndtr pairs, about 5 s
+    here) beyond a limit of 2 s: refused with the estimate in the message (after two chunks of
+    the evaluations, not at their end)."""
     model = _model()
     with pytest.raises(ta.TimeLimitExceeded, match="would take about"):
-        with ta.time_limit(1), budget.call("the test's grid"):
+        with ta.time_limit(2), budget.call("the test's grid"):
             pld_grid.discretise(model, BIG_H)
 
 

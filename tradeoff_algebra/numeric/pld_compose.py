@@ -181,7 +181,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     # (the time limit is checked between the phases: on a window of 2^23 bins each takes
     # up to half a second, a transform as long)
     budget.check()
-    halves = [(_trim(hf), n) for hf, n in halves if n > 0]
+    halves = [(_trim(hf, copy=False), n) for hf, n in halves if n > 0]
     # +oo mass of the composition: prod (m + i)^n - prod m^n
     ms = [(float(hf.arr.sum()), hf.inf, n) for hf, n in halves]
     if any(m == 0 for m, _, _ in ms):

@@ -18,7 +18,8 @@ from . import budget
 from .privacy_loss import U64, PrivacyLoss
 from .progress import ensure_time
 
-__all__ = ["GridTooLarge", "MAX_GRID", "LOSS_CAP", "DEFAULT_TAIL", "grid_step", "Half", "Factor",
+__all__ = ["GridTooLarge", "MAX_GRID", "MAX_PLD_BYTES", "BYTES_PER_POINT", "LOSS_CAP",
+           "DEFAULT_TAIL", "grid_step", "grid_range", "check_memory", "Half", "Factor",
            "discretise"]
 
 
@@ -30,6 +31,21 @@ class GridTooLarge(NumericalError):
 
 #: Largest number of grid points of one discretised factor.
 MAX_GRID = 1 << 23  # = MAX_FFT: about 1 GB of working arrays at most (15 arrays of float64)
+#: Largest planned working memory (bytes) of the discretised factors of one composition:
+#: :data:`BYTES_PER_POINT` times their grid points (:func:`grid_range`; each distinct factor
+#: once, whatever its multiplicity). A plan beyond it is refused before anything is
+#: discretised (:class:`GridTooLarge` naming it): the PLD refinement then ends on the finest
+#: grid that fitted. 1000 discrete Gaussians with distinct sigma_i = 10 + i/10 hold 9.3e6
+#: points per side at h = 2^-14 and twice as many at each halving: they grew to 4.3 GB at
+#: h = 2^-16 before the time limit fired.
+MAX_PLD_BYTES = 1 << 30
+#: Bytes per grid point of a factor (one side's count) while a composition holds it: its
+#: pessimistic and optimistic masses (16), the log-masses and losses of the side being
+#: composed (16) and their tilted copy at its end (8), and the temporaries; measured at 51
+#: (200 discrete Gaussians at h = 2^-14: 8.1e6 points of both sides, 25 bytes each).
+BYTES_PER_POINT = 64
+
+
 #: Every grid loss (of a factor and of a composition) stays in [-LOSS_CAP, LOSS_CAP], so that
 #: e^loss (times any mass) is a finite float64. Mass beyond is handled like any tail: moved to
 #: +oo or to the window's edge on the pessimistic side, dropped or moved inward on the
@@ -122,11 +138,9 @@ class _Pace:
         return F, S
 
 
-def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Factor:
-    """Pessimistic and optimistic grid laws of one factor (see the module docstring). Under a
-    time limit: checked between chunks of the distribution functions (:data:`CHUNK`) and
-    between the phases, and refused at once where the evaluations cannot end before it
-    (:class:`_Pace`)."""
+def grid_range(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> tuple[int, int]:
+    """The grid indices ``(j_lo, j_hi)`` of :func:`discretise`: the model's support for the
+    tail ``tau``, within the loss cap, on the grid ``j h`` (at least one cell)."""
     lo, hi = model.support(tau)
     if lo >= LOSS_CAP:  # the whole support beyond one cap: one cell at the cap
         lo, hi = LOSS_CAP - h, LOSS_CAP
@@ -137,6 +151,33 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     j_lo, j_hi = math.floor(lo / h), math.ceil(hi / h)
     if j_hi <= j_lo:
         j_hi = j_lo + 1
+    return j_lo, j_hi
+
+
+def check_memory(models: list, h: float, tau: float = DEFAULT_TAIL) -> None:
+    """Refuse at once (:class:`GridTooLarge` naming :data:`MAX_PLD_BYTES`) the composition of
+    the loss ``models`` (each distinct factor once) at step ``h`` whose discretised factors
+    would need more than MAX_PLD_BYTES (:data:`BYTES_PER_POINT` per grid point)."""
+    points = 0
+    for m in models:
+        budget.check()
+        j_lo, j_hi = grid_range(m, h, tau)
+        points += j_hi - j_lo + 3
+    need = points * BYTES_PER_POINT
+    if need > MAX_PLD_BYTES:
+        raise GridTooLarge(f"discretising {len(models)} distinct factors at step "
+                           f"h = 2^{round(math.log2(h))} needs {points:.3g} grid points, about "
+                           f"{need / 2**30:.3g} GiB of working memory (limit MAX_PLD_BYTES = "
+                           f"{MAX_PLD_BYTES / 2**30:g} GiB); raise the step with "
+                           "pld_options(h=...) or group identical factors")
+
+
+def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Factor:
+    """Pessimistic and optimistic grid laws of one factor (see the module docstring). Under a
+    time limit: checked between chunks of the distribution functions (:data:`CHUNK`) and
+    between the phases, and refused at once where the evaluations cannot end before it
+    (:class:`_Pace`)."""
+    j_lo, j_hi = grid_range(model, h, tau)
     if j_hi - j_lo > MAX_GRID:
         raise GridTooLarge(f"discretising one factor needs {j_hi - j_lo} grid points at step "
                            f"h = {h:g} (limit MAX_GRID = {MAX_GRID}); raise the step with "
@@ -299,8 +340,11 @@ def _lend_down(CQ: np.ndarray, CP: np.ndarray, eg: np.ndarray, h: float) -> None
         done[k] = True
 
 
-def _trim(half: Half) -> Half:
+def _trim(half: Half, copy: bool = True) -> Half:
+    """``half`` without its zero masses at either end (``copy``: a copy of the rest, else a
+    view, for a caller that keeps ``half`` alive anyway: the composition of many factors)."""
     nz = np.flatnonzero(half.arr > 0)
     if len(nz) == 0:
         return Half(half.k0, np.zeros(0), half.inf)
-    return Half(half.k0 + int(nz[0]), half.arr[nz[0]: nz[-1] + 1].copy(), half.inf)
+    arr = half.arr[nz[0]: nz[-1] + 1]
+    return Half(half.k0 + int(nz[0]), arr.copy() if copy else arr, half.inf)
