@@ -18,7 +18,7 @@ import sympy as sp
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.poisson_replace import PoissonReplaceLoss
-from tradeoff_algebra.numeric import budget, pld_grid, progress
+from tradeoff_algebra.numeric import budget, pld, pld_compose, pld_grid, progress
 
 R = sp.Rational
 #: 8 x 10^6 grid points (MAX_GRID is 2^23): its distribution functions alone take seconds
@@ -94,3 +94,15 @@ def test_poisson_replace_refinement_stops_with_its_best_enclosure():
 
 def _power3():
     return ta.PoissonReplace(1, R(1, 10)) ** 3
+
+
+def test_a_composition_that_cannot_fit_is_refused_at_once():
+    """400 distinct discrete Gaussians on h = 2^-12 (FFT size 2^16 or 2^17): 800 transforms of
+    about 8 ms here, so 6 s after a second of windows and bounds; the second transform's time
+    puts the rest beyond a limit of 2 s: refused with the estimate in the message (the factors
+    are discretised before the limit)."""
+    models = [pld.leaf_model(ta.DiscreteGaussian(1, 10 + R(i, 10))) for i in range(1, 401)]
+    facs = [(pld_grid.discretise(m, 2.0**-12), 1) for m in models]
+    with pytest.raises(ta.TimeLimitExceeded, match="composing 400 distinct factors"):
+        with ta.time_limit(2), budget.call("the test's composition"):
+            pld_compose.compose(facs)

@@ -25,7 +25,7 @@ from .pld_hull import (
     value_bounds_from_roc,
 )
 from .privacy_loss import U64, AtomLoss
-from .progress import bar
+from .progress import bar, ensure_time
 
 __all__ = ["Side", "Composed", "compose", "hull_roc_bounds", "hull_roc_bounds_many",
            "hull_value_bounds", "value_bounds_from_roc", "trivial_model"]
@@ -238,7 +238,12 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     dC = None
     R_all = None
     eps_mul = 0.0
-    for (la, l, n), (hf, _) in zip(parts, halves, strict=True):
+    # the second factor's time (the first may pay for imports) estimates the rest of the
+    # transforms, of this side and, on the pessimistic side, of the optimistic one after it: a
+    # composition that cannot end before the deadline is refused at once (ensure_time)
+    rest_after = len(parts) if window is None else 0
+    for i, ((la, l, n), (hf, _)) in enumerate(zip(parts, halves, strict=True)):
+        started = time.perf_counter()
         x = la + theta * l
         c = x.max()
         c += math.log(np.exp(x - c).sum())
@@ -288,6 +293,11 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
         del P, absP
         prog.step("factor transformed")
         budget.check()
+        if i == 1 and len(parts) > 2:
+            left = len(parts) - 2 + rest_after
+            ensure_time((time.perf_counter() - started) * left,
+                        f"composing {len(parts)} distinct factors (FFT size 2^{N.bit_length() - 1}"
+                        f", {left} transforms left)")
     absC = np.abs(C)
     if eps_mul:
         dC += eps_mul * 1.01 * absC
