@@ -1,9 +1,12 @@
 """How soon a time limit stops a call: the overshoot (wall time minus the limit) of the
 workloads the tests use to check that limits fire (tests/test_time_limits.py,
-tests/test_reliability.py, tests/test_plot.py, tests/test_regressions_operators.py), each in a
-fresh process, imports excluded. The tests assert that the limit fires; this measures when.
+tests/test_reliability.py, tests/test_plot.py, tests/test_regressions_operators.py,
+tests/test_time_limits_tail.py, tests/test_time_limits_pld.py, tests/test_time_limits_memory.py),
+each in a fresh process, imports excluded, with the process's resident memory (ru_maxrss)
+before the call and at its peak. The tests assert that the limit fires; this measures when.
 
-Run from the repository root::
+Run from the repository root (``--root DIR``: the package of another checkout, e.g. an older
+commit unpacked with ``git archive``, for a before/after comparison)::
 
     python benchmarks/bench_time_limits.py
     python benchmarks/bench_time_limits.py --write benchmarks/RESULTS_time_limits.md
@@ -19,7 +22,7 @@ from _report import Report, child_json, run_line
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _HEAD = r"""
-import json, sys, time, warnings
+import json, resource, sys, time, warnings
 sys.path.insert(0, {root!r})
 import matplotlib
 matplotlib.use("Agg")
@@ -29,14 +32,24 @@ warnings.simplefilter("ignore")
 R = sp.Rational
 limit = {limit!r}
 call = {call}
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
+answer = ""
 try:
     with ta.time_limit(limit):
-        call()
+        v = call()
     out = "finished"
-except ta.TimeLimitExceeded:
+    if isinstance(v, ta.Value):
+        answer = f"[{{float(v.lo):.4g}}, {{float(v.hi):.4g}}]"
+except ta.TimeLimitExceeded as exc:
     out = "stopped"
-print(json.dumps(dict(out=out, t=time.perf_counter() - t, limit=limit)))
+    if exc.best is not None:
+        answer = f"best [{{float(exc.best[0]):.4g}}, {{float(exc.best[1]):.4g}}]"
+except ta.NumericalError as exc:
+    out = "refused: " + str(exc)[:60]
+t = time.perf_counter() - t
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(dict(out=out, t=t, limit=limit, answer=answer, rss0=rss0, rss=rss)))
 """
 
 CASES = [
@@ -55,19 +68,47 @@ CASES = [
      "lambda: ta.evaluate(ta.Group(ta.PoissonReplace(16, R(1, 10)), 5000), '1e-300', dps=100)"),
     ("gdp_mu(Laplace(1)) to tol 1e-8", 0.1,
      "lambda: ta.gdp_mu(ta.Laplace(1), dps=30, tol=R(1, 10**8))"),
+    # delta far below every float by the Laplace inversion (numeric/cf_route.py)
+    ("delta(100) of noisy_sgd(11/10, 1/100, 10)", 3,
+     "lambda: ta.delta(ta.noisy_sgd(R(11, 10), R(1, 100), 10), 100)"),
+    ("delta(400) of noisy_sgd(11/10, 1/100, 10)", 20,
+     "lambda: ta.delta(ta.noisy_sgd(R(11, 10), R(1, 100), 10), 400)"),
+    # the PLD grids of PoissonReplace (numeric/pld_grid.py)
+    ("eps(1e-10) of PoissonReplace(1, 1/10)^3 at tol 1e-9", 3,
+     "lambda: _tol(1e-9, lambda: ta.epsilon(ta.PoissonReplace(1, R(1, 10)) ** 3, '1e-10'))"),
+    ("eps(1e-10) of PoissonReplace(1, 1/10)^3 at tol 1e-9", 20,
+     "lambda: _tol(1e-9, lambda: ta.epsilon(ta.PoissonReplace(1, R(1, 10)) ** 3, '1e-10'))"),
+    # the PLD engine's working memory (numeric/pld.py, MAX_PLD_BYTES)
+    ("delta(2) of 1000 discrete Gaussians, sigma_i = 10 + i/10", 60,
+     "lambda: ta.delta(_census(1000), 2)"),
+    ("delta(2) of 1000 discrete Gaussians, sigma_i = 10 + i/10", 240,
+     "lambda: ta.delta(_census(1000), 2)"),
 ]
 
+#: helpers of the cases, defined in each child before ``call``
+_HELPERS = r"""
+def _tol(tol, fn):
+    with ta.pld_options(tol=tol):
+        return fn()
+def _census(n):
+    return ta.Tensor(*[ta.DiscreteGaussian(1, 10 + R(i, 10)) for i in range(1, n + 1)])
+"""
 
-def measure(limit, call) -> dict:
-    r = child_json(_HEAD.format(root=ROOT, limit=limit, call=call), 600)
+
+def measure(limit, call, root: str = ROOT) -> dict:
+    head = _HEAD.replace("call = {call}", _HELPERS + "call = {call}")
+    r = child_json(head.format(root=root, limit=limit, call=call), 900)
     if "error" in r:
-        return dict(out="error: " + r["error"][:80], t=float("nan"), limit=limit)
+        return dict(out="error: " + r["error"][:80], t=float("nan"), limit=limit, answer="",
+                    rss0=float("nan"), rss=float("nan"))
     return r
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", help="write the Markdown report to this file")
+    ap.add_argument("--root", default=ROOT, help="the checkout whose package is measured")
+    ap.add_argument("--only", default="", help="measure the cases whose name contains this")
     a = ap.parse_args()
     r = Report()
     r.out("# Time limits: how soon a call stops (fresh processes)")
@@ -75,15 +116,20 @@ def main() -> None:
     r.out(run_line("python benchmarks/bench_time_limits.py"))
     r.out("")
     r.out("Wall time from the call to its return under `ta.time_limit(limit)`, imports "
-          "excluded; overshoot = time - limit for a call that stopped. The tests check that "
-          "these limits fire; the times are measured here, not asserted.")
+          "excluded; overshoot = time - limit for a call that stopped; the answer (an "
+          "enclosure, or the best one a stopped call carries); the resident memory of the "
+          "process (ru_maxrss) before the call and at its peak. The tests check that these "
+          "limits fire; the times are measured here, not asserted.")
     r.out("")
-    r.out("| workload | limit | outcome | time | overshoot |")
-    r.out("|---|---|---|---|---|")
+    r.out("| workload | limit | outcome | answer | time | overshoot | RSS before, peak |")
+    r.out("|---|---|---|---|---|---|---|")
     for name, limit, call in CASES:
-        m = measure(limit, call)
+        if a.only not in name:
+            continue
+        m = measure(limit, call, a.root)
         over = f"{m['t'] - limit:.2f} s" if m["out"] == "stopped" else "-"
-        r.out(f"| {name} | {limit} s | {m['out']} | {m['t']:.2f} s | {over} |")
+        r.out(f"| {name} | {limit} s | {m['out']} | {m['answer']} | {m['t']:.2f} s | {over} | "
+              f"{m['rss0']:.0f} MiB, {m['rss']:.0f} MiB |")
     r.write(a.write)
 
 

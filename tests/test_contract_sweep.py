@@ -64,11 +64,6 @@ LIMIT, SLOW_LIMIT = 1.0, 5.0
 
 # -- defects of other modules (strict xfails below, which flip when fixed) -------------------
 
-CF_CHERNOFF = ("routes/cf_route.py, numeric/cf*.py: delta(100) of noisy_sgd(11/10, 1/100, 10) "
-               "takes ~19 s to return [0, 4.9e-324], past a limit of 3 s by ~17 s (delta(400) "
-               "overruns a 20 s limit by 10 s) while delta(1000) answers at once")
-
-
 # -- references ---------------------------------------------------------------------------------
 
 
@@ -594,7 +589,6 @@ def test_a_wide_bracketing_search_warns():
     pytest.param(lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 100), 50, 1e-6,
                  id="noisy_sgd-eps-50-tol-1e-6"),
     pytest.param(lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 10), 100, 5e-4,
-                 marks=[pytest.mark.xfail(strict=True, reason=CF_CHERNOFF), pytest.mark.slow],
                  id="noisy_sgd-eps-100"),
 ])
 def test_an_unmet_tolerance_returns_its_best_enclosure_inside_the_limit(make, eps, tol):

@@ -290,6 +290,7 @@ class _Inverter:
             self._z = [acb(c, h * k) for k in range(plan.n_nodes + 1)]
             self._p = []
             for z in self._z:
+                budget.check()  # (each node evaluates every factor's M: up to ms each)
                 m = acb(1)
                 for law, n in factors:
                     m *= law.mgf(z) ** n
@@ -434,15 +435,26 @@ def _certified_inverter(
         inv = _Inverter(factors, plan, extra)
         parts = inv.parts(eps)
         mid = float(parts.delta.mid())
-        allowed = rel_tol * mid / 2
+        if parts.delta < _LEAST_FLOAT:
+            break  # (its floats are [0, 5e-324] whatever the next plan)
+        # (errors below the least float move a subnormal delta's floats by an ulp at most)
+        allowed = max(rel_tol * mid / 2, LEAST)
         if mid > 0 and parts.sum_radius + parts.disc + parts.trunc <= allowed:
             break
         if mid > 0:
             log_delta = math.log(mid)
         for key, val in (("disc", parts.disc), ("trunc", parts.trunc), ("mgf", parts.sum_radius)):
             if val > allowed / 3:
-                slack[key] *= 4 * val / (allowed / 3)
+                slack[key] *= 12 * val / allowed
     return inv, parts
+
+
+#: The least positive float (a subnormal, 2^-1074): a delta below it has the float enclosure
+#: [0, 5e-324] however it is computed, and errors below it change a subnormal delta's floats
+#: by an ulp at most, so :func:`_certified_inverter` stops at either (its relative test
+#: underflowed to 0 there: a ZeroDivisionError, or plans re-made for nothing).
+LEAST = math.ldexp(1.0, -1074)
+_LEAST_FLOAT = arb(LEAST)
 
 
 def _all_losses_at_most(factors: Sequence[Factor], eps: float) -> bool:

@@ -8,6 +8,7 @@ products left out, and the maximum over the products of a symmetric hull
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -63,13 +64,20 @@ def _some_c(factors: Sequence[Factor], eps: float) -> float:
     return c if c > 0 and math.isfinite(c) else 1.0
 
 
-def _chernoff_any(factors: Sequence[Factor], kind: str, arg: float, at: float) -> float:
-    """:func:`_chernoff` at the saddle point for ``at``, or at c = 1 where the law's float
-    planning overflows there."""
-    try:
-        return _chernoff(factors, kind, arg, _some_c(factors, at))
-    except (ValueError, ArithmeticError):
-        return _chernoff(factors, kind, arg, 1.0)
+def _chernoff_any(factors: Sequence[Factor], kind: str, arg: float, at: float,
+                  c: float | None = None) -> float:
+    """:func:`_chernoff` at the saddle point c for ``at`` (or the ``c`` given), or where a
+    law's evaluation fails there (the subsampled Gaussian's float planning overflows at
+    c ~ 50) at c/2, c/4, ... down to 1 (any c > 0 gives a valid bound; the largest that
+    evaluates is the closest to the saddle point, the bound being convex in c), and last at
+    c = 1."""
+    c = _some_c(factors, at) if c is None else c
+    while c > 1.0:
+        try:
+            return _chernoff(factors, kind, arg, c)
+        except (ValueError, ArithmeticError):
+            c /= 2
+    return _chernoff(factors, kind, arg, 1.0)
 
 
 def _chernoff(factors: Sequence[Factor], kind: str, arg: float, c: float) -> float:
@@ -96,18 +104,23 @@ def route_enclosure(
     (eps(delta) = 0) and its Chernoff bound (:func:`_chernoff`) does not show it below the
     others' maximum (the two directions of a symmetric hull are usually far apart)."""
     rel = tol / 4
-    done, left = [], []
+    done, left, tiny = [], [], []
     with working_precision(64):  # one lock for the whole call (the laws' caches)
         for specs in sets:
             factors = [(law, int(n)) for law, n in specs]
+            b = _tiny_delta(factors, dn) if kind == "delta" else None
+            if b is not None:  # (far below every float: not inverted, [0, b])
+                tiny.append(b)
+                continue
             try:
                 r = _one_enclosure(factors, kind, dn, up, rel)
             except (ValueError, RuntimeError, ArithmeticError):
                 r = None
             (left if r is None else done).append(factors if r is None else r)
         if not done:
-            return _below_floor(left, kind, dn)
+            return _below_floor(left, kind, dn, tiny)
         lo, hi = max(x[0] for x in done), max(x[1] for x in done)
+        floors = list(tiny)  # (Chernoff bounds below DELTA_FLOOR taken as [0, b])
         for factors in left:  # each certainly below the maximum's lower end, or negligible
             if not mass_at_infinity(factors).is_zero():
                 return None  # (its Chernoff bound would miss the mass at +oo)
@@ -120,14 +133,19 @@ def route_enclosure(
             if b <= lo:
                 continue
             if kind == "delta" and b <= DELTA_FLOOR:
-                hi = max(hi, b)
-                warnings.warn(f"a delta below {b:.3g} (a Chernoff bound) is taken as [0, {b:.3g}]",
-                              ToleranceWarning, stacklevel=3)
+                floors.append(b)
                 continue
             return None
-    if hi > lo and (hi - lo) > tol * hi and hi > DELTA_FLOOR:
-        warnings.warn(f"the Laplace inversion stopped at relative width {(hi - lo) / hi:.2g}, "
-                      f"above the requested {tol:g}; the result is a guaranteed enclosure",
+    warned = False
+    for b in floors:
+        if b > lo:
+            hi, warned = max(hi, b), True
+            warnings.warn(f"a delta below {b:.3g} (a Chernoff bound) is taken as [0, {b:.3g}]",
+                          ToleranceWarning, stacklevel=3)
+    if hi > lo and (hi - lo) > tol * hi and not warned:
+        sub = " (a subnormal float: fewer digits)" if hi < sys.float_info.min else ""
+        warnings.warn(f"the Laplace inversion stopped at relative width {(hi - lo) / hi:.2g}"
+                      f"{sub}, above the requested {tol:g}; the result is a guaranteed enclosure",
                       ToleranceWarning, stacklevel=3)
     return lo, hi
 
@@ -136,13 +154,15 @@ def route_enclosure(
 DELTA_FLOOR = 1e-290
 
 
-def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
+def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float,
+                 tiny: Sequence[float] = ()):
     """[0, b] with a ToleranceWarning when every product's Chernoff bound b on delta(eps) is
-    below :data:`DELTA_FLOOR` (delta(1000) of DP-SGD: about e^{-10^5}), else None."""
+    below :data:`DELTA_FLOOR` (delta(1000) of DP-SGD: about e^{-10^5}), else None; ``tiny``:
+    the bounds already found (:func:`_tiny_delta`)."""
     if kind != "delta" or any(not mass_at_infinity(f).is_zero() for f in sets):
         return None
     try:
-        b = max(_chernoff_any(f, kind, eps, eps) for f in sets)
+        b = max([_chernoff_any(f, kind, eps, eps) for f in sets] + list(tiny))
     except (ValueError, RuntimeError, ArithmeticError):
         return None
     if not b <= DELTA_FLOOR:
@@ -150,6 +170,31 @@ def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float):
     warnings.warn(f"delta is below {b:.3g} (a Chernoff bound) and is returned as [0, {b:.3g}]",
                   ToleranceWarning, stacklevel=4)
     return 0.0, b
+
+
+#: log of the least positive float (a subnormal, 2^-1074)
+_LOG_LEAST = -1074 * math.log(2)
+
+
+def _tiny_delta(factors: Sequence[Factor], eps: float) -> float | None:
+    """A certified bound b <= :data:`DELTA_FLOOR` of delta(eps) (:func:`_chernoff` at the
+    saddle point, :func:`_chernoff_any`) where the float saddle-point estimate of delta(eps)
+    (:func:`~.cf._log_delta_saddle`) lies below the least float, else None. Such a delta has
+    the float enclosure [0, b] however it is computed, and is returned so without inverting:
+    the inversion's plans for it are long and end without a digit (DP-SGD, sigma = 1.1,
+    q = 1/100, T = 10: delta(100), about e^{-1300}, evaluated M at 580 nodes in 10 s and then
+    failed; delta(400) overflowed after 16 s), while the bound costs one evaluation of each
+    factor's M at a real argument."""
+    if not mass_at_infinity(factors).is_zero() or _all_losses_at_most(factors, eps):
+        return None  # (a mass at +oo escapes the bound; delta = 0 is proved by the route)
+    try:
+        c = _saddle(factors, eps)
+        if not (c > 0 and _log_delta_saddle(factors, c, eps) < _LOG_LEAST):
+            return None
+        b = _chernoff_any(factors, "delta", eps, eps, c)
+    except (ValueError, RuntimeError, ArithmeticError):
+        return None
+    return b if b <= DELTA_FLOOR else None
 
 
 #: The inversion's cost grows with log(1/width) only: where the tighter plan stays within

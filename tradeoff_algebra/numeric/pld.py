@@ -76,7 +76,16 @@ from .pld_compose import (
     hull_value_bounds,
     value_bounds_from_roc,
 )
-from .pld_grid import DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, _trim, discretise, grid_step
+from .pld_grid import (
+    DEFAULT_TAIL,
+    LOSS_CAP,
+    Factor,
+    GridTooLarge,
+    _trim,
+    check_memory,
+    discretise,
+    grid_step,
+)
 from .pld_profile import leaf_factor, options_key
 from .privacy_loss import U64, delta_part, leaf_model
 from .protocol import num
@@ -179,6 +188,7 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
         rest, deltas = split_trivial(leaves)
         if rest:
             step = _aligned_step(leaves, h)
+            _check_memory(rest, step, tau)
             facs = [(leaf_factor(f, step, tau), n) for f, n in rest]
             c = compose(facs, tau, theta, progress, max_fft)
         else:
@@ -194,6 +204,21 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
                     > _CACHE_BYTES):
                 _CACHE.pop(next(iter(_CACHE)))
     return c
+
+
+def _check_memory(rest: tuple, step: float, tau: float) -> None:
+    """Refuse at once (GridTooLarge naming ``MAX_PLD_BYTES``, :func:`.pld_grid.check_memory`)
+    a composition whose discretised factors would not fit in the working memory allowed: each
+    factor with a loss model counted by its grid (a factor built from its certified profile,
+    :mod:`.pld_profile`, is not counted). Factors are held at once by the composition (its
+    window is chosen by Chernoff bounds over all of them)."""
+    models = []
+    for f, _ in rest:
+        try:
+            models.append(leaf_model(f))
+        except NoClosedForm:
+            continue
+    check_memory(models, step, tau)
 
 
 def split_trivial(leaves) -> tuple[tuple, list]:

@@ -25,7 +25,7 @@ from .pld_hull import (
     value_bounds_from_roc,
 )
 from .privacy_loss import U64, AtomLoss
-from .progress import bar
+from .progress import bar, ensure_time
 
 __all__ = ["Side", "Composed", "compose", "hull_roc_bounds", "hull_roc_bounds_many",
            "hull_value_bounds", "value_bounds_from_roc", "trivial_model"]
@@ -178,7 +178,10 @@ def _too_large_msg(halves, width, N: int, max_fft: int, h: float) -> str:
 
 def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bool,
                   theta: float, prog: _Progress, window=None, max_fft: int = 1 << 27) -> Side:
-    halves = [(_trim(hf), n) for hf, n in halves if n > 0]
+    # (the time limit is checked between the phases: on a window of 2^23 bins each takes
+    # up to half a second, a transform as long)
+    budget.check()
+    halves = [(_trim(hf, copy=False), n) for hf, n in halves if n > 0]
     # +oo mass of the composition: prod (m + i)^n - prod m^n
     ms = [(float(hf.arr.sum()), hf.inf, n) for hf, n in halves]
     if any(m == 0 for m, _, _ in ms):
@@ -196,12 +199,15 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
             la = np.log(hf.arr)
         keep = np.isfinite(la)
         parts.append((la[keep], l[keep], n))
+    budget.check()
     lo_lim = sum(n * hf.k0 for hf, n in halves) * h
     hi_lim = sum(n * (hf.k0 + len(hf.arr) - 1) for hf, n in halves) * h
     if window is None:
         log_tau = math.log(tau)
         t_hi, s_hi = _chernoff_cut(parts, log_tau, True, hi_lim)
+        budget.check()
         t_lo, s_lo = _chernoff_cut(parts, log_tau, False, lo_lim)
+        budget.check()
         if theta != 0.0:  # the window must hold the tilted law as well (it sets the fold)
             tp = [(la + theta * l, l, n) for la, l, n in parts]
             t_hi = max(t_hi, min(hi_lim, _chernoff_cut(tp, log_tau + _logmgf(tp, 0.0), True,
@@ -232,7 +238,12 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     dC = None
     R_all = None
     eps_mul = 0.0
-    for (la, l, n), (hf, _) in zip(parts, halves, strict=True):
+    # the second factor's time (the first may pay for imports) estimates the rest of the
+    # transforms, of this side and, on the pessimistic side, of the optimistic one after it: a
+    # composition that cannot end before the deadline is refused at once (ensure_time)
+    rest_after = len(parts) if window is None else 0
+    for i, ((la, l, n), (hf, _)) in enumerate(zip(parts, halves, strict=True)):
+        started = time.perf_counter()
         x = la + theta * l
         c = x.max()
         c += math.log(np.exp(x - c).sum())
@@ -249,6 +260,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
         from scipy import fft as sfft  # (imported at first use: it slows the package import)
         A = sfft.rfft(buf)
         del buf
+        budget.check()
         e = gam * (1 + len(at) * U64) + 4 * U64
         P = _power(A, n)
         # propagated error of the power: n (|A| + e)^{n-1} e, then its own rounding
@@ -263,6 +275,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
                 np.exp(B, out=B)
             else:
                 B.fill(e)
+        budget.check()
         ep = math.expm1(1.01 * n * 3 * U64)
         absP = np.abs(P)
         B += ep / (1 - ep) * absP
@@ -280,6 +293,11 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
         del P, absP
         prog.step("factor transformed")
         budget.check()
+        if i == 1 and len(parts) > 2:
+            left = len(parts) - 2 + rest_after
+            ensure_time((time.perf_counter() - started) * left,
+                        f"composing {len(parts)} distinct factors (FFT size 2^{N.bit_length() - 1}"
+                        f", {left} transforms left)")
     absC = np.abs(C)
     if eps_mul:
         dC += eps_mul * 1.01 * absC
@@ -308,6 +326,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
         if fold_lo > 0:
             fold_lo = min(fold_lo, _tail_mass(tparts, (K_lo - 1) * h, False))
     fold = fold_hi + fold_lo
+    budget.check()
     if theta == 0.0:
         scale = math.exp(min(log_scale, 700.0))
     else:
@@ -485,6 +504,7 @@ class Composed:
 def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta: float = 0.0,
             progress: bool = False, max_fft: int | None = None) -> Composed:
     """Compose discretised factors ``[(factor, multiplicity), ...]`` (same step h)."""
+    budget.check()
     t0 = time.time()
     h = factors[0][0].h
     if any(f.h != h for f, _ in factors):

@@ -8,14 +8,18 @@ are described in :mod:`tradeoff_algebra.numeric.pld`.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import NumericalError
+from . import budget
 from .privacy_loss import U64, PrivacyLoss
+from .progress import ensure_time
 
-__all__ = ["GridTooLarge", "MAX_GRID", "LOSS_CAP", "DEFAULT_TAIL", "grid_step", "Half", "Factor",
+__all__ = ["GridTooLarge", "MAX_GRID", "MAX_PLD_BYTES", "BYTES_PER_POINT", "LOSS_CAP",
+           "DEFAULT_TAIL", "grid_step", "grid_range", "check_memory", "Half", "Factor",
            "discretise"]
 
 
@@ -27,6 +31,21 @@ class GridTooLarge(NumericalError):
 
 #: Largest number of grid points of one discretised factor.
 MAX_GRID = 1 << 23  # = MAX_FFT: about 1 GB of working arrays at most (15 arrays of float64)
+#: Largest planned working memory (bytes) of the discretised factors of one composition:
+#: :data:`BYTES_PER_POINT` times their grid points (:func:`grid_range`; each distinct factor
+#: once, whatever its multiplicity). A plan beyond it is refused before anything is
+#: discretised (:class:`GridTooLarge` naming it): the PLD refinement then ends on the finest
+#: grid that fitted. 1000 discrete Gaussians with distinct sigma_i = 10 + i/10 hold 9.3e6
+#: points per side at h = 2^-14 and twice as many at each halving: they grew to 4.3 GB at
+#: h = 2^-16 before the time limit fired.
+MAX_PLD_BYTES = 1 << 30
+#: Bytes per grid point of a factor (one side's count) while a composition holds it: its
+#: pessimistic and optimistic masses (16), the log-masses and losses of the side being
+#: composed (16) and their tilted copy at its end (8), and the temporaries; measured at 51
+#: (200 discrete Gaussians at h = 2^-14: 8.1e6 points of both sides, 25 bytes each).
+BYTES_PER_POINT = 64
+
+
 #: Every grid loss (of a factor and of a composition) stays in [-LOSS_CAP, LOSS_CAP], so that
 #: e^loss (times any mass) is a finite float64. Mass beyond is handled like any tail: moved to
 #: +oo or to the window's edge on the pessimistic side, dropped or moved inward on the
@@ -80,8 +99,48 @@ def _cells(F: np.ndarray, S: np.ndarray, rho: float):
     return np.maximum(m, 0.0), err
 
 
-def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Factor:
-    """Pessimistic and optimistic grid laws of one factor (see the module docstring)."""
+#: Points per call of a model's distribution functions in :func:`discretise`: the time limit
+#: is checked between such chunks (PoissonReplace's 4 x 10^6 grid points at h = 2^-18 took
+#: 10 s in four unchecked calls; a chunk takes a tenth of a second).
+CHUNK = 1 << 16
+
+
+class _Pace:
+    """The distribution functions of one discretisation, evaluated chunk by chunk with the time
+    limit checked between chunks; the time of the second chunk (the first may pay for imports)
+    sets the rate at which the rest of the ``total`` points is estimated, and a discretisation
+    whose remaining evaluations alone cannot end before the deadline is refused at once
+    (:func:`~.progress.ensure_time`: TimeLimitExceeded, which the refinement reports with its
+    best enclosure)."""
+
+    def __init__(self, total: int, what: str):
+        self.total, self.what = total, what
+        self.done, self.chunks = 0, 0
+
+    def cdf(self, model: PrivacyLoss, t: np.ndarray, which: str, left: bool = False):
+        t = np.asarray(t, dtype=np.float64)
+        if len(t) <= CHUNK:
+            budget.check()
+            self.done += len(t)
+            return model.cdf(t, which, left)
+        F = np.empty(len(t))
+        S = np.empty(len(t))
+        for a in range(0, len(t), CHUNK):
+            budget.check()
+            b = min(a + CHUNK, len(t))
+            start = time.perf_counter()
+            F[a:b], S[a:b] = model.cdf(t[a:b], which, left)
+            self.done += b - a
+            self.chunks += 1
+            if self.chunks == 2:
+                rate = (time.perf_counter() - start) / (b - a)
+                ensure_time(rate * (self.total - self.done), self.what)
+        return F, S
+
+
+def grid_range(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> tuple[int, int]:
+    """The grid indices ``(j_lo, j_hi)`` of :func:`discretise`: the model's support for the
+    tail ``tau``, within the loss cap, on the grid ``j h`` (at least one cell)."""
     lo, hi = model.support(tau)
     if lo >= LOSS_CAP:  # the whole support beyond one cap: one cell at the cap
         lo, hi = LOSS_CAP - h, LOSS_CAP
@@ -92,16 +151,47 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     j_lo, j_hi = math.floor(lo / h), math.ceil(hi / h)
     if j_hi <= j_lo:
         j_hi = j_lo + 1
+    return j_lo, j_hi
+
+
+def check_memory(models: list, h: float, tau: float = DEFAULT_TAIL) -> None:
+    """Refuse at once (:class:`GridTooLarge` naming :data:`MAX_PLD_BYTES`) the composition of
+    the loss ``models`` (each distinct factor once) at step ``h`` whose discretised factors
+    would need more than MAX_PLD_BYTES (:data:`BYTES_PER_POINT` per grid point)."""
+    points = 0
+    for m in models:
+        budget.check()
+        j_lo, j_hi = grid_range(m, h, tau)
+        points += j_hi - j_lo + 3
+    need = points * BYTES_PER_POINT
+    if need > MAX_PLD_BYTES:
+        raise GridTooLarge(f"discretising {len(models)} distinct factors at step "
+                           f"h = 2^{round(math.log2(h))} needs {points:.3g} grid points, about "
+                           f"{need / 2**30:.3g} GiB of working memory (limit MAX_PLD_BYTES = "
+                           f"{MAX_PLD_BYTES / 2**30:g} GiB); raise the step with "
+                           "pld_options(h=...) or group identical factors")
+
+
+def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Factor:
+    """Pessimistic and optimistic grid laws of one factor (see the module docstring). Under a
+    time limit: checked between chunks of the distribution functions (:data:`CHUNK`) and
+    between the phases, and refused at once where the evaluations cannot end before it
+    (:class:`_Pace`)."""
+    j_lo, j_hi = grid_range(model, h, tau)
     if j_hi - j_lo > MAX_GRID:
         raise GridTooLarge(f"discretising one factor needs {j_hi - j_lo} grid points at step "
                            f"h = {h:g} (limit MAX_GRID = {MAX_GRID}); raise the step with "
                            "pld_options(h=...)")
     rho = model.rel_err
+    # (four evaluations of about n points each: the grid's, Q and P, and the cell edges')
+    n_pts = j_hi - j_lo + 1
+    pace = _Pace(4 * n_pts + 2, f"discretising a factor's loss on {n_pts} grid points at step "
+                 f"h = 2^{round(math.log2(h))}")
     # -- pessimistic: connect the dots on the grid l_j = j h, cells (l_j, l_{j+1}] -------------
     j = np.arange(j_lo, j_hi + 1)
     l = j * h
-    FQ, SQ = model.cdf(l, "Q")
-    FP, SP = model.cdf(l, "P")
+    FQ, SQ = pace.cdf(model, l, "Q")
+    FP, SP = pace.cdf(model, l, "P")
     rho = model.rel_err
     Qc, EQ = _cells(FQ, SQ, rho)
     Pc, EP = _cells(FP, SP, rho)
@@ -118,6 +208,8 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     U[0] += FQ[0] * (1 + rho)  # Q(L <= l_0): rounded up to l_0 (Q has no atom at -oo)
     U *= 1 + 4 * U64
     pess = Half(j_lo, U, min(1.0, SQ[-1] * (1 + rho)))  # Q(L > l_top), +oo included
+    del FQ, SQ, FP, SP, Qc, EQ, EP, el, num, Enum, Qc_hi, w_up, w_dn  # (Pc: the edges below)
+    budget.check()
     # -- optimistic: merge cells ((j - 1/2) h, (j + 1/2) h], then lift deficient ratios -------
     # lower edges of cells j_lo .. j_hi; the top cell stops just below l_top = j_hi h, and the
     # top tail [l_top, oo) (ratio >= e^{l_top}: an atom at l_top sits there) is the atom the
@@ -138,16 +230,18 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     shift = np.clip(np.where(np.isfinite(shift), shift, 0.0), -h / 8, h / 8)
     edges = edges + shift
     top = np.array([j_hi * h])
+    budget.check()
 
     def cdf_edges(which):
-        F, S = model.cdf(edges, which)
-        Ft, St = model.cdf(top, which, left=True)
+        F, S = pace.cdf(model, edges, which)
+        Ft, St = pace.cdf(model, top, which, left=True)
         return np.concatenate([F, Ft]), np.concatenate([S, St])
 
     FQe, SQe = cdf_edges("Q")
     FPe, SPe = cdf_edges("P")
     Qm, EQm = _cells(FQe, SQe, rho)
     Pm, EPm = _cells(FPe, SPe, rho)
+    budget.check()
     edges = np.append(edges, top)
     # atoms: bottom tail (grid j_lo - 1), cells j_lo .. j_hi, top tail (grid j_hi, no deficit)
     q_top = max(0.0, SQe[-1] * (1 - rho) - model.q_inf * (1 + rho))
@@ -185,11 +279,13 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     g = np.where(down, g - 1, g)
     cQ = np.where(down, r * Qlo, cQ)
     cP = np.where(down, r * Phi, cP)
+    budget.check()
     CQ = np.zeros(j_hi - j_lo + 3)
     CP = np.zeros(j_hi - j_lo + 3)
     np.add.at(CQ, g - (j_lo - 2), np.maximum(cQ, 0.0))
     np.add.at(CP, g - (j_lo - 2), np.maximum(cP, 0.0))
     _lend_down(CQ, CP, np.exp(np.arange(j_lo - 2, j_hi + 1) * h - slack), h)
+    budget.check()
     L = CQ * (1 - 8 * U64)
     opt = Half(j_lo - 2, L, max(0.0, model.sure_q_inf() * (1 - rho)))
     edge = max(model.edge_err(l), model.edge_err(edges)) + slack
@@ -244,8 +340,11 @@ def _lend_down(CQ: np.ndarray, CP: np.ndarray, eg: np.ndarray, h: float) -> None
         done[k] = True
 
 
-def _trim(half: Half) -> Half:
+def _trim(half: Half, copy: bool = True) -> Half:
+    """``half`` without its zero masses at either end (``copy``: a copy of the rest, else a
+    view, for a caller that keeps ``half`` alive anyway: the composition of many factors)."""
     nz = np.flatnonzero(half.arr > 0)
     if len(nz) == 0:
         return Half(half.k0, np.zeros(0), half.inf)
-    return Half(half.k0 + int(nz[0]), half.arr[nz[0]: nz[-1] + 1].copy(), half.inf)
+    arr = half.arr[nz[0]: nz[-1] + 1]
+    return Half(half.k0 + int(nz[0]), arr.copy() if copy else arr, half.inf)

@@ -24,10 +24,29 @@ from typing import Any
 from ..core.errors import InvalidParameter
 from . import budget
 
-__all__ = ["bar", "DELAY", "check_progress"]
+__all__ = ["bar", "DELAY", "check_progress", "ensure_time"]
 
 #: Seconds after which a call with ``progress=None`` shows its bar (on a terminal).
 DELAY = 3.0
+
+
+def ensure_time(seconds: float, phase: str, best: Any = None) -> None:
+    """Refuse at once a phase that cannot end before the caller's deadline: raise
+    :class:`~.budget.TimeLimitExceeded` (carrying ``best``) when its estimated cost
+    ``seconds`` (measured on the phase's first part: a lower bound of the whole) exceeds the
+    time left (:func:`budget.remaining`), rather than starting it and stopping at the limit
+    or after it. ``phase`` names the work and its size in the message. Outside a call, or
+    with no limit, it does nothing."""
+    left = budget.remaining()
+    if not seconds > left:
+        return
+    budget.check(best)  # (past the deadline already: the ordinary report)
+    state = budget._local  # (the call's name and limit, as budget.check reads them)
+    what = getattr(state, "what", "computation")
+    what = what() if callable(what) else what
+    raise budget.TimeLimitExceeded(f"{what}: {phase} would take about {seconds:.3g} s, "
+                                   f"{max(left, 0.0):.3g} s were left",
+                                   getattr(state, "seconds", None), best)
 
 
 def check_progress(progress: Any, owner: str) -> bool | None:
