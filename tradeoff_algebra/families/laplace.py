@@ -311,19 +311,21 @@ class LaplaceLaw:
         # scaled by e^{-x}: ch = e^{-x} cosh x, sh = e^{-x} sinh x
         e2 = math.exp(-2 * x)
         ch, sh = (1 + e2) / 2, -math.expm1(-2 * x) / 2
-        if x < 0.5:  # sinh(x)/x - cosh(x) = -sum_{k>=1} 2k x^{2k} / (2k + 1)!, 12 terms: < 1e-17
-            d, term = 0.0, 1.0
+        if abs(x) < 0.5:  # q = (sinh(x)/x - cosh(x))/x^2 = -sum_{k>=1} 2k x^{2k-2}/(2k + 1)!
+            q, term = 0.0, 1.0  # (12 terms: < 1e-17; no division by a small x or w)
             for k in range(1, 13):
-                term *= x * x / ((2 * k) * (2 * k + 1))
-                d -= 2 * k * term
-            d *= math.exp(-x)
+                term *= (x * x if k > 1 else 1.0) / ((2 * k) * (2 * k + 1))
+                q -= 2 * k * term
+            q *= math.exp(-x)
+            sx = ch + x * x * q  # e^{-x} sinh(x)/x = e^{-x} cosh(x) + x^2 q
         else:
-            d = sh / x - ch
-        g = ch + sh / (2 * w)
-        g1 = m * sh + m * ch / (2 * w) - sh / (2 * w * w)
-        # g'' = mu^2 cosh + mu^2 sinh/(2w) - mu cosh/w^2 + sinh/w^3
-        #     = mu^2 cosh + mu^2 sinh/(2w) + mu (sinh/x - cosh)/w^2
-        g2 = m * m * ch + m * m * sh / (2 * w) + m * d / (w * w)
+            sx = sh / x
+            q = (sx - ch) / (x * x)
+        # with sinh/(2w) = mu sinh(x)/(2x): g, g', g'' without 1/w (w = 0 at c = -1/2)
+        g = ch + m * sx / 2
+        g1 = m * sh - m * m * x * q / 2
+        # g'' = mu^2 cosh + mu^2 sinh/(2w) + mu (sinh/x - cosh)/w^2
+        g2 = m * m * ch + m * m * m * sx / 2 + m * m * m * q
         return x + math.log(g), g1 / g, g2 / g - (g1 / g) ** 2
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
