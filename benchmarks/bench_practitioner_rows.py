@@ -15,7 +15,6 @@ from _report import Report, child_json, run_line
 _PRE = """
 import json, resource, time, warnings
 warnings.simplefilter("ignore")
-rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 """
 
 _POST = """
@@ -29,6 +28,7 @@ import sympy as sp
 import tradeoff_algebra as ta
 R = sp.Rational
 f = {expr}
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.process_time()
 with ta.pld_options(tol={tol}):
     v = ta.{question}(f, {arg})
@@ -39,6 +39,7 @@ out = dict(lo=str(v.lo), hi=str(v.hi), rel=float((v.hi - v.lo) / v.hi) if v.hi e
 PEER = _PRE + """
 import math
 from dp_accounting.pld import privacy_loss_distribution as pld
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.process_time()
 p = {expr}
 out = dict(value=p.{question}({arg}))
@@ -106,7 +107,8 @@ def main() -> None:
         else:
             p = child_json(PEER.format(expr=pexpr, question=pq, arg=parg), timeout=300)
             if "error" in p:
-                peer, check = (f"error: {p['error']}", "-", "-"), "-"
+                why = "killed (no message: out of memory?)" if p["error"] == "?" else p["error"]
+                peer, check = (f"failed: {why}", "-", "-"), "-"
             else:
                 val = p["out"]["value"]
                 peer = (f"{val:.10g}", f"{p['cpu']:.2f} s", f"{p['mib']:.0f} MiB")
