@@ -538,16 +538,29 @@ class _SkellamCells:
         var = max(float((w * (y - mean) ** 2).sum()) / s, 0.0)
         return m + math.log(s), mean, max(math.sqrt(var), 0.5)
 
+    #: How far below the window (in cells) an atom's float cell may lie and still reach it.
+    _PAD = 2
+
+    def _parts(self, S, x: int, width) -> list | None:
+        """[(y, mass)]: the atom x's mass (Q or P, by the view's side) in its certified cell y,
+        or None where its loss ball is too wide to decide the cell."""
+        g = self.g
+        P, Q = S.p(x), S.p(x - g.d)
+        L = (Q / P).log()
+        if not (2 * L.rad() < width):
+            return None
+        return [(int((L.lower() * self.D).floor().unique_fmpz()), Q if self.side == "Q" else P)]
+
     def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale) -> list[int]:
-        """Integers I(y) <= 2^prec mass(cell y) e^{c h y}/scale, y = ylo..yhi: each atom's ball
-        put in its certified cell (an atom whose ball is too wide to decide is left out: lower
-        bounds)."""
+        """Integers I(y) <= 2^prec mass(y) e^{c h y}/scale, y = ylo..yhi, the masses the
+        view's :meth:`_parts` gives each atom (an atom whose ball is too wide to decide is left
+        out: lower bounds)."""
         from flint import arb, fmpq
 
         g = self.g
         out = [0] * (yhi - ylo + 1)
         yf = np.floor(g.lf * self.D)
-        sel = np.nonzero((yf >= ylo - 2) & (yf <= yhi + 2))[0]
+        sel = np.nonzero((yf >= ylo - self._PAD) & (yf <= yhi + 2))[0]
         if not len(sel):
             return out
         with arb_precision(prec + 64):
@@ -559,16 +572,10 @@ class _SkellamCells:
             one = arb(2) ** prec
             acc: dict[int, Any] = {}
             for i in sel:
-                x = int(g.x[i])
-                P, Q = S.p(x), S.p(x - g.d)
-                L = (Q / P).log()
-                if not (2 * L.rad() < width):
-                    continue
-                y = int((L.lower() * self.D).floor().unique_fmpz())
-                if not ylo <= y <= yhi:
-                    continue
-                w = (Q if self.side == "Q" else P) * (cc * hstep * y - ls).exp() * one
-                acc[y] = acc.get(y, arb(0)) + w
+                parts = self._parts(S, int(g.x[i]), width)
+                for y, m in parts or ():
+                    if ylo <= y <= yhi:
+                        acc[y] = acc.get(y, arb(0)) + m * (cc * hstep * y - ls).exp() * one
             for y, w in acc.items():
                 lo = w.lower()
                 out[y - ylo] = int(lo.floor().unique_fmpz()) if lo > 0 else 0
@@ -647,37 +654,12 @@ class _SkellamSplit(_SkellamCells):
         den = e0 - e1
         return L, Q, [(a, (P - Q * e1) / den), (b, (Q * e0 - P) / den)]
 
-    def tilted(self, c: float, prec: int, ylo: int, yhi: int, scale) -> list[int]:
-        """Integers I(y) <= 2^prec m(y) e^{c h y}/scale, y = ylo..yhi (m the split masses; an
-        atom whose loss ball is not inside one cell is left out: lower bounds)."""
-        from flint import arb, fmpq
+    _PAD = 3  # (an atom's lower grid point may lie one cell below its float cell)
 
-        g = self.g
-        out = [0] * (yhi - ylo + 1)
-        yf = np.floor(g.lf * self.D)
-        sel = np.nonzero((yf >= ylo - 3) & (yf <= yhi + 2))[0]
-        if not len(sel):
-            return out
-        with arb_precision(prec + 64):
-            S = _sums(g.f, prec + 64)
-            cc = arb(fmpq(*Fraction(c).as_integer_ratio()))
-            hstep = arb(fmpq(1, self.D))
-            ls = arb(fmpq(scale.numerator, scale.denominator)).log()
-            width = arb(2) ** -41 * hstep
-            one = arb(2) ** prec
-            acc: dict[int, Any] = {}
-            for i in sel:
-                got = self._split(S, int(g.x[i]), width)
-                if got is None:
-                    continue
-                for y, m in got[2]:
-                    if ylo <= y <= yhi:
-                        w = m * (cc * hstep * y - ls).exp() * one
-                        acc[y] = acc.get(y, arb(0)) + w
-            for y, w in acc.items():
-                lo = w.lower()
-                out[y - ylo] = int(lo.floor().unique_fmpz()) if lo > 0 else 0
-        return out
+    def _parts(self, S, x: int, width) -> list | None:
+        """[(y, m(y))]: the atom x's split masses on its two grid points (:meth:`_split`)."""
+        got = self._split(S, x, width)
+        return None if got is None else got[2]
 
     def mgf_ball(self, c):
         """A ball above the split law's mgf sum_y m(y) e^{c h y} (c >= 0): every atom's part

@@ -32,6 +32,7 @@ from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
+from .concave import golden_section
 
 __all__ = ["route_enclosure", "MAX_WORK", "REL_FLOOR", "REL_MIN", "MAX_SPLIT", "DELTA_FLOOR"]
 
@@ -194,20 +195,7 @@ def _near_one_delta(factors: Sequence[Factor], eps: float, rel: float
     try:
         if not g(0.5) < math.log(rel):  # (cheap screen: no bound at the middle order)
             return None
-        a, b = 1e-6, 1.0  # golden-section search for the least g on [a, b] (g is convex)
-        r = (math.sqrt(5) - 1) / 2
-        x1, x2 = b - r * (b - a), a + r * (b - a)
-        g1, g2 = g(x1), g(x2)
-        for _ in range(40):
-            if g1 < g2:
-                b, x2, g2 = x2, x1, g1
-                x1 = b - r * (b - a)
-                g1 = g(x1)
-            else:
-                a, x1, g1 = x1, x2, g2
-                x2 = a + r * (b - a)
-                g2 = g(x2)
-        t = x1 if g1 < g2 else x2
+        t, _ = golden_section(g, 1e-6, 1.0, iters=40, ends=True)  # (g is convex in t)
         with working_precision(128):
             tt = arb(t)
             log_b = tt * arb(eps) + sum((n * law.mgf(acb(-tt)).real.log() for law, n in factors),
