@@ -34,7 +34,7 @@ def test_the_bound_lies_below_the_inverted_delta(f, eps):
     assert 1 - lo < 1e3 * (1 - v.hi) + 1e-15  # and is not vacuous (a Chernoff bound: a factor)
 
 
-@pytest.mark.parametrize("f", [ta.Laplace(R(1, 10)) ** 10**6,
+@pytest.mark.parametrize("f", [ta.Laplace(R(1, 10)) ** 10**6, ta.Laplace(1) ** 10**9,
                                ta.EpsDelta(R(1, 2), 0) ** 10**6 @ ta.G(1)])
 def test_long_compositions_far_below_their_loss_are_certified_near_one(f):
     with ta.pld_options(tol=1e-9):
