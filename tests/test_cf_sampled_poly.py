@@ -18,6 +18,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 from flint import acb, arb
+from references.sampled_laplace import sampled_laplace_pair, sampled_laplace_x_of_loss
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.errors import ToleranceWarning
@@ -36,38 +37,21 @@ def _law(direction: str) -> SubsampledLaplaceLaw:
     return SubsampledLaplaceLaw(MU, P, direction)
 
 
-def _pair(mu, p, direction):
-    """(A, B, loss) of one step: the Laplace densities of the pair and log(A / B)."""
-    P_ = lambda x: mp.exp(-abs(x)) / 2  # noqa: E731
-    Q = lambda x: mp.exp(-abs(x - mu)) / 2  # noqa: E731
-    mix = lambda x: (1 - p) * P_(x) + p * Q(x)  # noqa: E731
-    a, b = (mix, P_) if direction == "remove" else (P_, mix)
-    return a, b, lambda x: mp.log(a(x) / b(x))
-
-
-def _x_of_loss(mu, p, direction, v):
-    """x in (0, mu) with loss(x) = v, or None (the loss is monotone on [0, mu])."""
-    y = (mp.exp(v if direction == "remove" else -v) - 1 + p) / p
-    if y <= 0:
-        return None
-    x = (mp.log(y) + mu) / 2
-    return x if 0 < x < mu else None
-
-
 def _delta_one(mu, p, direction, y):
     """int (A(x) - e^y B(x))_+ dx over R, split at 0, mu and the crossing."""
-    a, b, _ = _pair(mu, p, direction)
-    pts = sorted({-mp.inf, mp.inf, mp.zero, mu} | ({_x_of_loss(mu, p, direction, y)} - {None}))
+    a, b, _ = sampled_laplace_pair(mu, p, direction)
+    cross = sampled_laplace_x_of_loss(mu, p, direction, y)
+    pts = sorted({-mp.inf, mp.inf, mp.zero, mu} | ({cross} - {None}))
     return mp.quad(lambda x: max(mp.zero, a(x) - mp.exp(y) * b(x)), pts)
 
 
 def _delta_two(mu, p, direction, eps):
     """int A(x1) delta_1(eps - loss(x1)) dx1, split where eps - loss(x1) meets the kinks of
     delta_1 (the loss at 0 and mu)."""
-    a, _, loss = _pair(mu, p, direction)
+    a, _, loss = sampled_laplace_pair(mu, p, direction)
     pts = {-mp.inf, mp.inf, mp.zero, mu}
     pts |= {x for v in (eps - loss(mp.zero), eps - loss(mu))
-            if (x := _x_of_loss(mu, p, direction, v)) is not None}
+            if (x := sampled_laplace_x_of_loss(mu, p, direction, v)) is not None}
     return mp.quad(lambda x: a(x) * _delta_one(mu, p, direction, eps - loss(x)), sorted(pts))
 
 

@@ -16,6 +16,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 from flint import arb
+from references.sampled_laplace import sampled_laplace_pair, sampled_laplace_x_of_loss
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.laplace_sampled import SubsampledLaplaceLaw
@@ -25,29 +26,11 @@ from tradeoff_algebra.numeric.context import mp
 R = sp.Rational
 
 
-def _pair(mu, p, direction):
-    """(A, B, loss) of one step: the Laplace densities of the pair and log(A / B)."""
-    P = lambda x: mp.exp(-abs(x)) / 2  # noqa: E731
-    Q = lambda x: mp.exp(-abs(x - mu)) / 2  # noqa: E731
-    mix = lambda x: (1 - p) * P(x) + p * Q(x)  # noqa: E731
-    a, b = (mix, P) if direction == "remove" else (P, mix)
-    return a, b, lambda x: mp.log(a(x) / b(x))
-
-
-def _x_of_loss(mu, p, direction, v):
-    """x in (0, mu) with loss(x) = v, or None (the loss is monotone on [0, mu])."""
-    y = (mp.exp(v if direction == "remove" else -v) - 1 + p) / p
-    if y <= 0:
-        return None
-    x = (mp.log(y) + mu) / 2
-    return x if 0 < x < mu else None
-
-
 def _delta_one(mu, p, direction, y, lo, hi):
     """int_lo^hi (A(x) - e^y B(x))_+ dx, split at 0, mu and the crossing."""
-    a, b, _ = _pair(mu, p, direction)
+    a, b, _ = sampled_laplace_pair(mu, p, direction)
     pts = sorted({lo, hi} | {t for t in (mp.zero, mu) if lo < t < hi}
-                 | ({_x_of_loss(mu, p, direction, y)} - {None}))
+                 | ({sampled_laplace_x_of_loss(mu, p, direction, y)} - {None}))
     pts = [t for t in pts if lo <= t <= hi]
     return mp.quad(lambda x: max(mp.zero, a(x) - mp.exp(y) * b(x)), pts)
 
@@ -55,10 +38,10 @@ def _delta_one(mu, p, direction, y, lo, hi):
 def _outer(mu, p, direction, eps, inner, lo, hi):
     """int_lo^hi A(x1) inner(eps - loss(x1)) dx1, split where eps - loss(x1) meets the
     kinks of the inner function (the loss at 0 and mu)."""
-    a, _, loss = _pair(mu, p, direction)
+    a, _, loss = sampled_laplace_pair(mu, p, direction)
     kinks = {eps - loss(mp.zero), eps - loss(mu)}
     pts = {lo, hi} | {t for t in (mp.zero, mu) if lo < t < hi}
-    pts |= {x for v in kinks if (x := _x_of_loss(mu, p, direction, v)) is not None
+    pts |= {x for v in kinks if (x := sampled_laplace_x_of_loss(mu, p, direction, v)) is not None
             and lo < x < hi}
     return mp.quad(lambda x: a(x) * inner(eps - loss(x)), sorted(pts))
 

@@ -45,3 +45,24 @@ def test_long_compositions_far_below_their_loss_are_certified_near_one(f):
 
 def test_no_bound_where_delta_is_not_near_one():
     assert cf_route._near_one_delta(_factors(ta.Laplace(1) ** 3), 1.0, 1e-3) is None
+
+
+@pytest.mark.parametrize("mu", [R(1, 10), 1, 5])
+def test_laplace_cumulants_across_the_removable_point(mu):
+    """The float cumulants of L_mu's law (planning) at and around c = -1/2, where w = c + 1/2
+    vanishes: log M(c) agrees with the Arb mgf's logarithm away from it, and is continuous
+    through it (the search of the near-one bound evaluates it there)."""
+    from fractions import Fraction
+
+    from flint import acb
+
+    from tradeoff_algebra.families.laplace import LaplaceLaw
+
+    law = LaplaceLaw(Fraction(mu))
+    for c in (-0.9, -0.5 + 1e-3, -0.3, 0.4, 2.0):
+        ref = float(law.mgf(acb(c)).real.log().mid())
+        assert abs(law.cumulants(c)[0] - ref) <= 1e-12 * max(1.0, abs(ref))
+    at, left, right = (law.cumulants(c) for c in (-0.5, -0.5 - 1e-9, -0.5 + 1e-9))
+    for k in range(3):
+        assert abs(at[k] - left[k]) <= 1e-6 * max(1.0, abs(at[k]))
+        assert abs(at[k] - right[k]) <= 1e-6 * max(1.0, abs(at[k]))
