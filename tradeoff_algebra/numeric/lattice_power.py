@@ -45,29 +45,13 @@ def lattice_pair(P: list[Fraction], Q: list[Fraction]
     """(R, ks, qs): the pair's outcomes merged by likelihood ratio, ratio R^{k} with R > 1 a
     rational and k an integer, their Q-masses qs; None when some outcome has P or Q mass 0
     (an infinite loss), when all ratios are 1, or when they are not powers of one rational
-    with exponents up to :data:`MAX_INDEX`."""
-    mass: dict[Fraction, Fraction] = {}
-    for p, q in zip(P, Q, strict=True):
-        if p == 0 and q == 0:
-            continue
-        if p == 0 or q == 0:
-            return None
-        r = q / p
-        mass[r] = mass.get(r, Fraction(0)) + q
-    others = [r for r in mass if r != 1]
-    if not others:
+    with exponents up to :data:`MAX_INDEX` (:func:`symbolic_lattice_pair` on the rationals)."""
+    lat = symbolic_lattice_pair([sp.Rational(p.numerator, p.denominator) for p in P],
+                                [sp.Rational(q.numerator, q.denominator) for q in Q])
+    if lat is None:
         return None
-    base = min(others, key=lambda r: abs(math.log(r.numerator) - math.log(r.denominator)))
-    base = base if base > 1 else 1 / base
-    lb = math.log(base.numerator) - math.log(base.denominator)
-    ks, qs = [], []
-    for r, q in mass.items():
-        k = round((math.log(r.numerator) - math.log(r.denominator)) / lb)
-        if abs(k) > MAX_INDEX or (base**k if k >= 0 else 1 / base**-k) != r:
-            return None
-        ks.append(k)
-        qs.append(q)
-    return base, ks, qs
+    base, ks, qs = lat
+    return Fraction(int(base.p), int(base.q)), ks, [Fraction(int(q.p), int(q.q)) for q in qs]
 
 
 def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
@@ -83,9 +67,9 @@ def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
             continue
         if p.is_zero or q.is_zero or not (p.is_positive and q.is_positive):
             return None
-        r = sp.simplify(q / p)
+        r = q / p if (p.is_Rational and q.is_Rational) else sp.simplify(q / p)
         for g in groups:
-            if sp.simplify(g[0] - r) == 0:
+            if g[0] == r or sp.simplify(g[0] - r) == 0:
                 g[1] += q
                 break
         else:
@@ -101,7 +85,7 @@ def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
     ks, qs = [], []
     for (r, q), lg in zip(groups, logs, strict=True):
         k = round(lg / lb)
-        if abs(k) > MAX_INDEX or sp.simplify(base**k - r) != 0:
+        if abs(k) > MAX_INDEX or (base**k != r and sp.simplify(base**k - r) != 0):
             return None
         ks.append(k)
         qs.append(q)
