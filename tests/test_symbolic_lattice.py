@@ -133,3 +133,35 @@ def test_rational_eps_at_a_million_steps_is_certified():
     assert v.guarantee == "certified" and v.hi - v.lo <= 1e-9 * v.hi
     # the eps(d) bracket: delta just below lo exceeds d, just above hi does not
     assert ta.delta(f, v.lo * (1 - 1e-9)).lo > 1e-6 > ta.delta(f, v.hi * (1 + 1e-9)).hi
+
+
+def test_an_asymmetric_lattice_pair_against_its_direct_sum():
+    """Ratios e^2, 1, e^-1 (not a symmetric pair: the direction of the loss matters): the
+    lattice product of its view against sum over (a, b, c) of the multinomial (Q - e^eps P)_+
+    at 50 digits."""
+    E = sp.E
+    x = R(1, 20)
+    z = E * (E + 1) / 20
+    P = [x, 1 - x - z, z]
+    Q = [x * E**2, 1 - x - z, z / E]
+    f = ta.Discrete(P, Q)
+    view = lattice_factor(f)
+    assert isinstance(view, FiniteLatticeFactor) and view.ys == [-1, 0, 2]
+    n = 40
+    lp = LatticeProduct.build([(view, n)])
+    with mp.workdps(50):
+        p = [mp.mpf(sp.N(v, 60)) for v in P]
+        q = [mp.mpf(sp.N(v, 60)) for v in Q]
+    for eps in (R(1, 2), R(5), R(20)):
+        with mp.workdps(50):
+            e = mp.exp(mp.mpf(eps.p) / eps.q)
+            ref = mp.zero
+            for a in range(n + 1):
+                for c in range(n - a + 1):
+                    b = n - a - c
+                    m = mp.factorial(n) / (mp.factorial(a) * mp.factorial(b) * mp.factorial(c))
+                    ref += m * max(q[0]**a * q[1]**b * q[2]**c - e * p[0]**a * p[1]**b
+                                   * p[2]**c, 0)
+        lo, hi = lp.enclosure("delta", mp.mpf(eps.p) / eps.q, 1e-12)
+        with mp.workdps(50):
+            assert lo <= ref <= hi and hi - lo <= 1e-11 * ref
