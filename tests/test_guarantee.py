@@ -199,8 +199,12 @@ def test_curve_bounds_hold_the_truth():
 
 
 def test_curve_bounds_of_estimates_warn():
+    # an asymmetric factor: the profile's envelope is not the curve (Prop. 6), so the PLD grid
+    # answers (its float model); G(1) @ Laplace(1) has a certified band (routes/profile_curve)
+    f = G(1) @ ta.Discrete([sp.Rational(1, 2), sp.Rational(1, 2)],
+                           [sp.Rational(1, 4), sp.Rational(3, 4)])
     with pytest.warns(EstimateWarning):
-        (G(1) @ Laplace(1)).curve([0.1, 0.5], bounds=True)  # the PLD grid: float model
+        f.curve([0.1, 0.5], bounds=True)
 
 
 # -- the chain of trust, statically ---------------------------------------------------------
@@ -214,6 +218,7 @@ CERTIFYING = {
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "routes/inversion_curve.py",  # the profile band: Arb bounds rounded outward
+    "routes/profile_curve.py",  # the profile band of CertifiedPairs of delta routes
     "verify/api.py",           # enclosures from verify.interval (Arb)
     "verify/pointwise.py",     # brackets of certified values at rational levels (monotone
                                # sides), ends combined with directed rounding
@@ -386,8 +391,9 @@ def test_more_elementary_functions_in_arb():
 def test_command_line_marks_estimates(capsys):
     from tradeoff_algebra.cli import main
 
-    assert main(["eval", "G(1) @ Laplace(1)", "0.05", "--dps", "10"]) == 0
-    assert capsys.readouterr().out.strip().endswith("(estimate)")  # the PLD grid
+    # (an asymmetric factor: no certified band of the profile; the PLD grid)
+    assert main(["eval", "G(1) @ Discrete([1/2, 1/2], [1/4, 3/4])", "0.05", "--dps", "10"]) == 0
+    assert capsys.readouterr().out.strip().endswith("(estimate)")
     assert main(["eval", "G(1)", "0.05"]) == 0
     assert capsys.readouterr().out.strip() == "0.740488977158555929351696523701"  # certified
 

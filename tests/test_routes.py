@@ -25,11 +25,13 @@ D2 = Discrete([R(3, 4), R(1, 4)], [R(1, 4), R(3, 4)])
     (Laplace(1) ** 3, "delta", ["above the largest privacy loss", "certified Laplace inversion",
                                 "privacy-loss distribution"]),
     (EpsDelta(1, R(1, 10)) @ Laplace(1), "value",
-     ["f_{0,delta} parts by Eq. (12)", "privacy-loss distribution"]),
+     ["f_{0,delta} parts by Eq. (12)", "certified band of the privacy profile",
+      "privacy-loss distribution"]),
     (Mix(G(1), R(1, 100)) ** 50, "delta",
      ["certified Laplace inversion", "privacy-loss distribution"]),
     (G(R(1, 10**40)) @ Laplace(1), "value",
-     ["negligible factors bounded out", "privacy-loss distribution"]),
+     ["negligible factors bounded out", "certified band of the privacy profile",
+      "privacy-loss distribution"]),
     (G(1) @ Laplace(1), "exact", []),
     (G(1) @ Laplace(1), "ball", []),
 ])
@@ -118,7 +120,8 @@ def test_a_new_route_is_one_class_and_one_registration():
         assert [r.name for r in rp.routes_for(f, "delta")] == [
             "above the largest privacy loss", "a known value", "certified Laplace inversion",
             "privacy-loss distribution"]
-        assert [r.name for r in rp.routes_for(f, "value")] == ["privacy-loss distribution"]
+        assert [r.name for r in rp.routes_for(f, "value")] == [
+            "certified band of the privacy profile", "privacy-loss distribution"]
         with mp.workdps(20):
             assert rp.answer(f, "delta", mp.one) == (mp.mpf("0.31"), mp.mpf("0.32"))
             lo, hi = rp.answer(f, "delta", mp.mpf(2))  # passed on to the next route
@@ -140,8 +143,11 @@ def test_a_value_names_the_route_that_computed_it():
     sgd = ta.noisy_sgd(sp.Rational(11, 10), sp.Rational(1, 100), 100, sampling="poisson")
     v = ta.epsilon(sgd, sp.Rational(1, 10**5), dps=10)
     assert v.route == "certified Laplace inversion" and v.guarantee == "certified"
-    v = ta.evaluate(Laplace(1) ** 5, sp.Rational(1, 4), dps=10)  # (the inversion: delta, eps)
-    assert v.route == "privacy-loss distribution" and v.guarantee == "estimate"
+    v = ta.evaluate(Laplace(1) ** 5, sp.Rational(1, 4), dps=10)  # the band of the inversion's
+    assert v.route == ("certified Laplace inversion + certified band of the privacy profile")
+    assert v.guarantee == "certified"  # delta (routes/profile_curve.py)
+    v = ta.evaluate(G(1) @ Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]), R(1, 4), dps=10)
+    assert v.route == "privacy-loss distribution" and v.guarantee == "estimate"  # asymmetric
     v = ta.evaluate(EpsDelta(1, 0) ** 3, sp.Rational(1, 4), dps=10)
     assert v.route == "exact finite composition in Arb"
     v = ta.evaluate(EpsDelta(sp.log(2), 0) ** 3, sp.Rational(1, 4), dps=10)

@@ -54,8 +54,8 @@ from ..operators.unary import SymmetricHull
 from .engines import _cf_laws, hull_directions, looser_tolerances
 from .plan import pld_leaves
 
-__all__ = ["inversion_band", "tail_band", "secant_band", "hull_point", "profile_grid", "GRID_START",
-           "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
+__all__ = ["inversion_band", "tail_band", "secant_band", "grid_band", "hull_point", "profile_grid",
+           "GRID_START", "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
 
 #: The name of this route (``Value.route``).
 ROUTE = "certified Laplace inversion, profile band"
@@ -218,13 +218,27 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
         return None
     end = _eps_end(sets, alpha_min, tol)
     directions = [_Direction(s, rel, alpha_min * rel) for s in sets]
-    # few levels: a coarse first grid, then points near their minimisers only
+    result = grid_band(directions, x, tol, end, progress)
+    if warn:
+        _warn_if_wide(result, x, tol)
+    return result
+
+
+def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
+              progress: bool | None = None, known: dict | None = None) -> Band:
+    """The band of the profile max_d delta_d(eps) of ``directions`` (objects whose
+    ``delta(eps)`` is a certified ball) on a grid of eps in [0, end]
+    (:func:`numeric.profile_band.band`, certified whatever ``end``: its tails are bounded),
+    doubled while too wide, then refined near the levels' minimisers (:func:`_refine`). Few
+    levels at a narrow ``tol`` start on a coarse grid and go to the local refinement at once.
+    ``known``: balls of the profile at grid points already computed (updated in place: a
+    caller that keeps it pays only for the new points of its next levels)."""
     local = x.size <= LOCAL_LEVELS and tol < 1e-4
     n = GRID_LOCAL_START if local else GRID_START  # (the width falls like n^-2: a narrower
     # tol starts on a finer grid)
     while not local and n < min(GRID_MAX, GRID_LOCAL) and (GRID_START / n) ** 2 * 1e-3 > tol:
         n *= 2
-    known: dict = {}
+    known = {} if known is None else known
     result = None
     with bar(None, "curve (inversion)", progress, unit="delta") as shown:
         while True:  # the uniform grid, then grid points near the levels' minimisers
@@ -232,7 +246,8 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
             missing = [e for e in eps if e not in known]
             for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
                 known[e] = d
-            new = band(eps, [known[e] for e in eps], x)
+            grid = sorted(known)  # (with the points of earlier calls, if any)
+            new = band(grid, [known[e] for e in grid], x)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
             if (not _too_wide(result, x, tol).any() or 2 * n > GRID_MAX or n >= GRID_LOCAL
@@ -240,8 +255,6 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
                 break
             n *= 2
         result = _refine(directions, known, x, result, tol, shown)
-    if warn:
-        _warn_if_wide(result, x, tol)
     return result
 
 

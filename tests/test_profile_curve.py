@@ -1,0 +1,130 @@
+"""The power, values and curves of symmetric products from the band of their certified privacy
+profile (routes/profile_curve.py), against independent references: the Neyman-Pearson curve
+of G(1) (x) Laplace(1) by 30-digit quadrature of its two loss laws, and the brute-force
+Neyman-Pearson curve of DG(1, 2)^2 summed over the outcomes at 40 digits."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.routes.product import PLDRoute, route, routes_for
+from tradeoff_algebra.routes.profile_curve import (
+    ROUTE,
+    ProfileBandRoute,
+    _direction,
+    profile_curve_band,
+)
+
+
+def _gl_tails(eps):
+    """(P(L > eps), Q(L > eps)) for G(1) (x) Laplace(1): the Gaussian loss is N(-1/2, 1) under
+    P and N(1/2, 1) under Q; the Laplace loss l(x) = |x| - |x - 1| is -1 for x <= 0, 1 for
+    x >= 1 and 2x - 1 between, x ~ Lap(0, 1) under P and Lap(1, 1) under Q."""
+    def bar(t):
+        return mp.erfc(t / mp.sqrt(2)) / 2
+
+    e1 = mp.exp(-1)
+    p = (bar(eps + 1 + mp.mpf(1) / 2) / 2 + e1 / 2 * bar(eps - 1 + mp.mpf(1) / 2)
+         + mp.quad(lambda x: mp.exp(-x) / 2 * bar(eps - (2 * x - 1) + mp.mpf(1) / 2), [0, 1]))
+    q = (e1 / 2 * bar(eps + 1 - mp.mpf(1) / 2) + bar(eps - 1 - mp.mpf(1) / 2) / 2
+         + mp.quad(lambda x: mp.exp(x - 1) / 2 * bar(eps - (2 * x - 1) - mp.mpf(1) / 2),
+                   [0, 1]))
+    return p, q
+
+
+def _gl_power(alpha):
+    """1 - f(alpha) of G(1) (x) Laplace(1): the loss is continuous (the Gaussian part), so the
+    Neyman-Pearson test at level alpha rejects where L > eps with P(L > eps) = alpha."""
+    eps = mp.findroot(lambda e: _gl_tails(e)[0] - alpha, 1)
+    return _gl_tails(eps)[1]
+
+
+def _dg2_power(alpha, sigma=2, window=40):
+    """1 - f(alpha) of DG(1, sigma)^2 by brute force: the outcomes (x1, x2) grouped by
+    s = x1 + x2 (the likelihood ratio exp((2 s - 2)/(2 sigma^2)) increases with s), rejected
+    from the largest s down, the boundary atom randomised."""
+    xs = range(-window, window + 2)
+    w = {x: mp.exp(-mp.mpf(x * x) / (2 * sigma**2)) for x in range(-window - 1, window + 3)}
+    z = sum(w[x] for x in xs)
+    p = {x: w[x] / z for x in xs}
+    q = {x: w[x - 1] / z for x in xs}
+    ps, qs = {}, {}
+    for a in xs:
+        for b in xs:
+            ps[a + b] = ps.get(a + b, 0) + p[a] * p[b]
+            qs[a + b] = qs.get(a + b, 0) + q[a] * q[b]
+    used, power = mp.zero, mp.zero
+    for s in sorted(ps, reverse=True):
+        if used + ps[s] >= alpha:
+            return power + qs[s] * (alpha - used) / ps[s]
+        used += ps[s]
+        power += qs[s]
+    return power
+
+
+def _check(v, ref, rel):
+    with mp.workdps(40):
+        lo, hi = v.interval()
+        assert lo <= ref <= hi, (lo, ref, hi)
+        assert (hi - lo) <= rel * hi, float((hi - lo) / hi)
+
+
+def test_power_of_gauss_laplace_against_quadrature():
+    f = ta.Tensor(ta.G(1), ta.Laplace(1))
+    with mp.workdps(30):
+        ref = _gl_power(mp.mpf(1) / 100)
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, sp.Rational(1, 100))
+    assert v.guarantee == "certified" and ROUTE in v.route
+    _check(v, ref, 1e-8)
+
+
+def test_value_of_gauss_laplace_against_quadrature():
+    f = ta.Tensor(ta.G(1), ta.Laplace(1))
+    with mp.workdps(30):
+        ref = 1 - _gl_power(mp.mpf(1) / 3)
+    with ta.pld_options(tol=1e-7):
+        v = ta.evaluate(f, sp.Rational(1, 3))
+    assert v.guarantee == "certified"
+    _check(v, ref, 1e-6)
+
+
+@pytest.mark.parametrize("alpha", [sp.Rational(1, 100), sp.Rational(2, 5)])
+def test_power_of_a_discrete_gaussian_product_against_brute_force(alpha):
+    f = ta.TensorPower(ta.DiscreteGaussian(1, 2), 2)
+    with mp.workdps(40):
+        ref = _dg2_power(mp.mpf(alpha.p) / alpha.q)
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, alpha)
+    assert v.guarantee == "certified"
+    _check(v, ref, 1e-8)
+
+
+def test_curve_band_against_quadrature():
+    f = ta.Tensor(ta.G(1), ta.Laplace(1))
+    x = np.array([0.0, 0.01, 0.1, 0.5, 1.0])
+    b = profile_curve_band(f, x, 1e-5)
+    assert b is not None
+    assert b.f_lo[0] == b.f_hi[0] == 1.0  # f(0) = 1: no factor has mass where P = 0
+    with mp.workdps(30):
+        for i in (1, 2, 3):
+            power = _gl_power(mp.mpf(x[i]))
+            assert b.power_lo[i] <= power <= b.power_hi[i]
+            assert b.f_lo[i] <= 1 - power <= b.f_hi[i]
+            assert b.power_hi[i] - b.power_lo[i] <= 1e-5 * b.power_hi[i]
+    assert b.f_hi[4] <= 1e-300  # f(1) = 0
+
+
+def test_only_certified_delta_routes_and_symmetric_products():
+    f = ta.TensorPower(ta.Laplace(sp.Rational(1, 10)), 50)
+    d = _direction(f, 1e-6)
+    assert d is not None and not any(isinstance(r, PLDRoute) for r in d.routes)
+    # an asymmetric pair in the product: its profile's envelope is not f (Prop. 6)
+    g = ta.Tensor(ta.G(1), ta.Discrete([sp.Rational(1, 2), sp.Rational(1, 2)],
+                                       [sp.Rational(1, 4), sp.Rational(3, 4)]))
+    assert g.is_symmetric is not True
+    assert _direction(g, 1e-6) is None
+    assert any(isinstance(r, ProfileBandRoute) for r in routes_for(f, "roc"))
+    assert route(f)[0] == "pld"
