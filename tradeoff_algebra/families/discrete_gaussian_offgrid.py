@@ -112,9 +112,11 @@ KAPPA = Fraction(7, 16)
 #: The zone |lam u_i| <= 1/4 of every factor where k = 0 is the nearest point (E2).
 SMALL = Fraction(1, 4)
 #: The most nodes of one Fincke--Pohst enumeration.
-MAX_NODES = 200_000
+MAX_NODES = 20_000
 #: The most K the enumeration may list (each bounded on its own, E3).
 MAX_LISTED = 4096
+#: A listing longer than this is retried with twice the factors in S (up to :data:`MAX_SUBSET`).
+RETRY_LISTED = 256
 #: The most merged factors in the enumeration's set S (its lattice has dimension |S| + 1).
 MAX_SUBSET = 48
 #: The target of the heuristic count of lattice points besides the listed line (log).
@@ -217,17 +219,17 @@ class OffGridSum:
             value = N * main
             if not value > 0:
                 return None
-            target = float(value.lower()) * tol
-            if not target > 0:
-                return None
             mu4 = _arb(self.mu2) ** 2
             a = A * mu4 / (4 * arb.pi() ** 2)  # |T_K| <= a/K^2
-            af = float(a.upper())
             K0 = self.K0
+            # log(8 a/target), target = tol delta (in logs: delta may lie below the floats)
+            lr = float((8 * a / (value * arb(tol))).log().upper())
+            if not math.isfinite(lr):
+                return None
             # E5 <= target/4: Kmax = 2^kbits >= 8 a/target; E4 <= target/4: B
-            kbits = max(8, math.ceil(math.log2(8 * af / target)))
+            kbits = max(8, math.ceil(lr / math.log(2)))
             zeta = 1 / K0 if K0 >= 1 else math.pi**2 / 6
-            need = (float(C.upper()) + math.log(8 * af * 2 * zeta / target)) / (2 * math.pi**2)
+            need = (float(C.upper()) + lr + math.log(2 * zeta)) / (2 * math.pi**2)
             b = Fraction(max(1, math.ceil(8 * math.sqrt(max(need, 0.0)) + 1e-9)), 8)
             cert = self.certificate(b * b, kbits)
             if cert is None:
@@ -322,6 +324,27 @@ def _enumerate(s: OffGridSum, B: Fraction, kbits: int) -> Enumerated | None:
             break
     if not chosen or logc > math.log(MAX_LISTED):
         return None
+    best = None
+    size = len(chosen)
+    top = min(MAX_SUBSET, len(cand))
+    while True:  # (structured sets, e.g. budgets on a grid, list many K: grow S and retry)
+        got = _enumerate_set(s, cand[:size], b, kbits)
+        if got is not None and (best is None or len(got[0]) < len(best[0])):
+            best = got
+        if (best is not None and len(best[0]) <= RETRY_LISTED) or size >= top:
+            break
+        size = min(2 * size, top)
+    if best is None:
+        return None
+    ks, dim, nodes = best
+    return Enumerated(B, kbits, tuple(sorted(ks)), dim, nodes)
+
+
+def _enumerate_set(s: OffGridSum, chosen: list[tuple[Fraction, Fraction]], b: Fraction,
+                   kbits: int) -> tuple[set[int], int, int] | None:
+    """The K of every point of Q' <= R for the set ``chosen`` [(W_j, u_j)] (module), with the
+    lattice's dimension and the search's nodes; None past the caps."""
+    B = b * b
     n = len(chosen) + 1
     sumW = sum(w for w, _ in chosen)
     P = kbits + 32 + max(0, math.ceil(math.log2(math.sqrt(float(sumW)) + 1)))
@@ -366,7 +389,7 @@ def _enumerate(s: OffGridSum, B: Fraction, kbits: int) -> Enumerated | None:
             ks.add(K)
             if len(ks) > MAX_LISTED:
                 return None
-    return Enumerated(B, kbits, tuple(sorted(ks)), n, nodes)
+    return ks, n, nodes
 
 
 def _fincke_pohst_form(G: list[list[fmpq]]) -> list[list[fmpq]] | None:
@@ -522,11 +545,10 @@ class OffGridProduct:
                 break
         e = arb(x)
         main, _ = _gaussian_terms(e, mu)
-        slope = float(abs(surrogate(e)[1]).mid())  # |d delta/d eps| near the root
-        value = float((N * main).mid())
+        ratio = float(abs(surrogate(e)[1] / (N * main)).mid())  # |delta'/delta| at the root
         w = rel_tol * max(float(x), 1e-300) / 4
         for _ in range(6):
-            tol = min(slope * w / value / 4, 1e-3)
+            tol = min(ratio * w / 4, 1e-3)
             a, b = arb(x - w).mid(), arb(x + w).mid()
             if not a > 0:
                 a = arb(0)
