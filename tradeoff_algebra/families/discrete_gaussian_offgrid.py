@@ -61,7 +61,7 @@ So sum_K |S_K T_K| < oo (S_K <= 1/N), which justified the Poisson summation. The
 * E3, the K0 < |K| that the enumeration below lists: (2) at each, G(lam_K) from Arb balls of
   dist(K u_i/mu^2, Z) (all factors), times A mu^4/(4 pi^2 K^2).
 * E4, every other K0 < |K| <= Kmax: G >= B proved by the enumeration, so N S_K <= e^{C - 2 pi^2
-  B}, times A mu^4/(4 pi^2) 2/max(K0, 1)... (sum_{K > K0} 1/K^2 <= 1/K0, or pi^2/6 when K0 = 0).
+  B}, times A mu^4/(4 pi^2) 2 z (z = 1/K0 >= sum_{K > K0} 1/K^2, or pi^2/6 when K0 = 0).
 * E5, |K| > Kmax: N S_K <= 1, so E5 = A mu^4/(4 pi^2) 2/Kmax.
 
 **The enumeration** (:func:`_enumerate`). Pick a set S of factors (merged by u_i; weights W_j =
@@ -80,6 +80,11 @@ every point with Q' <= R, exactly (fmpq): at each level the integers y with D_j 
 form an interval containing floor(c) or floor(c) + 1 when not empty. The K it lists go to E3;
 every other 0 < |K| <= Kmax has G >= B (E4). Heuristically the count is the ellipsoid's volume
 V_{s+1} R^{(s+1)/2} Kmax/sqrt(B prod W_j): S is grown (largest W first) until it is small.
+
+On the census row (sigma_i = 10 + i/10, i = 1 .. 1000: mu^2 = 0.904, K0 = 23) delta(2) to 1e-31
+takes B = 4, Kmax = 2^106 and S the 23 largest sigma_i: the enumeration (dimension 24) visits 140
+nodes and lists only |K| <= 58, the line m = 0 near lam = 0, where G(lam_K) = K^2/mu^2 > 580; the
+bound is then 2.4e-32 of delta (E5, the truncation, dominates), in half a second.
 
 The result is declined (None) when the bound exceeds the requested share of delta, the
 enumeration exceeds :data:`MAX_NODES` nodes or lists more than :data:`MAX_LISTED` K, or S cannot
