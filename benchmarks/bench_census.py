@@ -23,6 +23,12 @@ Every timed point runs in a fresh process (import excluded), with its peak RSS g
 The incommensurate rows: DG(1, sigma_1) (x) ... (x) DG(1, sigma_n), sigma_i = 10 + i/10 (exact
 rationals, so the sigma_i^2 share no small denominator). Measured:
 
+0'. delta(2) and eps(1e-6) of the 1000 factors through ta.delta / ta.epsilon at dps = 30 and 60
+   (families/discrete_gaussian_offgrid.py: G_mu times N up to an aliasing bound proved by
+   Poisson summation and lattice enumeration), beside the PLD engine forced (its route called
+   directly, with the time limit) and dp_accounting's PLD of the same 1000 discrete Gaussians
+   (from_discrete_gaussian_mechanism, value discretization 1e-4, pessimistic and optimistic;
+   ``--only-offgrid`` runs this table alone);
 1. the certified Laplace inversion on the product: declined (the mgf of a lattice law returns to
    M(c) at every period 2 pi sigma_i^2, so no truncation bound of the t-integral meets a
    tolerance) and the time it takes to decline;

@@ -99,7 +99,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb, fmpq, fmpz_mat
+from flint import arb, fmpq, fmpq_mat, fmpz_mat
 from mpmath.libmp import round_ceiling, round_floor
 
 from ..core import trace
@@ -379,9 +379,9 @@ def _enumerate_set(s: OffGridSum, chosen: list[tuple[Fraction, Fraction]], b: Fr
     if abs(U.det()) != 1:
         return None  # (never: LLL's transform is unimodular; a guard)
     Ui = [[int(U[i, j]) for j in range(n)] for i in range(n)]
-    Gp = [[sum((Ui[i][k] * sum((G[k][l] * Ui[j][l] for l in range(n) if Ui[j][l]), fmpq(0))
-                for k in range(n) if Ui[i][k]), fmpq(0)) for j in range(n)] for i in range(n)]
-    q = _fincke_pohst_form(Gp)
+    Uq = fmpq_mat(U)
+    P_ = Uq * fmpq_mat(G) * Uq.transpose()  # the Gram matrix of the reduced basis, exactly
+    q = _fincke_pohst_form([[P_[i, j] for j in range(n)] for i in range(n)])
     if q is None:
         return None
     sols, nodes = _short(q, _fq(R))
