@@ -714,8 +714,9 @@ READING = """
   the certified ball is that value widened by 2.4e-32 relative (the truncation at 2^106
   dominates). The PLD engine, forced, answers [0.0141309, 0.0151406] (an estimate, holding the
   certified value 0.0151405015) in 53 s of CPU and 0.5 GiB; dp_accounting's PLD of the same 1000
-  factors at value discretization 1e-4 brackets it between its optimistic and pessimistic
-  estimates (1.2e-1 and 1.1e-2 away) in 8 to 12 s of CPU.
+  factors at value discretization 1e-4 brackets delta(2) (-1.15e-1 and +1.27e-1 relative) and
+  eps(1e-6) (-1.08e-2 and +1.08e-2) between its optimistic and pessimistic estimates, in 10 to
+  13 s of CPU each and 0.1 GiB.
 * Where it stops: the near returns must be absent. Few factors (here n <= 20: the surrogate is
   off by 4.7e-3, 9.6e-4 and 5.5e-5 for n = 1, 2, 3 against the certified lattice sums below) and
   budgets on a grid (exact returns at every multiple of sum k_i, listed and bounded one by one:
