@@ -88,6 +88,35 @@ def test_delta_holds_exact_lattice_sums(n, eps):
         assert b.rad() < b.mid() / 10
 
 
+def test_reference_sensitivity_against_the_single_factor_route():
+    """The reference's sensitivity d > 1 (Q(x) = P(x - d)) against the library's certified
+    single-factor profile (Euler-Maclaurin, families/discrete_gaussian.py)."""
+    for d, s in ((2, Fraction(101, 10)), (3, Fraction(7))):
+        ref = exact_delta([s * s], Fraction(3, 10), prec=100, ds=[d])
+        v = ta.delta(ta.DiscreteGaussian(d, sp.Rational(s.numerator, s.denominator)),
+                     sp.Rational(3, 10), dps=20)
+        with mp.workdps(30):
+            lo, hi = v.interval()
+            mid = mp.mpf(ref.mid().str(25, radius=False))
+            assert lo - mp.mpf(10) ** -22 <= mid <= hi + mp.mpf(10) ** -22
+
+
+@pytest.mark.parametrize("ds,sig", [((1, 2), (Fraction(101, 10), Fraction(153, 10))),
+                                    ((2, 3), (Fraction(141, 10), Fraction(197, 10)))])
+@pytest.mark.parametrize("eps", [Fraction(0), Fraction(3, 10), Fraction(1)])
+def test_delta_holds_exact_lattice_sums_sensitivities(ds, sig, eps):
+    """Sensitivities Delta_i > 1 (K = sum k_i Delta_i, u_i = Delta_i/sigma_i^2): the ball at
+    tolerance 1e-2 must hold the exact lattice sum."""
+    s2 = [x * x for x in sig]
+    ref = exact_delta(s2, eps, prec=100, ds=list(ds))
+    s = og.OffGridSum([(d, x, 1) for d, x in zip(ds, s2, strict=True)])
+    with arb_precision(200):
+        b = s.delta(_fq(eps), 1e-2, 200)
+        assert b is not None
+        assert b.lower() <= ref.upper() and ref.lower() <= b.upper()
+        assert b.rad() < b.mid() / 100
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("eps", [Fraction(0), Fraction(3, 10)])
 def test_delta_holds_exact_lattice_sums_three(eps):
