@@ -243,7 +243,8 @@ class OffGridSum:
             err = main * (1 - N)  # E1
             err += R4 * a * pi2 / 3  # E2: sum_{K != 0} 1/K^2 = pi^2/3
             err += self._listed(cert, C, a, prec)  # E3
-            err += 2 * a * (C - 2 * pi2 * _arb(cert.B)).exp() * arb(zeta)  # E4
+            z = arb(1) / K0 if K0 >= 1 else pi2 / 6  # >= sum_{K > K0} 1/K^2
+            err += 2 * a * (C - 2 * pi2 * _arb(cert.B)).exp() * z  # E4
             err += 2 * a / arb(2) ** cert.kbits  # E5
             if not err < value * tol:
                 return None
