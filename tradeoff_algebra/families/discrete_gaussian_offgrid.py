@@ -503,8 +503,10 @@ class OffGridProduct:
                     return None
                 lo = max(arb_endpoint(b.lower(), round_floor), mp.zero)
                 return CertifiedPair(lo, min(arb_endpoint(b.upper(), round_ceiling), mp.one))
-            if not 0 < arg < 1:
-                return None
+            if arg >= 1:
+                return CertifiedPair(mp.zero, mp.zero)  # delta(0) <= 1
+            if arg <= 0:  # the loss is unbounded (Gaussian tails): delta(eps) > 0 at every eps
+                return CertifiedPair(mp.inf, mp.inf)
             br = self._epsilon(arb_exact(arg), rel_tol, prec)
             if br is None:
                 return None
