@@ -234,6 +234,7 @@ CERTIFYING = {
     "families/epsdelta.py",    # eps(d) = oo for d < delta0 (a proof)
     "families/trivial.py",     # eps of Id and Zero: 0 or oo exactly
     "families/discrete_gaussian.py",  # eps(d): a bracket proved on the Arb profile
+    "families/discrete_gaussian_offgrid.py",  # G_mu times N with the aliasing bound in Arb
     "families/binomial.py",    # delta and eps(d) at large n: incomplete beta functions in Arb,
                                # brackets proved on them, ends rounded outward
     "analysis/subsampled_moments.py",  # Lemma 4 moments by Arb integration

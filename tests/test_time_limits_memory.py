@@ -37,11 +37,17 @@ def test_the_plan_counts_each_factors_grid():
 
 def test_an_oversized_plan_is_refused_at_once_naming_the_limit():
     """200 distinct discrete Gaussians at a fixed step 2^-18: 3e7 grid points, about 1.8 GiB;
-    refused before any discretisation (inside a limit of 20 s, which would fire otherwise)."""
+    refused before any discretisation (inside a limit of 20 s, which would fire otherwise). The
+    PLD route is called itself: ta.delta answers this product by the off-grid route
+    (families/discrete_gaussian_offgrid.py)."""
+    from tradeoff_algebra.numeric.context import mp
+    from tradeoff_algebra.routes.plan import route
+    from tradeoff_algebra.routes.product import PLDRoute
+
     f = ta.Tensor(*[g for g, _ in _dgs(200)])
     with ta.time_limit(20), ta.pld_options(h=2.0**-18):
         with pytest.raises(ta.NumericalError, match="MAX_PLD_BYTES") as e:
-            ta.delta(f, 2)
+            PLDRoute().enclose(f, route(f), "delta", mp.mpf(2))
     assert not isinstance(e.value, ta.TimeLimitExceeded)
 
 

@@ -100,7 +100,7 @@ from ..numeric.lattice_pair import (
     lattice_pair,
     lattice_segment,
 )
-from ..numeric.lattice_product import SHORTCUTS, lattice_factor
+from ..numeric.lattice_product import OFF_GRID, SHORTCUTS, lattice_factor
 from ..numeric.privacy_loss import (
     RHO_LIB,
     U64,
@@ -131,6 +131,7 @@ from .discrete_gaussian_law import (
     em_profile_sum,
     renyi_expr,
 )
+from .discrete_gaussian_offgrid import off_grid_product
 from .discrete_gaussian_sum import GaussianSum, gaussian_sum
 
 __all__ = ["DiscreteGaussian", "CKS"]
@@ -560,6 +561,7 @@ def _one_discrete_gaussian(product, bits: int) -> OneDiscreteGaussian | None:
 
 
 SHORTCUTS.append(_one_discrete_gaussian)
+OFF_GRID.append(off_grid_product)
 
 
 @np_value.register(DiscreteGaussian)

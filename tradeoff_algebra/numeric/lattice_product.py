@@ -73,7 +73,7 @@ from .context import arb_precision, mp
 from .value import CertifiedPair
 
 __all__ = ["LatticeFactor", "LatticeProduct", "lattice_factor", "MAX_DENOMINATOR",
-           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS", "SHORTCUTS", "arb_of",
+           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS", "SHORTCUTS", "OFF_GRID", "arb_of",
            "mpf_fraction", "exact_fraction"]
 
 #: The largest common denominator D of the factors' loss steps and offsets taken as a lattice.
@@ -91,6 +91,11 @@ GRID_BUILDERS: list = []
 #: arg, rel_tol) -> CertifiedPair | None`` with the guarantee of :meth:`LatticeProduct.enclosure`
 #: and an error below 2^-bits of the value besides its ball's own width.
 SHORTCUTS: list = []
+#: Builders of products whose factors share no denominator up to :data:`MAX_DENOMINATOR`, each
+#: ``builder(factors) -> product | None`` with the product's ``fits`` and ``enclosure`` (a family
+#: appends its builder when imported: ``families.discrete_gaussian``, discrete Gaussians off any
+#: grid as G_mu up to a proved aliasing bound, ``discrete_gaussian_offgrid``).
+OFF_GRID: list = []
 #: A product of two nodes this short (or at most twice its window) is kept whole, not cut to
 #: its window: the tails of a tilted law of finite support are not Gaussian.
 KEEP_WHOLE = 4096
@@ -240,7 +245,9 @@ class LatticeProduct:
                         None)
         fr = [f.step for f, _ in factors] + [f.offset for f, _ in factors]
         D = common_denominator(fr)
-        return None if D is None else cls(factors, D)
+        if D is None:  # (off any lattice of small denominator: a family's builder may take it)
+            return next((p for p in (b(factors) for b in OFF_GRID) if p is not None), None)
+        return cls(factors, D)
 
     def window_size(self, c: float = 0.0, T: float = 14.0) -> int:
         """Lattice points of the root's window (2 T sd of S, the tilted law at c)."""
