@@ -74,7 +74,7 @@ from ..numeric.cf_laws import (
     working_precision,
 )
 from ..numeric.cf_sampled import SampledExactPart, SampledRemainder
-from ..numeric.cf_sampled_poly import ChebyshevDensity, PolyExactPart
+from ..numeric.cf_sampled_poly import ChebyshevDensity, PolyExactPart, PolyRemainder
 
 __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 
@@ -285,7 +285,7 @@ class SubsampledLaplaceLaw:
             if not self.poly_split_max() >= k:  # (the density too near its singularity)
                 return SampledRemainder(self, k, 3), SampledExactPart(self, k, 3)
             jp = min(k + 1, POLY_J)
-            return SampledRemainder(self, k, jp), PolyExactPart(self, k, jp)
+            return PolyRemainder(self, k, jp), PolyExactPart(self, k, jp)
         return SampledRemainder(self, k, J), SampledExactPart(self, k, J)
 
     def poly_split_max(self) -> int:

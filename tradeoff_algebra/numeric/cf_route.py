@@ -390,7 +390,7 @@ def _within_guard(law, fac, at: float, tol: float) -> bool:
     at q = 1/100, b = 1, T = 3 it says 4100 where 512 sufficed, and at q = 1/50, b = 2, T = 3
     18 700, where the evaluations took 3.5 s)?"""
     cap = getattr(law, "max_guard", None)
-    if cap is None:
+    if cap is None or not getattr(fac[0][0], "uses_law_mgf", True):
         return True
     plan = _first_plan(fac, at, tol, MAX_WORK)
     return 30 * plan.n_nodes * plan.h * law.mgf_cost_per_t <= 2 * cap
