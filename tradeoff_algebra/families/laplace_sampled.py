@@ -88,6 +88,11 @@ POLY_J = 6
 #: The largest degree of the density's interpolant for the polynomial split
 #: (:meth:`SubsampledLaplaceLaw.poly_split_max`).
 POLY_DEGREE = 96
+#: The largest k of the polynomial split (:meth:`SubsampledLaplaceLaw.poly_split_max`): beyond
+#: T = 63 the whole law is inverted where it reaches the route's width, the split answers where
+#: it does not (q = 1/100, b = 2, T = 64 .. 100: the atoms' share (alpha / M(c))^T still too
+#: large for the whole law's t-range)
+POLY_SPLIT_MAX = 1000
 
 #: The most guard bits one 2F1 evaluation is given (its cancellation at |w| is about
 #: 1.5 |w| r e^mu bits): 2F1 at 4096 bits takes milliseconds, at 30 000 a second.
@@ -290,15 +295,18 @@ class SubsampledLaplaceLaw:
 
     def poly_split_max(self) -> int:
         """The largest k for :meth:`lattice_split` with ``J = None`` to use the polynomial split
-        (read by ``numeric.cf_route``): 63 where the density's interpolant needs at most
-        :data:`POLY_DEGREE` degrees (its pieces cancel by about 1.7 bits per degree and density
-        component), else 3 (the j <= 2 split of ``numeric.cf_sampled``); q = 1/100, b = 1
-        needs 64, q = 1/1000, b = 1/2 (the loss's branch point 2% of the interval's width
-        below it) more than 160."""
+        (read by ``numeric.cf_route``, which tries the whole law's inversion first):
+        :data:`POLY_SPLIT_MAX` where the density's interpolants (one, or pieces graded toward
+        the branch point: q = 1/1000, b = 1/2, whose branch point lies 2% of the interval's
+        width below it) need at most :data:`POLY_DEGREE` degrees each, else 3 (the j <= 2
+        split of ``numeric.cf_sampled``)."""
         if self._poly_max is None:
-            with working_precision(128):
-                n = ChebyshevDensity(self, 128).n
-            self._poly_max = 63 if n <= POLY_DEGREE else 3
+            try:
+                with working_precision(128):
+                    n = ChebyshevDensity(self, 128).n
+            except ArithmeticError:
+                n = POLY_DEGREE + 1
+            self._poly_max = POLY_SPLIT_MAX if n <= POLY_DEGREE else 3
         return self._poly_max
 
     # -- the loss's atoms and density (for numeric.cf_sampled_poly) ------------------------------

@@ -302,7 +302,7 @@ def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
 
 #: The largest k for the split of a law with ``lattice_split`` (the Poisson-subsampled
 #: Laplace mechanism's: its exact part sums about 2 k terms).
-MAX_SAMPLED_SPLIT = 64
+MAX_SAMPLED_SPLIT = 1000
 
 
 def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
@@ -349,7 +349,7 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
 #: whose transform decays as t^-6 (q = 1/100, b = 1, eps(1e-5): about 240 nodes at k = 63); the
 #: j <= 2 split alone (``numeric/cf_sampled.py``) decays as t^-3 only (k = 4: 272 nodes, k = 6
 #: 1266). From k = 64 on the whole law inverts.
-MAX_J3_SPLIT = 63
+MAX_J3_SPLIT = 1000
 
 
 def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
