@@ -111,7 +111,7 @@ def test_two_steps_against_nested_40_digit_quadrature(direction):
     """q = 1/1000, b = 1/2, two steps (every term exact): against the nested quadrature."""
     mu, p = Fraction(2), Fraction(1, 1000)
     law = SubsampledLaplaceLaw(mu, p, direction)
-    eps = 0.008 if direction == "remove" else 0.004
+    eps = 0.008 if direction == "remove" else 0.001  # (the add loss's two-fold range: 0.0017)
     with mp.workdps(40):
         ref = _delta_two(_mpf(mu), _mpf(p), direction, mp.mpf(eps))
     with working_precision(128):
