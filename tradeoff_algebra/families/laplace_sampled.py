@@ -50,9 +50,11 @@ bound of its real moment generating function, or the whole law inverted at a loo
 lattice of the others is a sum of integrals of e^{+-s/2}; two components a certified
 one-dimensional Arb integral of that closed form), and ``numeric/cf_sampled_poly.py``
 (``PolyExactPart``, any J: the density of the loss, :meth:`SubsampledLaplaceLaw.loss_density`,
-replaced by its Chebyshev interpolant with an error proved on a Bernstein ellipse), which the
-route uses for k <= 63 with J = min(k + 1, :data:`POLY_J`) where the interpolant's degree stays
-small (:meth:`SubsampledLaplaceLaw.poly_split_max`).
+replaced by its Chebyshev interpolant with an error proved on a Bernstein ellipse, on pieces
+graded toward the density's branch point where that lies close to the interval, as for b = 1/2),
+which the route uses with J = min(k + 1, :data:`POLY_J`) wherever the whole law's inversion does
+not reach its width (up to :data:`POLY_SPLIT_MAX` steps), the remainder j >= J inverted through
+``PolyRemainder`` (its transform from the atoms' closed form and the interpolant's, no 2F1).
 """
 
 from __future__ import annotations

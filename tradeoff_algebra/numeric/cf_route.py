@@ -301,7 +301,9 @@ def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
 
 
 #: The largest k for the split of a law with ``lattice_split`` (the Poisson-subsampled
-#: Laplace mechanism's: its exact part sums about 2 k terms).
+#: Laplace mechanism's: its exact part sums about 2 k terms); the whole law is tried first, so
+#: the split answers only where that does not reach the route's width (q = 1/100, b = 2:
+#: T = 64 .. 100).
 MAX_SAMPLED_SPLIT = 1000
 
 
@@ -348,7 +350,9 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
 #: min(k + 1, 6) density components exactly (``numeric/cf_sampled_poly.py``) and inverts the rest,
 #: whose transform decays as t^-6 (q = 1/100, b = 1, eps(1e-5): about 240 nodes at k = 63); the
 #: j <= 2 split alone (``numeric/cf_sampled.py``) decays as t^-3 only (k = 4: 272 nodes, k = 6
-#: 1266). From k = 64 on the whole law inverts.
+#: 1266). The whole law is inverted first wherever it reaches the route's width (from about
+#: T = 64 on); the split continues past T = 63 where it does not (q = 1/100, b = 1, T = 64 was
+#: 6e-9 wide with a ToleranceWarning; b = 2, T = 64 .. 100 up to 1.5e-6).
 MAX_J3_SPLIT = 1000
 
 

@@ -13,10 +13,21 @@ The law (read through its methods ``loss_atoms``, ``loss_density``, ``density_si
   and Approximation Practice*, Thm. 8.2), M a bound of |d| on the Bernstein ellipse E_rho of
   [l0, l1], proved by covering the closed ellipse with boxes on which Arb evaluates d
   analytically (a box touching a branch cut or a pole gives no finite value: rho shrinks).
-* **Exact sum.** With w = 1/z, int_{l0}^{l1} e^{zu} P(u) du = e^{z l1} Q1(w) - e^{z l0} Q0(w),
-  Q(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1}, so the terms j < J of the product's transform are
-  e^{z k l0} sum_i X^i R_i(w), X = e^{z (l1 - l0)}, with
-  R_i = sum_{j<J} sum_r C(k, j) C(j, r) C(k - j, i - r) a1^{i-r} a0^{k-j-i+r} Q1^r (-Q0)^{j-r}.
+  Where the branch point lies so near the interval that one interpolant would need more than
+  :data:`SINGLE_DEGREE` degrees (rho* - 1 ~ 2 sqrt(2 delta) for a branch point at delta widths
+  off the interval: q = 1/1000, b = 1/2, delta = 1/(e^4 - 1) ~ 0.019, about 200 degrees), the
+  interval is cut into pieces [o_i, o_{i+1}] W / G graded toward the branch point: lengths
+  1, 1, 2, 4, ..., G/2 (G = 2^m, the first no longer than twice the branch point's distance),
+  so that each piece's ellipse parameter is set by the distance to the singularity relative to
+  its own length (star >= 2: rho* >= 3.7); each piece has its own interpolant and bound eta_p
+  (six pieces of degree 24 to 32 there). The pieces' ends lie on the grid l0 + o W / G, so the
+  j-fold sums of the ends do too (at most j G + 1 anchors).
+* **Exact sum.** With w = 1/z, int_a^b e^{zu} P(u) du = e^{z b} Q_b(w) - e^{z a} Q_a(w),
+  Q_l(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1}, so the density's transform is
+  e^{z l0} sum_o Y^o G_o(w), Y = e^{z W / G}, G_o the difference of the two pieces' series at
+  the end o (one piece: G_0 = -Q0, G_1 = Q1), and the terms j < J of the product's transform
+  are sums of e^{z (k - j) l0} X^l (atoms, X = e^{zW}) times the coefficients of Y^o in
+  (sum_o Y^o G_o)^j, polynomials in w.
   The measure of e^{zb} w^m (b - x)^{m-1} / (m-1)! on x < b (an atom at b for m = 0), and its
   part of delta(eps) = E[(1 - e^{eps - L})_+] is (1/2 pi i) int e^{zy} dz / (z^{m+1} (z + 1))
   = H_m(y) = sum_{N>m} (-1)^{N-m-1} y^N / N!, y = b - eps (0 for y <= 0). Summed over m, the
@@ -28,8 +39,11 @@ The law (read through its methods ``loss_atoms``, ``loss_density``, ``density_si
   |D^{*j} - P^{*j}| <= sum_{i>=1} C(j, i) |P|^{*(j-i)} * |nu|^{*i}; at any c > 0, by
   (1 - e^{-y})_+ <= K_c e^{cy}, K_c = c^c / (c + 1)^{c+1}, the terms j < J of delta differ by at
   most K_c e^{-c eps} sum_{1<=j<J} C(k, j) A(c)^{k-j} ((D(c) + 2 N)^j - (D(c) + N)^j),
-  N = eta int_{l0}^{l1} e^{cu} du, A(c) and D(c) the atoms' and the density's moment generating
+  N = sum_p eta_p int_p e^{cu} du, A(c) and D(c) the atoms' and the density's moment generating
   functions (|P| <= d + eta). c is the product's float saddle point at eps.
+* **The remainder.** The terms j >= J (:class:`PolyRemainder`, inverted by ``numeric.cf``) have
+  the transform sum_{j>=J} C(k, j) A^{k-j} D^j with A by its closed form and D by the piecewise
+  interpolant's transform widened by N(Re z) (a ball of the true value at every t, no 2F1).
 
 The polynomial pieces cancel (a density of k components near the lattice points is a sum of
 truncated powers anchored far off): the part computes at its own precision, raised until the
