@@ -60,18 +60,18 @@ def _indent(body: str) -> str:
     return "\n".join("    " + line for line in body.splitlines())
 
 
-def run(imports: str, body: str, timeout: int = 900) -> dict:
-    return child_json(_PRELUDE.format(root=ROOT, imports=imports, body=_indent(body)), timeout)
+def run(imports: str, body: str, timeout: int = 900, root: str = ROOT) -> dict:
+    return child_json(_PRELUDE.format(root=root, imports=imports, body=_indent(body)), timeout)
 
 
-def ours(expr: str, delta: str, tol: str | None, limit: int = 100) -> dict:
+def ours(expr: str, delta: str, tol: str | None, limit: int = 100, root: str = ROOT) -> dict:
     opt = f"ta.pld_options(tol={tol}), " if tol else ""
     return run(OURS, f"f = {expr}\n"
                      f"try:\n    with {opt}ta.time_limit({limit}):\n"
                      f"        v = ta.epsilon(f, sp.Rational({delta!r}), dps=20)\n"
                      "    out = [float(v.lo), float(v.hi), v.route, v.guarantee]\n"
                      "except ta.TimeLimitExceeded as e:\n"
-                     "    out = ['time limit', str(e.best)]")
+                     "    out = ['time limit', str(e.best)]", root=root)
 
 
 def dpa(event: str, delta: float, grid: float | None = None) -> dict:
@@ -148,10 +148,18 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the largest products")
     ap.add_argument("--write", default=None)
     ap.add_argument("--new", action="store_true", help="only the rows of issue 29")
+    ap.add_argument("--few", action="store_true",
+                    help="only the few-step subsampled Laplace grid (q, b, T = 1 .. 100)")
+    ap.add_argument("--before", default=None,
+                    help="with --few: a checkout to run beside (its 'before' column)")
     a = ap.parse_args()
     R = Report()
     if a.new:
         _new_rows(R)
+        R.write(a.write)
+        return
+    if a.few:
+        _few_rows(R, a.before)
         R.write(a.write)
         return
     R.out("# Laplace products beside dp_accounting (fresh processes)")
@@ -349,6 +357,85 @@ def _new_rows(R) -> None:
               f"{m_(p)} | - |")
         R.out(f"| (the add direction alone, certified: a lower bound) | - | {fmt(low)} | - | - | "
               f"- | {t_(low)} | - | - |")
+
+
+#: The few-step grid: every (q, b) at these T (the split up to where the whole law's inversion
+#: takes over, T = 64 and 65 around the former hand-over).
+FEW_Q = ("1/100", "1/1000", "1/10000")
+FEW_B = ("1/2", "1", "2")
+FEW_T = (1, 2, 5, 6, 10, 30, 63, 64, 65, 100)
+#: the (q, b) whose T = 2 row is also checked by the nested 40-digit quadrature (about 100 s
+#: each direction)
+FEW_NESTED = (("1/1000", "1/2"),)
+
+#: delta(eps) of T = 1 or 2 steps of the Poisson-subsampled Laplace mechanism, add/remove (the
+#: larger of the two directions), by mpmath quadrature at 40 digits of the hockey-stick integral
+#: of the pair's Laplace densities (T = 2 nested: int A(x) delta_1(eps - loss(x)) dx), at our
+#: enclosure's two ends: delta(lo) >= 1e-5 >= delta(hi) confirms it (delta is non-increasing).
+QUAD = """import sys
+sys.path.insert(0, {tests!r})
+from fractions import Fraction as Fr
+from references.sampled_laplace import sampled_laplace_pair, sampled_laplace_x_of_loss
+from tradeoff_algebra.numeric.context import mp
+def one(mu, p, d, y):
+    a, b, _ = sampled_laplace_pair(mu, p, d)
+    cross = sampled_laplace_x_of_loss(mu, p, d, y)
+    pts = sorted({{-mp.inf, mp.inf, mp.zero, mu}} | ({{cross}} - {{None}}))
+    return mp.quad(lambda x: max(mp.zero, a(x) - mp.exp(y) * b(x)), pts)
+def two(mu, p, d, eps):
+    a, _, loss = sampled_laplace_pair(mu, p, d)
+    pts = {{-mp.inf, mp.inf, mp.zero, mu}}
+    pts |= {{x for v in (eps - loss(mp.zero), eps - loss(mu))
+            if (x := sampled_laplace_x_of_loss(mu, p, d, v)) is not None}}
+    return mp.quad(lambda x: a(x) * one(mu, p, d, eps - loss(x)), sorted(pts))
+with mp.workdps(40):
+    mf = lambda s: mp.mpf(Fr(s).numerator) / Fr(s).denominator
+    mu, p, f = 1 / mf({b!r}), mf({q!r}), (one if {T} == 1 else two)
+    ds = [max(f(mu, p, d, mp.mpf(e)) for d in ('remove', 'add')) for e in ({lo!r}, {hi!r})]
+    out = [mp.nstr(ds[0], 15), mp.nstr(ds[1], 15), bool(ds[0] >= mf('1/100000') >= ds[1])]"""
+
+
+def _few_rows(R, before: str | None) -> None:
+    """eps(1e-5) of the Poisson-subsampled Laplace mechanism (add/remove) at tol 1e-9 on the
+    grid FEW_Q x FEW_B x FEW_T: ours (and a 'before' checkout's), dp_accounting's
+    optimistic/pessimistic sandwich at grid 1e-5 and its default grid; T = 1 (and T = 2 for
+    FEW_NESTED) checked by 40-digit quadrature."""
+    tests = os.path.join(ROOT, "tests")
+    for q in FEW_Q:
+        for b in FEW_B:
+            R.out()
+            R.out(f"## Few steps: q = {q}, b = {b} (add/remove), eps(1e-5), tol 1e-9")
+            R.out()
+            R.out("| T | ours: eps | rel. width | warnings | CPU | memory | check | before: "
+                  "eps, width, warnings, CPU | dp_accounting sandwich, grid 1e-5 (CPU) | "
+                  "dp_accounting default grid (CPU) |")
+            R.out("|---|---|---|---|---|---|---|---|---|---|")
+            for T in FEW_T:
+                expr = (f"ta.laplace_mechanism(1, sp.Rational({b!r}), sampling='poisson', "
+                        f"p=sp.Rational({q!r}))**{T}")
+                r = ours(expr, "1/100000", "1e-9")
+                ref = sandwich(float(eval(q)), float(eval(b)), T, 1e-5)
+                ok = check(r, ref)
+                if "error" not in r and isinstance(r["out"][0], float) and (
+                        T == 1 or (T == 2 and (q, b) in FEW_NESTED)):
+                    lo, hi = r["out"][:2]
+                    qd = run(OURS, QUAD.format(tests=tests, b=b, q=q, T=T, lo=repr(lo),
+                                               hi=repr(hi)), timeout=1800)
+                    if "error" in qd:
+                        ok += f"; quadrature: {qd['error']}"
+                    else:
+                        d0, d1, good = qd["out"]
+                        ok += (f"; 40-digit quadrature delta(lo) = {d0}, delta(hi) = {d1}: "
+                               + ("brackets 1e-5" if good else "**DOES NOT BRACKET**"))
+                bef = "-"
+                if before:
+                    rb = ours(expr, "1/100000", "1e-9", root=before)
+                    bef = f"{fmt(rb)}, {width(rb)}, {warned(rb)}, {t_(rb)}"
+                ev = (f"dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent("
+                      f"{float(eval(q))}, dp_event.LaplaceDpEvent({float(eval(b))})), {T})")
+                p = dpa(ev, 1e-5)
+                R.out(f"| {T} | {fmt(r)} | {width(r)} | {warned(r)} | {t_(r)} | {m_(r)} | {ok} | "
+                      f"{bef} | {fmt(ref)} ({t_(ref)}) | {fmt(p)} ({t_(p)}) |")
 
 
 #: eps(d) of the remove direction of the failure case under a cut other than the route's

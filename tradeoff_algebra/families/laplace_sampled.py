@@ -50,9 +50,11 @@ bound of its real moment generating function, or the whole law inverted at a loo
 lattice of the others is a sum of integrals of e^{+-s/2}; two components a certified
 one-dimensional Arb integral of that closed form), and ``numeric/cf_sampled_poly.py``
 (``PolyExactPart``, any J: the density of the loss, :meth:`SubsampledLaplaceLaw.loss_density`,
-replaced by its Chebyshev interpolant with an error proved on a Bernstein ellipse), which the
-route uses for k <= 63 with J = min(k + 1, :data:`POLY_J`) where the interpolant's degree stays
-small (:meth:`SubsampledLaplaceLaw.poly_split_max`).
+replaced by its Chebyshev interpolant with an error proved on a Bernstein ellipse, on pieces
+graded toward the density's branch point where that lies close to the interval, as for b = 1/2),
+which the route uses with J = min(k + 1, :data:`POLY_J`) wherever the whole law's inversion does
+not reach its width (up to :data:`POLY_SPLIT_MAX` steps), the remainder j >= J inverted through
+``PolyRemainder`` (its transform from the atoms' closed form and the interpolant's, no 2F1).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ from ..numeric.cf_laws import (
     working_precision,
 )
 from ..numeric.cf_sampled import SampledExactPart, SampledRemainder
-from ..numeric.cf_sampled_poly import ChebyshevDensity, PolyExactPart
+from ..numeric.cf_sampled_poly import ChebyshevDensity, PolyExactPart, PolyRemainder
 
 __all__ = ["SubsampledLaplaceLaw", "sampled_laplace_law"]
 
@@ -88,6 +90,11 @@ POLY_J = 6
 #: The largest degree of the density's interpolant for the polynomial split
 #: (:meth:`SubsampledLaplaceLaw.poly_split_max`).
 POLY_DEGREE = 96
+#: The largest k of the polynomial split (:meth:`SubsampledLaplaceLaw.poly_split_max`): beyond
+#: T = 63 the whole law is inverted where it reaches the route's width, the split answers where
+#: it does not (q = 1/100, b = 2, T = 64 .. 100: the atoms' share (alpha / M(c))^T still too
+#: large for the whole law's t-range)
+POLY_SPLIT_MAX = 1000
 
 #: The most guard bits one 2F1 evaluation is given (its cancellation at |w| is about
 #: 1.5 |w| r e^mu bits): 2F1 at 4096 bits takes milliseconds, at 30 000 a second.
@@ -285,20 +292,23 @@ class SubsampledLaplaceLaw:
             if not self.poly_split_max() >= k:  # (the density too near its singularity)
                 return SampledRemainder(self, k, 3), SampledExactPart(self, k, 3)
             jp = min(k + 1, POLY_J)
-            return SampledRemainder(self, k, jp), PolyExactPart(self, k, jp)
+            return PolyRemainder(self, k, jp), PolyExactPart(self, k, jp)
         return SampledRemainder(self, k, J), SampledExactPart(self, k, J)
 
     def poly_split_max(self) -> int:
         """The largest k for :meth:`lattice_split` with ``J = None`` to use the polynomial split
-        (read by ``numeric.cf_route``): 63 where the density's interpolant needs at most
-        :data:`POLY_DEGREE` degrees (its pieces cancel by about 1.7 bits per degree and density
-        component), else 3 (the j <= 2 split of ``numeric.cf_sampled``); q = 1/100, b = 1
-        needs 64, q = 1/1000, b = 1/2 (the loss's branch point 2% of the interval's width
-        below it) more than 160."""
+        (read by ``numeric.cf_route``, which tries the whole law's inversion first):
+        :data:`POLY_SPLIT_MAX` where the density's interpolants (one, or pieces graded toward
+        the branch point: q = 1/1000, b = 1/2, whose branch point lies 2% of the interval's
+        width below it) need at most :data:`POLY_DEGREE` degrees each, else 3 (the j <= 2
+        split of ``numeric.cf_sampled``)."""
         if self._poly_max is None:
-            with working_precision(128):
-                n = ChebyshevDensity(self, 128).n
-            self._poly_max = 63 if n <= POLY_DEGREE else 3
+            try:
+                with working_precision(128):
+                    n = ChebyshevDensity(self, 128).n
+            except ArithmeticError:
+                n = POLY_DEGREE + 1
+            self._poly_max = POLY_SPLIT_MAX if n <= POLY_DEGREE else 3
         return self._poly_max
 
     # -- the loss's atoms and density (for numeric.cf_sampled_poly) ------------------------------

@@ -301,8 +301,10 @@ def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
 
 
 #: The largest k for the split of a law with ``lattice_split`` (the Poisson-subsampled
-#: Laplace mechanism's: its exact part sums about 2 k terms).
-MAX_SAMPLED_SPLIT = 64
+#: Laplace mechanism's: its exact part sums about 2 k terms); the whole law is tried first, so
+#: the split answers only where that does not reach the route's width (q = 1/100, b = 2:
+#: T = 64 .. 100).
+MAX_SAMPLED_SPLIT = 1000
 
 
 def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
@@ -348,8 +350,10 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
 #: min(k + 1, 6) density components exactly (``numeric/cf_sampled_poly.py``) and inverts the rest,
 #: whose transform decays as t^-6 (q = 1/100, b = 1, eps(1e-5): about 240 nodes at k = 63); the
 #: j <= 2 split alone (``numeric/cf_sampled.py``) decays as t^-3 only (k = 4: 272 nodes, k = 6
-#: 1266). From k = 64 on the whole law inverts.
-MAX_J3_SPLIT = 63
+#: 1266). The whole law is inverted first wherever it reaches the route's width (from about
+#: T = 64 on); the split continues past T = 63 where it does not (q = 1/100, b = 1, T = 64 was
+#: 6e-9 wide with a ToleranceWarning; b = 2, T = 64 .. 100 up to 1.5e-6).
+MAX_J3_SPLIT = 1000
 
 
 def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
@@ -390,7 +394,7 @@ def _within_guard(law, fac, at: float, tol: float) -> bool:
     at q = 1/100, b = 1, T = 3 it says 4100 where 512 sufficed, and at q = 1/50, b = 2, T = 3
     18 700, where the evaluations took 3.5 s)?"""
     cap = getattr(law, "max_guard", None)
-    if cap is None:
+    if cap is None or not getattr(fac[0][0], "uses_law_mgf", True):
         return True
     plan = _first_plan(fac, at, tol, MAX_WORK)
     return 30 * plan.n_nodes * plan.h * law.mgf_cost_per_t <= 2 * cap

@@ -13,10 +13,21 @@ The law (read through its methods ``loss_atoms``, ``loss_density``, ``density_si
   and Approximation Practice*, Thm. 8.2), M a bound of |d| on the Bernstein ellipse E_rho of
   [l0, l1], proved by covering the closed ellipse with boxes on which Arb evaluates d
   analytically (a box touching a branch cut or a pole gives no finite value: rho shrinks).
-* **Exact sum.** With w = 1/z, int_{l0}^{l1} e^{zu} P(u) du = e^{z l1} Q1(w) - e^{z l0} Q0(w),
-  Q(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1}, so the terms j < J of the product's transform are
-  e^{z k l0} sum_i X^i R_i(w), X = e^{z (l1 - l0)}, with
-  R_i = sum_{j<J} sum_r C(k, j) C(j, r) C(k - j, i - r) a1^{i-r} a0^{k-j-i+r} Q1^r (-Q0)^{j-r}.
+  Where the branch point lies so near the interval that one interpolant would need more than
+  :data:`SINGLE_DEGREE` degrees (rho* - 1 ~ 2 sqrt(2 delta) for a branch point at delta widths
+  off the interval: q = 1/1000, b = 1/2, delta = 1/(e^4 - 1) ~ 0.019, about 200 degrees), the
+  interval is cut into pieces [o_i, o_{i+1}] W / G graded toward the branch point: lengths
+  1, 1, 2, 4, ..., G/2 (G = 2^m, the first no longer than twice the branch point's distance),
+  so that each piece's ellipse parameter is set by the distance to the singularity relative to
+  its own length (star >= 2: rho* >= 3.7); each piece has its own interpolant and bound eta_p
+  (six pieces of degree 24 to 32 there). The pieces' ends lie on the grid l0 + o W / G, so the
+  j-fold sums of the ends do too (at most j G + 1 anchors).
+* **Exact sum.** With w = 1/z, int_a^b e^{zu} P(u) du = e^{z b} Q_b(w) - e^{z a} Q_a(w),
+  Q_l(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1}, so the density's transform is
+  e^{z l0} sum_o Y^o G_o(w), Y = e^{z W / G}, G_o the difference of the two pieces' series at
+  the end o (one piece: G_0 = -Q0, G_1 = Q1), and the terms j < J of the product's transform
+  are sums of e^{z (k - j) l0} X^l (atoms, X = e^{zW}) times the coefficients of Y^o in
+  (sum_o Y^o G_o)^j, polynomials in w.
   The measure of e^{zb} w^m (b - x)^{m-1} / (m-1)! on x < b (an atom at b for m = 0), and its
   part of delta(eps) = E[(1 - e^{eps - L})_+] is (1/2 pi i) int e^{zy} dz / (z^{m+1} (z + 1))
   = H_m(y) = sum_{N>m} (-1)^{N-m-1} y^N / N!, y = b - eps (0 for y <= 0). Summed over m, the
@@ -28,8 +39,11 @@ The law (read through its methods ``loss_atoms``, ``loss_density``, ``density_si
   |D^{*j} - P^{*j}| <= sum_{i>=1} C(j, i) |P|^{*(j-i)} * |nu|^{*i}; at any c > 0, by
   (1 - e^{-y})_+ <= K_c e^{cy}, K_c = c^c / (c + 1)^{c+1}, the terms j < J of delta differ by at
   most K_c e^{-c eps} sum_{1<=j<J} C(k, j) A(c)^{k-j} ((D(c) + 2 N)^j - (D(c) + N)^j),
-  N = eta int_{l0}^{l1} e^{cu} du, A(c) and D(c) the atoms' and the density's moment generating
+  N = sum_p eta_p int_p e^{cu} du, A(c) and D(c) the atoms' and the density's moment generating
   functions (|P| <= d + eta). c is the product's float saddle point at eps.
+* **The remainder.** The terms j >= J (:class:`PolyRemainder`, inverted by ``numeric.cf``) have
+  the transform sum_{j>=J} C(k, j) A^{k-j} D^j with A by its closed form and D by the piecewise
+  interpolant's transform widened by N(Re z) (a ball of the true value at every t, no 2F1).
 
 The polynomial pieces cancel (a density of k components near the lattice points is a sum of
 truncated powers anchored far off): the part computes at its own precision, raised until the
@@ -45,13 +59,16 @@ from flint import acb, arb, arb_poly, ctx
 
 from . import budget
 from .cf_laws import upper, working_precision
+from .cf_sampled import SampledRemainder
 
-__all__ = ["PolyExactPart", "ChebyshevDensity"]
+__all__ = ["PolyExactPart", "ChebyshevDensity", "PolyRemainder"]
 
 #: the target of sup |d - P| relative to the mean density (mass / width) of the interval
 ETA_REL = 2.0**-44
-#: the largest degree of the interpolant
+#: the largest degree of one piece's interpolant
 MAX_DEGREE = 160
+#: the degree above which the interval is split into pieces graded toward the singularity
+SINGLE_DEGREE = 96
 #: the boxes covering the Bernstein ellipse (the bound M of |d| on it)
 ELLIPSE_BOXES = 192
 #: the internal precision that last sufficed, per (law, k, J): the pieces' cancellation grows
@@ -59,33 +76,38 @@ ELLIPSE_BOXES = 192
 _PREC_HINT: dict[tuple, int] = {}
 
 
-class ChebyshevDensity:
-    """P, the Chebyshev interpolant of the law's density on [l0, l1] as a polynomial in
-    tau = (u - l0) / W (an ``arb_poly`` whose balls contain the exact interpolant), with the
-    certified bound ``eta`` of sup |d - P| on [l0, l1] (see the module), at precision ``prec``."""
+class ChebPiece:
+    """The Chebyshev interpolant P of the density on one piece [a, b] = [l0 + o0 W / G,
+    l0 + o1 W / G] of [l0, l1] (G = 2^m the grading's denominator, o0 < o1 integers), as an
+    ``arb_poly`` in tau = (u - a) / (b - a) whose balls contain the exact interpolant, with
+    n its degree and eta >= sup |d - P| on [a, b] (Trefethen, Thm. 8.2, on the ellipse E_rho)."""
 
-    def __init__(self, law, prec: int) -> None:
-        self.prec = prec
-        with working_precision(prec):
-            self.l0, self.l1, self.a0, self.a1 = law.loss_atoms()
-            self.width = self.l1 - self.l0
-            self._law = law
-            mass = 1 - self.a0 - self.a1
-            scale = mass / self.width
-            rho, big_m = self._ellipse()
-            n, eta = 8, None
-            while n <= MAX_DEGREE:
-                eta = 4 * big_m / (rho - 1) * arb(rho) ** (-n)
-                if eta < scale * arb(2) ** math.log2(ETA_REL):
-                    break
-                n += 8
-            self.n, self.eta, self.rho = n, eta, rho
-            self.poly = self._interpolate(n)
+    def __init__(self, law, o0: int, o1: int, grid: int, l0: arb, width: arb, target: arb):
+        self.o0, self.o1 = o0, o1
+        self.a = l0 + width * o0 / grid
+        self.length = width * (o1 - o0) / grid
+        self._law = law
+        rho, big_m = self._ellipse()
+        n = 8
+        while True:
+            eta = 4 * big_m / (rho - 1) * arb(rho) ** (-n)
+            if eta < target or n >= MAX_DEGREE:
+                break
+            n += 8
+        self.n, self.eta, self.rho = n, eta, rho
+        self.poly: arb_poly | None = None
+
+    def build(self) -> ChebPiece:
+        """Interpolate (at the caller's precision)."""
+        if self.poly is None:
+            self.poly = self._interpolate(self.n)
+        return self
 
     def _ellipse(self) -> tuple[float, arb]:
         """(rho, M): the largest rho tried (from 0.7 of the way to the nearest singularity of
         d on) whose closed ellipse the boxes show d analytic on, and M >= |d| there."""
-        mid, h = (self.l0 + self.l1) / 2, self.width / 2
+        h = self.length / 2
+        mid = self.a + h
         star = abs(float(((arb(self._law.density_singularity()) - mid) / h).mid()))
         rho_star = star + math.sqrt(max(star * star - 1, 0.0))
         frac = 0.7
@@ -118,7 +140,7 @@ class ChebyshevDensity:
         """The interpolant at the Chebyshev points of the second kind, in the Chebyshev basis
         (the discrete cosine sums), converted to powers of tau in [0, 1]."""
         xs = [arb.cos_pi(arb(j) / n) for j in range(n + 1)]
-        fs = [self._law.loss_density(acb(self.l0 + self.width * (1 + x) / 2), False).real
+        fs = [self._law.loss_density(acb(self.a + self.length * (1 + x) / 2), False).real
               for x in xs]
         cos = [arb.cos_pi(arb(i) / n) for i in range(2 * n)]  # (cos(pi j k / n), jk mod 2n)
         coef = []
@@ -138,7 +160,8 @@ class ChebyshevDensity:
         return out
 
     def end_series(self) -> tuple[list[arb], list[arb]]:
-        """(Q0, Q1): the coefficients of Q(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1} at l0 and l1."""
+        """(Q_a, Q_b): the coefficients of Q(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1} at the
+        piece's ends l = a, b (P^{(m)} in u: the tau-coefficients times m! / length^m)."""
         c0 = self.poly.coeffs()
         c1 = self.poly(arb_poly([1, 1])).coeffs()  # p(1 + s)
         out = []
@@ -147,10 +170,87 @@ class ChebyshevDensity:
             for m, c in enumerate(cs):
                 if m:
                     f *= m
-                    wk *= self.width
+                    wk *= self.length
                 q.append((-1) ** m * f * c / wk)
             out.append(q)
         return out[0], out[1]
+
+
+class ChebyshevDensity:
+    """The law's density on [l0, l1] replaced by Chebyshev interpolants on pieces (see the
+    module), at precision ``prec``: one piece where its degree stays within
+    :data:`SINGLE_DEGREE`, else pieces graded geometrically toward the end nearest the
+    density's singularity, on the grid l0 + o W / G (G = ``grid``, a power of 2)."""
+
+    def __init__(self, law, prec: int) -> None:
+        self.prec = prec
+        with working_precision(prec):
+            self.l0, self.l1, self.a0, self.a1 = law.loss_atoms()
+            self.width = self.l1 - self.l0
+            self._law = law
+            mass = 1 - self.a0 - self.a1
+            target = mass / self.width * arb(2) ** math.log2(ETA_REL)
+            one = ChebPiece(law, 0, 1, 1, self.l0, self.width, target)
+            if one.n <= SINGLE_DEGREE and one.eta < target:
+                self.grid, self.pieces = 1, [one.build()]
+            else:
+                self.grid, bounds = self._grading()
+                self.pieces = [ChebPiece(law, o0, o1, self.grid, self.l0, self.width,
+                                         target).build()
+                               for o0, o1 in zip(bounds[:-1], bounds[1:], strict=True)]
+            self.n = max(pc.n for pc in self.pieces)
+            self.eta = max(pc.eta for pc in self.pieces)
+            if not self.eta < target * 2**8:
+                raise ArithmeticError(f"the density's interpolants reach only sup |d - P| <= "
+                                      f"{float(upper(self.eta)):.3g}")
+
+    def _grading(self) -> tuple[int, list[int]]:
+        """(G, o_0 < ... < o_m): pieces [o_i, o_{i+1}] W / G doubling in length away from the
+        end nearest the singularity, the first no longer than twice its distance to it (each
+        piece's ellipse then reaches at least a third of the way: star >= 2)."""
+        sing = float(((arb(self._law.density_singularity()) - self.l0) / self.width).mid())
+        dist = min(abs(sing), abs(sing - 1))
+        m = 1
+        while 2.0**-m > 2 * dist and m < 40:
+            m += 1
+        grid = 2**m
+        near = [0] + [2**i for i in range(m + 1)]  # (0, 1, 2, 4, ..., G) from the near end
+        if abs(sing) <= abs(sing - 1):
+            return grid, near
+        return grid, [grid - o for o in reversed(near)]
+
+    @property
+    def poly(self) -> arb_poly:
+        """The interpolant of the one piece (single-piece densities only)."""
+        if len(self.pieces) != 1:
+            raise AttributeError("a graded density has one polynomial per piece")
+        return self.pieces[0].poly
+
+    def __call__(self, u: arb) -> arb:
+        """The piecewise interpolant at u in [l0, l1] (for checks)."""
+        for pc in self.pieces:
+            if u <= pc.a + pc.length or pc is self.pieces[-1]:
+                return pc.poly((u - pc.a) / pc.length)
+        raise AssertionError
+
+    def error_integral(self, c: arb) -> arb:
+        """sum over the pieces of eta_p int_piece e^{cu} du (c > 0): the mass of |d - P|
+        tilted by e^{cu}, bounded."""
+        tot = arb(0)
+        for pc in self.pieces:
+            b = pc.a + pc.length
+            tot += pc.eta * ((c * b).exp() - (c * pc.a).exp()) / c
+        return tot
+
+    def breakpoint_series(self) -> dict[int, arb_poly]:
+        """{o: G_o(w)}: the transform of the piecewise interpolant on [l0, l1] is
+        e^{z l0} sum_o e^{z o W / G} G_o(w), G_o = Q_{left piece, b} - Q_{right piece, a}."""
+        out: dict[int, arb_poly] = {}
+        for pc in self.pieces:
+            qa, qb = pc.end_series()
+            out[pc.o0] = out.get(pc.o0, arb_poly([0])) - arb_poly(qa)
+            out[pc.o1] = out.get(pc.o1, arb_poly([0])) + arb_poly(qb)
+        return out
 
 
 class PolyExactPart:
@@ -179,22 +279,29 @@ class PolyExactPart:
 
     def _lattice(self, cheb: ChebyshevDensity) -> dict[int, list[tuple[arb, arb_poly, arb_poly,
                                                                          arb, int]]]:
-        """Per number j of density components (1 <= j < J) and anchor r <= j: (r W, the
-        polynomial sum_N v_N y^N / N! of the j-fold density's piece anchored at j l0 + r W,
-        its derivative, s = G(-1), D = deg G), G = C(j, r) Q1^r (-Q0)^{j-r} (see the module)."""
-        q0, q1 = cheb.end_series()
-        u0, u1 = arb_poly([-c for c in q0]), arb_poly(q1)
-        p0, p1 = [arb_poly([1])], [arb_poly([1])]
-        for _ in range(self.J - 1):
-            p0.append(p0[-1] * u0)
-            p1.append(p1[-1] * u1)
+        """Per number j of density components (1 <= j < J) and anchor o (the j-fold density's
+        pieces anchored at j l0 + o W / G): (o W / G, the polynomial sum_N v_N y^N / N! of the
+        piece, its derivative, s = G_o(-1), D = deg G_o), G_o the coefficient of Y^o in
+        (sum_b Y^b G_b(w))^j, Y = e^{z W / G} (:meth:`ChebyshevDensity.breakpoint_series`;
+        one piece: G_r = C(j, r) Q1^r (-Q0)^{j-r}, see the module)."""
+        base = cheb.breakpoint_series()
+        step = cheb.width / cheb.grid
+        power: dict[int, arb_poly] = {0: arb_poly([1])}
         out: dict[int, list] = {}
         for j in range(1, self.J):
             budget.check()
+            nxt: dict[int, arb_poly] = {}
+            for o, g in power.items():
+                for ob, gb in base.items():
+                    key = o + ob
+                    nxt[key] = nxt[key] + g * gb if key in nxt else g * gb
+            power = nxt
             pieces = []
-            for r in range(j + 1):
-                cs = (comb(j, r) * p1[r] * p0[j - r]).coeffs()
+            for o in sorted(power):
+                cs = power[o].coeffs()
                 deg = len(cs) - 1
+                if deg < 0:
+                    continue
                 v, acc = [arb(0)], arb(0)
                 for nn in range(1, deg + 2):  # v_N = r_{N-1} - v_{N-1}
                     acc = cs[nn - 1] - acc
@@ -205,7 +312,7 @@ class PolyExactPart:
                     vals.append(v[nn] / fac)
                 poly_v = arb_poly(vals)
                 s = sum((c * (-1) ** m for m, c in enumerate(cs)), arb(0))
-                pieces.append((r * cheb.width, poly_v, poly_v.derivative(), s, deg))
+                pieces.append((o * step, poly_v, poly_v.derivative(), s, deg))
             out[j] = pieces
         return out
 
@@ -298,7 +405,7 @@ class PolyExactPart:
         c = arb(_saddle(self.law, self.k, eps))
         a = cheb.a0 * (c * cheb.l0).exp() + cheb.a1 * (c * cheb.l1).exp()
         d = self.law.density_mgf(c)
-        n = cheb.eta * ((c * cheb.l1).exp() - (c * cheb.l0).exp()) / c
+        n = cheb.error_integral(c)
         kc = (c * c.log() - (c + 1) * (c + 1).log()).exp()
         tot = arb(0)
         for j in range(1, self.J):
@@ -331,6 +438,89 @@ class PolyExactPart:
             _PREC_HINT.clear()
         _PREC_HINT[key] = prec
         return +val, +der
+
+
+class PolyRemainder(SampledRemainder):
+    """The remainder R_J = sum_{j>=J} C(k, j) A^{k-j} D^j of the k-fold product (the terms
+    with at least J density components, :class:`~.cf_sampled.SampledRemainder`'s measure and
+    decay bound), its transform evaluated without the law's 2F1: the atoms' part A(z) by its
+    closed form a0 e^{z l0} + a1 e^{z l1} (the law's ``loss_atoms``), the density's part by the
+    transform of the piecewise interpolant, D_P(z) = e^{z l0} sum_o e^{z o W / G} G_o(w),
+    w = 1/z (:meth:`ChebyshevDensity.breakpoint_series`), widened by
+    |D(z) - D_P(z)| <= int |d - P| e^{cu} du <= sum_p eta_p int_p e^{cu} du, c = Re z (the
+    pieces' certified bounds); the terms j >= J summed as they are (a sum of products, no
+    cancellation), so the ball's radius shrinks with |D| as R does. The cost of one value is
+    flat in t (a few polynomials of degree 32), where the 2F1 at |w| needs about
+    1.5 |w| r e^mu guard bits: q = 1/1000, b = 1/2, T = 10 plans 383 nodes up to t ~ 8e5 in
+    the add direction (the density's spike, 2% of the width next to its branch point, delays
+    the decay to t ~ 1 / (0.02 W))."""
+
+    #: read by ``numeric.cf_route``: the remainder's evaluations do not call the law's 2F1
+    uses_law_mgf = False
+
+    def __init__(self, law, k: int, J: int) -> None:
+        super().__init__(law, k, J)
+        self.mgf_cost_per_t = 0.0  # (flat: no 2F1)
+        self._dens: dict[int, tuple] = {}
+        self._guard_bits = 64
+
+    def _density(self, prec: int):
+        got = self._dens.get(prec)
+        if got is None:
+            cheb = ChebyshevDensity(self.law, prec)
+            with working_precision(prec):
+                step = cheb.width / cheb.grid
+                series = [(o * step, g) for o, g in sorted(cheb.breakpoint_series().items())]
+            got = (cheb, series)
+            if len(self._dens) > 4:
+                self._dens.clear()
+            self._dens[prec] = got
+        return got
+
+    def _parts(self, z: acb, prec: int) -> tuple[acb, acb, arb]:
+        """(A(z), D_P(z), the scale |A(c)| + |D_P(c)|) at ``prec`` bits."""
+        cheb, series = self._density(prec)
+        with working_precision(prec):
+            w = 1 / z
+            d = acb(0)
+            for off, g in series:
+                d += (z * off).exp() * g(w)
+            d *= (z * cheb.l0).exp()
+            a = cheb.a0 * (z * cheb.l0).exp() + cheb.a1 * (z * cheb.l1).exp()
+            c = z.real
+            scale = abs(cheb.a0 * (c * cheb.l0).exp() + cheb.a1 * (c * cheb.l1).exp())
+        return a, d, scale
+
+    def _error(self, cheb: ChebyshevDensity, c: arb) -> arb:
+        """An upper bound of sum_p eta_p int_p e^{cu} du for the real ball c."""
+        if c > 0:
+            return arb(upper(cheb.error_integral(c)))
+        tot = arb(0)
+        for pc in cheb.pieces:
+            top = arb(c * pc.a).union(c * (pc.a + pc.length)).exp()
+            tot += pc.eta * pc.length * top
+        return arb(upper(tot))
+
+    def mgf(self, z: acb) -> acb:
+        saved = ctx.prec
+        guard = self._guard_bits
+        while True:
+            prec = 64 * ((saved + guard + 63) // 64)
+            a, d, scale = self._parts(z, prec)
+            if d.rad() <= scale * arb(2) ** (20 - saved) or guard >= 8192:
+                break
+            guard *= 2
+        self._guard_bits = guard
+        cheb = self._density(prec)[0]
+        with working_precision(prec):
+            err = self._error(cheb, z.real)
+            d = d + acb(arb(0, err), arb(0, err))
+            k, J = self.k, self.J
+            s = acb(0)
+            for j in range(k, J - 1, -1):  # (Horner in D / A from the top term down)
+                s = s * d + comb(k, j) * a ** (k - j)
+            r = s * d**J
+        return +r
 
 
 def _h(m: int, y: arb) -> arb:
