@@ -435,8 +435,8 @@ def _max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, f
     hi = max(r.best[1] for r in refinements)
     if _rel(lo, hi) > tol and not all(r.fixed for r in refinements):
         if any(r.limit == "MAX_PLD_BYTES" for r in refinements):
-            why = (f"its next grid would need more working memory than MAX_PLD_BYTES = "
-                   f"{pld_grid.MAX_PLD_BYTES / 2**30:.3g} GiB")
+            why = ("its next grid would need more working memory than MAX_PLD_BYTES = "
+                   f"{pld_grid.show_bytes(pld_grid.MAX_PLD_BYTES)}")
         else:
             why = "the grid's size limits or the float64 floor near 1e-6 came first"
         warnings.warn(f"a PLD enclosure stopped above the requested relative width ({why}); "

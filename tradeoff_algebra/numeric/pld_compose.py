@@ -22,6 +22,7 @@ from .pld_grid import (
     _TINY,
     DEFAULT_TAIL,
     LOSS_CAP,
+    PART_PEAK_BYTES,
     PARTS_BYTES,
     Factor,
     GridTooLarge,
@@ -566,10 +567,11 @@ def _memory_plan(factors: list[tuple[Factor, int]], h: float, make_room):
     factors on ``N`` transform bins and a window of ``width`` bins beyond the working memory
     allowed, else make room for it (``make_room(bytes)``)."""
     held = sum(f.pess.arr.nbytes + f.opt.arr.nbytes for f, _ in factors)
-    points = sum(max(len(f.pess.arr), len(f.opt.arr)) for f, _ in factors)
+    sizes = [max(len(f.pess.arr), len(f.opt.arr)) for f, _ in factors]
+    parts = PARTS_BYTES * sum(sizes) + PART_PEAK_BYTES * max(sizes, default=0)
 
     def plan(N: int, width: int) -> None:
-        need = held + PARTS_BYTES * points + FFT_BYTES * N + SIDE_BYTES * width
+        need = held + parts + FFT_BYTES * N + SIDE_BYTES * width
         refuse_memory(need, f"composing {len(factors)} distinct factors at step "
                       f"h = 2^{round(math.log2(h))} (FFT size 2^{N.bit_length() - 1}, window "
                       f"{width} bins)")

@@ -19,9 +19,9 @@ from .privacy_loss import U64, PrivacyLoss
 from .progress import ensure_time
 
 __all__ = ["GridTooLarge", "MAX_GRID", "MAX_PLD_BYTES", "BYTES_PER_POINT", "FACTOR_BYTES",
-           "PARTS_BYTES", "DISCRETISE_BYTES", "LOSS_CAP", "DEFAULT_TAIL", "grid_step",
-           "grid_range", "memory_plan", "check_memory", "refuse_memory", "Half", "Factor",
-           "discretise"]
+           "PARTS_BYTES", "PART_PEAK_BYTES", "DISCRETISE_BYTES", "LOSS_CAP", "DEFAULT_TAIL",
+           "grid_step", "grid_range", "memory_plan", "check_memory", "refuse_memory",
+           "show_bytes", "Half", "Factor", "discretise"]
 
 
 class GridTooLarge(NumericalError):
@@ -55,8 +55,12 @@ MAX_PLD_BYTES = 1 << 30
 FACTOR_BYTES = 16
 #: Bytes per grid point of a factor while a composition uses it: the log-masses and losses of
 #: the side being composed, their tilted copy and the temporaries of the Chernoff search
-#: (measured 23: 200 discrete Gaussians at h = 2^-12, 1.3e6 points).
+#: (measured 23: 200 discrete Gaussians at h = 2^-12, 1.3e6 points)...
 PARTS_BYTES = 24
+#: ... and per grid point of the largest factor, the arrays it is formed from (its losses and
+#: log-masses before the zero masses are dropped; one factor cubed: 40 bytes per point in all
+#: before the transforms).
+PART_PEAK_BYTES = 24
 #: Peak bytes per grid point while one factor is discretised (its distribution functions,
 #: cells, edges and atoms; measured 107 for every family tried, from 8e3 to 4e6 points).
 DISCRETISE_BYTES = 112
@@ -68,11 +72,15 @@ def refuse_memory(need: float, what: str) -> None:
     """Raise :class:`GridTooLarge` naming :data:`MAX_PLD_BYTES` when the working memory
     ``need`` (bytes) of ``what`` exceeds it (read at the call: a test may lower it)."""
     if need > MAX_PLD_BYTES:
-        raise GridTooLarge(f"{what} needs about {need / 2**30:.3g} GiB of working memory "
-                           f"(limit MAX_PLD_BYTES = {MAX_PLD_BYTES / 2**30:.3g} GiB); raise "
-                           "the step with pld_options(h=...), ask a looser "
-                           "pld_options(tol=...) or group identical factors",
-                           "MAX_PLD_BYTES")
+        raise GridTooLarge(f"{what} needs about {show_bytes(need)} of working memory (limit "
+                           f"MAX_PLD_BYTES = {show_bytes(MAX_PLD_BYTES)}); raise the step with "
+                           "pld_options(h=...), ask a looser pld_options(tol=...) or group "
+                           "identical factors", "MAX_PLD_BYTES")
+
+
+def show_bytes(n: float) -> str:
+    """A byte count in GiB, or MiB below one GiB."""
+    return f"{n / 2**30:.3g} GiB" if n >= 2**30 else f"{n / 2**20:.3g} MiB"
 
 
 #: Every grid loss (of a factor and of a composition) stays in [-LOSS_CAP, LOSS_CAP], so that
