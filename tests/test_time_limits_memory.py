@@ -59,7 +59,7 @@ def test_the_refinement_ends_on_the_finest_grid_that_fits(monkeypatch):
         warnings.simplefilter("ignore")
         with ta.time_limit(60):
             ref = ta.delta(f, 1)
-    monkeypatch.setattr(pld_grid, "MAX_PLD_BYTES", 4 * 2**20)
+    monkeypatch.setattr(pld_grid, "MAX_PLD_BYTES", 8 * 2**20)
     pld._CACHE.clear()
     with pytest.warns(ta.ToleranceWarning), ta.time_limit(60), ta.pld_options(tol=1e-9):
         v = ta.delta(f, 1)
