@@ -437,9 +437,13 @@ class LatticeProductRoute(Route):
         rel = 10.0 ** -max(mp.dps - GUARD_DPS + 1, 4)
         with budget.about(question, f):
             try:
-                return lattice_product(plan[1]).enclosure(question, arg, rel)
+                with trace.recording() as names:
+                    out = lattice_product(plan[1]).enclosure(question, arg, rel)
             except (OverflowError, ZeroDivisionError):  # (its float plan overflowed: a tilt
                 return PASS  # far out in an unbounded factor's tail; the next route answers)
+        if not names:  # (the tree and a shortcut name themselves; a grid product does not)
+            trace.note(self.name)
+        return out
 
 
 class LossBoundRoute(Route):
