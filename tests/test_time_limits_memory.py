@@ -187,3 +187,18 @@ def test_cached_laws_make_room_for_a_composition(monkeypatch):
     pld._make_room(held // 8)
     assert 0 < len(pld._CACHE) < 3
     assert sum(map(pld._law_bytes, pld._CACHE.values())) + held // 8 <= held + 1000
+
+
+def test_the_tilt_search_holds_its_deep_supports_within_the_limit(monkeypatch):
+    """The search of a tilt discretises the factors down to tails of 1e-300 (wider than the
+    composition's): on a step coarsened by powers of 4 until they fit in MAX_PLD_BYTES."""
+    leaf = ta.PoissonReplace(1, R(1, 10))
+    rest = ((leaf, 3),)
+    h = 2.0**-16
+    assert pld._tilt_step(rest, h) == h  # (the default limit holds it)
+    monkeypatch.setattr(pld_grid, "MAX_PLD_BYTES", 2**20)
+    h2 = pld._tilt_step(rest, h)
+    j_lo, j_hi = pld_grid.grid_range(pld.leaf_model(leaf), h2, 1e-300)
+    assert h2 > h and pld_grid.memory_plan([j_hi - j_lo + 3]) <= 2**20
+    j_lo, j_hi = pld_grid.grid_range(pld.leaf_model(leaf), h2 / 4, 1e-300)
+    assert pld_grid.memory_plan([j_hi - j_lo + 3]) > 2**20  # (the finest that fits)

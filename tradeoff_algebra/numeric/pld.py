@@ -469,6 +469,26 @@ def _check_leaves(leaves) -> tuple:
     return tuple(out)
 
 
+def _tilt_step(rest: tuple, h: float) -> float:
+    """The step (h, or h times a power of 4) on which :func:`_theta_for` holds the factors'
+    deep supports within the working memory (``MAX_PLD_BYTES``, :func:`.pld_grid.memory_plan`
+    counting the factors with a loss model), the cached laws making room for them."""
+    models = []
+    for f, _ in rest:
+        try:
+            models.append(leaf_model(f))
+        except NoClosedForm:
+            continue
+    while True:
+        need = pld_grid.memory_plan([j_hi - j_lo + 3 for j_lo, j_hi in
+                                     (pld_grid.grid_range(m, h, 1e-300) for m in models)])
+        if need <= pld_grid.MAX_PLD_BYTES or h >= 1.0:
+            break
+        h *= 4
+    _make_room(need)
+    return h
+
+
 def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: bool = False):
     """Tilt theta* = argmin_s K(s) - s eps (the Chernoff exponent of the pessimistic factor
     laws) and a tail cut far below that bound (per factor), for delta(eps) deep in the tail
@@ -479,7 +499,9 @@ def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: boo
         return None
     parts = []
     top = 0.0
-    for f, n in split_trivial(leaves)[0]:
+    rest = split_trivial(leaves)[0]
+    h = _tilt_step(rest, h)
+    for f, n in rest:
         hh = h  # the tilt needs the MGF only roughly: a coarser grid where the fine one is
         while True:  # too large for the deep support
             try:
