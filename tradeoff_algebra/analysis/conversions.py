@@ -354,9 +354,12 @@ def _bounded_above(f: TradeOff, D: sp.Expr, lo, hi, dps: int) -> Value:
 
 
 def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
-    with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
+    with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS), \
+            trace.recording(keep=False) as tried:
         first = mp_epsilon(f, num(D, "delta"))
-    if first is not None:
+    if first is not None:  # (a direct route answered: its names, else none of them)
+        for name in tried:
+            trace.note(name)
         if first[0] != first[1]:  # an enclosure (a composed grid): no need to compute it again
             if isinstance(first, CertifiedPair):  # the Laplace inversion (Arb)
                 return Value.enclosure(first[0], first[1], dps, guarantee="certified")

@@ -8,7 +8,9 @@ one):
   the Arb fast path, the exact finite arithmetic) calls :func:`note` with its name;
   :func:`recording` collects the names noted while it is open, in the order first noted. A
   public call reads them into ``Value.route``. The record says what was computed, not what it
-  guarantees (that is ``Value.guarantee``).
+  guarantees (that is ``Value.guarantee``), and names only what produced the answer: an
+  attempt that declined (a route that passed, a route's test of whether it applies) is
+  recorded with ``recording(keep=False)`` and its names dropped.
 * **basis**: a registered rewrite rule that fires (``core.rules.Rule``) and a closed form the
   library substitutes (the capability points ``profile_form`` and ``functional_form``) call
   :func:`used` with an event: ``("rule", rule)`` or ``("closed form", kind, node, name)``.
@@ -50,9 +52,12 @@ def _add(channel: str, item: Any) -> None:
 
 
 # -- routes -------------------------------------------------------------------------------------
-def recording() -> Any:
-    """Collect the route names noted in this thread until the block ends."""
-    return _collect("routes")
+def recording(keep: bool = True) -> Any:
+    """Collect the route names noted in this thread until the block ends; ``keep=False``: do
+    not pass them on to an enclosing recording (an attempt that may decline, or a route's test
+    of its own reach: its caller passes the names on with :func:`note` only when the attempt
+    produced the answer, so a declined attempt leaves no trace in a route label)."""
+    return _collect("routes", keep)
 
 
 def note(name: str) -> None:

@@ -60,6 +60,8 @@ def _some_c(factors: Sequence[Factor], eps: float) -> float:
     c > 0 gives a valid bound; far out, eps = 10^6, every c gives one below every float)."""
     try:
         c = _saddle(factors, eps)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, ArithmeticError):
         return 1.0
     return c if c > 0 and math.isfinite(c) else 1.0
@@ -76,6 +78,8 @@ def _chernoff_any(factors: Sequence[Factor], kind: str, arg: float, at: float,
     while c > 1.0:
         try:
             return _chernoff(factors, kind, arg, c)
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
         except (ValueError, ArithmeticError):
             c /= 2
     return _chernoff(factors, kind, arg, 1.0)
@@ -120,6 +124,8 @@ def route_enclosure(
                 continue
             try:
                 r = _one_enclosure(factors, kind, dn, up, rel)
+            except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+                raise
             except (ValueError, RuntimeError, ArithmeticError):
                 r = None
             if r is None and kind == "delta":  # (the inversion declined: [1 - b, 1] if b <= rel)
@@ -136,6 +142,8 @@ def route_enclosure(
                 continue  # (its delta is 0 from its largest loss on: its eps is at most that)
             try:
                 b = _chernoff_any(factors, kind, dn, lo if kind == "epsilon" else dn)
+            except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+                raise
             except (ValueError, RuntimeError, ArithmeticError):
                 return None
             if b <= lo:
@@ -171,6 +179,8 @@ def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float,
         return None
     try:
         b = max([_chernoff_any(f, kind, eps, eps) for f in sets] + list(tiny))
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         return None
     if not b <= DELTA_FLOOR:
@@ -201,6 +211,8 @@ def _near_one_delta(factors: Sequence[Factor], eps: float, rel: float
             log_b = tt * arb(eps) + sum((n * law.mgf(acb(-tt)).real.log() for law, n in factors),
                                         arb(0))
             bound = upper(log_b.exp()) if log_b < 0 else 1.0
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, ArithmeticError, OverflowError):
         return None
     if bound > rel:
@@ -228,6 +240,8 @@ def _tiny_delta(factors: Sequence[Factor], eps: float) -> float | None:
         if not (c > 0 and _log_delta_saddle(factors, c, eps) < _LOG_LEAST):
             return None
         b = _chernoff_any(factors, "delta", eps, eps, c)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         return None
     return b if b <= DELTA_FLOOR else None
@@ -261,6 +275,8 @@ def _rel_target(factors: Sequence[Factor], kind: str, x: float, rel: float, extr
         at = _at(factors, kind, x, extra)
         if at > 0 and _work(factors, at, REL_FLOOR) <= MAX_WORK:
             return REL_FLOOR
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         pass
     return rel
@@ -284,6 +300,8 @@ def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
         at = _at(factors, kind, x)
         if at > 0 and _work(factors, at, rel) <= MAX_WORK:
             return factors, None
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         pass
     for J in split_terms(k):
@@ -295,6 +313,8 @@ def _split(factors: Sequence[Factor], kind: str, x: float, rel: float):
             at = _at(rest, kind, x, extra)
             if at > 0 and _work(rest, at, rel) <= MAX_WORK:
                 return rest, extra
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
         except (ValueError, RuntimeError, ArithmeticError):
             pass
     return rest, extra
@@ -338,6 +358,8 @@ def _sampled_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
     if r is not None:
         try:
             inv = _invert(factors, kind, dn, up, r)
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
         except (ValueError, RuntimeError, ArithmeticError):
             inv = None
         if inv is not None:
@@ -369,6 +391,8 @@ def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
                 return (delta_enclosure([], up, rel, extra)[0],
                         delta_enclosure([], dn, rel, extra)[1])
             return epsilon_enclosure([], dn, rel, up, extra)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         return None
     fac = [(rest, 1)]
@@ -380,6 +404,8 @@ def _sampled_split(law, k: int, kind: str, dn: float, up: float, rel: float,
                 lo, hi = delta_enclosure(fac, up, rel, extra)
                 return lo, (delta_enclosure(fac, dn, rel, extra)[1] if dn != up else hi)
             return epsilon_enclosure(fac, dn, rel, up, extra)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         pass
     # (no saddle point or beyond the work: the remainder's Chernoff bound, narrower than the
@@ -461,6 +487,8 @@ def _ladder_target(factors: Sequence[Factor], kind: str, x: float, rel: float):
     first = min(rel, REL_FLOOR)
     try:
         at = _at(factors, kind, x)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         return None
     if not at > 0:
@@ -470,6 +498,8 @@ def _ladder_target(factors: Sequence[Factor], kind: str, x: float, rel: float):
         try:
             if _work(factors, at, r) <= MAX_WORK:
                 return r
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
         except (ValueError, RuntimeError, ArithmeticError):
             return None
     return None
@@ -503,6 +533,8 @@ def _finite_enclosure(
     """:func:`_one_enclosure` of the finite part of the loss."""
     try:
         r = _plain_enclosure(factors, kind, dn, up, rel)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
     except (ValueError, RuntimeError, ArithmeticError):
         r = None
     if r is None and any(hasattr(law, "cut_for") for law, _ in factors):

@@ -73,8 +73,8 @@ from .context import arb_precision, mp
 from .value import CertifiedPair
 
 __all__ = ["LatticeFactor", "LatticeProduct", "lattice_factor", "MAX_DENOMINATOR",
-           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS", "SHORTCUTS", "OFF_GRID", "arb_of",
-           "mpf_fraction", "exact_fraction"]
+           "MAX_WINDOW", "common_denominator", "GRID_BUILDERS", "SHORTCUTS", "OFF_GRID",
+           "LATTICE_PRODUCT", "arb_of", "mpf_fraction", "exact_fraction"]
 
 #: The largest common denominator D of the factors' loss steps and offsets taken as a lattice.
 MAX_DENOMINATOR = 10**12
@@ -96,6 +96,9 @@ SHORTCUTS: list = []
 #: appends its builder when imported: ``families.discrete_gaussian``, discrete Gaussians off any
 #: grid as G_mu up to a proved aliasing bound, ``discrete_gaussian_offgrid``).
 OFF_GRID: list = []
+
+#: The route label of an answer of the product tree (:meth:`LatticeProduct.enclosure`).
+LATTICE_PRODUCT = "exact lattice product (integers, certified)"
 #: A product of two nodes this short (or at most twice its window) is kept whole, not cut to
 #: its window: the tails of a tilted law of finite support are not Gaussian.
 KEEP_WHOLE = 4096
@@ -478,14 +481,16 @@ class LatticeProduct:
         ``rel_tol``; a product beyond :data:`MAX_WINDOW` is refused at once (NumericalError
         naming it). A shortcut (:meth:`shortcut`) answers first where there is one."""
         if question == "delta" and arg == mp.inf:
+            trace.note(LATTICE_PRODUCT)
             return CertifiedPair(mp.zero, mp.zero)  # every loss is finite
         if question == "delta" or 0 < arg < 1:
             sc = self.shortcut(rel_tol)
             out = None if sc is None else sc.enclosure(question, arg, rel_tol)
             if out is not None:
-                trace.note(sc.name)
+                trace.note(sc.name)  # (the shortcut's answer: the tree computed nothing)
                 return out
         self.check_size()
+        trace.note(LATTICE_PRODUCT)
         if question == "delta":
             b = self.delta(mpf_fraction(arg), rel_tol)
             with arb_precision(mp.prec + 64):  # (a ball's ends are rounded at Arb's precision)

@@ -61,7 +61,7 @@ import warnings
 import numpy as np
 
 from ..core.errors import NoClosedForm, ToleranceWarning
-from . import budget
+from . import budget, pld_grid
 from .context import mp
 from .options import DEFAULT_TOL, H_MIN, H_START, MAX_FFT, options, pld_options
 from .pld_compose import (
@@ -107,11 +107,26 @@ MASS_FLOOR = 1e-280
 
 #: Composed laws by (leaves, h, tau, theta): a memo (the law is a function of its key), so a
 #: refinement walks the same grids whatever was composed before; ``_LOCK`` guards the dict
-#: (never held while composing: two threads may compose one law, and get equal ones).
+#: (never held while composing: two threads may compose one law, and get equal ones). At most
+#: _CACHE_SIZE laws and _CACHE_BYTES of their arrays; part of the engine's working memory
+#: (``MAX_PLD_BYTES``): the oldest laws go first to make room for a composition
+#: (:func:`_make_room`), which never depends on what the cache holds.
 _CACHE: dict = {}
 _CACHE_SIZE = 12
 _CACHE_BYTES = 400 * 2**20
 _LOCK = threading.Lock()
+
+
+def _law_bytes(c: Composed) -> int:
+    """The bytes of a composed law's arrays (both sides: masses and the two profile arrays)."""
+    return sum(a.nbytes for s in (c.pess, c.opt) for a in (s.arr, s.S0, s.D))
+
+
+def _make_room(need: int) -> None:
+    """Drop the oldest cached laws until they and ``need`` more bytes fit in MAX_PLD_BYTES."""
+    with _LOCK:
+        while _CACHE and sum(map(_law_bytes, _CACHE.values())) + need > pld_grid.MAX_PLD_BYTES:
+            _CACHE.pop(next(iter(_CACHE)))
 
 
 _ALIGN: dict = {}
@@ -188,9 +203,10 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
         rest, deltas = split_trivial(leaves)
         if rest:
             step = _aligned_step(leaves, h)
-            _check_memory(rest, step, tau)
+            _make_room(_check_memory(rest, step, tau))
             facs = [(leaf_factor(f, step, tau), n) for f, n in rest]
-            c = compose(facs, tau, theta, progress, max_fft)
+            c = compose(facs, tau, theta, progress, max_fft, _make_room)
+            del facs
         else:
             c = _identity(h)
         if deltas:
@@ -200,25 +216,25 @@ def _composed(leaves: tuple, h: float, tau: float, theta: float, progress: bool,
             # bounded memory: at most _CACHE_SIZE results and _CACHE_BYTES of arrays (the
             # oldest go first)
             while len(_CACHE) > 1 and (len(_CACHE) > _CACHE_SIZE or sum(
-                    x.pess.arr.nbytes + x.opt.arr.nbytes for x in _CACHE.values()) * 4
-                    > _CACHE_BYTES):
+                    map(_law_bytes, _CACHE.values())) > _CACHE_BYTES):
                 _CACHE.pop(next(iter(_CACHE)))
     return c
 
 
-def _check_memory(rest: tuple, step: float, tau: float) -> None:
+def _check_memory(rest: tuple, step: float, tau: float) -> int:
     """Refuse at once (GridTooLarge naming ``MAX_PLD_BYTES``, :func:`.pld_grid.check_memory`)
     a composition whose discretised factors would not fit in the working memory allowed: each
     factor with a loss model counted by its grid (a factor built from its certified profile,
-    :mod:`.pld_profile`, is not counted). Factors are held at once by the composition (its
-    window is chosen by Chernoff bounds over all of them)."""
+    :mod:`.pld_profile`, is counted by the composition, once discretised). Factors are held at
+    once by the composition (its window is chosen by Chernoff bounds over all of them).
+    Returns the bytes planned."""
     models = []
     for f, _ in rest:
         try:
             models.append(leaf_model(f))
         except NoClosedForm:
             continue
-    check_memory(models, step, tau)
+    return check_memory(models, step, tau)
 
 
 def split_trivial(leaves) -> tuple[tuple, list]:
@@ -306,6 +322,7 @@ class _Refinement:
         self.prev_w: float | None = None
         self.done = False
         self.hopeless_inf = False  # an infinite upper end no grid can lower (see below)
+        self.limit: str | None = None  # the size limit that ended the refinement (MAX_...)
 
     def step(self, tol: float) -> tuple[float, float]:
         """One more grid; afterwards ``done`` tells whether further steps can help."""
@@ -315,12 +332,17 @@ class _Refinement:
         return b
 
     def _step(self, tol: float) -> tuple[float, float]:
+        refused = None
         try:
             cs = [_composed(x, self.h, self.tau, self.theta, self.progress,
                             None if self.fixed else MAX_FFT) for x in self.leaf_sets]
-        except GridTooLarge:
+        except GridTooLarge as exc:
             if self.best is None:
                 raise
+            refused = exc.limit or "size"
+        # (handled outside the except clause: its traceback holds the refused composition's
+        # frames, and with them its arrays, which the next grid must not find still in memory)
+        if refused is not None:
             if self.h_ok is not None and 2 * self.h < self.h_ok:
                 # a step between the last grid that fitted and this one may still fit: a
                 # tighter tolerance must not end on a coarser grid than a looser one
@@ -343,6 +365,7 @@ class _Refinement:
                     self.theta, self.tau = t
                     return self._step(tol)
             self.done = self.exhausted = True
+            self.limit = refused
             return self.best
         self.h_ok = self.h
         lo, hi = self.query(*cs)
@@ -411,9 +434,13 @@ def _max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, f
     lo = max(r.best[0] for r in refinements)
     hi = max(r.best[1] for r in refinements)
     if _rel(lo, hi) > tol and not all(r.fixed for r in refinements):
-        warnings.warn("a PLD enclosure stopped above the requested relative width (the grid's "
-                      "size limits or the float64 floor near 1e-6 came first); the result is a "
-                      "guaranteed enclosure, wider than asked: see its width",
+        if any(r.limit == "MAX_PLD_BYTES" for r in refinements):
+            why = ("its next grid would need more working memory than MAX_PLD_BYTES = "
+                   f"{pld_grid.show_bytes(pld_grid.MAX_PLD_BYTES)}")
+        else:
+            why = "the grid's size limits or the float64 floor near 1e-6 came first"
+        warnings.warn(f"a PLD enclosure stopped above the requested relative width ({why}); "
+                      "the result is a guaranteed enclosure, wider than asked: see its width",
                       ToleranceWarning, stacklevel=3)
     return lo, hi
 
@@ -442,6 +469,26 @@ def _check_leaves(leaves) -> tuple:
     return tuple(out)
 
 
+def _tilt_step(rest: tuple, h: float) -> float:
+    """The step (h, or h times a power of 4) on which :func:`_theta_for` holds the factors'
+    deep supports within the working memory (``MAX_PLD_BYTES``, :func:`.pld_grid.memory_plan`
+    counting the factors with a loss model), the cached laws making room for them."""
+    models = []
+    for f, _ in rest:
+        try:
+            models.append(leaf_model(f))
+        except NoClosedForm:
+            continue
+    while True:
+        need = pld_grid.memory_plan([j_hi - j_lo + 3 for j_lo, j_hi in
+                                     (pld_grid.grid_range(m, h, 1e-300) for m in models)])
+        if need <= pld_grid.MAX_PLD_BYTES or h >= 1.0:
+            break
+        h *= 4
+    _make_room(need)
+    return h
+
+
 def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: bool = False):
     """Tilt theta* = argmin_s K(s) - s eps (the Chernoff exponent of the pessimistic factor
     laws) and a tail cut far below that bound (per factor), for delta(eps) deep in the tail
@@ -452,7 +499,9 @@ def _theta_for(leaves: tuple, h: float, eps: float, tau: float, best, force: boo
         return None
     parts = []
     top = 0.0
-    for f, n in split_trivial(leaves)[0]:
+    rest = split_trivial(leaves)[0]
+    h = _tilt_step(rest, h)
+    for f, n in rest:
         hh = h  # the tilt needs the MGF only roughly: a coarser grid where the fine one is
         while True:  # too large for the deep support
             try:

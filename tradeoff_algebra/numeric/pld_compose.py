@@ -11,13 +11,25 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import budget
 from .concave import golden_section
-from .pld_grid import _TINY, DEFAULT_TAIL, LOSS_CAP, Factor, GridTooLarge, Half, _trim
+from .pld_grid import (
+    _TINY,
+    DEFAULT_TAIL,
+    LOSS_CAP,
+    PART_PEAK_BYTES,
+    PARTS_BYTES,
+    Factor,
+    GridTooLarge,
+    Half,
+    _trim,
+    refuse_memory,
+)
 from .pld_hull import (
     hull_roc_bounds,
     hull_roc_bounds_many,
@@ -31,15 +43,21 @@ __all__ = ["Side", "Composed", "compose", "hull_roc_bounds", "hull_roc_bounds_ma
            "hull_value_bounds", "value_bounds_from_roc", "trivial_model"]
 
 
+#: Largest block of :func:`decay_filter` (its temporaries: six arrays of this length).
+_FILTER_BLOCK = 1 << 18
+
+
 def decay_filter(x: np.ndarray, h: float, c: float) -> np.ndarray:
     """y[0] = 0, y[k] = e^{-h} y[k-1] + c x[k-1] for non-negative x, vectorised: in blocks of
     length B with h B <= 500, y[s + t] = e^{-h t} (y[s] + c sum_{j<t} x[s+j] e^{h (j+1)}), a
     cumulative sum of non-negative terms (relative rounding at most (t + 4) ulps per element,
-    within the (3n + 10) ulps the callers allow). Replaces a linear filter from scipy.signal,
-    whose import alone takes 0.7 s."""
+    within the (3n + 10) ulps the callers allow: the carry adds at most 4 ulps per block, and
+    a block holds at least 2 elements). Replaces a linear filter from scipy.signal, whose
+    import alone takes 0.7 s. Blocks of at most :data:`_FILTER_BLOCK` elements: the
+    temporaries of a block (six arrays of its length) stay small beside x."""
     n = len(x)
     y = np.empty(n, dtype=np.float64)
-    B = max(1, int(500.0 / h))
+    B = max(2, min(int(500.0 / h), _FILTER_BLOCK))
     carry = 0.0
     for s in range(0, n, B):
         e = min(n, s + B)
@@ -49,6 +67,15 @@ def decay_filter(x: np.ndarray, h: float, c: float) -> np.ndarray:
         y[s:e] = np.exp(-h * t) * (carry + c * np.concatenate(([0.0], cs[:-1])))
         carry = math.exp(-h * (e - s)) * (carry + c * float(cs[-1]))
     return y
+
+
+#: Peak bytes per FFT bin of one side of a composition (its transforms, the product of the
+#: factors' transforms with its error bound, the inverse transform and pocketfft's own
+#: buffers; measured 40 by tracemalloc and about 55 in the resident set at 2^21 to 2^23 bins).
+FFT_BYTES = 56
+#: Bytes per window bin of the composed law (its masses and two profile arrays, both sides):
+#: the pessimistic side is held while the optimistic one is composed.
+SIDE_BYTES = 48
 
 
 def _gamma_fft(N: int) -> float:
@@ -132,22 +159,20 @@ def _tail_mass(parts, t: float, upper: bool) -> float:
 
 
 def _power(A: np.ndarray, n: int) -> np.ndarray:
-    """A^n entrywise by repeated squaring, in place on two work arrays (the same products in
-    the same order as out-of-place squaring: bit-identical, without an allocation per step)."""
+    """A^n entrywise by repeated squaring, in place: ``A`` itself holds the squares (it is
+    overwritten) and one more array the product (the same products in the same order as
+    out-of-place squaring: bit-identical, with two arrays of A's size at most)."""
     out = None
     base = A
     while n:
         if n & 1:
             if out is None:
-                out = base.copy()
+                out = base.copy() if n > 1 else base
             else:
                 out *= base
         n >>= 1
         if n:
-            if base is A:
-                base = A * A
-            else:
-                np.multiply(base, base, out=base)
+            np.multiply(base, base, out=base)
     return out
 
 
@@ -177,7 +202,8 @@ def _too_large_msg(halves, width, N: int, max_fft: int, h: float) -> str:
 
 
 def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bool,
-                  theta: float, prog: _Progress, window=None, max_fft: int = 1 << 27) -> Side:
+                  theta: float, prog: _Progress, window=None, max_fft: int = 1 << 27,
+                  plan=None) -> Side:
     # (the time limit is checked between the phases: on a window of 2^23 bins each takes
     # up to half a second, a transform as long)
     budget.check()
@@ -199,6 +225,7 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
             la = np.log(hf.arr)
         keep = np.isfinite(la)
         parts.append((la[keep], l[keep], n))
+    del l, la, keep
     budget.check()
     lo_lim = sum(n * hf.k0 for hf, n in halves) * h
     hi_lim = sum(n * (hf.k0 + len(hf.arr) - 1) for hf, n in halves) * h
@@ -227,7 +254,9 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     width = K_hi - K_lo + 1
     N = 1 << max(4, math.ceil(math.log2(width)))
     if N > max_fft:
-        raise GridTooLarge(_too_large_msg(halves, width, N, max_fft, h))
+        raise GridTooLarge(_too_large_msg(halves, width, N, max_fft, h), "MAX_FFT")
+    if plan is not None and window is None:
+        plan(N, width)  # (its working memory, before the transforms take it)
     prog.step(f"window {width} bins, FFT size {N}")
     budget.check()  # (each transform of a large window takes a while: the limit is honoured
     # between them; the refinement adds its best enclosure to the report)
@@ -238,12 +267,13 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
     dC = None
     R_all = None
     eps_mul = 0.0
-    # the second factor's time (the first may pay for imports) estimates the rest of the
-    # transforms, of this side and, on the pessimistic side, of the optimistic one after it: a
-    # composition that cannot end before the deadline is refused at once (ensure_time)
+    # the mean time of the transforms after the first (which may pay for first-use costs)
+    # estimates the rest of the transforms, of this side and, on the pessimistic side, of the
+    # optimistic one after it: a composition that cannot end before the deadline is refused
+    # at once (ensure_time)
     rest_after = len(parts) if window is None else 0
+    first_done = None
     for i, ((la, l, n), (hf, _)) in enumerate(zip(parts, halves, strict=True)):
-        started = time.perf_counter()
         x = la + theta * l
         c = x.max()
         c += math.log(np.exp(x - c).sum())
@@ -257,14 +287,15 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
             buf[:len(at)] = at
         else:  # a factor wider than the window wraps around (the fold bounds account for it)
             np.add.at(buf, np.arange(len(at)) % N, at)
-        from scipy import fft as sfft  # (imported at first use: it slows the package import)
-        A = sfft.rfft(buf)
+        n_at = len(at)
+        del at, x, full_l
+        A = np.fft.rfft(buf)  # (numpy's pocketfft: scipy.fft's, without its 0.4 s import)
         del buf
         budget.check()
-        e = gam * (1 + len(at) * U64) + 4 * U64
-        P = _power(A, n)
+        e = gam * (1 + n_at * U64) + 4 * U64
         # propagated error of the power: n (|A| + e)^{n-1} e, then its own rounding
         B = np.abs(A)
+        P = _power(A, n)  # (A is its work array: no longer A afterwards)
         del A
         with np.errstate(divide="ignore", over="ignore"):
             if n > 1:
@@ -293,15 +324,18 @@ def _compose_side(halves: list[tuple[Half, int]], h: float, tau: float, pess: bo
         del P, absP
         prog.step("factor transformed")
         budget.check()
-        if i == 1 and len(parts) > 2:
-            left = len(parts) - 2 + rest_after
-            ensure_time((time.perf_counter() - started) * left,
+        if i == 0:
+            first_done = time.perf_counter()
+        elif i & (i - 1) == 0 and len(parts) > i + 1:  # (after transforms 2, 3, 5, 9, ...:
+            # their mean time, which varies by a factor of 5 from one to the next)
+            left = len(parts) - i - 1 + rest_after
+            ensure_time((time.perf_counter() - first_done) / i * left,
                         f"composing {len(parts)} distinct factors (FFT size 2^{N.bit_length() - 1}"
                         f", {left} transforms left)")
     absC = np.abs(C)
     if eps_mul:
         dC += eps_mul * 1.01 * absC
-    z = sfft.irfft(C, N)
+    z = np.fft.irfft(C, N)
     del C, R_all
     # inverse-transform error per entry: (1/N) sum_k w_k (|dC_k| + gam |C_k|), w = 1, 2, ..., 2, 1
     dC += gam * absC
@@ -502,8 +536,13 @@ class Composed:
 
 
 def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta: float = 0.0,
-            progress: bool = False, max_fft: int | None = None) -> Composed:
-    """Compose discretised factors ``[(factor, multiplicity), ...]`` (same step h)."""
+            progress: bool = False, max_fft: int | None = None,
+            make_room: Callable[[int], None] | None = None) -> Composed:
+    """Compose discretised factors ``[(factor, multiplicity), ...]`` (same step h). Once the
+    window is known, its working memory (the factors held and in use, :data:`FFT_BYTES` per
+    transform bin, :data:`SIDE_BYTES` per window bin) is checked against ``MAX_PLD_BYTES``
+    (:class:`GridTooLarge` naming it, before the transforms) and handed to ``make_room`` (the
+    caller's cache makes room for it)."""
     budget.check()
     t0 = time.time()
     h = factors[0][0].h
@@ -517,17 +556,38 @@ def compose(factors: list[tuple[Factor, int]], tau: float = DEFAULT_TAIL, theta:
     prog = _Progress(progress, 2 * (len(factors) + 2),
                      f"PLD composition, h = 2^{round(math.log2(h))}")
     try:
-        return _compose_sides(factors, h, tau, theta, prog, window, max_fft, shift, sides, t0)
+        return _compose_sides(factors, h, tau, theta, prog, window, max_fft, shift, sides, t0,
+                              _memory_plan(factors, h, make_room))
     finally:
         prog.close()
 
 
-def _compose_sides(factors, h, tau, theta, prog, window, max_fft, shift, sides, t0) -> Composed:
+def _memory_plan(factors: list[tuple[Factor, int]], h: float, make_room):
+    """``plan(N, width)``: refuse (GridTooLarge naming MAX_PLD_BYTES) a composition of these
+    factors on ``N`` transform bins and a window of ``width`` bins beyond the working memory
+    allowed, else make room for it (``make_room(bytes)``)."""
+    held = sum(f.pess.arr.nbytes + f.opt.arr.nbytes for f, _ in factors)
+    sizes = [max(len(f.pess.arr), len(f.opt.arr)) for f, _ in factors]
+    parts = PARTS_BYTES * sum(sizes) + PART_PEAK_BYTES * max(sizes, default=0)
+
+    def plan(N: int, width: int) -> None:
+        need = held + parts + FFT_BYTES * N + SIDE_BYTES * width
+        refuse_memory(need, f"composing {len(factors)} distinct factors at step "
+                      f"h = 2^{round(math.log2(h))} (FFT size 2^{N.bit_length() - 1}, window "
+                      f"{width} bins)")
+        if make_room is not None:
+            make_room(need)
+
+    return plan
+
+
+def _compose_sides(factors, h, tau, theta, prog, window, max_fft, shift, sides, t0,
+                   plan) -> Composed:
     """The pessimistic and the optimistic side of :func:`compose`."""
     for pess in (True, False):
         try:
             s = _compose_side([((f.pess if pess else f.opt), n) for f, n in factors], h, tau,
-                              pess, theta, prog, window, max_fft)
+                              pess, theta, prog, window, max_fft, plan)
         except MemoryError as exc:  # numpy could not allocate: a size error, not a crash
             raise GridTooLarge(f"composing {sum(n for _, n in factors)} factors at step "
                                f"h = {h:g} ran out of memory; use fewer factors or a coarser "
@@ -556,7 +616,7 @@ def _check_spread(factors: list[tuple[Factor, int]], h: float, max_fft: int) -> 
         half = Half(0, np.zeros(0), 0.0)
         raise GridTooLarge(_too_large_msg([(half, n) for _, n in factors], width,
                                           1 << min(max(4, math.ceil(math.log2(width))), 4096),
-                                          max_fft, h))
+                                          max_fft, h), "MAX_FFT")
 
 
 def trivial_model() -> AtomLoss:

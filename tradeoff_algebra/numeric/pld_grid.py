@@ -18,32 +18,69 @@ from . import budget
 from .privacy_loss import U64, PrivacyLoss
 from .progress import ensure_time
 
-__all__ = ["GridTooLarge", "MAX_GRID", "MAX_PLD_BYTES", "BYTES_PER_POINT", "LOSS_CAP",
-           "DEFAULT_TAIL", "grid_step", "grid_range", "check_memory", "Half", "Factor",
-           "discretise"]
+__all__ = ["GridTooLarge", "MAX_GRID", "MAX_PLD_BYTES", "BYTES_PER_POINT", "FACTOR_BYTES",
+           "PARTS_BYTES", "PART_PEAK_BYTES", "DISCRETISE_BYTES", "LOSS_CAP", "DEFAULT_TAIL",
+           "grid_step", "grid_range", "memory_plan", "check_memory", "refuse_memory",
+           "show_bytes", "Half", "Factor", "discretise"]
 
 
 class GridTooLarge(NumericalError):
     """The grid a discretised factor or the composed loss needs is beyond the size limits
     (:data:`MAX_GRID` points per factor, :data:`MAX_FFT` bins for the composition on the
-    refining route): the product is refused at once instead of exhausting memory."""
+    refining route, :data:`MAX_PLD_BYTES` of working memory): the product is refused at once
+    instead of exhausting memory. ``limit`` names the limit (``"MAX_PLD_BYTES"``, ...)."""
+
+    def __init__(self, message: str, limit: str | None = None):
+        super().__init__(message)
+        self.limit = limit
 
 
 #: Largest number of grid points of one discretised factor.
-MAX_GRID = 1 << 23  # = MAX_FFT: about 1 GB of working arrays at most (15 arrays of float64)
-#: Largest planned working memory (bytes) of the discretised factors of one composition:
-#: :data:`BYTES_PER_POINT` times their grid points (:func:`grid_range`; each distinct factor
-#: once, whatever its multiplicity). A plan beyond it is refused before anything is
-#: discretised (:class:`GridTooLarge` naming it): the PLD refinement then ends on the finest
-#: grid that fitted. 1000 discrete Gaussians with distinct sigma_i = 10 + i/10 hold 9.3e6
-#: points per side at h = 2^-14 and twice as many at each halving: they grew to 4.3 GB at
-#: h = 2^-16 before the time limit fired.
+MAX_GRID = 1 << 23  # = MAX_FFT
+#: Largest working memory (bytes) of the PLD engine: the discretised factors of one
+#: composition, its transforms and composed sides, and the composed laws it keeps cached
+#: (``pld._CACHE``, emptied to make room). Its plan (the byte counts below, measured with
+#: tracemalloc and the resident set size) is checked before the memory is taken: before any
+#: factor is discretised (:func:`check_memory`, from the factors' grids), and, once the window
+#: of the composition is known, before its transforms (``pld_compose``: :data:`FFT_BYTES`,
+#: :data:`SIDE_BYTES`). A plan beyond it is refused (:class:`GridTooLarge` naming it): the PLD
+#: refinement then ends on the finest grid that fitted, with a ToleranceWarning. 1000 discrete
+#: Gaussians with distinct sigma_i = 10 + i/10 hold 9.3e6 points per side at h = 2^-14 and
+#: twice as many at each halving (4.3 GB at h = 2^-16 before the time limit fired, when only
+#: the grids were counted); PoissonReplace(1, 1/10)^3 at h = 2^-18 composes on 2^23 bins (2.6
+#: GB when the transforms were not counted).
 MAX_PLD_BYTES = 1 << 30
-#: Bytes per grid point of a factor (one side's count) while a composition holds it: its
-#: pessimistic and optimistic masses (16), the log-masses and losses of the side being
-#: composed (16) and their tilted copy at its end (8), and the temporaries; measured at 51
-#: (200 discrete Gaussians at h = 2^-14: 8.1e6 points of both sides, 25 bytes each).
-BYTES_PER_POINT = 64
+#: Bytes per grid point of a discretised factor held by a composition: its pessimistic and
+#: optimistic masses (float64 each).
+FACTOR_BYTES = 16
+#: Bytes per grid point of a factor while a composition uses it: the log-masses and losses of
+#: the side being composed, their tilted copy and the temporaries of the Chernoff search
+#: (measured 23: 200 discrete Gaussians at h = 2^-12, 1.3e6 points)...
+PARTS_BYTES = 24
+#: ... and per grid point of the largest factor, the arrays it is formed from (its losses and
+#: log-masses before the zero masses are dropped; one factor cubed: 40 bytes per point in all
+#: before the transforms).
+PART_PEAK_BYTES = 24
+#: Peak bytes per grid point while one factor is discretised (its distribution functions,
+#: cells, edges and atoms; measured 107 for every family tried, from 8e3 to 4e6 points).
+DISCRETISE_BYTES = 112
+#: Bytes per grid point of the distinct factors of a composition: held and in use.
+BYTES_PER_POINT = FACTOR_BYTES + PARTS_BYTES
+
+
+def refuse_memory(need: float, what: str) -> None:
+    """Raise :class:`GridTooLarge` naming :data:`MAX_PLD_BYTES` when the working memory
+    ``need`` (bytes) of ``what`` exceeds it (read at the call: a test may lower it)."""
+    if need > MAX_PLD_BYTES:
+        raise GridTooLarge(f"{what} needs about {show_bytes(need)} of working memory (limit "
+                           f"MAX_PLD_BYTES = {show_bytes(MAX_PLD_BYTES)}); raise the step with "
+                           "pld_options(h=...), ask a looser pld_options(tol=...) or group "
+                           "identical factors", "MAX_PLD_BYTES")
+
+
+def show_bytes(n: float) -> str:
+    """A byte count in GiB, or MiB below one GiB."""
+    return f"{n / 2**30:.3g} GiB" if n >= 2**30 else f"{n / 2**20:.3g} MiB"
 
 
 #: Every grid loss (of a factor and of a composition) stays in [-LOSS_CAP, LOSS_CAP], so that
@@ -154,22 +191,30 @@ def grid_range(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> tuple
     return j_lo, j_hi
 
 
-def check_memory(models: list, h: float, tau: float = DEFAULT_TAIL) -> None:
+def memory_plan(points: list[int]) -> int:
+    """The peak working memory (bytes) of discretising factors of ``points`` grid points each
+    (one side's count) and holding them for their composition: the largest of discretising
+    the last one while the others are held, and holding them all with their parts (the
+    composition's own transforms are counted once its window is known, ``pld_compose``)."""
+    if not points:
+        return 0
+    total, top = sum(points), max(points)
+    return max(FACTOR_BYTES * (total - top) + DISCRETISE_BYTES * top, BYTES_PER_POINT * total)
+
+
+def check_memory(models: list, h: float, tau: float = DEFAULT_TAIL) -> int:
     """Refuse at once (:class:`GridTooLarge` naming :data:`MAX_PLD_BYTES`) the composition of
     the loss ``models`` (each distinct factor once) at step ``h`` whose discretised factors
-    would need more than MAX_PLD_BYTES (:data:`BYTES_PER_POINT` per grid point)."""
-    points = 0
+    would need more than MAX_PLD_BYTES (:func:`memory_plan`); else return that need."""
+    points = []
     for m in models:
         budget.check()
         j_lo, j_hi = grid_range(m, h, tau)
-        points += j_hi - j_lo + 3
-    need = points * BYTES_PER_POINT
-    if need > MAX_PLD_BYTES:
-        raise GridTooLarge(f"discretising {len(models)} distinct factors at step "
-                           f"h = 2^{round(math.log2(h))} needs {points:.3g} grid points, about "
-                           f"{need / 2**30:.3g} GiB of working memory (limit MAX_PLD_BYTES = "
-                           f"{MAX_PLD_BYTES / 2**30:g} GiB); raise the step with "
-                           "pld_options(h=...) or group identical factors")
+        points.append(j_hi - j_lo + 3)
+    need = memory_plan(points)
+    refuse_memory(need, f"discretising {len(models)} distinct factors at step "
+                  f"h = 2^{round(math.log2(h))} ({sum(points):.3g} grid points)")
+    return need
 
 
 def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Factor:
@@ -181,35 +226,57 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     if j_hi - j_lo > MAX_GRID:
         raise GridTooLarge(f"discretising one factor needs {j_hi - j_lo} grid points at step "
                            f"h = {h:g} (limit MAX_GRID = {MAX_GRID}); raise the step with "
-                           "pld_options(h=...)")
+                           "pld_options(h=...)", "MAX_GRID")
+    refuse_memory(DISCRETISE_BYTES * (j_hi - j_lo + 3), f"discretising a factor's loss on "
+                  f"{j_hi - j_lo + 1} grid points at step h = 2^{round(math.log2(h))}")
     rho = model.rel_err
     # (four evaluations of about n points each: the grid's, Q and P, and the cell edges')
     n_pts = j_hi - j_lo + 1
     pace = _Pace(4 * n_pts + 2, f"discretising a factor's loss on {n_pts} grid points at step "
                  f"h = 2^{round(math.log2(h))}")
     # -- pessimistic: connect the dots on the grid l_j = j h, cells (l_j, l_{j+1}] -------------
-    j = np.arange(j_lo, j_hi + 1)
-    l = j * h
+    # (arrays are released as soon as they are used: the peak is DISCRETISE_BYTES per point)
+    l = np.arange(j_lo, j_hi + 1) * h
+    edge_l = model.edge_err(l)
     FQ, SQ = pace.cdf(model, l, "Q")
-    FP, SP = pace.cdf(model, l, "P")
     rho = model.rel_err
     Qc, EQ = _cells(FQ, SQ, rho)
+    q_below, q_above = FQ[0], SQ[-1]
+    del FQ, SQ
+    FP, SP = pace.cdf(model, l, "P")
     Pc, EP = _cells(FP, SP, rho)
+    del FP, SP
     el = np.exp(l[:-1])
-    num = Qc - Pc * el
-    Enum = EQ + el * EP + 4 * U64 * (Qc + Pc * el)
+    n_l = len(l)
+    del l
+    Pel = Pc * el
+    num = Qc - Pel
+    Enum = el * EP
+    del el, EP
+    Enum += EQ  # (= EQ + el EP + 4u (Qc + Pc el), the same operations)
+    Pel += Qc
+    Pel *= 4 * U64
+    Enum += Pel
+    del Pel
     den = -math.expm1(-h)
     Qc_hi = Qc + EQ
-    w_up = np.clip((num + Enum) / den * (1 + 4 * U64), 0.0, Qc_hi)
-    w_dn = np.maximum(Qc_hi - w_up, 0.0)
-    U = np.zeros(len(l))
+    del Qc, EQ
+    num += Enum
+    del Enum
+    num /= den
+    num *= 1 + 4 * U64
+    w_up = np.clip(num, 0.0, Qc_hi)
+    del num
+    Qc_hi -= w_up
+    w_dn = np.maximum(Qc_hi, 0.0, out=Qc_hi)
+    U = np.zeros(n_l)
     U[:-1] += w_dn
     U[1:] += w_up
-    U[0] += FQ[0] * (1 + rho)  # Q(L <= l_0): rounded up to l_0 (Q has no atom at -oo)
+    del w_up, w_dn, Qc_hi
+    U[0] += q_below * (1 + rho)  # Q(L <= l_0): rounded up to l_0 (Q has no atom at -oo)
     U *= 1 + 4 * U64
-    pess = Half(j_lo, U, min(1.0, SQ[-1] * (1 + rho)))  # Q(L > l_top), +oo included
-    del FQ, SQ, FP, SP, Qc, EQ, EP, el, num, Enum, Qc_hi, w_up, w_dn  # (Pc: the edges below)
-    budget.check()
+    pess = Half(j_lo, U, min(1.0, q_above * (1 + rho)))  # Q(L > l_top), +oo included
+    budget.check()  # (Pc: the edges below)
     # -- optimistic: merge cells ((j - 1/2) h, (j + 1/2) h], then lift deficient ratios -------
     # lower edges of cells j_lo .. j_hi; the top cell stops just below l_top = j_hi h, and the
     # top tail [l_top, oo) (ratio >= e^{l_top}: an atom at l_top sits there) is the atom the
@@ -224,29 +291,44 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     # rounding merged losses to the grid), never the guarantee.
     with np.errstate(divide="ignore", invalid="ignore"):
         lp = np.log(Pc)
+        del Pc
         g = np.gradient(lp) / h if len(lp) > 1 else np.zeros_like(lp)
+        del lp
     shift = np.zeros(len(edges))
     shift[1:1 + len(g)] = -h * h * (g / 12 + 1 / 24)
+    del g
     shift = np.clip(np.where(np.isfinite(shift), shift, 0.0), -h / 8, h / 8)
-    edges = edges + shift
+    edges += shift
+    del shift
     top = np.array([j_hi * h])
     budget.check()
 
-    def cdf_edges(which):
-        F, S = pace.cdf(model, edges, which)
+    def cdf_edges(at, which):
+        F, S = pace.cdf(model, at, which)
         Ft, St = pace.cdf(model, top, which, left=True)
         return np.concatenate([F, Ft]), np.concatenate([S, St])
 
-    FQe, SQe = cdf_edges("Q")
-    FPe, SPe = cdf_edges("P")
+    FQe, SQe = cdf_edges(edges, "Q")
     Qm, EQm = _cells(FQe, SQe, rho)
+    fq_below, sq_above = FQe[0], SQe[-1]
+    del FQe, SQe
+    FPe, SPe = cdf_edges(edges, "P")
     Pm, EPm = _cells(FPe, SPe, rho)
+    fp_below, sp_above = FPe[0], SPe[-1]
+    del FPe, SPe
     budget.check()
-    edges = np.append(edges, top)
+    edge_e = model.edge_err(np.append(edges, top))
+    del edges
     # atoms: bottom tail (grid j_lo - 1), cells j_lo .. j_hi, top tail (grid j_hi, no deficit)
-    q_top = max(0.0, SQe[-1] * (1 - rho) - model.q_inf * (1 + rho))
-    Qlo = np.concatenate([[FQe[0] * (1 - rho)], np.maximum(Qm - EQm, 0.0), [q_top]])
-    Phi = np.concatenate([[FPe[0] * (1 + rho)], Pm + EPm, [SPe[-1] * (1 + rho)]])
+    q_top = max(0.0, sq_above * (1 - rho) - model.q_inf * (1 + rho))
+    Qm -= EQm
+    del EQm
+    Qlo = np.concatenate([[fq_below * (1 - rho)], np.maximum(Qm, 0.0, out=Qm), [q_top]])
+    del Qm
+    Pm += EPm
+    del EPm
+    Phi = np.concatenate([[fp_below * (1 + rho)], Pm, [sp_above * (1 + rho)]])
+    del Pm
     g = np.concatenate([np.arange(j_lo - 1, j_hi + 1), [j_hi]])  # grid index of each atom
     # an atom of the law on a grid point has bounds Qlo/Phi down to e^{g h - 2 rho}: each atom
     # counts as at g h when its ratio is at least e^{g h - slack}, and the factor's loss is
@@ -275,20 +357,26 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     cP = np.where(ok, r * Phi, 0.0)
     cQ[:-1] += np.where(lend[:-1], gam[:-1] * Qlo[1:], 0.0)
     cP[:-1] += np.where(lend[:-1], gam[:-1] * Phi[1:], 0.0)
+    del lend, gam, need, spare, deficit, eg
     down = ~ok & (Qlo >= np.exp((g - 1) * h - slack) * Phi * (1 + 8 * U64))
+    del ok
     g = np.where(down, g - 1, g)
     cQ = np.where(down, r * Qlo, cQ)
     cP = np.where(down, r * Phi, cP)
+    del down, r, Qlo, Phi
     budget.check()
     CQ = np.zeros(j_hi - j_lo + 3)
     CP = np.zeros(j_hi - j_lo + 3)
-    np.add.at(CQ, g - (j_lo - 2), np.maximum(cQ, 0.0))
-    np.add.at(CP, g - (j_lo - 2), np.maximum(cP, 0.0))
+    np.add.at(CQ, g - (j_lo - 2), np.maximum(cQ, 0.0, out=cQ))
+    del cQ
+    np.add.at(CP, g - (j_lo - 2), np.maximum(cP, 0.0, out=cP))
+    del cP, g
     _lend_down(CQ, CP, np.exp(np.arange(j_lo - 2, j_hi + 1) * h - slack), h)
+    del CP
     budget.check()
-    L = CQ * (1 - 8 * U64)
-    opt = Half(j_lo - 2, L, max(0.0, model.sure_q_inf() * (1 - rho)))
-    edge = max(model.edge_err(l), model.edge_err(edges)) + slack
+    CQ *= 1 - 8 * U64
+    opt = Half(j_lo - 2, CQ, max(0.0, model.sure_q_inf() * (1 - rho)))
+    edge = max(edge_l, edge_e) + slack
     if math.frexp(h)[0] != 0.5:
         # a step that is not a power of 2 (aligned to an atom, pld._aligned_step): the grid
         # losses j h are rounded to floats, by at most u |j h| from the points the composition

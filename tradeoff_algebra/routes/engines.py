@@ -119,6 +119,8 @@ def _affordable(sets, kind: str, dn: float, tol: float) -> bool:
                 at = max(dn, 0.0) if kind == "delta" else cf._saddle_epsilon(factors, dn)
                 if at > 0 and cf_route._work(factors, at, rel) > cf_route.MAX_WORK:
                     return False
+            except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+                raise
             except (ValueError, ArithmeticError, RuntimeError):
                 return True  # (the route decides)
     return True

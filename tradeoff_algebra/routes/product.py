@@ -36,7 +36,7 @@ from ..core import trace
 from ..core.node import TradeOff
 from ..numeric import budget, pld
 from ..numeric.context import mp
-from ..numeric.lattice_product import LatticeProduct, lattice_factor
+from ..numeric.lattice_product import LATTICE_PRODUCT, LatticeProduct, lattice_factor
 from ..numeric.protocol import (
     GUARD_DPS,
     arb_value,
@@ -247,6 +247,9 @@ class Route:
 
     name: str = ""
     questions: tuple[str, ...] = ()
+    #: True for a route whose enclose notes its own name where it computes (its answer may
+    #: come from a part with a name of its own); else :func:`answer` notes ``name``.
+    notes_itself: bool = False
 
     def supports(self, plan: tuple, question: str) -> bool:
         return question in self.questions
@@ -416,8 +419,9 @@ class LatticeProductRoute(Route):
     A lattice whose root window would exceed ``MAX_WINDOW`` points (sigma_i^2 = (10 + i/10)^2:
     denominators that grow with every factor) is not offered: the former routes answer."""
 
-    name = "exact lattice product (integers, certified)"
+    name = LATTICE_PRODUCT
     questions = ("delta", "epsilon")
+    notes_itself = True  # (a family's shortcut for the whole product answers under its name)
 
     def supports(self, plan, question):
         if plan[0] != "pld" or question not in self.questions:
@@ -433,9 +437,13 @@ class LatticeProductRoute(Route):
         rel = 10.0 ** -max(mp.dps - GUARD_DPS + 1, 4)
         with budget.about(question, f):
             try:
-                return lattice_product(plan[1]).enclosure(question, arg, rel)
+                with trace.recording() as names:
+                    out = lattice_product(plan[1]).enclosure(question, arg, rel)
             except (OverflowError, ZeroDivisionError):  # (its float plan overflowed: a tilt
                 return PASS  # far out in an unbounded factor's tail; the next route answers)
+        if not names:  # (the tree and a shortcut name themselves; a grid product does not)
+            trace.note(self.name)
+        return out
 
 
 class LossBoundRoute(Route):
@@ -529,7 +537,9 @@ def routes_for(f, question: str) -> list[Route]:
     if question not in QUESTIONS:
         raise ValueError(f"question must be one of {QUESTIONS}, not {question!r}")
     plan = route(f)
-    ok = [r for r in ROUTES if r.supports(plan, question)]
+    with trace.recording(keep=False):  # (a route's test of its reach answers nothing: the
+        # total variation of a factor, proved by its Arb profile, says it is not negligible)
+        ok = [r for r in ROUTES if r.supports(plan, question)]
     return sorted(ok, key=lambda r: r.cost(plan, question))
 
 
@@ -538,10 +548,14 @@ def answer(f, question: str, *args):
     when none supports the question)."""
     plan = route(f)
     for r in routes_for(f, question):
-        out = r.enclose(f, plan, question, *args)
+        with trace.recording(keep=False) as names:  # (a route that passes leaves no trace)
+            out = r.enclose(f, plan, question, *args)
         if out is not PASS:
             if out is not None:
-                trace.note(r.name)
+                for name in names:
+                    trace.note(name)
+                if not r.notes_itself:
+                    trace.note(r.name)
             return out
     return None
 
