@@ -117,3 +117,17 @@ def test_closed_form_masses_use_the_tilted_power():
     lp.tilted = None
     b = lp.epsilon(1e-6, 1e-6, 1e-11)
     assert max(a[0], b[0]) <= min(a[1], b[1]) and a[1] - a[0] <= 1e-10 * a[1]
+
+
+def test_ten_million_factors_far_in_the_tail_against_the_binomial_closed_form():
+    """n = 10^7 at delta = 1e-100 (the tilt's grid once moved the window 24 sd off eps there,
+    and the enclosure came back vacuous): the binary pair against BinomialDP in Arb."""
+    n = 10**7
+    tl = _tilted(RR2, n)
+    lo, hi = tl.epsilon(1e-100, 1e-100, 1e-10)
+    assert 0 < lo and hi - lo <= 1e-10 * hi
+    v = ta.epsilon(ta.EpsDelta(sp.log(3), 0) ** n, R(1, 10**100))
+    assert v.guarantee == "certified"
+    with mp.workdps(40):
+        vlo, vhi = v.interval()
+        assert lo <= vhi and vlo <= hi
