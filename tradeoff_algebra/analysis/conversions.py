@@ -452,8 +452,8 @@ def _delta_parts_epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value | None:
     1 - S is an Arb ball (the exact power of a 53-bit delta at n = 10^6 holds 5 * 10^7 bits):
     D < S is decided in Arb, and the shifted level, enclosed in [d_lo, d_hi] (exact dyadic
     ends), gives eps_g(d_hi) <= eps_f(D) <= eps_g(d_lo), each by :func:`epsilon` at an exact
-    level. None (the other routes answer) when f has no such part, a delta has no ball, or
-    D = S is not decided."""
+    level. None (the other routes answer) when f has no such part, its rest has more than one
+    factor, a delta has no ball, or D = S is not decided."""
     from ..numeric.privacy_loss import delta_part
     from ..operators.tensor import Tensor, TensorPower
     from ..routes.plan import _product, pld_leaves
@@ -470,8 +470,9 @@ def _delta_parts_epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value | None:
             parts.append((sp.S(d), n))
         if r is not None:
             rest.append((r, n))
-    if not parts:
-        return None
+    if not parts or len(rest) > 1:  # (a rest of several factors: the product routes take the
+        return None  # parts out themselves; simplified anew, f_{eps,0}^(x)k would become a
+        # BinomialDP leaf whose exact table the PLD grid builds at any k)
     prec = dps_to_prec(dps) + 64
     with arb_precision(prec):
         try:
