@@ -131,3 +131,95 @@ def test_ten_million_factors_far_in_the_tail_against_the_binomial_closed_form():
     with mp.workdps(40):
         vlo, vhi = v.interval()
         assert lo <= vhi and vlo <= hi
+
+
+# -- products of several lattice pairs (routes.plan._lattice_product) -------------------------
+def _mixed_leaves(a: int, b: int, c: int):
+    return ((ta.randomized_response(sp.log(3), 5), a), (ta.EpsDelta(sp.log(3), R(1, 10**5)), b),
+            (ta.randomized_response(sp.log(9), 3), c))
+
+
+def test_product_of_pairs_on_one_lattice_against_the_exact_finite_composition():
+    """RR(log 3, 5)^12 (x) f_{log 3, 1e-5}^8 (x) RR(log 9, 3)^6 (ratios 3^k, 9 = 3^2, and the
+    singular atoms of f_{eps,delta}): the tilted product against the exact finite composition
+    (rationals) of the same product; below the singular mass 1 - (1 - 1e-5)^8 both say oo."""
+    from tradeoff_algebra.routes.plan import _lattice_product
+
+    leaves = _mixed_leaves(12, 8, 6)
+    lp = _lattice_product(leaves)
+    assert lp is not None and lp.singular
+    f = ta.Tensor(*[x ** n for x, n in leaves])
+    lo, hi = lp.epsilon(1e-6, 1e-6, 1e-12)
+    v = ta.epsilon(f, R(1, 10**6))
+    assert lo == hi == v.lo == v.hi == mp.inf and v.guarantee == "certified"
+    for d in (R(1, 10), R(1, 10**3), R(1, 10**4)):
+        v = ta.epsilon(f, d, dps=30)
+        assert v.route.startswith("exact finite composition") and v.guarantee == "certified"
+        lo, hi = lp.epsilon(float(d), float(d), 1e-12)
+        with mp.workdps(40):
+            vlo, vhi = v.interval()
+            assert lo <= vhi and vlo <= hi and hi - lo <= 1e-11 * hi, (d, lo, hi, v)
+    for eps in (2.0, 9.0):
+        lo, hi = lp.delta(eps, 1e-12)
+        w = ta.delta(f, eps, dps=30)
+        with mp.workdps(40):
+            wlo, whi = w.interval()
+            assert lo <= whi and wlo <= hi and hi - lo <= 1e-11 * hi
+
+
+def _kov_epsilon(n: int, b: int, d0, D):
+    """eps(D) of f_{log 3,0}^(n - b) (x) f_{log 3,d0}^b = f_{log 3,0}^n (x) f_{0,d0}^b:
+    delta = 1 - (1 - d0)^b (1 - delta_bin), delta_bin the binomial sum of Kairouz, Oh &
+    Viswanath over the j swapped outcomes (loss (n - 2j) log 3), at 60 digits."""
+    with mp.workdps(60):
+        e0, d0, D = mp.log(3), mp.mpf(d0.p) / d0.q, mp.mpf(D.p) / D.q
+        keep = (1 - d0) ** b
+        Dp = 1 - (1 - D) / keep  # the level of the binomial part
+        p = mp.mpf(3) / 4
+        q, g = p**n, mp.exp(-n * e0)
+        A, B = [], []
+        a = bb = mp.zero
+        for j in range(n // 2 + 1):
+            a, bb = a + q, bb + q * g
+            A.append(a)
+            B.append(bb)
+            q, g = q * (n - j) / (j + 1) / 3, g * 9
+
+        def at(m):  # delta_bin at the loss (n - 2m) e0: the j < m
+            return A[m - 1] - mp.exp((n - 2 * m) * e0) * B[m - 1] if m > 0 else mp.zero
+
+        lo, hi = 0, n // 2
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if at(mid) > Dp else (mid, hi)
+        return mp.log((A[lo] - Dp) / B[lo])
+
+
+def test_large_product_with_singular_atoms_against_kairouz_oh_viswanath():
+    """RR(log 3, 2)^(10^4) as an explicit pair (x) f_{log 3, 1e-12}^(10^4) through the route:
+    certified to 1e-9 and inside the binomial sum's value."""
+    pair = ta.Discrete([R(1, 4), R(3, 4)], [R(3, 4), R(1, 4)])
+    f = ta.Tensor(pair ** 10**4, ta.EpsDelta(sp.log(3), R(1, 10**12)) ** 10**4)
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, R(1, 10**6), dps=20)
+    assert v.route == "Arb lattice composition" and v.guarantee == "certified"
+    assert v.hi - v.lo <= 1e-9 * v.hi
+    ref = _kov_epsilon(2 * 10**4, 10**4, R(1, 10**12), R(1, 10**6))
+    with mp.workdps(40):
+        lo, hi = v.interval()
+        assert lo <= ref <= hi, (v, ref)
+
+
+@pytest.mark.parametrize("n", [10**5, pytest.param(10**6, marks=pytest.mark.slow)])
+def test_mixed_products_through_the_route(n):
+    """RR(log 3, 5)^n (x) f_{log 3, 1e-12}^n and (x) RR(log 9, 3)^n: certified, width <= 1e-9,
+    and delta at the enclosure's ends brackets the level."""
+    for other in (ta.EpsDelta(sp.log(3), 1e-12), ta.randomized_response(sp.log(9), 3)):
+        f = ta.Tensor(ta.randomized_response(sp.log(3), 5) ** n, other ** n)
+        with ta.pld_options(tol=1e-9):
+            v = ta.epsilon(f, R(1, 10**6), dps=15)
+            assert v.route == "Arb lattice composition" and v.guarantee == "certified"
+            assert 0 < v.hi - v.lo <= 1e-9 * v.hi
+            lo = ta.delta(f, sp.Float(v.lo, 25), dps=15)
+            hi = ta.delta(f, sp.Float(v.hi, 25), dps=15)
+        assert lo.lo >= 1e-6 * (1 - 1e-9) and hi.hi <= 1e-6 * (1 + 1e-9)

@@ -4,9 +4,14 @@ number held as an Arb ball (randomized response with e^eps = 3: l = log 3 is irr
 exact rational lattice of ``lattice_product`` does not apply).
 
 The pair's outcomes have likelihood ratios R^{k}, k in [kmin, kmax], Q-masses q_k (exact
-rationals or SymPy closed forms, as balls). The product's loss is l d, d = sum of the k's, its
-Q-law Q(d) the coefficients of (sum_k q_k x^k)^n (Dong, Roth & Su, Def. 5), its P-law Q(d)
-e^{-l d}, and its profile (Prop. 6)
+rationals or SymPy closed forms, as balls). A product of several such pairs with the one ratio R
+(``TiltedLatticeProduct``: RR(log 3, 5) next to f_{log 3, delta}) multiplies their powers'
+windows; a pair's Q-mass a where P = 0 is kept out of the q_k (a sub-probability) and adds
+S = 1 - prod (1 - a_i)^{n_i} to delta (the product's Q-mass where P = 0, Eq. (11)), while its
+P-mass where Q = 0 never enters delta (Prop. 6 sums over the outcomes with Q > e^eps P).
+
+The product's loss is l d, d = sum of the k's, its Q-law Q(d) the coefficients of (sum_k q_k
+x^k)^n (Dong, Roth & Su, Def. 5), its P-law Q(d) e^{-l d}, and its profile (Prop. 6)
 
     delta(eps) = sum_{l d > eps} Q(d) (1 - e^{eps - l d}).                                  (1)
 
@@ -45,12 +50,13 @@ from fractions import Fraction
 import sympy as sp
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
+from ..core.errors import NumericalError
 from . import budget
 from .arb_expr import arb_ball
 from .cf_laws import lower, to_arb, upper, working_precision
 from .lattice_product import LatticeProduct, _Node, arb_of
 
-__all__ = ["TiltedLatticePower"]
+__all__ = ["TiltedLatticeProduct", "TiltedLatticePower"]
 
 #: The most lattice points kept in a window (beyond, the product is refused).
 MAX_WINDOW = 4_000_000
@@ -61,51 +67,85 @@ def _ball(x) -> arb:
     return to_arb(x) if isinstance(x, (Fraction, int)) else arb_ball(sp.S(x))
 
 
-class TiltedLatticePower:
-    """delta and eps of the n-fold product of a lattice pair (ratio R > 1, exponents ks,
-    Q-masses qs; see the module), as certified float enclosures."""
+class _Factor:
+    """One pair of the product: exponents k with their Q-masses (balls of exact values), the
+    float logs of the masses for planning, and its multiplicity n."""
 
-    def __init__(self, ratio, ks: list[int], qs: list, n: int) -> None:
-        self.ratio, self.n = ratio, int(n)
+    def __init__(self, ks: list[int], qs: list, n: int) -> None:
         mass: dict[int, list] = {}
         for k, q in zip(ks, qs, strict=True):
             mass.setdefault(int(k), []).append(q)
-        self.ks = sorted(mass)
-        self._qs = mass
+        self.ks, self.mass, self.n = sorted(mass), mass, int(n)
         self.kmin, self.kmax = self.ks[0], self.ks[-1]
         with working_precision(128):
-            self._ell = float(_ball(ratio).log().mid())
-            self._lq = {k: math.log(float(self._q(k).mid())) for k in self.ks}
-        self._roots: dict = {}
+            self.lq = {k: math.log(float(self.q(k).mid())) for k in self.ks}
 
-    def _q(self, k: int) -> arb:
-        return sum((_ball(q) for q in self._qs[k]), arb(0))
+    def q(self, k: int) -> arb:
+        return sum((_ball(q) for q in self.mass[k]), arb(0))
 
-    # -- planning (floats) -------------------------------------------------------------------
-    def _moments(self, c: float) -> tuple[float, float, float]:
-        """(log M(c), tilted mean of k, tilted sd of k), floats."""
-        e = [self._lq[k] + c * self._ell * k for k in self.ks]
+    def moments(self, c: float, ell: float) -> tuple[float, float, float]:
+        """(log M(c), tilted mean of k, tilted variance of k), floats."""
+        e = [self.lq[k] + c * ell * k for k in self.ks]
         top = max(e)
         w = [math.exp(x - top) for x in e]
         s = sum(w)
         mean = sum(wi * k for wi, k in zip(w, self.ks, strict=True)) / s
         var = max(sum(wi * k * k for wi, k in zip(w, self.ks, strict=True)) / s - mean**2, 0.0)
-        return top + math.log(s), mean, math.sqrt(var)
+        return top + math.log(s), mean, var
+
+
+class TiltedLatticeProduct:
+    """delta and eps of the product of lattice pairs with one ratio R (each factor: exponents
+    ks, Q-masses qs, multiplicity n; the Q-law of d is the product of their powers; see the
+    module), as certified float enclosures."""
+
+    def __init__(self, ratio, factors: list[tuple[list[int], list, int]],
+                 singular: list[tuple] = ()) -> None:
+        self.ratio = ratio
+        #: (a, m): factors with Q-mass a where P = 0, m times: delta gains S = 1 - prod (1 -
+        #: a)^m (their other masses, a sub-probability, are the factors' qs; P-mass where
+        #: Q = 0 never enters delta)
+        self.singular = [(a, int(m)) for a, m in singular if a != 0 and int(m) > 0]
+        self.factors = [_Factor(ks, qs, n) for ks, qs, n in factors if int(n) > 0]
+        if not self.factors:
+            raise ValueError("a lattice product needs at least one factor with n >= 1")
+        self.count = sum(f.n for f in self.factors)
+        #: The largest lattice index n_1 kmax_1 + ...: delta vanishes from top l on.
+        self.top = sum(f.n * f.kmax for f in self.factors)
+        with working_precision(128):
+            self._ell = float(_ball(ratio).log().mid())
+        self._roots: dict = {}
+
+    def _singular_ball(self) -> arb:
+        """S = 1 - prod (1 - a)^m (Eq. (11) of Dong, Roth & Su) at the working precision."""
+        keep = arb(1)
+        for a, m in self.singular:
+            keep *= _ball(1 - a) ** m
+        return 1 - keep
+
+    # -- planning (floats) -------------------------------------------------------------------
+    def _moments(self, c: float) -> tuple[float, float]:
+        """(tilted mean of d, its sd), floats."""
+        mean = var = 0.0
+        for f in self.factors:
+            _, m, v = f.moments(c, self._ell)
+            mean, var = mean + f.n * m, var + f.n * v
+        return mean, math.sqrt(var)
 
     def top_loss(self) -> float:
-        """n kmax l (float): delta vanishes from there on."""
-        return self.n * self.kmax * self._ell
+        """top l (float): delta vanishes from there on."""
+        return self.top * self._ell
 
     def saddle(self, eps: float) -> float:
-        """The tilt c >= 0 whose tilted mean loss n l E_c[k] is eps (0 below the mean; eps kept
+        """The tilt c >= 0 whose tilted mean loss l E_c[d] is eps (0 below the mean; eps kept
         half a lattice step below the largest loss), on a dyadic grid fine enough that the
-        rounding moves the tilted mean by at most 1/32 of its sd (n Var_c(L) dc <= sd/32: a
+        rounding moves the tilted mean by at most 1/32 of its sd (Var_c(L) dc <= sd/32: a
         grid of 1/64 moved it by 24 sd at n = 10^7, out of the window), coarse enough that
         nearby eps share one root."""
         eps = min(eps, self.top_loss() - self._ell / 2)
 
         def mean(c: float) -> float:
-            return self.n * self._ell * self._moments(c)[1]
+            return self._ell * self._moments(c)[0]
 
         if mean(0.0) >= eps:
             return 0.0
@@ -115,7 +155,7 @@ class TiltedLatticePower:
         for _ in range(60):
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if mean(mid) < eps else (lo, mid)
-        sd_l = max(math.sqrt(self.n) * self._moments(hi)[2] * self._ell, self._ell)
+        sd_l = max(self._moments(hi)[1] * self._ell, self._ell)
         grid = 2.0 ** (math.ceil(math.log2(32 * sd_l)))
         return round(hi * grid) / grid
 
@@ -125,41 +165,47 @@ class TiltedLatticePower:
         certifies). delta e^{c eps}/M(c)^n is about 1/(sd_L sqrt(2 pi) c (c + 1)) at the
         saddle (the tilted law of L near eps is flat over 1/c), at least 1e-3 at c = 0."""
         c = self.saddle(eps)
-        _, _, sd = self._moments(c)
-        sd_l = max(math.sqrt(self.n) * sd * self._ell, self._ell)
+        sd = self._moments(c)[1]
+        sd_l = max(sd * self._ell, self._ell)
         gap = 1e-3 if c == 0 else min(1.0, 1 / (sd_l * math.sqrt(2 * math.pi) * c * (c + 1)))
         target = rel_tol * gap * 1e-3
-        nodes = 2 * self.n.bit_length() + 4
+        nodes = sum(2 * f.n.bit_length() + 4 for f in self.factors)
         T = math.sqrt(2 * math.log(4 * nodes / target))
-        window = 2 * T * math.sqrt(self.n) * max(sd, 0.5) + self.kmax - self.kmin + 1
+        window = 2 * T * max(sd, 0.5) + sum(f.kmax - f.kmin + 1 for f in self.factors)
         prec = int(math.log2(window * nodes / target)) + 16
         return c, T, prec
 
     # -- the root ----------------------------------------------------------------------------
     def root(self, c: float, T: float, prec: int):
-        """(lo, Rt as fmpz_poly, Lambda = lambda^n, M(c)^n as balls at prec + 64 bits), cached:
-        Rt(lo + j) the j-th coefficient (see the module)."""
+        """(lo, Rt as fmpz_poly, Lambda = prod lambda_i^{n_i}, prod M_i(c)^{n_i} as balls at
+        prec + 64 bits), cached: Rt(lo + j) the j-th coefficient (see the module)."""
         key = (c, T, prec)
         if key in self._roots:
             return self._roots[key]
-        logm, mean, sd = self._moments(c)
-        log2m = logm / math.log(2)
-        whole = math.floor(log2m)
-        scale = Fraction(round(2.0 ** (log2m - whole) * 2**52)) * Fraction(2) ** (whole - 52)
+        one = fmpz(2) ** prec
+        node = None
         with working_precision(prec + 64):
             cc, ell = to_arb(Fraction(c)), _ball(self.ratio).log()
-            factor = arb(2) ** prec / to_arb(scale)
-            ints = []
-            for k in range(self.kmin, self.kmax + 1):
-                if k not in self._qs:
-                    ints.append(0)
-                    continue
-                v = (self._q(k) * (cc * ell * k).exp() * factor).lower()
-                ints.append(int(v.floor().unique_fmpz()) if v > 0 else 0)
-            leaf = _Node(self.kmin, 1, fmpz_poly(ints), mean, sd * sd, True)
-            node = self._power(leaf, self.n, T, fmpz(2) ** prec)
-            lam = to_arb(scale) ** self.n
-            m = sum((self._q(k) * (cc * ell * k).exp() for k in self.ks), arb(0)) ** self.n
+            lam, m = arb(1), arb(1)
+            for f in self.factors:
+                logm, mean, var = f.moments(c, self._ell)
+                log2m = logm / math.log(2)
+                whole = math.floor(log2m)
+                scale = (Fraction(round(2.0 ** (log2m - whole) * 2**52))
+                         * Fraction(2) ** (whole - 52))
+                factor = arb(2) ** prec / to_arb(scale)
+                ints = []
+                for k in range(f.kmin, f.kmax + 1):
+                    if k not in f.mass:
+                        ints.append(0)
+                        continue
+                    v = (f.q(k) * (cc * ell * k).exp() * factor).lower()
+                    ints.append(int(v.floor().unique_fmpz()) if v > 0 else 0)
+                leaf = _Node(f.kmin, 1, fmpz_poly(ints), mean, var, True)
+                part = self._power(leaf, f.n, T, one)
+                node = part if node is None else LatticeProduct._mul(node, part, T, one)
+                lam *= to_arb(scale) ** f.n
+                m *= sum((f.q(k) * (cc * ell * k).exp() for k in f.ks), arb(0)) ** f.n
         out = (node.lo, node.poly, lam, m)
         if len(self._roots) > 2:
             self._roots.clear()
@@ -178,8 +224,8 @@ class TiltedLatticePower:
                 return out
             base = LatticeProduct._mul(base, base, T, one)
             if base.size > MAX_WINDOW:
-                raise ValueError(f"lattice power: a window of {base.size} points (at most "
-                                 f"MAX_WINDOW = {MAX_WINDOW})")
+                raise NumericalError(f"lattice power: a window of {base.size} points (at most "
+                                     f"MAX_WINDOW = {MAX_WINDOW})")
 
     def _sums(self, first: int, c: float, T: float, prec: int) -> tuple[arb, arb, arb]:
         """(A, B, X) for the d >= ``first`` (module docstring), at the caller's precision."""
@@ -200,10 +246,11 @@ class TiltedLatticePower:
         """A ball of delta(m l), m an integer: A - e^{m l} B over the d >= m + 1, plus [0,
         e^{-c m l} X]."""
         ell = _ball(self.ratio).log()
-        if m >= self.n * self.kmax:
-            return arb(0)
+        S = self._singular_ball()
+        if m >= self.top:
+            return S
         A, B, X = self._sums(m + 1, c, T, prec)
-        main = A - (m * ell).exp() * B
+        main = S + A - (m * ell).exp() * B
         add = ((-to_arb(Fraction(c)) * m * ell).exp() * X).upper()
         return main.union(main + add) if add > 0 else main
 
@@ -213,8 +260,9 @@ class TiltedLatticePower:
         that the ball of l cannot rule out (delta is continuous, so they agree there)."""
         with working_precision(prec + 64):
             e, ell = arb(eps), _ball(self.ratio).log()
-            if e >= self.n * self.kmax * ell:
-                return arb(0)
+            S = self._singular_ball()
+            if e >= self.top * ell:
+                return S
             m0 = math.floor(eps / self._ell) + 1
             add_c = to_arb(Fraction(c))
             out = None
@@ -222,7 +270,7 @@ class TiltedLatticePower:
                 if (mm - 1) * ell > e or e > mm * ell:
                     continue
                 A, B, X = self._sums(mm, c, T, prec)
-                v = A - e.exp() * B
+                v = S + A - e.exp() * B
                 add = ((-add_c * e).exp() * X).upper()
                 v = v.union(v + add) if add > 0 else v
                 out = v if out is None else out.union(v)
@@ -245,9 +293,10 @@ class TiltedLatticePower:
     # -- eps(delta) --------------------------------------------------------------------------
     def _guess(self, d: float) -> float:
         """A Gaussian start for eps(d): mean + sd sqrt(2 log 1/d) of the loss."""
-        _, mean, sd = self._moments(0.0)
-        g = self.n * self._ell * mean + math.sqrt(self.n) * sd * self._ell * math.sqrt(
-            2 * math.log(1 / d))
+        mean, sd = self._moments(0.0)
+        with working_precision(64):
+            d = max(d - float(self._singular_ball().mid()), d * 1e-3)  # (the regular part's)
+        g = self._ell * (mean + sd * math.sqrt(2 * math.log(1 / d)))
         return max(min(g, self.top_loss() - self._ell / 2), self._ell / 2)
 
     def epsilon(self, dn: float, up: float, rel_tol: float) -> tuple[float, float]:
@@ -261,6 +310,8 @@ class TiltedLatticePower:
                 T, prec = T + 4 * (attempt - 1), prec + 32 * (attempt - 1)
             with working_precision(prec + 64):
                 lo, hi = self._bisect(dn, up, guess, c, T, prec)
+            if math.isinf(hi):  # (eps = oo, or d at the singular mass)
+                return lo, hi
             if best is None or hi - lo < best[1] - best[0]:
                 best = (lo, hi)
             if hi - lo <= rel_tol * hi:
@@ -281,7 +332,12 @@ class TiltedLatticePower:
 
         if above(0) is False:
             return 0.0, 0.0
-        top = self.n * self.kmax  # delta(top l) = 0 <= dn
+        S = self._singular_ball()
+        if S > a_up:  # delta > d at every eps (Prop. 6): eps = oo
+            return math.inf, math.inf
+        if not S <= a_dn:  # (d at the singular mass within the balls: no finite bound)
+            return 0.0, math.inf
+        top = self.top  # delta(top l) = S <= dn
         m0 = min(max(math.floor(guess / self._ell) + 1, 1), top)
         lo_m, hi_m = 0, top  # above(lo_m) True or lo_m = 0; above(hi_m) False
         step, m = 1, m0
@@ -314,6 +370,7 @@ class TiltedLatticePower:
         m = hi_m  # delta((m - 1) l) > up (or m - 1 = 0), delta(m l) <= dn
         seg_lo, seg_hi = (m - 1) * ell, m * ell
         A, B, X = self._sums(m, c, T, prec)
+        A = A + S  # delta = S + A - e^eps B + [0, e^{-c eps} X] on the segment
         extra = ((-to_arb(Fraction(c)) * seg_lo).exp() * X).upper() if m > 1 else X.upper()
         lo = max(lower(seg_lo), 0.0) if lo_m > 0 else 0.0
         if B > 0 and A > a_up:  # delta(eps) > up below log((A - up)/B) on the segment
@@ -325,3 +382,11 @@ class TiltedLatticePower:
             x = ((A + extra - a_dn) / B).log()
             hi = min(hi, max(upper(x), lower(seg_lo)))
         return max(lo, 0.0), max(hi, lo)
+
+
+class TiltedLatticePower(TiltedLatticeProduct):
+    """The n-fold product of one lattice pair (ratio R > 1, exponents ks, Q-masses qs)."""
+
+    def __init__(self, ratio, ks: list[int], qs: list, n: int) -> None:
+        super().__init__(ratio, [(list(ks), list(qs), int(n))])
+        self.n = int(n)
