@@ -145,10 +145,10 @@ REF_KOV = _PRE + """
 from mpmath import mp
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.process_time()
-n = {n}
+n, nd = {n}, {nd}  # n factors f_{{e0,0}}, nd of them with the f_{{0,d0}} part
 with mp.workdps(60):
     e0, d0, D = {e0}, mp.mpf({d0}), mp.mpf(1) / 10**6
-    S = 1 - (1 - d0) ** n  # the singular mass (Kairouz, Oh & Viswanath, Thm. 3.3)
+    S = 1 - (1 - d0) ** nd  # the singular mass (Kairouz, Oh & Viswanath, Thm. 3.3)
     if D < S:
         out = dict(lo="inf", hi="inf", what="KOV: D < 1 - (1 - delta)^n")
     else:
@@ -193,20 +193,31 @@ FINITE_ROWS = [
      RR5_PEER.format(h="1e-2", n=10**6), None),
     ("RR(log 3, 2)^10^6 (peer grid 1e-2)", "ta.randomized_response(sp.log(3), 2) ** 10**6",
      "pld.from_randomized_response(1 / 2, 2, value_discretization_interval=1e-2)"
-     ".self_compose(10**6)", (REF_KOV, dict(n=10**6, e0="mp.log(3)", d0="0"))),
+     ".self_compose(10**6)", (REF_KOV, dict(n=10**6, nd=10**6, e0="mp.log(3)", d0="0"))),
     ("RR(1/2, 10)^10^6 (peer grid 1e-2)", "ta.randomized_response(R(1, 2), 10) ** 10**6",
      "pld.from_randomized_response(10 / (math.exp(0.5) + 9), 10, "
      "value_discretization_interval=1e-2).self_compose(10**6)",
      (REF_TILTED, dict(expr="ta.randomized_response(sp.Rational(1, 2), 10)", n=10**6))),
     ("f_{log 3, 1e-12}^10^6 (peer grid 1e-2)", "ta.EpsDelta(sp.log(3), 1e-12) ** 10**6",
      ED_PEER.format(e="math.log(3)", d="1e-12", h="1e-2", n=10**6),
-     (REF_KOV, dict(n=10**6, e0="mp.log(3)", d0="mp.mpf(1e-12)"))),
+     (REF_KOV, dict(n=10**6, nd=10**6, e0="mp.log(3)", d0="mp.mpf(1e-12)"))),
     ("f_{1/10, 1e-13}^10^6 (peer grid 1e-2)", "ta.EpsDelta(R(1, 10), 1e-13) ** 10**6",
      ED_PEER.format(e="0.1", d="1e-13", h="1e-2", n=10**6),
-     (REF_KOV, dict(n=10**6, e0="mp.mpf(1) / 10", d0="mp.mpf(1e-13)"))),
+     (REF_KOV, dict(n=10**6, nd=10**6, e0="mp.mpf(1) / 10", d0="mp.mpf(1e-13)"))),
     ("f_{1/10, 1e-9}^10^6 (peer grid 1e-2)", "ta.EpsDelta(R(1, 10), 1e-9) ** 10**6",
      ED_PEER.format(e="0.1", d="1e-9", h="1e-2", n=10**6),
-     (REF_KOV, dict(n=10**6, e0="mp.mpf(1) / 10", d0="mp.mpf(1e-9)"))),
+     (REF_KOV, dict(n=10**6, nd=10**6, e0="mp.mpf(1) / 10", d0="mp.mpf(1e-9)"))),
+    ("RR(log 3, 2)^(5 10^5) (x) f_{log 3, 1e-12}^(5 10^5) (peer grid 1e-2)",
+     "ta.Tensor(ta.Discrete([R(1, 4), R(3, 4)], [R(3, 4), R(1, 4)]) ** (5 * 10**5), "
+     "ta.EpsDelta(sp.log(3), 1e-12) ** (5 * 10**5))",
+     "pld.from_randomized_response(1 / 2, 2, value_discretization_interval=1e-2)"
+     ".self_compose(5 * 10**5).compose("
+     + ED_PEER.format(e="math.log(3)", d="1e-12", h="1e-2", n="5 * 10**5") + ")",
+     (REF_KOV, dict(n=10**6, nd=5 * 10**5, e0="mp.log(3)", d0="mp.mpf(1e-12)"))),
+    ("RR(log 3, 5)^10^6 (x) RR(log 9, 3)^10^6 (peer grid 1e-2)",
+     f"ta.Tensor({RR5} ** 10**6, ta.randomized_response(sp.log(9), 3) ** 10**6)",
+     RR5_PEER.format(h="1e-2", n=10**6) + ".compose(pld.from_randomized_response(3 / 11, 3, "
+     "value_discretization_interval=1e-2).self_compose(10**6))", None),
 ]
 
 
