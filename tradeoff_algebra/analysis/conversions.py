@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy as sp
+from flint import arb
 
 from ..core import trace
 from ..core.errors import InvalidParameter, NoClosedForm, ToleranceWarning
@@ -33,6 +34,7 @@ from ..numeric.arb_expr import Unenclosable, arb_ball, arb_enclose, ball_point, 
 from ..numeric.capability import profile_form
 from ..numeric.context import MPF, arb_precision, mp
 from ..numeric.finite import finite_loss
+from ..numeric.lattice_product import exact_fraction
 from ..numeric.options import options as _pld_options
 from ..numeric.protocol import (
     GUARD_DPS,
@@ -48,7 +50,7 @@ from ..numeric.protocol import (
     shown_level,
 )
 from ..numeric.roots import Bracket, Probe, expand_bracket, findroot
-from ..numeric.value import CertifiedPair, Value, dps_to_prec
+from ..numeric.value import CertifiedPair, Value, dps_to_prec, weakest
 from .lazy import defer
 
 __all__ = ["delta", "epsilon", "primal_value", "primal_value_lower"]
@@ -354,6 +356,12 @@ def _bounded_above(f: TradeOff, D: sp.Expr, lo, hi, dps: int) -> Value:
 
 
 def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
+    if _is_product(f) and _singular_above(f, D):  # decided at once, before any composition
+        trace.note("singular part (Prop. 6)")
+        return Value.point(mp.inf, dps, guarantee="certified")
+    split = _delta_parts_epsilon(f, D, dps)
+    if split is not None:
+        return split
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS), \
             trace.recording(keep=False) as tried:
         first = mp_epsilon(f, num(D, "delta"))
@@ -406,17 +414,102 @@ def _tolerance_met(f: TradeOff, D: sp.Expr, v: Value) -> Value:
 
 def _singular_above(f: TradeOff, D: sp.Rational) -> bool:
     """Is delta_f(oo) = 1 - f(0) > D proved, so that eps_f(D) = oo (Dong, Roth & Su, Prop. 6:
-    the test rejecting on the part of Q singular to P)? For a finite pair exactly: delta(oo) =
+    the test rejecting on the part of Q singular to P)? For a finite pair: delta(oo) =
     1 - prod_i (1 - q_oo,i)^{n_i}, q_oo,i a factor's Q-mass where P = 0 (Eq. (11)), decided
-    in rationals."""
+    in Arb (the exact power of a 53-bit mass at n = 10^6 would hold 5 * 10^7 bits) from the
+    factors' exact masses."""
+    if isinstance(D, sp.Rational) and D >= 1:
+        return False
     fl = finite_loss(f)
     if fl is None:
         return False
-    keep = sp.Integer(1)
-    for pairs, m in fl.leaves():
-        keep *= (1 - sp.Add(*[q for p, q in pairs if p == 0])) ** m
-    gap = 1 - keep - D
-    return isinstance(gap, sp.Rational) and gap > 0
+    prec = 128
+    with arb_precision(prec):
+        keep = arb(1)
+        try:
+            for pairs, m in fl.leaves():
+                keep *= arb_ball(1 - sp.Add(*[q for p, q in pairs if p == 0])) ** int(m)
+            gap = 1 - keep - arb_enclose(sp.S(D), prec=prec)
+        except (Unenclosable, ValueError):
+            return False
+    return bool(gap > 0)
+
+
+def _is_product(f: TradeOff) -> bool:
+    from ..operators.tensor import Tensor, TensorPower
+
+    return isinstance(f, (Tensor, TensorPower)) and not f.free_symbols
+
+
+def _delta_parts_epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value | None:
+    """eps_f(D) of a product with f_{0,delta} parts (``delta_part``: f_{eps,delta} = f_{eps,0}
+    (x) f_{0,delta}, a finite pair with equal singular masses on both sides), decided by
+    Eq. (12) of Dong, Roth & Su before any composition: with 1 - S = prod (1 - delta_i)^{n_i}
+    (Eq. (11)) and g the product of the rest, delta_f(eps) = S + (1 - S) delta_g(eps), so
+
+        eps_f(D) = +oo                       when D < S (the test rejecting on the singular part),
+        eps_f(D) = eps_g((D - S)/(1 - S))    when D > S
+
+    (delta_g is non-increasing, so its generalised inverse at the shifted level is f's; Kairouz,
+    Oh & Viswanath's optimal composition of (eps, delta)-DP is the case g = f_{eps,0}^{(x) k}).
+    1 - S is an Arb ball (the exact power of a 53-bit delta at n = 10^6 holds 5 * 10^7 bits):
+    D < S is decided in Arb, and the shifted level, enclosed in [d_lo, d_hi] (exact dyadic
+    ends), gives eps_g(d_hi) <= eps_f(D) <= eps_g(d_lo), each by :func:`epsilon` at an exact
+    level. None (the other routes answer) when f has no such part, its rest has more than one
+    factor, a delta has no ball, or D = S is not decided."""
+    from ..numeric.privacy_loss import delta_part
+    from ..operators.tensor import Tensor, TensorPower
+    from ..routes.plan import _product, pld_leaves
+
+    if not isinstance(f, (Tensor, TensorPower)) or f.free_symbols or not isinstance(D, sp.Rational):
+        return None
+    leaves = pld_leaves(f)
+    if leaves is None:
+        return None
+    rest, parts = [], []
+    for g, n in leaves:
+        r, d = delta_part(g)
+        if d != 0:
+            parts.append((sp.S(d), n))
+        if r is not None:
+            rest.append((r, n))
+    if not parts or len(rest) > 1:  # (a rest of several factors: the product routes take the
+        return None  # parts out themselves; simplified anew, f_{eps,0}^(x)k would become a
+        # BinomialDP leaf whose exact table the PLD grid builds at any k)
+    prec = dps_to_prec(dps) + 64
+    with arb_precision(prec):
+        try:
+            keep = arb(1)
+            for d, n in parts:
+                keep *= arb_ball(1 - d) ** int(n)
+        except (Unenclosable, ValueError):
+            return None
+        gap = 1 - keep - arb_enclose(D, prec=prec)  # S - D
+        if gap > 0:  # D < S: no finite eps (Prop. 6)
+            trace.note("f_{0,delta} parts by Eq. (12)")
+            return Value.point(mp.inf, dps, guarantee="certified")
+        if not gap < 0:
+            return None
+        level = (arb_enclose(D, prec=prec) - 1 + keep) / keep
+        ends = [sp.Rational(*exact_fraction(x).as_integer_ratio())
+                for x in (level.lower(), level.upper())]
+    trace.note("f_{0,delta} parts by Eq. (12)")
+    g = _product(tuple(rest))
+    hi_end = epsilon(g, min(max(ends[0], sp.Integer(0)), sp.Integer(1)), dps)
+    lo_end = epsilon(g, min(ends[1], sp.Integer(1)), dps)
+    return _ordered_enclosure(lo_end, hi_end, dps)
+
+
+def _ordered_enclosure(a: Value, b: Value, dps: int) -> Value:
+    """The Value holding every x with a's truth <= x <= b's truth (a <= b): a point when both
+    are the same point, else the enclosure from a's lower end to b's upper end; the weaker
+    guarantee of the two."""
+    g = weakest(a.guarantee, b.guarantee)
+    if a.is_point and b.is_point and a.mid == b.mid:
+        return Value.point(a.mid, dps, guarantee=g)
+    lo = a.interval()[0] if a.is_point else a.lo
+    hi = b.interval()[1] if b.is_point else b.hi
+    return Value.enclosure(lo, hi, dps, guarantee=g)
 
 
 def _proved(f: TradeOff, D: sp.Rational, v: Value) -> Value:

@@ -513,3 +513,61 @@ def _register_lattice() -> None:
 
 
 _register_lattice()
+
+
+# -- the singular part (tradeoff_algebra.numeric.privacy_loss.delta_part) ------------------------
+def singular_split(P: list, Q: list) -> tuple[list, list, sp.Rational] | None:
+    """(P', Q', m) with T(P, Q) = T(P', Q') (x) f_{0,m}, m = min(a, b) > 0, for rational P, Q
+    with Q-mass a where P = 0 and P-mass b where Q = 0; None when m = 0 or an entry is not
+    rational.
+
+    Proof: only the law of the likelihood ratio matters (Neyman--Pearson). f_{0,m} is T of
+    P0 = (m, 1 - m, 0), Q0 = (0, 1 - m, m). In the product of (P', Q') with it, where (P', Q')
+    is the common support of (P, Q) divided by 1 - m plus an outcome with P'-mass
+    (b - m)/(1 - m) where Q' = 0 and one with Q'-mass (a - m)/(1 - m) where P' = 0, the Q-mass
+    where P = 0 is m + (1 - m)(a - m)/(1 - m) = a, the P-mass where Q = 0 is b likewise, and on
+    the common support the masses are (1 - m)(P_i, Q_i)/(1 - m) = (P_i, Q_i) with their ratios.
+    So Dong, Roth & Su's Eq. (10) (f_{eps,delta} = f_{eps,0} (x) f_{0,delta}, the case a = b)
+    holds for every finite pair with singular mass on both sides."""
+    ps = [sp.Rational(x) if isinstance(x, sp.Float) else sp.S(x) for x in P]
+    qs = [sp.Rational(x) if isinstance(x, sp.Float) else sp.S(x) for x in Q]
+    if not all(isinstance(x, sp.Rational) for x in ps + qs):
+        return None
+    tp, tq = sp.Add(*ps), sp.Add(*qs)
+    ps, qs = [x / tp for x in ps], [x / tq for x in qs]
+    a = sp.Add(*[q for p, q in zip(ps, qs, strict=True) if p == 0])
+    b = sp.Add(*[p for p, q in zip(ps, qs, strict=True) if q == 0])
+    m = min(a, b)
+    if m == 0:
+        return None
+    if m == 1:
+        return [], [], m
+    P2 = [p / (1 - m) for p, q in zip(ps, qs, strict=True) if p != 0 and q != 0]
+    Q2 = [q / (1 - m) for p, q in zip(ps, qs, strict=True) if p != 0 and q != 0]
+    if b > m:
+        P2.append((b - m) / (1 - m))
+        Q2.append(sp.Integer(0))
+    if a > m:
+        P2.append(sp.Integer(0))
+        Q2.append((a - m) / (1 - m))
+    return P2, Q2, m
+
+
+def _register_delta_part() -> None:
+    from ..numeric.privacy_loss import delta_part
+
+    @delta_part.register(Discrete)
+    def _(f):
+        """T(P, Q) = T(P', Q') (x) f_{0,m} (:func:`singular_split`): the singular part
+        re-enters a product by Eq. (12) of Dong, Roth & Su, so eps = oo is decided at once and
+        the regular part goes to the exact and lattice routes; (f, 0) when there is none."""
+        if f.free_symbols or len(f.P) > 64:
+            return f, 0
+        split = singular_split(list(f.P), list(f.Q))
+        if split is None:
+            return f, 0
+        P2, Q2, m = split
+        return (Discrete(P2, Q2) if P2 else None), m
+
+
+_register_delta_part()

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 
-from sympy import Integer, Rational
+from sympy import Integer, Rational, log
+from sympy import simplify as sp_simplify
 
 from ..core.errors import NoClosedForm, TradeOffError
 from ..core.node import TradeOff
@@ -26,6 +27,7 @@ from ..numeric.lattice_power import (
     lattice_pair,
     symbolic_lattice_pair,
 )
+from ..numeric.lattice_tilted import TiltedLatticeProduct
 from ..numeric.privacy_loss import exact_fraction
 from ..numeric.protocol import (
     exact_value,
@@ -126,13 +128,15 @@ LATTICE_BITS = 4000
 _LATTICE: dict = {}
 
 
-def lattice_power(leaves) -> LatticePower | None:
+def lattice_power(leaves) -> LatticePower | TiltedLatticeProduct | None:
     """The Arb composition (``numeric.lattice_power``) of ``leaves`` when they are one finite
     pair (its exact view: one factor) whose likelihood ratios are integer powers of one number,
     composed n >= 2 times, and the exact product would be large: rational masses beyond
     :data:`LATTICE_BITS`, closed-form masses (k-ary randomized response with e^eps irrational)
     where the exact product is not affordable (``FiniteLoss.affordable``) and the table holds at
-    most ``MAX_SYMBOLIC_SIZE`` points; else None."""
+    most ``MAX_SYMBOLIC_SIZE`` points; several leaves: :func:`_lattice_product`; else None."""
+    if len(leaves) > 1:
+        return _lattice_product(leaves)
     if len(leaves) != 1 or leaves[0][1] < 2:
         return None
     key = tuple(leaves)
@@ -157,6 +161,71 @@ def lattice_power(leaves) -> LatticePower | None:
             _LATTICE.clear()
         _LATTICE[key] = out
     return _LATTICE[key]
+
+
+def _lattice_product(leaves) -> TiltedLatticeProduct | None:
+    """The tilted lattice product (``numeric.lattice_tilted``) of several finite pairs whose
+    likelihood ratios are integer powers of one number R (RR(log 3, 5) next to f_{log 3,delta}
+    or RR(log 9, 3)), each pair's Q-mass where P = 0 kept apart (Eq. (11)); None when a leaf
+    is not finite, a part is not a lattice pair, the ratios share no base (the smallest ratio
+    whose powers give the others, proved exactly), or the product holds more than
+    ``MAX_LATTICE_FACTORS`` factors. Offered on the plans whose exact product is not
+    affordable (:func:`route`)."""
+    key = ("product", tuple(leaves))
+    if key in _LATTICE:
+        return _LATTICE[key]
+    out = None
+    try:
+        out = _lattice_product_uncached(leaves)
+    except (TradeOffError, TypeError, ValueError):
+        out = None
+    if len(_LATTICE) > 32:
+        _LATTICE.clear()
+    _LATTICE[key] = out
+    return out
+
+
+#: The most factors (with multiplicities) of a tilted lattice product.
+MAX_LATTICE_FACTORS = 10**7
+
+
+def _lattice_product_uncached(leaves):
+    parts = []  # (base or None, ks, qs, a, multiplicity)
+    for f, n in leaves:
+        fl = None if f.free_symbols else finite_loss(f)
+        if fl is None:
+            return None
+        for pairs, m in fl.leaves():
+            a = sum((q for p, q in pairs if p == 0), Integer(0))
+            reg = [(p, q) for p, q in pairs if p != 0 and q != 0]
+            if not reg:
+                return None
+            if all(p == q for p, q in reg):  # (f_{0,delta}: only ratio 1 besides the atoms)
+                parts.append((None, [0], [sum((q for _, q in reg), Integer(0))], a, m * n))
+                continue
+            lat = symbolic_lattice_pair([p for p, _ in reg], [q for _, q in reg])
+            if lat is None:
+                return None
+            parts.append((lat[0], lat[1], lat[2], a, m * n))
+    if sum(m for *_, m in parts) > MAX_LATTICE_FACTORS:
+        return None
+    bases = [b for b, *_ in parts if b is not None]
+    if not bases:
+        return None
+    logs = [float(log(b).evalf(30)) for b in bases]
+    base = bases[logs.index(min(logs))]
+    lb = min(logs)
+    factors, singular = [], []
+    for b, ks, qs, a, m in parts:
+        r = 1
+        if b is not None and b != base:
+            r = round(float(log(b).evalf(30)) / lb)
+            if r < 1 or (base**r != b and sp_simplify(base**r - b) != 0):
+                return None
+        factors.append(([k * r for k in ks], qs, m))
+        if a != 0:
+            singular.append((a, m))
+    return TiltedLatticeProduct(base, factors, singular)
 
 
 def _symbolic_lattice(f, n: int, pairs):
@@ -203,7 +272,8 @@ def _route_uncached(f):
         return "node", Id
     if len(leaves) == 1 and leaves[0][1] == 1:
         return "node", leaves[0][0]
-    if lattice_power(leaves) is not None:  # (before the exact product's cost is simulated)
+    if len(leaves) == 1 and lattice_power(leaves) is not None:  # (before the exact product's
+        # cost is simulated; several pairs on one lattice answer where it is not affordable)
         return "pld", leaves
     fl = _finite(g)
     if fl is not None:
