@@ -246,7 +246,7 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
             missing = [e for e in eps if e not in known]
             for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
                 known[e] = d
-            grid = sorted(known)  # (with the points of earlier calls, if any)
+            grid = _near(sorted(known), known, x)  # (with the points of earlier calls)
             new = band(grid, [known[e] for e in grid], x)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
@@ -256,6 +256,28 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
             n *= 2
         result = _refine(directions, known, x, result, tol, shown)
     return result
+
+
+#: For few levels, the band is built from the grid points within this many of each level's
+#: float minimisers (and both ends) only.
+NEAR = 12
+
+
+def _near(grid: list, known: dict, x: np.ndarray) -> list:
+    """For at most :data:`LOCAL_LEVELS` levels: the points of ``grid`` within :data:`NEAR` of
+    the float minimisers of h_1 and h_2 of each level, and both ends (``numeric.profile_band``:
+    the band of any subset of the grid points is certified; points far from the minimiser add
+    nothing but Arb work); else the whole grid."""
+    if x.size > LOCAL_LEVELS or len(grid) <= 4 * NEAR:
+        return grid
+    e = np.array(grid)
+    d = np.array([float(known[g].mid()) for g in grid])
+    keep = {0, len(grid) - 1}
+    for a in x.ravel():
+        for h in (d + a * np.exp(e), np.exp(-e) * (d - (1 - a))):
+            m = int(np.argmin(h))
+            keep.update(range(max(m - NEAR, 0), min(m + NEAR + 1, len(grid))))
+    return [grid[i] for i in sorted(keep)]
 
 
 def _directions(f) -> tuple | None:
@@ -313,7 +335,7 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
         pts = sorted(new)
         for e_new, b in zip(pts, profile_grid(directions, pts, shown), strict=True):
             known[e_new] = b
-        grid = sorted(known)
+        grid = _near(sorted(known), known, x[bad])
         _narrow(result, bad, band(grid, [known[g] for g in grid], x[bad]))
     return result
 

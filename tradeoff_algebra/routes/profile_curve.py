@@ -83,6 +83,8 @@ class _RouteDirection:
 #: nearby levels (the fixed point of C_p(f)) refines one grid instead of starting anew.
 _PROFILES: dict = {}
 MAX_PROFILES = 8
+#: Bands tried for one value, each with a tighter tolerance where f's relative width misses.
+BAND_TRIES = 4
 
 
 def _direction(f, tol: float) -> _RouteDirection | None:
@@ -108,10 +110,14 @@ def _direction(f, tol: float) -> _RouteDirection | None:
 def _end(x: np.ndarray, tol: float) -> float:
     """The end of the eps grid: beyond log(1/alpha_min), alpha e^eps >= 1 bounds h_1 above the
     power, and beyond log(2/tol) the second branch gains less than tol/2
-    (``numeric.profile_band``); the band is certified whatever the end."""
+    (``numeric.profile_band``); the band is certified whatever the end. log(2/tol) + 1, doubled
+    until it passes log(1/alpha_min) + 1: few distinct grids, so the balls kept from earlier
+    calls serve the next levels."""
     pos = x[x > 0]
     alpha_min = float(pos.min()) if pos.size else 0.5
-    return max(math.log(1 / alpha_min), math.log(2 / tol)) + 1
+    base = math.log(2 / tol) + 1
+    need = math.log(1 / alpha_min) + 1
+    return base if need <= base else base * 2 ** math.ceil(math.log2(need / base))
 
 
 def _band(d: _RouteDirection, x: np.ndarray, tol: float, progress=None) -> Band | None:
@@ -180,18 +186,23 @@ class ProfileBandRoute(Route):
         q = _fraction(a)
         lo_a = fa if Fraction(fa) <= q else math.nextafter(fa, 0.0)
         hi_a = fa if Fraction(fa) >= q else math.nextafter(fa, 1.0)
-        b = _band(d, np.array([lo_a, hi_a]), tol)
-        if b is None:
-            return PASS
         power = question == "roc"
-        if power:
-            lo, hi = b.power_lo[0], b.power_hi[1]
-            if lo <= fa and hi >= 1:  # (nothing learnt: between Id and 0)
+        band_tol = tol  # (the band's tolerance is absolute in f: a small f asks for a tighter one)
+        for _ in range(BAND_TRIES):
+            b = _band(d, np.array([lo_a, hi_a]), band_tol)
+            if b is None:
                 return PASS
-        else:
-            lo, hi = b.f_lo[1], b.f_hi[0]
-            if lo <= 0 and hi >= 1 - fa:
-                return PASS
+            if power:
+                lo, hi = b.power_lo[0], b.power_hi[1]
+                if lo <= fa and hi >= 1:  # (nothing learnt: between Id and 0)
+                    return PASS
+            else:
+                lo, hi = b.f_lo[1], b.f_hi[0]
+                if lo <= 0 and hi >= 1 - fa:
+                    return PASS
+            if hi - lo <= tol * abs(hi) or band_tol <= BAND_TOL_MIN:
+                break
+            band_tol = max(band_tol * max(tol * abs(hi) / (hi - lo), 1e-3) / 2, BAND_TOL_MIN)
         if hi - lo > tol * abs(hi):
             warnings.warn(f"{'power' if power else 'f'}({mp.nstr(a, 12)}) of {f}: the certified "
                           f"band of the privacy profile reaches the relative width "
