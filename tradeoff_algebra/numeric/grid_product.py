@@ -49,6 +49,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
+import numpy as np
 from flint import arb, arb_poly, fmpz_poly
 from mpmath.libmp import round_ceiling, round_floor
 
@@ -58,6 +59,7 @@ from .arb import arb_endpoint
 from .context import arb_precision, mp
 from .lattice_product import (
     GRID_BUILDERS,
+    MAX_WINDOW,
     LatticeProduct,
     arb_of,
     common_denominator,
@@ -81,7 +83,7 @@ MAX_RHO = 8
 START_POINTS = 1 << 14
 #: The most points of the root's window a refined grid may hold (time: three lattice
 #: products of this length).
-MAX_GRID_POINTS = 1 << 19
+MAX_GRID_POINTS = 1 << 22
 
 
 class PView:
@@ -156,6 +158,7 @@ class _Grid:
         self.p = LatticeProduct(pv, D)
         self.s = LatticeProduct(sv, D)
         self._cache: dict = {}
+        self.blocked = False  # (its factors in blocks of two: ``GridProduct.grid``)
         self._offset: int | None = None  # first - t of the last lower bound's best test
 
     def suffix(self, which: str, c: float, T: float, prec: int):
@@ -269,6 +272,19 @@ class GridProduct:
         #: rho_tot on the grid of GRID_POINTS points (what ``fits`` compares with MAX_RHO).
         self.rho_ref = sum((n * f.residual(h_ref) for f, n in grid), Fraction(0))
         self.q = self.base.q
+        #: The factors of the refined grids: a grid factor's power in blocks of two where it
+        #: has them (``block(2)``: the exact pair as one factor, the grid's error paid once a
+        #: pair); the first grid keeps the factors as given (fewer atoms: faster).
+        self.blocked: list[tuple[object, int]] = []
+        for f, n in self.factors:
+            b = f.block(2) if n >= 2 and getattr(f, "grid", False) and \
+                hasattr(f, "block") else None
+            if b is None:
+                self.blocked.append((f, n))
+            else:
+                self.blocked.append((b, n // 2))
+                if n % 2:
+                    self.blocked.append((f, 1))
 
     def denominator(self, points: float) -> int:
         """The grid 1/D (a multiple of the exact factors' common denominator) whose root window
@@ -276,13 +292,15 @@ class GridProduct:
         want = points / (2 * GRID_T * self.sd)
         return self.D0 * max(1, math.ceil(want / self.D0))
 
-    def grid(self, D: int) -> _Grid:
-        """The grid 1/D's products (cached, two grids at most)."""
-        g = self._grids.get(D)
+    def grid(self, D: int, blocked: bool = False) -> _Grid:
+        """The grid 1/D's products (cached, two grids at most), of the factors as given or in
+        blocks (:attr:`blocked`)."""
+        g = self._grids.get((D, blocked))
         if g is None:
             if len(self._grids) > 1:
                 self._grids.clear()
-            g = self._grids[D] = _Grid(self.factors, D)
+            g = self._grids[D, blocked] = _Grid(self.blocked if blocked else self.factors, D)
+            g.blocked = blocked
         return g
 
     # -- the route's interface ---------------------------------------------------------------
@@ -295,20 +313,44 @@ class GridProduct:
     def check_size(self, c: float = 0.0) -> None:
         self.q.check_size(c)
 
+    def cost(self, Ds, c: float, blocked: bool = False):
+        """Planning (floats): the grid's predicted width for each denominator of ``Ds``, up to
+        a common factor: sum over the grid factors (as given, or in blocks) of n h^2 (E u(1 -
+        u) + Var u) (the factor's ``split_cost``; h^2/4 without one)."""
+        Ds = np.asarray(Ds, dtype=np.float64)
+        out = np.zeros(len(Ds))
+        for f, n in (self.blocked if blocked else self.factors):
+            if getattr(f, "grid", False):
+                sc = getattr(f, "split_cost", None)
+                out += n * (sc(Ds, c) if sc is not None else 0.25 / (Ds * Ds))
+        return out
+
     def _finer(self, grid: _Grid, width: float, target: float, c: float) -> _Grid | None:
-        """A finer grid for a relative width ``target`` where ``grid`` gave ``width`` (the
-        width is second order in the step: h^2), within :data:`MAX_GRID_POINTS` and the
-        lattice product's window; None when no finer grid is allowed."""
+        """A finer grid for a relative width ``target`` where ``grid`` gave ``width``: the
+        width is second order in the step (k h^2) with a constant that depends on where the
+        heavy atoms fall in their cells (:meth:`cost`), so among the denominators around the
+        h^2 law's the least one whose predicted width (``width`` times the ratio of the costs)
+        is below the target, or the one of least predicted width; within
+        :data:`MAX_GRID_POINTS` and the lattice product's window; None when no finer grid is
+        allowed."""
         if not width > target:
             return None
-        points = 2 * GRID_T * self.sd * grid.D * min(math.sqrt(width / target) * 1.25, 1e6)
-        D = self.denominator(min(points, MAX_GRID_POINTS))
-        if D <= grid.D:
+        D0 = self.D0
+        top = self.denominator(MAX_GRID_POINTS)
+        wins = max(grid.q.window_size(c), grid.s.window_size(c), 1)
+        top = min(top, D0 * (int(grid.D * 0.98 * MAX_WINDOW / wins) // D0))
+        want = grid.D * min(math.sqrt(width / target), 1e6)
+        lo = max(grid.D + D0, D0 * (int(0.6 * want) // D0))
+        hi = min(top, D0 * (math.ceil(1.5 * want) // D0 + 1))
+        if hi < lo:
             return None
-        g = _Grid(self.factors, D) if D not in self._grids else self._grids[D]
-        if not (g.q.fits(c) and g.s.fits(c)):
-            return None
-        return self.grid(D)
+        Ds = np.arange(lo, hi + 1, D0)
+        if len(Ds) > 20000:
+            Ds = Ds[np.unique(np.linspace(0, len(Ds) - 1, 20000).astype(np.int64))]
+        pred = width * self.cost(Ds, c, True) / self.cost([grid.D], c, grid.blocked)[0]
+        ok = np.nonzero(pred <= target)[0]
+        D = int(Ds[ok[0]] if len(ok) else Ds[int(np.argmin(pred))])
+        return self.grid(D, True)
 
     # -- delta -------------------------------------------------------------------------------
     def delta_ball(self, eps: Fraction, rel_tol: float) -> arb:
@@ -324,9 +366,11 @@ class GridProduct:
                 b = lo_end.union(hi.upper())
             if out is None or b.rad() < out.rad():
                 out = b
+            if grid is not self.base:
+                break
             up = float(b.upper())
             width = float(b.rad()) * 2 / up if up > 0 else 0.0
-            grid = self._finer(grid, width, rel_tol, c)
+            grid = self._finer(grid, width, rel_tol / 1.6, c)
             if grid is None:
                 break
         return out
@@ -363,7 +407,7 @@ class GridProduct:
             return Fraction(0), Fraction(0)
         lo, hi = self._epsilon(self.base, d, rel_tol)
         width = float(hi - lo) / float(hi) if hi > 0 else 0.0
-        grid = self._finer(self.base, width, rel_tol, 0.0)
+        grid = self._finer(self.base, width, rel_tol / 2, self.base.q.saddle(float(hi)))
         if grid is not None:  # narrowed inside the first bracket (its two proofs hold)
             lo2, hi2 = self._epsilon(grid, d, rel_tol, (lo, hi))
             lo, hi = max(lo, lo2), min(hi, hi2)
@@ -375,7 +419,7 @@ class GridProduct:
         ends proved: delta(lo) > d or lo = 0, delta(hi) <= d)."""
         q = grid.q
         guess = q._guess(float(d)) if bracket is None else float(sum(bracket) / 2)
-        c, T, prec = q._plan(guess, rel_tol, 1e-3)
+        c, T, prec = q._plan(guess, rel_tol, 1e-2)
         sd = math.sqrt(sum(n * (float(f.step) * f.plan(c)[2]) ** 2 for f, n in q.factors))
         with arb_precision(prec + 64):
             dd = arb_of(d)
@@ -416,10 +460,10 @@ class GridProduct:
     def _narrow(self, lo: Fraction, hi: Fraction, proved: Callable[[Fraction], bool],
                 up: bool, rel_tol: float) -> Fraction:
         """Bisection of [lo, hi] keeping the end where ``proved`` holds (the lower end when
-        ``up``): about 60 steps at most, until the width is rel_tol of hi."""
+        ``up``): about 60 steps at most, until the width is rel_tol/16 of hi."""
         a, b = lo, hi
         for _ in range(60):
-            if b - a <= Fraction(rel_tol) * hi / 4:
+            if b - a <= Fraction(rel_tol) * hi / 16:
                 break
             m = (a + b) / 2
             m = Fraction(m).limit_denominator(1 << 80) if m.denominator > 1 << 90 else m
