@@ -545,7 +545,7 @@ class SkellamGrid:
         their grid points make both small (``numeric.grid_product``)."""
         lw = np.log(self.qm) + c * self.lf
         w = np.exp(lw - lw.max())
-        keep = w > 1e-14 * w.sum()
+        keep = w > 1e-9 * w.sum()  # (planning: the atoms that weigh)
         w, lf = w[keep] / w[keep].sum(), self.lf[keep]
         Ds = np.asarray(Ds, dtype=np.float64)
         u = np.mod(np.outer(Ds, lf), 1.0)
