@@ -53,9 +53,11 @@ the lattice factor) puts the atoms in cells of a fine grid with their exact P- a
 its split view shares each atom between the two grid points around its loss keeping both masses
 (a dominating lattice pair) (``numeric.grid_product``): powers and products with discrete
 Gaussians and Laplaces of rational parameters are certified between the best cell test and the
-split product, a width ~ k h^2 (Skellam(1, 5)^10: eps(1e-6) to 4e-7 relative at 6 digits, 3e-9
-at 8; ^100: 4e-7 and 5e-8; ^1000: 6e-7); from about a thousand factors on the PLD engine
-answers.
+split product, a width ~ k h^2, powers composed in exact blocks of two factors
+(:meth:`SkellamGrid.block`: the grid's error paid once a pair). Under ``pld_options(tol=1e-9)``
+eps(1e-6) of Skellam(1, 5)^10 is certified to 5e-10 relative, ^100 to 7e-10, and ^1000 to 7e-9
+at tol 1e-8 (``benchmarks/RESULTS_new_mechanisms_lattice.md``); from about a thousand factors
+on the PLD engine answers.
 """
 
 from __future__ import annotations
@@ -84,7 +86,14 @@ from ..numeric.lattice_pair import (
     lattice_segment,
 )
 from ..numeric.lattice_product import lattice_factor
-from ..numeric.privacy_loss import RHO_LIB, AtomLoss, PrivacyLoss, loss_views, privacy_loss
+from ..numeric.privacy_loss import (
+    RHO_LIB,
+    AtomLoss,
+    LazyLoss,
+    PrivacyLoss,
+    loss_views,
+    privacy_loss,
+)
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 
 __all__ = ["Skellam", "AKL", "renyi_ball"]
@@ -407,10 +416,13 @@ class SkellamLoss(AtomLoss):
 @privacy_loss.register(Skellam)
 @loss_views("grid")
 def _(f) -> PrivacyLoss | None:
-    """The lattice law in float64 (SkellamLoss); None for symbolic parameters."""
+    """The lattice law in float64 (SkellamLoss), built when the PLD engine asks for it (the
+    route planner asks every factor for its exact view, which this loss has not: building the
+    float atoms imports scipy.special, half a second); None for symbolic parameters."""
     if f.free_symbols:
         return None
-    return SkellamLoss(int(f.sensitivity), float(f.mu))
+    d, mu = int(f.sensitivity), float(f.mu)
+    return LazyLoss(grid=lambda: SkellamLoss(d, mu))
 
 
 @np_value.register(Skellam)
@@ -464,6 +476,23 @@ def _(f):
 
 
 # -- the grid view: products certified by cells of a fine grid (numeric.grid_product) -----------
+def _plan_atoms(f: Skellam):
+    """x, P(x), Q(x) in floats on the window [-K, K + Delta] of the float atoms (all but
+    FLOAT_TAU of each law; as ``_float_atoms``), from the Arb masses at 64 bits: the grid
+    view's planning and its choice of atoms (its masses are Arb balls), without scipy."""
+    d, mu = int(f.sensitivity), float(f.mu)
+    S = _sums(f, 64)
+    with arb_precision(72):
+        K = int(mu + 10 * math.sqrt(2 * mu) + 10)
+        while not (mu / (K + 2) < 0.5 and 2 * float(S.p(K + 1).upper()) <= FLOAT_TAU / 8):
+            K += max(K // 8, 4)
+        if 2 * K + d + 1 > MAX_TERMS:
+            raise NumericalError(f"Skellam: mu={mu} needs {2 * K + d + 1} atoms in float64")
+        p = np.array([float(S.p(n).mid()) for n in range(K + d + 1)])
+    x = np.arange(-K, K + d + 1)
+    return x, p[np.abs(x)], p[np.abs(x - d)]
+
+
 class SkellamGrid:
     """The Skellam loss as a grid factor (``numeric.grid_product``): the atoms x with Q(x) =
     p(x - Delta), P(x) = p(x), L(x) = log(Q(x)/P(x)) as Arb balls (the Bessel sums above), put
@@ -487,7 +516,7 @@ class SkellamGrid:
         if m not in (1, 2):
             raise ValueError(f"SkellamGrid: m={m} (blocks of 1 or 2 factors)")
         self.f, self.d, self.m = f, int(f.sensitivity), m
-        x, pm, qm = _float_atoms(self.d, float(f.mu))
+        x, pm, qm = _plan_atoms(f)
         keep = (pm > 0) & (qm > 0)
         x, pm, qm = x[keep], pm[keep], qm[keep]
         if m == 1:

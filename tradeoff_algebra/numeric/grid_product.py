@@ -36,11 +36,25 @@ each block's polynomial evaluated in Arb once, a query a part of one block).
 eps(delta) is bracketed by two bisections on rationals: lo with the lower bound of delta(lo) > d
 proved, hi with the upper bound of delta(hi) <= d proved (delta is non-increasing).
 
+**Blocks.** Both bounds err by one discretisation per factor (the split's spread, the cells'
+merging). A grid factor that offers ``block(2)`` (Skellam: the exact pair of two factors, its
+atoms the pairs of atoms) has its power composed as n/2 blocks (and one factor when n is odd),
+so the error is paid n/2 times: half the width on one grid, or the same width on a grid
+sqrt(2) coarser. The first grid keeps the factors as given (fewer atoms in Arb).
+
 The grid: a first one whose root window holds about :data:`START_POINTS` points (a multiple of
 the exact factors' common denominator); where its enclosure is wider than the tolerance, one
-finer grid chosen by the width's h^2 law (at most :data:`MAX_GRID_POINTS` points). The route
-offers itself while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO`
-(about a thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
+finer grid, chosen once: the width's h^2 law with the constant of the grid's atoms (h^2 times
+E u(1 - u) + Var u, u an atom's place in its cell, under the law tilted at the saddle point:
+``cost``; the least denominator whose predicted width is within the tolerance), in blocks, at
+most :data:`MAX_GRID_POINTS` points and the lattice product's window. The route offers itself
+while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO` (about a
+thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
+
+Measured (``benchmarks/RESULTS_new_mechanisms_lattice.md``): eps(1e-6) of Skellam(1, 5)^k
+under ``pld_options(tol=1e-9)``: k = 10 to 5e-10 in about 5 s of CPU, k = 100 to 7e-10 in
+about 14 s (three roots of 1.6 million coefficients), k = 1000 to 7e-9 in about 12 s at tol
+1e-8; at tol 1e-4, well under a second.
 """
 
 from __future__ import annotations
@@ -81,8 +95,8 @@ MAX_RHO = 8
 #: Points of the root's window of the first grid tried (a finer one follows where its width
 #: exceeds the tolerance).
 START_POINTS = 1 << 14
-#: The most points of the root's window a refined grid may hold (time: three lattice
-#: products of this length).
+#: The most points of the root's window (GRID_T standard deviations either side) a refined
+#: grid may hold (time: three lattice products of about half this length, some 15 s).
 MAX_GRID_POINTS = 1 << 22
 
 
@@ -107,25 +121,35 @@ class PView:
 class _Suffix:
     """V(k) = sum_{j >= k} R_j z^{j - k} for the coefficients R_j of an fmpz_poly and a ball
     z, by blocks: each block's polynomial evaluated at z in Arb, their suffix sums by Horner's
-    rule, a query the rest of its own block (O(BLOCK) work). The blocks are evaluated at Arb
-    precision ``prec`` (sums of positive terms: a relative radius of about 2^-prec times the
-    length; the caller's precision, about twice the fixed point's, cost 1.7 times as much)."""
+    rule from the top down to the lowest block asked for (the queries lie near eps, about the
+    middle of the root's window: the blocks below are never evaluated), a query the rest of its
+    own block (O(BLOCK) work). The blocks are evaluated at Arb precision ``prec`` (sums of
+    positive terms: a relative radius of about 2^-prec times the length; the caller's
+    precision, about twice the fixed point's, cost 1.7 times as much)."""
 
     BLOCK = 512
 
     def __init__(self, R, z: arb, prec: int) -> None:
         B = self.BLOCK
-        self.n, self.z = R.length(), z
+        self.n, self.z, self.prec = R.length(), z, prec
         cs = R.coeffs()
         self.blocks = [fmpz_poly(cs[i:i + B]) for i in range(0, self.n, B)]
-        S = [arb(0)] * (len(self.blocks) + 1)
+        self.S = [arb(0)] * (len(self.blocks) + 1)
+        self.low = len(self.blocks)  # S[b] is computed for b >= low
         with arb_precision(prec):
-            zB = z ** B
-            for b in range(len(self.blocks) - 1, -1, -1):
-                S[b] = arb_poly(self.blocks[b])(z) + zB * S[b + 1]
-                if not b & 0xFF:
+            self.zB = z ** B
+
+    def _down_to(self, b: int) -> None:
+        """S[b'] for every b' >= b."""
+        if b >= self.low:
+            return
+        S, z = self.S, self.z
+        with arb_precision(self.prec):
+            for i in range(self.low - 1, b - 1, -1):
+                S[i] = arb_poly(self.blocks[i])(z) + self.zB * S[i + 1]
+                if not i & 0xFF:
                     budget.check()
-        self.S = S
+        self.low = b
 
     def __call__(self, k: int) -> arb:
         if k >= self.n:
@@ -133,6 +157,7 @@ class _Suffix:
         k = max(k, 0)
         B = self.BLOCK
         b, r = divmod(k, B)
+        self._down_to(b + 1)
         head = self.blocks[b]
         head = head.right_shift(r) if r else head
         return arb_poly(head)(self.z) + self.z ** (B - r) * self.S[b + 1]
@@ -410,7 +435,7 @@ class GridProduct:
             return Fraction(0), Fraction(0)
         lo, hi = self._epsilon(self.base, d, rel_tol)
         width = float(hi - lo) / float(hi) if hi > 0 else 0.0
-        grid = self._finer(self.base, width, rel_tol / 1.5, self.base.q.saddle(float(hi)))
+        grid = self._finer(self.base, width, rel_tol / 1.3, self.base.q.saddle(float(hi)))
         if grid is not None:  # narrowed inside the first bracket (its two proofs hold)
             lo2, hi2 = self._epsilon(grid, d, rel_tol, (lo, hi))
             lo, hi = max(lo, lo2), min(hi, hi2)
