@@ -317,6 +317,9 @@ class LatticeProduct:
                                      f"MAX_WINDOW = {MAX_WINDOW})")
             budget.check()
             ints = f.tilted(c, prec, ylo, yhi, scale)
+            i0 = next((i for i, v in enumerate(ints) if v), len(ints) - 1)
+            if i0:  # (the window's empty start: every product would carry it)
+                ints, ylo = ints[i0:], ylo + i0
             leaf = _Node(a * ylo, a, fmpz_poly(ints), a * my, (a * sy) ** 2,
                          getattr(f, "loss_max", None) is not None)
             leaves.append(self._power(leaf, n, T, one))
@@ -451,16 +454,17 @@ class LatticeProduct:
             total += math.exp(-z * z / 2 - c * (x - eps)) * -math.expm1(eps - x)
         return max(total * h / (sd * math.sqrt(2 * math.pi)), 1e-300)
 
-    def _plan(self, eps: float, rel_tol: float, margin: float = 1e-2):
+    def _plan(self, eps: float, rel_tol: float, margin: float = 1e-2, guard: int = 8):
         """(c, T, prec) for delta(eps) to about ``rel_tol``: the saddle tilt, and a window and a
         fixed point that make (2) a ``margin`` of the tolerance by the normal tails of the
-        nodes' tilted laws and the roundings' count (planning; (2) certifies)."""
+        nodes' tilted laws and the roundings' count, with ``guard`` bits more (planning; (2)
+        certifies)."""
         c = self.saddle(eps)
         target = rel_tol * self._gap(eps, c) * margin
         nodes = 2 * sum(1 + n.bit_length() for _, n in self.factors) + 8
         T = math.sqrt(2 * math.log(4 * nodes / target))
         work = self.window_size(c, T) * nodes
-        prec = int(math.log2(work / target)) + 8
+        prec = int(math.log2(work / target)) + guard
         return c, T, prec
 
     def delta(self, eps: Fraction, rel_tol: float) -> arb:
