@@ -300,19 +300,27 @@ class GridProduct:
         #: rho_tot on the grid of GRID_POINTS points (what ``fits`` compares with MAX_RHO).
         self.rho_ref = sum((n * f.residual(h_ref) for f, n in grid), Fraction(0))
         self.q = self.base.q
-        #: The factors of the refined grids: a grid factor's power in blocks of two where it
-        #: has them (``block(2)``: the exact pair as one factor, the grid's error paid once a
-        #: pair); the first grid keeps the factors as given (fewer atoms: faster).
-        self.blocked: list[tuple[object, int]] = []
-        for f, n in self.factors:
-            b = f.block(2) if n >= 2 and getattr(f, "grid", False) and \
-                hasattr(f, "block") else None
-            if b is None:
-                self.blocked.append((f, n))
-            else:
-                self.blocked.append((b, n // 2))
-                if n % 2:
-                    self.blocked.append((f, 1))
+        self._blocked: list[tuple[object, int]] | None = None
+
+    @property
+    def blocked(self) -> list[tuple[object, int]]:
+        """The factors of the refined grids: a grid factor's power in blocks of two where it
+        has them (``block(2)``: the exact pair as one factor, the grid's error paid once a
+        pair); the first grid keeps the factors as given (fewer atoms: faster). Built when a
+        refined grid is first asked for."""
+        if self._blocked is None:
+            out = []
+            for f, n in self.factors:
+                b = f.block(2) if n >= 2 and getattr(f, "grid", False) and \
+                    hasattr(f, "block") else None
+                if b is None:
+                    out.append((f, n))
+                else:
+                    out.append((b, n // 2))
+                    if n % 2:
+                        out.append((f, 1))
+            self._blocked = out
+        return self._blocked
 
     def denominator(self, points: float) -> int:
         """The grid 1/D (a multiple of the exact factors' common denominator) whose root window
