@@ -55,9 +55,10 @@ its split view shares each atom between the two grid points around its loss keep
 Gaussians and Laplaces of rational parameters are certified between the best cell test and the
 split product, a width ~ k h^2, powers composed in exact blocks of two factors
 (:meth:`SkellamGrid.block`: the grid's error paid once a pair). Under ``pld_options(tol=1e-9)``
-eps(1e-6) of Skellam(1, 5)^10 is certified to 5e-10 relative, ^100 to 7e-10, and ^1000 to 7e-9
-at tol 1e-8 (``benchmarks/RESULTS_new_mechanisms_lattice.md``); from about a thousand factors
-on the PLD engine answers.
+eps(1e-6) of Skellam(1, 5)^10 is certified to 5.6e-10 relative (2.5 s of CPU), ^100 to 8.8e-10
+(9.9 s), and ^1000 to 9.8e-9 at tol 1e-8 (10.2 s)
+(``benchmarks/RESULTS_new_mechanisms_lattice.md``); from about a thousand factors on the PLD
+engine answers.
 """
 
 from __future__ import annotations
