@@ -7,15 +7,18 @@ the window holding all but 1e-30), ``from_randomized_response`` (two buckets) fo
 ``ta.epsilon`` at 8 digits with its guarantee (certified, or the PLD engine's estimate
 enclosure; a point to its 8 digits, an enclosure rounded outward at 6 decimals). Every
 number is computed in a fresh process (``_report.child_json``); the times
-are of the computation after the imports (ours: building the expression and ``ta.epsilon``;
-dp_accounting: building, composing and ``get_epsilon_for_delta``).
+are of the computation after the imports (ours: building the expression and ``ta.epsilon``
+under ``ta.pld_options(tol=...)``; dp_accounting: building, composing and
+``get_epsilon_for_delta``), wall and CPU seconds and the peak resident memory.
 
     python benchmarks/bench_new_mechanisms_lattice.py \
         [--only Skellam] [--write benchmarks/RESULTS_new_mechanisms_lattice.md]
 
 ``--only NAME`` reruns the rows whose mechanism contains NAME and keeps the other rows of the
 file named by ``--write`` as they were (the note under the table says which rows were rerun).
-A row may ask ours for fewer digits (``4 digits``: about dp_accounting's own accuracy).
+A row may ask ours for other digits (``4 digits``: about dp_accounting's own accuracy) and
+another tolerance of ``pld_options`` (``tol 1e-9``: the grid refined to a relative width of
+1e-9; 10 digits, so that the value's rounding does not widen it).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from _report import Report, child_json, run_line  # noqa: E402
 PEER_TIMEOUT = 120
 
 #: (mechanism source, expression label, expression source with f, delta, dp_accounting kind,
-#: its number of factors or "G"[, our digits when not 8])
+#: its number of factors or "G"[, our digits when not 8[, the tolerance of ``pld_options``]])
 CASES = [
     ("ta.DiscreteLaplace(1, sp.Rational(1, 2))", "f", "f", "1e-6", "dl", 1),
     ("ta.DiscreteLaplace(1, sp.Rational(1, 2))", "f**10", "f**10", "1e-6", "dl", 10),
@@ -49,36 +52,42 @@ CASES = [
     ("ta.DiscreteLaplace(2, 1/sp.log(2))", "f**10", "f**10", "1e-6", "dl", 10),
     ("ta.DiscreteLaplace(2, 1/sp.log(2))", "f @ G(1)", "f @ ta.G(1)", "1e-6", "dl", "G"),
     ("ta.Skellam(1, 5)", "f", "f", "1e-6", "sk", 1),
-    ("ta.Skellam(1, 5)", "f**10", "f**10", "1e-6", "sk", 10),
-    ("ta.Skellam(1, 5)", "f**10", "f**10", "1e-6", "sk", 10, 4),
-    ("ta.Skellam(1, 5)", "f**100", "f**100", "1e-6", "sk", 100),
-    ("ta.Skellam(1, 5)", "f**100", "f**100", "1e-6", "sk", 100, 4),
-    ("ta.Skellam(1, 5)", "f**1000", "f**1000", "1e-6", "sk", 1000, 5),
+    ("ta.Skellam(1, 5)", "f**10", "f**10", "1e-6", "sk", 10, 10, 1e-9),
+    ("ta.Skellam(1, 5)", "f**10", "f**10", "1e-6", "sk", 10, 4, 1e-4),
+    ("ta.Skellam(1, 5)", "f**100", "f**100", "1e-6", "sk", 100, 10, 1e-9),
+    ("ta.Skellam(1, 5)", "f**100", "f**100", "1e-6", "sk", 100, 4, 1e-4),
+    ("ta.Skellam(1, 5)", "f**1000", "f**1000", "1e-6", "sk", 1000, 10, 1e-8),
+    ("ta.Skellam(1, 5)", "f**1000", "f**1000", "1e-6", "sk", 1000, 4, 1e-4),
     ("ta.Skellam(1, 5)", "f @ G(1)", "f @ ta.G(1)", "1e-6", "sk", "G"),
     ("ta.Skellam(2, 50)", "f", "f", "1e-6", "sk", 1),
-    ("ta.Skellam(2, 50)", "f**10", "f**10", "1e-6", "sk", 10),
-    ("ta.Skellam(2, 50)", "f**10", "f**10", "1e-6", "sk", 10, 4),
+    ("ta.Skellam(2, 50)", "f**10", "f**10", "1e-6", "sk", 10, 10, 1e-9),
+    ("ta.Skellam(2, 50)", "f**10", "f**10", "1e-6", "sk", 10, 4, 1e-4),
     ("ta.Skellam(2, 50)", "f @ G(1)", "f @ ta.G(1)", "1e-6", "sk", "G"),
     ("ta.EpsDelta(sp.Rational(1, 10), 0)", "f**10000", "f**10**4", "1e-5", "rr", 10**4),
     ("ta.EpsDelta(sp.Rational(1, 10), 0)", "f**1000000", "f**10**6", "1e-5", "rr", 10**6),
 ]
 
 OURS = """
-import json, time, sympy as sp
+import json, resource, time, sympy as sp
 import tradeoff_algebra as ta
 t = time.perf_counter()
+c = time.process_time()
 f = {mech}
 g = {expr}
-v = ta.epsilon(g, sp.Rational(1, 10**{exp}), dps={dps})
+with ta.pld_options(tol={tol}):
+    v = ta.epsilon(g, sp.Rational(1, 10**{exp}), dps={dps})
 s = time.perf_counter() - t
+cpu = time.process_time() - c
+mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({{"lo": float(v.lo), "hi": float(v.hi), "g": v.guarantee, "s": s,
-                  "route": v.route}}))
+                  "cpu": cpu, "mb": mb, "route": v.route}}))
 """
 
 PEER = """
-import json, math, time
+import json, math, resource, time
 from dp_accounting.pld import privacy_loss_distribution as pld
 t = time.perf_counter()
+c = time.process_time()
 kind, par, d, k = {kind!r}, {par}, {d}, {k!r}
 if kind == "dl":
     one = pld.from_discrete_laplace_mechanism(1 / par, sensitivity=d,
@@ -97,7 +106,8 @@ if k == "G":
 elif k > 1:
     one = one.self_compose(k)
 e = one.get_epsilon_for_delta({delta})
-print(json.dumps({{"e": e, "s": time.perf_counter() - t}}))
+print(json.dumps({{"e": e, "s": time.perf_counter() - t, "cpu": time.process_time() - c,
+                  "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
 
@@ -106,15 +116,27 @@ lattice factor (its clipped loss (2y - Delta)/t) composed exactly in integers by
 `numeric/lattice_product.py`; the Skellam powers go through `numeric/grid_product.py`: below,
 the best test "reject the product's cells s >= t" from cells of a grid with their exact P- and
 Q-masses; above, the split (connect-the-dots) product, each atom shared between the two grid
-points around its loss keeping both its masses, a lattice pair that dominates the Skellam pair;
-the width is ~ k h^2 (k factors, grid step h), the grid refined to the tolerance up to 2^19
-points of the root's window (at 8 digits the tolerance, 1e-9, is beyond that grid at 100
-factors: the tightest enclosure is returned). At about a thousand factors and beyond the grid is
-too coarse and the PLD engine answers. f_{eps0,0}^{(x)k} by two regularised incomplete beta
-functions in Arb (`families/binomial_tails.py`). Rows with G(1) are estimates of the PLD engine
-(no certified route composes a lattice law with a Gaussian here). dp_accounting's value must
-lie at or above our lower end (its PLD is pessimistic): it does in every row where it answered
-(its 10^6-fold randomized response ran past the 120 s limit)."""
+points around its loss keeping both its masses, a lattice pair that dominates the Skellam pair.
+A power is composed in exact blocks of two factors (the pairs of atoms, ~4500 for
+Skellam(1, 5)), so the grid's error, ~ k h^2 for k factors on the grid h, is paid k/2 times;
+the first grid (about 16000 points) gives a width that the h^2 law, weighed by where the heavy
+atoms fall in their cells, turns into one finer grid for the tolerance of `pld_options` (the
+`tol` of the row; at most 2^22 points, the products' coefficients exact integers in fmpz_poly,
+certified after the fact by the tilted missing mass). A row's times are wall seconds in its
+own process, with its CPU seconds and peak resident memory (`ru_maxrss`) where measured (the
+rows marked with a `tol` and those rerun since); rows without `tol` use the default 5e-4.
+f_{eps0,0}^{(x)k} by two regularised incomplete beta functions in Arb
+(`families/binomial_tails.py`). Rows with G(1) are estimates of the PLD engine (no certified
+route composes a lattice law with a Gaussian here). dp_accounting's value must lie at or above
+our lower end (its PLD is pessimistic): it does in every row where it answered (its 10^6-fold
+randomized response ran past the 120 s limit)."""
+
+
+def _times(r: dict) -> str:
+    """Wall seconds, with the CPU seconds and the peak resident memory where measured."""
+    if "cpu" not in r:
+        return f"{r['s']:.2f}"
+    return f"{r['s']:.2f} (cpu {r['cpu']:.2f}, {r['mb']:.0f} MB)"
 
 
 def _params(mech: str):
@@ -157,15 +179,18 @@ def main() -> None:
     R.out("|---|---|---|---|---|---|---|---|")
     for mech, label, expr, delta, kind, k, *more in CASES:
         dps = more[0] if more else 8
+        tol = more[1] if len(more) > 1 else 5e-4
         name = mech.replace("ta.", "").replace("sp.Rational(1, 2)", "1/2").replace(
             "sp.Rational(1, 10)", "1/10").replace("1/sp.log(2)", "1/log(2)")
         label = label if dps == 8 else f"{label} ({dps} digits)"
+        label = label if len(more) < 2 else f"{label}, tol {tol:g}"
         key = (f"`{name}`", label, delta)
         if args.only and args.only not in mech and key in old:
             R.out(old[key])
             continue
         exp = delta.split("e-")[1]
-        mine = child_json(OURS.format(mech=mech, expr=expr, exp=exp, dps=dps), cwd=ROOT)
+        mine = child_json(OURS.format(mech=mech, expr=expr, exp=exp, dps=dps, tol=tol),
+                          cwd=ROOT)
         par, d = _params(mech)
         theirs = child_json(PEER.format(kind=kind, par=par, d=d, k=k, delta=delta),
                             timeout=PEER_TIMEOUT)
@@ -183,10 +208,10 @@ def main() -> None:
             if lo != hi and hi > 0:
                 ours += f" (width {(hi - lo) / hi:.1e})"
             ours += f" ({mine['g']})"
-            route, t1 = mine["route"], f"{mine['s']:.2f}"
+            route, t1 = mine["route"], _times(mine)
         peer = ("not installed" if "error" in theirs and "dp_accounting" in theirs["error"]
                 else theirs.get("error") or f"{theirs['e']:.6f}")
-        t2 = f"{theirs['s']:.2f}" if "s" in theirs else ""
+        t2 = _times(theirs) if "s" in theirs else ""
         R.out(f"| `{name}` | {label} | {delta} | {ours} | {route} | {t1} | {peer} | {t2} |")
     R.out()
     R.out(NOTES)

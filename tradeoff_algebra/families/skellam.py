@@ -53,9 +53,12 @@ the lattice factor) puts the atoms in cells of a fine grid with their exact P- a
 its split view shares each atom between the two grid points around its loss keeping both masses
 (a dominating lattice pair) (``numeric.grid_product``): powers and products with discrete
 Gaussians and Laplaces of rational parameters are certified between the best cell test and the
-split product, a width ~ k h^2 (Skellam(1, 5)^10: eps(1e-6) to 4e-7 relative at 6 digits, 3e-9
-at 8; ^100: 4e-7 and 5e-8; ^1000: 6e-7); from about a thousand factors on the PLD engine
-answers.
+split product, a width ~ k h^2, powers composed in exact blocks of two factors
+(:meth:`SkellamGrid.block`: the grid's error paid once a pair). Under ``pld_options(tol=1e-9)``
+eps(1e-6) of Skellam(1, 5)^10 is certified to 5.6e-10 relative (2.5 s of CPU), ^100 to 8.8e-10
+(9.9 s), and ^1000 to 9.8e-9 at tol 1e-8 (10.2 s)
+(``benchmarks/RESULTS_new_mechanisms_lattice.md``); from about a thousand factors on the PLD
+engine answers.
 """
 
 from __future__ import annotations
@@ -84,7 +87,14 @@ from ..numeric.lattice_pair import (
     lattice_segment,
 )
 from ..numeric.lattice_product import lattice_factor
-from ..numeric.privacy_loss import RHO_LIB, AtomLoss, PrivacyLoss, loss_views, privacy_loss
+from ..numeric.privacy_loss import (
+    RHO_LIB,
+    AtomLoss,
+    LazyLoss,
+    PrivacyLoss,
+    loss_views,
+    privacy_loss,
+)
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 
 __all__ = ["Skellam", "AKL", "renyi_ball"]
@@ -101,6 +111,9 @@ MAX_ORDER = 2**62
 BLOCK = 128
 #: Mass of each law left out of the float64 atoms of the PLD grid (parked at +-oo).
 FLOAT_TAU = 1e-40
+#: A pair of atoms (a block of two factors, ``SkellamGrid.block``) is kept when its P- or Q-mass
+#: is above this (the rest is left to the views' mgf bounds).
+BLOCK_TAU = 1e-40
 #: Assumed relative accuracy of scipy.special.ive in float64 (Cephes/AMOS peak errors of a few
 #: 1e-16 times the order; generous), and of the logarithms of the ratios.
 RHO_IVE = 1e-13
@@ -404,10 +417,13 @@ class SkellamLoss(AtomLoss):
 @privacy_loss.register(Skellam)
 @loss_views("grid")
 def _(f) -> PrivacyLoss | None:
-    """The lattice law in float64 (SkellamLoss); None for symbolic parameters."""
+    """The lattice law in float64 (SkellamLoss), built when the PLD engine asks for it (the
+    route planner asks every factor for its exact view, which this loss has not: building the
+    float atoms imports scipy.special, half a second); None for symbolic parameters."""
     if f.free_symbols:
         return None
-    return SkellamLoss(int(f.sensitivity), float(f.mu))
+    d, mu = int(f.sensitivity), float(f.mu)
+    return LazyLoss(grid=lambda: SkellamLoss(d, mu))
 
 
 @np_value.register(Skellam)
@@ -461,32 +477,128 @@ def _(f):
 
 
 # -- the grid view: products certified by cells of a fine grid (numeric.grid_product) -----------
+def _shared(prec: int) -> int:
+    """A precision of the grid view's Bessel sums: ``prec`` rounded up to 64 bits, so that the
+    views' integers, their mgf bounds and the Renyi sum of the mgf share one set of Bessel balls
+    (each precision computes its own: three sets cost a fifth of a 1e-4 answer for mu = 50)."""
+    return -(-prec // 64) * 64
+
+
+def _plan_atoms(f: Skellam):
+    """x, P(x), Q(x) in floats on the window [-K, K + Delta] of the float atoms (all but
+    FLOAT_TAU of each law; as ``_float_atoms``), by Miller's backward recurrence I_{n-1}(z) =
+    I_{n+1}(z) + (2n/z) I_n(z) from far above K, normalised by sum_n e^{-z} I_n(z) = 1: floats
+    for the grid view's planning and its choice of atoms only (its masses are Arb balls),
+    without scipy (whose import was most of a 1e-4 answer)."""
+    d, mu = int(f.sensitivity), float(f.mu)
+    z = 2 * mu
+    N = int(mu + 40 * math.sqrt(mu + 1) + 200)
+    if N > MAX_TERMS:
+        raise NumericalError(f"Skellam: mu={mu} is too large for the lattice sums")
+    v = np.zeros(N + 2)
+    v[N] = 1e-300
+    for n in range(N, 0, -1):  # v[n - 1] = v[n + 1] + (2n/z) v[n], rescaled against overflow
+        v[n - 1] = v[n + 1] + (2 * n / z) * v[n]
+        if v[n - 1] > 1e250:
+            v /= 1e250
+    p = v / (v[0] + 2 * v[1:].sum())
+    K = int(mu + 10 * math.sqrt(2 * mu) + 10)
+    while not (mu / (K + 2) < 0.5 and 2 * p[K + 1] <= FLOAT_TAU / 8):
+        K += max(K // 8, 4)
+    if K + d + 1 > N:
+        raise NumericalError(f"Skellam: mu={mu} needs more than {N} orders in float64")
+    x = np.arange(-K, K + d + 1)
+    return x, p[np.abs(x)], p[np.abs(x - d)]
+
+
 class SkellamGrid:
     """The Skellam loss as a grid factor (``numeric.grid_product``): the atoms x with Q(x) =
     p(x - Delta), P(x) = p(x), L(x) = log(Q(x)/P(x)) as Arb balls (the Bessel sums above), put
     in the cells h y <= L(x) < h y + rho of a grid h Z; its two views carry the cells' Q- and
     P-masses. The mgf E_Q[e^{c L}] = sum_x p(x)^{1 + c} p(x - Delta)^{-c} (x -> Delta - x) is
     e^{c D_{1+c}} with the certified Renyi sum :func:`renyi_ball`; it bounds both views' mgfs
-    from above (h y <= L)."""
+    from above (h y <= L).
+
+    **Blocks** (``m = 2``, :meth:`block`): the pair Skellam (x) Skellam as one grid factor, its
+    atoms the unordered pairs {x1, x2} (Q-mass Q(x1) Q(x2) times 2 when x1 != x2, likewise P,
+    loss L(x1) + L(x2): the exact product law, Dong, Roth & Su, Def. 5), its mgf the square.
+    A power of k factors is composed as k/2 blocks: the grid's error, an error per factor
+    discretised (the split's spread, the cells' merging: ~ h^2 each), is paid k/2 times, not k
+    times, for about 3000 atoms in Arb instead of 80. Pairs whose two masses are both below
+    :data:`BLOCK_TAU` are left out (their mass, like every atom's outside the float window, is
+    left to the mgf bound of the views)."""
 
     grid = True
 
-    def __init__(self, f: Skellam) -> None:
-        self.f, self.d = f, int(f.sensitivity)
-        x, pm, qm = _float_atoms(self.d, float(f.mu))
+    def __init__(self, f: Skellam, m: int = 1) -> None:
+        if m not in (1, 2):
+            raise ValueError(f"SkellamGrid: m={m} (blocks of 1 or 2 factors)")
+        self.f, self.d, self.m = f, int(f.sensitivity), m
+        x, pm, qm = _plan_atoms(f)
         keep = (pm > 0) & (qm > 0)
-        self.x, self.pm, self.qm = x[keep], pm[keep], qm[keep]
+        x, pm, qm = x[keep], pm[keep], qm[keep]
+        if m == 1:
+            self.xs = [(int(v),) for v in x]
+            self.mult = [1] * len(x)
+        else:
+            i, j = np.triu_indices(len(x))
+            w = np.where(i == j, 1.0, 2.0)
+            pm, qm = pm[i] * pm[j] * w, qm[i] * qm[j] * w
+            sel = (pm > BLOCK_TAU) | (qm > BLOCK_TAU)
+            i, j, pm, qm = i[sel], j[sel], pm[sel], qm[sel]
+            self.xs = [(int(x[a]), int(x[b])) for a, b in zip(i, j, strict=True)]
+            self.mult = [1 if a == b else 2 for a, b in zip(i, j, strict=True)]
+        self.pm, self.qm = pm, qm
         self.lf = np.log(self.qm) - np.log(self.pm)
         self._mgf: dict = {}
+        self._one = self if m == 1 else None
 
     def __repr__(self) -> str:
-        return f"SkellamGrid({self.f})"
+        return f"SkellamGrid({self.f})" if self.m == 1 else f"SkellamGrid({self.f}, m=2)"
+
+    def block(self, m: int) -> SkellamGrid | None:
+        """The grid factor of m = 2 factors at once (class docstring), or None."""
+        if m != 2 or self.m != 1:
+            return None
+        g = SkellamGrid(self.f, 2)
+        g._one = self
+        return g
+
+    def balls(self, S, i: int):
+        """(P, Q) of the atom i as Arb balls (S the Bessel sums at the working precision)."""
+        xs, k = self.xs[i], self.mult[i]
+        P, Q = S.p(xs[0]), S.p(xs[0] - self.d)
+        for x in xs[1:]:
+            P, Q = P * S.p(x), Q * S.p(x - self.d)
+        return (P * k, Q * k) if k != 1 else (P, Q)
+
+    def zero_loss(self, i: int) -> bool:
+        """Is the atom i's loss exactly 0 (P = Q)? L(Delta - x) = -L(x) (the symmetry x ->
+        Delta - x), L increasing: for one atom 2x = Delta, for a pair x1 + x2 = Delta."""
+        return sum(self.xs[i]) * (2 if self.m == 1 else 1) == self.d
 
     def loss_var(self) -> float:
         """Var_Q(L) in floats (planning the grid)."""
         w = self.qm / self.qm.sum()
         m = float((w * self.lf).sum())
         return float((w * (self.lf - m) ** 2).sum())
+
+    def split_cost(self, Ds, c: float):
+        """Planning (floats): for each grid 1/D of the array ``Ds``, h^2 (E_w[u(1 - u)] +
+        Var_w(u)), u = frac(D L(x)) the atoms' places in their cells and w their Q-masses
+        tilted at c (the product's law near the eps it is asked at). The split spreads an atom
+        by h^2 u(1 - u) of variance (the upper bound's excess), the cells merge atoms whose
+        places vary by Var(u) (the cell test's loss): grids that put the heavy atoms near
+        their grid points make both small (``numeric.grid_product``)."""
+        lw = np.log(self.qm) + c * self.lf
+        w = np.exp(lw - lw.max())
+        keep = w > 1e-9 * w.sum()  # (planning: the atoms that weigh)
+        w, lf = w[keep] / w[keep].sum(), self.lf[keep]
+        Ds = np.asarray(Ds, dtype=np.float64)
+        u = np.mod(np.outer(Ds, lf), 1.0)
+        m = u @ w
+        cost = (u * (1 - u)) @ w + (u * u) @ w - m * m
+        return cost / (Ds * Ds)
 
     def residual(self, h):
         """rho: every atom's loss lies in [h y, h y + rho) of its cell (the cells are decided
@@ -502,17 +614,20 @@ class SkellamGrid:
         return _SkellamSplit(self, h, "Q")
 
     def mgf(self, c):
-        """A ball holding E_Q[e^{c L}] for an exact ball c >= 0 (module docstring)."""
+        """A ball holding E_Q[e^{c L}] for an exact ball c >= 0 (class docstring; a block's is
+        the square of one factor's)."""
         from flint import arb, ctx
 
         if c == 0:
             return arb(1)
+        if self.m == 2:
+            return self._one.mgf(c) ** 2
         key = (c.mid().str(40), ctx.prec)
         hit = self._mgf.get(key)
         if hit is None:
             man, exp = c.mid().man_exp()
             a = 1 + sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
-            D = renyi_ball(self.f, a, ctx.prec)
+            D = renyi_ball(self.f, a, _shared(ctx.prec + 20) - 20)
             hit = self._mgf[key] = (c * D).exp()
         return hit
 
@@ -541,11 +656,10 @@ class _SkellamCells:
     #: How far below the window (in cells) an atom's float cell may lie and still reach it.
     _PAD = 2
 
-    def _parts(self, S, x: int, width) -> list | None:
-        """[(y, mass)]: the atom x's mass (Q or P, by the view's side) in its certified cell y,
+    def _parts(self, S, i: int, width) -> list | None:
+        """[(y, mass)]: the atom i's mass (Q or P, by the view's side) in its certified cell y,
         or None where its loss ball is too wide to decide the cell."""
-        g = self.g
-        P, Q = S.p(x), S.p(x - g.d)
+        P, Q = self.g.balls(S, i)
         L = (Q / P).log()
         if not (2 * L.rad() < width):
             return None
@@ -563,8 +677,8 @@ class _SkellamCells:
         sel = np.nonzero((yf >= ylo - self._PAD) & (yf <= yhi + 2))[0]
         if not len(sel):
             return out
-        with arb_precision(prec + 64):
-            S = _sums(g.f, prec + 64)
+        with arb_precision(_shared(prec + 64)):
+            S = _sums(g.f, _shared(prec + 64))
             cc = arb(fmpq(*Fraction(c).as_integer_ratio()))
             hstep = arb(fmpq(1, self.D))
             ls = arb(fmpq(scale.numerator, scale.denominator)).log()
@@ -572,7 +686,7 @@ class _SkellamCells:
             one = arb(2) ** prec
             acc: dict[int, Any] = {}
             for i in sel:
-                parts = self._parts(S, int(g.x[i]), width)
+                parts = self._parts(S, int(i), width)
                 for y, m in parts or ():
                     if ylo <= y <= yhi:
                         acc[y] = acc.get(y, arb(0)) + m * (cc * hstep * y - ls).exp() * one
@@ -590,13 +704,13 @@ class _SkellamCells:
 
         g = self.g
         total = g.mgf(c if self.side == "Q" else c - 1)
-        S = _sums(g.f, ctx.prec)
+        with arb_precision(_shared(ctx.prec)):
+            S = _sums(g.f, _shared(ctx.prec))
         hstep = arb(1) / self.D
         width = arb(2) ** -41 * hstep
         deficit = arb(0)
-        for x in g.x:
-            x = int(x)
-            P, Q = S.p(x), S.p(x - g.d)
+        for i in range(len(g.lf)):
+            P, Q = g.balls(S, i)
             L = (Q / P).log()
             if not (2 * L.rad() < width):
                 continue
@@ -626,15 +740,16 @@ class _SkellamSplit(_SkellamCells):
         self._assign: dict[int, tuple[int, int] | None] = {}  # x -> its two grid points
 
     def _split(self, S, x: int, width):
-        """(L, Q, [(y, m(y)), ...]) as balls for the atom x, or None where its loss ball is too
-        wide (its mass is left to the mgf bound). L = 0 at x = Delta/2 (P(x) = Q(x)): all at 0;
-        a ball holding a grid point g_j is split over [g_{j-1}, g_{j+1}]. An atom's grid points
-        are decided once and kept: one split pair at every precision."""
+        """(L, Q, [(y, m(y)), ...]) as balls for the atom x (an index of the grid factor's
+        atoms), or None where its loss ball is too wide (its mass is left to the mgf bound).
+        L = 0 exactly (P = Q: ``SkellamGrid.zero_loss``): all at 0; a ball holding a grid point
+        g_j is split over [g_{j-1}, g_{j+1}]. An atom's grid points are decided once and kept:
+        one split pair at every precision."""
         from flint import arb, fmpq
 
         g = self.g
-        P, Q = S.p(x), S.p(x - g.d)
-        if 2 * x == g.d:
+        P, Q = g.balls(S, x)
+        if g.zero_loss(x):
             return arb(0), Q, [(0, Q)]
         L = (Q / P).log()
         ab = self._assign.get(x, False)
@@ -671,11 +786,12 @@ class _SkellamSplit(_SkellamCells):
         g = self.g
         hstep = arb(1) / self.D
         total = g.mgf(c) * (2 * c * hstep).exp()
-        S = _sums(g.f, ctx.prec)
+        with arb_precision(_shared(ctx.prec)):
+            S = _sums(g.f, _shared(ctx.prec))
         width = arb(2) ** -41 * hstep
         deficit = arb(0)
-        for x in g.x:
-            got = self._split(S, int(x), width)
+        for x in range(len(g.lf)):
+            got = self._split(S, x, width)
             if got is None:
                 continue
             L, Q, parts = got

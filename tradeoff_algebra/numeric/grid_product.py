@@ -36,11 +36,25 @@ each block's polynomial evaluated in Arb once, a query a part of one block).
 eps(delta) is bracketed by two bisections on rationals: lo with the lower bound of delta(lo) > d
 proved, hi with the upper bound of delta(hi) <= d proved (delta is non-increasing).
 
+**Blocks.** Both bounds err by one discretisation per factor (the split's spread, the cells'
+merging). A grid factor that offers ``block(2)`` (Skellam: the exact pair of two factors, its
+atoms the pairs of atoms) has its power composed as n/2 blocks (and one factor when n is odd),
+so the error is paid n/2 times: half the width on one grid, or the same width on a grid
+sqrt(2) coarser. The first grid keeps the factors as given (fewer atoms in Arb).
+
 The grid: a first one whose root window holds about :data:`START_POINTS` points (a multiple of
 the exact factors' common denominator); where its enclosure is wider than the tolerance, one
-finer grid chosen by the width's h^2 law (at most :data:`MAX_GRID_POINTS` points). The route
-offers itself while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO`
-(about a thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
+finer grid, chosen once: the width's h^2 law with the constant of the grid's atoms (h^2 times
+E u(1 - u) + Var u, u an atom's place in its cell, under the law tilted at the saddle point:
+``cost``; the least denominator whose predicted width is within the tolerance), in blocks, at
+most :data:`MAX_GRID_POINTS` points and the lattice product's window. The route offers itself
+while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO` (about a
+thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
+
+Measured (``benchmarks/RESULTS_new_mechanisms_lattice.md``): eps(1e-6) of Skellam(1, 5)^k
+under ``pld_options(tol=1e-9)``: k = 10 to 5.6e-10 in 2.5 s of CPU, k = 100 to 8.8e-10 in
+9.9 s (three roots of 1.5 million coefficients), k = 1000 to 9.8e-9 in 10.2 s at tol 1e-8; at
+tol 1e-4, 0.04 to 0.33 s.
 """
 
 from __future__ import annotations
@@ -49,6 +63,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
+import numpy as np
 from flint import arb, arb_poly, fmpz_poly
 from mpmath.libmp import round_ceiling, round_floor
 
@@ -58,6 +73,7 @@ from .arb import arb_endpoint
 from .context import arb_precision, mp
 from .lattice_product import (
     GRID_BUILDERS,
+    MAX_WINDOW,
     LatticeProduct,
     arb_of,
     common_denominator,
@@ -79,9 +95,9 @@ MAX_RHO = 8
 #: Points of the root's window of the first grid tried (a finer one follows where its width
 #: exceeds the tolerance).
 START_POINTS = 1 << 14
-#: The most points of the root's window a refined grid may hold (time: three lattice
-#: products of this length).
-MAX_GRID_POINTS = 1 << 19
+#: The most points of the root's window (GRID_T standard deviations either side) a refined
+#: grid may hold (time: three lattice products of about half this length, some 15 s).
+MAX_GRID_POINTS = 1 << 22
 
 
 class PView:
@@ -105,22 +121,35 @@ class PView:
 class _Suffix:
     """V(k) = sum_{j >= k} R_j z^{j - k} for the coefficients R_j of an fmpz_poly and a ball
     z, by blocks: each block's polynomial evaluated at z in Arb, their suffix sums by Horner's
-    rule, a query the rest of its own block (O(BLOCK) work)."""
+    rule from the top down to the lowest block asked for (the queries lie near eps, about the
+    middle of the root's window: the blocks below are never evaluated), a query the rest of its
+    own block (O(BLOCK) work). The blocks are evaluated at Arb precision ``prec`` (sums of
+    positive terms: a relative radius of about 2^-prec times the length; the caller's
+    precision, about twice the fixed point's, cost 1.7 times as much)."""
 
     BLOCK = 512
 
-    def __init__(self, R, z: arb) -> None:
+    def __init__(self, R, z: arb, prec: int) -> None:
         B = self.BLOCK
-        self.n, self.z = R.length(), z
+        self.n, self.z, self.prec = R.length(), z, prec
         cs = R.coeffs()
         self.blocks = [fmpz_poly(cs[i:i + B]) for i in range(0, self.n, B)]
-        zB = z ** B
-        S = [arb(0)] * (len(self.blocks) + 1)
-        for b in range(len(self.blocks) - 1, -1, -1):
-            S[b] = arb_poly(self.blocks[b])(z) + zB * S[b + 1]
-            if not b & 0xFF:
-                budget.check()
-        self.S = S
+        self.S = [arb(0)] * (len(self.blocks) + 1)
+        self.low = len(self.blocks)  # S[b] is computed for b >= low
+        with arb_precision(prec):
+            self.zB = z ** B
+
+    def _down_to(self, b: int) -> None:
+        """S[b'] for every b' >= b."""
+        if b >= self.low:
+            return
+        S, z = self.S, self.z
+        with arb_precision(self.prec):
+            for i in range(self.low - 1, b - 1, -1):
+                S[i] = arb_poly(self.blocks[i])(z) + self.zB * S[i + 1]
+                if not i & 0xFF:
+                    budget.check()
+        self.low = b
 
     def __call__(self, k: int) -> arb:
         if k >= self.n:
@@ -128,6 +157,7 @@ class _Suffix:
         k = max(k, 0)
         B = self.BLOCK
         b, r = divmod(k, B)
+        self._down_to(b + 1)
         head = self.blocks[b]
         head = head.right_shift(r) if r else head
         return arb_poly(head)(self.z) + self.z ** (B - r) * self.S[b + 1]
@@ -156,6 +186,7 @@ class _Grid:
         self.p = LatticeProduct(pv, D)
         self.s = LatticeProduct(sv, D)
         self._cache: dict = {}
+        self.blocked = False  # (its factors in blocks of two: ``GridProduct.grid``)
         self._offset: int | None = None  # first - t of the last lower bound's best test
 
     def suffix(self, which: str, c: float, T: float, prec: int):
@@ -175,7 +206,7 @@ class _Grid:
         scale = lam / arb(2) ** prec
         X = m - scale * arb_of(int(R(1)))
         z = (-arb_of(t) * arb_of(Fraction(lp.g, lp.D))).exp()
-        out = (lo, _Suffix(R, z), scale, X, lp, t)
+        out = (lo, _Suffix(R, z, prec + 24), scale, X, lp, t)
         if len(self._cache) > 12:
             self._cache.clear()
         self._cache[key] = out
@@ -269,6 +300,27 @@ class GridProduct:
         #: rho_tot on the grid of GRID_POINTS points (what ``fits`` compares with MAX_RHO).
         self.rho_ref = sum((n * f.residual(h_ref) for f, n in grid), Fraction(0))
         self.q = self.base.q
+        self._blocked: list[tuple[object, int]] | None = None
+
+    @property
+    def blocked(self) -> list[tuple[object, int]]:
+        """The factors of the refined grids: a grid factor's power in blocks of two where it
+        has them (``block(2)``: the exact pair as one factor, the grid's error paid once a
+        pair); the first grid keeps the factors as given (fewer atoms: faster). Built when a
+        refined grid is first asked for."""
+        if self._blocked is None:
+            out = []
+            for f, n in self.factors:
+                b = f.block(2) if n >= 2 and getattr(f, "grid", False) and \
+                    hasattr(f, "block") else None
+                if b is None:
+                    out.append((f, n))
+                else:
+                    out.append((b, n // 2))
+                    if n % 2:
+                        out.append((f, 1))
+            self._blocked = out
+        return self._blocked
 
     def denominator(self, points: float) -> int:
         """The grid 1/D (a multiple of the exact factors' common denominator) whose root window
@@ -276,13 +328,15 @@ class GridProduct:
         want = points / (2 * GRID_T * self.sd)
         return self.D0 * max(1, math.ceil(want / self.D0))
 
-    def grid(self, D: int) -> _Grid:
-        """The grid 1/D's products (cached, two grids at most)."""
-        g = self._grids.get(D)
+    def grid(self, D: int, blocked: bool = False) -> _Grid:
+        """The grid 1/D's products (cached, two grids at most), of the factors as given or in
+        blocks (:attr:`blocked`)."""
+        g = self._grids.get((D, blocked))
         if g is None:
             if len(self._grids) > 1:
                 self._grids.clear()
-            g = self._grids[D] = _Grid(self.factors, D)
+            g = self._grids[D, blocked] = _Grid(self.blocked if blocked else self.factors, D)
+            g.blocked = blocked
         return g
 
     # -- the route's interface ---------------------------------------------------------------
@@ -295,20 +349,44 @@ class GridProduct:
     def check_size(self, c: float = 0.0) -> None:
         self.q.check_size(c)
 
+    def cost(self, Ds, c: float, blocked: bool = False):
+        """Planning (floats): the grid's predicted width for each denominator of ``Ds``, up to
+        a common factor: sum over the grid factors (as given, or in blocks) of n h^2 (E u(1 -
+        u) + Var u) (the factor's ``split_cost``; h^2/4 without one)."""
+        Ds = np.asarray(Ds, dtype=np.float64)
+        out = np.zeros(len(Ds))
+        for f, n in (self.blocked if blocked else self.factors):
+            if getattr(f, "grid", False):
+                sc = getattr(f, "split_cost", None)
+                out += n * (sc(Ds, c) if sc is not None else 0.25 / (Ds * Ds))
+        return out
+
     def _finer(self, grid: _Grid, width: float, target: float, c: float) -> _Grid | None:
-        """A finer grid for a relative width ``target`` where ``grid`` gave ``width`` (the
-        width is second order in the step: h^2), within :data:`MAX_GRID_POINTS` and the
-        lattice product's window; None when no finer grid is allowed."""
+        """A finer grid for a relative width ``target`` where ``grid`` gave ``width``: the
+        width is second order in the step (k h^2) with a constant that depends on where the
+        heavy atoms fall in their cells (:meth:`cost`), so among the denominators around the
+        h^2 law's the least one whose predicted width (``width`` times the ratio of the costs)
+        is below the target, or the one of least predicted width; within
+        :data:`MAX_GRID_POINTS` and the lattice product's window; None when no finer grid is
+        allowed."""
         if not width > target:
             return None
-        points = 2 * GRID_T * self.sd * grid.D * min(math.sqrt(width / target) * 1.25, 1e6)
-        D = self.denominator(min(points, MAX_GRID_POINTS))
-        if D <= grid.D:
+        D0 = self.D0
+        top = self.denominator(MAX_GRID_POINTS)
+        wins = max(grid.q.window_size(c), grid.s.window_size(c), 1)
+        top = min(top, D0 * (int(grid.D * 0.98 * MAX_WINDOW / wins) // D0))
+        want = grid.D * min(math.sqrt(width / target), 1e6)
+        hi = min(top, D0 * (math.ceil(1.5 * want) // D0 + 1))
+        lo = max(grid.D + D0, D0 * (int(min(0.6 * want, 0.8 * hi)) // D0))
+        if hi < lo:
             return None
-        g = _Grid(self.factors, D) if D not in self._grids else self._grids[D]
-        if not (g.q.fits(c) and g.s.fits(c)):
-            return None
-        return self.grid(D)
+        Ds = np.arange(lo, hi + 1, D0)
+        if len(Ds) > 4000:
+            Ds = Ds[np.unique(np.linspace(0, len(Ds) - 1, 4000).astype(np.int64))]
+        pred = width * self.cost(Ds, c, True) / self.cost([grid.D], c, grid.blocked)[0]
+        ok = np.nonzero(pred <= target)[0]
+        D = int(Ds[ok[0]] if len(ok) else Ds[int(np.argmin(pred))])
+        return self.grid(D, True)
 
     # -- delta -------------------------------------------------------------------------------
     def delta_ball(self, eps: Fraction, rel_tol: float) -> arb:
@@ -324,9 +402,11 @@ class GridProduct:
                 b = lo_end.union(hi.upper())
             if out is None or b.rad() < out.rad():
                 out = b
+            if grid is not self.base:
+                break
             up = float(b.upper())
             width = float(b.rad()) * 2 / up if up > 0 else 0.0
-            grid = self._finer(grid, width, rel_tol, c)
+            grid = self._finer(grid, width, rel_tol / 1.6, c)
             if grid is None:
                 break
         return out
@@ -363,7 +443,7 @@ class GridProduct:
             return Fraction(0), Fraction(0)
         lo, hi = self._epsilon(self.base, d, rel_tol)
         width = float(hi - lo) / float(hi) if hi > 0 else 0.0
-        grid = self._finer(self.base, width, rel_tol, 0.0)
+        grid = self._finer(self.base, width, rel_tol / 1.2, self.base.q.saddle(float(hi)))
         if grid is not None:  # narrowed inside the first bracket (its two proofs hold)
             lo2, hi2 = self._epsilon(grid, d, rel_tol, (lo, hi))
             lo, hi = max(lo, lo2), min(hi, hi2)
@@ -375,7 +455,18 @@ class GridProduct:
         ends proved: delta(lo) > d or lo = 0, delta(hi) <= d)."""
         q = grid.q
         guess = q._guess(float(d)) if bracket is None else float(sum(bracket) / 2)
-        c, T, prec = q._plan(guess, rel_tol, 1e-3)
+        # The plan's tolerance is delta's: a relative change r of eps moves delta by about
+        # r eps |d log delta/d eps| >= r eps max(c, 1) (c the saddle tilt, the slope of
+        # -log delta near eps for a law close to normal; planning only, (2) certifies).
+        c0 = q.saddle(guess)
+        if q._gap(guess, c0) <= 1e-300:  # the normal plan is lost (eps far in a tail beyond
+            # a bounded factor's largest loss): the product route hands the question on
+            raise OverflowError("grid product: the plan's normal approximation underflows")
+        # (3 guard bits, not 8: the floors' count is a bound, (2) certifies, and a product's
+        # time falls by a fifth from 66 to 58 bits; Skellam(1, 5)^100 at 1e-9: the floors
+        # widen eps by 1e-11 of itself at 61 bits, 1e-10 at 58)
+        c, T, prec = q._plan(guess, rel_tol * min(max(guess * max(c0, 1.0), 1.0), 100.0),
+                             1e-1, 3)
         sd = math.sqrt(sum(n * (float(f.step) * f.plan(c)[2]) ** 2 for f, n in q.factors))
         with arb_precision(prec + 64):
             dd = arb_of(d)
@@ -416,10 +507,10 @@ class GridProduct:
     def _narrow(self, lo: Fraction, hi: Fraction, proved: Callable[[Fraction], bool],
                 up: bool, rel_tol: float) -> Fraction:
         """Bisection of [lo, hi] keeping the end where ``proved`` holds (the lower end when
-        ``up``): about 60 steps at most, until the width is rel_tol of hi."""
+        ``up``): about 60 steps at most, until the width is rel_tol/16 of hi."""
         a, b = lo, hi
         for _ in range(60):
-            if b - a <= Fraction(rel_tol) * hi / 4:
+            if b - a <= Fraction(rel_tol) * hi / 16:
                 break
             m = (a + b) / 2
             m = Fraction(m).limit_denominator(1 << 80) if m.denominator > 1 << 90 else m
