@@ -333,7 +333,9 @@ def common_denominator_rows(r: Report, D: int, tree: bool = False, distinct: boo
           "growth |")
     r.out("|---|---|---|---|---|---|---|")
     got = {}
-    for what, body in (("delta(2)", _LDELTA), ("epsilon(1e-6)", _LEPS)):
+    for what, body in (("delta(2)", _LDELTA), ("epsilon(1e-6)", _LEPS),
+                       ("delta(2), dps 40", _LDELTA.replace("dps=30", "dps=40")),
+                       ("epsilon(1e-6), dps 40", _LEPS.replace("dps=30", "dps=40"))):
         o = lchild(body, 1000, D, ks=kexpr)
         got[what] = o
         if "error" in o:
