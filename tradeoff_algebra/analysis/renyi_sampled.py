@@ -123,7 +123,7 @@ def _top_sum(p, mu2, a: int, D: int):
 def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
     """({a: log A_a}, {a: upper bound of log B_a}) as arbs for one factor (module docstring);
     an order whose sum is dominated by its top terms sums those only (:func:`_top_terms`)."""
-    from flint import arb
+    from flint import arb, arb_poly
 
     log_a = {}
     p_f, h_f = float(p.mid()), float(mu2.mid()) / 2
@@ -142,17 +142,16 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
     e = [arb(1)]  # e_j = (1 - p)^j/j!
     for j in range(1, N + 1):
         e.append(e[-1] * x / j)
+    # the sums sum_k c_k e_{a-k}: the coefficients of one polynomial product (in C)
+    conv = (arb_poly(c) * arb_poly(e)).coeffs() if full else []
     fact = arb(1)
     done = 1
     for a in sorted(set(full)):
-        budget.check()
         for i in range(done + 1, a + 1):
             fact = fact * i
         done = a
-        s = arb(0)
-        for k in range(a + 1):
-            s += c[k] * e[a - k]
-        log_a[a] = (s * fact).log()
+        log_a[a] = (conv[a] * fact).log()
+    budget.check()
     keys = sorted(set(orders))
     lb = _log_b_eval(_b_polys(p, _moments(mu2, prec)), [arb(a) for a in keys],
                      [log_a[a] for a in keys])
