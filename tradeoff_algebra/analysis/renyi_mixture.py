@@ -175,8 +175,12 @@ def _series_batch(p: sp.Expr, mu: sp.Expr, orders: Sequence[sp.Rational], dps: i
 
     groups: dict = {}
     p_f, mu_f = float(p), float(mu)
+    most = 64 if len(orders) == 1 else MOST_REGIONS
+    keys: dict = {}  # the key depends on min(a, 17/16) and ceil(a) only
     for a in orders:
-        key = _series_key(p_f, mu_f, a.p / a.q, dps, 64 if len(orders) == 1 else MOST_REGIONS)
+        a_f = a.p / a.q
+        k = (min(a_f, 17 / 16), math.ceil(a_f))
+        key = keys[k] if k in keys else keys.setdefault(k, _series_key(p_f, mu_f, a_f, dps, most))
         if key is not None:
             groups.setdefault(key, []).append(a)
     out = {}

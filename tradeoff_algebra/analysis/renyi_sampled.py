@@ -56,6 +56,7 @@ from ..numeric.value import Value
 from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
+from .renyi_batch import dyadic
 from .renyi_mixture import _series_batch, _series_renyi, sampled_gaussian_renyi
 
 __all__ = ["sampled_parts", "sampled_rdp_integer", "sampled_reverse_integer",
@@ -363,7 +364,8 @@ def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict
 def _exact_upper(d) -> sp.Rational:
     """The upper end of an arb as an exact SymPy rational."""
     man, exp = (int(v) for v in d.upper().man_exp())
-    return sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
+    return dyadic(man, exp) if man > 0 else sp.Rational(man, 1 << -exp) if exp < 0 else \
+        sp.Integer(man << exp)
 
 
 def _rdp_arb(parts, orders: Sequence[int], prec: int) -> tuple[dict, dict]:

@@ -48,7 +48,7 @@ from mpmath.libmp import to_rational
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
-from ..analysis.renyi_batch import closed_renyi_orders
+from ..analysis.renyi_batch import closed_renyi_orders, dyadic
 from ..core.errors import InvalidParameter, NumericalError, brief
 from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
@@ -100,9 +100,11 @@ def _order_list(orders: Any, owner: str) -> list:
 
 
 def _exact_float(a: float) -> sp.Rational:
-    """A finite Python float as the exact binary rational it is (what ``param`` gives it)."""
+    """A finite Python float as the exact binary rational it is (what ``param`` gives it):
+    ``as_integer_ratio`` is in lowest terms with a power of 2 below, so SymPy's gcd is not
+    needed (``dyadic``)."""
     n, d = a.as_integer_ratio()
-    return sp.Rational(n, d)
+    return dyadic(n, -(d.bit_length() - 1)) if n > 0 else sp.Rational(n, d)
 
 
 def _tau(value: Any, order: Any, owner: str) -> sp.Expr:
@@ -498,12 +500,17 @@ def _number_dict(items: dict) -> sp.Dict:
     without SymPy's sort keys."""
     if not all(isinstance(a, sp.Rational) or a is sp.oo for a in items):
         return sp.Dict(items)
-    pairs = [sp.Tuple(a, t) for a, t in sorted(items.items(), key=lambda kv: (
-        kv[0] is sp.oo, kv[0].p / kv[0].q if kv[0] is not sp.oo else 0,
-        sp.Rational(kv[0]) if kv[0] is not sp.oo else 0))]
+    ordered = sorted(items.items(), key=lambda kv: (
+        kv[0] is sp.oo, kv[0].p / kv[0].q if kv[0] is not sp.oo else 0))
+    keys = [kv[0] for kv in ordered]
+    if any(not (x is sp.oo or y is sp.oo) and x.p * y.q >= y.p * x.q
+           for x, y in zip(keys, keys[1:], strict=False)):  # (floats that do not order them)
+        ordered.sort(key=lambda kv: (kv[0] is sp.oo, sp.Rational(kv[0]) if kv[0] is not sp.oo
+                                     else 0))
+    pairs = [sp.Basic.__new__(sp.Tuple, a, t) for a, t in ordered]  # (sp.Tuple, unsympified)
     d = sp.Basic.__new__(sp.Dict, *pairs)
     d.elements = frozenset(pairs)
-    d._dict = dict(pairs)
+    d._dict = dict(ordered)
     return d
 
 
