@@ -6,8 +6,11 @@ order a: L_mu, Mironov 2017, Prop. 6; f_{eps,0}, randomized response and every f
 compiling that one SymPy expression into a tree of Arb (python-flint) operations — sums,
 products, powers, exp and log of balls — and running it at each order: no SymPy in the loop,
 and every value a certified enclosure (ball arithmetic from the exact rational order and the
-exact parameters). An expression with any other node (a ``Piecewise``, a special function,
-+oo) is not compiled: the caller's order-by-order route answers it. Used by ``RDP.of``
+exact parameters). A SymPy function that encloses itself (``_arb_ball``: the discrete
+Gaussian's theta ratio, D_a = a Delta^2/(2 sigma^2) + log(theta((1 - a) Delta)/theta(0))/(a - 1),
+Canonne, Kamath & Steinke 2020) is formed at each order from its exact arguments and encloses
+itself. An expression with any other node (a ``Piecewise``, another special function, +oo) is
+not compiled: the caller's order-by-order route answers it. Used by ``RDP.of``
 (``notions.renyi_dp``) for the orders its sampled-Gaussian batch does not answer.
 """
 
@@ -36,7 +39,7 @@ def compile_arb(expr: sp.Expr, var: sp.Symbol) -> Callable:
     """A function of an arb (the value of ``var``) returning an arb enclosing ``expr`` there,
     at the current Arb precision; constant subtrees are enclosed once per precision. Raises
     ``ValueError`` for a node other than rational numbers, ``var``, E, pi, Add, Mul, Pow, exp,
-    log."""
+    log and functions that enclose themselves (:func:`_self_enclosing`)."""
     try:
         return _compile(expr, var)[0]
     except _NotCompiled as exc:
@@ -78,6 +81,9 @@ def _compile(x: sp.Expr, var: sp.Symbol) -> tuple[Callable, bool]:
         return (lambda v: v), False
     if isinstance(x, (sp.Rational, type(sp.S.Exp1), type(sp.S.Pi))):
         return _leaf(x), True
+    if isinstance(x, sp.Function) and callable(getattr(x, "_arb_ball", None)) \
+            and not isinstance(x, (sp.exp, sp.log)):
+        return _self_enclosing(x, var)
     if not isinstance(x, (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log)):
         raise _NotCompiled(type(x).__name__)
     parts = [_compile(a, var) for a in x.args]
@@ -109,6 +115,37 @@ def _compile(x: sp.Expr, var: sp.Symbol) -> tuple[Callable, bool]:
         fn = lambda v: args[0](v).exp()  # noqa: E731
     else:
         fn = lambda v: args[0](v).log()  # noqa: E731
+    return (_folded(fn) if const else fn), const
+
+
+def _self_enclosing(x: sp.Function, var: sp.Symbol) -> tuple[Callable, bool]:
+    """A SymPy function that encloses itself (its ``_arb_ball`` method, as the discrete
+    Gaussian's theta ratio; ``numeric.arb_expr`` does the same), its arguments compiled: at
+    each order the arguments' balls must be exact (else ``ValueError``: the caller's route
+    answers that order), the node is formed from those exact rationals (SymPy's ``eval`` may
+    reduce it to a number, as the theta ratio is 1 at an integer shift) and enclosed."""
+    from flint import arb, fmpq
+
+    parts = [_compile(a, var) for a in x.args]
+    fns, func = [g for g, _ in parts], x.func
+
+    def fn(v):
+        rats = []
+        for g in fns:
+            b = g(v)
+            if not b.is_exact():
+                raise ValueError(f"{func.__name__}: an argument is not exact")
+            man, exp = (int(t) for t in b.mid().man_exp())
+            rats.append(dyadic(man, exp) if man > 0 else -dyadic(-man, exp) if man < 0
+                        else sp.S.Zero)
+        node = func(*rats)
+        if isinstance(node, sp.Rational):
+            return arb(fmpq(int(node.p), int(node.q)))
+        ball = node._arb_ball() if callable(getattr(node, "_arb_ball", None)) else None
+        if ball is None:
+            raise ValueError(f"{func.__name__} did not enclose itself")
+        return ball
+    const = all(c for _, c in parts)
     return (_folded(fn) if const else fn), const
 
 

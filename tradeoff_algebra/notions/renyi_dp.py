@@ -208,7 +208,6 @@ class RDP(Notion):
             sampled_rdp_orders,
         )
         from ..core.node import TradeOff
-        from ..core.validate import mpf_rational
         from ..operators.mechanism import AddRemove
         from ..operators.unary import Inverse
 
@@ -240,7 +239,7 @@ class RDP(Notion):
                 continue
             v = sampled_rdp_order(g, a, dps) if a.is_finite and len(sides) == 2 else None
             items[a] = _dyadic(v.hi) if v is not None else \
-                max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
+                max(_upper(renyi(h, a, dps=dps + 2)) if a.is_finite else sp.oo
                     for h in sides)
         if all(t is sp.oo or (isinstance(t, sp.Rational) and t.p >= 0) for t in items.values()):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
@@ -512,6 +511,21 @@ def _number_dict(items: dict) -> sp.Dict:
     d.elements = frozenset(pairs)
     d._dict = dict(ordered)
     return d
+
+
+def _upper(v: Value) -> sp.Expr:
+    """An upper bound of the truth that ``v`` encloses, as an exact rational (or +oo): the
+    upper end of an enclosure, and for a point value (``lo = hi``, within one unit of its last
+    digit) the end of :meth:`Value.interval` (a point's ``hi`` is its rounded value, which may
+    lie below the truth)."""
+    from ..core.validate import mpf_rational
+
+    if isinstance(v.exact, sp.Rational):
+        return v.exact
+    if not mp.isfinite(v.hi):
+        return sp.oo
+    with mp.workprec(dps_to_prec(v.dps) + 40):
+        return mpf_rational(v.interval()[1])
 
 
 def _dyadic(x) -> sp.Rational:
