@@ -16,6 +16,7 @@ not compiled: the caller's order-by-order route answers it. Used by ``RDP.of``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import sympy as sp
@@ -149,6 +150,69 @@ def _self_enclosing(x: sp.Function, var: sp.Symbol) -> tuple[Callable, bool]:
     return (_folded(fn) if const else fn), const
 
 
+def _source(expr: sp.Expr, var: sp.Symbol) -> Callable:
+    """The same function as ``_compile(expr, var)[0]``, as one straight-line Python function
+    (``exec`` of generated source: each operation one Arb call, no call per node): the order's
+    subtrees inline, integers as Python literals (Arb takes them exactly), every other
+    constant subtree and every self-enclosing function a closure of :func:`_compile`, the
+    constants evaluated once per precision."""
+    from flint import ctx
+
+    consts: list = []  # closures of constant subtrees
+    calls: list = []  # closures of self-enclosing functions of the order
+    lines: list = []
+
+    def emit(code: str) -> str:
+        lines.append(f"    t{len(lines)} = {code}")
+        return f"t{len(lines) - 1}"
+
+    def const(x) -> str:
+        consts.append(_compile(x, var)[0])
+        return f"k[{len(consts) - 1}]"
+
+    def go(x) -> str:
+        if x == var:
+            return "v"
+        if not x.has(var):
+            return str(int(x)) if isinstance(x, sp.Integer) else const(x)
+        if isinstance(x, sp.Function) and callable(getattr(x, "_arb_ball", None)) \
+                and not isinstance(x, (sp.exp, sp.log)):
+            calls.append(_self_enclosing(x, var)[0])
+            return emit(f"c[{len(calls) - 1}](v)")
+        if not isinstance(x, (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log)):
+            raise _NotCompiled(type(x).__name__)
+        if isinstance(x, (sp.Add, sp.Mul)):
+            op = " + " if isinstance(x, sp.Add) else " * "
+            args = [go(a) for a in x.args]
+            if all(a.lstrip("-").isdigit() for a in args[:1]) and len(args) > 1:
+                args = args[1:] + args[:1]  # an arb first: arb op int
+            return emit(op.join(args))
+        if isinstance(x, sp.Pow):
+            if x.exp.is_Integer:
+                n = int(x.exp)
+                b = go(x.base)
+                return emit(f"{b} ** {n}" if n >= 0 else f"1 / {b} ** {-n}")
+            if not x.base.has(var):  # a constant base: its log once per precision
+                lb = const(sp.log(x.base, evaluate=False))
+                return emit(f"({go(x.exp)} * {lb}).exp()")
+            return emit(f"({go(x.exp)} * {go(x.base)}.log()).exp()")
+        return emit(f"{go(x.args[0])}.{'exp' if isinstance(x, sp.exp) else 'log'}()")
+
+    out = go(expr)
+    src = "\n".join(["def fn(v):", "    k = ks()"] + lines + [f"    return {out}"])
+    seen: dict = {}
+
+    def ks():
+        p = ctx.prec
+        vals = seen.get(p)
+        if vals is None:
+            vals = seen[p] = [g(None) for g in consts]
+        return vals
+    scope = {"ks": ks, "c": calls}
+    exec(compile(src, "<renyi_batch>", "exec"), scope)  # noqa: S102 (source built above)
+    return scope["fn"]
+
+
 def _compiled(f: TradeOff) -> Callable | None:
     if f in _FORMS:
         return _FORMS[f]
@@ -161,7 +225,7 @@ def _compiled(f: TradeOff) -> Callable | None:
             form = renyi_form(f, _ORDER)  # not needed (nor their assumption queries)
     if form is not None and form.free_symbols <= {_ORDER}:
         try:
-            fn = _compile(form, _ORDER)[0]
+            fn = _source(form, _ORDER)
         except _NotCompiled:
             fn = None
     _FORMS[f] = fn
@@ -184,16 +248,17 @@ def closed_renyi_orders(f: TradeOff, orders: Sequence[sp.Rational], dps: int) ->
     todo = orders
     for _ in range(2):
         with arb_precision(prec):
-            tiny = arb(2) ** (-(dps * 3.33) - 4)
+            # rad < |mid| 2^-(relative accuracy bits): below 10^-dps with 4 bits to spare
+            need = math.ceil(dps * 3.33) + 4
             again = []
             for a in todo:
                 try:
-                    d = fn(arb(fmpq(int(a.p), int(a.q))))
+                    d = fn(arb(a.p) if a.q == 1 else arb(fmpq(int(a.p), int(a.q))))
                 except (ZeroDivisionError, ValueError):
                     continue
                 if not d.is_finite():
                     continue
-                if d.rad() <= abs(d.mid()) * tiny or (d.is_exact() and d.mid() >= 0):
+                if d.rel_accuracy_bits() >= need:  # (an exact ball: the largest value)
                     out[a] = _upper(d)
                 else:
                     again.append(a)
