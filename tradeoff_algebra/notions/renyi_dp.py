@@ -198,9 +198,11 @@ class RDP(Notion):
         their other orders up to 64 from the series on regions of ``analysis.renyi_mixture``,
         also all at once, beyond from one Arb integral each, where that bound decides the larger
         side. A mechanism whose divergence has a closed form in the order (Laplace, randomized
-        response, finite pairs, G_mu) takes all its orders from that one form compiled to Arb
-        operations (``analysis.renyi_batch``). The bounds are the exact upper ends of the Arb
-        balls."""
+        response, finite pairs, G_mu, the discrete Gaussian) takes all its orders from that one
+        form compiled to Arb operations (``analysis.renyi_batch``). The bounds are the exact
+        upper ends of the Arb balls (of relative width below 10^-dps); an order answered by
+        ``ta.renyi`` as a certified point (within one unit of its last digit) takes the upper
+        end of that unit, at dps + 2 digits."""
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
