@@ -83,6 +83,14 @@ def test_against_dp_accounting_at_100_orders():
             k / (math.e + k - 1), k, ORDERS_100, rdp.NeighborRel.REPLACE_ONE)
         for a, t in zip(ORDERS_100, theirs, strict=True):
             assert math.isclose(float(rr.at(a)), t, rel_tol=1e-12), (k, a)
+    # the Gaussian mechanism (noise 11/10): dp_accounting's floats, and the exact a/(2 sigma^2)
+    g = ta.RDP.of(ta.gaussian_mechanism(1, R(11, 10)), orders=ORDERS_100)
+    acc = rdp.RdpAccountant(ORDERS_100)
+    acc.compose(pytest.importorskip("dp_accounting").GaussianDpEvent(1.1))
+    for a, t in zip(ORDERS_100, acc._rdp, strict=True):
+        assert math.isclose(float(g.at(a)), t, rel_tol=1e-12), a
+        exact = a * R(100, 121) / 2
+        assert exact <= g.at(a) <= exact * (1 + TOL), a
 
 
 def test_batch_equals_the_order_by_order_route():
