@@ -119,6 +119,10 @@ def test_compile_and_refusals():
         ref = arb(mpmath.nstr(c.log(3 * c.exp(3) + c.mpf(1) / 27) / 2, 45))
         assert v.rad() < arb(10) ** -40
         assert abs(v - ref) < arb(10) ** -40  # (ref: 45 digits of mpmath at 50)
+        # the straight-line function that RDP.of runs (a constant form: an arb as well)
+        w = rb._source(sp.log(a * sp.exp(a) + sp.Rational(1, 3) ** a) / (a - 1), a)(arb(3))
+        assert w.rad() < arb(10) ** -40 and abs(w - ref) < arb(10) ** -40
+        assert rb._source(sp.Rational(2, 3), a)(arb(3)).contains(arb(2) / 3)
     with pytest.raises(ValueError, match="Piecewise"):
         rb.compile_arb(sp.Piecewise((a, a > 1), (1, True)), a)
     # no closed form in the order: nothing, and RDP.of answers through its other routes

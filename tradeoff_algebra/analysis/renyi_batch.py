@@ -198,7 +198,7 @@ def _source(expr: sp.Expr, var: sp.Symbol) -> Callable:
             return emit(f"({go(x.exp)} * {go(x.base)}.log()).exp()")
         return emit(f"{go(x.args[0])}.{'exp' if isinstance(x, sp.exp) else 'log'}()")
 
-    out = go(expr)
+    out = go(expr) if expr.has(var) else const(expr)  # (an arb, never a Python int)
     src = "\n".join(["def fn(v):", "    k = ks()"] + lines + [f"    return {out}"])
     seen: dict = {}
 
@@ -209,7 +209,7 @@ def _source(expr: sp.Expr, var: sp.Symbol) -> Callable:
             vals = seen[p] = [g(None) for g in consts]
         return vals
     scope = {"ks": ks, "c": calls}
-    exec(compile(src, "<renyi_batch>", "exec"), scope)  # noqa: S102 (source built above)
+    exec(compile(src, "<renyi_batch>", "exec"), scope)  # (the source built above)
     return scope["fn"]
 
 
