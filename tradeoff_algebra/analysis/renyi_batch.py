@@ -6,7 +6,8 @@ order a: L_mu, Mironov 2017, Prop. 6; f_{eps,0}, randomized response and every f
 compiling that one SymPy expression into a tree of Arb (python-flint) operations — sums,
 products, powers, exp and log of balls — and running it at each order: no SymPy in the loop,
 and every value a certified enclosure (ball arithmetic from the exact rational order and the
-exact parameters). A SymPy function that encloses itself (``_arb_ball``: the discrete
+exact parameters); G_mu with a rational mu takes the exact a mu^2/2 without Arb. A SymPy
+function that encloses itself (``_arb_ball``: the discrete
 Gaussian's theta ratio, D_a = a Delta^2/(2 sigma^2) + log(theta((1 - a) Delta)/theta(0))/(a - 1),
 Canonne, Kamath & Steinke 2020) is formed at each order from its exact arguments and encloses
 itself. An expression with any other node (a ``Piecewise``, another special function, +oo) is
@@ -23,7 +24,7 @@ import sympy as sp
 from sympy.core.expr import Expr
 
 from ..core.node import TradeOff
-from ..numeric.capability import renyi_form
+from ..numeric.capability import gaussian_form, renyi_form
 from ..numeric.context import arb_precision
 
 __all__ = ["closed_renyi_orders", "compile_arb", "dyadic"]
@@ -239,8 +240,11 @@ def closed_renyi_orders(f: TradeOff, orders: Sequence[sp.Rational], dps: int) ->
     ``{}`` where f has no such form. Orders left out go to the caller's route."""
     from flint import arb, fmpq
 
-    fn = _compiled(f)
     orders = [a for a in orders if isinstance(a, sp.Rational) and a.p > a.q]
+    mu = gaussian_form(f)
+    if isinstance(mu, sp.Rational) and orders:  # G_mu: a mu^2/2 (Mironov 2017, Prop. 7), exact
+        return _gaussian_orders(mu, orders)
+    fn = _compiled(f)
     if fn is None or not orders:
         return {}
     out: dict = {}
@@ -266,6 +270,24 @@ def closed_renyi_orders(f: TradeOff, orders: Sequence[sp.Rational], dps: int) ->
         if not todo:
             break
         prec *= 2
+    return out
+
+
+def _gaussian_orders(mu: sp.Rational, orders: list) -> dict:
+    """{a: a mu^2/2} for G_mu, mu rational, exact (the divergence of N(0, 1) from N(mu, 1),
+    Mironov 2017, Prop. 7), each in lowest terms from Python integers."""
+    n, d = int(mu.p) ** 2, 2 * int(mu.q) ** 2
+    out = {}
+    for a in orders:
+        p, q = int(a.p) * n, int(a.q) * d
+        g = math.gcd(p, q)
+        p, q = p // g, q // g
+        if q == 1:
+            out[a] = sp.Integer(p)
+            continue
+        r = Expr.__new__(sp.Rational)
+        r.p, r.q = p, q
+        out[a] = r
     return out
 
 

@@ -83,7 +83,10 @@ def _check_method(method: str) -> str:
 
 
 def _dps(dps: Any, owner: str) -> int:
-    """The number of digits of a numeric conversion: an integer in [1, MAX_DPS]."""
+    """The number of digits of a numeric conversion: an integer in [1, MAX_DPS] (a Python int
+    in range is taken as it is: ``count`` asks SymPy)."""
+    if type(dps) is int and 1 <= dps <= MAX_DPS:
+        return dps
     return count("dps", dps, upper=MAX_DPS, owner=owner)
 
 
