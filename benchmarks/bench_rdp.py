@@ -316,6 +316,9 @@ def main() -> None:
           "straight-line Arb function of the order: about 0.8 ms) but SymPy: the family's closed "
           "form in the order (`renyi_form`, about 1 ms in a fresh process) and the curve's SymPy "
           "Dict; dp_accounting's numpy loop costs 0.7 microseconds an order.")
+    R.out("* Gaussian: a rational noise gives the exact values a mu^2/2 (Mironov 2017, "
+          "Prop. 7; exact rationals, no Arb); the rest of our call is the validation of the "
+          "orders and the curve's SymPy Dict.")
     R.out("* Discrete Gaussian: dp_accounting has no such event (no peer row). At integer orders "
           "the theta ratio is 1 (an integer shift of the lattice), so the values are "
           "a Delta^2/(2 sigma^2) = 2a/9, enclosed in Arb.")
