@@ -144,3 +144,23 @@ def test_every_default_order_of_dp_accounting_against_quadrature():
             up = mp.mpf(r.at(a).p) / r.at(a).q
             assert ref * (1 - mp.mpf(10) ** -35) <= up <= ref * (1 + mp.mpf(10) ** -20), a
 
+
+
+def test_centred_falling_factorials_against_sympy():
+    """The matrix of the series (``renyi_mixture._falling``): column j holds the coefficients of
+    (y + c)(y + c - 1) ... (y + c - j + 1) in powers of y, against SymPy's expansion of the
+    falling factorial ff(y + c, j) (exact integers, contained in the balls)."""
+    from flint import arb
+
+    from tradeoff_algebra.analysis.renyi_mixture import _falling
+
+    y = sp.Symbol("y")
+    for c, D in [(6, 30), (1, 12), (32, 36)]:
+        with arb_precision(400):
+            F = _falling(c, D)
+            for j in [0, 1, 7, D - 1]:
+                poly = sp.Poly(sp.expand_func(sp.ff(y + c, j)).expand(), y)
+                for k in range(D):
+                    coef = int(poly.coeff_monomial(y**k)) if k <= j else 0
+                    assert F[k, j].contains(arb(coef)), (c, D, j, k)
+                    assert F[k, j].rad() == 0  # exact at 400 bits

@@ -6,20 +6,25 @@ order a: L_mu, Mironov 2017, Prop. 6; f_{eps,0}, randomized response and every f
 compiling that one SymPy expression into a tree of Arb (python-flint) operations — sums,
 products, powers, exp and log of balls — and running it at each order: no SymPy in the loop,
 and every value a certified enclosure (ball arithmetic from the exact rational order and the
-exact parameters). An expression with any other node (a ``Piecewise``, a special function,
-+oo) is not compiled: the caller's order-by-order route answers it. Used by ``RDP.of``
+exact parameters); G_mu with a rational mu takes the exact a mu^2/2 without Arb. A SymPy
+function that encloses itself (``_arb_ball``: the discrete
+Gaussian's theta ratio, D_a = a Delta^2/(2 sigma^2) + log(theta((1 - a) Delta)/theta(0))/(a - 1),
+Canonne, Kamath & Steinke 2020) is formed at each order from its exact arguments and encloses
+itself. An expression with any other node (a ``Piecewise``, another special function, +oo) is
+not compiled: the caller's order-by-order route answers it. Used by ``RDP.of``
 (``notions.renyi_dp``) for the orders its sampled-Gaussian batch does not answer.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import sympy as sp
 from sympy.core.expr import Expr
 
 from ..core.node import TradeOff
-from ..numeric.capability import renyi_form
+from ..numeric.capability import gaussian_form, renyi_form
 from ..numeric.context import arb_precision
 
 __all__ = ["closed_renyi_orders", "compile_arb", "dyadic"]
@@ -36,7 +41,7 @@ def compile_arb(expr: sp.Expr, var: sp.Symbol) -> Callable:
     """A function of an arb (the value of ``var``) returning an arb enclosing ``expr`` there,
     at the current Arb precision; constant subtrees are enclosed once per precision. Raises
     ``ValueError`` for a node other than rational numbers, ``var``, E, pi, Add, Mul, Pow, exp,
-    log."""
+    log and functions that enclose themselves (:func:`_self_enclosing`)."""
     try:
         return _compile(expr, var)[0]
     except _NotCompiled as exc:
@@ -78,6 +83,9 @@ def _compile(x: sp.Expr, var: sp.Symbol) -> tuple[Callable, bool]:
         return (lambda v: v), False
     if isinstance(x, (sp.Rational, type(sp.S.Exp1), type(sp.S.Pi))):
         return _leaf(x), True
+    if isinstance(x, sp.Function) and callable(getattr(x, "_arb_ball", None)) \
+            and not isinstance(x, (sp.exp, sp.log)):
+        return _self_enclosing(x, var)
     if not isinstance(x, (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log)):
         raise _NotCompiled(type(x).__name__)
     parts = [_compile(a, var) for a in x.args]
@@ -112,6 +120,100 @@ def _compile(x: sp.Expr, var: sp.Symbol) -> tuple[Callable, bool]:
     return (_folded(fn) if const else fn), const
 
 
+def _self_enclosing(x: sp.Function, var: sp.Symbol) -> tuple[Callable, bool]:
+    """A SymPy function that encloses itself (its ``_arb_ball`` method, as the discrete
+    Gaussian's theta ratio; ``numeric.arb_expr`` does the same), its arguments compiled: at
+    each order the arguments' balls must be exact (else ``ValueError``: the caller's route
+    answers that order), the node is formed from those exact rationals (SymPy's ``eval`` may
+    reduce it to a number, as the theta ratio is 1 at an integer shift) and enclosed."""
+    from flint import arb, fmpq
+
+    parts = [_compile(a, var) for a in x.args]
+    fns, func = [g for g, _ in parts], x.func
+
+    def fn(v):
+        rats = []
+        for g in fns:
+            b = g(v)
+            if not b.is_exact():
+                raise ValueError(f"{func.__name__}: an argument is not exact")
+            man, exp = (int(t) for t in b.mid().man_exp())
+            rats.append(dyadic(man, exp) if man > 0 else -dyadic(-man, exp) if man < 0
+                        else sp.S.Zero)
+        node = func(*rats)
+        if isinstance(node, sp.Rational):
+            return arb(fmpq(int(node.p), int(node.q)))
+        ball = node._arb_ball() if callable(getattr(node, "_arb_ball", None)) else None
+        if ball is None:
+            raise ValueError(f"{func.__name__} did not enclose itself")
+        return ball
+    const = all(c for _, c in parts)
+    return (_folded(fn) if const else fn), const
+
+
+def _source(expr: sp.Expr, var: sp.Symbol) -> Callable:
+    """The same function as ``_compile(expr, var)[0]``, as one straight-line Python function
+    (``exec`` of generated source: each operation one Arb call, no call per node): the order's
+    subtrees inline, integers as Python literals (Arb takes them exactly), every other
+    constant subtree and every self-enclosing function a closure of :func:`_compile`, the
+    constants evaluated once per precision."""
+    from flint import ctx
+
+    consts: list = []  # closures of constant subtrees
+    calls: list = []  # closures of self-enclosing functions of the order
+    lines: list = []
+
+    def emit(code: str) -> str:
+        lines.append(f"    t{len(lines)} = {code}")
+        return f"t{len(lines) - 1}"
+
+    def const(x) -> str:
+        consts.append(_compile(x, var)[0])
+        return f"k[{len(consts) - 1}]"
+
+    def go(x) -> str:
+        if x == var:
+            return "v"
+        if not x.has(var):
+            return str(int(x)) if isinstance(x, sp.Integer) else const(x)
+        if isinstance(x, sp.Function) and callable(getattr(x, "_arb_ball", None)) \
+                and not isinstance(x, (sp.exp, sp.log)):
+            calls.append(_self_enclosing(x, var)[0])
+            return emit(f"c[{len(calls) - 1}](v)")
+        if not isinstance(x, (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log)):
+            raise _NotCompiled(type(x).__name__)
+        if isinstance(x, (sp.Add, sp.Mul)):
+            op = " + " if isinstance(x, sp.Add) else " * "
+            args = [go(a) for a in x.args]
+            if all(a.lstrip("-").isdigit() for a in args[:1]) and len(args) > 1:
+                args = args[1:] + args[:1]  # an arb first: arb op int
+            return emit(op.join(args))
+        if isinstance(x, sp.Pow):
+            if x.exp.is_Integer:
+                n = int(x.exp)
+                b = go(x.base)
+                return emit(f"{b} ** {n}" if n >= 0 else f"1 / {b} ** {-n}")
+            if not x.base.has(var):  # a constant base: its log once per precision
+                lb = const(sp.log(x.base, evaluate=False))
+                return emit(f"({go(x.exp)} * {lb}).exp()")
+            return emit(f"({go(x.exp)} * {go(x.base)}.log()).exp()")
+        return emit(f"{go(x.args[0])}.{'exp' if isinstance(x, sp.exp) else 'log'}()")
+
+    out = go(expr) if expr.has(var) else const(expr)  # (an arb, never a Python int)
+    src = "\n".join(["def fn(v):", "    k = ks()"] + lines + [f"    return {out}"])
+    seen: dict = {}
+
+    def ks():
+        p = ctx.prec
+        vals = seen.get(p)
+        if vals is None:
+            vals = seen[p] = [g(None) for g in consts]
+        return vals
+    scope = {"ks": ks, "c": calls}
+    exec(compile(src, "<renyi_batch>", "exec"), scope)  # (the source built above)
+    return scope["fn"]
+
+
 def _compiled(f: TradeOff) -> Callable | None:
     if f in _FORMS:
         return _FORMS[f]
@@ -124,7 +226,7 @@ def _compiled(f: TradeOff) -> Callable | None:
             form = renyi_form(f, _ORDER)  # not needed (nor their assumption queries)
     if form is not None and form.free_symbols <= {_ORDER}:
         try:
-            fn = _compile(form, _ORDER)[0]
+            fn = _source(form, _ORDER)
         except _NotCompiled:
             fn = None
     _FORMS[f] = fn
@@ -138,8 +240,11 @@ def closed_renyi_orders(f: TradeOff, orders: Sequence[sp.Rational], dps: int) ->
     ``{}`` where f has no such form. Orders left out go to the caller's route."""
     from flint import arb, fmpq
 
-    fn = _compiled(f)
     orders = [a for a in orders if isinstance(a, sp.Rational) and a.p > a.q]
+    mu = gaussian_form(f)
+    if isinstance(mu, sp.Rational) and orders:  # G_mu: a mu^2/2 (Mironov 2017, Prop. 7), exact
+        return _gaussian_orders(mu, orders)
+    fn = _compiled(f)
     if fn is None or not orders:
         return {}
     out: dict = {}
@@ -147,16 +252,17 @@ def closed_renyi_orders(f: TradeOff, orders: Sequence[sp.Rational], dps: int) ->
     todo = orders
     for _ in range(2):
         with arb_precision(prec):
-            tiny = arb(2) ** (-(dps * 3.33) - 4)
+            # rad < |mid| 2^-(relative accuracy bits): below 10^-dps with 4 bits to spare
+            need = math.ceil(dps * 3.33) + 4
             again = []
             for a in todo:
                 try:
-                    d = fn(arb(fmpq(int(a.p), int(a.q))))
+                    d = fn(arb(a.p) if a.q == 1 else arb(fmpq(int(a.p), int(a.q))))
                 except (ZeroDivisionError, ValueError):
                     continue
                 if not d.is_finite():
                     continue
-                if d.rad() <= abs(d.mid()) * tiny or (d.is_exact() and d.mid() >= 0):
+                if d.rel_accuracy_bits() >= need:  # (an exact ball: the largest value)
                     out[a] = _upper(d)
                 else:
                     again.append(a)
@@ -164,6 +270,24 @@ def closed_renyi_orders(f: TradeOff, orders: Sequence[sp.Rational], dps: int) ->
         if not todo:
             break
         prec *= 2
+    return out
+
+
+def _gaussian_orders(mu: sp.Rational, orders: list) -> dict:
+    """{a: a mu^2/2} for G_mu, mu rational, exact (the divergence of N(0, 1) from N(mu, 1),
+    Mironov 2017, Prop. 7), each in lowest terms from Python integers."""
+    n, d = int(mu.p) ** 2, 2 * int(mu.q) ** 2
+    out = {}
+    for a in orders:
+        p, q = int(a.p) * n, int(a.q) * d
+        g = math.gcd(p, q)
+        p, q = p // g, q // g
+        if q == 1:
+            out[a] = sp.Integer(p)
+            continue
+        r = Expr.__new__(sp.Rational)
+        r.p, r.q = p, q
+        out[a] = r
     return out
 
 

@@ -175,8 +175,12 @@ def _series_batch(p: sp.Expr, mu: sp.Expr, orders: Sequence[sp.Rational], dps: i
 
     groups: dict = {}
     p_f, mu_f = float(p), float(mu)
+    most = 64 if len(orders) == 1 else MOST_REGIONS
+    keys: dict = {}  # the key depends on min(a, 17/16) and ceil(a) only
     for a in orders:
-        key = _series_key(p_f, mu_f, a.p / a.q, dps, 64 if len(orders) == 1 else MOST_REGIONS)
+        a_f = a.p / a.q
+        k = (min(a_f, 17 / 16), math.ceil(a_f))
+        key = keys[k] if k in keys else keys.setdefault(k, _series_key(p_f, mu_f, a_f, dps, most))
         if key is not None:
             groups.setdefault(key, []).append(a)
     out = {}
@@ -220,15 +224,16 @@ GUARD_BITS = 8
 class _Region:
     """R = [b_(m-1), b_m) in x (the first: (-oo, b_0)), its centre c and ratio bound
     rho >= |t - c|/(1 + c) on R (arbs), its mass P(R) (and the logs of 1 + c, 1 + rho, P(R)),
-    and Q(a) = sum_{j <= J} C(a, j) N_j, N_j = E_P[((t - c)/(1 + c))^j; R], as a polynomial in
-    a (an arb_poly), with the bound ``rest`` of |sum_{j > J} C(a, j) N_j|."""
+    and Q(a) = sum_{j <= J} C(a, j) N_j, N_j = E_P[((t - c)/(1 + c))^j; R], as the
+    coefficients ``col`` of a polynomial in a - centre, with the bound ``rest`` of
+    |sum_{j > J} C(a, j) N_j|."""
 
-    __slots__ = ("m", "c", "rho", "mass", "poly", "J", "logs", "rest")
+    __slots__ = ("m", "c", "rho", "mass", "col", "J", "logs", "rest")
 
     def __init__(self, m: int, c, rho, mass):
         self.m, self.c, self.rho, self.mass = m, c, rho, mass
         self.logs = ((1 + c).log(), (1 + rho).log(), mass.log())
-        self.poly = None
+        self.col = None
 
 
 class _RealOrderSeries:
@@ -238,11 +243,11 @@ class _RealOrderSeries:
     lattice of step mu/n, so every Phi(b_m - k mu) of the moments E_P[t^k; R] = kappa^k
     e^{k(k-1) mu^2/2} (Phi(b_m - k mu) - Phi(b_(m-1) - k mu)) is one of Phi(b_0 + i mu/n): a
     few hundred erfc in all, and the factors kappa^k e^{k(k-1) mu^2/2} are shared by the
-    regions. The shift to the centre is the binomial theorem, done as one product of
-    exponential generating functions (at guard bits against its cancellation); the falling
-    factorials (a)_j/j! = C(a, j) are expanded in powers of a - centre once (centre about
-    cap/2: less cancellation than in powers of a, so a lower working precision), so that the
-    orders of a batch cost one multipoint evaluation (in C) per region (:meth:`log_a_many`)."""
+    regions. The shift to a region's centre is the binomial theorem and the falling factorials
+    (a)_j/j! = C(a, j) are expanded in powers of a - centre (centre about cap/2: less
+    cancellation than in powers of a), both matrix products shared by the regions
+    (:meth:`_polys`); the orders of a batch and the regions' coefficients make one more
+    product (:meth:`log_a_many`), all in C."""
 
     def __init__(self, p: sp.Expr, mu: sp.Expr, bits: int, cap: int):
         from flint import arb
@@ -252,11 +257,15 @@ class _RealOrderSeries:
         self.bits, self.cap = bits, cap
         # the polynomials in a are kept in powers of a - centre (|a - centre| <= cap/2 on the
         # orders (1, cap]): their evaluation cancels less than in powers of a
-        self.centre = arb((cap + 1) // 2)
+        self.c0 = (cap + 1) // 2
+        self.centre = arb(self.c0)
         self.J = int((bits + 8 + cap) / math.log2(1 / RHO_MAX)) + cap + 2
-        self.wprec = bits + self.J // 2 + 2 * cap + 48
+        # guard bits of the binomial shift to a region's centre (:meth:`_polys`): its terms
+        # sum to about (2 c/(1 + c))^j P(R) for a result near rho^j P(R), most of it in
+        # regions of small weight; the widths are checked after the fact (an order not
+        # narrow enough goes to the Arb integral), so this is a cost, not a guarantee
+        self.wprec = bits + self.J // 4 + 2 * cap + 40
         self.phi: dict = {}  # (i, upper) -> Phi(b0 + i mu/n), or 1 - Phi
-        self.emx: list = []  # e^{-x} as a polynomial (the shift to a region's centre)
         self.cells: dict = {}  # i -> Phi(b0 + i mu/n) - Phi(b0 + (i - 1) mu/n)
         with arb_precision(self.wprec):
             p, mu = arb_ball(p), arb_ball(mu)  # the exact parameters at the working precision
@@ -335,52 +344,63 @@ class _RealOrderSeries:
                                      if rho_f > 0 else self.cap + 1))
 
     def _polys(self, regions: list) -> None:
-        """Each region's Q(a) = sum_{j <= J} C(a, j) N_j in powers of y = a - centre
-        (``R.poly``), with
-        ``rest`` = rho^(J+1) P(R)/(1 - rho) >= |sum_{j > J} C(a, j) N_j| for every a <= cap < J
-        (|C(a, j)| <= 1 for j >= a > 0, |N_j| <= rho^j P(R): module docstring). N_j/j! =
-        s^j [x^j] egf(x) e^{-c x}, s = 1/(1 + c), egf the exponential generating function of
-        the moments E_P[t^k; R] (its coefficients E_P[t^k; R]/k! from the cells of the lattice,
-        :meth:`_cell`); C(a, j) = sum_k s(j, k) a^k/j! (Stirling numbers of the first kind), so
-        the coefficients in powers of a of all the regions are one product of the Stirling
-        matrix (exact integers, ``arb_mat.stirling``) with the columns N_j/j!, then shifted to
-        powers of y (a composition with y + centre, at the working precision)."""
-        from flint import arb, arb_mat, arb_poly
+        """Each region's Q(a) = sum_{j <= J} C(a, j) N_j in powers of y = a - centre (the
+        column ``R.col``, J + 1 coefficients), with ``rest`` = rho^(J+1) P(R)/(1 - rho) >=
+        |sum_{j > J} C(a, j) N_j| for every a <= cap < J (|C(a, j)| <= 1 for j >= a > 0,
+        |N_j| <= rho^j P(R): module docstring). All of it is linear in the moments, so the
+        regions go together through two matrix products (in C):
 
-        todo = [R for R in regions if R.poly is None]
+        * N_j/j! = (-s)^j/j! sum_i C(j, i) (-1)^i E_P[t^i; R]/c^i, s = c/(1 + c) (the
+          binomial theorem for (t/c - 1)^j, in units of c so that the terms are of like size):
+          the columns (-1)^i E_P[t^i; R]/c^i (from the cells of the lattice, :meth:`_cell`)
+          times the lower triangular Pascal matrix (exact), at guard bits against its
+          cancellation, then row j scaled by (-s)^j/j!;
+        * C(a, j) = (y + centre)_j/j!, and the falling factorial (y + centre)_j = sum_k
+          F[j, k] y^k has exact integer coefficients (:func:`_falling`), so the coefficients
+          in powers of y of every region are F^T times the columns N_j/j!. Centred, the sum
+          cancels little: for |y| <= centre = c, sum_k |F[j, k]| |y|^k <= prod_{i<j} (c +
+          |c - i|) = (2c)!/c! (j - 1)!/(c - 1)! <= 4^c j! (j >= c; C(2c, j) j! <= 4^c j! for
+          j < c), so at most 2c <= cap + 1 bits are lost, within the guard bits."""
+        from flint import arb, arb_mat
+
+        todo = [R for R in regions if R.col is None]
         if not todo:
             return
         with arb_precision(self.wprec):
-            fa, cols = self.ifact, []
-            J = max(self._order_J(R) for R in todo)
-            if len(self.emx) <= J:  # e^{-x} to the largest J
-                self.emx = arb_poly([fa[k] if k % 2 == 0 else -fa[k] for k in range(J + 1)])
             for R in todo:
-                J = R.J = self._order_J(R)
-                if R.m == 0:  # E_P[t^k; R]/k!
-                    egf = [self._T(R, k, fa) for k in range(J + 1)]
-                else:  # (the cells of the lattice, shared by the regions)
-                    sf, cell, m, n = self.sfact, self._cell, R.m, self.n
-                    egf = [sf[k] * cell(m - n * k) for k in range(J + 1)]
-                if R.m == 0:  # c = 0: N_j/j! = E_P[t^j; R]/j!
-                    cols.append(egf)
-                    continue
-                # in units of c (coefficients of like size): E_P[(t/c)^k; R]/k! times e^{-x}
-                # gives E_P[(t/c - 1)^j; R]/j!; N_j/j! is that times (c/(1 + c))^j
-                g = arb_poly(egf)(arb_poly([0, 1 / R.c])) * self.emx
-                col = g.truncate(J + 1)(arb_poly([0, R.c / (1 + R.c)])).coeffs()
-                cols.append(col + [arb(0)] * (J + 1 - len(col)))
+                R.J = self._order_J(R)
             D = max(R.J for R in todo) + 1
             zero = arb(0)
-            Nm = arb_mat(D, len(todo), [c[j] if j < len(c) else zero
-                                        for j in range(D) for c in cols])
-            # Q[k, r]: the coefficient of (a - centre)^k
-            Q = arb_mat.stirling(D, D, 1).transpose() * Nm  # Q[k, r]: coefficient of a^k
-            shift = arb_poly([self.centre, 1])  # to powers of a - centre: a Taylor shift
-            with arb_precision(self.bits + 2 * self.cap + 48):  # (the shift's cancellation)
-                for r, R in enumerate(todo):
-                    R.poly = arb_poly([Q[k, r] for k in range(R.J + 1)])(shift)
+            shifted = [R for R in todo if R.m > 0]
+            cols: dict = {}
+            if shifted:
+                sc, cell, n = self.scale, self._cell, self.n
+                U = []
+                for R in shifted:  # (-1)^i E_P[t^i; R]/c^i, i <= J
+                    ic, w, pw = -1 / R.c, arb(1), []
+                    for _ in range(R.J + 1):
+                        pw.append(w)
+                        w = w * ic
+                    cl = [cell(R.m - n * i) for i in range(R.J + 1)]
+                    U.append([x * y * z for x, y, z in zip(sc, cl, pw, strict=False)]
+                             + [zero] * (D - R.J - 1))
+                X = arb_mat.pascal(D, D, -1) * arb_mat(D, len(shifted), [
+                    U[r][i] for i in range(D) for r in range(len(shifted))])
+                for r, R in enumerate(shifted):  # times (-s)^j/j!
+                    s, w, col = -R.c / (1 + R.c), arb(1), []
+                    for j in range(R.J + 1):
+                        col.append(X[j, r] * w)
+                        w = w * s / (j + 1)
+                    cols[R.m] = col
             for R in todo:
+                if R.m == 0:  # c = 0: N_j/j! = E_P[t^j; R]/j!
+                    cols[R.m] = [self._T(R, j, self.ifact) for j in range(R.J + 1)]
+            with arb_precision(self.bits + 2 * self.cap + 48):  # (F's mild cancellation)
+                N = arb_mat(D, len(todo), [cols[R.m][j] if j <= R.J else zero
+                                           for j in range(D) for R in todo])
+                Q = _falling(self.c0, D) * N
+            for r, R in enumerate(todo):
+                R.col = [Q[k, r] for k in range(R.J + 1)]
                 R.rest = R.mass * R.rho ** (R.J + 1) / (1 - R.rho)  # the terms past J
 
     def _log_g(self, a: float) -> float:
@@ -430,34 +450,61 @@ class _RealOrderSeries:
         b = self._b(k)
         if not self._t(b) >= 1:
             return arb("inf")
-        return (2 * self.kappa) ** a * (self.h * a * (a - 1)).exp() * \
+        # (2 kappa)^a e^{a(a-1) mu^2/2} (1 - Phi(b - a mu))
+        return (a * (2 * self.kappa).log() + self.h * a * (a - 1)).exp() * \
             ((b - a * self.mu) / self.s2).erfc() / 2
+
+    def _tails(self, orders: list, ks: list) -> list:
+        """[arb(0, :meth:`tail` (a, k))] for the orders and their last regions, the checks
+        t(b_k) >= 1 and the constants shared (the same bound, fewer operations)."""
+        from flint import arb
+
+        l2k, ok, out = (2 * self.kappa).log(), {}, []
+        for a, k in zip(orders, ks, strict=True):
+            if k not in ok:
+                b = self._b(k)
+                ok[k] = b if self._t(b) >= 1 else None
+            b = ok[k]
+            if b is None:
+                out.append(arb("inf"))
+                continue
+            t = (a * l2k + self.h * a * (a - 1)).exp() * ((b - a * self.mu) / self.s2).erfc() / 2
+            out.append(arb(0, t.upper()))
+        return out
 
     def log_a_many(self, orders: list) -> list:
         """Arbs containing log A_a for real orders 1 < a <= cap (arbs): per order the regions
-        up to :meth:`_last` and the tail beyond; each region's polynomial evaluated at all its
-        orders at once, at the series' accuracy plus guard bits."""
-        from flint import arb
+        up to :meth:`_last` and the tail beyond. The regions' polynomials in y = a - centre
+        are evaluated at all the orders at once, as one matrix product (the powers y^k of
+        the orders times the regions' coefficients, in C), at the series' accuracy plus guard
+        bits."""
+        from flint import arb, arb_mat, arb_poly
 
         af = [float(a.mid()) for a in orders]
         if not all(1 < x <= self.cap for x in af):
             raise ValueError("orders outside (1, cap]")
         ks = [self._last(x) for x in af]
         with arb_precision(64):  # bounds: 64 bits are enough
-            tails = [arb(0, self.tail(a, k).upper()) for a, k in zip(orders, ks, strict=True)]
-        self._polys(self.regions[:max(ks) + 1])
+            tails = self._tails(orders, ks)
+        used = self.regions[:max(ks) + 1]
+        self._polys(used)
         with arb_precision(self.bits + self.cap + 16):
-            tot = tails
-            shifted = [a - self.centre for a in orders]
-            for R in self.regions[:max(ks) + 1]:
-                idx = [i for i, k in enumerate(ks) if k >= R.m]
-                vals = R.poly.evaluate([shifted[i] for i in idx], algorithm="iter")
-                rest, lc = arb(0, R.rest.upper()), R.logs[0]
-                for i, v in zip(idx, vals, strict=True):
-                    tot[i] = tot[i] + (v + rest if R.m == 0 else
-                                          (lc * orders[i]).exp() * (v + rest))
-            return [self.log1p * a + t.log() if t > 0 else arb("nan")
-                    for a, t in zip(orders, tot, strict=True)]
+            D = max(R.J for R in used) + 1
+            zero = arb(0)
+            W = []  # (1 + c)^a of the regions up to _last(a), 0 beyond
+            for a, k in zip(orders, ks, strict=True):
+                W.append(arb(1))
+                W.extend((R.logs[0] * a).exp() if R.m <= k else zero for R in used[1:])
+            W = arb_mat(len(orders), len(used), W)
+            C = arb_mat(len(used), D + 1, [R.col[j] if j <= R.J else
+                                           arb(0, R.rest.upper()) if j == D else zero
+                                           for R in used for j in range(D + 1)])
+            M = W * C  # row i: sum_R (1 + c)^a Q_R in powers of y, then the rests
+            out = []
+            for i, a in enumerate(orders):  # the row's polynomial at y = a - centre
+                t = arb_poly([M[i, j] for j in range(D)])(a - self.centre) + M[i, D] + tails[i]
+                out.append(self.log1p * a + t.log() if t > 0 else arb("nan"))
+            return out
 
     def log_a(self, a):
         """An arb containing log A_a for a real order 1 < a <= cap (an arb)."""
@@ -469,3 +516,26 @@ def _log_phic(z: float) -> float:
     if z < 5:
         return math.log(max(math.erfc(z / math.sqrt(2)) / 2, 1e-300))
     return -z * z / 2 - math.log(z * math.sqrt(2 * math.pi))
+
+
+_FALLING: dict = {}  # (c, D, prec) -> F^T
+
+
+def _falling(c: int, D: int):
+    """F^T for the D x D matrix F with (y + c)(y + c - 1) ... (y + c - j + 1) = sum_k F[j, k]
+    y^k (row j: the falling factorial (y + c)_j): the products of the linear factors in Arb
+    at the current precision (integers, exact while they fit), kept."""
+    from flint import arb_mat, arb_poly, ctx
+
+    key = (c, D, ctx.prec)
+    F = _FALLING.get(key)
+    if F is None:
+        if len(_FALLING) > 8:
+            _FALLING.clear()
+        F = _FALLING[key] = arb_mat(D, D)
+        p = arb_poly([1])
+        for j in range(D):
+            for k, x in enumerate(p.coeffs()):
+                F[k, j] = x
+            p = p * arb_poly([c - j, 1])
+    return F

@@ -56,6 +56,7 @@ from ..numeric.value import Value
 from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
+from .renyi_batch import dyadic
 from .renyi_mixture import _series_batch, _series_renyi, sampled_gaussian_renyi
 
 __all__ = ["sampled_parts", "sampled_rdp_integer", "sampled_reverse_integer",
@@ -123,7 +124,7 @@ def _top_sum(p, mu2, a: int, D: int):
 def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
     """({a: log A_a}, {a: upper bound of log B_a}) as arbs for one factor (module docstring);
     an order whose sum is dominated by its top terms sums those only (:func:`_top_terms`)."""
-    from flint import arb
+    from flint import arb, arb_poly
 
     log_a = {}
     p_f, h_f = float(p.mid()), float(mu2.mid()) / 2
@@ -142,17 +143,16 @@ def _factor_arb(p, mu2, orders: Sequence[int], prec: int) -> tuple[dict, dict]:
     e = [arb(1)]  # e_j = (1 - p)^j/j!
     for j in range(1, N + 1):
         e.append(e[-1] * x / j)
+    # the sums sum_k c_k e_{a-k}: the coefficients of one polynomial product (in C)
+    conv = (arb_poly(c) * arb_poly(e)).coeffs() if full else []
     fact = arb(1)
     done = 1
     for a in sorted(set(full)):
-        budget.check()
         for i in range(done + 1, a + 1):
             fact = fact * i
         done = a
-        s = arb(0)
-        for k in range(a + 1):
-            s += c[k] * e[a - k]
-        log_a[a] = (s * fact).log()
+        log_a[a] = (conv[a] * fact).log()
+    budget.check()
     keys = sorted(set(orders))
     lb = _log_b_eval(_b_polys(p, _moments(mu2, prec)), [arb(a) for a in keys],
                      [log_a[a] for a in keys])
@@ -364,7 +364,8 @@ def sampled_rdp_orders(f: TradeOff, orders: Sequence[sp.Expr], dps: int) -> dict
 def _exact_upper(d) -> sp.Rational:
     """The upper end of an arb as an exact SymPy rational."""
     man, exp = (int(v) for v in d.upper().man_exp())
-    return sp.Rational(man, 1 << -exp) if exp < 0 else sp.Integer(man << exp)
+    return dyadic(man, exp) if man > 0 else sp.Rational(man, 1 << -exp) if exp < 0 else \
+        sp.Integer(man << exp)
 
 
 def _rdp_arb(parts, orders: Sequence[int], prec: int) -> tuple[dict, dict]:

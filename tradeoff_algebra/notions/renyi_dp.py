@@ -48,7 +48,7 @@ from mpmath.libmp import to_rational
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
-from ..analysis.renyi_batch import closed_renyi_orders
+from ..analysis.renyi_batch import closed_renyi_orders, dyadic
 from ..core.errors import InvalidParameter, NumericalError, brief
 from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
@@ -83,7 +83,10 @@ def _check_method(method: str) -> str:
 
 
 def _dps(dps: Any, owner: str) -> int:
-    """The number of digits of a numeric conversion: an integer in [1, MAX_DPS]."""
+    """The number of digits of a numeric conversion: an integer in [1, MAX_DPS] (a Python int
+    in range is taken as it is: ``count`` asks SymPy)."""
+    if type(dps) is int and 1 <= dps <= MAX_DPS:
+        return dps
     return count("dps", dps, upper=MAX_DPS, owner=owner)
 
 
@@ -100,9 +103,11 @@ def _order_list(orders: Any, owner: str) -> list:
 
 
 def _exact_float(a: float) -> sp.Rational:
-    """A finite Python float as the exact binary rational it is (what ``param`` gives it)."""
+    """A finite Python float as the exact binary rational it is (what ``param`` gives it):
+    ``as_integer_ratio`` is in lowest terms with a power of 2 below, so SymPy's gcd is not
+    needed (``dyadic``)."""
     n, d = a.as_integer_ratio()
-    return sp.Rational(n, d)
+    return dyadic(n, -(d.bit_length() - 1)) if n > 0 else sp.Rational(n, d)
 
 
 def _tau(value: Any, order: Any, owner: str) -> sp.Expr:
@@ -196,9 +201,11 @@ class RDP(Notion):
         their other orders up to 64 from the series on regions of ``analysis.renyi_mixture``,
         also all at once, beyond from one Arb integral each, where that bound decides the larger
         side. A mechanism whose divergence has a closed form in the order (Laplace, randomized
-        response, finite pairs, G_mu) takes all its orders from that one form compiled to Arb
-        operations (``analysis.renyi_batch``). The bounds are the exact upper ends of the Arb
-        balls."""
+        response, finite pairs, G_mu, the discrete Gaussian) takes all its orders from that one
+        form compiled to Arb operations (``analysis.renyi_batch``). The bounds are the exact
+        upper ends of the Arb balls (of relative width below 10^-dps); an order answered by
+        ``ta.renyi`` as a certified point (within one unit of its last digit) takes the upper
+        end of that unit, at dps + 2 digits."""
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
@@ -206,7 +213,6 @@ class RDP(Notion):
             sampled_rdp_orders,
         )
         from ..core.node import TradeOff
-        from ..core.validate import mpf_rational
         from ..operators.mechanism import AddRemove
         from ..operators.unary import Inverse
 
@@ -238,7 +244,7 @@ class RDP(Notion):
                 continue
             v = sampled_rdp_order(g, a, dps) if a.is_finite and len(sides) == 2 else None
             items[a] = _dyadic(v.hi) if v is not None else \
-                max(mpf_rational(renyi(h, a, dps=dps).hi) if a.is_finite else sp.oo
+                max(_upper(renyi(h, a, dps=dps + 2)) if a.is_finite else sp.oo
                     for h in sides)
         if all(t is sp.oo or (isinstance(t, sp.Rational) and t.p >= 0) for t in items.values()):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
@@ -498,13 +504,33 @@ def _number_dict(items: dict) -> sp.Dict:
     without SymPy's sort keys."""
     if not all(isinstance(a, sp.Rational) or a is sp.oo for a in items):
         return sp.Dict(items)
-    pairs = [sp.Tuple(a, t) for a, t in sorted(items.items(), key=lambda kv: (
-        kv[0] is sp.oo, kv[0].p / kv[0].q if kv[0] is not sp.oo else 0,
-        sp.Rational(kv[0]) if kv[0] is not sp.oo else 0))]
+    ordered = sorted(items.items(), key=lambda kv: (
+        kv[0] is sp.oo, kv[0].p / kv[0].q if kv[0] is not sp.oo else 0))
+    keys = [kv[0] for kv in ordered]
+    if any(not (x is sp.oo or y is sp.oo) and x.p * y.q >= y.p * x.q
+           for x, y in zip(keys, keys[1:], strict=False)):  # (floats that do not order them)
+        ordered.sort(key=lambda kv: (kv[0] is sp.oo, sp.Rational(kv[0]) if kv[0] is not sp.oo
+                                     else 0))
+    pairs = [sp.Basic.__new__(sp.Tuple, a, t) for a, t in ordered]  # (sp.Tuple, unsympified)
     d = sp.Basic.__new__(sp.Dict, *pairs)
     d.elements = frozenset(pairs)
-    d._dict = dict(pairs)
+    d._dict = dict(ordered)
     return d
+
+
+def _upper(v: Value) -> sp.Expr:
+    """An upper bound of the truth that ``v`` encloses, as an exact rational (or +oo): the
+    upper end of an enclosure, and for a point value (``lo = hi``, within one unit of its last
+    digit) the end of :meth:`Value.interval` (a point's ``hi`` is its rounded value, which may
+    lie below the truth)."""
+    from ..core.validate import mpf_rational
+
+    if isinstance(v.exact, sp.Rational):
+        return v.exact
+    if not mp.isfinite(v.hi):
+        return sp.oo
+    with mp.workprec(dps_to_prec(v.dps) + 40):
+        return mpf_rational(v.interval()[1])
 
 
 def _dyadic(x) -> sp.Rational:
