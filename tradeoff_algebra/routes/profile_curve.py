@@ -27,17 +27,17 @@ import warnings
 from fractions import Fraction
 
 import numpy as np
-from flint import arb
+from flint import arb, fmpq
 
 from ..core.errors import ToleranceWarning
 from ..core.validate import mpf_rational
-from ..numeric.cf_laws import to_arb
+from ..numeric.cf_laws import to_arb, working_precision
 from ..numeric.cf_route import REL_MIN
 from ..numeric.context import mp
 from ..numeric.curves import BAND_TOL_MIN, CURVE_BANDS
 from ..numeric.options import options, pld_options
 from ..numeric.profile_band import Band
-from ..numeric.protocol import mp_roc
+from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from .inversion_curve import DELTA_SHARE, _warn_if_wide, grid_band
@@ -147,6 +147,25 @@ def profile_curve_band(f, alphas: np.ndarray, tol: float = 1e-3,
     return b
 
 
+def _factor_bound(leaves, q: Fraction, power: bool):
+    """``f <= f_i`` for each factor f_i of the product f (Dong, Roth & Su, Sec. 3.1, properties 2
+    and 3: ``f_i (x) g <= f_i (x) Id = f_i``): the least upper end of the Arb balls of the
+    leaves' values at alpha = ``q`` (``power``: the greatest lower end of their powers), an exact
+    mpf (no float underflow), or None where no leaf has a ball form. It decides values far
+    below the band's absolute width (G_40 (x) f_{21,0} at 1/2: 3.7e-350)."""
+    best = None
+    with working_precision(96):
+        a = arb(fmpq(q.numerator, q.denominator))
+        for leaf, _ in leaves:
+            b = arb_value(leaf, a, 1 - a, power)
+            if b is None or not b.is_finite():
+                continue
+            man, exp = (b.lower() if power else b.upper()).man_exp()
+            x = mp.mpf((int(man), int(exp)))
+            best = x if best is None else (max(best, x) if power else min(best, x))
+    return best
+
+
 def _no_singular_mass(leaves) -> bool:
     """Whether f(0) = 1 for the product of ``leaves``: every factor's f_i(0) is exactly one
     (its Q-mass where P = 0 is zero), so the test of size 0 has power 0 (Dong, Roth & Su,
@@ -203,12 +222,16 @@ class ProfileBandRoute(Route):
             if hi - lo <= tol * abs(hi) or band_tol <= BAND_TOL_MIN:
                 break
             band_tol = max(band_tol * max(tol * abs(hi) / (hi - lo), 1e-3) / 2, BAND_TOL_MIN)
+        lo, hi = mp.mpf(lo), mp.mpf(hi)
+        bound = _factor_bound(d.plan[1], q, power)
+        if bound is not None:  # (f (x) g <= f: far below what the band resolves, it decides)
+            lo, hi = (max(lo, bound), max(hi, bound)) if power else (min(lo, bound), min(hi, bound))
         if hi - lo > tol * abs(hi):
             warnings.warn(f"{'power' if power else 'f'}({mp.nstr(a, 12)}) of {f}: the certified "
                           f"band of the privacy profile reaches the relative width "
-                          f"{(hi - lo) / abs(hi):.2g}, above tol = {tol:g} (pld_options)",
+                          f"{float((hi - lo) / abs(hi)):.2g}, above tol = {tol:g} (pld_options)",
                           ToleranceWarning, stacklevel=6)
-        return CertifiedPair(mp.mpf(lo), mp.mpf(hi))
+        return CertifiedPair(lo, hi)
 
 
 ROUTES.insert(next(i for i, r in enumerate(ROUTES) if isinstance(r, PLDRoute)),
