@@ -18,7 +18,9 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 from flint import acb, arb
-from references.sampled_laplace import sampled_laplace_pair, sampled_laplace_x_of_loss
+from references.sampled_laplace import ball_contains as _contains
+from references.sampled_laplace import sampled_laplace_delta_one as _delta_one
+from references.sampled_laplace import sampled_laplace_delta_two as _delta_two
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.errors import ToleranceWarning
@@ -37,30 +39,6 @@ R = sp.Rational
 
 def _mpf(x: Fraction):
     return mp.mpf(x.numerator) / x.denominator
-
-
-def _delta_one(mu, p, direction, y):
-    """int (A(x) - e^y B(x))_+ dx over R, split at 0, mu and the crossing."""
-    a, b, _ = sampled_laplace_pair(mu, p, direction)
-    cross = sampled_laplace_x_of_loss(mu, p, direction, y)
-    pts = sorted({-mp.inf, mp.inf, mp.zero, mu} | ({cross} - {None}))
-    return mp.quad(lambda x: max(mp.zero, a(x) - mp.exp(y) * b(x)), pts)
-
-
-def _delta_two(mu, p, direction, eps):
-    """int A(x1) delta_1(eps - loss(x1)) dx1, split where eps - loss(x1) meets the kinks of
-    delta_1 (the loss at 0 and mu)."""
-    a, _, loss = sampled_laplace_pair(mu, p, direction)
-    pts = {-mp.inf, mp.inf, mp.zero, mu}
-    pts |= {x for v in (eps - loss(mp.zero), eps - loss(mu))
-            if (x := sampled_laplace_x_of_loss(mu, p, direction, v)) is not None}
-    return mp.quad(lambda x: a(x) * _delta_one(mu, p, direction, eps - loss(x)), sorted(pts))
-
-
-def _contains(ball: arb, ref, rel) -> bool:
-    mid = mp.mpf(ball.mid().str(50, radius=False))
-    rad = mp.mpf(ball.rad().str(10, radius=False))
-    return abs(mid - ref) <= rad + rel * abs(ref)
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])

@@ -23,3 +23,31 @@ def sampled_laplace_x_of_loss(mu, p, direction, v):
         return None
     x = (mp.log(y) + mu) / 2
     return x if 0 < x < mu else None
+
+
+def sampled_laplace_delta_one(mu, p, direction, y):
+    """delta(y) of one step: int (A(x) - e^y B(x))_+ dx over R, split at 0, mu and the
+    crossing (mpmath quadrature)."""
+    a, b, _ = sampled_laplace_pair(mu, p, direction)
+    cross = sampled_laplace_x_of_loss(mu, p, direction, y)
+    pts = sorted({-mp.inf, mp.inf, mp.zero, mu} | ({cross} - {None}))
+    return mp.quad(lambda x: max(mp.zero, a(x) - mp.exp(y) * b(x)), pts)
+
+
+def sampled_laplace_delta_two(mu, p, direction, eps):
+    """delta(eps) of two steps: int A(x1) delta_1(eps - loss(x1)) dx1, split where
+    eps - loss(x1) meets the kinks of delta_1 (the loss at 0 and mu)."""
+    a, _, loss = sampled_laplace_pair(mu, p, direction)
+    pts = {-mp.inf, mp.inf, mp.zero, mu}
+    pts |= {x for v in (eps - loss(mp.zero), eps - loss(mu))
+            if (x := sampled_laplace_x_of_loss(mu, p, direction, v)) is not None}
+    return mp.quad(lambda x: a(x) * sampled_laplace_delta_one(mu, p, direction, eps - loss(x)),
+                   sorted(pts))
+
+
+def ball_contains(ball, ref, rel, digits: int = 50) -> bool:
+    """Whether the Arb ``ball`` holds ``ref`` up to ``rel`` of it (its midpoint read to
+    ``digits``)."""
+    mid = mp.mpf(ball.mid().str(digits, radius=False))
+    rad = mp.mpf(ball.rad().str(10, radius=False))
+    return abs(mid - ref) <= rad + rel * abs(ref)

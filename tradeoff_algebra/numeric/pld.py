@@ -228,13 +228,19 @@ def _check_memory(rest: tuple, step: float, tau: float) -> int:
     :mod:`.pld_profile`, is counted by the composition, once discretised). Factors are held at
     once by the composition (its window is chosen by Chernoff bounds over all of them).
     Returns the bytes planned."""
+    return check_memory(_loss_models(rest), step, tau)
+
+
+def _loss_models(rest: tuple) -> list:
+    """The loss models of the factors that have one (:func:`leaf_model`; the others are built
+    from their certified profiles and counted once discretised)."""
     models = []
     for f, _ in rest:
         try:
             models.append(leaf_model(f))
         except NoClosedForm:
             continue
-    return check_memory(models, step, tau)
+    return models
 
 
 def split_trivial(leaves) -> tuple[tuple, list]:
@@ -473,12 +479,7 @@ def _tilt_step(rest: tuple, h: float) -> float:
     """The step (h, or h times a power of 4) on which :func:`_theta_for` holds the factors'
     deep supports within the working memory (``MAX_PLD_BYTES``, :func:`.pld_grid.memory_plan`
     counting the factors with a loss model), the cached laws making room for them."""
-    models = []
-    for f, _ in rest:
-        try:
-            models.append(leaf_model(f))
-        except NoClosedForm:
-            continue
+    models = _loss_models(rest)
     while True:
         need = pld_grid.memory_plan([j_hi - j_lo + 3 for j_lo, j_hi in
                                      (pld_grid.grid_range(m, h, 1e-300) for m in models)])
