@@ -29,19 +29,24 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from ..core.errors import ToleranceWarning
+from ..core.errors import ToleranceWarning, TradeOffError
 from ..core.validate import mpf_rational
-from ..numeric.cf_laws import to_arb
+from ..numeric.cf_laws import to_arb, working_precision
 from ..numeric.cf_route import REL_MIN
 from ..numeric.context import mp
 from ..numeric.curves import BAND_TOL_MIN, CURVE_BANDS
+from ..numeric.lattice_power import LatticePower
+from ..numeric.lattice_power import _ball as ratio_ball
+from ..numeric.lattice_product import LatticeProduct
+from ..numeric.lattice_tilted import TiltedLatticeProduct
 from ..numeric.options import options, pld_options
-from ..numeric.profile_band import Band
+from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from .inversion_curve import DELTA_SHARE, _warn_if_wide, grid_band
-from .product import PASS, ROUTES, PLDRoute, Route, route, routes_for
+from .plan import lattice_power
+from .product import PASS, ROUTES, PLDRoute, Route, lattice_product, route, routes_for
 
 __all__ = ["ProfileBandRoute", "profile_curve_band", "ROUTE"]
 
@@ -66,6 +71,8 @@ class _RouteDirection:
     def __init__(self, f, plan: tuple, routes: list, rel: float):
         self.f, self.plan, self.routes, self.rel = f, plan, routes, rel
         self.known: dict = {}  # eps -> ball of delta, kept between calls
+        #: the lattice of the product's finite losses, or None (``grid_band`` refines to it)
+        self.lattice = loss_lattice(plan[1])
 
     def delta(self, e: float) -> arb:
         eps = mp.mpf(e)  # (exact: a float)
@@ -76,6 +83,26 @@ class _RouteDirection:
                 lo, hi = out
                 return to_arb(_fraction(lo)).union(to_arb(_fraction(hi)))
         raise _NoProfile
+
+
+def loss_lattice(leaves) -> Lattice | None:
+    """The lattice holding every finite privacy loss of the product of ``leaves``, where a
+    lattice composition describes it: the exact lattice product's losses (g s + B)/D
+    (``numeric.lattice_product``), the Arb and tilted lattice powers' k log R
+    (``numeric.lattice_power``, ``numeric.lattice_tilted``: likelihood ratios that are integer
+    powers of one R); else None. The lattice is the product's, whichever route gives delta."""
+    try:
+        lp = lattice_product(leaves)
+        if type(lp) is LatticeProduct:  # (a grid product's cells are no lattice of the loss)
+            return Lattice(Fraction(lp.B, lp.D), Fraction(lp.g, lp.D))
+        lw = lattice_power(leaves)
+    except (TradeOffError, ValueError, TypeError, ArithmeticError):
+        return None
+    if isinstance(lw, (LatticePower, TiltedLatticeProduct)):
+        with working_precision(160):
+            step = ratio_ball(lw.ratio).log()
+        return Lattice(Fraction(0), step) if step > 0 else None
+    return None
 
 
 #: The profiles of the last products asked (their delta routes and the balls computed so far,
