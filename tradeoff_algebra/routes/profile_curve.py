@@ -31,8 +31,11 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning, TradeOffError
 from ..core.validate import mpf_rational
+from ..numeric import cf, cf_route
+from ..numeric.cf_atom_sum import split_factors
+from ..numeric.cf_atoms import has_decay, mass_at_infinity
 from ..numeric.cf_laws import to_arb, working_precision
-from ..numeric.cf_route import REL_MIN
+from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
 from ..numeric.context import mp
 from ..numeric.curves import BAND_TOL_MIN, CURVE_BANDS
 from ..numeric.lattice_power import LatticePower
@@ -44,9 +47,20 @@ from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
-from .inversion_curve import DELTA_SHARE, _warn_if_wide, grid_band
+from .engines import _cf_laws
+from .inversion_curve import DELTA_SHARE, PLAN_SHARE, _warn_if_wide, grid_band
 from .plan import lattice_power
-from .product import PASS, ROUTES, PLDRoute, Route, lattice_product, route, routes_for
+from .product import (
+    PASS,
+    ROUTES,
+    InversionRoute,
+    LossBoundRoute,
+    PLDRoute,
+    Route,
+    lattice_product,
+    route,
+    routes_for,
+)
 
 __all__ = ["ProfileBandRoute", "profile_curve_band", "ROUTE"]
 
@@ -83,6 +97,87 @@ class _RouteDirection:
                 lo, hi = out
                 return to_arb(_fraction(lo)).union(to_arb(_fraction(hi)))
         raise _NoProfile
+
+
+class _InversionDirection(_RouteDirection):
+    """delta(eps) of a product whose certified route is the Laplace inversion of its laws
+    (``numeric.cf_route``: laws with a density, or atoms next to them as in Laplace^{(x) k} and
+    G (x) Laplace, split into an exactly summed part and an inverted remainder where the
+    atoms keep the mgf from decaying), from inverters planned along the grid and reused at
+    the eps near them (as ``inversion_curve._Direction``): an inverter's ``parts(eps)`` is a
+    certified ball at every eps (its discretisation and truncation bounds are computed there),
+    accepted where it meets the relative width; a new one is planned ahead of eps to the
+    tighter width ``PLAN_SHARE`` so that it reaches the next points. Where it plans nothing
+    (work beyond the route's ``MAX_WORK``, a failed plan) the product's routes answer."""
+
+    def __init__(self, f, plan: tuple, routes: list, rel: float, factors: list):
+        super().__init__(f, plan, routes, rel)
+        self.factors = factors
+        self.inverters: list = []  # (eps_0, inverter)
+        #: the share of the width an inverter is planned to (tighter: it reaches further)
+        self.share = PLAN_SHARE
+
+    def _ok(self, d: arb) -> bool:
+        return float(d.rad()) <= self.rel * abs(float(d.mid())) and d.lower() >= 0
+
+    def _plan(self, e0: float):
+        rel = max(self.rel * self.share, REL_MIN)
+        rest, extra = cf_route._split(self.factors, "delta", e0, rel)
+        if extra is not None or _work(rest, e0, rel) > MAX_WORK:
+            return None  # (an exactly summed part costs at every eps what a plan does)
+        inv, _ = cf._certified_inverter(rest, e0, rel, extra)
+        self.inverters.append((e0, inv))
+        return inv
+
+    def _inverted(self, e: float) -> arb | None:
+        if cf._all_losses_at_most(self.factors, e):
+            return arb(0)
+        best = None
+        for _e0, inv in sorted(self.inverters, key=lambda p: abs(p[0] - e))[:2]:
+            d = inv.parts(e).delta
+            if best is None or d.rad() < best.rad():
+                best = d
+            if self._ok(best):
+                return best
+        last = max((p[0] for p in self.inverters), default=None)
+        ahead = e if last is None or last >= e else e + 0.5 * (e - last)
+        for e0 in dict.fromkeys((ahead, e)):
+            inv = self._plan(e0)
+            if inv is None:
+                return None
+            d = inv.parts(e).delta
+            if self._ok(d):
+                return d
+        return None
+
+    def delta(self, e: float) -> arb:
+        try:
+            with working_precision(64):
+                d = self._inverted(e)
+        except (ValueError, RuntimeError, ArithmeticError, ZeroDivisionError):
+            d = None
+        return super().delta(e) if d is None else d
+
+
+def _inversion_laws(plan: tuple, routes: list) -> list | None:
+    """The laws (law, n) of a product whose first certified delta route (past the zero above
+    the largest loss) is the Laplace inversion and whose laws the plain inversion takes: one
+    product, no mass at +oo, no atoms summed against one L_mu, a decaying mgf, no law of the
+    Poisson-subsampled Laplace mechanism's split or with a cut; else None."""
+    first = [r for r in routes if not isinstance(r, LossBoundRoute)]
+    if not first or not isinstance(first[0], InversionRoute):
+        return None
+    sets = _cf_laws([plan[1]], atoms=True)
+    if sets is None or len(sets) != 1:
+        return None
+    factors = [(law, int(n)) for law, n in sets[0]]
+    with working_precision(64):
+        if (not mass_at_infinity(factors).is_zero() or split_factors(factors) is not None
+                or not has_decay(factors)
+                or any(hasattr(law, a) for law, _ in factors
+                       for a in ("lattice_split", "cut_for"))):
+            return None
+    return factors
 
 
 def loss_lattice(leaves) -> Lattice | None:
@@ -127,7 +222,12 @@ def _direction(f, tol: float) -> _RouteDirection | None:
     if plan[0] != "pld":
         return None
     rs = [r for r in routes_for(f, "delta") if not isinstance(r, (PLDRoute, ProfileBandRoute))]
-    d = _RouteDirection(f, plan, rs, max(tol * DELTA_SHARE, REL_MIN)) if rs else None
+    rel = max(tol * DELTA_SHARE, REL_MIN)
+    d = None
+    if rs:
+        laws = _inversion_laws(plan, rs)
+        d = (_RouteDirection(f, plan, rs, rel) if laws is None
+             else _InversionDirection(f, plan, rs, rel, laws))
     if len(_PROFILES) >= MAX_PROFILES:
         _PROFILES.clear()
     _PROFILES[key] = d
