@@ -17,6 +17,7 @@ from tradeoff_algebra.routes.profile_curve import (
     ROUTE,
     ProfileBandRoute,
     _direction,
+    _InversionDirection,
     profile_curve_band,
 )
 
@@ -82,6 +83,10 @@ def test_power_of_gauss_laplace_against_quadrature():
         v = ta.roc(f, sp.Rational(1, 100))
     assert v.guarantee == "certified" and ROUTE in v.route
     _check(v, ref, 1e-8)
+    # delta from inverters planned along the grid, each reused at many grid points
+    d = _direction(f, 1e-9)
+    assert isinstance(d, _InversionDirection)
+    assert 0 < len(d.inverters) < len(d.known) / 4
 
 
 def test_value_of_gauss_laplace_against_quadrature():
@@ -216,3 +221,50 @@ def test_lattice_kinks_and_points_against_exact_enumeration():
         for m, t in enumerate(pts, start=1):
             assert 0 < t - m * step < 1e-14
             assert log3.kinks(t - 0.5, t) is not None
+
+
+def _laplace2_tails(mu, t):
+    """(P(L > t), Q(L > t)) for Laplace(mu)^2 by 30-digit quadrature: one factor's loss
+    |x| - |x - mu| is -mu (P-mass 1/2, Q-mass e^-mu/2), +mu (e^-mu/2, 1/2), or 2x - mu in
+    between with the P-density e^{-(l + mu)/2}/4 and the Q-density e^l times it; the two
+    factors' atoms and densities combined (atom-atom exactly, atom-density by the closed-form
+    tail, density-density by quadrature)."""
+    atoms = [(-mu, mp.mpf(1) / 2, mp.exp(-mu) / 2), (mu, mp.exp(-mu) / 2, mp.mpf(1) / 2)]
+
+    def tail(s, q):  # the density part's mass above s
+        s = max(s, -mu)
+        if s >= mu:
+            return mp.zero
+        if q:
+            return (1 - mp.exp((s - mu) / 2)) / 2
+        return (mp.exp(-(s + mu) / 2) - mp.exp(-mu)) / 2
+
+    out = []
+    for q in (False, True):
+        m = sum((a[1 + q] * b[1 + q] for a in atoms for b in atoms if a[0] + b[0] > t),
+                mp.zero)
+        m += 2 * sum(a[1 + q] * tail(t - a[0], q) for a in atoms)
+
+        def dens(x, q=q):
+            return mp.exp(-(x + mu) / 2) / 4 * (mp.exp(x) if q else 1)
+
+        pts = sorted({-mu, mu} | {p for p in (t - mu, t + mu) if -mu < p < mu})
+        m += mp.quad(lambda x, q=q: dens(x) * tail(t - x, q), pts)
+        out.append(m)
+    return out
+
+
+def test_power_of_a_laplace_power_against_quadrature():
+    # the inversion's direction (here its plans need the exact split: the routes answer)
+    f = ta.TensorPower(ta.Laplace(1), 2)
+    d = _direction(f, 1e-9)
+    assert isinstance(d, _InversionDirection)
+    with mp.workdps(30):
+        alpha = mp.mpf(1) / 10
+        t = mp.findroot(lambda s: _laplace2_tails(mp.one, s)[0] - alpha, 1)
+        assert 0 < t < 2  # (no atom of L at t: the test is not randomised)
+        ref = _laplace2_tails(mp.one, t)[1]
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, sp.Rational(1, 10))
+    assert v.guarantee == "certified" and ROUTE in v.route
+    _check(v, ref, 1e-8)
