@@ -13,6 +13,15 @@ engine's estimate is never used. So roc(alpha), f(alpha) and curves of those pro
 certified where the PLD engine gave estimates (Laplace(1/10)^{(x) 1000}: [0.78371889, 0.78371894]
 with a warning in 5 s) or refused (G(1) (x) Laplace(1) at tol 1e-9: a grid too large).
 
+Two structures make the band cost a few delta calls. A product whose finite losses lie on a
+lattice (the lattice product, the Arb and tilted lattice powers: :func:`loss_lattice`) has a
+piecewise-linear trade-off curve whose vertices are the Neyman-Pearson points of the lattice
+losses (Prop. 6); between consecutive losses h is affine, so the band is exact once the grid
+holds points just above the losses around each level's minimiser (``numeric.profile_band``,
+``Lattice``; ``grid_band`` starts coarse and refines to them). A product that the plain
+Laplace inversion answers (:class:`_InversionDirection`) takes delta at every grid point from
+a few inverters planned along the grid, each certified at every eps.
+
 :class:`ProfileBandRoute` answers ``value`` and ``roc`` of a product (before the PLD engine);
 :func:`profile_curve_band` gives the band of a whole curve (after the inversion's own band,
 ``numeric.curves.CURVE_BANDS``). Both answer only symmetric products (``is_symmetric``: the
@@ -29,6 +38,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
+from ..core import trace
 from ..core.errors import ToleranceWarning, TradeOffError
 from ..core.validate import mpf_rational
 from ..numeric import cf, cf_route
@@ -156,7 +166,10 @@ class _InversionDirection(_RouteDirection):
                 d = self._inverted(e)
         except (ValueError, RuntimeError, ArithmeticError, ZeroDivisionError):
             d = None
-        return super().delta(e) if d is None else d
+        if d is None:
+            return super().delta(e)
+        trace.note(InversionRoute.name)  # (the route whose machinery gave delta)
+        return d
 
 
 def _inversion_laws(plan: tuple, routes: list) -> list | None:
