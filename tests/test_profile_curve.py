@@ -1,19 +1,23 @@
 """The power, values and curves of symmetric products from the band of their certified privacy
 profile (routes/profile_curve.py), against independent references: the Neyman-Pearson curve
 of G(1) (x) Laplace(1) by 30-digit quadrature of its two loss laws, and the brute-force
-Neyman-Pearson curve of DG(1, 2)^2 summed over the outcomes at 40 digits."""
+Neyman-Pearson curve of DG(1, 2)^2 summed over the outcomes at 40 digits, and the exact
+Neyman-Pearson curve of a binary lattice pair composed 400 and 5000 times in rationals."""
 
 import numpy as np
 import pytest
 import sympy as sp
+from flint import arb
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.numeric.profile_band import Lattice
 from tradeoff_algebra.routes.product import PLDRoute, route, routes_for
 from tradeoff_algebra.routes.profile_curve import (
     ROUTE,
     ProfileBandRoute,
     _direction,
+    _InversionDirection,
     profile_curve_band,
 )
 
@@ -79,6 +83,10 @@ def test_power_of_gauss_laplace_against_quadrature():
         v = ta.roc(f, sp.Rational(1, 100))
     assert v.guarantee == "certified" and ROUTE in v.route
     _check(v, ref, 1e-8)
+    # delta from inverters planned along the grid, each reused at many grid points
+    d = _direction(f, 1e-9)
+    assert isinstance(d, _InversionDirection)
+    assert 0 < len(d.inverters) < len(d.known) / 4
 
 
 def test_value_of_gauss_laplace_against_quadrature():
@@ -128,3 +136,135 @@ def test_only_certified_delta_routes_and_symmetric_products():
     assert _direction(g, 1e-6) is None
     assert any(isinstance(r, ProfileBandRoute) for r in routes_for(f, "roc"))
     assert route(f)[0] == "pld"
+
+
+def _binary_power(n, alpha):
+    """1 - f(alpha) of T(P, Q)^{(x) n}, P = (11/21, 10/21), Q = (10/21, 11/21), exactly: k
+    outcomes of the second kind have the loss (2k - n) log(11/10), increasing in k, with the
+    integer masses C(n, k) 11^k 10^(n - k) under Q and C(n, k) 10^k 11^(n - k) under P over
+    21^n; the Neyman-Pearson test rejects from k = n down, the boundary atom randomised (Dong,
+    Roth & Su, Def. 2 and Prop. 6), all in exact rationals."""
+    from fractions import Fraction
+    from math import comb
+
+    scale = 21**n
+    target = Fraction(alpha.p, alpha.q) * scale
+    used = power = 0
+    for k in range(n, -1, -1):
+        c = comb(n, k)
+        ps, qs = c * 10**k * 11 ** (n - k), c * 11**k * 10 ** (n - k)
+        if used + ps >= target:
+            return (power + qs * (target - used) / ps) / scale
+        used += ps
+        power += qs
+    return Fraction(1)
+
+
+def _binary(n):
+    r = sp.Rational
+    return ta.TensorPower(ta.Discrete([r(11, 21), r(10, 21)], [r(10, 21), r(11, 21)]), n)
+
+
+@pytest.mark.parametrize("n, alpha", [(400, sp.Rational(1, 100)), (400, sp.Rational(1, 3)),
+                                      pytest.param(5000, sp.Rational(1, 10**6),
+                                                   marks=pytest.mark.slow)])
+def test_power_of_a_lattice_power_against_exact_neyman_pearson(n, alpha):
+    # n = 400: the Arb lattice power's table; n = 5000: the tilted lattice power
+    f = _binary(n)
+    assert _direction(f, 1e-9).lattice is not None
+    ref = _binary_power(n, alpha)
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, alpha)
+    assert v.guarantee == "certified" and ROUTE in v.route
+    with mp.workdps(40):
+        _check(v, mp.mpf(ref.numerator) / ref.denominator, 1e-9)
+        # between the lattice losses the band is exact: its width is the delta balls' (asked
+        # to tol * DELTA_SHARE), far below the secant band's second-order term
+        lo, hi = v.interval()
+        assert hi - lo <= 1e-10 * hi
+
+
+def test_value_of_a_lattice_power_against_exact_neyman_pearson():
+    alpha = sp.Rational(1, 3)
+    ref = 1 - _binary_power(400, alpha)
+    with ta.pld_options(tol=1e-9):
+        v = ta.evaluate(_binary(400), alpha)
+    assert v.guarantee == "certified"
+    with mp.workdps(40):
+        _check(v, mp.mpf(ref.numerator) / ref.denominator, 1e-9)
+
+
+def test_curve_of_a_lattice_power_against_exact_neyman_pearson():
+    x = np.array([0.0, 1e-4, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0])
+    b = profile_curve_band(_binary(400), x, 1e-6)
+    assert b is not None
+    for i in range(1, 10):
+        ref = float(_binary_power(400, sp.Rational(x[i])))
+        assert b.power_lo[i] <= ref <= b.power_hi[i], (x[i], b.power_lo[i], ref)
+        assert b.power_hi[i] - b.power_lo[i] <= 1e-6 * b.power_hi[i]
+    assert b.f_lo[0] == b.f_hi[0] == 1.0 and b.f_hi[-1] <= 1e-300
+
+
+def test_lattice_kinks_and_points_against_exact_enumeration():
+    from fractions import Fraction
+
+    lat = Lattice(Fraction(1, 4), Fraction(1, 4))
+    assert lat.kinks(0.26, 0.49) == []  # no loss k/4 inside: h is affine there
+    (k,) = lat.kinks(0.3, 0.6)
+    assert k.contains(0.5) and k.rad() == 0
+    assert lat.kinks(0.3, 0.8) is None  # 0.5 and 0.75: two kinks
+    with mp.workdps(50):
+        step = mp.log(3)
+        log3 = Lattice(Fraction(0), arb(3).log())
+        pts = log3.points_in(1.0, 7.0)
+        assert len(pts) == 6  # m log 3 for m = 1 .. 6
+        for m, t in enumerate(pts, start=1):
+            assert 0 < t - m * step < 1e-14
+            assert log3.kinks(t - 0.5, t) is not None
+
+
+def _laplace2_tails(mu, t):
+    """(P(L > t), Q(L > t)) for Laplace(mu)^2 by 30-digit quadrature: one factor's loss
+    |x| - |x - mu| is -mu (P-mass 1/2, Q-mass e^-mu/2), +mu (e^-mu/2, 1/2), or 2x - mu in
+    between with the P-density e^{-(l + mu)/2}/4 and the Q-density e^l times it; the two
+    factors' atoms and densities combined (atom-atom exactly, atom-density by the closed-form
+    tail, density-density by quadrature)."""
+    atoms = [(-mu, mp.mpf(1) / 2, mp.exp(-mu) / 2), (mu, mp.exp(-mu) / 2, mp.mpf(1) / 2)]
+
+    def tail(s, q):  # the density part's mass above s
+        s = max(s, -mu)
+        if s >= mu:
+            return mp.zero
+        if q:
+            return (1 - mp.exp((s - mu) / 2)) / 2
+        return (mp.exp(-(s + mu) / 2) - mp.exp(-mu)) / 2
+
+    out = []
+    for q in (False, True):
+        m = sum((a[1 + q] * b[1 + q] for a in atoms for b in atoms if a[0] + b[0] > t),
+                mp.zero)
+        m += 2 * sum(a[1 + q] * tail(t - a[0], q) for a in atoms)
+
+        def dens(x, q=q):
+            return mp.exp(-(x + mu) / 2) / 4 * (mp.exp(x) if q else 1)
+
+        pts = sorted({-mu, mu} | {p for p in (t - mu, t + mu) if -mu < p < mu})
+        m += mp.quad(lambda x, q=q: dens(x) * tail(t - x, q), pts)
+        out.append(m)
+    return out
+
+
+def test_power_of_a_laplace_power_against_quadrature():
+    # the inversion's direction (here its plans need the exact split: the routes answer)
+    f = ta.TensorPower(ta.Laplace(1), 2)
+    d = _direction(f, 1e-9)
+    assert isinstance(d, _InversionDirection)
+    with mp.workdps(30):
+        alpha = mp.mpf(1) / 10
+        t = mp.findroot(lambda s: _laplace2_tails(mp.one, s)[0] - alpha, 1)
+        assert 0 < t < 2  # (no atom of L at t: the test is not randomised)
+        ref = _laplace2_tails(mp.one, t)[1]
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, sp.Rational(1, 10))
+    assert v.guarantee == "certified" and ROUTE in v.route
+    _check(v, ref, 1e-8)

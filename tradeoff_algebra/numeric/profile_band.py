@@ -27,13 +27,29 @@ is convex too), so both h are convex (derived here). From balls of delta at grid
   is at least h(x_k) beyond x_k; past the last grid point without that, h_1 >= alpha v_N and
   h_2 >= -(1 - alpha) u_N.
 
+**Lattice losses** (:class:`Lattice`). Where every finite privacy loss of f lies on a lattice
+o + j s (j an integer: the lattice product, the Arb lattice power and the tilted lattice power of
+``numeric.lattice_*``), delta(eps) = Q(L > eps) - e^eps P(L > eps) with both tails constant between
+consecutive lattice losses (Dong, Roth & Su, Prop. 6: the masses sit at the losses), so on a grid
+interval holding no lattice loss in its interior, delta(log v) and u delta(-log u) are affine in v
+and in u (continuity carries it to the closed interval; the mass at +oo adds a constant), and so is
+h: its infimum there is the smaller end value. On an interval holding one lattice loss k, h is
+affine on both sides of k, so its infimum is min{h(x_i), h(k), h(x_{i+1})}, and h(k) >= C(x_{i+1})
++ min(B k) for C non-increasing (C(x_i) + min(B k) for C non-decreasing; min over the ball of k
+clipped to the interval). With the grid points just above the lattice losses near a level's
+minimiser, the band is exact up to the balls' widths and a few units of the last place: the
+trade-off curve of a lattice pair is piecewise linear with its vertices at the Neyman-Pearson
+points of the lattice losses, and this reads them from delta at those losses.
+
 Everything is computed with Arb balls (python-flint) and rounded outward to float64: the bands
 are certified, their width (second order in the grid step) is what they show.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 from flint import arb
@@ -41,7 +57,7 @@ from flint import arb
 from . import budget
 from .cf_laws import lower, upper, working_precision
 
-__all__ = ["band", "Band", "point_band"]
+__all__ = ["band", "Band", "point_band", "Lattice"]
 
 #: Intervals on each side of the float minimiser examined first (doubled until the tails are
 #: certified or the grid is exhausted).
@@ -69,12 +85,85 @@ class Band:
         return float(np.max(self.f_hi - self.f_lo)) if self.f_lo.size else 0.0
 
 
+class Lattice:
+    """The lattice o + j s (j an integer, s > 0) that holds every finite privacy loss of f
+    (module docstring), with ``offset`` and ``step`` as Arb balls or exact rationals."""
+
+    #: The most lattice losses placed in one grid interval by :meth:`points_in`.
+    MAX_POINTS = 64
+
+    def __init__(self, offset, step, prec: int = 128) -> None:
+        with working_precision(prec):
+            self.o = offset if isinstance(offset, arb) else _exact_arb(offset)
+            self.s = step if isinstance(step, arb) else _exact_arb(step)
+        if not self.s > 0:
+            raise ValueError(f"Lattice: step = {step} must be certainly positive")
+        self.prec = prec
+        self.of, self.sf = float(self.o.mid()), float(self.s.mid())
+
+    def __repr__(self) -> str:
+        return f"Lattice(offset={self.of:.17g}, step={self.sf:.17g})"
+
+    def _loss(self, j: int) -> arb:
+        return self.o + self.s * j
+
+    def kinks(self, a: float, b: float) -> list | None:
+        """The balls of the lattice losses that may lie in [a, b] (a < b floats), when at most
+        one does; None where more may (or the floats cannot place them)."""
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return None
+        ja = math.floor((a - self.of) / self.sf) - 1
+        jb = math.ceil((b - self.of) / self.sf) + 1
+        if jb - ja > 6:
+            return None
+        out = []
+        with working_precision(self.prec):
+            A, B = arb(a), arb(b)
+            for j in range(ja, jb + 1):
+                k = self._loss(j)
+                if k < A or k > B:
+                    continue
+                out.append(k)
+                if len(out) > 1:
+                    return None
+            # the losses just outside the candidates must be certainly outside [a, b]
+            if not (self._loss(ja) < A and self._loss(jb) > B):
+                return None
+        return out
+
+    def points_in(self, a: float, b: float) -> list[float] | None:
+        """Floats just above each lattice loss in (a, b) (at most :data:`MAX_POINTS`, else
+        None): grid points whose intervals hold one lattice loss each, near their right ends."""
+        if not (math.isfinite(a) and math.isfinite(b)) or b <= a:
+            return []
+        ja = math.floor((a - self.of) / self.sf)
+        jb = math.ceil((b - self.of) / self.sf)
+        if jb - ja > self.MAX_POINTS:
+            return None
+        out = []
+        with working_precision(self.prec):
+            for j in range(ja, jb + 1):
+                t = math.nextafter(upper(self._loss(j)), math.inf)
+                if a < t < b and t >= 0:
+                    out.append(t)
+        return out
+
+
+def _exact_arb(x) -> arb:
+    """The ball of a rational (exact when the precision holds it)."""
+    x = Fraction(x)
+    return arb(x.numerator) / x.denominator
+
+
 class _Branch:
     """inf over x of h(x) = C(x) + B x for a convex C given by balls at increasing x_i."""
 
     def __init__(self, x: list, c: list, bounded_left: bool, bounded_right: bool,
-                 decreasing: bool):
+                 decreasing: bool, kinks: list | None = None):
         self.x, self.c = x, c
+        #: per interval: None, or the balls (x coordinates) of the at most one lattice loss in
+        #: it (module docstring: h is affine on each side of it)
+        self.kinks = kinks
         self.n = len(x)
         self.bl, self.br = bounded_left, bounded_right
         self.decreasing = decreasing  # C non-increasing in x (else non-decreasing)
@@ -107,6 +196,8 @@ class _Branch:
     def interval_lower(self, i: int, B: arb) -> arb:
         """A lower bound (an exact arb) of h on [x_i, x_{i+1}]."""
         x, c = self.x, self.c
+        if self.kinks is not None and self.kinks[i] is not None:
+            return self._piecewise_lower(i, B)
         if self.decreasing:  # C >= C(x_{i+1}) there
             mono = c[i + 1] + (B * x[i] if B >= 0 else B * x[i + 1])
         else:
@@ -120,6 +211,19 @@ class _Branch:
         alone = [_amin([lower_arb(cl + sl * (x[k] - xl) + B * x[k]) for k in (i, i + 1)])
                  for sl, cl, xl in self.lines[i]]
         return _amax([lower_arb(mono), _amin([lower_arb(v) for v in cands])] + alone)
+
+    def _piecewise_lower(self, i: int, B: arb) -> arb:
+        """inf h on [x_i, x_{i+1}] where h is affine on each side of the interval's lattice
+        losses (at most one; module docstring): the smaller end value and, at a loss k, C at
+        the end C is smaller at plus the least B k over the ball of k within the interval."""
+        x, c = self.x, self.c
+        vals = [lower_arb(self.h(i, B)), lower_arb(self.h(i + 1, B))]
+        end = c[i + 1] if self.decreasing else c[i]
+        for k in self.kinks[i]:
+            kl = _amax([lower_arb(k), lower_arb(x[i])])
+            kh = _amin([upper_arb(k), upper_arb(x[i + 1])])
+            vals.append(lower_arb(end + (B * kl if B >= 0 else B * kh)))
+        return _amin(vals)
 
     def inf_bounds(self, B: arb, Bf: float) -> tuple[arb, arb]:
         """(lower bound, upper bound) of inf h, as exact arbs."""
@@ -189,9 +293,11 @@ def upper_arb(v: arb) -> arb:
 
 
 def band(eps: Sequence[float], delta: Sequence[arb], alphas: np.ndarray,
-         prec: int = 96) -> Band:
+         prec: int = 96, lattice: Lattice | None = None) -> Band:
     """Certified bands of the symmetric f at the levels ``alphas`` (module docstring) from
-    balls ``delta[i]`` containing delta_f(eps[i]), eps increasing floats with eps[0] = 0."""
+    balls ``delta[i]`` containing delta_f(eps[i]), eps increasing floats with eps[0] = 0;
+    ``lattice``: a lattice holding every finite loss of f (the grid intervals with at most one
+    lattice loss are bounded exactly, module docstring)."""
     if not len(eps) >= 3 or eps[0] != 0 or \
             any(b <= a for a, b in zip(eps[:-1], eps[1:], strict=True)):
         raise ValueError("band: eps must increase from 0 with at least three points")
@@ -203,11 +309,16 @@ def band(eps: Sequence[float], delta: Sequence[arb], alphas: np.ndarray,
         d = [arb(v.upper() / 2, v.upper() / 2) if v.lower() < 0 else v for v in delta]
         v = [arb(e).exp() for e in eps]
         u = [arb(-e).exp() for e in eps]
+        k1 = k2 = None
+        if lattice is not None:
+            ks = [lattice.kinks(a, b) for a, b in zip(eps[:-1], eps[1:], strict=True)]
+            k1 = [None if k is None else [z.exp() for z in k] for k in ks]
+            k2 = [None if k is None else [(-z).exp() for z in k] for k in ks[::-1]]
         # h_1 on v increasing (eps = 0 is the bounded left end), C = delta decreasing in v
-        b1 = _Branch(v, list(d), True, False, True)
+        b1 = _Branch(v, list(d), True, False, True, k1)
         # h_2 on u increasing: reversed grid, C = u delta increasing in u; u = 1 bounded
         b2 = _Branch(u[::-1], [ui * di for ui, di in zip(u[::-1], d[::-1], strict=True)],
-                     False, True, False)
+                     False, True, False, k2)
         one = arb(1)
         for idx, a in enumerate(x.ravel()):
             if idx % 64 == 0:

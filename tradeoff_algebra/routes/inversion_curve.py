@@ -232,10 +232,15 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
     doubled while too wide, then refined near the levels' minimisers (:func:`_refine`). Few
     levels at a narrow ``tol`` start on a coarse grid and go to the local refinement at once.
     ``known``: balls of the profile at grid points already computed (updated in place: a
-    caller that keeps it pays only for the new points of its next levels)."""
-    local = x.size <= LOCAL_LEVELS and tol < 1e-4
-    n = GRID_LOCAL_START if local else GRID_START  # (the width falls like n^-2: a narrower
-    # tol starts on a finer grid)
+    caller that keeps it pays only for the new points of its next levels). A single direction
+    with a ``lattice`` attribute (``numeric.profile_band.Lattice``: every finite loss on it)
+    starts on the coarse grid whatever the levels and is refined to the lattice losses near
+    the minimisers, where its band is exact (linear between them)."""
+    lat = _lattice(directions)
+    local = (x.size <= LOCAL_LEVELS and tol < 1e-4) or lat is not None
+    n = (LATTICE_START if lat is not None and x.size <= LOCAL_LEVELS
+         else GRID_LOCAL_START if local else GRID_START)
+    # (the width falls like n^-2: a narrower tol starts on a finer grid)
     while not local and n < min(GRID_MAX, GRID_LOCAL) and (GRID_START / n) ** 2 * 1e-3 > tol:
         n *= 2
     known = {} if known is None else known
@@ -247,16 +252,30 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
             for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
                 known[e] = d
             grid = _near(sorted(known), known, x)  # (with the points of earlier calls)
-            new = band(grid, [known[e] for e in grid], x)
+            new = band(grid, [known[e] for e in grid], x, lattice=lat)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
             if (not _too_wide(result, x, tol).any() or 2 * n > GRID_MAX or n >= GRID_LOCAL
                     or local):
                 break
             n *= 2
-        result = _refine(directions, known, x, result, tol, shown)
+        result = _refine(directions, known, x, result, tol, shown, lat)
     return result
 
+
+def _lattice(directions: Sequence):
+    """The lattice of the losses of a single direction (its optional ``lattice`` attribute),
+    else None."""
+    return getattr(directions[0], "lattice", None) if len(directions) == 1 else None
+
+
+#: The coarse grid of a lattice direction (it only locates the minimisers: the band is exact
+#: once the lattice losses around them are grid points).
+LATTICE_START = 16
+
+#: The most lattice losses added around one minimiser in a round of :func:`_refine` (more:
+#: the uniform split first).
+LATTICE_POINTS = 24
 
 #: For few levels, the band is built from the grid points within this many of each level's
 #: float minimisers (and both ends) only.
@@ -300,7 +319,7 @@ def _too_wide(b: Band, x: np.ndarray, tol: float) -> np.ndarray:
 
 
 def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: float,
-            shown=None) -> Band:
+            shown=None, lattice=None) -> Band:
     """Narrow the band at the levels still wider than ``tol`` by grid points near their
     minimisers: each round cuts the two grid intervals around the float minimiser of h_1 or
     h_2 (``numeric.profile_band``; the branch that decides the power, or both) of each such
@@ -308,7 +327,10 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
     (second order in it) by its square per round; the new band at those levels is
     intersected with the old (each holds the truth, so a round never widens it). Stops when
     every level meets ``tol``, after :data:`LOCAL_ROUNDS` rounds or beyond
-    :data:`LOCAL_MAX` grid points."""
+    :data:`LOCAL_MAX` grid points. With a ``lattice`` (``numeric.profile_band.Lattice``), once
+    the two intervals on each side of a minimiser hold at most :data:`LATTICE_POINTS` lattice
+    losses, the new points are those losses (rounded up to floats): the band there is then
+    exact up to the balls' widths."""
     for _ in range(LOCAL_ROUNDS):
         bad = np.flatnonzero(_too_wide(result, x, tol))
         if bad.size == 0:
@@ -325,6 +347,11 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
                 if p > other + slack:  # this branch does not decide the power
                     continue
                 m = int(np.argmin(h))
+                if lattice is not None:
+                    pts = lattice.points_in(e[max(m - 2, 0)], e[min(m + 2, len(e) - 1)])
+                    if pts is not None and len(pts) <= LATTICE_POINTS:
+                        new.update(t for t in pts if t not in known)
+                        continue
                 for j in range(max(m - 1, 0), min(m + 1, len(e) - 1)):
                     for k in range(1, LOCAL_SPLIT):
                         t = e[j] + (e[j + 1] - e[j]) * k / LOCAL_SPLIT
@@ -336,7 +363,7 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
         for e_new, b in zip(pts, profile_grid(directions, pts, shown), strict=True):
             known[e_new] = b
         grid = _near(sorted(known), known, x[bad])
-        _narrow(result, bad, band(grid, [known[g] for g in grid], x[bad]))
+        _narrow(result, bad, band(grid, [known[g] for g in grid], x[bad], lattice=lattice))
     return result
 
 

@@ -13,6 +13,15 @@ engine's estimate is never used. So roc(alpha), f(alpha) and curves of those pro
 certified where the PLD engine gave estimates (Laplace(1/10)^{(x) 1000}: [0.78371889, 0.78371894]
 with a warning in 5 s) or refused (G(1) (x) Laplace(1) at tol 1e-9: a grid too large).
 
+Two structures make the band cost a few delta calls. A product whose finite losses lie on a
+lattice (the lattice product, the Arb and tilted lattice powers: :func:`loss_lattice`) has a
+piecewise-linear trade-off curve whose vertices are the Neyman-Pearson points of the lattice
+losses (Prop. 6); between consecutive losses h is affine, so the band is exact once the grid
+holds points just above the losses around each level's minimiser (``numeric.profile_band``,
+``Lattice``; ``grid_band`` starts coarse and refines to them). A product that the plain
+Laplace inversion answers (:class:`_InversionDirection`) takes delta at every grid point from
+a few inverters planned along the grid, each certified at every eps.
+
 :class:`ProfileBandRoute` answers ``value`` and ``roc`` of a product (before the PLD engine);
 :func:`profile_curve_band` gives the band of a whole curve (after the inversion's own band,
 ``numeric.curves.CURVE_BANDS``). Both answer only symmetric products (``is_symmetric``: the
@@ -29,19 +38,39 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, fmpq
 
-from ..core.errors import ToleranceWarning
+from ..core import trace
+from ..core.errors import ToleranceWarning, TradeOffError
 from ..core.validate import mpf_rational
+from ..numeric import cf, cf_route
+from ..numeric.cf_atom_sum import split_factors
+from ..numeric.cf_atoms import has_decay, mass_at_infinity
 from ..numeric.cf_laws import to_arb, working_precision
-from ..numeric.cf_route import REL_MIN
+from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
 from ..numeric.context import mp
 from ..numeric.curves import BAND_TOL_MIN, CURVE_BANDS
+from ..numeric.lattice_power import LatticePower
+from ..numeric.lattice_power import _ball as ratio_ball
+from ..numeric.lattice_product import LatticeProduct
+from ..numeric.lattice_tilted import TiltedLatticeProduct
 from ..numeric.options import options, pld_options
-from ..numeric.profile_band import Band
+from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
-from .inversion_curve import DELTA_SHARE, _warn_if_wide, grid_band
-from .product import PASS, ROUTES, PLDRoute, Route, route, routes_for
+from .engines import _cf_laws
+from .inversion_curve import DELTA_SHARE, PLAN_SHARE, _warn_if_wide, grid_band
+from .plan import lattice_power
+from .product import (
+    PASS,
+    ROUTES,
+    InversionRoute,
+    LossBoundRoute,
+    PLDRoute,
+    Route,
+    lattice_product,
+    route,
+    routes_for,
+)
 
 __all__ = ["ProfileBandRoute", "profile_curve_band", "ROUTE"]
 
@@ -66,6 +95,8 @@ class _RouteDirection:
     def __init__(self, f, plan: tuple, routes: list, rel: float):
         self.f, self.plan, self.routes, self.rel = f, plan, routes, rel
         self.known: dict = {}  # eps -> ball of delta, kept between calls
+        #: the lattice of the product's finite losses, or None (``grid_band`` refines to it)
+        self.lattice = loss_lattice(plan[1])
 
     def delta(self, e: float) -> arb:
         eps = mp.mpf(e)  # (exact: a float)
@@ -76,6 +107,110 @@ class _RouteDirection:
                 lo, hi = out
                 return to_arb(_fraction(lo)).union(to_arb(_fraction(hi)))
         raise _NoProfile
+
+
+class _InversionDirection(_RouteDirection):
+    """delta(eps) of a product whose certified route is the Laplace inversion of its laws
+    (``numeric.cf_route``: laws with a density, or atoms next to them as in Laplace^{(x) k} and
+    G (x) Laplace, split into an exactly summed part and an inverted remainder where the
+    atoms keep the mgf from decaying), from inverters planned along the grid and reused at
+    the eps near them (as ``inversion_curve._Direction``): an inverter's ``parts(eps)`` is a
+    certified ball at every eps (its discretisation and truncation bounds are computed there),
+    accepted where it meets the relative width; a new one is planned ahead of eps to the
+    tighter width ``PLAN_SHARE`` so that it reaches the next points. Where it plans nothing
+    (work beyond the route's ``MAX_WORK``, a failed plan) the product's routes answer."""
+
+    def __init__(self, f, plan: tuple, routes: list, rel: float, factors: list):
+        super().__init__(f, plan, routes, rel)
+        self.factors = factors
+        self.inverters: list = []  # (eps_0, inverter)
+        #: the share of the width an inverter is planned to (tighter: it reaches further)
+        self.share = PLAN_SHARE
+
+    def _ok(self, d: arb) -> bool:
+        return float(d.rad()) <= self.rel * abs(float(d.mid())) and d.lower() >= 0
+
+    def _plan(self, e0: float):
+        rel = max(self.rel * self.share, REL_MIN)
+        rest, extra = cf_route._split(self.factors, "delta", e0, rel)
+        if extra is not None or _work(rest, e0, rel) > MAX_WORK:
+            return None  # (an exactly summed part costs at every eps what a plan does)
+        inv, _ = cf._certified_inverter(rest, e0, rel, extra)
+        self.inverters.append((e0, inv))
+        return inv
+
+    def _inverted(self, e: float) -> arb | None:
+        if cf._all_losses_at_most(self.factors, e):
+            return arb(0)
+        best = None
+        for _e0, inv in sorted(self.inverters, key=lambda p: abs(p[0] - e))[:2]:
+            d = inv.parts(e).delta
+            if best is None or d.rad() < best.rad():
+                best = d
+            if self._ok(best):
+                return best
+        last = max((p[0] for p in self.inverters), default=None)
+        ahead = e if last is None or last >= e else e + 0.5 * (e - last)
+        for e0 in dict.fromkeys((ahead, e)):
+            inv = self._plan(e0)
+            if inv is None:
+                return None
+            d = inv.parts(e).delta
+            if self._ok(d):
+                return d
+        return None
+
+    def delta(self, e: float) -> arb:
+        try:
+            with working_precision(64):
+                d = self._inverted(e)
+        except (ValueError, RuntimeError, ArithmeticError, ZeroDivisionError):
+            d = None
+        if d is None:
+            return super().delta(e)
+        trace.note(InversionRoute.name)  # (the route whose machinery gave delta)
+        return d
+
+
+def _inversion_laws(plan: tuple, routes: list) -> list | None:
+    """The laws (law, n) of a product whose first certified delta route (past the zero above
+    the largest loss) is the Laplace inversion and whose laws the plain inversion takes: one
+    product, no mass at +oo, no atoms summed against one L_mu, a decaying mgf, no law of the
+    Poisson-subsampled Laplace mechanism's split or with a cut; else None."""
+    first = [r for r in routes if not isinstance(r, LossBoundRoute)]
+    if not first or not isinstance(first[0], InversionRoute):
+        return None
+    sets = _cf_laws([plan[1]], atoms=True)
+    if sets is None or len(sets) != 1:
+        return None
+    factors = [(law, int(n)) for law, n in sets[0]]
+    with working_precision(64):
+        if (not mass_at_infinity(factors).is_zero() or split_factors(factors) is not None
+                or not has_decay(factors)
+                or any(hasattr(law, a) for law, _ in factors
+                       for a in ("lattice_split", "cut_for"))):
+            return None
+    return factors
+
+
+def loss_lattice(leaves) -> Lattice | None:
+    """The lattice holding every finite privacy loss of the product of ``leaves``, where a
+    lattice composition describes it: the exact lattice product's losses (g s + B)/D
+    (``numeric.lattice_product``), the Arb and tilted lattice powers' k log R
+    (``numeric.lattice_power``, ``numeric.lattice_tilted``: likelihood ratios that are integer
+    powers of one R); else None. The lattice is the product's, whichever route gives delta."""
+    try:
+        lp = lattice_product(leaves)
+        if type(lp) is LatticeProduct:  # (a grid product's cells are no lattice of the loss)
+            return Lattice(Fraction(lp.B, lp.D), Fraction(lp.g, lp.D))
+        lw = lattice_power(leaves)
+    except (TradeOffError, ValueError, TypeError, ArithmeticError):
+        return None
+    if isinstance(lw, (LatticePower, TiltedLatticeProduct)):
+        with working_precision(160):
+            step = ratio_ball(lw.ratio).log()
+        return Lattice(Fraction(0), step) if step > 0 else None
+    return None
 
 
 #: The profiles of the last products asked (their delta routes and the balls computed so far,
@@ -100,7 +235,12 @@ def _direction(f, tol: float) -> _RouteDirection | None:
     if plan[0] != "pld":
         return None
     rs = [r for r in routes_for(f, "delta") if not isinstance(r, (PLDRoute, ProfileBandRoute))]
-    d = _RouteDirection(f, plan, rs, max(tol * DELTA_SHARE, REL_MIN)) if rs else None
+    rel = max(tol * DELTA_SHARE, REL_MIN)
+    d = None
+    if rs:
+        laws = _inversion_laws(plan, rs)
+        d = (_RouteDirection(f, plan, rs, rel) if laws is None
+             else _InversionDirection(f, plan, rs, rel, laws))
     if len(_PROFILES) >= MAX_PROFILES:
         _PROFILES.clear()
     _PROFILES[key] = d
