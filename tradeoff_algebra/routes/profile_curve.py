@@ -94,11 +94,18 @@ class _RouteDirection:
 
     def __init__(self, f, plan: tuple, routes: list, rel: float):
         self.f, self.plan, self.routes, self.rel = f, plan, routes, rel
-        self.known: dict = {}  # eps -> ball of delta, kept between calls
+        #: eps -> ball of delta, kept between calls: every ball is what the routes give at that
+        #: eps alone, so a call's result never depends on the calls before it
+        self.memo: dict = {}
         #: the lattice of the product's finite losses, or None (``grid_band`` refines to it)
         self.lattice = loss_lattice(plan[1])
 
     def delta(self, e: float) -> arb:
+        if e not in self.memo:
+            self.memo[e] = self._delta(e)
+        return self.memo[e]
+
+    def _delta(self, e: float) -> arb:
         eps = mp.mpf(e)  # (exact: a float)
         for r in self.routes:
             with pld_options(tol=self.rel):
@@ -123,7 +130,7 @@ class _InversionDirection(_RouteDirection):
     def __init__(self, f, plan: tuple, routes: list, rel: float, factors: list):
         super().__init__(f, plan, routes, rel)
         self.factors = factors
-        self.inverters: list = []  # (eps_0, inverter)
+        self.inverters: dict = {}  # eps_0 -> inverter (or None: none affordable there)
         #: the share of the width an inverter is planned to (tighter: it reaches further)
         self.share = PLAN_SHARE
 
@@ -131,27 +138,23 @@ class _InversionDirection(_RouteDirection):
         return float(d.rad()) <= self.rel * abs(float(d.mid())) and d.lower() >= 0
 
     def _plan(self, e0: float):
-        rel = max(self.rel * self.share, REL_MIN)
-        rest, extra = cf_route._split(self.factors, "delta", e0, rel)
-        if extra is not None or _work(rest, e0, rel) > MAX_WORK:
-            return None  # (an exactly summed part costs at every eps what a plan does)
-        inv, _ = cf._certified_inverter(rest, e0, rel, extra)
-        self.inverters.append((e0, inv))
-        return inv
+        """The inverter planned at e0 (once: kept by e0), or None."""
+        if e0 not in self.inverters:
+            rel = max(self.rel * self.share, REL_MIN)
+            rest, extra = cf_route._split(self.factors, "delta", e0, rel)
+            if extra is not None or _work(rest, e0, rel) > MAX_WORK:
+                inv = None  # (an exactly summed part costs at every eps what a plan does)
+            else:
+                inv, _ = cf._certified_inverter(rest, e0, rel, extra)
+            self.inverters[e0] = inv
+        return self.inverters[e0]
 
     def _inverted(self, e: float) -> arb | None:
+        """delta(e) from the inverter anchored at the next multiple of :data:`ANCHOR` above e,
+        else from one planned at e itself: which inverter answers depends on e alone."""
         if cf._all_losses_at_most(self.factors, e):
             return arb(0)
-        best = None
-        for _e0, inv in sorted(self.inverters, key=lambda p: abs(p[0] - e))[:2]:
-            d = inv.parts(e).delta
-            if best is None or d.rad() < best.rad():
-                best = d
-            if self._ok(best):
-                return best
-        last = max((p[0] for p in self.inverters), default=None)
-        ahead = e if last is None or last >= e else e + 0.5 * (e - last)
-        for e0 in dict.fromkeys((ahead, e)):
+        for e0 in dict.fromkeys((ANCHOR * math.ceil(e / ANCHOR), e)):
             inv = self._plan(e0)
             if inv is None:
                 return None
@@ -160,14 +163,18 @@ class _InversionDirection(_RouteDirection):
                 return d
         return None
 
-    def delta(self, e: float) -> arb:
+    def _delta(self, e: float) -> arb:
         try:
             with working_precision(64):
                 d = self._inverted(e)
         except (ValueError, RuntimeError, ArithmeticError, ZeroDivisionError):
             d = None
         if d is None:
-            return super().delta(e)
+            return super()._delta(e)
+        return d
+
+    def delta(self, e: float) -> arb:
+        d = super().delta(e)
         trace.note(InversionRoute.name)  # (the route whose machinery gave delta)
         return d
 
@@ -214,10 +221,14 @@ def loss_lattice(leaves) -> Lattice | None:
 
 
 #: The profiles of the last products asked (their delta routes and the balls computed so far,
-#: keyed by the product and the band's tolerance): a root search that evaluates f at many
-#: nearby levels (the fixed point of C_p(f)) refines one grid instead of starting anew.
+#: keyed by the product, the band's tolerance and the precision): a root search that
+#: evaluates f at many nearby levels (the fixed point of C_p(f)) computes each grid point's
+#: delta once.
 _PROFILES: dict = {}
 MAX_PROFILES = 8
+#: Inverters of a product are planned at the multiples of this eps (and at an eps that its
+#: anchor does not serve), so each ball of delta depends on its eps alone.
+ANCHOR = 0.5
 #: Bands tried for one value, each with a tighter tolerance where f's relative width misses.
 BAND_TRIES = 4
 
@@ -228,7 +239,7 @@ def _direction(f, tol: float) -> _RouteDirection | None:
     small share of the band's ``tol`` (the secants divide its width by the grid step)."""
     if not isinstance(f, (Tensor, TensorPower)) or f.is_symmetric is not True:
         return None
-    key = (f, tol)
+    key = (f, tol, mp.prec)  # (the routes' widths follow the working precision)
     if key in _PROFILES:
         return _PROFILES[key]
     plan = route(f)
@@ -262,7 +273,7 @@ def _end(x: np.ndarray, tol: float) -> float:
 
 def _band(d: _RouteDirection, x: np.ndarray, tol: float, progress=None) -> Band | None:
     try:
-        return grid_band([d], x, tol, _end(x, tol), progress, d.known)
+        return grid_band([d], x, tol, _end(x, tol), progress)
     except (_NoProfile, ValueError, ArithmeticError, ZeroDivisionError):
         return None
 
