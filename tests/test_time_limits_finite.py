@@ -159,3 +159,18 @@ def test_the_products_example_ends_within_its_limit_in_a_fresh_process():
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] in ("answered", "limit")
+
+
+def test_binomial_epsilon_passes_the_time_limit_on(monkeypatch):
+    """BinomialDP's eps(delta) read a NumericalError of its Arb bracket as "Arb proves
+    nothing" (None); a TimeLimitExceeded is one, so the certified loop's second evaluation got
+    None and the call ended in an InternalError (TypeError) at limits of 0.03 to 0.08 s."""
+    from tradeoff_algebra.families import binomial
+    from tradeoff_algebra.numeric.protocol import mp_epsilon
+
+    def stopped(*args, **kwargs):
+        raise ta.TimeLimitExceeded("the test's bracket", 0.05)
+
+    monkeypatch.setattr(binomial, "arb_epsilon", stopped)
+    with mp.workdps(30), pytest.raises(ta.TimeLimitExceeded):
+        mp_epsilon(ta.BinomialDP(sp.log(3), 4000), mp.mpf("1e-6"))
