@@ -17,6 +17,7 @@ seconds. The overrun is the wall time past the limit; a call is reported when it
     python benchmarks/fuzz_time_limits.py --draws 14 --seed 1 --out /tmp/fuzz.jsonl
     python benchmarks/fuzz_time_limits.py --replay /tmp/fuzz.jsonl --only-flagged \
         --root /tmp/before   # the flagged calls again, on another checkout (its package root)
+    python benchmarks/fuzz_time_limits.py --targeted   # the calls behind the fixes
 
 Wall time, not CPU time: the contract is about wall time. The machine's load is printed with
 the results (a loaded machine stretches every call; the threshold is generous for that).
@@ -66,6 +67,18 @@ except Exception as e:
 wall = time.monotonic() - t0
 print("@@" + json.dumps({"outcome": outcome, "wall": wall, "msg": msg}))
 """
+
+
+#: The calls behind the fixes (exact finite tables built without a look at the limit), asked
+#: with ``--targeted`` under the limits given (default 0.05, 0.5, 2 s).
+TARGETED = [
+    ("Tensor(BinomialDP(R(1, 10), 10**5), (randomized_response(log(3), 5)) ** 10**5)", "eps"),
+    ("Tensor(BinomialDP(R(1, 10), 10**5), (randomized_response(log(3), 2)) ** 10**5)", "eps"),
+    ("BinomialDP(log(2), 20000)", "delta"),
+    ("BinomialDP(log(2), 20000)", "evaluate"),
+    ("BinomialDP(log(3), 4000)", "eps"),
+    ("Tensor(BinomialDP(log(3), 10**5), G(1))", "roc"),
+]
 
 
 def _factor(rng: random.Random) -> str:
@@ -150,12 +163,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", default=str(ROOT), help="the checkout whose package runs")
     ap.add_argument("--replay", help="a previous --out: rerun its calls instead of drawing")
     ap.add_argument("--only-flagged", action="store_true", help="with --replay")
+    ap.add_argument("--targeted", action="store_true", help="the calls of TARGETED instead")
     args = ap.parse_args(argv)
     limits = [float(x) for x in args.limits.split(",")]
     if args.replay:
         old = [json.loads(x) for x in Path(args.replay).read_text().splitlines() if x.strip()]
         calls = [(r["expr"], r["question"], r["limit"]) for r in old
                  if r["flagged"] or not args.only_flagged]
+    elif args.targeted:
+        calls = [(e, q, s) for e, q in TARGETED for s in limits]
     else:
         rng = random.Random(args.seed)
         exprs = [draw(rng) for _ in range(args.draws)]
@@ -178,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     for r in flagged:
         print(f"  {r['question']} {r['limit']:g} s: {r['outcome']} after {r['wall']:.2f} s "
               f"(overrun {r['overrun']:.2f} s): {r['expr']}")
+    other = [r for r in map(json.loads, Path(args.out).read_text().splitlines())
+             if r["outcome"] not in ("answered", "limit", "killed")]
+    print(f"{len(other)} ended otherwise (an error other than the time limit):")
+    for r in other:
+        print(f"  {r['question']} {r['limit']:g} s: {r['outcome']}: {r['msg'][:160]} "
+              f"({r['expr']})")
     return 0
 
 

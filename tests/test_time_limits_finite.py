@@ -174,3 +174,13 @@ def test_binomial_epsilon_passes_the_time_limit_on(monkeypatch):
     monkeypatch.setattr(binomial, "arb_epsilon", stopped)
     with mp.workdps(30), pytest.raises(ta.TimeLimitExceeded):
         mp_epsilon(ta.BinomialDP(sp.log(3), 4000), mp.mpf("1e-6"))
+
+
+def test_the_arb_masses_of_an_exact_table_check_the_limit():
+    """e^eps = 2 composed 2 10^4 times: masses of 4 10^4 bits, each reduced by a gcd with the
+    common denominator on its way into Arb (tens of seconds for the whole table)."""
+    fl = FiniteLoss.binomial(sp.log(2), 20000)
+    fl._exact_table()  # (built before the limit: under 1 s)
+    with pytest.raises(ta.TimeLimitExceeded):
+        with ta.time_limit(0.05), budget.call("the test's balls"):
+            fl.arb_masses(128)

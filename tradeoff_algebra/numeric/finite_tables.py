@@ -11,7 +11,11 @@ built by the binomial recurrence (Kairouz, Oh & Viswanath; Dong, Roth & Su, Sec.
 prefix and suffix sums, in one arithmetic (:class:`_Mode`): exact integers over a common
 denominator, mpmath at a working precision, or SymPy expressions.
 
-The object that builds and reads these tables, ``FiniteLoss``, is in :mod:`.finite`.
+The object that builds and reads these tables, ``FiniteLoss``, is in :mod:`.finite`; it
+refuses at once a table whose simulated cost cannot end before the caller's deadline
+(``FiniteLoss.ensure_build_time``), and the long loops here check the deadline (:func:`_tick`:
+the binomial members, each row of a product, the sorted table's logs and sums, SymPy's evalf),
+so a table whose estimate was too low still stops at the time limit.
 """
 
 from __future__ import annotations
