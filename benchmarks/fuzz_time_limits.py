@@ -18,6 +18,7 @@ seconds. The overrun is the wall time past the limit; a call is reported when it
     python benchmarks/fuzz_time_limits.py --replay /tmp/fuzz.jsonl --only-flagged \
         --root /tmp/before   # the flagged calls again, on another checkout (its package root)
     python benchmarks/fuzz_time_limits.py --targeted   # the calls behind the fixes
+    python benchmarks/fuzz_time_limits.py --report /tmp/fuzz.jsonl   # a markdown table
 
 Wall time, not CPU time: the contract is about wall time. The machine's load is printed with
 the results (a loaded machine stretches every call; the threshold is generous for that).
@@ -65,7 +66,8 @@ except ta.TimeLimitExceeded as e:
 except Exception as e:
     outcome, msg = type(e).__name__, str(e)[:200]
 wall = time.monotonic() - t0
-print("@@" + json.dumps({"outcome": outcome, "wall": wall, "msg": msg}))
+print("@@" + json.dumps({"outcome": outcome, "wall": wall, "msg": msg,
+                        "package": ta.__file__}))
 """
 
 
@@ -141,7 +143,10 @@ def run_one(expr: str, question: str, limit: float, root: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root))
     cmd = [sys.executable, "-c", CHILD, expr, QUESTIONS[question], str(limit)]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=hard, env=env)
+        # (cwd: the checkout itself, since ``python -c`` puts the working directory first on
+        # sys.path, before PYTHONPATH)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=hard, env=env,
+                             cwd=str(root))
         line = [x for x in out.stdout.splitlines() if x.startswith("@@")]
         rec = json.loads(line[-1][2:]) if line else {
             "outcome": "crash", "wall": float("nan"), "msg": out.stderr[-300:]}
@@ -151,6 +156,28 @@ def run_one(expr: str, question: str, limit: float, root: Path) -> dict:
     rec["overrun"] = rec["wall"] - limit
     rec["flagged"] = rec["outcome"] == "killed" or rec["overrun"] > max(0.5, 0.5 * limit)
     return rec
+
+
+def report(paths: list[str]) -> str:
+    """A markdown table of sweeps (JSON lines files): per file and limit, the calls, how they
+    ended, the largest and the median overrun of the calls that stopped or answered late, and
+    the calls past max(0.5 s, 50 %) of the limit."""
+    rows = ["| sweep | limit | calls | answered | stopped at the limit | killed | other errors "
+            "| median wall - limit | largest wall - limit | past max(0.5 s, 50 %) |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for path in paths:
+        recs = [json.loads(x) for x in Path(path).read_text().splitlines() if x.strip()]
+        for limit in sorted({r["limit"] for r in recs}):
+            rs = [r for r in recs if r["limit"] == limit]
+            over = sorted(r["overrun"] for r in rs)
+            count = {k: sum(r["outcome"] == k for r in rs) for k in ("answered", "limit",
+                                                                        "killed")}
+            other = len(rs) - sum(count.values())
+            rows.append(f"| {Path(path).stem} | {limit:g} s | {len(rs)} | {count['answered']} "
+                        f"| {count['limit']} | {count['killed']} | {other} "
+                        f"| {over[len(over) // 2]:.2f} s | {over[-1]:.2f} s "
+                        f"| {sum(r['flagged'] for r in rs)} |")
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,7 +191,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replay", help="a previous --out: rerun its calls instead of drawing")
     ap.add_argument("--only-flagged", action="store_true", help="with --replay")
     ap.add_argument("--targeted", action="store_true", help="the calls of TARGETED instead")
+    ap.add_argument("--report", nargs="+", help="print the markdown table of these sweeps")
     args = ap.parse_args(argv)
+    if args.report:
+        print(report(args.report))
+        return 0
     limits = [float(x) for x in args.limits.split(",")]
     if args.replay:
         old = [json.loads(x) for x in Path(args.replay).read_text().splitlines() if x.strip()]
