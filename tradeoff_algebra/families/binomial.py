@@ -610,6 +610,7 @@ def _(f, d):
 
     from ..core.errors import NumericalError
     from ..numeric.arb_expr import arb_ball
+    from ..numeric.budget import TimeLimitExceeded
     from ..numeric.context import arb_precision
 
     n = _arb_n(f, 1)
@@ -632,6 +633,8 @@ def _(f, d):
             return None
     try:
         lo, hi = arb_epsilon(f.eps, n, D, mp.prec + 12)
+    except TimeLimitExceeded:  # (a NumericalError, but no answer of "Arb proves nothing")
+        raise
     except NumericalError:
         return None
     if hi - lo <= lo / 2 ** (mp.prec + 2):  # a point correct to the working precision

@@ -11,7 +11,11 @@ built by the binomial recurrence (Kairouz, Oh & Viswanath; Dong, Roth & Su, Sec.
 prefix and suffix sums, in one arithmetic (:class:`_Mode`): exact integers over a common
 denominator, mpmath at a working precision, or SymPy expressions.
 
-The object that builds and reads these tables, ``FiniteLoss``, is in :mod:`.finite`.
+The object that builds and reads these tables, ``FiniteLoss``, is in :mod:`.finite`; it
+refuses at once a table whose simulated cost cannot end before the caller's deadline
+(``FiniteLoss.ensure_build_time``), and the long loops here check the deadline (:func:`_tick`:
+the binomial members, each row of a product, the sorted table's logs and sums, SymPy's evalf),
+so a table whose estimate was too low still stops at the time limit.
 """
 
 from __future__ import annotations
@@ -31,6 +35,16 @@ from .protocol import num
 _RND = round_nearest
 _ONE = Fraction(1)
 _ZERO = Fraction(0)
+#: The long loops of a table (binomial members of 10^5 terms, rows of a product, prefix sums)
+#: check the caller's time limit every ``_CHECK + 1`` steps: a step costs a microsecond or
+#: more, a check a tenth of one (``budget.check``), so the overrun stays below a millisecond.
+_CHECK = 1023
+
+
+def _tick(i: int) -> None:
+    """Check the time limit at every ``_CHECK + 1``-th step ``i`` of a long loop."""
+    if not i & _CHECK:
+        budget.check()
 
 
 def _frac(x: sp.Rational) -> Fraction:
@@ -108,6 +122,7 @@ def _product(A, B):
     db, denb = B
     out: dict = {}
     for ka, (pa, qa) in da.items():
+        budget.check()  # (a row: |B| products of masses, big integers in exact mode)
         for kb, (pb, qb) in db.items():
             p, q = pa * pb, qa * qb
             if _is_zero(p) and _is_zero(q):
@@ -223,6 +238,7 @@ def _binomial_member(eps: sp.Expr, n: int, mode: _Mode):
         w = a**n
         P = [w]
         for k in range(n):
+            budget.check()  # (integers of n log2(a + b) bits: the cost of large n)
             w = w * (n - k) * b // ((k + 1) * a)
             P.append(w)
         den = (a + b) ** n
@@ -233,6 +249,7 @@ def _binomial_member(eps: sp.Expr, n: int, mode: _Mode):
         prec, mk = mp.prec, mp.make_mpf
         raw = [pk]
         for k in range(n):  # raw libmp arithmetic: this loop is the cost of large n
+            _tick(k)
             pk = mpf_mul(pk, em, prec, _RND)
             pk = mpf_div(mpf_mul(pk, from_int(n - k), prec, _RND), from_int(k + 1), prec, _RND)
             raw.append(pk)
@@ -245,12 +262,16 @@ def _binomial_member(eps: sp.Expr, n: int, mode: _Mode):
         pk = (1 + em) ** (-n)
         P = [pk]
         for k in range(n):
+            _tick(k)
             pk = pk * em * (n - k) / (k + 1)
             P.append(pk)
         den = 1
     else:
         E = sp.exp(eps)
-        P = [sp.binomial(n, k) * E ** (n - k) / (1 + E) ** n for k in range(n + 1)]
+        P = []
+        for k in range(n + 1):  # (SymPy: tens of microseconds a term)
+            budget.check()
+            P.append(sp.binomial(n, k) * E ** (n - k) / (1 + E) ** n)
         den = 1
     return P, P[::-1], den
 
@@ -297,6 +318,7 @@ def _class_block(j: int, G: int, members, mode: _Mode):
             continue
         new: dict[int, list] = {}
         for ea, (pa, qa) in acc.items():
+            budget.check()  # (a row: one product per term of the member)
             for eb, (pb, qb) in blk.items():
                 cur = new.get(ea + eb)
                 if cur is None:
@@ -319,10 +341,12 @@ def _mp_sums(xs: list, prec: int) -> tuple[list, list]:
     raw = [x._mpf_ for x in xs]
     pre, acc = [fzero] * (m + 1), fzero
     for i in range(m):
+        _tick(i)
         acc = mpf_add(acc, raw[i], prec, _RND)
         pre[i + 1] = acc
     suf, acc = [fzero] * (m + 1), fzero
     for i in range(m - 1, -1, -1):
+        _tick(i)
         acc = mpf_add(acc, raw[i], prec, _RND)
         suf[i] = acc
     return [mk(x) for x in pre], [mk(x) for x in suf]
@@ -350,7 +374,10 @@ class _Table:
         work = prec if prec is not None else 128
         with mp.workprec(work):
             Lnum = [num(L, "eps") for L, _ in gens]
-            logs = [self._log(k, Lnum) for k, _, _ in items]
+            logs = []
+            for i, (k, _, _) in enumerate(items):
+                _tick(i)
+                logs.append(self._log(k, Lnum))
         order = sorted(range(len(items)), key=logs.__getitem__, reverse=True)
         keys = [items[i][0] for i in order]
         P = [items[i][1] for i in order]
@@ -368,10 +395,12 @@ class _Table:
         else:
             self.Ppre, self.Qpre = [zero] * (m + 1), [zero] * (m + 1)
             for i in range(m):
+                _tick(i)  # (exact: integers of up to n log2(a + b) bits)
                 self.Ppre[i + 1] = self.Ppre[i] + P[i]
                 self.Qpre[i + 1] = self.Qpre[i] + Q[i]
             self.Psuf, self.Qsuf = [zero] * (m + 1), [zero] * (m + 1)
             for i in range(m - 1, -1, -1):
+                _tick(i)
                 self.Psuf[i] = self.Psuf[i + 1] + P[i]
                 self.Qsuf[i] = self.Qsuf[i + 1] + Q[i]
         self.has_inf = m > 0 and keys[0][0] is None
@@ -430,6 +459,7 @@ class _Table:
         out_k, out_p, out_q, out_l = [], [], [], []
         i, m = 0, len(keys)
         while i < m:
+            _tick(i)
             j = i + 1
             while j < m and self._near(logs[i], logs[j]):
                 j += 1
@@ -439,8 +469,10 @@ class _Table:
                 if self.mode.kind == "exact":
                     ex = {t: self.exact_ratio(keys[t]) for t in run}
                 else:
-                    ex = {t: sp.Float(sp.log(self.exact_ratio(keys[t])).evalf(60), 60)
-                          for t in run}
+                    ex = {}
+                    for t in run:  # (SymPy's evalf: milliseconds each)
+                        budget.check()
+                        ex[t] = sp.Float(sp.log(self.exact_ratio(keys[t])).evalf(60), 60)
                 run.sort(key=ex.__getitem__, reverse=True)
                 groups = []
                 for t in run:

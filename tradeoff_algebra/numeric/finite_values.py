@@ -25,6 +25,7 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.validate import mpf_rational
+from . import budget
 from .context import MPF, arb_precision, mp
 from .finite_tables import _Table
 from .precision_loop import precision_loop
@@ -288,8 +289,10 @@ class FiniteValues:
         t = self._exact_table()
         with arb_precision(prec):
             if t is not None:
-                out = [(arb(fmpq(int(p), t.den)), arb(fmpq(int(q), t.den)))
-                       for p, q in zip(t.P, t.Q, strict=True)]
+                out = []
+                for p, q in zip(t.P, t.Q, strict=True):
+                    budget.check()  # (fmpq reduces by a gcd: ms for 10^4-bit integers)
+                    out.append((arb(fmpq(int(p), t.den)), arb(fmpq(int(q), t.den))))
             elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
                 out = self.arb_ordered(prec)  # built in Arb where the order needs no numbers
                 if out is None:
