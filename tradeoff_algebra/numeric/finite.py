@@ -256,31 +256,20 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
         else from the mpmath block at 128 bits (its relative error at most K 2^-128 for K
         operations, far below the float64 rounding that ``rel_err`` covers), not sorted (the
         AtomLoss sorts) and without the table's sums, which the float view does not read."""
-        ls, ps, qs = [], [], []
-        q_inf = p_ninf = 0.0
         with mp.workprec(128):
             t = self._exact_table() if self.affordable() else None
             if t is not None:
-                den = t.den
-                for i, (lg, p, q) in enumerate(zip(t.logs, t.P, t.Q, strict=True)):
-                    _tick(i)
-                    pf, qf = p / den, q / den  # (int / int: correctly rounded)
-                    if lg == mp.inf:
-                        q_inf += qf
-                    elif lg == mp.ninf:
-                        p_ninf += pf
-                    else:
-                        ls.append(float(lg))
-                        ps.append(pf)
-                        qs.append(qf)
-                return AtomLoss(ls, ps, qs, q_inf, p_ninf, rel_err=1e-15)
-            self.ensure_build_time("mp")
-            items, _, gens = self._block(_Mode("mp"))
-            Lnum = [num(L, "eps") for L, _ in gens]
-            for i, (key, p, q) in enumerate(items):
+                den = t.den  # (int / int: correctly rounded)
+                atoms = ((lg, p / den, q / den) for lg, p, q in zip(t.logs, t.P, t.Q, strict=True))
+            else:
+                self.ensure_build_time("mp")
+                items, _, gens = self._block(_Mode("mp"))
+                Lnum = [num(L, "eps") for L, _ in gens]
+                atoms = ((_Table._log(key, Lnum), float(p), float(q)) for key, p, q in items)
+            ls, ps, qs = [], [], []
+            q_inf = p_ninf = 0.0
+            for i, (lg, pf, qf) in enumerate(atoms):
                 _tick(i)
-                lg = _Table._log(key, Lnum)
-                pf, qf = float(p), float(q)
                 if lg == mp.inf:
                     q_inf += qf
                 elif lg == mp.ninf:
