@@ -35,9 +35,11 @@ def test_roc_plot_is_log_log_and_uses_the_power():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     x, y = ax.lines[0].get_xydata().T
     assert x[0] == pytest.approx(1e-8)
-    for a, t in zip(x[:3], y[:3], strict=True):
-        v = ta.roc(f, float(a), dps=10)
-        assert float(v.lo) * (1 - 1e-12) <= t <= float(v.hi) * (1 + 1e-12)
+    f_lo, f_hi = ta.curve(f, x[:3], bounds=True)  # the curve's certified band
+    for a, t, lo, hi in zip(x[:3], y[:3], 1 - f_hi, 1 - f_lo, strict=True):
+        assert lo * (1 - 1e-12) <= t <= hi * (1 + 1e-12)  # the line lies in its band
+        v = ta.roc(f, float(a), dps=10)  # which meets the certified power there
+        assert float(v.lo) <= hi * (1 + 1e-12) and lo * (1 - 1e-12) <= float(v.hi)
 
 
 def test_plot_bad_input():
