@@ -1,4 +1,4 @@
-"""Certified bands narrower than the uniform grid gives (``routes.inversion_curve._refine``:
+"""Certified bands narrower than the uniform grid gives (``routes.grid_band._refine``:
 grid points near each level's minimisers; ``numeric.profile_band``: secants in point-slope
 form, so that tiny grid intervals keep their digits): against the closed form of G_mu, and
 DP-SGD's power at one level against a certified delta from the single-eps inversion."""

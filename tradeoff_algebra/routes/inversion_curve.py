@@ -19,7 +19,7 @@ below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
 
 Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
 (:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
-second order in the grid step, refined near the levels' minimisers by :func:`_refine`, down to
+second order in the grid step, refined near the levels' minimisers by ``routes.grid_band``, down to
 :data:`SECANT_TOL_MIN`). A band left wider than asked says so with a ToleranceWarning naming
 the widths reached. :func:`inversion_band` is the route: None where it does not apply (then the
 PLD engine answers, ``engines``). :func:`hull_point` answers ``evaluate`` and ``roc`` of such
@@ -45,13 +45,21 @@ from ..numeric.cf_tails import tail_inverter
 from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import options
-from ..numeric.profile_band import Band, band, point_band
+from ..numeric.profile_band import Band, point_band
 from ..numeric.progress import bar
 from ..numeric.protocol import POINT_ROUTES
 from ..numeric.value import Value
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import SymmetricHull
 from .engines import _cf_laws, hull_directions, looser_tolerances
+from .grid_band import (
+    GRID_MAX,
+    GRID_START,
+    _narrow,
+    _warn_if_wide,
+    grid_band,
+    profile_grid,
+)
 from .plan import pld_leaves
 
 __all__ = ["inversion_band", "tail_band", "secant_band", "grid_band", "hull_point", "profile_grid",
@@ -60,21 +68,6 @@ __all__ = ["inversion_band", "tail_band", "secant_band", "grid_band", "hull_poin
 #: The name of this route (``Value.route``).
 ROUTE = "certified Laplace inversion, profile band"
 
-#: Points of the first eps grid at a tolerance of 1e-3 (four times as many at 1e-4 ...), and
-#: the most the refinement goes to.
-GRID_START = 160
-GRID_MAX = 2560
-#: The uniform grid stops doubling at this many points when the band is still too wide: grid
-#: points are then added near the levels' minimisers (:func:`_refine`), at most
-#: :data:`LOCAL_ROUNDS` rounds and :data:`LOCAL_MAX` points in all.
-GRID_LOCAL = 320
-#: At most this many levels go to the local refinement straight from the first grid.
-LOCAL_LEVELS = 8
-#: The first grid of those few levels.
-GRID_LOCAL_START = 40
-LOCAL_ROUNDS = 24
-LOCAL_SPLIT = 8
-LOCAL_MAX = 40000
 #: An inverter is planned to this fraction of the delta width it must meet.
 PLAN_SHARE = 1e-2
 #: delta is enclosed to this fraction of the band's target width.
@@ -114,25 +107,6 @@ class _Direction:
             d2 = self._plan(e).parts(e).delta
             d = d2 if d2.rad() < d.rad() else d
         return d if best is None or d.rad() < best.rad() else best
-
-
-def profile_grid(dirs: list, eps: Sequence[float], progress=None) -> list:
-    """Balls of max over the directions of delta(eps_i) at each grid point."""
-    out = []
-    with working_precision(64):
-        for i, e in enumerate(eps):
-            if i % 16 == 0:
-                budget.check()
-            hi_lo, hi_hi = arb(0), arb(0)
-            for d in dirs:
-                b = d.delta(float(e))
-                lo_b, hi_b = arb(b.lower()), arb(b.upper())
-                hi_lo = lo_b if lo_b > hi_lo else hi_lo
-                hi_hi = hi_b if hi_b > hi_hi else hi_hi
-            out.append(arb((hi_lo + hi_hi) / 2, (hi_hi - hi_lo) / 2))
-            if progress is not None:
-                progress.update()
-    return out
 
 
 def _eps_end(sets: list, alpha_min: float, tol: float) -> float:
@@ -224,81 +198,6 @@ def secant_band(sets: list, x: np.ndarray, tol: float, progress: bool | None = N
     return result
 
 
-def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
-              progress: bool | None = None, known: dict | None = None) -> Band:
-    """The band of the profile max_d delta_d(eps) of ``directions`` (objects whose
-    ``delta(eps)`` is a certified ball) on a grid of eps in [0, end]
-    (:func:`numeric.profile_band.band`, certified whatever ``end``: its tails are bounded),
-    doubled while too wide, then refined near the levels' minimisers (:func:`_refine`). Few
-    levels at a narrow ``tol`` start on a coarse grid and go to the local refinement at once.
-    ``known``: balls of the profile at grid points already computed (updated in place: a
-    caller that keeps it pays only for the new points of its next levels). A single direction
-    with a ``lattice`` attribute (``numeric.profile_band.Lattice``: every finite loss on it)
-    starts on the coarse grid whatever the levels and is refined to the lattice losses near
-    the minimisers, where its band is exact (linear between them)."""
-    lat = _lattice(directions)
-    local = (x.size <= LOCAL_LEVELS and tol < 1e-4) or lat is not None
-    n = (LATTICE_START if lat is not None and x.size <= LOCAL_LEVELS
-         else GRID_LOCAL_START if local else GRID_START)
-    # (the width falls like n^-2: a narrower tol starts on a finer grid)
-    while not local and n < min(GRID_MAX, GRID_LOCAL) and (GRID_START / n) ** 2 * 1e-3 > tol:
-        n *= 2
-    known = {} if known is None else known
-    result = None
-    with bar(None, "curve (inversion)", progress, unit="delta") as shown:
-        while True:  # the uniform grid, then grid points near the levels' minimisers
-            eps = [0.0] + [end * k / n for k in range(1, n + 1)]
-            missing = [e for e in eps if e not in known]
-            for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
-                known[e] = d
-            grid = _near(sorted(known), known, x)  # (with the points of earlier calls)
-            new = band(grid, [known[e] for e in grid], x, lattice=lat)
-            result = new if result is None else result.intersect(new)
-            # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
-            if (not _too_wide(result, x, tol).any() or 2 * n > GRID_MAX or n >= GRID_LOCAL
-                    or local):
-                break
-            n *= 2
-        result = _refine(directions, known, x, result, tol, shown, lat)
-    return result
-
-
-def _lattice(directions: Sequence):
-    """The lattice of the losses of a single direction (its optional ``lattice`` attribute),
-    else None."""
-    return getattr(directions[0], "lattice", None) if len(directions) == 1 else None
-
-
-#: The coarse grid of a lattice direction (it only locates the minimisers: the band is exact
-#: once the lattice losses around them are grid points).
-LATTICE_START = 16
-
-#: The most lattice losses added around one minimiser in a round of :func:`_refine` (more:
-#: the uniform split first).
-LATTICE_POINTS = 24
-
-#: For few levels, the band is built from the grid points within this many of each level's
-#: float minimisers (and both ends) only.
-NEAR = 12
-
-
-def _near(grid: list, known: dict, x: np.ndarray) -> list:
-    """For at most :data:`LOCAL_LEVELS` levels: the points of ``grid`` within :data:`NEAR` of
-    the float minimisers of h_1 and h_2 of each level, and both ends (``numeric.profile_band``:
-    the band of any subset of the grid points is certified; points far from the minimiser add
-    nothing but Arb work); else the whole grid."""
-    if x.size > LOCAL_LEVELS or len(grid) <= 4 * NEAR:
-        return grid
-    e = np.array(grid)
-    d = np.array([float(known[g].mid()) for g in grid])
-    keep = {0, len(grid) - 1}
-    for a in x.ravel():
-        for h in (d + a * np.exp(e), np.exp(-e) * (d - (1 - a))):
-            m = int(np.argmin(h))
-            keep.update(range(max(m - NEAR, 0), min(m + NEAR + 1, len(grid))))
-    return [grid[i] for i in sorted(keep)]
-
-
 def _directions(f) -> tuple | None:
     """The products whose larger profile is f's: the two directions of f = C(g), g a product
     (``engines.hull_directions``), or f itself when f is a product known to be symmetric (its
@@ -309,83 +208,6 @@ def _directions(f) -> tuple | None:
         leaves = pld_leaves(f)
         return None if leaves is None else (leaves,)
     return None
-
-
-def _too_wide(b: Band, x: np.ndarray, tol: float) -> np.ndarray:
-    """The levels (alpha > 0) whose band of f is wider than ``tol`` or whose band of the
-    power is wider than ``tol`` relative to its upper end."""
-    rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
-    return (x > 0) & ((b.f_hi - b.f_lo > tol) | (rel > tol))
-
-
-def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: float,
-            shown=None, lattice=None) -> Band:
-    """Narrow the band at the levels still wider than ``tol`` by grid points near their
-    minimisers: each round cuts the two grid intervals around the float minimiser of h_1 or
-    h_2 (``numeric.profile_band``; the branch that decides the power, or both) of each such
-    level into :data:`LOCAL_SPLIT` parts, so the local step shrinks by that factor and the band
-    (second order in it) by its square per round; the new band at those levels is
-    intersected with the old (each holds the truth, so a round never widens it). Stops when
-    every level meets ``tol``, after :data:`LOCAL_ROUNDS` rounds or beyond
-    :data:`LOCAL_MAX` grid points. With a ``lattice`` (``numeric.profile_band.Lattice``), once
-    the two intervals on each side of a minimiser hold at most :data:`LATTICE_POINTS` lattice
-    losses, the new points are those losses (rounded up to floats): the band there is then
-    exact up to the balls' widths."""
-    for _ in range(LOCAL_ROUNDS):
-        bad = np.flatnonzero(_too_wide(result, x, tol))
-        if bad.size == 0:
-            break
-        grid = sorted(known)
-        e = np.array(grid)
-        d = np.array([float(known[g].mid()) for g in grid])
-        new: set = set()
-        for a in np.unique(x[bad]):
-            h1, h2 = d + a * np.exp(e), np.exp(-e) * (d - (1 - a))
-            p1, p2 = float(np.min(h1)), 1 + float(np.min(h2))
-            slack = 4 * tol * max(min(p1, p2), 1e-300) + 1e-300
-            for h, p, other in ((h1, p1, p2), (h2, p2, p1)):
-                if p > other + slack:  # this branch does not decide the power
-                    continue
-                m = int(np.argmin(h))
-                if lattice is not None:
-                    pts = lattice.points_in(e[max(m - 2, 0)], e[min(m + 2, len(e) - 1)])
-                    if pts is not None and len(pts) <= LATTICE_POINTS:
-                        new.update(t for t in pts if t not in known)
-                        continue
-                for j in range(max(m - 1, 0), min(m + 1, len(e) - 1)):
-                    for k in range(1, LOCAL_SPLIT):
-                        t = e[j] + (e[j + 1] - e[j]) * k / LOCAL_SPLIT
-                        if e[j] < t < e[j + 1] and t not in known:
-                            new.add(float(t))
-        if not new or len(known) + len(new) > LOCAL_MAX:
-            break
-        pts = sorted(new)
-        for e_new, b in zip(pts, profile_grid(directions, pts, shown), strict=True):
-            known[e_new] = b
-        grid = _near(sorted(known), known, x[bad])
-        _narrow(result, bad, band(grid, [known[g] for g in grid], x[bad], lattice=lattice))
-    return result
-
-
-def _narrow(b: Band, idx: np.ndarray, sub: Band) -> None:
-    """Intersect the band ``b`` at the levels ``idx`` with ``sub``, the band of those levels
-    (each holds the truth, so the result never widens), in place."""
-    old = Band(b.f_lo[idx], b.f_hi[idx], b.power_lo[idx], b.power_hi[idx]).intersect(sub)
-    b.f_lo[idx], b.f_hi[idx] = old.f_lo, old.f_hi
-    b.power_lo[idx], b.power_hi[idx] = old.power_lo, old.power_hi
-
-
-def _warn_if_wide(b: Band, x: np.ndarray, tol: float) -> None:
-    """A ToleranceWarning naming the widths reached where the band is wider than asked."""
-    wide = _too_wide(b, x, tol)
-    if wide.any():
-        f_w = float(np.max(b.f_hi - b.f_lo, initial=0.0, where=x > 0))
-        p_w = float(np.max((b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300),
-                           initial=0.0, where=x > 0))
-        warnings.warn(f"certified band wider than tol = {tol:.3g} at {int(wide.sum())} of "
-                      f"{x.size} levels: widths up to {f_w:.3g} (f) and {p_w:.3g} (the "
-                      f"power, relative); the band holds the curve (certified)",
-                      ToleranceWarning, stacklevel=4)
 
 
 # -- the band from curve points: the tails of the inversion ------------------------------------

@@ -4,7 +4,7 @@ their privacy profile.
 A symmetric f is the upper envelope of the f_{eps, delta(eps)}, eps >= 0 (Dong, Roth & Su,
 Prop. 6 and Eq. (10)), and the band of ``numeric.profile_band`` turns balls of delta at grid
 points into a certified band of f and of its power 1 - f, second order in the grid step
-(``routes.inversion_curve.grid_band``: a uniform grid, then points near each level's
+(``routes.grid_band``: a uniform grid, then points near each level's
 minimiser). Here delta(eps) comes from whichever certified route of the product answers it
 (``routes.product``: the exact lattice product of discrete Gaussians, discrete Laplaces and
 randomized response, the Arb lattice power, the Laplace inversion of laws with atoms such as
@@ -58,7 +58,8 @@ from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from .engines import _cf_laws
-from .inversion_curve import DELTA_SHARE, PLAN_SHARE, _warn_if_wide, grid_band
+from .grid_band import _warn_if_wide, grid_band
+from .inversion_curve import DELTA_SHARE, PLAN_SHARE
 from .plan import lattice_power
 from .product import (
     PASS,
