@@ -238,8 +238,12 @@ TAIL_SHARE = 0.125
 SPLIT_SHARE = 1e-3
 #: At most this many inverters per direction for the points of one call.
 TAIL_PLANS = 16
-#: Float grid of eps on which the points' thresholds are first bracketed.
+#: Float grid of eps on which the points' thresholds are first bracketed (a hull's two
+#: directions: the grid also places the jumps of the contact point).
 TAIL_GRID = 257
+#: The same for one direction (a symmetric product: its values are monotone in eps, so the
+#: grid only starts the safeguarded Newton steps).
+TAIL_GRID_ONE = 65
 
 
 class _NoTails(Exception):
@@ -298,7 +302,7 @@ def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarr
     (branch 1) or power_C (branch 2) of the direction with the larger delta (its contact point,
     Prop. 6), both decreasing in eps; at a change of direction (a jump of the contact point)
     the eps of the jump."""
-    grid = np.linspace(0.0, end, TAIL_GRID)
+    grid = np.linspace(0.0, end, TAIL_GRID if len(dirs) > 1 else TAIL_GRID_ONE)
     ests = [d.estimate(grid) for d in dirs]
     dom = np.argmax(np.array([e[0] for e in ests]), axis=0)
     vals = np.array([_value(e, branch) for e in ests])
