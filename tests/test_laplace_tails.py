@@ -200,3 +200,85 @@ def test_float_binomial_tail_against_scipy(k, p, J):
 
     assert math.isclose(_log_binomial_tail(k, p, J), math.log(bdtrc(J - 1, k, p)),
                         rel_tol=1e-9, abs_tol=1e-15)
+
+
+# -- few factors: exactly summed terms, the level bracketed (numeric/cf_lattice_tails.py) ------
+def _ref_tails(mu, n, t):
+    from references.laplace_sum import tails
+
+    return tails(mp.mpf(mu.p) / mu.q, n, t)
+
+
+@pytest.mark.parametrize("mu,n", [(R(1, 2), 3), (R(1), 2)])
+def test_exact_tails_against_quadrature(mu, n):
+    from tradeoff_algebra.numeric.cf_lattice_tails import LatticeTails
+
+    t = LatticeTails(LaplaceLaw(mu), n, 0.5, 1e-12)
+    assert t.rest is None  # (n <= 12: every term summed exactly)
+    for eps in (0.3, 0.7, 1.1):
+        p = t.point(eps)
+        with mp.workdps(30):
+            q_gt, p_gt, _, _ = _ref_tails(mu, n, mp.mpf(eps))
+        with working_precision(t.prec), mp.workdps(40):  # (the reference's 30 digits)
+            s = mp.mpf(10) ** -28
+            _inside(_mp(p.power.lower()) - s, _mp(p.power.upper()) + s, q_gt, 1e-20)
+            _inside(_mp(p.alpha.lower()) - s, _mp(p.alpha.upper()) + s, p_gt, 1e-20)
+
+
+def _roc_check(f, alpha, ref, rel=1e-9, tol=1e-10, value=False):
+    from tradeoff_algebra.routes.tail_laws import LATTICE_ROUTE
+
+    with ta.pld_options(tol=tol):
+        v = ta.evaluate(f, alpha) if value else ta.roc(f, alpha)
+    assert v.guarantee == "certified" and v.route == LATTICE_ROUTE
+    with mp.workdps(40):
+        lo, hi = v.interval()
+        _inside(lo - mp.mpf(10)**-28, hi + mp.mpf(10)**-28, ref, rel)
+    return v
+
+
+@pytest.mark.parametrize("mu,n,t0", [(R(1, 2), 3, "0.7"), (R(1), 2, "1.3")])
+def test_power_of_few_laplace_factors_against_quadrature(mu, n, t0):
+    # the level alpha = P(S > t0) (no atom at t0): the test rejecting S > t0 is optimal
+    with mp.workdps(40):
+        q_gt, p_gt, q_eq, p_eq = _ref_tails(mu, n, mp.mpf(t0))
+        assert q_eq == p_eq == 0
+        man, exp = mp.mpf(p_gt).man_exp
+        alpha = sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
+    _roc_check(ta.TensorPower(ta.Laplace(mu), n), alpha, q_gt)
+
+
+@pytest.mark.parametrize("mu,n,l", [(R(1), 3, R(1)), (R(1, 2), 3, R(1, 2))])
+def test_power_inside_an_atom_is_randomised(mu, n, l):
+    # alpha inside the jump of P(S > t) at the lattice atom l: the randomised test, the power
+    # Q(S > l) + theta Q(S = l) with theta = (alpha - P(S > l)) / P(S = l)
+    with mp.workdps(40):
+        q_gt, p_gt, q_eq, p_eq = _ref_tails(mu, n, mp.mpf(l.p) / l.q)
+        assert p_eq > 0
+        target = p_gt + p_eq / 3
+        man, exp = mp.mpf(target).man_exp
+        alpha = sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
+        a = mp.mpf((int(man), int(exp)))
+        ref = q_gt + q_eq * (a - p_gt) / p_eq
+    _roc_check(ta.TensorPower(ta.Laplace(mu), n), alpha, ref)
+
+
+def test_value_of_two_laplace_factors_against_quadrature():
+    mu, n = R(1), 2
+    with mp.workdps(40):
+        q_gt, p_gt, _, _ = _ref_tails(mu, n, mp.mpf("0.4"))
+        man, exp = mp.mpf(p_gt).man_exp
+        alpha = sp.Integer(int(man)) * sp.Integer(2) ** int(exp)
+    _roc_check(ta.TensorPower(ta.Laplace(mu), n), alpha, 1 - q_gt, value=True)
+
+
+def test_power_of_ten_laplace_factors_meets_the_profile_band():
+    f = ta.TensorPower(ta.Laplace(R(1, 2)), 10)
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, R(1, 100))
+    with ta.pld_options(tol=1e-9), mp.workdps(30):
+        a = mp.mpf(1) / 100
+        lo, hi = ProfileBandRoute().enclose(f, route(f), "roc", a, 1 - a)
+    with mp.workdps(40):
+        vlo, vhi = v.interval()
+        assert max(vlo, lo) <= min(vhi, hi) and vhi - vlo <= 1e-9 * vhi

@@ -62,7 +62,7 @@ from .grid_band import (
     profile_grid,
 )
 from .plan import pld_leaves
-from .tail_laws import tail_sets
+from .tail_laws import SPLIT_SHARE, tail_sets
 
 __all__ = ["inversion_band", "tail_band", "secant_band", "grid_band", "hull_point", "profile_grid",
            "GRID_START", "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
@@ -233,9 +233,6 @@ TAIL_PLAN = 1e-2
 TAIL_PLAN_MAX = 1e-7
 #: A point's error bound may be this fraction of the tolerance times the power it bounds.
 TAIL_SHARE = 0.125
-#: The lattice part of a split self-product (``numeric.cf_split_tails``) may be this fraction
-#: of the tolerance times the least level (or 1 - the largest) asked.
-SPLIT_SHARE = 1e-3
 #: At most this many inverters per direction for the points of one call.
 TAIL_PLANS = 16
 #: Float grid of eps on which the points' thresholds are first bracketed (a hull's two

@@ -18,19 +18,40 @@ Gaussian law states none although its decay is Gaussian. Two ways to one:
   the binomial split bounded by its mass, the remainder inverted
   (``numeric.cf_split_tails``), where that mass is below the share asked.
 
+Few Laplace factors alone (the atoms not negligible): :func:`lattice_point`, a point route of
+``evaluate`` and ``roc``, brackets the level between two certified Neyman-Pearson points of
+exactly summed terms plus an inverted remainder (``numeric.cf_lattice_tails``).
+
 :func:`tail_sets` returns the prepared sets with each one's split order (None: whole), or None
 where neither applies (the products keep their profile routes, ``routes.profile_curve``).
 """
 
 from __future__ import annotations
 
+import warnings
+from fractions import Fraction
+
 from flint import acb, arb
 
+from ..core.errors import ToleranceWarning
 from ..numeric import pld
 from ..numeric.capability import gaussian_form
+from ..numeric.cf_lattice_tails import eps_guess, lattice_power_at
+from ..numeric.cf_route import MAX_SPLIT
 from ..numeric.cf_split_tails import split_order
+from ..numeric.context import mp
+from ..numeric.options import options
+from ..numeric.protocol import POINT_ROUTES
+from ..numeric.value import Value
+from ..operators.tensor import Tensor, TensorPower
+from .engines import _cf_laws
+from .plan import pld_leaves
 
-__all__ = ["PoweredGaussian", "tail_sets"]
+#: The lattice part of a split self-product may be this fraction of the tolerance times the
+#: least level (or 1 - the largest) asked (``routes.inversion_curve`` and :func:`lattice_point`).
+SPLIT_SHARE = 1e-3
+
+__all__ = ["PoweredGaussian", "tail_sets", "lattice_point", "LATTICE_ROUTE", "SPLIT_SHARE"]
 
 
 class PoweredGaussian:
@@ -92,3 +113,56 @@ def tail_sets(leaf_sets: list, sets: list, share: float) -> list | None:
             return None
         out.append((wrapped, J))
     return out
+
+
+# -- the power at one level of few Laplace factors ----------------------------------------------
+#: The name of the point route below (``Value.route``).
+LATTICE_ROUTE = "certified loss tails of a lattice split, bracketed level"
+
+
+def lattice_point(f, A, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) of a symmetric self-product of one Laplace factor whose atoms
+    are not negligible (few factors: ``numeric.cf_lattice_tails``; many factors are answered by
+    the tails of ``routes.inversion_curve``), at a rational level 0 < A < 1, to the relative
+    width of ``pld_options``; None where it does not apply (the profile route answers)."""
+    if not isinstance(f, (Tensor, TensorPower)) or f.is_symmetric is not True or not 0 < A < 1:
+        return None
+    leaves = pld_leaves(f)
+    sets = None if leaves is None else _cf_laws([leaves])
+    if sets is None or len(sets) != 1 or len(sets[0]) != 1:
+        return None
+    law, k = sets[0][0]
+    factors = [(law, int(k))]
+    if not hasattr(law, "lattice_parts") or k > MAX_SPLIT:
+        return None
+    tol = options()["tol"]
+    if split_order(factors, SPLIT_SHARE * tol * min(float(A), 1 - float(A))) is not None:
+        return None  # (negligible atoms: the tails of routes.inversion_curve)
+    q = Fraction(int(A.p), int(A.q))
+    try:
+        guess = eps_guess(factors, float(q))
+        got = lattice_power_at(factors, q, tol, guess)
+        if got is not None and not power and got[1] - got[0] > tol * (1 - got[1]):
+            # (f = 1 - power: its relative width asks the power's to shrink by f / power)
+            tighter = max(tol * (1 - got[1]) / max(got[1], 1e-300) / 2, 1e-15)
+            again = lattice_power_at(factors, q, tighter, guess)
+            if again is not None:
+                got = (max(got[0], again[0]), min(got[1], again[1]))
+    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
+    if got is None:
+        return None
+    with mp.workprec(256):  # (exact: 1 - a double)
+        lo, hi = mp.mpf(got[0]), mp.mpf(got[1])
+        if not power:
+            lo, hi = 1 - hi, 1 - lo
+    if not lo <= hi:
+        return None
+    if hi - lo > tol * abs(hi):
+        warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified bracket reaches "
+                      f"the relative width {float((hi - lo) / abs(hi)):.2g}, above tol = {tol:g} "
+                      "(pld_options)", ToleranceWarning, stacklevel=4)
+    return Value.enclosure(lo, hi, dps, guarantee="certified").routed(LATTICE_ROUTE)
+
+
+POINT_ROUTES.append(lattice_point)
