@@ -86,6 +86,12 @@ ROWS = [
     ("Laplace(1/10)^1000", "ta.TensorPower(ta.Laplace(R(1, 10)), 1000)",
      "P.from_laplace_mechanism(10.0, sensitivity=1, pessimistic_estimate=pess, "
      "value_discretization_interval={h}).self_compose(1000)"),
+    ("Laplace(1/10)^100", "ta.TensorPower(ta.Laplace(R(1, 10)), 100)",
+     "P.from_laplace_mechanism(10.0, sensitivity=1, pessimistic_estimate=pess, "
+     "value_discretization_interval={h}).self_compose(100)"),
+    ("Laplace(1)^2", "ta.TensorPower(ta.Laplace(1), 2)",
+     "P.from_laplace_mechanism(1.0, sensitivity=1, pessimistic_estimate=pess, "
+     "value_discretization_interval={h}).self_compose(2)"),
     ("G(1) (x) Laplace(1)", "ta.Tensor(ta.G(1), ta.Laplace(1))",
      "P.from_gaussian_mechanism(1.0, sensitivity=1, pessimistic_estimate=pess, "
      "value_discretization_interval={h}).compose(P.from_laplace_mechanism(1.0, sensitivity=1, "
@@ -118,6 +124,28 @@ def gl_reference() -> float:
 
     eps = mp.findroot(lambda e: tails(e)[0] - mp.mpf(1) / 100, 1)
     return float(tails(eps)[1])
+
+
+def l2_reference() -> float:
+    """1 - f(1/100) of Laplace(1)^2 from the Irwin-Hall quadrature of its loss law
+    (tests/references/laplace_sum.py): the threshold t with P(S > t) <= 1/100 <= P(S >= t) by
+    bisection; S has atoms at -2, 0, 2, and where t is one of them the test is randomised
+    (1/100 lies in the jump at the largest loss 2: P(S = 2) = e^-2/4)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from references.laplace_sum import tails
+
+    from tradeoff_algebra.numeric.context import mp
+
+    with mp.workdps(30):
+        lo, hi = mp.mpf(0), mp.mpf(2)
+        for _ in range(100):
+            m = (lo + hi) / 2
+            lo, hi = (m, hi) if tails(mp.one, 2, m)[1] > mp.mpf(1) / 100 else (lo, m)
+        atom = min((-2, 0, 2), key=lambda a: abs(hi - a))
+        if abs(hi - atom) < mp.mpf(10) ** -25:
+            q_gt, p_gt, q_eq, p_eq = tails(mp.one, 2, mp.mpf(atom))
+            return float(q_gt + q_eq * (mp.mpf(1) / 100 - p_gt) / p_eq)
+        return float(tails(mp.one, 2, (lo + hi) / 2)[0])
 
 
 def dg_reference(sigma: int = 10, n: int = 100) -> float:
@@ -162,14 +190,21 @@ def main() -> None:
           "`get_beta_from_pld` at 0.01 (and at the 101 levels for the curve row). CPU seconds "
           "without imports, one run each; x eps call: the CPU over that of the eps(1e-6) row. "
           "The lattice products' bands are refined to the grid points just above the lattice "
-          "losses near each level's minimiser (exact there: `numeric/profile_band.Lattice`); "
-          "the plain Laplace inversion's delta comes from inverters reused along the grid.")
+          "losses near each level's minimiser (exact there: `numeric/profile_band.Lattice`). "
+          "Laplace factors: the Neyman-Pearson points from certified loss tails "
+          "(`routes/tail_laws.py`): G (x) Laplace inverted whole (the Gaussian law's power "
+          "decay), Laplace^1000 with the lattice part bounded by its mass "
+          "(`numeric/cf_split_tails.py`), few factors by a certified bracket of the level "
+          "on exactly summed terms plus an inverted remainder (`numeric/cf_lattice_tails.py`; "
+          "their curves still take the profile band). Laplace(1)^2's reference: its 30-digit "
+          "Irwin-Hall quadrature (`tests/references/laplace_sum.py`).")
     r.out("")
     refs = {"G(1) (x) Laplace(1)": (gl_reference(), "30-digit quadrature"),
+            "Laplace(1)^2": (l2_reference(), "30-digit Irwin-Hall quadrature"),
             "DG(1, 10)^100": (dg_reference(), "Arb polynomial power of the noise law")}
     r.out("| workload | who | question | value (power at 0.01 or eps) | guarantee | rel. width "
-          "| CPU | x eps call | memory | check |")
-    r.out("|---|---|---|---|---|---|---|---|---|---|")
+          "| CPU | x eps call | memory | check | route |")
+    r.out("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, expr, build in ROWS:
         peer = {}
         for h, sides in ((1e-4, "(True, False)"), (1e-5, "(True, False)")):
@@ -188,7 +223,7 @@ def main() -> None:
                                 ("curve, 101 levels", _CURVE, "1e-6")):
             o = child_json(_OURS.format(root=ROOT, expr=expr, tol=tol, call=call), 900)
             if "error" in o:
-                r.out(f"| {name} | ours | {what} | {o['error'][:80]} | | | | | | |")
+                r.out(f"| {name} | ours | {what} | {o['error'][:80]} | | | | | | | |")
                 continue
             if eps_cpu is None:
                 eps_cpu = o["cpu"]
@@ -203,18 +238,19 @@ def main() -> None:
                 chk = ("contains" if o["lo"] <= ref[0] <= o["hi"]
                        else f"off by {min(abs(o['lo'] - ref[0]), abs(o['hi'] - ref[0])):.1e}")
             r.out(f"| {name} | ours | {what} | [{o['lo']:.12g}, {o['hi']:.12g}] | {o['g']} | "
-                  f"{rel:.1e} | {o['cpu']:.2f} s | {ratio} | {o['mem']:.0f} MiB | {chk} |")
+                  f"{rel:.1e} | {o['cpu']:.2f} s | {ratio} | {o['mem']:.0f} MiB | {chk} | "
+                  f"{o.get('route', '')} |")
         for h, o in peer.items():
             if "error" in o:
                 r.out(f"| {name} | dp_accounting+riskcal, grid {h:g} | roc(0.01) | "
-                      f"{o['error'][:80]} | | | | | | |")
+                      f"{o['error'][:80]} | | | | | | | |")
                 continue
             chk = "-" if ref is None else f"error {abs(o['pess'] - ref[0]):.1e} (pessimistic)"
             r.out(f"| {name} | dp_accounting+riskcal, grid {h:g} | roc(0.01), both PLDs | "
                   f"{o['pess']:.10g} / {o['opt']:.10g} | estimate | - | {o['cpu']:.2f} s | - | "
-                  f"{o['mem']:.0f} MiB | {chk} |")
+                  f"{o['mem']:.0f} MiB | {chk} | - |")
         if ref is not None:
-            r.out(f"| {name} | reference | roc(0.01) | {ref[0]:.12g} | {ref[1]} | | | | | |")
+            r.out(f"| {name} | reference | roc(0.01) | {ref[0]:.12g} | {ref[1]} | | | | | | |")
     r.write(args.write)
 
 

@@ -118,7 +118,11 @@ class TailInverter:
         k = np.arange(len(p))
         pf = np.array([complex(float(v.real.mid()), float(v.imag.mid())) for v in p])
         pf[0] /= 2
-        self._fpolys = [pf[::-1], (k * pf)[::-1], (k**2 * pf)[::-1]]  # (Horner's order)
+        # the three sums' coefficients: as columns (one matrix product for few eps) and in
+        # Horner's order (many eps: a multiply-add per node and eps instead of an exp)
+        self._fcoef = np.stack([pf, k * pf, k**2 * pf], axis=1)
+        self._fpolys = [pf[::-1], (k * pf)[::-1], (k**2 * pf)[::-1]]
+        self._fk = k.astype(np.float64)
         # the sums' own radius (the mgf balls and rounding), times e^{-c eps}
         size = np.abs(plan.c + 1j * plan.h * k) + 1
         rad = np.array([float(v.rad()) for v in p])
@@ -217,8 +221,7 @@ class TailInverter:
         d alpha / d eps) from the trapezoidal sums' midpoints."""
         c, h = self.plan.c, self.plan.h
         e = np.asarray(eps, dtype=np.float64)
-        w = np.exp(-1j * h * e)
-        s0, s1, s2 = (np.polyval(q, w) for q in self._fpolys)
+        s0, s1, s2 = self._float_sums(e)
         scale = h / math.pi * np.exp(-c * e)
         d = scale * s0.real
         fb = scale * (c * s0.real - h * s1.imag)
@@ -228,6 +231,20 @@ class TailInverter:
         dalpha = ee * (dfb - fb)
         return d, d + fb, alpha, dfb - fb, dalpha
 
+    def _float_sums(self, e: np.ndarray) -> tuple[np.ndarray, ...]:
+        """sum_k k^j P_k w^k (j = 0, 1, 2; P_0 halved) at w = e^{-i h eps}: for few eps each
+        power of w taken directly (no Python loop over the nodes), else by Horner's rule."""
+        if e.size > FEW_EPS:
+            w = np.exp(-1j * self.plan.h * e)
+            return tuple(np.polyval(q, w) for q in self._fpolys)
+        flat = e.ravel()
+        out = np.empty((flat.size, 3), dtype=np.complex128)
+        step = max(1, (1 << 20) // max(self._fk.size, 1))
+        for i in range(0, flat.size, step):
+            part = flat[i:i + step]
+            out[i:i + step] = np.exp(np.outer(-1j * self.plan.h * part, self._fk)) @ self._fcoef
+        return tuple(out[:, j].reshape(e.shape) for j in range(3))
+
     def error(self, eps: np.ndarray) -> np.ndarray:
         """Float estimate of the absolute error bound of the tails at ``eps``."""
         c, a = self.plan.c, self.plan.a
@@ -236,6 +253,10 @@ class TailInverter:
         with np.errstate(over="ignore", under="ignore"):
             return (up * np.exp(-(c + a) * e) + np.minimum(dn * np.exp(-(c - a) * e), dn_c)
                     + (tr + self._sum_rad) * np.exp(-c * e))
+
+
+#: Up to this many eps, the float sums take each power of w directly (a matrix product).
+FEW_EPS = 16
 
 
 def _split(coeffs: list) -> tuple[acb_poly, arb]:

@@ -41,6 +41,7 @@ from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
 from ..numeric.cf_laws import lower, upper, working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
+from ..numeric.cf_split_tails import split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
@@ -61,6 +62,7 @@ from .grid_band import (
     profile_grid,
 )
 from .plan import pld_leaves
+from .tail_laws import SPLIT_SHARE, tail_sets
 
 __all__ = ["inversion_band", "tail_band", "secant_band", "grid_band", "hull_point", "profile_grid",
            "GRID_START", "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
@@ -138,23 +140,36 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     (:func:`hull_point`) says what it finds."""
     dirs = _directions(f)
     sets = None if dirs is None else _cf_laws(list(dirs))
-    if sets is None or any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
+    if sets is None:
         return None
     sets = [[(law, int(n)) for law, n in s] for s in sets]
     x = np.asarray(alphas, dtype=np.float64)
+    splits = None
+    if any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
+        # Laplace factors: tails only where ``tail_laws`` gives them a power decay (a Gaussian
+        # factor, or the lattice part of a self-product negligible), else the profile route
+        pos = x[(x > 0) & (x < 1)]
+        a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
+        prepared = tail_sets(list(dirs), sets, SPLIT_SHARE * tol * a_min)
+        if prepared is None:
+            return None
+        sets = [s for s, _ in prepared]
+        splits = [J for _, J in prepared]
     try:
         with bar(None, "curve (inversion)", progress, unit="delta") as shown:
-            result = tail_band(sets, x.ravel(), tol, shown)
+            result = tail_band(sets, x.ravel(), tol, shown, splits)
             for looser in looser_tolerances(tol):
                 if result is not None:
                     break
                 # beyond the planned work at this tolerance: the band of the nearest looser
                 # one, with its warning (a tighter tolerance never gives a wider result; the
                 # PLD engine's estimate there was wider: noisy_sgd(11/10, 1/100, 100) at 1e-2)
-                result = tail_band(sets, x.ravel(), looser, shown)
+                result = tail_band(sets, x.ravel(), looser, shown, splits)
     except budget.TimeLimitExceeded:
         raise
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        if splits is not None:  # (the profile route answers products with Laplace factors)
+            return None
         return secant_band(sets, x, tol, progress, warn)
     if result is None:  # beyond the planned work
         return None
@@ -220,8 +235,12 @@ TAIL_PLAN_MAX = 1e-7
 TAIL_SHARE = 0.125
 #: At most this many inverters per direction for the points of one call.
 TAIL_PLANS = 16
-#: Float grid of eps on which the points' thresholds are first bracketed.
+#: Float grid of eps on which the points' thresholds are first bracketed (a hull's two
+#: directions: the grid also places the jumps of the contact point).
 TAIL_GRID = 257
+#: The same for one direction (a symmetric product: its values are monotone in eps, so the
+#: grid only starts the safeguarded Newton steps).
+TAIL_GRID_ONE = 65
 
 
 class _NoTails(Exception):
@@ -229,17 +248,22 @@ class _NoTails(Exception):
 
 
 class _Tails:
-    """One direction's tail inverters (``numeric.cf_tails``), planned where points need them."""
+    """One direction's tail inverters (``numeric.cf_tails``), planned where points need them;
+    with a split order J, those of ``numeric.cf_split_tails`` (the lattice part of a
+    self-product of Laplace laws bounded by its mass, the remainder inverted)."""
 
-    def __init__(self, factors: Sequence, rel: float):
-        self.factors, self.rel = list(factors), rel
+    def __init__(self, factors: Sequence, rel: float, split: int | None = None):
+        self.factors, self.rel, self.split = list(factors), rel, split
         self.e0: list = []
         self.inv: list = []
 
     def plan(self, e0: float) -> None:
         budget.check()
-        inv, _ = cf._certified_inverter(self.factors, float(e0), self.rel)
-        t = tail_inverter(self.factors, inv)
+        if self.split is not None:
+            t = split_tails(self.factors, self.split, float(e0), self.rel)
+        else:
+            inv, _ = cf._certified_inverter(self.factors, float(e0), self.rel)
+            t = tail_inverter(self.factors, inv)
         if t is None:
             raise _NoTails
         self.e0.append(float(e0))
@@ -275,7 +299,7 @@ def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarr
     (branch 1) or power_C (branch 2) of the direction with the larger delta (its contact point,
     Prop. 6), both decreasing in eps; at a change of direction (a jump of the contact point)
     the eps of the jump."""
-    grid = np.linspace(0.0, end, TAIL_GRID)
+    grid = np.linspace(0.0, end, TAIL_GRID if len(dirs) > 1 else TAIL_GRID_ONE)
     ests = [d.estimate(grid) for d in dirs]
     dom = np.argmax(np.array([e[0] for e in ests]), axis=0)
     vals = np.array([_value(e, branch) for e in ests])
@@ -357,7 +381,8 @@ def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def tail_band(sets: list, x: np.ndarray, tol: float, progress=None) -> Band | None:
+def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
+              splits: list | None = None) -> Band | None:
     """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
     levels ``x``, from curve points: for each level the eps whose Neyman-Pearson point of the
     hull reaches it (floats, :func:`_solve`), the certified points of both directions there
@@ -365,9 +390,10 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None) -> Band | No
     (``numeric.profile_band.point_band``), at most ``TAIL_SHARE`` tol of the power apart for
     the points' balls and as much for the chords between them. None beyond the planned work
     (``MAX_WORK``); raises :class:`_NoTails` where the tails are not certified. ``progress``:
-    a bar (``numeric.progress``) counting the certified points."""
+    a bar (``numeric.progress``) counting the certified points. ``splits``: each product's
+    split order (``routes.tail_laws``), None for none."""
     rel = max(min(tol * TAIL_PLAN, TAIL_PLAN_MAX), REL_MIN)
-    dirs = [_Tails(s, rel) for s in sets]
+    dirs = [_Tails(s, rel, None if splits is None else splits[k]) for k, s in enumerate(sets)]
     inner = x[(x > 0) & (x < 1)]
     a_min = float(inner.min()) if inner.size else 0.5
     cap = max(math.log(1 / a_min), math.log(2 / tol)) + 1

@@ -1,0 +1,183 @@
+"""Certified loss tails of many-fold products of a lattice law (atoms at +-mu and a density on
+(-mu, mu), the Laplace mechanism's privacy loss): the lattice part bounded by its mass, the rest
+inverted with the tail kernels of :mod:`.cf_tails`.
+
+The tails A(L > eps) and e^eps B(L > eps) of :mod:`.cf_tails` need |M(c + it)| to decay like a
+power of t (the kernel 1/z is not summable otherwise), and the atoms of a lattice law keep it
+from decaying. Split the k-fold product by its number j of density components
+(:mod:`.cf_lattice`: M^k = sum_j C(k, j) A^{k-j} U^j, A the atoms' transform, U the density's):
+the terms j >= J form the remainder R_J, a positive measure whose transform decays like t^{-J}
+(:class:`~.cf_lattice.RemainderLaw`, ``power_decay`` of order J >= 1), so its tails are those of
+:class:`~.cf_tails.TailInverter`; the terms j < J form a positive measure E_J of total A-mass
+
+    m_A = sum_{j<J} C(k, j) A(0)^{k-j} U(0)^j      (A(0) = p+ + p-, U(0) the density's mass)
+
+and B-mass m_B, the same sum at z = -1 (dB = e^{-L} dA). Each of the three quantities of a
+Neyman-Pearson point (Dong, Roth & Su, Prop. 6) is a sum of the two measures' shares, and the
+share of E_J lies in [0, m]:
+
+    A(L > eps)   in  A_R(L > eps) + [0, m_A],
+    B(L > eps)   in  B_R(L > eps) + [0, m_B],
+    delta(eps)   in  delta_R(eps) + [0, m_A]       (E_J[(1 - e^{eps - L})_+] <= E_J(1)).
+
+This is worth it where m is far below the tolerance: many factors whose atoms' share is
+negligible (Laplace(1/10)^{(x) 1000}: with J = 1, m = ((1 + e^{-1/10})/2)^1000 ~ 6e-22), which
+is exactly where the whole law inverts for delta (``cf_route._split``) and its tails did not
+(no power decay). :func:`split_tails` picks the least J whose mass is below the share asked,
+else None (the caller keeps its profile route: few factors, where E_J is not negligible).
+"""
+
+from __future__ import annotations
+
+import math
+from math import comb
+
+import numpy as np
+from flint import acb, arb
+
+from . import cf
+from .cf_lattice import RemainderLaw
+from .cf_laws import Factor, upper, working_precision
+from .cf_tails import TailInverter, TailPoint, _clip, _interval, _meet, tail_inverter
+
+__all__ = ["SplitTails", "lattice_mass", "split_order", "split_tails", "SPLIT_ORDERS"]
+
+#: The numbers J of density components tried, in order (the least J whose lattice part is
+#: negligible: a remainder of lower order costs fewer nodes per digit of its own A-mass).
+SPLIT_ORDERS = (1, 2, 3, 4, 6, 8, 12)
+
+
+def _au(law, z: acb) -> tuple[acb, acb]:
+    """A(z), U(z) of a law with ``lattice_parts()`` (:mod:`.cf_lattice`)."""
+    mu, pp, pm_, kappa, lam = law.lattice_parts()
+    w = z + lam
+    return pp * (z * mu).exp() + pm_ * (-z * mu).exp(), 2 * kappa * (w * mu).sinh() / w
+
+
+def lattice_mass(law, k: int, J: int) -> tuple[arb, arb]:
+    """(m_A, m_B): the A- and B-masses of the terms with fewer than J density components of
+    the k-fold product of ``law`` (module docstring), upper bounds as balls (A(z), U(z) are
+    positive at real z, so each term is)."""
+    out = []
+    for z in (acb(0), acb(-1)):
+        a, u = _au(law, z)
+        a, u = a.real, u.real
+        out.append(sum((comb(k, j) * a ** (k - j) * u**j for j in range(min(J, k + 1))), arb(0)))
+    return out[0], out[1]
+
+
+def split_order(factors: list[Factor], share: float) -> int | None:
+    """The least J of :data:`SPLIT_ORDERS` below k whose lattice masses are at most ``share``
+    (an absolute width), for the self-product of one law with ``lattice_parts``; else None."""
+    if len(factors) != 1 or not hasattr(factors[0][0], "lattice_parts"):
+        return None
+    law, k = factors[0]
+    with working_precision(64):
+        for J in SPLIT_ORDERS:
+            if J > k:
+                return None
+            m_a, m_b = lattice_mass(law, k, J)
+            if upper(m_a) <= share and upper(m_b) <= share:
+                return J
+    return None
+
+
+def _log_binomial_tail(k: int, p: float, J: int) -> float:
+    """Float log P(Bin(k, p) >= J) (planning only): 1 minus the head sum where J is at most
+    the mean (the head is then at most about 1/2: no cancellation), else the terms j >= J
+    summed upwards from J (past the mode they fall geometrically)."""
+    if p <= 0:
+        return -745.0 if J > 0 else 0.0
+    if p >= 1:
+        return 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+
+    def log_term(j: int) -> float:
+        return math.lgamma(k + 1) - math.lgamma(j + 1) - math.lgamma(k - j + 1) + j * lp \
+            + (k - j) * lq
+
+    if J <= k * p:
+        head = sum(math.exp(log_term(j)) for j in range(J))
+        return math.log1p(-head) if head < 1 else -745.0
+    first = log_term(J)
+    total, ratio_log = 0.0, 0.0
+    for j in range(J, k + 1):
+        term = math.exp(ratio_log)
+        total += term
+        if term < 1e-18 * total:
+            break
+        ratio_log += math.log((k - j) / (j + 1)) + lp - lq if j < k else -math.inf
+    return first + math.log(total)
+
+
+class _Remainder(RemainderLaw):
+    """:class:`~.cf_lattice.RemainderLaw` with its planning estimate of log R_J(c) by
+    :func:`_log_binomial_tail` (the same quantity, without importing scipy.special for it)."""
+
+    def _log_r(self, c: float) -> float:
+        mu, pp, pm_, kappa, lam = self._floats
+        la = float(np.logaddexp(math.log(pp) + c * mu, math.log(pm_) - c * mu))
+        w = c + lam
+        x = w * mu
+        lu = math.log(2 * kappa / w) + x + math.log(-math.expm1(-2 * x) / 2)
+        lau = float(np.logaddexp(la, lu))
+        return self.k * lau + max(_log_binomial_tail(self.k, math.exp(lu - lau), self.J), -745.0)
+
+
+class SplitTails:
+    """The tails of :class:`~.cf_tails.TailInverter` (its interface: ``point``,
+    ``point_here``, ``delta``, ``delta_here``, ``estimate``, ``error``, ``eval_prec``) of a
+    k-fold product from its remainder R_J's inverter, with the lattice part's share
+    [0, m] added (module docstring)."""
+
+    def __init__(self, rest: TailInverter, m_a: arb, m_b: arb) -> None:
+        self.rest, self.plan, self.eval_prec = rest, rest.plan, rest.eval_prec
+        self.ok = True
+        self._m_a, self._m_b = arb(upper(m_a)), arb(upper(m_b))
+        self._fm = max(upper(m_a), upper(m_b))
+
+    def point(self, eps: float) -> TailPoint:
+        with working_precision(self.eval_prec):
+            return self.point_here(eps)
+
+    def point_here(self, eps: float) -> TailPoint:
+        p = self.rest.point_here(eps)
+        zero, one = arb(0), arb(1)
+        e = arb(eps)
+        power = _clip(_interval(p.power.lower(), p.power.upper() + self._m_a), zero, one)
+        alpha = _clip(_interval(p.alpha.lower(), p.alpha.upper() + self._m_b), zero, one)
+        delta = _clip(_interval(p.delta.lower(), p.delta.upper() + self._m_a), zero, one)
+        delta = _meet(delta, power - e.exp() * alpha)
+        return TailPoint(eps, delta, power, alpha)
+
+    def delta(self, eps: float) -> arb:
+        with working_precision(self.eval_prec):
+            return self.delta_here(eps)
+
+    def delta_here(self, eps: float) -> arb:
+        d = self.rest.delta_here(eps)
+        return _interval(d.lower(), d.upper() + self._m_a)
+
+    def estimate(self, eps: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The remainder's float estimates (the lattice part, at most m, is in :meth:`error`)."""
+        return self.rest.estimate(eps)
+
+    def error(self, eps: np.ndarray) -> np.ndarray:
+        e = np.asarray(eps, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return self.rest.error(e) + self._fm * np.maximum(np.exp(e), 1.0)
+
+
+def split_tails(factors: list[Factor], J: int, eps: float, rel: float) -> SplitTails | None:
+    """The tails of the k-fold product ``factors`` = [(law, k)] with the terms j < J bounded by
+    their mass and the remainder R_J inverted at ``eps`` to the relative width ``rel`` of its
+    delta (:func:`.cf._certified_inverter`); None where the remainder's tails are not certified."""
+    law, k = factors[0]
+    rest = [(_Remainder(law, k, J), 1)]
+    inv, _ = cf._certified_inverter(rest, eps, rel)
+    t = tail_inverter(rest, inv)
+    if t is None:
+        return None
+    with working_precision(64):
+        m_a, m_b = lattice_mass(law, k, J)
+    return SplitTails(t, m_a, m_b)

@@ -1,0 +1,168 @@
+"""The laws of products with a Laplace factor prepared for the certified loss tails of
+``numeric.cf_tails``: the Neyman-Pearson points of G (x) Laplace and Laplace^{(x) k} from one
+tail inversion per point, as for DP-SGD (``routes.inversion_curve``).
+
+The tails' truncation bound needs a power decay |M(c + it)| <= V / t^P of the product's moment
+generating function (``cf_tails``: the kernel 1/z alone is not summable). A Laplace factor has
+none (its atoms at +-mu: |M| returns near M(c) / (1 + mu/2) at every t = n pi / mu), and the
+Gaussian law states none although its decay is Gaussian. Two ways to one:
+
+* **A Gaussian factor** G_mu (``numeric.capability.gaussian_form``: the node is G_mu itself):
+  its loss is N(mu^2/2, mu^2) under A, so M(z) = exp(mu^2 z (z + 1) / 2),
+  |M(c + it)| = M(c) e^{-mu^2 t^2 / 2}, and sup_t t^2 e^{-mu^2 t^2 / 2} = 2 / (e mu^2) (at
+  t^2 = 2 / mu^2) gives |M(c + it)| <= (2 M(c) / (e mu^2)) / t^2: a power decay of order 2
+  (:class:`PoweredGaussian`, with M(c) the law's own Arb ball and mu^2 = 2 log M(c) / (c (c + 1))
+  from it). The Laplace factors then enter with their decay bound D(t) (a supremum over
+  t' >= t), and the product's tails are certified whole.
+* **Many Laplace factors alone** (the self-product of one lattice law): the lattice part of
+  the binomial split bounded by its mass, the remainder inverted
+  (``numeric.cf_split_tails``), where that mass is below the share asked.
+
+Few Laplace factors alone (the atoms not negligible): :func:`lattice_point`, a point route of
+``evaluate`` and ``roc``, brackets the level between two certified Neyman-Pearson points of
+exactly summed terms plus an inverted remainder (``numeric.cf_lattice_tails``).
+
+:func:`tail_sets` returns the prepared sets with each one's split order (None: whole), or None
+where neither applies (the products keep their profile routes, ``routes.profile_curve``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+from flint import acb, arb
+
+from ..core.errors import ToleranceWarning
+from ..numeric import pld
+from ..numeric.capability import gaussian_form
+from ..numeric.cf_lattice_tails import eps_guess, lattice_power_at
+from ..numeric.cf_route import MAX_SPLIT
+from ..numeric.cf_split_tails import split_order
+from ..numeric.context import mp
+from ..numeric.options import options
+from ..numeric.protocol import POINT_ROUTES
+from ..numeric.value import Value
+from ..operators.tensor import Tensor, TensorPower
+from .engines import _cf_laws
+from .plan import pld_leaves
+
+#: The lattice part of a split self-product may be this fraction of the tolerance times the
+#: least level (or 1 - the largest) asked (``routes.inversion_curve`` and :func:`lattice_point`).
+SPLIT_SHARE = 1e-3
+
+__all__ = ["PoweredGaussian", "tail_sets", "lattice_point", "LATTICE_ROUTE", "SPLIT_SHARE"]
+
+
+class PoweredGaussian:
+    """The law of G_mu's loss with its power decay of order 2 (module docstring); every other
+    attribute is the law's own."""
+
+    def __init__(self, law) -> None:
+        self.law = law
+
+    def __getattr__(self, name: str):
+        return getattr(self.law, name)
+
+    def power_decay(self, c: arb) -> tuple[arb, int] | None:
+        if not c > 0:
+            return None
+        mc = self.law.mgf(acb(c)).real  # M(c) = sup_t |M(c + it)|
+        m2 = 2 * mc.log() / (c * (c + 1))
+        if not m2 > 0:  # (G_0: no decay)
+            return None
+        return 2 * mc / (arb(1).exp() * m2), 2
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PoweredGaussian) and self.law == other.law
+
+    def __hash__(self) -> int:
+        return hash((PoweredGaussian, id(type(self.law)), self.law.mu))
+
+
+def _has_power(factors: list) -> bool:
+    return any(hasattr(law, "power_decay") and law.power_decay(arb(1)) is not None
+               for law, _ in factors)
+
+
+def _wrapped(leaves, specs: list) -> list:
+    """``specs`` (the laws of ``engines._cf_laws`` for ``leaves``, in the order of their
+    non-trivial leaves) with the laws of Gaussian leaves given their power decay."""
+    rest, _ = pld.split_trivial(pld._check_leaves(leaves))
+    out = [(law, int(n)) for law, n in specs]
+    for i, (f, n) in enumerate(rest[:len(out)]):
+        if int(n) == out[i][1] and gaussian_form(f) is not None:
+            out[i] = (PoweredGaussian(out[i][0]), out[i][1])
+    return out
+
+
+def tail_sets(leaf_sets: list, sets: list, share: float) -> list | None:
+    """``[(factors, J)]`` for the products ``leaf_sets`` with laws ``sets`` (lists of (law, n)
+    from ``engines._cf_laws``): the Gaussian laws with their power decay and J = None where a
+    factor then decays like a power; J from ``numeric.cf_split_tails.split_order`` for a
+    self-product of a lattice law whose lattice part is below ``share``; None if a product has
+    neither."""
+    out = []
+    for leaves, s in zip(leaf_sets, sets, strict=True):
+        wrapped = _wrapped(leaves, s)
+        if any(isinstance(law, PoweredGaussian) for law, _ in wrapped) and _has_power(wrapped):
+            out.append((wrapped, None))
+            continue
+        J = split_order(wrapped, share)
+        if J is None:
+            return None
+        out.append((wrapped, J))
+    return out
+
+
+# -- the power at one level of few Laplace factors ----------------------------------------------
+#: The name of the point route below (``Value.route``).
+LATTICE_ROUTE = "certified loss tails of a lattice split, bracketed level"
+
+
+def lattice_point(f, A, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) of a symmetric self-product of one Laplace factor whose atoms
+    are not negligible (few factors: ``numeric.cf_lattice_tails``; many factors are answered by
+    the tails of ``routes.inversion_curve``), at a rational level 0 < A < 1, to the relative
+    width of ``pld_options``; None where it does not apply (the profile route answers)."""
+    if not isinstance(f, (Tensor, TensorPower)) or f.is_symmetric is not True or not 0 < A < 1:
+        return None
+    leaves = pld_leaves(f)
+    sets = None if leaves is None else _cf_laws([leaves])
+    if sets is None or len(sets) != 1 or len(sets[0]) != 1:
+        return None
+    law, k = sets[0][0]
+    factors = [(law, int(k))]
+    if not hasattr(law, "lattice_parts") or k > MAX_SPLIT:
+        return None
+    tol = options()["tol"]
+    if split_order(factors, SPLIT_SHARE * tol * min(float(A), 1 - float(A))) is not None:
+        return None  # (negligible atoms: the tails of routes.inversion_curve)
+    q = Fraction(int(A.p), int(A.q))
+    try:
+        guess = eps_guess(factors, float(q))
+        got = lattice_power_at(factors, q, tol, guess)
+        if got is not None and not power and got[1] - got[0] > tol * (1 - got[1]):
+            # (f = 1 - power: its relative width asks the power's to shrink by f / power)
+            tighter = max(tol * (1 - got[1]) / max(got[1], 1e-300) / 2, 1e-15)
+            again = lattice_power_at(factors, q, tighter, guess)
+            if again is not None:
+                got = (max(got[0], again[0]), min(got[1], again[1]))
+    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
+    if got is None:
+        return None
+    with mp.workprec(256):  # (exact: 1 - a double)
+        lo, hi = mp.mpf(got[0]), mp.mpf(got[1])
+        if not power:
+            lo, hi = 1 - hi, 1 - lo
+    if not lo <= hi:
+        return None
+    if hi - lo > tol * abs(hi):
+        warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified bracket reaches "
+                      f"the relative width {float((hi - lo) / abs(hi)):.2g}, above tol = {tol:g} "
+                      "(pld_options)", ToleranceWarning, stacklevel=4)
+    return Value.enclosure(lo, hi, dps, guarantee="certified").routed(LATTICE_ROUTE)
+
+
+POINT_ROUTES.append(lattice_point)
