@@ -64,7 +64,7 @@ __all__ = ["NestedBlock", "nest_sizes"]
 #: their floors lose 2^-WEIGHT_BITS of the mass, left to the certificate).
 WEIGHT_BITS = 24
 #: Bits of fixed point the fine roots carry beyond the coarse product's.
-FINE_GUARD = 8
+FINE_GUARD = 4
 
 
 def nest_sizes(n: int) -> tuple[int, int]:
@@ -207,12 +207,11 @@ class _NestView:
         r = self.r
         A, B = self._weights(c)
         rho = [a + b for a, b in zip(A, B, strict=True)]
-        cs = R.coeffs()
         scale = lam / arb(2) ** pf
         known = arb(0)
         total = 0
-        for t in range(r):
-            St = sum(cs[(t - lo) % r::r], fmpz(0))
+        for t in range(r):  # S_t: the coefficients of the fine points s' = t mod r
+            St = R.right_shift((t - lo) % r).deflate(r)(1)
             total += St
             known += rho[t] * arb(St)
         top = rho[0]

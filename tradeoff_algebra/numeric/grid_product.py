@@ -144,8 +144,8 @@ class _Suffix:
     def __init__(self, R, z: arb, prec: int) -> None:
         B = self.BLOCK
         self.n, self.z, self.prec = R.length(), z, prec
-        cs = R.coeffs()
-        self.blocks = [fmpz_poly(cs[i:i + B]) for i in range(0, self.n, B)]
+        self.blocks: list[fmpz_poly] = []
+        _split_blocks(R, self.n, B, self.blocks)
         self.S = [arb(0)] * (len(self.blocks) + 1)
         self.low = len(self.blocks)  # S[b] is computed for b >= low
         with arb_precision(prec):
@@ -173,6 +173,17 @@ class _Suffix:
         head = self.blocks[b]
         head = head.right_shift(r) if r else head
         return arb_poly(head)(self.z) + self.z ** (B - r) * self.S[b + 1]
+
+
+def _split_blocks(R: fmpz_poly, n: int, B: int, out: list) -> None:
+    """Append to ``out`` the blocks of B coefficients of R (length n), lowest first, by halving
+    (right_shift and truncate in C: n log(n/B) copies, not a list of n Python integers)."""
+    if n <= B:
+        out.append(R)
+        return
+    h = -(-(n // 2) // B) * B
+    _split_blocks(R.truncate(h), h, B, out)
+    _split_blocks(R.right_shift(h), n - h, B, out)
 
 
 class _Grid:
