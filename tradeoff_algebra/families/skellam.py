@@ -163,22 +163,24 @@ class _Sums(LatticeTails):
         self._p: dict[int, Any] = {}
 
     def p(self, x: int):
-        """p(|x|): a block of BLOCK masses from two Bessel balls at its top and the recurrence
-        I_{n-1}(z) = I_{n+1}(z) + (2n/z) I_n(z) downward (a sum of positive terms: no
-        cancellation, the balls widen only by their roundings)."""
+        """p(|x|): its aligned block of BLOCK masses (computed once: formerly every new |x| below
+        the cached ones recomputed a block of its own, Skellam(2, 50)^10 at 1e-4 spending two
+        thirds of its time there) from two Bessel balls at its top and the recurrence I_{n-1}(z)
+        = I_{n+1}(z) + (2n/z) I_n(z) downward (a sum of positive terms: no cancellation, the
+        balls widen only by their roundings)."""
         x = abs(x)
         v = self._p.get(x)
-        if v is None:
-            top = x + BLOCK
+        if v is None:  # the aligned block [b BLOCK, (b + 1) BLOCK) holding x, computed once
+            bottom = x - x % BLOCK
+            top = bottom + BLOCK
             hi, mid = self.z.bessel_i(top + 1, scaled=True), self.z.bessel_i(top, scaled=True)
+            self._p.setdefault(top, mid)
             n = top
-            while n > x:
+            while n > bottom:
                 lo = hi + (n / self.mu) * mid  # p(n - 1)
-                if n - 1 not in self._p:
-                    self._p[n - 1] = lo
+                self._p.setdefault(n - 1, lo)
                 hi, mid = mid, lo
                 n -= 1
-            self._p.setdefault(top, self.z.bessel_i(top, scaled=True))
             v = self._p[x]
         return v
 
