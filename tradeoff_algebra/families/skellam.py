@@ -55,9 +55,11 @@ points around its loss keeping both masses (a dominating lattice pair)
 (``numeric.grid_product``): powers and products with discrete Gaussians and Laplaces of rational
 parameters are certified between the best cell test and the split product, a width ~ k h^2,
 powers composed in exact blocks of two factors (:meth:`SkellamGrid.block`: the grid's error paid
-once a pair). Under ``pld_options(tol=1e-9)`` eps(1e-6) of Skellam(1, 5)^10 is certified to
-5.6e-10 relative (2.5 s of CPU), ^100 to 8.8e-10 (9.9 s), and ^1000 to 9.8e-9 at tol 1e-8 (10.2
-s) (``benchmarks/RESULTS_new_mechanisms_lattice.md``); from about a thousand factors on the PLD
+once a pair), and from 24 factors on in nested blocks on a grid r times finer
+(``numeric.grid_nest``). Under ``pld_options(tol=1e-9)`` eps(1e-6) of Skellam(1, 5)^10 is
+certified to 6.1e-10 relative (2.0 s of CPU), ^100 to 8.7e-10 (7.5 s), ^1000 to 9.6e-10 (16.9 s)
+and to 9.8e-9 at tol 1e-8 (4.6 s), on a machine loaded about five times over
+(``benchmarks/RESULTS_new_mechanisms_lattice.md``); from about a thousand factors on the PLD
 engine answers.
 """
 

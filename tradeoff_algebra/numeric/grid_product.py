@@ -60,10 +60,11 @@ most :data:`MAX_GRID_POINTS` points and the lattice product's window. The route 
 while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO` (about a
 thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
 
-Measured (``benchmarks/RESULTS_new_mechanisms_lattice.md``): eps(1e-6) of Skellam(1, 5)^k
-under ``pld_options(tol=1e-9)``: k = 10 to 5.6e-10 in 2.5 s of CPU, k = 100 to 8.8e-10 in
-9.9 s (three roots of 1.5 million coefficients), k = 1000 to 9.8e-9 in 10.2 s at tol 1e-8; at
-tol 1e-4, 0.04 to 0.33 s.
+Measured (``benchmarks/RESULTS_new_mechanisms_lattice.md``, load about 11 on 2 cores): eps(1e-6)
+of Skellam(1, 5)^k under ``pld_options(tol=1e-9)``: k = 10 to 6.1e-10 in 2.0 s of CPU, k = 100
+to 8.7e-10 in 7.5 s (three coarse and three fine roots of 0.8 million coefficients), k = 1000
+to 9.6e-10 in 16.9 s (nested; one level reached 4.4e-9 at its largest grid in 16 s) and to
+9.8e-9 in 4.6 s at tol 1e-8; at tol 1e-4, 0.03 to 0.28 s.
 """
 
 from __future__ import annotations
