@@ -1,17 +1,18 @@
 """Blocks of grid factors composed on a fine grid and seen as one factor of a coarse grid
-(``numeric.grid_nest``), against independent references: the enumerated atoms of the two- and
-four-fold Skellam products at 45 digits (mpmath Bessel functions), the coarse cells of a block of
-one pair computed from the pair's own atoms (the same partition by another route), both masses
-of the double split summed, and the one-level grid product (blocks of two) on the same coarse
-grid, whose enclosure must meet the nested one's."""
+(``numeric.grid_nest``), against independent references: the enumerated atoms of the two-,
+three- and four-fold Skellam products at 45 digits (mpmath Bessel functions,
+``references.skellam_brute``), the coarse cells of a block of one pair computed from the pair's
+own atoms (the same partition by another route), both masses of the double split summed, and the
+one-level grid product (blocks of two) on the same coarse grid, whose enclosure must meet the
+nested one's."""
 
 from __future__ import annotations
 
-import bisect
 from fractions import Fraction
 
 import pytest
 from flint import arb
+from references.skellam_brute import brute_delta
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import Skellam
@@ -20,37 +21,6 @@ from tradeoff_algebra.numeric.context import arb_precision, mp
 from tradeoff_algebra.numeric.grid_nest import NestedBlock, nest_sizes
 from tradeoff_algebra.numeric.grid_product import GridProduct, _Grid
 from tradeoff_algebra.numeric.lattice_product import LatticeProduct, lattice_factor
-
-
-def _atoms(d: int, mu, K: int):
-    """(L, Q) of the Skellam pair's atoms x in [d - K, K] at the working precision and a bound
-    of the Q-mass left out (each tail at most its first term over 1 - mu/(n + 1))."""
-    z = 2 * mu
-    p = {x: mp.exp(-z) * mp.besseli(abs(x), z) for x in range(-K - d - 1, K + d + 2)}
-    out = [(mp.log(p[x - d] / p[x]), p[x - d]) for x in range(-K + d, K + 1)]
-    a, b = K - d + 1, K + 1
-    return out, p[a] / (1 - mu / (a + 1)) + p[b] / (1 - mu / (b + 1))
-
-
-def brute_delta_even(eps, k: int, K: int = 36):
-    """delta(eps) of Skellam(1, 5)^k for k = 2, 4 by enumeration (k = 4: the pairs' losses
-    sorted, each pair summed against the suffix of pairs above eps - l: Q(A) - e^eps P(A) over
-    the tuples with loss > eps, Dong, Roth & Su, Prop. 6), with the bound k * (mass left out)."""
-    atoms, tail = _atoms(1, mp.mpf(5), K)
-    pairs = sorted((l1 + l2, q1 * q2) for l1, q1 in atoms for l2, q2 in atoms)
-    if k == 2:
-        return mp.fsum(q * -mp.expm1(eps - lv) for lv, q in pairs if lv > eps), 2 * tail
-    keys = [lv for lv, _ in pairs]
-    sq, sp_ = [mp.zero], [mp.zero]
-    for lv, q in reversed(pairs):
-        sq.append(sq[-1] + q)
-        sp_.append(sp_[-1] + q * mp.exp(-lv))
-    e = mp.exp(eps)
-    total = mp.zero
-    for la, qa in pairs:
-        n = len(pairs) - bisect.bisect_right(keys, eps - la)
-        total += qa * (sq[n] - e * mp.exp(-la) * sp_[n])
-    return total, 4 * tail
 
 
 def _bounds(factors, D: int, eps: Fraction, tol: float = 1e-12):
@@ -63,16 +33,22 @@ def _bounds(factors, D: int, eps: Fraction, tol: float = 1e-12):
         return mp.mpf(a.str(50, radius=False)), mp.mpf(z.str(50, radius=False))
 
 
-@pytest.mark.parametrize("blocks, eps", [(1, Fraction(3, 4)), (2, Fraction(3, 2)),
-                                         (2, Fraction(7, 3))])
-def test_nested_pairs_against_enumerated_atoms(blocks, eps):
-    """Skellam(1, 5)^(2 blocks): one or two nested blocks of one pair (fine grid 1/(4 * 512),
-    coarse 1/512): the enclosure holds the enumerated tuples' delta at 45 digits."""
-    pair = lattice_factor(Skellam(1, 5)).block(2)
-    nb = NestedBlock([(pair, 1)], 4, 512)
+@pytest.mark.parametrize("inner, blocks, eps", [
+    ("pair", 1, Fraction(3, 4)), ("pair", 2, Fraction(3, 2)), ("pair", 2, Fraction(7, 3)),
+    ("pair+one", 1, Fraction(5, 4))])
+def test_nested_blocks_against_enumerated_atoms(inner, blocks, eps):
+    """Skellam(1, 5)^k by nested blocks (fine grid 1/(4 * 512), coarse 1/512): one or two blocks
+    of one pair (k = 2, 4), one block of a pair and a single factor (k = 3, the blocks of a
+    power with an odd remainder): the enclosure holds the enumerated tuples' delta at 45
+    digits (``references.skellam_brute``)."""
+    g = lattice_factor(Skellam(1, 5))
+    pair = g.block(2)
+    inside = [(pair, 1)] + ([(g, 1)] if inner == "pair+one" else [])
+    nb = NestedBlock(inside, 4, 512)
+    k = blocks * (2 if inner == "pair" else 3)
     lo, hi = _bounds([(nb, blocks)], 512, eps)
     with mp.workdps(45):
-        ref, err = brute_delta_even(mp.mpf(eps.numerator) / eps.denominator, 2 * blocks)
+        ref, err = brute_delta(1, mp.mpf(5), mp.mpf(eps.numerator) / eps.denominator, k)
         err += ref * mp.mpf(10) ** -38 + mp.mpf(10) ** -45
         assert lo <= ref + err and ref - err <= hi, (lo, ref, hi)
         assert hi - lo <= ref * 1e-3
