@@ -423,7 +423,7 @@ def test_blocks_narrow_the_enclosure_at_one_grid():
     with mp.workdps(45):
         ref, err = brute_delta(1, mp.mpf(5), mp.mpf(1), 3)
     widths = []
-    for blocked in (False, True):
+    for blocked in ("given", "blocked"):
         grid = lp.grid(2048, blocked)
         c, T, prec = grid.q._plan(float(eps), 1e-12)
         with arb_precision(prec + 64):

@@ -42,6 +42,15 @@ atoms the pairs of atoms) has its power composed as n/2 blocks (and one factor w
 so the error is paid n/2 times: half the width on one grid, or the same width on a grid
 sqrt(2) coarser. The first grid keeps the factors as given (fewer atoms in Arb).
 
+**Nested blocks.** Where a grid factor's power reaches :data:`NEST_MIN` factors, the refined grid
+composes it in blocks of m factors (blocks of two inside) on a grid r times finer, each block
+one factor of the coarse grid (``numeric.grid_nest``, where both bounds' arguments are carried
+through the two levels): the coarse error is paid k/m times, the fine one k/2 times at 1/r^2,
+a width ~ k h^2 (1/(4m) + C/r^2) for a fine window about the coarse one (m ~ sqrt(2k), r^2 m ~
+k): at equal width about 1.7 times less work than one level at k = 1000 (the two levels'
+windows cost alike; the optimum of the sum over levels of (n_l sd_l^2)^(1/3), n_l the
+discretisations and sd_l the window of level l, is at two levels).
+
 The grid: a first one whose root window holds about :data:`START_POINTS` points (a multiple of
 the exact factors' common denominator); where its enclosure is wider than the tolerance, one
 finer grid, chosen once: the width's h^2 law with the constant of the grid's atoms (h^2 times
@@ -51,10 +60,11 @@ most :data:`MAX_GRID_POINTS` points and the lattice product's window. The route 
 while rho_tot on the grid of :data:`GRID_POINTS` points is at most :data:`MAX_RHO` (about a
 thousand factors of Skellam(1, 5); beyond, the PLD engine answers).
 
-Measured (``benchmarks/RESULTS_new_mechanisms_lattice.md``): eps(1e-6) of Skellam(1, 5)^k
-under ``pld_options(tol=1e-9)``: k = 10 to 5.6e-10 in 2.5 s of CPU, k = 100 to 8.8e-10 in
-9.9 s (three roots of 1.5 million coefficients), k = 1000 to 9.8e-9 in 10.2 s at tol 1e-8; at
-tol 1e-4, 0.04 to 0.33 s.
+Measured (``benchmarks/RESULTS_new_mechanisms_lattice.md``, load about 11 on 2 cores): eps(1e-6)
+of Skellam(1, 5)^k under ``pld_options(tol=1e-9)``: k = 10 to 6.1e-10 in 2.0 s of CPU, k = 100
+to 8.7e-10 in 7.5 s (three coarse and three fine roots of 0.8 million coefficients), k = 1000
+to 9.6e-10 in 16.9 s (nested; one level reached 4.4e-9 at its largest grid in 16 s) and to
+9.8e-9 in 4.6 s at tol 1e-8; at tol 1e-4, 0.03 to 0.28 s.
 """
 
 from __future__ import annotations
@@ -71,6 +81,7 @@ from ..core.errors import NumericalError
 from . import budget
 from .arb import arb_endpoint
 from .context import arb_precision, mp
+from .grid_nest import NestedBlock, nest_sizes
 from .lattice_product import (
     GRID_BUILDERS,
     MAX_WINDOW,
@@ -98,6 +109,8 @@ START_POINTS = 1 << 14
 #: The most points of the root's window (GRID_T standard deviations either side) a refined
 #: grid may hold (time: three lattice products of about half this length, some 15 s).
 MAX_GRID_POINTS = 1 << 22
+#: A grid factor's power from which the refined grid nests blocks (``numeric.grid_nest``).
+NEST_MIN = 24
 
 
 class PView:
@@ -132,8 +145,8 @@ class _Suffix:
     def __init__(self, R, z: arb, prec: int) -> None:
         B = self.BLOCK
         self.n, self.z, self.prec = R.length(), z, prec
-        cs = R.coeffs()
-        self.blocks = [fmpz_poly(cs[i:i + B]) for i in range(0, self.n, B)]
+        self.blocks: list[fmpz_poly] = []
+        _split_blocks(R, self.n, B, self.blocks)
         self.S = [arb(0)] * (len(self.blocks) + 1)
         self.low = len(self.blocks)  # S[b] is computed for b >= low
         with arb_precision(prec):
@@ -163,6 +176,17 @@ class _Suffix:
         return arb_poly(head)(self.z) + self.z ** (B - r) * self.S[b + 1]
 
 
+def _split_blocks(R: fmpz_poly, n: int, B: int, out: list) -> None:
+    """Append to ``out`` the blocks of B coefficients of R (length n), lowest first, by halving
+    (right_shift and truncate in C: n log(n/B) copies, not a list of n Python integers)."""
+    if n <= B:
+        out.append(R)
+        return
+    h = -(-(n // 2) // B) * B
+    _split_blocks(R.truncate(h), h, B, out)
+    _split_blocks(R.right_shift(h), n - h, B, out)
+
+
 class _Grid:
     """The three lattice products of one grid h = 1/D (module docstring): the cells' Q-masses
     (``q``, tilted at c) and P-masses (``p``, tilted at c + 1), and the split product (``s``,
@@ -186,7 +210,7 @@ class _Grid:
         self.p = LatticeProduct(pv, D)
         self.s = LatticeProduct(sv, D)
         self._cache: dict = {}
-        self.blocked = False  # (its factors in blocks of two: ``GridProduct.grid``)
+        self.mode = "given"  # (or in blocks of two, or nested: ``GridProduct.grid``)
         self._offset: int | None = None  # first - t of the last lower bound's best test
 
     def suffix(self, which: str, c: float, T: float, prec: int):
@@ -301,6 +325,7 @@ class GridProduct:
         self.rho_ref = sum((n * f.residual(h_ref) for f, n in grid), Fraction(0))
         self.q = self.base.q
         self._blocked: list[tuple[object, int]] | None = None
+        self._pairs: dict[int, object] = {}
 
     @property
     def blocked(self) -> list[tuple[object, int]]:
@@ -311,8 +336,7 @@ class GridProduct:
         if self._blocked is None:
             out = []
             for f, n in self.factors:
-                b = f.block(2) if n >= 2 and getattr(f, "grid", False) and \
-                    hasattr(f, "block") else None
+                b = self._pair(f) if n >= 2 else None
                 if b is None:
                     out.append((f, n))
                 else:
@@ -328,16 +352,53 @@ class GridProduct:
         want = points / (2 * GRID_T * self.sd)
         return self.D0 * max(1, math.ceil(want / self.D0))
 
-    def grid(self, D: int, blocked: bool = False) -> _Grid:
-        """The grid 1/D's products (cached, two grids at most), of the factors as given or in
-        blocks (:attr:`blocked`)."""
-        g = self._grids.get((D, blocked))
+    def _pair(self, f):
+        """The block of two factors of a grid factor (``block(2)``), or None (cached)."""
+        if not getattr(f, "grid", False) or not hasattr(f, "block"):
+            return None
+        if id(f) not in self._pairs:
+            self._pairs[id(f)] = f.block(2)
+        return self._pairs[id(f)]
+
+    def nested(self, D: int) -> list[tuple[object, int]]:
+        """The factors of a nested grid 1/D (``numeric.grid_nest``): a grid factor's power of
+        at least :data:`NEST_MIN` in blocks of m factors (blocks of two inside) composed on the
+        grid 1/(r D) (``nest_sizes``), each block one factor of the grid 1/D; a smaller block
+        for the factors left over; the other factors as in :attr:`blocked`."""
+        out = []
+        for f, n in self.factors:
+            pair = self._pair(f) if n >= NEST_MIN else None
+            if pair is None:
+                b = self._pair(f) if n >= 2 else None
+                out.extend([(f, n)] if b is None else
+                           [(b, n // 2)] + ([(f, 1)] if n % 2 else []))
+                continue
+            m, r = nest_sizes(n)
+            q, rem = divmod(n, m)
+            out.append((NestedBlock([(pair, m // 2)], r, D), q))
+            if rem:
+                inner = [(pair, rem // 2)] if rem >= 2 else []
+                inner += [(f, 1)] if rem % 2 else []
+                out.append((NestedBlock(inner, r, D), 1))
+        return out
+
+    def grid(self, D: int, mode: str = "given") -> _Grid:
+        """The grid 1/D's products (cached, two grids at most), of the factors as given, in
+        blocks of two (:attr:`blocked`, ``mode`` "blocked") or nested (:meth:`nested`)."""
+        g = self._grids.get((D, mode))
         if g is None:
             if len(self._grids) > 1:
                 self._grids.clear()
-            g = self._grids[D, blocked] = _Grid(self.blocked if blocked else self.factors, D)
-            g.blocked = blocked
+            fs = {"given": lambda: self.factors, "blocked": lambda: self.blocked,
+                  "nested": lambda: self.nested(D)}[mode]()
+            g = self._grids[D, mode] = _Grid(fs, D)
+            g.mode = mode
         return g
+
+    def refined_mode(self) -> str:
+        """"nested" where a grid factor's power reaches :data:`NEST_MIN`, else "blocked"."""
+        big = any(n >= NEST_MIN and self._pair(f) is not None for f, n in self.factors)
+        return "nested" if big else "blocked"
 
     # -- the route's interface ---------------------------------------------------------------
     def fits(self, c: float = 0.0) -> bool:
@@ -349,13 +410,15 @@ class GridProduct:
     def check_size(self, c: float = 0.0) -> None:
         self.q.check_size(c)
 
-    def cost(self, Ds, c: float, blocked: bool = False):
+    def cost(self, Ds, c: float, mode: str = "given"):
         """Planning (floats): the grid's predicted width for each denominator of ``Ds``, up to
-        a common factor: sum over the grid factors (as given, or in blocks) of n h^2 (E u(1 -
-        u) + Var u) (the factor's ``split_cost``; h^2/4 without one)."""
+        a common factor: sum over the grid factors (as given, in blocks or nested: ``mode``) of
+        n h^2 (E u(1 - u) + Var u) (the factor's ``split_cost``; h^2/4 without one)."""
         Ds = np.asarray(Ds, dtype=np.float64)
         out = np.zeros(len(Ds))
-        for f, n in (self.blocked if blocked else self.factors):
+        fs = {"given": lambda: self.factors, "blocked": lambda: self.blocked,
+              "nested": lambda: self.nested(self.D)}[mode]()
+        for f, n in fs:
             if getattr(f, "grid", False):
                 sc = getattr(f, "split_cost", None)
                 out += n * (sc(Ds, c) if sc is not None else 0.25 / (Ds * Ds))
@@ -375,7 +438,9 @@ class GridProduct:
         top = self.denominator(MAX_GRID_POINTS)
         wins = max(grid.q.window_size(c), grid.s.window_size(c), 1)
         top = min(top, D0 * (int(grid.D * 0.98 * MAX_WINDOW / wins) // D0))
-        want = grid.D * min(math.sqrt(width / target), 1e6)
+        mode = self.refined_mode()
+        ratio = self.cost([grid.D], c, mode)[0] / self.cost([grid.D], c, grid.mode)[0]
+        want = grid.D * min(math.sqrt(width * ratio / target), 1e6)
         hi = min(top, D0 * (math.ceil(1.5 * want) // D0 + 1))
         lo = max(grid.D + D0, D0 * (int(min(0.6 * want, 0.8 * hi)) // D0))
         if hi < lo:
@@ -383,10 +448,10 @@ class GridProduct:
         Ds = np.arange(lo, hi + 1, D0)
         if len(Ds) > 4000:
             Ds = Ds[np.unique(np.linspace(0, len(Ds) - 1, 4000).astype(np.int64))]
-        pred = width * self.cost(Ds, c, True) / self.cost([grid.D], c, grid.blocked)[0]
+        pred = width * self.cost(Ds, c, mode) / self.cost([grid.D], c, grid.mode)[0]
         ok = np.nonzero(pred <= target)[0]
         D = int(Ds[ok[0]] if len(ok) else Ds[int(np.argmin(pred))])
-        return self.grid(D, True)
+        return self.grid(D, mode)
 
     # -- delta -------------------------------------------------------------------------------
     def delta_ball(self, eps: Fraction, rel_tol: float) -> arb:
