@@ -30,8 +30,10 @@ from ..numeric.cf_laws import (
     to_arb,
     to_fraction,
     upper,
+    working_precision,
 )
 from .gaussian_sampled_hull import SampledGaussianHullLaw, hull_law
+from .gaussian_sampled_profile import MAX_STEPS, few_step_delta
 
 __all__ = ["SubsampledGaussianLaw", "sampled_law"]
 
@@ -554,6 +556,19 @@ class SubsampledGaussianLaw:
         if self.direction == "remove":
             return None
         return -(1 - self._q_arb()).log()
+
+    def few_step_delta(self, n: int, eps: float | None, rel: float | None
+                       ) -> tuple[float, float] | None:
+        """Float bounds of a certified ball of delta(eps) of this law's n-fold product for
+        n <= 2 (one step: a closed form in Phi; two: a certified one-dimensional integral of it,
+        :mod:`.gaussian_sampled_profile`), to relative width ``rel``; None for more steps or a
+        cut law (``eps`` None: only whether the power is answered, a tuple (0, 0))."""
+        if self.cut is not None or not 1 <= n <= MAX_STEPS:
+            return None
+        if eps is None:
+            return 0.0, 0.0
+        with working_precision(64):
+            return few_step_delta(self, n, eps, rel)
 
     #: Products with a subsampled factor have no closed form (the inversion answers them).
     closed_under_tensor = False

@@ -45,6 +45,8 @@ MAX_WORK = 20_000.0
 
 def _work(factors: Sequence[Factor], eps: float, rel_tol: float,
           cap: float = MAX_WORK) -> float:
+    if _profile_of(factors) is not None:  # (a closed-form profile: :func:`_profile_enclosure`)
+        return 1.0
     try:
         plan = _first_plan(factors, eps, rel_tol, cap)
     except ValueError:  # (beyond the cap: planning stops there)
@@ -123,7 +125,9 @@ def route_enclosure(
                 done.append(r)
                 continue
             try:
-                r = _one_enclosure(factors, kind, dn, up, rel)
+                r = _profile_enclosure(factors, kind, dn, up, rel)
+                if r is None:
+                    r = _one_enclosure(factors, kind, dn, up, rel)
             except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
                 raise
             except (ValueError, RuntimeError, ArithmeticError):
@@ -502,6 +506,95 @@ def _ladder_target(factors: Sequence[Factor], kind: str, x: float, rel: float):
             raise
         except (ValueError, RuntimeError, ArithmeticError):
             return None
+    return None
+
+
+def _profile_of(factors: Sequence[Factor]):
+    """``delta(eps, rel) -> (lo, hi)`` for a product that is one law's power whose law gives the
+    profile of that power directly (its optional method ``few_step_delta(n, eps, rel)``: float
+    bounds of a certified ball, or None beyond the powers it knows; the Poisson-subsampled
+    Gaussian's one and two steps, ``families/gaussian_sampled_profile.py``), else None."""
+    if len(factors) != 1:
+        return None
+    law, n = factors[0]
+    method = getattr(law, "few_step_delta", None)
+    if method is None or method(int(n), None, None) is None:
+        return None
+    return lambda eps, rel: method(int(n), eps, rel)
+
+
+def _profile_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
+                       rel: float) -> tuple[float, float] | None:
+    """The enclosure of :func:`route_enclosure` for one product from its law's own profile
+    (:func:`_profile_of`), or None. delta is non-increasing: delta(eps) for eps in [dn, up]
+    lies in [delta(up).lo, delta(dn).hi]. eps(d) for d in [dn, up] (eps(d) = inf{e: delta(e)
+    <= d}) lies in [a, b] when delta(a) > up and delta(b) <= dn are proved (every e <= a has
+    delta(e) > up; b is feasible for dn); a and b are found in floats about the root of
+    log delta(e) = log d by regula falsi, then proved, widened until they are."""
+    prof = _profile_of(factors)
+    if prof is None:
+        return None
+    rel = max(min(rel, REL_FLOOR), REL_MIN)
+    if kind == "delta":
+        lo = prof(max(up, 0.0), rel)[0]
+        hi = lo if dn == up else prof(max(dn, 0.0), rel)[1]
+        return lo, max(hi, lo)
+    if prof(0.0, rel)[1] <= dn:  # (delta(0) <= d: eps(d) = 0)
+        return 0.0, 0.0
+    d_mid = math.sqrt(dn * up)
+    sub = rel / 16
+
+    def f(e: float, r: float) -> float:
+        lo_, hi_ = prof(e, r)
+        return math.log(max(lo_ + hi_, 1e-320) / 2) - math.log(d_mid)
+
+    rough = max(rel, 1e-4)
+    a, b = 0.0, 1.0
+    fb = f(b, rough)
+    while fb > 0:  # (delta(b) > d: further out)
+        budget.check()
+        a, b = b, 2 * b
+        if b > 1e6:
+            return None
+        fb = f(b, rough)
+    fa = f(a, rough)
+    ga, gb, side = fa, fb, 0
+    for _ in range(200):  # Illinois regula falsi on the decreasing f, to about 1e-4
+        budget.check()
+        if b - a <= 1e-4 * b:
+            break
+        x = (a * gb - b * ga) / (gb - ga)
+        if not a < x < b:
+            x = (a + b) / 2
+        fx = f(x, rough)
+        if fx > 0:
+            a, fa, ga = x, fx, fx
+            if side == 1:
+                gb /= 2
+            side = 1
+        else:
+            b, fb, gb = x, fx, fx
+            if side == -1:
+                ga /= 2
+            side = -1
+    slope = (fb - fa) / (b - a) if b > a and fb < fa else None
+    x = (a + b) / 2
+    step = b - a
+    for _ in range(3):  # Newton with the bracket's slope, at the final width
+        budget.check()
+        if slope is None or step <= rel * x / 16:
+            break
+        x_new = max(x - f(x, sub) / slope, 0.0)
+        step, x = abs(x_new - x), x_new
+    w = max(rel * x / 8, 2 * step)
+    for _ in range(60):
+        budget.check()
+        lo_e, hi_e = max(x - w, 0.0), x + w
+        ok_lo = lo_e == 0.0 or prof(lo_e, sub)[0] > up
+        ok_hi = ok_lo and prof(hi_e, sub)[1] <= dn
+        if ok_lo and ok_hi:
+            return lo_e, hi_e
+        w *= 2
     return None
 
 
