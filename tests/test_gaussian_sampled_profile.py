@@ -143,3 +143,23 @@ def test_epsilon_certified_without_warning(T):
         for x, above in ((v.lo, True), (v.hi, False)):
             d = max(ref(mu, q, s, mp.mpf(x)) for s in ("remove", "add"))
             assert (d > mp.mpf(10) ** -5) == above
+
+
+@pytest.mark.parametrize("T,eps", [(1, R(1, 20)), (2, R(1, 20)),
+                                   pytest.param(2, R(1, 500), marks=pytest.mark.slow)])
+def test_delta_ball_holds_the_reference(T, eps):
+    """delta(eps) through the public API: a certified ball of relative width <= 1e-9, not a
+    point, holding the 30-digit reference (the larger direction), labelled with its route."""
+    f = ta.noisy_sgd(R(11, 10), dataset_size=60000, batch_size=256, steps=T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ta.pld_options(tol=1e-9):
+            v = ta.delta(f, eps)
+    assert v.guarantee == "certified" and v.route == cf_route.PROFILE
+    assert 0 < v.hi - v.lo <= 1e-9 * v.hi
+    ref = sampled_gaussian_delta_halfline if T == 1 else sampled_gaussian_delta_two
+    with mp.workdps(30):
+        mu, q = mpf(Fraction(10, 11)), mpf(Fraction(256, 60000))
+        e = mp.mpf(eps.p) / eps.q
+        d = max(ref(mu, q, s, e) for s in ("remove", "add"))
+    assert v.lo <= d <= v.hi

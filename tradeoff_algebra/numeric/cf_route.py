@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from flint import acb, arb
 
+from ..core import trace
 from ..core.errors import ToleranceWarning
 from . import budget
 from .cf import (
@@ -34,7 +35,8 @@ from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .concave import golden_section
 
-__all__ = ["route_enclosure", "MAX_WORK", "REL_FLOOR", "REL_MIN", "MAX_SPLIT", "DELTA_FLOOR"]
+__all__ = ["route_enclosure", "PROFILE", "MAX_WORK", "REL_FLOOR", "REL_MIN", "MAX_SPLIT",
+           "DELTA_FLOOR"]
 
 
 #: Planned work (t-nodes times the t cut-off; about 25 microseconds each) above which
@@ -128,6 +130,8 @@ def route_enclosure(
                 r = _profile_enclosure(factors, kind, dn, up, rel)
                 if r is None:
                     r = _one_enclosure(factors, kind, dn, up, rel)
+                else:
+                    trace.note(PROFILE)
             except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
                 raise
             except (ValueError, RuntimeError, ArithmeticError):
@@ -509,6 +513,10 @@ def _ladder_target(factors: Sequence[Factor], kind: str, x: float, rel: float):
     return None
 
 
+#: The name an answer from a law's own profile carries (``Value.route``).
+PROFILE = "Arb profile of the power (few subsampled Gaussian steps)"
+
+
 def _profile_of(factors: Sequence[Factor]):
     """``delta(eps, rel) -> (lo, hi)`` for a product that is one law's power whose law gives the
     profile of that power directly (its optional method ``few_step_delta(n, eps, rel)``: float
@@ -536,8 +544,9 @@ def _profile_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
         return None
     rel = max(min(rel, REL_FLOOR), REL_MIN)
     if kind == "delta":
-        lo = prof(max(up, 0.0), rel)[0]
-        hi = lo if dn == up else prof(max(dn, 0.0), rel)[1]
+        lo, hi = prof(max(up, 0.0), rel)
+        if dn != up:
+            hi = prof(max(dn, 0.0), rel)[1]
         return lo, max(hi, lo)
     if prof(0.0, rel)[1] <= dn:  # (delta(0) <= d: eps(d) = 0)
         return 0.0, 0.0

@@ -158,21 +158,23 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
         # the width asked, its enclosure at CF_FALLBACK_TOL is still far narrower than the PLD
         # engine's (whose float64 floor lies near 1e-6 to 1e-10).
         tol = CF_FALLBACK_TOL
-    r = cf_route.route_enclosure(sets, kind, dn, up, tol)
-    for looser in looser_tolerances(tol):
-        if r is not None:
-            break
-        # (declined by a path the trial does not see): the enclosure of the nearest looser
-        # tolerance the route affords, never the PLD engine's wider one
-        tol = looser
+    with trace.recording() as named:  # (a route of cf_route that names itself: its own label)
         r = cf_route.route_enclosure(sets, kind, dn, up, tol)
+        for looser in looser_tolerances(tol):
+            if r is not None:
+                break
+            # (declined by a path the trial does not see): the enclosure of the nearest looser
+            # tolerance the route affords, never the PLD engine's wider one
+            tol = looser
+            r = cf_route.route_enclosure(sets, kind, dn, up, tol)
     if r is None or (r[0] <= 0 and r[1] >= (1 if kind == "delta" else math.inf)):
         return None  # (nothing learnt, [0, 1] or [0, oo]: the next route answers or refuses)
     if tol > asked and r[1] - r[0] > asked * abs(r[1]):
         warnings.warn(f"the Laplace inversion cannot afford the relative width {asked:g}; it "
                       f"returns its enclosure at {tol:g} (guaranteed, wider than asked)",
                       ToleranceWarning, stacklevel=4)
-    trace.note(INVERSION)
+    if not named:
+        trace.note(INVERSION)
     return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
 
 
