@@ -7,7 +7,9 @@ which the Gaussian family gives the Mix operator through its loss's ``mixed_law`
 N(0, 1): ``"remove"`` has the mixture as A (``Mix(G_mu, q)`` of Dong, Roth & Su, Sec. 4.1),
 ``"add"`` as B (its inverse), optionally cut at (X, sigma): the sub-probability measure
 w A, w(x) = Phi_c((x - X) / sigma), for the products whose whole law's moment generating
-function is dominated by its far tail. The class docstring proves the bounds it uses.
+function is dominated by its far tail. The class docstring proves the bounds it uses. One and
+two steps, too few for the inversion, give their profile directly (``few_step_delta``,
+:mod:`.gaussian_sampled_profile`).
 """
 
 from __future__ import annotations

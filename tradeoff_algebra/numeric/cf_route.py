@@ -2,7 +2,10 @@
 product is affordable (:data:`MAX_WORK`), at which width it is computed (:data:`REL_FLOOR`,
 :data:`REL_MIN`), the lattice split of a Laplace power (:mod:`.cf_lattice`), Chernoff bounds for
 products left out, and the maximum over the products of a symmetric hull
-(:func:`route_enclosure`, called by ``routes.engines``).
+(:func:`route_enclosure`, called by ``routes.engines``). A product that is one law's power whose
+law gives that power's profile itself (the optional law method ``few_step_delta``: one and two
+Poisson-subsampled Gaussian steps, whose characteristic function decays too slowly to invert)
+is answered from it before any plan (:func:`_profile_enclosure`, route name :data:`PROFILE`).
 """
 
 from __future__ import annotations
