@@ -85,9 +85,11 @@ def test_halfline_reference_agrees_with_density_quadrature():
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
-def test_two_steps_against_plain_inversion(direction):
-    """Where the whole law inverts within the route's work (q = 1/2, mu = 1), the profile and
-    the inversion (numeric.cf, another method) agree: their balls meet."""
+def test_two_steps_against_plain_inversion(direction, monkeypatch):
+    """Where the whole law inverts in about a second (q = 1/2, mu = 1; its plan is beyond the
+    route's MAX_WORK, lifted here), the profile and the inversion (numeric.cf, another method)
+    agree: their balls meet."""
+    monkeypatch.setattr(cf_route, "MAX_WORK", float("inf"))
     mu, q, eps = Fraction(1), Fraction(1, 2), 0.3
     law = SubsampledGaussianLaw(mu, q, direction)
     lo, hi = law.few_step_delta(2, eps, 1e-10)
@@ -163,3 +165,16 @@ def test_delta_ball_holds_the_reference(T, eps):
         e = mp.mpf(eps.p) / eps.q
         d = max(ref(mu, q, s, e) for s in ("remove", "add"))
     assert v.lo <= d <= v.hi
+
+
+def test_profile_route_leaves_the_inversions_work_alone():
+    """The profile answers delta and eps of one and two steps (``answers_from_profile``), but
+    the plain inversion's planned work, which the curves' routes read before planning it, stays
+    that of the inversion: beyond MAX_WORK for one step (the curve routes must not plan it)."""
+    law = SubsampledGaussianLaw(Fraction(10, 11), Fraction(256, 60000), "remove")
+    assert cf_route.answers_from_profile([(law, 1)])
+    assert cf_route.answers_from_profile([(law, 2)])
+    assert not cf_route.answers_from_profile([(law, 3)])
+    assert not cf_route.answers_from_profile([(law.truncated(3, 1), 1)])
+    with working_precision(64):
+        assert cf_route._work([(law, 1)], 0.05, 1e-10) > cf_route.MAX_WORK

@@ -38,8 +38,8 @@ from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .concave import golden_section
 
-__all__ = ["route_enclosure", "PROFILE", "MAX_WORK", "REL_FLOOR", "REL_MIN", "MAX_SPLIT",
-           "DELTA_FLOOR"]
+__all__ = ["route_enclosure", "PROFILE", "answers_from_profile", "MAX_WORK", "REL_FLOOR",
+           "REL_MIN", "MAX_SPLIT", "DELTA_FLOOR"]
 
 
 #: Planned work (t-nodes times the t cut-off; about 25 microseconds each) above which
@@ -50,8 +50,6 @@ MAX_WORK = 20_000.0
 
 def _work(factors: Sequence[Factor], eps: float, rel_tol: float,
           cap: float = MAX_WORK) -> float:
-    if _profile_of(factors) is not None:  # (a closed-form profile: :func:`_profile_enclosure`)
-        return 1.0
     try:
         plan = _first_plan(factors, eps, rel_tol, cap)
     except ValueError:  # (beyond the cap: planning stops there)
@@ -532,6 +530,13 @@ def _profile_of(factors: Sequence[Factor]):
     if method is None or method(int(n), None, None) is None:
         return None
     return lambda eps, rel: method(int(n), eps, rel)
+
+
+def answers_from_profile(factors: Sequence[Factor]) -> bool:
+    """Does :func:`route_enclosure` answer this product from its law's own profile (without a
+    plan of the inversion, whatever the tolerance: :func:`_profile_enclosure`)? The plain
+    inversion's work (:func:`_work`, which the curves' routes read) is not changed by it."""
+    return _profile_of(factors) is not None
 
 
 def _profile_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,

@@ -104,7 +104,8 @@ def _affordable(sets, kind: str, dn: float, tol: float) -> bool:
     """Is the plain plan at ``tol`` within ``cf_route.MAX_WORK`` for every product (one trial
     plan each, at the point and relative width the route plans at, kept by ``numeric.cf`` for
     the route's own call)? True for products with a law of their own ladder (``lattice_parts``,
-    ``lattice_split``: ``cf_route`` chooses their widths)."""
+    ``lattice_split``: ``cf_route`` chooses their widths) and for those ``cf_route`` answers
+    from their law's own profile (``answers_from_profile``)."""
     from ..numeric import cf, cf_route
     from ..numeric.cf_laws import working_precision
 
@@ -113,7 +114,7 @@ def _affordable(sets, kind: str, dn: float, tol: float) -> bool:
         for specs in sets:
             factors = [(law, int(n)) for law, n in specs]
             if any(hasattr(law, "lattice_parts") or hasattr(law, "lattice_split")
-                   for law, _ in factors):
+                   for law, _ in factors) or cf_route.answers_from_profile(factors):
                 return True
             try:
                 at = max(dn, 0.0) if kind == "delta" else cf._saddle_epsilon(factors, dn)
