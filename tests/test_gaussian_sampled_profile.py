@@ -128,22 +128,26 @@ def test_dpsgd_inside_dp_accountings_pair(T, eps):
     assert opt * (1 - 1e-9) <= float(v.lo) and float(v.hi) <= pess * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("T", [1, pytest.param(2, marks=pytest.mark.slow)])
-def test_epsilon_certified_without_warning(T):
+@pytest.mark.parametrize("sigma,q,T", [
+    (R(11, 10), R(256, 60000), 1), (R(1, 2), R(1, 1000), 1), (R(4), R(1, 100), 1),
+    pytest.param(R(11, 10), R(256, 60000), 2, marks=pytest.mark.slow),
+    # (eps near 2.15: a root placed by the rough values alone was 1.5e-8 off, 2e-7 wide)
+    pytest.param(R(1, 2), R(256, 60000), 2, marks=pytest.mark.slow)])
+def test_epsilon_certified_without_warning(sigma, q, T):
     """eps(1e-5) at relative width 1e-9, certified, no warning; the 30-digit references put
     delta above 1e-5 at its lower end and below at its upper end."""
-    f = ta.noisy_sgd(R(11, 10), dataset_size=60000, batch_size=256, steps=T)
+    f = ta.noisy_sgd(sigma, q, T)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with ta.pld_options(tol=1e-9):
             v = ta.epsilon(f, R(1, 10**5))
-    assert v.guarantee == "certified"
+    assert v.guarantee == "certified" and v.route == cf_route.PROFILE
     assert 0 < v.hi - v.lo <= 1e-9 * v.hi
     ref = sampled_gaussian_delta_halfline if T == 1 else sampled_gaussian_delta_two
     with mp.workdps(30):
-        mu, q = mpf(Fraction(10, 11)), mpf(Fraction(256, 60000))
+        mu, qq = 1 / (mp.mpf(sigma.p) / sigma.q), mp.mpf(q.p) / q.q
         for x, above in ((v.lo, True), (v.hi, False)):
-            d = max(ref(mu, q, s, mp.mpf(x)) for s in ("remove", "add"))
+            d = max(ref(mu, qq, s, mp.mpf(x)) for s in ("remove", "add"))
             assert (d > mp.mpf(10) ** -5) == above
 
 

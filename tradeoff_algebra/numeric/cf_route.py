@@ -594,15 +594,22 @@ def _profile_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
             if side == -1:
                 ga /= 2
             side = -1
-    slope = (fb - fa) / (b - a) if b > a and fb < fa else None
-    x = (a + b) / 2
-    step = b - a
-    for _ in range(3):  # Newton with the bracket's slope, at the final width
+    # secant steps at the final width from the rough root (the rough values' midpoints may lie
+    # anywhere in their balls: only the precise ones place the root)
+    x0 = (a + b) / 2
+    f0 = f(x0, sub)
+    x1 = x0 * (1 + 1e-6) if f0 > 0 else x0 * (1 - 1e-6)
+    step = abs(x1 - x0)
+    for _ in range(8):
         budget.check()
-        if slope is None or step <= rel * x / 16:
+        f1 = f(x1, sub)
+        if f1 == f0:
             break
-        x_new = max(x - f(x, sub) / slope, 0.0)
-        step, x = abs(x_new - x), x_new
+        x0, x1, f0 = x1, max(x1 - f1 * (x1 - x0) / (f1 - f0), 0.0), f1
+        step = abs(x1 - x0)
+        if step <= rel * x1 / 16:
+            break
+    x = x1
     w = max(rel * x / 8, 2 * step)
     for _ in range(60):
         budget.check()
