@@ -63,7 +63,9 @@ def test_two_steps_against_quadrature(direction, eps):
 
 
 @pytest.mark.parametrize("mu,q,eps", [(Fraction(2), Fraction(1, 100), 0.4),
-                                      (Fraction(1, 2), Fraction(1, 1000), 0.0005)])
+                                      (Fraction(1, 2), Fraction(1, 1000), 0.0005),
+                                      # (add: near its largest two-step loss, delta ~ 1e-31)
+                                      (Fraction(10, 11), Fraction(256, 60000), 0.008543)])
 @pytest.mark.parametrize("direction", ["remove", "add"])
 def test_two_steps_other_parameters(mu, q, eps, direction):
     law = SubsampledGaussianLaw(mu, q, direction)

@@ -101,11 +101,18 @@ def _one_step_real(mu: arb, q: arb, direction: str, e: arb) -> arb:
 
 def _precision_loop(compute, rel: float, start: int = 96, cap: int = 1024) -> arb:
     """``compute()`` at rising Arb precision (a private section, ``arb_precision``) until its
-    ball's relative radius is at most ``rel``, or the cap."""
+    ball's relative radius is at most ``rel``, or the cap (an undecided comparison, an
+    ArithmeticError, is retried at the next precision)."""
     prec = start
     while True:
-        with arb_precision(prec):
-            v = compute()
+        try:
+            with arb_precision(prec):
+                v = compute()
+        except ArithmeticError:  # (a side of the loss boundary undecided at this precision)
+            if prec >= cap:
+                raise
+            prec *= 2
+            continue
         if v.is_finite() and (v.rad() <= rel * abs(v.mid()) or v.is_exact()):
             return v
         if prec >= cap:
@@ -207,19 +214,27 @@ def _two_step(law, eps: float, rel: float, eta: float, x_lo: float) -> arb:
 
 def two_step_delta(law, eps: float, rel: float) -> arb:
     """A ball of delta(eps) of the two-fold product of ``law`` (uncut), exact float ``eps``:
-    a rough value at 64 bits sets the ends (eta, X) whose bands stay below rel/16 of it, then
-    the precision rises until the ball is as narrow as asked."""
+    a rough value (to 1e-3) sets the ends (eta, X) whose bands stay below rel/16 of it, then
+    the precision rises until the ball is as narrow as asked (a band left wider, at the limits
+    of eta and X, shows in the ball's width: never a narrower claim)."""
     with arb_precision(64):
-        if _ends(law, eps, 0.5, -10.0) is None:
+        mu, q = _params(law)
+        xb = _boundary(mu, q, law.direction, arb(eps))
+        if xb is None:
             return arb(0)
-        est = abs(float(_two_step(law, eps, 1e-4, 0.5, -10.0).mid()))
-        eta, x_lo = 0.5, -10.0
+    # (the add direction's x_b falls towards -oo as eps nears its largest two-step loss)
+    x_lo = min(-10.0, math.floor(lower(xb)) - 6.0)
+    eta = 0.5
+    # a rough value to a few digits (a tiny delta cancels many bits: the precision rises)
+    est = abs(float(_precision_loop(lambda: _two_step(law, eps, 1e-4, eta, x_lo), 1e-3,
+                                    start=64).mid()))
+    with arb_precision(64):
         for _ in range(80):
             _, _, _, band, tail = _ends(law, eps, eta, x_lo)
             b, t = float(band.upper()), float(tail.upper())
             if b + t <= rel * est / 16:
                 break
-            if b > rel * est / 32:
+            if b > rel * est / 32 and eta > 1e-9:  # (s = x_b - eta stays a float below x_b)
                 eta /= 2
             if t > rel * est / 32:
                 x_lo -= 1.0
