@@ -203,31 +203,43 @@ def _integral(law, eps: float, lo: arb, s: arb, rel: float) -> arb:
     return acb.integral(integrand, acb(lo), acb(s), rel_tol=rel, eval_limit=400_000).real
 
 
-def _two_step(law, eps: float, rel: float, eta: float, x_lo: float) -> arb:
-    """One evaluation of the two-step delta at the current precision (module docstring)."""
+def _two_step(law, eps: float, rel: float, eta: float, x_lo: float,
+              bands: bool = True) -> arb:
+    """One evaluation of the two-step delta at the current precision (module docstring);
+    without ``bands`` the closed form and the integral only (a value for planning)."""
     ends = _ends(law, eps, eta, x_lo)
     if ends is None:
         return arb(0)
     _, s, closed, band, tail = ends
-    return closed + _integral(law, eps, arb(x_lo), s, rel) + band + tail
+    core = closed + _integral(law, eps, arb(x_lo), s, rel)
+    return core + band + tail if bands else core
 
 
 def two_step_delta(law, eps: float, rel: float) -> arb:
     """A ball of delta(eps) of the two-fold product of ``law`` (uncut), exact float ``eps``:
     a rough value (to 1e-3) sets the ends (eta, X) whose bands stay below rel/16 of it, then
     the precision rises until the ball is as narrow as asked (a band left wider, at the limits
-    of eta and X, shows in the ball's width: never a narrower claim)."""
+    of eta and X, shows in the ball's width: never a narrower claim). A search calls this at
+    many nearby eps: the ends and the precision found at the last one within a relative 1e-6
+    (1e-2 for a rough value, rel >= 1e-6) are taken again (any ends and precision give a ball
+    that holds delta; these only choose its width)."""
     with arb_precision(64):
         mu, q = _params(law)
         xb = _boundary(mu, q, law.direction, arb(eps))
         if xb is None:
             return arb(0)
+    last = getattr(law, "_two_step_plan", None)
+    near = 1e-2 if rel >= 1e-6 else 1e-6  # (a rough value: ends from a farther eps will do)
+    if last is not None and abs(last[0] - eps) <= near * max(abs(eps), 1e-300) and last[1] <= rel:
+        _, _, eta, x_lo, bits = last
+        v = _precision_loop(lambda: _two_step(law, eps, rel / 4, eta, x_lo), rel, start=bits)
+        return v
     # (the add direction's x_b falls towards -oo as eps nears its largest two-step loss)
     x_lo = min(-10.0, math.floor(lower(xb)) - 6.0)
     eta = 0.5
     # a rough value to a few digits (a tiny delta cancels many bits: the precision rises)
-    est = abs(float(_precision_loop(lambda: _two_step(law, eps, 1e-4, eta, x_lo), 1e-3,
-                                    start=64).mid()))
+    est = abs(float(_precision_loop(lambda: _two_step(law, eps, 1e-4, eta, x_lo, False),
+                                    1e-3, start=96).mid()))
     with arb_precision(64):
         for _ in range(80):
             _, _, _, band, tail = _ends(law, eps, eta, x_lo)
@@ -239,7 +251,17 @@ def two_step_delta(law, eps: float, rel: float) -> arb:
             if t > rel * est / 32:
                 x_lo -= 1.0
     bits = 64 + int(-math.log2(max(rel, 1e-300)))
-    return _precision_loop(lambda: _two_step(law, eps, rel / 4, eta, x_lo), rel, start=bits)
+    used = [bits]
+
+    def compute() -> arb:
+        from flint import ctx
+
+        used[0] = ctx.prec
+        return _two_step(law, eps, rel / 4, eta, x_lo)
+
+    v = _precision_loop(compute, rel, start=bits)
+    law._two_step_plan = (eps, rel, eta, x_lo, used[0])
+    return v
 
 
 def few_step_delta(law, n: int, eps: float, rel: float) -> tuple[float, float] | None:

@@ -566,7 +566,8 @@ def _profile_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
         return math.log(max(lo_ + hi_, 1e-320) / 2) - math.log(d_mid)
 
     rough = max(rel, 1e-4)
-    a, b = 0.0, 1.0
+    # (from small eps up: a delta far below the level costs many bits, one near it few)
+    a, b = 0.0, 1.0 / 64
     fb = f(b, rough)
     while fb > 0:  # (delta(b) > d: further out)
         budget.check()
