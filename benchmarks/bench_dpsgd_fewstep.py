@@ -46,6 +46,15 @@ REF = ("from references.sampled_gaussian import sampled_gaussian_delta_halfline 
        "sampled_gaussian_delta_two as two\nfrom tradeoff_algebra.numeric.context import mp")
 
 
+NOTE = """Notes. T = 1 and T = 2 are answered by the Arb profile of the power
+(families/gaussian_sampled_profile.py: one step a closed form in Phi, two steps a certified
+one-dimensional integral of it), both directions, delta and eps. Between T = 3 and about 900 the
+certified inversion's plan is beyond its work limit (the characteristic function of one step's
+loss decays like a log-normal's: planned work at eps(1e-5), sigma = 1.1, q = 256/60000, in units
+of about 25 us: T = 10 2.3e7, T = 100 3.2e5, T = 400 5.3e4, T = 1000 1.8e4 <= 2e4) and the PLD
+engine answers with a ToleranceWarning (8 to 12 s, 650 to 800 MB); that range is not yet certified
+to 1e-9."""
+
 def _indent(body: str) -> str:
     return "\n".join("    " + line for line in body.splitlines())
 
@@ -182,6 +191,8 @@ def main() -> None:
         R.out(f"| {T} | {fmt(o)} | {rel_width(o)} | {route} | {warn} | "
               f"{o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | {fmt(d)} | "
               f"{d.get('t', float('nan')):.3f} | {check} |")
+    R.out()
+    R.out(NOTE)
     R.write(a.write)
 
 
