@@ -7,7 +7,9 @@ which the Gaussian family gives the Mix operator through its loss's ``mixed_law`
 N(0, 1): ``"remove"`` has the mixture as A (``Mix(G_mu, q)`` of Dong, Roth & Su, Sec. 4.1),
 ``"add"`` as B (its inverse), optionally cut at (X, sigma): the sub-probability measure
 w A, w(x) = Phi_c((x - X) / sigma), for the products whose whole law's moment generating
-function is dominated by its far tail. The class docstring proves the bounds it uses.
+function is dominated by its far tail. The class docstring proves the bounds it uses. One and
+two steps, too few for the inversion, give their profile directly (``few_step_delta``,
+:mod:`.gaussian_sampled_profile`).
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from ..numeric.cf_laws import (
     to_arb,
     to_fraction,
     upper,
+    working_precision,
 )
 from .gaussian_sampled_hull import SampledGaussianHullLaw, hull_law
+from .gaussian_sampled_profile import MAX_STEPS, few_step_delta
 
 __all__ = ["SubsampledGaussianLaw", "sampled_law"]
 
@@ -554,6 +558,19 @@ class SubsampledGaussianLaw:
         if self.direction == "remove":
             return None
         return -(1 - self._q_arb()).log()
+
+    def few_step_delta(self, n: int, eps: float | None, rel: float | None
+                       ) -> tuple[float, float] | None:
+        """Float bounds of a certified ball of delta(eps) of this law's n-fold product for
+        n <= 2 (one step: a closed form in Phi; two: a certified one-dimensional integral of it,
+        :mod:`.gaussian_sampled_profile`), to relative width ``rel``; None for more steps or a
+        cut law (``eps`` None: only whether the power is answered, a tuple (0, 0))."""
+        if self.cut is not None or not 1 <= n <= MAX_STEPS:
+            return None
+        if eps is None:
+            return 0.0, 0.0
+        with working_precision(64):
+            return few_step_delta(self, n, eps, rel)
 
     #: Products with a subsampled factor have no closed form (the inversion answers them).
     closed_under_tensor = False

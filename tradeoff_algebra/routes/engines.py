@@ -104,7 +104,8 @@ def _affordable(sets, kind: str, dn: float, tol: float) -> bool:
     """Is the plain plan at ``tol`` within ``cf_route.MAX_WORK`` for every product (one trial
     plan each, at the point and relative width the route plans at, kept by ``numeric.cf`` for
     the route's own call)? True for products with a law of their own ladder (``lattice_parts``,
-    ``lattice_split``: ``cf_route`` chooses their widths)."""
+    ``lattice_split``: ``cf_route`` chooses their widths) and for those ``cf_route`` answers
+    from their law's own profile (``answers_from_profile``)."""
     from ..numeric import cf, cf_route
     from ..numeric.cf_laws import working_precision
 
@@ -113,7 +114,7 @@ def _affordable(sets, kind: str, dn: float, tol: float) -> bool:
         for specs in sets:
             factors = [(law, int(n)) for law, n in specs]
             if any(hasattr(law, "lattice_parts") or hasattr(law, "lattice_split")
-                   for law, _ in factors):
+                   for law, _ in factors) or cf_route.answers_from_profile(factors):
                 return True
             try:
                 at = max(dn, 0.0) if kind == "delta" else cf._saddle_epsilon(factors, dn)
@@ -158,21 +159,23 @@ def _cf_enclosure(leaf_sets, arg, kind: str):
         # the width asked, its enclosure at CF_FALLBACK_TOL is still far narrower than the PLD
         # engine's (whose float64 floor lies near 1e-6 to 1e-10).
         tol = CF_FALLBACK_TOL
-    r = cf_route.route_enclosure(sets, kind, dn, up, tol)
-    for looser in looser_tolerances(tol):
-        if r is not None:
-            break
-        # (declined by a path the trial does not see): the enclosure of the nearest looser
-        # tolerance the route affords, never the PLD engine's wider one
-        tol = looser
+    with trace.recording() as named:  # (a route of cf_route that names itself: its own label)
         r = cf_route.route_enclosure(sets, kind, dn, up, tol)
+        for looser in looser_tolerances(tol):
+            if r is not None:
+                break
+            # (declined by a path the trial does not see): the enclosure of the nearest looser
+            # tolerance the route affords, never the PLD engine's wider one
+            tol = looser
+            r = cf_route.route_enclosure(sets, kind, dn, up, tol)
     if r is None or (r[0] <= 0 and r[1] >= (1 if kind == "delta" else math.inf)):
         return None  # (nothing learnt, [0, 1] or [0, oo]: the next route answers or refuses)
     if tol > asked and r[1] - r[0] > asked * abs(r[1]):
         warnings.warn(f"the Laplace inversion cannot afford the relative width {asked:g}; it "
                       f"returns its enclosure at {tol:g} (guaranteed, wider than asked)",
                       ToleranceWarning, stacklevel=4)
-    trace.note(INVERSION)
+    if not named:
+        trace.note(INVERSION)
     return CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))  # Arb-proved
 
 
