@@ -45,11 +45,13 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from mpmath.libmp import to_rational
+from sympy.core.expr import Expr
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
 from ..analysis.renyi_batch import closed_renyi_orders, dyadic
 from ..core.errors import InvalidParameter, NumericalError, brief
+from ..core.node import TradeOff
 from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
 from ..families.renyi_region import RenyiRegion
@@ -58,7 +60,10 @@ from ..numeric.arb_expr import ball_point
 from ..numeric.concave import golden_section
 from ..numeric.context import arb_precision, lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
+from ..numeric.renyi_orders import flint_order, renyi_orders
 from ..numeric.value import Value, dps_to_prec
+from ..operators.mechanism import AddRemove
+from ..operators.unary import Inverse
 from .approx import ApproxDP
 from .base import Notion
 
@@ -206,25 +211,31 @@ class RDP(Notion):
         upper ends of the Arb balls (of relative width below 10^-dps); an order answered by
         ``ta.renyi`` as a certified point (within one unit of its last digit) takes the upper
         end of that unit, at dps + 2 digits."""
+        if not isinstance(f, TradeOff):
+            raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
+        dps = _dps(dps, "RDP.of")
+        g = f.arg if isinstance(f, AddRemove) else f
+        sides = [g] if g.is_symmetric else [g, Inverse(g)]
+        keys = _int_orders(orders)  # Python ints > 1: nothing to ask SymPy
+        orders = _order_list(orders, "RDP.of") if keys is None else keys
+        batch = _capability_orders(sides, orders, dps)
+        if batch is not None and all(v is not None for v in batch):
+            return cls._pending(orders, batch)
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
             sampled_rdp_order,
             sampled_rdp_orders,
         )
-        from ..core.node import TradeOff
-        from ..operators.mechanism import AddRemove
-        from ..operators.unary import Inverse
 
-        if not isinstance(f, TradeOff):
-            raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
-        dps = _dps(dps, "RDP.of")
-        g = f.arg if isinstance(f, AddRemove) else f
-        sides = [g] if g.is_symmetric else [g, Inverse(g)]
-        orders = _order_list(orders, "RDP.of")
-        ints = [int(a) for a in orders if a.is_Integer]
-        fast = sampled_rdp_integer(g, ints, dps, upper=True) if ints and len(sides) == 2 else {}
-        reals = [a for a in orders if a.is_Rational and not a.is_Integer]
+        if keys is not None:
+            orders = [sp.Integer(a) for a in keys]
+        fast = {} if batch is None else {
+            a: _largest_upper(v) for a, v in zip(orders, batch, strict=True) if v is not None}
+        ints = [int(a) for a in orders if a.is_Integer and a not in fast]
+        if ints and len(sides) == 2:
+            fast.update(sampled_rdp_integer(g, ints, dps, upper=True))
+        reals = [a for a in orders if a.is_Rational and not a.is_Integer and a not in fast]
         if reals and len(sides) == 2:  # the exact upper ends of the Arb balls
             fast.update(sampled_rdp_orders(g, reals, dps))
         rest = [a for a in orders if a.is_Rational and a not in fast
@@ -250,6 +261,31 @@ class RDP(Notion):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
             return sp.Basic.__new__(cls, _number_dict(items), sp.oo)
         return cls(items)
+
+    @classmethod
+    def _pending(cls, orders: list, batch: list) -> RDP:
+        """The RDP of :meth:`of` whose values are all Arb balls or exact ``fmpq`` (the
+        capability "renyi_orders"): computed and certified already; the curve's SymPy
+        ``Dict`` of the balls' upper ends as exact rationals is formed when first read
+        (``args``: equality, hashing, printing, :meth:`at`, the conversions), not before."""
+        obj = sp.Basic.__new__(cls)
+        obj.__dict__["_built_args"] = None
+        obj.__dict__["_curve_of"] = _PendingCurve(orders, batch)
+        return obj
+
+    @property
+    def _args(self) -> tuple:
+        """``args`` (SymPy's slot, overridden): formed on first reading for a curve of
+        :meth:`_pending`, else as given to ``Basic.__new__``."""
+        d = self.__dict__
+        args = d.get("_built_args")
+        if args is None:
+            args = d["_built_args"] = (d["_curve_of"](), sp.oo)
+        return args
+
+    @_args.setter
+    def _args(self, value: tuple) -> None:
+        self.__dict__["_built_args"] = value
 
     @property
     def curve(self) -> sp.Basic:
@@ -495,6 +531,82 @@ class RDP(Notion):
             return r"\text{RDP}\{%s\}" % body
         a = sp.Symbol(r"\alpha")
         return r"(\alpha, %s)\text{-RDP}" % printer._print(c(a))
+
+
+def _int_orders(orders: Any) -> list | None:
+    """``orders`` as a list when it is a non-empty list, tuple or range of Python ints > 1
+    (valid as they are), else None (``_order_list`` validates)."""
+    if type(orders) not in (list, tuple, range) or not orders:
+        return None
+    for a in orders:
+        if type(a) is not int or a < 2:
+            return None
+    return list(orders)
+
+
+def _capability_orders(sides: list, orders: list, dps: int) -> list | None:
+    """Per order, the tuple of the sides' values from the capability "renyi_orders"
+    (``numeric.renyi_orders``: Arb balls of relative width below 10^-dps or exact ``fmpq``),
+    None at an order some side leaves out; None where a side has no such program or an
+    order is not rational (+oo)."""
+    if not all(type(a) is int or a.is_Rational for a in orders):
+        return None
+    fo = orders if type(orders[0]) is int and all(type(a) is int for a in orders) else \
+        [flint_order(a) for a in orders]
+    per_side = []
+    for h in sides:
+        vals = renyi_orders(h, fo, dps)
+        if vals is None:
+            return None
+        per_side.append(vals)
+    if len(per_side) == 1:
+        return [None if v is None else (v,) for v in per_side[0]]
+    return [None if any(v is None for v in vs) else vs for vs in zip(*per_side, strict=True)]
+
+
+def _exact_upper(v: Any) -> sp.Rational:
+    """The upper end of an Arb ball (at least 0: a divergence is never negative) or an exact
+    ``fmpq``, as an exact SymPy rational."""
+    from flint import fmpq
+
+    if type(v) is fmpq:
+        p, q = int(v.p), int(v.q)
+        if p <= 0:
+            return sp.S.Zero
+        if q == 1:
+            return sp.Integer(p)
+        r = Expr.__new__(sp.Rational)  # (fmpq is in lowest terms: SymPy's gcd not needed)
+        r.p, r.q = p, q
+        return r
+    # mid + rad exactly (``upper()`` would round to the current precision, here unknown)
+    m, e = (int(t) for t in v.mid().man_exp())
+    r, f = (int(t) for t in v.rad().man_exp())
+    if r:
+        k = min(e, f)
+        m, e = (m << (e - k)) + (r << (f - k)), k
+    return sp.S.Zero if m <= 0 else dyadic(m, e)
+
+
+def _largest_upper(values: tuple) -> sp.Rational:
+    """The largest of the sides' upper ends (:func:`_exact_upper`): eps(a) bounds both
+    directions."""
+    return max(_exact_upper(v) for v in values) if len(values) > 1 else \
+        _exact_upper(values[0])
+
+
+class _PendingCurve:
+    """The curve of :meth:`RDP._pending`: its orders (Python ints or SymPy rationals) and
+    the sides' values there; called once, it forms the SymPy ``Dict``."""
+
+    __slots__ = ("orders", "batch")
+
+    def __init__(self, orders: list, batch: list):
+        self.orders, self.batch = orders, batch
+
+    def __call__(self) -> sp.Dict:
+        items = {sp.Integer(a) if type(a) is int else a: _largest_upper(v)
+                 for a, v in zip(self.orders, self.batch, strict=True)}
+        return _number_dict(items)
 
 
 def _number_dict(items: dict) -> sp.Dict:
