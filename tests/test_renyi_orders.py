@@ -210,3 +210,36 @@ def test_rdp_of_epsilon_and_composition_read_the_curve():
     assert ref * (1 - c.mpf(10) ** -25) <= hi <= ref * (1 + c.mpf(10) ** -18)
     both = r @ ta.RDP.of(ta.G(1), orders=ORDERS_100)
     assert both.at(2) == r.at(2) + 1
+
+
+def _dgauss_sum(d, s2, a):
+    """D_a(N_Z(0, s2) || N_Z(d, s2)) as the lattice sum log sum_y p^a q^(1-a)/(a - 1) at 50
+    digits (equal normalisers; the terms beyond |y| = 80 are below 10^-60 here)."""
+    c = _ctx(50)
+    A, S = c.mpf(a.numerator) / a.denominator, c.mpf(s2.numerator) / s2.denominator
+    shift = math.floor((1 - a) * d)
+    lo, hi = min(0, shift) - 80, max(0, shift) + 81
+    s = c.fsum(c.exp(-(A * y * y + (1 - A) * (y - d) ** 2) / (2 * S)) for y in range(lo, hi))
+    theta = c.fsum(c.exp(-y * y / (2 * S)) for y in range(-80, 81))
+    return c.log(s / theta) / (A - 1)
+
+
+def test_discrete_gaussian_exact_at_integer_shifts_against_lattice_sums():
+    c = _ctx(50)
+    for d, s2 in ((1, Fraction(9, 4)), (2, Fraction(5, 1)), (3, Fraction(7, 2))):
+        f = ta.DiscreteGaussian(d, sp.sqrt(R(s2.numerator, s2.denominator)))
+        orders = [2, 3, 17, fmpq(3, 2), fmpq(4, 3)]
+        vals = ro.renyi_orders(f, orders, 20)
+        for a, v in zip(orders, vals, strict=True):
+            fa = Fraction(int(a.p), int(a.q)) if isinstance(a, fmpq) else Fraction(a)
+            if (fa * d).denominator != 1:  # the theta ratio is not 1: left to the other route
+                assert v is None
+                continue
+            assert isinstance(v, fmpq) and Fraction(int(v.p), int(v.q)) == fa * d * d / (2 * s2)
+            ref = _dgauss_sum(d, s2, fa)
+            assert abs(c.mpf(int(v.p)) / int(v.q) - ref) < c.mpf(10) ** -40 * ref, (d, a)
+    # RDP.of takes the integer orders from here and 3/2 from the closed form (theta ratio)
+    r = ta.RDP.of(ta.DiscreteGaussian(1, R(3, 2)), orders=[2, R(3, 2)])
+    assert r.at(2) == R(4, 9)
+    ref = _dgauss_sum(1, Fraction(9, 4), Fraction(3, 2))
+    assert ref <= c.mpf(r.at(R(3, 2)).p) / r.at(R(3, 2)).q <= ref * (1 + c.mpf(10) ** -20)
