@@ -515,12 +515,13 @@ def _(f, orders):
         return None
     if m.is_zero():
         return [fmpq(0)] * len(orders)
-    e2 = (-2 * m).exp()
+    e1 = (-m).exp()
+    e2 = e1 * e1
     out = []
     prev, y = -2, None  # (prev + 1 is no order)
     for a in orders:
         if type(a) is int:
-            y = y * e2 if a == prev + 1 else (m * (1 - 2 * a)).exp()
+            y = y * e2 if a == prev + 1 else e1 * e2 if a == 2 else (m * (1 - 2 * a)).exp()
             prev = a
             out.append(((y * (a - 1) + a) / (2 * a - 1)).log() / (a - 1) + m)
         else:
