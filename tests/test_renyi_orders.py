@@ -238,6 +238,9 @@ def test_discrete_gaussian_exact_at_integer_shifts_against_lattice_sums():
             assert isinstance(v, fmpq) and Fraction(int(v.p), int(v.q)) == fa * d * d / (2 * s2)
             ref = _dgauss_sum(d, s2, fa)
             assert abs(c.mpf(int(v.p)) / int(v.q) - ref) < c.mpf(10) ** -40 * ref, (d, a)
+    k, s = sp.Symbol("k", integer=True, positive=True), sp.Symbol("s", positive=True)
+    assert ro.renyi_orders(ta.DiscreteGaussian(k, 2), [2], 20) is None  # symbolic: no program
+    assert ro.renyi_orders(ta.DiscreteGaussian(1, s), [2], 20) is None
     # RDP.of takes the integer orders from here and 3/2 from the closed form (theta ratio)
     r = ta.RDP.of(ta.DiscreteGaussian(1, R(3, 2)), orders=[2, R(3, 2)])
     assert r.at(2) == R(4, 9)

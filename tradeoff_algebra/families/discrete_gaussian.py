@@ -607,6 +607,8 @@ def _(f, orders):
     closed-form route); a symbolic sigma None (the capability "renyi_orders")."""
     from flint import fmpq
 
+    if not isinstance(f.sensitivity, sp.Integer):
+        return None
     d, s2 = int(f.sensitivity), f.sigma**2
     if isinstance(s2, sp.Rational):
         c = fmpq(d * d * int(s2.q), 2 * int(s2.p))
