@@ -61,7 +61,7 @@ from ..numeric.arb_expr import ball_point
 from ..numeric.concave import golden_section
 from ..numeric.context import arb_precision, lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
-from ..numeric.renyi_orders import flint_order, precision_bits, renyi_orders
+from ..numeric.renyi_orders import flint_order, has_program, precision_bits, renyi_orders
 from ..numeric.value import Value, dps_to_prec
 from ..operators.mechanism import AddRemove
 from ..operators.unary import Inverse
@@ -564,6 +564,8 @@ def _capability_orders(sides: list, orders: list, dps: int, ints: bool) -> list 
     (``numeric.renyi_orders``: Arb balls of relative width below 10^-dps or exact ``fmpq``,
     None at an order it leaves out); None where a side has no such program or an order is
     not rational (+oo). ``ints``: the orders are Python ints (nothing to convert)."""
+    if not all(map(has_program, sides)):  # (before converting the orders)
+        return None
     if not ints:
         if not all(a.is_Rational for a in orders):
             return None

@@ -31,7 +31,7 @@ from flint import arb, fmpq
 from . import budget
 from .context import arb_precision
 
-__all__ = ["arb_renyi_orders", "renyi_orders", "flint_order", "precision_bits"]
+__all__ = ["arb_renyi_orders", "renyi_orders", "has_program", "flint_order", "precision_bits"]
 
 #: Orders handled between two checks of the time limit.
 CHUNK = 4096
@@ -46,6 +46,12 @@ def arb_renyi_orders(f: Any, orders: Sequence) -> list | None:
     return None
 
 
+def has_program(f: Any) -> bool:
+    """Whether f's class registers a program with :func:`arb_renyi_orders` (it may still
+    answer None for symbolic parameters)."""
+    return arb_renyi_orders.dispatch(type(f)) is not _DEFAULT
+
+
 def flint_order(a: Any):
     """A rational order as the point takes it: an ``int`` for an integer, else an ``fmpq``
     (``a``: a Python int, a SymPy Rational or anything with ``p`` and ``q``)."""
@@ -53,6 +59,9 @@ def flint_order(a: Any):
         return a
     p, q = int(a.p), int(a.q)
     return p if q == 1 else fmpq(p, q)
+
+
+_DEFAULT = arb_renyi_orders.dispatch(object)
 
 
 def precision_bits(dps: int) -> int:
