@@ -216,9 +216,9 @@ class RDP(Notion):
 
         Integer orders given as Python ints are taken as they are; where every order is
         answered by the sides' capability "renyi_orders" (``numeric.renyi_orders``: the
-        Laplace pair, G_mu), the values are Arb balls (or exact rationals) computed and
-        checked in the call, and the curve's SymPy ``Dict`` of their upper ends is formed on
-        first reading (:meth:`_pending`)."""
+        Laplace pair, G_mu, the discrete Gaussian at integer orders), the values are Arb
+        balls (or exact rationals) computed and checked in the call, and the curve's SymPy
+        ``Dict`` of their upper ends is formed on first reading (:meth:`_pending`)."""
         with budget.call(lambda: f"RDP.of({short(f)})"):
             return cls._of(f, orders, dps)
 
