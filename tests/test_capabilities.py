@@ -288,6 +288,25 @@ def check_renyi(f):
         assert close(mpmath.mpf(sp.N(form, DPS)), ref, 1e-9)
 
 
+def check_renyi_orders(f):
+    from flint import fmpq
+
+    from tradeoff_algebra.numeric.renyi_orders import renyi_orders
+
+    orders = [2, 3, fmpq(5, 2), 7]
+    vals = answer(renyi_orders(f, orders, DPS))
+    for a, v in zip(orders, vals, strict=True):
+        ref = R_.renyi(ref_of(f), mpmath.mpf(int(a.p)) / int(a.q) if isinstance(a, fmpq)
+                       else mpmath.mpf(a))
+        if v is None:
+            continue
+        if isinstance(v, fmpq):
+            assert close(mpmath.mpf(int(v.p)) / int(v.q), ref, 1e-9), (a, v, ref)
+        else:  # a ball of relative width below 10^-DPS around the reference
+            assert v.rel_accuracy_bits() >= 66, (a, v)
+            assert close(mpmath.mpf(v.mid().str(30, radius=False)), ref, 1e-9), (a, v, ref)
+
+
 def check_gdp_mu(f):
     mu = answer(cap.gdp_mu_form(f))
     if mu is sp.oo:

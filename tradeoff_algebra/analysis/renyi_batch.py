@@ -12,7 +12,9 @@ Gaussian's theta ratio, D_a = a Delta^2/(2 sigma^2) + log(theta((1 - a) Delta)/t
 Canonne, Kamath & Steinke 2020) is formed at each order from its exact arguments and encloses
 itself. An expression with any other node (a ``Piecewise``, another special function, +oo) is
 not compiled: the caller's order-by-order route answers it. Used by ``RDP.of``
-(``notions.renyi_dp``) for the orders its sampled-Gaussian batch does not answer.
+(``notions.renyi_dp``) for the orders its sampled-Gaussian batch does not answer and the
+families' capability "renyi_orders" (``numeric.renyi_orders``: an Arb program of the family,
+no SymPy; the Laplace pair, G_mu, the discrete Gaussian at integer shifts) leaves out.
 """
 
 from __future__ import annotations

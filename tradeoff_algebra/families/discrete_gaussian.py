@@ -121,6 +121,7 @@ from ..numeric.protocol import (
     np_value,
     num,
 )
+from ..numeric.renyi_orders import arb_renyi_orders
 from ..numeric.roots import Probe, expand_bracket, findroot
 from ..numeric.value import CertifiedPair
 from .discrete_gaussian_law import (
@@ -594,6 +595,31 @@ def _(f, a):
         return f.sensitivity**2 / (2 * f.sigma**2)
     return renyi_expr(f.sensitivity, f.sigma, a)
 
+
+
+@arb_renyi_orders.register(DiscreteGaussian)
+def _(f, orders):
+    """D_a(P || Q) at the orders where (1 - a) Delta is an integer (every integer order): theta
+    has period 1 (theta(c + 1) = theta(c): shift the summation index), so the ratio
+    theta((1 - a) Delta)/theta(0) of the form above is 1 and D_a = a Delta^2/(2 sigma^2), the
+    zCDP value (CKS, Prop. 5 and the module docstring); exact ``fmpq`` for a rational
+    sigma^2, else Arb balls from its enclosure. Other orders None (the theta ratio: the
+    closed-form route); a symbolic sigma None (the capability "renyi_orders")."""
+    from flint import fmpq
+
+    if not isinstance(f.sensitivity, sp.Integer):
+        return None
+    d, s2 = int(f.sensitivity), f.sigma**2
+    if isinstance(s2, sp.Rational):
+        c = fmpq(d * d * int(s2.q), 2 * int(s2.p))
+    elif s2.free_symbols:
+        return None
+    else:
+        try:
+            c = d * d / (2 * arb_ball(s2))
+        except ValueError:
+            return None
+    return [c * a if type(a) is int or (a * d).q == 1 else None for a in orders]
 
 
 @functional_form.register(DiscreteGaussian)

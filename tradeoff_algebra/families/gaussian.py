@@ -66,6 +66,7 @@ from ..numeric.protocol import (
     np_value,
     num,
 )
+from ..numeric.renyi_orders import arb_renyi_orders
 from ..numeric.value import CertifiedPair
 from .gaussian_sampled import SubsampledGaussianLaw, sampled_law
 from .trivial import Id
@@ -482,6 +483,27 @@ def _(f):
 
 
 gaussian_form.register(Gaussian)(lambda f: f.mu)
+
+
+@arb_renyi_orders.register(Gaussian)
+def _(f, orders):
+    """D_a(N(0, 1) || N(mu, 1)) = a mu^2/2 at many orders (Mironov 2017, Prop. 7; the
+    capability "renyi_orders"): exact ``fmpq`` for a rational mu, else Arb balls from the
+    enclosure of mu; None for a symbolic mu."""
+    from flint import fmpq
+
+    mu = f.mu
+    if isinstance(mu, sp.Rational):
+        c = fmpq(int(mu.p) ** 2, 2 * int(mu.q) ** 2)
+    elif mu.free_symbols:
+        return None
+    else:
+        try:
+            m = arb_ball(mu)
+        except ValueError:
+            return None
+        c = m * m / 2
+    return [c * a for a in orders]
 
 
 @monotonicity.register(Gaussian)

@@ -44,12 +44,15 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from flint import fmpq
 from mpmath.libmp import to_rational
+from sympy.core.expr import Expr
 
 from ..analysis.conversions import delta as _delta
 from ..analysis.conversions import epsilon as _epsilon
 from ..analysis.renyi_batch import closed_renyi_orders, dyadic
 from ..core.errors import InvalidParameter, NumericalError, brief
+from ..core.node import TradeOff
 from ..core.validate import count, fuzzy_gt, param
 from ..core.validate import items as _items
 from ..families.renyi_region import RenyiRegion
@@ -58,7 +61,10 @@ from ..numeric.arb_expr import ball_point
 from ..numeric.concave import golden_section
 from ..numeric.context import arb_precision, lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
+from ..numeric.renyi_orders import flint_order, has_program, precision_bits, renyi_orders
 from ..numeric.value import Value, dps_to_prec
+from ..operators.mechanism import AddRemove
+from ..operators.unary import Inverse
 from .approx import ApproxDP
 from .base import Notion
 
@@ -187,7 +193,6 @@ class RDP(Notion):
         return sp.Basic.__new__(cls, c, w)
 
     @classmethod
-    @budget.deadline(lambda a: f"RDP.of({short(a['f'])})")
     def of(cls, f: Any, orders: Any = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64),
            dps: int = 20) -> RDP:
         """The RDP curve of a mechanism with trade-off expression f on finitely many orders:
@@ -205,26 +210,47 @@ class RDP(Notion):
         form compiled to Arb operations (``analysis.renyi_batch``). The bounds are the exact
         upper ends of the Arb balls (of relative width below 10^-dps); an order answered by
         ``ta.renyi`` as a certified point (within one unit of its last digit) takes the upper
-        end of that unit, at dps + 2 digits."""
+        end of that unit, at dps + 2 digits. The whole call runs under one deadline
+        (``numeric.budget.call``, as ``budget.deadline`` would, without binding the arguments
+        for the message unless it is needed).
+
+        Integer orders given as Python ints are taken as they are; where every order is
+        answered by the sides' capability "renyi_orders" (``numeric.renyi_orders``: the
+        Laplace pair, G_mu, the discrete Gaussian at integer orders), the values are Arb
+        balls (or exact rationals) computed and checked in the call, and the curve's SymPy
+        ``Dict`` of their upper ends is formed on first reading (:meth:`_pending`)."""
+        with budget.call(lambda: f"RDP.of({short(f)})"):
+            return cls._of(f, orders, dps)
+
+    @classmethod
+    def _of(cls, f: Any, orders: Any, dps: Any) -> RDP:
+        """The body of :meth:`of`."""
+        if not isinstance(f, TradeOff):
+            raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
+        dps = _dps(dps, "RDP.of")
+        g = f.arg if isinstance(f, AddRemove) else f
+        sides = [g] if g.is_symmetric else [g, Inverse(g)]
+        keys = _int_orders(orders)  # Python ints > 1: nothing to ask SymPy
+        orders = _order_list(orders, "RDP.of") if keys is None else keys
+        batch = _capability_orders(sides, orders, dps, keys is not None)
+        if batch is not None and not any(None in vals for vals in batch):
+            return cls._pending(orders, batch, dps)
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
             sampled_rdp_order,
             sampled_rdp_orders,
         )
-        from ..core.node import TradeOff
-        from ..operators.mechanism import AddRemove
-        from ..operators.unary import Inverse
 
-        if not isinstance(f, TradeOff):
-            raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
-        dps = _dps(dps, "RDP.of")
-        g = f.arg if isinstance(f, AddRemove) else f
-        sides = [g] if g.is_symmetric else [g, Inverse(g)]
-        orders = _order_list(orders, "RDP.of")
-        ints = [int(a) for a in orders if a.is_Integer]
-        fast = sampled_rdp_integer(g, ints, dps, upper=True) if ints and len(sides) == 2 else {}
-        reals = [a for a in orders if a.is_Rational and not a.is_Integer]
+        if keys is not None:
+            orders = [sp.Integer(a) for a in keys]
+        per_order = [] if batch is None else zip(*batch, strict=True)
+        fast = {a: _largest_upper(vs, dps) for a, vs in zip(orders, per_order, strict=False)
+                if None not in vs}
+        ints = [int(a) for a in orders if a.is_Integer and a not in fast]
+        if ints and len(sides) == 2:
+            fast.update(sampled_rdp_integer(g, ints, dps, upper=True))
+        reals = [a for a in orders if a.is_Rational and not a.is_Integer and a not in fast]
         if reals and len(sides) == 2:  # the exact upper ends of the Arb balls
             fast.update(sampled_rdp_orders(g, reals, dps))
         rest = [a for a in orders if a.is_Rational and a not in fast
@@ -250,6 +276,31 @@ class RDP(Notion):
             # checked orders and exact bounds >= 0: what _curve would ask SymPy, decided here
             return sp.Basic.__new__(cls, _number_dict(items), sp.oo)
         return cls(items)
+
+    @classmethod
+    def _pending(cls, orders: list, batch: list, dps: int) -> RDP:
+        """The RDP of :meth:`of` whose values are all Arb balls or exact ``fmpq`` (the
+        capability "renyi_orders"): computed and certified already; the curve's SymPy
+        ``Dict`` of the balls' upper ends as exact rationals is formed when first read
+        (``args``: equality, hashing, printing, :meth:`at`, the conversions), not before."""
+        obj = sp.Basic.__new__(cls)
+        obj.__dict__["_built_args"] = None
+        obj.__dict__["_curve_of"] = _PendingCurve(orders, batch, dps)
+        return obj
+
+    @property
+    def _args(self) -> tuple:
+        """``args`` (SymPy's slot, overridden): formed on first reading for a curve of
+        :meth:`_pending`, else as given to ``Basic.__new__``."""
+        d = self.__dict__
+        args = d.get("_built_args")
+        if args is None:
+            args = d["_built_args"] = (d["_curve_of"](), sp.oo)
+        return args
+
+    @_args.setter
+    def _args(self, value: tuple) -> None:
+        self.__dict__["_built_args"] = value
 
     @property
     def curve(self) -> sp.Basic:
@@ -495,6 +546,86 @@ class RDP(Notion):
             return r"\text{RDP}\{%s\}" % body
         a = sp.Symbol(r"\alpha")
         return r"(\alpha, %s)\text{-RDP}" % printer._print(c(a))
+
+
+def _int_orders(orders: Any) -> list | None:
+    """``orders`` as a list when it is a non-empty list, tuple or range of Python ints > 1
+    (valid as they are), else None (``_order_list`` validates)."""
+    if type(orders) not in (list, tuple, range) or not orders:
+        return None
+    for a in orders:
+        if type(a) is not int or a < 2:
+            return None
+    return list(orders)
+
+
+def _capability_orders(sides: list, orders: list, dps: int, ints: bool) -> list | None:
+    """Per side, the list of its values at the orders from the capability "renyi_orders"
+    (``numeric.renyi_orders``: Arb balls of relative width below 10^-dps or exact ``fmpq``,
+    None at an order it leaves out); None where a side has no such program or an order is
+    not rational (+oo). ``ints``: the orders are Python ints (nothing to convert)."""
+    if not all(map(has_program, sides)):  # (before converting the orders)
+        return None
+    if not ints:
+        if not all(a.is_Rational for a in orders):
+            return None
+        orders = [flint_order(a) for a in orders]
+    out = []
+    for h in sides:
+        vals = renyi_orders(h, orders, dps)
+        if vals is None:
+            return None
+        out.append(vals)
+    return out
+
+
+def _exact_upper(v: Any) -> sp.Rational:
+    """The upper end of an Arb ball (at least 0: a divergence is never negative; rounded up
+    to the current precision) or an exact ``fmpq``, as an exact SymPy rational."""
+    if type(v) is fmpq:
+        p, q = int(v.p), int(v.q)
+        if p <= 0:
+            return sp.S.Zero
+        if q == 1:
+            return sp.Integer(p)
+        r = Expr.__new__(sp.Rational)  # (fmpq is in lowest terms: SymPy's gcd not needed)
+        r.p, r.q = p, q
+        return r
+    man, exp = v.upper().man_exp()
+    return sp.S.Zero if man <= 0 else dyadic(int(man), int(exp))
+
+
+def _largest_upper(values: tuple, dps: int) -> sp.Rational:
+    """The largest of the sides' upper ends (:func:`_exact_upper`, rounded up to the first
+    precision of ``renyi_orders``, which keeps the relative width below 10^-dps): eps(a)
+    bounds both directions."""
+    with arb_precision(precision_bits(dps) + 36):
+        return max(_exact_upper(v) for v in values)
+
+
+def _integer(a: int) -> sp.Integer:
+    """The SymPy Integer a >= 2 built directly (SymPy's cached constructor costs more)."""
+    r = Expr.__new__(sp.Integer)
+    r.p = a
+    return r
+
+
+class _PendingCurve:
+    """The curve of :meth:`RDP._pending`: its orders (Python ints or SymPy rationals) and
+    each side's values there; called once, it forms the SymPy ``Dict`` of the upper ends
+    (rounded up to the first precision of ``renyi_orders``)."""
+
+    __slots__ = ("orders", "batch", "dps")
+
+    def __init__(self, orders: list, batch: list, dps: int):
+        self.orders, self.batch, self.dps = orders, batch, dps
+
+    def __call__(self) -> sp.Dict:
+        with arb_precision(precision_bits(self.dps) + 36):
+            ends = [list(map(_exact_upper, vals)) for vals in self.batch]
+        vals = ends[0] if len(ends) == 1 else [max(t) for t in zip(*ends, strict=True)]
+        keys = [_integer(a) if type(a) is int else a for a in self.orders]
+        return _number_dict(dict(zip(keys, vals, strict=True)))
 
 
 def _number_dict(items: dict) -> sp.Dict:

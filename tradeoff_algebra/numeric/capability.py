@@ -10,7 +10,8 @@ node's finite representation where it has one) or None ("not known here").
 The points defined here are the symbolic ones and the two that feed quadrature; the numeric
 ones live beside the code that uses them (:mod:`.protocol`: values, ROC, conjugate, privacy
 profile; :mod:`.knots`, :mod:`.finite`, :mod:`.privacy_loss`: exact representations and the
-privacy loss). :data:`CAPABILITIES` lists them all, and :func:`implemented` says which of them
+privacy loss; :mod:`.renyi_orders`: Renyi divergences at many orders as Arb programs).
+:data:`CAPABILITIES` lists them all, and :func:`implemented` says which of them
 a node class provides: ``tests/test_capabilities.py`` prints the table of families against
 capabilities and checks every entry against a reference computed from the family's values.
 """
@@ -40,6 +41,7 @@ from .protocol import (
     mp_value,
     np_value,
 )
+from .renyi_orders import arb_renyi_orders
 
 __all__ = ["functional_form", "renyi_form", "profile_form", "gdp_mu_form", "monotonicity",
            "log_slope", "kinks", "gaussian_form", "CAPABILITIES", "implemented", "FUNCTIONALS"]
@@ -227,6 +229,7 @@ CAPABILITIES: dict[str, tuple[Callable[[type], bool], str]] = {
     "profile_form": (_dispatch(profile_form), "delta(eps) as a SymPy expression"),
     "functional": (_dispatch(functional_form), "kl, kappas, chi2_plus, tv, auc closed forms"),
     "renyi": (_dispatch(renyi_form), "D_a(P || Q) as a SymPy expression"),
+    "renyi_orders": (_dispatch(arb_renyi_orders), "D_a(P || Q) at many orders in Arb, no SymPy"),
     "gdp_mu": (_dispatch(gdp_mu_form), "the smallest GDP mu in closed form"),
     "gaussian": (_dispatch(gaussian_form), "mu when f is G_mu itself"),
     "monotone": (_dispatch(monotonicity), "the direction of each parameter"),
