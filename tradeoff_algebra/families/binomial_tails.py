@@ -1,7 +1,9 @@
 """The tails of the binomial pair of :mod:`.binomial` for large n: each needed tail of
 K ~ B(n, p) summed from its first term with full relative accuracy (never the whole table),
 the Neyman--Pearson segment that holds alpha found from them, and f(alpha) and delta(eps) of
-f_{eps,0}^{(x) n} (Dong, Roth & Su, Sec. 3.3) at the current precision.
+f_{eps,0}^{(x) n} (Dong, Roth & Su, Sec. 3.3) at the current precision; eps(delta) proved in
+Arb from the profile's balls of ``numeric.binomial_profile`` (two regularised incomplete beta
+functions, O(1) Arb calls at any n).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import sympy as sp
 
 from ..numeric import budget
 from ..numeric.arb_expr import arb_ball
-from ..numeric.binomial_cdf import binom_tail
+from ..numeric.binomial_profile import _fraction_of, arb_delta_ball
+from ..numeric.binomial_profile import segment_formula as _segment_formula
 from ..numeric.context import MPF, ThreadCache, arb_precision, mp
 from ..numeric.protocol import num
 
@@ -287,81 +290,6 @@ def _integer_tails(n: int, a: int, b: int) -> tuple[int, ...]:
 
 
 # -- the profile in Arb: two regularised incomplete beta functions --------------------------------
-# delta(eps) = Q(K >= m) - e^eps P(K >= m) with K ~ B(n, p) under P, B(n, 1 - p) under Q and m
-# the first k with eps0 (2k - n) > eps (Dong, Roth & Su, Prop. 6 and Sec. 3.3); Q(K >= m) =
-# P(B(n, p) <= n - m) = F(n - m) and P(K >= m) = S(m), both regularised incomplete beta
-# functions in Arb (``numeric.binomial_cdf``): O(1) Arb calls at any n.
-
-#: Extra bits tried beyond the first attempt of a ball (doubling) before the best is returned.
-ARB_MAX_EXTRA = 4096
-
-
-def _p_expr(eps0: sp.Expr) -> sp.Expr:
-    """p = 1/(1 + e^eps0), exactly (the null's success probability)."""
-    return 1 / (1 + sp.exp(eps0))
-
-
-def _segment_formula(eps0: sp.Expr, n: int, m: int, prec: int) -> tuple:
-    """(A, B) with delta(eps) = A - e^eps B for l(m - 1) <= eps <= l(m), l(k) = eps0 (2k - n):
-    A = F(n - m), B = S(m) of B(n, p), balls at ``prec`` bits (inside arb_precision(prec))."""
-    p = _p_expr(eps0)
-    return binom_tail("F", n - m, n, p, prec), binom_tail("S", m, n, p, prec)
-
-
-def arb_delta_once(eps0: sp.Expr, n: int, eps, prec: int):
-    """A ball holding delta(eps) of f_{eps0,0}^{(x) n} (``eps`` a ball >= 0) at ``prec`` bits
-    (inside arb_precision(prec)): the union of A - e^eps B over the segments the ball of
-    (n + eps/eps0)/2 does not exclude (delta is continuous: neighbouring segments agree at
-    their common lattice point), or None when more than four are possible."""
-    from flint import arb
-
-    e0 = arb_ball(eps0)
-    if not e0 > 0:
-        return None
-    if isinstance(eps0, sp.Rational) and eps.is_exact():  # the segment decided exactly
-        x = (n + _fraction_of(eps.mid()) / Fraction(int(eps0.p), int(eps0.q))) / 2
-        lo = hi = x.numerator // x.denominator + 1
-    else:
-        t = (n + eps / e0) / 2
-        if not t.is_finite():
-            return None
-        lo = int(t.lower().floor().unique_fmpz()) + 1
-        hi = int(t.upper().floor().unique_fmpz()) + 1
-    if hi - lo > 3:
-        return None
-    ee = eps.exp()
-    out = None
-    for m in range(lo, hi + 1):
-        if m > n:
-            v = arb(0)
-        else:
-            A, B = _segment_formula(eps0, n, max(m, 0), prec)
-            v = A - ee * B
-        out = v if out is None else out.union(v)
-    return out
-
-
-def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
-    """delta(eps) as a ball carrying ``bits`` bits relative (or an exact 0): precision raised
-    from bits + 2 log2 n + 24 while the difference A - e^eps B cancels (at most
-    :data:`ARB_MAX_EXTRA` extra bits; then the best ball). ``eps`` a ball, exact or not."""
-    extra = 2 * n.bit_length() + 24
-    best = None
-    while True:
-        prec = bits + extra
-        with arb_precision(prec):
-            b = arb_delta_once(eps0, n, eps, prec)
-        if b is None:
-            return best
-        if b.is_finite() and (b == 0 or b.rel_accuracy_bits() >= bits):
-            return b
-        if best is None or (b.is_finite() and b.rad() < best.rad()):
-            best = b
-        if extra > ARB_MAX_EXTRA:
-            return best
-        extra *= 2
-
-
 def _float_log_sf(n: int, p: float, m: int) -> float:
     """log P(B(n, p) >= m) in floats by the saddle-point (Lugannani-Rice) formula with
     Daniels' continuity correction for lattice laws, 1 - Phi(w) + phi(w) (1/u - 1/w) (relative
@@ -487,9 +415,3 @@ def arb_epsilon(eps0: sp.Expr, n: int, d: Fraction, bits: int) -> tuple[Fraction
         if ok_lo and ok_hi:
             return lo, hi
     raise NumericalError(f"f_{{{eps0},0}}^(x){n}: eps({float(d):.6g}) not bracketed in Arb")
-
-
-def _fraction_of(x) -> Fraction:
-    """The exact rational value of an exact Arb number (a ball's end)."""
-    man, exp = x.man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)

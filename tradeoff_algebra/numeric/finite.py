@@ -244,6 +244,20 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
             fac[(kind, x)] = fac.get((kind, x), 0) + m
         return FiniteLoss(fac)
 
+    def binomial_form(self) -> tuple | None:
+        """(eps0, n, deltas) when this is f_{eps0,0}^{(x) n} (x) f_{0,d_1}^{(x) m_1} (x) ...:
+        one randomized-response leaf (eps0 > 0, n >= 1) and f_{0,delta} leaves ``deltas`` =
+        ((d, m), ...) with numeric d; else None. Its profile has a closed form
+        (``numeric.binomial_profile``; :meth:`closed_delta`)."""
+        rr = [(x, m) for (k, x), m in self._factors.items() if k == "rr"]
+        rest = [(x, m) for (k, x), m in self._factors.items() if k == "delta"]
+        if len(rr) != 1 or len(rr) + len(rest) != len(self._factors):
+            return None
+        (eps0, n), = rr
+        if eps0.is_positive is not True or eps0.free_symbols or n < 1:
+            return None
+        return eps0, int(n), tuple(rest)
+
     def leaves(self) -> list[tuple[list[tuple[sp.Expr, sp.Expr]], int]]:
         """The factor pairs and their multiplicities: ``[(pairs, m), ...]`` where ``pairs`` lists
         the (P-mass, Q-mass) of each outcome of one factor (exact SymPy numbers) and the whole
