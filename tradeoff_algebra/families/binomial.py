@@ -64,6 +64,7 @@ from ..numeric.context import mp, thread_cache
 from ..numeric.privacy_loss import RHO_LIB, U64, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
     arb_delta,
+    arb_value,
     exact_value,
     mp_epsilon,
     np_value,
@@ -78,6 +79,7 @@ from .binomial_tails import (
     _integer_tails,
     arb_delta_ball,
     arb_epsilon,
+    arb_value_ball,
 )
 from .epsdelta import EpsDelta
 from .trivial import Id
@@ -560,6 +562,16 @@ def _(f, eps):
 
     n = _arb_n(f, 1)
     return None if n is None else arb_delta_ball(f.eps, n, eps, ctx.prec)
+
+
+@arb_value.register(BinomialDP)
+def _(f, a, ac, power):
+    """f(alpha) (``power``: 1 - f(alpha)) as a ball for TABLE_MAX_N < n <= ARB_MAX_N: the
+    Neyman--Pearson segment's line from three regularised incomplete beta functions
+    (``binomial_tails.arb_value_ball``; O(1) Arb calls at any n, where the exact table of
+    n + 1 atoms costs O(n) big-integer operations); None below (the exact routes answer)."""
+    n = _arb_n(f)
+    return None if n is None else arb_value_ball(f.eps, n, a, ac, power)
 
 
 def _pair_of(ball, unit: bool = True) -> CertifiedPair:

@@ -17,6 +17,7 @@ import sympy as sp
 
 from ..numeric import budget
 from ..numeric.arb_expr import arb_ball
+from ..numeric.binomial_cdf import binom_tail
 from ..numeric.binomial_profile import _fraction_of, arb_delta_ball
 from ..numeric.binomial_profile import segment_formula as _segment_formula
 from ..numeric.context import MPF, ThreadCache, arb_precision, mp
@@ -415,3 +416,116 @@ def arb_epsilon(eps0: sp.Expr, n: int, d: Fraction, bits: int) -> tuple[Fraction
         if ok_lo and ok_hi:
             return lo, hi
     raise NumericalError(f"f_{{{eps0},0}}^(x){n}: eps({float(d):.6g}) not bracketed in Arb")
+
+
+# -- f(alpha) in Arb at any n: the segment's line from three incomplete beta functions -----------
+# On the Neyman--Pearson segment A_{j+1} <= alpha <= A_j (A_j = P(K >= j) = S(j), K ~ B(n, p))
+# f(alpha) = A_{n+1-j} + (A_j - alpha) e^{eps0 (2j - n)} and 1 - f(alpha) = F(n - j - 1) +
+# (alpha - A_{j+1}) e^{eps0 (2j - n)} (the module docstring of ``families.binomial``): f is
+# continuous, so where a ball of alpha meets a knot the union of the two lines holds f(alpha).
+# Above alpha = 1/2 the distances to the knots are formed from 1 - alpha and F (A_j - alpha =
+# (1 - alpha) - F(j - 1)), so neither side cancels.
+
+#: Extra bits tried (doubling) before the best ball of f(alpha) is returned.
+VALUE_MAX_EXTRA = 2048
+
+
+def _guess_value_segment(n: int, p: float, la: float, small: bool) -> int:
+    """The j with A_{j+1} <= alpha <= A_j from the saddle-point tails in floats (a guess):
+    ``la`` = log alpha (``small``) or log(1 - alpha)."""
+    lo, hi = 0, n + 1  # the largest j with A_j >= alpha (A_0 = 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if small:
+            ok = _float_log_sf(n, p, mid) >= la
+        else:  # A_j >= alpha <=> P(K <= j - 1) <= 1 - alpha
+            ok = _float_log_tail(n, p, mid - 1, False) <= la
+        lo, hi = (mid, hi) if ok else (lo, mid)
+    return min(lo, n)
+
+
+def _value_once(eps0: sp.Expr, n: int, a, ac, power: bool, prec: int):
+    """A ball of f(alpha) (``power``: 1 - f(alpha)) at ``prec`` bits (inside
+    arb_precision(prec)), or None where the segment is not found."""
+    from flint import arb
+
+    p = 1 / (1 + sp.exp(eps0))
+    small = a.mid() <= arb(1) / 2
+
+    def S(m: int):  # A_m = P(K >= m)
+        return arb(1) if m <= 0 else arb(0) if m > n else binom_tail("S", m, n, p, prec)
+
+    def F(m: int):  # P(K <= m)
+        return arb(0) if m < 0 else arb(1) if m >= n else binom_tail("F", m, n, p, prec)
+
+    def above(m: int):  # A_m >= alpha: True, False, or None (undecided)
+        if m <= 0:
+            return True
+        if m > n:
+            return False if a > 0 else None
+        if small:
+            x = S(m) - a
+        else:  # A_m - alpha = (1 - alpha) - P(K <= m - 1)
+            x = ac - F(m - 1)
+        return True if x >= 0 else False if x < 0 else None
+
+    pf = 1.0 / (1.0 + math.exp(float(eps0)))
+    la = float((a if small else ac).mid().log().mid()) if (a if small else ac) > 0 else -math.inf
+    if la == -math.inf:
+        return None
+    j = _guess_value_segment(n, pf, la, small)
+    for _ in range(MAX_WALK):
+        budget.check()
+        if above(j) is False:
+            j -= 1
+        elif j < n and above(j + 1) is True:
+            j += 1
+        else:
+            break
+    else:
+        return None
+    cands = [j]
+    if above(j) is None and j > 0:
+        cands.append(j - 1)
+    if j < n and above(j + 1) is None:
+        cands.append(j + 1)
+    e0 = arb_ball(eps0)
+    out = None
+    for k in cands:
+        slope = (e0 * (2 * k - n)).exp()
+        if small:
+            d_hi, d_lo = S(k) - a, a - S(k + 1)
+        else:
+            d_hi, d_lo = ac - F(k - 1), F(k) - ac
+        if power:
+            v = F(n - k - 1) + d_lo * slope
+        else:
+            v = S(n + 1 - k) + d_hi * slope
+        out = v if out is None else out.union(v)
+    return out
+
+
+def arb_value_ball(eps0: sp.Expr, n: int, a, ac, power: bool):
+    """f(alpha) (``power``: 1 - f(alpha)) of f_{eps0,0}^{(x) n} as an Arb ball carrying the
+    working precision (Arb's ``ctx.prec``) less 8 bits, from balls ``a`` = alpha, ``ac`` = 1 -
+    alpha: the segment found from float tails and confirmed by certified comparisons, its line
+    from three regularised incomplete beta functions (O(1) Arb calls at any n), the precision
+    raised while the line's terms cancel; None where no segment is found."""
+    from flint import ctx
+
+    want = ctx.prec - 8
+    extra = 2 * n.bit_length() + 24
+    best = None
+    while True:
+        prec = want + extra
+        with arb_precision(prec):
+            b = _value_once(eps0, n, a, ac, power, prec)
+        if b is None:
+            return best
+        if b.is_finite() and (b == 0 or b.rel_accuracy_bits() >= want):
+            return b
+        if best is None or (b.is_finite() and b.rad() < best.rad()):
+            best = b
+        if extra > VALUE_MAX_EXTRA:
+            return best
+        extra *= 2
