@@ -37,6 +37,7 @@ from ..core.node import TradeOff
 from ..numeric import budget, pld
 from ..numeric.context import mp
 from ..numeric.lattice_product import LATTICE_PRODUCT, LatticeProduct, lattice_factor
+from ..numeric.lattice_two import TWO_LATTICES, two_lattice_enclosure, two_lattice_product
 from ..numeric.protocol import (
     GUARD_DPS,
     arb_value,
@@ -502,6 +503,28 @@ class LatticeRoute(Route):
             return lattice_enclosure(plan[1], arg, question)
 
 
+class TwoLatticeRoute(Route):
+    """Finite pairs whose likelihood ratios lie on two incommensurate lattices (f_{1/10,0}^n
+    next to RR(log 3, 5)^n), composed as the product of the two lattices' tilted windows in Arb
+    (``numeric.lattice_two``), where the exact product is not affordable."""
+
+    name = TWO_LATTICES
+    questions = ("delta", "epsilon")
+
+    def supports(self, plan, question):
+        return (plan[0] == "pld" and question in self.questions
+                and lattice_power(plan[1]) is None
+                and two_lattice_product(plan[1]) is not None)
+
+    def cost(self, plan, question):
+        return 0.6
+
+    def enclose(self, f, plan, question, arg):
+        tol = max(min(pld.options()["tol"], 1e-10) / 4, 1e-15)  # (as the lattice route's)
+        with budget.about(question, f):
+            return two_lattice_enclosure(two_lattice_product(plan[1]), arg, question, tol)
+
+
 class PLDRoute(Route):
     """The privacy-loss-distribution engine (``numeric.pld``): pessimistic and optimistic
     discretisations of every factor's loss composed by FFT, refined to the tolerance."""
@@ -529,7 +552,8 @@ class PLDRoute(Route):
 #: (the order breaks ties) and passes on to the next when a route answers None.
 ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
                        LossBoundRoute(),
-                       LatticeRoute(), LatticeProductRoute(), InversionRoute(), PLDRoute()]
+                       LatticeRoute(), TwoLatticeRoute(), LatticeProductRoute(), InversionRoute(),
+                       PLDRoute()]
 
 
 def routes_for(f, question: str) -> list[Route]:
