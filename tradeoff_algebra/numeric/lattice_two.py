@@ -124,11 +124,14 @@ class _Window:
 
 
 def _logs(balls: list) -> np.ndarray:
-    """Float logs of positive balls' midpoints (-inf for 0)."""
+    """Float logs of positive balls' midpoints (-inf for 0), from their mantissas and
+    exponents (an Arb logarithm each cost ten times more)."""
     out = np.full(len(balls), -np.inf)
+    ln2 = math.log(2)
     for i, b in enumerate(balls):
-        if b > 0:
-            out[i] = float(b.mid().log().mid())
+        man, exp = b.mid().man_exp()
+        if man > 0:
+            out[i] = math.log(int(man)) + int(exp) * ln2
     return out
 
 
@@ -351,9 +354,35 @@ class TwoLatticeProduct:
             x = nx
         return x
 
+    def _log_mgf(self, c: float) -> float:
+        """log M(c) = sum of n log M_f(c) over the factors (floats)."""
+        return sum(f.n * f.moments(c, g._ell)[0] for g in self.groups for f in g.factors)
+
     def _guess(self, d: float) -> float:
+        """A start for eps(d): the saddle-point approximation log delta(eps) ~ log M(c) - c eps
+        - log(sd_c sqrt(2 pi) c (c + 1)) at the tilt c with tilted mean eps (the tilted law
+        near eps taken as flat over 1/c), solved for c by bisection; the Gaussian mean + sd
+        sqrt(2 log 1/d) where the tilt is small (planning only)."""
         mean, sd = self._moments(0.0)
-        return max(min(mean + sd * math.sqrt(2 * math.log(1 / d)), self.top_loss()), 0.0)
+        gauss = max(min(mean + sd * math.sqrt(2 * math.log(1 / d)), self.top_loss()), 0.0)
+        ld, top = math.log(d), self.top_loss()
+
+        def excess(c: float) -> float:  # log delta(mean(c)) - log d, decreasing in c
+            m, s_ = self._moments(c)
+            s_ = max(s_, self._ell_min)
+            return (self._log_mgf(c) - c * m
+                    - math.log(s_ * math.sqrt(2 * math.pi) * c * (c + 1)) - ld)
+
+        lo, hi = 1e-3, 1.0
+        if excess(lo) < 0:
+            return gauss
+        while excess(hi) > 0 and self._moments(hi)[0] < top and hi < 1e6:
+            lo, hi = hi, 2 * hi
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+        x = self._moments((lo + hi) / 2)[0]
+        return min(max(x, 0.0), top) if math.isfinite(x) else gauss
 
     def epsilon(self, dn: float, up: float, rel_tol: float) -> tuple[float, float]:
         """Certified lo <= eps(d) <= hi for every d in [dn, up] (0 < dn <= up < 1), eps(d) =

@@ -492,7 +492,10 @@ class LatticeRoute(Route):
     questions = ("delta", "epsilon")
 
     def supports(self, plan, question):
+        # (two lattices, decided in floats, are no one lattice: the plan's proof that the
+        # ratios share no base would call SymPy's simplify, 0.8 s at its first call)
         return (plan[0] == "pld" and question in self.questions
+                and two_lattice_product(plan[1]) is None
                 and lattice_power(plan[1]) is not None)
 
     def cost(self, plan, question):
@@ -513,7 +516,6 @@ class TwoLatticeRoute(Route):
 
     def supports(self, plan, question):
         return (plan[0] == "pld" and question in self.questions
-                and lattice_power(plan[1]) is None
                 and two_lattice_product(plan[1]) is not None)
 
     def cost(self, plan, question):
