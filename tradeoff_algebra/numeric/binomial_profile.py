@@ -87,7 +87,8 @@ def arb_delta_once(eps0: sp.Expr, n: int, eps, prec: int):
 def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
     """delta(eps) as a ball carrying ``bits`` bits relative (or an exact 0): precision raised
     from bits + 2 log2 n + 24 while the difference A - e^eps B cancels (at most
-    :data:`ARB_MAX_EXTRA` extra bits; then the best ball). ``eps`` a ball, exact or not."""
+    :data:`ARB_MAX_EXTRA` extra bits, or until a doubling no longer halves the radius: then the
+    best ball). ``eps`` a ball, exact or not."""
     extra = 2 * n.bit_length() + 24
     best = None
     while True:
@@ -98,6 +99,8 @@ def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
             return best
         if b.is_finite() and (b == 0 or b.rel_accuracy_bits() >= bits):
             return b
+        if best is not None and b.is_finite() and best.is_finite() and 2 * b.rad() > best.rad():
+            return b  # no progress: the ball of eps (or eps0) limits the accuracy, not prec
         if best is None or (b.is_finite() and b.rad() < best.rad()):
             best = b
         if extra > ARB_MAX_EXTRA:

@@ -411,7 +411,7 @@ class FiniteValues:
         eps0, n, deltas = form
 
         def make_ball(prec):
-            with arb_precision(prec):
+            with arb_precision(prec + 64):  # (eps's ball well inside the digits asked)
                 keep = arb(1)
                 for d, m in deltas:
                     keep *= arb_ball(1 - d) ** m
