@@ -108,6 +108,13 @@ class _Window:
         self.wa.reverse()
         self.wb.reverse()
         self.d = np.array([lo + j for j in self.idx], dtype=np.float64)
+        # float logs of the weights for Newton's steps (planning only): log scale + log R(d)
+        # - c l d, and with (c + 1)
+        man, exp = scale.mid().man_exp()
+        lscale = math.log(int(man)) + int(exp) * math.log(2)
+        lr = np.array([math.log(int(coeffs[j])) for j in self.idx])
+        self.la = lscale + lr - c * self.ellf * self.d
+        self.lb = lscale + lr - (c + 1) * self.ellf * self.d
 
     def suffix(self) -> tuple[list, list, np.ndarray, np.ndarray]:
         """(A, B, log A, log B): A[i] = sum of the weights wa over the kept indices >= i (the
@@ -120,19 +127,20 @@ class _Window:
                 sa, sb = sa + self.wa[pos], sb + self.wb[pos]
                 pos -= 1
             A[i], B[i] = sa, sb
-        return A, B, _logs(A), _logs(B)
+        return A, B, self._log_suffix(self.la), self._log_suffix(self.lb)
 
-
-def _logs(balls: list) -> np.ndarray:
-    """Float logs of positive balls' midpoints (-inf for 0), from their mantissas and
-    exponents (an Arb logarithm each cost ten times more)."""
-    out = np.full(len(balls), -np.inf)
-    ln2 = math.log(2)
-    for i, b in enumerate(balls):
-        man, exp = b.mid().man_exp()
-        if man > 0:
-            out[i] = math.log(int(man)) + int(exp) * ln2
-    return out
+    def _log_suffix(self, logs: np.ndarray) -> np.ndarray:
+        """Float logs of the suffix sums of exp(logs) over the window's positions 0 .. size
+        (-inf past the last kept index): planning only."""
+        out = np.full(self.size + 1, -np.inf)
+        if len(logs):
+            acc = np.logaddexp.accumulate(logs[::-1])[::-1]  # over the kept indices
+            idx = np.asarray(self.idx)
+            # position i: the first kept index >= i
+            first = np.searchsorted(idx, np.arange(self.size + 1), side="left")
+            ok = first < len(idx)
+            out[ok] = acc[first[ok]]
+        return out
 
 
 class TwoLatticeProduct:
@@ -211,8 +219,6 @@ class TwoLatticeProduct:
             inner, outer = (w[0], w[1]) if w[0].size >= w[1].size else (w[1], w[0])
             sums = inner.suffix()
             X = w[0].M * w[1].M - w[0].K * w[1].K
-            outer.la = _logs(outer.wa)
-            outer.lb = _logs(outer.wb)
         out = (inner, sums, outer, X)
         if len(self._sides) > 2:
             self._sides.clear()
