@@ -41,7 +41,10 @@ The privacy profile for TABLE_MAX_N < n <= ARB_MAX_N = 10^15 is certified in Arb
 ``delta(eps) = F(n - m) - e^eps S(m)`` with F and S the distribution functions of B(n, p),
 regularised incomplete beta functions (``numeric.binomial_cdf``: O(1) Arb calls at any n, about
 0.1 s at n = 10^6), and eps(delta) the segment's closed form ``log((F(n - m) - delta)/S(m))``
-bracketed and the bracket proved by two more balls of delta (``binomial_tails.arb_epsilon``).
+bracketed and the bracket proved by two more balls of delta (``binomial_tails.arb_epsilon``),
+and f(alpha) (its power too) by the segment's line from three such functions
+(``binomial_tails.arb_value_ball``), so that no value at large n waits for a table of n + 1
+atoms of n log2(1 + e^eps) bits.
 """
 
 from __future__ import annotations

@@ -46,7 +46,11 @@ bound: the working precision is raised until the bound is below the requested pr
 
 The atoms themselves are materialised in :mod:`.finite_tables` (blocks, products and the
 sorted tables with their prefix and suffix sums); the mpmath and Arb routes live in
-:mod:`.finite_values` (the base class :class:`~.finite_values.FiniteValues`).
+:mod:`.finite_values` (the base class :class:`~.finite_values.FiniteValues`), the cost of a
+table, simulated without building it, in :mod:`.finite_cost` (the base class
+:class:`~.finite_cost.FiniteCost`). Randomized response composed n times (with f_{0,delta}
+parts) has a closed-form profile (``numeric.binomial_profile``, :meth:`FiniteLoss.binomial_form`),
+which delta takes before a costly table.
 """
 
 from __future__ import annotations

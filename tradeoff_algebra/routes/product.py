@@ -18,9 +18,11 @@ says which answer a question, :func:`answer` asks them) that answer from the pro
    so that the rest (often a single closed-form factor) is evaluated as tightly as alone; at
    alpha = 0, (f (x) g)(0) = f(0) g(0) (the test of size 0 rejects exactly where P x P' = 0;
    Def. 5), at alpha = 1 the value is 0;
-5. the exact lattice composition of factors whose losses share a lattice of small
-   denominator (``numeric.lattice_product``: discrete Gaussians with rational sigma_i^2 of a
-   common denominator), certified to the working precision;
+5. finite pairs with lattice losses composed in Arb (``numeric.lattice_power``,
+   ``numeric.lattice_tilted``: one lattice; ``numeric.lattice_two``: two incommensurate
+   lattices, f_{1/10,0}^n next to RR(log 3, 5)^n), and the exact lattice composition of factors
+   whose losses share a lattice of small denominator (``numeric.lattice_product``: discrete
+   Gaussians with rational sigma_i^2 of a common denominator), certified;
 6. the certified Laplace inversion and 7. the privacy-loss distribution engine
    (:mod:`.engines`). Options (tolerance, grid, progress bar): numeric.pld.pld_options.
 
