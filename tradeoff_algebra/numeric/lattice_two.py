@@ -66,6 +66,8 @@ __all__ = ["TwoLatticeProduct", "two_lattice_product", "two_lattice_enclosure",
 TWO_LATTICES = "Arb product of two lattices"
 #: The most factors (with multiplicities) of a product.
 MAX_FACTORS = 10**7
+#: The most outcomes of one factor pair tried as a lattice pair.
+MAX_ATOMS = 256
 #: Relative distance of log R_2 / log R_1 from an integer below which the bases are tried as
 #: powers of one another (then proved equal exactly, or taken as two lattices).
 COMMENSURATE_RTOL = 1e-12
@@ -439,6 +441,8 @@ def two_lattice_product(leaves) -> TwoLatticeProduct | None:
     node has an exact finite loss whose parts are lattice pairs (``lattice_power.
     symbolic_lattice_pair``; f_{0,delta} parts too) and their ratios fall on exactly two
     lattices (bases not powers of one another, proved exactly where they are); else None."""
+    if len(leaves) < 2:  # (one factor lies on one lattice: ``lattice_power``)
+        return None
     key = tuple(leaves)
     if key not in _CACHE:
         try:
@@ -467,6 +471,8 @@ def _build(leaves) -> TwoLatticeProduct | None:
             a = sum((q for p, q in pairs if p == 0), sp.Integer(0))
             reg = [(p, q) for p, q in pairs if p != 0 and q != 0]
             if not reg:
+                return None
+            if len(reg) > MAX_ATOMS:  # (the lattice test compares every pair of ratios)
                 return None
             if a != 0:
                 singular.append((a, m * n))
