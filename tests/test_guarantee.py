@@ -229,6 +229,7 @@ CERTIFYING = {
     "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
     "numeric/lattice_product.py",  # exact integer lower bounds, Arb sums, ends rounded outward
+    "numeric/lattice_two.py",  # two tilted windows' Arb sums, the dropped mass bounded in Arb
     "numeric/grid_product.py",  # two lattice products' Arb sums and bounds, ends outward
     "analysis/distance.py",    # directed rounding of + and - on certified ends
     "families/gaussian.py",    # eps_G(0) = oo: delta_G > 0 everywhere (a proof)

@@ -41,7 +41,10 @@ The privacy profile for TABLE_MAX_N < n <= ARB_MAX_N = 10^15 is certified in Arb
 ``delta(eps) = F(n - m) - e^eps S(m)`` with F and S the distribution functions of B(n, p),
 regularised incomplete beta functions (``numeric.binomial_cdf``: O(1) Arb calls at any n, about
 0.1 s at n = 10^6), and eps(delta) the segment's closed form ``log((F(n - m) - delta)/S(m))``
-bracketed and the bracket proved by two more balls of delta (``binomial_tails.arb_epsilon``).
+bracketed and the bracket proved by two more balls of delta (``binomial_tails.arb_epsilon``),
+and f(alpha) (its power too) by the segment's line from three such functions
+(``binomial_tails.arb_value_ball``), so that no value at large n waits for a table of n + 1
+atoms of n log2(1 + e^eps) bits.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from ..numeric.context import mp, thread_cache
 from ..numeric.privacy_loss import RHO_LIB, U64, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
     arb_delta,
+    arb_value,
     exact_value,
     mp_epsilon,
     np_value,
@@ -78,6 +82,7 @@ from .binomial_tails import (
     _integer_tails,
     arb_delta_ball,
     arb_epsilon,
+    arb_value_ball,
 )
 from .epsdelta import EpsDelta
 from .trivial import Id
@@ -560,6 +565,16 @@ def _(f, eps):
 
     n = _arb_n(f, 1)
     return None if n is None else arb_delta_ball(f.eps, n, eps, ctx.prec)
+
+
+@arb_value.register(BinomialDP)
+def _(f, a, ac, power):
+    """f(alpha) (``power``: 1 - f(alpha)) as a ball for TABLE_MAX_N < n <= ARB_MAX_N: the
+    Neyman--Pearson segment's line from three regularised incomplete beta functions
+    (``binomial_tails.arb_value_ball``; O(1) Arb calls at any n, where the exact table of
+    n + 1 atoms costs O(n) big-integer operations); None below (the exact routes answer)."""
+    n = _arb_n(f)
+    return None if n is None else arb_value_ball(f.eps, n, a, ac, power)
 
 
 def _pair_of(ball, unit: bool = True) -> CertifiedPair:

@@ -1,7 +1,9 @@
 """The tails of the binomial pair of :mod:`.binomial` for large n: each needed tail of
 K ~ B(n, p) summed from its first term with full relative accuracy (never the whole table),
 the Neyman--Pearson segment that holds alpha found from them, and f(alpha) and delta(eps) of
-f_{eps,0}^{(x) n} (Dong, Roth & Su, Sec. 3.3) at the current precision.
+f_{eps,0}^{(x) n} (Dong, Roth & Su, Sec. 3.3) at the current precision; eps(delta) proved in
+Arb from the profile's balls of ``numeric.binomial_profile`` (two regularised incomplete beta
+functions, O(1) Arb calls at any n).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sympy as sp
 from ..numeric import budget
 from ..numeric.arb_expr import arb_ball
 from ..numeric.binomial_cdf import binom_tail
+from ..numeric.binomial_profile import _fraction_of, arb_delta_ball
+from ..numeric.binomial_profile import segment_formula as _segment_formula
 from ..numeric.context import MPF, ThreadCache, arb_precision, mp
 from ..numeric.protocol import num
 
@@ -287,81 +291,6 @@ def _integer_tails(n: int, a: int, b: int) -> tuple[int, ...]:
 
 
 # -- the profile in Arb: two regularised incomplete beta functions --------------------------------
-# delta(eps) = Q(K >= m) - e^eps P(K >= m) with K ~ B(n, p) under P, B(n, 1 - p) under Q and m
-# the first k with eps0 (2k - n) > eps (Dong, Roth & Su, Prop. 6 and Sec. 3.3); Q(K >= m) =
-# P(B(n, p) <= n - m) = F(n - m) and P(K >= m) = S(m), both regularised incomplete beta
-# functions in Arb (``numeric.binomial_cdf``): O(1) Arb calls at any n.
-
-#: Extra bits tried beyond the first attempt of a ball (doubling) before the best is returned.
-ARB_MAX_EXTRA = 4096
-
-
-def _p_expr(eps0: sp.Expr) -> sp.Expr:
-    """p = 1/(1 + e^eps0), exactly (the null's success probability)."""
-    return 1 / (1 + sp.exp(eps0))
-
-
-def _segment_formula(eps0: sp.Expr, n: int, m: int, prec: int) -> tuple:
-    """(A, B) with delta(eps) = A - e^eps B for l(m - 1) <= eps <= l(m), l(k) = eps0 (2k - n):
-    A = F(n - m), B = S(m) of B(n, p), balls at ``prec`` bits (inside arb_precision(prec))."""
-    p = _p_expr(eps0)
-    return binom_tail("F", n - m, n, p, prec), binom_tail("S", m, n, p, prec)
-
-
-def arb_delta_once(eps0: sp.Expr, n: int, eps, prec: int):
-    """A ball holding delta(eps) of f_{eps0,0}^{(x) n} (``eps`` a ball >= 0) at ``prec`` bits
-    (inside arb_precision(prec)): the union of A - e^eps B over the segments the ball of
-    (n + eps/eps0)/2 does not exclude (delta is continuous: neighbouring segments agree at
-    their common lattice point), or None when more than four are possible."""
-    from flint import arb
-
-    e0 = arb_ball(eps0)
-    if not e0 > 0:
-        return None
-    if isinstance(eps0, sp.Rational) and eps.is_exact():  # the segment decided exactly
-        x = (n + _fraction_of(eps.mid()) / Fraction(int(eps0.p), int(eps0.q))) / 2
-        lo = hi = x.numerator // x.denominator + 1
-    else:
-        t = (n + eps / e0) / 2
-        if not t.is_finite():
-            return None
-        lo = int(t.lower().floor().unique_fmpz()) + 1
-        hi = int(t.upper().floor().unique_fmpz()) + 1
-    if hi - lo > 3:
-        return None
-    ee = eps.exp()
-    out = None
-    for m in range(lo, hi + 1):
-        if m > n:
-            v = arb(0)
-        else:
-            A, B = _segment_formula(eps0, n, max(m, 0), prec)
-            v = A - ee * B
-        out = v if out is None else out.union(v)
-    return out
-
-
-def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
-    """delta(eps) as a ball carrying ``bits`` bits relative (or an exact 0): precision raised
-    from bits + 2 log2 n + 24 while the difference A - e^eps B cancels (at most
-    :data:`ARB_MAX_EXTRA` extra bits; then the best ball). ``eps`` a ball, exact or not."""
-    extra = 2 * n.bit_length() + 24
-    best = None
-    while True:
-        prec = bits + extra
-        with arb_precision(prec):
-            b = arb_delta_once(eps0, n, eps, prec)
-        if b is None:
-            return best
-        if b.is_finite() and (b == 0 or b.rel_accuracy_bits() >= bits):
-            return b
-        if best is None or (b.is_finite() and b.rad() < best.rad()):
-            best = b
-        if extra > ARB_MAX_EXTRA:
-            return best
-        extra *= 2
-
-
 def _float_log_sf(n: int, p: float, m: int) -> float:
     """log P(B(n, p) >= m) in floats by the saddle-point (Lugannani-Rice) formula with
     Daniels' continuity correction for lattice laws, 1 - Phi(w) + phi(w) (1/u - 1/w) (relative
@@ -489,7 +418,119 @@ def arb_epsilon(eps0: sp.Expr, n: int, d: Fraction, bits: int) -> tuple[Fraction
     raise NumericalError(f"f_{{{eps0},0}}^(x){n}: eps({float(d):.6g}) not bracketed in Arb")
 
 
-def _fraction_of(x) -> Fraction:
-    """The exact rational value of an exact Arb number (a ball's end)."""
-    man, exp = x.man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+# -- f(alpha) in Arb at any n: the segment's line from three incomplete beta functions -----------
+# On the Neyman--Pearson segment A_{j+1} <= alpha <= A_j (A_j = P(K >= j) = S(j), K ~ B(n, p))
+# f(alpha) = A_{n+1-j} + (A_j - alpha) e^{eps0 (2j - n)} and 1 - f(alpha) = F(n - j - 1) +
+# (alpha - A_{j+1}) e^{eps0 (2j - n)} (the module docstring of ``families.binomial``): f is
+# continuous, so where a ball of alpha meets a knot the union of the two lines holds f(alpha).
+# Above alpha = 1/2 the distances to the knots are formed from 1 - alpha and F (A_j - alpha =
+# (1 - alpha) - F(j - 1)), so neither side cancels.
+
+#: Extra bits tried (doubling) before the best ball of f(alpha) is returned.
+VALUE_MAX_EXTRA = 2048
+
+
+def _guess_value_segment(n: int, p: float, la: float, small: bool) -> int:
+    """The j with A_{j+1} <= alpha <= A_j from the saddle-point tails in floats (a guess):
+    ``la`` = log alpha (``small``) or log(1 - alpha)."""
+    lo, hi = 0, n + 1  # the largest j with A_j >= alpha (A_0 = 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if small:
+            ok = _float_log_sf(n, p, mid) >= la
+        else:  # A_j >= alpha <=> P(K <= j - 1) <= 1 - alpha
+            ok = _float_log_tail(n, p, mid - 1, False) <= la
+        lo, hi = (mid, hi) if ok else (lo, mid)
+    return min(lo, n)
+
+
+def _value_once(eps0: sp.Expr, n: int, a, ac, power: bool, prec: int):
+    """A ball of f(alpha) (``power``: 1 - f(alpha)) at ``prec`` bits (inside
+    arb_precision(prec)), or None where the segment is not found."""
+    from flint import arb
+
+    p = 1 / (1 + sp.exp(eps0))
+    small = a.mid() <= arb(1) / 2
+
+    def S(m: int):  # A_m = P(K >= m)
+        return arb(1) if m <= 0 else arb(0) if m > n else binom_tail("S", m, n, p, prec)
+
+    def F(m: int):  # P(K <= m)
+        return arb(0) if m < 0 else arb(1) if m >= n else binom_tail("F", m, n, p, prec)
+
+    def above(m: int):  # A_m >= alpha: True, False, or None (undecided)
+        if m <= 0:
+            return True
+        if m > n:
+            return False if a > 0 else None
+        if small:
+            x = S(m) - a
+        else:  # A_m - alpha = (1 - alpha) - P(K <= m - 1)
+            x = ac - F(m - 1)
+        return True if x >= 0 else False if x < 0 else None
+
+    pf = 1.0 / (1.0 + math.exp(float(eps0)))
+    la = float((a if small else ac).mid().log().mid()) if (a if small else ac) > 0 else -math.inf
+    if la == -math.inf:
+        return None
+    j = _guess_value_segment(n, pf, la, small)
+    for _ in range(MAX_WALK):
+        budget.check()
+        if above(j) is False:
+            j -= 1
+        elif j < n and above(j + 1) is True:
+            j += 1
+        else:
+            break
+    else:
+        return None
+    cands = [j]
+    if above(j) is None and j > 0:
+        cands.append(j - 1)
+    if j < n and above(j + 1) is None:
+        cands.append(j + 1)
+    e0 = arb_ball(eps0)
+    out = None
+    for k in cands:
+        slope = (e0 * (2 * k - n)).exp()
+        if small:
+            d_hi, d_lo = S(k) - a, a - S(k + 1)
+        else:
+            d_hi, d_lo = ac - F(k - 1), F(k) - ac
+        if power:
+            v = F(n - k - 1) + d_lo * slope
+        else:
+            v = S(n + 1 - k) + d_hi * slope
+        out = v if out is None else out.union(v)
+    return out
+
+
+def arb_value_ball(eps0: sp.Expr, n: int, a, ac, power: bool):
+    """f(alpha) (``power``: 1 - f(alpha)) of f_{eps0,0}^{(x) n} as an Arb ball carrying the
+    working precision (Arb's ``ctx.prec``) less 8 bits, from balls ``a`` = alpha, ``ac`` = 1 -
+    alpha: the segment found from float tails and confirmed by certified comparisons, its line
+    from three regularised incomplete beta functions (O(1) Arb calls at any n), the precision
+    raised while the line's terms cancel; None where no segment is found."""
+    from flint import ctx
+
+    want = ctx.prec - 8
+    extra = 2 * n.bit_length() + 24
+    best = None
+    while True:
+        prec = want + extra
+        with arb_precision(prec):
+            b = _value_once(eps0, n, a, ac, power, prec)
+        if b is None:
+            return best
+        if b.is_finite() and (b == 0 or b.rel_accuracy_bits() >= want):
+            return b
+        if best is not None and b.is_finite() and best.is_finite() and 2 * b.rad() > best.rad():
+            # (a doubling that does not halve the radius: the balls of alpha, not the
+            # precision, limit it; the next doubling costs ~8x as much and gains nothing)
+            return b if b.rad() < best.rad() else best
+        if best is None or (b.is_finite() and b.rad() < best.rad()):
+            best = b
+        if extra > VALUE_MAX_EXTRA:
+            return best
+        budget.check(best)
+        extra *= 2

@@ -46,37 +46,37 @@ bound: the working precision is raised until the bound is below the requested pr
 
 The atoms themselves are materialised in :mod:`.finite_tables` (blocks, products and the
 sorted tables with their prefix and suffix sums); the mpmath and Arb routes live in
-:mod:`.finite_values` (the base class :class:`~.finite_values.FiniteValues`).
+:mod:`.finite_values` (the base class :class:`~.finite_values.FiniteValues`), the cost of a
+table, simulated without building it, in :mod:`.finite_cost` (the base class
+:class:`~.finite_cost.FiniteCost`). Randomized response composed n times (with f_{0,delta}
+parts) has a closed-form profile (``numeric.binomial_profile``, :meth:`FiniteLoss.binomial_form`),
+which delta takes before a costly table.
 """
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from fractions import Fraction
 from typing import Any
 
 import sympy as sp
 
-from ..core.errors import InvalidParameter, NoClosedForm, NumericalError, brief
+from ..core.errors import InvalidParameter, NoClosedForm, brief
 from ..core.validate import to_sympy
-from . import budget, progress
+from . import budget
 from .cf_atoms import AtomLaw, BinomialLaw, DeltaLaw, ProductLaw
 from .context import ThreadCache, mp
+from .finite_cost import MAX_COST, MAX_KEY_BITS, SECONDS_PER_UNIT, FiniteCost, TooLarge
 from .finite_tables import (
-    _ONE,
-    _ZERO,
     _atoms_block,
     _class_block,
     _classes,
     _delta_block,
     _frac,
     _is_zero,
-    _kmul,
     _Mode,
     _power_block,
     _product,
-    _ratio_key,
     _Table,
     _tick,
     _unit_block,
@@ -87,7 +87,8 @@ from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
 from .protocol import EXACT_TV_ROUTES, LEVEL_ROUTES, POINT_ROUTES, num
 from .value import Value
 
-__all__ = ["FiniteLoss", "finite_loss"]
+__all__ = ["FiniteLoss", "finite_loss", "MAX_COST", "MAX_KEY_BITS", "SECONDS_PER_UNIT",
+           "TooLarge"]
 
 # Leaves of a FiniteLoss: ("rr", eps) randomized response with ratio e^{+-eps};
 # ("delta", d) the three-atom pair of f_{0,d}; ("atoms", ((ratio, P, Q), ...)) a finite pair with
@@ -95,70 +96,8 @@ __all__ = ["FiniteLoss", "finite_loss"]
 
 #: Largest number of atoms for which the symbolic (non-rational) atoms and knots are built.
 SYMBOLIC_MAX_ATOMS = 400
-#: Largest exact product materialised by the composition routes (``FiniteLoss.affordable``):
-#: the number of elementary mass products (pairs of atoms multiplied, binomial terms), scaled
-#: by the size of the integers in exact mode. Past it a product goes to the PLD engine
-#: (``operators.tensor``) and a single finite object raises :class:`TooLarge` naming it.
-MAX_COST = 4_000_000
-#: The largest size (bits) of a product's likelihood ratios the cost simulation multiplies: a
-#: float mass is a 53-bit rational, and randomized response with a float p composed 1000 times
-#: has ratios of 10^5 bits, whose simulation alone took minutes (the routes then compose such a
-#: lattice pair in Arb: ``numeric.lattice_power``).
-MAX_KEY_BITS = 16_384
 
-
-#: Seconds per unit of the cost simulation (:meth:`FiniteLoss.cost`) in each arithmetic of a
-#: table, a lower bound of the time the table takes: measured on an x86_64 core (Python 3.11,
-#: a load of 2.5 on 2 cores) and divided by about three for a faster machine. Exact: randomized
-#: response with eps = log 3 composed 2 10^4 times, 3.6 10^6 units (its integers counted in
-#: 2048-bit words) in 1.04 s; mpmath at 128 bits, eps = 1/10 composed 10^5 times, 6 10^5 units
-#: in 1.6 s (the float atoms) to 2.7 s (the sorted table); Arb, the same in 0.34 s; SymPy, eps =
-#: 1/10 composed 300 times, 1870 units in 1.7 s. The routes refuse at once a table whose lower
-#: bound exceeds the time left (:meth:`FiniteLoss.ensure_build_time`), and the tables' loops
-#: check the deadline (``finite_tables``) where the bound was too low.
-SECONDS_PER_UNIT = {"exact": 1e-7, "mp": 1e-6, "arb": 2e-7, "sym": 3e-4}
-
-
-class TooLarge(NumericalError):
-    """The exact product of finite objects is too large to materialise (see :data:`MAX_COST`)."""
-
-
-#: Charge of one product of keys whose ratio is a SymPy number (irrational e^eps): SymPy
-#: multiplies and hashes it about this many times slower than a Fraction.
-SYMBOLIC_WEIGHT = 1000
-#: Bits of a rational ratio charged as one elementary product by the cost simulation.
-WORD_BITS = 32
-
-
-def _symbolic(keys: set) -> bool:
-    return any(not isinstance(k[0], Fraction) and k[0] is not None for k in keys)
-
-
-def _key_bits(keys: set) -> int:
-    """The largest size (bits of numerator and denominator) of the rational ratios of keys."""
-    return max((k[0].numerator.bit_length() + k[0].denominator.bit_length()
-                for k in keys if isinstance(k[0], Fraction)), default=0)
-
-
-def _sim_product(A: set, B: set, acc: list, limit: int) -> set:
-    """Keys of the product of two blocks (as :func:`_product`), charging |A| |B| to acc[0]
-    before forming them (times :data:`SYMBOLIC_WEIGHT` for symbolic ratios, times the ratios'
-    size in units of :data:`WORD_BITS` for rational ones: a product of 3^500-sized ratios
-    costs ~20 small ones, and the simulation itself multiplies them)."""
-    weight = SYMBOLIC_WEIGHT if _symbolic(A) or _symbolic(B) else \
-        max(1, (_key_bits(A) + _key_bits(B)) // WORD_BITS)
-    acc[0] += len(A) * len(B) * weight
-    if acc[0] > limit:
-        raise TooLarge("finite product beyond the size limit")
-    out = set()
-    for ka in A:
-        budget.check()  # (symbolic ratio keys: a row can take milliseconds)
-        for kb in B:
-            out.add(_kmul(ka, kb))
-    return out
-
-
-class FiniteLoss(FiniteValues, PrivacyLoss):
+class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
     """The exact discrete privacy-loss representation of a pair (P, Q) of finite distributions.
 
     Built lazily from leaves with multiplicities (randomized response ``f_{eps,0}``, the
@@ -309,6 +248,20 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
             fac[(kind, x)] = fac.get((kind, x), 0) + m
         return FiniteLoss(fac)
 
+    def binomial_form(self) -> tuple | None:
+        """(eps0, n, deltas) when this is f_{eps0,0}^{(x) n} (x) f_{0,d_1}^{(x) m_1} (x) ...:
+        one randomized-response leaf (eps0 > 0, n >= 1) and f_{0,delta} leaves ``deltas`` =
+        ((d, m), ...) with numeric d; else None. Its profile has a closed form
+        (``numeric.binomial_profile``; :meth:`closed_delta`)."""
+        rr = [(x, m) for (k, x), m in self._factors.items() if k == "rr"]
+        rest = [(x, m) for (k, x), m in self._factors.items() if k == "delta"]
+        if len(rr) != 1 or len(rr) + len(rest) != len(self._factors):
+            return None
+        (eps0, n), = rr
+        if eps0.is_positive is not True or eps0.free_symbols or n < 1:
+            return None
+        return eps0, int(n), tuple(rest)
+
     def leaves(self) -> list[tuple[list[tuple[sp.Expr, sp.Expr]], int]]:
         """The factor pairs and their multiplicities: ``[(pairs, m), ...]`` where ``pairs`` lists
         the (P-mass, Q-mass) of each outcome of one factor (exact SymPy numbers) and the whole
@@ -325,123 +278,6 @@ class FiniteLoss(FiniteValues, PrivacyLoss):
                 pairs = [(p, q) for _, p, q in x]
             out.append((pairs, m))
         return out
-
-    def cost(self, limit: int = MAX_COST) -> int | None:
-        """An upper bound on the elementary products the materialised table needs (binomial
-        terms and pairs of atoms multiplied, scaled by the integer sizes in exact mode), or
-        None when it exceeds ``limit`` (found without doing that work: the key sets of the
-        products are simulated, and abandoned past the limit)."""
-        key = ("cost", limit)
-        if key in self._cache:
-            return self._cache[key]
-        try:
-            c = self._simulate(limit)
-        except TooLarge:
-            c = None
-        self._cache[key] = c
-        return c
-
-    def affordable(self, limit: int = MAX_COST) -> bool:
-        """Is the exact table within ``limit`` elementary products (see :meth:`cost`)?"""
-        return self.cost(limit) is not None
-
-    def _units(self, cap: int, exact: bool) -> int | None:
-        """The cost of a table (:meth:`_simulate`, ``exact``: integer masses), or None when it
-        exceeds ``cap``; the simulation is remembered (its value, or the cap it exceeded)."""
-        key = ("units", exact)
-        val, above = self._cache.get(key, (None, 0))
-        if val is not None:
-            return val if val <= cap else None
-        if cap <= above:
-            return None
-        try:
-            val = self._simulate(cap, exact)
-        except TooLarge:
-            self._cache[key] = (None, cap)
-            return None
-        self._cache[key] = (val, 0)
-        return val
-
-    def ensure_build_time(self, kind: str) -> None:
-        """Refuse at once (:func:`.progress.ensure_time`: TimeLimitExceeded naming the time
-        limit) a table in arithmetic ``kind`` ('exact', 'mp', 'arb', 'sym') that cannot be
-        built in the time left: its cost (:meth:`cost`, simulated without building it, up to
-        what the time left affords) times :data:`SECONDS_PER_UNIT`, a lower bound of its time.
-        Outside a call or without a limit it does nothing."""
-        left = budget.remaining()
-        if not math.isfinite(left):
-            return
-        rate = SECONDS_PER_UNIT[kind]
-        cap = max(int(left / rate), 1)
-        units = self._units(cap, kind == "exact")
-        if units is None:  # more than cap units: more than the time left
-            seconds, size = (cap + 1) * rate, f"more than {cap:.3g}"
-        else:
-            seconds, size = units * rate, f"{units:.3g}"
-        progress.ensure_time(seconds, f"the table of {self} ({size} elementary products in "
-                             f"{kind} arithmetic)")
-
-    def _simulate(self, limit: int, exact: bool | None = None) -> int:
-        """The cost (see :meth:`cost`), scaled by the integers' size in exact arithmetic
-        (``exact``: by default when :attr:`is_rational`); :class:`TooLarge` past ``limit``."""
-        acc = [0]
-
-        def charge(k: int) -> None:
-            acc[0] += k
-            if acc[0] > limit:
-                raise TooLarge("finite product beyond the size limit")
-
-        rr = [(x, m) for (k, x), m in self._factors.items() if k == "rr"]
-        pairs = [(x, m) for (k, x), m in self._factors.items() if k == "atoms"]
-        sizes = []
-        for _, members in _classes(sorted(rr, key=lambda t: sp.default_sort_key(t[0]))):
-            size, span = 1, 0
-            for i, (mult, _, n) in enumerate(members):
-                charge(n + 1)
-                if i:
-                    charge(size * (n + 1))
-                span += abs(mult) * n
-                size = min(size * (n + 1), span + 1)
-            sizes.append(size)
-        for atoms, m in pairs:
-            keys = set()
-            for r, _, _ in atoms:
-                c = _ratio_key(r)
-                keys.add((c, ()) if c is None or c != 0 else (_ZERO, ()))
-            charge(len(keys))
-            # the simulation itself multiplies the keys: rationals of up to m times their size
-            if m * max((k.numerator.bit_length() + k.denominator.bit_length()
-                        for k, _ in keys if isinstance(k, Fraction)), default=0) > MAX_KEY_BITS:
-                raise TooLarge("finite product beyond the size limit (its likelihood ratios)")
-            result, base, n = {(_ONE, ())}, keys, m
-            while n:
-                if n & 1:
-                    result = _sim_product(result, base, acc, limit)
-                n >>= 1
-                if n:
-                    base = _sim_product(base, base, acc, limit)
-            sizes.append(len(result))
-        total = 1
-        for sz in sizes:
-            charge(total * sz)
-            total *= sz
-        charge(4 * total + 64)
-        work = acc[0]
-        if self.is_rational and exact is not False:
-            # integer masses over a common denominator of ``bits`` bits
-            bits = 0
-            for (kind, x), m in self._factors.items():
-                if kind == "rr":
-                    E = sp.exp(x)
-                    bits += m * int(E.p + E.q).bit_length()
-                elif kind == "delta":
-                    bits += m * int(x.q).bit_length()
-                else:
-                    bits += m * sum(int(t.q).bit_length() for a in x for t in a[1:])
-            work = work * (1 + bits // 2048)
-            if work > limit:
-                raise TooLarge("finite product beyond the size limit")
-        return work
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FiniteLoss) and self._factors == other._factors

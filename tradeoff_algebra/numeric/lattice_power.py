@@ -72,9 +72,11 @@ def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
             continue
         if p.is_zero or q.is_zero or not (p.is_positive and q.is_positive):
             return None
-        r = q / p if (p.is_Rational and q.is_Rational) else sp.simplify(q / p)
+        r = q / p
+        if not r.is_Rational and r.has(sp.Add):  # (SymPy's simplify is costly: its first
+            r = sp.simplify(r)  # call imports sympy.physics, 0.8 s; a monomial needs none)
         for g in groups:
-            if g[0] == r or sp.simplify(g[0] - r) == 0:
+            if g[0] == r or (_near(g[0], r) and sp.simplify(g[0] - r) == 0):
                 g[1] += q
                 break
         else:
@@ -86,7 +88,9 @@ def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
     if not others:
         return None
     lb, base = min(others, key=lambda t: t[0])
-    base = base if sp.log(base).evalf(30) > 0 else sp.simplify(1 / base)
+    if not sp.log(base).evalf(30) > 0:
+        base = 1 / base
+        base = sp.simplify(base) if base.has(sp.Add) else base
     ks, qs = [], []
     for (r, q), lg in zip(groups, logs, strict=True):
         k = round(lg / lb)
@@ -95,6 +99,15 @@ def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
         ks.append(k)
         qs.append(q)
     return base, ks, qs
+
+
+def _near(x: sp.Expr, y: sp.Expr) -> bool:
+    """Can x = y? False when 30 digits tell them apart (then no identity is tried: two ratios
+    kept apart that were equal would only make two groups of one exponent)."""
+    try:
+        return abs(complex(sp.N(x - y, 30))) <= 1e-25 * max(abs(complex(sp.N(x, 30))), 1e-300)
+    except (TypeError, ValueError):
+        return True
 
 
 def _ball(x) -> arb:

@@ -18,9 +18,11 @@ says which answer a question, :func:`answer` asks them) that answer from the pro
    so that the rest (often a single closed-form factor) is evaluated as tightly as alone; at
    alpha = 0, (f (x) g)(0) = f(0) g(0) (the test of size 0 rejects exactly where P x P' = 0;
    Def. 5), at alpha = 1 the value is 0;
-5. the exact lattice composition of factors whose losses share a lattice of small
-   denominator (``numeric.lattice_product``: discrete Gaussians with rational sigma_i^2 of a
-   common denominator), certified to the working precision;
+5. finite pairs with lattice losses composed in Arb (``numeric.lattice_power``,
+   ``numeric.lattice_tilted``: one lattice; ``numeric.lattice_two``: two incommensurate
+   lattices, f_{1/10,0}^n next to RR(log 3, 5)^n), and the exact lattice composition of factors
+   whose losses share a lattice of small denominator (``numeric.lattice_product``: discrete
+   Gaussians with rational sigma_i^2 of a common denominator), certified;
 6. the certified Laplace inversion and 7. the privacy-loss distribution engine
    (:mod:`.engines`). Options (tolerance, grid, progress bar): numeric.pld.pld_options.
 
@@ -37,6 +39,7 @@ from ..core.node import TradeOff
 from ..numeric import budget, pld
 from ..numeric.context import mp
 from ..numeric.lattice_product import LATTICE_PRODUCT, LatticeProduct, lattice_factor
+from ..numeric.lattice_two import TWO_LATTICES, two_lattice_enclosure, two_lattice_product
 from ..numeric.protocol import (
     GUARD_DPS,
     arb_value,
@@ -491,7 +494,10 @@ class LatticeRoute(Route):
     questions = ("delta", "epsilon")
 
     def supports(self, plan, question):
+        # (two lattices, decided in floats, are no one lattice: the plan's proof that the
+        # ratios share no base would call SymPy's simplify, 0.8 s at its first call)
         return (plan[0] == "pld" and question in self.questions
+                and two_lattice_product(plan[1]) is None
                 and lattice_power(plan[1]) is not None)
 
     def cost(self, plan, question):
@@ -500,6 +506,27 @@ class LatticeRoute(Route):
     def enclose(self, f, plan, question, arg):
         with budget.about(question, f):
             return lattice_enclosure(plan[1], arg, question)
+
+
+class TwoLatticeRoute(Route):
+    """Finite pairs whose likelihood ratios lie on two incommensurate lattices (f_{1/10,0}^n
+    next to RR(log 3, 5)^n), composed as the product of the two lattices' tilted windows in Arb
+    (``numeric.lattice_two``), where the exact product is not affordable."""
+
+    name = TWO_LATTICES
+    questions = ("delta", "epsilon")
+
+    def supports(self, plan, question):
+        return (plan[0] == "pld" and question in self.questions
+                and two_lattice_product(plan[1]) is not None)
+
+    def cost(self, plan, question):
+        return 0.6
+
+    def enclose(self, f, plan, question, arg):
+        tol = max(min(pld.options()["tol"], 1e-10) / 4, 1e-15)  # (as the lattice route's)
+        with budget.about(question, f):
+            return two_lattice_enclosure(two_lattice_product(plan[1]), arg, question, tol)
 
 
 class PLDRoute(Route):
@@ -529,7 +556,8 @@ class PLDRoute(Route):
 #: (the order breaks ties) and passes on to the next when a route answers None.
 ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
                        LossBoundRoute(),
-                       LatticeRoute(), LatticeProductRoute(), InversionRoute(), PLDRoute()]
+                       LatticeRoute(), TwoLatticeRoute(), LatticeProductRoute(), InversionRoute(),
+                       PLDRoute()]
 
 
 def routes_for(f, question: str) -> list[Route]:
