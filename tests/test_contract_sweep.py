@@ -561,13 +561,14 @@ def test_oversized_problems_are_refused_at_once(make, question, arg, limit, seco
 def test_a_vacuous_mpmath_enclosure_is_refined_and_warned():
     """Max(G(1), L_1) >= L_1 is 1-DP, so delta(eps) = 0 for eps >= 1 (Prop. 6). Its convex
     conjugate at y = -e^200 cancels beyond 50 digits: the mpmath route returned all of [0, 1],
-    in silence. The precision now rises until the enclosure says something, and an enclosure
-    [0, x] (no digit known) comes with a ToleranceWarning."""
+    in silence. delta of a maximum is now the concave search on its arguments' powers
+    (operators/max_delta.py), which proves [0, x] with x far below every float; an enclosure
+    [0, x] (no digit known) comes with a ToleranceWarning, certified or not."""
     f = ta.Max(G(1), Laplace(1))
     for eps in (5, 200):
         with pytest.warns(ta.ToleranceWarning, match="no digit"):
             v = ta.delta(f, eps)
-        assert v.lo == 0 and 0 < v.hi < 1e-20 and v.guarantee == "estimate"
+        assert v.lo == 0 and 0 < v.hi < 1e-300 and v.guarantee == "certified"
     # a value with its digits stays silent
     with warnings.catch_warnings():
         warnings.simplefilter("error")

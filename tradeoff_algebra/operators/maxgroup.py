@@ -31,6 +31,7 @@ from ..numeric.knots import (
     rational_knots,
 )
 from ._base import all_symmetric, operand, sorted_operands
+from .max_delta import max_delta
 
 __all__ = ["Max", "Group"]
 
@@ -203,7 +204,6 @@ def _register_max_numerics() -> None:
     from ..numeric.privacy_loss import privacy_loss
     from ..numeric.protocol import (
         arb_value,
-        conjugate_delta,
         exact_value,
         mp_delta,
         mp_roc,
@@ -237,14 +237,15 @@ def _register_max_numerics() -> None:
     def _(f, eps):
         """delta of a maximum: of the one argument left after dropping Zero; exact from the
         knots when piecewise linear (delta is exactly 0 beyond the largest log-slope when
-        f(0) = 1); else 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6)."""
+        f(0) = 1); else sup_alpha {min_i (1 - f_i(alpha)) - e^eps alpha} (Dong, Roth & Su,
+        Prop. 6) from the arguments' powers, certified when they are (``max_delta``)."""
         args = _max_args(f)
         if len(args) == 1:
             return mp_delta(args[0], eps)
         k = pl_knots_cached(f)
         if k is not None:
             return pl_mp_delta(k, eps)
-        return conjugate_delta(f, eps)
+        return max_delta(args, eps)
 
     privacy_loss.register(Max)(pl_finite_loss)
 
