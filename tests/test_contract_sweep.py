@@ -279,11 +279,7 @@ EXPRESSIONS = [
     Expr("laplace_mechanism(uniform, 1/20)^10",
          lambda: ta.laplace_mechanism(1, 1, sampling="uniform", p=R(1, 20)) ** 10, fast=False),
     Expr("Max(G(3/2), G(1) @ Laplace(1))", lambda: ta.Max(G(R(3, 2)), G(1) @ Laplace(1)),
-         fast=False, unsteady={
-             ("epsilon", d): "eps of the Max searches delta = 1 + f^*(-e^eps), an estimate from "
-             "the convex conjugate of the certified values of G(1) @ L(1); at tol 1e-9 those "
-             "values cost more and the search ends 3 % wider than at 1e-6 in some runs (a "
-             "tighter tolerance must never be wider)" for d in ("1e-10", "1e-20")}),
+         fast=False),
     Expr("noisy_sgd(11/10, 1/100, 50) @ Laplace(1/2)",
          lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 50) @ Laplace(R(1, 2)), fast=False),
 ]

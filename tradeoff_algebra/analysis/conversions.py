@@ -127,9 +127,11 @@ def _delta_tolerance_met(f: TradeOff, eps: Any, v: Value) -> None:
     """A ToleranceWarning when ``v``, an estimate that no route has warned about, is relatively
     wider than the tolerance of ``pld_options`` (delta of Max(G(3/2), G(1) @ L_1) at 1 came
     back as [0.2528, 0.2558], 1.2 % wide, in silence at tol = 5e-4: the convex conjugate of
-    its values). Certified values say what they are by their width, except an enclosure
-    [0, x] that determines no digit (delta of Max(G(1), L_1) at 2, which is 0, proved below
-    1e-617 by the maximum's concave search): it says so, whatever its guarantee."""
+    its values), and likewise a certified enclosure that no route has warned about (the
+    maximum's concave search on certified powers, operators/max_delta.py, is about
+    tol P(alpha*)/delta wide: 2e-9 at tol 1e-9 for the same Max at 7.45); an enclosure [0, x]
+    that determines no digit (delta of Max(G(1), L_1) at 2, which is 0, proved below 1e-617)
+    says so, whatever its guarantee."""
     if v.is_point or not v.hi > 0 or v.hi == mp.inf:
         return
     if v.lo == 0:
@@ -137,13 +139,12 @@ def _delta_tolerance_met(f: TradeOff, eps: Any, v: Value) -> None:
                       f"of the value ({v.guarantee}; it may be 0)", ToleranceWarning,
                       stacklevel=caller_level())
         return
-    if v.guarantee != "estimate":
-        return
     tol = _pld_tolerance()
     with mp.workprec(dps_to_prec(v.dps) + 20):
         rel = (mp.mpf(v.hi) - mp.mpf(v.lo)) / mp.mpf(v.hi)
     if rel > tol:
-        warnings.warn(f"delta({short(f)}, {short(eps)}): the estimate {v} is {mp.nstr(rel, 2)} "
+        what = "estimate" if v.guarantee == "estimate" else f"{v.guarantee} enclosure"
+        warnings.warn(f"delta({short(f)}, {short(eps)}): the {what} {v} is {mp.nstr(rel, 2)} "
                       f"wide (relative), above the tolerance {tol:g} of pld_options",
                       ToleranceWarning, stacklevel=caller_level())
 
