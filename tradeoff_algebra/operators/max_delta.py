@@ -40,6 +40,7 @@ estimate (the same search on the arguments' estimates).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 
 import sympy as sp
@@ -47,10 +48,12 @@ from flint import arb
 from mpmath.libmp import from_man_exp, round_ceiling, round_floor, round_nearest
 
 from ..core import trace
+from ..core.errors import ToleranceWarning
 from ..core.node import TradeOff
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.concave import arb_max_concave
 from ..numeric.context import arb_precision, mp
+from ..numeric.options import options, pld_options
 from ..numeric.protocol import ARB_GUARD_BITS, arb_value, exact_value, mp_roc
 from ..numeric.value import CertifiedPair
 
@@ -159,6 +162,27 @@ def _log_bracket(psi: Callable[[arb], arb]) -> tuple:
     return a, b, pa, pb
 
 
+#: The golden section asks the arguments' powers at the tolerance divided by twice the
+#: amplification P(alpha)/psi(alpha) seen at the ends of the log bracket, by at most this.
+MAX_TIGHTEN = 64
+#: The tightest tolerance asked of the arguments.
+TOL_MIN = 1e-15
+
+
+def _amplification(e: arb, bracket: tuple) -> float:
+    """P(alpha)/psi(alpha) = (psi + e^eps alpha)/psi at the ends of the bracket (floats; 1
+    where psi is not positive there), at most MAX_TIGHTEN. delta = psi(alpha*) is a
+    difference P(alpha*) - e^eps alpha*, so the powers' relative width tol makes delta's about
+    tol P/delta wide (7 tol for delta(7.45) = 1e-10 of Max(G(3/2), G(1) (x) L_1)): the
+    golden section asks the powers to tol / (2 k), and delta meets tol."""
+    a, b, pa, pb = bracket
+    ks = [1.0]
+    for t, p in ((a, pa), (b, pb)):
+        if p is not None and p.is_finite() and p > 0:
+            ks.append(float(((p + e * t) / p).mid()))
+    return min(max(ks), MAX_TIGHTEN)
+
+
 def max_delta(args: Sequence[TradeOff], eps) -> tuple:
     """(lo, hi) of delta(eps) of max{args} (module docstring) for an mpf eps >= 0, a
     :class:`CertifiedPair` when every argument's power was proved."""
@@ -173,7 +197,15 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple:
                 return 1 - e  # f_i(1) = 0 for every trade-off function
             return powers.at(t) - e * t
 
-        ball = arb_max_concave(psi, bracket=_log_bracket(psi))
+        bracket = _log_bracket(psi)
+        tol = options()["tol"]
+        k = _amplification(e, bracket)
+        if k > 1:  # (the callers warn when the result misses the tolerance)
+            with pld_options(tol=max(tol / (2 * k), TOL_MIN)), warnings.catch_warnings():
+                warnings.simplefilter("ignore", ToleranceWarning)
+                ball = arb_max_concave(psi, bracket=bracket)
+        else:
+            ball = arb_max_concave(psi, bracket=bracket)
         lo = arb_endpoint(arb.max(arb(ball.lower()), arb(0)).lower(), round_floor)
         hi = arb_endpoint(arb.min(arb(ball.upper()), arb(1)).upper(), round_ceiling)
     trace.note(ROUTE)
