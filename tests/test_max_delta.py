@@ -113,7 +113,7 @@ def test_eps_of_a_max_is_never_wider_at_a_tighter_tolerance():
     """eps(1e-10) of Max(G(3/2), G(1) (x) L_1) at tol 5e-4, 1e-6, 1e-9: certified
     enclosures of the reference (the product's eps by the secant on the quadrature's log
     delta, the maximum being the product there), each narrower than the one before (widths
-    2.9e-4, 3.7e-8, 4.9e-9 in one run). Before, the bracketing search stopped at a width set
+    2.9e-4, 2.7e-7, 4.9e-9 in one run). Before, the bracketing search stopped at a width set
     by where its trials fell, and at 1e-9 it was 3 % wider than at 1e-6 in some runs."""
     ref = GaussLaplaceProduct()
     with M.workdps(50):

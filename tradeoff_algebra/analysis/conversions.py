@@ -331,7 +331,7 @@ def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None)
                  rtol=mp.ldexp(1, -(mp.prec - 4)), max_iter=4 * mp.prec,
                  best=lambda lo, hi: (lo, hi))
     lo, hi = r.lo, r.hi
-    if r.undecided and straddles:
+    if r.undecided and straddles and hi - lo > _pld_tolerance() * hi:
         lo, hi = _narrow_straddle(probe, lo, hi, straddles[-1], seen)
     return lo, hi, points[0] and not r.undecided, certain[0]
 
@@ -352,7 +352,8 @@ def _narrow_straddle(probe: Callable, lo, hi, m, seen: dict) -> tuple:
     at 1e-6. The undecided zone around m spans about w / s in eps, w the relative width of
     delta's enclosure at m and s = |d log delta / d eps| (the secant of log delta across the
     bracket), so h starts at 2 w / s and doubles while a probe stays undecided. Only certain
-    signs move the ends (``probe``), so the bracket stays valid whatever h is."""
+    signs move the ends (``probe``), so the bracket stays valid whatever h is. (Called only
+    where the bracket is relatively wider than the tolerance of ``pld_options``.)"""
     d_lo, d_hi = seen[m]
     a, b = seen.get(lo), seen.get(hi)
     step = None
