@@ -31,10 +31,10 @@ is a crossing f_i(alpha*) = f_j(alpha*)) delta_f follows the common tangent, lin
 strictly below both. tests/test_max_delta.py checks both descriptions against each other at 40
 digits.
 
-The enclosure is certified when every power is: an argument's Arb ball (``arb_value``), else
-its ``mp_roc`` pair when that is a :class:`~..numeric.value.CertifiedPair` (the profile band of
-a symmetric product); psi and the search are Arb arithmetic on them. Otherwise it is an
-estimate (the same search on the arguments' estimates).
+The enclosure is certified: every power is an argument's Arb ball (``arb_value``) or its
+``mp_roc`` pair when that is a :class:`~..numeric.value.CertifiedPair` (the profile band of a
+symmetric product), and psi and the search are Arb arithmetic on them. Where an argument's
+power is an estimate, the maximum keeps the convex conjugate of the values (an estimate).
 """
 
 from __future__ import annotations
@@ -183,11 +183,18 @@ def _amplification(e: arb, bracket: tuple) -> float:
     return min(max(ks), MAX_TIGHTEN)
 
 
-def max_delta(args: Sequence[TradeOff], eps) -> tuple:
+def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
     """(lo, hi) of delta(eps) of max{args} (module docstring) for an mpf eps >= 0, a
-    :class:`CertifiedPair` when every argument's power was proved."""
+    :class:`CertifiedPair` when every argument's power was proved; None (the caller's convex
+    conjugate of the values) when an argument's power at alpha = 1/16 is an estimate: the
+    search reaches small alpha, where an estimating engine asked for a power to a relative
+    width refines far (the PLD grid of Max(G(3/2), G(1) (x) L_1 (x) D), D an asymmetric
+    finite pair, took 1 GiB and a minute where the values took a second)."""
     powers = _Powers(args)
     with arb_precision(mp.prec + ARB_GUARD_BITS):
+        powers.at(arb(1) / 16)
+        if not powers.proved:
+            return None
         e = arb_exact(eps).exp()
 
         def psi(t):
@@ -199,7 +206,7 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple:
 
         bracket = _log_bracket(psi)
         tol = options()["tol"]
-        k = _amplification(e, bracket)
+        k = _amplification(e, bracket) if powers.proved else 1.0
         if k > 1:  # (the callers warn when the result misses the tolerance)
             with pld_options(tol=max(tol / (2 * k), TOL_MIN)), warnings.catch_warnings():
                 warnings.simplefilter("ignore", ToleranceWarning)

@@ -204,6 +204,7 @@ def _register_max_numerics() -> None:
     from ..numeric.privacy_loss import privacy_loss
     from ..numeric.protocol import (
         arb_value,
+        conjugate_delta,
         exact_value,
         mp_delta,
         mp_roc,
@@ -238,14 +239,16 @@ def _register_max_numerics() -> None:
         """delta of a maximum: of the one argument left after dropping Zero; exact from the
         knots when piecewise linear (delta is exactly 0 beyond the largest log-slope when
         f(0) = 1); else sup_alpha {min_i (1 - f_i(alpha)) - e^eps alpha} (Dong, Roth & Su,
-        Prop. 6) from the arguments' powers, certified when they are (``max_delta``)."""
+        Prop. 6) from the arguments' certified powers (``max_delta``); else 1 + f^*(-e^eps)
+        from their values (an estimate)."""
         args = _max_args(f)
         if len(args) == 1:
             return mp_delta(args[0], eps)
         k = pl_knots_cached(f)
         if k is not None:
             return pl_mp_delta(k, eps)
-        return max_delta(args, eps)
+        r = max_delta(args, eps)
+        return conjugate_delta(f, eps) if r is None else r
 
     privacy_loss.register(Max)(pl_finite_loss)
 
