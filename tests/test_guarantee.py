@@ -240,6 +240,7 @@ CERTIFYING = {
     "families/binomial.py",    # delta and eps(d) at large n: incomplete beta functions in Arb,
                                # brackets proved on them, ends rounded outward
     "analysis/subsampled_moments.py",  # Lemma 4 moments by Arb integration
+    "operators/max_delta.py",  # delta of a maximum: Arb concave search on certified powers
 }
 
 

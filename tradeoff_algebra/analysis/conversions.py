@@ -127,14 +127,24 @@ def _delta_tolerance_met(f: TradeOff, eps: Any, v: Value) -> None:
     """A ToleranceWarning when ``v``, an estimate that no route has warned about, is relatively
     wider than the tolerance of ``pld_options`` (delta of Max(G(3/2), G(1) @ L_1) at 1 came
     back as [0.2528, 0.2558], 1.2 % wide, in silence at tol = 5e-4: the convex conjugate of
-    its values). Certified values say what they are by their width."""
-    if v.is_point or v.guarantee != "estimate" or not v.hi > 0 or v.hi == mp.inf:
+    its values), and likewise a certified enclosure that no route has warned about (the
+    maximum's concave search on certified powers, operators/max_delta.py, is about
+    tol P(alpha*)/delta wide: 2e-9 at tol 1e-9 for the same Max at 7.45); an enclosure [0, x]
+    that determines no digit (delta of Max(G(1), L_1) at 2, which is 0, proved below 1e-617)
+    says so, whatever its guarantee."""
+    if v.is_point or not v.hi > 0 or v.hi == mp.inf:
+        return
+    if v.lo == 0:
+        warnings.warn(f"delta({short(f)}, {short(eps)}): the enclosure {v} determines no digit "
+                      f"of the value ({v.guarantee}; it may be 0)", ToleranceWarning,
+                      stacklevel=caller_level())
         return
     tol = _pld_tolerance()
     with mp.workprec(dps_to_prec(v.dps) + 20):
         rel = (mp.mpf(v.hi) - mp.mpf(v.lo)) / mp.mpf(v.hi)
     if rel > tol:
-        warnings.warn(f"delta({short(f)}, {short(eps)}): the estimate {v} is {mp.nstr(rel, 2)} "
+        what = "estimate" if v.guarantee == "estimate" else f"{v.guarantee} enclosure"
+        warnings.warn(f"delta({short(f)}, {short(eps)}): the {what} {v} is {mp.nstr(rel, 2)} "
                       f"wide (relative), above the tolerance {tol:g} of pld_options",
                       ToleranceWarning, stacklevel=caller_level())
 
@@ -269,6 +279,8 @@ def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None)
         t_lo = mp.fdiv(int(exact.p), int(exact.q), rounding="d")
         t_hi = mp.fdiv(int(exact.p), int(exact.q), rounding="u")
     certain = [isinstance(exact, sp.Rational)]
+    seen: dict = {}  # eps -> the enclosure of delta there
+    straddles: list = []  # the eps whose enclosure straddled the target
 
     def enclose(e):  # a time limit inside delta reports the eps bracket, not delta's enclosure
         try:
@@ -278,6 +290,7 @@ def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None)
             raise budget.TimeLimitExceeded(exc.what, exc.seconds, tuple(bracket),
                                            ("epsilon", f)) from None
         points[0] &= lo == hi
+        seen[e] = (lo, hi)
         return lo, hi, isinstance(r, CertifiedPair)
 
     def probe(e) -> Probe:  # +1: delta(e) > target certain; -1: delta(e) <= target certain
@@ -291,6 +304,7 @@ def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None)
             certain[0] &= proved and lo > t_hi
             return Probe(1, _log_gap(lo, target))
         points[0] = False  # the enclosure straddles the target
+        straddles.append(e)
         return Probe(None)
 
     lo0, hi0, proved = enclose(mp.zero)
@@ -316,7 +330,54 @@ def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None)
     r = findroot(probe, (found.lo, found.hi), method="collapse", ends=(found.plo, found.phi),
                  rtol=mp.ldexp(1, -(mp.prec - 4)), max_iter=4 * mp.prec,
                  best=lambda lo, hi: (lo, hi))
-    return r.lo, r.hi, points[0] and not r.undecided, certain[0]
+    lo, hi = r.lo, r.hi
+    if r.undecided and straddles and hi - lo > _pld_tolerance() * hi:
+        lo, hi = _narrow_straddle(probe, lo, hi, straddles[-1], seen)
+    return lo, hi, points[0] and not r.undecided, certain[0]
+
+
+#: Probes that :func:`_narrow_straddle` spends at most on each side of an undecided eps.
+STRADDLE_PROBES = 6
+
+
+def _narrow_straddle(probe: Callable, lo, hi, m, seen: dict) -> tuple:
+    """The eps bracket [lo, hi] narrowed around ``m``, an eps inside it whose enclosure of delta
+    straddled the target, by probes at m -/+ h on either side.
+
+    The bracketing search stops at the first undecided eps, and its secant steps converge on
+    the root faster than the bracket does: eps(1e-10) of Max(G(3/2), G(1) (x) L_1) at tol 1e-9
+    stopped at a bracket 7.6e-6 wide, its last trial within 1e-9 of the root, where delta's
+    enclosure 1e-8 wide straddled the level; the width of the result was set by where the
+    trials happened to fall, not by the width of delta, and at tol 1e-9 it came out wider than
+    at 1e-6. The undecided zone around m spans about w / s in eps, w the relative width of
+    delta's enclosure at m and s = |d log delta / d eps| (the secant of log delta across the
+    bracket), so h starts at 2 w / s and doubles while a probe stays undecided. Only certain
+    signs move the ends (``probe``), so the bracket stays valid whatever h is. (Called only
+    where the bracket is relatively wider than the tolerance of ``pld_options``.)"""
+    d_lo, d_hi = seen[m]
+    a, b = seen.get(lo), seen.get(hi)
+    step = None
+    if d_lo > 0 and a is not None and b is not None and a[0] > 0 and b[1] > 0 and hi > lo:
+        slope = (mp.log(a[0]) - mp.log(b[1])) / (hi - lo)
+        if slope > 0:
+            step = 2 * mp.log(d_hi / d_lo) / slope
+    if step is None or not step > 0:
+        step = (hi - lo) / 8
+    for side in (-1, 1):
+        h = step
+        for _ in range(STRADDLE_PROBES):
+            x = m + side * h
+            if not lo < x < hi:
+                break
+            k = probe(x).k
+            if k == 1:
+                lo = x
+            elif k == -1:
+                hi = x
+            if k is not None:
+                break
+            h *= 2
+    return lo, hi
 
 
 @defer("epsilon", r"\varepsilon_{{{f}}}\left({args}\right)")

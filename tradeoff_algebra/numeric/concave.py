@@ -189,9 +189,12 @@ def _arb_upper(a, c, d, b, pa, pc, pd, pb):
     return arb(out)
 
 
-def arb_max_concave(psi: Callable[[object], object], max_iter: int | None = None):
+def arb_max_concave(psi: Callable[[object], object], max_iter: int | None = None,
+                    bracket: tuple | None = None):
     """An Arb ball containing ``max_{t in [0, 1]} psi(t)`` for a concave ``psi`` given as Arb
     balls at exact dyadic points (``psi(t) -> arb | None``), or None where ``psi`` gives None.
+    ``bracket`` = (a, b, psi(a), psi(b)), exact a < b, starts the search on [a, b] where the
+    caller has proved that a maximiser lies (by the same certain comparisons).
 
     The golden-section search of :func:`max_concave` in Arb: the bracket shrinks only on a
     certain comparison of two balls (which by concavity keeps the maximiser inside), the lower
@@ -207,9 +210,13 @@ def arb_max_concave(psi: Callable[[object], object], max_iter: int | None = None
     def pt(x):
         return arb(x.mid())
 
-    a, b = arb(0), arb(1)
+    if bracket is None:
+        a, b = arb(0), arb(1)
+        pa, pb = psi(a), psi(b)
+    else:
+        a, b, pa, pb = bracket
     c, d = pt(b - invphi * (b - a)), pt(a + invphi * (b - a))
-    pa, pb, pc, pd = psi(a), psi(b), psi(c), psi(d)
+    pc, pd = psi(c), psi(d)
     if any(p is None for p in (pa, pb, pc, pd)):
         return None
     best = arb.max(arb.max(arb(pa.lower()), arb(pb.lower())),

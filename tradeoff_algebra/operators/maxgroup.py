@@ -31,6 +31,7 @@ from ..numeric.knots import (
     rational_knots,
 )
 from ._base import all_symmetric, operand, sorted_operands
+from .max_delta import max_delta
 
 __all__ = ["Max", "Group"]
 
@@ -237,14 +238,17 @@ def _register_max_numerics() -> None:
     def _(f, eps):
         """delta of a maximum: of the one argument left after dropping Zero; exact from the
         knots when piecewise linear (delta is exactly 0 beyond the largest log-slope when
-        f(0) = 1); else 1 + f^*(-e^eps) (Dong, Roth & Su, Prop. 6)."""
+        f(0) = 1); else sup_alpha {min_i (1 - f_i(alpha)) - e^eps alpha} (Dong, Roth & Su,
+        Prop. 6) from the arguments' certified powers (``max_delta``); else 1 + f^*(-e^eps)
+        from their values (an estimate)."""
         args = _max_args(f)
         if len(args) == 1:
             return mp_delta(args[0], eps)
         k = pl_knots_cached(f)
         if k is not None:
             return pl_mp_delta(k, eps)
-        return conjugate_delta(f, eps)
+        r = max_delta(args, eps)
+        return conjugate_delta(f, eps) if r is None else r
 
     privacy_loss.register(Max)(pl_finite_loss)
 
