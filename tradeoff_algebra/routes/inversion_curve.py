@@ -17,6 +17,11 @@ below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
   two points around each level above. The band is first order in the points' widths (about
   1e-2 of the tolerance), so a width of 1e-9 of the power costs one point per level.
 
+A product of one law's few factors whose law gives its Neyman-Pearson points itself (the
+optional law method ``few_step_tails``: one and two Poisson-subsampled Gaussian steps, whose
+characteristic function decays too slowly for an affordable inverter) takes those points in
+place of the inverters' (:func:`few_step_tails`), with the same placement and band.
+
 Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
 (:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
 second order in the grid step, refined near the levels' minimisers by ``routes.grid_band``, down to
