@@ -156,29 +156,39 @@ def _inner_tails(mu, q, direction, y):
     return (1 - q) * mp.ncdf(c) + q * mp.ncdf(c - mu), mp.ncdf(c)
 
 
-def two_step_tails_reference(mu, q, direction, eps):
+def two_step_tails_reference(mu, q, direction, eps, dense=False):
     """(B(L1 + L2 > eps), A(L1 + L2 > eps)) by quadrature over the first step of the one-step
-    tails at eps - L1, split where the inner threshold leaves the losses."""
+    tails at eps - L1, split where the inner threshold leaves the losses (``dense``: split every
+    1/4 from x_b - 50 to x_b + 10 and each integrand scaled to about 1 first, for tails far out,
+    1e-170, where the mass lies in a narrow band of x)."""
     a, b, loss = sampled_gaussian_pair(mu, q, direction)
     edge = mp.log(1 - q) if direction == "remove" else -mp.log(1 - q)
-    xb = _crossing(loss, eps - edge)
+    xb = _crossing(loss, eps - edge, lo=-400, hi=400)
     pts = [-mp.inf, -6, -3, 0, 3, 6, mp.inf]
     if xb is not None:
         pts = sorted(set(pts) | {xb, xb - 1, xb - mp.mpf(1) / 8})
-    alpha = mp.quad(lambda x: b(x) * _inner_tails(mu, q, direction, eps - loss(x))[0], pts)
-    power = mp.quad(lambda x: a(x) * _inner_tails(mu, q, direction, eps - loss(x))[1], pts)
-    return alpha, power
+        if dense:
+            pts = sorted({-mp.inf, mp.inf} | {xb + k * mp.mpf(1) / 4 for k in range(-200, 41)})
+    out = []
+    for dens, k in ((b, 0), (a, 1)):
+        f = lambda x, dens=dens, k=k: dens(x) * _inner_tails(mu, q, direction,  # noqa: E731
+                                                             eps - loss(x))[k]
+        finite = [x for x in pts if mp.isfinite(x)]
+        scale = max(abs(f((x + y) / 2)) for x, y in zip(finite, finite[1:], strict=False))
+        out.append(mp.zero if scale == 0 else
+                   scale * mp.quad(lambda x, f=f, scale=scale: f(x) / scale, pts))
+    return tuple(out)
 
 
 @pytest.mark.parametrize("direction,eps", [("remove", 0.0), ("remove", 0.05), ("add", 0.003),
                                            pytest.param("remove", 0.3, marks=pytest.mark.slow),
                                            pytest.param("add", 0.0, marks=pytest.mark.slow)])
-def test_two_step_points_against_quadrature(direction, eps):
-    mu, q = CASES[0]
+def test_two_step_points_against_quadrature(direction, eps, mu=CASES[0][0], q=CASES[0][1],
+                                            dense=False):
     t = SubsampledGaussianLaw(mu, q, direction).few_step_tails(2, 1e-11)
     p = t.point(eps)
     with mp.workdps(25):
-        alpha, power = two_step_tails_reference(mpf(mu), mpf(q), direction, mpf(eps))
+        alpha, power = two_step_tails_reference(mpf(mu), mpf(q), direction, mpf(eps), dense)
     for ball, ref in ((p.alpha, alpha), (p.power, power)):
         lo, hi = mp.mpf(ball.lower()), mp.mpf(ball.upper())
         assert lo <= ref <= hi, (ball, ref)
@@ -186,9 +196,19 @@ def test_two_step_points_against_quadrature(direction, eps):
     # the Neyman-Pearson identity delta = power - e^eps alpha against the profile's own ball
     d = t._tail(eps, "delta")
     assert (p.power - p.alpha * arb(eps).exp()).overlaps(d)
-    est = t.estimate(np.array([eps]))
-    assert est[2][0] == pytest.approx(float(alpha), rel=1e-9)
-    assert est[1][0] == pytest.approx(float(power), rel=1e-9)
+    if not dense:  # (the float placement, near the levels a band asks for)
+        est = t.estimate(np.array([eps]))
+        assert est[2][0] == pytest.approx(float(alpha), rel=1e-9, abs=1e-300)
+        assert est[1][0] == pytest.approx(float(power), rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mu,q,direction,eps", [
+    (Fraction(1, 4), Fraction(1, 1000), "remove", 0.7),  # (tails of 1e-170, x_b = 27.8)
+    (Fraction(1, 4), Fraction(1, 1000), "add", 0.001800900600450362),  # (2e-38, near the top)
+    (Fraction(2), Fraction(1, 2), "add", 0.7), (Fraction(3), Fraction(1, 100), "remove", 2.0)])
+def test_two_step_points_far_out(mu, q, direction, eps):
+    test_two_step_points_against_quadrature(direction, eps, mu, q, dense=True)
 
 
 def _two_step_hull_power_reference(mu, q, alpha):
