@@ -2,7 +2,8 @@
 delta(eps) of AddRemove(Mix(G_{1/sigma}, q)^{(x) T}) under ``pld_options(tol=1e-9)``, each call in
 a fresh process (imports excluded from the times): CPU time, peak memory above the imports, ours
 as a certified [lo, hi] with its route and any warning, dp_accounting's PLDAccountant at its
-default discretisation (1e-4) beside.
+default discretisation (1e-4) beside; and the power 1 - f(alpha) at T = 1, 2 beside the former
+path (the PLD engine) and riskcal.
 
 Each of our certified results for T <= 2 is checked against a reference computed here at 30
 digits by mpmath (tests/references/sampled_gaussian.py: one step from the half-line of the
@@ -48,12 +49,15 @@ REF = ("from references.sampled_gaussian import sampled_gaussian_delta_halfline 
 
 NOTE = """Notes. T = 1 and T = 2 are answered by the Arb profile of the power
 (families/gaussian_sampled_profile.py: one step a closed form in Phi, two steps a certified
-one-dimensional integral of it), both directions, delta and eps. Between T = 3 and about 900 the
-certified inversion's plan is beyond its work limit (the characteristic function of one step's
-loss decays like a log-normal's: planned work at eps(1e-5), sigma = 1.1, q = 256/60000, in units
-of about 25 us: T = 10 2.3e7, T = 100 3.2e5, T = 400 5.3e4, T = 1000 1.8e4 <= 2e4) and the PLD
-engine answers with a ToleranceWarning (8 to 12 s, 650 to 800 MB); that range is not yet certified
-to 1e-9."""
+one-dimensional integral of it), both directions, delta and eps; their power and values by the
+hull's band from certified Neyman-Pearson points (families/gaussian_sampled_tails.py: one
+step's size and power closed forms in Phi, two steps' certified integrals of them;
+routes/inversion_curve.py takes them where the inversion's tail inverters are beyond its
+work). Between T = 3 and about 900 the certified inversion's plan is beyond its work limit
+(the characteristic function of one step's loss decays like a log-normal's: planned work at
+eps(1e-5), sigma = 1.1, q = 256/60000, in units of about 25 us: T = 10 2.3e7, T = 100 3.2e5,
+T = 400 5.3e4, T = 1000 1.8e4 <= 2e4) and the PLD engine answers with a ToleranceWarning (8 to
+12 s, 650 to 800 MB); that range is not yet certified to 1e-9."""
 
 def _indent(body: str) -> str:
     return "\n".join("    " + line for line in body.splitlines())
@@ -106,6 +110,25 @@ def reference_delta(sigma: str, q: str, T: int, eps_values: list[float]) -> dict
     return run(REF + "\nfrom fractions import Fraction\n"
                "def _ev(s):\n    f = Fraction(s)\n    return mp.mpf(f.numerator) / f.denominator",
                body, timeout=600)
+
+
+RISKCAL = "import numpy as np\nfrom riskcal.calibration.dpsgd import get_beta_for_dpsgd"
+#: the former path of the power: the hull's band route taken out (the PLD engine answers)
+FORMER = ("from tradeoff_algebra.numeric.protocol import POINT_ROUTES\n"
+          "from tradeoff_algebra.routes.inversion_curve import hull_point\n"
+          "POINT_ROUTES.remove(hull_point)\n")
+
+
+def ours_power(f: str, alpha: str, former: bool = False) -> dict:
+    return run(OURS, (FORMER if former else "") + f"f = {f}\n"
+                     "with ta.pld_options(tol=1e-9), ta.time_limit(60):\n"
+                     f"    v = ta.roc(f, sp.Rational({alpha!r}), dps=20)\n"
+                     "out = [float(v.lo), float(v.hi), v.route, v.guarantee]")
+
+
+def riskcal_power(sigma: str, q: str, T: int, alpha: str) -> dict:
+    return run(RISKCAL, f"b = get_beta_for_dpsgd(float(eval({sigma!r})), float(eval({q!r})), "
+                        f"{T}, np.array([float(eval({alpha!r}))]))\nout = 1 - float(b[0])")
 
 
 def fmt(r: dict) -> str:
@@ -191,6 +214,31 @@ def main() -> None:
         R.out(f"| {T} | {fmt(o)} | {rel_width(o)} | {route} | {warn} | "
               f"{o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | {fmt(d)} | "
               f"{d.get('t', float('nan')):.3f} | {check} |")
+    R.out()
+    R.out("The power 1 - f(alpha) (`ta.roc`) of `noisy_sgd(1.1, 256/60000, T)` "
+          "under `pld_options(tol=1e-9)`, same conventions; "
+          "former: the same call with the hull's band route taken out (the path before this "
+          "step); riskcal: `get_beta_for_dpsgd` (dp_accounting's PLD, an estimate).")
+    R.out()
+    R.out("| f | alpha | ours power | rel. width | route | guarantee | warning | CPU s | MB | "
+          "former | former route, guarantee | CPU s | riskcal | CPU s |")
+    R.out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    cases = [(expr("1.1", "256/60000", T), f"T = {T}", ("1.1", "256/60000", T))
+             for T in (1, 2)]
+    for f, name, rc in cases:
+        for alpha in ("1/100", "1/1000000"):
+            o = ours_power(f, alpha)
+            old = ours_power(f, alpha, former=True)
+            rk = riskcal_power(*rc, alpha) if rc is not None else None
+            route = "" if "error" in o else o["out"][2]
+            guar = "" if "error" in o else o["out"][3]
+            warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
+            old_route = "" if "error" in old else f"{old['out'][2]}, {old['out'][3]}"
+            R.out(f"| {name} | {alpha} | {fmt(o)} | {rel_width(o)} | {route} | {guar} | {warn} "
+                  f"| {o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | "
+                  f"{fmt(old)} | {old_route} | {old.get('t', float('nan')):.3f} | "
+                  f"{'-' if rk is None else fmt(rk)} | "
+                  f"{'-' if rk is None else format(rk.get('t', float('nan')), '.3f')} |")
     R.out()
     R.out(NOTE)
     R.write(a.write)

@@ -36,6 +36,7 @@ from ..numeric.cf_laws import (
 )
 from .gaussian_sampled_hull import SampledGaussianHullLaw, hull_law
 from .gaussian_sampled_profile import MAX_STEPS, few_step_delta
+from .gaussian_sampled_tails import OneStepTails, TwoStepTails
 
 __all__ = ["SubsampledGaussianLaw", "sampled_law"]
 
@@ -571,6 +572,16 @@ class SubsampledGaussianLaw:
             return 0.0, 0.0
         with working_precision(64):
             return few_step_delta(self, n, eps, rel)
+
+    def few_step_tails(self, n: int, rel: float) -> OneStepTails | TwoStepTails | None:
+        """The certified Neyman-Pearson points (delta, power, size at every threshold) of this
+        law's n-fold product for n = 1 (closed forms in Phi) and n = 2 (certified integrals of
+        them), :mod:`.gaussian_sampled_tails`, with the interface of
+        ``numeric.cf_tails.TailInverter``, to relative width ``rel``; None for more steps or a
+        cut law."""
+        if self.cut is not None or n not in (1, 2):
+            return None
+        return OneStepTails(self, rel) if n == 1 else TwoStepTails(self, rel)
 
     #: Products with a subsampled factor have no closed form (the inversion answers them).
     closed_under_tensor = False

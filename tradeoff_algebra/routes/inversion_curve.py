@@ -17,6 +17,11 @@ below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
   two points around each level above. The band is first order in the points' widths (about
   1e-2 of the tolerance), so a width of 1e-9 of the power costs one point per level.
 
+A product of one law's few factors whose law gives its Neyman-Pearson points itself (the
+optional law method ``few_step_tails``: one and two Poisson-subsampled Gaussian steps, whose
+characteristic function decays too slowly for an affordable inverter) takes those points in
+place of the inverters' (:func:`few_step_tails`), with the same placement and band.
+
 Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
 (:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
 second order in the grid step, refined near the levels' minimisers by ``routes.grid_band``, down to
@@ -69,6 +74,8 @@ __all__ = ["inversion_band", "tail_band", "secant_band", "grid_band", "hull_poin
 
 #: The name of this route (``Value.route``).
 ROUTE = "certified Laplace inversion, profile band"
+#: Its name where every direction's points come from its law itself (:func:`few_step_tails`).
+FEW_ROUTE = "certified Neyman-Pearson points of few subsampled Gaussian steps, profile band"
 
 #: An inverter is planned to this fraction of the delta width it must meet.
 PLAN_SHARE = 1e-2
@@ -256,9 +263,17 @@ class _Tails:
         self.factors, self.rel, self.split = list(factors), rel, split
         self.e0: list = []
         self.inv: list = []
+        #: the certified points of a product too short for the inversion, from its law itself
+        #: (:func:`few_step_tails`): one object for every eps, never planned again
+        self.few = few_step_tails(self.factors, rel) if split is None else None
 
     def plan(self, e0: float) -> None:
         budget.check()
+        if self.few is not None:
+            if not self.inv:
+                self.e0.append(float(e0))
+                self.inv.append(self.few)
+            return
         if self.split is not None:
             t = split_tails(self.factors, self.split, float(e0), self.rel)
         else:
@@ -286,6 +301,18 @@ class _Tails:
                 o[sel] = v
         return (*out, err)
 
+
+
+def few_step_tails(factors: Sequence, rel: float):
+    """The certified Neyman-Pearson points of a product of one law's few factors that the law
+    gives itself (its optional method ``few_step_tails(n, rel)``: one subsampled Gaussian step,
+    whose half-line tests are closed forms in Phi), with the interface of
+    ``numeric.cf_tails.TailInverter``; else None."""
+    if len(factors) != 1:
+        return None
+    law, n = factors[0]
+    method = getattr(law, "few_step_tails", None)
+    return None if method is None else method(int(n), rel)
 
 
 def _value(est, branch: int) -> np.ndarray:
@@ -381,6 +408,18 @@ def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
     return 0.5 * (lo + hi)
 
 
+def _alpha_eps_few(tails, a: float, cap: float) -> float:
+    """The eps in [0, cap] whose size B(L > eps) is ``a``, by bisection on the float
+    estimates of ``tails`` (a starting point, as :func:`_alpha_eps`)."""
+    lo, hi = 0.0, cap
+    if tails.estimate(np.array([lo]))[2][0] <= a:
+        return 0.0
+    for _ in range(40):
+        m = 0.5 * (lo + hi)
+        lo, hi = (m, hi) if tails.estimate(np.array([m]))[2][0] > a else (lo, m)
+    return 0.5 * (lo + hi)
+
+
 def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
               splits: list | None = None) -> Band | None:
     """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
@@ -397,10 +436,12 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
     inner = x[(x > 0) & (x < 1)]
     a_min = float(inner.min()) if inner.size else 0.5
     cap = max(math.log(1 / a_min), math.log(2 / tol)) + 1
-    e_min = _alpha_eps(sets[0], a_min, cap)
+    e_min = (_alpha_eps(sets[0], a_min, cap) if dirs[0].few is None
+             else _alpha_eps_few(dirs[0].few, a_min, cap))
     e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
     with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
-        if any(_work(s, e_start, rel) > MAX_WORK for s in sets):
+        if any(d.few is None and _work(s, e_start, rel) > MAX_WORK
+               for s, d in zip(sets, dirs, strict=True)):
             return None
     for d in dirs:
         d.plan(e_start)
@@ -430,7 +471,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
             value = np.where(b2, 1 - est[2], est[1])
             need = TAIL_SHARE * tol * np.maximum(np.minimum(value, 1.0), power)
             bad = (est[5] > need) & inside
-            if bad.any() and len(d.inv) < TAIL_PLANS:
+            if bad.any() and len(d.inv) < TAIL_PLANS and d.few is None:
                 j = int(np.argmax(np.where(bad, est[5] / need, 0.0)))
                 worst = (k, float(eps[j]))
                 break
@@ -586,7 +627,16 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
         warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified band reaches the "
                       f"relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
                       "(pld_options)", ToleranceWarning, stacklevel=4)
-    return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(ROUTE)
+    return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps,
+                           guarantee="certified").routed(FEW_ROUTE if _all_few(f) else ROUTE)
+
+
+def _all_few(f) -> bool:
+    """Whether every direction of f gives its points itself (:func:`few_step_tails`)."""
+    dirs = _directions(f)
+    sets = None if dirs is None else _cf_laws(list(dirs))
+    return sets is not None and all(
+        few_step_tails([(law, int(n)) for law, n in s], 1.0) is not None for s in sets)
 
 
 CURVE_BANDS.append(inversion_band)
