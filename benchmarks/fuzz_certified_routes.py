@@ -86,15 +86,12 @@ def _rand_sigma2(rng: random.Random, lo=0.3, hi=50.0) -> Fraction:
 def gen_offgrid_direct(rng):
     """OffGridSum.delta on commensurate sigma^2 = m_i/D (its argument does not assume the steps
     incommensurate) against the exact integer lattice product."""
-    D = rng.choice([2, 3, 4, 5, 6, 8, 10, 12])
-    k = rng.randint(2, 8)
+    L = rng.choice([2, 3, 4, 5, 6, 8, 10, 12])  # steps u_i = k_i/L on one lattice
     factors = []
-    for _ in range(k):
-        s2 = Fraction(rng.randint(max(1, D // 4), 40 * D), D)
+    for _ in range(rng.randint(2, 8)):
         d = rng.choice([1, 1, 1, 2, 3])
-        n = rng.choice([1, 1, 2, 3, 5])
-        factors.append((d, s2, n))
-    # keep the lattice small: D u_i = D d/s2 integers of modest size
+        k = rng.randint(max(1, d * L // 12), 3 * d * L)
+        factors.append((d, Fraction(d * L, k), rng.choice([1, 1, 2, 3, 5])))
     eps = Fraction(rng.choice([0, 1, 3, 10, 50, 100, 200]), 100)
     tol = rng.choice([1e-2, 1e-4, 1e-8, 1e-15, 1e-30])
     fs = ", ".join(f"({d}, Fraction({s2.numerator}, {s2.denominator}), {n})"

@@ -403,3 +403,36 @@ def pld_delta(parts, eps: float, composed=None) -> tuple[float, float]:
     """(lower, upper) of delta(eps) of the composition of ``parts`` (:func:`pld_compose`)."""
     comp = composed or pld_compose(parts)
     return comp[0].get_delta_for_epsilon(eps), comp[1].get_delta_for_epsilon(eps)
+
+
+def pld_from_atoms(losses: list[float], q_masses: list[float], h: float) -> list:
+    """dp_accounting's (optimistic, pessimistic) PLDs of a pair given by its atoms under Q: the
+    loss log(Q/P) of each atom and its Q-mass, rounded down (optimistic) or up (pessimistic) to
+    the grid h Z (a pessimistic rounding of the loss gives a pair that dominates the true one,
+    an optimistic one a pair it dominates)."""
+    import logging
+
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    logging.getLogger().setLevel(logging.ERROR)
+    out = []
+    for pess in (False, True):
+        pmf: dict = {}
+        for l, q in zip(losses, q_masses, strict=True):
+            k = math.ceil(l / h) if pess else math.floor(l / h)
+            pmf[k] = pmf.get(k, 0.0) + q
+        out.append(pld.PrivacyLossDistribution.create_from_rounded_probability(
+            pmf, 0.0, h, pessimistic_estimate=pess))
+    return out
+
+
+def dg_atoms(d: int, s2: Fraction, cut: float = 1e-18) -> tuple[list[float], list[float]]:
+    """(losses, Q-masses) of DiscreteGaussian(d, sqrt(s2)) in floats: under Q, x = y + d with y ~
+    N_Z(0, s2), the loss (2 d x - d^2)/(2 s2); the Q-mass beyond the window (below ``cut``) is
+    dropped (the caller widens by it)."""
+    s = math.sqrt(float(s2))
+    X = int(s * math.sqrt(2 * math.log(1 / cut))) + 2
+    w = [math.exp(-y * y / (2 * float(s2))) for y in range(-X, X + 1)]
+    t = math.fsum(w)
+    losses = [(2 * d * (y + d) - d * d) / (2 * float(s2)) for y in range(-X, X + 1)]
+    return losses, [x / t for x in w]
