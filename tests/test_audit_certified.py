@@ -173,6 +173,7 @@ def _rr3_ref(n: int, eps) -> MP.mpf:
     return tot
 
 
+@pytest.mark.slow  # (seconds each on a loaded machine: the references)
 @pytest.mark.parametrize("n,eps", [(10_000, sp.Integer(5000)), (10_000, sp.sqrt(10_000) * 2),
                                    (10_000, sp.Rational(1, 7) + 40 * sp.sqrt(5)),
                                    pytest.param(2000, sp.Integer(1000), marks=pytest.mark.slow),
@@ -207,6 +208,7 @@ def test_rr_power_extreme_tail(n, j, extra):
         assert v.guarantee in ("certified", "exact") and _meets(v, tot - slack, tot + slack)
 
 
+@pytest.mark.slow  # (seconds each on a loaded machine: the references)
 @pytest.mark.parametrize("n,eps0,eps", [(10**6, sp.log(3), sp.Integer(549_400) + sp.sqrt(2)),
                                         (10**5, sp.pi / 7, sp.Integer(900) + sp.sqrt(3) / 100),
                                         (1000, sp.Rational(1, 2), sp.Integer(0))])
@@ -271,6 +273,7 @@ def _disc(P, Q):
                        [Q_(x.numerator, x.denominator) for x in Q])
 
 
+@pytest.mark.slow  # (seconds each on a loaded machine: the references)
 @pytest.mark.parametrize("seed", range(8))
 def test_finite_pairs_with_singular_atoms(seed):
     """Random finite pairs with zero-mass outcomes composed n times: delta at irrational eps,
@@ -380,6 +383,7 @@ def test_skellam_against_bessel_sums(fs, eps):
             assert _meets(v, ref - MP.mpf(10) ** -30, ref + MP.mpf(10) ** -30)
 
 
+@pytest.mark.slow  # (seconds each on a loaded machine: the references)
 # ---------------------------------------------------------------------------------------------
 # shuffle (families/shuffle*.py, analysis/shuffle_rr.py)
 # ---------------------------------------------------------------------------------------------
@@ -399,6 +403,7 @@ def test_shuffle_against_mixture_atoms(eps0, n):
             assert _meets(v, ref - MP.mpf(10) ** -30, ref + MP.mpf(10) ** -30), (eps0, n, t)
 
 
+@pytest.mark.slow  # (seconds each on a loaded machine: the references)
 @pytest.mark.parametrize("n,q", [(10, Q_(1, 20)), (1000, Q_(1, 4)), (5000, Q_(49, 100))])
 @pytest.mark.parametrize("direction", ["max", "Q||P", "P||Q"])
 def test_shuffled_rr_delta_against_binomial_sum(n, q, direction):
@@ -413,6 +418,7 @@ def test_shuffled_rr_delta_against_binomial_sum(n, q, direction):
             assert _ball_meets(b, ref - MP.mpf(10) ** -30, ref + MP.mpf(10) ** -30)
 
 
+@pytest.mark.slow  # (seconds each on a loaded machine: the references)
 # ---------------------------------------------------------------------------------------------
 # the profile band (routes/profile_curve.py, routes/grid_band.py)
 # ---------------------------------------------------------------------------------------------
