@@ -277,8 +277,15 @@ class OffGridSum:
 
 
 def _nearest(x: arb) -> int:
-    """The integer nearest the midpoint of ``x`` (exactly, at any size)."""
-    return int((x.mid() + arb(1) / 2).floor().unique_fmpz())
+    """An integer nearest the midpoint of ``x`` (exactly, at any size): floor(mid + 1/2) in
+    integers from the midpoint's exact dyadic m 2^e. (Adding 1/2 in Arb rounds when the midpoint
+    is a hair below a half-integer, 0.49999...98 at the working precision, and the floor of that
+    ball is not one integer.) Any integer within 1/2 + rad of x serves :meth:`_listed`."""
+    m, e = x.mid().man_exp()
+    m, e = int(m), int(e)
+    if e >= 0:
+        return m << e
+    return (2 * m + (1 << -e)) >> (1 - e)  # floor((m 2^e + 1/2)), >> floors negatives too
 
 
 def _gaussian_terms(eps: arb, mu: arb) -> tuple[arb, arb]:

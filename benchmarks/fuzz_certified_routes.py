@@ -1,0 +1,719 @@
+"""Fuzz the certified routes against independent references (seeded random draws).
+
+Each draw builds one question (delta, f(alpha), the power, an RDP order) about an expression the
+newest certified routes answer, asks ``tradeoff_algebra``, and compares with a reference computed
+without the library (tests/references/audit_refs.py: exact enumeration of product laws, exact
+integer lattice products, mpmath sums, dp_accounting's PLD bracket):
+
+* a value labelled "certified" or "exact" must meet the reference interval (widened by the
+  reference's own error and by one unit of the value);
+* no NaN, nothing outside [0, 1] for delta and f;
+* a certified enclosure wider than the tolerance must come with a ToleranceWarning;
+* the route's name must not say "certified" when the guarantee is an estimate.
+
+Every failure is printed with a reproducer (the exact call). Usage:
+
+    PYTHONPATH=. nice python benchmarks/fuzz_certified_routes.py --seed 1 --budget 600 \
+        [--only offgrid,finite,...] [--per-case 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import sys
+import time
+import traceback
+import warnings
+from fractions import Fraction
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+
+import mpmath  # noqa: E402
+import sympy as sp  # noqa: E402
+from references import audit_refs as R  # noqa: E402
+
+import tradeoff_algebra as ta  # noqa: E402
+from tradeoff_algebra.families import discrete_gaussian_offgrid as og  # noqa: E402
+
+MP = mpmath.mp
+
+
+def og_delta(factors, eps: Fraction, tol: float):
+    """OffGridSum(factors).delta(eps, tol) at the precision the product route uses: an arb ball
+    or None (declined)."""
+    from flint import arb, fmpq
+
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    prec = int(-math.log2(tol)) + 80
+    with arb_precision(prec):
+        return og.OffGridSum(factors).delta(arb(fmpq(eps.numerator, eps.denominator)), tol,
+                                            prec)
+
+
+NS = {"ta": ta, "sp": sp, "og": og, "Fraction": Fraction, "og_delta": og_delta, "math": math}
+
+
+def rat(x: Fraction) -> str:
+    return f"sp.Rational({x.numerator}, {x.denominator})"
+
+
+class Case:
+    """One question: ``code`` evaluates to a Value (or a number for the RDP checks); ``ref()``
+    returns (lo, hi) mpfs; ``kind`` "prob" (in [0, 1]) or "rdp" (the answer an upper bound)."""
+
+    def __init__(self, family: str, code: str, ref, kind: str = "prob", tol: float = 1e-3,
+                 setup: str = ""):
+        self.family, self.code, self.ref, self.kind, self.tol = family, code, ref, kind, tol
+        self.setup = setup
+
+    def reproducer(self) -> str:
+        return (self.setup + "\n" if self.setup else "") + self.code
+
+
+# ---------------------------------------------------------------------------------------------
+# generators: each returns a Case
+# ---------------------------------------------------------------------------------------------
+
+def _rand_sigma2(rng: random.Random, lo=0.3, hi=50.0) -> Fraction:
+    s = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    return Fraction(round(s * s * 1000), 1000) or Fraction(1, 10)
+
+
+def gen_offgrid_direct(rng):
+    """OffGridSum.delta on commensurate sigma^2 = m_i/D (its argument does not assume the steps
+    incommensurate) against the exact integer lattice product."""
+    L = rng.choice([2, 3, 4, 5, 6, 8, 10, 12])  # steps u_i = k_i/L on one lattice
+    factors = []
+    for _ in range(rng.randint(2, 8)):
+        d = rng.choice([1, 1, 1, 2, 3])
+        k = rng.randint(max(1, d * L // 12), 3 * d * L)
+        factors.append((d, Fraction(d * L, k), rng.choice([1, 1, 2, 3, 5])))
+    eps = Fraction(rng.choice([0, 1, 3, 10, 50, 100, 200]), 100)
+    tol = rng.choice([1e-2, 1e-4, 1e-8, 1e-15, 1e-30])
+    fs = ", ".join(f"({d}, Fraction({s2.numerator}, {s2.denominator}), {n})"
+                   for d, s2, n in factors)
+    setup = "from benchmarks.fuzz_certified_routes import og_delta"
+    code = f"og_delta([{fs}], Fraction({eps.numerator}, {eps.denominator}), {tol!r})"
+
+    def ref():
+        with MP.workdps(60):
+            g, err, _ = R.dg_lattice(factors, bits=int(-math.log2(tol)) + 80)
+            v = R.np_delta(g, MP.mpf(eps.numerator) / eps.denominator)
+            return v - err, v + err
+
+    return Case("offgrid-direct", code, ref, "ball", tol, setup)
+
+
+def gen_offgrid_ta(rng):
+    """ta.delta of a product of discrete Gaussians with incommensurate sigma (the off-grid route
+    where it fits) against the exact sums of dg_sums (two or three factors) or the exact lattice
+    product (commensurate)."""
+    k = rng.randint(1, 3)
+    s2s = [_rand_sigma2(rng, 2.0, 15.0) for _ in range(k)]
+    ds = [rng.choice([1, 1, 2, 3]) for _ in range(k)]
+    if k == 3:
+        s2s = [_rand_sigma2(rng, 0.5, 4.0) for _ in range(k)]
+    eps = Fraction(rng.choice([0, 1, 5, 30, 100, 300]), 100)
+    dps = rng.choice([10, 20, 30])
+    expr = "ta.Tensor(" + ", ".join(f"ta.DiscreteGaussian({d}, sp.sqrt({rat(s2)}))"
+                                    for d, s2 in zip(ds, s2s, strict=True)) + ")"
+    if k == 1:
+        expr = f"ta.DiscreteGaussian({ds[0]}, sp.sqrt({rat(s2s[0])}))"
+    code = f"ta.delta({expr}, {rat(eps)}, dps={dps})"
+
+    def ref():
+        with MP.workdps(50):
+            g, err, _ = R.dg_lattice([(d, s2, 1) for d, s2 in zip(ds, s2s, strict=True)],
+                                     bits=200)
+            v = R.np_delta(g, MP.mpf(eps.numerator) / eps.denominator)
+            return v - err, v + err
+
+    return Case("offgrid-ta", code, ref, "prob", 10.0 ** -dps)
+
+
+def gen_offgrid_many(rng):
+    """Many discrete Gaussians with sigma_i = s + i/10 (off any grid; the census shape, smaller):
+    the off-grid route against dp_accounting-free reference: the exact lattice product of the
+    same factors with sigma_i^2 rounded to a common denominator is NOT the same law, so here the
+    reference is the integer lattice product of the exact rational sigma_i^2 (denominators 100):
+    feasible for a few factors only."""
+    k = rng.randint(3, 6)
+    base = rng.choice([2, 3, 4, 5])
+    s2s = [(base + Fraction(i, 10)) ** 2 for i in range(1, k + 1)]
+    eps = Fraction(rng.choice([0, 10, 50, 100]), 100)
+    dps = rng.choice([10, 20])
+    expr = "ta.Tensor(" + ", ".join(f"ta.DiscreteGaussian(1, {rat(base + Fraction(i, 10))})"
+                                    for i in range(1, k + 1)) + ")"
+    code = f"ta.delta({expr}, {rat(eps)}, dps={dps})"
+
+    def ref():
+        with MP.workdps(40):
+            g, err, _ = R.dg_lattice([(1, s2, 1) for s2 in s2s], bits=140)
+            v = R.np_delta(g, MP.mpf(eps.numerator) / eps.denominator)
+            return v - err, v + err
+
+    return Case("offgrid-many", code, ref, "prob", 10.0 ** -dps)
+
+
+def gen_dg_power(rng):
+    """DG(Delta, sigma)^n: delta (lattice routes) and f at a random alpha and at a
+    Neyman--Pearson vertex (the profile band) against the exact lattice product."""
+    s2 = Fraction(rng.randint(1, 60), rng.choice([1, 2, 4]))
+    d = rng.choice([1, 1, 2])
+    n = rng.choice([2, 5, 10, 30, 100])
+    q = rng.random()
+    dps = rng.choice([6, 10, 20])
+    expr = f"ta.DiscreteGaussian({d}, sp.sqrt({rat(s2)}))**{n}"
+    which = rng.choice(["delta", "value", "roc", "vertex"])
+    if which == "delta":
+        eps = Fraction(rng.choice([0, 1, 10, 50, 100, 300]), 100)
+        code = f"ta.delta({expr}, {rat(eps)}, dps={dps})"
+
+        def ref():
+            with MP.workdps(50):
+                g, err, _ = R.dg_lattice([(d, s2, n)], bits=180)
+                v = R.np_delta(g, MP.mpf(eps.numerator) / eps.denominator)
+                return v - err, v + err
+        return Case("dg-power", code, ref, "prob", 10.0 ** -dps)
+    with MP.workdps(50):
+        g, err, _ = R.dg_lattice([(d, s2, n)], bits=180)
+    if which == "vertex":
+        vs = [v for v in R.np_vertices(g) if 1e-6 < v < 1 - 1e-6]
+        if not vs:
+            return None
+        alpha = vs[rng.randrange(len(vs))]
+        a = Fraction(mpmath.nstr(alpha, 30, strip_zeros=False).replace(" ", "")) \
+            if False else Fraction(str(mpmath.nstr(alpha, 25)))
+    else:
+        a = Fraction(round(q * 10**6), 10**6) or Fraction(1, 10**6)
+    fn = "roc" if which == "roc" else "evaluate"
+    code = f"ta.{fn}({expr}, {rat(a)}, dps={dps})"
+
+    def ref():
+        with MP.workdps(50):
+            al = MP.mpf(a.numerator) / a.denominator
+            v = R.np_value(g, al)
+            if fn == "roc":
+                v = 1 - v
+            return v - 4 * err, v + 4 * err
+    return Case("dg-power-" + which, code, ref, "prob", 10.0 ** -dps)
+
+
+def gen_rr_power(rng):
+    """Binary randomized response RR(eps0)^n, n up to 10^6, eps0 irrational or log of a
+    rational, delta at irrational eps against the binomial sum in mpmath."""
+    eps0 = rng.choice([sp.log(3), sp.log(2), sp.Rational(1, 2), sp.Integer(1), sp.sqrt(2) / 10,
+                       sp.pi / 7, sp.Rational(1, 100)])
+    n = rng.choice([1, 7, 100, 1000, 10**4, 10**5, 10**6])
+    # eps near the mean loss so delta is not 0 or 1
+    e0 = float(eps0)
+    mean = n * e0 * math.tanh(e0 / 2)
+    sd = 2 * e0 * math.sqrt(n) * math.sqrt(math.exp(e0)) / (1 + math.exp(e0))
+    x = max(0.0, mean + rng.uniform(-1, 4) * sd)
+    eps = rng.choice([sp.Rational(round(x * 1000), 1000), sp.Rational(round(x * 1000), 1000)
+                      + sp.sqrt(2) / 1000, sp.log(1 + sp.Rational(round(x * 100), 100))])
+    dps = rng.choice([10, 20])
+    code = (f"ta.delta(ta.randomized_response({sp.srepr(eps0)})**{n}, {sp.srepr(eps)}, "
+            f"dps={dps})")
+    code = code.replace("Integer(", "sp.Integer(").replace("Rational(", "sp.Rational(") \
+        .replace("log(", "sp.log(").replace("Pow(", "sp.Pow(").replace("Mul(", "sp.Mul(") \
+        .replace("Add(", "sp.Add(").replace("Symbol(", "sp.Symbol(").replace("pi", "sp.pi") \
+        .replace("Half", "sp.Rational(1, 2)").replace("sp.sp.", "sp.")
+
+    def ref():
+        with MP.workdps(50):
+            v = R.binary_power_delta(sp.N(eps0, 60), n, sp.N(eps, 60))
+            return v * (1 - MP.mpf(10) ** -40) - MP.mpf(10) ** -45, v * (1 + MP.mpf(10) ** -40) \
+                + MP.mpf(10) ** -45
+    return Case("rr-power", code, ref, "prob", 10.0 ** -dps)
+
+
+def _srepr(x) -> str:
+    s = sp.srepr(x)
+    for name in ("Integer", "Rational", "log", "Pow", "Mul", "Add", "sqrt", "exp", "Float"):
+        s = s.replace(name + "(", "sp." + name + "(")
+    return s.replace("pi", "sp.pi").replace("Half", "sp.Rational(1, 2)").replace(
+        "sp.sp.", "sp.").replace("One", "sp.Integer(1)")
+
+
+def gen_epsdelta_power(rng):
+    eps0 = rng.choice([sp.log(3), sp.Rational(1, 2), sp.Integer(1), sp.sqrt(2) / 10])
+    d0 = rng.choice([sp.Rational(1, 10**6), sp.Rational(1, 1000), sp.Rational(1, 10**9)])
+    n = rng.choice([1, 3, 50, 1000, 10**5])
+    e0 = float(eps0)
+    x = max(0.0, n * e0 * math.tanh(e0 / 2) + rng.uniform(0, 4) * e0 * math.sqrt(n))
+    eps = sp.Rational(round(x * 1000), 1000) + rng.choice([0, sp.sqrt(3) / 100])
+    dps = rng.choice([10, 20])
+    code = f"ta.delta(ta.EpsDelta({_srepr(eps0)}, {_srepr(d0)})**{n}, {_srepr(eps)}, dps={dps})"
+
+    def ref():
+        with MP.workdps(50):
+            v = R.epsdelta_power_delta(sp.N(eps0, 60), sp.N(d0, 60), n, sp.N(eps, 60))
+            return v * (1 - MP.mpf(10) ** -40) - MP.mpf(10) ** -45, v * (1 + MP.mpf(10) ** -40) \
+                + MP.mpf(10) ** -45
+    return Case("epsdelta-power", code, ref, "prob", 10.0 ** -dps)
+
+
+def _rand_pair(rng, k, zeros=True):
+    """A random finite pair on k outcomes with small rational masses, some zero-mass outcomes
+    (singular atoms) on either side."""
+    while True:
+        P = [rng.randint(0, 6) for _ in range(k)]
+        Q = [rng.randint(0, 6) for _ in range(k)]
+        if zeros:
+            i = rng.randrange(k)
+            P[i] = 0
+            if rng.random() < 0.5:
+                j = rng.randrange(k)
+                if j != i:
+                    Q[j] = 0
+        if sum(P) and sum(Q) and P != Q:
+            return [Fraction(x, sum(P)) for x in P], [Fraction(x, sum(Q)) for x in Q]
+
+
+def gen_finite_power(rng):
+    """A finite pair with zero-mass outcomes composed n times: delta at irrational eps and f/roc
+    at random alphas and at exact Neyman--Pearson vertices, against exact enumeration."""
+    k = rng.randint(2, 4)
+    P, Q = _rand_pair(rng, k)
+    n = rng.choice([1, 2, 5, 12, 25] if k <= 3 else [1, 2, 5, 10])
+    sym = rng.random() < 0.3
+    expr = (f"ta.Discrete([{', '.join(rat(x) for x in P)}], "
+            f"[{', '.join(rat(x) for x in Q)}])")
+    if sym:
+        expr = f"ta.SymmetricHull({expr})"
+    expr = f"({expr})**{n}" if n > 1 else expr
+    dps = rng.choice([10, 20, 30])
+    which = rng.choice(["delta", "value", "roc", "vertex"])
+    atoms = R.finite_power(P, Q, n)
+    if sym:
+        which = "skip"
+    if which == "skip":
+        return None
+    if which == "delta":
+        eps = rng.choice([sp.Integer(0), sp.Rational(1, 3), sp.log(2), sp.sqrt(2),
+                          sp.Rational(rng.randint(0, 400), 100) + sp.sqrt(2) / 100])
+        code = f"ta.delta({expr}, {_srepr(eps)}, dps={dps})"
+
+        def ref():
+            with MP.workdps(60):
+                v = R.np_delta(atoms, sp.N(eps, 70))
+                return v - MP.mpf(10) ** -50, v + MP.mpf(10) ** -50
+        return Case("finite-power", code, ref, "prob", 10.0 ** -dps)
+    g = R.np_groups(atoms)
+    if which == "vertex":
+        vs = [v for v in R.np_vertices(g) if 0 < v < 1]
+        if not vs:
+            return None
+        a = vs[rng.randrange(len(vs))]
+    else:
+        a = Fraction(rng.randint(0, 10**6), 10**6)
+        if rng.random() < 0.2:
+            a = rng.choice([Fraction(1, 10**12), 1 - Fraction(1, 10**12)])
+    fn = "roc" if which == "roc" else "evaluate"
+    code = f"ta.{fn}({expr}, {rat(a)}, dps={dps})"
+    v = R.np_value(g, a)
+    if fn == "roc":
+        v = 1 - v
+
+    def ref():
+        return MP.mpf(v.numerator) / v.denominator, MP.mpf(v.numerator) / v.denominator
+    return Case("finite-power-" + which, code, ref, "prob", 10.0 ** -dps)
+
+
+def gen_rr3_power(rng):
+    """k-ary randomized response (k = 3, 4; atoms of ratio 1) composed n times (n up to 300, the
+    lattice routes): delta and f against the exact trinomial enumeration in mpmath."""
+    k = rng.choice([3, 4])
+    eps0 = rng.choice([sp.log(3), sp.Integer(1), sp.Rational(1, 2)])
+    n = rng.choice([20, 60, 150])
+    dps = rng.choice([10, 20])
+    which = rng.choice(["delta", "value", "roc"])
+    expr = f"ta.randomized_response({_srepr(eps0)}, {k})**{n}"
+    with MP.workdps(50):
+        E = MP.exp(sp.N(eps0, 60))
+        den = E + k - 1
+        # classes: ratio E (P = E/den, Q = 1/den), ratio 1/E, ratio 1 (k - 2 outcomes merged)
+        P = [E / den, 1 / den, (k - 2) / den]
+        Q = [1 / den, E / den, (k - 2) / den]
+        atoms = R.finite_power(P, Q, n)
+    if which == "delta":
+        x = max(0.0, rng.uniform(-1, 3) * math.sqrt(n) * float(eps0) * 0.7)
+        eps = sp.Rational(round(x * 100), 100) + sp.sqrt(5) / 1000
+        code = f"ta.delta({expr}, {_srepr(eps)}, dps={dps})"
+
+        def ref():
+            with MP.workdps(50):
+                v = R.np_delta(atoms, sp.N(eps, 60))
+                return v - MP.mpf(10) ** -35, v + MP.mpf(10) ** -35
+        return Case("rr3-power", code, ref, "prob", 10.0 ** -dps)
+    with MP.workdps(50):
+        g = R.np_groups(atoms)
+    a = Fraction(rng.randint(1, 10**6 - 1), 10**6)
+    fn = "roc" if which == "roc" else "evaluate"
+    code = f"ta.{fn}({expr}, {rat(a)}, dps={dps})"
+
+    def ref():
+        with MP.workdps(50):
+            v = R.np_value(g, MP.mpf(a.numerator) / a.denominator)
+            if fn == "roc":
+                v = 1 - v
+            return v - MP.mpf(10) ** -35, v + MP.mpf(10) ** -35
+    return Case("rr3-power-" + which, code, ref, "prob", 10.0 ** -dps)
+
+
+def _f_bracket_from_delta(delta_lo, delta_hi, alpha: float, E: float, m: int = 1500):
+    """Bounds of a symmetric f(alpha) from bounds of its profile on a grid of eps in [-E, E]:
+    f(alpha) = sup_eps (1 - delta(eps) - e^eps alpha) (Dong, Roth & Su, Prop. 6, with delta at
+    negative eps); below by the grid points with delta_hi, above by 1 - delta_lo(eps_{j+1}) -
+    e^{eps_j} alpha on each cell (delta non-increasing), e^{-E} beyond the left end and 1 -
+    e^{E} alpha beyond the right."""
+    xs = [-E + 2 * E * j / m for j in range(m + 1)]
+    dl = [delta_lo(x) for x in xs]
+    dh = [delta_hi(x) for x in xs]
+    lo = max(0.0, max(1 - dh[j] - math.exp(xs[j]) * alpha for j in range(m + 1)))
+    hi = max(math.exp(-E), 1 - math.exp(E) * alpha)
+    for j in range(m):
+        hi = max(hi, 1 - dl[j + 1] - math.exp(xs[j]) * alpha)
+    return lo, min(hi, 1.0)
+
+
+def gen_laplace_power(rng):
+    """Laplace(mu)^n and G(nu) (x) Laplace(mu)^n: delta, f, roc (the profile band over the Laplace
+    inversion) against dp_accounting's PLD bracket (widened by 1e-9 absolute, 1e-6 relative)."""
+    mu = rng.choice([sp.Rational(1, 10), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2)])
+    n = rng.choice([1, 2, 3, 10, 50])
+    nu = rng.choice([None, None, sp.Rational(1, 2), sp.Integer(1)])
+    which = rng.choice(["delta", "value", "roc"])
+    dps = rng.choice([6, 10])
+    expr = f"ta.Laplace({_srepr(mu)})**{n}" if n > 1 else f"ta.Laplace({_srepr(mu)})"
+    if nu is not None:
+        expr = f"ta.Tensor(ta.G({_srepr(nu)}), {expr})"
+    h = 1e-4
+    lap = R.pld_bracket("laplace", {"b": 1.0, "s": float(mu)}, n, 0.0, h)
+    parts = [(lap, n)]
+    if nu is not None:
+        parts.append((R.pld_bracket("gaussian", {"sigma": 1.0, "s": float(nu)}, 1, 0.0, h), 1))
+
+    def dlo(x):
+        return R.pld_delta(parts, x)[0]
+
+    def dhi(x):
+        return R.pld_delta(parts, x)[1]
+
+    cache: dict = {}
+
+    def both(x):
+        if "comp" not in cache:
+            cache["comp"] = R.pld_compose(parts)
+        if x not in cache:
+            cache[x] = R.pld_delta(parts, x, cache["comp"])
+        return cache[x]
+
+    if which == "delta":
+        eps = sp.Rational(rng.randint(0, 300), 100)
+        code = f"ta.delta({expr}, {_srepr(eps)}, dps={dps})"
+
+        def ref():
+            lo, hi = both(float(eps))
+            return MP.mpf(lo) * (1 - 1e-6) - 1e-9, MP.mpf(hi) * (1 + 1e-6) + 1e-9
+        return Case("laplace-power", code, ref, "prob", 1e-3)
+    a = Fraction(rng.randint(1, 999), 1000) if rng.random() < 0.8 else \
+        rng.choice([Fraction(1, 10**5), 1 - Fraction(1, 10**5)])
+    fn = "roc" if which == "roc" else "evaluate"
+    code = f"ta.{fn}({expr}, {rat(a)}, dps={dps})"
+    tot = float(mu) * n + (float(nu) ** 2 * 4 + 5 if nu is not None else 0)
+
+    def ref():
+        lo, hi = _f_bracket_from_delta(lambda x: both(x)[0], lambda x: both(x)[1], float(a),
+                                       min(tot + 1, 30.0))
+        lo, hi = lo - 1e-6, hi + 1e-6
+        if fn == "roc":
+            lo, hi = 1 - hi, 1 - lo
+        return MP.mpf(lo), MP.mpf(hi)
+    return Case("laplace-power-" + which, code, ref, "prob", 1e-3)
+
+
+def gen_laplace_sampled(rng):
+    """Few-step Poisson-subsampled Laplace (the polynomial split) against dp_accounting."""
+    b = rng.choice([sp.Rational(1, 2), sp.Integer(1), sp.Integer(2)])
+    p = rng.choice([sp.Rational(1, 100), sp.Rational(1, 10), sp.Rational(1, 2)])
+    T = rng.choice([1, 2, 3, 5, 10, 30])
+    eps = sp.Rational(rng.randint(0, 200), 100)
+    dps = rng.choice([6, 8])
+    expr = f"ta.laplace_mechanism(1, {_srepr(b)}, sampling='poisson', p={_srepr(p)})"
+    if T > 1:
+        expr = f"({expr})**{T}"
+    code = f"ta.delta({expr}, {_srepr(eps)}, dps={dps})"
+    pair = R.pld_bracket("laplace_sampled", {"b": float(b), "s": 1.0, "p": float(p)}, T, 0.0,
+                         1e-5)
+
+    def ref():
+        lo, hi = R.pld_delta([(pair, T)], float(eps))
+        return MP.mpf(lo) * (1 - 1e-6) - 1e-9, MP.mpf(hi) * (1 + 1e-6) + 1e-9
+    return Case("laplace-sampled", code, ref, "prob", 1e-3)
+
+
+def gen_skellam(rng):
+    """Skellam and Skellam products (the grid product) against mpmath sums over the outcomes."""
+    k = rng.choice([1, 2, 2])
+    fs = [(rng.choice([1, 1, 2]), rng.choice([sp.Integer(2), sp.Integer(5), sp.Rational(7, 2),
+                                              sp.Integer(10), sp.Rational(31, 3)]))
+          for _ in range(k)]
+    eps = sp.Rational(rng.randint(0, 150), 100)
+    dps = rng.choice([6, 10])
+    parts = [f"ta.Skellam({d}, {_srepr(m)})" for d, m in fs]
+    expr = parts[0] if k == 1 else "ta.Tensor(" + ", ".join(parts) + ")"
+    code = f"ta.delta({expr}, {_srepr(eps)}, dps={dps})"
+
+    def ref():
+        with MP.workdps(40):
+            v = R.skellam_delta([(d, sp.N(m, 50)) for d, m in fs], sp.N(eps, 50))
+            return v - MP.mpf(10) ** -30, v + MP.mpf(10) ** -30
+    return Case("skellam", code, ref, "prob", 10.0 ** -dps)
+
+
+def gen_shuffle(rng):
+    """ShuffleDP(eps0, n) delta against the mixture's atoms summed in mpmath (n <= 200)."""
+    eps0 = rng.choice([sp.Rational(1, 2), sp.Integer(1), sp.log(3), sp.Integer(3), sp.sqrt(2)])
+    n = rng.choice([2, 5, 20, 60, 160, 200])
+    eps = sp.Rational(rng.randint(0, 100), 100) * eps0
+    dps = rng.choice([10, 20])
+    code = f"ta.delta(ta.ShuffleDP({_srepr(eps0)}, {n}), {_srepr(eps)}, dps={dps})"
+
+    def ref():
+        with MP.workdps(40):
+            atoms = R.shuffle_atoms(sp.N(eps0, 50), n)
+            v = R.np_delta(atoms, sp.N(eps, 50))
+            return v - MP.mpf(10) ** -30, v + MP.mpf(10) ** -30
+    return Case("shuffle", code, ref, "prob", 10.0 ** -dps)
+
+
+def shuffled_rr_delta_lib():
+    from tradeoff_algebra.analysis.shuffle_rr import shuffled_rr_delta
+
+    return shuffled_rr_delta
+
+
+def gen_shuffle_rr(rng):
+    """analysis.shuffle_rr.shuffled_rr_delta against the binomial sum in mpmath."""
+    n = rng.choice([2, 10, 100, 1000, 5000])
+    q = rng.choice([Fraction(1, 20), Fraction(1, 4), Fraction(1, 3), Fraction(49, 100)])
+    eps = Fraction(rng.randint(0, 300), 100)
+    direction = rng.choice(["max", "QP", "PQ"])
+    setup = "from tradeoff_algebra.analysis.shuffle_rr import shuffled_rr_delta"
+    NS["shuffled_rr_delta"] = shuffled_rr_delta_lib()
+    dirarg = {"max": "max", "QP": "Q||P", "PQ": "P||Q"}[direction]
+    code = (f"shuffled_rr_delta({n}, {rat(q)}, {rat(eps)}, prec=128, "
+            f"direction={dirarg!r})")
+
+    def ref():
+        with MP.workdps(40):
+            qm = MP.mpf(q.numerator) / q.denominator
+            e = MP.mpf(eps.numerator) / eps.denominator
+            if direction == "max":
+                v = max(R.shuffled_rr_delta_ref(n, qm, e, "QP"),
+                        R.shuffled_rr_delta_ref(n, qm, e, "PQ"))
+            else:
+                v = R.shuffled_rr_delta_ref(n, qm, e, direction)
+            return v - MP.mpf(10) ** -30, v + MP.mpf(10) ** -30
+    return Case("shuffle-rr", code, ref, "arb", 1e-20, setup)
+
+
+def gen_rdp(rng):
+    """RDP.of (certified upper ends) of Laplace, randomized response and finite pairs against
+    mpmath (closed form of the Laplace divergence; sums for the finite pairs): the bound must be
+    >= the truth and within 10^-dps relative."""
+    a = rng.choice([sp.Rational(1001, 1000), sp.Rational(3, 2), sp.Integer(2), sp.Rational(17, 3),
+                    sp.Integer(64), sp.Integer(500), sp.Rational(100001, 100000)])
+    dps = rng.choice([10, 20])
+    kind = rng.choice(["laplace", "rr", "finite"])
+    if kind == "laplace":
+        mu = rng.choice([sp.Rational(1, 10), sp.Integer(1), sp.Integer(3)])
+        expr = f"ta.Laplace({_srepr(mu)})"
+
+        def truth():
+            m, al = sp.N(mu, 60), sp.N(a, 60)
+            m, al = MP.mpf(m), MP.mpf(al)
+            return MP.log(al / (2 * al - 1) * MP.exp((al - 1) * m)
+                          + (al - 1) / (2 * al - 1) * MP.exp(-al * m)) / (al - 1)
+    else:
+        if kind == "rr":
+            e0 = rng.choice([sp.Integer(1), sp.log(3), sp.Rational(1, 2)])
+            expr = f"ta.randomized_response({_srepr(e0)})"
+            E = sp.exp(e0)
+            P = [E / (1 + E), 1 / (1 + E)]
+            Q = [1 / (1 + E), E / (1 + E)]
+        else:
+            Pf, Qf = _rand_pair(rng, 3, zeros=False)
+            if any(x == 0 for x in Pf + Qf):
+                return None
+            expr = (f"ta.Discrete([{', '.join(rat(x) for x in Pf)}], "
+                    f"[{', '.join(rat(x) for x in Qf)}])")
+            P = [sp.Rational(x.numerator, x.denominator) for x in Pf]
+            Q = [sp.Rational(x.numerator, x.denominator) for x in Qf]
+
+        def truth():
+            al = MP.mpf(sp.N(a, 60))
+            best = None
+            for X, Y in ((P, Q), (Q, P)):
+                s = MP.fsum(MP.mpf(sp.N(x, 60)) ** al * MP.mpf(sp.N(y, 60)) ** (1 - al)
+                            for x, y in zip(X, Y, strict=True))
+                v = MP.log(s) / (al - 1)
+                best = v if best is None else max(best, v)
+            return best
+    code = f"ta.RDP.of({expr}, [{_srepr(a)}], dps={dps}).curve[{_srepr(a)}]"
+
+    def ref():
+        with MP.workdps(50):
+            v = truth()
+            return v, v
+    return Case("rdp-" + kind, code, ref, "rdp", 10.0 ** -dps)
+
+
+GENERATORS = {
+    "offgrid-direct": gen_offgrid_direct,
+    "offgrid-ta": gen_offgrid_ta,
+    "offgrid-many": gen_offgrid_many,
+    "dg-power": gen_dg_power,
+    "rr-power": gen_rr_power,
+    "epsdelta-power": gen_epsdelta_power,
+    "finite-power": gen_finite_power,
+    "rr3-power": gen_rr3_power,
+    "laplace-power": gen_laplace_power,
+    "laplace-sampled": gen_laplace_sampled,
+    "skellam": gen_skellam,
+    "shuffle": gen_shuffle,
+    "shuffle-rr": gen_shuffle_rr,
+    "rdp": gen_rdp,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# checking
+# ---------------------------------------------------------------------------------------------
+
+def _interval(x):
+    """(lo, hi, guarantee, route) of an answer: a Value, an arb ball or a rational."""
+    from flint import arb
+
+    if isinstance(x, ta.Value):
+        lo, hi = x.interval()
+        return MP.mpf(lo), MP.mpf(hi), x.guarantee, x.route or ""
+    if isinstance(x, arb):
+        return (MP.mpf(x.lower().str(40, radius=False)) * (1 - MP.mpf(10) ** -38),
+                MP.mpf(x.upper().str(40, radius=False)) * (1 + MP.mpf(10) ** -38),
+                "certified", "arb")
+    if isinstance(x, sp.Rational):
+        v = MP.mpf(x.p) / x.q
+        return v, v, "certified", "rational upper end"
+    raise TypeError(type(x))
+
+
+def check(case: Case, per_case: float) -> tuple[str, str] | None:
+    """None when the case passes, else (kind, message)."""
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        try:
+            with MP.workdps(50):
+                with ta.time_limit(per_case):
+                    got = eval(case.code, NS)  # noqa: S307 (our own generated code)
+        except ta.TimeLimitExceeded:
+            return None
+        except ta.TradeOffError as e:
+            return ("refused", f"{type(e).__name__}: {e}"[:300])
+        except Exception as e:  # noqa: BLE001
+            return ("crash", "".join(traceback.format_exception_only(type(e), e))[:500])
+    if got is None:
+        return None  # (declined)
+    with MP.workdps(50):
+        lo, hi, guar, route = _interval(got)
+        if MP.isnan(lo) or MP.isnan(hi):
+            return ("nan", f"{got!r}")
+        slack = MP.mpf(case.tol) * 20 + MP.mpf(10) ** -40  # (interval() widens by one unit)
+        if case.kind in ("prob", "ball") and (lo < -slack or hi > 1 + slack):
+            return ("range", f"[{lo}, {hi}] outside [0, 1]")
+        if (guar == "estimate" and "certified" in route.lower()
+                and "estimate" not in route.lower()):
+            return ("label", f"estimate labelled {route!r}")
+        if guar not in ("certified", "exact"):
+            return None
+        try:
+            rlo, rhi = case.ref()
+        except ValueError as e:  # (a reference too large to build: skipped)
+            print(f"  [reference skipped: {e}]")
+            return None
+        rlo, rhi = MP.mpf(rlo), MP.mpf(rhi)
+        if case.kind == "rdp":
+            if hi < rlo * (1 - MP.mpf(10) ** -40):
+                return ("wrong", f"RDP bound {hi} below the truth {rlo}")
+            if hi > rlo + abs(rlo) * 10 * case.tol + MP.mpf(10) ** -40:
+                return ("loose", f"RDP bound {hi} above the truth {rlo} by "
+                        f"{MP.nstr((hi - rlo) / abs(rlo), 3)} relative (dps tol {case.tol})")
+            return None
+        if hi < rlo or lo > rhi:
+            return ("wrong", f"{guar} [{MP.nstr(lo, 25)}, {MP.nstr(hi, 25)}] (route {route!r}) "
+                    f"misses the reference [{MP.nstr(rlo, 25)}, {MP.nstr(rhi, 25)}]")
+        width = hi - lo
+        tolw = any(issubclass(w.category, ta.ToleranceWarning) for w in ws)
+        if width > max(abs(hi), MP.mpf(10) ** -300) * 1e-3 and not tolw and width > 1e-12:
+            return ("wide", f"width {MP.nstr(width, 3)} of [{MP.nstr(lo, 10)}, {MP.nstr(hi, 10)}] "
+                    f"with no ToleranceWarning (route {route!r})")
+    return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budget", type=float, default=300.0,
+                    help="wall-clock seconds in all (the machine is shared)")
+    ap.add_argument("--per-case", type=float, default=60.0, help="time limit of one call")
+    ap.add_argument("--only", default="", help="comma-separated generator names")
+    ap.add_argument("--skip", default="", help="comma-separated generator names")
+    ap.add_argument("--verbose", action="store_true", help="print each call before it runs")
+    args = ap.parse_args(argv)
+    names = [x for x in (args.only.split(",") if args.only else GENERATORS) if x]
+    names = [x for x in names if x not in args.skip.split(",")]
+    rng = random.Random(args.seed)
+    t0 = time.process_time()
+    w0 = time.time()
+    counts: dict = {}
+    fails: list = []
+    i = 0
+    while time.time() - w0 < args.budget:
+        name = names[i % len(names)]
+        i += 1
+        sub = random.Random(rng.randrange(2**62))
+        try:
+            case = GENERATORS[name](sub)
+        except Exception as e:  # noqa: BLE001
+            print(f"[generator {name} failed: {e!r}]", flush=True)
+            continue
+        if case is None:
+            continue
+        c0 = time.process_time()
+        if args.verbose:
+            print("  try: " + case.code, flush=True)
+        res = check(case, args.per_case)
+        dt = time.process_time() - c0
+        counts.setdefault(case.family, [0, 0])[0] += 1
+        if res is not None:
+            counts[case.family][1] += 1
+            fails.append((case, res))
+            print(f"FAIL [{res[0]}] {case.family} ({dt:.1f} s): {res[1]}\n  reproducer:\n    "
+                  + case.reproducer().replace("\n", "\n    "), flush=True)
+        else:
+            print(f"ok   {case.family} ({dt:.1f} s)", flush=True)
+    print(f"\n{i} draws, {time.process_time() - t0:.0f} s CPU, {time.time() - w0:.0f} s wall, "
+          f"load {os.getloadavg()[0]:.1f}")
+    for fam, (n, f) in sorted(counts.items()):
+        print(f"  {fam:28s} {n:4d} cases, {f:3d} failures")
+    return 1 if any(r[0] in ("wrong", "nan", "range", "label") for _, r in fails) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
