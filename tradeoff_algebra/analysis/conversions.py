@@ -492,6 +492,16 @@ def _tolerance_met(f: TradeOff, D: sp.Expr, v: Value) -> Value:
     return v
 
 
+def _bits_below_one(D) -> int:
+    """About -log2(1 - D) for a rational D < 1 (else 0): the bits a ball of S - D needs
+    beyond the digits asked when S and D both lie within 1 - D of 1 (at a fixed precision
+    their balls then hold 1 and the comparison stays undecided)."""
+    if not isinstance(D, sp.Rational) or not 0 < D < 1:
+        return 0
+    gap = 1 - D
+    return max(0, int(gap.q).bit_length() - int(gap.p).bit_length() + 2)
+
+
 def _singular_above(f: TradeOff, D: sp.Rational) -> bool:
     """Is delta_f(oo) = 1 - f(0) > D proved, so that eps_f(D) = oo (Dong, Roth & Su, Prop. 6:
     the test rejecting on the part of Q singular to P)? For a finite pair: delta(oo) =
@@ -503,7 +513,7 @@ def _singular_above(f: TradeOff, D: sp.Rational) -> bool:
     fl = finite_loss(f)
     if fl is None:
         return False
-    prec = 128
+    prec = 128 + _bits_below_one(D)
     with arb_precision(prec):
         keep = arb(1)
         try:
@@ -556,7 +566,7 @@ def _delta_parts_epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value | None:
     if not parts or len(rest) > 1:  # (a rest of several factors: the product routes take the
         return None  # parts out themselves; simplified anew, f_{eps,0}^(x)k would become a
         # BinomialDP leaf whose exact table the PLD grid builds at any k)
-    prec = dps_to_prec(dps) + 64
+    prec = dps_to_prec(dps) + 64 + _bits_below_one(D)
     with arb_precision(prec):
         try:
             keep = arb(1)
