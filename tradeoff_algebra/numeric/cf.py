@@ -229,7 +229,10 @@ def _make_plan(
             - math.log(c - u)
             for u in (a, -a)
         )
-        h = 2 * math.pi * a / float(np.logaddexp(0.0, log_psi - math.log(math.pi) - log_disc))
+        den = float(np.logaddexp(0.0, log_psi - math.log(math.pi) - log_disc))
+        # (den = 0: the discretisation error is below any level, every step serves; den = oo:
+        # none does; the same values numpy's division gave, without its RuntimeWarnings)
+        h = 2 * math.pi * float(a) / den if 0 < den < math.inf else (math.inf if den == 0 else 0.0)
         best = max(best, (h, float(a)))
     h, a = float(best[0]), float(best[1])
 
