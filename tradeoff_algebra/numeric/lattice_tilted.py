@@ -94,6 +94,15 @@ class _Factor:
         return top + math.log(s), mean, var
 
 
+def singular_ball(singular) -> arb:
+    """S = 1 - prod (1 - a)^m over the singular atoms (a, m) (Eq. (11) of Dong, Roth & Su) at
+    the working precision."""
+    keep = arb(1)
+    for a, m in singular:
+        keep *= _ball(1 - a) ** m
+    return 1 - keep
+
+
 class TiltedLatticeProduct:
     """delta and eps of the product of lattice pairs with one ratio R (each factor: exponents
     ks, Q-masses qs, multiplicity n; the Q-law of d is the product of their powers; see the
@@ -117,11 +126,7 @@ class TiltedLatticeProduct:
         self._roots: dict = {}
 
     def _singular_ball(self) -> arb:
-        """S = 1 - prod (1 - a)^m (Eq. (11) of Dong, Roth & Su) at the working precision."""
-        keep = arb(1)
-        for a, m in self.singular:
-            keep *= _ball(1 - a) ** m
-        return 1 - keep
+        return singular_ball(self.singular)
 
     # -- planning (floats) -------------------------------------------------------------------
     def _moments(self, c: float) -> tuple[float, float]:

@@ -56,7 +56,7 @@ from . import budget
 from .cf_laws import lower, to_arb, upper, working_precision
 from .lattice_power import symbolic_lattice_pair
 from .lattice_product import arb_of
-from .lattice_tilted import TiltedLatticeProduct, _ball
+from .lattice_tilted import TiltedLatticeProduct, _ball, singular_ball
 from .value import CertifiedPair
 
 __all__ = ["TwoLatticeProduct", "two_lattice_product", "two_lattice_enclosure",
@@ -160,10 +160,7 @@ class TwoLatticeProduct:
         self._sides: dict = {}
 
     def _singular_ball(self) -> arb:
-        keep = arb(1)
-        for a, m in self.singular:
-            keep *= _ball(1 - a) ** m
-        return 1 - keep
+        return singular_ball(self.singular)
 
     # -- planning (floats) -------------------------------------------------------------------
     def _moments(self, c: float) -> tuple[float, float]:
