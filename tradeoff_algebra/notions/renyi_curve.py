@@ -1,0 +1,119 @@
+"""The RDP curve of a mechanism at many orders from its families' Arb programs (the
+capability ``renyi_orders``, ``numeric.renyi_orders``): the orders taken as they are when
+they are Python ints, each side's values, their exact upper ends (Arb balls rounded up, or
+exact ``fmpq``) and the SymPy ``Dict`` of the curve, formed only when it is first read
+(:class:`_PendingCurve`). Used by :meth:`notions.renyi_dp.RDP.of`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+from flint import fmpq
+from sympy.core.expr import Expr
+
+from ..analysis.renyi_batch import dyadic
+from ..numeric.context import arb_precision
+from ..numeric.renyi_orders import flint_order, has_program, precision_bits, renyi_orders
+
+
+def _int_orders(orders: Any) -> list | None:
+    """``orders`` as a list when it is a non-empty list, tuple or range of Python ints > 1
+    (valid as they are), else None (``_order_list`` validates)."""
+    if type(orders) not in (list, tuple, range) or not orders:
+        return None
+    for a in orders:
+        if type(a) is not int or a < 2:
+            return None
+    return list(orders)
+
+
+def _capability_orders(sides: list, orders: list, dps: int, ints: bool) -> list | None:
+    """Per side, the list of its values at the orders from the capability "renyi_orders"
+    (``numeric.renyi_orders``: Arb balls of relative width below 10^-dps or exact ``fmpq``,
+    None at an order it leaves out); None where a side has no such program or an order is
+    not rational (+oo). ``ints``: the orders are Python ints (nothing to convert)."""
+    if not all(map(has_program, sides)):  # (before converting the orders)
+        return None
+    if not ints:
+        if not all(a.is_Rational for a in orders):
+            return None
+        orders = [flint_order(a) for a in orders]
+    out = []
+    for h in sides:
+        vals = renyi_orders(h, orders, dps)
+        if vals is None:
+            return None
+        out.append(vals)
+    return out
+
+
+def _exact_upper(v: Any) -> sp.Rational:
+    """The upper end of an Arb ball (at least 0: a divergence is never negative; rounded up
+    to the current precision) or an exact ``fmpq``, as an exact SymPy rational."""
+    if type(v) is fmpq:
+        p, q = int(v.p), int(v.q)
+        if p <= 0:
+            return sp.S.Zero
+        if q == 1:
+            return sp.Integer(p)
+        r = Expr.__new__(sp.Rational)  # (fmpq is in lowest terms: SymPy's gcd not needed)
+        r.p, r.q = p, q
+        return r
+    man, exp = v.upper().man_exp()
+    return sp.S.Zero if man <= 0 else dyadic(int(man), int(exp))
+
+
+def _largest_upper(values: tuple, dps: int) -> sp.Rational:
+    """The largest of the sides' upper ends (:func:`_exact_upper`, rounded up to the first
+    precision of ``renyi_orders``, which keeps the relative width below 10^-dps): eps(a)
+    bounds both directions."""
+    with arb_precision(precision_bits(dps) + 36):
+        return max(_exact_upper(v) for v in values)
+
+
+def _integer(a: int) -> sp.Integer:
+    """The SymPy Integer a >= 2 built directly (SymPy's cached constructor costs more)."""
+    r = Expr.__new__(sp.Integer)
+    r.p = a
+    return r
+
+
+class _PendingCurve:
+    """The curve of :meth:`RDP._pending`: its orders (Python ints or SymPy rationals) and
+    each side's values there; called once, it forms the SymPy ``Dict`` of the upper ends
+    (rounded up to the first precision of ``renyi_orders``)."""
+
+    __slots__ = ("orders", "batch", "dps")
+
+    def __init__(self, orders: list, batch: list, dps: int):
+        self.orders, self.batch, self.dps = orders, batch, dps
+
+    def __call__(self) -> sp.Dict:
+        with arb_precision(precision_bits(self.dps) + 36):
+            ends = [list(map(_exact_upper, vals)) for vals in self.batch]
+        vals = ends[0] if len(ends) == 1 else [max(t) for t in zip(*ends, strict=True)]
+        keys = [_integer(a) if type(a) is int else a for a in self.orders]
+        return _number_dict(dict(zip(keys, vals, strict=True)))
+
+
+def _number_dict(items: dict) -> sp.Dict:
+    """``sp.Dict(items)`` for keys that are distinct SymPy numbers (rationals, oo): SymPy
+    orders a Dict's pairs by ``default_sort_key``, which for such keys is their numeric
+    order, so the pairs sorted by value are the same arguments (equality and hashing agree)
+    without SymPy's sort keys."""
+    if not all(isinstance(a, sp.Rational) or a is sp.oo for a in items):
+        return sp.Dict(items)
+    ordered = sorted(items.items(), key=lambda kv: (
+        kv[0] is sp.oo, kv[0].p / kv[0].q if kv[0] is not sp.oo else 0))
+    keys = [kv[0] for kv in ordered]
+    if any(not (x is sp.oo or y is sp.oo) and x.p * y.q >= y.p * x.q
+           for x, y in zip(keys, keys[1:], strict=False)):  # (floats that do not order them)
+        ordered.sort(key=lambda kv: (kv[0] is sp.oo, sp.Rational(kv[0]) if kv[0] is not sp.oo
+                                     else 0))
+    pairs = [sp.Basic.__new__(sp.Tuple, a, t) for a, t in ordered]  # (sp.Tuple, unsympified)
+    d = sp.Basic.__new__(sp.Dict, *pairs)
+    d.elements = frozenset(pairs)
+    d._dict = dict(ordered)
+    return d
