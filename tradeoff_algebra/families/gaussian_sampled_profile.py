@@ -175,6 +175,22 @@ def _ends(law, eps: float, eta: float, x_lo: float):
     return xb, s, closed, band, arb(0).union(below.upper())
 
 
+def inner_threshold(x: acb, qa: acb, mua: acb, ee: acb, remove: bool, analytic: bool):
+    """For the first step's sample x, the second step's level: the loss e = eps - L(x)
+    (remove; eps + L(x) for add), with L(x) = log(1 - q + q e^{mu x - mu^2/2}), its likelihood
+    ratio u (e^e = 1 - q + q u, resp. e^{-e}) and the Gaussian threshold xs = (log u +
+    mu^2/2)/mu of the Neyman--Pearson test at that level; None where ``analytic`` (Arb's
+    integration) needs a logarithm off its branch cut and the ball does not prove it."""
+    w = 1 - qa + qa * (mua * x - mua * mua / 2).exp()
+    if analytic and not w.real > 0:
+        return None
+    e = ee - w.log() if remove else ee + w.log()
+    u = (e.exp() - (1 - qa)) / qa if remove else ((-e).exp() - (1 - qa)) / qa
+    if analytic and not u.real > 0:
+        return None
+    return e, u, (u.log() + mua * mua / 2) / mua
+
+
 def _integral(law, eps: float, lo: arb, s: arb, rel: float) -> arb:
     """int_lo^s (density of A)(x) g(eps - L(x)) dx by ``acb.integral`` (module docstring)."""
     mu, q = _params(law)
@@ -184,14 +200,10 @@ def _integral(law, eps: float, lo: arb, s: arb, rel: float) -> arb:
     remove = d == "remove"
 
     def integrand(x, analytic):
-        w = 1 - qa + qa * (mua * x - mua * mua / 2).exp()
-        if analytic and not w.real > 0:
+        level = inner_threshold(x, qa, mua, ee, remove, analytic)
+        if level is None:
             return acb("nan")
-        e = ee - w.log() if remove else ee + w.log()
-        u = (e.exp() - (1 - qa)) / qa if remove else ((-e).exp() - (1 - qa)) / qa
-        if analytic and not u.real > 0:
-            return acb("nan")
-        xs = (u.log() + mua * mua / 2) / mua
+        e, u, xs = level
         if remove:
             g = qa * (_phi_c(xs - mua) - u * _phi_c(xs))
             dens = (1 - qa) * (-x * x / 2).exp() + qa * (-(x - mua) ** 2 / 2).exp()

@@ -40,6 +40,7 @@ from .gaussian_sampled_profile import (
     _phi,
     _phi_c,
     _precision_loop,
+    inner_threshold,
     two_step_delta,
 )
 
@@ -334,14 +335,10 @@ class TwoStepTails(OneStepTails):
         mix = self._outer(which) == "mix"
 
         def integrand(x, analytic):
-            w = 1 - qa + qa * (mua * x - mua * mua / 2).exp()
-            if analytic and not w.real > 0:
+            level = inner_threshold(x, qa, mua, ee, remove, analytic)
+            if level is None:
                 return acb("nan")
-            e = ee - w.log() if remove else ee + w.log()
-            u = (e.exp() - (1 - qa)) / qa if remove else ((-e).exp() - (1 - qa)) / qa
-            if analytic and not u.real > 0:
-                return acb("nan")
-            xs = (u.log() + mua * mua / 2) / mua
+            xs = level[2]
             if remove:
                 t = (_phi_c(xs) if which == "alpha"
                      else (1 - qa) * _phi_c(xs) + qa * _phi_c(xs - mua))
