@@ -12,6 +12,19 @@ import time
 from datetime import date
 from importlib import metadata
 
+#: The head and tail of a timed child process: the child sets ``rss0`` and ``t0`` before its
+#: call and ``out`` after it; the tail prints ``{"out", "cpu", "mib"}`` (CPU seconds and peak
+#: resident MiB above ``rss0``) as one JSON line for :func:`child_json`.
+CHILD_PRE = """
+import json, resource, time, warnings
+warnings.simplefilter("ignore")
+"""
+CHILD_POST = """
+cpu = time.process_time() - t0
+rss = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
+print(json.dumps(dict(out=out, cpu=cpu, mib=rss)))
+"""
+
 
 def run_line(command: str, packages: tuple[str, ...] = ()) -> str:
     """``2026-11-26, `command`, x86_64, 2 cores, load 0.40, Python 3.11.7, numpy 2.4.6, ...``"""

@@ -18,18 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from _report import Report, child_json, run_line
+from _report import CHILD_POST, CHILD_PRE, Report, child_json, run_line
 
-_PRE = """
-import json, resource, time, warnings
-warnings.simplefilter("ignore")
-"""
-
-_POST = """
-cpu = time.process_time() - t0
-rss = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
-print(json.dumps(dict(out=out, cpu=cpu, mib=rss)))
-"""
+_PRE, _POST = CHILD_PRE, CHILD_POST
 
 OURS = _PRE + """
 import sympy as sp
