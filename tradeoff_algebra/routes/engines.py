@@ -320,12 +320,34 @@ hull_route.register(TensorPower)(_hull_route)
 
 
 
+def _single_factor_epsilon(f, d):
+    """eps_C(d) of ``f = SymmetricHull(g)`` for one factor g that is not a product (AddRemove(
+    Mix(G_mu, q)): one Poisson-subsampled Gaussian step) whose two directions' loss laws give
+    their profile themselves (``cf_route.answers_from_profile``: a closed form in Phi), as
+    the power ``g^1`` would be (the larger of the two directions' eps, certified); None where
+    they do not or the route declines (the bracketing search on the hull's profile answers)."""
+    from ..numeric import cf_route
+
+    g = f.arg
+    if isinstance(g, (Tensor, TensorPower)) or g.is_symmetric is True:
+        return None
+    dirs = [((g, 1),), ((Inverse(g), 1),)]
+    sets = _cf_laws(dirs, atoms=True)
+    if sets is None or not all(cf_route.answers_from_profile([(law, int(n)) for law, n in s])
+                               for s in sets):
+        return None
+    return _cf_enclosure(dirs, d, "epsilon")
+
+
 @mp_epsilon.register(SymmetricHull)
 def _(f, d):
     """eps_C(delta) = the larger of the two directions' (delta_C is the larger profile)."""
     dirs = hull_directions(f)
     if dirs is None:
-        return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else None
+        if f.arg.is_symmetric is True:
+            return mp_epsilon(f.arg, d)
+        with budget.about("epsilon", f):
+            return _single_factor_epsilon(f, d)
     with budget.about("epsilon", f):
         return pld_epsilon(list(dirs), d)
 
