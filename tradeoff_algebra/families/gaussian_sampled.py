@@ -585,6 +585,9 @@ class SubsampledGaussianLaw:
 
     #: Products with a subsampled factor have no closed form (the inversion answers them).
     closed_under_tensor = False
+    #: The inversion's planner tries abscissas below the saddle point (``numeric.cf._make_plan``):
+    #: M(c) grows like e^{mu^2 c^2 / 2} once the far tail of Y dominates, just above it.
+    scan_contour = True
 
     def inverse(self) -> SubsampledGaussianLaw:
         """The other direction: Mix(G_mu, q)^{-1} is "add" (Dong, Roth & Su, Sec. 2.1)."""

@@ -200,6 +200,19 @@ class _TailPlanner:
         return m, self.plan(m)[1]
 
 
+#: The fractions of the saddle point tried as the contour's abscissa for laws that ask for it
+#: (:func:`_make_plan`), the saddle point first.
+CONTOUR_FRACTIONS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3)
+
+
+def _plan_work(factors: Sequence[Factor], plan: _Plan) -> float:
+    """The planned work of ``plan`` (as ``cf_route._work``: nodes, times the t cut-off for laws
+    whose evaluation of M grows with |t|)."""
+    if _flat_cost(factors):
+        return float(plan.n_nodes)
+    return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
+
+
 def _make_plan(
     factors: Sequence[Factor],
     eps: float,
@@ -208,13 +221,51 @@ def _make_plan(
     slack: dict[str, float],
     max_work: float | None = None,
 ) -> _Plan:
+    """The plan at the saddle point c of the composed law; for laws with the attribute
+    ``scan_contour`` (the Poisson-subsampled Gaussian: its mgf grows like e^{mu^2 c^2/2} once
+    its far tail dominates, just above the saddle point, so the strip of the discretisation
+    bound there is narrow and the step small), the plan of least work among the abscissas
+    :data:`CONTOUR_FRACTIONS` of it. Any c > 0 gives a valid inversion (the errors below are
+    bounded at the plan's own c); the saddle point only minimises the integrand's size, and
+    below it the wider strip allows a step up to 60 times longer (DP-SGD, sigma = 4,
+    q = 256/60000, T = 300: 25 000 nodes at c = 172, 25 at c = 86)."""
     c = _saddle(factors, eps)
+    if log_delta is None:  # (the saddle-point estimate, at the saddle point itself)
+        log_delta = _log_delta_saddle(factors, c, eps)
+    if not any(getattr(law, "scan_contour", False) for law, _ in factors):
+        return _plan_at(factors, c, eps, rel_tol, log_delta, slack, max_work)
+    best, best_work, error = None, math.inf, None
+    for frac in CONTOUR_FRACTIONS:
+        budget.check()
+        try:
+            plan = _plan_at(factors, c * frac, eps, rel_tol, log_delta, slack, max_work)
+        except (ValueError, ArithmeticError, OverflowError) as exc:
+            error = error or exc
+            continue
+        work = _plan_work(factors, plan)
+        if work < best_work:
+            best, best_work = plan, work
+        elif best is not None:  # (the work is unimodal in c in practice: past its least)
+            break
+    if best is None:
+        raise error if isinstance(error, ValueError) else ValueError(str(error))
+    return best
+
+
+def _plan_at(
+    factors: Sequence[Factor],
+    c: float,
+    eps: float,
+    rel_tol: float,
+    log_delta: float,
+    slack: dict[str, float],
+    max_work: float | None = None,
+) -> _Plan:
+    """The plan with contour abscissa ``c`` (:func:`_make_plan`)."""
     for law, n in factors:  # (optional: a law whose decay bound at c depends on the level
         prepare = getattr(law, "plan_decay", None)  # its n factors need)
         if prepare is not None:
             prepare(c, n)
-    if log_delta is None:
-        log_delta = _log_delta_saddle(factors, c, eps)
     n_tot = sum(n for _, n in factors)
     log_half = math.log(rel_tol / 2) + log_delta
 
