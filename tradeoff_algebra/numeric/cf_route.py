@@ -49,6 +49,39 @@ __all__ = ["route_enclosure", "PROFILE", "answers_from_profile", "MAX_WORK", "RE
 MAX_WORK = 20_000.0
 
 
+#: The planned work allowed for one power of a law with ``scan_contour`` (few Poisson-subsampled
+#: Gaussian steps, T = 30 .. 900), whose alternative is the PLD engine: at relative widths below
+#: :data:`TIGHT_REL` it takes 8 to 12 s (and gives an estimate), so the inversion is allowed
+#: about 3 s (:data:`WORK_SECONDS` a unit; DP-SGD, sigma = 1.1, q = 256/60000, delta(eps) at
+#: 2.5e-10: T = 30 3.0e5 units in 2.8 s, T = 100 4.6e4 in 0.5 s); above, where the PLD engine
+#: takes 0.4 to 0.7 s, about 0.4 s.
+FEW_STEP_WORK = 300_000.0
+FEW_STEP_WORK_LOOSE = 40_000.0
+#: The relative width below which :data:`FEW_STEP_WORK` applies.
+TIGHT_REL = 1e-6
+#: Seconds per unit of planned work of the subsampled Gaussian's inversion (measured 9 to 11 us
+#: on 2 loaded cores; a lower estimate): a plan whose estimate exceeds the time left is declined
+#: at once (:func:`_affordable_work`).
+WORK_SECONDS = 5e-6
+
+
+def _cap(factors: Sequence[Factor], rel: float) -> float:
+    """The work allowed for ``factors`` at relative width ``rel``: :data:`MAX_WORK`, or for one
+    power of a law with ``scan_contour`` :data:`FEW_STEP_WORK` (tight widths) or
+    :data:`FEW_STEP_WORK_LOOSE`."""
+    if len(factors) == 1 and getattr(factors[0][0], "scan_contour", False):
+        return FEW_STEP_WORK if rel < TIGHT_REL else FEW_STEP_WORK_LOOSE
+    return MAX_WORK
+
+
+def _affordable_work(factors: Sequence[Factor], eps: float, rel: float, cap_rel: float) -> bool:
+    """Is the plan at ``rel`` within the cap of :func:`_cap` (at the asked width ``cap_rel``)
+    and, above :data:`MAX_WORK`, within the time left (:data:`WORK_SECONDS` a unit)?"""
+    cap = _cap(factors, cap_rel)
+    work = _work(factors, eps, rel, cap)
+    return work <= cap and (work <= MAX_WORK or work * WORK_SECONDS <= budget.remaining())
+
+
 def _work(factors: Sequence[Factor], eps: float, rel_tol: float,
           cap: float = MAX_WORK) -> float:
     try:
@@ -283,7 +316,7 @@ def _rel_target(factors: Sequence[Factor], kind: str, x: float, rel: float, extr
         return REL_FLOOR
     try:
         at = _at(factors, kind, x, extra)
-        if at > 0 and _work(factors, at, REL_FLOOR) <= MAX_WORK:
+        if at > 0 and _affordable_work(factors, at, REL_FLOOR, rel):
             return REL_FLOOR
     except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
         raise
@@ -622,9 +655,10 @@ def _plain_enclosure(
             and factors[0][1] <= MAX_SAMPLED_SPLIT):
         return _sampled_enclosure(factors, kind, dn, up, rel)
     factors, extra = _split(factors, kind, max(dn, 0.0), rel)
+    asked = rel
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
     if kind == "delta":
-        if factors and _work(factors, max(dn, 0.0), rel) > MAX_WORK:
+        if factors and not _affordable_work(factors, max(dn, 0.0), rel, asked):
             return None
         lo, hi = delta_enclosure(factors, up, rel, extra)  # (delta non-increasing)
         if dn != up:
@@ -632,6 +666,6 @@ def _plain_enclosure(
         return lo, hi
     if factors:
         e0 = _at(factors, kind, dn, extra)
-        if not e0 > 0 or _work(factors, e0, rel) > MAX_WORK:
+        if not e0 > 0 or not _affordable_work(factors, e0, rel, asked):
             return None
     return epsilon_enclosure(factors, dn, rel, up, extra)
