@@ -40,50 +40,215 @@ import math
 from fractions import Fraction
 from math import comb
 
-from flint import arb, fmpq
+import numpy as np
+from flint import arb, ctx, fmpq
 
 from . import budget, cf
-from .cf_lattice import ExactPart, RemainderLaw, split_terms
+from .cf_lattice import ExactPart, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_route import MAX_WORK, REL_MIN, _work
+from .cf_split_tails import _Remainder
 from .cf_tails import TailPoint, _clip, _meet, tail_inverter
 
-__all__ = ["LatticeTails", "eps_guess", "exact_tails", "lattice_power_at"]
+__all__ = ["LatticeTails", "ExactTails", "eps_guess", "exact_tails", "lattice_power_at"]
 
 
 def exact_tails(part: ExactPart, eps: float) -> tuple[arb, arb]:
     """(A(L > eps), e^eps B(L > eps)) of the terms with fewer than ``part.J`` density
-    components (module docstring), Arb balls at the working precision."""
-    mu, pp, pm_, kappa, lam = part.law.lattice_parts()
-    e = arb(eps)
-    k, J = part.k, part.J
-    pa, pb = arb(0), arb(0)
-    lp, lm = pp.log(), pm_.log()
-    for j in range(min(J, k + 1)):
-        n = k - j
-        wj = comb(k, j) * kappa**j
-        cm = 1
-        for m in range(n + 1):
-            if m % 256 == 255:
-                budget.check()
-            if m:
-                cm = cm * (n - m + 1) // m
-            x = e - mu * (2 * m - n)
-            if j == 0:  # the atom at the lattice point: 1{0 > x}
-                if x < 0:
-                    a, b = arb(1), x.exp()
-                elif x >= 0:
-                    continue
+    components (module docstring), Arb balls at the working precision: :class:`ExactTails`."""
+    return ExactTails(part).tails(eps)
+
+
+class ExactTails:
+    """The exact part's tails at any eps from suffix sums over the lattice points.
+
+    For j density components the lattice points are c = mu (2m - n), n = k - j, with weights
+    w = C(k, j) kappa^j C(n, m) p+^m p-^(n-m) (:mod:`.cf_lattice`); at x = eps - c the piece
+    contributes nothing where x >= j mu (it lies below eps), and where x <= -j mu (wholly
+    above eps) its moment generating functions: (F_j, e^x G_j) with
+    F_j = (2 sinh(lam mu) / lam)^j, G_j = (2 sinh((lam - 1) mu) / (lam - 1))^j (the atom j = 0:
+    (1, e^x) where x < 0). c increases with m, so these are a prefix and a suffix of m: the
+    suffix sums S_j(m) = sum_{m' >= m} w and T_j(m) = sum_{m' >= m} w e^{-c} (positive terms,
+    computed once per precision) give them, e^x = e^eps e^{-c}, and only the about j + 2
+    points between (decided in Arb at both ends of the window) take the polynomial integrals
+    of ``ExactPart._integral``: O(J^3) work per eps in place of O(J k).
+
+    :meth:`estimate` gives float tails and the A-density at many eps at once (numpy), for
+    placing points only."""
+
+    def __init__(self, part: ExactPart) -> None:
+        self.part = part
+        self._sums: dict = {}
+        self._floats = None
+
+    # -- Arb ------------------------------------------------------------------------------
+    def _tables(self):
+        prec = ctx.prec
+        if prec not in self._sums:
+            mu, pp, pm_, kappa, lam = self.part.law.lattice_parts()
+            k, J = self.part.k, self.part.J
+            lp, lm = pp.log(), pm_.log()
+            rows = []
+            for j in range(min(J, k + 1)):
+                n = k - j
+                wj = comb(k, j) * kappa**j
+                s_w, s_t = [arb(0)] * (n + 2), [arb(0)] * (n + 2)
+                cms = [1] * (n + 1)
+                for m in range(1, n + 1):
+                    cms[m] = cms[m - 1] * (n - m + 1) // m
+                acc_w, acc_t = arb(0), arb(0)
+                for m in range(n, -1, -1):
+                    if m % 256 == 255:
+                        budget.check()
+                    w = wj * arb(cms[m]) * (m * lp + (n - m) * lm).exp()
+                    acc_w += w
+                    acc_t += w * (-(mu * (2 * m - n))).exp()
+                    s_w[m], s_t[m] = acc_w, acc_t
+                ff = (2 * (lam * mu).sinh() / lam) ** j
+                gg = (2 * ((lam - 1) * mu).sinh() / (lam - 1)) ** j
+                rows.append((wj, cms, s_w, s_t, ff, gg))
+            if len(self._sums) > 4:
+                self._sums.clear()
+            self._sums[prec] = (mu, lp, lm, lam, rows)
+        return self._sums[prec]
+
+    def tails(self, eps: float) -> tuple[arb, arb]:
+        """(A(L > eps), e^eps B(L > eps)) of the exact part, balls at the working precision."""
+        mu, lp, lm, lam, rows = self._tables()
+        e = arb(eps)
+        ee = e.exp()
+        muf = float(mu.mid())
+        pa, pb = arb(0), arb(0)
+        for j, (wj, cms, s_w, s_t, ff, gg) in enumerate(rows):
+            n = self.part.k - j
+            jm = j * mu
+
+            def x_at(m: int, n=n) -> arb:
+                return e - mu * (2 * m - n)
+
+            # the window [lo, hi): below lo every piece lies below eps, from hi on above it
+            mid = (n + eps / muf) / 2
+            lo = min(max(int(math.floor(mid - j / 2)) - 1, 0), n + 1)
+            hi = min(max(int(math.ceil(mid + j / 2)) + 2, 0), n + 1)
+            while lo > 0 and not (x_at(lo - 1) >= jm if j else x_at(lo - 1) >= 0):
+                lo -= 1
+            while hi <= n and not (x_at(hi) <= -jm if j else x_at(hi) < 0):
+                hi += 1
+            if hi <= n:
+                pa += ff * s_w[hi]
+                pb += ee * gg * s_t[hi]
+            for m in range(lo, hi):
+                x = x_at(m)
+                if j == 0:  # the atom at the lattice point: 1{0 > x}
+                    if x < 0:
+                        a, b = arb(1), x.exp()
+                    elif x >= 0:
+                        continue
+                    else:
+                        a, b = arb(0).union(arb(1)), arb(0).union(x.exp())
                 else:
-                    a, b = arb(0).union(arb(1)), arb(0).union(x.exp())
-            else:
-                a, b = part._integral(x, j, mu, lam, False)
-                if a == 0 and b == 0:
-                    continue
-            w = wj * arb(cm) * (m * lp + (n - m) * lm).exp()
-            pa += w * a
-            pb += w * b
-    return pa, pb
+                    a, b = self.part._integral(x, j, mu, lam, False)
+                    if a == 0 and b == 0:
+                        continue
+                w = wj * arb(cms[m]) * (m * lp + (n - m) * lm).exp()
+                pa += w * a
+                pb += w * b
+        return pa, pb
+
+    # -- floats (placement only) ----------------------------------------------------------
+    def _float_tables(self):
+        if self._floats is None:
+            with working_precision(64):
+                mu, pp, pm_, kappa, lam = (float(v.mid()) for v in self.part.law.lattice_parts())
+            k, J = self.part.k, self.part.J
+            rows = []
+            for j in range(min(J, k + 1)):
+                n = k - j
+                m = np.arange(n + 1)
+                lw = (math.lgamma(k + 1) - math.lgamma(j + 1) - math.lgamma(n + 1)
+                      + j * math.log(kappa) + _lgamma(n + 1) - _lgamma(m + 1) - _lgamma(n - m + 1)
+                      + m * math.log(pp) + (n - m) * math.log(pm_))
+                c = mu * (2 * m - n)
+                lt = lw - c
+                # log suffix sums (index n + 1: the empty sum)
+                ls = np.append(np.logaddexp.accumulate(lw[::-1])[::-1], -np.inf)
+                lts = np.append(np.logaddexp.accumulate(lt[::-1])[::-1], -np.inf)
+                lf = j * math.log(2 * math.sinh(lam * mu) / lam)
+                lg = j * math.log(2 * math.sinh((lam - 1) * mu) / (lam - 1))
+                rows.append((lw, c, ls, lts, lf, lg))
+            self._floats = (mu, lam, rows)
+        return self._floats
+
+    def estimate(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Floats (A(L > eps), e^eps B(L > eps), the A-density of the exact part at eps) at the
+        array ``eps`` (the atoms' jumps are not in the density)."""
+        mu, lam, rows = self._float_tables()
+        e = np.asarray(eps, dtype=np.float64).ravel()
+        pa, pb, dens = np.zeros_like(e), np.zeros_like(e), np.zeros_like(e)
+        for j, (lw, c, ls, lts, lf, lg) in enumerate(rows):
+            n = c.size - 1
+            mid = (n + e / mu) / 2
+            lo = np.clip(np.floor(mid - j / 2).astype(np.int64) - 1, 0, n + 1)
+            hi = np.clip(np.ceil(mid + j / 2).astype(np.int64) + 2, 0, n + 1)
+            with np.errstate(over="ignore", under="ignore"):
+                pa += np.exp(lf + ls[hi])
+                pb += np.exp(lg + e + lts[hi])
+                for off in range(int(np.max(hi - lo, initial=0))):
+                    m = lo + off
+                    ok = m < hi
+                    mm = np.minimum(m, n)
+                    x = e - c[mm]
+                    w = np.where(ok, np.exp(lw[mm]), 0.0)
+                    if j == 0:
+                        a = np.where(x < 0, 1.0, 0.0)
+                        pa += w * a
+                        pb += w * a * np.exp(np.minimum(x, 0.0))
+                        continue
+                    ia, ib, v = _float_piece(x, j, mu, lam)
+                    pa += w * ia
+                    pb += w * ib
+                    dens += w * v
+        return pa, pb, dens
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.lgamma, otypes=[np.float64])(x)
+
+
+def _float_piece(x: np.ndarray, j: int, mu: float, lam: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Floats (int_{s > x} V_j e^{lam s} ds, e^x int_{s > x} V_j e^{(lam - 1) s} ds,
+    V_j(x) e^{lam x}) for one piece of j >= 1 density components (``ExactPart._integral``)."""
+    jm = j * mu
+    xc = np.clip(x, -jm, jm)
+    outs = []
+    for nu in (lam, lam - 1):
+        total = np.zeros_like(xc)
+        for i in range(j + 1):
+            b = -jm + 2 * i * mu
+            lo = np.maximum(xc, b)
+            total += (-1) ** i * comb(j, i) * _float_poly_exp(j - 1, nu, b, lo, jm)
+        outs.append(total)
+    v = np.zeros_like(xc)
+    for i in range(j + 1):
+        b = -jm + 2 * i * mu
+        v += (-1) ** i * comb(j, i) * np.where(xc > b, np.abs(xc - b) ** (j - 1), 0.0) \
+            / math.factorial(j - 1)
+    inside = np.abs(x) < jm
+    v = np.where(inside, v * np.exp(lam * xc), 0.0)
+    return outs[0], np.exp(np.minimum(x, jm)) * outs[1], v
+
+
+def _float_poly_exp(n: int, nu: float, b: float, lo: np.ndarray, hi: float) -> np.ndarray:
+    """Floats of int_lo^hi (s - b)^n / n! e^{nu s} ds (``cf_lattice._poly_exp``)."""
+
+    def anti(y):
+        s = 0.0
+        for q in range(n + 1):
+            s = s + (-1) ** (n - q) * y**q / (math.factorial(q) * nu ** (n - q + 1))
+        return np.exp(nu * y) * s
+
+    return math.exp(nu * b) * (anti(hi - b) - anti(lo - b))
 
 
 def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:
@@ -94,7 +259,7 @@ def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:
         if J > k:
             return J
         try:
-            if _work([(RemainderLaw(law, k, J), 1)], eps, rel) <= MAX_WORK:
+            if _work([(_Remainder(law, k, J), 1)], eps, rel) <= MAX_WORK:
                 return J
         except (ValueError, RuntimeError, ArithmeticError):
             continue
@@ -104,41 +269,76 @@ def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:
 class LatticeTails:
     """Certified Neyman-Pearson points of the k-fold product of ``law`` at any eps >= 0: the
     exact part's tails plus the remainder's (module docstring), its inverter planned at
-    ``eps0`` to the relative width ``rel`` of the remainder's delta."""
+    ``eps0`` to the relative width ``rel`` of the remainder's delta. ``J``: the split order
+    (by default the least affordable at eps0); ``exact``: an :class:`ExactTails` of the same
+    law, k and J to share (its tables are kept per precision).
 
-    def __init__(self, law, k: int, eps0: float, rel: float) -> None:
+    The exact part is summed at its own precision (the digits asked plus the guard bits of its
+    polynomial pieces, ``cf._exact_prec``), the remainder at its inverter's
+    (``TailInverter.eval_prec``); the remainder's planning estimates are those of
+    ``cf_split_tails`` (no scipy)."""
+
+    def __init__(self, law, k: int, eps0: float, rel: float, J: int | None = None,
+                 exact: ExactTails | None = None) -> None:
         self.law, self.k = law, int(k)
-        J = _remainder_order(law, self.k, eps0, rel)
+        if J is None:
+            J = _remainder_order(law, self.k, eps0, rel)
         if J is None:
             raise ValueError(f"the remainder of {law}^{k} is beyond the planned work")
-        self.part = ExactPart(law, self.k, J)
+        self.part = ExactPart(law, self.k, J) if exact is None else exact.part
+        self.exact = ExactTails(self.part) if exact is None else exact
         self.rest = None
         self.prec = cf._exact_prec(self.part, max(rel, REL_MIN))
+        self.eval_prec = self.prec
         if J <= self.k:
-            rest = [(RemainderLaw(law, self.k, J), 1)]
+            rest = [(_Remainder(law, self.k, J), 1)]
             inv, _ = cf._certified_inverter(rest, eps0, rel)
             self.rest = tail_inverter(rest, inv)
             if self.rest is None:
                 raise ValueError("the remainder's tails are not certified")
-            self.prec = max(self.prec, self.rest.eval_prec)
+            self.eval_prec = max(self.prec, self.rest.eval_prec)
 
     def point(self, eps: float) -> TailPoint:
         """Certified balls of delta(eps), A(L > eps), B(L > eps)."""
         with working_precision(self.prec):
-            pa, pb = exact_tails(self.part, eps)
+            pa, pb = self.exact.tails(eps)
+        r = None
+        if self.rest is not None:
+            r = self.rest.point(eps)
+        with working_precision(self.eval_prec):
             e = arb(eps)
             zero, one = arb(0), arb(1)
-            if self.rest is not None:
-                r = self.rest.point_here(eps)
+            if r is not None:
                 power = pa + r.power
                 alpha = pb * (-e).exp() + r.alpha
             else:
                 power, alpha = pa, pb * (-e).exp()
             power, alpha = _clip(power, zero, one), _clip(alpha, zero, one)
             delta = _clip(power - e.exp() * alpha, zero, one)
-            if self.rest is not None:  # (delta of each part too: the narrower meet)
+            if r is not None:  # (delta of each part too: the narrower meet)
                 delta = _meet(delta, _clip(pa - pb + r.delta, zero, one))
             return TailPoint(eps, delta, power, alpha)
+
+    def estimate(self, eps: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Floats (delta, power, alpha, d power / d eps, d alpha / d eps) at the array ``eps``
+        (placement only; the atoms' jumps are not in the derivatives)."""
+        e = np.asarray(eps, dtype=np.float64).ravel()
+        pa, pb, dens = self.exact.estimate(e)
+        with np.errstate(over="ignore", under="ignore"):
+            ee = np.exp(-e)
+            power, alpha = pa, ee * pb
+            dp, da = -dens, -ee * dens
+            if self.rest is not None:
+                _, rp, ra, rdp, rda = self.rest.estimate(e)
+                power, alpha, dp, da = power + rp, alpha + ra, dp + rdp, da + rda
+            delta = power - np.exp(e) * alpha
+        return delta, power, alpha, dp, da
+
+    def error(self, eps: np.ndarray) -> np.ndarray:
+        """Float estimate of the remainder's absolute error bound at the array ``eps`` (0
+        where everything is summed exactly)."""
+        e = np.asarray(eps, dtype=np.float64).ravel()
+        return np.zeros_like(e) if self.rest is None else self.rest.error(e)
 
 
 def eps_guess(factors: list[Factor], alpha: float) -> float:

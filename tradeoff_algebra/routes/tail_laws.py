@@ -31,27 +31,34 @@ from __future__ import annotations
 import warnings
 from fractions import Fraction
 
+import numpy as np
 from flint import acb, arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import pld
 from ..numeric.capability import gaussian_form
-from ..numeric.cf_lattice_tails import eps_guess, lattice_power_at
-from ..numeric.cf_route import MAX_SPLIT
+from ..numeric.cf_lattice_curve import tails_band
+from ..numeric.cf_lattice_tails import LatticeTails, eps_guess, lattice_power_at
+from ..numeric.cf_laws import working_precision
+from ..numeric.cf_route import MAX_SPLIT, REL_MIN
 from ..numeric.cf_split_tails import split_order
 from ..numeric.context import mp
+from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import options
+from ..numeric.profile_band import Band
 from ..numeric.protocol import POINT_ROUTES
 from ..numeric.value import Value
 from ..operators.tensor import Tensor, TensorPower
 from .engines import _cf_laws
+from .grid_band import _warn_if_wide
 from .plan import pld_leaves
 
 #: The lattice part of a split self-product may be this fraction of the tolerance times the
 #: least level (or 1 - the largest) asked (``routes.inversion_curve`` and :func:`lattice_point`).
 SPLIT_SHARE = 1e-3
 
-__all__ = ["PoweredGaussian", "tail_sets", "lattice_point", "LATTICE_ROUTE", "SPLIT_SHARE"]
+__all__ = ["PoweredGaussian", "tail_sets", "lattice_point", "lattice_curve", "LATTICE_ROUTE",
+           "SPLIT_SHARE"]
 
 
 class PoweredGaussian:
@@ -166,3 +173,62 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
 
 
 POINT_ROUTES.append(lattice_point)
+
+
+# -- whole curves of few Laplace factors ---------------------------------------------------------
+def _few_factors(f, share_of: float):
+    """``(law, k)`` of a symmetric self-product of one law with ``lattice_parts`` whose atoms
+    are not negligible at the absolute width ``share_of`` (the many-factor products take the
+    tails of ``routes.inversion_curve``), else None."""
+    if not isinstance(f, (Tensor, TensorPower)) or f.is_symmetric is not True:
+        return None
+    leaves = pld_leaves(f)
+    sets = None if leaves is None else _cf_laws([leaves])
+    if sets is None or len(sets) != 1 or len(sets[0]) != 1:
+        return None
+    law, k = sets[0][0]
+    if not hasattr(law, "lattice_parts") or int(k) > MAX_SPLIT:
+        return None
+    if split_order([(law, int(k))], share_of) is not None:
+        return None
+    return law, int(k)
+
+
+def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Band | None:
+    """Certified bands of f at the levels ``alphas`` for a symmetric self-product of one
+    Laplace factor whose atoms are not negligible (``numeric.cf_lattice_curve``: one set of
+    loss tails, exactly summed terms plus an inverted remainder, for every level); None where
+    it does not apply (the profile band answers)."""
+    x = np.asarray(alphas, dtype=np.float64)
+    flat = x.ravel()
+    pos = flat[(flat > 0) & (flat < 1)]
+    a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
+    got = _few_factors(f, SPLIT_SHARE * tol * a_min)
+    if got is None:
+        return None
+    law, k = got
+    rel = max(min(tol * 1e-2, 1e-7), REL_MIN)
+    shared: dict = {}
+
+    def make(e0: float) -> LatticeTails:
+        t = LatticeTails(law, k, e0, rel, shared.get("J"), shared.get("exact"))
+        shared["J"], shared["exact"] = t.part.J, t.exact
+        return t
+
+    with working_precision(64):
+        mu = float(law.lattice_parts()[0].mid())
+    atoms = mu * (2 * np.arange(k + 1) - k).astype(np.float64)
+    try:
+        first = eps_guess([(law, k)], a_min)
+        band = tails_band(make, atoms, k * mu, flat, tol, first)
+    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
+    if band is None:
+        return None
+    band = Band(*(v.reshape(x.shape) for v in (band.f_lo, band.f_hi, band.power_lo,
+                                                band.power_hi)))
+    _warn_if_wide(band, x, tol)
+    return band
+
+
+CURVE_BANDS.append(lattice_curve)

@@ -1,0 +1,169 @@
+"""Whole certified curves of few Laplace factors from one set of loss tails
+(numeric/cf_lattice_curve.py, routes/tail_laws.lattice_curve, numeric/cf_lattice_tails.py),
+against independent references: the Irwin-Hall quadrature of tests/references/laplace_sum.py at
+levels on both branches and inside the atoms' jumps (the randomised tests, power linear in the
+level there); the profile band (routes/profile_curve.py), a second certified route (the two
+must intersect); the exact part's suffix sums against a direct sum over every lattice point in
+mpmath at 40 digits."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from flint import arb
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.families.laplace import LaplaceLaw
+from tradeoff_algebra.numeric.cf_lattice import ExactPart
+from tradeoff_algebra.numeric.cf_lattice_tails import ExactTails
+from tradeoff_algebra.numeric.cf_laws import working_precision
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.routes.product import route
+from tradeoff_algebra.routes.profile_curve import ProfileBandRoute
+from tradeoff_algebra.routes.tail_laws import lattice_curve
+
+R = sp.Rational
+
+
+def _tails(mu, n, t):
+    from references.laplace_sum import tails
+
+    return tails(mp.mpf(mu.p) / mu.q, n, mp.mpf(t))
+
+
+def _level_and_power(mu, n, t, frac=None):
+    """A float level and the power there at 30 digits: at a threshold t off the atoms the level
+    P(S > t) rounded to a float and the power Q(S > t) moved along the slope e^t (the error is
+    second order: about 1e-33); at an atom t (``frac``) the level P(S > t) + frac P(S = t)
+    inside its jump, where the power is linear: Q(S > t) + Q(S = t) (alpha - P(S > t)) / P(S = t)
+    (the randomised test)."""
+    with mp.workdps(30):
+        q_gt, p_gt, q_eq, p_eq = _tails(mu, n, t)
+        if frac is None:
+            assert q_eq == p_eq == 0
+            a = float(p_gt)
+            return a, q_gt + mp.exp(mp.mpf(t)) * (mp.mpf(a) - p_gt)
+        assert p_eq > 0
+        a = float(p_gt + frac * p_eq)
+        return a, q_gt + q_eq * (mp.mpf(a) - p_gt) / p_eq
+
+
+@pytest.mark.parametrize("mu,n,cases", [
+    (R(1), 2, [("1.3", None), ("0.4", None), ("-0.6", None), ("2", 0.5), ("0", 0.25),
+               ("-2", 0.7)]),
+    (R(1, 2), 3, [("0.7", None), ("-0.2", None), ("0.5", 1 / 3), ("-0.5", 0.6), ("1.5", 0.1)]),
+])
+def test_curve_of_few_laplace_factors_against_quadrature(mu, n, cases):
+    f = ta.TensorPower(ta.Laplace(mu), n)
+    pairs = [_level_and_power(mu, n, t, frac) for t, frac in cases]
+    x = np.array([0.0] + [a for a, _ in pairs] + [1.0])
+    tol = 1e-9
+    band = lattice_curve(f, x, tol)
+    assert band is not None
+    assert band.f_lo[0] == band.f_hi[0] == 1 and band.f_lo[-1] == band.f_hi[-1] == 0
+    with mp.workdps(30):
+        for i, (_, ref) in enumerate(pairs, start=1):
+            lo, hi = mp.mpf(band.power_lo[i]), mp.mpf(band.power_hi[i])
+            assert lo <= ref <= hi, (i, lo, ref, hi)
+            assert hi - lo <= tol * hi
+            assert mp.mpf(band.f_lo[i]) <= 1 - ref <= mp.mpf(band.f_hi[i])
+    # the public call takes this route: bounds, no estimate
+    with ta.pld_options(tol=tol):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            flo, fhi = ta.curve(f, x, bounds=True)
+    assert np.all(flo <= 1 - band.power_lo + 1e-15) and np.all(fhi >= 1 - band.power_hi - 1e-15)
+
+
+def test_curve_meets_the_profile_band():
+    # a second certified route at a few levels: the two enclosures must intersect
+    f = ta.TensorPower(ta.Laplace(R(1, 2)), 10)
+    x = np.array([0.01, 0.2, 0.7])
+    band = lattice_curve(f, x, 1e-9)
+    x = x[1:2]  # (one level: the profile band costs a second a level)
+    with ta.pld_options(tol=1e-7), mp.workdps(30):
+        for i, a in enumerate(x):
+            lo, hi = ProfileBandRoute().enclose(f, route(f), "roc", mp.mpf(a), 1 - mp.mpf(a))
+            assert max(lo, band.power_lo[i + 1]) <= min(hi, band.power_hi[i + 1])
+    assert np.all(band.power_hi - band.power_lo <= 1e-9 * band.power_hi)
+
+
+@pytest.mark.slow
+def test_curve_of_a_hundred_laplace_factors_is_certified_and_meets_its_roc():
+    # 101 levels at tol 1e-6 from one plan (the profile band gave estimates here), against the
+    # profile band's roc at 0.01 (a second route)
+    f = ta.TensorPower(ta.Laplace(R(1, 10)), 100)
+    x = np.linspace(0, 1, 101)
+    band = lattice_curve(f, x, 1e-6)
+    assert band is not None
+    inner = (x > 0) & (x < 1)
+    rel = (band.power_hi - band.power_lo)[inner] / band.power_hi[inner]
+    assert rel.max() <= 1e-6
+    assert np.all(np.diff(band.power_lo[inner]) > 0)  # (the power increases)
+    with ta.pld_options(tol=1e-6), mp.workdps(30):
+        a = mp.mpf(1) / 100
+        lo, hi = ProfileBandRoute().enclose(f, route(f), "roc", a, 1 - a)
+    assert max(lo, band.power_lo[1]) <= min(hi, band.power_hi[1])
+
+
+def _mp(x: arb):
+    """The exact mpf of an exact arb (a ball's end)."""
+    man, exp = x.man_exp()
+    return mp.mpf((int(man), int(exp)))
+
+
+def _direct_exact(mu, k, J, eps):
+    """(A(L > eps), e^eps B(L > eps)) of the terms with fewer than J density components, every
+    lattice point summed in mpmath (the Irwin-Hall pieces by quadrature of their densities)."""
+    m_ = mp.mpf(mu.p) / mu.q
+    pp, pm, kappa = mp.mpf(1) / 2, mp.exp(-m_) / 2, mp.exp(-m_ / 2) / 4
+    e = mp.mpf(eps)
+    pa = pb = mp.zero
+    for j in range(min(J, k + 1)):
+        n = k - j
+        for m in range(n + 1):
+            c = m_ * (2 * m - n)
+            w = mp.binomial(k, j) * kappa**j * mp.binomial(n, m) * pp**m * pm ** (n - m)
+            if j == 0:
+                if c > e:
+                    pa += w
+                    pb += w * mp.exp(e - c)
+                continue
+            lo = max(e - c, -j * m_)
+            if lo >= j * m_:
+                continue
+
+            def v(s, j=j):  # the j-fold convolution of the indicator of (-mu, mu)
+                y = (s + j * m_) / (2 * m_)
+                tot = sum((-1) ** i * mp.binomial(j, i) * (y - i) ** (j - 1)
+                          for i in range(j + 1) if y > i)
+                return tot / mp.factorial(j - 1) * (2 * m_) ** (j - 1)
+
+            pts = [lo] + [-j * m_ + 2 * i * m_ for i in range(j + 1) if -j * m_ + 2 * i * m_ > lo]
+            pa += w * mp.quad(lambda s, v=v: v(s) * mp.exp(s / 2), pts)
+            pb += w * mp.exp(e - c) * mp.quad(lambda s, v=v: v(s) * mp.exp(-s / 2), pts)
+    return pa, pb
+
+
+@pytest.mark.parametrize("mu,k,J,eps", [(R(1, 10), 30, 3, 0.45), (R(1, 10), 30, 3, 2.23),
+                                        (R(1, 2), 6, 4, 1.3), (R(1, 2), 6, 4, 0.0)])
+def test_exact_part_suffix_sums_against_a_direct_sum(mu, k, J, eps):
+    et = ExactTails(ExactPart(LaplaceLaw(mu), k, J))
+    with working_precision(200), mp.workprec(256):
+        pa, pb = et.tails(eps)
+        ends = [(_mp(b.lower()), _mp(b.upper())) for b in (pa, pb)]
+    with mp.workdps(40):
+        ra, rb = _direct_exact(mu, k, J, eps)
+        for (lo, hi), ref in zip(ends, (ra, rb), strict=True):
+            slack = mp.mpf(10) ** -35
+            assert lo - slack <= ref <= hi + slack, (lo, ref, hi)
+            assert hi - lo <= 1e-40 + 1e-30 * abs(ref)
+    # the float estimate for placement (and its density, a finite difference)
+    fa, fb, d = et.estimate(np.array([eps, eps + 1e-7]))
+    assert math.isclose(fa[0], float(ra), rel_tol=1e-9, abs_tol=1e-15)
+    assert math.isclose(fb[0], float(rb), rel_tol=1e-9, abs_tol=1e-15)
+    if eps > 0:
+        assert math.isclose(d[0], (fa[0] - fa[1]) / 1e-7, rel_tol=1e-3, abs_tol=1e-9)

@@ -1,0 +1,226 @@
+"""Certified bands of whole trade-off curves of symmetric products whose loss tails are summed
+exactly (up to an inverted remainder) and whose loss has atoms: few Laplace factors
+(``numeric.cf_lattice_tails``) and few Laplace factors of different scales
+(``numeric.cf_mixed_tails``), one set of tails for every level.
+
+**The band.** For a symmetric f the power 1 - f is concave and non-decreasing, and every
+Neyman-Pearson point (a(eps), p(eps)) = (B(L > eps), A(L > eps)) lies on it, as does its
+mirror image (1 - p(eps), 1 - a(eps)) (Dong, Roth & Su, Prop. 6; f = f^{-1}). So the upper
+concave hull of certified points (the lower ends of their balls) bounds the power from below,
+and the support lines 1 - f(alpha) <= delta(eps) + e^eps alpha and their mirror images bound it
+from above (``numeric.profile_band.point_band``). A level whose own point sits at it
+(a(eps) = alpha, or p(eps) = 1 - alpha on the mirrored branch) is a vertex of the hull and
+touches its own support line: the band there is as wide as the point's balls.
+
+**One plan, all levels.** The tails are planned once (the remainder's inverter at the largest
+threshold the levels need, ``LatticeTails``), and only where a point's error bound exceeds its
+share of the tolerance is another remainder planned (at that threshold), up to :data:`PLANS`.
+The thresholds of all levels are found together in floats (a grid, then safeguarded Newton
+steps on the tails' float estimates: ``estimate``), and each level costs one certified point
+there; a level whose threshold falls on an atom l (its alpha inside the jump of a(eps), the
+randomised test) takes the points at l -+ a small step, whose chord is the segment. Levels
+still wider than asked (float placement off: the estimates of a point far from the plan) are
+placed again by a Newton step on their certified point's midpoint, then bracketed by two points
+around it; the band is recomputed from all points each round (it only narrows: more points,
+more lines).
+
+Everything certified is an Arb ball (the tails' points) or a ball expression of
+``point_band``; the floats only place the points.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import budget
+from .cf_laws import upper
+from .profile_band import Band, point_band
+
+__all__ = ["tails_band", "PLANS", "POINT_SHARE"]
+
+#: Remainders planned for one curve (each where the points' error bounds need it).
+PLANS = 4
+#: A point's float error bound may be this fraction of the tolerance times its power.
+POINT_SHARE = 0.1
+#: Rounds of re-placing the levels still wider than asked.
+ROUNDS = 2
+#: Float grid on which the thresholds are first bracketed.
+GRID = 257
+
+
+def _values(est: tuple, branch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The decreasing function of eps whose level is sought and its derivative: a(eps)
+    (branch 1) or p(eps) (branch 2, the mirror image)."""
+    return np.where(branch == 1, est[2], est[1]), np.where(branch == 1, est[4], est[3])
+
+
+def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float) -> np.ndarray:
+    """Floats eps in [0, end] with value(eps) = t (a(eps) on branch 1, p(eps) on branch 2;
+    both non-increasing), from a grid and safeguarded Newton steps; at a jump (an atom) the
+    eps of the jump."""
+    grid = np.linspace(0.0, end, GRID)
+    est = tails.estimate(grid)
+    out = np.empty_like(t)
+    lo, hi = np.empty_like(t), np.empty_like(t)
+    for b in (1, 2):
+        sel = branch == b
+        if not sel.any():
+            continue
+        v = np.minimum.accumulate(est[2] if b == 1 else est[1])
+        idx = np.clip(np.searchsorted(-v, -t[sel], side="left") - 1, 0, grid.size - 2)
+        lo[sel], hi[sel] = grid[idx], grid[idx + 1]
+        beyond = t[sel] <= v[-1]
+        hi[np.flatnonzero(sel)[beyond]] = end
+        at0 = t[sel] >= v[0]
+        lo[np.flatnonzero(sel)[at0]] = hi[np.flatnonzero(sel)[at0]] = 0.0
+    e = 0.5 * (lo + hi)
+    for _ in range(60):
+        budget.check()
+        g, dg = _values(tails.estimate(e), branch)
+        g = g - t
+        lo = np.where(g > 0, e, lo)
+        hi = np.where(g > 0, hi, e)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(dg < 0, e - g / dg, 0.5 * (lo + hi))
+        new = np.where((lo < step) & (step < hi), step, 0.5 * (lo + hi))
+        done = (np.abs(g) <= 1e-15 * t) | (hi - lo <= 4e-16 * np.maximum(hi, 1e-300))
+        if done.all():
+            break
+        e = np.where(done, e, new)
+    out[:] = np.clip(e, 0.0, end)
+    return out
+
+
+def _atom_near(atoms: np.ndarray, e: np.ndarray, tol: float) -> np.ndarray:
+    """For each eps the nearest atom of the loss (a float) where it lies within ``tol``
+    (relative), else NaN."""
+    if atoms.size == 0:
+        return np.full(e.shape, np.nan)
+    i = np.clip(np.searchsorted(atoms, e), 1, atoms.size - 1) if atoms.size > 1 else \
+        np.zeros(e.shape, dtype=np.int64)
+    cand = np.where(np.abs(atoms[i - 1] - e) < np.abs(atoms[i] - e), atoms[i - 1], atoms[i]) \
+        if atoms.size > 1 else atoms[i]
+    return np.where(np.abs(cand - e) <= tol * np.maximum(1.0, np.abs(e)), cand, np.nan)
+
+
+class _Points:
+    """Certified points of one product from a list of tails (the one with the least error
+    bound answers each eps), memoised, with the hull's points and each level's lines."""
+
+    def __init__(self, tails: list):
+        self.tails = tails
+        self.memo: dict = {}
+        self.px: list = []
+        self.py: list = []
+
+    def add(self, e: float):
+        if e not in self.memo:
+            budget.check()
+            errs = [float(t.error(np.array([e]))[0]) for t in self.tails]
+            p = self.tails[int(np.argmin(errs))].point(e)
+            self.memo[e] = p
+            # the point and its mirror image, as the corners of their balls below the power
+            self.px += [upper(p.alpha), upper(1 - p.power)]
+            self.py += [float(p.power.lower()), float((1 - p.alpha).lower())]
+        return self.memo[e]
+
+
+def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: float,
+               e_first: float) -> Band | None:
+    """Certified bands of a symmetric product at the levels ``x`` (module docstring), aiming at
+    a relative width ``tol`` of the power and an absolute width ``tol`` of f.
+
+    ``make_tails(eps0)`` plans tails at eps0 (an object with ``point(eps)`` -> ``TailPoint``,
+    ``estimate(eps_array)`` -> floats (delta, power, alpha, d power, d alpha) and
+    ``error(eps_array)``, the float error bounds of its points), or raises ValueError;
+    ``atoms``: the sorted float positions of the loss's atoms; ``end``: the largest loss (no
+    level needs a threshold beyond); ``e_first``: where to plan first (the threshold of the
+    least level). None where no tails are planned."""
+    flat = np.asarray(x, dtype=np.float64).ravel()
+    try:
+        first = make_tails(max(e_first, 0.0))
+    except (ValueError, ArithmeticError, RuntimeError):
+        return None
+    tails = [first]
+    inner = (flat > 0) & (flat < 1)
+    xi = flat[inner]
+    n = xi.size
+    # the branch of each level: a(eps) = alpha below a(0), else the mirrored p(eps) = 1 - alpha
+    a0 = float(first.estimate(np.array([0.0]))[2][0])
+    branch = np.where(xi <= a0, 1, 2)
+    target = np.where(branch == 1, xi, 1 - xi)
+    eps = _solve(first, target, branch, end) if n else np.zeros(0)
+    # more remainders where the first one's error bound exceeds the points' share
+    for _ in range(PLANS - 1):
+        if not n:
+            break
+        est = first.estimate(eps)
+        need = POINT_SHARE * tol * np.maximum(np.where(branch == 1, est[1], 1 - est[2]), 1e-300)
+        errs = np.min(np.array([t.error(eps) for t in tails]), axis=0)
+        bad = errs > need
+        if not bad.any():
+            break
+        worst = float(eps[int(np.argmax(np.where(bad, errs / need, 0.0)))])
+        try:
+            tails.append(make_tails(worst))
+        except (ValueError, ArithmeticError, RuntimeError):
+            break
+    pts = _Points(tails)
+    lines: list = [[] for _ in range(n)]
+    step = min(2.0**-36, tol * 1e-3)
+    atom = _atom_near(atoms, eps, 1e-9)
+    for i in np.argsort(eps, kind="stable").tolist():
+        _place(pts, lines[i], float(eps[i]), int(branch[i]), atom[i], step)
+    band = _band(pts, flat, inner, lines)
+    for _ in range(ROUNDS):
+        wide = np.flatnonzero(_wide(band, flat, tol)[inner])
+        if not wide.size:
+            break
+        for i in wide.tolist():
+            e, b = float(eps[i]), int(branch[i])
+            p = pts.add(e)
+            v = float((p.alpha if b == 1 else p.power).mid())
+            dv = _values(tails[0].estimate(np.array([e])), np.array([b]))[1][0]
+            if dv < 0 and math.isfinite(dv):  # a Newton step on the certified midpoint
+                e2 = min(max(e - (v - target[i]) / dv, 0.0), end)
+            else:
+                e2 = e
+            h = max(abs(e2 - e), 1e-9 * max(1.0, e2))
+            eps[i] = e2
+            for e3 in (e2, max(e2 - h, 0.0), min(e2 + h, end)):
+                _place(pts, lines[i], e3, b, np.nan, step)
+        band = band.intersect(_band(pts, flat, inner, lines))
+    return band
+
+
+def _place(pts: _Points, lines: list, e: float, b: int, atom: float, step: float) -> None:
+    """The certified point(s) of one level at the threshold e, and their lines: at an atom
+    the two points just beside it (the chord between them is the randomised tests' segment)."""
+    where = [e] if math.isnan(atom) else [max(atom - step * max(1.0, abs(atom)), 0.0),
+                                          atom + step * max(1.0, abs(atom))]
+    for w in where:
+        p = pts.add(w)
+        lines.append((w, upper(p.delta), b))
+
+
+def _band(pts: _Points, flat: np.ndarray, inner: np.ndarray, lines: list) -> Band:
+    """The band at every level: point_band at the inner levels, the ends exact (f(0) = 1 and
+    f(1) = 0: the products here have no mass at +oo)."""
+    n = flat.size
+    f_lo, f_hi = np.zeros(n), np.zeros(n)
+    p_lo, p_hi = np.zeros(n), np.zeros(n)
+    if inner.any():
+        b = point_band(np.array(pts.px), np.array(pts.py), flat[inner], lines)
+        f_lo[inner], f_hi[inner], p_lo[inner], p_hi[inner] = b.f_lo, b.f_hi, b.power_lo, \
+            b.power_hi
+    zero, one = flat <= 0, flat >= 1
+    f_lo[zero] = f_hi[zero] = 1.0
+    p_lo[one] = p_hi[one] = 1.0
+    return Band(f_lo, f_hi, p_lo, p_hi)
+
+
+def _wide(b: Band, x: np.ndarray, tol: float) -> np.ndarray:
+    rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
+    return (x > 0) & (x < 1) & ((b.f_hi - b.f_lo > tol) | (rel > tol))
