@@ -219,6 +219,7 @@ CERTIFYING = {
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "routes/inversion_curve.py",  # the profile band: Arb bounds rounded outward
     "routes/profile_curve.py",  # the profile band of CertifiedPairs of delta routes
+    "routes/lattice_curve.py",  # Neyman-Pearson vertices from Arb tails of the lattice roots
     "routes/tail_laws.py",     # bounds of the power from Arb tail points, rounded outward
     "verify/api.py",           # enclosures from verify.interval (Arb)
     "verify/pointwise.py",     # brackets of certified values at rational levels (monotone

@@ -93,6 +93,47 @@ def _sim_product(A: set, B: set, acc: list, limit: int) -> set:
     return out
 
 
+def _lattice_keys(keys: set) -> tuple[int, int, set] | None:
+    """(p, q, exponents) when every key is (r, ()) with r = (p/q)^k, p > q > 0 coprime integers
+    and k an integer (found in floats, each power proved exactly), else None: the keys of a pair
+    whose likelihood ratios lie on one lattice (randomized response with rational e^eps)."""
+    cs = [k[0] for k in keys]
+    if not cs or any(k[1] or not isinstance(k[0], Fraction) or k[0] <= 0 for k in keys):
+        return None
+    logs = [math.log(c.numerator) - math.log(c.denominator) for c in cs]
+    steps = [abs(x) for x in logs if abs(x) > 1e-12]
+    if not steps:
+        return None
+    i = min(range(len(cs)), key=lambda j: abs(logs[j]) if abs(logs[j]) > 1e-12 else math.inf)
+    base = cs[i] if cs[i] > 1 else 1 / cs[i]
+    exps = set()
+    for c, x in zip(cs, logs, strict=True):
+        k = round(x / abs(logs[i]))
+        if abs(x / abs(logs[i]) - k) > 1e-6 or base ** k != c:
+            return None
+        exps.add(k)
+    return base.numerator, base.denominator, exps
+
+
+def _sim_lattice_product(A: set, B: set, bits, acc: list, limit: int) -> set:
+    """:func:`_sim_product` on lattice keys held as their exponents (:func:`_lattice_keys`): the
+    same charge (the ratios' sizes from ``bits(k)``, the size of (p/q)^k), the product's keys the
+    sumset of the exponents (a range where both are ranges)."""
+    weight = max(1, (max(map(bits, (min(A), max(A)))) + max(map(bits, (min(B), max(B)))))
+                 // WORD_BITS)
+    acc[0] += len(A) * len(B) * weight
+    if acc[0] > limit:
+        raise TooLarge("finite product beyond the size limit")
+    a0, a1, b0, b1 = min(A), max(A), min(B), max(B)
+    if len(A) == a1 - a0 + 1 and len(B) == b1 - b0 + 1:
+        return set(range(a0 + b0, a1 + b1 + 1))
+    out = set()
+    for ka in A:
+        budget.check()
+        out.update(ka + kb for kb in B)
+    return out
+
+
 class FiniteCost:
     """The cost simulation of a finite loss (module docstring); the subclass
     :class:`~.finite.FiniteLoss` holds ``_factors`` (its leaves with multiplicities), ``_cache``
@@ -185,6 +226,22 @@ class FiniteCost:
             if m * max((k.numerator.bit_length() + k.denominator.bit_length()
                         for k, _ in keys if isinstance(k, Fraction)), default=0) > MAX_KEY_BITS:
                 raise TooLarge("finite product beyond the size limit (its likelihood ratios)")
+            lat = _lattice_keys(keys)
+            if lat is not None:  # (the same charges, on exponents: no rationals multiplied)
+                p, q, exps = lat
+
+                def bits(k: int, p=p, q=q) -> int:
+                    return (p ** abs(k)).bit_length() + (q ** abs(k)).bit_length()
+
+                result, base, n = {0}, exps, m
+                while n:
+                    if n & 1:
+                        result = _sim_lattice_product(result, base, bits, acc, limit)
+                    n >>= 1
+                    if n:
+                        base = _sim_lattice_product(base, base, bits, acc, limit)
+                sizes.append(len(result))
+                continue
             result, base, n = {(_ONE, ())}, keys, m
             while n:
                 if n & 1:

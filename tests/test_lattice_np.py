@@ -1,0 +1,194 @@
+"""The power 1 - f(alpha) of lattice products from their Neyman-Pearson vertices
+(``numeric.lattice_np``, ``numeric.lattice_np_plan``, the route of ``routes/lattice_curve.py``)
+against independent references (``tests/references/np_lattice.py``): exact ``Fraction``
+enumeration of the product law with the Neyman-Pearson test summed from the largest loss down,
+and ``arb_poly`` powers of the one-step law at 200 bits for closed-form masses."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy as sp
+from flint import arb, fmpq
+from references.np_lattice import (
+    arb_np_power,
+    dg_law_arb,
+    exact_np_power,
+    exact_power_law,
+    rr_law_arb,
+)
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.numeric.cf_laws import working_precision
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.numeric.lattice_np import np_band, power_ball
+from tradeoff_algebra.numeric.lattice_np_plan import tails_for
+from tradeoff_algebra.numeric.lattice_power import LatticePower
+from tradeoff_algebra.numeric.lattice_product import exact_fraction, mpf_fraction
+from tradeoff_algebra.numeric.lattice_tilted import TiltedLatticePower
+from tradeoff_algebra.routes.lattice_curve import ROUTE, lattice_curve_band, lattice_law
+from tradeoff_algebra.routes.plan import route
+
+R = sp.Rational
+
+#: A pair with likelihood ratios 1/3, 1, 3 (rational masses: exact references).
+P3 = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)]
+Q3 = [Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)]
+KS = [-1, 0, 1]  # Q/P = 3^k
+
+
+def _q(x: Fraction) -> arb:
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def _meets(lo, hi, ref: arb) -> bool:
+    """[lo, hi] (mpfs) meets the ball ``ref``, decided in exact rationals."""
+    return (mpf_fraction(lo) <= exact_fraction(arb(ref.upper()))
+            and exact_fraction(arb(ref.lower())) <= mpf_fraction(hi))
+
+
+def _contains(lo: arb, hi: arb, x: Fraction) -> bool:
+    """lo <= x <= hi for exact arbs lo, hi, decided in exact rationals."""
+    return exact_fraction(lo) <= x <= exact_fraction(hi)
+
+
+LEVELS = [1e-4, 0.01, 0.1, 0.37, 0.5, 0.8, 0.99]
+
+
+@pytest.mark.parametrize("kind", ["table", "tilted"])
+def test_power_against_exact_enumeration(kind):
+    n = 7
+    law = (LatticePower(Fraction(3), KS, Q3, n) if kind == "table"
+           else TiltedLatticePower(Fraction(3), KS, Q3, n))
+    ref_law = exact_power_law(dict(zip(KS, Q3, strict=True)), n)
+    t = tails_for(law, LEVELS, 1e-12)
+    with working_precision(t.prec + 64):
+        for a in LEVELS:
+            lo, hi = power_ball(t, _q(Fraction(a)), a)
+            ref = exact_np_power(ref_law, Fraction(3), Fraction(a))
+            assert _contains(lo, hi, ref), (kind, a)
+            assert float(hi - lo) <= 1e-11 * float(ref)
+
+
+def test_power_at_a_vertex_exactly():
+    """alpha at a vertex P(d >= m) (exact): the power is the vertex's Q(d >= m), and the
+    balls cannot tell which segment holds alpha (both candidates are joined)."""
+    n = 5
+    law = LatticePower(Fraction(3), KS, Q3, n)
+    ref_law = exact_power_law(dict(zip(KS, Q3, strict=True)), n)
+    a = sum((q / Fraction(3) ** d for d, q in ref_law.items() if d >= 2), Fraction(0))
+    t = tails_for(law, [float(a)], 1e-12)
+    with working_precision(t.prec + 64):
+        lo, hi = power_ball(t, _q(a), float(a))
+    ref = sum((q for d, q in ref_law.items() if d >= 2), Fraction(0))
+    assert ref == exact_np_power(ref_law, Fraction(3), a)
+    assert _contains(lo, hi, ref)
+    assert float(hi - lo) <= 1e-11
+
+
+@pytest.mark.parametrize("n", [8, 300])
+def test_rr_lattice_product_against_arb_power(n):
+    """RR(1/10, 3)^n as the exact lattice product (fixed-point tilted windows) against the whole
+    law as an ``arb_poly`` power."""
+    f = ta.TensorPower(ta.randomized_response(R(1, 10), 3), n)
+    law = lattice_law(route(f)[1]) if route(f)[0] == "pld" else None
+    if law is None:  # (a small power is a finite product: build the lattice product itself)
+        from tradeoff_algebra.numeric.lattice_product import LatticeProduct, lattice_factor
+
+        leaf = ta.randomized_response(R(1, 10), 3)
+        law = LatticeProduct.build([(lattice_factor(leaf), n)])
+    masses, losses = rr_law_arb(Fraction(1, 10), n)
+    t = tails_for(law, LEVELS, 1e-12)
+    with working_precision(t.prec + 64):
+        for a in LEVELS:
+            lo, hi = power_ball(t, _q(Fraction(a)), a)
+            ref = arb_np_power(masses, losses, Fraction(a))
+            assert lo <= ref.upper() and ref.lower() <= hi, a
+            assert float(hi - lo) <= 1e-10 * float(ref.mid())
+
+
+def test_dg_product_against_arb_power():
+    f = ta.TensorPower(ta.DiscreteGaussian(1, 3), 40)
+    law = lattice_law(route(f)[1])
+    assert law is not None
+    masses, losses = dg_law_arb(3, 40)
+    t = tails_for(law, LEVELS, 1e-12)
+    with working_precision(t.prec + 64):
+        for a in LEVELS:
+            lo, hi = power_ball(t, _q(Fraction(a)), a)
+            ref = arb_np_power(masses, losses, Fraction(a))
+            assert lo <= ref.upper() and ref.lower() <= hi, a
+            assert float(hi - lo) <= 1e-10 * float(ref.mid())
+
+
+def test_roc_route_and_curve_rr_1000():
+    """ta.roc and ta.curve of RR(1/10, 3)^1000 answer by the vertices (certified) and hold the
+    power of the whole law (an ``arb_poly`` power of 2001 coefficients)."""
+    f = ta.TensorPower(ta.randomized_response(R(1, 10), 3), 1000)
+    masses, losses = rr_law_arb(Fraction(1, 10), 1000)
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, R(1, 100))
+    assert v.guarantee == "certified" and ROUTE in v.route
+    ref = arb_np_power(masses, losses, Fraction(1, 100))
+    lo, hi = v.interval()
+    assert float(hi - lo) <= 1e-9 * float(hi)
+    assert _meets(lo, hi, ref) and float(ref.rad()) < 1e-30
+    x = np.linspace(0, 1, 21)
+    b = lattice_curve_band(f, x, 1e-6)
+    assert b is not None and float(np.max(b.f_hi - b.f_lo)) <= 1e-6
+    for i, a in enumerate(x):
+        r = arb_np_power(masses, losses, Fraction(float(a))) if 0 < a < 1 else arb(a)
+        assert b.power_lo[i] <= float(r.mid()) <= b.power_hi[i], a
+    lo_c, hi_c = ta.curve(f, x, bounds=True)
+    assert np.all(lo_c <= 1 - b.power_lo) and np.all(lo_c >= 0)
+
+
+def test_value_route_and_singular_free_ends():
+    """f(alpha) by the route is 1 - power; at alpha = 0 and 1 the band is exact."""
+    f = ta.TensorPower(ta.DiscreteGaussian(1, 3), 40)
+    masses, losses = dg_law_arb(3, 40)
+    v = ta.evaluate(f, R(1, 10))
+    assert ROUTE in v.route
+    ref = arb_np_power(masses, losses, Fraction(1, 10))  # the power
+    lo, hi = v.interval()
+    with mp.workprec(256):  # (exact: 1 - an mpf of 53 bits)
+        assert _meets(1 - hi, 1 - lo, ref) and float(ref.rad()) < 1e-30
+    b = lattice_curve_band(f, np.array([0.0, 1.0]), 1e-6)
+    assert b.f_lo[0] == b.f_hi[0] == 1.0 and b.f_lo[1] == b.f_hi[1] == 0.0
+
+
+def test_band_is_certified_with_a_poor_plan():
+    """A plan far too coarse for the levels still gives bands that hold the truth (the dropped
+    mass is bounded after the fact), only wider."""
+    n = 7
+    law = TiltedLatticePower(Fraction(3), KS, Q3, n)
+    ref_law = exact_power_law(dict(zip(KS, Q3, strict=True)), n)
+    t = tails_for(law, [0.5], 1e-2)
+    b = np_band(t, np.array(LEVELS))
+    for i, a in enumerate(LEVELS):
+        ref = float(exact_np_power(ref_law, Fraction(3), Fraction(a)))
+        assert b.power_lo[i] <= ref <= b.power_hi[i]
+
+
+@pytest.mark.parametrize("pair,n", [((P3, Q3), 100), ((P3, Q3), 3000),
+                                    (([R(3, 7), R(1, 7), R(3, 7)], [R(1, 7), R(3, 7), R(3, 7)]),
+                                     60)])
+def test_cost_simulation_on_exponents_agrees(pair, n, monkeypatch):
+    """The cost of an exact table whose likelihood ratios lie on one lattice, simulated on
+    the exponents (``finite_cost._lattice_keys``), is the cost simulated on the rationals."""
+    from tradeoff_algebra.numeric import finite_cost
+    from tradeoff_algebra.numeric.finite import finite_loss
+
+    P, Q = pair
+    f = ta.TensorPower(ta.Discrete([R(x.numerator, x.denominator) if isinstance(x, Fraction)
+                                    else x for x in P],
+                                   [R(x.numerator, x.denominator) if isinstance(x, Fraction)
+                                    else x for x in Q]), n)
+    fast = finite_loss(f)._simulate(10**7) if finite_loss(f).cost(10**7) else None
+    assert finite_cost._lattice_keys({(Fraction(3), ()), (Fraction(1, 3), ()),
+                                      (Fraction(1), ())}) is not None
+    monkeypatch.setattr(finite_cost, "_lattice_keys", lambda keys: None)
+    slow = finite_loss(f)._simulate(10**7) if finite_loss(f).cost(10**7) else None
+    assert fast == slow
