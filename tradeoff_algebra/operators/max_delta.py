@@ -106,12 +106,8 @@ class _Powers:
         """The exact finite loss of ``g`` where it has one and it is affordable, else None
         (remembered per argument)."""
         if g not in self._losses:
-            fl = None
-            if arb_value.dispatch(type(g)) is arb_value.dispatch(object):
-                fl = finite_loss(g)
-                if fl is not None and not fl.affordable():
-                    fl = None
-            self._losses[g] = fl
+            fl = finite_loss(g)
+            self._losses[g] = fl if fl is not None and fl.affordable() else None
         return self._losses[g]
 
     def at(self, t: arb) -> arb:
