@@ -172,3 +172,49 @@ def test_group_at_a_tiny_level_against_an_independent_iteration(mu, q, k):
         tol = mpmath.mpf(10) ** -49
         assert r.lo - tol * ref <= ref <= r.hi + tol * ref
         assert v.lo - tol <= 1 - ref <= v.hi + tol
+
+
+@pytest.mark.parametrize("mu, q, alpha", [
+    (R(1), R(1, 10), "1e-600"),  # the depth the concave search of a maximum reaches
+    (R(1), R(1, 10), "0.0625"),
+    (R(2), R(1, 2), "0.875"),    # above 1/2: the mirror-image threshold
+    (R(1, 2), R(1, 100), "0.5"),
+    (R(3), R(1), "0.01"),        # q = 1: G_{2 mu}
+])
+def test_certified_balls_against_the_bisection_of_the_mixture_cdfs(mu, q, alpha):
+    """The Arb power and value (``arb_value``): certified, and each one's interval holds the
+    120-digit bisection of the pair's mixture CDFs (``_group_roc_reference`` with k = 1)."""
+    f = PoissonReplace(mu, q)
+    ref = _group_roc_reference(mu, q, 1, alpha)
+    r, v = ta.roc(f, alpha, dps=40), ta.evaluate(f, alpha, dps=40)
+    assert r.guarantee == v.guarantee == "certified", (r, v)
+    with mpmath.workdps(120):
+        lo, hi = r.interval()
+        assert mpmath.mpf(lo) <= ref <= mpmath.mpf(hi), (r, ref)
+        lo, hi = v.interval()
+        assert mpmath.mpf(lo) <= 1 - ref <= mpmath.mpf(hi), (v, 1 - ref)
+
+
+@pytest.mark.parametrize("mu, q, eps", [(R(1), R(1, 10), R(1, 3)), (R(2), R(1, 2), 5),
+                                        (R(1, 2), R(1, 100), 0), (R(1), R(1), 2)])
+def test_certified_profile_against_the_hockey_stick_integral(mu, q, eps):
+    """delta(eps) from the Arb closed form (``arb_delta``): certified, and its interval holds
+    the integral of (q - e^eps p)_+ split at the density crossing (found by bisection)."""
+    with mpmath.workdps(40):
+        p, qd = _densities(mu, q)
+        e = sp.Rational(eps)
+        E = mpmath.exp(mpmath.mpf(e.p) / e.q)
+
+        def d(x):
+            return qd(x) - E * p(x)
+
+        lo, hi = mpmath.mpf(-30), mpmath.mpf(30)
+        for _ in range(200):
+            m = (lo + hi) / 2
+            lo, hi = (m, hi) if d(m) > 0 else (lo, m)
+        ref = mpmath.quad(d, [-mpmath.inf, lo - 5, lo])
+    v = ta.delta(PoissonReplace(mu, q), eps, dps=30)
+    assert v.guarantee == "certified", v
+    with mpmath.workdps(60):
+        a, b = (mpmath.mpf(x) for x in v.interval())
+        assert a - mpmath.mpf("1e-36") <= ref <= b + mpmath.mpf("1e-36"), (v, ref)

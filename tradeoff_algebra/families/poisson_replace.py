@@ -33,10 +33,11 @@ import sympy as sp
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..numeric import budget
+from ..numeric.arb_expr import arb_ball
 from ..numeric.context import mp
 from ..numeric.normal import ncdf, ncdf_inv
 from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
-from ..numeric.protocol import mp_delta, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 from .gaussian import GaussianLoss
 
 __all__ = ["PoissonReplace"]
@@ -138,6 +139,127 @@ def _(f, eps):
     v = (1 - q) * ncdf(t) + q * ncdf(t + mu) - E * ((1 - q) * ncdf(t) + q * ncdf(t - mu))
     v = max(v, mp.zero)
     return v, v
+
+
+# -- certified balls (Arb) -------------------------------------------------------------------------
+# The power and the value at a level alpha, and the privacy profile, as Arb balls: what the
+# concave search of a maximum (``operators.max_delta``) and the certified routes ask.
+#
+# The threshold. A(t) = (1 - q) Phi(t) + q Phi(t + m) increases in t, and for m in {-mu, mu}
+# Phi(t + min(m, 0)) <= A(t) <= Phi(t + max(m, 0)), so the root of A(t) = y lies in
+# [Phi^{-1}(y) - max(m, 0), Phi^{-1}(y) - min(m, 0)], Phi^{-1}(y) = -sqrt 2 erfcinv(2 y) a ball:
+# a proved bracket of width mu. Newton steps on log A(t) - log y (on exact midpoints, kept
+# inside the bracket) find the root to the working precision; the two points t -+ r around it
+# are then proved to straddle it by comparing the balls A(t -+ r) with y, and the result is
+# taken at those two points (the power and the value are monotone in t), so the ball holds
+# the true value whatever Newton did. A comparison that does not decide leaves the bracket's
+# end, a wider ball but still a proved one.
+
+
+def _arb_phi(x):
+    """Phi(x) = erfc(-x/sqrt 2)/2 as a ball (no cancellation in either tail)."""
+    from flint import arb
+
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+def _arb_mix(t, q, m):
+    """(1 - q) Phi(t) + q Phi(t + m)."""
+    return (1 - q) * _arb_phi(t) + q * _arb_phi(t + m)
+
+
+def _arb_root(q, m, y):
+    """(t_lo, t_hi), exact balls with A(t_lo) <= y <= A(t_hi) proved for A(t) = (1 - q)
+    Phi(t) + q Phi(t + m), y a ball in (0, 1) (the block comment above)."""
+    from flint import arb, ctx
+
+    z = -arb(2).sqrt() * (2 * y).erfcinv()
+    lo = arb((z - arb.max(m, arb(0))).lower())
+    hi = arb((z - arb.min(m, arb(0))).upper())
+    ly = y.log()
+    two_pi = 2 * arb.pi()
+    t = arb(((lo + hi) / 2).mid())
+    tiny = arb(2) ** (8 - ctx.prec)
+    step = hi - lo
+    for i in range(4 * ctx.prec + 64):
+        if i % 16 == 15:
+            budget.check()
+        at = _arb_mix(t, q, m)
+        if at < y:
+            lo = arb.max(lo, t)
+        elif at > y:
+            hi = arb.min(hi, t)
+        dens = ((1 - q) * (-t * t / 2).exp() + q * (-(t + m) ** 2 / 2).exp()) / two_pi.sqrt()
+        if not (at > 0 and dens > 0):
+            nt = (lo + hi) / 2
+        else:
+            nt = t - (at.log() - ly) * at / dens
+            if not (nt > lo and nt < hi):
+                nt = (lo + hi) / 2
+        nt = arb(nt.mid())
+        step = abs(nt - t)
+        t = nt
+        if step <= tiny * (1 + abs(t)) or not (hi - lo > tiny * (1 + abs(t))):
+            break
+    r = arb((4 * step + tiny * (1 + abs(t))).upper())
+    t_lo, t_hi = arb((t - r).mid()), arb((t + r).mid())
+    if _arb_mix(t_lo, q, m) <= arb(y.lower()) and t_lo > lo:
+        lo = t_lo
+    if _arb_mix(t_hi, q, m) >= arb(y.upper()) and t_hi < hi:
+        hi = t_hi
+    return lo, hi
+
+
+@arb_value.register(PoissonReplace)
+def _(f, a, ac, power):
+    """f(alpha) (``power``: 1 - f(alpha)) as a ball. For alpha <= 1/2 the threshold t of
+    F_P(t) = alpha, F_P = A with m = -mu, and 1 - f = F_Q(t) = (1 - q) Phi(t) + q Phi(t + mu)
+    (increasing in t), f = (1 - q) Phi(-t) + q Phi(-t - mu); above 1/2 the mirror image s = -t
+    of 1 - F_P(t) = 1 - alpha (A with m = +mu), f = (1 - q) Phi(s) + q Phi(s - mu) and
+    1 - f = (1 - q) Phi(-s) + q Phi(mu - s), each without cancellation."""
+    from flint import arb
+
+    if f.free_symbols:
+        return None
+    mu, q = arb_ball(f.mu), arb_ball(f.q)
+    if a == 0 or ac == 0:
+        one = (a == 0) != power  # f(0) = 1, 1 - f(1) = 1
+        return arb(1) if one else arb(0)
+    if mu == 0 or q == 0:
+        return a if power else ac
+    if not (a > 0 and ac > 0):
+        return None
+    if a.mid() <= ac.mid():
+        t_lo, t_hi = _arb_root(q, -mu, a)
+        if power:
+            return arb(_arb_mix(t_lo, q, mu).lower()).union(arb(_arb_mix(t_hi, q, mu).upper()))
+        return arb(_arb_mix(-t_hi, q, -mu).lower()).union(arb(_arb_mix(-t_lo, q, -mu).upper()))
+    s_lo, s_hi = _arb_root(q, mu, ac)
+    if power:
+        return arb(_arb_mix(-s_hi, q, mu).lower()).union(arb(_arb_mix(-s_lo, q, mu).upper()))
+    return arb(_arb_mix(s_lo, q, -mu).lower()).union(arb(_arb_mix(s_hi, q, -mu).upper()))
+
+
+@arb_delta.register(PoissonReplace)
+def _(f, eps):
+    """delta(eps) of the module docstring as a ball: the threshold t = log(u)/mu from the
+    root u of the quadratic (closed form, no search), then
+    delta = q Phi(t + mu) - e^eps q Phi(t - mu) - (e^eps - 1)(1 - q) Phi(t); t is a ball
+    containing the exact threshold, so the ball holds delta (Dong, Roth & Su, Prop. 6)."""
+    from flint import arb
+
+    if f.free_symbols or not eps >= 0:
+        return None
+    mu, q = arb_ball(f.mu), arb_ball(f.q)
+    if mu == 0 or q == 0:
+        return arb(0)
+    E, em1 = eps.exp(), eps.expm1()
+    qc = q * (-mu * mu / 2).exp()
+    b = em1 * (1 - q)
+    u = 2 * qc / (b + (b * b + 4 * E * qc * qc).sqrt())
+    t = u.log() / mu
+    d = q * _arb_phi(t + mu) - E * q * _arb_phi(t - mu) - em1 * (1 - q) * _arb_phi(t)
+    return arb.max(d, arb(0)) if d.upper() > 0 else arb(0).union(arb(d.upper()).max(arb(0)))
 
 
 @np_value.register(PoissonReplace)

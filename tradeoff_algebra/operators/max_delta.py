@@ -44,18 +44,22 @@ import warnings
 from collections.abc import Callable, Sequence
 
 import sympy as sp
-from flint import arb
+from flint import arb, ctx
 from mpmath.libmp import from_man_exp, round_ceiling, round_floor, round_nearest
 
 from ..core import trace
 from ..core.errors import ToleranceWarning
 from ..core.node import TradeOff
 from ..numeric.arb import arb_endpoint, arb_exact
+from ..numeric.arb_expr import arb_ball
 from ..numeric.concave import arb_max_concave
 from ..numeric.context import arb_precision, mp
+from ..numeric.finite import finite_loss
+from ..numeric.knots_eval import pl_knots_cached
 from ..numeric.options import options, pld_options
 from ..numeric.protocol import ARB_GUARD_BITS, arb_value, exact_value, mp_roc
 from ..numeric.value import CertifiedPair
+from .profile_ball import profile_ball
 
 __all__ = ["max_delta", "ROUTE"]
 
@@ -82,6 +86,7 @@ class _Powers:
     def __init__(self, args: Sequence[TradeOff]):
         self.args = tuple(args)
         self.proved = True
+        self._losses: dict = {}
 
     def at_zero(self) -> arb:
         """1 - max_i f_i(0) in [0, 1], from the arguments' finite balls or exact values where
@@ -97,10 +102,22 @@ class _Powers:
             lo, hi = arb.min(lo, arb(b.lower())), arb.min(hi, arb(b.upper()))
         return arb.max(lo, arb(0)).union(hi)
 
+    def _finite(self, g: TradeOff):
+        """The exact finite loss of ``g`` where it has one and it is affordable, else None
+        (remembered per argument)."""
+        if g not in self._losses:
+            fl = finite_loss(g)
+            self._losses[g] = fl if fl is not None and fl.affordable() else None
+        return self._losses[g]
+
     def at(self, t: arb) -> arb:
         out = None
         for g in self.args:
             b = arb_value(g, t, 1 - t, True)
+            if b is None or not b.is_finite():
+                fl = self._finite(g)
+                if fl is not None:  # a finite pair: the lines of its segments in Arb
+                    b = fl.arb_value(t, True, ctx.prec)
             if b is None or not b.is_finite():
                 a = _exact_mpf(t)
                 pair = mp_roc(g, a, mp.fsub(1, a, exact=True))
@@ -197,12 +214,18 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
             return None
         e = arb_exact(eps).exp()
 
+        seen = [arb(0)]  # the largest lower end of psi at any level evaluated: attained
+
         def psi(t):
             if t == 0:
-                return powers.at_zero()
-            if t == 1:
-                return 1 - e  # f_i(1) = 0 for every trade-off function
-            return powers.at(t) - e * t
+                out = powers.at_zero()
+            elif t == 1:
+                out = 1 - e  # f_i(1) = 0 for every trade-off function
+            else:
+                out = powers.at(t) - e * t
+            if out.is_finite():
+                seen[0] = arb.max(seen[0], arb(out.lower()))
+            return out
 
         bracket = _log_bracket(psi)
         tol = options()["tol"]
@@ -213,7 +236,60 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
                 ball = arb_max_concave(psi, bracket=bracket)
         else:
             ball = arb_max_concave(psi, bracket=bracket)
-        lo = arb_endpoint(arb.max(arb(ball.lower()), arb(0)).lower(), round_floor)
+        # the log bracket's levels and the knots of piecewise-linear arguments count too:
+        # where psi is flat at its maximum (f_{eps,delta} at its own eps) the golden section
+        # stops undecided, and a level of the flat part may have been seen before it
+        _at_knots(powers.args, psi)
+        lo_b = arb.max(arb(ball.lower()), seen[0])
+        lo = arb_endpoint(arb.max(lo_b, arb(0)).lower(), round_floor)
         hi = arb_endpoint(arb.min(arb(ball.upper()), arb(1)).upper(), round_ceiling)
+    if powers.proved and not _meets(lo, hi, tol):
+        lo, hi = _least_profile(powers.args, eps, lo, hi)
     trace.note(ROUTE)
     return CertifiedPair(lo, hi) if powers.proved else (lo, hi)
+
+
+#: The most knots of a piecewise-linear argument at which psi is evaluated.
+MAX_KNOTS = 64
+
+
+def _at_knots(args: Sequence[TradeOff], psi: Callable[[arb], arb]) -> None:
+    """psi at (exact dyadic points next to) the knots of the piecewise-linear arguments (the
+    caller records the largest lower end: each is a value psi attains, so a lower bound of
+    its maximum). Where such an argument's power is the least one, psi is linear between its
+    knots, and its maximum is at a knot or on a segment where psi is constant."""
+    for g in args:
+        k = pl_knots_cached(g)
+        if k is None or len(k) > MAX_KNOTS:
+            continue
+        for x, _ in k:
+            try:
+                t = arb(arb_ball(sp.sympify(x)).mid())
+            except ValueError:
+                continue
+            if 0 < t < 1:
+                psi(t)
+
+
+def _meets(lo, hi, tol: float) -> bool:
+    """Is [lo, hi] within the relative tolerance (an exact 0 meets every one)?"""
+    return hi == 0 or hi - lo <= tol * hi
+
+
+def _least_profile(args: Sequence[TradeOff], eps, lo, hi) -> tuple:
+    """[lo, hi] cut by min_i delta_i(eps) from the arguments' certified profiles: max_i f_i
+    >= f_j, so delta_max <= delta_j for every j (Prop. 6: a larger trade-off function has a
+    smaller profile). Asked only where the search missed the tolerance: an argument whose
+    delta is 0 there (L_1 at eps >= 1; the search's chords come near 0 without reaching it)
+    makes delta exactly 0, and one whose delta is the maximum's (f_{eps,delta} on its flat
+    segment) closes the enclosure from above."""
+    for g in args:
+        b = profile_ball(g, eps)
+        if b is None or not b.is_finite():
+            continue
+        up = arb_endpoint(arb.max(b, arb(0)).upper(), round_ceiling)
+        if up < hi:
+            hi = max(up, lo)
+            if hi == 0:
+                return mp.zero, mp.zero
+    return lo, hi

@@ -45,6 +45,7 @@ from ..numeric.roots import HALF, bracket_level, c_bounds, level, t_bounds, wide
 from ._base import SamplingOperator
 from .losses import MixLoss, SubsampleLoss
 from .maxgroup import Max, closed_by_rules
+from .profile_ball import mix_delta
 from .unary import Inverse, SymmetricHull, inverse_bracket, inverse_np, inverse_value
 
 __all__ = ["Mix", "Subsample", "C"]
@@ -204,7 +205,8 @@ def _register_mix_numerics() -> None:
         p = num(f.p, "p")
         if p == 0:
             return _mp.zero, _mp.zero
-        return mix_profile(f.arg, p, eps)
+        pair = mix_delta(f.arg, f.p, eps)  # certified where f's profile is
+        return mix_profile(f.arg, p, eps) if pair is None else pair
 
 
 
