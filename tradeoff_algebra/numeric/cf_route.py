@@ -70,7 +70,7 @@ def _cap(factors: Sequence[Factor], rel: float) -> float:
     power of a law with ``scan_contour`` :data:`FEW_STEP_WORK` (tight widths) or
     :data:`FEW_STEP_WORK_LOOSE`."""
     if len(factors) == 1 and getattr(factors[0][0], "scan_contour", False):
-        return FEW_STEP_WORK if rel < TIGHT_REL else FEW_STEP_WORK_LOOSE
+        return max(MAX_WORK, FEW_STEP_WORK if rel < TIGHT_REL else FEW_STEP_WORK_LOOSE)
     return MAX_WORK
 
 
