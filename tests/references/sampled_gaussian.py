@@ -85,3 +85,20 @@ def sampled_gaussian_delta_two(mu, q, direction, eps):
         pts = sorted(set(pts) | {xb, xb - 1, xb - mp.mpf(1) / 8})
     return _quad(lambda x: a(x) * sampled_gaussian_delta_halfline(mu, q, direction,
                                                                  eps - loss(x)), pts)
+
+
+def sampled_gaussian_delta_three(mu, q, direction, eps):
+    """delta(eps) of three steps: int A(x1) delta_2(eps - loss(x1)) dx1 (delta_2 of
+    :func:`sampled_gaussian_delta_two`, itself a quadrature of the half-line profile: a 3-fold
+    numerical convolution), split where eps - loss(x1) meets one or two times the edge of the
+    losses (log(1 - q) for remove, -log(1 - q) for add), where delta_1 and delta_2 are not
+    analytic."""
+    a, _, loss = sampled_gaussian_pair(mu, q, direction)
+    edge = mp.log(1 - q) if direction == "remove" else -mp.log(1 - q)
+    pts = {-mp.inf, mp.mpf(-6), mp.mpf(-3), mp.zero, mp.mpf(3), mp.mpf(6), mp.inf}
+    for k in (1, 2):
+        xb = _crossing(loss, eps - k * edge)
+        if xb is not None:
+            pts |= {xb, xb - 1, xb - mp.mpf(1) / 8}
+    return _quad(lambda x: a(x) * sampled_gaussian_delta_two(mu, q, direction, eps - loss(x)),
+                 sorted(pts))

@@ -70,7 +70,7 @@ def _cap(factors: Sequence[Factor], rel: float) -> float:
     power of a law with ``scan_contour`` :data:`FEW_STEP_WORK` (tight widths) or
     :data:`FEW_STEP_WORK_LOOSE`."""
     if len(factors) == 1 and getattr(factors[0][0], "scan_contour", False):
-        return FEW_STEP_WORK if rel < TIGHT_REL else FEW_STEP_WORK_LOOSE
+        return max(MAX_WORK, FEW_STEP_WORK if rel < TIGHT_REL else FEW_STEP_WORK_LOOSE)
     return MAX_WORK
 
 
@@ -156,6 +156,8 @@ def route_enclosure(
             if b is not None:  # (far below every float: not inverted, [0, b])
                 tiny.append(b)
                 continue
+            if kind == "epsilon" and done and _eps_below(factors, dn, max(x[0] for x in done)):
+                continue  # (its eps is certainly at most another's lower end: not the maximum)
             # 1 - delta below a float's resolution near 1: [1 - b, 1] without inverting
             r = _near_one_delta(factors, up, min(rel, 2.0**-53)) if kind == "delta" else None
             if r is not None:
@@ -207,6 +209,24 @@ def route_enclosure(
                       f"{sub}, above the requested {tol:g}; the result is a guaranteed enclosure",
                       ToleranceWarning, stacklevel=3)
     return lo, hi
+
+
+def _eps_below(factors: Sequence[Factor], d: float, lo: float) -> bool:
+    """Is eps(d) of this product certainly at most ``lo`` (another product's lower end of eps,
+    so that it does not change the maximum)? By its largest loss (delta = 0 from there on) or
+    its Chernoff bound (:func:`_chernoff_any`, one evaluation of M at a real argument); False
+    with a mass at +oo or where the bound fails. The two directions of DP-SGD: the add
+    direction's eps(1e-5) lies well below the remove direction's and is not inverted."""
+    if not mass_at_infinity(factors).is_zero():
+        return False
+    if _all_losses_at_most(factors, lo):
+        return True
+    try:
+        return _chernoff_any(factors, "epsilon", d, lo) <= lo
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
+    except (ValueError, RuntimeError, ArithmeticError, OverflowError):
+        return False
 
 
 #: Below this Chernoff bound a delta nothing certifies more closely is returned as [0, bound].
