@@ -38,6 +38,7 @@ from flint import acb, arb
 from ..core.errors import ToleranceWarning
 from ..numeric import pld
 from ..numeric.capability import gaussian_form
+from ..numeric.cf_lattice import split_terms
 from ..numeric.cf_lattice_curve import tails_band
 from ..numeric.cf_lattice_tails import LatticeTails, eps_guess, lattice_power_at
 from ..numeric.cf_laws import working_precision
@@ -221,7 +222,8 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
         mu = float(law.lattice_parts()[0].mid())
     atoms = mu * (2 * np.arange(k + 1) - k).astype(np.float64)
     try:
-        first = eps_guess([(law, k)], a_min)
+        # (where every term is summed exactly nothing is planned: no threshold to plan at)
+        first = eps_guess([(law, k)], a_min) if split_terms(k) != (k + 1,) else 0.0
         band = tails_band(make, atoms, k * mu, flat, tol, first)
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
