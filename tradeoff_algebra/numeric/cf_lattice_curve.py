@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from . import budget
-from .cf_laws import upper
+from .cf_laws import lower, upper, working_precision
 from .profile_band import Band, point_band
 
 __all__ = ["tails_band", "PLANS", "POINT_SHARE"]
@@ -126,8 +126,9 @@ class _Points:
             p = self.tails[int(np.argmin(errs))].point(e)
             self.memo[e] = p
             # the point and its mirror image, as the corners of their balls below the power
-            self.px += [upper(p.alpha), upper(1 - p.power)]
-            self.py += [float(p.power.lower()), float((1 - p.alpha).lower())]
+            with working_precision(128):
+                self.px += [upper(p.alpha), upper(1 - p.power)]
+                self.py += [lower(p.power), lower(1 - p.alpha)]
         return self.memo[e]
 
 
