@@ -26,7 +26,7 @@ from _report import Report, child_json, run_line  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _HEAD = r"""
-import json, resource, sys, time, warnings
+import functools, json, resource, sys, time, warnings
 sys.path.insert(0, {root!r})
 import numpy as np
 import sympy as sp
@@ -102,7 +102,22 @@ ROWS = [
     ("RR(1/10, 3)^1000", "ta.TensorPower(ta.randomized_response(R(1, 10), 3), 1000)",
      "P.from_randomized_response(3 / (2 + np.exp(0.1)), 3, pessimistic_estimate=pess, "
      "value_discretization_interval={h}).self_compose(1000)"),
+    ("Laplace(1) (x) Laplace(1/2) (x) Laplace(1/3)",
+     "ta.Tensor(ta.Laplace(1), ta.Laplace(R(1, 2)), ta.Laplace(R(1, 3)))",
+     "P.from_laplace_mechanism(1.0, sensitivity=1, pessimistic_estimate=pess, "
+     "value_discretization_interval={h}).compose(P.from_laplace_mechanism(2.0, sensitivity=1, "
+     "pessimistic_estimate=pess, value_discretization_interval={h})).compose("
+     "P.from_laplace_mechanism(3.0, sensitivity=1, pessimistic_estimate=pess, "
+     "value_discretization_interval={h}))"),
+    ("Laplace(1/10 + i/10^4), i < 100",
+     "ta.Tensor(*[ta.Laplace(R(1, 10) + R(i, 10**4)) for i in range(100)])",
+     "functools.reduce(lambda a, b: a.compose(b), [P.from_laplace_mechanism(1 / (0.1 + i / 1e4), "
+     "sensitivity=1, pessimistic_estimate=pess, value_discretization_interval={h}) "
+     "for i in range(100)])"),
 ]
+
+#: Seconds a row's own calls may run (a child past it: "> limit s" in the table).
+LIMITS = {"Laplace(1/10 + i/10^4), i < 100": 120}
 
 
 def gl_reference() -> float:
@@ -146,6 +161,31 @@ def l2_reference() -> float:
             q_gt, p_gt, q_eq, p_eq = tails(mp.one, 2, mp.mpf(atom))
             return float(q_gt + q_eq * (mp.mpf(1) / 100 - p_gt) / p_eq)
         return float(tails(mp.one, 2, (lo + hi) / 2)[0])
+
+
+def mixed_reference() -> float:
+    """1 - f(1/100) of Laplace(1) (x) Laplace(1/2) (x) Laplace(1/3) from the factors' loss laws:
+    where 1/100 lies inside the jump of P(S > t) at the largest loss l = 11/6 (every factor at
+    +mu_i: P(S = l) = prod e^{-mu_i}/2, Q(S = l) = 1/8), the randomised test's power
+    Q(S = l) (1/100) / P(S = l) = e^{11/6}/100; else the threshold with P(S > t) = 1/100 by
+    bisection on the nested 20-digit quadrature (tests/references/laplace_mixed.py)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from references.laplace_mixed import tail
+
+    from tradeoff_algebra.numeric.context import mp
+
+    with mp.workdps(30):
+        mus = [mp.mpf(1), mp.mpf(1) / 2, mp.mpf(1) / 3]
+        a = mp.mpf(1) / 100
+        p_top = mp.fprod(mp.exp(-m) / 2 for m in mus)
+        if a <= p_top:
+            return float(a / p_top / 2 ** len(mus))
+    with mp.workdps(20):
+        lo, hi = mp.mpf(-sum(mus)), mp.mpf(sum(mus))
+        for _ in range(60):
+            m = (lo + hi) / 2
+            lo, hi = (m, hi) if tail(mus, False, m) > a else (lo, m)
+        return float(tail(mus, True, hi))
 
 
 def dg_reference(sigma: int = 10, n: int = 100) -> float:
@@ -194,14 +234,23 @@ def main() -> None:
           "Laplace factors: the Neyman-Pearson points from certified loss tails "
           "(`routes/tail_laws.py`): G (x) Laplace inverted whole (the Gaussian law's power "
           "decay), Laplace^1000 with the lattice part bounded by its mass "
-          "(`numeric/cf_split_tails.py`), few factors by a certified bracket of the level "
-          "on exactly summed terms plus an inverted remainder (`numeric/cf_lattice_tails.py`; "
-          "their curves still take the profile band). Laplace(1)^2's reference: its 30-digit "
-          "Irwin-Hall quadrature (`tests/references/laplace_sum.py`).")
+          "(`numeric/cf_split_tails.py`), few factors from exactly summed terms plus an "
+          "inverted remainder (`numeric/cf_lattice_tails.py`): roc by a certified bracket of the "
+          "level, whole curves from one set of tails for every level, one certified point at "
+          "each level's float threshold and two beside an atom (`numeric/cf_lattice_curve.py`); "
+          "few factors of different scales with every term summed exactly "
+          "(`numeric/cf_mixed_tails.py`, roc and curves by the same band). Laplace(1)^2's "
+          "reference: its 30-digit Irwin-Hall quadrature (`tests/references/laplace_sum.py`); "
+          "the three scales': 20-digit nested quadrature of the loss laws "
+          "(`tests/references/laplace_mixed.py`). The hundred scales: our calls limited to "
+          f"{LIMITS['Laplace(1/10 + i/10^4), i < 100']} s each.")
     r.out("")
     refs = {"G(1) (x) Laplace(1)": (gl_reference(), "30-digit quadrature"),
             "Laplace(1)^2": (l2_reference(), "30-digit Irwin-Hall quadrature"),
-            "DG(1, 10)^100": (dg_reference(), "Arb polynomial power of the noise law")}
+            "DG(1, 10)^100": (dg_reference(), "Arb polynomial power of the noise law"),
+            "Laplace(1) (x) Laplace(1/2) (x) Laplace(1/3)": (
+                mixed_reference(), "the randomised test at the largest loss 11/6 "
+                "(P(S = 11/6) = e^{-11/6}/8 > 1/100): e^{11/6}/100")}
     r.out("| workload | who | question | value (power at 0.01 or eps) | guarantee | rel. width "
           "| CPU | x eps call | memory | check | route |")
     r.out("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -221,7 +270,8 @@ def main() -> None:
         eps_cpu = None
         for what, call, tol in (("eps(1e-6)", _EPS, "1e-9"), ("roc(0.01)", _ROC, "1e-9"),
                                 ("curve, 101 levels", _CURVE, "1e-6")):
-            o = child_json(_OURS.format(root=ROOT, expr=expr, tol=tol, call=call), 900)
+            o = child_json(_OURS.format(root=ROOT, expr=expr, tol=tol, call=call),
+                           LIMITS.get(name, 900))
             if "error" in o:
                 r.out(f"| {name} | ours | {what} | {o['error'][:80]} | | | | | | | |")
                 continue

@@ -167,3 +167,66 @@ def test_exact_part_suffix_sums_against_a_direct_sum(mu, k, J, eps):
     assert math.isclose(fb[0], float(rb), rel_tol=1e-9, abs_tol=1e-15)
     if eps > 0:
         assert math.isclose(d[0], (fa[0] - fa[1]) / 1e-7, rel_tol=1e-3, abs_tol=1e-9)
+
+
+# -- Laplace factors of different scales (numeric/cf_mixed_tails.py) ----------------------------
+def _mixed_level_and_power(mus, t, atom_frac=None, atom_mass=None):
+    """As :func:`_level_and_power` for the product of Laplace(mu_i), from the nested quadrature
+    of tests/references/laplace_mixed.py (20 digits); at an atom t its masses (P, Q) are
+    given."""
+    from references.laplace_mixed import tail
+
+    with mp.workdps(20):
+        ms = [mp.mpf(m.p) / m.q for m in mus]
+        q_gt, p_gt = tail(ms, True, mp.mpf(t)), tail(ms, False, mp.mpf(t))
+        if atom_frac is None:
+            a = float(p_gt)
+            return a, q_gt + mp.exp(mp.mpf(t)) * (mp.mpf(a) - p_gt)
+        p_eq, q_eq = atom_mass
+        a = float(p_gt + atom_frac * p_eq)
+        return a, q_gt + q_eq * (mp.mpf(a) - p_gt) / p_eq
+
+
+def _check_mixed(f, pairs, tol=1e-9):
+    from tradeoff_algebra.routes.tail_laws import mixed_curve
+
+    x = np.array([a for a, _ in pairs])
+    band = mixed_curve(f, x, tol)
+    assert band is not None
+    with mp.workdps(20):
+        for i, (_, ref) in enumerate(pairs):
+            lo, hi = mp.mpf(band.power_lo[i]), mp.mpf(band.power_hi[i])
+            slack = mp.mpf(10) ** -17  # (the reference's 20 digits)
+            assert lo - slack <= ref <= hi + slack, (i, lo, ref, hi)
+            assert hi - lo <= tol * hi
+
+
+def test_two_laplace_scales_against_quadrature():
+    mus = [R(1), R(1, 2)]
+    f = ta.Tensor(ta.Laplace(mus[0]), ta.Laplace(mus[1]))
+    e1, e2 = mp.exp(-1) / 2, mp.exp(-mp.mpf(1) / 2) / 2  # (P-masses of the atoms at +mu)
+    pairs = [_mixed_level_and_power(mus, t) for t in ("0.9", "0.2", "-0.7", "1.45")]
+    # inside the jumps at the atoms 3/2 (both +) and 1/2 (+mu_1, -mu_2): randomised tests
+    pairs.append(_mixed_level_and_power(mus, mp.mpf(3) / 2, 0.4, (e1 * e2, mp.mpf(1) / 4)))
+    pairs.append(_mixed_level_and_power(mus, mp.mpf(1) / 2, 0.5, (e1 / 2, mp.exp(-mp.mpf(1) / 2)
+                                                                  / 4)))
+    _check_mixed(f, pairs)
+    # roc through the public call: this route, certified
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(f, R(1, 100))
+    from tradeoff_algebra.routes.tail_laws import MIXED_ROUTE
+
+    assert v.guarantee == "certified" and v.route == MIXED_ROUTE
+    assert v.hi - v.lo <= 1e-9 * v.hi
+
+
+@pytest.mark.slow
+def test_three_laplace_scales_against_quadrature():
+    mus = [R(1), R(1, 2), R(1, 3)]
+    f = ta.Tensor(*(ta.Laplace(m) for m in mus))
+    pairs = [_mixed_level_and_power(mus, t) for t in ("1.7", "0.3", "-1.1")]
+    with mp.workdps(20):  # inside the jump at the largest loss 11/6 (every factor at +mu):
+        p_eq = mp.exp(-mp.mpf(11) / 6) / 8  # nothing lies above it, the power is linear
+        a = float(p_eq * 3 / 10)
+        pairs.append((a, mp.mpf(a) / p_eq / 8))
+    _check_mixed(f, pairs)

@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from . import budget
-from .cf_laws import upper
+from .cf_laws import lower, upper, working_precision
 from .profile_band import Band, point_band
 
 __all__ = ["tails_band", "PLANS", "POINT_SHARE"]
@@ -56,10 +56,11 @@ def _values(est: tuple, branch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(branch == 1, est[2], est[1]), np.where(branch == 1, est[4], est[3])
 
 
-def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float) -> np.ndarray:
+def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
+           atoms: np.ndarray) -> np.ndarray:
     """Floats eps in [0, end] with value(eps) = t (a(eps) on branch 1, p(eps) on branch 2;
     both non-increasing), from a grid and safeguarded Newton steps; at a jump (an atom) the
-    eps of the jump."""
+    eps of the jump, to 1e-10 (the atom's points are placed beside it, :func:`_atom_near`)."""
     grid = np.linspace(0.0, end, GRID)
     est = tails.estimate(grid)
     out = np.empty_like(t)
@@ -86,6 +87,9 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float) -> np.ndarray:
             step = np.where(dg < 0, e - g / dg, 0.5 * (lo + hi))
         new = np.where((lo < step) & (step < hi), step, 0.5 * (lo + hi))
         done = (np.abs(g) <= 1e-15 * t) | (hi - lo <= 4e-16 * np.maximum(hi, 1e-300))
+        if atoms.size:  # (a bracket narrowed onto an atom: its jump, found)
+            k = np.minimum(np.searchsorted(atoms, lo), atoms.size - 1)
+            done |= (hi - lo <= 1e-10 * np.maximum(1.0, hi)) & (atoms[k] >= lo) & (atoms[k] <= hi)
         if done.all():
             break
         e = np.where(done, e, new)
@@ -122,8 +126,9 @@ class _Points:
             p = self.tails[int(np.argmin(errs))].point(e)
             self.memo[e] = p
             # the point and its mirror image, as the corners of their balls below the power
-            self.px += [upper(p.alpha), upper(1 - p.power)]
-            self.py += [float(p.power.lower()), float((1 - p.alpha).lower())]
+            with working_precision(128):
+                self.px += [upper(p.alpha), upper(1 - p.power)]
+                self.py += [lower(p.power), lower(1 - p.alpha)]
         return self.memo[e]
 
 
@@ -151,7 +156,7 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
     a0 = float(first.estimate(np.array([0.0]))[2][0])
     branch = np.where(xi <= a0, 1, 2)
     target = np.where(branch == 1, xi, 1 - xi)
-    eps = _solve(first, target, branch, end) if n else np.zeros(0)
+    eps = _solve(first, target, branch, end, atoms) if n else np.zeros(0)
     # more remainders where the first one's error bound exceeds the points' share
     for _ in range(PLANS - 1):
         if not n:

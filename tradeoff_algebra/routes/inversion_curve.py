@@ -46,7 +46,7 @@ from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
 from ..numeric.cf_laws import lower, upper, working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
-from ..numeric.cf_split_tails import split_tails
+from ..numeric.cf_split_tails import _Remainder, split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
@@ -267,6 +267,15 @@ class _Tails:
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
 
+    def inverted(self) -> list:
+        """The factors the inverters invert: the remainder R_J of a split self-product
+        (``numeric.cf_split_tails``), else the product's own (the work check plans what the
+        first inverter then uses, kept by ``numeric.cf``)."""
+        if self.split is None:
+            return self.factors
+        law, k = self.factors[0]
+        return [(_Remainder(law, k, self.split), 1)]
+
     def plan(self, e0: float) -> None:
         budget.check()
         if self.few is not None:
@@ -440,8 +449,8 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
              else _alpha_eps_few(dirs[0].few, a_min, cap))
     e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
     with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
-        if any(d.few is None and _work(s, e_start, rel) > MAX_WORK
-               for s, d in zip(sets, dirs, strict=True)):
+        if any(d.few is None and _work(d.inverted(), e_start, rel) > MAX_WORK
+               for d in dirs):
             return None
     for d in dirs:
         d.plan(e_start)

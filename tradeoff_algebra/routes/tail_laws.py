@@ -28,6 +28,7 @@ where neither applies (the products keep their profile routes, ``routes.profile_
 
 from __future__ import annotations
 
+import math
 import warnings
 from fractions import Fraction
 
@@ -37,9 +38,11 @@ from flint import acb, arb
 from ..core.errors import ToleranceWarning
 from ..numeric import pld
 from ..numeric.capability import gaussian_form
+from ..numeric.cf_lattice import split_terms
 from ..numeric.cf_lattice_curve import tails_band
 from ..numeric.cf_lattice_tails import LatticeTails, eps_guess, lattice_power_at
 from ..numeric.cf_laws import working_precision
+from ..numeric.cf_mixed_tails import MixedTails, mixed_factors
 from ..numeric.cf_route import MAX_SPLIT, REL_MIN
 from ..numeric.cf_split_tails import split_order
 from ..numeric.context import mp
@@ -58,7 +61,7 @@ from .plan import pld_leaves
 SPLIT_SHARE = 1e-3
 
 __all__ = ["PoweredGaussian", "tail_sets", "lattice_point", "lattice_curve", "LATTICE_ROUTE",
-           "SPLIT_SHARE"]
+           "SPLIT_SHARE", "mixed_curve", "mixed_point", "MIXED_ROUTE"]
 
 
 class PoweredGaussian:
@@ -219,7 +222,8 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
         mu = float(law.lattice_parts()[0].mid())
     atoms = mu * (2 * np.arange(k + 1) - k).astype(np.float64)
     try:
-        first = eps_guess([(law, k)], a_min)
+        # (where every term is summed exactly nothing is planned: no threshold to plan at)
+        first = eps_guess([(law, k)], a_min) if split_terms(k) != (k + 1,) else 0.0
         band = tails_band(make, atoms, k * mu, flat, tol, first)
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
@@ -232,3 +236,79 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
 
 
 CURVE_BANDS.append(lattice_curve)
+
+
+# -- Laplace factors of different scales -----------------------------------------------------------
+#: The name of the point route of products of Laplace factors with different scales.
+MIXED_ROUTE = "certified loss tails of Laplace factors, every term summed exactly"
+
+
+def _mixed_laws(f) -> list | None:
+    """The factors' laws (one per factor) of a symmetric product of few lattice laws with
+    different scales (``numeric.cf_mixed_tails.mixed_factors``), else None."""
+    if not isinstance(f, (Tensor, TensorPower)) or f.is_symmetric is not True:
+        return None
+    leaves = pld_leaves(f)
+    sets = None if leaves is None else _cf_laws([leaves])
+    if sets is None or len(sets) != 1:
+        return None
+    return mixed_factors([(law, int(n)) for law, n in sets[0]])
+
+
+def _mixed_band(laws: list, flat: np.ndarray, tol: float) -> Band | None:
+    rel = max(min(tol * 1e-2, 1e-7), REL_MIN)
+    tails = MixedTails(laws, rel)
+    return tails_band(lambda _e0: tails, tails.atoms, tails.loss_sup, flat, tol, 0.0)
+
+
+def mixed_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Band | None:
+    """Certified bands of f at the levels ``alphas`` for a symmetric product of few Laplace
+    factors with different scales (``numeric.cf_mixed_tails``: every term summed exactly, one
+    set of tails for every level, ``numeric.cf_lattice_curve``); None where it does not apply."""
+    laws = _mixed_laws(f)
+    if laws is None:
+        return None
+    x = np.asarray(alphas, dtype=np.float64)
+    try:
+        band = _mixed_band(laws, x.ravel(), tol)
+    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
+    if band is None:
+        return None
+    band = Band(*(v.reshape(x.shape) for v in (band.f_lo, band.f_hi, band.power_lo,
+                                                band.power_hi)))
+    _warn_if_wide(band, x, tol)
+    return band
+
+
+def mixed_point(f, A, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) of a symmetric product of few Laplace factors with different
+    scales at a rational level 0 < A < 1, from the band at the two floats around A (f is
+    non-increasing, its power non-decreasing), to the relative width of ``pld_options``; None
+    where it does not apply."""
+    if not 0 < A < 1:
+        return None
+    laws = _mixed_laws(f)
+    if laws is None:
+        return None
+    a = float(A)
+    q = Fraction(int(A.p), int(A.q))
+    lo_a = a if Fraction(a) <= q else math.nextafter(a, 0.0)
+    hi_a = a if Fraction(a) >= q else math.nextafter(a, 1.0)
+    tol = options()["tol"]
+    try:
+        b = _mixed_band(laws, np.array([lo_a, hi_a]), tol)
+    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
+    if b is None:
+        return None
+    lo, hi = (b.power_lo[0], b.power_hi[1]) if power else (b.f_lo[1], b.f_hi[0])
+    if hi - lo > tol * abs(hi):
+        warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified band reaches "
+                      f"the relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
+                      "(pld_options)", ToleranceWarning, stacklevel=4)
+    return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(MIXED_ROUTE)
+
+
+CURVE_BANDS.append(mixed_curve)
+POINT_ROUTES.append(mixed_point)
