@@ -42,3 +42,18 @@ def test_few_levels_band_within_the_span():
             ref = mp.ncdf(1 - mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(a)))  # Phi^{-1}(1 - a)
             assert b.power_lo[i] <= ref <= b.power_hi[i]
             assert b.power_hi[i] - b.power_lo[i] <= 1e-9 * b.power_hi[i]
+
+
+def test_a_power_near_one_asks_the_far_end():
+    """G_8 at 0.01: 1 - f = 1 - 7e-9, below what h_2's bound past the span proves (1 - (1 -
+    alpha) e^-span): the far end is asked once, and the band meets the tolerance."""
+    d = _GaussianProfile(8.0)
+    x = np.array([0.01, 0.02])
+    end = math.log(2 / 1e-9) + 1
+    b = grid_band([d], x, 1e-9, end)
+    assert end in d.asked
+    with mp.workdps(30):
+        for i, a in enumerate(x):
+            ref = mp.ncdf(8 - mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(a)))
+            assert b.power_lo[i] <= ref <= b.power_hi[i]
+            assert b.power_hi[i] - b.power_lo[i] <= 1e-9 * b.power_hi[i]

@@ -86,6 +86,8 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
     with bar(None, "curve (inversion)", progress, unit="delta") as shown:
         while True:  # the uniform grid, then grid points near the levels' minimisers
             eps = [0.0] + [span * k / n for k in range(1, n + 1)]
+            if result is not None and span < end and _far_tail(result, x, span, tol):
+                eps.append(end)  # (h_2's tail past the span decides a power near 1)
             missing = [e for e in eps if e not in known]
             for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
                 known[e] = d
@@ -93,6 +95,8 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
             new = band(grid, [known[e] for e in grid], x, lattice=lat)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
+            if local and span < end and end not in known and _far_tail(result, x, span, tol):
+                continue  # (once more, with the far end)
             if (not _too_wide(result, x, tol).any() or 2 * n > GRID_MAX or n >= GRID_LOCAL
                     or local):
                 break
@@ -118,6 +122,16 @@ def _span(x: np.ndarray) -> float:
         return math.inf
     least = min(float(pos.min()), 1 - float(pos.max()))
     return math.log(1 / least) + 1 + SPAN_MARGIN
+
+
+def _far_tail(b: Band, x: np.ndarray, span: float, tol: float) -> bool:
+    """Whether the bound of h_2 past the grid's last point e^-span (``numeric.profile_band``:
+    h_2 >= -(1 - alpha) e^-span there, so the power is only known to be at least 1 - (1 -
+    alpha) e^-span from that side) may keep a level's band wider than ``tol``: a power near
+    1 (f far below e^-span) needs delta at the far end."""
+    inner = (x > 0) & (x < 1)
+    floor = 1 - (1 - x) * math.exp(-span)
+    return bool(np.any(inner & _too_wide(b, x, tol) & (floor < b.power_hi * (1 - tol))))
 
 
 def _lattice(directions: Sequence):
