@@ -39,6 +39,7 @@ from ..numeric.lattice_np_plan import tails_for
 from ..numeric.lattice_power import LatticePower
 from ..numeric.lattice_product import MAX_FACTORS, LatticeProduct, arb_of, mpf_fraction
 from ..numeric.lattice_tilted import TiltedLatticeProduct
+from ..numeric.lattice_two import two_lattice_product
 from ..numeric.options import options
 from ..numeric.profile_band import Band
 from ..numeric.protocol import GUARD_DPS, POINT_ROUTES
@@ -63,6 +64,8 @@ def lattice_law(leaves):
         lp = lattice_product(leaves)
         if type(lp) is LatticeProduct and lp.count <= MAX_FACTORS:
             return lp
+        if two_lattice_product(leaves) is not None:  # (two lattices, decided in floats: the
+            return None  # plan's proof that the ratios share no base would call SymPy)
         lw = lattice_power(leaves)
     except (TradeOffError, ValueError, TypeError, ArithmeticError):
         return None
