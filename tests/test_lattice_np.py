@@ -172,7 +172,7 @@ def test_band_is_certified_with_a_poor_plan():
         assert b.power_lo[i] <= ref <= b.power_hi[i]
 
 
-@pytest.mark.parametrize("pair,n", [((P3, Q3), 100), ((P3, Q3), 3000),
+@pytest.mark.parametrize("pair,n", [((P3, Q3), 100), ((P3, Q3), 1500),
                                     (([R(3, 7), R(1, 7), R(3, 7)], [R(1, 7), R(3, 7), R(3, 7)]),
                                      60)])
 def test_cost_simulation_on_exponents_agrees(pair, n, monkeypatch):
@@ -186,9 +186,85 @@ def test_cost_simulation_on_exponents_agrees(pair, n, monkeypatch):
                                     else x for x in P],
                                    [R(x.numerator, x.denominator) if isinstance(x, Fraction)
                                     else x for x in Q]), n)
-    fast = finite_loss(f)._simulate(10**7) if finite_loss(f).cost(10**7) else None
+    fast = finite_loss(f)._simulate(10**6) if finite_loss(f).cost(10**6) else None
     assert finite_cost._lattice_keys({(Fraction(3), ()), (Fraction(1, 3), ()),
                                       (Fraction(1), ())}) is not None
     monkeypatch.setattr(finite_cost, "_lattice_keys", lambda keys: None)
-    slow = finite_loss(f)._simulate(10**7) if finite_loss(f).cost(10**7) else None
+    slow = finite_loss(f)._simulate(10**6) if finite_loss(f).cost(10**6) else None
     assert fast == slow
+
+
+def test_binomial_tails_against_exact_enumeration():
+    """BinomialDP(log 3, n) = f_{log 3,0}^n: likelihood ratios 3^d, d = 2K - n (exact)."""
+    from tradeoff_algebra.families.binomial_np import binomial_np_tails
+
+    n = 40
+    ref_law = exact_power_law({1: Fraction(3, 4), -1: Fraction(1, 4)}, n)
+    t = binomial_np_tails(sp.log(3), n, LEVELS, 1e-12)
+    assert t.lo == 0 and t.hi == n  # (the whole law)
+    with working_precision(t.prec + 64):
+        for a in LEVELS:
+            lo, hi = power_ball(t, _q(Fraction(a)), a)
+            ref = exact_np_power(ref_law, Fraction(3), Fraction(a))
+            assert _contains(lo, hi, ref), a
+            assert float(hi - lo) <= 1e-11 * float(ref)
+
+
+def test_binomial_window_against_arb_power():
+    """A window inside [0, n] (the tails above it from incomplete beta functions) against the
+    whole binomial law as an ``arb_poly`` power at 200 bits."""
+    from flint import arb_poly, ctx
+
+    from tradeoff_algebra.families.binomial_np import binomial_np_tails
+
+    n = 3000
+    t = binomial_np_tails(sp.log(3), n, [0.01, 0.5], 1e-12)
+    assert 0 < t.lo and t.hi < n
+    old = ctx.prec
+    ctx.prec = 200
+    try:
+        law = arb_poly([arb(1) / 4, arb(3) / 4]) ** n  # coefficient k: Q(K = k)
+        masses = [law[k] for k in range(n + 1)]
+        losses = [arb(3).log() * (2 * k - n) for k in range(n + 1)]
+    finally:
+        ctx.prec = old
+    for a in (0.01, 0.2, 0.5):
+        with working_precision(t.prec + 64):
+            lo, hi = power_ball(t, _q(Fraction(a)), a)
+        ref = arb_np_power(masses, losses, Fraction(a))
+        assert _meets_arb(lo, hi, ref) and float(hi - lo) <= 1e-11
+    f = ta.TensorPower(ta.EpsDelta(sp.log(3)), n)
+    b = lattice_curve_band(f, np.array([0.0, 0.2, 1.0]), 1e-9)
+    assert b is not None and b.power_lo[1] <= float(arb_np_power(masses, losses,
+                                                                 Fraction(0.2)).mid()) \
+        <= b.power_hi[1]
+
+
+def _meets_arb(lo: arb, hi: arb, ref: arb) -> bool:
+    return (exact_fraction(lo) <= exact_fraction(arb(ref.upper()))
+            and exact_fraction(arb(ref.lower())) <= exact_fraction(hi))
+
+
+@pytest.mark.parametrize("which", ["discrete", "epsdelta"])
+def test_finite_band_against_enumeration(which):
+    """The band of a finite product from its atoms (``numeric.finite_np``) against the exact
+    Neyman-Pearson power of the enumerated product (singular parts included)."""
+    from references.np_lattice import exact_pair_power
+
+    if which == "discrete":
+        P, Q, n = P3, Q3, 6
+        f = ta.TensorPower(ta.Discrete([R(1, 2), R(1, 3), R(1, 6)],
+                                       [R(1, 6), R(1, 3), R(1, 2)]), n)
+    else:  # f_{log 3, 1/100}: the four atoms of Dong, Roth & Su's pair
+        d, n = Fraction(1, 100), 4
+        P = [d, (1 - d) * Fraction(3, 4), (1 - d) / 4, Fraction(0)]
+        Q = [Fraction(0), (1 - d) / 4, (1 - d) * Fraction(3, 4), d]
+        f = ta.TensorPower(ta.EpsDelta(sp.log(3), R(1, 100)), n)
+    assert route(f)[0] == "finite"
+    x = np.array([0.0, 1e-3, 0.01, 0.2, 0.5, 0.9, 1.0])
+    b = lattice_curve_band(f, x, 1e-9)
+    assert b is not None
+    for i, a in enumerate(x):
+        ref = float(exact_pair_power(P, Q, n, Fraction(float(a))))
+        assert b.power_lo[i] <= ref <= b.power_hi[i], a
+        assert b.f_hi[i] - b.f_lo[i] <= 1e-9

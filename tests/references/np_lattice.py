@@ -99,3 +99,31 @@ def dg_law_arb(sigma: int, n: int, prec: int = 200) -> tuple[list, list]:
         return masses, losses
     finally:
         ctx.prec = old
+
+
+def exact_pair_power(P: list[Fraction], Q: list[Fraction], n: int, alpha: Fraction) -> Fraction:
+    """1 - f(alpha) of the explicit pair (P, Q) composed n times, by enumerating the product's
+    outcomes (exact rationals): the outcomes by decreasing likelihood ratio Q/P (+oo where
+    P = 0), the Neyman--Pearson test rejecting from the top, the boundary atom randomised."""
+    from itertools import product
+
+    atoms: dict = {}
+    for idx in product(range(len(P)), repeat=n):
+        p, q = Fraction(1), Fraction(1)
+        for i in idx:
+            p, q = p * P[i], q * Q[i]
+        if p == 0 and q == 0:
+            continue
+        key = None if p == 0 else q / p  # None: ratio +oo
+        a = atoms.setdefault(key, [Fraction(0), Fraction(0)])
+        a[0] += p
+        a[1] += q
+    keys = sorted((k for k in atoms if k is not None), reverse=True)
+    used, power = Fraction(0), atoms.get(None, [0, Fraction(0)])[1]
+    for k in keys:
+        p, q = atoms[k]
+        if used + p >= alpha:
+            return power + (alpha - used) * k if p else power
+        used += p
+        power += q
+    return power

@@ -64,6 +64,7 @@ from ..core.rules import hook, rule
 from ..core.validate import param
 from ..numeric.capability import monotonicity
 from ..numeric.context import mp, thread_cache
+from ..numeric.lattice_np import np_tails
 from ..numeric.privacy_loss import RHO_LIB, U64, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
     arb_delta,
@@ -75,6 +76,7 @@ from ..numeric.protocol import (
     register_value_and_power,
 )
 from ..numeric.value import CertifiedPair
+from .binomial_np import binomial_np_tails
 from .binomial_tails import (
     _delta_big,
     _eval_big,
@@ -412,6 +414,14 @@ def binomial_tensor(factors):
 def binomial_trivial(f: BinomialDP):
     """f_{eps,0}^{(x) 0} = Id (B(0, p) is a point mass) and f_{0,0}^{(x) n} = Id (p = q = 1/2)."""
     return Id if (f.n.is_zero is True or f.eps.is_zero is True) else None
+
+
+@np_tails.register(BinomialDP)
+def _(f, alphas, rel):
+    """The Neyman-Pearson tails of f_{eps,0}^{(x) n} (``families.binomial_np``)."""
+    if f.free_symbols or not isinstance(f.n, sp.Integer):
+        return None
+    return binomial_np_tails(f.eps, int(f.n), alphas, rel)
 
 
 @monotonicity.register(BinomialDP)

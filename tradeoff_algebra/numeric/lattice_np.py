@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import singledispatch
 
 import numpy as np
 from flint import arb, arb_poly, fmpz_poly
@@ -51,7 +52,14 @@ from .cf_laws import lower, to_arb, upper, working_precision
 from .profile_band import Band
 
 __all__ = ["NPTails", "TiltedTails", "TableTails", "power_ball", "np_band", "tilt_for",
-           "gap_estimate"]
+           "gap_estimate", "np_tails"]
+
+
+@singledispatch
+def np_tails(f, alphas: Sequence[float], rel: float) -> NPTails | None:
+    """The tails of a node whose law is a lattice (families register: BinomialDP), planned for
+    the levels ``alphas`` to the relative width ``rel``, or None."""
+    return None
 
 
 class NPTails:
@@ -66,6 +74,10 @@ class NPTails:
 
     def loss(self, s: int) -> arb:
         raise NotImplementedError
+
+    def ratio(self, s: int) -> arb:
+        """e^{l(s)}, the likelihood ratio at s."""
+        return self.loss(s).exp()
 
     def tails(self, s: int) -> tuple[arb, arb]:
         """Balls of (Q_s, P_s) = (Q(S >= s), P(S >= s)) over the finite losses."""
@@ -181,7 +193,7 @@ def power_ball(t: NPTails, alpha: arb, alpha_f: float) -> tuple[arb, arb]:
 
     def H(s):
         q, p = tails(s + 1)
-        return t.singular + q + t.loss(s).exp() * (alpha - p)
+        return t.singular + q + t.ratio(s) * (alpha - p)
 
     lo_s, hi_s = s0 - 1, s0 + 1
     s_a = s_b = None

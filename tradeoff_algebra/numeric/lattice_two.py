@@ -516,7 +516,7 @@ def two_lattice_enclosure(tp: TwoLatticeProduct, arg, kind: str, tol: float) -> 
             with working_precision(128):
                 s = tp._singular_ball()
             return CertifiedPair(mp.mpf(max(lower(s), 0.0)), mp.mpf(min(upper(s), 1.0)))
-        lo, hi = tp.delta(up, tol)[0], tp.delta(dn, tol)[1]
+        lo, hi = tp.delta(up, tol) if up == dn else (tp.delta(up, tol)[0], tp.delta(dn, tol)[1])
     else:
         lo, hi = tp.epsilon(dn, up, tol)
     return CertifiedPair(mp.mpf(lo), mp.mpf(hi))

@@ -9,6 +9,7 @@ of a product (``routes.profile_curve``).
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
@@ -34,7 +35,7 @@ GRID_LOCAL = 320
 #: At most this many levels go to the local refinement straight from the first grid.
 LOCAL_LEVELS = 8
 #: The first grid of those few levels.
-GRID_LOCAL_START = 40
+GRID_LOCAL_START = 16
 LOCAL_ROUNDS = 24
 LOCAL_SPLIT = 8
 LOCAL_MAX = 40000
@@ -81,9 +82,12 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
         n *= 2
     known = {} if known is None else known
     result = None
+    span = min(end, _span(x)) if local else end
     with bar(None, "curve (inversion)", progress, unit="delta") as shown:
         while True:  # the uniform grid, then grid points near the levels' minimisers
-            eps = [0.0] + [end * k / n for k in range(1, n + 1)]
+            eps = [0.0] + [span * k / n for k in range(1, n + 1)]
+            if result is not None and span < end and _far_tail(result, x, span, tol):
+                eps.append(end)  # (h_2's tail past the span decides a power near 1)
             missing = [e for e in eps if e not in known]
             for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
                 known[e] = d
@@ -91,12 +95,43 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
             new = band(grid, [known[e] for e in grid], x, lattice=lat)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
+            if local and span < end and end not in known and _far_tail(result, x, span, tol):
+                continue  # (once more, with the far end)
             if (not _too_wide(result, x, tol).any() or 2 * n > GRID_MAX or n >= GRID_LOCAL
                     or local):
                 break
             n *= 2
         result = _refine(directions, known, x, result, tol, shown, lat)
     return result
+
+
+#: Margin (in eps) of the first grid of few levels past the least eps that holds their
+#: minimisers (:func:`_span`).
+SPAN_MARGIN = 2.0
+
+
+def _span(x: np.ndarray) -> float:
+    """The first grid of few levels ends here: past log(1/alpha) + 1, h_1 = delta(log v) +
+    alpha v exceeds 1 >= the power (v >= e/alpha), so its minimiser lies below log(1/alpha);
+    h_2's mirror image, below log(1/(1 - alpha)) (``numeric.profile_band``); a grid that ends
+    there with :data:`SPAN_MARGIN` more holds both, and convexity bounds h beyond its last
+    point where h rises there (``profile_band.band`` is certified on any grid). The far eps,
+    where delta is small and its balls costly, are never asked."""
+    pos = x[(x > 0) & (x < 1)]
+    if not pos.size:
+        return math.inf
+    least = min(float(pos.min()), 1 - float(pos.max()))
+    return math.log(1 / least) + 1 + SPAN_MARGIN
+
+
+def _far_tail(b: Band, x: np.ndarray, span: float, tol: float) -> bool:
+    """Whether the bound of h_2 past the grid's last point e^-span (``numeric.profile_band``:
+    h_2 >= -(1 - alpha) e^-span there, so the power is only known to be at least 1 - (1 -
+    alpha) e^-span from that side) may keep a level's band wider than ``tol``: a power near
+    1 (f far below e^-span) needs delta at the far end."""
+    inner = (x > 0) & (x < 1)
+    floor = 1 - (1 - x) * math.exp(-span)
+    return bool(np.any(inner & _too_wide(b, x, tol) & (floor < b.power_hi * (1 - tol))))
 
 
 def _lattice(directions: Sequence):

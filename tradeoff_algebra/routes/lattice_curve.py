@@ -18,6 +18,9 @@ lattice, the window is too large or the result misses the tolerance.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 from flint import arb
 from mpmath.libmp import round_ceiling, round_floor
@@ -25,24 +28,28 @@ from mpmath.libmp import round_ceiling, round_floor
 from ..core.errors import NumericalError, TradeOffError
 from ..numeric import budget
 from ..numeric.arb import arb_endpoint
+from ..numeric.arb_expr import ball_point
 from ..numeric.cf_laws import working_precision
 from ..numeric.context import arb_precision, mp
 from ..numeric.curves import BAND_TOL_MIN, CURVE_BANDS
-from ..numeric.lattice_np import np_band, power_ball
+from ..numeric.finite import finite_loss
+from ..numeric.finite_np import finite_tails
+from ..numeric.lattice_np import np_band, np_tails, power_ball
 from ..numeric.lattice_np_plan import tails_for
 from ..numeric.lattice_power import LatticePower
 from ..numeric.lattice_product import MAX_FACTORS, LatticeProduct, arb_of, mpf_fraction
 from ..numeric.lattice_tilted import TiltedLatticeProduct
+from ..numeric.lattice_two import two_lattice_product
 from ..numeric.options import options
 from ..numeric.profile_band import Band
-from ..numeric.protocol import GUARD_DPS
-from ..numeric.value import CertifiedPair
+from ..numeric.protocol import GUARD_DPS, POINT_ROUTES
+from ..numeric.value import CertifiedPair, Value
 from ..operators.tensor import Tensor, TensorPower
 from .grid_band import _too_wide, _warn_if_wide
 from .plan import lattice_power
 from .product import PASS, ROUTES, Route, lattice_product, route
 
-__all__ = ["LatticeNPRoute", "lattice_curve_band", "lattice_law", "ROUTE"]
+__all__ = ["LatticeNPRoute", "lattice_curve_band", "lattice_law", "lattice_point", "ROUTE"]
 
 #: The name of this route (``Value.route``).
 ROUTE = "Neyman-Pearson vertices of the lattice law (certified)"
@@ -57,6 +64,8 @@ def lattice_law(leaves):
         lp = lattice_product(leaves)
         if type(lp) is LatticeProduct and lp.count <= MAX_FACTORS:
             return lp
+        if two_lattice_product(leaves) is not None:  # (two lattices, decided in floats: the
+            return None  # plan's proof that the ratios share no base would call SymPy)
         lw = lattice_power(leaves)
     except (TradeOffError, ValueError, TypeError, ArithmeticError):
         return None
@@ -122,22 +131,88 @@ class LatticeNPRoute(Route):
         return CertifiedPair(lo_m, max(hi_m, lo_m))
 
 
+#: The most units of the exact table's cost (``FiniteLoss.cost``) built for a curve of a node
+#: that has its own values (BinomialDP(1/10, 10^5): 2.7 s of exact arithmetic for a table its
+#: closed form does not need).
+NODE_TABLE_UNITS = 200_000
+
+
+def _finite_band(f, plan, x: np.ndarray, tol: float) -> Band | None:
+    """The band of a finite product (or a node with an affordable finite loss) from one pass
+    over its atoms (``numeric.finite_np``), or None."""
+    if plan[0] == "finite":
+        fl = plan[1]
+    elif plan[0] == "node" and not isinstance(plan[1], (Tensor, TensorPower)):
+        try:
+            fl = finite_loss(plan[1])
+        except TradeOffError:
+            return None
+        if fl is None or fl.cost(NODE_TABLE_UNITS) is None:
+            return None
+    else:
+        return None
+    if not fl.is_rational and fl._op_count() <= 4 * fl.ARB_SYMBOLIC_ATOMS:
+        return None  # (its balls would come from a SymPy table: the points are cheaper)
+    prec = 64 + int(-math.log2(tol))
+    b = None
+    for _ in range(TRIES):
+        try:
+            t = finite_tails(fl, prec)
+        except TradeOffError:
+            return None
+        if t is None:
+            return None
+        new = np_band(t, x.ravel())
+        b = new if b is None else b.intersect(new)
+        if not _too_wide(b, x.ravel(), tol).any():
+            break
+        prec *= 2
+    return b
+
+
 def lattice_curve_band(f, alphas: np.ndarray, tol: float = 1e-3,
                        progress: bool | None = None) -> Band | None:
     """The certified band of a lattice product's curve at the levels ``alphas`` (module
-    docstring), with a ToleranceWarning where it stays wider than ``tol``; None where the
-    route does not apply."""
+    docstring), or of a finite product's from its atoms, with a ToleranceWarning where it stays
+    wider than ``tol``; None where the route does not apply."""
+    x = np.asarray(alphas, dtype=np.float64)
+    tol = max(tol, BAND_TOL_MIN)
     if not isinstance(f, (Tensor, TensorPower)):
-        return None
+        b = _node_band(f, x, tol)  # (a family whose law is a lattice: BinomialDP)
+        if b is not None:
+            _warn_if_wide(b, x, tol)
+        return b
     plan = route(f)
-    if plan[0] != "pld":
+    b = _node_band(plan[1], x, tol) if plan[0] == "node" else None
+    if b is None:
+        b = _finite_band(f, plan, x, tol)
+    if b is None and plan[0] == "pld":
+        b = _lattice_band(lattice_law(plan[1]), x, tol)
+    if b is None:
         return None
-    law = lattice_law(plan[1])
+    b = Band(*(v.reshape(x.shape) for v in (b.f_lo, b.f_hi, b.power_lo, b.power_hi)))
+    _warn_if_wide(b, x, tol)
+    return b
+
+
+def _node_band(g, x: np.ndarray, tol: float) -> Band | None:
+    """The band of a node whose family gives its Neyman-Pearson tails
+    (``numeric.lattice_np.np_tails``), or None."""
+    inner = [float(v) for v in x.ravel() if 0 < v < 1] or [0.5]
+    try:
+        t = np_tails(g, inner, tol / 4)
+    except (TradeOffError, OverflowError, ZeroDivisionError, ValueError):
+        return None
+    if t is None:
+        return None
+    b = np_band(t, x.ravel())
+    return Band(*(v.reshape(x.shape) for v in (b.f_lo, b.f_hi, b.power_lo, b.power_hi)))
+
+
+def _lattice_band(law, x: np.ndarray, tol: float) -> Band | None:
     if law is None:
         return None
-    x = np.asarray(alphas, dtype=np.float64)
     inner = [float(v) for v in x.ravel() if 0 < v < 1] or [0.5]
-    tol = max(tol, BAND_TOL_MIN)
     b = None
     for extra in range(TRIES):
         try:
@@ -150,12 +225,48 @@ def lattice_curve_band(f, alphas: np.ndarray, tol: float = 1e-3,
         b = new if b is None else b.intersect(new)
         if not _too_wide(b, x.ravel(), tol).any():
             break
-    if b is None:
-        return None
-    b = Band(*(v.reshape(x.shape) for v in (b.f_lo, b.f_hi, b.power_lo, b.power_hi)))
-    _warn_if_wide(b, x, tol)
     return b
 
 
+def lattice_point(f, A, dps: int, power: bool) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) of a lattice product at a rational level 0 < A < 1 as a
+    certified point (``numeric.arb_expr.ball_point``: the vertices' ball at rising precision),
+    or None where the product is no lattice law here (a point route of ``numeric.protocol``,
+    tried before the inversion's band: ``POINT_ROUTES``)."""
+    if not isinstance(f, (Tensor, TensorPower)) or not 0 < A < 1:
+        return None
+    plan = route(f)
+    if plan[0] != "pld":
+        return None
+    law = lattice_law(plan[1])
+    if law is None:
+        return None
+    q = Fraction(int(A.p), int(A.q))
+    a = float(q)
+
+    def make_ball(prec: int):
+        try:
+            t = tails_for(law, [a], max(2.0 ** -prec, 1e-300))
+        except (NumericalError, OverflowError, ZeroDivisionError, ValueError):
+            return None
+        if t is None:
+            return None
+        with working_precision(t.prec + 64):
+            lo, hi = power_ball(t, arb_of(q), a)
+            ball = lo.union(hi)
+            return ball if power else 1 - ball
+
+    with budget.about("roc" if power else "value", f):
+        v = ball_point(make_ball, dps, MAX_BITS, unit=True)
+    return None if v is None else v.routed(ROUTE)
+
+
+#: The most bits the point route's precision loop goes to.
+MAX_BITS = 1 << 11
+
 ROUTES.insert(0, LatticeNPRoute())
 CURVE_BANDS.insert(0, lattice_curve_band)
+# (after the exact finite composition's Arb route, before the inversion's band)
+_at = next((i + 1 for i, r in enumerate(POINT_ROUTES) if r.__name__ == "_finite_point"),
+           len(POINT_ROUTES))
+POINT_ROUTES.insert(_at, lattice_point)

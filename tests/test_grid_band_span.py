@@ -1,0 +1,59 @@
+"""The first grid of few levels in ``routes/grid_band`` ends past their minimisers
+(``_span``): the band of G_1's profile at two levels holds the closed-form power (mpmath at 30
+digits, Dong, Roth & Su, Eq. (6): 1 - G_mu(alpha) = Phi(mu - Phi^{-1}(1 - alpha))), meets the
+tolerance, and asks delta at no eps beyond the span."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from flint import arb
+
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.routes.grid_band import _span, grid_band
+
+
+class _GaussianProfile:
+    """delta(eps) of G_mu as Arb balls: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
+
+    def __init__(self, mu: float) -> None:
+        self.mu = mu
+        self.asked: list[float] = []
+
+    def delta(self, eps: float) -> arb:
+        self.asked.append(eps)
+        m, e = arb(self.mu), arb(eps)
+
+        def phi(z):
+            return (-z / arb(2).sqrt()).erfc() / 2
+
+        return phi(-e / m + m / 2) - e.exp() * phi(-e / m - m / 2)
+
+
+def test_few_levels_band_within_the_span():
+    d = _GaussianProfile(1.0)
+    x = np.array([0.01, 0.3])
+    end = math.log(2 / 1e-9) + 1
+    b = grid_band([d], x, 1e-9, end)
+    assert max(d.asked) <= _span(x) + 1e-12 < end
+    with mp.workdps(30):
+        for i, a in enumerate(x):
+            ref = mp.ncdf(1 - mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(a)))  # Phi^{-1}(1 - a)
+            assert b.power_lo[i] <= ref <= b.power_hi[i]
+            assert b.power_hi[i] - b.power_lo[i] <= 1e-9 * b.power_hi[i]
+
+
+def test_a_power_near_one_asks_the_far_end():
+    """G_8 at 0.01: 1 - f = 1 - 7e-9, below what h_2's bound past the span proves (1 - (1 -
+    alpha) e^-span): the far end is asked once, and the band meets the tolerance."""
+    d = _GaussianProfile(8.0)
+    x = np.array([0.01, 0.02])
+    end = math.log(2 / 1e-9) + 1
+    b = grid_band([d], x, 1e-9, end)
+    assert end in d.asked
+    with mp.workdps(30):
+        for i, a in enumerate(x):
+            ref = mp.ncdf(8 - mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(a)))
+            assert b.power_lo[i] <= ref <= b.power_hi[i]
+            assert b.power_hi[i] - b.power_lo[i] <= 1e-9 * b.power_hi[i]
