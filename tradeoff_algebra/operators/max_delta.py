@@ -59,6 +59,7 @@ from ..numeric.knots_eval import pl_knots_cached
 from ..numeric.options import options, pld_options
 from ..numeric.protocol import ARB_GUARD_BITS, arb_value, exact_value, mp_roc
 from ..numeric.value import CertifiedPair
+from .max_profiles import ProfilePower, certified_delta_ball, profile_max_delta
 from .profile_ball import profile_ball
 
 __all__ = ["max_delta", "ROUTE"]
@@ -211,7 +212,7 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
     with arb_precision(mp.prec + ARB_GUARD_BITS):
         powers.at(arb(1) / 16)
         if not powers.proved:
-            return None
+            return _by_profiles(args, eps)
         e = arb_exact(eps).exp()
 
         seen = [arb(0)]  # the largest lower end of psi at any level evaluated: attained
@@ -293,3 +294,34 @@ def _least_profile(args: Sequence[TradeOff], eps, lo, hi) -> tuple:
             if hi == 0:
                 return mp.zero, mp.zero
     return lo, hi
+
+
+#: The name of the route through the arguments' certified profiles in ``Value.route``.
+ROUTE_PROFILES = ("concave search on the powers of the maximum's arguments (Prop. 6), bounded "
+                  "through an argument's certified privacy profile")
+
+
+def _by_profiles(args: Sequence[TradeOff], eps) -> tuple | None:
+    """delta of the maximum where an argument's power is an estimate but its privacy profile
+    is certified (``max_profiles``): a CertifiedPair, or None (the caller's conjugate of the
+    values) where such a profile is not proved either."""
+    t = arb(1) / 16
+    cert, prof = [], []
+    for g in args:
+        p = _Powers([g])
+        p.at(t)
+        (cert if p.proved else prof).append(g)
+    for g in prof:
+        if certified_delta_ball(g, eps) is None:
+            return None
+    powers = _Powers(cert)
+
+    def power_of(x):
+        return powers.at_zero() if x == 0 else powers.at(x)
+
+    r = profile_max_delta(cert, [ProfilePower(g) for g in prof], power_of, eps,
+                          options()["tol"], _log_bracket)
+    if r is None or not powers.proved:
+        return None
+    trace.note(ROUTE_PROFILES)
+    return r
