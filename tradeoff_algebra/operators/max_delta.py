@@ -229,7 +229,18 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
     conjugate of the values) when an argument's power at alpha = 1/16 is an estimate: the
     search reaches small alpha, where an estimating engine asked for a power to a relative
     width refines far (the PLD grid of Max(G(3/2), G(1) (x) L_1 (x) D), D an asymmetric
-    finite pair, took 1 GiB and a minute where the values took a second)."""
+    finite pair, took 1 GiB and a minute where the values took a second).
+
+    The arguments' ToleranceWarnings are not passed on: the search asks for powers at levels
+    far from the maximiser (alpha = 2^-2048 on the log scale), where a product's enclosure may
+    miss its tolerance (delta below the least float) without widening the result; the caller
+    warns when the result itself misses the tolerance."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ToleranceWarning)
+        return _max_delta(args, eps)
+
+
+def _max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
     powers = _Powers(args)
     with arb_precision(mp.prec + ARB_GUARD_BITS):
         powers.at(arb(1) / 16)
@@ -254,8 +265,7 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
         tol = options()["tol"]
         k = _amplification(e, bracket) if powers.proved else 1.0
         if k > 1:  # (the callers warn when the result misses the tolerance)
-            with pld_options(tol=max(tol / (2 * k), TOL_MIN)), warnings.catch_warnings():
-                warnings.simplefilter("ignore", ToleranceWarning)
+            with pld_options(tol=max(tol / (2 * k), TOL_MIN)):
                 ball = arb_max_concave(psi, bracket=bracket)
         else:
             ball = arb_max_concave(psi, bracket=bracket)
