@@ -243,6 +243,8 @@ CERTIFYING = {
     "analysis/subsampled_moments.py",  # Lemma 4 moments by Arb integration
     "operators/max_delta.py",  # delta of a maximum: Arb concave search on certified powers
     "operators/profile_ball.py",  # delta of Mix(f, p): f's proved profile moved in Arb
+    "operators/max_profiles.py",  # delta of a maximum bounded by an argument's Arb profile
+    "families/poisson_replace.py",  # levels from a threshold bracketed by Arb comparisons
 }
 
 

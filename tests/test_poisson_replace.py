@@ -180,6 +180,8 @@ def test_group_at_a_tiny_level_against_an_independent_iteration(mu, q, k):
     (R(2), R(1, 2), "0.875"),    # above 1/2: the mirror-image threshold
     (R(1, 2), R(1, 100), "0.5"),
     (R(3), R(1), "0.01"),        # q = 1: G_{2 mu}
+    (R(16), R(1, 10), "1e-300"),  # far tails of both mixture components
+    (R(1, 100), R(1, 10**20), "0.9999999"),
 ])
 def test_certified_balls_against_the_bisection_of_the_mixture_cdfs(mu, q, alpha):
     """The Arb power and value (``arb_value``): certified, and each one's interval holds the

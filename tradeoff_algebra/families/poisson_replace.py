@@ -29,15 +29,19 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from flint import arb
+from mpmath.libmp import round_ceiling, round_floor
 
 from ..core.node import TradeOff
 from ..core.validate import param
 from ..numeric import budget
+from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
-from ..numeric.context import mp
+from ..numeric.context import arb_precision, mp
 from ..numeric.normal import ncdf, ncdf_inv
 from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
+from ..numeric.value import CertifiedPair
 from .gaussian import GaussianLoss
 
 __all__ = ["PoissonReplace"]
@@ -103,6 +107,26 @@ def _threshold(mu, q, a, ac):
 
 
 def _value(f, a, ac, power: bool):
+    """f(alpha) (``power``: 1 - f(alpha)) for mpf alpha and 1 - alpha: the Arb ball
+    (:func:`_arb_level`, a CertifiedPair) where it is finite, else the bisection below in
+    mpmath (an estimate; 160 bisections of two erfc each took 0.17 s a level at 30 digits)."""
+    pair = _arb_level(f, a, ac, power)
+    return pair if pair is not None else _mp_value(f, a, ac, power)
+
+
+def _arb_level(f, a, ac, power: bool):
+    if f.free_symbols or not (mp.isfinite(a) and mp.isfinite(ac)):
+        return None
+    with arb_precision(mp.prec + 32):
+        b = arb_value(f, arb_exact(a), arb_exact(ac), power)
+        if b is None or not b.is_finite():
+            return None
+        b = arb.max(arb.min(b, arb(1)), arb(0))
+        return CertifiedPair(arb_endpoint(b.lower(), round_floor),
+                             arb_endpoint(b.upper(), round_ceiling))
+
+
+def _mp_value(f, a, ac, power: bool):
     mu, q = _params(f)
     if a == 0:
         return (mp.zero, mp.zero) if power else (mp.one, mp.one)

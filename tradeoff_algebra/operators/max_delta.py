@@ -53,12 +53,13 @@ from ..core.node import TradeOff
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.concave import arb_max_concave
-from ..numeric.context import arb_precision, mp
+from ..numeric.context import ThreadCache, arb_precision, mp
 from ..numeric.finite import finite_loss
 from ..numeric.knots_eval import pl_knots_cached
 from ..numeric.options import options, pld_options
 from ..numeric.protocol import ARB_GUARD_BITS, arb_value, exact_value, mp_roc
 from ..numeric.value import CertifiedPair
+from .max_profiles import ProfilePower, certified_delta_ball, profile_max_delta
 from .profile_ball import profile_ball
 
 __all__ = ["max_delta", "ROUTE"]
@@ -112,19 +113,41 @@ class _Powers:
 
     def at(self, t: arb) -> arb:
         out = None
+        man, exp = t.mid().man_exp()
         for g in self.args:
-            b = arb_value(g, t, 1 - t, True)
-            if b is None or not b.is_finite():
-                fl = self._finite(g)
-                if fl is not None:  # a finite pair: the lines of its segments in Arb
-                    b = fl.arb_value(t, True, ctx.prec)
-            if b is None or not b.is_finite():
-                a = _exact_mpf(t)
-                pair = mp_roc(g, a, mp.fsub(1, a, exact=True))
-                self.proved &= isinstance(pair, CertifiedPair)
-                b = _pair_ball(pair)
+            key = (g, int(man), int(exp), ctx.prec, mp.prec, options()["tol"])
+            hit = _POWERS.get(key)
+            if hit is None:
+                hit = _POWERS[key] = self._power(g, t)
+                if len(_POWERS) > MAX_CACHED:
+                    _POWERS.clear()
+                    _POWERS[key] = hit
+            b, proved = hit
+            self.proved &= proved
             out = b if out is None else arb.min(out, b)
         return out
+
+    def _power(self, g: TradeOff, t: arb) -> tuple:
+        """(a ball of 1 - g(t), whether it is proved)."""
+        b = arb_value(g, t, 1 - t, True)
+        if b is None or not b.is_finite():
+            fl = self._finite(g)
+            if fl is not None:  # a finite pair: the lines of its segments in Arb
+                b = fl.arb_value(t, True, ctx.prec)
+        if b is not None and b.is_finite():
+            return b, True
+        a = _exact_mpf(t)
+        pair = mp_roc(g, a, mp.fsub(1, a, exact=True))
+        return _pair_ball(pair), isinstance(pair, CertifiedPair)
+
+
+#: The arguments' powers at exact levels, by (argument, level, precisions, tolerance): psi(t) =
+#: P(t) - e^eps t, and P does not depend on eps, so the levels of the log bracket (the same at
+#: every eps) and the golden section's near a maximiser are reused across the calls of an eps
+#: search (a product's power from its certified profile band costs 0.15 s).
+_POWERS = ThreadCache()
+#: The most powers kept (the cache is emptied beyond).
+MAX_CACHED = 4096
 
 
 #: The smallest level the search on the scale of log(alpha) visits is 2^-LOG_DEPTH; below it
@@ -206,12 +229,23 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
     conjugate of the values) when an argument's power at alpha = 1/16 is an estimate: the
     search reaches small alpha, where an estimating engine asked for a power to a relative
     width refines far (the PLD grid of Max(G(3/2), G(1) (x) L_1 (x) D), D an asymmetric
-    finite pair, took 1 GiB and a minute where the values took a second)."""
+    finite pair, took 1 GiB and a minute where the values took a second).
+
+    The arguments' ToleranceWarnings are not passed on: the search asks for powers at levels
+    far from the maximiser (alpha = 2^-2048 on the log scale), where a product's enclosure may
+    miss its tolerance (delta below the least float) without widening the result; the caller
+    warns when the result itself misses the tolerance."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ToleranceWarning)
+        return _max_delta(args, eps)
+
+
+def _max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
     powers = _Powers(args)
     with arb_precision(mp.prec + ARB_GUARD_BITS):
         powers.at(arb(1) / 16)
         if not powers.proved:
-            return None
+            return _by_profiles(args, eps)
         e = arb_exact(eps).exp()
 
         seen = [arb(0)]  # the largest lower end of psi at any level evaluated: attained
@@ -231,8 +265,7 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
         tol = options()["tol"]
         k = _amplification(e, bracket) if powers.proved else 1.0
         if k > 1:  # (the callers warn when the result misses the tolerance)
-            with pld_options(tol=max(tol / (2 * k), TOL_MIN)), warnings.catch_warnings():
-                warnings.simplefilter("ignore", ToleranceWarning)
+            with pld_options(tol=max(tol / (2 * k), TOL_MIN)):
                 ball = arb_max_concave(psi, bracket=bracket)
         else:
             ball = arb_max_concave(psi, bracket=bracket)
@@ -293,3 +326,34 @@ def _least_profile(args: Sequence[TradeOff], eps, lo, hi) -> tuple:
             if hi == 0:
                 return mp.zero, mp.zero
     return lo, hi
+
+
+#: The name of the route through the arguments' certified profiles in ``Value.route``.
+ROUTE_PROFILES = ("concave search on the powers of the maximum's arguments (Prop. 6), bounded "
+                  "through an argument's certified privacy profile")
+
+
+def _by_profiles(args: Sequence[TradeOff], eps) -> tuple | None:
+    """delta of the maximum where an argument's power is an estimate but its privacy profile
+    is certified (``max_profiles``): a CertifiedPair, or None (the caller's conjugate of the
+    values) where such a profile is not proved either."""
+    t = arb(1) / 16
+    cert, prof = [], []
+    for g in args:
+        p = _Powers([g])
+        p.at(t)
+        (cert if p.proved else prof).append(g)
+    for g in prof:
+        if certified_delta_ball(g, eps) is None:
+            return None
+    powers = _Powers(cert)
+
+    def power_of(x):
+        return powers.at_zero() if x == 0 else powers.at(x)
+
+    r = profile_max_delta(cert, [ProfilePower(g) for g in prof], power_of, eps,
+                          options()["tol"], _log_bracket)
+    if r is None or not powers.proved:
+        return None
+    trace.note(ROUTE_PROFILES)
+    return r
