@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 import mpmath  # noqa: E402
 import sympy as sp  # noqa: E402
+from references import audit2_refs as R2  # noqa: E402
 from references import audit_refs as R  # noqa: E402
 
 import tradeoff_algebra as ta  # noqa: E402
@@ -575,6 +576,549 @@ def gen_rdp(rng):
     return Case("rdp-" + kind, code, ref, "rdp", 10.0 ** -dps)
 
 
+
+# ---------------------------------------------------------------------------------------------
+# the second audit: few subsampled Gaussian steps, Laplace tails, Max, Renyi orders, two
+# lattices, Skellam powers (references in tests/references/audit2_refs.py)
+# ---------------------------------------------------------------------------------------------
+
+def _logu(rng, lo, hi):
+    return math.exp(rng.uniform(math.log(lo), math.log(hi)))
+
+
+def _rat_str(x: float, digits: int = 6) -> str:
+    fr = Fraction(x).limit_denominator(10**digits)
+    return rat(fr) if fr.denominator != 1 else f"sp.Integer({fr.numerator})"
+
+
+def _frac(x: str) -> Fraction:
+    return Fraction(x)
+
+
+def _mpq(fr: Fraction):
+    return MP.mpf(fr.numerator) / fr.denominator
+
+
+def _wrap(code: str, tol: float) -> str:
+    return f"_tol({tol!r}, lambda: {code})"
+
+
+def _tol(tol, fn):
+    with ta.pld_options(tol=tol):
+        return fn()
+
+
+NS["_tol"] = _tol
+
+
+def _sgd_sym_roc_upper(mu, q, T, alpha, dps=20, iters=70):
+    """min over eps of delta_sym(eps) + e^eps alpha (golden section in eps; the function is
+    convex in e^eps): every evaluation is an upper bound of the truth roc(alpha). Two steps:
+    the search on a coarse quadrature, the minimiser's value at full precision."""
+    fast = T == 2
+    with MP.workdps(dps + 10):
+        al = MP.mpf(alpha)
+
+        def h(e, fast=fast):
+            return R2.sg_profile(mu, q, T, e, True, 12 if fast else dps, fast) + MP.exp(e) * al
+        a, b = MP.mpf(-40), MP.mpf(40)
+        g = (MP.sqrt(5) - 1) / 2
+        c, d = b - g * (b - a), a + g * (b - a)
+        hc, hd = h(c), h(d)
+        for _ in range(iters):
+            if hc > hd:
+                a, c, hc = c, d, hd
+                d = a + g * (b - a)
+                hd = h(d)
+            else:
+                b, d, hd = d, c, hc
+                c = b - g * (b - a)
+                hc = h(c)
+        best = c if hc <= hd else d
+        return min(h(best, False), MP.one)
+
+
+def gen_sgd(rng):
+    """ta.noisy_sgd(sigma, p=q, steps=T), T = 1, 2 (the profile of few subsampled Gaussian steps):
+    delta, eps, roc, f and curves against the mpmath profile of the add/remove hull."""
+    sigma = Fraction(round(_logu(rng, 0.3, 50.0), 3)).limit_denominator(1000)
+    sigma = sigma or Fraction(3, 10)
+    q = Fraction(_logu(rng, 1e-5, 0.9)).limit_denominator(10**6) or Fraction(1, 10**5)
+    T = rng.choice([1, 2])
+    mu = 1 / sigma
+    tol = rng.choice([1e-3, 1e-6, 1e-9, 1e-12])
+    dps = rng.choice([10, 15, 20])
+    which = rng.choice(["delta", "delta", "delta-tiny", "epsilon", "roc", "value", "curve"])
+    expr = f"ta.noisy_sgd({rat(sigma)}, p={rat(q)}, steps={T})"
+    mum, qm = _mpq(mu), _mpq(q)
+    if which.startswith("delta"):
+        if which == "delta-tiny":
+            eps = Fraction(rng.choice([5, 10, 20, 30, 40, 50])) + Fraction(rng.randint(0, 99), 100)
+        else:
+            eps = Fraction(round(_logu(rng, 1e-3, 20.0) if rng.random() < 0.9 else 0, 3)
+                           ).limit_denominator(1000)
+        code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+        def ref():
+            with MP.workdps(45):
+                v = R2.sg_profile(mum, qm, T, _mpq(eps), True, 30)
+                return v * (1 - MP.mpf(10) ** -22) - MP.mpf(10) ** -300, \
+                    v * (1 + MP.mpf(10) ** -22) + MP.mpf(10) ** -300
+        return Case2("sgd-delta", code, ref, tol, dps)
+    if which == "epsilon":
+        D = Fraction(1, 10 ** rng.choice([1, 2, 3, 5, 6, 8, 10, 20, 40, 60, 100]))
+        code = _wrap(f"ta.epsilon({expr}, {rat(D)}, dps={dps})", tol)
+
+        def check_eps(lo, hi):
+            """the truth eps* lies in [lo, hi] iff delta(lo) >= D >= delta(hi)."""
+            with MP.workdps(45):
+                Dm = _mpq(D)
+                if lo > 0:
+                    dl = R2.sg_profile(mum, qm, T, lo, True, 30)
+                    if dl < Dm * (1 - MP.mpf(10) ** -20):
+                        return f"delta_ref(lo={MP.nstr(lo, 20)}) = {MP.nstr(dl, 20)} < D"
+                dh = R2.sg_profile(mum, qm, T, hi, True, 30)
+                if dh > Dm * (1 + MP.mpf(10) ** -20):
+                    return f"delta_ref(hi={MP.nstr(hi, 20)}) = {MP.nstr(dh, 20)} > D"
+            return None
+        return Case2("sgd-epsilon", code, None, tol, dps, custom=check_eps)
+    if which in ("roc", "value"):
+        alpha = rng.choice([Fraction(rng.randint(1, 999), 1000),
+                            Fraction(1, 10 ** rng.randint(3, 30)),
+                            1 - Fraction(1, 10 ** rng.randint(3, 15))])
+        fn = "roc" if which == "roc" else "evaluate"
+        code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
+
+        def check_roc(lo, hi):
+            with MP.workdps(40):
+                up = _sgd_sym_roc_upper(mum, qm, T, _mpq(alpha), 25 if T == 1 else 20,
+                                        90 if T == 1 else 32)
+                slack = MP.mpf(10) ** -(18 if T == 1 else 12)
+                if fn == "roc":
+                    if lo > up * (1 + slack) + slack * 1e-30:
+                        return f"roc lo {MP.nstr(lo, 20)} > an upper bound {MP.nstr(up, 20)}"
+                    if hi < up * (1 - MP.mpf(10) ** -8) - MP.mpf(10) ** -40:
+                        return (f"roc hi {MP.nstr(hi, 20)} < the search's minimum "
+                                f"{MP.nstr(up, 20)} (heuristic side)")
+                else:
+                    fv = 1 - up
+                    if hi < fv * (1 - slack) - slack * 1e-30:
+                        return f"f hi {MP.nstr(hi, 20)} < a lower bound {MP.nstr(fv, 20)}"
+                    if lo > fv + abs(up) * MP.mpf(10) ** -8 + MP.mpf(10) ** -40:
+                        return (f"f lo {MP.nstr(lo, 20)} > the search's value {MP.nstr(fv, 20)}"
+                                " (heuristic side)")
+            return None
+        return Case2("sgd-" + which, code, None, tol, dps, custom=check_roc)
+    # curve: bounds at a few alphas
+    alphas = sorted({Fraction(rng.randint(1, 999), 1000) for _ in range(4 if T == 1 else 1)}
+                    | {Fraction(1, 10**6)})
+    alist = "[" + ", ".join(f"{float(a)!r}" for a in alphas) + "]"
+    code = _wrap(f"ta.curve({expr}, {alist}, bounds=True)", tol)
+
+    def check_curve(res):
+        lo, hi = res[0], res[1]
+        for k, a in enumerate(alphas):
+            with MP.workdps(40):
+                up = _sgd_sym_roc_upper(mum, qm, T, MP.mpf(float(a)), 20,
+                                        80 if T == 1 else 32)
+                fv = 1 - up  # a lower bound of f(alpha)
+                if float(hi[k]) < float(fv) - 1e-13:
+                    return f"curve hi {hi[k]!r} at alpha {float(a)} < a lower bound {fv}"
+                if float(lo[k]) > float(fv) + 1e-7:
+                    return f"curve lo {lo[k]!r} at alpha {float(a)} > the search's f {fv}"
+        return None
+    return Case2("sgd-curve", code, None, tol, dps, custom=check_curve, kind="curve")
+
+
+def _laplace_params(rng, big=False):
+    mu = rng.choice([Fraction(1, 20), Fraction(1, 10), Fraction(1, 4), Fraction(1, 2),
+                     Fraction(1), Fraction(2), Fraction(5), Fraction(7, 3)])
+    n = rng.choice(list(range(1, 13)) + [16, 20])
+    return mu, n
+
+
+def gen_laplace_tails(rng):
+    """roc, f and delta of L_mu^n (n <= 20) at thresholds t of the loss (alpha = P(L > t) to 40
+    digits, an exact Neyman--Pearson vertex when t is an atom) against the Irwin--Hall sums."""
+    mu, n = _laplace_params(rng)
+    tol = rng.choice([1e-3, 1e-6, 1e-9, 1e-12])
+    dps = rng.choice([10, 15])
+    expr = f"ta.Laplace({rat(mu)})**{n}" if n > 1 else f"ta.Laplace({rat(mu)})"
+    which = rng.choice(["roc", "roc-vertex", "value", "delta", "roc-edge"])
+    L = R2.LaplacePower(_mpq(mu), n, 40)
+    if which == "delta":
+        eps = Fraction(round(rng.uniform(0, float(mu) * n * 1.05), 3)).limit_denominator(1000)
+        code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+        def ref():
+            v = L.delta(_mpq(eps))
+            with MP.workdps(45):
+                return v - abs(v) * MP.mpf(10) ** -25 - MP.mpf(10) ** -60, \
+                    v + abs(v) * MP.mpf(10) ** -25 + MP.mpf(10) ** -60
+        return Case2("laplace-tails-delta", code, ref, tol, dps)
+    strict = True
+    with MP.workdps(L.wd):
+        if which == "roc-vertex":
+            a = rng.randint(0, n)
+            t = (2 * a - n) * _mpq(mu)
+            strict = rng.random() < 0.5
+        elif which == "roc-edge":
+            side = rng.choice([-1, 1])
+            t = side * (n * _mpq(mu) - _mpq(mu) * MP.mpf(rng.choice([1e-3, 0.1, 0.5])))
+        else:
+            t = MP.mpf(rng.uniform(-n * float(mu), n * float(mu)))
+        al, pw = L.np_point(t, strict)
+    if al <= 0 or al >= 1:
+        return None
+    alpha = Fraction(MP.nstr(al, 40, strip_zeros=False, min_fixed=-1000, max_fixed=1000))
+    fn = "evaluate" if which == "value" else "roc"
+    code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
+
+    def ref():
+        with MP.workdps(60):
+            err = abs(_mpq(alpha) - al) * MP.exp(t) + abs(pw) * MP.mpf(10) ** -30 \
+                + MP.mpf(10) ** -60
+            v = pw if fn == "roc" else 1 - pw
+            return v - err, v + err
+    return Case2("laplace-tails-" + which, code, ref, tol, dps)
+
+
+def gen_gauss_laplace(rng):
+    """G_nu (x) L_mu: roc at thresholds (alpha = P(L > t)) and delta against the quadrature of the
+    Laplace law against the Gaussian tails."""
+    nu = rng.choice([Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4)])
+    mu = rng.choice([Fraction(1, 20), Fraction(1, 4), Fraction(1), Fraction(3), Fraction(5)])
+    tol = rng.choice([1e-3, 1e-6, 1e-9])
+    dps = rng.choice([10, 15])
+    expr = f"ta.Tensor(ta.G({rat(nu)}), ta.Laplace({rat(mu)}))"
+    which = rng.choice(["roc", "value", "delta"])
+    if which == "delta":
+        eps = Fraction(round(rng.uniform(0, float(mu) + float(nu) ** 2 * 2 + 3), 3)
+                       ).limit_denominator(1000)
+        code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+        def ref():
+            with MP.workdps(40):
+                v = R2.gauss_laplace_delta(_mpq(nu), _mpq(mu), _mpq(eps), 30)
+                return v - abs(v) * MP.mpf(10) ** -20 - MP.mpf(10) ** -40, \
+                    v + abs(v) * MP.mpf(10) ** -20 + MP.mpf(10) ** -40
+        return Case2("gauss-laplace-delta", code, ref, tol, dps)
+    with MP.workdps(45):
+        t = MP.mpf(rng.uniform(-float(mu) - 3 * float(nu) ** 2 - 2, float(mu) + 3 *
+                               float(nu) ** 2 + 2))
+        al = R2.gauss_laplace_tail(_mpq(nu), _mpq(mu), "P", t)
+        pw = R2.gauss_laplace_tail(_mpq(nu), _mpq(mu), "Q", t)
+    if not (MP.mpf(10) ** -30 < al < 1 - MP.mpf(10) ** -12):
+        return None
+    alpha = Fraction(MP.nstr(al, 35, strip_zeros=False, min_fixed=-1000, max_fixed=1000))
+    fn = "evaluate" if which == "value" else "roc"
+    code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
+
+    def ref():
+        with MP.workdps(45):
+            err = abs(_mpq(alpha) - al) * MP.exp(t) + abs(pw) * MP.mpf(10) ** -25 \
+                + MP.mpf(10) ** -45
+            v = pw if fn == "roc" else 1 - pw
+            return v - err, v + err
+    return Case2("gauss-laplace-" + which, code, ref, tol, dps)
+
+
+def gen_laplace_big(rng):
+    """L_mu^n for n = 100, 1000: delta against dp_accounting's PLD bracket (widened)."""
+    mu = rng.choice([Fraction(1, 20), Fraction(1, 10), Fraction(1, 4), Fraction(1, 2)])
+    n = rng.choice([100, 1000])
+    tol = rng.choice([1e-3, 1e-6])
+    mean = n * float(mu) ** 2 / 2
+    sd = math.sqrt(n) * float(mu)
+    eps = Fraction(round(max(0.0, mean + rng.uniform(0, 5) * sd), 3)).limit_denominator(1000)
+    code = _wrap(f"ta.delta(ta.Laplace({rat(mu)})**{n}, {rat(eps)}, dps=10)", tol)
+    h = 1e-4 if n == 100 else 3e-4
+
+    def ref():
+        pair = R.pld_bracket("laplace", {"b": 1.0, "s": float(mu)}, n, 0.0, h)
+        lo, hi = R.pld_delta([(pair, n)], float(eps))
+        return MP.mpf(lo) * (1 - 1e-6) - 1e-10, MP.mpf(hi) * (1 + 1e-6) + 1e-10
+    return Case2("laplace-big", code, ref, tol, 10, wide_ok=True)
+
+
+def _max_operand(rng):
+    """(code, f(alpha) in mpmath, optional finite pair) of one argument of Max."""
+    k = rng.choice(["G", "L", "ED", "fin", "GG", "ED2"])
+    if k == "G":
+        mu = rng.choice([Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3)])
+        return f"ta.G({rat(mu)})", R2.f_gauss_c(_mpq(mu))
+    if k == "GG":
+        a, b = rng.choice([(1, 1), (1, 2), (Fraction(1, 2), Fraction(3, 2))])
+        m = MP.sqrt(_mpq(Fraction(a)) ** 2 + _mpq(Fraction(b)) ** 2)
+        return f"ta.Tensor(ta.G({rat(Fraction(a))}), ta.G({rat(Fraction(b))}))", R2.f_gauss_c(m)
+    if k == "L":
+        mu = rng.choice([Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3)])
+        return f"ta.Laplace({rat(mu)})", R2.f_laplace(_mpq(mu))
+    if k == "ED":
+        e = rng.choice([Fraction(1, 2), Fraction(1), Fraction(2)])
+        d = rng.choice([Fraction(0), Fraction(1, 100), Fraction(1, 10**5)])
+        return f"ta.EpsDelta({rat(e)}, {rat(d)})", R2.f_epsdelta(_mpq(e), _mpq(d))
+    if k == "ED2":
+        e = rng.choice([Fraction(1, 2), Fraction(1)])
+        d = rng.choice([Fraction(0), Fraction(1, 100)])
+        p = R2.epsdelta_pair(_mpq(e), _mpq(d))
+        P, Q = R2.finite_product([p, p])
+        return f"ta.EpsDelta({rat(e)}, {rat(d)})**2", R2.f_finite(P, Q)
+    P, Q = _rand_pair(rng, 3, zeros=rng.random() < 0.5)
+    code = (f"ta.Discrete([{', '.join(rat(x) for x in P)}], "
+            f"[{', '.join(rat(x) for x in Q)}])")
+    return code, R2.f_finite([_mpq(x) for x in P], [_mpq(x) for x in Q])
+
+
+def gen_max(rng):
+    """delta and eps of Max(f, g) against the concave search of 1 - e^eps alpha - max(f, g)."""
+    with MP.workdps(40):
+        (c1, f1), (c2, f2) = _max_operand(rng), _max_operand(rng)
+    expr = f"ta.Max({c1}, {c2})"
+    dps = rng.choice([10, 15, 20])
+    tol = rng.choice([1e-3, 1e-6, 1e-9])
+    if rng.random() < 0.6:
+        eps = Fraction(rng.choice([0, 1, 5, 10, 25, 50, 100, 150, 250, 400]), 100)
+        code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+        def ref():
+            with MP.workdps(40):
+                v = R2.max_delta([f1, f2], _mpq(eps))
+                return v - MP.mpf(10) ** -28, v + MP.mpf(10) ** -28
+        return Case2("max-delta", code, ref, tol, dps)
+    D = Fraction(1, 10 ** rng.choice([1, 2, 3, 4, 6, 9]))
+    code = _wrap(f"ta.epsilon({expr}, {rat(D)}, dps={dps})", tol)
+
+    def check_eps(lo, hi):
+        with MP.workdps(40):
+            Dm = _mpq(D)
+            if lo > 0:
+                dl = R2.max_delta([f1, f2], lo)
+                if dl < Dm - MP.mpf(10) ** -25:
+                    return f"delta_ref(lo={MP.nstr(lo, 20)}) = {MP.nstr(dl, 20)} < D"
+            if MP.isfinite(hi):
+                dh = R2.max_delta([f1, f2], hi)
+                if dh > Dm + MP.mpf(10) ** -25:
+                    return f"delta_ref(hi={MP.nstr(hi, 20)}) = {MP.nstr(dh, 20)} > D"
+        return None
+    return Case2("max-epsilon", code, None, tol, dps, custom=check_eps)
+
+
+def gen_renyi_orders(rng):
+    """renyi_orders (the Arb programs) of Laplace, G_mu and the discrete Gaussian at orders near
+    1, fractional, large and many at once, against mpmath (Mironov; a mu^2/2; theta sums)."""
+    fam = rng.choice(["L", "G", "DG"])
+    orders = rng.sample([Fraction(1000001, 1000000), Fraction(1 + 10**6, 10**6),
+                         Fraction(10**6 + 1, 10**6), Fraction(3, 2), Fraction(17, 3),
+                         Fraction(2), Fraction(10), Fraction(257, 4), Fraction(10**4),
+                         Fraction(12345, 7), Fraction(101, 100)], rng.randint(1, 6))
+    orders = sorted(set(orders))
+    if rng.random() < 0.2:
+        orders = sorted(set(orders) | {Fraction(k) for k in range(2, 40)})
+    dps = rng.choice([10, 20, 30])
+    if fam == "L":
+        mu = rng.choice([Fraction(1, 20), Fraction(1, 2), Fraction(1), Fraction(5), Fraction(7, 3)])
+        expr = f"ta.Laplace({rat(mu)})"
+
+        def truth(a):
+            return R2.renyi_laplace(_mpq(mu), _mpq(a))
+    elif fam == "G":
+        mu = rng.choice([Fraction(1, 20), Fraction(1, 2), Fraction(3), Fraction(7, 3)])
+        expr = f"ta.G({rat(mu)})"
+
+        def truth(a):
+            return _mpq(a) * _mpq(mu) ** 2 / 2
+    else:
+        d = rng.choice([1, 2, 3])
+        s2 = rng.choice([Fraction(1, 2), Fraction(1), Fraction(4), Fraction(25, 3),
+                         Fraction(100)])
+        expr = f"ta.DiscreteGaussian({d}, sp.sqrt({rat(s2)}))"
+
+        def truth(a):
+            return R2.renyi_dgauss(d, _mpq(s2), _mpq(a))
+    olist = "[" + ", ".join(f"fmpq({a.numerator}, {a.denominator})" for a in orders) + "]"
+    code = f"ro.renyi_orders({expr}, {olist}, {dps})"
+
+    def check(res):
+        if res is None:
+            return None
+        for a, v in zip(orders, res, strict=True):
+            if v is None:
+                continue
+            with MP.workdps(80):
+                tv = truth(a)
+                lo, hi, _, _ = _interval(v) if not isinstance(v, type(None)) else (None,) * 4
+                if hi < tv * (1 - MP.mpf(10) ** -40) or lo > tv * (1 + MP.mpf(10) ** -40):
+                    return (f"order {a}: [{MP.nstr(lo, 25)}, {MP.nstr(hi, 25)}] misses "
+                            f"{MP.nstr(tv, 25)}")
+        return None
+    return Case2("renyi-orders-" + fam, code, None, None, dps, custom=check, kind="raw",
+                 setup="from flint import fmpq\nfrom tradeoff_algebra.numeric import "
+                       "renyi_orders as ro")
+
+
+def gen_two_lattices(rng):
+    """BinomialDP(eps0, n) (x) RR(log 3, 5)^m and BinomialDP alone: delta and eps against the
+    laws' direct double sums in mpmath (n, m <= 1500)."""
+    e0 = rng.choice([Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3, 7)])
+    n = rng.choice([1, 5, 40, 300, 1500])
+    m = rng.choice([0, 0, 3, 50, 400, 1500])
+    dps = rng.choice([10, 15])
+    tol = rng.choice([1e-3, 1e-6, 1e-9, 1e-12])
+    parts = [f"ta.BinomialDP({rat(e0)}, {n})"]
+    if m:
+        parts.append(f"ta.randomized_response(sp.log(3), 5)**{m}")
+    expr = parts[0] if len(parts) == 1 else "ta.Tensor(" + ", ".join(parts) + ")"
+    with MP.workdps(40):
+        l1 = R2.binomial_law(_mpq(e0), n)
+        l2 = R2.rr_law(MP.log(3), 5, m) if m else [(MP.zero, MP.one)]
+        cut = MP.mpf(10) ** -45
+        l1 = [x for x in l1 if x[1] > cut]
+        l2 = [x for x in l2 if x[1] > cut]
+        mean = MP.fsum(l * w for l, w in l1) + MP.fsum(l * w for l, w in l2)
+        var = MP.fsum(l * l * w for l, w in l1) + MP.fsum(l * l * w for l, w in l2) - \
+            (MP.fsum(l * w for l, w in l1)) ** 2 - (MP.fsum(l * w for l, w in l2)) ** 2
+    sd = float(MP.sqrt(max(var, MP.zero)))
+    miss = MP.mpf(10) ** -43 * (len(l1) + len(l2))
+
+    def dref(e):
+        with MP.workdps(40):
+            return R2.product_delta(l1, l2, e)
+    if rng.random() < 0.6:
+        eps = Fraction(round(max(0.0, float(mean) + rng.uniform(-1, 6) * sd), 3)
+                       ).limit_denominator(1000)
+        code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+        def ref():
+            v = dref(_mpq(eps))
+            return v * (1 - MP.mpf(10) ** -30) - miss, v * (1 + MP.mpf(10) ** -30) + miss
+        return Case2("two-lattices-delta", code, ref, tol, dps)
+    D = Fraction(1, 10 ** rng.choice([2, 3, 6, 9, 12]))
+    code = _wrap(f"ta.epsilon({expr}, {rat(D)}, dps={dps})", tol)
+
+    def check_eps(lo, hi):
+        Dm = _mpq(D)
+        if lo > 0 and dref(lo) < Dm * (1 - MP.mpf(10) ** -25) - miss:
+            return f"delta_ref(lo={MP.nstr(lo, 20)}) = {MP.nstr(dref(lo), 20)} < D"
+        if MP.isfinite(hi) and dref(hi) > Dm * (1 + MP.mpf(10) ** -25) + miss:
+            return f"delta_ref(hi={MP.nstr(hi, 20)}) = {MP.nstr(dref(hi), 20)} > D"
+        return None
+    return Case2("two-lattices-epsilon", code, None, tol, dps, custom=check_eps)
+
+
+def gen_skellam_power(rng):
+    """Skellam(d, mu)^k, k to 1000 (the grid product and the nested grid): delta against exact
+    enumeration (k <= 2) or the rounded-losses FFT bracket (float64; widened)."""
+    d = rng.choice([1, 1, 2])
+    mu = rng.choice([Fraction(2), Fraction(5), Fraction(7, 2), Fraction(10), Fraction(31, 3)])
+    k = rng.choice([1, 2, 5, 20, 48, 100, 300, 1000])
+    tol = rng.choice([1e-3, 1e-6, 1e-9] if k <= 2 else [1e-3, 1e-5])
+    dps = 10
+    expr = f"ta.Skellam({d}, {rat(mu)})" + (f"**{k}" if k > 1 else "")
+    # the loss's mean and sd per factor ~ d^2/(4 mu) and d/sqrt(2 mu)
+    m1, s1 = d * d / (4 * float(mu)), d / math.sqrt(2 * float(mu))
+    eps = Fraction(round(max(0.0, k * m1 + rng.uniform(-1, 5) * math.sqrt(k) * s1), 3)
+                   ).limit_denominator(1000)
+    code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+    def ref():
+        if k <= 2:
+            with MP.workdps(50):
+                v, miss = R2.skellam_power_exact(d, _mpq(mu), k, _mpq(eps))
+                return v - miss - MP.mpf(10) ** -35, v + miss + MP.mpf(10) ** -35
+        with MP.workdps(30):
+            atoms, miss = R2.skellam_atoms(d, _mpq(mu), cut=25)
+        atoms_f = [(float(l), float(w)) for l, w in atoms if w > 1e-24]
+        h = min(1e-4, 2e-3 / k)
+        lo, hi = R2.rounded_bracket(atoms_f, k, float(eps), h)
+        return MP.mpf(lo) - 1e-12, MP.mpf(hi) + 1e-12 + k * 1e-22
+    return Case2("skellam-power", code, ref, tol, dps, wide_ok=True)
+
+
+class Case2(Case):
+    """A case of the second audit: ``code`` runs under ``pld_options(tol)``; ``ref()`` gives an
+    interval of the truth, or ``custom(lo, hi)`` (resp. ``custom(result)`` for curves and raw
+    answers) returns a message when the answer is wrong."""
+
+    def __init__(self, family, code, ref, tol, dps, custom=None, kind="prob", setup="",
+                 wide_ok=False):
+        super().__init__(family, code, ref, kind, tol or 1e-3, setup)
+        self.dps, self.custom, self.tol_req, self.wide_ok = dps, custom, tol, wide_ok
+
+
+def check2(case: Case2, per_case: float) -> tuple[str, str] | None:
+    """None when the case passes, else (kind, message): wrong enclosure, NaN, out of range,
+    estimate labelled certified, certified wider than tol without a ToleranceWarning, the time
+    limit overrun (elapsed > limit + 5 s), a crash or an error that is not a TradeOffError."""
+    ns = dict(NS)
+    if case.setup:
+        exec(case.setup, ns)  # noqa: S102 (our own generated code)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        w0 = time.time()
+        try:
+            with MP.workdps(50):
+                with ta.time_limit(per_case):
+                    got = eval(case.code, ns)  # noqa: S307
+        except ta.TimeLimitExceeded:
+            el = time.time() - w0
+            if el > per_case + 5:
+                return ("time", f"TimeLimitExceeded after {el:.1f} s (limit {per_case} s)")
+            return None
+        except ta.TradeOffError as e:
+            return ("refused", f"{type(e).__name__}: {e}"[:300])
+        except Exception as e:  # noqa: BLE001
+            return ("crash", "".join(traceback.format_exception_only(type(e), e))[:500])
+        el = time.time() - w0
+    if el > per_case + 5:
+        return ("time", f"answered after {el:.1f} s, over the limit {per_case} s")
+    tolw = any(issubclass(w.category, ta.ToleranceWarning) for w in ws)
+    if case.kind == "raw":
+        return (("wrong", m) if (m := case.custom(got)) else None)
+    if case.kind == "curve":
+        import numpy as np
+
+        lo, hi = np.asarray(got[0]), np.asarray(got[1])
+        if np.isnan(lo).any() or np.isnan(hi).any():
+            return ("nan", f"{got!r}")
+        return (("wrong", m) if (m := case.custom(got)) else None)
+    with MP.workdps(50):
+        lo, hi, guar, route = _interval(got)
+        if MP.isnan(lo) or MP.isnan(hi):
+            return ("nan", f"{got!r}")
+        if "delta" in case.family or "roc" in case.family or "value" in case.family \
+                or "tails" in case.family or "skellam" in case.family:
+            if lo < -MP.mpf(10) ** -30 or hi > 1 + MP.mpf(10) ** -30:
+                return ("range", f"[{lo}, {hi}] outside [0, 1]")
+        if (guar == "estimate" and "certified" in route.lower()
+                and "estimate" not in route.lower()):
+            return ("label", f"estimate labelled {route!r}")
+        if guar not in ("certified", "exact"):
+            return None
+        if case.custom is not None:
+            m = case.custom(lo, hi)
+            if m:
+                return ("wrong", f"{guar} [{MP.nstr(lo, 20)}, {MP.nstr(hi, 20)}] (route "
+                        f"{route!r}): {m}")
+        else:
+            rlo, rhi = case.ref()
+            rlo, rhi = MP.mpf(rlo), MP.mpf(rhi)
+            if hi < rlo or lo > rhi:
+                return ("wrong", f"{guar} [{MP.nstr(lo, 25)}, {MP.nstr(hi, 25)}] (route "
+                        f"{route!r}) misses the reference [{MP.nstr(rlo, 25)}, "
+                        f"{MP.nstr(rhi, 25)}]")
+        if isinstance(got, ta.Value) and got.is_point:
+            return None
+        width = MP.mpf(got.hi) - MP.mpf(got.lo) if isinstance(got, ta.Value) else hi - lo
+        scale = max(abs(lo), abs(hi))
+        if (case.tol_req and not tolw and width > 2 * case.tol_req * scale
+                and width > 10.0 ** (1 - case.dps) * scale and width > MP.mpf(10) ** -300):
+            return ("wide", f"relative width {MP.nstr(width / scale, 3)} > tol "
+                    f"{case.tol_req} with no ToleranceWarning (route {route!r})")
+    return None
+
+
+
 GENERATORS = {
     "offgrid-direct": gen_offgrid_direct,
     "offgrid-ta": gen_offgrid_ta,
@@ -590,6 +1134,14 @@ GENERATORS = {
     "shuffle": gen_shuffle,
     "shuffle-rr": gen_shuffle_rr,
     "rdp": gen_rdp,
+    "sgd": gen_sgd,
+    "laplace-tails": gen_laplace_tails,
+    "gauss-laplace": gen_gauss_laplace,
+    "laplace-big": gen_laplace_big,
+    "max": gen_max,
+    "renyi-orders": gen_renyi_orders,
+    "two-lattices": gen_two_lattices,
+    "skellam-power": gen_skellam_power,
 }
 
 
@@ -698,7 +1250,7 @@ def main(argv=None) -> int:
         c0 = time.process_time()
         if args.verbose:
             print("  try: " + case.code, flush=True)
-        res = check(case, args.per_case)
+        res = (check2 if isinstance(case, Case2) else check)(case, args.per_case)
         dt = time.process_time() - c0
         counts.setdefault(case.family, [0, 0])[0] += 1
         if res is not None:
