@@ -268,3 +268,12 @@ def test_finite_band_against_enumeration(which):
         ref = float(exact_pair_power(P, Q, n, Fraction(float(a))))
         assert b.power_lo[i] <= ref <= b.power_hi[i], a
         assert b.f_hi[i] - b.f_lo[i] <= 1e-9
+
+
+def test_a_whole_curve_respects_the_time_limit():
+    """The vertex band of a large lattice product stops at the caller's time limit (the root's
+    products and the levels' loop check it) with TimeLimitExceeded naming it."""
+    f = ta.TensorPower(ta.randomized_response(R(1, 7), 3), 10**6)
+    with pytest.raises(ta.TimeLimitExceeded):
+        with ta.time_limit(0.005):
+            ta.curve(f, np.linspace(0, 1, 2001), bounds=True)
