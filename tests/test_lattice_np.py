@@ -268,3 +268,38 @@ def test_finite_band_against_enumeration(which):
         ref = float(exact_pair_power(P, Q, n, Fraction(float(a))))
         assert b.power_lo[i] <= ref <= b.power_hi[i], a
         assert b.f_hi[i] - b.f_lo[i] <= 1e-9
+
+
+def test_a_whole_curve_respects_the_time_limit():
+    """The vertex band of a large lattice product stops at the caller's time limit (the root's
+    products and the levels' loop check it) with TimeLimitExceeded naming it."""
+    f = ta.TensorPower(ta.randomized_response(R(1, 7), 3), 10**6)
+    with pytest.raises(ta.TimeLimitExceeded):
+        with ta.time_limit(0.005):
+            ta.curve(f, np.linspace(0, 1, 2001), bounds=True)
+
+
+def test_tilted_product_with_mass_off_the_other_law():
+    """RR(log 3, 5)^2 (x) f_{log 3, 1/100}^2 as the tilted lattice product (Q-mass where P = 0:
+    the singular part; P-mass where Q = 0: out of the laws) against the enumerated product."""
+    from references.np_lattice import exact_pair_power
+
+    from tradeoff_algebra.routes.plan import _lattice_product
+
+    d = Fraction(1, 100)
+    rr_p, rr_q = [Fraction(3, 7), Fraction(1, 7), Fraction(3, 7)], \
+        [Fraction(1, 7), Fraction(3, 7), Fraction(3, 7)]
+    fp = [d, (1 - d) * Fraction(3, 4), (1 - d) / 4, Fraction(0)]
+    fq = [Fraction(0), (1 - d) / 4, (1 - d) * Fraction(3, 4), d]
+    P = [a * b for a in rr_p for b in fp]
+    Q = [a * b for a in rr_q for b in fq]
+    leaves = ((ta.randomized_response(sp.log(3), 5), 2), (ta.EpsDelta(sp.log(3), R(1, 100)), 2))
+    law = _lattice_product(leaves)
+    assert law is not None and law.singular
+    x = np.array([0.0, 1e-3, 0.05, 0.3, 0.6, 0.9, 0.97])
+    t = tails_for(law, x[1:], 1e-10)
+    b = np_band(t, x)
+    for i, a in enumerate(x):
+        ref = float(exact_pair_power(P, Q, 2, Fraction(float(a))))
+        assert b.power_lo[i] <= ref <= b.power_hi[i], a
+        assert b.power_hi[i] - b.power_lo[i] <= 1e-9, a

@@ -30,7 +30,8 @@ upper end). For an exponent a (a = c for Q, a = c + 1 for P, since p(s) = pi(s) 
 * a >= 0: Q_s (P_s) >= kappa sum_{i >= s} R(i) e^{-a l(i)}, and what was dropped above s adds at
   most sum_{i >= s} e^{-a l(i)} (pi(i) e^{c l(i)} - kappa R(i)) <= e^{-a l(s)} X;
 * a < 0: the same sums below s are bounded by e^{-a l(s - 1)} X (e^{-a l} is increasing), and
-  Q_s = total - Q(S < s) (total = 1 - singular for Q, 1 for P: the pairs here have P << Q).
+  Q_s = total - Q(S < s) (total = 1 - singular for Q, 1 for P where P << Q: the tilted
+  products, whose factors may have P-mass where Q = 0, keep c >= -1 and the P-side direct).
 
 The tilt is placed at the tilted mean of the loss nearest the thresholds asked (any real c: a
 curve's levels lie between the P- and the Q-means, c in [-1, 0]); the window and the fixed point

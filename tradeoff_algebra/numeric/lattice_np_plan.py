@@ -76,8 +76,10 @@ def tails_for(law, alphas: Sequence[float], rel_tol: float, extra: int = 0) -> N
     ts = [min(t, top) for t in ts]
     t_lo, t_hi = min(ts), max(ts)
     c = tilt_for(lambda x: _moments(law, x)[0], (t_lo + t_hi) / 2)
-    if isinstance(law, TiltedLatticeProduct) and law.singular:
-        c = max(c, -1.0)  # (the P-side bounds direct: the P-mass where Q = 0 is not known)
+    if isinstance(law, TiltedLatticeProduct):
+        # (the P-side bounds direct, a = c + 1 >= 0: its factors' P-mass where Q = 0 is left
+        # out of their laws, so the P-total of the finite losses is not known to be 1)
+        c = max(c, -1.0)
     mean, sd = _moments(law, c)
     gap = min(gap_estimate(t, c, mean, sd) for t in (t_lo, t_hi))
     target = max(rel_tol * gap * MARGIN, 1e-300)
