@@ -55,7 +55,7 @@ MAX_WORK = 20_000.0
 #: about 3 s (:data:`WORK_SECONDS` a unit; DP-SGD, sigma = 1.1, q = 256/60000, delta(eps) at
 #: 2.5e-10: T = 30 3.0e5 units in 2.8 s, T = 100 4.6e4 in 0.5 s); above, where the PLD engine
 #: takes 0.4 to 0.7 s, about 0.4 s.
-FEW_STEP_WORK = 300_000.0
+FEW_STEP_WORK = 800_000.0
 FEW_STEP_WORK_LOOSE = 40_000.0
 #: The relative width below which :data:`FEW_STEP_WORK` applies.
 TIGHT_REL = 1e-6
