@@ -6,6 +6,9 @@ products left out, and the maximum over the products of a symmetric hull
 law gives that power's profile itself (the optional law method ``few_step_delta``: one and two
 Poisson-subsampled Gaussian steps, whose characteristic function decays too slowly to invert)
 is answered from it before any plan (:func:`_profile_enclosure`, route name :data:`PROFILE`).
+One power of a law with ``scan_contour`` (a few to a few hundred subsampled Gaussian steps,
+whose planner places the contour below the saddle point: ``numeric/cf.py``) is allowed the
+larger work :data:`FEW_STEP_WORK` where the PLD engine, its alternative, is slower.
 """
 
 from __future__ import annotations
