@@ -50,14 +50,21 @@ REF = ("from references.sampled_gaussian import sampled_gaussian_delta_halfline 
 NOTE = """Notes. T = 1 and T = 2 are answered by the Arb profile of the power
 (families/gaussian_sampled_profile.py: one step a closed form in Phi, two steps a certified
 one-dimensional integral of it), both directions, delta and eps; their power and values by the
-hull's band from certified Neyman-Pearson points (families/gaussian_sampled_tails.py: one
-step's size and power closed forms in Phi, two steps' certified integrals of them;
-routes/inversion_curve.py takes them where the inversion's tail inverters are beyond its
-work). Between T = 3 and about 900 the certified inversion's plan is beyond its work limit
-(the characteristic function of one step's loss decays like a log-normal's: planned work at
-eps(1e-5), sigma = 1.1, q = 256/60000, in units of about 25 us: T = 10 2.3e7, T = 100 3.2e5,
-T = 400 5.3e4, T = 1000 1.8e4 <= 2e4) and the PLD engine answers with a ToleranceWarning (8 to
-12 s, 650 to 800 MB); that range is not yet certified to 1e-9."""
+hull's band from certified Neyman-Pearson points (families/gaussian_sampled_tails.py).
+From about T = 10 (sigma = 2, 4) or T = 30 (sigma = 0.8, 1.1) on, the certified Laplace
+inversion answers: its contour is placed below the saddle point (numeric/cf.py, scan_contour:
+the subsampled Gaussian's M(c) grows like e^{mu^2 c^2/2} once the far tail of the log-normal
+likelihood ratio dominates, just above the saddle point, so there the strip of the
+discretisation bound is narrow and the step small; at 0.45 to 0.8 of it the step is 5 to 60
+times longer: sigma = 1.1, T = 100, 1500 nodes -> 250; sigma = 4, T = 300, 25 000 -> 25), the
+route allows one power of that law a larger planned work where the PLD engine is slower
+(numeric/cf_route.py, FEW_STEP_WORK: 8e5 units below a relative width of 1e-6, 4e4 above),
+the eps search brackets on its first grid before planning again, and the add direction is
+not inverted when its Chernoff bound puts its eps below the remove direction's. Below that
+(T = 3, and T = 10 at sigma = 0.8, 1.1) the plan is still beyond the work (the characteristic
+function of one step's loss decays like a log-normal's: |M(c + it)|^T falls below the
+tolerance only at t ~ 2000 for T = 10, and each node's quadrature grows with t) and the PLD
+engine answers, an estimate, with a ToleranceWarning at tol 1e-9."""
 
 def _indent(body: str) -> str:
     return "\n".join("    " + line for line in body.splitlines())
@@ -78,6 +85,30 @@ def ours_eps(sigma: str, q: str, T: int, delta: str = "1/100000") -> dict:
                      "with ta.pld_options(tol=1e-9), ta.time_limit(60):\n"
                      f"    v = ta.epsilon(f, sp.Rational({delta!r}), dps=20)\n"
                      "out = [float(v.lo), float(v.hi), v.route, v.guarantee]")
+
+
+def ours_eps_tol(sigma: str, q: str, T: int, tol: str, limit: int = 30) -> dict:
+    """eps(1e-5) under ``pld_options(tol=tol)`` (None: the default) and a time limit."""
+    opts = "ta.pld_options()" if tol is None else f"ta.pld_options(tol={tol})"
+    return run(OURS, f"f = {expr(sigma, q, T)}\n"
+                     f"with {opts}, ta.time_limit({limit}):\n"
+                     "    v = ta.epsilon(f, sp.Rational(1, 100000), dps=20)\n"
+                     "out = [float(v.lo), float(v.hi), v.route, v.guarantee]")
+
+
+def dpa_pair_eps(sigma: str, q: str, T: int, grid: float = 1e-5) -> dict:
+    """dp_accounting's optimistic and pessimistic PLD at ``grid``: eps(1e-5) of each (float64,
+    not proved; the certified interval should meet [optimistic, pessimistic])."""
+    body = ("out = []\n"
+            "for pess in (False, True):\n"
+            f"    p = pld.from_gaussian_mechanism(float(eval({sigma!r})), "
+            "pessimistic_estimate=pess,\n"
+            f"        sampling_prob=float(eval({q!r})), value_discretization_interval={grid},\n"
+            "        use_connect_dots=pess)\n"
+            f"    out.append(p.self_compose({T}).get_epsilon_for_delta(1e-5) if {T} > 1 "
+            "else p.get_epsilon_for_delta(1e-5))\n")
+    return run("from dp_accounting.pld import privacy_loss_distribution as pld", body,
+               timeout=600)
 
 
 def ours_delta(sigma: str, q: str, T: int, eps: str) -> dict:
@@ -195,13 +226,51 @@ def main() -> None:
               f"{fmt(d)} | {d.get('t', float('nan')):.3f} | {d.get('mem', float('nan')):.1f} | "
               f"{check} |")
     R.out()
+    R.out("Few to a few hundred steps: eps(1e-5) of `noisy_sgd(sigma, 256/60000, T)` under "
+          "`pld_options(tol=1e-9)` and at the default tolerance (5e-4), each with "
+          "`time_limit(30)`, same conventions; dp_accounting: `PLDAccountant()` (grid 1e-4); "
+          "check: our interval meets [optimistic, pessimistic] of dp_accounting's PLD pair at "
+          "grid 1e-5 (`from_gaussian_mechanism`, connect-the-dots for the pessimistic one; "
+          "float64, not proved).")
+    R.out()
+    R.out("| sigma | T | ours eps, tol 1e-9 | rel. width | route, guarantee | warning | CPU s | "
+          "MB | ours eps, default tol | rel. width | route, guarantee | CPU s | dp_accounting "
+          "| CPU s | MB | check |")
+    R.out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    steps = (3, 10, 30, 100, 300, 900) if not a.quick else (10, 100, 900)
+    for sigma in ("0.8", "1.1", "2", "4"):
+        for T in steps:
+            o = ours_eps_tol(sigma, "256/60000", T, "1e-9")
+            od = ours_eps_tol(sigma, "256/60000", T, None)
+            d = dpa_eps(sigma, "256/60000", T)
+            pair = dpa_pair_eps(sigma, "256/60000", T)
+            check = ""
+            if "error" in pair:
+                check = f"pair: {pair['error']}"
+            else:
+                opt, pess = pair["out"]
+                parts = []
+                for name, r in (("tight", o), ("default", od)):
+                    if "error" not in r:
+                        lo, hi = r["out"][0], r["out"][1]
+                        meets = lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
+                        parts.append(f"{name} {'ok' if meets else 'MISS'}")
+                check = f"[{opt:.10g}, {pess:.10g}] " + ", ".join(parts)
+            rg = lambda r: "" if "error" in r else f"{r['out'][2]}, {r['out'][3]}"  # noqa: E731
+            warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
+            R.out(f"| {sigma} | {T} | {fmt(o)} | {rel_width(o)} | {rg(o)} | {warn} | "
+                  f"{o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | "
+                  f"{fmt(od)} | {rel_width(od)} | {rg(od)} | {od.get('t', float('nan')):.3f} | "
+                  f"{fmt(d)} | {d.get('t', float('nan')):.3f} | "
+                  f"{d.get('mem', float('nan')):.1f} | {check} |")
+    R.out()
     R.out("delta(eps) at eps = 1/2 (sigma = 1.1, q = 256/60000), same conventions; "
           "dp_accounting: `get_delta(0.5)`; check: the 30-digit reference inside our ball.")
     R.out()
     R.out("| T | ours delta(1/2) | rel. width | route | warning | CPU s | MB | "
           "dp_accounting | CPU s | check |")
     R.out("|---|---|---|---|---|---|---|---|---|---|")
-    for T in (1, 2, 10):
+    for T in (1, 2, 10, 100, 300):
         o = ours_delta("1.1", "256/60000", T, "1/2")
         d = dpa_delta("1.1", "256/60000", T, "1/2")
         check = ""

@@ -6,6 +6,9 @@ products left out, and the maximum over the products of a symmetric hull
 law gives that power's profile itself (the optional law method ``few_step_delta``: one and two
 Poisson-subsampled Gaussian steps, whose characteristic function decays too slowly to invert)
 is answered from it before any plan (:func:`_profile_enclosure`, route name :data:`PROFILE`).
+One power of a law with ``scan_contour`` (a few to a few hundred subsampled Gaussian steps,
+whose planner places the contour below the saddle point: ``numeric/cf.py``) is allowed the
+larger work :data:`FEW_STEP_WORK` where the PLD engine, its alternative, is slower.
 """
 
 from __future__ import annotations
@@ -50,12 +53,12 @@ MAX_WORK = 20_000.0
 
 
 #: The planned work allowed for one power of a law with ``scan_contour`` (few Poisson-subsampled
-#: Gaussian steps, T = 30 .. 900), whose alternative is the PLD engine: at relative widths below
-#: :data:`TIGHT_REL` it takes 8 to 12 s (and gives an estimate), so the inversion is allowed
-#: about 3 s (:data:`WORK_SECONDS` a unit; DP-SGD, sigma = 1.1, q = 256/60000, delta(eps) at
-#: 2.5e-10: T = 30 3.0e5 units in 2.8 s, T = 100 4.6e4 in 0.5 s); above, where the PLD engine
-#: takes 0.4 to 0.7 s, about 0.4 s.
-FEW_STEP_WORK = 300_000.0
+#: Gaussian steps, T = 10 .. 900), whose alternative is the PLD engine: at relative widths below
+#: :data:`TIGHT_REL` it takes 8 to 12 s or more (and gives an estimate; sigma = 0.8, T = 30 ran
+#: past 120 s), so the inversion is allowed up to about 8 s (DP-SGD, q = 256/60000, eps(1e-5) at
+#: 1e-9, 2 loaded cores: sigma = 1.1, T = 30 4.2 s; sigma = 0.8, T = 30 8.4 s; one unit 2 to
+#: 11 us, the smaller mu the cheaper); above, where the PLD engine takes 0.4 to 0.7 s, 4e4 units.
+FEW_STEP_WORK = 800_000.0
 FEW_STEP_WORK_LOOSE = 40_000.0
 #: The relative width below which :data:`FEW_STEP_WORK` applies.
 TIGHT_REL = 1e-6
