@@ -230,3 +230,16 @@ def test_three_laplace_scales_against_quadrature():
         a = float(p_eq * 3 / 10)
         pairs.append((a, mp.mpf(a) / p_eq / 8))
     _check_mixed(f, pairs)
+
+
+def test_curve_keeps_the_time_limit():
+    # the routes re-raise the limit (TimeLimitExceeded is an ArithmeticError: never taken for a
+    # declined route, after which the next route would start)
+    f = ta.TensorPower(ta.Laplace(R(1, 10)), 100)
+    x = np.linspace(0, 1, 101)
+    with ta.pld_options(tol=1e-6), ta.time_limit(0.05), pytest.raises(ta.TimeLimitExceeded):
+        ta.curve(f, x, bounds=True)
+    from tradeoff_algebra.numeric import budget
+
+    with ta.time_limit(0.05), pytest.raises(ta.TimeLimitExceeded), budget.call("a curve"):
+        lattice_curve(f, x, 1e-6)  # (not None: the route does not decline at the limit)

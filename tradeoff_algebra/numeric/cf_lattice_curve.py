@@ -146,6 +146,8 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
     flat = np.asarray(x, dtype=np.float64).ravel()
     try:
         first = make_tails(max(e_first, 0.0))
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError):
         return None
     tails = [first]
@@ -170,6 +172,8 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
         worst = float(eps[int(np.argmax(np.where(bad, errs / need, 0.0)))])
         try:
             tails.append(make_tails(worst))
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+            raise
         except (ValueError, ArithmeticError, RuntimeError):
             break
     pts = _Points(tails)

@@ -36,7 +36,7 @@ import numpy as np
 from flint import acb, arb
 
 from ..core.errors import ToleranceWarning
-from ..numeric import pld
+from ..numeric import budget, pld
 from ..numeric.capability import gaussian_form
 from ..numeric.cf_lattice import split_terms
 from ..numeric.cf_lattice_curve import tails_band
@@ -158,6 +158,8 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
             again = lattice_power_at(factors, q, tighter, guess)
             if again is not None:
                 got = (max(got[0], again[0]), min(got[1], again[1]))
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if got is None:
@@ -225,6 +227,8 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
         # (where every term is summed exactly nothing is planned: no threshold to plan at)
         first = eps_guess([(law, k)], a_min) if split_terms(k) != (k + 1,) else 0.0
         band = tails_band(make, atoms, k * mu, flat, tol, first)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if band is None:
@@ -271,6 +275,8 @@ def mixed_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Band
     x = np.asarray(alphas, dtype=np.float64)
     try:
         band = _mixed_band(laws, x.ravel(), tol)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if band is None:
@@ -298,6 +304,8 @@ def mixed_point(f, A, dps: int, power: bool) -> Value | None:
     tol = options()["tol"]
     try:
         b = _mixed_band(laws, np.array([lo_a, hi_a]), tol)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if b is None:
