@@ -20,7 +20,14 @@ Gaussian law states none although its decay is Gaussian. Two ways to one:
 
 Few Laplace factors alone (the atoms not negligible): :func:`lattice_point`, a point route of
 ``evaluate`` and ``roc``, brackets the level between two certified Neyman-Pearson points of
-exactly summed terms plus an inverted remainder (``numeric.cf_lattice_tails``).
+exactly summed terms plus an inverted remainder (``numeric.cf_lattice_tails``), and
+:func:`lattice_curve`, a band route of ``curve``, takes one set of those tails for every level
+(``numeric.cf_lattice_curve``: one certified point at each level's threshold, two beside an
+atom). Few Laplace factors of different scales (no Gaussian factor): every term of the product
+summed exactly (``numeric.cf_mixed_tails``), their curves by the same band
+(:func:`mixed_curve`) and their values by the band at the two floats around the level
+(:func:`mixed_point`). Many factors of different scales (a hundred) have no tail route yet: their
+atoms lie on no lattice of few points, and the PLD engine answers (an estimate).
 
 :func:`tail_sets` returns the prepared sets with each one's split order (None: whole), or None
 where neither applies (the products keep their profile routes, ``routes.profile_curve``).
