@@ -249,3 +249,21 @@ def test_curve_keeps_the_time_limit():
 
     with ta.time_limit(0.05), pytest.raises(ta.TimeLimitExceeded), budget.call("a curve"):
         lattice_curve(f, x, 1e-6)  # (not None: the route does not decline at the limit)
+
+
+@pytest.mark.slow
+def test_curve_of_far_apart_levels_with_a_remainder_against_quadrature():
+    # levels near 0 and near 1 in one call (k = 14: a remainder is inverted): the remainder
+    # planned for the least level places nothing near eps = 0, where the branches part; the
+    # band plans again there (a regression: the level near 1 was put on the wrong branch)
+    mu, n = R(1, 2), 14
+    f = ta.TensorPower(ta.Laplace(mu), n)
+    pairs = [_level_and_power(mu, n, t) for t in ("5.3", "-5.3")]
+    x = np.array([a for a, _ in pairs])
+    band = lattice_curve(f, x, 1e-8)
+    with mp.workdps(30):
+        for i, (_, ref) in enumerate(pairs):
+            lo, hi = mp.mpf(band.power_lo[i]), mp.mpf(band.power_hi[i])
+            assert lo <= ref <= hi, (i, lo, ref, hi)
+            assert hi - lo <= 1e-8 * hi
+            assert band.f_hi[i] - band.f_lo[i] <= 1e-8
