@@ -14,10 +14,12 @@ touches its own support line: the band there is as wide as the point's balls.
 
 **One plan, all levels.** The tails are planned once (the remainder's inverter at the largest
 threshold the levels need, ``LatticeTails``), and only where a point's error bound exceeds its
-share of the tolerance is another remainder planned (at that threshold), up to :data:`PLANS`.
-The thresholds of all levels are found together in floats (a grid, then safeguarded Newton
-steps on the tails' float estimates: ``estimate``), and each level costs one certified point
-there; a level whose threshold falls on an atom l (its alpha inside the jump of a(eps), the
+share of the tolerance (or, at eps = 0 where the two branches part, a percent of a(0)) is
+another remainder planned (at that threshold, never twice at one), up to :data:`PLANS`; the
+levels are placed again after each plan, each eps from the tails with the least error bound
+there. The thresholds of all levels are found together in floats (a grid, then safeguarded
+Newton steps on the tails' float estimates: ``estimate``), and each level costs one certified
+point there; a level whose threshold falls on an atom l (its alpha inside the jump of a(eps), the
 randomised test) takes the points at l -+ a small step, whose chord is the segment. Levels
 still wider than asked (float placement off: the estimates of a point far from the plan) are
 placed again by a Newton step on their certified point's midpoint, then bracketed by two points
@@ -77,22 +79,26 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
         at0 = t[sel] >= v[0]
         lo[np.flatnonzero(sel)[at0]] = hi[np.flatnonzero(sel)[at0]] = 0.0
     e = 0.5 * (lo + hi)
+    act = np.arange(t.size)  # (the levels still searched: only theirs are estimated)
     for _ in range(60):
         budget.check()
-        g, dg = _values(tails.estimate(e), branch)
-        g = g - t
-        lo = np.where(g > 0, e, lo)
-        hi = np.where(g > 0, hi, e)
+        ea, la, ha, ta = e[act], lo[act], hi[act], t[act]
+        g, dg = _values(tails.estimate(ea), branch[act])
+        g = g - ta
+        la = np.where(g > 0, ea, la)
+        ha = np.where(g > 0, ha, ea)
         with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(dg < 0, e - g / dg, 0.5 * (lo + hi))
-        new = np.where((lo < step) & (step < hi), step, 0.5 * (lo + hi))
-        done = (np.abs(g) <= 1e-15 * t) | (hi - lo <= 4e-16 * np.maximum(hi, 1e-300))
+            step = np.where(dg < 0, ea - g / dg, 0.5 * (la + ha))
+        new = np.where((la < step) & (step < ha), step, 0.5 * (la + ha))
+        done = (np.abs(g) <= 1e-14 * ta) | (ha - la <= 1e-14 * np.maximum(ha, 1e-300))
         if atoms.size:  # (a bracket narrowed onto an atom: its jump, found)
-            k = np.minimum(np.searchsorted(atoms, lo), atoms.size - 1)
-            done |= (hi - lo <= 1e-10 * np.maximum(1.0, hi)) & (atoms[k] >= lo) & (atoms[k] <= hi)
-        if done.all():
+            k = np.minimum(np.searchsorted(atoms, la), atoms.size - 1)
+            done |= (ha - la <= 1e-10 * np.maximum(1.0, ha)) & (atoms[k] >= la) & (atoms[k] <= ha)
+        lo[act], hi[act] = la, ha
+        e[act] = np.where(done, ea, new)
+        act = act[~done]
+        if not act.size:
             break
-        e = np.where(done, e, new)
     out[:] = np.clip(e, 0.0, end)
     return out
 
@@ -107,6 +113,29 @@ def _atom_near(atoms: np.ndarray, e: np.ndarray, tol: float) -> np.ndarray:
     cand = np.where(np.abs(atoms[i - 1] - e) < np.abs(atoms[i] - e), atoms[i - 1], atoms[i]) \
         if atoms.size > 1 else atoms[i]
     return np.where(np.abs(cand - e) <= tol * np.maximum(1.0, np.abs(e)), cand, np.nan)
+
+
+class _Best:
+    """Float estimates and error bounds from the tails with the least error bound at each eps
+    (placement only)."""
+
+    def __init__(self, tails: list):
+        self.tails = tails
+
+    def error(self, e: np.ndarray) -> np.ndarray:
+        return np.min(np.array([t.error(e) for t in self.tails]), axis=0)
+
+    def estimate(self, e: np.ndarray) -> tuple[np.ndarray, ...]:
+        e = np.asarray(e, dtype=np.float64).ravel()
+        if len(self.tails) == 1:
+            return self.tails[0].estimate(e)
+        i = np.argmin(np.array([t.error(e) for t in self.tails]), axis=0)
+        out = [np.empty_like(e) for _ in range(5)]
+        for k in set(i.tolist()):
+            sel = i == k
+            for o, v in zip(out, self.tails[k].estimate(e[sel]), strict=True):
+                o[sel] = v
+        return tuple(out)
 
 
 class _Points:
@@ -146,32 +175,47 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
     flat = np.asarray(x, dtype=np.float64).ravel()
     try:
         first = make_tails(max(e_first, 0.0))
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError):
         return None
-    tails = [first]
+    best = _Best([first])
+    planned = [max(e_first, 0.0)]
     inner = (flat > 0) & (flat < 1)
     xi = flat[inner]
     n = xi.size
-    # the branch of each level: a(eps) = alpha below a(0), else the mirrored p(eps) = 1 - alpha
-    a0 = float(first.estimate(np.array([0.0]))[2][0])
-    branch = np.where(xi <= a0, 1, 2)
-    target = np.where(branch == 1, xi, 1 - xi)
-    eps = _solve(first, target, branch, end, atoms) if n else np.zeros(0)
-    # more remainders where the first one's error bound exceeds the points' share
-    for _ in range(PLANS - 1):
-        if not n:
+    branch, target, eps = np.ones(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    for k in range(PLANS):
+        # the branch of each level: a(eps) = alpha up to a(0), else the mirrored
+        # p(eps) = 1 - alpha; the thresholds from the best float estimates so far
+        a0 = float(best.estimate(np.array([0.0]))[2][0])
+        branch = np.where(xi <= a0, 1, 2)
+        target = np.where(branch == 1, xi, 1 - xi)
+        eps = _solve(best, target, branch, end, atoms) if n else np.zeros(0)
+        if not n or k == PLANS - 1:
             break
-        est = first.estimate(eps)
-        need = POINT_SHARE * tol * np.maximum(np.where(branch == 1, est[1], 1 - est[2]), 1e-300)
-        errs = np.min(np.array([t.error(eps) for t in tails]), axis=0)
+        # another remainder where the error bounds exceed the points' share (and at 0, where
+        # the branches part, beyond a percent: estimates far from every plan place nothing)
+        at = np.append(eps, 0.0)
+        est = best.estimate(at)
+        need = POINT_SHARE * tol * np.maximum(
+            np.where(branch == 1, est[1][:-1], 1 - est[2][:-1]), 1e-300)
+        need = np.append(need, 1e-2 * min(max(a0, 0.0), 1.0))  # (a0 only parts the branches)
+        errs = best.error(at)
         bad = errs > need
         if not bad.any():
             break
-        worst = float(eps[int(np.argmax(np.where(bad, errs / need, 0.0)))])
+        worst = float(at[int(np.argmax(np.where(bad, errs / need, 0.0)))])
+        if any(abs(worst - e0) <= 1e-6 * max(1.0, worst) for e0 in planned):
+            break  # (planned there already: a new plan would not do better)
+        planned.append(worst)
         try:
-            tails.append(make_tails(worst))
+            best.tails.append(make_tails(worst))
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+            raise
         except (ValueError, ArithmeticError, RuntimeError):
             break
+    tails = best.tails
     pts = _Points(tails)
     lines: list = [[] for _ in range(n)]
     step = min(2.0**-36, tol * 1e-3)
@@ -187,7 +231,7 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
             e, b = float(eps[i]), int(branch[i])
             p = pts.add(e)
             v = float((p.alpha if b == 1 else p.power).mid())
-            dv = _values(tails[0].estimate(np.array([e])), np.array([b]))[1][0]
+            dv = _values(best.estimate(np.array([e])), np.array([b]))[1][0]
             if dv < 0 and math.isfinite(dv):  # a Newton step on the certified midpoint
                 e2 = min(max(e - (v - target[i]) / dv, 0.0), end)
             else:

@@ -261,6 +261,8 @@ def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:
         try:
             if _work([(_Remainder(law, k, J), 1)], eps, rel) <= MAX_WORK:
                 return J
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+            raise
         except (ValueError, RuntimeError, ArithmeticError):
             continue
     return None
@@ -353,6 +355,8 @@ def eps_guess(factors: list[Factor], alpha: float) -> float:
         try:
             c = cf._saddle(factors, m)
             v = math.log(c) + cf._log_delta_saddle(factors, c, m) - m
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+            raise
         except (ValueError, ArithmeticError, RuntimeError):
             hi = m
             continue
@@ -381,6 +385,8 @@ def lattice_power_at(factors: list[Factor], alpha: Fraction | float, tol: float,
     for _ in range(PLANS):
         try:
             tails = LatticeTails(law, k, e0, rel)
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+            raise
         except (ValueError, ArithmeticError, RuntimeError):
             break
         got = _search(tails, alpha, tol, e0)

@@ -20,7 +20,14 @@ Gaussian law states none although its decay is Gaussian. Two ways to one:
 
 Few Laplace factors alone (the atoms not negligible): :func:`lattice_point`, a point route of
 ``evaluate`` and ``roc``, brackets the level between two certified Neyman-Pearson points of
-exactly summed terms plus an inverted remainder (``numeric.cf_lattice_tails``).
+exactly summed terms plus an inverted remainder (``numeric.cf_lattice_tails``), and
+:func:`lattice_curve`, a band route of ``curve``, takes one set of those tails for every level
+(``numeric.cf_lattice_curve``: one certified point at each level's threshold, two beside an
+atom). Few Laplace factors of different scales (no Gaussian factor): every term of the product
+summed exactly (``numeric.cf_mixed_tails``), their curves by the same band
+(:func:`mixed_curve`) and their values by the band at the two floats around the level
+(:func:`mixed_point`). Many factors of different scales (a hundred) have no tail route yet: their
+atoms lie on no lattice of few points, and the PLD engine answers (an estimate).
 
 :func:`tail_sets` returns the prepared sets with each one's split order (None: whole), or None
 where neither applies (the products keep their profile routes, ``routes.profile_curve``).
@@ -36,7 +43,7 @@ import numpy as np
 from flint import acb, arb
 
 from ..core.errors import ToleranceWarning
-from ..numeric import pld
+from ..numeric import budget, pld
 from ..numeric.capability import gaussian_form
 from ..numeric.cf_lattice import split_terms
 from ..numeric.cf_lattice_curve import tails_band
@@ -158,6 +165,8 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
             again = lattice_power_at(factors, q, tighter, guess)
             if again is not None:
                 got = (max(got[0], again[0]), min(got[1], again[1]))
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if got is None:
@@ -225,6 +234,8 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
         # (where every term is summed exactly nothing is planned: no threshold to plan at)
         first = eps_guess([(law, k)], a_min) if split_terms(k) != (k + 1,) else 0.0
         band = tails_band(make, atoms, k * mu, flat, tol, first)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if band is None:
@@ -271,6 +282,8 @@ def mixed_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Band
     x = np.asarray(alphas, dtype=np.float64)
     try:
         band = _mixed_band(laws, x.ravel(), tol)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if band is None:
@@ -298,6 +311,8 @@ def mixed_point(f, A, dps: int, power: bool) -> Value | None:
     tol = options()["tol"]
     try:
         b = _mixed_band(laws, np.array([lo_a, hi_a]), tol)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
     except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
         return None
     if b is None:
