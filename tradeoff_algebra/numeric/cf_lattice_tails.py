@@ -379,7 +379,7 @@ def lattice_power_at(factors: list[Factor], alpha: Fraction | float, tol: float,
     than ``tol``) re-planned a hundred times tighter at the threshold found, up to
     :data:`PLANS` times."""
     law, k = factors[0]
-    rel = max(min(tol * 1e-2, 1e-7), REL_MIN)
+    rel = max(min(tol * 1e-3, 1e-7), REL_MIN)
     best = None
     e0 = max(eps_guess, 0.0)
     for _ in range(PLANS):
