@@ -148,6 +148,34 @@ def _poly_exp(n: int, nu: arb, b: arb, lo: arb, hi: arb) -> arb:
     return (nu * b).exp() * (anti(hi - b) - anti(lo - b))
 
 
+def log_binomial_tail(k: int, p: float, J: int) -> float:
+    """Float log P(Bin(k, p) >= J) (planning only): 1 minus the head sum where J is at most
+    the mean (the head is then at most about 1/2: no cancellation), else the terms j >= J
+    summed upwards from J (past the mode they fall geometrically)."""
+    if p <= 0:
+        return -745.0 if J > 0 else 0.0
+    if p >= 1:
+        return 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+
+    def log_term(j: int) -> float:
+        return math.lgamma(k + 1) - math.lgamma(j + 1) - math.lgamma(k - j + 1) + j * lp \
+            + (k - j) * lq
+
+    if J <= k * p:
+        head = sum(math.exp(log_term(j)) for j in range(J))
+        return math.log1p(-head) if head < 1 else -745.0
+    first = log_term(J)
+    total, ratio_log = 0.0, 0.0
+    for j in range(J, k + 1):
+        term = math.exp(ratio_log)
+        total += term
+        if term < 1e-18 * total:
+            break
+        ratio_log += math.log((k - j) / (j + 1)) + lp - lq if j < k else -math.inf
+    return first + math.log(total)
+
+
 class RemainderLaw:
     """The positive measure of the k-fold product's terms with at least J density components
     (see the module), as a :class:`~.cf_laws.LossLaw` of one factor (n = 1): its transform
@@ -188,8 +216,6 @@ class RemainderLaw:
 
     def _log_r(self, c: float) -> float:
         """Float log R_J(c) = k log(A + U) + log P(Bin(k, U/(A + U)) >= J) (planning)."""
-        from scipy.special import bdtrc
-
         mu, pp, pm_, kappa, lam = self._floats
         # in logarithms (c reaches 1e5 in the saddle search): log A, log U, log(A + U)
         la = float(np.logaddexp(math.log(pp) + c * mu, math.log(pm_) - c * mu))
@@ -197,8 +223,7 @@ class RemainderLaw:
         x = w * mu
         lu = math.log(2 * kappa / w) + x + math.log(-math.expm1(-2 * x) / 2)
         lau = float(np.logaddexp(la, lu))
-        tail = float(bdtrc(self.J - 1, self.k, math.exp(lu - lau)))
-        return self.k * lau + (math.log(tail) if tail > 0 else -745.0)
+        return self.k * lau + max(log_binomial_tail(self.k, math.exp(lu - lau), self.J), -745.0)
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         h = 1e-4 * max(c, 1e-3)

@@ -44,10 +44,9 @@ import numpy as np
 from flint import arb, ctx, fmpq
 
 from . import budget, cf
-from .cf_lattice import ExactPart, split_terms
+from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_route import MAX_WORK, REL_MIN, _work
-from .cf_split_tails import _Remainder
 from .cf_tails import TailPoint, _clip, _meet, tail_inverter
 
 __all__ = ["LatticeTails", "ExactTails", "eps_guess", "exact_tails", "lattice_power_at"]
@@ -259,7 +258,7 @@ def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:
         if J > k:
             return J
         try:
-            if _work([(_Remainder(law, k, J), 1)], eps, rel) <= MAX_WORK:
+            if _work([(RemainderLaw(law, k, J), 1)], eps, rel) <= MAX_WORK:
                 return J
         except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
             raise
@@ -293,7 +292,7 @@ class LatticeTails:
         self.prec = cf._exact_prec(self.part, max(rel, REL_MIN))
         self.eval_prec = self.prec
         if J <= self.k:
-            rest = [(_Remainder(law, self.k, J), 1)]
+            rest = [(RemainderLaw(law, self.k, J), 1)]
             inv, _ = cf._certified_inverter(rest, eps0, rel)
             self.rest = tail_inverter(rest, inv)
             if self.rest is None:

@@ -29,7 +29,6 @@ else None (the caller keeps its profile route: few factors, where E_J is not neg
 
 from __future__ import annotations
 
-import math
 from math import comb
 
 import numpy as np
@@ -82,48 +81,6 @@ def split_order(factors: list[Factor], share: float) -> int | None:
     return None
 
 
-def _log_binomial_tail(k: int, p: float, J: int) -> float:
-    """Float log P(Bin(k, p) >= J) (planning only): 1 minus the head sum where J is at most
-    the mean (the head is then at most about 1/2: no cancellation), else the terms j >= J
-    summed upwards from J (past the mode they fall geometrically)."""
-    if p <= 0:
-        return -745.0 if J > 0 else 0.0
-    if p >= 1:
-        return 0.0
-    lp, lq = math.log(p), math.log1p(-p)
-
-    def log_term(j: int) -> float:
-        return math.lgamma(k + 1) - math.lgamma(j + 1) - math.lgamma(k - j + 1) + j * lp \
-            + (k - j) * lq
-
-    if J <= k * p:
-        head = sum(math.exp(log_term(j)) for j in range(J))
-        return math.log1p(-head) if head < 1 else -745.0
-    first = log_term(J)
-    total, ratio_log = 0.0, 0.0
-    for j in range(J, k + 1):
-        term = math.exp(ratio_log)
-        total += term
-        if term < 1e-18 * total:
-            break
-        ratio_log += math.log((k - j) / (j + 1)) + lp - lq if j < k else -math.inf
-    return first + math.log(total)
-
-
-class _Remainder(RemainderLaw):
-    """:class:`~.cf_lattice.RemainderLaw` with its planning estimate of log R_J(c) by
-    :func:`_log_binomial_tail` (the same quantity, without importing scipy.special for it)."""
-
-    def _log_r(self, c: float) -> float:
-        mu, pp, pm_, kappa, lam = self._floats
-        la = float(np.logaddexp(math.log(pp) + c * mu, math.log(pm_) - c * mu))
-        w = c + lam
-        x = w * mu
-        lu = math.log(2 * kappa / w) + x + math.log(-math.expm1(-2 * x) / 2)
-        lau = float(np.logaddexp(la, lu))
-        return self.k * lau + max(_log_binomial_tail(self.k, math.exp(lu - lau), self.J), -745.0)
-
-
 class SplitTails:
     """The tails of :class:`~.cf_tails.TailInverter` (its interface: ``point``,
     ``point_here``, ``delta``, ``delta_here``, ``estimate``, ``error``, ``eval_prec``) of a
@@ -173,7 +130,7 @@ def split_tails(factors: list[Factor], J: int, eps: float, rel: float) -> SplitT
     their mass and the remainder R_J inverted at ``eps`` to the relative width ``rel`` of its
     delta (:func:`.cf._certified_inverter`); None where the remainder's tails are not certified."""
     law, k = factors[0]
-    rest = [(_Remainder(law, k, J), 1)]
+    rest = [(RemainderLaw(law, k, J), 1)]
     inv, _ = cf._certified_inverter(rest, eps, rel)
     t = tail_inverter(rest, inv)
     if t is None:

@@ -44,9 +44,10 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
+from ..numeric.cf_lattice import RemainderLaw
 from ..numeric.cf_laws import lower, upper, working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
-from ..numeric.cf_split_tails import _Remainder, split_tails
+from ..numeric.cf_split_tails import split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
@@ -274,7 +275,7 @@ class _Tails:
         if self.split is None:
             return self.factors
         law, k = self.factors[0]
-        return [(_Remainder(law, k, self.split), 1)]
+        return [(RemainderLaw(law, k, self.split), 1)]
 
     def plan(self, e0: float) -> None:
         budget.check()
