@@ -60,7 +60,7 @@ def test_addremove_mix_of_other_operands_keeps_its_search():
     assert engines._single_factor_epsilon(g, mp.mpf(1) / 10**5) is not None
 
 
-@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("direction", ["remove", pytest.param("add", marks=pytest.mark.slow)])
 def test_three_steps_against_convolution(direction):
     """delta(1/2) of three steps (mu = 1, q = 1/2: the inversion is affordable) holds the 3-fold
     mpmath convolution (stored, :data:`THREE_STEPS`)."""
