@@ -51,20 +51,24 @@ NOTE = """Notes. T = 1 and T = 2 are answered by the Arb profile of the power
 (families/gaussian_sampled_profile.py: one step a closed form in Phi, two steps a certified
 one-dimensional integral of it), both directions, delta and eps; their power and values by the
 hull's band from certified Neyman-Pearson points (families/gaussian_sampled_tails.py).
-From about T = 10 (sigma = 2, 4) or T = 30 (sigma = 0.8, 1.1) on, the certified Laplace
-inversion answers: its contour is placed below the saddle point (numeric/cf.py, scan_contour:
-the subsampled Gaussian's M(c) grows like e^{mu^2 c^2/2} once the far tail of the log-normal
-likelihood ratio dominates, just above the saddle point, so there the strip of the
-discretisation bound is narrow and the step small; at 0.45 to 0.8 of it the step is 5 to 60
-times longer: sigma = 1.1, T = 100, 1500 nodes -> 250; sigma = 4, T = 300, 25 000 -> 25), the
-route allows one power of that law a larger planned work where the PLD engine is slower
-(numeric/cf_route.py, FEW_STEP_WORK: 8e5 units below a relative width of 1e-6, 4e4 above),
-the eps search brackets on its first grid before planning again, and the add direction is
-not inverted when its Chernoff bound puts its eps below the remove direction's. Below that
-(T = 3, and T = 10 at sigma = 0.8, 1.1) the plan is still beyond the work (the characteristic
-function of one step's loss decays like a log-normal's: |M(c + it)|^T falls below the
-tolerance only at t ~ 2000 for T = 10, and each node's quadrature grows with t) and the PLD
-engine answers, an estimate, with a ToleranceWarning at tol 1e-9."""
+From T = 10 (sigma = 2, 4), T = 30 (sigma = 1.1) and T = 100 (sigma = 0.8; T = 30 takes 8.4 s
+CPU, past the 30 s wall-clock limit under this run's load) on, the certified Laplace inversion
+answers at tol 1e-9, within 4.1 s CPU (0.1 to 1.3 s from T = 100 on): its contour is placed
+below the saddle point (numeric/cf.py, scan_contour: the subsampled Gaussian's M(c) grows like
+e^{mu^2 c^2/2} once the far tail of the log-normal likelihood ratio dominates, just above the
+saddle point, so there the strip of the discretisation bound is narrow and the step small; at
+0.45 to 0.8 of it the step is 5 to 60 times longer: sigma = 1.1, T = 100, 1500 nodes -> 250;
+sigma = 4, T = 300, 25 000 -> 25), the route allows one power of that law a larger planned work
+where the PLD engine is slower (numeric/cf_route.py, FEW_STEP_WORK: 8e5 units below a relative
+width of 1e-6, 4e4 above), the eps search brackets on its first grid before planning again, and
+the add direction is not inverted when its Chernoff bound puts its eps below the remove
+direction's. Below that (T = 3, and T = 10 at sigma = 0.8, 1.1) the plan is still beyond the
+work (the characteristic function of one step's loss decays like a log-normal's: |M(c + it)|^T
+falls below the tolerance only at t ~ 2000 for T = 10, and each node's quadrature grows with t)
+and the PLD engine answers, an estimate, with a ToleranceWarning at tol 1e-9. At the default
+tolerance the inversion answers where its plan is within 4e4 units (T >= 100; sigma = 2, 4 from
+T = 30), in 0.1 to 0.4 s beside dp_accounting's 0.25 to 0.56 s (sigma = 0.8, 1.1) and 0.01 to
+0.04 s (sigma = 2, 4: there dp_accounting is faster)."""
 
 def _indent(body: str) -> str:
     return "\n".join("    " + line for line in body.splitlines())
