@@ -240,8 +240,12 @@ class LaplacePower:
     """Tails of the loss of L_mu^n under Q (sign +1) and P (sign -1), as mpmath sums."""
 
     def __init__(self, mu, n: int, dps: int = 40):
-        self.mu, self.n, self.dps = mu, n, dps
+        """``mu`` a Fraction (or an exact string), converted at the working precision."""
+        self.n, self.dps = n, dps
         self.wd = dps + 3 * n + 20
+        with MP.workdps(self.wd):
+            self.mu = MP.mpf(mu.numerator) / mu.denominator if hasattr(mu, "denominator") \
+                else MP.mpf(mu)
 
     def _weights(self, side: str):
         mu = MP.mpf(self.mu)
