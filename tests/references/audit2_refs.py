@@ -240,8 +240,12 @@ class LaplacePower:
     """Tails of the loss of L_mu^n under Q (sign +1) and P (sign -1), as mpmath sums."""
 
     def __init__(self, mu, n: int, dps: int = 40):
-        self.mu, self.n, self.dps = mu, n, dps
+        """``mu`` a Fraction (or an exact string), converted at the working precision."""
+        self.n, self.dps = n, dps
         self.wd = dps + 3 * n + 20
+        with MP.workdps(self.wd):
+            self.mu = MP.mpf(mu.numerator) / mu.denominator if hasattr(mu, "denominator") \
+                else MP.mpf(mu)
 
     def _weights(self, side: str):
         mu = MP.mpf(self.mu)
@@ -608,6 +612,8 @@ def rounded_bracket(atoms_f, k: int, eps: float, h: float):
 
     losses = np.array([l for l, _ in atoms_f], dtype=float)
     qs = np.array([m for _, m in atoms_f], dtype=float)
+    # at most ~2^22 grid points in the k-fold law (a coarser h: a looser, still valid bracket)
+    h = max(h, k * float(losses.max() - losses.min()) / 2**22)
     out = []
     for up in (False, True):
         idx = np.ceil(losses / h).astype(np.int64) if up else np.floor(losses / h).astype(
@@ -617,30 +623,37 @@ def rounded_bracket(atoms_f, k: int, eps: float, h: float):
         np.add.at(base, idx - lo, qs)
         res, rlo = np.array([1.0]), 0
         p, plo, kk = base, lo, k
+        lost = 0.0  # the mass trimmed away (below 1e-30 a point), at most k times per factor
         while kk:
             if kk & 1:
                 res = fftconvolve(res, p)
                 rlo += plo
-                res, rlo = _trim(res, rlo)
+                res, rlo, d = _trim(res, rlo)
+                lost += d
             kk >>= 1
             if kk:
                 p = fftconvolve(p, p)
                 plo *= 2
-                p, plo = _trim(p, plo)
+                p, plo, d = _trim(p, plo)
+                lost += d * k  # (a trimmed power enters the result at most k times)
         grid = (np.arange(len(res)) + rlo) * h
         w = np.clip(res, 0, None)
         sel = grid > eps
-        out.append(float(np.sum(w[sel] * -np.expm1(eps - grid[sel]))))
+        v = float(np.sum(w[sel] * -np.expm1(eps - grid[sel])))
+        # trimmed mass: dropped (lower bound) or sent to loss +oo (upper bound)
+        out.append(v + lost if up else v)
     return out[0], out[1]
 
 
-def _trim(a, lo, cut=1e-300):
+def _trim(a, lo, cut=1e-30):
+    """``a`` without its leading and trailing points below ``cut``, and their total mass."""
     import numpy as np
 
     nz = np.nonzero(a > cut)[0]
     if len(nz) == 0:
-        return a, lo
-    return a[nz[0]:nz[-1] + 1].copy(), lo + int(nz[0])
+        return a, lo, 0.0
+    dropped = float(np.sum(np.abs(a[:nz[0]])) + np.sum(np.abs(a[nz[-1] + 1:])))
+    return a[nz[0]:nz[-1] + 1].copy(), lo + int(nz[0]), dropped
 
 
 def _finite_guard(x) -> float:
