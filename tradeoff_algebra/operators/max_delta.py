@@ -60,6 +60,7 @@ from ..numeric.options import options, pld_options
 from ..numeric.protocol import ARB_GUARD_BITS, arb_value, exact_value, mp_roc
 from ..numeric.value import CertifiedPair
 from .max_profiles import ProfilePower, certified_delta_ball, profile_max_delta
+from .profile_ball import profile_ball
 
 __all__ = ["max_delta", "ROUTE"]
 
@@ -240,6 +241,11 @@ def max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
 
 
 def _max_delta(args: Sequence[TradeOff], eps) -> tuple | None:
+    for g in args:  # delta_max <= delta_g: an argument proved to have no delta left ends it
+        b = profile_ball(g, eps)
+        if b is not None and b.is_finite() and b.upper() <= 0:
+            trace.note(ROUTE)
+            return CertifiedPair(mp.zero, mp.zero)
     powers = _Powers(args)
     with arb_precision(mp.prec + ARB_GUARD_BITS):
         powers.at(arb(1) / 16)
