@@ -243,7 +243,8 @@ def others(R: Report, repeat: int, notes: list, before: str | None = None) -> No
                      f"acc = rdp.RdpAccountant({ol}{kw})\nacc.compose({event})",
                      "out = [float(x) for x in acc._rdp]", repeat) if event else \
             {"error": "no such event"}
-        rows = [("ours", ours, "RDP.of (certified)"),
+        rows = [("ours", ours, "zCDP.to_rdp() read with RDP.at at each order (exact)"
+                 if name in OURS_BODY else "RDP.of (certified)"),
                 ("ours", formed, "RDP.of + its SymPy curve formed (r.curve)"),
                 ("dp_accounting", theirs, "RdpAccountant(orders).compose")]
         if before:
@@ -257,7 +258,8 @@ def others(R: Report, repeat: int, notes: list, before: str | None = None) -> No
             dist, above = compare(r["out"], refs) if refs else ("no reference", "-")
             R.out(f"| {name} | {who} | {what} | {r['t'] * 1e3:.2f} ms | {dist} | {above} |")
         if "error" not in ours and "error" not in theirs:
-            notes.append(f"RDP.of of {name} at 2..101: {ours['t'] / theirs['t']:.2f} times "
+            call = "zCDP.to_rdp() + RDP.at" if name in OURS_BODY else "RDP.of"
+            notes.append(f"{call} of {name} at 2..101: {ours['t'] / theirs['t']:.2f} times "
                          "dp_accounting's CPU time")
 
 
