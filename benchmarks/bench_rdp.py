@@ -3,7 +3,7 @@ processes (CPU time of the call, imports excluded), every order checked against 
 computed here by another route.
 
     python benchmarks/bench_rdp.py [--write benchmarks/RESULTS_rdp.md] [--repeat 7] [--before DIR]
-                                   [--no-others]
+                                   [--no-others | --only-others]
 
 Reference, per order a: max{D_a(Q || P), D_a(P || Q)} of Mix(G(1/sigma), q), times T.
 D_a(Q || P) = log E_P[(1 - q + q L)^a]/(a - 1) is the binomial sum in mpmath at 50 digits for an
@@ -151,13 +151,25 @@ def _rr_ref(k: int, a: int):
     return c.log(hi**A * lo ** (1 - A) + lo**A * hi ** (1 - A) + (k - 2) * lo) / (A - 1)
 
 
-def _gauss_ref(a: int):
-    """D_a(N(0, 1) || N(mu, 1)), mu = 10/11, by 40-digit quadrature of log int p^a q^(1-a)."""
+def _gauss_ref(a: int, mu2: Fraction = Fraction(100, 121)):
+    """D_a(N(0, 1) || N(mu, 1)), mu^2 = mu2 (10/11 by default), by 40-digit quadrature of
+    log int p^a q^(1-a)."""
     c = _ctx(40)
-    A, M = c.mpf(a), c.mpf(10) / 11
+    A, M = c.mpf(a), c.sqrt(c.mpf(mu2.numerator) / mu2.denominator)
     g = lambda x: c.npdf(x) ** A * c.npdf(x - M) ** (1 - A)  # noqa: E731
     peak = float((1 - A) * M)  # the integrand is the N((1 - a) mu, 1) density times a constant
     return c.log(c.quad(g, [-c.inf, peak - 10, peak, peak + 10, c.inf])) / (A - 1)
+
+
+#: The tree aggregation's Gaussian: s = 1.1 (its exact binary value), T = 1000 steps, so
+#: d = 10 nodes and mu^2 = d/s^2 (``interop._tree``).
+_TREE_MU2 = Fraction(10) / Fraction(1.1) ** 2
+
+
+def _zcdp_ref(a: int):
+    """xi + rho a for rho = 1/2, xi = 1/10 (floats' exact values on dp_accounting's side)."""
+    c = _ctx(50)
+    return c.mpf(Fraction(0.1).numerator) / Fraction(0.1).denominator + c.mpf(a) / 2
 
 
 def _dgauss_ref(a: int):
@@ -184,7 +196,23 @@ OTHERS = [
     ("randomized response, eps = 1, k = 4", "f = ta.randomized_response(1, 4)",
      "dp_accounting.RandomizedResponseDpEvent(4 / (math.e + 3), 4)",
      "rdp.NeighborRel.REPLACE_ONE", lambda a: _rr_ref(4, a)),
+    ("tree aggregation, s = 1.1, T = 1000 (replace-special)",
+     "f = ta.from_dp_event(dp_accounting.SingleEpochTreeAggregationDpEvent(1.1, 1000))",
+     "dp_accounting.SingleEpochTreeAggregationDpEvent(1.1, 1000)",
+     "rdp.NeighborRel.REPLACE_SPECIAL", lambda a: _gauss_ref(a, _TREE_MU2)),
+    ("zCDP, rho = 1/2, xi = 1/10", "z = ta.zCDP(0.5, 0.1)", "dp_accounting.ZCDpEvent(0.5, 0.1)",
+     "None", _zcdp_ref),
+    ("sampled without replacement, Gaussian 1.1, m/n = 256/60000 (replace-one)",
+     "f = ta.from_dp_event(dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, "
+     "dp_accounting.GaussianDpEvent(1.1)))",
+     "dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, "
+     "dp_accounting.GaussianDpEvent(1.1))", "rdp.NeighborRel.REPLACE_ONE", None),
 ]
+
+#: Rows whose call on our side is not ``RDP.of(f, orders)``: the zCDP notion is itself the
+#: curve a -> xi + rho a (exact); its values at the orders are read with ``RDP.at``.
+OURS_BODY = {"zCDP, rho = 1/2, xi = 1/10": ("r = z.to_rdp()\nv = [r.at(a) for a in {ol}]",
+                                            "out = [str(x) for x in v]")}
 
 
 def others(R: Report, repeat: int, notes: list, before: str | None = None) -> None:
@@ -199,31 +227,39 @@ def others(R: Report, repeat: int, notes: list, before: str | None = None) -> No
     R.out("|---|---|---|---|---|---|")
     for name, ours_f, event, rel, ref in OTHERS:
         c = _ctx(60)
-        refs = [c.mpf(ref(a)) for a in OTHER_ORDERS]
-        ours = run(OURS, ours_f, f"r = ta.RDP.of(f, orders={ol})",
-                   f"out = [str(r.at(a)) for a in {ol}]", repeat)
-        formed = run(OURS, ours_f, f"r = ta.RDP.of(f, orders={ol})\nc = r.curve",
-                     f"out = [str(r.at(a)) for a in {ol}]", repeat)
+        refs = [c.mpf(ref(a)) for a in OTHER_ORDERS] if ref else None
+        imports = OURS + "\nimport dp_accounting"  # (from_dp_event rows)
+        if name in OURS_BODY:
+            body, after = OURS_BODY[name]
+            ours = run(imports, ours_f, body.format(ol=ol), after, repeat)
+            formed = {"error": "(the same: exact values, no pending curve)"}
+        else:
+            ours = run(imports, ours_f, f"r = ta.RDP.of(f, orders={ol})",
+                       f"out = [str(r.at(a)) for a in {ol}]", repeat)
+            formed = run(imports, ours_f, f"r = ta.RDP.of(f, orders={ol})\nc = r.curve",
+                         f"out = [str(r.at(a)) for a in {ol}]", repeat)
         kw = "" if rel == "None" else f", neighboring_relation={rel}"
         theirs = run(DPA + "\nimport math", "",
                      f"acc = rdp.RdpAccountant({ol}{kw})\nacc.compose({event})",
                      "out = [float(x) for x in acc._rdp]", repeat) if event else \
             {"error": "no such event"}
-        rows = [("ours", ours, "RDP.of (certified)"),
+        rows = [("ours", ours, "zCDP.to_rdp() read with RDP.at at each order (exact)"
+                 if name in OURS_BODY else "RDP.of (certified)"),
                 ("ours", formed, "RDP.of + its SymPy curve formed (r.curve)"),
                 ("dp_accounting", theirs, "RdpAccountant(orders).compose")]
         if before:
             rows.insert(2, ("ours, former version", run(
-                OURS, ours_f, f"r = ta.RDP.of(f, orders={ol})",
+                imports, ours_f, f"r = ta.RDP.of(f, orders={ol})",
                 f"out = [str(r.at(a)) for a in {ol}]", repeat, before), "RDP.of"))
         for who, r, what in rows:
             if "error" in r:
                 R.out(f"| {name} | {who} | {what} | {r['error']} | - | - |")
                 continue
-            dist, above = compare(r["out"], refs)
+            dist, above = compare(r["out"], refs) if refs else ("no reference", "-")
             R.out(f"| {name} | {who} | {what} | {r['t'] * 1e3:.2f} ms | {dist} | {above} |")
         if "error" not in ours and "error" not in theirs:
-            notes.append(f"RDP.of of {name} at 2..101: {ours['t'] / theirs['t']:.2f} times "
+            call = "zCDP.to_rdp() + RDP.at" if name in OURS_BODY else "RDP.of"
+            notes.append(f"{call} of {name} at 2..101: {ours['t'] / theirs['t']:.2f} times "
                          "dp_accounting's CPU time")
 
 
@@ -236,6 +272,8 @@ def main() -> None:
                          "tradeoff_algebra | tar -x -C DIR): its rows timed beside ours")
     ap.add_argument("--no-others", action="store_true",
                     help="leave out the other mechanisms (module docstring)")
+    ap.add_argument("--only-others", action="store_true",
+                    help="only the other mechanisms (not DP-SGD)")
     args = ap.parse_args()
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
@@ -260,7 +298,7 @@ def main() -> None:
     R.out("| orders | who | what | CPU time | max rel. dist. to ref. | at or above ref. |")
     R.out("|---|---|---|---|---|---|")
     notes = []
-    for name, orders in lists.items():
+    for name, orders in ({} if args.only_others else lists).items():
         fr = [Fraction(a) for a in orders]  # the floats' exact binary values
         refs = [reference(a) for a in fr]
         ol = repr(orders)
@@ -333,12 +371,25 @@ def main() -> None:
           "and checked (relative width below 10^-20) in the timed call; the curve's SymPy Dict "
           "of their upper ends (exact rationals) is formed when first read (the row "
           "\"+ its SymPy curve formed\" times that too).")
-    R.out("* What each side computes in the Laplace row: ours, 100 Arb balls of 107 bits "
-          "(7 Arb operations an order, one of them a log) and their width check; "
-          "dp_accounting, 100 float64 values by math.log1p/expm1 in a Python loop and their "
-          "sum into a numpy array. Our floor is the Arb arithmetic: about 1.2 microseconds an "
-          "order in a warm process, about 2 in a fresh one (the first log and exp at a "
-          "precision fill Arb's tables), the same order as dp_accounting's whole call.")
+    R.out("* What each side computes in the Laplace row: ours, 100 Arb balls of 83 bits "
+          "(the requested 71 plus 12 guard bits; 7 Arb operations an order, one of them a log, "
+          "one exp in all) and their width check; dp_accounting, 100 float64 values by "
+          "math.log1p/expm1 in a Python loop and their sum into a numpy array. Our floor is "
+          "python-flint: about 0.1 microsecond a call for the arithmetic and 0.5-0.7 for a log "
+          "of a new argument (Arb's log tables), so 100 logs alone take about as long as "
+          "dp_accounting's whole call in a warm process (about 0.07 ms); in a fresh process the "
+          "first Arb operation costs about 0.03 ms and the first exp and log about 0.05 ms more "
+          "(code and tables read for the first time).")
+    R.out("* Tree aggregation: the event is G(sqrt(d)/s), d = 10 nodes (interop._tree); its "
+          "mu^2 = d/s^2 is rational, so the values are exact rationals a d/(2 s^2) (the "
+          "Gaussian program reads c sqrt(b) off the expression, no SymPy arithmetic).")
+    R.out("* zCDP: the notion zCDP(rho, xi) is itself the RDP curve a -> xi + rho a (exact, "
+          "a SymPy Lambda); our row reads it at the 100 orders with RDP.at (SymPy "
+          "substitution each), dp_accounting adds xi + rho a into its numpy array.")
+    R.out("* Sampled without replacement: from_dp_event gives C_{m/n}(G(1/1.1)) (Dong, Roth & "
+          "Su, Thm. 9); RDP.of refuses it (no certified Renyi divergence of the symmetric hull "
+          "yet). dp_accounting's value is Wang, Balle & Kasiviswanathan's upper bound, a "
+          "different quantity; no reference here.")
     R.out("* Discrete Gaussian: dp_accounting has no such event (no peer row). At integer orders "
           "the theta ratio is 1 (an integer shift of the lattice), so the values are "
           "a Delta^2/(2 sigma^2) = 2a/9 exactly.")

@@ -123,12 +123,18 @@ def test_gaussian_exact_rationals():
             assert Fraction(int(v.p), int(v.q)) == fa * mu * mu / 2
 
 
-def test_gaussian_irrational_mu_is_a_ball():
+def test_gaussian_irrational_mu_is_a_ball_and_a_rational_square_exact():
     c = _ctx(40)
-    vals = ro.renyi_orders(ta.G(sp.sqrt(3) / 2), [2, fmpq(5, 2)], 20)
+    vals = ro.renyi_orders(ta.G(sp.cbrt(2)), [2, fmpq(5, 2)], 20)
     for a, v in zip([2, 2.5], vals, strict=True):
         assert isinstance(v, arb) and _rel_width(v) < 1e-20
-        assert _contains(v, c.mpf(a) * 3 / 8, c)
+        assert _contains(v, c.mpf(a) * c.cbrt(2) ** 2 / 2, c)
+    # mu = c sqrt(b), b, c rational (the tree aggregation's G(sqrt(d)/s)): exact a c^2 b/2
+    for mu, half_sq in ((sp.sqrt(3) / 2, Fraction(3, 8)), (sp.sqrt(R(2, 3)), Fraction(1, 3)),
+                        (sp.sqrt(10) / R(11, 10), Fraction(500, 121))):
+        vals = ro.renyi_orders(ta.G(mu), [2, 101, fmpq(5, 2)], 20)
+        for a, v in zip([Fraction(2), Fraction(101), Fraction(5, 2)], vals, strict=True):
+            assert isinstance(v, fmpq) and Fraction(int(v.p), int(v.q)) == a * half_sq
 
 
 class _Wide:
@@ -246,3 +252,63 @@ def test_discrete_gaussian_exact_at_integer_shifts_against_lattice_sums():
     assert r.at(2) == R(4, 9)
     ref = _dgauss_sum(1, Fraction(9, 4), Fraction(3, 2))
     assert ref <= c.mpf(r.at(R(3, 2)).p) / r.at(R(3, 2)).q <= ref * (1 + c.mpf(10) ** -20)
+
+
+# -- the quick path of RDP.of (renyi_curve.quick_batch) -----------------------------------------
+def test_quick_path_agrees_with_the_general_route_and_quadrature():
+    """RDP.of with Python int orders takes quick_batch (no deadline, bounded work); a SymPy
+    Integer list takes the general route (budget.call, _capability_orders): the same curve,
+    and both at or above 40-digit quadrature of the Laplace pair within 10^-20."""
+    from tradeoff_algebra.notions import renyi_curve as rc
+
+    f = ta.laplace_mechanism(1, R(3, 2))  # L_{2/3}
+    orders = [2, 3, 4, 9, 10, 33]
+    assert rc.quick_batch(f, orders, 20) is not None
+    fast = ta.RDP.of(f, orders=orders)
+    slow = ta.RDP.of(f, orders=[sp.Integer(a) for a in orders])
+    assert fast == slow
+    c = _ctx(40)
+    for a in orders:
+        ref = _laplace_quad(Fraction(2, 3), Fraction(a))
+        t = fast.at(a)
+        assert ref <= c.mpf(t.p) / t.q <= ref * (1 + c.mpf(10) ** -20), a
+
+
+def test_quick_path_declines_what_it_does_not_bound():
+    from tradeoff_algebra.notions import renyi_curve as rc
+
+    f = ta.Laplace(1)
+    assert rc.quick_batch(f, [2, 3], 20) is not None
+    assert rc.quick_batch(f, [2, 2.5], 20) is None  # a float order
+    assert rc.quick_batch(f, [1, 2], 20) is None  # order 1: the general route's error
+    assert rc.quick_batch(f, [2, True], 20) is None  # (bool is no order)
+    assert rc.quick_batch(f, [], 20) is None
+    assert rc.quick_batch(f, list(range(2, 2 + ro.CHUNK + 1)), 20) is None  # (the deadline)
+    assert rc.quick_batch(f, [2, 3], rc.QUICK_DPS + 1) is None
+    assert rc.quick_batch(ta.EpsDelta(1, 0), [2], 20) is None  # no program
+    assert rc.quick_batch("L", [2], 20) is None
+    # the general route still validates: the same errors as before
+    with pytest.raises(ta.InvalidParameter, match="orders"):
+        ta.RDP.of(f, orders=[1, 2])
+    # a high dps goes the general route and is still certified to its width
+    r = ta.RDP.of(f, orders=[2, 3], dps=60)
+    c = _ctx(80)
+    ref = _laplace_quad(Fraction(1), Fraction(2))
+    assert ref <= c.mpf(r.at(2).p) / r.at(2).q <= ref * (1 + c.mpf(10) ** -35)
+
+
+class _Broken:
+    """A stand-in node whose program raises an unexpected error."""
+
+
+def test_quick_path_leaves_an_unexpected_error_to_the_general_route():
+    from tradeoff_algebra.notions import renyi_curve as rc
+
+    @ro.arb_renyi_orders.register(_Broken)
+    def _(f, orders):
+        raise ZeroDivisionError("a bug")
+
+    class Node(_Broken, ta.TradeOff):
+        is_symmetric = True
+
+    assert rc.quick_batch(Node(), [2, 3], 20) is None

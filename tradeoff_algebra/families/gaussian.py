@@ -488,8 +488,9 @@ gaussian_form.register(Gaussian)(lambda f: f.mu)
 @arb_renyi_orders.register(Gaussian)
 def _(f, orders):
     """D_a(N(0, 1) || N(mu, 1)) = a mu^2/2 at many orders (Mironov 2017, Prop. 7; the
-    capability "renyi_orders"): exact ``fmpq`` for a rational mu, else Arb balls from the
-    enclosure of mu; None for a symbolic mu."""
+    capability "renyi_orders"): exact ``fmpq`` for a rational mu or a rational mu^2 (sqrt(d)/s,
+    the tree aggregation's G, ``interop``), else Arb balls from the enclosure of mu; None for a
+    symbolic mu."""
     from flint import fmpq
 
     mu = f.mu
@@ -497,6 +498,8 @@ def _(f, orders):
         c = fmpq(int(mu.p) ** 2, 2 * int(mu.q) ** 2)
     elif mu.free_symbols:
         return None
+    elif (c := _half_square(mu)) is not None:
+        pass
     else:
         try:
             m = arb_ball(mu)
@@ -504,6 +507,20 @@ def _(f, orders):
             return None
         c = m * m / 2
     return [c * a for a in orders]
+
+
+def _half_square(mu: sp.Expr):
+    """mu^2/2 as an exact ``fmpq`` when mu is sqrt(b) or c sqrt(b) with b, c rational (read
+    from the tree: SymPy arithmetic costs more than the whole program), else None."""
+    from flint import fmpq
+
+    c, r = (sp.S.One, mu) if mu.is_Pow else mu.args if mu.is_Mul and len(mu.args) == 2 \
+        else (None, None)
+    if not (isinstance(c, sp.Rational) and r.is_Pow and r.exp is sp.S.Half
+            and isinstance(r.base, sp.Rational)):
+        return None
+    b = r.base
+    return fmpq(int(c.p) ** 2 * int(b.p), 2 * int(c.q) ** 2 * int(b.q))
 
 
 @monotonicity.register(Gaussian)

@@ -2,7 +2,9 @@
 capability ``renyi_orders``, ``numeric.renyi_orders``): the orders taken as they are when
 they are Python ints, each side's values, their exact upper ends (Arb balls rounded up, or
 exact ``fmpq``) and the SymPy ``Dict`` of the curve, formed only when it is first read
-(:class:`_PendingCurve`). Used by :meth:`notions.renyi_dp.RDP.of`.
+(:class:`_PendingCurve`). Used by :meth:`notions.renyi_dp.RDP.of`, which asks
+:func:`quick_batch` first: Python int orders, at most ``CHUNK`` of them, every one answered by
+the sides' programs.
 """
 
 from __future__ import annotations
@@ -14,8 +16,54 @@ from flint import fmpq
 from sympy.core.expr import Expr
 
 from ..analysis.renyi_batch import dyadic
+from ..core.errors import TradeOffError
+from ..core.node import TradeOff
 from ..numeric.context import arb_precision
-from ..numeric.renyi_orders import flint_order, has_program, precision_bits, renyi_orders
+from ..numeric.renyi_orders import (
+    CHUNK,
+    flint_order,
+    has_program,
+    precision_bits,
+    renyi_orders,
+    renyi_orders_all,
+)
+from ..operators.mechanism import AddRemove
+from ..operators.unary import Inverse
+
+#: The largest dps :func:`quick_batch` takes: each program does O(1) Arb operations an order,
+#: microseconds at up to ~180 bits, so ``CHUNK`` orders end within milliseconds and the
+#: section needs no deadline.
+QUICK_DPS = 50
+
+
+def quick_batch(f: Any, orders: Any, dps: int) -> tuple[list, list] | None:
+    """(the orders as a list, each side's values there) when ``orders`` is a list, tuple or
+    range of at most ``CHUNK`` Python ints > 1, 1 <= dps <= ``QUICK_DPS``, f a trade-off
+    expression (``AddRemove(g)``: g's two directions) whose sides all have a program
+    (``numeric.renyi_orders``) answering every order; else None (``RDP.of`` takes its general
+    route, which validates and runs under a deadline). Bounded work (``QUICK_DPS``); an
+    unexpected error of a program is left to the general route, which reports it."""
+    if type(orders) not in (list, tuple, range) or not 0 < len(orders) <= CHUNK \
+            or set(map(type, orders)) != {int} or min(orders) < 2 \
+            or not 0 < dps <= QUICK_DPS or not isinstance(f, TradeOff):
+        return None
+    g = f.arg if isinstance(f, AddRemove) else f
+    if not has_program(g):
+        return None
+    try:
+        sides = [g] if g.is_symmetric else [g, Inverse(g)]
+        orders = list(orders)
+        batch = []
+        for h in sides:
+            vals = renyi_orders_all(h, orders, dps) if has_program(h) else None
+            if vals is None:
+                return None
+            batch.append(vals)
+    except TradeOffError:
+        raise
+    except Exception:  # (the general route runs it again under its safety net)
+        return None
+    return orders, batch
 
 
 def _int_orders(orders: Any) -> list | None:
@@ -66,9 +114,9 @@ def _exact_upper(v: Any) -> sp.Rational:
 
 
 def _largest_upper(values: tuple, dps: int) -> sp.Rational:
-    """The largest of the sides' upper ends (:func:`_exact_upper`, rounded up to the first
-    precision of ``renyi_orders``, which keeps the relative width below 10^-dps): eps(a)
-    bounds both directions."""
+    """The largest of the sides' upper ends (:func:`_exact_upper`, rounded up to
+    ``precision_bits(dps) + 36`` bits, 32 beyond the relative width 10^-dps of the balls):
+    eps(a) bounds both directions."""
     with arb_precision(precision_bits(dps) + 36):
         return max(_exact_upper(v) for v in values)
 
@@ -83,7 +131,7 @@ def _integer(a: int) -> sp.Integer:
 class _PendingCurve:
     """The curve of :meth:`RDP._pending`: its orders (Python ints or SymPy rationals) and
     each side's values there; called once, it forms the SymPy ``Dict`` of the upper ends
-    (rounded up to the first precision of ``renyi_orders``)."""
+    (rounded up to ``precision_bits(dps) + 36`` bits, as :func:`_largest_upper`)."""
 
     __slots__ = ("orders", "batch", "dps")
 

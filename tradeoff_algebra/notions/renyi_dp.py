@@ -71,6 +71,7 @@ from .renyi_curve import (
     _largest_upper,
     _number_dict,
     _PendingCurve,
+    quick_batch,
 )
 
 __all__ = ["RDP", "rdp_to_epsilon", "rdp_to_delta", "METHODS"]
@@ -217,13 +218,19 @@ class RDP(Notion):
         ``ta.renyi`` as a certified point (within one unit of its last digit) takes the upper
         end of that unit, at dps + 2 digits. The whole call runs under one deadline
         (``numeric.budget.call``, as ``budget.deadline`` would, without binding the arguments
-        for the message unless it is needed).
+        for the message unless it is needed), except the bounded work of
+        ``renyi_curve.quick_batch``: at most ``CHUNK`` Python int orders, dps at most 50,
+        every order answered by the sides' programs (microseconds an order).
 
         Integer orders given as Python ints are taken as they are; where every order is
         answered by the sides' capability "renyi_orders" (``numeric.renyi_orders``: the
         Laplace pair, G_mu, the discrete Gaussian at integer orders), the values are Arb
         balls (or exact rationals) computed and checked in the call, and the curve's SymPy
         ``Dict`` of their upper ends is formed on first reading (:meth:`_pending`)."""
+        if type(dps) is int:
+            quick = quick_batch(f, orders, dps)
+            if quick is not None:
+                return cls._pending(quick[0], quick[1], dps)
         with budget.call(lambda: f"RDP.of({short(f)})"):
             return cls._of(f, orders, dps)
 
@@ -238,7 +245,7 @@ class RDP(Notion):
         keys = _int_orders(orders)  # Python ints > 1: nothing to ask SymPy
         orders = _order_list(orders, "RDP.of") if keys is None else keys
         batch = _capability_orders(sides, orders, dps, keys is not None)
-        if batch is not None and not any(None in vals for vals in batch):
+        if batch is not None and all(v is not None for vals in batch for v in vals):
             return cls._pending(orders, batch, dps)
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (

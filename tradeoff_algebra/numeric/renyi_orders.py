@@ -11,12 +11,13 @@ integer orders by multiplication; G_mu: a mu^2/2 exactly; the discrete Gaussian 
 shifts: a Delta^2/(2 sigma^2) exactly); the default answers None ("not known here").
 
 :func:`renyi_orders` is the driver: one working precision chosen from the requested relative
-width 10^-dps (its bits plus a guard), the balls accepted when finite with a relative radius
-below 2^-(bits + 4) (so below 10^-dps: ``rel_accuracy_bits`` is -log2(rad/|mid|)), the others
-recomputed once at twice and once at four times the precision, and what is still too wide left
-out (None: the caller's order-by-order route answers it). Every value is a ball of Arb's
-interval arithmetic from the exact rational order and the exact (or Arb-enclosed) parameters,
-or an exact rational: certified.
+width 10^-dps (its bits plus ``GUARD`` bits: a program that loses more, by cancellation, is
+recomputed), the balls accepted when finite with a relative radius below 2^-(bits + 4) (so
+below 10^-dps: ``rel_accuracy_bits`` is -log2(rad/|mid|)), the others recomputed once at twice
+and once at four times the precision, and what is still too wide left out (None: the caller's
+order-by-order route answers it); :func:`renyi_orders_all` is the same when every order is
+answered, else None. Every value is a ball of Arb's interval arithmetic from the exact
+rational order and the exact (or Arb-enclosed) parameters, or an exact rational: certified.
 """
 
 from __future__ import annotations
@@ -26,15 +27,22 @@ from collections.abc import Sequence
 from functools import singledispatch
 from typing import Any
 
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 from . import budget
-from .context import arb_precision
+from .context import _ARB_LOCK, arb_precision
 
-__all__ = ["arb_renyi_orders", "renyi_orders", "has_program", "flint_order", "precision_bits"]
+__all__ = ["arb_renyi_orders", "renyi_orders", "renyi_orders_all", "has_program", "flint_order",
+           "precision_bits", "GUARD"]
 
 #: Orders handled between two checks of the time limit.
 CHUNK = 4096
+
+#: Bits of the first working precision beyond the requested accuracy (``precision_bits``): a
+#: program with O(1) rounded operations an order loses a few; one that loses more (the Laplace
+#: pair's mu + log(.)/(a - 1) at small mu cancels about log2(1/mu) bits) is recomputed at twice
+#: the precision.
+GUARD = 12
 
 
 @singledispatch
@@ -49,7 +57,14 @@ def arb_renyi_orders(f: Any, orders: Sequence) -> list | None:
 def has_program(f: Any) -> bool:
     """Whether f's class registers a program with :func:`arb_renyi_orders` (it may still
     answer None for symbolic parameters)."""
-    return arb_renyi_orders.dispatch(type(f)) is not _DEFAULT
+    return type(f) in _REGISTRY or arb_renyi_orders.dispatch(type(f)) is not _DEFAULT
+
+
+def _program(f: Any):
+    """The program of f's class: the registry's entry for the class itself, else the
+    dispatch along its bases (``functools.singledispatch``)."""
+    p = _REGISTRY.get(type(f))
+    return p if p is not None else arb_renyi_orders.dispatch(type(f))
 
 
 def flint_order(a: Any):
@@ -62,6 +77,7 @@ def flint_order(a: Any):
 
 
 _DEFAULT = arb_renyi_orders.dispatch(object)
+_REGISTRY = arb_renyi_orders.registry  # (a live view: later registrations appear in it)
 
 
 def precision_bits(dps: int) -> int:
@@ -74,32 +90,46 @@ def renyi_orders(f: Any, orders: Sequence, dps: int) -> list | None:
     """D_a(P || Q) of f at each order (as :func:`arb_renyi_orders` takes them): a list of Arb
     balls of relative width below 10^-dps or exact ``fmpq`` (None at an order left to the
     caller), or None where f has no program (module docstring)."""
+    return _orders(f, orders, dps)[0]
+
+
+def renyi_orders_all(f: Any, orders: Sequence, dps: int) -> list | None:
+    """:func:`renyi_orders` when it answers every order, else None."""
+    out, complete = _orders(f, orders, dps)
+    return out if complete else None
+
+
+def _orders(f: Any, orders: Sequence, dps: int) -> tuple[list | None, bool]:
+    """(the values of :func:`renyi_orders`, whether every order is answered)."""
     need = precision_bits(dps)
-    prec = need + 36
-    out = _run(f, orders, prec)
+    prec = need + GUARD
+    program = _program(f)
+    out = _run(program, f, orders, prec)
     if out is None:
-        return None
+        return None, False
+    if _all_accepted(out, need):
+        return out, True
     for _ in range(2):  # the balls too wide (or not finite): again at twice the precision
-        wide = _too_wide(out, need)
+        wide = [i for i, v in enumerate(out) if v is not None and not _accepted(v, need)]
         if not wide:
-            return out
+            break
         prec *= 2
-        again = _run(f, [orders[i] for i in wide], prec)
+        again = _run(program, f, [orders[i] for i in wide], prec)
         for i, v in zip(wide, again, strict=True):
             out[i] = v
-    return [v if v is None or _accepted(v, need) else None for v in out]
+    out = [v if v is None or _accepted(v, need) else None for v in out]
+    return out, all(v is not None for v in out)
 
 
-def _too_wide(vals: list, need: int) -> list:
-    """The positions of the values not :func:`_accepted` (None: left out, not counted); a
-    list of balls or of rationals alone is checked in one pass of C-level maps."""
+def _all_accepted(vals: list, need: int) -> bool:
+    """Whether every value is :func:`_accepted` (no None), in one pass of C-level maps for a
+    list of balls or of rationals alone."""
     kinds = set(map(type, vals))
+    if kinds == {arb}:
+        return all(map(arb.is_finite, vals)) and min(map(arb.rel_accuracy_bits, vals)) >= need
     if kinds == {fmpq}:
-        return []
-    if kinds == {arb} and all(map(arb.is_finite, vals)) \
-            and min(map(arb.rel_accuracy_bits, vals)) >= need:
-        return []
-    return [i for i, v in enumerate(vals) if v is not None and not _accepted(v, need)]
+        return True
+    return all(v is not None and _accepted(v, need) for v in vals)
 
 
 def _accepted(v: Any, need: int) -> bool:
@@ -107,16 +137,27 @@ def _accepted(v: Any, need: int) -> bool:
     return type(v) is fmpq or (v.is_finite() and v.rel_accuracy_bits() >= need)
 
 
-def _run(f: Any, orders: Sequence, prec: int) -> list | None:
-    """The point at precision ``prec``, ``CHUNK`` orders at a time with the time limit
-    checked between them."""
+def _run(program, f: Any, orders: Sequence, prec: int) -> list | None:
+    """The program at precision ``prec``, ``CHUNK`` orders at a time with the time limit
+    checked between them. The Arb precision is process-global: the section holds the lock of
+    ``context.arb_precision``, taken here at once when it is free (two fewer generators than
+    the context manager, whose first use in a process costs about as much as a 100-order
+    program), else through ``arb_precision`` (waiting with the deadline checked)."""
     if len(orders) <= CHUNK:
+        if _ARB_LOCK.acquire(blocking=False):
+            saved = ctx.prec
+            try:
+                ctx.prec = prec
+                return program(f, orders)
+            finally:
+                ctx.prec = saved
+                _ARB_LOCK.release()
         with arb_precision(prec):
-            return arb_renyi_orders(f, orders)
+            return program(f, orders)
     out: list = []
     for start in range(0, len(orders), CHUNK):
         with arb_precision(prec):
-            part = arb_renyi_orders(f, orders[start:start + CHUNK])
+            part = program(f, orders[start:start + CHUNK])
         if part is None:
             return None
         out.extend(part)
