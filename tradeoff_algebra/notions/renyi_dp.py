@@ -274,6 +274,7 @@ class RDP(Notion):
                     fast[a] = max(c[a] for c in curves)
         items = {}
         for a in orders:
+            budget.check()  # an order left to the general route costs ~30 ms
             if a.is_Integer and int(a) in fast:  # the exact upper end of the Arb ball
                 items[a] = fast[int(a)]
                 continue
