@@ -70,6 +70,11 @@ tolerance the inversion answers where its plan is within 4e4 units (T >= 100; si
 T = 30), in 0.1 to 0.4 s beside dp_accounting's 0.25 to 0.56 s (sigma = 0.8, 1.1) and 0.01 to
 0.04 s (sigma = 2, 4: there dp_accounting is faster)."""
 
+
+def _num(x, digits: int) -> str:
+    """A measured time or memory, or '-' where the run gave none (an error, a time limit)."""
+    return "-" if x is None else f"{x:.{digits}f}"
+
 def _indent(body: str) -> str:
     return "\n".join("    " + line for line in body.splitlines())
 
@@ -226,8 +231,8 @@ def main() -> None:
         route = "" if "error" in o else o["out"][2]
         warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
         R.out(f"| {sigma} | {q} | {T} | {fmt(o)} | {rel_width(o)} | {route} | {warn} | "
-              f"{o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | "
-              f"{fmt(d)} | {d.get('t', float('nan')):.3f} | {d.get('mem', float('nan')):.1f} | "
+              f"{_num(o.get('t'), 3)} | {_num(o.get('mem'), 1)} | "
+              f"{fmt(d)} | {_num(d.get('t'), 3)} | {_num(d.get('mem'), 1)} | "
               f"{check} |")
     R.out()
     R.out("Few to a few hundred steps: eps(1e-5) of `noisy_sgd(sigma, 256/60000, T)` under "
@@ -263,10 +268,10 @@ def main() -> None:
             rg = lambda r: "" if "error" in r else f"{r['out'][2]}, {r['out'][3]}"  # noqa: E731
             warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
             R.out(f"| {sigma} | {T} | {fmt(o)} | {rel_width(o)} | {rg(o)} | {warn} | "
-                  f"{o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | "
-                  f"{fmt(od)} | {rel_width(od)} | {rg(od)} | {od.get('t', float('nan')):.3f} | "
-                  f"{fmt(d)} | {d.get('t', float('nan')):.3f} | "
-                  f"{d.get('mem', float('nan')):.1f} | {check} |")
+                  f"{_num(o.get('t'), 3)} | {_num(o.get('mem'), 1)} | "
+                  f"{fmt(od)} | {rel_width(od)} | {rg(od)} | {_num(od.get('t'), 3)} | "
+                  f"{fmt(d)} | {_num(d.get('t'), 3)} | "
+                  f"{_num(d.get('mem'), 1)} | {check} |")
     R.out()
     R.out("delta(eps) at eps = 1/2 (sigma = 1.1, q = 256/60000), same conventions; "
           "dp_accounting: `get_delta(0.5)`; check: the 30-digit reference inside our ball.")
@@ -285,8 +290,8 @@ def main() -> None:
         route = "" if "error" in o else o["out"][2]
         warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
         R.out(f"| {T} | {fmt(o)} | {rel_width(o)} | {route} | {warn} | "
-              f"{o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | {fmt(d)} | "
-              f"{d.get('t', float('nan')):.3f} | {check} |")
+              f"{_num(o.get('t'), 3)} | {_num(o.get('mem'), 1)} | {fmt(d)} | "
+              f"{_num(d.get('t'), 3)} | {check} |")
     R.out()
     R.out("The power 1 - f(alpha) (`ta.roc`) of `noisy_sgd(1.1, 256/60000, T)` "
           "under `pld_options(tol=1e-9)`, same conventions; "
@@ -308,10 +313,10 @@ def main() -> None:
             warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
             old_route = "" if "error" in old else f"{old['out'][2]}, {old['out'][3]}"
             R.out(f"| {name} | {alpha} | {fmt(o)} | {rel_width(o)} | {route} | {guar} | {warn} "
-                  f"| {o.get('t', float('nan')):.3f} | {o.get('mem', float('nan')):.1f} | "
-                  f"{fmt(old)} | {old_route} | {old.get('t', float('nan')):.3f} | "
+                  f"| {_num(o.get('t'), 3)} | {_num(o.get('mem'), 1)} | "
+                  f"{fmt(old)} | {old_route} | {_num(old.get('t'), 3)} | "
                   f"{'-' if rk is None else fmt(rk)} | "
-                  f"{'-' if rk is None else format(rk.get('t', float('nan')), '.3f')} |")
+                  f"{'-' if rk is None else _num(rk.get('t'), 3)} |")
     R.out()
     R.out(NOTE)
     R.write(a.write)

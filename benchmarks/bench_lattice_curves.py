@@ -181,7 +181,8 @@ def main() -> None:
             if eps_cpu is None and what == "eps(1e-6)":
                 eps_cpu = o["cpu"]
             ratio = f"{o['cpu'] / eps_cpu:.1f}" if eps_cpu else "-"
-            rel = o.get("rel", (o["hi"] - o["lo"]) / max(abs(o["hi"]), 1e-300))
+            rel = o.get("rel", 0.0 if o["lo"] == o["hi"]  # (a point, +oo included)
+                        else (o["hi"] - o["lo"]) / max(abs(o["hi"]), 1e-300))
             chk = "-"
             if bracket is not None and what != "eps(1e-6)":
                 gap = max(bracket[0] - o["hi"], o["lo"] - bracket[1], 0.0)

@@ -33,7 +33,7 @@ with ta.pld_options(tol={tol}):
     v = ta.{question}(f, {arg})
 import mpmath
 out = dict(lo=mpmath.nstr(v.lo, 20), hi=mpmath.nstr(v.hi, 20),
-           rel=float((v.hi - v.lo) / v.hi) if v.hi else 0.0,
+           rel=0.0 if v.lo == v.hi else float((v.hi - v.lo) / v.hi) if v.hi else 0.0,
            guarantee=v.guarantee, route=v.route)
 """ + _POST
 
