@@ -110,3 +110,9 @@ def test_epsilon_brackets_are_proved_by_the_delta_balls():
 
 def test_one_law_is_not_this_route():
     assert mixed_enclosure([(LaplaceLaw(1), 3)], "delta", 0.5, 0.5, 1e-10) is None
+
+
+def test_a_huge_power_is_declined_before_any_list_is_built():
+    law = LaplaceLaw(F(1, 10))
+    assert mixed_enclosure([(law, 10**9), (LaplaceLaw(F(1, 5)), 1)], "delta", 1.0, 1.0,
+                           1e-10) is None

@@ -37,6 +37,10 @@ __all__ = ["mixed_enclosure", "MIXED_SPLIT"]
 #: The route's note (``core.trace``) when it answers.
 MIXED_SPLIT = "certified Laplace factors of different scales, every term summed exactly"
 
+#: The most factors (counted with their powers) summed here: 4^r pieces at r factors
+#: (:data:`~.cf_mixed_tails.MAX_TERMS` admits r <= 5).
+MAX_FACTORS = 5
+
 _TAILS: dict = {}
 
 
@@ -61,6 +65,8 @@ def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
     (``kind`` "epsilon", d in [dn, up]) for a product of few lattice laws with different
     scales (:func:`~.cf_mixed_tails.mixed_factors`), at the relative width ``rel``; None where
     the product is not of that kind."""
+    if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_FACTORS:
+        return None  # (before a list of one law per factor is built: Laplace(1/10)^(10^9))
     laws = mixed_factors([(law, int(n)) for law, n in factors])
     if laws is None:
         return None
