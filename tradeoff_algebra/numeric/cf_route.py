@@ -39,6 +39,7 @@ from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
+from .cf_mixed_split import mixed_enclosure
 from .cf_profile import PROFILE, _profile_enclosure, answers_from_profile
 from .concave import golden_section
 
@@ -674,6 +675,9 @@ def _plain_enclosure(
     if kind == "delta" and _all_losses_at_most(factors, dn):
         return 0.0, 0.0
     rel = max(rel, REL_MIN)  # (a tighter tolerance is met no better: ToleranceWarning)
+    r = mixed_enclosure(factors, kind, dn, up, rel)  # (few Laplace factors, different scales)
+    if r is not None:
+        return r
     if (len(factors) == 1 and hasattr(factors[0][0], "lattice_split")
             and factors[0][1] <= MAX_SAMPLED_SPLIT):
         return _sampled_enclosure(factors, kind, dn, up, rel)

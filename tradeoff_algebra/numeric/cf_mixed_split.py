@@ -1,0 +1,92 @@
+"""Certified delta(eps) and eps(delta) of products of few Laplace factors with different scales
+(Laplace(mu_1) (x) ... (x) Laplace(mu_r), no Gaussian factor), for the product routes of
+:mod:`.cf_route`: nothing is inverted.
+
+The atoms of each factor's loss law (Dong, Roth & Su, Prop. 7: atoms at +-mu_i and a density on
+(-mu_i, mu_i)) keep |M(c + it)| from decaying, so the Laplace inversion of the whole product
+cannot reach a tight width (Laplace(1) (x) Laplace(1/2) (x) Laplace(1/3) was left to the PLD
+engine, an estimate). For few factors every one of the 3^r terms of the product (each factor's
+atom at +mu_i, at -mu_i, or its density) is summed exactly in Arb by
+:class:`~.cf_mixed_tails.MixedTails` (its module docstring: Irwin--Hall-type pieces integrated
+in closed form), so
+
+    delta(eps) = A(L > eps) - e^eps B(L > eps)
+
+is a ball with no truncation or aliasing error, certified. delta is non-increasing in eps, so
+eps(d) = inf{eps >= 0 : delta(eps) <= d} lies in [lo, hi] as soon as delta(lo) > d (then
+eps(d) > lo) and delta(hi) < d (then eps(d) <= hi) are proved by the balls: bisection on
+[0, sum mu_i] (delta(sum mu_i) = 0, every loss is at most sum mu_i), each side decided only by a
+certified comparison (an undecided ball, an eps on a kink of delta, stops the bisection there
+with the bracket proved so far).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flint import arb
+
+from ..core import trace
+from . import budget
+from .cf_laws import Factor, lower, upper, working_precision
+from .cf_mixed_tails import MixedTails, mixed_factors
+from .roots import Probe, findroot
+
+__all__ = ["mixed_enclosure", "MIXED_SPLIT"]
+
+#: The route's note (``core.trace``) when it answers.
+MIXED_SPLIT = "certified Laplace factors of different scales, every term summed exactly"
+
+#: The most factors (counted with their powers) summed here: 4^r pieces at r factors
+#: (:data:`~.cf_mixed_tails.MAX_TERMS` admits r <= 5).
+MAX_FACTORS = 5
+
+_TAILS: dict = {}
+
+
+def _tails(laws: list, rel: float) -> MixedTails:
+    """One :class:`MixedTails` per product and width, kept (a route asks several times)."""
+    key = (tuple(laws), rel)
+    t = _TAILS.get(key)
+    if t is None:
+        if len(_TAILS) > 16:
+            _TAILS.clear()
+        t = _TAILS[key] = MixedTails(laws, rel)
+    return t
+
+
+def _delta(tails: MixedTails, eps: float) -> arb:
+    return tails.point(eps).delta
+
+
+def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
+                    rel: float) -> tuple[float, float] | None:
+    """Certified float bounds of delta(eps) (``kind`` "delta", eps in [dn, up]) or of eps(d)
+    (``kind`` "epsilon", d in [dn, up]) for a product of few lattice laws with different
+    scales (:func:`~.cf_mixed_tails.mixed_factors`), at the relative width ``rel``; None where
+    the product is not of that kind."""
+    if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_FACTORS:
+        return None  # (before a list of one law per factor is built: Laplace(1/10)^(10^9))
+    laws = mixed_factors([(law, int(n)) for law, n in factors])
+    if laws is None:
+        return None
+    tails = _tails(laws, min(rel, 1e-10))
+    trace.note(MIXED_SPLIT)
+    if kind == "delta":
+        lo = max(0.0, lower(_delta(tails, up)))
+        hi = min(1.0, upper(_delta(tails, dn)))
+        return lo, max(lo, hi)
+    with working_precision(64):  # every loss is at most sum mu_i: delta(top) = 0 < d
+        top = upper(sum((law.lattice_parts()[0] for law in laws), arb(0)))
+
+    def sign(eps: float) -> Probe:
+        budget.check()
+        d = _delta(tails, eps)
+        return Probe(1 if d > up else -1 if d < dn else None)
+
+    with working_precision(tails.prec):
+        if not _delta(tails, 0.0) > up:
+            return None  # (eps(d) = 0 or undecided there: the other routes)
+    r = findroot(sign, (0.0, top), method="bisect", ends=(1, -1), rtol=min(rel, 1e-10) / 4,
+                 best=lambda a, b: (a, b))
+    return r.lo, r.hi
