@@ -57,3 +57,20 @@ def test_a_power_near_one_asks_the_far_end():
             ref = mp.ncdf(8 - mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(a)))
             assert b.power_lo[i] <= ref <= b.power_hi[i]
             assert b.power_hi[i] - b.power_lo[i] <= 1e-9 * b.power_hi[i]
+
+
+def test_large_eps_grid_points_raise_no_overflow_warning():
+    """The band's grid of eps can reach past 709 (delta(200) of Max(G_1, G_1 (x) L_1) asks for
+    powers at levels whose grid does), where e^eps overflows a float: +inf there is never the
+    minimiser, and no numpy RuntimeWarning may leak to the caller (it did, eleven times in
+    that call). The local choice of grid points keeps the minimisers and both ends."""
+    import warnings
+
+    from tradeoff_algebra.routes.grid_band import NEAR, _near
+    grid = [float(e) for e in np.linspace(0, 800, 8 * NEAR)]
+    known = {e: arb(math.exp(-e / 2)) for e in grid}  # (a decreasing profile)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kept = _near(grid, known, np.array([1e-3, 0.5]))
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert kept[0] == grid[0] and kept[-1] == grid[-1] and len(kept) < len(grid)

@@ -164,7 +164,9 @@ def _near(grid: list, known: dict, x: np.ndarray) -> list:
     d = np.array([float(known[g].mid()) for g in grid])
     keep = {0, len(grid) - 1}
     for a in x.ravel():
-        for h in (d + a * np.exp(e), np.exp(-e) * (d - (1 - a))):
+        with np.errstate(over="ignore"):  # (e^eps past 709: +inf, never the minimum)
+            hs = (d + a * np.exp(e), np.exp(-e) * (d - (1 - a)))
+        for h in hs:
             m = int(np.argmin(h))
             keep.update(range(max(m - NEAR, 0), min(m + NEAR + 1, len(grid))))
     return [grid[i] for i in sorted(keep)]
@@ -199,7 +201,8 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
         d = np.array([float(known[g].mid()) for g in grid])
         new: set = set()
         for a in np.unique(x[bad]):
-            h1, h2 = d + a * np.exp(e), np.exp(-e) * (d - (1 - a))
+            with np.errstate(over="ignore"):  # (e^eps past 709: +inf, never the minimum)
+                h1, h2 = d + a * np.exp(e), np.exp(-e) * (d - (1 - a))
             p1, p2 = float(np.min(h1)), 1 + float(np.min(h2))
             slack = 4 * tol * max(min(p1, p2), 1e-300) + 1e-300
             for h, p, other in ((h1, p1, p2), (h2, p2, p1)):
