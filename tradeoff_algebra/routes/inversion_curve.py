@@ -37,7 +37,6 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from fractions import Fraction
 
 import numpy as np
 from flint import arb
@@ -49,7 +48,6 @@ from ..numeric.cf_laws import lower, upper, working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
 from ..numeric.cf_split_tails import split_tails
 from ..numeric.cf_tails import tail_inverter
-from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import options
 from ..numeric.profile_band import Band, point_band
@@ -68,7 +66,7 @@ from .grid_band import (
     profile_grid,
 )
 from .plan import pld_leaves
-from .tail_laws import SPLIT_SHARE, tail_sets
+from .tail_laws import SPLIT_SHARE, band_value, floats_around, tail_sets
 
 __all__ = ["inversion_band", "tail_band", "secant_band", "grid_band", "hull_point", "profile_grid",
            "GRID_START", "GRID_MAX", "SECANT_TOL_MIN", "ROUTE"]
@@ -618,27 +616,17 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
     if not isinstance(f, (SymmetricHull, Tensor, TensorPower)) or not 0 < A < 1:
         return None
     a = float(A)
-    q = Fraction(int(A.p), int(A.q))
-    lo_a = a if Fraction(a) <= q else math.nextafter(a, 0.0)
-    hi_a = a if Fraction(a) >= q else math.nextafter(a, 1.0)
     tol = options()["tol"]
-    b = inversion_band(f, np.array([lo_a, hi_a]), tol, warn=False)
+    b = inversion_band(f, np.array(floats_around(A)), tol, warn=False)
     if b is None:
         return None
-    if power:
-        lo, hi = b.power_lo[0], b.power_hi[1]
-        if lo <= a and hi >= 1:  # (nothing learnt: between Id and 0; the next route answers)
+    if power:  # (nothing learnt: between Id and 0; the next route answers)
+        if b.power_lo[0] <= a and b.power_hi[1] >= 1:
             return None
-    else:
-        lo, hi = b.f_lo[1], b.f_hi[0]
-        if lo <= 0 and hi >= 1 - a:
-            return None
-    if hi - lo > tol * abs(hi):  # the band's tolerance is absolute in f: the value's is relative
-        warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified band reaches the "
-                      f"relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
-                      "(pld_options)", ToleranceWarning, stacklevel=4)
-    return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps,
-                           guarantee="certified").routed(FEW_ROUTE if _all_few(f) else ROUTE)
+    elif b.f_lo[1] <= 0 and b.f_hi[0] >= 1 - a:
+        return None
+    # (the band's tolerance is absolute in f: the value's is relative)
+    return band_value(b, f, A, dps, power, tol, FEW_ROUTE if _all_few(f) else ROUTE)
 
 
 def _all_few(f) -> bool:

@@ -206,6 +206,50 @@ def _few_factors(f, share_of: float):
     return law, int(k)
 
 
+def _declined_on_error(build):
+    """``build()``, or None where it fails numerically (the route declines and the next one
+    answers); the time limit is never a declined route (TimeLimitExceeded is an
+    ArithmeticError too)."""
+    try:
+        return build()
+    except budget.TimeLimitExceeded:
+        raise
+    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
+
+
+def _shaped(band: Band | None, x: np.ndarray, tol: float) -> Band | None:
+    """``band`` (of the flattened levels) in the shape of ``x``, warning where it is wider
+    than ``tol``."""
+    if band is None:
+        return None
+    band = Band(*(v.reshape(x.shape) for v in (band.f_lo, band.f_hi, band.power_lo,
+                                                band.power_hi)))
+    _warn_if_wide(band, x, tol)
+    return band
+
+
+def floats_around(A) -> tuple[float, float]:
+    """The two floats around the rational level 0 < A < 1 (equal where A is one): the band at
+    them brackets f(A) and its power (f is non-increasing, its power non-decreasing)."""
+    a = float(A)
+    q = Fraction(int(A.p), int(A.q))
+    return (a if Fraction(a) <= q else math.nextafter(a, 0.0),
+            a if Fraction(a) >= q else math.nextafter(a, 1.0))
+
+
+def band_value(b: Band, f, A, dps: int, power: bool, tol: float, route: str,
+               what: str = "certified band") -> Value:
+    """f(A) (``power``: 1 - f(A)) from the band ``b`` at :func:`floats_around` A, a certified
+    enclosure, with a ToleranceWarning where it is relatively wider than ``tol``."""
+    lo, hi = (b.power_lo[0], b.power_hi[1]) if power else (b.f_lo[1], b.f_hi[0])
+    if hi - lo > tol * abs(hi):
+        warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the {what} reaches the "
+                      f"relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
+                      "(pld_options)", ToleranceWarning, stacklevel=5)
+    return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(route)
+
+
 def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Band | None:
     """Certified bands of f at the levels ``alphas`` for a symmetric self-product of one
     Laplace factor whose atoms are not negligible (``numeric.cf_lattice_curve``: one set of
@@ -230,20 +274,11 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
     with working_precision(64):
         mu = float(law.lattice_parts()[0].mid())
     atoms = mu * (2 * np.arange(k + 1) - k).astype(np.float64)
-    try:
-        # (where every term is summed exactly nothing is planned: no threshold to plan at)
-        first = eps_guess([(law, k)], a_min) if split_terms(k) != (k + 1,) else 0.0
-        band = tails_band(make, atoms, k * mu, flat, tol, first)
-    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
-        raise
-    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        return None
-    if band is None:
-        return None
-    band = Band(*(v.reshape(x.shape) for v in (band.f_lo, band.f_hi, band.power_lo,
-                                                band.power_hi)))
-    _warn_if_wide(band, x, tol)
-    return band
+    # (where every term is summed exactly nothing is planned: no threshold to plan at)
+    first = (lambda: eps_guess([(law, k)], a_min)) if split_terms(k) != (k + 1,) else \
+        (lambda: 0.0)
+    return _shaped(_declined_on_error(
+        lambda: tails_band(make, atoms, k * mu, flat, tol, first())), x, tol)
 
 
 CURVE_BANDS.append(lattice_curve)
@@ -280,18 +315,7 @@ def mixed_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Band
     if laws is None:
         return None
     x = np.asarray(alphas, dtype=np.float64)
-    try:
-        band = _mixed_band(laws, x.ravel(), tol)
-    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
-        raise
-    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        return None
-    if band is None:
-        return None
-    band = Band(*(v.reshape(x.shape) for v in (band.f_lo, band.f_hi, band.power_lo,
-                                                band.power_hi)))
-    _warn_if_wide(band, x, tol)
-    return band
+    return _shaped(_declined_on_error(lambda: _mixed_band(laws, x.ravel(), tol)), x, tol)
 
 
 def mixed_point(f, A, dps: int, power: bool) -> Value | None:
@@ -304,25 +328,9 @@ def mixed_point(f, A, dps: int, power: bool) -> Value | None:
     laws = _mixed_laws(f)
     if laws is None:
         return None
-    a = float(A)
-    q = Fraction(int(A.p), int(A.q))
-    lo_a = a if Fraction(a) <= q else math.nextafter(a, 0.0)
-    hi_a = a if Fraction(a) >= q else math.nextafter(a, 1.0)
     tol = options()["tol"]
-    try:
-        b = _mixed_band(laws, np.array([lo_a, hi_a]), tol)
-    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
-        raise
-    except (ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        return None
-    if b is None:
-        return None
-    lo, hi = (b.power_lo[0], b.power_hi[1]) if power else (b.f_lo[1], b.f_hi[0])
-    if hi - lo > tol * abs(hi):
-        warnings.warn(f"{'power' if power else 'f'}({A}) of {f}: the certified band reaches "
-                      f"the relative width {(hi - lo) / abs(hi):.2g}, above tol = {tol:g} "
-                      "(pld_options)", ToleranceWarning, stacklevel=4)
-    return Value.enclosure(mp.mpf(lo), mp.mpf(hi), dps, guarantee="certified").routed(MIXED_ROUTE)
+    b = _declined_on_error(lambda: _mixed_band(laws, np.array(floats_around(A)), tol))
+    return None if b is None else band_value(b, f, A, dps, power, tol, MIXED_ROUTE)
 
 
 CURVE_BANDS.append(mixed_curve)
