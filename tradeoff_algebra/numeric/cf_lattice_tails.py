@@ -47,7 +47,7 @@ from . import budget, cf
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_route import MAX_WORK, REL_MIN, _work
-from .cf_tails import TailPoint, _clip, _meet, tail_inverter
+from .cf_tails import TailPoint, _clip, _meet, atom_tails, tail_inverter
 
 __all__ = ["LatticeTails", "ExactTails", "eps_guess", "exact_tails", "lattice_power_at"]
 
@@ -139,12 +139,10 @@ class ExactTails:
             for m in range(lo, hi):
                 x = x_at(m)
                 if j == 0:  # the atom at the lattice point: 1{0 > x}
-                    if x < 0:
-                        a, b = arb(1), x.exp()
-                    elif x >= 0:
+                    got = atom_tails(x)
+                    if got is None:
                         continue
-                    else:
-                        a, b = arb(0).union(arb(1)), arb(0).union(x.exp())
+                    a, b = got
                 else:
                     a, b = self.part._integral(x, j, mu, lam, False)
                     if a == 0 and b == 0:

@@ -40,7 +40,7 @@ from flint import arb
 
 from . import budget
 from .cf_laws import working_precision
-from .cf_tails import TailPoint, _clip, _meet
+from .cf_tails import TailPoint, _clip, _meet, atom_tails
 
 __all__ = ["MixedTails", "MAX_TERMS", "mixed_factors"]
 
@@ -122,12 +122,10 @@ class MixedTails:
         for w, c, widths, (sigma, pieces, mg_a, mg_b) in self._terms:
             x = e - c
             if not widths:
-                if x < 0:
-                    a, b = arb(1), x.exp()
-                elif x >= 0:
+                got = atom_tails(x)
+                if got is None:
                     continue
-                else:
-                    a, b = arb(0).union(arb(1)), arb(0).union(x.exp())
+                a, b = got
             elif x <= -sigma:
                 a, b = mg_a, x.exp() * mg_b
             elif x >= sigma:

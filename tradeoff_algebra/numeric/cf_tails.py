@@ -57,6 +57,16 @@ from .cf_laws import Factor, upper, working_precision
 __all__ = ["TailInverter", "TailPoint", "tail_inverter"]
 
 
+def atom_tails(x: arb) -> tuple[arb, arb] | None:
+    """The tails' terms (P, Q) of an atom at distance x below the threshold: 1{x < 0} and
+    e^x 1{x < 0}; None where x >= 0 is proved (no term), both cases' union where x straddles 0."""
+    if x < 0:
+        return arb(1), x.exp()
+    if x >= 0:
+        return None
+    return arb(0).union(arb(1)), arb(0).union(x.exp())
+
+
 class TailPoint:
     """Certified balls at one eps: ``delta`` = delta(eps), ``power`` = A(L > eps) and
     ``alpha`` = B(L > eps) (the Neyman-Pearson point of threshold eps, on the curve)."""
