@@ -20,6 +20,9 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from _report import Report, child_json, run_line  # noqa: E402
 
+# (our child processes and their three questions: those of the Laplace-type products)
+from bench_profile_curve import _CURVE, _EPS, _OURS, _ROC  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _HEAD = r"""
@@ -28,37 +31,6 @@ sys.path.insert(0, {root!r})
 import numpy as np
 import sympy as sp
 """
-
-_OURS = _HEAD + r"""
-import tradeoff_algebra as ta
-from tradeoff_algebra.numeric.context import mp
-R = sp.Rational
-f = {expr}
-warnings.simplefilter("ignore")
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.process_time()
-with ta.pld_options(tol={tol}):
-    {call}
-cpu = time.process_time() - t0
-mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
-print(json.dumps(dict(cpu=cpu, mem=mem, **out)))
-"""
-
-_ROC = r"""v = ta.roc(f, R(1, 100))
-    with mp.workdps(30):
-        out = dict(lo=float(v.lo), hi=float(v.hi), g=v.guarantee, route=v.route)"""
-_EPS = r"""v = ta.epsilon(f, R(1, 10**6))
-    with mp.workdps(30):
-        out = dict(lo=float(v.lo), hi=float(v.hi), g=v.guarantee, route=v.route)"""
-_CURVE = r"""x = np.linspace(0, 1, 101)
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        lo, hi = ta.curve(f, x, bounds=True)
-    i = 1  # alpha = 0.01
-    rel = float(np.max((hi - lo)[1:-1] / np.maximum(1 - lo[1:-1], 1e-300)))
-    out = dict(lo=float(1 - hi[i]), hi=float(1 - lo[i]), rel=rel,
-               g="estimate" if any("estimate" in str(m.message) for m in w) else "certified",
-               route="ta.curve, bounds=True")"""
 
 _PEER = _HEAD + r"""
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
