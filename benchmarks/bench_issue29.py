@@ -173,7 +173,7 @@ def row_heterogeneous(quick: bool) -> dict:
             "laws = [(GaussianLaw(mu2=mu2), 1)] + [(LaplaceLaw(Fraction(1, 10) + "
             "Fraction(i, 10**4)), 1) for i in range(100)]\n"
             "with working_precision(64):\n"
-            "    out = list(cf.epsilon_enclosure(laws, 1e-6, 1e-13))")
+            "    out = list(epsilon_enclosure(laws, 1e-6, 1e-13))")
     ref = _ref("the inversion on the factors' laws directly, width 1e-13 (certified)",
                bl.run(bl.REF, body), "certified")
     expr = f"ta.Tensor(*({HET_G} + {HET_L}))"

@@ -50,6 +50,7 @@ OURS = "import sympy as sp\nimport tradeoff_algebra as ta\nimport scipy.special,
 DPA = ("from dp_accounting import dp_event\n"
        "from dp_accounting.pld import pld_privacy_accountant as pa")
 REF = ("from fractions import Fraction\nfrom tradeoff_algebra.numeric import cf\n"
+       "from tradeoff_algebra.numeric.cf_epsilon import epsilon_enclosure\n"
        "from tradeoff_algebra.numeric.cf_lattice import ExactPart, RemainderLaw\n"
        "from tradeoff_algebra.families.laplace import LaplaceLaw\n"
        "from tradeoff_algebra.families.gaussian import GaussianLaw\n"
@@ -92,11 +93,11 @@ def reference(laws: str, delta: float, split: int | None) -> dict:
                 "out = [float(lo), float(hi)]")
         return run(OURS, body)
     if split is None:
-        body = (f"with working_precision(64):\n    out = list(cf.epsilon_enclosure({laws}, "
+        body = (f"with working_precision(64):\n    out = list(epsilon_enclosure({laws}, "
                 f"{delta}, 1e-13))")
     else:
         body = (f"law, k = {laws}[0]\nwith working_precision(64):\n"
-                f"    out = list(cf.epsilon_enclosure([(RemainderLaw(law, k, {split}), 1)], "
+                f"    out = list(epsilon_enclosure([(RemainderLaw(law, k, {split}), 1)], "
                 f"{delta}, 1e-12, extra=ExactPart(law, k, {split})))")
     return run(REF, body)
 
@@ -333,11 +334,12 @@ def _new_rows(R) -> None:
     expr = "ta.noisy_sgd(4, sp.Rational(33, 100000), 10000)"
     for d, dq in (("11/10000000000000000000", 1.1e-18), ("113/100000000000000000000", 1.13e-18)):
         low = run(OURS, "from tradeoff_algebra.numeric import cf\n"
+                  "from tradeoff_algebra.numeric.cf_epsilon import epsilon_enclosure\n"
                         "from tradeoff_algebra.numeric.cf_laws import working_precision\n"
                         "from tradeoff_algebra.families.gaussian_sampled import sampled_law\n"
                         "law = sampled_law(sp.Rational(1, 4), sp.Rational(33, 100000), 'add')\n"
                         "with working_precision(64):\n"
-                        f"    out = list(cf.epsilon_enclosure([(law, 10000)], {dq}, 1e-10))")
+                        f"    out = list(epsilon_enclosure([(law, 10000)], {dq}, 1e-10))")
         ref = run(OURS, OTHER_CUT.format(d=dq))
         _head(R, "prv_accountant's failure case: DP-SGD q = 0.00033, sigma = 4, T = 10^4, "
                  f"eps({dq:g})", "the remove direction under another cut (X + 3, sigma / 2), "
@@ -441,6 +443,7 @@ def _few_rows(R, before: str | None) -> None:
 #: eps(d) of the remove direction of the failure case under a cut other than the route's
 #: (X + 3, sigma / 2: another weight, another error term eta, accounted as in cf_route).
 OTHER_CUT = """from tradeoff_algebra.numeric import cf
+from tradeoff_algebra.numeric.cf_epsilon import epsilon_enclosure
 from tradeoff_algebra.numeric.cf_laws import working_precision, upper
 from tradeoff_algebra.families.gaussian_sampled import sampled_law
 rem = sampled_law(sp.Rational(1, 4), sp.Rational(33, 100000), 'remove')
@@ -448,7 +451,7 @@ route_cut = rem.cut_for(1e-3 * 1e-10 * {d} / 10**4, 2000.0)
 other = rem.truncated(route_cut.cut[0] + 3, route_cut.cut[1] / 2)
 with working_precision(64):
     eta = 10**4 * upper(other.tail_mass())
-    out = list(cf.epsilon_enclosure([(other, 10**4)], {d} - 2 * eta, 1e-10, {d}))"""
+    out = list(epsilon_enclosure([(other, 10**4)], {d} - 2 * eta, 1e-10, {d}))"""
 
 
 if __name__ == "__main__":

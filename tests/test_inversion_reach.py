@@ -18,6 +18,7 @@ from flint import acb
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.gaussian_sampled import sampled_law
 from tradeoff_algebra.numeric import cf, cf_route
+from tradeoff_algebra.numeric.cf_epsilon import epsilon_enclosure
 from tradeoff_algebra.numeric.cf_laws import upper, working_precision
 from tradeoff_algebra.numeric.context import mp
 
@@ -136,14 +137,14 @@ def test_prv_accountants_failure_case_at_tol_1e9():
     assert loose.lo <= e.lo and e.hi <= loose.hi  # a tighter tolerance is never wider
     add = sampled_law(Fraction(1, 4), Fraction(33, 100000), "add")
     with working_precision(64):
-        a_lo, a_hi = cf.epsilon_enclosure([(add, 10000)], 1.1e-18, 1e-10)
+        a_lo, a_hi = epsilon_enclosure([(add, 10000)], 1.1e-18, 1e-10)
     assert a_hi < e.lo
     rem = sampled_law(Fraction(1, 4), Fraction(33, 100000), "remove")
     base = rem.cut_for(1e-3 * 1e-10 * 1.1e-18 / 10**4, 2000.0)
     other = rem.truncated(base.cut[0] + 3, base.cut[1] / 2)
     with working_precision(64):
         eta = 10**4 * upper(other.tail_mass())
-        o_lo, o_hi = cf.epsilon_enclosure([(other, 10**4)], 1.1e-18 - 2 * eta, 1e-10, 1.1e-18)
+        o_lo, o_hi = epsilon_enclosure([(other, 10**4)], 1.1e-18 - 2 * eta, 1e-10, 1.1e-18)
     assert max(o_lo, float(e.lo)) <= min(o_hi, float(e.hi))
 
 

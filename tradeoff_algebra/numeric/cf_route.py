@@ -27,16 +27,15 @@ from .cf import (
     _all_losses_at_most,
     _first_plan,
     _flat_cost,
-    _guess_epsilon,
     _log_delta_saddle,
     _saddle,
     _saddle_epsilon,
     delta_enclosure,
-    epsilon_enclosure,
     plan_tolerance,
 )
 from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
+from .cf_epsilon import _guess_epsilon, epsilon_enclosure
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_mixed_split import mixed_enclosure
