@@ -771,17 +771,25 @@ def gen_laplace_tails(rng):
         al, pw = L.np_point(t, strict)
     if al <= 0 or al >= 1:
         return None
-    alpha = Fraction(MP.nstr(al, 40, strip_zeros=False, min_fixed=-1000, max_fixed=1000))
+    return _np_case("laplace-tails-", which, expr, al, pw, t, tol, dps, 40, 30, 60)
+
+
+def _np_case(name: str, which: str, expr: str, al, pw, t, tol: float, dps: int, digits: int,
+             rel_digits: int, prec_digits: int):
+    """roc (or, for ``which == "value"``, evaluate) at the Neyman-Pearson point (al, pw) of the
+    threshold t, the level rounded to ``digits`` digits: the reference moves by at most
+    |alpha - al| e^t (the slope of the curve there), plus the reference's own error."""
+    alpha = Fraction(MP.nstr(al, digits, strip_zeros=False, min_fixed=-1000, max_fixed=1000))
     fn = "evaluate" if which == "value" else "roc"
     code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
 
     def ref():
-        with MP.workdps(60):
-            err = abs(_mpq(alpha) - al) * MP.exp(t) + abs(pw) * MP.mpf(10) ** -30 \
-                + MP.mpf(10) ** -60
+        with MP.workdps(prec_digits):
+            err = abs(_mpq(alpha) - al) * MP.exp(t) + abs(pw) * MP.mpf(10) ** -rel_digits \
+                + MP.mpf(10) ** -prec_digits
             v = pw if fn == "roc" else 1 - pw
             return v - err, v + err
-    return Case2("laplace-tails-" + which, code, ref, tol, dps)
+    return Case2(name + which, code, ref, tol, dps)
 
 
 def gen_gauss_laplace(rng):
@@ -811,17 +819,7 @@ def gen_gauss_laplace(rng):
         pw = R2.gauss_laplace_tail(_mpq(nu), _mpq(mu), "Q", t)
     if not (MP.mpf(10) ** -30 < al < 1 - MP.mpf(10) ** -12):
         return None
-    alpha = Fraction(MP.nstr(al, 35, strip_zeros=False, min_fixed=-1000, max_fixed=1000))
-    fn = "evaluate" if which == "value" else "roc"
-    code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
-
-    def ref():
-        with MP.workdps(45):
-            err = abs(_mpq(alpha) - al) * MP.exp(t) + abs(pw) * MP.mpf(10) ** -25 \
-                + MP.mpf(10) ** -45
-            v = pw if fn == "roc" else 1 - pw
-            return v - err, v + err
-    return Case2("gauss-laplace-" + which, code, ref, tol, dps)
+    return _np_case("gauss-laplace-", which, expr, al, pw, t, tol, dps, 35, 25, 45)
 
 
 def gen_laplace_big(rng):
