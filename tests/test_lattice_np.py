@@ -88,6 +88,18 @@ def test_power_at_a_vertex_exactly():
     assert float(hi - lo) <= 1e-11
 
 
+def _assert_powers_hold(law, masses, losses) -> None:
+    """At every level of LEVELS the vertex power's ball holds the Arb power of the whole law
+    (``masses``, ``losses``) and is at most 1e-10 of it wide."""
+    t = tails_for(law, LEVELS, 1e-12)
+    with working_precision(t.prec + 64):
+        for a in LEVELS:
+            lo, hi = power_ball(t, _q(Fraction(a)), a)
+            ref = arb_np_power(masses, losses, Fraction(a))
+            assert lo <= ref.upper() and ref.lower() <= hi, a
+            assert float(hi - lo) <= 1e-10 * float(ref.mid())
+
+
 @pytest.mark.parametrize("n", [8, 300])
 def test_rr_lattice_product_against_arb_power(n):
     """RR(1/10, 3)^n as the exact lattice product (fixed-point tilted windows) against the whole
@@ -100,13 +112,7 @@ def test_rr_lattice_product_against_arb_power(n):
         leaf = ta.randomized_response(R(1, 10), 3)
         law = LatticeProduct.build([(lattice_factor(leaf), n)])
     masses, losses = rr_law_arb(Fraction(1, 10), n)
-    t = tails_for(law, LEVELS, 1e-12)
-    with working_precision(t.prec + 64):
-        for a in LEVELS:
-            lo, hi = power_ball(t, _q(Fraction(a)), a)
-            ref = arb_np_power(masses, losses, Fraction(a))
-            assert lo <= ref.upper() and ref.lower() <= hi, a
-            assert float(hi - lo) <= 1e-10 * float(ref.mid())
+    _assert_powers_hold(law, masses, losses)
 
 
 def test_dg_product_against_arb_power():
@@ -114,13 +120,7 @@ def test_dg_product_against_arb_power():
     law = lattice_law(route(f)[1])
     assert law is not None
     masses, losses = dg_law_arb(3, 40)
-    t = tails_for(law, LEVELS, 1e-12)
-    with working_precision(t.prec + 64):
-        for a in LEVELS:
-            lo, hi = power_ball(t, _q(Fraction(a)), a)
-            ref = arb_np_power(masses, losses, Fraction(a))
-            assert lo <= ref.upper() and ref.lower() <= hi, a
-            assert float(hi - lo) <= 1e-10 * float(ref.mid())
+    _assert_powers_hold(law, masses, losses)
 
 
 def test_roc_route_and_curve_rr_1000():
