@@ -212,15 +212,6 @@ def _discrete_laplace_law(t: sp.Rational) -> list:
 # -- the cases ----------------------------------------------------------------------------------
 
 
-#: The one known break of "a tighter tolerance is never wider" (strict xfails below).
-HULL_THRESHOLDS = (
-    "f(1e-3) of DP-SGD (T = 100) is now certified at both tolerances by the hull's tail band "
-    "(routes/inversion_curve.hull_point): 4.3771e-10 wide at 5e-4, 4.3827e-10 at 1e-6. Both "
-    "meet their tolerance by far, but tail_band places the tighter call's Neyman-Pearson "
-    "thresholds elsewhere (eps 0.4122-0.4123 against 0.4121), not at a superset of the looser "
-    "call's, so its hull can be a hair wider")
-
-
 @dataclass
 class Expr:
     """One expression of the sweep: ``build()`` the node, ``ref()`` its reference (or None),
@@ -282,7 +273,7 @@ EXPRESSIONS = [
     Expr("Skellam(1, 5)^2", lambda: Skellam(1, 5) ** 2, fast=False),
     Expr("PoissonReplace(1, 1/10)^3", lambda: PoissonReplace(1, R(1, 10)) ** 3, fast=False),
     Expr("noisy_sgd(11/10, 1/100, 100)", lambda: ta.noisy_sgd(R(11, 10), R(1, 100), 100),
-         fast=False, defects={("evaluate", "1e-3"): HULL_THRESHOLDS}),
+         fast=False),
     Expr("laplace_mechanism(poisson, 1/20)^10",
          lambda: ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 20)) ** 10, fast=False),
     Expr("laplace_mechanism(uniform, 1/20)^10",
@@ -510,8 +501,10 @@ def test_the_width_of_an_infinite_point_is_zero():
     assert ta.Value.enclosure(1, mp.inf, 10).width == mp.inf
 
 
-@pytest.mark.xfail(strict=True, reason=HULL_THRESHOLDS)
 def test_a_tighter_tolerance_is_never_wider_across_routes():
+    """f(1e-3) of DP-SGD (T = 100), certified by the hull's tail band at both tolerances: the
+    tighter no wider (it was a hair wider, 4.3827e-10 against 4.3771e-10, when the first
+    inverter's eps depended on tol; routes/inversion_curve.py, tests/test_tolerance_nested.py)."""
     f = ta.noisy_sgd(R(11, 10), R(1, 100), 100)
     with ta.time_limit(10):
         loose = ta.evaluate(f, "1e-3")

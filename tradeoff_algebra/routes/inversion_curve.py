@@ -11,7 +11,10 @@ below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
   it, from float estimates of a few tail inverters (``numeric.cf_tails``: an inverter's nodes
   M(z_k)/(z_k(z_k + 1)) do not depend on eps and give delta and both tails at every eps);
   a new inverter is planned where a point's error bound exceeds its share of the tolerance;
-* the certified points of the direction there (both where the deltas tie), kept only where the
+* the certified points of the direction (both where the deltas tie) at the two points around
+  that eps of a dyadic grid whose step shrinks with the tolerance (:func:`grid_step`: a tighter
+  tolerance's grid refines the looser one's, so its points lie nearer the contact point and its
+  band inside the looser one's, :func:`_certified_band`), for the levels where the
   chord-tangent gap between neighbours calls for them (:func:`_thin`), and the larger delta;
 * ``numeric.profile_band.point_band``: the chords of the points below, the support lines at the
   two points around each level above. The band is first order in the points' widths (about
@@ -432,8 +435,9 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
               splits: list | None = None) -> Band | None:
     """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
     levels ``x``, from curve points: for each level the eps whose Neyman-Pearson point of the
-    hull reaches it (floats, :func:`_solve`), the certified points of both directions there
-    (``numeric.cf_tails``) with their mirror images, and the support lines of the larger delta
+    hull reaches it (floats, :func:`_solve`), the certified points of both directions at the
+    two points of the nested dyadic grid around it (:func:`grid_step`, ``numeric.cf_tails``)
+    with their mirror images, and the support lines of the larger delta
     (``numeric.profile_band.point_band``), at most ``TAIL_SHARE`` tol of the power apart for
     the points' balls and as much for the chords between them. None beyond the planned work
     (``MAX_WORK``); raises :class:`_NoTails` where the tails are not certified. ``progress``:
@@ -444,8 +448,12 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
     inner = x[(x > 0) & (x < 1)]
     a_min = float(inner.min()) if inner.size else 0.5
     cap = max(math.log(1 / a_min), math.log(2 / tol)) + 1
-    e_min = (_alpha_eps(sets[0], a_min, cap) if dirs[0].few is None
-             else _alpha_eps_few(dirs[0].few, a_min, cap))
+    # (the first inverter's eps depends on the levels only, never on tol: B(L > eps) <=
+    # e^-eps, so the size a_min is reached below log(1/a_min); the bisection's interval is the
+    # power of two above log(1/a_min) + 1, and the same levels plan the same first inverter)
+    a_cap = 2.0 ** math.ceil(math.log2(math.log(1 / a_min) + 1))
+    e_min = (_alpha_eps(sets[0], a_min, a_cap) if dirs[0].few is None
+             else _alpha_eps_few(dirs[0].few, a_min, a_cap))
     e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
     with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
         if any(d.few is None and _work(d.inverted(), e_start, rel) > MAX_WORK
@@ -491,7 +499,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
             raise
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
-    return _certified_band(dirs, flat, eps, b2, tol, progress)
+    return _certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress)
 
 
 def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarray:
@@ -524,11 +532,51 @@ def _add_point(px: list, py: list, p, one: arb) -> None:
     py += [lower(p.power), lower(one - p.alpha)]
 
 
+#: The step of the grid of eps that holds the certified points is the power of two at most this
+#: share of sqrt(rel) (rel: the inverters' planned relative width): :func:`grid_step`.
+STEP_SHARE = 0.1
+
+
+def grid_step(rel: float) -> float:
+    """The dyadic step 2^-m of the grid of eps on which :func:`_certified_band` certifies its
+    points, the largest power of two at most ``STEP_SHARE`` sqrt(rel): non-increasing as rel
+    (so tol) decreases, so a tighter tolerance's grid refines the looser one's.
+
+    Why sqrt(rel): the chord between the Neyman-Pearson points of thresholds e_lo < e_hi =
+    e_lo + s lies below the concave power by at most (X_lo - X_hi)(S_hi - S_lo)/4 (the
+    tangents' crossing, as in :func:`_thin`), X = alpha with |d alpha / d eps| = c alpha (c the
+    saddle-point tilt), S = e^eps: at most c alpha e^eps s^2 / 4 <= c s^2 / 4 times the power
+    (delta >= 0), with the same order for the support lines at e_lo and e_hi (h_1 convex with
+    its minimum between them). With s <= 0.1 sqrt(rel) that is c rel / 400, a small share of
+    the points' own widths (rel) for tilts up to tens; and s is large beside the width of a
+    point's ball in eps (rel / c), so each bracket's two points lie on both sides of the
+    level."""
+    return 2.0 ** math.floor(math.log2(STEP_SHARE * math.sqrt(rel)))
+
+
 def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
-                    tol: float, progress=None) -> Band:
-    """The band at the levels ``x`` from both directions' certified points at some of the
-    levels' ``eps`` (:func:`_thin`; ``mirror``: the level is reached by the mirror image) and
-    the lines of the larger delta at the two kept points around each level."""
+                    tol: float, step: float, progress=None) -> Band:
+    """The band at the levels ``x`` from both directions' certified points on the grid of eps
+    of step ``step`` (:func:`grid_step`): at the two grid points e_lo <= eps < e_hi = e_lo +
+    step around the float threshold ``eps`` of some of the levels (:func:`_thin`; ``mirror``:
+    the level is reached by the mirror image), and the lines of the larger delta there.
+
+    *A tighter tolerance is never wider* (issue 29). The grid is dyadic and nested: a tighter
+    tolerance's step divides the looser one's (:func:`grid_step`), so its bracket [e_lo', e_hi']
+    of a level's Neyman-Pearson threshold eps* lies inside the looser bracket [e_lo, e_hi]
+    (both hold eps*; the float thresholds of the two calls differ by rounding only, far below
+    the step). For the exact points: the power is concave and its Neyman-Pearson points move
+    along it monotonically in eps, so the points at e_lo', e_hi' lie on the arc between those at
+    e_lo, e_hi, and their chord lies above the looser chord at the level (the lower band can
+    only rise); h_1(v) = delta(log v) + alpha v is convex in v = e^eps with its minimum at
+    e^{eps*} (Prop. 6), so the lines at e_lo', e_hi', nearer eps*, are lower (the upper band
+    can only fall); a tighter tolerance keeps more levels (:func:`_thin`) and plans more
+    inverters, adding points and lines. The balls: the first inverter is the same for every
+    tolerance whose planned width is the same (``tail_band``: its eps depends on the levels
+    only), each point takes the inverter of least error bound at its eps, so among the same
+    inverters and more it is no wider; the Arb precision is each inverter's own. A point at
+    a grid eps (a dyadic float, exact in Arb) is the same ball for every tolerance that shares
+    its inverter."""
     n = x.size
     ests = [d.estimate(eps) for d in dirs]
     dvals = np.array([e[0] for e in ests])
@@ -546,19 +594,64 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
     pos = np.cumsum(keep) - 1  # for each position in order: the last kept at or before it
     left = kept[pos]
     right = kept[np.minimum(pos + ~keep, kept.size - 1)]
+    # each kept level's bracket on the grid (eps >= 0; step a power of two: exact floats)
+    e_lo = np.floor(eps / step) * step
+    e_hi = e_lo + step
+    grid = np.array(sorted(set(e_lo[kept].tolist()) | set(e_hi[kept].tolist())))
     pts: dict = {}
     px, py = [], []
-    best = [d.best(eps)[0] for d in dirs]  # each level's inverter in each direction
+    prec = max(t.eval_prec for d in dirs for t in d.inv)  # (one Arb section for all points)
+    _certify(dirs, grid, pts, px, py, prec, progress)
+    lines: list = [None] * n
+    for r, lv in enumerate(order.tolist()):
+        lines[lv] = [(float(e), pts[float(e)], 2 if mirror[k] else 1)
+                     for k in {int(left[r]), int(right[r])} for e in (e_lo[k], e_hi[k])]
+    band = point_band(np.array(px), np.array(py), x, lines)
+    # A kept level whose bracket's point beyond it lies on its side by its ball (the threshold
+    # a hair from a grid point) is bounded below by the chord from a farther point, whose
+    # slope may be far steeper where the levels are sparse: the grid point beyond, a few error
+    # bounds away (a power-of-two multiple of the step).
+    is_kept = np.zeros(n, dtype=bool)
+    is_kept[kept] = True
+    wide = np.flatnonzero(is_kept & (x > 0) & (x < 1) & (
+        band.power_hi - band.power_lo > 2 * TAIL_SHARE * tol * band.power_hi))
+    if wide.size:
+        more = []
+        for k in wide.tolist():
+            d = dirs[int(dom[k])]
+            e = float(e_lo[k] if mirror[k] else e_hi[k])
+            i, err = d.best(np.array([e]))
+            est = d.inv[int(i[0])].estimate(np.array([e]))
+            if mirror[k]:  # X = 1 - power rises with eps: the point left is at a smaller eps
+                far = 4 * err[0] / max(-est[3][0], 1e-300)
+            else:  # X = alpha falls with eps
+                far = 4 * math.exp(-e) * err[0] / max(-est[4][0], 1e-300)
+            m = 2.0 ** max(math.ceil(math.log2(max(far / step, 1.0))), 0)
+            more.append(max(e - m * step, 0.0) if mirror[k] else e + m * step)
+        _certify(dirs, np.array(sorted(set(more) - set(pts))), pts, px, py, prec, None)
+        _narrow(band, wide, point_band(np.array(px), np.array(py), x[wide],
+                                       [lines[k] for k in wide]))
+    return band
+
+
+def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: int,
+             progress=None) -> None:
+    """The certified points at the increasing floats ``grid`` (each direction's from its
+    inverter of least error bound there): the contact point's (the larger delta's, both where
+    the deltas tie) into ``px``, ``py`` with its mirror image, and the larger delta's upper end
+    into ``pts``."""
+    if grid.size == 0:
+        return
+    ests = [d.estimate(grid) for d in dirs]
+    dvals = np.array([e[0] for e in ests])
+    dom = np.argmax(dvals, axis=0)
+    best = [d.best(grid)[0] for d in dirs]
     # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
     # it bounds delta here too, and where it lies below the larger delta nothing is computed
     last = [math.inf] * len(dirs)
-    prec = max(t.eval_prec for d in dirs for t in d.inv)  # (one Arb section for all points)
     with working_precision(prec):
         one = arb(1)
-        for k in sorted(kept.tolist(), key=lambda k: eps[k]):
-            e = float(eps[k])
-            if e in pts:
-                continue
+        for k, e in enumerate(grid.tolist()):
             budget.check()
             close = np.abs(dvals[:, k] - dvals[dom[k], k]) <= 1e-6 * abs(dvals[dom[k], k])
             d_hi = 0.0
@@ -574,37 +667,6 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
             pts[e] = d_hi
             if progress is not None:
                 progress.update()
-    lines: list = [None] * n
-    for r, lv in enumerate(order.tolist()):
-        lines[lv] = [(float(eps[k]), pts[float(eps[k])], 2 if mirror[k] else 1)
-                     for k in {int(left[r]), int(right[r])}]
-    band = point_band(np.array(px), np.array(py), x, lines)
-    # A kept level whose point lies right of it (by its ball) is bounded below by the chord from
-    # the point before, whose slope may be far steeper where the levels are sparse: a second
-    # point of the same direction just left of the level, a few error bounds away.
-    is_kept = np.zeros(n, dtype=bool)
-    is_kept[kept] = True
-    wide = np.flatnonzero(is_kept & (x > 0) & (x < 1) & (
-        band.power_hi - band.power_lo > 2 * TAIL_SHARE * tol * band.power_hi))
-    if wide.size:
-        with working_precision(prec):
-            one = arb(1)
-            for k in wide.tolist():
-                budget.check()
-                d, e = dirs[int(dom[k])], float(eps[k])
-                i, err = d.best(np.array([e]))
-                est = d.inv[int(i[0])].estimate(np.array([e]))
-                if mirror[k]:  # X = 1 - power rises with eps: the point left is at a smaller eps
-                    step = 4 * err[0] / max(-est[3][0], 1e-300)
-                    e2 = max(e - step, 0.0)
-                else:  # X = alpha falls with eps
-                    step = 4 * math.exp(-e) * err[0] / max(-est[4][0], 1e-300)
-                    e2 = e + step
-                j2, _ = d.best(np.array([e2]))
-                _add_point(px, py, d.inv[int(j2[0])].point_here(e2), one)
-        _narrow(band, wide, point_band(np.array(px), np.array(py), x[wide],
-                                       [lines[k] for k in wide]))
-    return band
 
 
 def hull_point(f, A, dps: int, power: bool) -> Value | None:
