@@ -591,9 +591,6 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
     order = np.argsort(X, kind="stable")
     keep = _thin(X[order], np.maximum(Y[order], 0.0), S[order], TAIL_SHARE * tol)
     kept = order[keep]  # level indices, by increasing X
-    pos = np.cumsum(keep) - 1  # for each position in order: the last kept at or before it
-    left = kept[pos]
-    right = kept[np.minimum(pos + ~keep, kept.size - 1)]
     # each kept level's bracket on the grid (eps >= 0; step a power of two: exact floats)
     e_lo = np.floor(eps / step) * step
     e_hi = e_lo + step
@@ -602,10 +599,11 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
     px, py = [], []
     prec = max(t.eval_prec for d in dirs for t in d.inv)  # (one Arb section for all points)
     _certify(dirs, grid, pts, px, py, prec, progress)
-    lines: list = [None] * n
-    for r, lv in enumerate(order.tolist()):
-        lines[lv] = [(float(e), pts[float(e)], 2 if mirror[k] else 1)
-                     for k in {int(left[r]), int(right[r])} for e in (e_lo[k], e_hi[k])]
+    # each level's lines: at the certified grid points nearest its threshold on either side
+    # (h_1 and h_2 are convex with their minima there: the lowest lines of the grid's)
+    j = np.clip(np.searchsorted(grid, eps, side="right"), 1, grid.size - 1)
+    lines = [[(float(e), pts[float(e)], 2 if mirror[k] else 1)
+              for e in {grid[j[k] - 1], grid[j[k]]}] for k in range(n)]
     band = point_band(np.array(px), np.array(py), x, lines)
     # A kept level whose bracket's point beyond it lies on its side by its ball (the threshold
     # a hair from a grid point) is bounded below by the chord from a farther point, whose
