@@ -570,13 +570,17 @@ def _certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarr
     e_lo, e_hi, and their chord lies above the looser chord at the level (the lower band can
     only rise); h_1(v) = delta(log v) + alpha v is convex in v = e^eps with its minimum at
     e^{eps*} (Prop. 6), so the lines at e_lo', e_hi', nearer eps*, are lower (the upper band
-    can only fall); a tighter tolerance keeps more levels (:func:`_thin`) and plans more
-    inverters, adding points and lines. The balls: the first inverter is the same for every
-    tolerance whose planned width is the same (``tail_band``: its eps depends on the levels
-    only), each point takes the inverter of least error bound at its eps, so among the same
-    inverters and more it is no wider; the Arb precision is each inverter's own. A point at
-    a grid eps (a dyadic float, exact in Arb) is the same ball for every tolerance that shares
-    its inverter."""
+    can only fall). The balls: the first inverter is the same for every tolerance whose
+    planned width is the same (``tail_band``: its eps depends on the levels only; every
+    tolerance from 1e-5 up, where the plan is capped at ``TAIL_PLAN_MAX``), the Arb precision
+    is each inverter's own, and a point at a grid eps (a dyadic float, exact in Arb) is then
+    the same ball at every such tolerance; the levels certified (:func:`_thin`) and the
+    inverters planned after the first are the tighter call's own, and each point takes the
+    inverter of least error bound at its eps. What is proved here is the exact geometry and
+    the sameness of shared balls; where a tighter tolerance plans narrower inverters, its
+    balls are narrower by about the ratio of the tolerances (``TAIL_PLAN``), which
+    tests/test_tolerance_nested.py and benchmarks/fuzz_tolerance_monotone.py check, not a
+    proof."""
     n = x.size
     ests = [d.estimate(eps) for d in dirs]
     dvals = np.array([e[0] for e in ests])
