@@ -42,29 +42,40 @@ from . import budget
 from .cf_laws import working_precision
 from .cf_tails import TailPoint, _clip, _meet, atom_tails
 
-__all__ = ["MixedTails", "MAX_TERMS", "mixed_factors"]
+__all__ = ["MixedTails", "MAX_TERMS", "mixed_factors", "lattice_laws", "MAX_LAWS"]
 
 #: The most pieces (terms times sign patterns) summed at every eps.
 MAX_TERMS = 4000
+#: The most factors (counted with their powers) listed one law per factor.
+MAX_LAWS = 100_000
 
 
-def mixed_factors(factors: list) -> list | None:
-    """The factors' lattice parts as a list of laws, one per factor (a power n repeated n
-    times), where every law has ``lattice_parts`` with one lam, there are at least two
-    different scales, and the pieces are at most :data:`MAX_TERMS`; else None."""
+def lattice_laws(factors: list) -> list | None:
+    """The factors' laws, one per factor (a power n repeated n times), where every law has
+    ``lattice_parts`` with one lam, there are at least two different scales and at most
+    :data:`MAX_LAWS` factors; else None."""
+    if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_LAWS:
+        return None  # (before a list of one law per factor is built)
     laws = []
     for law, n in factors:
         if not hasattr(law, "lattice_parts"):
             return None
         laws += [law] * int(n)
-    if len(laws) < 2 or len(factors) < 2:
-        return None
-    if sum(math.comb(len(laws), j) * 2 ** (len(laws) - j) * 2**j
-           for j in range(len(laws) + 1)) > MAX_TERMS:
-        return None
     with working_precision(64):
         lams = {float(law.lattice_parts()[4].mid()) for law in laws}
     return laws if len(lams) == 1 else None
+
+
+def mixed_factors(factors: list) -> list | None:
+    """:func:`lattice_laws` where the pieces summed at every eps are at most
+    :data:`MAX_TERMS`; else None."""
+    if len(factors) < 2 or sum(int(n) for _, n in factors) > 8:
+        return None  # (3^r terms: r <= 5 within MAX_TERMS)
+    laws = lattice_laws(factors)
+    if laws is None or sum(math.comb(len(laws), j) * 2 ** (len(laws) - j) * 2**j
+                           for j in range(len(laws) + 1)) > MAX_TERMS:
+        return None
+    return laws
 
 
 class MixedTails:

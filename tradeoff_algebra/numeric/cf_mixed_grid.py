@@ -1,0 +1,450 @@
+"""Certified loss tails of products of many Laplace factors whose scales lie on one grid
+(Laplace(mu_1) (x) ... (x) Laplace(mu_r), mu_i = m_i h, m_i integers: Laplace(1/10 + i/10^4),
+i < 100), split by the number of density components: the terms with at most J of them summed
+exactly on the grid, the rest inverted (its transform decays like |t|^-(J+1)).
+
+**The factors.** Each factor's loss law (``lattice_parts``: atoms p+ at mu, p- at -mu, the
+density kappa e^{lam s} on (-mu, mu); Dong, Roth & Su, Prop. 7) is dA_i = e^{s/2} d nu_i with
+lam = 1/2 and, for the Laplace mechanism, nu_i = c_i (delta_mu + delta_-mu + 1/2 on (-mu, mu)),
+c_i = p+ e^{-mu/2} = p- e^{mu/2} = 2 kappa = e^{-mu/2}/2. The law actually used is this
+structured one with c_i = p+ e^{-mu/2} (a ball); the distance to the law's own parts is bounded
+in total variation (:meth:`GridPart.tv_bound`: |p- e^{mu/2} - c_i| e^{-mu/2} + |kappa - c_i/2|
+4 sinh(mu/2) for one factor, and ||prod A_i - prod A'_i|| <= sum_i TV_i prod_{k != i}
+max(||A_k||, ||A'_k||)) and added to every ball (delta and both tails move by at most the total
+variation: their integrands lie in [0, 1] on L > eps); for the Laplace law it is the balls'
+radius, about 2^-prec.
+
+**The product's transform.** With w = z + 1/2, x = e^{w h}, v = 1/(2w), one factor's
+transform is int e^{ws} d nu_i = c_i ((1 + v) x^{m_i} + (1 - v) x^{-m_i}) (the density
+1/2 on (-mu, mu) transforms to (x^m - x^-m)/(2w)), so with y = x^2 and S = sum m_i
+
+    nu^(w) = C x^{-S} prod_i ((1 + v) y^{m_i} + (1 - v)) = C x^{-S} sum_j v^j P_j(y),
+
+C = prod c_i, P_j integer polynomials. With E_k(y) = [rho^k] prod_i (1 + rho y^{m_i}) (the atoms
+alone: k factors at +mu), P_j = sum_k K_j(k) E_k with the Krawtchouk numbers
+K_j(k) = [v^j] (1 + v)^k (1 - v)^{r-k}; the E_k come from one ``fmpz_poly`` product by the
+Kronecker substitution rho = Y^K, y^{m_i} = y^{m_0} y^{d_i} (K = sum d_i + 1), exact.
+
+**The exact part** (j <= J). v^j y^n x^{-S} = e^{w a_n} / (2w)^j, a_n = (2n - S) h, is the
+transform of the measure 2^-j (a_n - s)_+^{j-1} / (j-1)! ds (j >= 1; the atom at a_n for
+j = 0), so the part is the measure nu_E = C sum_{j<=J} sum_n P_j[n] 2^-j (a_n - s)_+^{j-1}/(j-1)!
+(the transforms agree for Re w > 0, so the measures do). Its share of the tails at eps
+(A(L > eps) = int_{s>eps} e^{s/2} d nu, e^eps B(L > eps) = e^eps int_{s>eps} e^{-s/2} d nu) is,
+for nu = +-1/2 (2 nu = +-1), with int_eps^a (a - s)^{j-1}/(j-1)! e^{nu s} ds =
+e^{nu a} / nu^j - e^{nu eps} sum_{r<j} nu^{r-j} (a - eps)^r / r!,
+
+    T_nu(eps) = sum_{a_n > eps} W[n] e^{nu a_n}
+                - e^{nu eps} sum_{r<J} nu^r / r! sum_{a_n > eps} Q_r[n] (a_n - eps)^r,
+
+W = sum_{j<=J} (2 nu)^-j P_j and Q_r = sum_{r<j<=J} (2 nu)^-j P_j, integers. The second sums
+are exact rationals (:meth:`GridPart._moments`: falling-factorial moments
+F_p(n0) = sum_{n>=n0} P_j[n] C(n - n0, p) kept at block starts, moved to n0 by Vandermonde's
+C(n - n0, p) = sum_q C(b - n0, p - q) C(n - b, q) and the block's first terms; (a_n - eps)^r in
+the basis C(n - n0, p) by forward differences), the first sums Arb balls (block sums kept).
+Then the part's delta is C (T_{1/2} - e^eps T_{-1/2}), its tails C T_{1/2} and C e^eps T_{-1/2},
+and d delta / d eps = -C e^eps T_{-1/2} (the integrand vanishes at s = eps).
+
+**The remainder** (:class:`GridRemainder`, j > J): a positive measure, the structured law minus
+the exact part, with transform R(z) = C x^{-S} sum_{j>J} v^j P_j(y), computed at each node as
+the tail of the product prod_i (alpha_i + beta_i v) of linear polynomials in v (alpha_i =
+c_i (x^{m_i} + x^{-m_i}), beta_i = c_i (x^{m_i} - x^{-m_i})): no subtraction. With
+|alpha_i| <= a_i = 2 c_i cosh(a mu_i) and |beta_i v| <= u_i(t) = c_i min(sinh(a mu_i)/a,
+cosh(a mu_i)/|w|) (a = Re w; |sinh(w mu)/w| is at most the same integral at a, and |sinh| <=
+cosh of the real part), |R(c + it')| <= sum_{|T| > J} prod_T u_i prod_{not T} a_i for every
+t' >= t (u_i does not increase in t): :meth:`GridRemainder.decay_bound`; and since
+u_i <= rho_i / t, rho_i = c_i cosh(a mu_i), choosing J + 1 members of each T gives
+|R| <= V / t^{J+1}, V = [y^{J+1}] prod_i (a_i + u_i(0) + rho_i y) (:meth:`power_decay`). The
+remainder is inverted by :mod:`.cf` with the exact part added (its ``extra``).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import reduce
+from math import comb
+
+import numpy as np
+from flint import acb, acb_poly, arb, arb_poly, fmpq, fmpz_poly
+
+from . import budget
+from .cf_laws import upper, working_precision
+
+__all__ = ["grid_of", "GridPart", "GridRemainder", "MAX_SPAN", "BLOCK"]
+
+#: The largest S = sum m_i (the atoms' polynomial has S + 1 coefficients; its product about
+#: r (sum d_i) coefficients): Laplace(1/10 + i/10^4), i < 100, has S = 104 950.
+MAX_SPAN = 400_000
+#: Coefficients per block of the kept block sums (a query sums at most one block directly).
+BLOCK = 128
+
+
+def _exact_mu(law) -> Fraction | None:
+    mu = getattr(law, "_mu", None)  # (the law's exact scale: LaplaceLaw keeps a Fraction)
+    return mu if isinstance(mu, Fraction) and mu > 0 else None
+
+
+def grid_of(laws: list) -> tuple[Fraction, list[int]] | None:
+    """(h, [m_i]) with mu_i = m_i h, h the largest such grid step, for laws with
+    ``lattice_parts`` whose lam is exactly 1/2 and whose exact scales are known, where
+    S = sum m_i <= :data:`MAX_SPAN`; else None."""
+    mus = []
+    for law in laws:
+        if not hasattr(law, "lattice_parts"):
+            return None
+        mu = _exact_mu(law)
+        if mu is None:
+            return None
+        with working_precision(64):
+            lam = law.lattice_parts()[4]
+        if not (lam.rad() == 0 and lam.mid() == arb(0.5)):
+            return None
+        mus.append(mu)
+    den = reduce(lambda a, b: a * b // math.gcd(a, b), (m.denominator for m in mus), 1)
+    nums = [m.numerator * (den // m.denominator) for m in mus]
+    g = reduce(math.gcd, nums)
+    h = Fraction(g, den)
+    ms = [x // g for x in nums]
+    if sum(ms) > MAX_SPAN:
+        return None
+    return h, ms
+
+
+def _tree(polys: list):
+    while len(polys) > 1:
+        budget.check()
+        nxt = [polys[i] * polys[i + 1] for i in range(0, len(polys) - 1, 2)]
+        if len(polys) % 2:
+            nxt.append(polys[-1])
+        polys = nxt
+    return polys[0]
+
+
+def _krawtchouk(j: int, k: int, r: int) -> int:
+    """[v^j] (1 + v)^k (1 - v)^{r-k}."""
+    return sum(comb(k, i) * comb(r - k, j - i) * (-1) ** (j - i) for i in range(j + 1))
+
+
+class _Support:
+    """What :mod:`.cf` and :mod:`.cf_epsilon` read of an exact part's law (``extra.law``
+    with ``extra.k = 1``): the largest loss sum mu_i."""
+
+    def __init__(self, mus: list[Fraction]) -> None:
+        self._sup = sum(mus, Fraction(0))
+        self.mu = float(self._sup)
+
+    def loss_sup(self) -> arb:
+        return arb(fmpq(self._sup.numerator, self._sup.denominator))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Support) and other._sup == self._sup
+
+    def __hash__(self) -> int:
+        return hash((_Support, self._sup))
+
+
+def _factor_consts(laws: list) -> tuple[list, arb]:
+    """The c_i = p+ e^{-mu_i/2} (balls at the working precision) and the total-variation
+    bound between the laws and their structured form (module docstring)."""
+    cs, tvs, norms = [], [], []
+    for law in laws:
+        mu, pp, pm_, kappa, _ = law.lattice_parts()
+        c = pp * (-mu / 2).exp()
+        cs.append(c)
+        tv = (pm_ * (mu / 2).exp() - c).abs_upper() * (-mu / 2).exp() \
+            + (kappa - c / 2).abs_upper() * 4 * (mu / 2).sinh()
+        tvs.append(arb(tv.upper()))
+        total = pp + pm_ + kappa * 4 * (mu / 2).sinh()  # ||A_i|| (a probability: 1)
+        mine = c * (2 * (mu / 2).cosh() + 2 * (mu / 2).sinh())  # ||A'_i||
+        norms.append(arb(total.upper()).max(arb(mine.upper())))
+    tv = arb(0)
+    for i, t in enumerate(tvs):
+        if t.is_zero():
+            continue
+        p = t
+        for k, nk in enumerate(norms):
+            if k != i:
+                p *= nk
+        tv += p
+    return cs, arb(tv.upper())
+
+
+class GridPart:
+    """The terms with at most ``J`` density components of a product of Laplace factors on one
+    grid, summed exactly (module docstring): ``terms(eps)`` (delta and its derivative) and
+    ``tails(eps)`` (the part's A(L > eps) and e^eps B(L > eps)), Arb balls at ``prec`` bits
+    whatever the caller's precision. ``law``, ``k`` and ``J``: what :mod:`.cf` reads of an
+    exact part."""
+
+    def __init__(self, laws: list, J: int, prec: int | None = None) -> None:
+        got = grid_of(laws)
+        if got is None:
+            raise ValueError("the Laplace factors' scales lie on no usable common grid")
+        self.h, self.ms = got
+        r = len(self.ms)
+        self.J, self.k = int(J), 1
+        self.law = _Support([m * self.h for m in self.ms])
+        self.S = sum(self.ms)
+        self.prec = prec if prec is not None else 128 + 3 * r + 24 * self.J
+        self._build_polys()
+        with working_precision(self.prec):
+            self._cs, self._tv = _factor_consts(laws)
+            self._C = reduce(lambda a, b: a * b, self._cs, arb(1))
+            self._build_sums()
+        self._cache: dict = {}
+
+    # -- the integer polynomials -----------------------------------------------------------
+    def _build_polys(self) -> None:
+        ms, J, S = self.ms, self.J, self.S
+        r = len(ms)
+        m0 = min(ms)
+        d = [m - m0 for m in ms]
+        K = sum(d) + 1
+        polys = []
+        for di in d:
+            c = [0] * (K + di + 1)
+            c[0] = c[K + di] = 1
+            polys.append(fmpz_poly(c))
+        coeffs = _tree(polys).coeffs()
+        self.n_lo = n_lo = S // 2  # (a_n > eps >= 0 needs 2n > S)
+        N = S - n_lo + 1
+        P = [np.zeros(N, dtype=object) for _ in range(J + 1)]
+        for k in range(r + 1):
+            budget.check()
+            lo = m0 * k
+            if lo + K <= n_lo or k * K >= len(coeffs):
+                continue
+            a = max(lo, n_lo)
+            seg = np.array([int(x) for x in coeffs[k * K + (a - lo):(k + 1) * K]], dtype=object)
+            if not seg.size:
+                continue
+            for j in range(J + 1):
+                w = _krawtchouk(j, k, r)
+                if w:
+                    P[j][a - n_lo:a - n_lo + seg.size] += w * seg
+        self.N = N
+        self.P = P
+        self.W = {+1: sum(P), -1: sum((-1) ** j * P[j] for j in range(J + 1))}
+        # falling-factorial moments F_{j,p}(b) = sum_{i >= bB} P_j[i] C(i - bB, p), p < j, at
+        # block starts, from the block's own sums and the next block's moments (Vandermonde)
+        B = BLOCK
+        nb = (N + B - 1) // B
+        self.nb = nb
+        pad = nb * B
+        cmat = np.array([[comb(t, p) for p in range(max(J, 1))] for t in range(B)], dtype=object)
+        shift = [[comb(B, p - q) if q <= p else 0 for q in range(J)] for p in range(J)]
+        self.F = [None]
+        for j in range(1, J + 1):
+            budget.check()
+            q = np.zeros(pad, dtype=object)
+            q[:N] = P[j]
+            G = q.reshape(nb, B).dot(cmat[:, :j])
+            F = [None] * (nb + 1)
+            F[nb] = [0] * j
+            for b in range(nb - 1, -1, -1):
+                nxt = F[b + 1]
+                F[b] = [int(G[b, p]) + sum(shift[p][qq] * nxt[qq] for qq in range(p + 1))
+                        for p in range(j)]
+            self.F.append(F)
+
+    def _build_sums(self) -> None:
+        """Arb block sums A_nu(b) = sum_{i >= bB} W_nu[i] e^{nu a_i}, nu = +-1/2."""
+        B, h, S = BLOCK, self.h, self.S
+        self.A = {}
+        for sgn in (+1, -1):
+            nu = Fraction(sgn, 2)
+            X = arb(fmpq(2 * nu.numerator * h.numerator, nu.denominator * h.denominator)).exp()
+            W = self.W[sgn]
+            out = [arb(0)] * (self.nb + 1)
+            for b in range(self.nb - 1, -1, -1):
+                if b % 64 == 0:
+                    budget.check()
+                i0 = b * B
+                chunk = [int(x) for x in W[i0:i0 + B]]
+                a0 = (2 * (self.n_lo + i0) - S) * h * nu
+                val = arb_poly(chunk)(X) * arb(fmpq(a0.numerator, a0.denominator)).exp()
+                out[b] = out[b + 1] + val
+            self.A[sgn] = out
+
+    # -- queries ---------------------------------------------------------------------------
+    def _moments(self, i0: int) -> list[list[int]]:
+        """F_{j,p}(i0) = sum_{i >= i0} P_j[i] C(i - i0, p), p < j, exact integers."""
+        B = BLOCK
+        b1 = -(-i0 // B)
+        s1 = b1 * B
+        out = [[]]
+        for j in range(1, self.J + 1):
+            Fb = self.F[j][min(b1, self.nb)]
+            row = []
+            part = self.P[j][i0:min(s1, self.N)]
+            for p in range(j):
+                v = sum(comb(s1 - i0, p - q) * Fb[q] for q in range(p + 1)) if b1 < self.nb \
+                    else 0
+                if part.size:
+                    v += sum(int(part[t]) * comb(t, p) for t in range(p, part.size))
+                row.append(v)
+            out.append(row)
+        return out
+
+    def _t(self, eps: Fraction) -> tuple[arb, arb]:
+        """(T_{1/2}(eps), T_{-1/2}(eps)) of the module docstring, balls at ``prec``."""
+        h, S, J = self.h, self.S, self.J
+        n0 = math.floor((S + eps / h) / 2) + 1
+        i0 = n0 - self.n_lo
+        if n0 > S:
+            return arb(0), arb(0)
+        F = self._moments(i0)
+        d0 = (2 * n0 - S) * h - eps  # a_{n0} - eps, in (0, 2h]
+        # (a_n - eps)^r = sum_p c_{r,p} C(n - n0, p): forward differences of g(k) = (2hk + d0)^r
+        g = [[(2 * h * k + d0) ** rr for k in range(J)] for rr in range(J)]
+        out = []
+        B = BLOCK
+        s1 = min(-(-i0 // B) * B, self.N)
+        for sgn in (+1, -1):
+            nu = Fraction(sgn, 2)
+            bsum = Fraction(0)
+            for rr in range(J):
+                qmom = [sum(sgn**j * F[j][p] for j in range(rr + 1, J + 1)) for p in range(rr + 1)]
+                tot = Fraction(0)
+                for p in range(rr + 1):
+                    cp = sum((-1) ** (p - i) * comb(p, i) * g[rr][i] for i in range(p + 1))
+                    tot += cp * qmom[p]
+                bsum += nu**rr / math.factorial(rr) * tot
+            X = arb(fmpq(2 * nu.numerator * h.numerator, nu.denominator * h.denominator)).exp()
+            a0 = (2 * n0 - S) * h * nu
+            part = [int(x) for x in self.W[sgn][i0:s1]]
+            A = self.A[sgn][min(-(-i0 // B), self.nb)]
+            if part:
+                A = A + arb_poly(part)(X) * arb(fmpq(a0.numerator, a0.denominator)).exp()
+            e_nu = arb(fmpq((eps * nu).numerator, (eps * nu).denominator)).exp()
+            out.append(A - e_nu * arb(fmpq(bsum.numerator, bsum.denominator)))
+        return out[0], out[1]
+
+    def tails(self, eps: float) -> tuple[arb, arb]:
+        """The part's (A(L > eps), e^eps B(L > eps)), balls (the total-variation bound added)."""
+        key = float(eps)
+        got = self._cache.get(key)
+        if got is None:
+            budget.check()
+            e = Fraction(key)
+            if e < 0:
+                raise ValueError(f"GridPart needs eps >= 0, not {eps}")
+            with working_precision(self.prec):
+                tp, tm = self._t(e)
+                ee = arb(key).exp()
+                power = self._C * tp + arb(0, self._tv.upper())
+                ealpha = self._C * ee * tm + arb(0, self._tv.upper())
+            if len(self._cache) > 256:
+                self._cache.clear()
+            got = self._cache[key] = (power, ealpha)
+        return got
+
+    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
+        """(delta-part(eps), its derivative in eps) (the interface of
+        :class:`~.cf_lattice.ExactPart`)."""
+        power, ealpha = self.tails(eps)
+        with working_precision(self.prec):
+            return power - ealpha, -ealpha
+
+
+class GridRemainder:
+    """The positive measure of the terms with more than J density components (module
+    docstring) as a :class:`~.cf_laws.LossLaw` of one factor: its transform, decay bounds and
+    float cumulants (planning)."""
+
+    closed_under_tensor = False
+    #: M(c + it) costs the same at every t (a closed form): the planned work is the nodes.
+    mgf_cost_flat = True
+
+    def __init__(self, part: GridPart) -> None:
+        self.part = part
+        self.J = part.J
+        self.mus = [m * part.h for m in part.ms]
+        self._mus_f = np.array([float(m) for m in self.mus])
+        self._cs_f = np.array([float(c.mid()) for c in part._cs])
+
+    def _arb_mus(self) -> list[arb]:
+        return [arb(fmpq(m.numerator, m.denominator)) for m in self.mus]
+
+    def mgf(self, z: acb) -> acb:
+        w = z + acb(0.5)
+        v = 1 / (2 * w)
+        polys = []
+        for mu, c in zip(self._arb_mus(), self.part._cs, strict=True):
+            x = (w * mu).exp()
+            xi = 1 / x
+            polys.append(acb_poly([c * (x + xi), c * (x - xi)]))
+        coeffs = _tree(polys).coeffs()
+        tail = acb(0)
+        for cf in reversed(coeffs[self.J + 1:]):
+            tail = tail * v + cf
+        return tail * v ** (self.J + 1)
+
+    def _log_r(self, c: float) -> float:
+        """Float log R(c): log prod M'_i(c) + log P(more than J density components) under the
+        tilt (a Poisson-binomial tail; planning only)."""
+        w = c + 0.5
+        x = w * self._mus_f
+        e2 = np.exp(-2 * x)
+        atoms = 1 + e2  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
+        dens = -np.expm1(-2 * x) / (2 * w)
+        logm = float(np.sum(np.log(self._cs_f) + x + np.log(atoms + dens)))
+        p = dens / (atoms + dens)
+        dist = np.zeros(self.J + 2)
+        dist[0] = 1.0
+        for pi in p:  # (the last state: more than J)
+            new = dist * (1 - pi)
+            new[1:] += dist[:-1] * pi
+            new[-1] += dist[-1] * pi
+            dist = new
+        tail = dist[-1]
+        return logm + (math.log(tail) if tail > 0 else -745.0)
+
+    def cumulants(self, c: float) -> tuple[float, float, float]:
+        hh = 1e-4 * max(c, 1e-3)
+        f0, fp, fm = self._log_r(c), self._log_r(c + hh), self._log_r(c - hh)
+        return f0, (fp - fm) / (2 * hh), max((fp - 2 * f0 + fm) / (hh * hh), 1e-300)
+
+    def _parts(self, c: arb, t: arb | None):
+        a = c + arb(0.5)
+        al, u0, ut, rho = [], [], [], []
+        wabs = None if t is None else (a * a + t * t).sqrt()
+        for mu, cc in zip(self._arb_mus(), self.part._cs, strict=True):
+            ch, sh = (a * mu).cosh(), (a * mu).sinh()
+            al.append(2 * cc * ch)
+            u0.append(cc * sh / a)
+            rho.append(cc * ch)
+            if wabs is not None:
+                other = cc * ch / wabs
+                ut.append(other if other < u0[-1] else (u0[-1] if u0[-1] < other
+                                                         else u0[-1].union(other)))
+        return al, u0, ut, rho
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        al, _, ut, _ = self._parts(c, t)
+        coeffs = _tree([arb_poly([x, u]) for x, u in zip(al, ut, strict=True)]).coeffs()
+        return sum(coeffs[self.J + 1:], arb(0))
+
+    def log_decay_estimate(self, c: float, t: float) -> float:
+        with working_precision(64):
+            b = self.decay_bound(arb(c), arb(t))
+        return math.log(upper(b)) if b > 0 else -math.inf
+
+    def power_decay(self, c: arb) -> tuple[arb, int] | None:
+        al, u0, _, rho = self._parts(c, None)
+        coeffs = _tree([arb_poly([x + u, r]) for x, u, r in zip(al, u0, rho, strict=True)]
+                       ).coeffs()
+        return coeffs[self.J + 1], self.J + 1
+
+    def loss_sup(self) -> arb | None:
+        return self.part.law.loss_sup()
+
+    def inverse(self) -> GridRemainder:
+        return self  # (the product of Laplace factors is symmetric)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GridRemainder) and other.part is self.part
+
+    def __hash__(self) -> int:
+        return hash((GridRemainder, id(self.part)))
+
