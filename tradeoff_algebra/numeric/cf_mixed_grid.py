@@ -68,15 +68,47 @@ import numpy as np
 from flint import acb, acb_poly, arb, arb_poly, fmpq, fmpz_poly
 
 from . import budget
-from .cf_laws import upper, working_precision
+from .cf import _first_plan
+from .cf_epsilon import _guess_epsilon
+from .cf_laws import Factor, upper, working_precision
+from .progress import ensure_time
 
-__all__ = ["grid_of", "GridPart", "GridRemainder", "MAX_SPAN", "BLOCK"]
+__all__ = ["grid_of", "grid_split", "lattice_laws", "MAX_LAWS", "GridPart", "GridRemainder",
+           "MAX_SPAN", "BLOCK", "GRID_ORDERS", "GRID_NODES"]
 
 #: The largest S = sum m_i (the atoms' polynomial has S + 1 coefficients; its product about
 #: r (sum d_i) coefficients): Laplace(1/10 + i/10^4), i < 100, has S = 104 950.
 MAX_SPAN = 400_000
 #: Coefficients per block of the kept block sums (a query sums at most one block directly).
 BLOCK = 128
+#: The split orders tried (the terms with at most J density components summed exactly).
+GRID_ORDERS = (8, 12, 16)
+#: The most t-nodes of the remainder's first plan (each evaluates a product of r linear
+#: polynomials: about 1 ms at r = 100).
+GRID_NODES = 3000
+#: Seconds per unit of S J (S = sum m_i) to build the exact part (about 1 s at S = 10^5, J = 8 on
+#: a loaded core; a lower estimate): a build that cannot end in the time left is refused at once.
+GRID_BUILD_SECONDS = 4e-7
+
+
+#: The most factors (counted with their powers) listed one law per factor.
+MAX_LAWS = 100_000
+
+
+def lattice_laws(factors: list) -> list | None:
+    """The factors' laws, one per factor (a power n repeated n times), where every law has
+    ``lattice_parts`` with one lam, there are at least two different scales and at most
+    :data:`MAX_LAWS` factors; else None."""
+    if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_LAWS:
+        return None  # (before a list of one law per factor is built)
+    laws = []
+    for law, n in factors:
+        if not hasattr(law, "lattice_parts"):
+            return None
+        laws += [law] * int(n)
+    with working_precision(64):
+        lams = {float(law.lattice_parts()[4].mid()) for law in laws}
+    return laws if len(lams) == 1 else None
 
 
 def _exact_mu(law) -> Fraction | None:
@@ -232,6 +264,7 @@ class GridPart:
         self.nb = nb
         pad = nb * B
         cmat = np.array([[comb(t, p) for p in range(max(J, 1))] for t in range(B)], dtype=object)
+        self._cmat = cmat
         shift = [[comb(B, p - q) if q <= p else 0 for q in range(J)] for p in range(J)]
         self.F = [None]
         for j in range(1, J + 1):
@@ -271,18 +304,18 @@ class GridPart:
         """F_{j,p}(i0) = sum_{i >= i0} P_j[i] C(i - i0, p), p < j, exact integers."""
         B = BLOCK
         b1 = -(-i0 // B)
-        s1 = b1 * B
+        s1 = min(b1 * B, self.N)
+        vand = [comb(b1 * B - i0, d) for d in range(self.J)]
         out = [[]]
         for j in range(1, self.J + 1):
-            Fb = self.F[j][min(b1, self.nb)]
-            row = []
-            part = self.P[j][i0:min(s1, self.N)]
-            for p in range(j):
-                v = sum(comb(s1 - i0, p - q) * Fb[q] for q in range(p + 1)) if b1 < self.nb \
-                    else 0
-                if part.size:
-                    v += sum(int(part[t]) * comb(t, p) for t in range(p, part.size))
-                row.append(v)
+            if b1 < self.nb:
+                Fb = self.F[j][b1]
+                row = [sum(vand[p - q] * Fb[q] for q in range(p + 1)) for p in range(j)]
+            else:
+                row = [0] * j
+            if s1 > i0:  # (the block's first terms, one dot product)
+                head = self.P[j][i0:s1].dot(self._cmat[:s1 - i0, :j])
+                row = [r_ + int(x) for r_, x in zip(row, head, strict=True)]
             out.append(row)
         return out
 
@@ -294,30 +327,34 @@ class GridPart:
         if n0 > S:
             return arb(0), arb(0)
         F = self._moments(i0)
-        d0 = (2 * n0 - S) * h - eps  # a_{n0} - eps, in (0, 2h]
+        hq = fmpq(h.numerator, h.denominator)
+        eq = fmpq(eps.numerator, eps.denominator)
+        d0 = (2 * n0 - S) * hq - eq  # a_{n0} - eps, in (0, 2h]
         # (a_n - eps)^r = sum_p c_{r,p} C(n - n0, p): forward differences of g(k) = (2hk + d0)^r
-        g = [[(2 * h * k + d0) ** rr for k in range(J)] for rr in range(J)]
+        base = [2 * hq * k + d0 for k in range(J)]
+        coef = []
+        for rr in range(J):
+            g = [b**rr for b in base]
+            coef.append([sum(((-1) ** (p - i) * comb(p, i) * g[i] for i in range(p + 1)),
+                             fmpq(0)) for p in range(rr + 1)])
         out = []
         B = BLOCK
         s1 = min(-(-i0 // B) * B, self.N)
         for sgn in (+1, -1):
-            nu = Fraction(sgn, 2)
-            bsum = Fraction(0)
+            nu = fmpq(sgn, 2)
+            bsum = fmpq(0)
             for rr in range(J):
-                qmom = [sum(sgn**j * F[j][p] for j in range(rr + 1, J + 1)) for p in range(rr + 1)]
-                tot = Fraction(0)
+                tot = fmpq(0)
                 for p in range(rr + 1):
-                    cp = sum((-1) ** (p - i) * comb(p, i) * g[rr][i] for i in range(p + 1))
-                    tot += cp * qmom[p]
+                    qm = sum(sgn**j * F[j][p] for j in range(rr + 1, J + 1))
+                    tot += coef[rr][p] * qm
                 bsum += nu**rr / math.factorial(rr) * tot
-            X = arb(fmpq(2 * nu.numerator * h.numerator, nu.denominator * h.denominator)).exp()
-            a0 = (2 * n0 - S) * h * nu
+            X = arb(2 * nu * hq).exp()
             part = [int(x) for x in self.W[sgn][i0:s1]]
             A = self.A[sgn][min(-(-i0 // B), self.nb)]
             if part:
-                A = A + arb_poly(part)(X) * arb(fmpq(a0.numerator, a0.denominator)).exp()
-            e_nu = arb(fmpq((eps * nu).numerator, (eps * nu).denominator)).exp()
-            out.append(A - e_nu * arb(fmpq(bsum.numerator, bsum.denominator)))
+                A = A + arb_poly(part)(X) * arb((2 * n0 - S) * hq * nu).exp()
+            out.append(A - arb(eq * nu).exp() * arb(bsum))
         return out[0], out[1]
 
     def tails(self, eps: float) -> tuple[arb, arb]:
@@ -447,4 +484,47 @@ class GridRemainder:
 
     def __hash__(self) -> int:
         return hash((GridRemainder, id(self.part)))
+
+
+_PARTS: dict = {}
+
+
+def _part(laws: list, J: int) -> GridPart:
+    """One :class:`GridPart` per product and order, kept (its build is the route's main cost)."""
+    key = (tuple(laws), J)
+    p = _PARTS.get(key)
+    if p is None:
+        if len(_PARTS) > 4:
+            _PARTS.clear()
+        h, ms = grid_of(laws)
+        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + 1e-3 * len(ms),
+                    f"the exact part of {len(ms)} Laplace factors on a grid of {sum(ms)} points")
+        p = _PARTS[key] = GridPart(laws, J)
+    return p
+
+
+def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
+    """``(remainder factors, exact part)`` of the split of a product of many Laplace factors
+    on one grid (module docstring; the remainder factors empty where every term is exact), or
+    None where the scales lie on no usable grid or no order's plan is within
+    :data:`GRID_NODES` at ``x`` (eps, or delta for ``kind`` "epsilon")."""
+    laws = lattice_laws([(law, int(n)) for law, n in factors])
+    if laws is None or grid_of(laws) is None:
+        return None
+    if len(laws) <= GRID_ORDERS[0]:
+        return [], _part(laws, len(laws))
+    for J in GRID_ORDERS:
+        if J >= len(laws):
+            return [], _part(laws, len(laws))
+        part = _part(laws, J)
+        rest = [(GridRemainder(part), 1)]
+        try:
+            at = x if kind == "delta" else _guess_epsilon(rest, part, x)
+            if at > 0 and _first_plan(rest, at, rel).n_nodes <= GRID_NODES:
+                return rest, part
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
+        except (ValueError, RuntimeError, ArithmeticError):
+            continue
+    return None
 

@@ -24,8 +24,7 @@ split by the number of density components (:mod:`.cf_mixed_grid`): the terms wit
 them summed exactly on the grid (``GridPart``), the rest (``GridRemainder``, a transform
 decaying like |t|^-(J+1)) inverted by :mod:`.cf` with that part added, delta by
 ``delta_enclosure`` and eps(d) by ``epsilon_enclosure`` (Newton steps and a bracket proved by
-two balls) (:func:`grid_enclosure`). J is the first of :data:`GRID_ORDERS` whose remainder's
-plan is within :data:`GRID_NODES` nodes (every term exact where there are at most J factors).
+two balls) (:func:`grid_enclosure`; J by :func:`~.cf_mixed_grid.grid_split`).
 Scales on no usable grid (Laplace(1/k), k = 1 .. 50: a step 1/lcm(1..50)) are left to the other
 routes.
 """
@@ -38,28 +37,19 @@ from flint import arb
 
 from ..core import trace
 from . import budget
-from .cf import _first_plan, delta_enclosure
-from .cf_epsilon import _guess_epsilon, epsilon_enclosure
+from .cf import delta_enclosure
+from .cf_epsilon import epsilon_enclosure
 from .cf_laws import Factor, lower, upper, working_precision
-from .cf_mixed_grid import GridPart, GridRemainder, grid_of
-from .cf_mixed_tails import MixedTails, lattice_laws, mixed_factors
-from .progress import ensure_time
+from .cf_mixed_grid import grid_split
+from .cf_mixed_tails import MixedTails, mixed_factors
 from .roots import Probe, findroot
 
-__all__ = ["mixed_enclosure", "grid_enclosure", "grid_split", "MIXED_SPLIT", "GRID_SPLIT"]
+__all__ = ["mixed_enclosure", "grid_enclosure", "MIXED_SPLIT", "GRID_SPLIT"]
 
 #: The route's note (``core.trace``) when it answers.
 MIXED_SPLIT = "certified Laplace factors of different scales, every term summed exactly"
 #: The note of the split on a common grid.
 GRID_SPLIT = "certified Laplace factors on a common grid, few density components summed exactly"
-#: The split orders tried (the terms with at most J density components summed exactly).
-GRID_ORDERS = (8, 12, 16)
-#: The most t-nodes of the remainder's first plan (each evaluates a product of r linear
-#: polynomials: about 1 ms at r = 100).
-GRID_NODES = 3000
-#: Seconds per unit of S J (S = sum m_i) to build the exact part (about 1 s at S = 10^5, J = 8 on
-#: a loaded core; a lower estimate): a build that cannot end in the time left is refused at once.
-GRID_BUILD_SECONDS = 4e-7
 
 #: The most factors (counted with their powers) summed here: 4^r pieces at r factors
 #: (:data:`~.cf_mixed_tails.MAX_TERMS` admits r <= 5).
@@ -117,49 +107,6 @@ def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
     r = findroot(sign, (0.0, top), method="bisect", ends=(1, -1), rtol=min(rel, 1e-10) / 4,
                  best=lambda a, b: (a, b))
     return r.lo, r.hi
-
-
-_PARTS: dict = {}
-
-
-def _part(laws: list, J: int) -> GridPart:
-    """One :class:`GridPart` per product and order, kept (its build is the route's main cost)."""
-    key = (tuple(laws), J)
-    p = _PARTS.get(key)
-    if p is None:
-        if len(_PARTS) > 4:
-            _PARTS.clear()
-        h, ms = grid_of(laws)
-        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + 1e-3 * len(ms),
-                    f"the exact part of {len(ms)} Laplace factors on a grid of {sum(ms)} points")
-        p = _PARTS[key] = GridPart(laws, J)
-    return p
-
-
-def grid_split(factors: Sequence[Factor], kind: str, x: float, rel: float):
-    """``(remainder factors, exact part)`` of the split of a product of many Laplace factors
-    on one grid (module docstring; the remainder factors empty where every term is exact), or
-    None where the scales lie on no usable grid or no order's plan is within
-    :data:`GRID_NODES` at ``x`` (eps, or delta for ``kind`` "epsilon")."""
-    laws = lattice_laws([(law, int(n)) for law, n in factors])
-    if laws is None or grid_of(laws) is None:
-        return None
-    if len(laws) <= GRID_ORDERS[0]:
-        return [], _part(laws, len(laws))
-    for J in GRID_ORDERS:
-        if J >= len(laws):
-            return [], _part(laws, len(laws))
-        part = _part(laws, J)
-        rest = [(GridRemainder(part), 1)]
-        try:
-            at = x if kind == "delta" else _guess_epsilon(rest, part, x)
-            if at > 0 and _first_plan(rest, at, rel).n_nodes <= GRID_NODES:
-                return rest, part
-        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-            raise
-        except (ValueError, RuntimeError, ArithmeticError):
-            continue
-    return None
 
 
 def grid_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
