@@ -174,3 +174,55 @@ def test_a_hundred_scales_against_dp_accounting():
             acc = one if acc is None else acc.compose(one)
         bounds.append(acc.get_epsilon_for_delta(1e-6))
     assert bounds[1] - 1e-6 <= lo and hi <= bounds[0] + 1e-6
+
+
+def test_grid_tails_of_equal_scales_agree_with_the_lattice_tails():
+    """Twenty factors Laplace(1/10) as a list: the grid split's points (exact part plus the
+    remainder's tail inversion) against cf_lattice_tails' points of the power (binomial
+    split, Irwin-Hall pieces, its own remainder)."""
+    from tradeoff_algebra.numeric.cf_lattice_tails import LatticeTails
+    from tradeoff_algebra.numeric.cf_mixed_grid_tails import GridTails
+
+    law = LaplaceLaw(F(1, 10))
+    mine = GridTails([law] * 20, 1e-12)
+    ref = LatticeTails(law, 20, 0.4, 1e-12)
+    for eps in (0.13, 0.4, 0.9):
+        p, q = mine.point(eps), ref.point(eps)
+        with working_precision(128):
+            for a, b in ((p.delta, q.delta), (p.power, q.power), (p.alpha, q.alpha)):
+                assert _meet(a, b)
+            assert p.power.rad() < 1e-11 * p.power.mid()
+
+
+def test_a_roc_point_lies_on_the_support_line_of_the_delta_route():
+    """1 - f(alpha) = delta(eps) + e^eps alpha at the level's own threshold: the roc value of
+    12 scales on a grid (tail inversion) against delta from the delta route (the remainder's
+    delta inverted with the exact part added, another sum)."""
+    from tradeoff_algebra.numeric.cf_mixed_grid_tails import GridTails
+
+    mus = [F(1, 10) + F(i, 1000) for i in range(12)]
+    laws = _laws(mus)
+    tails = GridTails(laws, 1e-12)
+    eps = 0.31
+    p = tails.point(eps)
+    lo, hi = grid_enclosure([(law, 1) for law in laws], "delta", eps, eps, 1e-12)
+    with working_precision(128):
+        line = p.power - arb(eps).exp() * p.alpha
+        assert line.lower() <= hi and lo <= line.upper()
+        alpha = float(p.alpha.mid())
+    with ta.pld_options(tol=1e-9):
+        v = ta.roc(_product(mus), alpha)
+    assert v.guarantee == "certified"
+    vlo, vhi = (float(x) for x in v.interval())
+    assert vhi - vlo <= 1e-9 * vhi
+    # (f at the float alpha near the point's own: the power moves by at most the density there)
+    assert abs(0.5 * (vlo + vhi) - float(p.power.mid())) < 1e-9
+
+
+def test_a_build_that_cannot_fit_the_time_limit_is_refused_at_once():
+    from tradeoff_algebra.numeric import budget
+
+    mus = [F(1, 10) + F(i, 10**4) for i in range(100)]
+    with pytest.raises(budget.TimeLimitExceeded, match="exact part"):
+        with ta.time_limit(0.05), budget.call("grid"):
+            grid_enclosure([(law, 1) for law in _laws(mus)], "delta", 4.9, 4.9, 1e-10)
