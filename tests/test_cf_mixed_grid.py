@@ -226,3 +226,40 @@ def test_a_build_that_cannot_fit_the_time_limit_is_refused_at_once():
     with pytest.raises(budget.TimeLimitExceeded, match="exact part"):
         with ta.time_limit(0.05), budget.call("grid"):
             grid_enclosure([(law, 1) for law in _laws(mus)], "delta", 4.9, 4.9, 1e-10)
+
+
+def test_the_mass_left_out_is_the_binomial_head():
+    """k equal factors: the A-mass of the terms with at most J density components is
+    sum_{j<=J} C(k, j) a^{k-j} u^j with a = P(atom) = (1 + e^{-mu})/2 and u = (1 - e^{-mu})/2
+    (the factor's atoms and density under Q = Lap(mu, 1))."""
+    from math import comb
+
+    from tradeoff_algebra.numeric.cf_mixed_grid import MassPart
+
+    mu, k, J = F(1, 7), 30, 4
+    part = MassPart(_laws([mu] * k), J)
+    with mp.workdps(40):
+        e = mp.exp(-mp.mpf(mu.numerator) / mu.denominator)
+        a, u = (1 + e) / 2, (1 - e) / 2
+        ref = sum(comb(k, j) * a ** (k - j) * u**j for j in range(J + 1))
+        m = mp.mpf(part.mass.mid().str(40, radius=False))
+        assert abs(m - ref) <= 1e-25 * ref + mp.mpf(part.mass.rad().str(5, radius=False))
+
+
+@pytest.mark.slow
+def test_a_thousand_scales_roc_point_on_the_support_line_of_the_whole_inversion():
+    """(x)_{i<1000} Laplace(1/10 + i/10^5), a grid too fine for the exact part: the part
+    bounded by its mass and the remainder's tails inverted; the point's support line against
+    delta from the inversion of the whole product (cf.delta_enclosure, another route)."""
+    from tradeoff_algebra.numeric.cf_mixed_grid_tails import GridTails
+
+    laws = _laws([F(1, 10) + F(i, 10**5) for i in range(1000)])
+    tails = GridTails(laws, 1e-11)
+    eps = 2.3
+    p = tails.point(eps)
+    with working_precision(64):
+        lo, hi = delta_enclosure([(law, 1) for law in laws], eps, 1e-11)
+    with working_precision(128):
+        line = p.power - arb(eps).exp() * p.alpha
+        assert line.lower() <= hi and lo <= line.upper()
+        assert p.power.rad() < 1e-9 * p.power.mid()

@@ -65,7 +65,7 @@ from functools import reduce
 from math import comb
 
 import numpy as np
-from flint import acb, acb_poly, arb, arb_poly, fmpq, fmpz_poly
+from flint import acb, acb_poly, arb, arb_poly, ctx, fmpq, fmpz_poly
 
 from . import budget
 from .cf import _first_plan
@@ -73,12 +73,16 @@ from .cf_epsilon import _guess_epsilon
 from .cf_laws import Factor, upper, working_precision
 from .progress import ensure_time
 
-__all__ = ["grid_of", "grid_split", "lattice_laws", "MAX_LAWS", "GridPart", "GridRemainder",
-           "MAX_SPAN", "BLOCK", "GRID_ORDERS", "GRID_NODES"]
+__all__ = ["grid_of", "scales_of", "MassPart", "grid_split", "mass_split", "lattice_laws",
+           "MAX_LAWS", "GridPart", "GridRemainder", "MAX_SPAN", "BLOCK", "GRID_ORDERS",
+           "GRID_NODES", "MASS_ORDERS", "MASS_SCREEN"]
 
 #: The largest S = sum m_i (the atoms' polynomial has S + 1 coefficients; its product about
 #: r (sum d_i) coefficients): Laplace(1/10 + i/10^4), i < 100, has S = 104 950.
 MAX_SPAN = 400_000
+#: Bits of the remainder's kept balls of mu_i and c_i (its transform is evaluated at the
+#: inverter's precision plus the guard bits of a cancelling difference: up to 77 + 256).
+BALL_BITS = 512
 #: Coefficients per block of the kept block sums (a query sums at most one block directly).
 BLOCK = 128
 #: The split orders tried (the terms with at most J density components summed exactly).
@@ -116,10 +120,9 @@ def _exact_mu(law) -> Fraction | None:
     return mu if isinstance(mu, Fraction) and mu > 0 else None
 
 
-def grid_of(laws: list) -> tuple[Fraction, list[int]] | None:
-    """(h, [m_i]) with mu_i = m_i h, h the largest such grid step, for laws with
-    ``lattice_parts`` whose lam is exactly 1/2 and whose exact scales are known, where
-    S = sum m_i <= :data:`MAX_SPAN`; else None."""
+def scales_of(laws: list) -> list[Fraction] | None:
+    """The exact scales mu_i of laws with ``lattice_parts`` whose lam is exactly 1/2 (the
+    Laplace mechanism's, the structure of the module docstring), else None."""
     mus = []
     for law in laws:
         if not hasattr(law, "lattice_parts"):
@@ -132,6 +135,15 @@ def grid_of(laws: list) -> tuple[Fraction, list[int]] | None:
         if not (lam.rad() == 0 and lam.mid() == arb(0.5)):
             return None
         mus.append(mu)
+    return mus
+
+
+def grid_of(laws: list) -> tuple[Fraction, list[int]] | None:
+    """(h, [m_i]) with mu_i = m_i h, h the largest such grid step, for the laws of
+    :func:`scales_of`, where S = sum m_i <= :data:`MAX_SPAN`; else None."""
+    mus = scales_of(laws)
+    if mus is None:
+        return None
     den = reduce(lambda a, b: a * b // math.gcd(a, b), (m.denominator for m in mus), 1)
     nums = [m.numerator * (den // m.denominator) for m in mus]
     g = reduce(math.gcd, nums)
@@ -201,6 +213,42 @@ def _factor_consts(laws: list) -> tuple[list, arb]:
     return cs, arb(tv.upper())
 
 
+def _truncated_tree(polys: list, n: int):
+    """The product of ``polys`` truncated to its first ``n`` coefficients (a product tree)."""
+    while len(polys) > 1:
+        budget.check()
+        nxt = [(polys[i] * polys[i + 1]).truncate(n) for i in range(0, len(polys) - 1, 2)]
+        if len(polys) % 2:
+            nxt.append(polys[-1])
+        polys = nxt
+    return polys[0]
+
+
+def _tail_sum(make, J: int):
+    """sum_{j>J} [y^j] prod_i (a_i + b_i y) at y, ``make()`` giving ([(a_i, b_i)], y) at the
+    current precision: the whole product's value less its truncated head (n J work, not n^2),
+    with more bits (the inputs recomputed) where the difference cancels (the tail far below
+    the product: large |t|) until its radius is within 2^-prec of it (a ball in any case)."""
+    saved = ctx.prec
+    extra = 32
+    try:
+        for _ in range(4):
+            ctx.prec = saved + extra
+            pairs, y = make()
+            full = reduce(lambda s, ab: s * (ab[0] + ab[1] * y), pairs, y * 0 + 1)
+            head = _truncated_tree([acb_poly([a, b]) for a, b in pairs], J + 1).coeffs()
+            val, yp = full, y * 0 + 1
+            for cf in head:
+                val -= cf * yp
+                yp = yp * y
+            if val.rad() <= abs(val).mid() * 2.0 ** (8 - saved):
+                break
+            extra *= 2
+    finally:
+        ctx.prec = saved
+    return +val
+
+
 class GridPart:
     """The terms with at most ``J`` density components of a product of Laplace factors on one
     grid, summed exactly (module docstring): ``terms(eps)`` (delta and its derivative) and
@@ -213,9 +261,11 @@ class GridPart:
         if got is None:
             raise ValueError("the Laplace factors' scales lie on no usable common grid")
         self.h, self.ms = got
+        self.laws = list(laws)
         r = len(self.ms)
         self.J, self.k = int(J), 1
-        self.law = _Support([m * self.h for m in self.ms])
+        self.mus = [m * self.h for m in self.ms]
+        self.law = _Support(self.mus)
         self.S = sum(self.ms)
         self.prec = prec if prec is not None else 128 + 3 * r + 24 * self.J
         self._build_polys()
@@ -384,6 +434,48 @@ class GridPart:
             return power - ealpha, -ealpha
 
 
+def _low_mass(cs: list, mus: list, J: int) -> arb:
+    """The A'-mass of the structured law's terms with at most J density components:
+    sum_{j<=J} [y^j] prod_i (a_i + u_i y), a_i = 2 c_i cosh(mu_i/2) the atoms' mass under A
+    (e^{s/2} at +-mu_i), u_i = 2 c_i sinh(mu_i/2) the density's."""
+    polys = []
+    for c, m in zip(cs, mus, strict=True):
+        mu = arb(fmpq(m.numerator, m.denominator))
+        polys.append(arb_poly([2 * c * (mu / 2).cosh(), 2 * c * (mu / 2).sinh()]))
+    coeffs = _tree(polys).coeffs()
+    return sum(coeffs[:J + 1], arb(0))
+
+
+class MassPart:
+    """The terms with at most ``J`` density components of a product of Laplace factors on no
+    usable grid (or one too fine), bounded by their mass instead of summed: a positive measure
+    of A-mass m (:func:`_low_mass`, plus the total-variation bound), so its delta, A(L > eps)
+    and e^eps B(L > eps) lie in [0, m] (their integrands lie in [0, 1] on L > eps) and
+    d delta / d eps = -e^eps B(L > eps) in [-m, 0]. Where m is far below the share asked (a
+    thousand factors: the probability of at most 8 density components is about 2e-14) the
+    remainder's inversion carries the digits. The interface of :class:`GridPart`."""
+
+    def __init__(self, laws: list, J: int, prec: int = 128) -> None:
+        mus = scales_of(laws)
+        if mus is None:
+            raise ValueError("the factors are not Laplace laws with exact scales")
+        self.mus, self.J, self.k = mus, int(J), 1
+        self.laws = list(laws)
+        self.law = _Support(mus)
+        self.prec = prec
+        with working_precision(prec):
+            self._cs, tv = _factor_consts(laws)
+            self.mass = arb((_low_mass(self._cs, mus, self.J) + tv).upper())
+
+    def tails(self, eps: float) -> tuple[arb, arb]:
+        box = arb(0).union(self.mass)
+        return box, box
+
+    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
+        box = arb(0).union(self.mass)
+        return box, -box
+
+
 class GridRemainder:
     """The positive measure of the terms with more than J density components (module
     docstring) as a :class:`~.cf_laws.LossLaw` of one factor: its transform, decay bounds and
@@ -396,26 +488,39 @@ class GridRemainder:
     def __init__(self, part: GridPart) -> None:
         self.part = part
         self.J = part.J
-        self.mus = [m * part.h for m in part.ms]
+        self.mus = list(part.mus)
         self._mus_f = np.array([float(m) for m in self.mus])
         self._cs_f = np.array([float(c.mid()) for c in part._cs])
+        self._kept: tuple | None = None
 
     def _arb_mus(self) -> list[arb]:
         return [arb(fmpq(m.numerator, m.denominator)) for m in self.mus]
 
     def mgf(self, z: acb) -> acb:
-        w = z + acb(0.5)
-        v = 1 / (2 * w)
-        polys = []
-        for mu, c in zip(self._arb_mus(), self.part._cs, strict=True):
-            x = (w * mu).exp()
-            xi = 1 / x
-            polys.append(acb_poly([c * (x + xi), c * (x - xi)]))
-        coeffs = _tree(polys).coeffs()
-        tail = acb(0)
-        for cf in reversed(coeffs[self.J + 1:]):
-            tail = tail * v + cf
-        return tail * v ** (self.J + 1)
+        def make():
+            mus, cs = self._balls()
+            w = z + acb(0.5)
+            pairs = []
+            for mu, c in zip(mus, cs, strict=True):
+                x = (w * mu).exp()
+                xi = 1 / x
+                pairs.append((c * (x + xi), c * (x - xi)))
+            return pairs, 1 / (2 * w)
+
+        return _tail_sum(make, self.J)
+
+    def _balls(self) -> tuple[list, list]:
+        """The mu_i and c_i as balls of at least the current precision (kept at
+        :data:`BALL_BITS`; recomputed from the laws beyond)."""
+        if ctx.prec > BALL_BITS:
+            return self._arb_mus(), [law.lattice_parts()[1] * (-law.lattice_parts()[0] / 2).exp()
+                                     for law in self.part.laws]
+        if self._kept is None:
+            with working_precision(BALL_BITS):
+                self._kept = (self._arb_mus(), [
+                    law.lattice_parts()[1] * (-law.lattice_parts()[0] / 2).exp()
+                    for law in self.part.laws])
+        return self._kept
 
     def _log_r(self, c: float) -> float:
         """Float log R(c): log prod M'_i(c) + log P(more than J density components) under the
@@ -427,14 +532,27 @@ class GridRemainder:
         dens = -np.expm1(-2 * x) / (2 * w)
         logm = float(np.sum(np.log(self._cs_f) + x + np.log(atoms + dens)))
         p = dens / (atoms + dens)
-        dist = np.zeros(self.J + 2)
-        dist[0] = 1.0
-        for pi in p:  # (the last state: more than J)
-            new = dist * (1 - pi)
-            new[1:] += dist[:-1] * pi
-            new[-1] += dist[-1] * pi
-            dist = new
-        tail = dist[-1]
+        # P(at most J of the independent events p_i) by the truncated product of (q_i + p_i y)
+        # in the power sums of r_i = p_i / q_i (Newton's identities; planning only); where it
+        # is above 1/2 the tail by its own sums (no cancellation)
+        q = 1 - p
+        r = p / q
+        pk = [float(np.sum(r**k)) for k in range(1, self.J + 1)]
+        e = [1.0]
+        for j in range(1, self.J + 1):
+            e.append(sum((-1) ** (k - 1) * e[j - k] * pk[k - 1] for k in range(1, j + 1)) / j)
+        head = math.exp(float(np.sum(np.log(q)))) * sum(e)
+        if head < 0.5:
+            tail = 1.0 - head
+        else:
+            dist = np.zeros(self.J + 2)
+            dist[0] = 1.0
+            for pi in p:  # (the last state: more than J)
+                new = dist * (1 - pi)
+                new[1:] += dist[:-1] * pi
+                new[-1] += dist[-1] * pi
+                dist = new
+            tail = dist[-1]
         return logm + (math.log(tail) if tail > 0 else -745.0)
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
@@ -458,9 +576,14 @@ class GridRemainder:
         return al, u0, ut, rho
 
     def decay_bound(self, c: arb, t: arb) -> arb:
+        """min(prod (a_i + u_i), [y^{J+1}] prod (a_i + u_i + u_i y)): every term with |T| > J
+        is at most the sum over its subsets of J + 1 members (module docstring), no
+        subtraction."""
         al, _, ut, _ = self._parts(c, t)
-        coeffs = _tree([arb_poly([x, u]) for x, u in zip(al, ut, strict=True)]).coeffs()
-        return sum(coeffs[self.J + 1:], arb(0))
+        whole = reduce(lambda s, au: s * (au[0] + au[1]), zip(al, ut, strict=True), arb(1))
+        polys = [arb_poly([x + u, u]) for x, u in zip(al, ut, strict=True)]
+        sub = _truncated_tree(polys, self.J + 2).coeffs()[self.J + 1]
+        return arb(min(whole.upper(), sub.upper()))
 
     def log_decay_estimate(self, c: float, t: float) -> float:
         with working_precision(64):
@@ -469,9 +592,8 @@ class GridRemainder:
 
     def power_decay(self, c: arb) -> tuple[arb, int] | None:
         al, u0, _, rho = self._parts(c, None)
-        coeffs = _tree([arb_poly([x + u, r]) for x, u, r in zip(al, u0, rho, strict=True)]
-                       ).coeffs()
-        return coeffs[self.J + 1], self.J + 1
+        polys = [arb_poly([x + u, r]) for x, u, r in zip(al, u0, rho, strict=True)]
+        return _truncated_tree(polys, self.J + 2).coeffs()[self.J + 1], self.J + 1
 
     def loss_sup(self) -> arb | None:
         return self.part.law.loss_sup()
@@ -528,3 +650,42 @@ def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
             continue
     return None
 
+
+#: The orders tried by :func:`mass_split`, largest first (the faster the remainder decays, the
+#: larger the mass left out).
+MASS_ORDERS = (12, 10, 8, 6, 4)
+#: The most mass left out at the least order for :func:`mass_split` to be tried at all.
+MASS_SCREEN = 1e-12
+
+
+def mass_split(laws: list, eps0: float, rel: float, share: float):
+    """``([remainder], MassPart)`` for Laplace factors on no usable grid whose terms with few
+    density components have a negligible mass (many factors: a thousand): the largest order J
+    of :data:`MASS_ORDERS` whose left-out mass is at most ``share`` and whose remainder's plan
+    at ``eps0`` is within :data:`GRID_NODES`; None where there is none."""
+    if scales_of(laws) is None or not eps0 > 0:
+        return None
+    for J in MASS_ORDERS:
+        if J >= len(laws):
+            continue
+        budget.check()
+        part = MassPart(laws, J)
+        if not part.mass <= share:
+            continue
+        rest = [(GridRemainder(part), 1)]
+        try:
+            if _first_plan(rest, eps0, rel).n_nodes <= GRID_NODES:
+                return rest, part
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
+        except (ValueError, RuntimeError, ArithmeticError):
+            continue
+    return None
+
+
+def mass_viable(laws: list) -> bool:
+    """Is :func:`mass_split` worth trying: exact scales, and the mass left out at the least
+    order at most :data:`MASS_SCREEN`?"""
+    if scales_of(laws) is None or len(laws) <= MASS_ORDERS[-1]:
+        return False
+    return bool(MassPart(laws, MASS_ORDERS[-1], 64).mass <= MASS_SCREEN)

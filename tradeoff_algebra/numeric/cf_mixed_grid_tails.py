@@ -25,7 +25,7 @@ from flint import arb
 
 from . import budget, cf
 from .cf_laws import upper, working_precision
-from .cf_mixed_grid import GridPart, grid_of, grid_split
+from .cf_mixed_grid import GridPart, MassPart, grid_of, grid_split, mass_split, mass_viable
 from .cf_tails import TailPoint, _clip, _meet, tail_inverter
 
 __all__ = ["GridTails", "PLANS"]
@@ -34,6 +34,10 @@ __all__ = ["GridTails", "PLANS"]
 PLANS = 4
 #: The step of the part's central differences (placement only; far below the grid step).
 STEP = 2.0**-30
+#: Off any usable grid (a thousand factors: a grid of 10^7 points), the mass of the terms with
+#: few density components left out may be this fraction of the remainder's relative width
+#: (an absolute error of both tails: the powers asked are far above it).
+MASS_SHARE = 1.0
 
 
 class GridTails:
@@ -43,12 +47,11 @@ class GridTails:
 
     def __init__(self, laws: list, rel: float) -> None:
         got = grid_of(laws)
-        if got is None:
+        if got is None and not mass_viable(laws):
             raise ValueError("the Laplace factors' scales lie on no usable common grid")
+        self.laws = list(laws)
         self.factors = [(law, 1) for law in laws]
         self.rel = rel
-        h, ms = got
-        S = sum(ms)
         with working_precision(64):
             self.loss_sup = upper(sum((law.lattice_parts()[0] for law in laws), arb(0)))
         self._plans: list = []  # (eps0, part, tail inverter or None)
@@ -56,14 +59,20 @@ class GridTails:
         # the curve; the levels far from it plan again where their error bounds need it)
         mean = sum(law.cumulants(0.0)[1] for law in laws)
         part = self._plan(min(max(mean, 1e-3), 0.9 * self.loss_sup))[1]
-        n = np.flatnonzero(np.array([x != 0 for x in part.P[0]])) + part.n_lo
-        self.atoms = np.array([float((2 * int(k) - S) * h) for k in n])
-        self.atoms = self.atoms[self.atoms >= 0]
-        self.prec = self.eval_prec = part.prec
+        self.atoms = np.zeros(0)
+        if got is not None:  # (on a grid: the atoms' positions; else their mass is bounded)
+            h, ms = got
+            S = sum(ms)
+            n = np.flatnonzero(np.array([x != 0 for x in part.P[0]])) + part.n_lo
+            self.atoms = np.array([float((2 * int(k) - S) * h) for k in n])
+            self.atoms = self.atoms[self.atoms >= 0]
+        self.prec = self.eval_prec = max(part.prec, self.eval_prec)
 
     def _plan(self, eps0: float):
         budget.check()
         got = grid_split(self.factors, "delta", eps0, self.rel)
+        if got is None:  # (no usable grid: the part bounded by its mass, MASS_SHARE of rel)
+            got = mass_split(self.laws, eps0, self.rel, MASS_SHARE * self.rel)
         if got is None:
             raise ValueError("the grid split is beyond its planned work")
         rest, part = got
@@ -118,7 +127,7 @@ class GridTails:
                 delta = _meet(delta, _clip(pa - pe + r.delta, zero, one))
             return TailPoint(eps, delta, power, alpha)
 
-    def _part_floats(self, part: GridPart, e: float) -> tuple[float, float]:
+    def _part_floats(self, part: GridPart | MassPart, e: float) -> tuple[float, float]:
         if e < 0:
             e = 0.0
         pa, pe = part.tails(e)

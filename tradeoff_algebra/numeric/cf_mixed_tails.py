@@ -45,7 +45,7 @@ from flint import arb
 
 from . import budget
 from .cf_laws import working_precision
-from .cf_mixed_grid import grid_of, lattice_laws
+from .cf_mixed_grid import grid_of, lattice_laws, mass_viable
 from .cf_mixed_grid_tails import GridTails
 from .cf_tails import TailPoint, _clip, _meet, atom_tails
 
@@ -62,7 +62,7 @@ def mixed_factors(factors: list) -> list | None:
         return None
     if _few(len(laws)):
         return laws
-    return laws if grid_of(laws) is not None else None
+    return laws if grid_of(laws) is not None or mass_viable(laws) else None
 
 
 def _few(r: int) -> bool:
