@@ -46,15 +46,24 @@ and d delta / d eps = -C e^eps T_{-1/2} (the integrand vanishes at s = eps).
 
 **The remainder** (:class:`GridRemainder`, j > J): a positive measure, the structured law minus
 the exact part, with transform R(z) = C x^{-S} sum_{j>J} v^j P_j(y), computed at each node as
-the tail of the product prod_i (alpha_i + beta_i v) of linear polynomials in v (alpha_i =
-c_i (x^{m_i} + x^{-m_i}), beta_i = c_i (x^{m_i} - x^{-m_i})): no subtraction. With
-|alpha_i| <= a_i = 2 c_i cosh(a mu_i) and |beta_i v| <= u_i(t) = c_i min(sinh(a mu_i)/a,
-cosh(a mu_i)/|w|) (a = Re w; |sinh(w mu)/w| is at most the same integral at a, and |sinh| <=
-cosh of the real part), |R(c + it')| <= sum_{|T| > J} prod_T u_i prod_{not T} a_i for every
-t' >= t (u_i does not increase in t): :meth:`GridRemainder.decay_bound`; and since
-u_i <= rho_i / t, rho_i = c_i cosh(a mu_i), choosing J + 1 members of each T gives
-|R| <= V / t^{J+1}, V = [y^{J+1}] prod_i (a_i + u_i(0) + rho_i y) (:meth:`power_decay`). The
+prod_i (alpha_i + beta_i v) (alpha_i = c_i (x^{m_i} + x^{-m_i}), beta_i = c_i (x^{m_i} -
+x^{-m_i})) less its head of degree J in v (a product tree truncated to J + 1 coefficients:
+n J work), with more bits wherever the difference cancels (``_tail_sum``: the ball's radius
+says so). With |alpha_i| <= a_i = 2 c_i cosh(a mu_i) and |beta_i v| <= u_i(t) = c_i
+min(sinh(a mu_i)/a, cosh(a mu_i)/|w|) (a = Re w; |sinh(w mu)/w| is at most the same integral
+at a, and |sinh| <= cosh of the real part), |R(c + it')| <= sum_{|T| > J} prod_T u_i
+prod_{not T} a_i for every t' >= t (u_i does not increase in t); each such term is at most the
+sum over its subsets of J + 1 members, so the sum is at most [y^{J+1}] prod_i (a_i + u_i +
+u_i y) (and at most prod (a_i + u_i)): :meth:`GridRemainder.decay_bound`; and since
+u_i <= rho_i / t, rho_i = c_i cosh(a mu_i), the same argument gives |R| <= V / t^{J+1},
+V = [y^{J+1}] prod_i (a_i + u_i(0) + rho_i y) (:meth:`~GridRemainder.power_decay`). The
 remainder is inverted by :mod:`.cf` with the exact part added (its ``extra``).
+
+**Off a usable grid** (S above :data:`MAX_SPAN`: a thousand factors on the grid 10^-5) the
+terms with at most J density components are not summed but bounded by their mass
+(:class:`MassPart`, :func:`mass_split`): a positive measure of A-mass m, so each of delta,
+A(L > eps) and e^eps B(L > eps) of that part lies in [0, m]; where the density components are
+many (mean 52 at a thousand factors) m is far below any width asked.
 """
 
 from __future__ import annotations
