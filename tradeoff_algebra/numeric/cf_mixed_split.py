@@ -18,6 +18,15 @@ eps(d) > lo) and delta(hi) < d (then eps(d) <= hi) are proved by the balls: bise
 [0, sum mu_i] (delta(sum mu_i) = 0, every loss is at most sum mu_i), each side decided only by a
 certified comparison (an undecided ball, an eps on a kink of delta, stops the bisection there
 with the bracket proved so far).
+
+Many factors whose scales lie on one grid (mu_i = m_i h: Laplace(1/10 + i/10^4), i < 100) are
+split by the number of density components (:mod:`.cf_mixed_grid`): the terms with at most J of
+them summed exactly on the grid (``GridPart``), the rest (``GridRemainder``, a transform
+decaying like |t|^-(J+1)) inverted by :mod:`.cf` with that part added, delta by
+``delta_enclosure`` and eps(d) by ``epsilon_enclosure`` (Newton steps and a bracket proved by
+two balls) (:func:`grid_enclosure`; J by :func:`~.cf_mixed_grid.grid_split`).
+Scales on no usable grid (Laplace(1/k), k = 1 .. 50: a step 1/lcm(1..50)) are left to the other
+routes.
 """
 
 from __future__ import annotations
@@ -28,14 +37,19 @@ from flint import arb
 
 from ..core import trace
 from . import budget
+from .cf import delta_enclosure
+from .cf_epsilon import epsilon_enclosure
 from .cf_laws import Factor, lower, upper, working_precision
+from .cf_mixed_grid import grid_split
 from .cf_mixed_tails import MixedTails, mixed_factors
 from .roots import Probe, findroot
 
-__all__ = ["mixed_enclosure", "MIXED_SPLIT"]
+__all__ = ["mixed_enclosure", "grid_enclosure", "MIXED_SPLIT", "GRID_SPLIT"]
 
 #: The route's note (``core.trace``) when it answers.
 MIXED_SPLIT = "certified Laplace factors of different scales, every term summed exactly"
+#: The note of the split on a common grid.
+GRID_SPLIT = "certified Laplace factors on a common grid, few density components summed exactly"
 
 #: The most factors (counted with their powers) summed here: 4^r pieces at r factors
 #: (:data:`~.cf_mixed_tails.MAX_TERMS` admits r <= 5).
@@ -63,10 +77,13 @@ def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
                     rel: float) -> tuple[float, float] | None:
     """Certified float bounds of delta(eps) (``kind`` "delta", eps in [dn, up]) or of eps(d)
     (``kind`` "epsilon", d in [dn, up]) for a product of few lattice laws with different
-    scales (:func:`~.cf_mixed_tails.mixed_factors`), at the relative width ``rel``; None where
-    the product is not of that kind."""
-    if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_FACTORS:
-        return None  # (before a list of one law per factor is built: Laplace(1/10)^(10^9))
+    scales (:func:`~.cf_mixed_tails.mixed_factors`), or of many on one grid
+    (:func:`grid_enclosure`), at the relative width ``rel``; None where the product is not of
+    that kind."""
+    if len(factors) < 2:
+        return None
+    if sum(int(n) for _, n in factors) > MAX_FACTORS:
+        return grid_enclosure(factors, kind, dn, up, rel)
     laws = mixed_factors([(law, int(n)) for law, n in factors])
     if laws is None:
         return None
@@ -90,3 +107,22 @@ def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
     r = findroot(sign, (0.0, top), method="bisect", ends=(1, -1), rtol=min(rel, 1e-10) / 4,
                  best=lambda a, b: (a, b))
     return r.lo, r.hi
+
+
+def grid_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
+                   rel: float) -> tuple[float, float] | None:
+    """:func:`mixed_enclosure` for many Laplace factors on one grid (module docstring), or
+    None."""
+    got = grid_split(factors, kind, max(dn, 0.0), rel)
+    if got is None:
+        return None
+    rest, part = got
+    trace.note(GRID_SPLIT)
+    if kind == "delta":  # (delta is non-increasing)
+        lo, hi = delta_enclosure(rest, up, rel, part)
+        if dn != up:
+            hi = delta_enclosure(rest, dn, rel, part)[1]
+        return lo, hi
+    if not rest and not part.terms(0.0)[0] > up:
+        return None  # (eps(d) = 0 or undecided there: the other routes)
+    return epsilon_enclosure(rest, dn, rel, up, part)

@@ -28,6 +28,11 @@ a positive integrand's integral (increasing in y, so an undecided a - x gives [0
 the upper end]). The atoms' term (j = 0) is 1{c > eps} (a ball [0, 1] where undecided).
 Everything is summed in Arb; nothing is inverted, so there is no remainder and no error bound
 beyond the balls. :meth:`MixedTails.estimate` gives the same sums in floats (placement only).
+
+Many factors whose scales lie on one grid (a hundred: 3^100 terms) are answered by the split of
+:mod:`.cf_mixed_grid_tails` instead (:class:`MixedTails` hands its points, estimates and error
+bounds to a ``GridTails``): the terms with few density components summed on the grid, the rest
+inverted.
 """
 
 from __future__ import annotations
@@ -40,31 +45,30 @@ from flint import arb
 
 from . import budget
 from .cf_laws import working_precision
+from .cf_mixed_grid import grid_of, lattice_laws, mass_viable
+from .cf_mixed_grid_tails import GridTails
 from .cf_tails import TailPoint, _clip, _meet, atom_tails
 
 __all__ = ["MixedTails", "MAX_TERMS", "mixed_factors"]
 
 #: The most pieces (terms times sign patterns) summed at every eps.
 MAX_TERMS = 4000
-
-
 def mixed_factors(factors: list) -> list | None:
-    """The factors' lattice parts as a list of laws, one per factor (a power n repeated n
-    times), where every law has ``lattice_parts`` with one lam, there are at least two
-    different scales, and the pieces are at most :data:`MAX_TERMS`; else None."""
-    laws = []
-    for law, n in factors:
-        if not hasattr(law, "lattice_parts"):
-            return None
-        laws += [law] * int(n)
-    if len(laws) < 2 or len(factors) < 2:
+    """:func:`~.cf_mixed_grid.lattice_laws` where the pieces summed at every eps are at most
+    :data:`MAX_TERMS` (every term exact), or where the scales lie on one grid
+    (:func:`~.cf_mixed_grid.grid_of`: the split of :mod:`.cf_mixed_grid_tails`); else None."""
+    laws = lattice_laws(factors)
+    if laws is None:
         return None
-    if sum(math.comb(len(laws), j) * 2 ** (len(laws) - j) * 2**j
-           for j in range(len(laws) + 1)) > MAX_TERMS:
-        return None
-    with working_precision(64):
-        lams = {float(law.lattice_parts()[4].mid()) for law in laws}
-    return laws if len(lams) == 1 else None
+    if _few(len(laws)):
+        return laws
+    return laws if grid_of(laws) is not None or mass_viable(laws) else None
+
+
+def _few(r: int) -> bool:
+    """Are the pieces of r factors at most :data:`MAX_TERMS`?"""
+    return r <= 8 and sum(math.comb(r, j) * 2 ** (r - j) * 2**j for j in range(r + 1)) \
+        <= MAX_TERMS
 
 
 class MixedTails:
@@ -75,6 +79,12 @@ class MixedTails:
     def __init__(self, laws: list, rel: float) -> None:
         self.laws = list(laws)
         r = len(self.laws)
+        self._grid = None
+        if not _few(r):  # (many factors on one grid: the split, .cf_mixed_grid_tails)
+            self._grid = GridTails(self.laws, rel)
+            self.prec = self.eval_prec = self._grid.prec
+            self.atoms, self.loss_sup = self._grid.atoms, self._grid.loss_sup
+            return
         self.prec = 64 + int(-math.log2(max(rel, 1e-30))) + 8 * r
         self.eval_prec = self.prec
         with working_precision(self.prec):
@@ -143,6 +153,8 @@ class MixedTails:
 
     def point(self, eps: float) -> TailPoint:
         """Certified balls of delta(eps), A(L > eps), B(L > eps)."""
+        if self._grid is not None:
+            return self._grid.point(eps)
         budget.check()
         with working_precision(self.prec):
             pa, pb = self._tails(eps)
@@ -155,12 +167,17 @@ class MixedTails:
             return TailPoint(eps, delta, power, alpha)
 
     def error(self, eps: np.ndarray) -> np.ndarray:
-        """No remainder: every term is summed (the balls carry the rest)."""
+        """No remainder: every term is summed (the balls carry the rest); many factors: the
+        remainder's error bound."""
+        if self._grid is not None:
+            return self._grid.error(eps)
         return np.zeros(np.asarray(eps).size)
 
     def estimate(self, eps: np.ndarray) -> tuple[np.ndarray, ...]:
         """Floats (delta, power, alpha, d power / d eps, d alpha / d eps) at the array ``eps``
         (placement only; the atoms' jumps are not in the derivatives)."""
+        if self._grid is not None:
+            return self._grid.estimate(eps)
         e = np.asarray(eps, dtype=np.float64).ravel()
         lam = self.lam_f
         pa, pb, dens = np.zeros_like(e), np.zeros_like(e), np.zeros_like(e)

@@ -1,0 +1,700 @@
+"""Certified loss tails of products of many Laplace factors whose scales lie on one grid
+(Laplace(mu_1) (x) ... (x) Laplace(mu_r), mu_i = m_i h, m_i integers: Laplace(1/10 + i/10^4),
+i < 100), split by the number of density components: the terms with at most J of them summed
+exactly on the grid, the rest inverted (its transform decays like |t|^-(J+1)).
+
+**The factors.** Each factor's loss law (``lattice_parts``: atoms p+ at mu, p- at -mu, the
+density kappa e^{lam s} on (-mu, mu); Dong, Roth & Su, Prop. 7) is dA_i = e^{s/2} d nu_i with
+lam = 1/2 and, for the Laplace mechanism, nu_i = c_i (delta_mu + delta_-mu + 1/2 on (-mu, mu)),
+c_i = p+ e^{-mu/2} = p- e^{mu/2} = 2 kappa = e^{-mu/2}/2. The law actually used is this
+structured one with c_i = p+ e^{-mu/2} (a ball); the distance to the law's own parts is bounded
+in total variation (:meth:`GridPart.tv_bound`: |p- e^{mu/2} - c_i| e^{-mu/2} + |kappa - c_i/2|
+4 sinh(mu/2) for one factor, and ||prod A_i - prod A'_i|| <= sum_i TV_i prod_{k != i}
+max(||A_k||, ||A'_k||)) and added to every ball (delta and both tails move by at most the total
+variation: their integrands lie in [0, 1] on L > eps); for the Laplace law it is the balls'
+radius, about 2^-prec.
+
+**The product's transform.** With w = z + 1/2, x = e^{w h}, v = 1/(2w), one factor's
+transform is int e^{ws} d nu_i = c_i ((1 + v) x^{m_i} + (1 - v) x^{-m_i}) (the density
+1/2 on (-mu, mu) transforms to (x^m - x^-m)/(2w)), so with y = x^2 and S = sum m_i
+
+    nu^(w) = C x^{-S} prod_i ((1 + v) y^{m_i} + (1 - v)) = C x^{-S} sum_j v^j P_j(y),
+
+C = prod c_i, P_j integer polynomials. With E_k(y) = [rho^k] prod_i (1 + rho y^{m_i}) (the atoms
+alone: k factors at +mu), P_j = sum_k K_j(k) E_k with the Krawtchouk numbers
+K_j(k) = [v^j] (1 + v)^k (1 - v)^{r-k}; the E_k come from one ``fmpz_poly`` product by the
+Kronecker substitution rho = Y^K, y^{m_i} = y^{m_0} y^{d_i} (K = sum d_i + 1), exact.
+
+**The exact part** (j <= J). v^j y^n x^{-S} = e^{w a_n} / (2w)^j, a_n = (2n - S) h, is the
+transform of the measure 2^-j (a_n - s)_+^{j-1} / (j-1)! ds (j >= 1; the atom at a_n for
+j = 0), so the part is the measure nu_E = C sum_{j<=J} sum_n P_j[n] 2^-j (a_n - s)_+^{j-1}/(j-1)!
+(the transforms agree for Re w > 0, so the measures do). Its share of the tails at eps
+(A(L > eps) = int_{s>eps} e^{s/2} d nu, e^eps B(L > eps) = e^eps int_{s>eps} e^{-s/2} d nu) is,
+for nu = +-1/2 (2 nu = +-1), with int_eps^a (a - s)^{j-1}/(j-1)! e^{nu s} ds =
+e^{nu a} / nu^j - e^{nu eps} sum_{r<j} nu^{r-j} (a - eps)^r / r!,
+
+    T_nu(eps) = sum_{a_n > eps} W[n] e^{nu a_n}
+                - e^{nu eps} sum_{r<J} nu^r / r! sum_{a_n > eps} Q_r[n] (a_n - eps)^r,
+
+W = sum_{j<=J} (2 nu)^-j P_j and Q_r = sum_{r<j<=J} (2 nu)^-j P_j, integers. The second sums
+are exact rationals (:meth:`GridPart._moments`: falling-factorial moments
+F_p(n0) = sum_{n>=n0} P_j[n] C(n - n0, p) kept at block starts, moved to n0 by Vandermonde's
+C(n - n0, p) = sum_q C(b - n0, p - q) C(n - b, q) and the block's first terms; (a_n - eps)^r in
+the basis C(n - n0, p) by forward differences), the first sums Arb balls (block sums kept).
+Then the part's delta is C (T_{1/2} - e^eps T_{-1/2}), its tails C T_{1/2} and C e^eps T_{-1/2},
+and d delta / d eps = -C e^eps T_{-1/2} (the integrand vanishes at s = eps).
+
+**The remainder** (:class:`GridRemainder`, j > J): a positive measure, the structured law minus
+the exact part, with transform R(z) = C x^{-S} sum_{j>J} v^j P_j(y), computed at each node as
+prod_i (alpha_i + beta_i v) (alpha_i = c_i (x^{m_i} + x^{-m_i}), beta_i = c_i (x^{m_i} -
+x^{-m_i})) less its head of degree J in v (a product tree truncated to J + 1 coefficients:
+n J work), with more bits wherever the difference cancels (``_tail_sum``: the ball's radius
+says so). With |alpha_i| <= a_i = 2 c_i cosh(a mu_i) and |beta_i v| <= u_i(t) = c_i
+min(sinh(a mu_i)/a, cosh(a mu_i)/|w|) (a = Re w; |sinh(w mu)/w| is at most the same integral
+at a, and |sinh| <= cosh of the real part), |R(c + it')| <= sum_{|T| > J} prod_T u_i
+prod_{not T} a_i for every t' >= t (u_i does not increase in t); each such term is at most the
+sum over its subsets of J + 1 members, so the sum is at most [y^{J+1}] prod_i (a_i + u_i +
+u_i y) (and at most prod (a_i + u_i)): :meth:`GridRemainder.decay_bound`; and since
+u_i <= rho_i / t, rho_i = c_i cosh(a mu_i), the same argument gives |R| <= V / t^{J+1},
+V = [y^{J+1}] prod_i (a_i + u_i(0) + rho_i y) (:meth:`~GridRemainder.power_decay`). The
+remainder is inverted by :mod:`.cf` with the exact part added (its ``extra``).
+
+**Off a usable grid** (S above :data:`MAX_SPAN`: a thousand factors on the grid 10^-5) the
+terms with at most J density components are not summed but bounded by their mass
+(:class:`MassPart`, :func:`mass_split`): a positive measure of A-mass m, so each of delta,
+A(L > eps) and e^eps B(L > eps) of that part lies in [0, m]; where the density components are
+many (mean 52 at a thousand factors) m is far below any width asked.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import reduce
+from math import comb
+
+import numpy as np
+from flint import acb, acb_poly, arb, arb_poly, ctx, fmpq, fmpz_poly
+
+from . import budget
+from .cf import _first_plan
+from .cf_epsilon import _guess_epsilon
+from .cf_laws import Factor, upper, working_precision
+from .progress import ensure_time
+
+__all__ = ["grid_of", "scales_of", "MassPart", "grid_split", "mass_split", "lattice_laws",
+           "MAX_LAWS", "GridPart", "GridRemainder", "MAX_SPAN", "BLOCK", "GRID_ORDERS",
+           "GRID_NODES", "MASS_ORDERS", "MASS_SCREEN"]
+
+#: The largest S = sum m_i (the atoms' polynomial has S + 1 coefficients; its product about
+#: r (sum d_i) coefficients): Laplace(1/10 + i/10^4), i < 100, has S = 104 950.
+MAX_SPAN = 400_000
+#: Bits of the remainder's kept balls of mu_i and c_i (its transform is evaluated at the
+#: inverter's precision plus the guard bits of a cancelling difference: up to 77 + 256).
+BALL_BITS = 512
+#: Coefficients per block of the kept block sums (a query sums at most one block directly).
+BLOCK = 128
+#: The split orders tried (the terms with at most J density components summed exactly).
+GRID_ORDERS = (8, 12, 16)
+#: The most t-nodes of the remainder's first plan (each evaluates a product of r linear
+#: polynomials: about 1 ms at r = 100).
+GRID_NODES = 3000
+#: Seconds per unit of S J (S = sum m_i) to build the exact part (about 1 s at S = 10^5, J = 8 on
+#: a loaded core; a lower estimate): a build that cannot end in the time left is refused at once.
+GRID_BUILD_SECONDS = 4e-7
+
+
+#: The most factors (counted with their powers) listed one law per factor.
+MAX_LAWS = 100_000
+
+
+def lattice_laws(factors: list) -> list | None:
+    """The factors' laws, one per factor (a power n repeated n times), where every law has
+    ``lattice_parts`` with one lam, there are at least two different scales and at most
+    :data:`MAX_LAWS` factors; else None."""
+    if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_LAWS:
+        return None  # (before a list of one law per factor is built)
+    laws = []
+    for law, n in factors:
+        if not hasattr(law, "lattice_parts"):
+            return None
+        laws += [law] * int(n)
+    with working_precision(64):
+        lams = {float(law.lattice_parts()[4].mid()) for law in laws}
+    return laws if len(lams) == 1 else None
+
+
+def _exact_mu(law) -> Fraction | None:
+    mu = getattr(law, "_mu", None)  # (the law's exact scale: LaplaceLaw keeps a Fraction)
+    return mu if isinstance(mu, Fraction) and mu > 0 else None
+
+
+def scales_of(laws: list) -> list[Fraction] | None:
+    """The exact scales mu_i of laws with ``lattice_parts`` whose lam is exactly 1/2 (the
+    Laplace mechanism's, the structure of the module docstring), else None."""
+    mus = []
+    for law in laws:
+        if not hasattr(law, "lattice_parts"):
+            return None
+        mu = _exact_mu(law)
+        if mu is None:
+            return None
+        with working_precision(64):
+            lam = law.lattice_parts()[4]
+        if not (lam.rad() == 0 and lam.mid() == arb(0.5)):
+            return None
+        mus.append(mu)
+    return mus
+
+
+def grid_of(laws: list) -> tuple[Fraction, list[int]] | None:
+    """(h, [m_i]) with mu_i = m_i h, h the largest such grid step, for the laws of
+    :func:`scales_of`, where S = sum m_i <= :data:`MAX_SPAN`; else None."""
+    mus = scales_of(laws)
+    if mus is None:
+        return None
+    den = reduce(lambda a, b: a * b // math.gcd(a, b), (m.denominator for m in mus), 1)
+    nums = [m.numerator * (den // m.denominator) for m in mus]
+    g = reduce(math.gcd, nums)
+    h = Fraction(g, den)
+    ms = [x // g for x in nums]
+    if sum(ms) > MAX_SPAN:
+        return None
+    return h, ms
+
+
+def _tree(polys: list):
+    while len(polys) > 1:
+        budget.check()
+        nxt = [polys[i] * polys[i + 1] for i in range(0, len(polys) - 1, 2)]
+        if len(polys) % 2:
+            nxt.append(polys[-1])
+        polys = nxt
+    return polys[0]
+
+
+def _krawtchouk(j: int, k: int, r: int) -> int:
+    """[v^j] (1 + v)^k (1 - v)^{r-k}."""
+    return sum(comb(k, i) * comb(r - k, j - i) * (-1) ** (j - i) for i in range(j + 1))
+
+
+class _Support:
+    """What :mod:`.cf` and :mod:`.cf_epsilon` read of an exact part's law (``extra.law``
+    with ``extra.k = 1``): the largest loss sum mu_i."""
+
+    def __init__(self, mus: list[Fraction]) -> None:
+        self._sup = sum(mus, Fraction(0))
+        self.mu = float(self._sup)
+
+    def loss_sup(self) -> arb:
+        return arb(fmpq(self._sup.numerator, self._sup.denominator))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Support) and other._sup == self._sup
+
+    def __hash__(self) -> int:
+        return hash((_Support, self._sup))
+
+
+def _factor_consts(laws: list) -> tuple[list, arb]:
+    """The c_i = p+ e^{-mu_i/2} (balls at the working precision) and the total-variation
+    bound between the laws and their structured form (module docstring)."""
+    cs, tvs, norms = [], [], []
+    for law in laws:
+        mu, pp, pm_, kappa, _ = law.lattice_parts()
+        c = pp * (-mu / 2).exp()
+        cs.append(c)
+        tv = (pm_ * (mu / 2).exp() - c).abs_upper() * (-mu / 2).exp() \
+            + (kappa - c / 2).abs_upper() * 4 * (mu / 2).sinh()
+        tvs.append(arb(tv.upper()))
+        total = pp + pm_ + kappa * 4 * (mu / 2).sinh()  # ||A_i|| (a probability: 1)
+        mine = c * (2 * (mu / 2).cosh() + 2 * (mu / 2).sinh())  # ||A'_i||
+        norms.append(arb(total.upper()).max(arb(mine.upper())))
+    tv = arb(0)
+    for i, t in enumerate(tvs):
+        if t.is_zero():
+            continue
+        p = t
+        for k, nk in enumerate(norms):
+            if k != i:
+                p *= nk
+        tv += p
+    return cs, arb(tv.upper())
+
+
+def _truncated_tree(polys: list, n: int):
+    """The product of ``polys`` truncated to its first ``n`` coefficients (a product tree)."""
+    while len(polys) > 1:
+        budget.check()
+        nxt = [(polys[i] * polys[i + 1]).truncate(n) for i in range(0, len(polys) - 1, 2)]
+        if len(polys) % 2:
+            nxt.append(polys[-1])
+        polys = nxt
+    return polys[0]
+
+
+def _tail_sum(make, J: int):
+    """sum_{j>J} [y^j] prod_i (a_i + b_i y) at y, ``make()`` giving ([(a_i, b_i)], y) at the
+    current precision: the whole product's value less its truncated head (n J work, not n^2),
+    with more bits (the inputs recomputed) where the difference cancels (the tail far below
+    the product: large |t|) until its radius is within 2^-prec of it (a ball in any case)."""
+    saved = ctx.prec
+    extra = 32
+    try:
+        for _ in range(4):
+            ctx.prec = saved + extra
+            pairs, y = make()
+            full = reduce(lambda s, ab: s * (ab[0] + ab[1] * y), pairs, y * 0 + 1)
+            head = _truncated_tree([acb_poly([a, b]) for a, b in pairs], J + 1).coeffs()
+            val, yp = full, y * 0 + 1
+            for cf in head:
+                val -= cf * yp
+                yp = yp * y
+            if val.rad() <= abs(val).mid() * 2.0 ** (8 - saved):
+                break
+            extra *= 2
+    finally:
+        ctx.prec = saved
+    return +val
+
+
+class GridPart:
+    """The terms with at most ``J`` density components of a product of Laplace factors on one
+    grid, summed exactly (module docstring): ``terms(eps)`` (delta and its derivative) and
+    ``tails(eps)`` (the part's A(L > eps) and e^eps B(L > eps)), Arb balls at ``prec`` bits
+    whatever the caller's precision. ``law``, ``k`` and ``J``: what :mod:`.cf` reads of an
+    exact part."""
+
+    def __init__(self, laws: list, J: int, prec: int | None = None) -> None:
+        got = grid_of(laws)
+        if got is None:
+            raise ValueError("the Laplace factors' scales lie on no usable common grid")
+        self.h, self.ms = got
+        self.laws = list(laws)
+        r = len(self.ms)
+        self.J, self.k = int(J), 1
+        self.mus = [m * self.h for m in self.ms]
+        self.law = _Support(self.mus)
+        self.S = sum(self.ms)
+        self.prec = prec if prec is not None else 128 + 3 * r + 24 * self.J
+        self._build_polys()
+        with working_precision(self.prec):
+            self._cs, self._tv = _factor_consts(laws)
+            self._C = reduce(lambda a, b: a * b, self._cs, arb(1))
+            self._build_sums()
+        self._cache: dict = {}
+
+    # -- the integer polynomials -----------------------------------------------------------
+    def _build_polys(self) -> None:
+        ms, J, S = self.ms, self.J, self.S
+        r = len(ms)
+        m0 = min(ms)
+        d = [m - m0 for m in ms]
+        K = sum(d) + 1
+        polys = []
+        for di in d:
+            c = [0] * (K + di + 1)
+            c[0] = c[K + di] = 1
+            polys.append(fmpz_poly(c))
+        coeffs = _tree(polys).coeffs()
+        self.n_lo = n_lo = S // 2  # (a_n > eps >= 0 needs 2n > S)
+        N = S - n_lo + 1
+        P = [np.zeros(N, dtype=object) for _ in range(J + 1)]
+        for k in range(r + 1):
+            budget.check()
+            lo = m0 * k
+            if lo + K <= n_lo or k * K >= len(coeffs):
+                continue
+            a = max(lo, n_lo)
+            seg = np.array([int(x) for x in coeffs[k * K + (a - lo):(k + 1) * K]], dtype=object)
+            if not seg.size:
+                continue
+            for j in range(J + 1):
+                w = _krawtchouk(j, k, r)
+                if w:
+                    P[j][a - n_lo:a - n_lo + seg.size] += w * seg
+        self.N = N
+        self.P = P
+        self.W = {+1: sum(P), -1: sum((-1) ** j * P[j] for j in range(J + 1))}
+        # falling-factorial moments F_{j,p}(b) = sum_{i >= bB} P_j[i] C(i - bB, p), p < j, at
+        # block starts, from the block's own sums and the next block's moments (Vandermonde)
+        B = BLOCK
+        nb = (N + B - 1) // B
+        self.nb = nb
+        pad = nb * B
+        cmat = np.array([[comb(t, p) for p in range(max(J, 1))] for t in range(B)], dtype=object)
+        self._cmat = cmat
+        shift = [[comb(B, p - q) if q <= p else 0 for q in range(J)] for p in range(J)]
+        self.F = [None]
+        for j in range(1, J + 1):
+            budget.check()
+            q = np.zeros(pad, dtype=object)
+            q[:N] = P[j]
+            G = q.reshape(nb, B).dot(cmat[:, :j])
+            F = [None] * (nb + 1)
+            F[nb] = [0] * j
+            for b in range(nb - 1, -1, -1):
+                nxt = F[b + 1]
+                F[b] = [int(G[b, p]) + sum(shift[p][qq] * nxt[qq] for qq in range(p + 1))
+                        for p in range(j)]
+            self.F.append(F)
+
+    def _build_sums(self) -> None:
+        """Arb block sums A_nu(b) = sum_{i >= bB} W_nu[i] e^{nu a_i}, nu = +-1/2."""
+        B, h, S = BLOCK, self.h, self.S
+        self.A = {}
+        for sgn in (+1, -1):
+            nu = Fraction(sgn, 2)
+            X = arb(fmpq(2 * nu.numerator * h.numerator, nu.denominator * h.denominator)).exp()
+            W = self.W[sgn]
+            out = [arb(0)] * (self.nb + 1)
+            for b in range(self.nb - 1, -1, -1):
+                if b % 64 == 0:
+                    budget.check()
+                i0 = b * B
+                chunk = [int(x) for x in W[i0:i0 + B]]
+                a0 = (2 * (self.n_lo + i0) - S) * h * nu
+                val = arb_poly(chunk)(X) * arb(fmpq(a0.numerator, a0.denominator)).exp()
+                out[b] = out[b + 1] + val
+            self.A[sgn] = out
+
+    # -- queries ---------------------------------------------------------------------------
+    def _moments(self, i0: int) -> list[list[int]]:
+        """F_{j,p}(i0) = sum_{i >= i0} P_j[i] C(i - i0, p), p < j, exact integers."""
+        B = BLOCK
+        b1 = -(-i0 // B)
+        s1 = min(b1 * B, self.N)
+        vand = [comb(b1 * B - i0, d) for d in range(self.J)]
+        out = [[]]
+        for j in range(1, self.J + 1):
+            if b1 < self.nb:
+                Fb = self.F[j][b1]
+                row = [sum(vand[p - q] * Fb[q] for q in range(p + 1)) for p in range(j)]
+            else:
+                row = [0] * j
+            if s1 > i0:  # (the block's first terms, one dot product)
+                head = self.P[j][i0:s1].dot(self._cmat[:s1 - i0, :j])
+                row = [r_ + int(x) for r_, x in zip(row, head, strict=True)]
+            out.append(row)
+        return out
+
+    def _t(self, eps: Fraction) -> tuple[arb, arb]:
+        """(T_{1/2}(eps), T_{-1/2}(eps)) of the module docstring, balls at ``prec``."""
+        h, S, J = self.h, self.S, self.J
+        n0 = math.floor((S + eps / h) / 2) + 1
+        i0 = n0 - self.n_lo
+        if n0 > S:
+            return arb(0), arb(0)
+        F = self._moments(i0)
+        hq = fmpq(h.numerator, h.denominator)
+        eq = fmpq(eps.numerator, eps.denominator)
+        d0 = (2 * n0 - S) * hq - eq  # a_{n0} - eps, in (0, 2h]
+        # (a_n - eps)^r = sum_p c_{r,p} C(n - n0, p): forward differences of g(k) = (2hk + d0)^r
+        base = [2 * hq * k + d0 for k in range(J)]
+        coef = []
+        for rr in range(J):
+            g = [b**rr for b in base]
+            coef.append([sum(((-1) ** (p - i) * comb(p, i) * g[i] for i in range(p + 1)),
+                             fmpq(0)) for p in range(rr + 1)])
+        out = []
+        B = BLOCK
+        s1 = min(-(-i0 // B) * B, self.N)
+        for sgn in (+1, -1):
+            nu = fmpq(sgn, 2)
+            bsum = fmpq(0)
+            for rr in range(J):
+                tot = fmpq(0)
+                for p in range(rr + 1):
+                    qm = sum(sgn**j * F[j][p] for j in range(rr + 1, J + 1))
+                    tot += coef[rr][p] * qm
+                bsum += nu**rr / math.factorial(rr) * tot
+            X = arb(2 * nu * hq).exp()
+            part = [int(x) for x in self.W[sgn][i0:s1]]
+            A = self.A[sgn][min(-(-i0 // B), self.nb)]
+            if part:
+                A = A + arb_poly(part)(X) * arb((2 * n0 - S) * hq * nu).exp()
+            out.append(A - arb(eq * nu).exp() * arb(bsum))
+        return out[0], out[1]
+
+    def tails(self, eps: float) -> tuple[arb, arb]:
+        """The part's (A(L > eps), e^eps B(L > eps)), balls (the total-variation bound added)."""
+        key = float(eps)
+        got = self._cache.get(key)
+        if got is None:
+            budget.check()
+            e = Fraction(key)
+            if e < 0:
+                raise ValueError(f"GridPart needs eps >= 0, not {eps}")
+            with working_precision(self.prec):
+                tp, tm = self._t(e)
+                ee = arb(key).exp()
+                power = self._C * tp + arb(0, self._tv.upper())
+                ealpha = self._C * ee * tm + arb(0, self._tv.upper())
+            if len(self._cache) > 256:
+                self._cache.clear()
+            got = self._cache[key] = (power, ealpha)
+        return got
+
+    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
+        """(delta-part(eps), its derivative in eps) (the interface of
+        :class:`~.cf_lattice.ExactPart`)."""
+        power, ealpha = self.tails(eps)
+        with working_precision(self.prec):
+            return power - ealpha, -ealpha
+
+
+def _low_mass(cs: list, mus: list, J: int) -> arb:
+    """The A'-mass of the structured law's terms with at most J density components:
+    sum_{j<=J} [y^j] prod_i (a_i + u_i y), a_i = 2 c_i cosh(mu_i/2) the atoms' mass under A
+    (e^{s/2} at +-mu_i), u_i = 2 c_i sinh(mu_i/2) the density's."""
+    polys = []
+    for c, m in zip(cs, mus, strict=True):
+        mu = arb(fmpq(m.numerator, m.denominator))
+        polys.append(arb_poly([2 * c * (mu / 2).cosh(), 2 * c * (mu / 2).sinh()]))
+    coeffs = _tree(polys).coeffs()
+    return sum(coeffs[:J + 1], arb(0))
+
+
+class MassPart:
+    """The terms with at most ``J`` density components of a product of Laplace factors on no
+    usable grid (or one too fine), bounded by their mass instead of summed: a positive measure
+    of A-mass m (:func:`_low_mass`, plus the total-variation bound), so its delta, A(L > eps)
+    and e^eps B(L > eps) lie in [0, m] (their integrands lie in [0, 1] on L > eps) and
+    d delta / d eps = -e^eps B(L > eps) in [-m, 0]. Where m is far below the share asked (a
+    thousand factors: the probability of at most 8 density components is about 2e-14) the
+    remainder's inversion carries the digits. The interface of :class:`GridPart`."""
+
+    def __init__(self, laws: list, J: int, prec: int = 128) -> None:
+        mus = scales_of(laws)
+        if mus is None:
+            raise ValueError("the factors are not Laplace laws with exact scales")
+        self.mus, self.J, self.k = mus, int(J), 1
+        self.laws = list(laws)
+        self.law = _Support(mus)
+        self.prec = prec
+        with working_precision(prec):
+            self._cs, tv = _factor_consts(laws)
+            self.mass = arb((_low_mass(self._cs, mus, self.J) + tv).upper())
+
+    def tails(self, eps: float) -> tuple[arb, arb]:
+        box = arb(0).union(self.mass)
+        return box, box
+
+    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
+        box = arb(0).union(self.mass)
+        return box, -box
+
+
+class GridRemainder:
+    """The positive measure of the terms with more than J density components (module
+    docstring) as a :class:`~.cf_laws.LossLaw` of one factor: its transform, decay bounds and
+    float cumulants (planning)."""
+
+    closed_under_tensor = False
+    #: M(c + it) costs the same at every t (a closed form): the planned work is the nodes.
+    mgf_cost_flat = True
+
+    def __init__(self, part: GridPart) -> None:
+        self.part = part
+        self.J = part.J
+        self.mus = list(part.mus)
+        self._mus_f = np.array([float(m) for m in self.mus])
+        self._cs_f = np.array([float(c.mid()) for c in part._cs])
+        self._kept: tuple | None = None
+
+    def _arb_mus(self) -> list[arb]:
+        return [arb(fmpq(m.numerator, m.denominator)) for m in self.mus]
+
+    def mgf(self, z: acb) -> acb:
+        def make():
+            mus, cs = self._balls()
+            w = z + acb(0.5)
+            pairs = []
+            for mu, c in zip(mus, cs, strict=True):
+                x = (w * mu).exp()
+                xi = 1 / x
+                pairs.append((c * (x + xi), c * (x - xi)))
+            return pairs, 1 / (2 * w)
+
+        return _tail_sum(make, self.J)
+
+    def _balls(self) -> tuple[list, list]:
+        """The mu_i and c_i as balls of at least the current precision (kept at
+        :data:`BALL_BITS`; recomputed from the laws beyond)."""
+        if ctx.prec > BALL_BITS:
+            return self._arb_mus(), [law.lattice_parts()[1] * (-law.lattice_parts()[0] / 2).exp()
+                                     for law in self.part.laws]
+        if self._kept is None:
+            with working_precision(BALL_BITS):
+                self._kept = (self._arb_mus(), [
+                    law.lattice_parts()[1] * (-law.lattice_parts()[0] / 2).exp()
+                    for law in self.part.laws])
+        return self._kept
+
+    def _log_r(self, c: float) -> float:
+        """Float log R(c): log prod M'_i(c) + log P(more than J density components) under the
+        tilt (a Poisson-binomial tail; planning only)."""
+        w = c + 0.5
+        x = w * self._mus_f
+        e2 = np.exp(-2 * x)
+        atoms = 1 + e2  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
+        dens = -np.expm1(-2 * x) / (2 * w)
+        logm = float(np.sum(np.log(self._cs_f) + x + np.log(atoms + dens)))
+        p = dens / (atoms + dens)
+        # P(at most J of the independent events p_i) by the truncated product of (q_i + p_i y)
+        # in the power sums of r_i = p_i / q_i (Newton's identities; planning only); where it
+        # is above 1/2 the tail by its own sums (no cancellation)
+        q = 1 - p
+        r = p / q
+        pk = [float(np.sum(r**k)) for k in range(1, self.J + 1)]
+        e = [1.0]
+        for j in range(1, self.J + 1):
+            e.append(sum((-1) ** (k - 1) * e[j - k] * pk[k - 1] for k in range(1, j + 1)) / j)
+        head = math.exp(float(np.sum(np.log(q)))) * sum(e)
+        if head < 0.5:
+            tail = 1.0 - head
+        else:
+            dist = np.zeros(self.J + 2)
+            dist[0] = 1.0
+            for pi in p:  # (the last state: more than J)
+                new = dist * (1 - pi)
+                new[1:] += dist[:-1] * pi
+                new[-1] += dist[-1] * pi
+                dist = new
+            tail = dist[-1]
+        return logm + (math.log(tail) if tail > 0 else -745.0)
+
+    def cumulants(self, c: float) -> tuple[float, float, float]:
+        hh = 1e-4 * max(c, 1e-3)
+        f0, fp, fm = self._log_r(c), self._log_r(c + hh), self._log_r(c - hh)
+        return f0, (fp - fm) / (2 * hh), max((fp - 2 * f0 + fm) / (hh * hh), 1e-300)
+
+    def _parts(self, c: arb, t: arb | None):
+        a = c + arb(0.5)
+        al, u0, ut, rho = [], [], [], []
+        wabs = None if t is None else (a * a + t * t).sqrt()
+        for mu, cc in zip(self._arb_mus(), self.part._cs, strict=True):
+            ch, sh = (a * mu).cosh(), (a * mu).sinh()
+            al.append(2 * cc * ch)
+            u0.append(cc * sh / a)
+            rho.append(cc * ch)
+            if wabs is not None:
+                other = cc * ch / wabs
+                ut.append(other if other < u0[-1] else (u0[-1] if u0[-1] < other
+                                                         else u0[-1].union(other)))
+        return al, u0, ut, rho
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        """min(prod (a_i + u_i), [y^{J+1}] prod (a_i + u_i + u_i y)): every term with |T| > J
+        is at most the sum over its subsets of J + 1 members (module docstring), no
+        subtraction."""
+        al, _, ut, _ = self._parts(c, t)
+        whole = reduce(lambda s, au: s * (au[0] + au[1]), zip(al, ut, strict=True), arb(1))
+        polys = [arb_poly([x + u, u]) for x, u in zip(al, ut, strict=True)]
+        sub = _truncated_tree(polys, self.J + 2).coeffs()[self.J + 1]
+        return arb(min(whole.upper(), sub.upper()))
+
+    def log_decay_estimate(self, c: float, t: float) -> float:
+        with working_precision(64):
+            b = self.decay_bound(arb(c), arb(t))
+        return math.log(upper(b)) if b > 0 else -math.inf
+
+    def power_decay(self, c: arb) -> tuple[arb, int] | None:
+        al, u0, _, rho = self._parts(c, None)
+        polys = [arb_poly([x + u, r]) for x, u, r in zip(al, u0, rho, strict=True)]
+        return _truncated_tree(polys, self.J + 2).coeffs()[self.J + 1], self.J + 1
+
+    def loss_sup(self) -> arb | None:
+        return self.part.law.loss_sup()
+
+    def inverse(self) -> GridRemainder:
+        return self  # (the product of Laplace factors is symmetric)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, GridRemainder) and other.part is self.part
+
+    def __hash__(self) -> int:
+        return hash((GridRemainder, id(self.part)))
+
+
+_PARTS: dict = {}
+
+
+def _part(laws: list, J: int) -> GridPart:
+    """One :class:`GridPart` per product and order, kept (its build is the route's main cost)."""
+    key = (tuple(laws), J)
+    p = _PARTS.get(key)
+    if p is None:
+        if len(_PARTS) > 4:
+            _PARTS.clear()
+        h, ms = grid_of(laws)
+        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + 1e-3 * len(ms),
+                    f"the exact part of {len(ms)} Laplace factors on a grid of {sum(ms)} points")
+        p = _PARTS[key] = GridPart(laws, J)
+    return p
+
+
+def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
+    """``(remainder factors, exact part)`` of the split of a product of many Laplace factors
+    on one grid (module docstring; the remainder factors empty where every term is exact), or
+    None where the scales lie on no usable grid or no order's plan is within
+    :data:`GRID_NODES` at ``x`` (eps, or delta for ``kind`` "epsilon")."""
+    laws = lattice_laws([(law, int(n)) for law, n in factors])
+    if laws is None or grid_of(laws) is None:
+        return None
+    if len(laws) <= GRID_ORDERS[0]:
+        return [], _part(laws, len(laws))
+    for J in GRID_ORDERS:
+        if J >= len(laws):
+            return [], _part(laws, len(laws))
+        part = _part(laws, J)
+        rest = [(GridRemainder(part), 1)]
+        try:
+            at = x if kind == "delta" else _guess_epsilon(rest, part, x)
+            if at > 0 and _first_plan(rest, at, rel).n_nodes <= GRID_NODES:
+                return rest, part
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
+        except (ValueError, RuntimeError, ArithmeticError):
+            continue
+    return None
+
+
+#: The orders tried by :func:`mass_split`, largest first (the faster the remainder decays, the
+#: larger the mass left out).
+MASS_ORDERS = (12, 10, 8, 6, 4)
+#: The most mass left out at the least order for :func:`mass_split` to be tried at all.
+MASS_SCREEN = 1e-12
+
+
+def mass_split(laws: list, eps0: float, rel: float, share: float):
+    """``([remainder], MassPart)`` for Laplace factors on no usable grid whose terms with few
+    density components have a negligible mass (many factors: a thousand): the largest order J
+    of :data:`MASS_ORDERS` whose left-out mass is at most ``share`` and whose remainder's plan
+    at ``eps0`` is within :data:`GRID_NODES`; None where there is none."""
+    if scales_of(laws) is None or not eps0 > 0:
+        return None
+    for J in MASS_ORDERS:
+        if J >= len(laws):
+            continue
+        budget.check()
+        part = MassPart(laws, J)
+        if not part.mass <= share:
+            continue
+        rest = [(GridRemainder(part), 1)]
+        try:
+            if _first_plan(rest, eps0, rel).n_nodes <= GRID_NODES:
+                return rest, part
+        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+            raise
+        except (ValueError, RuntimeError, ArithmeticError):
+            continue
+    return None
+
+
+def mass_viable(laws: list) -> bool:
+    """Is :func:`mass_split` worth trying: exact scales, and the mass left out at the least
+    order at most :data:`MASS_SCREEN`?"""
+    if scales_of(laws) is None or len(laws) <= MASS_ORDERS[-1]:
+        return False
+    return bool(MassPart(laws, MASS_ORDERS[-1], 64).mass <= MASS_SCREEN)

@@ -1,0 +1,164 @@
+"""Certified Neyman-Pearson points (the loss tails A(L > eps), B(L > eps) and delta(eps)) of
+products of many Laplace factors whose scales lie on one grid, for ``roc``, ``evaluate`` and
+``curve`` (through :class:`~.cf_mixed_tails.MixedTails` and ``numeric.cf_lattice_curve``).
+
+The split of :mod:`.cf_mixed_grid`: the terms with at most J density components summed exactly
+(``GridPart.tails``: A(L > eps) and e^eps B(L > eps) of that part, Arb balls), plus the
+remainder's tails from the tail inversion of :mod:`.cf_tails` (the kernels 1/z and 1/(z + 1)
+on the nodes of the remainder's own inverter, its aliasing one-sided by Poisson summation and
+its truncation bounded by the remainder's power decay of order J + 1), so that
+
+    A(L > eps) = A_E + A_R,   B(L > eps) = e^-eps (e^eps B)_E + B_R,
+    delta(eps) = (A_E - (e^eps B)_E) + delta_R
+
+(the two delta balls met). The remainder is planned at the first threshold asked and again
+(up to :data:`PLANS` plans) at a threshold whose float error bound exceeds the share asked;
+each point takes the plan with the least error bound there. The float ``estimate`` (placement
+only) is the part's ball midpoints, its derivatives by a central difference of step
+:data:`STEP`, plus the remainder's float sums.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from flint import arb
+
+from . import budget, cf
+from .cf_laws import upper, working_precision
+from .cf_mixed_grid import GridPart, MassPart, grid_of, grid_split, mass_split, mass_viable
+from .cf_tails import TailPoint, _clip, _meet, tail_inverter
+
+__all__ = ["GridTails", "PLANS"]
+
+#: Remainders planned for one product (each at a threshold where the others' bounds are wide).
+PLANS = 4
+#: The step of the part's central differences (placement only; far below the grid step).
+STEP = 2.0**-30
+#: Off any usable grid (a thousand factors: a grid of 10^7 points), the mass of the terms with
+#: few density components left out may be this fraction of the remainder's relative width
+#: (an absolute error of both tails: the powers asked are far above it).
+MASS_SHARE = 1.0
+
+
+class GridTails:
+    """Certified points of the product of ``laws`` (one per factor, on one grid) at any
+    eps >= 0, each remainder inverted to the relative width ``rel`` of its delta (module
+    docstring); ``atoms`` the atoms' positions at or above 0, ``loss_sup`` the largest loss."""
+
+    def __init__(self, laws: list, rel: float) -> None:
+        got = grid_of(laws)
+        if got is None and not mass_viable(laws):
+            raise ValueError("the Laplace factors' scales lie on no usable common grid")
+        self.laws = list(laws)
+        self.factors = [(law, 1) for law in laws]
+        self.rel = rel
+        with working_precision(64):
+            self.loss_sup = upper(sum((law.lattice_parts()[0] for law in laws), arb(0)))
+        self._plans: list = []  # (eps0, part, tail inverter or None)
+        # (the first plan at the mean loss E_A[L] = sum_i d log M_i / dz at 0, the middle of
+        # the curve; the levels far from it plan again where their error bounds need it)
+        mean = sum(law.cumulants(0.0)[1] for law in laws)
+        part = self._plan(min(max(mean, 1e-3), 0.9 * self.loss_sup))[1]
+        self.atoms = np.zeros(0)
+        if got is not None:  # (on a grid: the atoms' positions; else their mass is bounded)
+            h, ms = got
+            S = sum(ms)
+            n = np.flatnonzero(np.array([x != 0 for x in part.P[0]])) + part.n_lo
+            self.atoms = np.array([float((2 * int(k) - S) * h) for k in n])
+            self.atoms = self.atoms[self.atoms >= 0]
+        self.prec = self.eval_prec = max(part.prec, self.eval_prec)
+
+    def _plan(self, eps0: float):
+        budget.check()
+        got = grid_split(self.factors, "delta", eps0, self.rel)
+        if got is None:  # (no usable grid: the part bounded by its mass, MASS_SHARE of rel)
+            got = mass_split(self.laws, eps0, self.rel, MASS_SHARE * self.rel)
+        if got is None:
+            raise ValueError("the grid split is beyond its planned work")
+        rest, part = got
+        tails = None
+        if rest:
+            inv, _ = cf._certified_inverter(rest, eps0, self.rel)
+            tails = tail_inverter(rest, inv)
+            if tails is None:
+                raise ValueError("the remainder's tails are not certified")
+            self.eval_prec = max(getattr(self, "eval_prec", 0), tails.eval_prec)
+        plan = (eps0, part, tails)
+        self._plans.append(plan)
+        return plan
+
+    def _errors(self, e: np.ndarray) -> np.ndarray:
+        return np.array([np.zeros(e.size) if t is None else t.error(e)
+                         for _, _, t in self._plans])
+
+    def error(self, eps: np.ndarray) -> np.ndarray:
+        """Float estimate of the absolute error bound at the array ``eps`` (the best plan)."""
+        e = np.asarray(eps, dtype=np.float64).ravel()
+        return np.min(self._errors(e), axis=0)
+
+    def _best(self, eps: float):
+        errs = self._errors(np.array([eps]))[:, 0]
+        i = int(np.argmin(errs))
+        return self._plans[i], float(errs[i])
+
+    def point(self, eps: float) -> TailPoint:
+        """Certified balls of delta(eps), A(L > eps), B(L > eps)."""
+        (e0, part, tails), err = self._best(eps)
+        if tails is not None and len(self._plans) < PLANS and \
+                all(abs(eps - p[0]) > 1e-6 * max(1.0, eps) for p in self._plans):
+            power = float(self.estimate(np.array([eps]))[1][0])
+            if err > self.rel * max(power, 1e-300):
+                try:
+                    e0, part, tails = self._plan(eps)
+                except budget.TimeLimitExceeded:  # (an ArithmeticError too)
+                    raise
+                except (ValueError, ArithmeticError, RuntimeError):
+                    pass
+        pa, pe = part.tails(eps)
+        r = None if tails is None else tails.point(eps)
+        with working_precision(self.eval_prec):
+            e = arb(eps)
+            zero, one = arb(0), arb(1)
+            power = pa if r is None else pa + r.power
+            alpha = pe * (-e).exp() if r is None else pe * (-e).exp() + r.alpha
+            power, alpha = _clip(power, zero, one), _clip(alpha, zero, one)
+            delta = _clip(power - e.exp() * alpha, zero, one)
+            if r is not None:  # (delta of each part too: the narrower meet)
+                delta = _meet(delta, _clip(pa - pe + r.delta, zero, one))
+            return TailPoint(eps, delta, power, alpha)
+
+    def _part_floats(self, part: GridPart | MassPart, e: float) -> tuple[float, float]:
+        if e < 0:
+            e = 0.0
+        pa, pe = part.tails(e)
+        with working_precision(64):
+            return float(pa.mid()), float((pe * arb(-e).exp()).mid())
+
+    def estimate(self, eps: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Floats (delta, power, alpha, d power / d eps, d alpha / d eps) at the array ``eps``
+        (placement only; the atoms' jumps are not in the derivatives)."""
+        e = np.asarray(eps, dtype=np.float64).ravel()
+        power, alpha = np.zeros_like(e), np.zeros_like(e)
+        dp, da = np.zeros_like(e), np.zeros_like(e)
+        best = np.argmin(self._errors(e), axis=0) if e.size else np.zeros(0, dtype=int)
+        for k in set(best.tolist()):
+            sel = best == k
+            _, part, tails = self._plans[k]
+            for i in np.flatnonzero(sel).tolist():
+                budget.check()
+                x = float(e[i])
+                p0, a0 = self._part_floats(part, x)
+                p1, a1 = self._part_floats(part, x + STEP)
+                p2, a2 = self._part_floats(part, max(x - STEP, 0.0))
+                width = x + STEP - max(x - STEP, 0.0)
+                power[i], alpha[i] = p0, a0
+                dp[i], da[i] = (p1 - p2) / width, (a1 - a2) / width
+            if tails is not None:
+                _, rp, ra, rdp, rda = tails.estimate(e[sel])
+                power[sel] += rp
+                alpha[sel] += ra
+                dp[sel] += rdp
+                da[sel] += rda
+        with np.errstate(over="ignore", invalid="ignore"):
+            delta = power - np.exp(e) * alpha
+        return delta, power, alpha, dp, da
