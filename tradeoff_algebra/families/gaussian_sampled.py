@@ -35,6 +35,7 @@ from ..numeric.cf_laws import (
     working_precision,
 )
 from .gaussian_sampled_hull import SampledGaussianHullLaw, hull_law
+from .gaussian_sampled_poly import SampledGaussianPolyLaw
 from .gaussian_sampled_profile import MAX_STEPS, few_step_delta
 from .gaussian_sampled_tails import OneStepTails, TwoStepTails
 
@@ -331,6 +332,7 @@ class SubsampledGaussianLaw:
         self._float_tilts: dict[float, _FloatTilt] = {}
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
         self._cuts: dict[tuple[Fraction, Fraction], SubsampledGaussianLaw] = {}
+        self._flat: SampledGaussianPolyLaw | None = None
 
     @classmethod
     def from_sigma(cls, sigma: Number, q: Number, direction: str) -> SubsampledGaussianLaw:
@@ -572,6 +574,14 @@ class SubsampledGaussianLaw:
             return 0.0, 0.0
         with working_precision(64):
             return few_step_delta(self, n, eps, rel)
+
+    def flat_view(self) -> SampledGaussianPolyLaw:
+        """This (uncut) law with M(c + it) from a Chebyshev model of its tilted loss density, at
+        a cost flat in t (:mod:`.gaussian_sampled_poly`; ``numeric/cf_flat.py`` takes it where
+        the estimated time is smaller), kept."""
+        if self._flat is None:
+            self._flat = SampledGaussianPolyLaw(self)
+        return self._flat
 
     def few_step_tails(self, n: int, rel: float) -> OneStepTails | TwoStepTails | None:
         """The certified Neyman-Pearson points (delta, power, size at every threshold) of this
