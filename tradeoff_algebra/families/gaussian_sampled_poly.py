@@ -58,6 +58,8 @@ SERIES_BELOW = 12.0
 #: A graded piece's length over its distance to the singular point (its ellipse parameter
 #: rho* = star + sqrt(star^2 - 1), star = 1 + 2 / GRADING).
 GRADING = 2.0
+#: The series' cuts kept per piece (for |t| len below SERIES_BELOW / 2^j, j < SERIES_LEVELS).
+SERIES_LEVELS = 6
 #: Extra bits while the pieces are built (their power-basis coefficients cancel ~2 degree bits).
 BUILD_GUARD = 256
 #: Models kept per law (one per contour abscissa and precision).
@@ -128,21 +130,35 @@ class _Model:
                 self.pieces.append(piece)
                 err += piece.err
             self.err = arb(upper(err + self.tails))
+            # (where two neighbours both integrate by parts, their terms at the shared end are
+            # one polynomial: Q_b of the left minus Q_a of the right)
+            self.joined = [None] + [
+                (left.qb - right.qa) if right.a is left.b else None
+                for left, right in zip(self.pieces[:-1], self.pieces[1:], strict=True)]
         self.prec = prec
 
     def transform(self, t: arb) -> acb:
-        """The sum of the pieces' transforms at t, at the model's precision (no error term)."""
+        """The sum of the pieces' transforms at t, at the model's precision (no error term):
+        a piece with |t| len < SERIES_BELOW by its power series, the others by parts, the
+        terms at an end shared by two such pieces as one polynomial."""
         with working_precision(self.prec):
             z = acb(0, t)
             w = 1 / z
+            at = abs(t)
+            parts = [at * p.length >= SERIES_BELOW for p in self.pieces]
             tot = acb(0)
-            last = None  # (e^{z y} at the previous piece's right end, shared)
-            for piece in self.pieces:
-                ea = last if last is not None and piece.a is last[0] else None
-                ea = (z * piece.a).exp() if ea is None else ea[1]
-                val, eb = piece.transform(t, z, w, ea)
-                last = (piece.b, eb) if eb is not None else None
-                tot += val
+            last = len(self.pieces) - 1
+            for i, piece in enumerate(self.pieces):
+                ea = (z * piece.a).exp()
+                if not parts[i]:
+                    tot += ea * piece.series_at(at * piece.length)(z * piece.length)
+                    continue
+                if not (i and parts[i - 1] and self.joined[i] is not None):
+                    tot -= ea * piece.qa(w)
+                if i < last and parts[i + 1] and self.joined[i + 1] is not None:
+                    tot += (z * piece.b).exp() * self.joined[i + 1](w)
+                elif i == last or not parts[i + 1] or self.joined[i + 1] is None:
+                    tot += (z * piece.b).exp() * piece.qb(w)
             return tot
 
 
@@ -162,15 +178,20 @@ class _Piece:
         qa, qb = pc.end_series()
         self.qa, self.qb = arb_poly(qa), arb_poly(qb)
         sup = _sup(pc) + pc.eta
-        x = arb(SERIES_BELOW)
-        k, term = 0, self.length * sup * x.exp()  # (len S e^x x^{k+1} / (k+1)!, k = -1)
         target = pc.eta * self.length
-        while True:
-            k += 1
-            term = term * x / k
-            if term < target or k >= 400:
-                break
-        self.k_max = k - 1
+        # (the number of terms for each x <= x_j = SERIES_BELOW / 2^j: the tail bound is
+        # increasing in x, so the cut chosen at x_j serves every x <= x_j)
+        cuts = []
+        for j in range(SERIES_LEVELS):
+            x = arb(SERIES_BELOW) / 2**j
+            k, term = 0, self.length * sup * x.exp()  # (len S e^x x^{k+1} / (k+1)!, k = -1)
+            while True:
+                k += 1
+                term = term * x / k
+                if term < target or k >= 400:
+                    break
+            cuts.append((k - 1, term))
+        self.k_max = cuts[0][0]
         p = pc.poly.coeffs()
         co = []
         fact = arb(1)
@@ -179,15 +200,15 @@ class _Piece:
                 fact *= j
             m = sum((pj / (i + j + 1) for i, pj in enumerate(p)), arb(0))
             co.append(self.length * m / fact)
-        self.series = arb_poly(co)
-        self.err = pc.eta * self.length + term
+        self.series = [arb_poly(co[:k + 1]) for k, _ in cuts]
+        self.err = pc.eta * self.length + max(term for _, term in cuts)
 
-    def transform(self, t: arb, z: acb, w: acb, ea: acb) -> tuple[acb, acb | None]:
-        """(int_piece P e^{ity} dy, e^{z b} if computed), given z = it, w = 1/z, ea = e^{z a}."""
-        if abs(t) * self.length < SERIES_BELOW:
-            return ea * self.series(z * self.length), None
-        eb = (z * self.b).exp()
-        return eb * self.qb(w) - ea * self.qa(w), eb
+    def series_at(self, x: arb):
+        """The cut power series serving |t| len = x < SERIES_BELOW."""
+        j = 0
+        while j + 1 < SERIES_LEVELS and x < SERIES_BELOW / 2 ** (j + 1):
+            j += 1
+        return self.series[j]
 
 
 def _sup(pc: ChebPiece) -> arb:
@@ -222,10 +243,11 @@ class SampledGaussianPolyLaw:
     mgf_cost_per_t = 0.0
     closed_under_tensor = False
     scan_contour = True
-    #: read by ``numeric.cf_flat`` and ``numeric.cf_route``: seconds to build a model (per
-    #: contour abscissa) and per node (2 loaded cores, 21 pieces), and the nodes allowed at
-    #: relative widths below ``cf_route.TIGHT_REL`` (about 8 s) and above (about 1 s)
-    build_seconds = 0.2
+    #: read by ``numeric.cf_flat`` and ``numeric.cf_route``: seconds to build the models of a
+    #: search (0.1 to 0.2 s per contour abscissa, about two abscissas) and per node (2 loaded
+    #: cores, 21 pieces), and the nodes allowed at relative widths below
+    #: ``cf_route.TIGHT_REL`` (about 8 s) and above (about 1 s)
+    build_seconds = 0.4
     node_seconds = 3e-4
     work_caps = (30_000.0, 3_000.0)
 
@@ -235,7 +257,7 @@ class SampledGaussianPolyLaw:
         self.law = law
         self.mu, self.q, self.direction = law.mu, law.q, law.direction
         self._models: dict[tuple[str, int], _Model] = {}
-        self._guard = 16
+        self._guard = 32
 
     def cumulants(self, c: float):
         return self.law.cumulants(c)

@@ -686,11 +686,10 @@ def _plain_enclosure(
             and factors[0][1] <= MAX_SAMPLED_SPLIT):
         return _sampled_enclosure(factors, kind, dn, up, rel)
     factors, extra = _split(factors, kind, max(dn, 0.0), rel)
-    if extra is None:  # (a view of the law whose M costs the same at every t, where faster)
-        factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), _rel_target(
-            factors, kind, max(dn, 0.0), rel))
     asked = rel
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
+    if extra is None:  # (a view of the law whose M costs the same at every t, where faster)
+        factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), rel)
     if kind == "delta":
         if factors and not _affordable_work(factors, max(dn, 0.0), rel, asked):
             return None
