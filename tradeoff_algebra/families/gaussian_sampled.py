@@ -333,6 +333,7 @@ class SubsampledGaussianLaw:
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
         self._cuts: dict[tuple[Fraction, Fraction], SubsampledGaussianLaw] = {}
         self._flat: SampledGaussianPolyLaw | None = None
+        self._thetas: dict[tuple[float, float], tuple[float, float]] = {}
 
     @classmethod
     def from_sigma(cls, sigma: Number, q: Number, direction: str) -> SubsampledGaussianLaw:
@@ -449,6 +450,9 @@ class SubsampledGaussianLaw:
         A geometric grid (the optimum is near mu^2 t E[s] for small t) followed
         by a few golden-section steps around the best grid point.
         """
+        got = self._thetas.get((c, t))
+        if got is not None:  # (the planner asks the same (c, t) in each of its trials)
+            return got
         ft = self._float_tilt(c)
         e = self._alpha + self._sign * c
 
@@ -475,6 +479,9 @@ class SubsampledGaussianLaw:
             j = int(np.argmin(v))
             if v[j] < best_val:
                 best_theta, best_val = float(pts[j]), float(v[j])
+        if len(self._thetas) >= 64 * _CACHE_LIMIT:
+            self._thetas.clear()
+        self._thetas[(c, t)] = (best_theta, best_val)
         return best_theta, best_val
 
     def log_decay_estimate(self, c: float, t: float) -> float:

@@ -41,9 +41,11 @@ the ball is within the law's own tolerance 2^(30 - prec) M(c).
 
 from __future__ import annotations
 
+import math
+
 from flint import acb, arb, arb_poly, ctx
 
-from ..numeric.cf_laws import pm, upper, working_precision
+from ..numeric.cf_laws import lower, pm, upper, working_precision
 from ..numeric.cf_sampled_poly import ChebPiece
 
 __all__ = ["SampledGaussianPolyLaw", "T_SWITCH", "MAX_PIECE"]
@@ -60,7 +62,9 @@ SERIES_BELOW = 12.0
 GRADING = 2.0
 #: The series' cuts kept per piece (for |t| len below SERIES_BELOW / 2^j, j < SERIES_LEVELS).
 SERIES_LEVELS = 6
-#: Extra bits while the pieces are built (their power-basis coefficients cancel ~2 degree bits).
+#: Extra bits while the pieces are built: the interpolants in powers of tau magnify the radii of
+#: their values (the parameters' balls) about 2.6 bits a degree (T_n(2 tau - 1) has coefficients
+#: up to (3 + 2 sqrt 2)^n); degrees stay below about 90.
 BUILD_GUARD = 256
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
@@ -115,8 +119,14 @@ class _Model:
             if dens.s < 0:
                 ya, yb = yb, ya
             target = tilt.tol * self.m_upper / (16 * (yb - ya))
-            ends = _graded(float(ya.mid()), float(yb.mid()), float(dens.y0.mid()), dens.s)
-            ends = [ya] + [arb(e) for e in ends[1:-1]] + [yb]
+            # (exact floats, the outer ones outside [ya, yb]: a piece's ends and length carry
+            # no radius, which the interpolant's power basis would magnify 2.6 bits a degree)
+            lo, hi = lower(ya), upper(yb)
+            if dens.s > 0:
+                lo = max(lo, math.nextafter(upper(dens.y0), math.inf))
+            else:
+                hi = min(hi, math.nextafter(lower(dens.y0), -math.inf))
+            ends = [arb(e) for e in _graded(lo, hi, float(dens.y0.mid()), dens.s)]
             self.pieces = []
             err = arb(0)
             for a, b in zip(ends[:-1], ends[1:], strict=True):
@@ -173,7 +183,7 @@ class _Piece:
     bounded at x = SERIES_BELOW (increasing in x)."""
 
     def __init__(self, pc: ChebPiece, b: arb) -> None:
-        self.a, self.length = pc.a, pc.length
+        self.a, self.length, self.n = pc.a, pc.length, pc.n
         self.b = b  # (the breakpoint object the next piece starts at: its e^{zb} is shared)
         qa, qb = pc.end_series()
         self.qa, self.qb = arb_poly(qa), arb_poly(qb)
