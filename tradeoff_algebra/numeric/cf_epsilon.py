@@ -194,8 +194,13 @@ def epsilon_enclosure(
         plan_eps = eps
         eps = _newton(inv, eps, delta, rel_tol)
         far = abs(eps - plan_eps) * inv.plan.c > 1.0 and attempt < 3 and not kept
-        if far and scan:  # (the delta tolerance at the eps found, not the guess)
-            rel_delta = min(rel_delta, 0.4 * rel_tol * max(eps * inv.plan.c, 1e-3))
+        if far and scan:  # (the delta tolerance at the eps found, with the grid's slope of
+            try:  # log delta there: DP-SGD, sigma = 1.1, T = 3, 34 where c = 7.5)
+                slope = inv.log_slope(eps)
+            except ZeroDivisionError:
+                slope = math.nan
+            slope = slope if math.isfinite(slope) and slope > inv.plan.c else inv.plan.c
+            rel_delta = 0.4 * rel_tol * max(eps * slope, 1e-3)
         if far and not scan:
             continue  # moved far from the planning point: plan again there
         # (a law with scan_contour, whose saddle-point estimate of eps is far off, DP-SGD's
