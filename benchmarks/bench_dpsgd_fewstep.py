@@ -239,8 +239,8 @@ def main() -> None:
           "`pld_options(tol=1e-9)` (with `time_limit(60)`) and at the default tolerance "
           "(5e-4, with `time_limit(30)`), same conventions; dp_accounting: `PLDAccountant()` "
           "(grid 1e-4); check: our interval meets [optimistic, pessimistic] of dp_accounting's "
-          "PLD pair at grid 1e-5 (`from_gaussian_mechanism`, connect-the-dots for the pessimistic one; "
-          "float64, not proved).")
+          "PLD pair at grid 1e-5 (`from_gaussian_mechanism`, connect-the-dots for the "
+          "pessimistic one; float64, not proved).")
     R.out()
     R.out("| sigma | T | ours eps, tol 1e-9 | rel. width | route, guarantee | warning | CPU s | "
           "MB | ours eps, default tol | rel. width | route, guarantee | CPU s | dp_accounting "
