@@ -463,13 +463,13 @@ class SubsampledGaussianLaw:
             return (self.wfac * theta**2 / (2 * self.mu**2)
                     + min(e, 0.0) * np.log(np.cos(theta / 2)) + log_k)
 
-        grid = math.pi / 2 * np.geomspace(1e-9, 1.0, 64)
+        grid = math.pi / 2 * np.geomspace(1e-9, 1.0, 32)
         vals = objective(grid)
         i = int(np.argmin(vals))
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
         best_theta, best_val = float(grid[i]), float(vals[i])
         ratio = (math.sqrt(5) - 1) / 2
-        for _ in range(12):
+        for _ in range(8):
             pts = np.array([hi - ratio * (hi - lo), lo + ratio * (hi - lo)])
             v = objective(pts)
             if v[0] < v[1]:

@@ -260,10 +260,10 @@ class SampledGaussianPolyLaw:
     scan_contour = True
     #: read by ``numeric.cf_flat`` and ``numeric.cf_route``: seconds to build the models of a
     #: search (0.1 to 0.2 s per contour abscissa, about two abscissas) and per node (2 loaded
-    #: cores, 21 pieces), and the nodes allowed at relative widths below
-    #: ``cf_route.TIGHT_REL`` (about 8 s) and above (about 1 s)
+    #: cores, 21 pieces: 0.16 to 0.2 ms), and the nodes allowed at relative widths below
+    #: ``cf_route.TIGHT_REL`` (about 6 s) and above (about 0.6 s)
     build_seconds = 0.4
-    node_seconds = 3e-4
+    node_seconds = 2e-4
     work_caps = (30_000.0, 3_000.0)
 
     def __init__(self, law) -> None:
