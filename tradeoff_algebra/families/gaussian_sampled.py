@@ -35,6 +35,7 @@ from ..numeric.cf_laws import (
     working_precision,
 )
 from .gaussian_sampled_hull import SampledGaussianHullLaw, hull_law
+from .gaussian_sampled_poly import SampledGaussianPolyLaw
 from .gaussian_sampled_profile import MAX_STEPS, few_step_delta
 from .gaussian_sampled_tails import OneStepTails, TwoStepTails
 
@@ -331,6 +332,8 @@ class SubsampledGaussianLaw:
         self._float_tilts: dict[float, _FloatTilt] = {}
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
         self._cuts: dict[tuple[Fraction, Fraction], SubsampledGaussianLaw] = {}
+        self._flat: SampledGaussianPolyLaw | None = None
+        self._thetas: dict[tuple[float, float], tuple[float, float]] = {}
 
     @classmethod
     def from_sigma(cls, sigma: Number, q: Number, direction: str) -> SubsampledGaussianLaw:
@@ -447,6 +450,9 @@ class SubsampledGaussianLaw:
         A geometric grid (the optimum is near mu^2 t E[s] for small t) followed
         by a few golden-section steps around the best grid point.
         """
+        got = self._thetas.get((c, t))
+        if got is not None:  # (the planner asks the same (c, t) in each of its trials)
+            return got
         ft = self._float_tilt(c)
         e = self._alpha + self._sign * c
 
@@ -457,13 +463,13 @@ class SubsampledGaussianLaw:
             return (self.wfac * theta**2 / (2 * self.mu**2)
                     + min(e, 0.0) * np.log(np.cos(theta / 2)) + log_k)
 
-        grid = math.pi / 2 * np.geomspace(1e-9, 1.0, 64)
+        grid = math.pi / 2 * np.geomspace(1e-9, 1.0, 32)
         vals = objective(grid)
         i = int(np.argmin(vals))
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
         best_theta, best_val = float(grid[i]), float(vals[i])
         ratio = (math.sqrt(5) - 1) / 2
-        for _ in range(12):
+        for _ in range(8):
             pts = np.array([hi - ratio * (hi - lo), lo + ratio * (hi - lo)])
             v = objective(pts)
             if v[0] < v[1]:
@@ -473,6 +479,9 @@ class SubsampledGaussianLaw:
             j = int(np.argmin(v))
             if v[j] < best_val:
                 best_theta, best_val = float(pts[j]), float(v[j])
+        if len(self._thetas) >= 64 * _CACHE_LIMIT:
+            self._thetas.clear()
+        self._thetas[(c, t)] = (best_theta, best_val)
         return best_theta, best_val
 
     def log_decay_estimate(self, c: float, t: float) -> float:
@@ -572,6 +581,14 @@ class SubsampledGaussianLaw:
             return 0.0, 0.0
         with working_precision(64):
             return few_step_delta(self, n, eps, rel)
+
+    def flat_view(self) -> SampledGaussianPolyLaw:
+        """This (uncut) law with M(c + it) from a Chebyshev model of its tilted loss density, at
+        a cost flat in t (:mod:`.gaussian_sampled_poly`; ``numeric/cf_flat.py`` takes it where
+        the estimated time is smaller), kept."""
+        if self._flat is None:
+            self._flat = SampledGaussianPolyLaw(self)
+        return self._flat
 
     def few_step_tails(self, n: int, rel: float) -> OneStepTails | TwoStepTails | None:
         """The certified Neyman-Pearson points (delta, power, size at every threshold) of this

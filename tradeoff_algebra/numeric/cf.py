@@ -498,18 +498,24 @@ REPLAN_WORK = 3.0
 
 
 def _certified_inverter(
-    factors: Sequence[Factor], eps: float, rel_tol: float, extra=None, replans: int = 3
+    factors: Sequence[Factor], eps: float, rel_tol: float, extra=None, replans: int = 3,
+    log_delta: float | None = None,
 ) -> tuple[_Inverter, _Parts]:
     """Plan, evaluate, and re-plan (at most ``replans`` times) until the width meets rel_tol
     (of the whole delta, the exact part ``extra`` included); for laws with ``scan_contour``
-    each re-plan within :data:`REPLAN_WORK` times the first plan's work."""
+    each re-plan within :data:`REPLAN_WORK` times the first plan's work. ``log_delta``: a
+    known estimate of log delta(eps) for the first plan in place of the saddle-point one (the
+    eps search's level, once a first grid has located eps: the saddle-point estimate of a few
+    DP-SGD steps is off by a factor 100)."""
     slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
-    log_delta: float | None = None
     scan = any(getattr(law, "scan_contour", False) for law, _ in factors)
     cap = None
     for i in range(1 + replans):
         budget.check()
-        if i == 0:
+        if i == 0 and log_delta is not None and extra is None:
+            plan = _make_plan(factors, eps, rel_tol, log_delta, slack)
+            cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
+        elif i == 0:
             plan = _first_plan(factors, eps, plan_tolerance(factors, eps, rel_tol, extra))
             cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
         else:

@@ -36,6 +36,7 @@ from .cf import (
 from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
 from .cf_epsilon import _guess_epsilon, epsilon_enclosure
+from .cf_flat import flat_factors
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_mixed_split import mixed_enclosure
@@ -73,6 +74,9 @@ def _cap(factors: Sequence[Factor], rel: float) -> float:
     power of a law with ``scan_contour`` :data:`FEW_STEP_WORK` (tight widths) or
     :data:`FEW_STEP_WORK_LOOSE`."""
     if len(factors) == 1 and getattr(factors[0][0], "scan_contour", False):
+        caps = getattr(factors[0][0], "work_caps", None)  # (a flat view: its own, in nodes)
+        if caps is not None:
+            return caps[0] if rel < TIGHT_REL else caps[1]
         return max(MAX_WORK, FEW_STEP_WORK if rel < TIGHT_REL else FEW_STEP_WORK_LOOSE)
     return MAX_WORK
 
@@ -82,7 +86,8 @@ def _affordable_work(factors: Sequence[Factor], eps: float, rel: float, cap_rel:
     and, above :data:`MAX_WORK`, within the time left (:data:`WORK_SECONDS` a unit)?"""
     cap = _cap(factors, cap_rel)
     work = _work(factors, eps, rel, cap)
-    return work <= cap and (work <= MAX_WORK or work * WORK_SECONDS <= budget.remaining())
+    unit = max(getattr(law, "node_seconds", WORK_SECONDS) for law, _ in factors)
+    return work <= cap and (work <= MAX_WORK or work * unit <= budget.remaining())
 
 
 def _work(factors: Sequence[Factor], eps: float, rel_tol: float,
@@ -683,6 +688,8 @@ def _plain_enclosure(
     factors, extra = _split(factors, kind, max(dn, 0.0), rel)
     asked = rel
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
+    if extra is None:  # (a view of the law whose M costs the same at every t, where faster)
+        factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), rel)
     if kind == "delta":
         if factors and not _affordable_work(factors, max(dn, 0.0), rel, asked):
             return None

@@ -1,0 +1,100 @@
+"""The Poisson-subsampled Gaussian law's flat view (families/gaussian_sampled_poly.py: M(c + it)
+from Chebyshev pieces of the tilted loss density, a cost flat in t) and the few-step DP-SGD
+inversion it makes affordable (numeric/cf_flat.py); against independent references: the law's
+own trapezoidal sum in x (a different quadrature of the same integral), the stored 3-fold mpmath
+convolution of tests/test_dpsgd_fewstep.py, and dp_accounting's optimistic/pessimistic PLD
+pair."""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import pytest
+from flint import acb, arb
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.families.gaussian_sampled import SubsampledGaussianLaw, sampled_law
+from tradeoff_algebra.families.gaussian_sampled_poly import T_SWITCH
+from tradeoff_algebra.numeric import cf_flat, cf_route
+from tradeoff_algebra.numeric.cf_laws import working_precision
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.routes.engines import INVERSION
+
+Q = Fraction(256, 60000)
+
+
+@pytest.mark.parametrize("mu,direction,c", [
+    (Fraction(10, 11), "remove", 7.4), (Fraction(10, 11), "add", 3.0),
+    (Fraction(1, 4), "remove", 100.0), (Fraction(5, 4), "add", 2.0)])
+def test_flat_mgf_matches_the_trapezoidal_sum(mu, direction, c):
+    """M(c + it) of the flat view (Chebyshev pieces in the loss y, closed-form transforms) and
+    of the law's own trapezoidal sum in x (an independent quadrature) overlap, and the flat
+    ball is within the law's tolerance 2^(30 - prec) M(c), beyond T_SWITCH and below."""
+    law = SubsampledGaussianLaw(mu, Q, direction)
+    flat = law.flat_view()
+    with working_precision(100):
+        m_c = law.mgf(acb(arb(c))).real
+        for t in (T_SWITCH / 2, 1.5 * T_SWITCH, 731.25, 2500.0):
+            z = acb(arb(c), arb(t))
+            a, b = flat.mgf(z), law.mgf(z)
+            assert a.overlaps(b)
+            assert float(a.real.rad()) <= 2.0 ** (30 - 100) * float(m_c.mid())
+        assert float(abs(a).mid()) < float(m_c.mid())  # (decayed: a value, not a zero)
+
+
+def test_three_steps_by_the_flat_view_against_convolution():
+    """delta(1/2) of three steps of Mix(G_1, 1/2) inverted with the flat view holds the stored
+    3-fold mpmath convolution (tests/test_dpsgd_fewstep.py, THREE_STEPS)."""
+    from test_dpsgd_fewstep import THREE_STEPS
+
+    law = SubsampledGaussianLaw(Fraction(1), Fraction(1, 2), "remove")
+    with working_precision(64):
+        lo, hi = cf_route._plain_enclosure([(law.flat_view(), 3)], "delta", 0.5, 0.5, 1e-9)
+    assert 0 < hi - lo <= 1e-9 * hi
+    with mp.workdps(20):
+        r = mp.mpf(THREE_STEPS["remove"])
+        assert mp.mpf(lo) - 1e-14 <= r <= mp.mpf(hi) + 1e-14
+
+
+def test_the_flat_view_is_taken_where_it_is_faster():
+    """Ten DP-SGD steps (sigma = 1.1) plan nodes up to t ~ 2000: the flat view is taken; a
+    product of two laws, or a law without a flat view, is left as it is."""
+    few = sampled_law(Fraction(10, 11), Q, "remove")
+    with working_precision(64):
+        got = cf_flat.flat_factors([(few, 10)], 0.1017, 1e-10)
+        assert got[0][0] is few.flat_view() and got[0][1] == 10
+        two = [(few, 10), (few.inverse(), 10)]
+        assert cf_flat.flat_factors(two, 0.1017, 1e-10) == two
+        flat = [(few.flat_view(), 10)]
+        assert cf_flat.flat_factors(flat, 0.1017, 1e-10) == flat
+
+
+def _dp_accounting_pair(sigma: float, T: int, eps: float | None, grid: float = 1e-5):
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    out = []
+    for pess in (False, True):
+        p = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pess, sampling_prob=float(Q),
+                                        value_discretization_interval=grid,
+                                        use_connect_dots=pess).self_compose(T)
+        out.append(p.get_delta_for_epsilon(eps) if eps is not None
+                   else p.get_epsilon_for_delta(1e-5))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma,T", [(1.1, 10), (2.0, 3)])
+def test_few_steps_epsilon_certified_beside_dp_accounting(sigma, T):
+    """eps(1e-5) of DP-SGD with few steps at tol 1e-9: certified by the inversion (through the
+    flat view), as narrow as asked, and meeting dp_accounting's optimistic/pessimistic bracket
+    at grid 1e-5 (float64, not proved: a relative 1e-9 of slack each side)."""
+    pess_eps, opt_eps = _dp_accounting_pair(sigma, T, None)  # (opt first: the smaller eps)
+    f = ta.noisy_sgd(sigma, dataset_size=60000, batch_size=256, steps=T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ta.pld_options(tol=1e-9):
+            v = ta.epsilon(f, Fraction(1, 10**5))
+    assert v.guarantee == "certified" and v.route == INVERSION
+    assert 0 < v.hi - v.lo <= 1e-9 * v.hi
+    lo, hi = sorted((pess_eps, opt_eps))
+    assert lo * (1 - 1e-9) <= float(v.hi) and float(v.lo) <= hi * (1 + 1e-9)

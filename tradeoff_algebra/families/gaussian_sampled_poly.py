@@ -1,0 +1,324 @@
+"""The Poisson-subsampled Gaussian loss law with M(c + it) at a cost flat in t: the tilted loss
+density replaced by Chebyshev interpolants on pieces graded toward its singular end, whose
+transforms are closed forms (``numeric/cf_sampled_poly.py``'s :class:`ChebPiece`), for the
+certified Laplace inversion of a few (3 to a few hundred) DP-SGD steps. The law's own
+evaluation (:class:`~.gaussian_sampled.SubsampledGaussianLaw`, a trapezoidal sum in x) needs a
+grid step ~ 1/|t|, so one node at t ~ 10^4 (T = 3, sigma = 1.1) costs 0.1 s; here one node
+costs a few dozen polynomials of degree ~40 whatever t.
+
+Notation as :class:`~.gaussian_sampled.SubsampledGaussianLaw`: Y = e^{mu x - mu^2/2},
+l(x) = log(1 - q + q Y), M(z) = int phi(x) e^{(alpha + s z) l(x)} dx with (alpha, s) = (1, 1)
+("remove") or (0, -1) ("add"). The loss is y = s l(x), monotone in x, with dl/dx = mu q Y /
+e^l, so at the tilt c (e = alpha + s c)
+
+    M(c + it) = int rho_c(y) e^{ity} dy,   rho_c(y) = phi(x) e^{(e + 1) l} / (mu q Y),
+
+with l = s y, Y = (e^l - (1 - q)) / q and x = (log Y + mu^2/2) / mu. rho_c is analytic in y
+except where Y = 0 or crosses the cut of log (y0 = s log(1 - q) + 2 pi i k / s: the loss's
+singular end, y0 real, where rho_c vanishes to every order but is not analytic).
+
+Three certified parts (each an Arb ball):
+
+* **Range.** The x-range [x_first, x_end] of the law's tilt at c (``_Tilt``: its integral
+  bound ``tails`` of g_c = phi e^{e l} outside it, proved in the law's class docstring) maps to
+  the y-range [y_a, y_b]; the part of M outside it is at most ``tails`` in modulus (|e^{ity}| =
+  1 and g_c dx = rho_c dy).
+* **Pieces.** [y_a, y_b] is cut into pieces whose distance to y0 is at least their length
+  (lengths doubling away from y0, then at most :data:`MAX_PIECE`): each piece's interpolant P
+  at Chebyshev points has sup |rho_c - P| <= eta_p = 4 M rho^{-n} / (rho - 1) (Trefethen,
+  *Approximation Theory and Approximation Practice*, Thm. 8.2; M >= |rho_c| on the Bernstein
+  ellipse E_rho, proved by Arb on boxes covering it: :class:`ChebPiece`), so
+  |int_p (rho_c - P) e^{ity} dy| <= eta_p |p|.
+* **Transform.** int_a^b e^{zu} P(u) du = e^{zb} Q_b(1/z) - e^{za} Q_a(1/z), Q_l(w) =
+  sum_m (-1)^m P^{(m)}(l) w^{m+1} (integration by parts, finite for a polynomial), z = it;
+  the sum over pieces is a sum over the breakpoints of e^{i t y_o} times a polynomial in 1/z.
+
+So M(c + it) lies in sum_o e^{i t y_o} G_o(1/(it)) + (sum_p eta_p |p| + tails) (1 + i)[-1, 1].
+For small |t| (below :data:`T_SWITCH`) the series in 1/(it) cancels many bits and the law's own
+trapezoidal sum is cheap: it answers there. The precision is raised (guard bits, kept) until
+the ball is within the law's own tolerance 2^(30 - prec) M(c).
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import acb, arb, arb_poly, ctx
+
+from ..numeric.cf_laws import lower, pm, upper, working_precision
+from ..numeric.cf_sampled_poly import ChebPiece
+
+__all__ = ["SampledGaussianPolyLaw", "T_SWITCH", "MAX_PIECE"]
+
+#: Below this |t| the law's own trapezoidal sum answers (its cost grows with |t|: 1 ms at 100).
+T_SWITCH = 100.0
+#: The longest piece (in y); pieces near the singular end are shorter (graded).
+MAX_PIECE = 1.0
+#: |t| times a piece's length below which its transform is a power series, not integration by
+#: parts (either loses about 20 bits to cancellation there).
+SERIES_BELOW = 12.0
+#: A graded piece's length over its distance to the singular point (its ellipse parameter
+#: rho* = star + sqrt(star^2 - 1), star = 1 + 2 / GRADING).
+GRADING = 2.0
+#: The series' cuts kept per piece (for |t| len below SERIES_BELOW / 2^j, j < SERIES_LEVELS).
+SERIES_LEVELS = 6
+#: Extra bits while the pieces are built: the interpolants in powers of tau magnify the radii of
+#: their values (the parameters' balls) about 2.6 bits a degree (T_n(2 tau - 1) has coefficients
+#: up to (3 + 2 sqrt 2)^n); degrees stay below about 90.
+BUILD_GUARD = 256
+#: Models kept per law (one per contour abscissa and precision).
+_CACHE = 8
+
+
+class _Density:
+    """rho_c(y) of the module docstring, the interface :class:`ChebPiece` reads
+    (``loss_density``, ``density_singularity``)."""
+
+    def __init__(self, law, c: arb) -> None:
+        self.mu, self.q = law._mu_arb(), law._q_arb()
+        self.s = law._sign
+        self.e = law._alpha + law._sign * c
+        self.y0 = self.s * (1 - self.q).log()
+
+    def density_singularity(self) -> arb:
+        return self.y0
+
+    def loss_density(self, y: acb, analytic: bool) -> acb:
+        mu, q = acb(self.mu), acb(self.q)
+        ell = y if self.s > 0 else -y
+        big_y = (ell.exp() - (1 - q)) / q
+        log_y = big_y.log(analytic=analytic)
+        if not log_y.is_finite():
+            return acb("nan")
+        x = (log_y + mu * mu / 2) / mu
+        log_v = (-x * x / 2 + (self.e + 1) * ell - log_y - (mu * q).log()
+                 - (2 * arb.pi()).sqrt().log())
+        return log_v.exp()
+
+
+class _Model:
+    """The pieces of rho_c at one c and one precision (module docstring): ``transform(t)`` the
+    ball of the pieces' transform at t, ``err`` the bound of everything left out."""
+
+    def __init__(self, law, c: arb, prec: int) -> None:
+        tilt = law._tilt(c)  # (at the caller's precision: its range, tails and M(c) bound)
+        self.tails = tilt.tails
+        self.m_upper = tilt.m_upper
+        x_end = tilt.x_first + tilt.n0 * tilt.h0
+        # (the interpolants in powers of tau cancel about 2n bits: built with a guard, kept as
+        # balls that are narrow at the evaluation's precision)
+        with working_precision(prec + BUILD_GUARD):
+            dens = _Density(law, c)
+            mu, q = dens.mu, dens.q
+
+            def loss(x: arb) -> arb:
+                ell = (q * (mu * x - mu * mu / 2).expm1()).log1p()
+                return ell if dens.s > 0 else -ell
+
+            ya, yb = loss(tilt.x_first), loss(x_end)
+            if dens.s < 0:
+                ya, yb = yb, ya
+            target = tilt.tol * self.m_upper / (16 * (yb - ya))
+            # (exact floats, the outer ones outside [ya, yb]: a piece's ends and length carry
+            # no radius, which the interpolant's power basis would magnify 2.6 bits a degree)
+            lo, hi = lower(ya), upper(yb)
+            if dens.s > 0:
+                lo = max(lo, math.nextafter(upper(dens.y0), math.inf))
+            else:
+                hi = min(hi, math.nextafter(lower(dens.y0), -math.inf))
+            ends = [arb(e) for e in _graded(lo, hi, float(dens.y0.mid()), dens.s)]
+            self.pieces = []
+            err = arb(0)
+            # (pieces whose whole mass bound fits in a quarter of the interpolation budget,
+            # together, are left out: the ones next to the singular end, where rho_c ~ phi(x)
+            # at x ~ -8)
+            spare = target * (yb - ya) / 4
+            for a, b in zip(ends[:-1], ends[1:], strict=True):
+                pc = ChebPiece(dens, 0, 1, 1, a, b - a, target)
+                pc.a = a
+                drop = _sup(pc) * pc.length  # (|int_p rho_c e^{ity} dy| <= sup |rho_c| |p|)
+                if drop < spare:
+                    spare -= drop
+                    err += drop
+                    continue
+                piece = _Piece(pc.build(), b)
+                self.pieces.append(piece)
+                err += piece.err
+            self.err = arb(upper(err + self.tails))
+            # (where two neighbours both integrate by parts, their terms at the shared end are
+            # one polynomial: Q_b of the left minus Q_a of the right)
+            self.joined = [None] + [
+                (left.qb - right.qa) if right.a is left.b else None
+                for left, right in zip(self.pieces[:-1], self.pieces[1:], strict=True)]
+        self.prec = prec
+
+    def transform(self, t: arb) -> acb:
+        """The sum of the pieces' transforms at t, at the model's precision (no error term):
+        a piece with |t| len < SERIES_BELOW by its power series, the others by parts, the
+        terms at an end shared by two such pieces as one polynomial."""
+        with working_precision(self.prec):
+            z = acb(0, t)
+            w = 1 / z
+            at = abs(t)
+            parts = [at * p.length >= SERIES_BELOW for p in self.pieces]
+            tot = acb(0)
+            last = len(self.pieces) - 1
+            for i, piece in enumerate(self.pieces):
+                ea = (z * piece.a).exp()
+                if not parts[i]:
+                    tot += ea * piece.series_at(at * piece.length)(z * piece.length)
+                    continue
+                if not (i and parts[i - 1] and self.joined[i] is not None):
+                    tot -= ea * piece.qa(w)
+                if i < last and parts[i + 1] and self.joined[i + 1] is not None:
+                    tot += (z * piece.b).exp() * self.joined[i + 1](w)
+                elif i == last or not parts[i + 1] or self.joined[i + 1] is None:
+                    tot += (z * piece.b).exp() * piece.qb(w)
+            return tot
+
+
+class _Piece:
+    """One piece's interpolant P on [a, a + len] and its transform int P e^{ity} dy by
+    integration by parts (|t| len >= :data:`SERIES_BELOW`: the series in w = 1/(it) of the module
+    docstring) or by the power series of e^{it len tau} (|t| len < SERIES_BELOW):
+    e^{ita} len sum_k (it len)^k m_k / k!, m_k = int_0^1 P(tau) tau^k dtau, cut after K terms:
+    |m_k| <= S / (k + 1), S >= sup |P| on [0, 1] (S = M + eta: the interpolant is within eta
+    of rho_c, and |rho_c| <= M on the interval inside the ellipse), so the terms left out are at
+    most len S sum_{k > K} x^k / k! <= len S e^x x^{K+1} / (K+1)!, x = |t| len < SERIES_BELOW,
+    bounded at x = SERIES_BELOW (increasing in x)."""
+
+    def __init__(self, pc: ChebPiece, b: arb) -> None:
+        self.a, self.length, self.n = pc.a, pc.length, pc.n
+        self.b = b  # (the breakpoint object the next piece starts at: its e^{zb} is shared)
+        qa, qb = pc.end_series()
+        self.qa, self.qb = arb_poly(qa), arb_poly(qb)
+        sup = _sup(pc) + pc.eta
+        target = pc.eta * self.length
+        # (the number of terms for each x <= x_j = SERIES_BELOW / 2^j: the tail bound is
+        # increasing in x, so the cut chosen at x_j serves every x <= x_j)
+        cuts = []
+        for j in range(SERIES_LEVELS):
+            x = arb(SERIES_BELOW) / 2**j
+            k, term = 0, self.length * sup * x.exp()  # (len S e^x x^{k+1} / (k+1)!, k = -1)
+            while True:
+                k += 1
+                term = term * x / k
+                if term < target or k >= 400:
+                    break
+            cuts.append((k - 1, term))
+        self.k_max = cuts[0][0]
+        p = pc.poly.coeffs()
+        co = []
+        fact = arb(1)
+        for j in range(self.k_max + 1):
+            if j:
+                fact *= j
+            m = sum((pj / (i + j + 1) for i, pj in enumerate(p)), arb(0))
+            co.append(self.length * m / fact)
+        self.series = [arb_poly(co[:k + 1]) for k, _ in cuts]
+        self.err = pc.eta * self.length + max(term for _, term in cuts)
+
+    def series_at(self, x: arb):
+        """The cut power series serving |t| len = x < SERIES_BELOW."""
+        j = 0
+        while j + 1 < SERIES_LEVELS and x < SERIES_BELOW / 2 ** (j + 1):
+            j += 1
+        return self.series[j]
+
+
+def _sup(pc: ChebPiece) -> arb:
+    """M >= |rho_c| on the piece's Bernstein ellipse (from its eta = 4 M rho^{-n} / (rho - 1)),
+    hence on the piece itself."""
+    return pc.eta * (pc.rho - 1) * arb(pc.rho) ** pc.n / 4
+
+
+def _graded(ya: float, yb: float, y0: float, s: int) -> list[float]:
+    """Breakpoints ya = p_0 < ... < p_m = yb: from the end nearest the singular point y0 on,
+    each piece no longer than its distance to y0 (lengths doubling), at most
+    :data:`MAX_PIECE`."""
+    near, far = (ya, yb) if s > 0 else (yb, ya)
+    out = [near]
+    direction = 1.0 if far > near else -1.0
+    while abs(far - out[-1]) > 1e-15:
+        step = min(GRADING * abs(out[-1] - y0), MAX_PIECE)
+        nxt = out[-1] + direction * step
+        if (nxt - far) * direction >= -0.25 * step:
+            nxt = far
+        out.append(nxt)
+    return out if s > 0 else list(reversed(out))
+
+
+class SampledGaussianPolyLaw:
+    """The view of a :class:`~.gaussian_sampled.SubsampledGaussianLaw` (uncut) whose M(c + it)
+    costs the same at every |t| >= :data:`T_SWITCH` (module docstring); every bound of the
+    inversion (decay, power decay, cumulants, M at real arguments) is the law's own."""
+
+    #: read by ``numeric.cf``: M(c + it) at a cost independent of t
+    mgf_cost_flat = True
+    mgf_cost_per_t = 0.0
+    closed_under_tensor = False
+    scan_contour = True
+    #: read by ``numeric.cf_flat`` and ``numeric.cf_route``: seconds to build the models of a
+    #: search (0.1 to 0.2 s per contour abscissa, about two abscissas) and per node (2 loaded
+    #: cores, 21 pieces: 0.16 to 0.2 ms), and the nodes allowed at relative widths below
+    #: ``cf_route.TIGHT_REL`` (about 6 s) and above (about 0.6 s)
+    build_seconds = 0.4
+    node_seconds = 2e-4
+    work_caps = (30_000.0, 3_000.0)
+
+    def __init__(self, law) -> None:
+        if law.cut is not None:
+            raise ValueError("the polynomial view is of an uncut law")
+        self.law = law
+        self.mu, self.q, self.direction = law.mu, law.q, law.direction
+        self._models: dict[tuple[str, int], _Model] = {}
+        self._guard = 32
+
+    def cumulants(self, c: float):
+        return self.law.cumulants(c)
+
+    def log_decay_estimate(self, c: float, t: float) -> float:
+        return self.law.log_decay_estimate(c, t)
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        return self.law.decay_bound(c, t)
+
+    def power_decay(self, c: arb):
+        return self.law.power_decay(c)
+
+    def loss_sup(self):
+        return self.law.loss_sup()
+
+    def inverse(self):
+        return SampledGaussianPolyLaw(self.law.inverse())
+
+    def _model(self, c: arb, prec: int) -> _Model:
+        key = (c.str(radius=True, more=True), prec)
+        m = self._models.get(key)
+        if m is None:
+            if len(self._models) >= _CACHE:
+                self._models.pop(next(iter(self._models)))
+            m = self._models[key] = _Model(self.law, c, prec)
+        return m
+
+    def mgf(self, z: acb) -> acb:
+        if not z.real > 0:
+            raise ValueError("need Re z > 0")
+        t = z.imag
+        if not abs(t) > T_SWITCH:
+            return self.law.mgf(z)
+        saved = ctx.prec
+        c = z.real
+        while True:
+            prec = 64 * ((saved + self._guard + 63) // 64)
+            with working_precision(saved):  # (the law's tilt at the caller's precision)
+                model = self._model(c, prec)
+            val = model.transform(t)
+            scale = model.m_upper
+            if (val.real.rad() <= scale * arb(2) ** (24 - saved)
+                    and val.imag.rad() <= scale * arb(2) ** (24 - saved)) or self._guard >= 4096:
+                break
+            self._guard *= 2
+        with working_precision(saved):
+            r = pm(model.err)
+            return acb(val.real + r, val.imag + r)
