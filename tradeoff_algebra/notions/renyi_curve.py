@@ -110,7 +110,13 @@ def affine_values(notion: Any, orders: Any) -> list | None:
             return None
     if omega is not None and any(a >= omega for a in orders):
         return None
-    return [xi + rho * a for a in orders]  # (fmpq times a Python int: no conversion)
+    out, prev, v = [], None, None
+    append = out.append
+    for a in orders:  # (consecutive ints: one exact addition each)
+        v = v + rho if type(a) is int and a - 1 == prev else xi + rho * a
+        prev = a
+        append(v)
+    return out
 
 
 @arb_renyi_bounds.register(Subsample)
