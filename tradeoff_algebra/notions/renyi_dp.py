@@ -229,7 +229,15 @@ class RDP(Notion):
         answered by the sides' capability "renyi_orders" (``numeric.renyi_orders``: the
         Laplace pair, G_mu, the discrete Gaussian at integer orders), the values are Arb
         balls (or exact rationals) computed and checked in the call, and the curve's SymPy
-        ``Dict`` of their upper ends is formed on first reading (:meth:`_pending`)."""
+        ``Dict`` of their upper ends is formed on first reading (:meth:`_pending`).
+
+        f may also be a notion with an RDP curve (``zCDP``, ``tCDP``, ``RDP``): its curve at
+        the orders, exact rationals xi + rho a for the affine ones (no SymPy in the call).
+        Where no enclosure of the divergence is known but a certified upper bound is
+        registered (``numeric.renyi_wor``: C_p(f) of a symmetric f with a program, the
+        trade-off function of sampling without replacement under replace-one neighbours, by
+        Wang, Balle & Kasiviswanathan's Thm. 9), the values are that bound's upper ends and
+        :attr:`bound` names it; otherwise :attr:`bound` is None."""
         if type(dps) is int:
             quick = quick_batch(f, orders, dps)
             if quick is not None:
