@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import sympy as sp
+from flint import fmpq
 
 from ..core.errors import InvalidParameter
 from ..core.node import TradeOff
@@ -25,6 +26,11 @@ from .base import Notion
 from .renyi_dp import _A, RDP, _dps, _numeric
 
 __all__ = ["zCDP", "tCDP"]
+
+
+def _fmpq(x: sp.Expr) -> fmpq | None:
+    """A SymPy rational as an exact ``fmpq``, else None."""
+    return fmpq(int(x.p), int(x.q)) if isinstance(x, sp.Rational) else None
 
 
 class _RenyiBound(Notion):
@@ -70,6 +76,12 @@ class zCDP(_RenyiBound):
 
     def to_rdp(self) -> RDP:
         return RDP(sp.Lambda(_A, self.xi + self.rho * _A))
+
+    def _affine_rdp(self) -> tuple | None:
+        """(xi, rho, None): the curve a -> xi + rho a for all a > 1 as exact ``fmpq`` (read at
+        many orders at once by ``RDP.of(self, orders)``, no SymPy), None if symbolic."""
+        xi, rho = _fmpq(self.xi), _fmpq(self.rho)
+        return None if xi is None or rho is None else (xi, rho, None)
 
     def compose(self, other: Notion) -> Notion:
         """Dwork, Thm. 4.4 (1): (xi + xi', rho + rho')-zCDP; with tCDP or RDP: their RDP sum."""
@@ -141,6 +153,15 @@ class tCDP(_RenyiBound):
 
     def to_rdp(self) -> RDP:
         return RDP(sp.Lambda(_A, self.rho * _A), self.omega)
+
+    def _affine_rdp(self) -> tuple | None:
+        """(0, rho, omega): the curve a -> rho a for a in (1, omega) as exact ``fmpq`` (omega
+        None for oo), None if symbolic or omega irrational."""
+        rho = _fmpq(self.rho)
+        w = None if self.omega is sp.oo else _fmpq(self.omega)
+        if rho is None or (w is None and self.omega is not sp.oo):
+            return None
+        return fmpq(0), rho, w
 
     def compose(self, other: Notion) -> Notion:
         """Dwork, Thm. 4.4 (2): (rho + rho', min(omega, omega'))-tCDP."""

@@ -4,7 +4,11 @@ they are Python ints, each side's values, their exact upper ends (Arb balls roun
 exact ``fmpq``) and the SymPy ``Dict`` of the curve, formed only when it is first read
 (:class:`_PendingCurve`). Used by :meth:`notions.renyi_dp.RDP.of`, which asks
 :func:`quick_batch` first: Python int orders, at most ``CHUNK`` of them, every one answered by
-the sides' programs.
+the sides' programs. Two more kinds take the same quick path: a notion whose RDP curve is
+affine, a -> xi + rho a on (1, omega) (zCDP, tCDP: ``_affine_rdp``), read at the orders as
+exact ``fmpq``; and a node with no enclosure of D_a but a registered certified upper bound
+(``numeric.renyi_wor.arb_renyi_bounds``: C_p(f) of a symmetric f with a program, Wang, Balle &
+Kasiviswanathan's Thm. 9), whose curve says so (``RDP.bound``).
 """
 
 from __future__ import annotations
@@ -21,13 +25,23 @@ from ..core.node import TradeOff
 from ..numeric.context import arb_precision
 from ..numeric.renyi_orders import (
     CHUNK,
+    _program,
     flint_order,
     has_program,
     precision_bits,
     renyi_orders,
     renyi_orders_all,
 )
+from ..numeric.renyi_wor import (
+    WBK_CITE,
+    arb_renyi_bounds,
+    has_bounds,
+    renyi_bounds,
+    renyi_bounds_all,
+    wbk_bounds,
+)
 from ..operators.mechanism import AddRemove
+from ..operators.subsample import Subsample
 from ..operators.unary import Inverse
 
 #: The largest dps :func:`quick_batch` takes: each program does O(1) Arb operations an order,
@@ -36,34 +50,84 @@ from ..operators.unary import Inverse
 QUICK_DPS = 50
 
 
-def quick_batch(f: Any, orders: Any, dps: int) -> tuple[list, list] | None:
-    """(the orders as a list, each side's values there) when ``orders`` is a list, tuple or
-    range of at most ``CHUNK`` Python ints > 1, 1 <= dps <= ``QUICK_DPS``, f a trade-off
-    expression (``AddRemove(g)``: g's two directions) whose sides all have a program
-    (``numeric.renyi_orders``) answering every order; else None (``RDP.of`` takes its general
-    route, which validates and runs under a deadline). Bounded work (``QUICK_DPS``); an
-    unexpected error of a program is left to the general route, which reports it."""
+def quick_batch(f: Any, orders: Any, dps: int) -> tuple[list, list, str | None] | None:
+    """(the orders as a list, each side's values there, None or what the values bound) when
+    ``orders`` is a list, tuple or range of at most ``CHUNK`` Python ints > 1,
+    1 <= dps <= ``QUICK_DPS``, and f is a trade-off expression (``AddRemove(g)``: g's two
+    directions) whose sides all have a program (``numeric.renyi_orders``) answering every
+    order, or a registered bound (``numeric.renyi_wor``: the third entry says which), or a
+    notion with an affine RDP curve (``_affine_rdp``: exact values); else None (``RDP.of``
+    takes its general route, which validates and runs under a deadline). Bounded work
+    (``QUICK_DPS``); an unexpected error of a program is left to the general route, which
+    reports it."""
     if type(orders) not in (list, tuple, range) or not 0 < len(orders) <= CHUNK \
             or set(map(type, orders)) != {int} or min(orders) < 2 \
-            or not 0 < dps <= QUICK_DPS or not isinstance(f, TradeOff):
+            or not 0 < dps <= QUICK_DPS:
         return None
+    if not isinstance(f, TradeOff):
+        vals = affine_values(f, orders)
+        return None if vals is None else (list(orders), [vals], None)
     g = f.arg if isinstance(f, AddRemove) else f
-    if not has_program(g):
-        return None
+    bound = None
     try:
-        sides = [g] if g.is_symmetric else [g, Inverse(g)]
-        orders = list(orders)
-        batch = []
-        for h in sides:
-            vals = renyi_orders_all(h, orders, dps) if has_program(h) else None
+        if has_program(g):
+            sides = [g] if g.is_symmetric else [g, Inverse(g)]
+            orders = list(orders)
+            batch = []
+            for h in sides:
+                vals = renyi_orders_all(h, orders, dps) if has_program(h) else None
+                if vals is None:
+                    return None
+                batch.append(vals)
+        elif has_bounds(g) and g.is_symmetric is True:
+            orders = list(orders)
+            vals = renyi_bounds_all(g, orders, dps)
             if vals is None:
                 return None
-            batch.append(vals)
+            batch, bound = [vals], WBK_CITE
+        else:
+            return None
     except TradeOffError:
         raise
     except Exception:  # (the general route runs it again under its safety net)
         return None
-    return orders, batch
+    return orders, batch, bound
+
+
+def affine_values(notion: Any, orders: Any) -> list | None:
+    """xi + rho a at each order a (Python ints or SymPy rationals) as exact ``fmpq``, for a
+    notion whose RDP curve is affine (``_affine_rdp()``: (xi, rho, omega) as ``fmpq`` and
+    omega as ``fmpq`` or None for oo; zCDP, tCDP) with every order below omega; else None."""
+    affine = getattr(notion, "_affine_rdp", None)
+    form = affine() if affine is not None else None
+    if form is None:
+        return None
+    xi, rho, omega = form
+    if type(orders) is not range and any(type(a) is not int for a in orders):
+        try:
+            orders = [fmpq(a) if type(a) is int else fmpq(int(a.p), int(a.q)) for a in orders]
+        except (AttributeError, TypeError):
+            return None
+    if omega is not None and any(a >= omega for a in orders):
+        return None
+    out, prev, v = [], None, None
+    append = out.append
+    for a in orders:  # (consecutive ints: one exact addition each)
+        v = v + rho if type(a) is int and a - 1 == prev else xi + rho * a
+        prev = a
+        append(v)
+    return out
+
+
+@arb_renyi_bounds.register(Subsample)
+def _(f, orders):
+    """C_p(g) for a symmetric g with a program ``renyi_orders``: Wang, Balle &
+    Kasiviswanathan's Thm. 9 from g's D_j at the integers (``numeric.renyi_wor``, where the
+    proof that it bounds D_a(C_p(g)) is); None for a symbolic p or another g."""
+    g, p = f.arg, f.p
+    if not (g.is_symmetric is True and has_program(g) and isinstance(p, sp.Rational)):
+        return None
+    return wbk_bounds(fmpq(int(p.p), int(p.q)), g, _program(g), orders)
 
 
 def _int_orders(orders: Any) -> list | None:
@@ -95,6 +159,20 @@ def _capability_orders(sides: list, orders: list, dps: int, ints: bool) -> list 
             return None
         out.append(vals)
     return out
+
+
+def _bound_orders(g: Any, orders: list, dps: int, ints: bool) -> list | None:
+    """The values of a registered bound (``numeric.renyi_wor``) of a symmetric g at every
+    order (rational: Python ints when ``ints``, else SymPy rationals), as one side's list;
+    None where there is none, an order is not rational or a ball stays too wide."""
+    if not (has_bounds(g) and g.is_symmetric is True):
+        return None
+    if not ints:
+        if not all(a.is_Rational for a in orders):
+            return None
+        orders = [flint_order(a) for a in orders]
+    vals = renyi_bounds(g, orders, dps)
+    return None if vals is None or None in vals else [vals]
 
 
 def _exact_upper(v: Any) -> sp.Rational:

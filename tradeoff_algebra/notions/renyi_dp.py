@@ -60,17 +60,20 @@ from ..numeric.arb_expr import ball_point
 from ..numeric.concave import golden_section
 from ..numeric.context import arb_precision, lambdify_modules, mp
 from ..numeric.protocol import GUARD_DPS, MAX_DPS, expression_value, num, short
+from ..numeric.renyi_wor import WBK_CITE
 from ..numeric.value import Value, dps_to_prec
 from ..operators.mechanism import AddRemove
 from ..operators.unary import Inverse
 from .approx import ApproxDP
 from .base import Notion
 from .renyi_curve import (
+    _bound_orders,
     _capability_orders,
     _int_orders,
     _largest_upper,
     _number_dict,
     _PendingCurve,
+    affine_values,
     quick_batch,
 )
 
@@ -226,11 +229,19 @@ class RDP(Notion):
         answered by the sides' capability "renyi_orders" (``numeric.renyi_orders``: the
         Laplace pair, G_mu, the discrete Gaussian at integer orders), the values are Arb
         balls (or exact rationals) computed and checked in the call, and the curve's SymPy
-        ``Dict`` of their upper ends is formed on first reading (:meth:`_pending`)."""
+        ``Dict`` of their upper ends is formed on first reading (:meth:`_pending`).
+
+        f may also be a notion with an RDP curve (``zCDP``, ``tCDP``, ``RDP``): its curve at
+        the orders, exact rationals xi + rho a for the affine ones (no SymPy in the call).
+        Where no enclosure of the divergence is known but a certified upper bound is
+        registered (``numeric.renyi_wor``: C_p(f) of a symmetric f with a program, the
+        trade-off function of sampling without replacement under replace-one neighbours, by
+        Wang, Balle & Kasiviswanathan's Thm. 9), the values are that bound's upper ends and
+        :attr:`bound` names it; otherwise :attr:`bound` is None."""
         if type(dps) is int:
             quick = quick_batch(f, orders, dps)
             if quick is not None:
-                return cls._pending(quick[0], quick[1], dps)
+                return cls._pending(*quick[:2], dps, quick[2])
         with budget.call(lambda: f"RDP.of({short(f)})"):
             return cls._of(f, orders, dps)
 
@@ -238,7 +249,16 @@ class RDP(Notion):
     def _of(cls, f: Any, orders: Any, dps: Any) -> RDP:
         """The body of :meth:`of`."""
         if not isinstance(f, TradeOff):
-            raise InvalidParameter("f", f, "a trade-off expression", "RDP.of")
+            if not isinstance(f, Notion) or not hasattr(f, "to_rdp"):
+                raise InvalidParameter("f", f, "a trade-off expression or a notion with an RDP "
+                                       "curve (zCDP, tCDP, RDP)", "RDP.of")
+            dps = _dps(dps, "RDP.of")
+            orders = _order_list(orders, "RDP.of")
+            vals = affine_values(f, orders)
+            if vals is not None:
+                return cls._pending(orders, [vals], dps)
+            r = f.to_rdp()
+            return RDP({a: r.at(a) for a in orders})
         dps = _dps(dps, "RDP.of")
         g = f.arg if isinstance(f, AddRemove) else f
         sides = [g] if g.is_symmetric else [g, Inverse(g)]
@@ -247,6 +267,10 @@ class RDP(Notion):
         batch = _capability_orders(sides, orders, dps, keys is not None)
         if batch is not None and all(v is not None for vals in batch for v in vals):
             return cls._pending(orders, batch, dps)
+        if batch is None and len(sides) == 1:
+            bounds = _bound_orders(g, orders, dps, keys is not None)
+            if bounds is not None:
+                return cls._pending(orders, bounds, dps, WBK_CITE)
         from ..analysis.renyi import renyi
         from ..analysis.renyi_sampled import (
             sampled_rdp_integer,
@@ -291,15 +315,28 @@ class RDP(Notion):
         return cls(items)
 
     @classmethod
-    def _pending(cls, orders: list, batch: list, dps: int) -> RDP:
+    def _pending(cls, orders: list, batch: list, dps: int, bound: str | None = None) -> RDP:
         """The RDP of :meth:`of` whose values are all Arb balls or exact ``fmpq`` (the
-        capability "renyi_orders"): computed and certified already; the curve's SymPy
-        ``Dict`` of the balls' upper ends as exact rationals is formed when first read
-        (``args``: equality, hashing, printing, :meth:`at`, the conversions), not before."""
+        capability "renyi_orders", a registered bound, an affine curve): computed and
+        certified already; the curve's SymPy ``Dict`` of the balls' upper ends as exact
+        rationals is formed when first read (``args``: equality, hashing, printing,
+        :meth:`at`, the conversions), not before. ``bound``: what the values bound when they
+        are not enclosures of the divergences (:attr:`bound`)."""
         obj = sp.Basic.__new__(cls)
-        obj.__dict__["_built_args"] = None
-        obj.__dict__["_curve_of"] = _PendingCurve(orders, batch, dps)
+        d = obj.__dict__
+        d["_built_args"] = None
+        d["_curve_of"] = _PendingCurve(orders, batch, dps)
+        if bound is not None:
+            d["_bound"] = bound
         return obj
+
+    @property
+    def bound(self) -> str | None:
+        """None when each value of :meth:`of` is the upper end of an enclosure of the
+        divergence max{D_a(P || Q), D_a(Q || P)} itself; else the theorem whose certified
+        upper bound it is (e.g. Wang, Balle & Kasiviswanathan's Thm. 9 for C_p(f)): a bound,
+        not the divergence. Outside the value: equality and hashing ignore it."""
+        return self.__dict__.get("_bound")
 
     @property
     def _args(self) -> tuple:

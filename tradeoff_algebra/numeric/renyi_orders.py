@@ -99,11 +99,13 @@ def renyi_orders_all(f: Any, orders: Sequence, dps: int) -> list | None:
     return out if complete else None
 
 
-def _orders(f: Any, orders: Sequence, dps: int) -> tuple[list | None, bool]:
-    """(the values of :func:`renyi_orders`, whether every order is answered)."""
+def _orders(f: Any, orders: Sequence, dps: int, program=None) -> tuple[list | None, bool]:
+    """(the values of :func:`renyi_orders`, whether every order is answered); ``program``:
+    another program of the same signature run by the same driver (``numeric.renyi_wor``'s
+    bounds), f's own by default."""
     need = precision_bits(dps)
     prec = need + GUARD
-    program = _program(f)
+    program = _program(f) if program is None else program
     out = _run(program, f, orders, prec)
     if out is None:
         return None, False
