@@ -190,21 +190,23 @@ class ExactTails:
             with np.errstate(over="ignore", under="ignore"):
                 pa += np.exp(lf + ls[hi])
                 pb += np.exp(lg + e + lts[hi])
-                for off in range(int(np.max(hi - lo, initial=0))):
-                    m = lo + off
-                    ok = m < hi
-                    mm = np.minimum(m, n)
-                    x = e - c[mm]
-                    w = np.where(ok, np.exp(lw[mm]), 0.0)
-                    if j == 0:
-                        a = np.where(x < 0, 1.0, 0.0)
-                        pa += w * a
-                        pb += w * a * np.exp(np.minimum(x, 0.0))
-                        continue
-                    ia, ib, v = _float_piece(x, j, mu, lam)
-                    pa += w * ia
-                    pb += w * ib
-                    dens += w * v
+                width = int(np.max(hi - lo, initial=0))
+                if width == 0:
+                    continue
+                # the window's points, one column per offset (every eps at once)
+                m = lo[:, None] + np.arange(width)[None, :]
+                mm = np.minimum(m, n)
+                x = e[:, None] - c[mm]
+                w = np.where(m < hi[:, None], np.exp(lw[mm]), 0.0)
+                if j == 0:
+                    a = np.where(x < 0, 1.0, 0.0)
+                    pa += np.sum(w * a, axis=1)
+                    pb += np.sum(w * a * np.exp(np.minimum(x, 0.0)), axis=1)
+                    continue
+                ia, ib, v = _float_piece(x, j, mu, lam)
+                pa += np.sum(w * ia, axis=1)
+                pb += np.sum(w * ib, axis=1)
+                dens += np.sum(w * v, axis=1)
         return pa, pb, dens
 
 
@@ -237,13 +239,13 @@ def _float_piece(x: np.ndarray, j: int, mu: float, lam: float
 
 
 def _float_poly_exp(n: int, nu: float, b: float, lo: np.ndarray, hi: float) -> np.ndarray:
-    """Floats of int_lo^hi (s - b)^n / n! e^{nu s} ds (``cf_lattice._poly_exp``)."""
+    """Floats of int_lo^hi (s - b)^n / n! e^{nu s} ds (``cf_lattice._poly_exp``: the
+    antiderivative e^{nu y} sum_q (-1)^{n-q} y^q / (q! nu^{n-q+1}), its polynomial by Horner's
+    rule)."""
+    coef = [(-1) ** (n - q) / (math.factorial(q) * nu ** (n - q + 1)) for q in range(n, -1, -1)]
 
     def anti(y):
-        s = 0.0
-        for q in range(n + 1):
-            s = s + (-1) ** (n - q) * y**q / (math.factorial(q) * nu ** (n - q + 1))
-        return np.exp(nu * y) * s
+        return np.exp(nu * y) * np.polyval(coef, y)
 
     return math.exp(nu * b) * (anti(hi - b) - anti(lo - b))
 
