@@ -79,7 +79,7 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
         at0 = t[sel] >= v[0]
         lo[np.flatnonzero(sel)[at0]] = hi[np.flatnonzero(sel)[at0]] = 0.0
     e = 0.5 * (lo + hi)
-    act = np.arange(t.size)  # (the levels still searched: only theirs are estimated)
+    act = _atoms_first(tails, t, branch, atoms, lo, hi, e)
     for _ in range(60):
         budget.check()
         ea, la, ha, ta = e[act], lo[act], hi[act], t[act]
@@ -101,6 +101,43 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
             break
     out[:] = np.clip(e, 0.0, end)
     return out
+
+
+def _atoms_first(tails, t: np.ndarray, branch: np.ndarray, atoms: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The atoms inside the levels' grid brackets, decided before the Newton steps (a jump
+    would otherwise be narrowed by bisection alone): where value(a+) <= t <= value(a-) the
+    level's threshold is the atom a (``e`` set to it), else the bracket ``lo``, ``hi`` shrinks
+    to the side of the jump holding t (in place). Returns the levels still to search."""
+    todo = np.ones(t.size, dtype=bool)
+    searched = np.zeros(t.size, dtype=bool)  # (left to the Newton steps as they were)
+    if not atoms.size:
+        return np.arange(t.size)
+    for _ in range(8):  # (a bracket holding several atoms: one at a time)
+        k = np.searchsorted(atoms, lo, side="left")  # (the first atom a >= lo)
+        cand = atoms[np.minimum(k, atoms.size - 1)]
+        d_all = 1e-10 * np.maximum(1.0, np.abs(cand))
+        # (an atom at eps = 0 is left to the branches: nothing is estimated below 0)
+        sel = np.flatnonzero(todo & (k < atoms.size) & (cand <= hi) & (cand - d_all > 0))
+        if not sel.size:
+            break
+        a, d = cand[sel], d_all[sel]
+        both = _values(tails.estimate(np.concatenate([a - d, a + d])),
+                       np.concatenate([branch[sel], branch[sel]]))[0]
+        v_minus, v_plus = both[:sel.size], both[sel.size:]
+        ts = t[sel]
+        jump = (v_plus <= ts) & (ts <= v_minus)
+        e[sel[jump]] = a[jump]
+        todo[sel[jump]] = False
+        left = ~jump & (ts > v_minus) & (a - d > lo[sel])
+        hi[sel[left]] = a[left] - d[left]
+        right = ~jump & (ts < v_plus) & (a + d < hi[sel])
+        lo[sel[right]] = a[right] + d[right]
+        todo[sel[~(jump | left | right)]] = False  # (nothing decided: Newton's steps alone)
+        searched[sel[~(jump | left | right)]] = True
+    rest = np.flatnonzero(todo | searched)
+    e[rest] = 0.5 * (lo[rest] + hi[rest])
+    return rest
 
 
 def _atom_near(atoms: np.ndarray, e: np.ndarray, tol: float) -> np.ndarray:
@@ -151,8 +188,11 @@ class _Points:
     def add(self, e: float):
         if e not in self.memo:
             budget.check()
-            errs = [float(t.error(np.array([e]))[0]) for t in self.tails]
-            p = self.tails[int(np.argmin(errs))].point(e)
+            if len(self.tails) == 1:
+                p = self.tails[0].point(e)
+            else:
+                errs = [float(t.error(np.array([e]))[0]) for t in self.tails]
+                p = self.tails[int(np.argmin(errs))].point(e)
             self.memo[e] = p
             # the point and its mirror image, as the corners of their balls below the power
             with working_precision(128):

@@ -217,28 +217,23 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
 def _float_piece(x: np.ndarray, j: int, mu: float, lam: float
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Floats (int_{s > x} V_j e^{lam s} ds, e^x int_{s > x} V_j e^{(lam - 1) s} ds,
-    V_j(x) e^{lam x}) for one piece of j >= 1 density components (``ExactPart._integral``)."""
+    V_j(x) e^{lam x}) for one piece of j >= 1 density components (``ExactPart._integral``),
+    the B-spline's j + 1 terms along a last axis."""
     jm = j * mu
-    xc = np.clip(x, -jm, jm)
-    outs = []
-    for nu in (lam, lam - 1):
-        total = np.zeros_like(xc)
-        for i in range(j + 1):
-            b = -jm + 2 * i * mu
-            lo = np.maximum(xc, b)
-            total += (-1) ** i * comb(j, i) * _float_poly_exp(j - 1, nu, b, lo, jm)
-        outs.append(total)
-    v = np.zeros_like(xc)
-    for i in range(j + 1):
-        b = -jm + 2 * i * mu
-        v += (-1) ** i * comb(j, i) * np.where(xc > b, np.abs(xc - b) ** (j - 1), 0.0) \
-            / math.factorial(j - 1)
+    xc = np.clip(x, -jm, jm)[..., None]
+    b = -jm + 2 * mu * np.arange(j + 1)
+    sign = np.array([(-1) ** i * comb(j, i) for i in range(j + 1)], dtype=np.float64)
+    lo = np.maximum(xc, b)
+    outs = [np.sum(sign * _float_poly_exp(j - 1, nu, b, lo, jm), axis=-1)
+            for nu in (lam, lam - 1)]
+    v = np.sum(sign * np.where(xc > b, np.abs(xc - b) ** (j - 1), 0.0), axis=-1) \
+        / math.factorial(j - 1)
     inside = np.abs(x) < jm
-    v = np.where(inside, v * np.exp(lam * xc), 0.0)
+    v = np.where(inside, v * np.exp(lam * xc[..., 0]), 0.0)
     return outs[0], np.exp(np.minimum(x, jm)) * outs[1], v
 
 
-def _float_poly_exp(n: int, nu: float, b: float, lo: np.ndarray, hi: float) -> np.ndarray:
+def _float_poly_exp(n: int, nu: float, b: np.ndarray, lo: np.ndarray, hi: float) -> np.ndarray:
     """Floats of int_lo^hi (s - b)^n / n! e^{nu s} ds (``cf_lattice._poly_exp``: the
     antiderivative e^{nu y} sum_q (-1)^{n-q} y^q / (q! nu^{n-q+1}), its polynomial by Horner's
     rule)."""
@@ -247,7 +242,7 @@ def _float_poly_exp(n: int, nu: float, b: float, lo: np.ndarray, hi: float) -> n
     def anti(y):
         return np.exp(nu * y) * np.polyval(coef, y)
 
-    return math.exp(nu * b) * (anti(hi - b) - anti(lo - b))
+    return np.exp(nu * b) * (anti(hi - b) - anti(lo - b))
 
 
 def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:
