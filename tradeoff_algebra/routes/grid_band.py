@@ -42,10 +42,17 @@ LOCAL_MAX = 40000
 
 
 def profile_grid(dirs: list, eps: Sequence[float], progress=None) -> list:
-    """Balls of max over the directions of delta(eps_i) at each grid point."""
-    out = []
+    """Balls of max over the directions of delta(eps_i) at each grid point; from the largest
+    eps down where every direction asks it (``largest_first``: a route whose certificate for
+    one eps, cached, serves every eps below it, as the off-grid discrete Gaussians'
+    enumeration, is then built once at its largest size rather than grown step by step)."""
+    out: list = [None] * len(eps)
+    order = range(len(eps))
+    if dirs and all(getattr(d, "largest_first", False) for d in dirs):
+        order = sorted(order, key=lambda i: -eps[i])
     with working_precision(64):
-        for i, e in enumerate(eps):
+        for i in order:
+            e = eps[i]
             if i % 16 == 0:
                 budget.check()
             hi_lo, hi_hi = arb(0), arb(0)
@@ -54,7 +61,7 @@ def profile_grid(dirs: list, eps: Sequence[float], progress=None) -> list:
                 lo_b, hi_b = arb(b.lower()), arb(b.upper())
                 hi_lo = lo_b if lo_b > hi_lo else hi_lo
                 hi_hi = hi_b if hi_b > hi_hi else hi_hi
-            out.append(arb((hi_lo + hi_hi) / 2, (hi_hi - hi_lo) / 2))
+            out[i] = arb((hi_lo + hi_hi) / 2, (hi_hi - hi_lo) / 2)
             if progress is not None:
                 progress.update()
     return out

@@ -98,6 +98,9 @@ class _RouteDirection:
         #: eps -> ball of delta, kept between calls: every ball is what the routes give at that
         #: eps alone, so a call's result never depends on the calls before it
         self.memo: dict = {}
+        #: ``routes.grid_band.profile_grid`` asks the largest eps of a grid first: a route's
+        #: certificate for a small delta (cached by the route) then serves the larger ones
+        self.largest_first = True
         #: the lattice of the product's finite losses, or None (``grid_band`` refines to it)
         self.lattice = loss_lattice(plan[1])
 
@@ -134,6 +137,7 @@ class _InversionDirection(_RouteDirection):
         self.inverters: dict = {}  # eps_0 -> inverter (or None: none affordable there)
         #: the share of the width an inverter is planned to (tighter: it reaches further)
         self.share = PLAN_SHARE
+        self.largest_first = False  # (anchored inverters: no order to prefer)
 
     def _ok(self, d: arb) -> bool:
         return float(d.rad()) <= self.rel * abs(float(d.mid())) and d.lower() >= 0
