@@ -24,9 +24,12 @@ from ..numeric.progress import bar
 
 __all__ = ["grid_band", "profile_grid", "GRID_START", "GRID_MAX", "GRID_LOCAL", "LOCAL_LEVELS"]
 
-#: Points of the first eps grid at a tolerance of 1e-3 (four times as many at 1e-4 ...), and
-#: the most the refinement goes to.
-GRID_START = 160
+#: Points of the first eps grid (doubled while the band is too wide: each doubled grid keeps
+#: every point of the last, k/n = 2k/2n, so a product that needs the finer grid pays for no
+#: more delta balls than if it had started there, and one that does not stops early: two
+#: incommensurate lattices at 1e-6, 41 balls instead of 321), and the most the refinement
+#: goes to.
+GRID_START = 40
 GRID_MAX = 2560
 #: The uniform grid stops doubling at this many points when the band is still too wide: grid
 #: points are then added near the levels' minimisers (:func:`_refine`), at most
@@ -84,9 +87,6 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
     local = x.size <= LOCAL_LEVELS or lat is not None
     n = (LATTICE_START if lat is not None and x.size <= LOCAL_LEVELS
          else GRID_LOCAL_START if local else GRID_START)
-    # (the width falls like n^-2: a narrower tol starts on a finer grid)
-    while not local and n < min(GRID_MAX, GRID_LOCAL) and (GRID_START / n) ** 2 * 1e-3 > tol:
-        n *= 2
     known = {} if known is None else known
     result = None
     span = min(end, _span(x)) if local else end
