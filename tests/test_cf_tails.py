@@ -248,7 +248,7 @@ def test_float_sums_in_blocks_match_direct_powers():
     f = ta.TensorPower(ta.Laplace(R(1, 10)), 1000)
     factors = [(law, int(n)) for law, n in _cf_laws([pld_leaves(f)])[0]]
     t = split_tails(factors, 1, 3.0, 1e-9).rest
-    e = np.linspace(0.0, 20.0, 4 * FEW_EPS + 3)
+    e = np.linspace(0.0, 20.0, 4 * FEW_EPS + 37)
     many = t._float_sums(e)
     few = [t._float_sums(e[i:i + FEW_EPS]) for i in range(0, e.size, FEW_EPS)]
     for j in range(3):

@@ -265,21 +265,13 @@ class TailInverter:
                                             (flat.size, m)), axis=1)
             big = pw[:, -1]  # w^m
             pw = np.concatenate([np.ones((flat.size, 1), dtype=np.complex128), pw[:, :-1]], 1)
-            b = np.empty((flat.size, 3 * nb), dtype=np.complex128)
-            step = max(1, BLAS_ONE_THREAD // (m * 3 * nb))
-            for i in range(0, flat.size, step):  # (products small enough for one BLAS thread)
-                b[i:i + step] = pw[i:i + step] @ self._fblocks
-            b = b.reshape(flat.size, nb, 3)
+            b = _matmul(pw, self._fblocks).reshape(flat.size, nb, 3)
             acc = b[:, -1, :]
             for j in range(nb - 2, -1, -1):
                 acc = acc * big[:, None] + b[:, j, :]
             return tuple(acc[:, j].reshape(e.shape) for j in range(3))
         flat = e.ravel()
-        out = np.empty((flat.size, 3), dtype=np.complex128)
-        step = max(1, min(1 << 20, BLAS_ONE_THREAD // 3) // max(self._fk.size, 1))
-        for i in range(0, flat.size, step):
-            part = flat[i:i + step]
-            out[i:i + step] = np.exp(np.outer(-1j * self.plan.h * part, self._fk)) @ self._fcoef
+        out = _matmul(np.exp(np.outer(-1j * self.plan.h * flat, self._fk)), self._fcoef)
         return tuple(out[:, j].reshape(e.shape) for j in range(3))
 
     def error(self, eps: np.ndarray) -> np.ndarray:
@@ -292,11 +284,29 @@ class TailInverter:
                     + (tr + self._sum_rad) * np.exp(-c * e))
 
 
-#: Up to this many eps, the float sums take each power of w directly (a matrix product).
-FEW_EPS = 16
-#: Matrix products of at most this many multiply-adds (OpenBLAS runs larger ones on several
-#: threads, whose spinning costs more CPU than it saves here).
-BLAS_ONE_THREAD = 1 << 15
+#: Up to this many eps, the float sums take each power of w directly (one complex exp per node
+#: and eps); from two on, the blocks cost less (m products per eps, no exp per node).
+FEW_EPS = 1
+#: OpenBLAS runs a matrix product (gemm) of fewer multiply-adds than this on one thread; a
+#: matrix-vector product (gemv) goes to several threads from far smaller sizes. Their spinning
+#: costs more CPU than it saves here.
+BLAS_ONE_THREAD = 1 << 16
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b (floats, placement only) without BLAS threads: gemm on chunks of at least two
+    rows of a, each below :data:`BLAS_ONE_THREAD` multiply-adds; numpy's own loops (einsum,
+    no BLAS) where no such chunk exists or one row is left."""
+    n, m = a.shape
+    k = b.shape[1]
+    rows = (BLAS_ONE_THREAD - 1) // max(m * k, 1)
+    if rows < 2:
+        return np.einsum("nm,mk->nk", a, b)
+    out = np.empty((n, k), dtype=np.result_type(a, b))
+    for i in range(0, n, rows):
+        part = a[i:i + rows]
+        out[i:i + rows] = part @ b if part.shape[0] >= 2 else np.einsum("nm,mk->nk", part, b)
+    return out
 
 
 def _mids(coeffs: list) -> list:
