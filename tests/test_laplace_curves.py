@@ -171,7 +171,8 @@ def _direct_exact(mu, k, J, eps):
 
 
 @pytest.mark.parametrize("mu,k,J,eps", [(R(1, 10), 20, 3, 0.45), (R(1, 10), 20, 3, 1.23),
-                                        (R(1, 2), 6, 4, 1.3), (R(1, 2), 6, 4, 0.0)])
+                                        (R(1, 2), 6, 4, 1.3), (R(1, 2), 6, 4, 0.0),
+                                        (R(1, 10), 20, 3, 0.3)])
 def test_exact_part_suffix_sums_against_a_direct_sum(mu, k, J, eps):
     et = ExactTails(ExactPart(LaplaceLaw(mu), k, J))
     with working_precision(200), mp.workprec(256):

@@ -105,7 +105,7 @@ class ExactTails:
                     s_w[m], s_t[m] = acc_w, acc_t
                 ff = (2 * (lam * mu).sinh() / lam) ** j
                 gg = (2 * ((lam - 1) * mu).sinh() / (lam - 1)) ** j
-                rows.append((wj, cms, s_w, s_t, ff, gg))
+                rows.append((wj, cms, s_w, s_t, ff, gg, _Pieces(j, mu, lam) if j else None))
             if len(self._sums) > 4:
                 self._sums.clear()
             self._sums[prec] = (mu, lp, lm, lam, rows)
@@ -118,7 +118,7 @@ class ExactTails:
         ee = e.exp()
         muf = float(mu.mid())
         pa, pb = arb(0), arb(0)
-        for j, (wj, cms, s_w, s_t, ff, gg) in enumerate(rows):
+        for j, (wj, cms, s_w, s_t, ff, gg, pieces) in enumerate(rows):
             n = self.part.k - j
             jm = j * mu
 
@@ -144,9 +144,10 @@ class ExactTails:
                         continue
                     a, b = got
                 else:
-                    a, b = self.part._integral(x, j, mu, lam, False)
-                    if a == 0 and b == 0:
+                    got = pieces.tails(x, ff, gg)
+                    if got is None:
                         continue
+                    a, b = got
                 w = wj * arb(cms[m]) * (m * lp + (n - m) * lm).exp()
                 pa += w * a
                 pb += w * b
@@ -208,6 +209,63 @@ class ExactTails:
                 pb += np.sum(w * ib, axis=1)
                 dens += np.sum(w * v, axis=1)
         return pa, pb, dens
+
+
+class _Pieces:
+    """The pair (int_{s > x} V_j e^{lam s} ds, e^x int_{s > x} V_j e^{(lam - 1) s} ds) of one
+    piece of j >= 1 density components (``ExactPart._integral``, the same sums) with what does
+    not depend on x computed once per precision: V_j = sum_i (-1)^i C(j, i) (s - b_i)_+^{j-1} /
+    (j - 1)!, b_i = -j mu + 2 i mu, and with y = s - b_i the antiderivative of
+    y^n e^{nu y} / n! (n = j - 1) is F(y) = e^{nu y} P(y), P(y) = sum_q (-1)^{n-q} y^q /
+    (q! nu^{n-q+1}); so int_{max(x, b_i)}^{j mu} = e^{nu b_i} (F(j mu - b_i) - F(max(x, b_i) -
+    b_i)), where only F at x - b_i (for b_i < x) depends on x: one exp and n products. Where
+    x and b_i are not ordered by their balls, max(x, b_i) - b_i is the ball [0, x - b_i] (the
+    union: F is then enclosed over both)."""
+
+    def __init__(self, j: int, mu: arb, lam: arb) -> None:
+        self.j, self.jm = j, j * mu
+        n = j - 1
+        self.b = [-self.jm + 2 * i * mu for i in range(j + 1)]
+        self.sign = [(-1) ** i * comb(j, i) for i in range(j + 1)]
+        self.nus = []
+        for nu in (lam, lam - 1):
+            coef = [(-1) ** (n - q) / (math.factorial(q) * nu ** (n - q + 1)) for q in range(n + 1)]
+            e_b = [(nu * b).exp() for b in self.b]
+            # e^{nu b_i} F(j mu - b_i), and the same minus e^{nu b_i} F(0) (x at or below b_i)
+            top = [e * self._f(nu, coef, self.jm - b) for e, b in zip(e_b, self.b, strict=True)]
+            low = [t - e * coef[0] for t, e in zip(top, e_b, strict=True)]
+            self.nus.append((nu, coef, e_b, top, low))
+
+    @staticmethod
+    def _f(nu: arb, coef: list, y: arb) -> arb:
+        acc = coef[-1]
+        for c in reversed(coef[:-1]):
+            acc = acc * y + c
+        return (nu * y).exp() * acc
+
+    def tails(self, x: arb, ff: arb, gg: arb) -> tuple[arb, arb] | None:
+        """The pair at x (an Arb ball), None where it is proved zero (x >= j mu); ``ff``,
+        ``gg``: the piece's two moment generating functions, its pair where x <= -j mu."""
+        jm = self.jm
+        if x <= -jm:
+            return ff, x.exp() * gg
+        if x >= jm:
+            return None
+        out = []
+        for nu, coef, e_b, top, low in self.nus:
+            total = arb(0)
+            for i, b in enumerate(self.b):
+                if not b < jm:  # (the last knot: nothing above it)
+                    continue
+                if x > b:
+                    part = top[i] - e_b[i] * self._f(nu, coef, x - b)
+                elif b >= x:
+                    part = low[i]
+                else:
+                    part = top[i] - e_b[i] * self._f(nu, coef, (x - b).union(arb(0)))
+                total += self.sign[i] * part
+            out.append(total)
+        return out[0], x.exp() * out[1]
 
 
 def _lgamma(x: np.ndarray) -> np.ndarray:
