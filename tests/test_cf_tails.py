@@ -199,3 +199,58 @@ def test_secant_band_below_its_floor_says_so():
     pts = ic.tail_band(sets, x, 1e-9)
     assert np.all(sec.power_lo <= pts.power_hi) and np.all(pts.power_lo <= sec.power_hi)
     assert np.max((sec.power_hi - sec.power_lo) / sec.power_hi) <= 1e-6
+
+
+@pytest.mark.parametrize("K", [1, 7, 60, 341, 1500])
+def test_blocked_sums_hold_high_precision_polynomial_values(K):
+    """The tails' sums by rectangular splitting (``cf_tails._Blocks``) hold the polynomials'
+    values summed term by term by mpmath at 60 digits (a different route: direct powers, no
+    balls), and keep about the working precision (the guard bits cover the chains' growth,
+    where plain Horner in complex balls would lose about K/2 bits)."""
+    from flint import acb
+
+    from tradeoff_algebra.numeric.cf_laws import working_precision
+    from tradeoff_algebra.numeric.cf_tails import _Blocks
+
+    def exact(x: arb):  # an exact arb as an mpf (no rounding)
+        man, e = x.man_exp()
+        return mp.mpf((int(man), int(e)))
+
+    rng = np.random.default_rng(K)
+    mids = [complex(a, b) * math.exp(-k / 60) for k, (a, b) in
+            enumerate(rng.standard_normal((K, 2)).tolist())]
+    polys = [[acb(z.real, z.imag) for z in mids],
+             [acb(k * z.real, k * z.imag) for k, z in enumerate(mids)]]
+    blocks = _Blocks(polys)
+    prec = 70
+    for theta in (0.013, 0.7, 2.9):
+        with working_precision(prec + blocks.guard):
+            w = acb(0, -arb(theta)).exp()
+            got = blocks.sums(w)
+            first = blocks.sums(w, 1)
+        with mp.workdps(60):
+            ref = [mp.fsum(mp.mpc(exact(c.real), exact(c.imag)) * mp.expj(-k * mp.mpf(theta))
+                           for k, c in enumerate(q)) for q in polys]
+            for ball, r in zip(got + first, ref + ref[:1], strict=True):
+                for part, rp in ((ball.real, r.real), (ball.imag, r.imag)):
+                    assert exact(part.lower()) <= rp <= exact(part.upper())
+                    assert float(part.rad()) <= 2.0 ** (10 - prec) * float(max(abs(r), 1))
+
+
+def test_float_sums_in_blocks_match_direct_powers():
+    """The tails' float sums at many eps (blocks of nodes, Horner's rule in w^m) agree with
+    those at few eps (every power of w taken directly) to float rounding: Laplace(1/10)^1000's
+    split tails (``numeric.cf_split_tails``)."""
+    from tradeoff_algebra.numeric.cf_split_tails import split_tails
+    from tradeoff_algebra.numeric.cf_tails import FEW_EPS
+    from tradeoff_algebra.routes.plan import pld_leaves
+
+    f = ta.TensorPower(ta.Laplace(R(1, 10)), 1000)
+    factors = [(law, int(n)) for law, n in _cf_laws([pld_leaves(f)])[0]]
+    t = split_tails(factors, 1, 3.0, 1e-9).rest
+    e = np.linspace(0.0, 20.0, 4 * FEW_EPS + 37)
+    many = t._float_sums(e)
+    few = [t._float_sums(e[i:i + FEW_EPS]) for i in range(0, e.size, FEW_EPS)]
+    for j in range(3):
+        direct = np.concatenate([x[j] for x in few])
+        assert np.max(np.abs(many[j] - direct)) <= 1e-12 * np.max(np.abs(direct))

@@ -74,3 +74,24 @@ def test_large_eps_grid_points_raise_no_overflow_warning():
         kept = _near(grid, known, np.array([1e-3, 0.5]))
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
     assert kept[0] == grid[0] and kept[-1] == grid[-1] and len(kept) < len(grid)
+
+
+def test_largest_first_asks_each_grid_from_its_largest_eps():
+    """A direction with ``largest_first`` is asked each grid's points from the largest eps
+    down (a route's cached certificate for a small delta then serves the rest); the band is
+    the same balls' band, and holds G_1's closed-form power."""
+    from tradeoff_algebra.routes.grid_band import profile_grid
+
+    plain, first = _GaussianProfile(1.0), _GaussianProfile(1.0)
+    first.largest_first = True
+    eps = [0.0, 0.5, 2.0, 1.0, 3.5]
+    a, b = profile_grid([plain], eps), profile_grid([first], eps)
+    assert plain.asked == eps and first.asked == sorted(eps, reverse=True)
+    assert all(x.mid() == y.mid() and x.rad() == y.rad() for x, y in zip(a, b, strict=True))
+    x = np.array([0.01, 0.3])
+    band = grid_band([first], x, 1e-9, math.log(2 / 1e-9) + 1)
+    with mp.workdps(30):
+        for i, al in enumerate(x):
+            ref = mp.ncdf(1 - mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(al)))
+            assert band.power_lo[i] <= ref <= band.power_hi[i]
+            assert band.power_hi[i] - band.power_lo[i] <= 1e-9 * band.power_hi[i]

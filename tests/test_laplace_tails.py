@@ -225,6 +225,22 @@ def test_exact_tails_against_quadrature(mu, n):
             _inside(_mp(p.alpha.lower()) - s, _mp(p.alpha.upper()) + s, p_gt, 1e-20)
 
 
+@pytest.mark.parametrize("mu,n", [(R(1, 2), 3), (R(1), 2)])
+def test_exact_tails_float_estimates_against_quadrature(mu, n):
+    """The exact part's float estimates at many eps at once (the windows' points as columns,
+    ``ExactTails.estimate``: placement only) against the Irwin-Hall quadrature."""
+    from tradeoff_algebra.numeric.cf_lattice_tails import LatticeTails
+
+    t = LatticeTails(LaplaceLaw(mu), n, 0.5, 1e-12)
+    eps = np.array([0.05, 0.3, 0.7, 1.1, 0.9 * n * float(mu)])
+    pa, pb, _ = t.exact.estimate(eps)
+    with mp.workdps(30):
+        for i, e in enumerate(eps.tolist()):
+            q_gt, p_gt, _, _ = _ref_tails(mu, n, mp.mpf(e))
+            assert abs(pa[i] - q_gt) <= 1e-12 * q_gt
+            assert abs(pb[i] * math.exp(-e) - p_gt) <= 1e-12 * p_gt
+
+
 def _roc_check(f, alpha, ref, rel=1e-9, tol=1e-10, value=False):
     from tradeoff_algebra.routes.tail_laws import LATTICE_ROUTE
 

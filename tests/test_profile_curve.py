@@ -4,6 +4,8 @@ of G(1) (x) Laplace(1) by 30-digit quadrature of its two loss laws, and the brut
 Neyman-Pearson curve of DG(1, 2)^2 summed over the outcomes at 40 digits, and the exact
 Neyman-Pearson curve of a binary lattice pair composed 400 and 5000 times in rationals."""
 
+import math
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -295,3 +297,34 @@ def test_power_of_a_laplace_power_against_quadrature():
         v = ta.roc(f, sp.Rational(1, 10))
     assert v.guarantee == "certified" and ROUTE not in v.route
     _check(v, ref, 1e-8)  # (two certified routes: both hold the reference)
+
+
+@pytest.mark.slow
+def test_curve_band_of_many_levels_against_quadrature():
+    """More levels than the local refinement takes: the first uniform grid is doubled only
+    while the band is too wide (``routes.grid_band.GRID_START``); the band holds the
+    quadrature's power and meets the tolerance."""
+    f = ta.Tensor(ta.G(1), ta.Laplace(1))
+    x = np.linspace(0.0, 1.0, 21)
+    b = profile_curve_band(f, x, 1e-5)
+    assert b is not None
+    with mp.workdps(30):
+        for i in (1, 2, 5, 10):
+            power = _gl_power(mp.mpf(x[i]))
+            assert b.power_lo[i] <= power <= b.power_hi[i]
+            assert b.power_hi[i] - b.power_lo[i] <= 1e-5 * b.power_hi[i]
+
+
+def test_delta_above_the_largest_loss_is_zero_from_one_bound():
+    """The profile's delta routes skip the per-eps bound of the largest privacy loss: one Arb
+    bound decides every eps, at or above 1000/10 + 1000 log 3 = 1198.61... (the two lattices'
+    largest losses, by hand) delta is 0, below it the routes answer."""
+    from tradeoff_algebra.routes.profile_curve import _direction
+
+    f = ta.Tensor(ta.TensorPower(ta.EpsDelta(sp.Rational(1, 10)), 1000),
+                  ta.TensorPower(ta.randomized_response(sp.log(3), 5), 1000))
+    d = _direction(f, 1e-6)
+    top = 100 + 1000 * math.log(3)
+    assert not d._above_largest_loss(top - 1e-9) and d._above_largest_loss(top + 1e-9)
+    assert d.delta(top + 1.0) == 0
+    assert d.delta(1.0) > 0

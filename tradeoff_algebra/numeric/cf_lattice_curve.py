@@ -15,7 +15,8 @@ touches its own support line: the band there is as wide as the point's balls.
 **One plan, all levels.** The tails are planned once (the remainder's inverter at the largest
 threshold the levels need, ``LatticeTails``), and only where a point's error bound exceeds its
 share of the tolerance (or, at eps = 0 where the two branches part, a percent of a(0)) is
-another remainder planned (at that threshold, never twice at one), up to :data:`PLANS`; the
+another remainder planned (at that threshold; where one was planned there already, a hundred
+times tighter: its error bound there missed the share), up to :data:`PLANS`; the
 levels are placed again after each plan, each eps from the tails with the least error bound
 there. The thresholds of all levels are found together in floats (a grid, then safeguarded
 Newton steps on the tails' float estimates: ``estimate``), and each level costs one certified
@@ -79,7 +80,7 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
         at0 = t[sel] >= v[0]
         lo[np.flatnonzero(sel)[at0]] = hi[np.flatnonzero(sel)[at0]] = 0.0
     e = 0.5 * (lo + hi)
-    act = np.arange(t.size)  # (the levels still searched: only theirs are estimated)
+    act = _atoms_first(tails, t, branch, atoms, lo, hi, e)
     for _ in range(60):
         budget.check()
         ea, la, ha, ta = e[act], lo[act], hi[act], t[act]
@@ -101,6 +102,43 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
             break
     out[:] = np.clip(e, 0.0, end)
     return out
+
+
+def _atoms_first(tails, t: np.ndarray, branch: np.ndarray, atoms: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The atoms inside the levels' grid brackets, decided before the Newton steps (a jump
+    would otherwise be narrowed by bisection alone): where value(a+) <= t <= value(a-) the
+    level's threshold is the atom a (``e`` set to it), else the bracket ``lo``, ``hi`` shrinks
+    to the side of the jump holding t (in place). Returns the levels still to search."""
+    todo = np.ones(t.size, dtype=bool)
+    searched = np.zeros(t.size, dtype=bool)  # (left to the Newton steps as they were)
+    if not atoms.size:
+        return np.arange(t.size)
+    for _ in range(8):  # (a bracket holding several atoms: one at a time)
+        k = np.searchsorted(atoms, lo, side="left")  # (the first atom a >= lo)
+        cand = atoms[np.minimum(k, atoms.size - 1)]
+        d_all = 1e-10 * np.maximum(1.0, np.abs(cand))
+        # (an atom at eps = 0 is left to the branches: nothing is estimated below 0)
+        sel = np.flatnonzero(todo & (k < atoms.size) & (cand <= hi) & (cand - d_all > 0))
+        if not sel.size:
+            break
+        a, d = cand[sel], d_all[sel]
+        both = _values(tails.estimate(np.concatenate([a - d, a + d])),
+                       np.concatenate([branch[sel], branch[sel]]))[0]
+        v_minus, v_plus = both[:sel.size], both[sel.size:]
+        ts = t[sel]
+        jump = (v_plus <= ts) & (ts <= v_minus)
+        e[sel[jump]] = a[jump]
+        todo[sel[jump]] = False
+        left = ~jump & (ts > v_minus) & (a - d > lo[sel])
+        hi[sel[left]] = a[left] - d[left]
+        right = ~jump & (ts < v_plus) & (a + d < hi[sel])
+        lo[sel[right]] = a[right] + d[right]
+        todo[sel[~(jump | left | right)]] = False  # (nothing decided: Newton's steps alone)
+        searched[sel[~(jump | left | right)]] = True
+    rest = np.flatnonzero(todo | searched)
+    e[rest] = 0.5 * (lo[rest] + hi[rest])
+    return rest
 
 
 def _atom_near(atoms: np.ndarray, e: np.ndarray, tol: float) -> np.ndarray:
@@ -151,8 +189,11 @@ class _Points:
     def add(self, e: float):
         if e not in self.memo:
             budget.check()
-            errs = [float(t.error(np.array([e]))[0]) for t in self.tails]
-            p = self.tails[int(np.argmin(errs))].point(e)
+            if len(self.tails) == 1:
+                p = self.tails[0].point(e)
+            else:
+                errs = [float(t.error(np.array([e]))[0]) for t in self.tails]
+                p = self.tails[int(np.argmin(errs))].point(e)
             self.memo[e] = p
             # the point and its mirror image, as the corners of their balls below the power
             with working_precision(128):
@@ -166,21 +207,23 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
     """Certified bands of a symmetric product at the levels ``x`` (module docstring), aiming at
     a relative width ``tol`` of the power and an absolute width ``tol`` of f.
 
-    ``make_tails(eps0)`` plans tails at eps0 (an object with ``point(eps)`` -> ``TailPoint``,
+    ``make_tails(eps0, scale)`` plans tails at eps0 to ``scale`` times its default relative
+    width (an object with ``point(eps)`` -> ``TailPoint``,
     ``estimate(eps_array)`` -> floats (delta, power, alpha, d power, d alpha) and
-    ``error(eps_array)``, the float error bounds of its points), or raises ValueError;
+    ``error(eps_array)``, the float error bounds of its points), or raises ValueError (also
+    where ``scale`` asks below the narrowest width it plans);
     ``atoms``: the sorted float positions of the loss's atoms; ``end``: the largest loss (no
     level needs a threshold beyond); ``e_first``: where to plan first (the threshold of the
     least level). None where no tails are planned."""
     flat = np.asarray(x, dtype=np.float64).ravel()
     try:
-        first = make_tails(max(e_first, 0.0))
+        first = make_tails(max(e_first, 0.0), 1.0)
     except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
         raise
     except (ValueError, ArithmeticError, RuntimeError):
         return None
     best = _Best([first])
-    planned = [max(e_first, 0.0)]
+    planned = [(max(e_first, 0.0), 1.0)]
     inner = (flat > 0) & (flat < 1)
     xi = flat[inner]
     n = xi.size
@@ -206,11 +249,11 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
         if not bad.any():
             break
         worst = float(at[int(np.argmax(np.where(bad, errs / need, 0.0)))])
-        if any(abs(worst - e0) <= 1e-6 * max(1.0, worst) for e0 in planned):
-            break  # (planned there already: a new plan would not do better)
-        planned.append(worst)
+        if any(abs(worst - e0) <= 1e-6 * max(1.0, worst) for e0, _ in planned):
+            break  # (planned there already: the band decides whether a tighter plan is due)
+        planned.append((worst, 1.0))
         try:
-            best.tails.append(make_tails(worst))
+            best.tails.append(make_tails(worst, 1.0))
         except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
             raise
         except (ValueError, ArithmeticError, RuntimeError):
@@ -223,6 +266,8 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
     for i in np.argsort(eps, kind="stable").tolist():
         _place(pts, lines[i], float(eps[i]), int(branch[i]), atom[i], step)
     band = _band(pts, flat, inner, lines)
+    band = _tighter(make_tails, best, pts, lines, band, flat, inner, eps, branch, atoms, tol,
+                    planned, step)
     for _ in range(ROUNDS):
         wide = np.flatnonzero(_wide(band, flat, tol)[inner])
         if not wide.size:
@@ -244,14 +289,62 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
     return band
 
 
+def _tighter(make_tails, best: _Best, pts: _Points, lines: list, band: Band, flat: np.ndarray,
+             inner: np.ndarray, eps: np.ndarray, branch: np.ndarray, atoms: np.ndarray,
+             tol: float, planned: list, step: float) -> Band:
+    """Where levels are still wider than ``tol`` because their own points' balls are (wider
+    than half the tolerance), one more plan a hundred times tighter than the tightest so far,
+    at the threshold of the widest such level, and those levels' points again from the tails
+    with the least error bound (the earlier points stay: every point bounds the power)."""
+    wide = np.flatnonzero(_wide(band, flat, tol)[inner])
+    if not wide.size or len(planned) > PLANS:
+        return band
+    own, excess = [], []
+    for i in wide.tolist():
+        p = pts.memo.get(float(eps[i]))
+        if p is None:
+            continue
+        # the level's value and its power (the mirror image: 1 - alpha), relative widths
+        r = max(float(b.rad()) / max(abs(float(b.mid())), 1e-300)
+                for b in ((p.alpha, p.power) if branch[i] == 1 else (p.power, 1 - p.alpha)))
+        if r > 0.5 * tol:
+            own.append(i)
+            excess.append(r)
+    if not own:
+        return band
+    worst = own[int(np.argmax(excess))]
+    scale = min(sc for _, sc in planned) * 1e-2
+    try:
+        pts.tails.append(make_tails(float(eps[worst]), scale))
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined route)
+        raise
+    except (ValueError, ArithmeticError, RuntimeError):
+        return band
+    planned.append((float(eps[worst]), scale))
+    if best.tails is not pts.tails:
+        best.tails.append(pts.tails[-1])
+    atom = _atom_near(atoms, eps[own], 1e-9)
+    for j, i in enumerate(own):
+        for w in _where(float(eps[i]), atom[j], step):
+            pts.memo.pop(w, None)
+        lines[i] = []
+        _place(pts, lines[i], float(eps[i]), int(branch[i]), atom[j], step)
+    return band.intersect(_band(pts, flat, inner, lines))
+
+
 def _place(pts: _Points, lines: list, e: float, b: int, atom: float, step: float) -> None:
     """The certified point(s) of one level at the threshold e, and their lines: at an atom
     the two points just beside it (the chord between them is the randomised tests' segment)."""
-    where = [e] if math.isnan(atom) else [max(atom - step * max(1.0, abs(atom)), 0.0),
-                                          atom + step * max(1.0, abs(atom))]
-    for w in where:
+    for w in _where(e, atom, step):
         p = pts.add(w)
         lines.append((w, upper(p.delta), b))
+
+
+def _where(e: float, atom: float, step: float) -> list[float]:
+    """The thresholds of a level's points: e, or the two just beside its atom."""
+    if math.isnan(atom):
+        return [e]
+    return [max(atom - step * max(1.0, abs(atom)), 0.0), atom + step * max(1.0, abs(atom))]
 
 
 def _band(pts: _Points, flat: np.ndarray, inner: np.ndarray, lines: list) -> Band:

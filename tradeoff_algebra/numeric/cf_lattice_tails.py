@@ -105,7 +105,7 @@ class ExactTails:
                     s_w[m], s_t[m] = acc_w, acc_t
                 ff = (2 * (lam * mu).sinh() / lam) ** j
                 gg = (2 * ((lam - 1) * mu).sinh() / (lam - 1)) ** j
-                rows.append((wj, cms, s_w, s_t, ff, gg))
+                rows.append((wj, cms, s_w, s_t, ff, gg, _Pieces(j, mu, lam) if j else None))
             if len(self._sums) > 4:
                 self._sums.clear()
             self._sums[prec] = (mu, lp, lm, lam, rows)
@@ -118,7 +118,7 @@ class ExactTails:
         ee = e.exp()
         muf = float(mu.mid())
         pa, pb = arb(0), arb(0)
-        for j, (wj, cms, s_w, s_t, ff, gg) in enumerate(rows):
+        for j, (wj, cms, s_w, s_t, ff, gg, pieces) in enumerate(rows):
             n = self.part.k - j
             jm = j * mu
 
@@ -144,9 +144,10 @@ class ExactTails:
                         continue
                     a, b = got
                 else:
-                    a, b = self.part._integral(x, j, mu, lam, False)
-                    if a == 0 and b == 0:
+                    got = pieces.tails(x, ff, gg)
+                    if got is None:
                         continue
+                    a, b = got
                 w = wj * arb(cms[m]) * (m * lp + (n - m) * lm).exp()
                 pa += w * a
                 pb += w * b
@@ -190,22 +191,81 @@ class ExactTails:
             with np.errstate(over="ignore", under="ignore"):
                 pa += np.exp(lf + ls[hi])
                 pb += np.exp(lg + e + lts[hi])
-                for off in range(int(np.max(hi - lo, initial=0))):
-                    m = lo + off
-                    ok = m < hi
-                    mm = np.minimum(m, n)
-                    x = e - c[mm]
-                    w = np.where(ok, np.exp(lw[mm]), 0.0)
-                    if j == 0:
-                        a = np.where(x < 0, 1.0, 0.0)
-                        pa += w * a
-                        pb += w * a * np.exp(np.minimum(x, 0.0))
-                        continue
-                    ia, ib, v = _float_piece(x, j, mu, lam)
-                    pa += w * ia
-                    pb += w * ib
-                    dens += w * v
+                width = int(np.max(hi - lo, initial=0))
+                if width == 0:
+                    continue
+                # the window's points, one column per offset (every eps at once)
+                m = lo[:, None] + np.arange(width)[None, :]
+                mm = np.minimum(m, n)
+                x = e[:, None] - c[mm]
+                w = np.where(m < hi[:, None], np.exp(lw[mm]), 0.0)
+                if j == 0:
+                    a = np.where(x < 0, 1.0, 0.0)
+                    pa += np.sum(w * a, axis=1)
+                    pb += np.sum(w * a * np.exp(np.minimum(x, 0.0)), axis=1)
+                    continue
+                ia, ib, v = _float_piece(x, j, mu, lam)
+                pa += np.sum(w * ia, axis=1)
+                pb += np.sum(w * ib, axis=1)
+                dens += np.sum(w * v, axis=1)
         return pa, pb, dens
+
+
+class _Pieces:
+    """The pair (int_{s > x} V_j e^{lam s} ds, e^x int_{s > x} V_j e^{(lam - 1) s} ds) of one
+    piece of j >= 1 density components (``ExactPart._integral``, the same sums) with what does
+    not depend on x computed once per precision: V_j = sum_i (-1)^i C(j, i) (s - b_i)_+^{j-1} /
+    (j - 1)!, b_i = -j mu + 2 i mu, and with y = s - b_i the antiderivative of
+    y^n e^{nu y} / n! (n = j - 1) is F(y) = e^{nu y} P(y), P(y) = sum_q (-1)^{n-q} y^q /
+    (q! nu^{n-q+1}); so int_{max(x, b_i)}^{j mu} = e^{nu b_i} (F(j mu - b_i) - F(max(x, b_i) -
+    b_i)), where only F at x - b_i (for b_i < x) depends on x: one exp and n products. Where
+    x and b_i are not ordered by their balls, max(x, b_i) - b_i is the ball [0, x - b_i] (the
+    union: F is then enclosed over both)."""
+
+    def __init__(self, j: int, mu: arb, lam: arb) -> None:
+        self.j, self.jm = j, j * mu
+        n = j - 1
+        self.b = [-self.jm + 2 * i * mu for i in range(j + 1)]
+        self.sign = [(-1) ** i * comb(j, i) for i in range(j + 1)]
+        self.nus = []
+        for nu in (lam, lam - 1):
+            coef = [(-1) ** (n - q) / (math.factorial(q) * nu ** (n - q + 1)) for q in range(n + 1)]
+            e_b = [(nu * b).exp() for b in self.b]
+            # e^{nu b_i} F(j mu - b_i), and the same minus e^{nu b_i} F(0) (x at or below b_i)
+            top = [e * self._f(nu, coef, self.jm - b) for e, b in zip(e_b, self.b, strict=True)]
+            low = [t - e * coef[0] for t, e in zip(top, e_b, strict=True)]
+            self.nus.append((nu, coef, e_b, top, low))
+
+    @staticmethod
+    def _f(nu: arb, coef: list, y: arb) -> arb:
+        acc = coef[-1]
+        for c in reversed(coef[:-1]):
+            acc = acc * y + c
+        return (nu * y).exp() * acc
+
+    def tails(self, x: arb, ff: arb, gg: arb) -> tuple[arb, arb] | None:
+        """The pair at x (an Arb ball), None where it is proved zero (x >= j mu); ``ff``,
+        ``gg``: the piece's two moment generating functions, its pair where x <= -j mu."""
+        jm = self.jm
+        if x <= -jm:
+            return ff, x.exp() * gg
+        if x >= jm:
+            return None
+        out = []
+        for nu, coef, e_b, top, low in self.nus:
+            total = arb(0)
+            for i, b in enumerate(self.b):
+                if not b < jm:  # (the last knot: nothing above it)
+                    continue
+                if x > b:
+                    part = top[i] - e_b[i] * self._f(nu, coef, x - b)
+                elif b >= x:
+                    part = low[i]
+                else:
+                    part = top[i] - e_b[i] * self._f(nu, coef, (x - b).union(arb(0)))
+                total += self.sign[i] * part
+            out.append(total)
+        return out[0], x.exp() * out[1]
 
 
 def _lgamma(x: np.ndarray) -> np.ndarray:
@@ -215,37 +275,32 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
 def _float_piece(x: np.ndarray, j: int, mu: float, lam: float
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Floats (int_{s > x} V_j e^{lam s} ds, e^x int_{s > x} V_j e^{(lam - 1) s} ds,
-    V_j(x) e^{lam x}) for one piece of j >= 1 density components (``ExactPart._integral``)."""
+    V_j(x) e^{lam x}) for one piece of j >= 1 density components (``ExactPart._integral``),
+    the B-spline's j + 1 terms along a last axis."""
     jm = j * mu
-    xc = np.clip(x, -jm, jm)
-    outs = []
-    for nu in (lam, lam - 1):
-        total = np.zeros_like(xc)
-        for i in range(j + 1):
-            b = -jm + 2 * i * mu
-            lo = np.maximum(xc, b)
-            total += (-1) ** i * comb(j, i) * _float_poly_exp(j - 1, nu, b, lo, jm)
-        outs.append(total)
-    v = np.zeros_like(xc)
-    for i in range(j + 1):
-        b = -jm + 2 * i * mu
-        v += (-1) ** i * comb(j, i) * np.where(xc > b, np.abs(xc - b) ** (j - 1), 0.0) \
-            / math.factorial(j - 1)
+    xc = np.clip(x, -jm, jm)[..., None]
+    b = -jm + 2 * mu * np.arange(j + 1)
+    sign = np.array([(-1) ** i * comb(j, i) for i in range(j + 1)], dtype=np.float64)
+    lo = np.maximum(xc, b)
+    outs = [np.sum(sign * _float_poly_exp(j - 1, nu, b, lo, jm), axis=-1)
+            for nu in (lam, lam - 1)]
+    v = np.sum(sign * np.where(xc > b, np.abs(xc - b) ** (j - 1), 0.0), axis=-1) \
+        / math.factorial(j - 1)
     inside = np.abs(x) < jm
-    v = np.where(inside, v * np.exp(lam * xc), 0.0)
+    v = np.where(inside, v * np.exp(lam * xc[..., 0]), 0.0)
     return outs[0], np.exp(np.minimum(x, jm)) * outs[1], v
 
 
-def _float_poly_exp(n: int, nu: float, b: float, lo: np.ndarray, hi: float) -> np.ndarray:
-    """Floats of int_lo^hi (s - b)^n / n! e^{nu s} ds (``cf_lattice._poly_exp``)."""
+def _float_poly_exp(n: int, nu: float, b: np.ndarray, lo: np.ndarray, hi: float) -> np.ndarray:
+    """Floats of int_lo^hi (s - b)^n / n! e^{nu s} ds (``cf_lattice._poly_exp``: the
+    antiderivative e^{nu y} sum_q (-1)^{n-q} y^q / (q! nu^{n-q+1}), its polynomial by Horner's
+    rule)."""
+    coef = [(-1) ** (n - q) / (math.factorial(q) * nu ** (n - q + 1)) for q in range(n, -1, -1)]
 
     def anti(y):
-        s = 0.0
-        for q in range(n + 1):
-            s = s + (-1) ** (n - q) * y**q / (math.factorial(q) * nu ** (n - q + 1))
-        return np.exp(nu * y) * s
+        return np.exp(nu * y) * np.polyval(coef, y)
 
-    return math.exp(nu * b) * (anti(hi - b) - anti(lo - b))
+    return np.exp(nu * b) * (anti(hi - b) - anti(lo - b))
 
 
 def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:

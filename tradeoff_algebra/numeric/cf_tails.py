@@ -12,9 +12,8 @@ alpha = B(L > eps) and power p = A(L > eps), and
 on Re z = c > 0, z = c + it (the two-sided Laplace transforms of 1{x > eps} and
 e^{eps - x} 1{x > eps} are e^{-z eps}/z and e^{-z eps}/(z + 1)). With the inverter's products
 P_k = M(z_k)/(z_k (z_k + 1)), M/z = P (z + 1) and M/(z + 1) = P z, so the three trapezoidal
-sums are one polynomial in w = e^{-i h eps} and its k-weighted twin, evaluated in Arb
-(python-flint ``acb_poly``; Horner's rule on the coefficients' midpoints with K/2 guard bits,
-their radii added once, since complex balls grow by up to sqrt 2 a step):
+sums are one polynomial in w = e^{-i h eps} and its k-weighted twin, evaluated in Arb on the
+coefficients' exact midpoints, their radii added once (:class:`_Blocks`):
 S0 = sum' P_k w^k, S1 = sum k P_k w^k (the k = 0 term halved),
 
     delta_h = (h/pi) e^{-c eps} Re S0,   F_B,h = (h/pi) e^{-c eps} Re(c S0 + i h S1),
@@ -39,6 +38,16 @@ h sum_{kh > t_J} |M| / |z| <= D(t_J) (asinh((T + h)/c) - asinh(t_J/c)) + V T^{-P
 any T >= t_J (1/|z| is decreasing in t, so each node's term is at most the integral over the
 step before it). delta's truncation is the inverter's own (its kernel decays like 1/t^2).
 
+*Evaluation.* Horner's rule in complex balls multiplies a radius by up to
+|Re w| + |Im w| <= sqrt 2 a step (a rotated box is boxed again), so K nodes would need about
+K/2 guard bits. Blocks of m ~ sqrt K coefficients (rectangular splitting) keep every chain
+short: S = sum_j W^j B_j with W = w^m and B_j = sum_{i<m} c_{jm+i} w^i, the powers w^i by a
+chain of m products, all the B_j (of both sums) by one ``acb_mat`` product of the
+coefficients' block matrix with the column (w^i), and the sum over j by Horner's rule in W
+(nb = K/m steps): about (m + nb)/2 guard bits. It is the same finite sum regrouped, in ball
+arithmetic throughout, so the enclosure holds at any precision; the guard bits only keep it
+narrow.
+
 Everything certified is an Arb ball; the float methods (:meth:`TailInverter.estimate`,
 :meth:`TailInverter.error`) only place the points.
 """
@@ -49,7 +58,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from flint import acb, acb_poly, arb
+from flint import acb, acb_mat, arb
 
 from .cf import _Inverter
 from .cf_laws import Factor, upper, working_precision
@@ -107,12 +116,11 @@ class TailInverter:
             p = inv._p
             c0 = [p[0] / 2] + list(p[1:])
             c1 = [acb(0)] + [p[k] * k for k in range(1, len(p))]
-            # Horner's rule in complex balls multiplies a radius by up to |Re w| + |Im w| <= sqrt2
-            # per step: the polynomials hold the exact midpoints, evaluated with K/2 more bits,
-            # and the coefficients' radii are added once (|w| = 1: sum_k rad_k bounds them)
-            self._poly, self._rad0 = _split(c0)
-            self._kpoly, self._rad1 = _split(c1)
-            self.eval_prec = plan.prec + (len(p) + 1) // 2 + 16
+            # the sums of the coefficients' exact midpoints in blocks (module docstring), their
+            # radii added once (|w| = 1: sum_k rad_k bounds them)
+            self._blocks = _Blocks([_mids(c0), _mids(c1)])
+            self._rad0, self._rad1 = _rad(c0), _rad(c1)
+            self.eval_prec = plan.prec + self._blocks.guard
             ea = (2 * arb.pi() * a / h).expm1()
             self._up = inv._m_side[1] / ea  # times e^{-(c+a) eps}
             self._dn = inv._m_side[0] / ea  # times e^{-(c-a) eps}
@@ -131,7 +139,11 @@ class TailInverter:
         # the three sums' coefficients: as columns (one matrix product for few eps) and in
         # Horner's order (many eps: a multiply-add per node and eps instead of an exp)
         self._fcoef = np.stack([pf, k * pf, k**2 * pf], axis=1)
-        self._fpolys = [pf[::-1], (k * pf)[::-1], (k**2 * pf)[::-1]]
+        # (and in blocks of m: row i of block j is node j m + i, for Horner's rule in w^m)
+        m, nb = self._blocks.m, self._blocks.nb
+        pad = np.zeros((m * nb, 3), dtype=np.complex128)
+        pad[:len(p)] = self._fcoef
+        self._fblocks = pad.reshape(nb, m, 3).transpose(1, 0, 2).reshape(m, 3 * nb)
         self._fk = k.astype(np.float64)
         # the sums' own radius (the mgf balls and rounding), times e^{-c eps}
         size = np.abs(plan.c + 1j * plan.h * k) + 1
@@ -184,8 +196,8 @@ class TailInverter:
         caller for many points at once)."""
         c, h, a = self._c, self._h, self._a
         e = arb(eps)
-        w = acb(0, -h * e).exp()
-        s0, s1 = _sum(self._poly, self._rad0, w), _sum(self._kpoly, self._rad1, w)
+        s0, s1 = self._blocks.sums(acb(0, -h * e).exp())
+        s0, s1 = _widen(s0, self._rad0), _widen(s1, self._rad1)
         ce = (-c * e).exp()
         ea = (a * e).exp()
         scale = h / arb.pi() * ce
@@ -215,7 +227,7 @@ class TailInverter:
         """:meth:`delta` at the current Arb precision (see :meth:`point_here`)."""
         c, h, a = self._c, self._h, self._a
         e = arb(eps)
-        s0 = _sum(self._poly, self._rad0, acb(0, -h * e).exp())
+        s0 = _widen(self._blocks.sums(acb(0, -h * e).exp(), 1)[0], self._rad0)
         ce = (-c * e).exp()
         ea = (a * e).exp()
         d = h / arb.pi() * ce * s0.real
@@ -243,16 +255,23 @@ class TailInverter:
 
     def _float_sums(self, e: np.ndarray) -> tuple[np.ndarray, ...]:
         """sum_k k^j P_k w^k (j = 0, 1, 2; P_0 halved) at w = e^{-i h eps}: for few eps each
-        power of w taken directly (no Python loop over the nodes), else by Horner's rule."""
+        power of w taken directly (no Python loop over the nodes), else in blocks of m nodes
+        (the powers w^i, i < m, by products, the blocks' sums by one matrix product, Horner's
+        rule in w^m over the nb blocks)."""
         if e.size > FEW_EPS:
-            w = np.exp(-1j * self.plan.h * e)
-            return tuple(np.polyval(q, w) for q in self._fpolys)
+            m, nb = self._blocks.m, self._blocks.nb
+            flat = e.ravel()
+            pw = np.cumprod(np.broadcast_to(np.exp(-1j * self.plan.h * flat)[:, None],
+                                            (flat.size, m)), axis=1)
+            big = pw[:, -1]  # w^m
+            pw = np.concatenate([np.ones((flat.size, 1), dtype=np.complex128), pw[:, :-1]], 1)
+            b = _matmul(pw, self._fblocks).reshape(flat.size, nb, 3)
+            acc = b[:, -1, :]
+            for j in range(nb - 2, -1, -1):
+                acc = acc * big[:, None] + b[:, j, :]
+            return tuple(acc[:, j].reshape(e.shape) for j in range(3))
         flat = e.ravel()
-        out = np.empty((flat.size, 3), dtype=np.complex128)
-        step = max(1, (1 << 20) // max(self._fk.size, 1))
-        for i in range(0, flat.size, step):
-            part = flat[i:i + step]
-            out[i:i + step] = np.exp(np.outer(-1j * self.plan.h * part, self._fk)) @ self._fcoef
+        out = _matmul(np.exp(np.outer(-1j * self.plan.h * flat, self._fk)), self._fcoef)
         return tuple(out[:, j].reshape(e.shape) for j in range(3))
 
     def error(self, eps: np.ndarray) -> np.ndarray:
@@ -265,21 +284,84 @@ class TailInverter:
                     + (tr + self._sum_rad) * np.exp(-c * e))
 
 
-#: Up to this many eps, the float sums take each power of w directly (a matrix product).
-FEW_EPS = 16
+#: Up to this many eps, the float sums take each power of w directly (one complex exp per node
+#: and eps); from two on, the blocks cost less (m products per eps, no exp per node).
+FEW_EPS = 1
+#: OpenBLAS runs a matrix product (gemm) of fewer multiply-adds than this on one thread; a
+#: matrix-vector product (gemv) goes to several threads from far smaller sizes. Their spinning
+#: costs more CPU than it saves here.
+BLAS_ONE_THREAD = 1 << 16
 
 
-def _split(coeffs: list) -> tuple[acb_poly, arb]:
-    """The polynomial of the coefficients' exact midpoints, and a bound (with a margin for
-    |w| <= 1 + 2^-prec) of sum_k |c_k - mid c_k|."""
-    mids = acb_poly([acb(x.real.mid(), x.imag.mid()) for x in coeffs])
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b (floats, placement only) without BLAS threads: gemm on chunks of at least two
+    rows of a, each below :data:`BLAS_ONE_THREAD` multiply-adds; numpy's own loops (einsum,
+    no BLAS) where no such chunk exists or one row is left."""
+    n, m = a.shape
+    k = b.shape[1]
+    rows = (BLAS_ONE_THREAD - 1) // max(m * k, 1)
+    if rows < 2:
+        return np.einsum("nm,mk->nk", a, b)
+    out = np.empty((n, k), dtype=np.result_type(a, b))
+    for i in range(0, n, rows):
+        part = a[i:i + rows]
+        out[i:i + rows] = part @ b if part.shape[0] >= 2 else np.einsum("nm,mk->nk", part, b)
+    return out
+
+
+def _mids(coeffs: list) -> list:
+    """The coefficients' exact midpoints (balls of radius 0)."""
+    return [acb(x.real.mid(), x.imag.mid()) for x in coeffs]
+
+
+def _rad(coeffs: list) -> arb:
+    """A bound (with a margin for |w| <= 1 + 2^-prec) of sum_k |c_k - mid c_k|."""
     rad = sum((x.real.rad() + x.imag.rad() for x in coeffs), arb(0))
-    return mids, arb(upper(rad * arb("1.001")))
+    return arb(upper(rad * arb("1.001")))
 
 
-def _sum(poly: acb_poly, rad: arb, w: acb) -> acb:
-    """poly(w) + every point of the disc of radius ``rad`` (a ball holding sum_k c_k w^k)."""
-    v = poly(w)
+class _Blocks:
+    """Polynomials of the same length K with exact coefficients, evaluated together at one
+    ball w by rectangular splitting (module docstring, *Evaluation*): blocks of m ~ sqrt K
+    coefficients, their sums at w by one ``acb_mat`` product, then Horner's rule in w^m.
+    ``guard``: the bits a caller adds to the precision it wants (the chains' growth)."""
+
+    def __init__(self, polys: list[list]) -> None:
+        K = max(len(q) for q in polys)
+        self.m = m = max(1, math.isqrt(K))
+        self.nb = nb = -(-K // m)
+        zero = acb(0)
+        rows = []
+        for q in polys:
+            for j in range(nb):
+                rows.append([q[j * m + i] if j * m + i < len(q) else zero for i in range(m)])
+        self._mat = acb_mat(rows)
+        self._first = acb_mat(rows[:nb])  # (the first polynomial alone)
+        self.guard = (m + nb + 1) // 2 + 24
+        self.count = len(polys)
+
+    def sums(self, w: acb, count: int | None = None) -> list[acb]:
+        """[q(w) for the first ``count`` polynomials (all by default)], balls at the working
+        precision holding the exact values (ball arithmetic throughout)."""
+        count = self.count if count is None else count
+        m, nb = self.m, self.nb
+        pw = [acb(1)]
+        for _ in range(m - 1):
+            pw.append(pw[-1] * w)
+        big = pw[-1] * w  # w^m
+        mat = self._first if count == 1 else self._mat
+        b = mat * acb_mat(m, 1, pw)
+        out = []
+        for base in range(0, count * nb, nb):
+            s = b[base + nb - 1, 0]
+            for j in range(nb - 2, -1, -1):
+                s = s * big + b[base + j, 0]
+            out.append(s)
+        return out
+
+
+def _widen(v: acb, rad: arb) -> acb:
+    """v plus every point of the disc of radius ``rad`` (the coefficients' radii)."""
     r = arb(0, upper(rad))
     return acb(v.real + r, v.imag + r)
 

@@ -24,9 +24,12 @@ from ..numeric.progress import bar
 
 __all__ = ["grid_band", "profile_grid", "GRID_START", "GRID_MAX", "GRID_LOCAL", "LOCAL_LEVELS"]
 
-#: Points of the first eps grid at a tolerance of 1e-3 (four times as many at 1e-4 ...), and
-#: the most the refinement goes to.
-GRID_START = 160
+#: Points of the first eps grid (doubled while the band is too wide: each doubled grid keeps
+#: every point of the last, k/n = 2k/2n, so a product that needs the finer grid pays for no
+#: more delta balls than if it had started there, and one that does not stops early: two
+#: incommensurate lattices at 1e-6, 41 balls instead of 321), and the most the refinement
+#: goes to.
+GRID_START = 40
 GRID_MAX = 2560
 #: The uniform grid stops doubling at this many points when the band is still too wide: grid
 #: points are then added near the levels' minimisers (:func:`_refine`), at most
@@ -42,10 +45,17 @@ LOCAL_MAX = 40000
 
 
 def profile_grid(dirs: list, eps: Sequence[float], progress=None) -> list:
-    """Balls of max over the directions of delta(eps_i) at each grid point."""
-    out = []
+    """Balls of max over the directions of delta(eps_i) at each grid point; from the largest
+    eps down where every direction asks it (``largest_first``: a route whose certificate for
+    one eps, cached, serves every eps below it, as the off-grid discrete Gaussians'
+    enumeration, is then built once at its largest size rather than grown step by step)."""
+    out: list = [None] * len(eps)
+    order = range(len(eps))
+    if dirs and all(getattr(d, "largest_first", False) for d in dirs):
+        order = sorted(order, key=lambda i: -eps[i])
     with working_precision(64):
-        for i, e in enumerate(eps):
+        for i in order:
+            e = eps[i]
             if i % 16 == 0:
                 budget.check()
             hi_lo, hi_hi = arb(0), arb(0)
@@ -54,7 +64,7 @@ def profile_grid(dirs: list, eps: Sequence[float], progress=None) -> list:
                 lo_b, hi_b = arb(b.lower()), arb(b.upper())
                 hi_lo = lo_b if lo_b > hi_lo else hi_lo
                 hi_hi = hi_b if hi_b > hi_hi else hi_hi
-            out.append(arb((hi_lo + hi_hi) / 2, (hi_hi - hi_lo) / 2))
+            out[i] = arb((hi_lo + hi_hi) / 2, (hi_hi - hi_lo) / 2)
             if progress is not None:
                 progress.update()
     return out
@@ -77,9 +87,6 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
     local = x.size <= LOCAL_LEVELS or lat is not None
     n = (LATTICE_START if lat is not None and x.size <= LOCAL_LEVELS
          else GRID_LOCAL_START if local else GRID_START)
-    # (the width falls like n^-2: a narrower tol starts on a finer grid)
-    while not local and n < min(GRID_MAX, GRID_LOCAL) and (GRID_START / n) ** 2 * 1e-3 > tol:
-        n *= 2
     known = {} if known is None else known
     result = None
     span = min(end, _span(x)) if local else end

@@ -57,7 +57,7 @@ from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
-from .engines import _cf_laws
+from .engines import _cf_laws, largest_loss
 from .grid_band import _warn_if_wide, grid_band
 from .inversion_curve import DELTA_SHARE, PLAN_SHARE
 from .plan import lattice_power
@@ -98,6 +98,9 @@ class _RouteDirection:
         #: eps -> ball of delta, kept between calls: every ball is what the routes give at that
         #: eps alone, so a call's result never depends on the calls before it
         self.memo: dict = {}
+        #: ``routes.grid_band.profile_grid`` asks the largest eps of a grid first: a route's
+        #: certificate for a small delta (cached by the route) then serves the larger ones
+        self.largest_first = True
         #: the lattice of the product's finite losses, or None (``grid_band`` refines to it)
         self.lattice = loss_lattice(plan[1])
 
@@ -109,12 +112,35 @@ class _RouteDirection:
     def _delta(self, e: float) -> arb:
         eps = mp.mpf(e)  # (exact: a float)
         for r in self.routes:
-            with pld_options(tol=self.rel):
+            if isinstance(r, LossBoundRoute):  # (its bound once, not one per eps)
+                if self._above_largest_loss(e):
+                    return arb(0)
+                continue
+            with _tol_options(self.rel):
                 out = r.enclose(self.f, self.plan, "delta", eps)
             if isinstance(out, CertifiedPair):
                 lo, hi = out
                 return to_arb(_fraction(lo)).union(to_arb(_fraction(hi)))
         raise _NoProfile
+
+    def _above_largest_loss(self, e: float) -> bool:
+        """Whether e is at or above the product's largest privacy loss, proved in Arb
+        (``engines.zero_above_largest_loss``: delta(e) = 0 there), its bound computed once."""
+        if not hasattr(self, "_top"):
+            with working_precision(mp.prec + 64):
+                self._top = largest_loss(self.plan[1])
+        if self._top is None:
+            return False
+        with working_precision(mp.prec + 64):
+            return bool(arb(e) >= self._top)  # (exact: a float; True only when proved)
+
+
+def _tol_options(rel: float) -> pld_options:
+    """``pld_options(tol=rel)`` for a ``rel`` already a positive finite float (the band's own
+    width), without validating it again (a SymPy decision per delta ball)."""
+    ctx = pld_options.__new__(pld_options)
+    ctx._new = {"tol": rel}
+    return ctx
 
 
 class _InversionDirection(_RouteDirection):
@@ -134,6 +160,7 @@ class _InversionDirection(_RouteDirection):
         self.inverters: dict = {}  # eps_0 -> inverter (or None: none affordable there)
         #: the share of the width an inverter is planned to (tighter: it reaches further)
         self.share = PLAN_SHARE
+        self.largest_first = False  # (anchored inverters: no order to prefer)
 
     def _ok(self, d: arb) -> bool:
         return float(d.rad()) <= self.rel * abs(float(d.mid())) and d.lower() >= 0

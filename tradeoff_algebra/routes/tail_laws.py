@@ -266,8 +266,10 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
     rel = max(min(tol * 1e-2, 1e-7), REL_MIN)
     shared: dict = {}
 
-    def make(e0: float) -> LatticeTails:
-        t = LatticeTails(law, k, e0, rel, shared.get("J"), shared.get("exact"))
+    def make(e0: float, scale: float) -> LatticeTails:
+        if rel * scale < REL_MIN:
+            raise ValueError("no tighter plan")
+        t = LatticeTails(law, k, e0, rel * scale, shared.get("J"), shared.get("exact"))
         shared["J"], shared["exact"] = t.part.J, t.exact
         return t
 
@@ -304,7 +306,7 @@ def _mixed_laws(f) -> list | None:
 def _mixed_band(laws: list, flat: np.ndarray, tol: float) -> Band | None:
     rel = max(min(tol * 1e-2, 1e-7), REL_MIN)
     tails = MixedTails(laws, rel)
-    return tails_band(lambda _e0: tails, tails.atoms, tails.loss_sup, flat, tol, 0.0)
+    return tails_band(lambda _e0, _scale: tails, tails.atoms, tails.loss_sup, flat, tol, 0.0)
 
 
 def mixed_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Band | None:
