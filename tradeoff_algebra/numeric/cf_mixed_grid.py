@@ -102,6 +102,15 @@ GRID_NODES = 3000
 #: Seconds per unit of S J (S = sum m_i) to build the exact part (about 1 s at S = 10^5, J = 8 on
 #: a loaded core; a lower estimate): a build that cannot end in the time left is refused at once.
 GRID_BUILD_SECONDS = 4e-7
+#: Seconds per unit of r^2 K of the atoms' product (r factors, K = sum (m_i - min m) + 1: about
+#: r K coefficients of up to r bits; 0.36 s at r = 100, K = 4951 on loaded cores: 7e-9; a lower
+#: estimate).
+PRODUCT_SECONDS = 4e-9
+#: Above this probability that no factor contributes its density (the atoms' share, whose
+#: transform does not decay) the grid split is taken; below, the whole product inverts to any
+#: width asked (a thousand factors: 6e-23) and the split is left to the curves
+#: (:mod:`.cf_mixed_grid_tails`).
+ATOM_SHARE = 1e-20
 
 
 #: The most factors (counted with their powers) listed one law per factor.
@@ -109,8 +118,8 @@ MAX_LAWS = 100_000
 
 
 def lattice_laws(factors: list) -> list | None:
-    """The factors' laws, one per factor (a power n repeated n times), where every law has
-    ``lattice_parts`` with one lam, there are at least two different scales and at most
+    """The factors' laws, one per factor (a power n repeated n times), where there are at least
+    two (law, n) pairs, every law has ``lattice_parts`` with one lam, and there are at most
     :data:`MAX_LAWS` factors; else None."""
     if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_LAWS:
         return None  # (before a list of one law per factor is built)
@@ -628,20 +637,31 @@ def _part(laws: list, J: int) -> GridPart:
         if len(_PARTS) > 4:
             _PARTS.clear()
         h, ms = grid_of(laws)
-        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + 1e-3 * len(ms),
-                    f"the exact part of {len(ms)} Laplace factors on a grid of {sum(ms)} points")
+        r, K = len(ms), sum(ms) - len(ms) * min(ms) + 1
+        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + PRODUCT_SECONDS * r * r * K,
+                    f"the exact part of {r} Laplace factors on a grid of {sum(ms)} points")
         p = _PARTS[key] = GridPart(laws, J)
     return p
+
+
+def _atom_share(laws: list) -> float:
+    """Float P_A(no factor contributes its density) = prod (p+ + p-) (planning only)."""
+    with working_precision(64):
+        return math.exp(sum(math.log(float((p[1] + p[2]).mid()))
+                            for p in (law.lattice_parts() for law in laws)))
 
 
 def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
     """``(remainder factors, exact part)`` of the split of a product of many Laplace factors
     on one grid (module docstring; the remainder factors empty where every term is exact), or
-    None where the scales lie on no usable grid or no order's plan is within
+    None where the scales lie on no usable grid, the atoms' share is below :data:`ATOM_SHARE`
+    (not for ``kind`` "tails": the curves have no other route), or no order's plan is within
     :data:`GRID_NODES` at ``x`` (eps, or delta for ``kind`` "epsilon")."""
     laws = lattice_laws([(law, int(n)) for law, n in factors])
     if laws is None or grid_of(laws) is None:
         return None
+    if kind != "tails" and _atom_share(laws) < ATOM_SHARE:
+        return None  # (the whole product inverts: the other routes)
     if len(laws) <= GRID_ORDERS[0]:
         return [], _part(laws, len(laws))
     for J in GRID_ORDERS:
@@ -650,7 +670,7 @@ def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
         part = _part(laws, J)
         rest = [(GridRemainder(part), 1)]
         try:
-            at = x if kind == "delta" else _guess_epsilon(rest, part, x)
+            at = _guess_epsilon(rest, part, x) if kind == "epsilon" else x
             if at > 0 and _first_plan(rest, at, rel).n_nodes <= GRID_NODES:
                 return rest, part
         except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
