@@ -509,6 +509,8 @@ class GridRemainder:
         self.mus = list(part.mus)
         self._mus_f = np.array([float(m) for m in self.mus])
         self._cs_f = np.array([float(c.mid()) for c in part._cs])
+        self._log_cs = np.log(self._cs_f)
+        self._ks = np.arange(1, self.J + 1, dtype=np.float64)
         self._kept: tuple | None = None
 
     def _arb_mus(self) -> list[arb]:
@@ -548,18 +550,17 @@ class GridRemainder:
         e2 = np.exp(-2 * x)
         atoms = 1 + e2  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
         dens = -np.expm1(-2 * x) / (2 * w)
-        logm = float(np.sum(np.log(self._cs_f) + x + np.log(atoms + dens)))
-        p = dens / (atoms + dens)
+        total = atoms + dens
+        logm = float(np.sum(self._log_cs + x + np.log(total)))
+        p = dens / total
         # P(at most J of the independent events p_i) by the truncated product of (q_i + p_i y)
         # in the power sums of r_i = p_i / q_i (Newton's identities; planning only); where it
         # is above 1/2 the tail by its own sums (no cancellation)
-        q = 1 - p
-        r = p / q
-        pk = [float(np.sum(r**k)) for k in range(1, self.J + 1)]
+        pk = ((dens / atoms)[:, None] ** self._ks).sum(axis=0).tolist()
         e = [1.0]
         for j in range(1, self.J + 1):
             e.append(sum((-1) ** (k - 1) * e[j - k] * pk[k - 1] for k in range(1, j + 1)) / j)
-        head = math.exp(float(np.sum(np.log(q)))) * sum(e)
+        head = math.exp(float(np.sum(np.log(atoms / total)))) * sum(e)
         if head < 0.5:
             tail = 1.0 - head
         else:
