@@ -198,7 +198,12 @@ NOTES = (
     "whole law inverts for eps and delta; its roc bounds the terms with at most 10 density "
     "components by their mass (below 1e-12) and inverts the rest's tails. dp_accounting's "
     "default accountant is pessimistic: its value lies above the finer pessimistic bracket end. "
-    "Times are CPU seconds of one run on a shared machine (the load is in the header).")
+    "Times are CPU seconds of one run on a shared machine (the load is in the header). "
+    "The roc rows' route is named by `routes/tail_laws.py` (`MIXED_ROUTE`, a name older than "
+    "the split): for these two products its points come from `numeric/cf_mixed_grid_tails.py`. "
+    "The roc of 1000 factors plans its remainder twice (at the mean loss, then at the level's "
+    "threshold: 283 and 438 nodes, each a product of 1000 linear polynomials in Arb), hence "
+    "its time beside the eps call of the whole inversion.")
 
 
 if __name__ == "__main__":
