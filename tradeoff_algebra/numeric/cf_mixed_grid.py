@@ -542,41 +542,42 @@ class GridRemainder:
                     for law in self.part.laws])
         return self._kept
 
-    def _log_r(self, c: float) -> float:
-        """Float log R(c): log prod M'_i(c) + log P(more than J density components) under the
-        tilt (a Poisson-binomial tail; planning only)."""
-        w = c + 0.5
+    def _log_r(self, cs: np.ndarray) -> np.ndarray:
+        """Float log R(c) at each c of ``cs``: log prod M'_i(c) + log P(more than J density
+        components) under the tilt (a Poisson-binomial tail; planning only)."""
+        w = np.asarray(cs, dtype=np.float64)[:, None] + 0.5
         x = w * self._mus_f
-        e2 = np.exp(-2 * x)
-        atoms = 1 + e2  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
+        atoms = 1 + np.exp(-2 * x)  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
         dens = -np.expm1(-2 * x) / (2 * w)
         total = atoms + dens
-        logm = float(np.sum(self._log_cs + x + np.log(total)))
-        p = dens / total
+        logm = np.sum(self._log_cs + x + np.log(total), axis=1)
         # P(at most J of the independent events p_i) by the truncated product of (q_i + p_i y)
-        # in the power sums of r_i = p_i / q_i (Newton's identities; planning only); where it
-        # is above 1/2 the tail by its own sums (no cancellation)
-        pk = ((dens / atoms)[:, None] ** self._ks).sum(axis=0).tolist()
-        e = [1.0]
+        # in the power sums of r_i = p_i / q_i (Newton's identities); where it is above 1/2
+        # the tail by its own sums (no cancellation)
+        pk = ((dens / atoms)[:, :, None] ** self._ks).sum(axis=1)
+        e = [np.ones(w.shape[0])]
         for j in range(1, self.J + 1):
-            e.append(sum((-1) ** (k - 1) * e[j - k] * pk[k - 1] for k in range(1, j + 1)) / j)
-        head = math.exp(float(np.sum(np.log(atoms / total)))) * sum(e)
-        if head < 0.5:
-            tail = 1.0 - head
-        else:
-            dist = np.zeros(self.J + 2)
-            dist[0] = 1.0
-            for pi in p:  # (the last state: more than J)
-                new = dist * (1 - pi)
-                new[1:] += dist[:-1] * pi
-                new[-1] += dist[-1] * pi
-                dist = new
-            tail = dist[-1]
-        return logm + (math.log(tail) if tail > 0 else -745.0)
+            e.append(sum((-1) ** (k - 1) * e[j - k] * pk[:, k - 1] for k in range(1, j + 1)) / j)
+        head = np.exp(np.sum(np.log(atoms / total), axis=1)) * sum(e)
+        out = np.empty(w.shape[0])
+        for row in range(w.shape[0]):
+            if head[row] < 0.5:
+                tail = 1.0 - float(head[row])
+            else:
+                dist = np.zeros(self.J + 2)
+                dist[0] = 1.0
+                for pi in (dens[row] / total[row]).tolist():  # (the last state: more than J)
+                    new = dist * (1 - pi)
+                    new[1:] += dist[:-1] * pi
+                    new[-1] += dist[-1] * pi
+                    dist = new
+                tail = float(dist[-1])
+            out[row] = logm[row] + (math.log(tail) if tail > 0 else -745.0)
+        return out
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         hh = 1e-4 * max(c, 1e-3)
-        f0, fp, fm = self._log_r(c), self._log_r(c + hh), self._log_r(c - hh)
+        f0, fp, fm = self._log_r(np.array([c, c + hh, c - hh])).tolist()
         return f0, (fp - fm) / (2 * hh), max((fp - 2 * f0 + fm) / (hh * hh), 1e-300)
 
     def _parts(self, c: arb, t: arb | None):
