@@ -510,7 +510,6 @@ class GridRemainder:
         self._mus_f = np.array([float(m) for m in self.mus])
         self._cs_f = np.array([float(c.mid()) for c in part._cs])
         self._log_cs = np.log(self._cs_f)
-        self._ks = np.arange(1, self.J + 1, dtype=np.float64)
         self._kept: tuple | None = None
 
     def _arb_mus(self) -> list[arb]:
@@ -554,7 +553,12 @@ class GridRemainder:
         # P(at most J of the independent events p_i) by the truncated product of (q_i + p_i y)
         # in the power sums of r_i = p_i / q_i (Newton's identities); where it is above 1/2
         # the tail by its own sums (no cancellation)
-        pk = ((dens / atoms)[:, :, None] ** self._ks).sum(axis=1)
+        ratio = dens / atoms
+        pk = np.empty((w.shape[0], self.J))
+        power = ratio.copy()
+        for k in range(self.J):  # (sum_i r_i^(k+1) by running products)
+            pk[:, k] = power.sum(axis=1)
+            power *= ratio
         e = [np.ones(w.shape[0])]
         for j in range(1, self.J + 1):
             e.append(sum((-1) ** (k - 1) * e[j - k] * pk[:, k - 1] for k in range(1, j + 1)) / j)
