@@ -102,6 +102,15 @@ GRID_NODES = 3000
 #: Seconds per unit of S J (S = sum m_i) to build the exact part (about 1 s at S = 10^5, J = 8 on
 #: a loaded core; a lower estimate): a build that cannot end in the time left is refused at once.
 GRID_BUILD_SECONDS = 4e-7
+#: Seconds per unit of r^2 K of the atoms' product (r factors, K = sum (m_i - min m) + 1: about
+#: r K coefficients of up to r bits; 0.36 s at r = 100, K = 4951 on loaded cores: 7e-9; a lower
+#: estimate).
+PRODUCT_SECONDS = 4e-9
+#: Above this probability that no factor contributes its density (the atoms' share, whose
+#: transform does not decay) the grid split is taken; below, the whole product inverts to any
+#: width asked (a thousand factors: 6e-23) and the split is left to the curves
+#: (:mod:`.cf_mixed_grid_tails`).
+ATOM_SHARE = 1e-20
 
 
 #: The most factors (counted with their powers) listed one law per factor.
@@ -109,8 +118,8 @@ MAX_LAWS = 100_000
 
 
 def lattice_laws(factors: list) -> list | None:
-    """The factors' laws, one per factor (a power n repeated n times), where every law has
-    ``lattice_parts`` with one lam, there are at least two different scales and at most
+    """The factors' laws, one per factor (a power n repeated n times), where there are at least
+    two (law, n) pairs, every law has ``lattice_parts`` with one lam, and there are at most
     :data:`MAX_LAWS` factors; else None."""
     if len(factors) < 2 or sum(int(n) for _, n in factors) > MAX_LAWS:
         return None  # (before a list of one law per factor is built)
@@ -500,6 +509,7 @@ class GridRemainder:
         self.mus = list(part.mus)
         self._mus_f = np.array([float(m) for m in self.mus])
         self._cs_f = np.array([float(c.mid()) for c in part._cs])
+        self._log_cs = np.log(self._cs_f)
         self._kept: tuple | None = None
 
     def _arb_mus(self) -> list[arb]:
@@ -531,42 +541,47 @@ class GridRemainder:
                     for law in self.part.laws])
         return self._kept
 
-    def _log_r(self, c: float) -> float:
-        """Float log R(c): log prod M'_i(c) + log P(more than J density components) under the
-        tilt (a Poisson-binomial tail; planning only)."""
-        w = c + 0.5
+    def _log_r(self, cs: np.ndarray) -> np.ndarray:
+        """Float log R(c) at each c of ``cs``: log prod M'_i(c) + log P(more than J density
+        components) under the tilt (a Poisson-binomial tail; planning only)."""
+        w = np.asarray(cs, dtype=np.float64)[:, None] + 0.5
         x = w * self._mus_f
-        e2 = np.exp(-2 * x)
-        atoms = 1 + e2  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
+        atoms = 1 + np.exp(-2 * x)  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
         dens = -np.expm1(-2 * x) / (2 * w)
-        logm = float(np.sum(np.log(self._cs_f) + x + np.log(atoms + dens)))
-        p = dens / (atoms + dens)
+        total = atoms + dens
+        logm = np.sum(self._log_cs + x + np.log(total), axis=1)
         # P(at most J of the independent events p_i) by the truncated product of (q_i + p_i y)
-        # in the power sums of r_i = p_i / q_i (Newton's identities; planning only); where it
-        # is above 1/2 the tail by its own sums (no cancellation)
-        q = 1 - p
-        r = p / q
-        pk = [float(np.sum(r**k)) for k in range(1, self.J + 1)]
-        e = [1.0]
+        # in the power sums of r_i = p_i / q_i (Newton's identities); where it is above 1/2
+        # the tail by its own sums (no cancellation)
+        ratio = dens / atoms
+        pk = np.empty((w.shape[0], self.J))
+        power = ratio.copy()
+        for k in range(self.J):  # (sum_i r_i^(k+1) by running products)
+            pk[:, k] = power.sum(axis=1)
+            power *= ratio
+        e = [np.ones(w.shape[0])]
         for j in range(1, self.J + 1):
-            e.append(sum((-1) ** (k - 1) * e[j - k] * pk[k - 1] for k in range(1, j + 1)) / j)
-        head = math.exp(float(np.sum(np.log(q)))) * sum(e)
-        if head < 0.5:
-            tail = 1.0 - head
-        else:
-            dist = np.zeros(self.J + 2)
-            dist[0] = 1.0
-            for pi in p:  # (the last state: more than J)
-                new = dist * (1 - pi)
-                new[1:] += dist[:-1] * pi
-                new[-1] += dist[-1] * pi
-                dist = new
-            tail = dist[-1]
-        return logm + (math.log(tail) if tail > 0 else -745.0)
+            e.append(sum((-1) ** (k - 1) * e[j - k] * pk[:, k - 1] for k in range(1, j + 1)) / j)
+        head = np.exp(np.sum(np.log(atoms / total), axis=1)) * sum(e)
+        out = np.empty(w.shape[0])
+        for row in range(w.shape[0]):
+            if head[row] < 0.5:
+                tail = 1.0 - float(head[row])
+            else:
+                dist = np.zeros(self.J + 2)
+                dist[0] = 1.0
+                for pi in (dens[row] / total[row]).tolist():  # (the last state: more than J)
+                    new = dist * (1 - pi)
+                    new[1:] += dist[:-1] * pi
+                    new[-1] += dist[-1] * pi
+                    dist = new
+                tail = float(dist[-1])
+            out[row] = logm[row] + (math.log(tail) if tail > 0 else -745.0)
+        return out
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         hh = 1e-4 * max(c, 1e-3)
-        f0, fp, fm = self._log_r(c), self._log_r(c + hh), self._log_r(c - hh)
+        f0, fp, fm = self._log_r(np.array([c, c + hh, c - hh])).tolist()
         return f0, (fp - fm) / (2 * hh), max((fp - 2 * f0 + fm) / (hh * hh), 1e-300)
 
     def _parts(self, c: arb, t: arb | None):
@@ -628,20 +643,31 @@ def _part(laws: list, J: int) -> GridPart:
         if len(_PARTS) > 4:
             _PARTS.clear()
         h, ms = grid_of(laws)
-        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + 1e-3 * len(ms),
-                    f"the exact part of {len(ms)} Laplace factors on a grid of {sum(ms)} points")
+        r, K = len(ms), sum(ms) - len(ms) * min(ms) + 1
+        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + PRODUCT_SECONDS * r * r * K,
+                    f"the exact part of {r} Laplace factors on a grid of {sum(ms)} points")
         p = _PARTS[key] = GridPart(laws, J)
     return p
+
+
+def _atom_share(laws: list) -> float:
+    """Float P_A(no factor contributes its density) = prod (p+ + p-) (planning only)."""
+    with working_precision(64):
+        return math.exp(sum(math.log(float((p[1] + p[2]).mid()))
+                            for p in (law.lattice_parts() for law in laws)))
 
 
 def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
     """``(remainder factors, exact part)`` of the split of a product of many Laplace factors
     on one grid (module docstring; the remainder factors empty where every term is exact), or
-    None where the scales lie on no usable grid or no order's plan is within
+    None where the scales lie on no usable grid, the atoms' share is below :data:`ATOM_SHARE`
+    (not for ``kind`` "tails": the curves have no other route), or no order's plan is within
     :data:`GRID_NODES` at ``x`` (eps, or delta for ``kind`` "epsilon")."""
     laws = lattice_laws([(law, int(n)) for law, n in factors])
     if laws is None or grid_of(laws) is None:
         return None
+    if kind != "tails" and _atom_share(laws) < ATOM_SHARE:
+        return None  # (the whole product inverts: the other routes)
     if len(laws) <= GRID_ORDERS[0]:
         return [], _part(laws, len(laws))
     for J in GRID_ORDERS:
@@ -650,7 +676,7 @@ def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
         part = _part(laws, J)
         rest = [(GridRemainder(part), 1)]
         try:
-            at = x if kind == "delta" else _guess_epsilon(rest, part, x)
+            at = _guess_epsilon(rest, part, x) if kind == "epsilon" else x
             if at > 0 and _first_plan(rest, at, rel).n_nodes <= GRID_NODES:
                 return rest, part
         except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)

@@ -70,7 +70,7 @@ class GridTails:
 
     def _plan(self, eps0: float):
         budget.check()
-        got = grid_split(self.factors, "delta", eps0, self.rel)
+        got = grid_split(self.factors, "tails", eps0, self.rel)
         if got is None:  # (no usable grid: the part bounded by its mass, MASS_SHARE of rel)
             got = mass_split(self.laws, eps0, self.rel, MASS_SHARE * self.rel)
         if got is None:
