@@ -644,10 +644,12 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
     into ``pts``."""
     if grid.size == 0:
         return
-    ests = [d.estimate(grid) for d in dirs]
-    dvals = np.array([e[0] for e in ests])
-    dom = np.argmax(dvals, axis=0)
     best = [d.best(grid)[0] for d in dirs]
+    if len(dirs) > 1:  # which direction's delta is the larger (the contact point's)
+        dvals = np.array([d.estimate(grid)[0] for d in dirs])
+    else:
+        dvals = np.ones((1, grid.size))
+    dom = np.argmax(dvals, axis=0)
     # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
     # it bounds delta here too, and where it lies below the larger delta nothing is computed
     last = [math.inf] * len(dirs)
