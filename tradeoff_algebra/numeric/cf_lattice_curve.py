@@ -15,14 +15,17 @@ touches its own support line: the band there is as wide as the point's balls.
 **One plan, all levels.** The tails are planned once (the remainder's inverter at the largest
 threshold the levels need, ``LatticeTails``), and only where a point's error bound exceeds its
 share of the tolerance (or, at eps = 0 where the two branches part, a percent of a(0)) is
-another remainder planned (at that threshold; where one was planned there already, a hundred
-times tighter: its error bound there missed the share), up to :data:`PLANS`; the
+another remainder planned (at that threshold, never twice at one), up to :data:`PLANS`; the
 levels are placed again after each plan, each eps from the tails with the least error bound
-there. The thresholds of all levels are found together in floats (a grid, then safeguarded
-Newton steps on the tails' float estimates: ``estimate``), and each level costs one certified
-point there; a level whose threshold falls on an atom l (its alpha inside the jump of a(eps), the
-randomised test) takes the points at l -+ a small step, whose chord is the segment. Levels
-still wider than asked (float placement off: the estimates of a point far from the plan) are
+there. The thresholds of all levels are found together in floats (a grid; the atoms inside a
+level's grid bracket decided first, so a level in an atom's jump takes the atom at once; then
+safeguarded Newton steps on the tails' float estimates: ``estimate``), and each level costs one
+certified point there; a level whose threshold falls on an atom l (its alpha inside the jump of
+a(eps), the randomised test) takes the points at l -+ a small step, whose chord is the segment.
+Levels left wider than asked because their own points' balls are (the error bounds' floats
+were optimistic) take one more plan, a hundred times tighter, at the widest one's threshold,
+and their points again (:func:`_tighter`). Levels still wider than asked (float placement off:
+the estimates of a point far from the plan) are
 placed again by a Newton step on their certified point's midpoint, then bracketed by two points
 around it; the band is recomputed from all points each round (it only narrows: more points,
 more lines).

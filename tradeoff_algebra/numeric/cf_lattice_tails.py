@@ -303,11 +303,13 @@ def _float_poly_exp(n: int, nu: float, b: np.ndarray, lo: np.ndarray, hi: float)
     return np.exp(nu * b) * (anti(hi - b) - anti(lo - b))
 
 
-def _remainder_order(law, k: int, eps: float, rel: float) -> int | None:
-    """The least J of ``split_terms(k)`` whose remainder's plan at eps is within MAX_WORK
-    (as ``cf_route._split``, without trying the whole law: its tails are not certified);
-    k + 1 where everything is summed exactly; None if none is affordable."""
+def _remainder_order(law, k: int, eps: float, rel: float, least: int = 0) -> int | None:
+    """The least J >= ``least`` of ``split_terms(k)`` whose remainder's plan at eps is within
+    MAX_WORK (as ``cf_route._split``, without trying the whole law: its tails are not
+    certified); k + 1 where everything is summed exactly; None if none is affordable."""
     for J in split_terms(k):
+        if J < least and J <= k:
+            continue
         if J > k:
             return J
         try:
@@ -324,8 +326,9 @@ class LatticeTails:
     """Certified Neyman-Pearson points of the k-fold product of ``law`` at any eps >= 0: the
     exact part's tails plus the remainder's (module docstring), its inverter planned at
     ``eps0`` to the relative width ``rel`` of the remainder's delta. ``J``: the split order
-    (by default the least affordable at eps0); ``exact``: an :class:`ExactTails` of the same
-    law, k and J to share (its tables are kept per precision).
+    (by default the least affordable at eps0 from ``least_J`` on, else from the least);
+    ``exact``: an :class:`ExactTails` of the same law, k and J to share (its tables are kept
+    per precision).
 
     The exact part is summed at its own precision (the digits asked plus the guard bits of its
     polynomial pieces, ``cf._exact_prec``), the remainder at its inverter's
@@ -333,9 +336,11 @@ class LatticeTails:
     ``cf_split_tails`` (no scipy)."""
 
     def __init__(self, law, k: int, eps0: float, rel: float, J: int | None = None,
-                 exact: ExactTails | None = None) -> None:
+                 exact: ExactTails | None = None, least_J: int = 0) -> None:
         self.law, self.k = law, int(k)
         if J is None:
+            J = _remainder_order(law, self.k, eps0, rel, least_J)
+        if J is None and least_J:
             J = _remainder_order(law, self.k, eps0, rel)
         if J is None:
             raise ValueError(f"the remainder of {law}^{k} is beyond the planned work")

@@ -66,6 +66,12 @@ from .plan import pld_leaves
 #: The lattice part of a split self-product may be this fraction of the tolerance times the
 #: least level (or 1 - the largest) asked (``routes.inversion_curve`` and :func:`lattice_point`).
 SPLIT_SHARE = 1e-3
+#: A whole curve whose remainder is planned to this relative width or below sums at least
+#: TIGHT_J terms exactly (the remainder's nodes grow like rel^{-1/J}, the exact part's work
+#: per point like J^3: Laplace(1/10)^100 at tol 1e-9, J = 8: 0.40 s CPU, J = 4: 1.0 s; at
+#: 1e-6, J = 4: 0.13 s, J = 8: 0.19 s).
+TIGHT_REL = 1e-10
+TIGHT_J = 8
 
 __all__ = ["PoweredGaussian", "tail_sets", "lattice_point", "lattice_curve", "LATTICE_ROUTE",
            "SPLIT_SHARE", "mixed_curve", "mixed_point", "MIXED_ROUTE"]
@@ -269,7 +275,8 @@ def lattice_curve(f, alphas: np.ndarray, tol: float = 1e-3, progress=None) -> Ba
     def make(e0: float, scale: float) -> LatticeTails:
         if rel * scale < REL_MIN:
             raise ValueError("no tighter plan")
-        t = LatticeTails(law, k, e0, rel * scale, shared.get("J"), shared.get("exact"))
+        t = LatticeTails(law, k, e0, rel * scale, shared.get("J"), shared.get("exact"),
+                         TIGHT_J if rel <= TIGHT_REL else 0)
         shared["J"], shared["exact"] = t.part.J, t.exact
         return t
 
