@@ -220,12 +220,24 @@ def _lattice_product_uncached(leaves):
         r = 1
         if b is not None and b != base:
             r = round(float(log(b).evalf(30)) / lb)
-            if r < 1 or (base**r != b and sp_simplify(base**r - b) != 0):
+            if r < 1 or (base**r != b and (_apart(r * log(base), log(b))
+                                           or sp_simplify(base**r - b) != 0)):
                 return None
         factors.append(([k * r for k in ks], qs, m))
         if a != 0:
             singular.append((a, m))
     return TiltedLatticeProduct(base, factors, singular)
+
+
+def _apart(x, y) -> bool:
+    """Whether 30 digits tell x and y apart (then base^r = b is false and SymPy's simplify,
+    whose first call imports sympy.physics, is not asked; a pre-test only: an undecided or
+    wrong answer here loses the lattice route, never a value)."""
+    try:
+        d, m = abs(complex((x - y).evalf(30))), abs(complex(y.evalf(30)))
+    except (TypeError, ValueError):
+        return False
+    return d > 1e-20 * max(m, 1e-300)
 
 
 def _symbolic_lattice(f, n: int, pairs):
