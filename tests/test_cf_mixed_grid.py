@@ -13,6 +13,7 @@ import warnings
 from fractions import Fraction as F
 
 import pytest
+import sympy as sp
 from flint import acb, arb
 
 import tradeoff_algebra as ta
@@ -263,3 +264,12 @@ def test_a_thousand_scales_roc_point_on_the_support_line_of_the_whole_inversion(
         line = p.power - arb(eps).exp() * p.alpha
         assert line.lower() <= hi and lo <= line.upper()
         assert p.power.rad() < 1e-9 * p.power.mid()
+
+
+def test_the_grid_split_names_its_route():
+    """roc of nine factors on one grid of scales (more than every term exact admits) comes from
+    the split, and its route says so, not "every term summed exactly"."""
+    from tradeoff_algebra.routes.tail_laws import MIXED_GRID_ROUTE, MIXED_ROUTE
+    f = ta.Tensor(*[ta.Laplace(sp.Rational(1, 2) + sp.Rational(i, 100)) for i in range(9)])
+    v = ta.roc(f, sp.Rational(1, 100))
+    assert v.guarantee == "certified" and v.route == MIXED_GRID_ROUTE != MIXED_ROUTE

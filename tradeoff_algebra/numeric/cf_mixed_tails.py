@@ -49,7 +49,7 @@ from .cf_mixed_grid import grid_of, lattice_laws, mass_viable
 from .cf_mixed_grid_tails import GridTails
 from .cf_tails import TailPoint, _clip, _meet, atom_tails
 
-__all__ = ["MixedTails", "MAX_TERMS", "mixed_factors"]
+__all__ = ["MixedTails", "MAX_TERMS", "every_term_exact", "mixed_factors"]
 
 #: The most pieces (terms times sign patterns) summed at every eps.
 MAX_TERMS = 4000
@@ -69,6 +69,12 @@ def _few(r: int) -> bool:
     """Are the pieces of r factors at most :data:`MAX_TERMS`?"""
     return r <= 8 and sum(math.comb(r, j) * 2 ** (r - j) * 2**j for j in range(r + 1)) \
         <= MAX_TERMS
+
+
+def every_term_exact(laws: list) -> bool:
+    """Whether :class:`MixedTails` of these laws sums every term exactly (few factors), not
+    the split of :mod:`.cf_mixed_grid_tails`."""
+    return _few(len(laws))
 
 
 class MixedTails:

@@ -26,8 +26,9 @@ exactly summed terms plus an inverted remainder (``numeric.cf_lattice_tails``), 
 atom). Few Laplace factors of different scales (no Gaussian factor): every term of the product
 summed exactly (``numeric.cf_mixed_tails``), their curves by the same band
 (:func:`mixed_curve`) and their values by the band at the two floats around the level
-(:func:`mixed_point`). Many factors of different scales (a hundred) have no tail route yet: their
-atoms lie on no lattice of few points, and the PLD engine answers (an estimate).
+(:func:`mixed_point`). Many factors whose scales lie on one grid (a hundred) take the same band on
+the split of ``numeric.cf_mixed_grid_tails``: the terms with few density components summed on
+the grid, the rest inverted (route :data:`MIXED_GRID_ROUTE`).
 
 :func:`tail_sets` returns the prepared sets with each one's split order (None: whole), or None
 where neither applies (the products keep their profile routes, ``routes.profile_curve``).
@@ -49,7 +50,7 @@ from ..numeric.cf_lattice import split_terms
 from ..numeric.cf_lattice_curve import tails_band
 from ..numeric.cf_lattice_tails import LatticeTails, eps_guess, lattice_power_at
 from ..numeric.cf_laws import working_precision
-from ..numeric.cf_mixed_tails import MixedTails, mixed_factors
+from ..numeric.cf_mixed_tails import MixedTails, every_term_exact, mixed_factors
 from ..numeric.cf_route import MAX_SPLIT, REL_MIN
 from ..numeric.cf_split_tails import split_order
 from ..numeric.context import mp
@@ -74,7 +75,7 @@ TIGHT_REL = 1e-10
 TIGHT_J = 8
 
 __all__ = ["PoweredGaussian", "tail_sets", "lattice_point", "lattice_curve", "LATTICE_ROUTE",
-           "SPLIT_SHARE", "mixed_curve", "mixed_point", "MIXED_ROUTE"]
+           "SPLIT_SHARE", "mixed_curve", "mixed_point", "MIXED_ROUTE", "MIXED_GRID_ROUTE"]
 
 
 class PoweredGaussian:
@@ -296,6 +297,9 @@ CURVE_BANDS.append(lattice_curve)
 # -- Laplace factors of different scales -----------------------------------------------------------
 #: The name of the point route of products of Laplace factors with different scales.
 MIXED_ROUTE = "certified loss tails of Laplace factors, every term summed exactly"
+#: ... and of many factors on one grid of scales (``numeric.cf_mixed_grid_tails``).
+MIXED_GRID_ROUTE = ("certified loss tails of Laplace factors on one grid of scales, the terms "
+                    "with few density components summed exactly, the rest inverted")
 
 
 def _mixed_laws(f) -> list | None:
@@ -339,7 +343,8 @@ def mixed_point(f, A, dps: int, power: bool) -> Value | None:
         return None
     tol = options()["tol"]
     b = _declined_on_error(lambda: _mixed_band(laws, np.array(floats_around(A)), tol))
-    return None if b is None else band_value(b, f, A, dps, power, tol, MIXED_ROUTE)
+    route = MIXED_ROUTE if every_term_exact(laws) else MIXED_GRID_ROUTE
+    return None if b is None else band_value(b, f, A, dps, power, tol, route)
 
 
 CURVE_BANDS.append(mixed_curve)
