@@ -115,3 +115,18 @@ def test_three_steps_at_the_default_tolerance_beside_dp_accounting():
     assert 0 < v.hi - v.lo <= 5e-4 * v.hi
     lo, hi = sorted((a, b))
     assert lo * (1 - 1e-9) <= float(v.hi) and float(v.lo) <= hi * (1 + 1e-9)
+
+
+def test_a_flat_plan_beyond_the_time_left_is_declined_at_once():
+    """The flat view's work is nodes at ``node_seconds`` each: affordable without a limit, and
+    declined before any node is evaluated where the time left is below its estimate."""
+    from tradeoff_algebra.numeric import budget
+
+    flat = sampled_law(Fraction(10, 11), Q, "remove").flat_view()
+    f = [(flat, 10)]
+    with working_precision(64):
+        work = cf_route._work(f, 0.1017, 1e-10, 1e9)
+        assert 0 < work <= flat.work_caps[0]
+        assert cf_route._affordable_work(f, 0.1017, 1e-10, 1e-10)
+        with budget.time_limit(work * flat.node_seconds / 2), budget.call("test"):
+            assert not cf_route._affordable_work(f, 0.1017, 1e-10, 1e-10)
