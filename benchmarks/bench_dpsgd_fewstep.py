@@ -51,24 +51,29 @@ NOTE = """Notes. T = 1 and T = 2 are answered by the Arb profile of the power
 (families/gaussian_sampled_profile.py: one step a closed form in Phi, two steps a certified
 one-dimensional integral of it), both directions, delta and eps; their power and values by the
 hull's band from certified Neyman-Pearson points (families/gaussian_sampled_tails.py).
-From T = 10 (sigma = 2, 4), T = 30 (sigma = 1.1) and T = 100 (sigma = 0.8; T = 30 takes 8.4 s
-CPU, past the 30 s wall-clock limit under this run's load) on, the certified Laplace inversion
-answers at tol 1e-9, within 4.1 s CPU (0.1 to 1.3 s from T = 100 on): its contour is placed
-below the saddle point (numeric/cf.py, scan_contour: the subsampled Gaussian's M(c) grows like
-e^{mu^2 c^2/2} once the far tail of the log-normal likelihood ratio dominates, just above the
-saddle point, so there the strip of the discretisation bound is narrow and the step small; at
-0.45 to 0.8 of it the step is 5 to 60 times longer: sigma = 1.1, T = 100, 1500 nodes -> 250;
-sigma = 4, T = 300, 25 000 -> 25), the route allows one power of that law a larger planned work
-where the PLD engine is slower (numeric/cf_route.py, FEW_STEP_WORK: 8e5 units below a relative
-width of 1e-6, 4e4 above), the eps search brackets on its first grid before planning again, and
-the add direction is not inverted when its Chernoff bound puts its eps below the remove
-direction's. Below that (T = 3, and T = 10 at sigma = 0.8, 1.1) the plan is still beyond the
-work (the characteristic function of one step's loss decays like a log-normal's: |M(c + it)|^T
-falls below the tolerance only at t ~ 2000 for T = 10, and each node's quadrature grows with t)
-and the PLD engine answers, an estimate, with a ToleranceWarning at tol 1e-9. At the default
-tolerance the inversion answers where its plan is within 4e4 units (T >= 100; sigma = 2, 4 from
-T = 30), in 0.1 to 0.4 s beside dp_accounting's 0.25 to 0.56 s (sigma = 0.8, 1.1) and 0.01 to
-0.04 s (sigma = 2, 4: there dp_accounting is faster)."""
+From T = 3 on the certified Laplace inversion answers (its contour below the saddle point,
+numeric/cf.py, scan_contour). For few steps |M(c + it)|^T falls below the tolerance only at
+t ~ 10^3 to 10^4 (the loss's characteristic function decays like a log-normal's), where the
+law's own trapezoidal sum in x needs a step ~ 1/|t| (10 ms a node at t = 1000, 50 ms at 3000);
+its flat view (families/gaussian_sampled_poly.py) evaluates M(c + it) from about 20 Chebyshev
+pieces of the tilted loss density, graded toward its singular end, each piece's transform a
+closed form (by parts, or a power series where |t| len < 12) with Bernstein-ellipse error bounds:
+0.16 to 0.2 ms a node whatever t, after 0.1 to 0.15 s per contour abscissa to build the pieces.
+numeric/cf_flat.py takes the view where its estimated time is the smaller (T <= 100 here). The
+eps search's Newton steps are safeguarded by their bracket (the saddle-point guess of eps is 0.40
+for 0.07 at sigma = 1.1, T = 3; unguarded steps ran to NaN), a flat view's first grid only
+locates eps (at a relative width 1e-3 of delta), and the next grid is planned at the level
+itself with the first grid's slope of log delta (34 where c = 7.5). At tol 1e-9 every T from 3
+to 30 is certified to 1.5e-10 (sigma = 1.1: 0.5 to 3.5 s CPU; sigma = 0.8 from T = 5: 0.9 to
+6.0 s; sigma = 2, 4: 0.3 to 0.7 s) except sigma = 0.8, T = 3 (12 s, 1.5e-7 wide with a
+ToleranceWarning: its plan at 1e-10 needs ~50 000 nodes, beyond the 30 000 allowed). At the
+default tolerance the inversion answers T = 3 to 30 certified (7.5e-5 wide) in 0.4 to 1.5 s
+(sigma = 0.8, 1.1; dp_accounting 0.23 to 0.5 s, uncertified) and in 0.15 to 0.53 s (sigma = 2, 4;
+dp_accounting 0.01 to 0.04 s: still 5 to 30 times faster); sigma = 0.8, T = 3 is left to the
+PLD engine (an estimate, 0.8 s; the flat plan exceeds the 3000 nodes allowed there). Every
+interval meets dp_accounting's optimistic/pessimistic bracket at grid 1e-5. delta(1/2) at
+T = 10 (about 1.2e-9) is certified in 0.6 s but 3.8e-7 wide (ToleranceWarning; the PLD engine
+took 8 s for an estimate as wide)."""
 
 
 def _num(x, digits: int) -> str:

@@ -98,3 +98,35 @@ def test_few_steps_epsilon_certified_beside_dp_accounting(sigma, T):
     assert 0 < v.hi - v.lo <= 1e-9 * v.hi
     lo, hi = sorted((pess_eps, opt_eps))
     assert lo * (1 - 1e-9) <= float(v.hi) and float(v.lo) <= hi * (1 + 1e-9)
+
+
+@pytest.mark.slow
+def test_three_steps_at_the_default_tolerance_beside_dp_accounting():
+    """eps(1e-5) of three DP-SGD steps at sigma = 4 at the default tolerance: certified by the
+    inversion (the PLD engine answered before, an estimate), within the tolerance, and meeting
+    dp_accounting's optimistic/pessimistic bracket at grid 1e-5 (float64, not proved: a
+    relative 1e-9 of slack each side)."""
+    a, b = _dp_accounting_pair(4.0, 3, None)
+    f = ta.noisy_sgd(4, dataset_size=60000, batch_size=256, steps=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.epsilon(f, Fraction(1, 10**5))
+    assert v.guarantee == "certified" and v.route == INVERSION
+    assert 0 < v.hi - v.lo <= 5e-4 * v.hi
+    lo, hi = sorted((a, b))
+    assert lo * (1 - 1e-9) <= float(v.hi) and float(v.lo) <= hi * (1 + 1e-9)
+
+
+def test_a_flat_plan_beyond_the_time_left_is_declined_at_once():
+    """The flat view's work is nodes at ``node_seconds`` each: affordable without a limit, and
+    declined before any node is evaluated where the time left is below its estimate."""
+    from tradeoff_algebra.numeric import budget
+
+    flat = sampled_law(Fraction(10, 11), Q, "remove").flat_view()
+    f = [(flat, 10)]
+    with working_precision(64):
+        work = cf_route._work(f, 0.1017, 1e-10, 1e9)
+        assert 0 < work <= flat.work_caps[0]
+        assert cf_route._affordable_work(f, 0.1017, 1e-10, 1e-10)
+        with budget.time_limit(work * flat.node_seconds / 2), budget.call("test"):
+            assert not cf_route._affordable_work(f, 0.1017, 1e-10, 1e-10)

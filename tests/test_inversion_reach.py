@@ -165,9 +165,14 @@ def test_prv_accountants_failure_case_against_the_pld_engine():
     assert v_lo.guarantee == "certified" and v_hi.lo <= 1.1e-18 <= v_lo.hi
 
 
-def test_unaffordable_products_still_decline():
-    """Sixteen steps at q = 256/60000 stay beyond the inversion with or without a cut."""
+def test_unaffordable_products_still_decline(monkeypatch):
+    """Sixteen steps at q = 256/60000 stay beyond the inversion with the law's own quadrature,
+    with or without a cut; its flat view (numeric/cf_flat.py) answers them (the value is
+    checked against the PLD engine in tests/test_cf.py)."""
     law = sampled_law(Fraction(10, 11), Fraction(256, 60000), "remove")
+    lo, hi = cf_route.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4)
+    assert 0 < hi - lo <= 5e-4 * hi
+    monkeypatch.setattr(cf_route, "flat_factors", lambda f, at, rel: list(f))
     assert cf_route.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
 
 

@@ -25,34 +25,49 @@ from .roots import Probe, expand_bracket, findroot
 __all__ = ["epsilon_enclosure"]
 
 
-def _newton(inv: _Inverter, eps: float, delta: float, rel_tol: float) -> float:
-    """Solve mid(delta(eps)) = delta by Newton steps in log(delta) (floats), safeguarded: the
-    points where mid(delta) is above or below the level bound the root, and a step that leaves
-    that bracket (or a slope that is not positive: a sum near 0, far from the planning point)
-    bisects it instead (the saddle-point guess of eps is far off for a few DP-SGD steps:
-    0.40 for 0.07)."""
+def _newton(inv: _Inverter, eps: float, delta: float, rel_tol: float,
+            guarded: bool = False) -> float:
+    """Solve mid(delta(eps)) = delta by Newton steps in log(delta) (floats). ``guarded`` (a flat
+    view's locating grid): the points where mid(delta) is above or below the level bound the
+    root, and where a step cannot be taken (a slope that is not positive or finite: a sum near
+    0, far from the planning point) or lands outside [0, oo), that bracket is bisected instead
+    (the saddle-point guess of eps is far off for a few DP-SGD steps: 0.40 for 0.07, where plain
+    steps ran to NaN); unguarded, such a step fails (ZeroDivisionError) or wanders, and the
+    route tries its next path (the cut laws)."""
+    if not guarded:
+        for _ in range(50):
+            budget.check()
+            mid = float(inv.parts(eps).delta.mid())
+            if not mid > 0:
+                eps -= 1.0 / inv.plan.c  # delta underflowed the certified sum: step back
+                continue
+            step = (math.log(mid) - math.log(delta)) / inv.log_slope(eps)
+            eps += step
+            if abs(step) <= 1e-3 * rel_tol * abs(eps):
+                break
+        return eps
     lo, hi = 0.0, math.inf
-    for _ in range(80):
+    for _ in range(50):
         budget.check()
         mid = float(inv.parts(eps).delta.mid())
-        if not mid > delta:
-            hi = min(hi, eps)
-        else:
+        if mid > delta:
             lo = max(lo, eps)
-        if not mid > 0:  # delta underflowed the certified sum: step back
-            nxt = 0.5 * (lo + hi) if hi - lo < 1.0 / inv.plan.c else eps - 1.0 / inv.plan.c
-            eps = max(nxt, 0.5 * (lo + hi))
+        else:
+            hi = min(hi, eps)
+        if not mid > 0:
+            eps -= 1.0 / inv.plan.c  # delta underflowed the certified sum: step back
+            if not eps > lo:
+                eps = 0.5 * (lo + hi)
             continue
         try:
             slope = inv.log_slope(eps)
         except ZeroDivisionError:
             slope = math.nan
-        step = (math.log(mid) - math.log(delta)) / slope if slope > 0 else math.nan
-        nxt = eps + step
-        if not lo < nxt < hi:  # (outside the bracket, or no slope: bisect)
+        nxt = eps + (math.log(mid) - math.log(delta)) / slope if slope > 0 else math.nan
+        if not (math.isfinite(nxt) and nxt >= 0.0):
             nxt = 0.5 * (lo + hi) if hi < math.inf else 2 * eps + 1.0 / inv.plan.c
         step, eps = nxt - eps, nxt
-        if abs(step) <= 1e-3 * rel_tol * abs(eps) or hi - lo <= 1e-3 * rel_tol * abs(eps):
+        if abs(step) <= 1e-3 * rel_tol * abs(eps):
             break
     return eps
 
@@ -180,7 +195,7 @@ def epsilon_enclosure(
         kept = False
         # (a scan_contour law's grids after the first are planned at the level itself, the
         # first having located eps)
-        hint = math.log(delta) if scan and attempt > 0 and delta > 0 else None
+        hint = math.log(delta) if locate and attempt > 0 and delta > 0 else None
         # (a law whose nodes cost the same at every t, ``mgf_cost_flat``, plans its locating
         # grid at LOCATE_REL: the saddle-point guess is far off, the grid only finds eps)
         rel = max(rel_delta, LOCATE_REL) if locate and attempt == 0 else rel_delta
@@ -192,9 +207,9 @@ def epsilon_enclosure(
                 raise
             kept = True
         plan_eps = eps
-        eps = _newton(inv, eps, delta, rel_tol)
+        eps = _newton(inv, eps, delta, rel_tol, locate)
         far = abs(eps - plan_eps) * inv.plan.c > 1.0 and attempt < 3 and not kept
-        if far and scan:  # (the delta tolerance at the eps found, with the grid's slope of
+        if far and locate:  # (the delta tolerance at the eps found, with the grid's slope of
             try:  # log delta there: DP-SGD, sigma = 1.1, T = 3, 34 where c = 7.5)
                 slope = inv.log_slope(eps)
             except ZeroDivisionError:

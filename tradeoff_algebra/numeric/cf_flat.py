@@ -15,10 +15,14 @@ from . import budget
 from .cf import _first_plan
 from .cf_laws import Factor
 
-__all__ = ["flat_factors", "UNIT_SECONDS"]
+__all__ = ["flat_factors", "UNIT_SECONDS", "MAX_STEPS"]
 
 #: Seconds per unit of the law's own planned work (measured 2 to 11 us; the middle).
 UNIT_SECONDS = 8e-6
+#: The largest power given the flat view (a few to a few hundred steps; many steps plan few
+#: nodes, and where their whole law's plan is long its far tail needs the law's cut instead,
+#: ``cf_route._cut_enclosure``).
+MAX_STEPS = 1000
 
 
 def flat_factors(factors: Sequence[Factor], at: float, rel: float) -> list[Factor]:
@@ -29,7 +33,7 @@ def flat_factors(factors: Sequence[Factor], at: float, rel: float) -> list[Facto
         return factors
     law, n = factors[0]
     view = getattr(law, "flat_view", None)
-    if view is None:
+    if view is None or n > MAX_STEPS:
         return factors
     try:
         plan = _first_plan(factors, at, rel)

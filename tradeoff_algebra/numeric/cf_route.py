@@ -72,7 +72,8 @@ WORK_SECONDS = 5e-6
 def _cap(factors: Sequence[Factor], rel: float) -> float:
     """The work allowed for ``factors`` at relative width ``rel``: :data:`MAX_WORK`, or for one
     power of a law with ``scan_contour`` :data:`FEW_STEP_WORK` (tight widths) or
-    :data:`FEW_STEP_WORK_LOOSE`."""
+    :data:`FEW_STEP_WORK_LOOSE`, or the law's own ``work_caps`` (tight, loose) where it has them
+    (a flat view, ``numeric/cf_flat.py``: its work is nodes)."""
     if len(factors) == 1 and getattr(factors[0][0], "scan_contour", False):
         caps = getattr(factors[0][0], "work_caps", None)  # (a flat view: its own, in nodes)
         if caps is not None:
@@ -87,6 +88,8 @@ def _affordable_work(factors: Sequence[Factor], eps: float, rel: float, cap_rel:
     cap = _cap(factors, cap_rel)
     work = _work(factors, eps, rel, cap)
     unit = max(getattr(law, "node_seconds", WORK_SECONDS) for law, _ in factors)
+    if unit != WORK_SECONDS:  # (a flat view: its work is nodes, each ~0.2 ms; always timed)
+        return work <= cap and work * unit <= budget.remaining()
     return work <= cap and (work <= MAX_WORK or work * unit <= budget.remaining())
 
 
