@@ -1,5 +1,5 @@
 """delta(eps) near 1 (eps far below the typical privacy loss of a long composition): 1 - delta
-= E[min(1, e^{eps - L})] <= e^{s eps} M(-s) (``numeric.cf_route._near_one_delta``), checked
+= E[min(1, e^{eps - L})] <= e^{s eps} M(-s) (``numeric.cf_bounds.near_one_delta``), checked
 against the certified Laplace inversion where that resolves 1 - delta (a different route:
 Fourier inversion, not a Chernoff bound), and the public answers where it does not."""
 
@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 import tradeoff_algebra as ta
-from tradeoff_algebra.numeric import cf_route
+from tradeoff_algebra.numeric import cf_bounds
 from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.routes.engines import _cf_laws
 from tradeoff_algebra.routes.plan import route
@@ -25,7 +25,7 @@ def _factors(f):
 @pytest.mark.parametrize("f, eps", [(ta.Laplace(1) ** 200, 5), (ta.Laplace(1) ** 120, 2),
                                     (ta.G(1) ** 30 @ ta.Laplace(1) ** 30, 3)])
 def test_the_bound_lies_below_the_inverted_delta(f, eps):
-    lo, hi = cf_route._near_one_delta(_factors(f), float(eps), 1.0)
+    lo, hi = cf_bounds.near_one_delta(_factors(f), float(eps), 1.0)
     assert hi == 1.0 and 0 < lo < 1
     with ta.pld_options(tol=1e-12):
         v = ta.delta(f, eps)
@@ -44,7 +44,7 @@ def test_long_compositions_far_below_their_loss_are_certified_near_one(f):
 
 
 def test_no_bound_where_delta_is_not_near_one():
-    assert cf_route._near_one_delta(_factors(ta.Laplace(1) ** 3), 1.0, 1e-3) is None
+    assert cf_bounds.near_one_delta(_factors(ta.Laplace(1) ** 3), 1.0, 1e-3) is None
 
 
 @pytest.mark.parametrize("mu", [R(1, 10), 1, 5])

@@ -2,7 +2,7 @@
 
 ``ta.delta(ta.noisy_sgd(11/10, 1/100, 10), eps)`` for eps from 60 (delta about 1e-296) to 1000
 (about e^{-10^5}): a delta below every float is returned at once as [0, b], b a Chernoff bound
-proved in Arb (numeric/cf_route.py, ``_tiny_delta``), with a ToleranceWarning; a subnormal one
+proved in Arb (numeric/cf_bounds.py, ``tiny_delta``), with a ToleranceWarning; a subnormal one
 keeps the digits its floats hold (numeric/cf.py, ``_certified_inverter``). It took 11 s to
 19 s at eps = 66 .. 400 (the inversion re-planned a delta whose float midpoint had underflowed).
 

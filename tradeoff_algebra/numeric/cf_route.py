@@ -18,7 +18,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from flint import acb, arb
+from flint import arb
 
 from ..core import trace
 from ..core.errors import ToleranceWarning
@@ -35,13 +35,13 @@ from .cf import (
 )
 from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
+from .cf_bounds import DELTA_FLOOR, below_floor, chernoff_any, near_one_delta, tiny_delta
 from .cf_epsilon import _guess_epsilon, epsilon_enclosure
 from .cf_flat import flat_factors
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_mixed_split import mixed_enclosure
 from .cf_profile import PROFILE, _profile_enclosure, answers_from_profile
-from .concave import golden_section
 
 __all__ = ["route_enclosure", "PROFILE", "answers_from_profile", "MAX_WORK", "REL_FLOOR",
            "REL_MIN", "MAX_SPLIT", "DELTA_FLOOR"]
@@ -105,50 +105,6 @@ def _work(factors: Sequence[Factor], eps: float, rel_tol: float,
     return plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
 
 
-def _some_c(factors: Sequence[Factor], eps: float) -> float:
-    """The saddle point for a Chernoff bound at eps, or 1 where the float search fails (any
-    c > 0 gives a valid bound; far out, eps = 10^6, every c gives one below every float)."""
-    try:
-        c = _saddle(factors, eps)
-    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-        raise
-    except (ValueError, ArithmeticError):
-        return 1.0
-    return c if c > 0 and math.isfinite(c) else 1.0
-
-
-def _chernoff_any(factors: Sequence[Factor], kind: str, arg: float, at: float,
-                  c: float | None = None) -> float:
-    """:func:`_chernoff` at the saddle point c for ``at`` (or the ``c`` given), or where a
-    law's evaluation fails there (the subsampled Gaussian's float planning overflows at
-    c ~ 50) at c/2, c/4, ... down to 1 (any c > 0 gives a valid bound; the largest that
-    evaluates is the closest to the saddle point, the bound being convex in c), and last at
-    c = 1."""
-    c = _some_c(factors, at) if c is None else c
-    while c > 1.0:
-        try:
-            return _chernoff(factors, kind, arg, c)
-        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-            raise
-        except (ValueError, ArithmeticError):
-            c /= 2
-    return _chernoff(factors, kind, arg, 1.0)
-
-
-def _chernoff(factors: Sequence[Factor], kind: str, arg: float, c: float) -> float:
-    """A certified upper bound of delta(arg) ("delta") or of eps(arg) ("epsilon") from
-    (1 - e^{-y})_+ <= K e^{cy}, K = c^c/(c + 1)^{c + 1} (the maximum over y > 0 is at
-    e^{-y} = c/(c + 1)): delta(eps) <= K e^{-c eps} M(c), for any c > 0."""
-    with working_precision(128):
-        cc = arb(c)
-        log_k = cc * cc.log() - (cc + 1) * (cc + 1).log()
-        log_m = sum((n * law.mgf(acb(cc)).real.log() for law, n in factors), arb(0))
-        if kind == "delta":  # (rounded up: an underflow gives the least subnormal, never 0)
-            log_b = log_m + log_k - cc * arb(arg)
-            return 1.0 if not log_b < 0 else min(upper(log_b.exp()), 1.0)
-        return upper((log_m + log_k - arb(arg).log()) / cc)
-
-
 def route_enclosure(
     sets: Sequence[Sequence[tuple]], kind: str, dn: float, up: float, tol: float
 ) -> tuple[float, float] | None:
@@ -156,21 +112,21 @@ def route_enclosure(
     eps(delta) ("epsilon", delta in [dn, up]) over the products ``sets`` (each a list of
     (law, n): the Arb views of the factors' privacy losses), to relative width ``tol``; None
     when a product is beyond :data:`MAX_WORK` or outside what the inversion certifies here
-    (eps(delta) = 0) and its Chernoff bound (:func:`_chernoff`) does not show it below the
-    others' maximum (the two directions of a symmetric hull are usually far apart)."""
+    (eps(delta) = 0) and its Chernoff bound (:func:`~.cf_bounds.chernoff`) does not show it
+    below the others' maximum (the two directions of a symmetric hull are usually far apart)."""
     rel = tol / 4
     done, left, tiny = [], [], []
     with working_precision(64):  # one lock for the whole call (the laws' caches)
         for specs in sets:
             factors = [(law, int(n)) for law, n in specs]
-            b = _tiny_delta(factors, dn) if kind == "delta" else None
+            b = tiny_delta(factors, dn) if kind == "delta" else None
             if b is not None:  # (far below every float: not inverted, [0, b])
                 tiny.append(b)
                 continue
             if kind == "epsilon" and done and _eps_below(factors, dn, max(x[0] for x in done)):
                 continue  # (its eps is certainly at most another's lower end: not the maximum)
             # 1 - delta below a float's resolution near 1: [1 - b, 1] without inverting
-            r = _near_one_delta(factors, up, min(rel, 2.0**-53)) if kind == "delta" else None
+            r = near_one_delta(factors, up, min(rel, 2.0**-53)) if kind == "delta" else None
             if r is not None:
                 done.append(r)
                 continue
@@ -185,10 +141,10 @@ def route_enclosure(
             except (ValueError, RuntimeError, ArithmeticError):
                 r = None
             if r is None and kind == "delta":  # (the inversion declined: [1 - b, 1] if b <= rel)
-                r = _near_one_delta(factors, up, rel)
+                r = near_one_delta(factors, up, rel)
             (left if r is None else done).append(factors if r is None else r)
         if not done:
-            return _below_floor(left, kind, dn, tiny)
+            return below_floor(left, kind, dn, tiny)
         lo, hi = max(x[0] for x in done), max(x[1] for x in done)
         floors = list(tiny)  # (Chernoff bounds below DELTA_FLOOR taken as [0, b])
         for factors in left:  # each certainly below the maximum's lower end, or negligible
@@ -197,7 +153,7 @@ def route_enclosure(
             if kind == "epsilon" and _all_losses_at_most(factors, lo):
                 continue  # (its delta is 0 from its largest loss on: its eps is at most that)
             try:
-                b = _chernoff_any(factors, kind, dn, lo if kind == "epsilon" else dn)
+                b = chernoff_any(factors, kind, dn, lo if kind == "epsilon" else dn)
             except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
                 raise
             except (ValueError, RuntimeError, ArithmeticError):
@@ -225,100 +181,20 @@ def route_enclosure(
 def _eps_below(factors: Sequence[Factor], d: float, lo: float) -> bool:
     """Is eps(d) of this product certainly at most ``lo`` (another product's lower end of eps,
     so that it does not change the maximum)? By its largest loss (delta = 0 from there on) or
-    its Chernoff bound (:func:`_chernoff_any`, one evaluation of M at a real argument); False
-    with a mass at +oo or where the bound fails. The two directions of DP-SGD: the add
-    direction's eps(1e-5) lies well below the remove direction's and is not inverted."""
+    its Chernoff bound (:func:`~.cf_bounds.chernoff_any`, one evaluation of M at a real
+    argument); False with a mass at +oo or where the bound fails. The two directions of
+    DP-SGD: the add direction's eps(1e-5) lies well below the remove direction's and is not
+    inverted."""
     if not mass_at_infinity(factors).is_zero():
         return False
     if _all_losses_at_most(factors, lo):
         return True
     try:
-        return _chernoff_any(factors, "epsilon", d, lo) <= lo
+        return chernoff_any(factors, "epsilon", d, lo) <= lo
     except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
         raise
     except (ValueError, RuntimeError, ArithmeticError, OverflowError):
         return False
-
-
-#: Below this Chernoff bound a delta nothing certifies more closely is returned as [0, bound].
-DELTA_FLOOR = 1e-290
-
-
-def _below_floor(sets: Sequence[Sequence[Factor]], kind: str, eps: float,
-                 tiny: Sequence[float] = ()):
-    """[0, b] with a ToleranceWarning when every product's Chernoff bound b on delta(eps) is
-    below :data:`DELTA_FLOOR` (delta(1000) of DP-SGD: about e^{-10^5}), else None; ``tiny``:
-    the bounds already found (:func:`_tiny_delta`)."""
-    if kind != "delta" or any(not mass_at_infinity(f).is_zero() for f in sets):
-        return None
-    try:
-        b = max([_chernoff_any(f, kind, eps, eps) for f in sets] + list(tiny))
-    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-        raise
-    except (ValueError, RuntimeError, ArithmeticError):
-        return None
-    if not b <= DELTA_FLOOR:
-        return None
-    warnings.warn(f"delta is below {b:.3g} (a Chernoff bound) and is returned as [0, {b:.3g}]",
-                  ToleranceWarning, stacklevel=4)
-    return 0.0, b
-
-
-def _near_one_delta(factors: Sequence[Factor], eps: float, rel: float
-                    ) -> tuple[float, float] | None:
-    """(1 - b, 1) when a certified bound b of 1 - delta(eps) is at most ``rel``, else None:
-    1 - delta(eps) = E[min(1, e^{eps - L})] <= e^{s eps} M(-s) for every s in [0, 1]
-    (min(1, x) <= x^s; the mass at L = +oo adds 0), M(-s) = prod M_i(-s)^{n_i} in Arb at the
-    s that minimises it in floats (the laws' cumulants). A composition of many factors asked
-    for delta far below its typical loss (Laplace(1/10)^(x)10^6 at eps = 1: 1 - delta about
-    e^{-2500}) is not inverted: its saddle point lies at a negative tilt."""
-
-    def g(t: float) -> float:
-        return t * eps + sum(n * law.cumulants(-t)[0] for law, n in factors)
-
-    try:
-        if not g(0.5) < math.log(rel):  # (cheap screen: no bound at the middle order)
-            return None
-        t, _ = golden_section(g, 1e-6, 1.0, iters=40, ends=True)  # (g is convex in t)
-        with working_precision(128):
-            tt = arb(t)
-            log_b = tt * arb(eps) + sum((n * law.mgf(acb(-tt)).real.log() for law, n in factors),
-                                        arb(0))
-            bound = upper(log_b.exp()) if log_b < 0 else 1.0
-    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-        raise
-    except (ValueError, ArithmeticError, OverflowError):
-        return None
-    if bound > rel:
-        return None
-    return max(0.0, lower(1 - arb(bound))), 1.0
-
-
-#: log of the least positive float (a subnormal, 2^-1074)
-_LOG_LEAST = -1074 * math.log(2)
-
-
-def _tiny_delta(factors: Sequence[Factor], eps: float) -> float | None:
-    """A certified bound b <= :data:`DELTA_FLOOR` of delta(eps) (:func:`_chernoff` at the
-    saddle point, :func:`_chernoff_any`) where the float saddle-point estimate of delta(eps)
-    (:func:`~.cf._log_delta_saddle`) lies below the least float, else None. Such a delta has
-    the float enclosure [0, b] however it is computed, and is returned so without inverting:
-    the inversion's plans for it are long and end without a digit (DP-SGD, sigma = 1.1,
-    q = 1/100, T = 10: delta(100), about e^{-1300}, evaluated M at 580 nodes in 10 s and then
-    failed; delta(400) overflowed after 16 s), while the bound costs one evaluation of each
-    factor's M at a real argument."""
-    if not mass_at_infinity(factors).is_zero() or _all_losses_at_most(factors, eps):
-        return None  # (a mass at +oo escapes the bound; delta = 0 is proved by the route)
-    try:
-        c = _saddle(factors, eps)
-        if not (c > 0 and _log_delta_saddle(factors, c, eps) < _LOG_LEAST):
-            return None
-        b = _chernoff_any(factors, "delta", eps, eps, c)
-    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-        raise
-    except (ValueError, RuntimeError, ArithmeticError):
-        return None
-    return b if b <= DELTA_FLOOR else None
 
 
 #: The inversion's cost grows with log(1/width) only: where the tighter plan stays within
@@ -519,8 +395,8 @@ SPLIT_LADDER = (1e-8, 1e-6, 1e-4, 1e-2, 3e-2, 1e-1)
 def _split_bounds(rest: Sequence[Factor], extra, kind: str, dn: float, up: float):
     """Certified bounds of a split product whose remainder (a positive measure) is beyond the
     inversion's work: delta(eps) = delta-part(eps) + delta_R(eps) with
-    0 <= delta_R(eps) <= K e^{-c eps} R(c) (:func:`_chernoff`, c the remainder's saddle point
-    for eps); eps(d) by bisection on both bounds, each comparison certified (delta is
+    0 <= delta_R(eps) <= K e^{-c eps} R(c) (:func:`~.cf_bounds.chernoff`, c the remainder's
+    saddle point for eps); eps(d) by bisection on both bounds, each comparison certified (delta is
     non-increasing). Wider than the inversion (a ToleranceWarning says how wide), never
     vacuous."""
     prec = 64 + 40
@@ -530,7 +406,7 @@ def _split_bounds(rest: Sequence[Factor], extra, kind: str, dn: float, up: float
             return extra.terms(eps, derivative=False)[0]
 
     def bound_r(eps: float) -> float:  # (0 beyond the remainder's largest loss)
-        return 0.0 if _all_losses_at_most(rest, eps) else _chernoff_any(rest, "delta", eps, eps)
+        return 0.0 if _all_losses_at_most(rest, eps) else chernoff_any(rest, "delta", eps, eps)
 
     if kind == "delta":
         lo = max(0.0, lower(part(up)))
