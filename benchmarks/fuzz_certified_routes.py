@@ -1530,7 +1530,8 @@ def gen_max3(rng):
     from references.operators import ref_max, ref_mix
 
     k = rng.choice([2, 2, 3])
-    leaves = [_max_leaf(rng) for _ in range(k)]
+    with MP.workdps(40):  # (the family references form their weights at this precision)
+        leaves = [_max_leaf(rng) for _ in range(k)]
     expr = "ta.Max(" + ", ".join(c for c, _ in leaves) + ")"
     ref = ref_max([r for _, r in leaves])
     if rng.random() < 0.35:
@@ -1546,7 +1547,11 @@ def gen_max3(rng):
 
         def check_delta(lo, hi):
             with MP.workdps(40):
-                v = FN.delta(ref, _mpq(eps))  # a value of the sup: a lower bound
+                try:
+                    v = FN.delta(ref, _mpq(eps))  # a value of the sup: a lower bound
+                except AssertionError as e:  # (a family reference's threshold solver)
+                    print(f"  [reference skipped: {e!r}]")
+                    return None
                 if hi < v * (1 - MP.mpf(10) ** -12) - MP.mpf(10) ** -25:
                     return f"certified hi {MP.nstr(hi, 20)} < a lower bound {MP.nstr(v, 20)}"
                 if lo > v * (1 + MP.mpf(10) ** -6) + MP.mpf(10) ** -15:

@@ -389,11 +389,11 @@ def test_poisson_replace_delta_and_value(e):
     """PoissonReplace(1, 1/10): delta and f(1/3) against the mixture pair's hockey-stick
     integral and threshold test (tests/references/pairs.py)."""
     f = ta.PoissonReplace(1, Rat(1, 10))
-    ref = reference(f)
     with ta.pld_options(tol=1e-12):
         v = ta.delta(f, e, dps=20)
         w = ta.evaluate(f, Rat(1, 3), dps=20)
     with MP.workdps(40):
+        ref = reference(f)  # (its weights formed at this precision)
         r = FN.delta(ref, MP.mpf(e.p) / e.q)
         assert _certified(v) and _meets(v, r * (1 - MP.mpf(10) ** -18) - MP.mpf(10) ** -30,
                                         r * (1 + MP.mpf(10) ** -18) + MP.mpf(10) ** -30)
@@ -424,3 +424,30 @@ def test_rdp_quick_path_at_many_int_orders(expr, truth, dps):
             v = curve[sp.Integer(a)]
             vm = MP.mpf(v.p) / v.q
             assert t * (1 - MP.mpf(10) ** -(dps + 20)) <= vm <= t * (1 + 10 * MP.mpf(10) ** -dps)
+
+
+def test_epsdelta_power_1e4_roc_through_its_binomial_part():
+    """EpsDelta(1/100, 10^-6)^(10^4): with s = (1 - d)^n the mass that avoids every
+    d-atom, the product's Q-law puts 1 - s at likelihood ratio +oo and s times RR(1/100)^n's
+    binomial law on the rest (P mirrors it), so roc(alpha) = 1 - s + s roc_RR(alpha / s) for
+    alpha <= s; the binomial law by the ratio of consecutive terms in mpmath at 60 digits."""
+    n = 10**4
+    with MP.workdps(60):
+        d = MP.mpf(10) ** -6
+        s = (1 - d) ** n
+        E = MP.exp(MP.mpf(1) / 100)
+        p = E / (1 + E)
+        P, Q = (1 - p) ** n, p ** n  # k = n ones: P-mass (1-p)^n, Q-mass p^n
+        groups = []
+        for k in range(n, -1, -1):
+            groups.append((P, Q))
+            P = P * k / (n - k + 1) * p / (1 - p)
+            Q = Q * k / (n - k + 1) * (1 - p) / p
+        for alpha in (Fraction(1, 100), Fraction(1, 10**8), Fraction(1, 2)):
+            a = MP.mpf(alpha.numerator) / alpha.denominator
+            ref = 1 - s + s * (1 - R1.np_value(groups, a / s))
+            with ta.pld_options(tol=1e-12):
+                v = ta.roc(ta.EpsDelta(Rat(1, 100), Rat(1, 10**6)) ** n,
+                           Rat(alpha.numerator, alpha.denominator), dps=20)
+            assert _certified(v)
+            assert _meets(v, ref - MP.mpf(10) ** -40, ref + MP.mpf(10) ** -40)
