@@ -56,8 +56,10 @@ class GridLaw:
         self.noise = noise  # a bound of the float error of each entry of w (FFT round-off)
 
     @classmethod
-    def from_masses(cls, lo: int, masses, h: float, c: float, extra_drop: float = 0.0):
-        """From true masses at indices lo.. (float64, may be tiny: tilted in logs)."""
+    def from_masses(cls, lo: int, masses, h: float, c: float, log_extra_drop: float = -math.inf):
+        """From true masses at indices lo.. (float64, may be tiny: tilted in logs);
+        ``log_extra_drop`` the logarithm of a tilted mass dropped before (counted in
+        ``dropped``)."""
         m = np.asarray(masses, dtype=float)
         k = np.arange(len(m)) + lo
         with np.errstate(divide="ignore"):
@@ -68,7 +70,7 @@ class GridLaw:
         w = w / tot
         logS = top + math.log(tot)
         law = cls(w, lo, h, c, logS, 0.0)
-        law.dropped = extra_drop / math.exp(logS) if extra_drop else 0.0
+        law.dropped = math.exp(min(log_extra_drop - logS, 700.0))
         return law.trim()
 
     def trim(self, max_len: int = 2**21):
@@ -144,12 +146,18 @@ def sgd_step_masses(mu: float, q: float, direction: str, h: float, lmin: float, 
 
     def x_of(l):
         """x with L(x) = l (remove) or L(x) = l (add), +-inf outside the range."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if direction == "remove":
-                u = (np.exp(l) - (1 - q)) / q
-            else:
-                u = (np.exp(-l) - (1 - q)) / q
-            x = np.where(u > 0, (np.log(np.where(u > 0, u, 1.0)) + mu * mu / 2) / mu, -np.inf)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            v = l if direction == "remove" else -l
+            # log u, u = (e^v - (1 - q))/q, without overflow for large v
+            big = v > 1
+            vb = np.where(big, v, 1.0)
+            vs = np.where(big, 0.0, v)
+            logu_big = vb + np.log1p(-(1 - q) * np.exp(-vb)) - math.log(q)
+            us = (np.exp(vs) - (1 - q)) / q
+            logu_small = np.log(np.where(us > 0, us, 1.0))
+            logu = np.where(big, logu_big, logu_small)
+            ok = big | (us > 0)
+            x = np.where(ok, (logu + mu * mu / 2) / mu, -np.inf)
         return x
 
     xs = x_of(ls)
@@ -171,17 +179,17 @@ def sgd_step_masses(mu: float, q: float, direction: str, h: float, lmin: float, 
     return k0, m, below, above
 
 
-def bracket_laws(k0: int, m, below: float, above_tilted: float, h: float, c: float,
+def bracket_laws(k0: int, m, below: float, log_above_tilted: float, h: float, c: float,
                  above: float = 0.0):
     """(lower, upper) GridLaws of one step from its bin masses (see the module docstring):
     ``above`` the true mass above the window (rounded down into its last point for the lower
-    law), ``above_tilted`` a bound of its tilted mass E[e^{c L}; L > window] (dropped from the
-    upper law and counted in its ``dropped``)."""
+    law), ``log_above_tilted`` the logarithm of a bound of its tilted mass E[e^{c L}; L > window]
+    (dropped from the upper law and counted in its ``dropped``)."""
     lo_m = np.concatenate([m, [0.0]])
     lo_m[-1] += above
     low = GridLaw.from_masses(k0, lo_m, h, c)
     up_m = np.concatenate([[below], m])  # bin k -> k + 1; below -> k0
-    upp = GridLaw.from_masses(k0, up_m, h, c, extra_drop=above_tilted)
+    upp = GridLaw.from_masses(k0, up_m, h, c, log_extra_drop=log_above_tilted)
     return low, upp
 
 
@@ -190,7 +198,7 @@ def sgd_log_mgf(mu: float, q: float, direction: str, c: float) -> float:
     from scipy.special import logsumexp
 
     x = np.arange(-40.0, 40.0 + (c + 1) * mu, 1e-3)
-    lm = np.log1p(-q + q * np.exp(mu * x - mu * mu / 2))
+    lm = np.logaddexp(math.log1p(-q), math.log(q) + mu * x - mu * mu / 2)
     k = (c + 1) if direction == "remove" else -c
     return float(logsumexp(-x * x / 2 + k * lm) + math.log(1e-3 / math.sqrt(2 * math.pi)))
 
@@ -213,11 +221,11 @@ def _window(mu, q, direction, c):
     if direction == "remove":
         lmin = math.log1p(-q)
         xmax = mu * (1 + c) + 14
-        lmax = math.log1p(-q + q * math.exp(mu * xmax - mu * mu / 2))
+        lmax = float(np.logaddexp(math.log1p(-q), math.log(q) + mu * xmax - mu * mu / 2))
     else:
         lmax = -math.log1p(-q)
         xmax = 14.0
-        lmin = -math.log1p(-q + q * math.exp(mu * xmax - mu * mu / 2))
+        lmin = -float(np.logaddexp(math.log1p(-q), math.log(q) + mu * xmax - mu * mu / 2))
     return lmin, lmax
 
 
@@ -239,7 +247,8 @@ def sgd_step_laws(mu: float, q: float, direction: str, c: float, T: int,
     lmax2 = min(lmax, (k0 + b + 2) * h1)
     # the tilted mass above lmax2: the pass-1 bins above it, rounded up (plus the mass above
     # lmax, below e^{-98} relative: ignored)
-    above_t = float(np.sum(np.exp(lw[b + 2:]))) if b + 2 < len(lw) else 0.0
+    above_t = top + math.log(float(np.sum(np.exp(lw[b + 2:] - top)))) \
+        if b + 2 < len(lw) and np.any(np.isfinite(lw[b + 2:])) else -math.inf
     # the tilted law's spread: the T-fold law's +-16 sd must fit in max_points
     kk = np.arange(len(m)) + k0
     wt = np.exp(np.where(np.isfinite(lw), lw - top, -np.inf))
@@ -250,7 +259,7 @@ def sgd_step_laws(mu: float, q: float, direction: str, c: float, T: int,
             32 * math.sqrt(T) * sd / max_points)
     k0, m, below, above = sgd_step_masses(mu, q, direction, h, lmin2, lmax2)
     if c == 0:
-        above_t = above
+        above_t = math.log(above) if above > 0 else -math.inf
     low, upp = bracket_laws(k0, m, below, above_t, h, c, above=above)
     return low, upp, h
 
@@ -353,7 +362,8 @@ def sgd_roc_bracket(mu, q, T, alpha, max_points=2**20, rel=1e-3):
     for d in ("remove", "add"):
         lmin, lmax = _window(mu, q, d, 0.0)
         k0, m, below, above = sgd_step_masses(mu, q, d, h, lmin, lmax)
-        lo, up = bracket_laws(k0, m, below, above, h, 0.0, above=above)
+        lo, up = bracket_laws(k0, m, below, math.log(above) if above > 0 else -math.inf, h,
+                              0.0, above=above)
         laws_low.append(lo.power(T))
         laws_up.append(up.power(T))
     return hull_roc_bracket(laws_low, laws_up, alpha)
