@@ -250,6 +250,7 @@ def test_laplace_products_of_different_scales_delta(mus, e):
 # lattice and finite products
 # ---------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_randomized_response_power_1e5_roc_at_a_vertex():
     """EpsDelta(log 3, 0)^(10^5): roc at (a 50-digit rational next to) a vertex of the binomial
     law and at a random level, against the binomial law in mpmath at 80 digits."""
@@ -343,6 +344,7 @@ def test_max_delta_zero_where_an_argument_is_eps_0_dp(expr, e):
     assert _certified(v) or "EpsDelta(2, 0)" in expr
 
 
+@pytest.mark.slow  # (the brute-force profile: 1.5 - 5 s)
 @pytest.mark.parametrize("expr, refs, e", [
     ("ta.Max(ta.G(2), ta.Laplace(2))", lambda: [reference(ta.G(2)), reference(ta.Laplace(2))],
      Rat(1, 2)),
@@ -371,6 +373,7 @@ def test_max_delta_against_the_brute_force_profile(expr, refs, e):
         assert lo <= r * (1 + MP.mpf(10) ** -7)
 
 
+@pytest.mark.slow
 def test_mix_of_max_delta():
     """Mix(Max(G_1, L_1), 1/3): delta against the mixed references (ref_mix of ref_max)."""
     f = ta.Mix(ta.Max(ta.G(1), ta.Laplace(1)), Rat(1, 3))
