@@ -648,8 +648,13 @@ def curve_enclosure(leaf_sets, alphas, tau: float = DEFAULT_TAIL, tol: float = D
     flat = a.ravel()
     mid = float(np.median(a)) if a.size else 0.5
     acc: list = []
+    last: list = [None]
 
     def read(cs) -> None:
+        key = (r.h, r.tau, r.theta)  # (the key of the laws cs in the cache of _composed)
+        if key == last[0]:
+            return  # the grid just read (a new stage begins on the grid the last one ended on)
+        last[0] = key
         new = value_bounds_from_roc(*hull_roc_bounds_many(cs, flat), flat)
         if not acc:
             acc.append(new)
