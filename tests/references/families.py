@@ -159,20 +159,29 @@ class BoundedRangeRef(Ref):
 
     sym = True
 
+    #: values by (eps, a, precision), shared by the instances of one eps: the tests of every
+    #: capability ask the same levels of the same sample, each building its own reference.
+    _shared: dict = {}
+    #: (e^eps, e^eps - 1) by (eps, precision): the same numbers as computed in each call
+    _constants: dict = {}
+
     def __init__(self, eps, label: str = ""):
         self.eps, self.label = eps, label
-        self._cache: dict = {}
+        self._cache: dict = BoundedRangeRef._shared
 
     def _pair_value(self, t, a):
-        E = mpmath.exp(self.eps)
-        p = (E - mpmath.exp(t)) / mpmath.expm1(self.eps)
+        key = (self.eps, mp.prec)
+        if key not in self._constants:
+            self._constants[key] = (mpmath.exp(self.eps), mpmath.expm1(self.eps))
+        E, E1 = self._constants[key]
+        p = (E - mpmath.exp(t)) / E1
         x, y = 1 - p, mpmath.exp(-t) * p  # the knot: reject the outcome of ratio e^{eps - t}
         if a <= x:
             return 1 - a * (1 - y) / x if x > 0 else mp.one - a
         return y * (1 - a) / (1 - x)
 
     def val(self, a, ac, side):
-        key = (a, mp.prec)
+        key = (self.eps, a, mp.prec)
         if key not in self._cache:
             self._cache[key] = self._val(a)
         return self._cache[key]
