@@ -131,10 +131,11 @@ def _as_point(cls, lo: MPF, hi: MPF, mid: MPF, dps: int, guarantee: str):
     claim holds at any working precision), or None."""
     if mid == 0:
         return None
-    rel = (hi - lo) / abs(mid)
-    if rel <= 0:
-        return None
-    start = min(dps, max(1, int(1 - mpmath.log10(rel))))
+    with mp.workprec(53):  # (lo, hi, mid are global mpf: they would compute at its precision)
+        rel = (mp.mpf(hi) - mp.mpf(lo)) / abs(mp.mpf(mid))
+        if rel <= 0:
+            return None
+        start = min(dps, max(1, int(1 - mp.log10(rel))))
     for d in range(start, max(0, start - 3), -1):
         v = cls.point(mid, d, guarantee)
         x = mp.mpf(v.mid)
