@@ -49,11 +49,13 @@ def clear_caches() -> None:
 
 
 def fields(x):
-    """What must not change: every Value's (lo, hi, mid, guarantee), found inside tuples,
+    """What must not change: every Value's (lo, hi, mid, guarantee, dps) and its printed
+    forms (``str``, ``text``, ``format``: mpf's own ``repr`` would follow the global precision
+    by design), found inside tuples,
     lists and dicts and on the public attributes of result objects."""
     if isinstance(x, ta.Value):
-        return ("Value", x.lo._mpf_, x.hi._mpf_, x.mid._mpf_, x.guarantee, str(x), x.text(8),
-                f"{x:.5g}")
+        return ("Value", x.lo._mpf_, x.hi._mpf_, x.mid._mpf_, x.guarantee, x.dps, str(x),
+                x.text(8), f"{x:.5g}")
     if isinstance(x, (tuple, list)):
         return tuple(fields(y) for y in x)
     if isinstance(x, dict):
@@ -97,6 +99,7 @@ def check(call) -> None:
 
 G, L, ED = ta.G, ta.Laplace, ta.EpsDelta
 D5 = R(1, 10**5)
+X = sp.Symbol("x", positive=True)
 
 CASES = {
     # values, powers, profiles of the main families
@@ -120,6 +123,9 @@ CASES = {
     "evaluate Inverse": lambda: ta.evaluate(ta.Inverse(ED(1, R(1, 10))), R(1, 10), dps=15),
     "evaluate Mix": lambda: ta.evaluate(ta.Mix(G(1), R(1, 2)), R(1, 10), dps=15),
     "evaluate Max": lambda: ta.evaluate(ta.Max(G(1), L(1)), R(1, 10), dps=15),
+    "Value arithmetic": lambda: [op(ta.delta(G(1), 1, dps=20)) for op in (
+        lambda v: 3 * v, lambda v: 1 - v, lambda v: v.exp(), lambda v: v.log(),
+        lambda v: v / 7, lambda v: abs(v - ta.delta(G(1), 1, dps=15)))],
     "conjugate": lambda: ta.conjugate_value(G(1), R(-1, 2), dps=15),
     "curve": lambda: ta.curve(G(1), [R(1, 10), R(1, 2)]),
     # functionals, with and without estimate
@@ -134,18 +140,23 @@ CASES = {
     "advantage": lambda: ta.advantage(G(1), dps=15),
     "bayes_risk": lambda: ta.bayes_risk(L(1), R(1, 3), dps=15),
     "fixed_point": lambda: ta.fixed_point(ta.C(R(1, 10), G(1)), dps=15),
-    "gdp_mu": lambda: ta.gdp_mu(L(1), dps=10),
+    "sup_distance": lambda: ta.sup_distance(G(1), L(1), dps=8),
+    "primal_value": lambda: ta.primal_value(G(1), R(1, 10), dps=10),
+    "kappa3": lambda: ta.kappa3(L(1), dps=10),
+    "calibrate": lambda: ta.calibrate(lambda s: ta.gaussian_mechanism(1, s), epsilon=1,
+                                      delta=D5, dps=8),
     # notions and conversions
     "ApproxDP group": lambda: ta.delta(ta.Group(ED(1, R(1, 100)), 2), 2, dps=15),
     "GDP epsilon": lambda: ta.GDP(1).epsilon(D5, dps=15),
     "GDP delta": lambda: ta.GDP(1).delta(1, dps=15),
+    "tCDP epsilon": lambda: ta.tCDP(R(1, 10), 5).epsilon(D5, dps=10),
     "zCDP epsilon": lambda: ta.zCDP(R(1, 2)).epsilon(D5, dps=15),
     "RDP epsilon": lambda: ta.RDP({a: R(a, 2) for a in (2, 3, 4)}).epsilon(D5, dps=15),
-    "RDP delta optimal": lambda: ta.RDP({a: R(a, 2) for a in (2, 4)}).delta(
-        5, method="optimal", dps=12),
     "gaussian_sigma": lambda: ta.gaussian_sigma(1, 1, D5),
     # claims
     "verify pointwise": lambda: ta.verify(G(1), ">=", G(2)),
+    "verify over a box": lambda: ta.verify(G(X), ">=", G(2 * X), over={X: (R(1, 2), 2)}),
+    "is_tradeoff": lambda: ta.is_tradeoff((1 - sp.Symbol("alpha")) ** 2),
     "verify member": lambda: ta.is_member(L(1), "gdp"),
 }
 
@@ -174,3 +185,44 @@ CASES.update({
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_result_is_independent_of_global_precision(name):
     check(CASES[name])
+
+
+#: Wider and slower: the optimal RDP conversion, the Berry-Esseen bound, a power's curve, the
+#: PLD composition of DP-SGD, the certified GDP parameter, the accountant.
+SLOW_CASES = {
+    "RDP delta optimal": lambda: ta.RDP({a: R(a, 2) for a in (2, 4)}).delta(
+        5, method="optimal", dps=12),
+    "Berry-Esseen": lambda: ta.evaluate(ta.berry_esseen(L(1), 10).lower, R(1, 10), dps=10),
+    "curve of a power": lambda: ta.curve(ta.C(R(1, 10), G(1)) ** 3, [R(1, 10)]),
+    "noisy_sgd epsilon": lambda: ta.epsilon(ta.noisy_sgd(1, R(1, 100), 3), D5, dps=8),
+    "gdp_mu": lambda: ta.gdp_mu(L(1), dps=8),
+    "accountant": lambda: ta.Accountant().compose(ta.gaussian_mechanism(1, 2)).epsilon(D5),
+    "cli eps of DP-SGD": lambda: cli("eps", "noisy_sgd(1, 1/100, 3)", "1e-5", "--dps", "8"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW_CASES))
+def test_slow_result_is_independent_of_global_precision(name):
+    check(SLOW_CASES[name])
+
+
+def test_digits_of_a_point_from_a_ball_do_not_depend_on_global_precision():
+    # value_arith._as_point picks the digits of a point from (hi - lo) / |mid|; on the global
+    # mpf endpoints that ratio rounded at the global precision, and at 8 bits a relative
+    # width just above 1e-10 gave 11 digits where 53 bits give 10 (found by this test)
+    from tradeoff_algebra.numeric.value import Value
+    from tradeoff_algebra.numeric.value_arith import _as_point
+
+    with mpmath.workprec(200):
+        cells = []
+        for k in range(-6, 7):
+            h = mpmath.mpf("0.5e-10") * (1 + mpmath.mpf(k) / 4096)
+            cells.append((1 - h, 1 + h, mpmath.mpf(1)))
+    ref = [at_global_prec(None, lambda c=c: _as_point(Value, *c, 15, "certified"))
+           for c in cells]
+    assert {r[0] for r in ref} == {"Value"} and len({r[5] for r in ref}) == 2  # 10 and 11 digits
+    for prec in PRECISIONS:
+        got = [at_global_prec(prec, lambda c=c: _as_point(Value, *c, 15, "certified"))
+               for c in cells]
+        assert got == ref

@@ -239,7 +239,7 @@ def unary(name: str, x, cls):
         # the mirror image: the same claim, nothing rounded
         return cls(_neg(x.hi), _neg(x.lo), _neg(x.mid), x.dps, None, x.guarantee, x.route)
     if name == "abs":  # [lo, hi] around 0: [0, max(-lo, hi)], the ends exact
-        top = x.hi if x.hi >= -x.lo else _neg(x.lo)
+        top = x.hi if x.hi >= _neg(x.lo) else _neg(x.lo)  # (-x.lo rounds: a global mpf)
         zero = mpmath.mp.make_mpf(fzero)
         return cls(zero, top, _neg(x.mid) if x.mid < 0 else x.mid,
                    x.dps, None, x.guarantee, x.route)
