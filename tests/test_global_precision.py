@@ -43,9 +43,13 @@ def clear_caches() -> None:
                 clear()
             elif isinstance(obj, (Memo, ThreadCache)):
                 obj.clear()
-    for obj in gc.get_objects():
-        if isinstance(obj, (Memo, ThreadCache)):
-            obj.clear()
+    if not _HELD:  # (memos held by classes and closures: found once, gc's scan is slow)
+        _HELD.extend(o for o in gc.get_objects() if isinstance(o, (Memo, ThreadCache)))
+    for obj in _HELD:
+        obj.clear()
+
+
+_HELD: list = []
 
 
 def fields(x):
@@ -115,7 +119,30 @@ CASES = {
     "delta DiscreteLaplace": lambda: ta.delta(ta.DiscreteLaplace(1, 1), R(1, 2), dps=15),
     "evaluate BinomialDP": lambda: ta.evaluate(ta.BinomialDP(R(1, 2), 10), R(1, 10), dps=15),
     "evaluate NormalPair": lambda: ta.evaluate(ta.NormalPair(0, 1, 1, 2), R(1, 10), dps=15),
+    "delta ShuffleDP": lambda: ta.delta(ta.ShuffleDP(1, 100), 1, dps=10),
+    "evaluate Skellam": lambda: ta.evaluate(ta.Skellam(1, 5), R(1, 10), dps=10),
+    "evaluate PiecewiseLinear": lambda: ta.evaluate(
+        ta.PiecewiseLinear([(0, 1), (R(1, 2), R(1, 4)), (1, 0)]), R(1, 10), dps=10),
+    "delta BoundedRange": lambda: ta.delta(ta.BoundedRange(1), R(1, 2), dps=10),
+    "evaluate Discrete": lambda: ta.evaluate(
+        ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]), R(1, 10), dps=10),
+    "evaluate PoissonReplace": lambda: ta.evaluate(ta.PoissonReplace(1, R(1, 10)), R(1, 10),
+                                                   dps=10),
+    "evaluate GaussianMixturePair": lambda: ta.evaluate(
+        ta.GaussianMixturePair([R(1, 2), R(1, 2)], [0, 1], [1, 2]), R(1, 10), dps=10),
+    "delta report_noisy_max": lambda: ta.delta(ta.report_noisy_max(1, 3), R(1, 2), dps=10),
     # operators
+    "evaluate Symmetrize": lambda: ta.evaluate(ta.Symmetrize(ED(1, R(1, 10))), R(1, 10),
+                                               dps=10),
+    "evaluate SymmetricHull": lambda: ta.evaluate(ta.SymmetricHull(ta.Mix(G(1), R(1, 2))),
+                                                  R(1, 10), dps=10),
+    "evaluate Group": lambda: ta.evaluate(ta.Group(G(1), 3), R(1, 10), dps=10),
+    "evaluate Subsample": lambda: ta.evaluate(ta.Subsample(G(1), R(1, 10)), R(1, 10), dps=10),
+    "delta DiscreteGaussian power": lambda: ta.delta(ta.DiscreteGaussian(1, 2) ** 5, 1, dps=8),
+    "delta randomized response power": lambda: ta.delta(
+        ta.randomized_response(sp.log(3)) ** 20, 1, dps=8),
+    "evaluate RenyiRegion": lambda: ta.evaluate(ta.RenyiRegion({2: R(1, 2)}), R(1, 10),
+                                                dps=10),
     "evaluate tensor": lambda: ta.evaluate(G(1) @ L(1), R(1, 10), dps=15),
     "evaluate power": lambda: ta.evaluate(ED(R(1, 10), 0) ** 5, R(1, 10), dps=15),
     "evaluate C_p": lambda: ta.evaluate(ta.C(R(1, 10), G(1)), R(1, 10), dps=15),
@@ -132,6 +159,11 @@ CASES = {
     "renyi G": lambda: ta.renyi(G(1), 2, dps=20),
     "renyi C_p estimate": lambda: ta.renyi(ta.C(R(1, 20), G(R(9, 10))), 2, dps=30,
                                            estimate=True),
+    "renyi Laplace order 1/2": lambda: ta.renyi(L(1), R(1, 2), dps=20),
+    "kl C_p estimate": lambda: ta.kl(ta.C(R(1, 10), G(1)), dps=15, estimate=True),
+    "renyi Mix estimate": lambda: ta.renyi(ta.Mix(G(1), R(1, 3)), 3, dps=15, estimate=True),
+    "tv Laplace": lambda: ta.tv(L(1), dps=15),
+    "chi2_plus": lambda: ta.chi2_plus(L(1), dps=10),
     "kl Laplace": lambda: ta.kl(L(1), dps=20),
     "tv C_p estimate": lambda: ta.tv(ta.C(R(1, 10), G(1)), dps=15, estimate=True),
     "kappa2 estimate": lambda: ta.kappa2(ta.C(R(1, 10), G(1)), dps=15, estimate=True),
@@ -187,9 +219,13 @@ def test_result_is_independent_of_global_precision(name):
     check(CASES[name])
 
 
-#: Wider and slower: the optimal RDP conversion, the Berry-Esseen bound, a power's curve, the
-#: PLD composition of DP-SGD, the certified GDP parameter, the accountant.
+#: Wider and slower: powers by the Laplace inversion, the optimal RDP conversion, the
+#: Berry-Esseen bound, a power's curve, the PLD composition of DP-SGD, the certified GDP
+#: parameter, the accountant.
 SLOW_CASES = {
+    "epsilon Laplace power": lambda: ta.epsilon(L(1) ** 10, D5, dps=8),
+    "delta C_p power": lambda: ta.delta(ta.C(R(1, 100), G(1)) ** 10, 1, dps=8),
+    "delta Laplace power": lambda: ta.delta(L(1) ** 10, 1, dps=8),
     "RDP delta optimal": lambda: ta.RDP({a: R(a, 2) for a in (2, 4)}).delta(
         5, method="optimal", dps=12),
     "Berry-Esseen": lambda: ta.evaluate(ta.berry_esseen(L(1), 10).lower, R(1, 10), dps=10),
