@@ -54,9 +54,9 @@ _HELD: list = []
 
 def fields(x):
     """What must not change: every Value's (lo, hi, mid, guarantee, dps) and its printed
-    forms (``str``, ``text``, ``format``: mpf's own ``repr`` would follow the global precision
-    by design), found inside tuples,
-    lists and dicts and on the public attributes of result objects."""
+    forms (``str``, ``text``, ``format``: mpf's own ``repr`` follows the global precision by
+    design), found inside tuples, lists and dicts and on the public attributes of result
+    objects."""
     if isinstance(x, ta.Value):
         return ("Value", x.lo._mpf_, x.hi._mpf_, x.mid._mpf_, x.guarantee, x.dps, str(x),
                 x.text(8), f"{x:.5g}")
@@ -78,13 +78,12 @@ def fields(x):
 
 
 def at_global_prec(prec: int | None, call):
-    """``call()`` with ``mpmath.mp.prec`` set to ``prec`` (None: the default), the caches
+    """``call()`` with ``mpmath.mp.prec`` set to ``prec`` (None: mpmath's default, 53), the caches
     emptied first; the global precision restored afterwards, and required unchanged by
     the call."""
     saved = mpmath.mp.prec
     try:
-        if prec is not None:
-            mpmath.mp.prec = prec
+        mpmath.mp.prec = 53 if prec is None else prec
         before = mpmath.mp.prec
         clear_caches()
         out = call()
