@@ -191,7 +191,7 @@ def _subsample_parts(f: Subsample):
     if hi != 0:
         raise NoClosedForm(f"{f}: quadrature needs g(0) = 1 for the inner function g")
     xs = fixed_point(g, dps=mp.dps + 5)
-    return g, num(f.p, "p"), xs.mid
+    return g, num(f.p, "p"), mp.mpf(xs.mid)
 
 
 def quad_log_slope(f: TradeOff, F: Callable, levels: list) -> tuple:

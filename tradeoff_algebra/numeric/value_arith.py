@@ -131,10 +131,11 @@ def _as_point(cls, lo: MPF, hi: MPF, mid: MPF, dps: int, guarantee: str):
     claim holds at any working precision), or None."""
     if mid == 0:
         return None
-    rel = (hi - lo) / abs(mid)
-    if rel <= 0:
-        return None
-    start = min(dps, max(1, int(1 - mpmath.log10(rel))))
+    with mp.workprec(53):  # (lo, hi, mid are global mpf: they would compute at its precision)
+        rel = (mp.mpf(hi) - mp.mpf(lo)) / abs(mp.mpf(mid))
+        if rel <= 0:
+            return None
+        start = min(dps, max(1, int(1 - mp.log10(rel))))
     for d in range(start, max(0, start - 3), -1):
         v = cls.point(mid, d, guarantee)
         x = mp.mpf(v.mid)
@@ -238,7 +239,7 @@ def unary(name: str, x, cls):
         # the mirror image: the same claim, nothing rounded
         return cls(_neg(x.hi), _neg(x.lo), _neg(x.mid), x.dps, None, x.guarantee, x.route)
     if name == "abs":  # [lo, hi] around 0: [0, max(-lo, hi)], the ends exact
-        top = x.hi if x.hi >= -x.lo else _neg(x.lo)
+        top = x.hi if x.hi >= _neg(x.lo) else _neg(x.lo)  # (-x.lo rounds: a global mpf)
         zero = mpmath.mp.make_mpf(fzero)
         return cls(zero, top, _neg(x.mid) if x.mid < 0 else x.mid,
                    x.dps, None, x.guarantee, x.route)
