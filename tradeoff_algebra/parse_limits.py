@@ -37,12 +37,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import mpmath
 import sympy as sp
 
 from .core.errors import InvalidParameter, brief
 from .core.node import TradeOffExpr
 from .core.normal import PhiInv
+from .numeric.context import mp
 
 __all__ = ["MAX_LENGTH", "MAX_DEPTH", "MAX_DIGITS", "MAX_POWER", "MAX_ROOT_DIGITS",
            "SizeLimits", "too_long", "digits", "pow_text"]
@@ -126,7 +126,7 @@ class SizeLimits:
                 continue  # zero (or a special value, which SymPy reports elsewhere)
             e2 = int(exp) + int(bc)  # 2**(e2 - 1) <= |f| < 2**e2
             if abs(e2) < 10**15:
-                m = float(mpmath.log10(abs(mpmath.mpf(f._mpf_))))
+                m = float(mp.log10(abs(mp.make_mpf(f._mpf_))))
             else:
                 m = math.copysign(math.inf, e2)
             if worst is None or abs(m) > abs(worst):

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from mpmath.libmp import to_rational
+
 from ..core.node import TradeOff
 from ..numeric.value import Value
 from ..printing import latex as _latex
@@ -17,6 +19,13 @@ __all__ = ["AuditPoint", "Audit"]
 
 def _f(x: Fraction) -> float:
     return float(x)
+
+
+def _margin(q) -> Fraction:
+    """How far a refuting point's certified lower end of f lies above the claim there, exactly
+    (a Value's endpoint is an mpf of mpmath's global context: its arithmetic would round at the
+    user's precision)."""
+    return Fraction(*to_rational(q.f_value.lo._mpf_)) - Fraction(q.box[3])
 
 
 @dataclass(frozen=True)
@@ -107,7 +116,7 @@ class Audit:
         lines = []
         if self.claimed is not None:
             if self.refuted:
-                p = max(self.refuting, key=lambda q: q.f_value.lo - q.box[3])
+                p = max(self.refuting, key=_margin)
                 lines.append(
                     f"refuted at confidence {conf}: at threshold {p.threshold!r}, "
                     f"FP {p.fp}/{p.negatives}, FN {p.fn}/{p.positives}; the box "
@@ -142,7 +151,7 @@ class Audit:
         if self.claimed is not None:
             f = _latex(self.claimed)
             if self.refuted:
-                p = max(self.refuting, key=lambda q: q.f_value.lo - q.box[3])
+                p = max(self.refuting, key=_margin)
                 parts.append(
                     rf"\text{{The claim }} {f} \text{{ is refuted at confidence }} {conf}: "
                     rf"\widehat{{\mathrm{{FPR}}}} = {p.fp}/{p.negatives},\ "
