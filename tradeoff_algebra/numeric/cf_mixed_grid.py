@@ -61,9 +61,10 @@ remainder is inverted by :mod:`.cf` with the exact part added (its ``extra``).
 
 **Off a usable grid** (S above :data:`MAX_SPAN`: a thousand factors on the grid 10^-5) the
 terms with at most J density components are not summed but bounded by their mass
-(:class:`MassPart`, :func:`mass_split`): a positive measure of A-mass m, so each of delta,
-A(L > eps) and e^eps B(L > eps) of that part lies in [0, m]; where the density components are
-many (mean 52 at a thousand factors) m is far below any width asked.
+(:class:`MassPart`, :func:`~.cf_mixed_grid_plan.mass_split`): a positive measure of A-mass m,
+so each of delta, A(L > eps) and e^eps B(L > eps) of that part lies in [0, m]; where the
+density components are many (mean 52 at a thousand factors) m is far below any width asked.
+Which order J, and which of the two, is decided by :mod:`.cf_mixed_grid_plan`.
 """
 
 from __future__ import annotations
@@ -77,14 +78,10 @@ import numpy as np
 from flint import acb, acb_poly, arb, arb_poly, ctx, fmpq, fmpz_poly
 
 from . import budget
-from .cf import _first_plan
-from .cf_epsilon import _guess_epsilon
-from .cf_laws import Factor, upper, working_precision
-from .progress import ensure_time
+from .cf_laws import upper, working_precision
 
-__all__ = ["grid_of", "scales_of", "MassPart", "grid_split", "mass_split", "lattice_laws",
-           "MAX_LAWS", "GridPart", "GridRemainder", "MAX_SPAN", "BLOCK", "GRID_ORDERS",
-           "GRID_NODES", "MASS_ORDERS", "MASS_SCREEN"]
+__all__ = ["grid_of", "scales_of", "MassPart", "lattice_laws", "MAX_LAWS", "GridPart",
+           "GridRemainder", "MAX_SPAN", "BLOCK"]
 
 #: The largest S = sum m_i (the atoms' polynomial has S + 1 coefficients; its product about
 #: r (sum d_i) coefficients): Laplace(1/10 + i/10^4), i < 100, has S = 104 950.
@@ -94,25 +91,6 @@ MAX_SPAN = 400_000
 BALL_BITS = 512
 #: Coefficients per block of the kept block sums (a query sums at most one block directly).
 BLOCK = 128
-#: The split orders tried (the terms with at most J density components summed exactly).
-GRID_ORDERS = (8, 12, 16)
-#: The most t-nodes of the remainder's first plan (each evaluates a product of r linear
-#: polynomials: about 1 ms at r = 100).
-GRID_NODES = 3000
-#: Seconds per unit of S J (S = sum m_i) to build the exact part (about 1 s at S = 10^5, J = 8 on
-#: a loaded core; a lower estimate): a build that cannot end in the time left is refused at once.
-GRID_BUILD_SECONDS = 4e-7
-#: Seconds per unit of r^2 K of the atoms' product (r factors, K = sum (m_i - min m) + 1: about
-#: r K coefficients of up to r bits; 0.36 s at r = 100, K = 4951 on loaded cores: 7e-9; a lower
-#: estimate).
-PRODUCT_SECONDS = 4e-9
-#: Above this probability that no factor contributes its density (the atoms' share, whose
-#: transform does not decay) the grid split is taken; below, the whole product inverts to any
-#: width asked (a thousand factors: 6e-23) and the split is left to the curves
-#: (:mod:`.cf_mixed_grid_tails`).
-ATOM_SHARE = 1e-20
-
-
 #: The most factors (counted with their powers) listed one law per factor.
 MAX_LAWS = 100_000
 
@@ -630,97 +608,3 @@ class GridRemainder:
 
     def __hash__(self) -> int:
         return hash((GridRemainder, id(self.part)))
-
-
-_PARTS: dict = {}
-
-
-def _part(laws: list, J: int) -> GridPart:
-    """One :class:`GridPart` per product and order, kept (its build is the route's main cost)."""
-    key = (tuple(laws), J)
-    p = _PARTS.get(key)
-    if p is None:
-        if len(_PARTS) > 4:
-            _PARTS.clear()
-        h, ms = grid_of(laws)
-        r, K = len(ms), sum(ms) - len(ms) * min(ms) + 1
-        ensure_time(GRID_BUILD_SECONDS * sum(ms) * (J + 1) + PRODUCT_SECONDS * r * r * K,
-                    f"the exact part of {r} Laplace factors on a grid of {sum(ms)} points")
-        p = _PARTS[key] = GridPart(laws, J)
-    return p
-
-
-def _atom_share(laws: list) -> float:
-    """Float P_A(no factor contributes its density) = prod (p+ + p-) (planning only)."""
-    with working_precision(64):
-        return math.exp(sum(math.log(float((p[1] + p[2]).mid()))
-                            for p in (law.lattice_parts() for law in laws)))
-
-
-def grid_split(factors: list[Factor], kind: str, x: float, rel: float):
-    """``(remainder factors, exact part)`` of the split of a product of many Laplace factors
-    on one grid (module docstring; the remainder factors empty where every term is exact), or
-    None where the scales lie on no usable grid, the atoms' share is below :data:`ATOM_SHARE`
-    (not for ``kind`` "tails": the curves have no other route), or no order's plan is within
-    :data:`GRID_NODES` at ``x`` (eps, or delta for ``kind`` "epsilon")."""
-    laws = lattice_laws([(law, int(n)) for law, n in factors])
-    if laws is None or grid_of(laws) is None:
-        return None
-    if kind != "tails" and _atom_share(laws) < ATOM_SHARE:
-        return None  # (the whole product inverts: the other routes)
-    if len(laws) <= GRID_ORDERS[0]:
-        return [], _part(laws, len(laws))
-    for J in GRID_ORDERS:
-        if J >= len(laws):
-            return [], _part(laws, len(laws))
-        part = _part(laws, J)
-        rest = [(GridRemainder(part), 1)]
-        try:
-            at = _guess_epsilon(rest, part, x) if kind == "epsilon" else x
-            if at > 0 and _first_plan(rest, at, rel).n_nodes <= GRID_NODES:
-                return rest, part
-        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-            raise
-        except (ValueError, RuntimeError, ArithmeticError):
-            continue
-    return None
-
-
-#: The orders tried by :func:`mass_split`, largest first (the faster the remainder decays, the
-#: larger the mass left out).
-MASS_ORDERS = (12, 10, 8, 6, 4)
-#: The most mass left out at the least order for :func:`mass_split` to be tried at all.
-MASS_SCREEN = 1e-12
-
-
-def mass_split(laws: list, eps0: float, rel: float, share: float):
-    """``([remainder], MassPart)`` for Laplace factors on no usable grid whose terms with few
-    density components have a negligible mass (many factors: a thousand): the largest order J
-    of :data:`MASS_ORDERS` whose left-out mass is at most ``share`` and whose remainder's plan
-    at ``eps0`` is within :data:`GRID_NODES`; None where there is none."""
-    if scales_of(laws) is None or not eps0 > 0:
-        return None
-    for J in MASS_ORDERS:
-        if J >= len(laws):
-            continue
-        budget.check()
-        part = MassPart(laws, J)
-        if not part.mass <= share:
-            continue
-        rest = [(GridRemainder(part), 1)]
-        try:
-            if _first_plan(rest, eps0, rel).n_nodes <= GRID_NODES:
-                return rest, part
-        except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
-            raise
-        except (ValueError, RuntimeError, ArithmeticError):
-            continue
-    return None
-
-
-def mass_viable(laws: list) -> bool:
-    """Is :func:`mass_split` worth trying: exact scales, and the mass left out at the least
-    order at most :data:`MASS_SCREEN`?"""
-    if scales_of(laws) is None or len(laws) <= MASS_ORDERS[-1]:
-        return False
-    return bool(MassPart(laws, MASS_ORDERS[-1], 64).mass <= MASS_SCREEN)

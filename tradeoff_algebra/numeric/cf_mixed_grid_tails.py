@@ -25,7 +25,8 @@ from flint import arb
 
 from . import budget, cf
 from .cf_laws import upper, working_precision
-from .cf_mixed_grid import GridPart, MassPart, grid_of, grid_split, mass_split, mass_viable
+from .cf_mixed_grid import GridPart, MassPart, grid_of
+from .cf_mixed_grid_plan import grid_split, mass_split, mass_viable
 from .cf_tails import TailPoint, _clip, _meet, tail_inverter
 
 __all__ = ["GridTails", "PLANS"]

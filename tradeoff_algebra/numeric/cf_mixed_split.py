@@ -24,7 +24,7 @@ split by the number of density components (:mod:`.cf_mixed_grid`): the terms wit
 them summed exactly on the grid (``GridPart``), the rest (``GridRemainder``, a transform
 decaying like |t|^-(J+1)) inverted by :mod:`.cf` with that part added, delta by
 ``delta_enclosure`` and eps(d) by ``epsilon_enclosure`` (Newton steps and a bracket proved by
-two balls) (:func:`grid_enclosure`; J by :func:`~.cf_mixed_grid.grid_split`).
+two balls) (:func:`grid_enclosure`; J by :func:`~.cf_mixed_grid_plan.grid_split`).
 Scales on no usable grid (Laplace(1/k), k = 1 .. 50: a step 1/lcm(1..50)) are left to the other
 routes.
 """
@@ -40,7 +40,7 @@ from . import budget
 from .cf import delta_enclosure
 from .cf_epsilon import epsilon_enclosure
 from .cf_laws import Factor, lower, upper, working_precision
-from .cf_mixed_grid import grid_split
+from .cf_mixed_grid_plan import grid_split
 from .cf_mixed_tails import MixedTails, mixed_factors
 from .roots import Probe, findroot
 

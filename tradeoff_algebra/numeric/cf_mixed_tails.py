@@ -45,7 +45,8 @@ from flint import arb
 
 from . import budget
 from .cf_laws import working_precision
-from .cf_mixed_grid import grid_of, lattice_laws, mass_viable
+from .cf_mixed_grid import grid_of, lattice_laws
+from .cf_mixed_grid_plan import mass_viable
 from .cf_mixed_grid_tails import GridTails
 from .cf_tails import TailPoint, _clip, _meet, atom_tails
 
