@@ -1,6 +1,6 @@
 """A tighter tolerance never gives a wider result (issue 29) on the routes of products' curves:
 the certified points of ``routes.inversion_curve`` on nested dyadic grids of eps
-(:func:`~tradeoff_algebra.routes.inversion_curve.grid_step`), checked against the closed form of
+(:func:`~tradeoff_algebra.routes.tail_points.grid_step`), checked against the closed form of
 G_mu products (whose loss tails are normal distribution functions, Dong, Roth & Su, Cor. 2),
 and the widths of ``ta.evaluate``, ``ta.roc``, ``ta.epsilon``, ``ta.delta`` of products that take
 these routes at the tolerances 5e-4, 1e-6 and 1e-9, each enclosure meeting the others (they all
@@ -20,6 +20,7 @@ import tradeoff_algebra as ta
 from tradeoff_algebra.families.gaussian import GaussianLaw
 from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.routes import inversion_curve as ic
+from tradeoff_algebra.routes import tail_points
 from tradeoff_algebra.routes.engines import _cf_laws, hull_directions
 from tradeoff_algebra.routes.tail_laws import floats_around
 
@@ -41,10 +42,10 @@ def test_grid_step_is_dyadic_and_nested():
     """The grid's step is a power of two within a factor 2 below 0.1 sqrt(rel), and a tighter
     rel's step divides a looser one's (the grids are nested)."""
     rels = [1e-7, 5e-8, 1e-8, 3e-9, 1e-11, 1e-14]
-    steps = [ic.grid_step(r) for r in rels]
+    steps = [tail_points.grid_step(r) for r in rels]
     for r, s in zip(rels, steps, strict=True):
         assert math.frexp(s)[0] == 0.5  # a power of two
-        assert s <= ic.STEP_SHARE * math.sqrt(r) < 2 * s
+        assert s <= tail_points.STEP_SHARE * math.sqrt(r) < 2 * s
     for a, b in zip(steps, steps[1:], strict=False):
         assert b <= a and (a / b).is_integer()
 
