@@ -165,9 +165,9 @@ def route_enclosure(
                 continue
             return None
     warned = False
-    for b in floors:
-        if b > lo:
-            hi, warned = max(hi, b), True
+    for b in floors:  # (a floor at most the maximum's upper end changes nothing)
+        if b > hi:
+            hi, warned = b, True
             warnings.warn(f"a delta below {b:.3g} (a Chernoff bound) is taken as [0, {b:.3g}]",
                           ToleranceWarning, stacklevel=3)
     if hi > lo and (hi - lo) > tol * hi and not warned:
