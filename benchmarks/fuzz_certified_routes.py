@@ -1136,6 +1136,55 @@ def _widen(lo, hi, rel=A3.FLOAT_SLACK, absolute=1e-300):
         return MP.mpf(lo) * (1 - rel) - absolute, MP.mpf(hi) * (1 + rel) + absolute
 
 
+def _eps_case(tag: str, expr: str, D: Fraction, delta_br, tol: float, dps: int) -> Case2:
+    """eps(D) checked by a bracket ``delta_br(eps) -> (lo, hi)`` of delta: delta(lo) >= D and
+    delta(hi) <= D must be possible (delta is non-increasing), each up to the float slack."""
+    code = _wrap(f"ta.epsilon({expr}, {rat(D)}, dps={dps})", tol)
+
+    def check_eps(lo, hi):
+        Dm = _mpq(D)
+        if lo > 0 and MP.isfinite(lo):
+            _, u = delta_br(float(lo))
+            if u * (1 + A3.FLOAT_SLACK) < Dm:
+                return f"delta(lo={MP.nstr(lo, 17)}) <= {MP.nstr(u, 12)} < D"
+        if MP.isfinite(hi):
+            lw, _ = delta_br(float(hi))
+            if lw * (1 - A3.FLOAT_SLACK) > Dm:
+                return f"delta(hi={MP.nstr(hi, 17)}) >= {MP.nstr(lw, 12)} > D"
+        return None
+    return Case2(f"{tag}-epsilon", code, None, tol, dps, custom=check_eps)
+
+
+def _power_case(tag: str, expr: str, which: str, draw_alpha, roc_br, tol: float, dps: int,
+                rng) -> Case2:
+    """roc or f at a level ``draw_alpha()`` ("roc", "value"), else a curve at three levels,
+    checked by a bracket ``roc_br(alpha) -> (lo, hi)`` of the power."""
+    if which in ("roc", "value"):
+        alpha = draw_alpha()
+        fn = "roc" if which == "roc" else "evaluate"
+        code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
+
+        def ref():
+            lo, hi = roc_br(float(alpha))
+            if fn == "evaluate":
+                lo, hi = 1 - hi, 1 - lo
+            return _widen(lo, hi, 1e-9, 1e-13)
+        return Case2(f"{tag}-{which}", code, ref, tol, dps)
+    alphas = sorted({Fraction(rng.randint(1, 999), 1000) for _ in range(3)})
+    alist = "[" + ", ".join(f"{float(a)!r}" for a in alphas) + "]"
+    code = _wrap(f"ta.curve({expr}, {alist}, bounds=True)", tol)
+
+    def check_curve(res):
+        lo, hi = res[0], res[1]
+        for k, a in enumerate(alphas):
+            rl, rh = roc_br(float(a))
+            fl, fh = 1 - float(rh), 1 - float(rl)
+            if float(hi[k]) < fl - 1e-12 or float(lo[k]) > fh + 1e-12:
+                return f"curve [{lo[k]!r}, {hi[k]!r}] at alpha {float(a)} misses [{fl}, {fh}]"
+        return None
+    return Case2(f"{tag}-curve", code, None, tol, dps, custom=check_curve, kind="curve")
+
+
 def _sgd_params(rng):
     sigma = Fraction(round(_logu(rng, 0.6, 8.0), 3)).limit_denominator(1000)
     T = int(round(_logu(rng, 10, 1000)))
@@ -1173,46 +1222,12 @@ def gen_sgd_many(rng):
         return Case2("sgd3-" + which, code, ref, tol, dps)
     if which == "epsilon":
         D = Fraction(1, 10 ** rng.choice([2, 3, 5, 8, 12, 20, 30]))
-        code = _wrap(f"ta.epsilon({expr}, {rat(D)}, dps={dps})", tol)
-
-        def check_eps(lo, hi):
-            Dm = _mpq(D)
-            if lo > 0 and MP.isfinite(lo):
-                _, u = A3.sgd_sym_bracket(mu, qf, T, float(lo), max_points=2**19, rel=3e-3)
-                if u * (1 + A3.FLOAT_SLACK) < Dm:
-                    return f"delta(lo={MP.nstr(lo, 17)}) <= {MP.nstr(u, 12)} < D"
-            if MP.isfinite(hi):
-                lw, _ = A3.sgd_sym_bracket(mu, qf, T, float(hi), max_points=2**19, rel=3e-3)
-                if lw * (1 - A3.FLOAT_SLACK) > Dm:
-                    return f"delta(hi={MP.nstr(hi, 17)}) >= {MP.nstr(lw, 12)} > D"
-            return None
-        return Case2("sgd3-epsilon", code, None, tol, dps, custom=check_eps)
-    if which in ("roc", "value"):
-        alpha = rng.choice([Fraction(rng.randint(1, 999), 1000),
-                            Fraction(1, 10 ** rng.randint(2, 7)),
-                            1 - Fraction(1, 10 ** rng.randint(2, 6))])
-        fn = "roc" if which == "roc" else "evaluate"
-        code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
-
-        def ref():
-            lo, hi = A3.sgd_roc_bracket(mu, qf, T, float(alpha), max_points=2**19, rel=3e-3)
-            if fn == "evaluate":
-                lo, hi = 1 - hi, 1 - lo
-            return _widen(lo, hi, 1e-9, 1e-13)
-        return Case2("sgd3-" + which, code, ref, tol, dps)
-    alphas = sorted({Fraction(rng.randint(1, 999), 1000) for _ in range(3)})
-    alist = "[" + ", ".join(f"{float(a)!r}" for a in alphas) + "]"
-    code = _wrap(f"ta.curve({expr}, {alist}, bounds=True)", tol)
-
-    def check_curve(res):
-        lo, hi = res[0], res[1]
-        for k, a in enumerate(alphas):
-            rl, rh = A3.sgd_roc_bracket(mu, qf, T, float(a), max_points=2**19, rel=3e-3)
-            fl, fh = 1 - float(rh), 1 - float(rl)
-            if float(hi[k]) < fl - 1e-12 or float(lo[k]) > fh + 1e-12:
-                return f"curve [{lo[k]!r}, {hi[k]!r}] at alpha {float(a)} misses [{fl}, {fh}]"
-        return None
-    return Case2("sgd3-curve", code, None, tol, dps, custom=check_curve, kind="curve")
+        return _eps_case("sgd3", expr, D, lambda e: A3.sgd_sym_bracket(
+            mu, qf, T, e, max_points=2**19, rel=3e-3), tol, dps)
+    return _power_case("sgd3", expr, which, lambda: rng.choice([
+        Fraction(rng.randint(1, 999), 1000), Fraction(1, 10 ** rng.randint(2, 7)),
+        1 - Fraction(1, 10 ** rng.randint(2, 6))]), lambda a: A3.sgd_roc_bracket(
+            mu, qf, T, a, max_points=2**19, rel=3e-3), tol, dps, rng)
 
 
 def gen_mix_one(rng):
@@ -1287,20 +1302,8 @@ def gen_laplace_mixed(rng):
         return Case2("lapmix-delta", code, ref, tol, dps)
     if which == "epsilon":
         D = Fraction(1, 10 ** rng.choice([1, 2, 3, 5, 8, 12]))
-        code = _wrap(f"ta.epsilon({expr}, {rat(D)}, dps={dps})", tol)
-
-        def check_eps(lo, hi):
-            Dm = _mpq(D)
-            if lo > 0 and MP.isfinite(lo):
-                _, u = A3.laplace_product_bracket(mf, float(lo), h)
-                if u * (1 + A3.FLOAT_SLACK) < Dm:
-                    return f"delta(lo={MP.nstr(lo, 17)}) <= {MP.nstr(u, 12)} < D"
-            if MP.isfinite(hi):
-                lw, _ = A3.laplace_product_bracket(mf, float(hi), h)
-                if lw * (1 - A3.FLOAT_SLACK) > Dm:
-                    return f"delta(hi={MP.nstr(hi, 17)}) >= {MP.nstr(lw, 12)} > D"
-            return None
-        return Case2("lapmix-epsilon", code, None, tol, dps, custom=check_eps)
+        return _eps_case("lapmix", expr, D, lambda e: A3.laplace_product_bracket(mf, e, h),
+                         tol, dps)
 
     def roc_br(a):
         lows, ups = zip(*(A3.laplace_laws(m, h, 0.0) for m in mf), strict=True)
@@ -1310,32 +1313,9 @@ def gen_laplace_mixed(rng):
         for x in ups[1:]:
             up = up.compose(x)
         return A3.hull_roc_bracket([lo], [up], a)
-    if which in ("roc", "value"):
-        alpha = rng.choice([Fraction(rng.randint(1, 999), 1000),
-                            Fraction(1, 10 ** rng.randint(2, 8)),
-                            1 - Fraction(1, 10 ** rng.randint(2, 8))])
-        fn = "roc" if which == "roc" else "evaluate"
-        code = _wrap(f"ta.{fn}({expr}, {rat(alpha)}, dps={dps})", tol)
-
-        def ref():
-            lo, hi = roc_br(float(alpha))
-            if fn == "evaluate":
-                lo, hi = 1 - hi, 1 - lo
-            return _widen(lo, hi, 1e-9, 1e-13)
-        return Case2("lapmix-" + which, code, ref, tol, dps)
-    alphas = sorted({Fraction(rng.randint(1, 999), 1000) for _ in range(3)})
-    alist = "[" + ", ".join(f"{float(a)!r}" for a in alphas) + "]"
-    code = _wrap(f"ta.curve({expr}, {alist}, bounds=True)", tol)
-
-    def check_curve(res):
-        lo, hi = res[0], res[1]
-        for k, a in enumerate(alphas):
-            rl, rh = roc_br(float(a))
-            fl, fh = 1 - float(rh), 1 - float(rl)
-            if float(hi[k]) < fl - 1e-12 or float(lo[k]) > fh + 1e-12:
-                return f"curve [{lo[k]!r}, {hi[k]!r}] at alpha {float(a)} misses [{fl}, {fh}]"
-        return None
-    return Case2("lapmix-curve", code, None, tol, dps, custom=check_curve, kind="curve")
+    return _power_case("lapmix", expr, which, lambda: rng.choice([
+        Fraction(rng.randint(1, 999), 1000), Fraction(1, 10 ** rng.randint(2, 8)),
+        1 - Fraction(1, 10 ** rng.randint(2, 8))]), roc_br, tol, dps, rng)
 
 
 def gen_laplace_vertex(rng):
