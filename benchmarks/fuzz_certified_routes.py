@@ -1408,22 +1408,7 @@ def gen_lattice_roc(rng):
         expr = f"ta.DiscreteGaussian(1, {s})**{n}"
         exact = False
         with MP.workdps(80):
-            # N_Z(0, s^2) against N_Z(1, s^2): the loss (2x - 1)/(2 s^2) at x; the n-fold law of
-            # the sum of n noises by direct convolution (|x| <= 40 s: tails below e^{-800})
-            X = 40 * s
-            w = [MP.exp(-MP.mpf(x * x) / (2 * s * s)) for x in range(-X, X + 1)]
-            Z = MP.fsum(w)
-            law = {x: v / Z for x, v in zip(range(-X, X + 1), w, strict=True)}
-            tot = {0: MP.mpf(1)}
-            for _ in range(n):
-                nxt: dict = {}
-                for a_, pa in tot.items():
-                    for b_, pb in law.items():
-                        nxt[a_ + b_] = nxt.get(a_ + b_, 0) + pa * pb
-                tot = {k_: v for k_, v in nxt.items() if v > MP.mpf(10) ** -75}
-            # P: the sum S of n noises; Q: S + n; ratio Q/P at y: e^{(2 y - n)/(2 s^2)}
-            ys = sorted(set(tot) | {k_ + n for k_ in tot}, reverse=True)
-            groups = [(tot.get(y, MP.zero), tot.get(y - n, MP.zero)) for y in ys]
+            groups = A3.dg_shift_groups(s, n, 75)  # (the n-fold law summed directly)
     else:
         r = rng.choice([Fraction(2), Fraction(3)])
         n1, n2 = rng.choice([1, 3, 10]), rng.choice([1, 2, 4])

@@ -299,19 +299,7 @@ def test_discrete_gaussian_power_roc_at_vertices(s, n):
     """DiscreteGaussian(1, s)^n at three vertices and near alpha = 1 (the lattice NP routes),
     against the n-fold law of the integer noise summed in mpmath (|x| <= 40 s)."""
     with MP.workdps(60):
-        X = 40 * s
-        w = {x: MP.exp(-MP.mpf(x * x) / (2 * s * s)) for x in range(-X, X + 1)}
-        Z = MP.fsum(w.values())
-        law = {x: v / Z for x, v in w.items()}
-        tot = {0: MP.mpf(1)}
-        for _ in range(n):
-            nxt: dict = {}
-            for a, pa in tot.items():
-                for b, pb in law.items():
-                    nxt[a + b] = nxt.get(a + b, 0) + pa * pb
-            tot = {k: v for k, v in nxt.items() if v > MP.mpf(10) ** -55}
-        ys = sorted(set(tot) | {k + n for k in tot}, reverse=True)
-        groups = [(tot.get(y, MP.zero), tot.get(y - n, MP.zero)) for y in ys]
+        groups = A3.dg_shift_groups(s, n, 55)
         verts = [x for x in R1.np_vertices(groups) if MP.mpf(10) ** -12 < x < 1 - 1e-12]
         levels = [verts[len(verts) // 4], verts[len(verts) // 2], verts[-3],
                   1 - MP.mpf(10) ** -14]

@@ -436,3 +436,23 @@ def dpa_sgd_bracket(sigma: float, q: float, T: int, e: float, h: float = 1e-4):
                                         value_discretization_interval=h, sampling_prob=q)
         out.append(d.self_compose(T).get_delta_for_epsilon(e))
     return out[0], out[1]
+
+
+def dg_shift_groups(s: int, n: int, cut_digits: int) -> list:
+    """The Neyman--Pearson groups (P-mass, Q-mass) of DiscreteGaussian(1, s)^n at the working
+    precision, by decreasing likelihood ratio: P the sum S of n integer noises N_Z(0, s^2), Q
+    the sum shifted by n (ratio Q/P at y: e^{(2 y - n)/(2 s^2)}), the n-fold law summed
+    directly (|x| <= 40 s: tails below e^{-800}), masses below 10^-cut_digits dropped."""
+    X = 40 * s
+    w = [MP.exp(-MP.mpf(x * x) / (2 * s * s)) for x in range(-X, X + 1)]
+    Z = MP.fsum(w)
+    law = {x: v / Z for x, v in zip(range(-X, X + 1), w, strict=True)}
+    tot = {0: MP.mpf(1)}
+    for _ in range(n):
+        nxt: dict = {}
+        for a, pa in tot.items():
+            for b, pb in law.items():
+                nxt[a + b] = nxt.get(a + b, 0) + pa * pb
+        tot = {k: v for k, v in nxt.items() if v > MP.mpf(10) ** -cut_digits}
+    ys = sorted(set(tot) | {k + n for k in tot}, reverse=True)
+    return [(tot.get(y, MP.zero), tot.get(y - n, MP.zero)) for y in ys]
