@@ -78,7 +78,8 @@ import numpy as np
 from flint import acb, acb_poly, arb, arb_poly, ctx, fmpq, fmpz_poly
 
 from . import budget
-from .cf_laws import upper, working_precision
+from .cf_laws import working_precision
+from .cf_mixed_decay import log_decay_estimate, log_tail_probability, sup_bound
 
 __all__ = ["grid_of", "scales_of", "MassPart", "lattice_laws", "MAX_LAWS", "GridPart",
            "GridRemainder", "MAX_SPAN", "BLOCK"]
@@ -197,15 +198,10 @@ def _factor_consts(laws: list) -> tuple[list, arb]:
         total = pp + pm_ + kappa * 4 * (mu / 2).sinh()  # ||A_i|| (a probability: 1)
         mine = c * (2 * (mu / 2).cosh() + 2 * (mu / 2).sinh())  # ||A'_i||
         norms.append(arb(total.upper()).max(arb(mine.upper())))
-    tv = arb(0)
-    for i, t in enumerate(tvs):
-        if t.is_zero():
-            continue
-        p = t
-        for k, nk in enumerate(norms):
-            if k != i:
-                p *= nk
-        tv += p
+    # sum_i TV_i prod_{k != i} N_k <= (sum_i TV_i) prod_k N_k (every N_k >= ||A_k|| = 1)
+    tv = sum(tvs, arb(0))
+    if not tv.is_zero():
+        tv *= reduce(lambda x, y: x * y, norms, arb(1))
     return cs, arb(tv.upper())
 
 
@@ -521,41 +517,15 @@ class GridRemainder:
 
     def _log_r(self, cs: np.ndarray) -> np.ndarray:
         """Float log R(c) at each c of ``cs``: log prod M'_i(c) + log P(more than J density
-        components) under the tilt (a Poisson-binomial tail; planning only)."""
+        components) under the tilt (a Poisson-binomial tail, :func:`~.cf_mixed_decay.
+        log_tail_probability`; planning only)."""
         w = np.asarray(cs, dtype=np.float64)[:, None] + 0.5
         x = w * self._mus_f
         atoms = 1 + np.exp(-2 * x)  # (scaled by e^{-x}: x + 1/x -> 1 + e^{-2x})
         dens = -np.expm1(-2 * x) / (2 * w)
         total = atoms + dens
         logm = np.sum(self._log_cs + x + np.log(total), axis=1)
-        # P(at most J of the independent events p_i) by the truncated product of (q_i + p_i y)
-        # in the power sums of r_i = p_i / q_i (Newton's identities); where it is above 1/2
-        # the tail by its own sums (no cancellation)
-        ratio = dens / atoms
-        pk = np.empty((w.shape[0], self.J))
-        power = ratio.copy()
-        for k in range(self.J):  # (sum_i r_i^(k+1) by running products)
-            pk[:, k] = power.sum(axis=1)
-            power *= ratio
-        e = [np.ones(w.shape[0])]
-        for j in range(1, self.J + 1):
-            e.append(sum((-1) ** (k - 1) * e[j - k] * pk[:, k - 1] for k in range(1, j + 1)) / j)
-        head = np.exp(np.sum(np.log(atoms / total), axis=1)) * sum(e)
-        out = np.empty(w.shape[0])
-        for row in range(w.shape[0]):
-            if head[row] < 0.5:
-                tail = 1.0 - float(head[row])
-            else:
-                dist = np.zeros(self.J + 2)
-                dist[0] = 1.0
-                for pi in (dens[row] / total[row]).tolist():  # (the last state: more than J)
-                    new = dist * (1 - pi)
-                    new[1:] += dist[:-1] * pi
-                    new[-1] += dist[-1] * pi
-                    dist = new
-                tail = float(dist[-1])
-            out[row] = logm[row] + (math.log(tail) if tail > 0 else -745.0)
-        return out
+        return logm + log_tail_probability(dens / total, self.J)
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         hh = 1e-4 * max(c, 1e-3)
@@ -578,19 +548,20 @@ class GridRemainder:
         return al, u0, ut, rho
 
     def decay_bound(self, c: arb, t: arb) -> arb:
-        """min(prod (a_i + u_i), [y^{J+1}] prod (a_i + u_i + u_i y)): every term with |T| > J
-        is at most the sum over its subsets of J + 1 members (module docstring), no
-        subtraction."""
+        """The least of prod (a_i + u_i), [y^{J+1}] prod (a_i + u_i + u_i y) (every term with
+        |T| > J is at most the sum over its subsets of J + 1 members, module docstring; no
+        subtraction) and the bound with the factors' phases of :func:`~.cf_mixed_decay.
+        sup_bound` (|R| <= |F| + |H|: far smaller where the head's terms are rare)."""
         al, _, ut, _ = self._parts(c, t)
         whole = reduce(lambda s, au: s * (au[0] + au[1]), zip(al, ut, strict=True), arb(1))
         polys = [arb_poly([x + u, u]) for x, u in zip(al, ut, strict=True)]
         sub = _truncated_tree(polys, self.J + 2).coeffs()[self.J + 1]
-        return arb(min(whole.upper(), sub.upper()))
+        phased = sup_bound(c, t, self._arb_mus(), self.part._cs, self.J)
+        return arb(min(whole.upper(), sub.upper(), phased.upper()))
 
     def log_decay_estimate(self, c: float, t: float) -> float:
-        with working_precision(64):
-            b = self.decay_bound(arb(c), arb(t))
-        return math.log(upper(b)) if b > 0 else -math.inf
+        """Float log of :meth:`decay_bound` (vectorised floats: the planner asks at many t)."""
+        return log_decay_estimate(c, t, self._mus_f, self._log_cs, self.J)
 
     def power_decay(self, c: arb) -> tuple[arb, int] | None:
         al, u0, _, rho = self._parts(c, None)

@@ -103,16 +103,18 @@ def _within_nodes(part, at, rel: float):
     return None
 
 
-#: The orders tried by :func:`mass_split`, largest first (the faster the remainder decays, the
-#: larger the mass left out).
-MASS_ORDERS = (12, 10, 8, 6, 4)
+#: The orders tried by :func:`mass_split`, least first: the less the part bounded by its mass
+#: holds, the lower the remainder's floor (:func:`~.cf_mixed_decay.sup_bound`: the head's bound
+#: grows like (sum u_i / a_i)^J / J!) and the cheaper each node (no head to subtract at J = 0);
+#: a thousand factors at J = 0: the floor 2e-21 of M(c), the cut at t ~ 3.
+MASS_ORDERS = (0, 2, 4)
 #: The most mass left out at the least order for :func:`mass_split` to be tried at all.
 MASS_SCREEN = 1e-12
 
 
 def mass_split(laws: list, eps0: float, rel: float, share: float):
     """``([remainder], MassPart)`` for Laplace factors on no usable grid whose terms with few
-    density components have a negligible mass (many factors: a thousand): the largest order J
+    density components have a negligible mass (many factors: a thousand): the least order J
     of :data:`MASS_ORDERS` whose left-out mass is at most ``share`` and whose remainder's plan
     at ``eps0`` is within :data:`GRID_NODES`; None where there is none."""
     if scales_of(laws) is None or not eps0 > 0:
@@ -121,7 +123,7 @@ def mass_split(laws: list, eps0: float, rel: float, share: float):
         if J >= len(laws):
             continue
         budget.check()
-        part = MassPart(laws, J)
+        part = _mass_part(laws, J)
         if not part.mass <= share:
             continue
         r = _within_nodes(part, lambda _rest: eps0, rel)
@@ -130,9 +132,24 @@ def mass_split(laws: list, eps0: float, rel: float, share: float):
     return None
 
 
+_MASS: dict = {}
+
+
+def _mass_part(laws: list, J: int, prec: int = 128) -> MassPart:
+    """One :class:`MassPart` per product, order and precision, kept (a thousand factors' balls
+    cost a few tenths of a second)."""
+    key = (tuple(laws), J, prec)
+    p = _MASS.get(key)
+    if p is None:
+        if len(_MASS) > 8:
+            _MASS.clear()
+        p = _MASS[key] = MassPart(laws, J, prec)
+    return p
+
+
 def mass_viable(laws: list) -> bool:
     """Is :func:`mass_split` worth trying: exact scales, and the mass left out at the least
     order at most :data:`MASS_SCREEN`?"""
-    if scales_of(laws) is None or len(laws) <= MASS_ORDERS[-1]:
+    if scales_of(laws) is None or len(laws) <= MASS_ORDERS[0]:
         return False
-    return bool(MassPart(laws, MASS_ORDERS[-1], 64).mass <= MASS_SCREEN)
+    return bool(_mass_part(laws, MASS_ORDERS[0], 64).mass <= MASS_SCREEN)
