@@ -39,7 +39,7 @@ falls like t^-(J+1) from t ~ r/J on: the inverter's t-range shrinks from t = 18 
 **Float planning sums.** :func:`log_tail_probability` is log P(N > J) for N a sum of
 independent Bernoulli(p_i) (the remainder's share of the tilted mass), by the elementary
 symmetric sums of p_i/(1 - p_i) from their power sums (Newton's identities, vectorised over
-the rows), the complement 1 - P(N <= J) where that is at most 1/2 and the sum of the terms
+the rows), the complement 1 - P(N <= J) where that is above 1e-8 and the sum of the terms
 j > J otherwise, the direct recursion over the factors where a sum is not a positive float.
 :func:`log_decay_estimate` is the float value of the decay bound. Floats place nodes only; the
 inversion's errors are bounded by the Arb bound.
@@ -54,9 +54,12 @@ from flint import arb, arb_poly
 
 __all__ = ["sup_bound", "log_decay_estimate", "log_tail_probability", "elementary_sums"]
 
-#: Terms j = J+1 .. J+TAIL_TERMS of a Poisson-binomial tail summed where the head is above 1/2
-#: (the mean count is then at most about J: the terms fall faster than geometrically).
-TAIL_TERMS = 40
+#: Terms j = J+1 .. J+TAIL_TERMS of a Poisson-binomial tail summed where the tail is below
+#: :data:`COMPLEMENT` (J is then far above the mean count: each term below about 1/J of the one
+#: before, twelve terms within 1e-12 of the sum).
+TAIL_TERMS = 12
+#: Below this tail the complement of the head is not taken (it would lose more than 1e-8 of it).
+COMPLEMENT = 1e-8
 
 
 def elementary_sums(x: np.ndarray, n: int) -> np.ndarray:
@@ -90,19 +93,25 @@ def _tail_by_recursion(p: np.ndarray, J: int) -> float:
 
 def log_tail_probability(p: np.ndarray, J: int) -> np.ndarray:
     """log P(N > J), N = sum of independent Bernoulli(p_ij) over each row j of ``p`` (floats,
-    planning only; -745 for a tail that underflows)."""
+    planning only; -745 for a tail that underflows): 1 - P(N <= J) where that is above
+    :data:`COMPLEMENT` (its rounding error is then below 1e-8 of it), else the terms
+    j = J+1 .. J+:data:`TAIL_TERMS` (rows whose sums are not positive floats by the recursion)."""
     p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0 - 1e-16)
     r = p.shape[1]
-    n = min(r, J + TAIL_TERMS)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         log_q = np.sum(np.log1p(-p), axis=1)
-        e = elementary_sums(p / (1 - p), n)
+        ratio = p / (1 - p)
+        e = elementary_sums(ratio, min(r, J + 1))
         head = np.exp(log_q) * e[:, :J + 1].sum(axis=1)
-        rest = e[:, J + 1:].sum(axis=1)
-        out = np.where(head < 0.5, np.log(np.clip(1 - head, 1e-300, None)),
-                       log_q + np.log(np.where(rest > 0, rest, 1e-300)))
-    bad = ~(np.isfinite(e).all(axis=1) & (e >= 0).all(axis=1) & np.isfinite(out))
-    bad |= (head >= 0.5) & ~(rest > 0)
+        out = np.log(np.clip(1 - head, 1e-300, None))
+        bad = ~(np.isfinite(e).all(axis=1) & (e >= 0).all(axis=1) & np.isfinite(out))
+        far = np.flatnonzero(~bad & (1 - head < COMPLEMENT) & (r > J))
+        if far.size:
+            ef = elementary_sums(ratio[far], min(r, J + TAIL_TERMS))
+            rest = ef[:, J + 1:].sum(axis=1)
+            ok = np.isfinite(ef).all(axis=1) & (ef >= 0).all(axis=1) & (rest > 0)
+            out[far[ok]] = log_q[far[ok]] + np.log(rest[ok])
+            bad[far[~ok]] = True
     for i in np.flatnonzero(bad).tolist():
         tail = _tail_by_recursion(p[i], J)
         out[i] = math.log(tail) if tail > 0 else -745.0
