@@ -48,10 +48,11 @@ and d delta / d eps = -C e^eps T_{-1/2} (the integrand vanishes at s = eps).
 the exact part, with transform R(z) = C x^{-S} sum_{j>J} v^j P_j(y), computed at each node as
 prod_i (alpha_i + beta_i v) (alpha_i = c_i (x^{m_i} + x^{-m_i}), beta_i = c_i (x^{m_i} -
 x^{-m_i})) less its head of degree J in v (a product tree truncated to J + 1 coefficients:
-n J work), with more bits wherever the difference cancels (``_tail_sum``: the ball's radius
-says so). With |alpha_i| <= a_i = 2 c_i cosh(a mu_i) and |beta_i v| <= u_i(t) = c_i
-min(sinh(a mu_i)/a, cosh(a mu_i)/|w|) (a = Re w; |sinh(w mu)/w| is at most the same integral
-at a, and |sinh| <= cosh of the real part), |R(c + it')| <= sum_{|T| > J} prod_T u_i
+n J work), with more bits wherever the difference cancels (:meth:`GridRemainder.mgf`: the
+ball's radius says so; e^{w mu_i} as products of powers of e^{wh} along the sorted m_i). With
+|alpha_i| <= a_i = 2 c_i cosh(a mu_i) and |beta_i v| <= u_i(t) = c_i min(sinh(a mu_i)/a,
+cosh(a mu_i)/|w|) (a = Re w; |sinh(w mu)/w| is at most the same integral at a, and
+|sinh| <= cosh of the real part), |R(c + it')| <= sum_{|T| > J} prod_T u_i
 prod_{not T} a_i for every t' >= t (u_i does not increase in t); each such term is at most the
 sum over its subsets of J + 1 members, so the sum is at most [y^{J+1}] prod_i (a_i + u_i +
 u_i y) (and at most prod (a_i + u_i)): :meth:`GridRemainder.decay_bound`; and since
@@ -92,6 +93,9 @@ MAX_SPAN = 400_000
 BALL_BITS = 512
 #: Coefficients per block of the kept block sums (a query sums at most one block directly).
 BLOCK = 128
+#: The largest m_i (mu_i = m_i h on the scales' finest grid) whose e^{w mu_i} the remainder takes
+#: as products of powers of e^{w h} (beyond, one exp per factor).
+MAX_STEPS = 1 << 24
 #: The most factors (counted with their powers) listed one law per factor.
 MAX_LAWS = 100_000
 
@@ -214,31 +218,6 @@ def _truncated_tree(polys: list, n: int):
             nxt.append(polys[-1])
         polys = nxt
     return polys[0]
-
-
-def _tail_sum(make, J: int):
-    """sum_{j>J} [y^j] prod_i (a_i + b_i y) at y, ``make()`` giving ([(a_i, b_i)], y) at the
-    current precision: the whole product's value less its truncated head (n J work, not n^2),
-    with more bits (the inputs recomputed) where the difference cancels (the tail far below
-    the product: large |t|) until its radius is within 2^-prec of it (a ball in any case)."""
-    saved = ctx.prec
-    extra = 32
-    try:
-        for _ in range(4):
-            ctx.prec = saved + extra
-            pairs, y = make()
-            full = reduce(lambda s, ab: s * (ab[0] + ab[1] * y), pairs, y * 0 + 1)
-            head = _truncated_tree([acb_poly([a, b]) for a, b in pairs], J + 1).coeffs()
-            val, yp = full, y * 0 + 1
-            for cf in head:
-                val -= cf * yp
-                yp = yp * y
-            if val.rad() <= abs(val).mid() * 2.0 ** (8 - saved):
-                break
-            extra *= 2
-    finally:
-        ctx.prec = saved
-    return +val
 
 
 class GridPart:
@@ -485,22 +464,96 @@ class GridRemainder:
         self._cs_f = np.array([float(c.mid()) for c in part._cs])
         self._log_cs = np.log(self._cs_f)
         self._kept: tuple | None = None
+        # the scales on their finest common grid mu_i = m_i h (sorted): e^{w mu_i} by products
+        # of e^{w h}'s powers along the sorted m_i where the m_i are small, else one exp each
+        den = reduce(lambda a, b: a * b // math.gcd(a, b), (m.denominator for m in self.mus), 1)
+        nums = sorted(m.numerator * (den // m.denominator) for m in self.mus)
+        g = reduce(math.gcd, nums)
+        self._step = Fraction(g, den) if nums[-1] // g <= MAX_STEPS else None
+        self._ms = [x // g for x in nums]
+        #: guard bits of the products (a relative error of e^{wh} grows m_i-fold)
+        self._guard = (max(self._ms) + len(self._ms)).bit_length() + 4 if self._step else 4
+        #: the extra bits the last transform needed (the nodes come in rising t)
+        self._extra = 32
 
     def _arb_mus(self) -> list[arb]:
         return [arb(fmpq(m.numerator, m.denominator)) for m in self.mus]
 
     def mgf(self, z: acb) -> acb:
-        def make():
-            mus, cs = self._balls()
-            w = z + acb(0.5)
-            pairs = []
-            for mu, c in zip(mus, cs, strict=True):
-                x = (w * mu).exp()
-                xi = 1 / x
-                pairs.append((c * (x + xi), c * (x - xi)))
-            return pairs, 1 / (2 * w)
+        """R(z) = C x^{-S} sum_{j>J} v^j P_j(y) as the whole product less its head of degree J
+        in v (module docstring), with more bits where the difference cancels (the tail far
+        below the product: large |t|) until its radius is within 2^-prec of it (a ball in any
+        case); the bits found are where the next node starts."""
+        saved = ctx.prec
+        extra = self._extra
+        try:
+            for _ in range(5):
+                ctx.prec = saved + extra + self._guard
+                val = self._tail_at(z)
+                if val.rad() <= abs(val).mid() * 2.0 ** (8 - saved):
+                    break
+                extra *= 2
+            self._extra = extra
+        finally:
+            ctx.prec = saved
+        return +val
 
-        return _tail_sum(make, self.J)
+    def _exps(self, w: acb) -> list[tuple[acb, acb]]:
+        """(e^{w mu_i}, e^{-w mu_i}) for every factor (in the order of the sorted m_i)."""
+        if self._step is None:
+            out = []
+            for mu in self._arb_mus():
+                x = (w * mu).exp()
+                out.append((x, 1 / x))
+            return out
+        h = arb(fmpq(self._step.numerator, self._step.denominator))
+        X = (w * h).exp()
+        Xi = 1 / X
+        ms = self._ms
+        x, xi = X ** ms[0], Xi ** ms[0]
+        out = [(x, xi)]
+        steps: dict = {}
+        for prev, m in zip(ms[:-1], ms[1:], strict=True):
+            d = m - prev
+            if d:
+                got = steps.get(d)
+                if got is None:
+                    got = steps[d] = (X**d, Xi**d)
+                x, xi = x * got[0], xi * got[1]
+            out.append((x, xi))
+        return out
+
+    def _tail_at(self, z: acb) -> acb:
+        w = z + acb(0.5)
+        v = 1 / (2 * w)
+        full, bare = acb(1), acb(1)
+        leaves = []
+        for x, xi in self._exps(w):
+            a, b = x + xi, x - xi
+            full *= a + b * v
+            if self.J:
+                leaves.append(acb_poly([a, b]))
+            else:
+                bare *= a
+        if self.J:
+            head, vp = acb(0), acb(1)
+            for cf in _truncated_tree(leaves, self.J + 1).coeffs():
+                head += cf * vp
+                vp *= v
+        else:
+            head = bare
+        return self._product_c() * (full - head)
+
+    def _product_c(self) -> arb:
+        """C = prod c_i at the current precision (kept at :data:`BALL_BITS`)."""
+        if ctx.prec > BALL_BITS:
+            return reduce(lambda a, b: a * b, self._balls()[1], arb(1))
+        if self._kept is None:
+            self._balls()
+        if len(self._kept) == 2:
+            with working_precision(BALL_BITS):
+                self._kept = self._kept + (reduce(lambda a, b: a * b, self._kept[1], arb(1)),)
+        return self._kept[2]
 
     def _balls(self) -> tuple[list, list]:
         """The mu_i and c_i as balls of at least the current precision (kept at
@@ -513,7 +566,7 @@ class GridRemainder:
                 self._kept = (self._arb_mus(), [
                     law.lattice_parts()[1] * (-law.lattice_parts()[0] / 2).exp()
                     for law in self.part.laws])
-        return self._kept
+        return self._kept[:2]
 
     def _log_r(self, cs: np.ndarray) -> np.ndarray:
         """Float log R(c) at each c of ``cs``: log prod M'_i(c) + log P(more than J density
