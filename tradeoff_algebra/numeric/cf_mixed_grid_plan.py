@@ -17,8 +17,8 @@ from .cf_laws import Factor, working_precision
 from .cf_mixed_grid import GridPart, GridRemainder, MassPart, grid_of, lattice_laws, scales_of
 from .progress import ensure_time
 
-__all__ = ["grid_split", "mass_split", "mass_viable", "GRID_ORDERS", "GRID_NODES",
-           "MASS_ORDERS", "MASS_SCREEN", "ATOM_SHARE"]
+__all__ = ["grid_split", "mass_split", "mass_viable", "profile_mass_split", "GRID_ORDERS",
+           "GRID_NODES", "MASS_ORDERS", "MASS_SCREEN", "ATOM_SHARE"]
 
 #: The split orders tried (the terms with at most J density components summed exactly).
 GRID_ORDERS = (8, 12, 16)
@@ -112,11 +112,12 @@ MASS_ORDERS = (0, 2, 4)
 MASS_SCREEN = 1e-12
 
 
-def mass_split(laws: list, eps0: float, rel: float, share: float):
+def mass_split(laws: list, eps0: float, rel: float, share: float, at=None):
     """``([remainder], MassPart)`` for Laplace factors on no usable grid whose terms with few
     density components have a negligible mass (many factors: a thousand): the least order J
     of :data:`MASS_ORDERS` whose left-out mass is at most ``share`` and whose remainder's plan
-    at ``eps0`` is within :data:`GRID_NODES`; None where there is none."""
+    at ``eps0`` (or at ``at(rest, part)``) is within :data:`GRID_NODES`; None where there is
+    none."""
     if scales_of(laws) is None or not eps0 > 0:
         return None
     for J in MASS_ORDERS:
@@ -126,10 +127,26 @@ def mass_split(laws: list, eps0: float, rel: float, share: float):
         part = _mass_part(laws, J)
         if not part.mass <= share:
             continue
-        r = _within_nodes(part, lambda _rest: eps0, rel)
+        r = _within_nodes(part, (lambda _rest: eps0) if at is None else
+                          (lambda rest, part=part: at(rest, part)), rel)
         if r is not None:
             return r
     return None
+
+
+def profile_mass_split(factors: list[Factor], kind: str, x: float, rel: float):
+    """:func:`mass_split` for the privacy profile (``kind`` "delta" at eps = ``x``, or
+    "epsilon" at delta = ``x``) of a product of many Laplace factors on no usable grid whose
+    atoms' share is negligible (a thousand factors): the part bounded by its mass, at most
+    1e-3 rel x for eps (delta's own scale), the remainder inverted; None where it does not
+    apply (the delta route checks the mass against the delta found)."""
+    laws = lattice_laws([(law, int(n)) for law, n in factors])
+    if laws is None or grid_of(laws) is not None or not mass_viable(laws) or not x > 0:
+        return None
+    if kind == "epsilon":
+        return mass_split(laws, 1.0, rel, 1e-3 * rel * x,
+                          at=lambda rest, part: _guess_epsilon(rest, part, x))
+    return mass_split(laws, x, rel, MASS_SCREEN)
 
 
 _MASS: dict = {}

@@ -40,11 +40,11 @@ from . import budget
 from .cf import delta_enclosure
 from .cf_epsilon import epsilon_enclosure
 from .cf_laws import Factor, lower, upper, working_precision
-from .cf_mixed_grid_plan import grid_split
+from .cf_mixed_grid_plan import grid_split, profile_mass_split
 from .cf_mixed_tails import MixedTails, mixed_factors
 from .roots import Probe, findroot
 
-__all__ = ["mixed_enclosure", "grid_enclosure", "MIXED_SPLIT", "GRID_SPLIT"]
+__all__ = ["mixed_enclosure", "grid_enclosure", "MIXED_SPLIT", "GRID_SPLIT", "MASS_SPLIT"]
 
 #: The route's note (``core.trace``) when it answers.
 MIXED_SPLIT = "certified Laplace factors of different scales, every term summed exactly"
@@ -53,6 +53,9 @@ MIXED_SPLIT = "certified Laplace factors of different scales, every term summed 
 #: grid 10^-4: eps(1e-6) 0.41 s after the build at 1e-10, 0.70 s at 1.25e-4, whose bracket needs
 #: more steps), so a tighter tolerance never gives a wider enclosure.
 GRID_REL = 1e-10
+#: The note of the split off any usable grid, the few-density terms bounded by their mass.
+MASS_SPLIT = ("certified Laplace factors of different scales, few density components bounded by "
+              "their mass")
 #: The note of the split on a common grid.
 GRID_SPLIT = "certified Laplace factors on a common grid, few density components summed exactly"
 
@@ -116,19 +119,27 @@ def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
 
 def grid_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
                    rel: float) -> tuple[float, float] | None:
-    """:func:`mixed_enclosure` for many Laplace factors on one grid (module docstring), or
-    None."""
+    """:func:`mixed_enclosure` for many Laplace factors on one grid (module docstring), or on
+    none with a negligible atoms' share (the part bounded by its mass), or None."""
     rel = min(rel, GRID_REL)
     got = grid_split(factors, kind, max(dn, 0.0), rel)
+    note = GRID_SPLIT
+    if got is None:
+        got = profile_mass_split(factors, kind, max(dn, 0.0), rel)
+        note = MASS_SPLIT
     if got is None:
         return None
     rest, part = got
-    trace.note(GRID_SPLIT)
     if kind == "delta":  # (delta is non-increasing)
         lo, hi = delta_enclosure(rest, up, rel, part)
         if dn != up:
             hi = delta_enclosure(rest, dn, rel, part)[1]
+        if note is MASS_SPLIT and not part.mass <= 1e-3 * rel * lo:
+            return None  # (the mass left out is not negligible beside delta: other routes)
+        trace.note(note)
         return lo, hi
     if not rest and not part.terms(0.0)[0] > up:
         return None  # (eps(d) = 0 or undecided there: the other routes)
-    return epsilon_enclosure(rest, dn, rel, up, part)
+    out = epsilon_enclosure(rest, dn, rel, up, part)
+    trace.note(note)
+    return out
