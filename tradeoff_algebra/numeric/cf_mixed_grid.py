@@ -76,7 +76,7 @@ from functools import reduce
 from math import comb
 
 import numpy as np
-from flint import acb, acb_poly, arb, arb_poly, ctx, fmpq, fmpz_poly
+from flint import acb, acb_poly, arb, arb_mat, arb_poly, ctx, fmpq, fmpz, fmpz_mat, fmpz_poly
 
 from . import budget
 from .cf_laws import working_precision
@@ -92,7 +92,7 @@ MAX_SPAN = 400_000
 #: inverter's precision plus the guard bits of a cancelling difference: up to 77 + 256).
 BALL_BITS = 512
 #: Coefficients per block of the kept block sums (a query sums at most one block directly).
-BLOCK = 128
+BLOCK = 64
 #: The largest m_i (mu_i = m_i h on the scales' finest grid) whose e^{w mu_i} the remainder takes
 #: as products of powers of e^{w h} (beyond, one exp per factor).
 MAX_STEPS = 1 << 24
@@ -248,6 +248,11 @@ class GridPart:
 
     # -- the integer polynomials -----------------------------------------------------------
     def _build_polys(self) -> None:
+        """P_j (j <= J) and W_{+-1/2} on a_n > 0 (n > S/2), in blocks of :data:`BLOCK`
+        coefficients: block q is one ``fmpz_mat`` product, the Krawtchouk numbers of the k
+        whose E_k meet it times their stretches of the atoms' product (each E_k is the k-th
+        Kronecker block shifted to y^{k m_0}), rows P_0 .. P_J, W_+, W_- (exact integers);
+        then the falling-factorial moments at block starts."""
         ms, J, S = self.ms, self.J, self.S
         r = len(ms)
         m0 = min(ms)
@@ -261,71 +266,120 @@ class GridPart:
         coeffs = _tree(polys).coeffs()
         self.n_lo = n_lo = S // 2  # (a_n > eps >= 0 needs 2n > S)
         N = S - n_lo + 1
-        P = [np.zeros(N, dtype=object) for _ in range(J + 1)]
+        B = BLOCK
+        nb = (N + B - 1) // B
+        rows = J + 3
+        zero = fmpz(0)
+        parts: list = [[] for _ in range(nb)]
         for k in range(r + 1):
             budget.check()
             lo = m0 * k
-            if lo + K <= n_lo or k * K >= len(coeffs):
+            e0 = max(0, n_lo - lo)
+            start, stop = k * K + e0, min((k + 1) * K, len(coeffs))
+            if start >= stop:
                 continue
-            a = max(lo, n_lo)
-            seg = np.array([int(x) for x in coeffs[k * K + (a - lo):(k + 1) * K]], dtype=object)
-            if not seg.size:
+            q0, o = divmod(lo + e0 - n_lo, B)
+            seg = [zero] * o + coeffs[start:stop]
+            seg += [zero] * (-len(seg) % B)
+            kr = [_krawtchouk(j, k, r) for j in range(J + 1)]
+            col = kr + [sum(kr), sum(x if j % 2 == 0 else -x for j, x in enumerate(kr))]
+            for s_ in range(len(seg) // B):
+                if q0 + s_ < nb:
+                    parts[q0 + s_].append((col, seg[s_ * B:(s_ + 1) * B]))
+        self.N, self.nb = N, nb
+        self._blocks = []
+        for got in parts:
+            if not got:
+                self._blocks.append(None)
                 continue
-            for j in range(J + 1):
-                w = _krawtchouk(j, k, r)
-                if w:
-                    P[j][a - n_lo:a - n_lo + seg.size] += w * seg
-        self.N = N
-        self.P = P
-        self.W = {+1: sum(P), -1: sum((-1) ** j * P[j] for j in range(J + 1))}
+            w = fmpz_mat(rows, len(got), [c[i] for i in range(rows) for c, _ in got])
+            e = fmpz_mat(len(got), B, [x for _, seg in got for x in seg])
+            self._blocks.append(w * e)
         # falling-factorial moments F_{j,p}(b) = sum_{i >= bB} P_j[i] C(i - bB, p), p < j, at
         # block starts, from the block's own sums and the next block's moments (Vandermonde)
-        B = BLOCK
-        nb = (N + B - 1) // B
-        self.nb = nb
-        pad = nb * B
-        cmat = np.array([[comb(t, p) for p in range(max(J, 1))] for t in range(B)], dtype=object)
-        self._cmat = cmat
+        jc = max(J, 1)
+        cflat = [comb(t, p) for t in range(B) for p in range(jc)]
+        self._cmat = np.array(cflat, dtype=object).reshape(B, jc)
+        self._ints: dict = {}
+        cmat = fmpz_mat(B, jc, cflat)
         shift = [[comb(B, p - q) if q <= p else 0 for q in range(J)] for p in range(J)]
-        self.F = [None]
-        for j in range(1, J + 1):
-            budget.check()
-            q = np.zeros(pad, dtype=object)
-            q[:N] = P[j]
-            G = q.reshape(nb, B).dot(cmat[:, :j])
-            F = [None] * (nb + 1)
-            F[nb] = [0] * j
-            for b in range(nb - 1, -1, -1):
-                nxt = F[b + 1]
-                F[b] = [int(G[b, p]) + sum(shift[p][qq] * nxt[qq] for qq in range(p + 1))
-                        for p in range(j)]
-            self.F.append(F)
+        self.F = [None] + [[None] * nb + [[0] * j] for j in range(1, J + 1)]
+        for b in range(nb - 1, -1, -1):
+            if b % 64 == 0:
+                budget.check()
+            blk = self._blocks[b]
+            g = None if blk is None else (blk * cmat).entries()
+            for j in range(1, J + 1):
+                nxt = self.F[j][b + 1]
+                self.F[j][b] = [(0 if g is None else int(g[j * jc + p]))
+                                + sum(shift[p][qq] * nxt[qq] for qq in range(p + 1))
+                                for p in range(j)]
 
     def _build_sums(self) -> None:
-        """Arb block sums A_nu(b) = sum_{i >= bB} W_nu[i] e^{nu a_i}, nu = +-1/2."""
-        B, h, S = BLOCK, self.h, self.S
-        self.A = {}
+        """Arb block sums A_nu(b) = sum_{i >= bB} W_nu[i] e^{nu a_i}, nu = +-1/2: each block's
+        two rows against the powers X_nu^t = e^{2 nu h t} (one ``arb_mat`` product)."""
+        B, h, S, J = BLOCK, self.h, self.S, self.J
+        xs = []
         for sgn in (+1, -1):
-            nu = Fraction(sgn, 2)
-            X = arb(fmpq(2 * nu.numerator * h.numerator, nu.denominator * h.denominator)).exp()
-            W = self.W[sgn]
-            out = [arb(0)] * (self.nb + 1)
-            for b in range(self.nb - 1, -1, -1):
-                if b % 64 == 0:
-                    budget.check()
-                i0 = b * B
-                chunk = [int(x) for x in W[i0:i0 + B]]
-                a0 = (2 * (self.n_lo + i0) - S) * h * nu
-                val = arb_poly(chunk)(X) * arb(fmpq(a0.numerator, a0.denominator)).exp()
-                out[b] = out[b + 1] + val
-            self.A[sgn] = out
+            X = arb(fmpq(sgn * h.numerator, h.denominator)).exp()
+            xs.append([X**t for t in range(B)])
+        powers = arb_mat(B, 2, [v for t in range(B) for v in (xs[0][t], xs[1][t])])
+        self._x = {+1: xs[0][1], -1: xs[1][1]}
+        self.A = {+1: [arb(0)] * (self.nb + 1), -1: [arb(0)] * (self.nb + 1)}
+        for b in range(self.nb - 1, -1, -1):
+            if b % 64 == 0:
+                budget.check()
+            blk = self._blocks[b]
+            prod = None if blk is None else arb_mat(blk) * powers
+            for col, sgn in enumerate((+1, -1)):
+                val = arb(0)
+                if prod is not None:
+                    a0 = Fraction(sgn, 2) * (2 * (self.n_lo + b * B) - S) * h
+                    val = prod[J + 1 + col, col] * arb(fmpq(a0.numerator, a0.denominator)).exp()
+                self.A[sgn][b] = self.A[sgn][b + 1] + val
 
     # -- queries ---------------------------------------------------------------------------
-    def _moments(self, i0: int) -> list[list[int]]:
-        """F_{j,p}(i0) = sum_{i >= i0} P_j[i] C(i - i0, p), p < j, exact integers."""
+    def _block_rows(self, b: int) -> np.ndarray:
+        """Block b's rows P_0 .. P_J, W_+, W_- as Python integers (converted once, kept)."""
+        got = self._ints.get(b)
+        if got is None:
+            ent = [int(x) for x in self._blocks[b].entries()]
+            got = self._ints[b] = np.array(ent, dtype=object).reshape(self.J + 3, BLOCK)
+        return got
+
+    def _partial(self, i0: int):
+        """The first terms of a query's block (i0 up to the next block start), or None where
+        i0 starts a block: the falling-factorial moments sum_{t >= t0} P_j[bB + t] C(t - t0, p)
+        (one dot product) and the balls sum_{t >= t0} W_nu[bB + t] e^{nu a_{n_lo + bB + t}}."""
+        b, t0 = divmod(i0, BLOCK)
+        if t0 == 0 or b >= self.nb or self._blocks[b] is None:
+            return None
+        J = self.J
+        rows = self._block_rows(b)
+        heads = rows[:J + 1, t0:].dot(self._cmat[:BLOCK - t0])
+        heads = [[int(x) for x in heads[j, :j]] for j in range(J + 1)]
+        vals = {}
+        for sgn in (+1, -1):
+            a0 = Fraction(sgn, 2) * (2 * (self.n_lo + i0) - self.S) * self.h
+            X = self._x[sgn]
+            vals[sgn] = arb_poly([int(x) for x in rows[J + 1 if sgn > 0 else J + 2, t0:]])(X) \
+                * arb(fmpq(a0.numerator, a0.denominator)).exp()
+        return heads, vals
+
+    def atom_offsets(self) -> np.ndarray:
+        """The n >= n_lo with P_0[n] != 0 (the atoms' positions a_n = (2n - S) h above 0)."""
+        out = []
+        for b, blk in enumerate(self._blocks):
+            if blk is not None:
+                out += [b * BLOCK + t for t in range(min(BLOCK, self.N - b * BLOCK))
+                        if blk[0, t] != 0]
+        return np.array(out, dtype=np.int64) + self.n_lo
+
+    def _moments(self, i0: int, heads: list | None) -> list[list[int]]:
+        """F_{j,p}(i0) = sum_{i >= i0} P_j[i] C(i - i0, p), p < j, exact integers (``heads``:
+        the block's first terms' moments, :meth:`_partial`)."""
         B = BLOCK
         b1 = -(-i0 // B)
-        s1 = min(b1 * B, self.N)
         vand = [comb(b1 * B - i0, d) for d in range(self.J)]
         out = [[]]
         for j in range(1, self.J + 1):
@@ -334,9 +388,8 @@ class GridPart:
                 row = [sum(vand[p - q] * Fb[q] for q in range(p + 1)) for p in range(j)]
             else:
                 row = [0] * j
-            if s1 > i0:  # (the block's first terms, one dot product)
-                head = self.P[j][i0:s1].dot(self._cmat[:s1 - i0, :j])
-                row = [r_ + int(x) for r_, x in zip(row, head, strict=True)]
+            if heads is not None:
+                row = [r_ + x for r_, x in zip(row, heads[j], strict=True)]
             out.append(row)
         return out
 
@@ -347,7 +400,8 @@ class GridPart:
         i0 = n0 - self.n_lo
         if n0 > S:
             return arb(0), arb(0)
-        F = self._moments(i0)
+        part = self._partial(i0)
+        F = self._moments(i0, None if part is None else part[0])
         hq = fmpq(h.numerator, h.denominator)
         eq = fmpq(eps.numerator, eps.denominator)
         d0 = (2 * n0 - S) * hq - eq  # a_{n0} - eps, in (0, 2h]
@@ -359,8 +413,6 @@ class GridPart:
             coef.append([sum(((-1) ** (p - i) * comb(p, i) * g[i] for i in range(p + 1)),
                              fmpq(0)) for p in range(rr + 1)])
         out = []
-        B = BLOCK
-        s1 = min(-(-i0 // B) * B, self.N)
         for sgn in (+1, -1):
             nu = fmpq(sgn, 2)
             bsum = fmpq(0)
@@ -370,11 +422,9 @@ class GridPart:
                     qm = sum(sgn**j * F[j][p] for j in range(rr + 1, J + 1))
                     tot += coef[rr][p] * qm
                 bsum += nu**rr / math.factorial(rr) * tot
-            X = arb(2 * nu * hq).exp()
-            part = [int(x) for x in self.W[sgn][i0:s1]]
-            A = self.A[sgn][min(-(-i0 // B), self.nb)]
-            if part:
-                A = A + arb_poly(part)(X) * arb((2 * n0 - S) * hq * nu).exp()
+            A = self.A[sgn][min(-(-i0 // BLOCK), self.nb)]
+            if part is not None:
+                A = A + part[1][sgn]
             out.append(A - arb(eq * nu).exp() * arb(bsum))
         return out[0], out[1]
 

@@ -64,7 +64,7 @@ class GridTails:
         if got is not None:  # (on a grid: the atoms' positions; else their mass is bounded)
             h, ms = got
             S = sum(ms)
-            n = np.flatnonzero(np.array([x != 0 for x in part.P[0]])) + part.n_lo
+            n = part.atom_offsets()
             self.atoms = np.array([float((2 * int(k) - S) * h) for k in n])
             self.atoms = self.atoms[self.atoms >= 0]
         self.prec = self.eval_prec = max(part.prec, self.eval_prec)
