@@ -64,8 +64,12 @@ remainder is inverted by :mod:`.cf` with the exact part added (its ``extra``).
 terms with at most J density components are not summed but bounded by their mass
 (:class:`MassPart`, :func:`~.cf_mixed_grid_plan.mass_split`): a positive measure of A-mass m,
 so each of delta, A(L > eps) and e^eps B(L > eps) of that part lies in [0, m]; where the
-density components are many (mean 52 at a thousand factors) m is far below any width asked.
-Which order J, and which of the two, is decided by :mod:`.cf_mixed_grid_plan`.
+density components are many (mean 52 at a thousand factors) m is far below any width asked
+(J = 0: m = prod_i (1 + e^{-mu_i})/2 = 6.3e-23). The remainder's decay bound then also takes the
+factors' phases (:func:`~.cf_mixed_decay.sup_bound`: |R| <= |F| + |H|, the whole product's
+transform bounded factor by factor and the head by its tilted mass), which falls like the
+product's own transform. Which order J, and which of the two, is decided by
+:mod:`.cf_mixed_grid_plan`.
 """
 
 from __future__ import annotations
@@ -473,7 +477,7 @@ class MassPart:
     of A-mass m (:func:`_low_mass`, plus the total-variation bound), so its delta, A(L > eps)
     and e^eps B(L > eps) lie in [0, m] (their integrands lie in [0, 1] on L > eps) and
     d delta / d eps = -e^eps B(L > eps) in [-m, 0]. Where m is far below the share asked (a
-    thousand factors: the probability of at most 8 density components is about 2e-14) the
+    thousand factors: the probability that no factor contributes its density is 6.3e-23) the
     remainder's inversion carries the digits. The interface of :class:`GridPart`."""
 
     def __init__(self, laws: list, J: int, prec: int = 128) -> None:

@@ -1,8 +1,12 @@
 """Which split of a product of many Laplace factors the routes take (:mod:`.cf_mixed_grid`):
 on one grid of scales, the least order J of :data:`GRID_ORDERS` whose remainder plans within
 :data:`GRID_NODES` t-nodes (:func:`grid_split`; every term exact for few factors); off a usable
-grid, the largest order whose left-out mass is negligible (:func:`mass_split`). The exact parts
-are kept between calls (their build is the route's main cost) and a build that cannot end in
+grid, the least order whose left-out mass is negligible and whose remainder plans within the
+nodes (:func:`mass_split`; J = 0 where the all-atoms term is negligible: its remainder's decay
+bound with the factors' phases, :mod:`.cf_mixed_decay`, is the lowest and each node needs no
+head), for the tails and, where that mass is negligible beside delta, for delta and eps
+(:func:`profile_mass_split`). The exact parts and the parts bounded by their mass are kept
+between calls (their build is the route's main cost) and a build that cannot end in
 the time left is refused at once.
 """
 

@@ -25,8 +25,11 @@ them summed exactly on the grid (``GridPart``), the rest (``GridRemainder``, a t
 decaying like |t|^-(J+1)) inverted by :mod:`.cf` with that part added, delta by
 ``delta_enclosure`` and eps(d) by ``epsilon_enclosure`` (Newton steps and a bracket proved by
 two balls) (:func:`grid_enclosure`; J by :func:`~.cf_mixed_grid_plan.grid_split`).
-Scales on no usable grid (Laplace(1/k), k = 1 .. 50: a step 1/lcm(1..50)) are left to the other
-routes.
+Many factors on no usable grid whose all-atoms term is negligible (Laplace(1/10 + i/10^5),
+i < 1000: its mass 6.3e-23) bound that term by its mass and invert the rest (the same
+:func:`grid_enclosure`, :func:`~.cf_mixed_grid_plan.profile_mass_split`; declined where the
+mass is not below 1e-3 rel of delta). Scales on no usable grid whose atoms matter
+(Laplace(1/k), k = 1 .. 50: a step 1/lcm(1..50)) are left to the other routes.
 """
 
 from __future__ import annotations
