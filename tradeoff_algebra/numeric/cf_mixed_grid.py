@@ -397,13 +397,15 @@ class GridPart:
             out.append(row)
         return out
 
-    def _t(self, eps: Fraction) -> tuple[arb, arb]:
-        """(T_{1/2}(eps), T_{-1/2}(eps)) of the module docstring, balls at ``prec``."""
+    def _t(self, eps: Fraction) -> tuple[arb, arb, arb]:
+        """(T_{1/2}(eps), T_{-1/2}(eps)) of the module docstring and the density g(eps) of the
+        measure nu_E (sum_{j>=1} 2^-j sum_n P_j[n] (a_n - eps)_+^{j-1} / (j-1)!, the same
+        moments), balls at ``prec``."""
         h, S, J = self.h, self.S, self.J
         n0 = math.floor((S + eps / h) / 2) + 1
         i0 = n0 - self.n_lo
         if n0 > S:
-            return arb(0), arb(0)
+            return arb(0), arb(0), arb(0)
         part = self._partial(i0)
         F = self._moments(i0, None if part is None else part[0])
         hq = fmpq(h.numerator, h.denominator)
@@ -430,7 +432,9 @@ class GridPart:
             if part is not None:
                 A = A + part[1][sgn]
             out.append(A - arb(eq * nu).exp() * arb(bsum))
-        return out[0], out[1]
+        dens = sum((fmpq(1, 2**j * math.factorial(j - 1)) * coef[j - 1][p] * F[j][p]
+                    for j in range(1, J + 1) for p in range(j)), fmpq(0))
+        return out[0], out[1], arb(dens)
 
     def tails(self, eps: float) -> tuple[arb, arb]:
         """The part's (A(L > eps), e^eps B(L > eps)), balls (the total-variation bound added)."""
@@ -442,14 +446,26 @@ class GridPart:
             if e < 0:
                 raise ValueError(f"GridPart needs eps >= 0, not {eps}")
             with working_precision(self.prec):
-                tp, tm = self._t(e)
+                tp, tm, g = self._t(e)
                 ee = arb(key).exp()
                 power = self._C * tp + arb(0, self._tv.upper())
                 ealpha = self._C * ee * tm + arb(0, self._tv.upper())
+                dens = self._C * g
             if len(self._cache) > 256:
                 self._cache.clear()
-            got = self._cache[key] = (power, ealpha)
-        return got
+            got = self._cache[key] = (power, ealpha, dens)
+        return got[:2]
+
+    def slopes(self, eps: float) -> tuple[float, float, float, float]:
+        """Floats (A(L > eps), B(L > eps) and their derivatives in eps) of the part, for
+        placement: d A(L > eps) / d eps = -e^{eps/2} C g(eps) and d B(L > eps) / d eps =
+        -e^{-eps/2} C g(eps) between atoms (g of :meth:`_t`; the atoms' jumps left out)."""
+        self.tails(eps)
+        power, ealpha, dens = self._cache[float(eps)]
+        with working_precision(64):
+            d = float(dens.mid())
+            return (float(power.mid()), float((ealpha * arb(-eps).exp()).mid()),
+                    -math.exp(eps / 2) * d, -math.exp(-eps / 2) * d)
 
     def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
         """(delta-part(eps), its derivative in eps) (the interface of
@@ -499,6 +515,10 @@ class MassPart:
     def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
         box = arb(0).union(self.mass)
         return box, -box
+
+    def slopes(self, eps: float) -> tuple[float, float, float, float]:
+        """Floats for placement: the part's tails taken as 0 (at most its tiny mass)."""
+        return 0.0, 0.0, 0.0, 0.0
 
 
 class GridRemainder:

@@ -14,8 +14,8 @@ its truncation bounded by the remainder's power decay of order J + 1), so that
 (the two delta balls met). The remainder is planned at the first threshold asked and again
 (up to :data:`PLANS` plans) at a threshold whose float error bound exceeds the share asked;
 each point takes the plan with the least error bound there. The float ``estimate`` (placement
-only) is the part's ball midpoints, its derivatives by a central difference of step
-:data:`STEP`, plus the remainder's float sums.
+only) is the part's ball midpoints, its derivatives from the part's density (the same
+moments, ``GridPart.slopes``), plus the remainder's float sums.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from flint import arb
 
 from . import budget, cf
 from .cf_laws import upper, working_precision
-from .cf_mixed_grid import GridPart, MassPart, grid_of
+from .cf_mixed_grid import grid_of
 from .cf_mixed_grid_plan import grid_split, mass_split, mass_viable
 from .cf_tails import TailPoint, _clip, _meet, tail_inverter
 
@@ -33,8 +33,6 @@ __all__ = ["GridTails", "PLANS"]
 
 #: Remainders planned for one product (each at a threshold where the others' bounds are wide).
 PLANS = 4
-#: The step of the part's central differences (placement only; far below the grid step).
-STEP = 2.0**-30
 #: Off any usable grid (a thousand factors: a grid of 10^7 points), the mass of the terms with
 #: few density components left out may be this fraction of the remainder's relative width
 #: (an absolute error of both tails: the powers asked are far above it).
@@ -128,13 +126,6 @@ class GridTails:
                 delta = _meet(delta, _clip(pa - pe + r.delta, zero, one))
             return TailPoint(eps, delta, power, alpha)
 
-    def _part_floats(self, part: GridPart | MassPart, e: float) -> tuple[float, float]:
-        if e < 0:
-            e = 0.0
-        pa, pe = part.tails(e)
-        with working_precision(64):
-            return float(pa.mid()), float((pe * arb(-e).exp()).mid())
-
     def estimate(self, eps: np.ndarray) -> tuple[np.ndarray, ...]:
         """Floats (delta, power, alpha, d power / d eps, d alpha / d eps) at the array ``eps``
         (placement only; the atoms' jumps are not in the derivatives)."""
@@ -147,13 +138,7 @@ class GridTails:
             _, part, tails = self._plans[k]
             for i in np.flatnonzero(sel).tolist():
                 budget.check()
-                x = float(e[i])
-                p0, a0 = self._part_floats(part, x)
-                p1, a1 = self._part_floats(part, x + STEP)
-                p2, a2 = self._part_floats(part, max(x - STEP, 0.0))
-                width = x + STEP - max(x - STEP, 0.0)
-                power[i], alpha[i] = p0, a0
-                dp[i], da[i] = (p1 - p2) / width, (a1 - a2) / width
+                power[i], alpha[i], dp[i], da[i] = part.slopes(max(float(e[i]), 0.0))
             if tails is not None:
                 _, rp, ra, rdp, rda = tails.estimate(e[sel])
                 power[sel] += rp
