@@ -59,3 +59,20 @@ def test_a_tighter_tolerance_never_gives_a_wider_result(question):
     assert widths[2] <= 1e-9 * seq[2][1]
     for (a, b), (c, d) in zip(seq, seq[1:], strict=False):
         assert a <= d and c <= b
+
+
+@pytest.mark.slow
+def test_a_thousand_scales_epsilon_against_the_whole_inversion():
+    """eps(1e-6) of (x)_{i<1000} Laplace(1/10 + i/10^5) by the mass split, its bracket's two
+    ends proved on the right sides of 1e-6 by the inversion of the whole product (the factors'
+    own transforms and decay bounds: another route)."""
+    f = ta.Tensor(*[ta.Laplace(sp.Rational(1, 10) + sp.Rational(i, 10**5)) for i in range(1000)])
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, sp.Rational(1, 10**6))
+    assert v.guarantee == "certified" and MASS_SPLIT in (v.route or "")
+    lo, hi = (float(x) for x in v.interval())
+    assert hi - lo <= 1e-9 * hi
+    laws = [(LaplaceLaw(F(1, 10) + F(i, 10**5)), 1) for i in range(1000)]
+    with working_precision(64):
+        assert delta_enclosure(laws, lo - 5e-9, 1e-11)[0] > 1e-6
+        assert delta_enclosure(laws, hi + 5e-9, 1e-11)[1] < 1e-6
