@@ -267,19 +267,22 @@ class GridPart:
             c = [0] * (K + di + 1)
             c[0] = c[K + di] = 1
             polys.append(fmpz_poly(c))
-        coeffs = _tree(polys).coeffs()
         self.n_lo = n_lo = S // 2  # (a_n > eps >= 0 needs 2n > S)
+        # (only the Kronecker blocks k whose E_k reach n_lo: the rest is dropped before its
+        # coefficients become Python objects)
+        k_first = max(0, (n_lo - K) // m0)
+        coeffs = _tree(polys).right_shift(k_first * K).coeffs()
         N = S - n_lo + 1
         B = BLOCK
         nb = (N + B - 1) // B
         rows = J + 3
         zero = fmpz(0)
         parts: list = [[] for _ in range(nb)]
-        for k in range(r + 1):
+        for k in range(k_first, r + 1):
             budget.check()
             lo = m0 * k
             e0 = max(0, n_lo - lo)
-            start, stop = k * K + e0, min((k + 1) * K, len(coeffs))
+            start, stop = (k - k_first) * K + e0, min((k + 1 - k_first) * K, len(coeffs))
             if start >= stop:
                 continue
             q0, o = divmod(lo + e0 - n_lo, B)
