@@ -132,10 +132,16 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
         return cls({("atoms", tuple(atoms)): 1})
 
     @classmethod
-    def from_atoms(cls, atoms: Any) -> FiniteLoss:
+    def from_atoms(cls, atoms: Any, ordered: bool = False) -> FiniteLoss:
         """The loss given by its atoms ``(ratio, P-mass, Q-mass)``: exact SymPy numbers, distinct
-        ratios (``S.Infinity`` for P-mass 0), masses summing to 1 on each side (not checked)."""
-        return cls({("atoms", tuple((sp.S(r), sp.S(p), sp.S(q)) for r, p, q in atoms)): 1})
+        ratios (``S.Infinity`` for P-mass 0), masses summing to 1 on each side (not checked).
+        ``ordered``: the caller proves the atoms are given by strictly decreasing ratio (the
+        mixed and subsampled pairs of ``numeric.finite_subsample``, by construction), so their
+        Arb balls are read in that order without comparing ratios (:meth:`arb_ordered`)."""
+        out = cls({("atoms", tuple((sp.S(r), sp.S(p), sp.S(q)) for r, p, q in atoms)): 1})
+        if ordered:
+            out.__dict__["_ordered"] = True
+        return out
 
     @classmethod
     def epsdelta(cls, eps: Any, delta: Any = 0) -> FiniteLoss:
@@ -351,7 +357,10 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
     def arb_ordered(self, prec: int) -> list | None:
         """:meth:`arb_items` by decreasing ratio where the order is exact without numbers: one
         class of randomized-response factors (ratios e^{k L}, L > 0: by the exponent k) with
-        f_{0,delta} parts (ratios oo first, 0 last); None otherwise."""
+        f_{0,delta} parts (ratios oo first, 0 last); atoms given in a proved order
+        (:meth:`from_atoms` with ``ordered``); None otherwise."""
+        if self.__dict__.get("_ordered"):
+            return self._given_order(prec)
         block = self._arb_block(prec)
         if block is None:
             return None
@@ -374,6 +383,43 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
         except LookupError:
             return None
         return [(p, q) for _, p, q in items]
+
+    def _given_order(self, prec: int) -> list | None:
+        """The Arb balls of the masses of a loss built with ``ordered`` (one explicit pair),
+        in the order given; None where a mass has no enclosure."""
+        from .arb_expr import Unenclosable, arb_enclose
+
+        ((_, atoms), m), = self._factors.items()
+        if m != 1:  # (a power of the pair: its atoms are no longer the ones given)
+            return None
+        out = []
+        try:
+            for i, (_, p, q) in enumerate(atoms):
+                _tick(i)
+                if p == 0 and q == 0:
+                    continue
+                out.append((arb_enclose(p, prec=prec), arb_enclose(q, prec=prec)))
+        except (Unenclosable, ValueError, ZeroDivisionError):
+            return None
+        return out
+
+    def raw_atoms(self, max_atoms: int) -> list | None:
+        """(ratio, P-mass, Q-mass) by decreasing ratio, equal ratios merged, exact SymPy numbers
+        (``oo`` for P-mass 0) as the table holds them (rationals, or closed forms in e^eps not
+        cancelled: :meth:`atoms` factors each one), or None beyond ``max_atoms`` atoms. Raises
+        NoClosedForm where no exact or symbolic table can be built."""
+        t = self._exact_table()
+        if t is None:
+            t = self._symbolic_table()
+        if len(t.keys) > max_atoms:
+            return None
+        if t.mode.kind == "exact":
+            return [(r, p, q) for r, p, q in self.atoms()]
+        out = []
+        for k, p, q in zip(t.keys, t.P, t.Q, strict=True):
+            r = t.exact_ratio(k)
+            out.append((sp.S.Infinity if r is None else sp.S(r), p, q))
+        return out
 
     def _block(self, mode: _Mode) -> tuple:
         """(items, den, gens) of the product block in ``mode``: items (key, P, Q)."""

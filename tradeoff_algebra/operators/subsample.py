@@ -21,6 +21,8 @@ from ..core.rules import bind_hook, rule
 from ..families.trivial import Id
 from ..numeric.capability import profile_form
 from ..numeric.context import mp as _mp
+from ..numeric.finite import finite_loss
+from ..numeric.finite_subsample import mix_finite_loss, subsample_finite_loss
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.knots_eval import pl_finite_loss, pl_hull_exact, pl_knots_cached, pl_mp_delta
 from ..numeric.pld import leaf_model
@@ -191,7 +193,7 @@ def _register_mix_numerics() -> None:
         if not isinstance(f.p, sp.Rational):
             return None
         v = exact_value(f.arg, A, Ac)
-        return None if v is None else f.p * v + (1 - f.p) * Ac
+        return f.p * v + (1 - f.p) * Ac if v is not None else _finite_exact(f, A, False)
 
     @np_value.register(Mix)
     def _(f, x):
@@ -579,6 +581,9 @@ def _register_subsample_numerics() -> None:
         g = f.arg
         if g.is_symmetric is not True or not isinstance(f.p, sp.Rational):
             return _pl_exact_subsample(f, A)
+        v = _finite_exact(f, A, True)
+        if v is not None:
+            return v
         x = g._eval_fixed_point()
         if not isinstance(x, sp.Rational):
             return None
@@ -636,13 +641,32 @@ def _subsample_grid(f: Subsample):
     return m if m is None or float(f.p) == 0 else SubsampleLoss(m)
 
 
+def _finite_mixed(f: SamplingOperator, hull: bool):
+    """The exact finite loss of f_p (``hull``: of C_p(g) for symmetric g) built atom by atom
+    from the operand's finite loss (``numeric.finite_subsample``), or None."""
+    if f.free_symbols or (hull and f.arg.is_symmetric is not True):
+        return None
+    fl = finite_loss(f.arg)
+    if fl is None or not fl.affordable():
+        return None
+    return subsample_finite_loss(fl, f.p) if hull else mix_finite_loss(fl, f.p)
+
+
+def _finite_exact(f: SamplingOperator, A, hull: bool):
+    """The exact value at the rational A from the exact finite loss of f_p (``hull``: of
+    C_p(g)) built atom by atom, where its masses are rational; else None."""
+    fl = _finite_mixed(f, hull)
+    return None if fl is None else fl.value(A)
+
+
 @privacy_loss.register(Mix)
 
 
 @loss_views("grid", "exact", "law")
 def _(f) -> PrivacyLoss | None:
     """f_p = T(P, (1 - p) P + p Q): loss log(1 - p + p e^L) (MixLoss); exact from the knots."""
-    return LazyLoss(grid=lambda: _mixed_loss(f), exact=lambda: pl_finite_loss(f),
+    return LazyLoss(grid=lambda: _mixed_loss(f),
+                    exact=lambda: pl_finite_loss(f) or _finite_mixed(f, False),
                     law=lambda: _mixed_law(f))
 
 
@@ -653,7 +677,8 @@ def _(f) -> PrivacyLoss | None:
 def _(f) -> PrivacyLoss | None:
     """C_p(g) (SubsampleLoss for symmetric g); exact from the knots; the Arb law of the
     symmetric hull of f_p's law where it has one (G_mu)."""
-    return LazyLoss(grid=lambda: _subsample_grid(f), exact=lambda: pl_finite_loss(f),
+    return LazyLoss(grid=lambda: _subsample_grid(f),
+                    exact=lambda: pl_finite_loss(f) or _finite_mixed(f, True),
                     law=lambda: _hull_law(f))
 
 

@@ -1,0 +1,126 @@
+"""Brute-force references for finite pairs written without the library: the product pair of a few
+factors enumerated outcome by outcome, Neyman-Pearson values by sorting the outcomes, the
+hockey-stick divergence, the mixture with the identity and the symmetric hull of a minimum as a
+lower convex hull of points.
+
+Numbers are ``Fraction`` (exact) or mpmath ``mpf`` (at the caller's precision): every function
+works on whatever the masses are.
+
+* ``product(factors)``: the outcomes of P_1 x ... x P_n against Q_1 x ... x Q_n (Dong, Roth &
+  Su, Def. 5) as a list of (P, Q), one per tuple of outcomes (no merging).
+* ``np_value(pairs, a)``: T(P, Q)(a) by rejecting the outcomes in decreasing order of Q/P
+  (ratio oo first) and the last one in part (the Neyman-Pearson lemma).
+* ``hockey(pairs, t)``: sup_S Q(S) - t P(S) = sum (Q - t P)_+ (Prop. 6: delta(eps) at t = e^eps).
+* ``mixed(pairs, p)``: (P, (1 - p) P + p Q), the pair of f_p = p f + (1 - p) Id.
+* ``hull_of_min(pairs_a, pairs_b)``: the knots of the lower convex envelope of min{T_a, T_b}: the
+  knots of both curves and the crossings of their pieces, the minimum at each, then the lower
+  hull of those points by Andrew's monotone chain.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+
+def product(factors: list) -> list:
+    """The product pair's outcomes (P, Q) of the factors, each a list of (P, Q) outcomes."""
+    out = []
+    for combo in itertools.product(*factors):
+        p = q = 1
+        for a, b in combo:
+            p, q = p * a, q * b
+        out.append((p, q))
+    return out
+
+
+def _sorted(pairs: list) -> list:
+    """Outcomes with mass, by decreasing ratio Q/P (P = 0 first), compared by cross products."""
+    import functools
+
+    items = [(p, q) for p, q in pairs if p != 0 or q != 0]
+
+    def cmp(x, y):  # ratio of x > ratio of y: q_x p_y > q_y p_x
+        lhs, rhs = x[1] * y[0], y[1] * x[0]
+        return -1 if lhs > rhs else (1 if lhs < rhs else 0)
+
+    return sorted(items, key=functools.cmp_to_key(cmp))
+
+
+def knots(pairs: list) -> list:
+    """The knots (alpha, T(alpha)) of the trade-off curve of the pair, from alpha = 0 to 1."""
+    items = _sorted(pairs)
+    a, qc = 0 * items[0][0], 0 * items[0][0]
+    pts = []
+    for p, q in items:
+        if p == 0:
+            qc += q
+            continue
+        if not pts:
+            pts.append((a, 1 - qc))
+        a, qc = a + p, qc + q
+        pts.append((a, 1 - qc))
+    if not pts:
+        pts = [(0 * qc, 1 - qc), (1 + 0 * qc, 0 * qc)]
+    return pts
+
+
+def pl_at(pts: list, a):
+    """The piecewise-linear function through the knots ``pts`` at a (a level within rounding
+    of the ends, in mpmath, taken at the end)."""
+    a = min(max(a, pts[0][0]), pts[-1][0])
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+        if x0 <= a <= x1:
+            return y0 if x1 == x0 else y0 + (y1 - y0) * (a - x0) / (x1 - x0)
+    raise ValueError("level outside the knots")
+
+
+def np_value(pairs: list, a):
+    """T(P, Q)(a)."""
+    return pl_at(knots(pairs), a)
+
+
+def hockey(pairs: list, t):
+    """sum (Q - t P)_+ over the outcomes."""
+    total = 0 * t
+    for p, q in pairs:
+        v = q - t * p
+        if v > 0:
+            total += v
+    return total
+
+
+def mixed(pairs: list, p) -> list:
+    """The pair of f_p = p T(P, Q) + (1 - p) Id: (P, (1 - p) P + p Q)."""
+    return [(a, (1 - p) * a + p * b) for a, b in pairs]
+
+
+def swapped(pairs: list) -> list:
+    """The pair (Q, P) of the inverse T(P, Q)^{-1}."""
+    return [(b, a) for a, b in pairs]
+
+
+def hull_of_min(pairs_a: list, pairs_b: list) -> list:
+    """Knots of the lower convex envelope of min{T(pairs_a), T(pairs_b)}."""
+    ka, kb = knots(pairs_a), knots(pairs_b)
+    xs = {x for x, _ in ka} | {x for x, _ in kb}
+    for (x0, y0), (x1, y1) in zip(ka, ka[1:], strict=False):  # crossings of every pair of pieces
+        for (u0, v0), (u1, v1) in zip(kb, kb[1:], strict=False):
+            if x1 == x0 or u1 == u0:
+                continue
+            s, r = (y1 - y0) / (x1 - x0), (v1 - v0) / (u1 - u0)
+            if s == r:
+                continue
+            x = (v0 - r * u0 - y0 + s * x0) / (s - r)
+            if max(x0, u0) <= x <= min(x1, u1):
+                xs.add(x)
+    pts = sorted((x, min(pl_at(ka, x), pl_at(kb, x))) for x in xs)
+    hull: list = []
+    for pt in pts:
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(pt)
+    return hull

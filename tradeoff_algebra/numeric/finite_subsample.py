@@ -1,0 +1,163 @@
+"""The exact finite pairs of f_p and C_p(f) for a finite f: mixing with the identity and
+subsampling of a finite pair, atom by atom.
+
+Let f = T(P, Q) be finite, with atoms (r_i, P_i, Q_i) by decreasing likelihood ratio r_i = Q_i/P_i
+(``numeric.finite``; r = oo where P_i = 0).
+
+**Mixing** (Dong, Roth & Su, Sec. 4.1): f_p = p f + (1 - p) Id = T(P, (1 - p) P + p Q), since a
+test phi has size E_P phi and the power 1 - f_p is (1 - p) E_P phi + p E_Q phi at its best. Its
+atoms are (rho_i, P_i, (1 - p) P_i + p Q_i) with rho_i = 1 - p + p r_i, an increasing function of
+r_i: the order of the atoms is f's, and distinct ratios stay distinct (p > 0).
+
+**Subsampling** of a symmetric f (Def. 6 and Eq. (13)): C_p(f) = min{f_p, f_p^{-1}}^{**} is f_p
+up to the fixed point x* of f, the line of slope -1 from (x*, f_p(x*)) to its mirror image, and
+f_p^{-1} beyond. In atoms: with A = {i: r_i > 1} (the losses above 0; x* lies in the ratio-1
+segment of f, or at its knot after A),
+
+    C_p(f) = T(P', Q'),  atoms  (rho_i, P_i, (1 - p) P_i + p Q_i)           for i in A, decreasing,
+                                (1,     m_0, m_0)                            the slope -1 piece,
+                                (1/rho_i, (1 - p) P_i + p Q_i, P_i)          for i in A, mirrored,
+
+with m_0 = P(r = 1) + (1 - p) sum_{i in A} (Q_i - P_i): the slope -1 piece runs from alpha =
+P(A) to its mirror f_p(P(A)) = 1 - p Q(A) - (1 - p) P(A), a width 1 - (2 - p) P(A) - p Q(A); by
+symmetry P(r < 1) = Q(A), so that width is P(r = 1) + (1 - p)(Q(A) - P(A)) >= 0, a sum of
+positive terms (no cancellation). The three groups are in decreasing order of ratio by
+construction (rho_i > 1 decreasing in r_i, then 1, then 1/rho_i increasing in r_i), and their
+ratios are distinct, so the table needs no comparison of ratios (``FiniteLoss.from_atoms`` with
+``ordered``). A ratio oo (P_i = 0) gives the atom (oo, 0, p Q_i) and its mirror (0, p Q_i, 0).
+
+Masses are exact SymPy numbers built from f's exact table (rationals when f's masses and p are
+rational: then every result is exact) or from its symbolic table (closed forms in e^eps, whose
+Arb balls the finite loss encloses); the operand's atoms are classified by the sign of
+log r_i exactly (their exact ratio keys), never by a rounded number.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from ..core.errors import NoClosedForm, TradeOffError
+from .curves import BAND_TOL_MIN, CURVE_BANDS
+from .finite import FiniteLoss, finite_loss
+from .finite_np import finite_tails
+from .lattice_np import np_band
+from .profile_band import Band
+
+__all__ = ["mix_finite_loss", "subsample_finite_loss", "ordered_band", "MAX_OPERAND_ATOMS"]
+
+#: The most atoms of an operand whose exact atoms are read (a symbolic table beyond this is
+#: SymPy work the other routes do better).
+MAX_OPERAND_ATOMS = 4000
+
+
+def _operand_atoms(fl: FiniteLoss) -> list | None:
+    """The operand's atoms (ratio, P, Q) by decreasing ratio with exact SymPy entries (``oo``
+    for P = 0), equal ratios merged, or None (too many, or no exact table)."""
+    try:
+        atoms = fl.raw_atoms(MAX_OPERAND_ATOMS)
+    except NoClosedForm:
+        return None
+    return atoms
+
+
+def _valid_p(p: Any) -> sp.Expr | None:
+    p = sp.S(p)
+    if p.free_symbols or not p.is_number or p.has(sp.Float):
+        return None
+    if (p > 0) is not sp.true or (p < 1) is not sp.true:
+        return None
+    return p
+
+
+def mix_finite_loss(fl: FiniteLoss | None, p: Any) -> FiniteLoss | None:
+    """The finite loss of f_p = p f + (1 - p) Id for the finite loss ``fl`` of f, 0 < p < 1
+    exact (module docstring), or None."""
+    p = _valid_p(p)
+    if fl is None or p is None:
+        return None
+    atoms = _operand_atoms(fl)
+    if atoms is None:
+        return None
+    out = []
+    for r, P_, Q_ in atoms:
+        rho = sp.S.Infinity if r is sp.S.Infinity else 1 - p + p * r
+        out.append((rho, P_, (1 - p) * P_ + p * Q_))
+    return FiniteLoss.from_atoms(out, ordered=True)
+
+
+def subsample_finite_loss(fl: FiniteLoss | None, p: Any) -> FiniteLoss | None:
+    """The finite loss of C_p(f) for the finite loss ``fl`` of a symmetric f, 0 < p < 1 exact
+    (module docstring: Eq. (13) atom by atom), or None. The caller vouches for the symmetry."""
+    p = _valid_p(p)
+    if fl is None or p is None:
+        return None
+    atoms = _operand_atoms(fl)
+    if atoms is None:
+        return None
+    above, one = [], sp.S.Zero
+    for r, P_, Q_ in atoms:
+        if r is sp.S.Infinity:
+            above.append((r, P_, Q_))
+            continue
+        d = sp.S(r) - 1
+        if d.is_zero:
+            one += P_
+        elif d.is_positive:
+            above.append((r, P_, Q_))
+        elif d.is_negative is not True:
+            return None  # (the sign of log r is not proved: no exact classification)
+    head, tail = [], []
+    m0 = one
+    for r, P_, Q_ in above:
+        mixed = (1 - p) * P_ + p * Q_
+        m0 += (1 - p) * (Q_ - P_)
+        if r is sp.S.Infinity:
+            head.append((sp.S.Infinity, sp.S.Zero, mixed))
+            tail.append((sp.S.Zero, mixed, sp.S.Zero))
+        else:
+            rho = 1 - p + p * r
+            head.append((rho, P_, mixed))
+            tail.append((1 / rho, mixed, P_))
+    out = head + ([(sp.S.One, m0, m0)] if m0 != 0 else []) + tail[::-1]
+    return FiniteLoss.from_atoms(out, ordered=True)
+
+
+#: Precisions tried by :func:`ordered_band`, each twice the last.
+BAND_TRIES = 3
+
+
+def ordered_band(f: Any, alphas: np.ndarray, tol: float = 1e-3,
+                 progress: bool | None = None) -> Band | None:
+    """The certified band of the curve of a node whose exact finite loss was built here (f_p or
+    C_p(g) of a finite operand: atoms in a proved order), from one pass over its atoms
+    (``numeric.finite_np``: the Neyman-Pearson vertices), at the levels ``alphas``; the
+    precision doubled while a level is wider than ``tol`` (f, or the power relative to its
+    upper end). None for any other node (a ``numeric.curves.CURVE_BANDS`` route)."""
+    try:
+        fl = finite_loss(f)
+    except TradeOffError:
+        return None
+    if fl is None or not fl.__dict__.get("_ordered"):
+        return None
+    x = np.asarray(alphas, dtype=np.float64).ravel()
+    tol = max(tol, BAND_TOL_MIN)
+    prec = 64 + int(-math.log2(tol))
+    b = None
+    for _ in range(BAND_TRIES):
+        t = finite_tails(fl, prec)
+        if t is None:
+            return None
+        new = np_band(t, x)
+        b = new if b is None else b.intersect(new)
+        rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
+        if not ((x > 0) & ((b.f_hi - b.f_lo > tol) | (rel > tol))).any():
+            break
+        prec *= 2
+    return b
+
+
+CURVE_BANDS.append(ordered_band)
