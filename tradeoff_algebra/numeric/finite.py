@@ -83,6 +83,7 @@ from .finite_tables import (
     _with_delta,
 )
 from .finite_values import FiniteValues, _sympy_number
+from .lattice2d import has_order, ordered_balls
 from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
 from .protocol import EXACT_TV_ROUTES, LEVEL_ROUTES, POINT_ROUTES, num
 from .value import Value
@@ -361,6 +362,10 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
         (:meth:`from_atoms` with ``ordered``); None otherwise."""
         if self.__dict__.get("_ordered"):
             return self._given_order(prec)
+        if self._lattices():
+            out = ordered_balls(self, prec)
+            if out is not None:
+                return out
         block = self._arb_block(prec)
         if block is None:
             return None
@@ -383,6 +388,22 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
         except LookupError:
             return None
         return [(p, q) for _, p, q in items]
+
+    def _lattices(self) -> bool:
+        """Might the factors lie on two or more lattices (``numeric.lattice2d``: explicit pairs
+        with randomized response or other pairs, no f_{0,delta} part)? A cheap test on the
+        leaves' kinds; the module decides."""
+        kinds = [k for k, _ in self._factors]
+        return "delta" not in kinds and "atoms" in kinds and len(kinds) >= 2
+
+    def arb_first(self) -> bool:
+        """Are the Arb routes the cheaper ones for this loss (the ordered balls of several
+        lattices, or of a pair built in a proved order), where the mpmath table would sort
+        every atom in mpmath?"""
+        if self.is_rational:
+            return False
+        return bool(self.__dict__.get("_ordered")) or (
+            self._lattices() and has_order(self))
 
     def _given_order(self, prec: int) -> list | None:
         """The Arb balls of the masses of a loss built with ``ordered`` (one explicit pair),
