@@ -20,6 +20,7 @@ works on whatever the masses are.
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 
 def product(factors: list) -> list:
@@ -124,3 +125,53 @@ def hull_of_min(pairs_a: list, pairs_b: list) -> list:
                 break
         hull.append(pt)
     return hull
+
+
+# -- products on two lattices: the joint law written out -------------------------------------
+def binomial_law(n: int, eps) -> list:
+    """f_{eps,0}^{(x) n} (randomized response with ratios e^{+-eps}) as (loss, P, Q) per count
+    k of coordinates with ratio e^eps: loss (2k - n) eps, P = C(n,k) e^{(n-k) eps}/(1 + e^eps)^n,
+    Q the same with k and n - k exchanged (mpmath)."""
+    import mpmath
+
+    E = mpmath.exp(eps)
+    out = []
+    for k in range(n + 1):
+        c = mpmath.binomial(n, k) / (1 + E) ** n
+        out.append(((2 * k - n) * eps, c * E ** (n - k), c * E**k))
+    return out
+
+
+def rr_law(n: int, ratio: int, k: int) -> list:
+    """Randomized response with k answers and integer ratio R composed n times, as (exponent d,
+    P, Q) in Fraction: u coordinates at the true answer (P = 1/z, Q = R/z, z = R + k - 1), w at
+    the neighbour's (P = R/z, Q = 1/z), the rest at the k - 2 others (P = Q = (k - 2)/z), by the
+    trinomial count; d = u - w."""
+    from math import comb
+
+    z = ratio + k - 1
+    law: dict = {}
+    for u in range(n + 1):
+        for w in range(n - u + 1):
+            c = comb(n, u) * comb(n - u, w)
+            rest = Fraction(k - 2, z) ** (n - u - w)
+            p = c * Fraction(1, z) ** u * Fraction(ratio, z) ** w * rest
+            q = c * Fraction(ratio, z) ** u * Fraction(1, z) ** w * rest
+            a, b = law.get(u - w, (Fraction(0), Fraction(0)))
+            law[u - w] = (a + p, b + q)
+    return sorted((d, p, q) for d, (p, q) in law.items())
+
+
+def joint(law1: list, law2: list, ell2) -> list:
+    """The product's outcomes (P, Q) and their losses: law1 as (loss, P, Q) in mpmath, law2 as
+    (exponent, P, Q) with loss exponent * ell2."""
+    import mpmath
+
+    out = []
+    for l1, p1, q1 in law1:
+        for d, p2, q2 in law2:
+            p2m = mpmath.mpf(p2.numerator) / p2.denominator
+            q2m = mpmath.mpf(q2.numerator) / q2.denominator
+            out.append((l1 + d * ell2, p1 * p2m, q1 * q2m))
+    return out
+

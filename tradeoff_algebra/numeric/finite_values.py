@@ -365,8 +365,7 @@ class FiniteValues:
                     if not i & 255:
                         budget.check()
                     out.append((arb(fmpz(int(p))) * inv, arb(fmpz(int(q))) * inv))
-            elif (self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS
-                  or self.__dict__.get("_ordered")):
+            elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS or self.arb_first():
                 out = self.arb_ordered(prec)  # built in Arb where the order needs no numbers
                 if out is None:
                     return None

@@ -191,21 +191,16 @@ class LatticeGroups:
         bad = np.flatnonzero(~(gap > margin))
         if bad.size == 0:
             return perm
-        # runs of atoms joined by undecided gaps, each ordered by Arb (and exact ties)
-        start = None
-        for k in list(bad) + [None]:
+        # runs of atoms joined by undecided gaps (rows k and k + 1 for each bad k), each
+        # ordered by Arb (and exact ties)
+        runs = np.split(bad, np.flatnonzero(np.diff(bad) > 1) + 1)
+        for run in runs:
             budget.check()
-            if start is not None and (k is None or k != end):
-                sub = self._order_run(D, start, end + 1)
-                if sub is None:
-                    return None
-                perm[start:end + 1] = perm[start:end + 1][sub]
-                start = None
-            if k is None:
-                break
-            if start is None:
-                start = k
-            end = k + 1
+            a, b = int(run[0]), int(run[-1]) + 2
+            sub = self._order_run(D, a, b)
+            if sub is None:
+                return None
+            perm[a:b] = perm[a:b][sub]
         return perm
 
     def _order_run(self, D: np.ndarray, a: int, b: int) -> list | None:
