@@ -148,3 +148,15 @@ def test_size_limit_declines(monkeypatch):
     fl = finite_loss(_product(11))
     assert lattice2d.ordered_balls(fl, 128) is None
     assert not lattice2d.has_order(fl)
+
+
+def test_time_limit_refuses_at_once():
+    """A table whose lower bound of time exceeds the limit is refused before it is built,
+    naming the table and the time left."""
+    from tradeoff_algebra.numeric import budget
+
+    fl = finite_loss(_product(150))
+    assert lattice2d.has_order(fl)
+    with ta.time_limit(0.002), budget.call("the test's table"):
+        with pytest.raises(budget.TimeLimitExceeded, match="ordered table of .* atoms"):
+            lattice2d.ordered_balls(fl, 128)
