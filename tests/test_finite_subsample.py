@@ -115,21 +115,14 @@ def test_cp_curve_certified_band():
 
 
 def test_mix_of_finite_product():
-    """f_p = p f + (1 - p) Id of RR(1, 3)^3 certified, against the mixture pair's brute-force
-    Neyman-Pearson value at 50 digits; of RR(log 3, 5)^2 exact."""
-    g = ta.Mix(ta.TensorPower(ta.randomized_response(1, 3), 3), R(1, 4))
-    with mpmath.workdps(50):
-        mix = ref.mixed(ref.product([_rr_mp(3, mpmath.e)] * 3), mpmath.mpf(1) / 4)
-        for a in (R(1, 100), R(1, 3)):
-            power = 1 - ref.np_value(mix, mpmath.mpf(a.p) / a.q)
-            v = ta.roc(g, a, dps=25)
-            lo, hi = v.interval()
-            assert v.guarantee == "certified" and lo <= power <= hi
+    """f_p = p f + (1 - p) Id of RR(log 3, 5)^2 (rational masses) exact at two levels, against
+    the mixture pair's brute-force Neyman-Pearson value in Fraction."""
     h = ta.Mix(ta.TensorPower(ta.randomized_response(sp.log(3), 5), 2), R(1, 4))
     mixq = ref.mixed(ref.product([_rr_fraction(5, Fraction(3))] * 2), Fraction(1, 4))
-    v = ta.evaluate(h, R(1, 10))
-    assert v.guarantee == "exact"
-    assert Fraction(str(v.exact)) == ref.np_value(mixq, Fraction(1, 10))
+    for a in (R(1, 10), R(2, 3)):
+        v = ta.evaluate(h, a)
+        assert v.guarantee == "exact"
+        assert Fraction(str(v.exact)) == ref.np_value(mixq, Fraction(int(a.p), int(a.q)))
 
 
 def test_atoms_in_proved_order():

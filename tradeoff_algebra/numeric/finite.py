@@ -50,7 +50,12 @@ sorted tables with their prefix and suffix sums); the mpmath and Arb routes live
 table, simulated without building it, in :mod:`.finite_cost` (the base class
 :class:`~.finite_cost.FiniteCost`). Randomized response composed n times (with f_{0,delta}
 parts) has a closed-form profile (``numeric.binomial_profile``, :meth:`FiniteLoss.binomial_form`),
-which delta takes before a costly table.
+which delta takes before a costly table. Where the masses are irrational, the Arb routes read
+the atoms' balls by decreasing ratio without an mpmath table wherever the order is proved
+without it (:meth:`FiniteLoss.arb_ordered`): one class of randomized-response factors by its
+exponents, products on two or more incommensurate lattices (``numeric.lattice2d``), and pairs
+built in a proved order (f_p and C_p(f) of a finite f, ``numeric.finite_subsample``); such a
+loss answers eps(delta) from those balls too (:meth:`FiniteLoss.arb_first`).
 """
 
 from __future__ import annotations

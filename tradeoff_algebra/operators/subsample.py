@@ -643,13 +643,20 @@ def _subsample_grid(f: Subsample):
 
 def _finite_mixed(f: SamplingOperator, hull: bool):
     """The exact finite loss of f_p (``hull``: of C_p(g) for symmetric g) built atom by atom
-    from the operand's finite loss (``numeric.finite_subsample``), or None."""
+    from the operand's finite loss (``numeric.finite_subsample``), or None; f_p only where the
+    operand's masses are rational."""
     if f.free_symbols or (hull and f.arg.is_symmetric is not True):
         return None
     fl = finite_loss(f.arg)
     if fl is None or not fl.affordable():
         return None
-    return subsample_finite_loss(fl, f.p) if hull else mix_finite_loss(fl, f.p)
+    if hull:
+        return subsample_finite_loss(fl, f.p)
+    # f_p of irrational masses: its ratios 1 - p + p r are closed forms that a product of such
+    # factors would multiply in SymPy (the cost simulation alone took 0.5 s for 50 factors of
+    # RR(1, 3)_{1/10}); its values come from the operand's balls (``_arb_mix``) instead
+    out = mix_finite_loss(fl, f.p) if fl.is_rational else None
+    return out
 
 
 def _finite_exact(f: SamplingOperator, A, hull: bool):
