@@ -143,3 +143,39 @@ def test_p_at_the_ends_not_built_here(p):
 
     fl = finite_loss(ta.TensorPower(ta.randomized_response(sp.log(3), 5), 2))
     assert subsample_finite_loss(fl, p) is None
+
+
+def test_power_of_subsampled_pair_certified():
+    """C_{1/10}(RR(1, 3))^{(x) 50}: the subsampled pair is now finite (three atoms of ratios
+    rho, 1, 1/rho), so the power is a lattice product answered in Arb. Reference: the atoms
+    read off the brute-force hull's knots (width and drop of each piece) at 50 digits, their
+    50-fold law by trinomial counts, eps(1e-6) bracketed by its hockey-stick sums."""
+    from math import comb
+
+    f = ta.TensorPower(ta.C(P10, ta.randomized_response(1, 3)), 50)
+    v = ta.epsilon(f, R(1, 10**6), dps=20)
+    assert v.guarantee == "certified"
+    with mpmath.workdps(50):
+        mix = ref.mixed(_rr_mp(3, mpmath.e), mpmath.mpf(1) / 10)
+        k = ref.hull_of_min(mix, ref.swapped(mix))
+        pieces: list = []
+        for (x0, y0), (x1, y1) in zip(k, k[1:], strict=False):
+            if not x1 > x0:
+                continue
+            w, h = x1 - x0, y0 - y1
+            if pieces and abs(h / w - pieces[-1][1] / pieces[-1][0]) < mpmath.mpf(10) ** -30:
+                w, h = w + pieces[-1][0], h + pieces[-1][1]  # (collinear within rounding)
+                pieces.pop()
+            pieces.append((w, h))
+        assert len(pieces) == 3  # (ratios rho > 1 = 1 > 1/rho)
+        (pa, qa), (pz, qz), (pb, qb) = pieces
+        pairs = []
+        for u in range(51):
+            for w in range(51 - u):
+                c = comb(50, u) * comb(50 - u, w)
+                rest = 50 - u - w
+                pairs.append((c * pa**u * pb**w * pz**rest, c * qa**u * qb**w * qz**rest))
+        lo, hi = v.interval()
+        d = mpmath.mpf(10) ** -6
+        assert ref.hockey(pairs, mpmath.exp(mpmath.mpf(lo))) > d
+        assert ref.hockey(pairs, mpmath.exp(mpmath.mpf(hi))) <= d
