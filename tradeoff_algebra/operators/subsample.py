@@ -38,6 +38,7 @@ from ..numeric.protocol import (
     arb_value,
     exact_value,
     mp_delta,
+    mp_epsilon,
     mp_roc,
     mp_value,
     np_value,
@@ -570,6 +571,22 @@ def _register_subsample_numerics() -> None:
             return _mp.zero, _mp.zero
         return subsample_profile(f.arg, p, eps)
 
+
+    @mp_epsilon.register(Subsample)
+    def _(f, d):
+        """eps(d) of C_p(g) for symmetric g from the exact finite loss built atom by atom
+        (``numeric.finite_subsample``): the crossing proved from its ordered Arb balls
+        (``FiniteValues.arb_epsilon``, a CertifiedPair); None otherwise (the bracketing search
+        on delta answers)."""
+        if subsample_target(f) is not None:
+            return None
+        fl = _finite_mixed(f, True)
+        if fl is None or not fl.arb_first():
+            return None
+        r = fl.arb_epsilon(d)
+        if r is not None:
+            trace.note("C_p(f) as a finite pair (Eq. (13)) in Arb")
+        return r
 
     @exact_value.register(Subsample)
     def _(f, A, Ac):
