@@ -160,3 +160,34 @@ def test_time_limit_refuses_at_once():
     with ta.time_limit(0.002), budget.call("the test's table"):
         with pytest.raises(budget.TimeLimitExceeded, match="ordered table of .* atoms"):
             lattice2d.ordered_balls(fl, 128)
+
+
+def test_three_lattices_against_joint_law():
+    """f_{1/10,0}^6 (x) RR(log 3, 5)^4 (x) RR(1/7, 3)^3: three groups (bases e^{1/10}, 3, e^{1/7}),
+    the order proved across all three; roc and delta against the joint law at 50 digits."""
+    f = ta.Tensor(ta.TensorPower(ta.EpsDelta(R(1, 10)), 6),
+                  ta.TensorPower(ta.randomized_response(sp.log(3), 5), 4),
+                  ta.TensorPower(ta.randomized_response(R(1, 7), 3), 3))
+    fl = finite_loss(f)
+    assert lattice2d.has_order(fl) and len(fl.__dict__["_lattice_groups"].groups) == 3
+    with mpmath.workdps(50):
+        e3 = mpmath.exp(mpmath.mpf(1) / 7)
+        law12 = ref.joint(ref.binomial_law(6, mpmath.mpf(1) / 10), ref.rr_law(4, 3, 5),
+                          mpmath.log(3))
+        law3 = [(p, q) for p, q in ref.product([_rr3(e3)] * 3)]
+        pairs = [(p1 * p3, q1 * q3) for _, p1, q1 in law12 for p3, q3 in law3]
+        power = 1 - ref.np_value(pairs, mpmath.mpf(1) / 10)
+        dtruth = ref.hockey(pairs, mpmath.exp(mpmath.mpf(1) / 3))
+    v = ta.roc(f, R(1, 10), dps=25)
+    lo, hi = v.interval()
+    assert v.guarantee == "certified" and lo <= power <= hi
+    d = ta.delta(f, R(1, 3), dps=25)
+    lo, hi = d.interval()
+    assert d.guarantee == "certified" and lo <= dtruth <= hi
+
+
+def _rr3(e):
+    """Randomized response with 3 answers and ratio e (mpmath): the true answer, the
+    neighbour's, the third."""
+    z = e + 2
+    return [(1 / z, e / z), (e / z, 1 / z), (1 / z, 1 / z)]

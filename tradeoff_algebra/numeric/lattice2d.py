@@ -17,9 +17,10 @@ rational), every mass checked to be a positive ball.
 
 **Order.** The atoms are sorted by their float losses; each adjacent pair a, b is then proved
 L_a >= L_b: the difference sum_g (d_ga - d_gb) log R_g is an integer combination of the logs,
-computed in floats with |error| <= sum_g |Delta_g| r_g + 4 u (|L_a| + |L_b|) (r_g >= |log R_g -
-its float|, from the Arb ball; u = 2^-53: the float loss of an atom is a sum of G products, each
-rounded), so a float gap above that bound proves the order; a smaller gap is decided by the Arb
+computed in floats with |error| <= sum_g |Delta_g| r_g + 4 u (|L_a| + |L_b|) + (G + 3) u
+sum_g (|d_ga| + |d_gb|) |log R_g| (r_g >= |log R_g - its float|, from the Arb ball; u = 2^-53:
+the float loss of an atom is a sum of G rounded products, the gap one more rounding), so a
+float gap above that bound proves the order; a smaller gap is decided by the Arb
 ball of the difference at 256 and then 1024 bits, and a difference whose ball still contains 0 by
 proving the two ratios equal exactly (prod_g R_g^{Delta_g} = 1 simplified by SymPy: commensurate
 bases that were not merged); anything else is not proved and no ordered table is given (the
@@ -192,8 +193,9 @@ class LatticeGroups:
             return perm
         delta = D[:-1] - D[1:]
         gap = loss[:-1] - loss[1:]
+        w = (len(self.groups) + 3) * _U  # (G products and G - 1 sums per float loss)
         margin = np.abs(delta) @ self._r + 4 * _U * (np.abs(loss[:-1]) + np.abs(loss[1:])) \
-            + 4 * _U * (np.abs(D[:-1]) @ np.abs(self._ellf) + np.abs(D[1:]) @ np.abs(self._ellf))
+            + w * (np.abs(D[:-1]) @ np.abs(self._ellf) + np.abs(D[1:]) @ np.abs(self._ellf))
         bad = np.flatnonzero(~(gap > margin))
         if bad.size == 0:
             return perm
