@@ -658,10 +658,25 @@ def _subsample_grid(f: Subsample):
     return m if m is None or float(f.p) == 0 else SubsampleLoss(m)
 
 
+_FINITE_MIXED: dict = {}
+
+
 def _finite_mixed(f: SamplingOperator, hull: bool):
     """The exact finite loss of f_p (``hull``: of C_p(g) for symmetric g) built atom by atom
     from the operand's finite loss (``numeric.finite_subsample``), or None; f_p only where the
-    operand's masses are rational."""
+    operand's masses are rational. Kept for the last 64 nodes (its tables and balls are the
+    loss's own caches: built once, not at every question)."""
+    key = (f, hull)
+    if key in _FINITE_MIXED:
+        return _FINITE_MIXED[key]
+    out = _build_finite_mixed(f, hull)
+    if len(_FINITE_MIXED) >= 64:
+        _FINITE_MIXED.clear()
+    _FINITE_MIXED[key] = out
+    return out
+
+
+def _build_finite_mixed(f: SamplingOperator, hull: bool):
     if f.free_symbols or (hull and f.arg.is_symmetric is not True):
         return None
     fl = finite_loss(f.arg)
