@@ -179,3 +179,26 @@ def test_power_of_subsampled_pair_certified():
         d = mpmath.mpf(10) ** -6
         assert ref.hockey(pairs, mpmath.exp(mpmath.mpf(lo))) > d
         assert ref.hockey(pairs, mpmath.exp(mpmath.mpf(hi))) <= d
+
+
+def test_asymmetric_rational_cp_exact():
+    """C_{1/10}(f) for the asymmetric f = T(P, Q)^3, P = (1/2, 1/2), Q = (1/4, 3/4): exact values
+    against the hull of min{f_p, f_p^{-1}} built from the minimum at the knots and at every
+    crossing of two pieces (the reference's construction; the library takes the lower hull of
+    both knot sets), and delta at e^eps = 3/2 against the larger hockey stick of the two
+    directions (the conjugate route)."""
+    P, Q = [Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(3, 4)]
+    g = ta.TensorPower(ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]), 3)
+    f = ta.C(P10, g)
+    pairs = ref.product([list(zip(P, Q, strict=True))] * 3)
+    mix = ref.mixed(pairs, Fraction(1, 10))
+    hull = ref.hull_of_min(mix, ref.swapped(mix))
+    for a in (R(0), R(1, 100), R(1, 5), R(1, 2), R(7, 10)):
+        v = ta.evaluate(f, a)
+        assert v.guarantee == "exact"
+        assert Fraction(str(v.exact)) == ref.pl_at(hull, Fraction(int(a.p), int(a.q)))
+    d = ta.delta(f, sp.log(R(3, 2)))
+    truth = max(ref.hockey(mix, Fraction(3, 2)), ref.hockey(ref.swapped(mix), Fraction(3, 2)))
+    assert d.guarantee == "exact" and d.exact == sp.Rational(truth.numerator, truth.denominator)
+    e = ta.epsilon(f, R(1, 1000))
+    assert e.guarantee in ("certified", "exact")

@@ -35,6 +35,7 @@ log r_i exactly (their exact ratio keys), never by a rounded number.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,8 @@ from .finite_np import finite_tails
 from .lattice_np import np_band
 from .profile_band import Band
 
-__all__ = ["mix_finite_loss", "subsample_finite_loss", "ordered_band", "MAX_OPERAND_ATOMS"]
+__all__ = ["mix_finite_loss", "subsample_finite_loss", "hull_finite_loss", "ordered_band",
+           "MAX_OPERAND_ATOMS"]
 
 #: The most atoms of an operand whose exact atoms are read (a symbolic table beyond this is
 #: SymPy work the other routes do better).
@@ -124,6 +126,54 @@ def subsample_finite_loss(fl: FiniteLoss | None, p: Any) -> FiniteLoss | None:
             tail.append((1 / rho, mixed, P_))
     out = head + ([(sp.S.One, m0, m0)] if m0 != 0 else []) + tail[::-1]
     return FiniteLoss.from_atoms(out, ordered=True)
+
+
+def hull_finite_loss(fl: FiniteLoss | None, p: Any) -> FiniteLoss | None:
+    """The finite loss of C_p(f) = C(f_p) = min{f_p, f_p^{-1}}^{**} (Def. 6) for any finite f
+    whose masses and p are rational, exactly: the epigraph of min{g, g^{-1}} is the union of the
+    two epigraphs, so its closed convex hull is the hull of both curves' knots (with the upward
+    rays), and the lower convex envelope is the lower hull of the knots of g = f_p and of their
+    mirror images (g^{-1}'s graph is g's reflected in the diagonal; a crossing of the two curves
+    lies on a segment of each, inside that hull). The hull's pieces are the atoms: width the
+    P-mass, drop the Q-mass, a vertical piece at 0 the Q-mass at ratio oo. None where a mass is
+    irrational (no exact orientation test) or the operand has too many atoms."""
+    p = _valid_p(p)
+    if fl is None or p is None or not isinstance(p, sp.Rational) or not fl.is_rational:
+        return None
+    atoms = _operand_atoms(fl)
+    if atoms is None:
+        return None
+    q = Fraction(int(p.p), int(p.q))
+    x, top, knots = Fraction(0), Fraction(1), []
+    for _r, P_, Q_ in atoms:  # g = T(P, (1 - p) P + p Q): knots by decreasing ratio
+        Pf, Qf = Fraction(int(P_.p), int(P_.q)), Fraction(int(Q_.p), int(Q_.q))
+        if not knots:
+            knots.append((x, top))
+        x, top = x + Pf, top - ((1 - q) * Pf + q * Qf)
+        knots.append((x, top))
+    pts = sorted(set(knots) | {(b, a) for a, b in knots})
+    hull: list = []
+    for pt in pts:
+        if hull and hull[-1][0] == pt[0]:
+            continue  # (the lowest point at this abscissa came first)
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(pt)
+    out = []
+    if hull[0][1] < 1:  # (the test of size 0 rejects the singular part)
+        out.append((sp.S.Infinity, sp.S.Zero, sp.Rational(1) - _rat(hull[0][1])))
+    for (x0, y0), (x1, y1) in zip(hull, hull[1:], strict=False):
+        w, h = x1 - x0, y0 - y1
+        out.append((_rat(h / w), _rat(w), _rat(h)))
+    return FiniteLoss.from_atoms(out, ordered=True)
+
+
+def _rat(x: Fraction) -> sp.Rational:
+    return sp.Rational(x.numerator, x.denominator)
 
 
 #: Precisions tried by :func:`ordered_band`, each twice the last.

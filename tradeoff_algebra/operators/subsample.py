@@ -22,7 +22,7 @@ from ..families.trivial import Id
 from ..numeric.capability import profile_form
 from ..numeric.context import mp as _mp
 from ..numeric.finite import finite_loss
-from ..numeric.finite_subsample import mix_finite_loss, subsample_finite_loss
+from ..numeric.finite_subsample import hull_finite_loss, mix_finite_loss, subsample_finite_loss
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.knots_eval import pl_finite_loss, pl_hull_exact, pl_knots_cached, pl_mp_delta
 from ..numeric.pld import leaf_model
@@ -596,11 +596,11 @@ def _register_subsample_numerics() -> None:
             if v is not None:
                 return v
         g = f.arg
-        if g.is_symmetric is not True or not isinstance(f.p, sp.Rational):
-            return _pl_exact_subsample(f, A)
-        v = _finite_exact(f, A, True)
+        v = _finite_exact(f, A, True) if isinstance(f.p, sp.Rational) else None
         if v is not None:
             return v
+        if g.is_symmetric is not True or not isinstance(f.p, sp.Rational):
+            return _pl_exact_subsample(f, A)
         x = g._eval_fixed_point()
         if not isinstance(x, sp.Rational):
             return None
@@ -677,13 +677,14 @@ def _finite_mixed(f: SamplingOperator, hull: bool):
 
 
 def _build_finite_mixed(f: SamplingOperator, hull: bool):
-    if f.free_symbols or (hull and f.arg.is_symmetric is not True):
+    if f.free_symbols:
         return None
     fl = finite_loss(f.arg)
     if fl is None or not fl.affordable():
         return None
-    if hull:
-        return subsample_finite_loss(fl, f.p)
+    if hull:  # (symmetric: Eq. (13) atom by atom; else the exact hull of rational knots)
+        return (subsample_finite_loss(fl, f.p) if f.arg.is_symmetric is True
+                else hull_finite_loss(fl, f.p))
     # f_p of irrational masses: its ratios 1 - p + p r are closed forms that a product of such
     # factors would multiply in SymPy (the cost simulation alone took 0.5 s for 50 factors of
     # RR(1, 3)_{1/10}); its values come from the operand's balls (``_arb_mix``) instead
