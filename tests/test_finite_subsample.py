@@ -202,3 +202,35 @@ def test_asymmetric_rational_cp_exact():
     assert d.guarantee == "exact" and d.exact == sp.Rational(truth.numerator, truth.denominator)
     e = ta.epsilon(f, R(1, 1000))
     assert e.guarantee in ("certified", "exact")
+
+
+def test_asymmetric_irrational_cp_certified():
+    """C_{1/10}(f), f = T(P, Q)^3 with P = (e^-1/2, 1 - e^-1/2), Q = (1/4, 3/4): the hull of
+    closed-form knots decided by Arb orientations; roc, delta and eps certified against the
+    reference's hull through every crossing and the conjugate profile at 50 digits."""
+    e = sp.exp(-1) / 2
+    f = ta.C(P10, ta.TensorPower(ta.Discrete([e, 1 - e], [R(1, 4), R(3, 4)]), 3))
+    with mpmath.workdps(50):
+        em = mpmath.exp(-1) / 2
+        pairs = ref.product([[(em, mpmath.mpf(1) / 4), (1 - em, mpmath.mpf(3) / 4)]] * 3)
+        mix = ref.mixed(pairs, mpmath.mpf(1) / 10)
+        hull = ref.hull_of_min(mix, ref.swapped(mix))
+        for a in (R(1, 100), R(1, 3), R(3, 4)):
+            power = 1 - ref.pl_at(hull, mpmath.mpf(a.p) / a.q)
+            v = ta.roc(f, a, dps=25)
+            lo, hi = v.interval()
+            assert v.guarantee == "certified" and lo <= power <= hi
+        t = mpmath.exp(mpmath.mpf(1) / 50)
+        truth = max(ref.hockey(mix, t), ref.hockey(ref.swapped(mix), t))
+        d = ta.delta(f, R(1, 50), dps=25)
+        lo, hi = d.interval()
+        assert d.guarantee == "certified" and truth > 0 and lo <= truth <= hi
+        v = ta.epsilon(f, R(1, 100), dps=25)
+        assert v.guarantee == "certified"
+        lo, hi = v.interval()
+
+        def prof(x):
+            u = mpmath.exp(x)
+            return max(ref.hockey(mix, u), ref.hockey(ref.swapped(mix), u))
+
+        assert prof(mpmath.mpf(lo)) > mpmath.mpf(1) / 100 >= prof(mpmath.mpf(hi))

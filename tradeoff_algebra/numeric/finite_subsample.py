@@ -42,6 +42,7 @@ import numpy as np
 import sympy as sp
 
 from ..core.errors import NoClosedForm, TradeOffError
+from .context import arb_precision
 from .curves import BAND_TOL_MIN, CURVE_BANDS
 from .finite import FiniteLoss, finite_loss
 from .finite_np import finite_tails
@@ -138,8 +139,10 @@ def hull_finite_loss(fl: FiniteLoss | None, p: Any) -> FiniteLoss | None:
     P-mass, drop the Q-mass, a vertical piece at 0 the Q-mass at ratio oo. None where a mass is
     irrational (no exact orientation test) or the operand has too many atoms."""
     p = _valid_p(p)
-    if fl is None or p is None or not isinstance(p, sp.Rational) or not fl.is_rational:
+    if fl is None or p is None:
         return None
+    if not isinstance(p, sp.Rational) or not fl.is_rational:
+        return _ball_hull_loss(fl, p)
     atoms = _operand_atoms(fl)
     if atoms is None:
         return None
@@ -170,6 +173,99 @@ def hull_finite_loss(fl: FiniteLoss | None, p: Any) -> FiniteLoss | None:
         w, h = x1 - x0, y0 - y1
         out.append((_rat(h / w), _rat(w), _rat(h)))
     return FiniteLoss.from_atoms(out, ordered=True)
+
+
+#: Bits of the balls whose orientation tests decide the hull of irrational knots.
+HULL_PREC = 256
+
+
+class _Undecided(Exception):
+    """An orientation or an abscissa that neither the balls nor SymPy decide."""
+
+
+def _exactly_zero(e: sp.Expr) -> bool:
+    """Is the closed form e exactly 0 (SymPy's simplification; False where it cannot tell)?"""
+    try:
+        return e == 0 or sp.simplify(e) == 0
+    except (TypeError, ValueError):  # pragma: no cover - SymPy's own failures
+        return False
+
+
+def _ball_hull_loss(fl: FiniteLoss, p: sp.Expr) -> FiniteLoss | None:
+    """:func:`hull_finite_loss` for closed-form masses: the same lower hull of the knots of f_p
+    and their mirror images, each knot a ball of its exact coordinates (cumulative sums of the
+    masses' balls at :data:`HULL_PREC` bits) beside its exact SymPy form; every comparison of
+    abscissas and every orientation decided by the balls, or, where a ball contains 0, proved
+    0 by SymPy (equal abscissas, collinear knots); else None. The hull's knots being strictly
+    convex, the pieces' ratios decrease strictly: the atoms are built in a proved order."""
+    from flint import arb
+
+    from .arb_expr import Unenclosable, arb_enclose
+
+    atoms = _operand_atoms(fl)
+    if atoms is None:
+        return None
+    try:
+        with arb_precision(HULL_PREC):
+            pb = arb_enclose(p, prec=HULL_PREC)
+            xs, ys = [sp.S.Zero], [sp.S.One]
+            xb, yb = [arb(0)], [arb(1)]
+            for _, P_, Q_ in atoms:
+                R_ = (1 - p) * P_ + p * Q_
+                Pb, Qb = arb_enclose(P_, prec=HULL_PREC), arb_enclose(Q_, prec=HULL_PREC)
+                xs.append(xs[-1] + P_)
+                ys.append(ys[-1] - R_)
+                xb.append(xb[-1] + Pb)
+                yb.append(yb[-1] - ((1 - pb) * Pb + pb * Qb))
+            # the last knot is (1, 0): each side's masses sum to 1 (a pair of distributions)
+            xs[-1], ys[-1], xb[-1], yb[-1] = sp.S.One, sp.S.Zero, arb(1), arb(0)
+            pts = [(xb[i], yb[i], xs[i], ys[i]) for i in range(len(xs))]
+            pts += [(yb[i], xb[i], ys[i], xs[i]) for i in range(len(xs))]
+            pts.sort(key=lambda t: (float(t[0].mid()), float(t[1].mid())))
+            hull = _ball_chain(pts)
+    except (_Undecided, Unenclosable, ValueError, ZeroDivisionError):
+        return None
+    out = []
+    x0, y0 = hull[0][2], hull[0][3]
+    if not (hull[0][0] == 0 and x0 == 0):
+        return None
+    if not _exactly_zero(1 - y0):
+        out.append((sp.S.Infinity, sp.S.Zero, 1 - y0))
+    for (_, _, xa, ya), (_, _, xc, yc) in zip(hull, hull[1:], strict=False):
+        w, h = xc - xa, ya - yc
+        out.append((sp.S.Zero if _exactly_zero(h) else h / w, w, h))
+    return FiniteLoss.from_atoms(out, ordered=True)
+
+
+def _ball_chain(pts: list) -> list:
+    """The lower hull (Andrew's monotone chain) of points (x ball, y ball, x exact, y exact)
+    sorted by their midpoints; raises _Undecided where a decision is not proved."""
+    dedup: list = []
+    for pt in pts:
+        if dedup:
+            prev = dedup[-1]
+            if not pt[0] > prev[0]:
+                if not _exactly_zero(pt[2] - prev[2]):
+                    raise _Undecided  # (not proved apart, nor equal)
+                if pt[1] < prev[1]:
+                    dedup[-1] = pt  # (the lower point at one abscissa)
+                elif not pt[1] >= prev[1] and not _exactly_zero(pt[3] - prev[3]):
+                    raise _Undecided
+                continue
+        dedup.append(pt)
+    hull: list = []
+    for pt in dedup:
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = (b[0] - a[0]) * (pt[1] - a[1]) - (b[1] - a[1]) * (pt[0] - a[0])
+            if cross > 0:
+                break
+            if not cross <= 0 and not _exactly_zero(
+                    (b[2] - a[2]) * (pt[3] - a[3]) - (b[3] - a[3]) * (pt[2] - a[2])):
+                raise _Undecided
+            hull.pop()
+        hull.append(pt)
+    return hull
 
 
 def _rat(x: Fraction) -> sp.Rational:

@@ -574,7 +574,7 @@ def _register_subsample_numerics() -> None:
 
     @mp_epsilon.register(Subsample)
     def _(f, d):
-        """eps(d) of C_p(g) for symmetric g from the exact finite loss built atom by atom
+        """eps(d) of C_p(g) for a finite g from the exact finite loss built atom by atom
         (``numeric.finite_subsample``): the crossing proved from its ordered Arb balls
         (``FiniteValues.arb_epsilon``, a CertifiedPair); None otherwise (the bracketing search
         on delta answers)."""
@@ -585,7 +585,7 @@ def _register_subsample_numerics() -> None:
             return None
         r = fl.arb_epsilon(d)
         if r is not None:
-            trace.note("C_p(f) as a finite pair (Eq. (13)) in Arb")
+            trace.note("C_p(f) as a finite pair in Arb")
         return r
 
     @exact_value.register(Subsample)
