@@ -1,5 +1,5 @@
 """The exact finite pairs of f_p and C_p(f) for a finite f: mixing with the identity and
-subsampling of a finite pair, atom by atom.
+subsampling of a finite pair, atom by atom (symmetric f) or as the hull of knots (any f).
 
 Let f = T(P, Q) be finite, with atoms (r_i, P_i, Q_i) by decreasing likelihood ratio r_i = Q_i/P_i
 (``numeric.finite``; r = oo where P_i = 0).
@@ -25,6 +25,11 @@ positive terms (no cancellation). The three groups are in decreasing order of ra
 construction (rho_i > 1 decreasing in r_i, then 1, then 1/rho_i increasing in r_i), and their
 ratios are distinct, so the table needs no comparison of ratios (``FiniteLoss.from_atoms`` with
 ``ordered``). A ratio oo (P_i = 0) gives the atom (oo, 0, p Q_i) and its mirror (0, p Q_i, 0).
+
+**Subsampling** of any finite f (Def. 6): the epigraph of min{f_p, f_p^{-1}} is the union of
+the two epigraphs, so C_p(f) is the lower convex hull of the knots of f_p and of their mirror
+images (:func:`hull_finite_loss`): exactly in Fraction where the masses are rational, else with
+every comparison decided by Arb balls of the exact knots (SymPy proving the zeros).
 
 Masses are exact SymPy numbers built from f's exact table (rationals when f's masses and p are
 rational: then every result is exact) or from its symbolic table (closed forms in e^eps, whose
