@@ -64,7 +64,11 @@ MAX_OPERAND_ATOMS = 4000
 
 def _operand_atoms(fl: FiniteLoss) -> list | None:
     """The operand's atoms (ratio, P, Q) by decreasing ratio with exact SymPy entries (``oo``
-    for P = 0), equal ratios merged, or None (too many, or no exact table)."""
+    for P = 0), equal ratios merged, or None (too many, or no exact table). Closed-form masses
+    only where the loss's own symbolic table is small (``FiniteValues.ARB_SYMBOLIC_ATOMS``: the
+    table of RR(1, 3)^30 in SymPy took 29 s)."""
+    if not fl.is_rational and fl._op_count() > 4 * fl.ARB_SYMBOLIC_ATOMS:
+        return None
     try:
         atoms = fl.raw_atoms(MAX_OPERAND_ATOMS)
     except NoClosedForm:
