@@ -50,7 +50,12 @@ sorted tables with their prefix and suffix sums); the mpmath and Arb routes live
 table, simulated without building it, in :mod:`.finite_cost` (the base class
 :class:`~.finite_cost.FiniteCost`). Randomized response composed n times (with f_{0,delta}
 parts) has a closed-form profile (``numeric.binomial_profile``, :meth:`FiniteLoss.binomial_form`),
-which delta takes before a costly table.
+which delta takes before a costly table. Where the masses are irrational, the Arb routes read
+the atoms' balls by decreasing ratio without an mpmath table wherever the order is proved
+without it (:meth:`FiniteLoss.arb_ordered`): one class of randomized-response factors by its
+exponents, products on two or more incommensurate lattices (``numeric.lattice2d``), and pairs
+built in a proved order (f_p and C_p(f) of a finite f, ``numeric.finite_subsample``); such a
+loss answers eps(delta) from those balls too (:meth:`FiniteLoss.arb_first`).
 """
 
 from __future__ import annotations
@@ -83,6 +88,7 @@ from .finite_tables import (
     _with_delta,
 )
 from .finite_values import FiniteValues, _sympy_number
+from .lattice2d import has_order, ordered_balls
 from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
 from .protocol import EXACT_TV_ROUTES, LEVEL_ROUTES, POINT_ROUTES, num
 from .value import Value
@@ -132,10 +138,16 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
         return cls({("atoms", tuple(atoms)): 1})
 
     @classmethod
-    def from_atoms(cls, atoms: Any) -> FiniteLoss:
+    def from_atoms(cls, atoms: Any, ordered: bool = False) -> FiniteLoss:
         """The loss given by its atoms ``(ratio, P-mass, Q-mass)``: exact SymPy numbers, distinct
-        ratios (``S.Infinity`` for P-mass 0), masses summing to 1 on each side (not checked)."""
-        return cls({("atoms", tuple((sp.S(r), sp.S(p), sp.S(q)) for r, p, q in atoms)): 1})
+        ratios (``S.Infinity`` for P-mass 0), masses summing to 1 on each side (not checked).
+        ``ordered``: the caller proves the atoms are given by strictly decreasing ratio (the
+        mixed and subsampled pairs of ``numeric.finite_subsample``, by construction), so their
+        Arb balls are read in that order without comparing ratios (:meth:`arb_ordered`)."""
+        out = cls({("atoms", tuple((sp.S(r), sp.S(p), sp.S(q)) for r, p, q in atoms)): 1})
+        if ordered:
+            out.__dict__["_ordered"] = True
+        return out
 
     @classmethod
     def epsdelta(cls, eps: Any, delta: Any = 0) -> FiniteLoss:
@@ -351,7 +363,14 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
     def arb_ordered(self, prec: int) -> list | None:
         """:meth:`arb_items` by decreasing ratio where the order is exact without numbers: one
         class of randomized-response factors (ratios e^{k L}, L > 0: by the exponent k) with
-        f_{0,delta} parts (ratios oo first, 0 last); None otherwise."""
+        f_{0,delta} parts (ratios oo first, 0 last); atoms given in a proved order
+        (:meth:`from_atoms` with ``ordered``); None otherwise."""
+        if self.__dict__.get("_ordered"):
+            return self._given_order(prec)
+        if self._lattices():
+            out = ordered_balls(self, prec)
+            if out is not None:
+                return out
         block = self._arb_block(prec)
         if block is None:
             return None
@@ -374,6 +393,59 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
         except LookupError:
             return None
         return [(p, q) for _, p, q in items]
+
+    def _lattices(self) -> bool:
+        """Might the factors lie on two or more lattices (``numeric.lattice2d``: explicit pairs
+        with randomized response or other pairs, no f_{0,delta} part)? A cheap test on the
+        leaves' kinds; the module decides."""
+        kinds = [k for k, _ in self._factors]
+        return "delta" not in kinds and "atoms" in kinds and len(kinds) >= 2
+
+    def arb_first(self) -> bool:
+        """Are the Arb routes the cheaper ones for this loss (the ordered balls of several
+        lattices, or of a pair built in a proved order), where the mpmath table would sort
+        every atom in mpmath?"""
+        if self.is_rational:
+            return False
+        return bool(self.__dict__.get("_ordered")) or (
+            self._lattices() and has_order(self))
+
+    def _given_order(self, prec: int) -> list | None:
+        """The Arb balls of the masses of a loss built with ``ordered`` (one explicit pair),
+        in the order given; None where a mass has no enclosure."""
+        from .arb_expr import Unenclosable, arb_enclose
+
+        ((_, atoms), m), = self._factors.items()
+        if m != 1:  # (a power of the pair: its atoms are no longer the ones given)
+            return None
+        out = []
+        try:
+            for i, (_, p, q) in enumerate(atoms):
+                _tick(i)
+                if p == 0 and q == 0:
+                    continue
+                out.append((arb_enclose(p, prec=prec), arb_enclose(q, prec=prec)))
+        except (Unenclosable, ValueError, ZeroDivisionError):
+            return None
+        return out
+
+    def raw_atoms(self, max_atoms: int) -> list | None:
+        """(ratio, P-mass, Q-mass) by decreasing ratio, equal ratios merged, exact SymPy numbers
+        (``oo`` for P-mass 0) as the table holds them (rationals, or closed forms in e^eps not
+        cancelled: :meth:`atoms` factors each one), or None beyond ``max_atoms`` atoms. Raises
+        NoClosedForm where no exact or symbolic table can be built."""
+        t = self._exact_table()
+        if t is None:
+            t = self._symbolic_table()
+        if len(t.keys) > max_atoms:
+            return None
+        if t.mode.kind == "exact":
+            return [(r, p, q) for r, p, q in self.atoms()]
+        out = []
+        for k, p, q in zip(t.keys, t.P, t.Q, strict=True):
+            r = t.exact_ratio(k)
+            out.append((sp.S.Infinity if r is None else sp.S(r), p, q))
+        return out
 
     def _block(self, mode: _Mode) -> tuple:
         """(items, den, gens) of the product block in ``mode``: items (key, P, Q)."""

@@ -18,10 +18,12 @@ The tables they read are built by :class:`~.finite.FiniteLoss` (``_mp_table``,
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from typing import Any
 
 import sympy as sp
+from mpmath.libmp import round_ceiling, round_floor, round_nearest
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.validate import mpf_rational
@@ -31,7 +33,7 @@ from .finite_tables import _Table
 from .precision_loop import precision_loop
 from .protocol import GUARD_DPS, as_level, num
 from .roots import Probe, findroot
-from .value import Value
+from .value import CertifiedPair, Value
 
 __all__ = ["FiniteValues", "MAX_EXTRA_BITS"]
 
@@ -209,6 +211,10 @@ class FiniteValues:
         ``S = {r > e^eps}`` is fixed and ``delta = Q(S) - e^eps P(S)``, so the crossing is
         ``eps = log((Q(S) - d)/P(S))`` on the bracket found by bisection over the log-ratios.
         """
+        if self.arb_first():
+            r = self.arb_epsilon(d)
+            if r is not None:
+                return r
         p = mp.prec
         t = self._mp_table(p + _guard_bits(self._op_count()))
         q_inf = t.Q[0] if t.has_inf else mp.zero
@@ -254,6 +260,68 @@ class FiniteValues:
 
         return self._rising(step)
 
+    def arb_first(self) -> bool:
+        """Are the Arb routes the cheaper ones (the loss says)?"""
+        return False
+
+    def arb_epsilon(self, d) -> CertifiedPair | None:
+        """eps(d) proved from the atoms' balls by decreasing ratio (:meth:`arb_masses`), at the
+        current precision, or None (no ordered balls, or the crossing not located).
+
+        Between consecutive ratios r_k < r_{k-1} the set S = {r > e^eps} is the first k atoms
+        and delta(eps) = Q(S) - e^eps P(S) (Prop. 6), so eps(d) = log y with y = (Q(S) - d)/P(S)
+        wherever r_k <= y <= r_{k-1}: that inclusion, proved by the balls, makes the ball of
+        log y an enclosure of eps(d). The k is located by the balls' midpoints in floats and
+        proved (its neighbours tried where it is not); delta(0) <= d proved gives 0."""
+        from flint import arb
+
+        from .arb import arb_endpoint, arb_exact
+
+        p = mp.prec
+        for prec in (p + 64, 2 * p + 64):
+            masses = self.arb_masses(prec)
+            if not masses:
+                return None
+            with arb_precision(prec):
+                db = arb_exact(d)
+                n = len(masses)
+                QS, PS = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
+                for i, (P_, Q_) in enumerate(masses):
+                    if not i & 1023:
+                        budget.check()
+                    QS[i + 1], PS[i + 1] = QS[i] + Q_, PS[i] + P_
+                if PS[n] == 0:
+                    return None
+                ratio = [Q_ / P_ if P_ > 0 else None for P_, Q_ in masses]
+                if any(r is None for r in ratio[1:]) or not all(P_ > 0 or P_ == 0
+                                                                 for P_, _ in masses):
+                    return None
+                if self.arb_delta(sp.S.Zero, prec) <= db:
+                    return CertifiedPair(mp.zero, mp.zero)
+                qf = [float(x.mid()) for x in QS]
+                pf = [float(x.mid()) for x in PS]
+                rf = [math.inf if r is None else float(r.mid()) for r in ratio]
+                df = float(d)
+                k = next((j for j in range(1, n) if qf[j] - rf[j] * pf[j] > df), n)
+                for j in (k, k - 1, k + 1, k - 2, k + 2):
+                    if not 1 <= j < n:
+                        continue
+                    if not (PS[j] > 0 and QS[j] > db):
+                        continue
+                    y = (QS[j] - db) / PS[j]
+                    upper_ok = ratio[j - 1] is None or y <= ratio[j - 1]
+                    if not (ratio[j] <= y and upper_ok and y >= 1):
+                        continue
+                    e = y.log()
+                    with mp.workprec(prec):
+                        lo = max(arb_endpoint(e.lower(), round_floor), mp.zero)
+                        hi = arb_endpoint(e.upper(), round_ceiling)
+                    if hi - lo <= mp.ldexp(abs(hi), -p - 4):
+                        mid = arb_endpoint(e.mid(), round_nearest)
+                        return CertifiedPair(+mid, +mid)  # (correct to the working precision)
+                    break
+        return None
+
     # -- convenience -------------------------------------------------------------------------
     def delta(self, eps: Any, dps: int = 30):
         """delta(eps) as a :class:`~tradeoff_algebra.numeric.value.Value`: exact when the
@@ -297,7 +365,7 @@ class FiniteValues:
                     if not i & 255:
                         budget.check()
                     out.append((arb(fmpz(int(p))) * inv, arb(fmpz(int(q))) * inv))
-            elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS:
+            elif self._op_count() > 4 * self.ARB_SYMBOLIC_ATOMS or self.arb_first():
                 out = self.arb_ordered(prec)  # built in Arb where the order needs no numbers
                 if out is None:
                     return None
