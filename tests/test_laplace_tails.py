@@ -209,7 +209,9 @@ def _ref_tails(mu, n, t):
     return tails(mp.mpf(mu.p) / mu.q, n, t)
 
 
-@pytest.mark.parametrize("mu,n", [(R(1, 2), 3), (R(1), 2)])
+@pytest.mark.parametrize("mu,n", [(R(1, 2), 3), (R(1), 2),
+                                  # (six components: the pieces' shared arguments, j up to 6)
+                                  pytest.param(R(1, 2), 6, marks=pytest.mark.slow)])
 def test_exact_tails_against_quadrature(mu, n):
     from tradeoff_algebra.numeric.cf_lattice_tails import LatticeTails
 
