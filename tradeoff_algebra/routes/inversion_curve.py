@@ -46,10 +46,9 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
-from ..numeric.cf_lattice import RemainderLaw
 from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
-from ..numeric.cf_split_tails import split_tails
+from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import options
@@ -267,14 +266,12 @@ class _Tails:
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
 
-    def inverted(self) -> list:
-        """The factors the inverters invert: the remainder R_J of a split self-product
-        (``numeric.cf_split_tails``), else the product's own (the work check plans what the
-        first inverter then uses, kept by ``numeric.cf``)."""
-        if self.split is None:
-            return self.factors
-        law, k = self.factors[0]
-        return [(RemainderLaw(law, k, self.split), 1)]
+    def inverted(self) -> tuple[list, float]:
+        """The factors the inverters invert and the relative width they are planned to: the
+        product's own (a split self-product's too: its remainder's tails are read from the
+        whole law's nodes, ``numeric.cf_split_whole``, planned ``WHOLE_PLAN`` times tighter);
+        the work check plans what the first inverter then uses, kept by ``numeric.cf``."""
+        return self.factors, self.rel * (1.0 if self.split is None else WHOLE_PLAN)
 
     def plan(self, e0: float) -> None:
         budget.check()
@@ -284,7 +281,7 @@ class _Tails:
                 self.inv.append(self.few)
             return
         if self.split is not None:
-            t = split_tails(self.factors, self.split, float(e0), self.rel)
+            t = whole_split_tails(self.factors, self.split, float(e0), self.rel)
         else:
             inv, _ = cf._certified_inverter(self.factors, float(e0), self.rel)
             t = tail_inverter(self.factors, inv)
@@ -454,7 +451,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
              else _alpha_eps_few(dirs[0].few, a_min, a_cap))
     e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
     with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
-        if any(d.few is None and _work(d.inverted(), e_start, rel) > MAX_WORK
+        if any(d.few is None and _work(*_at(d.inverted(), e_start)) > MAX_WORK
                for d in dirs):
             return None
     for d in dirs:
@@ -497,7 +494,13 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
             raise
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
-    return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress)
+    # (the points placed for the tolerance the plans stand for: rel / TAIL_PLAN, capped)
+    return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress, rel / TAIL_PLAN)
+
+
+def _at(inverted: tuple[list, float], e: float) -> tuple[list, float, float]:
+    """(factors, e, rel) for ``cf_route._work`` from :meth:`_Tails.inverted`."""
+    return inverted[0], e, inverted[1]
 
 
 def hull_point(f, A, dps: int, power: bool) -> Value | None:
