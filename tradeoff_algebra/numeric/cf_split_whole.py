@@ -63,8 +63,11 @@ def whole_split_tails(factors: list[Factor], J: int, eps: float, rel: float
     inverter planned at ``eps`` to ``WHOLE_PLAN`` times ``rel``; None where they are not
     certified."""
     law, k = factors[0]
-    inv, _ = cf._certified_inverter(factors, eps, rel * WHOLE_PLAN)
-    plan = inv.plan
+    # (the first plan, as the route's work check made it, without delta's acceptance at eps:
+    # every tail point carries its own error bound, and the curve plans again where a point's
+    # bound exceeds its share)
+    plan = cf._first_plan(factors, eps, rel * WHOLE_PLAN)
+    inv = cf._Inverter(factors, plan)
     with working_precision(plan.prec):
         c, h = arb(plan.c), arb(plan.h)
         K = max(plan.n_nodes, 1)
