@@ -70,7 +70,8 @@ class ExactTails:
     suffix sums S_j(m) = sum_{m' >= m} w and T_j(m) = sum_{m' >= m} w e^{-c} (positive terms,
     computed once per precision) give them, e^x = e^eps e^{-c}, and only the about j + 2
     points between (decided in Arb at both ends of the window) take the polynomial integrals
-    of ``ExactPart._integral``: O(J^3) work per eps in place of O(J k).
+    of ``ExactPart._integral``, their antiderivatives shared between pieces (:meth:`tails`):
+    O(J^3) work per eps in place of O(J k), about 3J^2 products of it in the pieces.
 
     :meth:`estimate` gives float tails and the A-density at many eps at once (numpy), for
     placing points only."""
