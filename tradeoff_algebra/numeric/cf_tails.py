@@ -220,9 +220,10 @@ class TailInverter:
         fa_h = d + fb
         power = _clip(_interval(fa_h - disc - tr_t, fa_h + tr_t), zero, one)
         fbb = _clip(_interval(fb - disc - tr_t, fb + tr_t), zero, one)
-        alpha = _clip((-e).exp() * fbb, zero, one)
+        ee = e.exp()
+        alpha = _clip(fbb / ee, zero, one)
         # delta = power - e^eps alpha: each ball narrows the others
-        delta = _meet(delta, power - e.exp() * alpha)
+        delta = _meet(delta, power - ee * alpha)
         return TailPoint(eps, delta, power, alpha)
 
     def delta(self, eps: float) -> arb:

@@ -365,19 +365,27 @@ def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarr
             hi[k] = b
         else:
             lo[k], who[k] = b, dom[j + 1]
+    # (Newton's steps start where log value is linear between the grid's two points)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v1, v2 = np.log(vc[idx]), np.log(vc[idx + 1])
+        frac = np.clip((v1 - np.log(targets)) / (v1 - v2), 0.0, 1.0)
+    start = np.where(np.isfinite(frac), lo + frac * (hi - lo), 0.5 * (lo + hi))
     for d in range(len(dirs)):
         sel = np.flatnonzero((who == d) & np.isnan(out))
         if sel.size:
-            out[sel] = _newton(dirs[d], targets[sel], lo[sel], hi[sel], branch)
+            out[sel] = _newton(dirs[d], targets[sel], lo[sel], hi[sel], branch, start[sel])
     return out
 
 
-def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: int
-            ) -> np.ndarray:
+def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: int,
+            start: np.ndarray | None = None) -> np.ndarray:
     """eps in [lo, hi] with value(eps) = t (value decreasing), by safeguarded Newton steps,
-    all the targets at once."""
+    all the targets at once, from ``start`` where it lies inside [lo, hi] (else the
+    midpoint)."""
     lo, hi = lo.copy(), hi.copy()
     e = 0.5 * (lo + hi)
+    if start is not None:
+        e = np.where((lo <= start) & (start <= hi), start, e)
     for _ in range(30):
         est = d.estimate(e)
         g = _value(est, branch) - t
@@ -477,8 +485,10 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
         power = np.where(b2, 1 - flat, np.maximum(flat, 1e-300))
         inside = (flat > 0) & (flat < 1) & (eps < end)  # (0, 1 and beyond the grid: bounds)
         worst = None
+        ests: list | None = []
         for k, d in enumerate(dirs):
             est = d.estimate(eps)
+            ests.append(est)
             value = np.where(b2, 1 - est[2], est[1])
             need = TAIL_SHARE * tol * np.maximum(np.minimum(value, 1.0), power)
             bad = (est[5] > need) & inside
@@ -488,6 +498,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
                 break
         if worst is None:
             break
+        ests = None  # (a new plan: the estimates change)
         try:
             dirs[worst[0]].plan(worst[1])
         except budget.TimeLimitExceeded:
@@ -495,7 +506,8 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
     # (the points placed for the tolerance the plans stand for: rel / TAIL_PLAN, capped)
-    return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress, rel / TAIL_PLAN)
+    return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress, rel / TAIL_PLAN,
+                          ests)
 
 
 def _at(inverted: tuple[list, float], e: float) -> tuple[list, float, float]:

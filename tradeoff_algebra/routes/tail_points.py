@@ -77,7 +77,8 @@ def grid_step(rel: float) -> float:
 
 
 def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
-                    tol: float, step: float, progress=None, place: float = math.inf) -> Band:
+                    tol: float, step: float, progress=None, place: float = math.inf,
+                    ests: list | None = None) -> Band:
     """The band at the levels ``x`` from both directions' certified points: for some of the
     levels (:func:`_thin`; ``mirror``: the level is reached by the mirror image) one point on
     the level's inner side of its float threshold ``eps``, on a dyadic grid of the level's own
@@ -118,7 +119,8 @@ def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarra
     (``TAIL_PLAN``), which tests/test_tolerance_nested.py and
     benchmarks/fuzz_tolerance_monotone.py check, not a proof."""
     n = x.size
-    ests = [d.estimate(eps) for d in dirs]
+    if ests is None or len(ests) != len(dirs):  # (``ests``: the caller's, at these eps)
+        ests = [d.estimate(eps) for d in dirs]
     dvals = np.array([e[0] for e in ests])
     dom = np.argmax(dvals, axis=0)
     cols = np.arange(n)
@@ -240,6 +242,10 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
     else:
         dvals = np.ones((1, grid.size))
     dom = np.argmax(dvals, axis=0)
+    close = (np.abs(dvals - dvals[dom, np.arange(grid.size)])
+             <= 1e-6 * np.abs(dvals[dom, np.arange(grid.size)])).T.tolist()
+    dom_l = dom.tolist()
+    best_l = [b.tolist() for b in best]
     # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
     # it bounds delta here too, and where it lies below the larger delta nothing is computed
     last = [math.inf] * len(dirs)
@@ -247,11 +253,11 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
         one = arb(1)
         for k, e in enumerate(grid.tolist()):
             budget.check()
-            close = np.abs(dvals[:, k] - dvals[dom[k], k]) <= 1e-6 * abs(dvals[dom[k], k])
             d_hi = 0.0
-            for j in sorted(range(len(dirs)), key=lambda j: j != dom[k]):  # the larger first
-                inv = dirs[j].inv[int(best[j][k])]
-                if j == dom[k] or close[j]:  # the contact point (or a tie): the whole point
+            dk = dom_l[k]
+            for j in sorted(range(len(dirs)), key=lambda j: j != dk):  # the larger first
+                inv = dirs[j].inv[best_l[j][k]]
+                if j == dk or close[k][j]:  # the contact point (or a tie): the whole point
                     p = inv.point_here(e)
                     _add_point(px, py, p, one)
                     last[j] = upper(p.delta)
