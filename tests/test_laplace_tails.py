@@ -25,6 +25,7 @@ from tradeoff_algebra.numeric.cf_split_tails import (
     split_order,
     split_tails,
 )
+from tradeoff_algebra.numeric.cf_split_whole import lattice_bound, whole_split_tails
 from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.routes.inversion_curve import ROUTE, inversion_band
 from tradeoff_algebra.routes.product import route
@@ -123,13 +124,16 @@ def test_laplace_power_curve_meets_the_profile_band():
 
 
 @pytest.mark.parametrize("eps", [2.0, 6.0])
-def test_split_tails_against_the_slopes_of_the_profile(eps):
+@pytest.mark.parametrize("build", [split_tails, whole_split_tails])
+def test_split_tails_against_the_slopes_of_the_profile(eps, build):
     # delta(log v) is convex in v with derivative -B(L > log v): the secants of delta from the
-    # whole-law inversion (a different computation) bracket alpha, and power = delta + v alpha
+    # whole-law inversion (a different computation: delta's kernel alone) bracket alpha, and
+    # power = delta + v alpha; the remainder's tails from its own nodes (split_tails) and from
+    # the whole law's with the lattice part's share bounded (numeric/cf_split_whole.py)
     factors = [(LaplaceLaw(R(1, 10)), 1000)]
     J = split_order(factors, 1e-15)
     assert J == 1
-    t = split_tails(factors, J, eps, 1e-12)
+    t = build(factors, J, eps, 1e-12)
     pt = t.point(eps)
     dv = 1e-4
     v = math.exp(eps)
@@ -164,6 +168,32 @@ def test_lattice_mass_against_the_atoms_of_the_laplace_loss(mu, k, J):
         got = lattice_mass(LaplaceLaw(mu), k, J)
         for g, r in zip(got, ref, strict=True):  # (the reference's own rounding: 1e-55)
             _inside(_mp(g.lower()) - mp.mpf(10)**-55, _mp(g.upper()) + mp.mpf(10)**-55, r, 1e-30)
+
+
+def test_whole_law_tails_meet_the_remainder_tails_and_the_lattice_bound_holds():
+    """The two certified routes of Laplace(1/10)^1000's tails (the remainder's own nodes; the
+    whole law's with the lattice part's share bounded) meet at several thresholds, and the
+    bound m_c of the lattice part's transform holds |E_J(c + it)| = |sum_{j<J} C(k, j)
+    A^{k-j} U^j| on a grid of t (J = 1, 3; A and U from the law's parts, an independent sum)."""
+    law = LaplaceLaw(R(1, 10))
+    factors = [(law, 1000)]
+    a, b = split_tails(factors, 1, 4.0, 1e-11), whole_split_tails(factors, 1, 4.0, 1e-11)
+    for e in (0.5, 3.0, 4.0, 7.5):
+        p, q = a.point(e), b.point(e)
+        for u, v in ((p.alpha, q.alpha), (p.power, q.power), (p.delta, q.delta)):
+            assert u.overlaps(v), (e, u, v)
+        assert float(q.power.rad()) <= 1e-9 * float(q.power.mid())
+    with working_precision(128):
+        mu, pp, pm_, kappa, lam = law.lattice_parts()
+        for J in (1, 3):
+            c = arb("0.3")
+            m_c = lattice_bound(law, 1000, J, c)
+            for t in (0.0, 0.7, 3.0, 40.0, 400.0):
+                z = acb(c, t)
+                A = pp * (z * mu).exp() + pm_ * (-z * mu).exp()
+                U = 2 * kappa * ((z + lam) * mu).sinh() / (z + lam)
+                E = sum((math.comb(1000, j) * A ** (1000 - j) * U**j for j in range(J)), acb(0))
+                assert abs(E) <= m_c or abs(E).overlaps(m_c)
 
 
 def test_split_order_and_tail_sets_decline_few_factors():
@@ -209,7 +239,9 @@ def _ref_tails(mu, n, t):
     return tails(mp.mpf(mu.p) / mu.q, n, t)
 
 
-@pytest.mark.parametrize("mu,n", [(R(1, 2), 3), (R(1), 2)])
+@pytest.mark.parametrize("mu,n", [(R(1, 2), 3), (R(1), 2),
+                                  # (six components: the pieces' shared arguments, j up to 6)
+                                  pytest.param(R(1, 2), 6, marks=pytest.mark.slow)])
 def test_exact_tails_against_quadrature(mu, n):
     from tradeoff_algebra.numeric.cf_lattice_tails import LatticeTails
 

@@ -303,3 +303,40 @@ def test_tilted_product_with_mass_off_the_other_law():
         ref = float(exact_pair_power(P, Q, 2, Fraction(float(a))))
         assert b.power_lo[i] <= ref <= b.power_hi[i], a
         assert b.power_hi[i] - b.power_lo[i] <= 1e-9, a
+
+
+def test_block_suffixes_hold_the_whole_suffix_in_any_order():
+    """The tilted window's suffix sums by blocks (``TiltedTails._suffix``: each from the
+    nearest suffix above it) against the whole suffix as one ``arb_poly`` of R's coefficients
+    at e^{-a step}, asked in a shuffled order (blocks up, down and between), for both
+    exponents; and the curve of RR(1/10, 3)^1000 built on them against the whole law's
+    ``arb_poly`` power (``references.np_lattice``)."""
+    import random
+
+    from flint import arb_poly
+
+    from tradeoff_algebra.numeric.cf_laws import to_arb
+    from tradeoff_algebra.numeric.lattice_np import TiltedTails
+
+    f = ta.TensorPower(ta.randomized_response(R(1, 10), 3), 1000)
+    law = lattice_law(route(f)[1])
+    t = tails_for(law, [0.01, 0.5], 1e-9)
+    assert isinstance(t, TiltedTails)
+    rng = random.Random(5)
+    with working_precision(t.prec + 64):
+        for a in (t.c, t.c + 1):
+            ks = rng.sample(range(t.n), 25) + [0, t.n - 1]
+            for k in ks:
+                A = to_arb(a)
+                whole = arb_poly(t.R.right_shift(k) if k else t.R)((-A * t.step).exp())
+                ref = t.kappa * (-A * t.loss(t.lo + k)).exp() * whole
+                got = t._suffix(k, a)
+                assert got.overlaps(ref)
+                assert float(got.rad()) <= 1e-30 * float(abs(ref.mid())) + float(ref.rad())
+    x = np.linspace(0, 1, 6)
+    b = np_band(tails_for(law, [float(v) for v in x[1:-1]], 1e-9), x)
+    masses, losses = rr_law_arb(Fraction(1, 10), 1000)
+    for i, a in enumerate(x[1:-1], start=1):
+        r = arb_np_power(masses, losses, Fraction(float(a)))
+        assert b.power_lo[i] <= float(r.mid()) <= b.power_hi[i], a
+        assert b.power_hi[i] - b.power_lo[i] <= 1e-9 * b.power_hi[i]

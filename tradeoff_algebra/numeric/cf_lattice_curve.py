@@ -54,6 +54,11 @@ POINT_SHARE = 0.1
 ROUNDS = 2
 #: Float grid on which the thresholds are first bracketed.
 GRID = 257
+#: A level's Newton steps end where they stop halving a residual below this fraction of its
+#: target (the float estimates' own noise, far below the points' share of any tolerance's
+#: effect on the band: the hull's chords and the support lines are first and second order in
+#: it only through the points' distance to the level).
+NOISE = 1e-6
 
 
 def _values(est: tuple, branch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -63,10 +68,12 @@ def _values(est: tuple, branch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
-           atoms: np.ndarray) -> np.ndarray:
+           atoms: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
     """Floats eps in [0, end] with value(eps) = t (a(eps) on branch 1, p(eps) on branch 2;
     both non-increasing), from a grid and safeguarded Newton steps; at a jump (an atom) the
-    eps of the jump, to 1e-10 (the atom's points are placed beside it, :func:`_atom_near`)."""
+    eps of the jump, to 1e-10 (the atom's points are placed beside it, :func:`_atom_near`).
+    ``start``: where the Newton steps begin where it lies in the grid's bracket (a solution
+    from other tails of the same law), else the bracket's midpoint."""
     grid = np.linspace(0.0, end, GRID)
     est = tails.estimate(grid)
     out = np.empty_like(t)
@@ -84,6 +91,11 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
         lo[np.flatnonzero(sel)[at0]] = hi[np.flatnonzero(sel)[at0]] = 0.0
     e = 0.5 * (lo + hi)
     act = _atoms_first(tails, t, branch, atoms, lo, hi, e)
+    if start is not None:
+        inside = (lo[act] < start[act]) & (start[act] < hi[act])
+        e[act[inside]] = start[act[inside]]
+    best = e.copy()
+    prev = np.full(t.shape, np.inf)  # |residual| of the step before (stagnation: noise)
     for _ in range(60):
         budget.check()
         ea, la, ha, ta = e[act], lo[act], hi[act], t[act]
@@ -94,12 +106,21 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
         with np.errstate(divide="ignore", invalid="ignore"):
             step = np.where(dg < 0, ea - g / dg, 0.5 * (la + ha))
         new = np.where((la < step) & (step < ha), step, 0.5 * (la + ha))
-        done = (np.abs(g) <= 1e-14 * ta) | (ha - la <= 1e-14 * np.maximum(ha, 1e-300))
+        # converged: the residual at the floats' rounding, the bracket closed, or Newton's
+        # steps no longer halving a small residual (the estimates' own noise: the exact part's
+        # B-spline sums lose up to ~1e-8 of a piece; further steps only dither)
+        r = np.abs(g)
+        done = ((r <= 1e-14 * ta) | (ha - la <= 1e-14 * np.maximum(ha, 1e-300))
+                | ((r > 0.5 * prev[act]) & (r <= NOISE * ta)))
         if atoms.size:  # (a bracket narrowed onto an atom: its jump, found)
             k = np.minimum(np.searchsorted(atoms, la), atoms.size - 1)
             done |= (ha - la <= 1e-10 * np.maximum(1.0, ha)) & (atoms[k] >= la) & (atoms[k] <= ha)
         lo[act], hi[act] = la, ha
-        e[act] = np.where(done, ea, new)
+        # (a stagnating level keeps its better eps of the last two)
+        stale = done & (r > prev[act])
+        e[act] = np.where(done, np.where(stale, best[act], ea), new)
+        best[act] = np.where(r <= prev[act], ea, best[act])
+        prev[act] = np.minimum(r, prev[act])
         act = act[~done]
         if not act.size:
             break
@@ -166,11 +187,18 @@ class _Best:
     def error(self, e: np.ndarray) -> np.ndarray:
         return np.min(np.array([t.error(e) for t in self.tails]), axis=0)
 
+    def which(self, e: np.ndarray) -> np.ndarray:
+        """The index of the tails that answer each eps (the least error bound)."""
+        e = np.asarray(e, dtype=np.float64).ravel()
+        if len(self.tails) == 1:
+            return np.zeros(e.shape, dtype=np.int64)
+        return np.argmin(np.array([t.error(e) for t in self.tails]), axis=0)
+
     def estimate(self, e: np.ndarray) -> tuple[np.ndarray, ...]:
         e = np.asarray(e, dtype=np.float64).ravel()
         if len(self.tails) == 1:
             return self.tails[0].estimate(e)
-        i = np.argmin(np.array([t.error(e) for t in self.tails]), axis=0)
+        i = self.which(e)
         out = [np.empty_like(e) for _ in range(5)]
         for k in set(i.tolist()):
             sel = i == k
@@ -233,11 +261,19 @@ def tails_band(make_tails, atoms: np.ndarray, end: float, x: np.ndarray, tol: fl
     branch, target, eps = np.ones(0, dtype=np.int64), np.zeros(0), np.zeros(0)
     for k in range(PLANS):
         # the branch of each level: a(eps) = alpha up to a(0), else the mirrored
-        # p(eps) = 1 - alpha; the thresholds from the best float estimates so far
+        # p(eps) = 1 - alpha; the thresholds from the best float estimates so far (after a
+        # new plan, only the levels it now answers, or whose branch changed, are solved again:
+        # the others' estimates are the same functions as before)
         a0 = float(best.estimate(np.array([0.0]))[2][0])
+        old = branch
         branch = np.where(xi <= a0, 1, 2)
         target = np.where(branch == 1, xi, 1 - xi)
-        eps = _solve(best, target, branch, end, atoms) if n else np.zeros(0)
+        if k == 0 or not n:
+            eps = _solve(best, target, branch, end, atoms) if n else np.zeros(0)
+        else:
+            redo = np.flatnonzero((best.which(eps) == len(best.tails) - 1) | (branch != old))
+            if redo.size:
+                eps[redo] = _solve(best, target[redo], branch[redo], end, atoms, eps[redo])
         if not n or k == PLANS - 1:
             break
         # another remainder where the error bounds exceed the points' share (and at 0, where

@@ -41,7 +41,7 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
-from flint import arb, ctx, fmpq
+from flint import arb, arb_poly, ctx, fmpq
 
 from . import budget, cf
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
@@ -70,7 +70,8 @@ class ExactTails:
     suffix sums S_j(m) = sum_{m' >= m} w and T_j(m) = sum_{m' >= m} w e^{-c} (positive terms,
     computed once per precision) give them, e^x = e^eps e^{-c}, and only the about j + 2
     points between (decided in Arb at both ends of the window) take the polynomial integrals
-    of ``ExactPart._integral``: O(J^3) work per eps in place of O(J k).
+    of ``ExactPart._integral``, their antiderivatives shared between pieces (:meth:`tails`):
+    O(J^3) work per eps in place of O(J k), about 3J^2 products of it in the pieces.
 
     :meth:`estimate` gives float tails and the A-density at many eps at once (numpy), for
     placing points only."""
@@ -96,30 +97,49 @@ class ExactTails:
                 for m in range(1, n + 1):
                     cms[m] = cms[m - 1] * (n - m + 1) // m
                 acc_w, acc_t = arb(0), arb(0)
+                ws = [arb(0)] * (n + 1)
                 for m in range(n, -1, -1):
                     if m % 256 == 255:
                         budget.check()
                     w = wj * arb(cms[m]) * (m * lp + (n - m) * lm).exp()
+                    ws[m] = w
                     acc_w += w
                     acc_t += w * (-(mu * (2 * m - n))).exp()
                     s_w[m], s_t[m] = acc_w, acc_t
                 ff = (2 * (lam * mu).sinh() / lam) ** j
                 gg = (2 * ((lam - 1) * mu).sinh() / (lam - 1)) ** j
-                rows.append((wj, cms, s_w, s_t, ff, gg, _Pieces(j, mu, lam) if j else None))
+                rows.append((ws, s_w, s_t, ff, gg, _Pieces(j, mu, lam) if j else None))
             if len(self._sums) > 4:
                 self._sums.clear()
-            self._sums[prec] = (mu, lp, lm, lam, rows)
+            self._sums[prec] = (mu, lam, rows)
         return self._sums[prec]
 
     def tails(self, eps: float) -> tuple[arb, arb]:
-        """(A(L > eps), e^eps B(L > eps)) of the exact part, balls at the working precision."""
-        mu, lp, lm, lam, rows = self._tables()
+        """(A(L > eps), e^eps B(L > eps)) of the exact part, balls at the working precision.
+
+        The pieces of the window share their arguments: for j components at the lattice point
+        m and the B-spline's knot b_i, x_m - b_i = eps + k mu - 2 mu (m + i) depends on
+        s = m + i alone (and not on j), so the antiderivatives e^{nu y} P(y) are taken once per
+        s (their exponentials once per s for every j), and each piece is the combination
+        T - sum_i sign_i e^{nu b_i} F(max(y_{m+i}, 0)) of :class:`_Pieces`."""
+        mu, lam, rows = self._tables()
+        k = self.part.k
         e = arb(eps)
         ee = e.exp()
         muf = float(mu.mid())
+        ek = e + k * mu
+        ys: dict = {}  # s -> (y_s, its sign: 1 above 0, -1 at or below, 0 undecided)
+        exps: dict = {}  # (nu index, s) -> e^{nu max(y_s, 0)}
+
+        def y_at(s_: int):
+            if s_ not in ys:
+                y = ek - 2 * mu * s_
+                ys[s_] = (y, 1 if y > 0 else (-1 if y <= 0 else 0))
+            return ys[s_]
+
         pa, pb = arb(0), arb(0)
-        for j, (wj, cms, s_w, s_t, ff, gg, pieces) in enumerate(rows):
-            n = self.part.k - j
+        for j, (ws, s_w, s_t, ff, gg, pieces) in enumerate(rows):
+            n = k - j
             jm = j * mu
 
             def x_at(m: int, n=n) -> arb:
@@ -136,21 +156,34 @@ class ExactTails:
             if hi <= n:
                 pa += ff * s_w[hi]
                 pb += ee * gg * s_t[hi]
+            if j == 0:
+                for m in range(lo, hi):  # the atom at the lattice point: 1{0 > x}
+                    got = atom_tails(x_at(m))
+                    if got is not None:
+                        pa += ws[m] * got[0]
+                        pb += ws[m] * got[1]
+                continue
+            vals = [{}, {}]  # per nu: s -> F(nu, max(y_s, 0))
             for m in range(lo, hi):
                 x = x_at(m)
-                if j == 0:  # the atom at the lattice point: 1{0 > x}
-                    got = atom_tails(x)
-                    if got is None:
-                        continue
-                    a, b = got
-                else:
-                    got = pieces.tails(x, ff, gg)
-                    if got is None:
-                        continue
-                    a, b = got
-                w = wj * arb(cms[m]) * (m * lp + (n - m) * lm).exp()
-                pa += w * a
-                pb += w * b
+                if x <= -jm:  # wholly above eps
+                    pa += ws[m] * ff
+                    pb += ws[m] * x.exp() * gg
+                    continue
+                if x >= jm:  # wholly below
+                    continue
+                tot = []
+                for v in (0, 1):
+                    acc = pieces.total[v]
+                    for i in range(j):
+                        s_ = m + i
+                        f = vals[v].get(s_)
+                        if f is None:
+                            f = vals[v][s_] = pieces.antider(v, s_, y_at, exps)
+                        acc = acc - pieces.c[v][i] * f
+                    tot.append(acc)
+                pa += ws[m] * tot[0]
+                pb += ws[m] * x.exp() * tot[1]
         return pa, pb
 
     # -- floats (placement only) ----------------------------------------------------------
@@ -213,28 +246,32 @@ class ExactTails:
 
 class _Pieces:
     """The pair (int_{s > x} V_j e^{lam s} ds, e^x int_{s > x} V_j e^{(lam - 1) s} ds) of one
-    piece of j >= 1 density components (``ExactPart._integral``, the same sums) with what does
-    not depend on x computed once per precision: V_j = sum_i (-1)^i C(j, i) (s - b_i)_+^{j-1} /
-    (j - 1)!, b_i = -j mu + 2 i mu, and with y = s - b_i the antiderivative of
-    y^n e^{nu y} / n! (n = j - 1) is F(y) = e^{nu y} P(y), P(y) = sum_q (-1)^{n-q} y^q /
-    (q! nu^{n-q+1}); so int_{max(x, b_i)}^{j mu} = e^{nu b_i} (F(j mu - b_i) - F(max(x, b_i) -
-    b_i)), where only F at x - b_i (for b_i < x) depends on x: one exp and n products. Where
-    x and b_i are not ordered by their balls, max(x, b_i) - b_i is the ball [0, x - b_i] (the
-    union: F is then enclosed over both)."""
+    piece of j >= 1 density components (``ExactPart._integral``, the same sums), what does not
+    depend on x computed once per precision: V_j = sum_i (-1)^i C(j, i) (s - b_i)_+^{j-1} /
+    (j - 1)!, b_i = -j mu + 2 i mu, and with y = s - b_i the antiderivative of y^n e^{nu y} / n!
+    (n = j - 1) is F(y) = e^{nu y} P(y), P(y) = sum_q (-1)^{n-q} y^q / (q! nu^{n-q+1}); so for
+    -j mu < x < j mu, int_{max(x, b_i)}^{j mu} = e^{nu b_i} (F(j mu - b_i) - F(max(x - b_i, 0))),
+    and the piece is T - sum_{i < j} sign_i e^{nu b_i} F(max(x - b_i, 0)) with
+    T = sum_{i < j} sign_i e^{nu b_i} F(j mu - b_i) (the last knot b_j = j mu adds nothing).
+    Where x - b_i is not ordered against 0 by its ball, max(x - b_i, 0) is the ball
+    [0, x - b_i] (the union: F is then enclosed over both). :meth:`antider` takes
+    y = x - b_i from :meth:`ExactTails.tails`, which shares it between pieces."""
 
     def __init__(self, j: int, mu: arb, lam: arb) -> None:
         self.j, self.jm = j, j * mu
         n = j - 1
         self.b = [-self.jm + 2 * i * mu for i in range(j + 1)]
-        self.sign = [(-1) ** i * comb(j, i) for i in range(j + 1)]
-        self.nus = []
+        sign = [(-1) ** i * comb(j, i) for i in range(j + 1)]
+        self.nu, self.poly, self.c, self.total = [], [], [], []
         for nu in (lam, lam - 1):
             coef = [(-1) ** (n - q) / (math.factorial(q) * nu ** (n - q + 1)) for q in range(n + 1)]
             e_b = [(nu * b).exp() for b in self.b]
-            # e^{nu b_i} F(j mu - b_i), and the same minus e^{nu b_i} F(0) (x at or below b_i)
-            top = [e * self._f(nu, coef, self.jm - b) for e, b in zip(e_b, self.b, strict=True)]
-            low = [t - e * coef[0] for t, e in zip(top, e_b, strict=True)]
-            self.nus.append((nu, coef, e_b, top, low))
+            c = [sign[i] * e_b[i] for i in range(j)]
+            top = [ci * self._f(nu, coef, self.jm - b) for ci, b in zip(c, self.b, strict=False)]
+            self.nu.append(nu)
+            self.poly.append(arb_poly(coef))
+            self.c.append(c)
+            self.total.append(sum(top, arb(0)))
 
     @staticmethod
     def _f(nu: arb, coef: list, y: arb) -> arb:
@@ -243,29 +280,19 @@ class _Pieces:
             acc = acc * y + c
         return (nu * y).exp() * acc
 
-    def tails(self, x: arb, ff: arb, gg: arb) -> tuple[arb, arb] | None:
-        """The pair at x (an Arb ball), None where it is proved zero (x >= j mu); ``ff``,
-        ``gg``: the piece's two moment generating functions, its pair where x <= -j mu."""
-        jm = self.jm
-        if x <= -jm:
-            return ff, x.exp() * gg
-        if x >= jm:
-            return None
-        out = []
-        for nu, coef, e_b, top, low in self.nus:
-            total = arb(0)
-            for i, b in enumerate(self.b):
-                if not b < jm:  # (the last knot: nothing above it)
-                    continue
-                if x > b:
-                    part = top[i] - e_b[i] * self._f(nu, coef, x - b)
-                elif b >= x:
-                    part = low[i]
-                else:
-                    part = top[i] - e_b[i] * self._f(nu, coef, (x - b).union(arb(0)))
-                total += self.sign[i] * part
-            out.append(total)
-        return out[0], x.exp() * out[1]
+    def antider(self, v: int, s: int, y_at, exps: dict) -> arb:
+        """F(nu_v, max(y_s, 0)) (``y_at(s)``: the ball y_s and its sign against 0; ``exps``
+        the shared e^{nu max(y_s, 0)} by (v, s))."""
+        y, sign = y_at(s)
+        if sign < 0:
+            return self.poly[v](arb(0))
+        if sign == 0:
+            y = y.union(arb(0))
+        key = (v, s)
+        ex = exps.get(key)
+        if ex is None:
+            ex = exps[key] = (self.nu[v] * y).exp()
+        return ex * self.poly[v](y)
 
 
 def _lgamma(x: np.ndarray) -> np.ndarray:

@@ -40,6 +40,7 @@ are planned from a normal approximation (planning only: every bound above is pro
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -130,22 +131,41 @@ class TiltedTails(NPTails):
         self.totals = (1 - self.singular, arb(1)) if totals is None else totals
         self._memo: dict = {}
         self._full: dict = {}
+        self._coef = None
         self._pf = None
 
     def loss(self, s: int) -> arb:
         return self.l0 + self.step * (s - self.lo)
 
     def _suffix(self, k: int, a: Fraction) -> arb:
-        """kappa sum_{i >= lo + k} R(i) e^{-a l(i)} (0 <= k <= n)."""
+        """kappa sum_{i >= lo + k} R(i) e^{-a l(i)} (0 <= k <= n): the block from k up to the
+        nearest suffix already summed above it (k' > k, else n: the empty sum), as one
+        polynomial of R's coefficients k .. k' - 1 at e^{-a step}, plus that suffix. A curve's
+        levels ask k in decreasing order, so its suffixes cost one pass over the window in
+        all, not one per level (the same finite sum regrouped, in balls throughout)."""
         if k >= self.n:
             return arb(0)
         key = (k, a)
         if key not in self._memo:
+            done = self._full.setdefault(a, [])  # the k summed for a, increasing
+            j = bisect.bisect_right(done, k)
+            top = done[j] if j < len(done) else self.n
             A = to_arb(a)
-            poly = arb_poly(self.R.right_shift(k) if k > 0 else self.R)
-            s = self.kappa * (-A * self.loss(self.lo + k)).exp() * poly((-A * self.step).exp())
+            coeffs = self._coeffs()[k:top]
+            block = arb_poly(coeffs)((-A * self.step).exp()) if coeffs else arb(0)
+            s = self.kappa * (-A * self.loss(self.lo + k)).exp() * block
+            if top < self.n:
+                s += self._memo[(top, a)]
             self._memo[key] = s
+            done.insert(j, k)
         return self._memo[key]
+
+    def _coeffs(self) -> list:
+        """R's coefficients, the window's length (the zeros above its degree included)."""
+        if self._coef is None:
+            c = self.R.coeffs()
+            self._coef = c + [0] * (self.n - len(c))
+        return self._coef
 
     def _side(self, s: int, a: Fraction, total: arb) -> arb:
         """A ball of the tail at s of the law whose tilted weights carry e^{-a l}."""

@@ -46,10 +46,9 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
-from ..numeric.cf_lattice import RemainderLaw
 from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
-from ..numeric.cf_split_tails import split_tails
+from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import options
@@ -267,14 +266,12 @@ class _Tails:
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
 
-    def inverted(self) -> list:
-        """The factors the inverters invert: the remainder R_J of a split self-product
-        (``numeric.cf_split_tails``), else the product's own (the work check plans what the
-        first inverter then uses, kept by ``numeric.cf``)."""
-        if self.split is None:
-            return self.factors
-        law, k = self.factors[0]
-        return [(RemainderLaw(law, k, self.split), 1)]
+    def inverted(self) -> tuple[list, float]:
+        """The factors the inverters invert and the relative width they are planned to: the
+        product's own (a split self-product's too: its remainder's tails are read from the
+        whole law's nodes, ``numeric.cf_split_whole``, planned ``WHOLE_PLAN`` times tighter);
+        the work check plans what the first inverter then uses, kept by ``numeric.cf``."""
+        return self.factors, self.rel * (1.0 if self.split is None else WHOLE_PLAN)
 
     def plan(self, e0: float) -> None:
         budget.check()
@@ -284,7 +281,7 @@ class _Tails:
                 self.inv.append(self.few)
             return
         if self.split is not None:
-            t = split_tails(self.factors, self.split, float(e0), self.rel)
+            t = whole_split_tails(self.factors, self.split, float(e0), self.rel)
         else:
             inv, _ = cf._certified_inverter(self.factors, float(e0), self.rel)
             t = tail_inverter(self.factors, inv)
@@ -368,19 +365,27 @@ def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarr
             hi[k] = b
         else:
             lo[k], who[k] = b, dom[j + 1]
+    # (Newton's steps start where log value is linear between the grid's two points)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v1, v2 = np.log(vc[idx]), np.log(vc[idx + 1])
+        frac = np.clip((v1 - np.log(targets)) / (v1 - v2), 0.0, 1.0)
+    start = np.where(np.isfinite(frac), lo + frac * (hi - lo), 0.5 * (lo + hi))
     for d in range(len(dirs)):
         sel = np.flatnonzero((who == d) & np.isnan(out))
         if sel.size:
-            out[sel] = _newton(dirs[d], targets[sel], lo[sel], hi[sel], branch)
+            out[sel] = _newton(dirs[d], targets[sel], lo[sel], hi[sel], branch, start[sel])
     return out
 
 
-def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: int
-            ) -> np.ndarray:
+def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: int,
+            start: np.ndarray | None = None) -> np.ndarray:
     """eps in [lo, hi] with value(eps) = t (value decreasing), by safeguarded Newton steps,
-    all the targets at once."""
+    all the targets at once, from ``start`` where it lies inside [lo, hi] (else the
+    midpoint)."""
     lo, hi = lo.copy(), hi.copy()
     e = 0.5 * (lo + hi)
+    if start is not None:
+        e = np.where((lo <= start) & (start <= hi), start, e)
     for _ in range(30):
         est = d.estimate(e)
         g = _value(est, branch) - t
@@ -454,7 +459,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
              else _alpha_eps_few(dirs[0].few, a_min, a_cap))
     e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
     with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
-        if any(d.few is None and _work(d.inverted(), e_start, rel) > MAX_WORK
+        if any(d.few is None and _work(*_at(d.inverted(), e_start)) > MAX_WORK
                for d in dirs):
             return None
     for d in dirs:
@@ -480,8 +485,10 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
         power = np.where(b2, 1 - flat, np.maximum(flat, 1e-300))
         inside = (flat > 0) & (flat < 1) & (eps < end)  # (0, 1 and beyond the grid: bounds)
         worst = None
+        ests: list | None = []
         for k, d in enumerate(dirs):
             est = d.estimate(eps)
+            ests.append(est)
             value = np.where(b2, 1 - est[2], est[1])
             need = TAIL_SHARE * tol * np.maximum(np.minimum(value, 1.0), power)
             bad = (est[5] > need) & inside
@@ -491,13 +498,21 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
                 break
         if worst is None:
             break
+        ests = None  # (a new plan: the estimates change)
         try:
             dirs[worst[0]].plan(worst[1])
         except budget.TimeLimitExceeded:
             raise
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
-    return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress)
+    # (the points placed for the tolerance the plans stand for: rel / TAIL_PLAN, capped)
+    return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress, rel / TAIL_PLAN,
+                          ests)
+
+
+def _at(inverted: tuple[list, float], e: float) -> tuple[list, float, float]:
+    """(factors, e, rel) for ``cf_route._work`` from :meth:`_Tails.inverted`."""
+    return inverted[0], e, inverted[1]
 
 
 def hull_point(f, A, dps: int, power: bool) -> Value | None:

@@ -77,34 +77,50 @@ def grid_step(rel: float) -> float:
 
 
 def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
-                    tol: float, step: float, progress=None) -> Band:
-    """The band at the levels ``x`` from both directions' certified points on the grid of eps
-    of step ``step`` (:func:`grid_step`): at the two grid points e_lo <= eps < e_hi = e_lo +
-    step around the float threshold ``eps`` of some of the levels (:func:`_thin`; ``mirror``:
-    the level is reached by the mirror image), and the lines of the larger delta there.
+                    tol: float, step: float, progress=None, place: float = math.inf,
+                    ests: list | None = None) -> Band:
+    """The band at the levels ``x`` from both directions' certified points: for some of the
+    levels (:func:`_thin`; ``mirror``: the level is reached by the mirror image) one point on
+    the level's inner side of its float threshold ``eps``, on a dyadic grid of the level's own
+    step (:func:`_inner_points`; two points e_lo <= eps < e_hi = e_lo + ``step`` of the grid
+    of :func:`grid_step` where the float derivatives do not place one, where the margin below
+    would exceed that step, and at the levels 0 and 1), and the lines of the larger delta
+    there. ``place``: the tolerance the points are placed for, where below ``tol`` (the one
+    the inverters are planned for: every tolerance whose plans are the same then places the
+    same points, and its band is the same to the last bit).
 
-    *A tighter tolerance is never wider* (issue 29). The grid is dyadic and nested: a tighter
-    tolerance's step divides the looser one's (:func:`grid_step`), so its bracket [e_lo', e_hi']
-    of a level's Neyman-Pearson threshold eps* lies inside the looser bracket [e_lo, e_hi]
-    (both hold eps*; the float thresholds of the two calls differ by rounding only, far below
-    the step). For the exact points: the power is concave and its Neyman-Pearson points move
-    along it monotonically in eps, so the points at e_lo', e_hi' lie on the arc between those at
-    e_lo, e_hi, and their chord lies above the looser chord at the level (the lower band can
-    only rise); h_1(v) = delta(log v) + alpha v is convex in v = e^eps with its minimum at
-    e^{eps*} (Prop. 6), so the lines at e_lo', e_hi', nearer eps*, are lower (the upper band
-    can only fall). The balls: the first inverter is the same for every tolerance whose
-    planned width is the same (``tail_band``: its eps depends on the levels only; every
-    tolerance from 1e-5 up, where the plan is capped at ``TAIL_PLAN_MAX``), the Arb precision
-    is each inverter's own, and a point at a grid eps (a dyadic float, exact in Arb) is then
-    the same ball at every such tolerance; the levels certified (:func:`_thin`) and the
-    inverters planned after the first are the tighter call's own, and each point takes the
-    inverter of least error bound at its eps. What is proved here is the exact geometry and
-    the sameness of shared balls; where a tighter tolerance plans narrower inverters, its
-    balls are narrower by about the ratio of the tolerances (``TAIL_PLAN``), which
-    tests/test_tolerance_nested.py and benchmarks/fuzz_tolerance_monotone.py check, not a
-    proof."""
+    *One point bounds its level on both sides.* The power is concave and non-decreasing with
+    slope e^{eps*} at the level x (eps* its Neyman-Pearson threshold; e^{-eps*} on the mirrored
+    branch); a point (X, Y) of the curve with X <= x (certified: the ball's upper end of X at
+    most x) bounds the power at x from below by Y (the hull's chord from it to any point on the
+    right lies above Y), short of the power by at most the slope times x - X; and its support
+    line bounds it from above, short by the second order in the threshold's distance (h_1(v) =
+    delta(log v) + x v is convex with its minimum at e^{eps*}). The point's threshold lies
+    beyond eps by a margin of twice the float error bound over |dX/d eps| (so that its ball
+    stays on the inner side) and at most the level's step further, the step the power of two
+    at most ``ONE_SHARE`` tol Y / (slope |dX/d eps|): the lower band is short by about
+    (2 err + ``ONE_SHARE`` tol Y), first order in both, at half the points of a two-point
+    bracket.
+
+    *A tighter tolerance is never wider* (issue 29). A tighter tolerance's step divides the
+    looser one's (both powers of two, each proportional to tol) and its margin is smaller (its
+    error bounds are), while the float thresholds of the two calls differ by less than the
+    looser margin (both lie within their error bounds of eps*); so its point lies between eps*
+    and the looser point (the grids nested: the least point of the finer grid above a smaller
+    number). For the exact points: the power's Neyman-Pearson points move along it
+    monotonically in eps, so the tighter point is nearer the level and higher (the lower band
+    can only rise), and its support line, nearer eps*, is lower (the upper band can only fall).
+    The balls: the first inverter is the same for every tolerance whose planned width is the
+    same (``tail_band``: its eps depends on the levels only; every tolerance from 1e-5 up,
+    where the plan is capped at ``TAIL_PLAN_MAX``), the Arb precision is each inverter's own,
+    and a point at a dyadic float is then the same ball at every such tolerance. What is proved
+    here is the exact geometry and the sameness of shared balls; where a tighter tolerance
+    plans narrower inverters, its balls are narrower by about the ratio of the tolerances
+    (``TAIL_PLAN``), which tests/test_tolerance_nested.py and
+    benchmarks/fuzz_tolerance_monotone.py check, not a proof."""
     n = x.size
-    ests = [d.estimate(eps) for d in dirs]
+    if ests is None or len(ests) != len(dirs):  # (``ests``: the caller's, at these eps)
+        ests = [d.estimate(eps) for d in dirs]
     dvals = np.array([e[0] for e in ests])
     dom = np.argmax(dvals, axis=0)
     cols = np.arange(n)
@@ -117,24 +133,28 @@ def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarra
     order = np.argsort(X, kind="stable")
     keep = _thin(X[order], np.maximum(Y[order], 0.0), S[order], TAIL_SHARE * tol)
     kept = order[keep]  # level indices, by increasing X
-    # each kept level's bracket on the grid (eps >= 0; step a power of two: exact floats)
+    e_pt, own = _inner_points(dirs, ests, dom, eps, mirror, Y, S, kept[(x[kept] > 0)
+                              & (x[kept] < 1)], min(tol, place), step)
+    # where no point is placed: the two grid points around the threshold (eps >= 0; step a
+    # power of two: exact floats)
+    two = kept[np.isnan(e_pt[kept])]
     e_lo = np.floor(eps / step) * step
-    e_hi = e_lo + step
-    grid = np.array(sorted(set(e_lo[kept].tolist()) | set(e_hi[kept].tolist())))
+    grid = np.array(sorted(set(e_pt[kept][~np.isnan(e_pt[kept])].tolist())
+                           | set(e_lo[two].tolist()) | set((e_lo[two] + step).tolist())))
     pts: dict = {}
     px, py = [], []
     prec = max(t.eval_prec for d in dirs for t in d.inv)  # (one Arb section for all points)
     _certify(dirs, grid, pts, px, py, prec, progress)
-    # each level's lines: at the certified grid points nearest its threshold on either side
+    # each level's lines: at the certified points nearest its threshold on either side
     # (h_1 and h_2 are convex with their minima there: the lowest lines of the grid's)
     j = np.clip(np.searchsorted(grid, eps, side="right"), 1, grid.size - 1)
     lines = [[(float(e), pts[float(e)], 2 if mirror[k] else 1)
               for e in {grid[j[k] - 1], grid[j[k]]}] for k in range(n)]
     band = point_band(np.array(px), np.array(py), x, lines)
-    # A kept level whose bracket's point beyond it lies on its side by its ball (the threshold
-    # a hair from a grid point) is bounded below by the chord from a farther point, whose
-    # slope may be far steeper where the levels are sparse: the grid point beyond, a few error
-    # bounds away (a power-of-two multiple of the step).
+    # A kept level whose point lies on its side by its ball only (the threshold a hair from the
+    # point, or the float placement off) is bounded below by the chord from a farther point,
+    # whose slope may be far steeper where the levels are sparse: a point beyond, a few error
+    # bounds away (a power-of-two multiple of the level's step).
     is_kept = np.zeros(n, dtype=bool)
     is_kept[kept] = True
     wide = np.flatnonzero(is_kept & (x > 0) & (x < 1) & (
@@ -143,19 +163,69 @@ def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarra
         more = []
         for k in wide.tolist():
             d = dirs[int(dom[k])]
-            e = float(e_lo[k] if mirror[k] else e_hi[k])
+            placed = not math.isnan(e_pt[k])
+            e = float(e_pt[k]) if placed else float(e_lo[k] if mirror[k] else e_lo[k] + step)
+            sk = float(own[k]) if placed else step
             i, err = d.best(np.array([e]))
             est = d.inv[int(i[0])].estimate(np.array([e]))
             if mirror[k]:  # X = 1 - power rises with eps: the point left is at a smaller eps
                 far = 4 * err[0] / max(-est[3][0], 1e-300)
             else:  # X = alpha falls with eps
                 far = 4 * math.exp(-e) * err[0] / max(-est[4][0], 1e-300)
-            m = 2.0 ** max(math.ceil(math.log2(max(far / step, 1.0))), 0)
-            more.append(max(e - m * step, 0.0) if mirror[k] else e + m * step)
+            m = 2.0 ** max(math.ceil(math.log2(max(far / sk, 1.0))), 0)
+            more.append(max(e - m * sk, 0.0) if mirror[k] else e + m * sk)
         _certify(dirs, np.array(sorted(set(more) - set(pts))), pts, px, py, prec, None)
         _narrow(band, wide, point_band(np.array(px), np.array(py), x[wide],
                                        [lines[k] for k in wide]))
     return band
+
+
+#: The lower band's share of the tolerance that a level's one point may lie beyond its
+#: threshold (:func:`_inner_points`), besides the margin of its ball.
+ONE_SHARE = TAIL_SHARE / 2
+
+
+def _inner_points(dirs: list, ests: list, dom: np.ndarray, eps: np.ndarray, mirror: np.ndarray,
+                  Y: np.ndarray, S: np.ndarray, kept: np.ndarray, tol: float, step: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """For the kept levels, the threshold of their one point (``certified_band``) and its
+    step: the least multiple of the step at or above eps + margin (the mirrored branch: the
+    greatest at or below eps - margin, and at least 0), margin = 2 err_X / |dX/d eps| (err_X
+    the float error bound of X: of alpha = e^{-eps} F_B, or of the power), the step the power
+    of two at most ``ONE_SHARE`` tol Y / (slope |dX/d eps|) and at most ``step`` (the grids
+    nested). NaN where the floats place nothing (a derivative not negative, a value not
+    positive, a margin beyond ``step``: a point far from its level): those levels take two
+    points."""
+    n = eps.size
+    e_pt, own = np.full(n, np.nan), np.full(n, np.nan)
+    if not kept.size:
+        return e_pt, own
+    ek = eps[kept]
+    cols = np.arange(n)[kept]
+    d_al = np.array([e[4] for e in ests])[dom[kept], cols]
+    d_pw = np.array([e[3] for e in ests])[dom[kept], cols]
+    mk = mirror[kept]
+    slope_x = np.where(mk, -d_pw, -d_al)  # |dX/d eps| where dX/d eps > 0 ... (negated)
+    err = np.empty(kept.size)
+    for k, d in enumerate(dirs):
+        sel = dom[kept] == k
+        if sel.any():
+            err[sel] = d.best(ek[sel])[1]
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        err_x = np.where(mk, err, np.exp(-ek) * err)
+        margin = 2 * err_x / slope_x
+        room = ONE_SHARE * tol * Y[kept] / (S[kept] * slope_x)
+        ok = (slope_x > 0) & np.isfinite(margin) & (margin <= step) & (room > 0) \
+            & np.isfinite(room) & (Y[kept] > 0)
+        sk = np.where(ok, np.minimum(2.0 ** np.floor(np.log2(np.where(ok, room, 1.0))), step),
+                      np.nan)
+        up = np.ceil((ek + margin) / sk) * sk
+        down = np.maximum(np.floor((ek - margin) / sk) * sk, 0.0)
+        pt = np.where(mk, down, up)
+    good = ok & np.isfinite(pt) & (sk > 0)
+    e_pt[kept[good]] = pt[good]
+    own[kept[good]] = sk[good]
+    return e_pt, own
 
 
 def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: int,
@@ -172,6 +242,10 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
     else:
         dvals = np.ones((1, grid.size))
     dom = np.argmax(dvals, axis=0)
+    close = (np.abs(dvals - dvals[dom, np.arange(grid.size)])
+             <= 1e-6 * np.abs(dvals[dom, np.arange(grid.size)])).T.tolist()
+    dom_l = dom.tolist()
+    best_l = [b.tolist() for b in best]
     # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
     # it bounds delta here too, and where it lies below the larger delta nothing is computed
     last = [math.inf] * len(dirs)
@@ -179,11 +253,11 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
         one = arb(1)
         for k, e in enumerate(grid.tolist()):
             budget.check()
-            close = np.abs(dvals[:, k] - dvals[dom[k], k]) <= 1e-6 * abs(dvals[dom[k], k])
             d_hi = 0.0
-            for j in sorted(range(len(dirs)), key=lambda j: j != dom[k]):  # the larger first
-                inv = dirs[j].inv[int(best[j][k])]
-                if j == dom[k] or close[j]:  # the contact point (or a tie): the whole point
+            dk = dom_l[k]
+            for j in sorted(range(len(dirs)), key=lambda j: j != dk):  # the larger first
+                inv = dirs[j].inv[best_l[j][k]]
+                if j == dk or close[k][j]:  # the contact point (or a tie): the whole point
                     p = inv.point_here(e)
                     _add_point(px, py, p, one)
                     last[j] = upper(p.delta)
