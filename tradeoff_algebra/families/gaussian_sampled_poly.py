@@ -73,6 +73,7 @@ _CACHE = 8
 class _Density:
     """rho_c(y) of the module docstring, the interface :class:`ChebPiece` reads
     (``loss_density``, ``density_singularity``)."""
+    ellipse_boxes = 64
 
     def __init__(self, law, c: arb) -> None:
         self.mu, self.q = law._mu_arb(), law._q_arb()
@@ -207,13 +208,12 @@ class _Piece:
                     break
             cuts.append((k - 1, term))
         self.k_max = cuts[0][0]
-        p = pc.poly.coeffs()
         co = []
         fact = arb(1)
         for j in range(self.k_max + 1):
             if j:
                 fact *= j
-            m = sum((pj / (i + j + 1) for i, pj in enumerate(p)), arb(0))
+            m = pc.poly.left_shift(j).integral()(arb(1))  # (int_0^1 tau^j P(tau) dtau)
             co.append(self.length * m / fact)
         self.series = [arb_poly(co[:k + 1]) for k, _ in cuts]
         self.err = pc.eta * self.length + max(term for _, term in cuts)
@@ -264,6 +264,9 @@ class SampledGaussianPolyLaw:
     #: ``cf_route.TIGHT_REL`` (about 6 s) and above (about 0.6 s)
     build_seconds = 0.4
     node_seconds = 2e-4
+    #: read by ``numeric.cf``: seconds of one abscissa's model (kept: a plan at an abscissa
+    #: already modelled is charged that much less, ``cf._reuse_bonus``)
+    model_seconds = 0.08
     work_caps = (30_000.0, 3_000.0)
 
     def __init__(self, law) -> None:
@@ -280,6 +283,9 @@ class SampledGaussianPolyLaw:
     def log_decay_estimate(self, c: float, t: float) -> float:
         return self.law.log_decay_estimate(c, t)
 
+    def log_mgf_many(self, cs):
+        return self.law.log_mgf_many(cs)
+
     def decay_bound(self, c: arb, t: arb) -> arb:
         return self.law.decay_bound(c, t)
 
@@ -293,7 +299,9 @@ class SampledGaussianPolyLaw:
         return SampledGaussianPolyLaw(self.law.inverse())
 
     def _model(self, c: arb, prec: int) -> _Model:
-        key = (c.str(radius=True, more=True), prec)
+        # (by the ball's exact midpoint and radius: its decimal string depends on the
+        # caller's precision, and one abscissa is asked at several)
+        key = (c.mid().man_exp(), c.rad().man_exp(), prec)
         m = self._models.get(key)
         if m is None:
             if len(self._models) >= _CACHE:

@@ -60,6 +60,19 @@ def _total_cumulants(factors: Sequence[Factor], c: float) -> tuple[float, float,
     return k0, k1, k2
 
 
+def _total_log_mgf(factors: Sequence[Factor], cs: np.ndarray) -> np.ndarray:
+    """Float sum n_i log M_i(c) at every c of ``cs``: the optional law method ``log_mgf_many``
+    (one vectorised call), else each law's ``cumulants`` one c at a time."""
+    total = np.zeros(len(cs))
+    for law, n in factors:
+        many = getattr(law, "log_mgf_many", None)
+        if many is not None:
+            total += n * np.asarray(many(cs), dtype=float)
+        else:
+            total += n * np.array([law.cumulants(float(x))[0] for x in cs])
+    return total
+
+
 def _saddle(factors: Sequence[Factor], eps: float) -> float:
     """c > 0 minimising sum n_i log M_i(c) - c eps - log(c (c+1))."""
 
@@ -222,6 +235,7 @@ def _make_plan(
     log_delta: float | None,
     slack: dict[str, float],
     max_work: float | None = None,
+    prefer: float | None = None,
 ) -> _Plan:
     """The plan at the saddle point c of the composed law; for laws with the attribute
     ``scan_contour`` (the Poisson-subsampled Gaussian: its mgf grows like e^{mu^2 c^2/2} once
@@ -239,6 +253,13 @@ def _make_plan(
         return _plan_at(factors, c, eps, rel_tol, log_delta, slack, max_work)
     found: dict[float, _Plan] = {}
     error: Exception | None = None
+    # (``prefer``: an abscissa whose per-contour work the laws have done already, a flat view's
+    # model of its tilted density; its plan is charged that work less, in nodes)
+    kept = prefer / c if prefer is not None and prefer > 0 else None
+    bonus = _reuse_bonus(factors) if kept is not None else 0.0
+
+    def charged(f: float) -> float:
+        return _plan_work(factors, found[f]) - (bonus if f == kept else 0.0)
 
     def trial(frac: float) -> None:
         nonlocal error
@@ -252,11 +273,14 @@ def _make_plan(
         except (ValueError, ArithmeticError, OverflowError) as exc:
             error = error or exc
 
+    if kept is not None:
+        trial(kept)
     trial(CONTOUR_START)
     for frac in CONTOUR_NEIGHBOURS:
         trial(frac)
-    if found:
-        best = min(found, key=lambda f: _plan_work(factors, found[f]))
+    plain = [f for f in found if f != kept]
+    if plain:
+        best = min(plain, key=lambda f: _plan_work(factors, found[f]))
         if best != CONTOUR_START:
             trial(CONTOUR_FURTHER[CONTOUR_NEIGHBOURS.index(best)])
     else:  # (none within the cap: the saddle point and the far side)
@@ -264,7 +288,19 @@ def _make_plan(
             trial(frac)
     if not found:
         raise error if isinstance(error, ValueError) else ValueError(str(error))
-    return found[min(found, key=lambda f: _plan_work(factors, found[f]))]
+    return found[min(found, key=charged)]
+
+
+def _reuse_bonus(factors: Sequence[Factor]) -> float:
+    """The nodes' worth of the per-contour work a plan at an abscissa already used saves: the
+    optional law attributes ``model_seconds`` (a flat view's model at one abscissa) over
+    ``node_seconds``, summed (0 for laws without them)."""
+    total = 0.0
+    for law, _ in factors:
+        model, node = getattr(law, "model_seconds", 0.0), getattr(law, "node_seconds", 0.0)
+        if model > 0 and node > 0:
+            total += model / node
+    return total
 
 
 def _plan_at(
@@ -287,13 +323,13 @@ def _plan_at(
     # Step h: maximise over the strip half-width a < c.
     best = (0.0, 0.0)
     log_disc = log_half + math.log(0.3 / slack["disc"])
-    for a in c * np.linspace(0.02, 0.98, 49):
+    strips = c * np.linspace(0.02, 0.98, 49)
+    k_lo = _total_log_mgf(factors, c - strips)
+    k_hi = _total_log_mgf(factors, c + strips)
+    for a, kl, kh in zip(strips, k_lo, k_hi, strict=True):
         log_psi = max(
-            math.log(math.pi)
-            - (c - u) * eps
-            + _total_cumulants(factors, c - u)[0]
-            - math.log(c - u)
-            for u in (a, -a)
+            math.log(math.pi) - (c - u) * eps + float(k) - math.log(c - u)
+            for u, k in ((a, kl), (-a, kh))
         )
         den = float(np.logaddexp(0.0, log_psi - math.log(math.pi) - log_disc))
         # (den = 0: the discretisation error is below any level, every step serves; den = oo:
@@ -499,28 +535,29 @@ REPLAN_WORK = 3.0
 
 def _certified_inverter(
     factors: Sequence[Factor], eps: float, rel_tol: float, extra=None, replans: int = 3,
-    log_delta: float | None = None,
+    log_delta: float | None = None, prefer: float | None = None,
 ) -> tuple[_Inverter, _Parts]:
     """Plan, evaluate, and re-plan (at most ``replans`` times) until the width meets rel_tol
     (of the whole delta, the exact part ``extra`` included); for laws with ``scan_contour``
     each re-plan within :data:`REPLAN_WORK` times the first plan's work. ``log_delta``: a
     known estimate of log delta(eps) for the first plan in place of the saddle-point one (the
     eps search's level, once a first grid has located eps: the saddle-point estimate of a few
-    DP-SGD steps is off by a factor 100)."""
+    DP-SGD steps is off by a factor 100). ``prefer``: a contour abscissa used before (its laws'
+    per-contour work kept: :func:`_make_plan`); each re-plan prefers the last plan's."""
     slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
     scan = any(getattr(law, "scan_contour", False) for law, _ in factors)
     cap = None
     for i in range(1 + replans):
         budget.check()
         if i == 0 and log_delta is not None and extra is None:
-            plan = _make_plan(factors, eps, rel_tol, log_delta, slack)
+            plan = _make_plan(factors, eps, rel_tol, log_delta, slack, prefer=prefer)
             cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
         elif i == 0:
             plan = _first_plan(factors, eps, plan_tolerance(factors, eps, rel_tol, extra))
             cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
         else:
             try:
-                plan = _make_plan(factors, eps, rel_tol, log_delta, slack, cap)
+                plan = _make_plan(factors, eps, rel_tol, log_delta, slack, cap, plan.c)
             except ValueError:
                 if cap is None:
                     raise
