@@ -292,6 +292,9 @@ class SampledGaussianPolyLaw:
     def power_decay(self, c: arb):
         return self.law.power_decay(c)
 
+    def log_power_decay_estimate(self, c: float):
+        return self.law.log_power_decay_estimate(c)
+
     def loss_sup(self):
         return self.law.loss_sup()
 

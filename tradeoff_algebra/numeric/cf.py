@@ -157,10 +157,18 @@ class _TailPlanner:
         return self._cache[t]
 
     def _powers_float(self) -> list[tuple[float, int] | None]:
+        """(log V_i, p_i) of each law's power decay: its float estimate where the law has one
+        (the optional ``log_power_decay_estimate(c)``), else its certified ball's upper end."""
         if self._powers is None:
-            with working_precision(64):
-                pw = [law.power_decay(arb(self.c)) for law, _ in self.factors]
-            self._powers = [None if p is None else (math.log(upper(p[0])), p[1]) for p in pw]
+            self._powers = []
+            for law, _ in self.factors:
+                est = getattr(law, "log_power_decay_estimate", None)
+                if est is not None:
+                    self._powers.append(est(self.c))
+                    continue
+                with working_precision(64):
+                    p = law.power_decay(arb(self.c))
+                self._powers.append(None if p is None else (math.log(upper(p[0])), p[1]))
         return self._powers
 
     def final_log(self, t: float, use_power: bool) -> float:
@@ -269,12 +277,16 @@ def _make_plan(
             least = min(_plan_work(factors, p) for p in found.values())
             cap = least if cap is None else min(cap, least)
         try:
-            found[frac] = _plan_at(factors, c * frac, eps, rel_tol, log_delta, slack, cap)
+            at = prefer if frac == kept else c * frac  # (the kept abscissa exactly)
+            found[frac] = _plan_at(factors, at, eps, rel_tol, log_delta, slack, cap)
         except (ValueError, ArithmeticError, OverflowError) as exc:
             error = error or exc
 
     if kept is not None:
         trial(kept)
+        # (charged at most 0: no other abscissa, charged at least 0, does better)
+        if kept in found and charged(kept) <= 0:
+            return found[kept]
     trial(CONTOUR_START)
     for frac in CONTOUR_NEIGHBOURS:
         trial(frac)
@@ -533,6 +545,30 @@ def plan_tolerance(factors: Sequence[Factor], eps: float, rel_tol: float, extra=
 REPLAN_WORK = 3.0
 
 
+#: The relative width below which a few-step law's tight cap of work applies (its
+#: ``work_caps[0]``; above, ``work_caps[1]``); read by ``cf_route`` too.
+TIGHT_REL = 1e-6
+
+
+def _replan_cap(factors: Sequence[Factor], plan: _Plan, rel_tol: float) -> float:
+    """The work a re-plan may take: :data:`REPLAN_WORK` times the first plan's, or for laws
+    whose nodes cost the same at every t and that state their own cap of nodes (a flat view's
+    ``work_caps``: the tight one below :data:`TIGHT_REL`) that cap, as far as the time left
+    pays for it at their ``node_seconds`` (the first plan rests on the saddle-point estimate
+    of delta, a factor 100 off for a few DP-SGD steps: sigma = 1.1, T = 10, delta(1/2) ~
+    1.2e-9 stopped at 3.8e-7)."""
+    first = REPLAN_WORK * _plan_work(factors, plan)
+    if not _flat_cost(factors):
+        return first
+    caps = [getattr(law, "work_caps", None) for law, _ in factors]
+    unit = max(getattr(law, "node_seconds", 0.0) for law, _ in factors)
+    if any(c is None for c in caps) or not unit > 0:
+        return first
+    afford = budget.remaining() / unit
+    own = min(c[0] if rel_tol < TIGHT_REL else c[1] for c in caps)
+    return max(first, min(own, afford))
+
+
 def _certified_inverter(
     factors: Sequence[Factor], eps: float, rel_tol: float, extra=None, replans: int = 3,
     log_delta: float | None = None, prefer: float | None = None,
@@ -551,10 +587,10 @@ def _certified_inverter(
         budget.check()
         if i == 0 and log_delta is not None and extra is None:
             plan = _make_plan(factors, eps, rel_tol, log_delta, slack, prefer=prefer)
-            cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
+            cap = _replan_cap(factors, plan, rel_tol) if scan else None
         elif i == 0:
             plan = _first_plan(factors, eps, plan_tolerance(factors, eps, rel_tol, extra))
-            cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
+            cap = _replan_cap(factors, plan, rel_tol) if scan else None
         else:
             try:
                 plan = _make_plan(factors, eps, rel_tol, log_delta, slack, cap, plan.c)
