@@ -68,6 +68,10 @@ SERIES_LEVELS = 6
 BUILD_GUARD = 256
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
+#: The least caller's precision a model is built for (the grid locating eps runs at 64 bits,
+#: the grid at the level at 65 to 70 at the default tolerance: one model; above, a model is
+#: built for its caller's own precision, a finer one costing more per node).
+MODEL_FLOOR = 80
 
 
 class _Density:
@@ -301,15 +305,23 @@ class SampledGaussianPolyLaw:
     def inverse(self):
         return SampledGaussianPolyLaw(self.law.inverse())
 
-    def _model(self, c: arb, prec: int) -> _Model:
-        # (by the ball's exact midpoint and radius: its decimal string depends on the
-        # caller's precision, and one abscissa is asked at several)
+    def _model(self, c: arb, prec: int, caller: int) -> _Model:
+        """The model at abscissa c evaluated at ``prec`` bits, built for a caller's precision
+        of at least ``caller`` (its error target is the law's tolerance at that precision):
+        kept by the exact abscissa (the ball's midpoint and radius, not its decimal string,
+        which depends on the precision) and reused by any caller it is fine enough for; built
+        for at least :data:`MODEL_FLOOR` bits, so that the grid locating eps and the grid at
+        the level share it at the default tolerance."""
         key = (c.mid().man_exp(), c.rad().man_exp(), prec)
         m = self._models.get(key)
-        if m is None:
-            if len(self._models) >= _CACHE:
+        if m is None or m.caller < caller:
+            if m is None and len(self._models) >= _CACHE:
                 self._models.pop(next(iter(self._models)))
-            m = self._models[key] = _Model(self.law, c, prec)
+            fine = max(caller, MODEL_FLOOR)
+            with working_precision(fine):  # (the law's tilt at that precision)
+                m = _Model(self.law, c, prec)
+            m.caller = fine
+            self._models[key] = m
         return m
 
     def mgf(self, z: acb) -> acb:
@@ -322,8 +334,7 @@ class SampledGaussianPolyLaw:
         c = z.real
         while True:
             prec = 64 * ((saved + self._guard + 63) // 64)
-            with working_precision(saved):  # (the law's tilt at the caller's precision)
-                model = self._model(c, prec)
+            model = self._model(c, prec, saved)
             val = model.transform(t)
             scale = model.m_upper
             if (val.real.rad() <= scale * arb(2) ** (24 - saved)
