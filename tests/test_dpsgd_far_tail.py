@@ -160,3 +160,27 @@ def test_tight_delta_of_ten_steps():
                                         use_connect_dots=pess)
         out.append(p.self_compose(10).get_delta_for_epsilon(0.5))
     assert out[0] * (1 - 1e-9) <= float(v.hi) and float(v.lo) <= out[1] * (1 + 1e-9)
+
+
+def test_replan_cap_of_a_flat_view():
+    """A re-plan of the flat view may take the view's own cap of nodes (tight below TIGHT_REL,
+    loose above), never less than REPLAN_WORK times the first plan; the law's own quadrature
+    keeps REPLAN_WORK times its first plan's work; a time limit lowers the flat view's cap to
+    the nodes the time left pays for."""
+    from tradeoff_algebra.numeric import budget, cf
+
+    law = sampled_law(Fraction(10, 11), Fraction(256, 60000), "remove")
+    flat = [(law.flat_view(), 10)]
+    own = [(law, 10)]
+    with working_precision(64):
+        plan = cf._first_plan(flat, 0.1, 1e-3)
+        first = cf.REPLAN_WORK * cf._plan_work(flat, plan)
+        tight, loose = law.flat_view().work_caps
+        assert cf._replan_cap(flat, plan, 1e-10) == max(first, tight)
+        assert cf._replan_cap(flat, plan, 1e-4) == max(first, loose)
+        plan_own = cf._first_plan(own, 0.1, 1e-3)
+        assert cf._replan_cap(own, plan_own, 1e-10) == cf.REPLAN_WORK * cf._plan_work(own,
+                                                                                     plan_own)
+        with budget.time_limit(1.0), budget.call("test"):
+            cap = cf._replan_cap(flat, plan, 1e-10)
+        assert cap <= max(first, 1.0 / law.flat_view().node_seconds)
