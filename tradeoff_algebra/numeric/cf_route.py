@@ -568,7 +568,8 @@ def _plain_enclosure(
     asked = rel
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
     if extra is None:  # (a view of the law whose M costs the same at every t, where faster)
-        factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), rel)
+        factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), rel,
+                               _cap(factors, asked))
     if kind == "delta":
         if factors and not _affordable_work(factors, max(dn, 0.0), rel, asked):
             return None
