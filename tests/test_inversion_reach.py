@@ -172,7 +172,7 @@ def test_unaffordable_products_still_decline(monkeypatch):
     law = sampled_law(Fraction(10, 11), Fraction(256, 60000), "remove")
     lo, hi = cf_route.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4)
     assert 0 < hi - lo <= 5e-4 * hi
-    monkeypatch.setattr(cf_route, "flat_factors", lambda f, at, rel: list(f))
+    monkeypatch.setattr(cf_route, "flat_factors", lambda f, at, rel, *cap: list(f))
     assert cf_route.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
 
 

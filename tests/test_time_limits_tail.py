@@ -144,15 +144,16 @@ def test_the_inversion_checks_the_limit_between_its_nodes():
 
 
 def test_a_negligible_direction_does_not_take_over_the_warning():
-    """delta(1/2) of DP-SGD (sigma = 2, q = 1/1000, T = 900): one direction is inverted to
-    [0, ~1e-30] (no digit: relative width 1), the other lies below every float and is bounded
-    by its Chernoff bound, the least subnormal. That bound is below the maximum's upper end, so
-    it changes nothing, and the warning says what does: the width of the inverted direction
-    (it quoted the negligible direction's bound instead)."""
+    """delta(1/2) of DP-SGD (sigma = 2, q = 1/1000, T = 900): one direction is inverted (by the
+    law's own quadrature to [0, ~1e-27], no digit, with a warning of relative width 1; by its
+    flat view, taken where the own plan is beyond the route's cap, to 1.72e-38 within the
+    tolerance), the other lies below every float and is bounded by its Chernoff bound, the
+    least subnormal. That bound is below the maximum's upper end, so it changes nothing: no
+    warning quotes it (it was quoted in place of the inverted direction's width)."""
     f = ta.noisy_sgd(2, sp.Rational(1, 1000), 900)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         v = ta.delta(f, sp.Rational(1, 2))
     msgs = [str(w.message) for w in caught if issubclass(w.category, ta.ToleranceWarning)]
-    assert v.lo == 0 and 0 < v.hi < 1e-20 and v.guarantee == "certified"
-    assert len(msgs) == 1 and "relative width 1" in msgs[0] and "4.94e-324" not in msgs[0]
+    assert 0 < v.lo and v.hi < 1e-20 and v.guarantee == "certified"
+    assert v.hi - v.lo <= 5e-4 * v.hi and not any("4.94e-324" in m for m in msgs)

@@ -68,11 +68,16 @@ SERIES_LEVELS = 6
 BUILD_GUARD = 256
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
+#: The least caller's precision a model is built for (the grid locating eps runs at 64 bits,
+#: the grid at the level at 65 to 70 at the default tolerance: one model; above, a model is
+#: built for its caller's own precision, a finer one costing more per node).
+MODEL_FLOOR = 80
 
 
 class _Density:
     """rho_c(y) of the module docstring, the interface :class:`ChebPiece` reads
     (``loss_density``, ``density_singularity``)."""
+    ellipse_boxes = 64
 
     def __init__(self, law, c: arb) -> None:
         self.mu, self.q = law._mu_arb(), law._q_arb()
@@ -207,13 +212,12 @@ class _Piece:
                     break
             cuts.append((k - 1, term))
         self.k_max = cuts[0][0]
-        p = pc.poly.coeffs()
         co = []
         fact = arb(1)
         for j in range(self.k_max + 1):
             if j:
                 fact *= j
-            m = sum((pj / (i + j + 1) for i, pj in enumerate(p)), arb(0))
+            m = pc.poly.left_shift(j).integral()(arb(1))  # (int_0^1 tau^j P(tau) dtau)
             co.append(self.length * m / fact)
         self.series = [arb_poly(co[:k + 1]) for k, _ in cuts]
         self.err = pc.eta * self.length + max(term for _, term in cuts)
@@ -264,6 +268,9 @@ class SampledGaussianPolyLaw:
     #: ``cf_route.TIGHT_REL`` (about 6 s) and above (about 0.6 s)
     build_seconds = 0.4
     node_seconds = 2e-4
+    #: read by ``numeric.cf``: seconds of one abscissa's model (kept: a plan at an abscissa
+    #: already modelled is charged that much less, ``cf._reuse_bonus``)
+    model_seconds = 0.08
     work_caps = (30_000.0, 3_000.0)
 
     def __init__(self, law) -> None:
@@ -280,11 +287,17 @@ class SampledGaussianPolyLaw:
     def log_decay_estimate(self, c: float, t: float) -> float:
         return self.law.log_decay_estimate(c, t)
 
+    def log_mgf_many(self, cs):
+        return self.law.log_mgf_many(cs)
+
     def decay_bound(self, c: arb, t: arb) -> arb:
         return self.law.decay_bound(c, t)
 
     def power_decay(self, c: arb):
         return self.law.power_decay(c)
+
+    def log_power_decay_estimate(self, c: float):
+        return self.law.log_power_decay_estimate(c)
 
     def loss_sup(self):
         return self.law.loss_sup()
@@ -292,13 +305,23 @@ class SampledGaussianPolyLaw:
     def inverse(self):
         return SampledGaussianPolyLaw(self.law.inverse())
 
-    def _model(self, c: arb, prec: int) -> _Model:
-        key = (c.str(radius=True, more=True), prec)
+    def _model(self, c: arb, prec: int, caller: int) -> _Model:
+        """The model at abscissa c evaluated at ``prec`` bits, built for a caller's precision
+        of at least ``caller`` (its error target is the law's tolerance at that precision):
+        kept by the exact abscissa (the ball's midpoint and radius, not its decimal string,
+        which depends on the precision) and reused by any caller it is fine enough for; built
+        for at least :data:`MODEL_FLOOR` bits, so that the grid locating eps and the grid at
+        the level share it at the default tolerance."""
+        key = (c.mid().man_exp(), c.rad().man_exp(), prec)
         m = self._models.get(key)
-        if m is None:
-            if len(self._models) >= _CACHE:
+        if m is None or m.caller < caller:
+            if m is None and len(self._models) >= _CACHE:
                 self._models.pop(next(iter(self._models)))
-            m = self._models[key] = _Model(self.law, c, prec)
+            fine = max(caller, MODEL_FLOOR)
+            with working_precision(fine):  # (the law's tilt at that precision)
+                m = _Model(self.law, c, prec)
+            m.caller = fine
+            self._models[key] = m
         return m
 
     def mgf(self, z: acb) -> acb:
@@ -311,8 +334,7 @@ class SampledGaussianPolyLaw:
         c = z.real
         while True:
             prec = 64 * ((saved + self._guard + 63) // 64)
-            with working_precision(saved):  # (the law's tilt at the caller's precision)
-                model = self._model(c, prec)
+            model = self._model(c, prec, saved)
             val = model.transform(t)
             scale = model.m_upper
             if (val.real.rad() <= scale * arb(2) ** (24 - saved)

@@ -60,6 +60,19 @@ def _total_cumulants(factors: Sequence[Factor], c: float) -> tuple[float, float,
     return k0, k1, k2
 
 
+def _total_log_mgf(factors: Sequence[Factor], cs: np.ndarray) -> np.ndarray:
+    """Float sum n_i log M_i(c) at every c of ``cs``: the optional law method ``log_mgf_many``
+    (one vectorised call), else each law's ``cumulants`` one c at a time."""
+    total = np.zeros(len(cs))
+    for law, n in factors:
+        many = getattr(law, "log_mgf_many", None)
+        if many is not None:
+            total += n * np.asarray(many(cs), dtype=float)
+        else:
+            total += n * np.array([law.cumulants(float(x))[0] for x in cs])
+    return total
+
+
 def _saddle(factors: Sequence[Factor], eps: float) -> float:
     """c > 0 minimising sum n_i log M_i(c) - c eps - log(c (c+1))."""
 
@@ -144,10 +157,18 @@ class _TailPlanner:
         return self._cache[t]
 
     def _powers_float(self) -> list[tuple[float, int] | None]:
+        """(log V_i, p_i) of each law's power decay: its float estimate where the law has one
+        (the optional ``log_power_decay_estimate(c)``), else its certified ball's upper end."""
         if self._powers is None:
-            with working_precision(64):
-                pw = [law.power_decay(arb(self.c)) for law, _ in self.factors]
-            self._powers = [None if p is None else (math.log(upper(p[0])), p[1]) for p in pw]
+            self._powers = []
+            for law, _ in self.factors:
+                est = getattr(law, "log_power_decay_estimate", None)
+                if est is not None:
+                    self._powers.append(est(self.c))
+                    continue
+                with working_precision(64):
+                    p = law.power_decay(arb(self.c))
+                self._powers.append(None if p is None else (math.log(upper(p[0])), p[1]))
         return self._powers
 
     def final_log(self, t: float, use_power: bool) -> float:
@@ -222,6 +243,7 @@ def _make_plan(
     log_delta: float | None,
     slack: dict[str, float],
     max_work: float | None = None,
+    prefer: float | None = None,
 ) -> _Plan:
     """The plan at the saddle point c of the composed law; for laws with the attribute
     ``scan_contour`` (the Poisson-subsampled Gaussian: its mgf grows like e^{mu^2 c^2/2} once
@@ -239,6 +261,13 @@ def _make_plan(
         return _plan_at(factors, c, eps, rel_tol, log_delta, slack, max_work)
     found: dict[float, _Plan] = {}
     error: Exception | None = None
+    # (``prefer``: an abscissa whose per-contour work the laws have done already, a flat view's
+    # model of its tilted density; its plan is charged that work less, in nodes)
+    kept = prefer / c if prefer is not None and prefer > 0 else None
+    bonus = _reuse_bonus(factors) if kept is not None else 0.0
+
+    def charged(f: float) -> float:
+        return _plan_work(factors, found[f]) - (bonus if f == kept else 0.0)
 
     def trial(frac: float) -> None:
         nonlocal error
@@ -248,15 +277,22 @@ def _make_plan(
             least = min(_plan_work(factors, p) for p in found.values())
             cap = least if cap is None else min(cap, least)
         try:
-            found[frac] = _plan_at(factors, c * frac, eps, rel_tol, log_delta, slack, cap)
+            at = prefer if frac == kept else c * frac  # (the kept abscissa exactly)
+            found[frac] = _plan_at(factors, at, eps, rel_tol, log_delta, slack, cap)
         except (ValueError, ArithmeticError, OverflowError) as exc:
             error = error or exc
 
+    if kept is not None:
+        trial(kept)
+        # (charged at most 0: no other abscissa, charged at least 0, does better)
+        if kept in found and charged(kept) <= 0:
+            return found[kept]
     trial(CONTOUR_START)
     for frac in CONTOUR_NEIGHBOURS:
         trial(frac)
-    if found:
-        best = min(found, key=lambda f: _plan_work(factors, found[f]))
+    plain = [f for f in found if f != kept]
+    if plain:
+        best = min(plain, key=lambda f: _plan_work(factors, found[f]))
         if best != CONTOUR_START:
             trial(CONTOUR_FURTHER[CONTOUR_NEIGHBOURS.index(best)])
     else:  # (none within the cap: the saddle point and the far side)
@@ -264,7 +300,19 @@ def _make_plan(
             trial(frac)
     if not found:
         raise error if isinstance(error, ValueError) else ValueError(str(error))
-    return found[min(found, key=lambda f: _plan_work(factors, found[f]))]
+    return found[min(found, key=charged)]
+
+
+def _reuse_bonus(factors: Sequence[Factor]) -> float:
+    """The nodes' worth of the per-contour work a plan at an abscissa already used saves: the
+    optional law attributes ``model_seconds`` (a flat view's model at one abscissa) over
+    ``node_seconds``, summed (0 for laws without them)."""
+    total = 0.0
+    for law, _ in factors:
+        model, node = getattr(law, "model_seconds", 0.0), getattr(law, "node_seconds", 0.0)
+        if model > 0 and node > 0:
+            total += model / node
+    return total
 
 
 def _plan_at(
@@ -287,13 +335,13 @@ def _plan_at(
     # Step h: maximise over the strip half-width a < c.
     best = (0.0, 0.0)
     log_disc = log_half + math.log(0.3 / slack["disc"])
-    for a in c * np.linspace(0.02, 0.98, 49):
+    strips = c * np.linspace(0.02, 0.98, 49)
+    k_lo = _total_log_mgf(factors, c - strips)
+    k_hi = _total_log_mgf(factors, c + strips)
+    for a, kl, kh in zip(strips, k_lo, k_hi, strict=True):
         log_psi = max(
-            math.log(math.pi)
-            - (c - u) * eps
-            + _total_cumulants(factors, c - u)[0]
-            - math.log(c - u)
-            for u in (a, -a)
+            math.log(math.pi) - (c - u) * eps + float(k) - math.log(c - u)
+            for u, k in ((a, kl), (-a, kh))
         )
         den = float(np.logaddexp(0.0, log_psi - math.log(math.pi) - log_disc))
         # (den = 0: the discretisation error is below any level, every step serves; den = oo:
@@ -497,30 +545,55 @@ def plan_tolerance(factors: Sequence[Factor], eps: float, rel_tol: float, extra=
 REPLAN_WORK = 3.0
 
 
+#: The relative width below which a few-step law's tight cap of work applies (its
+#: ``work_caps[0]``; above, ``work_caps[1]``); read by ``cf_route`` too.
+TIGHT_REL = 1e-6
+
+
+def _replan_cap(factors: Sequence[Factor], plan: _Plan, rel_tol: float) -> float:
+    """The work a re-plan may take: :data:`REPLAN_WORK` times the first plan's, or for laws
+    whose nodes cost the same at every t and that state their own cap of nodes (a flat view's
+    ``work_caps``: the tight one below :data:`TIGHT_REL`) that cap, as far as the time left
+    pays for it at their ``node_seconds`` (the first plan rests on the saddle-point estimate
+    of delta, a factor 100 off for a few DP-SGD steps: sigma = 1.1, T = 10, delta(1/2) ~
+    1.2e-9 stopped at 3.8e-7)."""
+    first = REPLAN_WORK * _plan_work(factors, plan)
+    if not _flat_cost(factors):
+        return first
+    caps = [getattr(law, "work_caps", None) for law, _ in factors]
+    unit = max(getattr(law, "node_seconds", 0.0) for law, _ in factors)
+    if any(c is None for c in caps) or not unit > 0:
+        return first
+    afford = budget.remaining() / unit
+    own = min(c[0] if rel_tol < TIGHT_REL else c[1] for c in caps)
+    return max(first, min(own, afford))
+
+
 def _certified_inverter(
     factors: Sequence[Factor], eps: float, rel_tol: float, extra=None, replans: int = 3,
-    log_delta: float | None = None,
+    log_delta: float | None = None, prefer: float | None = None,
 ) -> tuple[_Inverter, _Parts]:
     """Plan, evaluate, and re-plan (at most ``replans`` times) until the width meets rel_tol
     (of the whole delta, the exact part ``extra`` included); for laws with ``scan_contour``
     each re-plan within :data:`REPLAN_WORK` times the first plan's work. ``log_delta``: a
     known estimate of log delta(eps) for the first plan in place of the saddle-point one (the
     eps search's level, once a first grid has located eps: the saddle-point estimate of a few
-    DP-SGD steps is off by a factor 100)."""
+    DP-SGD steps is off by a factor 100). ``prefer``: a contour abscissa used before (its laws'
+    per-contour work kept: :func:`_make_plan`); each re-plan prefers the last plan's."""
     slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
     scan = any(getattr(law, "scan_contour", False) for law, _ in factors)
     cap = None
     for i in range(1 + replans):
         budget.check()
         if i == 0 and log_delta is not None and extra is None:
-            plan = _make_plan(factors, eps, rel_tol, log_delta, slack)
-            cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
+            plan = _make_plan(factors, eps, rel_tol, log_delta, slack, prefer=prefer)
+            cap = _replan_cap(factors, plan, rel_tol) if scan else None
         elif i == 0:
             plan = _first_plan(factors, eps, plan_tolerance(factors, eps, rel_tol, extra))
-            cap = REPLAN_WORK * _plan_work(factors, plan) if scan else None
+            cap = _replan_cap(factors, plan, rel_tol) if scan else None
         else:
             try:
-                plan = _make_plan(factors, eps, rel_tol, log_delta, slack, cap)
+                plan = _make_plan(factors, eps, rel_tol, log_delta, slack, cap, plan.c)
             except ValueError:
                 if cap is None:
                     raise

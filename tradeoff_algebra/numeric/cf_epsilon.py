@@ -201,7 +201,8 @@ def epsilon_enclosure(
         rel = max(rel_delta, LOCATE_REL) if locate and attempt == 0 else rel_delta
         try:  # (a scan_contour law's first grid locates eps: not re-planned at the guess)
             inv, _ = _certified_inverter(factors, eps, rel, extra,
-                                         0 if scan and attempt == 0 else 3, hint)
+                                         0 if scan and attempt == 0 else 3, hint,
+                                         None if inv is None else inv.plan.c)
         except ValueError:  # (no saddle point where Newton moved: the last grid, if any)
             if inv is None:
                 raise

@@ -60,7 +60,7 @@ def _profile_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: floa
         return lo, max(hi, lo)
     if prof(0.0, rel)[1] <= dn:  # (delta(0) <= d: eps(d) = 0)
         return 0.0, 0.0
-    d_mid = math.sqrt(dn * up)
+    d_mid = math.sqrt(dn) * math.sqrt(up)  # (dn up underflows below 1e-162)
     sub = rel / 16
 
     def f(e: float, r: float) -> float:

@@ -24,6 +24,7 @@ from ..core import trace
 from ..core.errors import ToleranceWarning
 from . import budget
 from .cf import (
+    TIGHT_REL,
     _all_losses_at_most,
     _first_plan,
     _flat_cost,
@@ -61,8 +62,7 @@ MAX_WORK = 20_000.0
 #: 11 us, the smaller mu the cheaper); above, where the PLD engine takes 0.4 to 0.7 s, 4e4 units.
 FEW_STEP_WORK = 800_000.0
 FEW_STEP_WORK_LOOSE = 40_000.0
-#: The relative width below which :data:`FEW_STEP_WORK` applies.
-TIGHT_REL = 1e-6
+# (TIGHT_REL, numeric/cf.py: the relative width below which FEW_STEP_WORK applies)
 #: Seconds per unit of planned work of the subsampled Gaussian's inversion (measured 9 to 11 us
 #: on 2 loaded cores; a lower estimate): a plan whose estimate exceeds the time left is declined
 #: at once (:func:`_affordable_work`).
@@ -568,7 +568,8 @@ def _plain_enclosure(
     asked = rel
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
     if extra is None:  # (a view of the law whose M costs the same at every t, where faster)
-        factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), rel)
+        factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), rel,
+                               _cap(factors, asked))
     if kind == "delta":
         if factors and not _affordable_work(factors, max(dn, 0.0), rel, asked):
             return None

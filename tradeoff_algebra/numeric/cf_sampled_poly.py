@@ -69,8 +69,12 @@ ETA_REL = 2.0**-44
 MAX_DEGREE = 160
 #: the degree above which the interval is split into pieces graded toward the singularity
 SINGLE_DEGREE = 96
-#: the boxes covering the Bernstein ellipse (the bound M of |d| on it)
+#: the boxes covering the Bernstein ellipse (the bound M of |d| on it; a law may ask for another
+#: number, its optional attribute ``ellipse_boxes``: fewer boxes bound M more loosely, which
+#: costs about log(M'/M)/log(rho) degrees)
 ELLIPSE_BOXES = 192
+#: the precision of the boxes' values (their radii are the boxes' own)
+ELLIPSE_PREC = 64
 #: the internal precision that last sufficed, per (law, k, J): the pieces' cancellation grows
 #: by about 110 bits per density component (q = 1/100, b = 1, J = 6: 640 bits at k = 20)
 _PREC_HINT: dict[tuple, int] = {}
@@ -120,8 +124,17 @@ class ChebPiece:
         raise ArithmeticError("no Bernstein ellipse found on which the density is analytic")
 
     def _ellipse_bound(self, rho: float, mid: arb, h: arb) -> arb | None:
+        """M >= |d| on the closed ellipse E_rho about [mid - h, mid + h], from boxes covering
+        it, or None where a box meets a singularity. At :data:`ELLIPSE_PREC` bits: the boxes
+        are 1/ELLIPSE_BOXES of the ellipse wide, so their values' radii come from the boxes,
+        not the precision (a lower precision only rounds the balls outward: still bounds)."""
+        with working_precision(ELLIPSE_PREC):
+            return self._ellipse_boxes(rho, mid, h)
+
+    def _ellipse_boxes(self, rho: float, mid: arb, h: arb) -> arb | None:
         a, b = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
-        xs = [-a * math.cos(math.pi * j / ELLIPSE_BOXES) for j in range(ELLIPSE_BOXES + 1)]
+        boxes = getattr(self._law, "ellipse_boxes", ELLIPSE_BOXES)
+        xs = [-a * math.cos(math.pi * j / boxes) for j in range(boxes + 1)]
         xs[0], xs[-1] = -a, a
         best = arb(0)
         for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
