@@ -8,7 +8,11 @@ the sides' programs. Two more kinds take the same quick path: a notion whose RDP
 affine, a -> xi + rho a on (1, omega) (zCDP, tCDP: ``_affine_rdp``), read at the orders as
 exact ``fmpq``; and a node with no enclosure of D_a but a registered certified upper bound
 (``numeric.renyi_wor.arb_renyi_bounds``: C_p(f) of a symmetric f with a program, Wang, Balle &
-Kasiviswanathan's Thm. 9), whose curve says so (``RDP.bound``).
+Kasiviswanathan's Thm. 9), whose curve says so (``RDP.bound``). Products and powers of nodes
+with programs have one, the sum of their factors' (``analysis.renyi_products``); a node with
+no program but a small exact finite loss (randomized response, f_{eps,0}, finite pairs, the
+discrete Laplace pair with Delta = 1) takes both directions from its atoms in Arb
+(``analysis.renyi_finite``).
 """
 
 from __future__ import annotations
