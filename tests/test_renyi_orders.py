@@ -285,7 +285,9 @@ def test_quick_path_declines_what_it_does_not_bound():
     assert rc.quick_batch(f, [], 20) is None
     assert rc.quick_batch(f, list(range(2, 2 + ro.CHUNK + 1)), 20) is None  # (the deadline)
     assert rc.quick_batch(f, [2, 3], rc.QUICK_DPS + 1) is None
-    assert rc.quick_batch(ta.EpsDelta(1, 0), [2], 20) is None  # no program
+    assert rc.quick_batch(ta.Mix(ta.G(1), R(1, 10)), [2], 20) is None  # no program
+    # no program, but an exact finite loss (analysis/renyi_finite.py; tests/test_renyi_finite.py)
+    assert rc.quick_batch(ta.EpsDelta(1, 0), [2], 20) is not None
     assert rc.quick_batch("L", [2], 20) is None
     # the general route still validates: the same errors as before
     with pytest.raises(ta.InvalidParameter, match="orders"):

@@ -8,7 +8,11 @@ the sides' programs. Two more kinds take the same quick path: a notion whose RDP
 affine, a -> xi + rho a on (1, omega) (zCDP, tCDP: ``_affine_rdp``), read at the orders as
 exact ``fmpq``; and a node with no enclosure of D_a but a registered certified upper bound
 (``numeric.renyi_wor.arb_renyi_bounds``: C_p(f) of a symmetric f with a program, Wang, Balle &
-Kasiviswanathan's Thm. 9), whose curve says so (``RDP.bound``).
+Kasiviswanathan's Thm. 9), whose curve says so (``RDP.bound``). Products and powers of nodes
+with programs have one, the sum of their factors' (``analysis.renyi_products``); a node with
+no program but a small exact finite loss (randomized response, f_{eps,0}, finite pairs, the
+discrete Laplace pair with Delta = 1) takes both directions from its atoms in Arb
+(``analysis.renyi_finite``).
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ import sympy as sp
 from flint import fmpq
 from sympy.core.expr import Expr
 
+from ..analysis import renyi_products  # noqa: F401 (the programs of products and powers)
 from ..analysis.renyi_batch import dyadic
+from ..analysis.renyi_finite import finite_orders
 from ..core.errors import TradeOffError
 from ..core.node import TradeOff
 from ..numeric.context import arb_precision
+from ..numeric.finite import finite_loss
 from ..numeric.renyi_orders import (
     CHUNK,
     _program,
@@ -86,7 +93,10 @@ def quick_batch(f: Any, orders: Any, dps: int) -> tuple[list, list, str | None] 
                 return None
             batch, bound = [vals], WBK_CITE
         else:
-            return None
+            orders = list(orders)
+            batch = _finite_batch(g, orders, dps)
+            if batch is None:
+                return None
     except TradeOffError:
         raise
     except Exception:  # (the general route runs it again under its safety net)
@@ -146,12 +156,16 @@ def _capability_orders(sides: list, orders: list, dps: int, ints: bool) -> list 
     (``numeric.renyi_orders``: Arb balls of relative width below 10^-dps or exact ``fmpq``,
     None at an order it leaves out); None where a side has no such program or an order is
     not rational (+oo). ``ints``: the orders are Python ints (nothing to convert)."""
-    if not all(map(has_program, sides)):  # (before converting the orders)
+    programs = all(map(has_program, sides))
+    if not programs and finite_loss(sides[0]) is None:  # (before converting the orders)
         return None
     if not ints:
         if not all(a.is_Rational for a in orders):
             return None
         orders = [flint_order(a) for a in orders]
+    if not programs:
+        out = [finite_orders(h, orders, dps)[0] for h in sides]
+        return None if None in out else out
     out = []
     for h in sides:
         vals = renyi_orders(h, orders, dps)
@@ -159,6 +173,22 @@ def _capability_orders(sides: list, orders: list, dps: int, ints: bool) -> list 
             return None
         out.append(vals)
     return out
+
+
+def _finite_batch(g: Any, orders: list, dps: int) -> list | None:
+    """Each side's values at the Python int orders from g's exact finite loss
+    (``analysis.renyi_finite``: D_a(P || Q) and D_a(Q || P); every order answered), or
+    None."""
+    if finite_loss(g) is None:
+        return None
+    batch = []
+    for reverse in (False, True):  # (both from g's table; a symmetry test may cost more:
+        # Discrete.is_symmetric builds the exchanged pair, 2 ms for 4-ary randomized response)
+        vals, complete = finite_orders(g, orders, dps, reverse)
+        if not complete:
+            return None
+        batch.append(vals)
+    return batch
 
 
 def _bound_orders(g: Any, orders: list, dps: int, ints: bool) -> list | None:

@@ -19,7 +19,7 @@ from ..core.node import TradeOff, register_operator
 from ..core.rules import bind_hook, rule
 from ..core.validate import fuzzy_le, param
 from ..families.trivial import Id, Zero
-from ..numeric.capability import monotonicity
+from ..numeric.capability import monotonicity, profile_form
 from ..numeric.knots import (
     Knots,
     clean_knots,
@@ -30,6 +30,9 @@ from ..numeric.knots import (
     pl_max,
     rational_knots,
 )
+from ..numeric.knots_eval import pl_knots_cached
+from ..numeric.knots_profile import pl_certified_delta, pl_epsilon_unbounded, pl_profile_form
+from ..numeric.protocol import mp_epsilon
 from ._base import all_symmetric, operand, sorted_operands
 from .max_delta import max_delta
 
@@ -196,11 +199,32 @@ def _max_args(f: Max) -> tuple:
     return _MAX_ARGS(f, compute)
 
 
+def _exact_above(top: sp.Rational, rest: list, A: sp.Rational, Ac: sp.Rational):
+    """``top`` where the Arb ball of every node of ``rest`` at A lies strictly below it, else
+    None (a tie or an undecided comparison: the certified routes answer)."""
+    from flint import arb, fmpq
+
+    from ..numeric.context import arb_precision
+    from ..numeric.protocol import arb_value
+
+    if not (isinstance(top, sp.Rational) and isinstance(A, sp.Rational)
+            and isinstance(Ac, sp.Rational)):
+        return None
+    with arb_precision(128):
+        a, ac = arb(fmpq(int(A.p), int(A.q))), arb(fmpq(int(Ac.p), int(Ac.q)))
+        t = arb(fmpq(int(top.p), int(top.q)))
+        for g in rest:
+            b = arb_value(g, a, ac, False)
+            if b is None or not b.is_finite() or not b < t:
+                return None
+    return top
+
+
 def _register_max_numerics() -> None:
     import numpy as np
 
     from ..numeric.context import mp
-    from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
+    from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached
     from ..numeric.privacy_loss import privacy_loss
     from ..numeric.protocol import (
         arb_value,
@@ -226,8 +250,18 @@ def _register_max_numerics() -> None:
 
     @exact_value.register(Max)
     def _(f, A, Ac):
-        vals = [exact_value(g, A, Ac) for g in _max_args(f)]
-        return None if any(v is None for v in vals) else max(vals)
+        """The exact maximum where every argument has an exact value; else the largest exact
+        value where Arb balls of the other arguments' values lie strictly below it (max(disc,
+        f_{1,1/20})(1/10) = disc(1/10) = 4/5 exactly, e/10 being irrational)."""
+        args = _max_args(f)
+        vals = [exact_value(g, A, Ac) for g in args]
+        known = [v for v in vals if v is not None]
+        if len(known) == len(vals):
+            return max(vals)
+        if not known:
+            return None
+        return _exact_above(max(known), [g for g, v in zip(args, vals, strict=True)
+                                         if v is None], A, Ac)
 
     @np_value.register(Max)
     def _(f, x):
@@ -238,7 +272,8 @@ def _register_max_numerics() -> None:
     def _(f, eps):
         """delta of a maximum: of the one argument left after dropping Zero; exact from the
         knots when piecewise linear (delta is exactly 0 beyond the largest log-slope when
-        f(0) = 1); else sup_alpha {min_i (1 - f_i(alpha)) - e^eps alpha} (Dong, Roth & Su,
+        f(0) = 1; certified in Arb with each ratio's comparison with e^eps decided exactly,
+        ``knots_delta``); else sup_alpha {min_i (1 - f_i(alpha)) - e^eps alpha} (Dong, Roth & Su,
         Prop. 6) from the arguments' certified powers (``max_delta``); else 1 + f^*(-e^eps)
         from their values (an estimate)."""
         args = _max_args(f)
@@ -246,7 +281,7 @@ def _register_max_numerics() -> None:
             return mp_delta(args[0], eps)
         k = pl_knots_cached(f)
         if k is not None:
-            return pl_mp_delta(k, eps)
+            return knots_delta(k, eps)
         r = max_delta(args, eps)
         return conjugate_delta(f, eps) if r is None else r
 
@@ -269,6 +304,51 @@ def _register_max_numerics() -> None:
 
 
 _register_max_numerics()
+
+
+def knots_delta(knots, eps):
+    """delta(eps) from exact knots: the certified sum of ``numeric.knots_profile`` (every
+    ratio's comparison with e^eps decided exactly, so an exact 0 is proved), else the mpmath
+    enclosure of ``pl_mp_delta`` (an estimate) where a comparison is undecided."""
+    from ..numeric.knots_eval import pl_mp_delta
+
+    r = pl_certified_delta(knots, eps)
+    if r is not None:
+        trace.note(ROUTE_KNOTS)
+        return r
+    return pl_mp_delta(knots, eps)
+
+
+#: The name of the certified route from exact knots in ``Value.route``.
+ROUTE_KNOTS = "Arb sum over the exact knots' segments (Prop. 6)"
+
+
+def knots_profile_form(f: TradeOff, eps: sp.Expr) -> sp.Expr | None:
+    """delta_f(eps) in closed form for a maximum or group with exact knots: the exact sum over
+    the segments whose likelihood ratio is proved to exceed e^eps (``numeric.knots_profile``),
+    a rational where none does (delta of Max(f_{1,0}, f_{2,0}) at 3/2 is the exact 0). The
+    exact profile route (``analysis.conversions``), the profile of Mix(f, p) and the certified
+    brackets of eps(delta) read it."""
+    if isinstance(eps, sp.Basic) and eps.free_symbols:
+        return None
+    k = pl_knots_cached(f)
+    return None if k is None else pl_profile_form(k, eps)
+
+
+def knots_epsilon(f: TradeOff, d):
+    """eps(d) = oo proved for a maximum or group with exact knots and d < 1 - f(0)
+    (``numeric.knots_profile.pl_epsilon_unbounded``); else None (the bracketing search on the
+    certified profile)."""
+    k = pl_knots_cached(f)
+    r = None if k is None else pl_epsilon_unbounded(k, d)
+    if r is not None:
+        trace.note("delta(oo) = 1 - f(0) of the exact knots (Prop. 6)")
+    return r
+
+
+mp_epsilon.register(Max)(knots_epsilon)
+profile_form.register(Max)(knots_profile_form)
+profile_form.register(Group)(knots_profile_form)
 
 
 # ================================================================================================
@@ -413,7 +493,7 @@ def _register_group_numerics() -> None:
     import numpy as np
 
     from ..numeric.finite import finite_loss
-    from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached, pl_mp_delta
+    from ..numeric.knots_eval import pl_finite_loss, pl_knots_cached
     from ..numeric.privacy_loss import loss_views, privacy_loss
     from ..numeric.protocol import (
         arb_value,
@@ -439,7 +519,7 @@ def _register_group_numerics() -> None:
             return mp_delta(t, eps)
         k = pl_knots_cached(f)
         if k is not None:
-            return pl_mp_delta(k, eps)
+            return knots_delta(k, eps)
         return conjugate_delta(f, eps)
 
     arb_value.register(Group)(_arb_group)
