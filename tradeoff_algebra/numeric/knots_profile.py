@@ -36,13 +36,17 @@ import sympy as sp
 from flint import arb, fmpq
 from mpmath.libmp import round_ceiling, round_floor
 
+from ..core import trace
 from . import budget
 from .arb import arb_endpoint
 from .context import arb_precision, mp
 from .knots import Knots, _ball, _identically_zero, _to_sympy
 from .value import CertifiedPair
 
-__all__ = ["pl_profile_terms", "pl_certified_delta", "pl_profile_form", "pl_epsilon_unbounded"]
+__all__ = [
+    "pl_profile_terms", "pl_certified_delta", "pl_profile_form", "pl_epsilon_unbounded",
+    "knots_delta", "ROUTE_KNOTS",
+]
 
 #: The Arb precisions (bits) at which a ratio is compared with e^eps before the exact test.
 SIGN_PRECS = (128, 640, 2560)
@@ -229,3 +233,20 @@ def pl_epsilon_unbounded(knots: Knots, d) -> CertifiedPair | None:
         s = _ratio_sign(c, D)  # (the sign of c - D)
         below = s is not None and s > 0
     return CertifiedPair(mp.inf, mp.inf) if below else None
+
+
+def knots_delta(knots: Knots, eps):
+    """delta(eps) from exact knots: the certified sum of ``numeric.knots_profile`` (every
+    ratio's comparison with e^eps decided exactly, so an exact 0 is proved), else the mpmath
+    enclosure of ``pl_mp_delta`` (an estimate) where a comparison is undecided."""
+    from .knots_eval import pl_mp_delta
+
+    r = pl_certified_delta(knots, eps)
+    if r is not None:
+        trace.note(ROUTE_KNOTS)
+        return r
+    return pl_mp_delta(knots, eps)
+
+
+#: The name of the certified route from exact knots in ``Value.route``.
+ROUTE_KNOTS = "Arb sum over the exact knots' segments (Prop. 6)"

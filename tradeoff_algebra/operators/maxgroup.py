@@ -31,7 +31,11 @@ from ..numeric.knots import (
     rational_knots,
 )
 from ..numeric.knots_eval import pl_knots_cached
-from ..numeric.knots_profile import pl_certified_delta, pl_epsilon_unbounded, pl_profile_form
+from ..numeric.knots_profile import (
+    knots_delta,
+    pl_epsilon_unbounded,
+    pl_profile_form,
+)
 from ..numeric.protocol import mp_epsilon
 from ._base import all_symmetric, operand, sorted_operands
 from .max_delta import max_delta
@@ -306,21 +310,6 @@ def _register_max_numerics() -> None:
 _register_max_numerics()
 
 
-def knots_delta(knots, eps):
-    """delta(eps) from exact knots: the certified sum of ``numeric.knots_profile`` (every
-    ratio's comparison with e^eps decided exactly, so an exact 0 is proved), else the mpmath
-    enclosure of ``pl_mp_delta`` (an estimate) where a comparison is undecided."""
-    from ..numeric.knots_eval import pl_mp_delta
-
-    r = pl_certified_delta(knots, eps)
-    if r is not None:
-        trace.note(ROUTE_KNOTS)
-        return r
-    return pl_mp_delta(knots, eps)
-
-
-#: The name of the certified route from exact knots in ``Value.route``.
-ROUTE_KNOTS = "Arb sum over the exact knots' segments (Prop. 6)"
 
 
 def knots_profile_form(f: TradeOff, eps: sp.Expr) -> sp.Expr | None:

@@ -38,10 +38,10 @@ from ..numeric.knots_eval import (
     pl_hull_mp,
     pl_hull_np,
     pl_knots_cached,
-    pl_mp_delta,
     pl_mp_value,
     pl_np,
 )
+from ..numeric.knots_profile import knots_delta
 from ..numeric.pld import leaf_model
 from ..numeric.privacy_loss import LazyLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
@@ -472,7 +472,7 @@ def _register_unary_numerics() -> None:
         if kind == "finite":
             return obj.mp_delta(eps)
         if kind == "knots":
-            return pl_mp_delta(obj, eps)
+            return knots_delta(obj, eps)
         return generic_delta(f, eps)
 
     def inverse_exact(f: Inverse) -> FiniteLoss | None:
@@ -522,7 +522,7 @@ def _register_unary_numerics() -> None:
         if f.arg.is_symmetric is True:
             return mp_delta(f.arg, eps)
         k = pl_knots_cached(f)
-        return pl_mp_delta(k, eps) if k is not None else generic_delta(f, eps)
+        return knots_delta(k, eps) if k is not None else generic_delta(f, eps)
 
     # the piecewise-linear f^S and C(f) of piecewise-linear operands are finite pairs
     privacy_loss.register(Symmetrize)(pl_finite_loss)
@@ -598,7 +598,7 @@ def _(f, eps):
         return mp_delta(f.arg, eps)
     k = pl_knots_cached(f)
     if k is not None:  # exact knots: no 1 + (-1 + 2e-142) cancellation of the conjugate
-        return pl_mp_delta(k, eps)
+        return knots_delta(k, eps)
     return conjugate_delta(f, eps)
 
 
