@@ -270,6 +270,10 @@ class ReplaceLaw:
     #: strip there is wider and the step longer; this also allows one power the larger work of
     #: ``numeric.cf_route.FEW_STEP_WORK``, where the PLD engine is slower.
     scan_contour = True
+    #: The work allowed at tight and at loose widths (``numeric.cf_route._cap``): both the tight
+    #: cap, since the PLD engine's answer is an estimate (2 and 3 steps at the default width:
+    #: the inversion certifies them in a few seconds).
+    work_caps = (800_000.0, 800_000.0)
 
     def __init__(self, mu: Number, q: Number) -> None:
         self._mu, self._q = to_fraction(mu), to_fraction(q)
