@@ -45,6 +45,10 @@ _CACHE_LIMIT = 64
 _MAX_LEVEL = 16
 #: The strip's largest half-width, as a fraction of pi/(2 mu) (the bounds need mu y <= pi/2).
 _STRIP = 0.99
+#: The node evaluations one tilt's ``mgf`` may make (about 2 to 4 us each): the inversion's
+#: planner counts its work as t-nodes times the t cut-off, which undercounts a wide x-grid (a
+#: large abscissa c, a small mu); beyond, the tilt refuses (ValueError) and the route declines.
+MAX_EVALS = 4_000_000
 
 
 @dataclass
@@ -107,6 +111,8 @@ class _Tilt:
             raise ValueError("the base grid's discretisation bound is not below 1")
         self.m_upper = arb(upper((s0 + self.tails) / (1 - rho0)))
         self._sig: list[arb] | None = None
+        #: nodes evaluated by :meth:`mgf` so far (refused beyond :data:`MAX_EVALS`)
+        self.evals = 0
 
     # -- the omitted nodes (class docstring, "Omitted nodes")
     def _lower_tail(self, x: arb) -> arb:
@@ -196,6 +202,10 @@ class _Tilt:
         t_up = upper(abs(t))
         k, beta = self._choose(t_up)
         lev = self._level(k)
+        self.evals += len(lev.loss)
+        if self.evals > MAX_EVALS:
+            raise ValueError(f"M(c + it) at c = {self.c_float:.4g} took more than {MAX_EVALS} "
+                             "node evaluations (the plan's work model is exceeded)")
         re, im = arb(0), arb(0)
         for i, (loss, w) in enumerate(zip(lev.loss, lev.weight, strict=True)):
             if i % 1024 == 1023:
