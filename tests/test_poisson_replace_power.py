@@ -139,6 +139,19 @@ def test_decay_bound_holds_and_falls():
         assert prev < 0.05  # (it decays: sigma(x) >= 2 s(0) > 0)
 
 
+@pytest.mark.parametrize("mu, q, t", [(Fraction(5, 4), Fraction(1, 100), 3),
+                                     (Fraction(2), Fraction(3, 5), 25)])
+def test_power_decay_holds(mu, q, t):
+    """|M(c + it)| <= V/t^2 against the quadrature (q = 3/5: sigma's minimum is its limit 1,
+    not 2 s(0))."""
+    law = ReplaceLaw(mu, q)
+    with working_precision(64):
+        v, p = law.power_decay(arb(2))
+    assert p == 2
+    with mpmath.workdps(20):
+        assert abs(_mp_mgf(mu, q, mpmath.mpc(2, t))) <= float(v.upper()) / t**2
+
+
 def test_law_is_its_own_inverse_and_rational_parameters_only():
     law = replace_law(Fraction(1), Fraction(1, 10))
     assert law.inverse() is law and law.loss_sup() is None and not law.closed_under_tensor
@@ -235,10 +248,19 @@ def test_ten_thousand_steps_eps_certified():
 
 
 def test_power_and_value_certified():
+    """roc and evaluate to 1e-9 from the certified Neyman-Pearson points of the inversion's
+    tails (they need the law's power decay); consistent with the default width's band."""
     f = ta.PoissonReplace(R(10, 11), R(1, 100)) ** 100
     p = ta.roc(f, R(1, 1000))
     v = ta.evaluate(f, R(1, 10))
     assert p.guarantee == v.guarantee == "certified"
+    with ta.pld_options(tol=1e-9), warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no ToleranceWarning: the width is met)
+        pt = ta.roc(f, R(1, 1000), dps=20)
+        vt = ta.evaluate(f, R(1, 10), dps=20)
+    assert pt.guarantee == vt.guarantee == "certified"
+    assert pt.hi - pt.lo <= 1e-9 * pt.hi and vt.hi - vt.lo <= 1e-9 * vt.hi
+    assert p.lo <= pt.lo <= pt.hi <= p.hi and v.lo <= vt.lo <= vt.hi <= v.hi
     assert 0 < p.lo <= p.hi < 1 and 0 < v.lo <= v.hi < 1
     # the trade-off function's defining inequality, f(alpha) <= 1 - alpha, and symmetry's
     # consequence 1 - f(a) >= a

@@ -267,11 +267,16 @@ class ReplaceLaw:
       >= s(x) sin(theta) with s = r/a, and arg >= sin(arg) on [0, pi]; likewise
       arg a' <= -s(-x) sin(theta). So for t' >= t >= 0
         |M(c + it')| <= E(y) K(t sin(theta)),  K(tau) = int g_c(x) e^{-tau sigma(x)} dx,
-      sigma = s(x) + s(-x) >= 2 s(0) > 0, K decreasing in tau (so |M| falls exponentially).
+      K decreasing in tau. sigma >= sigma_0 = min(2 s(0), 1) > 0: s(x) = logistic(mu x + b),
+      b = log(q e^{-mu^2/2}/(1 - q)), and sigma'(x) = mu (logistic'(b + mu x) - logistic'(b - mu x))
+      has, for x > 0, the sign of -b (logistic' is even and decreasing in |.|), so sigma
+      increases from 2 s(0) if b < 0 and decreases to its limit 1 if b >= 0.
       K is a trapezoidal sum: e^{-tau sigma} is analytic with modulus <= 1 for |mu y| <= pi/2
       (Re s = ((1 - q) r cos(theta) + r^2)/|a|^2 >= 0 there), so its error is bounded as above
       with t = 0, and its omitted nodes by those of g_c.
-    * No power decay is needed: the bound above tends to 0 as t -> oo.
+    * Power decay (``power_decay``, for the certified tails of ``numeric.cf_tails``): with
+      K(tau) <= M(c) e^{-tau sigma_0} and sup_t t^2 e^{-a t} = (2/(a e))^2,
+      |M(c + it)| <= E(y) M(c) (2/(a e))^2 / t^2, a = sigma_0 sin(theta), for every t != 0.
     * loss_sup: L is unbounded above (None).
     """
 
@@ -293,6 +298,7 @@ class ReplaceLaw:
         self._tilts: dict[tuple[str, int], _Tilt] = {}
         self._float_tilts: dict[float, _FloatTilt] = {}
         self._thetas: dict[tuple[float, float], tuple[float, float]] = {}
+        self._power: dict[tuple[str, int], tuple[arb, int]] = {}
 
     def __repr__(self) -> str:
         return f"ReplaceLaw({self._mu}, {self._q})"
@@ -387,7 +393,27 @@ class ReplaceLaw:
         return arb(min(upper(bound), upper(tilt.m_upper)))
 
     def power_decay(self, c: arb) -> tuple[arb, int] | None:
-        return None
+        """(V, 2) with |M(c + it)| <= V/t^2 (class docstring, "Power decay"); theta from a
+        float grid (any theta in (0, pi/2] is valid)."""
+        key = (c.str(radius=True, more=True), ctx.prec)
+        got = self._power.get(key)
+        if got is not None:
+            return got
+        tilt = self._tilt(c)
+        c_f, mu = float(c.mid()), self.mu
+        grid = _STRIP * math.pi / 2 * np.linspace(1 / 64, 1.0, 64)
+        obj = _log_strip_factor(grid / mu, mu, c_f) - 2 * np.log(np.sin(grid))
+        th = arb(float(grid[int(np.argmin(obj))]))
+        qc = tilt.qc
+        sig0 = (2 * qc / (1 - tilt.q + qc)).min(arb(1))
+        a = sig0 * th.sin()
+        beta = th / tilt.mu
+        e = (beta * beta / 2).exp() * (th / 2).cos() ** (-c)
+        v = arb(upper(e * tilt.m_upper * (2 / (a * arb(1).exp())) ** 2))
+        if len(self._power) >= _CACHE_LIMIT:
+            self._power.clear()
+        self._power[key] = (v, 2)
+        return v, 2
 
     def loss_sup(self) -> arb | None:
         return None
