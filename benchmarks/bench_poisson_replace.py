@@ -80,6 +80,39 @@ def dpa_pair(sigma: str, q: str, k: int) -> dict:
     return run(PAIR, body, timeout=900)
 
 
+def ours_point(sigma: str, q: str, k: int, kind: str) -> dict:
+    """roc(1e-3), evaluate(1/10) or the curve at 101 levels (its largest width) under
+    ``pld_options(tol=1e-9)``."""
+    node = f"ta.PoissonReplace(1 / sp.Rational({sigma!r}), sp.Rational({q!r})) ** {k}"
+    if kind == "curve":
+        call = ("    import numpy as np\n"
+                "    lo, hi = f.curve(np.linspace(0, 1, 101), bounds=True)\n"
+                "out = [float(np.max(hi - lo)), 'curve', 'bounds']")
+    else:
+        arg = "sp.Rational(1, 1000)" if kind == "roc" else "sp.Rational(1, 10)"
+        call = (f"    v = ta.{kind}(f, {arg}, dps=20)\n"
+                "out = [float(v.lo), float(v.hi), v.route, v.guarantee]")
+    return run(OURS, f"f = {node}\nwith ta.pld_options(tol=1e-9), ta.time_limit(60):\n{call}")
+
+
+def points(R: Report) -> None:
+    R.out("## roc(1e-3), f(1/10) and the curve, sigma = 1.1, q = 1/100, tol 1e-9")
+    R.out()
+    R.out("No peer computes these for the replace-one pair (riskcal's DP-SGD is add/remove).")
+    R.out()
+    R.out("| k | roc(1e-3) | rel. width | guarantee | CPU s | f(1/10) | rel. width | guarantee | "
+          "CPU s | curve (101 levels): largest width | CPU s | warnings |")
+    R.out("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in (10, 100, 1000, 10_000):
+        p, v, c = (ours_point("1.1", "1/100", k, kind) for kind in ("roc", "evaluate", "curve"))
+        warned = sorted({w for r in (p, v, c) for w in r.get("warned", [])})
+        cw = "-" if "error" in c else f"{c['out'][0]:.1e}"
+        R.out(f"| {k} | {fmt(p)} | {rel(p)} | {'' if 'error' in p else p['out'][3]} | "
+              f"{num(p, 't', 3)} | {fmt(v)} | {rel(v)} | {'' if 'error' in v else v['out'][3]} | "
+              f"{num(v, 't', 3)} | {cw} | {num(c, 't', 3)} | {','.join(warned) or 'none'} |")
+    R.out()
+
+
 def fmt(r: dict) -> str:
     if "error" in r:
         return f"error: {r['error']}"
@@ -113,7 +146,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--write", default=None)
+    ap.add_argument("--points", action="store_true",
+                    help="only the roc, value and curve rows, appended to --write")
     a = ap.parse_args()
+    if a.points:
+        R = Report()
+        points(R)
+        if a.write:
+            with open(a.write, "a") as fh:
+                fh.write("\n" + "\n".join(R.rows) + "\n")
+        return
     R = Report()
     R.out("# Replace-one DP-SGD: PoissonReplace(1/sigma, q)^k certified, beside dp_accounting")
     R.out()
