@@ -8,7 +8,7 @@ References, each computed here by another route:
   of the law's first power;
 * two and three steps: delta_k(eps) = E_P[H(eps - L_1 - ... - L_{k-1})], H the one-step
   hockey-stick divergence at any real level from its threshold (the quadratic's root, written
-  here), integrated by mpmath at 40 (k = 2) and 20 (k = 3, nested) digits;
+  here), integrated by mpmath at 40 (k = 2) and 12 (k = 3, nested) digits;
 * 100 and 1000 steps: dp_accounting's optimistic and pessimistic REPLACE_ONE PLDs at grid
   1e-5 (the certified interval must meet their bracket).
 """
@@ -90,15 +90,16 @@ def _delta_two(mu, q, eps):
 
 
 def _delta_three(mu, q, eps):
-    """Nested: the outer step's x over the two-step divergence at eps - L(x), 15 digits."""
-    with mpmath.workdps(15):
+    """Nested: the outer step's x over the two-step divergence at eps - L(x), 12 digits
+    (Gauss-Legendre to degree 5 on five pieces each; about a minute)."""
+    with mpmath.workdps(12):
         H, L, p = _mp_hockey(mu, q)
-        cuts = _cuts(-9, 11, 10)
+        cuts = _cuts(-9, 11, 5)
 
         def two(e):
-            return mpmath.quad(lambda y: p(y) * H(e - L(y)), cuts)
+            return mpmath.quad(lambda y: p(y) * H(e - L(y)), cuts, maxdegree=5)
 
-        return mpmath.quad(lambda x: p(x) * two(mpmath.mpf(eps) - L(x)), cuts)
+        return mpmath.quad(lambda x: p(x) * two(mpmath.mpf(eps) - L(x)), cuts, maxdegree=5)
 
 
 def _meets(v, ref, digits=None):
@@ -193,7 +194,7 @@ def test_few_steps_against_nested_quadrature(k):
         v = ta.delta(f, eps, dps=20)
     assert v.guarantee == "certified"
     ref = _delta_two(mu, q, 0.5) if k == 2 else _delta_three(mu, q, 0.5)
-    slack = 1e-30 if k == 2 else 1e-12 * ref
+    slack = 1e-30 if k == 2 else 1e-10 * ref
     assert v.lo - slack <= ref <= v.hi + slack
     assert v.hi - v.lo <= 1e-6 * v.hi
 
