@@ -25,6 +25,7 @@ the positive root of ``e^eps q c u^2 + (e^eps - 1)(1 - q) u - q c = 0``, i.e.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,7 @@ from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_vie
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 from ..numeric.value import CertifiedPair
 from .gaussian import GaussianLoss
+from .poisson_replace_law import ReplaceLaw, replace_law
 
 __all__ = ["PoissonReplace"]
 
@@ -318,12 +320,19 @@ class PoissonReplaceLoss(PrivacyLoss):
     and the same under Q with ``-mu`` for ``mu``. ``|dL/dx| <= 2 mu``, which bounds how far a
     rounding of x moves the cut (``edge_err``)."""
 
-    def __init__(self, mu: float, q: float):
+    def __init__(self, mu: float, q: float, exact: tuple[Fraction, Fraction] | None = None):
         if not (mu > 0 and 0 < q < 1 and math.isfinite(mu)):
             raise ValueError("PoissonReplaceLoss needs mu > 0 and 0 < q < 1")
         self.mu, self.q = float(mu), float(q)
+        #: (mu, q) as exact rationals when the node's are: the Arb view (``law``) needs them
+        self.exact_params = exact
         self.logqc = math.log(self.q) - self.mu * self.mu / 2  # log(q c)
         self._xmax = 0.0
+
+    def law(self) -> ReplaceLaw | None:
+        """The Arb view for the certified Laplace inversion (:mod:`.poisson_replace_law`), for
+        rational mu and q."""
+        return None if self.exact_params is None else replace_law(*self.exact_params)
 
     def _x(self, t):
         t = np.asarray(t, dtype=np.float64)
@@ -387,7 +396,7 @@ def special_ndtri(p: float) -> float:
 @privacy_loss.register(PoissonReplace)
 
 
-@loss_views("grid")
+@loss_views("grid", "law")
 def _(f):
     if f.free_symbols:
         return None
@@ -396,4 +405,12 @@ def _(f):
         return AtomLoss([0.0], [1.0], [1.0])
     if q >= 1:
         return GaussianLoss(2 * mu)  # N(mu, 1) against N(-mu, 1): G_{2 mu}
-    return PoissonReplaceLoss(mu, q)
+    return PoissonReplaceLoss(mu, q, _exact_params(f))
+
+
+def _exact_params(f) -> tuple[Fraction, Fraction] | None:
+    """(mu, q) as Fractions when both are rational (a float parameter is its exact binary
+    rational), else None."""
+    if not (f.mu.is_Rational and f.q.is_Rational):
+        return None
+    return (Fraction(int(f.mu.p), int(f.mu.q)), Fraction(int(f.q.p), int(f.q.q)))
