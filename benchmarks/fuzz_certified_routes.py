@@ -1070,6 +1070,7 @@ def check2(case: Case2, per_case: float) -> tuple[str, str] | None:
             el = time.time() - w0
             if el > per_case * case.calls + 5:
                 return ("time", f"TimeLimitExceeded after {el:.1f} s (limit {per_case} s)")
+            GUARANTEES[case.family] = GUARANTEES.get(case.family, []) + ["time limit"]
             return None
         except ta.TradeOffError as e:
             return ("refused", f"{type(e).__name__}: {e}"[:300])
@@ -1080,6 +1081,8 @@ def check2(case: Case2, per_case: float) -> tuple[str, str] | None:
         return ("time", f"answered after {el:.1f} s, over the limit {per_case} s"
                 + (f" ({case.calls} calls, each with its own limit)" if case.calls > 1 else ""))
     tolw = any(issubclass(w.category, ta.ToleranceWarning) for w in ws)
+    if case.kind in ("raw", "curve"):
+        GUARANTEES[case.family] = GUARANTEES.get(case.family, []) + [case.kind]
     if case.kind == "raw":
         return (("wrong", m) if (m := case.custom(got)) else None)
     if case.kind == "curve":
