@@ -82,7 +82,7 @@ def test_hull_reference_at_p_one_is_the_base(mu, a):
 
 WOR_CASES = [
     ("G", Fraction(1), Fraction(1, 10), [2, 3, Rat(5, 2), Rat(11, 10)]),
-    ("G", Fraction(3), Fraction(9, 10), [2, 4, Rat(7, 2)]),
+    pytest.param("G", Fraction(3), Fraction(9, 10), [2, 4, Rat(7, 2)], marks=pytest.mark.slow),
     ("G", Fraction(1, 10), Fraction(99, 100), [2, 5, Rat(13, 4)]),
     ("Laplace", Fraction(1, 2), Fraction(1, 2), [2, 3, 6, Rat(9, 2)]),
     ("Laplace", Fraction(3), Fraction(1, 1000), [2, 4, Rat(3, 2)]),
