@@ -35,6 +35,7 @@ import mpmath  # noqa: E402
 import sympy as sp  # noqa: E402
 from references import audit2_refs as R2  # noqa: E402
 from references import audit3_refs as A3  # noqa: E402
+from references import audit4_refs as A4  # noqa: E402
 from references import audit_refs as R  # noqa: E402
 
 import tradeoff_algebra as ta  # noqa: E402
@@ -1041,9 +1042,10 @@ class Case2(Case):
     answers) returns a message when the answer is wrong."""
 
     def __init__(self, family, code, ref, tol, dps, custom=None, kind="prob", setup="",
-                 wide_ok=False):
+                 wide_ok=False, calls=1):
         super().__init__(family, code, ref, kind, tol or 1e-3, setup)
         self.dps, self.custom, self.tol_req, self.wide_ok = dps, custom, tol, wide_ok
+        self.calls = calls  # public calls the code makes in a row (each has its own limit)
 
 
 #: family -> the guarantees of the answers check2 compared (a summary of what was checked)
@@ -1066,17 +1068,21 @@ def check2(case: Case2, per_case: float) -> tuple[str, str] | None:
                     got = eval(case.code, ns)  # noqa: S307
         except ta.TimeLimitExceeded:
             el = time.time() - w0
-            if el > per_case + 5:
+            if el > per_case * case.calls + 5:
                 return ("time", f"TimeLimitExceeded after {el:.1f} s (limit {per_case} s)")
+            GUARANTEES[case.family] = GUARANTEES.get(case.family, []) + ["time limit"]
             return None
         except ta.TradeOffError as e:
             return ("refused", f"{type(e).__name__}: {e}"[:300])
         except Exception as e:  # noqa: BLE001
             return ("crash", "".join(traceback.format_exception_only(type(e), e))[:500])
         el = time.time() - w0
-    if el > per_case + 5:
-        return ("time", f"answered after {el:.1f} s, over the limit {per_case} s")
+    if el > per_case * case.calls + 5:
+        return ("time", f"answered after {el:.1f} s, over the limit {per_case} s"
+                + (f" ({case.calls} calls, each with its own limit)" if case.calls > 1 else ""))
     tolw = any(issubclass(w.category, ta.ToleranceWarning) for w in ws)
+    if case.kind in ("raw", "curve"):
+        GUARANTEES[case.family] = GUARANTEES.get(case.family, []) + [case.kind]
     if case.kind == "raw":
         return (("wrong", m) if (m := case.custom(got)) else None)
     if case.kind == "curve":
@@ -1614,6 +1620,495 @@ def gen_rdp_quick(rng):
     return Case2("rdp-quick-" + fam, code, None, None, dps, custom=check, kind="raw")
 
 
+# ---------------------------------------------------------------------------------------------
+# fourth audit: DP-SGD with 3 .. 30 steps (the flat Chebyshev view), many Laplace factors on one
+# grid of scales, RDP of sampling without replacement (a bound), zCDP / tCDP's affine curves,
+# the tolerance contract (nested enclosures) and mpmath's global precision
+# (references: tests/references/audit4_refs.py and audit3_refs.py)
+# ---------------------------------------------------------------------------------------------
+
+def _sgd_few_params(rng):
+    """sigma in 0.5 .. 8 (a fifth at 0.5 .. 0.6: steep densities), q in 1e-4 .. 0.5 (a sixth
+    near 1), T in 3 .. 30."""
+    if rng.random() < 0.2:
+        sigma = Fraction(rng.choice([50, 52, 55, 60]), 100)
+    else:
+        sigma = Fraction(round(_logu(rng, 0.5, 8.0), 3)).limit_denominator(1000)
+    if rng.random() < 1 / 6:
+        q = rng.choice([Fraction(7, 10), Fraction(9, 10), Fraction(95, 100), Fraction(99, 100),
+                        Fraction(999, 1000)])
+    else:
+        q = Fraction(_logu(rng, 1e-4, 0.5)).limit_denominator(10**6) or Fraction(1, 10**4)
+    T = rng.randint(3, 30)
+    return sigma, q, T, f"ta.noisy_sgd({rat(sigma)}, {rat(q)}, {T})"
+
+
+def gen_sgd_few(rng):
+    """noisy_sgd(sigma, q, T), T = 3 .. 30 (the certified inversion with the flat view of
+    families/gaussian_sampled_poly.py where it is faster): delta at eps = 0, moderate, large
+    (delta to ~1e-30 and below) and huge, eps(D) with D to 1e-30, roc, f, curve, against the
+    rounded-grid bracket of the add/remove hull (audit4_refs.sgd_few_sym_bracket)."""
+    sigma, q, T, expr = _sgd_few_params(rng)
+    mu, qf = 1 / float(sigma), float(q)
+    tol = rng.choice([1e-3, 1e-6, 1e-9, 1e-12])
+    dps = rng.choice([10, 15])
+    which = rng.choice(["delta", "delta", "delta0", "delta-tiny", "delta-huge", "epsilon",
+                        "epsilon", "roc", "value", "curve"])
+    me = qf * math.sqrt(T * math.expm1(min(mu * mu, 50)))
+    if which.startswith("delta"):
+        if which == "delta0":
+            e = 0.0
+        elif which == "delta-huge":
+            e = rng.choice([40.0, 100.0, 1000.0])
+        else:
+            k = rng.uniform(0.2, 4) if which == "delta" else rng.uniform(5, 12)
+            e = min(60.0, me * k + me * me / 2)
+        eps = Fraction(round(e, 4)).limit_denominator(10**4)
+        code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+        def ref():
+            return _widen(*A4.sgd_few_sym_bracket(mu, qf, T, float(eps)))
+        return Case2("sgd4-" + which, code, ref, tol, dps)
+    if which == "epsilon":
+        D = Fraction(1, 10 ** rng.choice([1, 2, 3, 5, 8, 12, 20, 30]))
+        return _eps_case("sgd4", expr, D, lambda e: A4.sgd_few_sym_bracket(mu, qf, T, e),
+                         tol, dps)
+    return _power_case("sgd4", expr, which, lambda: rng.choice([
+        Fraction(rng.randint(1, 999), 1000), Fraction(1, 10 ** rng.randint(2, 7)),
+        1 - Fraction(1, 10 ** rng.randint(2, 6))]), lambda a: A3.sgd_roc_bracket(
+            mu, qf, T, a, max_points=2**19, rel=3e-3), tol, dps, rng)
+
+
+def _lapgrid_scales(rng):
+    """(scales as Fractions, expression): mu_i = a + i h (on one grid), a few off-grid scales
+    (denominators 7, 11, 13 next to a grid of 10^-k), or repeated scales (powers)."""
+    shape = rng.choice(["grid", "grid", "offgrid", "repeated"])
+    n = rng.choice([2, 3, 5, 10, 20, 50, 100, 100, 200, 1000])
+    if shape in ("grid", "offgrid"):
+        a = Fraction(rng.choice([1, 1, 2, 5, 10, 30]), 10)
+        h = Fraction(1, 10 ** rng.choice([2, 3, 4, 5]))
+        mus = [a + i * h for i in range(n)]
+        if shape == "offgrid":
+            for _ in range(rng.randint(1, 3)):
+                mus[rng.randrange(n)] = Fraction(rng.randint(1, 30), rng.choice([7, 11, 13]))
+        code = ("ta.Tensor(*[ta.Laplace(sp.Rational(" + str(a.numerator) + ", "
+                + str(a.denominator) + ") + i * sp.Rational(1, " + str(h.denominator)
+                + ")) for i in range(" + str(n) + ")])")
+        if shape == "offgrid":
+            code = "ta.Tensor(" + ", ".join(f"ta.Laplace({rat(m)})" for m in mus) + ")" \
+                if n <= 20 else None
+        if code is None:
+            counts: dict = {}
+            for m in mus:
+                counts[m] = counts.get(m, 0) + 1
+            code = ("ta.Tensor(*[ta.Laplace(sp.Rational(p, q))**k for p, q, k in "
+                    + repr([(m.numerator, m.denominator, k) for m, k in counts.items()]) + "])")
+        return mus, code
+    k = rng.randint(2, 4)
+    base = [Fraction(rng.randint(1, 30), rng.choice([10, 20, 100])) for _ in range(k)]
+    reps = [rng.choice([1, 2, 3, 5, 10, 30]) for _ in range(k)]
+    mus = [m for m, r in zip(base, reps, strict=True) for _ in range(r)]
+    code = "ta.Tensor(" + ", ".join(f"ta.Laplace({rat(m)})" + (f"**{r}" if r > 1 else "")
+                                    for m, r in zip(base, reps, strict=True)) + ")"
+    return mus, code
+
+
+def gen_lapgrid(rng):
+    """Many Laplace factors of different scales (numeric/cf_mixed_grid*.py: the split on one
+    grid of scales, the mass split off it, repeated scales): delta, eps, roc, f, curve against
+    the rounded-grid bracket (few factors) or dp_accounting's PLD pair (many), widened."""
+    mus, expr = _lapgrid_scales(rng)
+    mf = [float(m) for m in mus]
+    span = sum(mf)
+    tol = rng.choice([1e-3, 1e-6, 1e-9])
+    dps = rng.choice([10, 15])
+    which = rng.choice(["delta", "delta", "epsilon", "roc", "value", "curve"])
+    slack = 2e-6 if len(mus) > 40 or 2 * span / min(2e-5, 2e-3 / len(mus)) > 2**22 else 1e-9
+    if which == "delta":
+        eps = Fraction(round(rng.uniform(0, span * 0.8), 3)).limit_denominator(1000)
+        code = _wrap(f"ta.delta({expr}, {rat(eps)}, dps={dps})", tol)
+
+        def ref():
+            return _widen(*A4.laplace_bracket(mf, float(eps)), rel=slack, absolute=1e-14)
+        return Case2("lapgrid-delta", code, ref, tol, dps)
+    if which == "epsilon":
+        D = Fraction(1, 10 ** rng.choice([2, 3, 5, 6, 8]))
+
+        def br(e):
+            lo, hi = A4.laplace_bracket(mf, e)
+            return lo * (1 - slack) - 1e-14, hi * (1 + slack) + 1e-14
+        return _eps_case("lapgrid", expr, D, br, tol, dps)
+    if len(mus) > 30:
+        return None  # (the roc reference composes on one untilted grid: few factors only)
+    h = max(1e-5, 2 * span / 2**21)
+
+    def roc_br(a):
+        lows, ups = zip(*(A3.laplace_laws(m, h, 0.0) for m in mf), strict=True)
+        lo, up = lows[0], ups[0]
+        for x in lows[1:]:
+            lo = lo.compose(x)
+        for x in ups[1:]:
+            up = up.compose(x)
+        return A3.hull_roc_bracket([lo], [up], a)
+    return _power_case("lapgrid", expr, which, lambda: rng.choice([
+        Fraction(rng.randint(1, 999), 1000), Fraction(1, 10 ** rng.randint(2, 6)),
+        1 - Fraction(1, 10 ** rng.randint(2, 6))]), roc_br, tol, dps, rng)
+
+
+def _rdp_orders(rng):
+    """Integer orders 2 .. 300 and fractional ones (as SymPy rationals)."""
+    ints = sorted(rng.sample(range(2, 300), rng.randint(1, 4)))
+    fr = [sp.Rational(rng.randint(101, 2000), 100) for _ in range(rng.randint(0, 3))]
+    return ints + [a for a in fr if a.q != 1]
+
+
+def gen_rdp_wor(rng):
+    """RDP.of(C(p, G(mu))) and RDP.of(C(p, Laplace(mu))) (numeric/renyi_wor.py: Wang, Balle &
+    Kasiviswanathan's Thm. 9, a certified upper bound): every value at or above D_a of the hull
+    pair (audit4_refs.hull_renyi_*, 40-digit quadrature), finite, labelled a bound (RDP.bound),
+    at integer and fractional orders."""
+    base = rng.choice(["G", "Laplace"])
+    mu = Fraction(round(_logu(rng, 0.05, 4.0), 3)).limit_denominator(1000) or Fraction(1, 20)
+    p = rng.choice([Fraction(_logu(rng, 1e-4, 0.5)).limit_denominator(10**5),
+                    Fraction(rng.choice([9, 99, 999]), rng.choice([10, 100, 1000])),
+                    Fraction(256, 60000)])
+    if not 0 < p < 1:
+        p = Fraction(1, 2)
+    orders = _rdp_orders(rng)
+    if base == "G":
+        orders = [a for a in orders if a * float(mu) ** 2 < 400] or [2]
+    olist = "[" + ", ".join(str(a) if isinstance(a, int) else f"sp.Rational({a.p}, {a.q})"
+                           for a in orders) + "]"
+    dps = rng.choice([10, 20])
+    code = f"ta.RDP.of(ta.C({rat(p)}, ta.{base}({rat(mu)})), {olist}, dps={dps})"
+    sample = orders if len(orders) <= 3 else rng.sample(orders, 3)
+
+    def check(r):
+        if r.bound is None or "Thm. 9" not in r.bound:
+            return f"the curve is not labelled a bound (bound = {r.bound!r})"
+        for a in sample:
+            v = r.curve[sp.sympify(a)]
+            vm = MP.mpf(int(v.p)) / int(v.q) if isinstance(v, sp.Rational) else MP.mpf(v)
+            if not MP.isfinite(vm):
+                return f"order {a}: {v}"
+            af = Fraction(int(sp.Rational(a).p), int(sp.Rational(a).q))
+            truth = (A4.hull_renyi_gauss if base == "G" else A4.hull_renyi_laplace)(mu, p, af)
+            if vm < truth * (1 - MP.mpf(10) ** -30):
+                return f"order {a}: bound {MP.nstr(vm, 25)} below D_a = {MP.nstr(truth, 25)}"
+        return None
+    return Case2("rdp-wor-" + base, code, None, None, dps, custom=check, kind="raw")
+
+
+def gen_cdp_affine(rng):
+    """RDP.of(zCDP(rho, xi)) and RDP.of(tCDP(rho, omega)): exact xi + rho a at each order below
+    omega (Bun & Steinke Def. 1.1; Bun, Dwork, Rothblum & Steinke Def. 1), refused at orders
+    >= omega (naming the order)."""
+    rho = Fraction(rng.randint(1, 400), rng.choice([1, 7, 100, 1000]))
+    which = rng.choice(["z", "t"])
+    orders = _rdp_orders(rng)
+    if which == "z":
+        xi = Fraction(rng.randint(0, 50), rng.choice([1, 3, 10]))
+        notion = f"ta.zCDP({rat(rho)}, {rat(xi)})"
+        omega = None
+    else:
+        xi = Fraction(0)
+        omega = Fraction(rng.randint(3, 400), rng.choice([1, 2, 3]))
+        notion = f"ta.tCDP({rat(rho)}, {rat(omega)})"
+        if rng.random() < 0.7:
+            orders = [a for a in orders if a < omega] or [sp.Rational(omega + 1, 2)]
+    olist = "[" + ", ".join(str(a) if isinstance(a, int) else f"sp.Rational({a.p}, {a.q})"
+                           for a in orders) + "]"
+    code = f"_cdp_call(lambda: ta.RDP.of({notion}, {olist}))"
+
+    def check(res):
+        kind, r = res
+        over = omega is not None and any(a >= omega for a in orders)
+        if kind == "error":
+            if over and "order" in r and "omega" in r:
+                return None
+            return f"refused: {r}"
+        if over:
+            return f"orders at or above omega = {omega} answered: {r.curve}"
+        for a in orders:
+            v = r.curve[sp.sympify(a)]
+            want = sp.Rational(xi.numerator, xi.denominator) \
+                + sp.Rational(rho.numerator, rho.denominator) * sp.sympify(a)
+            if v != want:
+                return f"order {a}: {v} != {want}"
+        return None
+    return Case2("cdp-affine", code, None, None, 30, custom=check, kind="raw")
+
+
+def _cdp_call(fn):
+    try:
+        return ("ok", fn())
+    except ta.TradeOffError as e:
+        return ("error", str(e))
+
+
+NS["_cdp_call"] = _cdp_call
+
+
+def _mechanism(rng):
+    """(expression, family tag) of a mechanism for the contract checks: few-step DP-SGD, one or
+    two steps (the closed profile), Laplace products of different scales, Laplace^n, G (x) L,
+    G^k (x) Laplace^m products (PLD engine or inversion)."""
+    kind = rng.choice(["sgd-few", "sgd-few", "sgd-12", "lapmix", "lapgrid", "lappow",
+                       "gauss-lap", "pld"])
+    if kind == "sgd-few":
+        return _sgd_few_params(rng)[3], kind
+    if kind == "sgd-12":
+        s = Fraction(round(_logu(rng, 0.5, 6.0), 2)).limit_denominator(100)
+        q = Fraction(_logu(rng, 1e-3, 0.5)).limit_denominator(10**4)
+        return f"ta.noisy_sgd({rat(s)}, {rat(q)}, {rng.choice([1, 2])})", kind
+    if kind == "lapmix":
+        mus = sorted({rng.choice(_LAPLACE_SCALES) for _ in range(rng.randint(2, 4))})
+        return "ta.Tensor(" + ", ".join(f"ta.Laplace({rat(m)})" for m in mus) + ")", kind
+    if kind == "lapgrid":
+        n = rng.choice([5, 20, 100])
+        a = Fraction(rng.choice([1, 2, 5]), 10)
+        return (f"ta.Tensor(*[ta.Laplace({rat(a)} + i * sp.Rational(1, 1000)) for i in "
+                f"range({n})])"), kind
+    if kind == "lappow":
+        return f"ta.Laplace({rat(rng.choice(_LAPLACE_SCALES))})**{rng.randint(2, 30)}", kind
+    if kind == "gauss-lap":
+        return (f"ta.Tensor(ta.G({rat(rng.choice(_LAPLACE_SCALES))}), "
+                f"ta.Laplace({rat(rng.choice(_LAPLACE_SCALES))}))"), kind
+    return (f"ta.Tensor(ta.G({rat(rng.choice(_LAPLACE_SCALES))})**{rng.randint(1, 3)}, "
+            f"ta.EpsDelta({rat(Fraction(rng.randint(1, 20), 10))}, 0)**{rng.randint(1, 5)}, "
+            f"ta.Laplace({rat(rng.choice(_LAPLACE_SCALES))}))"), kind
+
+
+def _question(rng):
+    """(call template with {f}, name): delta, eps, roc, f, curve."""
+    which = rng.choice(["delta", "epsilon", "roc", "value", "curve"])
+    if which == "delta":
+        e = Fraction(rng.choice([0, 1, 5, 10, 50, 100, 200, 500]), 100)
+        return f"ta.delta({{f}}, {rat(e)}, dps=15)", which
+    if which == "epsilon":
+        return f"ta.epsilon({{f}}, sp.Rational(1, 10**{rng.choice([2, 3, 5, 6, 10])}), " \
+               "dps=15)", which
+    if which in ("roc", "value"):
+        a = rng.choice([Fraction(rng.randint(1, 999), 1000), Fraction(1, 10 ** rng.randint(2, 6))])
+        return f"ta.{'roc' if which == 'roc' else 'evaluate'}({{f}}, {rat(a)}, dps=15)", which
+    al = sorted({round(rng.uniform(0.001, 0.999), 3) for _ in range(3)})
+    return f"ta.curve({{f}}, {al!r}, bounds=True)", which
+
+
+TOLS4 = (1e-3, 1e-6, 1e-9)
+
+
+def _at_tols(fn, tols=TOLS4):
+    """fn() at each tolerance (loosest first, one process): [(lo, hi, guarantee, warned,
+    seconds)]; for a curve, lo and hi are float arrays. A call stopped by its time limit gives
+    ("time", tol, seconds)."""
+    out = []
+    for tol in tols:
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            w0 = time.time()
+            try:
+                with ta.pld_options(tol=tol):
+                    r = fn()
+            except ta.TimeLimitExceeded:
+                out.append(("time", tol, time.time() - w0))
+                continue
+        el = time.time() - w0
+        tw = any(issubclass(w.category, ta.ToleranceWarning) for w in ws)
+        if isinstance(r, ta.Value):
+            a, b = r.interval() if r.is_point else (MP.mpf(r.lo), MP.mpf(r.hi))
+            out.append((MP.mpf(a), MP.mpf(b), r.guarantee, tw, el))
+        else:
+            est = any(issubclass(w.category, ta.EstimateWarning) for w in ws)
+            out.append((r[0], r[1], "estimate" if est else "certified", tw, el))
+    return out
+
+
+NS["_at_tols"] = _at_tols
+
+
+def _nest_message(res) -> str | None:
+    """A message when a tighter tolerance's certified enclosure is not inside a looser one's
+    (up to one unit of the 15th digit: the points are read through ``interval()``) or the
+    certified enclosures are disjoint."""
+    import numpy as np
+
+    for r in res:
+        if r[-1] > _PER_CALL[0] + 5:
+            return f"a call took {r[-1]:.1f} s (limit {_PER_CALL[0]} s): {r[:-1]}"
+    done = [(t, r) for t, r in zip(TOLS4, res, strict=True) if not isinstance(r[0], str)]
+    for i, (t1, r1) in enumerate(done):
+        for t2, r2 in done[i + 1:]:
+            if r1[2] not in ("certified", "exact") or r2[2] not in ("certified", "exact"):
+                continue
+            lo1, hi1, lo2, hi2 = r1[0], r1[1], r2[0], r2[1]
+            if isinstance(lo1, np.ndarray):
+                bad = np.nonzero((lo2 < lo1 - 2e-16 * abs(lo1) - 1e-300)
+                                 | (hi2 > hi1 + 2e-16 * abs(hi1) + 1e-300))[0]
+                if bad.size:
+                    k = int(bad[0])
+                    return (f"curve at index {k}: tol {t2} [{lo2[k]!r}, {hi2[k]!r}] not inside "
+                            f"tol {t1} [{lo1[k]!r}, {hi1[k]!r}]")
+                continue
+            eps_ = MP.mpf(10) ** -15
+            if hi2 < lo1 - eps_ * abs(lo1) or lo2 > hi1 + eps_ * abs(hi1):
+                return (f"disjoint certified enclosures: tol {t1} [{MP.nstr(lo1, 17)}, "
+                        f"{MP.nstr(hi1, 17)}], tol {t2} [{MP.nstr(lo2, 17)}, {MP.nstr(hi2, 17)}]")
+            if lo2 < lo1 - eps_ * abs(lo1) or hi2 > hi1 + eps_ * abs(hi1):
+                return (f"tol {t2} [{MP.nstr(lo2, 17)}, {MP.nstr(hi2, 17)}] not inside tol {t1} "
+                        f"[{MP.nstr(lo1, 17)}, {MP.nstr(hi1, 17)}]")
+    return None
+
+
+def gen_tol_nested(rng):
+    """The tolerance contract: one question about a random mechanism at the tolerances 1e-3,
+    1e-6, 1e-9 in one process (routes/tail_points.py's nested grids, numeric/pld.py's visited
+    grids): each tighter certified enclosure inside each looser one."""
+    expr, kind = _mechanism(rng)
+    call, which = _question(rng)
+    code = f"_at_tols(lambda: {call.format(f=expr)})"
+    return Case2(f"tolnest-{kind}-{which}", code, None, None, 15,
+                 custom=_nest_message, kind="raw", calls=len(TOLS4))
+
+
+def _clear_caches():
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+    from test_global_precision import clear_caches
+
+    clear_caches()
+
+
+def _at_precisions(fn, precs=(53, 8, 500)):
+    """fn() with mpmath's global precision at each of ``precs`` (caches emptied before each):
+    [(fields, prec after the call)]; ``fields`` the lo, hi, mid, guarantee of a Value (or the
+    arrays of a curve)."""
+    out = []
+    for prec in precs:
+        _clear_caches()
+        old = mpmath.mp.prec
+        mpmath.mp.prec = prec
+        try:
+            r = fn()
+            after = mpmath.mp.prec
+        finally:
+            mpmath.mp.prec = old
+        if isinstance(r, ta.Value):
+            f = (repr(r.lo), repr(r.hi), str(r), r.guarantee)
+        else:
+            f = (list(map(float, r[0])), list(map(float, r[1])))
+        out.append((prec, f, after))
+    return out
+
+
+NS["_at_precisions"] = _at_precisions
+
+
+def _prec_message(res) -> str | None:
+    base = res[0][1]
+    for prec, f, after in res:
+        if after != prec:
+            return f"the call changed mpmath.mp.prec from {prec} to {after}"
+        if f != base:
+            return f"at mp.prec = {prec}: {f} != {base} (at 53)"
+    return None
+
+
+def gen_global_prec(rng):
+    """Results identical under mpmath.mp.prec 53, 8, 500 (caches emptied between), the
+    precision left as found: random calls of the audited routes at tol 1e-6."""
+    expr, kind = _mechanism(rng)
+    call, which = _question(rng)
+    code = f"_at_precisions(lambda: _tol(1e-6, lambda: {call.format(f=expr)}))"
+    return Case2(f"globalprec-{kind}-{which}", code, None, None, 15,
+                 custom=_prec_message, kind="raw", calls=3)
+
+
+#: The per-call limit of the run (main sets it), for the checks of several calls in a row.
+_PER_CALL = [60.0]
+
+
+class _Gaps:
+    """The largest CPU time between two consultations of the deadline (numeric.budget's check,
+    remaining, expired) during a call, and where it ended: a stretch that never looks at the
+    clock overruns ``time_limit`` by its length, whatever the limit."""
+
+    def __enter__(self):
+        from tradeoff_algebra.numeric import budget
+
+        self.budget, self.saved = budget, {}
+        self.last, self.max, self.where = time.process_time(), 0.0, ""
+        for name in ("check", "remaining", "expired"):
+            fn = getattr(budget, name)
+            self.saved[name] = fn
+            setattr(budget, name, self._wrap(fn))
+        return self
+
+    def _wrap(self, fn):
+        def w(*a, **k):
+            now = time.process_time()
+            if now - self.last > self.max:
+                self.max = now - self.last
+                self.where = "".join(traceback.format_stack(limit=4)[:-1])
+            self.last = now
+            return fn(*a, **k)
+        return w
+
+    def __exit__(self, *exc):
+        now = time.process_time()
+        if now - self.last > self.max:
+            self.max, self.where = now - self.last, "(after the last check)"
+        for name, fn in self.saved.items():
+            setattr(self.budget, name, fn)
+        return False
+
+
+def _gap_call(fn):
+    """(the largest unchecked CPU stretch of fn(), where it ended, the outcome)."""
+    with _Gaps() as g:
+        try:
+            r = fn()
+            out = f"{r.guarantee} {r}" if isinstance(r, ta.Value) else "answered"
+        except ta.TimeLimitExceeded:
+            out = "time limit"
+        except ta.TradeOffError as e:
+            out = f"{type(e).__name__}"
+    return g.max, g.where, out
+
+
+NS["_gap_call"] = _gap_call
+GAP_SECONDS = 2.0
+
+
+def gen_time_gap(rng):
+    """The time limit from inside: the largest CPU stretch without a look at the deadline, for
+    adversarial calls of the audited routes (eps at 0 and huge, delta to 1e-300, alpha near 0
+    and 1, tol 1e-12); flagged above ``GAP_SECONDS`` (a ``time_limit(s)`` call can overrun s by
+    that much)."""
+    if rng.random() < 0.6:
+        expr = _sgd_few_params(rng)[3]
+    else:
+        expr = _mechanism(rng)[0]
+    which = rng.choice(["delta", "delta", "epsilon", "roc", "value"])
+    if which == "delta":
+        arg = rat(Fraction(rng.choice([0, 1, 10, 100, 10**3, 10**4, 10**5, 10**6])))
+    elif which == "epsilon":
+        arg = f"sp.Rational(1, 10**{rng.choice([5, 30, 100, 300])})"
+    else:
+        arg = rng.choice(["sp.Rational(1, 10**12)", "sp.Rational(1, 10**100)",
+                          "1 - sp.Rational(1, 10**12)", "sp.Rational(1, 2)"])
+    fn = {"delta": "delta", "epsilon": "epsilon", "roc": "roc", "value": "evaluate"}[which]
+    tol = rng.choice([1e-6, 1e-12])
+    code = _wrap(f"ta.{fn}({expr}, {arg}, dps=15)", tol)
+    code = f"_gap_call(lambda: {code})"
+
+    def check(res):
+        gap, where, out = res
+        if gap > GAP_SECONDS:
+            return f"{gap:.1f} s CPU without a look at the deadline ({out}), ending at\n{where}"
+        return None
+    return Case2(f"timegap-{which}", code, None, None, 15, custom=check, kind="raw")
+
+
 GENERATORS = {
     "offgrid-direct": gen_offgrid_direct,
     "offgrid-ta": gen_offgrid_ta,
@@ -1644,6 +2139,13 @@ GENERATORS = {
     "lattice-roc": gen_lattice_roc,
     "max3": gen_max3,
     "rdp-quick": gen_rdp_quick,
+    "sgd-few": gen_sgd_few,
+    "lapgrid": gen_lapgrid,
+    "rdp-wor": gen_rdp_wor,
+    "cdp-affine": gen_cdp_affine,
+    "tol-nested": gen_tol_nested,
+    "global-prec": gen_global_prec,
+    "time-gap": gen_time_gap,
 }
 
 
@@ -1735,6 +2237,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip", default="", help="comma-separated generator names")
     ap.add_argument("--verbose", action="store_true", help="print each call before it runs")
     args = ap.parse_args(argv)
+    _PER_CALL[0] = args.per_case
     names = [x for x in (args.only.split(",") if args.only else GENERATORS) if x]
     names = [x for x in names if x not in args.skip.split(",")]
     rng = random.Random(args.seed)
