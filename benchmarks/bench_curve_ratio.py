@@ -20,9 +20,9 @@ checked against a reference computed here, independent of the library:
   ``create_from_rounded_probability``): its pessimistic and optimistic PLDs at grid 1e-4 give
   an eps bracket (``get_epsilon_for_delta``) and a power bracket, the power being
   1 - f(alpha) = inf over eps of delta(eps) + e^eps alpha (Dong, Roth & Su, Prop. 6 / the
-  envelope of the privacy profile; a grid of eps refined twice around its minimiser): the
-  pessimistic end is an upper bound up to float errors, the optimistic end a lower bound up to
-  float errors and the eps grid;
+  envelope of the privacy profile; a grid of eps, then golden section in v = e^eps, where
+  delta(log v) + alpha v is convex): the pessimistic end is an upper bound up to float errors,
+  the optimistic end a lower bound up to float errors and the search's last step;
 * G(k) (Group of G(1)), Mix(G(2), 1/10), Max(G(1), Laplace(1)), PoissonReplace(1, 1/100):
   30-digit mpmath closed forms (the Neyman-Pearson threshold test of each pair; Max by the
   minimum of the two powers, its profile by golden section over alpha of a concave function);
@@ -96,14 +96,23 @@ t0 = time.process_time()
 for pess in (True, False):
     pld = {build}
     e = float(pld.get_epsilon_for_delta({delta}))
-    lo_e, hi_e = -3.0, 2 * e + 3
-    for _ in range(3):
-        grid = np.linspace(lo_e, hi_e, 801)
-        val = np.asarray(pld.get_delta_for_epsilon(grid)) + np.exp(grid) * {alpha}
-        k = int(np.argmin(val))
-        step = grid[1] - grid[0]
-        lo_e, hi_e = grid[max(k - 2, 0)], grid[min(k + 2, 800)]
-    out["pess" if pess else "opt"] = dict(eps=e, power=float(val[k]), at=float(grid[k]))
+    grid = np.linspace(-3.0, 2 * e + 3, 801)
+    val = np.asarray(pld.get_delta_for_epsilon(grid)) + np.exp(grid) * {alpha}
+    k = int(np.argmin(val))
+    # delta(log v) + alpha v is convex in v = e^eps: golden section in v (it finds a kink of a
+    # lattice law's profile to float precision, where a grid of eps would miss it)
+    def g(v):
+        return float(pld.get_delta_for_epsilon(math.log(v))) + v * {alpha}
+    a, b = math.exp(grid[max(k - 1, 0)]), math.exp(grid[min(k + 1, 800)])
+    r = (math.sqrt(5) - 1) / 2
+    for _ in range(90):
+        m1, m2 = b - r * (b - a), a + r * (b - a)
+        if g(m1) < g(m2):
+            b = m2
+        else:
+            a = m1
+    best = min(g(a), g(b), float(val[k]))
+    out["pess" if pess else "opt"] = dict(eps=e, power=best, at=math.log((a + b) / 2))
 out["cpu"] = time.process_time() - t0
 print(json.dumps(out))
 """
@@ -391,12 +400,45 @@ def check(lo: float, hi: float, ref: tuple[float, float], kind: str, rel: float)
     return f"within {gap:.1e}" if gap <= rel else f"**OFF by {gap:.1e}**"
 
 
+_PROFILE = r"""
+import cProfile, io, pstats
+pr = cProfile.Profile()
+pr.enable()
+"""
+
+
+def profile(row: str, call: str, tol: str, top: int = 25) -> None:
+    """cProfile of one call in a fresh process (imports and construction outside the
+    profile): the functions by cumulative time, then by own time."""
+    import subprocess
+
+    name, expr, _ = next(x for x in ROWS if row in x[0])
+    body = {"eps": _EPS, "roc": _ROC, "curve": _CURVE}[call]
+    code = _OURS.format(root=ROOT, expr=expr, tol=tol, call=body)
+    code = code.replace("    t0 = time.process_time()\n",
+                        "    t0 = time.process_time()\n" + _PROFILE.replace("\n", "\n    ")
+                        + "\n", 1)
+    code = code.replace("    cpu = time.process_time() - t0\n",
+                        "    cpu = time.process_time() - t0\n    pr.disable()\n", 1)
+    code += ("s = io.StringIO()\nst = pstats.Stats(pr, stream=s)\n"
+             f"st.sort_stats('cumulative').print_stats({top})\n"
+             f"st.sort_stats('tottime').print_stats({top})\nprint(s.getvalue())\n")
+    print(f"# {name}, {call}, tol {tol}")
+    subprocess.run([sys.executable, "-c", code], timeout=600)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", metavar="PATH")
     ap.add_argument("--only", default=None, help="the rows whose name holds this text")
     ap.add_argument("--tols", default="5e-4,1e-9")
+    ap.add_argument("--profile", nargs=3, metavar=("ROW", "CALL", "TOL"),
+                    help="cProfile one call (CALL: eps, roc or curve) of the first row whose "
+                         "name holds ROW, in a fresh process; print the top functions")
     args = ap.parse_args()
+    if args.profile:
+        profile(*args.profile)
+        return
     r = Report()
     r.out("# roc(0.01) and whole curves against one eps(1e-6) call, every mechanism family "
           "(fresh processes)")
