@@ -286,7 +286,7 @@ def ref_max():
                 else:
                     hi = m2
             m = (lo + hi) / 2
-            return max(power(m) - mp.exp(e) * m, mp.zero)
+            return max(power(m) - mp.exp(e) * m, mp.mpf(0))
 
         return (float(_eps_root(mp, delta, 0, 10)), float(power(mp.mpf(ALPHA))),
                 "30-digit min of the two powers; profile by golden section")
