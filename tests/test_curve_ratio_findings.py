@@ -6,8 +6,8 @@ Whole curves of single mechanisms (no product) are bounded at a fixed relative w
 whatever ``pld_options(tol=...)`` asks, and without a ToleranceWarning; the power 1 - f(alpha)
 at alpha = 0.01 then has a relative width of 1.8e-7 (PoissonReplace) where ``ta.roc`` at the
 same tolerance gives a point, and where the products' curves (DP-SGD, Laplace products) meet
-1e-9. The reference is the library's own ``ta.roc`` only for the width; the value is checked
-against a 30-digit mpmath threshold test (``tests/references/curve_ratio.py``).
+1e-9. The width is read from the bounds themselves; their value is checked against a 30-digit
+mpmath threshold test of the mixture pair (``tests/references/curve_ratio.py``).
 """
 
 from __future__ import annotations
