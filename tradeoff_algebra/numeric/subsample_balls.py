@@ -25,9 +25,10 @@ the Neyman-Pearson vertices of a whole curve). m_0 is a sum of positive terms: Q
 d > 0. The symmetry the construction needs (the caller vouches for it) is checked on the balls
 too: P_d and Q_{-d} must overlap, else no table is given.
 
-The table has 2 |A| + 1 atoms, at most :data:`MAX_ATOMS`; its cost (Arb polynomial powers and
-one pass) is estimated before it is built and refused at once where the time left cannot pay
-for it (``numeric.progress.ensure_time``, naming the limit).
+The operand has at most :data:`MAX_ATOMS` exponents (C_p(f) as many atoms, 2 |A| + 1); the
+cost of the table (Arb polynomial powers, about quadratic in that number, and one pass) is
+estimated before it is built and refused at once where the time left cannot pay for it
+(``numeric.progress.ensure_time``, naming the limit).
 """
 
 from __future__ import annotations
@@ -53,11 +54,12 @@ from .profile_band import Band
 __all__ = ["SubsampledBalls", "subsampled_balls", "MAX_ATOMS"]
 
 #: The most atoms of the operand's lattice (exponent sums d) read from balls.
-MAX_ATOMS = 1_000_000
-#: A lower bound of the seconds per atom per bit of precision of the Arb polynomial powers and
-#: the pass over the atoms (measured about 3e-8 s per atom at 128 bits on an x86_64 core: set
-#: below it), for the refusal at once of a table the time left cannot pay for.
-SECONDS_PER_ATOM_BIT = 5e-11
+MAX_ATOMS = 400_001
+#: A lower bound of the seconds of a table of N exponents, this constant times N^2 (the Arb
+#: polynomial powers of degree N dominate: measured 2.7e-9 N^2 to 4.4e-9 N^2 s at 128 and 512
+#: bits for N = 2001 .. 100001 on an x86_64 core, Python 3.11; set about three times below),
+#: for the refusal at once of a table the time left cannot pay for.
+SECONDS_PER_ATOM_SQUARED = 8e-10
 #: Precisions tried by :meth:`SubsampledBalls.band`, each twice the last.
 BAND_TRIES = 3
 
@@ -123,7 +125,7 @@ class SubsampledBalls(FiniteValues):
         cached per precision (the last two)."""
         if prec in self._cache:
             return self._cache[prec]
-        progress.ensure_time(self.size * SECONDS_PER_ATOM_BIT * (prec + 64),
+        progress.ensure_time(self.size ** 2 * SECONDS_PER_ATOM_SQUARED,
                              f"C_p(f) from the balls of {self.size} atoms at {prec} bits")
         out = self._build(prec)
         for k in list(self._cache)[:-1]:
