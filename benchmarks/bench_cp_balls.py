@@ -40,7 +40,8 @@ if q == "curve":
 else:
     v = {{"eps": lambda: ta.epsilon(f, R(1, 10**6)), "roc": lambda: ta.roc(f, R(1, 100)),
           "delta": lambda: ta.delta(f, 1)}}[q]()
-    out = dict(value=mpmath.nstr(v.lo, 15),
+    out = dict(value=mpmath.nstr(v.lo, 15) if v.lo == v.hi
+               else "[%s, %s]" % (mpmath.nstr(v.lo, 6), mpmath.nstr(v.hi, 6)),
                guarantee=v.guarantee)
 """ + CHILD_POST
 
