@@ -353,3 +353,42 @@ def test_ball_table_refused_at_once():
     with pytest.raises(ta.TimeLimitExceeded, match="would take about"):
         with ta.time_limit(1):
             ta.epsilon(f, R(1, 10**6))
+
+
+@pytest.mark.slow
+def test_large_cp_n1000_against_dp_accounting():
+    """C_{1/10}(RR(1, 3)^1000): delta(1) and eps(1e-6) certified, and between dp_accounting's
+    optimistic and pessimistic PLDs of the same mixture pair (two PLDs, one per direction of
+    C_p(f); grid 1e-4; the trinomial law's log-masses in float64, so the bracket is widened by
+    1e-9 relative for their rounding)."""
+    from scipy.special import gammaln, logsumexp
+
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    n, p = 1000, 0.1
+    f = ta.C(P10, ta.TensorPower(ta.randomized_response(1, 3), n))
+    d = ta.delta(f, 1, dps=20)
+    e = ta.epsilon(f, R(1, 10**6), dps=20)
+    assert d.guarantee == "certified" and e.guarantee == "certified"
+    u = np.arange(n + 1)[:, None]
+    w = np.arange(n + 1)[None, :]
+    ok = u + w <= n
+    lc = gammaln(n + 1) - gammaln(u + 1) - gammaln(w + 1) \
+        - gammaln(np.maximum(n - u - w, 0) + 1)
+    lz = np.log(np.e + 2)
+    lP = np.where(ok, lc + w - n * lz, -np.inf)
+    lQ = np.where(ok, lc + u - n * lz, -np.inf)
+    P, M = {}, {}
+    for k in range(-n, n + 1):
+        sel = ok & (u - w == k)
+        P[k] = logsumexp(lP[sel])
+        M[k] = np.logaddexp(np.log1p(-p) + P[k], np.log(p) + logsumexp(lQ[sel]))
+    deltas, epss = [], []
+    for pess in (False, True):
+        a = pld.from_two_probability_mass_functions(P, M, pessimistic_estimate=pess)
+        b = pld.from_two_probability_mass_functions(M, P, pessimistic_estimate=pess)
+        deltas.append(max(a.get_delta_for_epsilon(1.0), b.get_delta_for_epsilon(1.0)))
+        epss.append(max(a.get_epsilon_for_delta(1e-6), b.get_epsilon_for_delta(1e-6)))
+    lo, hi = d.interval()
+    assert deltas[0] * (1 - 1e-9) <= float(hi) and float(lo) <= deltas[1] * (1 + 1e-9)
+    lo, hi = e.interval()
+    assert epss[0] * (1 - 1e-9) <= float(hi) and float(lo) <= epss[1] * (1 + 1e-9)
