@@ -392,3 +392,26 @@ def test_large_cp_n1000_against_dp_accounting():
     assert deltas[0] * (1 - 1e-9) <= float(hi) and float(lo) <= deltas[1] * (1 + 1e-9)
     lo, hi = e.interval()
     assert epss[0] * (1 - 1e-9) <= float(hi) and float(lo) <= epss[1] * (1 + 1e-9)
+
+
+def test_large_cp_of_binary_rr_odd_power():
+    """C_{1/10}(f_{1/2,0}^{(x) 101}): an odd power has no atom of ratio 1 (the slope -1 piece is
+    the mixture's gap alone). delta(1/3) and roc(1/100) certified against the binomial law's
+    two hockey sums and the hull of min{f_p, f_p^{-1}} at 50 digits; eps(1e-6) certified and
+    bracketed by that profile."""
+    f = ta.C(P10, ta.TensorPower(ta.randomized_response(R(1, 2), 2), 101))
+    with mpmath.workdps(50):
+        law = ref.binomial_law(101, mpmath.mpf(1) / 2)
+        mix = ref.mixed([(p, q) for _, p, q in law], mpmath.mpf(1) / 10)
+        d = ta.delta(f, R(1, 3), dps=25)
+        lo, hi = d.interval()
+        assert d.guarantee == "certified" and lo <= _profile(mix, mpmath.mpf(1) / 3) <= hi
+        hull = ref.hull_of_min(mix, ref.swapped(mix))
+        v = ta.roc(f, R(1, 100), dps=25)
+        lo, hi = v.interval()
+        assert v.guarantee == "certified" and lo <= 1 - ref.pl_at(hull, mpmath.mpf(1) / 100) <= hi
+        e = ta.epsilon(f, R(1, 10**6), dps=20)
+        assert e.guarantee == "certified"
+        lo, hi = e.interval()
+        assert _profile(mix, mpmath.mpf(lo) * (1 - mpmath.mpf(10) ** -15)) > mpmath.mpf(10) ** -6
+        assert _profile(mix, mpmath.mpf(hi)) <= mpmath.mpf(10) ** -6
