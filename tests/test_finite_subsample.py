@@ -415,3 +415,20 @@ def test_large_cp_of_binary_rr_odd_power():
         lo, hi = e.interval()
         assert _profile(mix, mpmath.mpf(lo) * (1 - mpmath.mpf(10) ** -15)) > mpmath.mpf(10) ** -6
         assert _profile(mix, mpmath.mpf(hi)) <= mpmath.mpf(10) ** -6
+
+
+def test_large_cp_eps_beyond_float_range():
+    """C_{1/10}(f_{1,0}^{(x) 2000}): eps(1e-6) lies where the ratios e^d overflow float64 (the
+    crossing located on Arb balls); certified, and the binomial law's two-direction
+    hockey-stick profile at 60 digits is above 1e-6 just below its lower end and at most 1e-6
+    at its upper end."""
+    f = ta.C(P10, ta.TensorPower(ta.randomized_response(1, 2), 2000))
+    e = ta.epsilon(f, R(1, 10**6), dps=20)
+    assert e.guarantee == "certified"
+    lo, hi = e.interval()
+    assert lo > 710  # (e^lo is beyond float64)
+    with mpmath.workdps(60):
+        law = ref.binomial_law(2000, mpmath.mpf(1))
+        mix = ref.mixed([(p, q) for _, p, q in law], mpmath.mpf(1) / 10)
+        assert _profile(mix, mpmath.mpf(lo) * (1 - mpmath.mpf(10) ** -15)) > mpmath.mpf(10) ** -6
+        assert _profile(mix, mpmath.mpf(hi)) <= mpmath.mpf(10) ** -6

@@ -42,7 +42,7 @@ from flint import arb
 
 from . import budget, progress
 from .arb_expr import Unenclosable, arb_ball
-from .context import arb_precision
+from .context import arb_precision, mp
 from .curves import BAND_TOL_MIN
 from .finite_np import FiniteTails
 from .finite_values import FiniteValues
@@ -50,6 +50,7 @@ from .lattice2d import _Group
 from .lattice_np import np_band
 from .lattice_power import symbolic_lattice_pair
 from .profile_band import Band
+from .value import CertifiedPair
 
 __all__ = ["SubsampledBalls", "subsampled_balls", "MAX_ATOMS"]
 
@@ -170,6 +171,61 @@ class SubsampledBalls(FiniteValues):
                 return head + [(m0, m0)] + tail
         except (Unenclosable, ValueError, ZeroDivisionError):
             return None
+
+    def arb_epsilon(self, d) -> CertifiedPair | None:
+        """eps(d) proved from the ordered balls, as ``FiniteValues.arb_epsilon`` (the crossing
+        log y, y = (Q(S) - d)/P(S), proved to lie between the ratios bounding S = the first k
+        atoms, Prop. 6), with k located by bisection on Arb balls rather than floats: the ratios
+        1 - p + p R^d of a large power overflow float64 (e^1276 for n = 3000).
+        delta(log r_k) = Q(S_k) - r_k P(S_k) is non-decreasing in k (the ratios decrease); the
+        first k where it exceeds d (compared by the balls' midpoints: only a location, proved
+        afterwards with its neighbours) bounds the crossing."""
+        from mpmath.libmp import round_ceiling, round_floor, round_nearest
+
+        from .arb import arb_endpoint, arb_exact
+
+        p = mp.prec
+        for prec in (p + 64, 2 * p + 64):
+            masses = self.arb_masses(prec)
+            if not masses:
+                return None
+            with arb_precision(prec):
+                db = arb_exact(d)
+                n = len(masses)
+                QS, PS = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
+                for i, (P_, Q_) in enumerate(masses):
+                    if not i & 1023:
+                        budget.check()
+                    QS[i + 1], PS[i + 1] = QS[i] + Q_, PS[i] + P_
+                ratio = [Q_ / P_ for P_, Q_ in masses]  # (every P-mass a positive ball)
+                if self.arb_delta(sp.S.Zero, prec) <= db:
+                    return CertifiedPair(mp.zero, mp.zero)
+                # the first j in [1, n) with delta(log r_j) > d by the midpoints, else n
+                lo_j, hi_j, dm = 1, n, arb(db.mid())
+                while lo_j < hi_j:
+                    m = (lo_j + hi_j) // 2
+                    if arb((QS[m] - ratio[m] * PS[m]).mid()) > dm:
+                        hi_j = m
+                    else:
+                        lo_j = m + 1
+                k = lo_j
+                for j in (k, k - 1, k + 1, k - 2, k + 2):
+                    if not 1 <= j < n:
+                        continue
+                    if not (PS[j] > 0 and QS[j] > db):
+                        continue
+                    y = (QS[j] - db) / PS[j]
+                    if not (ratio[j] <= y and y <= ratio[j - 1] and y >= 1):
+                        continue
+                    e = y.log()
+                    with mp.workprec(prec):
+                        lo = max(arb_endpoint(e.lower(), round_floor), mp.zero)
+                        hi = arb_endpoint(e.upper(), round_ceiling)
+                    if hi - lo <= mp.ldexp(abs(hi), -p - 4):
+                        mid = arb_endpoint(e.mid(), round_nearest)
+                        return CertifiedPair(+mid, +mid)  # (correct to the working precision)
+                    break
+        return None
 
     # -- a whole curve ------------------------------------------------------------------------
     def band(self, alphas: np.ndarray, tol: float = 1e-3) -> Band | None:
