@@ -46,7 +46,7 @@ from .context import arb_precision, mp
 from .curves import BAND_TOL_MIN
 from .finite_np import FiniteTails
 from .finite_values import FiniteValues
-from .lattice2d import _Group
+from .lattice2d import MAX_PAIR_ATOMS, _Group
 from .lattice_np import np_band
 from .lattice_power import symbolic_lattice_pair
 from .profile_band import Band
@@ -67,15 +67,16 @@ BAND_TRIES = 3
 
 def _one_lattice(fl: Any) -> _Group | None:
     """The operand's factors as one lattice group (base R > 1, factors (ks, qs, m)), or None
-    where a factor is not a lattice pair with every mass positive, or two factors have bases
-    not proved equal (several lattices: ``numeric.lattice2d``)."""
+    where a factor is not a lattice pair with every mass positive (or has more outcomes than
+    ``lattice2d.MAX_PAIR_ATOMS``: its ratios proved by SymPy one by one), or two factors have
+    bases not proved equal (several lattices: ``numeric.lattice2d``)."""
     try:
         leaves = fl.leaves()
     except (TypeError, ValueError, ArithmeticError):
         return None
     base, factors = None, []
     for pairs, m in leaves:
-        if any(p == 0 or q == 0 for p, q in pairs):
+        if len(pairs) > MAX_PAIR_ATOMS or any(p == 0 or q == 0 for p, q in pairs):
             return None
         if all(p == q for p, q in pairs):
             continue  # (ratio 1 alone: Id)
