@@ -230,6 +230,7 @@ CERTIFYING = {
     "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
     "numeric/finite_values.py",  # eps(delta) from Arb balls of the ordered atoms (arb_epsilon)
+    "numeric/subsample_balls.py",  # eps(delta) of C_p(f) from the Arb balls of its ordered atoms
     "numeric/lattice_product.py",  # exact integer lower bounds, Arb sums, ends rounded outward
     "numeric/lattice_two.py",  # two tilted windows' Arb sums, the dropped mass bounded in Arb
     "numeric/grid_product.py",  # two lattice products' Arb sums and bounds, ends outward

@@ -175,3 +175,24 @@ def joint(law1: list, law2: list, ell2) -> list:
             out.append((l1 + d * ell2, p1 * p2m, q1 * q2m))
     return out
 
+
+
+def rr_law_mp(n: int, k: int, ratio) -> list:
+    """Randomized response with k answers and ratio ``ratio`` (an mpmath number, e for eps = 1)
+    composed n times, as (exponent d, P, Q) by increasing d in mpmath: :func:`rr_law` with the
+    trinomial counts summed in mpmath (u coordinates at the true answer, w at the neighbour's,
+    d = u - w)."""
+    import mpmath
+
+    z = ratio + k - 1
+    one, R_, rest = 1 / z, ratio / z, mpmath.mpf(k - 2) / z
+    law: dict = {}
+    for u in range(n + 1):
+        cu = mpmath.binomial(n, u)
+        for w in range(n - u + 1):
+            c = cu * mpmath.binomial(n - u, w) * rest ** (n - u - w)
+            p = c * one**u * R_**w
+            q = c * R_**u * one**w
+            a, b = law.get(u - w, (0, 0))
+            law[u - w] = (a + p, b + q)
+    return sorted((d, p, q) for d, (p, q) in law.items())

@@ -34,7 +34,10 @@ every comparison decided by Arb balls of the exact knots (SymPy proving the zero
 Masses are exact SymPy numbers built from f's exact table (rationals when f's masses and p are
 rational: then every result is exact) or from its symbolic table (closed forms in e^eps, whose
 Arb balls the finite loss encloses); the operand's atoms are classified by the sign of
-log r_i exactly (their exact ratio keys), never by a rounded number.
+log r_i exactly (their exact ratio keys), never by a rounded number. A symmetric operand too
+large for a symbolic table whose ratios lie on one lattice (RR(1, 3)^30 and beyond) has C_p(f)
+built from its Arb lattice laws instead (``numeric.subsample_balls``: the same atoms, ordered by
+their integer exponents).
 """
 
 from __future__ import annotations

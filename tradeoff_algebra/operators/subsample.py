@@ -21,6 +21,7 @@ from ..core.rules import bind_hook, rule
 from ..families.trivial import Id
 from ..numeric.capability import profile_form
 from ..numeric.context import mp as _mp
+from ..numeric.curves import CURVE_BANDS
 from ..numeric.finite import finite_loss
 from ..numeric.finite_subsample import hull_finite_loss, mix_finite_loss, subsample_finite_loss
 from ..numeric.knots import clean_knots, pl_knots
@@ -35,6 +36,9 @@ from ..numeric.privacy_loss import (
     privacy_loss,
 )
 from ..numeric.protocol import (
+    LEVEL_ROUTES,
+    POINT_ROUTES,
+    arb_delta,
     arb_value,
     exact_value,
     mp_delta,
@@ -45,6 +49,7 @@ from ..numeric.protocol import (
     num,
 )
 from ..numeric.roots import HALF, bracket_level, c_bounds, level, t_bounds, widen
+from ..numeric.subsample_balls import subsampled_balls
 from ._base import SamplingOperator
 from .losses import MixLoss, SubsampleLoss
 from .maxgroup import Max, closed_by_rules
@@ -581,6 +586,8 @@ def _register_subsample_numerics() -> None:
         if subsample_target(f) is not None:
             return None
         fl = _finite_mixed(f, True)
+        if fl is None:
+            fl = _ball_subsample(f)  # (a large operand on one lattice: its balls)
         if fl is None or not fl.arb_first():
             return None
         r = fl.arb_epsilon(d)
@@ -690,6 +697,81 @@ def _build_finite_mixed(f: SamplingOperator, hull: bool):
     # RR(1, 3)_{1/10}); its values come from the operand's balls (``_arb_mix``) instead
     out = mix_finite_loss(fl, f.p) if fl.is_rational else None
     return out
+
+
+_BALL_SUBSAMPLE: dict = {}
+
+
+def _ball_subsample(f: Subsample):
+    """C_p(g) of a symmetric finite g on one lattice whose exact table is not built here (too
+    many atoms for SymPy: RR(1, 3)^30 and beyond), as ordered Arb balls taken from the
+    operand's lattice laws (``numeric.subsample_balls``), or None. Kept for the last 64 nodes."""
+    if f in _BALL_SUBSAMPLE:
+        return _BALL_SUBSAMPLE[f]
+    out = None
+    if not f.free_symbols and f.arg.is_symmetric is True and _finite_mixed(f, True) is None:
+        fl = finite_loss(f.arg)
+        out = None if fl is None else subsampled_balls(fl, f.p)
+    if len(_BALL_SUBSAMPLE) >= 64:
+        _BALL_SUBSAMPLE.clear()
+    _BALL_SUBSAMPLE[f] = out
+    return out
+
+
+def _ball_point(f, A, dps: int, power: bool):
+    """C_p(g)(A) (``power``: 1 - C_p(g)(A)) from :func:`_ball_subsample`'s balls (the maximum
+    of the segments' lines, ``FiniteValues.arb_value``) as a certified point, or None."""
+    from ..numeric.arb_expr import arb_ball, ball_point
+    from ..numeric.context import arb_precision
+
+    if not isinstance(f, Subsample):
+        return None
+    bl = _ball_subsample(f)
+    if bl is None:
+        return None
+
+    def make_ball(prec):
+        if isinstance(A, sp.Rational):
+            level = A
+        else:
+            with arb_precision(prec):
+                try:
+                    level = arb_ball(A)
+                except ValueError:
+                    return None
+        ball = bl.arb_value(level, power, prec)
+        return ball if ball is not None and ball.is_finite() else None
+
+    v = ball_point(make_ball, dps, 1 << 13, unit=True)
+    return None if v is None else v.routed("C_p(f) as a finite pair from the operand's balls")
+
+
+def _ball_band(f, alphas, tol: float = 1e-3, progress: bool | None = None):
+    """The certified band of C_p(g) at ``alphas`` from :func:`_ball_subsample`'s balls, or
+    None (a ``numeric.curves.CURVE_BANDS`` route)."""
+    if not isinstance(f, Subsample):
+        return None
+    bl = _ball_subsample(f)
+    return None if bl is None else bl.band(alphas, tol)
+
+
+def _ball_delta(f, eps):
+    """delta of C_p(g) at the ball ``eps`` from :func:`_ball_subsample`'s balls (the
+    hockey-stick sum) at Arb's working precision, or None."""
+    from flint import ctx
+
+    bl = _ball_subsample(f)
+    return None if bl is None else bl.delta_ball(eps, ctx.prec)
+
+
+_at = next((i + 1 for i, r in enumerate(POINT_ROUTES) if r.__name__ == "_finite_point"),
+           len(POINT_ROUTES))
+POINT_ROUTES.insert(_at, _ball_point)
+_at = next((i + 1 for i, r in enumerate(LEVEL_ROUTES) if r.__name__ == "_finite_point"),
+           len(LEVEL_ROUTES))
+LEVEL_ROUTES.insert(_at, _ball_point)
+CURVE_BANDS.insert(0, _ball_band)
+arb_delta.register(Subsample)(_ball_delta)
 
 
 def _finite_exact(f: SamplingOperator, A, hull: bool):
