@@ -298,8 +298,9 @@ CURVE_BANDS.append(lattice_curve)
 #: The name of the point route of products of Laplace factors with different scales.
 MIXED_ROUTE = "certified loss tails of Laplace factors, every term summed exactly"
 #: ... and of many factors on one grid of scales (``numeric.cf_mixed_grid_tails``).
-MIXED_GRID_ROUTE = ("certified loss tails of Laplace factors on one grid of scales, the terms "
-                    "with few density components summed exactly, the rest inverted")
+MIXED_GRID_ROUTE = ("certified loss tails of Laplace factors of many scales, the terms with few "
+                    "density components summed exactly on a grid of scales or bounded by their "
+                    "mass, the rest inverted")
 
 
 def _mixed_laws(f) -> list | None:
