@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
+from references.routes import decline_inversion
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric import pld, pld_compose, pld_grid
@@ -155,6 +156,7 @@ def test_the_refinement_stops_at_the_memory_limit_with_a_warning_naming_it(monke
     ToleranceWarning naming MAX_PLD_BYTES, the engine's arrays within the limit (the traced
     peak also holds the call's own objects: at most 16 MiB here), the enclosure meeting the
     one of a fixed coarse grid (both contain eps)."""
+    decline_inversion(monkeypatch)  # (the Laplace inversion certifies it now: the engine's test)
     f = ta.PoissonReplace(1, R(1, 10)) ** 3
     with ta.pld_options(h=2.0**-10):
         coarse = ta.epsilon(f, "1e-10")
@@ -173,6 +175,7 @@ def test_the_refinement_stops_at_the_memory_limit_with_a_warning_naming_it(monke
 def test_a_first_grid_beyond_the_limit_is_refused_at_once(monkeypatch):
     """Even the first grid (h = 2^-10) needs more than a limit of 1 MiB: refused at once with
     a NumericalError naming MAX_PLD_BYTES, no enclosure."""
+    decline_inversion(monkeypatch)
     monkeypatch.setattr(pld_grid, "MAX_PLD_BYTES", 2**20)
     pld._CACHE.clear()
     with ta.time_limit(20), pytest.raises(ta.NumericalError, match="MAX_PLD_BYTES") as e:
