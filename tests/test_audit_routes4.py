@@ -320,13 +320,6 @@ class _Gaps:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "families/gaussian_sampled.py SubsampledGaussianLaw._float_tilt: its `while True` loop "
-    "widens the x-window by 8 per pass (each pass O(window / h) numpy work and a log_ndtr of "
-    "the cut) without consulting the deadline; at eps = 10^6 cf._saddle's doubling of c "
-    "(cf_route._cut_enclosure) asks cumulants at c ~ 1e5, where the window must reach "
-    "x ~ (1 + c) mu: ~5 s CPU in one unchecked stretch, so time_limit(10) is overrun by 14 to "
-    "29 s of wall time on a loaded machine"))
 def test_sgd_huge_eps_consults_the_deadline():
     """delta(noisy_sgd(2, 1/1000, 5), 10^6): no stretch of more than 1 s CPU without a look at
     the deadline (the answer itself, [0, 4.94e-324] with a ToleranceWarning, is right)."""
@@ -338,12 +331,6 @@ def test_sgd_huge_eps_consults_the_deadline():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "numeric/pld_hull.py hull_roc_bounds (lines 26-100): the power of a hull from the PLD "
-    "engine's composed laws (delta_many over every kink of both directions, the maximisation "
-    "of phi over the simplex) never consults the deadline; on the fine grids a refinement "
-    "reaches (10^6 points) one call is 3 to 9 s CPU, by which roc/evaluate of a DP-SGD hull "
-    "on the PLD engine overruns time_limit"))
 def test_pld_hull_roc_consults_the_deadline():
     """roc(noisy_sgd(1/2, 911/413320, 7), 1 - 1e-12) at tol 1e-12 (the PLD engine): no stretch of
     more than 1 s CPU without a look at the deadline."""

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 from flint import acb, arb, ctx
 
+from ..numeric import budget
 from ..numeric.cf_laws import (
     Number,
     log_sqrt_2pi,
@@ -418,20 +419,21 @@ class SubsampledGaussianLaw:
         lo, hi = -12.0, max(e * mu, 0.0) + 12.0
         if self.cut is not None:
             hi = min(hi, max(float(self.cut[0]), 0.0) + 12.0)
-        while True:
-            x = np.arange(lo, hi + h, h)
+
+        def terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             v = mu * x - mu * mu / 2
             ell = v if self._q_is_one else np.logaddexp(math.log1p(-q), math.log(q) + v)
             log_g = -x * x / 2 - _LOG_SQRT_2PI + e * ell + math.log(h)
             if self.cut is not None:
                 log_g = log_g + _log_ndtr(-(x - float(self.cut[0])) / float(self.cut[1]))
-            top = log_g.max()
-            if log_g[0] > top - 90:
-                lo -= 8.0
-            elif log_g[-1] > top - 90:
-                hi += 8.0
-            else:
-                break
+            return log_g, v, ell
+
+        x, (log_g, v, ell) = _tilt_window(lo, hi, h, terms)
+        # keep the span above top - 90 and one node either side (the rest is below e^-90 of
+        # the largest term: nothing in float64)
+        i = np.flatnonzero(log_g > log_g.max() - 90)
+        keep = slice(max(int(i[0]) - 1, 0), int(i[-1]) + 2)
+        x, log_g, v, ell = x[keep], log_g[keep], v[keep], ell[keep]
         s = np.ones_like(x) if self._q_is_one else np.exp(math.log(q) + v - ell)
         ft = _FloatTilt(log_g, self._sign * ell, s, logsumexp(log_g))
         if len(self._float_tilts) >= 16 * _CACHE_LIMIT:
@@ -450,21 +452,15 @@ class SubsampledGaussianLaw:
         lo, hi = -12.0, max(float(np.max(e)) * mu, 0.0) + 12.0
         if self.cut is not None:
             hi = min(hi, max(float(self.cut[0]), 0.0) + 12.0)
-        while True:
-            x = np.arange(lo, hi + h, h)
+        def terms(x: np.ndarray) -> tuple[np.ndarray]:
             v = mu * x - mu * mu / 2
             ell = v if self._q_is_one else np.logaddexp(math.log1p(-q), math.log(q) + v)
             base = -x * x / 2 - _LOG_SQRT_2PI + math.log(h)
             if self.cut is not None:
                 base = base + _log_ndtr(-(x - float(self.cut[0])) / float(self.cut[1]))
-            log_g = base[None, :] + e[:, None] * ell[None, :]
-            top = log_g.max(axis=1)
-            if np.any(log_g[:, 0] > top - 90):
-                lo -= 8.0
-            elif np.any(log_g[:, -1] > top - 90):
-                hi += 8.0
-            else:
-                return logsumexp(log_g, axis=1)
+            return (base[None, :] + e[:, None] * ell[None, :],)
+
+        return logsumexp(_tilt_window(lo, hi, h, terms)[1][0], axis=1)
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         ft = self._float_tilt(c)
@@ -689,6 +685,29 @@ def _inverse_sf(p: float) -> float:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if 0.5 * math.erfc(mid / math.sqrt(2)) > p else (lo, mid)
     return hi
+
+
+def _tilt_window(lo: float, hi: float, h: float, terms):
+    """The float grid x = lo', lo' + h, ... <= hi' + h of the planning sums, with ``terms(x)``
+    on it (its first item the log terms, one row per tilt): [lo, hi] widened outward until the
+    end terms of every row lie 90 below the row's largest (the rest of the line then adds less
+    than e^-90 of the sum for the log-concave tails here). Each widening doubles the previous
+    one on that side (8, 16, 32, ...), so a tilt peaked far out (x ~ (1 + c) mu at large c) is
+    reached in O(log) passes of total cost about twice the last grid, not in thousands of steps
+    of 8; the deadline is checked on every pass."""
+    step_lo = step_hi = 8.0
+    while True:
+        budget.check()
+        x = np.arange(lo, hi + h, h)
+        out = terms(x)
+        log_g = np.atleast_2d(out[0])
+        top = log_g.max(axis=1)
+        if np.any(log_g[:, 0] > top - 90):
+            lo, step_lo = lo - step_lo, 2 * step_lo
+        elif np.any(log_g[:, -1] > top - 90):
+            hi, step_hi = hi + step_hi, 2 * step_hi
+        else:
+            return x, out
 
 
 def _log_ndtr(u: np.ndarray) -> np.ndarray:
