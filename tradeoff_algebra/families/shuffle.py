@@ -110,6 +110,7 @@ from .shuffle_pair import (
     shuffle_pair0,
 )
 from .shuffle_profile import slice_profile
+from .shuffle_roc import shuffle_power
 from .trivial import Id
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]
@@ -314,19 +315,29 @@ def _eval(f: ShuffleDP, a, ac, power: bool):
     return _ziv(f, compute)
 
 
+def _threshold(f: ShuffleDP, a, ac, power: bool) -> CertifiedPair | None:
+    """The value from the tails at the Neyman--Pearson threshold (:mod:`.shuffle_roc`, slice
+    sums in Arb without the table of atoms) for T(P, Q); None where it gives way."""
+    if f.wang or not isinstance(f.n, sp.Integer):
+        return None
+    return shuffle_power(f.eps0, int(f.n), a, ac, power)
+
+
 @mp_value.register(ShuffleDP)
 def _(f, a, ac):
     # Id; f(1) = 0; T(P, Q)(0) = 1 (no mass with P = 0; the Wang bound has one: computed)
     if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
         return +ac, +ac
-    return _eval(f, a, ac, power=False)
+    r = _threshold(f, a, ac, power=False)
+    return r if r is not None else _eval(f, a, ac, power=False)
 
 
 @mp_roc.register(ShuffleDP)
 def _(f, a, ac):
     if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
         return +a, +a
-    return _eval(f, a, ac, power=True)
+    r = _threshold(f, a, ac, power=True)
+    return r if r is not None else _eval(f, a, ac, power=True)
 
 
 @mp_delta.register(ShuffleDP)
