@@ -40,10 +40,9 @@ def _mixture_law(eps0, n: int):
     return ctx, law
 
 
-def _brute_power(eps0, n: int, alpha):
-    """1 - f(alpha): the atoms grouped by the likelihood ratio Q/P (exactly: by the fraction
-    y/x, which decides it, Q/P = (E y + x)/(E x + y)), taken in decreasing ratio, the last
-    randomised (Neyman--Pearson)."""
+@functools.lru_cache(maxsize=8)
+def _groups(eps0, n: int):
+    """The atoms' (P, Q) grouped by the fraction y/x, in decreasing likelihood ratio."""
     ctx, law = _mixture_law(eps0, n)
     groups: dict = {}
     for (x, y), (p, q) in law.items():
@@ -51,10 +50,17 @@ def _brute_power(eps0, n: int, alpha):
         g = groups.setdefault(key, [ctx.zero, ctx.zero])
         g[0] += p
         g[1] += q
+    return ctx, [groups[k] for k in sorted(groups, reverse=True)]
+
+
+def _brute_power(eps0, n: int, alpha):
+    """1 - f(alpha): the atoms grouped by the likelihood ratio Q/P (exactly: by the fraction
+    y/x, which decides it, Q/P = (E y + x)/(E x + y)), taken in decreasing ratio, the last
+    randomised (Neyman--Pearson)."""
+    ctx, groups = _groups(eps0, n)
     alpha = ctx.mpf(alpha)
     pw, used = ctx.zero, ctx.zero
-    for key in sorted(groups, reverse=True):
-        p, q = groups[key]
+    for p, q in groups:
         if used + p >= alpha:
             return pw + (alpha - used) * q / p
         used += p
@@ -127,3 +133,23 @@ def test_large_n_against_table_route():
         ref = _eval(f, a, 1 - a, True)
     lo, hi = v.interval()
     assert lo <= ref[0] and ref[1] <= hi
+
+
+def test_curve_band_against_brute_force():
+    """ta.curve(bounds=True) of ShuffleDP: certified bands (no EstimateWarning) holding the
+    brute-force values, narrow (the threshold segments), with f(0) = 1 and f(1) = 0."""
+    import warnings
+
+    import numpy as np
+
+    n = 120
+    f = ta.ShuffleDP(1, n)
+    x = np.linspace(0, 1, 21)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = ta.curve(f, x, bounds=True)
+    assert lo[0] == hi[0] == 1 and lo[-1] == hi[-1] == 0
+    for i in range(1, 20):
+        ref = 1 - _brute_power(1, n, repr(float(x[i])))
+        assert lo[i] <= ref <= hi[i], (x[i], lo[i], ref, hi[i])
+        assert hi[i] - lo[i] < 1e-14

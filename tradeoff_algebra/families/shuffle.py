@@ -80,6 +80,7 @@ import numpy as np
 import sympy as sp
 from mpmath.libmp import round_ceiling, round_floor
 
+from ..core import trace
 from ..core.citations import WANG
 from ..core.node import TradeOff
 from ..core.rules import rule
@@ -87,6 +88,7 @@ from ..core.validate import param
 from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.context import arb_precision, mp
+from ..numeric.curves import CURVE_BANDS
 from ..numeric.precision_loop import precision_loop
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 from ..numeric.value import CertifiedPair
@@ -110,7 +112,7 @@ from .shuffle_pair import (
     shuffle_pair0,
 )
 from .shuffle_profile import slice_profile
-from .shuffle_roc import shuffle_power
+from .shuffle_roc import curve_band, shuffle_power
 from .trivial import Id
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]
@@ -489,6 +491,22 @@ def _register_models() -> None:
 
 
 _register_models()
+
+
+def _curve_band(f, x: np.ndarray, tol: float, progress=None):
+    """Certified bands of T(P, Q) for a whole curve (``numeric.curves.CURVE_BANDS``): each
+    level's threshold tails in Arb (:func:`.shuffle_roc.curve_band`); None for other nodes."""
+    if not isinstance(f, ShuffleDP) or f.wang or f.free_symbols \
+            or not isinstance(f.n, sp.Integer):
+        return None
+    eps0, n = _numeric(f)
+    if eps0 == 0:
+        return None
+    trace.note("the shuffle pair's tails at its Neyman-Pearson thresholds, in Arb")
+    return curve_band(f.eps0, n, x)
+
+
+CURVE_BANDS.append(_curve_band)
 
 
 # -- rewrite rules ------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 from mpmath.libmp import round_floor
 
@@ -48,12 +49,14 @@ from ..core import trace
 from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
+from ..numeric.cf_laws import lower, upper
 from ..numeric.context import arb_precision, mp
+from ..numeric.profile_band import Band, point_band
 from ..numeric.value import CertifiedPair
 from .shuffle_pair import _arb_kl, _slices
 from .shuffle_profile import MAX_SLICES, RESTART_BITS, _log_binom_half, _series
 
-__all__ = ["threshold_fraction", "strict_tails", "shuffle_power"]
+__all__ = ["threshold_fraction", "strict_tails", "shuffle_power", "curve_band"]
 
 #: Largest n searched: the float64 bisection resolves fractions 1/(2 n^2) apart.
 MAX_SEARCH_N = 10**7
@@ -85,15 +88,40 @@ def threshold_fraction(e0: float, n: int, alpha: float) -> Fraction | None:
     if n > MAX_SEARCH_N:
         return None
     window = _slices(e0, n, math.log(1e-30))
-    lo, hi = 0.0, 1.0  # P(< lo) <= alpha < P(< hi) (P(< 1) = 1 - P(a = s) > alpha)
+    # P(< lo) <= alpha < P(< hi) (P(< 1) = 1 - P(a = s) > alpha): regula falsi with the
+    # Illinois halving (P(< x) is a fine staircase, smooth at the scale of the first steps),
+    # a bisection step whenever an interpolation did not halve the bracket
+    lo, hi, flo, fhi = 0.0, 1.0, -alpha, 1.0 - alpha
     gap = 1.0 / (2.0 * n * n)
+    side = 0
     while hi - lo >= gap:
         budget.check()
-        mid = (lo + hi) / 2
-        if _float_ptail(e0, n, mid, window) <= alpha:
-            lo = mid
+        width = hi - lo
+        mid = lo - flo * (hi - lo) / (fhi - flo) if fhi > flo else (lo + hi) / 2
+        if not lo + width / 64 < mid < hi - width / 64:
+            mid = min(max(mid, lo + width / 64), hi - width / 64)
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+            if not lo < mid < hi:
+                break
+        fm = _float_ptail(e0, n, mid, window) - alpha
+        if fm <= 0:
+            lo, flo = mid, fm
+            if side == -1:
+                fhi /= 2
+            side = -1
         else:
-            hi = mid
+            hi, fhi = mid, fm
+            if side == 1:
+                flo /= 2
+            side = 1
+        if hi - lo > width / 2:  # (the interpolation did not halve it: bisect once)
+            mid = (lo + hi) / 2
+            fm = _float_ptail(e0, n, mid, window) - alpha
+            if fm <= 0:
+                lo, flo = mid, fm
+            else:
+                hi, fhi = mid, fm
     # the fraction of denominator <= n in (lo, hi] (at most one: the interval is shorter than
     # 1/(2 n^2)); P(< x) jumps only there
     t = Fraction(hi).limit_denominator(n)
@@ -219,3 +247,72 @@ def shuffle_power(eps0: sp.Expr, n: int, a, ac, power: bool) -> CertifiedPair | 
                 return CertifiedPair(mid, mid)
         w, tb = 2 * w, tb + 64
     return None
+
+
+#: Working precision (bits) and dropped-mass target (bits below the level) of the curve's
+#: points: float64 bands need no more.
+CURVE_PREC = 96
+CURVE_TAU_BITS = 64
+
+
+def curve_band(eps0: sp.Expr, n: int, x: np.ndarray) -> Band | None:
+    """Certified bands of ShuffleDP(eps0, n) and of its power at the levels ``x`` (module
+    docstring): at each interior level, the threshold fraction tau (float search) and its
+    strict tails and atom in Arb. Above: the line ``Q_< + r* (alpha - P_<)``, a support line
+    of the power at every level (module docstring), the least over all levels' lines. Below:
+    the upper concave hull of the points ``(P_<, Q_<)`` and ``(P_< + P_=, Q_< + r* P_=)``, which
+    lie on the power curve (``numeric.profile_band.point_band``, each point's x rounded up and
+    y down: the power is non-decreasing). Where the threshold is right, both bounds are the
+    segment through the level: the band is the balls' width. None where a level's threshold
+    is not found (the caller's routes answer)."""
+    from flint import arb
+
+    e0 = float(eps0)
+    if not math.isfinite(e0) or e0 <= 0 or n < 2 or n > MAX_SEARCH_N:
+        return None
+    levels = np.unique(x[(x > 0) & (x < 1)])
+    px: list = []
+    py: list = []
+    lines: list = []  # (P_<, Q_<, r) balls
+    with arb_precision(CURVE_PREC):
+        E = arb_ball(sp.exp(eps0))
+        for a in levels.tolist():
+            budget.check()
+            tau = threshold_fraction(e0, n, a)
+            if tau is None:
+                return None
+            tb = CURVE_TAU_BITS + int(max(-math.log2(min(a, 1 - a)), 0.0))
+            s_lo, s_hi = _slices(e0, n, -tb * math.log(2.0))
+            if s_hi - s_lo + 1 > MAX_SLICES:
+                return None
+            Pl, Ql = strict_tails(E, n, tau, s_lo, s_hi, CURVE_PREC)
+            Pe = _atom_mass(E, n, tau, s_lo, s_hi)
+            a0, s0 = tau.numerator, tau.denominator
+            r = (E * (s0 - a0) + a0) / (E * a0 + (s0 - a0))
+            lines.append((Pl, Ql, r))
+            for P, Q in ((Pl, Ql), (Pl + Pe, Ql + r * Pe)):
+                if P.upper() < 1 and Q.lower() > 0:
+                    px.append(upper(P))
+                    py.append(lower(Q))
+        band = point_band(np.array(px), np.array(py), x, [[] for _ in range(x.size)],
+                          prec=CURVE_PREC)
+        one = arb(1)
+        p_hi = np.ones_like(x, dtype=np.float64)
+        for j, a in enumerate(x.ravel().tolist()):
+            if not 0 < a < 1:
+                continue
+            A = arb(a)
+            best = None
+            for Pl, Ql, r in lines:
+                v = Ql + r * (A - Pl)
+                if best is None or v.upper() < best.upper():
+                    best = v
+            p_hi.flat[j] = min(upper(best), 1.0)
+        f_lo = np.array([max(lower(one - arb(float(h))), 0.0) for h in p_hi.ravel()])
+        f_lo = f_lo.reshape(x.shape)
+    # levels 0 and 1: f(0) = 1 (no P-mass where Q has none), f(1) = 0
+    ends = Band(np.where(x == 0, 1.0, np.where(x == 1, 0.0, f_lo)),
+                np.where(x == 1, 0.0, 1.0 - 0.0 * x),
+                np.where(x == 0, 0.0, np.where(x == 1, 1.0, 0.0)),
+                np.where(x == 0, 0.0, p_hi))
+    return band.intersect(ends)
