@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+import scipy.stats  # noqa: F401  (the route's float search imports it: outside the timed tests)
 import sympy as sp
 
 import tradeoff_algebra as ta
@@ -137,10 +138,14 @@ def test_large_n_against_table_route():
 
 def test_curve_band_against_brute_force():
     """ta.curve(bounds=True) of ShuffleDP: certified bands (no EstimateWarning) holding the
-    brute-force values, narrow (the threshold segments), with f(0) = 1 and f(1) = 0."""
+    brute-force values, within the default tolerance (5e-4) from every fourth level's
+    threshold and to the balls' width where every level is computed (``tol=None``), with
+    f(0) = 1 and f(1) = 0."""
     import warnings
 
     import numpy as np
+
+    from tradeoff_algebra.families.shuffle_roc import curve_band
 
     n = 120
     f = ta.ShuffleDP(1, n)
@@ -149,7 +154,12 @@ def test_curve_band_against_brute_force():
         warnings.simplefilter("error")
         lo, hi = ta.curve(f, x, bounds=True)
     assert lo[0] == hi[0] == 1 and lo[-1] == hi[-1] == 0
+    full = curve_band(sp.Integer(1), n, x)
+    assert full.f_lo[0] == full.f_hi[0] == 1 and full.f_lo[-1] == full.f_hi[-1] == 0
     for i in range(1, 20):
         ref = 1 - _brute_power(1, n, repr(float(x[i])))
         assert lo[i] <= ref <= hi[i], (x[i], lo[i], ref, hi[i])
-        assert hi[i] - lo[i] < 1e-14
+        assert hi[i] - lo[i] <= 5e-4
+        assert full.f_lo[i] <= ref <= full.f_hi[i]
+        assert full.f_hi[i] - full.f_lo[i] < 1e-14
+        assert full.power_lo[i] <= 1 - ref <= full.power_hi[i]

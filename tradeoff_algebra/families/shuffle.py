@@ -507,7 +507,7 @@ def _curve_band(f, x: np.ndarray, tol: float, progress=None):
     if eps0 == 0:
         return None
     trace.note("the shuffle pair's tails at its Neyman-Pearson thresholds, in Arb")
-    return curve_band(f.eps0, n, x)
+    return curve_band(f.eps0, n, x, tol)
 
 
 CURVE_BANDS.append(_curve_band)
