@@ -228,6 +228,7 @@ CERTIFYING = {
     "analysis/renyi_sampled.py",  # binomial sums and their Taylor bound in Arb
     "families/shuffle.py",     # the Arb tables of the shuffled pair and its Wang bound
     "families/shuffle_profile.py",  # the shuffled pair's profile by slices, in Arb
+    "families/shuffle_roc.py",  # the shuffled pair's power from Arb tails at its threshold
     "numeric/finite.py",       # exact masses, or Arb balls of them, summed in Arb
     "numeric/finite_values.py",  # eps(delta) from Arb balls of the ordered atoms (arb_epsilon)
     "numeric/subsample_balls.py",  # eps(delta) of C_p(f) from the Arb balls of its ordered atoms

@@ -67,8 +67,12 @@ is far below the requested precision (relative to the value; the working precisi
 are raised until the enclosure is a point at ``dps`` digits, as in ``numeric.finite``). The
 mirror symmetry gives the suffix sums for free: ``P(atoms j..) = Q(first m - j atoms)``. Cost:
 the number of kept points, about ``n log(1/tau)`` for small eps0 and much less for large eps0
-(where ``2n/(E+1)`` users answer at random); ``n = 10^4`` runs in seconds. The float64 paths
-(``curve`` and the PLD loss model) use ``scipy.stats.binom`` masses on the same windows.
+(where ``2n/(E+1)`` users answer at random); ``n = 10^4`` runs in seconds.
+T(P, Q) at one level (value and power) and whole curves (certified bands) are first taken from
+the strict tails at the level's Neyman--Pearson threshold fraction, summed by slices in Arb
+without the table (:mod:`.shuffle_roc`); the table answers where that route gives way. The
+float64 paths (``curve`` and the PLD loss model) use ``scipy.stats.binom`` masses on the same
+windows.
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ import numpy as np
 import sympy as sp
 from mpmath.libmp import round_ceiling, round_floor
 
+from ..core import trace
 from ..core.citations import WANG
 from ..core.node import TradeOff
 from ..core.rules import rule
@@ -87,6 +92,7 @@ from ..core.validate import param
 from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.context import arb_precision, mp
+from ..numeric.curves import CURVE_BANDS
 from ..numeric.precision_loop import precision_loop
 from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 from ..numeric.value import CertifiedPair
@@ -110,6 +116,7 @@ from .shuffle_pair import (
     shuffle_pair0,
 )
 from .shuffle_profile import slice_profile
+from .shuffle_roc import curve_band, shuffle_power
 from .trivial import Id
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]
@@ -314,19 +321,29 @@ def _eval(f: ShuffleDP, a, ac, power: bool):
     return _ziv(f, compute)
 
 
+def _threshold(f: ShuffleDP, a, ac, power: bool) -> CertifiedPair | None:
+    """The value from the tails at the Neyman--Pearson threshold (:mod:`.shuffle_roc`, slice
+    sums in Arb without the table of atoms) for T(P, Q); None where it gives way."""
+    if f.wang or not isinstance(f.n, sp.Integer):
+        return None
+    return shuffle_power(f.eps0, int(f.n), a, ac, power)
+
+
 @mp_value.register(ShuffleDP)
 def _(f, a, ac):
     # Id; f(1) = 0; T(P, Q)(0) = 1 (no mass with P = 0; the Wang bound has one: computed)
     if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
         return +ac, +ac
-    return _eval(f, a, ac, power=False)
+    r = _threshold(f, a, ac, power=False)
+    return r if r is not None else _eval(f, a, ac, power=False)
 
 
 @mp_roc.register(ShuffleDP)
 def _(f, a, ac):
     if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
         return +a, +a
-    return _eval(f, a, ac, power=True)
+    r = _threshold(f, a, ac, power=True)
+    return r if r is not None else _eval(f, a, ac, power=True)
 
 
 @mp_delta.register(ShuffleDP)
@@ -478,6 +495,22 @@ def _register_models() -> None:
 
 
 _register_models()
+
+
+def _curve_band(f, x: np.ndarray, tol: float, progress=None):
+    """Certified bands of T(P, Q) for a whole curve (``numeric.curves.CURVE_BANDS``): each
+    level's threshold tails in Arb (:func:`.shuffle_roc.curve_band`); None for other nodes."""
+    if not isinstance(f, ShuffleDP) or f.wang or f.free_symbols \
+            or not isinstance(f.n, sp.Integer):
+        return None
+    eps0, n = _numeric(f)
+    if eps0 == 0:
+        return None
+    trace.note("the shuffle pair's tails at its Neyman-Pearson thresholds, in Arb")
+    return curve_band(f.eps0, n, x, tol)
+
+
+CURVE_BANDS.append(_curve_band)
 
 
 # -- rewrite rules ------------------------------------------------------------------------------

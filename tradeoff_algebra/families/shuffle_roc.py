@@ -1,0 +1,353 @@
+"""The power 1 - f(alpha) of the shuffle pair at one level from the tails at its
+Neyman--Pearson threshold, summed by slices: no table of atoms.
+
+With the pair of :mod:`.shuffle` (``P(a, b) = (E a + b) K``, ``Q(a, b) = (E b + a) K``, ``K =
+B_n(s) b_s(a)/n``, ``s = a + b``, ``E = e^eps0``) the likelihood ratio ``Q/P = (E b + a)/(E a +
+b)`` is increasing in ``b/a``, i.e. decreasing in ``a/s``: the atoms are the fractions ``a/s``
+of the Farey set ``F_n`` (``s <= n``). The Neyman--Pearson test of level alpha rejects the
+atoms with ``a/s < tau`` for the fraction ``tau = a*/s*`` of the threshold and randomises on the
+atom ``a/s = tau`` (its points ``(k a*, k s*)``, ``k s* <= n``, all of ratio ``r* = (E b* +
+a*)/(E a* + b*)``, ``b* = s* - a*``). With the strict tails ``P_< = P(a/s < tau)``, ``Q_<``
+and the threshold atom's P-mass ``P_=``, for ``P_< <= alpha <= P_< + P_=`` (Dong, Roth & Su,
+Appendix A: the trade-off curve of a finite pair is the polygon of these points)
+
+    1 - f(alpha) = Q_< + r* (alpha - P_<),
+
+and the line ``Q_< + r* (alpha - P_<)`` holds the segment of slope r* of the concave power
+curve, so it bounds the power from above at every level (the line 1 - f <= delta(log r*) +
+r* alpha of Prop. 6): the identity needs only the bracket ``P_< <= alpha <= P_< + P_=``, proved
+with the balls.
+
+The strict tails by slices. In slice s the rejected points are ``a <= M_s = ceil(s tau) - 1``
+(integer arithmetic: no ratio is compared), and with ``a = M_s - j``
+
+    sum_{a <= M} b_s(a) ((s - a) c1 - a c2) = b_s(M) (base R0 + (c1 + c2) R1),
+    base = (s - M) c1 - M c2,  R0 = sum_j rho_j,  R1 = sum_j j rho_j,  rho_j = b_s(M - j)/b_s(M),
+
+with ``(c1, c2) = (1, -E)`` for P (``E a + b``) and ``(E, -1)`` for Q (``E b + a``): the same
+``R0, R1`` as the privacy profile's slice sums (:mod:`.shuffle_profile`, whose recurrences
+and series this reuses), so both tails cost one pass, ``O(sqrt(n log 1/tau))`` Arb operations.
+The slices outside ``[s_lo, s_hi]`` hold at most ``(E + 1)/2 P(Binom(n, theta) outside)`` of
+each of P and Q (a slice's P-mass is ``B_n(s) s (E + 1)/(2 n)``), Chernoff bounds in Arb.
+
+The threshold fraction is located by bisection on float64 tails (``scipy.stats.binom``, a
+search only: a wrong fraction fails the proved bracket and the route gives way); the fraction
+itself is the one of denominator at most n in the last float interval, shorter than 1/(2n^2)
+(two fractions of F_n are at least 1/n^2 apart).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+from mpmath.libmp import round_floor
+
+from ..core import trace
+from ..numeric import budget
+from ..numeric.arb import arb_endpoint, arb_exact
+from ..numeric.arb_expr import arb_ball
+from ..numeric.cf_laws import lower, upper
+from ..numeric.context import arb_precision, mp
+from ..numeric.profile_band import Band, point_band
+from ..numeric.value import CertifiedPair
+from .shuffle_pair import _arb_kl, _slices
+from .shuffle_profile import MAX_SLICES, RESTART_BITS, _log_binom_half, _series
+
+__all__ = ["threshold_fraction", "strict_tails", "shuffle_power", "curve_band"]
+
+#: Largest n searched: the float64 bisection resolves fractions 1/(2 n^2) apart.
+MAX_SEARCH_N = 10**7
+
+#: Working-precision steps of :func:`shuffle_power` before it gives way to the table route.
+MAX_STEPS = 3
+
+
+def _float_ptail(e0: float, n: int, x: float, window: tuple[int, int]) -> float:
+    """P(a/s < x) in float64 (an estimate for the search): per slice
+    ``B_n(s)/n [(E - 1) (s/2) F_{s-1}(M - 1) + s F_s(M)]``, F the Binom(., 1/2) distribution
+    function (``sum_{a <= M} a b_s(a) = (s/2) F_{s-1}(M - 1)``)."""
+    import numpy as np
+    from scipy.stats import binom
+
+    E = math.exp(e0)
+    theta = 2.0 / (E + 1.0)
+    s = np.arange(window[0], window[1] + 1, dtype=np.int64)
+    M = np.ceil(s * x) - 1
+    Bn = binom.pmf(s, n, theta)
+    inner = (E - 1.0) * (s / 2.0) * binom.cdf(M - 1, s - 1, 0.5) + s * binom.cdf(M, s, 0.5)
+    return float(np.sum(Bn * inner) / n)
+
+
+def threshold_fraction(e0: float, n: int, alpha: float) -> Fraction | None:
+    """The fraction tau = a*/s* (s* <= n) of the Neyman--Pearson threshold at level alpha, by
+    bisection on float64 tails (module docstring; an estimate, proved by the caller); None
+    when the search finds none."""
+    if n > MAX_SEARCH_N:
+        return None
+    window = _slices(e0, n, math.log(1e-30))
+    # P(< lo) <= alpha < P(< hi) (P(< 1) = 1 - P(a = s) > alpha): regula falsi with the
+    # Illinois halving (P(< x) is a fine staircase, smooth at the scale of the first steps),
+    # a bisection step whenever an interpolation did not halve the bracket
+    lo, hi, flo, fhi = 0.0, 1.0, -alpha, 1.0 - alpha
+    gap = 1.0 / (2.0 * n * n)
+    side = 0
+    while hi - lo >= gap:
+        budget.check()
+        width = hi - lo
+        mid = lo - flo * (hi - lo) / (fhi - flo) if fhi > flo else (lo + hi) / 2
+        if not lo + width / 64 < mid < hi - width / 64:
+            mid = min(max(mid, lo + width / 64), hi - width / 64)
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+            if not lo < mid < hi:
+                break
+        fm = _float_ptail(e0, n, mid, window) - alpha
+        if fm <= 0:
+            lo, flo = mid, fm
+            if side == -1:
+                fhi /= 2
+            side = -1
+        else:
+            hi, fhi = mid, fm
+            if side == 1:
+                flo /= 2
+            side = 1
+        if hi - lo > width / 2:  # (the interpolation did not halve it: bisect once)
+            mid = (lo + hi) / 2
+            fm = _float_ptail(e0, n, mid, window) - alpha
+            if fm <= 0:
+                lo, flo = mid, fm
+            else:
+                hi, fhi = mid, fm
+    # the fraction of denominator <= n in (lo, hi] (at most one: the interval is shorter than
+    # 1/(2 n^2)); P(< x) jumps only there
+    t = Fraction(hi).limit_denominator(n)
+    if not Fraction(lo) - Fraction(gap) <= t <= Fraction(hi) + Fraction(gap):
+        return None
+    return t if 0 < t <= 1 else None
+
+
+def strict_tails(E, n: int, tau: Fraction, s_lo: int, s_hi: int, prec: int):
+    """Arb balls of (P(a/s < tau), Q(a/s < tau)) of ShuffleDP(eps0, n), ``E = e^eps0`` an arb,
+    from the slices ``s_lo..s_hi`` plus the Chernoff bound of the others (module docstring).
+    Runs at the current Arb precision ``prec``."""
+    from flint import arb
+
+    num, den = tau.numerator, tau.denominator
+    theta = 2 / (E + 1)
+    lt, l1t = theta.log(), (1 - theta).log()
+    B = (arb(n + 1).lgamma() - arb(s_lo + 1).lgamma() - arb(n - s_lo + 1).lgamma()
+         + s_lo * lt + (n - s_lo) * l1t).exp()
+    ratio = theta / (1 - theta)
+    tp, tq = arb(0), arb(0)
+    M = -1  # no recurrence state yet
+    b = R0 = R1 = None
+    fresh = 0
+    for s in range(s_lo, s_hi + 1):
+        if s > s_lo:
+            if (s - s_lo) & 255 == 0:
+                budget.check()
+            B = B * (n - s + 1) / s * ratio
+        M2 = (s * num - 1) // den  # the largest a with a/s < tau
+        if M2 < 0:
+            continue
+        if M < 0 or R0 is None:
+            M, b, R0, R1 = M2, _log_binom_half(s, M2).exp(), *_series(s, M2, prec)
+            fresh = R0.rel_accuracy_bits()
+        else:
+            # s - 1 -> s with the same M, then M up to the new top (shuffle_profile)
+            g = arb(2 * (s - M)) / s
+            R0, R1 = (R0 - arb(1) / 2) * g, (R1 - (R0 - 1) / 2) * g
+            b = b * s / (2 * (s - M))
+            if M2 < M or R0.rel_accuracy_bits() < fresh - RESTART_BITS:
+                M, b, R0, R1 = M2, _log_binom_half(s, M2).exp(), *_series(s, M2, prec)
+                fresh = R0.rel_accuracy_bits()
+            else:
+                while M < M2:
+                    q = arb(M + 1) / (s - M)
+                    R0, R1 = 1 + q * R0, q * (R1 + R0)
+                    b = b * (s - M) / (M + 1)
+                    M += 1
+        w = B * b
+        tp += w * ((s - M + E * M) * R0 + (1 - E) * R1)
+        tq += w * ((E * (s - M) + M) * R0 + (E - 1) * R1)
+    tail = arb(0)
+    if s_hi < n:
+        x = arb(s_hi + 1) / n
+        tail += (-n * _arb_kl(x, theta)).exp() if x >= theta else arb(1)
+    if s_lo > 1:
+        x = arb(s_lo - 1) / n
+        tail += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
+    drop = arb(0).union((E + 1) / 2 * tail)
+    return tp / n + drop, tq / n + drop
+
+
+def _atom_mass(E, n: int, tau: Fraction, s_lo: int, s_hi: int):
+    """A lower bound (an arb) of the P-mass of the threshold atom a/s = tau: its points
+    ``(k a*, k b*)`` with ``k s*`` in the kept slices, ``(E a + b) B_n(s) b_s(a)/n`` each."""
+    from flint import arb
+
+    a0, s0 = tau.numerator, tau.denominator
+    theta = 2 / (E + 1)
+    lt, l1t = theta.log(), (1 - theta).log()
+    tot = arb(0)
+    for k in range(max(1, -(-s_lo // s0)), s_hi // s0 + 1):
+        if k & 255 == 0:
+            budget.check()
+        s, a = k * s0, k * a0
+        lB = (arb(n + 1).lgamma() - arb(s + 1).lgamma() - arb(n - s + 1).lgamma()
+              + s * lt + (n - s) * l1t)
+        tot += (E * a + (s - a)) * (lB + _log_binom_half(s, a)).exp()
+    return tot / n
+
+
+def shuffle_power(eps0: sp.Expr, n: int, a, ac, power: bool) -> CertifiedPair | None:
+    """1 - f(alpha) (``power``) or f(alpha) of ShuffleDP(eps0, n) at ``alpha = a`` (``ac = 1 -
+    a``, mpfs), proved to the working precision relative to the value (a point), from the
+    tails at the Neyman--Pearson threshold (module docstring); None where the threshold is not
+    found or not proved within :data:`MAX_STEPS` precisions (the caller's table route
+    answers)."""
+    from flint import arb
+
+    e0 = float(eps0)
+    if not (0 < a < 1) or not math.isfinite(e0) or e0 <= 0 or n < 2:
+        return None
+    tau = threshold_fraction(e0, n, float(a))
+    if tau is None:
+        return None
+    p = mp.prec
+    small = max(-math.log2(float(min(a, ac))), 0.0)
+    w, tb = p + 40 + 2 * int(math.log2(n + 1)), int(p + 16 + small)
+    for _ in range(MAX_STEPS):
+        budget.check()
+        s_lo, s_hi = _slices(e0, n, -tb * math.log(2.0))
+        if s_hi - s_lo + 1 > MAX_SLICES:
+            return None
+        with arb_precision(w):
+            E = arb_ball(sp.exp(eps0))
+            A = arb_exact(a)
+            Pl, Ql = strict_tails(E, n, tau, s_lo, s_hi, w)
+            a0, s0 = tau.numerator, tau.denominator
+            r = (E * (s0 - a0) + a0) / (E * a0 + (s0 - a0))
+            if not Pl <= A:
+                return None  # (a wrong fraction, or balls too wide to tell: the table route)
+            if not Pl + _atom_mass(E, n, tau, s_lo, s_hi) >= A:
+                return None
+            pw = Ql + r * (A - Pl)
+            v = pw if power else arb(1) - pw
+            lo, hi = max(v.lower(), arb(0)), min(v.upper(), arb(1))
+            if hi.upper() <= 0:
+                return None
+            if hi - lo <= hi * arb(2) ** (-p - 2):
+                trace.note("the shuffle pair's tails at its Neyman-Pearson threshold, in Arb")
+                mid = arb_endpoint(((lo + hi) / 2).mid(), round_floor)
+                return CertifiedPair(mid, mid)
+        w, tb = 2 * w, tb + 64
+    return None
+
+
+#: Working precision (bits) and dropped-mass target (bits below the level) of the curve's
+#: points: float64 bands need no more.
+CURVE_PREC = 96
+CURVE_TAU_BITS = 64
+
+
+#: The first pass of :func:`curve_band` computes every this-many-th level (the others are
+#: computed where the band of the first pass is wider than the tolerance).
+CURVE_STRIDE = 4
+
+
+def curve_band(eps0: sp.Expr, n: int, x: np.ndarray, tol: float | None = None) -> Band | None:
+    """Certified bands of ShuffleDP(eps0, n) and of its power at the levels ``x`` (module
+    docstring): at a level, the threshold fraction tau (float search) and its strict tails and
+    atom in Arb. Above: the line ``Q_< + r* (alpha - P_<)``, a support line of the power at
+    every level (module docstring), the least over the computed levels' lines. Below: the upper
+    concave hull of the points ``(P_<, Q_<)`` and ``(P_< + P_=, Q_< + r* P_=)``, which lie on
+    the power curve (``numeric.profile_band.point_band``, each point's x rounded up and y down:
+    the power is non-decreasing). At a computed level whose threshold is right both bounds are
+    the segment through it: the band is the balls' width. Every :data:`CURVE_STRIDE`-th level
+    is computed first, then (``tol`` given) the levels whose band is wider than ``tol`` (in f,
+    or relative in the power); ``tol`` None computes every level. None where a level's
+    threshold is not found (the caller's routes answer)."""
+    e0 = float(eps0)
+    if not math.isfinite(e0) or e0 <= 0 or n < 2 or n > MAX_SEARCH_N:
+        return None
+    levels = np.unique(x[(x > 0) & (x < 1)]).tolist()
+    px: list = []
+    py: list = []
+    lines: list = []  # (P_<, Q_<, r) balls
+    done: set = set()
+    first = levels if tol is None else levels[::CURVE_STRIDE] + levels[-1:]
+    with arb_precision(CURVE_PREC):
+        E = arb_ball(sp.exp(eps0))
+        pending = first
+        while True:
+            for a in pending:
+                if a in done:
+                    continue
+                done.add(a)
+                if not _curve_point(E, e0, n, a, px, py, lines):
+                    return None
+            band = _assemble(px, py, lines, x)
+            if tol is None:
+                return band
+            rel = (band.power_hi - band.power_lo) / np.maximum(band.power_hi, 1e-300)
+            wide = ((band.f_hi - band.f_lo > tol) | (rel > tol)) & (x > 0) & (x < 1)
+            pending = [a for a in np.unique(x[wide]).tolist() if a not in done]
+            if not pending:
+                return band
+
+
+def _curve_point(E, e0: float, n: int, a: float, px: list, py: list, lines: list) -> bool:
+    """Append the threshold points and line of level ``a`` (:func:`curve_band`); False where
+    the threshold is not found."""
+    budget.check()
+    tau = threshold_fraction(e0, n, a)
+    if tau is None:
+        return False
+    tb = CURVE_TAU_BITS + int(max(-math.log2(min(a, 1 - a)), 0.0))
+    s_lo, s_hi = _slices(e0, n, -tb * math.log(2.0))
+    if s_hi - s_lo + 1 > MAX_SLICES:
+        return False
+    Pl, Ql = strict_tails(E, n, tau, s_lo, s_hi, CURVE_PREC)
+    Pe = _atom_mass(E, n, tau, s_lo, s_hi)
+    a0, s0 = tau.numerator, tau.denominator
+    r = (E * (s0 - a0) + a0) / (E * a0 + (s0 - a0))
+    lines.append((Pl, Ql, r))
+    for P, Q in ((Pl, Ql), (Pl + Pe, Ql + r * Pe)):
+        if P.upper() < 1 and Q.lower() > 0:
+            px.append(upper(P))
+            py.append(lower(Q))
+    return True
+
+
+def _assemble(px: list, py: list, lines: list, x: np.ndarray) -> Band:
+    """The band of :func:`curve_band` from the points and lines computed so far."""
+    from flint import arb
+
+    band = point_band(np.array(px), np.array(py), x, [[] for _ in range(x.size)],
+                      prec=CURVE_PREC)
+    one = arb(1)
+    p_hi = np.ones_like(x, dtype=np.float64)
+    for j, a in enumerate(x.ravel().tolist()):
+        if not 0 < a < 1:
+            continue
+        A = arb(a)
+        best = None
+        for Pl, Ql, r in lines:
+            v = Ql + r * (A - Pl)
+            if best is None or v.upper() < best.upper():
+                best = v
+        if best is not None:
+            p_hi.flat[j] = min(upper(best), 1.0)
+    f_lo = np.array([max(lower(one - arb(float(h))), 0.0) for h in p_hi.ravel()])
+    f_lo = f_lo.reshape(x.shape)
+    # levels 0 and 1: f(0) = 1 (no P-mass where Q has none), f(1) = 0
+    ends = Band(np.where(x == 0, 1.0, np.where(x == 1, 0.0, f_lo)),
+                np.where(x == 1, 0.0, np.ones_like(x)),
+                np.where(x == 1, 1.0, 0.0),
+                np.where(x == 0, 0.0, p_hi))
+    return band.intersect(ends)
