@@ -46,8 +46,9 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
+from ..numeric.cf_flat import flat_factors
 from ..numeric.cf_laws import working_precision
-from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
+from ..numeric.cf_route import MAX_WORK, REL_MIN, _affordable_work, _cap, _work
 from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
@@ -266,6 +267,24 @@ class _Tails:
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
 
+    def flatten(self, e0: float) -> None:
+        """Take the law's flat view (``numeric.cf_flat``: M(c + it) at a cost flat in t, the
+        same certified balls) where its plan at ``e0`` is estimated faster than the law's own
+        or the law's own is beyond its cap (a few DP-SGD steps: the own plan's work is
+        unbounded at tight widths, the view's a few hundred nodes)."""
+        if self.few is None and self.split is None:
+            factors, rel = self.inverted()
+            self.factors = flat_factors(factors, e0, rel, _cap(factors, rel))
+
+    def affordable(self, e0: float) -> bool:
+        """Whether the first inverter's plan at ``e0`` is within the route's work: MAX_WORK,
+        or for a flat view its own cap in nodes and the time left (``cf_route``)."""
+        factors, rel = self.inverted()
+        e0 = self.reach(e0)
+        if getattr(factors[0][0], "work_caps", None) is not None:
+            return _affordable_work(factors, e0, rel, rel)
+        return _work(factors, e0, rel) <= MAX_WORK
+
     def inverted(self) -> tuple[list, float]:
         """The factors the inverters invert and the relative width they are planned to: the
         product's own (a split self-product's too: its remainder's tails are read from the
@@ -273,8 +292,21 @@ class _Tails:
         the work check plans what the first inverter then uses, kept by ``numeric.cf``."""
         return self.factors, self.rel * (1.0 if self.split is None else WHOLE_PLAN)
 
+    def reach(self, e0: float) -> float:
+        """``e0``, or half the product's largest loss where that is below it (beyond, delta
+        and both tails are 0 and the saddle-point plan has no saddle: the remove direction of
+        a few subsampled steps, whose loss is at most T log(1/(1 - q)))."""
+        total = 0.0
+        for law, n in self.factors:
+            sup = getattr(law, "loss_sup", lambda: None)()
+            if sup is None:
+                return e0
+            total += n * float(sup.mid())
+        return min(e0, 0.5 * total)
+
     def plan(self, e0: float) -> None:
         budget.check()
+        e0 = self.reach(e0)
         if self.few is not None:
             if not self.inv:
                 self.e0.append(float(e0))
@@ -459,8 +491,9 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
              else _alpha_eps_few(dirs[0].few, a_min, a_cap))
     e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
     with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
-        if any(d.few is None and _work(*_at(d.inverted(), e_start)) > MAX_WORK
-               for d in dirs):
+        for d in dirs:
+            d.flatten(e_start)
+        if any(d.few is None and not d.affordable(e_start) for d in dirs):
             return None
     for d in dirs:
         d.plan(e_start)
