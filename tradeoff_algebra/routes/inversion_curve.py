@@ -250,6 +250,15 @@ TAIL_GRID = 257
 TAIL_GRID_ONE = 65
 
 
+#: The longest first plan of a flat view the points take (its estimated seconds; a band takes
+#: a few plans): DP-SGD, sigma = 1.1, q = 256/60000, at tol 1e-9 plans 2072 nodes at T = 10
+#: (0.4 s) and 14 500 at T = 3, whose band took 8 to 31 s where the PLD engine's estimate
+#: takes 5 to 7 s (left to it).
+FLAT_TAIL_SECONDS = 0.6
+#: The eps at which a direction's flat view is weighed where the first inverter's is 0.
+FLAT_AT_MIN = 1e-3
+
+
 class _NoTails(Exception):
     """The tails of :mod:`numeric.cf_tails` are not certified for a direction."""
 
@@ -274,15 +283,21 @@ class _Tails:
         unbounded at tight widths, the view's a few hundred nodes)."""
         if self.few is None and self.split is None:
             factors, rel = self.inverted()
-            self.factors = flat_factors(factors, e0, rel, _cap(factors, rel))
+            # (the choice is made at a positive eps: at eps = 0, at FLAT_AT_MIN; the view's
+            # plan changes little with eps, DP-SGD T = 10: 2055 nodes at 5e-4, 2072 at 1e-2)
+            self.factors = flat_factors(factors, max(e0, FLAT_AT_MIN), rel, _cap(factors, rel))
 
     def affordable(self, e0: float) -> bool:
         """Whether the first inverter's plan at ``e0`` is within the route's work: MAX_WORK,
-        or for a flat view its own cap in nodes and the time left (``cf_route``)."""
+        or for a flat view its own cap in nodes, the time left (``cf_route``) and
+        :data:`FLAT_TAIL_SECONDS`."""
         factors, rel = self.inverted()
         e0 = self.reach(e0)
         if getattr(factors[0][0], "work_caps", None) is not None:
-            return _affordable_work(factors, e0, rel, rel)
+            law = factors[0][0]
+            return (_affordable_work(factors, e0, rel, rel)
+                    and _work(factors, e0, rel, law.work_caps[0]) * law.node_seconds
+                    <= FLAT_TAIL_SECONDS)
         return _work(factors, e0, rel) <= MAX_WORK
 
     def inverted(self) -> tuple[list, float]:
