@@ -20,6 +20,13 @@ below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
   two points around each level above. The band is first order in the points' widths (about
   1e-2 of the tolerance), so a width of 1e-9 of the power costs one point per level.
 
+A power of one law with a flat view (``numeric.cf_flat``: the subsampled Gaussian's Chebyshev
+model, M(c + it) at a cost flat in t) inverts the view where its plan is the cheaper or the
+law's own is beyond its cap (a few DP-SGD steps, T = 5 to a few hundred: the own plan is
+unbounded at tight widths), while its first plan stays within :data:`FLAT_TAIL_SECONDS`; a
+direction whose loss is bounded (the remove direction, at most T log(1/(1 - q))) is planned
+below half its largest loss (beyond, its delta and tails are 0: no saddle point).
+
 A product of one law's few factors whose law gives its Neyman-Pearson points itself (the
 optional law method ``few_step_tails``: one and two Poisson-subsampled Gaussian steps, whose
 characteristic function decays too slowly for an affordable inverter) takes those points in
@@ -270,6 +277,8 @@ class _Tails:
 
     def __init__(self, factors: Sequence, rel: float, split: int | None = None):
         self.factors, self.rel, self.split = list(factors), rel, split
+        #: whether the factors are a law's flat view (:meth:`flatten`)
+        self.flat = False
         self.e0: list = []
         self.inv: list = []
         #: the certified points of a product too short for the inversion, from its law itself
@@ -286,6 +295,7 @@ class _Tails:
             # (the choice is made at a positive eps: at eps = 0, at FLAT_AT_MIN; the view's
             # plan changes little with eps, DP-SGD T = 10: 2055 nodes at 5e-4, 2072 at 1e-2)
             self.factors = flat_factors(factors, max(e0, FLAT_AT_MIN), rel, _cap(factors, rel))
+            self.flat = self.factors[0][0] is not factors[0][0]
 
     def affordable(self, e0: float) -> bool:
         """Whether the first inverter's plan at ``e0`` is within the route's work: MAX_WORK,
@@ -293,7 +303,7 @@ class _Tails:
         :data:`FLAT_TAIL_SECONDS`."""
         factors, rel = self.inverted()
         e0 = self.reach(e0)
-        if getattr(factors[0][0], "work_caps", None) is not None:
+        if self.flat:
             law = factors[0][0]
             return (_affordable_work(factors, e0, rel, rel)
                     and _work(factors, e0, rel, law.work_caps[0]) * law.node_seconds
@@ -308,9 +318,11 @@ class _Tails:
         return self.factors, self.rel * (1.0 if self.split is None else WHOLE_PLAN)
 
     def reach(self, e0: float) -> float:
-        """``e0``, or half the product's largest loss where that is below it (beyond, delta
-        and both tails are 0 and the saddle-point plan has no saddle: the remove direction of
-        a few subsampled steps, whose loss is at most T log(1/(1 - q)))."""
+        """``e0``, or for a flat view half the product's largest loss where that is below it
+        (beyond, delta and both tails are 0 and the saddle-point plan has no saddle: the
+        remove direction of a few subsampled steps, whose loss is at most T log(1/(1 - q)))."""
+        if not self.flat:  # (other laws: planned where asked, as before)
+            return e0
         total = 0.0
         for law, n in self.factors:
             sup = getattr(law, "loss_sup", lambda: None)()
