@@ -20,6 +20,13 @@ below the hull's power 1 - f, since f <= g and f <= g^-1). :func:`tail_band`:
   two points around each level above. The band is first order in the points' widths (about
   1e-2 of the tolerance), so a width of 1e-9 of the power costs one point per level.
 
+A power of one law with a flat view (``numeric.cf_flat``: the subsampled Gaussian's Chebyshev
+model, M(c + it) at a cost flat in t) inverts the view where its plan is the cheaper or the
+law's own is beyond its cap (a few DP-SGD steps, T = 5 to a few hundred: the own plan is
+unbounded at tight widths), while its first plan stays within :data:`FLAT_TAIL_SECONDS`; a
+direction whose loss is bounded (the remove direction, at most T log(1/(1 - q))) is planned
+below half its largest loss (beyond, its delta and tails are 0: no saddle point).
+
 A product of one law's few factors whose law gives its Neyman-Pearson points itself (the
 optional law method ``few_step_tails``: one and two Poisson-subsampled Gaussian steps, whose
 characteristic function decays too slowly for an affordable inverter) takes those points in
@@ -46,8 +53,9 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
+from ..numeric.cf_flat import flat_factors
 from ..numeric.cf_laws import working_precision
-from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
+from ..numeric.cf_route import MAX_WORK, REL_MIN, _affordable_work, _cap, _work
 from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
@@ -249,6 +257,15 @@ TAIL_GRID = 257
 TAIL_GRID_ONE = 65
 
 
+#: The longest first plan of a flat view the points take (its estimated seconds; a band takes
+#: a few plans): DP-SGD, sigma = 1.1, q = 256/60000, at tol 1e-9 plans 2072 nodes at T = 10
+#: (0.4 s) and 14 500 at T = 3, whose band took 8 to 31 s where the PLD engine's estimate
+#: takes 5 to 7 s (left to it).
+FLAT_TAIL_SECONDS = 0.6
+#: The eps at which a direction's flat view is weighed where the first inverter's is 0.
+FLAT_AT_MIN = 1e-3
+
+
 class _NoTails(Exception):
     """The tails of :mod:`numeric.cf_tails` are not certified for a direction."""
 
@@ -260,11 +277,38 @@ class _Tails:
 
     def __init__(self, factors: Sequence, rel: float, split: int | None = None):
         self.factors, self.rel, self.split = list(factors), rel, split
+        #: whether the factors are a law's flat view (:meth:`flatten`)
+        self.flat = False
         self.e0: list = []
         self.inv: list = []
         #: the certified points of a product too short for the inversion, from its law itself
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
+
+    def flatten(self, e0: float) -> None:
+        """Take the law's flat view (``numeric.cf_flat``: M(c + it) at a cost flat in t, the
+        same certified balls) where its plan at ``e0`` is estimated faster than the law's own
+        or the law's own is beyond its cap (a few DP-SGD steps: the own plan's work is
+        unbounded at tight widths, the view's a few hundred nodes)."""
+        if self.few is None and self.split is None:
+            factors, rel = self.inverted()
+            # (the choice is made at a positive eps: at eps = 0, at FLAT_AT_MIN; the view's
+            # plan changes little with eps, DP-SGD T = 10: 2055 nodes at 5e-4, 2072 at 1e-2)
+            self.factors = flat_factors(factors, max(e0, FLAT_AT_MIN), rel, _cap(factors, rel))
+            self.flat = self.factors[0][0] is not factors[0][0]
+
+    def affordable(self, e0: float) -> bool:
+        """Whether the first inverter's plan at ``e0`` is within the route's work: MAX_WORK,
+        or for a flat view its own cap in nodes, the time left (``cf_route``) and
+        :data:`FLAT_TAIL_SECONDS`."""
+        factors, rel = self.inverted()
+        e0 = self.reach(e0)
+        if self.flat:
+            law = factors[0][0]
+            return (_affordable_work(factors, e0, rel, rel)
+                    and _work(factors, e0, rel, law.work_caps[0]) * law.node_seconds
+                    <= FLAT_TAIL_SECONDS)
+        return _work(factors, e0, rel) <= MAX_WORK
 
     def inverted(self) -> tuple[list, float]:
         """The factors the inverters invert and the relative width they are planned to: the
@@ -273,8 +317,23 @@ class _Tails:
         the work check plans what the first inverter then uses, kept by ``numeric.cf``."""
         return self.factors, self.rel * (1.0 if self.split is None else WHOLE_PLAN)
 
+    def reach(self, e0: float) -> float:
+        """``e0``, or for a flat view half the product's largest loss where that is below it
+        (beyond, delta and both tails are 0 and the saddle-point plan has no saddle: the
+        remove direction of a few subsampled steps, whose loss is at most T log(1/(1 - q)))."""
+        if not self.flat:  # (other laws: planned where asked, as before)
+            return e0
+        total = 0.0
+        for law, n in self.factors:
+            sup = getattr(law, "loss_sup", lambda: None)()
+            if sup is None:
+                return e0
+            total += n * float(sup.mid())
+        return min(e0, 0.5 * total)
+
     def plan(self, e0: float) -> None:
         budget.check()
+        e0 = self.reach(e0)
         if self.few is not None:
             if not self.inv:
                 self.e0.append(float(e0))
@@ -459,8 +518,9 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
              else _alpha_eps_few(dirs[0].few, a_min, a_cap))
     e_start = e_min if len(set(inner.tolist())) <= 2 else 0.5 * e_min
     with working_precision(64):  # (the plan is kept by numeric.cf for the first inverter)
-        if any(d.few is None and _work(*_at(d.inverted(), e_start)) > MAX_WORK
-               for d in dirs):
+        for d in dirs:
+            d.flatten(e_start)
+        if any(d.few is None and not d.affordable(e_start) for d in dirs):
             return None
     for d in dirs:
         d.plan(e_start)
