@@ -15,7 +15,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pytest
 import sympy as sp
 from references.curve_ratio import poisson_replace_power
 
@@ -38,9 +37,6 @@ def test_poisson_replace_curve_contains_reference():
     assert 1 - hi <= ref <= 1 - lo
 
 
-@pytest.mark.xfail(strict=True, reason="ta.curve(bounds=True) of a single mechanism keeps a "
-                   "fixed ~2e-9 relative width of f whatever pld_options(tol) asks, with no "
-                   "ToleranceWarning (the power's relative width at 0.01: 1.8e-7 at tol 1e-9)")
 def test_curve_width_follows_tol_or_warns():
     lo, hi, kinds = _curve_at(ta.PoissonReplace(1, sp.Rational(1, 100)), 0.01, 1e-9)
     rel = (hi - lo) / (1 - lo)  # of the power 1 - f(0.01)

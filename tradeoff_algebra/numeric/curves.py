@@ -11,6 +11,7 @@ estimates. Core's ``f.curve`` forwards here (``core.node.NUMERIC``).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -113,23 +114,59 @@ def _curve_levels(alphas: Any) -> np.ndarray:
 CURVE_DPS = 10
 
 
+#: The digits of the certified points behind ``bounds=True`` follow the tolerance on the rungs
+#: ``CURVE_DPS + CURVE_DPS_STEP * k`` (at most :data:`CURVE_DPS_MAX`).
+CURVE_DPS_STEP = 5
+CURVE_DPS_MAX = 60
+
+
+def point_dps_rungs(tol: float, f_mid: float) -> list[int]:
+    """The digits at which a curve point of value about ``f_mid`` is evaluated for the
+    tolerance ``tol`` (``bounds=True``): the rungs from :data:`CURVE_DPS` up to the first with
+    at least ``1 + log10(2 / tol) + log10(max(1, f / (1 - f)))`` digits, capped at
+    :data:`CURVE_DPS_MAX`. A certified point with d digits is widened by |f| 10^(1 - d) either
+    side (``Value.interval``), a width 2 |f| 10^(1 - d) <= tol min(1, (1 - f) / f): at most
+    ``tol`` for f and, relative, for the power 1 - f. A function of (``tol``, ``f_mid``) only,
+    and a tighter ``tol`` gives a list that starts with the looser one's."""
+    ratio = f_mid / (1 - f_mid) if f_mid < 1 else math.inf
+    need = 1 + math.log10(2 / tol) + math.log10(max(1.0, ratio))
+    rungs = [CURVE_DPS]
+    while rungs[-1] < need and rungs[-1] + CURVE_DPS_STEP <= CURVE_DPS_MAX:
+        rungs.append(rungs[-1] + CURVE_DPS_STEP)
+    return rungs
+
+
 def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None,
-                  progress: bool | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  progress: bool | None = None, tol: float | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lo, mid, hi) of f at every level of ``x`` by :func:`evaluate` (the engines cache what
     they compose, so the points after the first cost little). ``lo``, ``hi`` hold the truth
     wherever the Value is certain: a point is widened by the unit of its last digit
     (:meth:`Value.interval`) before it is rounded outward to float64. The levels whose Value is
     an estimate are appended to ``estimates``. ``progress``: a bar of the levels
-    (``numeric.progress``)."""
+    (``numeric.progress``).
+
+    ``tol``: the points are evaluated at every rung of :func:`point_dps_rungs` (``tol``, f at
+    :data:`CURVE_DPS` digits) and their intervals intersected (each holds the truth where
+    certain), so the width follows ``tol`` and a tighter ``tol`` never gives a wider interval:
+    its rungs include the looser one's, so the intersection is taken over more intervals. None:
+    :data:`CURVE_DPS` digits alone."""
     lo, mid, hi = (np.empty_like(x) for _ in range(3))
     with bar(x.size, "curve", progress, unit="level") as shown:
         for i, a in enumerate(x.ravel()):
             v = evaluate(f, float(a), dps=CURVE_DPS)
-            with mp.workprec(dps_to_prec(CURVE_DPS) + 40):
-                a_lo, a_hi = v.interval()
-                lo.flat[i], hi.flat[i] = _float_down(a_lo), _float_up(a_hi)
+            rungs = [CURVE_DPS] if tol is None else point_dps_rungs(tol, float(v.mid))
+            a_lo, a_hi, certain = -math.inf, math.inf, True
+            for d in rungs:
+                if d != CURVE_DPS:
+                    v = evaluate(f, float(a), dps=d)
+                with mp.workprec(dps_to_prec(d) + 40):
+                    v_lo, v_hi = v.interval()
+                    a_lo, a_hi = max(a_lo, _float_down(v_lo)), min(a_hi, _float_up(v_hi))
+                certain = certain and v.is_certain
+            lo.flat[i], hi.flat[i] = a_lo, max(a_hi, a_lo)
             mid.flat[i] = float(v.mid)
-            if estimates is not None and not v.is_certain:
+            if estimates is not None and not certain:
                 estimates.append(float(a))
             shown.update()
     return lo, mid, hi
@@ -195,6 +232,18 @@ def _warn_wide(f: TradeOff, lo: np.ndarray, hi: np.ndarray) -> None:
                       "enclosures)", ToleranceWarning, stacklevel=3)
 
 
+def _warn_above_tol(f: TradeOff, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                    tol: float) -> None:
+    """A ToleranceWarning where the bounds of f are wider than ``tol`` or those of the power
+    1 - f wider than ``tol`` relative to its upper end (levels alpha > 0)."""
+    rel = (hi - lo) / np.maximum(1 - lo, 1e-300)
+    wide = int(((x > 0) & ((hi - lo > tol) | (rel > tol))).sum())
+    if wide:
+        warnings.warn(f"curve of {short(f)}, bounds=True: {wide} of {x.size} levels are wider "
+                      f"than tol = {tol:.3g} (f, or the power 1 - f relative to its upper end)",
+                      ToleranceWarning, stacklevel=4)
+
+
 def _certified_midpoints(f: TradeOff, x: np.ndarray, progress: bool | None = None
                          ) -> np.ndarray:
     lo, mid, hi = _curve_points(f, x, progress=progress)
@@ -250,8 +299,12 @@ def _curve(f: TradeOff, x: np.ndarray, bounds: bool, progress: bool | None = Non
             estimates = x.size
         else:
             est: list = []
-            lo, _, hi = _curve_points(f, x, est, progress)
+            from .options import options
+
+            tol = float(options()["tol"])
+            lo, _, hi = _curve_points(f, x, est, progress, tol)
             estimates = len(est)
+            _warn_above_tol(f, x, lo, hi, tol)
         if estimates:
             warnings.warn(f"curve of {short(f)}, bounds=True: {estimates} of {x.size} points are "
                           "estimates (a route without a certified error bound: the PLD grid's "
