@@ -1,7 +1,7 @@
 """Whole curves with ``bounds=True`` at the default tolerance and at 1e-9: CPU time, peak
 memory and the widths reached, for a single mechanism (certified points on the digit rungs of
-``numeric.curves.point_dps_rungs``), a lattice product and ten DP-SGD steps (certified bands at
-the tolerance rungs of ``numeric.curves.band_rungs``). Each case in a fresh process; 101
+``numeric.curves.point_dps_rungs``), a lattice product and ten DP-SGD steps (certified bands of
+their routes at the tolerance asked). Each case in a fresh process; 101
 levels in [0, 1]. No peer gives certified bounds of a whole curve, so none is run beside.
 
     python benchmarks/bench_curve_tol.py   # writes benchmarks/RESULTS_curve_tol.md
