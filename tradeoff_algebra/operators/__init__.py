@@ -1,5 +1,6 @@
 """Operator nodes (docs/architecture.md, "Layers"): one module per operator family."""
 
+from . import subsample_loss  # noqa: F401  (the losses and finite views of Mix and Subsample)
 from .conjugate import Conjugate, conjugate_value
 from .maxgroup import Group, Max
 from .mechanism import AddRemove
