@@ -93,7 +93,7 @@ from .privacy_loss import AtomLoss, PrivacyLoss, privacy_loss
 from .protocol import EXACT_TV_ROUTES, LEVEL_ROUTES, POINT_ROUTES, num
 from .value import Value
 
-__all__ = ["FiniteLoss", "finite_loss", "MAX_COST", "MAX_KEY_BITS", "SECONDS_PER_UNIT",
+__all__ = ["FiniteLoss", "finite_loss", "arb_point", "MAX_COST", "MAX_KEY_BITS", "SECONDS_PER_UNIT",
            "TooLarge"]
 
 # Leaves of a FiniteLoss: ("rr", eps) randomized response with ratio e^{+-eps};
@@ -601,12 +601,19 @@ def _finite_point(f: Any, A: sp.Expr, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) from the exact finite loss of f in Arb
     (:meth:`.finite.FiniteLoss.arb_value`), a certified point, or None. ``A`` is rational or an
     irrational closed form (taken as its Arb enclosure)."""
-    from .arb_expr import arb_ball, ball_point
-    from .context import arb_precision
-
     fl = finite_loss(f)
     if fl is None or not fl.affordable():
         return None
+    return arb_point(fl, A, dps, power, "exact finite composition in Arb")
+
+
+def arb_point(values: Any, A: sp.Expr, dps: int, power: bool, route: str) -> Value | None:
+    """f(A) (``power``: 1 - f(A)) as a certified point from ``values.arb_value(level, power,
+    prec)`` (a finite loss's Arb reader: the maximum of its segments' lines), at rising
+    precision; ``A`` rational or an irrational closed form (taken as its Arb enclosure); None
+    where no ball is finite. ``route`` names it in ``Value.route``."""
+    from .arb_expr import arb_ball, ball_point
+    from .context import arb_precision
 
     def make_ball(prec):
         if isinstance(A, sp.Rational):
@@ -617,11 +624,11 @@ def _finite_point(f: Any, A: sp.Expr, dps: int, power: bool) -> Value | None:
                     level = arb_ball(A)
                 except ValueError:
                     return None
-        ball = fl.arb_value(level, power, prec)
+        ball = values.arb_value(level, power, prec)
         return ball if ball is not None and ball.is_finite() else None
 
     v = ball_point(make_ball, dps, 1 << 13, unit=True)
-    return None if v is None else v.routed("exact finite composition in Arb")
+    return None if v is None else v.routed(route)
 
 
 POINT_ROUTES.append(_finite_point)

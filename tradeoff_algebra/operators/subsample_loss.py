@@ -7,11 +7,9 @@ with their point, level, curve and delta routes."""
 
 from __future__ import annotations
 
-import sympy as sp
-
 from ..core.errors import NoClosedForm
 from ..numeric.curves import CURVE_BANDS
-from ..numeric.finite import finite_loss
+from ..numeric.finite import arb_point, finite_loss
 from ..numeric.finite_subsample import hull_finite_loss, mix_finite_loss, subsample_finite_loss
 from ..numeric.knots_eval import pl_finite_loss
 from ..numeric.pld import leaf_model
@@ -130,29 +128,12 @@ def _ball_subsample(f: Subsample):
 def _ball_point(f, A, dps: int, power: bool):
     """C_p(g)(A) (``power``: 1 - C_p(g)(A)) from :func:`_ball_subsample`'s balls (the maximum
     of the segments' lines, ``FiniteValues.arb_value``) as a certified point, or None."""
-    from ..numeric.arb_expr import arb_ball, ball_point
-    from ..numeric.context import arb_precision
 
     if not isinstance(f, Subsample):
         return None
     bl = _ball_subsample(f)
-    if bl is None:
-        return None
-
-    def make_ball(prec):
-        if isinstance(A, sp.Rational):
-            level = A
-        else:
-            with arb_precision(prec):
-                try:
-                    level = arb_ball(A)
-                except ValueError:
-                    return None
-        ball = bl.arb_value(level, power, prec)
-        return ball if ball is not None and ball.is_finite() else None
-
-    v = ball_point(make_ball, dps, 1 << 13, unit=True)
-    return None if v is None else v.routed("C_p(f) as a finite pair from the operand's balls")
+    return None if bl is None else arb_point(bl, A, dps, power,
+                                             "C_p(f) as a finite pair from the operand's balls")
 
 
 def _ball_band(f, alphas, tol: float = 1e-3, progress: bool | None = None):
