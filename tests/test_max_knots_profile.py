@@ -205,3 +205,20 @@ def test_max_epsilon_infinite_below_the_floor():
     with mpmath.workdps(DPS):  # the brute-force profile levels off at 1/10 > 1/20
         assert abs(_ref([(1, R(1, 10)), (R(1, 2), R(1, 5))], 50) - mpmath.mpf(1) / 10) \
             < mpmath.mpf(10) ** -45
+
+
+def test_a_root_of_an_exponential_is_not_taken_for_a_rational_function():
+    """verify(C(1/2, EpsDelta(1, 0)) >= EpsDelta(log(1/2 + e/2)/2, 0)) raised an internal
+    PolynomialError: the knots of the maximum hold sqrt(1 + e), which the rational-function test
+    of one exponential took for a polynomial in X = e. It is declined now (None), and the
+    verdict rests on the other routes; the claim is false (C_p(f_{eps,0}) = f_{eps',0} with
+    e^{eps'} = 1 - p + p e^eps, Dong, Roth & Su, Sec. 4.1, lies below f_{eps'/2,0})."""
+    from tradeoff_algebra.numeric.knots_profile import _one_exponential
+
+    assert _one_exponential(sp.sqrt(1 + sp.E) - 2) is None
+    assert _one_exponential(sp.sqrt(2) * sp.E) is None
+    assert _one_exponential((sp.E**2 - 1) / (sp.E - 1) - sp.E) == 1
+    f = ta.C(sp.Rational(1, 2), ta.EpsDelta(1, 0))
+    g = ta.EpsDelta(sp.log(sp.Rational(1, 2) + sp.E / 2) / 2, 0)
+    r = ta.verify(f, ">=", g)
+    assert r.status is False and r.counterexample is not None

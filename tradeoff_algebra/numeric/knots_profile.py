@@ -103,9 +103,8 @@ def _one_exponential(z: sp.Expr) -> sp.Rational | None:
     once.)"""
     import math
 
-    if z.free_symbols or any(a.base.is_Rational and not a.exp.is_Integer
-                             for a in z.atoms(sp.Pow)):
-        return None
+    if z.free_symbols or any(not a.exp.is_Integer for a in z.atoms(sp.Pow)):
+        return None  # (a root: sqrt(2), sqrt(1 + e) is no rational function of exponentials)
     atoms = list(z.atoms(sp.Function, sp.NumberSymbol))
     rs = []
     for a in atoms:
@@ -121,7 +120,10 @@ def _one_exponential(z: sp.Expr) -> sp.Rational | None:
         return None
     X = sp.Dummy("X")
     w = z.xreplace({a: X ** k for a, k in zip(atoms, ks, strict=True)})
-    num, den = (sp.Poly(sp.expand(t), X) for t in sp.together(w).as_numer_denom())
+    try:
+        num, den = (sp.Poly(sp.expand(t), X) for t in sp.together(w).as_numer_denom())
+    except sp.PolynomialError:  # (anything else not a rational function of X)
+        return None
     if num.is_zero:
         return sp.S.Zero
     q = sp.div(num, den)
