@@ -235,7 +235,7 @@ def test_the_mass_left_out_is_the_binomial_head():
     (the factor's atoms and density under Q = Lap(mu, 1))."""
     from math import comb
 
-    from tradeoff_algebra.numeric.cf_mixed_grid import MassPart
+    from tradeoff_algebra.numeric.cf_mixed_mass import MassPart
 
     mu, k, J = F(1, 7), 30, 4
     part = MassPart(_laws([mu] * k), J)

@@ -62,7 +62,8 @@ remainder is inverted by :mod:`.cf` with the exact part added (its ``extra``).
 
 **Off a usable grid** (S above :data:`MAX_SPAN`: a thousand factors on the grid 10^-5) the
 terms with at most J density components are not summed but bounded by their mass
-(:class:`MassPart`, :func:`~.cf_mixed_grid_plan.mass_split`): a positive measure of A-mass m,
+(:class:`~.cf_mixed_mass.MassPart`, :func:`~.cf_mixed_grid_plan.mass_split`): a positive
+measure of A-mass m,
 so each of delta, A(L > eps) and e^eps B(L > eps) of that part lies in [0, m]; where the
 density components are many (mean 52 at a thousand factors) m is far below any width asked
 (J = 0: m = prod_i (1 + e^{-mu_i})/2 = 6.3e-23). The remainder's decay bound then also takes the
@@ -86,7 +87,7 @@ from . import budget
 from .cf_laws import working_precision
 from .cf_mixed_decay import log_decay_estimate, log_tail_probability, sup_bound
 
-__all__ = ["grid_of", "scales_of", "MassPart", "lattice_laws", "MAX_LAWS", "GridPart",
+__all__ = ["grid_of", "scales_of", "lattice_laws", "MAX_LAWS", "GridPart",
            "GridRemainder", "MAX_SPAN", "BLOCK"]
 
 #: The largest S = sum m_i (the atoms' polynomial has S + 1 coefficients; its product about
@@ -476,52 +477,6 @@ class GridPart:
         power, ealpha = self.tails(eps)
         with working_precision(self.prec):
             return power - ealpha, -ealpha
-
-
-def _low_mass(cs: list, mus: list, J: int) -> arb:
-    """The A'-mass of the structured law's terms with at most J density components:
-    sum_{j<=J} [y^j] prod_i (a_i + u_i y), a_i = 2 c_i cosh(mu_i/2) the atoms' mass under A
-    (e^{s/2} at +-mu_i), u_i = 2 c_i sinh(mu_i/2) the density's."""
-    polys = []
-    for c, m in zip(cs, mus, strict=True):
-        mu = arb(fmpq(m.numerator, m.denominator))
-        polys.append(arb_poly([2 * c * (mu / 2).cosh(), 2 * c * (mu / 2).sinh()]))
-    coeffs = _tree(polys).coeffs()
-    return sum(coeffs[:J + 1], arb(0))
-
-
-class MassPart:
-    """The terms with at most ``J`` density components of a product of Laplace factors on no
-    usable grid (or one too fine), bounded by their mass instead of summed: a positive measure
-    of A-mass m (:func:`_low_mass`, plus the total-variation bound), so its delta, A(L > eps)
-    and e^eps B(L > eps) lie in [0, m] (their integrands lie in [0, 1] on L > eps) and
-    d delta / d eps = -e^eps B(L > eps) in [-m, 0]. Where m is far below the share asked (a
-    thousand factors: the probability that no factor contributes its density is 6.3e-23) the
-    remainder's inversion carries the digits. The interface of :class:`GridPart`."""
-
-    def __init__(self, laws: list, J: int, prec: int = 128) -> None:
-        mus = scales_of(laws)
-        if mus is None:
-            raise ValueError("the factors are not Laplace laws with exact scales")
-        self.mus, self.J, self.k = mus, int(J), 1
-        self.laws = list(laws)
-        self.law = _Support(mus)
-        self.prec = prec
-        with working_precision(prec):
-            self._cs, tv = _factor_consts(laws)
-            self.mass = arb((_low_mass(self._cs, mus, self.J) + tv).upper())
-
-    def tails(self, eps: float) -> tuple[arb, arb]:
-        box = arb(0).union(self.mass)
-        return box, box
-
-    def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
-        box = arb(0).union(self.mass)
-        return box, -box
-
-    def slopes(self, eps: float) -> tuple[float, float, float, float]:
-        """Floats for placement: the part's tails taken as 0 (at most its tiny mass)."""
-        return 0.0, 0.0, 0.0, 0.0
 
 
 class GridRemainder:
