@@ -35,7 +35,7 @@ from .protocol import GUARD_DPS, as_level, num
 from .roots import Probe, findroot
 from .value import CertifiedPair, Value
 
-__all__ = ["FiniteValues", "MAX_EXTRA_BITS"]
+__all__ = ["FiniteValues", "MAX_EXTRA_BITS", "prefix_sums"]
 
 #: The mp routes raise the working precision by at most ``4 p + MAX_EXTRA_BITS`` bits over the
 #: target ``p`` (enough unless the value is exactly 0 at a knot or eps is exactly a log-ratio:
@@ -71,6 +71,20 @@ def _sympy_number(x: Any, name: str) -> sp.Expr:
     if not x.is_number or x.free_symbols:
         raise NoClosedForm(f"finite loss: {name} = {x} is not a number")
     return x
+
+
+def prefix_sums(masses: list) -> tuple[list, list]:
+    """The prefix sums (Q(S_k), P(S_k)), k = 0..n, of the Arb mass pairs ``(P_i, Q_i)`` in
+    their order, the time limit checked every 1024 atoms."""
+    from flint import arb
+
+    n = len(masses)
+    QS, PS = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
+    for i, (P_, Q_) in enumerate(masses):
+        if not i & 1023:
+            budget.check()
+        QS[i + 1], PS[i + 1] = QS[i] + Q_, PS[i] + P_
+    return QS, PS
 
 
 class FiniteValues:
@@ -273,7 +287,6 @@ class FiniteValues:
         wherever r_k <= y <= r_{k-1}: that inclusion, proved by the balls, makes the ball of
         log y an enclosure of eps(d). The k is located by the balls' midpoints in floats and
         proved (its neighbours tried where it is not); delta(0) <= d proved gives 0."""
-        from flint import arb
 
         from .arb import arb_endpoint, arb_exact
 
@@ -285,11 +298,7 @@ class FiniteValues:
             with arb_precision(prec):
                 db = arb_exact(d)
                 n = len(masses)
-                QS, PS = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
-                for i, (P_, Q_) in enumerate(masses):
-                    if not i & 1023:
-                        budget.check()
-                    QS[i + 1], PS[i + 1] = QS[i] + Q_, PS[i] + P_
+                QS, PS = prefix_sums(masses)
                 if PS[n] == 0:
                     return None
                 ratio = [Q_ / P_ if P_ > 0 else None for P_, Q_ in masses]

@@ -45,7 +45,7 @@ from .arb_expr import Unenclosable, arb_ball
 from .context import arb_precision, mp
 from .curves import BAND_TOL_MIN
 from .finite_np import FiniteTails
-from .finite_values import FiniteValues
+from .finite_values import FiniteValues, prefix_sums
 from .lattice2d import MAX_PAIR_ATOMS, _Group
 from .lattice_np import np_band
 from .lattice_power import symbolic_lattice_pair
@@ -193,11 +193,7 @@ class SubsampledBalls(FiniteValues):
             with arb_precision(prec):
                 db = arb_exact(d)
                 n = len(masses)
-                QS, PS = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
-                for i, (P_, Q_) in enumerate(masses):
-                    if not i & 1023:
-                        budget.check()
-                    QS[i + 1], PS[i + 1] = QS[i] + Q_, PS[i] + P_
+                QS, PS = prefix_sums(masses)
                 ratio = [Q_ / P_ for P_, Q_ in masses]  # (every P-mass a positive ball)
                 if self.arb_delta(sp.S.Zero, prec) <= db:
                     return CertifiedPair(mp.zero, mp.zero)
