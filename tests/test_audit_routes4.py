@@ -342,9 +342,9 @@ def test_pld_hull_roc_consults_the_deadline():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "routes/lattice_curve.py _lattice_band (lines 212-228): the band of a lattice product's "
-    "curve at each tolerance is built afresh from tails_for(law, levels, tol/4) (Arb balls "
-    "whose radii follow the tolerance) and rounded outward to float64; nothing intersects it "
+    "routes/tail_laws.lattice_curve (few Laplace factors): the band at each tolerance is built "
+    "afresh from tails at rel = min(tol/100, 1e-7) (Arb balls whose radii follow the "
+    "tolerance) and rounded outward to float64; nothing intersects it "
     "with a looser tolerance's band, so the upper end at tol 1e-9 (0.06936904667625234) lies 3 "
     "ulps above the one at tol 1e-3 (0.0693690466762523): narrower but not nested"))
 def test_lattice_curve_nested_across_tolerances():
