@@ -28,6 +28,7 @@ from mpmath.libmp import round_ceiling, round_floor, round_nearest
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.validate import mpf_rational
 from . import budget
+from .arb import arb_endpoint
 from .context import MPF, arb_precision, mp
 from .finite_tables import _Table
 from .precision_loop import precision_loop
@@ -85,6 +86,35 @@ def prefix_sums(masses: list) -> tuple[list, list]:
             budget.check()
         QS[i + 1], PS[i + 1] = QS[i] + Q_, PS[i] + P_
     return QS, PS
+
+
+def eps_at_vertex(QS: list, PS: list, ratio: list, db, k: int, prec: int, p: int):
+    """epsilon(delta) proved at a Neyman--Pearson vertex near ``k``: for j in k, k -+ 1, k -+ 2
+    the line through the j-th vertex of slope ``y = (Q(S_j) - delta)/P(S_j)`` is a supporting
+    line when ``r_j <= y <= r_{j-1}`` (the ratios ``ratio`` in decreasing order, None for an
+    infinite one), and then ``eps = log y`` (Dong, Roth & Su, Prop. 6: delta(eps) = Q(S_j) -
+    e^eps P(S_j) on that segment). The Arb balls ``QS``, ``PS`` (:func:`prefix_sums`) and ``db``
+    at ``prec`` bits; a :class:`CertifiedPair` of the log's ball once it is narrower than ``p``
+    bits, else None (the first supporting j decides)."""
+    n = len(QS) - 1
+    for j in (k, k - 1, k + 1, k - 2, k + 2):
+        if not 1 <= j < n:
+            continue
+        if not (PS[j] > 0 and QS[j] > db):
+            continue
+        y = (QS[j] - db) / PS[j]
+        upper_ok = ratio[j - 1] is None or y <= ratio[j - 1]
+        if not (ratio[j] <= y and upper_ok and y >= 1):
+            continue
+        e = y.log()
+        with mp.workprec(prec):
+            lo = max(arb_endpoint(e.lower(), round_floor), mp.zero)
+            hi = arb_endpoint(e.upper(), round_ceiling)
+        if hi - lo <= mp.ldexp(abs(hi), -p - 4):
+            mid = arb_endpoint(e.mid(), round_nearest)
+            return CertifiedPair(+mid, +mid)  # (correct to the working precision)
+        return None
+    return None
 
 
 class FiniteValues:
@@ -288,7 +318,7 @@ class FiniteValues:
         log y an enclosure of eps(d). The k is located by the balls' midpoints in floats and
         proved (its neighbours tried where it is not); delta(0) <= d proved gives 0."""
 
-        from .arb import arb_endpoint, arb_exact
+        from .arb import arb_exact
 
         p = mp.prec
         for prec in (p + 64, 2 * p + 64):
@@ -312,23 +342,9 @@ class FiniteValues:
                 rf = [math.inf if r is None else float(r.mid()) for r in ratio]
                 df = float(d)
                 k = next((j for j in range(1, n) if qf[j] - rf[j] * pf[j] > df), n)
-                for j in (k, k - 1, k + 1, k - 2, k + 2):
-                    if not 1 <= j < n:
-                        continue
-                    if not (PS[j] > 0 and QS[j] > db):
-                        continue
-                    y = (QS[j] - db) / PS[j]
-                    upper_ok = ratio[j - 1] is None or y <= ratio[j - 1]
-                    if not (ratio[j] <= y and upper_ok and y >= 1):
-                        continue
-                    e = y.log()
-                    with mp.workprec(prec):
-                        lo = max(arb_endpoint(e.lower(), round_floor), mp.zero)
-                        hi = arb_endpoint(e.upper(), round_ceiling)
-                    if hi - lo <= mp.ldexp(abs(hi), -p - 4):
-                        mid = arb_endpoint(e.mid(), round_nearest)
-                        return CertifiedPair(+mid, +mid)  # (correct to the working precision)
-                    break
+                got = eps_at_vertex(QS, PS, ratio, db, k, prec, p)
+                if got is not None:
+                    return got
         return None
 
     # -- convenience -------------------------------------------------------------------------

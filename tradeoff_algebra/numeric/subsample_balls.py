@@ -45,7 +45,7 @@ from .arb_expr import Unenclosable, arb_ball
 from .context import arb_precision, mp
 from .curves import BAND_TOL_MIN
 from .finite_np import FiniteTails
-from .finite_values import FiniteValues, prefix_sums
+from .finite_values import FiniteValues, eps_at_vertex, prefix_sums
 from .lattice2d import MAX_PAIR_ATOMS, _Group
 from .lattice_np import np_band
 from .lattice_power import symbolic_lattice_pair
@@ -181,9 +181,8 @@ class SubsampledBalls(FiniteValues):
         delta(log r_k) = Q(S_k) - r_k P(S_k) is non-decreasing in k (the ratios decrease); the
         first k where it exceeds d (compared by the balls' midpoints: only a location, proved
         afterwards with its neighbours) bounds the crossing."""
-        from mpmath.libmp import round_ceiling, round_floor, round_nearest
 
-        from .arb import arb_endpoint, arb_exact
+        from .arb import arb_exact
 
         p = mp.prec
         for prec in (p + 64, 2 * p + 64):
@@ -205,23 +204,9 @@ class SubsampledBalls(FiniteValues):
                         hi_j = m
                     else:
                         lo_j = m + 1
-                k = lo_j
-                for j in (k, k - 1, k + 1, k - 2, k + 2):
-                    if not 1 <= j < n:
-                        continue
-                    if not (PS[j] > 0 and QS[j] > db):
-                        continue
-                    y = (QS[j] - db) / PS[j]
-                    if not (ratio[j] <= y and y <= ratio[j - 1] and y >= 1):
-                        continue
-                    e = y.log()
-                    with mp.workprec(prec):
-                        lo = max(arb_endpoint(e.lower(), round_floor), mp.zero)
-                        hi = arb_endpoint(e.upper(), round_ceiling)
-                    if hi - lo <= mp.ldexp(abs(hi), -p - 4):
-                        mid = arb_endpoint(e.mid(), round_nearest)
-                        return CertifiedPair(+mid, +mid)  # (correct to the working precision)
-                    break
+                got = eps_at_vertex(QS, PS, ratio, db, lo_j, prec, p)
+                if got is not None:
+                    return got
         return None
 
     # -- a whole curve ------------------------------------------------------------------------
