@@ -45,15 +45,12 @@ from flint import arb, arb_poly, fmpz, fmpz_poly
 from . import budget, progress
 from .arb_expr import Unenclosable, arb_ball
 from .context import arb_precision
-from .lattice_power import symbolic_lattice_pair
+from .lattice_power import commensurate_groups, symbolic_lattice_pair
 
-__all__ = ["LatticeGroups", "lattice_groups", "MAX_ATOMS"]
+__all__ = ["LatticeGroups", "lattice_groups", "lattice_parts", "MAX_ATOMS"]
 
 #: The most atoms of an ordered table (the product of the groups' supports).
 MAX_ATOMS = 2_000_000
-#: Relative distance of log R_2 / log R_1 from an integer below which two bases are tried as
-#: powers of one another (as ``numeric.lattice_two``).
-COMMENSURATE_RTOL = 1e-12
 #: The most outcomes of one factor pair tried as a lattice pair.
 MAX_PAIR_ATOMS = 256
 _U = 2.0 ** -53
@@ -280,11 +277,13 @@ class LatticeGroups:
             return list(zip(P_, Q_, strict=True))
 
 
-def lattice_groups(leaves: list) -> LatticeGroups | None:
-    """The lattice groups of a finite loss given by its leaves (``FiniteLoss.leaves()``: the
-    factor pairs' (P, Q) outcomes with multiplicities) when every factor is a regular lattice
-    pair (no mass where P or Q is 0) and the bases fall on at least two groups, within
-    :data:`MAX_ATOMS` atoms; else None."""
+
+def lattice_parts(leaves: list) -> list | None:
+    """The factors of a finite loss given by its leaves (``FiniteLoss.leaves()``: the factor
+    pairs' (P, Q) outcomes with multiplicities) as lattice pairs [(base R > 1, ks, qs, m)]
+    (:func:`~.lattice_power.symbolic_lattice_pair`; a factor of ratio 1 alone, Id, left out),
+    or None where a factor has a mass 0, more than :data:`MAX_PAIR_ATOMS` outcomes, or ratios
+    not proved to lie on one lattice."""
     parts = []
     for pairs, m in leaves:
         if len(pairs) > MAX_PAIR_ATOMS or any(p == 0 or q == 0 for p, q in pairs):
@@ -298,26 +297,20 @@ def lattice_groups(leaves: list) -> LatticeGroups | None:
         if lat is None:
             return None
         parts.append((lat[0], lat[1], lat[2], int(m)))
+    return parts
+
+def lattice_groups(leaves: list) -> LatticeGroups | None:
+    """The lattice groups of a finite loss given by its leaves (``FiniteLoss.leaves()``: the
+    factor pairs' (P, Q) outcomes with multiplicities) when every factor is a regular lattice
+    pair (no mass where P or Q is 0) and the bases fall on at least two groups, within
+    :data:`MAX_ATOMS` atoms; else None."""
+    parts = lattice_parts(leaves)
     if not parts:
         return None
     try:
-        logs = [float(sp.log(b).evalf(30)) for b, *_ in parts]
+        groups = commensurate_groups(parts)
     except (TypeError, ValueError):
         return None
-    order = sorted(range(len(parts)), key=logs.__getitem__)
-    groups: list[list] = []  # [base, log base, factors]
-    for i in order:
-        base, ks, qs, m = parts[i]
-        lb = logs[i]
-        for g in groups:
-            r = lb / g[1]
-            k = round(r)
-            if k >= 1 and abs(r - k) <= COMMENSURATE_RTOL * k and (
-                    g[0] ** k == base or sp.simplify(g[0] ** k - base) == 0):
-                g[2].append(([x * k for x in ks], qs, m))
-                break
-        else:
-            groups.append([base, lb, [(list(ks), list(qs), m)]])
     if len(groups) < 2:
         return None
     out = LatticeGroups([_Group(b, fs) for b, _, fs in groups])

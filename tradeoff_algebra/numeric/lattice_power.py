@@ -31,7 +31,7 @@ from .cf_laws import lower, to_arb, upper, working_precision
 from .lattice_tilted import TiltedLatticePower
 
 __all__ = ["LatticePower", "TILT_SIZE", "lattice_pair", "symbolic_lattice_pair",
-           "FiniteLatticeFactor", "finite_lattice_factor"]
+           "commensurate_groups", "FiniteLatticeFactor", "finite_lattice_factor"]
 
 #: The largest |k| accepted as a lattice index (ratios R^k beyond are not searched for).
 MAX_INDEX = 64
@@ -43,6 +43,9 @@ MAX_SYMBOLIC_SIZE = 2_000_001
 #: (``numeric.lattice_tilted``): one power of an Arb polynomial whose coefficients span hundreds
 #: of orders of magnitude costs quadratic time (0.97 s at 2 * 10^4 points, 61 s at 2 * 10^5).
 TILT_SIZE = 4001
+#: Relative distance of log R_2 / log R_1 from an integer below which two bases are tried as
+#: powers of one another (then proved equal exactly, or taken as two lattices).
+COMMENSURATE_RTOL = 1e-12
 
 
 def lattice_pair(P: list[Fraction], Q: list[Fraction]
@@ -100,6 +103,29 @@ def symbolic_lattice_pair(P: list[sp.Expr], Q: list[sp.Expr]
         qs.append(q)
     return base, ks, qs
 
+
+
+def commensurate_groups(parts: list) -> list[list]:
+    """The lattice factors ``parts`` = [(base R > 1, ks, qs, multiplicity)] (of
+    :func:`symbolic_lattice_pair`) gathered on common lattices: by increasing log R, a factor
+    joins the first group whose base R_0 has R = R_0^k for an integer k >= 1 (k found in floats,
+    within :data:`COMMENSURATE_RTOL`, then proved exactly by SymPy), its exponents multiplied
+    by k; else it opens a group. Returns [[R_0, log R_0 (float), [(ks, qs, m), ...]], ...]."""
+    logs = [float(sp.log(b).evalf(30)) for b, *_ in parts]
+    groups: list[list] = []
+    for i in sorted(range(len(parts)), key=logs.__getitem__):
+        base, ks, qs, m = parts[i]
+        lb = logs[i]
+        for g in groups:
+            r = lb / g[1]
+            k = round(r)
+            if k >= 1 and abs(r - k) <= COMMENSURATE_RTOL * k and (
+                    g[0] ** k == base or sp.simplify(g[0] ** k - base) == 0):
+                g[2].append(([x * k for x in ks], qs, m))
+                break
+        else:
+            groups.append([base, lb, [(list(ks), list(qs), m)]])
+    return groups
 
 def _near(x: sp.Expr, y: sp.Expr) -> bool:
     """Can x = y? False when 30 digits tell them apart (then no identity is tried: two ratios

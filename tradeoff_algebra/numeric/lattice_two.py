@@ -54,7 +54,7 @@ from flint import arb
 
 from . import budget
 from .cf_laws import lower, to_arb, upper, working_precision
-from .lattice_power import symbolic_lattice_pair
+from .lattice_power import commensurate_groups, symbolic_lattice_pair
 from .lattice_product import arb_of
 from .lattice_tilted import TiltedLatticeProduct, _ball, singular_ball
 from .value import CertifiedPair
@@ -68,9 +68,6 @@ TWO_LATTICES = "Arb product of two lattices"
 MAX_FACTORS = 10**7
 #: The most outcomes of one factor pair tried as a lattice pair.
 MAX_ATOMS = 256
-#: Relative distance of log R_2 / log R_1 from an integer below which the bases are tried as
-#: powers of one another (then proved equal exactly, or taken as two lattices).
-COMMENSURATE_RTOL = 1e-12
 #: The float margin's safety factor over the proved rounding bound (4 u per operation).
 MARGIN_BITS = 48
 
@@ -482,19 +479,7 @@ def _build(leaves) -> TwoLatticeProduct | None:
             parts.append((lat[0], lat[1], lat[2], m * n))
     if not parts or sum(m for *_, m in parts) + sum(m for *_, m in trivial) > MAX_FACTORS:
         return None
-    parts.sort(key=lambda t: float(sp.log(t[0]).evalf(30)))
-    groups: list[list] = []  # [base, log base, factors]
-    for base, ks, qs, m in parts:
-        lb = float(sp.log(base).evalf(30))
-        for g in groups:
-            r = lb / g[1]
-            k = round(r)
-            if k >= 1 and abs(r - k) <= COMMENSURATE_RTOL * k and (
-                    g[0] ** k == base or sp.simplify(g[0] ** k - base) == 0):
-                g[2].append(([x * k for x in ks], qs, m))
-                break
-        else:
-            groups.append([base, lb, [(list(ks), list(qs), m)]])
+    groups = commensurate_groups(parts)
     if len(groups) != 2:
         return None
     groups[0][2].extend(trivial)

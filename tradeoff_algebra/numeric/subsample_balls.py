@@ -46,9 +46,8 @@ from .context import arb_precision, mp
 from .curves import BAND_TOL_MIN
 from .finite_np import FiniteTails
 from .finite_values import FiniteValues, eps_at_vertex, prefix_sums
-from .lattice2d import MAX_PAIR_ATOMS, _Group
+from .lattice2d import _Group, lattice_parts
 from .lattice_np import np_band
-from .lattice_power import symbolic_lattice_pair
 from .profile_band import Band
 from .value import CertifiedPair
 
@@ -74,24 +73,13 @@ def _one_lattice(fl: Any) -> _Group | None:
         leaves = fl.leaves()
     except (TypeError, ValueError, ArithmeticError):
         return None
-    base, factors = None, []
-    for pairs, m in leaves:
-        if len(pairs) > MAX_PAIR_ATOMS or any(p == 0 or q == 0 for p, q in pairs):
-            return None
-        if all(p == q for p, q in pairs):
-            continue  # (ratio 1 alone: Id)
-        try:
-            lat = symbolic_lattice_pair([p for p, _ in pairs], [q for _, q in pairs])
-        except (TypeError, ValueError, ArithmeticError):
-            return None
-        if lat is None:
-            return None
-        if base is None:
-            base = lat[0]
-        elif not (lat[0] == base or sp.simplify(lat[0] - base) == 0):
-            return None
-        factors.append((list(lat[1]), list(lat[2]), int(m)))
-    return None if base is None else _Group(base, factors)
+    parts = lattice_parts(leaves)
+    if not parts:
+        return None
+    base = parts[0][0]
+    if not all(b == base or sp.simplify(b - base) == 0 for b, *_ in parts[1:]):
+        return None
+    return _Group(base, [(list(ks), list(qs), m) for _, ks, qs, m in parts])
 
 
 class SubsampledBalls(FiniteValues):
