@@ -17,9 +17,12 @@ from flint import arb
 
 from . import budget
 from .cf_laws import working_precision
-from .lattice_np import NPTails
+from .lattice_np import NPTails, np_band
 
-__all__ = ["FiniteTails", "finite_tails"]
+__all__ = ["FiniteTails", "finite_tails", "rising_band", "BAND_TRIES"]
+
+#: Precisions tried by :func:`rising_band`, each twice the last.
+BAND_TRIES = 3
 
 
 class FiniteTails(NPTails):
@@ -79,3 +82,25 @@ def finite_tails(fl, prec: int) -> FiniteTails | None:
     except ValueError:
         return None
     return t if t.n else None
+
+
+def rising_band(fl, alphas: np.ndarray, tol: float):
+    """The certified band (``numeric.profile_band.Band``) of the curve of the finite loss ``fl``
+    at the levels ``alphas`` from one pass over its ordered atoms (:func:`finite_tails`, the
+    Neyman-Pearson vertices), at 64 + log2(1/tol) bits and then twice that (intersected),
+    :data:`BAND_TRIES` precisions at most, until every level is within ``tol`` (f, or the power
+    relative to its upper end); None where the atoms have no ordered Arb balls."""
+    x = np.asarray(alphas, dtype=np.float64).ravel()
+    prec = 64 + int(-np.log2(tol))
+    b = None
+    for _ in range(BAND_TRIES):
+        t = finite_tails(fl, prec)
+        if t is None:
+            return None
+        new = np_band(t, x)
+        b = new if b is None else b.intersect(new)
+        rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
+        if not ((x > 0) & ((b.f_hi - b.f_lo > tol) | (rel > tol))).any():
+            break
+        prec *= 2
+    return b

@@ -42,7 +42,6 @@ their integer exponents).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -53,8 +52,7 @@ from ..core.errors import NoClosedForm, TradeOffError
 from .context import arb_precision
 from .curves import BAND_TOL_MIN, CURVE_BANDS
 from .finite import FiniteLoss, finite_loss
-from .finite_np import finite_tails
-from .lattice_np import np_band
+from .finite_np import rising_band
 from .profile_band import Band
 
 __all__ = ["mix_finite_loss", "subsample_finite_loss", "hull_finite_loss", "ordered_band",
@@ -284,10 +282,6 @@ def _rat(x: Fraction) -> sp.Rational:
     return sp.Rational(x.numerator, x.denominator)
 
 
-#: Precisions tried by :func:`ordered_band`, each twice the last.
-BAND_TRIES = 3
-
-
 def ordered_band(f: Any, alphas: np.ndarray, tol: float = 1e-3,
                  progress: bool | None = None) -> Band | None:
     """The certified band of the curve of a node whose exact finite loss was built here (f_p or
@@ -301,21 +295,7 @@ def ordered_band(f: Any, alphas: np.ndarray, tol: float = 1e-3,
         return None
     if fl is None or not fl.__dict__.get("_ordered"):
         return None
-    x = np.asarray(alphas, dtype=np.float64).ravel()
-    tol = max(tol, BAND_TOL_MIN)
-    prec = 64 + int(-math.log2(tol))
-    b = None
-    for _ in range(BAND_TRIES):
-        t = finite_tails(fl, prec)
-        if t is None:
-            return None
-        new = np_band(t, x)
-        b = new if b is None else b.intersect(new)
-        rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
-        if not ((x > 0) & ((b.f_hi - b.f_lo > tol) | (rel > tol))).any():
-            break
-        prec *= 2
-    return b
+    return rising_band(fl, alphas, max(tol, BAND_TOL_MIN))
 
 
 CURVE_BANDS.append(ordered_band)

@@ -33,7 +33,6 @@ estimated before it is built and refused at once where the time left cannot pay 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -44,10 +43,9 @@ from . import budget, progress
 from .arb_expr import Unenclosable, arb_ball
 from .context import arb_precision, mp
 from .curves import BAND_TOL_MIN
-from .finite_np import FiniteTails
+from .finite_np import rising_band
 from .finite_values import FiniteValues, eps_at_vertex, prefix_sums
 from .lattice2d import _Group, lattice_parts
-from .lattice_np import np_band
 from .profile_band import Band
 from .value import CertifiedPair
 
@@ -60,8 +58,6 @@ MAX_ATOMS = 400_001
 #: bits for N = 2001 .. 100001 on an x86_64 core, Python 3.11; set about three times below),
 #: for the refusal at once of a table the time left cannot pay for.
 SECONDS_PER_ATOM_SQUARED = 8e-10
-#: Precisions tried by :meth:`SubsampledBalls.band`, each twice the last.
-BAND_TRIES = 3
 
 
 def _one_lattice(fl: Any) -> _Group | None:
@@ -202,25 +198,7 @@ class SubsampledBalls(FiniteValues):
         """The certified band of C_p(f) at the levels ``alphas`` from one pass over the
         ordered balls (``numeric.finite_np``: the Neyman-Pearson vertices), the precision
         doubled while a level is wider than ``tol`` (as ``finite_subsample.ordered_band``)."""
-        x = np.asarray(alphas, dtype=np.float64).ravel()
-        tol = max(tol, BAND_TOL_MIN)
-        prec = 64 + int(-math.log2(tol))
-        b = None
-        for _ in range(BAND_TRIES):
-            masses = self.arb_masses(prec)
-            if masses is None:
-                return None
-            try:
-                t = FiniteTails(masses, prec)
-            except ValueError:
-                return None
-            new = np_band(t, x)
-            b = new if b is None else b.intersect(new)
-            rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
-            if not ((x > 0) & ((b.f_hi - b.f_lo > tol) | (rel > tol))).any():
-                break
-            prec *= 2
-        return b
+        return rising_band(self, alphas, max(tol, BAND_TOL_MIN))
 
     def delta_ball(self, eps: arb, prec: int) -> arb | None:
         """delta(eps) for ``eps`` an Arb ball: sum over the atoms of (Q - e^eps P)_+ (the
