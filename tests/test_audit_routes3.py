@@ -36,6 +36,9 @@ from references import audit3_refs as A3
 from references import audit_refs as R1
 from references import functionals as FN
 from references import reference
+from references.enclosure import certified as _certified
+from references.enclosure import iv as _iv
+from references.enclosure import meets as _meets
 from references.gauss import GaussRef
 from references.operators import ref_max, ref_mix
 
@@ -43,20 +46,6 @@ import tradeoff_algebra as ta
 
 MP = mpmath.mp
 Rat = sp.Rational
-
-
-def _iv(v):
-    lo, hi = v.interval()
-    return MP.mpf(lo), MP.mpf(hi)
-
-
-def _meets(v, lo, hi) -> bool:
-    a, b = _iv(v)
-    return not (b < lo or a > hi)
-
-
-def _certified(v) -> bool:
-    return v.guarantee in ("certified", "exact")
 
 
 # ---------------------------------------------------------------------------------------------

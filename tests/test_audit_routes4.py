@@ -32,26 +32,15 @@ import pytest
 import sympy as sp
 from references import audit3_refs as A3
 from references import audit4_refs as A4
+from references.enclosure import certified as _certified
+from references.enclosure import iv as _iv
+from references.enclosure import meets as _meets
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric import budget
 
 MP = mpmath.mp
 Rat = sp.Rational
-
-
-def _iv(v):
-    lo, hi = v.interval()
-    return MP.mpf(lo), MP.mpf(hi)
-
-
-def _meets(v, lo, hi) -> bool:
-    a, b = _iv(v)
-    return not (b < lo or a > hi)
-
-
-def _certified(v) -> bool:
-    return v.guarantee in ("certified", "exact")
 
 
 def _widen(lo, hi, rel=1e-6, absolute=1e-15):
