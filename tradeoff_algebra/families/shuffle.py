@@ -116,7 +116,8 @@ from .shuffle_pair import (
     shuffle_pair0,
 )
 from .shuffle_profile import slice_profile
-from .shuffle_roc import curve_band, shuffle_power
+from .shuffle_curve import curve_band
+from .shuffle_roc import shuffle_power
 from .trivial import Id
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]
