@@ -219,7 +219,7 @@ def locate_thresholds(e0: float, n: int, alphas: list[float]) -> list[Fraction |
     margin = 0.25 * sd + 2.0 / max(n * pair.theta, 1.0)
     xs = G = None
     for _ in range(WIDEN_STEPS):
-        x_lo, x_hi = max(x_lo - margin, 0.0), min(x_hi + margin, 1.0)
+        x_lo, x_hi = max(x_lo - margin, 0.0), min(x_hi + margin, 1.0 + 0.5 / float(pair.s[-1]))
         span = x_hi - x_lo
         if pair.s.size * (span * float(pair.s[-1]) + 2) > MAX_SEARCH_POINTS:
             break
