@@ -105,7 +105,7 @@ class _Pair:
         """The normal approximation of the alpha-quantile of a/s under P (mean 1/2 +
         (E - 1)/(2 (E + 1) s), standard deviation 1/(2 sqrt(s)) at s = n theta)."""
         s = max(self.n * self.theta, 1.0)
-        z = NormalDist().inv_cdf(min(max(alpha, 1e-300), 1 - 1e-16))
+        z = NormalDist().inv_cdf(min(max(alpha, 1e-16), 1 - 1e-16))  # (a start: widened)
         return 0.5 + (self.E - 1) / (2 * (self.E + 1) * s) + z / (2 * math.sqrt(s))
 
     def base(self, M: np.ndarray) -> np.ndarray:
@@ -211,10 +211,11 @@ def locate_thresholds(e0: float, n: int, alphas: list[float]) -> list[Fraction |
         return []
     lv = np.asarray(alphas, dtype=np.float64)
     amin = float(min(lv.min(), 1 - lv.max()))
-    pair = _Pair(e0, n, min(SEARCH_DROP, SEARCH_DROP * amin))
+    pair = _Pair(e0, n, max(min(SEARCH_DROP, SEARCH_DROP * amin), 1e-300))
     if pair.s.size == 0:
         return [None] * len(alphas)
-    x_lo, x_hi = pair.x_guess(float(lv.min())), pair.x_guess(float(lv.max()))
+    x_lo = min(max(pair.x_guess(float(lv.min())), 0.0), 1.0)
+    x_hi = min(max(pair.x_guess(float(lv.max())), x_lo), 1.0)
     sd = 1.0 / (2 * math.sqrt(max(n * pair.theta, 1.0)))
     margin = 0.25 * sd + 2.0 / max(n * pair.theta, 1.0)
     xs = G = None
