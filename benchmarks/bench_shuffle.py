@@ -11,6 +11,17 @@ reference here is the table of atoms (families/shuffle_pair.py: every atom of th
 by its likelihood ratio, sorted, prefix sums in Arb; the hockey-stick sum over it), a different
 computation of the same divergence, run where it fits in memory (n = 10^4). eps(delta) is
 checked by the reference delta at the two ends of a bracket one part in 10^20 around it.
+
+roc(1/100) (families/shuffle_roc.py: the threshold fraction from the float pass of
+families/shuffle_locate.py, the strict tails at it in Arb) is checked at n = 10^4 and 10^5
+against the power from the closed-form pair summed in float64 log space
+(``bench_issue29.shuffle_delta_ref``, an estimate), 1 - f(alpha) = inf over eps in (0, eps0) of
+delta(eps) + e^eps alpha (Dong, Roth & Su, Prop. 6; golden section, the function being convex
+in eps). The whole curve, ``ta.curve(f, numpy.linspace(0, 1, 101), bounds=True)`` at
+``pld_options(tol=5e-4)`` and ``1e-9`` (families/shuffle_curve.py: every level's fraction in one
+float pass, the tails of all in one Arb slice pass), shows its power band at 0.01 and its largest
+relative width, and is checked to hold the roc row's certified value (a different code path:
+per-level tails at 30 digits).
 """
 
 from __future__ import annotations
@@ -73,6 +84,61 @@ print(json.dumps(out))
 """
 
 
+_ROC = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.process_time()
+import sympy as sp
+import tradeoff_algebra as ta
+v = ta.roc(ta.ShuffleDP({eps0}, {n}), sp.Rational(1, 100), dps=30)
+t = time.process_time() - t0
+import mpmath
+print(json.dumps(dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25),
+                      mid=mpmath.nstr(v.mid, 25), g=v.guarantee, route=v.route, t=t,
+                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
+"""
+
+_CURVE = r"""
+import json, resource, sys, time, warnings
+sys.path.insert(0, {root!r})
+t0 = time.process_time()
+import numpy as np
+import tradeoff_algebra as ta
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with ta.pld_options(tol={tol}):
+        lo, hi = ta.curve(ta.ShuffleDP({eps0}, {n}), np.linspace(0, 1, 101), bounds=True)
+t = time.process_time() - t0
+pw = 1 - lo[1:-1]
+print(json.dumps(dict(lo=repr(float(1 - hi[1])), hi=repr(float(1 - lo[1])),
+                      rel=float(np.max((hi - lo)[1:-1] / pw)),
+                      warned=sorted({{type(w.message).__name__ for w in caught}}), t=t,
+                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
+"""
+
+
+def power_ref(eps0: float, n: int, alpha: float) -> float:
+    """1 - f(alpha) = inf over eps in (0, eps0) of delta(eps) + e^eps alpha, delta from the
+    float64 log-space sum of the closed-form pair (bench_issue29.shuffle_delta_ref; an
+    estimate), by golden section."""
+    import math
+
+    from bench_issue29 import shuffle_delta_ref
+
+    def h(e: float) -> float:
+        return shuffle_delta_ref(eps0, n, e) + math.exp(e) * alpha
+
+    a, b = 1e-9, eps0 - 1e-9
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(50):
+        m1, m2 = b - g * (b - a), a + g * (b - a)
+        if h(m1) < h(m2):
+            b = m2
+        else:
+            a = m1
+    return h((a + b) / 2)
+
+
 def _run(code: str) -> dict:
     return child_json(code, 3600, cwd=ROOT)
 
@@ -117,6 +183,33 @@ def main() -> None:
         lines.append(f"| eps(1e-6), dps {dps} | {n} | {_short(r.get('mid', r.get('error')))} | "
                      f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
                      f"{ref} |")
+    rocs = {}
+    for n in (10**4, 10**5, 10**6):
+        r = _run(_ROC.format(root=ROOT, eps0=1, n=n))
+        ref = ""
+        if "error" not in r:
+            rocs[n] = (float(r["lo"]), float(r["hi"]))
+            if n <= 10**5:
+                pr = power_ref(1.0, n, 0.01)
+                gap = abs(float(r["mid"]) - pr) / pr
+                ref = (f"float64 profile's inf_eps delta + e^eps alpha: {pr:.15g} "
+                       f"(rel. gap {gap:.1e})")
+        lines.append(f"| roc(1/100), dps 30 | {n} | {_short(r.get('mid', r.get('error')))} | "
+                     f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
+                     f"{ref} |")
+    for n in (10**4, 10**5, 10**6):
+        for tol in ("5e-4", "1e-9"):
+            r = _run(_CURVE.format(root=ROOT, eps0=1, n=n, tol=tol))
+            ref = ""
+            if "error" not in r and n in rocs:
+                lo, hi = float(r["lo"]), float(r["hi"])
+                ok = lo <= rocs[n][0] and rocs[n][1] <= hi
+                ref = f"holds roc's value: {'yes' if ok else 'NO'}"
+            res = (f"power(0.01) in [{float(r['lo']):.15g}, {float(r['hi']):.15g}], max rel. "
+                   f"width {r['rel']:.1e}, warnings: {', '.join(r['warned']) or 'none'}"
+                   if "error" not in r else r["error"][:100])
+            lines.append(f"| curve, 101 levels, tol {tol} | {n} | {res} | certified band | "
+                         f"{r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | {ref} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:

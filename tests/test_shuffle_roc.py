@@ -145,7 +145,7 @@ def test_curve_band_against_brute_force():
 
     import numpy as np
 
-    from tradeoff_algebra.families.shuffle_roc import curve_band
+    from tradeoff_algebra.families.shuffle_curve import curve_band
 
     n = 120
     f = ta.ShuffleDP(1, n)

@@ -144,3 +144,29 @@ def test_a_pld_curve_is_never_wider_at_a_level_far_from_the_median():
     assert np.all(thi - tlo <= lhi - llo)
     assert np.all(llo <= tlo) and np.all(thi <= lhi)
     assert thi[1] - tlo[1] < 2e-10  # (was 2.53e-10)
+
+
+def test_the_shuffle_curve_nests():
+    """ShuffleDP(1, 1000)'s whole curve (families/shuffle_curve.py: levels computed in nested
+    strides, each stride's band intersected with the coarser ones) at 5e-4, 1e-6 and 1e-9:
+    certified (no warning), each tighter band inside the looser one, and each holding the
+    certified power of ta.roc (the per-level tails of families/shuffle_roc.py at 30 digits) at
+    a few levels."""
+    f = ta.ShuffleDP(1, 1000)
+    x = np.linspace(0, 1, 101)
+    got = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for tol in TOLS:
+            with ta.pld_options(tol=tol):
+                got.append(ta.curve(f, x, bounds=True))
+    for (llo, lhi), (tlo, thi) in zip(got, got[1:], strict=False):
+        assert np.all(llo <= tlo) and np.all(thi <= lhi)
+    for i in (1, 50, 93):
+        v = ta.roc(f, R(i, 100), dps=30)
+        assert v.guarantee == "certified"
+        p_lo, p_hi = v.interval()
+        for lo, hi in got:
+            assert 1 - mp.mpf(hi[i]) <= p_hi and p_lo <= 1 - mp.mpf(lo[i])
+    lo, hi = got[-1]
+    assert np.max((hi - lo)[1:-1] / (1 - lo[1:-1])) <= 1e-9

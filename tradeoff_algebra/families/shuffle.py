@@ -98,6 +98,7 @@ from ..numeric.protocol import exact_value, mp_delta, mp_roc, mp_value, np_value
 from ..numeric.value import CertifiedPair
 from . import shuffle_pair as shuffle_pair_module
 from .epsdelta import EpsDelta
+from .shuffle_curve import curve_band
 from .shuffle_pair import (
     FLOAT_TAU,
     _check_points,
@@ -116,7 +117,7 @@ from .shuffle_pair import (
     shuffle_pair0,
 )
 from .shuffle_profile import slice_profile
-from .shuffle_roc import curve_band, shuffle_power
+from .shuffle_roc import shuffle_power
 from .trivial import Id
 
 __all__ = ["ShuffleDP", "shuffle_pair", "shuffle_pair0"]

@@ -41,7 +41,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import numpy as np
 import sympy as sp
 from mpmath.libmp import round_floor
 
@@ -49,14 +48,13 @@ from ..core import trace
 from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
-from ..numeric.cf_laws import lower, upper
 from ..numeric.context import arb_precision, mp
-from ..numeric.profile_band import Band, point_band
 from ..numeric.value import CertifiedPair
+from .shuffle_locate import locate_thresholds
 from .shuffle_pair import _arb_kl, _slices
 from .shuffle_profile import MAX_SLICES, RESTART_BITS, _log_binom_half, _series
 
-__all__ = ["threshold_fraction", "strict_tails", "shuffle_power", "curve_band"]
+__all__ = ["threshold_fraction", "search_fraction", "strict_tails", "shuffle_power"]
 
 #: Largest n searched: the float64 bisection resolves fractions 1/(2 n^2) apart.
 MAX_SEARCH_N = 10**7
@@ -82,6 +80,16 @@ def _float_ptail(e0: float, n: int, x: float, window: tuple[int, int]) -> float:
 
 
 def threshold_fraction(e0: float, n: int, alpha: float) -> Fraction | None:
+    """The fraction tau = a*/s* (s* <= n) of the Neyman--Pearson threshold at level alpha (an
+    estimate, proved by the caller): the float pass of :mod:`.shuffle_locate`, else the
+    bisection of :func:`search_fraction`; None when neither finds one."""
+    if n > MAX_SEARCH_N:
+        return None
+    t = locate_thresholds(e0, n, [alpha])[0]
+    return t if t is not None else search_fraction(e0, n, alpha)
+
+
+def search_fraction(e0: float, n: int, alpha: float) -> Fraction | None:
     """The fraction tau = a*/s* (s* <= n) of the Neyman--Pearson threshold at level alpha, by
     bisection on float64 tails (module docstring; an estimate, proved by the caller); None
     when the search finds none."""
@@ -247,107 +255,3 @@ def shuffle_power(eps0: sp.Expr, n: int, a, ac, power: bool) -> CertifiedPair | 
                 return CertifiedPair(mid, mid)
         w, tb = 2 * w, tb + 64
     return None
-
-
-#: Working precision (bits) and dropped-mass target (bits below the level) of the curve's
-#: points: float64 bands need no more.
-CURVE_PREC = 96
-CURVE_TAU_BITS = 64
-
-
-#: The first pass of :func:`curve_band` computes every this-many-th level (the others are
-#: computed where the band of the first pass is wider than the tolerance).
-CURVE_STRIDE = 4
-
-
-def curve_band(eps0: sp.Expr, n: int, x: np.ndarray, tol: float | None = None) -> Band | None:
-    """Certified bands of ShuffleDP(eps0, n) and of its power at the levels ``x`` (module
-    docstring): at a level, the threshold fraction tau (float search) and its strict tails and
-    atom in Arb. Above: the line ``Q_< + r* (alpha - P_<)``, a support line of the power at
-    every level (module docstring), the least over the computed levels' lines. Below: the upper
-    concave hull of the points ``(P_<, Q_<)`` and ``(P_< + P_=, Q_< + r* P_=)``, which lie on
-    the power curve (``numeric.profile_band.point_band``, each point's x rounded up and y down:
-    the power is non-decreasing). At a computed level whose threshold is right both bounds are
-    the segment through it: the band is the balls' width. Every :data:`CURVE_STRIDE`-th level
-    is computed first, then (``tol`` given) the levels whose band is wider than ``tol`` (in f,
-    or relative in the power); ``tol`` None computes every level. None where a level's
-    threshold is not found (the caller's routes answer)."""
-    e0 = float(eps0)
-    if not math.isfinite(e0) or e0 <= 0 or n < 2 or n > MAX_SEARCH_N:
-        return None
-    levels = np.unique(x[(x > 0) & (x < 1)]).tolist()
-    px: list = []
-    py: list = []
-    lines: list = []  # (P_<, Q_<, r) balls
-    done: set = set()
-    first = levels if tol is None else levels[::CURVE_STRIDE] + levels[-1:]
-    with arb_precision(CURVE_PREC):
-        E = arb_ball(sp.exp(eps0))
-        pending = first
-        while True:
-            for a in pending:
-                if a in done:
-                    continue
-                done.add(a)
-                if not _curve_point(E, e0, n, a, px, py, lines):
-                    return None
-            band = _assemble(px, py, lines, x)
-            if tol is None:
-                return band
-            rel = (band.power_hi - band.power_lo) / np.maximum(band.power_hi, 1e-300)
-            wide = ((band.f_hi - band.f_lo > tol) | (rel > tol)) & (x > 0) & (x < 1)
-            pending = [a for a in np.unique(x[wide]).tolist() if a not in done]
-            if not pending:
-                return band
-
-
-def _curve_point(E, e0: float, n: int, a: float, px: list, py: list, lines: list) -> bool:
-    """Append the threshold points and line of level ``a`` (:func:`curve_band`); False where
-    the threshold is not found."""
-    budget.check()
-    tau = threshold_fraction(e0, n, a)
-    if tau is None:
-        return False
-    tb = CURVE_TAU_BITS + int(max(-math.log2(min(a, 1 - a)), 0.0))
-    s_lo, s_hi = _slices(e0, n, -tb * math.log(2.0))
-    if s_hi - s_lo + 1 > MAX_SLICES:
-        return False
-    Pl, Ql = strict_tails(E, n, tau, s_lo, s_hi, CURVE_PREC)
-    Pe = _atom_mass(E, n, tau, s_lo, s_hi)
-    a0, s0 = tau.numerator, tau.denominator
-    r = (E * (s0 - a0) + a0) / (E * a0 + (s0 - a0))
-    lines.append((Pl, Ql, r))
-    for P, Q in ((Pl, Ql), (Pl + Pe, Ql + r * Pe)):
-        if P.upper() < 1 and Q.lower() > 0:
-            px.append(upper(P))
-            py.append(lower(Q))
-    return True
-
-
-def _assemble(px: list, py: list, lines: list, x: np.ndarray) -> Band:
-    """The band of :func:`curve_band` from the points and lines computed so far."""
-    from flint import arb
-
-    band = point_band(np.array(px), np.array(py), x, [[] for _ in range(x.size)],
-                      prec=CURVE_PREC)
-    one = arb(1)
-    p_hi = np.ones_like(x, dtype=np.float64)
-    for j, a in enumerate(x.ravel().tolist()):
-        if not 0 < a < 1:
-            continue
-        A = arb(a)
-        best = None
-        for Pl, Ql, r in lines:
-            v = Ql + r * (A - Pl)
-            if best is None or v.upper() < best.upper():
-                best = v
-        if best is not None:
-            p_hi.flat[j] = min(upper(best), 1.0)
-    f_lo = np.array([max(lower(one - arb(float(h))), 0.0) for h in p_hi.ravel()])
-    f_lo = f_lo.reshape(x.shape)
-    # levels 0 and 1: f(0) = 1 (no P-mass where Q has none), f(1) = 0
-    ends = Band(np.where(x == 0, 1.0, np.where(x == 1, 0.0, f_lo)),
-                np.where(x == 1, 0.0, np.ones_like(x)),
-                np.where(x == 1, 1.0, 0.0),
-                np.where(x == 0, 0.0, p_hi))
-    return band.intersect(ends)
