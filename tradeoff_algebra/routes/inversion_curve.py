@@ -56,6 +56,7 @@ from ..numeric import budget, cf
 from ..numeric.cf_flat import flat_factors
 from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _affordable_work, _cap, _work
+from ..numeric.cf_split_tails import splits as splits_law
 from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
@@ -161,16 +162,18 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     sets = [[(law, int(n)) for law, n in s] for s in sets]
     x = np.asarray(alphas, dtype=np.float64)
     splits = None
-    if any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
+    if any(splits_law(law) for s in sets for law, _ in s):
         # Laplace factors: tails only where ``tail_laws`` gives them a power decay (a Gaussian
-        # factor, or the lattice part of a self-product negligible), else the profile route
+        # factor, or the lattice part of a self-product negligible), else the profile route;
+        # subsampled Laplace factors likewise, else the secant band below
         pos = x[(x > 0) & (x < 1)]
         a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
         prepared = tail_sets(list(dirs), sets, SPLIT_SHARE * tol * a_min)
-        if prepared is None:
+        if prepared is not None:
+            sets = [s for s, _ in prepared]
+            splits = [J for _, J in prepared]
+        elif any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
             return None
-        sets = [s for s, _ in prepared]
-        splits = [J for _, J in prepared]
     try:
         with bar(None, "curve (inversion)", progress, unit="delta") as shown:
             result = tail_band(sets, x.ravel(), tol, shown, splits)
@@ -184,8 +187,9 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     except budget.TimeLimitExceeded:
         raise
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        if splits is not None:  # (the profile route answers products with Laplace factors)
-            return None
+        if splits is not None and any(hasattr(law, "lattice_parts")
+                                      for s in sets for law, _ in s):
+            return None  # (the profile route answers products with Laplace factors)
         return secant_band(sets, x, tol, progress, warn)
     if result is None:  # beyond the planned work
         return None
