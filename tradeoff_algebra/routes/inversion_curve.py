@@ -253,6 +253,9 @@ TAIL_PLAN = 1e-2
 TAIL_PLAN_MAX = 1e-7
 #: At most this many inverters per direction for the points of one call.
 TAIL_PLANS = 16
+#: A direction plans no more once a plan leaves the error bound where it was made above this
+#: fraction of what it was.
+STALL = 0.5
 #: Float grid of eps on which the points' thresholds are first bracketed (a hull's two
 #: directions: the grid also places the jumps of the contact point).
 TAIL_GRID = 257
@@ -285,6 +288,8 @@ class _Tails:
         self.flat = False
         self.e0: list = []
         self.inv: list = []
+        #: whether a plan failed to better the error bound where it was made (no more plans)
+        self.stalled = False
         #: the certified points of a product too short for the inversion, from its law itself
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
@@ -556,19 +561,28 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
             value = np.where(b2, 1 - est[2], est[1])
             need = TAIL_SHARE * tol * np.maximum(np.minimum(value, 1.0), power)
             bad = (est[5] > need) & inside
-            if bad.any() and len(d.inv) < TAIL_PLANS and d.few is None:
+            if bad.any() and len(d.inv) < TAIL_PLANS and d.few is None and not d.stalled:
                 j = int(np.argmax(np.where(bad, est[5] / need, 0.0)))
-                worst = (k, float(eps[j]))
+                at = d.reach(float(eps[j]))
+                if any(abs(at - e0) <= 1e-12 * max(1.0, abs(at)) for e0 in d.e0):
+                    d.stalled = True  # (planned there: the same inverter again)
+                    continue
+                worst = (k, float(eps[j]), float(est[5][j]))
                 break
         if worst is None:
             break
         ests = None  # (a new plan: the estimates change)
+        d = dirs[worst[0]]
         try:
-            dirs[worst[0]].plan(worst[1])
+            d.plan(worst[1])
         except budget.TimeLimitExceeded:
             raise
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
+        # a plan that does not halve the error bound where it was made will not be bettered
+        # by more plans of this direction (DP-SGD, T = 10, tol 1e-9: the remove direction,
+        # whose loss is bounded, planned 15 times at one abscissa, the same inverter)
+        d.stalled = float(d.best(np.array([worst[1]]))[1][0]) > STALL * worst[2]
     # (the points placed for the tolerance the plans stand for: rel / TAIL_PLAN, capped)
     return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress, rel / TAIL_PLAN,
                           ests)
