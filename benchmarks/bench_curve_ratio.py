@@ -30,7 +30,7 @@ checked against a reference computed here, independent of the library:
   space (``bench_issue29.shuffle_delta_ref``, an estimate): delta at our eps ends, and the
   power as the infimum over eps in (0, eps0) of delta(eps) + e^eps alpha.
 
-    nice python benchmarks/bench_curve_ratio.py [--only TEXT] [--write PATH]
+    nice python benchmarks/bench_curve_ratio.py [--only TEXT [--exact]] [--write PATH]
 """
 
 from __future__ import annotations
@@ -431,6 +431,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", metavar="PATH")
     ap.add_argument("--only", default=None, help="the rows whose name holds this text")
+    ap.add_argument("--exact", action="store_true",
+                    help="--only names whole rows, ';'-separated (T=10 without T=1000)")
     ap.add_argument("--tols", default="5e-4,1e-9")
     ap.add_argument("--profile", nargs=3, metavar=("ROW", "CALL", "TOL"),
                     help="cProfile one call (CALL: eps, roc or curve) of the first row whose "
@@ -458,7 +460,8 @@ def main() -> None:
           "rel. width | CPU | ratio to eps | memory | check | route |")
     r.out("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, expr, build in ROWS:
-        if args.only and args.only not in name:
+        if args.only and (name not in args.only.split(";") if args.exact
+                          else args.only not in name):
             continue
         ref = reference(name, build)
         for tol in args.tols.split(","):

@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
+from math import comb
 
 import numpy as np
 from flint import acb, arb, ctx
@@ -310,6 +311,35 @@ class SubsampledLaplaceLaw:
                 n = POLY_DEGREE + 1
             self._poly_max = POLY_SPLIT_MAX if n <= POLY_DEGREE else 3
         return self._poly_max
+
+    # -- the split of many-fold products for the loss tails (numeric.cf_split_tails) -------------
+    def split_masses(self, k: int, J: int) -> tuple[arb, arb]:
+        """(m_A, m_B): upper bounds (balls) of the A- and B-masses of the k-fold product's terms
+        with fewer than J density components, sum_{j<J} C(k, j) alpha^{k-j} (1 - alpha)^j with
+        alpha the atoms' part of g(w) at w = 1 and w = 0 (z = 0 and z = -1 in either
+        direction), where g(0) = E_P[1] = 1 and g(1) = E_P[phi(L)] = 1 (phi(L) = dA/dP for
+        A = (1 - p) P + p Q), so the density's part is 1 - alpha exactly."""
+        out = []
+        for w in (1, 0):
+            alpha = self._alpha(arb(w))
+            dens = 1 - alpha
+            out.append(sum((comb(k, j) * alpha ** (k - j) * dens**j
+                            for j in range(min(J, k + 1))), arb(0)))
+        return (out[0], out[1]) if self.direction == "remove" else (out[1], out[0])
+
+    def split_bound(self, k: int, J: int, c: arb) -> arb:
+        """m_c >= |E_J(c + it)| at every t (``numeric.cf_split_whole``): the atoms' part is at
+        most alpha(a) = A(c) and the density's at most D(c) (transforms of positive measures
+        on Re z = c), so |E_J| <= sum_{j<J} C(k, j) alpha^{k-j} D(c)^j."""
+        a = self._a(c)
+        alpha = self._alpha(a)
+        dens = arb(upper(self._g_split(acb(a))[1].real))
+        return sum((comb(k, j) * alpha ** (k - j) * dens**j for j in range(min(J, k + 1))),
+                   arb(0))
+
+    def split_remainder(self, k: int, J: int) -> SampledRemainder:
+        """R_J, the terms with at least J density components (``numeric.cf_sampled``)."""
+        return SampledRemainder(self, k, J)
 
     # -- the loss's atoms and density (for numeric.cf_sampled_poly) ------------------------------
     def loss_atoms(self) -> tuple[arb, arb, arb, arb]:

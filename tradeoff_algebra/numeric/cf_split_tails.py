@@ -25,6 +25,12 @@ negligible (Laplace(1/10)^{(x) 1000}: with J = 1, m = ((1 + e^{-1/10})/2)^1000 ~
 is exactly where the whole law inverts for delta (``cf_route._split``) and its tails did not
 (no power decay). :func:`split_tails` picks the least J whose mass is below the share asked,
 else None (the caller keeps its profile route: few factors, where E_J is not negligible).
+
+The same split serves any law with two atoms and a density that gives its own pieces
+(:func:`splits`: ``split_masses``, ``split_bound``, ``split_remainder``): the
+Poisson-subsampled Laplace law (``numeric.cf_sampled``), whose atoms' share of 10^4 steps at
+q = 1/100, b = 1 is 0.68^(10^4); its remainder's tails are read from the whole law's nodes
+(``numeric.cf_split_whole``).
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ from .cf_lattice import RemainderLaw
 from .cf_laws import Factor, upper, working_precision
 from .cf_tails import TailInverter, TailPoint, _clip, _interval, _meet, tail_inverter
 
-__all__ = ["SplitTails", "lattice_mass", "split_order", "split_tails", "SPLIT_ORDERS"]
+__all__ = ["SplitTails", "lattice_mass", "remainder_law", "split_order", "split_tails", "splits",
+           "SPLIT_ORDERS"]
 
 #: The numbers J of density components tried, in order (the least J whose lattice part is
 #: negligible: a remainder of lower order costs fewer nodes per digit of its own A-mass).
@@ -53,10 +60,28 @@ def _au(law, z: acb) -> tuple[acb, acb]:
     return pp * (z * mu).exp() + pm_ * (-z * mu).exp(), 2 * kappa * (w * mu).sinh() / w
 
 
+def splits(law) -> bool:
+    """Whether ``law`` splits by its number of density components: ``lattice_parts()`` (the
+    Laplace law, :mod:`.cf_lattice`) or the optional methods ``split_masses(k, J)``,
+    ``split_bound(k, J, c)`` and ``split_remainder(k, J)`` (a law with two atoms and a density
+    of its own: the Poisson-subsampled Laplace law, ``numeric.cf_sampled``)."""
+    return hasattr(law, "lattice_parts") or hasattr(law, "split_masses")
+
+
+def remainder_law(law, k: int, J: int):
+    """R_J of the k-fold product of ``law`` (the terms with at least J density components) as
+    a law of one factor: the law's ``split_remainder`` or :class:`~.cf_lattice.RemainderLaw`."""
+    method = getattr(law, "split_remainder", None)
+    return RemainderLaw(law, k, J) if method is None else method(k, J)
+
+
 def lattice_mass(law, k: int, J: int) -> tuple[arb, arb]:
     """(m_A, m_B): the A- and B-masses of the terms with fewer than J density components of
     the k-fold product of ``law`` (module docstring), upper bounds as balls (A(z), U(z) are
-    positive at real z, so each term is)."""
+    positive at real z, so each term is); a law's own ``split_masses`` where it has one."""
+    method = getattr(law, "split_masses", None)
+    if method is not None:
+        return method(k, J)
     out = []
     for z in (acb(0), acb(-1)):
         a, u = _au(law, z)
@@ -68,7 +93,7 @@ def lattice_mass(law, k: int, J: int) -> tuple[arb, arb]:
 def split_order(factors: list[Factor], share: float) -> int | None:
     """The least J of :data:`SPLIT_ORDERS` below k whose lattice masses are at most ``share``
     (an absolute width), for the self-product of one law with ``lattice_parts``; else None."""
-    if len(factors) != 1 or not hasattr(factors[0][0], "lattice_parts"):
+    if len(factors) != 1 or not splits(factors[0][0]):
         return None
     law, k = factors[0]
     with working_precision(64):
@@ -130,7 +155,7 @@ def split_tails(factors: list[Factor], J: int, eps: float, rel: float) -> SplitT
     their mass and the remainder R_J inverted at ``eps`` to the relative width ``rel`` of its
     delta (:func:`.cf._certified_inverter`); None where the remainder's tails are not certified."""
     law, k = factors[0]
-    rest = [(RemainderLaw(law, k, J), 1)]
+    rest = [(remainder_law(law, k, J), 1)]
     inv, _ = cf._certified_inverter(rest, eps, rel)
     t = tail_inverter(rest, inv)
     if t is None:

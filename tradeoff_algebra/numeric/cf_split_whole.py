@@ -33,12 +33,11 @@ from math import comb
 from flint import arb
 
 from . import cf
-from .cf_lattice import RemainderLaw
 from .cf_laws import Factor, upper, working_precision
-from .cf_split_tails import SplitTails, lattice_mass
+from .cf_split_tails import SplitTails, lattice_mass, remainder_law
 from .cf_tails import tail_inverter
 
-__all__ = ["whole_split_tails", "WHOLE_PLAN"]
+__all__ = ["whole_split_tails", "WholeBounded", "WHOLE_PLAN"]
 
 #: The whole law's inverter is planned to this share of the relative width asked of the
 #: remainder's (its plan, made for delta's faster-decaying kernel, stops earlier in t than the
@@ -48,12 +47,50 @@ WHOLE_PLAN = 0.03
 
 
 def lattice_bound(law, k: int, J: int, c: arb) -> arb:
-    """m_c (module docstring): a bound of |E_J(c + it)| at every t, a ball."""
+    """m_c (module docstring): a bound of |E_J(c + it)| at every t, a ball (the law's own
+    ``split_bound`` where it has one)."""
+    method = getattr(law, "split_bound", None)
+    if method is not None:
+        return method(k, J, c)
     mu, pp, pm_, kappa, lam = law.lattice_parts()
     alpha = pp * (c * mu).exp() + pm_ * (-c * mu).exp()
     a = c + lam
     u0 = 2 * kappa * (a * mu).sinh() / a
     return sum((comb(k, j) * alpha ** (k - j) * u0**j for j in range(min(J, k + 1))), arb(0))
+
+
+class WholeBounded:
+    """R_J (``rest``, the law of one factor) with the decay bound |R_J(c + it')| <=
+    D(t)^k + m_c for every t' >= t, D the whole law's ``decay_bound`` (R_J = M^k - E_J and
+    |E_J| <= m_c, :func:`lattice_bound`), where that is below R_J's own: the subsampled Laplace
+    law's own bound of R_J, C(k, J) u^J (alpha + u)^{k-J}, stays near M(c)^k up to
+    t ~ e^mu / p, while the whole law's envelope falls from t ~ 1 / (p e^mu) on
+    (``families.laplace_sampled``). Every other attribute is ``rest``'s (its power decay of
+    order J among them)."""
+
+    def __init__(self, rest, law, k: int, J: int) -> None:
+        self.rest, self.law, self.k, self.J = rest, law, int(k), int(J)
+        self._m: dict = {}  # m_c per abscissa (the ball's ends)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.rest, name)
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        own = self.rest.decay_bound(c, t)
+        key = (c.mid().str(radius=False, more=True), c.rad().str(radius=False, more=True))
+        m_c = self._m.get(key)
+        if m_c is None:
+            m_c = self._m[key] = arb(upper(lattice_bound(self.law, self.k, self.J, c)))
+        whole = self.law.decay_bound(c, t) ** self.k + m_c
+        return whole if whole < own else own
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, WholeBounded) and self.rest == other.rest
+
+    def __hash__(self) -> int:
+        return hash((WholeBounded, self.rest))
 
 
 def whole_split_tails(factors: list[Factor], J: int, eps: float, rel: float
@@ -76,8 +113,10 @@ def whole_split_tails(factors: list[Factor], J: int, eps: float, rel: float
                      + 1 / (arb.pi() * h * K))
         if not off.is_finite():
             return None
-    rest = [(RemainderLaw(law, k, J), 1)]
-    t = tail_inverter(rest, inv, off)
+    rest = remainder_law(law, k, J)
+    if hasattr(law, "split_bound"):  # (its own bound of R_J stays near M(c)^k for long)
+        rest = WholeBounded(rest, law, k, J)
+    t = tail_inverter([(rest, 1)], inv, off)
     if t is None:
         return None
     with working_precision(64):

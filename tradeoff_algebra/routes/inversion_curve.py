@@ -56,6 +56,7 @@ from ..numeric import budget, cf
 from ..numeric.cf_flat import flat_factors
 from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _affordable_work, _cap, _work
+from ..numeric.cf_split_tails import splits as splits_law
 from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
@@ -161,16 +162,18 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     sets = [[(law, int(n)) for law, n in s] for s in sets]
     x = np.asarray(alphas, dtype=np.float64)
     splits = None
-    if any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
+    if any(splits_law(law) for s in sets for law, _ in s):
         # Laplace factors: tails only where ``tail_laws`` gives them a power decay (a Gaussian
-        # factor, or the lattice part of a self-product negligible), else the profile route
+        # factor, or the lattice part of a self-product negligible), else the profile route;
+        # subsampled Laplace factors likewise, else the secant band below
         pos = x[(x > 0) & (x < 1)]
         a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
         prepared = tail_sets(list(dirs), sets, SPLIT_SHARE * tol * a_min)
-        if prepared is None:
+        if prepared is not None:
+            sets = [s for s, _ in prepared]
+            splits = [J for _, J in prepared]
+        elif any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
             return None
-        sets = [s for s, _ in prepared]
-        splits = [J for _, J in prepared]
     try:
         with bar(None, "curve (inversion)", progress, unit="delta") as shown:
             result = tail_band(sets, x.ravel(), tol, shown, splits)
@@ -184,8 +187,9 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     except budget.TimeLimitExceeded:
         raise
     except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        if splits is not None:  # (the profile route answers products with Laplace factors)
-            return None
+        if splits is not None and any(hasattr(law, "lattice_parts")
+                                      for s in sets for law, _ in s):
+            return None  # (the profile route answers products with Laplace factors)
         return secant_band(sets, x, tol, progress, warn)
     if result is None:  # beyond the planned work
         return None
@@ -249,6 +253,9 @@ TAIL_PLAN = 1e-2
 TAIL_PLAN_MAX = 1e-7
 #: At most this many inverters per direction for the points of one call.
 TAIL_PLANS = 16
+#: A direction plans no more once a plan leaves the error bound where it was made above this
+#: fraction of what it was.
+STALL = 0.5
 #: Float grid of eps on which the points' thresholds are first bracketed (a hull's two
 #: directions: the grid also places the jumps of the contact point).
 TAIL_GRID = 257
@@ -281,6 +288,8 @@ class _Tails:
         self.flat = False
         self.e0: list = []
         self.inv: list = []
+        #: whether a plan failed to better the error bound where it was made (no more plans)
+        self.stalled = False
         #: the certified points of a product too short for the inversion, from its law itself
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
@@ -552,19 +561,28 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
             value = np.where(b2, 1 - est[2], est[1])
             need = TAIL_SHARE * tol * np.maximum(np.minimum(value, 1.0), power)
             bad = (est[5] > need) & inside
-            if bad.any() and len(d.inv) < TAIL_PLANS and d.few is None:
+            if bad.any() and len(d.inv) < TAIL_PLANS and d.few is None and not d.stalled:
                 j = int(np.argmax(np.where(bad, est[5] / need, 0.0)))
-                worst = (k, float(eps[j]))
+                at = d.reach(float(eps[j]))
+                if any(abs(at - e0) <= 1e-12 * max(1.0, abs(at)) for e0 in d.e0):
+                    d.stalled = True  # (planned there: the same inverter again)
+                    continue
+                worst = (k, float(eps[j]), float(est[5][j]))
                 break
         if worst is None:
             break
         ests = None  # (a new plan: the estimates change)
+        d = dirs[worst[0]]
         try:
-            dirs[worst[0]].plan(worst[1])
+            d.plan(worst[1])
         except budget.TimeLimitExceeded:
             raise
         except (ValueError, ArithmeticError, RuntimeError):
             break  # (the band says how wide it is)
+        # a plan that does not halve the error bound where it was made will not be bettered
+        # by more plans of this direction (DP-SGD, T = 10, tol 1e-9: the remove direction,
+        # whose loss is bounded, planned 15 times at one abscissa, the same inverter)
+        d.stalled = float(d.best(np.array([worst[1]]))[1][0]) > STALL * worst[2]
     # (the points placed for the tolerance the plans stand for: rel / TAIL_PLAN, capped)
     return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress, rel / TAIL_PLAN,
                           ests)
