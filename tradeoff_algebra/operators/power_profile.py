@@ -71,8 +71,9 @@ from ..numeric.protocol import (
 from ..numeric.value import CertifiedPair
 from .max_delta import _log_bracket
 
-__all__ = ["sup_concave", "power_delta", "inverse_delta", "unbounded_epsilon", "node_delta",
-           "node_epsilon", "ROUTE", "ROUTE_INVERSE"]
+__all__ = ["sup_concave", "power_delta", "inverse_delta", "symmetrized_delta",
+           "unbounded_epsilon", "node_delta", "node_epsilon", "ROUTE", "ROUTE_INVERSE",
+           "ROUTE_SYMMETRIZED"]
 
 #: The name of the route through the node's own powers in ``Value.route``.
 ROUTE = "concave search on the node's certified powers (Prop. 6)"
@@ -155,9 +156,10 @@ def _interval_bound(xs: list, ps: list, i: int) -> tuple:
     return arb(best.upper()), where
 
 
-def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> arb | None:
-    """A ball holding sup_{s in [0, 1]} psi(s) for a concave psi given as balls at exact
-    levels (module docstring), or None where psi gives None.
+def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
+    """(a ball holding sup_{s in [0, 1]} psi(s), the level whose ball has the largest lower
+    end) for a concave psi given as balls at exact levels (module docstring), or None where
+    psi gives None.
 
     The levels of the log bracket first; then, while the largest upper bound over the
     intervals between evaluated levels (:func:`_interval_bound`) exceeds the largest lower end
@@ -219,13 +221,12 @@ def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> arb | None:
         lo_i = max(k - 1, 0)
         bounds[lo_i:min(k + 2, len(bounds))] = [
             _interval_bound(xs, ps, i) for i in range(lo_i, min(k + 3, len(xs) - 1))]
-    best = arb(ps[0].lower())
+    j = max(range(len(ps)), key=lambda i: ps[i].lower())
+    best = arb(ps[j].lower())
     hi = bounds[0][0]
-    for p in ps:
-        best = arb.max(best, arb(p.lower()))
     for b, _ in bounds:
         hi = arb.max(hi, b)
-    return best.union(arb.max(hi, best))
+    return best.union(arb.max(hi, best)), xs[j]
 
 
 def _pair(ball: arb) -> CertifiedPair:
@@ -233,6 +234,48 @@ def _pair(ball: arb) -> CertifiedPair:
     lo = arb_endpoint(arb.max(arb(ball.lower()), arb(0)).lower(), round_floor)
     hi = arb_endpoint(arb.min(arb(ball.upper()), arb(1)).upper(), round_ceiling)
     return CertifiedPair(min(lo, hi), hi)
+
+
+def _power_search(args: Sequence[TradeOff], eps) -> tuple | None:
+    """:func:`sup_concave` of min_i (1 - f_i(alpha)) - e^eps alpha at Arb's working precision,
+    or None (module docstring)."""
+    probe = arb(1) / 16
+    if any(_ball(g, probe, True, False) is None for g in args):
+        return None
+    e = arb_exact(eps).exp()
+
+    def psi(t):
+        if t == 1:
+            return 1 - e  # f(1) = 0 for every trade-off function (Prop. 1)
+        out = None
+        for g in args:
+            p = _ball(g, t, True, False)
+            if p is None and t == 0:  # 1 - g(0) in [0, 1]: only its lower end is used
+                p = arb(0).union(arb(1))  # (a value attained, and the chords' pivots)
+            if p is None:
+                return None
+            out = p if out is None else arb.min(out, p)
+        return out - e * t
+
+    return sup_concave(psi, options()["tol"])
+
+
+def _inverse_search(g: TradeOff, eps) -> tuple | None:
+    """:func:`sup_concave` of s - e^eps g(1 - s) at Arb's working precision, or None (module
+    docstring)."""
+    if _ball(g, arb(1) / 16, False, True) is None:
+        return None
+    e = arb_exact(eps).exp()
+
+    def psi(s):
+        if s == 0:
+            return arb(0)  # s = 0 is t = 1: 1 - 1 - v f(1) = 0
+        v = _ball(g, s, False, True)
+        if v is None and s == 1:  # g(0) in [0, 1]: only the lower end of psi(1) is used
+            v = arb(0).union(arb(1))  # (a value attained, and the chords' pivots)
+        return None if v is None else s - e * v
+
+    return sup_concave(psi, options()["tol"])
 
 
 def power_delta(args: Sequence[TradeOff], eps) -> CertifiedPair | None:
@@ -243,29 +286,11 @@ def power_delta(args: Sequence[TradeOff], eps) -> CertifiedPair | None:
     if not mp.isfinite(eps) or eps < 0:
         return None
     with arb_precision(mp.prec + ARB_GUARD_BITS):
-        probe = arb(1) / 16
-        if any(_ball(g, probe, True, False) is None for g in args):
-            return None
-        e = arb_exact(eps).exp()
-
-        def psi(t):
-            if t == 1:
-                return 1 - e  # f(1) = 0 for every trade-off function (Prop. 1)
-            out = None
-            for g in args:
-                p = _ball(g, t, True, False)
-                if p is None and t == 0:  # 1 - g(0) in [0, 1]: only its lower end is used
-                    p = arb(0).union(arb(1))  # (a value attained, and the chords' pivots)
-                if p is None:
-                    return None
-                out = p if out is None else arb.min(out, p)
-            return out - e * t
-
-        ball = sup_concave(psi, options()["tol"])
-    if ball is None:
+        r = _power_search(args, eps)
+    if r is None:
         return None
     trace.note(ROUTE)
-    return _pair(ball)
+    return _pair(r[0])
 
 
 def inverse_delta(g: TradeOff, eps) -> CertifiedPair | None:
@@ -274,23 +299,59 @@ def inverse_delta(g: TradeOff, eps) -> CertifiedPair | None:
     if not mp.isfinite(eps) or eps < 0:
         return None
     with arb_precision(mp.prec + ARB_GUARD_BITS):
-        if _ball(g, arb(1) / 16, False, True) is None:
-            return None
-        e = arb_exact(eps).exp()
-
-        def psi(s):
-            if s == 0:
-                return arb(0)  # s = 0 is t = 1: 1 - 1 - v f(1) = 0
-            v = _ball(g, s, False, True)
-            if v is None and s == 1:  # g(0) in [0, 1]: only the lower end of psi(1) is used
-                v = arb(0).union(arb(1))  # (a value attained, and the chords' pivots)
-            return None if v is None else s - e * v
-
-        ball = sup_concave(psi, options()["tol"])
-    if ball is None:
+        r = _inverse_search(g, eps)
+    if r is None:
         return None
     trace.note(ROUTE_INVERSE)
-    return _pair(ball)
+    return _pair(r[0])
+
+
+#: The name of the route of f^S through the profiles of f and f^{-1} in ``Value.route``.
+ROUTE_SYMMETRIZED = ("delta of f^S from the certified searches of f and f^{-1}, "
+                     "min{delta_f, delta_f^-1} attained (Prop. 6)")
+
+
+def symmetrized_delta(g: TradeOff, eps) -> CertifiedPair | None:
+    """delta(eps) of g^S = max{g, g^{-1}} (Prop. 2) from the two cheap searches, g's powers
+    and g's values for g^{-1} (no inversion), or None (the caller searches on both powers).
+
+    Above: psi_S = min{P_g, P_{g^-1}} - v alpha is below both psi's, so delta_S <=
+    min{delta_g, delta_{g^-1}}. Below: at a level x of g's search, g(g(x)) <= x puts t = g(x)
+    in {t : g(t) <= x}, so g^{-1}(x) <= g(x), i.e. P_g(x) <= P_{g^-1}(x) and psi_S(x) =
+    psi_g(x), a value delta_S reaches; at the level alpha = g(t) of the inverse's search
+    (t = 1 - s), g^{-1}(g(t)) <= t and g(g(t)) <= t give min{P_g, P_{g^-1}}(alpha) >= 1 - t,
+    so psi_S(alpha) >= 1 - t - v g(t). Each test is a comparison of Arb balls; where neither
+    is proved the result is None."""
+    if not mp.isfinite(eps) or eps < 0:
+        return None
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        a = _power_search([g], eps)
+        b = _inverse_search(g, eps)
+        if a is None or b is None:
+            return None
+        hi = arb.min(arb(a[0].upper()), arb(b[0].upper()))
+        lows = []
+        for ball, level, flip in ((a[0], a[1], False), (b[0], b[1], True)):
+            t = 1 - level if flip else level  # the inverse's level s stands for t = 1 - s
+            if not (t > 0 and t < 1):
+                continue
+            gt = _ball(g, level, False, flip)  # g(t)
+            if gt is None:
+                continue
+            try:
+                ggt = arb_value(g, gt, 1 - gt, False)
+            except ValueError:
+                continue
+            if ggt is not None and ggt.is_finite() and ggt <= t:
+                lows.append(arb(ball.lower()))
+        if not lows and hi < arb(2) ** -ctx.prec:  # delta_S >= psi_S(0) >= 0: no digit to
+            lows.append(arb(0))  # prove (delta = 0 where both ratios stay below e^eps)
+        if not lows:
+            return None
+        lo = lows[0] if len(lows) == 1 else arb.max(lows[0], lows[1])
+        lo = arb.min(lo, hi)
+    trace.note(ROUTE_SYMMETRIZED)
+    return _pair(lo.union(hi))
 
 
 def unbounded_epsilon(f: TradeOff, d) -> CertifiedPair | None:

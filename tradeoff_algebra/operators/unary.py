@@ -60,7 +60,12 @@ from ..numeric.roots import bracket_level, c_bounds, t_bounds, widen
 from ._base import UnaryOperator
 from .losses import InverseLoss
 from .maxgroup import Max
-from .power_profile import inverse_delta, power_delta, unbounded_epsilon
+from .power_profile import (
+    inverse_delta,
+    power_delta,
+    symmetrized_delta,
+    unbounded_epsilon,
+)
 from .tensor import Tensor, TensorPower
 
 __all__ = ["Inverse", "Symmetrize", "SymmetricHull", "hull_route"]
@@ -530,15 +535,19 @@ def _register_unary_numerics() -> None:
     @mp_delta.register(Symmetrize)
     def _(f, eps):
         """The profile of f^S: f itself when symmetric; exact from the knots when piecewise
-        linear; else the certified concave search on min{1 - f, 1 - f^{-1}} - e^eps alpha
-        (``power_profile.power_delta``; f^S is a maximum of two convex functions, Prop. 2,
-        so the minimum of the powers is concave); else 1 + (f^S)^*(-e^eps) (Prop. 6, an
-        estimate)."""
+        linear; else min{delta_f, delta_f^-1} where the searches of f and f^{-1} prove it
+        attained (``power_profile.symmetrized_delta``: no inversion); else the certified
+        concave search on min{1 - f, 1 - f^{-1}} - e^eps alpha (``power_profile.power_delta``;
+        f^S is a maximum of two convex functions, Prop. 2, so the minimum of the powers is
+        concave); else 1 + (f^S)^*(-e^eps) (Prop. 6, an estimate)."""
         if f.arg.is_symmetric is True:
             return mp_delta(f.arg, eps)
         k = pl_knots_cached(f)
         if k is not None:
             return knots_delta(k, eps)
+        r = symmetrized_delta(f.arg, eps)
+        if r is not None:
+            return r
         g = _as_max(f)
         r = power_delta(list(g.args) if isinstance(g, Max) else [g], eps)
         return generic_delta(f, eps) if r is None else r
