@@ -245,6 +245,7 @@ CERTIFYING = {
                                # brackets proved on them, ends rounded outward
     "analysis/subsampled_moments.py",  # Lemma 4 moments by Arb integration
     "operators/max_delta.py",  # delta of a maximum: Arb concave search on certified powers
+    "operators/power_profile.py",  # delta of Group, Inverse, f^S: Arb concave search on powers
     "operators/profile_ball.py",  # delta of Mix(f, p): f's proved profile moved in Arb
     "operators/max_profiles.py",  # delta of a maximum bounded by an argument's Arb profile
     "numeric/knots_profile.py",  # delta from exact knots: Arb sums, ratio signs by Arb or exact

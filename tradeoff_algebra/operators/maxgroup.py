@@ -39,6 +39,7 @@ from ..numeric.knots_profile import (
 from ..numeric.protocol import mp_epsilon
 from ._base import all_symmetric, operand, sorted_operands
 from .max_delta import max_delta
+from .power_profile import power_delta, unbounded_epsilon
 
 __all__ = ["Max", "Group"]
 
@@ -337,7 +338,31 @@ def knots_epsilon(f: TradeOff, d):
 
 mp_epsilon.register(Max)(knots_epsilon)
 profile_form.register(Max)(knots_profile_form)
-profile_form.register(Group)(knots_profile_form)
+
+
+@mp_epsilon.register(Group)
+def group_epsilon(f: Group, d):
+    """eps(d) of a group: the closed form of the node an identity puts in its place (or None:
+    the bracketing search on the certified profile), else eps = oo proved from the exact knots
+    or from the ball of 1 - f(0) (``power_profile.unbounded_epsilon``), else None."""
+    t = group_target(f)
+    if t is not None:
+        return mp_epsilon(t, d)
+    r = knots_epsilon(f, d)
+    return r if r is not None else unbounded_epsilon(f, d)
+
+
+@profile_form.register(Group)
+def group_profile_form(f: Group, eps: sp.Expr) -> sp.Expr | None:
+    """delta_f(eps) in closed form for a group: that of the node an identity puts in its place
+    (``group_target``: G_{k mu} for Group(G_mu, k), Dong, Roth & Su, Thm. 2.14; L_{k mu}),
+    else the exact sum over the segments of exact knots (:func:`knots_profile_form`)."""
+    if isinstance(eps, sp.Basic) and eps.free_symbols:
+        return None
+    t = group_target(f)
+    if t is not None:
+        return profile_form(t, eps)
+    return knots_profile_form(f, eps)
 
 
 # ================================================================================================
@@ -503,13 +528,19 @@ def _register_group_numerics() -> None:
 
     @mp_delta.register(Group)
     def _(f, eps):
+        """delta of 1 - (1 - g)^{o k}: of the node an identity puts in its place (whose
+        closed-form profile the exact route reads first, ``group_profile_form``); exact from the
+        knots when piecewise linear with rational knots; else the certified concave search on
+        the group's own powers (``power_profile.power_delta``: the power g^{o k} is concave,
+        a composition of concave non-decreasing maps); else 1 + f^*(-e^eps) (an estimate)."""
         t = group_target(f)
         if t is not None:
             return mp_delta(t, eps)
         k = pl_knots_cached(f)
         if k is not None:
             return knots_delta(k, eps)
-        return conjugate_delta(f, eps)
+        r = power_delta([f], eps)
+        return conjugate_delta(f, eps) if r is None else r
 
     arb_value.register(Group)(_arb_group)
 

@@ -19,6 +19,7 @@ from ..core.errors import NoClosedForm
 from ..core.node import PREC_ATOM, PREC_POSTFIX, TradeOff, register_operator
 from ..core.rules import rule
 from ..numeric import budget
+from ..numeric.capability import profile_form
 from ..numeric.context import mp
 from ..numeric.envelope import hull_mp, hull_np
 from ..numeric.finite import FiniteLoss, finite_loss
@@ -50,6 +51,7 @@ from ..numeric.protocol import (
     conjugate_delta,
     exact_value,
     mp_delta,
+    mp_epsilon,
     mp_roc,
     mp_value,
     np_value,
@@ -58,6 +60,12 @@ from ..numeric.roots import bracket_level, c_bounds, t_bounds, widen
 from ._base import UnaryOperator
 from .losses import InverseLoss
 from .maxgroup import Max
+from .power_profile import (
+    inverse_delta,
+    power_delta,
+    symmetrized_delta,
+    unbounded_epsilon,
+)
 from .tensor import Tensor, TensorPower
 
 __all__ = ["Inverse", "Symmetrize", "SymmetricHull", "hull_route"]
@@ -466,6 +474,11 @@ def _register_unary_numerics() -> None:
 
     @mp_delta.register(Inverse)
     def _(f, eps):
+        """delta of f^{-1} = T(Q, P): of the equal node without the inverse (Inverse(L_mu) =
+        L_mu, symmetric, whose closed-form profile the exact route reads first); exact for
+        finite objects and knots; else sup_t {1 - t - e^eps f(t)} from the operand's certified
+        values (``power_profile.inverse_delta``: no inversion); else the conjugate (an
+        estimate)."""
         kind, obj = inverse_route(f)
         if kind == "node":
             return mp_delta(obj, eps)
@@ -473,7 +486,8 @@ def _register_unary_numerics() -> None:
             return obj.mp_delta(eps)
         if kind == "knots":
             return knots_delta(obj, eps)
-        return generic_delta(f, eps)
+        r = inverse_delta(f.arg, eps)
+        return generic_delta(f, eps) if r is None else r
 
     def inverse_exact(f: Inverse) -> FiniteLoss | None:
         t = inverse_target(f)
@@ -514,15 +528,29 @@ def _register_unary_numerics() -> None:
     mp_roc.register(Symmetrize)(lambda f, a, ac: mp_roc(_as_max(f), a, ac))
     np_value.register(Symmetrize)(lambda f, x: np_value(_as_max(f), x))
     exact_value.register(Symmetrize)(lambda f, A, Ac: exact_value(_as_max(f), A, Ac))
+    # the balls of max{f, f^{-1}}: the max of the values, the min of the powers (Max's ball
+    # form), f^{-1}'s by the certified bisection of ``arb_inverse_ball``
+    arb_value.register(Symmetrize)(lambda f, a, ac, power: arb_value(_as_max(f), a, ac, power))
 
     @mp_delta.register(Symmetrize)
     def _(f, eps):
         """The profile of f^S: f itself when symmetric; exact from the knots when piecewise
-        linear; else 1 + (f^S)^*(-e^eps) (Prop. 6)."""
+        linear; else min{delta_f, delta_f^-1} where the searches of f and f^{-1} prove it
+        attained (``power_profile.symmetrized_delta``: no inversion); else the certified
+        concave search on min{1 - f, 1 - f^{-1}} - e^eps alpha (``power_profile.power_delta``;
+        f^S is a maximum of two convex functions, Prop. 2, so the minimum of the powers is
+        concave); else 1 + (f^S)^*(-e^eps) (Prop. 6, an estimate)."""
         if f.arg.is_symmetric is True:
             return mp_delta(f.arg, eps)
         k = pl_knots_cached(f)
-        return knots_delta(k, eps) if k is not None else generic_delta(f, eps)
+        if k is not None:
+            return knots_delta(k, eps)
+        r = symmetrized_delta(f.arg, eps)
+        if r is not None:
+            return r
+        g = _as_max(f)
+        r = power_delta(list(g.args) if isinstance(g, Max) else [g], eps)
+        return generic_delta(f, eps) if r is None else r
 
     # the piecewise-linear f^S and C(f) of piecewise-linear operands are finite pairs
     privacy_loss.register(Symmetrize)(pl_finite_loss)
@@ -625,3 +653,36 @@ def _(f):
     """min{f, f^{-1}}^{**} from the knots (Wang et al., Sec. 4)."""
     k = pl_knots(f.arg)
     return None if k is None else clean_knots(pl_symmetric_hull(exact_knots(k)))
+
+
+# -- closed-form profiles of the equal nodes (the exact and Arb routes of delta read them) -------
+@profile_form.register(Inverse)
+def _(f, eps):
+    """delta_{f^{-1}}(eps) in closed form where an identity removes the inverse (route 1 of
+    ``inverse_route``: f^{-1} = f for symmetric f, Dong, Roth & Su, after Prop. 2; the
+    family's closed-form inverse; nested inverses)."""
+    kind, obj = inverse_route(f)
+    return profile_form(obj, eps) if kind == "node" else None
+
+
+@profile_form.register(Symmetrize)
+def _(f, eps):
+    """delta_{f^S}(eps) = delta_f(eps) in closed form for symmetric f (f^S = f, Prop. 2)."""
+    return profile_form(f.arg, eps) if f.arg.is_symmetric is True else None
+
+
+@mp_epsilon.register(Inverse)
+def _(f, d):
+    """eps(d) of f^{-1}: the closed form of the equal node without the inverse, else eps = oo
+    proved from the ball of 1 - f^{-1}(0) (``power_profile.unbounded_epsilon``), else None
+    (the bracketing search on the certified profile)."""
+    kind, obj = inverse_route(f)
+    return mp_epsilon(obj, d) if kind == "node" else unbounded_epsilon(f, d)
+
+
+@mp_epsilon.register(Symmetrize)
+def _(f, d):
+    """eps(d) of f^S: of f for symmetric f (f^S = f), else eps = oo proved from the ball of
+    1 - f^S(0), else None (the bracketing search on the certified profile)."""
+    return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else unbounded_epsilon(f, d)
+

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 
-from sympy import Integer, Rational, log
+from sympy import Basic, Integer, Rational, log
 from sympy import simplify as sp_simplify
 
 from ..core.errors import NoClosedForm, TradeOffError
 from ..core.node import TradeOff
 from ..families.trivial import Id, Zero
+from ..numeric.capability import profile_form
 from ..numeric.context import mp
 from ..numeric.finite import finite_loss
 from ..numeric.lattice_power import (
@@ -291,3 +292,21 @@ def _route_uncached(f):
     if fl is not None:
         return "finite", fl
     return "pld", leaves
+
+
+@profile_form.register(Tensor)
+@profile_form.register(TensorPower)
+def closed_profile_form(f: TradeOff, eps):
+    """delta_f(eps) in closed form for a product the registered identities close into another
+    node (G_mu (x) G_nu = G_sqrt(mu^2 + nu^2), Dong, Roth & Su, Cor. 2; Group(G_1, 3)^{(x) 5}
+    = G_{3 sqrt 5}): that node's closed-form profile, read by the exact and Arb routes of delta
+    and by the certified brackets of epsilon; None for a product that stays one (the composing
+    engines answer) or one with free symbols (``analysis.lazy`` simplifies those itself)."""
+    if f.free_symbols or (isinstance(eps, Basic) and eps.free_symbols):
+        return None
+    try:
+        kind, g = route(f)
+    except TradeOffError:
+        return None
+    return profile_form(g, eps) if kind == "node" else None
+

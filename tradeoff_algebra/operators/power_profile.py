@@ -1,0 +1,387 @@
+"""The privacy profile of an operator node from certified values of its power, and its inverse's.
+
+Dong, Roth & Su, Prop. 6 (Eq. (5) through the convex conjugate): with v = e^eps,
+
+    delta_f(eps) = sup_{alpha in [0, 1]} psi(alpha),   psi(alpha) = 1 - f(alpha) - v alpha.
+
+Why psi is concave. Every trade-off function is convex (Prop. 1), so psi, the power 1 - f
+(concave) less a line, is concave. For the operators this module serves:
+
+* ``Group(f, k)`` = 1 - (1 - f)^{o k} (Thm. 3): g = 1 - f is concave and non-decreasing on
+  [0, 1] (f convex, non-increasing), and a composition of concave non-decreasing maps is
+  concave and non-decreasing (g(h(x)) for x = l x1 + (1 - l) x2: h(x) >= l h(x1) + (1 - l)
+  h(x2) and g non-decreasing, then g concave), so the power g^{o k} is concave;
+* ``Inverse(f)`` = T(Q, P) for f = T(P, Q) (Eq. (3), the discussion after Prop. 2): a
+  trade-off function, convex;
+* ``Symmetrize(f)`` = max{f, f^{-1}} (Prop. 2): a maximum of convex functions, convex; its
+  power min{1 - f, 1 - f^{-1}} is concave;
+* any other node without a profile route of its own (``Shift(f, t)``: a translate of a
+  trade-off function along the diagonal, or the greatest convex minorant of one, Thm. 5,
+  Eq. (9)): it is a trade-off function, so convex (Prop. 1); :func:`node_delta` is the
+  default of ``mp_delta`` for every node.
+
+The search (:func:`sup_concave`). psi is given as Arb balls at exact dyadic levels. Any level's
+lower end is a value psi attains, so the largest lower end seen bounds the supremum from below.
+From above, concavity: the secant slopes of a concave function do not increase, so on [b, c]
+between evaluated neighbours a < b < c < d the graph lies below the lower envelope of the
+secants through (a, b) and through (c, d), extended (each ball's upper end taken where a line
+passes through it and its lower end where it pivots); the supremum is at most the largest of
+these bounds over all the intervals. The levels start with those of a bracket of a maximiser
+on the scale of log(alpha), where a small delta's maximiser lives (``max_delta._log_bracket``:
+psi is unimodal in log alpha), and psi is then evaluated in the interval of the largest bound,
+where that bound is attained (the secants' crossing: the kink itself where psi is piecewise
+linear, f_{eps,delta} under a group; a flat top, a segment of f of ratio e^eps, leaves the
+bounds flat too), until the upper bound meets the lower one to the working precision, or to
+the tolerance of ``pld_options`` once a few dozen levels are spent. The enclosure is valid
+wherever the search stops; a tighter tolerance only runs it longer, so it is never wider.
+
+The inverse without inverting (:func:`inverse_delta`). For f^{-1} the levels alpha = f(t) trace
+its whole graph: f^{-1}(f(t)) <= t, with equality for the t = f^{-1}(alpha) of every alpha in
+[0, f(0)] (f is continuous), and alpha > f(0) gives 1 - v alpha < 1 - v f(0). So
+
+    delta_{f^{-1}}(eps) = sup_{t in [0, 1]} {1 - t - v f(t)} = sup_{s in [0, 1]} {s - v f(1 - s)},
+
+concave in s (f convex), from f's certified values at the exact levels (1 - s, s): no bisection
+for f^{-1}, and a small delta's maximiser (s near 0) keeps its digits on the log scale of s.
+
+A certified result is a :class:`~..numeric.value.CertifiedPair`; where a node has no ball form
+the callers keep their estimates (the convex conjugate of the values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from flint import arb, ctx
+from mpmath.libmp import round_ceiling, round_floor
+
+from ..core import trace
+from ..core.node import TradeOff
+from ..numeric import budget
+from ..numeric.arb import arb_endpoint, arb_exact
+from ..numeric.context import ThreadCache, arb_precision, mp
+from ..numeric.options import options
+from ..numeric.protocol import (
+    ARB_GUARD_BITS,
+    arb_value,
+    conjugate_delta,
+    mp_delta,
+    mp_epsilon,
+)
+from ..numeric.value import CertifiedPair
+from .max_delta import _log_bracket
+
+__all__ = ["sup_concave", "power_delta", "inverse_delta", "symmetrized_delta",
+           "unbounded_epsilon", "node_delta", "node_epsilon", "ROUTE", "ROUTE_INVERSE",
+           "ROUTE_SYMMETRIZED"]
+
+#: The name of the route through the node's own powers in ``Value.route``.
+ROUTE = "concave search on the node's certified powers (Prop. 6)"
+#: The name of the route through the operand's values for an inverse.
+ROUTE_INVERSE = "concave search on the operand's certified values, sup_t {1 - t - e^eps f(t)}"
+
+#: Balls of powers and values at exact levels, by (node, kind, level, precision): the levels of
+#: the log bracket are the same at every eps, so an epsilon search reuses them.
+_CACHE = ThreadCache()
+#: The most balls kept (the cache is emptied beyond).
+MAX_CACHED = 8192
+#: The golden section's steps at most (each one shrinks the bracket by 0.618).
+MAX_STEPS = 400
+#: The levels evaluated before the search may stop at the tolerance of ``pld_options`` rather
+#: than the working precision (cheap powers reach the working precision within them).
+MIN_EVALUATIONS = 48
+
+
+def _cached(key: tuple, make: Callable[[], arb | None]) -> arb | None:
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _CACHE[key] = (make(),)
+        if len(_CACHE) > MAX_CACHED:
+            _CACHE.clear()
+            _CACHE[key] = hit
+    return hit[0]
+
+
+def _ball(g: TradeOff, s: arb, power: bool, flip: bool) -> arb | None:
+    """g's power (``power``) or value at the exact level s (at 1 - s with ``flip``), a finite
+    ball or None."""
+    man, exp = s.mid().man_exp()
+
+    def make():
+        a, ac = (1 - s, s) if flip else (s, 1 - s)
+        try:
+            b = arb_value(g, a, ac, power)
+        except ValueError:  # a parameter Arb cannot enclose
+            return None
+        return b if b is not None and b.is_finite() else None
+
+    return _cached((g, power, flip, int(man), int(exp), ctx.prec), make)
+
+
+def _interval_bound(xs: list, ps: list, i: int) -> tuple:
+    """(an upper bound of psi on [x_i, x_{i+1}], the level where it is attained) from the
+    neighbours' secants (module docstring): for t >= x_i, psi(t) <= psi(x_i) + s (t - x_i)
+    with s an upper bound of the secant slope over (x_{i-1}, x_i); for t <= x_{i+1},
+    psi(t) <= psi(x_{i+1}) + r (x_{i+1} - t) with -r a lower bound of the slope over
+    (x_{i+1}, x_{i+2}). The bound is the larger of the two lines' minimum at the ends and at
+    their crossing; each ball's upper end is taken where a line passes and its lower end
+    where it pivots, so every step rounds the right way."""
+    x0, x1 = xs[i], xs[i + 1]
+    h0, h1 = arb(ps[i].upper()), arb(ps[i + 1].upper())
+    s = (h0 - arb(ps[i - 1].lower())) / (x0 - xs[i - 1]) if i > 0 else None
+    r = (h1 - arb(ps[i + 2].lower())) / (xs[i + 2] - x1) if i + 2 < len(xs) else None
+    if s is None and r is None:
+        return arb.max(h0, h1) + arb(1), (x0 + x1) / 2  # (no neighbours: [0, 1] alone)
+    inf = None
+
+    def line_l(t):
+        return inf if s is None else h0 + s * (t - x0)
+
+    def line_r(t):
+        return inf if r is None else h1 + r * (x1 - t)
+
+    def low(u, v):
+        return v if u is None else (u if v is None else arb.min(u, v))
+
+    best, where = low(line_l(x0), line_r(x0)), x0
+    end = low(line_l(x1), line_r(x1))
+    if end > best:
+        best, where = end, x1
+    if s is not None and r is not None and s + r > 0:
+        tx = (h1 - h0 + s * x0 + r * x1) / (s + r)
+        if tx > x0 and tx < x1:
+            cross = low(line_l(tx), line_r(tx))
+            if not cross < best:
+                best, where = arb.max(best, cross), tx
+    return arb(best.upper()), where
+
+
+def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
+    """(a ball holding sup_{s in [0, 1]} psi(s), the level whose ball has the largest lower
+    end) for a concave psi given as balls at exact levels (module docstring), or None where
+    psi gives None.
+
+    The levels of the log bracket first; then, while the largest upper bound over the
+    intervals between evaluated levels (:func:`_interval_bound`) exceeds the largest lower end
+    seen, psi is evaluated inside that interval, where its bound is attained (kept within the
+    middle half, so the interval at least shrinks by a quarter). Stops at the working
+    precision, or at the relative width ``tol`` after :data:`MIN_EVALUATIONS` levels, when
+    the interval is as narrow as the precision, or after :data:`MAX_STEPS` levels."""
+    pts: dict = {}
+    failed = [False]
+
+    def at(t):
+        key = t.mid().str(60, radius=False)
+        if key not in pts:
+            out = psi(t)
+            if out is None or not out.is_finite():
+                failed[0] = True
+                out = arb(0).union(arb(1)) * 2 - 1  # [-1, 1]: decides nothing
+            pts[key] = (t, out)
+        return pts[key][1]
+
+    _log_bracket(at)
+    at(arb(0))
+    at(arb(1))
+    if failed[0]:
+        return None
+    order = sorted(pts.values(), key=lambda q: float(q[0].mid()))
+    xs = [q[0] for q in order]
+    ps = [q[1] for q in order]
+    bounds = [_interval_bound(xs, ps, i) for i in range(len(xs) - 1)]
+    rel = arb(2) ** (16 - ctx.prec)
+    for _ in range(MAX_STEPS):
+        best = ps[0].lower()
+        for p in ps:
+            best = arb.max(arb(best), arb(p.lower()))
+        best = arb(best)
+        k = max(range(len(bounds)), key=lambda i: bounds[i][0].mid())
+        hi = arb(bounds[k][0])
+        for b, _ in bounds:
+            hi = arb.max(hi, b)
+        gap = hi - best
+        if gap <= rel * abs(best) or (len(xs) >= MIN_EVALUATIONS and gap <= tol * abs(hi)):
+            break
+        x0, x1 = xs[k], xs[k + 1]
+        w = x1 - x0
+        if not w > abs(x1) * rel:
+            break
+        budget.check()
+        t = bounds[k][1]
+        t = arb.min(arb.max(t, x0 + w / 4), x1 - w / 4)
+        t = arb(t.mid())
+        if not (x0 < t and t < x1):
+            break
+        p = at(t)
+        if failed[0]:
+            return None
+        xs.insert(k + 1, t)
+        ps.insert(k + 1, p)
+        # the intervals k - 1 .. k + 1 read the levels around the new one: now k - 1 .. k + 2
+        lo_i = max(k - 1, 0)
+        bounds[lo_i:min(k + 2, len(bounds))] = [
+            _interval_bound(xs, ps, i) for i in range(lo_i, min(k + 3, len(xs) - 1))]
+    j = max(range(len(ps)), key=lambda i: ps[i].lower())
+    best = arb(ps[j].lower())
+    hi = bounds[0][0]
+    for b, _ in bounds:
+        hi = arb.max(hi, b)
+    return best.union(arb.max(hi, best)), xs[j]
+
+
+def _pair(ball: arb) -> CertifiedPair:
+    """The ball cut to [0, 1] as a CertifiedPair of mpfs rounded outward."""
+    lo = arb_endpoint(arb.max(arb(ball.lower()), arb(0)).lower(), round_floor)
+    hi = arb_endpoint(arb.min(arb(ball.upper()), arb(1)).upper(), round_ceiling)
+    return CertifiedPair(min(lo, hi), hi)
+
+
+def _power_search(args: Sequence[TradeOff], eps) -> tuple | None:
+    """:func:`sup_concave` of min_i (1 - f_i(alpha)) - e^eps alpha at Arb's working precision,
+    or None (module docstring)."""
+    probe = arb(1) / 16
+    if any(_ball(g, probe, True, False) is None for g in args):
+        return None
+    e = arb_exact(eps).exp()
+
+    def psi(t):
+        if t == 1:
+            return 1 - e  # f(1) = 0 for every trade-off function (Prop. 1)
+        out = None
+        for g in args:
+            p = _ball(g, t, True, False)
+            if p is None and t == 0:  # 1 - g(0) in [0, 1]: only its lower end is used
+                p = arb(0).union(arb(1))  # (a value attained, and the chords' pivots)
+            if p is None:
+                return None
+            out = p if out is None else arb.min(out, p)
+        return out - e * t
+
+    return sup_concave(psi, options()["tol"])
+
+
+def _inverse_search(g: TradeOff, eps) -> tuple | None:
+    """:func:`sup_concave` of s - e^eps g(1 - s) at Arb's working precision, or None (module
+    docstring)."""
+    if _ball(g, arb(1) / 16, False, True) is None:
+        return None
+    e = arb_exact(eps).exp()
+
+    def psi(s):
+        if s == 0:
+            return arb(0)  # s = 0 is t = 1: 1 - 1 - v f(1) = 0
+        v = _ball(g, s, False, True)
+        if v is None and s == 1:  # g(0) in [0, 1]: only the lower end of psi(1) is used
+            v = arb(0).union(arb(1))  # (a value attained, and the chords' pivots)
+        return None if v is None else s - e * v
+
+    return sup_concave(psi, options()["tol"])
+
+
+def power_delta(args: Sequence[TradeOff], eps) -> CertifiedPair | None:
+    """delta(eps) of max{args} (one node, or f and f^{-1} for f^S) at an mpf eps >= 0 from
+    the nodes' certified powers: sup_alpha {min_i (1 - f_i(alpha)) - e^eps alpha} (module
+    docstring), or None where a node has no ball form at alpha = 1/16 (the caller's
+    estimate) or the search met a level without one."""
+    if not mp.isfinite(eps) or eps < 0:
+        return None
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        r = _power_search(args, eps)
+    if r is None:
+        return None
+    trace.note(ROUTE)
+    return _pair(r[0])
+
+
+def inverse_delta(g: TradeOff, eps) -> CertifiedPair | None:
+    """delta(eps) of g^{-1} at an mpf eps >= 0 from g's certified values:
+    sup_s {s - e^eps g(1 - s)} (module docstring), or None where g has no ball form."""
+    if not mp.isfinite(eps) or eps < 0:
+        return None
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        r = _inverse_search(g, eps)
+    if r is None:
+        return None
+    trace.note(ROUTE_INVERSE)
+    return _pair(r[0])
+
+
+#: The name of the route of f^S through the profiles of f and f^{-1} in ``Value.route``.
+ROUTE_SYMMETRIZED = ("delta of f^S from the certified searches of f and f^{-1}, "
+                     "min{delta_f, delta_f^-1} attained (Prop. 6)")
+
+
+def symmetrized_delta(g: TradeOff, eps) -> CertifiedPair | None:
+    """delta(eps) of g^S = max{g, g^{-1}} (Prop. 2) from the two cheap searches, g's powers
+    and g's values for g^{-1} (no inversion), or None (the caller searches on both powers).
+
+    Above: psi_S = min{P_g, P_{g^-1}} - v alpha is below both psi's, so delta_S <=
+    min{delta_g, delta_{g^-1}}. Below: at a level x of g's search, g(g(x)) <= x puts t = g(x)
+    in {t : g(t) <= x}, so g^{-1}(x) <= g(x), i.e. P_g(x) <= P_{g^-1}(x) and psi_S(x) =
+    psi_g(x), a value delta_S reaches; at the level alpha = g(t) of the inverse's search
+    (t = 1 - s), g^{-1}(g(t)) <= t and g(g(t)) <= t give min{P_g, P_{g^-1}}(alpha) >= 1 - t,
+    so psi_S(alpha) >= 1 - t - v g(t). Each test is a comparison of Arb balls; where neither
+    is proved the result is None."""
+    if not mp.isfinite(eps) or eps < 0:
+        return None
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        a = _power_search([g], eps)
+        b = _inverse_search(g, eps)
+        if a is None or b is None:
+            return None
+        hi = arb.min(arb(a[0].upper()), arb(b[0].upper()))
+        lows = []
+        for ball, level, flip in ((a[0], a[1], False), (b[0], b[1], True)):
+            t = 1 - level if flip else level  # the inverse's level s stands for t = 1 - s
+            if not (t > 0 and t < 1):
+                continue
+            gt = _ball(g, level, False, flip)  # g(t)
+            if gt is None:
+                continue
+            try:
+                ggt = arb_value(g, gt, 1 - gt, False)
+            except ValueError:
+                continue
+            if ggt is not None and ggt.is_finite() and ggt <= t:
+                lows.append(arb(ball.lower()))
+        if not lows and hi < arb(2) ** -ctx.prec:  # delta_S >= psi_S(0) >= 0: no digit to
+            lows.append(arb(0))  # prove (delta = 0 where both ratios stay below e^eps)
+        if not lows:
+            return None
+        lo = lows[0] if len(lows) == 1 else arb.max(lows[0], lows[1])
+        lo = arb.min(lo, hi)
+    trace.note(ROUTE_SYMMETRIZED)
+    return _pair(lo.union(hi))
+
+
+def unbounded_epsilon(f: TradeOff, d) -> CertifiedPair | None:
+    """eps_f(d) = +oo proved (a CertifiedPair) when the ball of delta_f(oo) = 1 - f(0), the
+    power at alpha = 0, lies above d (an mpf): no finite eps works, the test rejecting on the
+    part of Q singular to P having size 0 and power 1 - f(0) (Dong, Roth & Su, Prop. 6); else
+    None (the bracketing search on delta)."""
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        try:
+            b = arb_value(f, arb(0), arb(1), True)
+        except ValueError:
+            return None
+        if b is None or not b.is_finite() or not b > arb_exact(mp.mpf(d)):
+            return None
+    trace.note("delta(oo) = 1 - f(0) of the node's certified power (Prop. 6)")
+    return CertifiedPair(mp.inf, mp.inf)
+
+
+@mp_epsilon.register(TradeOff)
+def node_epsilon(f: TradeOff, d) -> CertifiedPair | None:
+    """eps(d) = oo proved from the ball of 1 - f(0) (:func:`unbounded_epsilon`) for a node that
+    registers no epsilon route of its own, else None (the bracketing search on delta)."""
+    return unbounded_epsilon(f, d)
+
+
+@mp_delta.register(TradeOff)
+def node_delta(f: TradeOff, eps) -> tuple:
+    """delta(eps) of a node that registers no profile route of its own: the certified concave
+    search on its powers where it has a ball form (:func:`power_delta`), else 1 + f^*(-e^eps)
+    from the convex conjugate of its values (Prop. 6, an estimate)."""
+    r = power_delta([f], eps)
+    return conjugate_delta(f, eps) if r is None else r
+
