@@ -34,8 +34,9 @@ Three certified parts (each an Arb ball):
   the sum over pieces is a sum over the breakpoints of e^{i t y_o} times a polynomial in 1/z.
 
 So M(c + it) lies in sum_o e^{i t y_o} G_o(1/(it)) + (sum_p eta_p |p| + tails) (1 + i)[-1, 1].
-For small |t| (below :data:`T_SWITCH`) the series in 1/(it) cancels many bits and the law's own
-trapezoidal sum is cheap: it answers there. The precision is raised (guard bits, kept) until
+For small |t| len (below :data:`SERIES_BELOW`) the series in 1/(it) would cancel many bits: a
+piece's transform is then its power series in it len (:class:`_Piece`); t = 0 (a real
+argument) is the law's own. The precision is raised (guard bits, kept) until
 the ball is within the law's own tolerance 2^(30 - prec) M(c).
 """
 
@@ -50,8 +51,11 @@ from ..numeric.cf_sampled_poly import ChebPiece
 
 __all__ = ["SampledGaussianPolyLaw", "T_SWITCH", "MAX_PIECE"]
 
-#: Below this |t| the law's own trapezoidal sum answers (its cost grows with |t|: 1 ms at 100).
-T_SWITCH = 100.0
+#: At |t| up to this the law's own trapezoidal sum answers: only t = 0, a real argument (its
+#: bound M(c) is the law's). Every t != 0 takes the pieces, whose power series serve small |t|
+#: (was 100: the law's sum there costs 0.2 to 1.5 ms a node, the pieces 0.06 to 0.2 ms, and a
+#: DP-SGD grid has a few such nodes per grid, about 10 % of sigma = 4, T = 10's time).
+T_SWITCH = 0.0
 #: The longest piece (in y); pieces near the singular end are shorter (graded).
 MAX_PIECE = 1.0
 #: |t| times a piece's length below which its transform is a power series, not integration by
@@ -212,13 +216,18 @@ class _Piece:
                     break
             cuts.append((k - 1, term))
         self.k_max = cuts[0][0]
+        # (m_j = int_0^1 tau^j P(tau) dtau = sum_i p_i / (i + j + 1) for all j at once: the
+        # coefficients n + j of the product of P's reversed coefficients with sum_k x^k/(k + 1))
+        p = pc.poly.coeffs()
+        deg = len(p) - 1
+        hk = arb_poly([arb(1) / (k + 1) for k in range(deg + self.k_max + 1)])
+        prod = (arb_poly(list(reversed(p))) * hk).coeffs()
         co = []
         fact = arb(1)
         for j in range(self.k_max + 1):
             if j:
                 fact *= j
-            m = pc.poly.left_shift(j).integral()(arb(1))  # (int_0^1 tau^j P(tau) dtau)
-            co.append(self.length * m / fact)
+            co.append(self.length * prod[deg + j] / fact)
         self.series = [arb_poly(co[:k + 1]) for k, _ in cuts]
         self.err = pc.eta * self.length + max(term for _, term in cuts)
 
@@ -254,7 +263,7 @@ def _graded(ya: float, yb: float, y0: float, s: int) -> list[float]:
 
 class SampledGaussianPolyLaw:
     """The view of a :class:`~.gaussian_sampled.SubsampledGaussianLaw` (uncut) whose M(c + it)
-    costs the same at every |t| >= :data:`T_SWITCH` (module docstring); every bound of the
+    costs the same at every t != 0 (module docstring); every bound of the
     inversion (decay, power decay, cumulants, M at real arguments) is the law's own."""
 
     #: read by ``numeric.cf``: M(c + it) at a cost independent of t
@@ -262,16 +271,27 @@ class SampledGaussianPolyLaw:
     mgf_cost_per_t = 0.0
     closed_under_tensor = False
     scan_contour = True
-    #: read by ``numeric.cf_flat`` and ``numeric.cf_route``: seconds to build the models of a
-    #: search (0.1 to 0.2 s per contour abscissa, about two abscissas) and per node (2 loaded
-    #: cores, 21 pieces: 0.16 to 0.2 ms), and the nodes allowed at relative widths below
-    #: ``cf_route.TIGHT_REL`` (about 6 s) and above (about 0.6 s)
-    build_seconds = 0.4
-    node_seconds = 2e-4
-    #: read by ``numeric.cf``: seconds of one abscissa's model (kept: a plan at an abscissa
-    #: already modelled is charged that much less, ``cf._reuse_bonus``)
-    model_seconds = 0.08
+    #: read by ``numeric.cf_flat``, ``numeric.cf`` and ``numeric.cf_route`` (the properties
+    #: below): the seconds of the models of a search (about two contour abscissas), of one
+    #: abscissa's model (kept: a plan at an abscissa already modelled is charged that much less,
+    #: ``cf._reuse_bonus``) and of one node, growing with mu (more and longer pieces: DP-SGD,
+    #: q = 256/60000, one model 0.016 / 0.023 / 0.036 / 0.051 s and one node 0.06 / 0.08 / 0.11
+    #: / 0.14 ms at 64 bits for sigma = 4 / 2 / 1.1 / 0.8, about 1.5 times that at 100 bits;
+    #: 2 loaded cores); and the nodes allowed at relative widths below ``cf_route.TIGHT_REL``
+    #: (about 6 s) and above (about 0.6 s)
     work_caps = (30_000.0, 3_000.0)
+
+    @property
+    def build_seconds(self) -> float:
+        return 0.03 + 0.1 * self.mu
+
+    @property
+    def model_seconds(self) -> float:
+        return 0.01 + 0.05 * self.mu
+
+    @property
+    def node_seconds(self) -> float:
+        return min(2e-4, 5e-5 + 1.2e-4 * self.mu)
 
     def __init__(self, law) -> None:
         if law.cut is not None:
