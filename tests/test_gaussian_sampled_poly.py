@@ -30,12 +30,14 @@ Q = Fraction(256, 60000)
 def test_flat_mgf_matches_the_trapezoidal_sum(mu, direction, c):
     """M(c + it) of the flat view (Chebyshev pieces in the loss y, closed-form transforms) and
     of the law's own trapezoidal sum in x (an independent quadrature) overlap, and the flat
-    ball is within the law's tolerance 2^(30 - prec) M(c), beyond T_SWITCH and below."""
+    ball is within the law's tolerance 2^(30 - prec) M(c), at small |t| (the pieces' power
+    series: every t != 0 takes the pieces, T_SWITCH = 0) and large."""
     law = SubsampledGaussianLaw(mu, Q, direction)
     flat = law.flat_view()
     with working_precision(100):
         m_c = law.mgf(acb(arb(c))).real
-        for t in (T_SWITCH / 2, 1.5 * T_SWITCH, 731.25, 2500.0):
+        assert T_SWITCH < 0.5
+        for t in (0.5, 20.0, 150.0, 731.25, 2500.0):
             z = acb(arb(c), arb(t))
             a, b = flat.mgf(z), law.mgf(z)
             assert a.overlaps(b)
@@ -130,3 +132,28 @@ def test_a_flat_plan_beyond_the_time_left_is_declined_at_once():
         assert cf_route._affordable_work(f, 0.1017, 1e-10, 1e-10)
         with budget.time_limit(work * flat.node_seconds / 2), budget.call("test"):
             assert not cf_route._affordable_work(f, 0.1017, 1e-10, 1e-10)
+
+
+@pytest.mark.parametrize("mu,direction,c,h,n", [
+    (Fraction(10, 11), "remove", 7.4, 0.7, 1500), (Fraction(5, 4), "add", 2.0, 0.5, 1200),
+    (Fraction(1, 4), "remove", 100.0, 23.3, 80), (Fraction(5, 4), "remove", 3.9, 0.6, 1500)])
+def test_flat_mgf_grid_matches_the_trapezoidal_sum(mu, direction, c, h, n):
+    """M(c + i k h), k = 0 .. n, of the flat view's grid (every node at once: the pieces'
+    polynomials by multipoint evaluation of their real and imaginary parts, the phases by
+    recurrence, the ends' series cut with a bound) overlaps the law's own trapezoidal sum in x
+    (an independent quadrature) at every 100th node and the view's one-node evaluation at every
+    node, each ball within the law's tolerance 2^(30 - prec) M(c)."""
+    law = SubsampledGaussianLaw(mu, Q, direction)
+    flat = law.flat_view()
+    with working_precision(90):
+        cc, hh = arb(c), arb(h)
+        grid = flat.mgf_grid(cc, hh, n)
+        assert len(grid) == n + 1
+        m_c = law.mgf(acb(cc)).real
+        for k in range(0, n + 1, 100):
+            assert grid[k].overlaps(law.mgf(acb(cc, hh * k)))
+        with working_precision(200):  # (the nodes exactly: h k needs more than 90 bits)
+            nodes = [acb(cc, hh * k) for k in range(1, n + 1)]
+        for k, z in enumerate(nodes, start=1):
+            assert grid[k].overlaps(flat.mgf(z))
+            assert float(grid[k].real.rad()) <= 2.0 ** (30 - 90) * float(m_c.mid())

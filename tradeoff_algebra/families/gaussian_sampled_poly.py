@@ -34,8 +34,9 @@ Three certified parts (each an Arb ball):
   the sum over pieces is a sum over the breakpoints of e^{i t y_o} times a polynomial in 1/z.
 
 So M(c + it) lies in sum_o e^{i t y_o} G_o(1/(it)) + (sum_p eta_p |p| + tails) (1 + i)[-1, 1].
-For small |t| (below :data:`T_SWITCH`) the series in 1/(it) cancels many bits and the law's own
-trapezoidal sum is cheap: it answers there. The precision is raised (guard bits, kept) until
+For small |t| len (below :data:`SERIES_BELOW`) the series in 1/(it) would cancel many bits: a
+piece's transform is then its power series in it len (:class:`_Piece`); t = 0 (a real
+argument) is the law's own. The precision is raised (guard bits, kept) until
 the ball is within the law's own tolerance 2^(30 - prec) M(c).
 """
 
@@ -45,13 +46,17 @@ import math
 
 from flint import acb, arb, arb_poly, ctx
 
+from ..numeric import budget
 from ..numeric.cf_laws import lower, pm, upper, working_precision
 from ..numeric.cf_sampled_poly import ChebPiece
 
 __all__ = ["SampledGaussianPolyLaw", "T_SWITCH", "MAX_PIECE"]
 
-#: Below this |t| the law's own trapezoidal sum answers (its cost grows with |t|: 1 ms at 100).
-T_SWITCH = 100.0
+#: At |t| up to this the law's own trapezoidal sum answers: only t = 0, a real argument (its
+#: bound M(c) is the law's). Every t != 0 takes the pieces, whose power series serve small |t|
+#: (was 100: the law's sum there costs 0.2 to 1.5 ms a node, the pieces 0.06 to 0.2 ms, and a
+#: DP-SGD grid has a few such nodes per grid, about 10 % of sigma = 4, T = 10's time).
+T_SWITCH = 0.0
 #: The longest piece (in y); pieces near the singular end are shorter (graded).
 MAX_PIECE = 1.0
 #: |t| times a piece's length below which its transform is a power series, not integration by
@@ -182,6 +187,143 @@ class _Model:
             return tot
 
 
+    def transform_grid(self, h: arb, n: int) -> list[acb]:
+        """:meth:`transform` at t_k = k h for k = 1 .. n (h > 0) at once, the same sums: each
+        polynomial evaluated at all its nodes by multipoint calls (flint's ``arb_poly.evaluate``
+        of its real and imaginary parts, :func:`_split_imaginary`: its argument is i t len or
+        1/(i t), on the imaginary axis), the factors e^{i t_k y} of a breakpoint y by the recurrence
+        e^{i t_k y} = e^{i t_{k-1} y} e^{i h y}, restarted from a direct exponential every
+        :data:`EXP_RESTART` nodes (ball arithmetic carries the rounding: a radius grows by about
+        one ulp a step). A piece takes its power series below k_i (|t| len < SERIES_BELOW: t_k
+        increases with k) and its ends' polynomials from k_i on; the terms at an end shared by
+        two pieces that both integrate by parts at t_k are one polynomial (``joined``)."""
+        with working_precision(self.prec):
+            ts = [h * k for k in range(1, n + 1)]
+            tot = [acb(0)] * n
+            last = len(self.pieces) - 1
+            # (k_i: the first node index, 0-based, where piece i integrates by parts)
+            first = []
+            for p in self.pieces:
+                x = float((arb(SERIES_BELOW) / (h * p.length)).upper())
+                k = min(n, max(0, math.ceil(x) - 2)) if math.isfinite(x) else n
+                while k < n and not ts[k] * p.length >= SERIES_BELOW:
+                    k += 1
+                first.append(k)
+            phases: dict[int, list[acb]] = {}
+
+            def phase(y: arb) -> list[acb]:  # e^{i t_k y}, k = 1 .. n
+                got = phases.get(id(y))
+                if got is None:
+                    step = acb(0, h * y).exp()
+                    got, v = [], step
+                    for k in range(n):
+                        if k % EXP_RESTART == 0:
+                            v = acb(0, ts[k] * y).exp()
+                        got.append(v)
+                        v = v * step
+                    phases[id(y)] = got
+                return got
+
+            inv = [1 / t for t in ts]  # (w_k = -i s_k, s_k = 1 / t_k: shared by the ends)
+            inv2 = [x * x for x in inv]
+            # (the ends' series in w cut where their terms left out are below this: far below
+            # the tolerance 2^(24 - caller's prec) m_upper of :meth:`mgf`'s acceptance)
+            cut = self.m_upper * arb(2) ** (16 - self.prec)
+
+            def add(poly, ks: range, sign: int, y: arb, length: arb | None = None) -> None:
+                if not len(ks):
+                    return
+                e = phase(y)  # (series at i t_k len, ends at w_k = 1 / (i t_k) = -i / t_k)
+                if length is not None:
+                    ss = [ts[k] * length for k in ks]
+                    chunks = [(ks, poly, ss, [x * x for x in ss], arb(0))]
+                else:
+                    chunks = _truncated(poly, ks, inv, inv2, cut)
+                for part, q, ss, us, tail in chunks:
+                    re, im = _split_imaginary(q, 1 if length is not None else -1)
+                    vr, vi = re.evaluate(us, algorithm="iter"), im.evaluate(us, algorithm="iter")
+                    if tail != 0:
+                        r = pm(tail)
+                        vr, vi = [a + r for a in vr], [b + r for b in vi]
+                    for k, a, b, x in zip(part, vr, vi, ss, strict=True):
+                        v = e[k] * acb(a, x * b)
+                        tot[k] = tot[k] + v if sign > 0 else tot[k] - v
+
+            for i, piece in enumerate(self.pieces):
+                budget.check()  # (a piece's terms at every node: up to 0.1 s at 50 000 nodes)
+                ki = first[i]
+                # (series below k_i, by the cut serving each node's |t| len)
+                by_level: dict[int, list[int]] = {}
+                for k in range(ki):
+                    j = 0
+                    x = ts[k] * piece.length
+                    while j + 1 < SERIES_LEVELS and x < SERIES_BELOW / 2 ** (j + 1):
+                        j += 1
+                    by_level.setdefault(j, []).append(k)
+                for j, ks in by_level.items():  # (consecutive: |t| len increases with k)
+                    add(piece.series[j], range(ks[0], ks[-1] + 1), 1, piece.a, piece.length)
+                # (the left end: by the left neighbour's joined polynomial where both integrate)
+                if i and self.joined[i] is not None:
+                    add(piece.qa, range(ki, max(ki, first[i - 1])), -1, piece.a)
+                else:
+                    add(piece.qa, range(ki, n), -1, piece.a)
+                if i < last and self.joined[i + 1] is not None:
+                    both = max(ki, first[i + 1])
+                    add(piece.qb, range(ki, both), 1, piece.b)
+                    add(self.joined[i + 1], range(both, n), 1, piece.b)
+                else:
+                    add(piece.qb, range(ki, n), 1, piece.b)
+            return tot
+
+
+def _truncated(poly: arb_poly, ks: range, inv: list, inv2: list, cut: arb) -> list:
+    """The nodes ``ks`` of an end's polynomial Q(w) = sum_j a_j w^j, w = -i s_k (s_k =
+    ``inv[k]`` = 1 / t_k, decreasing in k), in chunks of t_k within a factor 2, each with Q cut
+    after the least degree M whose terms left out are at most ``cut`` at the chunk's largest s:
+    |sum_{j > M} a_j w^j| <= sum_{j > M} |a_j| s^j, increasing in s, so that bound serves every
+    node of the chunk (the ball of each value is widened by it, real and imaginary parts alike).
+    Where t len is large (most nodes: t ~ 10^3 to 10^4 on pieces of length up to 1) a few of the
+    ~40 terms remain. Items: (nodes, cut polynomial, s's, s^2's, bound)."""
+    a = poly.coeffs()
+    mags = [arb(abs(x).upper()) for x in a]
+    out = []
+    k0 = ks.start
+    while k0 < ks.stop:
+        s0 = inv[k0]
+        k1 = k0 + 1
+        while k1 < ks.stop and inv[k1] * 2 > s0:
+            k1 += 1
+        tail, m = arb(0), len(a)
+        sp = arb(s0.upper())
+        powers = [arb(1)]
+        for _ in range(len(a)):
+            powers.append(powers[-1] * sp)
+        while m > 1:  # (drop a_{m-1} while the dropped terms stay within the cut)
+            nxt = tail + mags[m - 1] * powers[m - 1]
+            if not nxt <= cut:
+                break
+            tail, m = nxt, m - 1
+        q = arb_poly(a[:m]) if m < len(a) else poly
+        out.append((range(k0, k1), q, inv[k0:k1], inv2[k0:k1], arb(tail.upper())))
+        k0 = k1
+    return out
+
+
+def _split_imaginary(poly: arb_poly, omega: int) -> tuple[arb_poly, arb_poly]:
+    """Real polynomials (R, I) with A(omega i s) = R(s^2) + i s I(s^2) for real s, A = ``poly``
+    (real coefficients a_j) and omega = +-1: (omega i)^j is (-1)^(j/2) for even j and
+    omega i (-1)^((j-1)/2) for odd j. Two real evaluations of half the degree cost about a third
+    of one complex evaluation."""
+    a = poly.coeffs()
+    re = [a[j] if j % 4 == 0 else -a[j] for j in range(0, len(a), 2)]
+    im = [omega * (a[j] if j % 4 == 1 else -a[j]) for j in range(1, len(a), 2)]
+    return arb_poly(re), arb_poly(im)
+
+
+#: The nodes between direct exponentials in :meth:`_Model.transform_grid`'s recurrences.
+EXP_RESTART = 64
+
+
 class _Piece:
     """One piece's interpolant P on [a, a + len] and its transform int P e^{ity} dy by
     integration by parts (|t| len >= :data:`SERIES_BELOW`: the series in w = 1/(it) of the module
@@ -212,13 +354,18 @@ class _Piece:
                     break
             cuts.append((k - 1, term))
         self.k_max = cuts[0][0]
+        # (m_j = int_0^1 tau^j P(tau) dtau = sum_i p_i / (i + j + 1) for all j at once: the
+        # coefficients n + j of the product of P's reversed coefficients with sum_k x^k/(k + 1))
+        p = pc.poly.coeffs()
+        deg = len(p) - 1
+        hk = arb_poly([arb(1) / (k + 1) for k in range(deg + self.k_max + 1)])
+        prod = (arb_poly(list(reversed(p))) * hk).coeffs()
         co = []
         fact = arb(1)
         for j in range(self.k_max + 1):
             if j:
                 fact *= j
-            m = pc.poly.left_shift(j).integral()(arb(1))  # (int_0^1 tau^j P(tau) dtau)
-            co.append(self.length * m / fact)
+            co.append(self.length * prod[deg + j] / fact)
         self.series = [arb_poly(co[:k + 1]) for k, _ in cuts]
         self.err = pc.eta * self.length + max(term for _, term in cuts)
 
@@ -254,7 +401,7 @@ def _graded(ya: float, yb: float, y0: float, s: int) -> list[float]:
 
 class SampledGaussianPolyLaw:
     """The view of a :class:`~.gaussian_sampled.SubsampledGaussianLaw` (uncut) whose M(c + it)
-    costs the same at every |t| >= :data:`T_SWITCH` (module docstring); every bound of the
+    costs the same at every t != 0 (module docstring); every bound of the
     inversion (decay, power decay, cumulants, M at real arguments) is the law's own."""
 
     #: read by ``numeric.cf``: M(c + it) at a cost independent of t
@@ -262,16 +409,28 @@ class SampledGaussianPolyLaw:
     mgf_cost_per_t = 0.0
     closed_under_tensor = False
     scan_contour = True
-    #: read by ``numeric.cf_flat`` and ``numeric.cf_route``: seconds to build the models of a
-    #: search (0.1 to 0.2 s per contour abscissa, about two abscissas) and per node (2 loaded
-    #: cores, 21 pieces: 0.16 to 0.2 ms), and the nodes allowed at relative widths below
-    #: ``cf_route.TIGHT_REL`` (about 6 s) and above (about 0.6 s)
-    build_seconds = 0.4
-    node_seconds = 2e-4
-    #: read by ``numeric.cf``: seconds of one abscissa's model (kept: a plan at an abscissa
-    #: already modelled is charged that much less, ``cf._reuse_bonus``)
-    model_seconds = 0.08
+    #: read by ``numeric.cf_flat``, ``numeric.cf`` and ``numeric.cf_route`` (the properties
+    #: below): the seconds of the models of a search (about two contour abscissas), of one
+    #: abscissa's model (kept: a plan at an abscissa already modelled is charged that much less,
+    #: ``cf._reuse_bonus``) and of one node of an inverter's grid (:meth:`mgf_grid`, and the
+    #: inverter's own sums), growing with mu (more and longer pieces: DP-SGD, q = 256/60000, one
+    #: model 0.016 / 0.023 / 0.036 / 0.051 s for sigma = 4 / 2 / 1.1 / 0.8, a grid's node 0.05
+    #: ms at 64 bits and 0.06 / 0.07 / 0.09 / 0.09 ms at 100 bits, a node alone by :meth:`mgf`
+    #: about twice that; 2 loaded cores); and the nodes allowed at relative widths below
+    #: ``cf_route.TIGHT_REL`` and above
     work_caps = (30_000.0, 3_000.0)
+
+    @property
+    def build_seconds(self) -> float:
+        return 0.03 + 0.1 * self.mu
+
+    @property
+    def model_seconds(self) -> float:
+        return 0.01 + 0.05 * self.mu
+
+    @property
+    def node_seconds(self) -> float:
+        return min(2e-4, 4e-5 + 5e-5 * self.mu)
 
     def __init__(self, law) -> None:
         if law.cut is not None:
@@ -323,6 +482,31 @@ class SampledGaussianPolyLaw:
             m.caller = fine
             self._models[key] = m
         return m
+
+    def mgf_grid(self, c: arb, h: arb, n: int) -> list[acb]:
+        """M(c + i k h) for k = 0 .. n (the inversion's nodes, ``numeric.cf._Inverter``): k = 0
+        the law's own, the others the pieces' sums at once (:meth:`_Model.transform_grid`), each
+        ball as :meth:`mgf`'s (the same sums, the same error term and acceptance of the radii:
+        the guard bits raised until every node's ball is within the law's tolerance)."""
+        if not c > 0:
+            raise ValueError("need Re z > 0")
+        saved = ctx.prec
+        first = self.law.mgf(acb(c))
+        if n < 1:
+            return [first]
+        bound = arb(2) ** (24 - saved)
+        while True:
+            prec = 64 * ((saved + self._guard + 63) // 64)
+            model = self._model(c, prec, saved)
+            vals = model.transform_grid(h, n)
+            lim = model.m_upper * bound
+            if all(v.real.rad() <= lim and v.imag.rad() <= lim for v in vals) \
+                    or self._guard >= 4096:
+                break
+            self._guard *= 2
+        with working_precision(saved):
+            r = pm(model.err)
+            return [first] + [acb(v.real + r, v.imag + r) for v in vals]
 
     def mgf(self, z: acb) -> acb:
         if not z.real > 0:

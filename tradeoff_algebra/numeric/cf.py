@@ -405,12 +405,16 @@ class _Inverter:
         with working_precision(plan.prec):
             c, h, a = arb(plan.c), arb(plan.h), arb(plan.a)
             self._z = [acb(c, h * k) for k in range(plan.n_nodes + 1)]
+            # (a law with the optional ``mgf_grid(c, h, K)`` gives M(c + i k h), k = 0 .. K, at
+            # once: each ball holds M at the exact node, which z_k's ball holds)
+            grids = [law.mgf_grid(c, h, plan.n_nodes) if hasattr(law, "mgf_grid") else None
+                     for law, _ in factors]
             self._p = []
-            for z in self._z:
+            for k, z in enumerate(self._z):
                 budget.check()  # (each node evaluates every factor's M: up to ms each)
                 m = acb(1)
-                for law, n in factors:
-                    m *= law.mgf(z) ** n
+                for (law, n), grid in zip(factors, grids, strict=True):
+                    m *= (law.mgf(z) if grid is None else grid[k]) ** n
                 self._p.append(m / (z * (z + 1)))
             # M(c -+ a) for the strip bound Psi (real arguments, so real enclosures).
             self._m_side = []

@@ -5,6 +5,13 @@ view when its estimated time is the smaller: the law's own plan costs n max(1, n
 :data:`UNIT_SECONDS` (a quadrature per node whose grid grows with t), the view's
 ``build_seconds`` once and ``node_seconds`` per node. Both views enclose the same M(c + it)
 (each a certified ball), so the choice changes the time, never the guarantee.
+
+:func:`flat_enclosure` is the short path of one such power whose law's own plan is beyond its
+cap (a few DP-SGD steps at sigma >= 2): the route's choices (the width, the view) from one plan
+of the view, the one the search then inverts on first, where the general path made three more
+plans (DP-SGD, sigma = 4, q = 256/60000, T = 10, eps(1e-5) at the
+default tolerance: 0.094 s, of which 0.02 s planned the law's own work at 1e-10 and 0.012 s the
+law's and the view's at the width asked).
 """
 
 from __future__ import annotations
@@ -12,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import budget
-from .cf import _first_plan
+from .cf import _first_plan, _saddle, _saddle_epsilon, delta_enclosure
+from .cf_epsilon import LOCATE_REL, _one_grid_width, epsilon_enclosure
 from .cf_laws import Factor
 
-__all__ = ["flat_factors", "UNIT_SECONDS", "MAX_STEPS"]
+__all__ = ["flat_factors", "flat_enclosure", "UNIT_SECONDS", "MAX_STEPS"]
 
 #: Seconds per unit of the law's own planned work (measured 2 to 11 us; the middle).
 UNIT_SECONDS = 8e-6
@@ -52,3 +60,55 @@ def flat_factors(factors: Sequence[Factor], at: float, rel: float,
         if within and work * UNIT_SECONDS <= flat.build_seconds + plan.n_nodes * flat.node_seconds:
             return factors
     return [(flat, n)]
+
+
+
+def flat_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float,
+                   own_cap: float) -> tuple[float, float] | None:
+    """The enclosure of ``cf_route._plain_enclosure`` for one power (n <= :data:`MAX_STEPS`) of
+    a law with a ``flat_view`` whose own plan is beyond ``own_cap`` (the route's cap of its
+    work), from the view at once; None where that is not shown (the general path then answers
+    as before). One plan decides: the first plan of the view's own search (the eps search's
+    first grid at its guess, :func:`~.cf_epsilon.epsilon_enclosure`, at the width of delta it
+    asks or at its locating width, or delta's first grid; kept by ``cf._first_plan`` and
+    inverted next), whose work for the law's own evaluation (the two share every planning
+    bound) is above ``own_cap``. Then the general path's choices
+    are these: the width ``rel`` is kept (the law's plan at the route's tighter floor of widths,
+    ``cf_route.REL_FLOOR``, has at least as many nodes: beyond the cap too) and the view is
+    taken (the law's own plan is beyond its cap). The view's own cap and the time left are
+    enforced by the inversion's re-plans (``cf._replan_cap``). Every ball is certified by the
+    inversion whatever the plan; the plan only sets the work."""
+    factors = list(factors)
+    if len(factors) != 1 or not 0 < dn <= up:
+        return None
+    law, n = factors[0]
+    view = getattr(law, "flat_view", None)
+    if view is None or n > MAX_STEPS or getattr(law, "cut", None) is not None:
+        return None
+    flat = [(view(), n)]
+    unit = getattr(flat[0][0], "node_seconds", None)
+    if unit is None or not getattr(flat[0][0], "scan_contour", False):
+        return None
+    try:
+        if kind == "delta":
+            at, plan_rel = dn, rel
+        else:  # (the eps search's first plan: its guess and its width of delta, kept)
+            at = _saddle_epsilon(flat, dn)
+            if not at > 0:
+                return None
+            tight = 0.4 * rel * max(at * _saddle(flat, at), 1e-3)
+            plan_rel = _one_grid_width(flat, at, max(tight, LOCATE_REL), tight)
+        plan = _first_plan(flat, at, plan_rel)
+    except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
+        raise
+    except (ValueError, ArithmeticError, OverflowError):
+        return None
+    own_work = plan.n_nodes * max(1.0, plan.n_nodes * plan.h)
+    if own_work <= own_cap or plan.n_nodes * unit > budget.remaining():
+        return None
+    if kind == "delta":
+        lo, hi = delta_enclosure(flat, up, rel)
+        if dn != up:
+            hi = delta_enclosure(flat, dn, rel)[1]
+        return lo, hi
+    return epsilon_enclosure(flat, dn, rel, up)

@@ -38,7 +38,7 @@ from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
 from .cf_bounds import DELTA_FLOOR, below_floor, chernoff_any, near_one_delta, tiny_delta
 from .cf_epsilon import _guess_epsilon, epsilon_enclosure
-from .cf_flat import flat_factors
+from .cf_flat import flat_enclosure, flat_factors
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_mixed_split import mixed_enclosure
@@ -564,6 +564,9 @@ def _plain_enclosure(
     if (len(factors) == 1 and hasattr(factors[0][0], "lattice_split")
             and factors[0][1] <= MAX_SAMPLED_SPLIT):
         return _sampled_enclosure(factors, kind, dn, up, rel)
+    r = flat_enclosure(factors, kind, dn, up, rel, _cap(factors, rel))  # (one plan, one grid)
+    if r is not None:
+        return r
     factors, extra = _split(factors, kind, max(dn, 0.0), rel)
     asked = rel
     rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)

@@ -150,27 +150,14 @@ class ChebPiece:
         return best
 
     def _interpolate(self, n: int) -> arb_poly:
-        """The interpolant at the Chebyshev points of the second kind, in the Chebyshev basis
-        (the discrete cosine sums), converted to powers of tau in [0, 1]."""
-        xs = [arb.cos_pi(arb(j) / n) for j in range(n + 1)]
-        fs = [self._law.loss_density(acb(self.a + self.length * (1 + x) / 2), False).real
-              for x in xs]
-        cos = [arb.cos_pi(arb(i) / n) for i in range(2 * n)]  # (cos(pi j k / n), jk mod 2n)
-        coef = []
-        for k in range(n + 1):
-            s = arb(0)
-            for j in range(n + 1):
-                t = fs[j] * cos[(j * k) % (2 * n)]
-                s += t / 2 if j in (0, n) else t
-            c = 2 * s / n
-            coef.append(c / 2 if k in (0, n) else c)
-        x = arb_poly([-1, 2])  # x = 2 tau - 1
-        t0, t1 = arb_poly([1]), x
-        out = coef[0] * t0 + coef[1] * t1
-        for k in range(2, n + 1):
-            t0, t1 = t1, 2 * x * t1 - t0
-            out += coef[k] * t1
-        return out
+        """The interpolant at the Chebyshev points of the second kind, tau_j = (1 + cos(pi j /
+        n)) / 2, in powers of tau in [0, 1]: Newton's divided differences in Arb (flint's
+        ``arb_poly.interpolate``; every operation on balls, so the ball polynomial contains the
+        exact interpolant of the exact values; was the discrete cosine sums in Python, twice the
+        time, with balls as narrow)."""
+        taus = [(1 + arb.cos_pi(arb(j) / n)) / 2 for j in range(n + 1)]
+        fs = [self._law.loss_density(acb(self.a + self.length * t), False).real for t in taus]
+        return arb_poly.interpolate(taus, fs, algorithm="newton")
 
     def end_series(self) -> tuple[list[arb], list[arb]]:
         """(Q_a, Q_b): the coefficients of Q(w) = sum_m (-1)^m P^{(m)}(l) w^{m+1} at the
