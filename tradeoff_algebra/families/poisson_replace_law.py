@@ -36,6 +36,7 @@ from ..numeric.cf_laws import (
     to_fraction,
     upper,
 )
+from .poisson_replace_poly import ReplacePolyLaw
 
 __all__ = ["ReplaceLaw", "replace_law"]
 
@@ -299,6 +300,7 @@ class ReplaceLaw:
         self._float_tilts: dict[float, _FloatTilt] = {}
         self._thetas: dict[tuple[float, float], tuple[float, float]] = {}
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
+        self._flat = None
 
     def __repr__(self) -> str:
         return f"ReplaceLaw({self._mu}, {self._q})"
@@ -417,6 +419,14 @@ class ReplaceLaw:
 
     def loss_sup(self) -> arb | None:
         return None
+
+    def flat_view(self):
+        """This law with M(c + it) from a Chebyshev model of its tilted loss density, at a cost
+        flat in t (:mod:`.poisson_replace_poly`; ``numeric/cf_flat.py`` takes it where the
+        estimated time is smaller), kept."""
+        if self._flat is None:
+            self._flat = ReplacePolyLaw(self)
+        return self._flat
 
     def inverse(self) -> ReplaceLaw:
         """The swapped pair's loss -L under Q has L's law under P (reflection x -> -x)."""
