@@ -35,8 +35,10 @@ from ..numeric.cf_laws import (
     to_arb,
     to_fraction,
     upper,
+    working_precision,
 )
 from .poisson_replace_poly import ReplacePolyLaw
+from .poisson_replace_profile import few_step_delta
 
 __all__ = ["ReplaceLaw", "replace_law"]
 
@@ -419,6 +421,20 @@ class ReplaceLaw:
 
     def loss_sup(self) -> arb | None:
         return None
+
+    def few_step_delta(self, n: int, eps: float | None, rel: float | None
+                       ) -> tuple[float, float] | None:
+        """Float bounds of a certified ball of delta(eps) of this law's n-fold product for
+        n = 2 (a certified one-dimensional integral of the one-step profile,
+        :mod:`.poisson_replace_profile`; ``numeric/cf_profile.py`` answers from it before any
+        plan of the inversion), to relative width ``rel``; None for other n (``eps`` None: only
+        whether the power is answered, a tuple (0, 0))."""
+        if n != 2:
+            return None
+        if eps is None:
+            return 0.0, 0.0
+        with working_precision(64):
+            return few_step_delta(self, n, eps, rel)
 
     def flat_view(self):
         """This law with M(c + it) from a Chebyshev model of its tilted loss density, at a cost
