@@ -35,7 +35,10 @@ from ..numeric.cf_laws import (
     to_arb,
     to_fraction,
     upper,
+    working_precision,
 )
+from .poisson_replace_poly import ReplacePolyLaw
+from .poisson_replace_profile import few_step_delta
 
 __all__ = ["ReplaceLaw", "replace_law"]
 
@@ -299,6 +302,7 @@ class ReplaceLaw:
         self._float_tilts: dict[float, _FloatTilt] = {}
         self._thetas: dict[tuple[float, float], tuple[float, float]] = {}
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
+        self._flat = None
 
     def __repr__(self) -> str:
         return f"ReplaceLaw({self._mu}, {self._q})"
@@ -417,6 +421,28 @@ class ReplaceLaw:
 
     def loss_sup(self) -> arb | None:
         return None
+
+    def few_step_delta(self, n: int, eps: float | None, rel: float | None
+                       ) -> tuple[float, float] | None:
+        """Float bounds of a certified ball of delta(eps) of this law's n-fold product for
+        n = 2 (a certified one-dimensional integral of the one-step profile,
+        :mod:`.poisson_replace_profile`; ``numeric/cf_profile.py`` answers from it before any
+        plan of the inversion), to relative width ``rel``; None for other n (``eps`` None: only
+        whether the power is answered, a tuple (0, 0))."""
+        if n != 2:
+            return None
+        if eps is None:
+            return 0.0, 0.0
+        with working_precision(64):
+            return few_step_delta(self, n, eps, rel)
+
+    def flat_view(self):
+        """This law with M(c + it) from a Chebyshev model of its tilted loss density, at a cost
+        flat in t (:mod:`.poisson_replace_poly`; ``numeric/cf_flat.py`` takes it where the
+        estimated time is smaller), kept."""
+        if self._flat is None:
+            self._flat = ReplacePolyLaw(self)
+        return self._flat
 
     def inverse(self) -> ReplaceLaw:
         """The swapped pair's loss -L under Q has L's law under P (reflection x -> -x)."""

@@ -1,0 +1,88 @@
+"""The replace-one loss law's flat view (families/poisson_replace_poly.py): M(c + it) from
+Chebyshev pieces of the tilted loss density, at a cost flat in t.
+
+References, each by another route:
+* M(z) by mpmath quadrature in x at 20 digits (``test_poisson_replace_power._mp_mgf``), at
+  |t| where the view answers (above its switch to the law's own sum);
+* the law's own trapezoidal sum in x (a certified ball by another method): the two balls meet;
+* two and three steps at the default tolerance against the 40-digit (k = 2) and nested
+  12-digit (k = 3) quadrature of the one-step divergence (``_delta_two``, ``_delta_three``),
+  with no ToleranceWarning.
+"""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy as sp
+from flint import acb, arb
+from test_poisson_replace_power import _delta_three, _delta_two, _mp_mgf
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.families.poisson_replace_law import ReplaceLaw
+from tradeoff_algebra.families.poisson_replace_poly import T_SWITCH, ReplacePolyLaw, _breaks
+from tradeoff_algebra.numeric.cf_laws import working_precision
+
+R = sp.Rational
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("c, t", [(2, 40), (0.5, 150), (0.5, 400)])
+def test_view_encloses_the_quadrature(c, t):
+    mu, q = Fraction(5, 4), Fraction(1, 100)
+    assert t > T_SWITCH
+    view = ReplacePolyLaw(ReplaceLaw(mu, q))
+    with working_precision(90):
+        m = view.mgf(acb(c, t))
+    with mpmath.workdps(20):
+        ref = _mp_mgf(mu, q, mpmath.mpc(c, t))
+        slack = abs(ref) * 1e-17 + mpmath.mpf(10) ** -19  # (the quadrature's digits)
+        for part, ball in ((ref.real, m.real), (ref.imag, m.imag)):
+            assert ball.lower() <= part + slack and part - slack <= ball.upper()
+    assert m.real.rad() < 1e-15  # (not vacuous: about the law's tolerance at 90 bits)
+
+
+@pytest.mark.parametrize("mu, q", [pytest.param(Fraction(1), Fraction(1, 10),
+                                                marks=pytest.mark.slow),
+                                   (Fraction(1, 2), Fraction(1, 100))])
+def test_view_meets_the_law_own_sum(mu, q):
+    law = ReplaceLaw(mu, q)
+    view = ReplacePolyLaw(law)
+    with working_precision(80):
+        for t in (30, 120):
+            a, b = view.mgf(acb(arb(3), t)), law.mgf(acb(arb(3), t))
+            assert a.overlaps(b)
+            assert a.real.rad() < 1e-12 * float(abs(b).upper()) + 1e-16
+
+
+def test_breaks_grade_toward_zero():
+    ends = _breaks(-3.2, 5.5, 0.01)
+    assert ends[0] == -3.2 and ends[-1] == 5.5
+    assert all(b > a for a, b in zip(ends[:-1], ends[1:], strict=True))
+    assert -0.01 in ends and 0.01 in ends  # (the piece about the branch points' real part)
+    assert max(b - a for a, b in zip(ends[:-1], ends[1:], strict=True)) <= 1.0 + 1e-12
+
+
+def test_law_gives_its_flat_view():
+    law = ReplaceLaw(Fraction(1), Fraction(1, 10))
+    assert isinstance(law.flat_view(), ReplacePolyLaw) and law.flat_view() is law.flat_view()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [2, 3])
+def test_few_small_q_steps_meet_the_default_tolerance(k):
+    """sigma = 1.1, q = 1/100 (the central part of the loss decays from t ~ 1/(q mu)):
+    delta(1/2) at the default tolerance, certified, no ToleranceWarning, containing the
+    quadrature of the one-step divergence."""
+    mu, q = Fraction(10, 11), Fraction(1, 100)
+    f = ta.PoissonReplace(R(10, 11), R(1, 100)) ** k
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.delta(f, R(1, 2), dps=20)
+    assert v.guarantee == "certified" and float(v.hi - v.lo) <= 5e-4 * float(v.hi)
+    ref = _delta_two(mu, q, 0.5) if k == 2 else _delta_three(mu, q, 0.5)
+    slack = 1e-30 if k == 2 else 1e-9 * ref
+    assert v.lo - slack <= ref <= v.hi + slack

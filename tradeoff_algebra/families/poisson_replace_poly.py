@@ -1,0 +1,346 @@
+"""The replace-one loss law with M(c + it) at a cost flat in t: the tilted loss density replaced
+by Chebyshev interpolants on pieces graded toward its complex singularities, whose transforms
+are closed forms (the pieces of ``families/gaussian_sampled_poly.py``, whose machinery this
+module reuses), for the certified Laplace inversion of a few (2 to a few hundred) replace-one
+DP-SGD steps. The law's own evaluation (:class:`~.poisson_replace_law.ReplaceLaw`, a
+trapezoidal sum in x) needs a grid step ~ 1/(mu |t|): ten steps at sigma = 0.8, q = 1/100 need
+|t| up to ~300 (the loss's central part, of width ~ 2 q e^{-mu^2/2} mu, decays only from
+t ~ 1/(q mu)) at ~3 ms a node; here one node costs a few dozen polynomials of degree ~40.
+
+Notation of :mod:`.poisson_replace_law`: w = q e^{-mu^2/2}/(1 - q), u = e^{mu x},
+a(x) = (1 - q)(1 + w u), a(-x) = (1 - q)(1 + w/u), the loss y = L(x) = log a(x) - log a(-x),
+e^y = u (1 + w u)/(u + w), increasing in x with L'(x) = mu w (u^2 + 2 w u + 1)/((1 + w u)(u + w)).
+Inverting, u is the positive root of w u^2 + (1 - e^y) u - w e^y = 0:
+
+    u(y) = ((E - 1) + sqrt D)/(2 w) = 2 w E/(sqrt D - (E - 1)),  E = e^y, D = (E - 1)^2 + 4 w^2 E,
+
+(the second form without cancellation for Re y < 0). At the tilt c the loss density is
+
+    rho_c(y) = g_c(x)/L'(x) = phi(x) (1 - q) (1 + w u)^2 (u + w) e^{c y}
+               / (mu w (u^2 + 2 w u + 1)),   x = log(u)/mu,
+
+and M(c + it) = int rho_c(y) e^{ity} dy. rho_c is analytic in y except where D = 0 (the
+branch points of the inverse, where L' = 0: u^2 + 2 w u + 1 = 0, |u| = 1), i.e.
+e^y = 1 - 2 w^2 +- 2 i w sqrt(1 - w^2) for w < 1: y = +-i phi + 2 pi i k, phi = arccos(1 - 2 w^2)
+(~ 2 w), all on the imaginary axis; and (for the principal branches Arb evaluates) where D or u
+crosses the negative reals, which the boxes below detect (``analytic=True`` returns a
+non-finite ball). For w >= 1 the branch points lie at y = pi i (2k + 1) +- real, farther.
+
+Three certified parts, as in :mod:`.gaussian_sampled_poly`:
+
+* **Range.** The x-range [x_first, x_end] of the law's tilt at c (its bound ``tails`` of the
+  integral of g_c outside, proved in :class:`~.poisson_replace_law.ReplaceLaw`) maps to the
+  y-range [y_a, y_b]; the part of M outside it is at most ``tails`` (g_c dx = rho_c dy).
+* **Pieces.** [y_a, y_b] is cut into pieces graded away from y = 0: a first piece [-phi, phi],
+  then lengths twice the distance to 0, at most :data:`MAX_PIECE`. Each piece's interpolant at
+  Chebyshev points has sup |rho_c - P| <= 4 M rho^{-n}/(rho - 1) (Trefethen, *Approximation
+  Theory and Approximation Practice*, Thm. 8.2), M >= |rho_c| on the Bernstein ellipse E_rho
+  proved by Arb on boxes covering it (``numeric/cf_sampled_poly.ChebPiece``); rho is taken
+  from 0.7 of the way to the ellipse through the nearest branch point +-i phi, capped so that
+  the ellipse's half-height stays below :data:`MAX_HEIGHT`, and shrunk until the boxes prove
+  analyticity.
+* **Transform.** int_a^b e^{zu} P(u) du = e^{zb} Q_b(1/z) - e^{za} Q_a(1/z) (integration by
+  parts, finite), or the power series of e^{it len tau} for |t| len small.
+
+So M(c + it) lies in the pieces' transforms + (sum_p eta_p |p| + tails) (1 + i)[-1, 1].
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+
+from flint import acb, arb, ctx
+
+from ..numeric.cf_laws import lower, pm, upper, working_precision
+from ..numeric.cf_sampled_poly import ChebPiece
+
+# (the pieces' transforms and their sup bound are the subsampled Gaussian view's: one
+# implementation of the closed forms of the module docstring's "Transform")
+from .gaussian_sampled_poly import BUILD_GUARD, MODEL_FLOOR, SERIES_BELOW, _Piece, _sup
+
+__all__ = ["ReplacePolyLaw", "T_SWITCH", "MAX_PIECE"]
+
+#: Below this |t| the law's own trapezoidal sum answers (its cost grows with mu |t|).
+T_SWITCH = 24.0
+#: The longest piece (in y).
+MAX_PIECE = 1.0
+#: A graded piece's length over its distance to y = 0.
+GRADING = 2.0
+#: The largest half-height of a piece's Bernstein ellipse (in y): the Gaussian factor grows like
+#: e^{(Im y / mu)^2 / 2} off the real line, and the principal branches end at |Im y| ~ pi.
+MAX_HEIGHT = 1.0
+#: The rows of boxes covering a piece's ellipse near y = 0 (one elsewhere).
+ROWS = 8
+#: The bits above its caller's precision a model is rebuilt for when a caller asks for more.
+HEADROOM = 48
+#: Models kept per law (one per contour abscissa and precision).
+_CACHE = 8
+
+
+class _Density:
+    """rho_c(y) of the module docstring (the interface :class:`ChebPiece` reads)."""
+    ellipse_boxes = 64
+
+    def __init__(self, law, c: arb) -> None:
+        self.mu, self.q = arb(law._mu.numerator) / law._mu.denominator, \
+            arb(law._q.numerator) / law._q.denominator
+        self.w = self.q * (-self.mu * self.mu / 2).exp() / (1 - self.q)
+        self.c = c
+        self.log_const = ((1 - self.q).log() - (self.mu * self.w).log()
+                          - (2 * arb.pi()).sqrt().log())
+        wf = float(self.w.mid())
+        self.phi = math.acos(1 - 2 * wf * wf) if wf < 1 else math.pi
+
+    def density_singularity(self) -> arb:  # (not read: :class:`_ReplacePiece` chooses rho)
+        return arb(0)
+
+    def u_of(self, y: acb, analytic: bool) -> acb:
+        w = acb(self.w)
+        e = y.exp()
+        em1 = y.expm1()
+        s = (em1 * em1 + 4 * w * w * e).sqrt(analytic=analytic)  # (nan on the cut)
+        if not s.is_finite():
+            return acb("nan")
+        if y.real.mid() >= 0:
+            return (em1 + s) / (2 * w)
+        return 2 * w * e / (s - em1)
+
+    def loss_density(self, y: acb, analytic: bool) -> acb:
+        u = self.u_of(y, analytic)
+        if not u.is_finite():
+            return acb("nan")
+        w = acb(self.w)
+        x = u.log(analytic=analytic) / acb(self.mu)  # (nan on the cut)
+        rat = (1 + w * u) ** 2 * (u + w) / (u * u + 2 * w * u + 1)
+        return (-x * x / 2 + acb(self.c) * y + acb(self.log_const)).exp() * rat
+
+
+class _ReplacePiece(ChebPiece):
+    """A :class:`ChebPiece` whose ellipse is chosen from the complex branch points +-i phi."""
+
+    def _ellipse(self) -> tuple[float, arb]:
+        h = self.length / 2
+        mid = self.a + h
+        hf, mf = float(h.mid()), float(mid.mid())
+        phi = self._law.phi
+        rho_star = math.inf
+        for s in (phi, -phi):
+            z = complex(-mf, s) / hf
+            r = z + cmath.sqrt(z - 1) * cmath.sqrt(z + 1)
+            rho_star = min(rho_star, max(abs(r), 1 / abs(r)))
+        # (half-height h (rho - 1/rho)/2 <= MAX_HEIGHT)
+        b = MAX_HEIGHT / hf
+        rho_cap = b + math.sqrt(b * b + 1)
+        frac = 0.7
+        for _ in range(12):
+            rho = min(1 + frac * (rho_star - 1), rho_cap)
+            big_m = self._ellipse_bound(rho, mid, h)
+            if big_m is not None:
+                return rho, big_m
+            frac *= 0.7
+            rho_cap = 1 + 0.7 * (rho_cap - 1)
+        raise ArithmeticError("no Bernstein ellipse found on which the density is analytic")
+
+    def _ellipse_boxes(self, rho: float, mid: arb, h: arb) -> arb | None:
+        """M >= |rho_c| on the closed ellipse E_rho, from boxes covering it: ChebPiece's
+        vertical strips, each cut into :data:`ROWS` boxes for a piece within a few phi of 0
+        (there the discriminant D is small on the ellipse, and one tall box's ball of D
+        reaches its branch cut though D does not)."""
+        a, b = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
+        boxes = self._law.ellipse_boxes
+        near = float(abs(mid).upper()) <= 4 * self._law.phi + float(h.upper())
+        rows = ROWS if near else 1
+        xs = [-a * math.cos(math.pi * j / boxes) for j in range(boxes + 1)]
+        xs[0], xs[-1] = -a, a
+        best = arb(0)
+        for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
+            inner = 0.0 if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
+            # (inflated by 1e-9: the float a, b and xs may fall short of the ellipse by ulps)
+            ymax = b * math.sqrt(max(0.0, 1 - (inner / a) ** 2)) + 1e-9
+            re = arb(0.5 * (x0 + x1), 0.5 * (x1 - x0) + 1e-9)
+            for r in range(rows):
+                y0 = -ymax + 2 * ymax * r / rows
+                im = arb(y0 + ymax / rows, ymax / rows + 1e-9)
+                val = self._law.loss_density(mid + h * acb(re, im), True)
+                if not val.is_finite():
+                    return None
+                best = arb(best.union(abs(val)).upper())
+        return best
+
+
+def _breaks(ya: float, yb: float, phi: float) -> list[float]:
+    """ya = p_0 < ... < p_m = yb: a piece [-phi, phi] about 0 (clipped to the range), then
+    outward pieces of length min(GRADING |p|, MAX_PIECE)."""
+    def outward(start: float, end: float) -> list[float]:
+        out = [start]
+        sign = 1.0 if end > start else -1.0
+        while abs(end - out[-1]) > 1e-15:
+            step = min(GRADING * max(abs(out[-1]), phi), MAX_PIECE)
+            nxt = out[-1] + sign * step
+            if (nxt - end) * sign >= -0.25 * step:
+                nxt = end
+            out.append(nxt)
+        return out
+
+    lo, hi = max(ya, -phi), min(yb, phi)
+    if lo >= hi:  # (0 outside the range: grade from the near end)
+        if ya > 0:
+            return outward(ya, yb)
+        return list(reversed(outward(yb, ya)))
+    left = list(reversed(outward(lo, ya))) if lo > ya else [ya]
+    right = outward(hi, yb) if hi < yb else [yb]
+    return left + right
+
+
+class _Model:
+    """The pieces of rho_c at one c and one precision: ``transform(t)`` (the pieces only) and
+    ``err`` (everything left out), as :mod:`.gaussian_sampled_poly`'s model."""
+
+    def __init__(self, law, c: arb, prec: int) -> None:
+        tilt = law._tilt(c)
+        self.tails = tilt.tails
+        self.m_upper = tilt.m_upper
+        x_end = tilt.x_first + tilt.n0 * tilt.h0
+        with working_precision(prec + BUILD_GUARD):
+            dens = _Density(law, c)
+            mu, w = dens.mu, dens.w
+
+            def loss(x: arb) -> arb:
+                return (w * (mu * x).exp()).log1p() - (w * (-mu * x).exp()).log1p()
+
+            ya, yb = loss(tilt.x_first), loss(x_end)
+            target = tilt.tol * self.m_upper / (16 * (yb - ya))
+            ends = [arb(e) for e in _breaks(lower(ya), upper(yb), dens.phi)]
+            self.pieces = []
+            err = arb(0)
+            spare = target * (yb - ya) / 4
+            for a, b in zip(ends[:-1], ends[1:], strict=True):
+                pc = _ReplacePiece(dens, 0, 1, 1, a, b - a, target)
+                pc.a = a
+                drop = _sup(pc) * pc.length
+                if drop < spare:
+                    spare -= drop
+                    err += drop
+                    continue
+                piece = _Piece(pc.build(), b)
+                self.pieces.append(piece)
+                err += piece.err
+            self.err = arb(upper(err + self.tails))
+            self.joined = [None] + [
+                (left.qb - right.qa) if right.a is left.b else None
+                for left, right in zip(self.pieces[:-1], self.pieces[1:], strict=True)]
+        self.prec = prec
+
+    def transform(self, t: arb, prec: int) -> acb:
+        """The sum of the pieces' transforms at t at ``prec`` bits (as
+        :mod:`.gaussian_sampled_poly`)."""
+        with working_precision(prec):
+            z = acb(0, t)
+            w = 1 / z
+            at = abs(t)
+            parts = [at * p.length >= SERIES_BELOW for p in self.pieces]
+            tot = acb(0)
+            last = len(self.pieces) - 1
+            for i, piece in enumerate(self.pieces):
+                ea = (z * piece.a).exp()
+                if not parts[i]:
+                    tot += ea * piece.series_at(at * piece.length)(z * piece.length)
+                    continue
+                if not (i and parts[i - 1] and self.joined[i] is not None):
+                    tot -= ea * piece.qa(w)
+                if i < last and parts[i + 1] and self.joined[i + 1] is not None:
+                    tot += (z * piece.b).exp() * self.joined[i + 1](w)
+                else:
+                    tot += (z * piece.b).exp() * piece.qb(w)
+            return tot
+
+
+class ReplacePolyLaw:
+    """The view of a :class:`~.poisson_replace_law.ReplaceLaw` whose M(c + it) costs the same at
+    every |t| >= :data:`T_SWITCH` (module docstring); every bound of the inversion (decay,
+    power decay, cumulants) is the law's own."""
+
+    mgf_cost_flat = True
+    mgf_cost_per_t = 0.0
+    closed_under_tensor = False
+    scan_contour = True
+    #: seconds to build the models of a search, per node, per abscissa's model; the nodes
+    #: allowed at tight and loose widths (read by ``numeric.cf_flat``, ``numeric.cf_route``)
+    build_seconds = 0.6
+    node_seconds = 3e-4
+    model_seconds = 0.1
+    work_caps = (30_000.0, 6_000.0)
+
+    def __init__(self, law) -> None:
+        self.law = law
+        self._models: dict[tuple, _Model] = {}
+        self._guard = 32
+
+    def __repr__(self) -> str:
+        return f"ReplacePolyLaw({self.law!r})"
+
+    def cumulants(self, c: float):
+        return self.law.cumulants(c)
+
+    def log_decay_estimate(self, c: float, t: float) -> float:
+        return self.law.log_decay_estimate(c, t)
+
+    def decay_bound(self, c: arb, t: arb) -> arb:
+        return self.law.decay_bound(c, t)
+
+    def power_decay(self, c: arb):
+        return self.law.power_decay(c)
+
+    def loss_sup(self):
+        return None
+
+    def inverse(self):
+        return self
+
+    def _model(self, c: arb, prec: int, caller: int) -> _Model:
+        """The model at abscissa c evaluated at ``prec`` bits for a caller's precision of at
+        least ``caller``, kept by the abscissa and reused by any caller it is fine enough for
+        whose ball c lies in the model's (a search's later calls carry the same abscissa at a
+        higher precision: a narrower ball inside it); a search raises its precision in steps
+        of ~20 bits, so a model is rebuilt for :data:`HEADROOM` bits more than asked (the
+        first at least :data:`MODEL_FLOOR`)."""
+        key = round(float(c.mid()), 12)
+        m = self._models.get(key)
+        if m is not None and not m.c.contains(c):  # (its balls hold M at every c' in m.c)
+            m = None
+        if m is None or m.caller < caller or m.prec < prec:
+            if m is None and len(self._models) >= _CACHE:
+                self._models.pop(next(iter(self._models)))
+            fine = max(caller + (HEADROOM if m is not None else 0), MODEL_FLOOR)
+            with working_precision(fine):
+                m = _Model(self.law, c, max(prec, 64 * ((fine + self._guard + 63) // 64)))
+            m.caller, m.c = fine, c
+            self._models[key] = m
+        return m
+
+    def mgf(self, z: acb) -> acb:
+        """M(z): the model's transform plus its error, or the law's own sum where |t| is
+        small or the model's error bound is not within the law's tolerance at the caller's
+        precision (either is a certified ball of M(z))."""
+        if not z.real > 0:
+            raise ValueError("need Re z > 0")
+        t = z.imag
+        if not abs(t) > T_SWITCH:
+            return self.law.mgf(z)
+        saved = ctx.prec
+        c = z.real
+        while True:
+            prec = 64 * ((saved + self._guard + 63) // 64)
+            model = self._model(c, prec, saved)
+            if not model.err <= model.m_upper * arb(2) ** (28 - saved):
+                return self.law.mgf(z)
+            val = model.transform(t, model.prec)
+            scale = model.m_upper
+            if (val.real.rad() <= scale * arb(2) ** (24 - saved)
+                    and val.imag.rad() <= scale * arb(2) ** (24 - saved)) or self._guard >= 4096:
+                break
+            self._guard *= 2
+        with working_precision(saved):
+            r = pm(model.err)
+            return acb(val.real + r, val.imag + r)
