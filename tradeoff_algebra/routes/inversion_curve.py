@@ -32,6 +32,12 @@ optional law method ``few_step_tails``: one and two Poisson-subsampled Gaussian 
 characteristic function decays too slowly for an affordable inverter) takes those points in
 place of the inverters' (:func:`few_step_tails`), with the same placement and band.
 
+Many Poisson-subsampled Laplace steps (a law with atoms at both ends of its loss: no power
+decay) take their tails from the split of ``numeric.cf_split_tails`` where the terms with few
+density components weigh less than the share asked (``routes.tail_laws.tail_sets``: T = 10^4,
+q = 1/100, b = 1, at 0.68^(10^4)), the remainder read from the whole law's inverter
+(``numeric.cf_split_whole``); fewer steps keep the secant band below.
+
 Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
 (:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
 second order in the grid step, refined near the levels' minimisers by ``routes.grid_band``, down to
