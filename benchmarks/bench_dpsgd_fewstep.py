@@ -12,7 +12,8 @@ when the reference's delta, the larger of the two directions, is above the level
 end of eps and at or below it at our upper end (for delta(eps): the reference inside our ball).
 For T > 2 the row says which route answered and the reference is dp_accounting's value.
 
-    python benchmarks/bench_dpsgd_fewstep.py [--quick | --fewstep] [--write benchmarks/RESULTS_dpsgd_fewstep.md]
+    python benchmarks/bench_dpsgd_fewstep.py [--quick | --fewstep]
+        [--write benchmarks/RESULTS_dpsgd_fewstep.md]
 """
 
 from __future__ import annotations
