@@ -12,7 +12,8 @@ when the reference's delta, the larger of the two directions, is above the level
 end of eps and at or below it at our upper end (for delta(eps): the reference inside our ball).
 For T > 2 the row says which route answered and the reference is dp_accounting's value.
 
-    python benchmarks/bench_dpsgd_fewstep.py [--quick] [--write benchmarks/RESULTS_dpsgd_fewstep.md]
+    python benchmarks/bench_dpsgd_fewstep.py [--quick | --fewstep]
+        [--write benchmarks/RESULTS_dpsgd_fewstep.md]
 """
 
 from __future__ import annotations
@@ -82,7 +83,27 @@ work, which rests on a saddle-point estimate of delta a factor 100 off for few s
 delta(1/2) at T = 10 (about 1.2e-9) is certified to 3e-13 in about 1.4 s (was 3.8e-7 wide with
 a ToleranceWarning). sigma = 0.8, T = 3 at tol 1e-9 is still 1e-7 wide with a ToleranceWarning
 in about 12 s (its plan at 1e-10 needs ~50 000 nodes, beyond the 30 000 allowed: not solved
-here). Every interval meets dp_accounting's optimistic/pessimistic bracket at grid 1e-5."""
+here). Every interval meets dp_accounting's optimistic/pessimistic bracket at grid 1e-5.
+
+This run's changes (profiled in fresh processes, CPU by process_time, imports excluded; sigma = 4,
+T = 10, eps(1e-5) at the default tolerance took 0.094 s: 0.036 s in five plans, of which 0.02 s
+was the route's trial of the law's own work at 1e-10 and 0.012 s the law's and the view's plans at
+the width asked; 0.024 s building the Chebyshev model, 0.008 s the nodes below |t| = 100 by the
+law's own quadrature, 0.007 s the other nodes; two grids): (1) one power of a law with a flat view
+whose own plan is beyond its cap is answered by the view at once (numeric/cf_flat.flat_enclosure:
+the route's width and view decided by the eps search's own first plan, kept and inverted next);
+(2) the search's first grid is planned at the width asked where that plan has at most 1.5 times
+the nodes of the locating one (so one grid usually answers); (3) every t != 0 takes the model's
+pieces (their power series serve small t; was the law's quadrature below |t| = 100); (4) the
+interpolants by flint's Newton interpolation and the pieces' moments by one polynomial product
+(the model 0.024 -> 0.016 s); (5) the view's cost estimates follow mu (the model 0.016 s at sigma
+= 4, 0.05 s at 0.8; was 0.4 s for all), so the view is taken where its time is the smaller (sigma
+= 4, T = 30: the law's own quadrature took 0.05 s of nodes); (6) an inverter's whole grid at once
+(SampledGaussianPolyLaw.mgf_grid, asked by numeric/cf._Inverter: multipoint evaluation of the
+pieces' polynomials' real and imaginary parts on the imaginary axis, their series in 1/(it) cut
+with a proved bound per octave of t, the phases by recurrence, about half a single node's time).
+sigma = 0.8, T = 3 at tol 1e-9 is now certified to about 1.5e-10 without a warning (its plan at
+the level has about 92 000 nodes: the grid evaluation makes them affordable)."""
 
 
 def _num(x, digits: int) -> str:
@@ -222,17 +243,67 @@ def rel_width(r: dict) -> str:
     return f"{(hi - lo) / hi:.1e}" if hi > 0 else "0"
 
 
+def fewstep_table(R: Report, steps: tuple[int, ...]) -> None:
+    """The few-step table: eps(1e-5) at tol 1e-9 and at the default tolerance beside
+    dp_accounting and its optimistic/pessimistic pair at grid 1e-5."""
+    R.out("Few to a few hundred steps: eps(1e-5) of `noisy_sgd(sigma, 256/60000, T)` under "
+          "`pld_options(tol=1e-9)` (with `time_limit(60)`) and at the default tolerance "
+          "(5e-4, with `time_limit(30)`), same conventions; dp_accounting: `PLDAccountant()` "
+          "(grid 1e-4); check: our interval meets [optimistic, pessimistic] of dp_accounting's "
+          "PLD pair at grid 1e-5 (`from_gaussian_mechanism`, connect-the-dots for the "
+          "pessimistic one; float64, not proved).")
+    R.out()
+    R.out("| sigma | T | ours eps, tol 1e-9 | rel. width | route, guarantee | warning | CPU s | "
+          "MB | ours eps, default tol | rel. width | route, guarantee | CPU s | dp_accounting "
+          "| CPU s | MB | check |")
+    R.out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for sigma in ("0.8", "1.1", "2", "4"):
+        for T in steps:
+            o = ours_eps_tol(sigma, "256/60000", T, "1e-9", limit=60)
+            od = ours_eps_tol(sigma, "256/60000", T, None)
+            d = dpa_eps(sigma, "256/60000", T)
+            pair = dpa_pair_eps(sigma, "256/60000", T)
+            check = ""
+            if "error" in pair:
+                check = f"pair: {pair['error']}"
+            else:
+                opt, pess = pair["out"]
+                parts = []
+                for name, r in (("tight", o), ("default", od)):
+                    if "error" not in r:
+                        lo, hi = r["out"][0], r["out"][1]
+                        meets = lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
+                        parts.append(f"{name} {'ok' if meets else 'MISS'}")
+                check = f"[{opt:.10g}, {pess:.10g}] " + ", ".join(parts)
+            rg = lambda r: "" if "error" in r else f"{r['out'][2]}, {r['out'][3]}"  # noqa: E731
+            warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
+            R.out(f"| {sigma} | {T} | {fmt(o)} | {rel_width(o)} | {rg(o)} | {warn} | "
+                  f"{_num(o.get('t'), 3)} | {_num(o.get('mem'), 1)} | "
+                  f"{fmt(od)} | {rel_width(od)} | {rg(od)} | {_num(od.get('t'), 3)} | "
+                  f"{fmt(d)} | {_num(d.get('t'), 3)} | "
+                  f"{_num(d.get('mem'), 1)} | {check} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the headline rows only")
+    ap.add_argument("--fewstep", action="store_true",
+                    help="the few-step table alone, T = 3 .. 30 (the rows this run changes)")
     ap.add_argument("--write", default=None)
     a = ap.parse_args()
     R = Report()
     R.out("# DP-SGD with few steps: certified to 1e-9 beside dp_accounting")
     R.out()
-    R.out(run_line("python benchmarks/bench_dpsgd_fewstep.py" + (" --quick" if a.quick else ""),
+    R.out(run_line("python benchmarks/bench_dpsgd_fewstep.py" + (" --quick" if a.quick else "")
+                   + (" --fewstep" if a.fewstep else ""),
                    ("numpy", "mpmath", "python-flint", "dp-accounting")))
     R.out()
+    if a.fewstep:
+        fewstep_table(R, (3, 5, 10, 20, 30))
+        R.out()
+        R.out(NOTE)
+        R.write(a.write)
+        return
     R.out("eps(1e-5) of `noisy_sgd(sigma, q, T)` (add/remove, Poisson) under "
           "`pld_options(tol=1e-9)`; CPU seconds and peak MB above the imports, each call in a "
           "fresh process; dp_accounting: `PLDAccountant()` (grid 1e-4), `get_epsilon(1e-5)`. "
@@ -272,43 +343,7 @@ def main() -> None:
               f"{fmt(d)} | {_num(d.get('t'), 3)} | {_num(d.get('mem'), 1)} | "
               f"{check} |")
     R.out()
-    R.out("Few to a few hundred steps: eps(1e-5) of `noisy_sgd(sigma, 256/60000, T)` under "
-          "`pld_options(tol=1e-9)` (with `time_limit(60)`) and at the default tolerance "
-          "(5e-4, with `time_limit(30)`), same conventions; dp_accounting: `PLDAccountant()` "
-          "(grid 1e-4); check: our interval meets [optimistic, pessimistic] of dp_accounting's "
-          "PLD pair at grid 1e-5 (`from_gaussian_mechanism`, connect-the-dots for the "
-          "pessimistic one; float64, not proved).")
-    R.out()
-    R.out("| sigma | T | ours eps, tol 1e-9 | rel. width | route, guarantee | warning | CPU s | "
-          "MB | ours eps, default tol | rel. width | route, guarantee | CPU s | dp_accounting "
-          "| CPU s | MB | check |")
-    R.out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    steps = (3, 5, 10, 20, 30, 100, 300, 900) if not a.quick else (3, 10, 100, 900)
-    for sigma in ("0.8", "1.1", "2", "4"):
-        for T in steps:
-            o = ours_eps_tol(sigma, "256/60000", T, "1e-9", limit=60)
-            od = ours_eps_tol(sigma, "256/60000", T, None)
-            d = dpa_eps(sigma, "256/60000", T)
-            pair = dpa_pair_eps(sigma, "256/60000", T)
-            check = ""
-            if "error" in pair:
-                check = f"pair: {pair['error']}"
-            else:
-                opt, pess = pair["out"]
-                parts = []
-                for name, r in (("tight", o), ("default", od)):
-                    if "error" not in r:
-                        lo, hi = r["out"][0], r["out"][1]
-                        meets = lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
-                        parts.append(f"{name} {'ok' if meets else 'MISS'}")
-                check = f"[{opt:.10g}, {pess:.10g}] " + ", ".join(parts)
-            rg = lambda r: "" if "error" in r else f"{r['out'][2]}, {r['out'][3]}"  # noqa: E731
-            warn = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
-            R.out(f"| {sigma} | {T} | {fmt(o)} | {rel_width(o)} | {rg(o)} | {warn} | "
-                  f"{_num(o.get('t'), 3)} | {_num(o.get('mem'), 1)} | "
-                  f"{fmt(od)} | {rel_width(od)} | {rg(od)} | {_num(od.get('t'), 3)} | "
-                  f"{fmt(d)} | {_num(d.get('t'), 3)} | "
-                  f"{_num(d.get('mem'), 1)} | {check} |")
+    fewstep_table(R, (3, 5, 10, 20, 30, 100, 300, 900) if not a.quick else (3, 10, 100, 900))
     R.out()
     R.out("delta(eps) at eps = 1/2 (sigma = 1.1, q = 256/60000), same conventions; "
           "dp_accounting: `get_delta(0.5)`; check: the 30-digit reference inside our ball.")

@@ -195,3 +195,70 @@ def test_time_limit_declines_the_larger_plan():
             assert not cf_route._affordable_work(f, 0.218, 1e-10, 1e-10)
         # (at a loose width the cap is the smaller one)
         assert cf_route._cap(f, 1e-4) < cf_route._cap(f, 1e-10)
+
+
+def _dp_accounting_eps_bracket(sigma: float, q: float, T: int, delta: float, grid: float):
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    out = []
+    for pess in (False, True):
+        p = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pess, sampling_prob=q,
+                                        value_discretization_interval=grid,
+                                        use_connect_dots=pess)
+        out.append(p.self_compose(T).get_epsilon_for_delta(delta))
+    return out
+
+
+def _short_and_general(monkeypatch, sigma: Fraction, T: int):
+    """eps(1e-5) at the default width (route_enclosure, tol 5e-4) by the flat view's short path
+    (asserted to answer) and by the general path (the short path taken out)."""
+    law = sampled_law(1 / sigma, Fraction(256, 60000), "remove")
+    got = []
+    real = cf_route.flat_enclosure
+
+    def spy(*args):
+        got.append(real(*args))
+        return got[-1]
+
+    monkeypatch.setattr(cf_route, "flat_enclosure", spy)
+    lo, hi = cf_route.route_enclosure([[(law, T)]], "epsilon", 1e-5, 1e-5, 5e-4)
+    assert got and got[0] is not None and 0 < hi - lo <= 5e-4 * hi
+    monkeypatch.setattr(cf_route, "flat_enclosure", lambda *args: None)
+    lo2, hi2 = cf_route.route_enclosure([[(law, T)]], "epsilon", 1e-5, 1e-5, 5e-4)
+    assert 0 < hi2 - lo2 <= 5e-4 * hi2
+    return (lo, hi), (lo2, hi2)
+
+
+def test_flat_enclosure_answers_large_sigma_from_one_plan(monkeypatch):
+    """sigma = 4, T = 10: answered by the flat view's short path (numeric/cf_flat.flat_enclosure:
+    the route's choices from the search's own first plan), certified to the tolerance; the
+    general path's certified interval (other plans, two grids) overlaps it."""
+    (lo, hi), (lo2, hi2) = _short_and_general(monkeypatch, Fraction(4), 10)
+    assert max(lo, lo2) <= min(hi, hi2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma,T", [(4, 5), (4, 20), (2, 5), (2, 20)])
+def test_flat_enclosure_meets_dp_accountings_pair(monkeypatch, sigma, T):
+    """The short path and the general path both meet dp_accounting's optimistic / pessimistic
+    bracket at grid 1e-5 (float64, not proved: a relative 1e-9 of slack)."""
+    short, general = _short_and_general(monkeypatch, Fraction(sigma), T)
+    opt, pess = _dp_accounting_eps_bracket(float(sigma), 256 / 60000, T, 1e-5, 1e-5)
+    for a, b in (short, general):
+        assert a <= pess * (1 + 1e-9) and b >= opt * (1 - 1e-9)
+
+
+@pytest.mark.slow
+def test_few_steps_small_sigma_at_tight_tolerance():
+    """sigma = 0.8, T = 3, eps(1e-5) at tol 1e-9 (about 90 000 nodes on the flat view's grid,
+    ``mgf_grid``; formerly 1.5e-7 wide with a ToleranceWarning): certified, no warning, width
+    at most 1e-9, meeting dp_accounting's optimistic/pessimistic bracket at grid 1e-5."""
+    f = ta.noisy_sgd(R(4, 5), R(256, 60000), 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ta.pld_options(tol=1e-9):
+            v = ta.epsilon(f, R(1, 10**5))
+    assert v.guarantee == "certified" and v.route == INVERSION
+    lo, hi = float(v.lo), float(v.hi)
+    assert 0 < hi - lo <= 1e-9 * hi
+    opt, pess = _dp_accounting_eps_bracket(0.8, 256 / 60000, 3, 1e-5, 1e-5)
+    assert lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)

@@ -273,6 +273,9 @@ class _Model:
                     add(self.joined[i + 1], range(both, n), 1, piece.b)
                 else:
                     add(piece.qb, range(ki, n), 1, piece.b)
+                # (piece i's left end is no later piece's: its phases freed, so that two lists
+                # of n balls are kept at a time, ~20 MB at 92 000 nodes, not one per breakpoint)
+                phases.pop(id(piece.a), None)
             return tot
 
 
@@ -412,13 +415,17 @@ class SampledGaussianPolyLaw:
     #: read by ``numeric.cf_flat``, ``numeric.cf`` and ``numeric.cf_route`` (the properties
     #: below): the seconds of the models of a search (about two contour abscissas), of one
     #: abscissa's model (kept: a plan at an abscissa already modelled is charged that much less,
-    #: ``cf._reuse_bonus``) and of one node of an inverter's grid (:meth:`mgf_grid`, and the
-    #: inverter's own sums), growing with mu (more and longer pieces: DP-SGD, q = 256/60000, one
-    #: model 0.016 / 0.023 / 0.036 / 0.051 s for sigma = 4 / 2 / 1.1 / 0.8, a grid's node 0.05
-    #: ms at 64 bits and 0.06 / 0.07 / 0.09 / 0.09 ms at 100 bits, a node alone by :meth:`mgf`
-    #: about twice that; 2 loaded cores); and the nodes allowed at relative widths below
-    #: ``cf_route.TIGHT_REL`` and above
+    #: ``cf._reuse_bonus``) growing with mu (more and longer pieces: DP-SGD, q = 256/60000, one
+    #: model 0.016 / 0.023 / 0.036 / 0.051 s for sigma = 4 / 2 / 1.1 / 0.8; 2 loaded cores), the
+    #: seconds of one node (below: a grid's node, :meth:`mgf_grid`, costs 0.05 ms at 64 bits and
+    #: 0.06 to 0.09 ms at 100 bits, a node alone by :meth:`mgf` about twice that), and the nodes
+    #: allowed at relative widths below ``cf_route.TIGHT_REL`` and above
     work_caps = (30_000.0, 3_000.0)
+    #: (kept at 2e-4 whatever mu, an upper estimate of a single node: the routes that weigh the
+    #: view against the PLD engine by it, ``routes/inversion_curve.py``'s FLAT_TAIL_SECONDS,
+    #: would otherwise take the band where the engine answers a loose tolerance in 0.06 s:
+    #: DP-SGD, sigma = 1.1, T = 3, roc(0.01) at tol 1e-4, 1.6 s)
+    node_seconds = 2e-4
 
     @property
     def build_seconds(self) -> float:
@@ -428,9 +435,6 @@ class SampledGaussianPolyLaw:
     def model_seconds(self) -> float:
         return 0.01 + 0.05 * self.mu
 
-    @property
-    def node_seconds(self) -> float:
-        return min(2e-4, 4e-5 + 5e-5 * self.mu)
 
     def __init__(self, law) -> None:
         if law.cut is not None:
