@@ -267,9 +267,15 @@ def test_symmetrize_of_mix_delta_and_epsilon():
         return 1 - max(fm(a), fi(a))
 
     v = ta.delta(f, R(1, 2), dps=25)
+    assert v.route.startswith("delta of f^S from the certified searches of f and f^{-1}")
     with mpmath.workdps(30):
         grid, ref = np_delta(power, mpmath.mpf(1) / 2, grid=40, steps=90)
         _check_delta(v, grid, ref)
+    w = ta.delta(f, R(1, 20), dps=25)  # (both powers bind: the search on their minimum)
+    assert w.route.startswith("concave search on the node's certified powers")
+    with mpmath.workdps(30):
+        grid, ref = np_delta(power, mpmath.mpf(1) / 20, grid=40, steps=90)
+        _check_delta(w, grid, ref)
     e = ta.epsilon(f, R(1, 10**3), dps=20)
     with mpmath.workdps(30):
         lo, hi = _certified(e)

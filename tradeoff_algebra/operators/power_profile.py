@@ -15,10 +15,9 @@ Why psi is concave. Every trade-off function is convex (Prop. 1), so psi, the po
   trade-off function, convex;
 * ``Symmetrize(f)`` = max{f, f^{-1}} (Prop. 2): a maximum of convex functions, convex; its
   power min{1 - f, 1 - f^{-1}} is concave;
-* any other node without a profile route of its own (``Shift(f, t)``: a translate of a
-  trade-off function along the diagonal, or the greatest convex minorant of one, Thm. 5,
-  Eq. (9)): it is a trade-off function, so convex (Prop. 1); :func:`node_delta` is the
-  default of ``mp_delta`` for every node.
+* ``Shift(f, t)``, which has no profile route of its own: a translate of a trade-off
+  function along the diagonal, or the greatest convex minorant of one (Thm. 5, Eq. (9)), is a
+  trade-off function, so convex (Prop. 1) (:func:`node_delta`).
 
 The search (:func:`sup_concave`). psi is given as Arb balls at exact dyadic levels. Any level's
 lower end is a value psi attains, so the largest lower end seen bounds the supremum from below.
@@ -70,6 +69,7 @@ from ..numeric.protocol import (
 )
 from ..numeric.value import CertifiedPair
 from .max_delta import _log_bracket
+from .shift import Shift
 
 __all__ = ["sup_concave", "power_delta", "inverse_delta", "symmetrized_delta",
            "unbounded_epsilon", "node_delta", "node_epsilon", "ROUTE", "ROUTE_INVERSE",
@@ -370,18 +370,21 @@ def unbounded_epsilon(f: TradeOff, d) -> CertifiedPair | None:
     return CertifiedPair(mp.inf, mp.inf)
 
 
-@mp_epsilon.register(TradeOff)
+@mp_epsilon.register(Shift)
 def node_epsilon(f: TradeOff, d) -> CertifiedPair | None:
-    """eps(d) = oo proved from the ball of 1 - f(0) (:func:`unbounded_epsilon`) for a node that
-    registers no epsilon route of its own, else None (the bracketing search on delta)."""
+    """eps(d) = oo proved from the ball of 1 - f(0) (:func:`unbounded_epsilon`) for an operator
+    node with no epsilon route of its own (Shift), else None (the bracketing search on
+    delta)."""
     return unbounded_epsilon(f, d)
 
 
-@mp_delta.register(TradeOff)
+@mp_delta.register(Shift)
 def node_delta(f: TradeOff, eps) -> tuple:
-    """delta(eps) of a node that registers no profile route of its own: the certified concave
-    search on its powers where it has a ball form (:func:`power_delta`), else 1 + f^*(-e^eps)
-    from the convex conjugate of its values (Prop. 6, an estimate)."""
+    """delta(eps) of an operator node with no profile route of its own (Shift): the certified
+    concave search on its powers where it has a ball form (:func:`power_delta`), else
+    1 + f^*(-e^eps) from the convex conjugate of its values (Prop. 6, an estimate).
+    (Registered per operator, not for every node: a family's capabilities are what its own
+    module registers, ``numeric.capability``.)"""
     r = power_delta([f], eps)
     return conjugate_delta(f, eps) if r is None else r
 
