@@ -373,12 +373,13 @@ def _digits(text: str) -> int:
 
 
 def test_dps_gives_each_end_of_an_enclosure_its_digits(capsys):
-    f = ta.noisy_sgd(R(1, 2), R(1, 100), 3)  # (at sigma = 1 three steps are certified now)
+    f = ta.noisy_sgd(R(1, 2), R(1, 100), 3)
     v = ta.epsilon(f, R(1, 10**5), dps=8)
-    assert not v.is_point and v.guarantee == "estimate"  # the PLD grid's float bounds (3 steps)
+    # (the inversion's enclosure at the default tolerance: certified, about 4 digits)
+    assert not v.is_point and v.guarantee == "certified"
     rc, out, err = run(capsys, "eps", "noisy_sgd(1/2, 1/100, 3)", "1e-5", "--dps", "8")
     out, label = out.splitlines()  # the value, then what was built (its sampling scheme)
-    assert rc == 0 and out.endswith(" (estimate)")
+    assert rc == 0 and out.startswith("[") and out.endswith("]")  # (no label: certified)
     assert label == "for DP-SGD, σ = 1/2, q = 1/100, T = 3, Poisson"
     lo, hi = out.split(" (")[0].strip("[]").split(", ")
     assert _digits(lo) == 8 and _digits(hi) == 8
@@ -387,11 +388,11 @@ def test_dps_gives_each_end_of_an_enclosure_its_digits(capsys):
     # the enclosure is known to fewer digits than printed: a note on stderr says so and why
     assert err.startswith("tradeoff: note: each end is printed to 8 digits")
     assert f"known to about {v.known_digits()} significant digits" in err
-    assert "privacy-loss distribution" in err and err.count("\n") == 1
+    assert "route: certified Laplace inversion" in err and err.count("\n") == 1
     # without --dps, the digits that tell the ends apart (as str(v)), and no note
     rc, out, err = run(capsys, "eps", "noisy_sgd(1/2, 1/100, 3)", "1e-5")
     v30 = ta.epsilon(f, R(1, 10**5))
-    assert (rc, out, err) == (0, f"{v30} (estimate)\n{label}\n", "")
+    assert (rc, out, err) == (0, f"{v30}\n{label}\n", "")
 
 
 def test_dps_of_a_certified_point_prints_its_digits(capsys):
