@@ -12,6 +12,15 @@ unbounded on both sides: L ~ mu x + log(q e^{-mu^2/2}/(1 - q)) as x -> +oo) and
 the tilted density g_c(x) = phi(x) exp(lam(x) + c L(x)) integrating to M(c). The reflection
 x -> -x exchanges P and Q, so the swapped pair's loss -L under Q has the same law: the law is
 its own inverse. :class:`ReplaceLaw` proves every bound it uses in its docstring.
+
+Few steps. The loss's central part (|x| below -log(w)/mu, w = q e^{-mu^2/2}/(1 - q)) is about
+2 w mu wide, so |M(c + it)| decays only from t ~ 1/(q mu) and k steps need |t| up to
+~ 30/(k w): there the trapezoidal sum's x-grid (step ~ 1/(mu t)) costs thousands of nodes per
+t. Three views take over: :mod:`.poisson_replace_poly` (the flat view, M(c + it) from
+Chebyshev pieces of the tilted loss density at a cost flat in t; ``numeric/cf_flat.py`` takes
+it for a power where faster, and :meth:`ReplaceLaw.mgf` asks its model first where the x-grid
+would exceed :data:`FLAT_ABOVE` nodes), :mod:`.poisson_replace_profile` (two steps' profile as
+one certified integral, ``few_step_delta``, answered before any plan).
 """
 
 from __future__ import annotations
