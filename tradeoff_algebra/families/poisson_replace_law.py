@@ -408,7 +408,10 @@ class ReplaceLaw:
             raise ValueError("need Re z > 0")
         tilt = self._tilt(z.real)
         if abs(z.imag) > T_SWITCH and tilt.level_size(upper(abs(z.imag))) > FLAT_ABOVE:
-            got = self.flat_view().model_mgf(z)
+            try:
+                got = self.flat_view().model_mgf(z)
+            except ArithmeticError:  # (no ellipse proved for a piece: the sum answers)
+                got = None
             if got is not None:
                 return got
         return tilt.mgf(z.imag)
