@@ -142,13 +142,56 @@ def check(o: dict, pair: dict, kind: str) -> str:
     return f"MISSES [{a:.10g}, {b:.10g}]"
 
 
+def table(R: Report, steps: tuple[int, ...], pairs: dict) -> None:
+    """The eps(1e-5) and delta(1) tables at ``steps`` (the pair at grid 1e-5 for k <= 1000:
+    minutes beyond)."""
+    for kind in ("epsilon", "delta"):
+        R.out(f"## {'eps(1e-5)' if kind == 'epsilon' else 'delta(1)'}, q = 1/100")
+        R.out()
+        R.out("| sigma | k | ours, default tol | rel. width | guarantee | CPU s | MB | "
+              "ours, tol 1e-9 | rel. width | guarantee | warning | CPU s | MB | "
+              "dp_accounting | CPU s | MB | check (1e-9 row) |")
+        R.out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for sigma in ("0.8", "1.1", "2"):
+            for k in steps:
+                od = ours(sigma, "1/100", k, kind, None)
+                ot = ours(sigma, "1/100", k, kind, "1e-9")
+                d = dpa(sigma, "1/100", k, kind)
+                if (sigma, k) not in pairs:
+                    pairs[sigma, k] = dpa_pair(sigma, "1/100", k) if k <= 1000 else {"error": "-"}
+                pair = pairs[sigma, k]
+                warn = "" if "error" in ot else ",".join(sorted(set(ot["warned"]))) or "none"
+                wd = "" if "error" in od else ",".join(sorted(set(od["warned"])))
+                gd = "" if "error" in od else od["out"][3] + (f" ({wd})" if wd else "")
+                R.out(f"| {sigma} | {k} | {fmt(od)} | {rel(od)} | {gd} | {num(od, 't', 3)} | "
+                      f"{num(od, 'mem', 1)} | {fmt(ot)} | {rel(ot)} | "
+                      f"{'' if 'error' in ot else ot['out'][3]} | {warn} | {num(ot, 't', 3)} | "
+                      f"{num(ot, 'mem', 1)} | {fmt(d)} | {num(d, 't', 3)} | {num(d, 'mem', 1)} | "
+                      f"{check(ot, pair, kind)} |")
+        R.out()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--write", default=None)
     ap.add_argument("--points", action="store_true",
                     help="only the roc, value and curve rows, appended to --write")
+    ap.add_argument("--few", action="store_true",
+                    help="only k = 2, 3, 10 (the few-step routes), appended to --write")
     a = ap.parse_args()
+    if a.few:
+        R = Report()
+        R.out("## Few steps (k = 2, 3, 10), q = 1/100")
+        R.out()
+        R.out(run_line("nice python benchmarks/bench_poisson_replace.py --few",
+                       ("numpy", "mpmath", "python-flint", "dp-accounting")))
+        R.out()
+        table(R, (2, 3, 10), {})
+        if a.write:
+            with open(a.write, "a") as fh:
+                fh.write("\n" + "\n".join(R.rows) + "\n")
+        return
     if a.points:
         R = Report()
         points(R)
@@ -166,30 +209,7 @@ def main() -> None:
     R.out(__doc__.split("\n\n")[0].replace("\n", " "))
     R.out()
     steps = (10, 100, 1000) if a.quick else (10, 100, 1000, 10_000)
-    pairs = {}  # (the pair at grid 1e-5 for k <= 1000: minutes beyond)
-    for kind in ("epsilon", "delta"):
-        R.out(f"## {'eps(1e-5)' if kind == 'epsilon' else 'delta(1)'}, q = 1/100")
-        R.out()
-        R.out("| sigma | k | ours, default tol | rel. width | guarantee | CPU s | MB | "
-              "ours, tol 1e-9 | rel. width | guarantee | warning | CPU s | MB | "
-              "dp_accounting | CPU s | MB | check (1e-9 row) |")
-        R.out("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for sigma in ("0.8", "1.1", "2"):
-            for k in steps:
-                od = ours(sigma, "1/100", k, kind, None)
-                ot = ours(sigma, "1/100", k, kind, "1e-9")
-                d = dpa(sigma, "1/100", k, kind)
-                if (sigma, k) not in pairs:
-                    pairs[sigma, k] = dpa_pair(sigma, "1/100", k) if k <= 1000 else {"error": "-"}
-                pair = pairs[sigma, k]
-                warn = "" if "error" in ot else ",".join(sorted(set(ot["warned"]))) or "none"
-                R.out(f"| {sigma} | {k} | {fmt(od)} | {rel(od)} | "
-                      f"{'' if 'error' in od else od['out'][3]} | {num(od, 't', 3)} | "
-                      f"{num(od, 'mem', 1)} | {fmt(ot)} | {rel(ot)} | "
-                      f"{'' if 'error' in ot else ot['out'][3]} | {warn} | {num(ot, 't', 3)} | "
-                      f"{num(ot, 'mem', 1)} | {fmt(d)} | {num(d, 't', 3)} | {num(d, 'mem', 1)} | "
-                      f"{check(ot, pair, kind)} |")
-        R.out()
+    table(R, steps, {})
     R.write(a.write)
 
 

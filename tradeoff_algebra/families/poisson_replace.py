@@ -39,11 +39,13 @@ from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
+from ..numeric.curves import CURVE_BANDS
 from ..numeric.normal import ncdf, ncdf_inv
 from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
 from ..numeric.value import CertifiedPair
 from .gaussian import GaussianLoss
+from .poisson_replace_curve import replace_band
 from .poisson_replace_law import ReplaceLaw, replace_law
 
 __all__ = ["PoissonReplace"]
@@ -414,3 +416,23 @@ def _exact_params(f) -> tuple[Fraction, Fraction] | None:
     if not (f.mu.is_Rational and f.q.is_Rational):
         return None
     return (Fraction(int(f.mu.p), int(f.mu.q)), Fraction(int(f.q.p), int(f.q.q)))
+
+
+def _band(f, alphas, tol: float = 1e-3, progress: bool | None = None):
+    """The whole curve in one pass, certified (:mod:`.poisson_replace_curve`), for rational
+    mu > 0 and 0 < q < 1; None for any other node (a ``numeric.curves.CURVE_BANDS`` route)."""
+    if not isinstance(f, PoissonReplace) or f.free_symbols:
+        return None
+    if not (f.mu.is_Rational and f.q.is_Rational and f.mu > 0 and 0 < f.q < 1):
+        return None
+
+    def level_ball(a: float, power: bool):
+        with arb_precision(96):
+            al = arb(a)
+            return arb_value(f, al, 1 - al, power)
+
+    return replace_band((int(f.mu.p), int(f.mu.q)), (int(f.q.p), int(f.q.q)), alphas,
+                        level_ball)
+
+
+CURVE_BANDS.append(_band)

@@ -12,6 +12,15 @@ unbounded on both sides: L ~ mu x + log(q e^{-mu^2/2}/(1 - q)) as x -> +oo) and
 the tilted density g_c(x) = phi(x) exp(lam(x) + c L(x)) integrating to M(c). The reflection
 x -> -x exchanges P and Q, so the swapped pair's loss -L under Q has the same law: the law is
 its own inverse. :class:`ReplaceLaw` proves every bound it uses in its docstring.
+
+Few steps. The loss's central part (|x| below -log(w)/mu, w = q e^{-mu^2/2}/(1 - q)) is about
+2 w mu wide, so |M(c + it)| decays only from t ~ 1/(q mu) and k steps need |t| up to
+~ 30/(k w): there the trapezoidal sum's x-grid (step ~ 1/(mu t)) costs thousands of nodes per
+t. Three views take over: :mod:`.poisson_replace_poly` (the flat view, M(c + it) from
+Chebyshev pieces of the tilted loss density at a cost flat in t; ``numeric/cf_flat.py`` takes
+it for a power where faster, and :meth:`ReplaceLaw.mgf` asks its model first where the x-grid
+would exceed :data:`FLAT_ABOVE` nodes), :mod:`.poisson_replace_profile` (two steps' profile as
+one certified integral, ``few_step_delta``, answered before any plan).
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ from ..numeric.cf_laws import (
     upper,
     working_precision,
 )
-from .poisson_replace_poly import ReplacePolyLaw
+from .poisson_replace_poly import T_SWITCH, ReplacePolyLaw
 from .poisson_replace_profile import few_step_delta
 
 __all__ = ["ReplaceLaw", "replace_law"]
@@ -52,6 +61,8 @@ _STRIP = 0.99
 #: planner counts its work as t-nodes times the t cut-off, which undercounts a wide x-grid (a
 #: large abscissa c, a small mu); beyond, the tilt refuses (ValueError) and the route declines.
 MAX_EVALS = 4_000_000
+#: The x-grid size above which :meth:`ReplaceLaw.mgf` asks the flat view's model first.
+FLAT_ABOVE = 4096
 
 
 @dataclass
@@ -199,6 +210,11 @@ class _Tilt:
         while len(self.levels) <= k:
             self.levels.append(self._make_level(len(self.levels)))
         return self.levels[k]
+
+    def level_size(self, t_abs: float) -> int:
+        """The nodes of the level :meth:`mgf` would sum at |t| = ``t_abs``."""
+        k, _ = self._choose(t_abs)
+        return self.n0 * 2**k + 1
 
     def mgf(self, t: arb) -> acb:
         """Enclosure of M(c + it)."""
@@ -383,6 +399,25 @@ class ReplaceLaw:
         return tilt
 
     def mgf(self, z: acb) -> acb:
+        """M(z) by the trapezoidal sum, or, where that sum's x-grid at |t| would exceed
+        :data:`FLAT_ABOVE` nodes, by the flat view's model where its error is within the
+        tolerance (:mod:`.poisson_replace_poly`; both are certified balls of M(z)): the far
+        tail of many steps (sigma = 8, q = 1/1000, 10^4 steps, delta(1) ~ 1e-123: abscissa
+        c ~ 700, x-grids of thousands of nodes at |t| ~ 10^3)."""
+        if not z.real > 0:
+            raise ValueError("need Re z > 0")
+        tilt = self._tilt(z.real)
+        if abs(z.imag) > T_SWITCH and tilt.level_size(upper(abs(z.imag))) > FLAT_ABOVE:
+            try:
+                got = self.flat_view().model_mgf(z)
+            except ArithmeticError:  # (no ellipse proved for a piece: the sum answers)
+                got = None
+            if got is not None:
+                return got
+        return tilt.mgf(z.imag)
+
+    def own_mgf(self, z: acb) -> acb:
+        """M(z) by the trapezoidal sum alone."""
         if not z.real > 0:
             raise ValueError("need Re z > 0")
         return self._tilt(z.real).mgf(z.imag)

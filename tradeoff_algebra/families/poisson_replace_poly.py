@@ -31,14 +31,14 @@ Three certified parts, as in :mod:`.gaussian_sampled_poly`:
 * **Range.** The x-range [x_first, x_end] of the law's tilt at c (its bound ``tails`` of the
   integral of g_c outside, proved in :class:`~.poisson_replace_law.ReplaceLaw`) maps to the
   y-range [y_a, y_b]; the part of M outside it is at most ``tails`` (g_c dx = rho_c dy).
-* **Pieces.** [y_a, y_b] is cut into pieces graded away from y = 0: a first piece [-phi, phi],
-  then lengths twice the distance to 0, at most :data:`MAX_PIECE`. Each piece's interpolant at
-  Chebyshev points has sup |rho_c - P| <= 4 M rho^{-n}/(rho - 1) (Trefethen, *Approximation
-  Theory and Approximation Practice*, Thm. 8.2), M >= |rho_c| on the Bernstein ellipse E_rho
-  proved by Arb on boxes covering it (``numeric/cf_sampled_poly.ChebPiece``); rho is taken
-  from 0.7 of the way to the ellipse through the nearest branch point +-i phi, capped so that
-  the ellipse's half-height stays below :data:`MAX_HEIGHT`, and shrunk until the boxes prove
-  analyticity.
+* **Pieces.** [y_a, y_b] is cut into pieces graded away from y = 0: [-phi, phi] in
+  :data:`CENTRAL` pieces, then lengths twice the distance to 0, at most :data:`MAX_PIECE`.
+  Each piece's interpolant at Chebyshev points has sup |rho_c - P| <= 4 M rho^{-n}/(rho - 1)
+  (Trefethen, *Approximation Theory and Approximation Practice*, Thm. 8.2), M >= |rho_c| on
+  the Bernstein ellipse E_rho proved by Arb on boxes covering it
+  (``numeric/cf_sampled_poly.ChebPiece``); rho is taken from 0.7 of the way to the ellipse
+  through the nearest branch point +-i phi, capped so that the ellipse's half-height stays
+  below :data:`MAX_HEIGHT`, and shrunk until the boxes prove analyticity.
 * **Transform.** int_a^b e^{zu} P(u) du = e^{zb} Q_b(1/z) - e^{za} Q_a(1/z) (integration by
   parts, finite), or the power series of e^{it len tau} for |t| len small.
 
@@ -67,6 +67,8 @@ T_SWITCH = 24.0
 MAX_PIECE = 1.0
 #: A graded piece's length over its distance to y = 0.
 GRADING = 2.0
+#: The pieces [-phi, phi] is cut into.
+CENTRAL = 4
 #: The largest half-height of a piece's Bernstein ellipse (in y): the Gaussian factor grows like
 #: e^{(Im y / mu)^2 / 2} off the real line, and the principal branches end at |Im y| ~ pi.
 MAX_HEIGHT = 1.0
@@ -190,7 +192,10 @@ def _breaks(ya: float, yb: float, phi: float) -> list[float]:
         return list(reversed(outward(yb, ya)))
     left = list(reversed(outward(lo, ya))) if lo > ya else [ya]
     right = outward(hi, yb) if hi < yb else [yb]
-    return left + right
+    # ([-phi, phi] in CENTRAL pieces: each then sees the branch points +-i phi at several of
+    # its half-lengths, a wide ellipse, where one piece would see them at one)
+    mid = [lo + (hi - lo) * j / CENTRAL for j in range(1, CENTRAL)]
+    return left + mid + right
 
 
 class _Model:
@@ -325,16 +330,20 @@ class ReplacePolyLaw:
         precision (either is a certified ball of M(z))."""
         if not z.real > 0:
             raise ValueError("need Re z > 0")
+        got = self.model_mgf(z) if abs(z.imag) > T_SWITCH else None
+        return got if got is not None else self.law.own_mgf(z)
+
+    def model_mgf(self, z: acb) -> acb | None:
+        """The model's ball of M(z) (Re z > 0), or None where its error bound is not within
+        the law's tolerance at the caller's precision."""
         t = z.imag
-        if not abs(t) > T_SWITCH:
-            return self.law.mgf(z)
         saved = ctx.prec
         c = z.real
         while True:
             prec = 64 * ((saved + self._guard + 63) // 64)
             model = self._model(c, prec, saved)
             if not model.err <= model.m_upper * arb(2) ** (28 - saved):
-                return self.law.mgf(z)
+                return None
             val = model.transform(t, model.prec)
             scale = model.m_upper
             if (val.real.rad() <= scale * arb(2) ** (24 - saved)
