@@ -202,12 +202,14 @@ def test_extreme_levels_and_a_single_level():
 def test_n_10000_against_the_float_profile():
     """ShuffleDP(1, 10^4): the band at 1e-9 against the power from the float64 log-space
     profile of benchmarks/bench_issue29 (an estimate, ~1e-9 relative): inf over eps in
-    (0, 1) of delta(eps) + e^eps alpha by golden section (convex in eps)."""
+    (0, 1) of delta(eps) + e^eps alpha by golden section (convex in eps), at levels below the
+    fixed point (where the infimum over eps >= 0 is the power; above it the mirror branch
+    is)."""
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
     from bench_issue29 import shuffle_delta_ref
 
     n = 10**4
-    x = np.array([0.01, 0.1, 0.5, 0.9])
+    x = np.array([0.01, 0.1])
     lo, hi = _curve(ta.ShuffleDP(1, n), x, 1e-9)
     g = (math.sqrt(5) - 1) / 2
     for a, l, h in zip(x, lo, hi, strict=True):
@@ -215,7 +217,7 @@ def test_n_10000_against_the_float_profile():
             return shuffle_delta_ref(1.0, n, e) + math.exp(e) * a
 
         u, v = 1e-9, 1 - 1e-9
-        for _ in range(50):
+        for _ in range(40):
             m1, m2 = v - g * (v - u), u + g * (v - u)
             if h_of(m1) < h_of(m2):
                 v = m2

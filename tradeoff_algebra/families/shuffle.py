@@ -68,9 +68,11 @@ are raised until the enclosure is a point at ``dps`` digits, as in ``numeric.fin
 mirror symmetry gives the suffix sums for free: ``P(atoms j..) = Q(first m - j atoms)``. Cost:
 the number of kept points, about ``n log(1/tau)`` for small eps0 and much less for large eps0
 (where ``2n/(E+1)`` users answer at random); ``n = 10^4`` runs in seconds.
-T(P, Q) at one level (value and power) and whole curves (certified bands) are first taken from
-the strict tails at the level's Neyman--Pearson threshold fraction, summed by slices in Arb
-without the table (:mod:`.shuffle_roc`); the table answers where that route gives way. The
+T(P, Q) at one level (value and power) is first taken from the strict tails at the level's
+Neyman--Pearson threshold fraction, summed by slices in Arb without the table
+(:mod:`.shuffle_roc`); the table answers where that route gives way. Whole curves (certified
+bands) take every level's fraction from one float pass (:mod:`.shuffle_locate`) and the tails
+of all of them from one Arb slice pass (:mod:`.shuffle_curve`). The
 float64 paths (``curve`` and the PLD loss model) use ``scipy.stats.binom`` masses on the same
 windows.
 """

@@ -252,6 +252,7 @@ def curve_band(eps0: sp.Expr, n: int, x: np.ndarray, tol: float | None = None) -
     if cur.s_hi - cur.s_lo + 1 > MAX_SLICES:
         return None
     L = len(levels)
+    cur.locate(list(range(L)))  # every level's fraction in one float pass (its cost is the range)
     if tol is None:
         cur.compute(list(range(L)))
         return cur.band(x)

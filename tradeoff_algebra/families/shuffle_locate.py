@@ -48,7 +48,7 @@ SEARCH_DROP = 1e-30
 #: per-level search (None).
 MAX_SEARCH_POINTS = 6 * 10**7
 #: Points per numpy chunk.
-CHUNK_POINTS = 1 << 21
+CHUNK_POINTS = 1 << 19
 #: Times the range of x is widened when its ends do not bracket the levels.
 WIDEN_STEPS = 4
 

@@ -30,10 +30,12 @@ and series this reuses), so both tails cost one pass, ``O(sqrt(n log 1/tau))`` A
 The slices outside ``[s_lo, s_hi]`` hold at most ``(E + 1)/2 P(Binom(n, theta) outside)`` of
 each of P and Q (a slice's P-mass is ``B_n(s) s (E + 1)/(2 n)``), Chernoff bounds in Arb.
 
-The threshold fraction is located by bisection on float64 tails (``scipy.stats.binom``, a
-search only: a wrong fraction fails the proved bracket and the route gives way); the fraction
-itself is the one of denominator at most n in the last float interval, shorter than 1/(2n^2)
-(two fractions of F_n are at least 1/n^2 apart).
+The threshold fraction is located in float64 (a search only: a wrong fraction fails the proved
+bracket and the route gives way) by the one float pass of :mod:`.shuffle_locate` (the points
+near the level listed with their masses: the fraction exactly), else by bisection on float64
+tails (``scipy.stats.binom``, :func:`search_fraction`), the fraction being the one of denominator
+at most n in the last float interval, shorter than 1/(2n^2) (two fractions of F_n are at least
+1/n^2 apart). Whole curves: :mod:`.shuffle_curve`.
 """
 
 from __future__ import annotations
