@@ -111,7 +111,7 @@ def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarra
     monotonically in eps, so the tighter point is nearer the level and higher (the lower band
     can only rise), and its support line, nearer eps*, is lower (the upper band can only fall).
     The balls: the first inverter is the same for every tolerance whose planned width is the
-    same (``tail_band``: its eps depends on the levels only; every tolerance from 1e-5 up,
+    same (``tail_band``: its eps depends on the levels only; every tolerance from 5e-4 up,
     where the plan is capped at ``TAIL_PLAN_MAX``), the Arb precision is each inverter's own,
     and a point at a dyadic float is then the same ball at every such tolerance. What is proved
     here is the exact geometry and the sameness of shared balls; where a tighter tolerance
