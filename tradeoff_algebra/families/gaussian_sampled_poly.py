@@ -89,20 +89,32 @@ class _Density:
         self.s = law._sign
         self.e = law._alpha + law._sign * c
         self.y0 = self.s * (1 - self.q).log()
+        self._consts: dict[int, tuple] = {}
 
     def density_singularity(self) -> arb:
         return self.y0
 
+    def _constants(self) -> tuple:
+        """(mu, q, 1 - q, mu^2 / 2, e + 1, log(mu q) + log sqrt(2 pi)) at the working precision
+        (kept per precision: the same balls as computed afresh at each call)."""
+        prec = ctx.prec
+        got = self._consts.get(prec)
+        if got is None:
+            mu, q = acb(self.mu), acb(self.q)
+            got = (mu, q, 1 - q, mu * mu / 2, self.e + 1,
+                   (mu * q).log() + (2 * arb.pi()).sqrt().log())
+            self._consts[prec] = got
+        return got
+
     def loss_density(self, y: acb, analytic: bool) -> acb:
-        mu, q = acb(self.mu), acb(self.q)
+        mu, q, one_q, half_mu2, e1, log_norm = self._constants()
         ell = y if self.s > 0 else -y
-        big_y = (ell.exp() - (1 - q)) / q
+        big_y = (ell.exp() - one_q) / q
         log_y = big_y.log(analytic=analytic)
         if not log_y.is_finite():
             return acb("nan")
-        x = (log_y + mu * mu / 2) / mu
-        log_v = (-x * x / 2 + (self.e + 1) * ell - log_y - (mu * q).log()
-                 - (2 * arb.pi()).sqrt().log())
+        x = (log_y + half_mu2) / mu
+        log_v = -x * x / 2 + e1 * ell - log_y - log_norm
         return log_v.exp()
 
 

@@ -194,10 +194,12 @@ def _one_grid_width(factors: Sequence[Factor], eps: float, loose: float, tight: 
 
 def epsilon_enclosure(
     factors: Sequence[Factor], delta: float, rel_tol: float = 1e-10, delta_up: float | None = None,
-    extra=None,
+    extra=None, guess: float | None = None,
 ) -> tuple[float, float]:
     """Certified bounds lo <= eps(d) <= hi, eps(d) = inf{eps >= 0: delta(eps) <= d}, for every
     d in [delta, delta_up] (a float bracket of an exact d; default delta_up = delta).
+    ``guess``: the caller's saddle-point guess of eps(delta) where it has one (a search aid
+    only: the bounds are certified whatever it is).
 
     A float saddle-point estimate and Newton steps on the certified sum locate
     eps; it is then certified by delta(lo) > delta_up and delta(hi) < delta, which
@@ -207,8 +209,8 @@ def epsilon_enclosure(
     """
     if extra is not None and not factors:
         return _exact_epsilon(extra, delta, delta if delta_up is None else delta_up, rel_tol)
-    eps = _saddle_epsilon(factors, delta) if extra is None else \
-        _guess_epsilon(factors, extra, delta)
+    eps = guess if guess is not None else _saddle_epsilon(factors, delta) if extra is None \
+        else _guess_epsilon(factors, extra, delta)
     if eps <= 0:
         raise ValueError("eps(delta) is not positive")
     rel_delta = 0.4 * rel_tol * max(eps * _saddle(factors, eps), 1e-3)

@@ -111,4 +111,4 @@ def flat_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float, r
         if dn != up:
             hi = delta_enclosure(flat, dn, rel)[1]
         return lo, hi
-    return epsilon_enclosure(flat, dn, rel, up)
+    return epsilon_enclosure(flat, dn, rel, up, guess=at)
