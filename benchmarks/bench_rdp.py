@@ -306,9 +306,10 @@ OURS_WHAT = {
 }
 
 
-def others(R: Report, repeat: int, notes: list, before: str | None = None) -> None:
+def others(R: Report, repeat: int, notes: list, before: str | None = None,
+           only: list | None = None) -> None:
     """The rows of the other mechanisms (module docstring); ``before``: the former package,
-    its call timed beside ours."""
+    its call timed beside ours; ``only``: the rows whose name contains one of these strings."""
     ol = repr(OTHER_ORDERS)
     R.out()
     R.out("Other mechanisms at the 100 orders 2..101 (the time of the call alone, as above; "
@@ -317,6 +318,8 @@ def others(R: Report, repeat: int, notes: list, before: str | None = None) -> No
     R.out("| mechanism | who | what | CPU time | max rel. dist. to ref. | at or above ref. |")
     R.out("|---|---|---|---|---|---|")
     for name, ours_f, event, rel, ref in OTHERS:
+        if only is not None and not any(o in name for o in only):
+            continue
         c = _ctx(60)
         refs = [c.mpf(ref(a)) for a in OTHER_ORDERS] if ref else None
         imports = OURS + "\nimport dp_accounting"  # (from_dp_event rows)
@@ -359,6 +362,9 @@ def main() -> None:
                     help="leave out the other mechanisms (module docstring)")
     ap.add_argument("--only-others", action="store_true",
                     help="only the other mechanisms (not DP-SGD)")
+    ap.add_argument("--rows", default=None,
+                    help="only the other mechanisms whose name contains one of these "
+                         "comma-separated strings")
     args = ap.parse_args()
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
@@ -435,7 +441,8 @@ def main() -> None:
             dist, above = compare([r["out"]], [e_ref])
             R.out(f"| {name} | {who} | {what} | {r['t'] * 1e3:.1f} ms | {dist} | {above} |")
     if not args.no_others:
-        others(R, args.repeat, notes, args.before)
+        others(R, args.repeat, notes, args.before,
+               None if args.rows is None else args.rows.split(","))
     R.out()
     R.out("Notes:")
     R.out()
