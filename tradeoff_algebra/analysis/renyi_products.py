@@ -14,6 +14,8 @@ exact. A factor without a program, an order a factor leaves out (None) or a symb
 gives None there, and the caller's other routes answer. This is what dp_accounting's
 RdpAccountant does for ``ComposedDpEvent`` and ``SelfComposedDpEvent`` (its curves add), here
 with certified values: ``RDP.of(Laplace(1)**10)`` runs one Laplace program and multiplies.
+A power of a node with a registered certified upper bound (``numeric.renyi_wor``: C_p(f),
+sampling without replacement) has k times its bounds as bounds (``arb_renyi_bounds``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sympy as sp
 from flint import fmpq
 
 from ..numeric.renyi_orders import _program, arb_renyi_orders, has_program
+from ..numeric.renyi_wor import arb_renyi_bounds, has_bounds
 from ..operators.tensor import Tensor, TensorPower
 
 __all__: list[str] = []
@@ -55,6 +58,25 @@ def _(f, orders: Sequence) -> list | None:
     if k == 0:
         return [fmpq(0)] * len(orders)
     vals = _program(f.base)(f.base, orders)
+    if vals is None:
+        return None
+    return [None if v is None else v * k for v in vals]
+
+
+@arb_renyi_bounds.register(TensorPower)
+def _(f, orders: Sequence) -> list | None:
+    """Certified upper bounds for a power of a node with registered bounds (C_p(f) of a
+    symmetric f: ``numeric.renyi_wor``): k times the base's bounds at each order, since
+    D_a(P^k || Q^k) = k D_a(P || Q) (module docstring) and each base ball's upper end bounds
+    D_a(P || Q) and D_a(Q || P); dp_accounting's SelfComposedDpEvent of a
+    SampledWithoutReplacementDpEvent multiplies its curve the same way."""
+    k = f.n
+    if not isinstance(k, sp.Integer) or not has_bounds(f.base):
+        return None
+    k = int(k)
+    if k == 0:
+        return [fmpq(0)] * len(orders)
+    vals = arb_renyi_bounds.dispatch(type(f.base))(f.base, orders)
     if vals is None:
         return None
     return [None if v is None else v * k for v in vals]
