@@ -68,11 +68,11 @@ def test_band_power_and_fallback():
         assert plo <= power <= phi
     import tradeoff_algebra.families.poisson_replace_curve as mod
 
-    saved = mod.STRADDLE
-    mod.STRADDLE = 0.0  # (a straddle of width 0 is never proved: every level falls back)
+    saved = mod.STRADDLES
+    mod.STRADDLES = (0.0,)  # (a straddle of width 0 is never proved: every level falls back)
     try:
         b2 = replace_band((1, 1), (1, 10), x, level_ball)
     finally:
-        mod.STRADDLE = saved
+        mod.STRADDLES = saved
     assert len(calls) == 4
     assert np.all(b2.f_lo <= b.f_hi) and np.all(b.f_lo <= b2.f_hi)

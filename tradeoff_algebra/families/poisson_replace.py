@@ -432,7 +432,7 @@ def _band(f, alphas, tol: float = 1e-3, progress: bool | None = None):
             return arb_value(f, al, 1 - al, power)
 
     return replace_band((int(f.mu.p), int(f.mu.q)), (int(f.q.p), int(f.q.q)), alphas,
-                        level_ball)
+                        level_ball, tol)
 
 
 CURVE_BANDS.append(_band)

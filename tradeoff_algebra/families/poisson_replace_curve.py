@@ -31,8 +31,10 @@ from ..numeric.profile_band import Band
 
 __all__ = ["replace_band"]
 
-#: The half-width of the straddle, relative to 1 + |t| (f's band is about 2^-43 density wide).
-STRADDLE = 2.0**-44
+#: The half-widths of the straddle tried, relative to 1 + |t| (f's band is about 2 density r
+#: wide): the first whose band meets the tolerance at the level is taken; the float root is
+#: good to about 1e-15 (1 + |t|), so the second may fail to straddle (then the level's own ball).
+STRADDLES = (2.0**-44, 2.0**-50)
 #: Arb's working precision for the balls.
 PREC = 80
 _NORMAL = NormalDist()
@@ -70,11 +72,20 @@ def _float_root(mu: float, q: float, a: float) -> float:
     return t
 
 
+def _meets(fv: arb, pw: arb, tol: float) -> bool:
+    """f's width within ``tol`` of min(1, 1 - f) and the power's within ``tol`` of its lower end
+    (the band's widths, measured either way, within the tolerance)."""
+    return (upper(fv) - lower(fv) <= tol * min(1.0, 1 - lower(fv))
+            and upper(pw) - lower(pw) <= tol * lower(pw))
+
+
 def replace_band(mu_pq: tuple[int, int], q_pq: tuple[int, int], alphas: np.ndarray,
-                 level_ball) -> Band | None:
+                 level_ball, tol: float = 1e-3) -> Band | None:
     """The certified band of ``PoissonReplace(mu, q)``, mu = mu_pq[0]/mu_pq[1] > 0,
     0 < q = q_pq[0]/q_pq[1] < 1, at ``alphas`` (module docstring); ``level_ball(a, power)``
-    the family's Arb ball of f(a) (``power``: 1 - f(a)) at a float level, or None."""
+    the family's Arb ball of f(a) (``power``: 1 - f(a)) at a float level, or None. None also
+    where a level's ball is wider than ``tol`` (f, or the power relative to its upper end):
+    the per-point route, whose digits follow the tolerance, answers."""
     a = np.asarray(alphas, dtype=np.float64).ravel()
     n = a.size
     f_lo, f_hi, p_lo, p_hi = (np.empty(n) for _ in range(4))
@@ -88,23 +99,28 @@ def replace_band(mu_pq: tuple[int, int], q_pq: tuple[int, int], alphas: np.ndarr
         for i in np.flatnonzero(inner):
             al = arb(float(a[i]))
             t = _float_root(mu_f, q_f, float(a[i]))
-            r = STRADDLE * (1 + abs(t))
-            t_lo, t_hi = arb(t - r), arb(t + r)
-            if a[i] <= 0.5:
-                ok = ((1 - q) * (1 - _phi_c(t_lo)) + q * (1 - _phi_c(t_lo - mu)) <= al
-                      and (1 - q) * (1 - _phi_c(t_hi)) + q * (1 - _phi_c(t_hi - mu)) >= al)
-            else:
-                ac = 1 - al  # (exact: a float above 1/2)
-                ok = ((1 - q) * _phi_c(t_lo) + q * _phi_c(t_lo - mu) >= ac
-                      and (1 - q) * _phi_c(t_hi) + q * _phi_c(t_hi - mu) <= ac)
-            if ok:
+            fv = pw = None
+            for share in STRADDLES:
+                r = share * (1 + abs(t))
+                t_lo, t_hi = arb(t - r), arb(t + r)
+                if a[i] <= 0.5:
+                    ok = ((1 - q) * (1 - _phi_c(t_lo)) + q * (1 - _phi_c(t_lo - mu)) <= al
+                          and (1 - q) * (1 - _phi_c(t_hi)) + q * (1 - _phi_c(t_hi - mu)) >= al)
+                else:
+                    ac = 1 - al  # (exact: a float above 1/2)
+                    ok = ((1 - q) * _phi_c(t_lo) + q * _phi_c(t_lo - mu) >= ac
+                          and (1 - q) * _phi_c(t_hi) + q * _phi_c(t_hi - mu) <= ac)
+                if not ok:
+                    break
                 fv = arb(lower((1 - q) * _phi_c(t_hi) + q * _phi_c(t_hi + mu))).union(
                     arb(upper((1 - q) * _phi_c(t_lo) + q * _phi_c(t_lo + mu))))
                 pw = arb(lower((1 - q) * _phi_c(-t_lo) + q * _phi_c(-t_lo - mu))).union(
                     arb(upper((1 - q) * _phi_c(-t_hi) + q * _phi_c(-t_hi - mu))))
-            else:
+                if _meets(fv, pw, tol):
+                    break
+            if fv is None or not _meets(fv, pw, tol):
                 fv, pw = level_ball(float(a[i]), False), level_ball(float(a[i]), True)
-                if fv is None or pw is None:
+                if fv is None or pw is None or not _meets(fv, pw, tol):
                     return None
             f_lo[i], f_hi[i] = max(lower(fv), 0.0), min(upper(fv), 1.0)
             p_lo[i], p_hi[i] = max(lower(pw), 0.0), min(upper(pw), 1.0)
