@@ -51,7 +51,9 @@ on [b, c] it lies below the neighbours' secants extended, and each secant line o
 monotone on [b, c]: the sup of the bound is at an end or at the secants' crossing. Near 0 the
 secant from the right both proves N(0) <= 0 and bounds the first interval once its value at 0
 is <= 0; where it never is (d = 1 - f(0), or a steep power at 0) the search gives None and the
-bracketing search runs.
+bracketing search runs. For an inverse, without inverting (:func:`inverse_epsilon`): delta <= d
+iff 1 - d - t <= e^eps f(t) for t in [0, 1 - d], so e^-eps = inf_t f(t)/(1 - d - t), the same
+search on -f(1 - d - u)/u, concave in u.
 
 A certified result is a :class:`~..numeric.value.CertifiedPair`; where a node has no ball form
 the callers keep their estimates (the convex conjugate of the values).
@@ -83,8 +85,10 @@ from .max_delta import _log_bracket
 from .shift import Shift
 
 __all__ = ["sup_concave", "power_delta", "inverse_delta", "symmetrized_delta",
-           "unbounded_epsilon", "power_epsilon", "sup_ratio", "node_delta", "node_epsilon",
-           "ROUTE", "ROUTE_INVERSE", "ROUTE_SYMMETRIZED", "ROUTE_EPSILON"]
+           "unbounded_epsilon", "power_epsilon", "inverse_epsilon",
+           "sup_ratio", "node_delta", "node_epsilon",
+           "ROUTE", "ROUTE_INVERSE", "ROUTE_SYMMETRIZED", "ROUTE_EPSILON",
+           "ROUTE_EPSILON_INVERSE"]
 
 #: The name of the route through the node's own powers in ``Value.route``.
 ROUTE = "concave search on the node's certified powers (Prop. 6)"
@@ -276,7 +280,23 @@ def _ratio_bound(xs: list, ns: list, i: int) -> tuple:
     return best, where
 
 
-def sup_ratio(num: Callable[[arb], arb | None], tol: float) -> tuple | None:
+def _enough_exp(best: arb, hi: arb, levels: int, tol: float) -> bool:
+    """The stopping rule on bounds [best, hi] of v = e^eps: v <= 1 proved (eps = 0), or the gap
+    below the working precision on the scale of log (the relative gap times min(1, log v)), or
+    below ``tol`` on that scale after :data:`MIN_EVALUATIONS` levels."""
+    if not hi.is_finite():
+        return False
+    if hi <= 1:
+        return True
+    scale = arb.min(arb(1), arb.max(best, arb(1)).log())
+    gap = hi - best
+    rel = arb(2) ** (16 - ctx.prec)
+    return bool(gap <= rel * best * scale or (levels >= MIN_EVALUATIONS
+                                              and gap <= tol * hi * scale))
+
+
+def sup_ratio(num: Callable[[arb], arb | None],
+              enough: Callable[[arb, arb, int], bool]) -> tuple | None:
     """(a lower bound, an upper bound) of sup_{t in (0, 1]} N(t)/t, as Arb balls' ends, for a
     concave N with N(0) <= 0 given as balls at exact levels, or None where N gives None, the
     first interval [0, x_1] does not close (N(0) <= 0 unproved, or the slope at 0 too steep
@@ -287,9 +307,9 @@ def sup_ratio(num: Callable[[arb], arb | None], tol: float) -> tuple | None:
     with those of a bracket of a maximiser on the scale of log(t) (N(t)/t is unimodal: its
     derivative has the sign of t N'(t) - N(t), non-increasing as (t N' - N)' = t N'' <= 0,
     and non-negative at 0+ when N(0) <= 0); then N is evaluated in the interval of the largest
-    bound, as in :func:`sup_concave`, until the bounds meet to the working precision on the
-    scale of log (the relative gap times min(1, log of the bound)), or at ``tol`` after
-    :data:`MIN_EVALUATIONS` levels, or when the upper bound is at most 1 (eps = 0)."""
+    bound, as in :func:`sup_concave`, until ``enough(lower, upper, levels)`` (for eps,
+    :func:`_enough_exp`), or the interval is as narrow as the precision, or after
+    :data:`MAX_STEPS` levels."""
     pts: dict = {}
     failed = [False]
 
@@ -329,15 +349,8 @@ def sup_ratio(num: Callable[[arb], arb | None], tol: float) -> tuple | None:
         return arb(hi)
 
     for _ in range(MAX_STEPS):
-        best, hi = lower(), upper()
-        if hi.is_finite():
-            if hi <= 1:
-                break
-            scale = arb.min(arb(1), arb.max(best, arb(1)).log())
-            gap = hi - best
-            if gap <= rel * best * scale or (
-                    len(xs) >= MIN_EVALUATIONS and gap <= tol * hi * scale):
-                break
+        if enough(lower(), upper(), len(xs)):
+            break
         k = max(range(len(bounds)),
                 key=lambda i: math.inf if not bounds[i][0].is_finite() else bounds[i][0].mid())
         x0, x1 = xs[k], xs[k + 1]
@@ -386,7 +399,8 @@ def power_epsilon(args: Sequence[TradeOff], d) -> CertifiedPair | None:
             p = power(t)
             return None if p is None else p - D
 
-        r = sup_ratio(num, options()["tol"])
+        tol = options()["tol"]
+        r = sup_ratio(num, lambda lo, hi, n: _enough_exp(lo, hi, n, tol))
         if r is None:
             return None
         lo = arb.max(r[0], arb(1)).log()
@@ -394,6 +408,55 @@ def power_epsilon(args: Sequence[TradeOff], d) -> CertifiedPair | None:
         pair = _pair_eps(lo, hi)
     trace.note(ROUTE_EPSILON)
     return pair
+
+
+def inverse_epsilon(g: TradeOff, d) -> CertifiedPair | None:
+    """eps(d) of g^{-1} at an mpf d in [0, 1) in one search over g's certified values (no
+    inversion), or None (the bracketing search on delta).
+
+    delta_{g^{-1}}(eps) = sup_t {1 - t - e^eps g(t)} (module docstring) is <= d iff
+    1 - d - t <= e^eps g(t) for every t in [0, 1 - d] (beyond, 1 - t < d), so
+    e^-eps(d) = inf_{u in (0, 1 - d]} G(u)/u with G(u) = g(1 - d - u) convex, G(0) = g(1 - d)
+    (once positive). With u = (1 - d) w that is -S/(1 - d), S = sup_{w in (0, 1]} N(w)/w for
+    the concave N(w) = -g((1 - d)(1 - w)), N(0) <= 0: :func:`sup_ratio`, and e^eps = -(1 - d)/S
+    once S < 0 is proved (S in [lo, hi] gives e^eps in [-(1 - d)/lo, -(1 - d)/hi])."""
+    if not mp.isfinite(d) or d < 0 or d >= 1:
+        return None
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        if _ball(g, arb(1) / 16, False, True) is None:
+            return None
+        c = 1 - arb_exact(mp.mpf(d))
+
+        def num(w):
+            a = c * (1 - w)
+            try:
+                v = arb_value(g, a, 1 - a, False)
+            except ValueError:
+                return None
+            if (v is None or not v.is_finite()) and w == 1:  # g(0) in [0, 1]
+                v = arb(0).union(arb(1))
+            return None if v is None or not v.is_finite() else -v
+
+        def exp_bounds(lo, hi):
+            return -c / lo, -c / hi
+
+        tol = options()["tol"]
+
+        def enough(lo, hi, n):
+            return bool(hi < 0) and _enough_exp(*exp_bounds(lo, hi), n, tol)
+
+        r = sup_ratio(num, enough)
+        if r is None or not r[1] < 0:
+            return None
+        vlo, vhi = exp_bounds(arb(r[0].lower()), arb(r[1].upper()))
+        pair = _pair_eps(arb.max(vlo, arb(1)).log(), arb.max(vhi, arb(1)).log())
+    trace.note(ROUTE_EPSILON_INVERSE)
+    return pair
+
+
+#: The name of the one search for the epsilon of an inverse in ``Value.route``.
+ROUTE_EPSILON_INVERSE = ("one concave search for e^-eps = inf_t g(t)/(1 - delta - t) on the "
+                         "operand's certified values (Prop. 6)")
 
 
 #: The name of the one search for epsilon in ``Value.route``.
@@ -561,6 +624,9 @@ def unbounded_epsilon(f: TradeOff, d) -> CertifiedPair | None:
         if b is None or not b.is_finite() or not b > arb_exact(mp.mpf(d)):
             b = None
     if b is None:
+        from .unary import Inverse  # (unary imports this module)
+        if isinstance(f, Inverse):
+            return inverse_epsilon(f.arg, d)
         return power_epsilon([f], d)
     trace.note("delta(oo) = 1 - f(0) of the node's certified power (Prop. 6)")
     return CertifiedPair(mp.inf, mp.inf)
