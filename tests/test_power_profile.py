@@ -320,10 +320,10 @@ def test_tighter_tolerance_never_wider():
 # -- epsilon in one search over alpha (power_profile.power_epsilon) -----------------------------
 def _bracketing(f, d, monkeypatch):
     """eps by the bracketing search on delta (the one search switched off)."""
-    from tradeoff_algebra.operators import power_profile
+    from tradeoff_algebra.operators import power_profile, unary
     with monkeypatch.context() as m:
         m.setattr(power_profile, "power_epsilon", lambda args, d: None)
-        m.setattr(power_profile, "inverse_epsilon", lambda g, d: None)
+        m.setattr(unary, "inverse_epsilon", lambda g, d: None)
         power_profile._CACHE.clear()
         w = ta.epsilon(f, d, dps=20)
     assert w.route.startswith("bracketing search on delta"), w.route

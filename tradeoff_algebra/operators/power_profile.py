@@ -610,12 +610,12 @@ def symmetrized_delta(g: TradeOff, eps) -> CertifiedPair | None:
     return _pair(lo.union(hi))
 
 
-def unbounded_epsilon(f: TradeOff, d) -> CertifiedPair | None:
+def unbounded_epsilon(f: TradeOff, d, then: Callable | None = None) -> CertifiedPair | None:
     """eps_f(d) = +oo proved (a CertifiedPair) when the ball of delta_f(oo) = 1 - f(0), the
     power at alpha = 0, lies above d (an mpf): no finite eps works, the test rejecting on the
     part of Q singular to P having size 0 and power 1 - f(0) (Dong, Roth & Su, Prop. 6); else
-    the one search over alpha (:func:`power_epsilon`), else None (the bracketing search on
-    delta)."""
+    ``then(f, d)`` (by default the one search over alpha, :func:`power_epsilon`; an inverse
+    passes :func:`inverse_epsilon`), whose None is the bracketing search on delta."""
     with arb_precision(mp.prec + ARB_GUARD_BITS):
         try:
             b = arb_value(f, arb(0), arb(1), True)
@@ -624,10 +624,7 @@ def unbounded_epsilon(f: TradeOff, d) -> CertifiedPair | None:
         if b is None or not b.is_finite() or not b > arb_exact(mp.mpf(d)):
             b = None
     if b is None:
-        from .unary import Inverse  # (unary imports this module)
-        if isinstance(f, Inverse):
-            return inverse_epsilon(f.arg, d)
-        return power_epsilon([f], d)
+        return power_epsilon([f], d) if then is None else then(f, d)
     trace.note("delta(oo) = 1 - f(0) of the node's certified power (Prop. 6)")
     return CertifiedPair(mp.inf, mp.inf)
 
