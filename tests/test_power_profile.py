@@ -315,3 +315,90 @@ def test_tighter_tolerance_never_wider():
             widths.append(ws)
     for a, b in zip(widths, widths[1:], strict=False):
         assert b[0] <= a[0] and b[1] <= a[1], widths
+
+
+# -- epsilon in one search over alpha (power_profile.power_epsilon) -----------------------------
+def _bracketing(f, d, monkeypatch):
+    """eps by the bracketing search on delta (the one search switched off)."""
+    from tradeoff_algebra.operators import power_profile, unary
+    with monkeypatch.context() as m:
+        m.setattr(power_profile, "power_epsilon", lambda args, d: None)
+        m.setattr(unary, "inverse_epsilon", lambda g, d: None)
+        power_profile._CACHE.clear()
+        w = ta.epsilon(f, d, dps=20)
+    assert w.route.startswith("bracketing search on delta"), w.route
+    return w
+
+
+def _one_search(f, d):
+    v = ta.epsilon(f, d, dps=20)
+    assert v.route.startswith("one concave search for e^"), v.route
+    return v
+
+
+@pytest.mark.parametrize("d", [R(1, 10**3), R(1, 10**6)])
+def test_one_search_epsilon_of_group_against_brute_force_and_bracketing(d, monkeypatch):
+    """Group(f_{1/4,0}, 4) (a flat top): the one search's eps ends bracket d through
+    brute-force Neyman-Pearson on the 4-fold composition, and the bracketing search on delta
+    agrees (the one search's enclosure lies within it, up to 1e-18)."""
+    f = ta.Group(ta.EpsDelta(R(1, 4), 0), 4)
+    v = _one_search(f, d)
+    with mpmath.workdps(DPS):
+        lo, hi = _certified(v)
+        assert hi - lo <= mpmath.mpf(10) ** -15
+        fr = group(epsdelta(mpmath.mpf(1) / 4, 0), 4)
+        _, d_lo = np_delta(lambda a: 1 - fr(a), lo - mpmath.mpf(10) ** -12)
+        _, d_hi = np_delta(lambda a: 1 - fr(a), hi + mpmath.mpf(10) ** -12)
+        assert d_lo > mpmath.mpf(d) > d_hi
+        wl, wh = _certified(_bracketing(f, d, monkeypatch))
+        assert wl - mpmath.mpf(10) ** -18 <= lo and hi <= wh + mpmath.mpf(10) ** -18
+
+
+@pytest.mark.slow
+def test_one_search_epsilon_of_inverse_against_brute_force_and_bracketing(monkeypatch):
+    """Inverse(Mix(G_1, 1/2)) at 1e-3: the eps ends bracket d through brute force with
+    f^{-1} by root finding; the bracketing search on delta agrees (the search on the
+    operand's values, inf_t f(t)/(1 - d - t), no inversion)."""
+    f = ta.Inverse(ta.Mix(ta.G(1), R(1, 2)))
+    d = R(1, 10**3)
+    v = _one_search(f, d)
+    assert v.route.startswith("one concave search for e^-eps"), v.route
+    fi = inverse(mix(gauss(1), mpmath.mpf(1) / 2), mix_gauss_slope(1, mpmath.mpf(1) / 2))
+    with mpmath.workdps(30):
+        lo, hi = _certified(v)
+        _, d_lo = np_delta(lambda a: 1 - fi(a), lo - mpmath.mpf(10) ** -10, grid=40, steps=90)
+        _, d_hi = np_delta(lambda a: 1 - fi(a), hi + mpmath.mpf(10) ** -10, grid=40, steps=90)
+        assert d_lo > mpmath.mpf(d) > d_hi
+        wl, wh = _certified(_bracketing(f, d, monkeypatch))
+        assert wl - mpmath.mpf(10) ** -18 <= lo and hi <= wh + mpmath.mpf(10) ** -18
+
+
+@pytest.mark.slow
+def test_one_search_epsilon_of_shift_meets_bracketing(monkeypatch):
+    """Shift(G_1, -1/10) (a segment from the origin, the greatest convex minorant of Thm. 5):
+    the one search stops at the tolerance of pld_options after its levels (a flat ratio near
+    the segment's end); its enclosure holds the bracketing search's and is within tol."""
+    from tradeoff_algebra.numeric.options import options
+    f = ta.Shift(ta.G(1), -R(1, 10))
+    d = R(1, 10**6)
+    v = _one_search(f, d)
+    with mpmath.workdps(DPS):
+        lo, hi = _certified(v)
+        wl, wh = _certified(_bracketing(f, d, monkeypatch))
+        assert lo <= wl and wh <= hi  # both certified: the true eps is in both
+        assert hi - lo <= options()["tol"] * hi
+
+
+def test_one_search_epsilon_zero_and_unbounded():
+    """d above the total variation gives eps = 0 (the ratio's bound at most 1); d below
+    1 - f(0) stays eps = oo (Prop. 6), both certified."""
+    f = ta.Group(ta.EpsDelta(R(1, 4), 0), 4)
+    with mpmath.workdps(DPS):
+        fr = group(epsdelta(mpmath.mpf(1) / 4, 0), 4)
+        _, tv = np_delta(lambda a: 1 - fr(a), mpmath.mpf(0))
+    v = ta.epsilon(f, R(1, 2), dps=20)
+    assert tv < mpmath.mpf(1) / 2
+    assert v.guarantee in ("certified", "exact") and mpmath.mpf(v.hi if not v.is_point
+                                                                 else v.interval()[1]) <= 1e-15
+    e = ta.epsilon(ta.Group(ta.EpsDelta(1, R(1, 100)), 3), R(1, 10**6), dps=20)
+    assert e.lo == mpmath.inf and e.guarantee == "certified"

@@ -43,12 +43,25 @@ its whole graph: f^{-1}(f(t)) <= t, with equality for the t = f^{-1}(alpha) of e
 concave in s (f convex), from f's certified values at the exact levels (1 - s, s): no bisection
 for f^{-1}, and a small delta's maximiser (s near 0) keeps its digits on the log scale of s.
 
+Epsilon in one search (:func:`power_epsilon`). delta(eps) <= d iff N(alpha) = P(alpha) - d <=
+e^eps alpha for every alpha in [0, 1] (P the power), so e^eps(d) = sup_{alpha in (0, 1]}
+N(alpha)/alpha once N(0) <= 0, and eps = max(0, log of it): one search over alpha
+(:func:`sup_ratio`) instead of a bracketing search asking delta at 20-50 eps. N is concave, so
+on [b, c] it lies below the neighbours' secants extended, and each secant line over alpha is
+monotone on [b, c]: the sup of the bound is at an end or at the secants' crossing. Near 0 the
+secant from the right both proves N(0) <= 0 and bounds the first interval once its value at 0
+is <= 0; where it never is (d = 1 - f(0), or a steep power at 0) the search gives None and the
+bracketing search runs. For an inverse, without inverting (:func:`inverse_epsilon`): delta <= d
+iff 1 - d - t <= e^eps f(t) for t in [0, 1 - d], so e^-eps = inf_t f(t)/(1 - d - t), the same
+search on -f(1 - d - u)/u, concave in u.
+
 A certified result is a :class:`~..numeric.value.CertifiedPair`; where a node has no ball form
 the callers keep their estimates (the convex conjugate of the values).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from flint import arb, ctx
@@ -72,8 +85,10 @@ from .max_delta import _log_bracket
 from .shift import Shift
 
 __all__ = ["sup_concave", "power_delta", "inverse_delta", "symmetrized_delta",
-           "unbounded_epsilon", "node_delta", "node_epsilon", "ROUTE", "ROUTE_INVERSE",
-           "ROUTE_SYMMETRIZED"]
+           "unbounded_epsilon", "power_epsilon", "inverse_epsilon",
+           "sup_ratio", "node_delta", "node_epsilon",
+           "ROUTE", "ROUTE_INVERSE", "ROUTE_SYMMETRIZED", "ROUTE_EPSILON",
+           "ROUTE_EPSILON_INVERSE"]
 
 #: The name of the route through the node's own powers in ``Value.route``.
 ROUTE = "concave search on the node's certified powers (Prop. 6)"
@@ -229,6 +244,233 @@ def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
     return best.union(arb.max(hi, best)), xs[j]
 
 
+def _ratio_bound(xs: list, ns: list, i: int) -> tuple:
+    """(an upper bound of N(t)/t on [x_i, x_{i+1}], the level where it is attained) for a
+    concave N given as balls ``ns`` at the levels ``xs`` (x_0 = 0).
+
+    N lies below U, the lower envelope of the neighbours' secants extended (as in
+    :func:`_interval_bound`). Each secant line l gives l(t)/t = l(0)/t + slope, monotone in
+    t > 0, so U(t)/t is monotone on each side of the lines' crossing and its sup on the
+    interval is at an end or at the crossing. On the first interval [0, x_1] only the right
+    secant is there: l(0) <= 0 makes l(t)/t non-decreasing, bounded by l(x_1)/x_1 (and proves
+    N(0) <= l(0) <= 0); l(0) > 0 leaves no bound (+oo, and the level x_1/16 to refine)."""
+    x0, x1 = xs[i], xs[i + 1]
+    h0, h1 = arb(ns[i].upper()), arb(ns[i + 1].upper())
+    s = (h0 - arb(ns[i - 1].lower())) / (x0 - xs[i - 1]) if i > 0 else None
+    r = (h1 - arb(ns[i + 2].lower())) / (xs[i + 2] - x1) if i + 2 < len(xs) else None
+    if i == 0:
+        if r is not None and (h1 + r * x1) <= 0:
+            return arb((h1 / x1).upper()), x1
+        return arb("inf"), x1 / 16
+    if r is None:  # (the last interval: the left secant alone)
+        cands = [(x0, h0), (x1, h0 + s * (x1 - x0))]
+    else:
+        cands = [(x0, arb.min(h0, h1 + r * (x1 - x0))), (x1, arb.min(h1, h0 + s * (x1 - x0)))]
+    if r is not None and s + r > 0:
+        tx = (h1 - h0 + s * x0 + r * x1) / (s + r)
+        if tx > x0 and tx < x1:
+            cands.append((tx, arb.min(h0 + s * (tx - x0), h1 + r * (x1 - tx))))
+    best, where = None, x0
+    for t, u in cands:
+        q = arb((u / t).upper())
+        if best is None or q > best:
+            best, where = q, t
+        elif not q <= best:
+            best, where = arb.max(best, q), t
+    return best, where
+
+
+def _enough_exp(best: arb, hi: arb, levels: int, tol: float) -> bool:
+    """The stopping rule on bounds [best, hi] of v = e^eps: v <= 1 proved (eps = 0), or the gap
+    below the working precision on the scale of log (the relative gap times min(1, log v)), or
+    below ``tol`` on that scale after :data:`MIN_EVALUATIONS` levels."""
+    if not hi.is_finite():
+        return False
+    if hi <= 1:
+        return True
+    scale = arb.min(arb(1), arb.max(best, arb(1)).log())
+    gap = hi - best
+    rel = arb(2) ** (16 - ctx.prec)
+    return bool(gap <= rel * best * scale or (levels >= MIN_EVALUATIONS
+                                              and gap <= tol * hi * scale))
+
+
+def sup_ratio(num: Callable[[arb], arb | None],
+              enough: Callable[[arb, arb, int], bool]) -> tuple | None:
+    """(a lower bound, an upper bound) of sup_{t in (0, 1]} N(t)/t, as Arb balls' ends, for a
+    concave N with N(0) <= 0 given as balls at exact levels, or None where N gives None, the
+    first interval [0, x_1] does not close (N(0) <= 0 unproved, or the slope at 0 too steep
+    for :data:`MAX_STEPS` levels) or a bound stays infinite.
+
+    The lower bound is the largest N(x)/x's lower end at the levels seen (a value attained);
+    the upper bound the largest of :func:`_ratio_bound` over the intervals. The levels start
+    with those of a bracket of a maximiser on the scale of log(t) (N(t)/t is unimodal: its
+    derivative has the sign of t N'(t) - N(t), non-increasing as (t N' - N)' = t N'' <= 0,
+    and non-negative at 0+ when N(0) <= 0); then N is evaluated in the interval of the largest
+    bound, as in :func:`sup_concave`, until ``enough(lower, upper, levels)`` (for eps,
+    :func:`_enough_exp`), or the interval is as narrow as the precision, or after
+    :data:`MAX_STEPS` levels."""
+    pts: dict = {}
+    failed = [False]
+
+    def at(t):
+        key = t.mid().str(60, radius=False)
+        if key not in pts:
+            out = num(t)
+            if out is None or not out.is_finite():
+                failed[0] = True
+                out = arb(0).union(arb(1)) * 2 - 1
+            pts[key] = (t, out)
+        return pts[key][1]
+
+    def ratio(t):
+        n = at(t)
+        return n / t if t > 0 else arb(0).union(arb(1)) * 2 - 1
+
+    _log_bracket(ratio)
+    at(arb(0))
+    at(arb(1))
+    if failed[0]:
+        return None
+    order = sorted(pts.values(), key=lambda q: float(q[0].mid()))
+    xs = [q[0] for q in order]
+    ns = [q[1] for q in order]
+    bounds = [_ratio_bound(xs, ns, i) for i in range(len(xs) - 1)]
+    rel = arb(2) ** (16 - ctx.prec)
+
+    def lower():
+        return max((arb((ns[i] / xs[i]).lower()) for i in range(1, len(xs))),
+                   key=lambda b: b.mid())
+
+    def upper():
+        hi = bounds[0][0]
+        for b, _ in bounds:
+            hi = arb.max(hi, b)
+        return arb(hi)
+
+    for _ in range(MAX_STEPS):
+        if enough(lower(), upper(), len(xs)):
+            break
+        k = max(range(len(bounds)),
+                key=lambda i: math.inf if not bounds[i][0].is_finite() else bounds[i][0].mid())
+        x0, x1 = xs[k], xs[k + 1]
+        w = x1 - x0
+        if not w > abs(x1) * rel and k > 0:
+            break
+        budget.check()
+        t = bounds[k][1]
+        if k > 0 or bounds[k][0].is_finite():
+            t = arb.min(arb.max(t, x0 + w / 4), x1 - w / 4)
+        t = arb(t.mid())
+        if not (x0 < t and t < x1):
+            break
+        n = at(t)
+        if failed[0]:
+            return None
+        xs.insert(k + 1, t)
+        ns.insert(k + 1, n)
+        lo_i = max(k - 1, 0)
+        bounds[lo_i:min(k + 2, len(bounds))] = [
+            _ratio_bound(xs, ns, i) for i in range(lo_i, min(k + 3, len(xs) - 1))]
+    hi = upper()
+    if not hi.is_finite():
+        return None
+    best = lower()
+    return best, arb.max(hi, best)
+
+
+def power_epsilon(args: Sequence[TradeOff], d) -> CertifiedPair | None:
+    """eps(d) of max{args} at an mpf d in [0, 1) in one search over alpha, or None (the
+    bracketing search on delta).
+
+    delta(eps) <= d iff N(alpha) = min_i (1 - f_i(alpha)) - d <= e^eps alpha for every alpha
+    (Prop. 6), so e^eps(d) = sup_{alpha in (0, 1]} N(alpha)/alpha once N(0) <= 0 (proved by
+    the first interval's bound, :func:`_ratio_bound`), and eps = max(0, log of it). N is
+    concave (module docstring), so :func:`sup_ratio` encloses the sup."""
+    if not mp.isfinite(d) or d < 0 or d >= 1:
+        return None
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        power = _power(args)
+        if power is None:
+            return None
+        D = arb_exact(mp.mpf(d))
+
+        def num(t):
+            p = power(t)
+            return None if p is None else p - D
+
+        tol = options()["tol"]
+        r = sup_ratio(num, lambda lo, hi, n: _enough_exp(lo, hi, n, tol))
+        if r is None:
+            return None
+        lo = arb.max(r[0], arb(1)).log()
+        hi = arb.max(r[1], arb(1)).log()
+        pair = _pair_eps(lo, hi)
+    trace.note(ROUTE_EPSILON)
+    return pair
+
+
+def inverse_epsilon(g: TradeOff, d) -> CertifiedPair | None:
+    """eps(d) of g^{-1} at an mpf d in [0, 1) in one search over g's certified values (no
+    inversion), or None (the bracketing search on delta).
+
+    delta_{g^{-1}}(eps) = sup_t {1 - t - e^eps g(t)} (module docstring) is <= d iff
+    1 - d - t <= e^eps g(t) for every t in [0, 1 - d] (beyond, 1 - t < d), so
+    e^-eps(d) = inf_{u in (0, 1 - d]} G(u)/u with G(u) = g(1 - d - u) convex, G(0) = g(1 - d)
+    (once positive). With u = (1 - d) w that is -S/(1 - d), S = sup_{w in (0, 1]} N(w)/w for
+    the concave N(w) = -g((1 - d)(1 - w)), N(0) <= 0: :func:`sup_ratio`, and e^eps = -(1 - d)/S
+    once S < 0 is proved (S in [lo, hi] gives e^eps in [-(1 - d)/lo, -(1 - d)/hi])."""
+    if not mp.isfinite(d) or d < 0 or d >= 1:
+        return None
+    with arb_precision(mp.prec + ARB_GUARD_BITS):
+        if _ball(g, arb(1) / 16, False, True) is None:
+            return None
+        c = 1 - arb_exact(mp.mpf(d))
+
+        def num(w):
+            a = c * (1 - w)
+            try:
+                v = arb_value(g, a, 1 - a, False)
+            except ValueError:
+                return None
+            if (v is None or not v.is_finite()) and w == 1:  # g(0) in [0, 1]
+                v = arb(0).union(arb(1))
+            return None if v is None or not v.is_finite() else -v
+
+        def exp_bounds(lo, hi):
+            return -c / lo, -c / hi
+
+        tol = options()["tol"]
+
+        def enough(lo, hi, n):
+            return bool(hi < 0) and _enough_exp(*exp_bounds(lo, hi), n, tol)
+
+        r = sup_ratio(num, enough)
+        if r is None or not r[1] < 0:
+            return None
+        vlo, vhi = exp_bounds(arb(r[0].lower()), arb(r[1].upper()))
+        pair = _pair_eps(arb.max(vlo, arb(1)).log(), arb.max(vhi, arb(1)).log())
+    trace.note(ROUTE_EPSILON_INVERSE)
+    return pair
+
+
+#: The name of the one search for the epsilon of an inverse in ``Value.route``.
+ROUTE_EPSILON_INVERSE = ("one concave search for e^-eps = inf_t g(t)/(1 - delta - t) on the "
+                         "operand's certified values (Prop. 6)")
+
+
+#: The name of the one search for epsilon in ``Value.route``.
+ROUTE_EPSILON = ("one concave search for e^eps = sup_alpha (1 - f(alpha) - delta)/alpha on the "
+                 "node's certified powers (Prop. 6)")
+
+
+def _pair_eps(lo: arb, hi: arb) -> CertifiedPair:
+    """[lo's lower end, hi's upper end] as a CertifiedPair of mpfs rounded outward (>= 0)."""
+    a = arb_endpoint(arb.max(arb(lo.lower()), arb(0)).lower(), round_floor)
+    b = arb_endpoint(arb.max(arb(hi.upper()), arb(0)).upper(), round_ceiling)
+    return CertifiedPair(min(a, b), b)
+
+
 def _pair(ball: arb) -> CertifiedPair:
     """The ball cut to [0, 1] as a CertifiedPair of mpfs rounded outward."""
     lo = arb_endpoint(arb.max(arb(ball.lower()), arb(0)).lower(), round_floor)
@@ -236,17 +478,16 @@ def _pair(ball: arb) -> CertifiedPair:
     return CertifiedPair(min(lo, hi), hi)
 
 
-def _power_search(args: Sequence[TradeOff], eps) -> tuple | None:
-    """:func:`sup_concave` of min_i (1 - f_i(alpha)) - e^eps alpha at Arb's working precision,
-    or None (module docstring)."""
+def _power(args: Sequence[TradeOff]) -> Callable[[arb], arb | None] | None:
+    """min_i (1 - f_i(alpha)) as balls at exact levels (1 at alpha = 1, f(1) = 0 for every
+    trade-off function, Prop. 1), or None where a node has no ball form at 1/16."""
     probe = arb(1) / 16
     if any(_ball(g, probe, True, False) is None for g in args):
         return None
-    e = arb_exact(eps).exp()
 
-    def psi(t):
+    def power(t):
         if t == 1:
-            return 1 - e  # f(1) = 0 for every trade-off function (Prop. 1)
+            return arb(1)
         out = None
         for g in args:
             p = _ball(g, t, True, False)
@@ -255,7 +496,22 @@ def _power_search(args: Sequence[TradeOff], eps) -> tuple | None:
             if p is None:
                 return None
             out = p if out is None else arb.min(out, p)
-        return out - e * t
+        return out
+
+    return power
+
+
+def _power_search(args: Sequence[TradeOff], eps) -> tuple | None:
+    """:func:`sup_concave` of min_i (1 - f_i(alpha)) - e^eps alpha at Arb's working precision,
+    or None (module docstring)."""
+    power = _power(args)
+    if power is None:
+        return None
+    e = arb_exact(eps).exp()
+
+    def psi(t):
+        p = power(t)
+        return None if p is None else p - e * t
 
     return sup_concave(psi, options()["tol"])
 
@@ -354,27 +610,30 @@ def symmetrized_delta(g: TradeOff, eps) -> CertifiedPair | None:
     return _pair(lo.union(hi))
 
 
-def unbounded_epsilon(f: TradeOff, d) -> CertifiedPair | None:
+def unbounded_epsilon(f: TradeOff, d, then: Callable | None = None) -> CertifiedPair | None:
     """eps_f(d) = +oo proved (a CertifiedPair) when the ball of delta_f(oo) = 1 - f(0), the
     power at alpha = 0, lies above d (an mpf): no finite eps works, the test rejecting on the
     part of Q singular to P having size 0 and power 1 - f(0) (Dong, Roth & Su, Prop. 6); else
-    None (the bracketing search on delta)."""
+    ``then(f, d)`` (by default the one search over alpha, :func:`power_epsilon`; an inverse
+    passes :func:`inverse_epsilon`), whose None is the bracketing search on delta."""
     with arb_precision(mp.prec + ARB_GUARD_BITS):
         try:
             b = arb_value(f, arb(0), arb(1), True)
         except ValueError:
-            return None
+            b = None
         if b is None or not b.is_finite() or not b > arb_exact(mp.mpf(d)):
-            return None
+            b = None
+    if b is None:
+        return power_epsilon([f], d) if then is None else then(f, d)
     trace.note("delta(oo) = 1 - f(0) of the node's certified power (Prop. 6)")
     return CertifiedPair(mp.inf, mp.inf)
 
 
 @mp_epsilon.register(Shift)
 def node_epsilon(f: TradeOff, d) -> CertifiedPair | None:
-    """eps(d) = oo proved from the ball of 1 - f(0) (:func:`unbounded_epsilon`) for an operator
-    node with no epsilon route of its own (Shift), else None (the bracketing search on
-    delta)."""
+    """eps(d) = oo proved from the ball of 1 - f(0), else the one search over alpha
+    (:func:`unbounded_epsilon`) for an operator node with no epsilon route of its own (Shift),
+    else None (the bracketing search on delta)."""
     return unbounded_epsilon(f, d)
 
 

@@ -62,6 +62,7 @@ from .losses import InverseLoss
 from .maxgroup import Max
 from .power_profile import (
     inverse_delta,
+    inverse_epsilon,
     power_delta,
     symmetrized_delta,
     unbounded_epsilon,
@@ -674,10 +675,13 @@ def _(f, eps):
 @mp_epsilon.register(Inverse)
 def _(f, d):
     """eps(d) of f^{-1}: the closed form of the equal node without the inverse, else eps = oo
-    proved from the ball of 1 - f^{-1}(0) (``power_profile.unbounded_epsilon``), else None
-    (the bracketing search on the certified profile)."""
+    proved from the ball of 1 - f^{-1}(0) (``power_profile.unbounded_epsilon``), else the one
+    search on f's values (``power_profile.inverse_epsilon``), else None (the bracketing search
+    on the certified profile)."""
     kind, obj = inverse_route(f)
-    return mp_epsilon(obj, d) if kind == "node" else unbounded_epsilon(f, d)
+    if kind == "node":
+        return mp_epsilon(obj, d)
+    return unbounded_epsilon(f, d, lambda f, d: inverse_epsilon(f.arg, d))
 
 
 @mp_epsilon.register(Symmetrize)
