@@ -183,7 +183,7 @@ def gen_lapmix(rng):
 
         def ref():
             if r == 2 and not gs:
-                v = A.laplace_two_exact(mpf_of(mus[0]), mpf_of(mus[1]), mpf_of(eps), 30)
+                v = A.laplace_two_exact(mus[0], mus[1], eps, 30)
                 return v - mpmath.mpf(10) ** -22, v + mpmath.mpf(10) ** -22
             return _widen(*pair(float(eps)))
         return Case("lapmix", code, ref, "prob", tol, lim)
@@ -467,7 +467,7 @@ def gen_shuffle(rng):
     dps = _dps(tol)
 
     def groups():
-        return A.shuffle_groups(float(eps0) if False else mpf_of(eps0), n, 40)
+        return A.shuffle_groups(eps0, n, 40)
 
     if which == "curve":
         als = sorted({float(_alpha(rng)) for _ in range(4)})

@@ -260,10 +260,18 @@ def hockey(pairs, t, one=Fraction(1)):
 # ---------------------------------------------------------------------------------------------
 
 
+def _num(x):
+    """An mpf at the current precision from a Fraction, an int or an mpf."""
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpf(x)
+
+
 def shuffle_groups(eps0, n: int, dps: int = 40):
-    """[(P, Q)] of the shuffle pair grouped by y/x, in decreasing ratio Q/P, at dps digits."""
+    """[(P, Q)] of the shuffle pair grouped by y/x, in decreasing ratio Q/P, at dps digits
+    (eps0 a Fraction: converted at that precision)."""
     with mpmath.workdps(dps):
-        E = mpmath.exp(mpmath.mpf(eps0))
+        E = mpmath.exp(_num(eps0))
         w = 1 / (E + 1)
         th = 2 / (E + 1)
         groups: dict = {}
@@ -389,14 +397,14 @@ def dpa_laplace_pair(mus, eps, h: float = 1e-4, gs=()):
 
 
 def laplace_two_exact(mu1, mu2, eps, dps: int = 30):
-    """delta(eps) of Laplace(mu1) (x) Laplace(mu2) by mpmath quadrature of the hockey-stick
-    integral over the plane: P = Lap(0,1)^2, Q = Lap((mu1, mu2), 1); the region {Q > e^eps P}
-    in each x-slice is a union of intervals of y found from the one-dimensional loss
-    l2(y) = |y| - |y - mu2| (non-decreasing, clipped at +-mu2). Written as
+    """delta(eps) of Laplace(mu1) (x) Laplace(mu2) (Fractions or mpfs) by mpmath quadrature of
+    the hockey-stick integral over the plane: P = Lap(0,1)^2, Q = Lap((mu1, mu2), 1); the
+    region {Q > e^eps P} in each x-slice is a union of intervals of y found from the
+    one-dimensional loss l2(y) = |y| - |y - mu2| (non-decreasing, clipped at +-mu2). Written as
     int dx sum over y-pieces, with the integrand (q - e^eps p)_+ integrated exactly in y on
     each piece where l1(x) + l2(y) is linear (y < 0, 0 < y < mu2, y > mu2)."""
     with mpmath.workdps(dps):
-        m1, m2, e = mpmath.mpf(mu1), mpmath.mpf(mu2), mpmath.mpf(eps)
+        m1, m2, e = _num(mu1), _num(mu2), _num(eps)
         E = mpmath.exp(e)
 
         def lap(z):
