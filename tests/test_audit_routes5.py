@@ -221,7 +221,8 @@ def test_commensurate_lattices_at_ties_and_knots():
 # ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("eps0, n", [
-    (R(1), 2), (R(1, 2), 10), pytest.param(R(3), 50, marks=pytest.mark.slow), (R(8), 40),
+    (R(1), 2), (R(1, 2), 10), pytest.param(R(3), 50, marks=pytest.mark.slow),
+    pytest.param(R(8), 40, marks=pytest.mark.slow),
     (R(20), 30), pytest.param(R(1, 100), 200, marks=pytest.mark.slow)])
 def test_shuffle_power_against_the_mixture_pair(eps0, n):
     g = A.shuffle_groups(F(int(eps0.p), int(eps0.q)), n, 45)
