@@ -317,9 +317,14 @@ def test_heavy_calls_stop_at_the_limit(call):
     "alpha = 1 - 1e-7, on the finer grid of tol 1e-12 it does not, so the 1e-12 band's upper "
     "end there (4.79926423e-10) lies above the 1e-9 band's (4.79926399e-10): a tighter "
     "tolerance gives a wider, non-nested band"))
-def test_replace_curve_band_nests_across_tolerances():
-    f = ta.PoissonReplace(1, R(1, 10)) ** 10
-    xs = [1e-9, 1 - 1e-7]
+@pytest.mark.parametrize("f, xs", [
+    (ta.PoissonReplace(1, R(1, 10)) ** 10, [1e-9, 1 - 1e-7]),
+    # the same with DP-SGD: at 1 - 1e-5 the 1e-12 band's upper end 2.6938451e-12 is above the
+    # 1e-9 band's 2.6938431e-12
+    pytest.param(ta.noisy_sgd(R(3, 5), R(1, 5), 12), [1e-6, 1 - 1e-5],
+                 marks=pytest.mark.slow),
+])
+def test_replace_curve_band_nests_across_tolerances(f, xs):
     bands = []
     for tol in (1e-9, 1e-12):
         with ta.pld_options(tol=tol), warnings.catch_warnings():
