@@ -546,6 +546,36 @@ def gen_nest(rng):
 GENERATORS["nest"] = gen_nest
 
 
+def _first_arg(code: str) -> str:
+    """The first argument of the call ``code`` (brackets balanced)."""
+    start = code.index("(") + 1
+    depth = 0
+    for i in range(start, len(code)):
+        ch = code[i]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return code[start:i]
+    raise ValueError(code)
+
+
+def gen_nest_edge(rng):
+    """A curve at levels near 0 and near 1 together (their mirror images share points) of a
+    band-route node, asked at tol 1e-9 and 1e-12 (the probe that found the non-nested bands)."""
+    name = rng.choice(["replace", "sgd", "lapmix"])
+    c = GENERATORS[name](rng)
+    expr = _first_arg(c.code)
+    xs = sorted({10.0 ** -rng.randint(6, 10), 1 - 10.0 ** -rng.randint(4, 8), rng.random()})
+    c.code = f"ta.curve({expr}, {xs!r}, bounds=True)"
+    c.route, c.kind, c.limit, c.tols = "nest-edge:" + name, "nest", 60.0, (1e-9, 1e-12)
+    return c
+
+
+GENERATORS["nest-edge"] = gen_nest_edge
+
+
 # ---------------------------------------------------------------------------------------------
 # running and checking
 # ---------------------------------------------------------------------------------------------
@@ -676,7 +706,7 @@ def check_nest(case: Case, flags: list, stats: dict) -> None:
                                                       "stopped": 0, "refused": 0, "checked": 0})
     st["draws"] += 1
     got = []
-    for tol in (1e-3, 1e-6, 1e-9):
+    for tol in getattr(case, "tols", (1e-3, 1e-6, 1e-9)):
         code = case.code
         if "dps=" in code:
             code = code.rsplit("dps=", 1)[0] + f"dps={_dps(tol)})"
