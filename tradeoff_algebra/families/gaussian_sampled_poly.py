@@ -179,24 +179,7 @@ class _Model:
         a piece with |t| len < SERIES_BELOW by its power series, the others by parts, the
         terms at an end shared by two such pieces as one polynomial."""
         with working_precision(self.prec):
-            z = acb(0, t)
-            w = 1 / z
-            at = abs(t)
-            parts = [at * p.length >= SERIES_BELOW for p in self.pieces]
-            tot = acb(0)
-            last = len(self.pieces) - 1
-            for i, piece in enumerate(self.pieces):
-                ea = (z * piece.a).exp()
-                if not parts[i]:
-                    tot += ea * piece.series_at(at * piece.length)(z * piece.length)
-                    continue
-                if not (i and parts[i - 1] and self.joined[i] is not None):
-                    tot -= ea * piece.qa(w)
-                if i < last and parts[i + 1] and self.joined[i + 1] is not None:
-                    tot += (z * piece.b).exp() * self.joined[i + 1](w)
-                elif i == last or not parts[i + 1] or self.joined[i + 1] is None:
-                    tot += (z * piece.b).exp() * piece.qb(w)
-            return tot
+            return pieces_transform(self.pieces, self.joined, t)
 
 
     def transform_grid(self, h: arb, n: int) -> list[acb]:
@@ -289,6 +272,31 @@ class _Model:
                 # of n balls are kept at a time, ~20 MB at 92 000 nodes, not one per breakpoint)
                 phases.pop(id(piece.a), None)
             return tot
+
+
+def pieces_transform(pieces: list, joined: list, t: arb) -> acb:
+    """The sum over the pieces of int_a^b e^{i t y} p(y) dy at the context's precision: a piece
+    with |t| len < SERIES_BELOW by its power series, the others by parts (``qa``, ``qb``: the
+    antiderivative's end terms), the terms at an end shared by two such pieces as one
+    polynomial (``joined[i]``, the end between pieces i - 1 and i, or None)."""
+    z = acb(0, t)
+    w = 1 / z
+    at = abs(t)
+    parts = [at * p.length >= SERIES_BELOW for p in pieces]
+    tot = acb(0)
+    last = len(pieces) - 1
+    for i, piece in enumerate(pieces):
+        ea = (z * piece.a).exp()
+        if not parts[i]:
+            tot += ea * piece.series_at(at * piece.length)(z * piece.length)
+            continue
+        if not (i and parts[i - 1] and joined[i] is not None):
+            tot -= ea * piece.qa(w)
+        if i < last and parts[i + 1] and joined[i + 1] is not None:
+            tot += (z * piece.b).exp() * joined[i + 1](w)
+        else:
+            tot += (z * piece.b).exp() * piece.qb(w)
+    return tot
 
 
 def _truncated(poly: arb_poly, ks: range, inv: list, inv2: list, cut: arb) -> list:

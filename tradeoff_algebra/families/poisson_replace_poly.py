@@ -57,7 +57,7 @@ from ..numeric.cf_sampled_poly import ChebPiece
 
 # (the pieces' transforms and their sup bound are the subsampled Gaussian view's: one
 # implementation of the closed forms of the module docstring's "Transform")
-from .gaussian_sampled_poly import BUILD_GUARD, MODEL_FLOOR, SERIES_BELOW, _Piece, _sup
+from .gaussian_sampled_poly import BUILD_GUARD, MODEL_FLOOR, _Piece, _sup, pieces_transform
 
 __all__ = ["ReplacePolyLaw", "T_SWITCH", "MAX_PIECE"]
 
@@ -241,24 +241,7 @@ class _Model:
         """The sum of the pieces' transforms at t at ``prec`` bits (as
         :mod:`.gaussian_sampled_poly`)."""
         with working_precision(prec):
-            z = acb(0, t)
-            w = 1 / z
-            at = abs(t)
-            parts = [at * p.length >= SERIES_BELOW for p in self.pieces]
-            tot = acb(0)
-            last = len(self.pieces) - 1
-            for i, piece in enumerate(self.pieces):
-                ea = (z * piece.a).exp()
-                if not parts[i]:
-                    tot += ea * piece.series_at(at * piece.length)(z * piece.length)
-                    continue
-                if not (i and parts[i - 1] and self.joined[i] is not None):
-                    tot -= ea * piece.qa(w)
-                if i < last and parts[i + 1] and self.joined[i + 1] is not None:
-                    tot += (z * piece.b).exp() * self.joined[i + 1](w)
-                else:
-                    tot += (z * piece.b).exp() * piece.qb(w)
-            return tot
+            return pieces_transform(self.pieces, self.joined, t)
 
 
 class ReplacePolyLaw:
