@@ -276,10 +276,18 @@ TAIL_GRID_ONE = 65
 
 
 #: The longest first plan of a flat view the points take (its estimated seconds; a band takes
-#: a few plans): DP-SGD, sigma = 1.1, q = 256/60000, at tol 1e-9 plans 2072 nodes at T = 10
-#: (0.4 s) and 14 500 at T = 3, whose band took 8 to 31 s where the PLD engine's estimate
-#: takes 5 to 7 s (left to it).
+#: a few plans) where the plan's width is above :data:`FLAT_TIGHT_REL`: there the PLD engine or
+#: a looser plan answers in a fraction of a second (DP-SGD, sigma = 1.1, q = 256/60000, T = 3 at
+#: tol 1e-4: 0.06 s by the PLD engine, 1.6 s by this route).
 FLAT_TAIL_SECONDS = 0.6
+#: Plans at most this wide (tol <= 1e-6, the tails planned to TAIL_PLAN of it) may take
+#: :data:`FLAT_TAIL_SECONDS_TIGHT`: at such widths the alternatives are a looser tolerance's band
+#: with a ToleranceWarning or the PLD engine's estimate in seconds. With the whole inversion grid
+#: evaluated at once (``SampledGaussianPolyLaw.mgf_grid``), roc(0.01) of DP-SGD (sigma = 1.1, q =
+#: 256/60000) at tol 1e-9 is certified to 3e-11 in 4.0 s at T = 3 and 1.6 s at T = 5 (measured in
+#: fresh processes; T = 3 planned some 14 500 nodes).
+FLAT_TIGHT_REL = 1e-8
+FLAT_TAIL_SECONDS_TIGHT = 6.0
 #: The eps at which a direction's flat view is weighed where the first inverter's is 0.
 FLAT_AT_MIN = 1e-3
 
@@ -320,14 +328,14 @@ class _Tails:
     def affordable(self, e0: float) -> bool:
         """Whether the first inverter's plan at ``e0`` is within the route's work: MAX_WORK,
         or for a flat view its own cap in nodes, the time left (``cf_route``) and
-        :data:`FLAT_TAIL_SECONDS`."""
+        :data:`FLAT_TAIL_SECONDS` (:data:`FLAT_TAIL_SECONDS_TIGHT` at tight widths)."""
         factors, rel = self.inverted()
         e0 = self.reach(e0)
         if self.flat:
             law = factors[0][0]
+            cap = FLAT_TAIL_SECONDS_TIGHT if rel <= FLAT_TIGHT_REL else FLAT_TAIL_SECONDS
             return (_affordable_work(factors, e0, rel, rel)
-                    and _work(factors, e0, rel, law.work_caps[0]) * law.node_seconds
-                    <= FLAT_TAIL_SECONDS)
+                    and _work(factors, e0, rel, law.work_caps[0]) * law.node_seconds <= cap)
         return _work(factors, e0, rel) <= MAX_WORK
 
     def inverted(self) -> tuple[list, float]:
