@@ -53,11 +53,10 @@ def _convex_lower(v: np.ndarray, g: np.ndarray) -> float:
     return best
 
 
-def dpsgd_power_bracket(sigma: float, q: float, T: int, alphas, grid: float = 1e-5,
-                        eps_max: float = 2.0, points: int = 4001) -> list[tuple[float, float]]:
-    """[(lower, upper)] of the power 1 - f(alpha) of DP-SGD at each level (module docstring),
-    eps on [0, eps_max] (the minimiser must lie inside: the caller checks the ends)."""
-    opt, pess = _hull_plds(sigma, q, T, grid)
+def pld_power_bracket(opt, pess, alphas, eps_max: float, points: int) -> list[tuple[float, float]]:
+    """[(lower, upper)] of the power 1 - f(alpha) = inf_eps delta(eps) + e^eps alpha from a
+    dp_accounting optimistic/pessimistic PLD pair (module docstring), eps on a grid of
+    ``points`` in [0, eps_max] (the minimiser must lie inside: checked)."""
     eps = np.linspace(0.0, eps_max, points)
     v = np.exp(eps)
     d_opt = np.array(opt.get_delta_for_epsilon(eps), dtype=float)
@@ -70,6 +69,14 @@ def dpsgd_power_bracket(sigma: float, q: float, T: int, alphas, grid: float = 1e
             raise ValueError(f"the minimiser of alpha = {a} is at an end of [0, {eps_max}]")
         out.append((_convex_lower(v, g_opt), float(g_pess[i])))
     return out
+
+
+def dpsgd_power_bracket(sigma: float, q: float, T: int, alphas, grid: float = 1e-5,
+                        eps_max: float = 2.0, points: int = 4001) -> list[tuple[float, float]]:
+    """[(lower, upper)] of the power 1 - f(alpha) of DP-SGD at each level (module docstring),
+    eps on [0, eps_max] (the minimiser must lie inside: the caller checks the ends)."""
+    opt, pess = _hull_plds(sigma, q, T, grid)
+    return pld_power_bracket(opt, pess, alphas, eps_max, points)
 
 
 if __name__ == "__main__":

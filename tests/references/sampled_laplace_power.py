@@ -3,14 +3,12 @@ times (the symmetric hull AddRemove(Mix(Laplace(1/b), q)^T)) from dp_accounting'
 pessimistic PLD pair, as ``references.dpsgd_power`` does for DP-SGD: 1 - f(alpha) =
 inf_eps delta(eps) + e^eps alpha (Dong, Roth & Su, Prop. 6), the upper end the least value on a
 grid of eps from the pessimistic PLD, the lower end the convex lower bound of the optimistic
-one's (``dpsgd_power._convex_lower``). Nothing here imports ``tradeoff_algebra``; float64
+one's (``dpsgd_power.pld_power_bracket``). Nothing here imports ``tradeoff_algebra``; float64
 values of float64 PLDs (not proved): tests allow a relative 1e-9 of slack."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from references.dpsgd_power import _convex_lower
+from references.dpsgd_power import pld_power_bracket
 
 
 def sampled_laplace_power_bracket(b: float, q: float, T: int, alphas, grid: float = 1e-5,
@@ -25,15 +23,4 @@ def sampled_laplace_power_bracket(b: float, q: float, T: int, alphas, grid: floa
                                             value_discretization_interval=grid,
                                             use_connect_dots=p).self_compose(T)
                  for p in (False, True))
-    eps = np.linspace(0.0, eps_max, points)
-    v = np.exp(eps)
-    d_opt = np.array(opt.get_delta_for_epsilon(eps), dtype=float)
-    d_pess = np.array(pess.get_delta_for_epsilon(eps), dtype=float)
-    out = []
-    for a in alphas:
-        g_opt, g_pess = d_opt + a * v, d_pess + a * v
-        i = int(np.argmin(g_pess))
-        if i in (0, points - 1) or int(np.argmin(g_opt)) in (0, points - 1):
-            raise ValueError(f"the minimiser of alpha = {a} is at an end of [0, {eps_max}]")
-        out.append((_convex_lower(v, g_opt), float(g_pess[i])))
-    return out
+    return pld_power_bracket(opt, pess, alphas, eps_max, points)
