@@ -171,6 +171,37 @@ def _interval_bound(xs: list, ps: list, i: int) -> tuple:
     return arb(best.upper()), where
 
 
+def _levels(fn: Callable[[arb], arb | None]):
+    """(at, pts, failed): ``at(t)`` the ball of ``fn`` at the exact level ``t``, each level
+    computed once (``pts``: its key -> (t, ball)); where ``fn`` gives None or a non-finite ball,
+    ``failed[0]`` is set and the ball [-1, 1] (deciding nothing) stands in."""
+    pts: dict = {}
+    failed = [False]
+
+    def at(t):
+        key = t.mid().str(60, radius=False)
+        if key not in pts:
+            out = fn(t)
+            if out is None or not out.is_finite():
+                failed[0] = True
+                out = arb(0).union(arb(1)) * 2 - 1  # [-1, 1]: decides nothing
+            pts[key] = (t, out)
+        return pts[key][1]
+
+    return at, pts, failed
+
+
+def _insert(xs: list, vals: list, bounds: list, k: int, t: arb, v: arb, bound) -> None:
+    """Insert the level ``t`` (ball ``v``) inside interval k and refresh the bounds of the
+    intervals that read the levels around it (``bound(xs, vals, i)``: k - 1 .. k + 1 before,
+    k - 1 .. k + 2 after), in place."""
+    xs.insert(k + 1, t)
+    vals.insert(k + 1, v)
+    lo_i = max(k - 1, 0)
+    bounds[lo_i:min(k + 2, len(bounds))] = [
+        bound(xs, vals, i) for i in range(lo_i, min(k + 3, len(xs) - 1))]
+
+
 def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
     """(a ball holding sup_{s in [0, 1]} psi(s), the level whose ball has the largest lower
     end) for a concave psi given as balls at exact levels (module docstring), or None where
@@ -182,18 +213,7 @@ def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
     middle half, so the interval at least shrinks by a quarter). Stops at the working
     precision, or at the relative width ``tol`` after :data:`MIN_EVALUATIONS` levels, when
     the interval is as narrow as the precision, or after :data:`MAX_STEPS` levels."""
-    pts: dict = {}
-    failed = [False]
-
-    def at(t):
-        key = t.mid().str(60, radius=False)
-        if key not in pts:
-            out = psi(t)
-            if out is None or not out.is_finite():
-                failed[0] = True
-                out = arb(0).union(arb(1)) * 2 - 1  # [-1, 1]: decides nothing
-            pts[key] = (t, out)
-        return pts[key][1]
+    at, pts, failed = _levels(psi)
 
     _log_bracket(at)
     at(arb(0))
@@ -230,12 +250,7 @@ def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
         p = at(t)
         if failed[0]:
             return None
-        xs.insert(k + 1, t)
-        ps.insert(k + 1, p)
-        # the intervals k - 1 .. k + 1 read the levels around the new one: now k - 1 .. k + 2
-        lo_i = max(k - 1, 0)
-        bounds[lo_i:min(k + 2, len(bounds))] = [
-            _interval_bound(xs, ps, i) for i in range(lo_i, min(k + 3, len(xs) - 1))]
+        _insert(xs, ps, bounds, k, t, p, _interval_bound)
     j = max(range(len(ps)), key=lambda i: ps[i].lower())
     best = arb(ps[j].lower())
     hi = bounds[0][0]
@@ -310,18 +325,7 @@ def sup_ratio(num: Callable[[arb], arb | None],
     bound, as in :func:`sup_concave`, until ``enough(lower, upper, levels)`` (for eps,
     :func:`_enough_exp`), or the interval is as narrow as the precision, or after
     :data:`MAX_STEPS` levels."""
-    pts: dict = {}
-    failed = [False]
-
-    def at(t):
-        key = t.mid().str(60, radius=False)
-        if key not in pts:
-            out = num(t)
-            if out is None or not out.is_finite():
-                failed[0] = True
-                out = arb(0).union(arb(1)) * 2 - 1
-            pts[key] = (t, out)
-        return pts[key][1]
+    at, pts, failed = _levels(num)
 
     def ratio(t):
         n = at(t)
@@ -367,11 +371,7 @@ def sup_ratio(num: Callable[[arb], arb | None],
         n = at(t)
         if failed[0]:
             return None
-        xs.insert(k + 1, t)
-        ns.insert(k + 1, n)
-        lo_i = max(k - 1, 0)
-        bounds[lo_i:min(k + 2, len(bounds))] = [
-            _ratio_bound(xs, ns, i) for i in range(lo_i, min(k + 3, len(xs) - 1))]
+        _insert(xs, ns, bounds, k, t, n, _ratio_bound)
     hi = upper()
     if not hi.is_finite():
         return None
