@@ -46,13 +46,12 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from ..numeric import budget
 from ..numeric.arb_expr import arb_ball
 from ..numeric.cf_laws import lower, upper
 from ..numeric.context import arb_precision
 from ..numeric.profile_band import Band, point_band
 from .shuffle_locate import locate_thresholds
-from .shuffle_pair import _arb_kl, _slices
+from .shuffle_pair import _outside_slices, _slice_masses, _slices
 from .shuffle_profile import MAX_SLICES, RESTART_BITS, _log_binom_half, _series
 from .shuffle_roc import MAX_SEARCH_N, search_fraction
 
@@ -78,11 +77,6 @@ def many_tails(E, n: int, taus: list[Fraction], s_lo: int, s_hi: int, prec: int)
     J = len(taus)
     nums = [t.numerator for t in taus]
     dens = [t.denominator for t in taus]
-    theta = 2 / (E + 1)
-    lt, l1t = theta.log(), (1 - theta).log()
-    B = (arb(n + 1).lgamma() - arb(s_lo + 1).lgamma() - arb(n - s_lo + 1).lgamma()
-         + s_lo * lt + (n - s_lo) * l1t).exp()
-    ratio = theta / (1 - theta)
     half = arb(1) / 2
     E1 = E - 1
     U = [arb(0)] * J
@@ -93,11 +87,7 @@ def many_tails(E, n: int, taus: list[Fraction], s_lo: int, s_hi: int, prec: int)
     As: list = [None] * J
     bs: list = [None] * J
     fresh = [0] * J
-    for s in range(s_lo, s_hi + 1):
-        if s > s_lo:
-            if (s - s_lo) & 255 == 0:
-                budget.check()
-            B = B * (n - s + 1) / s * ratio
+    for s, B in _slice_masses(E, n, s_lo, s_hi):
         Bs = B * s
         check = (s - s_lo) % CHECK_EVERY == 0
         for j in range(J):
@@ -130,14 +120,7 @@ def many_tails(E, n: int, taus: list[Fraction], s_lo: int, s_hi: int, prec: int)
             if s % q == 0:  # the threshold atom's point a = M + 1 = s p/q
                 a = M + 1
                 Pe[j] += b * (s - M) / a * (s + E1 * a) * B
-    tail = arb(0)
-    if s_hi < n:
-        x = arb(s_hi + 1) / n
-        tail += (-n * _arb_kl(x, theta)).exp() if x >= theta else arb(1)
-    if s_lo > 1:
-        x = arb(s_lo - 1) / n
-        tail += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
-    drop = arb(0).union((E + 1) / 2 * tail)
+    drop = arb(0).union((E + 1) / 2 * _outside_slices(E, n, s_lo, s_hi))
     return [((U[j] + E1 * V[j]) / n + drop, (E * U[j] - E1 * V[j]) / n + drop, Pe[j] / n)
             for j in range(J)]
 

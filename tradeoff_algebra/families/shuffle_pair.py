@@ -258,6 +258,48 @@ def _arb_kl(x, t):
     return out
 
 
+def _slice_masses(E, n: int, s_lo: int, s_hi: int):
+    """(s, B_n(s)) for s = s_lo..s_hi: the Binom(n, theta) masses of the kept slices, theta =
+    2/(E + 1) (``E = e^eps0`` an arb, E > 1), the first from log-gamma, each next one by the
+    recurrence ``B_n(s) = B_n(s - 1) (n - s + 1)/s theta/(1 - theta)``; the time limit is checked
+    every 256 slices. The one slice walk of the profile (:mod:`.shuffle_profile`), the power
+    at one level (:mod:`.shuffle_roc`) and the whole curve (:mod:`.shuffle_curve`); Arb
+    carries every rounding at the current precision."""
+    from flint import arb
+
+    if s_lo > s_hi:
+        return
+    theta = 2 / (E + 1)
+    lt, l1t = theta.log(), (1 - theta).log()
+    B = (arb(n + 1).lgamma() - arb(s_lo + 1).lgamma() - arb(n - s_lo + 1).lgamma()
+         + s_lo * lt + (n - s_lo) * l1t).exp()
+    ratio = theta / (1 - theta)
+    yield s_lo, B
+    for s in range(s_lo + 1, s_hi + 1):
+        if (s - s_lo) & 255 == 0:
+            budget.check()
+        B = B * (n - s + 1) / s * ratio
+        yield s, B
+
+
+def _outside_slices(E, n: int, s_lo: int, s_hi: int):
+    """An upper bound (an arb) of ``P(Binom(n, theta) outside [s_lo, s_hi])``, theta = 2/(E +
+    1): the Chernoff bounds ``P(S >= k) <= exp(-n KL(k/n || theta))`` for k >= n theta and
+    ``P(S <= k) <= exp(-n KL(k/n || theta))`` for k <= n theta, each side 1 where its bound
+    does not apply (slice 0 carries no mass: s_lo = 1 drops nothing below)."""
+    from flint import arb
+
+    theta = 2 / (E + 1)
+    tail = arb(0)
+    if s_hi < n:
+        x = arb(s_hi + 1) / n
+        tail += (-n * _arb_kl(x, theta)).exp() if x >= theta else arb(1)
+    if s_lo > 1:
+        x = arb(s_lo - 1) / n
+        tail += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
+    return tail
+
+
 class _Table:
     """The kept atoms of the pair in Arb (see the module docstring).
 
@@ -313,13 +355,7 @@ class _Table:
                     tau_in += 2 * E * s * B / n * tail
             tau_sl = arb(0)
             if theta is not None:
-                if s_hi < n:
-                    x = arb(s_hi + 1) / n
-                    tau_sl += (-n * _arb_kl(x, theta)).exp() if x >= theta else arb(1)
-                if s_lo > 1:
-                    x = arb(s_lo - 1) / n
-                    tau_sl += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
-                tau_sl *= (E + 1) / 2
+                tau_sl = _outside_slices(E, n, s_lo, s_hi) * ((E + 1) / 2)
             self.tau = (tau_in + tau_sl).upper()
             self.E = E
             if wang:

@@ -33,13 +33,12 @@ from mpmath.libmp import round_ceiling, round_floor
 
 from ..core import trace
 from ..core.errors import NumericalError
-from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
 from ..numeric.precision_loop import precision_loop
 from ..numeric.value import CertifiedPair
-from .shuffle_pair import MAX_N, _arb_kl, _slices
+from .shuffle_pair import MAX_N, _outside_slices, _slice_masses, _slices
 
 __all__ = ["slice_delta", "slice_profile"]
 
@@ -80,6 +79,35 @@ def _log_binom_half(s: int, a: int):
             - s * arb(2).log())
 
 
+def _fresh_state(s: int, M: int, prec: int) -> tuple:
+    """The state ``(M, b, R0, R1, fresh)`` of slice s with top index M: ``b = b_s(M)`` and the
+    sums from their series (:func:`_series`), ``fresh`` the bits of R0 then."""
+    b = _log_binom_half(s, M).exp()
+    R0, R1 = _series(s, M, prec)
+    return M, b, R0, R1, R0.rel_accuracy_bits()
+
+
+def _next_state(state: tuple, s: int, M2: int, prec: int) -> tuple:
+    """The state of slice s - 1 moved to slice s with the same M (``X_s = X_{s-1} +
+    Bernoulli(1/2)``), then M up to the new top M2 (the recurrences of the module docstring);
+    from the series instead where M2 < M or R0 has lost :data:`RESTART_BITS` since its last
+    series. The walk of the profile and of the power's tails (:mod:`.shuffle_roc`)."""
+    from flint import arb
+
+    M, b, R0, R1, fresh = state
+    g = arb(2 * (s - M)) / s
+    R0, R1 = (R0 - arb(1) / 2) * g, (R1 - (R0 - 1) / 2) * g
+    b = b * s / (2 * (s - M))
+    if M2 < M or R0.rel_accuracy_bits() < fresh - RESTART_BITS:
+        return _fresh_state(s, M2, prec)
+    while M < M2:
+        q = arb(M + 1) / (s - M)
+        R0, R1 = 1 + q * R0, q * (R1 + R0)
+        b = b * (s - M) / (M + 1)
+        M += 1
+    return M, b, R0, R1, fresh
+
+
 def _top(s: int, c1, c2, guess: int) -> tuple[int, bool]:
     """(M, ambiguous): the largest a in [0, s] with (s - a) c1 > a c2, searched from ``guess``;
     ``ambiguous`` when the Arb balls cannot decide the sign at a = M (its term is then within
@@ -102,52 +130,22 @@ def slice_delta(E, ee, n: int, s_lo: int, s_hi: int, prec: int):
 
     c1, c2 = E - ee, E * ee - 1
     cc = c1 + c2
-    theta = 2 / (E + 1)
     t = float((c1 / cc).mid())
-    lt, l1t = theta.log(), (1 - theta).log()
-    # B_n(s) at s_lo, then by its recurrence
-    B = (arb(n + 1).lgamma() - arb(s_lo + 1).lgamma() - arb(n - s_lo + 1).lgamma()
-         + s_lo * lt + (n - s_lo) * l1t).exp()
-    ratio = theta / (1 - theta)
     total = arb(0)
     M, amb = _top(s_lo, c1, c2, math.ceil(s_lo * t) - 1)
-    b = _log_binom_half(s_lo, M).exp()
-    R0, R1 = _series(s_lo, M, prec)
-    fresh = R0.rel_accuracy_bits()
-    for s in range(s_lo, s_hi + 1):
+    state = _fresh_state(s_lo, M, prec)
+    for s, B in _slice_masses(E, n, s_lo, s_hi):
         if s > s_lo:
-            if (s - s_lo) & 255 == 0:
-                budget.check()
-            # s - 1 -> s with the same M, then M up to the new top
-            g = arb(2 * (s - M)) / s
-            R0, R1 = (R0 - arb(1) / 2) * g, (R1 - (R0 - 1) / 2) * g
-            b = b * s / (2 * (s - M))
-            B = B * (n - s + 1) / s * ratio
-            M2, amb = _top(s, c1, c2, M)
-            if M2 < M or R0.rel_accuracy_bits() < fresh - RESTART_BITS:
-                M = M2
-                b = _log_binom_half(s, M).exp()
-                R0, R1 = _series(s, M, prec)
-                fresh = R0.rel_accuracy_bits()
-            else:
-                while M < M2:
-                    q = arb(M + 1) / (s - M)
-                    R0, R1 = 1 + q * R0, q * (R1 + R0)
-                    b = b * (s - M) / (M + 1)
-                    M += 1
+            M2, amb = _top(s, c1, c2, state[0])
+            state = _next_state(state, s, M2, prec)
+        M, b, R0, R1, _ = state
         base = (s - M) * c1 - M * c2
         if amb:
             base = arb(0).union(base.upper()) if base.upper() > 0 else arb(0)
         total += B * b * (base * R0 + cc * R1)
     total = total / n
     # the slices outside [s_lo, s_hi]: each at most c1 B_n(s), Chernoff bounds of both tails
-    tail = arb(0)
-    if s_hi < n:
-        x = arb(s_hi + 1) / n
-        tail += (-n * _arb_kl(x, theta)).exp() if x >= theta else arb(1)
-    if s_lo > 1:
-        x = arb(s_lo - 1) / n
-        tail += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
+    tail = _outside_slices(E, n, s_lo, s_hi)
     return total + arb(0).union(c1 * tail)
 
 

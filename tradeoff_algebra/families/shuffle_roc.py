@@ -53,8 +53,8 @@ from ..numeric.arb_expr import arb_ball
 from ..numeric.context import arb_precision, mp
 from ..numeric.value import CertifiedPair
 from .shuffle_locate import locate_thresholds
-from .shuffle_pair import _arb_kl, _slices
-from .shuffle_profile import MAX_SLICES, RESTART_BITS, _log_binom_half, _series
+from .shuffle_pair import _outside_slices, _slice_masses, _slices
+from .shuffle_profile import MAX_SLICES, _fresh_state, _log_binom_half, _next_state
 
 __all__ = ["threshold_fraction", "search_fraction", "strict_tails", "shuffle_power"]
 
@@ -147,51 +147,19 @@ def strict_tails(E, n: int, tau: Fraction, s_lo: int, s_hi: int, prec: int):
     from flint import arb
 
     num, den = tau.numerator, tau.denominator
-    theta = 2 / (E + 1)
-    lt, l1t = theta.log(), (1 - theta).log()
-    B = (arb(n + 1).lgamma() - arb(s_lo + 1).lgamma() - arb(n - s_lo + 1).lgamma()
-         + s_lo * lt + (n - s_lo) * l1t).exp()
-    ratio = theta / (1 - theta)
     tp, tq = arb(0), arb(0)
-    M = -1  # no recurrence state yet
-    b = R0 = R1 = None
-    fresh = 0
-    for s in range(s_lo, s_hi + 1):
-        if s > s_lo:
-            if (s - s_lo) & 255 == 0:
-                budget.check()
-            B = B * (n - s + 1) / s * ratio
+    state = None  # no recurrence state yet
+    for s, B in _slice_masses(E, n, s_lo, s_hi):
         M2 = (s * num - 1) // den  # the largest a with a/s < tau
         if M2 < 0:
             continue
-        if M < 0 or R0 is None:
-            M, b, R0, R1 = M2, _log_binom_half(s, M2).exp(), *_series(s, M2, prec)
-            fresh = R0.rel_accuracy_bits()
-        else:
-            # s - 1 -> s with the same M, then M up to the new top (shuffle_profile)
-            g = arb(2 * (s - M)) / s
-            R0, R1 = (R0 - arb(1) / 2) * g, (R1 - (R0 - 1) / 2) * g
-            b = b * s / (2 * (s - M))
-            if M2 < M or R0.rel_accuracy_bits() < fresh - RESTART_BITS:
-                M, b, R0, R1 = M2, _log_binom_half(s, M2).exp(), *_series(s, M2, prec)
-                fresh = R0.rel_accuracy_bits()
-            else:
-                while M < M2:
-                    q = arb(M + 1) / (s - M)
-                    R0, R1 = 1 + q * R0, q * (R1 + R0)
-                    b = b * (s - M) / (M + 1)
-                    M += 1
+        state = (_fresh_state(s, M2, prec) if state is None
+                 else _next_state(state, s, M2, prec))
+        M, b, R0, R1, _ = state
         w = B * b
         tp += w * ((s - M + E * M) * R0 + (1 - E) * R1)
         tq += w * ((E * (s - M) + M) * R0 + (E - 1) * R1)
-    tail = arb(0)
-    if s_hi < n:
-        x = arb(s_hi + 1) / n
-        tail += (-n * _arb_kl(x, theta)).exp() if x >= theta else arb(1)
-    if s_lo > 1:
-        x = arb(s_lo - 1) / n
-        tail += (-n * _arb_kl(x, theta)).exp() if x <= theta else arb(1)
-    drop = arb(0).union((E + 1) / 2 * tail)
+    drop = arb(0).union((E + 1) / 2 * _outside_slices(E, n, s_lo, s_hi))
     return tp / n + drop, tq / n + drop
 
 
