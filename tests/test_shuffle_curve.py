@@ -1,10 +1,10 @@
 """The whole curve of ShuffleDP from one float pass locating every level's threshold fraction
 (families/shuffle_locate.py) and one Arb slice pass for their tails (families/shuffle_curve.py),
-against the exact atom table of the pair of Feldman, McMillan & Talwar written out here in
-Fraction (e^eps0 = 3: every mass rational) and its Neyman--Pearson polygon computed here; at
-n = 10^4 (slow) against the float64 log-space profile of benchmarks/bench_issue29 turned into
-the power by 1 - f(alpha) = inf over eps of delta(eps) + e^eps alpha (Dong, Roth & Su,
-Prop. 6)."""
+against the exact atom table of the pair of Feldman, McMillan & Talwar in Fraction
+(tests/references/shuffle_pair.py; e^eps0 = 3: every mass rational) and its Neyman--Pearson
+polygon computed here; at n = 10^4 (slow) against the float64 log-space profile of
+benchmarks/bench_issue29 turned into the power by 1 - f(alpha) = inf over eps of delta(eps) +
+e^eps alpha (Dong, Roth & Su, Prop. 6)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import scipy.stats  # noqa: F401  (the per-level search of the fallback imports it: outside the tests)
 import sympy as sp
+from references.shuffle_pair import fraction_atoms
 
 import tradeoff_algebra as ta
 import tradeoff_algebra.families.shuffle_curve as sc
@@ -32,20 +33,8 @@ LOG3 = sp.log(3)
 @functools.lru_cache(maxsize=8)
 def _atoms(n: int) -> tuple[list, list, list]:
     """The exact atoms of ShuffleDP(log 3, n) by increasing fraction a/s (decreasing likelihood
-    ratio Q/P = (3 b + a)/(3 a + b)): (fractions, P, Q), P(a, b) = (3 a + b) K, Q = (3 b + a) K,
-    K = C(n, s) theta^s (1 - theta)^(n - s) C(s, a) / (2^s n), theta = 2/(E + 1) = 1/2."""
-    E = Fraction(3)
-    th = 2 / (E + 1)
-    groups: dict = {}
-    for s in range(1, n + 1):
-        Bs = math.comb(n, s) * th**s * (1 - th) ** (n - s) / n
-        for a in range(s + 1):
-            K = Bs * Fraction(math.comb(s, a), 2**s)
-            g = groups.setdefault(Fraction(a, s), [Fraction(0), Fraction(0)])
-            g[0] += (E * a + (s - a)) * K
-            g[1] += (E * (s - a) + a) * K
-    keys = sorted(groups)
-    return keys, [groups[k][0] for k in keys], [groups[k][1] for k in keys]
+    ratio): (fractions, P, Q) in Fraction (references/shuffle_pair.fraction_atoms, E = 3)."""
+    return fraction_atoms(Fraction(3), n)
 
 
 @functools.lru_cache(maxsize=8)

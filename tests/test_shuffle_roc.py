@@ -1,8 +1,8 @@
 """The power of ShuffleDP at one level from the tails at its Neyman--Pearson threshold
 (families/shuffle_roc.py), against brute-force Neyman--Pearson in mpmath at 40 digits on the
-mixture law of Feldman, McMillan & Talwar written out here (P = (1 - w) P0 + w Q0, Q = (1 - w) Q0
-+ w P0 with P0 the law of (A + 1, C - A), Q0 of (A, C - A + 1), A ~ Binom(C, 1/2), C ~
-Binom(n - 1, 2/(e^eps0 + 1))), and against the table route at n = 10^4 (slow)."""
+mixture law of Feldman, McMillan & Talwar (tests/references/shuffle_pair.py: P = (1 - w) P0 + w
+Q0, Q = (1 - w) Q0 + w P0 with P0 the law of (A + 1, C - A), Q0 of (A, C - A + 1), A ~ Binom(C,
+1/2), C ~ Binom(n - 1, 2/(e^eps0 + 1))), and against the table route at n = 10^4 (slow)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import mpmath
 import pytest
 import scipy.stats  # noqa: F401  (the route's float search imports it: outside the timed tests)
 import sympy as sp
+from references.shuffle_pair import power_of_sorted, shuffle_groups, shuffle_points
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.shuffle_roc import shuffle_power, strict_tails, threshold_fraction
@@ -21,52 +22,15 @@ from tradeoff_algebra.numeric.context import arb_precision, mp
 ROUTE = "the shuffle pair's tails at its Neyman-Pearson threshold, in Arb"
 
 
-@functools.lru_cache(maxsize=8)
-def _mixture_law(eps0, n: int):
-    """{(x, y): [P, Q]} of the shuffle pair at 40 digits, from the mixture (module docstring)."""
-    ctx = mpmath.MPContext()
-    ctx.dps = 40
-    E = ctx.exp(ctx.mpf(eps0))
-    w = 1 / (E + 1)
-    theta = 2 / (E + 1)
-    law: dict = {}
-    for c in range(n):
-        pc = ctx.binomial(n - 1, c) * theta ** c * (1 - theta) ** (n - 1 - c)
-        for a in range(c + 1):
-            m = pc * ctx.binomial(c, a) / ctx.mpf(2) ** c
-            for (x, y), (wp, wq) in (((a + 1, c - a), (1 - w, w)), ((a, c - a + 1), (w, 1 - w))):
-                e = law.setdefault((x, y), [ctx.zero, ctx.zero])
-                e[0] += wp * m
-                e[1] += wq * m
-    return ctx, law
-
-
-@functools.lru_cache(maxsize=8)
-def _groups(eps0, n: int):
-    """The atoms' (P, Q) grouped by the fraction y/x, in decreasing likelihood ratio."""
-    ctx, law = _mixture_law(eps0, n)
-    groups: dict = {}
-    for (x, y), (p, q) in law.items():
-        key = Fraction(y, x) if x else Fraction(10**9)
-        g = groups.setdefault(key, [ctx.zero, ctx.zero])
-        g[0] += p
-        g[1] += q
-    return ctx, [groups[k] for k in sorted(groups, reverse=True)]
+_groups = functools.lru_cache(maxsize=8)(shuffle_groups)
 
 
 def _brute_power(eps0, n: int, alpha):
-    """1 - f(alpha): the atoms grouped by the likelihood ratio Q/P (exactly: by the fraction
-    y/x, which decides it, Q/P = (E y + x)/(E x + y)), taken in decreasing ratio, the last
-    randomised (Neyman--Pearson)."""
-    ctx, groups = _groups(eps0, n)
-    alpha = ctx.mpf(alpha)
-    pw, used = ctx.zero, ctx.zero
-    for p, q in groups:
-        if used + p >= alpha:
-            return pw + (alpha - used) * q / p
-        used += p
-        pw += q
-    return pw
+    """1 - f(alpha) at 40 digits: the mixture pair's points grouped by the fraction y/x (which
+    decides the likelihood ratio, Q/P = (E y + x)/(E x + y)), in decreasing ratio, the last
+    randomised (Neyman--Pearson; references/shuffle_pair)."""
+    with mpmath.workdps(40):
+        return power_of_sorted(_groups(eps0, n), mpmath.mpf(alpha))
 
 
 @pytest.mark.parametrize("n", [50, 120, pytest.param(200, marks=pytest.mark.slow)])
@@ -84,32 +48,37 @@ def test_roc_against_brute_force(n):
 def test_value_and_large_level_against_brute_force():
     f = ta.ShuffleDP(sp.Rational(1, 2), 80)  # e^(1/2): no exact route
     for alpha in ("0.05", "0.6", "0.9"):
-        ref = 1 - _brute_power(sp.Rational(1, 2), 80, alpha)
         v = ta.evaluate(f, sp.Rational(alpha), dps=25)
         assert v.guarantee == "certified"
         lo, hi = v.interval()
-        assert lo <= ref <= hi, (alpha, v, ref)
+        with mpmath.workdps(40):
+            ref = 1 - _brute_power(sp.Rational(1, 2), 80, alpha)
+            assert lo <= ref <= hi, (alpha, v, ref)
 
 
 def test_tails_and_threshold_against_brute_force():
     """The strict tails P(a/s < tau), Q(a/s < tau) in Arb hold the brute-force sums, and the
     threshold fraction found by the search brackets the level."""
     n, eps0 = 60, 1
-    ctx, law = _mixture_law(eps0, n)
+    law = shuffle_points(eps0, n)
     tau = threshold_fraction(1.0, n, 0.03)
     assert tau is not None and tau.denominator <= n
-    P = sum((p for (x, y), (p, q) in law.items() if Fraction(x, x + y) < tau), ctx.zero)
-    Q = sum((q for (x, y), (p, q) in law.items() if Fraction(x, x + y) < tau), ctx.zero)
-    Peq = sum((p for (x, y), (p, q) in law.items() if Fraction(x, x + y) == tau), ctx.zero)
-    assert P <= ctx.mpf("0.03") <= P + Peq
+    with mpmath.workdps(40):
+        zero = mpmath.mpf(0)
+        P = sum((p for (x, y), (p, q) in law.items() if Fraction(x, x + y) < tau), zero)
+        Q = sum((q for (x, y), (p, q) in law.items() if Fraction(x, x + y) < tau), zero)
+        Peq = sum((p for (x, y), (p, q) in law.items() if Fraction(x, x + y) == tau), zero)
+        assert P <= mpmath.mpf("0.03") <= P + Peq
     from flint import arb
 
     with arb_precision(200):
         E = arb(1).exp()
         tp, tq = strict_tails(E, n, tau, 1, n, 200)
         for ball, ref in ((tp, P), (tq, Q)):
-            assert ball.lower() <= arb(str(ref)) + arb(10) ** -38
-            assert ball.upper() >= arb(str(ref)) - arb(10) ** -38
+            with mpmath.workdps(40):
+                ref = str(ref)
+            assert ball.lower() <= arb(ref) + arb(10) ** -38
+            assert ball.upper() >= arb(ref) - arb(10) ** -38
             assert ball.rad() < arb(10) ** -40
 
 
@@ -157,7 +126,8 @@ def test_curve_band_against_brute_force():
     full = curve_band(sp.Integer(1), n, x)
     assert full.f_lo[0] == full.f_hi[0] == 1 and full.f_lo[-1] == full.f_hi[-1] == 0
     for i in range(1, 20):
-        ref = 1 - _brute_power(1, n, repr(float(x[i])))
+        with mpmath.workdps(40):
+            ref = 1 - _brute_power(1, n, repr(float(x[i])))
         assert lo[i] <= ref <= hi[i], (x[i], lo[i], ref, hi[i])
         assert hi[i] - lo[i] <= 5e-4
         assert full.f_lo[i] <= ref <= full.f_hi[i]

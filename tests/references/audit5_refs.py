@@ -36,6 +36,8 @@ from math import comb
 
 import mpmath
 
+from .shuffle_pair import power_of_sorted, shuffle_groups  # noqa: F401  (this module's callers)
+
 # ---------------------------------------------------------------------------------------------
 # piecewise-linear functions
 # ---------------------------------------------------------------------------------------------
@@ -256,7 +258,8 @@ def hockey(pairs, t, one=Fraction(1)):
 
 
 # ---------------------------------------------------------------------------------------------
-# shuffle
+# shuffle: the mixture pair's groups and their power are in references/shuffle_pair.py
+# (shuffle_groups, power_of_sorted, imported above for the callers of this module)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -265,38 +268,6 @@ def _num(x):
     if isinstance(x, Fraction):
         return mpmath.mpf(x.numerator) / x.denominator
     return mpmath.mpf(x)
-
-
-def shuffle_groups(eps0, n: int, dps: int = 40):
-    """[(P, Q)] of the shuffle pair grouped by y/x, in decreasing ratio Q/P, at dps digits
-    (eps0 a Fraction: converted at that precision)."""
-    with mpmath.workdps(dps):
-        E = mpmath.exp(_num(eps0))
-        w = 1 / (E + 1)
-        th = 2 / (E + 1)
-        groups: dict = {}
-        for c in range(n):
-            pc = mpmath.binomial(n - 1, c) * th ** c * (1 - th) ** (n - 1 - c)
-            for a in range(c + 1):
-                m = pc * mpmath.binomial(c, a) / mpmath.mpf(2) ** c
-                for (x, y), (wp, wq) in (((a + 1, c - a), (1 - w, w)),
-                                         ((a, c - a + 1), (w, 1 - w))):
-                    key = Fraction(y, x) if x else Fraction(10 ** 12)
-                    g = groups.setdefault(key, [mpmath.mpf(0), mpmath.mpf(0)])
-                    g[0] += wp * m
-                    g[1] += wq * m
-        return [tuple(groups[k]) for k in sorted(groups, reverse=True)]
-
-
-def power_of_sorted(groups, alpha):
-    """1 - f(alpha) for outcomes already in decreasing ratio (the last one randomised)."""
-    pw = used = mpmath.mpf(0)
-    for p, q in groups:
-        if used + p >= alpha:
-            return pw + (alpha - used) * q / p
-        used += p
-        pw += q
-    return pw
 
 
 # ---------------------------------------------------------------------------------------------

@@ -32,6 +32,8 @@ from itertools import combinations_with_replacement
 
 import mpmath
 
+from .shuffle_pair import shuffle_points
+
 MP = mpmath.mp
 
 
@@ -306,28 +308,10 @@ def skellam_delta(factors: list[tuple[int, object]], eps, width: int | None = No
 # ---------------------------------------------------------------------------------------------
 
 def shuffle_atoms(eps0, n: int) -> list[tuple]:
-    """The atoms (P, Q) of ShuffleDP(eps0, n) (families/shuffle.py docstring, Feldman et al.):
-    P(a, b) = (E a + b) K, Q(a, b) = (E b + a) K, K = B_n(s) b_s(a)/n, 1 <= a + b = s <= n,
-    B_n the pmf of Bin(n, 2/(E + 1)), b_s that of Bin(s, 1/2). Built here from the mixture
-    definition instead: P = (1 - w) P0 + w Q0, Q = (1 - w) Q0 + w P0, P0 = law of (A + 1, C - A),
-    Q0 = law of (A, C - A + 1), A ~ Bin(C, 1/2), C ~ Bin(n - 1, 2w), w = 1/(E + 1)."""
-    E = MP.exp(MP.mpf(eps0))
-    w = 1 / (E + 1)
-    th = 2 * w
-    P0: dict = {}
-    Q0: dict = {}
-    for c in range(n):
-        bc = MP.binomial(n - 1, c) * th ** c * (1 - th) ** (n - 1 - c)
-        for a in range(c + 1):
-            m = bc * MP.binomial(c, a) / MP.mpf(2) ** c
-            P0[(a + 1, c - a)] = P0.get((a + 1, c - a), 0) + m
-            Q0[(a, c - a + 1)] = Q0.get((a, c - a + 1), 0) + m
-    keys = set(P0) | set(Q0)
-    out = []
-    for k in keys:
-        p0, q0 = P0.get(k, 0), Q0.get(k, 0)
-        out.append(((1 - w) * p0 + w * q0, (1 - w) * q0 + w * p0))
-    return out
+    """The points (P, Q) of ShuffleDP(eps0, n) from the mixture definition (P = (1 - w) P0 +
+    w Q0, Q = (1 - w) Q0 + w P0, ...: references/shuffle_pair.shuffle_points), at the current
+    mpmath precision."""
+    return [tuple(pq) for pq in shuffle_points(eps0, n, MP.dps).values()]
 
 
 def shuffled_rr_delta_ref(n: int, q, eps, direction: str = "QP") -> MP.mpf:
