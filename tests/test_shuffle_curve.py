@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import scipy.stats  # noqa: F401  (the per-level search of the fallback imports it: outside the tests)
 import sympy as sp
-from references.shuffle_pair import fraction_atoms
+from references.shuffle_pair import fraction_atoms, shuffle_points
 
 import tradeoff_algebra as ta
 import tradeoff_algebra.families.shuffle_curve as sc
@@ -214,3 +214,24 @@ def test_n_10000_against_the_float_profile():
                 u = m1
         ref = h_of((u + v) / 2)
         assert 1 - h <= ref * (1 + 1e-7) and ref <= (1 - l) * (1 + 1e-7), (a, 1 - h, ref, 1 - l)
+
+
+@pytest.mark.parametrize("n", [2, 10, 40])
+def test_power_at_zero_is_exact(n):
+    """1 - f(0) of a finite pair is the Q-mass where P = 0 (the loss +inf; Dong, Roth & Su,
+    Appendix A): on the exact Fraction atoms (e^eps0 = 3) that mass is 0 and the polygon starts
+    at (0, 0), and on the mixture pair at e^eps0 = e (mpmath, from the mixture definition) every
+    point with Q > 0 has P > 0 (sums of positive terms: no rounding can make them so). The
+    routes answer f(0) = 1 and 1 - f(0) = 0 exactly, delta(+oo) = 0 certified."""
+    _, P, Q = _atoms(n)
+    assert sum(P) == 1 and sum(Q) == 1
+    assert sum(q for p, q in zip(P, Q, strict=True) if p == 0) == 0
+    assert _np(n, Fraction(0))[3] == 0
+    law = shuffle_points(1, n)
+    assert all(p > 0 for p, q in law.values() if q > 0)
+    for f in (ta.ShuffleDP(LOG3, n), ta.ShuffleDP(1, n)):
+        v, w = ta.roc(f, 0), ta.evaluate(f, 0)
+        assert v.guarantee == "exact" and v.exact == 0, (f, v)
+        assert w.guarantee == "exact" and w.exact == 1, (f, w)
+        d = ta.delta(f, sp.oo)
+        assert d.guarantee in ("exact", "certified") and d.interval() == (0, 0), (f, d)

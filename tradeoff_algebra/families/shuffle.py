@@ -332,10 +332,21 @@ def _threshold(f: ShuffleDP, a, ac, power: bool) -> CertifiedPair | None:
     return shuffle_power(f.eps0, int(f.n), a, ac, power)
 
 
+def _covers(f: ShuffleDP) -> bool:
+    """Does P's support cover Q's, so that f(0) = 1 exactly? For a finite pair f(0) = 1 - Q(P =
+    0), the power at alpha = 0 the Q-mass where the loss is +oo (Dong, Roth & Su, Appendix A: the
+    polygon starts at (0, Q(P = 0))). T(P, Q) has ``P(a, b) = (E a + b) K(a, b) > 0`` on every
+    point with ``K > 0`` (``a + b >= 1``, ``E >= 1``): the same atoms as Q, none with P = 0.
+    The Wang bound has one (a = 0, ratio +oo): computed."""
+    return not f.wang
+
+
 @mp_value.register(ShuffleDP)
 def _(f, a, ac):
-    # Id; f(1) = 0; T(P, Q)(0) = 1 (no mass with P = 0; the Wang bound has one: computed)
-    if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
+    # f(1) = 0 and f(0) = 1 (_covers) exactly; Id (eps0 = 0)
+    if ac == 0 or (a == 0 and _covers(f)):
+        return CertifiedPair(+ac, +ac)
+    if f.eps0 == 0:
         return +ac, +ac
     r = _threshold(f, a, ac, power=False)
     return r if r is not None else _eval(f, a, ac, power=False)
@@ -343,7 +354,9 @@ def _(f, a, ac):
 
 @mp_roc.register(ShuffleDP)
 def _(f, a, ac):
-    if f.eps0 == 0 or ac == 0 or (a == 0 and not f.wang):
+    if ac == 0 or (a == 0 and _covers(f)):
+        return CertifiedPair(+a, +a)
+    if f.eps0 == 0:
         return +a, +a
     r = _threshold(f, a, ac, power=True)
     return r if r is not None else _eval(f, a, ac, power=True)
@@ -426,6 +439,8 @@ def _wang_delta(f: ShuffleDP, eps):
 def _(f, A, Ac):
     from ..numeric.finite import finite_loss
 
+    if A == 0 and _covers(f):  # f(0) = 1 at any eps0 (no Q-mass where P = 0)
+        return sp.S.One
     if _exact_e(f.eps0) is None:
         return None
     fl = finite_loss(f)
