@@ -14,7 +14,9 @@ from importlib import metadata
 
 #: The head and tail of a timed child process: the child sets ``rss0`` and ``t0`` before its
 #: call and ``out`` after it; the tail prints ``{"out", "cpu", "mib"}`` (CPU seconds and peak
-#: resident MiB above ``rss0``) as one JSON line for :func:`child_json`.
+#: resident MiB above ``rss0``) as one JSON line for :func:`child_json`. (``rss0 = 0``: the
+#: peak of the whole process, its imports included; ``t0`` before the imports: their CPU
+#: time too.) :func:`child_result` reads that line back flat.
 CHILD_PRE = """
 import json, resource, time, warnings
 warnings.simplefilter("ignore")
@@ -64,15 +66,24 @@ def timed(fn):
     return v, time.perf_counter() - t
 
 
-def child_json(code: str, timeout: float = 900, cwd: str | None = None) -> dict:
-    """Run ``python -c code`` in a fresh process and read the JSON object on its last line of
-    output; ``{"error": ...}`` when it fails (the last line of its stderr) or runs past
-    ``timeout`` seconds."""
+def child_json(code: str, timeout: float = 900, cwd: str | None = None,
+               env: dict | None = None, args: tuple[str, ...] = ()) -> dict:
+    """Run ``python -c code *args`` in a fresh process (environment ``env``, default this
+    one's) and read the JSON object on its last line of output; ``{"error": ...}`` when it
+    fails (the last line of its stderr) or runs past ``timeout`` seconds."""
     try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           timeout=timeout, cwd=cwd)
+        p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                           timeout=timeout, cwd=cwd, env=env)
     except subprocess.TimeoutExpired:
         return {"error": f"> {timeout} s"}
     if p.returncode != 0:
         return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:160]}
     return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def child_result(r: dict) -> dict:
+    """The child's ``out`` (a dict) with its ``cpu`` and ``mib`` beside, from the JSON line of
+    :data:`CHILD_POST` read by :func:`child_json`; ``{"error": ...}`` as it came."""
+    if "error" in r:
+        return r
+    return {**r["out"], "cpu": r["cpu"], "mib": r["mib"]}

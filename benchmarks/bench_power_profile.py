@@ -12,10 +12,9 @@ time limit (wall clock) is reported as such.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
+
+from _report import CHILD_POST, CHILD_PRE, child_json, child_result
 
 EXPRESSIONS = [
     "ta.Group(ta.G(1), 3)", "ta.Group(ta.Laplace(1), 2)", "ta.Group(ta.EpsDelta(1, R(1, 100)), 3)",
@@ -26,13 +25,12 @@ EXPRESSIONS = [
 CALLS = {"roc(0.01)": "ta.roc(f, R(1, 100), dps=20)", "delta(1/2)": "ta.delta(f, R(1, 2), dps=20)",
          "eps(1e-6)": "ta.epsilon(f, R(1, 10**6), dps=20)"}
 
-CHILD = """
-import json, resource, sys, time, warnings
+CHILD = CHILD_PRE + """
 import sympy as sp
 import tradeoff_algebra as ta
 R = sp.Rational
 f = {expr}
-out = {{}}
+rss0 = 0  # (the peak of the whole process, the import included)
 t0 = time.process_time()
 try:
     with ta.time_limit({limit}), warnings.catch_warnings():
@@ -44,21 +42,14 @@ try:
     out = {{"g": v.guarantee, "rel": rel, "route": v.route, "v": str(v)}}
 except Exception as exc:  # noqa: BLE001 - reported
     out = {{"error": type(exc).__name__}}
-out["cpu"] = time.process_time() - t0
-out["mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps(out))
-"""
+""" + CHILD_POST
 
 
 def run(root: str, expr: str, call: str, limit: float) -> dict:
     env = dict(os.environ, PYTHONPATH=root)
     code = CHILD.format(expr=expr, call=call, limit=limit)
-    try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=env, cwd=root, timeout=3 * limit + 60)
-        return json.loads(p.stdout.strip().splitlines()[-1])
-    except (subprocess.TimeoutExpired, IndexError, json.JSONDecodeError):
-        return {"error": "process failed"}
+    r = child_result(child_json(code, 3 * limit + 60, cwd=root, env=env))
+    return {"error": "process failed"} if set(r) == {"error"} else r
 
 
 def cell(r: dict) -> str:
