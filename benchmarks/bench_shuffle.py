@@ -28,38 +28,39 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
-from _report import child_json
+from _report import CHILD_POST, CHILD_PRE, child_json, child_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-_DELTA = r"""
-import json, resource, sys, time
+from references.profile_power import power_from_profile  # noqa: E402
+
+#: The timed children's head after CHILD_PRE: this tree first, the CPU time and the peak
+#: resident memory of the whole process (its imports included).
+_TIMED = """import sys
 sys.path.insert(0, {root!r})
+rss0 = 0
 t0 = time.process_time()
+"""
+
+_DELTA = CHILD_PRE + _TIMED + r"""
 import sympy as sp
 import tradeoff_algebra as ta
 v = ta.delta(ta.ShuffleDP({eps0}, {n}), sp.Rational({eps!r}), dps=30)
-t = time.process_time() - t0
 import mpmath
-print(json.dumps(dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25), g=v.guarantee,
-                      route=v.route, t=t,
-                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
-"""
+out = dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25), g=v.guarantee, route=v.route)
+""" + CHILD_POST
 
-_EPS = r"""
-import json, resource, sys, time
-sys.path.insert(0, {root!r})
-t0 = time.process_time()
+_EPS = CHILD_PRE + _TIMED + r"""
 import sympy as sp
 import tradeoff_algebra as ta
 v = ta.epsilon(ta.ShuffleDP({eps0}, {n}), sp.Rational({d!r}), dps={dps})
-t = time.process_time() - t0
 import mpmath
-print(json.dumps(dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25),
-                      mid=mpmath.nstr(v.mid, 25), g=v.guarantee, t=t,
-                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
-"""
+out = dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25), mid=mpmath.nstr(v.mid, 25),
+           g=v.guarantee)
+""" + CHILD_POST
 
 _REF = r"""
 import json, sys
@@ -84,63 +85,45 @@ print(json.dumps(out))
 """
 
 
-_ROC = r"""
-import json, resource, sys, time
-sys.path.insert(0, {root!r})
-t0 = time.process_time()
+_ROC = CHILD_PRE + _TIMED + r"""
 import sympy as sp
 import tradeoff_algebra as ta
 v = ta.roc(ta.ShuffleDP({eps0}, {n}), sp.Rational(1, 100), dps=30)
-t = time.process_time() - t0
 import mpmath
-print(json.dumps(dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25),
-                      mid=mpmath.nstr(v.mid, 25), g=v.guarantee, route=v.route, t=t,
-                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
-"""
+out = dict(lo=mpmath.nstr(v.lo, 25), hi=mpmath.nstr(v.hi, 25), mid=mpmath.nstr(v.mid, 25),
+           g=v.guarantee, route=v.route)
+""" + CHILD_POST
 
-_CURVE = r"""
-import json, resource, sys, time, warnings
-sys.path.insert(0, {root!r})
-t0 = time.process_time()
+_CURVE = CHILD_PRE + _TIMED + r"""
 import numpy as np
 import tradeoff_algebra as ta
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     with ta.pld_options(tol={tol}):
         lo, hi = ta.curve(ta.ShuffleDP({eps0}, {n}), np.linspace(0, 1, 101), bounds=True)
-t = time.process_time() - t0
 pw = 1 - lo[1:-1]
-print(json.dumps(dict(lo=repr(float(1 - hi[1])), hi=repr(float(1 - lo[1])),
-                      rel=float(np.max((hi - lo)[1:-1] / pw)),
-                      warned=sorted({{type(w.message).__name__ for w in caught}}), t=t,
-                      mem=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))
-"""
+out = dict(lo=repr(float(1 - hi[1])), hi=repr(float(1 - lo[1])),
+           rel=float(np.max((hi - lo)[1:-1] / pw)),
+           warned=sorted({{type(w.message).__name__ for w in caught}}))
+""" + CHILD_POST
 
 
 def power_ref(eps0: float, n: int, alpha: float) -> float:
     """1 - f(alpha) = inf over eps in (0, eps0) of delta(eps) + e^eps alpha, delta from the
     float64 log-space sum of the closed-form pair (bench_issue29.shuffle_delta_ref; an
     estimate), by golden section."""
-    import math
-
     from bench_issue29 import shuffle_delta_ref
 
-    def h(e: float) -> float:
-        return shuffle_delta_ref(eps0, n, e) + math.exp(e) * alpha
-
-    a, b = 1e-9, eps0 - 1e-9
-    g = (math.sqrt(5) - 1) / 2
-    for _ in range(50):
-        m1, m2 = b - g * (b - a), a + g * (b - a)
-        if h(m1) < h(m2):
-            b = m2
-        else:
-            a = m1
-    return h((a + b) / 2)
+    return power_from_profile(lambda e: shuffle_delta_ref(eps0, n, e), alpha, 1e-9,
+                              eps0 - 1e-9, 50)
 
 
 def _run(code: str) -> dict:
-    return child_json(code, 3600, cwd=ROOT)
+    """The child's result: its ``out`` with ``t`` (CPU seconds) and ``mem`` (peak bytes)."""
+    r = child_result(child_json(code, 3600, cwd=ROOT))
+    if "error" not in r:
+        r["t"], r["mem"] = r.pop("cpu"), r.pop("mib") * 1024 * 1024
+    return r
 
 
 def main() -> None:

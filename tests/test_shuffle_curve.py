@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import scipy.stats  # noqa: F401  (the per-level search of the fallback imports it: outside the tests)
 import sympy as sp
+from references.profile_power import power_from_profile
 from references.shuffle_pair import fraction_atoms, shuffle_points
 
 import tradeoff_algebra as ta
@@ -200,19 +201,8 @@ def test_n_10000_against_the_float_profile():
     n = 10**4
     x = np.array([0.01, 0.1])
     lo, hi = _curve(ta.ShuffleDP(1, n), x, 1e-9)
-    g = (math.sqrt(5) - 1) / 2
     for a, l, h in zip(x, lo, hi, strict=True):
-        def h_of(e, a=a):
-            return shuffle_delta_ref(1.0, n, e) + math.exp(e) * a
-
-        u, v = 1e-9, 1 - 1e-9
-        for _ in range(40):
-            m1, m2 = v - g * (v - u), u + g * (v - u)
-            if h_of(m1) < h_of(m2):
-                v = m2
-            else:
-                u = m1
-        ref = h_of((u + v) / 2)
+        ref = power_from_profile(lambda e: shuffle_delta_ref(1.0, n, e), a, 1e-9, 1 - 1e-9, 40)
         assert 1 - h <= ref * (1 + 1e-7) and ref <= (1 - l) * (1 + 1e-7), (a, 1 - h, ref, 1 - l)
 
 
