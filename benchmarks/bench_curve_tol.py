@@ -10,8 +10,8 @@ levels in [0, 1]. No peer gives certified bounds of a whole curve, so none is ru
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+
+from _report import CHILD_POST, CHILD_PRE, child_json
 
 CASES = [
     ("PoissonReplace(1, 1/100)", "ta.PoissonReplace(1, R(1, 100))"),
@@ -20,26 +20,31 @@ CASES = [
 ]
 TOLS = (5e-4, 1e-9)
 
-CHILD = r"""
-import resource, time, warnings
+CHILD = CHILD_PRE + r"""
 import numpy as np, sympy as sp
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.errors import ToleranceWarning
 R = sp.Rational
 f = {expr}
 x = np.linspace(0, 1, 101)
+rss0 = 0  # (the peak of the whole process, the import included)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    t = time.process_time()
+    t0 = time.process_time()
     with ta.pld_options(tol={tol}):
         lo, hi = ta.curve(f, x, bounds=True)
-    cpu = time.process_time() - t
 warned = any(issubclass(w.category, ToleranceWarning) for w in caught)
 m = (x > 0) & (lo < 1)
 rel = float(np.max(((hi - lo) / (1 - lo))[m]))
-mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"{{cpu:.2f}}|{{mb:.0f}}|{{float(np.max(hi - lo)):.2e}}|{{rel:.2e}}|{{warned}}")
-"""
+out = [f"{{float(np.max(hi - lo)):.2e}}", f"{{rel:.2e}}", str(warned)]
+""" + CHILD_POST
+
+
+def row(name: str, expr: str, tol: float, env: dict) -> str:
+    """The table row of one case in a fresh process: CPU s, peak MB, the widths, warned."""
+    r = child_json(CHILD.format(expr=expr, tol=tol), 600, env=env)
+    cells = ["error"] * 5 if "error" in r else [f"{r['cpu']:.2f}", f"{r['mib']:.0f}", *r["out"]]
+    return f"| {name} | {tol:g} | " + " | ".join(cells) + " |"
 
 
 def main() -> None:
@@ -48,11 +53,7 @@ def main() -> None:
     rows = []
     for name, expr in CASES:
         for tol in TOLS:
-            out = subprocess.run([sys.executable, "-c", CHILD.format(expr=expr, tol=tol)],
-                                 capture_output=True, text=True, env=env, timeout=600)
-            cells = out.stdout.strip().splitlines()[-1].split("|") if out.stdout.strip() \
-                else ["error"] * 5
-            rows.append(f"| {name} | {tol:g} | " + " | ".join(cells) + " |")
+            rows.append(row(name, expr, tol, env))
             print(rows[-1], flush=True)
     load = os.getloadavg()[0]
     with open(os.path.join(here, "RESULTS_curve_tol.md"), "w") as fh:
