@@ -15,22 +15,21 @@ peers' times are in RESULTS_curves.md); this measures the route against itself.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
+
+from _report import CHILD_POST, CHILD_PRE, child_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-CHILD = r"""
-import json, resource, sys, time, warnings
+CHILD = CHILD_PRE + r"""
+import sys
 sys.path.insert(0, sys.argv[1])
-warnings.simplefilter("ignore")
 import numpy as np, sympy as sp, tradeoff_algebra as ta
 from tradeoff_algebra import G, Laplace
 R = sp.Rational
 f = eval(sys.argv[2])
 question, tol = sys.argv[3], float(sys.argv[4])
+rss0 = 0  # (the peak of the whole process, the imports included; their CPU time excluded)
 t0 = time.process_time()
 with ta.pld_options(tol=tol):
     if question == "curve":
@@ -39,10 +38,8 @@ with ta.pld_options(tol=tol):
     else:
         v = getattr(ta, question)(f, R(1, 1000) if question == "evaluate" else R(1, 100))
         width = float(v.width)
-t = time.process_time() - t0
-print("@@" + json.dumps(dict(t=t, width=width,
-                             rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
-"""
+out = dict(width=width)
+""" + CHILD_POST
 
 EXPRS = {
     "DP-SGD T = 100": "ta.noisy_sgd(R(11, 10), R(1, 100), 100)",
@@ -54,14 +51,14 @@ QUESTIONS = ("roc", "evaluate", "curve")
 
 
 def one(root: str, expr: str, question: str, tol: float, repeat: int) -> dict:
+    """The least CPU time of ``repeat`` fresh processes: ``{"t", "width", "rss"}`` (seconds,
+    the width reached, peak KiB), or ``{"error"}``."""
     best = None
     for _ in range(repeat):
-        p = subprocess.run([sys.executable, "-c", CHILD, root, expr, question, str(tol)],
-                           capture_output=True, text=True, timeout=900)
-        line = next((x for x in p.stdout.splitlines() if x.startswith("@@")), None)
-        if line is None:
-            return {"error": p.stderr[-300:]}
-        r = json.loads(line[2:])
+        r = child_json(CHILD, 900, args=(root, expr, question, str(tol)))
+        if "error" in r:
+            return r
+        r = {"t": r["cpu"], "width": r["out"]["width"], "rss": r["mib"] * 1024}
         best = r if best is None or r["t"] < best["t"] else best
     return best
 
