@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import mpmath
 from mpmath import mp
+from references.hull import monotone_chain
 
 
 def ncdf(x):
@@ -106,17 +107,9 @@ def group(f, k):
 
 
 def lower_hull(xs, ys):
-    """Vertices of the lower convex hull of the points (monotone chain)."""
-    pts = []
-    for x, y in zip(xs, ys, strict=True):
-        while len(pts) >= 2:
-            (x1, y1), (x2, y2) = pts[-2], pts[-1]
-            if (x2 - x1) * (y - y1) - (y2 - y1) * (x - x1) <= 0:
-                pts.pop()
-            else:
-                break
-        pts.append((x, y))
-    return pts
+    """Vertices of the lower convex hull of the points, given in increasing x (monotone chain:
+    references/hull)."""
+    return monotone_chain(list(zip(xs, ys, strict=True)))
 
 
 def hull_eval(pts, x):

@@ -14,6 +14,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 import sympy as sp
+from references.hull import monotone_chain
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.bounds.initialisation import DPGDInit, dpgd_random_init
@@ -49,16 +50,7 @@ def _brute_np(P, Q) -> list[tuple[Fraction, Fraction]]:
     for R in itertools.product((0, 1), repeat=len(P)):
         pts.add((sum(p for p, r in zip(P, R, strict=True) if r),
                  1 - sum(q for q, r in zip(Q, R, strict=True) if r)))
-    pts = sorted(pts)
-    hull: list = []
-    for p in pts:
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
+    hull = monotone_chain(sorted(pts))
     # the trade-off function is the non-increasing part (f(alpha) = inf over alpha_phi <= alpha)
     out = [hull[0]]
     for x, y in hull[1:]:

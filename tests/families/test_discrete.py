@@ -18,6 +18,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from precision import workdps
+from references.hull import monotone_chain
 
 import tradeoff_algebra as ta
 from tradeoff_algebra import Discrete, EpsDelta, InvalidParameter, NoClosedForm, PiecewiseLinear
@@ -54,16 +55,7 @@ def lower_hull(points):
     best: dict[Fraction, Fraction] = {}
     for x, y in points:
         best[x] = min(y, best.get(x, y))
-    hull: list[tuple[Fraction, Fraction]] = []
-    for p in sorted(best.items()):
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    return hull
+    return monotone_chain(sorted(best.items()))
 
 
 def brute_T(P, Q, alpha: Fraction) -> Fraction:

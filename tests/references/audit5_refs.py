@@ -36,6 +36,7 @@ from math import comb
 
 import mpmath
 
+from .hull import monotone_chain
 from .shuffle_pair import power_of_sorted, shuffle_groups  # noqa: F401  (this module's callers)
 
 # ---------------------------------------------------------------------------------------------
@@ -151,18 +152,8 @@ def pl_mix(knots, p, one=Fraction(1)):
 
 
 def lower_hull(points):
-    """The lower convex hull of points (Andrew's monotone chain), as knots."""
-    pts = sorted(set(points))
-    hull: list = []
-    for p in pts:
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    return hull
+    """The lower convex hull of points (Andrew's monotone chain: references/hull), as knots."""
+    return monotone_chain(sorted(set(points)))
 
 
 def pl_sym_hull(knots, one=Fraction(1)):

@@ -22,6 +22,8 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+from .hull import monotone_chain
+
 
 def product(factors: list) -> list:
     """The product pair's outcomes (P, Q) of the factors, each a list of (P, Q) outcomes."""
@@ -114,17 +116,7 @@ def hull_of_min(pairs_a: list, pairs_b: list) -> list:
             x = (v0 - r * u0 - y0 + s * x0) / (s - r)
             if max(x0, u0) <= x <= min(x1, u1):
                 xs.add(x)
-    pts = sorted((x, min(pl_at(ka, x), pl_at(kb, x))) for x in xs)
-    hull: list = []
-    for pt in pts:
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(pt)
-    return hull
+    return monotone_chain(sorted((x, min(pl_at(ka, x), pl_at(kb, x))) for x in xs))
 
 
 # -- products on two lattices: the joint law written out -------------------------------------

@@ -25,6 +25,7 @@ from .finite import (
     zero_ref,
 )
 from .gauss import GaussFiniteRef, GaussRef
+from .hull import monotone_chain
 
 
 class Func(Ref):
@@ -191,16 +192,7 @@ def _lower_hull_tagged(pts):
         if uniq and uniq[-1][0] == p[0]:
             continue  # keep the lowest y at each x
         uniq.append(p)
-    hull = []
-    for p in uniq:
-        while len(hull) >= 2:
-            (x1, y1, *_), (x2, y2, *_) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(p)
-    return hull
+    return monotone_chain(uniq)
 
 
 def hull_upper(F, x, rounds: int = 8):
