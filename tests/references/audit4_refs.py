@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 
 from . import audit3_refs as A3
+from .audit5_refs import dpa_laplace_pair
 
 __all__ = ["sgd_tilt", "sgd_few_bracket", "sgd_few_sym_bracket", "dpa_laplace_bracket",
            "hull_renyi_gauss", "hull_renyi_laplace", "renyi_laplace", "laplace_bracket"]
@@ -84,21 +85,9 @@ def sgd_few_sym_bracket(mu: float, q: float, T: int, e: float, **kw):
 
 def dpa_laplace_bracket(mus: list[float], e: float, h: float = 1e-4):
     """(optimistic, pessimistic) delta(e) of dp_accounting's Laplace PLDs (scale b = 1/mu,
-    sensitivity 1: the loss of Laplace(mu)) composed over the factors (float64)."""
-    import logging
-
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    logging.getLogger().setLevel(logging.ERROR)
-    out = []
-    for pess in (False, True):
-        acc = None
-        for m in mus:
-            d = pld.from_laplace_mechanism(1.0 / m, sensitivity=1.0, pessimistic_estimate=pess,
-                                           value_discretization_interval=h)
-            acc = d if acc is None else acc.compose(d)
-        out.append(acc.get_delta_for_epsilon(e))
-    return out[0], out[1]
+    sensitivity 1: the loss of Laplace(mu)) composed over the factors (float64):
+    audit5_refs.dpa_laplace_pair without Gaussian factors."""
+    return dpa_laplace_pair(mus, e, h)
 
 
 def laplace_bracket(mus: list[float], e: float):
