@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 import sympy as sp
 from flint import acb, arb
+from references.secants import arb_mpf as _mp
+from references.secants import check_point_against_secants
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.gaussian import GaussianLaw
@@ -53,12 +55,6 @@ def _gl_tails(eps):
 def _gl_power(alpha):
     eps = mp.findroot(lambda e: _gl_tails(e)[0] - alpha, 1)
     return _gl_tails(eps)[1]
-
-
-def _mp(x: arb):
-    """The exact mpf of an exact arb (a ball's end)."""
-    man, exp = x.man_exp()
-    return mp.mpf((int(man), int(exp)))
 
 
 def _inside(lo, hi, ref, rel):
@@ -135,21 +131,7 @@ def test_split_tails_against_the_slopes_of_the_profile(eps, build):
     assert J == 1
     t = build(factors, J, eps, 1e-12)
     pt = t.point(eps)
-    dv = 1e-4
-    v = math.exp(eps)
-    es = [math.log(v - dv), eps, math.log(v + dv)]
-    (dm_lo, dm_hi), (d0_lo, d0_hi), (dp_lo, dp_hi) = (
-        cf.delta_enclosure(factors, e, 1e-13) for e in es)
-    with mp.workdps(40):
-        vm, v0, vp = (mp.exp(mp.mpf(e)) for e in es)
-        a_lo = (d0_lo - dp_hi) / (vp - v0)  # -(right secant) <= alpha
-        a_hi = (dm_hi - d0_lo) / (v0 - vm)  # alpha <= -(left secant)
-        al, ah = _mp(pt.alpha.lower()), _mp(pt.alpha.upper())
-        assert max(al, a_lo) <= min(ah, a_hi), (al, ah, a_lo, a_hi)
-        assert a_hi - a_lo <= 1e-3 * a_hi  # (the bracket decides something)
-        pl, ph = _mp(pt.power.lower()), _mp(pt.power.upper())
-        assert max(pl, d0_lo + v0 * a_lo) <= min(ph, d0_hi + v0 * a_hi)
-        assert ah - al <= 1e-9 * ah and ph - pl <= 1e-9 * ph
+    check_point_against_secants(pt, lambda e: cf.delta_enclosure(factors, e, 1e-13), eps)
 
 
 @pytest.mark.parametrize("mu,k,J", [(R(1, 10), 30, 1), (R(1, 2), 12, 3), (R(2), 9, 4)])

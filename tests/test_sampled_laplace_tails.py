@@ -17,6 +17,9 @@ import numpy as np
 import pytest
 import sympy as sp
 from flint import arb
+from references.profile_power import golden_section
+from references.secants import arb_mpf as _mp
+from references.secants import check_point_against_secants
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.laplace_sampled import SubsampledLaplaceLaw
@@ -29,12 +32,6 @@ from tradeoff_algebra.routes.inversion_curve import ROUTE
 
 R = sp.Rational
 F = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100)) ** 10_000
-
-
-def _mp(x: arb):
-    """The exact mpf of an exact arb (a ball's end)."""
-    man, exp = x.man_exp()
-    return mp.mpf((int(man), int(exp)))
 
 
 def _atom_masses(mu, p, direction):
@@ -93,23 +90,8 @@ def test_tails_against_the_secants_of_the_profile(direction, eps):
     t = whole_split_tails(factors, 1, eps, 1e-11)
     assert t is not None
     pt = t.point(eps)
-    dv = 1e-4
-    v = math.exp(eps)
-    es = [math.log(v - dv), eps, math.log(v + dv)]
-    (dm_lo, dm_hi), (d0_lo, d0_hi), (dp_lo, dp_hi) = (
-        cf.delta_enclosure(factors, e, 1e-13) for e in es)
-    with mp.workdps(40):
-        vm, v0, vp = (mp.exp(mp.mpf(e)) for e in es)
-        a_lo = (d0_lo - dp_hi) / (vp - v0)  # -(right secant) <= alpha
-        a_hi = (dm_hi - d0_lo) / (v0 - vm)  # alpha <= -(left secant)
-        al, ah = _mp(pt.alpha.lower()), _mp(pt.alpha.upper())
-        assert max(al, a_lo) <= min(ah, a_hi), (al, ah, a_lo, a_hi)
-        assert a_hi - a_lo <= 1e-3 * a_hi  # (the bracket decides something)
-        pl, ph = _mp(pt.power.lower()), _mp(pt.power.upper())
-        assert max(pl, d0_lo + v0 * a_lo) <= min(ph, d0_hi + v0 * a_hi)
-        dl, dh = _mp(pt.delta.lower()), _mp(pt.delta.upper())
-        assert max(dl, d0_lo) <= min(dh, d0_hi)
-        assert ah - al <= 1e-9 * ah and ph - pl <= 1e-9 * ph
+    check_point_against_secants(pt, lambda e: cf.delta_enclosure(factors, e, 1e-13), eps,
+                                with_delta=True)
 
 
 def _power_upper(alpha: float) -> float:
@@ -119,14 +101,8 @@ def _power_upper(alpha: float) -> float:
         d = ta.delta(F, e)
         return float(d.hi) + math.exp(e) * alpha
 
-    a, b = 1.5, 2.0  # (the minimiser is near 1.7: g(1.5), g(2.0) > g(1.7))
-    r = (math.sqrt(5) - 1) / 2
-    for _ in range(24):
-        m1, m2 = b - r * (b - a), a + r * (b - a)
-        if g(m1) < g(m2):
-            b = m2
-        else:
-            a = m1
+    # (the minimiser is near 1.7: g(1.5), g(2.0) > g(1.7))
+    a, b = golden_section(g, 1.5, 2.0, 24)
     _argmin[0] = 0.5 * (a + b)
     return min(g(a), g(b))
 
