@@ -13,6 +13,7 @@ import warnings
 import mpmath
 import pytest
 import sympy as sp
+from operator_reference import group  # 1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3)
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.errors import ToleranceWarning
@@ -60,16 +61,6 @@ def epsdelta(eps, d):
     def f(a):
         return max(mpmath.mpf(0), 1 - d - e * a, (1 - d - a) / e)
     return f
-
-
-def group(f, k):
-    """1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3), by composing k times."""
-    def g(a):
-        x = mpmath.mpf(a)
-        for _ in range(k):
-            x = 1 - f(x)
-        return 1 - x
-    return g
 
 
 def mix(f, p):
