@@ -25,7 +25,10 @@ import math
 import numpy as np
 
 
-def _hull_plds(sigma: float, q: float, T: int, grid: float):
+def hull_plds(sigma: float, q: float, T: int, grid: float):
+    """dp_accounting's optimistic and pessimistic PLDs of T Poisson-subsampled Gaussian steps
+    (noise sigma, rate q; the pessimistic one connect-the-dots) at discretisation ``grid``:
+    [optimistic, pessimistic]."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     out = []
@@ -75,7 +78,7 @@ def dpsgd_power_bracket(sigma: float, q: float, T: int, alphas, grid: float = 1e
                         eps_max: float = 2.0, points: int = 4001) -> list[tuple[float, float]]:
     """[(lower, upper)] of the power 1 - f(alpha) of DP-SGD at each level (module docstring),
     eps on [0, eps_max] (the minimiser must lie inside: the caller checks the ends)."""
-    opt, pess = _hull_plds(sigma, q, T, grid)
+    opt, pess = hull_plds(sigma, q, T, grid)
     return pld_power_bracket(opt, pess, alphas, eps_max, points)
 
 
