@@ -28,6 +28,24 @@ print(json.dumps(dict(out=out, cpu=cpu, mib=rss)))
 """
 
 
+def pld_peer_child(gib: int) -> str:
+    """The timed child of a dp_accounting PLD peer under a ``gib`` GiB address-space limit (a
+    grid beyond it fails as a row's error, not the machine): the caller formats ``expr`` (the
+    PLD, with ``pld``, ``common`` and ``math`` imported), ``question`` (its method) and ``arg``;
+    ``out = {"value"}``, the CPU seconds and peak MiB of the PLD's construction and question
+    (imports excluded)."""
+    return CHILD_PRE + f"""
+import math
+resource.setrlimit(resource.RLIMIT_AS, ({gib} << 30, {gib} << 30))
+from dp_accounting.pld import common
+from dp_accounting.pld import privacy_loss_distribution as pld
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.process_time()
+p = {{expr}}
+out = dict(value=p.{{question}}({{arg}}))
+""" + CHILD_POST
+
+
 def run_line(command: str, packages: tuple[str, ...] = ()) -> str:
     """``2026-11-26, `command`, x86_64, 2 cores, load 0.40, Python 3.11.7, numpy 2.4.6, ...``"""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

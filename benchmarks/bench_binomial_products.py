@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from _report import CHILD_POST, CHILD_PRE, Report, child_json, run_line
+from _report import CHILD_POST, CHILD_PRE, Report, child_json, pld_peer_child, run_line
 
 _PRE, _POST = CHILD_PRE, CHILD_POST
 
@@ -55,16 +55,7 @@ except ta.TimeLimitExceeded:
     out = dict(outcome="stopped", value="", route="", wall=time.perf_counter() - w0)
 """ + _POST
 
-PEER = _PRE + """
-import math
-resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-from dp_accounting.pld import common
-from dp_accounting.pld import privacy_loss_distribution as pld
-rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.process_time()
-p = {expr}
-out = dict(value=p.{question}({arg}))
-""" + _POST
+PEER = pld_peer_child(3)
 
 
 def _pure(eps: str, n: str, h: str) -> str:

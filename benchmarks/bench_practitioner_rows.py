@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from _report import CHILD_POST, CHILD_PRE, Report, child_json, run_line
+from _report import CHILD_POST, CHILD_PRE, Report, child_json, pld_peer_child, run_line
 
 _PRE, _POST = CHILD_PRE, CHILD_POST
 
@@ -37,16 +37,7 @@ out = dict(lo=mpmath.nstr(v.lo, 20), hi=mpmath.nstr(v.hi, 20),
            guarantee=v.guarantee, route=v.route)
 """ + _POST
 
-PEER = _PRE + """
-import math
-resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-from dp_accounting.pld import common
-from dp_accounting.pld import privacy_loss_distribution as pld
-rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.process_time()
-p = {expr}
-out = dict(value=p.{question}({arg}))
-""" + _POST
+PEER = pld_peer_child(3)
 
 ROWS = [
     ("RR(1, 3)^1000, eps(1e-6)", "ta.randomized_response(1, 3) ** 1000", "epsilon", "R(1, 10**6)",
