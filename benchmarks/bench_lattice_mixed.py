@@ -21,11 +21,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _report import Report, child_json, run_line  # noqa: E402
-from bench_lattice_curves import _H, _PEER  # noqa: E402
-from bench_profile_curve import _CURVE, _EPS, _OURS, _ROC  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _report import Report, run_line  # noqa: E402
+from bench_lattice_curves import _H, workload_head, workload_rows  # noqa: E402
 
 
 def _two(n: int) -> tuple[str, str]:
@@ -66,45 +63,9 @@ def main() -> None:
           "pessimistic / optimistic, read by riskcal at 0.01 (its check column: our certified "
           "interval against that bracket).")
     r.out("")
-    r.out("| workload | question | value (power at 0.01 or eps) | guarantee | rel. width | CPU "
-          "| x eps | memory | check | route |")
-    r.out("|---|---|---|---|---|---|---|---|---|---|")
+    workload_head(r)
     for name, expr, build in ROWS:
-        bracket = peer = None
-        if build is not None:
-            peer = child_json(_PEER.format(root=ROOT, build=build), args.timeout)
-            if "error" not in peer:
-                bracket = sorted((peer["opt"], peer["pess"]))
-        eps_cpu = None
-        for what, call, tol in (("eps(1e-6)", _EPS, "1e-9"), ("roc(0.01)", _ROC, "1e-9"),
-                                ("curve, 101 levels", _CURVE, "1e-6"),
-                                ("curve, 101 levels, tol 1e-9", _CURVE, "1e-9")):
-            o = child_json(_OURS.format(root=ROOT, expr=expr, tol=tol, call=call), args.timeout)
-            if "error" in o:
-                r.out(f"| {name} | {what} | {o['error'][:100]} | | | | | | | |")
-                continue
-            if eps_cpu is None and what == "eps(1e-6)":
-                eps_cpu = o["cpu"]
-            ratio = f"{o['cpu'] / eps_cpu:.1f}" if eps_cpu else "-"
-            rel = o.get("rel", 0.0 if o["lo"] == o["hi"]
-                        else (o["hi"] - o["lo"]) / max(abs(o["hi"]), 1e-300))
-            chk = "-"
-            if bracket is not None and what != "eps(1e-6)":
-                gap = max(bracket[0] - o["hi"], o["lo"] - bracket[1], 0.0)
-                chk = ("inside the bracket" if bracket[0] <= o["lo"] and o["hi"] <= bracket[1]
-                       else "meets the bracket" if gap == 0
-                       else f"agrees to {gap:.0e}" if gap <= 1e-9 * max(abs(o["hi"]), 1e-300)
-                       else f"outside the bracket by {gap:.1e}")
-            r.out(f"| {name} | {what} | [{o['lo']:.12g}, {o['hi']:.12g}] | {o['g']} | "
-                  f"{rel:.1e} | {o['cpu']:.2f} s | {ratio} | {o['mem']:.0f} MiB | {chk} | "
-                  f"{o.get('route', '')} |")
-        if peer is not None:
-            if "error" in peer:
-                r.out(f"| {name} | peer roc(0.01) | {peer['error'][:100]} | | | | | | | |")
-            else:
-                r.out(f"| {name} | peer roc(0.01): dp_accounting+riskcal, grid 1e-4 | "
-                      f"{peer['pess']:.10g} / {peer['opt']:.10g} | estimate | - | "
-                      f"{peer['cpu']:.2f} s | - | {peer['mem']:.0f} MiB | - | - |")
+        workload_rows(r, name, expr, build, args.timeout)
     r.write(args.write)
 
 
