@@ -28,6 +28,36 @@ print(json.dumps(dict(out=out, cpu=cpu, mib=rss)))
 """
 
 
+def timed_prelude(clock: str = "cpu", memory: bool = False, caught: bool = False) -> str:
+    """A child's code around a timed ``{body}`` that sets ``out``, for ``.format(root=...,
+    imports=..., body=...)``: this tree first on the path, the ``{imports}`` before the clock,
+    then one JSON line ``{"out", "t"}`` for :func:`child_json`, ``t`` the seconds of the body
+    by ``clock`` ("cpu": ``time.process_time``; "wall": ``time.perf_counter``), with ``mem``
+    (peak resident MiB above the imports) where ``memory`` and ``warned`` (the class names of
+    the warnings the body raised; the body then comes indented by four spaces) where
+    ``caught``; warnings are otherwise ignored."""
+    now = {"cpu": "time.process_time()", "wall": "time.perf_counter()"}[clock]
+    lines = ["import json, math, resource, sys, time, warnings",
+             "sys.path.insert(0, {root!r})",
+             f"warnings.simplefilter({'always' if caught else 'ignore'!r})", "{imports}"]
+    if memory:
+        lines.append("base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss")
+    lines.append(f"t0 = {now}")
+    if caught:
+        lines += ["with warnings.catch_warnings(record=True) as caught:",
+                  '    warnings.simplefilter("always")']
+    lines += ["{body}", f"t = {now} - t0"]
+    keys = "out=out, t=t"
+    if memory:
+        lines.append("mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024")
+        keys += ", mem=mem"
+    if caught:
+        lines.append("warned = [type(w.message).__name__ for w in caught]")
+        keys += ", warned=warned"
+    lines.append(f"print(json.dumps(dict({keys})))")
+    return "\n" + "\n".join(lines) + "\n"
+
+
 def pld_peer_child(gib: int) -> str:
     """The timed child of a dp_accounting PLD peer under a ``gib`` GiB address-space limit (a
     grid beyond it fails as a row's error, not the machine): the caller formats ``expr`` (the

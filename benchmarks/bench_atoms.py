@@ -29,22 +29,12 @@ import os
 import sys
 import time
 
-from _report import Report, child_json, run_line
+from _report import Report, child_json, run_line, timed_prelude
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-_PRELUDE = r"""
-import json, sys, time, warnings
-sys.path.insert(0, {root!r})
-{imports}
-t0 = time.process_time()
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-{body}
-t = time.process_time() - t0
-print(json.dumps(dict(out=out, t=t, warned=[type(w.message).__name__ for w in caught])))
-"""
+_PRELUDE = timed_prelude("cpu", caught=True)
 
 OURS = "import sympy as sp\nimport tradeoff_algebra as ta"
 DPA = ("from dp_accounting.pld import privacy_loss_distribution as pld\n"

@@ -18,20 +18,11 @@ import os
 import sys
 
 import mpmath
-from _report import Report, child_json, run_line
+from _report import Report, child_json, run_line, timed_prelude
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-_PRELUDE = r"""
-import json, math, sys, time, warnings
-sys.path.insert(0, {root!r})
-warnings.simplefilter("ignore")
-{imports}
-t0 = time.perf_counter()
-{body}
-t = time.perf_counter() - t0
-print(json.dumps(dict(out=out, t=t)))
-"""
+_PRELUDE = timed_prelude("wall")
 
 OURS = ("import numpy as np\nimport sympy as sp\nimport tradeoff_algebra as ta\n"
         "import scipy.special, scipy.fft")

@@ -26,25 +26,11 @@ from __future__ import annotations
 import argparse
 import os
 
-from _report import Report, child_json, run_line
+from _report import Report, child_json, run_line, timed_prelude
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-_PRELUDE = r"""
-import json, math, resource, sys, time, warnings
-sys.path.insert(0, {root!r})
-warnings.simplefilter("always")
-{imports}
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.process_time()
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-{body}
-t = time.process_time() - t0
-mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
-warned = [type(w.message).__name__ for w in caught]
-print(json.dumps(dict(out=out, t=t, mem=mem, warned=warned)))
-"""
+_PRELUDE = timed_prelude("cpu", memory=True, caught=True)
 
 OURS = "import sympy as sp\nimport tradeoff_algebra as ta\nimport scipy.special, scipy.fft"
 DPA = ("from dp_accounting import dp_event\n"

@@ -31,19 +31,11 @@ from __future__ import annotations
 import argparse
 import os
 
-from _report import Report, child_json, run_line
+from _report import Report, child_json, run_line, timed_prelude
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-_PRELUDE = r"""
-import json, sys, time, warnings
-sys.path.insert(0, {root!r})
-warnings.simplefilter("ignore")
-{imports}
-t0 = time.perf_counter()
-{body}
-print(json.dumps(dict(out=out, t=time.perf_counter() - t0)))
-"""
+_PRELUDE = timed_prelude("wall")
 
 OURS = ("import sympy as sp\nimport tradeoff_algebra as ta\nimport scipy.special, scipy.fft\n"
         "from dp_accounting import dp_event")

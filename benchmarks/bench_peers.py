@@ -16,22 +16,11 @@ import argparse
 import os
 from fractions import Fraction
 
-from _report import Report, child_json, run_line
+from _report import Report, child_json, run_line, timed_prelude
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-_PRELUDE = r"""
-import json, math, resource, sys, time, warnings
-sys.path.insert(0, {root!r})
-warnings.simplefilter("ignore")
-{imports}
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.perf_counter()
-{body}
-t = time.perf_counter() - t0
-mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
-print(json.dumps(dict(out=out, t=t, mem=mem)))
-"""
+_PRELUDE = timed_prelude("wall", memory=True)
 
 # the library imports scipy.special and scipy.fft at first use (they slow its import), where
 # dp_accounting imports them with itself: both are imported before the clock starts
