@@ -118,9 +118,15 @@ def power_ref(eps0: float, n: int, alpha: float) -> float:
                               eps0 - 1e-9, 50)
 
 
-def _run(code: str) -> dict:
-    """The child's result: its ``out`` with ``t`` (CPU seconds) and ``mem`` (peak bytes)."""
-    r = child_result(child_json(code, 3600, cwd=ROOT))
+def _run(code: str):
+    """The JSON the child prints last (``{"error"}`` where it fails)."""
+    return child_json(code, 3600, cwd=ROOT)
+
+
+def _timed(code: str) -> dict:
+    """A timed child's result (CHILD_POST): its ``out`` with ``t`` (CPU seconds) and ``mem``
+    (peak bytes)."""
+    r = child_result(_run(code))
     if "error" not in r:
         r["t"], r["mem"] = r.pop("cpu"), r.pop("mib") * 1024 * 1024
     return r
@@ -137,7 +143,7 @@ def main() -> None:
              "|---|---|---|---|---|---|---|"]
     eps = "1/100"
     for n in (10**4, 10**5, 10**6):
-        r = _run(_DELTA.format(root=ROOT, eps0=1, n=n, eps=eps))
+        r = _timed(_DELTA.format(root=ROOT, eps0=1, n=n, eps=eps))
         ref = ""
         if n == 10**4 and "error" not in r:
             rr = _run(_REF.format(root=ROOT, eps0=1, n=n, xs=[eps]))
@@ -152,7 +158,7 @@ def main() -> None:
                      f"{r.get('g', '')} | {r.get('t', 0):.2f} | {r.get('mem', 0) / 2**20:.0f} | "
                      f"{ref} |")
     for n, dps in ((10**4, 30), (10**5, 30), (10**6, 10)):
-        r = _run(_EPS.format(root=ROOT, eps0=1, n=n, d="1/1000000", dps=dps))
+        r = _timed(_EPS.format(root=ROOT, eps0=1, n=n, d="1/1000000", dps=dps))
         ref = ""
         if n == 10**4 and "error" not in r:
             m = float(r["mid"])
@@ -168,7 +174,7 @@ def main() -> None:
                      f"{ref} |")
     rocs = {}
     for n in (10**4, 10**5, 10**6):
-        r = _run(_ROC.format(root=ROOT, eps0=1, n=n))
+        r = _timed(_ROC.format(root=ROOT, eps0=1, n=n))
         ref = ""
         if "error" not in r:
             rocs[n] = (float(r["lo"]), float(r["hi"]))
@@ -182,7 +188,7 @@ def main() -> None:
                      f"{ref} |")
     for n in (10**4, 10**5, 10**6):
         for tol in ("5e-4", "1e-9"):
-            r = _run(_CURVE.format(root=ROOT, eps0=1, n=n, tol=tol))
+            r = _timed(_CURVE.format(root=ROOT, eps0=1, n=n, tol=tol))
             ref = ""
             if "error" not in r and n in rocs:
                 lo, hi = float(r["lo"]), float(r["hi"])
