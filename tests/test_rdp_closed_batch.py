@@ -10,6 +10,7 @@ import math
 import mpmath
 import pytest
 import sympy as sp
+from references.contexts import mp_context as _ctx
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.analysis import renyi_batch as rb
@@ -18,12 +19,6 @@ from tradeoff_algebra.numeric.context import mp
 R = sp.Rational
 ORDERS_100 = list(range(2, 102))
 FRACTIONAL = [R(11, 10), R(3, 2), R(27, 10), R(61, 10), R(109, 10), R(257, 4)]
-
-
-def _ctx(dps):
-    c = mpmath.MPContext()
-    c.dps = dps
-    return c
 
 
 def _laplace_quad(mu, a):

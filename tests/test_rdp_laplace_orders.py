@@ -6,9 +6,9 @@ against 40-digit quadrature of log int p^a q^(1-a)/(a - 1)), dp_accounting's flo
 
 from fractions import Fraction
 
-import mpmath
 import pytest
 import sympy as sp
+from references.contexts import mp_context as _ctx
 from references.hull_renyi import wbk
 
 import tradeoff_algebra as ta
@@ -21,12 +21,6 @@ rdp = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
 
 R = sp.Rational
 ORDERS_100 = list(range(2, 102))
-
-
-def _ctx(dps):
-    c = mpmath.MPContext()
-    c.dps = dps
-    return c
 
 
 def _mironov(c, mu, a):

@@ -14,18 +14,13 @@ import mpmath
 import pytest
 import sympy as sp
 from flint import arb, fmpq
+from references.contexts import mp_context as _ctx
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric import renyi_orders as ro
 
 R = sp.Rational
 ORDERS_100 = list(range(2, 102))
-
-
-def _ctx(dps):
-    c = mpmath.MPContext()
-    c.dps = dps
-    return c
 
 
 def _laplace_quad(mu, a):

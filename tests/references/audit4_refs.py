@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import math
 
-import mpmath
 import numpy as np
 
 from . import audit3_refs as A3
 from .audit5_refs import dpa_laplace_pair
+from .contexts import mp_context as _ctx
 
 __all__ = ["sgd_tilt", "sgd_few_bracket", "sgd_few_sym_bracket", "dpa_laplace_bracket",
            "hull_renyi_gauss", "hull_renyi_laplace", "renyi_laplace", "laplace_bracket"]
@@ -104,12 +104,6 @@ def laplace_bracket(mus: list[float], e: float):
 # ---------------------------------------------------------------------------------------------
 # Renyi divergences of the subsampling hull C_p(f)
 # ---------------------------------------------------------------------------------------------
-
-def _ctx(dps: int):
-    c = mpmath.MPContext()
-    c.dps = dps
-    return c
-
 
 def _num(c, x):
     """x (an int, a Fraction, a SymPy Rational or a float) as an mpf of context c, exactly

@@ -18,13 +18,9 @@ from __future__ import annotations
 
 import mpmath
 
+from .contexts import mp_context as _ctx
+
 __all__ = ["hull_renyi", "gaussian_hull", "laplace_hull", "wbk"]
-
-
-def _ctx(dps: int):
-    c = mpmath.MPContext()
-    c.dps = dps
-    return c
 
 
 def hull_renyi(p0, q1, p0_tail, q1_tail, t, a, p, cuts, dps: int = 40):
