@@ -21,34 +21,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _report import Report, child_json, run_line  # noqa: E402
 
 # (our child processes and their three questions: those of the Laplace-type products)
-from bench_profile_curve import _CURVE, _EPS, _OURS, _ROC  # noqa: E402
+from bench_profile_curve import _CURVE, _EPS, _OURS, _PEER, _ROC  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-_HEAD = r"""
-import functools, json, resource, sys, time, warnings
-sys.path.insert(0, {root!r})
-import numpy as np
-import sympy as sp
-"""
-
-_PEER = _HEAD + r"""
-resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-from dp_accounting.pld import privacy_loss_distribution as P
-from dp_accounting.pld import common
-from riskcal.analysis import get_beta_from_pld
-warnings.simplefilter("ignore")
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.process_time()
-out = {{}}
-for pess in (True, False):
-    pld = {build}
-    b = get_beta_from_pld(pld, alpha=np.array([0.01]))
-    out["pess" if pess else "opt"] = 1 - float(np.ravel(b)[0])
-cpu = time.process_time() - t0
-mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
-print(json.dumps(dict(cpu=cpu, mem=mem, **out)))
-"""
 
 _H = "value_discretization_interval=1e-4"
 _RR = ("P.from_randomized_response(3 / (2 + np.exp(0.1)), 3, pessimistic_estimate=pess, "
@@ -123,7 +98,8 @@ def workload_rows(r: Report, name: str, expr: str, build: str | None, timeout: f
     peer's PLD) is given, then the peer's row."""
     bracket = peer = None
     if build is not None:
-        peer = child_json(_PEER.format(root=ROOT, build=build), timeout)
+        peer = child_json(_PEER.format(root=ROOT, sides="(True, False)", build=build,
+                                        curve="False"), timeout)
         if "error" not in peer:
             bracket = sorted((peer["opt"], peer["pess"]))
     eps_cpu = None

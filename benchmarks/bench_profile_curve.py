@@ -66,6 +66,7 @@ _CURVE = r"""x = np.linspace(0, 1, 101)
 _PEER = _HEAD + r"""
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # (a grid past 4 GiB: an error row)
 from dp_accounting.pld import privacy_loss_distribution as P
+from dp_accounting.pld import common
 from riskcal.analysis import get_beta_from_pld
 warnings.simplefilter("ignore")
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
