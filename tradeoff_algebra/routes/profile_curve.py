@@ -154,34 +154,75 @@ class _InversionDirection(_RouteDirection):
     tighter width ``PLAN_SHARE`` so that it reaches the next points. Where it plans nothing
     (work beyond the route's ``MAX_WORK``, a failed plan) the product's routes answer."""
 
-    def __init__(self, f, plan: tuple, routes: list, rel: float, factors: list):
+    def __init__(self, f, plan: tuple, routes: list, rel: float, factors: list,
+                 loosest: float | None = None):
         super().__init__(f, plan, routes, rel)
         self.factors = factors
         self.inverters: dict = {}  # eps_0 -> inverter (or None: none affordable there)
         #: the share of the width an inverter is planned to (tighter: it reaches further)
         self.share = PLAN_SHARE
+        #: the relative width of delta the :attr:`wide` mode plans for (``tol`` times
+        #: :data:`DELTA_LOOSE`: what the band needs, not its share of the secants' grid)
+        self.loosest = rel if loosest is None else max(loosest, rel)
         self.largest_first = False  # (anchored inverters: no order to prefer)
 
     def _ok(self, d: arb) -> bool:
         return float(d.rad()) <= self.rel * abs(float(d.mid())) and d.lower() >= 0
 
+    def _rung(self, e0: float, rel: float) -> bool | None:
+        """Whether an inverter planned at e0 to ``rel`` is within the route's work; None where
+        the route would sum a part exactly (it costs at every eps what a plan does)."""
+        rest, extra = cf_route._split(self.factors, "delta", e0, rel)
+        return None if extra is not None else _work(rest, e0, rel) <= MAX_WORK
+
+    @property
+    def wide(self) -> bool:
+        """Whether the inverters are planned to the loose rung: the plan for ``rel`` (to
+        ``share`` of it) is beyond the route's work at eps = 1 and the plan for ``loosest`` (to
+        1 / :data:`LADDER_REACH` of it) is not (C_p(G_1)^{(x) 10} at the default tolerance: the
+        hull law's transform cannot afford 5e-9 at any eps). Decided at eps = 1 alone, so
+        which inverter answers an eps depends on (f, tol) and that eps only."""
+        if not hasattr(self, "_wide"):
+            self._wide = False
+            if self.loosest > self.rel:
+                try:
+                    with working_precision(64):
+                        self._wide = (self._rung(1.0, max(self.rel * self.share, REL_MIN))
+                                      is False
+                                      and self._rung(1.0, self.loosest / LADDER_REACH) is True)
+                except (ValueError, RuntimeError, ArithmeticError, ZeroDivisionError):
+                    self._wide = False
+        return self._wide
+
     def _plan(self, e0: float):
-        """The inverter planned at e0 (once: kept by e0), or None."""
+        """The inverter planned at e0 (once: kept by e0), or None where it is beyond the
+        route's work: to ``share`` of ``rel``, or in the :attr:`wide` mode to 1 /
+        :data:`LADDER_REACH` of ``loosest``."""
         if e0 not in self.inverters:
-            rel = max(self.rel * self.share, REL_MIN)
-            rest, extra = cf_route._split(self.factors, "delta", e0, rel)
-            if extra is not None or _work(rest, e0, rel) > MAX_WORK:
-                inv = None  # (an exactly summed part costs at every eps what a plan does)
-            else:
+            rel = (self.loosest / LADDER_REACH if self.wide
+                   else max(self.rel * self.share, REL_MIN))
+            inv = None
+            if self._rung(e0, rel):
+                rest, extra = cf_route._split(self.factors, "delta", e0, rel)
                 inv, _ = cf._certified_inverter(rest, e0, rel, extra)
             self.inverters[e0] = inv
         return self.inverters[e0]
 
     def _inverted(self, e: float) -> arb | None:
         """delta(e) from the inverter anchored at the next multiple of :data:`ANCHOR` above e,
-        else from one planned at e itself: which inverter answers depends on e alone."""
+        else from one planned at e itself: which inverter answers depends on e alone. In the
+        :attr:`wide` mode, from the anchor at the next multiple of :data:`WIDE_ANCHOR` (at
+        least that) alone, whatever its width there (an inverter keeps a few times its planned
+        width over a few units of eps, ``tests/test_profile_ladder.py``: the band says how wide
+        it is)."""
         if cf._all_losses_at_most(self.factors, e):
             return arb(0)
+        if self.wide:
+            inv = self._plan(WIDE_ANCHOR * max(math.ceil(e / WIDE_ANCHOR), 1))
+            if inv is None:
+                return None
+            d = inv.parts(e).delta
+            return d if d.lower() >= 0 else None
         for e0 in dict.fromkeys((ANCHOR * math.ceil(e / ANCHOR), e)):
             inv = self._plan(e0)
             if inv is None:
@@ -257,6 +298,12 @@ MAX_PROFILES = 8
 #: Inverters of a product are planned at the multiples of this eps (and at an eps that its
 #: anchor does not serve), so each ball of delta depends on its eps alone.
 ANCHOR = 0.5
+#: Where an inverter for the band's delta width is beyond the route's work
+#: (``_InversionDirection.wide``), the inverters are planned to 1 / LADDER_REACH of
+#: DELTA_LOOSE times the band's tolerance, anchored at the multiples of WIDE_ANCHOR.
+LADDER_REACH = 10.0
+WIDE_ANCHOR = 3.0
+DELTA_LOOSE = 0.2
 #: Bands tried for one value, each with a tighter tolerance where f's relative width misses.
 BAND_TRIES = 4
 
@@ -279,7 +326,7 @@ def _direction(f, tol: float) -> _RouteDirection | None:
     if rs:
         laws = _inversion_laws(plan, rs)
         d = (_RouteDirection(f, plan, rs, rel) if laws is None
-             else _InversionDirection(f, plan, rs, rel, laws))
+             else _InversionDirection(f, plan, rs, rel, laws, tol * DELTA_LOOSE))
     if len(_PROFILES) >= MAX_PROFILES:
         _PROFILES.clear()
     _PROFILES[key] = d
