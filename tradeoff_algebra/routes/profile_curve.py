@@ -57,10 +57,11 @@ from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
+from ..operators.unary import Inverse
 from .engines import _cf_laws, largest_loss
 from .grid_band import _warn_if_wide, grid_band
 from .inversion_curve import DELTA_SHARE, PLAN_SHARE
-from .plan import lattice_power
+from .plan import lattice_power, pld_leaves
 from .product import (
     PASS,
     ROUTES,
@@ -308,29 +309,64 @@ DELTA_LOOSE = 0.2
 BAND_TRIES = 4
 
 
-def _direction(f, tol: float) -> _RouteDirection | None:
-    """The certified profile of ``f`` when f is a product known to be symmetric (its profile's
-    envelope is f, Prop. 6) with a certified route of delta, else None; delta is asked to a
-    small share of the band's ``tol`` (the secants divide its width by the grid step)."""
-    if not isinstance(f, (Tensor, TensorPower)) or f.is_symmetric is not True:
+class _Mirrored:
+    """The profiles of a product not known to be symmetric and of its inverse (the branch h_2
+    of ``numeric.profile_band.band`` takes the inverse's: Dong, Roth & Su, Prop. 6, for any
+    pair): ``first`` and ``second``, each a :class:`_RouteDirection`."""
+
+    def __init__(self, first: _RouteDirection, second: _RouteDirection):
+        self.first, self.second = first, second
+        self.plan = first.plan  # (the product's leaves: its singular mass, its factors)
+
+
+def _inverse_product(leaves):
+    """The product of the inverses of ``leaves`` (a symmetric leaf is its own inverse), whose
+    profile is f^{-1}'s for f the product of ``leaves`` ((f (x) g)^{-1} = f^{-1} (x) g^{-1}:
+    the pair (P1 x P2, Q1 x Q2) reversed is the product of the reversed pairs)."""
+    g = None
+    for x, n in leaves:
+        y = x if x.is_symmetric is True else Inverse(x)
+        y = y if int(n) == 1 else TensorPower(y, int(n))
+        g = y if g is None else Tensor(g, y)
+    return g
+
+
+def _direction(f, tol: float) -> _RouteDirection | _Mirrored | None:
+    """The certified profile of ``f`` when f is a product with a certified route of delta: a
+    product known to be symmetric (its profile's envelope is f, Prop. 6) alone, another with
+    the profile of its inverse (:class:`_Mirrored`); else None. delta is asked to a small
+    share of the band's ``tol`` (the secants divide its width by the grid step)."""
+    if not isinstance(f, (Tensor, TensorPower)):
         return None
     key = (f, tol, mp.prec)  # (the routes' widths follow the working precision)
     if key in _PROFILES:
         return _PROFILES[key]
+    d = _one_direction(f, tol)
+    if d is not None and f.is_symmetric is not True:
+        leaves = pld_leaves(f)
+        g = None if leaves is None else _inverse_product(leaves)
+        d2 = None if g is None else _one_direction(g, tol)
+        d = None if d2 is None else _Mirrored(d, d2)
+    if len(_PROFILES) >= MAX_PROFILES:
+        _PROFILES.clear()
+    _PROFILES[key] = d
+    return d
+
+
+def _one_direction(f, tol: float) -> _RouteDirection | None:
+    """The certified profile of the product ``f`` (its delta routes), or None."""
+    if not isinstance(f, (Tensor, TensorPower)):
+        return None
     plan = route(f)
     if plan[0] != "pld":
         return None
     rs = [r for r in routes_for(f, "delta") if not isinstance(r, (PLDRoute, ProfileBandRoute))]
     rel = max(tol * DELTA_SHARE, REL_MIN)
-    d = None
-    if rs:
-        laws = _inversion_laws(plan, rs)
-        d = (_RouteDirection(f, plan, rs, rel) if laws is None
-             else _InversionDirection(f, plan, rs, rel, laws, tol * DELTA_LOOSE))
-    if len(_PROFILES) >= MAX_PROFILES:
-        _PROFILES.clear()
-    _PROFILES[key] = d
-    return d
+    if not rs:
+        return None
+    laws = _inversion_laws(plan, rs)
+    return (_RouteDirection(f, plan, rs, rel) if laws is None
+            else _InversionDirection(f, plan, rs, rel, laws, tol * DELTA_LOOSE))
 
 
 def _end(x: np.ndarray, tol: float) -> float:
@@ -346,8 +382,11 @@ def _end(x: np.ndarray, tol: float) -> float:
     return base if need <= base else base * 2 ** math.ceil(math.log2(need / base))
 
 
-def _band(d: _RouteDirection, x: np.ndarray, tol: float, progress=None) -> Band | None:
+def _band(d: _RouteDirection | _Mirrored, x: np.ndarray, tol: float,
+          progress=None) -> Band | None:
     try:
+        if isinstance(d, _Mirrored):
+            return grid_band([d.first], x, tol, _end(x, tol), progress, mirror=[d.second])
         return grid_band([d], x, tol, _end(x, tol), progress)
     except (_NoProfile, ValueError, ArithmeticError, ZeroDivisionError):
         return None
