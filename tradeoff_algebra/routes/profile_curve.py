@@ -22,11 +22,24 @@ holds points just above the losses around each level's minimiser (``numeric.prof
 Laplace inversion answers (:class:`_InversionDirection`) takes delta at every grid point from
 a few inverters planned along the grid, each certified at every eps.
 
+Where the inverters for the band's delta width (a thousandth of its tolerance) are beyond the
+route's work, as for the symmetric hull of the subsampled Gaussian (whose transform keeps an
+atom), the direction plans for what the band needs instead (``_InversionDirection.wide``: a
+tenth of :data:`DELTA_LOOSE` of the tolerance, inverters anchored every :data:`WIDE_ANCHOR`):
+roc(C(1/10, G(1))^{(x) 10}, 1/100) certified to 2e-4 in 0.6 s, where one plan per eps, each
+falling short of the width asked, took 9 s with a ToleranceWarning per eps.
+
+A product not known to be symmetric is the envelope of its own support lines of slope
+-e^eps <= -1 (from its profile) and of the mirror images of its inverse's (from the profile of
+the product of the inverses, ``_Mirrored``; ``numeric.profile_band.band``'s ``delta2``): Dong,
+Roth & Su, Prop. 6 holds for any pair, so Mix(Laplace(1), 1/3)^{(x) 10} and G(1) (x) T(P, Q) are
+certified where the PLD engine gave estimates.
+
 :class:`ProfileBandRoute` answers ``value`` and ``roc`` of a product (before the PLD engine);
 :func:`profile_curve_band` gives the band of a whole curve (after the inversion's own band,
-``numeric.curves.CURVE_BANDS``). Both answer only symmetric products (``is_symmetric``: the
-envelope is f itself) and hand the question on (PASS, None) where no certified route gives
-delta, or the time limit of the call ends the grid.
+``numeric.curves.CURVE_BANDS``). Both hand the question on (PASS, None) where no certified
+route gives delta (of the product or of its inverse), or the time limit of the call ends the
+grid.
 """
 
 from __future__ import annotations
