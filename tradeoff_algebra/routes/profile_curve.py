@@ -32,8 +32,9 @@ falling short of the width asked, took 9 s with a ToleranceWarning per eps.
 A product not known to be symmetric is the envelope of its own support lines of slope
 -e^eps <= -1 (from its profile) and of the mirror images of its inverse's (from the profile of
 the product of the inverses, ``_Mirrored``; ``numeric.profile_band.band``'s ``delta2``): Dong,
-Roth & Su, Prop. 6 holds for any pair, so Mix(Laplace(1), 1/3)^{(x) 10} and G(1) (x) T(P, Q) are
-certified where the PLD engine gave estimates.
+Roth & Su, Prop. 6 holds for any pair, so the power and values of Mix(Laplace(1), 1/3)^{(x) 10}
+and G(1) (x) T(P, Q) are certified where the PLD engine gave estimates (their whole curves only
+where both profiles come from shared inverters: per-eps plans cost too much for 101 levels).
 
 :class:`ProfileBandRoute` answers ``value`` and ``roc`` of a product (before the PLD engine);
 :func:`profile_curve_band` gives the band of a whole curve (after the inversion's own band,
@@ -332,6 +333,11 @@ class _Mirrored:
         self.plan = first.plan  # (the product's leaves: its singular mass, its factors)
 
 
+def _shared(d: _Mirrored) -> bool:
+    """Whether both profiles come from inverters shared across eps (``_InversionDirection``)."""
+    return isinstance(d.first, _InversionDirection) and isinstance(d.second, _InversionDirection)
+
+
 def _inverse_product(leaves):
     """The product of the inverses of ``leaves`` (a symmetric leaf is its own inverse), whose
     profile is f^{-1}'s for f the product of ``leaves`` ((f (x) g)^{-1} = f^{-1} (x) g^{-1}:
@@ -411,7 +417,10 @@ def profile_curve_band(f, alphas: np.ndarray, tol: float = 1e-3,
     docstring), with a ToleranceWarning where it stays wider than ``tol``; None where the
     route does not apply."""
     d = _direction(f, tol)
-    if d is None:
+    if d is None or isinstance(d, _Mirrored) and not _shared(d):
+        # (an asymmetric product's two profiles from per-eps plans: the minimisers of 101
+        # levels ask too many balls, Mix(Laplace(1), 1/3)^{(x) 10} past 120 s; the PLD engine's
+        # curve, an estimate, says so)
         return None
     x = np.asarray(alphas, dtype=np.float64)
     b = _band(d, x.ravel(), tol, progress)
