@@ -163,7 +163,38 @@ ROWS = [
      "ta.TensorPower(ta.Subsample(ta.randomized_response(1, 3), R(1, 10)), 100)",
      "rr_hull_pld(pess, h).self_compose(100)"),
     ("Group(G(1), 3)", "ta.Group(ta.G(1), 3)", None),
+    ("C(1/10, G(1))^10", "ta.C(R(1, 10), ta.G(1)) ** 10", "hull_g_pld(pess, h).self_compose(10)"),
+    ("Mix(Laplace(1), 1/3)^10 (asymmetric)", "ta.Mix(ta.Laplace(1), R(1, 3)) ** 10",
+     "P.PrivacyLossDistribution(" + _dpa("P.from_laplace_mechanism(1.0, sensitivity=1, "
+                                         "sampling_prob=1 / 3")
+     + ")._pmf_remove).self_compose(10)"),
 ]
+
+#: The symmetric hull C_p(G_mu) for dp_accounting (float64): its loss under the measure whose
+#: loss is taken (Dong, Roth & Su, Eq. (13); f_p = T(B, A), B = N(0, 1), A = (1 - p) N(0, 1) +
+#: p N(mu, 1), L(x) = log(1 - p + p e^{mu x - mu^2/2}) increasing): the law of L under A on
+#: L > 0, an atom m0 = 1 - A(L > 0) - B(L > 0) at 0, the law of -L under B (L > 0) below 0;
+#: cell masses of ((i - 1) h, i h] from normal tails at the thresholds x(l), rounded up
+#: (pessimistic, the tail past the window at +oo) or down (optimistic, the tail dropped).
+_HULL_G = r"""
+def hull_g_pld(pess, h, mu=1.0, p=0.1, l_max=12.0):
+    from scipy.stats import norm
+    n = int(math.ceil(l_max / h))
+    edges = h * np.arange(n + 1)
+    x = (np.log(np.expm1(edges) + p) - math.log(p) + mu * mu / 2) / mu
+    x[0] = mu / 2
+    a_sf = (1 - p) * norm.sf(x) + p * norm.sf(x - mu)
+    b_sf = norm.sf(x)
+    pos, neg = -np.diff(a_sf), -np.diff(b_sf)
+    pmf = {0: 1 - a_sf[0] - b_sf[0]}
+    for i in range(1, n + 1):
+        k = i if pess else i - 1
+        pmf[k] = pmf.get(k, 0.0) + float(pos[i - 1])
+        k = -(i - 1) if pess else -i
+        pmf[k] = pmf.get(k, 0.0) + float(neg[i - 1])
+    return P.PrivacyLossDistribution.create_from_rounded_probability(
+        pmf, float(a_sf[-1]) if pess else 0.0, h, pessimistic_estimate=pess)
+"""
 
 #: The symmetric hull C_p(RR(1, 3)) as a finite pair, for dp_accounting (float64): the lower
 #: convex hull of the knots of f_p and of its inverse (the convex envelope of the minimum of two
@@ -370,8 +401,9 @@ def reference(name: str, build: str | None) -> dict:
             return {"error": f"{type(exc).__name__}: {exc}"[:120]}
         return {"eps": (e, e), "power": (p, p), "what": what, "kind": "value"}
     code = _PLD.format(h=1e-4, delta=DELTA, alpha=ALPHA, build=build)
-    if "rr_hull_pld" in build:
-        code = code.replace("t0 = time", _RR_HULL + "\nt0 = time", 1)
+    for helper, text in (("rr_hull_pld", _RR_HULL), ("hull_g_pld", _HULL_G)):
+        if helper in build:
+            code = code.replace("t0 = time", text + "\nt0 = time", 1)
     o = child_json(code, 900)
     if "error" in o:
         return o

@@ -173,11 +173,10 @@ def test_audit_accepts_notions_and_accountants():
 
 def test_an_estimate_never_refutes():
     """A claim answered only by an estimate route (a product through the PLD grid: an
-    asymmetric factor, so no certified band of its profile) leaves the points undecided, even
+    Skellam factor, so no certified band of its profile) leaves the points undecided, even
     with data far below it, and says so."""
     rng = np.random.default_rng(8)
-    claim = ta.Laplace(sp.Rational(1, 2)) @ ta.Discrete([sp.Rational(1, 2), sp.Rational(1, 2)],
-                                                         [sp.Rational(1, 4), sp.Rational(3, 4)])
+    claim = ta.Laplace(sp.Rational(1, 2)) @ ta.Skellam(1, 3)
     assert ta.evaluate(claim, sp.Rational(1, 10)).guarantee == "estimate"
     a = audit(*_laplace(rng, 4000, 5.0), claim, n_thresholds=2)
     assert a.refuted is False and len(a.undecided) == 2

@@ -199,10 +199,10 @@ def test_curve_bounds_hold_the_truth():
 
 
 def test_curve_bounds_of_estimates_warn():
-    # an asymmetric factor: the profile's envelope is not the curve (Prop. 6), so the PLD grid
-    # answers (its float model); G(1) @ Laplace(1) has a certified band (routes/profile_curve)
-    f = G(1) @ ta.Discrete([sp.Rational(1, 2), sp.Rational(1, 2)],
-                           [sp.Rational(1, 4), sp.Rational(3, 4)])
+    # a Skellam factor: no certified route of its profile, so the PLD grid answers (its float
+    # model); G(1) @ Laplace(1) has a certified band (routes/profile_curve), and so has an
+    # asymmetric factor's product, with its inverse's profile
+    f = G(1) @ ta.Skellam(1, 3)
     with pytest.warns(EstimateWarning):
         f.curve([0.1, 0.5], bounds=True)
 
@@ -404,8 +404,8 @@ def test_more_elementary_functions_in_arb():
 def test_command_line_marks_estimates(capsys):
     from tradeoff_algebra.cli import main
 
-    # (an asymmetric factor: no certified band of the profile; the PLD grid)
-    assert main(["eval", "G(1) @ Discrete([1/2, 1/2], [1/4, 3/4])", "0.05", "--dps", "10"]) == 0
+    # (a Skellam factor: no certified band of the profile; the PLD grid)
+    assert main(["eval", "G(1) @ Skellam(1, 3)", "0.05", "--dps", "10"]) == 0
     assert capsys.readouterr().out.strip().endswith("(estimate)")
     assert main(["eval", "G(1)", "0.05"]) == 0
     assert capsys.readouterr().out.strip() == "0.740488977158555929351696523701"  # certified

@@ -158,8 +158,8 @@ def test_progress_bar_is_drawn_on_request_and_named_when_bad(capsys):
 def test_pld_progress_bar_shows_its_compositions(capsys):
     """pld_options(progress=True): a tqdm bar per composition with its steps and elapsed time
     (the former bar restarted its clock at every composition and read "(0.0s)")."""
-    # f(alpha) of a product with an asymmetric factor: the PLD engine
-    f = ta.G(1) @ ta.Laplace(1) ** 5 @ ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)])
+    # f(alpha) of a product with a Skellam factor (no certified profile route): the PLD engine
+    f = ta.G(1) @ ta.Laplace(1) ** 5 @ ta.Skellam(1, 3)
     with ta.pld_options(progress=True):
         d = ta.evaluate(f, sp.Rational(1, 10))
     err = capsys.readouterr().err

@@ -321,8 +321,8 @@ def test_time_limit_reports_only_its_own_enclosure(monkeypatch):
         raise budget.TimeLimitExceeded("engine", 5.0, (0.123, 0.124))
 
     monkeypatch.setattr(pld, "max_enclosure", stop)
-    # (an asymmetric factor: the PLD engine answers its values, no certified profile band)
-    g = G(1) @ ta.Laplace(1) @ ta.Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)])
+    # (a Skellam factor: the PLD engine answers its values, no certified profile band)
+    g = G(1) @ ta.Laplace(1) @ ta.Skellam(1, 3)
     with pytest.raises(ta.TimeLimitExceeded) as own:
         ta.evaluate(g, "0.3")
     assert own.value.best == (0.123, 0.124)

@@ -103,10 +103,9 @@ def test_a_first_call_under_a_tiny_limit_does_not_start_the_import():
     """In a fresh process, the first PLD and grid calls under 0.05 s: TimeLimitExceeded, and
     scipy.special (0.4 s to import) is not imported: before, the import ran to its end past
     the limit."""
-    # (an asymmetric factor: the PLD engine answers its value; G(1) @ L(1) alone is answered
-    # by the band of its certified profile, without scipy, within the limit)
-    calls = [("G (x) L", "ta.evaluate(ta.G(1) @ ta.Laplace(1) @ ta.Discrete([R(1, 2), R(1, 2)], "
-                         "[R(1, 4), R(3, 4)]), R(1, 10))"),
+    # (a Skellam factor: the PLD engine answers its value; G(1) @ L(1) alone is answered by the
+    # band of its certified profile, without scipy, within the limit)
+    calls = [("G (x) L", "ta.evaluate(ta.G(1) @ ta.Laplace(1) @ ta.Skellam(1, 3), R(1, 10))"),
              ("PoissonReplace^3", "ta.delta(ta.PoissonReplace(1, R(1, 10)) ** 3, 1)")]
     r = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(ROOT), calls=calls)],
                        capture_output=True, text=True, timeout=300)

@@ -111,6 +111,10 @@ class SampledGaussianHullLaw:
 
     #: Products of subsampled factors have no closed form (the inversion answers them).
     closed_under_tensor = False
+    #: :meth:`power_decay` is None at every abscissa (the atom at 0): the tails of
+    #: ``numeric.cf_tails`` are never certified for its products (``routes.inversion_curve``
+    #: plans no inverter for them).
+    power_decay_never = True
 
     def __init__(self, mu: Number, q: Number) -> None:
         self._mu, self._q = to_fraction(mu), to_fraction(q)

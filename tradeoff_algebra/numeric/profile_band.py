@@ -293,20 +293,33 @@ def upper_arb(v: arb) -> arb:
 
 
 def band(eps: Sequence[float], delta: Sequence[arb], alphas: np.ndarray,
-         prec: int = 96, lattice: Lattice | None = None) -> Band:
+         prec: int = 96, lattice: Lattice | None = None,
+         delta2: Sequence[arb] | None = None) -> Band:
     """Certified bands of the symmetric f at the levels ``alphas`` (module docstring) from
     balls ``delta[i]`` containing delta_f(eps[i]), eps increasing floats with eps[0] = 0;
     ``lattice``: a lattice holding every finite loss of f (the grid intervals with at most one
-    lattice loss are bounded exactly, module docstring)."""
+    lattice loss are bounded exactly, module docstring).
+
+    ``delta2``: balls of the profile of f^{-1} at the same eps, for any f (not necessarily
+    symmetric): the branch h_2 then takes them. f is the upper envelope of its support lines
+    (Dong, Roth & Su, Prop. 6); those of slope -e^eps <= -1 are 1 - delta_f(eps) - e^eps alpha,
+    those of slope in [-1, 0) are the mirror images of f^{-1}'s, f >= e^-eps (1 -
+    delta_{f^-1}(eps) - alpha) (f^{-1} is f reflected in the diagonal, so a line under f^{-1}
+    reflects to one under f), and u delta_{f^-1}(-log u) = E[(u dP/dQ - 1)_+] is convex in u
+    as before. Without ``lattice`` only (f^{-1}'s losses are f's negated: another lattice)."""
     if not len(eps) >= 3 or eps[0] != 0 or \
             any(b <= a for a, b in zip(eps[:-1], eps[1:], strict=True)):
         raise ValueError("band: eps must increase from 0 with at least three points")
+    if delta2 is not None and (lattice is not None or len(delta2) != len(delta)):
+        raise ValueError("band: delta2 needs one ball per eps and no lattice")
     x = np.asarray(alphas, dtype=np.float64)
     f_lo, f_hi = np.empty_like(x), np.empty_like(x)
     p_lo, p_hi = np.empty_like(x), np.empty_like(x)
     with working_precision(prec):
         # delta >= 0: a ball reaching below 0 is replaced by [0, its upper end]
         d = [arb(v.upper() / 2, v.upper() / 2) if v.lower() < 0 else v for v in delta]
+        d2 = d if delta2 is None else [arb(v.upper() / 2, v.upper() / 2) if v.lower() < 0
+                                       else v for v in delta2]
         v = [arb(e).exp() for e in eps]
         u = [arb(-e).exp() for e in eps]
         k1 = k2 = None
@@ -317,7 +330,7 @@ def band(eps: Sequence[float], delta: Sequence[arb], alphas: np.ndarray,
         # h_1 on v increasing (eps = 0 is the bounded left end), C = delta decreasing in v
         b1 = _Branch(v, list(d), True, False, True, k1)
         # h_2 on u increasing: reversed grid, C = u delta increasing in u; u = 1 bounded
-        b2 = _Branch(u[::-1], [ui * di for ui, di in zip(u[::-1], d[::-1], strict=True)],
+        b2 = _Branch(u[::-1], [ui * di for ui, di in zip(u[::-1], d2[::-1], strict=True)],
                      False, True, False, k2)
         one = arb(1)
         for idx, a in enumerate(x.ravel()):

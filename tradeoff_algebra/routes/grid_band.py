@@ -71,7 +71,8 @@ def profile_grid(dirs: list, eps: Sequence[float], progress=None) -> list:
 
 
 def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
-              progress: bool | None = None, known: dict | None = None) -> Band:
+              progress: bool | None = None, known: dict | None = None,
+              mirror: Sequence | None = None) -> Band:
     """The band of the profile max_d delta_d(eps) of ``directions`` (objects whose
     ``delta(eps)`` is a certified ball) on a grid of eps in [0, end]
     (:func:`numeric.profile_band.band`, certified whatever ``end``: its tails are bounded),
@@ -82,8 +83,12 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
     caller that keeps it pays only for the new points of its next levels). A single direction
     with a ``lattice`` attribute (``numeric.profile_band.Lattice``: every finite loss on it)
     starts on the coarse grid whatever the levels and is refined to the lattice losses near
-    the minimisers, where its band is exact (linear between them)."""
-    lat = _lattice(directions)
+    the minimisers, where its band is exact (linear between them).
+
+    ``mirror``: the directions of f^{-1} where f is not known to be symmetric (the product and
+    its inverse: ``numeric.profile_band.band``'s ``delta2``, the branch h_2 from their
+    profile); ``known`` then holds pairs of balls (f's, f^{-1}'s), and no lattice is used."""
+    lat = None if mirror is not None else _lattice(directions)
     local = x.size <= LOCAL_LEVELS or lat is not None
     n = (LATTICE_START if lat is not None and x.size <= LOCAL_LEVELS
          else GRID_LOCAL_START if local else GRID_START)
@@ -96,10 +101,10 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
             if result is not None and span < end and _far_tail(result, x, span, tol):
                 eps.append(end)  # (h_2's tail past the span decides a power near 1)
             missing = [e for e in eps if e not in known]
-            for e, d in zip(missing, profile_grid(directions, missing, shown), strict=True):
+            for e, d in zip(missing, _grid(directions, mirror, missing, shown), strict=True):
                 known[e] = d
             grid = _near(sorted(known), known, x)  # (with the points of earlier calls)
-            new = band(grid, [known[e] for e in grid], x, lattice=lat)
+            new = _band_of(grid, known, x, lat)
             result = new if result is None else result.intersect(new)
             # (alpha = 0 is left out: f(0) = 1 - delta(oo) is no grid's to decide)
             if local and span < end and end not in known and _far_tail(result, x, span, tol):
@@ -108,8 +113,37 @@ def grid_band(directions: Sequence, x: np.ndarray, tol: float, end: float,
                     or local):
                 break
             n *= 2
-        result = _refine(directions, known, x, result, tol, shown, lat)
+        result = _refine(directions, known, x, result, tol, shown, lat, mirror)
     return result
+
+
+def _grid(directions: Sequence, mirror: Sequence | None, eps: list, progress=None) -> list:
+    """:func:`profile_grid` of ``directions``, paired with that of ``mirror`` where given."""
+    ds = profile_grid(directions, eps, progress)
+    if mirror is None:
+        return ds
+    return list(zip(ds, profile_grid(mirror, eps, progress), strict=True))
+
+
+def _pair(v) -> tuple:
+    """(ball of f's profile, ball of f^{-1}'s) at a grid point: one ball serves both where f
+    is symmetric."""
+    return v if isinstance(v, tuple) else (v, v)
+
+
+def _mids(grid: list, known: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Float midpoints of both profiles at the grid points (:func:`_pair`)."""
+    pairs = [_pair(known[g]) for g in grid]
+    return (np.array([float(p[0].mid()) for p in pairs]),
+            np.array([float(p[1].mid()) for p in pairs]))
+
+
+def _band_of(grid: list, known: dict, x: np.ndarray, lattice) -> Band:
+    """``numeric.profile_band.band`` of the balls kept at ``grid`` (pairs: ``delta2``)."""
+    if any(isinstance(known[g], tuple) for g in grid):
+        pairs = [_pair(known[g]) for g in grid]
+        return band(grid, [p[0] for p in pairs], x, delta2=[p[1] for p in pairs])
+    return band(grid, [known[g] for g in grid], x, lattice=lattice)
 
 
 #: Margin (in eps) of the first grid of few levels past the least eps that holds their
@@ -168,11 +202,11 @@ def _near(grid: list, known: dict, x: np.ndarray) -> list:
     if x.size > LOCAL_LEVELS or len(grid) <= 4 * NEAR:
         return grid
     e = np.array(grid)
-    d = np.array([float(known[g].mid()) for g in grid])
+    d, d2 = _mids(grid, known)
     keep = {0, len(grid) - 1}
     for a in x.ravel():
         with np.errstate(over="ignore"):  # (e^eps past 709: +inf, never the minimum)
-            hs = (d + a * np.exp(e), np.exp(-e) * (d - (1 - a)))
+            hs = (d + a * np.exp(e), np.exp(-e) * (d2 - (1 - a)))
         for h in hs:
             m = int(np.argmin(h))
             keep.update(range(max(m - NEAR, 0), min(m + NEAR + 1, len(grid))))
@@ -187,7 +221,7 @@ def _too_wide(b: Band, x: np.ndarray, tol: float) -> np.ndarray:
 
 
 def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: float,
-            shown=None, lattice=None) -> Band:
+            shown=None, lattice=None, mirror: Sequence | None = None) -> Band:
     """Narrow the band at the levels still wider than ``tol`` by grid points near their
     minimisers: each round cuts the two grid intervals around the float minimiser of h_1 or
     h_2 (``numeric.profile_band``; the branch that decides the power, or both) of each such
@@ -205,11 +239,11 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
             break
         grid = sorted(known)
         e = np.array(grid)
-        d = np.array([float(known[g].mid()) for g in grid])
+        d, d2 = _mids(grid, known)
         new: set = set()
         for a in np.unique(x[bad]):
             with np.errstate(over="ignore"):  # (e^eps past 709: +inf, never the minimum)
-                h1, h2 = d + a * np.exp(e), np.exp(-e) * (d - (1 - a))
+                h1, h2 = d + a * np.exp(e), np.exp(-e) * (d2 - (1 - a))
             p1, p2 = float(np.min(h1)), 1 + float(np.min(h2))
             slack = 4 * tol * max(min(p1, p2), 1e-300) + 1e-300
             for h, p, other in ((h1, p1, p2), (h2, p2, p1)):
@@ -229,10 +263,10 @@ def _refine(directions: list, known: dict, x: np.ndarray, result: Band, tol: flo
         if not new or len(known) + len(new) > LOCAL_MAX:
             break
         pts = sorted(new)
-        for e_new, b in zip(pts, profile_grid(directions, pts, shown), strict=True):
+        for e_new, b in zip(pts, _grid(directions, mirror, pts, shown), strict=True):
             known[e_new] = b
         grid = _near(sorted(known), known, x[bad])
-        _narrow(result, bad, band(grid, [known[g] for g in grid], x[bad], lattice=lattice))
+        _narrow(result, bad, _band_of(grid, known, x[bad], lattice))
     return result
 
 

@@ -535,6 +535,8 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
     split order (``routes.tail_laws``), None for none."""
     rel = max(min(tol * TAIL_PLAN, TAIL_PLAN_MAX), REL_MIN)
     dirs = [_Tails(s, rel, None if splits is None else splits[k]) for k, s in enumerate(sets)]
+    if any(d.few is None and d.split is None and _never_decays(d.factors) for d in dirs):
+        raise _NoTails  # (before a plan: no inverter's tails would be certified)
     inner = x[(x > 0) & (x < 1)]
     a_min = float(inner.min()) if inner.size else 0.5
     cap = max(math.log(1 / a_min), math.log(2 / tol)) + 1
@@ -605,6 +607,14 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
     # (the points placed for the tolerance the plans stand for: rel / TAIL_PLAN, capped)
     return certified_band(dirs, flat, eps, b2, tol, grid_step(rel), progress, rel / TAIL_PLAN,
                           ests)
+
+
+def _never_decays(factors: Sequence) -> bool:
+    """Whether no law of ``factors`` has a power decay at any abscissa (the optional law
+    attribute ``power_decay_never``: the symmetric hull of the subsampled Gaussian, whose
+    atom at loss 0 keeps |M(c + it)| above m0 - |D|): ``numeric.cf_tails`` then certifies no
+    tails (the kernel 1/z is not summable), so no inverter is planned for them."""
+    return all(getattr(law, "power_decay_never", False) for law, _ in factors)
 
 
 def _at(inverted: tuple[list, float], e: float) -> tuple[list, float, float]:

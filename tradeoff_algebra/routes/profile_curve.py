@@ -22,11 +22,25 @@ holds points just above the losses around each level's minimiser (``numeric.prof
 Laplace inversion answers (:class:`_InversionDirection`) takes delta at every grid point from
 a few inverters planned along the grid, each certified at every eps.
 
+Where the inverters for the band's delta width (a thousandth of its tolerance) are beyond the
+route's work, as for the symmetric hull of the subsampled Gaussian (whose transform keeps an
+atom), the direction plans for what the band needs instead (``_InversionDirection.wide``: a
+tenth of :data:`DELTA_LOOSE` of the tolerance, inverters anchored every :data:`WIDE_ANCHOR`):
+roc(C(1/10, G(1))^{(x) 10}, 1/100) certified to 2e-4 in 0.6 s, where one plan per eps, each
+falling short of the width asked, took 9 s with a ToleranceWarning per eps.
+
+A product not known to be symmetric is the envelope of its own support lines of slope
+-e^eps <= -1 (from its profile) and of the mirror images of its inverse's (from the profile of
+the product of the inverses, ``_Mirrored``; ``numeric.profile_band.band``'s ``delta2``): Dong,
+Roth & Su, Prop. 6 holds for any pair, so the power and values of Mix(Laplace(1), 1/3)^{(x) 10}
+and G(1) (x) T(P, Q) are certified where the PLD engine gave estimates (their whole curves only
+where both profiles come from shared inverters: per-eps plans cost too much for 101 levels).
+
 :class:`ProfileBandRoute` answers ``value`` and ``roc`` of a product (before the PLD engine);
 :func:`profile_curve_band` gives the band of a whole curve (after the inversion's own band,
-``numeric.curves.CURVE_BANDS``). Both answer only symmetric products (``is_symmetric``: the
-envelope is f itself) and hand the question on (PASS, None) where no certified route gives
-delta, or the time limit of the call ends the grid.
+``numeric.curves.CURVE_BANDS``). Both hand the question on (PASS, None) where no certified
+route gives delta (of the product or of its inverse), or the time limit of the call ends the
+grid.
 """
 
 from __future__ import annotations
@@ -57,10 +71,11 @@ from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
+from ..operators.unary import Inverse
 from .engines import _cf_laws, largest_loss
 from .grid_band import _warn_if_wide, grid_band
 from .inversion_curve import DELTA_SHARE, PLAN_SHARE
-from .plan import lattice_power
+from .plan import lattice_power, pld_leaves
 from .product import (
     PASS,
     ROUTES,
@@ -116,7 +131,10 @@ class _RouteDirection:
                 if self._above_largest_loss(e):
                     return arb(0)
                 continue
-            with _tol_options(self.rel):
+            with _tol_options(self.rel), warnings.catch_warnings():
+                # (a ball wider than its share of the band says nothing to the caller: the
+                # band's own width is what the routes judge and warn about)
+                warnings.simplefilter("ignore", ToleranceWarning)
                 out = r.enclose(self.f, self.plan, "delta", eps)
             if isinstance(out, CertifiedPair):
                 lo, hi = out
@@ -154,34 +172,75 @@ class _InversionDirection(_RouteDirection):
     tighter width ``PLAN_SHARE`` so that it reaches the next points. Where it plans nothing
     (work beyond the route's ``MAX_WORK``, a failed plan) the product's routes answer."""
 
-    def __init__(self, f, plan: tuple, routes: list, rel: float, factors: list):
+    def __init__(self, f, plan: tuple, routes: list, rel: float, factors: list,
+                 loosest: float | None = None):
         super().__init__(f, plan, routes, rel)
         self.factors = factors
         self.inverters: dict = {}  # eps_0 -> inverter (or None: none affordable there)
         #: the share of the width an inverter is planned to (tighter: it reaches further)
         self.share = PLAN_SHARE
+        #: the relative width of delta the :attr:`wide` mode plans for (``tol`` times
+        #: :data:`DELTA_LOOSE`: what the band needs, not its share of the secants' grid)
+        self.loosest = rel if loosest is None else max(loosest, rel)
         self.largest_first = False  # (anchored inverters: no order to prefer)
 
     def _ok(self, d: arb) -> bool:
         return float(d.rad()) <= self.rel * abs(float(d.mid())) and d.lower() >= 0
 
+    def _rung(self, e0: float, rel: float) -> bool | None:
+        """Whether an inverter planned at e0 to ``rel`` is within the route's work; None where
+        the route would sum a part exactly (it costs at every eps what a plan does)."""
+        rest, extra = cf_route._split(self.factors, "delta", e0, rel)
+        return None if extra is not None else _work(rest, e0, rel) <= MAX_WORK
+
+    @property
+    def wide(self) -> bool:
+        """Whether the inverters are planned to the loose rung: the plan for ``rel`` (to
+        ``share`` of it) is beyond the route's work at eps = 1 and the plan for ``loosest`` (to
+        1 / :data:`LADDER_REACH` of it) is not (C_p(G_1)^{(x) 10} at the default tolerance: the
+        hull law's transform cannot afford 5e-9 at any eps). Decided at eps = 1 alone, so
+        which inverter answers an eps depends on (f, tol) and that eps only."""
+        if not hasattr(self, "_wide"):
+            self._wide = False
+            if self.loosest > self.rel:
+                try:
+                    with working_precision(64):
+                        self._wide = (self._rung(1.0, max(self.rel * self.share, REL_MIN))
+                                      is False
+                                      and self._rung(1.0, self.loosest / LADDER_REACH) is True)
+                except (ValueError, RuntimeError, ArithmeticError, ZeroDivisionError):
+                    self._wide = False
+        return self._wide
+
     def _plan(self, e0: float):
-        """The inverter planned at e0 (once: kept by e0), or None."""
+        """The inverter planned at e0 (once: kept by e0), or None where it is beyond the
+        route's work: to ``share`` of ``rel``, or in the :attr:`wide` mode to 1 /
+        :data:`LADDER_REACH` of ``loosest``."""
         if e0 not in self.inverters:
-            rel = max(self.rel * self.share, REL_MIN)
-            rest, extra = cf_route._split(self.factors, "delta", e0, rel)
-            if extra is not None or _work(rest, e0, rel) > MAX_WORK:
-                inv = None  # (an exactly summed part costs at every eps what a plan does)
-            else:
+            rel = (self.loosest / LADDER_REACH if self.wide
+                   else max(self.rel * self.share, REL_MIN))
+            inv = None
+            if self._rung(e0, rel):
+                rest, extra = cf_route._split(self.factors, "delta", e0, rel)
                 inv, _ = cf._certified_inverter(rest, e0, rel, extra)
             self.inverters[e0] = inv
         return self.inverters[e0]
 
     def _inverted(self, e: float) -> arb | None:
         """delta(e) from the inverter anchored at the next multiple of :data:`ANCHOR` above e,
-        else from one planned at e itself: which inverter answers depends on e alone."""
+        else from one planned at e itself: which inverter answers depends on e alone. In the
+        :attr:`wide` mode, from the anchor at the next multiple of :data:`WIDE_ANCHOR` (at
+        least that) alone, whatever its width there (an inverter keeps a few times its planned
+        width over a few units of eps, ``tests/test_profile_ladder.py``: the band says how wide
+        it is)."""
         if cf._all_losses_at_most(self.factors, e):
             return arb(0)
+        if self.wide:
+            inv = self._plan(WIDE_ANCHOR * max(math.ceil(e / WIDE_ANCHOR), 1))
+            if inv is None:
+                return None
+            d = inv.parts(e).delta
+            return d if d.lower() >= 0 else None
         for e0 in dict.fromkeys((ANCHOR * math.ceil(e / ANCHOR), e)):
             inv = self._plan(e0)
             if inv is None:
@@ -257,33 +316,79 @@ MAX_PROFILES = 8
 #: Inverters of a product are planned at the multiples of this eps (and at an eps that its
 #: anchor does not serve), so each ball of delta depends on its eps alone.
 ANCHOR = 0.5
+#: Where an inverter for the band's delta width is beyond the route's work
+#: (``_InversionDirection.wide``), the inverters are planned to 1 / LADDER_REACH of
+#: DELTA_LOOSE times the band's tolerance, anchored at the multiples of WIDE_ANCHOR.
+LADDER_REACH = 10.0
+WIDE_ANCHOR = 3.0
+DELTA_LOOSE = 0.2
 #: Bands tried for one value, each with a tighter tolerance where f's relative width misses.
 BAND_TRIES = 4
 
 
-def _direction(f, tol: float) -> _RouteDirection | None:
-    """The certified profile of ``f`` when f is a product known to be symmetric (its profile's
-    envelope is f, Prop. 6) with a certified route of delta, else None; delta is asked to a
-    small share of the band's ``tol`` (the secants divide its width by the grid step)."""
-    if not isinstance(f, (Tensor, TensorPower)) or f.is_symmetric is not True:
+class _Mirrored:
+    """The profiles of a product not known to be symmetric and of its inverse (the branch h_2
+    of ``numeric.profile_band.band`` takes the inverse's: Dong, Roth & Su, Prop. 6, for any
+    pair): ``first`` and ``second``, each a :class:`_RouteDirection`."""
+
+    def __init__(self, first: _RouteDirection, second: _RouteDirection):
+        self.first, self.second = first, second
+        self.plan = first.plan  # (the product's leaves: its singular mass, its factors)
+
+
+def _shared(d: _Mirrored) -> bool:
+    """Whether both profiles come from inverters shared across eps (``_InversionDirection``)."""
+    return isinstance(d.first, _InversionDirection) and isinstance(d.second, _InversionDirection)
+
+
+def _inverse_product(leaves):
+    """The product of the inverses of ``leaves`` (a symmetric leaf is its own inverse), whose
+    profile is f^{-1}'s for f the product of ``leaves`` ((f (x) g)^{-1} = f^{-1} (x) g^{-1}:
+    the pair (P1 x P2, Q1 x Q2) reversed is the product of the reversed pairs)."""
+    g = None
+    for x, n in leaves:
+        y = x if x.is_symmetric is True else Inverse(x)
+        y = y if int(n) == 1 else TensorPower(y, int(n))
+        g = y if g is None else Tensor(g, y)
+    return g
+
+
+def _direction(f, tol: float) -> _RouteDirection | _Mirrored | None:
+    """The certified profile of ``f`` when f is a product with a certified route of delta: a
+    product known to be symmetric (its profile's envelope is f, Prop. 6) alone, another with
+    the profile of its inverse (:class:`_Mirrored`); else None. delta is asked to a small
+    share of the band's ``tol`` (the secants divide its width by the grid step)."""
+    if not isinstance(f, (Tensor, TensorPower)):
         return None
     key = (f, tol, mp.prec)  # (the routes' widths follow the working precision)
     if key in _PROFILES:
         return _PROFILES[key]
+    d = _one_direction(f, tol)
+    if d is not None and f.is_symmetric is not True:
+        leaves = pld_leaves(f)
+        g = None if leaves is None else _inverse_product(leaves)
+        d2 = None if g is None else _one_direction(g, tol)
+        d = None if d2 is None else _Mirrored(d, d2)
+    if len(_PROFILES) >= MAX_PROFILES:
+        _PROFILES.clear()
+    _PROFILES[key] = d
+    return d
+
+
+def _one_direction(f, tol: float) -> _RouteDirection | None:
+    """The certified profile of the product ``f`` (its delta routes), or None."""
+    if not isinstance(f, (Tensor, TensorPower)):
+        return None
     plan = route(f)
     if plan[0] != "pld":
         return None
     rs = [r for r in routes_for(f, "delta") if not isinstance(r, (PLDRoute, ProfileBandRoute))]
     rel = max(tol * DELTA_SHARE, REL_MIN)
-    d = None
-    if rs:
-        laws = _inversion_laws(plan, rs)
-        d = (_RouteDirection(f, plan, rs, rel) if laws is None
-             else _InversionDirection(f, plan, rs, rel, laws))
-    if len(_PROFILES) >= MAX_PROFILES:
-        _PROFILES.clear()
-    _PROFILES[key] = d
-    return d
+    if not rs:
+        return None
+    laws = _inversion_laws(plan, rs)
+    return (_RouteDirection(f, plan, rs, rel) if laws is None
+            else _InversionDirection(f, plan, rs, rel, laws, tol * DELTA_LOOSE))
 
 
 def _end(x: np.ndarray, tol: float) -> float:
@@ -299,8 +404,11 @@ def _end(x: np.ndarray, tol: float) -> float:
     return base if need <= base else base * 2 ** math.ceil(math.log2(need / base))
 
 
-def _band(d: _RouteDirection, x: np.ndarray, tol: float, progress=None) -> Band | None:
+def _band(d: _RouteDirection | _Mirrored, x: np.ndarray, tol: float,
+          progress=None) -> Band | None:
     try:
+        if isinstance(d, _Mirrored):
+            return grid_band([d.first], x, tol, _end(x, tol), progress, mirror=[d.second])
         return grid_band([d], x, tol, _end(x, tol), progress)
     except (_NoProfile, ValueError, ArithmeticError, ZeroDivisionError):
         return None
@@ -312,7 +420,10 @@ def profile_curve_band(f, alphas: np.ndarray, tol: float = 1e-3,
     docstring), with a ToleranceWarning where it stays wider than ``tol``; None where the
     route does not apply."""
     d = _direction(f, tol)
-    if d is None:
+    if d is None or isinstance(d, _Mirrored) and not _shared(d):
+        # (an asymmetric product's two profiles from per-eps plans: the minimisers of 101
+        # levels ask too many balls, Mix(Laplace(1), 1/3)^{(x) 10} past 120 s; the PLD engine's
+        # curve, an estimate, says so)
         return None
     x = np.asarray(alphas, dtype=np.float64)
     b = _band(d, x.ravel(), tol, progress)
