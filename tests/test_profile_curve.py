@@ -366,8 +366,8 @@ def test_power_of_an_asymmetric_product_against_quadrature(alpha):
 
 @pytest.mark.slow
 def test_power_of_subsampled_laplace_steps_against_dp_accounting():
-    """Mix(Laplace(1), 1/3)^{(x) 10} (asymmetric: T(P, (1 - p) P + p Q) composed) at 1/100,
-    certified, meets dp_accounting's optimistic/pessimistic bracket of the same direction (the
+    """Mix(Laplace(1), 1/3)^{(x) 10} (asymmetric: T(P, (1 - p) P + p Q) composed) at 1/100
+    meets dp_accounting's optimistic/pessimistic bracket of the same direction (the
     PLD of the remove direction of its subsampled Laplace mechanism, whose delta at eps = 1 is
     ours to 3e-8, composed 10 times; ``references.dpsgd_power.pld_power_bracket``)."""
     from dp_accounting.pld import privacy_loss_distribution as P
@@ -381,7 +381,8 @@ def test_power_of_subsampled_laplace_steps_against_dp_accounting():
     (lo, hi), = pld_power_bracket(plds[0], plds[1], [0.01], 8.0, 8001)
     g = ta.Mix(ta.Laplace(1), sp.Rational(1, 3)) ** 10
     v = ta.roc(g, sp.Rational(1, 100))
-    assert v.guarantee == "certified" and ROUTE in v.route
-    assert float(v.hi) - float(v.lo) <= 5e-4 * float(v.hi)
+    # its two profiles are planned per eps (no shared inverters): the band would take seconds
+    # (6.5 s measured) where the PLD engine's estimate takes 0.04 s, so the band passes
+    assert ROUTE not in v.route and v.guarantee == "estimate"
     # both hold the truth: they meet (float64 bracket: 1e-9 relative slack)
     assert float(v.lo) <= hi * (1 + 1e-9) and float(v.hi) >= lo * (1 - 1e-9)
