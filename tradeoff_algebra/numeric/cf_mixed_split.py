@@ -42,6 +42,7 @@ from ..core import trace
 from . import budget
 from .cf import delta_enclosure
 from .cf_epsilon import epsilon_enclosure
+from .cf_lattice_profile import power_enclosure
 from .cf_laws import Factor, lower, upper, working_precision
 from .cf_mixed_grid_plan import grid_split, profile_mass_split
 from .cf_mixed_tails import MixedTails, mixed_factors
@@ -91,8 +92,8 @@ def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
     scales (:func:`~.cf_mixed_tails.mixed_factors`), or of many on one grid
     (:func:`grid_enclosure`), at the relative width ``rel``; None where the product is not of
     that kind."""
-    if len(factors) < 2:
-        return None
+    if len(factors) < 2:  # (one power of one Laplace law: its piecewise closed form)
+        return power_enclosure(factors, kind, dn, up, rel)
     if sum(int(n) for _, n in factors) > MAX_FACTORS:
         return grid_enclosure(factors, kind, dn, up, rel)
     laws = mixed_factors([(law, int(n)) for law, n in factors])
