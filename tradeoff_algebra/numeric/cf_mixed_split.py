@@ -30,6 +30,13 @@ i < 1000: its mass 6.3e-23) bound that term by its mass and invert the rest (the
 :func:`grid_enclosure`, :func:`~.cf_mixed_grid_plan.profile_mass_split`; declined where the
 mass is not below 1e-3 rel of delta). Scales on no usable grid whose atoms matter
 (Laplace(1/k), k = 1 .. 50: a step 1/lcm(1..50)) are left to the other routes.
+
+One power of one law (:func:`_one_power`) is answered here too, before any plan: L_mu^k
+(k <= 20) by the piecewise closed form of :mod:`.cf_lattice_profile` (eps(1e-6) of
+L(1/10)^10 in about 4 ms, 1e-11 wide), and a few steps of a law with ``loss_cells`` (the
+Poisson-subsampled Laplace mechanism's) by its cells composed on a lattice
+(:mod:`.lattice_cells`, at the width asked where that is modest: q = 1/100, b = 1, T = 10 in
+about 7 ms at the default tolerance).
 """
 
 from __future__ import annotations

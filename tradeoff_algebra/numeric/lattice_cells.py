@@ -46,11 +46,13 @@ from .cf_laws import lower, upper, working_precision
 __all__ = ["CellPower", "cells_enclosure", "MAX_POINTS", "BITS", "CELLS_ROUTE"]
 
 #: Bits kept of the largest coefficient of a fixed-point power (the rest rounded away in the
-#: bound's direction): the masses' relative error stays below 2^-80 of the largest.
-BITS = 80
+#: bound's direction): each product's rounding is below 2^-64 of its largest mass, far below
+#: a delta of 1e-5 at the widths asked here (a smaller delta only comes out wider).
+BITS = 64
 #: The most lattice points of a composed power (T times the cells of a step): the three powers
-#: cost about T log T times the cells' products (T = 10, 96 cells: 3 ms; T = 50: 15 ms), where
-#: the inversion's few-step split costs 50 to 250 ms; beyond, the inversion answers.
+#: cost about T log T times the cells' products (q = 1/100, b = 1, 96 cells: T = 10 about
+#: 4 ms, T = 50 about 25 ms), where the inversion's few-step split took 260 to 390 ms
+#: (T = 10 .. 50); beyond, the inversion answers (T = 100: 50 ms, 1e-10 wide).
 MAX_POINTS = 6000
 #: Cells a step of the first grid at the default tolerance (relative width 1.25e-4 of eps:
 #: q = 1/100, b = 1, T = 10 to 100 meet it there).
@@ -117,7 +119,7 @@ class CellPower:
         js = [j for _, _, j in cells]
         self.lo = min(js)
         n = max(js) - self.lo + 2
-        K = 96  # fixed-point bits of one step's masses
+        K = 72  # fixed-point bits of one step's masses
         u, bq, ap = [0] * n, [0] * n, [0] * n
         with working_precision(prec):
             h = arb(1) / self.D
