@@ -185,3 +185,12 @@ def test_delta_route():
     with mp.workdps(30):
         ref = _ih_delta(F(1, 10), 4, mp.mpf(1) / 5)
         assert lo <= ref <= hi
+
+
+def test_epsilon_zero_above_the_total_variation():
+    """delta(0) = TV of L(1/10)^7 is below 1/2: eps(1/2) = 0, certified by this route (the
+    quadrature's delta(0) is below the level)."""
+    f = ta.Laplace(sp.Rational(1, 10)) ** 7
+    v = ta.epsilon(f, sp.Rational(1, 2), dps=15)
+    assert v.guarantee == "certified" and v.lo == v.hi == 0 and POWER_ROUTE in (v.route or "")
+    assert _ih_delta(F(1, 10), 7, 0) < mp.mpf(1) / 2

@@ -138,3 +138,10 @@ def test_ten_steps_inside_dp_accountings_bracket():
     assert opt <= pess
     assert float(v.lo) <= pess * (1 + 1e-12) and float(v.hi) >= opt * (1 - 1e-12)
     assert math.isfinite(opt)
+
+
+def test_epsilon_zero_above_the_total_variation():
+    """A level above delta(0) (one step's total variation, far below 1/2): eps = 0, proved by
+    the split bound at 0."""
+    assert cells_enclosure(_law("remove"), 3, "epsilon", 0.5, 0.5, 1.25e-4) == (0.0, 0.0)
+    assert _ref_delta("remove", 0.0) < mp.mpf(1) / 2

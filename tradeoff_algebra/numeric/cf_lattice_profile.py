@@ -297,8 +297,12 @@ def power_enclosure(factors, kind: str, dn: float, up: float,
             hi = min(1.0, upper(prof.terms(dn)[0]))
             trace.note(POWER_ROUTE)
             return lo, max(lo, hi)
-        if not prof.terms(0.0)[0] > up:
-            return None  # (eps(d) = 0 or undecided there: the other routes)
+        d0 = prof.terms(0.0)[0]
+        if d0 <= dn:  # delta(0) <= d proved: eps(d) = 0 (Dong, Roth & Su, Prop. 6)
+            trace.note(POWER_ROUTE)
+            return 0.0, 0.0
+        if not d0 > up:
+            return None  # (undecided at 0: the other routes)
         log_d = math.log(dn)
 
         def sign(eps: float) -> Probe:

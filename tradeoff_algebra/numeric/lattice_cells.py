@@ -253,7 +253,9 @@ def cells_enclosure(law, T: int, kind: str, dn: float, up: float,
         else:
             got = cp.epsilon(dn, up)
             if got is None:
-                return None
+                with working_precision(128):  # delta(0) <= d proved: eps(d) = 0
+                    zero = cp.delta_upper(0.0) <= dn
+                return (0.0, 0.0) if zero else None
             lo, hi = got
         if hi - lo <= rel * hi:
             return lo, hi
