@@ -108,8 +108,14 @@ def test_epsilon_brackets_are_proved_by_the_delta_balls():
     assert d_lo[0] > 1e-3 > d_hi[1]
 
 
-def test_one_law_is_not_this_route():
-    assert mixed_enclosure([(LaplaceLaw(1), 3)], "delta", 0.5, 0.5, 1e-10) is None
+def test_one_law_is_its_power_closed_form():
+    """One law's power is not split into scales: it goes to the piecewise closed form of
+    numeric/cf_lattice_profile.py (tested there), and past its table to the other routes."""
+    from tradeoff_algebra.numeric.cf_lattice_profile import power_enclosure
+
+    got = mixed_enclosure([(LaplaceLaw(1), 3)], "delta", 0.5, 0.5, 1e-10)
+    assert got == power_enclosure([(LaplaceLaw(1), 3)], "delta", 0.5, 0.5, 1e-10)
+    assert mixed_enclosure([(LaplaceLaw(1), 40)], "delta", 0.5, 0.5, 1e-10) is None
 
 
 def test_a_huge_power_is_declined_before_any_list_is_built():

@@ -370,6 +370,11 @@ class LaplaceLaw:
         """L_mu is symmetric: its own inverse (Dong, Roth & Su, Prop. 7)."""
         return self
 
+    def laplace_mu(self) -> Fraction:
+        """mu, exactly: the exact part of a few-fold product of this law is then a piecewise
+        closed form with rational polynomials (``numeric.cf_lattice_profile``)."""
+        return self._mu
+
     def lattice_parts(self) -> tuple[arb, arb, arb, arb, arb]:
         """(mu, p+, p-, kappa, lam) = (mu, 1/2, e^{-mu}/2, e^{-mu/2}/4, 1/2): the atoms
         Q(L = +-mu) and the density kappa e^{lam t} on (-mu, mu), as balls (the optional split

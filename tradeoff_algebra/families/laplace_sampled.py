@@ -176,15 +176,25 @@ class SubsampledLaplaceLaw:
         self._envelopes: dict[float, DecayEnvelope] = {}
         self._piece_cache: dict[float, tuple] = {}
         self._poly_max: int | None = None
-        nodes, weights = _gauss_legendre()
-        s = np.asarray(self.mu * nodes)
-        self._log_phi = np.log1p(self.p * np.expm1(s))
-        self._log_dens = np.log(self.mu * weights) - (s + self.mu) / 2 - math.log(4.0)
-        self._atoms = np.array([math.log1p(self.p * math.expm1(-self.mu)),
-                                math.log1p(self.p * math.expm1(self.mu))])
-        self._log_atoms = np.array([math.log(0.5), -self.mu + math.log(0.5)])
-        self._ld_all = np.concatenate([self._log_dens, self._log_atoms])
-        self._lx_all = np.concatenate([self._log_phi, self._atoms])
+        self._plan_tables: tuple | None = None
+
+    def _planning(self) -> tuple:
+        """The float tables of the planning (:meth:`_log_moments`, :meth:`log_parts`): the loss
+        log phi and log density at the Gauss-Legendre nodes of (-mu, mu), the atoms, built at
+        the first planning call (the nodes take about 3 ms; a route that plans nothing, as
+        ``numeric.lattice_cells``, never pays them)."""
+        if self._plan_tables is None:
+            nodes, weights = _gauss_legendre()
+            s = np.asarray(self.mu * nodes)
+            log_phi = np.log1p(self.p * np.expm1(s))
+            log_dens = np.log(self.mu * weights) - (s + self.mu) / 2 - math.log(4.0)
+            atoms = np.array([math.log1p(self.p * math.expm1(-self.mu)),
+                              math.log1p(self.p * math.expm1(self.mu))])
+            log_atoms = np.array([math.log(0.5), -self.mu + math.log(0.5)])
+            self._plan_tables = (log_phi, log_dens, atoms, log_atoms,
+                                 np.concatenate([log_dens, log_atoms]),
+                                 np.concatenate([log_phi, atoms]))
+        return self._plan_tables
 
     # -- the function g(w) = E_P[phi(L)^w] ------------------------------------------------------
     def _balls(self):
@@ -266,12 +276,13 @@ class SubsampledLaplaceLaw:
     def _log_moments(self, w: float) -> tuple[float, float, float]:
         """log g(w) and the mean and variance of log phi under the measure phi^w dP / g(w)
         (Gauss-Legendre on (-mu, mu) and the two atoms; floats)."""
-        lv = self._ld_all + w * self._lx_all
+        ld_all, lx_all = self._planning()[4:]
+        lv = ld_all + w * lx_all
         top = lv.max()
         wt = np.exp(lv - top)
         s0 = wt.sum()
-        mean = float(wt.dot(self._lx_all) / s0)
-        d = self._lx_all - mean
+        mean = float(wt.dot(lx_all) / s0)
+        d = lx_all - mean
         var = float(wt.dot(d * d) / s0)
         lg = top + math.log(s0)
         return float(lg), mean, max(var, 1e-300)
@@ -279,7 +290,8 @@ class SubsampledLaplaceLaw:
     def log_parts(self, c: float) -> tuple[float, float]:
         """Floats log A(c), log D(c): the atoms' and the density's parts of M(c) (planning)."""
         w = c + 1.0 if self.direction == "remove" else -c
-        return _lse(self._log_atoms + w * self._atoms), _lse(self._log_dens + w * self._log_phi)
+        log_phi, log_dens, atoms, log_atoms = self._planning()[:4]
+        return _lse(log_atoms + w * atoms), _lse(log_dens + w * log_phi)
 
     def lattice_split(self, k: int, J: int | None = 2
                       ) -> tuple[SampledRemainder, SampledExactPart | PolyExactPart]:
@@ -340,6 +352,66 @@ class SubsampledLaplaceLaw:
     def split_remainder(self, k: int, J: int) -> SampledRemainder:
         """R_J, the terms with at least J density components (``numeric.cf_sampled``)."""
         return SampledRemainder(self, k, J)
+
+    # -- the loss's cells on a grid (for numeric.lattice_cells) ---------------------------------
+    def loss_span(self) -> float:
+        """The float width log phi(mu) - log phi(-mu) of the loss's range (planning)."""
+        p, m = self.p, self.mu
+        return math.log1p(p * math.expm1(m)) - math.log1p(p * math.expm1(-m))
+
+    def loss_cells(self, D: int) -> list[tuple[arb, arb, int]]:
+        """The loss's cells on the grid 1/D (``numeric.lattice_cells``): [(a, b, j), ...], the
+        null and alternative masses of a set of outcomes whose loss lies in [j/D, (j + 1)/D].
+
+        Remove (null P = Lap(0, 1), alternative A = (1 - p) P + p Q, loss l(x) =
+        log phi(L(x)), L(x) = |x| - |x - mu| clipped to [-mu, mu]): the atoms x <= 0 (P 1/2,
+        A phi(-mu)/2) at l0 = log phi(-mu) and x >= mu (P e^{-mu}/2, A phi(mu) e^{-mu}/2) at
+        l1 = log phi(mu); between, l is increasing in x, l = g at x(g) = (mu + log1p(expm1(g)
+        / p))/2, so the loss's slice [g_j, g_{j+1}] is the x-interval [x(g_j), x(g_{j+1})],
+        with P = (e^{-x_a} - e^{-x_b})/2 and Q = (e^{x_b - mu} - e^{x_a - mu})/2 there. Add:
+        the same outcomes with the null and alternative exchanged and the loss -l (the grid is
+        symmetric: the slice [g_j, g_{j+1}] becomes the cell -j - 1). Every slice is cut at the
+        grid points, so it lies in its cell; an atom's cell is checked in Arb (ValueError where
+        it lies on a grid point to the working precision)."""
+        m, p, q, _ = self._balls()
+        D = int(D)
+        ph_lo, ph_hi = q + p * (-m).exp(), q + p * m.exp()
+        l0, l1 = ph_lo.log(), ph_hi.log()
+        em = (-m).exp()
+        pieces = []  # (P-mass, A-mass, slice lower end as a grid index or None, atom loss)
+        pieces.append((arb(0.5), ph_lo / 2, l0))
+        pieces.append((em / 2, ph_hi * em / 2, l1))
+        j1 = math.ceil(float(l0.mid()) * D)
+        j2 = math.floor(float(l1.mid()) * D)
+        if not (l0 < arb(j1) / D and arb(j2) / D < l1):
+            raise ValueError("an atom of the loss lies on the grid to the working precision")
+
+        def x_of(g: arb) -> arb:
+            return (m + (g.expm1() / p).log1p()) / 2
+
+        cells = []
+        for a, b, loss in pieces:  # the atoms: their own cells
+            j = math.floor(float(loss.mid()) * D)
+            if not (arb(j) / D <= loss and loss <= arb(j + 1) / D):
+                raise ValueError("an atom of the loss lies on the grid to the working precision")
+            cells.append((a, b, j))
+        xs = [arb(0)] + [x_of(arb(j) / D) for j in range(j1, j2 + 1)] + [m]
+        idx = [j1 - 1] + list(range(j1, j2 + 1))
+        ex = [(-x).exp() for x in xs]
+        ep = [(x - m).exp() for x in xs]
+        for i, j in enumerate(idx):
+            P = (ex[i] - ex[i + 1]) / 2
+            Q = (ep[i + 1] - ep[i]) / 2
+            cells.append((P, q * P + p * Q, j))
+        if self.direction == "remove":
+            return cells
+        out = [(b, a, -j - 1) for a, b, j in cells[2:]]
+        for (a, b, _), loss in zip(cells[:2], (l0, l1), strict=True):  # the atoms at -l
+            j = math.floor(float(-loss.mid()) * D)
+            if not (arb(j) / D <= -loss and -loss <= arb(j + 1) / D):
+                raise ValueError("an atom of the loss lies on the grid to the working precision")
+            out.append((b, a, j))
+        return out
 
     # -- the loss's atoms and density (for numeric.cf_sampled_poly) ------------------------------
     def loss_atoms(self) -> tuple[arb, arb, arb, arb]:

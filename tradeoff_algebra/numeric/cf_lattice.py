@@ -41,6 +41,7 @@ import numpy as np
 from flint import acb, arb, ctx
 
 from . import budget
+from .cf_lattice_profile import power_profile
 from .cf_laws import upper
 
 __all__ = ["ExactPart", "RemainderLaw", "split_terms"]
@@ -65,6 +66,13 @@ class ExactPart:
 
     def __init__(self, law, k: int, J: int) -> None:
         self.law, self.k, self.J = law, int(k), int(J)
+
+    def _profile(self):
+        """The closed form of :mod:`.cf_lattice_profile` where the law gives its rational mu
+        and the tables are small (:data:`~.cf_lattice_profile.MAX_TABLE`), else None."""
+        get = getattr(self.law, "laplace_mu", None)
+        mu = None if get is None else get()
+        return None if mu is None else power_profile(mu, self.k, self.J)
 
     def _integral(self, x: arb, j: int, mu: arb, lam: arb, second_only: bool) -> tuple[arb, arb]:
         """(int_{s > x} V_j(s) e^{lam s} ds, e^x int_{s > x} V_j(s) e^{(lam - 1) s} ds)."""
@@ -100,7 +108,13 @@ class ExactPart:
 
     def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
         """(delta-part(eps), its derivative in eps), Arb balls (both whatever ``derivative``
-        says: the flag lets a part whose derivative costs more skip it)."""
+        says: the flag lets a part whose derivative costs more skip it). A law with a rational
+        ``laplace_mu()`` (L_mu's) and few pieces takes the piecewise closed form of
+        :mod:`.cf_lattice_profile` (a few Arb operations at each eps, its exact tables built
+        once); otherwise the pieces are summed one by one."""
+        fast = self._profile()
+        if fast is not None:
+            return fast.terms(eps)
         mu, pp, pm_, kappa, lam = _parts(self.law)
         e = arb(eps)
         k, J = self.k, self.J

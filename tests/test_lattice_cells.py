@@ -1,0 +1,147 @@
+"""A few steps of the Poisson-subsampled Laplace mechanism by the cells of its loss composed on a
+lattice (numeric/lattice_cells.py, families/laplace_sampled.py ``loss_cells``): the cells
+against the pair's closed forms; delta and eps against the x-space quadrature of
+tests/references/sampled_laplace.py (one step, 30 digits), against the certified Laplace
+inversion at width 1e-9 (a different certified method, two to ten steps), and against
+dp_accounting's optimistic/pessimistic PLD bracket (ten steps, slow)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import pytest
+import sympy as sp
+from flint import arb
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.families.laplace_sampled import sampled_laplace_law
+from tradeoff_algebra.numeric.cf_laws import working_precision
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.numeric.lattice_cells import (
+    CELLS_ROUTE,
+    MAX_POINTS,
+    CellPower,
+    cells_enclosure,
+)
+
+MU, P = F(1), F(1, 100)
+
+
+def _law(direction: str):
+    return sampled_laplace_law(MU, P, direction)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("D", [997, 2738])
+def test_cells_are_the_pair(direction, D):
+    """The cells' masses add up to 1 on both sides, and each cell's ratio b/a lies in its grid
+    cell [e^{j/D}, e^{(j+1)/D}] (the split needs it)."""
+    with working_precision(128):
+        cells = _law(direction).loss_cells(D)
+        sa = sum((a for a, _, _ in cells), arb(0))
+        sb = sum((b for _, b, _ in cells), arb(0))
+        assert sa.overlaps(arb(1)) and sb.overlaps(arb(1)) and sa.rad() < 1e-30
+        for a, b, j in cells:
+            r = (b / a).log()
+            assert arb(j) / D <= r and r <= arb(j + 1) / D, (j, r)
+
+
+def _ref_delta(direction: str, eps: float):
+    """delta(eps) of one step by the x-space quadrature (30 digits)."""
+    from references.sampled_laplace import sampled_laplace_delta_one
+
+    with mp.workdps(30):
+        return sampled_laplace_delta_one(mp.mpf(1), mp.mpf(1) / 100, direction, mp.mpf(eps))
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("eps", [0.002, 0.004, 0.012])
+def test_delta_against_quadrature(direction, eps):
+    """delta(eps) of one step: the bounds hold the quadrature and are 1e-3 narrow."""
+    got = cells_enclosure(_law(direction), 1, "delta", eps, eps, 1e-3)
+    assert got is not None
+    lo, hi = got
+    ref = _ref_delta(direction, eps)
+    assert lo <= ref <= hi and hi - lo <= 1e-3 * hi
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_epsilon_against_quadrature(direction):
+    """eps(1e-3) of one step: the quadrature's delta brackets the level at the two ends."""
+    lo, hi = cells_enclosure(_law(direction), 1, "epsilon", 1e-3, 1e-3, 1.25e-4)
+    assert 0 < lo < hi and hi - lo <= 1.25e-4 * hi
+    assert _ref_delta(direction, lo) > mp.mpf("1e-3") > _ref_delta(direction, hi)
+
+
+@pytest.mark.parametrize("T", [2, 5, pytest.param(10, marks=pytest.mark.slow)])
+def test_epsilon_contains_the_inversion(T):
+    """eps(1e-5) of T steps (remove): contains the certified inversion's 1e-9 enclosure."""
+    lo, hi = cells_enclosure(_law("remove"), T, "epsilon", 1e-5, 1e-5, 1.25e-4)
+    f = ta.Mix(ta.Laplace(1), sp.Rational(1, 100)) ** T
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
+    assert v.guarantee == "certified" and CELLS_ROUTE not in (v.route or "")
+    assert lo <= v.lo and v.hi <= hi and hi - lo <= 1.25e-4 * hi
+
+
+def test_the_route_at_the_default_tolerance():
+    """The add/remove hull of three steps at the default tolerance: this route, certified,
+    within the tolerance; a tighter tolerance is left to the inversion (narrower), which the
+    enclosure contains."""
+    f = ta.laplace_mechanism(1, 1, sampling="poisson", p=sp.Rational(1, 100)) ** 3
+    v = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
+    assert v.guarantee == "certified" and CELLS_ROUTE in (v.route or "")
+    assert v.hi - v.lo <= 5e-4 * v.hi
+    with ta.pld_options(tol=1e-9):
+        w = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
+    assert CELLS_ROUTE not in (w.route or "") and v.lo <= w.lo <= w.hi <= v.hi
+
+
+def test_declined_beyond_its_size():
+    """Beyond MAX_POINTS lattice points (many steps, or a tight width) it answers None at
+    once."""
+    assert cells_enclosure(_law("remove"), 1000, "epsilon", 1e-5, 1e-5, 1.25e-4) is None
+    assert cells_enclosure(_law("remove"), 10, "epsilon", 1e-5, 1e-5, 1e-9) is None
+    assert MAX_POINTS < 1000 * 96
+
+
+def test_fixed_point_rounds_outward():
+    """The split power's total mass is at least the exact total (every rounding up), the test
+    power's B-mass at most 1 and A-mass at least 1."""
+    with working_precision(128):
+        cp = CellPower(_law("remove").loss_cells(997), 4, 997)
+        tot_u = arb(cp.u(1)) * arb(2) ** (-cp.eu)
+        tot_b = arb(cp.bq(1)) * arb(2) ** (-cp.eb)
+        tot_a = arb(cp.ap(1)) * arb(2) ** (-cp.ea)
+    assert tot_u >= 1 and tot_a >= 1 and tot_b <= 1
+    assert float(tot_u.mid()) - 1 < 1e-15 and 1 - float(tot_b.mid()) < 1e-15
+
+
+@pytest.mark.slow
+def test_ten_steps_inside_dp_accountings_bracket():
+    """eps(1e-5) of ten steps (add/remove): our enclosure meets dp_accounting's
+    [optimistic, pessimistic] PLD bracket (grid 1e-5)."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    def eps(pessimistic: bool) -> float:
+        one = pld.from_laplace_mechanism(1.0, sensitivity=1.0, sampling_prob=0.01,
+                                         pessimistic_estimate=pessimistic,
+                                         value_discretization_interval=1e-5)
+        return one.self_compose(10).get_epsilon_for_delta(1e-5)
+
+    f = ta.laplace_mechanism(1, 1, sampling="poisson", p=sp.Rational(1, 100)) ** 10
+    v = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
+    assert CELLS_ROUTE in (v.route or "")
+    opt, pess = eps(False), eps(True)
+    assert opt <= pess
+    assert float(v.lo) <= pess * (1 + 1e-12) and float(v.hi) >= opt * (1 - 1e-12)
+    assert math.isfinite(opt)
+
+
+def test_epsilon_zero_above_the_total_variation():
+    """A level above delta(0) (one step's total variation, far below 1/2): eps = 0, proved by
+    the split bound at 0."""
+    assert cells_enclosure(_law("remove"), 3, "epsilon", 0.5, 0.5, 1.25e-4) == (0.0, 0.0)
+    assert _ref_delta("remove", 0.0) < mp.mpf(1) / 2
