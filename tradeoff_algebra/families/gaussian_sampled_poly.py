@@ -485,6 +485,9 @@ class SampledGaussianPolyLaw:
     def loss_sup(self):
         return self.law.loss_sup()
 
+    def float_epsilon(self, n: int, delta: float):
+        return self.law.float_epsilon(n, delta)
+
     def inverse(self):
         return SampledGaussianPolyLaw(self.law.inverse())
 

@@ -48,6 +48,7 @@ from .cf_saddle import (  # noqa: F401 (the planners' float helpers, read as cf.
     _saddle,
     _saddle_epsilon,
     _saddle_uncached,
+    _seed_epsilon,
     _total_cumulants,
     _total_log_mgf,
 )
@@ -448,15 +449,18 @@ _PLANS: dict = {}
 
 
 def _first_plan(
-    factors: Sequence[Factor], eps: float, rel_tol: float, max_work: float | None = None
+    factors: Sequence[Factor], eps: float, rel_tol: float, max_work: float | None = None,
+    log_delta: float | None = None,
 ) -> _Plan:
     """The first plan of :func:`_certified_inverter`, kept (the route's cost check makes the
-    same one; a plan capped by ``max_work`` is the uncapped one when it exists)."""
-    key = (tuple(factors), eps, rel_tol)
+    same one; a plan capped by ``max_work`` is the uncapped one when it exists); ``log_delta``:
+    the level's log where known (an eps search seeded at the level), else the saddle-point
+    estimate."""
+    key = (tuple(factors), eps, rel_tol, log_delta)
     plan = _PLANS.get(key)
     if plan is None:
         slack = {"disc": 1.0, "trunc": 1.0, "mgf": 1.0}
-        plan = _make_plan(factors, eps, rel_tol, None, slack, max_work)
+        plan = _make_plan(factors, eps, rel_tol, log_delta, slack, max_work)
         if len(_PLANS) > 64:
             _PLANS.clear()
         _PLANS[key] = plan
@@ -528,7 +532,10 @@ def _certified_inverter(
     cap = None
     for i in range(1 + replans):
         budget.check()
-        if i == 0 and log_delta is not None and extra is None:
+        if i == 0 and log_delta is not None and extra is None and prefer is None:
+            plan = _first_plan(factors, eps, rel_tol, log_delta=log_delta)
+            cap = _replan_cap(factors, plan, rel_tol) if scan else None
+        elif i == 0 and log_delta is not None and extra is None:
             plan = _make_plan(factors, eps, rel_tol, log_delta, slack, prefer=prefer)
             cap = _replan_cap(factors, plan, rel_tol) if scan else None
         elif i == 0:
