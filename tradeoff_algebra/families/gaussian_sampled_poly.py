@@ -57,8 +57,11 @@ __all__ = ["SampledGaussianPolyLaw", "T_SWITCH", "MAX_PIECE"]
 #: (was 100: the law's sum there costs 0.2 to 1.5 ms a node, the pieces 0.06 to 0.2 ms, and a
 #: DP-SGD grid has a few such nodes per grid, about 10 % of sigma = 4, T = 10's time).
 T_SWITCH = 0.0
-#: The longest piece (in y); pieces near the singular end are shorter (graded).
-MAX_PIECE = 1.0
+#: The longest piece (in y); pieces near the singular end are shorter (graded). A node costs
+#: about one polynomial and one phase per breakpoint, so fewer, longer pieces of a few more
+#: degrees serve a grid of thousands of nodes better (DP-SGD, sigma = 1.1, T = 3, 2652 nodes:
+#: 18 pieces at 1.0, 15 at 2.0, the search about 10 % faster; 4.0 no faster).
+MAX_PIECE = 2.0
 #: |t| times a piece's length below which its transform is a power series, not integration by
 #: parts (either loses about 20 bits to cancellation there).
 SERIES_BELOW = 12.0
@@ -73,16 +76,21 @@ SERIES_LEVELS = 6
 BUILD_GUARD = 256
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
-#: The least caller's precision a model is built for (the grid locating eps runs at 64 bits,
-#: the grid at the level at 65 to 70 at the default tolerance: one model; above, a model is
-#: built for its caller's own precision, a finer one costing more per node).
-MODEL_FLOOR = 80
+#: The least caller's precision a model is built for (above, a model is built for its caller's
+#: own precision, a finer one costing more per node). 64: the seeded eps search
+#: (``numeric/cf_epsilon.seeded_width``) inverts one grid at 64 to 67 bits, whose model at the
+#: law's tolerance 2^(30 - 64) M(c) needs a third fewer degrees than one at 2^(30 - 80) (was
+#: 80, shared by a locating grid at 64 bits and a grid at the level: DP-SGD, sigma = 4, T = 10,
+#: the model 0.015 -> 0.008 s, 8 pieces of 256 degrees in all -> 5 of 168).
+MODEL_FLOOR = 64
 
 
 class _Density:
     """rho_c(y) of the module docstring, the interface :class:`ChebPiece` reads
-    (``loss_density``, ``density_singularity``)."""
-    ellipse_boxes = 64
+    (``loss_density``, ``density_singularity``, ``ellipse_boxes``: 24 boxes bound M on each
+    Bernstein ellipse, about 3/4 of a model's density evaluations at 64, for a few degrees more
+    where the looser M asks them)."""
+    ellipse_boxes = 24
 
     def __init__(self, law, c: arb) -> None:
         self.mu, self.q = law._mu_arb(), law._q_arb()
