@@ -12,8 +12,12 @@ when the reference's delta, the larger of the two directions, is above the level
 end of eps and at or below it at our upper end (for delta(eps): the reference inside our ball).
 For T > 2 the row says which route answered and the reference is dp_accounting's value.
 
-    python benchmarks/bench_dpsgd_fewstep.py [--quick | --fewstep]
+    python benchmarks/bench_dpsgd_fewstep.py [--quick | --fewstep | --scaling]
         [--write benchmarks/RESULTS_dpsgd_fewstep.md]
+
+``--scaling`` runs the DP-SGD series of benchmarks/bench_scaling.py alone (eps(1e-5), sigma =
+1.1, T = 10 .. 10^7, and its table against the tolerance at T = 14063), with that script's
+functions, and prints the section of RESULTS_scaling.md it replaces.
 """
 
 from __future__ import annotations
@@ -64,8 +68,33 @@ error bound, about 0.1 to 0.2 ms a node whatever t; numeric/cf_flat.py takes the
 estimated time is the smaller (T <= 100 here). The eps search locates eps on a first grid (at a
 relative width 1e-3 of delta) and plans the next at the level itself.
 
-This run's changes for T = 3 to 30 (profiled in fresh processes, sigma = 2 and 4 at the default
-tolerance: about half the time was planning, a quarter building the pieces twice, a quarter the
+This run's changes (issue 29, T = 3 to 100 at the default tolerance; profiled in fresh
+processes with cProfile, construction included): (1) the eps search is seeded by the law's own
+float estimate (families/gaussian_sampled_seed.py, ``float_epsilon``: one step's loss density
+by the midpoint rule on a grid of 2^14 cells, composed by one real FFT, both directions; eps
+within 1e-7 to 2e-4 of the certified value, 1 to 11 ms, where the saddle-point guess was up to
+a factor 5 off) and by its slope -d log delta / d eps (4 to 7 times the contour abscissa c the
+search took for it): the one grid is planned at the level itself and at the width that slope
+asks (numeric/cf_epsilon.seeded_width), no locating grid; the flat view's short path
+(numeric/cf_flat.flat_enclosure) answers every seeded search of at most 1000 steps, so the
+law's own plan at REL_FLOOR (1e-10) is no longer taken at the default tolerance (sigma = 2 and
+4, T = 100 took 0.14 s for a 1e-11 wide answer); (2) the Chebyshev model at the search's own
+precision (MODEL_FLOOR 64, was 80 for a locating grid and a level grid to share it), 24 boxes
+on each Bernstein ellipse (64), pieces up to 2.0 long (1.0): sigma = 4, T = 10, 8 pieces of
+256 degrees in all -> 5 of 168, the model 0.015 -> 0.007 s. Before -> after, eps(1e-5) at the
+default tolerance, fresh processes, one run each at load 6 to 10 on 2 cores: sigma = 1.1, T = 3
+/ 10 / 30 / 100: 0.50 / 0.18 / 0.11 / 0.19 s -> about 0.21 / 0.09 / 0.07 / 0.06 s; sigma = 2:
+0.14 / 0.065 / 0.071 / 0.135 s -> about 0.066 / 0.049 / 0.045 / 0.047 s; sigma = 4: 0.055 /
+0.045 / 0.058 / 0.136 s -> about 0.043 / 0.034 / 0.036 / 0.048 s. dp_accounting's default
+takes about 0.23 s at sigma = 1.1, 0.038 s at 2 and 0.013 s at 4: sigma = 1.1 is now below it
+at every T, sigma = 2 and 4 are not (what remains at sigma = 4, T = 10, about 0.035 s: one
+plan of three contour abscissas 0.011 s, the model 0.008 s, 60 nodes 0.006 s, the add
+direction's Chernoff proof and the Arb tilts at real arguments about 0.005 s each, the seed
+0.0015 s). The widths are about 9e-5 (the route asks 1.25e-4 of the tolerance 5e-4); at tol
+1e-9 the seeded path serves too (sigma = 1.1, T = 10: 0.65 -> 0.26 s; T = 100: 0.27 -> 0.09 s).
+
+The changes of an earlier run for T = 3 to 30 (profiled in fresh processes, sigma = 2 and 4 at
+the default tolerance: about half the time was planning, a quarter building the pieces twice, a quarter the
 nodes): the two grids of the search share one contour abscissa and one model of the tilted
 density (an abscissa already modelled is preferred, charged its model's time less, and a model
 built for at least 80 bits serves both grids; the cache is keyed by the exact abscissa, no longer
@@ -284,13 +313,44 @@ def fewstep_table(R: Report, steps: tuple[int, ...]) -> None:
                   f"{_num(d.get('mem'), 1)} | {check} |")
 
 
+def scaling_section(path: str | None) -> None:
+    """The DP-SGD series and its tolerance table of benchmarks/bench_scaling.py, run by that
+    script's own functions (each point in a fresh process), printed as the markdown section."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench_scaling as bs
+
+    R = Report()
+    R.out(run_line("python benchmarks/bench_dpsgd_fewstep.py --scaling",
+                   ("dp-accounting", "python-flint")) + " (the DP-SGD series of "
+          "bench_scaling.py alone, same conventions)")
+    bs._series(R, "DP-SGD (q = 256/60000, sigma = 1.1, Poisson), eps(1e-5)", "T",
+               [10**i for i in range(1, 8)], bs.SGD, "1/100000", bs._below_peer, "sgd", 10**7,
+               "T")
+    bs._tolerances(R, "DP-SGD (sigma = 1.1, T = 14063), eps(1e-5)", bs.SGD.format(n=14063),
+                   "1/100000", [5e-3, 5e-4, 5e-6, 1e-9, 1e-12])
+    R.out()
+    for title, unit, x, y in bs.EXPONENTS:
+        R.out(f"| {title} | {unit} | {'-' if x is None else f'{x:.2f}'} | "
+              f"{'-' if y is None else f'{y:.2f}'} |")
+    R.out()
+    R.out("Points not certified: " + ("; ".join(bs.NOT_CERTIFIED) or "none") + ".")
+    R.write(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the headline rows only")
     ap.add_argument("--fewstep", action="store_true",
                     help="the few-step table alone, T = 3 .. 30 (the rows this run changes)")
+    ap.add_argument("--scaling", action="store_true",
+                    help="the DP-SGD series of bench_scaling.py alone (its RESULTS section)")
     ap.add_argument("--write", default=None)
     a = ap.parse_args()
+    if a.scaling:
+        scaling_section(a.write)
+        return
     R = Report()
     R.out("# DP-SGD with few steps: certified to 1e-9 beside dp_accounting")
     R.out()
@@ -299,7 +359,7 @@ def main() -> None:
                    ("numpy", "mpmath", "python-flint", "dp-accounting")))
     R.out()
     if a.fewstep:
-        fewstep_table(R, (3, 5, 10, 20, 30))
+        fewstep_table(R, (3, 5, 10, 20, 30, 100))
         R.out()
         R.out(NOTE)
         R.write(a.write)
