@@ -93,9 +93,9 @@ direction's Chernoff proof and the Arb tilts at real arguments about 0.005 s eac
 0.0015 s). The widths are about 9e-5 (the route asks 1.25e-4 of the tolerance 5e-4); at tol
 1e-9 the seeded path serves too (sigma = 1.1, T = 10: 0.65 -> 0.26 s; T = 100: 0.27 -> 0.09 s).
 
-The changes of an earlier run for T = 3 to 30 (profiled in fresh processes, sigma = 2 and 4 at
-the default tolerance: about half the time was planning, a quarter building the pieces twice, a quarter the
-nodes): the two grids of the search share one contour abscissa and one model of the tilted
+The changes of an earlier run for T = 3 to 30 (profiled in fresh processes, sigma = 2 and 4
+at the default tolerance: about half the time was planning, a quarter building the pieces
+twice, a quarter the nodes): the two grids of the search share one contour abscissa and one model of the tilted
 density (an abscissa already modelled is preferred, charged its model's time less, and a model
 built for at least 80 bits serves both grids; the cache is keyed by the exact abscissa, no longer
 by its decimal string), the planner's strip search asks log M(c) at its 98 abscissas in one
