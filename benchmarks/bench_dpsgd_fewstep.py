@@ -93,26 +93,27 @@ direction's Chernoff proof and the Arb tilts at real arguments about 0.005 s eac
 0.0015 s). The widths are about 9e-5 (the route asks 1.25e-4 of the tolerance 5e-4); at tol
 1e-9 the seeded path serves too (sigma = 1.1, T = 10: 0.65 -> 0.26 s; T = 100: 0.27 -> 0.09 s).
 
-The changes of an earlier run for T = 3 to 30 (profiled in fresh processes, sigma = 2 and 4
-at the default tolerance: about half the time was planning, a quarter building the pieces
-twice, a quarter the nodes): the two grids of the search share one contour abscissa and one model of the tilted
-density (an abscissa already modelled is preferred, charged its model's time less, and a model
-built for at least 80 bits serves both grids; the cache is keyed by the exact abscissa, no longer
-by its decimal string), the planner's strip search asks log M(c) at its 98 abscissas in one
-vectorised call, the decay bound's theta comes from two vectorised grids (was eight golden-section
-steps), the planner's power decay is a float model of the certified bound (was the Arb branch and
-bound itself, at every abscissa), and the pieces' moments are arb_poly integrals. Spot checks
-(same machine, loaded): sigma = 4, T = 3 / 10 / 30: 0.27 / 0.25 / 0.14 s -> 0.11 / 0.10 / 0.09 s;
-sigma = 2: 0.38 / 0.29 / 0.16 s -> 0.20 / 0.13 / 0.11 s. dp_accounting's default grid still
-answers these in 0.013 to 0.04 s (uncertified): the goal of its time is not met; what remains
-is about 0.04 s of planning (five plans of a few abscissas each: the law's own, for the route's
-choice, and the flat view's), 0.02 to 0.03 s for the one model and 0.02 to 0.08 s of nodes.
-A re-plan of a flat view may now take the view's own cap of nodes (was 3 times the first plan's
-work, which rests on a saddle-point estimate of delta a factor 100 off for few steps):
-delta(1/2) at T = 10 (about 1.2e-9) is certified to 3e-13 in about 1.4 s (was 3.8e-7 wide with
-a ToleranceWarning). sigma = 0.8, T = 3 at tol 1e-9 is still 1e-7 wide with a ToleranceWarning
-in about 12 s (its plan at 1e-10 needs ~50 000 nodes, beyond the 30 000 allowed: not solved
-here). Every interval meets dp_accounting's optimistic/pessimistic bracket at grid 1e-5.
+The changes of an earlier run for T = 3 to 30 (profiled in fresh processes, sigma = 2 and 4 at
+the default tolerance: about half the time was planning, a quarter building the pieces twice, a
+quarter the nodes): the two grids of the search share one contour abscissa and one model of the
+tilted density (an abscissa already modelled is preferred, charged its model's time less, and a
+model built for at least 80 bits serves both grids; the cache is keyed by the exact abscissa,
+no longer by its decimal string), the planner's strip search asks log M(c) at its 98 abscissas
+in one vectorised call, the decay bound's theta comes from two vectorised grids (was eight
+golden-section steps), the planner's power decay is a float model of the certified bound (was
+the Arb branch and bound itself, at every abscissa), and the pieces' moments are arb_poly
+integrals. Spot checks (same machine, loaded): sigma = 4, T = 3 / 10 / 30: 0.27 / 0.25 / 0.14 s
+-> 0.11 / 0.10 / 0.09 s; sigma = 2: 0.38 / 0.29 / 0.16 s -> 0.20 / 0.13 / 0.11 s.
+dp_accounting's default grid still answers these in 0.013 to 0.04 s (uncertified): the goal of
+its time is not met; what remains is about 0.04 s of planning (five plans of a few abscissas
+each: the law's own, for the route's choice, and the flat view's), 0.02 to 0.03 s for the one
+model and 0.02 to 0.08 s of nodes. A re-plan of a flat view may now take the view's own cap of
+nodes (was 3 times the first plan's work, which rests on a saddle-point estimate of delta a
+factor 100 off for few steps): delta(1/2) at T = 10 (about 1.2e-9) is certified to 3e-13 in
+about 1.4 s (was 3.8e-7 wide with a ToleranceWarning). sigma = 0.8, T = 3 at tol 1e-9 is still
+1e-7 wide with a ToleranceWarning in about 12 s (its plan at 1e-10 needs ~50 000 nodes, beyond
+the 30 000 allowed: not solved here). Every interval meets dp_accounting's
+optimistic/pessimistic bracket at grid 1e-5.
 
 This run's changes (profiled in fresh processes, CPU by process_time, imports excluded; sigma = 4,
 T = 10, eps(1e-5) at the default tolerance took 0.094 s: 0.036 s in five plans, of which 0.02 s
