@@ -80,18 +80,19 @@ asks (numeric/cf_epsilon.seeded_width), no locating grid; the flat view's short 
 law's own plan at REL_FLOOR (1e-10) is no longer taken at the default tolerance (sigma = 2 and
 4, T = 100 took 0.14 s for a 1e-11 wide answer); (2) the Chebyshev model at the search's own
 precision (MODEL_FLOOR 64, was 80 for a locating grid and a level grid to share it), 24 boxes
-on each Bernstein ellipse (64), pieces up to 2.0 long (1.0): sigma = 4, T = 10, 8 pieces of
-256 degrees in all -> 5 of 168, the model 0.015 -> 0.007 s. Before -> after, eps(1e-5) at the
-default tolerance, fresh processes, one run each at load 6 to 10 on 2 cores: sigma = 1.1, T = 3
-/ 10 / 30 / 100: 0.50 / 0.18 / 0.11 / 0.19 s -> about 0.21 / 0.09 / 0.07 / 0.06 s; sigma = 2:
-0.14 / 0.065 / 0.071 / 0.135 s -> about 0.066 / 0.049 / 0.045 / 0.047 s; sigma = 4: 0.055 /
-0.045 / 0.058 / 0.136 s -> about 0.043 / 0.034 / 0.036 / 0.048 s. dp_accounting's default
-takes about 0.23 s at sigma = 1.1, 0.038 s at 2 and 0.013 s at 4: sigma = 1.1 is now below it
-at every T, sigma = 2 and 4 are not (what remains at sigma = 4, T = 10, about 0.035 s: one
-plan of three contour abscissas 0.011 s, the model 0.008 s, 60 nodes 0.006 s, the add
-direction's Chernoff proof and the Arb tilts at real arguments about 0.005 s each, the seed
-0.0015 s). The widths are about 9e-5 (the route asks 1.25e-4 of the tolerance 5e-4); at tol
-1e-9 the seeded path serves too (sigma = 1.1, T = 10: 0.65 -> 0.26 s; T = 100: 0.27 -> 0.09 s).
+on each Bernstein ellipse (64; 96 where a piece misses its target at the largest degree): sigma
+= 4, T = 10, 8 pieces of 256 degrees in all -> 5 of 168, the model 0.015 -> 0.007 s; (3) a flat
+view's plan at 0.6 of the saddle point with at most 400 nodes kept without the neighbouring
+trials. Default tolerance, before -> this table (load about 10): sigma = 1.1, T = 3 / 10 / 30 /
+100: 0.50 / 0.18 / 0.11 / 0.19 s -> 0.24 / 0.16 / 0.08 / 0.06 s (dp_accounting 0.24 to 0.28 s);
+sigma = 2: 0.14 / 0.065 / 0.071 / 0.135 s -> 0.076 / 0.053 / 0.042 / 0.036 s (0.04 to 0.055 s);
+sigma = 4: 0.055 / 0.045 / 0.058 / 0.136 s -> 0.040 / 0.034 / 0.033 / 0.046 s (0.013 to 0.014
+s). sigma = 1.1 is at or below dp_accounting at every T, sigma = 2 at T = 100 and about even at
+T = 30, sigma = 4 is not met (what remains at T = 10, about 0.031 s: one plan 0.011 s, the
+model 0.007 s, 60 nodes 0.006 s, the add direction's certified Chernoff bound about 0.005 s,
+the Arb tilts at real arguments 0.002 s, the seed 0.0015 s). The widths are about 9e-5 (the
+route asks 1.25e-4 of the tolerance 5e-4); at tol 1e-9 the seeded path serves too (sigma = 1.1,
+T = 10: 0.65 -> 0.25 s; T = 100: 0.27 -> 0.08 s).
 
 The changes of an earlier run for T = 3 to 30 (profiled in fresh processes, sigma = 2 and 4 at
 the default tolerance: about half the time was planning, a quarter building the pieces twice, a

@@ -78,7 +78,14 @@ def flat_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float, r
     ``cf_route.REL_FLOOR``, has at least as many nodes: beyond the cap too) and the view is
     taken (the law's own plan is beyond its cap). The view's own cap and the time left are
     enforced by the inversion's re-plans (``cf._replan_cap``). Every ball is certified by the
-    inversion whatever the plan; the plan only sets the work."""
+    inversion whatever the plan; the plan only sets the work.
+
+    An eps search whose law gives its own float estimate of eps and of the slope of log delta
+    (``cf_saddle._seed_epsilon``: the subsampled Gaussian's float PLD) is answered here
+    whatever the law's own plan: its one grid is planned at the estimate, at the level itself
+    and at the width that slope asks (``cf_epsilon.seeded_width``), at the tolerance asked (the
+    law's own plan at ``cf_route.REL_FLOOR`` is not tried: DP-SGD, sigma = 2 and 4, T = 100 at
+    the default tolerance took 0.14 s there for a 1e-11 wide answer, 0.04 to 0.05 s here)."""
     factors = list(factors)
     if len(factors) != 1 or not 0 < dn <= up:
         return None

@@ -95,7 +95,10 @@ def _seed_epsilon(factors: Sequence[Factor], delta: float) -> tuple[float, float
     est = getattr(law, "float_epsilon", None)
     if est is None:
         return None
-    got = est(n, delta)
+    try:
+        got = est(n, delta)
+    except (ValueError, ArithmeticError, OverflowError):  # (a float failure: no seed)
+        return None
     if got is None or not (got[0] > 0 and math.isfinite(got[0])
                            and got[1] > 0 and math.isfinite(got[1])):
         return None
