@@ -157,3 +157,43 @@ def test_flat_mgf_grid_matches_the_trapezoidal_sum(mu, direction, c, h, n):
         for k, z in enumerate(nodes, start=1):
             assert grid[k].overlaps(flat.mgf(z))
             assert float(grid[k].real.rad()) <= 2.0 ** (30 - 90) * float(m_c.mid())
+
+
+def test_piece_short_of_its_target_takes_the_fine_cover(monkeypatch):
+    """A piece whose coarse ellipse bound (24 boxes) leaves its interpolant short of the target
+    at the largest degree is made again with FINE_BOXES: pieces up to 2.0 long at sigma = 4,
+    c = 103.87 (the far tail's piece reached 1.8e42 with the coarse cover), the model's whole
+    error within the law's tolerance 2^(30 - 82) M(c), each piece's bound below its target."""
+    from tradeoff_algebra.families import gaussian_sampled_poly as gsp
+
+    monkeypatch.setattr(gsp, "MAX_PIECE", 2.0)
+    view = SubsampledGaussianLaw(Fraction(1, 4), Fraction(256, 60000), "remove").flat_view()
+    with working_precision(82):
+        model = view._model(arb(103.87017688146115), 128, 82)
+        assert model.err < model.m_upper * arb(2) ** (30 - 82)
+        assert all(p.n < 160 for p in model.pieces)
+
+
+@pytest.mark.slow
+def test_few_steps_tight_tolerance_large_sigma():
+    """sigma = 4, T = 5, eps(1e-5) at tol 1e-9 (the case the fine cover serves): certified by the
+    inversion, no warning, within the tolerance, inside dp_accounting's optimistic/pessimistic
+    pair at grid 1e-4 (float64, not proved)."""
+    import sympy as sp
+
+    f = ta.noisy_sgd(sp.Integer(4), sp.Rational(256, 60000), 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ta.pld_options(tol=1e-9):
+            v = ta.epsilon(f, sp.Rational(1, 10**5))
+    assert v.guarantee == "certified" and v.route == INVERSION
+    assert 0 < v.hi - v.lo <= 1e-9 * v.hi
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    pair = []
+    for pess in (False, True):
+        p = pld.from_gaussian_mechanism(4.0, pessimistic_estimate=pess,
+                                        sampling_prob=256 / 60000,
+                                        value_discretization_interval=1e-4,
+                                        use_connect_dots=pess)
+        pair.append(p.self_compose(5).get_epsilon_for_delta(1e-5))
+    assert float(v.lo) <= pair[1] * (1 + 1e-9) and float(v.hi) >= pair[0] * (1 - 1e-9)

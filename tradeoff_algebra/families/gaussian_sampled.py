@@ -37,6 +37,7 @@ from ..numeric.cf_laws import (
 from .gaussian_sampled_hull import SampledGaussianHullLaw, hull_law
 from .gaussian_sampled_poly import SampledGaussianPolyLaw
 from .gaussian_sampled_profile import MAX_STEPS, few_step_delta
+from .gaussian_sampled_seed import float_epsilon
 from .gaussian_sampled_tails import OneStepTails, TwoStepTails
 from .gaussian_sampled_tilt import _Tilt
 
@@ -432,6 +433,12 @@ class SubsampledGaussianLaw:
             return 0.0, 0.0
         with working_precision(64):
             return few_step_delta(self, n, eps, rel)
+
+    def float_epsilon(self, n: int, delta: float) -> tuple[float, float] | None:
+        """Float estimates (eps, -d log delta / d eps) at eps(delta) of the n-fold power (the
+        remove direction, uncut: a float PLD of one FFT, :mod:`.gaussian_sampled_seed`), or
+        None; the certified eps search's seed (``numeric/cf_saddle._seed_epsilon``)."""
+        return float_epsilon(self, n, delta)
 
     def flat_view(self) -> SampledGaussianPolyLaw:
         """This (uncut) law with M(c + it) from a Chebyshev model of its tilted loss density, at

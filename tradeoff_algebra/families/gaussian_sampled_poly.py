@@ -57,7 +57,9 @@ __all__ = ["SampledGaussianPolyLaw", "T_SWITCH", "MAX_PIECE"]
 #: (was 100: the law's sum there costs 0.2 to 1.5 ms a node, the pieces 0.06 to 0.2 ms, and a
 #: DP-SGD grid has a few such nodes per grid, about 10 % of sigma = 4, T = 10's time).
 T_SWITCH = 0.0
-#: The longest piece (in y); pieces near the singular end are shorter (graded).
+#: The longest piece (in y); pieces near the singular end are shorter (graded). (2.0 made
+#: about 10 % fewer breakpoints, but the far tail's piece of DP-SGD, sigma = 4, c = 104 then
+#: asked 88 degrees, beyond the coarse ellipse bound's reach: kept at 1.0.)
 MAX_PIECE = 1.0
 #: |t| times a piece's length below which its transform is a power series, not integration by
 #: parts (either loses about 20 bits to cancellation there).
@@ -71,18 +73,27 @@ SERIES_LEVELS = 6
 #: their values (the parameters' balls) about 2.6 bits a degree (T_n(2 tau - 1) has coefficients
 #: up to (3 + 2 sqrt 2)^n); degrees stay below about 90.
 BUILD_GUARD = 256
+#: The boxes of a piece's ellipse bound where the coarse cover of ``_Density.ellipse_boxes``
+#: leaves its interpolant short of the target at the largest degree.
+FINE_BOXES = 96
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
-#: The least caller's precision a model is built for (the grid locating eps runs at 64 bits,
-#: the grid at the level at 65 to 70 at the default tolerance: one model; above, a model is
-#: built for its caller's own precision, a finer one costing more per node).
-MODEL_FLOOR = 80
+#: The least caller's precision a model is built for (above, a model is built for its caller's
+#: own precision, a finer one costing more per node). 64: the seeded eps search
+#: (``numeric/cf_epsilon.seeded_width``) inverts one grid at 64 to 67 bits, whose model at the
+#: law's tolerance 2^(30 - 64) M(c) needs a third fewer degrees than one at 2^(30 - 80) (was
+#: 80, shared by a locating grid at 64 bits and a grid at the level: DP-SGD, sigma = 4, T = 10,
+#: the model 0.015 -> 0.008 s, 8 pieces of 256 degrees in all -> 5 of 168).
+MODEL_FLOOR = 64
 
 
 class _Density:
     """rho_c(y) of the module docstring, the interface :class:`ChebPiece` reads
-    (``loss_density``, ``density_singularity``)."""
-    ellipse_boxes = 64
+    (``loss_density``, ``density_singularity``, ``ellipse_boxes``: 24 boxes bound M on each
+    Bernstein ellipse, about 3/4 of a model's density evaluations at 64, for a few degrees more
+    where the looser M asks them; a piece whose interpolant misses its target at the largest
+    degree is made again with :data:`FINE_BOXES`)."""
+    ellipse_boxes = 24
 
     def __init__(self, law, c: arb) -> None:
         self.mu, self.q = law._mu_arb(), law._q_arb()
@@ -157,6 +168,10 @@ class _Model:
             spare = target * (yb - ya) / 4
             for a, b in zip(ends[:-1], ends[1:], strict=True):
                 pc = ChebPiece(dens, 0, 1, 1, a, b - a, target)
+                if not pc.eta < target:  # (the coarse boxes' M too loose: the finer cover)
+                    dens.ellipse_boxes = FINE_BOXES
+                    pc = ChebPiece(dens, 0, 1, 1, a, b - a, target)
+                    del dens.ellipse_boxes
                 pc.a = a
                 drop = _sup(pc) * pc.length  # (|int_p rho_c e^{ity} dy| <= sup |rho_c| |p|)
                 if drop < spare:
@@ -484,6 +499,9 @@ class SampledGaussianPolyLaw:
 
     def loss_sup(self):
         return self.law.loss_sup()
+
+    def float_epsilon(self, n: int, delta: float):
+        return self.law.float_epsilon(n, delta)
 
     def inverse(self):
         return SampledGaussianPolyLaw(self.law.inverse())
