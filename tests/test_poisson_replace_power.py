@@ -272,3 +272,26 @@ def test_time_limit_is_respected():
     f = ta.PoissonReplace(R(10, 11), R(1, 100)) ** 10
     with ta.pld_options(tol=1e-9), ta.time_limit(0.05), pytest.raises(ta.TimeLimitExceeded):
         ta.delta(f, 1)
+
+
+@pytest.mark.parametrize("mu, q, eps", [(1, R(1, 10), 1), (R(1, 2), R(1, 100), R(1, 5)),
+                                        (2, R(3, 10), 3)])
+def test_power_one_is_the_node_and_certified(mu, q, eps):
+    """PoissonReplace**1 (closed to the node by the rule power_one of operators/tensor.py, then
+    answered by the product route) keeps the node's certificate: delta(eps) holds the 40-digit
+    hockey-stick quadrature of the one-step pair, and eps(delta(eps)) brackets eps."""
+    f = ta.PoissonReplace(mu, q)
+    v = ta.delta(f**1, eps, dps=25)
+    assert v.guarantee == "certified"
+    with mpmath.workdps(40):
+        H, _, _ = _mp_hockey(Fraction(str(mu)), Fraction(str(q)))
+        ref = H(mpmath.mpf(sp.Rational(eps).p) / sp.Rational(eps).q)
+    lo, hi = v.interval() if v.lo == v.hi else (v.lo, v.hi)
+    assert lo <= ref <= hi and hi - lo <= 1e-20 * ref
+    d = sp.Rational(str(mpmath.nstr(ref, 15)))
+    e = ta.epsilon(f**1, d, dps=20)
+    assert e.guarantee == "certified"
+    elo, ehi = e.interval() if e.lo == e.hi else (e.lo, e.hi)
+    with mpmath.workdps(40):
+        level = mpmath.mpf(d.p) / d.q
+        assert H(mpmath.mpf(elo)) >= level >= H(mpmath.mpf(ehi))
