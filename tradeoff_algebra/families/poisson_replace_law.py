@@ -316,6 +316,7 @@ class ReplaceLaw:
         self.mu, self.q = float(self._mu), float(self._q)
         self._tilts: dict[tuple[str, int], _Tilt] = {}
         self._float_tilts: dict[float, _FloatTilt] = {}
+        self._cumulants: dict[float, tuple[float, float, float]] = {}
         self._thetas: dict[tuple[float, float], tuple[float, float]] = {}
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
         self._flat = None
@@ -358,11 +359,19 @@ class ReplaceLaw:
         return ft
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
+        """Float (log M(c), mean, variance) of the tilted loss (planning only), kept per c (the
+        saddle-point searches ask the same abscissas hundreds of times)."""
+        got = self._cumulants.get(c)
+        if got is not None:
+            return got
         ft = self._float_tilt(c)
         w = np.exp(ft.log_w - ft.log_m)
         m1 = float(np.dot(w, ft.loss))
         var = float(np.dot(w, (ft.loss - m1) ** 2))
-        return ft.log_m, m1, var
+        if len(self._cumulants) >= 16 * _CACHE_LIMIT:
+            self._cumulants.clear()
+        got = self._cumulants[c] = (ft.log_m, m1, var)
+        return got
 
     def _best_theta(self, c: float, t: float) -> tuple[float, float]:
         """Float minimiser theta in (0, pi/2] of the decay bound at t, and its log."""
