@@ -87,6 +87,8 @@ FIRST_HEADROOM = 72
 #: transform by parts, :meth:`ReplacePolyLaw.model_mgf`) and the sum's x-grid has at most these
 #: nodes (~3 us each).
 OWN_NODES = 4096
+#: The halvings of a piece whose interpolant misses its target at the largest degree.
+MAX_SPLITS = 6
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
 
@@ -231,13 +233,23 @@ class _Model:
             self.pieces = []
             err = arb(0)
             spare = target * (yb - ya) / 4
-            for a, b in zip(ends[:-1], ends[1:], strict=True):
+            todo = [(a, b, 0) for a, b in zip(ends[:-1], ends[1:], strict=True)]
+            todo.reverse()
+            while todo:
+                a, b, depth = todo.pop()
                 pc = _ReplacePiece(dens, 0, 1, 1, a, b - a, target)
                 pc.a = a
                 drop = _sup(pc) * pc.length
                 if drop < spare:
                     spare -= drop
                     err += drop
+                    continue
+                if not pc.eta < target and depth < MAX_SPLITS:
+                    # (the degree cap came first: halves, whose ellipses reach less far off the
+                    # real line, where the Gaussian factor e^{(Im x)^2/2} of the density grows:
+                    # mu = 1/8, q = 1/1000 at the abscissa c ~ 700 of 10^4 steps)
+                    m = arb(float(((a + b) / 2).mid()))
+                    todo.extend([(m, b, depth + 1), (a, m, depth + 1)])
                     continue
                 piece = _Piece(pc.build(), b)
                 self.pieces.append(piece)
