@@ -295,3 +295,61 @@ def test_power_one_is_the_node_and_certified(mu, q, eps):
     with mpmath.workdps(40):
         level = mpmath.mpf(d.p) / d.q
         assert H(mpmath.mpf(elo)) >= level >= H(mpmath.mpf(ehi))
+
+
+@pytest.mark.parametrize("mu, q, c, h, n", [
+    (Fraction(1, 2), Fraction(1, 100), 4.0, 0.7, 30),
+    pytest.param(Fraction(1), Fraction(1, 10), 3.0, 0.3, 40, marks=pytest.mark.slow)])
+def test_mgf_grid_meets_the_quadrature_and_the_single_nodes(mu, q, c, h, n):
+    """The law's nodes at once (recurrence of the phases by level) overlap its nodes one by one
+    and hold mpmath's quadrature of M(c + i k h) at a few k."""
+    law = ReplaceLaw(mu, q)
+    with working_precision(100):
+        grid = law.mgf_grid(arb(c), arb(h), n)
+        single = [ReplaceLaw(mu, q).mgf(acb(arb(c), arb(h) * k)) for k in range(n + 1)]
+    assert all(a.overlaps(b) for a, b in zip(grid, single, strict=True))
+    assert all(a.real.rad() < 1e-20 for a in grid)  # (not vacuous)
+    with mpmath.workdps(25):
+        for k in (1, n):
+            ref = _mp_mgf(mu, q, mpmath.mpc(c, mpmath.mpf(h) * k))
+            for part, ball in ((ref.real, grid[k].real), (ref.imag, grid[k].imag)):
+                assert ball.lower() - 1e-20 <= part <= ball.upper() + 1e-20
+
+
+def test_mgf_grid_refuses_at_once_beyond_its_evaluations():
+    """A grid whose x-grid sums would exceed MAX_EVALS is refused before any is made."""
+    from tradeoff_algebra.families import poisson_replace_law as prl
+
+    law = ReplaceLaw(Fraction(1), Fraction(1, 10))
+    saved = prl.MAX_EVALS
+    prl.MAX_EVALS = 1000
+    try:
+        with working_precision(64):
+            with pytest.raises(ValueError, match="refused before any"):
+                law.mgf_grid(arb(3), arb(0.3), 40)
+            assert law._tilt(arb(3)).evals == 0
+    finally:
+        prl.MAX_EVALS = saved
+
+
+@pytest.mark.slow
+def test_far_tail_certified_in_seconds():
+    """sigma = 8, q = 1/1000, 10^4 steps, delta(1): certified by the inversion (was the PLD
+    engine's estimate [0, 7.7e-123] after ~19 s) within a 30 s limit, below the Chernoff bound
+    M(c)^k e^{-c} at c = 880 from mpmath's quadrature of M (an upper bound of delta proved
+    independently of the inversion: delta(eps) <= P(L > eps) <= M(c)^k e^{-c eps})."""
+    f = ta.PoissonReplace(R(1, 8), R(1, 1000)) ** 10_000
+    with ta.time_limit(30), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a ToleranceWarning: the bound is a subnormal float)
+        v = ta.delta(f, 1, dps=20)
+    assert v.guarantee == "certified" and v.route == "certified Laplace inversion"
+    with mpmath.workdps(30):
+        m = _mp_mgf_far(Fraction(1, 8), Fraction(1, 1000), 880)
+        chernoff = mpmath.exp(10_000 * mpmath.log(m) - 880)
+    assert 0 <= v.lo <= v.hi <= chernoff  # (chernoff ~ 1.2e-277)
+
+
+def _mp_mgf_far(mu, q, c):
+    m, qq, c0, lam = _mp_pair(mu, q)
+    return mpmath.quad(lambda x: mpmath.npdf(x) * mpmath.exp((1 + c) * lam(x) - c * lam(-x)),
+                       mpmath.linspace(-20, 250, 136))
