@@ -284,8 +284,10 @@ class ReplacePolyLaw:
     closed_under_tensor = False
     scan_contour = True
     #: seconds to build the models of a search, per node, per abscissa's model; the nodes
-    #: allowed at tight and loose widths (read by ``numeric.cf_flat``, ``numeric.cf_route``)
-    build_seconds = 0.6
+    #: allowed at tight and loose widths (read by ``numeric.cf_flat``, ``numeric.cf_route``);
+    #: a search builds one model (FIRST_HEADROOM), 0.2-0.25 s at the default tolerance (was 0.6
+    #: for three: sigma = 2, q = 1/100, k = 30, delta(1) now takes the view, 1.3 -> 0.6 s)
+    build_seconds = 0.25
     node_seconds = 3e-4
     model_seconds = 0.1
     work_caps = (30_000.0, 6_000.0)
