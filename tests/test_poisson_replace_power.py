@@ -353,3 +353,39 @@ def _mp_mgf_far(mu, q, c):
     m, qq, c0, lam = _mp_pair(mu, q)
     return mpmath.quad(lambda x: mpmath.npdf(x) * mpmath.exp((1 + c) * lam(x) - c * lam(-x)),
                        mpmath.linspace(-20, 250, 136))
+
+
+def _dpa_pair(sigma: float, q: float, k: int):
+    """dp_accounting's REPLACE_ONE optimistic and pessimistic (connect-the-dots) PLD pair at
+    grid 1e-5, composed k times: [(eps(1e-5), delta(1))] for each (float64, not proved)."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    from dp_accounting import NeighboringRelation
+
+    out = []
+    for pess in (False, True):
+        p = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pess, sampling_prob=q,
+                                        value_discretization_interval=1e-5,
+                                        use_connect_dots=pess,
+                                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        p = p.self_compose(k)
+        out.append((p.get_epsilon_for_delta(1e-5), p.get_delta_for_epsilon(1.0)))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma", [1, 2])
+@pytest.mark.parametrize("k", [3, 10, 30])
+def test_few_steps_inside_the_dp_accounting_pair(sigma, k):
+    """k = 3, 10, 30 at the default tolerance, certified, inside dp_accounting's REPLACE_ONE
+    optimistic/pessimistic pair at grid 1e-5: eps(1e-5) always, delta(1) at sigma = 1 (at
+    sigma = 2 delta(1) ~ 1e-26 lies below the pair's float64 resolution, ~1e-15; the two-step
+    and three-step values are checked against quadrature in the tests above)."""
+    f = ta.PoissonReplace(R(1, sigma), R(1, 100)) ** k
+    e = ta.epsilon(f, R(1, 10**5), dps=20)
+    d = ta.delta(f, 1, dps=20)
+    assert e.guarantee == d.guarantee == "certified"
+    (eo, do), (ep, dp) = _dpa_pair(float(sigma), 0.01, k)
+    assert float(e.lo) <= ep * (1 + 1e-12) and eo * (1 - 1e-12) <= float(e.hi)
+    if sigma == 1:
+        assert float(d.lo) <= dp * (1 + 1e-12) and do * (1 - 1e-12) <= float(d.hi)
+    assert float(e.hi - e.lo) <= 1e-3 * float(e.hi) and float(d.hi - d.lo) <= 1e-3 * float(d.hi)
