@@ -389,3 +389,34 @@ def test_few_steps_inside_the_dp_accounting_pair(sigma, k):
     if sigma == 1:
         assert float(d.lo) <= dp * (1 + 1e-12) and do * (1 - 1e-12) <= float(d.hi)
     assert float(e.hi - e.lo) <= 1e-3 * float(e.hi) and float(d.hi - d.lo) <= 1e-3 * float(d.hi)
+
+
+@pytest.mark.slow
+def test_ten_steps_roc_between_the_dp_accounting_pair():
+    """roc(1e-3) of ten steps (sigma = 1.1, q = 1/100) to 1e-9, certified (was stopped by the
+    60 s limit), between the trade-off functions of dp_accounting's REPLACE_ONE pair at grid
+    1e-5 (Dong, Roth & Su, Prop. 6: 1 - f(a) = inf_eps min(delta(eps) + e^eps a,
+    1 - e^-eps (1 - delta(eps) - a)) for a symmetric f; on a grid of eps the pessimistic
+    profile's infimum is an upper bound of 1 - f, the optimistic one's about a lower one)."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    import numpy as np
+    from dp_accounting import NeighboringRelation
+
+    f = ta.PoissonReplace(R(10, 11), R(1, 100)) ** 10
+    a = R(1, 1000)
+    with ta.pld_options(tol=1e-9), ta.time_limit(60):
+        p = ta.roc(f, a, dps=20)
+    assert p.guarantee == "certified" and p.hi - p.lo <= 1e-9 * p.hi
+    eps = np.linspace(0, 12, 4001)
+    bounds = []
+    for pess in (False, True):
+        d = pld.from_gaussian_mechanism(1.1, pessimistic_estimate=pess, sampling_prob=0.01,
+                                        value_discretization_interval=1e-5,
+                                        use_connect_dots=pess,
+                                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        d = np.asarray(d.self_compose(10).get_delta_for_epsilon(eps))
+        one_minus_f = np.minimum(d + np.exp(eps) * 1e-3, 1 - np.exp(-eps) * (1 - d - 1e-3))
+        bounds.append(float(np.min(one_minus_f)))
+    lo_ref, hi_ref = bounds
+    assert float(p.lo) <= hi_ref * (1 + 1e-12)
+    assert lo_ref * (1 - 1e-4) <= float(p.hi)
