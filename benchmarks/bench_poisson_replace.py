@@ -9,7 +9,7 @@ meets [optimistic, pessimistic] of dp_accounting's REPLACE_ONE PLD pair at grid 
 replace-one relation for its subsampled Gaussian (its PoissonSubsampledGaussianMechanism is
 the add/remove pair), so it is not run.
 
-    python benchmarks/bench_poisson_replace.py [--quick]
+    python benchmarks/bench_poisson_replace.py [--quick | --few | --points | --targets]
         [--write benchmarks/RESULTS_poisson_replace.md]
 """
 
@@ -171,6 +171,42 @@ def table(R: Report, steps: tuple[int, ...], pairs: dict) -> None:
         R.out()
 
 
+def targets(R: Report) -> None:
+    """k = 3, 10, 30 at sigma = 1, 2 (q = 1/100) at the default tolerance beside
+    dp_accounting's REPLACE_ONE accountant, checked against its optimistic/pessimistic pair at
+    grid 1e-5; then the far tail (sigma = 8, q = 1/1000, k = 10^4, delta(1))."""
+    for kind in ("epsilon", "delta"):
+        R.out(f"## Targets: {'eps(1e-5)' if kind == 'epsilon' else 'delta(1)'}, q = 1/100, "
+              "default tolerance")
+        R.out()
+        R.out("| sigma | k | ours | rel. width | guarantee | CPU s | MB | dp_accounting | CPU s | "
+              "MB | ours / dp CPU | check (pair, grid 1e-5) |")
+        R.out("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for sigma in ("1", "2"):
+            for k in (3, 10, 30):
+                o = ours(sigma, "1/100", k, kind, None)
+                d = dpa(sigma, "1/100", k, kind)
+                pair = dpa_pair(sigma, "1/100", k)
+                w = "" if "error" in o else ",".join(sorted(set(o["warned"])))
+                g = "" if "error" in o else o["out"][3] + (f" ({w})" if w else "")
+                ratio = ("-" if "error" in o or "error" in d
+                         else f"{o['t'] / max(d['t'], 1e-9):.2f}")
+                R.out(f"| {sigma} | {k} | {fmt(o)} | {rel(o)} | {g} | {num(o, 't', 3)} | "
+                      f"{num(o, 'mem', 1)} | {fmt(d)} | {num(d, 't', 3)} | {num(d, 'mem', 1)} | "
+                      f"{ratio} | {check(o, pair, kind)} |")
+        R.out()
+    R.out("## Far tail: sigma = 8, q = 1/1000, k = 10^4, delta(1), default tolerance")
+    R.out()
+    R.out("| ours | guarantee | warnings | CPU s | MB | dp_accounting | CPU s | MB |")
+    R.out("|---|---|---|---|---|---|---|---|")
+    o = ours("8", "1/1000", 10_000, "delta", None)
+    d = dpa("8", "1/1000", 10_000, "delta")
+    w = "" if "error" in o else ",".join(sorted(set(o["warned"]))) or "none"
+    R.out(f"| {fmt(o)} | {'' if 'error' in o else o['out'][3]} | {w} | {num(o, 't', 3)} | "
+          f"{num(o, 'mem', 1)} | {fmt(d)} | {num(d, 't', 3)} | {num(d, 'mem', 1)} |")
+    R.out()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -179,7 +215,21 @@ def main() -> None:
                     help="only the roc, value and curve rows, appended to --write")
     ap.add_argument("--few", action="store_true",
                     help="only k = 2, 3, 10 (the few-step routes), appended to --write")
+    ap.add_argument("--targets", action="store_true",
+                    help="only k = 3, 10, 30 at sigma = 1, 2 and the far tail, appended to --write")
     a = ap.parse_args()
+    if a.targets:
+        R = Report()
+        R.out("## Targets (k = 3, 10, 30; sigma = 1, 2) and the far tail")
+        R.out()
+        R.out(run_line("nice python benchmarks/bench_poisson_replace.py --targets",
+                       ("numpy", "mpmath", "python-flint", "dp-accounting")))
+        R.out()
+        targets(R)
+        if a.write:
+            with open(a.write, "a") as fh:
+                fh.write("\n" + "\n".join(R.rows) + "\n")
+        return
     if a.few:
         R = Report()
         R.out("## Few steps (k = 2, 3, 10), q = 1/100")

@@ -104,3 +104,35 @@ def test_few_small_q_steps_meet_the_default_tolerance():
     assert v.guarantee == "certified" and float(v.hi - v.lo) <= 5e-4 * float(v.hi)
     ref = _delta_three_nested(mu, q, 0.5)
     assert v.lo - 1e-8 * ref <= ref <= v.hi + 1e-8 * ref
+
+
+def _mp_mgf_wide(mu: Fraction, q: Fraction, z, lo: int, hi: int):
+    """M(z) by mpmath quadrature on [lo, hi] in unit pieces (the tilted mass outside is below
+    the test's digits: at c ~ 700, mu = 1/8 the tilted density lives below x ~ c mu + 12)."""
+    m, qq = mpmath.mpf(mu.numerator) / mu.denominator, mpmath.mpf(q.numerator) / q.denominator
+    c0 = mpmath.exp(-m * m / 2)
+
+    def lam(x):
+        return mpmath.log(1 - qq + qq * c0 * mpmath.exp(m * x))
+
+    return mpmath.quad(lambda x: mpmath.npdf(x) * mpmath.exp((1 + z) * lam(x) - z * lam(-x)),
+                       mpmath.linspace(lo, hi, hi - lo + 1))
+
+
+@pytest.mark.parametrize("t", [40, pytest.param(300, marks=pytest.mark.slow)])
+def test_far_tail_model_meets_its_tolerance_and_the_quadrature(t):
+    """The far tail's abscissa (sigma = 8, q = 1/1000, 10^4 steps, delta(1): c ~ 706) at 128
+    bits: the model's pieces near y = 0, which reached the degree cap (error 1.8e-9), are halved
+    until they meet the target, so the model answers (was None: the law's x-grid, seconds a node)
+    and its ball holds mpmath's 30-digit quadrature of M(c + it)."""
+    mu, q = Fraction(1, 8), Fraction(1, 1000)
+    view = ReplacePolyLaw(ReplaceLaw(mu, q))
+    c = 705.75
+    with working_precision(128):
+        m = view.model_mgf(acb(c, t))
+    assert m is not None and m.real.rad() < 1e-25
+    with mpmath.workdps(30):
+        ref = _mp_mgf_wide(mu, q, mpmath.mpc(c, t), -20, 110)
+        slack = mpmath.mpf(10) ** -26  # (the quadrature's digits)
+        for part, ball in ((ref.real, m.real), (ref.imag, m.imag)):
+            assert ball.lower() <= part + slack and part - slack <= ball.upper()

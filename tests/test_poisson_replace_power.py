@@ -272,3 +272,151 @@ def test_time_limit_is_respected():
     f = ta.PoissonReplace(R(10, 11), R(1, 100)) ** 10
     with ta.pld_options(tol=1e-9), ta.time_limit(0.05), pytest.raises(ta.TimeLimitExceeded):
         ta.delta(f, 1)
+
+
+@pytest.mark.parametrize("mu, q, eps", [(1, R(1, 10), 1), (R(1, 2), R(1, 100), R(1, 5)),
+                                        (2, R(3, 10), 3)])
+def test_power_one_is_the_node_and_certified(mu, q, eps):
+    """PoissonReplace**1 (closed to the node by the rule power_one of operators/tensor.py, then
+    answered by the product route) keeps the node's certificate: delta(eps) holds the 40-digit
+    hockey-stick quadrature of the one-step pair, and eps(delta(eps)) brackets eps."""
+    f = ta.PoissonReplace(mu, q)
+    v = ta.delta(f**1, eps, dps=25)
+    assert v.guarantee == "certified"
+    with mpmath.workdps(40):
+        H, _, _ = _mp_hockey(Fraction(str(mu)), Fraction(str(q)))
+        ref = H(mpmath.mpf(sp.Rational(eps).p) / sp.Rational(eps).q)
+    lo, hi = v.interval() if v.lo == v.hi else (v.lo, v.hi)
+    assert lo <= ref <= hi and hi - lo <= 1e-20 * ref
+    d = sp.Rational(str(mpmath.nstr(ref, 15)))
+    e = ta.epsilon(f**1, d, dps=20)
+    assert e.guarantee == "certified"
+    elo, ehi = e.interval() if e.lo == e.hi else (e.lo, e.hi)
+    with mpmath.workdps(40):
+        level = mpmath.mpf(d.p) / d.q
+        assert H(mpmath.mpf(elo)) >= level >= H(mpmath.mpf(ehi))
+
+
+@pytest.mark.parametrize("mu, q, c, h, n", [
+    (Fraction(1, 2), Fraction(1, 100), 4.0, 0.7, 30),
+    pytest.param(Fraction(1), Fraction(1, 10), 3.0, 0.3, 40, marks=pytest.mark.slow)])
+def test_mgf_grid_meets_the_quadrature_and_the_single_nodes(mu, q, c, h, n):
+    """The law's nodes at once (recurrence of the phases by level) overlap its nodes one by one
+    and hold mpmath's quadrature of M(c + i k h) at a few k."""
+    law = ReplaceLaw(mu, q)
+    with working_precision(100):
+        grid = law.mgf_grid(arb(c), arb(h), n)
+        single = [ReplaceLaw(mu, q).mgf(acb(arb(c), arb(h) * k)) for k in range(n + 1)]
+    assert all(a.overlaps(b) for a, b in zip(grid, single, strict=True))
+    assert all(a.real.rad() < 1e-20 for a in grid)  # (not vacuous)
+    with mpmath.workdps(25):
+        for k in (1, n):
+            ref = _mp_mgf(mu, q, mpmath.mpc(c, mpmath.mpf(h) * k))
+            for part, ball in ((ref.real, grid[k].real), (ref.imag, grid[k].imag)):
+                assert ball.lower() - 1e-20 <= part <= ball.upper() + 1e-20
+
+
+def test_mgf_grid_refuses_at_once_beyond_its_evaluations():
+    """A grid whose x-grid sums would exceed MAX_EVALS is refused before any is made."""
+    from tradeoff_algebra.families import poisson_replace_law as prl
+
+    law = ReplaceLaw(Fraction(1), Fraction(1, 10))
+    saved = prl.MAX_EVALS
+    prl.MAX_EVALS = 1000
+    try:
+        with working_precision(64):
+            with pytest.raises(ValueError, match="refused before any"):
+                law.mgf_grid(arb(3), arb(0.3), 40)
+            assert law._tilt(arb(3)).evals == 0
+    finally:
+        prl.MAX_EVALS = saved
+
+
+@pytest.mark.slow
+def test_far_tail_certified_in_seconds():
+    """sigma = 8, q = 1/1000, 10^4 steps, delta(1): certified by the inversion (was the PLD
+    engine's estimate [0, 7.7e-123] after ~19 s) within a 30 s limit, below the Chernoff bound
+    M(c)^k e^{-c} at c = 880 from mpmath's quadrature of M (an upper bound of delta proved
+    independently of the inversion: delta(eps) <= P(L > eps) <= M(c)^k e^{-c eps})."""
+    f = ta.PoissonReplace(R(1, 8), R(1, 1000)) ** 10_000
+    with ta.time_limit(30), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a ToleranceWarning: the bound is a subnormal float)
+        v = ta.delta(f, 1, dps=20)
+    assert v.guarantee == "certified" and v.route == "certified Laplace inversion"
+    with mpmath.workdps(30):
+        m = _mp_mgf_far(Fraction(1, 8), Fraction(1, 1000), 880)
+        chernoff = mpmath.exp(10_000 * mpmath.log(m) - 880)
+    assert 0 <= v.lo <= v.hi <= chernoff  # (chernoff ~ 1.2e-277)
+
+
+def _mp_mgf_far(mu, q, c):
+    m, qq, c0, lam = _mp_pair(mu, q)
+    return mpmath.quad(lambda x: mpmath.npdf(x) * mpmath.exp((1 + c) * lam(x) - c * lam(-x)),
+                       mpmath.linspace(-20, 250, 136))
+
+
+def _dpa_pair(sigma: float, q: float, k: int):
+    """dp_accounting's REPLACE_ONE optimistic and pessimistic (connect-the-dots) PLD pair at
+    grid 1e-5, composed k times: [(eps(1e-5), delta(1))] for each (float64, not proved)."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    from dp_accounting import NeighboringRelation
+
+    out = []
+    for pess in (False, True):
+        p = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pess, sampling_prob=q,
+                                        value_discretization_interval=1e-5,
+                                        use_connect_dots=pess,
+                                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        p = p.self_compose(k)
+        out.append((p.get_epsilon_for_delta(1e-5), p.get_delta_for_epsilon(1.0)))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma", [1, 2])
+@pytest.mark.parametrize("k", [3, 10, 30])
+def test_few_steps_inside_the_dp_accounting_pair(sigma, k):
+    """k = 3, 10, 30 at the default tolerance, certified, inside dp_accounting's REPLACE_ONE
+    optimistic/pessimistic pair at grid 1e-5: eps(1e-5) always, delta(1) at sigma = 1 (at
+    sigma = 2 delta(1) ~ 1e-26 lies below the pair's float64 resolution, ~1e-15; the two-step
+    and three-step values are checked against quadrature in the tests above)."""
+    f = ta.PoissonReplace(R(1, sigma), R(1, 100)) ** k
+    e = ta.epsilon(f, R(1, 10**5), dps=20)
+    d = ta.delta(f, 1, dps=20)
+    assert e.guarantee == d.guarantee == "certified"
+    (eo, do), (ep, dp) = _dpa_pair(float(sigma), 0.01, k)
+    assert float(e.lo) <= ep * (1 + 1e-12) and eo * (1 - 1e-12) <= float(e.hi)
+    if sigma == 1:
+        assert float(d.lo) <= dp * (1 + 1e-12) and do * (1 - 1e-12) <= float(d.hi)
+    assert float(e.hi - e.lo) <= 1e-3 * float(e.hi) and float(d.hi - d.lo) <= 1e-3 * float(d.hi)
+
+
+@pytest.mark.slow
+def test_ten_steps_roc_between_the_dp_accounting_pair():
+    """roc(1e-3) of ten steps (sigma = 1.1, q = 1/100) to 1e-9, certified (was stopped by the
+    60 s limit), between the trade-off functions of dp_accounting's REPLACE_ONE pair at grid
+    1e-5 (Dong, Roth & Su, Prop. 6: 1 - f(a) = inf_eps min(delta(eps) + e^eps a,
+    1 - e^-eps (1 - delta(eps) - a)) for a symmetric f; on a grid of eps the pessimistic
+    profile's infimum is an upper bound of 1 - f, the optimistic one's about a lower one)."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    import numpy as np
+    from dp_accounting import NeighboringRelation
+
+    f = ta.PoissonReplace(R(10, 11), R(1, 100)) ** 10
+    a = R(1, 1000)
+    with ta.pld_options(tol=1e-9), ta.time_limit(60):
+        p = ta.roc(f, a, dps=20)
+    assert p.guarantee == "certified" and p.hi - p.lo <= 1e-9 * p.hi
+    eps = np.linspace(0, 12, 4001)
+    bounds = []
+    for pess in (False, True):
+        d = pld.from_gaussian_mechanism(1.1, pessimistic_estimate=pess, sampling_prob=0.01,
+                                        value_discretization_interval=1e-5,
+                                        use_connect_dots=pess,
+                                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        d = np.asarray(d.self_compose(10).get_delta_for_epsilon(eps))
+        one_minus_f = np.minimum(d + np.exp(eps) * 1e-3, 1 - np.exp(-eps) * (1 - d - 1e-3))
+        bounds.append(float(np.min(one_minus_f)))
+    lo_ref, hi_ref = bounds
+    assert float(p.lo) <= hi_ref * (1 + 1e-12)
+    assert lo_ref * (1 - 1e-4) <= float(p.hi)

@@ -155,6 +155,35 @@ mp_roc.register(PoissonReplace)(lambda f, a, ac: _value(f, a, ac, True))
 
 @mp_delta.register(PoissonReplace)
 def _(f, eps):
+    """delta(eps): the Arb ball of :func:`arb_delta` as a CertifiedPair where it is within the
+    working precision (so that every route asking the node, among them the product route that
+    answers ``PoissonReplace(mu, q)**1`` as the node the rule ``power_one`` closes it to, keeps
+    the certificate), else the closed form in mpmath (an estimate)."""
+    pair = _arb_delta_pair(f, eps)
+    return pair if pair is not None else _mp_delta(f, eps)
+
+
+def _arb_delta_pair(f, eps):
+    """The ball of delta(eps) at the working precision plus 32 bits, raised twice (x2) where
+    its relative width exceeds 2^(8 - prec) (cancellation in the far tail); None where it never
+    does, or for a symbolic node or an eps no ball holds."""
+    if f.free_symbols or not (mp.isfinite(eps) and eps >= 0):
+        return None
+    prec = mp.prec + 32
+    for _ in range(3):
+        with arb_precision(prec):  # (the ends taken inside: Arb rounds them to ctx.prec)
+            d = arb_delta(f, arb_exact(eps))
+            if d is None or not d.is_finite():
+                return None
+            lo = arb_endpoint(d.lower(), round_floor)
+            hi = arb_endpoint(d.upper(), round_ceiling)
+        if hi == 0 or (lo > 0 and hi - lo <= mp.ldexp(hi, 8 - mp.prec)):
+            return CertifiedPair(max(lo, mp.zero), min(hi, mp.one))
+        prec *= 2
+    return None
+
+
+def _mp_delta(f, eps):
     mu, q = _params(f)
     if mu == 0 or q == 0:
         v = max(mp.zero, -mp.expm1(eps))

@@ -52,12 +52,14 @@ import math
 
 from flint import acb, arb, ctx
 
+from ..numeric import budget
 from ..numeric.cf_laws import lower, pm, upper, working_precision
 from ..numeric.cf_sampled_poly import ChebPiece
 
 # (the pieces' transforms and their sup bound are the subsampled Gaussian view's: one
 # implementation of the closed forms of the module docstring's "Transform")
 from .gaussian_sampled_poly import BUILD_GUARD, MODEL_FLOOR, _Piece, _sup, pieces_transform
+from .gaussian_sampled_poly import _Model as _SampledModel
 
 __all__ = ["ReplacePolyLaw", "T_SWITCH", "MAX_PIECE"]
 
@@ -76,6 +78,17 @@ MAX_HEIGHT = 1.0
 ROWS = 8
 #: The bits above its caller's precision a model is rebuilt for when a caller asks for more.
 HEADROOM = 48
+#: The bits above its caller's precision the first model at an abscissa is built for: a search
+#: raises its precision from ~64 bits (locating eps) to ~110-135 (the width asked at the
+#: default tolerance), and each rebuild costs 0.13-0.22 s (sigma = 1.1, q = 1/100), so the first
+#: model serves the whole search (a model at 135 bits costs 1.8 times one at 80, three cost 4).
+FIRST_HEADROOM = 72
+#: The law's own sum answers a |t| where the model's ball is too wide (cancellation in the
+#: transform by parts, :meth:`ReplacePolyLaw.model_mgf`) and the sum's x-grid has at most these
+#: nodes (~3 us each).
+OWN_NODES = 4096
+#: The halvings of a piece whose interpolant misses its target at the largest degree.
+MAX_SPLITS = 6
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
 
@@ -220,13 +233,23 @@ class _Model:
             self.pieces = []
             err = arb(0)
             spare = target * (yb - ya) / 4
-            for a, b in zip(ends[:-1], ends[1:], strict=True):
+            todo = [(a, b, 0) for a, b in zip(ends[:-1], ends[1:], strict=True)]
+            todo.reverse()
+            while todo:
+                a, b, depth = todo.pop()
                 pc = _ReplacePiece(dens, 0, 1, 1, a, b - a, target)
                 pc.a = a
                 drop = _sup(pc) * pc.length
                 if drop < spare:
                     spare -= drop
                     err += drop
+                    continue
+                if not pc.eta < target and depth < MAX_SPLITS:
+                    # (the degree cap came first: halves, whose ellipses reach less far off the
+                    # real line, where the Gaussian factor e^{(Im x)^2/2} of the density grows:
+                    # mu = 1/8, q = 1/1000 at the abscissa c ~ 700 of 10^4 steps)
+                    m = arb(float(((a + b) / 2).mid()))
+                    todo.extend([(m, b, depth + 1), (a, m, depth + 1)])
                     continue
                 piece = _Piece(pc.build(), b)
                 self.pieces.append(piece)
@@ -243,6 +266,13 @@ class _Model:
         with working_precision(prec):
             return pieces_transform(self.pieces, self.joined, t)
 
+    def transform_grid(self, h: arb, n: int) -> list[acb]:
+        """:meth:`transform` at t_k = k h, k = 1 .. n, at once, at the model's precision: the
+        subsampled Gaussian view's multipoint sums (``gaussian_sampled_poly._Model.
+        transform_grid``: the same pieces, read through their attributes only), each ball the
+        sum of the same transforms as :meth:`transform`'s."""
+        return _SampledModel.transform_grid(self, h, n)
+
 
 class ReplacePolyLaw:
     """The view of a :class:`~.poisson_replace_law.ReplaceLaw` whose M(c + it) costs the same at
@@ -254,8 +284,10 @@ class ReplacePolyLaw:
     closed_under_tensor = False
     scan_contour = True
     #: seconds to build the models of a search, per node, per abscissa's model; the nodes
-    #: allowed at tight and loose widths (read by ``numeric.cf_flat``, ``numeric.cf_route``)
-    build_seconds = 0.6
+    #: allowed at tight and loose widths (read by ``numeric.cf_flat``, ``numeric.cf_route``);
+    #: a search builds one model (FIRST_HEADROOM), 0.2-0.25 s at the default tolerance (was 0.6
+    #: for three: sigma = 2, q = 1/100, k = 30, delta(1) now takes the view, 1.3 -> 0.6 s)
+    build_seconds = 0.25
     node_seconds = 3e-4
     model_seconds = 0.1
     work_caps = (30_000.0, 6_000.0)
@@ -263,7 +295,7 @@ class ReplacePolyLaw:
     def __init__(self, law) -> None:
         self.law = law
         self._models: dict[tuple, _Model] = {}
-        self._guard = 32
+        self._guard = 256
 
     def __repr__(self) -> str:
         return f"ReplacePolyLaw({self.law!r})"
@@ -300,7 +332,7 @@ class ReplacePolyLaw:
         if m is None or m.caller < caller or m.prec < prec:
             if m is None and len(self._models) >= _CACHE:
                 self._models.pop(next(iter(self._models)))
-            fine = max(caller + (HEADROOM if m is not None else 0), MODEL_FLOOR)
+            fine = max(caller + (HEADROOM if m is not None else FIRST_HEADROOM), MODEL_FLOOR)
             with working_precision(fine):
                 m = _Model(self.law, c, max(prec, 64 * ((fine + self._guard + 63) // 64)))
             m.caller, m.c = fine, c
@@ -315,6 +347,37 @@ class ReplacePolyLaw:
             raise ValueError("need Re z > 0")
         got = self.model_mgf(z) if abs(z.imag) > T_SWITCH else None
         return got if got is not None else self.law.own_mgf(z)
+
+    def mgf_grid(self, c: arb, h: arb, n: int) -> list[acb]:
+        """M(c + i k h) for k = 0 .. n (the inversion's nodes, ``numeric.cf._Inverter``): the
+        law's own sum for |k h| <= :data:`T_SWITCH`, the model's multipoint sums
+        (:meth:`_Model.transform_grid`) beyond, each accepted as :meth:`model_mgf` accepts its
+        ball (error bound and radius within the law's tolerance at the caller's precision);
+        a node not accepted takes :meth:`mgf` alone. Every entry is a certified ball of M at
+        the exact node."""
+        if not c > 0:
+            raise ValueError("need Re z > 0")
+        saved = ctx.prec
+        out: list[acb | None] = [None] * (n + 1)
+        first = next((k for k in range(n + 1) if h * k > T_SWITCH), n + 1)
+        if first <= n:
+            prec = 64 * ((saved + self._guard + 63) // 64)
+            model = self._model(c, prec, saved)
+            if model.err <= model.m_upper * arb(2) ** (28 - saved):
+                with working_precision(model.prec):
+                    vals = model.transform_grid(h, n)
+                lim = model.m_upper * arb(2) ** (24 - saved)
+                with working_precision(saved):
+                    r = pm(model.err)
+                    for k in range(first, n + 1):
+                        v = vals[k - 1]
+                        if v.real.rad() <= lim and v.imag.rad() <= lim:
+                            out[k] = acb(v.real + r, v.imag + r)
+        for k in range(n + 1):
+            if out[k] is None:
+                budget.check()
+                out[k] = self.mgf(acb(c, h * k))
+        return out
 
     def model_mgf(self, z: acb) -> acb | None:
         """The model's ball of M(z) (Re z > 0), or None where its error bound is not within
@@ -332,6 +395,11 @@ class ReplacePolyLaw:
             if (val.real.rad() <= scale * arb(2) ** (24 - saved)
                     and val.imag.rad() <= scale * arb(2) ** (24 - saved)) or self._guard >= 4096:
                 break
+            # (the transform by parts cancels most where |t| is a few times T_SWITCH, up to
+            # ~230 bits at t = 25 for mu = 1, where the law's own sum is a few hundred nodes:
+            # that sum answers rather than a model rebuilt with more guard bits, ~0.2 s each)
+            if self.law._tilt(c).level_size(upper(abs(t))) <= OWN_NODES:
+                return None
             self._guard *= 2
         with working_precision(saved):
             r = pm(model.err)
