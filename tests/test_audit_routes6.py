@@ -87,3 +87,23 @@ def test_replace_two_step_delta_stops_at_the_limit():
     cpu, out = _cpu_of(lambda: _quiet(call))
     assert isinstance(out, (ta.TimeLimitExceeded, ta.Value)), out
     assert cpu < 0.35, cpu
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "families/laplace_sampled.SampledLaplaceLaw._tilted_variance (from plan_decay -> "
+    "_build_envelope, the first plan of numeric/cf): three acb.integral calls over (-mu, mu) "
+    "with ~140000 integrand evaluations at mu = 5, no deadline check: the first eps(1e-10) of "
+    "two subsampled Laplace steps (b = 2/11, q = 1/2) under a 0.05 s limit spends 0.7 s of "
+    "CPU (14x) before it stops"))
+def test_sampled_laplace_envelope_stops_at_the_limit():
+    lap = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 10)) ** 2
+    _quiet(lambda: ta.epsilon(lap, R(1, 10**6), dps=8))  # (modules loaded)
+    f = ta.laplace_mechanism(1, R(2, 11), sampling="poisson", p=R(1, 2)) ** 2  # (a fresh law)
+
+    def call():
+        with ta.time_limit(0.05), ta.pld_options(tol=1e-8):
+            return ta.epsilon(f, R(1, 10**10), dps=11)
+
+    cpu, out = _cpu_of(lambda: _quiet(call))
+    assert isinstance(out, (ta.TimeLimitExceeded, ta.Value)), out
+    assert cpu < 0.35, cpu
