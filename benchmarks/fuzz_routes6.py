@@ -542,8 +542,8 @@ GENERATORS = {"shuffle": gen_shuffle, "shuffle-big": gen_shuffle_big, "lapsamp":
 def check(case, flags, stats):
     if case.kind == "rdp":
         return check_rdp(case, flags, stats)
-    if case.kind == "prob" and case.route == "deadline":
-        case.kind = "power"  # (no reference: the same checks)
+    if case.kind == "prob" and case.route == "deadline":  # (no reference: the same checks)
+        case.kind = "eps" if case.code.startswith("ta.epsilon") else "power"
     return F5.check(case, flags, stats)
 
 
