@@ -115,11 +115,17 @@ def test_sampled_laplace_envelope_stops_at_the_limit():
     "lines at the points every level brings; at tol 1e-9 the point placed for 1.3e-7 gives "
     "1.11022266e-16, at tol 1e-12 the finer grid leaves 1.1102230246e-16 (2^-53 and above): "
     "the tighter tolerance's band is wider, not nested"))
-def test_dpsgd_curve_nests_with_levels_near_0_and_1():
-    f = ta.noisy_sgd(R(11, 10), R(1, 2), 30)
-    xs = [1.339138838338962e-07, 0.9999999878720862]
+@pytest.mark.parametrize("f, xs, tols", [
+    (ta.noisy_sgd(R(11, 10), R(1, 2), 30), [1.339138838338962e-07, 0.9999999878720862],
+     (1e-9, 1e-12)),
+    # Poisson-subsampled Laplace (the split tails): at 1 - 2e-8 the 1e-12 band's upper end
+    # 1.1102230e-16 is above the 1e-6 band's 1.1102182e-16
+    (ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 10)) ** 1000,
+     [6.274794066250823e-10, 0.999999980117636], (1e-6, 1e-12)),
+])
+def test_inversion_curve_nests_with_levels_near_0_and_1(f, xs, tols):
     bands = []
-    for tol in (1e-9, 1e-12):
+    for tol in tols:
         with ta.pld_options(tol=tol):
             bands.append(_quiet(lambda: ta.curve(f, xs, bounds=True)))
     (l1, h1), (l2, h2) = bands

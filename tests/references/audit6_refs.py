@@ -302,7 +302,8 @@ def thm9(eps_j, p, a: int, eps_inf=None, dps: int = 60):
     def m2(j):
         if eps_inf is None:
             return c.mpf(2)
-        return min(c.mpf(2), c.expm1(c.mpf(eps_inf)) ** j)
+        e = Fraction(eps_inf)
+        return min(c.mpf(2), c.expm1(c.mpf(e.numerator) / e.denominator) ** j)
 
     e2 = eps_j(c, 2)
     A = 1 + p ** 2 * c.binomial(a, 2) * min(4 * c.expm1(e2), c.exp(e2) * m2(2))
