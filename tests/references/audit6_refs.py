@@ -324,3 +324,49 @@ def laplace_renyi(mu):
         return c.log(c.mpf(j) / (2 * j - 1) * c.exp((j - 1) * m)
                      + c.mpf(j - 1) / (2 * j - 1) * c.exp(-j * m)) / (j - 1)
     return eps
+
+
+# ---------------------------------------------------------------------------------------------
+# PoissonReplace, two steps, over a domain that follows the level
+# ---------------------------------------------------------------------------------------------
+
+
+def replace_two_steps_wide(mu: Fraction, q: Fraction, eps: Fraction, dps: int = 30,
+                           pieces: int = 64):
+    """delta_2(eps) of PoissonReplace(mu, q)^2 = int p(x) H(eps - L(x)) dx (P = (1 - q) N(0, 1)
+    + q N(mu, 1), Q = (1 - q) N(0, 1) + q N(-mu, 1), L = log(p/q_Q), H(e) = P(L > e) -
+    e^e Q(L > e) the one-step profile at any real level), by mpmath quadrature over [-12, X]
+    with X = 12 + (the x where one step's loss reaches eps) + mu, so that the first step's
+    region that carries a tiny delta (both steps' losses near eps/2 and beyond) is inside
+    (``audit5_refs.replace_two_steps`` stops at 12 + mu). The threshold s(e) of {L > e} =
+    {x > s}: with u = e^{mu x}, c = e^{-mu^2/2}, L = e solves
+    q c u^2 + (1 - q)(1 - e^e) u - e^e q c = 0 (its positive root, cancellation-free)."""
+    with mpmath.workdps(dps):
+        m = mpmath.mpf(mu.numerator) / mu.denominator
+        qq = mpmath.mpf(q.numerator) / q.denominator
+        E0 = mpmath.mpf(eps.numerator) / eps.denominator
+        c = mpmath.exp(-m * m / 2)
+
+        def loss(x):
+            return (mpmath.log(1 - qq + qq * c * mpmath.exp(m * x))
+                    - mpmath.log(1 - qq + qq * c * mpmath.exp(-m * x)))
+
+        def s_of(e):
+            E = mpmath.exp(e)
+            b = (1 - qq) * mpmath.expm1(e)
+            r = mpmath.sqrt(b * b + 4 * E * (qq * c) ** 2)
+            u = (b + r) / (2 * qq * c) if b >= 0 else 2 * E * qq * c / (r - b)
+            return mpmath.log(u) / m
+
+        def H(e):
+            s = s_of(e)
+            tp = (1 - qq) * mpmath.ncdf(-s) + qq * mpmath.ncdf(m - s)
+            tq = (1 - qq) * mpmath.ncdf(-s) + qq * mpmath.ncdf(-m - s)
+            return tp - mpmath.exp(e) * tq
+
+        def p(x):
+            return (1 - qq) * mpmath.npdf(x) + qq * mpmath.npdf(x - m)
+
+        top = 12 + max(s_of(E0), mpmath.mpf(0)) + m
+        cuts = [-12 + (top + 12) * mpmath.mpf(i) / pieces for i in range(pieces + 1)]
+        return mpmath.quad(lambda x: p(x) * H(E0 - loss(x)), cuts)
