@@ -188,9 +188,9 @@ def gen_lapsamp(rng):
     expr = f"ta.laplace_mechanism(1, {rat(b)}, sampling='poisson', p={rat(q)})**{T}"
     grid = 1e-5 if T >= 1000 else 1e-4
     # dp_accounting's support spans about T times the one-step loss range over the grid: past
-    # ~2e7 points (or T = 10^5 at grid 1e-5, ~20 s) no reference
+    # ~3e6 points (or T = 10^5 at grid 1e-5, ~20 s) no reference
     span = T * math.log1p(float(q) * math.expm1(float(1 / b))) / grid
-    no_ref = span > 2e7 or T >= 10 ** 5
+    no_ref = span > 3e6 or T >= 10 ** 5
 
     def plds():
         return R6.sampled_laplace_plds(float(b), float(q), T, grid)
