@@ -230,7 +230,8 @@ def gen_lapsamp(rng):
         def ref_c():
             if no_ref:
                 return None
-            br = R6.pld_power(plds(), als, eps_max=float(mu) * min(T, 40) + 2, points=4001)
+            br = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), als,
+                               float(mu) * min(T, 40) + 2, 2001)
             return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8) for lo, hi in br]
         return Case("lapsamp", code, ref_c, "curve", tol, lim)
     al = F5._alpha(rng)
@@ -239,7 +240,8 @@ def gen_lapsamp(rng):
     def ref_r():
         if no_ref:
             return None
-        (lo, hi), = R6.pld_power(plds(), [float(al)], eps_max=float(mu) * min(T, 40) + 2)
+        (lo, hi), = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), [float(al)],
+                                  float(mu) * min(T, 40) + 2, 2001)
         return _widen(lo, hi, 1e-5, 1e-8)
     return Case("lapsamp", code, ref_r, "power", tol, lim)
 
@@ -250,7 +252,9 @@ def gen_lapsamp(rng):
 
 def _power_levels(delta_pair, alphas, eps_max, points):
     """fuzz_routes5._power_from_pair at several levels from one evaluation of the pair on the
-    grid of eps."""
+    grid of eps in [-eps_max, eps_max] (negative eps: the levels above the fixed point, whose
+    minimiser dpsgd_power.pld_power_bracket, on eps >= 0, refuses; a minimiser at an end
+    leaves the lower end 0)."""
     import numpy as np
 
     eps = np.linspace(-eps_max, eps_max, points)
@@ -355,14 +359,15 @@ def gen_sgd(rng):
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
         def ref_c():
-            br = R6.pld_power(plds(), als, eps_max=emax + 5, points=4001)
+            br = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), als, emax + 5, 2001)
             return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8) for lo, hi in br]
         return Case("sgd", code, ref_c, "curve", tol, lim)
     al = F5._alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
 
     def ref_r():
-        (lo, hi), = R6.pld_power(plds(), [float(al)], eps_max=emax + 5)
+        (lo, hi), = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), [float(al)],
+                                  emax + 5, 2001)
         return _widen(lo, hi, 1e-5, 1e-8)
     return Case("sgd", code, ref_r, "power", tol, lim)
 
