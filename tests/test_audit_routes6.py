@@ -140,21 +140,30 @@ def test_inversion_curve_nests_with_levels_near_0_and_1(f, xs, tols):
             (xs[i], (l1[i], h1[i]), (l2[i], h2[i]))
 
 
-@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "routes/inversion_curve.tail_band -> routes/tail_points.certified_band: one level, no "
-    "other levels' points. At tol 1e-6 the band of DP-SGD (sigma 11/10, q 1/1000, T 10) at "
-    "alpha = 1.018e-6 is [0.9999988915906707, 0.999998891590671] (one certified point); at "
-    "tol 1e-9 two points of the finer dyadic grid, from their own (different) plan, give "
-    "[0.9999988915906706, 0.9999988915911643]: within 1e-9 but 1600x wider and not inside "
-    "the 1e-6 band (the module's nesting argument covers the grid, not the points' widths); "
-    "at 1e-12 narrow again"))
-def test_dpsgd_single_level_curve_nests_across_tolerances():
-    f = ta.noisy_sgd(R(11, 10), R(1, 1000), 10)
+    "routes/inversion_curve.tail_band -> routes/tail_points.certified_band -> "
+    "numeric/profile_band.point_band: ONE level, no other levels' points, and the tighter "
+    "tolerance's band is not inside the looser one's: the upper end is the support line at "
+    "the certified points around the contact eps, and those points (a finer dyadic grid, each "
+    "from the tolerance's own plan) bound it less tightly; the module's nesting argument covers "
+    "the grid, not the points' widths. DP-SGD (11/10, 1/1000, 10) at alpha = 1.018e-6: "
+    "[0.9999988915906707, 0.999998891590671] at 1e-6, [0.9999988915906706, "
+    "0.9999988915911643] at 1e-9 (1600x wider); subsampled Laplace (b = 1/2, q = 1/10, "
+    "T = 1000, the split tails) at 0.580049: upper 6.674635244e-10 at 1e-9, 6.674635289e-10 "
+    "at 1e-12; DP-SGD (1/2, 1/2, 2, the two-step tails) at 1 - 1.68e-6: upper "
+    "3.44169026e-13 at 1e-9, 3.44169134e-13 at 1e-12"))
+@pytest.mark.parametrize("f, x, tols", [
+    pytest.param(ta.noisy_sgd(R(11, 10), R(1, 1000), 10), 1.018153413131533e-06, (1e-6, 1e-9),
+                 marks=pytest.mark.slow),
+    (ta.laplace_mechanism(1, R(1, 2), sampling="poisson", p=R(1, 10)) ** 1000, 0.580049,
+     (1e-9, 1e-12)),
+    (ta.noisy_sgd(R(1, 2), R(1, 2), 2), 0.999998321922751, (1e-9, 1e-12)),
+])
+def test_single_level_curve_nests_across_tolerances(f, x, tols):
     bands = []
-    for tol in (1e-6, 1e-9):
+    for tol in tols:
         with ta.pld_options(tol=tol):
-            bands.append(_quiet(lambda: ta.curve(f, [1.018153413131533e-06], bounds=True)))
+            bands.append(_quiet(lambda: ta.curve(f, [x], bounds=True)))
     (l1, h1), (l2, h2) = bands
     assert l2[0] >= l1[0] * (1 - 2e-16) and h2[0] <= h1[0] * (1 + 2e-16), \
         ((l1[0], h1[0]), (l2[0], h2[0]))
