@@ -242,7 +242,8 @@ def _largest_loss_exact(f: TradeOff) -> sp.Expr | None:
     """sum_i n_i sup L_i exactly for a product f = (x)_i f_i^{n_i}, from each factor's Arb law
     (``privacy_loss(f_i).law()``): its optional ``loss_sup_exact()`` (L_mu: mu), else its
     ``loss_sup()`` ball where that ball is exact; None where a factor has no law, an unbounded
-    loss, mass at +oo, or no exact supremum."""
+    loss, mass at +oo, or no exact supremum. (Any exact upper bound of the loss would do: the
+    product's loss is the sum of the factors', so delta vanishes from that sum on.)"""
     from ..numeric.privacy_loss import privacy_loss
     from ..routes.plan import pld_leaves
 
