@@ -107,15 +107,23 @@ def test_epsdelta_balls(eps, d):
                 _check(f, A, dps, power, ref)
 
 
-def test_cancelling_ball_falls_back():
+def test_cancelling_ball_retried_at_four_times_the_precision():
     # 1 - delta - alpha cancels to 1e-45 at alpha = 9/10 - 10^-45: the ball is too wide at
-    # 15 digits plus guard bits, the mpmath route answers (with every digit it claims)
+    # 15 digits plus guard bits (about 150 bits lost), once more at four times the precision
+    # it carries every digit; at 10^-100 that is not enough either, and the mpmath route
+    # answers (with every digit it claims)
     f = ta.EpsDelta(1, R(1, 10))
     A = R(9, 10) - R(1, 10**45)
-    assert _arb_point(f, A, 15, False) is None
-    v = ta.evaluate(f, A, dps=15)
+    p = _arb_point(f, A, 15, False)
+    assert p is not None and p.guarantee == "certified"
     with mpmath.workdps(80):
         ref = mpmath.mpf(10) ** -45 / mpmath.e
+        assert abs(mpmath.mpf(p.mid) - ref) <= 1e-15 * ref
+    A = R(9, 10) - R(1, 10**100)
+    assert _arb_point(f, A, 15, False) is None
+    v = ta.evaluate(f, A, dps=15)
+    with mpmath.workdps(200):
+        ref = mpmath.mpf(10) ** -100 / mpmath.e
         assert abs(mpmath.mpf(v.mid) - ref) <= 1e-15 * ref
 
 

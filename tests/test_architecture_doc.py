@@ -45,7 +45,7 @@ def test_worked_example_runs():
 def test_adding_a_route_runs():
     lines = run_section("Adding a route").strip().splitlines()
     assert lines[0].startswith("['pure DP") and "privacy-loss distribution" in lines[0]
-    assert lines[1].startswith("Value(0.0, dps=30")
+    assert lines[1] == "(mpf('0.0'), mpf('0.0'))"  # the route's proved pair
     assert lines[2] == "True"
 
 

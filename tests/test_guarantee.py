@@ -70,7 +70,8 @@ def test_closed_forms_are_certified_and_hold_the_truth():
 
 def test_mpmath_points_are_estimates():
     """Two mpmath precisions agreeing is a heuristic: the point is an estimate."""
-    v = ta.evaluate(ta.NormalPair(0, 1, 1, 2), sp.Rational(1, 20), dps=20)
+    v = ta.evaluate(ta.GaussianMixturePair([sp.Rational(1, 2), sp.Rational(1, 2)], [0, 0],
+                                           [0, 2]), sp.Rational(1, 20), dps=20)
     assert v.guarantee == "estimate"
     assert "estimate" in repr(v)
 
@@ -120,7 +121,8 @@ def test_estimate_never_decides():
     v = ta.verify(est, "<=", 1)  # true (about 0.055), but an estimate proves nothing
     assert v.status is None
     assert "estimate" in v.evidence
-    pt = ta.evaluate(ta.NormalPair(0, 1, 1, 2), sp.Rational(1, 20), dps=20)
+    pt = ta.evaluate(ta.GaussianMixturePair([sp.Rational(1, 2), sp.Rational(1, 2)], [0, 0],
+                                            [0, 2]), sp.Rational(1, 20), dps=20)
     assert not pt.is_certain
     assert ta.verify(pt, ">=", 2).status is None  # false, but not certified either
 

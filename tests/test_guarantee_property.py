@@ -1050,7 +1050,8 @@ def test_infinite_sides_are_infinite(inf, sign):
 def _estimates():
     out = [ta.kl(C(R(1, 3), Laplace(1)), dps=20, estimate=True),
            ta.kl(ta.Mix(Laplace(2), R(1, 2)), dps=15, estimate=True),
-           ta.evaluate(ta.NormalPair(0, 1, 1, 2), R(1, 20), dps=20)]
+           ta.evaluate(ta.GaussianMixturePair([R(1, 2), R(1, 2)], [0, 0], [0, 2]), R(1, 20),
+                       dps=20)]
     try:
         out.append(ta.renyi(C(R(1, 2), Laplace(1)), 2, 15, estimate=True))
     except ta.TradeOffError:

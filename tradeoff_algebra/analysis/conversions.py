@@ -92,6 +92,9 @@ def delta(f: TradeOff, eps: Any, dps: int = 30) -> Value:
     v = _closed_delta(f, eps, dps)
     if v is not None:
         return v
+    v = _zero_above_top(f, eps, dps)
+    if v is not None:
+        return v
 
     def compute():
         e = _eps_arg(eps, "delta")
@@ -201,6 +204,71 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
         return None
     return Value.point(min(max(v.mid, mp.zero), mp.one), dps,
                        guarantee="certified").routed("Arb ball of the closed-form profile")
+
+
+def _zero_above_top(f: TradeOff, eps: Any, dps: int) -> Value | None:
+    """delta_f(eps) = 0 where eps is proved at or above the largest privacy loss of the product
+    f (:func:`_largest_loss_exact`): exact 0 when the comparison is exact (rationals), a
+    certified 0 when Arb decided it; None otherwise (or for a node that is not a product).
+
+    delta(eps) = E_Q[(1 - e^{eps - L})_+] (Dong, Roth & Su, Prop. 6 with the likelihood ratio
+    e^L of Q to P) vanishes once L <= eps almost surely; at eps = sup L exactly the top atom
+    contributes 1 - e^0 = 0. The routes prove delta at mpfs, so at an eps no mpf holds (the
+    sum 1/2 + 1/3 + 1/5 + 1/7 of Laplace scales) the mpf just below gave [0, 1e-17]."""
+    if not _is_product(f):
+        return None
+    with mp.workdps(dps + GUARD_DPS):
+        e = _eps_arg(eps, "delta")
+    if not mp.isfinite(e):
+        return None
+    top = _largest_loss_exact(f)
+    if top is None:
+        return None
+    gap = _exact_eps(eps, e) - top
+    if gap.is_Rational:
+        return Value.from_exact(sp.S.Zero, dps).routed("above the largest privacy loss, exactly") \
+            if gap >= 0 else None
+    try:
+        ball = arb_enclose(gap, prec=mp.prec + 64)
+    except Unenclosable:
+        return None
+    if not ball >= 0:  # (True only when proved)
+        return None
+    return Value.point(mp.zero, dps, guarantee="certified").routed(
+        "above the largest privacy loss")
+
+
+def _largest_loss_exact(f: TradeOff) -> sp.Expr | None:
+    """sum_i n_i sup L_i exactly for a product f = (x)_i f_i^{n_i}, from each factor's Arb law
+    (``privacy_loss(f_i).law()``): its optional ``loss_sup_exact()`` (L_mu: mu), else its
+    ``loss_sup()`` ball where that ball is exact; None where a factor has no law, an unbounded
+    loss, mass at +oo, or no exact supremum. (Any exact upper bound of the loss would do: the
+    product's loss is the sum of the factors', so delta vanishes from that sum on.)"""
+    from ..numeric.privacy_loss import privacy_loss
+    from ..routes.plan import pld_leaves
+
+    leaves = pld_leaves(f)
+    if not leaves:
+        return None
+    total = sp.S.Zero
+    for g, n in leaves:
+        pl = privacy_loss(g)
+        law = None if pl is None else pl.law()
+        if law is None:
+            return None
+        at_inf = getattr(law, "mass_at_infinity", None)
+        if at_inf is not None and not at_inf() == 0:
+            return None
+        exact = getattr(law, "loss_sup_exact", None)
+        s = None if exact is None else exact()
+        if s is None:
+            ball = law.loss_sup()
+            if ball is None or not ball.is_exact() or not ball.is_finite():
+                return None
+            s = exact_fraction(ball.mid())
+        total += int(n) * sp.Rational(s.numerator, s.denominator) \
+            if not isinstance(s, sp.Basic) else int(n) * s
+    return total
 
 
 def _arb_delta_point(f: TradeOff, E: sp.Expr, dps: int) -> Value | None:
@@ -405,9 +473,34 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     try:
         with trace.recording() as names:
             v = _epsilon(f, D, dps)
-        return v if v.route else v.routed(trace.described(names, "the node's mpmath evaluation"))
+        v = v if v.route else v.routed(trace.described(names, "the node's mpmath evaluation"))
+        return _zero_proved(f, D, dps, v)
     except budget.TimeLimitExceeded as exc:
         raise budget.own_best(exc, "epsilon", f) from None
+
+
+def _zero_proved(f: TradeOff, D: sp.Expr, dps: int, v: Value) -> Value:
+    """``v`` (eps_f(D) from any route) certified as the point 0 when it is an estimate whose
+    upper end is 0 and a certified upper bound of delta_f(0) is at most D.
+
+    delta_f is non-increasing (Dong, Roth & Su, Prop. 6) and eps_f(D) = inf{eps >= 0 :
+    delta_f(eps) <= D}, so delta_f(0) <= D gives eps_f(D) = 0 exactly: one certified delta at 0
+    (:func:`delta`, the routes' Arb or exact answer) and one exact comparison decide it, where
+    the route that answered eps (a PLD grid: eps of a Laplace product at 1/2) proved nothing.
+    Asked only of such an estimate (every epsilon passes here), so it costs nothing elsewhere;
+    a delta that cannot be certified (or its time limit) leaves ``v`` as it is."""
+    if v.is_certain or not v.hi == 0 or not isinstance(D, sp.Rational):
+        return v
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d0 = delta(f, 0, dps)
+    except (NoClosedForm, ArithmeticError, ValueError):
+        return v
+    if not d0.is_certain or not mpf_rational(d0.interval()[1]) <= D:
+        return v
+    return Value.point(mp.zero, dps, guarantee="certified").routed(
+        f"delta(0) <= delta proved ({d0.route}; Prop. 6)")
 
 
 #: Upper bounds of eps_f(delta) by other routes, ``bound(f, delta) -> mpf | None`` (a valid

@@ -91,10 +91,12 @@ class EpsDelta(TradeOff):
 
 @exact_value.register(EpsDelta)
 def _(f, A, Ac):
-    e = sp.exp(f.eps)
-    if not (isinstance(e, sp.Rational) and isinstance(f.delta, sp.Rational)):
-        return None
     d = f.delta
+    if isinstance(d, sp.Rational) and (A == 0 or Ac == 0):  # the ends at any eps (Eq. (4),
+        return 1 - d if A == 0 else sp.S.Zero  # e^eps >= 1): f(0) = 1 - delta, f(1) = 0
+    e = sp.exp(f.eps)
+    if not (isinstance(e, sp.Rational) and isinstance(d, sp.Rational)):
+        return None
     return max(sp.S.Zero, 1 - d - e * A, (Ac - d) / e)
 
 

@@ -58,6 +58,7 @@ from ..numeric.privacy_loss import (
 )
 from ..numeric.protocol import (
     arb_value,
+    exact_value,
     mp_conjugate,
     mp_delta,
     mp_epsilon,
@@ -132,9 +133,22 @@ def _(f, a, ac, power):
     taken from the smaller of alpha and 1 - alpha (erfcinv(2 - x) = -erfcinv(x))."""
     from flint import arb
 
+    if a == 0 or ac == 0:  # (exact balls) the ends, where erfcinv is infinite: G_mu(0) = 1,
+        end = arb(1) if a == 0 else arb(0)  # G_mu(1) = 0 (mu finite; see exact_value)
+        return 1 - end if power else end
     t = (2 * a).erfcinv() if a.mid() <= ac.mid() else -(2 * ac).erfcinv()
     m = arb_ball(f.mu) / arb(2).sqrt()
     return ((t - m) if power else (m - t)).erfc() / 2
+
+
+@exact_value.register(Gaussian)
+def _(f, A, Ac):
+    """The ends, exactly: G_mu(0) = Phi(+oo) = 1 and G_mu(1) = Phi(-oo) = 0 for every finite
+    mu (Eq. (5), Phi^{-1}(1) = +oo, Phi^{-1}(0) = -oo); G_0 = Id is 1 - alpha; else None
+    (Phi of a finite argument is irrational)."""
+    if A == 0 or Ac == 0:
+        return sp.S.One if A == 0 else sp.S.Zero
+    return Ac if f.mu == 0 else None
 
 
 @np_value.register(Gaussian)

@@ -129,6 +129,8 @@ def _branch(e_minus, a):
 
 @exact_value.register(Laplace)
 def _(f, A, Ac):
+    if A == 0 or Ac == 0:  # the ends at any mu: L_mu(0) = 1 - e^mu 0 = 1, L_mu(1) = 0/e^mu = 0
+        return sp.S.One if A == 0 else sp.S.Zero
     e = sp.exp(f.mu)
     if not isinstance(e, sp.Rational):
         return None
@@ -360,6 +362,11 @@ class LaplaceLaw:
 
     def loss_sup(self) -> arb | None:
         return to_arb(self._mu)
+
+    def loss_sup_exact(self) -> Fraction:
+        """The largest loss exactly: mu, the atom Q(L = mu) = 1/2 (delta = 0 from eps = mu on,
+        ``analysis.conversions``: a product's delta at the sum of its factors' mu is 0)."""
+        return self._mu
 
     #: No closed form for L_mu (x) L_nu (the inversion is the route of such products).
     closed_under_tensor = False

@@ -117,8 +117,10 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
     Arb's balls are rigorous (Johansson, "Arb: efficient arbitrary-precision midpoint-radius
     interval arithmetic", IEEE Trans. Comput. 66 (2017)): when the ball's relative radius is
     below 2^-(prec(dps) + 8) its midpoint carries every one of the ``dps`` digits, the
-    guarantee the mpmath route reaches by computing twice (:func:`certified`). A wider ball
-    or no registered form gives None (the mpmath route)."""
+    guarantee the mpmath route reaches by computing twice (:func:`certified`). A finite ball
+    too wide is asked once more at four times the precision (a value near 0 formed from
+    powers near 1 loses about log2 of their ratio); still too wide, or no registered form,
+    gives None (the mpmath route)."""
     fn = arb_value.dispatch(type(f))
     if fn is _NO_ARB:
         return None
@@ -128,16 +130,21 @@ def _arb_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | No
     from .context import arb_precision
 
     need = dps_to_prec(dps) + 8
-    prec = need + ARB_GUARD_BITS
+    base = need + ARB_GUARD_BITS
     p, q = int(A.p), int(A.q)
-    with arb_precision(prec):
-        try:
-            ball = fn(f, arb(fmpq(p, q)), arb(fmpq(q - p, q)), power)
-        except ValueError:  # a parameter Arb cannot enclose: the other routes answer
-            return None
-        if ball is None or not ball.is_finite() or ball.rel_accuracy_bits() < need:
-            return None
-        mid = ball.mid()
+    for prec in (base, 4 * base):  # (once more where a finite ball lost bits: a value near 0
+        with arb_precision(prec):  # from powers near 1, Group(RR(1, 2)^3, 2) at 1 - 1e-6)
+            try:
+                ball = fn(f, arb(fmpq(p, q)), arb(fmpq(q - p, q)), power)
+            except ValueError:  # a parameter Arb cannot enclose: the other routes answer
+                return None
+            if ball is None or not ball.is_finite():
+                return None
+            if ball.rel_accuracy_bits() >= need:
+                mid = ball.mid()
+                break
+    else:
+        return None
     with mp.workprec(prec):
         x = arb_endpoint(mid, round_nearest)
     # the truth lies in [0, 1]: a ball across an end (1 +- 1e-31) has its midpoint moved to

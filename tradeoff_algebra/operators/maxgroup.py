@@ -39,6 +39,7 @@ from ..numeric.knots_profile import (
 from ..numeric.protocol import mp_epsilon
 from ._base import all_symmetric, operand, sorted_operands
 from .max_delta import max_delta
+from .operand_ball import operand_ball
 from .power_profile import power_delta, unbounded_epsilon
 
 __all__ = ["Max", "Group"]
@@ -299,7 +300,7 @@ def _register_max_numerics() -> None:
         or None where an operand has no ball form."""
         from flint import arb
 
-        balls = [arb_value(g, a, ac, power) for g in _max_args(f)]
+        balls = [operand_ball(g, a, ac, power) for g in _max_args(f)]
         if any(b is None for b in balls):
             return None
         out = balls[0]
@@ -491,7 +492,7 @@ def _arb_group(f: Group, a, ac, power: bool):
         return None
     x, xc = a, ac
     for _ in range(int(f.k)):
-        y, yc = arb_value(f.arg, x, xc, True), arb_value(f.arg, x, xc, False)
+        y, yc = operand_ball(f.arg, x, xc, True), operand_ball(f.arg, x, xc, False)
         if y is None or yc is None or not (y.is_finite() and yc.is_finite()):
             return None
         x, xc = y, yc

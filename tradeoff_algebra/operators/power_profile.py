@@ -202,61 +202,85 @@ def _insert(xs: list, vals: list, bounds: list, k: int, t: arb, v: arb, bound) -
         bound(xs, vals, i) for i in range(lo_i, min(k + 3, len(xs) - 1))]
 
 
-def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
-    """(a ball holding sup_{s in [0, 1]} psi(s), the level whose ball has the largest lower
-    end) for a concave psi given as balls at exact levels (module docstring), or None where
-    psi gives None.
+def _search(fn: Callable[[arb], arb | None], bound: Callable, enough: Callable,
+            probe: Callable | None = None) -> tuple | None:
+    """The refinement both searches share (:func:`sup_concave` for delta, :func:`sup_ratio`
+    for eps): ``(xs, vals, bounds)`` at the end, or None where ``fn`` gave None.
 
-    The levels of the log bracket first; then, while the largest upper bound over the
-    intervals between evaluated levels (:func:`_interval_bound`) exceeds the largest lower end
-    seen, psi is evaluated inside that interval, where its bound is attained (kept within the
-    middle half, so the interval at least shrinks by a quarter). Stops at the working
-    precision, or at the relative width ``tol`` after :data:`MIN_EVALUATIONS` levels, when
-    the interval is as narrow as the precision, or after :data:`MAX_STEPS` levels."""
-    at, pts, failed = _levels(psi)
-
-    _log_bracket(at)
+    ``fn`` is evaluated at the levels of the log bracket (``_log_bracket`` on ``probe(at)``,
+    ``at`` itself by default) and at 0 and 1; then, until ``enough(xs, vals, bounds)``, at the
+    level where the largest of the intervals' bounds (``bound(xs, vals, i)``: an upper bound of
+    the searched quantity on [x_i, x_{i+1}] and where it is attained) is attained, kept within
+    the interval's middle half (so the interval shrinks by at least a quarter) except on a
+    first interval without a finite bound (its level x_1/16 walks towards 0). It stops early
+    when that interval is as narrow as the precision (the first one [0, x_1] never is), when
+    the level is not strictly inside it, or after :data:`MAX_STEPS` levels."""
+    at, pts, failed = _levels(fn)
+    _log_bracket(at if probe is None else probe(at))
     at(arb(0))
     at(arb(1))
     if failed[0]:
         return None
     order = sorted(pts.values(), key=lambda q: float(q[0].mid()))
     xs = [q[0] for q in order]
-    ps = [q[1] for q in order]
-    bounds = [_interval_bound(xs, ps, i) for i in range(len(xs) - 1)]
+    vals = [q[1] for q in order]
+    bounds = [bound(xs, vals, i) for i in range(len(xs) - 1)]
     rel = arb(2) ** (16 - ctx.prec)
     for _ in range(MAX_STEPS):
-        best = ps[0].lower()
-        for p in ps:
-            best = arb.max(arb(best), arb(p.lower()))
-        best = arb(best)
-        k = max(range(len(bounds)), key=lambda i: bounds[i][0].mid())
-        hi = arb(bounds[k][0])
-        for b, _ in bounds:
-            hi = arb.max(hi, b)
-        gap = hi - best
-        if gap <= rel * abs(best) or (len(xs) >= MIN_EVALUATIONS and gap <= tol * abs(hi)):
+        if enough(xs, vals, bounds):
             break
+        k = max(range(len(bounds)),
+                key=lambda i: math.inf if not bounds[i][0].is_finite() else bounds[i][0].mid())
         x0, x1 = xs[k], xs[k + 1]
         w = x1 - x0
-        if not w > abs(x1) * rel:
+        if not w > abs(x1) * rel and k > 0:
             break
         budget.check()
         t = bounds[k][1]
-        t = arb.min(arb.max(t, x0 + w / 4), x1 - w / 4)
+        if k > 0 or bounds[k][0].is_finite():
+            t = arb.min(arb.max(t, x0 + w / 4), x1 - w / 4)
         t = arb(t.mid())
         if not (x0 < t and t < x1):
             break
-        p = at(t)
+        v = at(t)
         if failed[0]:
             return None
-        _insert(xs, ps, bounds, k, t, p, _interval_bound)
-    j = max(range(len(ps)), key=lambda i: ps[i].lower())
-    best = arb(ps[j].lower())
+        _insert(xs, vals, bounds, k, t, v, bound)
+    return xs, vals, bounds
+
+
+def _largest_bound(bounds: list) -> arb:
+    """The largest of the intervals' upper bounds (a ball; +oo where one is infinite)."""
     hi = bounds[0][0]
     for b, _ in bounds:
         hi = arb.max(hi, b)
-    return best.union(arb.max(hi, best)), xs[j]
+    return arb(hi)
+
+
+def sup_concave(psi: Callable[[arb], arb | None], tol: float) -> tuple | None:
+    """(a ball holding sup_{s in [0, 1]} psi(s), the level whose ball has the largest lower
+    end) for a concave psi given as balls at exact levels (module docstring), or None where
+    psi gives None.
+
+    :func:`_search` with the bounds of :func:`_interval_bound`, until the largest upper bound
+    over the intervals meets the largest lower end seen to the working precision, or to the
+    relative width ``tol`` after :data:`MIN_EVALUATIONS` levels."""
+    rel = arb(2) ** (16 - ctx.prec)
+
+    def enough(xs, ps, bounds):
+        best = arb(max((p.lower() for p in ps), key=lambda b: b.mid()))
+        hi = _largest_bound(bounds)
+        gap = hi - best
+        return bool(gap <= rel * abs(best)
+                    or (len(xs) >= MIN_EVALUATIONS and gap <= tol * abs(hi)))
+
+    found = _search(psi, _interval_bound, enough)
+    if found is None:
+        return None
+    xs, ps, bounds = found
+    j = max(range(len(ps)), key=lambda i: ps[i].lower())
+    best = arb(ps[j].lower())
+    return best.union(arb.max(_largest_bound(bounds), best)), xs[j]
 
 
 def _ratio_bound(xs: list, ns: list, i: int) -> tuple:
@@ -322,60 +346,27 @@ def sup_ratio(num: Callable[[arb], arb | None],
     with those of a bracket of a maximiser on the scale of log(t) (N(t)/t is unimodal: its
     derivative has the sign of t N'(t) - N(t), non-increasing as (t N' - N)' = t N'' <= 0,
     and non-negative at 0+ when N(0) <= 0); then N is evaluated in the interval of the largest
-    bound, as in :func:`sup_concave`, until ``enough(lower, upper, levels)`` (for eps,
-    :func:`_enough_exp`), or the interval is as narrow as the precision, or after
-    :data:`MAX_STEPS` levels."""
-    at, pts, failed = _levels(num)
+    bound (:func:`_search`, shared with :func:`sup_concave`) until ``enough(lower, upper,
+    levels)`` (for eps, :func:`_enough_exp`), or the interval is as narrow as the precision, or
+    after :data:`MAX_STEPS` levels."""
 
-    def ratio(t):
-        n = at(t)
-        return n / t if t > 0 else arb(0).union(arb(1)) * 2 - 1
+    def ratio(at):
+        return lambda t: at(t) / t if t > 0 else arb(0).union(arb(1)) * 2 - 1
 
-    _log_bracket(ratio)
-    at(arb(0))
-    at(arb(1))
-    if failed[0]:
-        return None
-    order = sorted(pts.values(), key=lambda q: float(q[0].mid()))
-    xs = [q[0] for q in order]
-    ns = [q[1] for q in order]
-    bounds = [_ratio_bound(xs, ns, i) for i in range(len(xs) - 1)]
-    rel = arb(2) ** (16 - ctx.prec)
-
-    def lower():
+    def lower(xs, ns):
         return max((arb((ns[i] / xs[i]).lower()) for i in range(1, len(xs))),
                    key=lambda b: b.mid())
 
-    def upper():
-        hi = bounds[0][0]
-        for b, _ in bounds:
-            hi = arb.max(hi, b)
-        return arb(hi)
-
-    for _ in range(MAX_STEPS):
-        if enough(lower(), upper(), len(xs)):
-            break
-        k = max(range(len(bounds)),
-                key=lambda i: math.inf if not bounds[i][0].is_finite() else bounds[i][0].mid())
-        x0, x1 = xs[k], xs[k + 1]
-        w = x1 - x0
-        if not w > abs(x1) * rel and k > 0:
-            break
-        budget.check()
-        t = bounds[k][1]
-        if k > 0 or bounds[k][0].is_finite():
-            t = arb.min(arb.max(t, x0 + w / 4), x1 - w / 4)
-        t = arb(t.mid())
-        if not (x0 < t and t < x1):
-            break
-        n = at(t)
-        if failed[0]:
-            return None
-        _insert(xs, ns, bounds, k, t, n, _ratio_bound)
-    hi = upper()
+    found = _search(num, _ratio_bound,
+                    lambda xs, ns, bounds: enough(lower(xs, ns), _largest_bound(bounds), len(xs)),
+                    probe=ratio)
+    if found is None:
+        return None
+    xs, ns, bounds = found
+    hi = _largest_bound(bounds)
     if not hi.is_finite():
         return None
-    best = lower()
+    best = lower(xs, ns)
     return best, arb.max(hi, best)
 
 

@@ -36,6 +36,7 @@ from ..numeric.protocol import (
 from ..numeric.roots import HALF, bracket_level, c_bounds, level, t_bounds, widen
 from ._base import SamplingOperator
 from .maxgroup import Max, closed_by_rules
+from .operand_ball import operand_ball
 from .profile_ball import mix_delta
 from .unary import Inverse, SymmetricHull, inverse_bracket, inverse_np, inverse_value
 
@@ -186,8 +187,10 @@ def _register_mix_numerics() -> None:
 
     @exact_value.register(Mix)
     def _(f, A, Ac):
-        if not isinstance(f.p, sp.Rational):
-            return None
+        if not isinstance(f.p, sp.Rational):  # f_p = p f + (1 - p)(1 - alpha) = 1 - alpha at
+            if A != 0:  # any p where f = 1 - alpha: at alpha = 0 when f(0) = 1 (alpha = 1 is
+                return None  # answered before any route: f(1) = 0)
+            return sp.S.One if exact_value(f.arg, A, Ac) == 1 else None
         v = exact_value(f.arg, A, Ac)
         if v is not None:
             return f.p * v + (1 - f.p) * Ac
@@ -471,7 +474,7 @@ def _p_ball(p):
 def _arb_mix(g: TradeOff, P, a, ac, power: bool):
     """f_p(alpha) = p g(alpha) + (1 - p)(1 - alpha), or its power p (1 - g) + (1 - p) alpha,
     as a ball from g's ball (None where g has none)."""
-    v = arb_value(g, a, ac, power)
+    v = operand_ball(g, a, ac, power)
     return None if v is None else P * v + (1 - P) * (a if power else ac)
 
 
