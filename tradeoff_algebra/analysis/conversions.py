@@ -48,6 +48,7 @@ from ..numeric.protocol import (
 )
 from ..numeric.roots import Bracket, Probe, expand_bracket, findroot
 from ..numeric.value import CertifiedPair, Value, dps_to_prec, weakest
+from .largest_loss import largest_loss_exact
 from .lazy import defer
 
 __all__ = ["delta", "epsilon"]
@@ -208,7 +209,8 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
 
 def _zero_above_top(f: TradeOff, eps: Any, dps: int) -> Value | None:
     """delta_f(eps) = 0 where eps is proved at or above the largest privacy loss of the product
-    f (:func:`_largest_loss_exact`): exact 0 when the comparison is exact (rationals), a
+    f (:func:`.largest_loss.largest_loss_exact`): exact 0 when the comparison is exact
+    (rationals), a
     certified 0 when Arb decided it; None otherwise (or for a node that is not a product).
 
     delta(eps) = E_Q[(1 - e^{eps - L})_+] (Dong, Roth & Su, Prop. 6 with the likelihood ratio
@@ -221,7 +223,7 @@ def _zero_above_top(f: TradeOff, eps: Any, dps: int) -> Value | None:
         e = _eps_arg(eps, "delta")
     if not mp.isfinite(e):
         return None
-    top = _largest_loss_exact(f)
+    top = largest_loss_exact(f)
     if top is None:
         return None
     gap = _exact_eps(eps, e) - top
@@ -236,39 +238,6 @@ def _zero_above_top(f: TradeOff, eps: Any, dps: int) -> Value | None:
         return None
     return Value.point(mp.zero, dps, guarantee="certified").routed(
         "above the largest privacy loss")
-
-
-def _largest_loss_exact(f: TradeOff) -> sp.Expr | None:
-    """sum_i n_i sup L_i exactly for a product f = (x)_i f_i^{n_i}, from each factor's Arb law
-    (``privacy_loss(f_i).law()``): its optional ``loss_sup_exact()`` (L_mu: mu), else its
-    ``loss_sup()`` ball where that ball is exact; None where a factor has no law, an unbounded
-    loss, mass at +oo, or no exact supremum. (Any exact upper bound of the loss would do: the
-    product's loss is the sum of the factors', so delta vanishes from that sum on.)"""
-    from ..numeric.privacy_loss import privacy_loss
-    from ..routes.plan import pld_leaves
-
-    leaves = pld_leaves(f)
-    if not leaves:
-        return None
-    total = sp.S.Zero
-    for g, n in leaves:
-        pl = privacy_loss(g)
-        law = None if pl is None else pl.law()
-        if law is None:
-            return None
-        at_inf = getattr(law, "mass_at_infinity", None)
-        if at_inf is not None and not at_inf() == 0:
-            return None
-        exact = getattr(law, "loss_sup_exact", None)
-        s = None if exact is None else exact()
-        if s is None:
-            ball = law.loss_sup()
-            if ball is None or not ball.is_exact() or not ball.is_finite():
-                return None
-            s = exact_fraction(ball.mid())
-        total += int(n) * sp.Rational(s.numerator, s.denominator) \
-            if not isinstance(s, sp.Basic) else int(n) * s
-    return total
 
 
 def _arb_delta_point(f: TradeOff, E: sp.Expr, dps: int) -> Value | None:
