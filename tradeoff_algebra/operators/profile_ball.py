@@ -25,6 +25,7 @@ import sympy as sp
 from flint import arb
 from mpmath.libmp import round_ceiling, round_floor, round_nearest
 
+from ..core import trace
 from ..core.node import TradeOff
 from ..core.validate import mpf_rational
 from ..numeric.arb import arb_endpoint, arb_exact
@@ -91,6 +92,7 @@ def mix_delta(f: TradeOff, p: sp.Expr, eps) -> CertifiedPair | None:
         lo = arb(b.lower()) - arb.max(v - vm, arb(0))
         hi = arb(b.upper()) if vm <= v else arb(b.upper()) + arb.max(vm - v, arb(0))
         lo, hi = arb.max(P * lo, arb(0)), arb.min(P * hi, arb(1))
+        trace.note("delta of Mix from its operand's certified profile at the shifted eps")
         return CertifiedPair(arb_endpoint(arb(lo.lower()).lower(), round_floor),
                              arb_endpoint(arb(hi.upper()).upper(), round_ceiling))
 
