@@ -68,7 +68,7 @@ CHECK_EVERY = 8
 
 
 def many_tails(E, n: int, taus: list[Fraction], s_lo: int, s_hi: int, prec: int) -> list:
-    """[(P_<, Q_<, P_=)] as Arb balls for each threshold fraction of ``taus`` (0 < tau <= 1) of
+    """[(P_<, Q_<, P_=)] as Arb balls for each threshold fraction of ``taus`` (0 <= tau <= 1) of
     ShuffleDP(eps0, n), ``E = e^eps0`` an arb, from the slices ``s_lo..s_hi`` in one pass
     (module docstring); ``P_=`` is a lower bound, ``P_<`` and ``Q_<`` include the dropped
     slices. Runs at the current Arb precision ``prec``."""
@@ -94,6 +94,8 @@ def many_tails(E, n: int, taus: list[Fraction], s_lo: int, s_hi: int, prec: int)
             p, q = nums[j], dens[j]
             M2 = (s * p - 1) // q
             if M2 < 0:
+                if p == 0:  # tau = 0: no strict tail, the atom a = 0 (b_s(0) = 2^-s) is P_=
+                    Pe[j] += s * half ** s * B
                 continue
             M = Ms[j]
             if M >= 0:
