@@ -39,6 +39,12 @@ in e, e_s = eps - l(s); add: 0 <= g <= g(e_s), e_s = eps + l(s) — each times A
 below -X, 0 <= g <= 1 times A(x < -X). Analyticity on the segment's neighbourhood: u(x) and
 1 - q + q Y(x) are checked to have positive real part on the ball ``acb.integral`` asks about
 (``log(analytic=True)``), which keeps the logarithms on their principal branch.
+
+Time limits: an ``acb.integral`` cannot be interrupted (an exception in its integrand is not
+propagated), so past the caller's deadline the integrand returns 0 (``budget.expired``) and the
+integral is followed by ``budget.check``: the clock is monotonic, so once the integrand has seen
+the deadline pass the check raises, and those 0s never reach a ball; the call stops a few
+integrand evaluations after the deadline (the rest of the integral's subintervals, each exact 0).
 """
 
 from __future__ import annotations

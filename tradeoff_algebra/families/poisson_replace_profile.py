@@ -26,6 +26,10 @@ ellipses) encloses it. Outside: for x > X_hi, 0 <= H <= 1, so that part lies in
 [0, P(x > X_hi)]; for x < X_lo, eps - L(x) > eps - L(X_lo) and H is non-increasing, so that
 part lies in [0, H(eps - L(X_lo)) P(x < X_lo)]. The ends are moved out until both bands are
 below rel/16 of a first estimate; the precision rises until the ball is as narrow as asked.
+
+Time limits: past the caller's deadline the integrand returns 0 (``budget.expired``; an
+``acb.integral`` cannot be interrupted) and every integral is followed by ``budget.check``, which
+then raises (a monotonic clock): the 0s never reach a ball (as :mod:`.gaussian_sampled_profile`).
 """
 
 from __future__ import annotations

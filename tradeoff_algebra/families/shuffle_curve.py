@@ -20,7 +20,10 @@ A + F - (M + 1) b``), then up to the slice's own top by ``b <- b (s - M)/(M + 1)
 ``A += M b``. The slice adds ``B_n(s) (s F + (E - 1) A)/n`` to ``P_<`` and ``B_n(s) (E s F - (E -
 1) A)/n`` to ``Q_<`` (``P = (s + (E - 1) a) K``, ``Q = (E s - (E - 1) a) K``), and where q
 divides s the threshold atom's point ``a = s p/q`` its P-mass to ``P_=`` (a lower bound: the
-kept slices). ``B_n(s)`` (Binom(n, 2/(E + 1))) is shared by all thresholds. Arb carries every
+kept slices); the fraction tau = 0 (levels below the top atom's P-mass, likelihood ratio E)
+has no strict tail and its atom a = 0 adds ``B_n(s) s 2^-s/n`` to ``P_=``, so the band there is
+the polygon's first chord from (0, 0). ``B_n(s)`` (Binom(n, 2/(E + 1))) is shared by all
+thresholds. Arb carries every
 rounding; a state whose ball has lost ``RESTART_BITS`` is restarted from the series of
 :mod:`.shuffle_profile`. The slices outside the window add ``[0, (E + 1)/2 tail]`` to both tails
 (Chernoff, as in :mod:`.shuffle_roc`). Cost: O(1) Arb operations per slice and threshold.
