@@ -54,12 +54,6 @@ def _cpu_of(fn) -> tuple[float, object]:
 # findings
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "families/gaussian_sampled_profile.two_step_delta (reached through numeric/cf_profile for "
-    "DP-SGD at T = 2): the two-step delta is one acb.integral per precision (eval_limit "
-    "400000) inside a precision loop, and neither the integrand nor the loop checks the "
-    "deadline: delta(noisy_sgd(4, 1/100, 2), 7/2) at tol 1e-10 under a 0.05 s limit runs "
-    "0.7-0.85 s of CPU (15x) before it stops or answers"))
 def test_two_step_dpsgd_delta_stops_at_the_limit():
     _quiet(lambda: ta.delta(ta.noisy_sgd(3, R(1, 100), 2), 1, dps=10))  # (modules loaded)
     f = ta.noisy_sgd(4, R(1, 100), 2)
@@ -73,12 +67,6 @@ def test_two_step_dpsgd_delta_stops_at_the_limit():
     assert cpu < 0.35, cpu
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "families/poisson_replace_profile.two_step_delta (k = 2 as one Arb integral, through "
-    "numeric/cf_profile): _integral is one acb.integral per precision of an integrand calling "
-    "hockey/_phi_c ~15000 times, and neither it nor the precision loop checks the deadline: "
-    "delta(PoissonReplace(3, 9/10)**2, 1) at tol 1e-6 under a 0.05 s limit answers after "
-    "1.3-1.7 s of CPU (25x+)"))
 def test_replace_two_step_delta_stops_at_the_limit():
     _quiet(lambda: ta.delta(ta.PoissonReplace(1, R(1, 10)) ** 2, 1, dps=8))  # (modules loaded)
     f = ta.PoissonReplace(3, R(9, 10)) ** 2
@@ -276,14 +264,6 @@ def test_replace_two_steps_tiny_delta_against_the_wide_quadrature():
         assert hi - lo <= 1e-4 * ref  # (a ToleranceWarning says the rest)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "families/shuffle_curve.curve_band: at a level below the first threshold atom's P-mass "
-    "(alpha = 1e-6 of ShuffleDP(log 40, 100), first atom's mass 2.1e-3; 1e-12 gives 3.8e-11) "
-    "the band is [1 - r* alpha, 1 - alpha] = [0.99996, 0.999999] (the exact polygon's value "
-    "at its lower end, the trivial f <= 1 - alpha above: no computed point between 0 and the "
-    "first atom's end), 3.9e-5 wide at tol 1e-12, and neither the per-level "
-    "fallback (shuffle_roc) nor a ToleranceWarning follows; ShuffleDP(log 3, 2) at 1e-6 the "
-    "same, 2e-6 wide; ta.evaluate gives the exact value"))
 @pytest.mark.parametrize("E, n", [(F(40), 100), (F(3), 2)])
 def test_shuffle_curve_below_the_first_atom_within_tol_or_warned(E, n):
     xs = [1e-6]

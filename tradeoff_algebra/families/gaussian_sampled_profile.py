@@ -39,6 +39,12 @@ in e, e_s = eps - l(s); add: 0 <= g <= g(e_s), e_s = eps + l(s) — each times A
 below -X, 0 <= g <= 1 times A(x < -X). Analyticity on the segment's neighbourhood: u(x) and
 1 - q + q Y(x) are checked to have positive real part on the ball ``acb.integral`` asks about
 (``log(analytic=True)``), which keeps the logarithms on their principal branch.
+
+Time limits: an ``acb.integral`` cannot be interrupted (an exception in its integrand is not
+propagated), so past the caller's deadline the integrand returns 0 (``budget.expired``) and the
+integral is followed by ``budget.check``: the clock is monotonic, so once the integrand has seen
+the deadline pass the check raises, and those 0s never reach a ball; the call stops a few
+integrand evaluations after the deadline (the rest of the integral's subintervals, each exact 0).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ import math
 
 from flint import acb, arb
 
+from ..numeric import budget
 from ..numeric.cf_laws import lower, upper
 from ..numeric.context import arb_precision
 
@@ -200,6 +207,8 @@ def _integral(law, eps: float, lo: arb, s: arb, rel: float) -> arb:
     remove = d == "remove"
 
     def integrand(x, analytic):
+        if budget.expired():  # (a cheap value, never used: the check below raises)
+            return acb(0)
         level = inner_threshold(x, qa, mua, ee, remove, analytic)
         if level is None:
             return acb("nan")
@@ -212,7 +221,9 @@ def _integral(law, eps: float, lo: arb, s: arb, rel: float) -> arb:
             dens = (-x * x / 2).exp()
         return dens * g / root2pi
 
-    return acb.integral(integrand, acb(lo), acb(s), rel_tol=rel, eval_limit=400_000).real
+    v = acb.integral(integrand, acb(lo), acb(s), rel_tol=rel, eval_limit=400_000).real
+    budget.check()  # (past the deadline the integrand gave 0s: the ball is not used)
+    return v
 
 
 def _two_step(law, eps: float, rel: float, eta: float, x_lo: float,

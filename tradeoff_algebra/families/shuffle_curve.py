@@ -20,7 +20,10 @@ A + F - (M + 1) b``), then up to the slice's own top by ``b <- b (s - M)/(M + 1)
 ``A += M b``. The slice adds ``B_n(s) (s F + (E - 1) A)/n`` to ``P_<`` and ``B_n(s) (E s F - (E -
 1) A)/n`` to ``Q_<`` (``P = (s + (E - 1) a) K``, ``Q = (E s - (E - 1) a) K``), and where q
 divides s the threshold atom's point ``a = s p/q`` its P-mass to ``P_=`` (a lower bound: the
-kept slices). ``B_n(s)`` (Binom(n, 2/(E + 1))) is shared by all thresholds. Arb carries every
+kept slices); the fraction tau = 0 (levels below the top atom's P-mass, likelihood ratio E)
+has no strict tail and its atom a = 0 adds ``B_n(s) s 2^-s/n`` to ``P_=``, so the band there is
+the polygon's first chord from (0, 0). ``B_n(s)`` (Binom(n, 2/(E + 1))) is shared by all
+thresholds. Arb carries every
 rounding; a state whose ball has lost ``RESTART_BITS`` is restarted from the series of
 :mod:`.shuffle_profile`. The slices outside the window add ``[0, (E + 1)/2 tail]`` to both tails
 (Chernoff, as in :mod:`.shuffle_roc`). Cost: O(1) Arb operations per slice and threshold.
@@ -68,7 +71,7 @@ CHECK_EVERY = 8
 
 
 def many_tails(E, n: int, taus: list[Fraction], s_lo: int, s_hi: int, prec: int) -> list:
-    """[(P_<, Q_<, P_=)] as Arb balls for each threshold fraction of ``taus`` (0 < tau <= 1) of
+    """[(P_<, Q_<, P_=)] as Arb balls for each threshold fraction of ``taus`` (0 <= tau <= 1) of
     ShuffleDP(eps0, n), ``E = e^eps0`` an arb, from the slices ``s_lo..s_hi`` in one pass
     (module docstring); ``P_=`` is a lower bound, ``P_<`` and ``Q_<`` include the dropped
     slices. Runs at the current Arb precision ``prec``."""
@@ -94,6 +97,8 @@ def many_tails(E, n: int, taus: list[Fraction], s_lo: int, s_hi: int, prec: int)
             p, q = nums[j], dens[j]
             M2 = (s * p - 1) // q
             if M2 < 0:
+                if p == 0:  # tau = 0: no strict tail, the atom a = 0 (b_s(0) = 2^-s) is P_=
+                    Pe[j] += s * half ** s * B
                 continue
             M = Ms[j]
             if M >= 0:
