@@ -66,7 +66,7 @@ from ..numeric.cf_split_tails import splits as splits_law
 from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
-from ..numeric.options import options
+from ..numeric.options import DEFAULT_TOL, options
 from ..numeric.profile_band import Band
 from ..numeric.progress import bar
 from ..numeric.protocol import POINT_ROUTES
@@ -167,35 +167,23 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
         return None
     sets = [[(law, int(n)) for law, n in s] for s in sets]
     x = np.asarray(alphas, dtype=np.float64)
-    splits = None
-    if any(splits_law(law) for s in sets for law, _ in s):
-        # Laplace factors: tails only where ``tail_laws`` gives them a power decay (a Gaussian
-        # factor, or the lattice part of a self-product negligible), else the profile route;
-        # subsampled Laplace factors likewise, else the secant band below
-        pos = x[(x > 0) & (x < 1)]
-        a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
-        prepared = tail_sets(list(dirs), sets, SPLIT_SHARE * tol * a_min)
-        if prepared is not None:
-            sets = [s for s, _ in prepared]
-            splits = [J for _, J in prepared]
-        elif any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
-            return None
-    try:
-        with bar(None, "curve (inversion)", progress, unit="delta") as shown:
-            result = tail_band(sets, x.ravel(), tol, shown, splits)
-            for looser in looser_tolerances(tol):
-                if result is not None:
-                    break
-                # beyond the planned work at this tolerance: the band of the nearest looser
-                # one, with its warning (a tighter tolerance never gives a wider result; the
-                # PLD engine's estimate there was wider: noisy_sgd(11/10, 1/100, 100) at 1e-2)
-                result = tail_band(sets, x.ravel(), looser, shown, splits)
-    except budget.TimeLimitExceeded:
-        raise
-    except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        if splits is not None and any(hasattr(law, "lattice_parts")
-                                      for s in sets for law, _ in s):
+    split = any(splits_law(law) for s in sets for law, _ in s)
+    lattice = any(hasattr(law, "lattice_parts") for s in sets for law, _ in s)
+    with bar(None, "curve (inversion)", progress, unit="delta") as shown:
+        try:
+            own = _tails_at(dirs, sets, x, tol, shown, split)
+        except budget.TimeLimitExceeded:
+            raise
+        except _NoRoute:
             return None  # (the profile route answers products with Laplace factors)
+        except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+            if not split:  # (the tails' certification does not depend on tol)
+                return secant_band(sets, x, tol, progress, warn)
+            own = _FAILED
+        result = _nested(dirs, sets, x, tol, shown, split, own)
+    if result is None and own is _FAILED:
+        if lattice:
+            return None
         return secant_band(sets, x, tol, progress, warn)
     if result is None:  # beyond the planned work
         return None
@@ -204,6 +192,95 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     if warn:
         _warn_if_wide(result, x, tol)
     return result
+
+
+class _NoRoute(Exception):
+    """The route does not apply at this tolerance (the profile route answers)."""
+
+
+#: The outcome of a tolerance whose tails are not certified (:func:`_tails_at`).
+_FAILED = object()
+
+
+def _tails_at(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
+              split: bool) -> Band | None:
+    """The band of :func:`tail_band` at the one tolerance ``tol`` (None beyond its planned
+    work): Laplace factors take their tails from ``routes.tail_laws`` (a Gaussian factor, or
+    the lattice part of a self-product below the share asked; where neither, :class:`_NoRoute`
+    for laws with lattice parts, else the tails of the laws themselves, which raise
+    :class:`_NoTails` where they are not certified)."""
+    splits = None
+    if split:
+        pos = x[(x > 0) & (x < 1)]
+        a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
+        prepared = tail_sets(list(dirs), sets, SPLIT_SHARE * tol * a_min)
+        if prepared is not None:
+            sets = [s for s, _ in prepared]
+            splits = [J for _, J in prepared]
+        elif any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
+            raise _NoRoute
+    return tail_band(sets, x.ravel(), tol, shown, splits)
+
+
+#: The bands of a tolerance are intersected with those of the tolerances this many times
+#: looser, and looser again, up to the default (:func:`_nested`).
+NEST_RATIO = 1000
+
+
+def milestones(tol: float) -> list[float]:
+    """The looser tolerances whose bands the band at ``tol`` lies inside (:func:`_nested`):
+    tol 1000^k below the default ``DEFAULT_TOL``, and the default (nothing where ``tol`` is
+    at least the default: every such tolerance plans the default's inverters and places its
+    points, ``tail_band``). 1e-12: 1e-9, 1e-6, 5e-4; 1e-9: 1e-6, 5e-4; 1e-6: 5e-4."""
+    out, k = [], 1
+    while tol * NEST_RATIO**k < DEFAULT_TOL:
+        out.append(float(f"{tol * NEST_RATIO**k:.12g}"))  # (1e-12 * 10^6 is 1e-6 itself)
+        k += 1
+    return out + ([DEFAULT_TOL] if tol < DEFAULT_TOL else [])
+
+
+def _nested(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown, split: bool,
+            own) -> Band | None:
+    """The band at ``tol`` inside the band at every tolerance of :func:`milestones` (a tighter
+    tolerance never gives a wider result, issue 29). ``own``: the band at ``tol``, None beyond
+    its planned work or ``_FAILED`` where its tails are not certified (a split product whose
+    lattice part weighs more than the share asked); then the band of the nearest looser
+    tolerance of ``engines.looser_tolerances`` that gives one takes its place (the caller's
+    width warning names its widths), and that tolerance's milestones follow.
+
+    *Why nested.* Each band holds the curve, so their intersection does. The band returned at
+    t is B(t) = own(t) cap B(1000 t) (cap the default's); by induction B(t) lies inside
+    B(1000^k t) for every k, and inside the default's, whatever points each tolerance placed
+    and however wide their balls (the fifth and sixth audits found single bands a hair wider
+    at a tighter tolerance: one point of a tolerance's own dyadic grid, each from its own
+    plans, against another's). Tolerances whose ratio is not a power of 1000 (1e-7 and 1e-9)
+    are not tied this way; the grids' nesting argument (``routes.tail_points``) covers them.
+    The cost: one band per milestone (each looser band is cheaper than the tight one)."""
+    base, result = tol, (None if own is _FAILED else own)
+    if result is None:
+        for looser in looser_tolerances(tol):
+            result = _try_tails(dirs, sets, x, looser, shown, split)
+            if result is not None:
+                base = looser
+                break
+    if result is None:
+        return None
+    for m in milestones(base):
+        b = _try_tails(dirs, sets, x, m, shown, split)
+        if b is not None:
+            result = result.intersect(b)
+    return result
+
+
+def _try_tails(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
+               split: bool) -> Band | None:
+    """:func:`_tails_at`, None where it gives no band (its tails not certified there)."""
+    try:
+        return _tails_at(dirs, sets, x, tol, shown, split)
+    except budget.TimeLimitExceeded:
+        raise
+    except (_NoRoute, _NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
 
 
 #: The narrowest width the secant band aims at (its grid grows like tol^-1/2 and the secants
