@@ -7,8 +7,9 @@ References: the bands of the looser tolerances, each computed by its own call (t
 property itself); the secant band of the delta profile on a grid of eps
 (``inversion_curve.secant_band``: a different method, second order in the grid step, from the
 certified delta alone, never the tails) for the subsampled Laplace law whose 1e-12 band used
-to be that secant band; dp_accounting's PLD (pessimistic and optimistic pairs, fine
-discretisation) for the DP-SGD hull's curve at a level where its error is far below 1e-6.
+to be that secant band. (Each tolerance's band against independent references: the tests of
+tests/test_tolerance_nested.py, test_audit_routes5/6.py and the routes' own; an intersection of
+certified bands holds what each holds.)
 """
 
 from __future__ import annotations

@@ -41,10 +41,17 @@ q = 1/100, b = 1, at 0.68^(10^4)), the remainder read from the whole law's inver
 Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
 (:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
 second order in the grid step, refined near the levels' minimisers by ``routes.grid_band``, down to
-:data:`SECANT_TOL_MIN`). A band left wider than asked says so with a ToleranceWarning naming
-the widths reached. :func:`inversion_band` is the route: None where it does not apply (then the
-PLD engine answers, ``engines``). :func:`hull_point` answers ``evaluate`` and ``roc`` of such
-hulls at one level the same way (a certified enclosure at the PLD engine's tolerance,
+:data:`SECANT_TOL_MIN`).
+
+A tighter tolerance never gives a wider band (issue 29): the tails' band at tol is intersected
+with the bands at its milestones (:func:`milestones`: tol 1000^k and the default, each its own
+plans and points, :func:`_nested`), and a split product whose tails are not served at tol takes
+the nearest looser tolerance's band (with the width warning) before the secant band.
+
+A band left wider than asked says so with a ToleranceWarning naming the widths reached.
+:func:`inversion_band` is the route: None where it does not apply (then the PLD engine
+answers, ``engines``). :func:`hull_point` answers ``evaluate`` and ``roc`` of such hulls at
+one level the same way (a certified enclosure at the PLD engine's tolerance,
 ``pld_options``), as a point route of ``numeric.protocol``.
 """
 
