@@ -77,3 +77,21 @@ def test_split_tails_not_served_take_the_looser_band_not_the_secant_band():
     # (the secant band rounds outward to floats: one ulp of slack)
     assert sec.f_lo[0] <= lo[0] * (1 + 2e-16) and hi[0] <= sec.f_hi[0] * (1 + 2e-16), \
         (sec.f_lo[0], lo[0], hi[0], sec.f_hi[0])
+
+
+def test_shared_float_estimates_leave_each_band_as_its_own_call():
+    """Two DP-SGD steps (the law's own points): the band at 1e-6 computed after the 1e-9 band
+    with the float estimates shared (``floats``) is the band of a call without them, to the
+    last bit (the estimates only place the points and do not depend on the plan's width)."""
+    f = ta.noisy_sgd(R(1, 2), R(1, 2), 2)
+    x = np.array([1e-3, 0.3, 0.999998321922751])
+    dirs = ic._directions(f)
+    sets = [[(law, int(n)) for law, n in s] for s in _cf_laws(list(dirs))]
+    alone = ic.tail_band(sets, x, 1e-6)
+    floats: dict = {}
+    ic.tail_band(sets, x, 1e-9, floats=floats)
+    assert floats  # (the cache was used)
+    shared = ic.tail_band(sets, x, 1e-6, floats=floats)
+    for a, b in zip((alone.f_lo, alone.f_hi, alone.power_lo, alone.power_hi),
+                    (shared.f_lo, shared.f_hi, shared.power_lo, shared.power_hi), strict=True):
+        assert np.array_equal(a, b)

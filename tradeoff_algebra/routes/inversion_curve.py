@@ -176,9 +176,10 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     x = np.asarray(alphas, dtype=np.float64)
     split = any(splits_law(law) for s in sets for law, _ in s)
     lattice = any(hasattr(law, "lattice_parts") for s in sets for law, _ in s)
+    floats: dict = {}  # (the few-step laws' float estimates, shared by the tolerances)
     with bar(None, "curve (inversion)", progress, unit="delta") as shown:
         try:
-            own = _tails_at(dirs, sets, x, tol, shown, split)
+            own = _tails_at(dirs, sets, x, tol, shown, split, floats)
         except budget.TimeLimitExceeded:
             raise
         except _NoRoute:
@@ -187,7 +188,7 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
             if not split:  # (the tails' certification does not depend on tol)
                 return secant_band(sets, x, tol, progress, warn)
             own = _FAILED
-        result = _nested(dirs, sets, x, tol, shown, split, own)
+        result = _nested(dirs, sets, x, tol, shown, split, own, floats)
     if result is None and own is _FAILED:
         if lattice:
             return None
@@ -210,7 +211,7 @@ _FAILED = object()
 
 
 def _tails_at(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
-              split: bool) -> Band | None:
+              split: bool, floats: dict | None = None) -> Band | None:
     """The band of :func:`tail_band` at the one tolerance ``tol`` (None beyond its planned
     work): Laplace factors take their tails from ``routes.tail_laws`` (a Gaussian factor, or
     the lattice part of a self-product below the share asked; where neither, :class:`_NoRoute`
@@ -226,7 +227,7 @@ def _tails_at(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
             splits = [J for _, J in prepared]
         elif any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
             raise _NoRoute
-    return tail_band(sets, x.ravel(), tol, shown, splits)
+    return tail_band(sets, x.ravel(), tol, shown, splits, floats)
 
 
 #: The bands of a tolerance are intersected with those of the tolerances this many times
@@ -247,7 +248,7 @@ def milestones(tol: float) -> list[float]:
 
 
 def _nested(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown, split: bool,
-            own) -> Band | None:
+            own, floats: dict | None = None) -> Band | None:
     """The band at ``tol`` inside the band at every tolerance of :func:`milestones` (a tighter
     tolerance never gives a wider result, issue 29). ``own``: the band at ``tol``, None beyond
     its planned work or ``_FAILED`` where its tails are not certified (a split product whose
@@ -266,24 +267,24 @@ def _nested(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown, split: bo
     base, result = tol, (None if own is _FAILED else own)
     if result is None:
         for looser in looser_tolerances(tol):
-            result = _try_tails(dirs, sets, x, looser, shown, split)
+            result = _try_tails(dirs, sets, x, looser, shown, split, floats)
             if result is not None:
                 base = looser
                 break
     if result is None:
         return None
     for m in milestones(base):
-        b = _try_tails(dirs, sets, x, m, shown, split)
+        b = _try_tails(dirs, sets, x, m, shown, split, floats)
         if b is not None:
             result = result.intersect(b)
     return result
 
 
 def _try_tails(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
-               split: bool) -> Band | None:
+               split: bool, floats: dict | None = None) -> Band | None:
     """:func:`_tails_at`, None where it gives no band (its tails not certified there)."""
     try:
-        return _tails_at(dirs, sets, x, tol, shown, split)
+        return _tails_at(dirs, sets, x, tol, shown, split, floats)
     except budget.TimeLimitExceeded:
         raise
     except (_NoRoute, _NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
@@ -385,7 +386,8 @@ class _Tails:
     with a split order J, those of ``numeric.cf_split_tails`` (the lattice part of a
     self-product of Laplace laws bounded by its mass, the remainder inverted)."""
 
-    def __init__(self, factors: Sequence, rel: float, split: int | None = None):
+    def __init__(self, factors: Sequence, rel: float, split: int | None = None,
+                 floats: dict | None = None):
         self.factors, self.rel, self.split = list(factors), rel, split
         #: whether the factors are a law's flat view (:meth:`flatten`)
         self.flat = False
@@ -396,6 +398,9 @@ class _Tails:
         #: the certified points of a product too short for the inversion, from its law itself
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
+        if self.few is not None and floats is not None:
+            law, n = self.factors[0]
+            _share_floats(self.few, floats.setdefault((id(law), int(n)), {}))
 
     def flatten(self, e0: float) -> None:
         """Take the law's flat view (``numeric.cf_flat``: M(c + it) at a cost flat in t, the
@@ -478,6 +483,25 @@ class _Tails:
                 o[sel] = v
         return (*out, err)
 
+
+
+def _share_floats(few, cache: dict) -> None:
+    """Let the law's points ``few`` (:func:`few_step_tails`) read their float estimates from
+    ``cache``, by the exact floats asked, shared by the same law's points at every tolerance of
+    one band (``_nested``): the estimates only place the points, and are a function of the law
+    and the floats alone (not of ``rel``), so each tolerance's band is the same to the last bit
+    as its own call's, at a fraction of the cost (two DP-SGD steps: the float quadrature is
+    most of a band's time)."""
+    raw = few.estimate
+
+    def estimate(eps):
+        e = np.asarray(eps, dtype=np.float64).ravel()
+        key = e.tobytes()
+        if key not in cache:
+            cache[key] = tuple(np.asarray(v, dtype=np.float64) for v in raw(e))
+        return tuple(v.copy() for v in cache[key])
+
+    few.estimate = estimate
 
 
 def few_step_tails(factors: Sequence, rel: float):
@@ -606,7 +630,7 @@ def _alpha_eps_few(tails, a: float, cap: float) -> float:
 
 
 def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
-              splits: list | None = None) -> Band | None:
+              splits: list | None = None, floats: dict | None = None) -> Band | None:
     """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
     levels ``x``, from curve points: for each level the eps whose Neyman-Pearson point of the
     hull reaches it (floats, :func:`_solve`), the certified points of both directions at the
@@ -616,9 +640,12 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
     the points' balls and as much for the chords between them. None beyond the planned work
     (``MAX_WORK``); raises :class:`_NoTails` where the tails are not certified. ``progress``:
     a bar (``numeric.progress``) counting the certified points. ``splits``: each product's
-    split order (``routes.tail_laws``), None for none."""
+    split order (``routes.tail_laws``), None for none. ``floats``: a cache of the float
+    estimates of laws that give their points themselves, shared by one band's tolerances
+    (:func:`_share_floats`)."""
     rel = max(min(tol * TAIL_PLAN, TAIL_PLAN_MAX), REL_MIN)
-    dirs = [_Tails(s, rel, None if splits is None else splits[k]) for k, s in enumerate(sets)]
+    dirs = [_Tails(s, rel, None if splits is None else splits[k], floats)
+            for k, s in enumerate(sets)]
     if any(d.few is None and d.split is None and _never_decays(d.factors) for d in dirs):
         raise _NoTails  # (before a plan: no inverter's tails would be certified)
     inner = x[(x > 0) & (x < 1)]
