@@ -309,13 +309,6 @@ def test_heavy_calls_stop_at_the_limit(call):
 # findings
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "routes/inversion_curve.tail_band (via numeric/curves.curve_band): the band at a level is "
-    "bounded above by the support lines at whichever certified points all the levels bring "
-    "(mirror images included); at tol 1e-9 the point placed for alpha = 1e-9 also bounds "
-    "alpha = 1 - 1e-7, on the finer grid of tol 1e-12 it does not, so the 1e-12 band's upper "
-    "end there (4.79926423e-10) lies above the 1e-9 band's (4.79926399e-10): a tighter "
-    "tolerance gives a wider, non-nested band"))
 @pytest.mark.parametrize("f, xs", [
     (ta.PoissonReplace(1, R(1, 10)) ** 10, [1e-9, 1 - 1e-7]),
     # the same with DP-SGD: at 1 - 1e-5 the 1e-12 band's upper end 2.6938451e-12 is above the

@@ -103,12 +103,6 @@ def test_sampled_laplace_envelope_stops_at_the_limit(b, q, T, tol):
     assert cpu < 0.35, cpu
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "routes/inversion_curve.tail_band (via numeric/curves.curve_band), the fifth audit's "
-    "defect 1 in a fast instance: the upper end at alpha = 1 - 1.2e-8 is bounded by support "
-    "lines at the points every level brings; at tol 1e-9 the point placed for 1.3e-7 gives "
-    "1.11022266e-16, at tol 1e-12 the finer grid leaves 1.1102230246e-16 (2^-53 and above): "
-    "the tighter tolerance's band is wider, not nested"))
 @pytest.mark.parametrize("f, xs, tols", [
     (ta.noisy_sgd(R(11, 10), R(1, 2), 30), [1.339138838338962e-07, 0.9999999878720862],
      (1e-9, 1e-12)),
@@ -128,18 +122,6 @@ def test_inversion_curve_nests_with_levels_near_0_and_1(f, xs, tols):
             (xs[i], (l1[i], h1[i]), (l2[i], h2[i]))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "routes/inversion_curve.tail_band -> routes/tail_points.certified_band -> "
-    "numeric/profile_band.point_band: ONE level, no other levels' points, and the tighter "
-    "tolerance's band is not inside the looser one's: the upper end is the support line at "
-    "the certified points around the contact eps, and those points (a finer dyadic grid, each "
-    "from the tolerance's own plan) bound it less tightly; the module's nesting argument covers "
-    "the grid, not the points' widths. DP-SGD (11/10, 1/1000, 10) at alpha = 1.018e-6: "
-    "[0.9999988915906707, 0.999998891590671] at 1e-6, [0.9999988915906706, "
-    "0.9999988915911643] at 1e-9 (1600x wider); subsampled Laplace (b = 1/2, q = 1/10, "
-    "T = 1000, the split tails) at 0.580049: upper 6.674635244e-10 at 1e-9, 6.674635289e-10 "
-    "at 1e-12; DP-SGD (1/2, 1/2, 2, the two-step tails) at 1 - 1.68e-6: upper "
-    "3.44169026e-13 at 1e-9, 3.44169134e-13 at 1e-12"))
 @pytest.mark.parametrize("f, x, tols", [
     pytest.param(ta.noisy_sgd(R(11, 10), R(1, 1000), 10), 1.018153413131533e-06, (1e-6, 1e-9),
                  marks=pytest.mark.slow),
@@ -277,13 +259,6 @@ def test_shuffle_curve_below_the_first_atom_within_tol_or_warned(E, n):
     assert hi[0] - lo[0] <= 1e-12 or warned, (lo[0], hi[0], float(t))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "routes/inversion_curve (routes.tail_laws.tail_sets, the split tails of "
-    "numeric/cf_split_tails): for 100 subsampled Laplace steps (b = 1, q = 1/10) the split "
-    "tails serve tol 1e-9 (band 5e-12 wide at 0.0198) but not tol 1e-12 (the lattice part "
-    "weighs more than the share asked), which falls to the secant band, floored at "
-    "SECANT_TOL_MIN = 1e-6 (a ToleranceWarning): 5.5e-8 wide, 10000x the looser answer and "
-    "not inside it; the looser tolerance's certified band is not kept"))
 def test_sampled_laplace_curve_tighter_tol_not_wider():
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 10)) ** 100
     bands = []

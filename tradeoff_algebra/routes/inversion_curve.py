@@ -41,10 +41,17 @@ q = 1/100, b = 1, at 0.68^(10^4)), the remainder read from the whole law's inver
 Products whose tails are not certified (no power decay of |M(c + it)|) get the secant band
 (:func:`secant_band`: delta on a grid of eps from shared inverters, ``profile_band.band``,
 second order in the grid step, refined near the levels' minimisers by ``routes.grid_band``, down to
-:data:`SECANT_TOL_MIN`). A band left wider than asked says so with a ToleranceWarning naming
-the widths reached. :func:`inversion_band` is the route: None where it does not apply (then the
-PLD engine answers, ``engines``). :func:`hull_point` answers ``evaluate`` and ``roc`` of such
-hulls at one level the same way (a certified enclosure at the PLD engine's tolerance,
+:data:`SECANT_TOL_MIN`).
+
+A tighter tolerance never gives a wider band (issue 29): the tails' band at tol is intersected
+with the bands at its milestones (:func:`milestones`: tol 1000^k and the default, each its own
+plans and points, :func:`_nested`), and a split product whose tails are not served at tol takes
+the nearest looser tolerance's band (with the width warning) before the secant band.
+
+A band left wider than asked says so with a ToleranceWarning naming the widths reached.
+:func:`inversion_band` is the route: None where it does not apply (then the PLD engine
+answers, ``engines``). :func:`hull_point` answers ``evaluate`` and ``roc`` of such hulls at
+one level the same way (a certified enclosure at the PLD engine's tolerance,
 ``pld_options``), as a point route of ``numeric.protocol``.
 """
 
@@ -66,7 +73,7 @@ from ..numeric.cf_split_tails import splits as splits_law
 from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
 from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
-from ..numeric.options import options
+from ..numeric.options import DEFAULT_TOL, options
 from ..numeric.profile_band import Band
 from ..numeric.progress import bar
 from ..numeric.protocol import POINT_ROUTES
@@ -167,35 +174,24 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
         return None
     sets = [[(law, int(n)) for law, n in s] for s in sets]
     x = np.asarray(alphas, dtype=np.float64)
-    splits = None
-    if any(splits_law(law) for s in sets for law, _ in s):
-        # Laplace factors: tails only where ``tail_laws`` gives them a power decay (a Gaussian
-        # factor, or the lattice part of a self-product negligible), else the profile route;
-        # subsampled Laplace factors likewise, else the secant band below
-        pos = x[(x > 0) & (x < 1)]
-        a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
-        prepared = tail_sets(list(dirs), sets, SPLIT_SHARE * tol * a_min)
-        if prepared is not None:
-            sets = [s for s, _ in prepared]
-            splits = [J for _, J in prepared]
-        elif any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
-            return None
-    try:
-        with bar(None, "curve (inversion)", progress, unit="delta") as shown:
-            result = tail_band(sets, x.ravel(), tol, shown, splits)
-            for looser in looser_tolerances(tol):
-                if result is not None:
-                    break
-                # beyond the planned work at this tolerance: the band of the nearest looser
-                # one, with its warning (a tighter tolerance never gives a wider result; the
-                # PLD engine's estimate there was wider: noisy_sgd(11/10, 1/100, 100) at 1e-2)
-                result = tail_band(sets, x.ravel(), looser, shown, splits)
-    except budget.TimeLimitExceeded:
-        raise
-    except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
-        if splits is not None and any(hasattr(law, "lattice_parts")
-                                      for s in sets for law, _ in s):
+    split = any(splits_law(law) for s in sets for law, _ in s)
+    lattice = any(hasattr(law, "lattice_parts") for s in sets for law, _ in s)
+    floats: dict = {}  # (the few-step laws' float estimates, shared by the tolerances)
+    with bar(None, "curve (inversion)", progress, unit="delta") as shown:
+        try:
+            own = _tails_at(dirs, sets, x, tol, shown, split, floats)
+        except budget.TimeLimitExceeded:
+            raise
+        except _NoRoute:
             return None  # (the profile route answers products with Laplace factors)
+        except (_NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+            if not split:  # (the tails' certification does not depend on tol)
+                return secant_band(sets, x, tol, progress, warn)
+            own = _FAILED
+        result = _nested(dirs, sets, x, tol, shown, split, own, floats)
+    if result is None and own is _FAILED:
+        if lattice:
+            return None
         return secant_band(sets, x, tol, progress, warn)
     if result is None:  # beyond the planned work
         return None
@@ -204,6 +200,95 @@ def inversion_band(f, alphas: np.ndarray, tol: float = 1e-3,
     if warn:
         _warn_if_wide(result, x, tol)
     return result
+
+
+class _NoRoute(Exception):
+    """The route does not apply at this tolerance (the profile route answers)."""
+
+
+#: The outcome of a tolerance whose tails are not certified (:func:`_tails_at`).
+_FAILED = object()
+
+
+def _tails_at(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
+              split: bool, floats: dict | None = None) -> Band | None:
+    """The band of :func:`tail_band` at the one tolerance ``tol`` (None beyond its planned
+    work): Laplace factors take their tails from ``routes.tail_laws`` (a Gaussian factor, or
+    the lattice part of a self-product below the share asked; where neither, :class:`_NoRoute`
+    for laws with lattice parts, else the tails of the laws themselves, which raise
+    :class:`_NoTails` where they are not certified)."""
+    splits = None
+    if split:
+        pos = x[(x > 0) & (x < 1)]
+        a_min = float(min(pos.min(), 1 - pos.max())) if pos.size else 0.5
+        prepared = tail_sets(list(dirs), sets, SPLIT_SHARE * tol * a_min)
+        if prepared is not None:
+            sets = [s for s, _ in prepared]
+            splits = [J for _, J in prepared]
+        elif any(hasattr(law, "lattice_parts") for s in sets for law, _ in s):
+            raise _NoRoute
+    return tail_band(sets, x.ravel(), tol, shown, splits, floats)
+
+
+#: The bands of a tolerance are intersected with those of the tolerances this many times
+#: looser, and looser again, up to the default (:func:`_nested`).
+NEST_RATIO = 1000
+
+
+def milestones(tol: float) -> list[float]:
+    """The looser tolerances whose bands the band at ``tol`` lies inside (:func:`_nested`):
+    tol 1000^k below the default ``DEFAULT_TOL``, and the default (nothing where ``tol`` is
+    at least the default: every such tolerance plans the default's inverters and places its
+    points, ``tail_band``). 1e-12: 1e-9, 1e-6, 5e-4; 1e-9: 1e-6, 5e-4; 1e-6: 5e-4."""
+    out, k = [], 1
+    while tol * NEST_RATIO**k < DEFAULT_TOL:
+        out.append(float(f"{tol * NEST_RATIO**k:.12g}"))  # (1e-12 * 10^6 is 1e-6 itself)
+        k += 1
+    return out + ([DEFAULT_TOL] if tol < DEFAULT_TOL else [])
+
+
+def _nested(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown, split: bool,
+            own, floats: dict | None = None) -> Band | None:
+    """The band at ``tol`` inside the band at every tolerance of :func:`milestones` (a tighter
+    tolerance never gives a wider result, issue 29). ``own``: the band at ``tol``, None beyond
+    its planned work or ``_FAILED`` where its tails are not certified (a split product whose
+    lattice part weighs more than the share asked); then the band of the nearest looser
+    tolerance of ``engines.looser_tolerances`` that gives one takes its place (the caller's
+    width warning names its widths), and that tolerance's milestones follow.
+
+    *Why nested.* Each band holds the curve, so their intersection does. The band returned at
+    t is B(t) = own(t) cap B(1000 t) (cap the default's); by induction B(t) lies inside
+    B(1000^k t) for every k, and inside the default's, whatever points each tolerance placed
+    and however wide their balls (the fifth and sixth audits found single bands a hair wider
+    at a tighter tolerance: one point of a tolerance's own dyadic grid, each from its own
+    plans, against another's). Tolerances whose ratio is not a power of 1000 (1e-7 and 1e-9)
+    are not tied this way; the grids' nesting argument (``routes.tail_points``) covers them.
+    The cost: one band per milestone (each looser band is cheaper than the tight one)."""
+    base, result = tol, (None if own is _FAILED else own)
+    if result is None:
+        for looser in looser_tolerances(tol):
+            result = _try_tails(dirs, sets, x, looser, shown, split, floats)
+            if result is not None:
+                base = looser
+                break
+    if result is None:
+        return None
+    for m in milestones(base):
+        b = _try_tails(dirs, sets, x, m, shown, split, floats)
+        if b is not None:
+            result = result.intersect(b)
+    return result
+
+
+def _try_tails(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
+               split: bool, floats: dict | None = None) -> Band | None:
+    """:func:`_tails_at`, None where it gives no band (its tails not certified there)."""
+    try:
+        return _tails_at(dirs, sets, x, tol, shown, split, floats)
+    except budget.TimeLimitExceeded:
+        raise
+    except (_NoRoute, _NoTails, ValueError, ArithmeticError, RuntimeError, ZeroDivisionError):
+        return None
 
 
 #: The narrowest width the secant band aims at (its grid grows like tol^-1/2 and the secants
@@ -301,7 +386,8 @@ class _Tails:
     with a split order J, those of ``numeric.cf_split_tails`` (the lattice part of a
     self-product of Laplace laws bounded by its mass, the remainder inverted)."""
 
-    def __init__(self, factors: Sequence, rel: float, split: int | None = None):
+    def __init__(self, factors: Sequence, rel: float, split: int | None = None,
+                 floats: dict | None = None):
         self.factors, self.rel, self.split = list(factors), rel, split
         #: whether the factors are a law's flat view (:meth:`flatten`)
         self.flat = False
@@ -312,6 +398,9 @@ class _Tails:
         #: the certified points of a product too short for the inversion, from its law itself
         #: (:func:`few_step_tails`): one object for every eps, never planned again
         self.few = few_step_tails(self.factors, rel) if split is None else None
+        if self.few is not None and floats is not None:
+            law, n = self.factors[0]
+            _share_floats(self.few, floats.setdefault((id(law), int(n)), {}))
 
     def flatten(self, e0: float) -> None:
         """Take the law's flat view (``numeric.cf_flat``: M(c + it) at a cost flat in t, the
@@ -394,6 +483,25 @@ class _Tails:
                 o[sel] = v
         return (*out, err)
 
+
+
+def _share_floats(few, cache: dict) -> None:
+    """Let the law's points ``few`` (:func:`few_step_tails`) read their float estimates from
+    ``cache``, by the exact floats asked, shared by the same law's points at every tolerance of
+    one band (``_nested``): the estimates only place the points, and are a function of the law
+    and the floats alone (not of ``rel``), so each tolerance's band is the same to the last bit
+    as its own call's, at a fraction of the cost (two DP-SGD steps: the float quadrature is
+    most of a band's time)."""
+    raw = few.estimate
+
+    def estimate(eps):
+        e = np.asarray(eps, dtype=np.float64).ravel()
+        key = e.tobytes()
+        if key not in cache:
+            cache[key] = tuple(np.asarray(v, dtype=np.float64) for v in raw(e))
+        return tuple(v.copy() for v in cache[key])
+
+    few.estimate = estimate
 
 
 def few_step_tails(factors: Sequence, rel: float):
@@ -522,7 +630,7 @@ def _alpha_eps_few(tails, a: float, cap: float) -> float:
 
 
 def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
-              splits: list | None = None) -> Band | None:
+              splits: list | None = None, floats: dict | None = None) -> Band | None:
     """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
     levels ``x``, from curve points: for each level the eps whose Neyman-Pearson point of the
     hull reaches it (floats, :func:`_solve`), the certified points of both directions at the
@@ -532,9 +640,12 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
     the points' balls and as much for the chords between them. None beyond the planned work
     (``MAX_WORK``); raises :class:`_NoTails` where the tails are not certified. ``progress``:
     a bar (``numeric.progress``) counting the certified points. ``splits``: each product's
-    split order (``routes.tail_laws``), None for none."""
+    split order (``routes.tail_laws``), None for none. ``floats``: a cache of the float
+    estimates of laws that give their points themselves, shared by one band's tolerances
+    (:func:`_share_floats`)."""
     rel = max(min(tol * TAIL_PLAN, TAIL_PLAN_MAX), REL_MIN)
-    dirs = [_Tails(s, rel, None if splits is None else splits[k]) for k, s in enumerate(sets)]
+    dirs = [_Tails(s, rel, None if splits is None else splits[k], floats)
+            for k, s in enumerate(sets)]
     if any(d.few is None and d.split is None and _never_decays(d.factors) for d in dirs):
         raise _NoTails  # (before a plan: no inverter's tails would be certified)
     inner = x[(x > 0) & (x < 1)]
