@@ -143,9 +143,11 @@ def test_a_value_names_the_route_that_computed_it():
     sgd = ta.noisy_sgd(sp.Rational(11, 10), sp.Rational(1, 100), 100, sampling="poisson")
     v = ta.epsilon(sgd, sp.Rational(1, 10**5), dps=10)
     assert v.route == "certified Laplace inversion" and v.guarantee == "certified"
-    v = ta.evaluate(Laplace(1) ** 5, sp.Rational(1, 4), dps=10)  # the band of the inversion's
-    assert v.route == ("certified Laplace inversion + certified band of the privacy profile")
-    assert v.guarantee == "certified"  # delta (routes/profile_curve.py)
+    v = ta.evaluate(Laplace(1) ** 5, sp.Rational(1, 4), dps=10)  # the band of the closed
+    assert v.route == ("certified Laplace power, every term summed exactly (piecewise closed "
+                       "form) + certified Laplace inversion + certified band of the privacy "
+                       "profile")  # form's and the inversion's delta (routes/profile_curve.py)
+    assert v.guarantee == "certified"
     v = ta.evaluate(G(1) @ Discrete([R(1, 2), R(1, 2)], [R(1, 4), R(3, 4)]), R(1, 4), dps=10)
     assert "certified band of the privacy profile" in v.route  # asymmetric: with its inverse's
     assert v.guarantee == "certified"  # profile (tests/test_profile_curve.py: the reference)

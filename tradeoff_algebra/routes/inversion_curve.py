@@ -66,12 +66,9 @@ from flint import arb
 
 from ..core.errors import ToleranceWarning
 from ..numeric import budget, cf
-from ..numeric.cf_flat import flat_factors
 from ..numeric.cf_laws import working_precision
-from ..numeric.cf_route import MAX_WORK, REL_MIN, _affordable_work, _cap, _work
+from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
 from ..numeric.cf_split_tails import splits as splits_law
-from ..numeric.cf_split_whole import WHOLE_PLAN, whole_split_tails
-from ..numeric.cf_tails import tail_inverter
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import DEFAULT_TOL, options
 from ..numeric.profile_band import Band
@@ -87,6 +84,18 @@ from .grid_band import (
     _warn_if_wide,
     grid_band,
     profile_grid,
+)
+from .inversion_tails import (
+    STALL,
+    TAIL_PLAN,
+    TAIL_PLAN_MAX,
+    TAIL_PLANS,
+    _alpha_eps,
+    _alpha_eps_few,
+    _NoTails,
+    _solve,
+    _Tails,
+    few_step_tails,
 )
 from .plan import pld_leaves
 from .tail_laws import SPLIT_SHARE, band_value, floats_around, tail_sets
@@ -337,298 +346,6 @@ def _directions(f) -> tuple | None:
 
 
 # -- the band from curve points: the tails of the inversion ------------------------------------
-#: A tail inverter is planned to this fraction of the band's tolerance (relative to delta), and
-#: to :data:`TAIL_PLAN_MAX` at least: the default tolerance's share (5e-4 TAIL_PLAN), so every
-#: looser tolerance plans the default's inverters and gives its band to the last bit (the
-#: first inverter's eps depends on the levels only, :func:`tail_band`). It was 1e-7 (planned
-#: for 1e-5 whatever the tolerance: an inverter planned tighter reaches farther in eps), which
-#: cost DP-SGD, sigma = 1.1, q = 256/60000, T = 10 a curve of 0.64 s at the default tolerance
-#: (0.52 s at 5e-6: the same three inverters, each cheaper) for a width of 1e-9 where 5e-4
-#: was asked.
-TAIL_PLAN = 1e-2
-TAIL_PLAN_MAX = 5e-6
-#: At most this many inverters per direction for the points of one call.
-TAIL_PLANS = 16
-#: A direction plans no more once a plan leaves the error bound where it was made above this
-#: fraction of what it was.
-STALL = 0.5
-#: Float grid of eps on which the points' thresholds are first bracketed (a hull's two
-#: directions: the grid also places the jumps of the contact point).
-TAIL_GRID = 257
-#: The same for one direction (a symmetric product: its values are monotone in eps, so the
-#: grid only starts the safeguarded Newton steps).
-TAIL_GRID_ONE = 65
-
-
-#: The longest first plan of a flat view the points take (its estimated seconds; a band takes
-#: a few plans) where the plan's width is above :data:`FLAT_TIGHT_REL`: there the PLD engine or
-#: a looser plan answers in a fraction of a second (DP-SGD, sigma = 1.1, q = 256/60000, T = 3 at
-#: tol 1e-4: 0.06 s by the PLD engine, 1.6 s by this route).
-FLAT_TAIL_SECONDS = 0.6
-#: Plans at most this wide (tol <= 1e-6, the tails planned to TAIL_PLAN of it) may take
-#: :data:`FLAT_TAIL_SECONDS_TIGHT`: at such widths the alternatives are a looser tolerance's band
-#: with a ToleranceWarning or the PLD engine's estimate in seconds. With the whole inversion grid
-#: evaluated at once (``SampledGaussianPolyLaw.mgf_grid``), roc(0.01) of DP-SGD (sigma = 1.1, q =
-#: 256/60000) at tol 1e-9 is certified to 3e-11 in 4.0 s at T = 3 and 1.6 s at T = 5 (measured in
-#: fresh processes; T = 3 planned some 14 500 nodes).
-FLAT_TIGHT_REL = 1e-8
-FLAT_TAIL_SECONDS_TIGHT = 6.0
-#: The eps at which a direction's flat view is weighed where the first inverter's is 0.
-FLAT_AT_MIN = 1e-3
-
-
-class _NoTails(Exception):
-    """The tails of :mod:`numeric.cf_tails` are not certified for a direction."""
-
-
-class _Tails:
-    """One direction's tail inverters (``numeric.cf_tails``), planned where points need them;
-    with a split order J, those of ``numeric.cf_split_tails`` (the lattice part of a
-    self-product of Laplace laws bounded by its mass, the remainder inverted)."""
-
-    def __init__(self, factors: Sequence, rel: float, split: int | None = None,
-                 floats: dict | None = None):
-        self.factors, self.rel, self.split = list(factors), rel, split
-        #: whether the factors are a law's flat view (:meth:`flatten`)
-        self.flat = False
-        self.e0: list = []
-        self.inv: list = []
-        #: whether a plan failed to better the error bound where it was made (no more plans)
-        self.stalled = False
-        #: the certified points of a product too short for the inversion, from its law itself
-        #: (:func:`few_step_tails`): one object for every eps, never planned again
-        self.few = few_step_tails(self.factors, rel) if split is None else None
-        if self.few is not None and floats is not None:
-            law, n = self.factors[0]
-            _share_floats(self.few, floats.setdefault((id(law), int(n)), {}))
-
-    def flatten(self, e0: float) -> None:
-        """Take the law's flat view (``numeric.cf_flat``: M(c + it) at a cost flat in t, the
-        same certified balls) where its plan at ``e0`` is estimated faster than the law's own
-        or the law's own is beyond its cap (a few DP-SGD steps: the own plan's work is
-        unbounded at tight widths, the view's a few hundred nodes)."""
-        if self.few is None and self.split is None:
-            factors, rel = self.inverted()
-            # (the choice is made at a positive eps: at eps = 0, at FLAT_AT_MIN; the view's
-            # plan changes little with eps, DP-SGD T = 10: 2055 nodes at 5e-4, 2072 at 1e-2)
-            self.factors = flat_factors(factors, max(e0, FLAT_AT_MIN), rel, _cap(factors, rel))
-            self.flat = self.factors[0][0] is not factors[0][0]
-
-    def affordable(self, e0: float) -> bool:
-        """Whether the first inverter's plan at ``e0`` is within the route's work: MAX_WORK,
-        or for a flat view its own cap in nodes, the time left (``cf_route``) and
-        :data:`FLAT_TAIL_SECONDS` (:data:`FLAT_TAIL_SECONDS_TIGHT` at tight widths)."""
-        factors, rel = self.inverted()
-        e0 = self.reach(e0)
-        if self.flat:
-            law = factors[0][0]
-            cap = FLAT_TAIL_SECONDS_TIGHT if rel <= FLAT_TIGHT_REL else FLAT_TAIL_SECONDS
-            return (_affordable_work(factors, e0, rel, rel)
-                    and _work(factors, e0, rel, law.work_caps[0]) * law.node_seconds <= cap)
-        return _work(factors, e0, rel) <= MAX_WORK
-
-    def inverted(self) -> tuple[list, float]:
-        """The factors the inverters invert and the relative width they are planned to: the
-        product's own (a split self-product's too: its remainder's tails are read from the
-        whole law's nodes, ``numeric.cf_split_whole``, planned ``WHOLE_PLAN`` times tighter);
-        the work check plans what the first inverter then uses, kept by ``numeric.cf``."""
-        return self.factors, self.rel * (1.0 if self.split is None else WHOLE_PLAN)
-
-    def reach(self, e0: float) -> float:
-        """``e0``, or for a flat view half the product's largest loss where that is below it
-        (beyond, delta and both tails are 0 and the saddle-point plan has no saddle: the
-        remove direction of a few subsampled steps, whose loss is at most T log(1/(1 - q)))."""
-        if not self.flat:  # (other laws: planned where asked, as before)
-            return e0
-        total = 0.0
-        for law, n in self.factors:
-            sup = getattr(law, "loss_sup", lambda: None)()
-            if sup is None:
-                return e0
-            total += n * float(sup.mid())
-        return min(e0, 0.5 * total)
-
-    def plan(self, e0: float) -> None:
-        budget.check()
-        e0 = self.reach(e0)
-        if self.few is not None:
-            if not self.inv:
-                self.e0.append(float(e0))
-                self.inv.append(self.few)
-            return
-        if self.split is not None:
-            t = whole_split_tails(self.factors, self.split, float(e0), self.rel)
-        else:
-            inv, _ = cf._certified_inverter(self.factors, float(e0), self.rel)
-            t = tail_inverter(self.factors, inv)
-        if t is None:
-            raise _NoTails
-        self.e0.append(float(e0))
-        self.inv.append(t)
-
-    def best(self, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For each eps: the index of the inverter with the least error bound, and that bound."""
-        errs = np.array([t.error(e) for t in self.inv])
-        i = np.argmin(errs, axis=0)
-        return i, errs[i, np.arange(e.size)]
-
-    def estimate(self, e: np.ndarray) -> tuple[np.ndarray, ...]:
-        """(delta, power, alpha, d power, d alpha, error) at the floats ``e``."""
-        e = np.asarray(e, dtype=np.float64).ravel()
-        i, err = self.best(e)
-        out = [np.empty_like(e) for _ in range(5)]
-        for k in set(i.tolist()):  # (np.unique imports numpy.ma: 0.15 s, once)
-            sel = i == k
-            for o, v in zip(out, self.inv[k].estimate(e[sel]), strict=True):
-                o[sel] = v
-        return (*out, err)
-
-
-
-def _share_floats(few, cache: dict) -> None:
-    """Let the law's points ``few`` (:func:`few_step_tails`) read their float estimates from
-    ``cache``, by the exact floats asked, shared by the same law's points at every tolerance of
-    one band (``_nested``): the estimates only place the points, and are a function of the law
-    and the floats alone (not of ``rel``), so each tolerance's band is the same to the last bit
-    as its own call's, at a fraction of the cost (two DP-SGD steps: the float quadrature is
-    most of a band's time)."""
-    raw = few.estimate
-
-    def estimate(eps):
-        e = np.asarray(eps, dtype=np.float64).ravel()
-        key = e.tobytes()
-        if key not in cache:
-            cache[key] = tuple(np.asarray(v, dtype=np.float64) for v in raw(e))
-        return tuple(v.copy() for v in cache[key])
-
-    few.estimate = estimate
-
-
-def few_step_tails(factors: Sequence, rel: float):
-    """The certified Neyman-Pearson points of a product of one law's few factors that the law
-    gives itself (its optional method ``few_step_tails(n, rel)``: one subsampled Gaussian step,
-    whose half-line tests are closed forms in Phi), with the interface of
-    ``numeric.cf_tails.TailInverter``; else None."""
-    if len(factors) != 1:
-        return None
-    law, n = factors[0]
-    method = getattr(law, "few_step_tails", None)
-    return None if method is None else method(int(n), rel)
-
-
-def _value(est, branch: int) -> np.ndarray:
-    """The decreasing function of eps whose level is sought: alpha (branch 1) or the power
-    (branch 2, the mirror image: the point (1 - power, 1 - alpha))."""
-    return est[2] if branch == 1 else est[1]
-
-
-def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarray:
-    """Floats eps in [0, end] where the hull's Neyman-Pearson point reaches the targets: alpha_C
-    (branch 1) or power_C (branch 2) of the direction with the larger delta (its contact point,
-    Prop. 6), both decreasing in eps; at a change of direction (a jump of the contact point)
-    the eps of the jump."""
-    grid = np.linspace(0.0, end, TAIL_GRID if len(dirs) > 1 else TAIL_GRID_ONE)
-    ests = [d.estimate(grid) for d in dirs]
-    dom = np.argmax(np.array([e[0] for e in ests]), axis=0)
-    vals = np.array([_value(e, branch) for e in ests])
-    vc = np.minimum.accumulate(vals[dom, np.arange(grid.size)])
-    out = np.full(targets.shape, np.nan)
-    # bracket: vc[i] >= target > vc[i + 1]
-    idx = np.clip(np.searchsorted(-vc, -targets, side="left") - 1, 0, grid.size - 2)
-    lo, hi = grid[idx], grid[idx + 1]
-    who = dom[idx].copy()
-    out[targets < vc[-1]] = end  # beyond the grid: its end (the band says how wide it is)
-    jumps: dict = {}
-    for k in np.flatnonzero((dom[idx] != dom[idx + 1]) & np.isnan(out)):
-        j = int(idx[k])
-        if j not in jumps:  # the contact point jumps in the interval: its eps, by sub-grids
-            a, b = grid[j], grid[j + 1]
-            for _ in range(10):
-                sub = np.linspace(a, b, 65)
-                ds = np.argmax(np.array([x.estimate(sub)[0] for x in dirs]), axis=0)
-                i = int(np.argmax(ds != dom[j]))  # the first point past the jump
-                if i == 0 or sub[i - 1] >= sub[i]:
-                    break
-                a, b = sub[i - 1], sub[i]
-            jumps[j] = (b, _value(dirs[dom[j]].estimate(np.array([b])), branch)[0],
-                        _value(dirs[dom[j + 1]].estimate(np.array([b])), branch)[0])
-        b, v_left, v_right = jumps[j]
-        t = targets[k]
-        if v_right <= t <= v_left:
-            out[k] = b
-        elif t > v_left:
-            hi[k] = b
-        else:
-            lo[k], who[k] = b, dom[j + 1]
-    # (Newton's steps start where log value is linear between the grid's two points)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v1, v2 = np.log(vc[idx]), np.log(vc[idx + 1])
-        frac = np.clip((v1 - np.log(targets)) / (v1 - v2), 0.0, 1.0)
-    start = np.where(np.isfinite(frac), lo + frac * (hi - lo), 0.5 * (lo + hi))
-    for d in range(len(dirs)):
-        sel = np.flatnonzero((who == d) & np.isnan(out))
-        if sel.size:
-            out[sel] = _newton(dirs[d], targets[sel], lo[sel], hi[sel], branch, start[sel])
-    return out
-
-
-def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: int,
-            start: np.ndarray | None = None) -> np.ndarray:
-    """eps in [lo, hi] with value(eps) = t (value decreasing), by safeguarded Newton steps,
-    all the targets at once, from ``start`` where it lies inside [lo, hi] (else the
-    midpoint)."""
-    lo, hi = lo.copy(), hi.copy()
-    e = 0.5 * (lo + hi)
-    if start is not None:
-        e = np.where((lo <= start) & (start <= hi), start, e)
-    for _ in range(30):
-        est = d.estimate(e)
-        g = _value(est, branch) - t
-        dg = est[4] if branch == 1 else est[3]
-        lo = np.where(g > 0, e, lo)
-        hi = np.where(g > 0, hi, e)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(dg < 0, e - g / dg, 0.5 * (lo + hi))
-        new = np.where((lo < step) & (step < hi), step, 0.5 * (lo + hi))
-        done = (np.abs(g) <= 1e-14 * t) | (hi - lo <= 1e-15 * np.maximum(hi, 1e-300))
-        if done.all():
-            break
-        e = np.where(done, e, new)
-    return e
-
-
-def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
-    """Float saddle-point estimate of the eps whose Neyman-Pearson size B(L > eps) is ``a``
-    (alpha ~ c delta e^{-eps}: -d delta / d eps = e^eps alpha and d log delta / d eps ~ -c),
-    by bisection on [0, cap]."""
-    def est(e: float) -> float:
-        c = cf._saddle(factors, e)
-        return math.log(c) + cf._log_delta_saddle(factors, c, e) - e
-
-    lo, hi = 0.0, cap
-    try:
-        if est(lo) <= math.log(a):
-            return 0.0
-        for _ in range(14):  # (a starting point: cap 2^-14 is plenty)
-            m = 0.5 * (lo + hi)
-            lo, hi = (m, hi) if est(m) > math.log(a) else (lo, m)
-    except (ValueError, ArithmeticError, RuntimeError):
-        return 0.5 * (lo + hi)
-    return 0.5 * (lo + hi)
-
-
-def _alpha_eps_few(tails, a: float, cap: float) -> float:
-    """The eps in [0, cap] whose size B(L > eps) is ``a``, by bisection on the float
-    estimates of ``tails`` (a starting point, as :func:`_alpha_eps`)."""
-    lo, hi = 0.0, cap
-    if tails.estimate(np.array([lo]))[2][0] <= a:
-        return 0.0
-    for _ in range(40):
-        m = 0.5 * (lo + hi)
-        lo, hi = (m, hi) if tails.estimate(np.array([m]))[2][0] > a else (lo, m)
-    return 0.5 * (lo + hi)
-
-
 def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
               splits: list | None = None, floats: dict | None = None) -> Band | None:
     """Certified bands of the symmetric hull whose directions are the products ``sets`` at the
