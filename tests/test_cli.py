@@ -382,7 +382,14 @@ def test_dps_gives_each_end_of_an_enclosure_its_digits(capsys):
     assert rc == 0 and out.startswith("[") and out.endswith("]")  # (no label: certified)
     assert label == "for DP-SGD, σ = 1/2, q = 1/100, T = 3, Poisson"
     lo, hi = out.split(" (")[0].strip("[]").split(", ")
-    assert _digits(lo) == 8 and _digits(hi) == 8
+    # each end is its end of the enclosure rounded outward to 8 significant digits (trailing
+    # zeros dropped, as Python's 'g' does: 3.6601600 prints 3.66016)
+    with mpmath.workdps(40):
+        for text, end, down in ((lo, v.lo, True), (hi, v.hi, False)):
+            x = mpmath.mpf(end)
+            unit = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(x)) - 7)
+            k = mpmath.floor(x / unit) if down else mpmath.ceil(x / unit)
+            assert _digits(text) <= 8 and abs(mpmath.mpf(text) - k * unit) <= unit * 1e-20
     with mpmath.workdps(40):  # outward: the printed ends hold the enclosure
         assert mpmath.mpf(lo) <= mpmath.mpf(v.lo) and mpmath.mpf(hi) >= mpmath.mpf(v.hi)
     # the enclosure is known to fewer digits than printed: a note on stderr says so and why
