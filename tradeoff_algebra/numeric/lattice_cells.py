@@ -210,20 +210,24 @@ class CellPower:
                 lo = max(lo, lower(((b - d_up) / a).log()))
             if not lo > 0:
                 return None
-            # hi: from lo up, widened until the split bound proves it
+            # hi: from lo up, widened until the split bound proves it (a_ the last point not
+            # proved: delta is non-increasing, so every point above a proved one is proved)
             step = max(lo * 1e-6, 1.0 / D / T)
-            hi = lo
+            a_, hi = lo, lo
             for _ in range(60):
                 budget.check()
-                hi = hi + step
+                a_, hi = hi, hi + step
                 if upper(self.delta_upper(hi)) < d_dn:
                     break
                 step *= 2
             else:
                 return None
-            # shrink hi by bisection between lo and hi (a few steps)
-            a_, b_ = lo, hi
+            # shrink hi by bisection between a_ and hi until the part of the bracket left to it
+            # is below 1/64 of the bracket (each delta_upper sums ~T * cells points)
+            b_ = hi
             for _ in range(12):
+                if b_ - a_ <= (b_ - lo) / 64:
+                    break
                 m = 0.5 * (a_ + b_)
                 if upper(self.delta_upper(m)) < d_dn:
                     b_ = m
