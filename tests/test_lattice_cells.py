@@ -19,6 +19,7 @@ from tradeoff_algebra.families.laplace_sampled import sampled_laplace_law
 from tradeoff_algebra.numeric.cf_laws import working_precision
 from tradeoff_algebra.numeric.context import mp
 from tradeoff_algebra.numeric.lattice_cells import (
+    BITS,
     CELLS_ROUTE,
     MAX_POINTS,
     CellPower,
@@ -115,7 +116,11 @@ def test_fixed_point_rounds_outward():
         tot_b = arb(cp.bq(1)) * arb(2) ** (-cp.eb)
         tot_a = arb(cp.ap(1)) * arb(2) ** (-cp.ea)
     assert tot_u >= 1 and tot_a >= 1 and tot_b <= 1
-    assert float(tot_u.mid()) - 1 < 1e-15 and 1 - float(tot_b.mid()) < 1e-15
+    # each of the two products (T = 4) moves each of at most n coefficients by one unit, at
+    # most 2^-BITS (the largest coefficient is below 1 and kept to BITS bits)
+    n = cp.u.length()
+    bound = 2 * n * 2.0 ** -BITS
+    assert float(tot_u.mid()) - 1 < bound and 1 - float(tot_b.mid()) < bound
 
 
 @pytest.mark.slow
@@ -145,3 +150,42 @@ def test_epsilon_zero_above_the_total_variation():
     the split bound at 0."""
     assert cells_enclosure(_law("remove"), 3, "epsilon", 0.5, 0.5, 1.25e-4) == (0.0, 0.0)
     assert _ref_delta("remove", 0.0) < mp.mpf(1) / 2
+
+
+@pytest.mark.parametrize("delta", [1e-5, 1e-10])
+def test_hundred_steps_contain_the_inversion(delta):
+    """eps(delta) of 100 steps (remove) at the default tolerance's width, now inside
+    MAX_POINTS at 48 bits: contains the certified Laplace inversion's 1e-9 enclosure (a
+    different certified method), and meets the width asked (delta = 1e-10: the fixed point's
+    rounding the farthest from negligible)."""
+    assert 100 * 96 <= MAX_POINTS
+    got = cells_enclosure(_law("remove"), 100, "epsilon", delta, delta, 1.25e-4)
+    assert got is not None
+    lo, hi = got
+    f = ta.Mix(ta.Laplace(1), sp.Rational(1, 100)) ** 100
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(f, sp.Rational(delta), dps=15)
+    assert v.guarantee == "certified" and CELLS_ROUTE not in (v.route or "")
+    assert lo <= v.lo and v.hi <= hi and hi - lo <= 1.25e-4 * hi
+
+
+@pytest.mark.slow
+def test_hundred_steps_inside_dp_accountings_bracket():
+    """eps(1e-5) of 100 steps (add/remove) at the default tolerance by this route, certified:
+    it meets dp_accounting's [optimistic, pessimistic] PLD bracket (grid 1e-5)."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    def eps(pessimistic: bool) -> float:
+        one = pld.from_laplace_mechanism(1.0, sensitivity=1.0, sampling_prob=0.01,
+                                         pessimistic_estimate=pessimistic,
+                                         value_discretization_interval=1e-5)
+        return one.self_compose(100).get_epsilon_for_delta(1e-5)
+
+    f = ta.laplace_mechanism(1, 1, sampling="poisson", p=sp.Rational(1, 100)) ** 100
+    v = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
+    assert v.guarantee == "certified" and CELLS_ROUTE in (v.route or "")
+    assert v.hi - v.lo <= 5e-4 * v.hi
+    opt, pess = eps(False), eps(True)
+    assert math.isfinite(opt) and opt <= pess
+    assert float(v.lo) <= pess * (1 + 1e-12) and float(v.hi) >= opt * (1 - 1e-12)
