@@ -12,7 +12,7 @@ context).
   ``audit5_refs.shuffle_groups`` is the same pair at 40 digits for irrational E.
 * **dp_accounting PLD pairs** (float64, not proved: callers widen) of the symmetric hull of T
   Poisson-subsampled Laplace steps (:func:`sampled_laplace_plds`) and of DP-SGD
-  (``dpsgd_power._hull_plds``): delta(eps) as the (optimistic, pessimistic) pair, and the power
+  (``dpsgd_power.hull_plds``): delta(eps) as the (optimistic, pessimistic) pair, and the power
   bracket of ``dpsgd_power.pld_power_bracket``.
 * **Exact convolutions** (mpmath quadrature, the caller's precision): the hull's delta of one
   and two subsampled-Laplace steps, one to three subsampled-Gaussian steps, the larger of the
@@ -101,10 +101,10 @@ def sampled_laplace_plds(b: float, q: float, T: int, grid: float):
 
 @lru_cache(maxsize=16)
 def dpsgd_plds(sigma: float, q: float, T: int, grid: float):
-    """(optimistic, pessimistic) PLDs of DP-SGD (``dpsgd_power._hull_plds``)."""
-    from references.dpsgd_power import _hull_plds
+    """(optimistic, pessimistic) PLDs of DP-SGD (``dpsgd_power.hull_plds``)."""
+    from references.dpsgd_power import hull_plds
 
-    return tuple(_hull_plds(sigma, q, T, grid))
+    return tuple(hull_plds(sigma, q, T, grid))
 
 
 def pld_delta_pair(plds, eps):
