@@ -225,23 +225,14 @@ def gen_lapsamp(rng):
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
-        def ref_c():
-            if no_ref:
-                return None
-            br = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), als,
-                               float(mu) * min(T, 40) + 2, 2001)
-            return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8) for lo, hi in br]
-        return Case("lapsamp", code, ref_c, "curve", tol, lim)
+        return Case("lapsamp", code, lambda: None if no_ref else _curve_ref(
+            lambda e: R6.pld_delta_pair(plds(), e), als, float(mu) * min(T, 40) + 2, 2001),
+            "curve", tol, lim)
     al = F5._alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
-
-    def ref_r():
-        if no_ref:
-            return None
-        (lo, hi), = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), [float(al)],
-                                  float(mu) * min(T, 40) + 2, 2001)
-        return _widen(lo, hi, 1e-5, 1e-8)
-    return Case("lapsamp", code, ref_r, "power", tol, lim)
+    return Case("lapsamp", code, lambda: None if no_ref else _roc_ref(
+        lambda e: R6.pld_delta_pair(plds(), e), al, float(mu) * min(T, 40) + 2, 2001),
+        "power", tol, lim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,6 +250,18 @@ def _power_levels(delta_pair, alphas, eps_max, points):
     opt, pess = (np.asarray(x, dtype=float) for x in delta_pair(eps))
     return [F5._power_from_pair(lambda e, o=opt, p=pess: (o, p), a, eps_max, points)
             for a in alphas]
+
+
+def _curve_ref(delta_pair, alphas, eps_max, points):
+    """The curve's (lo, hi) at each level from the power bracket of :func:`_power_levels`,
+    widened for the float64 pair."""
+    return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8)
+            for lo, hi in _power_levels(delta_pair, alphas, eps_max, points)]
+
+
+def _roc_ref(delta_pair, alpha, eps_max, points):
+    """The power's (lo, hi) at one level (:func:`_power_levels`), widened."""
+    return _widen(*_power_levels(delta_pair, [float(alpha)], eps_max, points)[0], 1e-5, 1e-8)
 
 
 def gen_replace(rng):
@@ -298,20 +301,12 @@ def gen_replace(rng):
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
-        def ref_c():
-            if no_ref:
-                return None
-            return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8)
-                    for lo, hi in _power_levels(pair, als, emax, 1201)]
-        return Case("replace", code, ref_c, "curve", tol, lim)
+        return Case("replace", code, lambda: None if no_ref else _curve_ref(pair, als, emax, 1201),
+                    "curve", tol, lim)
     al = F5._alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
-
-    def ref_r():
-        if no_ref:
-            return None
-        return _widen(*_power_levels(pair, [float(al)], emax, 1201)[0], 1e-5, 1e-8)
-    return Case("replace", code, ref_r, "power", tol, lim)
+    return Case("replace", code, lambda: None if no_ref else _roc_ref(pair, al, emax, 1201),
+                "power", tol, lim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -356,18 +351,12 @@ def gen_sgd(rng):
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
-        def ref_c():
-            br = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), als, emax + 5, 2001)
-            return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8) for lo, hi in br]
-        return Case("sgd", code, ref_c, "curve", tol, lim)
+        return Case("sgd", code, lambda: _curve_ref(lambda e: R6.pld_delta_pair(plds(), e),
+                                                    als, emax + 5, 2001), "curve", tol, lim)
     al = F5._alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
-
-    def ref_r():
-        (lo, hi), = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), [float(al)],
-                                  emax + 5, 2001)
-        return _widen(lo, hi, 1e-5, 1e-8)
-    return Case("sgd", code, ref_r, "power", tol, lim)
+    return Case("sgd", code, lambda: _roc_ref(lambda e: R6.pld_delta_pair(plds(), e), al,
+                                              emax + 5, 2001), "power", tol, lim)
 
 
 # ---------------------------------------------------------------------------------------------
