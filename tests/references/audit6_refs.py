@@ -36,6 +36,8 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
+from references.golden_sup import grid_golden_sup
+
 # ---------------------------------------------------------------------------------------------
 # shuffle
 # ---------------------------------------------------------------------------------------------
@@ -249,24 +251,8 @@ def np_delta(f, eps, grid: int = 200, steps: int = 120):
     def psi(a):
         return 1 - f(a) - v * a
 
-    vals = [psi(x) for x in xs]
-    i = max(range(len(xs)), key=lambda j: vals[j])
-    lo, hi = xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)]
-    g = (mpmath.sqrt(5) - 1) / 2
-    c, d = hi - g * (hi - lo), lo + g * (hi - lo)
-    pc, pd = psi(c), psi(d)
-    best = max(vals[i], pc, pd)
-    for _ in range(steps):
-        if pc >= pd:
-            hi, d, pd = d, c, pc
-            c = hi - g * (hi - lo)
-            pc = psi(c)
-        else:
-            lo, c, pc = c, d, pd
-            d = lo + g * (hi - lo)
-            pd = psi(d)
-        best = max(best, pc, pd)
-    return max(vals[i], mpmath.mpf(0)), max(best, mpmath.mpf(0))
+    gsup, best = grid_golden_sup(psi, xs, steps)
+    return max(gsup, mpmath.mpf(0)), max(best, mpmath.mpf(0))
 
 
 def gauss_delta(mu, eps):
