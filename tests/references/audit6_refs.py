@@ -35,8 +35,10 @@ from functools import lru_cache
 
 import mpmath
 import numpy as np
+from operator_reference import group
 
 from references.golden_sup import grid_golden_sup
+from references.max_profile import g_delta, l_value
 
 # ---------------------------------------------------------------------------------------------
 # shuffle
@@ -176,7 +178,7 @@ def f_gauss(mu):
 def f_laplace(mu):
     """L_mu (Dong, Roth & Su, Prop. 7 / Eq. after it): 1 - e^mu a for a < e^-mu/2,
     e^-mu/(4a) for e^-mu/2 <= a <= 1/2, e^-mu (1 - a) for a > 1/2."""
-    mu = mpmath.mpf(mu)
+    inner = l_value(mu)  # (references.max_profile: the three pieces inside (0, 1))
 
     def f(a):
         a = mpmath.mpf(a)
@@ -184,12 +186,7 @@ def f_laplace(mu):
             return mpmath.mpf(1)
         if a >= 1:
             return mpmath.mpf(0)
-        e = mpmath.exp(-mu)
-        if a < e / 2:
-            return 1 - a / e
-        if a <= mpmath.mpf(1) / 2:
-            return e / (4 * a)
-        return e * (1 - a)
+        return inner(a)
     return f
 
 
@@ -204,14 +201,7 @@ def f_mix(f, p):
     return lambda a: p * f(a) + (1 - p) * (1 - a)
 
 
-def f_group(f, k: int):
-    """1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3), by composing k times."""
-    def g(a):
-        x = mpmath.mpf(a)
-        for _ in range(k):
-            x = 1 - f(x)
-        return 1 - x
-    return g
+f_group = group  # 1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3), composing k times
 
 
 def f_inverse(f, bits: int | None = None):
@@ -255,10 +245,7 @@ def np_delta(f, eps, grid: int = 200, steps: int = 120):
     return max(gsup, mpmath.mpf(0)), max(best, mpmath.mpf(0))
 
 
-def gauss_delta(mu, eps):
-    """Dong, Roth & Su, Cor. 1."""
-    mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
-    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+gauss_delta = g_delta  # Dong, Roth & Su, Cor. 1 (references.max_profile)
 
 
 def gauss_eps(mu, d):
