@@ -38,6 +38,7 @@ import numpy as np
 from operator_reference import group
 
 from references.golden_sup import grid_golden_sup
+from references.hull_renyi import gauss_renyi, laplace_renyi  # noqa: F401 (D_j of the bases)
 from references.max_profile import g_delta, l_value
 
 # ---------------------------------------------------------------------------------------------
@@ -283,20 +284,6 @@ def thm9(eps_j, p, a: int, eps_inf=None, dps: int = 60):
     for j in range(3, a + 1):
         A += p ** j * c.binomial(a, j) * c.exp((j - 1) * eps_j(c, j)) * m2(j)
     return c.log(A) / (a - 1)
-
-
-def gauss_renyi(mu):
-    """D_j(G_mu) = j mu^2 / 2."""
-    return lambda c, j: j * c.mpf(mu.numerator) ** 2 / (2 * c.mpf(mu.denominator) ** 2)
-
-
-def laplace_renyi(mu):
-    """D_j(Lap(0, 1) || Lap(mu, 1)) (Mironov, Prop. 6) for j > 1."""
-    def eps(c, j):
-        m = c.mpf(mu.numerator) / mu.denominator
-        return c.log(c.mpf(j) / (2 * j - 1) * c.exp((j - 1) * m)
-                     + c.mpf(j - 1) / (2 * j - 1) * c.exp(-j * m)) / (j - 1)
-    return eps
 
 
 # ---------------------------------------------------------------------------------------------
