@@ -40,6 +40,7 @@ from operator_reference import group
 from references.golden_sup import grid_golden_sup
 from references.hull_renyi import gauss_renyi, laplace_renyi  # noqa: F401 (D_j of the bases)
 from references.max_profile import g_delta, l_value
+from references.shuffle_pair import mixture_terms, power_of_sorted
 
 # ---------------------------------------------------------------------------------------------
 # shuffle
@@ -50,31 +51,16 @@ from references.max_profile import g_delta, l_value
 def shuffle_exact(E: Fraction, n: int) -> tuple:
     """[(P, Q)] in Fraction of the shuffle pair with e^eps0 = E (rational), grouped by y/x, in
     decreasing ratio Q/P (module docstring)."""
-    E = Fraction(E)
-    w = 1 / (E + 1)
-    th = 2 / (E + 1)
     groups: dict = {}
-    for c in range(n):
-        pc = math.comb(n - 1, c) * th ** c * (1 - th) ** (n - 1 - c)
-        for a in range(c + 1):
-            m = pc * Fraction(math.comb(c, a), 2 ** c)
-            for (x, y), (wp, wq) in (((a + 1, c - a), (1 - w, w)), ((a, c - a + 1), (w, 1 - w))):
-                key = Fraction(y, x) if x else Fraction(10 ** 12)
-                g = groups.setdefault(key, [Fraction(0), Fraction(0)])
-                g[0] += wp * m
-                g[1] += wq * m
+    for x, y, p, q in mixture_terms(n, 1 / (Fraction(E) + 1), math.comb, 2):
+        key = Fraction(y, x) if x else Fraction(10 ** 12)
+        g = groups.setdefault(key, [Fraction(0), Fraction(0)])
+        g[0] += p
+        g[1] += q
     return tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
 
 
-def power_sorted(groups, alpha):
-    """1 - f(alpha) for outcomes in decreasing ratio Q/P (Fraction or mpf, as alpha)."""
-    pw = used = alpha * 0
-    for p, q in groups:
-        if used + p >= alpha:
-            return pw + (alpha - used) * q / p
-        used += p
-        pw += q
-    return pw
+power_sorted = power_of_sorted  # (references.shuffle_pair; Fraction or mpf)
 
 
 def delta_sorted(groups, v):
