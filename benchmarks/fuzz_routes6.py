@@ -215,12 +215,8 @@ def gen_lapsamp(rng):
         D = Fraction(1, 10 ** rng.randint(1, 10))
         code = f"ta.epsilon({expr}, {rat(D)}, dps={_dps(tol)})"
 
-        def ref_e():
-            if no_ref:
-                return None
-            p = plds()
-            return lambda e: _widen(*R6.pld_delta_pair(p, float(e)))
-        return Case("lapsamp", code, ref_e, "eps", tol, lim, level=D)
+        return Case("lapsamp", code, lambda: None if no_ref else _eps_ref(plds()), "eps", tol,
+                    lim, level=D)
     if which == "curve":
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
@@ -257,6 +253,11 @@ def _curve_ref(delta_pair, alphas, eps_max, points):
     widened for the float64 pair."""
     return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8)
             for lo, hi in _power_levels(delta_pair, alphas, eps_max, points)]
+
+
+def _eps_ref(plds):
+    """delta(e) -> its widened (optimistic, pessimistic) pair, for an eps check."""
+    return lambda e: _widen(*R6.pld_delta_pair(plds, float(e)))
 
 
 def _roc_ref(delta_pair, alpha, eps_max, points):
@@ -343,10 +344,7 @@ def gen_sgd(rng):
         D = Fraction(1, 10 ** rng.randint(1, 10))
         code = f"ta.epsilon({expr}, {rat(D)}, dps={_dps(tol)})"
 
-        def ref_e():
-            p = plds()
-            return lambda e: _widen(*R6.pld_delta_pair(p, float(e)))
-        return Case("sgd", code, ref_e, "eps", tol, lim, level=D)
+        return Case("sgd", code, lambda: _eps_ref(plds()), "eps", tol, lim, level=D)
     if which == "curve":
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
