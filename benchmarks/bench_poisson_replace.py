@@ -207,6 +207,25 @@ def targets(R: Report) -> None:
     R.out()
 
 
+def _append(R, path) -> None:
+    """Append the report's rows to ``path`` (nothing without --write)."""
+    if path:
+        with open(path, "a") as fh:
+            fh.write("\n" + "\n".join(R.rows) + "\n")
+
+
+def _section(path, title: str, flag: str, body) -> None:
+    """A titled section with its command line and packages, ``body(R)`` its rows, appended."""
+    R = Report()
+    R.out(title)
+    R.out()
+    R.out(run_line(f"nice python benchmarks/bench_poisson_replace.py {flag}",
+                   ("numpy", "mpmath", "python-flint", "dp-accounting")))
+    R.out()
+    body(R)
+    _append(R, path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -219,35 +238,17 @@ def main() -> None:
                     help="only k = 3, 10, 30 at sigma = 1, 2 and the far tail, appended to --write")
     a = ap.parse_args()
     if a.targets:
-        R = Report()
-        R.out("## Targets (k = 3, 10, 30; sigma = 1, 2) and the far tail")
-        R.out()
-        R.out(run_line("nice python benchmarks/bench_poisson_replace.py --targets",
-                       ("numpy", "mpmath", "python-flint", "dp-accounting")))
-        R.out()
-        targets(R)
-        if a.write:
-            with open(a.write, "a") as fh:
-                fh.write("\n" + "\n".join(R.rows) + "\n")
+        _section(a.write, "## Targets (k = 3, 10, 30; sigma = 1, 2) and the far tail",
+                 "--targets", targets)
         return
     if a.few:
-        R = Report()
-        R.out("## Few steps (k = 2, 3, 10), q = 1/100")
-        R.out()
-        R.out(run_line("nice python benchmarks/bench_poisson_replace.py --few",
-                       ("numpy", "mpmath", "python-flint", "dp-accounting")))
-        R.out()
-        table(R, (2, 3, 10), {})
-        if a.write:
-            with open(a.write, "a") as fh:
-                fh.write("\n" + "\n".join(R.rows) + "\n")
+        _section(a.write, "## Few steps (k = 2, 3, 10), q = 1/100", "--few",
+                 lambda R: table(R, (2, 3, 10), {}))
         return
     if a.points:
         R = Report()
         points(R)
-        if a.write:
-            with open(a.write, "a") as fh:
-                fh.write("\n" + "\n".join(R.rows) + "\n")
+        _append(R, a.write)
         return
     R = Report()
     R.out("# Replace-one DP-SGD: PoissonReplace(1/sigma, q)^k certified, beside dp_accounting")

@@ -33,10 +33,8 @@ the load). Usage:
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
-import random
 import sys
 import time
 import traceback
@@ -45,6 +43,7 @@ from fractions import Fraction
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
+import _fuzz  # noqa: E402
 import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 import sympy as sp  # noqa: E402
@@ -742,54 +741,6 @@ def check_nest(case: Case, flags: list, stats: dict) -> None:
                 return
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--minutes", type=float, default=5.0)
-    ap.add_argument("--only", default=",".join(GENERATORS))
-    args = ap.parse_args()
-    rng = random.Random(args.seed)
-    names = args.only.split(",")
-    flags: list = []
-    stats: dict = {"wall": 0.0}
-    t_end = time.time() + 60 * args.minutes
-    c0 = time.process_time()
-    i = 0
-    while time.time() < t_end:
-        name = names[i % len(names)]
-        i += 1
-        try:
-            case = GENERATORS[name](rng)
-        except Exception:  # noqa: BLE001
-            print("generator failed", name, traceback.format_exc()[-400:], flush=True)
-            continue
-        if case is None:
-            continue
-        n0 = len(flags)
-        print(f"> #{i} {case.call()}".replace("\n", " "), flush=True)
-        try:
-            check(case, flags, stats)
-        except Exception:  # noqa: BLE001
-            print(f"[harness] {name}: reference failed\n{case.call()}\n"
-                  f"{traceback.format_exc()[-600:]}", flush=True)
-            continue
-        for kind, c, msg in flags[n0:]:
-            print(f"FLAG {kind} [{c.route}]\n{c.call()}\n  -> {msg}\n", flush=True)
-        print(f"#{i} {name} done ({time.time() - t_end + 60 * args.minutes:.0f} s)", flush=True)
-    print("\n== summary ==")
-    for k, v in stats.items():
-        if isinstance(v, dict):
-            print(k, v)
-    print(f"calls' wall {stats['wall']:.0f} s, process CPU {time.process_time() - c0:.0f} s, "
-          f"load {os.getloadavg()}")
-    print(f"flags: {len(flags)}")
-    for kind, c, msg in flags:
-        print(f"  {kind} [{c.route}]: {c.code} -> {msg[:200]}")
-    for call, v, route in stats.get("wide", []):
-        print("wide without ToleranceWarning:", call.replace("\n", " "), v, route)
-    for call, msg in stats.get("refusals", [])[:40]:
-        print("refused:", call.replace("\n", " "), "--", msg)
-
 
 if __name__ == "__main__":
-    main()
+    _fuzz.main(GENERATORS, check)

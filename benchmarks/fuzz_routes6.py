@@ -45,20 +45,18 @@ idle one; the CPU time does not). Usage:
 
 from __future__ import annotations
 
-import argparse
 import gc
 import math
 import os
-import random
 import sys
 import time
-import traceback
 from fractions import Fraction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, HERE)
 
+import _fuzz  # noqa: E402
 import fuzz_routes5 as F5  # noqa: E402
 import mpmath  # noqa: E402
 from references import audit5_refs as A5  # noqa: E402
@@ -217,33 +215,20 @@ def gen_lapsamp(rng):
         D = Fraction(1, 10 ** rng.randint(1, 10))
         code = f"ta.epsilon({expr}, {rat(D)}, dps={_dps(tol)})"
 
-        def ref_e():
-            if no_ref:
-                return None
-            p = plds()
-            return lambda e: _widen(*R6.pld_delta_pair(p, float(e)))
-        return Case("lapsamp", code, ref_e, "eps", tol, lim, level=D)
+        return Case("lapsamp", code, lambda: None if no_ref else _eps_ref(plds()), "eps", tol,
+                    lim, level=D)
     if which == "curve":
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
-        def ref_c():
-            if no_ref:
-                return None
-            br = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), als,
-                               float(mu) * min(T, 40) + 2, 2001)
-            return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8) for lo, hi in br]
-        return Case("lapsamp", code, ref_c, "curve", tol, lim)
+        return Case("lapsamp", code, lambda: None if no_ref else _curve_ref(
+            lambda e: R6.pld_delta_pair(plds(), e), als, float(mu) * min(T, 40) + 2, 2001),
+            "curve", tol, lim)
     al = F5._alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
-
-    def ref_r():
-        if no_ref:
-            return None
-        (lo, hi), = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), [float(al)],
-                                  float(mu) * min(T, 40) + 2, 2001)
-        return _widen(lo, hi, 1e-5, 1e-8)
-    return Case("lapsamp", code, ref_r, "power", tol, lim)
+    return Case("lapsamp", code, lambda: None if no_ref else _roc_ref(
+        lambda e: R6.pld_delta_pair(plds(), e), al, float(mu) * min(T, 40) + 2, 2001),
+        "power", tol, lim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,6 +246,23 @@ def _power_levels(delta_pair, alphas, eps_max, points):
     opt, pess = (np.asarray(x, dtype=float) for x in delta_pair(eps))
     return [F5._power_from_pair(lambda e, o=opt, p=pess: (o, p), a, eps_max, points)
             for a in alphas]
+
+
+def _curve_ref(delta_pair, alphas, eps_max, points):
+    """The curve's (lo, hi) at each level from the power bracket of :func:`_power_levels`,
+    widened for the float64 pair."""
+    return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8)
+            for lo, hi in _power_levels(delta_pair, alphas, eps_max, points)]
+
+
+def _eps_ref(plds):
+    """delta(e) -> its widened (optimistic, pessimistic) pair, for an eps check."""
+    return lambda e: _widen(*R6.pld_delta_pair(plds, float(e)))
+
+
+def _roc_ref(delta_pair, alpha, eps_max, points):
+    """The power's (lo, hi) at one level (:func:`_power_levels`), widened."""
+    return _widen(*_power_levels(delta_pair, [float(alpha)], eps_max, points)[0], 1e-5, 1e-8)
 
 
 def gen_replace(rng):
@@ -300,20 +302,12 @@ def gen_replace(rng):
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
-        def ref_c():
-            if no_ref:
-                return None
-            return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8)
-                    for lo, hi in _power_levels(pair, als, emax, 1201)]
-        return Case("replace", code, ref_c, "curve", tol, lim)
+        return Case("replace", code, lambda: None if no_ref else _curve_ref(pair, als, emax, 1201),
+                    "curve", tol, lim)
     al = F5._alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
-
-    def ref_r():
-        if no_ref:
-            return None
-        return _widen(*_power_levels(pair, [float(al)], emax, 1201)[0], 1e-5, 1e-8)
-    return Case("replace", code, ref_r, "power", tol, lim)
+    return Case("replace", code, lambda: None if no_ref else _roc_ref(pair, al, emax, 1201),
+                "power", tol, lim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -350,26 +344,17 @@ def gen_sgd(rng):
         D = Fraction(1, 10 ** rng.randint(1, 10))
         code = f"ta.epsilon({expr}, {rat(D)}, dps={_dps(tol)})"
 
-        def ref_e():
-            p = plds()
-            return lambda e: _widen(*R6.pld_delta_pair(p, float(e)))
-        return Case("sgd", code, ref_e, "eps", tol, lim, level=D)
+        return Case("sgd", code, lambda: _eps_ref(plds()), "eps", tol, lim, level=D)
     if which == "curve":
         als = _levels(rng, rng.randint(1, 5))
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
-        def ref_c():
-            br = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), als, emax + 5, 2001)
-            return [_widen(1 - hi, 1 - lo, 1e-5, 1e-8) for lo, hi in br]
-        return Case("sgd", code, ref_c, "curve", tol, lim)
+        return Case("sgd", code, lambda: _curve_ref(lambda e: R6.pld_delta_pair(plds(), e),
+                                                    als, emax + 5, 2001), "curve", tol, lim)
     al = F5._alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
-
-    def ref_r():
-        (lo, hi), = _power_levels(lambda e: R6.pld_delta_pair(plds(), e), [float(al)],
-                                  emax + 5, 2001)
-        return _widen(lo, hi, 1e-5, 1e-8)
-    return Case("sgd", code, ref_r, "power", tol, lim)
+    return Case("sgd", code, lambda: _roc_ref(lambda e: R6.pld_delta_pair(plds(), e), al,
+                                              emax + 5, 2001), "power", tol, lim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -621,52 +606,6 @@ def check(case, flags, stats):
                       f"{_LAST.get('gc', 0):.2f} s more), limit {case.limit} s"))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--minutes", type=float, default=5.0)
-    ap.add_argument("--only", default=",".join(GENERATORS))
-    args = ap.parse_args()
-    rng = random.Random(args.seed)
-    names = args.only.split(",")
-    flags: list = []
-    stats: dict = {"wall": 0.0}
-    t_end = time.time() + 60 * args.minutes
-    c0 = time.process_time()
-    i = 0
-    while time.time() < t_end:
-        name = names[i % len(names)]
-        i += 1
-        try:
-            case = GENERATORS[name](rng)
-        except Exception:  # noqa: BLE001
-            print("generator failed", name, traceback.format_exc()[-400:], flush=True)
-            continue
-        n0 = len(flags)
-        print(f"> #{i} {case.call()}".replace("\n", " "), flush=True)
-        try:
-            check(case, flags, stats)
-        except Exception:  # noqa: BLE001
-            print(f"[harness] {name}: reference failed\n{case.call()}\n"
-                  f"{traceback.format_exc()[-600:]}", flush=True)
-            continue
-        for kind, c, msg in flags[n0:]:
-            print(f"FLAG {kind} [{c.route}]\n{c.call()}\n  -> {msg}\n", flush=True)
-        print(f"#{i} {name} done ({time.time() - t_end + 60 * args.minutes:.0f} s)", flush=True)
-    print("\n== summary ==")
-    for k, v in stats.items():
-        if isinstance(v, dict):
-            print(k, v)
-    print(f"calls' wall {stats['wall']:.0f} s, process CPU {time.process_time() - c0:.0f} s, "
-          f"load {os.getloadavg()}")
-    print(f"flags: {len(flags)}")
-    for kind, c, msg in flags:
-        print(f"  {kind} [{c.route}]: {c.code} -> {msg[:200]}")
-    for call, v, route in stats.get("wide", []):
-        print("wide without ToleranceWarning:", str(call).replace("\n", " "), v, route)
-    for call, msg in stats.get("refusals", [])[:40]:
-        print("refused:", call.replace("\n", " "), "--", msg)
-
 
 if __name__ == "__main__":
-    main()
+    _fuzz.main(GENERATORS, check)

@@ -213,18 +213,23 @@ def test_two_steps_eps_against_quadrature():
     assert _delta_two(mu, q, lo) >= 0.1 >= _delta_two(mu, q, hi)
 
 
-def _dpa_bracket(sigma: float, q: float, k: int, eps: float):
+def _dpa_plds(sigma: float, q: float, k: int):
+    """dp_accounting's REPLACE_ONE optimistic and pessimistic (connect-the-dots) PLDs of the
+    subsampled Gaussian at grid 1e-5, composed k times (float64, not proved)."""
     pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     from dp_accounting import NeighboringRelation
 
-    out = []
-    for pess in (False, True):
-        p = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pess, sampling_prob=q,
+    return [pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pess, sampling_prob=q,
                                         value_discretization_interval=1e-5,
                                         use_connect_dots=pess,
-                                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
-        out.append(p.self_compose(k).get_delta_for_epsilon(eps))
-    return out
+                                        neighboring_relation=NeighboringRelation.REPLACE_ONE
+                                        ).self_compose(k)
+            for pess in (False, True)]
+
+
+def _dpa_bracket(sigma: float, q: float, k: int, eps: float):
+    """The optimistic and pessimistic delta(eps) of :func:`_dpa_plds`."""
+    return [p.get_delta_for_epsilon(eps) for p in _dpa_plds(sigma, q, k)]
 
 
 @pytest.mark.slow
@@ -356,20 +361,10 @@ def _mp_mgf_far(mu, q, c):
 
 
 def _dpa_pair(sigma: float, q: float, k: int):
-    """dp_accounting's REPLACE_ONE optimistic and pessimistic (connect-the-dots) PLD pair at
-    grid 1e-5, composed k times: [(eps(1e-5), delta(1))] for each (float64, not proved)."""
-    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
-    from dp_accounting import NeighboringRelation
-
-    out = []
-    for pess in (False, True):
-        p = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pess, sampling_prob=q,
-                                        value_discretization_interval=1e-5,
-                                        use_connect_dots=pess,
-                                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
-        p = p.self_compose(k)
-        out.append((p.get_epsilon_for_delta(1e-5), p.get_delta_for_epsilon(1.0)))
-    return out
+    """[(eps(1e-5), delta(1))] of the optimistic and the pessimistic PLD of :func:`_dpa_plds`
+    (float64, not proved)."""
+    return [(p.get_epsilon_for_delta(1e-5), p.get_delta_for_epsilon(1.0))
+            for p in _dpa_plds(sigma, q, k)]
 
 
 @pytest.mark.slow

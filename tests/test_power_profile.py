@@ -14,6 +14,7 @@ import mpmath
 import pytest
 import sympy as sp
 from operator_reference import group  # 1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3)
+from references.golden_sup import grid_golden_sup
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.errors import ToleranceWarning
@@ -98,24 +99,7 @@ def np_delta(power, eps, grid: int = 400, steps: int = 160):
     def psi(a):
         return power(a) - v * a
 
-    vals = [psi(x) for x in xs]
-    i = max(range(len(xs)), key=lambda j: vals[j])
-    lo, hi = xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)]
-    g = (mpmath.sqrt(5) - 1) / 2
-    c, d = hi - g * (hi - lo), lo + g * (hi - lo)
-    pc, pd = psi(c), psi(d)
-    best = max(vals[i], pc, pd)
-    for _ in range(steps):
-        if pc >= pd:
-            hi, d, pd = d, c, pc
-            c = hi - g * (hi - lo)
-            pc = psi(c)
-        else:
-            lo, c, pc = c, d, pd
-            d = lo + g * (hi - lo)
-            pd = psi(d)
-        best = max(best, pc, pd)
-    return vals[i], best
+    return grid_golden_sup(psi, xs, steps)
 
 
 def _certified(v):

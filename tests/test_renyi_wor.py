@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
-from references.hull_renyi import gaussian_hull, laplace_hull, wbk
+from references.hull_renyi import gauss_renyi, gaussian_hull, laplace_hull, laplace_renyi, wbk
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric import renyi_wor
@@ -20,18 +20,6 @@ from tradeoff_algebra.numeric.renyi_orders import flint_order
 
 R = sp.Rational
 ORDERS_100 = list(range(2, 102))
-
-
-def _gauss_eps(mu):
-    return lambda c, j: j * c.mpf(mu.p) ** 2 / (2 * c.mpf(mu.q) ** 2)
-
-
-def _laplace_eps(mu):
-    def eps(c, j):
-        m = c.mpf(mu.p) / mu.q
-        return c.log(c.mpf(j) / (2 * j - 1) * c.exp((j - 1) * m)
-                     + c.mpf(j - 1) / (2 * j - 1) * c.exp(-j * m)) / (j - 1)
-    return eps
 
 
 def _upper(v):
@@ -82,7 +70,7 @@ def _check_gaussian(p, mu, orders):
         ub = _upper(r.at(a))
         hull = gaussian_hull(mu, p, a)
         assert _mpf_fraction(hull) < ub, (a, hull, ub)
-        ref = _mpf_fraction(wbk(_gauss_eps(mu), p, a))
+        ref = _mpf_fraction(wbk(gauss_renyi(mu), p, a))
         lo, hi = _ends(v)
         slack = ref / 10**45  # (the 50-digit reference's own rounding)
         assert lo - slack <= ref <= hi + slack and hi <= ub
@@ -111,7 +99,7 @@ def test_fractional_orders_interpolate_and_stay_above_the_hull():
     for a, v in zip(orders, vals, strict=True):
         hull = gaussian_hull(mu, p, a)
         assert _mpf_fraction(hull) < _upper(r.at(a))
-        ref = _mpf_fraction(wbk(_gauss_eps(mu), p, a))
+        ref = _mpf_fraction(wbk(gauss_renyi(mu), p, a))
         lo, hi = _ends(v)
         assert lo - ref / 10**45 <= ref <= hi + ref / 10**45
 
@@ -127,7 +115,7 @@ def test_laplace_base_above_the_hull():
         hull = laplace_hull(mu, p, a)
         ub = _upper(r.at(a))
         assert _mpf_fraction(hull) < ub
-        ref = wbk(_laplace_eps(mu), p, a)
+        ref = wbk(laplace_renyi(mu), p, a)
         assert abs(float(ub) - float(ref)) <= 1e-18 * float(ref)
 
 

@@ -12,7 +12,7 @@ context).
   ``audit5_refs.shuffle_groups`` is the same pair at 40 digits for irrational E.
 * **dp_accounting PLD pairs** (float64, not proved: callers widen) of the symmetric hull of T
   Poisson-subsampled Laplace steps (:func:`sampled_laplace_plds`) and of DP-SGD
-  (``dpsgd_power._hull_plds``): delta(eps) as the (optimistic, pessimistic) pair, and the power
+  (``dpsgd_power.hull_plds``): delta(eps) as the (optimistic, pessimistic) pair, and the power
   bracket of ``dpsgd_power.pld_power_bracket``.
 * **Exact convolutions** (mpmath quadrature, the caller's precision): the hull's delta of one
   and two subsampled-Laplace steps, one to three subsampled-Gaussian steps, the larger of the
@@ -35,6 +35,12 @@ from functools import lru_cache
 
 import mpmath
 import numpy as np
+from operator_reference import group
+
+from references.golden_sup import grid_golden_sup
+from references.hull_renyi import gauss_renyi, laplace_renyi  # noqa: F401 (D_j of the bases)
+from references.max_profile import g_delta, l_value
+from references.shuffle_pair import mixture_terms, power_of_sorted
 
 # ---------------------------------------------------------------------------------------------
 # shuffle
@@ -45,31 +51,16 @@ import numpy as np
 def shuffle_exact(E: Fraction, n: int) -> tuple:
     """[(P, Q)] in Fraction of the shuffle pair with e^eps0 = E (rational), grouped by y/x, in
     decreasing ratio Q/P (module docstring)."""
-    E = Fraction(E)
-    w = 1 / (E + 1)
-    th = 2 / (E + 1)
     groups: dict = {}
-    for c in range(n):
-        pc = math.comb(n - 1, c) * th ** c * (1 - th) ** (n - 1 - c)
-        for a in range(c + 1):
-            m = pc * Fraction(math.comb(c, a), 2 ** c)
-            for (x, y), (wp, wq) in (((a + 1, c - a), (1 - w, w)), ((a, c - a + 1), (w, 1 - w))):
-                key = Fraction(y, x) if x else Fraction(10 ** 12)
-                g = groups.setdefault(key, [Fraction(0), Fraction(0)])
-                g[0] += wp * m
-                g[1] += wq * m
+    for x, y, p, q in mixture_terms(n, 1 / (Fraction(E) + 1), math.comb, 2):
+        key = Fraction(y, x) if x else Fraction(10 ** 12)
+        g = groups.setdefault(key, [Fraction(0), Fraction(0)])
+        g[0] += p
+        g[1] += q
     return tuple(tuple(groups[k]) for k in sorted(groups, reverse=True))
 
 
-def power_sorted(groups, alpha):
-    """1 - f(alpha) for outcomes in decreasing ratio Q/P (Fraction or mpf, as alpha)."""
-    pw = used = alpha * 0
-    for p, q in groups:
-        if used + p >= alpha:
-            return pw + (alpha - used) * q / p
-        used += p
-        pw += q
-    return pw
+power_sorted = power_of_sorted  # (references.shuffle_pair; Fraction or mpf)
 
 
 def delta_sorted(groups, v):
@@ -101,10 +92,10 @@ def sampled_laplace_plds(b: float, q: float, T: int, grid: float):
 
 @lru_cache(maxsize=16)
 def dpsgd_plds(sigma: float, q: float, T: int, grid: float):
-    """(optimistic, pessimistic) PLDs of DP-SGD (``dpsgd_power._hull_plds``)."""
-    from references.dpsgd_power import _hull_plds
+    """(optimistic, pessimistic) PLDs of DP-SGD (``dpsgd_power.hull_plds``)."""
+    from references.dpsgd_power import hull_plds
 
-    return tuple(_hull_plds(sigma, q, T, grid))
+    return tuple(hull_plds(sigma, q, T, grid))
 
 
 def pld_delta_pair(plds, eps):
@@ -174,7 +165,7 @@ def f_gauss(mu):
 def f_laplace(mu):
     """L_mu (Dong, Roth & Su, Prop. 7 / Eq. after it): 1 - e^mu a for a < e^-mu/2,
     e^-mu/(4a) for e^-mu/2 <= a <= 1/2, e^-mu (1 - a) for a > 1/2."""
-    mu = mpmath.mpf(mu)
+    inner = l_value(mu)  # (references.max_profile: the three pieces inside (0, 1))
 
     def f(a):
         a = mpmath.mpf(a)
@@ -182,12 +173,7 @@ def f_laplace(mu):
             return mpmath.mpf(1)
         if a >= 1:
             return mpmath.mpf(0)
-        e = mpmath.exp(-mu)
-        if a < e / 2:
-            return 1 - a / e
-        if a <= mpmath.mpf(1) / 2:
-            return e / (4 * a)
-        return e * (1 - a)
+        return inner(a)
     return f
 
 
@@ -202,14 +188,7 @@ def f_mix(f, p):
     return lambda a: p * f(a) + (1 - p) * (1 - a)
 
 
-def f_group(f, k: int):
-    """1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3), by composing k times."""
-    def g(a):
-        x = mpmath.mpf(a)
-        for _ in range(k):
-            x = 1 - f(x)
-        return 1 - x
-    return g
+f_group = group  # 1 - (1 - f)^{o k} (Dong, Roth & Su, Thm. 3), composing k times
 
 
 def f_inverse(f, bits: int | None = None):
@@ -249,30 +228,11 @@ def np_delta(f, eps, grid: int = 200, steps: int = 120):
     def psi(a):
         return 1 - f(a) - v * a
 
-    vals = [psi(x) for x in xs]
-    i = max(range(len(xs)), key=lambda j: vals[j])
-    lo, hi = xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)]
-    g = (mpmath.sqrt(5) - 1) / 2
-    c, d = hi - g * (hi - lo), lo + g * (hi - lo)
-    pc, pd = psi(c), psi(d)
-    best = max(vals[i], pc, pd)
-    for _ in range(steps):
-        if pc >= pd:
-            hi, d, pd = d, c, pc
-            c = hi - g * (hi - lo)
-            pc = psi(c)
-        else:
-            lo, c, pc = c, d, pd
-            d = lo + g * (hi - lo)
-            pd = psi(d)
-        best = max(best, pc, pd)
-    return max(vals[i], mpmath.mpf(0)), max(best, mpmath.mpf(0))
+    gsup, best = grid_golden_sup(psi, xs, steps)
+    return max(gsup, mpmath.mpf(0)), max(best, mpmath.mpf(0))
 
 
-def gauss_delta(mu, eps):
-    """Dong, Roth & Su, Cor. 1."""
-    mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
-    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+gauss_delta = g_delta  # Dong, Roth & Su, Cor. 1 (references.max_profile)
 
 
 def gauss_eps(mu, d):
@@ -310,20 +270,6 @@ def thm9(eps_j, p, a: int, eps_inf=None, dps: int = 60):
     for j in range(3, a + 1):
         A += p ** j * c.binomial(a, j) * c.exp((j - 1) * eps_j(c, j)) * m2(j)
     return c.log(A) / (a - 1)
-
-
-def gauss_renyi(mu):
-    """D_j(G_mu) = j mu^2 / 2."""
-    return lambda c, j: j * c.mpf(mu.numerator) ** 2 / (2 * c.mpf(mu.denominator) ** 2)
-
-
-def laplace_renyi(mu):
-    """D_j(Lap(0, 1) || Lap(mu, 1)) (Mironov, Prop. 6) for j > 1."""
-    def eps(c, j):
-        m = c.mpf(mu.numerator) / mu.denominator
-        return c.log(c.mpf(j) / (2 * j - 1) * c.exp((j - 1) * m)
-                     + c.mpf(j - 1) / (2 * j - 1) * c.exp(-j * m)) / (j - 1)
-    return eps
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ x > t, and L = 1 - p + p w, the hull is the trade-off of a pair made of P0 again
 
 by mpmath quadrature at 40 digits (both directions are equal). ``wbk`` is Thm. 9's
 log A(a)/(a - 1) at an integer a from the base's eps(j) (a callable), at 50 digits, with the
-Cor. 10 interpolation at a fractional order.
+Cor. 10 interpolation at a fractional order; ``gauss_renyi`` and ``laplace_renyi`` are the
+bases' eps(j) it takes.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import mpmath
 
 from .contexts import mp_context as _ctx
 
-__all__ = ["hull_renyi", "gaussian_hull", "laplace_hull", "wbk"]
+__all__ = ["hull_renyi", "gaussian_hull", "laplace_hull", "wbk", "gauss_renyi", "laplace_renyi"]
 
 
 def hull_renyi(p0, q1, p0_tail, q1_tail, t, a, p, cuts, dps: int = 40):
@@ -84,3 +85,28 @@ def wbk(eps, p, a, dps: int = 50):
         return K(fl) / (a - 1)
     t = a - fl
     return ((1 - t) * K(fl) + t * K(fl + 1)) / (a - 1)
+
+
+def _pq(mu):
+    """(numerator, denominator) of a Fraction or a SymPy Rational, as ints."""
+    if hasattr(mu, "numerator"):
+        return int(mu.numerator), int(mu.denominator)
+    return int(mu.p), int(mu.q)
+
+
+def gauss_renyi(mu):
+    """D_j(G_mu) = j mu^2 / 2, as ``eps(c, j)`` in the context c (mu rational)."""
+    n, d = _pq(mu)
+    return lambda c, j: j * c.mpf(n) ** 2 / (2 * c.mpf(d) ** 2)
+
+
+def laplace_renyi(mu):
+    """D_j(Lap(0, 1) || Lap(mu, 1)) (Mironov, Prop. 6) for j > 1, as ``eps(c, j)`` (mu
+    rational)."""
+    n, d = _pq(mu)
+
+    def eps(c, j):
+        m = c.mpf(n) / d
+        return c.log(c.mpf(j) / (2 * j - 1) * c.exp((j - 1) * m)
+                     + c.mpf(j - 1) / (2 * j - 1) * c.exp(-j * m)) / (j - 1)
+    return eps

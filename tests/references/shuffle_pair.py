@@ -21,7 +21,8 @@ from fractions import Fraction
 
 import mpmath
 
-__all__ = ["shuffle_points", "shuffle_groups", "power_of_sorted", "fraction_atoms"]
+__all__ = ["shuffle_points", "shuffle_groups", "power_of_sorted", "fraction_atoms",
+           "mixture_terms"]
 
 
 def _num(x):
@@ -39,19 +40,27 @@ def shuffle_points(eps0, n: int, dps: int = 40) -> dict:
     precision)."""
     with mpmath.workdps(dps):
         E = mpmath.exp(_num(eps0))
-        w = 1 / (E + 1)
-        th = 2 / (E + 1)
         law: dict = {}
-        for c in range(n):
-            pc = mpmath.binomial(n - 1, c) * th ** c * (1 - th) ** (n - 1 - c)
-            for a in range(c + 1):
-                m = pc * mpmath.binomial(c, a) / mpmath.mpf(2) ** c
-                for (x, y), (wp, wq) in (((a + 1, c - a), (1 - w, w)),
-                                         ((a, c - a + 1), (w, 1 - w))):
-                    e = law.setdefault((x, y), [mpmath.mpf(0), mpmath.mpf(0)])
-                    e[0] += wp * m
-                    e[1] += wq * m
+        for x, y, p, q in mixture_terms(n, 1 / (E + 1), mpmath.binomial, mpmath.mpf(2)):
+            e = law.setdefault((x, y), [mpmath.mpf(0), mpmath.mpf(0)])
+            e[0] += p
+            e[1] += q
         return law
+
+
+def mixture_terms(n: int, w, comb, two):
+    """(x, y, P-mass, Q-mass) of each term of the mixture (module docstring), C = c and A = a
+    in turn, in the arithmetic of ``w`` = 1/(E + 1): Fraction (``comb`` = math.comb, ``two`` =
+    2: exact) or mpf (``comb`` = mpmath.binomial, ``two`` = mpf(2): the caller's precision).
+    A point (x, y) comes from up to two terms; the callers sum them."""
+    th = 2 * w
+    for c in range(n):
+        pc = comb(n - 1, c) * th ** c * (1 - th) ** (n - 1 - c)
+        for a in range(c + 1):
+            m = pc * comb(c, a) / two ** c
+            for (x, y), (wp, wq) in (((a + 1, c - a), (1 - w, w)),
+                                     ((a, c - a + 1), (w, 1 - w))):
+                yield x, y, wp * m, wq * m
 
 
 def shuffle_groups(eps0, n: int, dps: int = 40) -> list[tuple]:
@@ -69,9 +78,9 @@ def shuffle_groups(eps0, n: int, dps: int = 40) -> list[tuple]:
 
 
 def power_of_sorted(groups, alpha):
-    """1 - f(alpha) for outcomes already in decreasing ratio (the last one randomised), at the
-    current mpmath precision."""
-    pw = used = mpmath.mpf(0)
+    """1 - f(alpha) for outcomes already in decreasing ratio (the last one randomised), in the
+    arithmetic of alpha and the groups (Fraction: exact; mpf: the current precision)."""
+    pw = used = alpha * 0
     for p, q in groups:
         if used + p >= alpha:
             return pw + (alpha - used) * q / p
