@@ -80,13 +80,6 @@ def test_replace_two_step_delta_stops_at_the_limit():
     assert cpu < 0.35, cpu
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "families/laplace_sampled.SampledLaplaceLaw._build_envelope (plan_decay, the first plan "
-    "of numeric/cf) checks no deadline: at mu = 11/2 its _tilted_variance runs three "
-    "acb.integral calls of ~140000 integrand evaluations, at mu = 2/21 the envelope's "
-    "Lipschitz grid (numeric/cf_envelope.DecayEnvelope.__init__) takes ~50 M(c + it) values "
-    "whose big_f costs ~36 ms each: the first eps of two or three subsampled Laplace steps "
-    "under a 0.05 s limit spends 0.7-1.0 s of CPU (14-20x) before it stops"))
 @pytest.mark.parametrize("b, q, T, tol", [(R(2, 11), R(1, 2), 2, 1e-8),
                                           (R(21, 2), R(1, 5), 3, 1e-10)])
 def test_sampled_laplace_envelope_stops_at_the_limit(b, q, T, tol):
@@ -261,11 +254,6 @@ def test_sampled_laplace_curve_tighter_tol_not_wider():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "numeric/cf_sampled_poly._lattice (the exactly summed lattice part of the subsampled "
-    "Laplace law's graded split): one call of ~4 s of CPU (378000 generator steps) with no "
-    "deadline check: eps(1e-7) of five steps (b = 1/10, q = 1/10000) at tol 1e-8 under a 1.5 s "
-    "limit enters it after ~0.3 s and stops only after ~3.7 s of CPU"))
 def test_sampled_laplace_lattice_part_stops_at_the_limit():
     lap = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 10)) ** 2
     _quiet(lambda: ta.epsilon(lap, R(1, 10**6), dps=8))  # (modules loaded)

@@ -55,6 +55,16 @@ graded toward the density's branch point where that lies close to the interval, 
 which the route uses with J = min(k + 1, :data:`POLY_J`) wherever the whole law's inversion does
 not reach its width (up to :data:`POLY_SPLIT_MAX` steps), the remainder j >= J inverted through
 ``PolyRemainder`` (its transform from the atoms' closed form and the interpolant's, no 2F1).
+
+Time limits: building an envelope can take a second (three ``acb.integral`` calls of ~10^5
+integrand evaluations at mu = 11/2; ~50 values of M(c + it), tens of ms each, at mu = 2/21).
+An ``acb.integral`` cannot be interrupted (an exception in its integrand is not propagated), so
+past the caller's deadline the integrand returns an exact 0 (``budget.expired``) and
+``budget.check`` follows each integral: the clock is monotonic, so once the integrand has seen
+the deadline pass the check raises and those 0s never reach a ball (the integral closes fast,
+its remaining subintervals exact 0s). The envelope's Lipschitz grid evaluates M through a
+function that checks the deadline before each value; nothing is cached before the envelope is
+whole.
 """
 
 from __future__ import annotations
@@ -67,6 +77,7 @@ from math import comb
 import numpy as np
 from flint import acb, arb, ctx
 
+from ..numeric import budget
 from ..numeric.cf_envelope import DecayEnvelope
 from ..numeric.cf_laws import (
     Number,
@@ -497,7 +508,11 @@ class SubsampledLaplaceLaw:
             def tail(t: float) -> arb:
                 return alpha + self._density_bound(a, arb(t), pieces, whole)
 
-            env = DecayEnvelope(self.mgf, c, self.mgf(acb(c)).real, width,
+            def mgf(z: acb) -> acb:  # (the grid's values, each checking the deadline)
+                budget.check()
+                return self.mgf(z)
+
+            env = DecayEnvelope(mgf, c, mgf(acb(c)).real, width,
                                 self._tilted_variance(a), tail, theta)
         if len(self._envelopes) > 16:
             self._envelopes.clear()
@@ -518,17 +533,21 @@ class SubsampledLaplaceLaw:
         """A ball of the variance of u = log phi(L) under phi^a dP / g(a) (the variance of the
         loss under the tilted law, in either direction): the moments E[(u - u_mid)^k phi^a],
         k = 0, 1, 2, of the atoms exactly and of the density by certified quadrature
-        (``acb.integral``); 0 where the quadrature does not converge."""
+        (``acb.integral``); 0 where the quadrature does not converge. Past the deadline the
+        integrand gives exact 0s and the check after the integral raises (module docstring)."""
         m, p, q, _ = self._balls()
         l0, l1 = (q + p * (-m).exp()).log(), (q + p * m.exp()).log()
         mid, k0 = (l0 + l1) / 2, (-m / 2).exp() / 4
 
         def moment(k: int) -> arb:
             def f(s, analytic):
+                if budget.expired():  # (a cheap value, never used: the check below raises)
+                    return acb(0)
                 u = (q + p * s.exp()).log(analytic=analytic)
                 return (u - mid) ** k * (a * u).exp() * k0 * (-s / 2).exp()
 
             dens = acb.integral(f, -m, m).real
+            budget.check()  # (past the deadline the integrand gave 0s: the ball is not used)
             return (a * l0).exp() / 2 * (l0 - mid) ** k + (-m).exp() * (a * l1).exp() / 2 * (
                 l1 - mid) ** k + dens
 
