@@ -31,8 +31,8 @@ def test_zero_at_and_above_the_largest_loss_of_laplace_powers():
     f = ta.Laplace(1) ** 3  # largest loss 3
     for eps in (3, R(7, 2), 50):
         v = ta.delta(f, eps)
-        assert v.lo == v.hi == 0 and v.guarantee == "certified"
-        assert "above the largest privacy loss" in v.route
+        assert v.lo == v.hi == 0 and v.guarantee in ("certified", "exact")
+        assert "above the largest privacy loss" in v.route  # (exact: eps rational, mu rational)
     below = ta.delta(f, R(29, 10))
     assert below.lo > 0 and "above the largest" not in below.route
 

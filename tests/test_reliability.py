@@ -25,7 +25,12 @@ def _ref(expr: sp.Expr, dps: int) -> mpmath.mpf:
 
 
 def _digits_ok(v: ta.Value, ref: mpmath.mpf) -> bool:
-    """Is the point value right to its ``dps`` digits (one unit in the last place)?"""
+    """Is the point value right to its ``dps`` digits (one unit in the last place)? An exact
+    value (f(0) = 1 - delta of f_{eps,delta}) is compared by its rational itself."""
+    if v.exact is not None:
+        x = mpmath.mp.make_mpf(sp.N(v.exact, 3 * v.dps + 400)._mpf_)
+        with mpmath.workdps(3 * v.dps + 400):
+            return abs(x - ref) <= mpmath.mpf(10) ** (-3 * v.dps - 300) * abs(ref)
     assert v.lo == v.hi
     with mpmath.workdps(v.dps + 50):
         return abs(v.mid - ref) <= mpmath.mpf(10) ** (1 - v.dps) * abs(ref)
