@@ -41,8 +41,9 @@ from .cf_epsilon import _guess_epsilon, epsilon_enclosure
 from .cf_flat import flat_enclosure, flat_factors
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
 from .cf_laws import Factor, lower, upper, working_precision
-from .cf_mixed_split import mixed_enclosure
+from .cf_mixed_split import cells_floor, mixed_enclosure
 from .cf_profile import PROFILE, _profile_enclosure, answers_from_profile
+from .lattice_cells import CELLS_ROUTE
 
 __all__ = ["route_enclosure", "PROFILE", "answers_from_profile", "MAX_WORK", "REL_FLOOR",
            "REL_MIN", "MAX_SPLIT", "DELTA_FLOOR"]
@@ -488,8 +489,15 @@ def _finite_enclosure(
     except (ValueError, RuntimeError, ArithmeticError):
         r = None
     if r is None and any(hasattr(law, "cut_for") for law, _ in factors):
-        return _cut_enclosure(factors, kind, dn, up, rel)
-    return r
+        r = _cut_enclosure(factors, kind, dn, up, rel)
+    floor = cells_floor(factors, kind, dn, up, rel)  # (a looser tolerance's answer)
+    if floor is None:
+        return r
+    lo, hi = floor if r is None else (max(r[0], floor[0]), min(r[1], floor[1]))
+    if r is not None and (lo > hi or (lo, hi) == tuple(r)):
+        return r
+    trace.note(CELLS_ROUTE)  # (the cells narrowed it)
+    return lo, hi
 
 
 #: The share of the tolerance given to the mass a cut leaves out (:func:`_cut_enclosure`).
