@@ -330,12 +330,6 @@ def test_pld_hull_roc_consults_the_deadline():
     assert g.max < 1.0, f"{g.max:.1f} s CPU unchecked, ending at\n{g.where}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "routes/tail_laws.lattice_curve (few Laplace factors): the band at each tolerance is built "
-    "afresh from tails at rel = min(tol/100, 1e-7) (Arb balls whose radii follow the "
-    "tolerance) and rounded outward to float64; nothing intersects it "
-    "with a looser tolerance's band, so the upper end at tol 1e-9 (0.06936904667625234) lies 3 "
-    "ulps above the one at tol 1e-3 (0.0693690466762523): narrower but not nested"))
 def test_lattice_curve_nested_across_tolerances():
     """curve(Laplace(1)^5, [0.32], bounds=True) at tol 1e-3 and 1e-9: the tighter band inside
     the looser one (both certified: the truth lies in their intersection)."""

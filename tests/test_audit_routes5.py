@@ -328,13 +328,6 @@ def test_replace_curve_band_nests_across_tolerances(f, xs):
             (xs[i], (l1[i], h1[i]), (l2[i], h2[i]))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "numeric/curves._curve_points intersects the rungs' points assuming evaluate(f, a, dps=d) "
-    "is the same at every tolerance, but the Laplace factors' tail route (certified loss tails "
-    "of Laplace factors, numeric/cf_mixed_tails) plans by pld_options(tol): at dps = 15, tol "
-    "1e-9 gives [0.14967751495995060, 0.14967751495995152] and tol 1e-12 [0.14967751495995132, "
-    "0.14967751495995157], its upper end 2.5e-17 higher, so the 1e-12 curve's upper bound "
-    "(0.14967751495995157) is above the 1e-9 curve's (0.14967751495995152): not nested"))
 def test_laplace_product_curve_nests_across_tolerances():
     f = ta.Tensor(ta.Laplace(R(1, 2)), ta.Laplace(R(1, 3)), ta.Laplace(R(7, 5)))
     bands = []

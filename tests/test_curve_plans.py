@@ -37,13 +37,14 @@ def test_ten_steps_plan_each_abscissa_once(monkeypatch):
     seen = _count_plans(monkeypatch)
     f = ta.noisy_sgd(SIGMA, Q, 10)
     x = np.linspace(0, 1, 101)
-    with warnings.catch_warnings():
+    # no deadline (time_limit(None)): every cap of the planners is then in planned work (nodes
+    # times a constant node_seconds, cf_route._cap, cf._replan_cap), none in the time left, so
+    # the count does not follow the machine's load; one band (the milestones' bands are gone:
+    # the tolerance chain of numeric/tol_nest nests bands without computing looser ones)
+    with warnings.catch_warnings(), ta.time_limit(None):
         warnings.simplefilter("error")
         b = inversion_curve.inversion_band(f, x, 1e-9)
-    # at most four plans for each band: 1e-9's and those of its milestones (1e-6, 5e-4), which
-    # the band at 1e-9 is intersected with (routes/inversion_curve.milestones)
-    bands = 1 + len(inversion_curve.milestones(1e-9))
-    assert len(seen) == len(set(seen)) and len(seen) <= 4 * bands
+    assert len(seen) == len(set(seen)) and len(seen) <= 4
     assert _meets(float(b.power_lo[1]), float(b.power_hi[1]), BRACKETS[(10, 0.01)])
     inner = (x > 0) & (x < 1)
     assert np.all(b.power_hi[inner] - b.power_lo[inner] <= 1e-8 * b.power_hi[inner])

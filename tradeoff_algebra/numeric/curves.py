@@ -28,6 +28,7 @@ from ..core.node import NUMERIC, TradeOff
 from ..core.validate import flag
 from . import budget
 from .context import mp
+from .options import DEFAULT_TOL
 from .progress import bar, check_progress
 from .protocol import (
     as_level,
@@ -37,6 +38,7 @@ from .protocol import (
     prepare_call,
     short,
 )
+from .tol_nest import chain_has, nest, nest_many
 from .value import dps_to_prec
 
 __all__ = ["curve", "CURVE_DPS", "CURVE_BANDS", "curve_band", "BAND_TOL_MIN"]
@@ -64,16 +66,64 @@ def curve_band(f: TradeOff, x: np.ndarray, tol: float | None = None,
     asked = float(tol)
     tol = max(asked, BAND_TOL_MIN)
     flat = np.asarray(x, dtype=np.float64).ravel()
+    b = _route_band(f, flat, tol, progress)
+    if b is None:
+        return None
+    if asked < tol:
+        warnings.warn(f"tol = {asked:.3g} is below BAND_TOL_MIN = {tol:.3g}, the "
+                      "narrowest band of a whole curve: this band is certified to width "
+                      f"{b.width:.3g}",
+                      ToleranceWarning, stacklevel=3)
+    if tol < DEFAULT_TOL and BAND_ANCHOR:
+        _anchor_band(f, flat, progress)
+    return _nested_band(f, flat, tol, b)
+
+
+#: Whether a band below the default tolerance is nested with the default's band in a fresh
+#: process too (:func:`_anchor_band`: one band at ``DEFAULT_TOL`` per node and levels). Off:
+#: not cheap (DP-SGD, T = 1000, 101 levels at tol 1e-9: 0.107 s without, 0.157 s with it, one
+#: eps call 0.063 s; benchmarks/RESULTS_curve_ratio.md), so a band's nesting across processes
+#: rests on the routes' construction (``routes.tail_points``' nested grids).
+BAND_ANCHOR = False
+
+
+def _route_band(f: TradeOff, flat: np.ndarray, tol: float, progress) -> Any:
     for route in CURVE_BANDS:
         b = route(f, flat, tol, progress)
         if b is not None:
-            if asked < tol:
-                warnings.warn(f"tol = {asked:.3g} is below BAND_TOL_MIN = {tol:.3g}, the "
-                              "narrowest band of a whole curve: this band is certified to width "
-                              f"{b.width:.3g}",
-                              ToleranceWarning, stacklevel=3)
             return b
     return None
+
+
+def _band_keys(f: TradeOff, flat: np.ndarray) -> tuple[list, list]:
+    levels = flat.tolist()
+    return [("f", f, a) for a in levels], [("power", f, a) for a in levels]
+
+
+def _nested_band(f: TradeOff, flat: np.ndarray, tol: float, b: Any) -> Any:
+    """The band ``b`` at ``tol`` placed in the tolerance chain of each level's f and power
+    (``numeric.tol_nest``): nested with the bands and points of f at every other tolerance of
+    this process."""
+    kf, kp = _band_keys(f, flat)
+    f_lo, f_hi = nest_many(kf, tol, b.f_lo.ravel().tolist(), b.f_hi.ravel().tolist())
+    p_lo, p_hi = nest_many(kp, tol, b.power_lo.ravel().tolist(), b.power_hi.ravel().tolist())
+    shape = b.f_lo.shape
+    return type(b)(*(np.asarray(v, dtype=np.float64).reshape(shape)
+                     for v in (f_lo, f_hi, p_lo, p_hi)))
+
+
+def _anchor_band(f: TradeOff, flat: np.ndarray, progress) -> None:
+    """The band at ``DEFAULT_TOL`` put in the chain first where some level's chain holds
+    nothing at the default or looser (a fresh process), so the band at a tighter tolerance
+    lies inside the default's whatever ran before (``numeric.tol_nest``: the anchor)."""
+    kf, _ = _band_keys(f, flat)
+    if all(chain_has(k, DEFAULT_TOL) for k in kf):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the default's own width warnings)
+        b = _route_band(f, flat, DEFAULT_TOL, progress)
+    if b is not None:
+        _nested_band(f, flat, DEFAULT_TOL, b)
 
 
 def _curve_levels(alphas: Any) -> np.ndarray:
@@ -148,9 +198,11 @@ def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None,
 
     ``tol``: the points are evaluated at every rung of :func:`point_dps_rungs` (``tol``, f at
     :data:`CURVE_DPS` digits) and their intervals intersected (each holds the truth where
-    certain), so the width follows ``tol`` and a tighter ``tol`` never gives a wider interval:
-    its rungs include the looser one's, so the intersection is taken over more intervals. None:
-    :data:`CURVE_DPS` digits alone."""
+    certain), so the width follows ``tol``; a certain point then enters the tolerance chain of
+    f at its level (``numeric.tol_nest``), so a tighter ``tol`` never gives a wider interval in
+    one process (the rungs include the looser one's, but a route may plan each rung by the
+    tolerance: the Laplace factors' tails at dps 15 gave an upper end 2.5e-17 higher at tol
+    1e-12 than at 1e-9). None: :data:`CURVE_DPS` digits alone."""
     lo, mid, hi = (np.empty_like(x) for _ in range(3))
     with bar(x.size, "curve", progress, unit="level") as shown:
         for i, a in enumerate(x.ravel()):
@@ -164,6 +216,8 @@ def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None,
                     v_lo, v_hi = v.interval()
                     a_lo, a_hi = max(a_lo, _float_down(v_lo)), min(a_hi, _float_up(v_hi))
                 certain = certain and v.is_certain
+            if certain and tol is not None:  # (the tolerance chain: numeric.tol_nest)
+                a_lo, a_hi = nest(("f", f, float(a)), tol, a_lo, max(a_hi, a_lo))
             lo.flat[i], hi.flat[i] = a_lo, max(a_hi, a_lo)
             mid.flat[i] = float(v.mid)
             if estimates is not None and not certain:

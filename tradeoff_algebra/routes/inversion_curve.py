@@ -43,10 +43,10 @@ Products whose tails are not certified (no power decay of |M(c + it)|) get the s
 second order in the grid step, refined near the levels' minimisers by ``routes.grid_band``, down to
 :data:`SECANT_TOL_MIN`).
 
-A tighter tolerance never gives a wider band (issue 29): the tails' band at tol is intersected
-with the bands at its milestones (:func:`milestones`: tol 1000^k and the default, each its own
-plans and points, :func:`_nested`), and a split product whose tails are not served at tol takes
-the nearest looser tolerance's band (with the width warning) before the secant band.
+A tighter tolerance never gives a wider band (issue 29): ``numeric.curves.curve_band`` places
+every band in the tolerance chain (``numeric.tol_nest``); here a split product whose tails are
+not served at tol takes the nearest looser tolerance's band (with the width warning) before the
+secant band (:func:`_nested`).
 
 A band left wider than asked says so with a ToleranceWarning naming the widths reached.
 :func:`inversion_band` is the route: None where it does not apply (then the PLD engine
@@ -70,7 +70,7 @@ from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
 from ..numeric.cf_split_tails import splits as splits_law
 from ..numeric.curves import CURVE_BANDS
-from ..numeric.options import DEFAULT_TOL, options
+from ..numeric.options import options
 from ..numeric.profile_band import Band
 from ..numeric.progress import bar
 from ..numeric.protocol import POINT_ROUTES
@@ -239,53 +239,20 @@ def _tails_at(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown,
     return tail_band(sets, x.ravel(), tol, shown, splits, floats)
 
 
-#: The bands of a tolerance are intersected with those of the tolerances this many times
-#: looser, and looser again, up to the default (:func:`_nested`).
-NEST_RATIO = 1000
-
-
-def milestones(tol: float) -> list[float]:
-    """The looser tolerances whose bands the band at ``tol`` lies inside (:func:`_nested`):
-    tol 1000^k below the default ``DEFAULT_TOL``, and the default (nothing where ``tol`` is
-    at least the default: every such tolerance plans the default's inverters and places its
-    points, ``tail_band``). 1e-12: 1e-9, 1e-6, 5e-4; 1e-9: 1e-6, 5e-4; 1e-6: 5e-4."""
-    out, k = [], 1
-    while tol * NEST_RATIO**k < DEFAULT_TOL:
-        out.append(float(f"{tol * NEST_RATIO**k:.12g}"))  # (1e-12 * 10^6 is 1e-6 itself)
-        k += 1
-    return out + ([DEFAULT_TOL] if tol < DEFAULT_TOL else [])
-
-
 def _nested(dirs: tuple, sets: list, x: np.ndarray, tol: float, shown, split: bool,
             own, floats: dict | None = None) -> Band | None:
-    """The band at ``tol`` inside the band at every tolerance of :func:`milestones` (a tighter
-    tolerance never gives a wider result, issue 29). ``own``: the band at ``tol``, None beyond
-    its planned work or ``_FAILED`` where its tails are not certified (a split product whose
-    lattice part weighs more than the share asked); then the band of the nearest looser
-    tolerance of ``engines.looser_tolerances`` that gives one takes its place (the caller's
-    width warning names its widths), and that tolerance's milestones follow.
-
-    *Why nested.* Each band holds the curve, so their intersection does. The band returned at
-    t is B(t) = own(t) cap B(1000 t) (cap the default's); by induction B(t) lies inside
-    B(1000^k t) for every k, and inside the default's, whatever points each tolerance placed
-    and however wide their balls (the fifth and sixth audits found single bands a hair wider
-    at a tighter tolerance: one point of a tolerance's own dyadic grid, each from its own
-    plans, against another's). Tolerances whose ratio is not a power of 1000 (1e-7 and 1e-9)
-    are not tied this way; the grids' nesting argument (``routes.tail_points``) covers them.
-    The cost: one band per milestone (each looser band is cheaper than the tight one)."""
-    base, result = tol, (None if own is _FAILED else own)
+    """The band at ``tol``: ``own``, or, where it is None (beyond its planned work) or
+    ``_FAILED`` (a split product whose lattice part weighs more than the share asked), the band
+    of the nearest looser tolerance of ``engines.looser_tolerances`` that gives one (the
+    caller's width warning names its widths), never wider than that tolerance's. The nesting
+    of bands at different tolerances is the tolerance chain's (``numeric.tol_nest``, applied by
+    ``numeric.curves.curve_band`` to every curve band)."""
+    result = None if own is _FAILED else own
     if result is None:
         for looser in looser_tolerances(tol):
             result = _try_tails(dirs, sets, x, looser, shown, split, floats)
             if result is not None:
-                base = looser
                 break
-    if result is None:
-        return None
-    for m in milestones(base):
-        b = _try_tails(dirs, sets, x, m, shown, split, floats)
-        if b is not None:
-            result = result.intersect(b)
     return result
 
 

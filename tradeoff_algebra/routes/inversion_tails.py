@@ -173,11 +173,11 @@ class _Tails:
 
 def _share_floats(few, cache: dict) -> None:
     """Let the law's points ``few`` (:func:`few_step_tails`) read their float estimates from
-    ``cache``, by the exact floats asked, shared by the same law's points at every tolerance of
-    one band (``_nested``): the estimates only place the points, and are a function of the law
-    and the floats alone (not of ``rel``), so each tolerance's band is the same to the last bit
-    as its own call's, at a fraction of the cost (two DP-SGD steps: the float quadrature is
-    most of a band's time)."""
+    ``cache``, by the exact floats asked, shared by the same law's points at every tolerance
+    one band tries (``inversion_curve._nested``: the looser tolerances): the estimates only
+    place the points, and are a function of the law and the floats alone (not of ``rel``), so
+    each tolerance's band is the same to the last bit as its own call's, at a fraction of the
+    cost (two DP-SGD steps: the float quadrature is most of a band's time)."""
     raw = few.estimate
 
     def estimate(eps):

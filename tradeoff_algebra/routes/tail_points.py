@@ -119,8 +119,8 @@ def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarra
     (``TAIL_PLAN``), which tests/test_tolerance_nested.py and
     benchmarks/fuzz_tolerance_monotone.py check, not a proof: the sixth audit found bands
     a hair wider at a tighter tolerance (one point's ball and placement against another's), so
-    ``routes.inversion_curve`` intersects a tolerance's band with its milestones' (tol 1000^k,
-    the default), which makes those pairs nested whatever the points."""
+    ``numeric.curves.curve_band`` places every band in the tolerance chain
+    (``numeric.tol_nest``), which makes the bands of one process nested whatever the points."""
     n = x.size
     if ests is None or len(ests) != len(dirs):  # (``ests``: the caller's, at these eps)
         ests = [d.estimate(eps) for d in dirs]

@@ -1,7 +1,6 @@
-"""A tighter tolerance never gives a wider curve band (issue 29): ``routes.inversion_curve``
-intersects the band at tol with the bands at its milestones (tol 1000^k and the default,
-``milestones``), and a split product whose tails are not served at tol answers with the nearest
-looser tolerance's band, not the secant band.
+"""A tighter tolerance never gives a wider curve band (issue 29): ``numeric.curves.curve_band``
+places every band in the tolerance chain (``numeric.tol_nest``), and a split product whose tails
+are not served at tol answers with the nearest looser tolerance's band, not the secant band.
 
 References: the bands of the looser tolerances, each computed by its own call (the nesting
 property itself); the secant band of the delta profile on a grid of eps
@@ -35,23 +34,16 @@ def _band(f, xs, tol):
     return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
 
-def test_milestones_are_powers_of_1000_then_the_default():
-    assert ic.milestones(1e-12) == [1e-9, 1e-6, DEFAULT_TOL]
-    assert ic.milestones(1e-9) == [1e-6, DEFAULT_TOL]
-    assert ic.milestones(1e-6) == [DEFAULT_TOL]
-    assert ic.milestones(3e-10) == [3e-7, 3e-4, DEFAULT_TOL]
-    assert ic.milestones(DEFAULT_TOL) == [] and ic.milestones(1e-2) == []
-
-
 @pytest.mark.parametrize("f, xs", [
     (ta.noisy_sgd(R(11, 10), R(1, 2), 30), [1.339138838338962e-07, 0.5, 0.9999999878720862]),
     (ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 10)) ** 1000,
      [6.274794066250823e-10, 0.3, 0.999999980117636]),
 ])
-def test_band_lies_inside_every_milestone_band(f, xs):
-    """The band at 1e-12 inside the bands at 1e-9, 1e-6 and the default, each its own call."""
+def test_band_lies_inside_every_looser_band(f, xs):
+    """The band at 1e-12 inside the bands at 1e-9, 1e-6 and the default, each its own call
+    after it (the tolerance chain, ``numeric.tol_nest``)."""
     lo, hi = _band(f, xs, 1e-12)
-    for m in ic.milestones(1e-12):
+    for m in (1e-9, 1e-6, DEFAULT_TOL):
         lo_m, hi_m = _band(f, xs, m)
         assert np.all(lo >= lo_m) and np.all(hi <= hi_m), (m, lo, hi, lo_m, hi_m)
     assert np.all(lo <= hi)
