@@ -41,7 +41,7 @@ from .protocol import (
 from .tol_nest import chain_has, nest, nest_many
 from .value import dps_to_prec
 
-__all__ = ["curve", "CURVE_DPS", "CURVE_BANDS", "curve_band", "BAND_TOL_MIN"]
+__all__ = ["curve", "CURVE_DPS", "CURVE_BANDS", "curve_band", "nested_band", "BAND_TOL_MIN"]
 
 #: Routes that give certified bands of a whole curve at once (``routes.inversion_curve``
 #: registers the Laplace inversion of symmetric hulls of products): functions
@@ -76,7 +76,7 @@ def curve_band(f: TradeOff, x: np.ndarray, tol: float | None = None,
                       ToleranceWarning, stacklevel=3)
     if tol < DEFAULT_TOL and BAND_ANCHOR:
         _anchor_band(f, flat, progress)
-    return _nested_band(f, flat, tol, b)
+    return nested_band(f, flat, tol, b)
 
 
 #: Whether a band below the default tolerance is nested with the default's band in a fresh
@@ -100,13 +100,16 @@ def _band_keys(f: TradeOff, flat: np.ndarray) -> tuple[list, list]:
     return [("f", f, a) for a in levels], [("power", f, a) for a in levels]
 
 
-def _nested_band(f: TradeOff, flat: np.ndarray, tol: float, b: Any) -> Any:
+def nested_band(f: TradeOff, flat: np.ndarray, tol: float, b: Any) -> Any:
     """The band ``b`` at ``tol`` placed in the tolerance chain of each level's f and power
     (``numeric.tol_nest``): nested with the bands and points of f at every other tolerance of
     this process."""
     kf, kp = _band_keys(f, flat)
     f_lo, f_hi = nest_many(kf, tol, b.f_lo.ravel().tolist(), b.f_hi.ravel().tolist())
     p_lo, p_hi = nest_many(kp, tol, b.power_lo.ravel().tolist(), b.power_hi.ravel().tolist())
+    # (a point's mpf ends in the chain: rounded outward, a monotone map, so still nested)
+    f_lo, p_lo = ([_float_down(v) for v in vs] for vs in (f_lo, p_lo))
+    f_hi, p_hi = ([_float_up(v) for v in vs] for vs in (f_hi, p_hi))
     shape = b.f_lo.shape
     return type(b)(*(np.asarray(v, dtype=np.float64).reshape(shape)
                      for v in (f_lo, f_hi, p_lo, p_hi)))
@@ -123,7 +126,7 @@ def _anchor_band(f: TradeOff, flat: np.ndarray, progress) -> None:
         warnings.simplefilter("ignore")  # (the default's own width warnings)
         b = _route_band(f, flat, DEFAULT_TOL, progress)
     if b is not None:
-        _nested_band(f, flat, DEFAULT_TOL, b)
+        nested_band(f, flat, DEFAULT_TOL, b)
 
 
 def _curve_levels(alphas: Any) -> np.ndarray:
@@ -218,6 +221,7 @@ def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None,
                 certain = certain and v.is_certain
             if certain and tol is not None:  # (the tolerance chain: numeric.tol_nest)
                 a_lo, a_hi = nest(("f", f, float(a)), tol, a_lo, max(a_hi, a_lo))
+                a_lo, a_hi = _float_down(a_lo), _float_up(a_hi)  # (mpf ends of points)
             lo.flat[i], hi.flat[i] = a_lo, max(a_hi, a_lo)
             mid.flat[i] = float(v.mid)
             if estimates is not None and not certain:

@@ -45,7 +45,9 @@ from ..core.levels import as_level
 from ..core.node import TradeOff
 from . import budget
 from .context import mp
+from .options import options
 from .precision_loop import precision_loop
+from .tol_nest import nest
 from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
@@ -219,8 +221,22 @@ def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Valu
     for route in POINT_ROUTES:
         v = route(f, A, dps, power)
         if v is not None:
-            return v
+            return _nested_point(f, A, power, v)
     return None
+
+
+def _nested_point(f: TradeOff, A: sp.Rational, power: bool, v: Value) -> Value:
+    """A certified enclosure ``v`` of f(A) (``power``: 1 - f(A)) placed in the tolerance chain
+    of that quantity at the PLD engine's tolerance (``numeric.tol_nest``: nested with its
+    enclosures at every other tolerance of this process, the curve's bands and points too);
+    exact values and points (their digits are the route's claim) are left as they are."""
+    if v.guarantee != "certified" or v.is_point:
+        return v
+    lo, hi = nest(("power" if power else "f", f, float(A)) if A == sp.Rational(float(A))
+                  else ("power" if power else "f", f, A), options()["tol"], v.lo, v.hi)
+    if (lo, hi) == (v.lo, v.hi):
+        return v
+    return Value.enclosure(lo, hi, v.dps, guarantee="certified").routed(v.route)
 
 
 @singledispatch

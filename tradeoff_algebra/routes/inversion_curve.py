@@ -69,7 +69,7 @@ from ..numeric import budget, cf
 from ..numeric.cf_laws import working_precision
 from ..numeric.cf_route import MAX_WORK, REL_MIN, _work
 from ..numeric.cf_split_tails import splits as splits_law
-from ..numeric.curves import CURVE_BANDS
+from ..numeric.curves import CURVE_BANDS, nested_band
 from ..numeric.options import options
 from ..numeric.profile_band import Band
 from ..numeric.progress import bar
@@ -427,9 +427,11 @@ def hull_point(f, A, dps: int, power: bool) -> Value | None:
         return None
     a = float(A)
     tol = options()["tol"]
-    b = inversion_band(f, np.array(floats_around(A)), tol, warn=False)
+    levels = np.array(floats_around(A))
+    b = inversion_band(f, levels, tol, warn=False)
     if b is None:
         return None
+    b = nested_band(f, levels, tol, b)  # (the tolerance chain: numeric.tol_nest)
     if power:  # (nothing learnt: between Id and 0; the next route answers)
         if b.power_lo[0] <= a and b.power_hi[1] >= 1:
             return None
