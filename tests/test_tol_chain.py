@@ -225,3 +225,17 @@ def test_subsampled_laplace_bands_meet_dp_accountings_bracket():
     for t in TOLS:
         lo, hi = _curve(f, t)
         assert 1 - hi[0] <= b_hi * (1 + 1e-9) and b_lo * (1 - 1e-9) <= 1 - lo[0], (t, lo, hi)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["gl", "lap3", "lprod", "sgd1000"])
+def test_curves_nest_with_each_tolerance_in_its_own_process(name):
+    """Each tolerance alone in its own fresh process (nothing in the chain: the nesting is
+    the routes' construction, the nested dyadic grids of ``routes.tail_points`` and the dps
+    rungs, not the chain): nested, holding the reference (all seven products of CASES held it
+    on 2026-11-30, benchmarks/RESULTS_tolerance_nested.md)."""
+    bands = {}
+    for t in TOLS:
+        bands.update(_fresh(name, [t]))
+    _assert_nested(bands)
+    _assert_holds_reference(name, bands)

@@ -108,8 +108,8 @@ def nested_band(f: TradeOff, flat: np.ndarray, tol: float, b: Any) -> Any:
     f_lo, f_hi = nest_many(kf, tol, b.f_lo.ravel().tolist(), b.f_hi.ravel().tolist())
     p_lo, p_hi = nest_many(kp, tol, b.power_lo.ravel().tolist(), b.power_hi.ravel().tolist())
     # (a point's mpf ends in the chain: rounded outward, a monotone map, so still nested)
-    f_lo, p_lo = ([_float_down(v) for v in vs] for vs in (f_lo, p_lo))
-    f_hi, p_hi = ([_float_up(v) for v in vs] for vs in (f_hi, p_hi))
+    f_lo, p_lo = ([v if type(v) is float else _float_down(v) for v in vs] for vs in (f_lo, p_lo))
+    f_hi, p_hi = ([v if type(v) is float else _float_up(v) for v in vs] for vs in (f_hi, p_hi))
     shape = b.f_lo.shape
     return type(b)(*(np.asarray(v, dtype=np.float64).reshape(shape)
                      for v in (f_lo, f_hi, p_lo, p_hi)))
