@@ -115,7 +115,10 @@ def route_enclosure(
     (law, n): the Arb views of the factors' privacy losses), to relative width ``tol``; None
     when a product is beyond :data:`MAX_WORK` or outside what the inversion certifies here
     (eps(delta) = 0) and its Chernoff bound (:func:`~.cf_bounds.chernoff`) does not show it
-    below the others' maximum (the two directions of a symmetric hull are usually far apart)."""
+    below the others' maximum (the two directions of a symmetric hull are usually far apart).
+    Each product's enclosure is placed in its tolerance chain (``numeric.tol_nest``): nested
+    with its enclosures at every other ``tol`` of this process; the maximum over the products
+    of nested enclosures is nested."""
     rel = tol / 4
     done, left, tiny = [], [], []
     with working_precision(64):  # one lock for the whole call (the laws' caches)
@@ -144,6 +147,8 @@ def route_enclosure(
                 r = None
             if r is None and kind == "delta":  # (the inversion declined: [1 - b, 1] if b <= rel)
                 r = near_one_delta(factors, up, rel)
+            if r is not None:  # (the tolerance chain of this product's answer: tol_nest)
+                r = nest(("route", kind, tuple(factors), float(dn), float(up)), rel, *r)
             (left if r is None else done).append(factors if r is None else r)
         if not done:
             return below_floor(left, kind, dn, tiny)
