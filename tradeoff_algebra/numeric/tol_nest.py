@@ -22,6 +22,12 @@ the default tolerance ``DEFAULT_TOL`` where that is cheap (the cells of a few su
 steps at the default's width: ``numeric.cf_mixed_split.cells_floor``), which enters the chain
 first, so every result below the default lies inside the default's, whatever ran before.
 
+*Where it applies.* ``numeric.curves`` (every curve band, keys ("f", f, level) and ("power", f,
+level), and every certain curve point), ``numeric.protocol`` (every certified enclosure of the
+point routes, the same keys, so values and curves of one node share a chain),
+``numeric.cf_route`` (each product's delta or eps at a float bracket, and the finite part's
+enclosure with the cells' anchor). A band of 101 levels costs about 0.3 ms in it.
+
 *What it does not give.* Two tolerances both tighter than the default, computed in different
 processes, are tied only by their routes' own construction (the nested dyadic grids of
 ``routes.tail_points``, the dps rungs of ``numeric.curves.point_dps_rungs``): the chain ties the
