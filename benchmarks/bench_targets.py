@@ -30,7 +30,9 @@ References (each computed here, not by the library):
 * randomized response RR(log 3, 3): P = (3/5, 1/5, 1/5), Q = (1/5, 3/5, 1/5), the loss D log 3
   with D the count difference of the first two outputs; the law of D under P is the exact
   integer polynomial (3x^2 + x + 1)^k/5^k (python-flint ``fmpz_poly``), Q_D = 3^{-D} P_D, and
-  delta summed at 50 digits (k <= 10^4);
+  delta summed at 50 digits (k <= 10^4); beyond, the same law as two binomials (the count of
+  non-neutral steps, then of +1 steps among them) summed in float64 log space (an estimate,
+  ~1e-9 at k = 10^6; 3e-12 from the exact law at k = 10^4);
 * the discrete Gaussian DG(1, 2): its loss (1 - 2x)/(2 sigma^2) is linear in x, so delta(eps)
   = sum_s [P_k(s) - e^eps P_k(s - k)]_+ with P_k the k-fold convolution of the discrete
   Gaussian's masses (float64 ``numpy.convolve``, positive terms: ~1e-13 relative; k <= 100);
@@ -154,6 +156,34 @@ def rr3_delta(k: int, eps):
     return total / scale
 
 
+def rr3_delta_float(k: int, eps: float, sds: float = 12) -> float:
+    """delta(eps) of RR(log 3, 3)^{(x)k} in float64 log space, for k beyond the exact law:
+    the m non-neutral steps are Binom(k, 4/5), of which u are +1 steps, Binom(m, 3/4), D =
+    2u - m, and delta = sum P(D) (1 - e^eps 3^{-D}) over D log 3 > eps, over m and u within
+    ``sds`` standard deviations (the rest below e^{-sds^2/2}): an estimate (gammaln at
+    k = 10^6: ~1e-9 relative)."""
+    import numpy as np
+    from scipy.special import gammaln, logsumexp
+
+    l3 = math.log(3)
+    sd = math.sqrt(k * 0.16)
+    ms = np.arange(max(0, int(0.8 * k - sds * sd)), min(k, int(0.8 * k + sds * sd) + 1) + 1)
+    lbm = (gammaln(k + 1) - gammaln(ms + 1) - gammaln(k - ms + 1) + ms * math.log(0.8)
+           + (k - ms) * math.log(0.2))
+    parts = []
+    for m, lb in zip(ms, lbm, strict=True):
+        su = math.sqrt(m * 3 / 16) + 1
+        u = np.arange(max(0, int(0.75 * m - sds * su)), min(m, int(0.75 * m + sds * su)) + 1)
+        d = 2 * u - m
+        keep = d * l3 > eps
+        u, d = u[keep], d[keep]
+        if u.size:
+            lu = (gammaln(m + 1) - gammaln(u + 1) - gammaln(m - u + 1) + u * math.log(0.75)
+                  + (m - u) * math.log(0.25))
+            parts.append(logsumexp(lb + lu + np.log(-np.expm1(eps - d * l3))))
+    return float(math.exp(logsumexp(parts))) if parts else 0.0
+
+
 def dg_delta(sigma: float, k: int, eps) -> float:
     """delta(eps) of DG(1, sigma)^{(x)k} by k-fold float64 convolution (module docstring)."""
     import numpy as np
@@ -253,9 +283,12 @@ def fam_dlaplace(k: int):
 def fam_rr(k: int):
     lg3 = math.log(3)
     e = _eps_at(0.4 * lg3, 0.8 * lg3, k)
-    return ("ta.randomized_response(sp.log(3), 3)**" + str(k), "delta", e,
-            {"fn": (lambda: rr3_delta(k, _q(_ctx(), e))) if k <= 10**4 else None,
-             "kind": "exact integer law (3x^2 + x + 1)^k, 50 digits"})
+    expr = "ta.randomized_response(sp.log(3), 3)**" + str(k)
+    if k <= 10**4:
+        return (expr, "delta", e, {"fn": lambda: rr3_delta(k, _q(_ctx(), e)),
+                                   "kind": "exact integer law (3x^2 + x + 1)^k, 50 digits"})
+    return (expr, "delta", e, {"fn": lambda: rr3_delta_float(k, float(_q(_ctx(), e))),
+                               "acc": 1e-8, "kind": "two binomials in float64 log space"})
 
 
 def fam_dgauss(k: int):
