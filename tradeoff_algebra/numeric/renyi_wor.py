@@ -13,8 +13,12 @@ size m, replace-one) is (j, eps(j))-RDP at every integer j >= 2, then M o Sample
     A(a) = 1 + gamma^2 C(a, 2) min{4 (e^{eps(2)} - 1), e^{eps(2)} min{2, (e^{eps(oo)} - 1)^2}}
              + sum_{j=3}^{a} gamma^j C(a, j) e^{(j - 1) eps(j)} min{2, (e^{eps(oo)} - 1)^j}.
 
-Here min{2, .} is replaced by 2 (a larger value: the bound stays valid, and it is exact for
-the Gaussian, eps(oo) = oo); the j = 2 term keeps min{4 (e^{eps(2)} - 1), 2 e^{eps(2)}}.
+Every term is computed as printed: eps(oo) = D_oo of the base (its closed form ``renyi_form``
+at a = oo, an Arb ball; +oo, e.g. the Gaussian, or unknown: min{2, .} = 2), so for a base with
+a bounded likelihood ratio (the Laplace pair: eps(oo) = mu) the terms carry
+(e^{eps(oo)} - 1)^j, far below 2 for a small eps(oo) (C_{1/10}(L_{1/10}): 1.1e-4 at a = 2
+and 5.7e-4 at a = 10, where 2 gave 3.9e-4 and 3.0e-2).
+
 Fractional orders: K(a) = log E_Q[(P/Q)^a] = (a - 1) D_a is convex in a (Hoelder), K(1) = 0,
 so K(a) <= (1 - t) K(floor a) + t K(ceil a), t = a - floor a (their Cor. 10), each K(k) <=
 log A(k).
@@ -37,7 +41,15 @@ the j = 0 term 1, the j = 1 term 0, and for j >= 2
                                     = 2 p^j e^{(j-1) eps(j)}
 
 (0 < w - 1 < w on {w > 1}), and for j = 2, 2 p^2 E_{P0}[(w - 1)^2] = 2 p^2 (e^{eps(2)} - 1)
-<= p^2 min{4 (e^{eps(2)} - 1), 2 e^{eps(2)}}. Term by term E_{Q_h}[(P_h/Q_h)^a] <= A(a); C_p(f)
+<= p^2 min{4 (e^{eps(2)} - 1), 2 e^{eps(2)}}. With W = e^{eps(oo)} finite: f symmetric, so
+1/W <= w <= W, and the total variation E_{P0}[(w - 1)_+] = Q1(S) - P0(S) (S = {w > 1}) is at
+most (W - 1)/(W + 1) (Q1(S) <= W P0(S) and 1 - Q1(S) >= (1 - P0(S))/W; the two bounds meet at
+P0(S) = 1/(W + 1)); so 2 E_{P0}[(w - 1)^j; w > 1] <= 2 (W - 1)^{j-1} E_{P0}[(w - 1)_+]
+<= 2 (W - 1)^j/(W + 1) <= (W - 1)^j <= e^{(j-1) eps(j)} (W - 1)^j (E_{P0}[w^j] >= 1 by
+Jensen), which gives the theorem's other branch min{2, (W - 1)^j} for every j >= 2 (at j = 2,
+e^{eps(2)} (W - 1)^2). Any upper bound of eps(oo) keeps the bound valid (it is increasing in
+eps(oo)), and either branch of a min is a valid bound, so a ball's upper end stays one
+whichever branch its midpoint picks. Term by term E_{Q_h}[(P_h/Q_h)^a] <= A(a); C_p(f)
 is symmetric, so D_a(P_h || Q_h) = D_a(Q_h || P_h) <= log A(a)/(a - 1). (Checked in the tests
 against the hull pair's divergence by 40-digit quadrature, which lies below, and against
 dp_accounting's ``_compute_rdp_sample_wor_gaussian``, the authors' strengthened Thm. 27,
@@ -54,12 +66,16 @@ from collections.abc import Sequence
 from functools import singledispatch
 from typing import Any
 
+import sympy as sp
 from flint import arb, fmpq
 
+from ..core.errors import NoClosedForm
+from .arb_expr import arb_ball
+from .capability import renyi_form
 from .renyi_orders import _orders
 
 __all__ = ["arb_renyi_bounds", "renyi_bounds", "renyi_bounds_all", "wbk_bounds", "has_bounds",
-           "WBK_CITE"]
+           "max_divergence_ball", "WBK_CITE"]
 
 #: What the values of :func:`wbk_bounds` are, for the notions that carry them.
 WBK_CITE = ("upper bound: Wang, Balle & Kasiviswanathan (AISTATS 2019), Thm. 9 (sampling "
@@ -101,24 +117,53 @@ def renyi_bounds_all(f: Any, orders: Sequence, dps: int) -> list | None:
     return out if complete else None
 
 
-def wbk_bounds(p: arb | fmpq, base: Any, program, orders: Sequence) -> list | None:
+def max_divergence_ball(base: Any) -> arb | None:
+    """eps(oo) = D_oo(P || Q) of the base f = T(P, Q) as an Arb ball at the current precision
+    (from its closed form ``renyi_form(f, oo)``, enclosed by ``arb_ball``), or None where it is
+    +oo, not known or not enclosed (the theorem's min{2, .} is then 2: still a bound)."""
+    try:
+        d = renyi_form(base, sp.oo)
+    except NoClosedForm:
+        return None
+    if d is None or not isinstance(d, sp.Expr) or d.free_symbols or not d.is_finite:
+        return None
+    try:
+        ball = arb_ball(d)
+    except ValueError:
+        return None
+    return ball if ball.is_finite() else None
+
+
+def wbk_bounds(p: arb | fmpq, base: Any, program, orders: Sequence,
+               eps_inf: arb | fmpq | None | str = "auto") -> list | None:
     """log A(a)/(a - 1) (module docstring) at each order a > 1 (a Python int or an ``fmpq``),
     for the sampling fraction p in [0, 1] and the base f whose ``renyi_orders`` ``program``
     gives eps(j) = D_j at the integers 2..ceil(max order); None where the program does not
-    answer them all. Cost: one exp per integer j and O(a) products per integer order."""
+    answer them all. ``eps_inf``: eps(oo) of the base (an upper bound is enough), None for
+    +oo, ``"auto"`` (the default) for :func:`max_divergence_ball` of the base. Cost: one exp
+    per integer j and O(a) products per integer order."""
     top = max(o if type(o) is int else -(-int(o.p) // int(o.q)) for o in orders)
     ints = list(range(2, top + 1))
     eps = program(base, ints)
     if eps is None or any(e is None for e in eps):
         return None
+    if isinstance(eps_inf, str):
+        eps_inf = max_divergence_ball(base)
+    b = None if eps_inf is None else arb(eps_inf).expm1()  # e^{eps(oo)} - 1
     p = arb(p)
     # u[j] = p^j times the j-th term's factor (j >= 2); u[0] = u[1] = 0 (1 is added apart)
     e2 = arb(eps[0])
-    u = [arb(0), arb(0), p * p * min((4 * e2.expm1(), 2 * e2.exp()), key=_mid)]
+    two = arb(2)
+    bj = None if b is None else b * b  # (e^{eps(oo)} - 1)^j
+    m2 = two if bj is None else min((two, bj), key=_mid)
+    u = [arb(0), arb(0), p * p * min((4 * e2.expm1(), e2.exp() * m2), key=_mid)]
     pj = p * p
     for j, e in zip(ints[1:], eps[1:], strict=True):
         pj = pj * p
-        u.append(2 * pj * (arb(e) * (j - 1)).exp())
+        if bj is not None:
+            bj = bj * b
+        mj = two if bj is None else min((two, bj), key=_mid)
+        u.append(pj * (arb(e) * (j - 1)).exp() * mj)
     need = set()
     for o in orders:
         if type(o) is int:
