@@ -57,6 +57,7 @@ from ..core import trace
 from ..core.errors import ToleranceWarning, TradeOffError
 from ..core.validate import mpf_rational
 from ..numeric import cf, cf_route
+from ..numeric.cells_curve import CELLS_CURVE_ROUTE, cells_band
 from ..numeric.cf_atom_sum import split_factors
 from ..numeric.cf_atoms import has_decay, mass_at_infinity
 from ..numeric.cf_laws import to_arb, working_precision
@@ -415,11 +416,57 @@ def _band(d: _RouteDirection | _Mirrored, x: np.ndarray, tol: float,
         return None
 
 
+def _cells_law(f) -> tuple | None:
+    """(law, T) where the product f is the T-fold power of one law with the cells of its loss
+    (``loss_cells``: the Poisson-subsampled Laplace mechanism's, either direction, as in
+    Mix(Laplace(1), 1/3)^{(x) 10}) and no mass at +oo; else None. Its whole curve is then
+    bounded from one composed lattice (``numeric.cells_curve``), both directions at once."""
+    if not isinstance(f, (Tensor, TensorPower)):
+        return None
+    try:
+        plan = route(f)
+        if plan[0] != "pld":
+            return None
+        sets = _cf_laws([plan[1]], atoms=True)
+    except (TradeOffError, ValueError, TypeError, ArithmeticError):
+        return None
+    if sets is None or len(sets) != 1 or len(sets[0]) != 1:
+        return None
+    law, n = sets[0][0]
+    if not hasattr(law, "loss_cells") or int(n) < 1:
+        return None
+    with working_precision(64):
+        if not mass_at_infinity([(law, int(n))]).is_zero():
+            return None
+    return law, int(n)
+
+
+def _cells_curve(f, x: np.ndarray, tol: float, measure: str) -> Band | None:
+    """The band of ``numeric.cells_curve`` where f is a power of one law with loss cells
+    (:func:`_cells_law`), else None."""
+    got = _cells_law(f)
+    if got is None:
+        return None
+    law, n = got
+    b = cells_band(law, n, x, tol, measure)
+    if b is not None:
+        trace.note(CELLS_CURVE_ROUTE)
+    return b
+
+
 def profile_curve_band(f, alphas: np.ndarray, tol: float = 1e-3,
                        progress: bool | None = None) -> Band | None:
     """The certified band of f at the levels ``alphas`` from its certified profile (module
     docstring), with a ToleranceWarning where it stays wider than ``tol``; None where the
     route does not apply."""
+    x = np.asarray(alphas, dtype=np.float64)
+    b = _cells_curve(f, x.ravel(), tol, "curve")
+    if b is not None:  # (one composed lattice bounds the whole curve: no grid of eps)
+        zero = x.ravel() == 0  # (no mass at +oo, _cells_law: f(0) = 1 exactly)
+        b.f_lo[zero], b.f_hi[zero], b.power_lo[zero], b.power_hi[zero] = 1.0, 1.0, 0.0, 0.0
+        b = Band(*(v.reshape(x.shape) for v in (b.f_lo, b.f_hi, b.power_lo, b.power_hi)))
+        _warn_if_wide(b, x, tol)
+        return b
     d = _direction(f, tol)
     if d is None or isinstance(d, _Mirrored) and not _shared(d):
         # (an asymmetric product's two profiles from per-eps plans: the minimisers of 101
@@ -489,14 +536,18 @@ class ProfileBandRoute(Route):
         if not (0 < a < 1):
             return PASS
         tol = max(options()["tol"], BAND_TOL_MIN)
-        d = _direction(f, tol)
-        if d is None or isinstance(d, _Mirrored) and not _shared(d):
-            return PASS  # (per-eps plans of two profiles: seconds where the PLD engine answers)
         fa = float(a)
         q = _fraction(a)
         lo_a = fa if Fraction(fa) <= q else math.nextafter(fa, 0.0)
         hi_a = fa if Fraction(fa) >= q else math.nextafter(fa, 1.0)
         power = question == "roc"
+        b = _cells_curve(f, np.array([lo_a, hi_a]), tol, question)
+        if b is not None:
+            lo, hi = ((b.power_lo[0], b.power_hi[1]) if power else (b.f_lo[1], b.f_hi[0]))
+            return self._certified(f, a, q, lo, hi, tol, power, plan[1])
+        d = _direction(f, tol)
+        if d is None or isinstance(d, _Mirrored) and not _shared(d):
+            return PASS  # (per-eps plans of two profiles: seconds where the PLD engine answers)
         band_tol = tol  # (the band's tolerance is absolute in f: a small f asks for a tighter one)
         for _ in range(BAND_TRIES):
             b = _band(d, np.array([lo_a, hi_a]), band_tol)
@@ -513,15 +564,21 @@ class ProfileBandRoute(Route):
             if hi - lo <= tol * abs(hi) or band_tol <= BAND_TOL_MIN:
                 break
             band_tol = max(band_tol * max(tol * abs(hi) / (hi - lo), 1e-3) / 2, BAND_TOL_MIN)
+        return self._certified(f, a, q, lo, hi, tol, power, d.plan[1])
+
+    @staticmethod
+    def _certified(f, a, q, lo, hi, tol, power, leaves):
+        """The pair (lo, hi) narrowed by the factors' bound (:func:`_factor_bound`), with a
+        ToleranceWarning where it is wider than ``tol``."""
         lo, hi = mp.mpf(lo), mp.mpf(hi)
-        bound = _factor_bound(d.plan[1], q, power)
+        bound = _factor_bound(leaves, q, power)
         if bound is not None:  # (f (x) g <= f: far below what the band resolves, it decides)
             lo, hi = (max(lo, bound), max(hi, bound)) if power else (min(lo, bound), min(hi, bound))
         if hi - lo > tol * abs(hi):
             warnings.warn(f"{'power' if power else 'f'}({mp.nstr(a, 12)}) of {f}: the certified "
                           f"band of the privacy profile reaches the relative width "
                           f"{float((hi - lo) / abs(hi)):.2g}, above tol = {tol:g} (pld_options)",
-                          ToleranceWarning, stacklevel=6)
+                          ToleranceWarning, stacklevel=7)
         return CertifiedPair(lo, hi)
 
 

@@ -1,0 +1,276 @@
+"""Certified curve bands of powers of the Poisson-subsampled Laplace pair from one composed lattice
+of its loss cells (numeric/cells_curve.py), and the routes that take them
+(routes/profile_curve.py: roc, values and curves of Mix(Laplace(mu), p)^{(x) T} and its inverse).
+
+References, each by another route than the code checked:
+* T = 1: the closed form f_p = p f + (1 - p) Id of Mix (Dong, Roth & Su, Sec. 4.1) with the
+  Laplace trade-off function in closed form (their Example), at 40 digits in mpmath; its inverse
+  by bisection of that closed form;
+* T = 2: brute-force Neyman-Pearson of the product in mpmath at 30 digits: the loss of one step
+  as its two atoms and its density in x, convolved by quadrature (delta(eps) at every eps), the
+  power as the infimum over eps of delta(eps) + e^eps alpha (Prop. 6);
+* T = 10: dp_accounting's pessimistic and optimistic PLDs (connect the dots, 1e-4), whose
+  powers at a level bracket the truth (slow);
+* nesting: the band at a tighter tolerance inside the looser one's.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.core.errors import ToleranceWarning
+from tradeoff_algebra.numeric.cells_curve import CellCurve, cells_band, loss_range, widths
+from tradeoff_algebra.numeric.lattice_cells import CellPower
+from tradeoff_algebra.routes.engines import _law
+from tradeoff_algebra.routes.profile_curve import _cells_law
+
+P = sp.Rational(1, 3)
+LEVELS = np.array([0.0, 1e-4, 0.01, 0.05, 0.1, 0.18, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0])
+
+
+def _laplace_power(a, mu=1):
+    """1 - f(alpha) of Laplace(mu) (Dong, Roth & Su: f = 1 - e^mu alpha below e^-mu / 2,
+    e^-mu / (4 alpha) up to 1/2, e^-mu (1 - alpha) above)."""
+    em = mpmath.exp(-mu)
+    if a < em / 2:
+        return mpmath.exp(mu) * a
+    if a <= mpmath.mpf(1) / 2:
+        return 1 - em / (4 * a)
+    return 1 - em * (1 - a)
+
+
+def _mix_power(a):
+    p = mpmath.mpf(1) / 3
+    return p * _laplace_power(a) + (1 - p) * a
+
+
+def _inverse_power(a):
+    """1 - f^{-1}(alpha): f^{-1}(alpha) = the t with f(t) = alpha (f continuous, decreasing
+    from 1 to 0), by bisection."""
+    if a >= 1 or a <= 0:  # (f^{-1}(0) = 1: f > 0 below alpha = 1)
+        return mpmath.mpf(1 if a >= 1 else 0)
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    for _ in range(160):
+        m = (lo + hi) / 2
+        if 1 - _mix_power(m) > a:
+            lo = m
+        else:
+            hi = m
+    return 1 - lo
+
+
+def _check(b, truth):
+    for i, t in enumerate(truth):
+        assert b.power_lo[i] <= t <= b.power_hi[i], (i, b.power_lo[i], t, b.power_hi[i])
+        assert b.f_lo[i] <= 1 - t <= b.f_hi[i]
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_one_step_contains_closed_form(inverse):
+    f = ta.Mix(ta.Laplace(1), P)
+    law = _law(ta.Inverse(f) if inverse else f)
+    with mpmath.workdps(40):
+        truth = [(_inverse_power if inverse else _mix_power)(mpmath.mpf(float(a)))
+                 for a in LEVELS]
+    b = cells_band(law, 1, LEVELS, 1e-6)
+    _check(b, truth)
+    assert np.max(widths(b, LEVELS, "curve")) <= 1e-6
+
+
+def _two_step_power(alpha, inverse):
+    """Brute force at 30 digits: the step's loss l(x) = log(q + p e^{L(x)}), L(x) = |x| -
+    |x - 1| clipped to [-1, 1], under P = Lap(0, 1) and Q = q P + p Lap(1, 1) (the reversed
+    pair for the inverse); delta(eps) = E_Q[(1 - e^{eps - L1 - L2})_+] summed over the
+    atoms and integrated over the densities, the power min over eps of delta + e^eps alpha
+    (golden section on the convex h(log v))."""
+    mp = mpmath.mp
+    p = mp.mpf(1) / 3
+    q = 1 - p
+
+    def ratio(x):  # dQ/dP at x
+        return q + p * mp.exp(abs(x) - abs(x - 1))
+
+    def dens_p(x):
+        return mp.exp(-abs(x)) / 2
+
+    # one step as atoms (x <= 0, x >= 1) and the density on (0, 1): (P-weight, loss) pieces
+    def pieces():
+        r0, r1 = ratio(-1), ratio(2)
+        return [(mp.mpf(1) / 2, r0), (mp.exp(-1) / 2, r1)]
+
+    sgn = -1 if inverse else 1
+
+    def loss(r):
+        return sgn * mp.log(r)
+
+    def weight(pw, r):  # the measure under which the tail is taken: the alternative
+        return pw * r if not inverse else pw
+
+    def base(pw, r):
+        return pw if not inverse else pw * r
+
+    def delta(eps):
+        # delta = sum over the product's outcomes of (alt - e^eps null)_+
+        at = pieces()
+        tot = mp.zero
+        e = mp.exp(eps)
+
+        def plus(w1, b1, w2, b2):
+            return max(w1 * w2 - e * b1 * b2, 0)
+
+        for pw1, r1 in at:
+            for pw2, r2 in at:
+                tot += plus(weight(pw1, r1), base(pw1, r1), weight(pw2, r2), base(pw2, r2))
+            # atom x density, twice (either step)
+            g = lambda x, pw1=pw1, r1=r1: plus(weight(pw1, r1), base(pw1, r1),  # noqa: E731
+                                               weight(dens_p(x), ratio(x)),
+                                               base(dens_p(x), ratio(x)))
+            tot += 2 * mp.quad(g, _cuts(eps - loss(r1), inverse))
+        g2 = lambda x, y: plus(weight(dens_p(x), ratio(x)), base(dens_p(x), ratio(x)),  # noqa: E731
+                               weight(dens_p(y), ratio(y)), base(dens_p(y), ratio(y)))
+        tot += mp.quad(lambda x: mp.quad(lambda y: g2(x, y),
+                                         _cuts(eps - loss(ratio(x)), inverse)), [0, 1])
+        return tot
+
+    def h(eps):
+        return delta(eps) + mp.exp(eps) * alpha
+
+    a, b = mp.mpf(-3), mp.mpf(3)
+    g = (mp.sqrt(5) - 1) / 2
+    for _ in range(60):
+        c, d = b - g * (b - a), a + g * (b - a)
+        if h(c) < h(d):
+            b = d
+        else:
+            a = c
+    return min(h((a + b) / 2), 1)
+
+
+def _cuts(level, inverse):
+    """[0, x*, 1]: x* the point of (0, 1) where the step's loss crosses ``level`` (the kink of
+    the positive part), for the quadrature."""
+    mp = mpmath.mp
+    p = mp.mpf(1) / 3
+    q = 1 - p
+    r = mp.exp(-level if inverse else level)
+    # ratio(x) = q + p e^{2x - 1} on (0, 1)
+    if r <= q:
+        return [0, 1]
+    t = (r - q) / p
+    x = (mp.log(t) + 1) / 2
+    return [0, x, 1] if 0 < x < 1 else [0, 1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inverse", [False, True])
+def test_two_steps_against_brute_force(inverse):
+    f = ta.Mix(ta.Laplace(1), P)
+    law = _law(ta.Inverse(f) if inverse else f)
+    x = np.array([0.01, 0.3])
+    b = cells_band(law, 2, x, 1e-7)
+    with mpmath.workdps(30):
+        truth = [_two_step_power(mpmath.mpf(float(a)), inverse) for a in x]
+    _check(b, truth)
+
+
+def test_tighter_tolerance_nested():
+    law = _law(ta.Mix(ta.Laplace(1), P))
+    x = np.linspace(0, 1, 41)
+    loose = cells_band(law, 10, x, 5e-4)
+    tight = cells_band(law, 10, x, 1e-6)
+    assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
+    assert np.all(tight.f_lo >= loose.f_lo) and np.all(tight.f_hi <= loose.f_hi)
+    assert np.max(widths(tight, x, "curve")) <= 1e-6 < np.max(widths(loose, x, "curve"))
+
+
+def test_extreme_lines_exact_on_the_top_atom():
+    """Inverse(Mix(L(1), 1/3))^3 at 1e-3 lies on the top atom of the product's loss: the line
+    e^{3 sup L} alpha is the power there; without it the split reaches it to first order."""
+    law = _law(ta.Inverse(ta.Mix(ta.Laplace(1), P)))
+    cp = CellPower(law.loss_cells(400), 3, 400)
+    x = np.array([1e-3])
+    with_lines = CellCurve(cp, loss_range(law)).band(x)
+    without = CellCurve(cp).band(x)
+    with mpmath.workdps(40):  # (the level lies within the top atom's null mass, ~0.39^3)
+        p = mpmath.mpf(1) / 3
+        truth = mpmath.mpf(1e-3) / (1 - p + p * mpmath.exp(-1)) ** 3
+    _check(with_lines, [truth])
+    _check(without, [truth])
+    assert with_lines.power_hi[0] - truth < 1e-14
+    assert without.power_hi[0] - truth > 1e-8
+
+
+def test_routes_answer_certified():
+    f = ta.Mix(ta.Laplace(1), P) ** 10
+    assert _cells_law(f) is not None and _cells_law(ta.G(1) ** 2) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.roc(f, sp.Rational(1, 100))
+        w = ta.evaluate(f, sp.Rational(1, 100))
+        lo, hi = ta.curve(f, np.array([0, 0.01, 0.05, 0.5, 0.9, 1]), bounds=True)
+    assert v.guarantee == "certified" and "curve band" in v.route
+    assert w.guarantee == "certified"
+    assert v.hi - v.lo <= 5e-4 * v.hi and w.hi - w.lo <= 5e-4 * w.hi
+    v_lo, v_hi = v.interval()
+    w_lo, w_hi = w.interval()
+    assert max(v_lo, 1 - w_hi) <= min(v_hi, 1 - w_lo)  # (both hold 1 - f(1/100))
+    assert np.all(lo <= hi) and lo[0] == hi[0] == 1.0
+    # the level 1/100 of the curve overlaps the roc
+    assert max(lo[1], 1 - float(v.hi)) <= min(hi[1], 1 - float(v.lo)) + 1e-15
+
+
+def test_tight_tolerance_warns_with_its_width():
+    f = ta.Mix(ta.Laplace(1), P) ** 10
+    law = _law(ta.Mix(ta.Laplace(1), P))
+    b = cells_band(law, 10, np.array([0.01]), 1e-12, "roc", max_points=20_000)
+    assert b is not None and widths(b, np.array([0.01]), "roc")[0] > 1e-12
+    with ta.pld_options(tol=1e-12), pytest.warns(ToleranceWarning, match="relative width"):
+        ta.roc(f, sp.Rational(1, 100), dps=15)
+
+
+def _pld_power(pmf, alpha):
+    """The power of a dp_accounting PLD at alpha: min over its losses eps_i >= 0 of
+    delta(eps_i) + e^eps_i alpha (delta(log v) + alpha v is linear between its losses)."""
+    n = len(pmf._probs)
+    eps = (pmf._lower_loss + np.arange(n)) * pmf._discretization
+    eps = eps[eps >= 0]
+    d = np.array(pmf.get_delta_for_epsilon(eps))
+    return float(np.min(d + np.exp(eps) * alpha))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inverse", [False, True])
+def test_ten_steps_within_dp_accounting_bracket(inverse):
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    alpha = 0.01
+    out = []
+    for pess in (True, False):
+        pld = pld_mod.from_laplace_mechanism(1.0, 1.0, pessimistic_estimate=pess,
+                                             value_discretization_interval=1e-4,
+                                             sampling_prob=1 / 3).self_compose(10)
+        # dp_accounting's remove pmf is Mix(Laplace, q)'s pair reversed (checked at T = 1
+        # against the closed form in test_dp_accounting_orientation)
+        out.append(_pld_power(pld._pmf_add if not inverse else pld._pmf_remove, alpha))
+    hi_ref, lo_ref = out
+    f = ta.Mix(ta.Laplace(1), P)
+    b = cells_band(_law(ta.Inverse(f) if inverse else f), 10, np.array([alpha]), 1e-8, "roc")
+    assert lo_ref <= hi_ref
+    assert b.power_lo[0] <= hi_ref + 1e-12 and b.power_hi[0] >= lo_ref - 1e-12
+    assert hi_ref - lo_ref < 1e-3 * hi_ref  # (the bracket says something)
+
+
+@pytest.mark.slow
+def test_dp_accounting_orientation():
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    pld = pld_mod.from_laplace_mechanism(1.0, 1.0, pessimistic_estimate=True,
+                                         value_discretization_interval=1e-5,
+                                         sampling_prob=1 / 3)
+    with mpmath.workdps(30):
+        truth = float(_mix_power(mpmath.mpf("0.01")))
+    assert abs(_pld_power(pld._pmf_add, 0.01) - truth) < 1e-4 * truth
