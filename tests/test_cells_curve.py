@@ -6,9 +6,10 @@ References, each by another route than the code checked:
 * T = 1: the closed form f_p = p f + (1 - p) Id of Mix (Dong, Roth & Su, Sec. 4.1) with the
   Laplace trade-off function in closed form (their Example), at 40 digits in mpmath; its inverse
   by bisection of that closed form;
-* T = 2: brute-force Neyman-Pearson of the product in mpmath at 30 digits: the loss of one step
-  as its two atoms and its density in x, convolved by quadrature (delta(eps) at every eps), the
-  power as the infimum over eps of delta(eps) + e^eps alpha (Prop. 6);
+* T = 2: brute-force Neyman-Pearson of the product in x-space in mpmath at 30 digits: the size
+  and power of each likelihood-ratio threshold by one quadrature over the first step (its two
+  atoms in closed form) of the second step's closed-form tails, the threshold of each level
+  by bisection;
 * T = 10: dp_accounting's pessimistic and optimistic PLDs (connect the dots, 1e-4), whose
   powers at a level bracket the truth (slow);
 * nesting: the band at a tighter tolerance inside the looser one's.
@@ -84,87 +85,67 @@ def test_one_step_contains_closed_form(inverse):
 
 
 def _two_step_power(alpha, inverse):
-    """Brute force at 30 digits: the step's loss l(x) = log(q + p e^{L(x)}), L(x) = |x| -
-    |x - 1| clipped to [-1, 1], under P = Lap(0, 1) and Q = q P + p Lap(1, 1) (the reversed
-    pair for the inverse); delta(eps) = E_Q[(1 - e^{eps - L1 - L2})_+] summed over the
-    atoms and integrated over the densities, the power min over eps of delta + e^eps alpha
-    (golden section on the convex h(log v))."""
+    """Brute-force Neyman-Pearson of the two-fold product in x-space, in mpmath: one step is
+    P = Lap(0, 1) against Q = q P + p Lap(1, 1), likelihood ratio r(x) = q + p e^{2x - 1} on
+    (0, 1), r_0 = q + p/e for x <= 0 and r_1 = q + p e for x >= 1. The product's ratio is
+    R = r(x_1) r(x_2); P(R > c) and Q(R > c) are one quadrature over x_1 (with the two atoms)
+    of the closed-form tails of x_2. The power at alpha is Q(R > c) + c (alpha - P(R > c)) at
+    c = inf{c : P(R > c) <= alpha} (Neyman-Pearson with randomisation on {R = c}, where
+    dQ = c dP), found by bisection; for the inverse, the reversed pair (null Q, alternative P,
+    ratio 1/R: the sets R < s)."""
     mp = mpmath.mp
     p = mp.mpf(1) / 3
     q = 1 - p
+    r0, r1 = q + p * mp.exp(-1), q + p * mp.e
 
-    def ratio(x):  # dQ/dP at x
-        return q + p * mp.exp(abs(x) - abs(x - 1))
+    def ratio(x):
+        return q + p * mp.exp(2 * x - 1)
 
-    def dens_p(x):
-        return mp.exp(-abs(x)) / 2
+    def tail(s, strict):
+        """(P, Q) of {r(X) > s} (strict) or {r(X) >= s}."""
+        if s < r0 or (s == r0 and not strict):
+            return mp.one, mp.one
+        if s > r1 or (s == r1 and strict):
+            return mp.zero, mp.zero
+        x = (mp.log((s - q) / p) + 1) / 2  # in [0, 1]
+        return mp.exp(-x) / 2, q * mp.exp(-x) / 2 + p * (1 - mp.exp(x - 1) / 2)
 
-    # one step as atoms (x <= 0, x >= 1) and the density on (0, 1): (P-weight, loss) pieces
-    def pieces():
-        r0, r1 = ratio(-1), ratio(2)
-        return [(mp.mpf(1) / 2, r0), (mp.exp(-1) / 2, r1)]
+    def kinks(c):
+        pts = [mp.zero, mp.one]
+        for r in (r0, r1):
+            t = c / r
+            if t > q:
+                x = (mp.log((t - q) / p) + 1) / 2
+                if 0 < x < 1:
+                    pts.append(x)
+        return sorted(pts)
 
-    sgn = -1 if inverse else 1
+    def masses(c, strict):
+        """(P, Q) of {R > c} (strict) or {R >= c}."""
+        out = []
+        for k in (0, 1):  # 0: P-weights of x_1, 1: Q-weights
+            atoms = [(mp.mpf(1) / 2, r0), (mp.exp(-1) / 2, r1)]
+            tot = sum(w * (r if k else 1) * tail(c / r, strict)[k] for w, r in atoms)
+            tot += mp.quad(lambda x, k=k: mp.exp(-x) / 2 * (ratio(x) if k else 1)
+                           * tail(c / ratio(x), strict)[k], kinks(c))
+            out.append(tot)
+        return out
 
-    def loss(r):
-        return sgn * mp.log(r)
+    def size_power(c):
+        if not inverse:
+            return masses(c, True)
+        pg, qg = masses(1 / c, False)  # {1/R > c} = {R < 1/c}: null Q, alternative P
+        return 1 - qg, 1 - pg
 
-    def weight(pw, r):  # the measure under which the tail is taken: the alternative
-        return pw * r if not inverse else pw
-
-    def base(pw, r):
-        return pw if not inverse else pw * r
-
-    def delta(eps):
-        # delta = sum over the product's outcomes of (alt - e^eps null)_+
-        at = pieces()
-        tot = mp.zero
-        e = mp.exp(eps)
-
-        def plus(w1, b1, w2, b2):
-            return max(w1 * w2 - e * b1 * b2, 0)
-
-        for pw1, r1 in at:
-            for pw2, r2 in at:
-                tot += plus(weight(pw1, r1), base(pw1, r1), weight(pw2, r2), base(pw2, r2))
-            # atom x density, twice (either step)
-            g = lambda x, pw1=pw1, r1=r1: plus(weight(pw1, r1), base(pw1, r1),  # noqa: E731
-                                               weight(dens_p(x), ratio(x)),
-                                               base(dens_p(x), ratio(x)))
-            tot += 2 * mp.quad(g, _cuts(eps - loss(r1), inverse))
-        g2 = lambda x, y: plus(weight(dens_p(x), ratio(x)), base(dens_p(x), ratio(x)),  # noqa: E731
-                               weight(dens_p(y), ratio(y)), base(dens_p(y), ratio(y)))
-        tot += mp.quad(lambda x: mp.quad(lambda y: g2(x, y),
-                                         _cuts(eps - loss(ratio(x)), inverse)), [0, 1])
-        return tot
-
-    def h(eps):
-        return delta(eps) + mp.exp(eps) * alpha
-
-    a, b = mp.mpf(-3), mp.mpf(3)
-    g = (mp.sqrt(5) - 1) / 2
-    for _ in range(60):
-        c, d = b - g * (b - a), a + g * (b - a)
-        if h(c) < h(d):
-            b = d
+    lo, hi = mp.mpf(1) / 100, mp.mpf(100)  # c: the size falls from 1 to 0 across it
+    for _ in range(90):  # (c to 2^-80: the support line at c is second order off)
+        m = mp.sqrt(lo * hi)
+        if size_power(m)[0] > alpha:
+            lo = m
         else:
-            a = c
-    return min(h((a + b) / 2), 1)
-
-
-def _cuts(level, inverse):
-    """[0, x*, 1]: x* the point of (0, 1) where the step's loss crosses ``level`` (the kink of
-    the positive part), for the quadrature."""
-    mp = mpmath.mp
-    p = mp.mpf(1) / 3
-    q = 1 - p
-    r = mp.exp(-level if inverse else level)
-    # ratio(x) = q + p e^{2x - 1} on (0, 1)
-    if r <= q:
-        return [0, 1]
-    t = (r - q) / p
-    x = (mp.log(t) + 1) / 2
-    return [0, x, 1] if 0 < x < 1 else [0, 1]
+            hi = m
+    a, b = size_power(hi)
+    return min(b + hi * (alpha - a), 1)
 
 
 @pytest.mark.slow
