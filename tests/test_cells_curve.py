@@ -206,6 +206,7 @@ def test_routes_answer_certified():
     assert max(lo[1], 1 - float(v.hi)) <= min(hi[1], 1 - float(v.lo)) + 1e-15
 
 
+@pytest.mark.slow
 def test_tight_tolerance_warns_with_its_width():
     f = ta.Mix(ta.Laplace(1), P) ** 10
     law = _law(ta.Mix(ta.Laplace(1), P))
@@ -255,3 +256,73 @@ def test_dp_accounting_orientation():
     with mpmath.workdps(30):
         truth = float(_mix_power(mpmath.mpf("0.01")))
     assert abs(_pld_power(pld._pmf_add, 0.01) - truth) < 1e-4 * truth
+
+
+# -- the subsampled Gaussian's cells (routes/gaussian_cells.py) -----------------------------------
+Q10 = sp.Rational(1, 10)
+
+
+def _sampled_gauss_power(a, inverse=False):
+    """1 - f(alpha) of Mix(G_2, 1/10) (Dong, Roth & Su, Sec. 4.1: q (1 - G_2(alpha)) + (1 - q)
+    alpha, G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu)) at 40 digits; its inverse by bisection."""
+    q = mpmath.mpf(1) / 10
+
+    def power(t):
+        if t <= 0:
+            return mpmath.mpf(0)
+        g = mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * t - 1) - 2) if t < 1 else 0
+        return q * (1 - g) + (1 - q) * t
+
+    if not inverse:
+        return power(a)
+    if a <= 0 or a >= 1:
+        return mpmath.mpf(0 if a <= 0 else 1)
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    for _ in range(110):  # (2^-110: far below the band's widths)
+        m = (lo + hi) / 2
+        if 1 - power(m) > a:
+            lo = m
+        else:
+            hi = m
+    return 1 - lo
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_gaussian_one_step_contains_closed_form(inverse):
+    f = ta.Mix(ta.G(2), Q10) ** 2  # (the law of one step, read from a power)
+    law, _ = _cells_law(ta.Inverse(ta.Mix(ta.G(2), Q10)) ** 2 if inverse else f)
+    x = np.array([0.0, 1e-3, 0.01, 0.1, 0.5, 0.9, 0.999, 1.0])
+    with mpmath.workdps(36):
+        truth = [_sampled_gauss_power(mpmath.mpf(float(a)), inverse) for a in x]
+    b = cells_band(law, 1, x, 1e-3, "roc", max_points=8_000)
+    _check(b, truth)
+    assert np.max(widths(b, x, "roc")) <= 1e-3
+
+
+def test_gaussian_routes_answer_certified():
+    f = ta.Mix(ta.G(2), Q10) ** 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.roc(f, sp.Rational(1, 100))
+    assert v.guarantee == "certified" and "curve band" in v.route
+    assert v.hi - v.lo <= 5e-4 * v.hi
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inverse", [False, True])
+def test_gaussian_ten_steps_within_dp_accounting_bracket(inverse):
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    alpha = 0.01
+    out = []
+    for pess in (True, False):
+        pld = pld_mod.from_gaussian_mechanism(0.5, sensitivity=1.0, pessimistic_estimate=pess,
+                                              value_discretization_interval=1e-4,
+                                              sampling_prob=0.1).self_compose(10)
+        out.append(_pld_power(pld._pmf_add if not inverse else pld._pmf_remove, alpha))
+    hi_ref, lo_ref = out
+    f = ta.Mix(ta.G(2), Q10)
+    law, _ = _cells_law((ta.Inverse(f) if inverse else f) ** 10)
+    b = cells_band(law, 10, np.array([alpha]), 1e-6, "roc")
+    assert lo_ref <= hi_ref
+    assert b.power_lo[0] <= hi_ref + 1e-12 and b.power_hi[0] >= lo_ref - 1e-12
+    assert hi_ref - lo_ref < 1e-3 * hi_ref

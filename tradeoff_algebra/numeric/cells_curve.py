@@ -94,10 +94,16 @@ class CellCurve:
     """The two lattice laws of one :class:`~.lattice_cells.CellPower` read as bounds of the
     whole curve (module docstring): :meth:`band` at any levels."""
 
-    def __init__(self, cp: CellPower, loss_range: tuple | None = None) -> None:
+    def __init__(self, cp: CellPower, loss_range: tuple | None = None,
+                 slack: tuple[float, float] = (0.0, 0.0)) -> None:
         self.cp = cp
-        #: (inf, sup) of one step's loss as Arb balls, or None (:meth:`band`'s end lines)
+        #: (inf, sup) of one step's loss as Arb balls (either None where infinite), or None
+        #: (:meth:`band`'s end lines)
         self.loss_range = loss_range
+        #: (alternative mass at +oo, null mass left out of the tests) of one step: the T-fold
+        #: product's are at most T times these (1 - (1 - m)^T <= T m), added to the support
+        #: lines and to the tests' sizes (``routes.gaussian_cells``: a cut tail)
+        self.slack = tuple(cp.T * float(v) for v in slack)
         T, D = cp.T, cp.D
         self.cu = [int(c) for c in cp.u.coeffs()]
         self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
@@ -117,7 +123,10 @@ class CellCurve:
         m = max(len(sa), len(sb))
         sa += [0] * (m - len(sa))
         sb += [0] * (m - len(sb))
-        self.px = np.minimum(_floats(sa, cp.ea, True), 1.0)
+        self.px = _floats(sa, cp.ea, True)
+        if self.slack[1] > 0:  # (the null mass the tests' cells leave out, rounded up)
+            self.px = np.nextafter(self.px + self.slack[1], np.inf)
+        self.px = np.minimum(self.px, 1.0)
         self.py = np.minimum(_floats(sb, cp.eb, False), 1.0)
 
     # -- the lower band: tests and chords --------------------------------------------------
@@ -179,10 +188,11 @@ class CellCurve:
             cp = self.cp
             scale = arb(2) ** (-cp.eu)
             lines: dict = {}
-            ends = None
-            if self.loss_range is not None:  # e^{T sup L} and e^{T inf L}
-                ends = tuple((arb(upper(b) if k else lower(b)) * cp.T).exp()
+            ends = (None, None)
+            if self.loss_range is not None:  # e^{T inf L} and e^{T sup L}
+                ends = tuple(None if b is None else (arb(upper(b) if k else lower(b)) * cp.T).exp()
                              for k, b in enumerate(self.loss_range))
+            inf_b = arb(self.slack[0])
             p_hi = np.empty_like(x)
             for j, a in enumerate(x):
                 if j % 64 == 0:
@@ -194,9 +204,11 @@ class CellCurve:
                         lines[i] = (arb(self.su[i + 1]) * scale,
                                     (arb(i + self.off) / cp.D).exp(), tails[i])
                     b_gt, eg, a_gt = lines[i]
-                    best = min(best, upper(b_gt + eg * (A - a_gt)))
-                if ends is not None:
-                    best = min(best, upper(ends[1] * A), upper(1 - ends[0] * (1 - A)))
+                    best = min(best, upper(b_gt + eg * (A - a_gt) + inf_b))
+                if ends[1] is not None:
+                    best = min(best, upper(ends[1] * A))
+                if ends[0] is not None:
+                    best = min(best, upper(1 - ends[0] * (1 - A)))
                 p_hi[j] = min(best, 1.0)
         p_lo = lb.power_lo.ravel()
         with working_precision(PREC):
@@ -228,9 +240,13 @@ def widths(b: Band, x: np.ndarray, measure: str) -> np.ndarray:
 
 
 def loss_range(law) -> tuple | None:
-    """(inf, sup) of the loss of one step as Arb balls: ``law.loss_sup()`` and minus that of
-    its ``inverse()`` (the reversed pair's loss is -L), or None where either is missing or
-    infinite."""
+    """(inf, sup) of the loss of one step as Arb balls (either None where infinite): the law's
+    own ``loss_range()``, else ``law.loss_sup()`` and minus that of its ``inverse()`` (the
+    reversed pair's loss is -L), or None where either is missing or infinite. (The lines of
+    :meth:`CellCurve.band` need Q absolutely continuous with respect to P, no alternative mass
+    at +oo: the caller's product has none.)"""
+    if hasattr(law, "loss_range"):
+        return law.loss_range()
     try:
         with working_precision(PREC):
             hi = law.loss_sup()
@@ -259,7 +275,9 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     top = math.floor(max_points / (T * span))  # (the finest grid allowed)
     if top < 1:
         return None
-    D = min(max(1, math.ceil(CELLS / span)), top)
+    start = getattr(law, "cells_start", None)  # (cells a unit of loss, where the law says)
+    D = min(max(1, start() if start is not None else math.ceil(CELLS / span)), top)
+    slack = getattr(law, "cells_slack", None)
     rng = loss_range(law)
     best, last = None, None  # (the band so far; seconds per cell of the last grid)
     while True:
@@ -268,7 +286,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         budget.check(best)
         t0 = time.monotonic()
         cp = _power(law, T, D)
-        b = CellCurve(cp, rng).band(x)
+        b = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)).band(x)
         last = (time.monotonic() - t0) / D
         best = b if best is None else best.intersect(b)
         if float(np.max(widths(best, x, measure), initial=0.0)) <= tol or D >= top:

@@ -57,7 +57,9 @@ from ..core import trace
 from ..core.errors import ToleranceWarning, TradeOffError
 from ..core.validate import mpf_rational
 from ..numeric import cf, cf_route
+from ..numeric.capability import gaussian_form
 from ..numeric.cells_curve import CELLS_CURVE_ROUTE, cells_band
+from ..numeric.cells_normal import NormalMixtureCells
 from ..numeric.cf_atom_sum import split_factors
 from ..numeric.cf_atoms import has_decay, mass_at_infinity
 from ..numeric.cf_laws import to_arb, working_precision
@@ -72,6 +74,7 @@ from ..numeric.options import options, pld_options
 from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
+from ..operators.subsample import Mix
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
 from .engines import _cf_laws, largest_loss
@@ -433,12 +436,31 @@ def _cells_law(f) -> tuple | None:
     if sets is None or len(sets) != 1 or len(sets[0]) != 1:
         return None
     law, n = sets[0][0]
-    if not hasattr(law, "loss_cells") or int(n) < 1:
+    if int(n) < 1:
         return None
     with working_precision(64):
         if not mass_at_infinity([(law, int(n))]).is_zero():
             return None
-    return law, int(n)
+    if not hasattr(law, "loss_cells"):
+        law = _normal_cells(plan[1])  # (the subsampled Gaussian's cells, cut tail and all)
+    return None if law is None else (law, int(n))
+
+
+def _normal_cells(leaves) -> NormalMixtureCells | None:
+    """The cells of Mix(G_mu, q) or of its inverse where the product's one leaf is one of them
+    (``numeric.cells_normal``: mu from ``gaussian_form``), else None."""
+    if len(leaves) != 1:
+        return None
+    leaf = leaves[0][0]
+    remove = not isinstance(leaf, Inverse)
+    mix = leaf if remove else leaf.args[0]
+    if not isinstance(mix, Mix):
+        return None
+    mu = gaussian_form(mix.arg)
+    try:
+        return None if mu is None else NormalMixtureCells(mu, mix.p, remove)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
 
 
 def _cells_curve(f, x: np.ndarray, tol: float, measure: str) -> Band | None:
