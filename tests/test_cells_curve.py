@@ -326,3 +326,57 @@ def test_gaussian_ten_steps_within_dp_accounting_bracket(inverse):
     assert lo_ref <= hi_ref
     assert b.power_lo[0] <= hi_ref + 1e-12 and b.power_hi[0] >= lo_ref - 1e-12
     assert hi_ref - lo_ref < 1e-3 * hi_ref
+
+
+def _hull_power(a):
+    """1 - C_{1/10}(G_1)(alpha) by Dong, Roth & Su, Eq. (13), at 36 digits: f_p = p G_1 +
+    (1 - p) Id on [0, x*], x* = Phi(-1/2) (where f_p' = -1), the segment f_p(x*) + x* - alpha
+    up to f_p(x*), then f_p^{-1} (bisection)."""
+    p = mpmath.mpf(1) / 10
+
+    def fp(t):
+        g = mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * t - 1) - 1) if 0 < t < 1 else 1 - t
+        return p * g + (1 - p) * (1 - t)
+
+    xs = mpmath.ncdf(-mpmath.mpf(1) / 2)
+    if a <= xs:
+        return 1 - fp(a)
+    if a <= fp(xs):
+        return 1 - fp(xs) - xs + a
+    if a >= 1:
+        return mpmath.mpf(1)
+    lo, hi = mpmath.mpf(0), xs  # f_p^{-1}(a): the t <= x* with f_p(t) = a
+    for _ in range(110):
+        m = (lo + hi) / 2
+        if fp(m) > a:
+            lo = m
+        else:
+            hi = m
+    return 1 - lo
+
+
+def test_hull_one_step_contains_eq13():
+    law, _ = _cells_law(ta.C(Q10, ta.G(1)) ** 2)
+    x = np.array([0.0, 1e-3, 0.01, 0.2, 0.35, 0.5, 0.8, 0.99, 1.0])
+    with mpmath.workdps(36):
+        truth = [_hull_power(mpmath.mpf(float(a))) for a in x]
+    b = cells_band(law, 1, x, 1e-3, "roc", max_points=8_000)
+    _check(b, truth)
+    assert np.max(widths(b, x, "roc")) <= 1e-3
+
+
+@pytest.mark.slow
+def test_hull_ten_steps_within_dp_accounting_bracket():
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    alpha = 0.01
+    out = []
+    for pess in (True, False):
+        pld = pld_mod.from_gaussian_mechanism(1.0, sensitivity=1.0, pessimistic_estimate=pess,
+                                              value_discretization_interval=1e-4,
+                                              sampling_prob=0.1).self_compose(10)
+        out.append(min(_pld_power(pld._pmf_add, alpha), _pld_power(pld._pmf_remove, alpha)))
+    hi_ref, lo_ref = out
+    law, _ = _cells_law(ta.C(Q10, ta.G(1)) ** 10)
+    b = cells_band(law, 10, np.array([alpha]), 1e-6, "roc")
+    assert b.power_lo[0] <= hi_ref + 1e-12 and b.power_hi[0] >= lo_ref - 1e-12
+    assert hi_ref - lo_ref < 1e-3 * hi_ref

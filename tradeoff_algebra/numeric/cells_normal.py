@@ -21,6 +21,15 @@ it all at g_J); the mass m = b_t - a_t e^{g_J} at +oo is returned beside the cel
 the cell (a_t, a_t e^{g_J}) understates the alternative mass only (their power is a lower bound
 anyway).
 
+The symmetric hull C_q(G_mu) = min{f, f^{-1}}^{**} (f = Mix(G_mu, q), Dong, Roth & Su, Def. 6) is,
+by their Eq. (13) (G_mu is symmetric), f on [0, x*] (x* where f' = -1: the Neyman-Pearson tests
+that reject at loss above 0), the segment of slope -1 from x* to f(x*), and the mirror image of
+f beyond: the trade-off function of the symmetric pair made of the remove direction's outcomes
+of loss >= 0 (the cells j >= 0 and the tail), their mirror images (masses exchanged, loss
+negated) and one atom of loss 0 holding what is left of both masses, a_0 = 1 - P(L >= 0) -
+Q(L >= 0) = f(x*) - x* >= 0 (the segment). Its tails are the remove direction's on both sides
+(:meth:`NormalMixtureCells._hull_cells`).
+
 The add direction is the reversed pair: each cell (a, b, j) becomes (b, a, -j - 1) (its loss
 negated), the tail (a_t e^{g_J}, a_t) at -g_J and a null-only outcome of mass m at -oo, which no
 hockey-stick divergence of finite order sees (its alternative mass is 0) and which is dropped
@@ -57,17 +66,19 @@ class NormalMixtureCells:
     ``loss_cells(D)``, ``loss_span()``, ``cells_start()``, ``cells_slack(D)`` and
     ``loss_range()`` (module docstring)."""
 
-    def __init__(self, mu, q, remove: bool) -> None:
+    def __init__(self, mu, q, remove: bool, hull: bool = False) -> None:
         self._mu, self._q = to_fraction(mu), to_fraction(q)
         if not (self._mu > 0 and 0 < self._q < 1):
             raise ValueError(f"NormalMixtureCells: need mu > 0 and 0 < q < 1, got mu = {mu}, "
                              f"q = {q}")
         self.mu_f, self.q_f = float(self._mu), float(self._q)
         self.remove = bool(remove)
+        #: C_q(G_mu), the symmetric hull (module docstring), in place of either direction
+        self.hull = bool(hull)
         self._slack: dict = {}
         x = self.mu_f + Z_TAIL
         self.top = math.log1p(self.q_f * math.expm1(self.mu_f * x - self.mu_f ** 2 / 2))
-        self.bottom = math.log1p(-self.q_f)
+        self.bottom = -self.top if self.hull else math.log1p(-self.q_f)
 
     def loss_span(self) -> float:
         """The width of the loss's range up to the cut tail (planning)."""
@@ -79,6 +90,8 @@ class NormalMixtureCells:
     def loss_range(self) -> tuple:
         """(inf, sup) of one step's loss as balls, None where infinite: log(1 - q) below
         (remove), -log(1 - q) above (add)."""
+        if self.hull:
+            return None, None
         with working_precision(PREC):
             b = (1 - to_arb(self._q)).log()
         return (b, None) if self.remove else (None, -b)
@@ -97,7 +110,7 @@ class NormalMixtureCells:
         with working_precision(PREC):
             mu, q = to_arb(self._mu), to_arb(self._q)
             lq = (1 - q).log()
-            j0 = math.floor(self.bottom * D)
+            j0 = math.floor(math.log1p(-self.q_f) * D)
             if not arb(j0) / D < lq:
                 j0 -= 1
             J = math.ceil(self.top * D) + 1
@@ -119,8 +132,23 @@ class NormalMixtureCells:
             cells.append((a_t, a_t * e_top, J - 1))  # (loss exactly g_J: all of it at g_J)
             m = upper(b_t - a_t * e_top)
             m = max(m, 0.0)
+            if self.hull:
+                return self._hull_cells(cells, a_t, b_t, m, D)
         if self.remove:
             self._slack[D] = (m, 0.0)
             return cells
         self._slack[D] = (0.0, m)
         return [(b, a, -j - 1) for a, b, j in cells]
+
+    def _hull_cells(self, cells: list, a_t: arb, b_t: arb, m: float, D: int) -> list:
+        """The cells of C_q(G_mu) (module docstring): the remove direction's cells of loss
+        j >= 0 (the tail's split point among them), their mirror images (b, a, -j - 1) and
+        the atom (a_0, a_0) at loss 0, a_0 = 1 - sum (a_j + b_j) over the kept outcomes (the
+        tail's true masses a_t, b_t)."""
+        kept = [c for c in cells if c[2] >= 0]
+        total = a_t + b_t
+        for a, b, _ in kept[:-1]:  # (the last is the tail's split point)
+            total += a + b
+        a0 = 1 - total
+        self._slack[D] = (m, m)
+        return kept + [(b, a, -j - 1) for a, b, j in kept] + [(a0, a0, -1)]

@@ -74,7 +74,7 @@ from ..numeric.options import options, pld_options
 from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
-from ..operators.subsample import Mix
+from ..operators.subsample import Mix, Subsample
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse
 from .engines import _cf_laws, largest_loss
@@ -447,11 +447,17 @@ def _cells_law(f) -> tuple | None:
 
 
 def _normal_cells(leaves) -> NormalMixtureCells | None:
-    """The cells of Mix(G_mu, q) or of its inverse where the product's one leaf is one of them
-    (``numeric.cells_normal``: mu from ``gaussian_form``), else None."""
+    """The cells of Mix(G_mu, q), of its inverse or of C_q(G_mu) where the product's one leaf is
+    one of them (``numeric.cells_normal``: mu from ``gaussian_form``), else None."""
     if len(leaves) != 1:
         return None
     leaf = leaves[0][0]
+    if isinstance(leaf, Subsample):  # C_q(G_mu): its pair by Eq. (13) (numeric.cells_normal)
+        mu = gaussian_form(leaf.arg)
+        try:
+            return None if mu is None else NormalMixtureCells(mu, leaf.p, True, hull=True)
+        except (ValueError, TypeError, ArithmeticError):
+            return None
     remove = not isinstance(leaf, Inverse)
     mix = leaf if remove else leaf.args[0]
     if not isinstance(mix, Mix):
