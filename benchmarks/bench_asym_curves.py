@@ -33,13 +33,13 @@ EXPRS = {
     "Mix(G(2), 1/10)^10": "ta.Mix(ta.G(2), sp.Rational(1, 10)) ** 10",
     "C(1/10, G(1))^10": "ta.C(sp.Rational(1, 10), ta.G(1)) ** 10",
 }
-#: dp_accounting's PLD of each (the pair of Mix is the PLD's "add" pmf: tests/test_cells_curve)
+#: dp_accounting's PLD of each (the pair of Mix is the PLD's "remove" pmf: tests/test_cells_curve)
 PEERS = {
     "Mix(Laplace(1), 1/3)^10": ("pld.from_laplace_mechanism(1.0, 1.0, pessimistic_estimate={pe}, "
-                                "value_discretization_interval=1e-4, sampling_prob=1/3)", "add"),
+                                "value_discretization_interval=1e-4, sampling_prob=1/3)", "remove"),
     "Mix(G(2), 1/10)^10": ("pld.from_gaussian_mechanism(0.5, sensitivity=1.0, "
                            "pessimistic_estimate={pe}, value_discretization_interval=1e-4, "
-                           "sampling_prob=0.1)", "add"),
+                           "sampling_prob=0.1)", "remove"),
     "C(1/10, G(1))^10": ("pld.from_gaussian_mechanism(1.0, sensitivity=1.0, "
                          "pessimistic_estimate={pe}, value_discretization_interval=1e-4, "
                          "sampling_prob=0.1)", "both"),
@@ -87,7 +87,7 @@ alphas = {alphas!r}
 res = []
 for pe in (True, False):
     d = {expr}.self_compose(10)
-    pmfs = [d._pmf_add] if {which!r} == "add" else [d._pmf_add, d._pmf_remove]
+    pmfs = [d._pmf_remove] if {which!r} == "remove" else [d._pmf_add, d._pmf_remove]
     eps = None
     for pmf in pmfs:
         n = len(pmf._probs)

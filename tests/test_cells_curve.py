@@ -216,13 +216,18 @@ def test_tight_tolerance_warns_with_its_width():
         ta.roc(f, sp.Rational(1, 100), dps=15)
 
 
-def _pld_power(pmf, alpha):
-    """The power of a dp_accounting PLD at alpha: min over its losses eps_i >= 0 of
-    delta(eps_i) + e^eps_i alpha (delta(log v) + alpha v is linear between its losses)."""
-    n = len(pmf._probs)
-    eps = (pmf._lower_loss + np.arange(n)) * pmf._discretization
+def _pld_power(*pmfs, alpha):
+    """The power at alpha of the symmetric function whose profile is the largest of the
+    dp_accounting PLDs' (one PLD: its own curve where alpha is decided at eps >= 0): min over
+    their losses eps_i >= 0 of max delta(eps_i) + e^eps_i alpha (delta(log v) + alpha v is
+    linear between a PLD's losses; for two, the crossings of their profiles between the
+    losses are left out, a relative error far below the PLDs' own)."""
+    eps = None
+    for pmf in pmfs:
+        e = (pmf._lower_loss + np.arange(len(pmf._probs))) * pmf._discretization
+        eps = e if eps is None else np.union1d(eps, e)
     eps = eps[eps >= 0]
-    d = np.array(pmf.get_delta_for_epsilon(eps))
+    d = np.max([np.asarray(pmf.get_delta_for_epsilon(eps)) for pmf in pmfs], axis=0)
     return float(np.min(d + np.exp(eps) * alpha))
 
 
@@ -236,9 +241,9 @@ def test_ten_steps_within_dp_accounting_bracket(inverse):
         pld = pld_mod.from_laplace_mechanism(1.0, 1.0, pessimistic_estimate=pess,
                                              value_discretization_interval=1e-4,
                                              sampling_prob=1 / 3).self_compose(10)
-        # dp_accounting's remove pmf is Mix(Laplace, q)'s pair reversed (checked at T = 1
-        # against the closed form in test_dp_accounting_orientation)
-        out.append(_pld_power(pld._pmf_add if not inverse else pld._pmf_remove, alpha))
+        # dp_accounting's remove pmf is Mix(Laplace, q)'s pair, its add pmf the inverse's
+        # (checked at T = 1 against the closed form in test_dp_accounting_orientation)
+        out.append(_pld_power(pld._pmf_remove if not inverse else pld._pmf_add, alpha=alpha))
     hi_ref, lo_ref = out
     f = ta.Mix(ta.Laplace(1), P)
     b = cells_band(_law(ta.Inverse(f) if inverse else f), 10, np.array([alpha]), 1e-8, "roc")
@@ -255,7 +260,7 @@ def test_dp_accounting_orientation():
                                          sampling_prob=1 / 3)
     with mpmath.workdps(30):
         truth = float(_mix_power(mpmath.mpf("0.01")))
-    assert abs(_pld_power(pld._pmf_add, 0.01) - truth) < 1e-4 * truth
+    assert abs(_pld_power(pld._pmf_remove, alpha=0.01) - truth) < 1e-4 * truth
 
 
 # -- the subsampled Gaussian's cells (routes/gaussian_cells.py) -----------------------------------
@@ -318,7 +323,7 @@ def test_gaussian_ten_steps_within_dp_accounting_bracket(inverse):
         pld = pld_mod.from_gaussian_mechanism(0.5, sensitivity=1.0, pessimistic_estimate=pess,
                                               value_discretization_interval=1e-4,
                                               sampling_prob=0.1).self_compose(10)
-        out.append(_pld_power(pld._pmf_add if not inverse else pld._pmf_remove, alpha))
+        out.append(_pld_power(pld._pmf_remove if not inverse else pld._pmf_add, alpha=alpha))
     hi_ref, lo_ref = out
     f = ta.Mix(ta.G(2), Q10)
     law, _ = _cells_law((ta.Inverse(f) if inverse else f) ** 10)
@@ -374,7 +379,7 @@ def test_hull_ten_steps_within_dp_accounting_bracket():
         pld = pld_mod.from_gaussian_mechanism(1.0, sensitivity=1.0, pessimistic_estimate=pess,
                                               value_discretization_interval=1e-4,
                                               sampling_prob=0.1).self_compose(10)
-        out.append(min(_pld_power(pld._pmf_add, alpha), _pld_power(pld._pmf_remove, alpha)))
+        out.append(_pld_power(pld._pmf_add, pld._pmf_remove, alpha=alpha))
     hi_ref, lo_ref = out
     law, _ = _cells_law(ta.C(Q10, ta.G(1)) ** 10)
     b = cells_band(law, 10, np.array([alpha]), 1e-6, "roc")
