@@ -58,7 +58,7 @@ from ..core.errors import ToleranceWarning, TradeOffError
 from ..core.validate import mpf_rational
 from ..numeric import cf, cf_route
 from ..numeric.capability import gaussian_form
-from ..numeric.cells_curve import CELLS_CURVE_ROUTE, cells_band
+from ..numeric.cells_curve import CELLS_CURVE_ROUTE, cells_band, widths
 from ..numeric.cells_normal import NormalMixtureCells
 from ..numeric.cf_atom_sum import split_factors
 from ..numeric.cf_atoms import has_decay, mass_at_infinity
@@ -70,7 +70,7 @@ from ..numeric.lattice_power import LatticePower
 from ..numeric.lattice_power import _ball as ratio_ball
 from ..numeric.lattice_product import LatticeProduct
 from ..numeric.lattice_tilted import TiltedLatticeProduct
-from ..numeric.options import options, pld_options
+from ..numeric.options import DEFAULT_TOL, options, pld_options
 from ..numeric.profile_band import Band, Lattice
 from ..numeric.protocol import arb_value, mp_roc
 from ..numeric.value import CertifiedPair
@@ -471,14 +471,19 @@ def _normal_cells(leaves) -> NormalMixtureCells | None:
 
 def _cells_curve(f, x: np.ndarray, tol: float, measure: str) -> Band | None:
     """The band of ``numeric.cells_curve`` where f is a power of one law with loss cells
-    (:func:`_cells_law`), else None."""
+    (:func:`_cells_law`) and the band is within ``tol`` or at least the default tolerance
+    (a tighter ``tol`` that the largest lattice misses is answered certified with a
+    ToleranceWarning), else None."""
     got = _cells_law(f)
     if got is None:
         return None
     law, n = got
     b = cells_band(law, n, x, tol, measure)
-    if b is not None:
-        trace.note(CELLS_CURVE_ROUTE)
+    if b is None or float(np.max(widths(b, x, measure), initial=0.0)) > max(tol, DEFAULT_TOL):
+        # (wider than the default tolerance asks, where the lattice the grid allows is too
+        # coarse for many steps: the other routes answer, as before)
+        return None
+    trace.note(CELLS_CURVE_ROUTE)
     return b
 
 
