@@ -151,6 +151,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=150.0)
     ap.add_argument("--quick", action="store_true", help="the default tolerance only")
     ap.add_argument("--only", nargs="*", help="expressions (keys of EXPRS) to run")
+    ap.add_argument("--before-tols", nargs="*", type=float, default=list(TOLS),
+                    help="the tolerances at which --before is run")
     ap.add_argument("--write")
     args = ap.parse_args()
     tols = TOLS[:1] if args.quick else TOLS
@@ -170,7 +172,8 @@ def main() -> None:
         for tol in tols:
             row = [name, f"{tol:g}"]
             for what in ("roc", "curve"):
-                before = ours(args.before, name, tol, what, args.timeout) if args.before else None
+                before = (ours(args.before, name, tol, what, args.timeout)
+                          if args.before and tol in args.before_tols else None)
                 after = ours(ROOT, name, tol, what, args.timeout)
                 row += [_cell(before), _cell(after), _width(after)]
             eps = ours(ROOT, name, tol, "eps", args.timeout)
