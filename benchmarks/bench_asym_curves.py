@@ -153,6 +153,8 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", help="expressions (keys of EXPRS) to run")
     ap.add_argument("--before-tols", nargs="*", type=float, default=list(TOLS),
                     help="the tolerances at which --before is run")
+    ap.add_argument("--before-only", action="store_true",
+                    help="run --before alone (no after, eps or peer columns)")
     ap.add_argument("--write")
     args = ap.parse_args()
     tols = TOLS[:1] if args.quick else TOLS
@@ -168,15 +170,18 @@ def main() -> None:
     rep.out("| " + " | ".join(head) + " |")
     rep.out("|" + "---|" * len(head))
     for name in args.only or EXPRS:
-        pr = {w: peer(name, w, args.timeout) for w in ("roc", "curve")}
+        pr = ({w: {"error": "-"} for w in ("roc", "curve")} if args.before_only
+              else {w: peer(name, w, args.timeout) for w in ("roc", "curve")})
         for tol in tols:
+            if args.before_only and tol not in args.before_tols:
+                continue
             row = [name, f"{tol:g}"]
             for what in ("roc", "curve"):
                 before = (ours(args.before, name, tol, what, args.timeout)
                           if args.before and tol in args.before_tols else None)
-                after = ours(ROOT, name, tol, what, args.timeout)
+                after = None if args.before_only else ours(ROOT, name, tol, what, args.timeout)
                 row += [_cell(before), _cell(after), _width(after)]
-            eps = ours(ROOT, name, tol, "eps", args.timeout)
+            eps = None if args.before_only else ours(ROOT, name, tol, "eps", args.timeout)
             row += [_cell(eps), _width(eps)]
             ref = pr["roc"]
             row += ["-" if "error" in ref else
