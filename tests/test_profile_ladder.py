@@ -41,11 +41,25 @@ def test_hull_power_inside_the_pld_bracket():
         assert lo * (1 - 1e-9) <= float(v.lo) and float(v.hi) <= hi * (1 + 1e-9)
 
 
+def _wide_band(alpha: float):
+    """The eps-grid band of F at alpha (the roc of F itself is answered by the loss cells'
+    band first, ``numeric.cells_curve``): the wide mode's direction and its band."""
+    pc._PROFILES.clear()
+    d = pc._direction(F, 5e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToleranceWarning)
+        b = pc._band(d, np.array([alpha]), 5e-4)
+    return d, b
+
+
 def test_wide_mode_few_inverters_no_warning():
     v = _roc(sp.Rational(1, 100))
     assert v.guarantee == "certified" and pc.ROUTE in v.route
     assert v.hi - v.lo <= 5e-4 * v.hi
-    d = next(x for x in pc._PROFILES.values() if x is not None)
+    d, b = _wide_band(0.01)
+    assert b.power_hi[0] - b.power_lo[0] <= 5e-4 * b.power_hi[0]
+    v_lo, v_hi = v.interval()
+    assert max(v_lo, b.power_lo[0]) <= min(v_hi, b.power_hi[0])  # (two routes, one power)
     assert isinstance(d, pc._InversionDirection) and d.wide
     # one inverter per anchor of the eps grid (multiples of WIDE_ANCHOR up to its end)
     assert len(d.inverters) <= 3 and all(inv is not None for inv in d.inverters.values())
@@ -55,8 +69,7 @@ def test_wide_mode_deltas_meet_the_route_delta():
     """Each ball of the wide mode overlaps delta of the product's Laplace inversion route
     planned at that eps alone (``ta.delta``, certified); its width stays within a few times
     the planned width over the anchor's interval (the docstring's reach)."""
-    _roc(sp.Rational(1, 100))
-    d = next(x for x in pc._PROFILES.values() if x is not None)
+    d, _ = _wide_band(0.01)
     plan = d.loosest / pc.LADDER_REACH
     for e in (1.0, 2.5):
         b = d.delta(e)

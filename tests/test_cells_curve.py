@@ -1,0 +1,386 @@
+"""Certified curve bands of powers of the Poisson-subsampled Laplace pair from one composed lattice
+of its loss cells (numeric/cells_curve.py), and the routes that take them
+(routes/profile_curve.py: roc, values and curves of Mix(Laplace(mu), p)^{(x) T} and its inverse).
+
+References, each by another route than the code checked:
+* T = 1: the closed form f_p = p f + (1 - p) Id of Mix (Dong, Roth & Su, Sec. 4.1) with the
+  Laplace trade-off function in closed form (their Example), at 40 digits in mpmath; its inverse
+  by bisection of that closed form;
+* T = 2: brute-force Neyman-Pearson of the product in x-space in mpmath at 30 digits: the size
+  and power of each likelihood-ratio threshold by one quadrature over the first step (its two
+  atoms in closed form) of the second step's closed-form tails, the threshold of each level
+  by bisection;
+* T = 10: dp_accounting's pessimistic and optimistic PLDs (connect the dots, 1e-4), whose
+  powers at a level bracket the truth (slow); for C_p(G_1)^{(x) 10} the PLDs of the hull's own
+  loss composed (``references.hull_power``, slow);
+* nesting: the band at a tighter tolerance inside the looser one's.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.core.errors import ToleranceWarning
+from tradeoff_algebra.numeric.cells_curve import CellCurve, cells_band, loss_range, widths
+from tradeoff_algebra.numeric.lattice_cells import CellPower
+from tradeoff_algebra.routes.engines import _law
+from tradeoff_algebra.routes.profile_curve import _cells_law
+
+P = sp.Rational(1, 3)
+LEVELS = np.array([0.0, 1e-4, 0.01, 0.05, 0.1, 0.18, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0])
+
+
+def _laplace_power(a, mu=1):
+    """1 - f(alpha) of Laplace(mu) (Dong, Roth & Su: f = 1 - e^mu alpha below e^-mu / 2,
+    e^-mu / (4 alpha) up to 1/2, e^-mu (1 - alpha) above)."""
+    em = mpmath.exp(-mu)
+    if a < em / 2:
+        return mpmath.exp(mu) * a
+    if a <= mpmath.mpf(1) / 2:
+        return 1 - em / (4 * a)
+    return 1 - em * (1 - a)
+
+
+def _mix_power(a):
+    p = mpmath.mpf(1) / 3
+    return p * _laplace_power(a) + (1 - p) * a
+
+
+def _inverse_power(a):
+    """1 - f^{-1}(alpha): f^{-1}(alpha) = the t with f(t) = alpha (f continuous, decreasing
+    from 1 to 0), by bisection."""
+    if a >= 1 or a <= 0:  # (f^{-1}(0) = 1: f > 0 below alpha = 1)
+        return mpmath.mpf(1 if a >= 1 else 0)
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    for _ in range(160):
+        m = (lo + hi) / 2
+        if 1 - _mix_power(m) > a:
+            lo = m
+        else:
+            hi = m
+    return 1 - lo
+
+
+def _check(b, truth):
+    for i, t in enumerate(truth):
+        assert b.power_lo[i] <= t <= b.power_hi[i], (i, b.power_lo[i], t, b.power_hi[i])
+        assert b.f_lo[i] <= 1 - t <= b.f_hi[i]
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_one_step_contains_closed_form(inverse):
+    f = ta.Mix(ta.Laplace(1), P)
+    law = _law(ta.Inverse(f) if inverse else f)
+    with mpmath.workdps(40):
+        truth = [(_inverse_power if inverse else _mix_power)(mpmath.mpf(float(a)))
+                 for a in LEVELS]
+    b = cells_band(law, 1, LEVELS, 1e-6)
+    _check(b, truth)
+    assert np.max(widths(b, LEVELS, "curve")) <= 1e-6
+
+
+def _two_step_power(alpha, inverse):
+    """Brute-force Neyman-Pearson of the two-fold product in x-space, in mpmath: one step is
+    P = Lap(0, 1) against Q = q P + p Lap(1, 1), likelihood ratio r(x) = q + p e^{2x - 1} on
+    (0, 1), r_0 = q + p/e for x <= 0 and r_1 = q + p e for x >= 1. The product's ratio is
+    R = r(x_1) r(x_2); P(R > c) and Q(R > c) are one quadrature over x_1 (with the two atoms)
+    of the closed-form tails of x_2. The power at alpha is Q(R > c) + c (alpha - P(R > c)) at
+    c = inf{c : P(R > c) <= alpha} (Neyman-Pearson with randomisation on {R = c}, where
+    dQ = c dP), found by bisection; for the inverse, the reversed pair (null Q, alternative P,
+    ratio 1/R: the sets R < s)."""
+    mp = mpmath.mp
+    p = mp.mpf(1) / 3
+    q = 1 - p
+    r0, r1 = q + p * mp.exp(-1), q + p * mp.e
+
+    def ratio(x):
+        return q + p * mp.exp(2 * x - 1)
+
+    def tail(s, strict):
+        """(P, Q) of {r(X) > s} (strict) or {r(X) >= s}."""
+        if s < r0 or (s == r0 and not strict):
+            return mp.one, mp.one
+        if s > r1 or (s == r1 and strict):
+            return mp.zero, mp.zero
+        x = (mp.log((s - q) / p) + 1) / 2  # in [0, 1]
+        return mp.exp(-x) / 2, q * mp.exp(-x) / 2 + p * (1 - mp.exp(x - 1) / 2)
+
+    def kinks(c):
+        pts = [mp.zero, mp.one]
+        for r in (r0, r1):
+            t = c / r
+            if t > q:
+                x = (mp.log((t - q) / p) + 1) / 2
+                if 0 < x < 1:
+                    pts.append(x)
+        return sorted(pts)
+
+    def masses(c, strict):
+        """(P, Q) of {R > c} (strict) or {R >= c}."""
+        out = []
+        for k in (0, 1):  # 0: P-weights of x_1, 1: Q-weights
+            atoms = [(mp.mpf(1) / 2, r0), (mp.exp(-1) / 2, r1)]
+            tot = sum(w * (r if k else 1) * tail(c / r, strict)[k] for w, r in atoms)
+            tot += mp.quad(lambda x, k=k: mp.exp(-x) / 2 * (ratio(x) if k else 1)
+                           * tail(c / ratio(x), strict)[k], kinks(c))
+            out.append(tot)
+        return out
+
+    def size_power(c):
+        if not inverse:
+            return masses(c, True)
+        pg, qg = masses(1 / c, False)  # {1/R > c} = {R < 1/c}: null Q, alternative P
+        return 1 - qg, 1 - pg
+
+    lo, hi = mp.mpf(1) / 100, mp.mpf(100)  # c: the size falls from 1 to 0 across it
+    for _ in range(90):  # (c to 2^-80: the support line at c is second order off)
+        m = mp.sqrt(lo * hi)
+        if size_power(m)[0] > alpha:
+            lo = m
+        else:
+            hi = m
+    a, b = size_power(hi)
+    return min(b + hi * (alpha - a), 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inverse", [False, True])
+def test_two_steps_against_brute_force(inverse):
+    f = ta.Mix(ta.Laplace(1), P)
+    law = _law(ta.Inverse(f) if inverse else f)
+    x = np.array([0.01, 0.3])
+    b = cells_band(law, 2, x, 1e-7)
+    with mpmath.workdps(30):
+        truth = [_two_step_power(mpmath.mpf(float(a)), inverse) for a in x]
+    _check(b, truth)
+
+
+def test_tighter_tolerance_nested():
+    law = _law(ta.Mix(ta.Laplace(1), P))
+    x = np.linspace(0, 1, 41)
+    loose = cells_band(law, 10, x, 5e-4)
+    tight = cells_band(law, 10, x, 1e-6)
+    assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
+    assert np.all(tight.f_lo >= loose.f_lo) and np.all(tight.f_hi <= loose.f_hi)
+    assert np.max(widths(tight, x, "curve")) <= 1e-6 < np.max(widths(loose, x, "curve"))
+
+
+def test_extreme_lines_exact_on_the_top_atom():
+    """Inverse(Mix(L(1), 1/3))^3 at 1e-3 lies on the top atom of the product's loss: the line
+    e^{3 sup L} alpha is the power there; without it the split reaches it to first order."""
+    law = _law(ta.Inverse(ta.Mix(ta.Laplace(1), P)))
+    cp = CellPower(law.loss_cells(400), 3, 400)
+    x = np.array([1e-3])
+    with_lines = CellCurve(cp, loss_range(law)).band(x)
+    without = CellCurve(cp).band(x)
+    with mpmath.workdps(40):  # (the level lies within the top atom's null mass, ~0.39^3)
+        p = mpmath.mpf(1) / 3
+        truth = mpmath.mpf(1e-3) / (1 - p + p * mpmath.exp(-1)) ** 3
+    _check(with_lines, [truth])
+    _check(without, [truth])
+    assert with_lines.power_hi[0] - truth < 1e-14
+    assert without.power_hi[0] - truth > 1e-8
+
+
+def test_routes_answer_certified():
+    f = ta.Mix(ta.Laplace(1), P) ** 10
+    assert _cells_law(f) is not None and _cells_law(ta.G(1) ** 2) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.roc(f, sp.Rational(1, 100))
+        w = ta.evaluate(f, sp.Rational(1, 100))
+        lo, hi = ta.curve(f, np.array([0, 0.01, 0.05, 0.5, 0.9, 1]), bounds=True)
+    assert v.guarantee == "certified" and "curve band" in v.route
+    assert w.guarantee == "certified"
+    assert v.hi - v.lo <= 5e-4 * v.hi and w.hi - w.lo <= 5e-4 * w.hi
+    v_lo, v_hi = v.interval()
+    w_lo, w_hi = w.interval()
+    assert max(v_lo, 1 - w_hi) <= min(v_hi, 1 - w_lo)  # (both hold 1 - f(1/100))
+    assert np.all(lo <= hi) and lo[0] == hi[0] == 1.0
+    # the level 1/100 of the curve overlaps the roc
+    assert max(lo[1], 1 - float(v.hi)) <= min(hi[1], 1 - float(v.lo)) + 1e-15
+
+
+@pytest.mark.slow
+def test_tight_tolerance_warns_with_its_width():
+    f = ta.Mix(ta.Laplace(1), P) ** 10
+    law = _law(ta.Mix(ta.Laplace(1), P))
+    b = cells_band(law, 10, np.array([0.01]), 1e-12, "roc", max_points=20_000)
+    assert b is not None and widths(b, np.array([0.01]), "roc")[0] > 1e-12
+    with ta.pld_options(tol=1e-12), pytest.warns(ToleranceWarning, match="relative width"):
+        ta.roc(f, sp.Rational(1, 100), dps=15)
+
+
+def _pld_power(*pmfs, alpha):
+    """The power at alpha of the symmetric function whose profile is the largest of the
+    dp_accounting PLDs' (one PLD: its own curve where alpha is decided at eps >= 0): min over
+    their losses eps_i >= 0 of max delta(eps_i) + e^eps_i alpha (delta(log v) + alpha v is
+    linear between a PLD's losses; for two, the crossings of their profiles between the
+    losses are left out, a relative error far below the PLDs' own)."""
+    eps = None
+    for pmf in pmfs:
+        e = (pmf._lower_loss + np.arange(len(pmf._probs))) * pmf._discretization
+        eps = e if eps is None else np.union1d(eps, e)
+    eps = eps[eps >= 0]
+    d = np.max([np.asarray(pmf.get_delta_for_epsilon(eps)) for pmf in pmfs], axis=0)
+    return float(np.min(d + np.exp(eps) * alpha))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inverse", [False, True])
+def test_ten_steps_within_dp_accounting_bracket(inverse):
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    alpha = 0.01
+    out = []
+    for pess in (True, False):
+        pld = pld_mod.from_laplace_mechanism(1.0, 1.0, pessimistic_estimate=pess,
+                                             value_discretization_interval=1e-4,
+                                             sampling_prob=1 / 3).self_compose(10)
+        # dp_accounting's remove pmf is Mix(Laplace, q)'s pair, its add pmf the inverse's
+        # (checked at T = 1 against the closed form in test_dp_accounting_orientation)
+        out.append(_pld_power(pld._pmf_remove if not inverse else pld._pmf_add, alpha=alpha))
+    hi_ref, lo_ref = out
+    f = ta.Mix(ta.Laplace(1), P)
+    b = cells_band(_law(ta.Inverse(f) if inverse else f), 10, np.array([alpha]), 1e-8, "roc")
+    assert lo_ref <= hi_ref
+    assert b.power_lo[0] <= hi_ref + 1e-12 and b.power_hi[0] >= lo_ref - 1e-12
+    assert hi_ref - lo_ref < 1e-3 * hi_ref  # (the bracket says something)
+
+
+@pytest.mark.slow
+def test_dp_accounting_orientation():
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    pld = pld_mod.from_laplace_mechanism(1.0, 1.0, pessimistic_estimate=True,
+                                         value_discretization_interval=1e-5,
+                                         sampling_prob=1 / 3)
+    with mpmath.workdps(30):
+        truth = float(_mix_power(mpmath.mpf("0.01")))
+    assert abs(_pld_power(pld._pmf_remove, alpha=0.01) - truth) < 1e-4 * truth
+
+
+# -- the subsampled Gaussian's cells (routes/gaussian_cells.py) -----------------------------------
+Q10 = sp.Rational(1, 10)
+
+
+def _sampled_gauss_power(a, inverse=False):
+    """1 - f(alpha) of Mix(G_2, 1/10) (Dong, Roth & Su, Sec. 4.1: q (1 - G_2(alpha)) + (1 - q)
+    alpha, G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu)) at 40 digits; its inverse by bisection."""
+    q = mpmath.mpf(1) / 10
+
+    def power(t):
+        if t <= 0:
+            return mpmath.mpf(0)
+        g = mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * t - 1) - 2) if t < 1 else 0
+        return q * (1 - g) + (1 - q) * t
+
+    if not inverse:
+        return power(a)
+    if a <= 0 or a >= 1:
+        return mpmath.mpf(0 if a <= 0 else 1)
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    for _ in range(110):  # (2^-110: far below the band's widths)
+        m = (lo + hi) / 2
+        if 1 - power(m) > a:
+            lo = m
+        else:
+            hi = m
+    return 1 - lo
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_gaussian_one_step_contains_closed_form(inverse):
+    f = ta.Mix(ta.G(2), Q10) ** 2  # (the law of one step, read from a power)
+    law, _ = _cells_law(ta.Inverse(ta.Mix(ta.G(2), Q10)) ** 2 if inverse else f)
+    x = np.array([0.0, 1e-3, 0.01, 0.1, 0.5, 0.9, 0.999, 1.0])
+    with mpmath.workdps(36):
+        truth = [_sampled_gauss_power(mpmath.mpf(float(a)), inverse) for a in x]
+    b = cells_band(law, 1, x, 1e-3, "roc", max_points=8_000)
+    _check(b, truth)
+    assert np.max(widths(b, x, "roc")) <= 1e-3
+
+
+def test_gaussian_routes_answer_certified():
+    f = ta.Mix(ta.G(2), Q10) ** 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.roc(f, sp.Rational(1, 100))
+    assert v.guarantee == "certified" and "curve band" in v.route
+    assert v.hi - v.lo <= 5e-4 * v.hi
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inverse", [False, True])
+def test_gaussian_ten_steps_within_dp_accounting_bracket(inverse):
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    alpha = 0.01
+    out = []
+    for pess in (True, False):
+        pld = pld_mod.from_gaussian_mechanism(0.5, sensitivity=1.0, pessimistic_estimate=pess,
+                                              value_discretization_interval=1e-4,
+                                              sampling_prob=0.1).self_compose(10)
+        out.append(_pld_power(pld._pmf_remove if not inverse else pld._pmf_add, alpha=alpha))
+    hi_ref, lo_ref = out
+    f = ta.Mix(ta.G(2), Q10)
+    law, _ = _cells_law((ta.Inverse(f) if inverse else f) ** 10)
+    b = cells_band(law, 10, np.array([alpha]), 1e-6, "roc")
+    assert lo_ref <= hi_ref
+    assert b.power_lo[0] <= hi_ref + 1e-12 and b.power_hi[0] >= lo_ref - 1e-12
+    assert hi_ref - lo_ref < 1e-3 * hi_ref
+
+
+def _hull_power(a):
+    """1 - C_{1/10}(G_1)(alpha) by Dong, Roth & Su, Eq. (13), at 36 digits: f_p = p G_1 +
+    (1 - p) Id on [0, x*], x* = Phi(-1/2) (where f_p' = -1), the segment f_p(x*) + x* - alpha
+    up to f_p(x*), then f_p^{-1} (bisection)."""
+    p = mpmath.mpf(1) / 10
+
+    def fp(t):
+        g = mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * t - 1) - 1) if 0 < t < 1 else 1 - t
+        return p * g + (1 - p) * (1 - t)
+
+    xs = mpmath.ncdf(-mpmath.mpf(1) / 2)
+    if a <= xs:
+        return 1 - fp(a)
+    if a <= fp(xs):
+        return 1 - fp(xs) - xs + a
+    if a >= 1:
+        return mpmath.mpf(1)
+    lo, hi = mpmath.mpf(0), xs  # f_p^{-1}(a): the t <= x* with f_p(t) = a
+    for _ in range(110):
+        m = (lo + hi) / 2
+        if fp(m) > a:
+            lo = m
+        else:
+            hi = m
+    return 1 - lo
+
+
+def test_hull_one_step_contains_eq13():
+    law, _ = _cells_law(ta.C(Q10, ta.G(1)) ** 2)
+    x = np.array([0.0, 1e-3, 0.01, 0.2, 0.35, 0.5, 0.8, 0.99, 1.0])
+    with mpmath.workdps(36):
+        truth = [_hull_power(mpmath.mpf(float(a))) for a in x]
+    b = cells_band(law, 1, x, 1e-3, "roc", max_points=8_000)
+    _check(b, truth)
+    assert np.max(widths(b, x, "roc")) <= 1e-3
+
+
+@pytest.mark.slow
+def test_hull_ten_steps_within_pld_bracket():
+    """dp_accounting's PLDs bound the hull of a composition, not the composition of hulls: the
+    reference builds the pessimistic and optimistic PLDs of C_p(G_1)'s own loss
+    (``references.hull_power``, scipy in float64, 1e-9 of slack) and composes them."""
+    from references.hull_power import hull_power_bracket
+
+    alpha = 0.01
+    ((lo_ref, hi_ref),) = hull_power_bracket(1.0, 0.1, 10, [alpha])
+    law, _ = _cells_law(ta.C(Q10, ta.G(1)) ** 10)
+    b = cells_band(law, 10, np.array([alpha]), 1e-6, "roc")
+    assert b.power_lo[0] <= hi_ref * (1 + 1e-9) and b.power_hi[0] >= lo_ref * (1 - 1e-9)
+    assert hi_ref - lo_ref < 1e-3 * hi_ref

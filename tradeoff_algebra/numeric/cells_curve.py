@@ -1,0 +1,308 @@
+"""Certified bands of the whole trade-off curve of a few-fold power of one pair given by the
+cells of its privacy loss (``numeric.lattice_cells``: the Poisson-subsampled Laplace
+mechanism's, either direction), from one composed lattice: no grid of eps, no inverse product.
+
+The T-fold power of the cells (:class:`~.lattice_cells.CellPower`) gives two lattice laws at
+once, and each bounds the whole curve of f = T(P^T, Q^T) from one side.
+
+**Upper band of the power (lower band of f): the split product's support lines.** For every
+real eps and every test phi, E_Q phi - e^eps E_P phi <= delta(eps) := sup_E Q(E) - e^eps P(E)
+(the hockey-stick divergence of order e^eps, for eps < 0 too), so
+
+    1 - f(alpha) <= delta(eps) + e^eps alpha    for every real eps
+
+(Dong, Roth & Su, Prop. 6, whose proof does not use eps >= 0), with equality at the infimum
+over eps (convex duality: h(v) = delta(log v) + alpha v is convex in v > 0). Merging the two
+grid points of a split outcome is a post-processing, so by the data-processing inequality of
+the hockey-stick divergence (of every order) delta(eps) <= delta_U(eps) at every real eps, for
+one step and for the T-fold products (``numeric.lattice_cells``, the split pair). On the
+lattice G_k = (k + T lo)/D,
+
+    delta_U(G_i) + e^{G_i} alpha = B_U(> i) + e^{G_i} (alpha - A_U(> i)),
+    B_U(> i) = sum_{k > i} U_k,   A_U(> i) = sum_{k > i} U_k e^{-G_k},
+
+each term U_k (1 - e^{G_i - G_k}) with G_k > G_i non-decreasing in U_k, so the masses rounded up
+in fixed point keep it an upper bound. delta_U(log v) + alpha v is piecewise linear in v with
+its kinks at the e^{G_k}, so its infimum is at a lattice point: the line at the float minimiser
+(and its two neighbours, each a valid bound) loses nothing but the balls' widths. A level near
+1 takes a line of negative eps: the mirror branch of a symmetric profile band (the profile of
+f^{-1}) is not needed. Where the loss of a step lies in [l_-, l_+] (finite: P and Q mutually
+absolutely continuous, :func:`loss_range`), beta = E_Q phi = E_P[phi e^L] <= e^{T l_+} alpha
+and 1 - beta = E_P[(1 - phi) e^L] >= e^{T l_-} (1 - alpha): these two lines are exact where
+the level falls on the extreme atoms of the product's loss, which the split, moving each atom
+to the grid points around it, gets only to first order in the step.
+
+**Lower band of the power: tests and chords.** The event E_t = "the cells' indices sum to at
+least t" has size A(E_t) <= A_t (null masses rounded up) and power B(E_t) >= B_t (alternative
+masses rounded down), so 1 - f(A_t) >= 1 - f(A(E_t)) >= B(E_t) >= B_t (the power is
+non-decreasing); the power is concave, so it lies above the chord of any two such points and
+of (0, 0) and (1, 1) (``numeric.profile_band.point_band``): at each level, the chord of the two
+tests around it.
+
+Both bands miss the curve by about T h^2 times the loss density's spread (the cells' remainders,
+as for delta in ``numeric.lattice_cells``): :func:`cells_band` refines the grid by that h^2 law
+until every level meets the tolerance, up to :data:`MAX_POINTS` lattice points. Everything that
+bounds is exact (integer suffix sums of the fixed-point masses) or an Arb ball; floats only pick
+the lines and tests (any choice is sound).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from flint import arb, arb_poly
+
+from . import budget
+from .cf_laws import lower, upper, working_precision
+from .lattice_cells import CELLS, CellPower
+from .profile_band import Band, point_band
+
+__all__ = ["CellCurve", "cells_band", "widths", "MAX_POINTS", "CELLS_CURVE_ROUTE"]
+
+#: The most lattice points of a composed power for a curve (T times the cells of a step): the
+#: power, its suffix sums and a few blocks of Arb sums cost about a second at 2e5
+#: (q = 1/3, b = 1, T = 10: 176 511 points in 0.65 s for the power).
+MAX_POINTS = 200_000
+#: The route's note (``core.trace``).
+CELLS_CURVE_ROUTE = "certified cells of the loss composed on a lattice (curve band)"
+#: Precision of the Arb sums (bits).
+PREC = 128
+
+
+def _suffix(coeffs: list) -> list:
+    """Exact suffix sums s[i] = sum_{k >= i} c_k of nonnegative integers, with s[n] = 0."""
+    out = [0] * (len(coeffs) + 1)
+    acc = 0
+    for i in range(len(coeffs) - 1, -1, -1):
+        acc += coeffs[i]
+        out[i] = acc
+    return out
+
+
+def _floats(ints: list, e: int, up: bool) -> np.ndarray:
+    """Floats at least (``up``) or at most c 2^-e for each integer c >= 0: the nearest float,
+    moved one step outward (float(c) and the exact scaling by 2^-e err by at most half a unit
+    in the last place, or half the least subnormal step, together less than one step)."""
+    x = np.ldexp(np.array([float(c) for c in ints], dtype=np.float64), -e)
+    x = np.nextafter(x, np.inf if up else 0.0)
+    return np.maximum(x, 0.0)
+
+
+class CellCurve:
+    """The two lattice laws of one :class:`~.lattice_cells.CellPower` read as bounds of the
+    whole curve (module docstring): :meth:`band` at any levels."""
+
+    def __init__(self, cp: CellPower, loss_range: tuple | None = None,
+                 slack: tuple[float, float] = (0.0, 0.0)) -> None:
+        self.cp = cp
+        #: (inf, sup) of one step's loss as Arb balls (either None where infinite), or None
+        #: (:meth:`band`'s end lines)
+        self.loss_range = loss_range
+        #: (alternative mass at +oo, null mass left out of the tests) of one step: the T-fold
+        #: product's are at most T times these (1 - (1 - m)^T <= T m), added to the support
+        #: lines and to the tests' sizes (``routes.gaussian_cells``: a cut tail)
+        self.slack = tuple(cp.T * float(v) for v in slack)
+        T, D = cp.T, cp.D
+        self.cu = [int(c) for c in cp.u.coeffs()]
+        self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
+        n = len(self.cu)
+        self.off = T * cp.lo  # lattice point i is G_i = (i + off) / D
+        g = (np.arange(n, dtype=np.float64) + self.off) / D
+        uf = np.ldexp(np.array([float(c) for c in self.cu], dtype=np.float64), -cp.eu)
+        with np.errstate(over="ignore"):
+            af = uf * np.exp(-g)
+        # A_U(> i) and B_U(> i) in floats (placement only)
+        self.saf = np.append(np.cumsum(af[::-1])[::-1][1:], 0.0)
+        self.sbf = np.append(np.cumsum(uf[::-1])[::-1][1:], 0.0)
+        self.g = g
+        # the tests: size (rounded up) and power (rounded down) of "indices sum to >= k"
+        sa = _suffix([int(c) for c in cp.ap.coeffs()])
+        sb = _suffix([int(c) for c in cp.bq.coeffs()])
+        m = max(len(sa), len(sb))
+        sa += [0] * (m - len(sa))
+        sb += [0] * (m - len(sb))
+        self.px = _floats(sa, cp.ea, True)
+        if self.slack[1] > 0:  # (the null mass the tests' cells leave out, rounded up)
+            self.px = np.nextafter(self.px + self.slack[1], np.inf)
+        self.px = np.minimum(self.px, 1.0)
+        self.py = np.minimum(_floats(sb, cp.eb, False), 1.0)
+
+    # -- the lower band: tests and chords --------------------------------------------------
+    def _tests(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The test points around each level (px decreasing in k: the last with px > alpha
+        and the first with px <= alpha)."""
+        rev = self.px[::-1]  # increasing
+        keep: set = set()
+        n = len(self.px)
+        for a in np.unique(x):
+            j = int(np.searchsorted(rev, a, side="right"))  # rev[:j] <= a
+            k = n - j  # first k with px[k] <= a
+            keep.update(i for i in (k - 1, k) if 0 <= i < n)
+        idx = np.array(sorted(keep), dtype=np.int64)
+        return self.px[idx], self.py[idx]
+
+    # -- the upper band: support lines of the split product ---------------------------------
+    def _candidates(self, a: float) -> list:
+        """Lattice indices whose support line is (near) the least at alpha = ``a``."""
+        n = len(self.cu)
+        # A_U(> i) is non-increasing: the minimiser is where it passes a
+        j = int(np.searchsorted(-self.saf, -a, side="left"))
+        cand = [i for i in range(j - 2, j + 2) if 0 <= i < n]
+        with np.errstate(over="ignore", invalid="ignore"):
+            vals = [self.sbf[i] + math.exp(min(self.g[i], 700.0)) * (a - self.saf[i])
+                    for i in cand]
+        order = np.argsort(vals)
+        return [cand[int(i)] for i in order[:2]]
+
+    def _a_tails(self, idx: list) -> dict:
+        """A_U(> i) as Arb balls at the sorted indices ``idx``: the blocks between consecutive
+        indices summed as polynomials in z = e^{-1/D} (one pass over the lattice)."""
+        cp, n = self.cp, len(self.cu)
+        z = (-arb(1) / cp.D).exp()
+        scale = arb(2) ** (-cp.eu)
+        out: dict = {}
+        acc = arb(0)
+        ends = sorted(set(idx))[::-1]
+        hi = n  # the block (i, hi) is summed next
+        for i in ends:
+            budget.check()
+            a, b = i + 1, hi
+            if a < b:
+                block = arb_poly(self.cu[a:b])(z)
+                acc = acc + block * (-arb(a + self.off) / cp.D).exp()
+            out[i] = acc * scale
+            hi = a
+        return out
+
+    def band(self, alphas: np.ndarray) -> Band:
+        """Certified bands of f and of its power at the levels ``alphas`` (module
+        docstring)."""
+        x = np.asarray(alphas, dtype=np.float64).ravel()
+        px, py = self._tests(x)
+        lb = point_band(px, py, x, [[] for _ in x])
+        cands = {float(a): self._candidates(float(a)) for a in np.unique(x)}
+        with working_precision(PREC):
+            tails = self._a_tails([i for c in cands.values() for i in c])
+            cp = self.cp
+            scale = arb(2) ** (-cp.eu)
+            lines: dict = {}
+            ends = (None, None)
+            if self.loss_range is not None:  # e^{T inf L} and e^{T sup L}
+                ends = tuple(None if b is None else (arb(upper(b) if k else lower(b)) * cp.T).exp()
+                             for k, b in enumerate(self.loss_range))
+            inf_b = arb(self.slack[0])
+            p_hi = np.empty_like(x)
+            for j, a in enumerate(x):
+                if j % 64 == 0:
+                    budget.check()
+                A = arb(float(a))
+                best = math.inf
+                for i in cands[float(a)]:
+                    if i not in lines:
+                        lines[i] = (arb(self.su[i + 1]) * scale,
+                                    (arb(i + self.off) / cp.D).exp(), tails[i])
+                    b_gt, eg, a_gt = lines[i]
+                    best = min(best, upper(b_gt + eg * (A - a_gt) + inf_b))
+                if ends[1] is not None:
+                    best = min(best, upper(ends[1] * A))
+                if ends[0] is not None:
+                    best = min(best, upper(1 - ends[0] * (1 - A)))
+                p_hi[j] = min(best, 1.0)
+        p_lo = lb.power_lo.ravel()
+        with working_precision(PREC):
+            f_lo = np.array([max(lower(1 - arb(float(v))), 0.0) for v in p_hi])
+        f_hi = lb.f_hi.ravel()
+        return Band(f_lo.reshape(np.shape(alphas)), np.maximum(f_hi, f_lo).reshape(
+            np.shape(alphas)), p_lo.reshape(np.shape(alphas)), p_hi.reshape(np.shape(alphas)))
+
+
+#: What a band's width is measured by (:func:`widths`): the power relative to its upper end
+#: (``roc``), f relative to its upper end (``value``), or both as a whole curve's band is
+#: (``curve``: the power relative, f absolute, as ``routes.grid_band``).
+MEASURES = ("roc", "value", "curve")
+
+
+def widths(b: Band, x: np.ndarray, measure: str) -> np.ndarray:
+    """The width of the band at each level by ``measure`` (:data:`MEASURES`); 0 at alpha =
+    0."""
+    if measure not in MEASURES:
+        raise ValueError(f"measure = {measure!r} must be one of {MEASURES}")
+    p_rel = (b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)
+    if measure == "roc":
+        w = p_rel
+    elif measure == "value":
+        w = (b.f_hi - b.f_lo) / np.maximum(b.f_hi, 1e-300)
+    else:
+        w = np.maximum(p_rel, b.f_hi - b.f_lo)
+    return np.where(x > 0, w, 0.0)
+
+
+def loss_range(law) -> tuple | None:
+    """(inf, sup) of the loss of one step as Arb balls (either None where infinite): the law's
+    own ``loss_range()``, else ``law.loss_sup()`` and minus that of its ``inverse()`` (the
+    reversed pair's loss is -L), or None where either is missing or infinite. (The lines of
+    :meth:`CellCurve.band` need Q absolutely continuous with respect to P, no alternative mass
+    at +oo: the caller's product has none.)"""
+    if hasattr(law, "loss_range"):
+        return law.loss_range()
+    try:
+        with working_precision(PREC):
+            hi = law.loss_sup()
+            inv = law.inverse().loss_sup()
+    except AttributeError:
+        return None
+    if hi is None or inv is None or not (hi.is_finite() and inv.is_finite()):
+        return None
+    return -inv, hi
+
+
+def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curve",
+               max_points: int = MAX_POINTS) -> Band | None:
+    """Certified bands of the T-fold power of ``law`` (its ``loss_cells(D)`` and
+    ``loss_span()``) at the levels ``alphas``: grids of D = D_0 2^k cells a unit of loss, D_0 =
+    :data:`~.lattice_cells.CELLS` cells a step, k = 0, 1, ... until every level is within
+    ``tol`` by ``measure`` (:func:`widths`; the band is second order in 1/D), each band
+    intersected with the ones before (each holds the curve). The grids do not depend on
+    ``tol``, so a tighter tolerance computes every grid of a looser one and its band lies inside
+    the looser one's. Returns the narrowest band reached on grids of at most ``max_points``
+    lattice points (the last grid is the largest allowed), or before a finer grid that the time
+    left (``budget``) cannot pay for, estimated from the last grid's time (the caller warns
+    where it stays wide); None where not one cell a unit of loss fits."""
+    x = np.asarray(alphas, dtype=np.float64)
+    span = law.loss_span()
+    top = math.floor(max_points / (T * span))  # (the finest grid allowed)
+    if top < 1:
+        return None
+    start = getattr(law, "cells_start", None)  # (cells a unit of loss, where the law says)
+    D = min(max(1, start() if start is not None else math.ceil(CELLS / span)), top)
+    slack = getattr(law, "cells_slack", None)
+    rng = loss_range(law)
+    best, last = None, None  # (the band so far; seconds per cell of the last grid)
+    while True:
+        if last is not None and last * D * 1.5 > budget.remaining():
+            return best  # (the finer grid cannot end in the time left)
+        budget.check(best)
+        t0 = time.monotonic()
+        cp = _power(law, T, D)
+        b = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)).band(x)
+        last = (time.monotonic() - t0) / D
+        best = b if best is None else best.intersect(b)
+        if float(np.max(widths(best, x, measure), initial=0.0)) <= tol or D >= top:
+            return best
+        D = min(2 * D, top)
+
+
+def _power(law, T: int, D: int) -> CellPower:
+    """The :class:`~.lattice_cells.CellPower` of ``law``'s cells on the grid 1/D, or 1/(D + i)
+    for the least i where an atom of the loss lies on no grid point to the working precision."""
+    for i in range(8):
+        try:
+            with working_precision(PREC):
+                cells = law.loss_cells(D + i)
+            return CellPower(cells, T, D + i)
+        except ValueError:  # (an atom on a grid point to the working precision)
+            continue
+    raise ValueError(f"cells_band: every grid 1/D, D = {D} .. {D + 7}, holds an atom of the "
+                     "loss to the working precision")

@@ -1,0 +1,154 @@
+"""The cells of the privacy loss of the Poisson-subsampled Gaussian pair on a grid, for the curve
+bands of ``numeric.cells_curve``: Mix(G_mu, q) = T(N(0, 1), (1 - q) N(0, 1) + q N(mu, 1)) (the
+"remove" direction, Dong, Roth & Su, Sec. 4.1) and its inverse ("add"), given by mu and q.
+
+The remove direction's loss l(x) = log(1 - q + q e^{mu x - mu^2/2}) is increasing in x, from
+log(1 - q) (x -> -oo) to +oo, so the outcomes whose loss lies in [g_j, g_{j+1}] (g_j = j/D) are
+the x-slice [x(g_j), x(g_{j+1})], x(g) = (log((e^g - 1 + q)/q) + mu^2/2)/mu, with null mass
+P = Phi(x_b) - Phi(x_a) and alternative mass (1 - q) P + q (Phi(x_b - mu) - Phi(x_a - mu)) (Arb
+balls: the normal tails by erfc). The slice below the first grid point above log(1 - q) is one
+cell (its loss lies in (log(1 - q), g_{j_0 + 1}]).
+
+The loss is unbounded above: past x_J = x(g_J) (g_J the grid point above the loss at
+mu + :data:`Z_TAIL`), the tail (null mass a_t, alternative mass b_t, every ratio at least
+e^{g_J}) is split into the outcome (a_t, a_t e^{g_J}) at the grid point g_J and the outcome
+(0, b_t - a_t e^{g_J}) at
++oo: merging them back is a post-processing, so this pair is dominated as the cells' split pair
+is (``numeric.lattice_cells``). The point goes to the lattice (loss exactly g_J: its split puts
+it all at g_J); the mass m = b_t - a_t e^{g_J} at +oo is returned beside the cells
+(``cells_slack``): in the T-fold product the outcomes with a step at +oo carry alternative mass
+1 - (1 - m)^T <= T m, which ``numeric.cells_curve`` adds to every support line. For the tests
+the cell (a_t, a_t e^{g_J}) understates the alternative mass only (their power is a lower bound
+anyway).
+
+The symmetric hull C_q(G_mu) = min{f, f^{-1}}^{**} (f = Mix(G_mu, q), Dong, Roth & Su, Def. 6) is,
+by their Eq. (13) (G_mu is symmetric), f on [0, x*] (x* where f' = -1: the Neyman-Pearson tests
+that reject at loss above 0), the segment of slope -1 from x* to f(x*), and the mirror image of
+f beyond: the trade-off function of the symmetric pair made of the remove direction's outcomes
+of loss >= 0 (the cells j >= 0 and the tail), their mirror images (masses exchanged, loss
+negated) and one atom of loss 0 holding what is left of both masses, a_0 = 1 - P(L >= 0) -
+Q(L >= 0) = f(x*) - x* >= 0 (the segment). Its tails are the remove direction's on both sides
+(:meth:`NormalMixtureCells._hull_cells`).
+
+The add direction is the reversed pair: each cell (a, b, j) becomes (b, a, -j - 1) (its loss
+negated), the tail (a_t e^{g_J}, a_t) at -g_J and a null-only outcome of mass m at -oo, which no
+hockey-stick divergence of finite order sees (its alternative mass is 0) and which is dropped
+from the split; the tests' null masses miss at most m a step, so their sizes are raised by T m
+(``cells_slack``: the null mass of the product's outcomes with a step in the tail).
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import arb
+
+from .cf_laws import to_arb, to_fraction, upper, working_precision
+
+__all__ = ["NormalMixtureCells"]
+
+#: The tail is cut at x = mu + Z_TAIL (remove direction): its null and alternative masses are
+#: below the normal tail at Z_TAIL, about 1e-21 (added to the bands, not lost).
+Z_TAIL = 9.5
+#: Cells a unit of loss of the first grid (``numeric.cells_curve.cells_band``).
+CELLS_START = 64
+PREC = 128
+
+
+def _sf(x: arb) -> arb:
+    """1 - Phi(x), by erfc (no cancellation in the upper tail)."""
+    return (x / arb(2).sqrt()).erfc() / 2
+
+
+class NormalMixtureCells:
+    """The pair T(N(0, 1), (1 - q) N(0, 1) + q N(mu, 1)) (``remove``) or its inverse, mu > 0 and
+    0 < q < 1 exact (rationals or SymPy numbers), as ``numeric.cells_curve`` reads a law:
+    ``loss_cells(D)``, ``loss_span()``, ``cells_start()``, ``cells_slack(D)`` and
+    ``loss_range()`` (module docstring)."""
+
+    def __init__(self, mu, q, remove: bool, hull: bool = False) -> None:
+        self._mu, self._q = to_fraction(mu), to_fraction(q)
+        if not (self._mu > 0 and 0 < self._q < 1):
+            raise ValueError(f"NormalMixtureCells: need mu > 0 and 0 < q < 1, got mu = {mu}, "
+                             f"q = {q}")
+        self.mu_f, self.q_f = float(self._mu), float(self._q)
+        self.remove = bool(remove)
+        #: C_q(G_mu), the symmetric hull (module docstring), in place of either direction
+        self.hull = bool(hull)
+        self._slack: dict = {}
+        x = self.mu_f + Z_TAIL
+        self.top = math.log1p(self.q_f * math.expm1(self.mu_f * x - self.mu_f ** 2 / 2))
+        self.bottom = -self.top if self.hull else math.log1p(-self.q_f)
+
+    def loss_span(self) -> float:
+        """The width of the loss's range up to the cut tail (planning)."""
+        return self.top - self.bottom
+
+    def cells_start(self) -> int:
+        return CELLS_START
+
+    def loss_range(self) -> tuple:
+        """(inf, sup) of one step's loss as balls, None where infinite: log(1 - q) below
+        (remove), -log(1 - q) above (add)."""
+        if self.hull:
+            return None, None
+        with working_precision(PREC):
+            b = (1 - to_arb(self._q)).log()
+        return (b, None) if self.remove else (None, -b)
+
+    def cells_slack(self, D: int) -> tuple[float, float]:
+        """(alternative mass at +oo, null mass left out of the tests) of one step on the grid
+        1/D (module docstring)."""
+        if D not in self._slack:
+            self.loss_cells(D)
+        return self._slack[D]
+
+    def loss_cells(self, D: int) -> list[tuple[arb, arb, int]]:
+        """[(a, b, j), ...]: the null and alternative masses of the outcomes whose loss lies in
+        [j/D, (j + 1)/D] (module docstring)."""
+        D = int(D)
+        with working_precision(PREC):
+            mu, q = to_arb(self._mu), to_arb(self._q)
+            lq = (1 - q).log()
+            j0 = math.floor(math.log1p(-self.q_f) * D)
+            if not arb(j0) / D < lq:
+                j0 -= 1
+            J = math.ceil(self.top * D) + 1
+
+            def x_of(g: arb) -> arb:
+                return (((g.exp() - 1 + q) / q).log() + mu * mu / 2) / mu
+
+            xs = [x_of(arb(j) / D) for j in range(j0 + 1, J + 1)]
+            sp = [arb(1)] + [_sf(x) for x in xs]
+            sq = [arb(1)] + [_sf(x - mu) for x in xs]
+            cells = []
+            for i in range(len(xs)):
+                a = sp[i] - sp[i + 1]
+                b = (1 - q) * a + q * (sq[i] - sq[i + 1])
+                cells.append((a, b, j0 + i))
+            a_t = sp[-1]
+            b_t = (1 - q) * a_t + q * sq[-1]
+            e_top = (arb(J) / D).exp()
+            cells.append((a_t, a_t * e_top, J - 1))  # (loss exactly g_J: all of it at g_J)
+            m = upper(b_t - a_t * e_top)
+            m = max(m, 0.0)
+            if self.hull:
+                return self._hull_cells(cells, a_t, b_t, m, D)
+        if self.remove:
+            self._slack[D] = (m, 0.0)
+            return cells
+        self._slack[D] = (0.0, m)
+        return [(b, a, -j - 1) for a, b, j in cells]
+
+    def _hull_cells(self, cells: list, a_t: arb, b_t: arb, m: float, D: int) -> list:
+        """The cells of C_q(G_mu) (module docstring): the remove direction's cells of loss
+        j >= 0 (the tail's split point among them), their mirror images (b, a, -j - 1) and
+        the atom (a_0, a_0) at loss 0, a_0 = 1 - sum (a_j + b_j) over the kept outcomes (the
+        tail's true masses a_t, b_t)."""
+        kept = [c for c in cells if c[2] >= 0]
+        total = a_t + b_t
+        for a, b, _ in kept[:-1]:  # (the last is the tail's split point)
+            total += a + b
+        a0 = 1 - total
+        self._slack[D] = (m, m)
+        return kept + [(b, a, -j - 1) for a, b, j in kept] + [(a0, a0, -1)]
