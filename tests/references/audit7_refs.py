@@ -15,7 +15,8 @@
   convex piecewise-linear f is max over its knots of 1 - f(a) - e^eps a (the concave
   1 - f(a) - e^eps a attains its sup at a knot), exact up to the 40-digit masses.
 * **Laplace powers** (:func:`laplace_power_delta`): ``references.laplace_sum.tails`` (nested
-  Irwin--Hall quadrature), delta = Q(S > e) - e^e P(S > e).
+  Irwin--Hall quadrature), delta = Q(S > e) - e^e P(S > e), at ``dps`` digits of the private
+  context laplace_sum computes in (``mpmath.workdps`` alone leaves it at 15 digits).
 * **delta(0)** of G_mu (Cor. 1 at 0: 2 Phi(mu/2) - 1) and of the others through the functions
   above, for the certified eps = 0 of ``conversions.epsilon``.
 * **The atom at the largest loss** (:func:`laplace_atom_lower`): each Laplace factor's Q has the
@@ -83,11 +84,14 @@ def pl_delta(kn: list, e):
 def laplace_power_delta(mu, n: int, e, dps: int = 30):
     """delta(e) of L_mu^{(x) n} by nested Irwin--Hall quadrature (references.laplace_sum)."""
     from references import laplace_sum
+    from references.laplace_sum import mp  # (laplace_sum computes in this context)
 
-    with mpmath.workdps(dps):
-        mu, e = mpmath.mpf(mu), mpmath.mpf(e)
+    with mp.workdps(dps):
+        mu, e = mp.mpf(mpmath.mpf(mu)), mp.mpf(mpmath.mpf(e))
         qg, pg, _, _ = laplace_sum.tails(mu, n, e)
-        return qg - mpmath.exp(e) * pg
+        v = qg - mp.exp(e) * pg
+    with mpmath.workdps(dps):
+        return mpmath.mpf(v)
 
 
 def gauss_delta0(mu):
