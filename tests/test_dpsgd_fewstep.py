@@ -254,3 +254,22 @@ def test_few_steps_small_sigma_at_tight_tolerance():
     assert 0 < hi - lo <= 1e-9 * hi
     opt, pess = _dp_accounting_eps_bracket(0.8, 256 / 60000, 3, 1e-5, 1e-5)
     assert lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma,T", [(s, t) for s in (2, 4) for t in (3, 10, 30, 100)])
+def test_default_tolerance_rows_meet_dp_accountings_pair(sigma, T):
+    """The benchmark's rows at sigma = 2 and 4 (eps(1e-5), q = 256/60000, default tolerance,
+    benchmarks/RESULTS_dpsgd_fewstep.md): certified by the inversion, no warning, within the
+    tolerance, meeting dp_accounting's optimistic / pessimistic bracket at grid 1e-5 (float64,
+    not proved: a relative 1e-9 of slack)."""
+    f = ta.noisy_sgd(R(sigma), R(256, 60000), T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.epsilon(f, R(1, 10**5))
+    assert v.guarantee == "certified" and v.route == INVERSION
+    lo, hi = float(v.lo), float(v.hi)
+    assert 0 < hi - lo <= 5e-4 * hi
+    opt, pess = _dp_accounting_eps_bracket(float(sigma), 256 / 60000, T, 1e-5, 1e-5)
+    assert lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
+
