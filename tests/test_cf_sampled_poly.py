@@ -163,3 +163,21 @@ def test_a_tighter_tolerance_never_gives_a_wider_enclosure():
 def test_bad_J_is_refused_with_its_range():
     with pytest.raises(ValueError, match=r"1 <= J <= k \+ 1 = 4, not J = 5"):
         PolyExactPart(_law("remove"), 3, 5)
+
+
+def test_one_step_at_and_above_the_largest_loss():
+    """mu = 10, p = 1/10, add direction (largest loss l1 = -log(q + p e^{-mu}) ~ 0.10536):
+    above l1 delta is exactly 0 (no loss reaches eps), and just below it (where the law's
+    closed-form D(c) fails at the clipped saddle point c = 4096) the ball is finite and holds
+    the 30-digit quadrature of int (p_A - e^eps p_B)_+."""
+    law = SubsampledLaplaceLaw(Fraction(10), Fraction(1, 10), "add")
+    with working_precision(128):
+        for eps in (0.1054, 0.2, 0.5):
+            val, der = PolyExactPart(law, 1, 2).terms(eps)
+            assert val == 0 and der == 0 and val.rad() == 0
+        v = PolyExactPart(law, 1, 2).terms(0.10535)[0]
+    with mp.workdps(30):
+        ref = _delta_one(mp.mpf(10), mp.mpf(1) / 10, "add", mp.mpf(0.10535))
+        assert _delta_one(mp.mpf(10), mp.mpf(1) / 10, "add", mp.mpf(0.1054)) == 0
+    assert v.is_finite() and _contains(v, ref, mp.mpf(10) ** -16)
+    assert v.rad() < 1e-12 * abs(v.mid())

@@ -254,3 +254,54 @@ def test_few_steps_small_sigma_at_tight_tolerance():
     assert 0 < hi - lo <= 1e-9 * hi
     opt, pess = _dp_accounting_eps_bracket(0.8, 256 / 60000, 3, 1e-5, 1e-5)
     assert lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma,T", [(s, t) for s in (2, 4) for t in (3, 10, 30, 100)])
+def test_default_tolerance_rows_meet_dp_accountings_pair(sigma, T):
+    """The benchmark's rows at sigma = 2 and 4 (eps(1e-5), q = 256/60000, default tolerance,
+    benchmarks/RESULTS_dpsgd_fewstep.md): certified by the inversion, no warning, within the
+    tolerance, meeting dp_accounting's optimistic / pessimistic bracket at grid 1e-5 (float64,
+    not proved: a relative 1e-9 of slack)."""
+    f = ta.noisy_sgd(R(sigma), R(256, 60000), T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = ta.epsilon(f, R(1, 10**5))
+    assert v.guarantee == "certified" and v.route == INVERSION
+    lo, hi = float(v.lo), float(v.hi)
+    assert 0 < hi - lo <= 5e-4 * hi
+    opt, pess = _dp_accounting_eps_bracket(float(sigma), 256 / 60000, T, 1e-5, 1e-5)
+    assert lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
+
+
+
+#: delta(eps) of three steps, sigma = 4, q = 256/60000, by ``sampled_gaussian_delta_three`` at
+#: 10 digits (a 3-fold mpmath convolution, about 100 s each; recomputed by the slow test below):
+#: (direction, eps) -> delta. eps(1e-5) lies in (0.0049155, 0.0049158]: above the first (its
+#: delta is above 1e-5), at most the second (both directions' delta at most 1e-5 there).
+SIGMA4_T3 = {("remove", "0.0049155"): "1.0001772158e-5",
+             ("remove", "0.0049158"): "9.99854430472e-6",
+             ("add", "0.0049158"): "1.67366220258e-7"}
+
+
+def test_sigma4_three_steps_against_the_convolution():
+    """eps(1e-5) of three steps at sigma = 4 (default tolerance, certified) contains the interval
+    (0.0049155, 0.0049158] that the stored 3-fold convolution :data:`SIGMA4_T3` puts eps in."""
+    ref = {k: float(v) for k, v in SIGMA4_T3.items()}
+    assert ref[("remove", "0.0049155")] > 1e-5
+    assert max(ref[("remove", "0.0049158")], ref[("add", "0.0049158")]) <= 1e-5
+    v = ta.epsilon(ta.noisy_sgd(R(4), R(256, 60000), 3), R(1, 10**5))
+    assert v.guarantee == "certified" and v.route == INVERSION
+    assert float(v.lo) <= 0.0049155 and float(v.hi) >= 0.0049158
+    assert float(v.hi) - float(v.lo) <= 5e-4 * float(v.hi)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", sorted(SIGMA4_T3))
+def test_sigma4_three_step_reference_recomputed(key):
+    """The stored :data:`SIGMA4_T3` is what the 3-fold quadrature gives (about 100 s each)."""
+    direction, eps = key
+    with mp.workdps(10):
+        d = sampled_gaussian_delta_three(mp.mpf(1) / 4, mp.mpf(256) / 60000, direction,
+                                         mp.mpf(eps))
+        assert abs(d - mp.mpf(SIGMA4_T3[key])) <= 1e-8 * d

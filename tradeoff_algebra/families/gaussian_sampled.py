@@ -47,6 +47,16 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 #: the decay bound's first grid of theta (SubsampledGaussianLaw._best_theta)
 _THETA_GRID = math.pi / 2 * np.geomspace(1e-9, 1.0, 32)
 _CACHE_LIMIT = 64
+#: The largest step in x of the float planning sums (log M, cumulants, the decay estimate).
+#: Their integrands phi(x) e^{e l(x)} are analytic in the strip |Im x| < pi / mu (l's branch
+#: points, where 1 - q + q Y = 0) and, in the remove direction (e >= 1), at least as wide as
+#: phi (l is convex in x); the trapezoidal error of such a sum is about e^{-2 pi d / h} at
+#: strip half-width d: at h = 0.2 and d = 3, e^{-94}. Estimates only (the certified bounds are
+#: the law's Arb ones): log M, its first two cumulants and the vectorised log M agree with the
+#: step 0.01 to 1e-12 at sigma = 0.8 .. 4, c up to 3000, tests/test_dpsgd_far_tail.py (was
+#: 0.1: DP-SGD, sigma = 4, the plans the same, about 10 % of an eps(1e-5) at the default
+#: tolerance).
+PLAN_STEP = 0.2
 
 
 @dataclass
@@ -210,13 +220,18 @@ class SubsampledGaussianLaw:
         return to_arb(self._q)
 
     # -- planning (floats)
+    def _plan_step(self) -> float:
+        """The step in x of the float planning sums (:meth:`_float_tilt`, :meth:`log_mgf_many`):
+        min(PLAN_STEP, 0.2 / mu)."""
+        return min(PLAN_STEP, 0.2 / self.mu)
+
     def _float_tilt(self, c: float) -> _FloatTilt:
         ft = self._float_tilts.get(c)
         if ft is not None:
             return ft
         mu, q = self.mu, self.q
         e = self._alpha + self._sign * c
-        h = min(0.1, 0.2 / mu)
+        h = self._plan_step()
         lo, hi = -12.0, max(e * mu, 0.0) + 12.0
         if self.cut is not None:
             hi = min(hi, max(float(self.cut[0]), 0.0) + 12.0)
@@ -249,7 +264,7 @@ class SubsampledGaussianLaw:
         cs = np.asarray(cs, dtype=float)
         mu, q = self.mu, self.q
         e = self._alpha + self._sign * cs
-        h = min(0.1, 0.2 / mu)
+        h = self._plan_step()
         lo, hi = -12.0, max(float(np.max(e)) * mu, 0.0) + 12.0
         if self.cut is not None:
             hi = min(hi, max(float(self.cut[0]), 0.0) + 12.0)

@@ -410,6 +410,8 @@ class PolyExactPart:
         c = arb(_saddle(self.law, self.k, eps))
         a = cheb.a0 * (c * cheb.l0).exp() + cheb.a1 * (c * cheb.l1).exp()
         d = self.law.density_mgf(c)
+        if not d.is_finite():  # (the law's closed form failed far out: D(c) <= D(0) e^{c l1},
+            d = (1 - cheb.a0 - cheb.a1) * (c * cheb.l1).exp()  # the density lives below l1)
         n = cheb.error_integral(c)
         kc = (c * c.log() - (c + 1) * (c + 1).log()).exp()
         tot = arb(0)
@@ -417,6 +419,14 @@ class PolyExactPart:
             tot += comb(self.k, j) * a ** (self.k - j) * ((d + 2 * n) ** j - (d + n) ** j)
         bound = kc * (-c * arb(eps)).exp() * tot
         return arb(0, upper(bound))
+
+    def _above_range(self, eps: float) -> bool:
+        """Whether eps > k l1, proved in Arb: every loss of the k-fold product is at most k l1
+        (the atom at l1 and the density on (l0, l1)), so (1 - e^{eps - L})_+ = 0 almost surely
+        and the part and its derivative in eps are exactly 0 (the saddle point of the
+        approximation's share does not exist there: its bound would be infinite)."""
+        with working_precision(64):
+            return bool(arb(eps) > self.k * arb(self.law.loss_atoms()[1]))
 
     def terms(self, eps: float, derivative: bool = True) -> tuple[arb, arb]:
         """(delta-part(eps), its derivative in eps (0 unless ``derivative``)): Arb balls at the
@@ -426,6 +436,8 @@ class PolyExactPart:
         2^-(caller's precision - 16) of its value, of the approximation's share or of
         2^-(caller's precision + 64)."""
         want = ctx.prec
+        if self._above_range(eps):  # (no loss reaches eps: the part is exactly 0)
+            return arb(0), arb(0)
         key = (self.law, self.k, self.J)
         prec = max(64 + 112 * self.J, want + 32, self._prec, _PREC_HINT.get(key, 0))
         while True:
