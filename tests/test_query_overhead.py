@@ -15,6 +15,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
+from flint import arb
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.context import mp
@@ -76,3 +77,25 @@ def test_singular_mass_decides_infinity():
     assert ta.epsilon(f, R(20, 100), dps=15).hi < mpmath.inf
     g = ta.EpsDelta(1, 0) ** 2  # no singular part: eps(0) = 2, finite
     assert ta.epsilon(g, 0, dps=15).hi < mpmath.inf
+
+
+@pytest.mark.parametrize("eps0", [R(1, 10), R(3, 2)])
+def test_segment_tails_from_the_arb_ball_of_p(eps0):
+    """The binomial tails of ``segment_formula`` (p = 1/(1 + e^eps0) formed in Arb) contain
+    the exact sums of the binomial masses at 50 digits, for every segment of n = 9."""
+    from tradeoff_algebra.numeric.binomial_profile import segment_formula
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    n = 9
+    with mp.workdps(50):
+        p = 1 / (1 + mp.exp(mp.mpf(eps0.p) / eps0.q))
+        mass = [mp.binomial(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+        for m in range(0, n + 2):
+            F = mp.fsum(mass[: max(n - m + 1, 0)])  # P[Bin(n, p) <= n - m]
+            S = mp.fsum(mass[m:])  # P[Bin(n, p) >= m]
+            with arb_precision(120):
+                A, B = segment_formula(eps0, n, m, 120)
+            for ball, x in ((A, F), (B, S)):
+                with arb_precision(200):  # x to 45 digits, the ball widened by 1e-44
+                    assert (ball + arb(0, 1e-44)).contains(arb(mp.nstr(x, 45)))
+                    assert ball.rad() < 1e-30
