@@ -99,3 +99,38 @@ def test_segment_tails_from_the_arb_ball_of_p(eps0):
                 with arb_precision(200):  # x to 45 digits, the ball widened by 1e-44
                     assert (ball + arb(0, 1e-44)).contains(arb(mp.nstr(x, 45)))
                     assert ball.rad() < 1e-30
+
+
+@pytest.mark.parametrize("value, kw, want", [
+    (R(1, 10), {"lower": 0}, R(1, 10)),
+    (3, {"lower": 0, "integer": True}, sp.Integer(3)),
+    (2.0, {"lower": 0, "integer": True}, sp.Integer(2)),
+    (0.1, {"lower": 0, "lower_open": True}, sp.Rational(3602879701896397, 2**55)),
+    (5e-4, {"lower": 0, "upper": 1}, sp.Rational(5e-4)),
+])
+def test_param_plain_numbers(value, kw, want):
+    """Plain numbers in plain ranges (decided in exact rationals): the exact SymPy rational of
+    the value (a float's binary value, as SymPy's own Rational(float) gives it)."""
+    from tradeoff_algebra.core.validate import param
+
+    got = param("x", value, **kw)
+    assert got == want and type(got) is type(want)
+
+
+@pytest.mark.parametrize("value, kw", [
+    (R(-1, 10), {"lower": 0}),
+    (0, {"lower": 0, "lower_open": True}),
+    (R(3, 2), {"lower": 0, "integer": True}),
+    (2, {"upper": 1}),
+    (True, {"lower": 0}),
+    (float("nan"), {"lower": 0}),
+    (float("inf"), {"lower": 0}),
+])
+def test_param_plain_numbers_refused(value, kw):
+    """Outside the range, not an integer, a bool, NaN or an infinity: refused, naming the
+    parameter."""
+    from tradeoff_algebra.core.errors import InvalidParameter
+    from tradeoff_algebra.core.validate import param
+
+    with pytest.raises(InvalidParameter, match="x"):
+        param("x", value, **kw)
