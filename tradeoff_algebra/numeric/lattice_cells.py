@@ -61,8 +61,8 @@ BITS = 62
 #: the product of the two sums, 2^(2 BITS + 2) at most, so nothing carries into the next slot.
 SLOT = 128
 #: The most lattice points of a composed power (T times the cells of a step): the three powers
-#: cost about T log T times the cells' products (q = 1/100, b = 1, 96 cells: T = 50 about
-#: 7 ms, T = 100 about 14 ms), where the inversion's few-step split took
+#: cost about T times one step's cells in squarings (q = 1/100, b = 1, 96 cells: T = 50
+#: about 5 ms, T = 100 about 10 ms), where the inversion's few-step split took
 #: 260 to 390 ms (T = 10 .. 50) and its whole inversion 50 to 55 ms at T = 100 (1e-10 wide,
 #: its 2F1 evaluations and planning); beyond 10^4 points the inversion answers.
 MAX_POINTS = 10_000
@@ -119,17 +119,19 @@ def _power(c: list[int], e: int, T: int, up: bool) -> tuple[fmpz_poly, int, np.n
     below 2^BITS), each product rounded to :data:`BITS` bits of its total: coefficient-wise
     rounded up (``up``, floor + 1) or down, so an upper or a lower bound of the exact power.
 
-    Binary powering on Kronecker-packed integers: a polynomial is the integer sum_i c_i
-    2^(SLOT i), so a product of polynomials is one product of integers (GMP, in C) as long as
-    no coefficient of the product reaches 2^SLOT: each is at most the product of the two sums,
-    below 2^(2 BITS) < 2^SLOT (checked on the exact sums' bounds before each product). The
-    rounding is a shift of the whole integer by s bits and a mask of each slot's low 64 bits
-    (the bits shifted in from the next slot lie above them: s <= SLOT - 64), plus one in every
-    slot for ``up``; the sum's bound follows: sum floor(z_k / 2^s) <= floor(sum z_k / 2^s),
-    plus n for the ones. Where fmpz_poly products paid a division of every coefficient and an
-    addition of ones, this is one shift, one mask and one addition of integers (T = 100,
-    96 cells: the three powers 14 ms where they took 21). F: the masses P 2^-E as floats
-    (rounded; for guesses)."""
+    Binary powering from the leading bit (each product a squaring or a product with the short
+    one-step base: about T n of squarings' work, where powering from the last bit ends in a
+    product of two long powers, about 1.5 times that) on Kronecker-packed integers: a
+    polynomial is the integer sum_i c_i 2^(SLOT i), so a product of polynomials is one product
+    of integers (GMP, in C) as long as no coefficient of the product reaches 2^SLOT: each is at
+    most the product of the two sums, below 2^(2 BITS) < 2^SLOT (checked on the exact sums'
+    bounds before each product). The rounding is a shift of the whole integer by s bits and a
+    mask of each slot's low 64 bits (the bits shifted in from the next slot lie above them:
+    s <= SLOT - 64), plus one in every slot for ``up``; the sum's bound follows: sum
+    floor(z_k / 2^s) <= floor(sum z_k / 2^s), plus n for the ones. Where fmpz_poly products
+    paid a division of every coefficient and an addition of ones, this is one shift, one mask
+    and one addition of integers (T = 100, 96 cells: the three powers about 10 ms where they
+    took 21). F: the masses P 2^-E as floats (rounded; for guesses)."""
     n0 = len(c)
     s0 = sum(c)
     if s0 >> BITS:
@@ -155,15 +157,12 @@ def _power(c: list[int], e: int, T: int, up: bool) -> tuple[fmpz_poly, int, np.n
         return z, nz, bound, ea + eb - s
 
     base = (_pack(c), n0, s0, e)
-    out = None
-    n = T
-    while n:
+    out = base
+    for bit in bin(T)[3:]:  # left to right: square, then multiply by the short base
         budget.check()
-        if n & 1:
-            out = base if out is None else mul(*out, *base)
-        n >>= 1
-        if n:
-            base = mul(*base, *base)
+        out = mul(*out, *out)
+        if bit == "1":
+            out = mul(*out, *base)
     z, nz, _, E = out
     poly, floats = _unpack(z, nz)
     return poly, E, floats * 2.0 ** -E
