@@ -23,6 +23,7 @@ from tradeoff_algebra.numeric.lattice_cells import (
     CELLS_ROUTE,
     MAX_POINTS,
     CellPower,
+    _power,
     cells_enclosure,
 )
 
@@ -111,16 +112,49 @@ def test_fixed_point_rounds_outward():
     """The split power's total mass is at least the exact total (every rounding up), the test
     power's B-mass at most 1 and A-mass at least 1."""
     with working_precision(128):
-        cp = CellPower(_law("remove").loss_cells(997), 4, 997)
+        cells = _law("remove").loss_cells(997)
+        cp = CellPower(cells, 4, 997)
         tot_u = arb(cp.u(1)) * arb(2) ** (-cp.eu)
         tot_b = arb(cp.bq(1)) * arb(2) ** (-cp.eb)
         tot_a = arb(cp.ap(1)) * arb(2) ** (-cp.ea)
-    assert tot_u >= 1 and tot_a >= 1 and tot_b <= 1
-    # each of the two products (T = 4) moves each of at most n coefficients by one unit, at
-    # most 2^-BITS (the largest coefficient is below 1 and kept to BITS bits)
-    n = cp.u.length()
-    bound = 2 * n * 2.0 ** -BITS
-    assert float(tot_u.mid()) - 1 < bound and 1 - float(tot_b.mid()) < bound
+        assert tot_u >= 1 and tot_a >= 1 and tot_b <= 1
+        # one step's masses are rounded to units 2^-(BITS - 2) (two per cell for the split),
+        # each used 4 times in the power; each of the two products (T = 4) moves each of at
+        # most n coefficients by one unit, at most 2^-(BITS - 1) of the total mass (its sum is
+        # kept below 2^BITS and at least 2^(BITS - 1) units)
+        n = cp.u.length()
+        bound = (4 * 2 * len(cells) * 4 + 2 * n * 2) * arb(2) ** -BITS
+        assert tot_u - 1 < bound and 1 - tot_b < bound and tot_a - 1 < bound
+
+
+@pytest.mark.parametrize("T", [1, 2, 7, 20])
+@pytest.mark.parametrize("up", [True, False])
+def test_packed_power_brackets_the_exact_power(T, up):
+    """The Kronecker-packed power with its roundings against the exact power (flint's
+    fmpz_poly, no rounding): coefficient-wise above it (``up``) or below, each coefficient
+    within (number of products) 2^-(BITS - 2) of the total mass (each product's rounding is
+    one unit, at most 2^-(BITS - 1) of its total, carried on by the other factors' masses)."""
+    import random
+
+    from flint import fmpz_poly
+
+    rng = random.Random(T)
+    e = BITS - 2
+    c = [rng.randrange(1, 1 << (e - 7)) for _ in range(97)]  # total below 2^(e - 0.4)
+    P, E, floats = _power(c, e, T, up)
+    exact = fmpz_poly(c) ** T  # masses exact / 2^(e T)
+    assert P.length() <= exact.length() == len(floats)  # (rounded-down zeros at the top)
+    shift = e * T - E  # P 2^-E against exact 2^-(eT): compare P 2^shift with exact
+    assert shift >= 0
+    products = 2 * T.bit_length()
+    slack = products * int(exact(1)) >> (BITS - 2)
+    for i in range(exact.length()):
+        a, x = int(P[i]) << shift, int(exact[i])
+        if up:
+            assert x <= a <= x + slack
+        else:
+            assert x - slack <= a <= x
+        assert abs(floats[i] - int(P[i]) * 2.0 ** -E) <= 1e-15 * max(1.0, floats[i])
 
 
 @pytest.mark.slow

@@ -514,6 +514,8 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
             if isinstance(first, CertifiedPair):  # the Laplace inversion (Arb)
                 return Value.enclosure(first[0], first[1], dps, guarantee="certified")
             return _proved(f, D, _bounded_above(f, D, first[0], first[1], dps))
+        if isinstance(first, CertifiedPair):  # a proved point: computing it again proves
+            return Value.point(first[0], dps, guarantee="certified")  # nothing more
         v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                       lambda: f"epsilon({short(f)}, {short(D)})")
         return _proved(f, D, v)
@@ -575,12 +577,15 @@ def _singular_above(f: TradeOff, D: sp.Rational) -> bool:
     fl = finite_loss(f)
     if fl is None:
         return False
+    singular = fl.singular_leaves()
+    if not singular:  # delta(oo) = 0 exactly: never above D >= 0
+        return False
     prec = 128 + _bits_below_one(D)
     with arb_precision(prec):
         keep = arb(1)
         try:
-            for pairs, m in fl.leaves():
-                keep *= arb_ball(1 - sp.Add(*[q for p, q in pairs if p == 0])) ** int(m)
+            for q, m in singular:
+                keep *= arb_ball(1 - q) ** m
             gap = 1 - keep - arb_enclose(sp.S(D), prec=prec)
         except (Unenclosable, ValueError):
             return False

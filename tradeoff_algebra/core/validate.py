@@ -37,6 +37,7 @@ import decimal
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -276,6 +277,44 @@ def _decide(cond: Callable[[], bool | None], v: sp.Expr, name: str, value: objec
         raise InvalidParameter(name, value, allowed, owner, _failure(exc)) from None
 
 
+def _exact(x: object) -> Fraction | None:
+    """The exact rational value of a plain number (a Python int, a finite Python float, a
+    SymPy Rational), else None (bool, NaN, infinities and everything else)."""
+    t = type(x)
+    if t is int:
+        return Fraction(x)
+    if t is float:
+        return Fraction(x) if math.isfinite(x) else None
+    if isinstance(x, sp.Rational):
+        return Fraction(int(x.p), int(x.q))
+    return None
+
+
+def _rational_in_range(value: object, lower, upper, lower_open: bool, upper_open: bool,
+                       integer: bool) -> sp.Rational | None:
+    """:func:`param`'s answer for a plain number inside a range of plain bounds (the common
+    case: a Rational, an int or a float checked against 0 or 1), decided in exact rationals
+    without SymPy's assumptions; None wherever the general path is needed (any other value or
+    bound, a value outside the range or not an integer: that path raises with its message).
+    The value returned is the one the general path returns: the number itself as a SymPy
+    Rational, a float as the exact binary rational it holds."""
+    v = _exact(value)
+    if v is None or (integer and v.denominator != 1):
+        return None
+    if lower is not None:
+        lo = _exact(lower)
+        if lo is None or not (v > lo if lower_open else v >= lo):
+            return None
+    if upper is not None:
+        hi = _exact(upper)
+        if hi is None or not (v < hi if upper_open else v <= hi):
+            return None
+    if isinstance(value, sp.Rational):
+        return value
+    return sp.Integer(v.numerator) if v.denominator == 1 else sp.Rational(v.numerator,
+                                                                            v.denominator)
+
+
 def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool = False,
           upper_open: bool = False, integer: bool = False, owner: str | None = None,
           allow_infinite: bool = False, numeric: bool = False) -> sp.Expr:
@@ -290,6 +329,9 @@ def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool 
     ``numeric``, and for numbers whose comparison fails inside SymPy (too large to compare);
     never any other exception.
     """
+    fast = _rational_in_range(value, lower, upper, lower_open, upper_open, integer)
+    if fast is not None:
+        return fast
     allowed = _fmt_range(lower, upper, lower_open, upper_open, integer, allow_infinite)
     if numeric:
         allowed = allowed.replace("a real number in", "a number in").replace(

@@ -297,6 +297,22 @@ class FiniteLoss(FiniteValues, FiniteCost, PrivacyLoss):
             out.append((pairs, m))
         return out
 
+    def singular_leaves(self) -> list[tuple[sp.Expr, int]]:
+        """Each factor's Q-mass where P = 0 (exact) and its multiplicity, ``[(q_oo, m), ...]``,
+        the factors whose singular mass is 0 left out: randomized response has none (both its
+        masses are positive), f_{0,delta} has delta (Dong, Roth & Su, Eq. (11)), an explicit
+        pair the sum of its atoms' Q-masses with P-mass 0. The same numbers as from
+        :meth:`leaves`, without forming randomized response's masses e^eps/(1 + e^eps) in
+        SymPy."""
+        out = []
+        for (kind, x), m in self._factors.items():
+            if kind == "rr":
+                continue
+            q = x if kind == "delta" else sp.Add(*[q for _, p, q in x if p == 0])
+            if q != 0:
+                out.append((q, int(m)))
+        return out
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FiniteLoss) and self._factors == other._factors
 

@@ -27,9 +27,10 @@ cells), so a width of 1e-4 needs about a hundred cells a step at q = 1/100, b = 
 spans [-0.0063, 0.017]); the grid is refined by the h^2 law until the bracket of eps meets the
 width asked, up to :data:`MAX_POINTS` lattice points, else the caller's other routes answer.
 
-The fixed point: masses are integers times 2^-E; a product of two powers keeps its top
-:data:`BITS` bits, rounded up for the upper bounds and down for the lower (binary powering:
-about log2 T products of polynomials of at most T/D_cell points each, in C).
+The fixed point: masses are integers times 2^-E; a product of two powers keeps :data:`BITS`
+bits of its total mass, rounded up for the upper bounds and down for the lower (binary
+powering: about log2 T products of polynomials of at most T/D_cell points each, each one
+product of Kronecker-packed integers in C, :func:`_power`).
 """
 
 from __future__ import annotations
@@ -38,25 +39,30 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, arb_poly, fmpz_poly
+from flint import arb, arb_poly, fmpz, fmpz_poly
 
 from . import budget
 from .cf_laws import lower, upper, working_precision
 
 __all__ = ["CellPower", "cells_enclosure", "MAX_POINTS", "BITS", "CELLS_ROUTE"]
 
-#: Bits kept of the largest coefficient of a fixed-point power (the rest rounded away in the
-#: bound's direction). Each product moves a coefficient by at most 2^-48 of its largest mass
-#: (itself at most about 1/cells), so a tail sum by at most n 2^-48 / cells (n <= 10^4 points)
-#: and the ~2 log2 T products together by below 1e-13: far below a delta of 1e-8 (q = 1/100,
-#: b = 1, T = 20 .. 100: the bracket of eps(1e-10) 3.6e-5 to 6.8e-5 wide relative, against
-#: 3.4e-5 to 4.1e-5 at 64 bits; 40 bits would widen it to 6.9e-3). A smaller delta only comes
-#: out wider, never wrong (every rounding in its bound's direction); 48 bits make the
-#: products about a quarter cheaper than 64 (T = 100: 26 ms against 34 ms).
-BITS = 48
+#: Bits kept of a fixed-point power's total mass: its coefficients are integers times 2^-E with
+#: their sum below 2^BITS and, after each product, at least 2^(BITS - 1) (the rest rounded away
+#: in the bound's direction, one unit per coefficient and product; one step's masses start at
+#: BITS - 2 bits). A unit is at most 2^-(BITS - 1) of the total mass; 48 bits of the largest
+#: coefficient gave 2^-48 of the largest mass, at least 2^-62 of the total for n <= 2^14
+#: points and in practice far more (the largest mass is about the total over 2.5 standard
+#: deviations of the index sum, a few hundred points at T = 100): q = 1/100, b = 1,
+#: T = 2 .. 100, eps(1e-5), every bracket as wide or narrower than with those 48 bits. (There
+#: the bracket of eps(1e-10) was 3.6e-5 to 6.8e-5 wide relative at T = 20 .. 100; 40 bits of
+#: the largest coefficient widened it to 6.9e-3.)
+BITS = 62
+#: Bits of a slot of the packed integers (:func:`_power`): a product's coefficient is below
+#: the product of the two sums, 2^(2 BITS + 2) at most, so nothing carries into the next slot.
+SLOT = 128
 #: The most lattice points of a composed power (T times the cells of a step): the three powers
-#: cost about T log T times the cells' products (q = 1/100, b = 1, 96 cells: T = 10 about
-#: 3 ms, T = 50 about 13 ms, T = 100 about 26 ms), where the inversion's few-step split took
+#: cost about T times one step's cells in squarings (q = 1/100, b = 1, 96 cells: T = 50
+#: about 5 ms, T = 100 about 10 ms), where the inversion's few-step split took
 #: 260 to 390 ms (T = 10 .. 50) and its whole inversion 50 to 55 ms at T = 100 (1e-10 wide,
 #: its 2F1 evaluations and planning); beyond 10^4 points the inversion answers.
 MAX_POINTS = 10_000
@@ -74,45 +80,92 @@ def _fixed(x: arb, k: int, up: bool) -> int:
     return max(0, int(v.unique_fmpz()))
 
 
-_ONES: dict = {}
+_MASKS: dict = {}
 
 
-def _shift(p: fmpz_poly, s: int, up: bool) -> fmpz_poly:
-    """Coefficients divided by 2^s, rounded down, or up by floor + 1 (they are >= 0)."""
-    if s <= 0:
-        return p
-    out = p // (1 << s)
-    if up:
-        n = p.length()
-        ones = _ONES.get(n)
-        if ones is None:
-            if len(_ONES) > 16:
-                _ONES.clear()
-            ones = _ONES[n] = fmpz_poly([1] * n)
-        out += ones
-    return out
+def _pattern(n: int, word: int) -> fmpz:
+    """The packed integer with ``word`` (< 2^64) in each of its n slots of :data:`SLOT` bits
+    (cached by length: the binary powering meets the same lengths in its three powers)."""
+    key = (n, word)
+    v = _MASKS.get(key)
+    if v is None:
+        if len(_MASKS) > 64:
+            _MASKS.clear()
+        buf = np.zeros((n, SLOT // 64), dtype=np.uint64)
+        buf[:, 0] = word
+        v = _MASKS[key] = fmpz(int.from_bytes(buf.tobytes(), "little"))
+    return v
 
 
-def _power(p: fmpz_poly, e: int, T: int, up: bool) -> tuple[fmpz_poly, int]:
-    """(P, E) with P 2^-E the T-th power of p 2^-e, each product cut to :data:`BITS` bits
-    rounded up (``up``) or down: a coefficient-wise upper or lower bound."""
+def _pack(c: list[int]) -> fmpz:
+    """sum_i c_i 2^(SLOT i) for integers 0 <= c_i < 2^64."""
+    buf = np.zeros((len(c), SLOT // 64), dtype=np.uint64)
+    buf[:, 0] = np.array(c, dtype=np.uint64)
+    return fmpz(int.from_bytes(buf.tobytes(), "little"))
 
-    def mul(a, ea, b, eb):
-        c = a * b
-        s = c.height_bits() - BITS
-        return (_shift(c, s, up), ea + eb - s) if s > 0 else (c, ea + eb)
 
-    out, eo = None, 0
-    base, eb = p, e
-    n = T
-    while n:
+def _unpack(x: fmpz, n: int) -> tuple[fmpz_poly, np.ndarray]:
+    """The polynomial of the n slots of ``x`` (each below 2^64: checked) and its coefficients
+    as floats (rounded: for guesses only)."""
+    arr = np.frombuffer(int(x).to_bytes(n * SLOT // 8, "little"), dtype=np.uint64)
+    arr = arr.reshape(n, SLOT // 64)
+    if arr[:, 1:].any():
+        raise ArithmeticError("lattice_cells: a packed coefficient overflowed its slot")
+    return fmpz_poly(arr[:, 0].tolist()), arr[:, 0].astype(float)
+
+
+def _power(c: list[int], e: int, T: int, up: bool) -> tuple[fmpz_poly, int, np.ndarray]:
+    """(P, E, F) with P 2^-E the T-th power of sum_i c_i 2^-e x^i (c_i >= 0 integers, their sum
+    below 2^BITS), each product rounded to :data:`BITS` bits of its total: coefficient-wise
+    rounded up (``up``, floor + 1) or down, so an upper or a lower bound of the exact power.
+
+    Binary powering from the leading bit (each product a squaring or a product with the short
+    one-step base: about T n of squarings' work, where powering from the last bit ends in a
+    product of two long powers, about 1.5 times that) on Kronecker-packed integers: a
+    polynomial is the integer sum_i c_i 2^(SLOT i), so a product of polynomials is one product
+    of integers (GMP, in C) as long as no coefficient of the product reaches 2^SLOT: each is at
+    most the product of the two sums, below 2^(2 BITS) < 2^SLOT (checked on the exact sums'
+    bounds before each product). The rounding is a shift of the whole integer by s bits and a
+    mask of each slot's low 64 bits (the bits shifted in from the next slot lie above them:
+    s <= SLOT - 64), plus one in every slot for ``up``; the sum's bound follows: sum
+    floor(z_k / 2^s) <= floor(sum z_k / 2^s), plus n for the ones. Where fmpz_poly products
+    paid a division of every coefficient and an addition of ones, this is one shift, one mask
+    and one addition of integers (T = 100, 96 cells: the three powers about 10 ms where they
+    took 21). F: the masses P 2^-E as floats (rounded; for guesses)."""
+    n0 = len(c)
+    s0 = sum(c)
+    if s0 >> BITS:
+        raise ValueError("lattice_cells: the masses' sum is not below 2^BITS")
+
+    def mul(a, na, sa, ea, b, nb, sb, eb):
+        prod = sa * sb
+        if prod >> SLOT:
+            raise ArithmeticError("lattice_cells: a packed product could carry between slots")
+        z, nz = a * b, na + nb - 1
+        s = max(0, prod.bit_length() - BITS)
+        if s == 0:
+            return z, nz, prod, ea + eb
+        if s > SLOT - 64:
+            raise ArithmeticError("lattice_cells: a shift beyond the slot's free bits")
+        z = (z >> s) & _pattern(nz, (1 << 64) - 1)
+        bound = prod >> s
+        if up:
+            z += _pattern(nz, 1)
+            bound += nz
+        if bound >> BITS + 1:
+            raise ArithmeticError("lattice_cells: a packed sum grew past its bound")
+        return z, nz, bound, ea + eb - s
+
+    base = (_pack(c), n0, s0, e)
+    out = base
+    for bit in bin(T)[3:]:  # left to right: square, then multiply by the short base
         budget.check()
-        if n & 1:
-            out, eo = (base, eb) if out is None else mul(out, eo, base, eb)
-        n >>= 1
-        if n:
-            base, eb = mul(base, eb, base, eb)
-    return out, eo
+        out = mul(*out, *out)
+        if bit == "1":
+            out = mul(*out, *base)
+    z, nz, _, E = out
+    poly, floats = _unpack(z, nz)
+    return poly, E, floats * 2.0 ** -E
 
 
 class CellPower:
@@ -125,7 +178,7 @@ class CellPower:
         js = [j for _, _, j in cells]
         self.lo = min(js)
         n = max(js) - self.lo + 2
-        K = 72  # fixed-point bits of one step's masses
+        K = BITS - 2  # fixed-point bits of one step's masses (their sums below 2^BITS)
         u, bq, ap = [0] * n, [0] * n, [0] * n
         with working_precision(prec):
             h = arb(1) / self.D
@@ -137,18 +190,36 @@ class CellPower:
                 u[i + 1] += _fixed(b - m0, K, True)
                 bq[i] += _fixed(b, K, False)
                 ap[i] += _fixed(a, K, True)
-        self.u, self.eu = _power(fmpz_poly(u), K, self.T, True)
-        self.bq, self.eb = _power(fmpz_poly(bq), K, self.T, False)
-        self.ap, self.ea = _power(fmpz_poly(ap), K, self.T, True)
-        scale = 2.0 ** -K
-        self._floats = (np.array(bq, dtype=float) * scale, np.array(ap, dtype=float) * scale)
+        self.u, self.eu, fu = _power(u, K, self.T, True)
+        self.bq, self.eb, fb = _power(bq, K, self.T, False)
+        self.ap, self.ea, fa = _power(ap, K, self.T, True)
+        self._floats = (fu, fb, fa)  # (the powers' masses rounded to floats: guesses only)
 
     # -- floats (placement only) --------------------------------------------------------------
-    def _float_power(self, v: np.ndarray) -> np.ndarray:
-        """The T-fold power of the float masses ``v`` (FFT), for guesses only."""
-        n = self.T * (len(v) - 1) + 1
-        size = 1 << int(math.ceil(math.log2(n)))
-        return np.maximum(np.fft.irfft(np.fft.rfft(v, size) ** self.T, size)[:n], 0.0)
+    def _split_crossing(self, d: float, lo: float) -> float:
+        """A float guess of the least eps >= lo where the split product's profile (of
+        :meth:`delta_upper`, from its masses in floats) falls below d: bisection on
+        S1(i0) - e^eps S2(i0), the suffix sums of the masses and of the masses times e^{-G}
+        over the lattice points G > eps (computed once)."""
+        fu = self._floats[0]
+        g = (np.arange(len(fu)) + self.T * self.lo) / self.D
+        s1 = np.cumsum(fu[::-1])[::-1]
+        s2 = np.cumsum((fu * np.exp(-g))[::-1])[::-1]
+
+        def f(eps: float) -> float:
+            i0 = max(math.floor(eps * self.D) - self.T * self.lo + 1, 0)
+            return 0.0 if i0 >= len(fu) else float(s1[i0] - math.exp(eps) * s2[i0])
+
+        a, b = lo, float(g[-1]) + 1.0 / self.D  # (f = 0 < d above the largest point)
+        for _ in range(80):
+            if b - a <= 1e-13 * b:
+                break
+            m = 0.5 * (a + b)
+            if f(m) < d:
+                b = m
+            else:
+                a = m
+        return b
 
     # -- certified ------------------------------------------------------------------------------
     def delta_upper(self, eps: float) -> arb:
@@ -193,7 +264,7 @@ class CellPower:
         log((B(E_t) - d_up) / A(E_t)) over the tests E_t (then delta(lo) > d_up), hi with the
         split profile's delta(hi) < d_dn proved; None where no test proves eps(d) > 0."""
         D, T = self.D, self.T
-        fb, fa = (self._float_power(v) for v in self._floats)
+        _, fb, fa = self._floats
         sb, sa = np.cumsum(fb[::-1])[::-1], np.cumsum(fa[::-1])[::-1]
         with np.errstate(divide="ignore", invalid="ignore"):
             et = np.log((sb - d_up) / sa)
@@ -210,30 +281,19 @@ class CellPower:
                 lo = max(lo, lower(((b - d_up) / a).log()))
             if not lo > 0:
                 return None
-            # hi: from lo up, widened until the split bound proves it (a_ the last point not
-            # proved: delta is non-increasing, so every point above a proved one is proved)
-            step = max(lo * 1e-6, 1.0 / D / T)
-            a_, hi = lo, lo
+            # hi: the float profile's crossing, then proved by the split bound, moved up
+            # (doubling steps) until it is: every point above a proved one is proved (delta is
+            # non-increasing), so one or two Arb sums where a bisection on them took ten
+            hi = max(self._split_crossing(d_dn, lo), lo)
+            step = max(hi * 1e-10, 1.0 / D / T * 1e-6)
             for _ in range(60):
                 budget.check()
-                a_, hi = hi, hi + step
                 if upper(self.delta_upper(hi)) < d_dn:
                     break
-                step *= 2
+                hi += step
+                step *= 4
             else:
                 return None
-            # shrink hi by bisection between a_ and hi until the part of the bracket left to it
-            # is below 1/64 of the bracket (each delta_upper sums ~T * cells points)
-            b_ = hi
-            for _ in range(12):
-                if b_ - a_ <= (b_ - lo) / 64:
-                    break
-                m = 0.5 * (a_ + b_)
-                if upper(self.delta_upper(m)) < d_dn:
-                    b_ = m
-                else:
-                    a_ = m
-            hi = b_
         return lo, hi
 
 

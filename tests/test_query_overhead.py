@@ -1,0 +1,136 @@
+"""The query layer's short cuts on small exact problems give the answers of the long way.
+
+* ``FiniteLoss.singular_leaves`` (the singular Q-masses read without forming randomized
+  response's masses in SymPy) against the sums over :meth:`FiniteLoss.leaves` of the Q-masses
+  with P-mass 0 (the same pairs, built as SymPy expressions).
+* epsilon of a product whose route returns a proved point, now taken without a second
+  computation: the exact Kairouz-Oh-Viswanath sum at 40 digits brackets delta at the point's
+  two ends of one unit.
+* eps = oo where the singular mass exceeds delta, and finite where it does not (Prop. 6):
+  delta(oo) = 1 - (1 - d)^m by hand.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+from flint import arb
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.numeric.context import mp
+from tradeoff_algebra.numeric.finite import finite_loss
+
+R = sp.Rational
+
+
+def _by_leaves(fl):
+    out = []
+    for pairs, m in fl.leaves():
+        q = sp.Add(*[q for p, q in pairs if p == 0])
+        if q != 0:
+            out.append((q, m))
+    return out
+
+
+@pytest.mark.parametrize("f", [
+    ta.EpsDelta(R(1, 10), 0) ** 3,
+    ta.EpsDelta(R(1, 2), 0) @ ta.EpsDelta(1, R(1, 10)) ** 2,
+    ta.Discrete([R(1, 2), R(1, 2), 0], [R(1, 4), R(1, 4), R(1, 2)]) ** 2
+    @ ta.EpsDelta(R(1, 3), 0) ** 4,
+])
+def test_singular_leaves_match_the_leaves(f):
+    fl = finite_loss(f)
+    assert fl is not None
+    got = sorted((sp.nsimplify(q), m) for q, m in fl.singular_leaves())
+    want = sorted((sp.nsimplify(q), m) for q, m in _by_leaves(fl))
+    assert got == want
+
+
+def _kov_delta(k: int, eps0, eps):
+    """delta(eps) of f_{eps0,0}^{(x) k} by Kairouz, Oh & Viswanath's sum at 40 digits."""
+    with mp.workdps(40):
+        e0, e = mp.mpf(eps0), mp.mpf(eps)
+        q = 1 / (1 + mp.exp(e0))
+        tot = mp.mpf(0)
+        for li in range(k + 1):
+            loss = e0 * (k - 2 * li)
+            if loss > e:
+                tot += mp.binomial(k, li) * q**li * (1 - q) ** (k - li) * (
+                    1 - mp.exp(e - loss))
+        return +tot
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_rr_power_epsilon_point_brackets_the_level(k):
+    v = ta.epsilon(ta.EpsDelta(R(1, 10), 0) ** k, R(1, 10**6), dps=20)
+    assert v.guarantee == "certified" and v.is_point
+    lo, hi = v.interval()
+    with mp.workdps(40):
+        target = mp.mpf(1) / 10**6
+        assert _kov_delta(k, "0.1", lo) >= target >= _kov_delta(k, "0.1", hi)
+
+
+def test_singular_mass_decides_infinity():
+    f = ta.EpsDelta(1, R(1, 10)) ** 2  # delta(oo) = 1 - (9/10)^2 = 19/100
+    assert ta.epsilon(f, R(18, 100), dps=15).lo == mpmath.inf
+    assert ta.epsilon(f, R(20, 100), dps=15).hi < mpmath.inf
+    g = ta.EpsDelta(1, 0) ** 2  # no singular part: eps(0) = 2, finite
+    assert ta.epsilon(g, 0, dps=15).hi < mpmath.inf
+
+
+@pytest.mark.parametrize("eps0", [R(1, 10), R(3, 2)])
+def test_segment_tails_from_the_arb_ball_of_p(eps0):
+    """The binomial tails of ``segment_formula`` (p = 1/(1 + e^eps0) formed in Arb) contain
+    the exact sums of the binomial masses at 50 digits, for every segment of n = 9."""
+    from tradeoff_algebra.numeric.binomial_profile import segment_formula
+    from tradeoff_algebra.numeric.context import arb_precision
+
+    n = 9
+    with mp.workdps(50):
+        p = 1 / (1 + mp.exp(mp.mpf(eps0.p) / eps0.q))
+        mass = [mp.binomial(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+        for m in range(0, n + 2):
+            F = mp.fsum(mass[: max(n - m + 1, 0)])  # P[Bin(n, p) <= n - m]
+            S = mp.fsum(mass[m:])  # P[Bin(n, p) >= m]
+            with arb_precision(120):
+                A, B = segment_formula(eps0, n, m, 120)
+            for ball, x in ((A, F), (B, S)):
+                with arb_precision(200):  # x to 45 digits, the ball widened by 1e-44
+                    assert (ball + arb(0, 1e-44)).contains(arb(mp.nstr(x, 45)))
+                    assert ball.rad() < 1e-30
+
+
+@pytest.mark.parametrize("value, kw, want", [
+    (R(1, 10), {"lower": 0}, R(1, 10)),
+    (3, {"lower": 0, "integer": True}, sp.Integer(3)),
+    (2.0, {"lower": 0, "integer": True}, sp.Integer(2)),
+    (0.1, {"lower": 0, "lower_open": True}, sp.Rational(3602879701896397, 2**55)),
+    (5e-4, {"lower": 0, "upper": 1}, sp.Rational(5e-4)),
+])
+def test_param_plain_numbers(value, kw, want):
+    """Plain numbers in plain ranges (decided in exact rationals): the exact SymPy rational of
+    the value (a float's binary value, as SymPy's own Rational(float) gives it)."""
+    from tradeoff_algebra.core.validate import param
+
+    got = param("x", value, **kw)
+    assert got == want and type(got) is type(want)
+
+
+@pytest.mark.parametrize("value, kw", [
+    (R(-1, 10), {"lower": 0}),
+    (0, {"lower": 0, "lower_open": True}),
+    (R(3, 2), {"lower": 0, "integer": True}),
+    (2, {"upper": 1}),
+    (True, {"lower": 0}),
+    (float("nan"), {"lower": 0}),
+    (float("inf"), {"lower": 0}),
+])
+def test_param_plain_numbers_refused(value, kw):
+    """Outside the range, not an integer, a bool, NaN or an infinity: refused, naming the
+    parameter."""
+    from tradeoff_algebra.core.errors import InvalidParameter
+    from tradeoff_algebra.core.validate import param
+
+    with pytest.raises(InvalidParameter, match="x"):
+        param("x", value, **kw)
