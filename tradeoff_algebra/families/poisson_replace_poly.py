@@ -78,19 +78,27 @@ MAX_HEIGHT = 1.0
 ROWS = 8
 #: The bits above its caller's precision a model is rebuilt for when a caller asks for more.
 HEADROOM = 48
-#: The bits above its caller's precision the first model at an abscissa is built for: a search
-#: raises its precision from ~64 bits (locating eps) to ~110-135 (the width asked at the
-#: default tolerance), and each rebuild costs 0.13-0.22 s (sigma = 1.1, q = 1/100), so the first
-#: model serves the whole search (a model at 135 bits costs 1.8 times one at 80, three cost 4).
-FIRST_HEADROOM = 72
+#: The bits above its caller's precision the first model at an abscissa is built for: the eps
+#: search seeded by the float PLD (:mod:`.poisson_replace_seed`) inverts one grid at the width
+#: asked (64 to 67 bits at the default tolerance), delta's search a grid and at most a second
+#: one ~27 bits finer (sigma = 2, k = 10, delta(1): 104 then 131 bits), which 32 covers (was 72,
+#: for the unseeded search rising from 64 to ~135 bits: a model 1.4 to 1.7 times dearer).
+FIRST_HEADROOM = 32
 #: The law's own sum answers a |t| where the model's ball is too wide (cancellation in the
 #: transform by parts, :meth:`ReplacePolyLaw.model_mgf`) and the sum's x-grid has at most these
 #: nodes (~3 us each).
 OWN_NODES = 4096
+#: Seconds of one model's build at the default tolerance (sigma = 1, 2, q = 1/100: 0.11 to
+#: 0.2 s on a loaded machine) and of one x-node of the law's own sum (~3 us), for the choice
+#: of :meth:`ReplacePolyLaw._own_cheaper`.
+MODEL_BUILD_SECONDS = 0.15
+OWN_NODE_SECONDS = 3e-6
 #: The halvings of a piece whose interpolant misses its target at the largest degree.
 MAX_SPLITS = 6
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
+#: Grids of :meth:`ReplacePolyLaw.mgf_grid` kept per law.
+_GRIDS = 4
 
 
 class _Density:
@@ -295,6 +303,7 @@ class ReplacePolyLaw:
     def __init__(self, law) -> None:
         self.law = law
         self._models: dict[tuple, _Model] = {}
+        self._grids: dict[tuple, list[acb]] = {}
         self._guard = 256
 
     def __repr__(self) -> str:
@@ -302,6 +311,12 @@ class ReplacePolyLaw:
 
     def cumulants(self, c: float):
         return self.law.cumulants(c)
+
+    def log_mgf_many(self, cs):
+        return self.law.log_mgf_many(cs)
+
+    def float_epsilon(self, n: int, delta: float):
+        return self.law.float_epsilon(n, delta)
 
     def log_decay_estimate(self, c: float, t: float) -> float:
         return self.law.log_decay_estimate(c, t)
@@ -354,12 +369,30 @@ class ReplacePolyLaw:
         (:meth:`_Model.transform_grid`) beyond, each accepted as :meth:`model_mgf` accepts its
         ball (error bound and radius within the law's tolerance at the caller's precision);
         a node not accepted takes :meth:`mgf` alone. Every entry is a certified ball of M at
-        the exact node."""
+        the exact node. The last grids are kept by their exact (c, h, n, precision): a search
+        inverts the same plan again where a re-plan at its cap of work repeats it, and delta at
+        an eps no float holds is inverted at the two floats around it with one plan
+        (``PoissonReplace(3, 1/100)**3``, delta(1/20): four grids of 10 630 nodes, 16 s, were
+        one)."""
         if not c > 0:
             raise ValueError("need Re z > 0")
+        key = (c.mid().man_exp(), c.rad().man_exp(), h.mid().man_exp(), h.rad().man_exp(), n,
+               ctx.prec)
+        got = self._grids.get(key)
+        if got is None:
+            got = self._mgf_grid(c, h, n)
+            if len(self._grids) >= _GRIDS:
+                self._grids.pop(next(iter(self._grids)))
+            self._grids[key] = got
+        return list(got)
+
+    def _mgf_grid(self, c: arb, h: arb, n: int) -> list[acb]:
+        """:meth:`mgf_grid` computed."""
         saved = ctx.prec
         out: list[acb | None] = [None] * (n + 1)
         first = next((k for k in range(n + 1) if h * k > T_SWITCH), n + 1)
+        if first <= n and self._own_cheaper(c, h, first, n):
+            return self.law.mgf_grid(c, h, n)
         if first <= n:
             prec = 64 * ((saved + self._guard + 63) // 64)
             model = self._model(c, prec, saved)
@@ -378,6 +411,28 @@ class ReplacePolyLaw:
                 budget.check()
                 out[k] = self.mgf(acb(c, h * k))
         return out
+
+    def _own_cheaper(self, c: arb, h: arb, first: int, n: int) -> bool:
+        """Do the law's own sums at the nodes k h, k = ``first`` .. n, cost less than the model
+        at abscissa c (its build, :data:`MODEL_BUILD_SECONDS`, where none is kept, and
+        ``node_seconds`` a node)? The sums cost :data:`OWN_NODE_SECONDS` per x-node
+        (``_Tilt.level_size``): a hundred steps' grid of 31 nodes to |t| = 37 sums ~30 000
+        x-nodes (0.05 s) where the model costs 0.15 s. An estimate of time only: either way
+        each ball is certified."""
+        key = round(float(c.mid()), 12)
+        m = self._models.get(key)
+        build = 0.0 if m is not None and m.c.contains(c) else MODEL_BUILD_SECONDS
+        budget_own = build + (n - first + 1) * self.node_seconds
+        tilt = self.law._tilt(c)
+        own = 0.0
+        for k in range(first, n + 1):
+            try:
+                own += tilt.level_size(upper(h * k)) * OWN_NODE_SECONDS
+            except ValueError:  # (beyond the finest level: the model)
+                return False
+            if own > budget_own:
+                return False
+        return True
 
     def model_mgf(self, z: acb) -> acb | None:
         """The model's ball of M(z) (Re z > 0), or None where its error bound is not within
