@@ -1,11 +1,12 @@
 """The replace-one loss law with M(c + it) at a cost flat in t: the tilted loss density replaced
 by Chebyshev interpolants on pieces graded toward its complex singularities, whose transforms
-are closed forms (the pieces of ``families/gaussian_sampled_poly.py``, whose machinery this
-module reuses), for the certified Laplace inversion of a few (2 to a few hundred) replace-one
-DP-SGD steps. The law's own evaluation (:class:`~.poisson_replace_law.ReplaceLaw`, a
-trapezoidal sum in x) needs a grid step ~ 1/(mu |t|): ten steps at sigma = 0.8, q = 1/100 need
-|t| up to ~300 (the loss's central part, of width ~ 2 q e^{-mu^2/2} mu, decays only from
-t ~ 1/(q mu)) at ~3 ms a node; here one node costs a few dozen polynomials of degree ~40.
+are closed forms (the pieces of ``families/gaussian_sampled_poly.py``, whose machinery in
+``numeric/cf_sampled_poly.py`` this module shares), for the certified Laplace inversion of a
+few (2 to a few hundred) replace-one DP-SGD steps. The law's own evaluation
+(:class:`~.poisson_replace_law.ReplaceLaw`, a trapezoidal sum in x) needs a grid step
+~ 1/(mu |t|): ten steps at sigma = 0.8, q = 1/100 need |t| up to ~300 (the loss's central part,
+of width ~ 2 q e^{-mu^2/2} mu, decays only from t ~ 1/(q mu)) at ~3 ms a node; here one node
+costs a few dozen polynomials of degree ~40.
 
 Notation of :mod:`.poisson_replace_law`: w = q e^{-mu^2/2}/(1 - q), u = e^{mu x},
 a(x) = (1 - q)(1 + w u), a(-x) = (1 - q)(1 + w/u), the loss y = L(x) = log a(x) - log a(-x),
@@ -54,12 +55,17 @@ from flint import acb, arb, ctx
 
 from ..numeric import budget
 from ..numeric.cf_laws import lower, pm, upper, working_precision
-from ..numeric.cf_sampled_poly import ChebPiece
 
-# (the pieces' transforms and their sup bound are the subsampled Gaussian view's: one
+# (the pieces' transforms and their sup bound are the subsampled Gaussian view's too: one
 # implementation of the closed forms of the module docstring's "Transform")
-from .gaussian_sampled_poly import BUILD_GUARD, MODEL_FLOOR, _Piece, _sup, pieces_transform
-from .gaussian_sampled_poly import _Model as _SampledModel
+from ..numeric.cf_sampled_poly import (
+    BUILD_GUARD,
+    ChebPiece,
+    PieceTransform,
+    ellipse_sup,
+    pieces_transform,
+    pieces_transform_grid,
+)
 
 __all__ = ["ReplacePolyLaw", "T_SWITCH", "MAX_PIECE"]
 
@@ -94,6 +100,9 @@ OWN_NODES = 4096
 #: of :meth:`ReplacePolyLaw._own_cheaper`.
 MODEL_BUILD_SECONDS = 0.15
 OWN_NODE_SECONDS = 3e-6
+#: The least caller's precision a model is built for (as the subsampled Gaussian view's:
+#: the seeded eps search inverts its one grid at 64 to 67 bits).
+MODEL_FLOOR = 64
 #: The halvings of a piece whose interpolant misses its target at the largest degree.
 MAX_SPLITS = 6
 #: Models kept per law (one per contour abscissa and precision).
@@ -169,31 +178,12 @@ class _ReplacePiece(ChebPiece):
             rho_cap = 1 + 0.7 * (rho_cap - 1)
         raise ArithmeticError("no Bernstein ellipse found on which the density is analytic")
 
-    def _ellipse_boxes(self, rho: float, mid: arb, h: arb) -> arb | None:
-        """M >= |rho_c| on the closed ellipse E_rho, from boxes covering it: ChebPiece's
-        vertical strips, each cut into :data:`ROWS` boxes for a piece within a few phi of 0
-        (there the discriminant D is small on the ellipse, and one tall box's ball of D
-        reaches its branch cut though D does not)."""
-        a, b = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
-        boxes = self._law.ellipse_boxes
+    def _ellipse_boxes(self, rho: float, mid: arb, h: arb, rows: int = 1) -> arb | None:
+        """ChebPiece's cover of the ellipse, each strip cut into :data:`ROWS` boxes for a piece
+        within a few phi of 0 (there the discriminant D is small on the ellipse, and one tall
+        box's ball of D reaches its branch cut though D does not)."""
         near = float(abs(mid).upper()) <= 4 * self._law.phi + float(h.upper())
-        rows = ROWS if near else 1
-        xs = [-a * math.cos(math.pi * j / boxes) for j in range(boxes + 1)]
-        xs[0], xs[-1] = -a, a
-        best = arb(0)
-        for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
-            inner = 0.0 if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
-            # (inflated by 1e-9: the float a, b and xs may fall short of the ellipse by ulps)
-            ymax = b * math.sqrt(max(0.0, 1 - (inner / a) ** 2)) + 1e-9
-            re = arb(0.5 * (x0 + x1), 0.5 * (x1 - x0) + 1e-9)
-            for r in range(rows):
-                y0 = -ymax + 2 * ymax * r / rows
-                im = arb(y0 + ymax / rows, ymax / rows + 1e-9)
-                val = self._law.loss_density(mid + h * acb(re, im), True)
-                if not val.is_finite():
-                    return None
-                best = arb(best.union(abs(val)).upper())
-        return best
+        return super()._ellipse_boxes(rho, mid, h, max(rows, ROWS if near else 1))
 
 
 def _breaks(ya: float, yb: float, phi: float) -> list[float]:
@@ -251,7 +241,7 @@ class _Model:
                 a, b, depth = todo.pop()
                 pc = _ReplacePiece(dens, 0, 1, 1, a, b - a, target)
                 pc.a = a
-                drop = _sup(pc) * pc.length
+                drop = ellipse_sup(pc) * pc.length
                 if drop < spare:
                     spare -= drop
                     err += drop
@@ -263,7 +253,7 @@ class _Model:
                     m = arb(float(((a + b) / 2).mid()))
                     todo.extend([(m, b, depth + 1), (a, m, depth + 1)])
                     continue
-                piece = _Piece(pc.build(), b)
+                piece = PieceTransform(pc.build(), b)
                 self.pieces.append(piece)
                 err += piece.err
             self.err = arb(upper(err + self.tails))
@@ -280,10 +270,9 @@ class _Model:
 
     def transform_grid(self, h: arb, n: int) -> list[acb]:
         """:meth:`transform` at t_k = k h, k = 1 .. n, at once, at the model's precision: the
-        subsampled Gaussian view's multipoint sums (``gaussian_sampled_poly._Model.
-        transform_grid``: the same pieces, read through their attributes only), each ball the
-        sum of the same transforms as :meth:`transform`'s."""
-        return _SampledModel.transform_grid(self, h, n)
+        multipoint sums of ``numeric/cf_sampled_poly.pieces_transform_grid`` (the subsampled
+        Gaussian view's too), each ball the sum of the same transforms as :meth:`transform`'s."""
+        return pieces_transform_grid(self, h, n)
 
 
 class ReplacePolyLaw:
