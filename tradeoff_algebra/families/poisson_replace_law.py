@@ -48,6 +48,7 @@ from ..numeric.cf_laws import (
 )
 from .poisson_replace_poly import T_SWITCH, ReplacePolyLaw
 from .poisson_replace_profile import few_step_delta
+from .poisson_replace_seed import replace_epsilon
 
 __all__ = ["ReplaceLaw", "replace_law"]
 
@@ -323,6 +324,7 @@ class ReplaceLaw:
         self._thetas: dict[tuple[float, float], tuple[float, float]] = {}
         self._power: dict[tuple[str, int], tuple[arb, int]] = {}
         self._flat = None
+        self._base: tuple | None = None
 
     def __repr__(self) -> str:
         return f"ReplaceLaw({self._mu}, {self._q})"
@@ -337,17 +339,36 @@ class ReplaceLaw:
         sig = np.exp(up - lp) + np.exp(dn - lm)
         return lp, lp - lm, sig
 
+    def _float_base(self, lo: float, hi: float) -> tuple:
+        """The float x-grid (step min(0.05, 0.1/mu), on multiples of it) covering [lo, hi] and
+        its c-free parts: (x, log of h times the untilted density, L(x), sigma(x)); kept and
+        widened as abscissas ask (planning only: every tilt reads it, 1000-2000 abscissas a
+        search)."""
+        got = self._base
+        if got is not None and got[0][0] <= lo and got[0][-1] >= hi:
+            return got
+        if got is not None:
+            lo, hi = min(lo, got[0][0]), max(hi, got[0][-1])
+        h = min(0.05, 0.1 / self.mu)
+        x = h * np.arange(math.floor(lo / h), math.ceil(hi / h) + 1)
+        lp, ell, sig = self._float_loss(x)
+        log_g0 = -x * x / 2 - _LOG_SQRT_2PI + math.log1p(-self.q) + lp + math.log(h)
+        self._base = (x, log_g0, ell, sig)
+        return self._base
+
     def _float_tilt(self, c: float) -> _FloatTilt:
+        """The float grid data of g_c: the kept grid's values where log g_c is within 90 of its
+        largest (the grid widened by 8 at an end still above that), from x = -12 and
+        (1 + c) mu + 12 on."""
         ft = self._float_tilts.get(c)
         if ft is not None:
             return ft
-        mu = self.mu
-        h = min(0.05, 0.1 / mu)
-        lo, hi = -12.0, max((1 + c) * mu, 0.0) + 12.0
+        lo, hi = -12.0, max((1 + c) * self.mu, 0.0) + 12.0
         while True:
-            x = np.arange(lo, hi + h, h)
-            lp, ell, sig = self._float_loss(x)
-            log_g = -x * x / 2 - _LOG_SQRT_2PI + math.log1p(-self.q) + lp + c * ell + math.log(h)
+            x, log_g0, ell, sig = self._float_base(lo, hi)
+            i0 = int(np.searchsorted(x, lo - 1e-12))
+            i1 = int(np.searchsorted(x, hi + 1e-12))
+            log_g = log_g0[i0:i1] + c * ell[i0:i1]
             top = log_g.max()
             if log_g[0] > top - 90:
                 lo -= 8.0
@@ -355,11 +376,18 @@ class ReplaceLaw:
                 hi += 8.0
             else:
                 break
-        ft = _FloatTilt(log_g, ell, sig, logsumexp(log_g))
+        keep = np.flatnonzero(log_g > top - 90)
+        j0, j1 = int(keep[0]), int(keep[-1]) + 1
+        ft = _FloatTilt(log_g[j0:j1], ell[i0 + j0:i0 + j1], sig[i0 + j0:i0 + j1],
+                        logsumexp(log_g[j0:j1]))
         if len(self._float_tilts) >= 16 * _CACHE_LIMIT:
             self._float_tilts.clear()
         self._float_tilts[c] = ft
         return ft
+
+    def log_mgf_many(self, cs) -> np.ndarray:
+        """Float log M(c) at every c of ``cs`` (planning only)."""
+        return np.array([self._float_tilt(float(c)).log_m for c in cs])
 
     def cumulants(self, c: float) -> tuple[float, float, float]:
         """Float (log M(c), mean, variance) of the tilted loss (planning only), kept per c (the
@@ -546,6 +574,12 @@ class ReplaceLaw:
             return 0.0, 0.0
         with working_precision(64):
             return few_step_delta(self, n, eps, rel)
+
+    def float_epsilon(self, n: int, delta: float) -> tuple[float, float] | None:
+        """Float (eps, -d log delta / d eps) of the n-fold power at ``delta`` (a float PLD,
+        :mod:`.poisson_replace_seed`), or None: the certified eps search's seed
+        (``numeric/cf_saddle._seed_epsilon``), an estimate it does not rely on."""
+        return replace_epsilon(self, n, delta)
 
     def flat_view(self):
         """This law with M(c + it) from a Chebyshev model of its tilted loss density, at a cost

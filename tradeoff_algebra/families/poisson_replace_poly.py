@@ -1,11 +1,12 @@
 """The replace-one loss law with M(c + it) at a cost flat in t: the tilted loss density replaced
 by Chebyshev interpolants on pieces graded toward its complex singularities, whose transforms
-are closed forms (the pieces of ``families/gaussian_sampled_poly.py``, whose machinery this
-module reuses), for the certified Laplace inversion of a few (2 to a few hundred) replace-one
-DP-SGD steps. The law's own evaluation (:class:`~.poisson_replace_law.ReplaceLaw`, a
-trapezoidal sum in x) needs a grid step ~ 1/(mu |t|): ten steps at sigma = 0.8, q = 1/100 need
-|t| up to ~300 (the loss's central part, of width ~ 2 q e^{-mu^2/2} mu, decays only from
-t ~ 1/(q mu)) at ~3 ms a node; here one node costs a few dozen polynomials of degree ~40.
+are closed forms (the pieces of ``families/gaussian_sampled_poly.py``, whose machinery in
+``numeric/cf_sampled_poly.py`` this module shares), for the certified Laplace inversion of a
+few (2 to a few hundred) replace-one DP-SGD steps. The law's own evaluation
+(:class:`~.poisson_replace_law.ReplaceLaw`, a trapezoidal sum in x) needs a grid step
+~ 1/(mu |t|): ten steps at sigma = 0.8, q = 1/100 need |t| up to ~300 (the loss's central part,
+of width ~ 2 q e^{-mu^2/2} mu, decays only from t ~ 1/(q mu)) at ~3 ms a node; here one node
+costs a few dozen polynomials of degree ~40.
 
 Notation of :mod:`.poisson_replace_law`: w = q e^{-mu^2/2}/(1 - q), u = e^{mu x},
 a(x) = (1 - q)(1 + w u), a(-x) = (1 - q)(1 + w/u), the loss y = L(x) = log a(x) - log a(-x),
@@ -54,12 +55,17 @@ from flint import acb, arb, ctx
 
 from ..numeric import budget
 from ..numeric.cf_laws import lower, pm, upper, working_precision
-from ..numeric.cf_sampled_poly import ChebPiece
 
-# (the pieces' transforms and their sup bound are the subsampled Gaussian view's: one
+# (the pieces' transforms and their sup bound are the subsampled Gaussian view's too: one
 # implementation of the closed forms of the module docstring's "Transform")
-from .gaussian_sampled_poly import BUILD_GUARD, MODEL_FLOOR, _Piece, _sup, pieces_transform
-from .gaussian_sampled_poly import _Model as _SampledModel
+from ..numeric.cf_sampled_poly import (
+    BUILD_GUARD,
+    ChebPiece,
+    PieceTransform,
+    ellipse_sup,
+    pieces_transform,
+    pieces_transform_grid,
+)
 
 __all__ = ["ReplacePolyLaw", "T_SWITCH", "MAX_PIECE"]
 
@@ -74,28 +80,43 @@ CENTRAL = 4
 #: The largest half-height of a piece's Bernstein ellipse (in y): the Gaussian factor grows like
 #: e^{(Im y / mu)^2 / 2} off the real line, and the principal branches end at |Im y| ~ pi.
 MAX_HEIGHT = 1.0
-#: The rows of boxes covering a piece's ellipse near y = 0 (one elsewhere).
-ROWS = 8
+#: The rows of boxes covering a piece's ellipse near y = 0 (one elsewhere; was 8: where 4
+#: meet D's cut the ellipse shrinks, a few more degrees).
+ROWS = 4
 #: The bits above its caller's precision a model is rebuilt for when a caller asks for more.
 HEADROOM = 48
-#: The bits above its caller's precision the first model at an abscissa is built for: a search
-#: raises its precision from ~64 bits (locating eps) to ~110-135 (the width asked at the
-#: default tolerance), and each rebuild costs 0.13-0.22 s (sigma = 1.1, q = 1/100), so the first
-#: model serves the whole search (a model at 135 bits costs 1.8 times one at 80, three cost 4).
-FIRST_HEADROOM = 72
+#: The bits above its caller's precision the first model at an abscissa is built for: the eps
+#: search seeded by the float PLD (:mod:`.poisson_replace_seed`) inverts one grid at the width
+#: asked (64 to 67 bits at the default tolerance), delta's search a grid and at most a second
+#: one ~27 bits finer (sigma = 2, k = 10, delta(1): 104 then 131 bits), which 32 covers (was 72,
+#: for the unseeded search rising from 64 to ~135 bits: a model 1.4 to 1.7 times dearer).
+FIRST_HEADROOM = 32
 #: The law's own sum answers a |t| where the model's ball is too wide (cancellation in the
 #: transform by parts, :meth:`ReplacePolyLaw.model_mgf`) and the sum's x-grid has at most these
 #: nodes (~3 us each).
 OWN_NODES = 4096
+#: Seconds of one model's build at the default tolerance (sigma = 1, 2, q = 1/100: 0.11 to
+#: 0.2 s on a loaded machine) and of one x-node of the law's own sum (~3 us), for the choice
+#: of :meth:`ReplacePolyLaw._own_cheaper`.
+MODEL_BUILD_SECONDS = 0.15
+OWN_NODE_SECONDS = 3e-6
+#: The least caller's precision a model is built for (as the subsampled Gaussian view's:
+#: the seeded eps search inverts its one grid at 64 to 67 bits).
+MODEL_FLOOR = 64
 #: The halvings of a piece whose interpolant misses its target at the largest degree.
 MAX_SPLITS = 6
 #: Models kept per law (one per contour abscissa and precision).
 _CACHE = 8
+#: Grids of :meth:`ReplacePolyLaw.mgf_grid` kept per law.
+_GRIDS = 4
 
 
 class _Density:
-    """rho_c(y) of the module docstring (the interface :class:`ChebPiece` reads)."""
-    ellipse_boxes = 64
+    """rho_c(y) of the module docstring (the interface :class:`ChebPiece` reads); 32 strips of
+    boxes bound M on each Bernstein ellipse (was 64: about 2/3 of a model's density evaluations,
+    sigma = 1, q = 1/100, 10 steps' model 0.2 -> 0.11 s with :data:`ROWS` 4, its degrees a few
+    more where the looser M asks them)."""
+    ellipse_boxes = 32
 
     def __init__(self, law, c: arb) -> None:
         self.mu, self.q = arb(law._mu.numerator) / law._mu.denominator, \
@@ -157,31 +178,12 @@ class _ReplacePiece(ChebPiece):
             rho_cap = 1 + 0.7 * (rho_cap - 1)
         raise ArithmeticError("no Bernstein ellipse found on which the density is analytic")
 
-    def _ellipse_boxes(self, rho: float, mid: arb, h: arb) -> arb | None:
-        """M >= |rho_c| on the closed ellipse E_rho, from boxes covering it: ChebPiece's
-        vertical strips, each cut into :data:`ROWS` boxes for a piece within a few phi of 0
-        (there the discriminant D is small on the ellipse, and one tall box's ball of D
-        reaches its branch cut though D does not)."""
-        a, b = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
-        boxes = self._law.ellipse_boxes
+    def _ellipse_boxes(self, rho: float, mid: arb, h: arb, rows: int = 1) -> arb | None:
+        """ChebPiece's cover of the ellipse, each strip cut into :data:`ROWS` boxes for a piece
+        within a few phi of 0 (there the discriminant D is small on the ellipse, and one tall
+        box's ball of D reaches its branch cut though D does not)."""
         near = float(abs(mid).upper()) <= 4 * self._law.phi + float(h.upper())
-        rows = ROWS if near else 1
-        xs = [-a * math.cos(math.pi * j / boxes) for j in range(boxes + 1)]
-        xs[0], xs[-1] = -a, a
-        best = arb(0)
-        for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
-            inner = 0.0 if x0 <= 0 <= x1 else min(abs(x0), abs(x1))
-            # (inflated by 1e-9: the float a, b and xs may fall short of the ellipse by ulps)
-            ymax = b * math.sqrt(max(0.0, 1 - (inner / a) ** 2)) + 1e-9
-            re = arb(0.5 * (x0 + x1), 0.5 * (x1 - x0) + 1e-9)
-            for r in range(rows):
-                y0 = -ymax + 2 * ymax * r / rows
-                im = arb(y0 + ymax / rows, ymax / rows + 1e-9)
-                val = self._law.loss_density(mid + h * acb(re, im), True)
-                if not val.is_finite():
-                    return None
-                best = arb(best.union(abs(val)).upper())
-        return best
+        return super()._ellipse_boxes(rho, mid, h, max(rows, ROWS if near else 1))
 
 
 def _breaks(ya: float, yb: float, phi: float) -> list[float]:
@@ -239,7 +241,7 @@ class _Model:
                 a, b, depth = todo.pop()
                 pc = _ReplacePiece(dens, 0, 1, 1, a, b - a, target)
                 pc.a = a
-                drop = _sup(pc) * pc.length
+                drop = ellipse_sup(pc) * pc.length
                 if drop < spare:
                     spare -= drop
                     err += drop
@@ -251,7 +253,7 @@ class _Model:
                     m = arb(float(((a + b) / 2).mid()))
                     todo.extend([(m, b, depth + 1), (a, m, depth + 1)])
                     continue
-                piece = _Piece(pc.build(), b)
+                piece = PieceTransform(pc.build(), b)
                 self.pieces.append(piece)
                 err += piece.err
             self.err = arb(upper(err + self.tails))
@@ -268,10 +270,9 @@ class _Model:
 
     def transform_grid(self, h: arb, n: int) -> list[acb]:
         """:meth:`transform` at t_k = k h, k = 1 .. n, at once, at the model's precision: the
-        subsampled Gaussian view's multipoint sums (``gaussian_sampled_poly._Model.
-        transform_grid``: the same pieces, read through their attributes only), each ball the
-        sum of the same transforms as :meth:`transform`'s."""
-        return _SampledModel.transform_grid(self, h, n)
+        multipoint sums of ``numeric/cf_sampled_poly.pieces_transform_grid`` (the subsampled
+        Gaussian view's too), each ball the sum of the same transforms as :meth:`transform`'s."""
+        return pieces_transform_grid(self, h, n)
 
 
 class ReplacePolyLaw:
@@ -295,6 +296,7 @@ class ReplacePolyLaw:
     def __init__(self, law) -> None:
         self.law = law
         self._models: dict[tuple, _Model] = {}
+        self._grids: dict[tuple, list[acb]] = {}
         self._guard = 256
 
     def __repr__(self) -> str:
@@ -302,6 +304,12 @@ class ReplacePolyLaw:
 
     def cumulants(self, c: float):
         return self.law.cumulants(c)
+
+    def log_mgf_many(self, cs):
+        return self.law.log_mgf_many(cs)
+
+    def float_epsilon(self, n: int, delta: float):
+        return self.law.float_epsilon(n, delta)
 
     def log_decay_estimate(self, c: float, t: float) -> float:
         return self.law.log_decay_estimate(c, t)
@@ -354,12 +362,30 @@ class ReplacePolyLaw:
         (:meth:`_Model.transform_grid`) beyond, each accepted as :meth:`model_mgf` accepts its
         ball (error bound and radius within the law's tolerance at the caller's precision);
         a node not accepted takes :meth:`mgf` alone. Every entry is a certified ball of M at
-        the exact node."""
+        the exact node. The last grids are kept by their exact (c, h, n, precision): a search
+        inverts the same plan again where a re-plan at its cap of work repeats it, and delta at
+        an eps no float holds is inverted at the two floats around it with one plan
+        (``PoissonReplace(3, 1/100)**3``, delta(1/20): four grids of 10 630 nodes, 16 s, were
+        one)."""
         if not c > 0:
             raise ValueError("need Re z > 0")
+        key = (c.mid().man_exp(), c.rad().man_exp(), h.mid().man_exp(), h.rad().man_exp(), n,
+               ctx.prec)
+        got = self._grids.get(key)
+        if got is None:
+            got = self._mgf_grid(c, h, n)
+            if len(self._grids) >= _GRIDS:
+                self._grids.pop(next(iter(self._grids)))
+            self._grids[key] = got
+        return list(got)
+
+    def _mgf_grid(self, c: arb, h: arb, n: int) -> list[acb]:
+        """:meth:`mgf_grid` computed."""
         saved = ctx.prec
         out: list[acb | None] = [None] * (n + 1)
         first = next((k for k in range(n + 1) if h * k > T_SWITCH), n + 1)
+        if first <= n and self._own_cheaper(c, h, first, n):
+            return self.law.mgf_grid(c, h, n)
         if first <= n:
             prec = 64 * ((saved + self._guard + 63) // 64)
             model = self._model(c, prec, saved)
@@ -378,6 +404,28 @@ class ReplacePolyLaw:
                 budget.check()
                 out[k] = self.mgf(acb(c, h * k))
         return out
+
+    def _own_cheaper(self, c: arb, h: arb, first: int, n: int) -> bool:
+        """Do the law's own sums at the nodes k h, k = ``first`` .. n, cost less than the model
+        at abscissa c (its build, :data:`MODEL_BUILD_SECONDS`, where none is kept, and
+        ``node_seconds`` a node)? The sums cost :data:`OWN_NODE_SECONDS` per x-node
+        (``_Tilt.level_size``): a hundred steps' grid of 31 nodes to |t| = 37 sums ~30 000
+        x-nodes (0.05 s) where the model costs 0.15 s. An estimate of time only: either way
+        each ball is certified."""
+        key = round(float(c.mid()), 12)
+        m = self._models.get(key)
+        build = 0.0 if m is not None and m.c.contains(c) else MODEL_BUILD_SECONDS
+        budget_own = build + (n - first + 1) * self.node_seconds
+        tilt = self.law._tilt(c)
+        own = 0.0
+        for k in range(first, n + 1):
+            try:
+                own += tilt.level_size(upper(h * k)) * OWN_NODE_SECONDS
+            except ValueError:  # (beyond the finest level: the model)
+                return False
+            if own > budget_own:
+                return False
+        return True
 
     def model_mgf(self, z: acb) -> acb | None:
         """The model's ball of M(z) (Re z > 0), or None where its error bound is not within

@@ -1,0 +1,145 @@
+"""A float estimate of eps(delta) of a few replace-one DP-SGD steps, ``PoissonReplace(mu, q)**n``,
+and of the slope -d log delta / d eps there: the seed of the certified eps search
+(``numeric/cf_epsilon.py``, through ``numeric/cf_flat.flat_enclosure``), which then plans its
+one grid at the level and at the width that slope asks. An estimate only: the search proves its
+bracket by Arb balls of delta wherever the seed lies; the seed sets the plan's contour, level and
+width (without it the search inverts a locating grid and a second one at the level).
+
+The estimate (floats, numpy), as ``families/gaussian_sampled_seed.py`` does for the add/remove
+pair (whose module is left as it is; :func:`compose_epsilon` below is the part both share in
+substance, written on plain arrays so that either can call it): the loss L(x) = lam(x) - lam(-x)
+of :mod:`.poisson_replace_law` is increasing in x, with the closed-form inverse
+u = e^{mu x} = ((E - 1) + sqrt D) / (2 w), E = e^y, D = (E - 1)^2 + 4 w^2 E (the module docstring
+of :mod:`.poisson_replace_poly`), so the P-mass of the loss cell [y_j, y_j + h] is exactly
+F(x(y_j + h)) - F(x(y_j)), F(x) = (1 - q) Phi(x) + q Phi(x - mu) (no density is sampled: the loss
+of mu = 3, q = 1/100 has most of its mass within 1e-3 of 0). Each cell's mass is put at its
+centre, on [a1, b1] cut where a float Chernoff bound leaves at most eta = 1e-6 delta / n beyond
+either end; the masses are composed n times by one real FFT over a window holding the n-fold sum
+between its own Chernoff ends (the mass outside, at most 2 eta n, folds onto the window's cells),
+and delta(eps) = sum_{S_k > eps} p_k (1 - e^{eps - S_k}) = A_k - e^eps B_k between two grid sums
+gives eps(delta) = log((A_k - delta) / B_k) in the cell where delta crosses the level, and the
+slope e^eps B_k / delta.
+
+Chernoff ends: P(L > y) <= M(c) e^{-c y}; the law is its own inverse (L under Q has the law of
+-L under P), so E_P e^{-c L} = E_Q e^{(1 - c) L} = M(c - 1) and P(L < -y) <= M(c - 1) e^{-c y}
+(c >= 1), with M the float log-mgf of the law's planning grid.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["replace_epsilon", "compose_epsilon", "SEED_POINTS", "SEED_MIN_DELTA"]
+
+#: The FFT length of the n-fold sum (a power of two), raised fourfold (up to 2^17) while eps
+#: spans fewer than 400 cells.
+SEED_POINTS = 2**14
+#: Levels below this are left to the saddle-point guess (the FFT's rounding, about 1e-16 of the
+#: whole mass, would dominate delta).
+SEED_MIN_DELTA = 1e-11
+#: The abscissas of the float Chernoff ends.
+_CS = np.geomspace(1.0, 400.0, 40)
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _phi_cdf(x: np.ndarray) -> np.ndarray:
+    """Phi(x) in floats (erfc: no cancellation in either tail)."""
+    return 0.5 * _ERFC(-x / math.sqrt(2.0)).astype(float)
+
+
+def _ends(log_m: np.ndarray, log_m_neg: np.ndarray, n: int, log_eta: float) -> tuple[float, float]:
+    """(lo, hi) with P(S_n < lo), P(S_n > hi) <= eta by the float Chernoff bounds at _CS."""
+    ok = np.isfinite(log_m)
+    hi = float(np.min((n * log_m[ok] - log_eta) / _CS[ok]))
+    ok = np.isfinite(log_m_neg)
+    lo = -float(np.min((n * log_m_neg[ok] - log_eta) / _CS[ok]))
+    return lo, hi
+
+
+def replace_epsilon(law, n: int, delta: float) -> tuple[float, float] | None:
+    """(eps, slope): float estimates of eps(delta) of the n-fold power of ``law`` (a
+    ``ReplaceLaw``) and of -d log delta / d eps there; None for a level outside
+    [:data:`SEED_MIN_DELTA`, 1) or where the estimate is not found (the caller's saddle-point
+    guess then serves)."""
+    if not SEED_MIN_DELTA <= delta < 1 or n < 1:
+        return None
+    log_m = np.asarray(law.log_mgf_many(_CS), dtype=float)
+    log_m_neg = np.asarray(law.log_mgf_many(_CS - 1.0), dtype=float)
+    log_eta = math.log(1e-6 * delta / n)
+    a1, b1 = _ends(log_m, log_m_neg, 1, log_eta)
+    lo_all, hi_all = _ends(log_m, log_m_neg, n, log_eta + math.log(n))
+    lo_all, hi_all = min(lo_all, a1), max(hi_all, b1)
+    if not (math.isfinite(lo_all) and math.isfinite(hi_all) and b1 > a1 and hi_all > lo_all):
+        return None
+    size = SEED_POINTS
+    while True:
+        h = (hi_all - lo_all) / (size - n - 2)
+        masses = _cell_masses(law, a1, b1, h)
+        if masses is None:
+            return None
+        got = compose_epsilon(masses, a1, h, n, lo_all, size, delta)
+        if got is None or got[0] - lo_all >= 400 * (hi_all - lo_all) / size or size >= 2**17:
+            return got
+        size *= 4
+
+
+def _cell_masses(law, a1: float, b1: float, h: float) -> np.ndarray | None:
+    """The P-masses of the loss cells [a1 + j h, a1 + (j + 1) h], j < ceil((b1 - a1) / h), by
+    the inverse of L and the mixture's distribution function (module docstring)."""
+    mu, q = law.mu, law.q
+    k1 = max(2, math.ceil((b1 - a1) / h))
+    y = a1 + np.arange(k1 + 1) * h
+    log_w = math.log(q) - mu * mu / 2 - math.log1p(-q)
+    w = math.exp(log_w)
+    em1 = np.expm1(y)
+    e = em1 + 1.0
+    s = np.sqrt(em1 * em1 + 4 * w * w * e)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # (u = ((E - 1) + sqrt D) / (2 w), or 2 w E / (sqrt D - (E - 1)) for y < 0: no
+        # cancellation either way)
+        log_u = np.where(y >= 0, np.log(em1 + s) - math.log(2 * w),
+                         math.log(2 * w) + y - np.log(s - em1))
+    x = log_u / mu
+    if not np.all(np.isfinite(x)):
+        return None
+    cdf = (1 - q) * _phi_cdf(x) + q * _phi_cdf(x - mu)
+    m = np.diff(cdf)
+    np.maximum(m, 0.0, out=m)
+    total = float(m.sum())
+    if not total > 0:
+        return None
+    return m / total
+
+
+def compose_epsilon(masses: np.ndarray, a1: float, h: float, n: int, lo_all: float, size: int,
+                    delta: float) -> tuple[float, float] | None:
+    """(eps, slope) of the n-fold sum of one step's ``masses`` at the cell centres
+    a1 + (j + 1/2) h, read on ``size`` cells from the one holding ``lo_all`` (the FFT's circular
+    sums fold the mass outside that window onto it); None where delta does not cross the level
+    inside the window."""
+    if len(masses) > size:
+        return None
+    p = np.fft.irfft(np.fft.rfft(masses, size) ** n, size)
+    np.maximum(p, 0.0, out=p)
+    # (the sum of the cells j_i has the centre n a1 + (k + n/2) h, k = sum j_i)
+    k_start = max(0, math.floor((lo_all - n * a1) / h - 0.5 * n))
+    ks = k_start + np.arange(size)
+    p = p[ks % size]
+    s = n * a1 + (ks + 0.5 * n) * h
+    a = np.cumsum(p[::-1])[::-1]
+    with np.errstate(over="ignore"):
+        b = np.cumsum((p * np.exp(-s))[::-1])[::-1]
+        d = a - np.exp(s) * b  # (delta at each grid sum: the cells above it)
+    above = np.flatnonzero(d > delta)
+    if not len(above) or above[-1] + 1 >= size or above[-1] == 0 and not d[0] > delta:
+        return None
+    k = int(above[-1]) + 1  # (delta(S_{k-1}) > delta >= delta(S_k): eps in (S_{k-1}, S_k])
+    if not (a[k] > delta and b[k] > 0):
+        return None
+    eps = math.log((a[k] - delta) / b[k])
+    eps = min(max(eps, float(s[k - 1])), float(s[k]))
+    if not eps > 0:
+        return None
+    return eps, math.exp(eps) * float(b[k]) / delta
