@@ -399,3 +399,21 @@ def test_sampled_laplace_delta0_beyond_cells_not_near_vacuous():
         d0 = ta.delta(f, 0)
     assert d0.lo >= iv(d1)[0]
     assert d0.hi - d0.lo < 1e-3
+
+
+@pytest.mark.parametrize("s, k, eps, d", [(R(1, 3), 3, R(1, 2), 1), (R(2), 3, R(1, 10), 1),
+                                          (R(3, 2), 2, R(3), 3)])
+def test_discrete_gaussian_powers_against_lattice_sums(s, k, eps, d):
+    """DG(d, s)^k, k <= 3: delta certified and inside the exact lattice sums of
+    references.dg_sums at 200 bits (sensitivity 3 included)."""
+    from fractions import Fraction
+
+    from references import dg_sums
+
+    v = ta.delta(ta.discrete_gaussian(d, s) ** k, eps)
+    assert certified(v)
+    sf = Fraction(int(s.p), int(s.q))
+    r = dg_sums.exact_delta([sf * sf] * k, Fraction(int(eps.p), int(eps.q)), 200, [d] * k)
+    with mpmath.workdps(60):
+        assert meets(v, mpmath.mpf(r.lower().str(40, radius=False)),
+                     mpmath.mpf(r.upper().str(40, radius=False)))
