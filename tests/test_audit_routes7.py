@@ -414,3 +414,23 @@ def test_discrete_gaussian_powers_against_lattice_sums(s, k, eps, d):
     with mpmath.workdps(60):
         assert meets(v, mpmath.mpf(r.lower().str(40, radius=False)),
                      mpmath.mpf(r.upper().str(40, radius=False)))
+
+
+@pytest.mark.xfail(strict=True, reason="analysis.conversions.epsilon: a certified Value that "
+                   "comes back from _epsilon without a route (eps of f_{eps0,delta} at a level at "
+                   "or above delta(0): a certified 0) is labelled with the default 'the node's "
+                   "mpmath evaluation', the name of an estimate's route")
+def test_epsdelta_eps_zero_route_names_a_proof():
+    v = ta.epsilon(ta.EpsDelta(sp.log(3)), R(1, 2))
+    assert certified(v) and v.hi == 0  # (delta(0) = (3 - 1)/(3 + 1) = 1/2 exactly: right)
+    assert "mpmath evaluation" not in str(v.route)
+
+
+def test_epsdelta_eps_just_below_delta0():
+    """eps of f_{log 3, 0} at 1/2 - 10^-40: the closed form log(3 - 4 D) = log(1 + 4e-40) holds
+    the answer (an estimate today, 4.0e-40: its value checked, whatever its label)."""
+    v = ta.epsilon(ta.EpsDelta(sp.log(3)), R(1, 2) - R(1, 10**40))
+    with mpmath.workdps(80):
+        r = mpmath.log1p(4 * mpmath.mpf(10) ** -40)
+        lo, hi = iv(v)
+        assert abs(lo - r) <= r * 1e-6 or meets(v, r, r)
