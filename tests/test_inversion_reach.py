@@ -17,7 +17,7 @@ from flint import acb
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.gaussian_sampled import sampled_law
-from tradeoff_algebra.numeric import cf, cf_route
+from tradeoff_algebra.numeric import cf, cf_route, tol_nest
 from tradeoff_algebra.numeric.cf_epsilon import epsilon_enclosure
 from tradeoff_algebra.numeric.cf_laws import upper, working_precision
 from tradeoff_algebra.numeric.context import mp
@@ -174,6 +174,7 @@ def test_unaffordable_products_still_decline(monkeypatch):
     assert 0 < hi - lo <= 5e-4 * hi
     monkeypatch.setattr(cf_route, "flat_factors", lambda f, at, rel, *cap: list(f))
     monkeypatch.setattr(cf_route, "flat_enclosure", lambda *args: None)
+    tol_nest.clear()  # (else the tolerance chain answers the first call's enclosure)
     assert cf_route.route_enclosure([[(law, 16)]], "epsilon", 1e-5, 1e-5, 5e-4) is None
 
 
