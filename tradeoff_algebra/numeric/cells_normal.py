@@ -47,9 +47,15 @@ from .cf_laws import to_arb, to_fraction, upper, working_precision
 
 __all__ = ["NormalMixtureCells"]
 
-#: The tail is cut at x = mu + Z_TAIL (remove direction): its null and alternative masses are
-#: below the normal tail at Z_TAIL, about 1e-21 (added to the bands, not lost).
+#: The tail is cut at x = mu + Z_TAIL (remove direction) where no tolerance is given: its null
+#: and alternative masses are below the normal tail at Z_TAIL, about 1e-21 (added to the bands,
+#: not lost). :meth:`NormalMixtureCells.for_tolerance` cuts it from the tolerance instead.
 Z_TAIL = 9.5
+#: The least cut (x = mu + Z_MIN) and the step of the cuts' ladder (planning only).
+Z_MIN, Z_STEP = 3.0, 0.125
+#: The mass at +oo of the T-fold product (at most T m) is at most this fraction of the asked
+#: width times the smallest scale of the band (:meth:`NormalMixtureCells.for_tolerance`).
+TAIL_SHARE = 1 / 64
 #: Cells a unit of loss of the first grid (``numeric.cells_curve.cells_band``).
 CELLS_START = 64
 PREC = 128
@@ -66,7 +72,7 @@ class NormalMixtureCells:
     ``loss_cells(D)``, ``loss_span()``, ``cells_start()``, ``cells_slack(D)`` and
     ``loss_range()`` (module docstring)."""
 
-    def __init__(self, mu, q, remove: bool, hull: bool = False) -> None:
+    def __init__(self, mu, q, remove: bool, hull: bool = False, z_tail: float = Z_TAIL) -> None:
         self._mu, self._q = to_fraction(mu), to_fraction(q)
         if not (self._mu > 0 and 0 < self._q < 1):
             raise ValueError(f"NormalMixtureCells: need mu > 0 and 0 < q < 1, got mu = {mu}, "
@@ -76,9 +82,37 @@ class NormalMixtureCells:
         #: C_q(G_mu), the symmetric hull (module docstring), in place of either direction
         self.hull = bool(hull)
         self._slack: dict = {}
-        x = self.mu_f + Z_TAIL
+        #: the tail is cut at x = mu + z_tail (remove direction; module docstring)
+        self.z_tail = float(z_tail)
+        if not (math.isfinite(self.z_tail) and self.z_tail > 0):
+            raise ValueError(f"NormalMixtureCells: need z_tail > 0, got z_tail = {z_tail}")
+        x = self.mu_f + self.z_tail
         self.top = math.log1p(self.q_f * math.expm1(self.mu_f * x - self.mu_f ** 2 / 2))
         self.bottom = -self.top if self.hull else math.log1p(-self.q_f)
+
+    def tail_bound(self, z: float) -> float:
+        """An estimate (floats, planning only) of the tail's alternative mass past x = mu + z,
+        q (1 - Phi(z)) + (1 - q) (1 - Phi(mu + z)): it bounds the mass at +oo, b_t - a_t e^{g_J}
+        <= b_t, which :meth:`loss_cells` computes in Arb whatever the cut."""
+        r2 = math.sqrt(2.0)
+        return (self.q_f * math.erfc(z / r2) + (1 - self.q_f) * math.erfc((z + self.mu_f) / r2)) / 2
+
+    def for_tolerance(self, T: int, tol: float, scale: float) -> NormalMixtureCells:
+        """The same pair with its tail cut where the T-fold product's mass at +oo (at most T m,
+        m <= :meth:`tail_bound`) is at most :data:`TAIL_SHARE` ``tol`` ``scale`` (``scale``:
+        the least power or value the band is measured against, ``numeric.cells_curve``): the
+        least z on the ladder Z_MIN + i Z_STEP, non-decreasing as ``tol`` shrinks (so a tighter
+        tolerance's cut lies outward of a looser one's). The cut moves nothing but the slack
+        and the lattice's span: every cut gives a sound band (the mass at +oo is computed in
+        Arb, :meth:`cells_slack`)."""
+        if not (tol > 0 and scale > 0 and T >= 1):
+            raise ValueError(f"for_tolerance: need T >= 1, tol > 0 and scale > 0, got T = {T}, "
+                             f"tol = {tol}, scale = {scale}")
+        budget = TAIL_SHARE * tol * scale / T
+        z = Z_MIN
+        while self.tail_bound(z) > budget and z < 40.0:
+            z += Z_STEP
+        return NormalMixtureCells(self._mu, self._q, self.remove, self.hull, z)
 
     def loss_span(self) -> float:
         """The width of the loss's range up to the cut tail (planning)."""
