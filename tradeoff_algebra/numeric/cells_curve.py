@@ -266,10 +266,14 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     ``tol`` by ``measure`` (:func:`widths`; the band is second order in 1/D), each band
     intersected with the ones before (each holds the curve). The grids do not depend on
     ``tol``, so a tighter tolerance computes every grid of a looser one and its band lies inside
-    the looser one's. Returns the narrowest band reached on grids of at most ``max_points``
-    lattice points (the last grid is the largest allowed), or before a finer grid that the time
-    left (``budget``) cannot pay for, estimated from the last grid's time (the caller warns
-    where it stays wide); None where not one cell a unit of loss fits."""
+    the looser one's. A law with ``for_tolerance(T, tol, scale)`` (a cut tail,
+    ``numeric.cells_normal``) is first replaced by the one it returns for ``tol``, T and the
+    least power or value measured (:func:`_scale`): its cut moves outward as ``tol`` shrinks
+    (the nesting then rests on the further cut's split pair being a post-processing of the
+    nearer one's, ``numeric.cells_normal``). Returns the narrowest band reached on grids of at
+    most ``max_points`` lattice points (the last grid is the largest allowed), or before a finer
+    grid that the time left (``budget``) cannot pay for, estimated from the last grid's time
+    (the caller warns where it stays wide); None where not one cell a unit of loss fits."""
     x = np.asarray(alphas, dtype=np.float64)
     plan = getattr(law, "for_tolerance", None)  # (a tail cut from the tolerance, T and levels)
     if plan is not None:

@@ -9,8 +9,9 @@ P = Phi(x_b) - Phi(x_a) and alternative mass (1 - q) P + q (Phi(x_b - mu) - Phi(
 balls: the normal tails by erfc). The slice below the first grid point above log(1 - q) is one
 cell (its loss lies in (log(1 - q), g_{j_0 + 1}]).
 
-The loss is unbounded above: past x_J = x(g_J) (g_J the grid point above the loss at
-mu + :data:`Z_TAIL`), the tail (null mass a_t, alternative mass b_t, every ratio at least
+The loss is unbounded above: past x_J = x(g_J) (g_J the grid point above the loss at the cut
+x = mu + z, z = :data:`Z_TAIL` unless :meth:`NormalMixtureCells.for_tolerance` cuts it from the
+tolerance, T and the levels), the tail (null mass a_t, alternative mass b_t, every ratio at least
 e^{g_J}) is split into the outcome (a_t, a_t e^{g_J}) at the grid point g_J and the outcome
 (0, b_t - a_t e^{g_J}) at
 +oo: merging them back is a post-processing, so this pair is dominated as the cells' split pair
@@ -20,6 +21,21 @@ it all at g_J); the mass m = b_t - a_t e^{g_J} at +oo is returned beside the cel
 1 - (1 - m)^T <= T m, which ``numeric.cells_curve`` adds to every support line. For the tests
 the cell (a_t, a_t e^{g_J}) understates the alternative mass only (their power is a lower bound
 anyway).
+
+**The cut from the tolerance.** m <= b_t <= q (1 - Phi(z)) + (1 - q) (1 - Phi(mu + z)) (the
+alternative law's mass past x = mu + z), so the T-fold product's mass at +oo, at most T m, is
+below a width w once that tail is below w / T: :meth:`NormalMixtureCells.for_tolerance` takes
+the least z on a ladder with T times the tail at most :data:`TAIL_SHARE` of the asked width
+times the least power (or value) the width is measured against (z ~ 6.4 at 1e-6, T = 10, q =
+1/10, alpha >= 1/100, where a fixed 9.5 spent a third of the lattice on outcomes of mass below
+1e-21). The cut only moves mass between the lattice and the slack, so every cut is sound; a
+tighter tolerance cuts further out (z non-decreasing), and a further cut's split pair is a
+post-processing of a nearer one's (the split of the cells past the nearer cut g_J1 is had from
+its point (a, a e^{g_J1}) and the mass at +oo: each cell's split point at g >= g_J1 is a share
+of the first plus (0, a_g (e^g - e^{g_J1})) of the second, and these add up to the mass at
++oo), so its support lines lie below on every grid (up to the fixed-point rounding); its tests
+differ only on outcomes with a step past the nearer cut (``tests/test_cells_curve.py`` checks
+the nesting of the bands).
 
 The symmetric hull C_q(G_mu) = min{f, f^{-1}}^{**} (f = Mix(G_mu, q), Dong, Roth & Su, Def. 6) is,
 by their Eq. (13) (G_mu is symmetric), f on [0, x*] (x* where f' = -1: the Neyman-Pearson tests
