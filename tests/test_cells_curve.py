@@ -384,3 +384,50 @@ def test_hull_ten_steps_within_pld_bracket():
     b = cells_band(law, 10, np.array([alpha]), 1e-6, "roc")
     assert b.power_lo[0] <= hi_ref * (1 + 1e-9) and b.power_hi[0] >= lo_ref * (1 - 1e-9)
     assert hi_ref - lo_ref < 1e-3 * hi_ref
+
+
+def test_gaussian_tail_cut_from_levels():
+    """The cut moves outward as the least level shrinks, and the mass at +oo that the lattice
+    leaves out (computed in Arb, ``cells_slack``) is below the normal tails past the cut in
+    mpmath (q (1 - Phi(z)) + (1 - q) (1 - Phi(z + mu)), 30 digits) and T times it below the
+    share of the width it was planned for."""
+    from tradeoff_algebra.numeric import cells_normal as cn
+
+    base = cn.NormalMixtureCells(2, Q10, True)
+    cuts = []
+    for scale in (0.3, 0.01, 1e-6):
+        law = base.for_levels(10, scale)
+        cuts.append(law.z_tail)
+        m, _ = law.cells_slack(64)
+        with mpmath.workdps(30):
+            z, mu, q = mpmath.mpf(law.z_tail), mpmath.mpf(2), mpmath.mpf(1) / 10
+            tail = q * mpmath.ncdf(-z) + (1 - q) * mpmath.ncdf(-z - mu)
+        assert 0 <= m <= tail * (1 + 1e-12)
+        assert 10 * m <= cn.TAIL_SHARE * cn.CUT_TOL * scale
+    assert cuts[0] < cuts[1] < cuts[2] and cuts[1] < 7
+    with pytest.raises(ValueError, match="scale"):
+        base.for_levels(10, 0.0)
+
+
+@pytest.mark.slow
+def test_gaussian_tighter_tolerance_nested():
+    """Mix(G(2), 1/10)^10: the band at 1e-6 (its tail cut further out) inside the band at
+    5e-4, and within 1e-6."""
+    law, n = _cells_law(ta.Mix(ta.G(2), Q10) ** 10)
+    x = np.array([0.01, 0.3])
+    loose = cells_band(law, n, x, 5e-4, "roc")
+    tight = cells_band(law, n, x, 1e-6, "roc")
+    assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
+    assert np.max(widths(tight, x, "roc")) <= 1e-6 < np.max(widths(loose, x, "roc"))
+
+
+@pytest.mark.slow
+def test_hull_tight_tolerance_nested():
+    """C(1/10, G(1))^10: at 1e-9 (the largest lattice reached, warned by the routes) the band
+    lies inside the band at 1e-6."""
+    law, n = _cells_law(ta.C(Q10, ta.G(1)) ** 10)
+    x = np.array([0.01, 0.3])
+    loose = cells_band(law, n, x, 1e-6, "roc")
+    tight = cells_band(law, n, x, 1e-9, "roc")
+    assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
+    assert np.max(widths(loose, x, "roc")) <= 1e-6

@@ -266,11 +266,17 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     ``tol`` by ``measure`` (:func:`widths`; the band is second order in 1/D), each band
     intersected with the ones before (each holds the curve). The grids do not depend on
     ``tol``, so a tighter tolerance computes every grid of a looser one and its band lies inside
-    the looser one's. Returns the narrowest band reached on grids of at most ``max_points``
-    lattice points (the last grid is the largest allowed), or before a finer grid that the time
-    left (``budget``) cannot pay for, estimated from the last grid's time (the caller warns
-    where it stays wide); None where not one cell a unit of loss fits."""
+    the looser one's. A law with ``for_levels(T, scale)`` (a cut tail,
+    ``numeric.cells_normal``) is first replaced by the one it returns for T and the least power
+    or value measured (:func:`_scale`; not ``tol``, which keeps the nesting). Returns the
+    narrowest band reached on grids of at most ``max_points`` lattice points (the last grid is
+    the largest allowed), or before a finer grid that the time left (``budget``) cannot pay
+    for, estimated from the last grid's time (the caller warns where it stays wide); None where
+    not one cell a unit of loss fits."""
     x = np.asarray(alphas, dtype=np.float64)
+    plan = getattr(law, "for_levels", None)  # (a tail cut from T and the levels)
+    if plan is not None:
+        law = plan(T, _scale(x, measure))
     span = law.loss_span()
     top = math.floor(max_points / (T * span))  # (the finest grid allowed)
     if top < 1:
@@ -292,6 +298,20 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         if float(np.max(widths(best, x, measure), initial=0.0)) <= tol or D >= top:
             return best
         D = min(2 * D, top)
+
+
+def _scale(x: np.ndarray, measure: str) -> float:
+    """The least power (roc, curve: at least alpha) or value (value: f(alpha) <= 1 - alpha,
+    taken as that, an estimate) the band's width is measured against at the levels ``x``, for
+    the tail's share of the width (``for_levels``); 1e-300 at the least."""
+    pos = x[(x > 0) & np.isfinite(x)]
+    if pos.size == 0:
+        return 1.0
+    s = float(np.min(pos))
+    if measure == "value":
+        below = pos[pos < 1]
+        s = min(s, float(np.min(1 - below)) if below.size else s)
+    return max(s, 1e-300)
 
 
 def _power(law, T: int, D: int) -> CellPower:

@@ -9,8 +9,9 @@ P = Phi(x_b) - Phi(x_a) and alternative mass (1 - q) P + q (Phi(x_b - mu) - Phi(
 balls: the normal tails by erfc). The slice below the first grid point above log(1 - q) is one
 cell (its loss lies in (log(1 - q), g_{j_0 + 1}]).
 
-The loss is unbounded above: past x_J = x(g_J) (g_J the grid point above the loss at
-mu + :data:`Z_TAIL`), the tail (null mass a_t, alternative mass b_t, every ratio at least
+The loss is unbounded above: past x_J = x(g_J) (g_J the grid point above the loss at the cut
+x = mu + z, z = :data:`Z_TAIL` unless :meth:`NormalMixtureCells.for_levels` cuts it from T and
+the levels), the tail (null mass a_t, alternative mass b_t, every ratio at least
 e^{g_J}) is split into the outcome (a_t, a_t e^{g_J}) at the grid point g_J and the outcome
 (0, b_t - a_t e^{g_J}) at
 +oo: merging them back is a post-processing, so this pair is dominated as the cells' split pair
@@ -21,20 +22,18 @@ it all at g_J); the mass m = b_t - a_t e^{g_J} at +oo is returned beside the cel
 the cell (a_t, a_t e^{g_J}) understates the alternative mass only (their power is a lower bound
 anyway).
 
-The symmetric hull C_q(G_mu) = min{f, f^{-1}}^{**} (f = Mix(G_mu, q), Dong, Roth & Su, Def. 6) is,
-by their Eq. (13) (G_mu is symmetric), f on [0, x*] (x* where f' = -1: the Neyman-Pearson tests
-that reject at loss above 0), the segment of slope -1 from x* to f(x*), and the mirror image of
-f beyond: the trade-off function of the symmetric pair made of the remove direction's outcomes
-of loss >= 0 (the cells j >= 0 and the tail), their mirror images (masses exchanged, loss
-negated) and one atom of loss 0 holding what is left of both masses, a_0 = 1 - P(L >= 0) -
-Q(L >= 0) = f(x*) - x* >= 0 (the segment). Its tails are the remove direction's on both sides
-(:meth:`NormalMixtureCells._hull_cells`).
-
-The add direction is the reversed pair: each cell (a, b, j) becomes (b, a, -j - 1) (its loss
-negated), the tail (a_t e^{g_J}, a_t) at -g_J and a null-only outcome of mass m at -oo, which no
-hockey-stick divergence of finite order sees (its alternative mass is 0) and which is dropped
-from the split; the tests' null masses miss at most m a step, so their sizes are raised by T m
-(``cells_slack``: the null mass of the product's outcomes with a step in the tail).
+**The cut from the width the lattice reaches.** m <= b_t <= q (1 - Phi(z)) + (1 - q)
+(1 - Phi(mu + z)) (the alternative law's mass past x = mu + z), so the T-fold product's mass at
++oo, at most T m, is below a width w once that tail is below w / T:
+:meth:`NormalMixtureCells.for_levels` takes the least z on a ladder with T times the tail at most
+:data:`TAIL_SHARE` of :data:`CUT_TOL` (about the finest width the largest lattice reaches for
+these pairs at T = 10) times the least power (or value) the width is measured against (z ~ 6.6
+at T = 10, q = 1/10, alpha >= 1/100, where a fixed 9.5 spent a third of the lattice on outcomes
+of mass below 1e-21). The cut only moves mass between the lattice and the slack, so every cut is
+sound. It does not depend on the tolerance asked: a tighter tolerance computes every grid of a
+looser one with the same cells, so its band lies inside the looser one's (cuts moving with the
+tolerance broke that nesting by a few 1e-8 relative at the largest lattice: C(1/10, G(1))^10 at
+1e-9 against 1e-6).
 """
 
 from __future__ import annotations
@@ -47,9 +46,20 @@ from .cf_laws import to_arb, to_fraction, upper, working_precision
 
 __all__ = ["NormalMixtureCells"]
 
-#: The tail is cut at x = mu + Z_TAIL (remove direction): its null and alternative masses are
-#: below the normal tail at Z_TAIL, about 1e-21 (added to the bands, not lost).
+#: The tail is cut at x = mu + Z_TAIL (remove direction) unless planned: its null and
+#: alternative masses are below the normal tail at Z_TAIL, about 1e-21 (added to the bands, not
+#: lost). :meth:`NormalMixtureCells.for_levels` cuts it from T and the levels instead.
 Z_TAIL = 9.5
+#: The least cut (x = mu + Z_MIN) and the step of the cuts' ladder (planning only).
+Z_MIN, Z_STEP = 3.0, 0.125
+#: The mass at +oo of the T-fold product (at most T m) is at most this fraction of the asked
+#: width CUT_TOL times the smallest scale of the band (:meth:`NormalMixtureCells.for_levels`).
+TAIL_SHARE = 1 / 64
+#: The width the cut is planned for, whatever the tolerance (module docstring): the largest
+#: lattice (``cells_curve.MAX_POINTS``) leaves these pairs a few 1e-7 wide at T = 10
+#: (Mix(G(2), 1/10)^10 4e-7, C(1/10, G(1))^10 8e-7), so a further cut would only spread the
+#: lattice over more loss and widen the band a tight tolerance reaches.
+CUT_TOL = 1e-7
 #: Cells a unit of loss of the first grid (``numeric.cells_curve.cells_band``).
 CELLS_START = 64
 PREC = 128
@@ -66,7 +76,7 @@ class NormalMixtureCells:
     ``loss_cells(D)``, ``loss_span()``, ``cells_start()``, ``cells_slack(D)`` and
     ``loss_range()`` (module docstring)."""
 
-    def __init__(self, mu, q, remove: bool, hull: bool = False) -> None:
+    def __init__(self, mu, q, remove: bool, hull: bool = False, z_tail: float = Z_TAIL) -> None:
         self._mu, self._q = to_fraction(mu), to_fraction(q)
         if not (self._mu > 0 and 0 < self._q < 1):
             raise ValueError(f"NormalMixtureCells: need mu > 0 and 0 < q < 1, got mu = {mu}, "
@@ -76,9 +86,36 @@ class NormalMixtureCells:
         #: C_q(G_mu), the symmetric hull (module docstring), in place of either direction
         self.hull = bool(hull)
         self._slack: dict = {}
-        x = self.mu_f + Z_TAIL
+        #: the tail is cut at x = mu + z_tail (remove direction; module docstring)
+        self.z_tail = float(z_tail)
+        if not (math.isfinite(self.z_tail) and self.z_tail > 0):
+            raise ValueError(f"NormalMixtureCells: need z_tail > 0, got z_tail = {z_tail}")
+        x = self.mu_f + self.z_tail
         self.top = math.log1p(self.q_f * math.expm1(self.mu_f * x - self.mu_f ** 2 / 2))
         self.bottom = -self.top if self.hull else math.log1p(-self.q_f)
+
+    def tail_bound(self, z: float) -> float:
+        """An estimate (floats, planning only) of the tail's alternative mass past x = mu + z,
+        q (1 - Phi(z)) + (1 - q) (1 - Phi(mu + z)): it bounds the mass at +oo, b_t - a_t e^{g_J}
+        <= b_t, which :meth:`loss_cells` computes in Arb whatever the cut."""
+        r2 = math.sqrt(2.0)
+        return (self.q_f * math.erfc(z / r2) + (1 - self.q_f) * math.erfc((z + self.mu_f) / r2)) / 2
+
+    def for_levels(self, T: int, scale: float) -> NormalMixtureCells:
+        """The same pair with its tail cut where the T-fold product's mass at +oo (at most T m,
+        m <= :meth:`tail_bound`) is at most :data:`TAIL_SHARE` :data:`CUT_TOL` ``scale``
+        (``scale``: the least power or value the band is measured against,
+        ``numeric.cells_curve``): the least z on the ladder Z_MIN + i Z_STEP. The cut moves
+        nothing but the slack and the lattice's span: every cut gives a sound band (the mass at
+        +oo is computed in Arb, :meth:`cells_slack`)."""
+        if not (scale > 0 and T >= 1):
+            raise ValueError(f"for_levels: need T >= 1 and scale > 0, got T = {T}, "
+                             f"scale = {scale}")
+        budget = TAIL_SHARE * CUT_TOL * scale / T
+        z = Z_MIN
+        while self.tail_bound(z) > budget and z < 40.0:
+            z += Z_STEP
+        return NormalMixtureCells(self._mu, self._q, self.remove, self.hull, z)
 
     def loss_span(self) -> float:
         """The width of the loss's range up to the cut tail (planning)."""
