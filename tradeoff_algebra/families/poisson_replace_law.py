@@ -48,7 +48,7 @@ from ..numeric.cf_laws import (
 )
 from .poisson_replace_poly import T_SWITCH, ReplacePolyLaw
 from .poisson_replace_profile import few_step_delta
-from .poisson_replace_seed import replace_epsilon
+from .poisson_replace_seed import replace_epsilon, replace_log_delta
 
 __all__ = ["ReplaceLaw", "replace_law"]
 
@@ -580,6 +580,12 @@ class ReplaceLaw:
         :mod:`.poisson_replace_seed`), or None: the certified eps search's seed
         (``numeric/cf_saddle._seed_epsilon``), an estimate it does not rely on."""
         return replace_epsilon(self, n, delta)
+
+    def float_log_delta(self, n: int, eps: float) -> float | None:
+        """Float log delta(eps) of the n-fold power (the float PLD of
+        :mod:`.poisson_replace_seed`), or None: the level at which the certified delta plans
+        its one grid (``numeric/cf_route.py``), an estimate it does not rely on."""
+        return replace_log_delta(self, n, eps)
 
     def flat_view(self):
         """This law with M(c + it) from a Chebyshev model of its tilted loss density, at a cost

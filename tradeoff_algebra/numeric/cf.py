@@ -640,13 +640,16 @@ def _all_losses_at_most(factors: Sequence[Factor], eps: float) -> bool:
 
 
 def delta_enclosure(
-    factors: Sequence[Factor], eps: float, rel_tol: float = 1e-10, extra=None
+    factors: Sequence[Factor], eps: float, rel_tol: float = 1e-10, extra=None,
+    log_delta: float | None = None,
 ) -> tuple[float, float]:
     """Certified bounds lo <= delta(eps) <= hi for the product prod law_i^{(x) n_i}.
 
     `factors` is a list of (law, n_i) pairs (with ``extra``, an exactly summed part of the
     measure added to them: :mod:`.cf_lattice`; ``factors`` may then be empty).  The width
     hi - lo targets rel_tol * delta; the bounds are guaranteed whatever width is reached.
+    ``log_delta``: an estimate of log delta(eps) for the first plan in place of the
+    saddle-point one (:func:`_certified_inverter`; ignored with ``extra``).
     """
     if _all_losses_at_most(factors if extra is None else [(extra.law, extra.k)], eps):
         return 0.0, 0.0
@@ -654,7 +657,8 @@ def delta_enclosure(
         with working_precision(_exact_prec(extra, rel_tol)):
             d = extra.terms(eps, derivative=False)[0]
         return max(0.0, lower(d)), min(1.0, upper(d))
-    _, parts = _certified_inverter(factors, eps, rel_tol, extra)
+    _, parts = _certified_inverter(factors, eps, rel_tol, extra,
+                                   log_delta=None if extra is not None else log_delta)
     return max(0.0, lower(parts.delta)), min(1.0, upper(parts.delta))
 
 

@@ -189,15 +189,21 @@ def _eps_below(factors: Sequence[Factor], d: float, lo: float) -> bool:
     """Is eps(d) of this product certainly at most ``lo`` (another product's lower end of eps,
     so that it does not change the maximum)? By its largest loss (delta = 0 from there on) or
     its Chernoff bound (:func:`~.cf_bounds.chernoff_any`, one evaluation of M at a real
-    argument); False with a mass at +oo or where the bound fails. The two directions of
-    DP-SGD: the add direction's eps(1e-5) lies well below the remove direction's and is not
-    inverted."""
+    argument, at 53 bits and, only where ``lo`` lies inside that bound's ball, again at 128
+    bits: both balls hold the bound's exact value at that c, so a 53-bit ball above ``lo``
+    means a 128-bit one ends above it too; True only from a ball's upper end at most ``lo``, a
+    proof at any precision); False with a mass at +oo or where the bound fails. The two
+    directions of DP-SGD: the add direction's eps(1e-5) lies well below the remove direction's
+    and is not inverted."""
     if not mass_at_infinity(factors).is_zero():
         return False
     if _all_losses_at_most(factors, lo):
         return True
     try:
-        return chernoff_any(factors, "epsilon", d, lo) <= lo
+        b_lo, b_hi = chernoff_any(factors, "epsilon", d, lo, prec=53, ends=True)
+        if b_hi <= lo or b_lo > lo:  # (decided at 53 bits: Arb at low precision is a proof)
+            return b_hi <= lo
+        return chernoff_any(factors, "epsilon", d, lo) <= lo  # (undecided: at 128 bits)
     except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
         raise
     except (ValueError, RuntimeError, ArithmeticError, OverflowError):
@@ -580,6 +586,31 @@ def _cut_enclosure(
     return epsilon_enclosure(cut, d_lo, rel, up)
 
 
+def _seed_levels(factors: Sequence[Factor], dn: float, up: float
+                 ) -> tuple[float, float] | None:
+    """(log delta(up), log delta(dn)): one power's law's own float estimates (the optional law
+    method ``float_log_delta(n, eps)``: the replace-one subsampled Gaussian's float PLD,
+    ``families/poisson_replace_seed.py``), or None (no such law, or it declines: a level
+    below its least, the far tail). With them delta plans its one grid at the level at the
+    width asked, as the seeded eps search does (``cf_flat.flat_enclosure``), where the
+    saddle-point estimate planned a grid at :data:`REL_FLOOR` and a second at the level it
+    found. An estimate only: the grid's ball is certified wherever the level lies."""
+    if len(factors) != 1 or not 0 < dn <= up:
+        return None
+    law, n = factors[0]
+    est = getattr(law, "float_log_delta", None)
+    if est is None:
+        return None
+    try:
+        got = [est(n, up), est(n, dn) if dn != up else None]
+    except (ValueError, ArithmeticError, OverflowError):  # (a float failure: no seed)
+        return None
+    got[1] = got[0] if dn == up else got[1]
+    if any(x is None or not math.isfinite(x) for x in got):
+        return None
+    return got[0], got[1]
+
+
 def _plain_enclosure(
     factors: Sequence[Factor], kind: str, dn: float, up: float, rel: float
 ) -> tuple[float, float] | None:
@@ -597,16 +628,19 @@ def _plain_enclosure(
         return r
     factors, extra = _split(factors, kind, max(dn, 0.0), rel)
     asked = rel
-    rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
+    levels = _seed_levels(factors, dn, up) if kind == "delta" and extra is None else None
+    if levels is None:  # (a seeded delta: one grid at the level, at the width asked)
+        rel = _rel_target(factors, kind, max(dn, 0.0), rel, extra)
     if extra is None:  # (a view of the law whose M costs the same at every t, where faster)
         factors = flat_factors(factors, _at(factors, kind, max(dn, 0.0)), rel,
                                _cap(factors, asked))
     if kind == "delta":
         if factors and not _affordable_work(factors, max(dn, 0.0), rel, asked):
             return None
-        lo, hi = delta_enclosure(factors, up, rel, extra)  # (delta non-increasing)
+        log_up, log_dn = levels if levels is not None else (None, None)
+        lo, hi = delta_enclosure(factors, up, rel, extra, log_up)  # (delta non-increasing)
         if dn != up:
-            hi = delta_enclosure(factors, dn, rel, extra)[1]
+            hi = delta_enclosure(factors, dn, rel, extra, log_dn)[1]
         return lo, hi
     if factors:
         e0 = _at(factors, kind, dn, extra)
