@@ -47,14 +47,14 @@ import math
 from flint import acb, arb, ctx
 
 from ..numeric.cf_laws import lower, pm, upper, working_precision
-from ..numeric.cf_sampled_poly import (
+from ..numeric.cf_piece_transform import (
     BUILD_GUARD,
-    ChebPiece,
     PieceTransform,
     ellipse_sup,
     pieces_transform,
     pieces_transform_grid,
 )
+from ..numeric.cf_sampled_poly import ChebPiece
 
 __all__ = ["SampledGaussianPolyLaw", "T_SWITCH", "MAX_PIECE"]
 
@@ -196,7 +196,7 @@ class _Model:
 
 
     def transform_grid(self, h: arb, n: int) -> list[acb]:
-        """:func:`~tradeoff_algebra.numeric.cf_sampled_poly.pieces_transform_grid` of this
+        """:func:`~tradeoff_algebra.numeric.cf_piece_transform.pieces_transform_grid` of this
         model's pieces."""
         return pieces_transform_grid(self, h, n)
 

@@ -58,14 +58,14 @@ from ..numeric.cf_laws import lower, pm, upper, working_precision
 
 # (the pieces' transforms and their sup bound are the subsampled Gaussian view's too: one
 # implementation of the closed forms of the module docstring's "Transform")
-from ..numeric.cf_sampled_poly import (
+from ..numeric.cf_piece_transform import (
     BUILD_GUARD,
-    ChebPiece,
     PieceTransform,
     ellipse_sup,
     pieces_transform,
     pieces_transform_grid,
 )
+from ..numeric.cf_sampled_poly import ChebPiece
 
 __all__ = ["ReplacePolyLaw", "T_SWITCH", "MAX_PIECE"]
 
@@ -270,7 +270,7 @@ class _Model:
 
     def transform_grid(self, h: arb, n: int) -> list[acb]:
         """:meth:`transform` at t_k = k h, k = 1 .. n, at once, at the model's precision: the
-        multipoint sums of ``numeric/cf_sampled_poly.pieces_transform_grid`` (the subsampled
+        multipoint sums of ``numeric/cf_piece_transform.pieces_transform_grid`` (the subsampled
         Gaussian view's too), each ball the sum of the same transforms as :meth:`transform`'s."""
         return pieces_transform_grid(self, h, n)
 
