@@ -49,9 +49,6 @@ def _eps_ok(v, dfun, D):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="analysis.conversions.epsilon: delta = 1 returns "
-                   "Value.point(0, dps), an estimate with an empty route, where delta_f(0) <= 1 "
-                   "proves eps = 0 for every f (the certified eps = 0 route is skipped)")
 @pytest.mark.parametrize("f", [ta.G(1), ta.Laplace(1) ** 3, ta.EpsDelta(R(9, 5), R(1, 10**6)) ** 5])
 def test_epsilon_at_delta_one_is_proved(f):
     v = ta.epsilon(f, 1)

@@ -437,8 +437,8 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     """
     prepare_call(f, dps)
     D = as_level(delta, "delta")
-    if D == 1:  # delta_f(0) <= 1 for every f
-        return Value.point(0, dps)
+    if D == 1:  # delta_f(0) = TV(P, Q) <= 1 for every f, so eps_f(1) = 0 (Prop. 6)
+        return Value.from_exact(sp.Integer(0), dps).routed("delta_f(0) <= 1 (Prop. 6)")
     try:
         with trace.recording() as names:
             v = _epsilon(f, D, dps)
