@@ -55,10 +55,6 @@ def test_epsilon_at_delta_one_is_proved(f):
     assert v.hi == 0 and certified(v)
 
 
-@pytest.mark.xfail(strict=True, reason="routes: roc/evaluate of a Laplace power at alpha = 0 "
-                   "answered by the PLD engine's estimate (1.0, 'privacy-loss distribution'); "
-                   "L_mu^k has no outcome with P = 0, so f(0) = 1 exactly (G_mu's power and "
-                   "L_mu itself answer exactly)")
 def test_laplace_power_end_zero_exact():
     assert ta.evaluate(ta.Laplace(1) ** 3, 0).guarantee == "exact"
     assert ta.roc(ta.Laplace(1) ** 3, 0).guarantee == "exact"

@@ -32,7 +32,7 @@ meets the rules before any numeric composition; the node classes know nothing of
 
 from __future__ import annotations
 
-from sympy import Integer
+from sympy import Integer, Rational
 
 from ..core import trace
 from ..core.node import TradeOff
@@ -449,6 +449,44 @@ class LatticeProductRoute(Route):
         return out
 
 
+class EndsRoute(Route):
+    """The exact value of a product at alpha = 0 from its factors' exact values there:
+    ``(f_1 (x) ... (x) f_k)(0) = prod f_i(0)`` (Dong, Roth & Su, Def. 5). Why: the test of size
+    0 of the product rejects at most where P_1 x ... x P_k = 0, i.e. where some P_i = 0, and the
+    most powerful such test rejects all of it; its power is the Q-mass of that set, 1 - prod
+    (1 - Q_i(P_i = 0)) = 1 - prod f_i(0), because f_i(0) = 1 - Q_i(P_i = 0) for each factor (the
+    same argument for one pair). So a product of factors each with f_i(0) = 1 (no outcome with
+    P = 0: Laplace, G_mu, randomized response) has f(0) = 1 exactly, and f(1) = 0 holds for
+    every trade-off function (Prop. 1; answered before any route). PASS where a factor has no
+    exact value at 0 or the rational would be large (a power 10^6 of 9/10)."""
+
+    name = "f(0) = prod f_i(0) (Def. 5)"
+    questions = ("exact",)
+
+    def supports(self, plan, question):
+        return plan[0] == "pld" and question == "exact"
+
+    def enclose(self, f, plan, question, A, Ac):
+        if A != 0:
+            return PASS
+        out = Integer(1)
+        for leaf, n in plan[1]:
+            q = exact_value(leaf, Integer(0), Integer(1))
+            if q is None:
+                return PASS
+            q = Rational(q)
+            if q == 0:
+                return q
+            if n * (int(q.p).bit_length() + int(q.q).bit_length()) > _ENDS_BITS:
+                return PASS
+            out *= q ** n
+        return out
+
+
+#: The largest exact rational f(0) (bits of its numerator and denominator) the ends route builds.
+_ENDS_BITS = 20000
+
+
 class LossBoundRoute(Route):
     """delta(eps) = E_P[(1 - e^{eps - L})_+] = 0 once eps is at or above the largest privacy
     loss of the product (Dong, Roth & Su, Prop. 6: f_{eps,0} <= f), proved in Arb from the
@@ -554,7 +592,8 @@ class PLDRoute(Route):
 
 #: The routes of a product, in order; the policy takes the cheapest that supports a question
 #: (the order breaks ties) and passes on to the next when a route answers None.
-ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
+ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), EndsRoute(), NegligibleRoute(),
+                       DeltaPartRoute(),
                        LossBoundRoute(),
                        LatticeRoute(), TwoLatticeRoute(), LatticeProductRoute(), InversionRoute(),
                        PLDRoute()]
