@@ -294,13 +294,6 @@ def test_poisson_replace_one_step_certified():
     assert p_lo >= 1e-5 * (1 - 1e-6) and o_hi <= 1e-5 * (1 + 1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="analysis.largest_loss / numeric finite composition: "
-                   "delta at exactly the largest loss of a power of a finite pair with an "
-                   "irrational likelihood ratio that largest_loss does not state (RR(1, 3)^3 at "
-                   "3, the discrete Laplace (1, 3)^3 at 1) is [0, ~1e-561] labelled 'estimate' "
-                   "with the route 'exact finite composition' and a ToleranceWarning (the top "
-                   "atom's Q - e^eps P a ball about 0); a hair above it the same route "
-                   "answers an exact 0, and RR(1, 2)^3 at 3 is exact")
 @pytest.mark.parametrize("f, M", [(ta.randomized_response(1, 3) ** 3, 3),
                                   (ta.discrete_laplace(1, 3) ** 3, 1)])
 def test_finite_power_at_largest_loss_exact(f, M):
