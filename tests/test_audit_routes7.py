@@ -326,11 +326,6 @@ def test_finite_power_at_largest_loss_holds_zero(f, M):
         assert meets(w, lo * (1 - mpmath.mpf(10) ** -25), lo * (1 + mpmath.mpf(10) ** -25))
 
 
-@pytest.mark.xfail(strict=True, reason="numeric.binomial_profile.arb_delta_ball hands its best "
-                   "Arb ball (not a (lo, hi) pair) to budget.check / progress.ensure_time: "
-                   "TimeLimitExceeded.__init__ iterates it, TypeError, and the call ends in an "
-                   "InternalError instead of stopping at its limit (found as delta(f_{1/10, "
-                   "1e-12}^(10^6), 2064597/500) at tol 1e-12 under a 0.5 s limit)")
 def test_binomial_ball_deadline_is_time_limit_exceeded():
     """The Arb delta of f_{1/10,0}^(10^6) at 130 bits, its first pass past a deadline of 1e-9 s:
     the pass needs a second (more bits), so the loop's deadline check runs with a ball in hand;
