@@ -340,12 +340,6 @@ def test_binomial_ball_deadline_is_time_limit_exceeded():
             arb_delta_ball(R(1, 10), 10**6, arb(fmpq(2064597, 500)), 130)
 
 
-@pytest.mark.xfail(strict=True, reason="few-step DP-SGD (families/gaussian_sampled_seed + the "
-                   "Laplace inversion): delta(0) at a small rate is the PLD engine's estimate "
-                   "(sigma = 1, q = 1/100, T = 3: [0.00759386, 0.00759577] 'privacy-loss "
-                   "distribution') where delta(1e-6) is certified; so eps at a level above "
-                   "delta(0) is an estimate 0.0 (sigma = 8, q = 1/1000, T = 5, eps(1/100)), the "
-                   "certified eps = 0 of conversions.epsilon never reached")
 def test_dpsgd_delta_at_zero_certified():
     f = ta.noisy_sgd(1, R(1, 100), 3)
     d0 = ta.delta(f, 0)
@@ -367,11 +361,6 @@ def test_dpsgd_delta0_estimate_inside_the_proved_bracket():
     assert d0.lo <= hi + 1.1e-6 and d0.hi >= lo
 
 
-@pytest.mark.xfail(strict=True, reason="the subsampled Laplace beyond the cells' range (T = "
-                   "150, q = 1/100, b = 1): delta(0) by the Laplace inversion is [1.2e-19, "
-                   "0.0808] with a ToleranceWarning while delta(1/100) <= delta(0) is certified "
-                   "as [0.0405608, 0.0405608]: the 'best enclosure' keeps a lower end 10^17 "
-                   "below what monotonicity in eps proves (T = 100 takes the cells: 2e-6 wide)")
 def test_sampled_laplace_delta0_beyond_cells_not_near_vacuous():
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100)) ** 150
     d1 = ta.delta(f, R(1, 100))
