@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..core.errors import NoClosedForm
 from ..core.node import TradeOff
 from ..numeric.arb_expr import Unenclosable, arb_enclose
 from ..numeric.finite import finite_loss
@@ -68,7 +69,7 @@ def _finite_sup(g: TradeOff) -> sp.Expr | None:
         return None
     try:
         atoms = fl.raw_atoms(MAX_SUP_ATOMS)
-    except Exception:  # noqa: BLE001 - no exact table: no exact supremum
+    except (NoClosedForm, ArithmeticError, ValueError):  # no exact table: no exact supremum
         return None
     if not atoms:
         return None
