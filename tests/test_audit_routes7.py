@@ -386,10 +386,6 @@ def test_discrete_gaussian_powers_against_lattice_sums(s, k, eps, d):
                      mpmath.mpf(r.upper().str(40, radius=False)))
 
 
-@pytest.mark.xfail(strict=True, reason="analysis.conversions.epsilon: a certified Value that "
-                   "comes back from _epsilon without a route (eps of f_{eps0,delta} at a level at "
-                   "or above delta(0): a certified 0) is labelled with the default 'the node's "
-                   "mpmath evaluation', the name of an estimate's route")
 def test_epsdelta_eps_zero_route_names_a_proof():
     v = ta.epsilon(ta.EpsDelta(sp.log(3)), R(1, 2))
     assert certified(v) and v.hi == 0  # (delta(0) = (3 - 1)/(3 + 1) = 1/2 exactly: right)

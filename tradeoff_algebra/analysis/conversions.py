@@ -516,7 +516,11 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
             return _proved(f, D, _bounded_above(f, D, first[0], first[1], dps))
         v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                       lambda: f"epsilon({short(f)}, {short(D)})")
-        return _proved(f, D, v)
+        if v.is_certain:  # (certified's default name is an estimate's: name the proof)
+            return v if tried else v.routed("the node's proved eps")
+        p = _proved(f, D, v)
+        return p.routed("the node's eps, proved by its profile's bracket (Prop. 6)") \
+            if p.is_certain else p
     trace.note("bracketing search on delta(eps)")
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         L, U, points, certain = _search_epsilon(f, num(D, "delta"), dps, D)
