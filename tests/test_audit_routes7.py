@@ -402,11 +402,6 @@ def test_epsdelta_eps_just_below_delta0():
         assert abs(lo - r) <= r * 1e-6 or meets(v, r, r)
 
 
-@pytest.mark.xfail(strict=True, reason="routes (profile band of a product with an f_{eps,delta} "
-                   "factor, Eq. (12)): roc(L(1/10)^1000 (x) f_{1,1e-6}, 79/1000) at tol 1e-8 is "
-                   "an estimate whose route reads 'certified Laplace inversion + certified band "
-                   "of the privacy profile + f_{0,delta} parts by Eq. (12)': an estimate "
-                   "labelled certified")
 def test_product_with_epsdelta_roc_estimate_not_named_certified():
     f = ta.Tensor(ta.Laplace(R(1, 10)) ** 1000, ta.EpsDelta(1, R(1, 10**6)))
     v, _ = _ask(ta.roc, f, R(79, 1000), tol=1e-8, dps=11)
