@@ -49,19 +49,12 @@ def _eps_ok(v, dfun, D):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="analysis.conversions.epsilon: delta = 1 returns "
-                   "Value.point(0, dps), an estimate with an empty route, where delta_f(0) <= 1 "
-                   "proves eps = 0 for every f (the certified eps = 0 route is skipped)")
 @pytest.mark.parametrize("f", [ta.G(1), ta.Laplace(1) ** 3, ta.EpsDelta(R(9, 5), R(1, 10**6)) ** 5])
 def test_epsilon_at_delta_one_is_proved(f):
     v = ta.epsilon(f, 1)
     assert v.hi == 0 and certified(v)
 
 
-@pytest.mark.xfail(strict=True, reason="routes: roc/evaluate of a Laplace power at alpha = 0 "
-                   "answered by the PLD engine's estimate (1.0, 'privacy-loss distribution'); "
-                   "L_mu^k has no outcome with P = 0, so f(0) = 1 exactly (G_mu's power and "
-                   "L_mu itself answer exactly)")
 def test_laplace_power_end_zero_exact():
     assert ta.evaluate(ta.Laplace(1) ** 3, 0).guarantee == "exact"
     assert ta.roc(ta.Laplace(1) ** 3, 0).guarantee == "exact"
@@ -298,13 +291,6 @@ def test_poisson_replace_one_step_certified():
     assert p_lo >= 1e-5 * (1 - 1e-6) and o_hi <= 1e-5 * (1 + 1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="analysis.largest_loss / numeric finite composition: "
-                   "delta at exactly the largest loss of a power of a finite pair with an "
-                   "irrational likelihood ratio that largest_loss does not state (RR(1, 3)^3 at "
-                   "3, the discrete Laplace (1, 3)^3 at 1) is [0, ~1e-561] labelled 'estimate' "
-                   "with the route 'exact finite composition' and a ToleranceWarning (the top "
-                   "atom's Q - e^eps P a ball about 0); a hair above it the same route "
-                   "answers an exact 0, and RR(1, 2)^3 at 3 is exact")
 @pytest.mark.parametrize("f, M", [(ta.randomized_response(1, 3) ** 3, 3),
                                   (ta.discrete_laplace(1, 3) ** 3, 1)])
 def test_finite_power_at_largest_loss_exact(f, M):
@@ -337,11 +323,6 @@ def test_finite_power_at_largest_loss_holds_zero(f, M):
         assert meets(w, lo * (1 - mpmath.mpf(10) ** -25), lo * (1 + mpmath.mpf(10) ** -25))
 
 
-@pytest.mark.xfail(strict=True, reason="numeric.binomial_profile.arb_delta_ball hands its best "
-                   "Arb ball (not a (lo, hi) pair) to budget.check / progress.ensure_time: "
-                   "TimeLimitExceeded.__init__ iterates it, TypeError, and the call ends in an "
-                   "InternalError instead of stopping at its limit (found as delta(f_{1/10, "
-                   "1e-12}^(10^6), 2064597/500) at tol 1e-12 under a 0.5 s limit)")
 def test_binomial_ball_deadline_is_time_limit_exceeded():
     """The Arb delta of f_{1/10,0}^(10^6) at 130 bits, its first pass past a deadline of 1e-9 s:
     the pass needs a second (more bits), so the loop's deadline check runs with a ball in hand;
@@ -356,12 +337,6 @@ def test_binomial_ball_deadline_is_time_limit_exceeded():
             arb_delta_ball(R(1, 10), 10**6, arb(fmpq(2064597, 500)), 130)
 
 
-@pytest.mark.xfail(strict=True, reason="few-step DP-SGD (families/gaussian_sampled_seed + the "
-                   "Laplace inversion): delta(0) at a small rate is the PLD engine's estimate "
-                   "(sigma = 1, q = 1/100, T = 3: [0.00759386, 0.00759577] 'privacy-loss "
-                   "distribution') where delta(1e-6) is certified; so eps at a level above "
-                   "delta(0) is an estimate 0.0 (sigma = 8, q = 1/1000, T = 5, eps(1/100)), the "
-                   "certified eps = 0 of conversions.epsilon never reached")
 def test_dpsgd_delta_at_zero_certified():
     f = ta.noisy_sgd(1, R(1, 100), 3)
     d0 = ta.delta(f, 0)
@@ -383,11 +358,6 @@ def test_dpsgd_delta0_estimate_inside_the_proved_bracket():
     assert d0.lo <= hi + 1.1e-6 and d0.hi >= lo
 
 
-@pytest.mark.xfail(strict=True, reason="the subsampled Laplace beyond the cells' range (T = "
-                   "150, q = 1/100, b = 1): delta(0) by the Laplace inversion is [1.2e-19, "
-                   "0.0808] with a ToleranceWarning while delta(1/100) <= delta(0) is certified "
-                   "as [0.0405608, 0.0405608]: the 'best enclosure' keeps a lower end 10^17 "
-                   "below what monotonicity in eps proves (T = 100 takes the cells: 2e-6 wide)")
 def test_sampled_laplace_delta0_beyond_cells_not_near_vacuous():
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100)) ** 150
     d1 = ta.delta(f, R(1, 100))
@@ -416,10 +386,6 @@ def test_discrete_gaussian_powers_against_lattice_sums(s, k, eps, d):
                      mpmath.mpf(r.upper().str(40, radius=False)))
 
 
-@pytest.mark.xfail(strict=True, reason="analysis.conversions.epsilon: a certified Value that "
-                   "comes back from _epsilon without a route (eps of f_{eps0,delta} at a level at "
-                   "or above delta(0): a certified 0) is labelled with the default 'the node's "
-                   "mpmath evaluation', the name of an estimate's route")
 def test_epsdelta_eps_zero_route_names_a_proof():
     v = ta.epsilon(ta.EpsDelta(sp.log(3)), R(1, 2))
     assert certified(v) and v.hi == 0  # (delta(0) = (3 - 1)/(3 + 1) = 1/2 exactly: right)
@@ -436,11 +402,6 @@ def test_epsdelta_eps_just_below_delta0():
         assert abs(lo - r) <= r * 1e-6 or meets(v, r, r)
 
 
-@pytest.mark.xfail(strict=True, reason="routes (profile band of a product with an f_{eps,delta} "
-                   "factor, Eq. (12)): roc(L(1/10)^1000 (x) f_{1,1e-6}, 79/1000) at tol 1e-8 is "
-                   "an estimate whose route reads 'certified Laplace inversion + certified band "
-                   "of the privacy profile + f_{0,delta} parts by Eq. (12)': an estimate "
-                   "labelled certified")
 def test_product_with_epsdelta_roc_estimate_not_named_certified():
     f = ta.Tensor(ta.Laplace(R(1, 10)) ** 1000, ta.EpsDelta(1, R(1, 10**6)))
     v, _ = _ask(ta.roc, f, R(79, 1000), tol=1e-8, dps=11)

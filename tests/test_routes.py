@@ -32,7 +32,7 @@ D2 = Discrete([R(3, 4), R(1, 4)], [R(1, 4), R(3, 4)])
     (G(R(1, 10**40)) @ Laplace(1), "value",
      ["negligible factors bounded out", "certified band of the privacy profile",
       "privacy-loss distribution"]),
-    (G(1) @ Laplace(1), "exact", []),
+    (G(1) @ Laplace(1), "exact", ["f(0) = prod f_i(0) (Def. 5)"]),
     (G(1) @ Laplace(1), "ball", []),
 ])
 def test_which_routes_support_a_question(f, question, names):

@@ -437,8 +437,8 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     """
     prepare_call(f, dps)
     D = as_level(delta, "delta")
-    if D == 1:  # delta_f(0) <= 1 for every f
-        return Value.point(0, dps)
+    if D == 1:  # delta_f(0) = TV(P, Q) <= 1 for every f, so eps_f(1) = 0 (Prop. 6)
+        return Value.from_exact(sp.Integer(0), dps).routed("delta_f(0) <= 1 (Prop. 6)")
     try:
         with trace.recording() as names:
             v = _epsilon(f, D, dps)
@@ -518,7 +518,11 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
             return Value.point(first[0], dps, guarantee="certified")  # nothing more
         v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                       lambda: f"epsilon({short(f)}, {short(D)})")
-        return _proved(f, D, v)
+        if v.is_certain:  # (certified's default name is an estimate's: name the proof)
+            return v if tried else v.routed("the node's proved eps")
+        p = _proved(f, D, v)
+        return p.routed("the node's eps, proved by its profile's bracket (Prop. 6)") \
+            if p.is_certain else p
     trace.note("bracketing search on delta(eps)")
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         L, U, points, certain = _search_epsilon(f, num(D, "delta"), dps, D)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..core.errors import NoClosedForm
 from ..core.node import TradeOff
+from ..numeric.arb_expr import Unenclosable, arb_enclose
+from ..numeric.finite import finite_loss
 from ..numeric.lattice_product import exact_fraction
 
 
@@ -37,9 +40,52 @@ def largest_loss_exact(f: TradeOff) -> sp.Expr | None:
         s = None if exact is None else exact()
         if s is None:
             ball = law.loss_sup()
-            if ball is None or not ball.is_exact() or not ball.is_finite():
+            if ball is None or not ball.is_finite():
                 return None
-            s = exact_fraction(ball.mid())
+            s = exact_fraction(ball.mid()) if ball.is_exact() else _finite_sup(g)
+            if s is None:
+                return None
         total += int(n) * sp.Rational(s.numerator, s.denominator) \
             if not isinstance(s, sp.Basic) else int(n) * s
     return total
+
+
+#: The most atoms of one finite factor whose largest loss is proved symbolically.
+MAX_SUP_ATOMS = 64
+
+
+def _finite_sup(g: TradeOff) -> sp.Expr | None:
+    """The largest privacy loss log(Q/P) of the finite factor ``g`` exactly, as a SymPy number
+    (RR(1, 3): log(e) = 1; the discrete Laplace of scale 3: log(e^{1/3}) = 1/3), where the Arb
+    ball of its law is not exact (an irrational ratio, a non-dyadic loss); None where ``g`` has
+    no exact table of at most :data:`MAX_SUP_ATOMS` atoms or the order is not proved.
+
+    The proof: the exact atoms (ratio r_i, P_i, Q_i) of ``g`` with P_i > 0 are finite, so the
+    supremum of the loss is max_i log r_i; a candidate r_top is that maximum when every other
+    atom's ratio is proved below it (Arb balls of r_i - r_top entirely negative) or equal to it
+    (SymPy simplifies r_i - r_top to 0). A ball that meets 0 without the identity leaves None."""
+    fl = finite_loss(g)
+    if fl is None:
+        return None
+    try:
+        atoms = fl.raw_atoms(MAX_SUP_ATOMS)
+    except (NoClosedForm, ArithmeticError, ValueError):  # no exact table: no exact supremum
+        return None
+    if not atoms:
+        return None
+    ratios = [r for r, p, _ in atoms if not p == 0]
+    if not ratios or any(not r.is_finite for r in ratios):
+        return None
+    top = ratios[0]
+    for r in ratios[1:]:
+        d = r - top
+        try:
+            if arb_enclose(d, prec=128) < 0:
+                continue
+        except Unenclosable:
+            pass
+        if sp.simplify(d) != 0:
+            return None
+    s = sp.expand_log(sp.log(top), force=False)
+    s = sp.simplify(s) if not s.is_Rational else s
+    return s if s.is_real and s.is_finite else None

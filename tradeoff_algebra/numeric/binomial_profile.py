@@ -103,7 +103,7 @@ def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
     from bits + 2 log2 n + 24 while the difference A - e^eps B cancels (at most
     :data:`ARB_MAX_EXTRA` extra bits, or until a doubling no longer halves the radius: then the
     best ball). ``eps`` a ball, exact or not."""
-    from .progress import ensure_time
+    from .progress import best_pair, ensure_time
 
     extra = 2 * n.bit_length() + 24
     best = None
@@ -125,7 +125,8 @@ def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
             return best
         # (the incomplete beta functions' cost grows about 8-fold per doubling at n ~ 10^6:
         # a doubling that cannot end before the call's deadline is refused at once)
-        budget.check(best)
+        # (the deadline reports carry a (lo, hi) pair: the best ball's ends, rounded outward)
+        budget.check(best_pair(best))
         ensure_time(4 * spent, f"delta of f_(eps,0)^(x){n} at {2 * (bits + extra)} bits", best)
         extra *= 2
 

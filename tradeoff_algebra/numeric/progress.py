@@ -30,13 +30,29 @@ import math
 import sys
 from typing import Any
 
+from mpmath.libmp import round_ceiling, round_floor
+
 from ..core.errors import InvalidParameter
 from . import budget
+from .arb import arb_endpoint
 
-__all__ = ["bar", "DELAY", "check_progress", "ensure_time", "IMPORT_SECONDS"]
+__all__ = ["bar", "DELAY", "check_progress", "ensure_time", "best_pair", "IMPORT_SECONDS"]
 
 #: Seconds after which a call with ``progress=None`` shows its bar (on a terminal).
 DELAY = 3.0
+
+
+def best_pair(best: Any) -> tuple | None:
+    """A loop's best enclosure as the ``(lo, hi)`` pair :class:`~.budget.TimeLimitExceeded`
+    carries: a pair as it is, an Arb ball as its ends rounded outward to mpfs at the working
+    precision (None for a ball that is not finite: no enclosure)."""
+    if best is None or isinstance(best, tuple):
+        return best
+    if hasattr(best, "rad") and hasattr(best, "lower"):  # a python-flint arb
+        if not best.is_finite():
+            return None
+        return arb_endpoint(best.lower(), round_floor), arb_endpoint(best.upper(), round_ceiling)
+    return tuple(best)
 
 
 def ensure_time(seconds: float, phase: str, best: Any = None) -> None:
@@ -44,11 +60,12 @@ def ensure_time(seconds: float, phase: str, best: Any = None) -> None:
     :class:`~.budget.TimeLimitExceeded` (carrying ``best``) when its estimated cost
     ``seconds`` (measured on the phase's first part: a lower bound of the whole) exceeds the
     time left (:func:`budget.remaining`), rather than starting it and stopping at the limit
-    or after it. ``phase`` names the work and its size in the message. Outside a call, or
-    with no limit, it does nothing."""
+    or after it. ``phase`` names the work and its size in the message; ``best`` a pair or an
+    Arb ball (:func:`best_pair`). Outside a call, or with no limit, it does nothing."""
     left = budget.remaining()
     if not seconds > left:
         return
+    best = best_pair(best)
     budget.check(best)  # (past the deadline already: the ordinary report)
     state = budget._local  # (the call's name and limit, as budget.check reads them)
     what = getattr(state, "what", "computation")

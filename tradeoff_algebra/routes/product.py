@@ -32,12 +32,16 @@ meets the rules before any numeric composition; the node classes know nothing of
 
 from __future__ import annotations
 
-from sympy import Integer
+from flint import arb
+from mpmath.libmp import round_ceiling, round_floor
+from sympy import Integer, Rational
 
 from ..core import trace
 from ..core.node import TradeOff
 from ..numeric import budget, pld
-from ..numeric.context import mp
+from ..numeric.arb import arb_endpoint, arb_exact
+from ..numeric.arb_expr import arb_ball
+from ..numeric.context import arb_precision, mp
 from ..numeric.lattice_product import LATTICE_PRODUCT, LatticeProduct, lattice_factor
 from ..numeric.lattice_two import TWO_LATTICES, two_lattice_enclosure, two_lattice_product
 from ..numeric.protocol import (
@@ -50,6 +54,7 @@ from ..numeric.protocol import (
     mp_value,
     num,
 )
+from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
 from .engines import (
@@ -356,11 +361,48 @@ class DeltaPartRoute(Route):
         power = question == "roc"
         if lvl is None:  # alpha >= 1 - D: f (x) f_{0,D} vanishes there
             return (mp.one, mp.one) if power else (mp.zero, mp.zero)
+        r = (mp_roc if power else mp_value)(g, *lvl)
+        if isinstance(r, CertifiedPair):  # g's answer proved: keep the proof through Eq. (12)
+            proved = _certified_scaled(g, deltas, a, power)
+            if proved is not None:
+                return proved
+        lo, hi = r
         if power:  # 1 - (1 - D) f(a') = D + (1 - D)(1 - f(a'))
-            lo, hi = mp_roc(g, *lvl)
             return D + keep * lo, D + keep * hi
-        lo, hi = mp_value(g, *lvl)
         return keep * lo, keep * hi
+
+
+def _certified_scaled(g, deltas, a, power: bool) -> CertifiedPair | None:
+    """Eq. (12) proved: (g (x) f_{0,D})(alpha) = K g(alpha/K) with K = 1 - D = prod (1 -
+    delta_i)^{n_i} a ball, and the power D + K (1 - g(alpha/K)) = 1 - K g(alpha/K). The level
+    alpha/K is a ball [a1, a2] (mpf ends rounded outward); g is non-increasing in alpha (its
+    power non-decreasing), so g(a2) <= g(alpha/K) <= g(a1): the ends from g's certified answers
+    (CertifiedPairs) at a2 and a1, combined with K in Arb and rounded outward. None where K is
+    not decided below alpha's complement or g does not prove both ends."""
+    with arb_precision(mp.prec + 64):
+        K = arb(1)
+        for d, n in deltas:
+            K *= arb_ball(1 - d) ** int(n)
+        lvl = arb_exact(a) / K
+        if not lvl < 1:
+            return None
+        a1 = arb_endpoint(lvl.lower(), round_floor)
+        a2 = arb_endpoint(lvl.upper(), round_ceiling)
+    ends = []
+    for x in (a1, a2):
+        r = (mp_roc if power else mp_value)(g, x, mp.fsub(1, x, exact=True))
+        if not isinstance(r, CertifiedPair):
+            return None
+        ends.append(r)
+    with arb_precision(mp.prec + 64):
+        if power:  # non-decreasing: [roc(a1).lo, roc(a2).hi]; 1 - K (1 - r)
+            lo = 1 - K * (1 - arb_exact(ends[0][0]))
+            hi = 1 - K * (1 - arb_exact(ends[1][1]))
+        else:  # non-increasing: [g(a2).lo, g(a1).hi]; K g
+            lo = K * arb_exact(ends[1][0])
+            hi = K * arb_exact(ends[0][1])
+        return CertifiedPair(max(arb_endpoint(lo.lower(), round_floor), mp.zero),
+                             min(arb_endpoint(hi.upper(), round_ceiling), mp.one))
 
 
 def _ball_delta_part(rest, deltas, a, ac, power: bool):
@@ -447,6 +489,44 @@ class LatticeProductRoute(Route):
         if not names:  # (the tree and a shortcut name themselves; a grid product does not)
             trace.note(self.name)
         return out
+
+
+class EndsRoute(Route):
+    """The exact value of a product at alpha = 0 from its factors' exact values there:
+    ``(f_1 (x) ... (x) f_k)(0) = prod f_i(0)`` (Dong, Roth & Su, Def. 5). Why: the test of size
+    0 of the product rejects at most where P_1 x ... x P_k = 0, i.e. where some P_i = 0, and the
+    most powerful such test rejects all of it; its power is the Q-mass of that set, 1 - prod
+    (1 - Q_i(P_i = 0)) = 1 - prod f_i(0), because f_i(0) = 1 - Q_i(P_i = 0) for each factor (the
+    same argument for one pair). So a product of factors each with f_i(0) = 1 (no outcome with
+    P = 0: Laplace, G_mu, randomized response) has f(0) = 1 exactly, and f(1) = 0 holds for
+    every trade-off function (Prop. 1; answered before any route). PASS where a factor has no
+    exact value at 0 or the rational would be large (a power 10^6 of 9/10)."""
+
+    name = "f(0) = prod f_i(0) (Def. 5)"
+    questions = ("exact",)
+
+    def supports(self, plan, question):
+        return plan[0] == "pld" and question == "exact"
+
+    def enclose(self, f, plan, question, A, Ac):
+        if A != 0:
+            return PASS
+        out = Integer(1)
+        for leaf, n in plan[1]:
+            q = exact_value(leaf, Integer(0), Integer(1))
+            if q is None:
+                return PASS
+            q = Rational(q)
+            if q == 0:
+                return q
+            if n * (int(q.p).bit_length() + int(q.q).bit_length()) > _ENDS_BITS:
+                return PASS
+            out *= q ** n
+        return out
+
+
+#: The largest exact rational f(0) (bits of its numerator and denominator) the ends route builds.
+_ENDS_BITS = 20000
 
 
 class LossBoundRoute(Route):
@@ -554,7 +634,8 @@ class PLDRoute(Route):
 
 #: The routes of a product, in order; the policy takes the cheapest that supports a question
 #: (the order breaks ties) and passes on to the next when a route answers None.
-ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), NegligibleRoute(), DeltaPartRoute(),
+ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), EndsRoute(), NegligibleRoute(),
+                       DeltaPartRoute(),
                        LossBoundRoute(),
                        LatticeRoute(), TwoLatticeRoute(), LatticeProductRoute(), InversionRoute(),
                        PLDRoute()]
