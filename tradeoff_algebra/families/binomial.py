@@ -61,7 +61,7 @@ import sympy as sp
 from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
-from ..core.validate import param
+from ..core.validate import fuzzy_equals, param
 from ..numeric.capability import monotonicity
 from ..numeric.context import mp, thread_cache
 from ..numeric.lattice_np import np_tails
@@ -413,7 +413,7 @@ def binomial_tensor(factors):
 @rule(BinomialDP, cite=_KOV, priority=100)
 def binomial_trivial(f: BinomialDP):
     """f_{eps,0}^{(x) 0} = Id (B(0, p) is a point mass) and f_{0,0}^{(x) n} = Id (p = q = 1/2)."""
-    return Id if (f.n.is_zero is True or f.eps.is_zero is True) else None
+    return Id if (fuzzy_equals(f.n, 0) is True or fuzzy_equals(f.eps, 0) is True) else None
 
 
 @np_tails.register(BinomialDP)
@@ -559,7 +559,7 @@ ARB_MAX_N = 10**15
 
 def _arb_n(f: BinomialDP, least: int = TABLE_MAX_N + 1) -> int | None:
     """n when the Arb profile applies (numeric eps > 0, least <= n <= ARB_MAX_N)."""
-    if f.free_symbols or not isinstance(f.n, sp.Integer) or f.eps.is_zero is not False:
+    if f.free_symbols or not isinstance(f.n, sp.Integer) or fuzzy_equals(f.eps, 0) is not False:
         return None
     n = int(f.n)
     return n if least <= n <= ARB_MAX_N else None
