@@ -203,3 +203,24 @@ def test_rr_power_delta_against_kov(k, eps):
     with mp.workdps(40):
         ref = _kov_delta(k, "0.1", mp.mpf(eps.p) / eps.q)
         assert lo - mp.mpf(10) ** -38 <= ref <= hi + mp.mpf(10) ** -38
+
+
+@pytest.mark.parametrize("k", [3, 4, 5, 40, 2000])
+@pytest.mark.parametrize("ratio", [R(1, 10**6), R(999, 1000), R(1001, 1000)])
+def test_rr_power_epsilon_near_delta_zero(k, ratio):
+    """eps(d) of f_{1/10,0}^k for d around delta(0) (where the order of the checks changes:
+    delta(0) checked first or implied by the proved delta(lo) > d) against the
+    Kairouz-Oh-Viswanath sum at 40 digits: 0 iff d >= delta(0), else delta brackets d."""
+    with mp.workdps(40):
+        d0 = _kov_delta(k, "0.1", 0)
+        d = sp.Rational(str(mpmath.nstr(d0 * mp.mpf(ratio.p) / ratio.q, 30)))
+    v = ta.epsilon(ta.EpsDelta(R(1, 10), 0) ** k, d, dps=20)
+    assert v.guarantee in ("certified", "exact")
+    lo, hi = v.interval()
+    with mp.workdps(40):
+        target = mp.mpf(d.p) / d.q
+        if target >= d0:
+            assert lo <= 0 <= hi and hi < mp.mpf(10) ** -15
+        else:
+            assert lo > 0
+            assert _kov_delta(k, "0.1", lo) >= target >= _kov_delta(k, "0.1", hi)

@@ -81,6 +81,7 @@ from .binomial_tails import (
     _delta_big,
     _eval_big,
     _extra_bits,
+    _guess_eps_segment,
     _integer_tails,
     arb_delta_ball,
     arb_epsilon,
@@ -647,6 +648,18 @@ def _(f, d):
         with arb_precision(mp.prec + 20):
             return _pair_of(arb_ball(f.eps) * n, unit=False)
     D = _mpf_fraction(d)
+    if _guess_positive(f.eps, n, float(d)):
+        # arb_epsilon proves delta(lo) > d; with lo > 0, delta(0) >= delta(lo) > d (delta is
+        # non-increasing, Prop. 6), so the check of delta(0) below is implied and skipped. The
+        # float guess only orders the work: a wrong guess falls through to that check.
+        try:
+            lo, hi = arb_epsilon(f.eps, n, D, mp.prec + 12)
+        except TimeLimitExceeded:
+            raise
+        except NumericalError:
+            lo = hi = None
+        if lo is not None and lo > 0:
+            return _bracket_pair(lo, hi)
     with arb_precision(mp.prec + 2 * n.bit_length() + 40):
         at0 = arb_delta_ball(f.eps, n, arb(0), mp.prec + 16)
         dd = arb(fmpq(D.numerator, D.denominator))
@@ -662,12 +675,30 @@ def _(f, d):
         raise
     except NumericalError:
         return None
+    return _bracket_pair(lo, hi)
+
+
+def _bracket_pair(lo: Fraction, hi: Fraction) -> CertifiedPair:
+    """The proved bracket lo <= eps(d) <= hi as mpfs rounded outward, or one mpf where the
+    bracket is narrower than the working precision (a point correct to it)."""
     if hi - lo <= lo / 2 ** (mp.prec + 2):  # a point correct to the working precision
         m = (lo + hi) / 2
         return CertifiedPair(*(2 * [mp.fdiv(m.numerator, m.denominator)]))
     with mp.workprec(mp.prec + 10):
         return CertifiedPair(mp.fdiv(lo.numerator, lo.denominator, rounding="d"),
                              mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
+
+
+def _guess_positive(eps0: sp.Expr, n: int, d: float) -> bool:
+    """Whether floats put eps(d) above a positive lattice point l(m - 1) = eps0 (2(m - 1) - n)
+    (a guess, never a proof: it only decides which check runs first)."""
+    if not 0 < d < 1:
+        return False
+    try:
+        m = _guess_eps_segment(n, eps0, d)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+    return 2 * (m - 1) - n > 0
 
 
 def _mpf_fraction(x) -> Fraction:
