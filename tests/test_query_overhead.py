@@ -224,3 +224,20 @@ def test_rr_power_epsilon_near_delta_zero(k, ratio):
         else:
             assert lo > 0
             assert _kov_delta(k, "0.1", lo) >= target >= _kov_delta(k, "0.1", hi)
+
+
+def test_fraction_of_binary_numbers():
+    """The exact rational of an mpf and of an exact Arb number, against Python's Fraction of
+    the same binary number."""
+    from fractions import Fraction
+
+    from tradeoff_algebra.families.binomial import _mpf_fraction
+    from tradeoff_algebra.numeric.binomial_profile import _fraction_of
+
+    for x in ["0.1", "-3.75", "1e-300", "12345678912345", "1", "-2"]:
+        m = mpmath.mpf(float(x))
+        want = Fraction(float(x))  # (Python's exact value of the same binary number)
+        assert _mpf_fraction(m) == want
+    for v in [Fraction(3, 8), Fraction(-5, 1), Fraction(1, 2**70), Fraction(2**50 + 1)]:
+        a = arb(v.numerator) / v.denominator
+        assert a.is_exact() and _fraction_of(a.mid()) == v

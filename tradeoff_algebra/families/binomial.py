@@ -703,5 +703,6 @@ def _guess_positive(eps0: sp.Expr, n: int, d: float) -> bool:
 
 def _mpf_fraction(x) -> Fraction:
     """The exact rational value of a finite mpf."""
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    sign, man, exp, _ = x._mpf_  # (mpf.man_exp drops the sign)
+    man, exp = (-int(man) if sign else int(man)), int(exp)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
