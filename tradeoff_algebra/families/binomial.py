@@ -81,6 +81,7 @@ from .binomial_tails import (
     _delta_big,
     _eval_big,
     _extra_bits,
+    _float_log_delta,
     _guess_eps_segment,
     _integer_tails,
     arb_delta_ball,
@@ -690,15 +691,22 @@ def _bracket_pair(lo: Fraction, hi: Fraction) -> CertifiedPair:
 
 
 def _guess_positive(eps0: sp.Expr, n: int, d: float) -> bool:
-    """Whether floats put eps(d) above a positive lattice point l(m - 1) = eps0 (2(m - 1) - n)
-    (a guess, never a proof: it only decides which check runs first)."""
+    """Whether floats put eps(d) above a lattice point l(m - 1) = eps0 (2(m - 1) - n) >= 0
+    (at l(m - 1) = 0, with delta(0) above d by a margin of 1% in floats): a guess, never a
+    proof; it only decides which check runs first."""
     if not 0 < d < 1:
         return False
     try:
         m = _guess_eps_segment(n, eps0, d)
+        j = 2 * (m - 1) - n
+        if j > 0:
+            return True
+        if j < 0:
+            return False
+        e0 = float(eps0)
+        return _float_log_delta(n, 1.0 / (1.0 + math.exp(e0)), e0, m - 1) > math.log(d) + 0.01
     except (ValueError, OverflowError, ZeroDivisionError):
         return False
-    return 2 * (m - 1) - n > 0
 
 
 def _mpf_fraction(x) -> Fraction:
