@@ -116,6 +116,10 @@ def _exact(alpha: Any) -> sp.Expr:
 
 def _in_unit_interval(A: sp.Expr, alpha: Any) -> sp.Expr:
     """A itself when it is a real number in [0, 1], else :class:`_Refused`."""
+    if isinstance(A, sp.Rational):  # (decided by its integers, without SymPy's assumptions)
+        if A.p < 0 or A.p > A.q:
+            raise _Refused(alpha)
+        return A
     if A is sp.nan or not A.is_number or A.free_symbols:
         raise _Refused(alpha, "use f(alpha) for the symbolic value")
     if A.is_extended_real is False or A.is_finite is False:

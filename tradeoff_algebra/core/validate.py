@@ -37,7 +37,6 @@ import decimal
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
-from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -47,7 +46,7 @@ from sympy import S
 from .errors import InvalidParameter
 
 __all__ = ["param", "count", "flag", "choice", "items", "fuzzy_ge", "fuzzy_le", "fuzzy_gt",
-           "fuzzy_lt", "is_number", "to_sympy", "MAX_EXP_ARG_LOG10", "mpf_rational",
+           "fuzzy_lt", "fuzzy_equals", "is_number", "to_sympy", "MAX_EXP_ARG_LOG10", "mpf_rational",
            "probability_vector"]
 
 #: A number is refused when it contains ``exp(x)`` or ``b**x`` with ``|x|`` possibly above
@@ -90,6 +89,16 @@ def fuzzy_gt(x: sp.Basic, y: sp.Basic) -> bool | None:
 def fuzzy_lt(x: sp.Basic, y: sp.Basic) -> bool | None:
     """Three-valued ``x < y``."""
     return (sp.sympify(y) - sp.sympify(x)).is_extended_positive
+
+
+def fuzzy_equals(x: sp.Basic, c: int) -> bool | None:
+    """Three-valued ``x == c`` for an integer ``c``: ``(x - c).is_zero``, decided for a SymPy
+    Rational by its numerator and denominator (x = p/q with q > 0 equals c iff p = c q) without
+    forming ``x - c`` and running SymPy's assumption deductions on the new number (the rules
+    that test a parameter against 0 or 1 on every query)."""
+    if isinstance(x, sp.Rational):
+        return x.p == c * x.q
+    return (x - c).is_zero
 
 
 def is_number(x: sp.Basic) -> bool:
@@ -277,16 +286,17 @@ def _decide(cond: Callable[[], bool | None], v: sp.Expr, name: str, value: objec
         raise InvalidParameter(name, value, allowed, owner, _failure(exc)) from None
 
 
-def _exact(x: object) -> Fraction | None:
+def _exact(x: object) -> tuple[int, int] | None:
     """The exact rational value of a plain number (a Python int, a finite Python float, a
-    SymPy Rational), else None (bool, NaN, infinities and everything else)."""
+    SymPy Rational) as (numerator, denominator > 0), else None (bool, NaN, infinities and
+    everything else). Integer pairs, not Fractions: no gcd is needed to compare."""
     t = type(x)
     if t is int:
-        return Fraction(x)
+        return x, 1
     if t is float:
-        return Fraction(x) if math.isfinite(x) else None
+        return x.as_integer_ratio() if math.isfinite(x) else None
     if isinstance(x, sp.Rational):
-        return Fraction(int(x.p), int(x.q))
+        return int(x.p), int(x.q)
     return None
 
 
@@ -294,25 +304,32 @@ def _rational_in_range(value: object, lower, upper, lower_open: bool, upper_open
                        integer: bool) -> sp.Rational | None:
     """:func:`param`'s answer for a plain number inside a range of plain bounds (the common
     case: a Rational, an int or a float checked against 0 or 1), decided in exact rationals
-    without SymPy's assumptions; None wherever the general path is needed (any other value or
-    bound, a value outside the range or not an integer: that path raises with its message).
-    The value returned is the one the general path returns: the number itself as a SymPy
-    Rational, a float as the exact binary rational it holds."""
+    without SymPy's assumptions (a/b <= c/d iff a d <= c b for b, d > 0); None wherever the
+    general path is needed (any other value or bound, a value outside the range or not an
+    integer: that path raises with its message). The value returned is the one the general
+    path returns: the number itself as a SymPy Rational, a float as the exact binary rational
+    it holds."""
     v = _exact(value)
-    if v is None or (integer and v.denominator != 1):
+    if v is None or (integer and v[1] != 1):
         return None
+    a, b = v
     if lower is not None:
         lo = _exact(lower)
-        if lo is None or not (v > lo if lower_open else v >= lo):
+        if lo is None:
+            return None
+        x, y = a * lo[1], lo[0] * b
+        if not (x > y if lower_open else x >= y):
             return None
     if upper is not None:
         hi = _exact(upper)
-        if hi is None or not (v < hi if upper_open else v <= hi):
+        if hi is None:
+            return None
+        x, y = a * hi[1], hi[0] * b
+        if not (x < y if upper_open else x <= y):
             return None
     if isinstance(value, sp.Rational):
         return value
-    return sp.Integer(v.numerator) if v.denominator == 1 else sp.Rational(v.numerator,
-                                                                            v.denominator)
+    return sp.Integer(a) if b == 1 else sp.Rational(a, b)
 
 
 def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool = False,

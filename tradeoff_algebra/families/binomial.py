@@ -61,7 +61,7 @@ import sympy as sp
 from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.rules import hook, rule
-from ..core.validate import param
+from ..core.validate import fuzzy_equals, param
 from ..numeric.capability import monotonicity
 from ..numeric.context import mp, thread_cache
 from ..numeric.lattice_np import np_tails
@@ -81,6 +81,8 @@ from .binomial_tails import (
     _delta_big,
     _eval_big,
     _extra_bits,
+    _float_log_delta,
+    _guess_eps_segment,
     _integer_tails,
     arb_delta_ball,
     arb_epsilon,
@@ -413,7 +415,7 @@ def binomial_tensor(factors):
 @rule(BinomialDP, cite=_KOV, priority=100)
 def binomial_trivial(f: BinomialDP):
     """f_{eps,0}^{(x) 0} = Id (B(0, p) is a point mass) and f_{0,0}^{(x) n} = Id (p = q = 1/2)."""
-    return Id if (f.n.is_zero is True or f.eps.is_zero is True) else None
+    return Id if (fuzzy_equals(f.n, 0) is True or fuzzy_equals(f.eps, 0) is True) else None
 
 
 @np_tails.register(BinomialDP)
@@ -559,7 +561,7 @@ ARB_MAX_N = 10**15
 
 def _arb_n(f: BinomialDP, least: int = TABLE_MAX_N + 1) -> int | None:
     """n when the Arb profile applies (numeric eps > 0, least <= n <= ARB_MAX_N)."""
-    if f.free_symbols or not isinstance(f.n, sp.Integer) or f.eps.is_zero is not False:
+    if f.free_symbols or not isinstance(f.n, sp.Integer) or fuzzy_equals(f.eps, 0) is not False:
         return None
     n = int(f.n)
     return n if least <= n <= ARB_MAX_N else None
@@ -647,6 +649,18 @@ def _(f, d):
         with arb_precision(mp.prec + 20):
             return _pair_of(arb_ball(f.eps) * n, unit=False)
     D = _mpf_fraction(d)
+    if _guess_positive(f.eps, n, float(d)):
+        # arb_epsilon proves delta(lo) > d; with lo > 0, delta(0) >= delta(lo) > d (delta is
+        # non-increasing, Prop. 6), so the check of delta(0) below is implied and skipped. The
+        # float guess only orders the work: a wrong guess falls through to that check.
+        try:
+            lo, hi = arb_epsilon(f.eps, n, D, mp.prec + 12)
+        except TimeLimitExceeded:
+            raise
+        except NumericalError:
+            lo = hi = None
+        if lo is not None and lo > 0:
+            return _bracket_pair(lo, hi)
     with arb_precision(mp.prec + 2 * n.bit_length() + 40):
         at0 = arb_delta_ball(f.eps, n, arb(0), mp.prec + 16)
         dd = arb(fmpq(D.numerator, D.denominator))
@@ -662,6 +676,12 @@ def _(f, d):
         raise
     except NumericalError:
         return None
+    return _bracket_pair(lo, hi)
+
+
+def _bracket_pair(lo: Fraction, hi: Fraction) -> CertifiedPair:
+    """The proved bracket lo <= eps(d) <= hi as mpfs rounded outward, or one mpf where the
+    bracket is narrower than the working precision (a point correct to it)."""
     if hi - lo <= lo / 2 ** (mp.prec + 2):  # a point correct to the working precision
         m = (lo + hi) / 2
         return CertifiedPair(*(2 * [mp.fdiv(m.numerator, m.denominator)]))
@@ -670,7 +690,27 @@ def _(f, d):
                              mp.fdiv(hi.numerator, hi.denominator, rounding="u"))
 
 
+def _guess_positive(eps0: sp.Expr, n: int, d: float) -> bool:
+    """Whether floats put eps(d) above a lattice point l(m - 1) = eps0 (2(m - 1) - n) >= 0
+    (at l(m - 1) = 0, with delta(0) above d by a margin of 1% in floats): a guess, never a
+    proof; it only decides which check runs first."""
+    if not 0 < d < 1:
+        return False
+    try:
+        m = _guess_eps_segment(n, eps0, d)
+        j = 2 * (m - 1) - n
+        if j > 0:
+            return True
+        if j < 0:
+            return False
+        e0 = float(eps0)
+        return _float_log_delta(n, 1.0 / (1.0 + math.exp(e0)), e0, m - 1) > math.log(d) + 0.01
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+
+
 def _mpf_fraction(x) -> Fraction:
     """The exact rational value of a finite mpf."""
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    sign, man, exp, _ = x._mpf_  # (mpf.man_exp drops the sign)
+    man, exp = (-int(man) if sign else int(man)), int(exp)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)

@@ -18,7 +18,7 @@ from ..core.citations import DRS
 from ..core.node import TradeOff
 from ..core.normal import PhiInv
 from ..core.rules import hook, rule
-from ..core.validate import param
+from ..core.validate import fuzzy_equals, param
 from ..numeric.arb_expr import arb_ball
 from ..numeric.capability import (
     functional_form,
@@ -151,18 +151,18 @@ def _(f, x):
 @rule(EpsDelta, cite=DRS.eq(5, note="f_{0,0}(alpha) = max{0, 1 - alpha}"), priority=100)
 def epsdelta_zero_is_id(f: EpsDelta):
     """f_{0,0} = Id: (0, 0)-DP is perfect privacy."""
-    return Id if fuzzy_and([f.eps.is_zero, f.delta.is_zero]) else None
+    return Id if fuzzy_and([fuzzy_equals(f.eps, 0), fuzzy_equals(f.delta, 0)]) else None
 
 
 @rule(EpsDelta, cite=DRS.eq(5, note="f_{eps,1}(alpha) = max{0, -e^eps alpha, -e^-eps alpha}"),
       priority=100)
 def epsdelta_delta_one_is_zero(f: EpsDelta):
     """f_{eps,1} = 0 for every eps: (eps, 1)-DP promises nothing."""
-    return Zero if (f.delta - 1).is_zero is True else None
+    return Zero if fuzzy_equals(f.delta, 1) is True else None
 
 
 def _is_pure_delta(f) -> bool:
-    return isinstance(f, EpsDelta) and f.eps.is_zero is True
+    return isinstance(f, EpsDelta) and fuzzy_equals(f.eps, 0) is True
 
 
 def _merged_delta(deltas) -> sp.Expr:

@@ -134,4 +134,5 @@ def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
 def _fraction_of(x) -> Fraction:
     """The exact rational value of an exact Arb number (a ball's end)."""
     man, exp = x.man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    man, exp = int(man), int(exp)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)

@@ -16,7 +16,7 @@ from sympy.core.logic import fuzzy_and
 from ..core.citations import DRS
 from ..core.node import PREC_POSTFIX, PREC_TENSOR, TradeOff, register_operator
 from ..core.rules import bind_hook, rule
-from ..core.validate import param
+from ..core.validate import fuzzy_equals, param
 from ..families.trivial import Id, Zero
 from ..numeric.finite import FiniteLoss, finite_loss
 from ..numeric.privacy_loss import loss_views, privacy_loss
@@ -149,13 +149,13 @@ def tensor_collect(t: Tensor):
 @rule(TensorPower, cite=_POWER, priority=100)
 def power_zero(p: TensorPower):
     """f^{(x) 0} = Id: the empty tensor product is the unit (property 3)."""
-    return Id if p.n.is_zero is True else None
+    return Id if fuzzy_equals(p.n, 0) is True else None
 
 
 @rule(TensorPower, cite=_POWER, priority=100)
 def power_one(p: TensorPower):
     """f^{(x) 1} = f."""
-    return p.base if (p.n - 1).is_zero is True else None
+    return p.base if fuzzy_equals(p.n, 1) is True else None
 
 
 @rule(TensorPower, cite=_POWER, priority=90)

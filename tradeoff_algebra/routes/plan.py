@@ -65,6 +65,8 @@ def pld_leaves(f: TradeOff) -> tuple | None:
 
     if not walk(f, 1):
         return None
+    if len(acc) == 1:  # (no order to fix: printing a node costs more than the rest)
+        return tuple(acc.items())
     return tuple(sorted(acc.items(), key=lambda kv: str(kv[0])))
 
 
