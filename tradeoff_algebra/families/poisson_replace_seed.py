@@ -144,6 +144,21 @@ def replace_log_delta(law, n: int, eps: float) -> float | None:
     return n * log_z - c * eps + math.log(total)
 
 
+def _cell_x(law, y: np.ndarray) -> np.ndarray | None:
+    """The x of the loss values y under the inverse of L (module docstring): u = ((E - 1) +
+    sqrt D) / (2 w), or 2 w E / (sqrt D - (E - 1)) for y < 0 (no cancellation either way),
+    x = log(u) / mu; None where some x is not finite."""
+    mu, q = law.mu, law.q
+    w = math.exp(math.log(q) - mu * mu / 2 - math.log1p(-q))
+    em1 = np.expm1(y)
+    s = np.sqrt(em1 * em1 + 4 * w * w * (em1 + 1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_u = np.where(y >= 0, np.log(em1 + s) - math.log(2 * w),
+                         math.log(2 * w) + y - np.log(s - em1))
+    x = log_u / mu
+    return x if np.all(np.isfinite(x)) else None
+
+
 def _cell_log_masses(law, a1: float, h: float, k1: int) -> np.ndarray | None:
     """log of the P-masses of the k1 loss cells [a1 + j h, a1 + (j + 1) h] (as
     :func:`_cell_masses`, unnormalised), each from the distribution function below the loss 0
@@ -151,16 +166,8 @@ def _cell_log_masses(law, a1: float, h: float, k1: int) -> np.ndarray | None:
     tilted law has its mass)."""
     mu, q = law.mu, law.q
     y = a1 + np.arange(k1 + 1) * h
-    log_w = math.log(q) - mu * mu / 2 - math.log1p(-q)
-    w = math.exp(log_w)
-    em1 = np.expm1(y)
-    e = em1 + 1.0
-    s = np.sqrt(em1 * em1 + 4 * w * w * e)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_u = np.where(y >= 0, np.log(em1 + s) - math.log(2 * w),
-                         math.log(2 * w) + y - np.log(s - em1))
-    x = log_u / mu
-    if not np.all(np.isfinite(x)):
+    x = _cell_x(law, y)
+    if x is None:
         return None
     cdf = (1 - q) * _phi_cdf(x) + q * _phi_cdf(x - mu)
     sf = (1 - q) * _phi_cdf(-x) + q * _phi_cdf(mu - x)
@@ -174,19 +181,8 @@ def _cell_masses(law, a1: float, b1: float, h: float) -> np.ndarray | None:
     the inverse of L and the mixture's distribution function (module docstring)."""
     mu, q = law.mu, law.q
     k1 = max(2, math.ceil((b1 - a1) / h))
-    y = a1 + np.arange(k1 + 1) * h
-    log_w = math.log(q) - mu * mu / 2 - math.log1p(-q)
-    w = math.exp(log_w)
-    em1 = np.expm1(y)
-    e = em1 + 1.0
-    s = np.sqrt(em1 * em1 + 4 * w * w * e)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # (u = ((E - 1) + sqrt D) / (2 w), or 2 w E / (sqrt D - (E - 1)) for y < 0: no
-        # cancellation either way)
-        log_u = np.where(y >= 0, np.log(em1 + s) - math.log(2 * w),
-                         math.log(2 * w) + y - np.log(s - em1))
-    x = log_u / mu
-    if not np.all(np.isfinite(x)):
+    x = _cell_x(law, a1 + np.arange(k1 + 1) * h)
+    if x is None:
         return None
     cdf = (1 - q) * _phi_cdf(x) + q * _phi_cdf(x - mu)
     m = np.diff(cdf)
