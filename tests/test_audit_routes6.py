@@ -188,7 +188,8 @@ def test_sampled_laplace_two_steps_delta_at_zero_against_quadrature():
 
 def test_sampled_laplace_eps_near_the_largest_loss_is_warned():
     """eps(1e-300) of two steps (b = 1, q = 1/10) lies just below the largest two-step loss
-    2 log(1 - q + q e) = 0.3158: the enclosure [1/4, 1/2] holds it and says it is wide."""
+    2 log(1 - q + q e) = 0.31713 (within 1e-299: the top is an atom): the enclosure holds it and,
+    where it is wider than the tolerance (it was [1/4, 1/2]), says so."""
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 10)) ** 2
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
@@ -196,7 +197,7 @@ def test_sampled_laplace_eps_near_the_largest_loss_is_warned():
     top = 2 * mpmath.log(mpmath.mpf(9) / 10 + mpmath.e / 10)
     lo, hi = iv(v)
     assert certified(v) and lo <= top <= hi
-    assert any(issubclass(w.category, ta.ToleranceWarning) for w in ws)
+    assert hi - lo <= 5e-4 * hi or any(issubclass(w.category, ta.ToleranceWarning) for w in ws)
 
 
 def test_dpsgd_two_steps_delta_against_quadrature():

@@ -442,7 +442,8 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     try:
         with trace.recording() as names:
             v = _epsilon(f, D, dps)
-        v = v if v.route else v.routed(trace.described(names, "the node's mpmath evaluation"))
+        v = v if v.route else v.routed(trace.described(
+            names, "the node's proved eps" if v.is_certain else "the node's mpmath evaluation"))
         return _zero_proved(f, D, dps, v)
     except budget.TimeLimitExceeded as exc:
         raise budget.own_best(exc, "epsilon", f) from None
@@ -518,11 +519,9 @@ def _epsilon(f: TradeOff, D: sp.Expr, dps: int) -> Value:
             return Value.point(first[0], dps, guarantee="certified")  # nothing more
         v = certified(lambda: mp_epsilon(f, num(D, "delta")), dps,
                       lambda: f"epsilon({short(f)}, {short(D)})")
-        if v.is_certain:  # (certified's default name is an estimate's: name the proof)
-            return v if tried else v.routed("the node's proved eps")
-        p = _proved(f, D, v)
-        return p.routed("the node's eps, proved by its profile's bracket (Prop. 6)") \
-            if p.is_certain else p
+        if v.is_certain:  # (certified's default name is an estimate's: epsilon names the proof)
+            return v
+        return _proved(f, D, v)
     trace.note("bracketing search on delta(eps)")
     with budget.call(lambda: f"epsilon({short(f)}, {short(D)})"), mp.workdps(dps + GUARD_DPS):
         L, U, points, certain = _search_epsilon(f, num(D, "delta"), dps, D)
