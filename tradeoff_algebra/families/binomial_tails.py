@@ -337,9 +337,11 @@ def _guess_eps_segment(n: int, eps0: sp.Expr, d: float) -> int:
     """The m with delta(l(m - 1)) > d >= delta(l(m)), from floats (a guess the caller walks
     from): bisection over the lattice points l(j) >= 0."""
     e0 = float(eps0)
-    p = 1.0 / (1.0 + math.exp(e0))
-    ld = math.log(d)
+    p = math.exp(-e0 - math.log1p(math.exp(-e0))) if e0 > 0 else 1.0 / (1.0 + math.exp(e0))
     lo, hi = (n - 1) // 2, n  # l(lo) < 0 <= l(lo + 1); delta(l(n)) = 0 <= d
+    if not (p > 0 and d > 0):  # (p below the float range, eps0 > ~745: the walk starts at 0)
+        return lo + 1
+    ld = math.log(d)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if _float_log_delta(n, p, e0, mid) > ld:
