@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from ..numeric.pld_seed import compose_epsilon
+
 __all__ = ["float_epsilon", "SEED_POINTS", "SEED_MIN_DELTA"]
 
 #: The FFT length of the n-fold sum (a power of two), raised fourfold (up to 2^17) while eps
@@ -89,23 +91,4 @@ def _epsilon_on_grid(law, one: tuple[float, float], window: tuple[float, float],
     if not total > 0:
         return None
     m /= total  # (the midpoint rule's mass, within O(h^2) of 1, and the tails left out)
-    p = np.fft.irfft(np.fft.rfft(m, size) ** n, size)
-    np.maximum(p, 0.0, out=p)
-    # (the sum of the cells j_i has the centre n a1 + (k + n/2) h, k = sum j_i; the window's
-    # cells k_start .. k_start + size - 1, each read at its residue mod size)
-    k_start = max(0, math.floor((lo_all - n * a1) / h - 0.5 * n))
-    ks = k_start + np.arange(size)
-    p = p[ks % size]
-    s = n * a1 + (ks + 0.5 * n) * h
-    a = np.cumsum(p[::-1])[::-1]
-    b = np.cumsum((p * np.exp(-s))[::-1])[::-1]
-    d = a - np.exp(s) * b  # delta at each grid sum (the cells above it)
-    above = np.flatnonzero(d > delta)
-    if not len(above) or above[-1] + 1 >= size or above[-1] == 0 and not d[0] > delta:
-        return None
-    k = int(above[-1]) + 1  # (delta(S_{k-1}) > delta >= delta(S_k): eps in (S_{k-1}, S_k])
-    if not (a[k] > delta and b[k] > 0):
-        return None
-    eps = math.log((a[k] - delta) / b[k])
-    eps = min(max(eps, float(s[k - 1])), float(s[k]))
-    return eps, math.exp(eps) * float(b[k]) / delta
+    return compose_epsilon(m, a1, h, n, lo_all, size, delta)

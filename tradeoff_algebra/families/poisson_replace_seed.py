@@ -6,11 +6,10 @@ bracket by Arb balls of delta wherever the seed lies; the seed sets the plan's c
 width (without it the search inverts a locating grid and a second one at the level).
 
 The estimate (floats, numpy), as ``families/gaussian_sampled_seed.py`` does for the add/remove
-pair (whose module is left as it is; :func:`compose_epsilon` below is the part both share in
-substance, written on plain arrays so that either can call it): the loss L(x) = lam(x) - lam(-x)
-of :mod:`.poisson_replace_law` is increasing in x, with the closed-form inverse
-u = e^{mu x} = ((E - 1) + sqrt D) / (2 w), E = e^y, D = (E - 1)^2 + 4 w^2 E (the module docstring
-of :mod:`.poisson_replace_poly`), so the P-mass of the loss cell [y_j, y_j + h] is exactly
+pair (both compose their cells by ``numeric/pld_seed.compose_epsilon``): the loss
+L(x) = lam(x) - lam(-x) of :mod:`.poisson_replace_law` is increasing in x, with the closed-form
+inverse u = e^{mu x} = ((E - 1) + sqrt D) / (2 w), E = e^y, D = (E - 1)^2 + 4 w^2 E (the module
+docstring of :mod:`.poisson_replace_poly`), so the P-mass of the loss cell [y_j, y_j + h] is exactly
 F(x(y_j + h)) - F(x(y_j)), F(x) = (1 - q) Phi(x) + q Phi(x - mu) (no density is sampled: the loss
 of mu = 3, q = 1/100 has most of its mass within 1e-3 of 0). Each cell's mass is put at its
 centre, on [a1, b1] cut where a float Chernoff bound leaves at most eta = 1e-6 delta / n beyond
@@ -31,7 +30,9 @@ import math
 
 import numpy as np
 
-__all__ = ["replace_epsilon", "replace_log_delta", "compose_epsilon", "SEED_POINTS",
+from ..numeric.pld_seed import compose_epsilon
+
+__all__ = ["replace_epsilon", "replace_log_delta", "SEED_POINTS",
            "SEED_MIN_DELTA"]
 
 #: The FFT length of the n-fold sum (a power of two), raised fourfold (up to 2^17) while eps
@@ -81,6 +82,8 @@ def replace_epsilon(law, n: int, delta: float) -> tuple[float, float] | None:
         if masses is None:
             return None
         got = compose_epsilon(masses, a1, h, n, lo_all, size, delta)
+        if got is not None and not got[0] > 0:
+            return None
         if got is None or got[0] - lo_all >= 400 * (hi_all - lo_all) / size or size >= 2**17:
             return got
         size *= 4
@@ -191,48 +194,3 @@ def _cell_masses(law, a1: float, b1: float, h: float) -> np.ndarray | None:
     if not total > 0:
         return None
     return m / total
-
-
-def compose_epsilon(masses: np.ndarray, a1: float, h: float, n: int, lo_all: float, size: int,
-                    delta: float) -> tuple[float, float] | None:
-    """(eps, slope) of the n-fold sum of one step's ``masses`` at the cell centres
-    a1 + (j + 1/2) h, read on ``size`` cells from the one holding ``lo_all`` (the FFT's circular
-    sums fold the mass outside that window onto it); None where delta does not cross the level
-    inside the window."""
-    got = _composed(masses, a1, h, n, lo_all, size)
-    if got is None:
-        return None
-    s, a, b = got
-    with np.errstate(over="ignore"):
-        d = a - np.exp(s) * b  # (delta at each grid sum: the cells above it)
-    above = np.flatnonzero(d > delta)
-    if not len(above) or above[-1] + 1 >= size or above[-1] == 0 and not d[0] > delta:
-        return None
-    k = int(above[-1]) + 1  # (delta(S_{k-1}) > delta >= delta(S_k): eps in (S_{k-1}, S_k])
-    if not (a[k] > delta and b[k] > 0):
-        return None
-    eps = math.log((a[k] - delta) / b[k])
-    eps = min(max(eps, float(s[k - 1])), float(s[k]))
-    if not eps > 0:
-        return None
-    return eps, math.exp(eps) * float(b[k]) / delta
-
-
-def _composed(masses: np.ndarray, a1: float, h: float, n: int, lo_all: float, size: int):
-    """(S, A, B) of the n-fold sum of one step's ``masses`` (:func:`compose_epsilon`): the grid
-    sums S_k from the cell holding ``lo_all``, A_k = sum_{j >= k} p_j and
-    B_k = sum_{j >= k} p_j e^{-S_j}, so that delta(eps) = A_k - e^eps B_k for S_{k-1} < eps
-    <= S_k; None where one step's cells exceed the window."""
-    if len(masses) > size:
-        return None
-    p = np.fft.irfft(np.fft.rfft(masses, size) ** n, size)
-    np.maximum(p, 0.0, out=p)
-    # (the sum of the cells j_i has the centre n a1 + (k + n/2) h, k = sum j_i)
-    k_start = max(0, math.floor((lo_all - n * a1) / h - 0.5 * n))
-    ks = k_start + np.arange(size)
-    p = p[ks % size]
-    s = n * a1 + (ks + 0.5 * n) * h
-    a = np.cumsum(p[::-1])[::-1]
-    with np.errstate(over="ignore"):
-        b = np.cumsum((p * np.exp(-s))[::-1])[::-1]
-    return s, a, b
