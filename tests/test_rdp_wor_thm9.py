@@ -21,6 +21,7 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 from flint import arb, ctx, fmpq
+from references.base import arb_ends, arb_frac, mpf_frac
 from references.contexts import mp_context
 from references.hull_renyi import laplace_hull
 
@@ -29,21 +30,6 @@ from tradeoff_algebra.numeric import renyi_wor
 from tradeoff_algebra.numeric.renyi_orders import flint_order
 
 R = sp.Rational
-
-
-def _dyadic(x):
-    m, e = x.man_exp()
-    return Fraction(int(m)) * Fraction(2) ** int(e)
-
-
-def _ends(v):
-    mid, rad = _dyadic(v.mid()), _dyadic(v.rad())
-    return mid - rad, mid + rad
-
-
-def _mpf_fraction(x):
-    m, e = x.man_exp
-    return Fraction(int(m)) * Fraction(2) ** int(e)
 
 
 def _thm9(eps, eps_inf, p, a, dps=60):
@@ -92,8 +78,8 @@ def test_laplace_base_equals_thm9_as_printed(p, mu):
     f = ta.C(p, ta.Laplace(mu))
     vals = renyi_wor.renyi_bounds_all(f, [flint_order(a) for a in ORDERS], 30)
     for a, v in zip(ORDERS, vals, strict=True):
-        ref = _mpf_fraction(_thm9(_laplace_eps(mu), lambda c: c.mpf(mu.p) / mu.q, p, a))
-        lo, hi = _ends(v)
+        ref = mpf_frac(_thm9(_laplace_eps(mu), lambda c: c.mpf(mu.p) / mu.q, p, a))
+        lo, hi = arb_ends(v)
         slack = ref / 10**55
         assert lo - slack <= ref <= hi + slack, (a, lo, ref, hi)
         assert (hi - lo) / lo < Fraction(1, 10**30)
@@ -108,7 +94,7 @@ def test_laplace_base_above_the_hull(p, mu):
     assert r.bound is not None and "Thm. 9" in r.bound
     for a in orders:
         up = r.at(a)
-        hull = _mpf_fraction(laplace_hull(mu, p, a))
+        hull = mpf_frac(laplace_hull(mu, p, a))
         assert hull < Fraction(int(up.p), int(up.q)), (a, hull, up)
 
 
@@ -132,7 +118,7 @@ def test_finite_eps_inf_tightens_the_power():
     assert loose[2].lower() > 50 * tight[2].upper()
     r = ta.RDP.of(ta.C(R(1, 10), g) ** 5, orders)
     for a, t in zip(orders, tight, strict=True):
-        up = _dyadic(t.upper())
+        up = arb_frac(t.upper())
         ours = Fraction(int(r.at(a).p), int(r.at(a).q))
         assert 5 * up * (1 - Fraction(1, 10**12)) <= ours <= 5 * up * (1 + Fraction(1, 10**12))
 
@@ -241,5 +227,5 @@ def test_thm9_above_the_brute_force_hull(P, Q, p):
         ctx.prec = ctx_prec
     for a, v, w in zip(orders, bounds, loose, strict=True):
         truth = max(_renyi_mp(A, B, a), _renyi_mp(B, A, a))
-        assert _mpf_fraction(truth) <= _dyadic(v.upper()), (a, truth, v)
-        assert _dyadic(v.upper()) <= _dyadic(w.upper())
+        assert mpf_frac(truth) <= arb_frac(v.upper()), (a, truth, v)
+        assert arb_frac(v.upper()) <= arb_frac(w.upper())

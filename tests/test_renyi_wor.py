@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
+from references.base import arb_ends, mpf_frac
 from references.hull_renyi import gauss_renyi, gaussian_hull, laplace_hull, laplace_renyi, wbk
 
 import tradeoff_algebra as ta
@@ -25,24 +26,6 @@ ORDERS_100 = list(range(2, 102))
 def _upper(v):
     """An exact SymPy rational as an mpf-comparable Fraction."""
     return Fraction(int(v.p), int(v.q))
-
-
-def _dyadic(x):
-    """An exact arb (a midpoint or a radius) as a Fraction."""
-    m, e = x.man_exp()
-    return Fraction(int(m)) * Fraction(2) ** int(e)
-
-
-def _ends(v):
-    """The exact ends of an Arb ball, as Fractions."""
-    mid, rad = _dyadic(v.mid()), _dyadic(v.rad())
-    return mid - rad, mid + rad
-
-
-def _mpf_fraction(x):
-    """An mpf as the exact Fraction of its binary value."""
-    m, e = x.man_exp
-    return Fraction(int(m)) * Fraction(2) ** int(e)
 
 
 def test_hull_reference_against_the_generic_quadrature():
@@ -69,9 +52,9 @@ def _check_gaussian(p, mu, orders):
     for a, v in zip(orders, vals, strict=True):
         ub = _upper(r.at(a))
         hull = gaussian_hull(mu, p, a)
-        assert _mpf_fraction(hull) < ub, (a, hull, ub)
-        ref = _mpf_fraction(wbk(gauss_renyi(mu), p, a))
-        lo, hi = _ends(v)
+        assert mpf_frac(hull) < ub, (a, hull, ub)
+        ref = mpf_frac(wbk(gauss_renyi(mu), p, a))
+        lo, hi = arb_ends(v)
         slack = ref / 10**45  # (the 50-digit reference's own rounding)
         assert lo - slack <= ref <= hi + slack and hi <= ub
         assert (hi - lo) / lo < Fraction(1, 10**20)
@@ -98,9 +81,9 @@ def test_fractional_orders_interpolate_and_stay_above_the_hull():
     vals = renyi_wor.renyi_bounds_all(ta.C(p, ta.G(mu)), [flint_order(a) for a in orders], 20)
     for a, v in zip(orders, vals, strict=True):
         hull = gaussian_hull(mu, p, a)
-        assert _mpf_fraction(hull) < _upper(r.at(a))
-        ref = _mpf_fraction(wbk(gauss_renyi(mu), p, a))
-        lo, hi = _ends(v)
+        assert mpf_frac(hull) < _upper(r.at(a))
+        ref = mpf_frac(wbk(gauss_renyi(mu), p, a))
+        lo, hi = arb_ends(v)
         assert lo - ref / 10**45 <= ref <= hi + ref / 10**45
 
 
@@ -114,7 +97,7 @@ def test_laplace_base_above_the_hull():
     for a in orders:
         hull = laplace_hull(mu, p, a)
         ub = _upper(r.at(a))
-        assert _mpf_fraction(hull) < ub
+        assert mpf_frac(hull) < ub
         ref = wbk(laplace_renyi(mu), p, a)
         assert abs(float(ub) - float(ref)) <= 1e-18 * float(ref)
 

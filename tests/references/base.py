@@ -259,3 +259,22 @@ class Ref:
 
     def __repr__(self):
         return self.label or type(self).__name__
+
+
+def arb_frac(x) -> Fraction:
+    """An exact arb (a ball's midpoint, radius or end) as a Fraction."""
+    m, e = x.man_exp()
+    return Fraction(int(m)) * Fraction(2) ** int(e)
+
+
+def arb_ends(v) -> tuple[Fraction, Fraction]:
+    """The exact ends of an Arb ball, as Fractions."""
+    mid, rad = arb_frac(v.mid()), arb_frac(v.rad())
+    return mid - rad, mid + rad
+
+
+def mpf_frac(x) -> Fraction:
+    """An mpf of any mpmath context as the exact Fraction of its binary value."""
+    m, e = x.man_exp  # (|mantissa|, exponent): the sign is separate
+    return (-1 if x < 0 else 1) * Fraction(int(m)) * Fraction(2) ** int(e)
+
