@@ -479,38 +479,13 @@ def census_rows(limit: float) -> list[dict]:
     return rows
 
 
-def shuffle_delta_ref(eps0: float, n: int, eps: float, sds: float = 12,
-                      width: int = 3000) -> float:
-    """delta(eps) of the shuffle pair of Feldman, McMillan & Talwar in closed form (as
-    ``bench_issue29.shuffle_delta_ref``): sum over a, b >= 0, 1 <= s = a + b <= n of
-    K(a, b) [(E b + a) - e^eps (E a + b)]_+, K = Binom(n, 2/(E+1))(s) Binom(s, 1/2)(a) / n,
-    E = e^eps0, in float64 log space over the slices s within ``sds`` standard deviations of
-    the mean (the rest below e^{-sds^2/2}) and the ``width`` terms of each slice nearest the
-    threshold b/a = (e^eps E - 1)/(E - e^eps) (bench_issue29 keeps 600, which at n = 10^6 and
-    delta ~ 1e-19 drops 7e-6 of the sum: a trial run; 3000 agrees with 6000 to 1e-9): an
-    estimate (gammaln at n = 10^6: ~1e-9 relative), for 0 < eps < eps0."""
-    import numpy as np
-    from scipy.special import gammaln, logsumexp
+def shuffle_delta_ref(eps0: float, n: int, eps: float) -> float:
+    """delta(eps) of the shuffle pair in closed form (``bench_issue29.shuffle_delta_ref``) over
+    12 standard deviations of slices and the 3000 terms of each nearest the threshold (its 600
+    drop 7e-6 of the sum at n = 10^6 and delta ~ 1e-19): an estimate."""
+    from bench_issue29 import shuffle_delta_ref as closed_form
 
-    E, ee = math.exp(eps0), math.exp(eps)
-    th = 2 / (E + 1)
-    r = (ee * E - 1) / (E - ee)
-    sd = math.sqrt(n * th * (1 - th))
-    s = np.arange(max(1, int(n * th - sds * sd)), min(n, int(n * th + sds * sd + 2)) + 1)
-    lbin = (gammaln(n + 1) - gammaln(s + 1) - gammaln(n - s + 1) + s * math.log(th)
-            + (n - s) * math.log1p(-th))
-    parts = []
-    for si, lb in zip(s, lbin, strict=True):
-        amax = int(si / (1 + r))  # b/a > r  <=>  a < s / (1 + r)
-        a = np.arange(max(0, amax - width), amax + 1)
-        b = si - a
-        gain = (E * b + a) - ee * (E * a + b)
-        a, b, gain = a[gain > 0], b[gain > 0], gain[gain > 0]
-        if a.size:
-            lk = (lb + gammaln(si + 1) - gammaln(a + 1) - gammaln(b + 1) - si * math.log(2)
-                  - math.log(n))
-            parts.append(logsumexp(lk + np.log(gain)))
-    return float(math.exp(logsumexp(parts))) if parts else 0.0
+    return closed_form(eps0, n, eps, sds=12, width=3000)
 
 
 def shuffle_rows(ns, limit: float) -> list[dict]:
