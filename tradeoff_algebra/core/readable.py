@@ -13,8 +13,9 @@ arithmetic is exact:
    and ``3/4`` stay fractions) prints as that float's literal, ``repr(float)``: the shortest
    decimal that reads back to the same float (``1.1``, ``1e-05``);
 2. otherwise the shortest of: the fraction ``p/q`` (SymPy's form); a quotient ``x/y`` of two
-   float literals (an integer literal included): ``1/1.1`` for 1 / 1.1, ``0.7/1.3``, the ratios
-   the mechanisms form (Delta / sigma); the square ``(t)**2`` of such a text (mu^2 in closed
+   float literals (an integer literal included), at least one of them a float by rule 1:
+   ``1/1.1`` for 1 / 1.1, ``0.7/1.3``, the ratios the mechanisms form (Delta / sigma), never
+   ``16000/1.6e+16`` for 1/10^12; the square ``(t)**2`` of such a text (mu^2 in closed
    forms).
 
 In case 2 a text is chosen only when it is strictly shorter than the fraction, so exact
@@ -123,13 +124,21 @@ def _quotient(p: int, q: int) -> Readable | None:
             i = mag - (P * k).bit_length()
             x = _float(P * k, i)
             y = _float(Q * k, i - a + b)
-            if x is None or y is None or y == 1:
+            if x is None or y is None or y == 1 or not (_is_float(x) or _is_float(y)):
                 continue
             # the shortest text; then the denominator nearest 1 in magnitude (2/1.1, not 1/0.55)
             key = (len(_lit(x)) + len(_lit(y)) + 1, abs(_log2(y)))
             if best_key is None or key < best_key:
                 best, best_key = Readable("quotient", (x, y)), key
     return best
+
+
+def _is_float(x: float) -> bool:
+    """``x`` is a float by rule 1 (its exact value has a power-of-two denominator of at least
+    ``MIN_FLOAT_DENOMINATOR``): a quotient needs one such part, else it is a fraction of
+    integers or short dyadics written in exponent notation (16000/1.6e+16 for 1/10^12,
+    7.8125e+17/0.0078125 for 10^20), which the fraction itself states plainly."""
+    return x.as_integer_ratio()[1] >= MIN_FLOAT_DENOMINATOR
 
 
 def _log2(x: float) -> float:

@@ -76,7 +76,7 @@ from ..numeric.protocol import (
     register_value_and_power,
 )
 from ..numeric.value import CertifiedPair
-from .binomial_loss import BinomialLoss
+from .binomial_loss import BinomialLoss, float_p
 from .binomial_np import binomial_np_tails
 from .binomial_tails import (
     _delta_big,
@@ -325,7 +325,7 @@ def _(f, x):
 
     n = _numeric_n(f)
     _check_size(f, n)
-    p = 1.0 / (1.0 + math.exp(float(f.eps)))
+    p = float_p(float(f.eps))
     if n <= 10**6:
         j = np.arange(n + 2, dtype=float)
     else:
@@ -634,7 +634,7 @@ def _guess_positive(eps0: sp.Expr, n: int, d: float) -> bool:
         if j < 0:
             return False
         e0 = float(eps0)
-        return _float_log_delta(n, 1.0 / (1.0 + math.exp(e0)), e0, m - 1) > math.log(d) + 0.01
+        return _float_log_delta(n, float_p(e0), e0, m - 1) > math.log(d) + 0.01
     except (ValueError, OverflowError, ZeroDivisionError):
         return False
 

@@ -12,6 +12,16 @@ import numpy as np
 
 from ..numeric.privacy_loss import RHO_LIB, U64, PrivacyLoss
 
+
+def float_p(eps0: float) -> float:
+    """p = 1/(1 + e^eps0), the P-probability of a success of f_{eps0,0} (Dong, Roth & Su,
+    Sec. 3.3), in floats without overflow: e^{-eps0}/(1 + e^{-eps0}) for eps0 > 0 (0.0 past
+    eps0 ~ 745, where 1/(1 + math.exp(eps0)) raised OverflowError from eps0 ~ 710 on)."""
+    e0 = float(eps0)
+    if e0 > 0:
+        return math.exp(-e0 - math.log1p(math.exp(-e0)))
+    return 1.0 / (1.0 + math.exp(e0))
+
 __all__ = ["BinomialLoss"]
 
 
@@ -29,7 +39,7 @@ class BinomialLoss(PrivacyLoss):
         if not (eps > 0 and math.isfinite(eps)) or n < 1:
             raise ValueError("BinomialLoss needs 0 < eps < oo and n >= 1")
         self.eps, self.n = float(eps), int(n)
-        self.p = 1.0 / (1.0 + math.exp(self.eps))
+        self.p = float_p(self.eps)
         self._exact, self._check = exact, check
 
     def grid(self) -> BinomialLoss:

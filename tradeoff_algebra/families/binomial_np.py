@@ -27,6 +27,7 @@ from ..numeric.arb_expr import arb_ball
 from ..numeric.binomial_cdf import binom_sf_ball
 from ..numeric.cf_laws import working_precision
 from ..numeric.lattice_np import NPTails
+from .binomial_loss import float_p
 
 __all__ = ["BinomialTails", "binomial_np_tails"]
 
@@ -92,7 +93,7 @@ def binomial_np_tails(eps: sp.Expr, n: int, alphas: Sequence[float],
     e = float(sp.S(eps))
     if not e > 0 or n < 1:
         return None
-    pc = 1 / (1 + math.exp(e))
+    pc = float_p(e)
     mean, sd = n * pc, math.sqrt(n * pc * (1 - pc))
     nd = NormalDist()
     zs = [-nd.inv_cdf(min(max(float(a), 1e-300), 1 - 1e-16)) for a in alphas] or [0.0]

@@ -21,7 +21,9 @@ from ..numeric.binomial_cdf import binom_tail
 from ..numeric.binomial_profile import _fraction_of, arb_delta_ball
 from ..numeric.binomial_profile import segment_formula as _segment_formula
 from ..numeric.context import MPF, ThreadCache, arb_precision, mp
+from ..numeric.progress import best_pair
 from ..numeric.protocol import num
+from .binomial_loss import float_p
 
 #: Largest eps with numeric values: the working precision grows by 3 eps/log 2 bits (the
 #: e^{2 eps} amplification of the tails), 43000 bits at this eps.
@@ -301,6 +303,8 @@ def _float_log_sf(n: int, p: float, m: int) -> float:
     if m > n:
         return -math.inf
     q = 1.0 - p
+    if n * min(p, q) < 1e-3:  # a law near a point mass (eps0 > ~40): the leading term
+        return _float_log_sf_point(n, p, m)
     sd = math.sqrt(n * p * q)
     if abs(m - n * p) < 2 or m == n:
         if m == n:
@@ -316,6 +320,23 @@ def _float_log_sf(n: int, p: float, m: int) -> float:
     v = 0.5 * math.erfc(w / math.sqrt(2)) + math.exp(-w * w / 2) / math.sqrt(
         2 * math.pi) * (1 / u - 1 / w)
     return math.log(v) if v > 0 else -w * w / 2 - math.log(abs(u)) - 1.0
+
+
+def _float_log_sf_point(n: int, p: float, m: int) -> float:
+    """log P(B(n, p) >= m), 0 < m <= n, where n min(p, 1 - p) < 1e-3 by the leading term of
+    the binomial sum (relative error O(n min(p, 1 - p))): C(n, m) p^m (1 - p)^(n - m) for small
+    p, 1 - C(n, m - 1) (1 - p)^(n - m + 1) p^(m - 1) for p near 1. (The saddle point and the
+    normal law divide by sd = sqrt(n p (1 - p)), 0 in floats there.)"""
+    def log_term(k: int, x: float) -> float:  # log C(n, k) x^k (1 - x)^(n - k), x small
+        if x <= 0.0:
+            return 0.0 if k == 0 else -math.inf
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                + k * math.log(x) + (n - k) * math.log1p(-x))
+
+    if p <= 0.5:
+        return log_term(m, p)
+    t = log_term(n - m + 1, 1.0 - p)  # P(B(n, 1 - p) >= n - m + 1) = P(B(n, p) <= m - 1)
+    return math.log1p(-math.exp(t)) if t < 0 else -math.inf
 
 
 def _float_log_tail(n: int, p: float, j: int, upper: bool) -> float:
@@ -337,7 +358,7 @@ def _guess_eps_segment(n: int, eps0: sp.Expr, d: float) -> int:
     """The m with delta(l(m - 1)) > d >= delta(l(m)), from floats (a guess the caller walks
     from): bisection over the lattice points l(j) >= 0."""
     e0 = float(eps0)
-    p = math.exp(-e0 - math.log1p(math.exp(-e0))) if e0 > 0 else 1.0 / (1.0 + math.exp(e0))
+    p = float_p(e0)
     lo, hi = (n - 1) // 2, n  # l(lo) < 0 <= l(lo + 1); delta(l(n)) = 0 <= d
     if not (p > 0 and d > 0):  # (p below the float range, eps0 > ~745: the walk starts at 0)
         return lo + 1
@@ -471,7 +492,7 @@ def _value_once(eps0: sp.Expr, n: int, a, ac, power: bool, prec: int):
             x = ac - F(m - 1)
         return True if x >= 0 else False if x < 0 else None
 
-    pf = 1.0 / (1.0 + math.exp(float(eps0)))
+    pf = float_p(float(eps0))
     la = float((a if small else ac).mid().log().mid()) if (a if small else ac) > 0 else -math.inf
     if la == -math.inf:
         return None
@@ -534,5 +555,5 @@ def arb_value_ball(eps0: sp.Expr, n: int, a, ac, power: bool):
             best = b
         if extra > VALUE_MAX_EXTRA:
             return best
-        budget.check(best)
+        budget.check(best_pair(best))
         extra *= 2
