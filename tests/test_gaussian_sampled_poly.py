@@ -247,3 +247,32 @@ def test_cheap_drops_keep_the_answer_narrow():
     assert lo <= 0.0091078181286 and 0.0091078181303 <= hi
     assert max(lo, 0.00905784599) <= min(hi, 0.009107873796)
 
+
+@pytest.mark.parametrize("direction,c", [("remove", 103.80296700799599), ("add", 35.0)])
+def test_decay_estimates_at_once_are_the_single_ones(direction, c):
+    """``log_decay_estimates`` (the tail planner's chains asked at once) gives the values of
+    ``log_decay_estimate`` one t at a time, bit for bit, and the tail planner's cut (DP-SGD
+    sigma = 4, T = 10, the step h = 24.826) is the same with and without it."""
+    from tradeoff_algebra.numeric import cf
+
+    def fresh():
+        return SubsampledGaussianLaw(Fraction(1, 4), Fraction(256, 60000), direction)
+
+    ts = [24.826 * m for m in (1, 2, 3, 5, 8, 12, 18, 27, 41, 62, 93, 140, 400)]
+    one, many = fresh(), fresh()
+    assert many.log_decay_estimates(c, ts) == [one.log_decay_estimate(c, t) for t in ts]
+
+    class Single:  # (the law without the vectorised method: one t at a time)
+        def __init__(self, law):
+            self.law = law
+
+        def log_decay_estimate(self, c, t):
+            return self.law.log_decay_estimate(c, t)
+
+        def log_power_decay_estimate(self, c):
+            return self.law.log_power_decay_estimate(c)
+
+    for budget in (-40.0, -20.0):
+        a = cf._TailPlanner([(fresh(), 10)], c, 24.826, budget).cut()
+        b = cf._TailPlanner([(Single(fresh()), 10)], c, 24.826, budget).cut()
+        assert a == b

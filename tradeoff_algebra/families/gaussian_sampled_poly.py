@@ -306,6 +306,9 @@ class SampledGaussianPolyLaw:
     def log_decay_estimate(self, c: float, t: float) -> float:
         return self.law.log_decay_estimate(c, t)
 
+    def log_decay_estimates(self, c: float, ts) -> list[float]:
+        return self.law.log_decay_estimates(c, ts)
+
     def log_mgf_many(self, cs):
         return self.law.log_mgf_many(cs)
 

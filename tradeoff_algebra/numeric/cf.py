@@ -83,6 +83,12 @@ def _segment_weight(c: float, t0: float, t1: float) -> float:
     return (math.atan(t1 / c) - math.atan(t0 / c)) / c
 
 
+#: The t's of a tail plan's chain whose decay estimates are asked at once (:meth:`_TailPlanner.
+#: _prefetch`): DP-SGD's chains walk 2 to 11 of them (sigma = 4, T = 10: the cut's 12 plans
+#: 8.9 -> 7.7 ms at 4, best of 12; 2, 3 and 8 no better).
+PREFETCH = 4
+
+
 class _TailPlanner:
     """Float model of the rigorous truncation bound (see `_Inverter`)."""
 
@@ -95,6 +101,20 @@ class _TailPlanner:
         if t not in self._cache:
             self._cache[t] = [law.log_decay_estimate(self.c, t) for law, _ in self.factors]
         return self._cache[t]
+
+    def _prefetch(self, m0: int) -> None:
+        """The decay estimates at the next :data:`PREFETCH` t's of the chain from m0 h that
+        :meth:`plan` walks, in one call per law where every law has the vectorised
+        ``log_decay_estimates(c, ts)`` (the same values as one at a time)."""
+        ms = [m0]
+        while len(ms) < PREFETCH:
+            ms.append(max(ms[-1] + 1, math.ceil(1.5 * ms[-1])))
+        ts = [m * self.h for m in ms if m * self.h not in self._cache]
+        if not ts or not all(hasattr(law, "log_decay_estimates") for law, _ in self.factors):
+            return
+        rows = [law.log_decay_estimates(self.c, ts) for law, _ in self.factors]
+        for k, t in enumerate(ts):
+            self._cache[t] = [row[k] for row in rows]
 
     def _powers_float(self) -> list[tuple[float, int] | None]:
         """(log V_i, p_i) of each law's power decay: its float estimate where the law has one
@@ -132,6 +152,8 @@ class _TailPlanner:
         use_power = False
         for j in range(64):
             t = ms[-1] * self.h
+            if t not in self._cache:
+                self._prefetch(ms[-1])
             if j == _POWER_AFTER:
                 use_power = any(p is not None for p in self._powers_float())
             fin = self.final_log(t, use_power)
