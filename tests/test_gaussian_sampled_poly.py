@@ -251,8 +251,9 @@ def test_cheap_drops_keep_the_answer_narrow():
 @pytest.mark.parametrize("direction,c", [("remove", 103.80296700799599), ("add", 35.0)])
 def test_decay_estimates_at_once_are_the_single_ones(direction, c):
     """``log_decay_estimates`` (the tail planner's chains asked at once) gives the values of
-    ``log_decay_estimate`` one t at a time, bit for bit, and the tail planner's cut (DP-SGD
-    sigma = 4, T = 10, the step h = 24.826) is the same with and without it."""
+    ``log_decay_estimate`` one t at a time, bit for bit, and the tail planner's cut (its
+    search started from the frozen-decay guess, ``_first_power``, with it; from 1 without it)
+    is the same: DP-SGD sigma = 4, T = 10 at its step h = 24.826, and T = 3, 100 at others."""
     from tradeoff_algebra.numeric import cf
 
     def fresh():
@@ -272,7 +273,8 @@ def test_decay_estimates_at_once_are_the_single_ones(direction, c):
         def log_power_decay_estimate(self, c):
             return self.law.log_power_decay_estimate(c)
 
-    for budget in (-40.0, -20.0):
-        a = cf._TailPlanner([(fresh(), 10)], c, 24.826, budget).cut()
-        b = cf._TailPlanner([(Single(fresh()), 10)], c, 24.826, budget).cut()
+    for budget, h, n in ((-40.0, 24.826, 10), (-20.0, 24.826, 10), (-60.0, 0.5, 3),
+                         (-30.0, 5.0, 100)):
+        a = cf._TailPlanner([(fresh(), n)], c, h, budget).cut()
+        b = cf._TailPlanner([(Single(fresh()), n)], c, h, budget).cut()
         assert a == b

@@ -167,17 +167,46 @@ class _TailPlanner:
             ms.append(m_next)
         raise AssertionError("unreachable")
 
+    def _first_power(self) -> int:
+        """Where the search for the least power of two meeting the budget starts: half the
+        least power m whose tail bound with the decay frozen at t = m h, ``final_log(t)``
+        (above each chain's sum from there: the decay estimates fall with t), meets the
+        budget, its estimates asked :data:`PREFETCH` powers at a time, where every law has
+        ``log_decay_estimates``; else 1 (the search from 1). Any start finds the same power
+        where meeting the budget is monotone in m (DP-SGD sigma = 4, T = 10: 12 plans and 33
+        decay estimates from 1, 7 and 17 from here, the same 59 nodes)."""
+        if not all(hasattr(law, "log_decay_estimates") for law, _ in self.factors):
+            return 1
+        powers = [2**k for k in range(23)]
+        for i in range(0, len(powers), PREFETCH):
+            chunk = powers[i:i + PREFETCH]
+            ts = [m * self.h for m in chunk if m * self.h not in self._cache]
+            if ts:
+                rows = [law.log_decay_estimates(self.c, ts) for law, _ in self.factors]
+                for k, t in enumerate(ts):
+                    self._cache[t] = [row[k] for row in rows]
+            for m in chunk:
+                if self.final_log(m * self.h, False) <= self.log_budget:
+                    return max(1, m // 2)
+        return 1
+
     def cut(self, max_nodes: int = 2**22) -> tuple[int, list[int]]:
         """Smallest number of nodes K (t_cut = K h) meeting the budget (ValueError beyond
         ``max_nodes``)."""
         ok = lambda m: self.plan(m)[0] <= self.log_budget  # noqa: E731
         if max_nodes < 2**22 and not ok(max_nodes):  # (a declined plan costs one trial)
             raise ValueError(f"the t-range needs more than {max_nodes} nodes")
-        m = 1
-        while not ok(m):
-            m *= 2
-            if m > 2 * max_nodes:
-                raise ValueError(f"the t-range needs more than {max_nodes} nodes")
+        m = self._first_power()
+        if ok(m):  # (the least power of two that meets the budget: down from the guess ...)
+            while m > 1 and ok(m // 2):
+                m //= 2
+        else:  # (... or up from it, as from 1)
+            while True:
+                m *= 2
+                if m > 2 * max_nodes:
+                    raise ValueError(f"the t-range needs more than {max_nodes} nodes")
+                if ok(m):
+                    break
         _, m, *_ = findroot(lambda k: Probe(-1 if ok(k) else 1), (m // 2, m), method="bisect",
                             split="integer", ends=(1, -1), done=lambda lo, hi: hi <= 8)
         return m, self.plan(m)[1]
