@@ -15,6 +15,10 @@ For T > 2 the row says which route answered and the reference is dp_accounting's
     python benchmarks/bench_dpsgd_fewstep.py [--quick | --fewstep | --scaling]
         [--write benchmarks/RESULTS_dpsgd_fewstep.md]
 
+``--cpu-rows [--before CHECKOUT]``: the default tolerance's CPU of the sigma = 4 and 2 rows,
+best of 3 fresh processes each, beside dp_accounting and (``--before``) the same call imported
+from another checkout; its section is put at the top of the ``--write`` file.
+
 ``--scaling`` runs the DP-SGD series of benchmarks/bench_scaling.py alone (eps(1e-5), sigma =
 1.1, T = 10 .. 10^7, and its table against the tolerance at T = 14063), with that script's
 functions, and prints the section of RESULTS_scaling.md it replaces.
@@ -315,6 +319,80 @@ def fewstep_table(R: Report, steps: tuple[int, ...]) -> None:
                   f"{_num(d.get('mem'), 1)} | {check} |")
 
 
+#: The rows of ``--cpu-rows``: the default tolerance's CPU beside dp_accounting's.
+CPU_ROWS = (("4", (3, 10, 30, 100)), ("2", (3, 5, 10, 20)))
+
+
+def ours_eps_at(root: str, sigma: str, q: str, T: int) -> dict:
+    """:func:`ours_eps_tol` at the default tolerance with the library imported from ``root``
+    (a checkout of another commit: the "before" column)."""
+    code = _PRELUDE.format(root=root, tests=os.path.join(root, "tests"), imports=OURS,
+                           body=_indent(f"f = {expr(sigma, q, T)}\n"
+                                        "with ta.pld_options(), ta.time_limit(30):\n"
+                                        "    v = ta.epsilon(f, sp.Rational(1, 100000), dps=20)\n"
+                                        "out = [float(v.lo), float(v.hi), v.route, "
+                                        "v.guarantee]"))
+    return child_json(code, 300)
+
+
+def cpu_rows_section(path: str | None, before: str | None, reps: int = 3) -> None:
+    """eps(1e-5) at the default tolerance for :data:`CPU_ROWS`: ours (this tree) and, with
+    ``before``, the same call from that checkout, and dp_accounting's PLDAccountant, each the
+    best CPU of ``reps`` fresh processes run in turn (the load shared alike); the check as
+    the full table's (our interval meets dp_accounting's pair at grid 1e-5). With ``path``,
+    the section is put at the top of that file, the rest kept."""
+    R = Report()
+    R.out("## " + run_line("python benchmarks/bench_dpsgd_fewstep.py --cpu-rows"
+                           + (f" --before {before}" if before else ""),
+                           ("numpy", "python-flint", "dp-accounting")))
+    R.out()
+    R.out(f"eps(1e-5) of `noisy_sgd(sigma, 256/60000, T)` at the default tolerance (with "
+          f"`time_limit(30)`): CPU seconds, best of {reps} fresh processes each, ours, the "
+          "same call at the commit before (`--before`) and dp_accounting's `PLDAccountant()` "
+          "(grid 1e-4) run in turn; check: our interval meets dp_accounting's "
+          "[optimistic, pessimistic] at grid 1e-5.")
+    R.out()
+    R.out("| sigma | T | ours eps, default tol | rel. width | guarantee | CPU s | before: CPU s "
+          "| dp_accounting | CPU s | ours / dp CPU | check |")
+    R.out("|---|---|---|---|---|---|---|---|---|---|---|")
+    for sigma, steps in CPU_ROWS:
+        for T in steps:
+            best: dict[str, float] = {}
+            got: dict[str, dict] = {}
+            for _ in range(reps):
+                calls = [("ours", lambda s=sigma, n=T: ours_eps_tol(s, "256/60000", n, None)),
+                         ("dpa", lambda s=sigma, n=T: dpa_eps(s, "256/60000", n))]
+                if before:
+                    calls.insert(1, ("before", lambda s=sigma, n=T: ours_eps_at(
+                        before, s, "256/60000", n)))
+                for name, call in calls:
+                    r = call()
+                    got.setdefault(name, r)
+                    if "error" not in r:
+                        best[name] = min(best.get(name, float("inf")), r["t"])
+            o, d = got["ours"], got["dpa"]
+            pair = dpa_pair_eps(sigma, "256/60000", T)
+            check = pair.get("error", "")
+            if not check and "error" not in o:
+                opt, pess = pair["out"]
+                lo, hi = o["out"][0], o["out"][1]
+                ok = lo <= pess * (1 + 1e-9) and hi >= opt * (1 - 1e-9)
+                check = f"[{opt:.10g}, {pess:.10g}] {'ok' if ok else 'MISS'}"
+            ratio = (f"{best['ours'] / best['dpa']:.2f}" if "ours" in best and "dpa" in best
+                     else "-")
+            R.out(f"| {sigma} | {T} | {fmt(o)} | {rel_width(o)} | "
+                  f"{'' if 'error' in o else o['out'][3]} | {_num(best.get('ours'), 3)} | "
+                  f"{_num(best.get('before'), 3)} | {fmt(d)} | {_num(best.get('dpa'), 3)} | "
+                  f"{ratio} | {check} |")
+    if path:
+        with open(path) as fh:
+            rest = fh.read()
+        head, _, body = rest.partition("\n")
+        with open(path, "w") as fh:
+            fh.write(head + "\n\n" + "\n".join(R.rows) + "\n" + body)
+        print(f"written to {path}")
+
+
 def scaling_section(path: str | None) -> None:
     """The DP-SGD series and its tolerance table of benchmarks/bench_scaling.py, run by that
     script's own functions (each point in a fresh process), printed as the markdown section."""
@@ -348,10 +426,18 @@ def main() -> None:
                     help="the few-step table alone, T = 3 .. 30 (the rows this run changes)")
     ap.add_argument("--scaling", action="store_true",
                     help="the DP-SGD series of bench_scaling.py alone (its RESULTS section)")
+    ap.add_argument("--cpu-rows", action="store_true",
+                    help="the default tolerance's CPU, best of 3, sigma = 4 and 2 (a section "
+                         "put at the top of --write's file)")
+    ap.add_argument("--before", default=None,
+                    help="with --cpu-rows: a checkout of the commit before, timed beside")
     ap.add_argument("--write", default=None)
     a = ap.parse_args()
     if a.scaling:
         scaling_section(a.write)
+        return
+    if a.cpu_rows:
+        cpu_rows_section(a.write, a.before)
         return
     R = Report()
     R.out("# DP-SGD with few steps: certified to 1e-9 beside dp_accounting")

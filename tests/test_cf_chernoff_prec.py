@@ -83,3 +83,30 @@ def test_the_decisions_beside_dp_accounting():
     add, remove = (hundred._pmf_add.get_epsilon_for_delta(D),
                    hundred._pmf_remove.get_epsilon_for_delta(D))
     assert 0.02861 <= add <= 0.02861 * 1.01 and 0.030956 <= remove <= 0.030956 * 1.01
+
+
+@pytest.mark.parametrize("T,eps", [(3, 0.0049155), (10, 0.0091), (30, 0.01625), (100, 0.030956)])
+def test_epsilon_c_minimises_the_bound(T, eps):
+    """The abscissa of ``epsilon_c`` (a float grid minimum of the eps bound, DP-SGD's add
+    direction): the certified bound there holds the mpmath value of the same expression (40
+    digits, quadrature), which is at most its value at 1.05 c and c / 1.05 (a minimiser to
+    about the grid's step) and at most its value at the saddle point for the remove
+    direction's eps that the route took before (``some_c``)."""
+    factors = [(sampled_law(MU, Q, "add"), T)]
+    c = cf_bounds.epsilon_c(factors, D)
+    ref = _mpmath_eps_bound("add", T, c)
+    assert cf_bounds.chernoff(factors, "epsilon", D, c, 53) >= ref
+    assert ref <= _mpmath_eps_bound("add", T, 1.05 * c)
+    assert ref <= _mpmath_eps_bound("add", T, c / 1.05)
+    assert ref <= _mpmath_eps_bound("add", T, cf_bounds.some_c(factors, eps))
+
+
+def test_epsilon_c_needs_vectorised_laws():
+    """A law without ``log_mgf_many`` leaves the choice to the saddle point (None)."""
+
+    class Plain:
+        def cumulants(self, c):
+            return 0.0, 0.0, 1.0
+
+    assert cf_bounds.epsilon_c([(Plain(), 3)], D) is None
+    assert cf_bounds.epsilon_c([(sampled_law(MU, Q, "add"), 3)], 0.0) is None

@@ -324,6 +324,41 @@ class SubsampledGaussianLaw:
     def log_decay_estimate(self, c: float, t: float) -> float:
         return min(self._float_tilt(c).log_m, self._best_theta(c, t)[1])
 
+    def log_decay_estimates(self, c: float, ts) -> list[float]:
+        """:meth:`log_decay_estimate` at every t of ``ts`` at once (read by ``numeric.cf``'s
+        tail planner, which walks a chain of t's per trial: DP-SGD, sigma = 4, T = 10, 33
+        single calls of about 0.15 ms): the same two grids of theta per t as
+        :meth:`_best_theta`, each a row of one array, so the same values, kept in its cache."""
+        ft = self._float_tilt(c)
+        todo = [t for t in dict.fromkeys(float(t) for t in ts) if (c, t) not in self._thetas]
+        if todo:
+            e = self._alpha + self._sign * c
+            tv = np.asarray(todo)
+
+            def objective(theta: np.ndarray) -> np.ndarray:  # (theta: one row per t)
+                log_k = logsumexp(ft.log_w[None, None, :]
+                                  - (tv[:, None] * np.sin(theta))[:, :, None] * ft.s[None, None, :],
+                                  axis=2)
+                return (self.wfac * theta**2 / (2 * self.mu**2)
+                        + min(e, 0.0) * np.log(np.cos(theta / 2)) + log_k)
+
+            grid = _THETA_GRID
+            vals = objective(np.broadcast_to(grid, (len(todo), len(grid))))
+            i = np.argmin(vals, axis=1)
+            lo = grid[np.maximum(i - 1, 0)]
+            hi = grid[np.minimum(i + 1, len(grid) - 1)]
+            fine = np.linspace(lo, hi, 17, axis=1)[:, 1:-1]
+            v = objective(fine)
+            j = np.argmin(v, axis=1)
+            if len(self._thetas) + len(todo) > 64 * _CACHE_LIMIT:
+                self._thetas.clear()
+            for r, t in enumerate(todo):
+                best = (float(grid[i[r]]), float(vals[r, i[r]]))
+                if v[r, j[r]] < best[1]:
+                    best = (float(fine[r, j[r]]), float(v[r, j[r]]))
+                self._thetas[(c, t)] = best
+        return [min(ft.log_m, self._thetas[(c, float(t))][1]) for t in ts]
+
     # -- rigorous
     def _tilt(self, c: arb) -> _Tilt:
         key = (c.str(radius=True, more=True), ctx.prec)

@@ -52,9 +52,7 @@ from .cf_saddle import (  # noqa: F401 (the planners' float helpers, read as cf.
     _total_cumulants,
     _total_log_mgf,
 )
-from .roots import Probe, findroot
-
-_POWER_AFTER = 8  # segments tried before the power decay V / t^p is computed
+from .cf_tail_plan import _POWER_AFTER, _TailPlanner
 
 # ----------------------------------------------------------------------------
 # Planning (floats)
@@ -71,94 +69,6 @@ class _Plan:
     n_nodes: int  # nodes t_k = k h, k = 0..n_nodes
     segments: list[int]  # tail segment boundaries m_j h, m_0 = n_nodes < m_1 < ...
     prec: int  # Arb working precision (bits)
-
-
-def _log0(x: float) -> float:
-    """log x, -inf at x = 0 (a segment weight that underflowed)."""
-    return math.log(x) if x > 0 else -math.inf
-
-
-def _segment_weight(c: float, t0: float, t1: float) -> float:
-    """int_{t0}^{t1} dt / (c^2 + t^2) (t1 = inf allowed)."""
-    return (math.atan(t1 / c) - math.atan(t0 / c)) / c
-
-
-class _TailPlanner:
-    """Float model of the rigorous truncation bound (see `_Inverter`)."""
-
-    def __init__(self, factors: Sequence[Factor], c: float, h: float, log_budget: float) -> None:
-        self.factors, self.c, self.h, self.log_budget = factors, c, h, log_budget
-        self._cache: dict[float, list[float]] = {}
-        self._powers: list[tuple[float, int] | None] | None = None
-
-    def _log_decays(self, t: float) -> list[float]:
-        if t not in self._cache:
-            self._cache[t] = [law.log_decay_estimate(self.c, t) for law, _ in self.factors]
-        return self._cache[t]
-
-    def _powers_float(self) -> list[tuple[float, int] | None]:
-        """(log V_i, p_i) of each law's power decay: its float estimate where the law has one
-        (the optional ``log_power_decay_estimate(c)``), else its certified ball's upper end."""
-        if self._powers is None:
-            self._powers = []
-            for law, _ in self.factors:
-                est = getattr(law, "log_power_decay_estimate", None)
-                if est is not None:
-                    self._powers.append(est(self.c))
-                    continue
-                with working_precision(64):
-                    p = law.power_decay(arb(self.c))
-                self._powers.append(None if p is None else (math.log(upper(p[0])), p[1]))
-        return self._powers
-
-    def final_log(self, t: float, use_power: bool) -> float:
-        logs = self._log_decays(t)
-        const = sum(n * d for (_, n), d in zip(self.factors, logs, strict=True))
-        best = const + _log0(_segment_weight(self.c, t, math.inf))
-        if use_power:
-            log_v, p = 0.0, 0
-            for (_, n), d, pw in zip(self.factors, logs, self._powers_float(), strict=True):
-                if pw is not None and pw[0] - pw[1] * math.log(t) < d:
-                    log_v, p = log_v + n * pw[0], p + n * pw[1]
-                else:
-                    log_v += n * d
-            best = min(best, log_v - (p + 1) * math.log(t) - math.log(p + 1))
-        return best
-
-    def plan(self, m0: int) -> tuple[float, list[int]]:
-        """Log of the tail bound from t = m0 h, and its segment boundaries m_j."""
-        ms = [m0]
-        total = -math.inf
-        use_power = False
-        for j in range(64):
-            t = ms[-1] * self.h
-            if j == _POWER_AFTER:
-                use_power = any(p is not None for p in self._powers_float())
-            fin = self.final_log(t, use_power)
-            if fin < self.log_budget - math.log(100.0) or j == 63:
-                return float(np.logaddexp(total, fin)), ms
-            m_next = max(ms[-1] + 1, math.ceil(1.5 * ms[-1]))
-            seg = sum(n * d for (_, n), d in zip(self.factors, self._log_decays(t), strict=True))
-            total = float(
-                np.logaddexp(total, seg + _log0(_segment_weight(self.c, t, m_next * self.h)))
-            )
-            ms.append(m_next)
-        raise AssertionError("unreachable")
-
-    def cut(self, max_nodes: int = 2**22) -> tuple[int, list[int]]:
-        """Smallest number of nodes K (t_cut = K h) meeting the budget (ValueError beyond
-        ``max_nodes``)."""
-        ok = lambda m: self.plan(m)[0] <= self.log_budget  # noqa: E731
-        if max_nodes < 2**22 and not ok(max_nodes):  # (a declined plan costs one trial)
-            raise ValueError(f"the t-range needs more than {max_nodes} nodes")
-        m = 1
-        while not ok(m):
-            m *= 2
-            if m > 2 * max_nodes:
-                raise ValueError(f"the t-range needs more than {max_nodes} nodes")
-        _, m, *_ = findroot(lambda k: Probe(-1 if ok(k) else 1), (m // 2, m), method="bisect",
-                            split="integer", ends=(1, -1), done=lambda lo, hi: hi <= 8)
-        return m, self.plan(m)[1]
 
 
 #: The fractions of the saddle point tried as the contour's abscissa for laws that ask for it

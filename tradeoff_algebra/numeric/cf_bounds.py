@@ -12,6 +12,7 @@ import math
 import warnings
 from collections.abc import Sequence
 
+import numpy as np
 from flint import acb, arb
 
 from ..core.errors import ToleranceWarning
@@ -19,10 +20,15 @@ from . import budget
 from .cf import _all_losses_at_most, _log_delta_saddle, _saddle
 from .cf_atoms import mass_at_infinity
 from .cf_laws import Factor, lower, upper, working_precision
+from .cf_saddle import _total_log_mgf
 from .concave import golden_section
 
-__all__ = ["chernoff", "chernoff_any", "below_floor", "near_one_delta", "tiny_delta",
-           "DELTA_FLOOR"]
+__all__ = ["chernoff", "chernoff_any", "epsilon_c", "below_floor", "near_one_delta",
+           "tiny_delta", "DELTA_FLOOR"]
+
+#: The abscissas over which :func:`epsilon_c` minimises the eps bound in floats (ratio about
+#: 1.2 between neighbours; then a finer grid between the best one's neighbours).
+_EPS_CS = np.geomspace(0.5, 1e5, 64)
 
 
 def some_c(factors: Sequence[Factor], eps: float) -> float:
@@ -35,6 +41,36 @@ def some_c(factors: Sequence[Factor], eps: float) -> float:
     except (ValueError, ArithmeticError):
         return 1.0
     return c if c > 0 and math.isfinite(c) else 1.0
+
+
+def epsilon_c(factors: Sequence[Factor], d: float) -> float | None:
+    """The c > 0 minimising the Chernoff bound of eps(d), (sum n_i log M_i(c) + log K_c -
+    log d) / c (:func:`chernoff`), in floats over :data:`_EPS_CS` and a finer grid between the
+    best point's neighbours, where every law has the vectorised ``log_mgf_many`` (two calls);
+    None otherwise or where no abscissa gives a finite value (the caller's saddle point then
+    serves). A choice only: the bound is certified at whatever c. The saddle point for the
+    bound's own eps, which the search took before, minimises the delta integrand instead:
+    DP-SGD's add direction, sigma = 4, q = 256/60000, d = 1e-5 at the remove direction's eps,
+    T = 3 / 10 / 30 / 100: bounds 0.00380 / 0.00823 / 0.01600 / 0.03212 here where the saddle
+    point gave 0.00409 / 0.00838 / 0.01606 / 0.03213, in a quarter of its time."""
+    if not d > 0 or not all(hasattr(law, "log_mgf_many") for law, _ in factors):
+        return None
+
+    def best(cs: np.ndarray) -> tuple[int, float]:
+        with np.errstate(all="ignore"):
+            g = (_total_log_mgf(factors, cs) + cs * np.log(cs) - (cs + 1) * np.log1p(cs)
+                 - math.log(d)) / cs
+        g = np.where(np.isfinite(g), g, np.inf)
+        i = int(np.argmin(g))
+        return i, float(g[i])
+
+    i, g0 = best(_EPS_CS)
+    if not math.isfinite(g0):
+        return None
+    lo, hi = _EPS_CS[max(i - 1, 0)], _EPS_CS[min(i + 1, len(_EPS_CS) - 1)]
+    fine = np.geomspace(lo, hi, 17)[1:-1]
+    j, g1 = best(fine)
+    return float(fine[j]) if g1 < g0 else float(_EPS_CS[i])
 
 
 def chernoff_any(factors: Sequence[Factor], kind: str, arg: float, at: float,

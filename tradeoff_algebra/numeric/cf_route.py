@@ -36,7 +36,14 @@ from .cf import (
 )
 from .cf_atom_sum import split_factors, sum_enclosure
 from .cf_atoms import has_decay, mass_at_infinity, with_infinity
-from .cf_bounds import DELTA_FLOOR, below_floor, chernoff_any, near_one_delta, tiny_delta
+from .cf_bounds import (
+    DELTA_FLOOR,
+    below_floor,
+    chernoff_any,
+    epsilon_c,
+    near_one_delta,
+    tiny_delta,
+)
 from .cf_epsilon import _guess_epsilon, epsilon_enclosure
 from .cf_flat import flat_enclosure, flat_factors
 from .cf_lattice import ExactPart, RemainderLaw, split_terms
@@ -188,9 +195,10 @@ def route_enclosure(
 def _eps_below(factors: Sequence[Factor], d: float, lo: float) -> bool:
     """Is eps(d) of this product certainly at most ``lo`` (another product's lower end of eps,
     so that it does not change the maximum)? By its largest loss (delta = 0 from there on) or
-    its Chernoff bound (:func:`~.cf_bounds.chernoff_any`, one evaluation of M at a real
-    argument, at 53 bits and, only where ``lo`` lies inside that bound's ball, again at 128
-    bits: both balls hold the bound's exact value at that c, so a 53-bit ball above ``lo``
+    its Chernoff bound (:func:`~.cf_bounds.chernoff_any`, at the c that minimises it in floats,
+    :func:`~.cf_bounds.epsilon_c`, where the laws have ``log_mgf_many``; one evaluation of M
+    at a real argument, at 53 bits and, only where ``lo`` lies inside that bound's ball, again
+    at 128 bits: both balls hold the bound's exact value at that c, so a 53-bit ball above ``lo``
     means a 128-bit one ends above it too; True only from a ball's upper end at most ``lo``, a
     proof at any precision); False with a mass at +oo or where the bound fails. The two
     directions of DP-SGD: the add direction's eps(1e-5) lies well below the remove direction's
@@ -200,10 +208,11 @@ def _eps_below(factors: Sequence[Factor], d: float, lo: float) -> bool:
     if _all_losses_at_most(factors, lo):
         return True
     try:
-        b_lo, b_hi = chernoff_any(factors, "epsilon", d, lo, prec=53, ends=True)
+        c = epsilon_c(factors, d)  # (the bound's own minimiser, else the saddle point at lo)
+        b_lo, b_hi = chernoff_any(factors, "epsilon", d, lo, c, prec=53, ends=True)
         if b_hi <= lo or b_lo > lo:  # (decided at 53 bits: Arb at low precision is a proof)
             return b_hi <= lo
-        return chernoff_any(factors, "epsilon", d, lo) <= lo  # (undecided: at 128 bits)
+        return chernoff_any(factors, "epsilon", d, lo, c) <= lo  # (undecided: at 128 bits)
     except budget.TimeLimitExceeded:  # (an ArithmeticError too: never a declined plan)
         raise
     except (ValueError, RuntimeError, ArithmeticError, OverflowError):
