@@ -17,6 +17,7 @@ from flint import arb
 import tradeoff_algebra as ta
 from tradeoff_algebra.families import gaussian_sampled_poly
 from tradeoff_algebra.families.gaussian_sampled import sampled_law
+from tradeoff_algebra.numeric import tol_nest
 from tradeoff_algebra.numeric.cf_laws import working_precision
 from tradeoff_algebra.numeric.cf_profile import PROFILE
 from tradeoff_algebra.numeric.context import mp
@@ -120,6 +121,10 @@ def test_eps_search_builds_one_model(monkeypatch):
     one contour abscissa, so one model of the tilted density is built; the answer is certified
     by the inversion and meets dp_accounting's optimistic/pessimistic eps (float64: a relative
     1e-9 of slack each side)."""
+    from test_global_precision import clear_caches
+
+    clear_caches()  # (a model or an answer kept by an earlier test in the process: none built)
+    tol_nest.clear()
     built = []
     orig = gaussian_sampled_poly._Model.__init__
 
