@@ -216,7 +216,7 @@ def log_delta_seed(factors: Sequence, e0: float) -> float | None:
     law gives none. The first tail plan then meets its width at once: the saddle-point
     estimate of a few DP-SGD steps is a factor 6 to 40 too large (sigma = 1.1, q = 256/60000,
     T = 10: log delta(0.041) -6.43 for -8.21), so the first inverter, planned too coarse, was
-    thrown away (1725 nodes before the 2631 kept, at tol 1e-9). A search aid only: the
+    thrown away (2126 nodes before the 3163 kept, at tol 1e-9). A search aid only: the
     inverter's width is checked by its balls whatever the estimate."""
     if len(factors) != 1 or getattr(factors[0][0], "float_epsilon", None) is None:
         return None
