@@ -14,6 +14,7 @@ so the PLD engine's estimate answered before). References, none through the code
 
 from __future__ import annotations
 
+import math
 import warnings
 from fractions import Fraction
 
@@ -27,6 +28,7 @@ from tradeoff_algebra.numeric import cf
 from tradeoff_algebra.numeric.cf_laws import working_precision
 from tradeoff_algebra.numeric.cf_tails import tail_inverter
 from tradeoff_algebra.routes import inversion_curve
+from tradeoff_algebra.routes.inversion_tails import log_delta_seed
 
 SIGMA, Q = 1.1, 256 / 60000
 
@@ -180,3 +182,47 @@ def test_stored_brackets_recomputed():
         alphas = sorted(a for t, a in BRACKETS if t == T)
         for a, got in zip(alphas, dpsgd_power_bracket(SIGMA, Q, T, alphas), strict=True):
             assert got == pytest.approx(BRACKETS[(T, a)], rel=1e-12)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_log_delta_seed_holds_the_three_step_convolution(direction):
+    """The float seed of a tail plan (``inversion_tails.log_delta_seed``: the law's float PLD
+    and Newton steps in log delta) against the 3-fold mpmath convolution of Mix(G_1, 1/2) at
+    eps = 1/2: within 1e-3 of log delta, where the saddle-point estimate is farther off."""
+    law = SubsampledGaussianLaw(Fraction(1), Fraction(1, 2), direction)
+    flat = [(law.flat_view(), 3)]
+    seed = log_delta_seed(flat, 0.5)
+    ref = math.log(float(THREE_STEPS[direction]))
+    assert seed is not None and abs(seed - ref) <= 1e-3
+    saddle = cf._log_delta_saddle(flat, cf._saddle(flat, 0.5), 0.5)
+    assert abs(seed - ref) < abs(saddle - ref)
+
+
+def test_seeded_first_tail_plan_is_kept():
+    """DP-SGD T = 10 at tol 1e-9, three levels: each direction's first inverter is planned from
+    the seeded delta and kept (no coarser plan built and thrown away, which cost 2126 of the
+    6123 nodes of a 101-level band); the band still meets dp_accounting's brackets within 1e-9 of
+    the power, without warning."""
+    f = ta.noisy_sgd(SIGMA, Q, 10)
+    x = np.array([0.01, 0.1, 0.3])
+    built = []
+    real = cf._Inverter.__init__
+
+    def record(self, factors, plan, extra=None):
+        built.append(plan)
+        real(self, factors, plan, extra)
+
+    with pytest.MonkeyPatch.context() as mpatch, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mpatch.setattr(cf._Inverter, "__init__", record)
+        b = inversion_curve.inversion_band(f, x, 1e-9)
+    assert b is not None
+    planned = []  # (c of each plan by direction: the add direction's c near 7.3)
+    for p in built:
+        assert not any(abs(p.c - c) <= 1e-12 * p.c for c in planned)  # (none built twice at one c)
+        planned.append(p.c)
+    assert sum(p.c < 20 for p in built) == 1
+    for k, a in enumerate(x):
+        lo, hi = float(b.power_lo[k]), float(b.power_hi[k])
+        assert _meets(lo, hi, BRACKETS[(10, float(a))])
+        assert 0 <= hi - lo <= 1e-9 * hi
