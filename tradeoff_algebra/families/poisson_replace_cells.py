@@ -46,7 +46,7 @@ from flint import arb
 from ..numeric import budget
 from ..numeric.cf_laws import lower, to_arb, upper, working_precision
 from ..numeric.lattice_cells import CellPower
-from .poisson_replace_seed import _cell_log_masses, _cell_x, _phi_cdf
+from .poisson_replace_seed import _CS, _cell_log_masses, _cell_x, _phi_cdf
 
 __all__ = ["replace_cells", "replace_cells_enclosure", "REPLACE_CELLS_ROUTE", "MAX_STEPS"]
 
@@ -67,8 +67,10 @@ D_SCALE = 0.92
 GROUP = 1e-1
 #: The widest cell, in grid steps.
 MAX_WIDTH = 256
-#: T times the tail's P-mass beyond g_hi is at most SLACK rel times the level.
-SLACK = 1e-3
+#: T times the tail's P-mass beyond g_hi is at most SLACK rel times the level (it moves eps by
+#: about SLACK rel / (c eps) relative: 4e-6 at sigma = 2, three steps; was 1e-3, a lattice
+#: 30 % longer).
+SLACK = 0.1
 #: The lower tail's share of e^{log_floor} (:func:`_lower_end`).
 LOW_SHARE = 1e-3
 #: Levels at least this are composed untilted (62 bits of the total mass resolve them).
@@ -83,7 +85,7 @@ def _log_mgf(law, cs: np.ndarray) -> np.ndarray:
 
 def _tilt(law, T: int, eps: float) -> float:
     """The float Chernoff tilt of the level at eps: argmin of T log M(c) - c eps on a grid."""
-    cs = np.geomspace(0.05, 400.0, 80)
+    cs = _CS  # (the seed's abscissas: their float tilts are kept by the law)
     expo = T * _log_mgf(law, cs) - cs * eps
     ok = np.isfinite(expo)
     if not np.any(ok):
