@@ -9,8 +9,8 @@ meets [optimistic, pessimistic] of dp_accounting's REPLACE_ONE PLD pair at grid 
 replace-one relation for its subsampled Gaussian (its PoissonSubsampledGaussianMechanism is
 the add/remove pair), so it is not run.
 
-    python benchmarks/bench_poisson_replace.py [--quick | --few | --points | --targets]
-        [--write benchmarks/RESULTS_poisson_replace.md]
+    python benchmarks/bench_poisson_replace.py [--quick | --few | --points | --targets
+        [--sigma S ...]] [--write benchmarks/RESULTS_poisson_replace.md]
 """
 
 from __future__ import annotations
@@ -171,10 +171,12 @@ def table(R: Report, steps: tuple[int, ...], pairs: dict) -> None:
         R.out()
 
 
-def targets(R: Report) -> None:
-    """k = 3, 10, 30 at sigma = 1, 2 (q = 1/100) at the default tolerance beside
+def targets(R: Report, sigmas: tuple[str, ...] = ("1", "2"), far: bool = True) -> None:
+    """k = 3, 10, 30 at ``sigmas`` (q = 1/100) at the default tolerance beside
     dp_accounting's REPLACE_ONE accountant, checked against its optimistic/pessimistic pair at
-    grid 1e-5; then the far tail (sigma = 8, q = 1/1000, k = 10^4, delta(1))."""
+    grid 1e-5 (one pair per (sigma, k) for both tables); then the far tail (sigma = 8,
+    q = 1/1000, k = 10^4, delta(1)) where ``far``."""
+    pairs: dict = {}
     for kind in ("epsilon", "delta"):
         R.out(f"## Targets: {'eps(1e-5)' if kind == 'epsilon' else 'delta(1)'}, q = 1/100, "
               "default tolerance")
@@ -182,11 +184,13 @@ def targets(R: Report) -> None:
         R.out("| sigma | k | ours | rel. width | guarantee | CPU s | MB | dp_accounting | CPU s | "
               "MB | ours / dp CPU | check (pair, grid 1e-5) |")
         R.out("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for sigma in ("1", "2"):
+        for sigma in sigmas:
             for k in (3, 10, 30):
                 o = ours(sigma, "1/100", k, kind, None)
                 d = dpa(sigma, "1/100", k, kind)
-                pair = dpa_pair(sigma, "1/100", k)
+                if (sigma, k) not in pairs:
+                    pairs[sigma, k] = dpa_pair(sigma, "1/100", k)
+                pair = pairs[sigma, k]
                 w = "" if "error" in o else ",".join(sorted(set(o["warned"])))
                 g = "" if "error" in o else o["out"][3] + (f" ({w})" if w else "")
                 ratio = ("-" if "error" in o or "error" in d
@@ -195,6 +199,8 @@ def targets(R: Report) -> None:
                       f"{num(o, 'mem', 1)} | {fmt(d)} | {num(d, 't', 3)} | {num(d, 'mem', 1)} | "
                       f"{ratio} | {check(o, pair, kind)} |")
         R.out()
+    if not far:
+        return
     R.out("## Far tail: sigma = 8, q = 1/1000, k = 10^4, delta(1), default tolerance")
     R.out()
     R.out("| ours | guarantee | warnings | CPU s | MB | dp_accounting | CPU s | MB |")
@@ -236,7 +242,15 @@ def main() -> None:
                     help="only k = 2, 3, 10 (the few-step routes), appended to --write")
     ap.add_argument("--targets", action="store_true",
                     help="only k = 3, 10, 30 at sigma = 1, 2 and the far tail, appended to --write")
+    ap.add_argument("--sigma", action="append", default=None,
+                    help="with --targets: only these sigmas (repeatable), no far tail")
     a = ap.parse_args()
+    if a.targets and a.sigma:
+        sig = tuple(a.sigma)
+        _section(a.write, f"## Targets (k = 3, 10, 30; sigma = {', '.join(sig)})",
+                 "--targets " + " ".join(f"--sigma {x}" for x in sig),
+                 lambda R: targets(R, sig, far=False))
+        return
     if a.targets:
         _section(a.write, "## Targets (k = 3, 10, 30; sigma = 1, 2) and the far tail",
                  "--targets", targets)

@@ -132,16 +132,20 @@ def mixed_enclosure(factors: Sequence[Factor], kind: str, dn: float, up: float,
 
 def _one_power(factors: Sequence[Factor], kind: str, dn: float, up: float,
                rel: float) -> tuple[float, float] | None:
-    """One power: L_mu^k by its piecewise closed form (:mod:`.cf_lattice_profile`), or a law
-    with ``loss_cells`` (the Poisson-subsampled Laplace mechanism's) by its cells composed on a
-    lattice at the width asked (:mod:`.lattice_cells`, few steps at a modest width); else
-    None."""
+    """One power: L_mu^k by its piecewise closed form (:mod:`.cf_lattice_profile`), a law
+    with its own ``cells_enclosure(k, kind, dn, up, rel)`` (the replace-one loss's, a few
+    steps' eps) by it, or a law with ``loss_cells`` (the Poisson-subsampled Laplace
+    mechanism's) by its cells composed on a lattice at the width asked (:mod:`.lattice_cells`,
+    few steps at a modest width); else None."""
     if len(factors) != 1:
         return None
     r = power_enclosure(factors, kind, dn, up, rel)
     if r is not None:
         return r
     law, k = factors[0]
+    own = getattr(law, "cells_enclosure", None)  # (a law's own cells: the replace-one loss)
+    if own is not None and int(k) >= 1:
+        return own(int(k), kind, dn, up, rel)
     if not hasattr(law, "loss_cells") or int(k) < 1:
         return None
     r = cells_enclosure(law, int(k), kind, dn, up, rel)
