@@ -41,11 +41,12 @@ import sympy as sp
 import mpmath
 import tradeoff_algebra as ta
 import scipy.special, scipy.fft
+D = sp.Rational({delta!r})  # (the level is given, as the peer's float literal is: not timed)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.process_time()
 f = {expr}  # (the construction timed too, as the peer's event is)
 with ta.pld_options(tol={tol}):
-    v = ta.epsilon(f, sp.Rational({delta!r}), dps=20)
+    v = ta.epsilon(f, D, dps=20)
 t = time.process_time() - t0
 mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
 from tradeoff_algebra.numeric.context import mp
@@ -244,7 +245,8 @@ def main() -> None:
                    + (f" --series {args.series}" if args.series else ""),
                    ("dp-accounting", "python-flint")) + "; each point in a fresh process, CPU "
           "time without the imports (the expression's construction included, as the peer's "
-          "event is), memory the peak resident size above them; default "
+          "event is; the level parsed from its string before the clock starts), memory the "
+          "peak resident size above them; default "
           "tolerance 5e-4 unless said otherwise. Single runs on a shared machine: times below "
           "0.05 s are dominated by noise, and so are the exponents of flat series.")
     def decades(a: int, b: int, few: tuple = ()) -> list[int]:
