@@ -651,5 +651,5 @@ def _mpf_fraction(x) -> Fraction:
 def _(f):
     """BinomialDP(eps0, n) is f_{eps0,0}^{(x) n} (numeric.finite_small at small n)."""
     eps0, n = f.args
-    return (eps0, int(n)) if isinstance(n, sp.Integer) and n >= 1 and positive_eps0(eps0) \
+    return (eps0, int(n)) if isinstance(n, sp.Integer) and n.p >= 1 and positive_eps0(eps0) \
         else None

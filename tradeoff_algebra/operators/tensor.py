@@ -225,5 +225,5 @@ def _(f):
 def _(f):
     """(f_{eps0,0}^{(x) j})^{(x) n} = f_{eps0,0}^{(x) jn} (Dong, Roth & Su, Sec. 3.1, Def. 5)."""
     base, n = f.args
-    got = pure_power(base) if isinstance(n, Integer) and n >= 1 else None
+    got = pure_power(base) if isinstance(n, Integer) and n.p >= 1 else None
     return None if got is None else (got[0], got[1] * int(n))
