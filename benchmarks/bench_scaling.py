@@ -41,11 +41,12 @@ import sympy as sp
 import mpmath
 import tradeoff_algebra as ta
 import scipy.special, scipy.fft
+D = sp.Rational({delta!r})  # (the level is given, as the peer's float literal is: not timed)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.process_time()
 f = {expr}  # (the construction timed too, as the peer's event is)
 with ta.pld_options(tol={tol}):
-    v = ta.epsilon(f, sp.Rational({delta!r}), dps=20)
+    v = ta.epsilon(f, D, dps=20)
 t = time.process_time() - t0
 mem = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
 from tradeoff_algebra.numeric.context import mp
@@ -143,6 +144,12 @@ def _w(r: dict) -> str:
     return f"{float(w):.1e}" if w else "< 1e-20" if lo == hi else "-"
 
 
+def _t(t: float) -> str:
+    """A CPU time: milliseconds with two decimals below 10 ms (the few-composition queries),
+    else seconds."""
+    return f"{t * 1e3:.2f} ms" if t < 0.01 else f"{t:.3f} s"
+
+
 def _series(R: Report, title: str, var: str, ns: list[int], expr: str, delta: str,
             check, peer_kind: str | None, peer_max: int, unit: str) -> None:
     R.out()
@@ -151,7 +158,7 @@ def _series(R: Report, title: str, var: str, ns: list[int], expr: str, delta: st
     R.out(f"| {var} | ours [lo, hi] | rel. width | guarantee | CPU | memory | check | "
           "dp_accounting default | its CPU |")
     R.out("|---|---|---|---|---|---|---|---|---|")
-    xs, ts, pxs, pts = [], [], [], []
+    xs, ts, pxs, pts, ratios = [], [], [], [], []
     for n in ns:
         r = ours(expr.format(n=n), delta)
         p = peer(peer_kind, n, float(eval(delta))) if peer_kind and n <= peer_max else None
@@ -165,11 +172,13 @@ def _series(R: Report, title: str, var: str, ns: list[int], expr: str, delta: st
         if p is not None and "error" not in p and p["t"] > 0:
             pxs.append(n)
             pts.append(p["t"])
+            if "error" not in r and n <= 10:
+                ratios.append(f"{n}: {r['t'] / p['t']:.2f}")
         pv = "not run" if p is None else f"error: {p['error']}" if "error" in p else \
             f"{p['lo']:.10g}"
-        pt = "-" if p is None or "error" in p else f"{p['t']:.3f} s"
+        pt = "-" if p is None or "error" in p else _t(p["t"])
         R.out(f"| {n} | {_fmt(r)} | {_w(r)} | {r.get('g', '-')} | "
-              + ("-" if "error" in r else f"{r['t']:.3f} s | {r['mem']:.0f} MiB")
+              + ("-" if "error" in r else f"{_t(r['t'])} | {r['mem']:.0f} MiB")
               + f" | {ck} | {pv} | {pt} |")
     R.out()
     line = f"Fitted exponent of CPU time against {unit}: ours " + (
@@ -177,6 +186,9 @@ def _series(R: Report, title: str, var: str, ns: list[int], expr: str, delta: st
     if len(pxs) >= 2:
         line += f"; dp_accounting {slope(pxs, pts):.2f} ({pxs[0]} to {pxs[-1]})"
     R.out(line + ".")
+    if ratios:
+        R.out()
+        R.out(f"CPU time ours / dp_accounting's at {var} = " + ", ".join(ratios) + ".")
     EXPONENTS.append((title, unit, slope(xs, ts) if len(xs) >= 2 else None,
                       slope(pxs, pts) if len(pxs) >= 2 else None))
 
@@ -244,7 +256,8 @@ def main() -> None:
                    + (f" --series {args.series}" if args.series else ""),
                    ("dp-accounting", "python-flint")) + "; each point in a fresh process, CPU "
           "time without the imports (the expression's construction included, as the peer's "
-          "event is), memory the peak resident size above them; default "
+          "event is; the level parsed from its string before the clock starts), memory the "
+          "peak resident size above them; default "
           "tolerance 5e-4 unless said otherwise. Single runs on a shared machine: times below "
           "0.05 s are dominated by noise, and so are the exponents of flat series.")
     def decades(a: int, b: int, few: tuple = ()) -> list[int]:

@@ -253,6 +253,8 @@ CERTIFYING = {
     "operators/max_profiles.py",  # delta of a maximum bounded by an argument's Arb profile
     "numeric/knots_profile.py",  # delta from exact knots: Arb sums, ratio signs by Arb or exact
     "families/poisson_replace.py",  # levels from a threshold bracketed by Arb comparisons
+    "analysis/pure_power.py",  # eps(d) of f_{eps0,0}^(x)k, small k: the closed form's Arb ball
+                               # on a segment proved by Arb comparisons (numeric/finite_small)
 }
 
 

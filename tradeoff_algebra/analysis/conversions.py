@@ -50,6 +50,7 @@ from ..numeric.roots import Bracket, Probe, expand_bracket, findroot
 from ..numeric.value import CertifiedPair, Value, dps_to_prec, weakest
 from .largest_loss import largest_loss_exact
 from .lazy import defer
+from .pure_power import small_power_epsilon
 
 __all__ = ["delta", "epsilon"]
 
@@ -439,6 +440,9 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
     D = as_level(delta, "delta")
     if D == 1:  # delta_f(0) = TV(P, Q) <= 1 for every f, so eps_f(1) = 0 (Prop. 6)
         return Value.from_exact(sp.Integer(0), dps).routed("delta_f(0) <= 1 (Prop. 6)")
+    v = small_power_epsilon(f, D, dps)  # f_{eps0,0}^(x)k at small k: its atoms, no search
+    if v is not None:
+        return v
     try:
         with trace.recording() as names:
             v = _epsilon(f, D, dps)

@@ -85,6 +85,8 @@ def _from_decimal(d: decimal.Decimal, shown: Any) -> sp.Rational:
 
 def _exact(alpha: Any) -> sp.Expr:
     """The exact SymPy number a user's value holds, else :class:`_Refused`."""
+    if isinstance(alpha, sp.Rational):  # (the common case, first: itself)
+        return alpha
     if isinstance(alpha, (bool, np.bool_, bytes, bytearray)) or alpha is None:
         raise _Refused(alpha)
     if isinstance(alpha, str):

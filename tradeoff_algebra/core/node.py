@@ -227,6 +227,15 @@ class TradeOff(TradeOffExpr):
     is_greatest: ClassVar[bool] = False
     is_least: ClassVar[bool] = False
 
+    @property
+    def free_symbols(self) -> set:
+        """SymPy's free symbols of the node, found once (a node is immutable; every numeric
+        call asks, some several times) and returned as a new set each time."""
+        cached = self.__dict__.get("_free_symbols")
+        if cached is None:
+            cached = self.__dict__["_free_symbols"] = frozenset(super().free_symbols)
+        return set(cached)
+
     # -- properties that families override ---------------------------------------------------
     @property
     def is_symmetric(self) -> bool | None:

@@ -64,6 +64,7 @@ from ..core.rules import hook, rule
 from ..core.validate import fuzzy_equals, param
 from ..numeric.capability import monotonicity
 from ..numeric.context import mp, thread_cache
+from ..numeric.finite_small import positive_eps0, register_pure_power
 from ..numeric.lattice_np import np_tails
 from ..numeric.privacy_loss import PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
@@ -644,3 +645,11 @@ def _mpf_fraction(x) -> Fraction:
     sign, man, exp, _ = x._mpf_  # (mpf.man_exp drops the sign)
     man, exp = (-int(man) if sign else int(man)), int(exp)
     return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+@register_pure_power(BinomialDP)
+def _(f):
+    """BinomialDP(eps0, n) is f_{eps0,0}^{(x) n} (numeric.finite_small at small n)."""
+    eps0, n = f.args
+    return (eps0, int(n)) if isinstance(n, sp.Integer) and n.p >= 1 and positive_eps0(eps0) \
+        else None

@@ -31,6 +31,7 @@ from ..numeric.capability import (
 )
 from ..numeric.context import mp
 from ..numeric.finite import FiniteLoss
+from ..numeric.finite_small import positive_eps0, register_pure_power
 from ..numeric.knots import clean_knots, pl_knots
 from ..numeric.privacy_loss import delta_part, loss_views, privacy_loss
 from ..numeric.protocol import (
@@ -409,3 +410,10 @@ def _(f):
 @monotonicity.register(EpsDelta)
 def _(f):
     return (-1, -1)
+
+
+@register_pure_power(EpsDelta)
+def _(f):
+    """f_{eps0,0} is f_{eps0,0}^{(x) 1} (numeric.finite_small: eps(delta) by its two atoms)."""
+    eps0, d = f.args
+    return (eps0, 1) if d is sp.S.Zero and positive_eps0(eps0) else None

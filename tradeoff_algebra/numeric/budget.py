@@ -137,14 +137,16 @@ def deadline(what: Callable[[dict], str]) -> Callable[[Callable[..., Any]], Call
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn)
+        fits = _fits(sig)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            arguments = sig.bind(*args, **kwargs).arguments  # (a wrong call: Python's error)
+            if not fits(args, kwargs):
+                sig.bind(*args, **kwargs)  # (a wrong call: Python's error, outside the call)
 
             def name() -> str:
                 try:
-                    return what(arguments)
+                    return what(sig.bind(*args, **kwargs).arguments)
                 except Exception:  # (a message must never fail)
                     return fn.__name__
 
@@ -154,6 +156,26 @@ def deadline(what: Callable[[dict], str]) -> Callable[[Callable[..., Any]], Call
         return wrapper
 
     return deco
+
+
+def _fits(sig: inspect.Signature) -> Callable[[tuple, dict], bool]:
+    """A quick test that a call binds to ``sig`` (True only where ``sig.bind`` would succeed:
+    plain parameters, no more positional arguments than names, each keyword a later name, the
+    required names all given), so that the binding is formed only for a message."""
+    params = list(sig.parameters.values())
+    if not all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params):
+        return lambda args, kwargs: False
+    names = [p.name for p in params]
+    required = {p.name for p in params if p.default is p.empty}
+
+    def fits(args: tuple, kwargs: dict) -> bool:
+        if len(args) > len(names):
+            return False
+        rest = names[len(args):]
+        return all(k in rest for k in kwargs) and all(
+            n in kwargs for n in rest if n in required)
+
+    return fits
 
 
 @contextmanager

@@ -4,7 +4,6 @@ context managers (:class:`OptionsContext`, also behind ``profile_options``)."""
 from __future__ import annotations
 
 import math
-from collections.abc import MutableMapping
 
 from ..core.errors import InvalidParameter
 from ..core.validate import param
@@ -28,6 +27,8 @@ def positive_float(name: str, value, owner: str, *, upper=None, allow_infinite=F
     """An option read by :func:`~tradeoff_algebra.core.validate.param` as a number > 0 (below
     ``upper`` when given), returned as a float; refused when the float is 0 or infinite
     (unless ``allow_infinite``)."""
+    if type(value) is float and 0 < value < (math.inf if upper is None else upper):
+        return value  # (what the general path returns for a finite positive float: itself)
     v = param(name, value, lower=0, lower_open=True, upper=upper, upper_open=upper is not None,
               owner=owner, numeric=True, allow_infinite=allow_infinite)
     x = float(v) if v.is_finite else math.inf
@@ -42,17 +43,16 @@ class OptionsContext:
     :class:`ThreadOptions`, private to the calling thread) and ``_new`` (the values to set
     inside the ``with`` block)."""
 
-    _store: MutableMapping
+    _store: ThreadOptions
     _new: dict
 
     def __enter__(self):
-        self._old = dict(self._store)
+        self._old = self._store.copy()
         self._store.update(self._new)
         return self
 
     def __exit__(self, *exc):
-        self._store.clear()
-        self._store.update(self._old)
+        self._store.reset(self._old)
         return False
 
 

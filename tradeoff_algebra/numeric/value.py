@@ -47,6 +47,7 @@ import mpmath
 import sympy as sp
 from mpmath.libmp import (
     finf,
+    fnan,
     fninf,
     from_rational,
     mpf_pos,
@@ -149,12 +150,12 @@ class Value:
         # from any number): an int or a float failed later, when the Value was printed
         for name in ("lo", "hi", "mid"):
             x = getattr(self, name)
-            if not isinstance(x, MPF) or mpmath.isnan(x):
+            if not isinstance(x, MPF) or x._mpf_ == fnan:
                 raise InvalidParameter(name, x, "an mpmath mpf that is not NaN", "Value",
                                        "Value.point, Value.enclosure and Value.from_exact "
                                        "build a Value from other numbers")
         _check_dps(self.dps, "Value")
-        if not self.lo <= self.hi:
+        if self.lo is not self.hi and not self.lo <= self.hi:
             raise InvalidParameter("lo", self.lo, f"a number <= hi = {brief(self.hi)}", "Value",
                                    "An enclosure [lo, hi] needs lo <= hi")
         if not isinstance(self.guarantee, str) or self.guarantee not in GUARANTEES:
@@ -166,14 +167,14 @@ class Value:
                                    "rational)", "Value")
 
     @classmethod
-    def point(cls, x, dps: int, guarantee: str = "estimate") -> Value:
+    def point(cls, x, dps: int, guarantee: str = "estimate", route: str = "") -> Value:
         """A value to ``dps`` digits (lo = hi = mid): ``"certified"`` only where a ball proved
-        the digits."""
-        if isinstance(x, MPF) and mpmath.isnan(x):
+        the digits; ``route`` names what computed it."""
+        if isinstance(x, MPF) and x._mpf_ == fnan:
             raise InvalidParameter("x", x, "an mpf that is not NaN", "Value.point")
         r = _round(x, dps_to_prec(_check_dps(dps, "Value.point")), round_nearest,
                    owner="Value.point")
-        return cls(r, r, r, dps, guarantee=guarantee)
+        return cls(r, r, r, dps, guarantee=guarantee, route=route)
 
     @classmethod
     def enclosure(cls, lo, hi, dps: int, mid=None, guarantee: str = "estimate") -> Value:

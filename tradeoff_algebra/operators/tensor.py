@@ -19,6 +19,7 @@ from ..core.rules import bind_hook, rule
 from ..core.validate import fuzzy_equals, param
 from ..families.trivial import Id, Zero
 from ..numeric.finite import FiniteLoss, finite_loss
+from ..numeric.finite_small import pure_power, register_pure_power
 from ..numeric.privacy_loss import loss_views, privacy_loss
 from ._base import all_symmetric, operand, sorted_operands
 
@@ -218,3 +219,11 @@ def _(f):
         return None
     h = finite_loss(f.base)
     return None if h is None else h.power(int(f.n))
+
+
+@register_pure_power(TensorPower)
+def _(f):
+    """(f_{eps0,0}^{(x) j})^{(x) n} = f_{eps0,0}^{(x) jn} (Dong, Roth & Su, Sec. 3.1, Def. 5)."""
+    base, n = f.args
+    got = pure_power(base) if isinstance(n, Integer) and n.p >= 1 else None
+    return None if got is None else (got[0], got[1] * int(n))

@@ -1,0 +1,211 @@
+"""f_{eps0,0}^{(x) k} for small k by its k + 1 atoms in Arb: delta(eps) and eps(delta) with no
+search and no incomplete beta function.
+
+The pair is T(B(k, p), B(k, 1 - p)), p = 1/(1 + e^{eps0}) (Kairouz, Oh & Viswanath; Dong, Roth
+& Su, Sec. 3.3): with x = e^{eps0}, the atom j = 0..k has the privacy loss l_j = eps0 (2j - k),
+the P-mass C(k, j) x^{k-j} / (1 + x)^k and the Q-mass C(k, j) x^j / (1 + x)^k. By Prop. 6,
+
+    delta(eps) = sum over l_j > eps of (Q_j - e^eps P_j) = (U_m - e^eps V_m) / (1 + x)^k,
+
+U_m = sum_{j >= m} C(k, j) x^j, V_m = sum_{j >= m} C(k, j) x^{k-j}, m the first atom whose loss
+exceeds eps (on the segment l_{m-1} <= eps <= l_m the formula holds at both ends, the atom at
+l_m adding Q_m - e^{l_m} P_m = 0). V_m > 0, so delta is strictly decreasing there, and
+eps(d) = inf{eps >= 0 : delta(eps) <= d} is the root of that line in e^eps,
+
+    e^eps = r_m = (U_m - d (1 + x)^k) / V_m,
+
+as soon as x^{2m-2-k} <= r_m <= x^{2m-k} is proved (below: r_m >= 1 on the segment holding
+eps = 0, delta(0) <= d giving eps = 0): two Arb comparisons decide the segment, a float guess
+says where to start, and log r_m is the ball of eps(d). Exact where e^{eps0} is rational
+(eps0 = log 3); a handful of Arb operations at k <= :data:`MAX_K` (``analysis.pure_power``
+answers ``ta.epsilon`` from here).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import sympy as sp
+from flint import arb, fmpq
+
+from .context import arb_precision
+
+__all__ = ["MAX_K", "pure_power", "register_pure_power", "positive_eps0", "base_ball",
+           "epsilon_ball"]
+
+#: Largest k taken by the atoms here (O(k) Arb operations; larger k: the incomplete beta
+#: functions of ``binomial_profile``, O(1) at any k).
+MAX_K = 64
+#: Precision attempts (extra bits added each time) before giving up (None: the general routes).
+ATTEMPTS = (0, 64, 256)
+
+
+#: The classes that say (eps0, k) of a node of theirs: filled by :func:`register_pure_power`.
+_PURE_POWER: dict[type, Callable[[Any], tuple[sp.Expr, int] | None]] = {}
+
+
+def register_pure_power(cls: type) -> Callable:
+    """Decorator: ``fn(node) -> (eps0, k) | None`` says when a node of exactly the class
+    ``cls`` is f_{eps0,0}^{(x) k} (a dict keyed by the node's type: the first query of a
+    process pays no dispatch search over the class's bases)."""
+
+    def deco(fn: Callable) -> Callable:
+        _PURE_POWER[cls] = fn
+        return fn
+
+    return deco
+
+
+def pure_power(f: Any) -> tuple[sp.Expr, int] | None:
+    """(eps0, k) when the node ``f`` is f_{eps0,0}^{(x) k} itself, as its stored arguments say
+    (no rewriting), eps0 a number > 0 and k >= 1; else None. Registered by the families
+    (f_{eps0,0}, BinomialDP) and the tensor power (the base's k times n)."""
+    fn = _PURE_POWER.get(type(f))
+    return None if fn is None else fn(f)
+
+
+def positive_eps0(eps0: sp.Expr) -> bool:
+    """Whether eps0 may be a pure-DP parameter here: a Rational > 0, or a closed form without
+    symbols (its ball is proved above 1 later, :func:`base_ball`)."""
+    if isinstance(eps0, sp.Rational):
+        return eps0.p > 0
+    return bool(eps0.is_number) and not eps0.free_symbols
+
+
+def base_ball(eps0: sp.Expr):
+    """The ball of x = e^{eps0} at the current Arb precision: exact for eps0 = log r (r
+    rational), the exponential of the exact ball for a rational eps0, else of Arb's enclosure
+    of eps0's closed form. None where Arb cannot enclose it or it is not above 1."""
+    if isinstance(eps0, sp.Rational):
+        x = arb(fmpq(int(eps0.p), int(eps0.q))).exp()
+    elif isinstance(eps0, sp.log) and isinstance(eps0.args[0], sp.Rational):
+        r = eps0.args[0]
+        x = arb(fmpq(int(r.p), int(r.q)))
+    else:
+        from .arb_expr import arb_ball
+
+        try:
+            x = arb_ball(eps0).exp()
+        except ValueError:
+            return None
+    return x if x > 1 else None
+
+
+class _Atoms:
+    """The powers x^0..x^k, the binomial coefficients and (1 + x)^k of f_{eps0,0}^{(x) k}, with
+    the suffix sums U_m, V_m formed on demand (at the current Arb precision)."""
+
+    def __init__(self, x, k: int):
+        self.k = k
+        pw = [arb(1), x]
+        for _ in range(k - 1):
+            pw.append(pw[-1] * x)
+        self.pw = pw
+        self.c = [math.comb(k, j) for j in range(k + 1)]
+        self.total = (1 + x) ** k
+        self._uv: dict = {}
+
+    def uv(self, m: int) -> tuple:
+        """(U_m, V_m); (0, 0) for m > k."""
+        got = self._uv.get(m)
+        if got is None:
+            if m > self.k:
+                got = (arb(0), arb(0))
+            else:
+                u, v = self.uv(m + 1)
+                got = (u + self.c[m] * self.pw[m], v + self.c[m] * self.pw[self.k - m])
+            self._uv[m] = got
+        return got
+
+    def ratio(self, e: int):
+        """e^{l} for the loss l = eps0 e, i.e. x^e (e an integer of either sign)."""
+        return self.pw[e] if e >= 0 else 1 / self.pw[-e]
+
+
+def _first_segment(k: int) -> int:
+    """The first m whose atom's loss eps0 (2m - k) is > 0."""
+    return k // 2 + 1
+
+
+def _guess(eps0: float, k: int, d: float) -> int:
+    """The m of the segment [l_{m-1}, l_m] holding eps(d), from floats (a guess only: the Arb
+    walk proves it)."""
+    lo = _first_segment(k)
+    try:
+        x = math.exp(eps0)
+        tot = (1 + x) ** k
+        u = v = 0.0
+        for m in range(k, lo - 1, -1):  # delta(l_{m-1}) = (U_m - x^{2m-2-k} V_m)/(1 + x)^k
+            u += math.comb(k, m) * x**m
+            v += math.comb(k, m) * x ** (k - m)
+            if (u - x ** (2 * m - 2 - k) * v) / tot > d:
+                return m
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return lo
+    return lo
+
+
+def _solve(at: _Atoms, dd, m: int, lo_m: int):
+    """The ball of e^{eps(d)} (or the exact 0 of eps, as the Python int 0) by the walk over
+    the segments from m on certified comparisons; None where a comparison is undecided."""
+    k = at.k
+    for _ in range(k + 2):
+        if m > k:
+            m = k
+        u, v = at.uv(m)
+        r = (u - dd * at.total) / v
+        low = None if m == lo_m else at.ratio(2 * m - 2 - k)  # (None: eps = 0 bounds it)
+        if (r < 1) if low is None else (r < low):
+            if low is None:  # delta(0) = (U_m - V_m)/(1 + x)^k < d: eps(d) = 0
+                return 0
+            m -= 1
+            continue
+        if r > at.ratio(2 * m - k):
+            if m == k:  # (delta(l_k) = 0 <= d: never for a proved d >= 0)
+                return None
+            m += 1
+            continue
+        if (r >= 1 if low is None else r >= low) and r <= at.ratio(2 * m - k):
+            return r
+        return None
+    return None
+
+
+def _float_of(eps0: sp.Expr) -> float:
+    """eps0 as a float (for the guess only)."""
+    if isinstance(eps0, sp.Rational):
+        return int(eps0.p) / int(eps0.q)
+    if isinstance(eps0, sp.log) and isinstance(eps0.args[0], sp.Rational):
+        r = eps0.args[0]
+        return math.log(int(r.p) / int(r.q))
+    return float(eps0)
+
+
+def epsilon_ball(eps0: sp.Expr, k: int, d: tuple[int, int], bits: int):
+    """eps(d) of f_{eps0,0}^{(x) k} (d = (a, b) the rational a/b in (0, 1), 1 <= k <= MAX_K)
+    as an Arb ball whose radius is at most 2^-bits relative, or the exact 0 (the int 0) when
+    delta(0) <= d is proved; None where the walk is undecided at every attempt, or eps0 has no
+    ball above 1 (the general routes answer). eps(d) < k eps0 always (delta(k eps0) = 0 < d)."""
+    a, b = d
+    if not (1 <= k <= MAX_K and 0 < a < b):
+        return None
+    try:
+        m0 = _guess(_float_of(eps0), k, a / b)
+    except (TypeError, ValueError, OverflowError):
+        m0 = _first_segment(k)
+    for extra in ATTEMPTS:
+        with arb_precision(bits + 2 * k.bit_length() + 24 + extra):
+            x = base_ball(eps0)
+            if x is None:
+                return None
+            r = _solve(_Atoms(x, k), arb(fmpq(a, b)), m0, _first_segment(k))
+            if r is None:
+                continue
+            if isinstance(r, int) or r == 1:  # (r == 1 only when exactly 1: eps = 0)
+                return 0
+            y = r.log()
+        if y.is_finite() and y > 0 and y.rel_accuracy_bits() >= bits:
+            return y
+    return None
