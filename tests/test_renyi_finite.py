@@ -11,6 +11,7 @@ import mpmath
 import pytest
 import sympy as sp
 from flint import fmpq
+from references.base import arb_ends, mpf_frac
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.analysis.renyi_finite import finite_orders
@@ -113,3 +114,21 @@ def test_beside_dp_accounting():
     r = ta.RDP.of(ta.randomized_response(1, 4), orders=orders)
     for a, x in zip(orders, acc._rdp, strict=True):
         assert abs(float(r.at(a)) - x) <= 1e-12 * x, a
+
+
+def test_tables_of_two_losses_alternated_and_non_consecutive_orders():
+    """The last table's balls are kept for the other direction (renyi_finite._items): two
+    losses and two precisions asked in turn, at orders with gaps (powers restarted), each
+    value against its 50-digit reference."""
+    orders = [2, 3, 7, 8, 9, 30]
+    for k, dps in ((2, 20), (4, 20), (2, 30), (4, 16), (2, 20)):
+        f = ta.randomized_response(1, k)
+        for reverse in (True, False):
+            vals, complete = finite_orders(f, orders, dps, reverse=reverse)
+            assert complete
+            for a, ball in zip(orders, vals, strict=True):
+                ref = mpf_frac(_rr_ref(1, k, a))  # (symmetric: both directions alike)
+                lo, hi = arb_ends(ball)
+                slack = ref / 10**40  # (the reference's own 50 digits)
+                assert lo <= ref + slack and hi >= ref - slack, (k, dps, a)
+                assert hi - lo <= ref / 10**dps, (k, dps, a)

@@ -8,18 +8,21 @@ up to ``MAX_ATOMS`` atoms), D_a(P || Q) is
 
 (Mironov 2017, Def. 3), summed over the atoms of the exact table. Every term of S_a is
 positive, so nothing cancels; the masses are the table's Arb balls (``FiniteLoss.arb_items``:
-built in Arb, no SymPy), and at consecutive integer orders the powers
-rho_i^{a-1} are updated by one product each (a fractional order: exp((a - 1) log rho_i)). An
-outcome with q_i = 0 < p_i makes D_a infinite for a > 1: None (the general route says so).
-This is a program of the signature of ``numeric.renyi_orders.arb_renyi_orders`` for every node
-with an affordable exact finite loss, run by that module's driver (``finite_orders``), which
-checks the balls' widths: the RDP curve of 4-ary randomized response at 100 orders costs about
-a microsecond an order instead of a SymPy closed form compiled per call.
+built in Arb, no SymPy, taken once for both directions), and at consecutive integer orders
+the terms p_i rho_i^{a-1} are updated by one product each (a fractional order:
+exp((a - 1) log rho_i)). An outcome with q_i = 0 < p_i makes D_a infinite for a > 1: None
+(the general route says so). This is a program of the signature of
+``numeric.renyi_orders.arb_renyi_orders`` for every node with an affordable exact finite loss,
+run by that module's driver (``finite_orders``), which checks the balls' widths: the RDP curve
+of 4-ary randomized response at 100 orders costs about a microsecond an order instead of a
+SymPy closed form compiled per call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import reduce
+from operator import add, mul
 from typing import Any
 
 from flint import arb, ctx
@@ -43,12 +46,12 @@ def finite_renyi_orders(f: Any, orders: Sequence, reverse: bool = False) -> list
     the inverse node). None where f has no affordable exact finite loss of at most
     ``MAX_ATOMS`` atoms, an outcome has q = 0 < p, or a mass cannot be enclosed."""
     fl = finite_loss(f)
-    if fl is None or not fl.affordable(MAX_UNITS):  # (the table's cost, simulated: bounded)
+    if fl is None:
         return None
-    items = fl.arb_items(ctx.prec)
+    items = _items(fl, ctx.prec)
     if items is None or len(items) > MAX_ATOMS:
         return None
-    atoms = []
+    masses, ratios = [], []
     for p, q in items:
         if reverse:
             p, q = q, p
@@ -56,31 +59,46 @@ def finite_renyi_orders(f: Any, orders: Sequence, reverse: bool = False) -> list
             continue
         if not q > 0:
             return None  # q = 0 < p: D_a = oo for a > 1 (or a sign not decided)
-        atoms.append((p, p / q))
-    if not atoms:
+        masses.append(p)
+        ratios.append(p / q)
+    if not masses:
         return None
     out = []
     append = out.append
-    prev, pows = -2, None
+    prev, terms = -2, None
     for a in orders:
         if type(a) is int:
-            if a == prev + 1:
-                pows = [t * r for t, (_, r) in zip(pows, atoms, strict=True)]
+            if a == prev + 1:  # (the terms p_i rho_i^{a-1}: one product each)
+                terms = list(map(mul, terms, ratios))
             else:
-                pows = [r ** (a - 1) for _, r in atoms]
+                terms = [p * r ** (a - 1) for p, r in zip(masses, ratios, strict=True)]
             prev = a
-            s = arb(0)
-            for (p, _), t in zip(atoms, pows, strict=True):
-                s += p * t
-            append(s.log() / (a - 1))
+            append(reduce(add, terms).log() / (a - 1))
         else:
             prev = -2
             A1 = arb(a) - 1
             s = arb(0)
-            for p, r in atoms:
+            for p, r in zip(masses, ratios, strict=True):
                 s += p * (r.log() * A1).exp()
             append(s.log() / A1)
     return out
+
+
+#: The last table's Arb masses, (loss, prec, items): D_a(P || Q) and D_a(Q || P) are asked one
+#: after the other of the same loss (``notions.renyi_curve``), so the second reads the first's
+#: balls. Read and written inside the driver's section, which holds the Arb precision lock
+#: (``numeric.renyi_orders._run``); the loss is kept, so its identity stays its own.
+_LAST: list = [None, None, None]
+
+
+def _items(fl: Any, prec: int) -> list | None:
+    """``fl.arb_items(prec)`` when ``fl`` is affordable (``MAX_UNITS``), else None; the last
+    answer kept (``_LAST``)."""
+    if _LAST[0] is fl and _LAST[1] == prec:
+        return _LAST[2]
+    items = fl.arb_items(prec) if fl.affordable(MAX_UNITS) else None
+    _LAST[:] = [fl, prec, items]
+    return items
 
 
 def finite_orders(f: Any, orders: Sequence, dps: int,
