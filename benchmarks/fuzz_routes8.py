@@ -453,16 +453,16 @@ def gen_lcurve(rng):
         code = f"ta.curve({expr}, {als!r}, bounds=True)"
 
         def cref():
-            with mpmath.workdps(40):
-                K = kn()
+            with mpmath.workdps(80):  # (a level near 1: f tiny, digits lost to 1 - y)
+                K = R7.binomial_knots(mpf_of(e0), k, 80)
                 return [tight(FN.pl_value(K, mpmath.mpf(a)), 25) for a in als]
         return Case("lcurve", code, cref, "curve", tol, lim)
     al = _alpha(rng)
     code = f"ta.roc({expr}, {rat(al)}, dps={_dps(tol)})"
 
     def rref():
-        with mpmath.workdps(40):
-            return tight(1 - FN.pl_value(kn(), mpf_of(al)), 25)
+        with mpmath.workdps(80):
+            return tight(1 - FN.pl_value(R7.binomial_knots(mpf_of(e0), k, 80), mpf_of(al)), 25)
     c = Case("lcurve", code, rref, "power", tol, lim)
     c.expect_exact_end = al in (0, 1)
     return c

@@ -119,7 +119,8 @@ def test_cells_curve_levels_near_the_ends():
         warnings.simplefilter("ignore")
         lo, hi = ta.curve(ta.Mix(ta.G(2), R(99, 100)) ** 2, als, bounds=True)
     assert not np.any(np.isnan(lo)) and not np.any(np.isnan(hi))
-    assert lo[0] == hi[0] == 1.0 and lo[-1] == hi[-1] == 0.0
+    assert lo[0] == hi[0] == 1.0 and lo[-1] == 0.0 and hi[-1] <= 5e-324  # (f(1) = 0: one
+    # subnormal of outward rounding at the level 1)
     br = R8.dpa_power_bracket("gauss", 0.5, 0.99, 2, 1e-4, False, als[1:-1])
     for i, (plo, phi) in enumerate(br, start=1):
         assert lo[i] <= 1 - plo and hi[i] >= 1 - phi, (i, lo[i], hi[i], plo, phi)
@@ -129,30 +130,35 @@ def test_cells_curve_levels_near_the_ends():
 # the tolerance chain (numeric/tol_nest): a tighter tolerance never wider, in any order
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("order", [(5e-4, 1e-9), (1e-9, 5e-4), (1e-6, 1e-12, 5e-4)])
-def test_nested_in_any_order(order):
-    """One question per route at two or three tolerances in the given order, in a fresh chain:
-    each tighter certified answer inside each looser one."""
-    questions = [
-        lambda d: ta.roc(ta.Mix(ta.Laplace(1), R(1, 3)) ** 3, R(1, 100), dps=d),
-        lambda d: ta.roc(ta.Inverse(ta.Mix(ta.G(2), R(1, 10))) ** 2, R(1, 10), dps=d),
-        lambda d: ta.delta(ta.PoissonReplace(1, R(1, 10)) ** 3, R(1, 5), dps=d),
-    ]
-    for qn in questions:
-        tol_nest.clear()
-        got = {}
-        for tol in order:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with ta.pld_options(tol=tol):
-                    v = qn(max(6, min(30, round(-mpmath.log10(tol)) + 3)))
-            assert certified(v)
-            with mpmath.workdps(60):
-                got[tol] = iv(v)
-        ts = sorted(got)
-        for i in range(len(ts) - 1):
-            (l2, h2), (l1, h1) = got[ts[i]], got[ts[i + 1]]
-            assert l1 <= l2 and h2 <= h1, (order, ts[i], got)
+_NEST = {
+    "cellsL": lambda d: ta.roc(ta.Mix(ta.Laplace(1), R(1, 3)) ** 3, R(1, 100), dps=d),
+    "cellsG": lambda d: ta.roc(ta.Inverse(ta.Mix(ta.G(2), R(1, 10))) ** 2, R(1, 10), dps=d),
+    "replace": lambda d: ta.delta(ta.PoissonReplace(1, R(1, 10)) ** 3, R(1, 5), dps=d),
+}
+
+
+@pytest.mark.parametrize("question, order", [
+    ("cellsL", (5e-4, 1e-9)), ("cellsG", (1e-9, 5e-4)), ("replace", (1e-8, 5e-4)),
+    pytest.param("cellsL", (1e-6, 1e-12, 5e-4), marks=pytest.mark.slow),
+    pytest.param("cellsG", (5e-4, 1e-12, 1e-6), marks=pytest.mark.slow),
+    pytest.param("replace", (1e-6, 1e-12, 5e-4), marks=pytest.mark.slow)])
+def test_nested_in_any_order(question, order):
+    """One question at two or three tolerances in the given order, in a fresh chain: each
+    tighter certified answer inside each looser one."""
+    tol_nest.clear()
+    got = {}
+    for tol in order:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with ta.pld_options(tol=tol):
+                v = _NEST[question](max(6, min(30, round(-mpmath.log10(tol)) + 3)))
+        assert certified(v)
+        with mpmath.workdps(60):
+            got[tol] = iv(v)
+    ts = sorted(got)
+    for i in range(len(ts) - 1):
+        (l2, h2), (l1, h1) = got[ts[i]], got[ts[i + 1]]
+        assert l1 <= l2 and h2 <= h1, (order, ts[i], got)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,7 +206,9 @@ def test_ends_exact_products(f, f0):
     """f(0) = prod f_i(0) exact (f_{eps,delta}(0) = 1 - delta; f_q(0) = 1 - q (1 - f(0))),
     f(1) = 0, the power at 0 and 1 their complements."""
     a, b = ta.evaluate(f, 0), ta.evaluate(f, 1)
-    assert a.guarantee == "exact" and to_frac(a.lo) == f0
+    with mpmath.workdps(60):
+        r = mpmath.mpf(f0.numerator) / f0.denominator
+        assert a.guarantee == "exact" and meets(a, r, r), (a, a.guarantee)
     assert b.guarantee == "exact" and b.hi == 0
     r = ta.roc(f, 1)
     assert r.guarantee == "exact" and r.lo == 1
@@ -232,7 +240,7 @@ def test_largest_loss_randomized_response(e, c, n):
 # f_{eps0,0}^n at large eps0 (families/binomial_tails)
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("e0, n", [(746, 3), (2000, 10), (50, 100)])
+@pytest.mark.parametrize("e0, n", [(746, 3), (2000, 10), (50, 2), (10, 100)])
 def test_binomial_large_eps0(e0, n):
     """delta at the lattice point (n - 2) eps0 and just below, eps at 1e-300: against the
     binomial sum at 50 digits (the top atom (e^eps0/(1 + e^eps0))^n and its neighbours)."""
@@ -293,8 +301,8 @@ def test_lattice_curve_randomized_response():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ta.EstimateWarning)
         lo, hi = ta.curve(ta.randomized_response(R(1, 10)) ** 200, als, bounds=True)
-    with mpmath.workdps(40):
-        kn = R7.binomial_knots(mpmath.mpf(1) / 10, 200, 40)
+    with mpmath.workdps(80):  # (f near 1e-12 at the top level: digits lost to 1 - y)
+        kn = R7.binomial_knots(mpmath.mpf(1) / 10, 200, 80)
         for i, a in enumerate(als):
             r = FN.pl_value(kn, mpmath.mpf(a))
             tiny = mpmath.mpf(10) ** -25
@@ -395,3 +403,29 @@ def test_binomial_large_eps0_eps_respects_time_limit():
     out = subprocess.run([sys.executable, "-c", _HANG], capture_output=True, text=True,
                          preexec_fn=cap, env=env, timeout=600, check=False)
     assert out.returncode == 0 and float(out.stdout.split()[-1]) <= 1.1, out.stderr[-300:]
+
+
+@pytest.mark.xfail(strict=True, reason="defect 3: eps(delta) of f_{eps0,0}^n at a small delta "
+                   "raises an InternalError (ZeroDivisionError): binomial_tails."
+                   "_guess_eps_segment's float log tail takes 1 - p = 1.0 for p = 1/(1 + e^50) "
+                   "and divides by q = 1 - (1 - p) = 0 in _float_log_sf")
+@pytest.mark.parametrize("e0, n, D", [(50, 10, R(1, 10**100)), (100, 100, R(1, 10**300))])
+def test_binomial_eps_small_delta_no_internal_error(e0, n, D):
+    """Against the binomial sum at 60 digits: delta(lo) >= D >= delta(hi)."""
+    v = ta.epsilon(ta.EpsDelta(e0) ** n, D, dps=15)
+    assert certified(v)
+    with mpmath.workdps(80):
+        lo, hi = iv(v)
+        assert lo <= 0 or R7.rr_power_delta(mpmath.mpf(e0), n, lo, 60) >= _mp(D)
+        assert R7.rr_power_delta(mpmath.mpf(e0), n, hi, 60) <= _mp(D)
+
+
+@pytest.mark.xfail(strict=True, reason="defect 1c: f(0) = (1 - delta)^k of a power of one "
+                   "f_{eps,delta} is answered by the exact finite composition in Arb, certified, "
+                   "before routes/product.EndsRoute's exact product of the ends")
+@pytest.mark.parametrize("eps, d, k", [(R(5, 2), R(1, 10**6), 100), (1, R(1, 10), 3)])
+def test_epsdelta_power_f0_exact(eps, d, k):
+    v = ta.evaluate(ta.EpsDelta(eps, d) ** k, 0)
+    with mpmath.workdps(60):
+        r = (1 - _mp(d)) ** k
+        assert v.guarantee == "exact" and meets(v, r, r), (v, v.guarantee, v.route)
