@@ -1,19 +1,90 @@
-"""The seeded loop shared by the route fuzzers (benchmarks/fuzz_routes5.py, fuzz_routes6.py).
+"""The seeded loop and the draw helpers shared by the route fuzzers (benchmarks/fuzz_routes5.py
+.. fuzz_routes8.py).
 
 ``main(generators, check)`` parses ``--seed``, ``--minutes`` and ``--only``, draws the named
 generators in turn until the time is up, hands each case to ``check(case, flags, stats)`` and
 prints every flag as it comes, then the summary: the per-route counts, the calls' wall time, the
 process's CPU time and the load, the flags, the wide enclosures without a ToleranceWarning and
 the first refusals. A generator may return None (nothing to ask for that draw).
+
+The helpers: :class:`Case` (one question: its code, reference, kind, tolerance and limit),
+``rat`` and ``mpf_of`` (a Fraction as SymPy source and as an mpf), ``dps_for`` (the digits asked
+at a tolerance), ``widen`` and ``tight`` (a float reference widened, an mpmath one given its last
+digits), and the draws ``draw_tol``, ``draw_limit`` and ``draw_levels``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import time
 import traceback
+from fractions import Fraction
+
+import mpmath
+
+
+def rat(x: Fraction) -> str:
+    return f"sp.Rational({x.numerator}, {x.denominator})"
+
+
+def mpf_of(x: Fraction):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+class Case:
+    """One question. ``code`` evaluates to a Value (kind prob/power/eps) or to (lo, hi) arrays
+    (kind curve). ``ref()`` returns: for prob/power, (lo, hi); for eps, a function
+    e -> (lo, hi) of delta and the level D; for curve, a list of (lo, hi) per level."""
+
+    def __init__(self, route, code, ref, kind="prob", tol=1e-6, limit=60.0, level=None):
+        self.route, self.code, self.ref, self.kind = route, code, ref, kind
+        self.tol, self.limit, self.level = tol, limit, level
+
+    def call(self) -> str:
+        return (f"with ta.time_limit({self.limit}), ta.pld_options(tol={self.tol!r}):\n"
+                f"    {self.code}")
+
+
+def dps_for(tol):
+    """The digits asked at a tolerance: -log10(tol) + 3, between 6 and 30."""
+    return max(6, min(30, int(-math.log10(tol)) + 3))
+
+
+def widen(lo, hi, rel=1e-6, absolute=1e-12):
+    """A float64 reference pair widened by ``rel`` and ``absolute``."""
+    return mpmath.mpf(lo) * (1 - rel) - absolute, mpmath.mpf(hi) * (1 + rel) + absolute
+
+
+def tight(v, rel=30):
+    """An mpmath reference value as a pair, ``rel`` digits either side."""
+    e = mpmath.mpf(10) ** -rel
+    return v - e * max(abs(v), mpmath.mpf(10) ** -300) - mpmath.mpf(10) ** -300, \
+        v + e * max(abs(v), mpmath.mpf(10) ** -300) + mpmath.mpf(10) ** -300
+
+
+def draw_tol(rng):
+    return rng.choice([5e-4, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12])
+
+
+def draw_limit(rng):
+    return rng.choice([20.0, 20.0, 20.0, 0.05, 0.3, 1.0, 5.0])
+
+
+def draw_levels(rng, k=4):
+    """Levels near 0, near 1 and inside, sorted and distinct."""
+    xs = set()
+    for _ in range(k):
+        r = rng.random()
+        if r < 0.3:
+            xs.add(10.0 ** -rng.uniform(1, 10))
+        elif r < 0.55:
+            xs.add(1 - 10.0 ** -rng.uniform(1, 8))
+        else:
+            xs.add(round(rng.random(), 6))
+    return sorted(x for x in xs if 0 <= x <= 1)
 
 
 def main(generators: dict, check) -> None:

@@ -56,42 +56,12 @@ MP = mpmath.mp
 NS = {"ta": ta, "sp": sp}
 
 
-def rat(x: Fraction) -> str:
-    return f"sp.Rational({x.numerator}, {x.denominator})"
-
-
-def mpf_of(x: Fraction):
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
-class Case:
-    """One question. ``code`` evaluates to a Value (kind prob/power/eps) or to (lo, hi) arrays
-    (kind curve). ``ref()`` returns: for prob/power, (lo, hi); for eps, a function
-    e -> (lo, hi) of delta and the level D; for curve, a list of (lo, hi) per level."""
-
-    def __init__(self, route, code, ref, kind="prob", tol=1e-6, limit=60.0, level=None):
-        self.route, self.code, self.ref, self.kind = route, code, ref, kind
-        self.tol, self.limit, self.level = tol, limit, level
-
-    def call(self) -> str:
-        return (f"with ta.time_limit({self.limit}), ta.pld_options(tol={self.tol!r}):\n"
-                f"    {self.code}")
-
-
-def _tol(rng):
-    return rng.choice([5e-4, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12])
-
-
-def _dps(tol):
-    return max(6, min(30, int(-math.log10(tol)) + 3))
+rat, mpf_of, Case = _fuzz.rat, _fuzz.mpf_of, _fuzz.Case
+_tol, _dps, _widen = _fuzz.draw_tol, _fuzz.dps_for, _fuzz.widen
 
 
 def _limit(rng):
     return rng.choice([60.0, 60.0, 60.0, 0.05, 0.3, 1.0, 5.0])
-
-
-def _widen(lo, hi, rel=1e-6, absolute=1e-12):
-    return mpmath.mpf(lo) * (1 - rel) - absolute, mpmath.mpf(hi) * (1 + rel) + absolute
 
 
 def _alpha(rng):

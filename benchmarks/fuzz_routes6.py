@@ -68,32 +68,7 @@ Case, rat, mpf_of = F5.Case, F5.rat, F5.mpf_of
 _dps, _widen = F5._dps, F5._widen
 
 
-def _limit(rng):
-    return rng.choice([20.0, 20.0, 20.0, 0.05, 0.3, 1.0, 5.0])
-
-
-def _tol6(rng):
-    return rng.choice([5e-4, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12])
-
-
-def _levels(rng, k=4):
-    """Levels near 0, near 1 and inside, sorted and distinct."""
-    xs = set()
-    for _ in range(k):
-        r = rng.random()
-        if r < 0.3:
-            xs.add(10.0 ** -rng.uniform(1, 10))
-        elif r < 0.55:
-            xs.add(1 - 10.0 ** -rng.uniform(1, 8))
-        else:
-            xs.add(round(rng.random(), 6))
-    return sorted(x for x in xs if 0 <= x <= 1)
-
-
-def _tight(v, rel=30):
-    e = mpmath.mpf(10) ** -rel
-    return v - e * max(abs(v), mpmath.mpf(10) ** -300) - mpmath.mpf(10) ** -300, \
-        v + e * max(abs(v), mpmath.mpf(10) ** -300) + mpmath.mpf(10) ** -300
+_limit, _tol6, _levels, _tight = _fuzz.draw_limit, _fuzz.draw_tol, _fuzz.draw_levels, _fuzz.tight
 
 
 # ---------------------------------------------------------------------------------------------

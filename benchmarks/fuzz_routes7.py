@@ -68,12 +68,7 @@ Case, rat, mpf_of = F5.Case, F5.rat, F5.mpf_of
 _dps, _widen, _tight = F5._dps, F5._widen, F6._tight
 
 
-def _tol(rng):
-    return rng.choice([5e-4, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12])
-
-
-def _limit(rng):
-    return rng.choice([20.0, 20.0, 20.0, 0.05, 0.3, 1.0, 5.0])
+_tol, _limit = _fuzz.draw_tol, _fuzz.draw_limit
 
 
 def _alpha(rng):
