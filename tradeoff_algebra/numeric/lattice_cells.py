@@ -73,9 +73,8 @@ CELLS = 96
 CELLS_ROUTE = "certified cells of the loss composed on a lattice (split and test bounds)"
 
 
-def _fixed(x: arb, k: int, up: bool) -> int:
-    """ceil (``up``) or floor of x 2^k, at least 0."""
-    y = x * arb(2) ** k
+def _scaled(y: arb, up: bool) -> int:
+    """ceil (``up``) or floor of the ball y, at least 0."""
     v = y.upper().ceil() if up else y.lower().floor()
     return max(0, int(v.unique_fmpz()))
 
@@ -171,25 +170,42 @@ def _power(c: list[int], e: int, T: int, up: bool) -> tuple[fmpz_poly, int, np.n
 class CellPower:
     """The T-fold power of the pair given by ``cells`` [(a, b, j), ...] on the grid 1/D
     (module docstring): the split product U (grid points from ``lo``) and the test products
-    Bq (alternative masses, down) and Ap (null masses, up) over the cells' indices."""
+    Bq (alternative masses, down) and Ap (null masses, up) over the cells' indices.
+
+    A cell may be wider than one step: (a, b, j, w) holds the outcomes whose loss lies in
+    [g_j, g_{j+w}], split between those two lattice points as a unit cell is between its ends
+    (the same post-processing argument; a law's sparse tail, ``numeric.cells_normal``), its
+    masses in the tests at index j (every assignment of outcomes to indices is a test)."""
 
     def __init__(self, cells: list, T: int, D: int, prec: int = 128) -> None:
         self.T, self.D = int(T), int(D)
-        js = [j for _, _, j in cells]
-        self.lo = min(js)
-        n = max(js) - self.lo + 2
+        self.lo = min(c[2] for c in cells)
+        n = max(c[2] + (c[3] if len(c) > 3 else 1) for c in cells) - self.lo + 1
         K = BITS - 2  # fixed-point bits of one step's masses (their sums below 2^BITS)
         u, bq, ap = [0] * n, [0] * n, [0] * n
         with working_precision(prec):
             h = arb(1) / self.D
-            for a, b, j in cells:
+            scale = arb(2) ** K
+            ends: dict = {}  # e^{-g_k} by lattice index (each shared by two cells)
+
+            def e(k: int) -> arb:
+                v = ends.get(k)
+                if v is None:
+                    v = ends[k] = (-(k * h)).exp()
+                return v
+
+            for c in cells:
+                a, b, j = c[0], c[1], c[2]
+                w = c[3] if len(c) > 3 else 1
+                if w < 1:
+                    raise ValueError(f"CellPower: a cell's width w = {w} must be >= 1")
                 i = j - self.lo
-                e0, e1 = (-(j * h)).exp(), (-((j + 1) * h)).exp()
+                e0, e1 = e(j), e(j + w)
                 m0 = (a - b * e1) / (e0 - e1)
-                u[i] += _fixed(m0, K, True)
-                u[i + 1] += _fixed(b - m0, K, True)
-                bq[i] += _fixed(b, K, False)
-                ap[i] += _fixed(a, K, True)
+                u[i] += _scaled(m0 * scale, True)
+                u[i + w] += _scaled((b - m0) * scale, True)
+                bq[i] += _scaled(b * scale, False)
+                ap[i] += _scaled(a * scale, True)
         self.u, self.eu, fu = _power(u, K, self.T, True)
         self.bq, self.eb, fb = _power(bq, K, self.T, False)
         self.ap, self.ea, fa = _power(ap, K, self.T, True)
