@@ -457,10 +457,10 @@ def _gauss_two_step_points(taus, mu=2, q=Q10):
         tau = mpmath.mpf(tau)
         c = x_of(tau - lq)  # (x_1 > c: every x_2 passes)
 
-        def size(x1):
+        def size(x1, tau=tau):
             return mpmath.npdf(x1) * sf(x_of(tau - loss(x1)))
 
-        def power(x1):
+        def power(x1, tau=tau):
             y = x_of(tau - loss(x1))
             return (((1 - q) * mpmath.npdf(x1) + q * mpmath.npdf(x1 - mu))
                     * ((1 - q) * sf(y) + q * sf(y - mu)))

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import time
+from itertools import accumulate
 
 import numpy as np
 from flint import arb, arb_poly
@@ -73,11 +74,9 @@ PREC = 128
 
 def _suffix(coeffs: list) -> list:
     """Exact suffix sums s[i] = sum_{k >= i} c_k of nonnegative integers, with s[n] = 0."""
-    out = [0] * (len(coeffs) + 1)
-    acc = 0
-    for i in range(len(coeffs) - 1, -1, -1):
-        acc += coeffs[i]
-        out[i] = acc
+    out = list(accumulate(reversed(coeffs)))
+    out.reverse()
+    out.append(0)
     return out
 
 
@@ -85,7 +84,7 @@ def _floats(ints: list, e: int, up: bool) -> np.ndarray:
     """Floats at least (``up``) or at most c 2^-e for each integer c >= 0: the nearest float,
     moved one step outward (float(c) and the exact scaling by 2^-e err by at most half a unit
     in the last place, or half the least subnormal step, together less than one step)."""
-    x = np.ldexp(np.array([float(c) for c in ints], dtype=np.float64), -e)
+    x = np.ldexp(np.array(ints, dtype=object).astype(np.float64), -e)
     x = np.nextafter(x, np.inf if up else 0.0)
     return np.maximum(x, 0.0)
 
@@ -103,14 +102,18 @@ class CellCurve:
         #: (alternative mass at +oo, null mass left out of the tests) of one step: the T-fold
         #: product's are at most T times these (1 - (1 - m)^T <= T m), added to the support
         #: lines and to the tests' sizes (``routes.gaussian_cells``: a cut tail)
-        self.slack = tuple(cp.T * float(v) for v in slack)
+        with working_precision(PREC):  # (and the powers' cut tops, CellPower.inf_u, inf_a)
+            self.slack = (upper(arb(cp.T) * arb(float(slack[0]))
+                                + arb(cp.inf_u) * arb(2) ** (-cp.eu)),
+                          upper(arb(cp.T) * arb(float(slack[1]))
+                                + arb(cp.inf_a) * arb(2) ** (-cp.ea)))
         T, D = cp.T, cp.D
-        self.cu = [int(c) for c in cp.u.coeffs()]
+        self.cu = cp.ints[0].tolist()
         self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
         n = len(self.cu)
         self.off = T * cp.lo  # lattice point i is G_i = (i + off) / D
         g = (np.arange(n, dtype=np.float64) + self.off) / D
-        uf = np.ldexp(np.array([float(c) for c in self.cu], dtype=np.float64), -cp.eu)
+        uf = np.ldexp(cp.ints[0].astype(np.float64), -cp.eu)
         with np.errstate(over="ignore"):
             af = uf * np.exp(-g)
         # A_U(> i) and B_U(> i) in floats (placement only)
@@ -118,8 +121,8 @@ class CellCurve:
         self.sbf = np.append(np.cumsum(uf[::-1])[::-1][1:], 0.0)
         self.g = g
         # the tests: size (rounded up) and power (rounded down) of "indices sum to >= k"
-        sa = _suffix([int(c) for c in cp.ap.coeffs()])
-        sb = _suffix([int(c) for c in cp.bq.coeffs()])
+        sa = _suffix(cp.ints[2].tolist())
+        sb = _suffix(cp.ints[1].tolist())
         m = max(len(sa), len(sb))
         sa += [0] * (m - len(sa))
         sb += [0] * (m - len(sb))
