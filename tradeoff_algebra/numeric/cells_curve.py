@@ -62,10 +62,11 @@ from .profile_band import Band, point_band
 
 __all__ = ["CellCurve", "cells_band", "widths", "MAX_POINTS", "CELLS_CURVE_ROUTE"]
 
-#: The most lattice points of a composed power for a curve (T times the cells of a step): the
-#: power, its suffix sums and a few blocks of Arb sums cost about a second at 2e5
-#: (q = 1/3, b = 1, T = 10: 176 511 points in 0.65 s for the power).
-MAX_POINTS = 200_000
+#: The most lattice points of a composed power for a curve (T times the cells of a step, its
+#: top cut): the cells, the power, its suffix sums and a few blocks of Arb sums cost about
+#: 4 s at 2.7e5 (Mix(G(2), 1/10)^10 at D = 8192, 1.2e-8 wide at 1/100), about 16 s at 1.1e6
+#: (D = 32768, within 1e-9); the time limit (``budget``) stops the grids before.
+MAX_POINTS = 1_200_000
 #: The route's note (``core.trace``).
 CELLS_CURVE_ROUTE = "certified cells of the loss composed on a lattice (curve band)"
 #: Precision of the Arb sums (bits).
@@ -272,10 +273,12 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     the looser one's. A law with ``for_levels(T, scale)`` (a cut tail,
     ``numeric.cells_normal``) is first replaced by the one it returns for T and the least power
     or value measured (:func:`_scale`; not ``tol``, which keeps the nesting). Returns the
-    narrowest band reached on grids of at most ``max_points`` lattice points (the last grid is
-    the largest allowed), or before a finer grid that the time left (``budget``) cannot pay
-    for, estimated from the last grid's time (the caller warns where it stays wide); None where
-    not one cell a unit of loss fits."""
+    narrowest band reached on grids of at most ``max_points`` lattice points (the points a
+    composed power keeps, its top cut, ``lattice_cells._power_array``: the next grid's
+    estimated at twice the last one's; the last grid is the largest allowed), or before a
+    finer grid that the time left (``budget``) cannot pay for, estimated from the last grid's
+    time (the caller warns where it stays wide); None where not one cell a unit of loss
+    fits."""
     x = np.asarray(alphas, dtype=np.float64)
     plan = getattr(law, "for_levels", None)  # (a tail cut from T and the levels)
     if plan is not None:
@@ -289,6 +292,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     slack = getattr(law, "cells_slack", None)
     rng = loss_range(law)
     best, last = None, None  # (the band so far; seconds per cell of the last grid)
+    final = False  # (a grid between two of the chain, the largest allowed: the last one)
     while True:
         if last is not None and last * D * 1.5 > budget.remaining():
             return best  # (the finer grid cannot end in the time left)
@@ -298,9 +302,15 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         b = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)).band(x)
         last = (time.monotonic() - t0) / D
         best = b if best is None else best.intersect(b)
-        if float(np.max(widths(best, x, measure), initial=0.0)) <= tol or D >= top:
+        if float(np.max(widths(best, x, measure), initial=0.0)) <= tol:
             return best
-        D = min(2 * D, top)
+        n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
+        if 2 * n <= max_points and not final:
+            D *= 2
+        elif D * max_points // n > D and not final:  # (the last grid: the largest allowed)
+            D, final = D * max_points // n, True
+        else:
+            return best
 
 
 def _scale(x: np.ndarray, measure: str) -> float:
