@@ -305,6 +305,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         if float(np.max(widths(best, x, measure), initial=0.0)) <= tol:
             return best
         n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
+        del cp, b  # (not held while the next grid is built)
         if 2 * n <= max_points and not final:
             D *= 2
         elif D * max_points // n > D and not final:  # (the last grid: the largest allowed)

@@ -91,7 +91,7 @@ def _pattern(n: int, word: int) -> fmpz:
     key = (n, word)
     v = _MASKS.get(key)
     if v is None:
-        if len(_MASKS) > 64:
+        if len(_MASKS) > 8:  # (a few: each as long as a power, up to ~20 MB)
             _MASKS.clear()
         buf = np.zeros((n, SLOT // 64), dtype=np.uint64)
         buf[:, 0] = word
