@@ -312,6 +312,7 @@ def test_gaussian_routes_answer_certified():
         v = ta.roc(f, sp.Rational(1, 100))
     assert v.guarantee == "certified" and "curve band" in v.route
     assert v.hi - v.lo <= 5e-4 * v.hi
+    assert v.hi - v.lo > 1e-6 * v.hi  # (the grids stop at the first within the tolerance)
 
 
 @pytest.mark.slow
@@ -431,3 +432,88 @@ def test_hull_tight_tolerance_nested():
     tight = cells_band(law, n, x, 1e-9, "roc")
     assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
     assert np.max(widths(loose, x, "roc")) <= 1e-6
+
+
+def _gauss_two_step_points(taus, mu=2, q=Q10):
+    """(size, power) of the likelihood-ratio tests "L(x_1) + L(x_2) > tau" of Mix(G_mu, q)^2 in
+    x-space (the pair N(0, 1) against (1 - q) N(0, 1) + q N(mu, 1) per step, Dong, Roth & Su,
+    Sec. 4.1): one quadrature over x_1 of the second step's normal tails past the x_2 where the
+    sum reaches tau (mpmath, the caller's precision). Each is a point of the curve
+    (Neyman-Pearson)."""
+    mu, q = mpmath.mpf(mu), mpmath.mpf(int(q.p)) / int(q.q)
+    lq = mpmath.log(1 - q)
+
+    def loss(x):
+        return mpmath.log(1 - q + q * mpmath.exp(mu * x - mu * mu / 2))
+
+    def x_of(g):  # the x of loss g > log(1 - q) (-oo at or below it, in rounding near c)
+        r = mpmath.exp(g) - 1 + q
+        return (mpmath.log(r / q) + mu * mu / 2) / mu if r > 0 else -mpmath.inf
+
+    def sf(y):
+        return mpmath.ncdf(-y)
+
+    out = []
+    for tau in taus:
+        tau = mpmath.mpf(tau)
+        c = x_of(tau - lq)  # (x_1 > c: every x_2 passes)
+
+        def size(x1, tau=tau):
+            return mpmath.npdf(x1) * sf(x_of(tau - loss(x1)))
+
+        def power(x1, tau=tau):
+            y = x_of(tau - loss(x1))
+            return (((1 - q) * mpmath.npdf(x1) + q * mpmath.npdf(x1 - mu))
+                    * ((1 - q) * sf(y) + q * sf(y - mu)))
+
+        pts = [-mpmath.inf] + [t for t in (-6, -3, 0, 2, 4) if t < c] + [c]
+        a = mpmath.quad(size, pts) + sf(c)
+        b = mpmath.quad(power, pts) + (1 - q) * sf(c) + q * sf(c - mu)
+        out.append((a, b))
+    return out
+
+
+@pytest.mark.parametrize("rho", [0.0, None, 64.0])
+def test_gaussian_two_steps_against_brute_force(rho):
+    """Mix(G(2), 1/10)^2 with unit cells only (rho = 0), the default wide tail cells and wide
+    cells almost everywhere past loss 0 (rho = 64): the band at the size of each
+    likelihood-ratio test holds the test's power (brute-force Neyman-Pearson in x-space at 30
+    digits, :func:`_gauss_two_step_points`), and so does the inverse's band at 1 - power."""
+    from tradeoff_algebra.numeric import cells_normal as cn
+
+    with mpmath.workdps(30):
+        pts = _gauss_two_step_points([-0.1, 0.5, 1.5, 3.0])
+    kw = {} if rho is None else {"rho": rho}
+    for inverse in (False, True):
+        law = cn.NormalMixtureCells(2, Q10, not inverse, **kw)
+        if rho == 64.0:
+            cells = law.loss_cells(64)
+            assert max(c[3] for c in cells) >= 64  # (wide cells in the band checked)
+        a = np.array([float(1 - b if inverse else a) for a, b in pts])
+        truth = [1 - a if inverse else b for a, b in pts]
+        b = cells_band(law, 2, a, 1e-4, "roc", max_points=40_000)
+        for i, t in enumerate(truth):  # (1e-12: alpha rounded to a float, slope below 1e3)
+            assert b.power_lo[i] - 1e-12 <= t <= b.power_hi[i] + 1e-12, (rho, inverse, i)
+        assert np.max(widths(b, a, "roc")) <= (1e-4 if rho != 64.0 else 1e-2)
+
+
+def test_wide_cells_keep_both_masses():
+    """A wide cell [g_j, g_{j+w}] split between its ends keeps its null and alternative masses:
+    one step's split lattice (T = 1) against the cells' sums in mpmath at 40 digits, the split
+    masses rounded up by at most a unit a point."""
+    from tradeoff_algebra.numeric import cells_normal as cn
+
+    law = cn.NormalMixtureCells(2, Q10, True, rho=64.0)
+    D = 32
+    cells = law.loss_cells(D)
+    assert any(c[3] > 1 for c in cells)
+    cp = CellPower(cells, 1, D)
+    with mpmath.workdps(40):
+        us = [mpmath.mpf(int(c)) * mpmath.mpf(2) ** -cp.eu for c in cp.u.coeffs()]
+        b_u = mpmath.fsum(us)
+        a_u = mpmath.fsum(u * mpmath.exp(-mpmath.mpf(i + cp.lo) / D) for i, u in enumerate(us))
+        a_c = mpmath.fsum(mpmath.mpf(c[0].mid().str(40, radius=False)) for c in cells)
+        b_c = mpmath.fsum(mpmath.mpf(c[1].mid().str(40, radius=False)) for c in cells)
+        unit = len(us) * mpmath.mpf(2) ** -cp.eu
+    assert b_c - 1e-25 <= b_u <= b_c + unit + 1e-25
+    assert a_c - 1e-25 <= a_u <= a_c + unit + 1e-25

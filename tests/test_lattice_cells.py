@@ -157,6 +157,44 @@ def test_packed_power_brackets_the_exact_power(T, up):
         assert abs(floats[i] - int(P[i]) * 2.0 ** -E) <= 1e-15 * max(1.0, floats[i])
 
 
+@pytest.mark.parametrize("T", [2, 7, 20])
+@pytest.mark.parametrize("up", [True, False])
+def test_cut_power_moves_its_top_to_infinity(T, up):
+    """The packed power with its top cut (``drop``) against the exact power (flint's fmpz_poly):
+    a geometric tail of 200 points, so the cut takes most of the exact power's length. A cut
+    moves mass up (to +oo) and the products carry that on, so the bound is on every suffix sum
+    (first-order dominance, what the profile and the tests read): ``up``, the kept suffix plus
+    the mass M at +oo at least the exact suffix; else the kept suffix at most the exact one;
+    and each within the roundings and the cuts (2^-drop of the total a cut) of it."""
+    from flint import fmpz_poly
+
+    from tradeoff_algebra.numeric.lattice_cells import _power_array
+
+    e = BITS - 2
+    c = [(1 << (e - 9)) >> min(k, e - 10) for k in range(200)]  # halving masses
+    drop = 30
+    arr, E, M = _power_array(c, e, T, up, drop)
+    exact = fmpz_poly(c) ** T
+    n, N = len(arr), exact.length()
+    assert n < N // 2
+    shift = e * T - E
+    products = 2 * T.bit_length()
+    tot = int(exact(1))
+    slack = N * products * tot >> (BITS - 2)  # (the roundings, summed over the coefficients)
+    cuts = 2 * products * tot >> drop
+    kept = [int(v) << shift for v in arr] + [0] * (N - n)
+    m = M << shift if up else 0  # (a lower bound drops the cut mass)
+    suf_k, suf_x = m, 0
+    for i in range(N - 1, -1, -1):
+        suf_k += kept[i]
+        suf_x += int(exact[i])
+        if up:
+            assert suf_x <= suf_k <= suf_x + slack + cuts, i
+        else:
+            assert suf_x - slack - cuts <= suf_k <= suf_x, i
+    assert 0 < sum(int(exact[i]) for i in range(n, N)) <= cuts
+
+
 @pytest.mark.slow
 def test_ten_steps_inside_dp_accountings_bracket():
     """eps(1e-5) of ten steps (add/remove): our enclosure meets dp_accounting's

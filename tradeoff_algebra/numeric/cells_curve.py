@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import time
+from itertools import accumulate
 
 import numpy as np
 from flint import arb, arb_poly
@@ -61,10 +62,11 @@ from .profile_band import Band, point_band
 
 __all__ = ["CellCurve", "cells_band", "widths", "MAX_POINTS", "CELLS_CURVE_ROUTE"]
 
-#: The most lattice points of a composed power for a curve (T times the cells of a step): the
-#: power, its suffix sums and a few blocks of Arb sums cost about a second at 2e5
-#: (q = 1/3, b = 1, T = 10: 176 511 points in 0.65 s for the power).
-MAX_POINTS = 200_000
+#: The most lattice points of a composed power for a curve (T times the cells of a step, its
+#: top cut): the cells, the power, its suffix sums and a few blocks of Arb sums cost about
+#: 4 s at 2.7e5 (Mix(G(2), 1/10)^10 at D = 8192, 1.2e-8 wide at 1/100), about 16 s at 1.1e6
+#: (D = 32768, within 1e-9); the time limit (``budget``) stops the grids before.
+MAX_POINTS = 1_200_000
 #: The route's note (``core.trace``).
 CELLS_CURVE_ROUTE = "certified cells of the loss composed on a lattice (curve band)"
 #: Precision of the Arb sums (bits).
@@ -73,11 +75,9 @@ PREC = 128
 
 def _suffix(coeffs: list) -> list:
     """Exact suffix sums s[i] = sum_{k >= i} c_k of nonnegative integers, with s[n] = 0."""
-    out = [0] * (len(coeffs) + 1)
-    acc = 0
-    for i in range(len(coeffs) - 1, -1, -1):
-        acc += coeffs[i]
-        out[i] = acc
+    out = list(accumulate(reversed(coeffs)))
+    out.reverse()
+    out.append(0)
     return out
 
 
@@ -85,7 +85,7 @@ def _floats(ints: list, e: int, up: bool) -> np.ndarray:
     """Floats at least (``up``) or at most c 2^-e for each integer c >= 0: the nearest float,
     moved one step outward (float(c) and the exact scaling by 2^-e err by at most half a unit
     in the last place, or half the least subnormal step, together less than one step)."""
-    x = np.ldexp(np.array([float(c) for c in ints], dtype=np.float64), -e)
+    x = np.ldexp(np.array(ints, dtype=object).astype(np.float64), -e)
     x = np.nextafter(x, np.inf if up else 0.0)
     return np.maximum(x, 0.0)
 
@@ -103,14 +103,18 @@ class CellCurve:
         #: (alternative mass at +oo, null mass left out of the tests) of one step: the T-fold
         #: product's are at most T times these (1 - (1 - m)^T <= T m), added to the support
         #: lines and to the tests' sizes (``routes.gaussian_cells``: a cut tail)
-        self.slack = tuple(cp.T * float(v) for v in slack)
+        with working_precision(PREC):  # (and the powers' cut tops, CellPower.inf_u, inf_a)
+            self.slack = (upper(arb(cp.T) * arb(float(slack[0]))
+                                + arb(cp.inf_u) * arb(2) ** (-cp.eu)),
+                          upper(arb(cp.T) * arb(float(slack[1]))
+                                + arb(cp.inf_a) * arb(2) ** (-cp.ea)))
         T, D = cp.T, cp.D
-        self.cu = [int(c) for c in cp.u.coeffs()]
+        self.cu = cp.ints[0].tolist()
         self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
         n = len(self.cu)
         self.off = T * cp.lo  # lattice point i is G_i = (i + off) / D
         g = (np.arange(n, dtype=np.float64) + self.off) / D
-        uf = np.ldexp(np.array([float(c) for c in self.cu], dtype=np.float64), -cp.eu)
+        uf = np.ldexp(cp.ints[0].astype(np.float64), -cp.eu)
         with np.errstate(over="ignore"):
             af = uf * np.exp(-g)
         # A_U(> i) and B_U(> i) in floats (placement only)
@@ -118,8 +122,8 @@ class CellCurve:
         self.sbf = np.append(np.cumsum(uf[::-1])[::-1][1:], 0.0)
         self.g = g
         # the tests: size (rounded up) and power (rounded down) of "indices sum to >= k"
-        sa = _suffix([int(c) for c in cp.ap.coeffs()])
-        sb = _suffix([int(c) for c in cp.bq.coeffs()])
+        sa = _suffix(cp.ints[2].tolist())
+        sb = _suffix(cp.ints[1].tolist())
         m = max(len(sa), len(sb))
         sa += [0] * (m - len(sa))
         sb += [0] * (m - len(sb))
@@ -269,10 +273,12 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     the looser one's. A law with ``for_levels(T, scale)`` (a cut tail,
     ``numeric.cells_normal``) is first replaced by the one it returns for T and the least power
     or value measured (:func:`_scale`; not ``tol``, which keeps the nesting). Returns the
-    narrowest band reached on grids of at most ``max_points`` lattice points (the last grid is
-    the largest allowed), or before a finer grid that the time left (``budget``) cannot pay
-    for, estimated from the last grid's time (the caller warns where it stays wide); None where
-    not one cell a unit of loss fits."""
+    narrowest band reached on grids of at most ``max_points`` lattice points (the points a
+    composed power keeps, its top cut, ``lattice_cells._power_array``: the next grid's
+    estimated at twice the last one's; the last grid is the largest allowed), or before a
+    finer grid that the time left (``budget``) cannot pay for, estimated from the last grid's
+    time (the caller warns where it stays wide); None where not one cell a unit of loss
+    fits."""
     x = np.asarray(alphas, dtype=np.float64)
     plan = getattr(law, "for_levels", None)  # (a tail cut from T and the levels)
     if plan is not None:
@@ -286,6 +292,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     slack = getattr(law, "cells_slack", None)
     rng = loss_range(law)
     best, last = None, None  # (the band so far; seconds per cell of the last grid)
+    final = False  # (a grid between two of the chain, the largest allowed: the last one)
     while True:
         if last is not None and last * D * 1.5 > budget.remaining():
             return best  # (the finer grid cannot end in the time left)
@@ -295,9 +302,16 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         b = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)).band(x)
         last = (time.monotonic() - t0) / D
         best = b if best is None else best.intersect(b)
-        if float(np.max(widths(best, x, measure), initial=0.0)) <= tol or D >= top:
+        if float(np.max(widths(best, x, measure), initial=0.0)) <= tol:
             return best
-        D = min(2 * D, top)
+        n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
+        del cp, b  # (not held while the next grid is built)
+        if 2 * n <= max_points and not final:
+            D *= 2
+        elif D * max_points // n > D and not final:  # (the last grid: the largest allowed)
+            D, final = D * max_points // n, True
+        else:
+            return best
 
 
 def _scale(x: np.ndarray, measure: str) -> float:

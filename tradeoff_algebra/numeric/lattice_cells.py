@@ -60,6 +60,9 @@ BITS = 62
 #: Bits of a slot of the packed integers (:func:`_power`): a product's coefficient is below
 #: the product of the two sums, 2^(2 BITS + 2) at most, so nothing carries into the next slot.
 SLOT = 128
+#: The powers' top coefficients summing to at most 2^-DROP of the total are moved to +oo
+#: (:func:`_power_array`): about 1e-15 of the total mass a cut, a few cuts a power.
+DROP = 50
 #: The most lattice points of a composed power (T times the cells of a step): the three powers
 #: cost about T times one step's cells in squarings (q = 1/100, b = 1, 96 cells: T = 50
 #: about 5 ms, T = 100 about 10 ms), where the inversion's few-step split took
@@ -89,7 +92,7 @@ def _pattern(n: int, word: int) -> fmpz:
     key = (n, word)
     v = _MASKS.get(key)
     if v is None:
-        if len(_MASKS) > 64:
+        if len(_MASKS) > 8:  # (a few: each as long as a power, up to ~20 MB)
             _MASKS.clear()
         buf = np.zeros((n, SLOT // 64), dtype=np.uint64)
         buf[:, 0] = word
@@ -104,18 +107,25 @@ def _pack(c: list[int]) -> fmpz:
     return fmpz(int.from_bytes(buf.tobytes(), "little"))
 
 
-def _unpack(x: fmpz, n: int) -> tuple[fmpz_poly, np.ndarray]:
-    """The polynomial of the n slots of ``x`` (each below 2^64: checked) and its coefficients
-    as floats (rounded: for guesses only)."""
+def _unpack(x: fmpz, n: int) -> np.ndarray:
+    """The n slots of ``x`` (each below 2^64: checked) as exact unsigned 64-bit integers."""
     arr = np.frombuffer(int(x).to_bytes(n * SLOT // 8, "little"), dtype=np.uint64)
     arr = arr.reshape(n, SLOT // 64)
     if arr[:, 1:].any():
         raise ArithmeticError("lattice_cells: a packed coefficient overflowed its slot")
-    return fmpz_poly(arr[:, 0].tolist()), arr[:, 0].astype(float)
+    return np.ascontiguousarray(arr[:, 0])
 
 
 def _power(c: list[int], e: int, T: int, up: bool) -> tuple[fmpz_poly, int, np.ndarray]:
-    """(P, E, F) with P 2^-E the T-th power of sum_i c_i 2^-e x^i (c_i >= 0 integers, their sum
+    """(P, E, F) with P 2^-E the T-th power of sum_i c_i 2^-e x^i (:func:`_power_array`) and F
+    its masses P 2^-E as floats (rounded: for guesses only)."""
+    arr, E, _ = _power_array(c, e, T, up)
+    return fmpz_poly(arr.tolist()), E, arr.astype(float) * 2.0 ** -E
+
+
+def _power_array(c: list[int], e: int, T: int, up: bool,
+                 drop: int | None = None) -> tuple[np.ndarray, int, int]:
+    """(P, E, M) with P 2^-E the T-th power of sum_i c_i 2^-e x^i (c_i >= 0 integers, their sum
     below 2^BITS), each product rounded to :data:`BITS` bits of its total: coefficient-wise
     rounded up (``up``, floor + 1) or down, so an upper or a lower bound of the exact power.
 
@@ -131,41 +141,75 @@ def _power(c: list[int], e: int, T: int, up: bool) -> tuple[fmpz_poly, int, np.n
     floor(z_k / 2^s) <= floor(sum z_k / 2^s), plus n for the ones. Where fmpz_poly products
     paid a division of every coefficient and an addition of ones, this is one shift, one mask
     and one addition of integers (T = 100, 96 cells: the three powers about 10 ms where they
-    took 21). F: the masses P 2^-E as floats (rounded; for guesses)."""
+    took 21). P: the coefficients as exact unsigned 64-bit integers.
+
+    ``drop`` (bits): after each rounded product the top coefficients whose sum is at most
+    2^-drop of the total (chosen in floats; any choice is sound) are cut off, and M (units
+    2^-E, 0 without ``drop``) bounds from above the mass they carry into the power: M_ab <=
+    M_a S_b + S_a M_b + M_a M_b over the products (S the kept sums), rounded up with each
+    shift. The caller places M at +oo: a cut moves mass up and the products carry that on
+    (convolution keeps first-order dominance), so the bound holds for every suffix sum, not
+    coefficient by coefficient: the kept suffix plus M at least the exact suffix (``up``), the
+    kept suffix at most it (a lower bound drops M), which is what the split product's profile
+    (its weights 1 - e^{eps - G} non-decreasing in G) and the tests' suffix sums read. A power
+    of T factors spans T times one step's loss, but its mass past a few steps' tails is far
+    below the fixed point (Mix(G(2), 1/10)^10 at D = 256: the split product's 34 071 points
+    cut to 8 610, about 1e-14 of mass at +oo)."""
     n0 = len(c)
     s0 = sum(c)
     if s0 >> BITS:
         raise ValueError("lattice_cells: the masses' sum is not below 2^BITS")
 
-    def mul(a, na, sa, ea, b, nb, sb, eb):
+    def mul(a, na, sa, ea, ma, b, nb, sb, eb, mb):
         prod = sa * sb
         if prod >> SLOT:
             raise ArithmeticError("lattice_cells: a packed product could carry between slots")
         z, nz = a * b, na + nb - 1
+        m = ma * sb + sa * mb + ma * mb
         s = max(0, prod.bit_length() - BITS)
         if s == 0:
-            return z, nz, prod, ea + eb
+            return z, nz, prod, ea + eb, m
         if s > SLOT - 64:
             raise ArithmeticError("lattice_cells: a shift beyond the slot's free bits")
         z = (z >> s) & _pattern(nz, (1 << 64) - 1)
         bound = prod >> s
+        m = -((-m) >> s)  # (ceil)
+        if drop is not None:  # (before the ones: a cut slot carries its floor, m its ceil)
+            z, nz, m = _cut(z, nz, m, drop, up)
         if up:
             z += _pattern(nz, 1)
             bound += nz
         if bound >> BITS + 1:
             raise ArithmeticError("lattice_cells: a packed sum grew past its bound")
-        return z, nz, bound, ea + eb - s
+        return z, nz, bound, ea + eb - s, m
 
-    base = (_pack(c), n0, s0, e)
+    base = (_pack(c), n0, s0, e, 0)
     out = base
     for bit in bin(T)[3:]:  # left to right: square, then multiply by the short base
         budget.check()
         out = mul(*out, *out)
         if bit == "1":
             out = mul(*out, *base)
-    z, nz, _, E = out
-    poly, floats = _unpack(z, nz)
-    return poly, E, floats * 2.0 ** -E
+    z, nz, _, E, m = out
+    return _unpack(z, nz), E, m
+
+
+def _cut(z: fmpz, nz: int, m: int, drop: int, up: bool) -> tuple[fmpz, int, int]:
+    """The packed integer ``z`` of nz slots (each below 2^64, the floors of the rounded
+    product's slots) cut to its first K slots, K the least with the floats' sum of the slots
+    from K at most 2^-drop of the whole, and m plus the exact sum of the slots cut, plus one a
+    slot for ``up`` (the ceilings: :func:`_power_array`)."""
+    arr = _unpack(z, nz)
+    f = arr.astype(np.float64)
+    tail = np.cumsum(f[::-1])[::-1]
+    small = tail <= math.ldexp(float(tail[0]), -drop)
+    if not small.any():
+        return z, nz, m
+    K = max(int(np.argmax(small)), 1)
+    if K >= nz:
+        return z, nz, m
+    cut = sum(arr[K:].tolist()) + (nz - K if up else 0)
+    return z & ((fmpz(1) << (SLOT * K)) - 1), K, m + cut
 
 
 class CellPower:
@@ -173,42 +217,56 @@ class CellPower:
     (module docstring): the split product U (grid points from ``lo``) and the test products
     Bq (alternative masses, down) and Ap (null masses, up) over the cells' indices.
 
-    A cell (a, b, j, k) spans k grid steps, [j/D, (j + k)/D]: split between its two ends (the
-    split holds for any two grid points around the loss), its test index j; a cell with b
-    exactly 0 is an outcome of loss -oo (no split mass: its product outcomes add nothing to
-    the split profile), counted in the tests' null masses at index j. ``tilt`` c >= 0
-    (a rational) keeps the masses of index or point j times e^{c j/D} in fixed point (the
-    T-fold power of the tilted masses is the tilted power, so the bits kept follow the tilted
-    mass, of order one near a level delta far below 2^-BITS: e^{-c eps} M(c)^T at the Chernoff
-    tilt), each power's scale 2^-s with 2^s above its tilted total; the certified sums divide
-    the tilt out in Arb."""
+    A cell (a, b, j, w) spans w >= 1 grid steps, the outcomes whose loss lies in
+    [g_j, g_{j+w}]: split between those two lattice points as a unit cell is between its ends
+    (the same post-processing argument: the split holds for any two grid points around the
+    loss; a law's sparse tail, ``numeric.cells_normal``), its masses in the tests at index j
+    (every assignment of outcomes to indices is a test); a cell with b exactly 0 is an outcome
+    of loss -oo (no split mass: its product outcomes add nothing to the split profile),
+    counted in the tests' null masses at index j. ``tilt`` c >= 0 (a rational) keeps the
+    masses of index or point j times e^{c j/D} in fixed point (the T-fold power of the tilted
+    masses is the tilted power, so the bits kept follow the tilted mass, of order one near a
+    level delta far below 2^-BITS: e^{-c eps} M(c)^T at the Chernoff tilt), each power's scale
+    2^-s with 2^s above its tilted total; the certified sums divide the tilt out in Arb. An
+    untilted power cuts its top (:data:`DROP`, the mass moved to +oo: ``inf_u``, ``inf_a``); a
+    tilted one keeps every point (its cut mass would need the tilt divided out point by
+    point)."""
 
     def __init__(self, cells: list, T: int, D: int, prec: int = 128, tilt=0) -> None:
         self.T, self.D = int(T), int(D)
         self.tilt = Fraction(tilt)
         if self.tilt < 0:
             raise ValueError(f"CellPower: need tilt >= 0, got tilt = {tilt}")
-        js = [cell[2] for cell in cells]
-        self.lo = min(js)
-        n = max(cell[2] + (cell[3] if len(cell) > 3 else 1) for cell in cells) - self.lo + 1
+        self.lo = min(c[2] for c in cells)
+        n = max(c[2] + (c[3] if len(c) > 3 else 1) for c in cells) - self.lo + 1
         u, bq, ap = [arb(0)] * n, [arb(0)] * n, [arb(0)] * n
         with working_precision(prec):
             h = arb(1) / self.D
-            c = arb(self.tilt.numerator) / self.tilt.denominator
-            wt = [(c * (i + self.lo) * h).exp() for i in range(n)] if self.tilt else None
-            for cell in cells:
-                a, b, j = cell[:3]
-                k = cell[3] if len(cell) > 3 else 1
+            ends: dict = {}  # e^{-g_k} by lattice index (each shared by two cells)
+
+            def e(k: int) -> arb:
+                v = ends.get(k)
+                if v is None:
+                    v = ends[k] = (-(k * h)).exp()
+                return v
+
+            for c in cells:
+                a, b, j = c[0], c[1], c[2]
+                w = c[3] if len(c) > 3 else 1
+                if w < 1:
+                    raise ValueError(f"CellPower: a cell's width w = {w} must be >= 1")
                 i = j - self.lo
-                e0, e1 = (-(j * h)).exp(), (-((j + k) * h)).exp()
                 if not b == 0:  # (b exactly 0: an outcome of loss -oo, no split mass)
+                    e0, e1 = e(j), e(j + w)
                     m0 = (a - b * e1) / (e0 - e1)
-                    for at, v in ((i, m0), (i + k, b - m0)):  # (a part below 0 counts as 0)
+                    for at, v in ((i, m0), (i + w, b - m0)):  # (a part below 0 counts as 0)
                         if not v < 0:
                             u[at] += v
                 bq[i] += b
                 ap[i] += a
-            if wt is not None:
+            if self.tilt:
+                ct = arb(self.tilt.numerator) / self.tilt.denominator
+                wt = [(ct * (i + self.lo) * h).exp() for i in range(n)]
                 u = [x * y for x, y in zip(u, wt, strict=True)]
                 bq = [x * y for x, y in zip(bq, wt, strict=True)]
                 ap = [x * y for x, y in zip(ap, wt, strict=True)]
@@ -221,16 +279,45 @@ class CellPower:
                     K -= 1
                     ints = [_fixed(x, K, up) for x in vals]
                 lists.append((ints, K))
+        drop = None if self.tilt else DROP
         (u, ku), (bq, kb), (ap, ka) = lists
-        self.u, self.eu, fu = _power(u, ku, self.T, True)
-        self.bq, self.eb, fb = _power(bq, kb, self.T, False)
-        self.ap, self.ea, fa = _power(ap, ka, self.T, True)
-        if self.tilt:  # (floats untilted: guesses only)
-            g = (np.arange(len(fu)) + self.T * self.lo) / self.D
-            fu = fu * np.exp(-float(self.tilt) * g)
-            g = (np.arange(len(fb)) + self.T * self.lo) / self.D
-            fb, fa = fb * np.exp(-float(self.tilt) * g), fa * np.exp(-float(self.tilt) * g)
-        self._floats = (fu, fb, fa)  # (the powers' masses rounded to floats: guesses only)
+        pu, self.eu, self.inf_u = _power_array(u, ku, self.T, True, drop)
+        pb, self.eb, _ = _power_array(bq, kb, self.T, False, drop)
+        pa, self.ea, self.inf_a = _power_array(ap, ka, self.T, True, drop)
+        #: inf_u 2^-eu, inf_a 2^-ea: the split product's and the tests' null masses moved to
+        #: +oo by the cut top of the powers (:func:`_power_array`; the tests' alternative
+        #: masses cut are dropped, a lower bound); 0 for a tilted power
+        #: the three powers' coefficients, exact (unsigned 64-bit; ``numeric.cells_curve``)
+        self.ints = (pu, pb, pa)
+        self._polys: list = [None, None, None]
+        # (the powers' masses rounded to floats, the tilt divided out: guesses only)
+        fl = []
+        for p, E in zip(self.ints, (self.eu, self.eb, self.ea), strict=True):
+            f = p.astype(float) * 2.0 ** -E
+            if self.tilt:
+                f = f * np.exp(-float(self.tilt) * (np.arange(len(f)) + self.T * self.lo) / self.D)
+            fl.append(f)
+        self._floats = tuple(fl)
+
+    def _poly(self, k: int) -> fmpz_poly:
+        if self._polys[k] is None:
+            self._polys[k] = fmpz_poly(self.ints[k].tolist())
+        return self._polys[k]
+
+    @property
+    def u(self) -> fmpz_poly:
+        """The split product's masses U 2^-eu as a polynomial over the lattice points."""
+        return self._poly(0)
+
+    @property
+    def bq(self) -> fmpz_poly:
+        """The tests' alternative masses (rounded down) 2^-eb."""
+        return self._poly(1)
+
+    @property
+    def ap(self) -> fmpz_poly:
+        """The tests' null masses (rounded up) 2^-ea."""
+        return self._poly(2)
 
     def _tilted_sum(self, poly: fmpz_poly, i0: int, extra: int = 0) -> arb:
         """sum_{i >= i0} p_i e^{-(c + extra) G_i}, G_i = (i + T lo)/D (c the tilt): the tilt
@@ -276,18 +363,20 @@ class CellPower:
         i0 = math.floor(Fraction(eps) * D) - T * self.lo + 1
         i0 = max(i0, 0)
         if i0 >= self.u.length():
-            return arb(0)
-        s1 = self._tilted_sum(self.u, i0)
+            return arb(self.inf_u) * arb(2) ** (-self.eu)
+        s1 = self._tilted_sum(self.u, i0) + self.inf_u
         s2 = self._tilted_sum(self.u, i0, 1)
         return (s1 - arb(eps).exp() * s2) * arb(2) ** (-self.eu)
 
     def test_masses(self, t: int) -> tuple[arb, arb]:
         """(B(E) lower, A(E) upper) for E = "the cells' indices sum to at least t": balls."""
         k = max(t - self.T * self.lo, 0)
-        if k >= self.bq.length():
-            return arb(0), arb(0)
-        return (self._tilted_sum(self.bq, k) * arb(2) ** (-self.eb),
-                self._tilted_sum(self.ap, k) * arb(2) ** (-self.ea))
+
+        def suffix(p: fmpz_poly) -> arb:
+            return arb(0) if k >= p.length() else self._tilted_sum(p, k)
+
+        return (suffix(self.bq) * arb(2) ** (-self.eb),
+                (suffix(self.ap) + self.inf_a) * arb(2) ** (-self.ea))
 
     def delta_lower(self, eps: float) -> arb:
         """A ball whose lower end is at most delta(eps): the best test near eps."""
@@ -307,6 +396,8 @@ class CellPower:
         takes T + 5 (a long tilted power: 30 steps, 10^5 points); :meth:`delta_lower` where the
         floats see no positive test. Any test is sound: the float only places them."""
         _, fb, fa = self._floats
+        n = max(len(fb), len(fa))  # (the powers' cut tops may differ)
+        fb, fa = np.pad(fb, (0, n - len(fb))), np.pad(fa, (0, n - len(fa)))
         sb, sa = np.cumsum(fb[::-1])[::-1], np.cumsum(fa[::-1])[::-1]
         with np.errstate(over="ignore", invalid="ignore"):
             v = sb - math.exp(eps) * sa
@@ -328,6 +419,8 @@ class CellPower:
         split profile's delta(hi) < d_dn proved; None where no test proves eps(d) > 0."""
         D, T = self.D, self.T
         _, fb, fa = self._floats
+        n = max(len(fb), len(fa))  # (the powers' cut tops may differ)
+        fb, fa = np.pad(fb, (0, n - len(fb))), np.pad(fa, (0, n - len(fa)))
         sb, sa = np.cumsum(fb[::-1])[::-1], np.cumsum(fa[::-1])[::-1]
         with np.errstate(divide="ignore", invalid="ignore"):
             et = np.log((sb - d_up) / sa)
