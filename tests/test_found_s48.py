@@ -202,6 +202,20 @@ def test_epsdelta_power_at_and_below_its_largest_loss(n):
     assert below.guarantee == "certified" and lo <= ref <= hi
 
 
+def test_delta_of_a_laplace_power_with_irrational_mu_is_certified():
+    """delta(1) of L_sqrt(2)^3 between the certified deltas of L_{mu_lo}^3 and L_{mu_hi}^3 for
+    rationals mu_lo < sqrt(2) < mu_hi (L_mu decreases in mu, Dong, Roth & Su, Prop. 7; the
+    tensor power keeps the order, Lemma 4: delta is non-decreasing in mu): now certified by the
+    same sandwich, routes/parameter_sandwich."""
+    lo_mu, hi_mu = R(14142135623, 10**10), R(14142135624, 10**10)
+    d_lo = ta.delta(ta.Laplace(lo_mu) ** 3, 1)
+    d_hi = ta.delta(ta.Laplace(hi_mu) ** 3, 1)
+    assert d_lo.guarantee == d_hi.guarantee == "certified"
+    v = ta.delta(ta.Laplace(sp.sqrt(2)) ** 3, 1)
+    assert v.interval()[1] >= d_lo.interval()[0] and v.interval()[0] <= d_hi.interval()[1]
+    assert v.guarantee == "certified"
+
+
 # -- found, not fixed: strict xfails with their references ----------------------------------------
 @pytest.mark.xfail(strict=True, reason="the symmetric hull of a product answers roc by the PLD "
                    "engine only (routes/engines._hull_route): an estimate, here [0.375, 1.0]")
@@ -217,22 +231,6 @@ def test_roc_of_the_poisson_laplace_mechanism_composed_is_certified():
     v = ta.roc(ta.AddRemove(g), a)
     assert v.interval()[1] >= lo
     assert v.guarantee == "certified" and v.interval()[0] >= lo * (1 - mpmath.mpf(10) ** -3)
-
-
-@pytest.mark.xfail(strict=True, reason="L_mu with irrational mu has no Arb law (families/"
-                   "laplace.LaplaceLoss.law needs exact_mu; numeric/cf_lattice_profile needs a "
-                   "rational mu): delta is the PLD engine's estimate")
-def test_delta_of_a_laplace_power_with_irrational_mu_is_certified():
-    """delta(1) of L_sqrt(2)^3 between the certified deltas of L_{mu_lo}^3 and L_{mu_hi}^3 for
-    rationals mu_lo < sqrt(2) < mu_hi (L_mu decreases in mu, Dong, Roth & Su, Prop. 7; the
-    tensor power keeps the order, Sec. 3.1: delta is non-decreasing in mu)."""
-    lo_mu, hi_mu = R(14142135623, 10**10), R(14142135624, 10**10)
-    d_lo = ta.delta(ta.Laplace(lo_mu) ** 3, 1)
-    d_hi = ta.delta(ta.Laplace(hi_mu) ** 3, 1)
-    assert d_lo.guarantee == d_hi.guarantee == "certified"
-    v = ta.delta(ta.Laplace(sp.sqrt(2)) ** 3, 1)
-    assert v.interval()[1] >= d_lo.interval()[0] and v.interval()[0] <= d_hi.interval()[1]
-    assert v.guarantee == "certified"
 
 
 @pytest.mark.xfail(strict=True, reason="eps within 3^-300 of the top lattice point: the Arb "

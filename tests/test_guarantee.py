@@ -220,6 +220,8 @@ CERTIFYING = {
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "routes/product.py",       # Eq. (12) on a proved answer: the level ball and K in Arb
+    "routes/parameter_sandwich.py",  # ends of certified answers at rationals a < mu < b proved
+    # by an Arb ball of mu (L_mu monotone in mu)
     "routes/inversion_curve.py",  # the profile band: Arb bounds rounded outward
     "routes/profile_curve.py",  # the profile band of CertifiedPairs of delta routes
     "routes/lattice_curve.py",  # Neyman-Pearson vertices from Arb tails of the lattice roots
