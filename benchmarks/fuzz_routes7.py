@@ -432,10 +432,10 @@ def gen_nest(rng):
     return c
 
 
-def check_nest(case, flags, stats):
-    st = stats.setdefault("nest", {"draws": 0, "certified": 0, "estimate": 0, "stopped": 0,
-                                   "refused": 0, "checked": 0})
-    st["draws"] += 1
+def nest_answers(case, flags, st, stats) -> dict | None:
+    """The case's answers at each of its tolerances, in its order, in one process each (by
+    fuzz_routes5's child): {tol: (lo, hi)} where every one is certified, else None (an error
+    flagged, an estimate counted)."""
     got = {}
     for tol in case.tols:
         code = case.code.replace("dps=DPS", f"dps={_dps(tol)}")
@@ -444,18 +444,28 @@ def check_nest(case, flags, stats):
         if err is not None:
             if isinstance(err, ta.InternalError) or not isinstance(err, ta.TradeOffError):
                 flags.append(("internal error", case, repr(err)[:300]))
-            return
+            return None
         if isinstance(out, tuple):
             if any(issubclass(w.category, ta.EstimateWarning) for w in ws):
                 st["estimate"] += 1
-                return
+                return None
             got[tol] = (np.asarray(out[0]), np.asarray(out[1]))
         else:
             if not F5._is_cert(out):
                 st["estimate"] += 1
-                return
+                return None
             with mpmath.workdps(60):
                 got[tol] = F5._interval(out)
+    return got
+
+
+def check_nest(case, flags, stats):
+    st = stats.setdefault("nest", {"draws": 0, "certified": 0, "estimate": 0, "stopped": 0,
+                                   "refused": 0, "checked": 0})
+    st["draws"] += 1
+    got = nest_answers(case, flags, st, stats)
+    if got is None:
+        return
     st["certified"] += 1
     st["checked"] += 1
     loose, tight = max(got), min(got)

@@ -497,26 +497,9 @@ def check_nest(case, flags, stats):
     st = stats.setdefault(case.route, {"draws": 0, "certified": 0, "estimate": 0, "stopped": 0,
                                        "refused": 0, "checked": 0})
     st["draws"] += 1
-    got = {}
-    for tol in case.tols:
-        code = case.code.replace("dps=DPS", f"dps={_dps(tol)}")
-        out, err, wall, cpu, ws = F5._ask(code, tol, 60.0)
-        stats["wall"] += wall
-        if err is not None:
-            if isinstance(err, ta.InternalError) or not isinstance(err, ta.TradeOffError):
-                flags.append(("internal error", case, repr(err)[:300]))
-            return
-        if isinstance(out, tuple):
-            if any(issubclass(w.category, ta.EstimateWarning) for w in ws):
-                st["estimate"] += 1
-                return
-            got[tol] = (np.asarray(out[0]), np.asarray(out[1]))
-        else:
-            if not F5._is_cert(out):
-                st["estimate"] += 1
-                return
-            with mpmath.workdps(60):
-                got[tol] = F5._interval(out)
+    got = F7.nest_answers(case, flags, st, stats)
+    if got is None:
+        return
     st["certified"] += 1
     st["checked"] += 1
     ts = sorted(got)
