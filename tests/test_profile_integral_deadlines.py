@@ -1,5 +1,7 @@
 """The two-step profile integrals (families/gaussian_sampled_profile.py,
-families/poisson_replace_profile.py) under a deadline that falls inside them.
+families/poisson_replace_profile.py), ``budget.integral`` (every Arb integration of a Python
+integrand) and the far constant of the symmetric hull C_p(G_mu) (families/
+gaussian_sampled_hull.py) under a deadline that falls inside them.
 
 An ``acb.integral`` cannot be interrupted (an exception raised in its integrand is not
 propagated), so past the deadline the integrands return 0 and the integral is followed by a
@@ -9,7 +11,9 @@ answer. Tested with a deterministic clock (one tick per read of ``budget``'s clo
 placement of the deadline the call either stops with TimeLimitExceeded a few reads after it, or
 answers a ball that holds an independent reference (DP-SGD: the 30-digit two-step quadrature of
 ``references.sampled_gaussian``; PoissonReplace: the mpmath quadrature over a domain that
-follows the level, ``references.audit6_refs.replace_two_steps_wide``).
+follows the level, ``references.audit6_refs.replace_two_steps_wide``; budget.integral: the
+closed form of int |sin|; the hull's far constant: ``references.hull_far``, in the loss variable
+with mpmath's numerical derivatives).
 """
 
 from __future__ import annotations
@@ -18,11 +22,14 @@ import types
 from fractions import Fraction
 
 import pytest
+from flint import acb, arb
 from references.audit6_refs import replace_two_steps_wide
+from references.hull_far import far_constant_reference
 from references.sampled_gaussian import sampled_gaussian_delta_two
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.families.gaussian_sampled import SubsampledGaussianLaw
+from tradeoff_algebra.families.gaussian_sampled_hull import SampledGaussianHullLaw
 from tradeoff_algebra.families.poisson_replace_law import ReplaceLaw
 from tradeoff_algebra.families.poisson_replace_profile import two_step_delta
 from tradeoff_algebra.numeric import budget
@@ -96,3 +103,48 @@ def test_replace_two_steps_deadline_inside_the_integral(monkeypatch):
 
     _sweep(monkeypatch, lambda: two_step_delta(ReplaceLaw(mu, q), float(eps), 1e-6), holds,
            places=5)
+
+
+def test_budget_integral_deadline_inside(monkeypatch):
+    """int_0^10 |sin(10 u)| du = (62 + 1 - cos(100 - 31 pi)) / 10 (31 full arches and a part):
+    Arb's integration bisects at each of the 31 kinks (many integrand calls, so the deadline
+    falls inside); stopped, or the ball holds the closed form."""
+    with mp.workdps(30):
+        ref = (63 - mp.cos(100 - 31 * mp.pi)) / 10
+
+    def f(u, analytic):
+        return (10 * u).sin().real_abs(analytic=analytic)
+
+    def holds(v):
+        with mp.workdps(30):
+            assert mp.mpf(v.lower()) <= ref <= mp.mpf(v.upper()), (v, ref)
+        assert v.rad() <= 1e-9
+
+    _sweep(monkeypatch, lambda: budget.integral(f, 0, 10, rel_tol=arb(2) ** -40).real, holds)
+
+
+def test_budget_integral_answers_as_arb_without_deadline():
+    """Outside a call (no deadline) the guarded integral is Arb's own, to the last bit."""
+
+    def f(u, analytic):
+        return (u * u).exp() * (3 * u).cos()
+
+    a = budget.integral(f, 0, 2, rel_tol=arb(2) ** -50)
+    b = acb.integral(f, 0, 2, rel_tol=arb(2) ** -50)
+    assert a.real.mid() == b.real.mid() and a.real.rad() == b.real.rad()
+
+
+def test_hull_far_constant_deadline_inside(monkeypatch):
+    """The far constant C2 of C_{99/100}(G_5) at c = 0.0262 (the first curve of
+    C(99/100, G(5))**3 computes it; its integral once ran 68,100 integrand calls past a 0.3 s
+    limit): stopped a few clock reads after the deadline, or an upper bound of the reference
+    within 1e-4 of it."""
+    mu, q, c = 5, Fraction(99, 100), 0.026193474618839096
+    ref = far_constant_reference(mu, q, c)
+
+    def holds(v):
+        with mp.workdps(30):
+            assert ref <= mp.mpf(v.upper()) <= ref * (1 + mp.mpf(10) ** -4), (v, ref)
+
+    # (a fresh law each time: the constant is cached per law)
+    _sweep(monkeypatch, lambda: SampledGaussianHullLaw(mu, q).far_constant(c), holds, places=5)

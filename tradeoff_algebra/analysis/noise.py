@@ -37,6 +37,7 @@ import sympy as sp
 from ..core.errors import InvalidParameter
 from ..core.normal import Phi
 from ..core.validate import param
+from ..numeric import budget
 
 __all__ = ["laplace_density", "laplace_tail", "laplace_upper_tail", "laplace_mean_abs",
            "laplace_max_abs_mean", "gaussian_density", "gaussian_tail",
@@ -196,7 +197,7 @@ def sinh_normal_max_abs_mean(k: int, A: Any, s: Any, prec: int = 64):
         def f(x, analytic):
             return sc / (1 + (r * x) ** 2).sqrt(analytic=analytic) * (1 - (x / rt2).erf() ** kk)
 
-        core = acb.integral(f, 0, X).real
+        core = budget.integral(f, 0, X).real
         Xa = arb(X)
         phi = (-(Xa * Xa) / 2).exp() / (2 * arb.pi()).sqrt()
         return core + arb(0).union(2 * k * sa * phi)

@@ -56,6 +56,7 @@ import sympy as sp
 
 from ..core.errors import InvalidParameter, NoClosedForm
 from ..core.validate import count, items, param, probability_vector
+from ..numeric import budget
 from ..numeric.arb_expr import ball_point
 from ..numeric.context import arb_precision
 from ..numeric.value import Value
@@ -313,7 +314,7 @@ def _noisy_ball(P, Q, a: int, s: sp.Rational, prec: int):
                      for x, m in zip(at, ms, strict=True)) + 1e-300) for at, ms in (P, Q)]
     size = float(np.trapezoid(np.exp(a * lp[0] + (1 - a) * lp[1]), grid))
     tol = arb(2)**(-prec) * arb(size if math.isfinite(size) and size > 0 else 1)
-    body = acb.integral(integrand, q(L), q(U), rel_tol=arb(2)**(-prec), abs_tol=tol).real
+    body = budget.integral(integrand, q(L), q(U), rel_tol=arb(2)**(-prec), abs_tol=tol).real
     total = body / norm + (rt + lt) * arb(0).union(arb(1))
     if not total.is_finite() or not total > 0:
         return None

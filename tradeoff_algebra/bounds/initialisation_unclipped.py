@@ -38,6 +38,7 @@ import math
 from typing import Any
 
 from ..core.citations import WANG
+from ..numeric import budget
 
 __all__ = ["THM51_EXAMPLE", "output_laws", "output_point", "output_slopes", "joint_point",
            "joint_alpha", "joint_beta", "SLOPE_LIPSCHITZ", "CURVATURE"]
@@ -143,8 +144,8 @@ def _expectation(kind: str, a, s, sigma, prec: int, deriv: bool = False):
         else:
             m0 = _Phi(a + u0) - _Phi(a - u0)  # P(|I - a| < u0)
             total += m0 * h0.union(hu)
-    est = acb.integral(integrand, u0, U, rel_tol=arb(2) ** (-prec),
-                       abs_tol=arb(2) ** (-prec)).real
+    est = budget.integral(integrand, u0, U, rel_tol=arb(2) ** (-prec),
+                          abs_tol=arb(2) ** (-prec)).real
     total += est
     if deriv:
         total += (_phi(U - a) + _phi(U + a)) * arb(-1).union(arb(1))

@@ -30,6 +30,7 @@ import math
 import numpy as np
 from flint import acb, arb
 
+from ..numeric import budget
 from ..numeric.cf_laws import lower, upper
 from ..numeric.cf_tails import TailPoint
 from ..numeric.context import arb_precision
@@ -348,5 +349,5 @@ class TwoStepTails(OneStepTails):
                     else (-x * x / 2).exp())
             return dens * t / root2pi
 
-        return acb.integral(integrand, acb(lo), acb(s), rel_tol=self.rel / 4,
-                            eval_limit=400_000).real
+        return budget.integral(integrand, acb(lo), acb(s), rel_tol=self.rel / 4,
+                               eval_limit=400_000).real

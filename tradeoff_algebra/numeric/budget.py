@@ -16,9 +16,9 @@ public function runs its whole body under one deadline (:func:`deadline`, or :fu
 the body): its validation and fast paths, and every public call it makes, which would otherwise
 each open their own (a search of n evaluations under a 1 s limit ran n seconds). Loops check
 it (:func:`check`); callbacks that must not raise, such as the integrands of Arb's integration,
-look at :func:`expired` and the caller checks after the integral; a thread waiting for a lock
-another thread holds (Arb's process-global precision, a profile factor being built) checks it
-while it waits (:func:`locked`).
+look at :func:`expired` and the caller checks after the integral (:func:`integral` does both);
+a thread waiting for a lock another thread holds (Arb's process-global precision, a profile
+factor being built) checks it while it waits (:func:`locked`).
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from flint import acb
+
 from ..core.errors import InternalError, InvalidParameter, NumericalError, TradeOffError
 from . import context as _context
 from .context import public_mpf
 
 __all__ = ["time_limit", "check", "expired", "call", "deadline", "remaining", "locked",
-           "TimeLimitExceeded", "DEFAULT_SECONDS"]
+           "integral", "TimeLimitExceeded", "DEFAULT_SECONDS"]
 
 #: The time limit of a call when the user set none (seconds).
 DEFAULT_SECONDS = 600.0
@@ -224,6 +226,23 @@ def expired() -> bool:
     :func:`check` right after the integral, so that value is never used."""
     d = getattr(_local, "deadline", None)
     return d is not None and time.monotonic() > d
+
+
+def integral(f: Callable[[acb, bool], acb], a: Any, b: Any, best: Any = None,
+             **options: Any) -> acb:
+    """Arb's certified ``acb.integral(f, a, b, **options)`` of a Python integrand ``f(u,
+    analytic)`` under the calling thread's deadline. An exception raised inside the integrand
+    does not leave python-flint's integration cleanly (0.9: a ``SystemError`` after further
+    calls), so past the deadline the integrand is replaced by 0 (a cheap value, never used) and
+    :func:`check` (carrying ``best``) raises right after: the clock is monotonic, so an integral
+    that saw the deadline pass is never returned."""
+
+    def guarded(u: acb, analytic: bool) -> acb:
+        return acb(0) if expired() else f(u, analytic)
+
+    out = acb.integral(guarded, a, b, **options)
+    check(best)
+    return out
 
 
 def check(best: Any = None) -> None:

@@ -132,7 +132,8 @@ class SampledExactPart:
             a, b = arb(lo.mid()), arb(hi.mid())
             slack += lo.rad() + hi.rad()
             if b > a:
-                total += acb.integral(lambda s, an, kind=kind: value(s, an, kind), a, b).real
+                total += budget.integral(lambda s, an, kind=kind: value(s, an, kind), a,
+                                         b).real
         total += arb(0, upper(4 * (1 + php) * slack))
         if not derivative:
             return total, arb(0)
