@@ -54,8 +54,15 @@ POINT_SHARE = 0.1
 ROUNDS = 2
 #: Float grid on which the thresholds are first bracketed.
 GRID = 257
+#: The grid where the loss has more than ``DENSE_ATOMS`` atoms, so that the fine grid's brackets
+#: hold more than ``ATOM_ROUNDS`` of them on average (the atoms of such brackets are left to
+#: the Newton steps, which start from the cubic Hermite interpolant of log value in the
+#: bracket): Laplace(1/10 + i/10^4), i < 100, 46 516 atoms, 683 -> 440 estimates for the
+#: curve's 99 thresholds at tol 1e-9 (the log-linear start), -> 379 (the Hermite start).
+COARSE_GRID = 33
 #: The atoms in a level's grid bracket decided one at a time before the Newton steps, at most.
 ATOM_ROUNDS = 8
+DENSE_ATOMS = ATOM_ROUNDS * GRID
 #: A level's Newton steps end where they stop halving a residual below this fraction of its
 #: target (the float estimates' own noise, far below the points' share of any tolerance's
 #: effect on the band: the hull's chords and the support lines are first and second order in
@@ -75,11 +82,14 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
     both non-increasing), from a grid and safeguarded Newton steps; at a jump (an atom) the
     eps of the jump, to 1e-10 (the atom's points are placed beside it, :func:`_atom_near`).
     ``start``: where the Newton steps begin where it lies in the grid's bracket (a solution
-    from other tails of the same law), else the bracket's midpoint."""
-    grid = np.linspace(0.0, end, GRID)
+    from other tails of the same law), else the bracket's midpoint (a loss of more than
+    ``DENSE_ATOMS`` atoms: the coarse grid, from the guess of :func:`_hermite_guess`)."""
+    dense = atoms.size > DENSE_ATOMS
+    grid = np.linspace(0.0, end, COARSE_GRID if dense else GRID)
     est = tails.estimate(grid)
     out = np.empty_like(t)
     lo, hi = np.empty_like(t), np.empty_like(t)
+    guess = np.full(t.shape, np.nan)
     for b in (1, 2):
         sel = branch == b
         if not sel.any():
@@ -87,12 +97,16 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
         v = np.minimum.accumulate(est[2] if b == 1 else est[1])
         idx = np.clip(np.searchsorted(-v, -t[sel], side="left") - 1, 0, grid.size - 2)
         lo[sel], hi[sel] = grid[idx], grid[idx + 1]
+        if dense:
+            guess[sel] = _hermite_guess(grid, v, (est[4] if b == 1 else est[3]), idx, t[sel])
         beyond = t[sel] <= v[-1]
         hi[np.flatnonzero(sel)[beyond]] = end
         at0 = t[sel] >= v[0]
         lo[np.flatnonzero(sel)[at0]] = hi[np.flatnonzero(sel)[at0]] = 0.0
     e = 0.5 * (lo + hi)
     act = _atoms_first(tails, t, branch, atoms, lo, hi, e)
+    if start is None and dense:
+        start = guess
     if start is not None:
         inside = (lo[act] < start[act]) & (start[act] < hi[act])
         e[act[inside]] = start[act[inside]]
@@ -128,6 +142,31 @@ def _solve(tails, t: np.ndarray, branch: np.ndarray, end: float,
             break
     out[:] = np.clip(e, 0.0, end)
     return out
+
+
+def _hermite_guess(grid: np.ndarray, v: np.ndarray, dv: np.ndarray, idx: np.ndarray,
+                   t: np.ndarray) -> np.ndarray:
+    """A start for Newton's steps in each bracket [grid[idx], grid[idx + 1]]: where log v(eps)
+    = log t on the cubic Hermite interpolant of log v with the slopes dv / v at the bracket's
+    ends (a few Newton steps on the cubic from the log-linear guess), else the log-linear
+    guess, NaN where neither lies inside (the caller takes the midpoint). Placement only."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        y0, y1 = np.log(v[idx]), np.log(v[idx + 1])
+        width = grid[idx + 1] - grid[idx]
+        m0, m1 = width * dv[idx] / v[idx], width * dv[idx + 1] / v[idx + 1]
+        lt = np.log(t)
+        s = (y0 - lt) / (y0 - y1)
+        lin = np.where((s > 0) & (s < 1), s, np.nan)
+        s = lin.copy()
+        for _ in range(4):
+            s2, s3 = s * s, s * s * s
+            h = ((2 * s3 - 3 * s2 + 1) * y0 + (s3 - 2 * s2 + s) * m0
+                 + (-2 * s3 + 3 * s2) * y1 + (s3 - s2) * m1 - lt)
+            dh = ((6 * s2 - 6 * s) * y0 + (3 * s2 - 4 * s + 1) * m0
+                  + (-6 * s2 + 6 * s) * y1 + (3 * s2 - 2 * s) * m1)
+            s = s - h / dh
+        s = np.where(np.isfinite(s) & (s > 0) & (s < 1), s, lin)
+        return grid[idx] + s * width
 
 
 def _atoms_first(tails, t: np.ndarray, branch: np.ndarray, atoms: np.ndarray, lo: np.ndarray,

@@ -297,24 +297,32 @@ def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: in
             start: np.ndarray | None = None) -> np.ndarray:
     """eps in [lo, hi] with value(eps) = t (value decreasing), by safeguarded Newton steps,
     all the targets at once, from ``start`` where it lies inside [lo, hi] (else the
-    midpoint)."""
+    midpoint). Each step evaluates the targets not yet settled only; a target t <= 0 (the
+    level 0, which no eps of the bracket reaches: value > 0 there) is settled at once at
+    ``hi``, where the bisection it took before converged (30 steps of every target's sums)."""
     lo, hi = lo.copy(), hi.copy()
     e = 0.5 * (lo + hi)
     if start is not None:
         e = np.where((lo <= start) & (start <= hi), start, e)
+    zero = ~(t > 0)
+    e[zero] = hi[zero]
+    act = np.flatnonzero(~zero)
     for _ in range(30):
-        est = d.estimate(e)
-        g = _value(est, branch) - t
-        dg = est[4] if branch == 1 else est[3]
-        lo = np.where(g > 0, e, lo)
-        hi = np.where(g > 0, hi, e)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(dg < 0, e - g / dg, 0.5 * (lo + hi))
-        new = np.where((lo < step) & (step < hi), step, 0.5 * (lo + hi))
-        done = (np.abs(g) <= 1e-14 * t) | (hi - lo <= 1e-15 * np.maximum(hi, 1e-300))
-        if done.all():
+        if not act.size:
             break
-        e = np.where(done, e, new)
+        ea, ta, la, ha = e[act], t[act], lo[act], hi[act]
+        est = d.estimate(ea)
+        g = _value(est, branch) - ta
+        dg = est[4] if branch == 1 else est[3]
+        la = np.where(g > 0, ea, la)
+        ha = np.where(g > 0, ha, ea)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(dg < 0, ea - g / dg, 0.5 * (la + ha))
+        new = np.where((la < step) & (step < ha), step, 0.5 * (la + ha))
+        done = (np.abs(g) <= 1e-14 * ta) | (ha - la <= 1e-15 * np.maximum(ha, 1e-300))
+        lo[act], hi[act] = la, ha
+        e[act] = np.where(done, ea, new)
+        act = act[~done]
     return e
 
 
