@@ -47,11 +47,12 @@ from ..numeric.cells_curve import CellCurve, cells_band, widths
 from ..numeric.cf_laws import upper, working_precision
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.options import DEFAULT_TOL, options
-from ..numeric.profile_band import Band, point_band
+from ..numeric.profile_band import Band, _upper_hull, point_band
 from ..numeric.protocol import POINT_ROUTES
 from ..operators.unary import SymmetricHull
 from .engines import hull_directions
 from .grid_band import _warn_if_wide
+from .inversion_curve import hull_point, inversion_band
 from .profile_curve import _cells_law
 from .tail_laws import band_value, floats_around
 
@@ -129,20 +130,13 @@ class HullCurve:
             out[e] = max(upper(d1), upper(d2), 0.0)
         return out
 
-    def _tests(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """g's test points around each level and the complements' (1 - B_t, 1 - A_t)."""
-        px, py = self.cc.px, self.cc.py  # (both non-increasing in t)
-        n = len(px)
-        rev, mx = px[::-1], 1 - py  # (both non-decreasing)
-        keep: set = set()
-        for a in np.unique(x):
-            k = n - int(np.searchsorted(rev, a, side="right"))  # first t with px <= a
-            j = int(np.searchsorted(mx, a, side="right"))  # first t with 1 - py > a
-            keep.update(i for i in (k - 2, k - 1, k, k + 1, j - 2, j - 1, j, j + 1)
-                        if 0 <= i < n)
-        idx = np.array(sorted(keep), dtype=np.int64)
-        return (np.concatenate([px[idx], np.nextafter(1 - py[idx], np.inf)]),
-                np.concatenate([py[idx], np.nextafter(1 - px[idx], 0.0)]))
+    def _tests(self) -> tuple[np.ndarray, np.ndarray]:
+        """The vertices of the upper concave hull of g's test points and of their complements
+        (1 - B_t, 1 - A_t): the hull's power bridges the two directions, so a level's chord
+        may join points far from it (floats choose the vertices; every chord is sound)."""
+        px, py = self.cc.px, self.cc.py
+        return _upper_hull(np.concatenate([px, np.nextafter(1 - py, np.inf)]),
+                           np.concatenate([py, np.nextafter(1 - px, 0.0)]))
 
     def band(self, alphas: np.ndarray) -> Band:
         """Certified bands of C and of its power at the levels ``alphas``."""
@@ -151,7 +145,7 @@ class HullCurve:
         with working_precision(PREC):
             d = self._delta_hi(sorted({e for c in cands.values() for e in c}))
         lines = [[(e, d[e], 1) for e in cands[float(a)]] for a in x]
-        px, py = self._tests(x)
+        px, py = self._tests()
         b = point_band(px, py, x, lines, prec=PREC)
         return Band(*(v.reshape(np.shape(alphas)) for v in (b.f_lo, b.f_hi, b.power_lo,
                                                              b.power_hi)))
@@ -209,5 +203,6 @@ def hull_cells_point(f, A, dps: int, power: bool):
     return band_value(b, f, A, dps, power, tol, ROUTE)
 
 
-CURVE_BANDS.append(hull_cells_band)
-POINT_ROUTES.append(hull_cells_point)
+# (before the inversion's: a hull of cells declines there only after planning its inverters)
+CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band), hull_cells_band)
+POINT_ROUTES.insert(POINT_ROUTES.index(hull_point), hull_cells_point)
