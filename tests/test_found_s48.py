@@ -217,8 +217,6 @@ def test_delta_of_a_laplace_power_with_irrational_mu_is_certified():
 
 
 # -- found, not fixed: strict xfails with their references ----------------------------------------
-@pytest.mark.xfail(strict=True, reason="the symmetric hull of a product answers roc by the PLD "
-                   "engine only (routes/engines._hull_route): an estimate, here [0.375, 1.0]")
 def test_roc_of_the_poisson_laplace_mechanism_composed_is_certified():
     """roc of AddRemove(Mix(L_2, 1/50)^8) at 1/3. C(g) <= min{g, g^-1} (Wang et al., Sec. 4),
     so roc >= the larger of the two directions' certified rocs; and C(g) >= 1 - delta_C(eps) -

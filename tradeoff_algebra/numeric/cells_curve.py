@@ -263,7 +263,7 @@ def loss_range(law) -> tuple | None:
 
 
 def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curve",
-               max_points: int = MAX_POINTS) -> Band | None:
+               max_points: int = MAX_POINTS, read=None) -> Band | None:
     """Certified bands of the T-fold power of ``law`` (its ``loss_cells(D)`` and
     ``loss_span()``) at the levels ``alphas``: grids of D = D_0 2^k cells a unit of loss, D_0 =
     :data:`~.lattice_cells.CELLS` cells a step, k = 0, 1, ... until every level is within
@@ -278,7 +278,9 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     estimated at twice the last one's; the last grid is the largest allowed), or before a
     finer grid that the time left (``budget``) cannot pay for, estimated from the last grid's
     time (the caller warns where it stays wide); None where not one cell a unit of loss
-    fits."""
+    fits. ``read(curve, alphas)``: the band of each grid's :class:`CellCurve` (default
+    :meth:`CellCurve.band`; ``routes.hull_cells``: the symmetric hull's)."""
+    read = (lambda cc, y: cc.band(y)) if read is None else read
     x = np.asarray(alphas, dtype=np.float64)
     plan = getattr(law, "for_levels", None)  # (a tail cut from T and the levels)
     if plan is not None:
@@ -299,7 +301,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         budget.check(best)
         t0 = time.monotonic()
         cp = _power(law, T, D)
-        b = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)).band(x)
+        b = read(CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)), x)
         last = (time.monotonic() - t0) / D
         best = b if best is None else best.intersect(b)
         if float(np.max(widths(best, x, measure), initial=0.0)) <= tol:

@@ -1,0 +1,93 @@
+"""The symmetric hull of a power of the Poisson-subsampled Laplace mechanism, add/remove
+(``AddRemove(Mix(Laplace(1/b), q)**T)``, ``routes.hull_cells``): roc and whole curves certified
+from one composed lattice of the cells of its loss.
+
+References: dp_accounting's optimistic/pessimistic PLD pair at grid 1e-5 for the add/remove
+Laplace mechanism (``references.audit6_refs.sampled_laplace_plds``: the power inf_eps delta(eps)
++ e^eps alpha bracketed, ``references.dpsgd_power.pld_power_bracket``), and the certified rocs
+of the two directions (C <= g and C <= g^-1: the hull's power is at least either's).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+from references.audit6_refs import pld_power, sampled_laplace_plds
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.core.errors import ToleranceWarning
+from tradeoff_algebra.routes.hull_cells import ROUTE
+
+R = sp.Rational
+CASES = [(R(1, 50), R(1, 2), 8), (R(1, 100), R(1), 10), (R(1, 1000), R(1, 10), 43),
+         (R(1, 100), R(1), 1000)]
+LEVELS = np.linspace(0, 1, 21)
+
+
+def _hull(q, b, T):
+    return ta.AddRemove(ta.Mix(ta.Laplace(1 / b), q) ** T)
+
+
+def _reference(q, b, T, alphas):
+    """{alpha: (lower, upper)} of the power where the minimiser lies inside [0, 12]."""
+    plds = sampled_laplace_plds(float(b), float(q), T, 1e-5)
+    out = {}
+    for a in alphas:
+        try:
+            out[float(a)] = pld_power(plds, [float(a)], eps_max=12.0, points=12001)[0]
+        except ValueError:  # (the minimiser at eps = 0: the mirror branch, not bracketed)
+            continue
+    return out
+
+
+@pytest.mark.parametrize("q,b,T", CASES)
+def test_roc_is_certified_and_meets_the_pld_pair(q, b, T):
+    f = _hull(q, b, T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToleranceWarning)
+        v = ta.roc(f, R(1, 3))
+    assert v.guarantee == "certified" and v.route == ROUTE
+    lo, hi = (float(t) for t in v.interval())
+    assert hi - lo <= 5e-4 * hi
+    ref = _reference(q, b, T, [R(1, 3)])
+    if ref:
+        r_lo, r_hi = ref[float(R(1, 3))]
+        assert lo <= r_hi + 1e-9 and r_lo - 1e-9 <= hi, (lo, hi, r_lo, r_hi)
+    m = ta.Mix(ta.Laplace(1 / b), q)
+    if T <= 10:  # (the directions' certified rocs: the hull's power is at least either's)
+        d = max(float(ta.roc(m**T, R(1, 3)).interval()[0]),
+                float(ta.roc(ta.Inverse(m) ** T, R(1, 3)).interval()[0]))
+        assert hi >= d
+
+
+@pytest.mark.parametrize("q,b,T", CASES)
+def test_curve_of_21_levels_is_certified_and_meets_the_pld_pair(q, b, T):
+    f = _hull(q, b, T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToleranceWarning)
+        lo, hi = ta.curve(f, LEVELS, bounds=True)
+    assert np.all(lo <= hi) and lo[0] == hi[0] == 1.0 and hi[-1] <= 1e-300
+    assert np.all(hi - lo <= 5e-4 + 1e-12)
+    ref = _reference(q, b, T, LEVELS[1:-1])
+    assert len(ref) >= 3
+    for k, a in enumerate(LEVELS):
+        if float(a) not in ref:
+            continue
+        r_lo, r_hi = ref[float(a)]  # (of the power 1 - f)
+        assert 1 - hi[k] <= r_hi + 1e-9 and r_lo - 1e-9 <= 1 - lo[k], (a, lo[k], hi[k], r_lo, r_hi)
+    # the curve is the route's: its points agree with roc at the same level
+    v = ta.roc(f, R(1, 2))
+    v_lo, v_hi = (float(t) for t in v.interval())
+    assert v_lo - 1e-12 <= 1 - lo[10] and 1 - hi[10] <= v_hi + 1e-12
+
+
+def test_a_tighter_tolerance_stays_inside():
+    f = _hull(R(1, 50), R(1, 2), 8)
+    with ta.pld_options(tol=5e-4):
+        a = ta.roc(f, R(1, 3)).interval()
+    with ta.pld_options(tol=1e-5):
+        b = ta.roc(f, R(1, 3)).interval()
+    assert a[0] <= b[0] <= b[1] <= a[1]
