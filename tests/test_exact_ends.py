@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from fractions import Fraction as Fr
 
+import mpmath
 import pytest
 import sympy as sp
 from references import audit5_refs as A5
 from references import finite as FN
 from references.base import to_frac
+from references.enclosure import certified, meets
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.numeric.protocol import exact_ends
@@ -115,3 +117,19 @@ def test_mutually_continuous_families_and_irrational_masses():
 def test_large_power_end_not_built():
     """(9/10)^(10^6) is not built as a rational (operators.ends.ENDS_BITS): no exact end."""
     assert exact_ends(ta.EpsDelta(1, R(1, 10)) ** 10**6) == (None, None)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_product_end_ball_where_a_factor_end_is_irrational(k):
+    """f_p of f_{1,1/10} with p = 1/sqrt(2): f_p(0) = 1 - p/10 is no rational, so the product's
+    end is a certified ball (routes.product.EndsRoute), against the closed form (1 - p/10)^k
+    at 50 digits (G_1's end is 1)."""
+    p = 1 / sp.sqrt(2)
+    g = ta.Mix(ta.EpsDelta(1, R(1, 10)), p)
+    f = g ** k if k > 1 else ta.Tensor(g, ta.G(1))
+    with mpmath.workdps(50):
+        r = mpmath.mpf(sp.N((1 - p / 10) ** k, 60))
+        v = ta.evaluate(f, 0, dps=25)
+        assert certified(v) and meets(v, r, r), (v, v.guarantee, v.route)
+        w = ta.roc(f, 0, dps=20)
+        assert certified(w) and meets(w, 1 - r, 1 - r), (w, w.guarantee, w.route)

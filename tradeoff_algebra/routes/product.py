@@ -500,24 +500,38 @@ class EndsRoute(Route):
     most powerful such test rejects all of it; its power is the Q-mass of that set, 1 - prod
     (1 - Q_i(P_i = 0)) = 1 - prod f_i(0), because f_i(0) = 1 - Q_i(P_i = 0) for each factor (the
     same argument for one pair). So a product of factors each with f_i(0) = 1 (no outcome with
-    P = 0: Laplace, G_mu, randomized response, the discrete Gaussian, PoissonReplace, f_p, C_p
-    and inverses of those) has f(0) = 1 exactly, and f(1) = 0 holds for every trade-off function
-    (Prop. 1; answered before any route). Tried first, whatever the plan (a finite table or a
-    node the rules closed the product into may have no rational value at 0: f_{1,1/10}^3,
-    f_{1,0}^5). PASS where a factor has no exact end or the rational would be large (a power
-    10^6 of 9/10)."""
+    P = 0: Laplace, G_mu, RR, the discrete Gaussian, PoissonReplace, f_p, C_p, their inverses)
+    has f(0) = 1 exactly; f(1) = 0 always (Prop. 1). Tried first for any plan (a finite table or
+    a closed node may have no rational value at 0: f_{1,1/10}^3, f_{1,0}^5); a certified ball
+    where a factor's end is one; PASS where a factor has neither or the rational is large."""
 
     name = "f(0) = prod f_i(0) (Def. 5)"
-    questions = ("exact",)
+    questions = ("exact", "ball")
 
     def supports(self, plan, question):
-        return question == "exact"
+        return question == "exact" or (question == "ball" and plan[0] == "pld")
 
-    def enclose(self, f, plan, question, A, Ac):
-        if A != 0:
+    def enclose(self, f, plan, question, *args):
+        if question == "ball":  # (a factor's end only as an Arb ball: f_p with p irrational)
+            return _ends_ball(plan[1], *args)
+        if args[0] != 0:
             return PASS
         q = exact_ends(f)[0]
         return PASS if q is None else q
+
+
+def _ends_ball(leaves, a, ac, power: bool):
+    """The ball prod f_i(0)^{n_i} (power: 1 minus it) of the factors' Arb balls at alpha = 0
+    (:class:`EndsRoute`, Def. 5), or PASS (alpha not 0, a factor without a ball)."""
+    if not a.is_zero():
+        return PASS
+    out = arb(1)
+    for leaf, n in leaves:
+        b = arb_value(leaf, a, ac, False)
+        if b is None:
+            return PASS
+        out *= b ** n
+    return 1 - out if power else out
 
 
 class LossBoundRoute(Route):
