@@ -348,11 +348,6 @@ def test_time_limit_respected_on_seeded_replace():
 # findings (strict xfails)
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="defect 1: f(0) = 1 of a factor proved only as an Arb "
-                   "ball (DiscreteGaussian, PoissonReplace, Inverse(Mix(.)), C_q(G), Discrete "
-                   "with irrational masses): routes/product.EndsRoute needs exact ends, so the "
-                   "power's f(0) is the PLD engine's estimate (the cells band, certified at "
-                   "alpha = 1e-30, is not asked at alpha = 0)")
 @pytest.mark.parametrize("f", [
     ta.discrete_gaussian(1, 5) ** 2,
     ta.PoissonReplace(1, R(1, 2)) ** 3,
@@ -366,9 +361,6 @@ def test_power_f0_exact_where_factors_f0_is_one(f):
     assert v.guarantee == "exact" and to_frac(v.lo) == 1, (v, v.guarantee, v.route)
 
 
-@pytest.mark.xfail(strict=True, reason="defect 1b: f(0) = 1 of Inverse(Mix(f_{1,1/10}, 1/2)) "
-                   "(f_q > 0 below 1, so f_q^{-1}(0) = 1) is the node's mpmath estimate "
-                   "[1 - 1e-30, 1]: a piecewise-linear operand's end not read from its knots")
 def test_inverse_mix_epsdelta_f0_exact():
     v = ta.evaluate(ta.Inverse(ta.Mix(ta.EpsDelta(1, R(1, 10)), R(1, 2))), 0)
     assert v.guarantee == "exact" and to_frac(v.lo) == 1, (v, v.guarantee, v.route)
@@ -431,9 +423,6 @@ def test_binomial_eps_small_delta_no_internal_error(e0, n, D):
         assert R7.rr_power_delta(mpmath.mpf(e0), n, hi, 60) <= _mp(D)
 
 
-@pytest.mark.xfail(strict=True, reason="defect 1c: f(0) = (1 - delta)^k of a power of one "
-                   "f_{eps,delta} is answered by the exact finite composition in Arb, certified, "
-                   "before routes/product.EndsRoute's exact product of the ends")
 @pytest.mark.parametrize("eps, d, k", [(R(5, 2), R(1, 10**6), 100), (1, R(1, 10), 3)])
 def test_epsdelta_power_f0_exact(eps, d, k):
     v = ta.evaluate(ta.EpsDelta(eps, d) ** k, 0)
@@ -475,9 +464,6 @@ def test_hull_curve_first_call_respects_time_limit():
     assert float(out.stdout.split()[-1]) <= 0.7, out.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="defect 1c: the power at 0 of f_{1,0}^5 is an estimate "
-                   "0.0 'closed by the rules' (evaluate at 0 is certified 1.0; the exact "
-                   "1 - f(0) = 0 is in reach)")
 def test_epsdelta_power_roc_at_zero_exact():
     v = ta.roc(ta.EpsDelta(1) ** 5, 0, dps=11)
     assert v.guarantee == "exact" and v.hi == 0, (v, v.guarantee, v.route)

@@ -173,6 +173,20 @@ def check_exact(f):
             assert close(mpmath.mpf(v.p) / v.q, val(f, A), 1e-15)
 
 
+def check_ends(f):
+    """f(0) equals the reference's value at 0; at the zero point z the reference is 0 and just
+    below it positive (z = inf{alpha : f(alpha) = 0})."""
+    e, z = proto.exact_ends(f)
+    if e is None and z is None:
+        raise Declined
+    if e is not None:
+        assert close(mpmath.mpf(e.p) / e.q, val(f, sp.S.Zero), 1e-15)
+    if z is not None:
+        zm = mpmath.mpf(z.p) / z.q
+        assert close(val(f, z), 0, 1e-15)
+        assert z == 0 or val(f, zm * (1 - mpmath.mpf(10) ** -6)) > 0
+
+
 def check_arb(f):
     import flint
 

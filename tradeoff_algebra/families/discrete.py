@@ -37,7 +37,7 @@ from ..core.validate import items, param
 from ..numeric.arb_expr import Unenclosable
 from ..numeric.finite_values import numeric_irrational, pair_delta_ball, ratio_order
 from ..numeric.knots import clean_knots, pl_knots
-from ..numeric.protocol import arb_delta, exact_value, mp_roc, mp_value, np_value
+from ..numeric.protocol import arb_delta, exact_ends, exact_value, mp_roc, mp_value, np_value
 from .piecewise import PiecewiseLinear, as_fraction, knots_delta, same_function, to_rational
 
 __all__ = ["Discrete", "SUM_TOL"]
@@ -398,6 +398,21 @@ def _pl(f: Discrete) -> PiecewiseLinear:
 def _(f, A, Ac):
     g = f._piecewise_or_none()
     return None if g is None else exact_value(g, A, Ac)
+
+
+@exact_ends.register(Discrete)
+def _(f):
+    """f(0) = 1 - sum of Q over the outcomes with P = 0, z = 1 - sum of P over those with Q = 0
+    (``numeric.protocol.exact_ends``), read from the masses without ordering their ratios
+    (irrational masses: randomized response RR(1, 3)); None where an entry's zero is undecided
+    or the sum is not rational."""
+    def end(A, B):
+        zero = [a.is_zero for a in A]
+        if None in zero:
+            return None
+        m = 1 - sp.Add(*[b for b, z in zip(B, zero, strict=True) if z])
+        return m if isinstance(m, sp.Rational) else None
+    return end(f.P, f.Q), end(f.Q, f.P)
 
 
 @mp_value.register(Discrete)

@@ -120,6 +120,7 @@ from ..numeric.protocol import (
     mp_value,
     np_value,
     num,
+    register_ends,
 )
 from ..numeric.renyi_orders import arb_renyi_orders
 from ..numeric.roots import Probe, expand_bracket, findroot
@@ -664,3 +665,8 @@ def _(f):
             if edge < m < 1 - edge:
                 out.append(m)
     return sorted(set(out))
+
+
+# f(0) = 1 and f^{-1}(0) = 1 (numeric.protocol.exact_ends): both discrete Gaussians charge every
+# integer (sigma > 0), so the pair is mutually absolutely continuous.
+register_ends(DiscreteGaussian)

@@ -42,7 +42,16 @@ from ..numeric.context import arb_precision, mp
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.normal import ncdf, ncdf_inv
 from ..numeric.privacy_loss import RHO_LIB, U64, AtomLoss, PrivacyLoss, loss_views, privacy_loss
-from ..numeric.protocol import arb_delta, arb_value, mp_delta, mp_roc, mp_value, np_value, num
+from ..numeric.protocol import (
+    arb_delta,
+    arb_value,
+    mp_delta,
+    mp_roc,
+    mp_value,
+    np_value,
+    num,
+    register_ends,
+)
 from ..numeric.value import CertifiedPair
 from .gaussian import GaussianLoss
 from .poisson_replace_curve import replace_band
@@ -465,3 +474,8 @@ def _band(f, alphas, tol: float = 1e-3, progress: bool | None = None):
 
 
 CURVE_BANDS.append(_band)
+
+
+# f(0) = 1 and f^{-1}(0) = 1 (numeric.protocol.exact_ends): both mixtures have a positive
+# density everywhere, so neither law charges a set the other does not.
+register_ends(PoissonReplace)

@@ -33,6 +33,7 @@ from .privacy_loss import declared_views, delta_part, privacy_loss
 from .protocol import (
     arb_delta,
     arb_value,
+    exact_ends,
     exact_value,
     mp_conjugate,
     mp_delta,
@@ -218,6 +219,7 @@ CAPABILITIES: dict[str, tuple[Callable[[type], bool], str]] = {
     "fixed_point": (_method("_eval_fixed_point"), "the alpha with f(alpha) = alpha"),
     "latex": (_method("_latex"), "the papers' notation"),
     "exact": (_dispatch(exact_value), "rational f(alpha) at a rational alpha"),
+    "ends": (_dispatch(exact_ends), "f(0) = 1 - Q(P = 0) and f^{-1}(0) = 1 - P(Q = 0) exactly"),
     "arb": (_dispatch(arb_value), "an Arb ball of f(alpha) and 1 - f(alpha)"),
     "arb_delta": (_dispatch(arb_delta), "an Arb ball of delta(eps)"),
     "value": (_dispatch(mp_value), "an mpmath enclosure of f(alpha)"),

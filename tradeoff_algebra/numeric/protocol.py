@@ -11,6 +11,9 @@ sampling does); each family or operator module registers its own implementations
     The power ``1 - f(alpha)`` without cancellation; the default subtracts (families override).
 ``exact_value(f, A, Ac) -> Rational | None``
     The exact value for rational alpha where the objects are finite.
+``exact_ends(f) -> (f(0), z)``
+    The two ends of f exactly (each a Rational or None): f(0) and its zero point
+    z = f^{-1}(0); :func:`exact_ends`.
 ``np_value(f, x) -> ndarray``
     The float64 vectorised path used by :func:`curve`.
 ``arb_value(f, a, ac, power) -> arb | None``
@@ -50,9 +53,9 @@ from .precision_loop import precision_loop
 from .tol_nest import nest
 from .value import CertifiedPair, Value, dps_to_prec
 
-__all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "arb_value", "arb_delta",
-           "np_value", "mp_conjugate", "mp_delta", "mp_epsilon", "POINT_ROUTES", "LEVEL_ROUTES",
-           "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
+__all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "exact_ends", "register_ends",
+           "arb_value", "arb_delta", "np_value", "mp_conjugate", "mp_delta", "mp_epsilon",
+           "POINT_ROUTES", "LEVEL_ROUTES", "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
            "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short",
            "caller_level"]
 
@@ -82,6 +85,34 @@ def mp_roc(f: Any, a, ac):
 def exact_value(f: Any, A: sp.Rational, Ac: sp.Rational) -> sp.Rational | None:
     """Exact rational f(A) where the objects are finite, else None."""
     return None
+
+
+@singledispatch
+def exact_ends(f: Any) -> tuple[sp.Rational | None, sp.Rational | None]:
+    """The ends of f exactly: ``(f(0), z)`` with z = f^{-1}(0) = inf{alpha : f(alpha) = 0}, each
+    a Rational or None (not known here).
+
+    For f = T(P, Q) (Dong, Roth & Su, Def. 2) the most powerful test of size 0 rejects exactly
+    where P = 0, so f(0) = 1 - Q(P = 0); the test rejecting wherever Q > 0 has power 1 and size
+    P(Q > 0), and no smaller size reaches power 1, so z = 1 - P(Q = 0) = T(Q, P)(0). Hence
+    f(0) = 1 and z = 1 exactly when P and Q are mutually absolutely continuous (no privacy loss
+    of +-oo). The inverse swaps the two ends (f^{-1} = T(Q, P), Lemma A.2); a product multiplies
+    each (Def. 5: Q^n(P^n = 0) = 1 - prod_i (1 - Q_i(P_i = 0)), :class:`routes.product.
+    EndsRoute`). Default: f(0) from :func:`exact_value`; z = f(0) for a symmetric f (f = f^{-1}),
+    else None. A family or operator that knows its ends without a rational f(0) registers them
+    (the discrete Gaussian: both laws charge every integer, (1, 1))."""
+    e = exact_value(f, sp.S.Zero, sp.S.One)
+    e = sp.Rational(e) if isinstance(e, sp.Rational) else None
+    return e, (e if getattr(f, "is_symmetric", None) is True else None)
+
+
+_NO_ENDS = exact_ends.dispatch(object)
+
+
+def register_ends(cls: type, ends: tuple = (sp.S.One, sp.S.One)) -> None:
+    """Register constant ends of ``cls`` with :func:`exact_ends` (default (1, 1): a family
+    whose two laws are mutually absolutely continuous at every parameter)."""
+    exact_ends.register(cls)(lambda f: ends)
 
 
 def register_value_and_power(cls: type, fn: Callable) -> None:
@@ -577,6 +608,8 @@ def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
             "f(1) = 0 (Prop. 1)")
     if isinstance(A, sp.Rational):
         q = exact_value(f, A, 1 - A)
+        if q is None and A == 0 and exact_ends.dispatch(type(f)) is not _NO_ENDS:
+            q = exact_ends(f)[0]  # (a registered end: f(0) = 1 - Q(P = 0) without f's values)
         if q is not None:
             return Value.from_exact(1 - q if power else q, dps).routed("exact arithmetic")
         v = _arb_point(f, A, dps, power) or _certified_point(f, A, dps, power)

@@ -1,6 +1,9 @@
 """Operator nodes (docs/architecture.md, "Layers"): one module per operator family."""
 
-from . import subsample_loss  # noqa: F401  (the losses and finite views of Mix and Subsample)
+from . import (  # noqa: F401  (registrations: the exact ends f(0), f^{-1}(0) of the
+    ends,  # operators' nodes; the losses and finite views of Mix and Subsample)
+    subsample_loss,
+)
 from .conjugate import Conjugate, conjugate_value
 from .maxgroup import Group, Max
 from .mechanism import AddRemove

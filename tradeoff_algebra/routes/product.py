@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from flint import arb
 from mpmath.libmp import round_ceiling, round_floor
-from sympy import Integer, Rational
+from sympy import Integer
 
 from ..core import trace
 from ..core.node import TradeOff
@@ -47,6 +47,7 @@ from ..numeric.lattice_two import TWO_LATTICES, two_lattice_enclosure, two_latti
 from ..numeric.protocol import (
     GUARD_DPS,
     arb_value,
+    exact_ends,
     exact_value,
     mp_delta,
     mp_epsilon,
@@ -492,41 +493,45 @@ class LatticeProductRoute(Route):
 
 
 class EndsRoute(Route):
-    """The exact value of a product at alpha = 0 from its factors' exact values there:
+    """The exact value of a product at alpha = 0 from its factors' exact ends
+    (``numeric.protocol.exact_ends``, the operators' rules in ``operators.ends``):
     ``(f_1 (x) ... (x) f_k)(0) = prod f_i(0)`` (Dong, Roth & Su, Def. 5). Why: the test of size
     0 of the product rejects at most where P_1 x ... x P_k = 0, i.e. where some P_i = 0, and the
     most powerful such test rejects all of it; its power is the Q-mass of that set, 1 - prod
     (1 - Q_i(P_i = 0)) = 1 - prod f_i(0), because f_i(0) = 1 - Q_i(P_i = 0) for each factor (the
     same argument for one pair). So a product of factors each with f_i(0) = 1 (no outcome with
-    P = 0: Laplace, G_mu, randomized response) has f(0) = 1 exactly, and f(1) = 0 holds for
-    every trade-off function (Prop. 1; answered before any route). PASS where a factor has no
-    exact value at 0 or the rational would be large (a power 10^6 of 9/10)."""
+    P = 0: Laplace, G_mu, RR, the discrete Gaussian, PoissonReplace, f_p, C_p, their inverses)
+    has f(0) = 1 exactly; f(1) = 0 always (Prop. 1). Tried first for any plan (a finite table or
+    a closed node may have no rational value at 0: f_{1,1/10}^3, f_{1,0}^5); a certified ball
+    where a factor's end is one; PASS where a factor has neither or the rational is large."""
 
     name = "f(0) = prod f_i(0) (Def. 5)"
-    questions = ("exact",)
+    questions = ("exact", "ball")
 
     def supports(self, plan, question):
-        return plan[0] == "pld" and question == "exact"
+        return question == "exact" or (question == "ball" and plan[0] == "pld")
 
-    def enclose(self, f, plan, question, A, Ac):
-        if A != 0:
+    def enclose(self, f, plan, question, *args):
+        if question == "ball":  # (a factor's end only as an Arb ball: f_p with p irrational)
+            return _ends_ball(plan[1], *args)
+        if args[0] != 0:
             return PASS
-        out = Integer(1)
-        for leaf, n in plan[1]:
-            q = exact_value(leaf, Integer(0), Integer(1))
-            if q is None:
-                return PASS
-            q = Rational(q)
-            if q == 0:
-                return q
-            if n * (int(q.p).bit_length() + int(q.q).bit_length()) > _ENDS_BITS:
-                return PASS
-            out *= q ** n
-        return out
+        q = exact_ends(f)[0]
+        return PASS if q is None else q
 
 
-#: The largest exact rational f(0) (bits of its numerator and denominator) the ends route builds.
-_ENDS_BITS = 20000
+def _ends_ball(leaves, a, ac, power: bool):
+    """The ball prod f_i(0)^{n_i} (power: 1 minus it) of the factors' Arb balls at alpha = 0
+    (:class:`EndsRoute`, Def. 5), or PASS (alpha not 0, a factor without a ball)."""
+    if not a.is_zero():
+        return PASS
+    out = arb(1)
+    for leaf, n in leaves:
+        b = arb_value(leaf, a, ac, False)
+        if b is None:
+            return PASS
+        out *= b ** n
+    return 1 - out if power else out
 
 
 class LossBoundRoute(Route):
@@ -634,7 +639,7 @@ class PLDRoute(Route):
 
 #: The routes of a product, in order; the policy takes the cheapest that supports a question
 #: (the order breaks ties) and passes on to the next when a route answers None.
-ROUTES: list[Route] = [ClosedRoute(), FiniteRoute(), EndsRoute(), NegligibleRoute(),
+ROUTES: list[Route] = [EndsRoute(), ClosedRoute(), FiniteRoute(), NegligibleRoute(),
                        DeltaPartRoute(),
                        LossBoundRoute(),
                        LatticeRoute(), TwoLatticeRoute(), LatticeProductRoute(), InversionRoute(),
