@@ -423,6 +423,23 @@ def test_binomial_eps_small_delta_no_internal_error(e0, n, D):
         assert R7.rr_power_delta(mpmath.mpf(e0), n, hi, 60) <= _mp(D)
 
 
+@pytest.mark.parametrize("e0, n", [(800, 1000), (800, 10**4), (2000, 10**4), (746, 3000)])
+def test_binomial_eps_far_segment_narrow(e0, n):
+    """eps(99/100) of f_{eps0,0}^n with p = 1/(1 + e^eps0) below the float range (the other
+    cases of defect 2): the float guess of the segment in log space, so the Arb walk reaches
+    the segment near n eps0 (it started at n/2 and gave up after 256 steps; the bracketing
+    search then took seconds at 3 eps0/log 2 extra bits and gave 12 digits at dps = 15).
+    Against the binomial sum at 60 digits: delta(lo) >= D >= delta(hi), width <= 1e-13."""
+    D = R(99, 100)
+    v = ta.epsilon(ta.EpsDelta(e0) ** n, D, dps=15)
+    assert certified(v)
+    with mpmath.workdps(80):
+        lo, hi = iv(v)
+        assert hi - lo <= mpmath.mpf(10) ** -13 * hi
+        assert R7.rr_power_delta(mpmath.mpf(e0), n, lo, 60) >= _mp(D)
+        assert R7.rr_power_delta(mpmath.mpf(e0), n, hi, 60) <= _mp(D)
+
+
 @pytest.mark.xfail(strict=True, reason="defect 1c: f(0) = (1 - delta)^k of a power of one "
                    "f_{eps,delta} is answered by the exact finite composition in Arb, certified, "
                    "before routes/product.EndsRoute's exact product of the ends")
