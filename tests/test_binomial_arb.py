@@ -60,6 +60,26 @@ def test_incomplete_beta_against_exact_sums():
             assert _contains(binom_sf_ball(c, n, qb), S)
 
 
+@pytest.mark.parametrize("q", [Fraction(1, 10**400), Fraction(1, 10**30), Fraction(1, 7),
+                               Fraction(6, 7)])
+def test_both_tails_narrow_against_exact_sums(q):
+    """Each tail contains the exact Fraction sum and carries >= 160 of 200 bits relative on
+    both sides of the mean (Arb's incomplete beta loses up to ~30 bits at q = 1/7), also
+    where q lies below 2^-200 (the family's p = 1/(1 + e^eps0) < 1/2): the larger tail is the
+    complement of the smaller (I_{1-q} at a ball of 1 - q touching 1 was a NaN: defect 2 of
+    the eighth audit, f_{700,0}^300)."""
+    n = 60
+    pmf = [Fraction(math.comb(n, k)) * q**k * (1 - q) ** (n - k) for k in range(n + 1)]
+    with arb_precision(200):
+        qb = arb(fmpq(q.numerator, q.denominator))
+        for c in (0, 1, 2, 8, 9, 30, 51, 52, 59, 60):
+            F = sum(pmf[: c + 1], Fraction(0))
+            S = sum(pmf[c:], Fraction(0))
+            bf, bs = binom_cdf_ball(c, n, qb), binom_sf_ball(c, n, qb)
+            assert _contains(bf, F) and _contains(bs, S), (q, c)
+            assert bf.rel_accuracy_bits() >= 160 and bs.rel_accuracy_bits() >= 160, (q, c, bf, bs)
+
+
 def _mp_delta_window(n: int, eps0, eps):
     """delta(eps) = sum_{k >= m} Q_k (1 - e^{eps - l_k}), Q_k of B(n, q), q = e^eps0/(1 +
     e^eps0), summed at the working precision from m until the terms fall below 10^-60 of the

@@ -354,18 +354,43 @@ def _float_log_delta(n: int, p: float, e0: float, j: int) -> float:
     return lf + math.log(-math.expm1(x)) if x < 0 else -math.inf
 
 
+def _float_log_delta_point(n: int, lp: float, e0: float, j: int) -> float:
+    """log delta(l(j)) in floats where n p < 1e-3, from lp = log p (p may lie below the float
+    range: eps0 > ~745): each tail by its leading term in log space,
+    log P(B(n, p) >= k) ~ log C(n, k) + k log p + (n - k) log(1 - p) (relative error
+    O(n p)), and P(B(n, p) <= c) = 1 - P(B(n, p) >= c + 1). The search only."""
+    lq = math.log1p(-math.exp(lp))
+
+    def log_sf(k: int) -> float:  # log P(B(n, p) >= k), 1 <= k <= n
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                + k * lp + (n - k) * lq)
+
+    c = n - j - 1  # Q(K >= j + 1) = P(B(n, p) <= n - j - 1)
+    if c < 0:
+        return -math.inf
+    lf = 0.0 if c >= n else math.log1p(-math.exp(log_sf(c + 1)))
+    ls = log_sf(j + 1) if j + 1 <= n else -math.inf  # P(K >= j + 1)
+    x = e0 * (2 * j - n) + ls - lf
+    return lf + math.log(-math.expm1(x)) if x < 0 else -math.inf
+
+
 def _guess_eps_segment(n: int, eps0: sp.Expr, d: float) -> int:
     """The m with delta(l(m - 1)) > d >= delta(l(m)), from floats (a guess the caller walks
-    from): bisection over the lattice points l(j) >= 0."""
+    from): bisection over the lattice points l(j) >= 0; a law near a point mass (n p < 1e-3,
+    also p below the float range) by the tails' leading terms in log space."""
     e0 = float(eps0)
     p = float_p(e0)
+    lp = -e0 - math.log1p(math.exp(-e0)) if e0 > 0 else math.log(p)
     lo, hi = (n - 1) // 2, n  # l(lo) < 0 <= l(lo + 1); delta(l(n)) = 0 <= d
-    if not (p > 0 and d > 0):  # (p below the float range, eps0 > ~745: the walk starts at 0)
+    if not (d > 0 and lp > -math.inf):
         return lo + 1
     ld = math.log(d)
+    point = n * p < 1e-3
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _float_log_delta(n, p, e0, mid) > ld:
+        ldm = (_float_log_delta_point(n, lp, e0, mid) if point
+               else _float_log_delta(n, p, e0, mid))
+        if ldm > ld:
             lo = mid
         else:
             hi = mid

@@ -127,7 +127,7 @@ def arb_delta_ball(eps0: sp.Expr, n: int, eps, bits: int):
         # a doubling that cannot end before the call's deadline is refused at once)
         # (the deadline reports carry a (lo, hi) pair: the best ball's ends, rounded outward)
         budget.check(best_pair(best))
-        ensure_time(4 * spent, f"delta of f_(eps,0)^(x){n} at {2 * (bits + extra)} bits", best)
+        ensure_time(8 * spent, f"delta of f_(eps,0)^(x){n} at {2 * (bits + extra)} bits", best)
         extra *= 2
 
 
