@@ -33,7 +33,7 @@ D2 = Discrete([R(3, 4), R(1, 4)], [R(1, 4), R(3, 4)])
      ["negligible factors bounded out", "certified band of the privacy profile",
       "privacy-loss distribution"]),
     (G(1) @ Laplace(1), "exact", ["f(0) = prod f_i(0) (Def. 5)"]),
-    (G(1) @ Laplace(1), "ball", []),
+    (G(1) @ Laplace(1), "ball", ["f(0) = prod f_i(0) (Def. 5)"]),
 ])
 def test_which_routes_support_a_question(f, question, names):
     assert [r.name for r in rp.routes_for(f, question)] == names

@@ -29,9 +29,9 @@ reversed pair, the point (1 - B_t, 1 - A_t); the power is concave: the chords of
 
 The grid of cells is refined as in ``cells_curve.cells_band`` (its ``read`` is
 :meth:`HullCurve.band`) until every level meets the tolerance, up to ``MAX_POINTS`` lattice
-points; where it stays wider than the default tolerance the route declines and the PLD engine
-answers with its warning. :func:`hull_cells_point` is a point route (``evaluate``, ``roc``),
-:func:`hull_cells_band` a curve band.
+points; where it stays wider than the tolerance the route declines (the inversion's band, else
+the PLD engine with its warning, answers). :func:`hull_cells_point` is a point route
+(``evaluate``, ``roc``), :func:`hull_cells_band` a curve band.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from ..core import trace
 from ..numeric.cells_curve import CellCurve, cells_band, widths
 from ..numeric.cf_laws import upper, working_precision
 from ..numeric.curves import CURVE_BANDS
-from ..numeric.options import DEFAULT_TOL, options
+from ..numeric.options import options
 from ..numeric.profile_band import Band, _upper_hull, point_band
 from ..numeric.protocol import POINT_ROUTES
 from ..operators.unary import SymmetricHull
@@ -170,16 +170,15 @@ def hull_cells_band(f, alphas: np.ndarray, tol: float = 1e-3,
                     progress: bool | None = None, measure: str = "curve",
                     warn: bool = True) -> Band | None:
     """The certified band of the hull f at ``alphas`` (module docstring), None where f is not
-    such a hull or the band stays wider than ``max(tol, DEFAULT_TOL)``."""
+    such a hull or the band stays wider than ``tol``."""
     got = _hull_law(f)
     if got is None:
         return None
     law, n = got
     x = np.asarray(alphas, dtype=np.float64)
     b = cells_band(law, n, x.ravel(), tol, measure, read=lambda cc, y: HullCurve(cc).band(y))
-    if b is None or float(np.max(widths(b, x.ravel(), measure), initial=0.0)) > max(
-            tol, DEFAULT_TOL):
-        return None
+    if b is None or float(np.max(widths(b, x.ravel(), measure), initial=0.0)) > tol:
+        return None  # (the later routes: the inversion's band meets tight tolerances)
     zero = x.ravel() == 0  # (no mass at +oo, _cells_law: C(0) = 1 exactly)
     b.f_lo[zero], b.f_hi[zero], b.power_lo[zero], b.power_hi[zero] = 1.0, 1.0, 0.0, 0.0
     b = Band(*(v.reshape(x.shape) for v in (b.f_lo, b.f_hi, b.power_lo, b.power_hi)))
