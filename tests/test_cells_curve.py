@@ -24,6 +24,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from references.audit8_refs import laplace_power
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.errors import ToleranceWarning
@@ -37,14 +38,8 @@ LEVELS = np.array([0.0, 1e-4, 0.01, 0.05, 0.1, 0.18, 0.3, 0.5, 0.7, 0.9, 0.99, 1
 
 
 def _laplace_power(a, mu=1):
-    """1 - f(alpha) of Laplace(mu) (Dong, Roth & Su: f = 1 - e^mu alpha below e^-mu / 2,
-    e^-mu / (4 alpha) up to 1/2, e^-mu (1 - alpha) above)."""
-    em = mpmath.exp(-mu)
-    if a < em / 2:
-        return mpmath.exp(mu) * a
-    if a <= mpmath.mpf(1) / 2:
-        return 1 - em / (4 * a)
-    return 1 - em * (1 - a)
+    """1 - f(alpha) of Laplace(mu) (``references.audit8_refs.laplace_power``)."""
+    return laplace_power(a, mu)
 
 
 def _mix_power(a):
