@@ -23,7 +23,7 @@ from references import audit6_refs as R6
 from references import audit7_refs as R7
 from references import audit8_refs as R8
 from references import finite as FN
-from references.base import to_frac
+from references.base import ask, mp60, to_frac
 from references.enclosure import certified, iv, meets
 from references.hull_power import hull_power_bracket
 
@@ -33,18 +33,7 @@ from tradeoff_algebra.numeric import tol_nest
 R = sp.Rational
 
 
-def _mp(x):
-    x = sp.nsimplify(x) if not isinstance(x, sp.Basic) else x
-    return mpmath.mpf(sp.N(x, 60))
-
-
-def _ask(fn, *args, tol=None, limit=None, **kw):
-    """fn(*args) with its warnings, under pld_options(tol) and time_limit(limit)."""
-    with warnings.catch_warnings(record=True) as ws:
-        warnings.simplefilter("always")
-        with ta.time_limit(limit), ta.pld_options(tol=tol):
-            v = fn(*args, **kw)
-    return v, [w.category for w in ws]
+_mp, _ask = mp60, ask
 
 
 def _holds(v, lo, hi):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -278,3 +279,22 @@ def mpf_frac(x) -> Fraction:
     m, e = x.man_exp  # (|mantissa|, exponent): the sign is separate
     return (-1 if x < 0 else 1) * Fraction(int(m)) * Fraction(2) ** int(e)
 
+
+
+def mp60(x):
+    """x (a SymPy number, or a float / Fraction read as the rational it is near) as a 60-digit
+    mpf."""
+    x = sp.nsimplify(x) if not isinstance(x, sp.Basic) else x
+    return mpmath.mpf(sp.N(x, 60))
+
+
+def ask(fn, *args, tol=None, limit=None, **kw):
+    """fn(*args) with its warnings, under pld_options(tol) and time_limit(limit): (value,
+    the warnings' categories)."""
+    import tradeoff_algebra as ta  # (the references load without the library elsewhere)
+
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        with ta.time_limit(limit), ta.pld_options(tol=tol):
+            v = fn(*args, **kw)
+    return v, [w.category for w in ws]
