@@ -88,11 +88,23 @@ BAND_ANCHOR = False
 
 
 def _route_band(f: TradeOff, flat: np.ndarray, tol: float, progress) -> Any:
+    """The first band of :data:`CURVE_BANDS` that meets ``tol``. A route may instead offer a
+    certified band it could not narrow to ``tol`` (an attribute ``wide``: the text of its
+    ToleranceWarning): the later routes are asked, the first band of theirs is returned
+    intersected with the offer (both hold the curve), and where none answers the offer is
+    returned with its warning (rather than the PLD grid's estimates)."""
+    offered = None
     for route in CURVE_BANDS:
         b = route(f, flat, tol, progress)
-        if b is not None:
-            return b
-    return None
+        if b is None:
+            continue
+        if getattr(b, "wide", None) is None:
+            return b if offered is None else b.intersect(offered)
+        if offered is None:
+            offered = b
+    if offered is not None:
+        warnings.warn(offered.wide, ToleranceWarning, stacklevel=4)
+    return offered
 
 
 def _band_keys(f: TradeOff, flat: np.ndarray) -> tuple[list, list]:

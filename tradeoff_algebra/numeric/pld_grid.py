@@ -126,7 +126,24 @@ class Factor:
 
 def _cells(F: np.ndarray, S: np.ndarray, rho: float):
     """Masses of the cells between consecutive cuts from F = M(L <= t) and S = M(L > t), each
-    difference formed on the side where it is smaller, with an absolute error bound."""
+    difference formed on the side where it is smaller, with an absolute error bound (in blocks
+    of :data:`CELLS_BLOCK` cells, the time limit checked between them)."""
+    n = len(F) - 1
+    if n <= CELLS_BLOCK:
+        return _cells_block(F, S, rho)
+    m, err = np.empty(n), np.empty(n)
+    for a in range(0, n, CELLS_BLOCK):
+        budget.check()
+        b = min(a + CELLS_BLOCK, n)
+        m[a:b], err[a:b] = _cells_block(F[a:b + 1], S[a:b + 1], rho)
+    return m, err
+
+
+#: Cells per block of :func:`_cells` (a block takes some 0.05 s).
+CELLS_BLOCK = 1 << 20
+
+
+def _cells_block(F: np.ndarray, S: np.ndarray, rho: float):
     useF = F[1:] <= 0.5
     dF = F[1:] - F[:-1]
     dS = S[:-1] - S[1:]
@@ -237,15 +254,21 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     # -- pessimistic: connect the dots on the grid l_j = j h, cells (l_j, l_{j+1}] -------------
     # (arrays are released as soon as they are used: the peak is DISCRETISE_BYTES per point)
     l = np.arange(j_lo, j_hi + 1) * h
+    budget.check()
     edge_l = model.edge_err(l)
+    budget.check()
     FQ, SQ = pace.cdf(model, l, "Q")
+    budget.check()
     rho = model.rel_err
     Qc, EQ = _cells(FQ, SQ, rho)
     q_below, q_above = FQ[0], SQ[-1]
     del FQ, SQ
+    budget.check()
     FP, SP = pace.cdf(model, l, "P")
+    budget.check()
     Pc, EP = _cells(FP, SP, rho)
     del FP, SP
+    budget.check()
     el = np.exp(l[:-1])
     n_l = len(l)
     del l
@@ -258,7 +281,9 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     Pel *= 4 * U64
     Enum += Pel
     del Pel
+    budget.check()
     den = -math.expm1(-h)
+    budget.check()
     Qc_hi = Qc + EQ
     del Qc, EQ
     num += Enum
@@ -309,16 +334,20 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
         return np.concatenate([F, Ft]), np.concatenate([S, St])
 
     FQe, SQe = cdf_edges(edges, "Q")
+    budget.check()
     Qm, EQm = _cells(FQe, SQe, rho)
     fq_below, sq_above = FQe[0], SQe[-1]
     del FQe, SQe
+    budget.check()
     FPe, SPe = cdf_edges(edges, "P")
+    budget.check()
     Pm, EPm = _cells(FPe, SPe, rho)
     fp_below, sp_above = FPe[0], SPe[-1]
     del FPe, SPe
     budget.check()
     edge_e = model.edge_err(np.append(edges, top))
     del edges
+    budget.check()
     # atoms: bottom tail (grid j_lo - 1), cells j_lo .. j_hi, top tail (grid j_hi, no deficit)
     q_top = max(0.0, sq_above * (1 - rho) - model.q_inf * (1 + rho))
     Qm -= EQm
@@ -342,12 +371,14 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     spare[:-1] = Qlo[1:] - eg[:-1] * Phi[1:]  # what the next atom up offers at ratio e^{g h}
     spare[-1] = 0.0
     deficit = need > 0
+    budget.check()
     with np.errstate(divide="ignore", invalid="ignore"):
         gam = np.where(deficit, need / spare * (1 + 8 * U64), 0.0)
     ok = ~deficit | ((spare > 0) & (gam <= 1))
     gam = np.where(deficit & ok, gam, 0.0)
     r = np.ones_like(Qlo)
     r[1:] = 1.0 - gam[:-1]
+    budget.check()
     # the content (Q lower bound, P upper bound) of every atom after the borrowing: a ratio at
     # least e^{g h}; an atom that cannot borrow (nothing above it) has merged ratio above
     # e^{(g - 1/2) h} > e^{(g - 1) h}: it moves to the grid point below when the bounds certify
@@ -355,9 +386,11 @@ def discretise(model: PrivacyLoss, h: float, tau: float = DEFAULT_TAIL) -> Facto
     lend = deficit & ok
     cQ = np.where(ok, r * Qlo, 0.0)
     cP = np.where(ok, r * Phi, 0.0)
+    budget.check()
     cQ[:-1] += np.where(lend[:-1], gam[:-1] * Qlo[1:], 0.0)
     cP[:-1] += np.where(lend[:-1], gam[:-1] * Phi[1:], 0.0)
     del lend, gam, need, spare, deficit, eg
+    budget.check()
     down = ~ok & (Qlo >= np.exp((g - 1) * h - slack) * Phi * (1 + 8 * U64))
     del ok
     g = np.where(down, g - 1, g)

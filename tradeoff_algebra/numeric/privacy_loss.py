@@ -132,6 +132,9 @@ class PrivacyLoss:
         raise NotImplementedError
 
     def edge_err(self, t: np.ndarray) -> float:
+        """The bound (loss units) on how far the cuts ``t`` move by rounding: a function of the
+        largest finite |t| only, non-decreasing in it (``operators.losses.MixLoss`` passes on
+        only the points that attain it)."""
         return 8 * U64 * (1.0 + float(np.max(np.abs(t[np.isfinite(t)]), initial=0.0)))
 
     def support(self, tau: float) -> tuple[float, float]:

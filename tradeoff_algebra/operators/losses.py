@@ -90,7 +90,17 @@ class MixLoss(PrivacyLoss):
         tm = float(np.max(np.abs(fin), initial=0.0))
         # (+ the float parameter p, relative error <= u: moves g by <= 2u (1 + p/(1 - p)))
         return (8 * U64 * (2 + tm + self._xmax) + 4 * U64 * (1 + self.p / (1 - self.p))
-                + self.inner.edge_err(self._pull(fin)))
+                + self.inner.edge_err(self._pull(self._extremes(fin))))
+
+    def _extremes(self, fin: np.ndarray) -> np.ndarray:
+        """The points of ``fin`` whose pulls hold the largest finite |g^{-1}|: its largest, and
+        its smallest above the floor (g^{-1} increasing, -oo at and below the floor). An
+        ``edge_err`` depends on its points only through their largest finite |t|
+        (``numeric.privacy_loss.PrivacyLoss.edge_err``), so these two give the bound of all."""
+        if fin.size <= 2:
+            return fin
+        above = fin[fin > self.floor]
+        return np.array([fin.max(), above.min()] if above.size else [fin.max()])
 
     def support(self, tau):
         lo, hi = self.inner.support(tau)
