@@ -28,6 +28,7 @@ from ..core.node import NUMERIC, TradeOff
 from ..core.validate import flag
 from . import budget
 from .context import mp
+from .offer import first_answer
 from .options import DEFAULT_TOL
 from .progress import bar, check_progress
 from .protocol import (
@@ -88,23 +89,10 @@ BAND_ANCHOR = False
 
 
 def _route_band(f: TradeOff, flat: np.ndarray, tol: float, progress) -> Any:
-    """The first band of :data:`CURVE_BANDS` that meets ``tol``. A route may instead offer a
-    certified band it could not narrow to ``tol`` (an attribute ``wide``: the text of its
-    ToleranceWarning): the later routes are asked, the first band of theirs is returned
-    intersected with the offer (both hold the curve), and where none answers the offer is
-    returned with its warning (rather than the PLD grid's estimates)."""
-    offered = None
-    for route in CURVE_BANDS:
-        b = route(f, flat, tol, progress)
-        if b is None:
-            continue
-        if getattr(b, "wide", None) is None:
-            return b if offered is None else b.intersect(offered)
-        if offered is None:
-            offered = b
-    if offered is not None:
-        warnings.warn(offered.wide, ToleranceWarning, stacklevel=4)
-    return offered
+    """The first band of :data:`CURVE_BANDS` that meets ``tol``; where a route can only
+    offer a certified band wider than ``tol`` (``numeric.offer.Offer``) and no later route
+    answers, that band with its ToleranceWarning (not the PLD grid's estimates)."""
+    return first_answer((route(f, flat, tol, progress) for route in CURVE_BANDS), 4)
 
 
 def _band_keys(f: TradeOff, flat: np.ndarray) -> tuple[list, list]:

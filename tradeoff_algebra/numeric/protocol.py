@@ -48,6 +48,7 @@ from ..core.levels import as_level
 from ..core.node import TradeOff
 from . import budget
 from .context import mp
+from .offer import first_answer
 from .options import options
 from .precision_loop import precision_loop
 from .tol_nest import nest
@@ -249,11 +250,10 @@ LEVEL_ROUTES: list[Callable] = [_closed_point]
 
 
 def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
-    for route in POINT_ROUTES:
-        v = route(f, A, dps, power)
-        if v is not None:
-            return _nested_point(f, A, power, v)
-    return None
+    """The first answer of :data:`POINT_ROUTES` (a route's certified enclosure wider than the
+    tolerance, an ``numeric.offer.Offer``, only where no later route answers), nested."""
+    v = first_answer(route(f, A, dps, power) for route in POINT_ROUTES)
+    return None if v is None else _nested_point(f, A, power, v)
 
 
 def _nested_point(f: TradeOff, A: sp.Rational, power: bool, v: Value) -> Value:

@@ -29,14 +29,16 @@ reversed pair, the point (1 - B_t, 1 - A_t); the power is concave: the chords of
 
 The grid of cells is refined as in ``cells_curve.cells_band`` (its ``read`` is
 :meth:`HullCurve.band`) until every level meets the tolerance, up to ``MAX_POINTS`` lattice
-points; where it stays wider than the tolerance the route declines (the inversion's band, else
-the PLD engine with its warning, answers). :func:`hull_cells_point` is a point route
-(``evaluate``, ``roc``), :func:`hull_cells_band` a curve band.
+points; where it stays wider than the tolerance the route offers it (``numeric.offer``: the
+inversion's band answers where it can, else this band with its ToleranceWarning).
+:func:`hull_cells_point` is a point route (``evaluate``, ``roc``), :func:`hull_cells_band` a
+curve band.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -46,9 +48,10 @@ from ..core import trace
 from ..numeric.cells_curve import CellCurve, cells_band, widths
 from ..numeric.cf_laws import upper, working_precision
 from ..numeric.curves import CURVE_BANDS
+from ..numeric.offer import Offer
 from ..numeric.options import options
 from ..numeric.profile_band import Band, _upper_hull, point_band
-from ..numeric.protocol import POINT_ROUTES
+from ..numeric.protocol import POINT_ROUTES, short
 from ..operators.unary import SymmetricHull
 from .engines import hull_directions
 from .grid_band import _warn_if_wide
@@ -168,9 +171,9 @@ def _hull_law(f) -> tuple | None:
 
 def hull_cells_band(f, alphas: np.ndarray, tol: float = 1e-3,
                     progress: bool | None = None, measure: str = "curve",
-                    warn: bool = True) -> Band | None:
+                    warn: bool = True) -> Band | Offer | None:
     """The certified band of the hull f at ``alphas`` (module docstring), None where f is not
-    such a hull or the band stays wider than ``tol``."""
+    such a hull; an :class:`~..numeric.offer.Offer` of it where it stays wider than ``tol``."""
     got = _hull_law(f)
     if got is None:
         return None
@@ -183,11 +186,11 @@ def hull_cells_band(f, alphas: np.ndarray, tol: float = 1e-3,
     zero = x.ravel() == 0  # (no mass at +oo, _cells_law: C(0) = 1 exactly)
     b.f_lo[zero], b.f_hi[zero], b.power_lo[zero], b.power_hi[zero] = 1.0, 1.0, 0.0, 0.0
     b = Band(*(v.reshape(x.shape) for v in (b.f_lo, b.f_hi, b.power_lo, b.power_hi)))
-    if w > tol:  # offered, not answered: the later routes first (the inversion's band meets
-        # tight tolerances; numeric.curves._route_band)
-        b.wide = (f"certified band of {f} (loss cells composed on a lattice) wider than tol = "
-                  f"{tol:.3g}: relative width {w:.3g}; the band holds the curve (certified)")
-        return b
+    if w > tol:  # offered: the later routes first (the inversion's band meets tight
+        # tolerances), this band where none answers (numeric.offer)
+        return Offer(b, f"certified band of {short(f)} (loss cells composed on a lattice) "
+                        f"wider than tol = {tol:.3g}: relative width {w:.3g}; the band holds "
+                        "the curve (certified)")
     trace.note(ROUTE)
     if warn:
         _warn_if_wide(b, x, tol)
@@ -203,8 +206,13 @@ def hull_cells_point(f, A, dps: int, power: bool):
     tol = options()["tol"]
     b = hull_cells_band(f, np.array(floats_around(A)), tol,
                         measure="roc" if power else "value", warn=False)
-    if b is None or getattr(b, "wide", None) is not None:
-        return None  # (the later point routes; POINT_ROUTES take no offers)
+    if b is None:
+        return None
+    if isinstance(b, Offer):  # (band_value's warning goes with the offer, if it is taken)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            v = band_value(b.answer, f, A, dps, power, tol, ROUTE)
+        return Offer(v, str(said[0].message) if said else b.warning)
     return band_value(b, f, A, dps, power, tol, ROUTE)
 
 
