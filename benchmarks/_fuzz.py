@@ -25,6 +25,9 @@ from fractions import Fraction
 
 import mpmath
 
+#: A function stats -> lines of text a fuzzer adds to its summary (printed and written).
+SUMMARY_HOOK = None
+
 
 def rat(x: Fraction) -> str:
     return f"sp.Rational({x.numerator}, {x.denominator})"
@@ -136,6 +139,8 @@ def main(generators: dict, check) -> None:
         print(f"  {kind} [{c.route}]: {c.code} -> {msg[:200]}")
     for call, v, route in stats.get("wide", []):
         print("wide without ToleranceWarning:", str(call).replace("\n", " "), v, route)
+    for line in (SUMMARY_HOOK(stats) if SUMMARY_HOOK else []):
+        print(line)
     for call, msg in stats.get("refusals", [])[:40]:
         print("refused:", call.replace("\n", " "), "--", msg)
 
@@ -159,5 +164,9 @@ def write_run(args, flags, stats, draws, cpu) -> None:
         out.append(f"* {kind} [{c.route}]: `{call}` -> {msg[:240]}".replace("\n", " "))
     for call, v, route in stats.get("wide", []):
         out.append(f"* wide without ToleranceWarning [{route}]: `{call}` {v}".replace("\n", " "))
+    extra = SUMMARY_HOOK(stats) if SUMMARY_HOOK else []
+    if extra:
+        out.append("")
+        out.extend(f"    {line}" for line in extra)
     with open(args.results, "a") as fh:
         fh.write("\n".join(out) + "\n")
