@@ -71,7 +71,7 @@ def test_hull_end_below_one_against_the_knots():
 # (a) the hull band of the subsampled Laplace: offered wide, warned, nested, holding the pair
 # ---------------------------------------------------------------------------------------------
 
-LEVELS = [0.001, 0.1, 0.5, 0.9]
+LEVELS = [0.001, 0.1, 0.5, 0.9, 0.999]
 
 
 def _curve(tol):
@@ -91,9 +91,40 @@ def test_band_at_1e12_is_certified_warned_and_inside_the_looser_bands():
         lo, hi, cats = _curve(tol)
         assert ta.EstimateWarning not in cats
         assert np.all(lo <= lo12) and np.all(hi12 <= hi)
-    ref = sampled_laplace_power_bracket(1.0, 0.01, 10, LEVELS, grid=1e-5)
-    for k, (r_lo, r_hi) in enumerate(ref):
+    checked = 0
+    for k, a in enumerate(LEVELS):
+        try:  # (a minimiser at eps = 0, the mirror branch: not bracketed)
+            r_lo, r_hi = sampled_laplace_power_bracket(1.0, 0.01, 10, [a], grid=1e-5)[0]
+        except ValueError:
+            continue
+        checked += 1
         assert 1 - hi12[k] <= r_hi * (1 + 1e-9) and r_lo * (1 - 1e-9) <= 1 - lo12[k]
+    assert checked >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="defect 2 of RESULTS_audit_routes9: the cells' band cut "
+                   "short by the time left (numeric/cells_curve.cells_band) is returned at tol "
+                   "1e-12 wider than, and not inside, the band at 1e-10 of another process")
+def test_band_cut_by_the_time_left_stays_inside_the_looser_band(monkeypatch):
+    """The time left seen by the cells' grids made short (as under load: a fresh process at
+    1e-12 under time_limit(120) on a machine at load 15), the tolerance chain emptied before
+    each tolerance (two fresh processes): the band at 1e-12 must lie inside the band at 1e-10.
+    Was (the fresh processes under load): the lower ends at 1e-12 up to 7.5e-12 below those at
+    1e-10, 1e-9 and 1e-8 (which agree; the upper ends agree at all four)."""
+    from types import SimpleNamespace
+
+    from tradeoff_algebra.numeric import budget, cells_curve, tol_nest
+
+    tol_nest.clear()
+    lo10, hi10, _ = _curve(1e-10)
+    tol_nest.clear()
+    monkeypatch.setattr(cells_curve, "budget", SimpleNamespace(check=budget.check,
+                                                               remaining=lambda: 0.0))
+    lo12, hi12, cats = _curve(1e-12)
+    tol_nest.clear()
+    assert ta.ToleranceWarning in cats and ta.EstimateWarning not in cats
+    assert np.all(lo10 <= lo12) and np.all(hi12 <= hi10), (lo12 - lo10, hi10 - hi12)
 
 
 def test_roc_of_the_hull_meets_the_pld_pair_and_nests():
