@@ -191,3 +191,30 @@ def test_no_warning_escapes():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ta.evaluate(ta.noisy_sgd(1, R(1, 100), 10), 0).guarantee == "exact"
+
+
+# ---------------------------------------------------------------------------------------------
+# defect 3: one step of the subsampled Laplace hull (T = 1) has no certified route
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="defect 3 of RESULTS_audit_routes9: roc / evaluate of "
+                   "AddRemove(Mix(Laplace(1), 1/100)) (one step, T = 1) are the node's mpmath "
+                   "estimates, with no EstimateWarning; T >= 2 is certified (routes/hull_cells)")
+def test_one_step_hull_is_certified():
+    f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100))
+    v, cats = ask(ta.roc, f, R(1, 2), tol=1e-6, limit=30, dps=8)
+    assert v.guarantee == "certified", (v, v.route, cats)
+
+
+def test_one_step_hull_estimate_is_labelled():
+    """Meanwhile the one-step value is labelled an estimate (never named certified) and lies
+    between the two directions' certified powers at 1/2 and the power of the hull of T = 2
+    (C(g) <= g, g^{-1}; a step more only adds power)."""
+    m = ta.Mix(ta.Laplace(1), R(1, 100))
+    f = ta.AddRemove(m)
+    v, _ = ask(ta.roc, f, R(1, 2), tol=1e-6, limit=30, dps=8)
+    assert v.guarantee == "estimate" and "certified" not in str(v.route).lower()
+    d = max(float(ta.roc(m, R(1, 2)).interval()[0]),
+            float(ta.roc(ta.Inverse(m), R(1, 2)).interval()[0]))
+    two, _ = ask(ta.roc, f**2, R(1, 2), tol=1e-6, limit=60)
+    assert d <= float(v.lo) <= float(two.interval()[1])
