@@ -25,6 +25,9 @@ from fractions import Fraction
 
 import mpmath
 
+#: A function stats -> lines of text a fuzzer adds to its summary (printed and written).
+SUMMARY_HOOK = None
+
 
 def rat(x: Fraction) -> str:
     return f"sp.Rational({x.numerator}, {x.denominator})"
@@ -92,6 +95,8 @@ def main(generators: dict, check) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--minutes", type=float, default=5.0)
     ap.add_argument("--only", default=",".join(generators))
+    ap.add_argument("--results", default=None,
+                    help="a RESULTS_*.md to which the run's summary is appended")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     names = args.only.split(",")
@@ -121,6 +126,8 @@ def main(generators: dict, check) -> None:
         for kind, c, msg in flags[n0:]:
             print(f"FLAG {kind} [{c.route}]\n{c.call()}\n  -> {msg}\n", flush=True)
         print(f"#{i} {name} done ({time.time() - t_end + 60 * args.minutes:.0f} s)", flush=True)
+    if args.results:
+        write_run(args, flags, stats, i, time.process_time() - c0)
     print("\n== summary ==")
     for k, v in stats.items():
         if isinstance(v, dict):
@@ -132,5 +139,34 @@ def main(generators: dict, check) -> None:
         print(f"  {kind} [{c.route}]: {c.code} -> {msg[:200]}")
     for call, v, route in stats.get("wide", []):
         print("wide without ToleranceWarning:", str(call).replace("\n", " "), v, route)
+    for line in (SUMMARY_HOOK(stats) if SUMMARY_HOOK else []):
+        print(line)
     for call, msg in stats.get("refusals", [])[:40]:
         print("refused:", call.replace("\n", " "), "--", msg)
+
+
+def write_run(args, flags, stats, draws, cpu) -> None:
+    """Append the run (seed, minutes, draws, per-route counts, flags) to ``args.results``."""
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out = [f"\n### Run: seed {args.seed}, {args.minutes:g} min, {when} (written by the script)\n",
+           f"{draws} draws; calls' wall {stats['wall']:.0f} s, process CPU {cpu:.0f} s, load "
+           f"{tuple(round(x, 1) for x in os.getloadavg())}; {len(flags)} flags.\n"]
+    rows = {k: v for k, v in stats.items() if isinstance(v, dict)}
+    cols = sorted({c for v in rows.values() for c in v}, key=lambda c: (c != "draws", c))
+    out.append("| route | " + " | ".join(cols) + " |")
+    out.append("|---" * (len(cols) + 1) + "|")
+    for k, v in rows.items():
+        out.append(f"| {k} | " + " | ".join(str(v.get(c, 0)) for c in cols) + " |")
+    if flags:
+        out.append("\nFlags:\n")
+    for kind, c, msg in flags:
+        call = c.call().replace("\n", " ")
+        out.append(f"* {kind} [{c.route}]: `{call}` -> {msg[:240]}".replace("\n", " "))
+    for call, v, route in stats.get("wide", []):
+        out.append(f"* wide without ToleranceWarning [{route}]: `{call}` {v}".replace("\n", " "))
+    extra = SUMMARY_HOOK(stats) if SUMMARY_HOOK else []
+    if extra:
+        out.append("")
+        out.extend(f"    {line}" for line in extra)
+    with open(args.results, "a") as fh:
+        fh.write("\n".join(out) + "\n")

@@ -14,6 +14,8 @@ definition:
 * C_p(f) = min{f_p, f_p^{-1}}^{**} (Def. 6): alpha = 0 is an extreme point of [0, 1], so the
   convex envelope of the continuous min agrees with it there: C_p(f)(0) = min{f_p(0), z(f_p)};
   C_p(f) is symmetric, so its z is the same number.
+* C(f) = min{f, f^{-1}}^{**} (Wang et al., Sec. 2; ``AddRemove``): the same argument,
+  C(f)(0) = min{f(0), z(f)} = z(C(f)).
 * max_i f_i (Prop. 5): pointwise, so f(0) = max_i f_i(0), and it vanishes where every f_i
   does: z = max_i z_i.
 """
@@ -26,7 +28,7 @@ from ..numeric.protocol import exact_ends
 from .maxgroup import Max
 from .subsample import Mix, Subsample
 from .tensor import Tensor, TensorPower
-from .unary import Inverse
+from .unary import Inverse, SymmetricHull
 
 __all__ = ["ENDS_BITS"]
 
@@ -102,6 +104,14 @@ def _(f):
 @exact_ends.register(Subsample)
 def _(f):
     e, z = exact_ends(Mix(f.arg, f.p))
+    if e is None or z is None:
+        return None, None
+    return min(e, z), min(e, z)
+
+
+@exact_ends.register(SymmetricHull)
+def _(f):
+    e, z = exact_ends(f.arg)
     if e is None or z is None:
         return None, None
     return min(e, z), min(e, z)
