@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import math
 import time
-from itertools import accumulate
 
 import numpy as np
 from flint import arb, arb_poly
@@ -73,19 +72,25 @@ CELLS_CURVE_ROUTE = "certified cells of the loss composed on a lattice (curve ba
 PREC = 128
 
 
-def _suffix(coeffs: list) -> list:
-    """Exact suffix sums s[i] = sum_{k >= i} c_k of nonnegative integers, with s[n] = 0."""
-    out = list(accumulate(reversed(coeffs)))
-    out.reverse()
-    out.append(0)
+def _suffix(coeffs: np.ndarray) -> np.ndarray:
+    """Exact suffix sums s[i] = sum_{k >= i} c_k of the unsigned 64-bit coefficients of a power,
+    with s[n] = 0, as unsigned 64-bit integers: a power's coefficients sum to less than 2^64
+    (``lattice_cells._power_array``: below 2^BITS plus one a slot), so no partial sum wraps
+    (checked: a float sum below 2^63 is, to n 2^-53 of itself, an exact one below 2^64)."""
+    c = np.asarray(coeffs, dtype=np.uint64)
+    if float(c.sum(dtype=np.float64)) >= 2.0 ** 63:
+        raise ArithmeticError("cells_curve: a power's masses sum past 2^64")
+    out = np.zeros(c.size + 1, dtype=np.uint64)
+    out[:-1] = np.cumsum(c[::-1], dtype=np.uint64)[::-1]
     return out
 
 
-def _floats(ints: list, e: int, up: bool) -> np.ndarray:
+def _floats(ints: np.ndarray, e: int, up: bool) -> np.ndarray:
     """Floats at least (``up``) or at most c 2^-e for each integer c >= 0: the nearest float,
-    moved one step outward (float(c) and the exact scaling by 2^-e err by at most half a unit
-    in the last place, or half the least subnormal step, together less than one step)."""
-    x = np.ldexp(np.array(ints, dtype=object).astype(np.float64), -e)
+    moved one step outward (the conversion of an unsigned 64-bit integer to the nearest float
+    and the exact scaling by 2^-e err by at most half a unit in the last place, or half the
+    least subnormal step, together less than one step)."""
+    x = np.ldexp(np.asarray(ints, dtype=np.uint64).astype(np.float64), -e)
     x = np.nextafter(x, np.inf if up else 0.0)
     return np.maximum(x, 0.0)
 
@@ -109,7 +114,7 @@ class CellCurve:
                           upper(arb(cp.T) * arb(float(slack[1]))
                                 + arb(cp.inf_a) * arb(2) ** (-cp.ea)))
         T, D = cp.T, cp.D
-        self.cu = cp.ints[0].tolist()
+        self.cu = cp.ints[0]  # (exact, unsigned 64-bit)
         self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
         n = len(self.cu)
         self.off = T * cp.lo  # lattice point i is G_i = (i + off) / D
@@ -122,11 +127,9 @@ class CellCurve:
         self.sbf = np.append(np.cumsum(uf[::-1])[::-1][1:], 0.0)
         self.g = g
         # the tests: size (rounded up) and power (rounded down) of "indices sum to >= k"
-        sa = _suffix(cp.ints[2].tolist())
-        sb = _suffix(cp.ints[1].tolist())
+        sa, sb = _suffix(cp.ints[2]), _suffix(cp.ints[1])
         m = max(len(sa), len(sb))
-        sa += [0] * (m - len(sa))
-        sb += [0] * (m - len(sb))
+        sa, sb = np.pad(sa, (0, m - len(sa))), np.pad(sb, (0, m - len(sb)))
         self.px = _floats(sa, cp.ea, True)
         if self.slack[1] > 0:  # (the null mass the tests' cells leave out, rounded up)
             self.px = np.nextafter(self.px + self.slack[1], np.inf)
@@ -174,7 +177,7 @@ class CellCurve:
             budget.check()
             a, b = i + 1, hi
             if a < b:
-                block = arb_poly(self.cu[a:b])(z)
+                block = arb_poly(self.cu[a:b].tolist())(z)
                 acc = acc + block * (-arb(a + self.off) / cp.D).exp()
             out[i] = acc * scale
             hi = a
@@ -205,7 +208,7 @@ class CellCurve:
                 best = math.inf
                 for i in cands[float(a)]:
                     if i not in lines:
-                        lines[i] = (arb(self.su[i + 1]) * scale,
+                        lines[i] = (arb(int(self.su[i + 1])) * scale,
                                     (arb(i + self.off) / cp.D).exp(), tails[i])
                     b_gt, eg, a_gt = lines[i]
                     best = min(best, upper(b_gt + eg * (A - a_gt) + inf_b))
@@ -295,6 +298,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     rng = loss_range(law)
     best, last = None, None  # (the band so far; seconds per cell of the last grid)
     final = False  # (a grid between two of the chain, the largest allowed: the last one)
+    seen: list = []  # (D, the grid's own width) of the grids so far
     while True:
         if last is not None and last * D * 1.5 > budget.remaining():
             return best  # (the finer grid cannot end in the time left)
@@ -303,17 +307,41 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         cp = _power(law, T, D)
         b = read(CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)), x)
         last = (time.monotonic() - t0) / D
+        seen.append((D, float(np.max(widths(b, x, measure), initial=0.0))))
         best = b if best is None else best.intersect(b)
         if float(np.max(widths(best, x, measure), initial=0.0)) <= tol:
             return best
         n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
         del cp, b  # (not held while the next grid is built)
-        if 2 * n <= max_points and not final:
-            D *= 2
+        nxt = max(2 * D, _predict(seen, tol))
+        if nxt * n <= max_points * D and not final:
+            D = nxt
         elif D * max_points // n > D and not final:  # (the last grid: the largest allowed)
             D, final = D * max_points // n, True
         else:
             return best
+
+
+#: The least and the most order in 1/D of the width read from two grids (the cells' remainders:
+#: second order), and the margin of the predicted grid (:func:`_predict`).
+ORDER_MIN, ORDER_MAX, MARGIN = 1.0, 2.0, 1.1
+
+
+def _predict(seen: list, tol: float) -> int:
+    """The grid (cells a unit of loss) where the width should meet ``tol``, from the grids so
+    far [(D, width), ...]: the last width moved by (D'/D)^-p, p the order the last two grids
+    measure (between :data:`ORDER_MIN` and :data:`ORDER_MAX`), times :data:`MARGIN`; 0 before
+    two grids or where a width is 0 or not finite. Planning only: every grid's band is
+    certified, and the loop intersects them (a tighter tolerance's band may skip a grid a
+    looser one computed: their nesting is ``numeric.tol_nest``'s)."""
+    if len(seen) < 2:
+        return 0
+    (d0, w0), (d1, w1) = seen[-2], seen[-1]
+    if not (0 < w1 < math.inf and 0 < w0 < math.inf and d1 > d0 and tol > 0):
+        return 0
+    p = math.log(w0 / w1) / math.log(d1 / d0) if w0 > w1 else ORDER_MIN
+    p = min(max(p, ORDER_MIN), ORDER_MAX)
+    return math.ceil(MARGIN * d1 * (w1 / tol) ** (1 / p))
 
 
 def _scale(x: np.ndarray, measure: str) -> float:

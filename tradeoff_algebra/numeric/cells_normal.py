@@ -51,7 +51,6 @@ tolerance broke that nesting by a few 1e-8 relative at the largest lattice: C(1/
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 from flint import arb
 
@@ -104,7 +103,8 @@ class NormalMixtureCells:
         #: C_q(G_mu), the symmetric hull (module docstring), in place of either direction
         self.hull = bool(hull)
         self._slack: dict = {}
-        #: (1 - Phi(x), 1 - Phi(x - mu)) at the cells' ends x(g), by g (a Fraction): a grid's
+        #: (1 - Phi(x), 1 - Phi(x - mu)) at the cells' ends x(g), by g = j/D in lowest terms
+        #: (the pair (j, D)): a grid's
         #: points are every other point of the next grid's
         self._tails: dict = {}
         #: the tail is cut at x = mu + z_tail (remove direction; module docstring)
@@ -181,7 +181,8 @@ class NormalMixtureCells:
                 return (((g.exp() - 1 + q) / q).log() + mu * mu / 2) / mu
 
             def tails(j: int) -> tuple[arb, arb]:  # (1 - Phi(x), 1 - Phi(x - mu)) at x(j/D)
-                key = Fraction(j, D)
+                g = math.gcd(j, D)  # (the point j/D in lowest terms)
+                key = (j // g, D // g)
                 v = self._tails.get(key)
                 if v is None:
                     x = x_of(arb(j) / D)

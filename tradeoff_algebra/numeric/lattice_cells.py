@@ -77,10 +77,14 @@ CELLS_ROUTE = "certified cells of the loss composed on a lattice (split and test
 
 
 def _fixed(x: arb, k: int, up: bool) -> int:
-    """ceil (``up``) or floor of x 2^k, at least 0."""
-    y = x * arb(2) ** k
-    v = y.upper().ceil() if up else y.lower().floor()
-    return max(0, int(v.unique_fmpz()))
+    """ceil (``up``) or floor of x 2^k, at least 0: the ball's upper (lower) end, an exact
+    binary number m 2^e, shifted in integers (no Arb product; an exact zero is 0)."""
+    if x.is_zero():
+        return 0
+    m, e = (x.upper() if up else x.lower()).man_exp()
+    m, e = int(m), int(e) + k
+    v = m << e if e >= 0 else (-((-m) >> -e) if up else m >> -e)
+    return max(0, v)
 
 
 _MASKS: dict = {}
