@@ -18,6 +18,7 @@ References, each by another route than the code checked:
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import mpmath
@@ -512,3 +513,61 @@ def test_wide_cells_keep_both_masses():
         unit = len(us) * mpmath.mpf(2) ** -cp.eu
     assert b_c - 1e-25 <= b_u <= b_c + unit + 1e-25
     assert a_c - 1e-25 <= a_u <= a_c + unit + 1e-25
+
+
+def test_suffix_sums_and_floats_of_a_power_exact():
+    """The powers' suffix sums as unsigned 64-bit integers against Python's exact sums (masses
+    up to the 2^62 a power keeps, the sum below 2^64), and their floats on the right side of
+    each exact c 2^-e (Fractions)."""
+    from fractions import Fraction
+
+    from tradeoff_algebra.numeric.cells_curve import _floats, _suffix
+
+    rng = np.random.default_rng(3)
+    c = rng.integers(0, 2 ** 62, size=3, dtype=np.uint64)
+    c = np.concatenate([c, rng.integers(0, 2 ** 40, size=500, dtype=np.uint64),
+                        np.zeros(7, dtype=np.uint64), [np.uint64(1)]])
+    s = _suffix(c)
+    ints = [int(v) for v in c]
+    want = [sum(ints[i:]) for i in range(len(ints))] + [0]
+    assert [int(v) for v in s] == want
+    for e in (0, 62, 1100):
+        up, dn = _floats(s, e, True), _floats(s, e, False)
+        for u, d, w in zip(up, dn, want, strict=True):
+            exact = Fraction(w, 2 ** e)
+            assert Fraction(float(d)) <= exact <= Fraction(float(u))
+    with pytest.raises(ArithmeticError):
+        _suffix(np.array([2 ** 63, 2 ** 63], dtype=np.uint64))
+
+
+def test_next_grid_predicted_by_the_measured_order():
+    """The grid after two is where the width measured on them, moved by their order, meets the
+    tolerance (times the margin); the order clamped to [1, 2]; nothing before two grids."""
+    from tradeoff_algebra.numeric.cells_curve import MARGIN, _predict
+
+    assert _predict([(64, 1e-4)], 1e-6) == 0
+    # second order: 1e-4 at 128 -> 1e-6 at 1280
+    assert _predict([(64, 4e-4), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 1280)
+    # a width that does not shrink: first order assumed
+    assert _predict([(64, 1e-4), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 128 * 100)
+    # faster than second order: clamped to 2
+    assert _predict([(64, 1.6e-3), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 1280)
+    assert _predict([(64, 0.0), (128, 1e-4)], 1e-6) == 0
+
+
+@pytest.mark.slow
+def test_gaussian_tight_band_against_the_looser_and_the_pld():
+    """Mix(G(2), 1/10)^10 at 1e-9 (the grid predicted from two coarse ones): within 1e-9,
+    inside the band at 1e-6 (their grids differ: no nesting by construction) and inside
+    dp_accounting's PLD bracket (pessimistic and optimistic, grid 1e-4) at 1/100."""
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    ref = [_pld_power(pld_mod.from_gaussian_mechanism(
+        0.5, sensitivity=1.0, pessimistic_estimate=pess, value_discretization_interval=1e-4,
+        sampling_prob=0.1).self_compose(10)._pmf_remove, alpha=0.01) for pess in (False, True)]
+    law, n = _cells_law(ta.Mix(ta.G(2), Q10) ** 10)
+    x = np.array([0.01, 0.3])
+    loose = cells_band(law, n, x, 1e-6, "roc")
+    tight = cells_band(law, n, x, 1e-9, "roc")
+    assert np.max(widths(tight, x, "roc")) <= 1e-9
+    assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
+    assert ref[0] <= tight.power_lo[0] and tight.power_hi[0] <= ref[1]

@@ -268,17 +268,19 @@ def loss_range(law) -> tuple | None:
 def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curve",
                max_points: int = MAX_POINTS, read=None) -> Band | None:
     """Certified bands of the T-fold power of ``law`` (its ``loss_cells(D)`` and
-    ``loss_span()``) at the levels ``alphas``: grids of D = D_0 2^k cells a unit of loss, D_0 =
-    :data:`~.lattice_cells.CELLS` cells a step, k = 0, 1, ... until every level is within
-    ``tol`` by ``measure`` (:func:`widths`; the band is second order in 1/D), each band
-    intersected with the ones before (each holds the curve). The grids do not depend on
-    ``tol``, so a tighter tolerance computes every grid of a looser one and its band lies inside
-    the looser one's. A law with ``for_levels(T, scale)`` (a cut tail,
-    ``numeric.cells_normal``) is first replaced by the one it returns for T and the least power
-    or value measured (:func:`_scale`; not ``tol``, which keeps the nesting). Returns the
-    narrowest band reached on grids of at most ``max_points`` lattice points (the points a
-    composed power keeps, its top cut, ``lattice_cells._power_array``: the next grid's
-    estimated at twice the last one's; the last grid is the largest allowed), or before a
+    ``loss_span()``) at the levels ``alphas``: grids of D_0 and 2 D_0 cells a unit of loss,
+    D_0 = :data:`~.lattice_cells.CELLS` cells a step, then the grid where the width should meet
+    ``tol`` (:func:`_predict`: the order the last two grids measure, at least twice the last
+    grid), until every level is within ``tol`` by ``measure`` (:func:`widths`; the band is
+    second order in 1/D), each band intersected with the ones before (each holds the curve).
+    A tighter tolerance may skip a grid a looser one computed, so the nesting of the bands of
+    two tolerances is ``numeric.tol_nest``'s (the routes pass every band through it), not this
+    function's. A law with ``for_levels(T, scale)`` (a cut tail, ``numeric.cells_normal``) is
+    first replaced by the one it returns for T and the least power or value measured
+    (:func:`_scale`; not ``tol``). Returns the narrowest band reached on grids of at most
+    ``max_points`` lattice points (the points a composed power keeps, its top cut,
+    ``lattice_cells._power_array``: the next grid's estimated from the last one's in proportion
+    to D; the last grid is the largest allowed), or before a
     finer grid that the time left (``budget``) cannot pay for, estimated from the last grid's
     time (the caller warns where it stays wide); None where not one cell a unit of loss
     fits. ``read(curve, alphas)``: the band of each grid's :class:`CellCurve` (default
