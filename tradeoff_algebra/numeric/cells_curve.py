@@ -134,7 +134,15 @@ class CellCurve:
         if self.slack[1] > 0:  # (the null mass the tests' cells leave out, rounded up)
             self.px = np.nextafter(self.px + self.slack[1], np.inf)
         self.px = np.minimum(self.px, 1.0)
-        self.py = np.minimum(_floats(sb, cp.eb, False), 1.0)
+        if cp.window is None:
+            self.py = np.minimum(_floats(sb, cp.eb, False), 1.0)
+        else:  # B(E_k) >= B_tot - sum_{j < k} Bq_j up to the window (CellPower), else 0
+            nb = len(cp.ints[1])
+            pre = _floats(sb[0] - sb[:nb], cp.eb, True)  # (prefix sums, exact in uint64)
+            with np.errstate(invalid="ignore"):
+                lo = np.nextafter(float(cp.btot) - pre, -np.inf)
+            self.py = np.zeros(m)
+            self.py[:nb] = np.clip(lo, 0.0, 1.0)
 
     # -- the lower band: tests and chords --------------------------------------------------
     def _tests(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -182,6 +190,26 @@ class CellCurve:
             out[i] = acc * scale
             hi = a
         return out
+
+    def window(self, alphas: np.ndarray, budget: float) -> float | None:
+        """A loss above which the lattice may be cut for these levels (``CellPower``'s
+        ``window``), planned in floats on this (coarse) grid: the least lattice point G at
+        least 1 above every level's support line and test, G_* the largest of those, with the
+        split product's mass past G times e^{G_* - G} (what moving it to +oo adds to a line at
+        G_*) at most ``budget`` / 8; None where no point is. Any window is sound."""
+        x = np.asarray(alphas, dtype=np.float64).ravel()
+        x = x[(x > 0) & (x < 1)]
+        if x.size == 0:
+            return None
+        top = max(float(self.g[i]) for a in np.unique(x) for i in self._candidates(float(a)))
+        rev = self.px[::-1]
+        for a in np.unique(x):
+            k = len(self.px) - int(np.searchsorted(rev, a, side="right"))
+            top = max(top, (k + 1 + self.off) / self.cp.D)
+        with np.errstate(over="ignore"):
+            cost = self.sbf * np.exp(np.minimum(top - self.g, 700.0))
+        ok = np.nonzero((self.g >= top + 1) & (cost <= budget / 8))[0]
+        return float(self.g[ok[0]]) if ok.size else None
 
     def band(self, alphas: np.ndarray) -> Band:
         """Certified bands of f and of its power at the levels ``alphas`` (module
@@ -285,6 +313,8 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     time (the caller warns where it stays wide); None where not one cell a unit of loss
     fits. ``read(curve, alphas)``: the band of each grid's :class:`CellCurve` (default
     :meth:`CellCurve.band`; ``routes.hull_cells``: the symmetric hull's)."""
+    plain = read is None  # (a lattice window for the plain band only)
+    window = None
     read = (lambda cc, y: cc.band(y)) if read is None else read
     x = np.asarray(alphas, dtype=np.float64)
     plan = getattr(law, "for_levels", None)  # (a tail cut from T and the levels)
@@ -306,15 +336,18 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
             return best  # (the finer grid cannot end in the time left)
         budget.check(best)
         t0 = time.monotonic()
-        cp = _power(law, T, D)
-        b = read(CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)), x)
+        cp = _power(law, T, D, window)
+        cc = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D))
+        if plain and window is None and not seen:  # (planned on the first grid)
+            window = cc.window(x, WINDOW_SHARE * _scale(x, measure))
+        b = read(cc, x)
         last = (time.monotonic() - t0) / D
         seen.append((D, float(np.max(widths(b, x, measure), initial=0.0))))
         best = b if best is None else best.intersect(b)
         if float(np.max(widths(best, x, measure), initial=0.0)) <= tol:
             return best
         n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
-        del cp, b  # (not held while the next grid is built)
+        del cp, cc, b  # (not held while the next grid is built)
         nxt = max(2 * D, _predict(seen, tol))
         if nxt * n <= max_points * D and not final:
             D = nxt
@@ -324,6 +357,9 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
             return best
 
 
+#: What cutting the lattice above the levels' window may add to a support line, relative to the
+#: least level (:meth:`CellCurve.window`): far below any width the largest lattice reaches.
+WINDOW_SHARE = 2.0 ** -10 * 1e-10
 #: The least and the most order in 1/D of the width read from two grids (the cells' remainders:
 #: second order), and the margin of the predicted grid (:func:`_predict`).
 ORDER_MIN, ORDER_MAX, MARGIN = 1.0, 2.0, 1.1
@@ -360,14 +396,14 @@ def _scale(x: np.ndarray, measure: str) -> float:
     return max(s, 1e-300)
 
 
-def _power(law, T: int, D: int) -> CellPower:
+def _power(law, T: int, D: int, window: float | None = None) -> CellPower:
     """The :class:`~.lattice_cells.CellPower` of ``law``'s cells on the grid 1/D, or 1/(D + i)
     for the least i where an atom of the loss lies on no grid point to the working precision."""
     for i in range(8):
         try:
             with working_precision(PREC):
                 cells = law.loss_cells(D + i)
-            return CellPower(cells, T, D + i)
+            return CellPower(cells, T, D + i, window=window)
         except ValueError:  # (an atom on a grid point to the working precision)
             continue
     raise ValueError(f"cells_band: every grid 1/D, D = {D} .. {D + 7}, holds an atom of the "
