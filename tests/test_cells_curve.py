@@ -571,3 +571,52 @@ def test_gaussian_tight_band_against_the_looser_and_the_pld():
     assert np.max(widths(tight, x, "roc")) <= 1e-9
     assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
     assert ref[0] <= tight.power_lo[0] and tight.power_hi[0] <= ref[1]
+
+
+def test_window_tests_and_lines_against_the_exact_power():
+    """A CellPower cut at a window (Mix(G(2), 1/10)^3, D = 32, the window at loss 4): the
+    tests' alternative masses B_tot - prefix below the window at most the exact suffix sums of
+    the cells' b (their power as an Arb polynomial at 200 bits, no rounding), the null masses
+    with their +oo share at least the exact ones, and the split product's suffix sums with
+    its +oo mass at least the exact ones (first-order dominance), at every lattice point."""
+    from flint import arb, arb_poly, ctx
+
+    from tradeoff_algebra.numeric import cells_normal as cn
+
+    law = cn.NormalMixtureCells(2, Q10, True)
+    T, D, win = 3, 32, 4.0
+    cells = law.loss_cells(D)
+    cp = CellPower(cells, T, D, window=win)
+    cc = CellCurve(cp, None)
+    lo = cp.lo
+    old = ctx.prec
+    ctx.prec = 200
+    try:
+        n = max(c[2] + c[3] for c in cells) - lo + 1
+        bq, ap, u = [arb(0)] * n, [arb(0)] * n, [arb(0)] * n
+        for a, b, j, w in cells:
+            bq[j - lo] += b
+            ap[j - lo] += a
+            e0, e1 = (-arb(j) / D).exp(), (-arb(j + w) / D).exp()
+            m0 = (a - b * e1) / (e0 - e1)
+            u[j - lo] += m0
+            u[j - lo + w] += b - m0
+        exact = [arb_poly(v) ** T for v in (bq, ap, u)]
+        keep = math.floor(win * D) - T * lo + 1
+        assert len(cp.ints[1]) <= keep and len(cp.ints[0]) <= keep
+        assert len(CellPower(cells, T, D).ints[0]) > keep  # (the window cuts)
+        sb = [exact[0][k] for k in range(exact[0].degree() + 1)]
+        sa = [exact[1][k] for k in range(exact[1].degree() + 1)]
+        su = [exact[2][k] for k in range(exact[2].degree() + 1)]
+        inf_u = arb(cp.inf_u) * arb(2) ** -cp.eu
+        for k in range(len(cp.ints[1])):
+            assert cc.py[k] <= sum(sb[k:], arb(0)).upper(), k
+            assert cc.px[k] >= sum(sa[k:], arb(0)).lower(), k
+        for k in range(len(cp.ints[0])):
+            kept = arb(int(cc.su[k])) * arb(2) ** -cp.eu
+            assert (kept + inf_u).upper() >= sum(su[k:], arb(0)).lower(), k
+        assert cp.inf_u > 0 and cc.py[len(cp.ints[1]) - 1] > 0
+    finally:
+        ctx.prec = old
+    with pytest.raises(ValueError, match="window"):
+        cp.test_masses(0)
