@@ -2,6 +2,7 @@
 eps, beside one certified eps call of the same expression and dp_accounting's PLD.
 
     python benchmarks/bench_asym_curves.py [--before DIR] [--timeout S] [--quick] [--only ...]
+                                          [--no-nice] [--no-peer]
                                           [--write benchmarks/RESULTS_asym_curves.md]
 
 Every timed call runs in a fresh process (CPU time by ``time.process_time``, the imports
@@ -102,9 +103,15 @@ print(json.dumps(dict(out=res, t=t, mem=mem)))
 """
 
 
+#: The children run under ``nice`` unless ``--no-nice`` (on a machine loaded by other jobs a
+#: niced child may get a few per cent of a core: the CPU seconds are the same, the wall time
+#: is not).
+NICE = ["nice"]
+
+
 def _run(code: str, timeout: float) -> dict:
     try:
-        r = subprocess.run(["nice", sys.executable, "-c", code], capture_output=True, text=True,
+        r = subprocess.run([*NICE, sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"> {timeout:g} s"}
@@ -155,8 +162,13 @@ def main() -> None:
                     help="the tolerances at which --before is run")
     ap.add_argument("--before-only", action="store_true",
                     help="run --before alone (no after, eps or peer columns)")
+    ap.add_argument("--no-nice", action="store_true", help="run the children without nice")
+    ap.add_argument("--no-peer", action="store_true",
+                    help="leave out dp_accounting's columns (its figures do not change)")
     ap.add_argument("--write")
     args = ap.parse_args()
+    if args.no_nice:
+        NICE.clear()
     tols = TOLS[:1] if args.quick else TOLS
     rep = Report()
     rep.out("# roc and curves of asymmetric products planned per eps")
@@ -170,7 +182,7 @@ def main() -> None:
     rep.out("| " + " | ".join(head) + " |")
     rep.out("|" + "---|" * len(head))
     for name in args.only or EXPRS:
-        pr = ({w: {"error": "-"} for w in ("roc", "curve")} if args.before_only
+        pr = ({w: {"error": "-"} for w in ("roc", "curve")} if args.before_only or args.no_peer
               else {w: peer(name, w, args.timeout) for w in ("roc", "curve")})
         for tol in tols:
             if args.before_only and tol not in args.before_tols:

@@ -18,6 +18,7 @@ References, each by another route than the code checked:
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import mpmath
@@ -512,3 +513,110 @@ def test_wide_cells_keep_both_masses():
         unit = len(us) * mpmath.mpf(2) ** -cp.eu
     assert b_c - 1e-25 <= b_u <= b_c + unit + 1e-25
     assert a_c - 1e-25 <= a_u <= a_c + unit + 1e-25
+
+
+def test_suffix_sums_and_floats_of_a_power_exact():
+    """The powers' suffix sums as unsigned 64-bit integers against Python's exact sums (masses
+    up to the 2^62 a power keeps, the sum below 2^64), and their floats on the right side of
+    each exact c 2^-e (Fractions)."""
+    from fractions import Fraction
+
+    from tradeoff_algebra.numeric.cells_curve import _floats, _suffix
+
+    rng = np.random.default_rng(3)
+    c = rng.integers(0, 2 ** 62, size=3, dtype=np.uint64)
+    c = np.concatenate([c, rng.integers(0, 2 ** 40, size=500, dtype=np.uint64),
+                        np.zeros(7, dtype=np.uint64), [np.uint64(1)]])
+    s = _suffix(c)
+    ints = [int(v) for v in c]
+    want = [sum(ints[i:]) for i in range(len(ints))] + [0]
+    assert [int(v) for v in s] == want
+    for e in (0, 62, 1100):
+        up, dn = _floats(s, e, True), _floats(s, e, False)
+        for u, d, w in zip(up, dn, want, strict=True):
+            exact = Fraction(w, 2 ** e)
+            assert Fraction(float(d)) <= exact <= Fraction(float(u))
+    with pytest.raises(ArithmeticError):
+        _suffix(np.array([2 ** 63, 2 ** 63], dtype=np.uint64))
+
+
+def test_next_grid_predicted_by_the_measured_order():
+    """The grid after two is where the width measured on them, moved by their order, meets the
+    tolerance (times the margin); the order clamped to [1, 2]; nothing before two grids."""
+    from tradeoff_algebra.numeric.cells_curve import MARGIN, _predict
+
+    assert _predict([(64, 1e-4)], 1e-6) == 0
+    # second order: 1e-4 at 128 -> 1e-6 at 1280
+    assert _predict([(64, 4e-4), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 1280)
+    # a width that does not shrink: first order assumed
+    assert _predict([(64, 1e-4), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 128 * 100)
+    # faster than second order: clamped to 2
+    assert _predict([(64, 1.6e-3), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 1280)
+    assert _predict([(64, 0.0), (128, 1e-4)], 1e-6) == 0
+
+
+@pytest.mark.slow
+def test_gaussian_tight_band_against_the_looser_and_the_pld():
+    """Mix(G(2), 1/10)^10 at 1e-9 (the grid predicted from two coarse ones): within 1e-9,
+    inside the band at 1e-6 (their grids differ: no nesting by construction) and inside
+    dp_accounting's PLD bracket (pessimistic and optimistic, grid 1e-4) at 1/100."""
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    ref = [_pld_power(pld_mod.from_gaussian_mechanism(
+        0.5, sensitivity=1.0, pessimistic_estimate=pess, value_discretization_interval=1e-4,
+        sampling_prob=0.1).self_compose(10)._pmf_remove, alpha=0.01) for pess in (False, True)]
+    law, n = _cells_law(ta.Mix(ta.G(2), Q10) ** 10)
+    x = np.array([0.01, 0.3])
+    loose = cells_band(law, n, x, 1e-6, "roc")
+    tight = cells_band(law, n, x, 1e-9, "roc")
+    assert np.max(widths(tight, x, "roc")) <= 1e-9
+    assert np.all(tight.power_lo >= loose.power_lo) and np.all(tight.power_hi <= loose.power_hi)
+    assert ref[0] <= tight.power_lo[0] and tight.power_hi[0] <= ref[1]
+
+
+def test_window_tests_and_lines_against_the_exact_power():
+    """A CellPower cut at a window (Mix(G(2), 1/10)^3, D = 32, the window at loss 4): the
+    tests' alternative masses B_tot - prefix below the window at most the exact suffix sums of
+    the cells' b (their power as an Arb polynomial at 200 bits, no rounding), the null masses
+    with their +oo share at least the exact ones, and the split product's suffix sums with
+    its +oo mass at least the exact ones (first-order dominance), at every lattice point."""
+    from flint import arb, arb_poly, ctx
+
+    from tradeoff_algebra.numeric import cells_normal as cn
+
+    law = cn.NormalMixtureCells(2, Q10, True)
+    T, D, win = 3, 32, 4.0
+    cells = law.loss_cells(D)
+    cp = CellPower(cells, T, D, window=win)
+    cc = CellCurve(cp, None)
+    lo = cp.lo
+    old = ctx.prec
+    ctx.prec = 200
+    try:
+        n = max(c[2] + c[3] for c in cells) - lo + 1
+        bq, ap, u = [arb(0)] * n, [arb(0)] * n, [arb(0)] * n
+        for a, b, j, w in cells:
+            bq[j - lo] += b
+            ap[j - lo] += a
+            e0, e1 = (-arb(j) / D).exp(), (-arb(j + w) / D).exp()
+            m0 = (a - b * e1) / (e0 - e1)
+            u[j - lo] += m0
+            u[j - lo + w] += b - m0
+        exact = [arb_poly(v) ** T for v in (bq, ap, u)]
+        keep = math.floor(win * D) - T * lo + 1
+        assert len(cp.ints[1]) <= keep and len(cp.ints[0]) <= keep
+        assert len(CellPower(cells, T, D).ints[0]) > keep  # (the window cuts)
+        sb = [exact[0][k] for k in range(exact[0].degree() + 1)]
+        sa = [exact[1][k] for k in range(exact[1].degree() + 1)]
+        su = [exact[2][k] for k in range(exact[2].degree() + 1)]
+        inf_u = arb(cp.inf_u) * arb(2) ** -cp.eu
+        for k in range(len(cp.ints[1])):
+            assert cc.py[k] <= sum(sb[k:], arb(0)).upper(), k
+            assert cc.px[k] >= sum(sa[k:], arb(0)).lower(), k
+        for k in range(len(cp.ints[0])):
+            kept = arb(int(cc.su[k])) * arb(2) ** -cp.eu
+            assert (kept + inf_u).upper() >= sum(su[k:], arb(0)).lower(), k
+        assert cp.inf_u > 0 and cc.py[len(cp.ints[1]) - 1] > 0
+    finally:
+        ctx.prec = old
+    with pytest.raises(ValueError, match="window"):
+        cp.test_masses(0)

@@ -23,6 +23,7 @@ from tradeoff_algebra.numeric.lattice_cells import (
     CELLS_ROUTE,
     MAX_POINTS,
     CellPower,
+    _fixed,
     _power,
     cells_enclosure,
 )
@@ -125,6 +126,31 @@ def test_fixed_point_rounds_outward():
         n = cp.u.length()
         bound = (4 * 2 * len(cells) * 4 + 2 * n * 2) * arb(2) ** -BITS
         assert tot_u - 1 < bound and 1 - tot_b < bound and tot_a - 1 < bound
+
+
+def test_fixed_point_of_a_ball_by_its_exact_ends():
+    """ceil / floor of x 2^k from the ball's exact ends by integer shifts against the same in
+    exact rationals (the ends' Fractions): balls of every sign and size, exact binary numbers
+    on the integer boundaries, zero."""
+    import random
+
+    rng = random.Random(7)
+    with working_precision(128):
+        for _ in range(3000):
+            kind = rng.random()
+            if kind < 0.1:
+                x = arb(rng.randint(0, 2 ** 40)) * arb(2) ** -rng.randint(0, 70)  # (exact)
+            elif kind < 0.15:
+                x = arb(0)
+            else:
+                x = (arb(rng.random()) * rng.randint(1, 10 ** 9) / rng.randint(1, 10 ** 12)).exp()
+                x = x * arb(2) ** -rng.randint(1, 120) * (-1 if rng.random() < 0.2 else 1)
+            k = rng.randint(0, 130)
+            for up in (True, False):
+                m, e = (x.upper() if up else x.lower()).man_exp()
+                end = F(int(m)) * F(2) ** int(e) * 2 ** k
+                want = max(0, math.ceil(end) if up else math.floor(end))
+                assert _fixed(x, k, up) == want, (x, k, up)
 
 
 @pytest.mark.parametrize("T", [1, 2, 7, 20])

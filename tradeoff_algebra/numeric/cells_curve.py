@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import math
 import time
-from itertools import accumulate
 
 import numpy as np
 from flint import arb, arb_poly
@@ -73,19 +72,25 @@ CELLS_CURVE_ROUTE = "certified cells of the loss composed on a lattice (curve ba
 PREC = 128
 
 
-def _suffix(coeffs: list) -> list:
-    """Exact suffix sums s[i] = sum_{k >= i} c_k of nonnegative integers, with s[n] = 0."""
-    out = list(accumulate(reversed(coeffs)))
-    out.reverse()
-    out.append(0)
+def _suffix(coeffs: np.ndarray) -> np.ndarray:
+    """Exact suffix sums s[i] = sum_{k >= i} c_k of the unsigned 64-bit coefficients of a power,
+    with s[n] = 0, as unsigned 64-bit integers: a power's coefficients sum to less than 2^64
+    (``lattice_cells._power_array``: below 2^BITS plus one a slot), so no partial sum wraps
+    (checked: a float sum below 2^63 is, to n 2^-53 of itself, an exact one below 2^64)."""
+    c = np.asarray(coeffs, dtype=np.uint64)
+    if float(c.sum(dtype=np.float64)) >= 2.0 ** 63:
+        raise ArithmeticError("cells_curve: a power's masses sum past 2^64")
+    out = np.zeros(c.size + 1, dtype=np.uint64)
+    out[:-1] = np.cumsum(c[::-1], dtype=np.uint64)[::-1]
     return out
 
 
-def _floats(ints: list, e: int, up: bool) -> np.ndarray:
+def _floats(ints: np.ndarray, e: int, up: bool) -> np.ndarray:
     """Floats at least (``up``) or at most c 2^-e for each integer c >= 0: the nearest float,
-    moved one step outward (float(c) and the exact scaling by 2^-e err by at most half a unit
-    in the last place, or half the least subnormal step, together less than one step)."""
-    x = np.ldexp(np.array(ints, dtype=object).astype(np.float64), -e)
+    moved one step outward (the conversion of an unsigned 64-bit integer to the nearest float
+    and the exact scaling by 2^-e err by at most half a unit in the last place, or half the
+    least subnormal step, together less than one step)."""
+    x = np.ldexp(np.asarray(ints, dtype=np.uint64).astype(np.float64), -e)
     x = np.nextafter(x, np.inf if up else 0.0)
     return np.maximum(x, 0.0)
 
@@ -109,7 +114,7 @@ class CellCurve:
                           upper(arb(cp.T) * arb(float(slack[1]))
                                 + arb(cp.inf_a) * arb(2) ** (-cp.ea)))
         T, D = cp.T, cp.D
-        self.cu = cp.ints[0].tolist()
+        self.cu = cp.ints[0]  # (exact, unsigned 64-bit)
         self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
         n = len(self.cu)
         self.off = T * cp.lo  # lattice point i is G_i = (i + off) / D
@@ -122,16 +127,22 @@ class CellCurve:
         self.sbf = np.append(np.cumsum(uf[::-1])[::-1][1:], 0.0)
         self.g = g
         # the tests: size (rounded up) and power (rounded down) of "indices sum to >= k"
-        sa = _suffix(cp.ints[2].tolist())
-        sb = _suffix(cp.ints[1].tolist())
+        sa, sb = _suffix(cp.ints[2]), _suffix(cp.ints[1])
         m = max(len(sa), len(sb))
-        sa += [0] * (m - len(sa))
-        sb += [0] * (m - len(sb))
+        sa, sb = np.pad(sa, (0, m - len(sa))), np.pad(sb, (0, m - len(sb)))
         self.px = _floats(sa, cp.ea, True)
         if self.slack[1] > 0:  # (the null mass the tests' cells leave out, rounded up)
             self.px = np.nextafter(self.px + self.slack[1], np.inf)
         self.px = np.minimum(self.px, 1.0)
-        self.py = np.minimum(_floats(sb, cp.eb, False), 1.0)
+        if cp.window is None:
+            self.py = np.minimum(_floats(sb, cp.eb, False), 1.0)
+        else:  # B(E_k) >= B_tot - sum_{j < k} Bq_j up to the window (CellPower), else 0
+            nb = len(cp.ints[1])
+            pre = _floats(sb[0] - sb[:nb], cp.eb, True)  # (prefix sums, exact in uint64)
+            with np.errstate(invalid="ignore"):
+                lo = np.nextafter(float(cp.btot) - pre, -np.inf)
+            self.py = np.zeros(m)
+            self.py[:nb] = np.clip(lo, 0.0, 1.0)
 
     # -- the lower band: tests and chords --------------------------------------------------
     def _tests(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,11 +185,31 @@ class CellCurve:
             budget.check()
             a, b = i + 1, hi
             if a < b:
-                block = arb_poly(self.cu[a:b])(z)
+                block = arb_poly(self.cu[a:b].tolist())(z)
                 acc = acc + block * (-arb(a + self.off) / cp.D).exp()
             out[i] = acc * scale
             hi = a
         return out
+
+    def window(self, alphas: np.ndarray, budget: float) -> float | None:
+        """A loss above which the lattice may be cut for these levels (``CellPower``'s
+        ``window``), planned in floats on this (coarse) grid: the least lattice point G at
+        least 1 above every level's support line and test, G_* the largest of those, with the
+        split product's mass past G times e^{G_* - G} (what moving it to +oo adds to a line at
+        G_*) at most ``budget`` / 8; None where no point is. Any window is sound."""
+        x = np.asarray(alphas, dtype=np.float64).ravel()
+        x = x[(x > 0) & (x < 1)]
+        if x.size == 0:
+            return None
+        top = max(float(self.g[i]) for a in np.unique(x) for i in self._candidates(float(a)))
+        rev = self.px[::-1]
+        for a in np.unique(x):
+            k = len(self.px) - int(np.searchsorted(rev, a, side="right"))
+            top = max(top, (k + 1 + self.off) / self.cp.D)
+        with np.errstate(over="ignore"):
+            cost = self.sbf * np.exp(np.minimum(top - self.g, 700.0))
+        ok = np.nonzero((self.g >= top + 1) & (cost <= budget / 8))[0]
+        return float(self.g[ok[0]]) if ok.size else None
 
     def band(self, alphas: np.ndarray) -> Band:
         """Certified bands of f and of its power at the levels ``alphas`` (module
@@ -205,7 +236,7 @@ class CellCurve:
                 best = math.inf
                 for i in cands[float(a)]:
                     if i not in lines:
-                        lines[i] = (arb(self.su[i + 1]) * scale,
+                        lines[i] = (arb(int(self.su[i + 1])) * scale,
                                     (arb(i + self.off) / cp.D).exp(), tails[i])
                     b_gt, eg, a_gt = lines[i]
                     best = min(best, upper(b_gt + eg * (A - a_gt) + inf_b))
@@ -265,21 +296,25 @@ def loss_range(law) -> tuple | None:
 def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curve",
                max_points: int = MAX_POINTS, read=None) -> Band | None:
     """Certified bands of the T-fold power of ``law`` (its ``loss_cells(D)`` and
-    ``loss_span()``) at the levels ``alphas``: grids of D = D_0 2^k cells a unit of loss, D_0 =
-    :data:`~.lattice_cells.CELLS` cells a step, k = 0, 1, ... until every level is within
-    ``tol`` by ``measure`` (:func:`widths`; the band is second order in 1/D), each band
-    intersected with the ones before (each holds the curve). The grids do not depend on
-    ``tol``, so a tighter tolerance computes every grid of a looser one and its band lies inside
-    the looser one's. A law with ``for_levels(T, scale)`` (a cut tail,
-    ``numeric.cells_normal``) is first replaced by the one it returns for T and the least power
-    or value measured (:func:`_scale`; not ``tol``, which keeps the nesting). Returns the
-    narrowest band reached on grids of at most ``max_points`` lattice points (the points a
-    composed power keeps, its top cut, ``lattice_cells._power_array``: the next grid's
-    estimated at twice the last one's; the last grid is the largest allowed), or before a
+    ``loss_span()``) at the levels ``alphas``: grids of D_0 and 2 D_0 cells a unit of loss,
+    D_0 = :data:`~.lattice_cells.CELLS` cells a step, then the grid where the width should meet
+    ``tol`` (:func:`_predict`: the order the last two grids measure, at least twice the last
+    grid), until every level is within ``tol`` by ``measure`` (:func:`widths`; the band is
+    second order in 1/D), each band intersected with the ones before (each holds the curve).
+    A tighter tolerance may skip a grid a looser one computed, so the nesting of the bands of
+    two tolerances is ``numeric.tol_nest``'s (the routes pass every band through it), not this
+    function's. A law with ``for_levels(T, scale)`` (a cut tail, ``numeric.cells_normal``) is
+    first replaced by the one it returns for T and the least power or value measured
+    (:func:`_scale`; not ``tol``). Returns the narrowest band reached on grids of at most
+    ``max_points`` lattice points (the points a composed power keeps, its top cut,
+    ``lattice_cells._power_array``: the next grid's estimated from the last one's in proportion
+    to D; the last grid is the largest allowed), or before a
     finer grid that the time left (``budget``) cannot pay for, estimated from the last grid's
     time (the caller warns where it stays wide); None where not one cell a unit of loss
     fits. ``read(curve, alphas)``: the band of each grid's :class:`CellCurve` (default
     :meth:`CellCurve.band`; ``routes.hull_cells``: the symmetric hull's)."""
+    plain = read is None  # (a lattice window for the plain band only)
+    window = None
     read = (lambda cc, y: cc.band(y)) if read is None else read
     x = np.asarray(alphas, dtype=np.float64)
     plan = getattr(law, "for_levels", None)  # (a tail cut from T and the levels)
@@ -295,25 +330,56 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     rng = loss_range(law)
     best, last = None, None  # (the band so far; seconds per cell of the last grid)
     final = False  # (a grid between two of the chain, the largest allowed: the last one)
+    seen: list = []  # (D, the grid's own width) of the grids so far
     while True:
         if last is not None and last * D * 1.5 > budget.remaining():
             return best  # (the finer grid cannot end in the time left)
         budget.check(best)
         t0 = time.monotonic()
-        cp = _power(law, T, D)
-        b = read(CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D)), x)
+        cp = _power(law, T, D, window)
+        cc = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D))
+        if plain and window is None and not seen:  # (planned on the first grid)
+            window = cc.window(x, WINDOW_SHARE * _scale(x, measure))
+        b = read(cc, x)
         last = (time.monotonic() - t0) / D
+        seen.append((D, float(np.max(widths(b, x, measure), initial=0.0))))
         best = b if best is None else best.intersect(b)
         if float(np.max(widths(best, x, measure), initial=0.0)) <= tol:
             return best
         n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
-        del cp, b  # (not held while the next grid is built)
-        if 2 * n <= max_points and not final:
-            D *= 2
+        del cp, cc, b  # (not held while the next grid is built)
+        nxt = max(2 * D, _predict(seen, tol))
+        if nxt * n <= max_points * D and not final:
+            D = nxt
         elif D * max_points // n > D and not final:  # (the last grid: the largest allowed)
             D, final = D * max_points // n, True
         else:
             return best
+
+
+#: What cutting the lattice above the levels' window may add to a support line, relative to the
+#: least level (:meth:`CellCurve.window`): far below any width the largest lattice reaches.
+WINDOW_SHARE = 2.0 ** -10 * 1e-10
+#: The least and the most order in 1/D of the width read from two grids (the cells' remainders:
+#: second order), and the margin of the predicted grid (:func:`_predict`).
+ORDER_MIN, ORDER_MAX, MARGIN = 1.0, 2.0, 1.1
+
+
+def _predict(seen: list, tol: float) -> int:
+    """The grid (cells a unit of loss) where the width should meet ``tol``, from the grids so
+    far [(D, width), ...]: the last width moved by (D'/D)^-p, p the order the last two grids
+    measure (between :data:`ORDER_MIN` and :data:`ORDER_MAX`), times :data:`MARGIN`; 0 before
+    two grids or where a width is 0 or not finite. Planning only: every grid's band is
+    certified, and the loop intersects them (a tighter tolerance's band may skip a grid a
+    looser one computed: their nesting is ``numeric.tol_nest``'s)."""
+    if len(seen) < 2:
+        return 0
+    (d0, w0), (d1, w1) = seen[-2], seen[-1]
+    if not (0 < w1 < math.inf and 0 < w0 < math.inf and d1 > d0 and tol > 0):
+        return 0
+    p = math.log(w0 / w1) / math.log(d1 / d0) if w0 > w1 else ORDER_MIN
+    p = min(max(p, ORDER_MIN), ORDER_MAX)
+    return math.ceil(MARGIN * d1 * (w1 / tol) ** (1 / p))
 
 
 def _scale(x: np.ndarray, measure: str) -> float:
@@ -330,14 +396,14 @@ def _scale(x: np.ndarray, measure: str) -> float:
     return max(s, 1e-300)
 
 
-def _power(law, T: int, D: int) -> CellPower:
+def _power(law, T: int, D: int, window: float | None = None) -> CellPower:
     """The :class:`~.lattice_cells.CellPower` of ``law``'s cells on the grid 1/D, or 1/(D + i)
     for the least i where an atom of the loss lies on no grid point to the working precision."""
     for i in range(8):
         try:
             with working_precision(PREC):
                 cells = law.loss_cells(D + i)
-            return CellPower(cells, T, D + i)
+            return CellPower(cells, T, D + i, window=window)
         except ValueError:  # (an atom on a grid point to the working precision)
             continue
     raise ValueError(f"cells_band: every grid 1/D, D = {D} .. {D + 7}, holds an atom of the "

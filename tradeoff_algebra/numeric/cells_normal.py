@@ -42,16 +42,14 @@ bands of T = 10 at 1/100 as wide to 3 digits (rho = 1/256 widened the hull's by 
 these pairs at T = 10) times the least power (or value) the width is measured against (z ~ 6.6
 at T = 10, q = 1/10, alpha >= 1/100, where a fixed 9.5 spent a third of the lattice on outcomes
 of mass below 1e-21). The cut only moves mass between the lattice and the slack, so every cut is
-sound. It does not depend on the tolerance asked: a tighter tolerance computes every grid of a
-looser one with the same cells, so its band lies inside the looser one's (cuts moving with the
-tolerance broke that nesting by a few 1e-8 relative at the largest lattice: C(1/10, G(1))^10 at
-1e-9 against 1e-6).
+sound. It does not depend on the tolerance asked: a grid reached by two tolerances has the
+same cells (cuts moving with the tolerance widened the band a tight tolerance reaches at the
+largest lattice: C(1/10, G(1))^10 at 1e-9 against 1e-6).
 """
 
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 from flint import arb
 
@@ -104,7 +102,8 @@ class NormalMixtureCells:
         #: C_q(G_mu), the symmetric hull (module docstring), in place of either direction
         self.hull = bool(hull)
         self._slack: dict = {}
-        #: (1 - Phi(x), 1 - Phi(x - mu)) at the cells' ends x(g), by g (a Fraction): a grid's
+        #: (1 - Phi(x), 1 - Phi(x - mu)) at the cells' ends x(g), by g = j/D in lowest terms
+        #: (the pair (j, D)): a grid's
         #: points are every other point of the next grid's
         self._tails: dict = {}
         #: the tail is cut at x = mu + z_tail (remove direction; module docstring)
@@ -181,7 +180,8 @@ class NormalMixtureCells:
                 return (((g.exp() - 1 + q) / q).log() + mu * mu / 2) / mu
 
             def tails(j: int) -> tuple[arb, arb]:  # (1 - Phi(x), 1 - Phi(x - mu)) at x(j/D)
-                key = Fraction(j, D)
+                g = math.gcd(j, D)  # (the point j/D in lowest terms)
+                key = (j // g, D // g)
                 v = self._tails.get(key)
                 if v is None:
                     x = x_of(arb(j) / D)

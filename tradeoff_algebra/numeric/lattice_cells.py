@@ -77,10 +77,14 @@ CELLS_ROUTE = "certified cells of the loss composed on a lattice (split and test
 
 
 def _fixed(x: arb, k: int, up: bool) -> int:
-    """ceil (``up``) or floor of x 2^k, at least 0."""
-    y = x * arb(2) ** k
-    v = y.upper().ceil() if up else y.lower().floor()
-    return max(0, int(v.unique_fmpz()))
+    """ceil (``up``) or floor of x 2^k, at least 0: the ball's upper (lower) end, an exact
+    binary number m 2^e, shifted in integers (no Arb product; an exact zero is 0)."""
+    if x.is_zero():
+        return 0
+    m, e = (x.upper() if up else x.lower()).man_exp()
+    m, e = int(m), int(e) + k
+    v = m << e if e >= 0 else (-((-m) >> -e) if up else m >> -e)
+    return max(0, v)
 
 
 _MASKS: dict = {}
@@ -124,7 +128,7 @@ def _power(c: list[int], e: int, T: int, up: bool) -> tuple[fmpz_poly, int, np.n
 
 
 def _power_array(c: list[int], e: int, T: int, up: bool,
-                 drop: int | None = None) -> tuple[np.ndarray, int, int]:
+                 drop: int | None = None, keep: int | None = None) -> tuple[np.ndarray, int, int]:
     """(P, E, M) with P 2^-E the T-th power of sum_i c_i 2^-e x^i (c_i >= 0 integers, their sum
     below 2^BITS), each product rounded to :data:`BITS` bits of its total: coefficient-wise
     rounded up (``up``, floor + 1) or down, so an upper or a lower bound of the exact power.
@@ -154,7 +158,13 @@ def _power_array(c: list[int], e: int, T: int, up: bool,
     (its weights 1 - e^{eps - G} non-decreasing in G) and the tests' suffix sums read. A power
     of T factors spans T times one step's loss, but its mass past a few steps' tails is far
     below the fixed point (Mix(G(2), 1/10)^10 at D = 256: the split product's 34 071 points
-    cut to 8 610, about 1e-14 of mass at +oo)."""
+    cut to 8 610, about 1e-14 of mass at +oo).
+
+    ``keep`` (slots): after each rounded product the slots from ``keep`` on are cut likewise,
+    their exact sum (plus one a slot for ``up``) added to M. A slot i of a partial power
+    reaches only the slots >= i of the whole (every factor's indices start at 0), so the
+    slots below ``keep`` of the result are those of the uncut power: without ``drop``, its
+    rounded coefficients there, bounds coefficient by coefficient (``CellPower``'s window)."""
     n0 = len(c)
     s0 = sum(c)
     if s0 >> BITS:
@@ -174,6 +184,8 @@ def _power_array(c: list[int], e: int, T: int, up: bool,
         z = (z >> s) & _pattern(nz, (1 << 64) - 1)
         bound = prod >> s
         m = -((-m) >> s)  # (ceil)
+        if keep is not None and nz > keep:  # (before the ones, as the cut below)
+            z, nz, m = _cut_at(z, nz, m, keep, up)
         if drop is not None:  # (before the ones: a cut slot carries its floor, m its ceil)
             z, nz, m = _cut(z, nz, m, drop, up)
         if up:
@@ -208,7 +220,19 @@ def _cut(z: fmpz, nz: int, m: int, drop: int, up: bool) -> tuple[fmpz, int, int]
     K = max(int(np.argmax(small)), 1)
     if K >= nz:
         return z, nz, m
-    cut = sum(arr[K:].tolist()) + (nz - K if up else 0)
+    return _cut_at(z, nz, m, K, up, arr)
+
+
+def _cut_at(z: fmpz, nz: int, m: int, K: int, up: bool,
+            arr: np.ndarray | None = None) -> tuple[fmpz, int, int]:
+    """``z`` (nz slots, the floors) cut to its first K >= 1 slots, m plus the exact sum of the
+    slots cut, plus one a slot for ``up`` (``arr``: the slots, where unpacked already)."""
+    K = max(int(K), 1)
+    if K >= nz:
+        return z, nz, m
+    if arr is None:
+        arr = _unpack(z, nz)
+    cut = int(arr[K:].sum(dtype=object)) + (nz - K if up else 0)
     return z & ((fmpz(1) << (SLOT * K)) - 1), K, m + cut
 
 
@@ -230,13 +254,28 @@ class CellPower:
     2^-s with 2^s above its tilted total; the certified sums divide the tilt out in Arb. An
     untilted power cuts its top (:data:`DROP`, the mass moved to +oo: ``inf_u``, ``inf_a``); a
     tilted one keeps every point (its cut mass would need the tilt divided out point by
-    point)."""
+    point).
 
-    def __init__(self, cells: list, T: int, D: int, prec: int = 128, tilt=0) -> None:
+    ``window`` (a loss, untilted only): every power keeps only its lattice points of loss at
+    most ``window`` (``_power_array``'s ``keep``). U and Ap move the rest to +oo as their cut
+    tops (``inf_u``, ``inf_a``); the tests' alternative masses are then rounded up, uncut
+    below the window, so B(E_t) >= B_tot - sum_{k < t} Bq_k for t at most the window
+    (``btot``: a lower bound of the tests' whole alternative mass, (sum of the cells' b)^T in
+    Arb; ``numeric.cells_curve``): the levels near the bulk no longer pay for the far tail of
+    the alternative law (Mix(G(2), 1/10)^10 spans 32 units of loss at 2^-50 of its mass)."""
+
+    def __init__(self, cells: list, T: int, D: int, prec: int = 128, tilt=0,
+                 window: float | None = None) -> None:
         self.T, self.D = int(T), int(D)
         self.tilt = Fraction(tilt)
         if self.tilt < 0:
             raise ValueError(f"CellPower: need tilt >= 0, got tilt = {tilt}")
+        if window is not None and (self.tilt or not math.isfinite(window)):
+            raise ValueError(f"CellPower: a window needs no tilt and a finite loss, got "
+                             f"window = {window}, tilt = {tilt}")
+        self.window = window
+        #: a lower bound of the tests' whole alternative mass (with ``window``), else None
+        self.btot: float | None = None
         self.lo = min(c[2] for c in cells)
         n = max(c[2] + (c[3] if len(c) > 3 else 1) for c in cells) - self.lo + 1
         u, bq, ap = [arb(0)] * n, [arb(0)] * n, [arb(0)] * n
@@ -270,8 +309,10 @@ class CellPower:
                 u = [x * y for x, y in zip(u, wt, strict=True)]
                 bq = [x * y for x, y in zip(bq, wt, strict=True)]
                 ap = [x * y for x, y in zip(ap, wt, strict=True)]
+            if window is not None:
+                self.btot = lower(sum(bq, arb(0)) ** self.T)
             lists = []
-            for vals, up in ((u, True), (bq, False), (ap, True)):
+            for vals, up in ((u, True), (bq, window is not None), (ap, True)):
                 tot = sum(vals, arb(0))  # (a bound of the total fixes the scale 2^-K)
                 K = BITS - 2 - max(0, math.ceil(math.log2(max(upper(tot), 1e-300)) - 0.5))
                 ints = [_fixed(x, K, up) for x in vals]
@@ -281,9 +322,15 @@ class CellPower:
                 lists.append((ints, K))
         drop = None if self.tilt else DROP
         (u, ku), (bq, kb), (ap, ka) = lists
-        pu, self.eu, self.inf_u = _power_array(u, ku, self.T, True, drop)
-        pb, self.eb, _ = _power_array(bq, kb, self.T, False, drop)
-        pa, self.ea, self.inf_a = _power_array(ap, ka, self.T, True, drop)
+        keep = None
+        if window is not None:  # (the points of loss (k + T lo)/D <= window)
+            keep = max(1, math.floor(window * self.D) - self.T * self.lo + 1)
+        pu, self.eu, self.inf_u = _power_array(u, ku, self.T, True, drop, keep)
+        if window is None:
+            pb, self.eb, _ = _power_array(bq, kb, self.T, False, drop)
+        else:  # (rounded up, uncut below the window: prefix sums bounded above)
+            pb, self.eb, _ = _power_array(bq, kb, self.T, True, None, keep)
+        pa, self.ea, self.inf_a = _power_array(ap, ka, self.T, True, drop, keep)
         #: inf_u 2^-eu, inf_a 2^-ea: the split product's and the tests' null masses moved to
         #: +oo by the cut top of the powers (:func:`_power_array`; the tests' alternative
         #: masses cut are dropped, a lower bound); 0 for a tilted power
@@ -369,7 +416,11 @@ class CellPower:
         return (s1 - arb(eps).exp() * s2) * arb(2) ** (-self.eu)
 
     def test_masses(self, t: int) -> tuple[arb, arb]:
-        """(B(E) lower, A(E) upper) for E = "the cells' indices sum to at least t": balls."""
+        """(B(E) lower, A(E) upper) for E = "the cells' indices sum to at least t": balls
+        (not with a ``window``: its tests are read by ``numeric.cells_curve``)."""
+        if self.window is not None:
+            raise ValueError("CellPower.test_masses: the tests of a power with a window are "
+                             "read from B_tot and its prefix sums (numeric.cells_curve)")
         k = max(t - self.T * self.lo, 0)
 
         def suffix(p: fmpz_poly) -> arb:

@@ -128,8 +128,8 @@ class HullCurve:
         out = {}
         for e, (i, j) in idx.items():
             v = arb(e).exp()
-            d1 = arb(cc.su[i + 1]) * scale - v * tails[i]
-            d2 = 1 - v + v * (arb(cc.su[j + 1]) * scale) - tails[j]
+            d1 = arb(int(cc.su[i + 1])) * scale - v * tails[i]
+            d2 = 1 - v + v * (arb(int(cc.su[j + 1])) * scale) - tails[j]
             out[e] = max(upper(d1), upper(d2), 0.0)
         return out
 
