@@ -61,6 +61,14 @@ FLAT_TIGHT_REL = 1e-8
 FLAT_TAIL_SECONDS_TIGHT = 6.0
 #: The eps at which a direction's flat view is weighed where the first inverter's is 0.
 FLAT_AT_MIN = 1e-3
+#: A flat view of bounded loss (the remove direction of a few subsampled Gaussian steps, loss
+#: at most T log(1/(1 - q))) plans its first inverter at most this share of its largest loss.
+#: Its points matter where its delta is near the other direction's, at small eps (both equal
+#: the total variation at eps = 0), and an inverter planned near the largest loss has a tilt
+#: so steep that its error bound there is e^(c eps0) times larger: at half the largest loss
+#: (the cap of later plans) DP-SGD, sigma = 1.1, q = 256/60000, T = 10, tol 5e-4 planned the
+#: remove direction twice (0.0214, then 0.0002), at a quarter once.
+FIRST_REACH = 0.25
 
 
 class _NoTails(Exception):
@@ -105,7 +113,7 @@ class _Tails:
         or for a flat view its own cap in nodes, the time left (``cf_route``) and
         :data:`FLAT_TAIL_SECONDS` (:data:`FLAT_TAIL_SECONDS_TIGHT` at tight widths)."""
         factors, rel = self.inverted()
-        e0 = self.reach(e0)
+        e0 = self.reach(e0, FIRST_REACH)
         if self.flat:
             law = factors[0][0]
             cap = FLAT_TAIL_SECONDS_TIGHT if rel <= FLAT_TIGHT_REL else FLAT_TAIL_SECONDS
@@ -120,10 +128,11 @@ class _Tails:
         the work check plans what the first inverter then uses, kept by ``numeric.cf``."""
         return self.factors, self.rel * (1.0 if self.split is None else WHOLE_PLAN)
 
-    def reach(self, e0: float) -> float:
-        """``e0``, or for a flat view half the product's largest loss where that is below it
-        (beyond, delta and both tails are 0 and the saddle-point plan has no saddle: the
-        remove direction of a few subsampled steps, whose loss is at most T log(1/(1 - q)))."""
+    def reach(self, e0: float, share: float = 0.5) -> float:
+        """``e0``, or for a flat view ``share`` of the product's largest loss where that is
+        below it (beyond half of it, delta and both tails are 0 and the saddle-point plan has
+        no saddle: the remove direction of a few subsampled steps, whose loss is at most
+        T log(1/(1 - q))); the first plan takes :data:`FIRST_REACH`."""
         if not self.flat:  # (other laws: planned where asked, as before)
             return e0
         total = 0.0
@@ -132,11 +141,11 @@ class _Tails:
             if sup is None:
                 return e0
             total += n * float(sup.mid())
-        return min(e0, 0.5 * total)
+        return min(e0, share * total)
 
     def plan(self, e0: float) -> None:
         budget.check()
-        e0 = self.reach(e0)
+        e0 = self.reach(e0, FIRST_REACH if not self.inv else 0.5)
         if self.few is not None:
             if not self.inv:
                 self.e0.append(float(e0))
