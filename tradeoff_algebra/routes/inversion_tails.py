@@ -338,21 +338,47 @@ def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: in
 def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
     """Float saddle-point estimate of the eps whose Neyman-Pearson size B(L > eps) is ``a``
     (alpha ~ c delta e^{-eps}: -d delta / d eps = e^eps alpha and d log delta / d eps ~ -c),
-    by bisection on [0, cap]."""
-    def est(e: float) -> float:
+    by regula falsi (Illinois) on [0, cap] in log alpha, nearly linear in eps: about 5
+    saddle points where a bisection to cap 2^-14 took 15 (each a root search; G(1) (x)
+    Laplace(1): 1.7 ms of a 101-level curve's 21 ms). A starting point only (the first
+    inverter's eps and the grid's end): to ALPHA_EPS_TOL in log alpha or cap 2^-14 in eps."""
+    def g(e: float) -> float:
         c = cf._saddle(factors, e)
-        return math.log(c) + cf._log_delta_saddle(factors, c, e) - e
+        return math.log(c) + cf._log_delta_saddle(factors, c, e) - e - math.log(a)
 
     lo, hi = 0.0, cap
     try:
-        if est(lo) <= math.log(a):
+        g_lo = g(lo)
+        if g_lo <= 0:
             return 0.0
-        for _ in range(14):  # (a starting point: cap 2^-14 is plenty)
-            m = 0.5 * (lo + hi)
-            lo, hi = (m, hi) if est(m) > math.log(a) else (lo, m)
+        g_hi = g(hi)
+        if g_hi >= 0:
+            return cap
+        side = 0
+        for _ in range(30):
+            m = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
+            if not lo < m < hi:
+                m = 0.5 * (lo + hi)
+            g_m = g(m)
+            if abs(g_m) <= ALPHA_EPS_TOL or hi - lo <= cap * 2.0**-14:
+                return m
+            if g_m > 0:
+                lo, g_lo = m, g_m
+                if side == 1:
+                    g_hi *= 0.5  # (Illinois: the end kept twice is halved)
+                side = 1
+            else:
+                hi, g_hi = m, g_m
+                if side == -1:
+                    g_lo *= 0.5
+                side = -1
     except (ValueError, ArithmeticError, RuntimeError):
         return 0.5 * (lo + hi)
     return 0.5 * (lo + hi)
+
+
+#: :func:`_alpha_eps` stops where log alpha is this close to log a.
+ALPHA_EPS_TOL = 1e-3
 
 
 def _alpha_eps_few(tails, a: float, cap: float) -> float:
