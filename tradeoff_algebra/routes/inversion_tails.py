@@ -246,19 +246,67 @@ def log_delta_seed(factors: Sequence, e0: float) -> float | None:
     return log_d
 
 
-def _value(est, branch: int) -> np.ndarray:
+def _value(est, branch) -> np.ndarray:
     """The decreasing function of eps whose level is sought: alpha (branch 1) or the power
-    (branch 2, the mirror image: the point (1 - power, 1 - alpha))."""
-    return est[2] if branch == 1 else est[1]
+    (branch 2, the mirror image: the point (1 - power, 1 - alpha)); ``branch`` an int or an
+    array of them, one per eps."""
+    if np.ndim(branch) == 0:
+        return est[2] if branch == 1 else est[1]
+    return np.where(branch == 1, est[2], est[1])
 
 
-def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarray:
+def _slope(est, branch) -> np.ndarray:
+    """The derivative in eps of :func:`_value`."""
+    if np.ndim(branch) == 0:
+        return est[4] if branch == 1 else est[3]
+    return np.where(branch == 1, est[4], est[3])
+
+
+def _solve_levels(dirs: list, flat: np.ndarray, b1: np.ndarray, b2: np.ndarray,
+                  end: float) -> np.ndarray:
+    """The floats eps of :func:`_solve` for the levels ``flat`` reached by alpha (``b1``) and
+    by the mirror image (``b2``; 0 elsewhere): both branches bracketed on one grid of
+    estimates and their Newton steps taken together (one estimate of the direction per step
+    for all levels, where each branch took its own grid and steps)."""
+    eps = np.zeros_like(flat)
+    sel = np.flatnonzero(b1 | b2)
+    if sel.size:
+        branch = np.where(b2[sel], 2, 1)
+        targets = np.where(branch == 1, flat[sel], 1 - flat[sel])
+        grid = np.linspace(0.0, end, TAIL_GRID if len(dirs) > 1 else TAIL_GRID_ONE)
+        ests = [d.estimate(grid) for d in dirs]
+        out = np.empty(sel.size)
+        parts = [_solve(dirs, targets[branch == b], b, end, (grid, ests), newton=False)
+                 for b in (1, 2)]
+        for b, part in zip((1, 2), parts, strict=True):
+            out[branch == b] = part[0]
+        # (Newton's steps of both branches together, per direction)
+        who = np.empty(sel.size, dtype=np.int64)
+        lo, hi, start = np.empty(sel.size), np.empty(sel.size), np.empty(sel.size)
+        for b, part in zip((1, 2), parts, strict=True):
+            m = branch == b
+            who[m], lo[m], hi[m], start[m] = part[1:]
+        for d in range(len(dirs)):
+            s = np.flatnonzero((who == d) & np.isnan(out))
+            if s.size:
+                out[s] = _newton(dirs[d], targets[s], lo[s], hi[s], branch[s], start[s])
+        eps[sel] = out
+    return eps
+
+
+def _solve(dirs: list, targets: np.ndarray, branch: int, end: float,
+           grid_ests: tuple | None = None, newton: bool = True):
     """Floats eps in [0, end] where the hull's Neyman-Pearson point reaches the targets: alpha_C
     (branch 1) or power_C (branch 2) of the direction with the larger delta (its contact point,
     Prop. 6), both decreasing in eps; at a change of direction (a jump of the contact point)
-    the eps of the jump."""
-    grid = np.linspace(0.0, end, TAIL_GRID if len(dirs) > 1 else TAIL_GRID_ONE)
-    ests = [d.estimate(grid) for d in dirs]
+    the eps of the jump. ``grid_ests``: the grid and the directions' estimates on it, where
+    the caller has them; ``newton=False``: the eps settled so far (NaN for the rest) with the
+    Newton steps' inputs (direction, bracket, start) instead (:func:`_solve_levels`)."""
+    if grid_ests is None:
+        grid = np.linspace(0.0, end, TAIL_GRID if len(dirs) > 1 else TAIL_GRID_ONE)
+        ests = [d.estimate(grid) for d in dirs]
+    else:
+        grid, ests = grid_ests
     dom = np.argmax(np.array([e[0] for e in ests]), axis=0)
     vals = np.array([_value(e, branch) for e in ests])
     vc = np.minimum.accumulate(vals[dom, np.arange(grid.size)])
@@ -295,6 +343,8 @@ def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarr
         v1, v2 = np.log(vc[idx]), np.log(vc[idx + 1])
         frac = np.clip((v1 - np.log(targets)) / (v1 - v2), 0.0, 1.0)
     start = np.where(np.isfinite(frac), lo + frac * (hi - lo), 0.5 * (lo + hi))
+    if not newton:
+        return out, who, lo, hi, start
     for d in range(len(dirs)):
         sel = np.flatnonzero((who == d) & np.isnan(out))
         if sel.size:
@@ -302,7 +352,7 @@ def _solve(dirs: list, targets: np.ndarray, branch: int, end: float) -> np.ndarr
     return out
 
 
-def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: int,
+def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch,
             start: np.ndarray | None = None) -> np.ndarray:
     """eps in [lo, hi] with value(eps) = t (value decreasing), by safeguarded Newton steps,
     all the targets at once, from ``start`` where it lies inside [lo, hi] (else the
@@ -316,13 +366,15 @@ def _newton(d: _Tails, t: np.ndarray, lo: np.ndarray, hi: np.ndarray, branch: in
     zero = ~(t > 0)
     e[zero] = hi[zero]
     act = np.flatnonzero(~zero)
+    per = np.ndim(branch) > 0  # (one branch per target)
     for _ in range(30):
         if not act.size:
             break
         ea, ta, la, ha = e[act], t[act], lo[act], hi[act]
+        ba = branch[act] if per else branch
         est = d.estimate(ea)
-        g = _value(est, branch) - ta
-        dg = est[4] if branch == 1 else est[3]
+        g = _value(est, ba) - ta
+        dg = _slope(est, ba)
         la = np.where(g > 0, ea, la)
         ha = np.where(g > 0, ha, ea)
         with np.errstate(divide="ignore", invalid="ignore"):
