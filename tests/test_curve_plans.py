@@ -51,6 +51,25 @@ def test_ten_steps_plan_each_abscissa_once(monkeypatch):
 
 
 
+def test_ten_steps_plan_each_direction_once_at_the_default_tolerance(monkeypatch):
+    """T = 10 at tol 5e-4: the remove direction (loss at most T log(1/(1 - q)) = 0.043) plans
+    its first inverter at a quarter of its largest loss (``inversion_tails.FIRST_REACH``),
+    where its error bound near eps = 0 (both deltas equal the total variation there) meets
+    the share asked; planned at half of it, its steep tilt left that bound 60 times too wide
+    and a second plan at eps = 0.0002 followed. One plan per direction; the band meets
+    dp_accounting's bracket and the tolerance."""
+    seen = _count_plans(monkeypatch)
+    f = ta.noisy_sgd(SIGMA, Q, 10)
+    x = np.linspace(0, 1, 101)
+    with warnings.catch_warnings(), ta.time_limit(None):
+        warnings.simplefilter("error")
+        b = inversion_curve.inversion_band(f, x, 5e-4)
+    assert len(seen) == 2 and len({who for who, _ in seen}) == 2
+    assert _meets(float(b.power_lo[1]), float(b.power_hi[1]), BRACKETS[(10, 0.01)])
+    inner = (x > 0) & (x < 1)
+    assert np.all(b.power_hi[inner] - b.power_lo[inner] <= 5e-4 * b.power_hi[inner])
+
+
 @pytest.mark.slow
 def test_a_hundred_scales_curve_is_tight_and_touches_the_delta_routes_line():
     """(x)_{i<100} Laplace(1/10 + i/10^4) at tol 1e-9 on 101 levels (46 516 atoms above 0,

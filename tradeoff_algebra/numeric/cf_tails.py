@@ -127,6 +127,8 @@ class TailInverter:
             # radii added once (|w| = 1: sum_k rad_k bounds them)
             self._blocks = _Blocks([_mids(c0), _mids(c1)])
             self._rad0, self._rad1 = _rad(c0), _rad(c1)
+            # (the discs added to the sums at every point: balls of midpoint 0, built once)
+            self._disc0, self._disc1 = (arb(0, upper(r)) for r in (self._rad0, self._rad1))
             self.eval_prec = _eval_prec(plan.prec, self._blocks)
             ea = (2 * arb.pi() * a / h).expm1()
             self._up = inv._m_side[1] / ea  # times e^{-(c+a) eps}
@@ -204,7 +206,7 @@ class TailInverter:
         c, h, a = self._c, self._h, self._a
         e = arb(eps)
         s0, s1 = self._blocks.sums(acb(0, -h * e).exp())
-        s0, s1 = _widen(s0, self._rad0), _widen(s1, self._rad1)
+        s0, s1 = _widen(s0, self._disc0), _widen(s1, self._disc1)
         ce = (-c * e).exp()
         ea = (a * e).exp()
         scale = h / arb.pi() * ce
@@ -215,7 +217,7 @@ class TailInverter:
         disc += dn if dn < self._dn_const else self._dn_const
         off = self._off * ce
         tr_d, tr_t = self._tr_delta * ce + off, self._tr_tail * ce + off
-        zero, one = arb(0), arb(1)
+        zero, one = _ZERO, _ONE
         delta = _clip(_interval(d - disc - tr_d, d + tr_d), zero, one)
         fa_h = d + fb
         power = _clip(_interval(fa_h - disc - tr_t, fa_h + tr_t), zero, one)
@@ -236,7 +238,7 @@ class TailInverter:
         """:meth:`delta` at the current Arb precision (see :meth:`point_here`)."""
         c, h, a = self._c, self._h, self._a
         e = arb(eps)
-        s0 = _widen(self._blocks.sums(acb(0, -h * e).exp(), 1)[0], self._rad0)
+        s0 = _widen(self._blocks.sums(acb(0, -h * e).exp(), 1)[0], self._disc0)
         ce = (-c * e).exp()
         ea = (a * e).exp()
         d = h / arb.pi() * ce * s0.real
@@ -374,10 +376,14 @@ def _eval_prec(prec: int, blocks: _Blocks) -> int:
     return limb if limb >= prec + (blocks.m + blocks.nb + 1) // 2 + 4 else full
 
 
-def _widen(v: acb, rad: arb) -> acb:
-    """v plus every point of the disc of radius ``rad`` (the coefficients' radii)."""
-    r = arb(0, upper(rad))
-    return acb(v.real + r, v.imag + r)
+def _widen(v: acb, disc: arb) -> acb:
+    """v plus every point of the disc ``disc`` = arb(0, r) (r the coefficients' radii, built
+    once per inverter: ``upper`` per point was half a point's cost)."""
+    return acb(v.real + disc, v.imag + disc)
+
+
+#: (exact balls, shared: arb values are immutable)
+_ZERO, _ONE = arb(0), arb(1)
 
 
 def _clip(x: arb, lo: arb, hi: arb) -> arb:

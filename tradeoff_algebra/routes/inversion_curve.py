@@ -93,7 +93,7 @@ from .inversion_tails import (
     _alpha_eps,
     _alpha_eps_few,
     _NoTails,
-    _solve,
+    _solve_levels,
     _Tails,
     few_step_tails,
 )
@@ -361,11 +361,7 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
                     and max(e[1][0] for e in ests) <= 1 - float(flat[b2].max(initial=0.0))):
                 break
             end = min(1.5 * end, cap)
-        eps = np.zeros_like(flat)
-        if b1.any():
-            eps[b1] = _solve(dirs, flat[b1], 1, end)
-        if b2.any():
-            eps[b2] = _solve(dirs, 1 - flat[b2], 2, end)
+        eps = _solve_levels(dirs, flat, b1, b2, end)
         # each direction's error bound against the power at the level (its share of tol)
         power = np.where(b2, 1 - flat, np.maximum(flat, 1e-300))
         inside = (flat > 0) & (flat < 1) & (eps < end)  # (0, 1 and beyond the grid: bounds)
