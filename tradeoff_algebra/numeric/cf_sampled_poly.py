@@ -163,7 +163,9 @@ class ChebPiece:
         exact interpolant of the exact values; was the discrete cosine sums in Python, twice the
         time, with balls as narrow)."""
         taus = [(1 + arb.cos_pi(arb(j) / n)) / 2 for j in range(n + 1)]
-        fs = [self._law.loss_density(acb(self.a + self.length * t), False).real for t in taus]
+        real = getattr(self._law, "loss_density_real", None)  # (optional: real arithmetic)
+        fs = [self._law.loss_density(acb(self.a + self.length * t), False).real if real is None
+              else real(self.a + self.length * t) for t in taus]
         return arb_poly.interpolate(taus, fs, algorithm="newton")
 
     def end_series(self) -> tuple[list[arb], list[arb]]:
