@@ -231,9 +231,6 @@ def test_roc_of_the_poisson_laplace_mechanism_composed_is_certified():
     assert v.guarantee == "certified" and v.interval()[0] >= lo * (1 - mpmath.mpf(10) ** -3)
 
 
-@pytest.mark.xfail(strict=True, reason="eps within 3^-300 of the top lattice point: the Arb "
-                   "lattice power decides delta at the mpfs around eps (no exact comparison of "
-                   "e^eps = 3^300 - 1 with the lattice), [0, 6.5e-81]")
 def test_rr_power_just_below_its_largest_loss_at_n_300():
     n = 300
     f = ta.randomized_response(sp.log(3), 3) ** n

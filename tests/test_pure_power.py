@@ -116,3 +116,90 @@ def test_binomial_node_and_the_cases_it_leaves():
     with mp.workdps(60):
         lo, hi = v.interval()
     assert ref_delta(4, R(1, 10), M.mpf(lo)) > M.mpf(1) / 10**6 >= ref_delta(4, R(1, 10), M.mpf(hi))
+
+
+# -- delta(eps) from the atoms (no incomplete beta function) ----------------------------------
+DELTA_EPS = [sp.Integer(0), R(1, 20), R(1, 3), sp.Integer(1), sp.log(2), R(5, 2)]
+
+
+@pytest.mark.parametrize("eps0", EPS0, ids=str)
+@pytest.mark.parametrize("k", range(1, 9))
+def test_delta_from_the_atoms_against_the_sum(k, eps0):
+    """delta(eps) of f_{eps0,0}^(x)k at exact eps (among them the atoms' own losses eps0 j,
+    where the atom's term vanishes) against the 60-digit sum: a certified point whose
+    interval holds the reference, or (eps0 = log 3 at eps = 0, log r) the exact value, equal to
+    the sum in Fractions."""
+    f = ta.EpsDelta(eps0, 0) ** k
+    for eps in DELTA_EPS + [eps0 * j for j in range(0, k + 1, 2 if k > 4 else 1)]:
+        v = ta.delta(f, eps, dps=30)
+        assert v.route.startswith("f_{eps0,0}^(x)k by its atoms"), (k, eps0, eps, v.route)
+        if v.guarantee == "exact" and eps0 != sp.log(3):  # at or above the largest loss
+            assert v.exact == 0 and ref_delta(k, eps0, M.mpf(sp.N(eps, 70))) == 0
+            continue
+        if v.guarantee == "exact":
+            x = Fraction(3)
+            ee = sp.exp(eps)  # (SymPy: e^{j log 3} = 3^j, a Rational)
+            r = Fraction(int(ee.p), int(ee.q))
+            want = sum((math.comb(k, j) * (x**j - r * x ** (k - j)) for j in range(k + 1)
+                        if x ** (2 * j - k) > r), Fraction(0)) / (1 + x) ** k
+            assert v.exact == want, (k, eps, v)
+            continue
+        assert v.guarantee == "certified"
+        ref = ref_delta(k, eps0, M.mpf(sp.N(eps, 70)))
+        lo, hi = (M.mpf(mpf_frac(z).numerator) / mpf_frac(z).denominator
+                  for z in v.interval())
+        assert lo <= ref <= hi, (k, eps0, eps, v, ref)
+        assert hi - lo <= M.mpf(10) ** -28 * max(ref, M.mpf(10) ** -300) or ref == 0
+
+
+def test_delta_takes_no_incomplete_beta(monkeypatch):
+    """At k <= MAX_K delta never reaches the binomial distribution functions."""
+    from tradeoff_algebra.numeric import binomial_cdf
+
+    def refuse(*a, **kw):
+        raise AssertionError("incomplete beta path taken")
+
+    monkeypatch.setattr(binomial_cdf, "binom_tail", refuse)
+    v = ta.delta(ta.EpsDelta(R(1, 10), 0) ** 5, R(1, 7))
+    assert v.guarantee == "certified" and v.route == ROUTE
+
+
+# -- delta of a lattice pair composed n times, exactly ------------------------------------------
+def _brute_delta(P, Q, n, r):
+    """delta(log r) of the n-fold product by enumerating its outcomes in Fractions."""
+    from itertools import product
+
+    tot = Fraction(0)
+    for w in product(range(len(P)), repeat=n):
+        p = q = Fraction(1)
+        for i in w:
+            p, q = p * P[i], q * Q[i]
+        tot += max(q - r * p, Fraction(0))
+    return tot
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 6])
+def test_lattice_delta_exact_against_enumeration(n):
+    from tradeoff_algebra.numeric.finite_small import lattice_delta_exact
+
+    pairs = [([Fraction(3, 5), Fraction(1, 5), Fraction(1, 5)],
+              [Fraction(1, 5), Fraction(3, 5), Fraction(1, 5)]),  # RR(log 3, 3)
+             ([Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)],
+              [Fraction(1, 7), Fraction(2, 7), Fraction(4, 7)])]  # ratios 1/4, 1, 4 (R = 2)
+    for P, Q in pairs:
+        for r in [Fraction(1), Fraction(2), Fraction(3), Fraction(5, 2), Fraction(9),
+                  Fraction(3**n - 1), Fraction(4**n), Fraction(10**6)]:
+            assert lattice_delta_exact(P, Q, n, r) == _brute_delta(P, Q, n, r), (P, n, r)
+
+
+def test_rr_power_delta_exact_at_log_rationals():
+    """ta.delta of RR(log 3, 3)^n at eps = log r: exact, equal to the enumeration (n = 6) and
+    to the top atom's 5^-n just below the largest loss (n = 300)."""
+    P = [Fraction(3, 5), Fraction(1, 5), Fraction(1, 5)]
+    Q = [Fraction(1, 5), Fraction(3, 5), Fraction(1, 5)]
+    f = ta.randomized_response(sp.log(3), 3) ** 6
+    for r in [2, 3, 10, 3**6 - 1]:
+        v = ta.delta(f, sp.log(r))
+        assert v.guarantee == "exact" and v.exact == _brute_delta(P, Q, 6, Fraction(r))
+    v = ta.delta(ta.randomized_response(sp.log(3), 3) ** 300, sp.log(3**300 - 2))
+    assert v.guarantee == "exact" and v.exact == 2 * Fraction(1, 5) ** 300

@@ -50,7 +50,7 @@ from ..numeric.roots import Bracket, Probe, expand_bracket, findroot
 from ..numeric.value import CertifiedPair, Value, dps_to_prec, weakest
 from .largest_loss import largest_loss_exact
 from .lazy import defer
-from .pure_power import small_power_epsilon
+from .pure_power import lattice_power_delta, small_power_delta, small_power_epsilon
 
 __all__ = ["delta", "epsilon"]
 
@@ -192,13 +192,17 @@ def _closed_delta(f: TradeOff, eps: Any, dps: int) -> Value | None:
     if not mp.isfinite(e):
         return None
     E = _exact_eps(eps, e)
+    v = small_power_delta(f, E, dps)  # f_{eps0,0}^(x)k at small k: its atoms, no beta function
+    if v is not None:
+        return v
     form = profile_form(f, E)
     if form is None:
         fl = finite_loss(f)
         if fl is not None and fl.affordable():
             v = fl.certified_delta(E, dps)
             return None if v is None else v.routed("exact finite composition")
-        return _arb_delta_point(f, E, dps)
+        v = None if fl is None else lattice_power_delta(fl, E, dps)
+        return v if v is not None else _arb_delta_point(f, E, dps)
     if isinstance(form, sp.Rational) and 0 <= form <= 1:  # an exact profile value stays exact
         return Value.from_exact(form, dps).routed("the closed-form profile, exactly")
     v = certify(form, dps)

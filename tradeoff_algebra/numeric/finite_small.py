@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import sympy as sp
@@ -33,7 +34,8 @@ from flint import arb, fmpq
 from .context import arb_precision
 
 __all__ = ["MAX_K", "pure_power", "register_pure_power", "positive_eps0", "base_ball",
-           "epsilon_ball"]
+           "epsilon_ball", "delta_ball", "delta_exact", "exp_ball", "lattice_delta_exact",
+           "loss_above"]
 
 #: Largest k taken by the atoms here (O(k) Arb operations; larger k: the incomplete beta
 #: functions of ``binomial_profile``, O(1) at any k).
@@ -209,3 +211,154 @@ def epsilon_ball(eps0: sp.Expr, k: int, d: tuple[int, int], bits: int):
         if y.is_finite() and y > 0 and y.rel_accuracy_bits() >= bits:
             return y
     return None
+
+
+def exp_ball(E: sp.Expr):
+    """The ball of e^E for an exact SymPy number E >= 0 at the current Arb precision: exact for
+    E = 0 and E = log r (r rational), the exponential of the exact ball of a rational E, else of
+    Arb's enclosure of E's closed form; None where Arb cannot enclose it."""
+    if isinstance(E, sp.Rational):
+        return arb(1) if E == 0 else arb(fmpq(int(E.p), int(E.q))).exp()
+    if isinstance(E, sp.log) and isinstance(E.args[0], sp.Rational):
+        r = E.args[0]
+        return arb(fmpq(int(r.p), int(r.q)))
+    from .arb_expr import Unenclosable, arb_ball
+
+    try:
+        y = arb_ball(E).exp()
+    except (Unenclosable, TypeError, ValueError):
+        return None
+    return y if y.is_finite() else None
+
+
+def _log_arg(x: sp.Expr) -> Fraction | None:
+    """r where x = c log r, c an Integer and r a Rational (r^c; x = 0: r = 1); else None."""
+    if x == 0:
+        return Fraction(1)
+    c = 1
+    if isinstance(x, sp.Mul) and len(x.args) == 2 and isinstance(x.args[0], sp.Integer):
+        c, x = int(x.args[0]), x.args[1]
+    if isinstance(x, sp.log) and isinstance(x.args[0], sp.Rational) and abs(c) <= 4 * MAX_K:
+        return Fraction(int(x.args[0].p), int(x.args[0].q)) ** c
+    return None
+
+
+def loss_above(eps0: sp.Expr, j: int, E: sp.Expr) -> bool | None:
+    """Whether the loss eps0 j exceeds E, decided exactly where both are rationals or both
+    logarithms of rationals; None otherwise (Arb decides)."""
+    if isinstance(eps0, sp.Rational) and isinstance(E, sp.Rational):
+        return bool(eps0 * j > E)
+    r0, r = _log_arg(eps0), _log_arg(E)
+    if r0 is not None and r is not None:
+        return r0**j > r
+    return None
+
+
+def delta_ball(eps0: sp.Expr, k: int, E: sp.Expr):
+    """delta(E) of f_{eps0,0}^{(x) k} (1 <= k <= MAX_K, E >= 0 an exact number) as an Arb ball
+    at the current precision: (U_m - e^E V_m) / (1 + x)^k on the segment of the first atom m
+    whose loss exceeds E (module docstring; Dong, Roth & Su, Prop. 6), decided by comparing
+    x^{2m-k} with e^E in Arb; where a comparison is undecided, the union of the candidate
+    segments' values (the truth lies on one of them). 0 where every atom's loss is proved at
+    most E. None where eps0 or E has no ball."""
+    if not 1 <= k <= MAX_K:
+        return None
+    x = base_ball(eps0)
+    y = None if x is None else exp_ball(E)
+    if y is None:
+        return None
+    at = _Atoms(x, k)
+    cands = []
+    for m in range(_first_segment(k), k + 1):
+        above = loss_above(eps0, 2 * m - k, E)
+        if above is not None:  # decided exactly (an exact tie is no atom above E)
+            if above:
+                cands.append(m)
+                break
+            continue
+        t = at.ratio(2 * m - k)
+        if t > y:  # proved: the first atom above E is m or an undecided one before it
+            cands.append(m)
+            break
+        if not t <= y:  # undecided
+            cands.append(m)
+    else:
+        cands.append(k + 1)  # (every atom up to k proved at or below E, or undecided)
+    out = None
+    for m in cands:
+        u, v = at.uv(m)
+        d = (u - y * v) / at.total if m <= k else arb(0)
+        out = d if out is None else out.union(d)
+    return out
+
+
+def delta_exact(eps0: sp.Expr, k: int, E: sp.Expr) -> Fraction | None:
+    """delta(E) of f_{eps0,0}^{(x) k} exactly where e^{eps0} = x and e^E = r are rationals
+    (eps0 = log x, E = 0 or log r): sum_{j >= m} C(k, j) (x^j - r x^{k-j}) / (1 + x)^k over the
+    atoms whose ratio x^{2j-k} exceeds r (Prop. 6); None otherwise."""
+    x, r = _log_arg(eps0), _log_arg(E)
+    if x is None or r is None or not x > 1 or not 1 <= k <= MAX_K:
+        return None
+    tot = Fraction(0)
+    for j in range(_first_segment(k), k + 1):
+        if x ** (2 * j - k) > r:
+            tot += math.comb(k, j) * (x**j - r * x ** (k - j))
+    return tot / (1 + x) ** k
+
+
+def lattice_delta_exact(P: list, Q: list, n: int, r: Fraction, max_bits: int = 1 << 24
+                        ) -> Fraction | None:
+    """delta(log r) of the n-fold product of the finite pair (P, Q) (rational masses, Fractions)
+    whose likelihood ratios are integer powers R^{k_i} of one rational R > 1
+    (``lattice_power.lattice_pair``), exactly: with Q(d) the Q-law of the summed exponent d
+    (the coefficients of the integer polynomial (sum_i a_i x^{k_i - k_min})^n over the
+    common denominator, a ``fmpz_poly`` power) and P(d) = Q(d) R^{-d} the P-law likewise,
+
+        delta(log r) = sum_{R^d > r} (Q(d) - r P(d))
+
+    (Dong, Roth & Su, Prop. 6; Def. 5 for the product's laws), the atoms above log r found by
+    exact comparisons of R^d with r. None where the pair is no such lattice pair, r < 1, or the
+    polynomials would hold more than about ``max_bits`` bits."""
+    from .lattice_power import lattice_pair
+
+    if r < 1 or n < 1:
+        return None
+    lat = lattice_pair(list(P), list(Q))
+    if lat is None:
+        return None
+    R, ks, qs = lat
+    kmin, kmax = min(ks), max(ks)
+    width = kmax - kmin
+    ps = [q / R**kk for kk, q in zip(ks, qs, strict=True)]
+    polys = []
+    for masses in (qs, ps):
+        den = math.lcm(*(m.denominator for m in masses))
+        c = [0] * (width + 1)
+        for kk, m in zip(ks, masses, strict=True):
+            c[kk - kmin] += int(m * den)
+        bits = n * max(max(c).bit_length(), den.bit_length()) + n.bit_length() * width
+        if bits * (n * width + 1) > max_bits:
+            return None
+        polys.append((c, den))
+    (cq, dq), (cp, dp) = polys
+    from flint import fmpz_poly
+
+    qc = (fmpz_poly(cq) ** n).coeffs()
+    pc = (fmpz_poly(cp) ** n).coeffs()
+    d0 = n * kmin
+    # the first index i (exponent d = d0 + i) with R^d > r: a float guess, then exact steps
+    try:
+        i = max(0, min(n * width + 1, math.floor(
+            (math.log(r.numerator) - math.log(r.denominator)) / math.log(R)) - d0))
+    except (ValueError, OverflowError):
+        i = 0
+    while i <= n * width and R ** (d0 + i) <= r:
+        i += 1
+    while i > 0 and R ** (d0 + i - 1) > r:
+        i -= 1
+    sq = sum(qc[i:], 0)
+    sp_ = sum(pc[i:], 0)
+    out = Fraction(int(sq), dq**n) - r * Fraction(int(sp_), dp**n)
+    if out < 0:  # (impossible: each term Q(d) (1 - r R^-d) is >= 0)
+        raise ArithmeticError(f"lattice_delta_exact: negative delta {out}")
+    return out
