@@ -50,7 +50,7 @@ from ..numeric.cf_laws import lower, upper, working_precision
 from ..numeric.context import mp
 from ..numeric.curves import CURVE_BANDS
 from ..numeric.lattice_cells import CELLS
-from ..numeric.options import options
+from ..numeric.options import DEFAULT_TOL, options
 from ..numeric.profile_band import Band, _upper_hull, point_band
 from ..numeric.protocol import POINT_ROUTES
 from ..numeric.value import CertifiedPair
@@ -131,8 +131,14 @@ class HullCurve:
         scale = arb(2) ** (-cp.eu)
         inf_b = arb(cc.slack[0])
         out = {}
+        rng = cc.loss_range
+        least = None if rng is None or rng[0] is None else rng[0] * cp.T
         for e, (i, j) in idx.items():
             v = arb(e).exp()
+            if least is not None and arb(e) >= -least:  # (True only when proved)
+                # the reversed pair's loss -L is at most -T inf L <= e: delta_{g^-1}(e) = 0
+                out[e] = max(upper(arb(cc.su[i + 1]) * scale - v * tails[i] + inf_b), 0.0)
+                continue
             # (the powers' cut tops, slack[0]: alternative mass moved to +oo, which delta_g
             # counts whole at every eps, and delta_{g^-1} = 1 - v + v delta_g(-eps) v times)
             d1 = arb(cc.su[i + 1]) * scale - v * tails[i] + inf_b
@@ -163,7 +169,12 @@ class HullCurve:
 
     # -- eps(delta) of the hull: a certified bracket from the two sides' bounds of delta_C ----
     def _float_hi(self, e: float) -> float:
-        """A float estimate of the upper bound of delta_C(e) (placement only)."""
+        """A float estimate of the upper bound of delta_C(e) (placement only; the mirror
+        branch 0 from the reversed pair's largest loss on, as :meth:`_delta_hi`)."""
+        rng = self.cc.loss_range
+        if rng is not None and rng[0] is not None and e >= -float(rng[0].mid()) * self.cc.cp.T:
+            i = self._index(e) + 1
+            return float(self.bf[i] - math.exp(min(e, 700.0)) * self.af[i])
         return float(self._float_lines(np.array([e]), 0.0)[0])
 
     def _float_lo(self, e: float) -> float:
@@ -298,6 +309,10 @@ def hull_cells_point(f, A, dps: int, power: bool):
     return band_value(b, f, A, dps, power, tol, ROUTE)
 
 
+#: The relative width of the default tolerance's question (a quarter of DEFAULT_TOL): the
+#: grids of :func:`hull_cells_epsilon` stop where the h^2 law says the finest allowed would
+#: not reach four times it.
+PREDICT_REL = DEFAULT_TOL / 4
 #: The route's note for eps(delta) (``Value.route``).
 EPSILON_ROUTE = "certified cells of the loss composed on a lattice (symmetric hull eps)"
 
@@ -346,6 +361,10 @@ def hull_cells_epsilon(f, d, tol: float | None = None) -> tuple[CertifiedPair, b
         del cc
         if 2 * size > MAX_POINTS:
             break
+        if hi < math.inf and (hi - lo) * (D / top_d) ** 2 > 4 * PREDICT_REL * hi:
+            break  # (by the h^2 law the finest grid allowed would not meet the default's
+            # width either; a rule without rel, so a tighter tolerance computes every grid a
+            # looser one does and its bracket lies inside the looser one's)
         D *= 2
     if not hi < math.inf:
         return None
