@@ -399,6 +399,8 @@ def _single_factor_epsilon(f, d):
 #: (a CertifiedPair, whether it meets the tolerance) or None (registered by later modules:
 #: ``routes.hull_cells``, the cells of a few subsampled Laplace steps composed on a lattice).
 HULL_EPSILON: list = []
+#: The note where such a route's bracket narrows the engines' answer or stands for it.
+HULL_CELLS = "certified bracket of the loss's cells (symmetric hull eps)"
 
 
 def _hull_epsilon(f, dirs, d):
@@ -427,7 +429,10 @@ def _hull_epsilon(f, dirs, d):
         if lo > hi:
             raise ArithmeticError(f"disjoint certified enclosures of eps of {f} at {d}: {r} "
                                   f"and {own}")
+        if (lo, hi) != tuple(r):
+            trace.note(HULL_CELLS)
         return CertifiedPair(lo, hi)
+    trace.note(HULL_CELLS)
     warnings.warn(f"eps of {f}: the certified enclosure [{mp.nstr(own[0], 10)}, "
                   f"{mp.nstr(own[1], 10)}] of the loss's cells is wider than the tolerance "
                   f"(the engines gave an estimate)", ToleranceWarning, stacklevel=4)

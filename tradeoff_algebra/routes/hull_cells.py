@@ -368,8 +368,10 @@ def hull_cells_epsilon(f, d, tol: float | None = None) -> tuple[CertifiedPair, b
         D *= 2
     if not hi < math.inf:
         return None
-    trace.note(EPSILON_ROUTE)
-    return CertifiedPair(mp.mpf(lo), mp.mpf(hi)), hi - lo <= rel * hi
+    met = hi - lo <= rel * hi
+    if met:  # (else the engines answer, and name this route only where it narrows theirs)
+        trace.note(EPSILON_ROUTE)
+    return CertifiedPair(mp.mpf(lo), mp.mpf(hi)), met
 
 
 HULL_EPSILON.append(hull_cells_epsilon)
