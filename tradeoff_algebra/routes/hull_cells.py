@@ -322,7 +322,10 @@ def hull_cells_epsilon(f, d, tol: float | None = None) -> tuple[CertifiedPair, b
     :meth:`HullCurve.epsilon` on the grids of ``cells_curve.cells_band`` (D_0 2^k cells a unit
     of loss, D_0 = ``lattice_cells.CELLS`` a step, up to ``cells_curve.MAX_POINTS`` lattice
     points), intersected grid by grid, until its relative width is at most a quarter of
-    ``tol`` (``pld_options``; ``met``), else the narrowest reached (a finer grid the time left
+    ``tol`` (``pld_options``; ``met``) or of the default's (:data:`PREDICT_REL`; a tighter
+    tolerance is the engines', intersected with this bracket by ``routes.engines``: the finest
+    grids cost seconds where the inversion of a few small-mu steps takes less), else the
+    narrowest reached (a finer grid the time left
     cannot pay for is not begun). The grids do not depend on ``tol``: a tighter tolerance
     computes every grid of a looser one, so its bracket lies inside the looser one's. None
     where f is not such a hull. AddRemove(Mix(L_10, 1/1000))^43, eps(1e-5): 6.2286 to a
@@ -355,8 +358,8 @@ def hull_cells_epsilon(f, d, tol: float | None = None) -> tuple[CertifiedPair, b
         if lo > hi:
             raise ArithmeticError(f"hull_cells_epsilon: disjoint certified brackets of eps of "
                                   f"{f} at {d}: [{a}, {b}] and the previous grids'")
-        if hi - lo <= rel * hi:
-            break
+        if hi - lo <= max(rel, PREDICT_REL) * hi:
+            break  # (below the default's width the engines answer, intersected with this)
         size = max(len(x) for x in cc.cp.ints)
         del cc
         if 2 * size > MAX_POINTS:
