@@ -94,3 +94,24 @@ def test_a_tighter_tolerance_stays_inside():
     with ta.pld_options(tol=1e-5):
         b = ta.roc(f, R(1, 3)).interval()
     assert a[0] <= b[0] <= b[1] <= a[1]
+
+
+#: eps(1e-5) of the add/remove hull by the cells (issue 29: the case q = 1/1000, b = 1/10,
+#: T = 43 took minutes in the inversion's polynomial split); dp_accounting's pair at grid 1e-4
+EPS_CASES = [(R(1, 1000), R(1, 10), 43), (R(1, 100), R(1), 43), (R(1, 1000), R(1), 1000)]
+
+
+@pytest.mark.parametrize("q,b,T", EPS_CASES)
+def test_epsilon_is_certified_by_the_cells_and_meets_the_pld_pair(q, b, T):
+    from tradeoff_algebra.routes.hull_cells import EPSILON_ROUTE
+
+    f = _hull(q, b, T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToleranceWarning)
+        v = ta.epsilon(f, R(1, 10**5))
+    assert v.guarantee == "certified" and v.route == EPSILON_ROUTE
+    lo, hi = (float(t) for t in v.interval())
+    assert 0 < lo <= hi and hi - lo <= 5e-4 / 4 * hi
+    opt, pess = (p.get_epsilon_for_delta(1e-5)
+                 for p in sampled_laplace_plds(float(b), float(q), T, 1e-4))
+    assert lo <= pess + 1e-9 and opt - 1e-9 <= hi, (lo, hi, opt, pess)

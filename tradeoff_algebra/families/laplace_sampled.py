@@ -108,6 +108,12 @@ POLY_DEGREE = 96
 #: large for the whole law's t-range)
 POLY_SPLIT_MAX = 1000
 
+#: The most anchors of the polynomial split's (J-1)-fold density, estimated as the multisets of
+#: J - 1 of the pieces' ends (:meth:`SubsampledLaplaceLaw.poly_split_max`): q = 1/1000, b = 1/10
+#: has 27 pieces graded toward a branch point e^-20 widths off the interval, about 2e5 anchors
+#: at J = 6, whose table ran for minutes; q = 1/1000, b = 1/2, six pieces, 462.
+MAX_ANCHORS = 10_000
+
 #: The most guard bits one 2F1 evaluation is given (its cancellation at |w| is about
 #: 1.5 |w| r e^mu bits): 2F1 at 4096 bits takes milliseconds, at 30 000 a second.
 MAX_GUARD = 4096
@@ -336,10 +342,12 @@ class SubsampledLaplaceLaw:
         if self._poly_max is None:
             try:
                 with working_precision(128):
-                    n = ChebyshevDensity(self, 128).n
+                    cheb = ChebyshevDensity(self, 128)
+                n, ends = cheb.n, len(cheb.pieces) + 1
             except ArithmeticError:
-                n = POLY_DEGREE + 1
-            self._poly_max = POLY_SPLIT_MAX if n <= POLY_DEGREE else 3
+                n, ends = POLY_DEGREE + 1, 0
+            anchors = math.comb(ends + POLY_J - 2, POLY_J - 1)  # (the (J-1)-fold sums of ends)
+            self._poly_max = POLY_SPLIT_MAX if n <= POLY_DEGREE and anchors <= MAX_ANCHORS else 3
         return self._poly_max
 
     # -- the split of many-fold products for the loss tails (numeric.cf_split_tails) -------------

@@ -395,6 +395,50 @@ def _single_factor_epsilon(f, d):
     return _cf_enclosure(dirs, d, "epsilon")
 
 
+#: Routes of eps_C(delta) of a hull of a product tried before the engines, ``route(f, d)`` ->
+#: (a CertifiedPair, whether it meets the tolerance) or None (registered by later modules:
+#: ``routes.hull_cells``, the cells of a few subsampled Laplace steps composed on a lattice).
+HULL_EPSILON: list = []
+#: The note where such a route's bracket narrows the engines' answer or stands for it.
+HULL_CELLS = "certified bracket of the loss's cells (symmetric hull eps)"
+
+
+def _hull_epsilon(f, dirs, d):
+    """The first of :data:`HULL_EPSILON` that meets the tolerance; else the engines'
+    enclosure, intersected with an own certified one that did not meet it (two enclosures of
+    one number), or that one alone with a ToleranceWarning where the engines give an estimate
+    (the PLD grid) or none."""
+    own = None
+    for r in HULL_EPSILON:
+        got = r(f, d)
+        if got is not None:
+            own, met = got
+            if met:
+                return own
+            break
+    try:
+        r = pld_epsilon(list(dirs), d)
+    except budget.TimeLimitExceeded as exc:
+        if own is None or exc.best is not None:
+            raise
+        raise budget.TimeLimitExceeded(exc.what, exc.seconds, own, exc.about) from None
+    if own is None:
+        return r
+    if isinstance(r, CertifiedPair):
+        lo, hi = max(r[0], own[0]), min(r[1], own[1])
+        if lo > hi:
+            raise ArithmeticError(f"disjoint certified enclosures of eps of {f} at {d}: {r} "
+                                  f"and {own}")
+        if (lo, hi) != tuple(r):
+            trace.note(HULL_CELLS)
+        return CertifiedPair(lo, hi)
+    trace.note(HULL_CELLS)
+    warnings.warn(f"eps of {f}: the certified enclosure [{mp.nstr(own[0], 10)}, "
+                  f"{mp.nstr(own[1], 10)}] of the loss's cells is wider than the tolerance "
+                  f"(the engines gave an estimate)", ToleranceWarning, stacklevel=4)
+    return own
+
+
 @mp_epsilon.register(SymmetricHull)
 def _(f, d):
     """eps_C(delta) = the larger of the two directions' (delta_C is the larger profile)."""
@@ -405,7 +449,7 @@ def _(f, d):
         with budget.about("epsilon", f):
             return _single_factor_epsilon(f, d)
     with budget.about("epsilon", f):
-        return pld_epsilon(list(dirs), d)
+        return _hull_epsilon(f, dirs, d)
 
 
 # -- whole curves: one composed grid for every level -----------------------------------------
