@@ -90,6 +90,34 @@ def draw_levels(rng, k=4):
     return sorted(x for x in xs if 0 <= x <= 1)
 
 
+def tally_error(err, st: dict, flags: list, case) -> None:
+    """Count a call's exception: a TimeLimitExceeded as stopped, a refusal (a TradeOffError
+    other than InternalError) as refused, anything else flagged as an internal error."""
+    import tradeoff_algebra as ta
+
+    if isinstance(err, ta.TimeLimitExceeded):
+        st["stopped"] += 1
+    elif isinstance(err, ta.InternalError) or not isinstance(err, ta.TradeOffError):
+        flags.append(("internal error", case, repr(err)[:300]))
+    else:
+        st["refused"] += 1
+
+
+def flag_unnested(got: dict, case, flags: list) -> None:
+    """Flag the first pair of answers (``got``: tolerance -> (lo, hi), floats, mpf or arrays)
+    where the tighter tolerance's is not inside the looser one's."""
+    import numpy as np
+
+    ts = sorted(got)
+    for i in range(len(ts)):
+        for j in range(i + 1, len(ts)):
+            (l2, h2), (l1, h1) = got[ts[i]], got[ts[j]]  # ts[i] tighter
+            if np.any(np.asarray(l2 < l1)) or np.any(np.asarray(h2 > h1)):
+                flags.append(("not nested", case, f"order {case.tols}: tol {ts[i]}: [{l2}, {h2}]"
+                              f" not inside tol {ts[j]}: [{l1}, {h1}]"))
+                return
+
+
 def main(generators: dict, check) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=1)

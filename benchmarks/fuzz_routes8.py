@@ -58,7 +58,6 @@ import _fuzz  # noqa: E402
 import fuzz_routes5 as F5  # noqa: E402
 import fuzz_routes7 as F7  # noqa: E402
 import mpmath  # noqa: E402
-import numpy as np  # noqa: E402
 import sympy as sp  # noqa: E402
 from _fuzz import Case, draw_levels, draw_limit, draw_tol, mpf_of, rat, tight, widen  # noqa: E402
 from _fuzz import dps_for as _dps  # noqa: E402
@@ -409,12 +408,7 @@ def check_wor(case, flags, stats):
     out, err, wall, cpu, ws = F5._ask(case.code, case.tol, case.limit)
     stats["wall"] += wall
     if err is not None:
-        if isinstance(err, ta.TimeLimitExceeded):
-            st["stopped"] += 1
-        elif isinstance(err, ta.InternalError) or not isinstance(err, ta.TradeOffError):
-            flags.append(("internal error", case, repr(err)[:300]))
-        else:
-            st["refused"] += 1
+        _fuzz.tally_error(err, st, flags, case)
         return
     st["certified"] += 1
     st["checked"] += 1
@@ -502,18 +496,7 @@ def check_nest(case, flags, stats):
         return
     st["certified"] += 1
     st["checked"] += 1
-    ts = sorted(got)
-    for i in range(len(ts)):
-        for j in range(i + 1, len(ts)):
-            (l2, h2), (l1, h1) = got[ts[i]], got[ts[j]]  # ts[i] tighter
-            if isinstance(l1, np.ndarray):
-                bad = np.any(l2 < l1) or np.any(h2 > h1)
-            else:
-                bad = l2 < l1 or h2 > h1
-            if bad:
-                flags.append(("not nested", case, f"order {case.tols}: tol {ts[i]}: [{l2}, {h2}]"
-                              f" not inside tol {ts[j]}: [{l1}, {h1}]"))
-                return
+    _fuzz.flag_unnested(got, case, flags)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -230,12 +230,7 @@ def check_hnest(case, flags, stats):
         out, err, wall, cpu, ws = F5._ask(code, tol, case.limit)
         stats["wall"] += wall
         if err is not None:
-            if isinstance(err, ta.TimeLimitExceeded):
-                st["stopped"] += 1
-            elif isinstance(err, ta.InternalError) or not isinstance(err, ta.TradeOffError):
-                flags.append(("internal error", case, repr(err)[:300]))
-            else:
-                st["refused"] += 1
+            _fuzz.tally_error(err, st, flags, case)
             return
         if isinstance(out, tuple):
             if any(issubclass(w.category, ta.EstimateWarning) for w in ws):
@@ -250,15 +245,7 @@ def check_hnest(case, flags, stats):
                 got[tol] = F5._interval(out)
     st["certified"] += 1
     st["checked"] += 1
-    ts = sorted(got)
-    for i in range(len(ts)):
-        for j in range(i + 1, len(ts)):
-            (l2, h2), (l1, h1) = got[ts[i]], got[ts[j]]  # ts[i] tighter
-            bad = np.any(np.asarray(l2 < l1)) or np.any(np.asarray(h2 > h1))
-            if bad:
-                flags.append(("not nested", case, f"order {case.tols}: tol {ts[i]}: [{l2}, {h2}]"
-                              f" not inside tol {ts[j]}: [{l1}, {h1}]"))
-                return
+    _fuzz.flag_unnested(got, case, flags)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,12 +301,7 @@ def check_deadline(case, flags, stats):
         flags.append(("overrun (CPU)", case, f"cpu {cpu:.2f} s, wall {wall:.2f} s, limit "
                       f"{case.limit} s, outcome {type(err).__name__ if err else 'answered'}"))
     if err is not None:
-        if isinstance(err, ta.TimeLimitExceeded):
-            st["stopped"] += 1
-        elif isinstance(err, ta.InternalError) or not isinstance(err, ta.TradeOffError):
-            flags.append(("internal error", case, repr(err)[:300]))
-        else:
-            st["refused"] += 1
+        _fuzz.tally_error(err, st, flags, case)
         return
     if isinstance(out, tuple):
         bad = np.any(np.isnan(out[0])) or np.any(np.isnan(out[1])) or np.any(out[0] > out[1])
