@@ -57,7 +57,8 @@ from ..numeric.options import DEFAULT_TOL, options
 from ..numeric.profile_band import Band, _upper_hull, point_band
 from ..numeric.protocol import POINT_ROUTES, short
 from ..numeric.value import CertifiedPair
-from ..operators.unary import SymmetricHull
+from ..operators.tensor import Tensor, TensorPower
+from ..operators.unary import Inverse, SymmetricHull
 from .engines import HULL_EPSILON, hull_directions
 from .grid_band import _warn_if_wide
 from .inversion_curve import hull_point, inversion_band
@@ -257,11 +258,15 @@ class HullCurve:
 
 def _hull_law(f) -> tuple | None:
     """(law, T) where f = C(g), g the T-fold power of one law with loss cells of its own (no
-    cut tail: ``for_levels``, ``cells_slack``), else None."""
-    if not isinstance(f, SymmetricHull) or hull_directions(f) is None:
+    cut tail: ``for_levels``, ``cells_slack``), else None; T = 1 too (one step: g the law)."""
+    if not isinstance(f, SymmetricHull):
         return None
     g = f.arg
-    got = _cells_law(g)
+    one = not isinstance(g, (Tensor, TensorPower))
+    if (one and (isinstance(g, Inverse) or g.is_symmetric is True)) or (
+            not one and hull_directions(f) is None):
+        return None
+    got = _cells_law(g, single=one)
     if got is None or not hasattr(got[0], "loss_cells"):
         return None
     law = got[0]

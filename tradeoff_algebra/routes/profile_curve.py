@@ -429,15 +429,18 @@ def _band(d: _RouteDirection | _Mirrored, x: np.ndarray, tol: float,
         return None
 
 
-def _cells_law(f) -> tuple | None:
+def _cells_law(f, single: bool = False) -> tuple | None:
     """(law, T) where the product f is the T-fold power of one law with the cells of its loss
     (``loss_cells``: the Poisson-subsampled Laplace mechanism's, either direction, as in
     Mix(Laplace(1), 1/3)^{(x) 10}) and no mass at +oo; else None. Its whole curve is then
-    bounded from one composed lattice (``numeric.cells_curve``), both directions at once."""
-    if not isinstance(f, (Tensor, TensorPower)):
+    bounded from one composed lattice (``numeric.cells_curve``), both directions at once.
+    ``single``: f may also be that one law itself (T = 1: the add/remove hull of one step)."""
+    if not (isinstance(f, (Tensor, TensorPower)) or single):
         return None
     try:
         plan = route(f)
+        if single and plan[0] == "node" and plan[1] is f:
+            plan = ("pld", ((f, 1),))
         if plan[0] != "pld":
             return None
         sets = _cf_laws([plan[1]], atoms=True)
