@@ -89,12 +89,13 @@ def test_epsilon_contains_the_inversion(T):
 
 
 def test_the_route_at_the_default_tolerance():
-    """The add/remove hull of three steps at the default tolerance: this route, certified,
+    """The add/remove hull of three steps at the default tolerance: the loss cells (this
+    route, or the hull's own eps from the same cells, ``routes.hull_cells``), certified,
     within the tolerance; a tighter tolerance is left to the inversion (narrower), which the
     enclosure contains."""
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=sp.Rational(1, 100)) ** 3
     v = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
-    assert v.guarantee == "certified" and CELLS_ROUTE in (v.route or "")
+    assert v.guarantee == "certified" and CELLS_ROUTE.split(" (")[0] in (v.route or "")
     assert v.hi - v.lo <= 5e-4 * v.hi
     with ta.pld_options(tol=1e-9):
         w = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
