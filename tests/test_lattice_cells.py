@@ -237,7 +237,7 @@ def test_ten_steps_inside_dp_accountings_bracket():
 
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=sp.Rational(1, 100)) ** 10
     v = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
-    assert CELLS_ROUTE in (v.route or "")
+    assert CELLS_ROUTE.split(" (")[0] in (v.route or "")
     opt, pess = eps(False), eps(True)
     assert opt <= pess
     assert float(v.lo) <= pess * (1 + 1e-12) and float(v.hi) >= opt * (1 - 1e-12)
@@ -283,7 +283,7 @@ def test_hundred_steps_inside_dp_accountings_bracket():
 
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=sp.Rational(1, 100)) ** 100
     v = ta.epsilon(f, sp.Rational(1, 10**5), dps=15)
-    assert v.guarantee == "certified" and CELLS_ROUTE in (v.route or "")
+    assert v.guarantee == "certified" and CELLS_ROUTE.split(" (")[0] in (v.route or "")
     assert v.hi - v.lo <= 5e-4 * v.hi
     opt, pess = eps(False), eps(True)
     assert math.isfinite(opt) and opt <= pess
