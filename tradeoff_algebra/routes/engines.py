@@ -26,6 +26,7 @@ from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.cf_atoms import DeltaLaw, has_decay
 from ..numeric.context import arb_precision, mp
+from ..numeric.offer import Offer
 from ..numeric.options import DEFAULT_TOL
 from ..numeric.privacy_loss import privacy_loss
 from ..numeric.protocol import (
@@ -396,26 +397,27 @@ def _single_factor_epsilon(f, d):
 
 
 #: Routes of eps_C(delta) of a hull of a product tried before the engines, ``route(f, d)`` ->
-#: (a CertifiedPair, whether it meets the tolerance) or None (registered by later modules:
-#: ``routes.hull_cells``, the cells of a few subsampled Laplace steps composed on a lattice).
+#: a CertifiedPair that meets the tolerance, an ``numeric.offer.Offer`` of one that does not,
+#: or None (registered by later modules: ``routes.hull_cells``, the cells of a few subsampled
+#: Laplace steps composed on a lattice).
 HULL_EPSILON: list = []
 #: The note where such a route's bracket narrows the engines' answer or stands for it.
 HULL_CELLS = "certified bracket of the loss's cells (symmetric hull eps)"
 
 
 def _hull_epsilon(f, dirs, d):
-    """The first of :data:`HULL_EPSILON` that meets the tolerance; else the engines'
-    enclosure, intersected with an own certified one that did not meet it (two enclosures of
-    one number), or that one alone with a ToleranceWarning where the engines give an estimate
-    (the PLD grid) or none."""
-    own = None
-    for r in HULL_EPSILON:
-        got = r(f, d)
+    """The first answer of :data:`HULL_EPSILON`; else the engines' enclosure, intersected with
+    the first offer (two enclosures of one number), or that offer alone with its
+    ToleranceWarning where the engines give an estimate (the PLD grid) or none."""
+    offer = None
+    for answer in HULL_EPSILON:
+        got = answer(f, d)
+        if got is not None and not isinstance(got, Offer):
+            return got
         if got is not None:
-            own, met = got
-            if met:
-                return own
+            offer = got
             break
+    own = None if offer is None else offer.answer
     try:
         r = pld_epsilon(list(dirs), d)
     except budget.TimeLimitExceeded as exc:
@@ -433,9 +435,7 @@ def _hull_epsilon(f, dirs, d):
             trace.note(HULL_CELLS)
         return CertifiedPair(lo, hi)
     trace.note(HULL_CELLS)
-    warnings.warn(f"eps of {f}: the certified enclosure [{mp.nstr(own[0], 10)}, "
-                  f"{mp.nstr(own[1], 10)}] of the loss's cells is wider than the tolerance "
-                  f"(the engines gave an estimate)", ToleranceWarning, stacklevel=4)
+    warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
     return own
 
 

@@ -330,12 +330,13 @@ PREDICT_REL = DEFAULT_TOL / 4
 EPSILON_ROUTE = "certified cells of the loss composed on a lattice (symmetric hull eps)"
 
 
-def hull_cells_epsilon(f, d, tol: float | None = None) -> tuple[CertifiedPair, bool] | None:
-    """eps_C(d) of such a hull (an mpf 0 < d < 1) as (a certified pair, met): the bracket of
+def hull_cells_epsilon(f, d, tol: float | None = None) -> CertifiedPair | Offer | None:
+    """eps_C(d) of such a hull (an mpf 0 < d < 1), a certified pair (an ``Offer`` of it where
+    it does not meet the tolerance: ``routes.engines._hull_epsilon``): the bracket of
     :meth:`HullCurve.epsilon` on the grids of ``cells_curve.cells_band`` (D_0 2^k cells a unit
     of loss, D_0 = ``lattice_cells.CELLS`` a step, up to ``cells_curve.MAX_POINTS`` lattice
     points), intersected grid by grid, until its relative width is at most a quarter of
-    ``tol`` (``pld_options``; ``met``) or of the default's (:data:`PREDICT_REL`; a tighter
+    ``tol`` (``pld_options``) or of the default's (:data:`PREDICT_REL`; a tighter
     tolerance is the engines', intersected with this bracket by ``routes.engines``: the finest
     grids cost seconds where the inversion of a few small-mu steps takes less), else the
     narrowest reached (a finer grid the time left
@@ -384,10 +385,14 @@ def hull_cells_epsilon(f, d, tol: float | None = None) -> tuple[CertifiedPair, b
         D *= 2
     if not hi < math.inf:
         return None
-    met = hi - lo <= rel * hi
-    if met:  # (else the engines answer, and name this route only where it narrows theirs)
-        trace.note(EPSILON_ROUTE)
-    return CertifiedPair(mp.mpf(lo), mp.mpf(hi)), met
+    pair = CertifiedPair(mp.mpf(lo), mp.mpf(hi))
+    if hi - lo > rel * hi:  # (offered: the engines answer, this route named only where it
+        # narrows theirs, routes.engines._hull_epsilon)
+        return Offer(pair, f"eps of {short(f)}: the certified enclosure [{mp.nstr(pair[0], 10)}"
+                           f", {mp.nstr(pair[1], 10)}] of the loss's cells is wider than the "
+                           "tolerance (the engines gave an estimate)")
+    trace.note(EPSILON_ROUTE)
+    return pair
 
 
 HULL_EPSILON.append(hull_cells_epsilon)
