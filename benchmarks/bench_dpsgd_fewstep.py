@@ -393,6 +393,77 @@ def cpu_rows_section(path: str | None, before: str | None, reps: int = 3) -> Non
         print(f"written to {path}")
 
 
+def dpa_eps_grid(sigma: str, q: str, T: int, grid: float) -> dict:
+    """dp_accounting's PLDAccountant at ``value_discretization_interval=grid``: eps(1e-5)."""
+    ev = (f"dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(eval({q!r})), "
+          f"dp_event.GaussianDpEvent(float(eval({sigma!r})))), {T})")
+    return run(DPA, f"acc = pa.PLDAccountant(value_discretization_interval={grid})\n"
+                    f"acc.compose({ev})\nout = acc.get_epsilon(1e-5)", timeout=600)
+
+
+#: dp_accounting's grids tried, coarsest first, for the equal-accuracy comparison
+EQUAL_GRIDS = (1e-4, 3e-5, 1e-5, 3e-6, 1e-6)
+
+
+def equal_accuracy_section(path: str | None, reps: int = 3) -> None:
+    """eps(1e-5) at the default tolerance for :data:`CPU_ROWS` beside dp_accounting at the
+    coarsest grid whose value lies within our certified interval's width of that interval
+    (equal accuracy: dp_accounting's error at most our width). Each call the best CPU of
+    ``reps`` fresh processes, run in turn."""
+    R = Report()
+    R.out("## " + run_line("python benchmarks/bench_dpsgd_fewstep.py --equal-accuracy",
+                           ("numpy", "python-flint", "dp-accounting")))
+    R.out()
+    R.out("eps(1e-5) of `noisy_sgd(sigma, 256/60000, T)`: ours at the default tolerance "
+          "(certified, width w), dp_accounting's `PLDAccountant` at its default grid 1e-4 and "
+          f"at the coarsest grid of {EQUAL_GRIDS} whose value lies within w of our interval "
+          "(its error at most our width: equal accuracy). CPU seconds, best of "
+          f"{reps} fresh processes each, imports excluded.")
+    R.out()
+    R.out("| sigma | T | ours eps | width w | CPU s | dp grid 1e-4: value, distance | CPU s "
+          "| equal-accuracy grid | its value, distance | CPU s | ours / dp at equal accuracy |")
+    R.out("|---|---|---|---|---|---|---|---|---|---|---|")
+
+    def best(call) -> tuple[dict, float | None]:
+        got, t = None, None
+        for _ in range(reps):
+            r = call()
+            got = got or r
+            if "error" not in r:
+                t = r["t"] if t is None else min(t, r["t"])
+        return got, t
+
+    for sigma, steps in CPU_ROWS:
+        for T in steps:
+            o, to = best(lambda s=sigma, n=T: ours_eps_tol(s, "256/60000", n, None))
+            if "error" in o:
+                R.out(f"| {sigma} | {T} | {fmt(o)} | | | | | | | | |")
+                continue
+            lo, hi = o["out"][0], o["out"][1]
+            w = hi - lo
+
+            def dist(v: float, lo: float = lo, hi: float = hi) -> float:
+                return max(lo - v, v - hi, 0.0)
+
+            cells = []
+            for grid in EQUAL_GRIDS:
+                d, td = best(lambda s=sigma, n=T, g=grid: dpa_eps_grid(s, "256/60000", n, g))
+                if "error" in d:
+                    cells.append((grid, None, None, td))
+                    break
+                cells.append((grid, d["out"], dist(d["out"]), td))
+                if dist(d["out"]) <= w:
+                    break
+            g0 = cells[0]
+            eq = cells[-1] if cells[-1][2] is not None and cells[-1][2] <= w else None
+            R.out(f"| {sigma} | {T} | {fmt(o)} | {w:.1e} | {_num(to, 3)} | "
+                  f"{g0[1]:.10g}, {g0[2]:.1e} | {_num(g0[3], 3)} | "
+                  + (f"{eq[0]:g} | {eq[1]:.10g}, {eq[2]:.1e} | {_num(eq[3], 3)} | "
+                     f"{to / eq[3]:.2f} |" if eq and to and eq[3] else
+                     f"none of {EQUAL_GRIDS} | | | - |"))
+    R.write(path)
+
+
 def scaling_section(path: str | None) -> None:
     """The DP-SGD series and its tolerance table of benchmarks/bench_scaling.py, run by that
     script's own functions (each point in a fresh process), printed as the markdown section."""
@@ -429,6 +500,8 @@ def main() -> None:
     ap.add_argument("--cpu-rows", action="store_true",
                     help="the default tolerance's CPU, best of 3, sigma = 4 and 2 (a section "
                          "put at the top of --write's file)")
+    ap.add_argument("--equal-accuracy", action="store_true",
+                    help="sigma = 4 and 2 beside dp_accounting at the grid of equal accuracy")
     ap.add_argument("--before", default=None,
                     help="with --cpu-rows: a checkout of the commit before, timed beside")
     ap.add_argument("--write", default=None)
@@ -438,6 +511,9 @@ def main() -> None:
         return
     if a.cpu_rows:
         cpu_rows_section(a.write, a.before)
+        return
+    if a.equal_accuracy:
+        equal_accuracy_section(a.write)
         return
     R = Report()
     R.out("# DP-SGD with few steps: certified to 1e-9 beside dp_accounting")
