@@ -51,13 +51,34 @@ def test_a_discretisation_that_cannot_fit_is_refused_at_once():
 
 
 def test_a_discretisation_checks_the_limit_between_chunks(monkeypatch):
-    """Without the estimate, the checks between chunks stop it at the limit."""
+    """Without the estimate, the checks between chunks stop it at the limit. The limit's clock
+    passes every deadline once three chunks of the distribution functions are done (a clock
+    driven by the work, not the load: at 0.5 s of wall time a loaded machine could reach the
+    limit before the second chunk), and the discretisation stops right there, long before its
+    end (about 500 chunks)."""
     seen = []
     monkeypatch.setattr(pld_grid, "ensure_time", lambda *a, **k: seen.append(a))
     model = _model()
+    calls = []
+    cdf = model.cdf
+
+    def counted(t, which, left=False):
+        calls.append(len(t))
+        return cdf(t, which, left)
+
+    monkeypatch.setattr(model, "cdf", counted)
+    real = time.monotonic
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return real() + (1e9 if len(calls) >= 3 else 0.0)
+
+    monkeypatch.setattr(budget, "time", Clock)
     with pytest.raises(ta.TimeLimitExceeded) as e:
-        with ta.time_limit(0.5), budget.call("the test's grid"):
+        with ta.time_limit(600), budget.call("the test's grid"):
             pld_grid.discretise(model, BIG_H)
+    assert len(calls) == 3 and calls[0] == pld_grid.CHUNK
     assert seen and "would take" not in str(e.value)
 
 
