@@ -38,9 +38,9 @@ PLANS = 4
 #: from the plan while the power falls, and at ``rel`` itself the points far from the mean ask
 #: a second plan. Laplace(1/10 + i/10^4), i < 100, rel 1e-11: the plan at the mean (0.53)
 #: reached 1.07 rel power at eps 2.64 (alpha = 0.01) and a second plan of 270 nodes followed;
-#: at a quarter of rel the one plan has 590 nodes (486 at rel) and stays below 0.3 rel power
-#: on [0, 2.8] (the second plan's own was 0.35 there).
-FIRST_SCALE = 0.25
+#: at 0.15 rel the one plan has about 610 nodes (486 at rel) and is below the second plan's
+#: own bound up to eps 3 (the 101-level curve at tol 1e-9: no level wider than before).
+FIRST_SCALE = 0.15
 #: Off any usable grid (a thousand factors: a grid of 10^7 points), the mass of the terms with
 #: few density components left out may be this fraction of the remainder's relative width
 #: (an absolute error of both tails: the powers asked are far above it).
