@@ -76,12 +76,13 @@ class GridTails:
         self.prec = self.eval_prec = max(part.prec, self.eval_prec)
 
     def _plan(self, eps0: float, scale: float = 1.0):
-        """A remainder planned at ``eps0`` to ``scale`` times ``rel`` (the split decided at
-        ``rel``), kept among the plans."""
+        """A remainder planned at ``eps0`` to ``scale`` times ``rel``, kept among the plans
+        (the split's check of the plan's nodes makes the same plan: ``cf._first_plan`` keeps
+        it for the inverter)."""
         budget.check()
-        got = grid_split(self.factors, "tails", eps0, self.rel)
+        got = grid_split(self.factors, "tails", eps0, scale * self.rel)
         if got is None:  # (no usable grid: the part bounded by its mass, MASS_SHARE of rel)
-            got = mass_split(self.laws, eps0, self.rel, MASS_SHARE * self.rel)
+            got = mass_split(self.laws, eps0, scale * self.rel, MASS_SHARE * self.rel)
         if got is None:
             raise ValueError("the grid split is beyond its planned work")
         rest, part = got
