@@ -469,7 +469,8 @@ def main() -> None:
     ap.add_argument("--tols", default="5e-4,1e-9")
     ap.add_argument("--profile", nargs=3, metavar=("ROW", "CALL", "TOL"),
                     help="cProfile one call (CALL: eps, roc or curve) of the row named ROW, else "
-                         "the first whose name holds ROW, in a fresh process; print the top functions")
+                         "the first whose name holds ROW, in a fresh process; print the top "
+                         "functions")
     args = ap.parse_args()
     if args.profile:
         profile(*args.profile)
