@@ -444,7 +444,8 @@ def profile(row: str, call: str, tol: str, top: int = 25) -> None:
     profile): the functions by cumulative time, then by own time."""
     import subprocess
 
-    name, expr, _ = next(x for x in ROWS if row in x[0])
+    name, expr, _ = next((x for x in ROWS if row == x[0]), None) or next(
+        x for x in ROWS if row in x[0])  # (an exact name first: "Laplace(...), i<100")
     body = {"eps": _EPS, "roc": _ROC, "curve": _CURVE}[call]
     code = _OURS.format(root=ROOT, expr=expr, tol=tol, call=body)
     code = code.replace("    t0 = time.process_time()\n",
@@ -467,8 +468,9 @@ def main() -> None:
                     help="--only names whole rows, ';'-separated (T=10 without T=1000)")
     ap.add_argument("--tols", default="5e-4,1e-9")
     ap.add_argument("--profile", nargs=3, metavar=("ROW", "CALL", "TOL"),
-                    help="cProfile one call (CALL: eps, roc or curve) of the first row whose "
-                         "name holds ROW, in a fresh process; print the top functions")
+                    help="cProfile one call (CALL: eps, roc or curve) of the row named ROW, else "
+                         "the first whose name holds ROW, in a fresh process; print the top "
+                         "functions")
     args = ap.parse_args()
     if args.profile:
         profile(*args.profile)

@@ -89,6 +89,25 @@ def test_equal_scales_agree_with_the_binomial_split(k, J):
             assert a.rad() < 1e-40
 
 
+@pytest.mark.parametrize("J", [0, 1, 3, 6])
+def test_equal_scales_agree_with_the_binomial_split_across_blocks(J):
+    """300 equal factors (S = 300: three blocks of the kept sums above S/2): queries inside a
+    block, at a block's start (no head) and beyond the first block, where the moments are moved
+    from the next block start (GridPart's matrix products), against cf_lattice's ExactPart
+    (binomial weights of Irwin-Hall pieces, another sum)."""
+    law = LaplaceLaw(F(1, 10))
+    part = GridPart([law] * 300, J=J)
+    ref = ExactPart(law, 300, J + 1)
+    for i0 in (1, 2, 63, 64, 65, 128, 130):
+        eps = 0.1 * (2 * i0 - 1)  # (n0 = S/2 + i0: midway between two atoms)
+        with working_precision(300):
+            a, da = part.terms(eps)
+            b, db = ref.terms(eps)
+            assert _meet(a, b) and _meet(da, db)
+            assert a.rad() < 1e-40 * max(abs(float(b.mid())), 1e-300)
+            assert b.rad() < 1e-3 * abs(b.mid())  # (the reference decides the digits)
+
+
 def test_the_remainder_is_the_law_minus_the_exact_part():
     """J = 0: the part is the atoms alone, so R = prod M_i - prod c_i (x_i + 1/x_i) with the
     factors' own closed-form M_i; and the decay bounds hold at sample points."""

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sympy as sp
 from test_dpsgd_fewstep_curve import BRACKETS, SIGMA, Q, _meets
 
 import tradeoff_algebra as ta
@@ -109,3 +110,31 @@ def test_a_hundred_scales_curve_is_tight_and_touches_the_delta_routes_line():
     p_lo, p_hi = 1 - hi[1], 1 - lo[1]
     assert p_lo <= line_hi * (1 + 1e-15)  # (every support line bounds the power above)
     assert line_lo - p_hi <= 1e-9 * p_hi  # (and this one touches it at 0.01)
+
+
+@pytest.mark.slow
+def test_a_hundred_scales_curve_plans_one_remainder(monkeypatch):
+    """(x)_{i<100} Laplace(1/10 + i/10^4) at tol 1e-9 on 101 levels: the first remainder
+    (numeric/cf_mixed_grid_tails.FIRST_SCALE of rel) answers every level's point, where at rel
+    the level 0.01 (eps 2.64) asked a second plan; every power 2e-11 wide (1.7e-11 before at
+    that level, two plans), and the power at 0.01 inside dp_accounting's bracket at grid 1e-4
+    (pessimistic and optimistic PLDs, benchmarks/RESULTS_curve_ratio.md)."""
+    from tradeoff_algebra.numeric import cf_mixed_grid_tails
+
+    seen: list = []
+    orig = cf_mixed_grid_tails.GridTails._plan
+
+    def plan(self, eps0, scale=1.0):
+        seen.append((eps0, scale))
+        return orig(self, eps0, scale)
+
+    monkeypatch.setattr(cf_mixed_grid_tails.GridTails, "_plan", plan)
+    f = ta.Tensor(*[ta.Laplace(sp.Rational(1, 10) + sp.Rational(i, 10**4)) for i in range(100)])
+    x = np.linspace(0, 1, 101)
+    with ta.pld_options(tol=1e-9), warnings.catch_warnings(), ta.time_limit(None):
+        warnings.simplefilter("error")
+        lo, hi = ta.curve(f, x, bounds=True)
+    assert seen == [(seen[0][0], cf_mixed_grid_tails.FIRST_SCALE)]
+    inner = slice(1, -1)
+    assert np.all((hi - lo)[inner] <= 2e-11 * (1 - lo)[inner])
+    assert 0.0973401373542 <= 1 - hi[1] <= 1 - lo[1] <= 0.0974432270087

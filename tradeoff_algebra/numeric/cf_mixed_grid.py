@@ -81,7 +81,19 @@ from functools import reduce
 from math import comb
 
 import numpy as np
-from flint import acb, acb_poly, arb, arb_mat, arb_poly, ctx, fmpq, fmpz, fmpz_mat, fmpz_poly
+from flint import (
+    acb,
+    acb_poly,
+    arb,
+    arb_mat,
+    arb_poly,
+    ctx,
+    fmpq,
+    fmpq_mat,
+    fmpz,
+    fmpz_mat,
+    fmpz_poly,
+)
 
 from . import budget
 from .cf_laws import working_precision
@@ -103,6 +115,10 @@ BLOCK = 64
 MAX_STEPS = 1 << 24
 #: The most factors (counted with their powers) listed one law per factor.
 MAX_LAWS = 100_000
+#: The part's tails kept per eps (a curve of 101 levels asks ~400 float placements and then
+#: its points at the same eps: a cache of 256 was cleared between them; an entry is three
+#: balls of a few hundred bits).
+CACHE = 4096
 
 
 def lattice_laws(factors: list) -> list | None:
@@ -307,8 +323,7 @@ class GridPart:
         # block starts, from the block's own sums and the next block's moments (Vandermonde)
         jc = max(J, 1)
         cflat = [comb(t, p) for t in range(B) for p in range(jc)]
-        self._cmat = np.array(cflat, dtype=object).reshape(B, jc)
-        self._ints: dict = {}
+        self._mats: dict = {}  # (the constant matrices of the queries, made on first use)
         cmat = fmpz_mat(B, jc, cflat)
         shift = [[comb(B, p - q) if q <= p else 0 for q in range(J)] for p in range(J)]
         self.F = [None] + [[None] * nb + [[0] * j] for j in range(1, J + 1)]
@@ -346,31 +361,36 @@ class GridPart:
                     val = prod[J + 1 + col, col] * arb(fmpq(a0.numerator, a0.denominator)).exp()
                 self.A[sgn][b] = self.A[sgn][b + 1] + val
 
-    # -- queries ---------------------------------------------------------------------------
-    def _block_rows(self, b: int) -> np.ndarray:
-        """Block b's rows P_0 .. P_J, W_+, W_- as Python integers (converted once, kept)."""
-        got = self._ints.get(b)
+    # -- queries (a few small exact matrix products each: a curve's placement asks ~400) -----
+    def _shift_cols(self, t0: int) -> fmpz_mat:
+        """The B x J integer matrix C(t - t0, p) (0 for t < t0), kept per t0."""
+        got = self._mats.get(("C", t0))
         if got is None:
-            ent = [int(x) for x in self._blocks[b].entries()]
-            got = self._ints[b] = np.array(ent, dtype=object).reshape(self.J + 3, BLOCK)
+            J = self.J
+            got = self._mats["C", t0] = fmpz_mat(BLOCK, J, [comb(t - t0, p) if t >= t0 else 0
+                                                       for t in range(BLOCK) for p in range(J)])
         return got
 
     def _partial(self, i0: int):
         """The first terms of a query's block (i0 up to the next block start), or None where
         i0 starts a block: the falling-factorial moments sum_{t >= t0} P_j[bB + t] C(t - t0, p)
-        (one dot product) and the balls sum_{t >= t0} W_nu[bB + t] e^{nu a_{n_lo + bB + t}}."""
+        (one integer matrix product; row j - 1 for P_j, its columns p >= j unused: they meet
+        exact zeros in :meth:`_t`) and the balls sum_{t >= t0} W_nu[bB + t] e^{nu a_{n_lo +
+        bB + t}}."""
         b, t0 = divmod(i0, BLOCK)
         if t0 == 0 or b >= self.nb or self._blocks[b] is None:
             return None
         J = self.J
-        rows = self._block_rows(b)
-        heads = rows[:J + 1, t0:].dot(self._cmat[:BLOCK - t0])
-        heads = [[int(x) for x in heads[j, :j]] for j in range(J + 1)]
+        blk = self._blocks[b]
+        heads = None
+        if J:
+            got = blk * self._shift_cols(t0)  # (rows P_0 .. P_J, W_+, W_-)
+            heads = fmpz_mat(J, J, [got[j, p] for j in range(1, J + 1) for p in range(J)])
         vals = {}
         for sgn in (+1, -1):
             a0 = Fraction(sgn, 2) * (2 * (self.n_lo + i0) - self.S) * self.h
-            X = self._x[sgn]
-            vals[sgn] = arb_poly([int(x) for x in rows[J + 1 if sgn > 0 else J + 2, t0:]])(X) \
+            row = J + 1 if sgn > 0 else J + 2
+            vals[sgn] = arb_poly([blk[row, t] for t in range(t0, BLOCK)])(self._x[sgn]) \
                 * arb(fmpq(a0.numerator, a0.denominator)).exp()
         return heads, vals
 
@@ -383,62 +403,82 @@ class GridPart:
                         if blk[0, t] != 0]
         return np.array(out, dtype=np.int64) + self.n_lo
 
-    def _moments(self, i0: int, heads: list | None) -> list[list[int]]:
-        """F_{j,p}(i0) = sum_{i >= i0} P_j[i] C(i - i0, p), p < j, exact integers (``heads``:
-        the block's first terms' moments, :meth:`_partial`)."""
-        B = BLOCK
+    def _moments(self, i0: int, heads: fmpz_mat | None) -> fmpz_mat:
+        """F_{j,p}(i0) = sum_{i >= i0} P_j[i] C(i - i0, p) at row j - 1, column p, exact
+        integers (``heads``: the block's first terms' moments, :meth:`_partial`; the columns
+        p >= j are not these moments and meet exact zeros in :meth:`_t`): the next block
+        start's moments moved to i0 by Vandermonde's identity, one integer matrix product."""
+        B, J = BLOCK, self.J
         b1 = -(-i0 // B)
-        vand = [comb(b1 * B - i0, d) for d in range(self.J)]
-        out = [[]]
-        for j in range(1, self.J + 1):
-            if b1 < self.nb:
-                Fb = self.F[j][b1]
-                row = [sum(vand[p - q] * Fb[q] for q in range(p + 1)) for p in range(j)]
-            else:
-                row = [0] * j
-            if heads is not None:
-                row = [r_ + x for r_, x in zip(row, heads[j], strict=True)]
-            out.append(row)
-        return out
+        if b1 < self.nb:
+            vand = [comb(b1 * B - i0, d) for d in range(J)]
+            Fb = fmpz_mat(J, J, [self.F[j][b1][q] if q < j else 0
+                                 for j in range(1, J + 1) for q in range(J)])
+            out = Fb * fmpz_mat(J, J, [vand[p - q] if q <= p else 0
+                                       for q in range(J) for p in range(J)])
+        else:
+            out = fmpz_mat(J, J)
+        return out if heads is None else out + heads
 
     def _t(self, eps: Fraction) -> tuple[arb, arb, arb]:
         """(T_{1/2}(eps), T_{-1/2}(eps)) of the module docstring and the density g(eps) of the
         measure nu_E (sum_{j>=1} 2^-j sum_n P_j[n] (a_n - eps)_+^{j-1} / (j-1)!, the same
-        moments), balls at ``prec``."""
+        moments), balls at ``prec``: coef = V D (D the forward differences at 0 of the powers
+        V[r, k] = (2hk + d0)^r: coef[r, p] = 0 for p > r), Q = U F (Q[r, p] = sum_{j > r}
+        (2 nu)^-j F_{j,p}) and the sums sum_r nu^r / r! (coef Q^T)[r, r], exact."""
         h, S, J = self.h, self.S, self.J
         n0 = math.floor((S + eps / h) / 2) + 1
         i0 = n0 - self.n_lo
         if n0 > S:
             return arb(0), arb(0), arb(0)
         part = self._partial(i0)
-        F = self._moments(i0, None if part is None else part[0])
         hq = fmpq(h.numerator, h.denominator)
         eq = fmpq(eps.numerator, eps.denominator)
-        d0 = (2 * n0 - S) * hq - eq  # a_{n0} - eps, in (0, 2h]
-        # (a_n - eps)^r = sum_p c_{r,p} C(n - n0, p): forward differences of g(k) = (2hk + d0)^r
-        base = [2 * hq * k + d0 for k in range(J)]
-        coef = []
-        for rr in range(J):
-            g = [b**rr for b in base]
-            coef.append([sum(((-1) ** (p - i) * comb(p, i) * g[i] for i in range(p + 1)),
-                             fmpq(0)) for p in range(rr + 1)])
         out = []
+        if J:
+            F = self._moments(i0, None if part is None else part[0])
+            d0 = (2 * n0 - S) * hq - eq  # a_{n0} - eps, in (0, 2h]
+            # (a_n - eps)^r = sum_p c_{r,p} C(n - n0, p): forward differences of (2hk + d0)^r
+            base = [2 * hq * k + d0 for k in range(J)]
+            vals = []
+            for rr in range(J):
+                vals += [b**rr for b in base]
+            coef = fmpq_mat(J, J, vals) * self._diffs()
+            diag = coef * F.transpose()
+            dens = sum((self._dens_w[rr] * diag[rr, rr] for rr in range(J)), fmpq(0))
+        else:
+            dens = fmpq(0)
         for sgn in (+1, -1):
             nu = fmpq(sgn, 2)
             bsum = fmpq(0)
-            for rr in range(J):
-                tot = fmpq(0)
-                for p in range(rr + 1):
-                    qm = sum(sgn**j * F[j][p] for j in range(rr + 1, J + 1))
-                    tot += coef[rr][p] * qm
-                bsum += nu**rr / math.factorial(rr) * tot
+            if J:
+                diag = coef * (self._suffix(sgn) * F).transpose()
+                bsum = sum((nu**rr / math.factorial(rr) * diag[rr, rr] for rr in range(J)),
+                           fmpq(0))
             A = self.A[sgn][min(-(-i0 // BLOCK), self.nb)]
             if part is not None:
                 A = A + part[1][sgn]
             out.append(A - arb(eq * nu).exp() * arb(bsum))
-        dens = sum((fmpq(1, 2**j * math.factorial(j - 1)) * coef[j - 1][p] * F[j][p]
-                    for j in range(1, J + 1) for p in range(j)), fmpq(0))
         return out[0], out[1], arb(dens)
+
+    def _diffs(self) -> fmpz_mat:
+        """D[k, p] = (-1)^(p - k) C(p, k) (k <= p): the forward differences at 0."""
+        got = self._mats.get("D")
+        if got is None:
+            J = self.J
+            got = self._mats["D"] = fmpz_mat(J, J, [(-1) ** (p - k) * comb(p, k) if k <= p
+                                                    else 0 for k in range(J) for p in range(J)])
+            self._dens_w = [fmpq(1, 2 ** (rr + 1) * math.factorial(rr)) for rr in range(J)]
+        return got
+
+    def _suffix(self, sgn: int) -> fmpz_mat:
+        """U[r, j - 1] = sgn^j for j > r: Q = U F sums the moments of the orders above r."""
+        got = self._mats.get(("U", sgn))
+        if got is None:
+            J = self.J
+            got = self._mats["U", sgn] = fmpz_mat(J, J, [sgn**j if j > rr else 0
+                                                    for rr in range(J) for j in range(1, J + 1)])
+        return got
 
     def tails(self, eps: float) -> tuple[arb, arb]:
         """The part's (A(L > eps), e^eps B(L > eps)), balls (the total-variation bound added)."""
@@ -455,7 +495,7 @@ class GridPart:
                 power = self._C * tp + arb(0, self._tv.upper())
                 ealpha = self._C * ee * tm + arb(0, self._tv.upper())
                 dens = self._C * g
-            if len(self._cache) > 256:
+            if len(self._cache) > CACHE:
                 self._cache.clear()
             got = self._cache[key] = (power, ealpha, dens)
         return got[:2]

@@ -29,10 +29,20 @@ from .cf_mixed_grid import grid_of
 from .cf_mixed_grid_plan import grid_split, mass_split, mass_viable
 from .cf_tails import TailPoint, _clip, _meet, tail_inverter
 
-__all__ = ["GridTails", "PLANS"]
+__all__ = ["GridTails", "PLANS", "FIRST_SCALE"]
 
 #: Remainders planned for one product (each at a threshold where the others' bounds are wide).
 PLANS = 4
+#: A whole curve's first remainder (at the mean loss) is planned to this fraction of ``rel``,
+#: so that one plan answers every level: its float error bound grows like e^{-c eps} away
+#: from the plan while the power falls, and at ``rel`` itself the points far from the mean ask
+#: a second plan. Laplace(1/10 + i/10^4), i < 100, rel 1e-11: the plan at the mean (0.53)
+#: reached 1.07 rel power at eps 2.64 (the levels 0.98, 0.99) and a second plan of 270 nodes
+#: followed; at 0.15 rel the one plan has 618 nodes (486 at rel) and is below the second
+#: plan's own bound up to eps 3 (the 101-level curve at tol 1e-9: no level wider than
+#: before). One level (roc, a value: the two floats around it) plans at ``rel``: its point
+#: at 0.01 (eps 1.9) needs no second plan.
+FIRST_SCALE = 0.15
 #: Off any usable grid (a thousand factors: a grid of 10^7 points), the mass of the terms with
 #: few density components left out may be this fraction of the remainder's relative width
 #: (an absolute error of both tails: the powers asked are far above it).
@@ -42,9 +52,10 @@ MASS_SHARE = 1.0
 class GridTails:
     """Certified points of the product of ``laws`` (one per factor, on one grid) at any
     eps >= 0, each remainder inverted to the relative width ``rel`` of its delta (module
-    docstring); ``atoms`` the atoms' positions at or above 0, ``loss_sup`` the largest loss."""
+    docstring), the first to ``first_scale`` times it (a whole curve: :data:`FIRST_SCALE`);
+    ``atoms`` the atoms' positions at or above 0, ``loss_sup`` the largest loss."""
 
-    def __init__(self, laws: list, rel: float) -> None:
+    def __init__(self, laws: list, rel: float, first_scale: float = 1.0) -> None:
         got = grid_of(laws)
         if got is None and not mass_viable(laws):
             raise ValueError("the Laplace factors' scales lie on no usable common grid")
@@ -57,7 +68,7 @@ class GridTails:
         # (the first plan at the mean loss E_A[L] = sum_i d log M_i / dz at 0, the middle of
         # the curve; the levels far from it plan again where their error bounds need it)
         mean = sum(law.cumulants(0.0)[1] for law in laws)
-        part = self._plan(min(max(mean, 1e-3), 0.9 * self.loss_sup))[1]
+        part = self._plan(min(max(mean, 1e-3), 0.9 * self.loss_sup), first_scale)[1]
         self.atoms = np.zeros(0)
         if got is not None:  # (on a grid: the atoms' positions; else their mass is bounded)
             h, ms = got
@@ -67,17 +78,20 @@ class GridTails:
             self.atoms = self.atoms[self.atoms >= 0]
         self.prec = self.eval_prec = max(part.prec, self.eval_prec)
 
-    def _plan(self, eps0: float):
+    def _plan(self, eps0: float, scale: float = 1.0):
+        """A remainder planned at ``eps0`` to ``scale`` times ``rel``, kept among the plans
+        (the split's check of the plan's nodes makes the same plan: ``cf._first_plan`` keeps
+        it for the inverter)."""
         budget.check()
-        got = grid_split(self.factors, "tails", eps0, self.rel)
+        got = grid_split(self.factors, "tails", eps0, scale * self.rel)
         if got is None:  # (no usable grid: the part bounded by its mass, MASS_SHARE of rel)
-            got = mass_split(self.laws, eps0, self.rel, MASS_SHARE * self.rel)
+            got = mass_split(self.laws, eps0, scale * self.rel, MASS_SHARE * self.rel)
         if got is None:
             raise ValueError("the grid split is beyond its planned work")
         rest, part = got
         tails = None
         if rest:
-            inv, _ = cf._certified_inverter(rest, eps0, self.rel)
+            inv, _ = cf._certified_inverter(rest, eps0, scale * self.rel)
             tails = tail_inverter(rest, inv)
             if tails is None:
                 raise ValueError("the remainder's tails are not certified")

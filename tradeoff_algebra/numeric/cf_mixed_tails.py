@@ -83,12 +83,13 @@ class MixedTails:
     any eps, all 3^r terms summed exactly (module docstring), at the precision for the
     relative width ``rel``."""
 
-    def __init__(self, laws: list, rel: float) -> None:
+    def __init__(self, laws: list, rel: float, first_scale: float = 1.0) -> None:
         self.laws = list(laws)
         r = len(self.laws)
         self._grid = None
-        if not _few(r):  # (many factors on one grid: the split, .cf_mixed_grid_tails)
-            self._grid = GridTails(self.laws, rel)
+        if not _few(r):  # (many factors on one grid: the split, .cf_mixed_grid_tails,
+            # its first remainder to first_scale rel: FIRST_SCALE for a whole curve)
+            self._grid = GridTails(self.laws, rel, first_scale)
             self.prec = self.eval_prec = self._grid.prec
             self.atoms, self.loss_sup = self._grid.atoms, self._grid.loss_sup
             return

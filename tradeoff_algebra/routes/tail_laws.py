@@ -50,6 +50,7 @@ from ..numeric.cf_lattice import split_terms
 from ..numeric.cf_lattice_curve import tails_band
 from ..numeric.cf_lattice_tails import LatticeTails, eps_guess, lattice_power_at
 from ..numeric.cf_laws import working_precision
+from ..numeric.cf_mixed_grid_tails import FIRST_SCALE
 from ..numeric.cf_mixed_tails import MixedTails, every_term_exact, mixed_factors
 from ..numeric.cf_route import MAX_SPLIT, REL_MIN
 from ..numeric.cf_split_tails import split_order
@@ -317,7 +318,10 @@ def _mixed_laws(f) -> list | None:
 
 def _mixed_band(laws: list, flat: np.ndarray, tol: float) -> Band | None:
     rel = max(min(tol * 1e-2, 1e-7), REL_MIN)
-    tails = MixedTails(laws, rel)
+    # (a whole curve's first remainder tight enough for every level, FIRST_SCALE; one level,
+    # the two floats around it, at rel)
+    many = np.unique(flat[(flat > 0) & (flat < 1)]).size > 2
+    tails = MixedTails(laws, rel, FIRST_SCALE if many else 1.0)
     return tails_band(lambda _e0, _scale: tails, tails.atoms, tails.loss_sup, flat, tol, 0.0)
 
 
