@@ -554,6 +554,33 @@ def test_oversized_problems_are_refused_at_once(make, question, arg, limit, seco
     assert not isinstance(e.value, ta.TimeLimitExceeded)
 
 
+def test_the_cost_of_a_symbolic_power_is_refused_before_its_products(monkeypatch):
+    """The exponential mechanism's ratios are SymPy numbers (e^(1/2) ...): the cost
+    simulation of its m-fold table (numeric/finite_cost) multiplied them in SymPy until the
+    limit, ~1.5 s of CPU for m = 10^9 before the PLD engine's MAX_FFT refusal. Two distinct
+    ratios give at least m + 1 keys, so m + 1 past the limit is refused before any product.
+    Reference: the full simulation (the bound switched off) reaches the same verdict, and the
+    same cost where it fits, at every limit around m + 1 and far above."""
+    from tradeoff_algebra.numeric import finite_cost
+    from tradeoff_algebra.numeric.finite import finite_loss
+
+    big = finite_loss(ta.exponential_mechanism(1, [0, 1, 2], [1, 1, 1]) ** 10**9)
+    assert big.cost() is None  # (refused: 10^9 + 1 keys; the simulation alone took seconds)
+    small = finite_loss(ta.exponential_mechanism(1, [0, 1, 2], [1, 1, 1]) ** 30)
+
+    def verdict(limit):
+        try:
+            return small._simulate(limit)
+        except finite_cost.TooLarge:
+            return None
+
+    limits = [5, 30, 31, 32, 10**4, 10**8]
+    fast = [verdict(n) for n in limits]
+    monkeypatch.setattr(finite_cost, "_distinct_positive", lambda keys: 0)
+    assert fast == [verdict(n) for n in limits]
+    assert fast[-1] is not None  # (the table fits the largest limit: a cost, compared)
+
+
 # -- the mpmath route: no vacuous enclosure in silence (numeric/protocol.py) -------------------
 
 

@@ -28,7 +28,7 @@ from ..core.node import NUMERIC, TradeOff
 from ..core.validate import flag
 from . import budget
 from .context import mp
-from .offer import first_answer
+from .offer import settle
 from .options import DEFAULT_TOL
 from .progress import bar, check_progress
 from .protocol import (
@@ -91,8 +91,20 @@ BAND_ANCHOR = False
 def _route_band(f: TradeOff, flat: np.ndarray, tol: float, progress) -> Any:
     """The first band of :data:`CURVE_BANDS` that meets ``tol``; where a route can only
     offer a certified band wider than ``tol`` (``numeric.offer.Offer``) and no later route
-    answers, that band with its ToleranceWarning (not the PLD grid's estimates)."""
-    return first_answer((route(f, flat, tol, progress) for route in CURVE_BANDS), 4)
+    answers, the offers intersected with the bands of the routes that declined ``tol``, asked
+    again at looser tolerances (``numeric.offer.settle``), with a ToleranceWarning (not the
+    PLD grid's estimates)."""
+    return settle(CURVE_BANDS, lambda route, t: route(f, flat, t, progress), tol,
+                  lambda b: band_width(b, flat), stacklevel=4)
+
+
+def band_width(b: Any, x: np.ndarray) -> float:
+    """The widest level of the band ``b`` at the levels ``x`` in the measure of a curve's
+    tolerance: f absolutely, the power 1 - f relative to its upper end (levels alpha > 0)."""
+    f_w = (b.f_hi - b.f_lo).ravel()
+    p_rel = ((b.power_hi - b.power_lo) / np.maximum(b.power_hi, 1e-300)).ravel()
+    w = np.where(np.asarray(x).ravel() > 0, np.maximum(f_w, p_rel), 0.0)
+    return float(np.max(w, initial=0.0))
 
 
 def _band_keys(f: TradeOff, flat: np.ndarray) -> tuple[list, list]:

@@ -93,6 +93,38 @@ def _sim_product(A: set, B: set, acc: list, limit: int) -> set:
     return out
 
 
+#: Relative gap of two ratio keys' 20-digit values above which they are distinct numbers.
+DISTINCT_RTOL = 1e-9
+
+
+def _distinct_positive(keys: set) -> int:
+    """How many numerically distinct finite positive ratios the keys hold (at most 2 counted):
+    Fractions compared exactly, SymPy numbers by their 20-digit values (``evalf``), two taken as
+    distinct only where they differ by more than :data:`DISTINCT_RTOL` relatively. With two
+    distinct ratios r < s the m-fold product of the pair holds the m + 1 distinct ratios
+    r^j s^(m - j), so its key set has at least m + 1 members (:meth:`FiniteCost._simulate`'s
+    refusal before any product is formed)."""
+    vals: list[float] = []
+    for c, e in keys:
+        if c is None or e:
+            continue
+        if isinstance(c, Fraction):
+            v = float(c) if c > 0 else 0.0
+        else:
+            try:
+                v = float(sp.N(c, 20))
+            except (TypeError, ValueError):
+                continue
+        if not (v > 0 and math.isfinite(v)):
+            continue
+        if any(abs(v - w) <= DISTINCT_RTOL * max(v, w) for w in vals):
+            continue
+        vals.append(v)
+        if len(vals) >= 2:
+            break
+    return len(vals)
+
+
 def _lattice_keys(keys: set) -> tuple[int, int, set] | None:
     """(p, q, exponents) when every key is (r, ()) with r = (p/q)^k, p > q > 0 coprime integers
     and k an integer (found in floats, each power proved exactly), else None: the keys of a pair
@@ -222,6 +254,11 @@ class FiniteCost:
                 c = _ratio_key(r)
                 keys.add((c, ()) if c is None or c != 0 else (_ZERO, ()))
             charge(len(keys))
+            if m + 1 > limit and _distinct_positive(keys) >= 2:
+                # (the m-fold product holds at least m + 1 keys, each charged before it is
+                # formed: refused before any SymPy product of symbolic ratios, seconds)
+                raise TooLarge("finite product beyond the size limit (at least "
+                               f"{m + 1:.3g} ratios)")
             # the simulation itself multiplies the keys: rationals of up to m times their size
             if m * max((k.numerator.bit_length() + k.denominator.bit_length()
                         for k, _ in keys if isinstance(k, Fraction)), default=0) > MAX_KEY_BITS:

@@ -2,21 +2,37 @@
 
 A route of :data:`.protocol.POINT_ROUTES` or :data:`.curves.CURVE_BANDS` that holds a
 certified enclosure wider than the tolerance returns an :class:`Offer` instead of declining:
-the later routes are asked first (one of them may meet the tolerance), and where none answers,
-the first offer is returned with its :class:`~..core.errors.ToleranceWarning`, rather than a
-later engine's estimate. Never vacuous, never silent (issue 29: "a tolerance that cannot be
-met returns its best enclosure with a ToleranceWarning").
+the later routes are asked first (one of them may meet the tolerance). Where none answers
+(:func:`settle`), every offer is intersected (each encloses the truth, so their intersection
+does: certified), the routes that declined are asked again at looser tolerances — a route may
+decline a tolerance below its floor and answer a looser one — and their answers intersected
+too, within the time left; the result comes with a
+:class:`~..core.errors.ToleranceWarning` that says the width reached, rather than a later
+engine's estimate. Never vacuous, never silent (issue 29: "a tolerance that cannot be met
+returns its best enclosure with a ToleranceWarning").
+
+Why it matters across processes: a route whose result depends on the time left (the cells'
+grids cut short by the clock) offers a wider band at a tighter tolerance than at a looser one;
+every other certified answer that is on hand narrows it again.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.errors import ToleranceWarning
+import numpy as np
 
-__all__ = ["Offer", "first_answer"]
+from ..core.errors import ToleranceWarning
+from . import budget
+from .context import mp
+from .options import DEFAULT_TOL
+from .value import Value, weakest
+
+__all__ = ["Offer", "first_answer", "settle", "intersect", "looser_steps", "REASK_STEPS"]
 
 
 @dataclass(frozen=True)
@@ -28,10 +44,11 @@ class Offer:
     warning: str
 
 
-def first_answer(answers, stacklevel: int = 3) -> Any:
+def first_answer(answers: Iterable, stacklevel: int = 3) -> Any:
     """The first answer of the iterable ``answers`` (None: the route declined) that is not an
     :class:`Offer`; where none is, the first offer's answer with its warning; else None.
-    Routes are asked lazily: none after the first real answer."""
+    Routes are asked lazily: none after the first real answer. (:func:`settle` also
+    intersects the offers and asks the declined routes again.)"""
     offer = None
     for a in answers:
         if a is None:
@@ -44,3 +61,143 @@ def first_answer(answers, stacklevel: int = 3) -> Any:
         return None
     warnings.warn(offer.warning, ToleranceWarning, stacklevel=stacklevel + 1)
     return offer.answer
+
+
+#: The most looser tolerances a declined route is asked at (:func:`settle`).
+REASK_STEPS = 6
+
+
+def looser_steps(tol: float, width: float) -> list[float]:
+    """The tolerances tol 10^k (k >= 1), tightest first, up to the first that is at least
+    ``width`` (the width the offers reached), at most :data:`REASK_STEPS` of them (the
+    loosest: a floor lies just below the width the offers could not beat) and none above the
+    default tolerance (``DEFAULT_TOL``, or ten times ``tol`` where ``tol`` is looser)."""
+    cap = max(DEFAULT_TOL, 10 * tol)
+    out: list[float] = []
+    k = 1
+    while len(out) < 60:  # (60 decades: any tol > 1e-300 reaches the cap)
+        t = min(float(f"{tol * 10**k:.12g}"), cap)  # (1e-9 * 10^3 is 1e-6 itself)
+        out.append(t)
+        if t >= width or t >= cap:
+            break
+        k += 1
+    return out[-REASK_STEPS:]
+
+
+def intersect(a: Any, b: Any) -> Any:
+    """The intersection of two certified enclosures of the same quantity: two
+    :class:`~.value.Value` (their intervals, ``Value.interval``) or two bands
+    (``numeric.profile_band.Band``: f and the power 1 - f at the same levels). ``a`` itself
+    where ``b`` does not narrow it. Disjoint enclosures are a defect of one of them:
+    ArithmeticError."""
+    if isinstance(a, Value):
+        with mp.workprec(max(mp.prec, 53) + 40):
+            (alo, ahi), (blo, bhi) = a.interval(), b.interval()
+            lo, hi = max(alo, blo), min(ahi, bhi)
+        if lo > hi:
+            raise ArithmeticError(f"disjoint certified enclosures of one number: "
+                                  f"[{alo}, {ahi}] ({a.route}) and [{blo}, {bhi}] ({b.route})")
+        if (lo, hi) == (alo, ahi) and not a.is_point:
+            return a
+        if (lo, hi) == (blo, bhi) and not b.is_point:
+            return b
+        route = a.route if not b.route or b.route == a.route else f"{a.route}; {b.route}"
+        return Value.enclosure(lo, hi, max(a.dps, b.dps),
+                               guarantee=weakest(a.guarantee, b.guarantee)).routed(route)
+    f_lo, f_hi = np.maximum(a.f_lo, b.f_lo), np.minimum(a.f_hi, b.f_hi)
+    p_lo, p_hi = np.maximum(a.power_lo, b.power_lo), np.minimum(a.power_hi, b.power_hi)
+    if (f_lo > f_hi).any() or (p_lo > p_hi).any():
+        raise ArithmeticError("disjoint certified bands of one curve (f or its power 1 - f)")
+    if all((x == y).all() for x, y in ((f_lo, a.f_lo), (f_hi, a.f_hi), (p_lo, a.power_lo),
+                                       (p_hi, a.power_hi))):
+        return a
+    return type(a)(f_lo, f_hi, p_lo, p_hi)
+
+
+def settle(routes: Sequence[Callable], ask: Callable[[Callable, float], Any], tol: float,
+           width: Callable[[Any], float], stacklevel: int = 3) -> Any:
+    """The answer of ``routes`` at ``tol``, each asked by ``ask(route, tol)`` (None: declined;
+    an :class:`Offer`: a certified answer wider than ``tol``), lazily: the first answer that is
+    not an offer is returned, and no route after it is asked (no extra cost where a route
+    meets ``tol``). Where none is, and some route offered:
+
+    1. the offers are intersected (:func:`intersect`: certified enclosures of one quantity);
+    2. each route that declined is asked again (in order) at :func:`looser_steps` — first at
+       the loosest (the step at or above the width reached: a route whose decline does not
+       depend on the tolerance costs one more ask), then, while it answers and narrows its
+       own answer, at the next tighter step (down to its floor) — and every answer it gives is
+       intersected; its own ToleranceWarnings are left out (the one warning below says what
+       was reached), other warnings pass;
+    3. the time limit stops step 2 (the result holds what was reached before it);
+
+    then the result, with a ToleranceWarning: the first offer's text where nothing narrowed
+    it, else that text and the width the intersection reached; none where the intersection
+    meets ``tol``. ``width(answer)``: its width in the measure of ``tol``. None where no route
+    answers or offers."""
+    offers: list[Offer] = []
+    declined: list[Callable] = []
+    for route in routes:
+        a = ask(route, tol)
+        if a is None:
+            declined.append(route)
+        elif isinstance(a, Offer):
+            offers.append(a)
+        else:
+            return a
+    if not offers:
+        return None
+    best = offers[0].answer
+    for o in offers[1:]:
+        best = intersect(best, o.answer)
+    by = [f"{len(offers) - 1} later offer" + ("s" if len(offers) > 2 else "")] \
+        if best is not offers[0].answer else []
+    stopped = False
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            for route in declined:
+                if width(best) <= tol:
+                    break
+                got = _reask(route, ask, tol, width, best)
+                if got is not None:
+                    best, at = got
+                    by.append(f"{getattr(route, '__name__', 'a route')} asked at tol = {at:.3g}")
+        except budget.TimeLimitExceeded:
+            stopped = True
+    for w in said:
+        if not issubclass(w.category, ToleranceWarning):
+            warnings.warn(w.message, w.category, stacklevel=stacklevel + 1)
+    w_best = width(best)
+    if w_best <= tol:
+        return best
+    text = offers[0].warning
+    if by:
+        text += (f"; intersected with the certified answers of {', '.join(by)}: width "
+                 f"{w_best:.3g} reached (tol = {tol:.3g})")
+    if stopped:
+        text += "; the time limit stopped the routes asked again at looser tolerances"
+    warnings.warn(text, ToleranceWarning, stacklevel=stacklevel + 1)
+    return best
+
+
+def _reask(route: Callable, ask: Callable[[Callable, float], Any], tol: float,
+           width: Callable[[Any], float], best: Any) -> tuple[Any, float] | None:
+    """(best narrowed, the tightest tolerance that answered) from ``route`` asked at the steps
+    of :func:`looser_steps`, loosest first, then tighter while it answers and narrows its own
+    answer (step 2 of :func:`settle`); None where it declines the loosest."""
+    steps = looser_steps(tol, width(best))
+    own, at = None, None
+    for t in reversed(steps):
+        budget.check()  # (the time left spent: settle returns what it holds)
+        a = ask(route, t)
+        if a is None:
+            break
+        a = a.answer if isinstance(a, Offer) else a
+        w = width(a)
+        if own is not None and not w < width(own):
+            break  # (no narrower at a tighter tolerance: its floor, or a looser band again)
+        own, at = a, t
+        best = intersect(best, a)
+        if w <= tol or not math.isfinite(w):
+            break
+    return None if own is None else (best, at)

@@ -25,6 +25,7 @@ sampling does); each family or operator module registers its own implementations
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import sys
@@ -48,8 +49,8 @@ from ..core.levels import as_level
 from ..core.node import TradeOff
 from . import budget
 from .context import mp
-from .offer import first_answer
-from .options import options
+from .offer import settle
+from .options import options, pld_options
 from .precision_loop import precision_loop
 from .tol_nest import nest
 from .value import CertifiedPair, Value, dps_to_prec
@@ -250,10 +251,28 @@ LEVEL_ROUTES: list[Callable] = [_closed_point]
 
 
 def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
-    """The first answer of :data:`POINT_ROUTES` (a route's certified enclosure wider than the
-    tolerance, an ``numeric.offer.Offer``, only where no later route answers), nested."""
-    v = first_answer(route(f, A, dps, power) for route in POINT_ROUTES)
+    """The first answer of :data:`POINT_ROUTES` at the PLD engine's tolerance, nested; where a
+    route offers a certified enclosure wider than it (``numeric.offer.Offer``) and no later
+    route answers, the offers intersected with the answers of the routes that declined, asked
+    again at looser tolerances (``numeric.offer.settle``), with a ToleranceWarning."""
+    tol = options()["tol"]
+
+    def ask(route: Callable, t: float):
+        if t == tol:
+            return route(f, A, dps, power)
+        with pld_options(tol=t):  # (a route reads its tolerance there)
+            return route(f, A, dps, power)
+
+    v = settle(POINT_ROUTES, ask, tol, _relative_width)
     return None if v is None else _nested_point(f, A, power, v)
+
+
+def _relative_width(v: Value) -> float:
+    """(hi - lo) / |hi| of a point route's Value (its tolerance's measure); 0 for a point."""
+    if v.is_point:
+        return 0.0
+    lo, hi = v.interval()
+    return float((hi - lo) / abs(hi)) if hi != 0 else (0.0 if lo == hi else math.inf)
 
 
 def _nested_point(f: TradeOff, A: sp.Rational, power: bool, v: Value) -> Value:
