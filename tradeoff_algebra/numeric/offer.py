@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ from .context import mp
 from .options import DEFAULT_TOL
 from .value import Value, weakest
 
-__all__ = ["Offer", "first_answer", "settle", "intersect", "looser_steps", "REASK_STEPS"]
+__all__ = ["Offer", "settle", "intersect", "looser_steps", "REASK_STEPS"]
 
 
 @dataclass(frozen=True)
@@ -42,25 +42,6 @@ class Offer:
 
     answer: Any
     warning: str
-
-
-def first_answer(answers: Iterable, stacklevel: int = 3) -> Any:
-    """The first answer of the iterable ``answers`` (None: the route declined) that is not an
-    :class:`Offer`; where none is, the first offer's answer with its warning; else None.
-    Routes are asked lazily: none after the first real answer. (:func:`settle` also
-    intersects the offers and asks the declined routes again.)"""
-    offer = None
-    for a in answers:
-        if a is None:
-            continue
-        if not isinstance(a, Offer):
-            return a
-        if offer is None:
-            offer = a
-    if offer is None:
-        return None
-    warnings.warn(offer.warning, ToleranceWarning, stacklevel=stacklevel + 1)
-    return offer.answer
 
 
 #: The most looser tolerances a declined route is asked at (:func:`settle`).
