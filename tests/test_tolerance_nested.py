@@ -146,6 +146,38 @@ def test_a_pld_curve_is_never_wider_at_a_level_far_from_the_median():
     assert thi[1] - tlo[1] < 2e-10  # (was 2.53e-10)
 
 
+def test_a_curve_with_no_band_at_a_tighter_tolerance_keeps_the_looser_certified_band(monkeypatch):
+    """Where no route gives a certified band at a tighter tolerance (the cells' band of
+    C_{1/10}(G(1))^3 cut by the time left at load 12 in the default suite; here every band
+    route taken out), the curve returns the certified band this process holds at the looser
+    tolerance, with a ToleranceWarning, not the PLD grid's estimates (which were wider at
+    three levels and outside the looser band at seven)."""
+    from tradeoff_algebra.numeric import curves, tol_nest
+
+    tol_nest.clear()
+    f = ta.C(R(1, 10), ta.G(1)) ** 3
+    x = np.concatenate([[0, 1e-6, 1e-4], np.linspace(0, 1, 21)])
+    with ta.pld_options(tol=5e-4), warnings.catch_warnings():
+        warnings.simplefilter("error", ta.EstimateWarning)
+        llo, lhi = ta.curve(f, x, bounds=True)
+    monkeypatch.setattr(curves, "CURVE_BANDS", [])
+    with ta.pld_options(tol=1e-6), warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        tlo, thi = ta.curve(f, x, bounds=True)
+    kinds = {type(w.message) for w in seen}
+    assert ta.ToleranceWarning in kinds and ta.EstimateWarning not in kinds
+    assert np.all(llo <= tlo) and np.all(thi <= lhi)
+    # (the band held is a certified one: G(1) composed by C_{1/10} three times holds the
+    # closed-form end f(0) = 1 and lies below Id)
+    assert tlo[0] == 1.0 and np.all(thi <= 1 - x + 1e-15)
+    # without the looser band in this process, the same call falls back to the estimates
+    tol_nest.clear()
+    with ta.pld_options(tol=1e-6), warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ta.curve(f, x, bounds=True)
+    assert ta.EstimateWarning in {type(w.message) for w in seen}
+
+
 def test_the_shuffle_curve_nests():
     """ShuffleDP(1, 1000)'s whole curve (families/shuffle_curve.py: levels computed in nested
     strides, each stride's band intersected with the coarser ones) at 5e-4, 1e-6 and 1e-9:

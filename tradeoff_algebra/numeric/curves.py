@@ -39,7 +39,7 @@ from .protocol import (
     prepare_call,
     short,
 )
-from .tol_nest import chain_has, nest, nest_many
+from .tol_nest import chain_has, looser, nest, nest_many
 from .value import dps_to_prec
 
 __all__ = ["curve", "CURVE_DPS", "CURVE_BANDS", "curve_band", "nested_band", "BAND_TOL_MIN"]
@@ -353,6 +353,30 @@ def curve(f: TradeOff, alphas: Any, bounds: bool = False, progress: bool | None 
         return _curve(f, x, bounds, progress)
 
 
+def _held_band(f: TradeOff, x: np.ndarray) -> tuple | None:
+    """Where no route gives a certified band at the tolerance asked, the certified bands this
+    process already holds at a looser tolerance (``numeric.tol_nest.looser``, every level),
+    with a ToleranceWarning: a certified band of a looser tolerance, not the PLD grid's
+    estimates at this one (a tighter tolerance never gives a wider or a less certain band;
+    a band cut by the time left at a tight tolerance is what this catches). None where some
+    level has no such band."""
+    from .options import options
+
+    tol = max(float(options()["tol"]), BAND_TOL_MIN)
+    kf, _ = _band_keys(f, x.ravel())
+    got = [looser(k, tol) for k in kf]
+    if any(g is None for g in got):
+        return None
+    lo = np.array([_float_down(g[0]) if type(g[0]) is not float else g[0] for g in got])
+    hi = np.array([_float_up(g[1]) if type(g[1]) is not float else g[1] for g in got])
+    width = float(np.max(hi - lo, initial=0.0))
+    warnings.warn(f"curve of {short(f)}, bounds=True: no route gave a certified band at tol = "
+                  f"{tol:.3g} (one may have run out of time); the certified bands this process "
+                  f"holds at a looser tolerance are returned (widest level {width:.3g})",
+                  ToleranceWarning, stacklevel=4)
+    return lo.reshape(x.shape).clip(0.0, 1.0), hi.reshape(x.shape).clip(0.0, 1.0)
+
+
 def _curve(f: TradeOff, x: np.ndarray, bounds: bool, progress: bool | None = None):
     b = curve_band(f, x, progress=progress) if x.size else None
     if b is not None:  # certified bands (Arb), rounded outward
@@ -361,6 +385,10 @@ def _curve(f: TradeOff, x: np.ndarray, bounds: bool, progress: bool | None = Non
             return lo, hi
         _warn_wide(f, lo, hi)
         return np.clip((lo + hi) / 2, 0.0, 1.0)
+    if bounds and x.size:
+        held = _held_band(f, x)
+        if held is not None:
+            return held
     enc = _composed_enclosures(f, x)
     if bounds:
         if enc is not None:  # the PLD grid: bounds under its float64 error model
