@@ -126,6 +126,20 @@ def test_two_steps_against_brute_force_at_a_tight_tolerance(monkeypatch):
     assert np.max(widths(b, a, "roc")) <= 1e-8
 
 
+def _minimiser(f, alpha: float, eps0: float, step: float) -> float:
+    """A float guess of the eps minimising delta(eps) + e^eps alpha: the vertex of the parabola
+    through its values (``ta.delta``'s midpoints) at eps0 - step, eps0, eps0 + step."""
+    g = []
+    for i in (-1, 0, 1):
+        e = eps0 + i * step
+        with ta.pld_options(tol=1e-11):
+            d = ta.delta(f, sp.Float(e, 30))
+        g.append(float((d.lo + d.hi) / 2) + math.exp(e) * alpha)
+    den = g[0] - 2 * g[1] + g[2]
+    assert den > 0
+    return eps0 + step * (g[0] - g[2]) / (2 * den)
+
+
 def _power_bracket(f, alpha: float, eps0: float, step: float) -> tuple[float, float]:
     """[lo, hi] holding 1 - f(alpha) = min over v = e^eps of g(v) = delta(log v) + v alpha (Dong,
     Roth & Su, Prop. 6, any pair), from certified balls of delta (``ta.delta``: the Laplace
@@ -185,8 +199,8 @@ def test_ten_steps_at_1e9_against_the_inversion_and_nested():
     # the minimiser eps* of delta(eps) + e^eps alpha: the level's line, placed by the band's
     # split product on a coarse grid (any eps0 is sound: the bracket asserts it is inside)
     cc = CellCurve(cells_curve._power(law.for_levels(n, 0.01), n, 2048), None)
-    eps0 = float(cc.g[cc._candidates(0.01)[0]])
-    lo, hi = _power_bracket(f, 0.01, eps0, 2e-4)
+    eps0 = _minimiser(f, 0.01, float(cc.g[cc._candidates(0.01)[0]]), 1e-3)
+    lo, hi = _power_bracket(f, 0.01, eps0, 2e-5)
     assert hi - lo <= 2e-10 * hi, (lo, hi)  # (the reference resolves the band's width)
     assert b.power_lo[0] <= hi and lo <= b.power_hi[0], (b.power_lo[0], b.power_hi[0], lo, hi)
     with ta.pld_options(tol=1e-6):
@@ -195,3 +209,58 @@ def test_ten_steps_at_1e9_against_the_inversion_and_nested():
         tight = ta.roc(f, Q10 / 10)
     assert loose.lo <= tight.lo <= tight.hi <= loose.hi
     assert float(tight.hi - tight.lo) <= 1e-9 * float(tight.hi)
+
+
+def test_bottom_cut_power_against_the_exact_power():
+    """numeric.cells_window: C(1/10, G(1))^4 on the grid 1/16 with the bottom of each partial
+    product cut at 2^-20 of its mass (so that it cuts): moved up, the kept suffix sums plus the
+    top's mass at +oo at least the exact power's (200 bits) at every index; dropped and rounded
+    down, at most them; both within 2^-16 of them; and the WindowPower's tests read by
+    CellCurve with a window (B_tot minus prefix sums plus the dropped bottoms' mass) on the
+    right side of the exact suffix sums of the cells' masses."""
+    from tradeoff_algebra.numeric.cells_prefix import fixed, split_lists
+    from tradeoff_algebra.numeric.cells_window import WindowPower, power_cut
+
+    law = cn.NormalMixtureCells(1, Q10, True, hull=True)
+    T, D = 4, 16
+    cells = law.loss_cells(D)
+    lo = min(c[2] for c in cells)
+    n = max(c[2] + c[3] for c in cells) - lo + 1
+    old = ctx.prec
+    ctx.prec = 200
+    try:
+        u, bq, ap = split_lists(cells, D, lo, n, 200)
+        for vals in (u, ap):
+            ints, e = fixed(vals, True)
+            exact = arb_poly(ints) ** T  # (the rounded-up masses' exact power)
+            ex = [exact[k] * arb(2) ** (-T * e) for k in range(exact.degree() + 1)]
+            for up, move in ((True, True), (False, False)):
+                p, E, m, o, _ = power_cut(ints if up else fixed(vals, False)[0],
+                                       e, T, up, move, 50, bottom=20)
+                assert o > 0  # (the bottom was cut)
+                if not up:
+                    exact_d = arb_poly(fixed(vals, False)[0]) ** T
+                    ex_d = [exact_d[k] * arb(2) ** (-T * e) for k in range(exact_d.degree() + 1)]
+                for k in range(0, len(ex), 3):
+                    i = max(k - o, 0)
+                    kept = arb(int(sum(int(x) for x in p[i:]))) * arb(2) ** -E
+                    if up:
+                        got, ref = kept + arb(m) * arb(2) ** -E, sum(ex[k:], arb(0))
+                        assert got.upper() >= ref.lower(), k
+                    else:
+                        got, ref = kept, sum(ex_d[k:], arb(0))
+                        assert got.lower() <= ref.upper(), k
+                    assert abs(float((got - ref).mid())) <= 2.0 ** -16, k
+        cp = WindowPower(cells, T, D, window=1.0)
+        cc = CellCurve(cp, None)
+        assert cp.shift > 0
+        sb = arb_poly(bq) ** T
+        sa = arb_poly(ap) ** T
+        sb = [sb[k] for k in range(sb.degree() + 1)]
+        sa = [sa[k] for k in range(sa.degree() + 1)]
+        for k in range(len(cc.py)):
+            j = k + cp.shift  # (the whole power's index)
+            assert cc.py[k] <= sum(sb[j:], arb(0)).upper(), k
+            assert cc.px[k] >= sum(sa[j:], arb(0)).lower(), k
+    finally:
+        ctx.prec = old

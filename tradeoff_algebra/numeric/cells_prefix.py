@@ -74,60 +74,75 @@ class PrefixPower:
             raise ValueError(f"PrefixPower: one step's totals {totals} are not masses")
         self.lo = min(c[2] for c in cells) if lo is None else int(lo)
         self.window = (K - 1 + self.T * self.lo) / self.D  # (the largest loss kept)
-        n = K
-        u, bq, ap = [arb(0)] * n, [arb(0)] * n, [arb(0)] * n
+        u, bq, ap = split_lists(cells, self.D, self.lo, K, prec)
         with working_precision(prec):
-            h = arb(1) / self.D
-            z = (-h).exp()
-            ends: dict = {}
-            last = [None, None]  # (the last index whose e^{-k/D} was computed, its ball)
-
-            def e(k: int) -> arb:
-                """e^{-k/D}: from the last one computed by powers of e^{-1/D} where it lies a
-                few steps below k (the cells come in increasing order; the balls' radii grow
-                by about 2^-prec a product), else by exp."""
-                v = ends.get(k)
-                if v is None:
-                    k0, v0 = last
-                    if k0 is not None and 0 < k - k0 <= 64:
-                        v = v0 * z if k - k0 == 1 else v0 * z ** (k - k0)
-                    else:
-                        v = (-(k * h)).exp()
-                    ends[k] = v
-                    if k0 is None or k > k0:
-                        last[0], last[1] = k, v
-                return v
-
-            for c in cells:
-                a, b, j = c[0], c[1], c[2]
-                w = c[3] if len(c) > 3 else 1
-                i = j - self.lo
-                if i < 0:
-                    raise ValueError("PrefixPower: a cell below the lowest index lo")
-                if i >= n:
-                    continue
-                if w < 1:
-                    raise ValueError(f"PrefixPower: a cell's width w = {w} must be >= 1")
-                if not b == 0:  # (as CellPower: b exactly 0 is an outcome of loss -oo)
-                    e0, e1 = e(j), e(j + w)
-                    m0 = (a - b * e1) / (e0 - e1)
-                    for at, v in ((i, m0), (i + w, b - m0)):
-                        if at < n and not v < 0:
-                            u[at] += v
-                bq[i] += b
-                ap[i] += a
-            lists = []
-            for vals, up in ((u, True), (bq, True), (ap, False)):
-                tot = sum(vals, arb(0))
-                E = BITS - 2 - max(0, math.ceil(math.log2(max(upper(tot), 1e-300)) - 0.5))
-                ints = [_fixed(x, E, up) for x in vals]
-                while sum(ints) >> BITS:  # (never in practice: the scale from an upper bound)
-                    E -= 1
-                    ints = [_fixed(x, E, up) for x in vals]
-                lists.append((ints, E))
+            lists = [fixed(u, True), fixed(bq, True), fixed(ap, False)]
         (u, eu), (bq, eb), (ap, ea) = lists
         pu, self.eu, _ = _power_array(u, eu, self.T, True, None, K)
         pb, self.eb, _ = _power_array(bq, eb, self.T, True, None, K)
         pa, self.ea, _ = _power_array(ap, ea, self.T, False, None, K)
         #: the three powers' coefficients below ``keep`` (exact, unsigned 64-bit)
         self.ints = tuple(np.ascontiguousarray(p[:K]) for p in (pu, pb, pa))
+
+
+def split_lists(cells: list, D: int, lo: int, n: int, prec: int = 128) -> tuple[list, list, list]:
+    """The Arb masses at the lattice points 0 .. n - 1 (point i the loss (i + lo)/D) of one
+    step's split pair U (each cell's masses shared between its two ends keeping both, as
+    ``lattice_cells.CellPower``; a part certainly below 0 counts as 0, a cell with b exactly 0
+    is an outcome of loss -oo with no split mass) and of the tests' alternative and null
+    masses (each cell's at its lower end); the cells past n - 1 left out."""
+    u, bq, ap = [arb(0)] * n, [arb(0)] * n, [arb(0)] * n
+    with working_precision(prec):
+        h = arb(1) / D
+        z = (-h).exp()
+        ends: dict = {}
+        last = [None, None]  # (the last index whose e^{-k/D} was computed, its ball)
+
+        def e(k: int) -> arb:
+            """e^{-k/D}: from the last one computed by powers of e^{-1/D} where it lies a few
+            steps below k (the cells come in increasing order; the balls' radii grow by about
+            2^-prec a product), else by exp."""
+            v = ends.get(k)
+            if v is None:
+                k0, v0 = last
+                if k0 is not None and 0 < k - k0 <= 64:
+                    v = v0 * z if k - k0 == 1 else v0 * z ** (k - k0)
+                else:
+                    v = (-(k * h)).exp()
+                ends[k] = v
+                if k0 is None or k > k0:
+                    last[0], last[1] = k, v
+            return v
+
+        for c in cells:
+            a, b, j = c[0], c[1], c[2]
+            w = c[3] if len(c) > 3 else 1
+            i = j - lo
+            if i < 0:
+                raise ValueError("split_lists: a cell below the lowest index lo")
+            if i >= n:
+                continue
+            if w < 1:
+                raise ValueError(f"split_lists: a cell's width w = {w} must be >= 1")
+            if not b == 0:
+                e0, e1 = e(j), e(j + w)
+                m0 = (a - b * e1) / (e0 - e1)
+                for at, v in ((i, m0), (i + w, b - m0)):
+                    if at < n and not v < 0:
+                        u[at] += v
+            bq[i] += b
+            ap[i] += a
+    return u, bq, ap
+
+
+def fixed(vals: list, up: bool) -> tuple[list[int], int]:
+    """(ints, E): each ball's upper (``up``) or lower end times 2^E as an integer >= 0 (ceil or
+    floor), E the most with their sum below 2^BITS (the scale from an upper bound of the sum,
+    as ``lattice_cells.CellPower``)."""
+    tot = sum(vals, arb(0))
+    E = BITS - 2 - max(0, math.ceil(math.log2(max(upper(tot), 1e-300)) - 0.5))
+    ints = [_fixed(x, E, up) for x in vals]
+    while sum(ints) >> BITS:  # (never in practice: the scale from an upper bound)
+        E -= 1
+        ints = [_fixed(x, E, up) for x in vals]
+    return ints, E
