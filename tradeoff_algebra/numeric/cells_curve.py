@@ -41,7 +41,18 @@ tests around it.
 
 Both bands miss the curve by about T h^2 times the loss density's spread (the cells' remainders,
 as for delta in ``numeric.lattice_cells``): :func:`cells_band` refines the grid by that h^2 law
-until every level meets the tolerance, up to :data:`MAX_POINTS` lattice points. Everything that
+until every level meets the tolerance, up to :data:`MAX_POINTS` lattice points.
+
+**Only the lattice the levels read.** Every bound above is a suffix sum from a level's line or
+test upward. A law whose loss is short below and long above (Mix(G_mu, q): [-0.105, 13.2] a
+step, 32 units in ten steps at 2^-50 of the mass) offers its totals (``cells_totals``), and
+after the first grid its power is composed only below the largest loss the levels read there
+(:meth:`CellCurve.read_top` plus :data:`PREFIX_MARGIN`), each suffix sum the totals less a
+prefix sum (``numeric.cells_prefix``): Mix(G(2), 1/10)^{(x) 10} at 1/100 reads below loss 2.2,
+a sixth of the lattice and a third of one step's cells. Other laws have the bottom of each
+partial product cut at 2^-50 of its mass, moved up or dropped by first-order dominance
+(``numeric.cells_window``: C(1/10, G(1))^{(x) 10} on [-12, 9.3] where it spanned [-49.8,
+9.3]). Neither changes the order in h: the grids are as before, each cheaper. Everything that
 bounds is exact (integer suffix sums of the fixed-point masses) or an Arb ball; floats only pick
 the lines and tests (any choice is sound).
 """
