@@ -79,6 +79,13 @@ __all__ = ["CellCurve", "cells_band", "widths", "MAX_POINTS", "CELLS_CURVE_ROUTE
 #: 4 s at 2.7e5 (Mix(G(2), 1/10)^10 at D = 8192, 1.2e-8 wide at 1/100), about 16 s at 1.1e6
 #: (D = 32768, within 1e-9); the time limit (``budget``) stops the grids before.
 MAX_POINTS = 1_200_000
+#: The most grid points of one step's loss span (its cells, wide ones in the tail aside) a
+#: power computed whole may have: with the bottom of the products cut (``numeric.cells_window``)
+#: C(1/10, G(1))^{(x) 10} kept 1.1e6 product points at D = 67 000, whose cells (1.3e6 grid
+#: points) took most of 23 s and 900 MiB; at 6e5 about the time and memory of the last grid
+#: before the cut. A prefix power (``numeric.cells_prefix``) computes the cells below its
+#: window alone and is not bound by it.
+MAX_STEP_POINTS = 300_000
 #: The route's note (``core.trace``).
 CELLS_CURVE_ROUTE = "certified cells of the loss composed on a lattice (curve band)"
 #: Precision of the Arb sums (bits).
@@ -438,10 +445,13 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
         del cp, cc, b  # (not held while the next grid is built)
         nxt = max(2 * D, _predict(seen, tol))
-        if nxt * n <= max_points * D and not final:
+        cap = D * max_points // n  # (the finest grid the points allow)
+        if not prefix:  # (one step's cells over its whole loss: numeric.cells_window)
+            cap = min(cap, math.floor(MAX_STEP_POINTS / span))
+        if nxt <= cap and not final:
             D = nxt
-        elif D * max_points // n >= FINAL_STEP * D and not final:  # (the largest allowed)
-            D, final = D * max_points // n, True
+        elif cap >= FINAL_STEP * D and not final:  # (the largest allowed)
+            D, final = cap, True
         else:
             return best
 
