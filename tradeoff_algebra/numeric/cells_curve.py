@@ -81,9 +81,9 @@ __all__ = ["CellCurve", "cells_band", "widths", "MAX_POINTS", "CELLS_CURVE_ROUTE
 MAX_POINTS = 1_200_000
 #: The most grid points of one step's loss span (its cells, wide ones in the tail aside) a
 #: power computed whole may have: with the bottom of the products cut (``numeric.cells_window``)
-#: C(1/10, G(1))^{(x) 10} kept 1.1e6 product points at D = 67 000, whose cells (1.3e6 grid
-#: points) took most of 23 s and 900 MiB; at 6e5 about the time and memory of the last grid
-#: before the cut. A prefix power (``numeric.cells_prefix``) computes the cells below its
+#: C(1/10, G(1))^{(x) 10} at 1e-9 went to 1.1e6 product points at D = 67 000 (23 s, 920 MiB,
+#: 1.2e-9 wide); at 3e5 (D = 30 000: 9.9 s, 4.1e-9) about the time of its last grid before the
+#: cut (9.6 s, 8.9e-9). A prefix power (``numeric.cells_prefix``) computes the cells below its
 #: window alone and is not bound by it.
 MAX_STEP_POINTS = 300_000
 #: The route's note (``core.trace``).
