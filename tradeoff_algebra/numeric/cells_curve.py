@@ -49,8 +49,9 @@ step, 32 units in ten steps at 2^-50 of the mass) offers its totals (``cells_tot
 after the first grid its power is composed only below the largest loss the levels read there
 (:meth:`CellCurve.read_top` plus :data:`PREFIX_MARGIN`), each suffix sum the totals less a
 prefix sum (``numeric.cells_prefix``): Mix(G(2), 1/10)^{(x) 10} at 1/100 reads below loss 2.2,
-a sixth of the lattice and a third of one step's cells. Other laws have the bottom of each
-partial product cut at 2^-50 of its mass, moved up or dropped by first-order dominance
+a sixth of the lattice and a third of one step's cells. Other laws whose loss is unbounded
+below have the bottom of each partial product cut at 2^-50 of its mass, moved up or dropped by
+first-order dominance
 (``numeric.cells_window``: C(1/10, G(1))^{(x) 10} on [-12, 9.3] where it spanned [-49.8,
 9.3]). Neither changes the order in h: the grids are as before, each cheaper. Everything that
 bounds is exact (integer suffix sums of the fixed-point masses) or an Arb ball; floats only pick
@@ -419,6 +420,9 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     totals = getattr(law, "cells_totals", None)  # (a prefix power: numeric.cells_prefix)
     totals = totals() if totals is not None and plain else None
     rng = loss_range(law)
+    # (the bottom of the products cut where the loss is unbounded below: numeric.cells_window;
+    # a bounded loss, the subsampled Laplace pair's, spans a few units and keeps its powers)
+    cut = plain and (rng is None or rng[0] is None)
     best, last = None, None  # (the band so far; seconds per cell of the last grid)
     final = False  # (a grid between two of the chain, the largest allowed: the last one)
     seen: list = []  # (D, the grid's own width) of the grids so far
@@ -427,7 +431,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
             return best  # (the finer grid cannot end in the time left)
         budget.check(best)
         t0 = time.monotonic()
-        cp = _power(law, T, D, window, totals, cut=plain)
+        cp = _power(law, T, D, window, totals, cut=cut)
         prefix = getattr(cp, "prefix", False)
         cc = CellCurve(cp, rng, (0.0, 0.0) if slack is None or prefix else slack(cp.D))
         if plain and window is None and not seen:  # (planned on the first grid)
