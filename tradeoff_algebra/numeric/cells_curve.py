@@ -41,7 +41,19 @@ tests around it.
 
 Both bands miss the curve by about T h^2 times the loss density's spread (the cells' remainders,
 as for delta in ``numeric.lattice_cells``): :func:`cells_band` refines the grid by that h^2 law
-until every level meets the tolerance, up to :data:`MAX_POINTS` lattice points. Everything that
+until every level meets the tolerance, up to :data:`MAX_POINTS` lattice points.
+
+**Only the lattice the levels read.** Every bound above is a suffix sum from a level's line or
+test upward. A law whose loss is short below and long above (Mix(G_mu, q): [-0.105, 13.2] a
+step, 32 units in ten steps at 2^-50 of the mass) offers its totals (``cells_totals``), and
+after the first grid its power is composed only below the largest loss the levels read there
+(:meth:`CellCurve.read_top` plus :data:`PREFIX_MARGIN`), each suffix sum the totals less a
+prefix sum (``numeric.cells_prefix``): Mix(G(2), 1/10)^{(x) 10} at 1/100 reads below loss 2.2,
+a sixth of the lattice and a third of one step's cells. Other laws whose loss is unbounded
+below have the bottom of each partial product cut at 2^-50 of its mass, moved up or dropped by
+first-order dominance
+(``numeric.cells_window``: C(1/10, G(1))^{(x) 10} on [-12, 9.3] where it spanned [-49.8,
+9.3]). Neither changes the order in h: the grids are as before, each cheaper. Everything that
 bounds is exact (integer suffix sums of the fixed-point masses) or an Arb ball; floats only pick
 the lines and tests (any choice is sound).
 """
@@ -52,9 +64,11 @@ import math
 import time
 
 import numpy as np
-from flint import arb, arb_poly
+from flint import arb, arb_poly, fmpq
 
 from . import budget
+from .cells_prefix import PrefixPower
+from .cells_window import WindowPower
 from .cf_laws import lower, upper, working_precision
 from .lattice_cells import CELLS, CellPower
 from .profile_band import Band, point_band
@@ -66,6 +80,13 @@ __all__ = ["CellCurve", "cells_band", "widths", "MAX_POINTS", "CELLS_CURVE_ROUTE
 #: 4 s at 2.7e5 (Mix(G(2), 1/10)^10 at D = 8192, 1.2e-8 wide at 1/100), about 16 s at 1.1e6
 #: (D = 32768, within 1e-9); the time limit (``budget``) stops the grids before.
 MAX_POINTS = 1_200_000
+#: The most grid points of one step's loss span (its cells, wide ones in the tail aside) a
+#: power computed whole may have: with the bottom of the products cut (``numeric.cells_window``)
+#: C(1/10, G(1))^{(x) 10} at 1e-9 went to 1.1e6 product points at D = 67 000 (23 s, 920 MiB,
+#: 1.2e-9 wide); at 3e5 (D = 30 000: 9.9 s, 4.1e-9) about the time of its last grid before the
+#: cut (9.6 s, 8.9e-9). A prefix power (``numeric.cells_prefix``) computes the cells below its
+#: window alone and is not bound by it.
+MAX_STEP_POINTS = 300_000
 #: The route's note (``core.trace``).
 CELLS_CURVE_ROUTE = "certified cells of the loss composed on a lattice (curve band)"
 #: Precision of the Arb sums (bits).
@@ -82,6 +103,18 @@ def _suffix(coeffs: np.ndarray) -> np.ndarray:
         raise ArithmeticError("cells_curve: a power's masses sum past 2^64")
     out = np.zeros(c.size + 1, dtype=np.uint64)
     out[:-1] = np.cumsum(c[::-1], dtype=np.uint64)[::-1]
+    return out
+
+
+def _prefix(coeffs: np.ndarray) -> np.ndarray:
+    """Exact prefix sums p[i] = sum_{k < i} c_k (p[0] = 0, n + 1 of them) of the unsigned
+    64-bit coefficients of a power, as unsigned 64-bit integers (no partial sum wraps: as
+    :func:`_suffix`)."""
+    c = np.asarray(coeffs, dtype=np.uint64)
+    if float(c.sum(dtype=np.float64)) >= 2.0 ** 63:
+        raise ArithmeticError("cells_curve: a power's masses sum past 2^64")
+    out = np.zeros(c.size + 1, dtype=np.uint64)
+    out[1:] = np.cumsum(c, dtype=np.uint64)
     return out
 
 
@@ -108,24 +141,48 @@ class CellCurve:
         #: (alternative mass at +oo, null mass left out of the tests) of one step: the T-fold
         #: product's are at most T times these (1 - (1 - m)^T <= T m), added to the support
         #: lines and to the tests' sizes (``routes.gaussian_cells``: a cut tail)
+        if getattr(cp, "prefix", False):  # (the totals hold every mass: no slack)
+            slack = (0.0, 0.0)
         with working_precision(PREC):  # (and the powers' cut tops, CellPower.inf_u, inf_a)
             self.slack = (upper(arb(cp.T) * arb(float(slack[0]))
                                 + arb(cp.inf_u) * arb(2) ** (-cp.eu)),
                           upper(arb(cp.T) * arb(float(slack[1]))
                                 + arb(cp.inf_a) * arb(2) ** (-cp.ea)))
         T, D = cp.T, cp.D
+        #: the low end of the power only (``numeric.cells_prefix``): suffix sums are the
+        #: totals minus prefix sums
+        self.prefix = bool(getattr(cp, "prefix", False))
         self.cu = cp.ints[0]  # (exact, unsigned 64-bit)
-        self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
         n = len(self.cu)
-        self.off = T * cp.lo  # lattice point i is G_i = (i + off) / D
+        # lattice point i is G_i = (i + off) / D (a power whose bottom is cut starts higher:
+        # ``numeric.cells_window``)
+        self.off = T * cp.lo + getattr(cp, "shift", 0)
         g = (np.arange(n, dtype=np.float64) + self.off) / D
         uf = np.ldexp(cp.ints[0].astype(np.float64), -cp.eu)
         with np.errstate(over="ignore"):
             af = uf * np.exp(-g)
         # A_U(> i) and B_U(> i) in floats (placement only)
-        self.saf = np.append(np.cumsum(af[::-1])[::-1][1:], 0.0)
-        self.sbf = np.append(np.cumsum(uf[::-1])[::-1][1:], 0.0)
+        if self.prefix:
+            self.pu = _prefix(self.cu)[1:]  # sum_{k <= i} U_k 2^eu, exact
+            with working_precision(PREC):  # (the T-fold totals: A_fin^T, B_all^T)
+                fa, fb = (arb(fmpq(t.numerator, t.denominator)) ** T for t in cp.totals)
+            self.tot = (fa, fb)
+            self.saf = float(fa.mid()) - np.cumsum(af)
+            self.sbf = float(fb.mid()) - np.cumsum(uf)
+        else:
+            self.su = _suffix(self.cu)  # B_U(>= i) 2^eu, exact
+            self.saf = np.append(np.cumsum(af[::-1])[::-1][1:], 0.0)
+            self.sbf = np.append(np.cumsum(uf[::-1])[::-1][1:], 0.0)
         self.g = g
+        if self.prefix:  # the tests: A(E_k) <= 1 - sum_{j < k} Ap_j, B(E_k) >= 1 - sum Bq_j
+            pa, pb = _prefix(cp.ints[2]), _prefix(cp.ints[1])
+            m = min(len(pa), len(pb))
+            with np.errstate(invalid="ignore"):
+                self.px = np.nextafter(1.0 - _floats(pa[:m], cp.ea, False), np.inf)
+                self.py = np.nextafter(1.0 - _floats(pb[:m], cp.eb, True), -np.inf)
+            self.px = np.clip(self.px, 0.0, 1.0)
+            self.py = np.clip(self.py, 0.0, 1.0)
+            return
         # the tests: size (rounded up) and power (rounded down) of "indices sum to >= k"
         sa, sb = _suffix(cp.ints[2]), _suffix(cp.ints[1])
         m = max(len(sa), len(sb))
@@ -139,6 +196,11 @@ class CellCurve:
         else:  # B(E_k) >= B_tot - sum_{j < k} Bq_j up to the window (CellPower), else 0
             nb = len(cp.ints[1])
             pre = _floats(sb[0] - sb[:nb], cp.eb, True)  # (prefix sums, exact in uint64)
+            low = getattr(cp, "bq_low", 0)  # (numeric.cells_window: dropped bottoms' mass)
+            if low:
+                with working_precision(PREC):
+                    extra = upper(arb(int(low)) * arb(2) ** (-cp.eb))
+                pre = np.nextafter(pre + extra, np.inf)
             with np.errstate(invalid="ignore"):
                 lo = np.nextafter(float(cp.btot) - pre, -np.inf)
             self.py = np.zeros(m)
@@ -173,12 +235,24 @@ class CellCurve:
 
     def _a_tails(self, idx: list) -> dict:
         """A_U(> i) as Arb balls at the sorted indices ``idx``: the blocks between consecutive
-        indices summed as polynomials in z = e^{-1/D} (one pass over the lattice)."""
+        indices summed as polynomials in z = e^{-1/D} (one pass over the lattice); for a
+        prefix power A_fin^T minus the blocks from the bottom (``numeric.cells_prefix``: exact
+        for the integers U, which L_i's bound reads as one expression)."""
         cp, n = self.cp, len(self.cu)
         z = (-arb(1) / cp.D).exp()
         scale = arb(2) ** (-cp.eu)
         out: dict = {}
         acc = arb(0)
+        if self.prefix:
+            lo = 0  # (the block [lo, i] is summed next)
+            for i in sorted(set(idx)):
+                budget.check()
+                if lo <= i:
+                    block = arb_poly(self.cu[lo:i + 1].tolist())(z)
+                    acc = acc + block * (-arb(lo + self.off) / cp.D).exp()
+                out[i] = self.tot[0] - acc * scale
+                lo = i + 1
+            return out
         ends = sorted(set(idx))[::-1]
         hi = n  # the block (i, hi) is summed next
         for i in ends:
@@ -190,6 +264,21 @@ class CellCurve:
             out[i] = acc * scale
             hi = a
         return out
+
+    def read_top(self, alphas: np.ndarray) -> float | None:
+        """The largest loss any level's support line or tests read on this grid (floats,
+        planning only): a prefix power (``numeric.cells_prefix``) up to a little above it
+        serves every finer grid; None without a level in (0, 1)."""
+        x = np.asarray(alphas, dtype=np.float64).ravel()
+        x = x[(x > 0) & (x < 1)]
+        if x.size == 0:
+            return None
+        top = max(float(self.g[i]) for a in np.unique(x) for i in self._candidates(float(a)))
+        rev = self.px[::-1]
+        for a in np.unique(x):
+            k = len(self.px) - int(np.searchsorted(rev, a, side="right"))
+            top = max(top, (k + 1 + self.off) / self.cp.D)
+        return top
 
     def window(self, alphas: np.ndarray, budget: float) -> float | None:
         """A loss above which the lattice may be cut for these levels (``CellPower``'s
@@ -236,8 +325,9 @@ class CellCurve:
                 best = math.inf
                 for i in cands[float(a)]:
                     if i not in lines:
-                        lines[i] = (arb(int(self.su[i + 1])) * scale,
-                                    (arb(i + self.off) / cp.D).exp(), tails[i])
+                        b_gt = (self.tot[1] - arb(int(self.pu[i])) * scale if self.prefix
+                                else arb(int(self.su[i + 1])) * scale)
+                        lines[i] = (b_gt, (arb(i + self.off) / cp.D).exp(), tails[i])
                     b_gt, eg, a_gt = lines[i]
                     best = min(best, upper(b_gt + eg * (A - a_gt) + inf_b))
                 if ends[1] is not None:
@@ -327,7 +417,12 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     start = getattr(law, "cells_start", None)  # (cells a unit of loss, where the law says)
     D = min(max(1, start() if start is not None else math.ceil(CELLS / span)), top)
     slack = getattr(law, "cells_slack", None)
+    totals = getattr(law, "cells_totals", None)  # (a prefix power: numeric.cells_prefix)
+    totals = totals() if totals is not None and plain else None
     rng = loss_range(law)
+    # (the bottom of the products cut where the loss is unbounded below: numeric.cells_window;
+    # a bounded loss, the subsampled Laplace pair's, spans a few units and keeps its powers)
+    cut = plain and (rng is None or rng[0] is None)
     best, last = None, None  # (the band so far; seconds per cell of the last grid)
     final = False  # (a grid between two of the chain, the largest allowed: the last one)
     seen: list = []  # (D, the grid's own width) of the grids so far
@@ -336,10 +431,15 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
             return best  # (the finer grid cannot end in the time left)
         budget.check(best)
         t0 = time.monotonic()
-        cp = _power(law, T, D, window)
-        cc = CellCurve(cp, rng, (0.0, 0.0) if slack is None else slack(cp.D))
+        cp = _power(law, T, D, window, totals, cut=cut)
+        prefix = getattr(cp, "prefix", False)
+        cc = CellCurve(cp, rng, (0.0, 0.0) if slack is None or prefix else slack(cp.D))
         if plain and window is None and not seen:  # (planned on the first grid)
-            window = cc.window(x, WINDOW_SHARE * _scale(x, measure))
+            if totals is not None:
+                top = cc.read_top(x)
+                window = None if top is None else top + PREFIX_MARGIN
+            else:
+                window = cc.window(x, WINDOW_SHARE * _scale(x, measure))
         b = read(cc, x)
         last = (time.monotonic() - t0) / D
         seen.append((D, float(np.max(widths(b, x, measure), initial=0.0))))
@@ -349,10 +449,13 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         n = max(len(a) for a in cp.ints)  # (the composed lattice, its top cut)
         del cp, cc, b  # (not held while the next grid is built)
         nxt = max(2 * D, _predict(seen, tol))
-        if nxt * n <= max_points * D and not final:
+        cap = D * max_points // n  # (the finest grid the points allow)
+        if not prefix:  # (one step's cells over its whole loss: numeric.cells_window)
+            cap = min(cap, math.floor(MAX_STEP_POINTS / span))
+        if nxt <= cap and not final:
             D = nxt
-        elif D * max_points // n > D and not final:  # (the last grid: the largest allowed)
-            D, final = D * max_points // n, True
+        elif cap >= FINAL_STEP * D and not final:  # (the largest allowed)
+            D, final = cap, True
         else:
             return best
 
@@ -360,6 +463,14 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
 #: What cutting the lattice above the levels' window may add to a support line, relative to the
 #: least level (:meth:`CellCurve.window`): far below any width the largest lattice reaches.
 WINDOW_SHARE = 2.0 ** -10 * 1e-10
+#: The last grid, the largest the points allow, is computed only where it is at least this
+#: much finer than the one before (a grid 6% finer gained 12% of width for 25 s: C(1/10,
+#: G(1))^{(x) 10} at 1e-9 after the predicted grid of 1.1e6 points).
+FINAL_STEP = 1.5
+#: How far above the largest loss the first grid's levels read a prefix power reaches
+#: (:meth:`CellCurve.read_top`): the finer grids' minimisers and tests move by a few of the
+#: first grid's steps (1/64); any reach is sound (a line or test past it is not read).
+PREFIX_MARGIN = 0.25
 #: The least and the most order in 1/D of the width read from two grids (the cells' remainders:
 #: second order), and the margin of the predicted grid (:func:`_predict`).
 ORDER_MIN, ORDER_MAX, MARGIN = 1.0, 2.0, 1.1
@@ -396,14 +507,27 @@ def _scale(x: np.ndarray, measure: str) -> float:
     return max(s, 1e-300)
 
 
-def _power(law, T: int, D: int, window: float | None = None) -> CellPower:
+def _power(law, T: int, D: int, window: float | None = None,
+           totals: tuple | None = None, cut: bool = False) -> CellPower | PrefixPower:
     """The :class:`~.lattice_cells.CellPower` of ``law``'s cells on the grid 1/D, or 1/(D + i)
-    for the least i where an atom of the loss lies on no grid point to the working precision."""
+    for the least i where an atom of the loss lies on no grid point to the working precision;
+    with a ``window`` and one step's ``totals`` (``law.cells_totals()``) the
+    :class:`~.cells_prefix.PrefixPower` of its lattice points of loss at most ``window``, from
+    the cells below it alone."""
     for i in range(8):
         try:
+            d = D + i
+            if window is not None and totals is not None:
+                lo = law.cells_bottom(d)
+                keep = max(1, math.floor(window * d) - T * lo + 1)
+                with working_precision(PREC):
+                    cells = law.loss_cells(d, below=keep + lo)
+                return PrefixPower(cells, T, d, keep, totals, lo=lo)
             with working_precision(PREC):
-                cells = law.loss_cells(D + i)
-            return CellPower(cells, T, D + i, window=window)
+                cells = law.loss_cells(d)
+            if cut:  # (both ends cut: numeric.cells_window)
+                return WindowPower(cells, T, d, window=window)
+            return CellPower(cells, T, d, window=window)
         except ValueError:  # (an atom on a grid point to the working precision)
             continue
     raise ValueError(f"cells_band: every grid 1/D, D = {D} .. {D + 7}, holds an atom of the "

@@ -50,6 +50,7 @@ largest lattice: C(1/10, G(1))^10 at 1e-9 against 1e-6).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from flint import arb
 
@@ -164,16 +165,24 @@ class NormalMixtureCells:
             self.loss_cells(D)
         return self._slack[D]
 
-    def loss_cells(self, D: int) -> list[tuple[arb, arb, int]]:
-        """[(a, b, j), ...]: the null and alternative masses of the outcomes whose loss lies in
-        [j/D, (j + 1)/D] (module docstring)."""
+    def cells_totals(self) -> tuple[Fraction, Fraction] | None:
+        """(A_fin, B_all) of one step for ``numeric.cells_prefix``: the null mass where the loss
+        is finite and the whole alternative mass, (1, 1) for the remove direction (two normal
+        laws: every loss finite); None for the add direction and the hull, whose heavy tail is
+        below (their lattices are read from the top, as before)."""
+        return (Fraction(1), Fraction(1)) if self.remove and not self.hull else None
+
+    def loss_cells(self, D: int, below: int | None = None) -> list[tuple[arb, arb, int]]:
+        """[(a, b, j, w), ...]: the null and alternative masses of the outcomes whose loss lies
+        in [j/D, (j + w)/D] (module docstring); with ``below`` (remove direction only) the
+        cells of lower end j < ``below`` alone, the same cells as without it (the tail past
+        them, its split point and its mass at +oo left out: ``numeric.cells_prefix``)."""
         D = int(D)
+        if below is not None and (not self.remove or self.hull):
+            raise ValueError("loss_cells: below is for the remove direction only")
         with working_precision(PREC):
             mu, q = to_arb(self._mu), to_arb(self._q)
-            lq = (1 - q).log()
-            j0 = math.floor(math.log1p(-self.q_f) * D)
-            if not arb(j0) / D < lq:
-                j0 -= 1
+            j0 = self._bottom(D, q)
             J = math.ceil(self.top * D) + 1
 
             def x_of(g: arb) -> arb:
@@ -188,7 +197,7 @@ class NormalMixtureCells:
                     v = self._tails[key] = (_sf(x), _sf(x - mu))
                 return v
 
-            pts = self._points(j0 + 1, J, D)
+            pts = self._points(j0 + 1, J, D, below)
             sp, sq = [arb(1)], [arb(1)]
             for j in pts:
                 t = tails(j)
@@ -200,6 +209,8 @@ class NormalMixtureCells:
                 b = (1 - q) * a + q * (sq[i] - sq[i + 1])
                 lo_j = j0 if i == 0 else pts[i - 1]
                 cells.append((a, b, lo_j, pts[i] - lo_j))
+            if below is not None and below <= J - 1:
+                return cells  # (the cells below ``below``: no tail, no slack)
             a_t = sp[-1]
             b_t = (1 - q) * a_t + q * sq[-1]
             e_top = (arb(J) / D).exp()
@@ -214,16 +225,33 @@ class NormalMixtureCells:
         self._slack[D] = (0.0, m)
         return [(b, a, -j - w, w) for a, b, j, w in cells]
 
-    def _points(self, first: int, J: int, D: int) -> list[int]:
+    def _bottom(self, D: int, q: arb) -> int:
+        """The index j0 of the lowest cell on the grid 1/D: j0/D < log(1 - q) (proved)."""
+        j0 = math.floor(math.log1p(-self.q_f) * D)
+        if not arb(j0) / D < (1 - q).log():
+            j0 -= 1
+        return j0
+
+    def cells_bottom(self, D: int) -> int:
+        """The lower end j0 of the lowest cell of :meth:`loss_cells` (remove direction: loss
+        j0/D below log(1 - q))."""
+        if not self.remove or self.hull:
+            raise ValueError("cells_bottom: for the remove direction only")
+        with working_precision(PREC):
+            return self._bottom(int(D), to_arb(self._q))
+
+    def _points(self, first: int, J: int, D: int, stop: int | None = None) -> list[int]:
         """The cells' upper ends on the grid 1/D, from ``first`` to ``J``: every grid point
         where the alternative mass past it is large, then every w-th, w = 2^s aligned (w
         divides the point), the largest with 4^s times that mass (:meth:`tail_bound`, floats:
-        planning only) at most ``rho`` (:data:`RHO`; module docstring)."""
+        planning only) at most ``rho`` (:data:`RHO`; module docstring); with ``stop``, up to
+        the first end at or past it (the cells of lower end below ``stop``)."""
         out, j = [first], first
-        while j < J:
+        end = J if stop is None else min(J, stop)
+        while j < end:
             w = 1
             g = j / D
-            if g > 0:
+            if g > 0 and j % 2 == 0 and j + 2 <= J:  # (w = 2 needs both: the same points)
                 mu = self.mu_f
                 x = (math.log((math.expm1(g) + self.q_f) / self.q_f) + mu * mu / 2) / mu
                 tail = max(self.tail_bound(x - self.mu_f), 1e-300)
