@@ -398,10 +398,11 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     (:func:`_scale`; not ``tol``). Returns the narrowest band reached on grids of at most
     ``max_points`` lattice points (the points a composed power keeps, its top cut,
     ``lattice_cells._power_array``: the next grid's estimated from the last one's in proportion
-    to D; the last grid is the largest allowed), or before a
-    finer grid that the time left (``budget``) cannot pay for, estimated from the last grid's
-    time (the caller warns where it stays wide); None where not one cell a unit of loss
-    fits. ``read(curve, alphas)``: the band of each grid's :class:`CellCurve` (default
+    to D; the last grid is the largest allowed), or before a finer grid that the time left
+    (``budget``) cannot pay for, estimated from the last grid's time (the finest grid it can
+    pay for is computed last, where that is :data:`FINAL_STEP` times finer than the last one;
+    the caller warns where the band stays wide); None where not one cell a unit of loss fits.
+    ``read(curve, alphas)``: the band of each grid's :class:`CellCurve` (default
     :meth:`CellCurve.band`; ``routes.hull_cells``: the symmetric hull's)."""
     plain = read is None  # (a lattice window for the plain band only)
     window = None
@@ -428,7 +429,13 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     seen: list = []  # (D, the grid's own width) of the grids so far
     while True:
         if last is not None and last * D * 1.5 > budget.remaining():
-            return best  # (the finer grid cannot end in the time left)
+            # (the finer grid cannot end in the time left: the finest one that can, if it is
+            # FINAL_STEP finer than the last; a tighter tolerance predicts a finer grid, and
+            # must not stop short of one a looser tolerance would have computed)
+            fit = math.floor(budget.remaining() / (1.5 * last))
+            if fit < FINAL_STEP * seen[-1][0]:
+                return best
+            D, final = fit, True
         budget.check(best)
         t0 = time.monotonic()
         cp = _power(law, T, D, window, totals, cut=cut)
