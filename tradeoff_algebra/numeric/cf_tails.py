@@ -228,6 +228,57 @@ class TailInverter:
         delta = _meet(delta, power - ee * alpha)
         return TailPoint(eps, delta, power, alpha)
 
+    def corners_here(self, es: Sequence[float]) -> list[tuple[float, float, float, float,
+                                                               float]]:
+        """For each float eps >= 0 of ``es``, the floats (X1, Y1, X2, Y2, D) with X1 >= alpha,
+        Y1 <= power, X2 >= 1 - power, Y2 <= 1 - alpha and D >= delta at eps (the corners of
+        :meth:`point_here`'s balls that bound the power from below, and of its point's mirror
+        image, and the upper end of delta), at the current Arb precision (at least
+        :attr:`eval_prec`). The same bounds as :meth:`point_here`'s balls from the same sums,
+        for many eps at once: the blocks' sums of every eps by one ``acb_mat`` product, each
+        end taken from its ball before any union (so never wider than the point's balls)."""
+        n = len(es)
+        if n == 0:
+            return []
+        c, h, a = self._c, self._h, self._a
+        es_arb = [arb(e) for e in es]
+        mih = acb(0, -h)
+        sums = self._blocks.sums_many([(e * mih).exp() for e in es_arb])
+        hpi = h / arb.pi()
+        mc = -c
+        up, dn_c, dn0 = self._up, self._dn_const, self._dn
+        trd, trt, off = self._tr_delta, self._tr_tail, self._off
+        one = _ONE
+        out = []
+        for e, (s0, s1) in zip(es_arb, sums, strict=True):
+            r0 = s0.real + self._disc0
+            i1 = s1.imag + self._disc1
+            ce = (mc * e).exp()
+            ea = (a * e).exp()
+            scale = hpi * ce
+            d = scale * r0
+            fb = scale * (c * r0 - h * i1)
+            disc = up * ce / ea
+            dn = dn0 * ce * ea
+            disc += dn if dn < dn_c else dn_c
+            offc = off * ce
+            tr_d, tr_t = trd * ce + offc, trt * ce + offc
+            ee = e.exp()
+            # the ends of delta, the power and F_B (each clipped to [0, 1])
+            d_lo, d_hi = _end_lo(d - disc - tr_d), _end_hi(d + tr_d)
+            fa = d + fb
+            p_lo, p_hi = _end_lo(fa - disc - tr_t), _end_hi(fa + tr_t)
+            b_lo, b_hi = _end_lo(fb - disc - tr_t), _end_hi(fb + tr_t)
+            a_lo, a_hi = _end_lo(b_lo / ee), _end_hi(b_hi / ee)
+            # delta = power - e^eps alpha narrows delta's upper end (where the two meet)
+            m_hi = (p_hi - ee * a_lo).upper()
+            m_lo = (p_lo - ee * a_hi).lower()
+            if m_lo <= d_hi and d_lo <= m_hi and m_hi < d_hi:
+                d_hi = m_hi
+            out.append((_float_up(a_hi), _float_down(p_lo), _float_up(one - p_lo),
+                        _float_down(one - a_hi), _float_up(d_hi)))
+        return out
+
     def delta(self, eps: float) -> arb:
         """A certified ball of delta(eps) alone (one polynomial: for the larger-delta check of
         a direction whose point is not needed)."""
@@ -350,6 +401,7 @@ class _Blocks:
         self._first = acb_mat(rows[:nb])  # (the first polynomial alone)
         self.guard = (m + nb + 1) // 2 + 24
         self.count = len(polys)
+        self._mat_t = None  # (its transpose, for :meth:`sums_many`)
 
     def sums(self, w: acb, count: int | None = None) -> list[acb]:
         """[q(w) for the first ``count`` polynomials (all by default)], balls at the working
@@ -365,6 +417,32 @@ class _Blocks:
         # Horner's rule in w^m over the blocks' sums (acb_poly: the same steps, in C)
         return [acb_poly(b[base:base + nb])(big) for base in range(0, count * nb, nb)]
 
+    def sums_many(self, ws: Sequence[acb]) -> list[list[acb]]:
+        """:meth:`sums` (every polynomial) at each ball of ``ws``: the blocks' sums of all the
+        points by one ``acb_mat`` product (the points' powers w^i as the rows of one matrix),
+        then Horner's rule in w^m per point (the same finite sums regrouped: balls holding the
+        exact values)."""
+        m, nb, cnt = self.m, self.nb, self.count
+        one = acb(1)
+        rows: list = []
+        bigs = []
+        for w in ws:
+            pw = one
+            rows.append(pw)
+            for _ in range(m - 1):
+                pw = pw * w
+                rows.append(pw)
+            bigs.append(pw * w)  # w^m
+        if self._mat_t is None:
+            self._mat_t = self._mat.transpose()
+        b = (acb_mat(len(ws), m, rows) * self._mat_t).entries()
+        width = cnt * nb
+        out = []
+        for p, big in enumerate(bigs):
+            base = p * width
+            out.append([acb_poly(b[base + q * nb:base + (q + 1) * nb])(big) for q in range(cnt)])
+        return out
+
 
 def _eval_prec(prec: int, blocks: _Blocks) -> int:
     """The precision of the sums: ``prec`` plus the blocks' guard bits, taken down to the
@@ -374,6 +452,33 @@ def _eval_prec(prec: int, blocks: _Blocks) -> int:
     full = prec + blocks.guard
     limb = 64 * (full // 64)
     return limb if limb >= prec + (blocks.m + blocks.nb + 1) // 2 + 4 else full
+
+
+def _end_lo(x: arb) -> arb:
+    """The lower end of the ball x (exact), at least 0 (the quantities lie in [0, 1])."""
+    v = x.lower()
+    return v if v > _ZERO else _ZERO
+
+
+def _end_hi(x: arb) -> arb:
+    """The upper end of the ball x (exact), at most 1."""
+    v = x.upper()
+    return v if v < _ONE else _ONE
+
+
+def _float_up(x: arb) -> float:
+    """A float >= every point of the ball x (1 where x is not finite: the ends bound values in
+    [0, 1])."""
+    if not x.is_finite():
+        return 1.0
+    return math.nextafter(float(x.upper()), math.inf)
+
+
+def _float_down(x: arb) -> float:
+    """A float <= every point of the ball x (0 where x is not finite)."""
+    if not x.is_finite():
+        return 0.0
+    return math.nextafter(float(x.lower()), -math.inf)
 
 
 def _widen(v: acb, disc: arb) -> acb:

@@ -252,21 +252,51 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
     # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
     # it bounds delta here too, and where it lies below the larger delta nothing is computed
     last = [math.inf] * len(dirs)
+    es = grid.tolist()
     with working_precision(prec):
-        one = arb(1)
-        for k, e in enumerate(grid.tolist()):
+        corners = _corners(dirs, es, dom_l, close, best_l)
+        for k, e in enumerate(es):
             budget.check()
             d_hi = 0.0
             dk = dom_l[k]
             for j in sorted(range(len(dirs)), key=lambda j: j != dk):  # the larger first
                 inv = dirs[j].inv[best_l[j][k]]
                 if j == dk or close[k][j]:  # the contact point (or a tie): the whole point
-                    p = inv.point_here(e)
-                    _add_point(px, py, p, one)
-                    last[j] = upper(p.delta)
+                    x1, y1, x2, y2, dj = corners[j, k]
+                    px += [x1, x2]
+                    py += [y1, y2]
+                    last[j] = dj
                 elif last[j] > d_hi:  # below the other: its delta only (the lines' maximum)
                     last[j] = upper(inv.delta_here(e))
                 d_hi = max(d_hi, last[j])
             pts[e] = d_hi
             if progress is not None:
                 progress.update()
+
+
+def _corners(dirs: list, es: list, dom: list, close: list, best: list) -> dict:
+    """The corners (X1, Y1, X2, Y2, delta's upper end) of the whole points :func:`_certify`
+    takes, by (direction, index of the eps): from each inverter's ``corners_here`` for all its
+    eps at once (``numeric.cf_tails``), else from its ``point_here`` one eps at a time."""
+    want: dict = {}
+    for k in range(len(es)):
+        for j in range(len(dirs)):
+            if j == dom[k] or close[k][j]:
+                want.setdefault((j, best[j][k]), []).append(k)
+    out: dict = {}
+    one = arb(1)
+    for (j, i), ks in want.items():
+        budget.check()
+        inv = dirs[j].inv[i]
+        many = getattr(inv, "corners_here", None)
+        if many is not None:
+            for k, cs in zip(ks, many([es[k] for k in ks]), strict=True):
+                out[j, k] = cs
+            continue
+        for k in ks:
+            p = inv.point_here(es[k])
+            px: list = []
+            py: list = []
+            _add_point(px, py, p, one)
+            out[j, k] = (px[0], py[0], px[1], py[1], upper(p.delta))
+    return out
