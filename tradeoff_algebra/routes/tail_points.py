@@ -34,6 +34,7 @@ def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarr
     if n == 0:
         return keep
     keep[0] = keep[-1] = True
+    X, Y, S = X.tolist(), Y.tolist(), S.tolist()  # (floats: the same tests, no numpy scalars)
     i, m = 0, 1
     while m < n:
         if (X[m] - X[i]) * (S[i] - S[m]) / 4 > share * Y[i]:
@@ -150,9 +151,10 @@ def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarra
     _certify(dirs, grid, pts, px, py, prec, progress)
     # each level's lines: at the certified points nearest its threshold on either side
     # (h_1 and h_2 are convex with their minima there: the lowest lines of the grid's)
-    j = np.clip(np.searchsorted(grid, eps, side="right"), 1, grid.size - 1)
-    lines = [[(float(e), pts[float(e)], 2 if mirror[k] else 1)
-              for e in {grid[j[k] - 1], grid[j[k]]}] for k in range(n)]
+    j = np.clip(np.searchsorted(grid, eps, side="right"), 1, grid.size - 1).tolist()
+    gl, ml = grid.tolist(), mirror.tolist()
+    lines = [[(e, pts[e], 2 if ml[k] else 1) for e in {gl[j[k] - 1], gl[j[k]]}]
+             for k in range(n)]
     band = point_band(np.array(px), np.array(py), x, lines)
     # A kept level whose point lies on its side by its ball only (the threshold a hair from the
     # point, or the float placement off) is bounded below by the chord from a farther point,
@@ -255,11 +257,14 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
     es = grid.tolist()
     with working_precision(prec):
         corners = _corners(dirs, es, dom_l, close, best_l)
+        order = [list(range(len(dirs)))] if len(dirs) == 1 else None
         for k, e in enumerate(es):
-            budget.check()
+            if k % 16 == 0:
+                budget.check()
             d_hi = 0.0
             dk = dom_l[k]
-            for j in sorted(range(len(dirs)), key=lambda j: j != dk):  # the larger first
+            # (the larger first)
+            for j in order[0] if order else sorted(range(len(dirs)), key=lambda j: j != dk):
                 inv = dirs[j].inv[best_l[j][k]]
                 if j == dk or close[k][j]:  # the contact point (or a tie): the whole point
                     x1, y1, x2, y2, dj = corners[j, k]
@@ -272,6 +277,11 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
             pts[e] = d_hi
             if progress is not None:
                 progress.update()
+
+
+#: At most this many thresholds per ``corners_here`` call (the time limit is checked between
+#: calls: a DP-SGD inverter of a few thousand nodes takes about a millisecond a threshold).
+CORNERS_CHUNK = 64
 
 
 def _corners(dirs: list, es: list, dom: list, close: list, best: list) -> dict:
@@ -290,8 +300,12 @@ def _corners(dirs: list, es: list, dom: list, close: list, best: list) -> dict:
         inv = dirs[j].inv[i]
         many = getattr(inv, "corners_here", None)
         if many is not None:
-            for k, cs in zip(ks, many([es[k] for k in ks]), strict=True):
-                out[j, k] = cs
+            for at in range(0, len(ks), CORNERS_CHUNK):  # (the time limit between chunks)
+                part = ks[at:at + CORNERS_CHUNK]
+                if at:
+                    budget.check()
+                for k, cs in zip(part, many([es[k] for k in part]), strict=True):
+                    out[j, k] = cs
             continue
         for k in ks:
             p = inv.point_here(es[k])
