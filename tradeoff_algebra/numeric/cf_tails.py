@@ -248,11 +248,13 @@ class TailInverter:
         mc = -c
         up, dn_c, dn0 = self._up, self._dn_const, self._dn
         trd, trt, off = self._tr_delta, self._tr_tail, self._off
-        one = _ONE
+        disc0, disc1 = self._disc0, self._disc1
+        one, zero = _ONE, _ZERO
+        nxt, inf = math.nextafter, math.inf
         out = []
         for e, (s0, s1) in zip(es_arb, sums, strict=True):
-            r0 = s0.real + self._disc0
-            i1 = s1.imag + self._disc1
+            r0 = s0.real + disc0
+            i1 = s1.imag + disc1
             ce = (mc * e).exp()
             ea = (a * e).exp()
             scale = hpi * ce
@@ -264,19 +266,41 @@ class TailInverter:
             offc = off * ce
             tr_d, tr_t = trd * ce + offc, trt * ce + offc
             ee = e.exp()
-            # the ends of delta, the power and F_B (each clipped to [0, 1])
-            d_lo, d_hi = _end_lo(d - disc - tr_d), _end_hi(d + tr_d)
+            # the ends of delta, the power and F_B, each clipped to [0, 1] (exact arbs)
+            d_lo = (d - disc - tr_d).lower()
+            d_hi = (d + tr_d).upper()
             fa = d + fb
-            p_lo, p_hi = _end_lo(fa - disc - tr_t), _end_hi(fa + tr_t)
-            b_lo, b_hi = _end_lo(fb - disc - tr_t), _end_hi(fb + tr_t)
-            a_lo, a_hi = _end_lo(b_lo / ee), _end_hi(b_hi / ee)
+            p_lo = (fa - disc - tr_t).lower()
+            p_hi = (fa + tr_t).upper()
+            b_lo = (fb - disc - tr_t).lower()
+            b_hi = (fb + tr_t).upper()
+            if not (d_lo > zero):
+                d_lo = zero
+            if not (d_hi < one):
+                d_hi = one
+            if not (p_lo > zero):
+                p_lo = zero
+            if not (p_hi < one):
+                p_hi = one
+            if not (b_lo > zero):
+                b_lo = zero
+            if not (b_hi < one):
+                b_hi = one
+            a_lo = (b_lo / ee).lower()
+            a_hi = (b_hi / ee).upper()
+            if not (a_lo > zero):
+                a_lo = zero
+            if not (a_hi < one):
+                a_hi = one
             # delta = power - e^eps alpha narrows delta's upper end (where the two meet)
             m_hi = (p_hi - ee * a_lo).upper()
             m_lo = (p_lo - ee * a_hi).lower()
             if m_lo <= d_hi and d_lo <= m_hi and m_hi < d_hi:
                 d_hi = m_hi
-            out.append((_float_up(a_hi), _float_down(p_lo), _float_up(one - p_lo),
-                        _float_down(one - a_hi), _float_up(d_hi)))
+            # (exact arbs in [0, 1]: a float one step beyond the nearest bounds each)
+            q_hi, w_lo = (one - p_lo).upper(), (one - a_hi).lower()
+            out.append((nxt(float(a_hi), inf), nxt(float(p_lo), -inf),
+                        _float_up(q_hi), _float_down(w_lo), nxt(float(d_hi), inf)))
         return out
 
     def delta(self, eps: float) -> arb:
@@ -452,18 +476,6 @@ def _eval_prec(prec: int, blocks: _Blocks) -> int:
     full = prec + blocks.guard
     limb = 64 * (full // 64)
     return limb if limb >= prec + (blocks.m + blocks.nb + 1) // 2 + 4 else full
-
-
-def _end_lo(x: arb) -> arb:
-    """The lower end of the ball x (exact), at least 0 (the quantities lie in [0, 1])."""
-    v = x.lower()
-    return v if v > _ZERO else _ZERO
-
-
-def _end_hi(x: arb) -> arb:
-    """The upper end of the ball x (exact), at most 1."""
-    v = x.upper()
-    return v if v < _ONE else _ONE
 
 
 def _float_up(x: arb) -> float:
