@@ -146,14 +146,25 @@ def test_alpha_eps_in_log_c_meets_the_search_in_eps(name):
 
 
 @pytest.mark.parametrize("tol", [5e-4, pytest.param(1e-9, marks=pytest.mark.slow)])
-def test_ten_steps_curve_meets_dp_accounting_at_three_levels(tol):
-    """DP-SGD (sigma = 1.1, q = 256/60000, T = 10), 101 levels: the powers at 0.01, 0.1, 0.3
-    meet dp_accounting's brackets (pessimistic and optimistic PLDs at grid 1e-4), every
-    interior level within tol, no warning."""
+def test_ten_steps_curve_meets_dp_accounting_at_three_levels(tol, monkeypatch):
+    """DP-SGD (sigma = 1.1, q = 256/60000, T = 10), 101 levels: one plan per direction at both
+    tolerances (at 1e-9 the remove direction, of bounded loss, planned twice before its first
+    plan was made BOUNDED_FIRST times tighter: ``inversion_tails._Tails.first_rel``); the
+    powers at 0.01, 0.1, 0.3 meet dp_accounting's brackets (pessimistic and optimistic PLDs
+    at grid 1e-4), every interior level within tol, no warning."""
+    seen: list = []
+    orig = inversion_tails._Tails.plan
+
+    def plan(self, e0):
+        seen.append(id(self))
+        return orig(self, e0)
+
+    monkeypatch.setattr(inversion_tails._Tails, "plan", plan)
     f = ta.noisy_sgd(SIGMA, Q, 10)
     with warnings.catch_warnings(), ta.time_limit(None):
         warnings.simplefilter("error")
         b = inversion_curve.inversion_band(f, LEVELS, tol)
+    assert len(seen) == 2 and len(set(seen)) == 2
     for i in (1, 10, 30):
         assert _meets(float(b.power_lo[i]), float(b.power_hi[i]), BRACKETS[(10, i / 100)]), i
     inner = (LEVELS > 0) & (LEVELS < 1)
