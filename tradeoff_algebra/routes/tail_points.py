@@ -279,9 +279,12 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
                 progress.update()
 
 
-#: At most this many thresholds per ``corners_here`` call (the time limit is checked between
-#: calls: a DP-SGD inverter of a few thousand nodes takes about a millisecond a threshold).
-CORNERS_CHUNK = 64
+#: About this many nodes times thresholds per ``corners_here`` call, and at least
+#: CORNERS_MIN thresholds (the time limit is checked between calls: a DP-SGD inverter of a few
+#: thousand nodes takes about a millisecond a threshold; G(1) (x) Laplace(1)'s 34 nodes take
+#: all its 103 thresholds in one call).
+CORNERS_WORK = 1 << 14
+CORNERS_MIN = 8
 
 
 def _corners(dirs: list, es: list, dom: list, close: list, best: list) -> dict:
@@ -300,8 +303,11 @@ def _corners(dirs: list, es: list, dom: list, close: list, best: list) -> dict:
         inv = dirs[j].inv[i]
         many = getattr(inv, "corners_here", None)
         if many is not None:
-            for at in range(0, len(ks), CORNERS_CHUNK):  # (the time limit between chunks)
-                part = ks[at:at + CORNERS_CHUNK]
+            # (the time limit between chunks of about CORNERS_WORK nodes times thresholds)
+            nodes = getattr(getattr(inv, "_fk", None), "size", 0)
+            chunk = max(CORNERS_MIN, CORNERS_WORK // max(nodes, 1))
+            for at in range(0, len(ks), chunk):
+                part = ks[at:at + chunk]
                 if at:
                     budget.check()
                 for k, cs in zip(part, many([es[k] for k in part]), strict=True):
