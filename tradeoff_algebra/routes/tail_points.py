@@ -236,9 +236,10 @@ def _inner_points(dirs: list, ests: list, dom: np.ndarray, eps: np.ndarray, mirr
 def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: int,
              progress=None) -> None:
     """The certified points at the increasing floats ``grid`` (each direction's from its
-    inverter of least error bound there): the contact point's (the larger delta's, both where
-    the deltas tie) into ``px``, ``py`` with its mirror image, and the larger delta's upper end
-    into ``pts``."""
+    inverter of least error bound there, each inverter's whole points at once: :func:`_corners`,
+    ``numeric.cf_tails.TailInverter.corners_here``): the contact point's (the larger delta's,
+    both where the deltas tie) into ``px``, ``py`` with its mirror image, and the larger delta's
+    upper end into ``pts``."""
     if grid.size == 0:
         return
     best = [d.best(grid)[0] for d in dirs]
