@@ -374,6 +374,7 @@ def point_band(px: np.ndarray, py: np.ndarray, alphas: np.ndarray, lines: Sequen
     out_pl, out_ph, out_fl, out_fh = [], [], [], []
     with working_precision(prec):
         one, zero = arb(1), arb(0)
+        neg_inf, pos_inf = arb("-inf"), arb("inf")
         for j, (a, i) in enumerate(zip(x.ravel().tolist(), idx.tolist(), strict=True)):
             if j % 64 == 0:
                 budget.check()
@@ -385,7 +386,12 @@ def point_band(px: np.ndarray, py: np.ndarray, alphas: np.ndarray, lines: Sequen
                 seg = segs[i] = (y1, arb(hyl[i + 1]) - y1, x1, arb(hxl[i + 1]) - x1)
             y1, dy, x1, dx = seg
             lo = y1 + dy * (A - x1) / dx
-            lo = _amax([lower_arb(lo), A, zero])  # 1 - f >= alpha
+            # (lower_arb, _amax and upper_arb inline: the same exact arbs)
+            lo = arb(lo.lower()) if lo.is_finite() else neg_inf
+            if A > lo:
+                lo = A  # 1 - f >= alpha
+            if zero > lo:
+                lo = zero
             hi = one
             for eps, d_hi, branch in lines[j]:
                 ex = exps.get(eps)
@@ -393,7 +399,7 @@ def point_band(px: np.ndarray, py: np.ndarray, alphas: np.ndarray, lines: Sequen
                     ex = exps[eps] = arb(eps).exp()
                 v = arb(d_hi) + ex * A if branch == 1 else one - (one - A - arb(d_hi)) / ex
                 if v < hi:
-                    hi = upper_arb(v)
+                    hi = arb(v.upper()) if v.is_finite() else pos_inf
             out_pl.append(max(lower(lo), 0.0))
             out_ph.append(min(upper(hi), 1.0))
             out_fl.append(max(lower(one - hi), 0.0))
