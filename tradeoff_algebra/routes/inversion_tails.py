@@ -427,9 +427,9 @@ def _alpha_eps(factors: Sequence, a: float, cap: float) -> float:
     (as :func:`_alpha_eps_saddles`), parametrised by the saddle point c itself: eps(c) =
     K'(c) - 1/c - 1/(c + 1) is explicit, so each step is one evaluation of the cumulants where
     each step in eps solved for its saddle point (about 0.1 ms each, eight of them: 0.7 ms of
-    a 101-level curve of G(1) (x) Laplace(1) at 12 ms). Regula falsi (Illinois) in log c from
-    the saddle point of eps = 0, to ALPHA_EPS_TOL in log alpha or 2^-14 cap in eps; where the
-    cumulants fail or no bracket is found below c = 1e5, the search in eps."""
+    a 101-level curve of G(1) (x) Laplace(1) at 12 ms). Safeguarded Newton steps in log c from
+    the saddle point of eps = 0 (:func:`_alpha_eps_c`), to ALPHA_EPS_TOL in log alpha; where the
+    cumulants fail or no bracket is found below c = 4^8, the search in eps."""
     try:
         got = _alpha_eps_c(factors, a, cap)
     except (ValueError, ArithmeticError, RuntimeError):
