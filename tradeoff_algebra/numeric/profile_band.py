@@ -369,28 +369,43 @@ def point_band(px: np.ndarray, py: np.ndarray, alphas: np.ndarray, lines: Sequen
     f_lo, f_hi = np.empty_like(x), np.empty_like(x)
     p_lo, p_hi = np.empty_like(x), np.empty_like(x)
     exps: dict = {}
+    segs: dict = {}  # (each hull chord's exact ends and differences, once)
+    hxl, hyl = hx.tolist(), hy.tolist()
+    out_pl, out_ph, out_fl, out_fh = [], [], [], []
     with working_precision(prec):
-        one = arb(1)
-        for j, a in enumerate(x.ravel()):
+        one, zero = arb(1), arb(0)
+        neg_inf, pos_inf = arb("-inf"), arb("inf")
+        for j, (a, i) in enumerate(zip(x.ravel().tolist(), idx.tolist(), strict=True)):
             if j % 64 == 0:
                 budget.check()
-            A = arb(float(a))
-            i = int(idx[j])
-            x1, x2, y1, y2 = hx[i], hx[i + 1], hy[i], hy[i + 1]
-            # (x1 <= a <= x2: the hull runs from 0 to 1 with distinct x)
-            lo = arb(y1) + (arb(y2) - arb(y1)) * (A - arb(x1)) / (arb(x2) - arb(x1))
-            lo = _amax([lower_arb(lo), A, arb(0)])  # 1 - f >= alpha
+            A = arb(a)
+            seg = segs.get(i)
+            if seg is None:
+                # (x1 <= a <= x2: the hull runs from 0 to 1 with distinct x)
+                y1, x1 = arb(hyl[i]), arb(hxl[i])
+                seg = segs[i] = (y1, arb(hyl[i + 1]) - y1, x1, arb(hxl[i + 1]) - x1)
+            y1, dy, x1, dx = seg
+            lo = y1 + dy * (A - x1) / dx
+            # (lower_arb, _amax and upper_arb inline: the same exact arbs)
+            lo = arb(lo.lower()) if lo.is_finite() else neg_inf
+            if A > lo:
+                lo = A  # 1 - f >= alpha
+            if zero > lo:
+                lo = zero
             hi = one
             for eps, d_hi, branch in lines[j]:
-                if eps not in exps:
-                    exps[eps] = arb(eps).exp()
-                ex = exps[eps]
+                ex = exps.get(eps)
+                if ex is None:
+                    ex = exps[eps] = arb(eps).exp()
                 v = arb(d_hi) + ex * A if branch == 1 else one - (one - A - arb(d_hi)) / ex
                 if v < hi:
-                    hi = upper_arb(v)
-            p_lo.flat[j], p_hi.flat[j] = max(lower(lo), 0.0), min(upper(hi), 1.0)
-            f_lo.flat[j] = max(lower(one - hi), 0.0)
-            f_hi.flat[j] = min(upper(one - lo), 1.0)
+                    hi = arb(v.upper()) if v.is_finite() else pos_inf
+            out_pl.append(max(lower(lo), 0.0))
+            out_ph.append(min(upper(hi), 1.0))
+            out_fl.append(max(lower(one - hi), 0.0))
+            out_fh.append(min(upper(one - lo), 1.0))
+    p_lo.flat[:], p_hi.flat[:] = out_pl, out_ph
+    f_lo.flat[:], f_hi.flat[:] = out_fl, out_fh
     f_hi = np.minimum(np.maximum(f_hi, 0.0), np.nextafter(1.0 - x, np.inf))
     return Band(f_lo, np.maximum(f_hi, f_lo), p_lo, np.maximum(p_hi, p_lo))
 

@@ -351,16 +351,20 @@ def tail_band(sets: list, x: np.ndarray, tol: float, progress=None,
         d.plan(e_start)
     flat = x.ravel()
     for _ in range(TAIL_PLANS):
-        z = [d.estimate(np.array([0.0])) for d in dirs]  # at eps = 0: slope -1
+        # at eps = 0 (slope -1) and at the candidate ends of the grid, in one estimate each
+        tries = [max(1.5 * e_min, 1.0)]
+        while tries[-1] < cap:
+            tries.append(min(1.5 * tries[-1], cap))
+        z = [d.estimate(np.array([0.0] + tries)) for d in dirs]
         ends = [float(e[2][0]) for e in z] + [1 - float(e[1][0]) for e in z]
         b1, b2 = flat < min(ends), flat > max(ends)
-        end = max(1.5 * e_min, 1.0)
-        while end < cap:  # the grid reaches the smallest size and the largest power asked
-            ests = [d.estimate(np.array([end])) for d in dirs]
-            if (max(e[2][0] for e in ests) <= a_min
-                    and max(e[1][0] for e in ests) <= 1 - float(flat[b2].max(initial=0.0))):
+        top = 1 - float(flat[b2].max(initial=0.0))
+        end = tries[-1]
+        for k, e_try in enumerate(tries[:-1]):
+            # the grid reaches the smallest size and the largest power asked
+            if (max(e[2][k + 1] for e in z) <= a_min and max(e[1][k + 1] for e in z) <= top):
+                end = e_try
                 break
-            end = min(1.5 * end, cap)
         eps = _solve_levels(dirs, flat, b1, b2, end)
         # each direction's error bound against the power at the level (its share of tol)
         power = np.where(b2, 1 - flat, np.maximum(flat, 1e-300))

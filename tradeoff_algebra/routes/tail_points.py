@@ -34,6 +34,7 @@ def _thin(X: np.ndarray, Y: np.ndarray, S: np.ndarray, share: float) -> np.ndarr
     if n == 0:
         return keep
     keep[0] = keep[-1] = True
+    X, Y, S = X.tolist(), Y.tolist(), S.tolist()  # (floats: the same tests, no numpy scalars)
     i, m = 0, 1
     while m < n:
         if (X[m] - X[i]) * (S[i] - S[m]) / 4 > share * Y[i]:
@@ -150,9 +151,10 @@ def certified_band(dirs: list, x: np.ndarray, eps: np.ndarray, mirror: np.ndarra
     _certify(dirs, grid, pts, px, py, prec, progress)
     # each level's lines: at the certified points nearest its threshold on either side
     # (h_1 and h_2 are convex with their minima there: the lowest lines of the grid's)
-    j = np.clip(np.searchsorted(grid, eps, side="right"), 1, grid.size - 1)
-    lines = [[(float(e), pts[float(e)], 2 if mirror[k] else 1)
-              for e in {grid[j[k] - 1], grid[j[k]]}] for k in range(n)]
+    j = np.clip(np.searchsorted(grid, eps, side="right"), 1, grid.size - 1).tolist()
+    gl, ml = grid.tolist(), mirror.tolist()
+    lines = [[(e, pts[e], 2 if ml[k] else 1) for e in {gl[j[k] - 1], gl[j[k]]}]
+             for k in range(n)]
     band = point_band(np.array(px), np.array(py), x, lines)
     # A kept level whose point lies on its side by its ball only (the threshold a hair from the
     # point, or the float placement off) is bounded below by the chord from a farther point,
@@ -234,9 +236,10 @@ def _inner_points(dirs: list, ests: list, dom: np.ndarray, eps: np.ndarray, mirr
 def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: int,
              progress=None) -> None:
     """The certified points at the increasing floats ``grid`` (each direction's from its
-    inverter of least error bound there): the contact point's (the larger delta's, both where
-    the deltas tie) into ``px``, ``py`` with its mirror image, and the larger delta's upper end
-    into ``pts``."""
+    inverter of least error bound there, each inverter's whole points at once: :func:`_corners`,
+    ``numeric.cf_tails.TailInverter.corners_here``): the contact point's (the larger delta's,
+    both where the deltas tie) into ``px``, ``py`` with its mirror image, and the larger delta's
+    upper end into ``pts``."""
     if grid.size == 0:
         return
     best = [d.best(grid)[0] for d in dirs]
@@ -252,21 +255,69 @@ def _certify(dirs: list, grid: np.ndarray, pts: dict, px: list, py: list, prec: 
     # the last certified delta of each direction at a smaller eps: delta is non-increasing, so
     # it bounds delta here too, and where it lies below the larger delta nothing is computed
     last = [math.inf] * len(dirs)
+    es = grid.tolist()
     with working_precision(prec):
-        one = arb(1)
-        for k, e in enumerate(grid.tolist()):
-            budget.check()
+        corners = _corners(dirs, es, dom_l, close, best_l)
+        order = [list(range(len(dirs)))] if len(dirs) == 1 else None
+        for k, e in enumerate(es):
+            if k % 16 == 0:
+                budget.check()
             d_hi = 0.0
             dk = dom_l[k]
-            for j in sorted(range(len(dirs)), key=lambda j: j != dk):  # the larger first
+            # (the larger first)
+            for j in order[0] if order else sorted(range(len(dirs)), key=lambda j: j != dk):
                 inv = dirs[j].inv[best_l[j][k]]
                 if j == dk or close[k][j]:  # the contact point (or a tie): the whole point
-                    p = inv.point_here(e)
-                    _add_point(px, py, p, one)
-                    last[j] = upper(p.delta)
+                    x1, y1, x2, y2, dj = corners[j, k]
+                    px += [x1, x2]
+                    py += [y1, y2]
+                    last[j] = dj
                 elif last[j] > d_hi:  # below the other: its delta only (the lines' maximum)
                     last[j] = upper(inv.delta_here(e))
                 d_hi = max(d_hi, last[j])
             pts[e] = d_hi
             if progress is not None:
                 progress.update()
+
+
+#: About this many nodes times thresholds per ``corners_here`` call, and at least
+#: CORNERS_MIN thresholds (the time limit is checked between calls: a DP-SGD inverter of a few
+#: thousand nodes takes about a millisecond a threshold; G(1) (x) Laplace(1)'s 34 nodes take
+#: all its 103 thresholds in one call).
+CORNERS_WORK = 1 << 14
+CORNERS_MIN = 8
+
+
+def _corners(dirs: list, es: list, dom: list, close: list, best: list) -> dict:
+    """The corners (X1, Y1, X2, Y2, delta's upper end) of the whole points :func:`_certify`
+    takes, by (direction, index of the eps): from each inverter's ``corners_here`` for all its
+    eps at once (``numeric.cf_tails``), else from its ``point_here`` one eps at a time."""
+    want: dict = {}
+    for k in range(len(es)):
+        for j in range(len(dirs)):
+            if j == dom[k] or close[k][j]:
+                want.setdefault((j, best[j][k]), []).append(k)
+    out: dict = {}
+    one = arb(1)
+    for (j, i), ks in want.items():
+        budget.check()
+        inv = dirs[j].inv[i]
+        many = getattr(inv, "corners_here", None)
+        if many is not None:
+            # (the time limit between chunks of about CORNERS_WORK nodes times thresholds)
+            nodes = getattr(getattr(inv, "_fk", None), "size", 0)
+            chunk = max(CORNERS_MIN, CORNERS_WORK // max(nodes, 1))
+            for at in range(0, len(ks), chunk):
+                part = ks[at:at + chunk]
+                if at:
+                    budget.check()
+                for k, cs in zip(part, many([es[k] for k in part]), strict=True):
+                    out[j, k] = cs
+            continue
+        for k in ks:
+            p = inv.point_here(es[k])
+            px: list = []
+            py: list = []
+            _add_point(px, py, p, one)
+            out[j, k] = (px[0], py[0], px[1], py[1], upper(p.delta))
+    return out
