@@ -406,6 +406,8 @@ HULL_EPSILON: list = []
 HULL_DELTA: list = []
 #: The note where such a route's bracket narrows the engines' answer or stands for it.
 HULL_CELLS = "certified bracket of the loss's cells (symmetric hull eps)"
+#: The note where a route of :data:`HULL_DELTA` narrows the engines' delta or stands for it.
+HULL_CELLS_DELTA = "certified bracket of the loss's cells (symmetric hull delta)"
 
 
 def _meet(a, b, what: str):
@@ -492,7 +494,7 @@ def _hull_delta(f, dirs, eps):
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return _meet(r, own, what)
-    trace.note(HULL_CELLS)
+    trace.note(HULL_CELLS_DELTA)
     warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
     return _meet(r, own, what) if certified else own
 
