@@ -107,7 +107,12 @@ def _refine(laws, T: int, read, rel: float, what: str):
         for i, law in enumerate(laws):
             if not live[i]:
                 continue
-            a, b = read(_power(law, T, D))
+            try:
+                a, b = read(_power(law, T, D))
+            except budget.TimeLimitExceeded as exc:  # (inside a power: the coarser grids' best)
+                if exc.best is not None or best is None:
+                    raise
+                raise budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about) from None
             lo_i, hi_i = max(brackets[i][0], a), min(brackets[i][1], b)
             if lo_i > hi_i:
                 raise ArithmeticError(f"hull_tilted: disjoint certified brackets of {what}: "
