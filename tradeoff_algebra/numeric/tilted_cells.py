@@ -47,6 +47,13 @@ __all__ = ["TiltedCellPower", "PREC"]
 PREC = 128
 
 
+def _log_suffix(f: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """log sum_{k >= i} f_k e^{-g_k} for every i, in floats (-inf where the sum is 0)."""
+    with np.errstate(divide="ignore"):
+        terms = np.log(f) - g
+    return np.logaddexp.accumulate(terms[::-1])[::-1]
+
+
 def _ints(vals: list[arb], up: bool) -> tuple[list[int], int]:
     """The masses as integers times 2^-K, their sum below 2^BITS (``lattice_cells``)."""
     tot = sum(vals, arb(0))
@@ -89,20 +96,19 @@ class TiltedCellPower:
         self.pa, self.ea, _ = _power_array(ia, ka, self.T, True)  # (tilted: every point)
         self._polys: dict = {}
         off = self.T * self.lo
-        # floats (placement only): suffix sums of U, U e^{-G}, B and A (the tilt divided out)
-        gu = (np.arange(len(self.pu)) + off) / self.D
+        # floats (placement only): suffix sums of U and B, and the logarithms of the suffix
+        # sums of U e^{-G} and of A (the tilt divided out), in log space: e^{-G} leaves the
+        # floats' range past G = 745 (mu = 10, q = 1/10, T = 1000: eps(1e-5) ~ 710)
+        self.gu = (np.arange(len(self.pu)) + off) / self.D
         fu = np.ldexp(self.pu.astype(np.float64), -self.eu)
-        with np.errstate(over="ignore", under="ignore"):
-            self.su1 = np.cumsum(fu[::-1])[::-1]
-            self.su2 = np.cumsum((fu * np.exp(-gu))[::-1])[::-1]
-        self.gu = gu
+        self.su1 = np.cumsum(fu[::-1])[::-1]
+        self.lsu2 = _log_suffix(fu, self.gu)
         m = max(len(self.pb), len(self.pa))
         fb = np.pad(np.ldexp(self.pb.astype(np.float64), -self.eb), (0, m - len(self.pb)))
         ga = (np.arange(len(self.pa)) + off) / self.D
-        with np.errstate(over="ignore", under="ignore"):
-            fa = np.ldexp(self.pa.astype(np.float64), -self.ea) * np.exp(-ga)
-        fa = np.pad(fa, (0, m - len(self.pa)))
-        self.sb, self.sa = np.cumsum(fb[::-1])[::-1], np.cumsum(fa[::-1])[::-1]
+        la = _log_suffix(np.ldexp(self.pa.astype(np.float64), -self.ea), ga)
+        self.sb = np.cumsum(fb[::-1])[::-1]
+        self.lsa = np.pad(la, (0, m - len(la)), constant_values=-np.inf)
 
     @property
     def points(self) -> int:
@@ -144,7 +150,7 @@ class TiltedCellPower:
         """A ball whose lower end is at most delta(eps): the best of the tests within three
         indices of the floats' best (any test is sound: the floats only place them)."""
         with np.errstate(over="ignore", invalid="ignore"):
-            v = self.sb - math.exp(min(eps, 700.0)) * self.sa
+            v = self.sb - np.exp(eps + self.lsa)
         k0 = int(np.nanargmax(v)) if np.any(np.isfinite(v)) else 0
         ee = arb(eps).exp()
         best = arb(0)
@@ -169,7 +175,7 @@ class TiltedCellPower:
             i0 = max(math.floor(eps * self.D) - self.T * self.lo + 1, 0)
             if i0 >= len(self.su1):
                 return 0.0
-            return float(self.su1[i0] - math.exp(min(eps, 700.0)) * self.su2[i0])
+            return float(self.su1[i0] - math.exp(min(eps + self.lsu2[i0], 700.0)))
 
         a, b = lo, float(self.gu[-1]) + 1.0 / self.D
         for _ in range(80):
@@ -185,7 +191,7 @@ class TiltedCellPower:
         least eps the split profile proves delta(hi) < d_dn, found from the floats' crossing and
         moved up by growing steps until proved."""
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            et = np.log((self.sb - d_up) / self.sa)
+            et = np.log(self.sb - d_up) - self.lsa
         et[~np.isfinite(et)] = -np.inf
         lo = 0.0
         with working_precision(PREC):

@@ -451,9 +451,12 @@ def _hull_epsilon(f, dirs, d):
     try:
         r = pld_epsilon(list(dirs), d)
     except budget.TimeLimitExceeded as exc:
-        if own is None or exc.best is not None:
+        if own is None:
             raise
-        raise budget.TimeLimitExceeded(exc.what, exc.seconds, own, exc.about) from None
+        best = own  # (the offers' bracket, narrowed by the engines' best where they meet)
+        if exc.best is not None and max(own[0], exc.best[0]) <= min(own[1], exc.best[1]):
+            best = (max(own[0], exc.best[0]), min(own[1], exc.best[1]))
+        raise budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about) from None
     if own is None:
         return r
     if isinstance(r, CertifiedPair):

@@ -51,8 +51,9 @@ ROUTE = "certified cells of both directions composed on a lattice (symmetric hul
 #: The least lattice points of the first grid (a wide loss, mu = 100: 96 cells a step would be
 #: two cells a unit of loss).
 START_POINTS = 20_000
-#: The route does not begin a grid it expects to end later than this many seconds after its
-#: start (the engines answer or intersect after it).
+#: The route does not begin a grid it expects to end later than this many CPU seconds after
+#: its start (the engines answer or intersect after it); a grid the time limit's wall-clock
+#: time left cannot pay for is not begun either.
 MAX_SECONDS = 8.0
 
 
@@ -94,7 +95,7 @@ def _refine(laws, T: int, read, rel: float, what: str):
     D = max(math.ceil(CELLS / span), math.ceil(START_POINTS / (T * span)))
     if top_d < 1 or D > top_d:
         return None
-    start = time.monotonic()
+    start = time.process_time()
     brackets = [[0.0, math.inf], [0.0, math.inf]]
     live = [True, True]
     last = None
@@ -103,7 +104,7 @@ def _refine(laws, T: int, read, rel: float, what: str):
         hi = max(b[1] for b in brackets)
         best = CertifiedPair(mp.mpf(lo), mp.mpf(hi)) if hi < math.inf else None
         budget.check(best)
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), time.process_time()
         for i, law in enumerate(laws):
             if not live[i]:
                 continue
@@ -121,15 +122,15 @@ def _refine(laws, T: int, read, rel: float, what: str):
         for i in (0, 1):  # (a direction below the other's lower end is not the maximum)
             if live[i] and brackets[i][1] < brackets[1 - i][0]:
                 live[i] = False
-        last = time.monotonic() - t0
+        last, last_cpu = time.monotonic() - t0, time.process_time() - c0
         lo = max(b[0] for b in brackets)
         hi = max(b[1] for b in brackets)
         if hi < math.inf and hi - lo <= rel * hi:
             break
         if 2 * D > top_d:
             break
-        ahead = 2.2 * last
-        if ahead > budget.remaining() or time.monotonic() - start + ahead > MAX_SECONDS:
+        if 2.2 * last > budget.remaining() or (
+                time.process_time() - start + 2.2 * last_cpu > MAX_SECONDS):
             break
         D *= 2
     if not hi < math.inf:
