@@ -89,7 +89,7 @@ try:
     ends = []
     for pess in (False, True):
         p = pld_lib.from_laplace_mechanism(1 / mu, 1.0, pessimistic_estimate=pess,
-                                           value_discretization_interval=1e-5,
+                                           value_discretization_interval={grid},
                                            sampling_prob=q).self_compose(T)
         ends.append(p.get_epsilon_for_delta(1e-5) if call == "eps"
                     else p.get_delta_for_epsilon(1.0))
@@ -97,6 +97,7 @@ try:
 except Exception as e:
     out["bracket_error"] = type(e).__name__ + ": " + str(e)[:100]
 out["bracket_cpu"] = time.process_time() - t0
+out["bracket_grid"] = {grid}
 print(json.dumps(out))
 '''
 
@@ -156,7 +157,8 @@ def peers(args) -> None:
             for call in ("eps", "delta"):
                 if args.cells and f"{mu},{q},{T}" not in args.cells.split(";"):
                     continue
-                code = PEER.format(mu=float(mu), q=float(eval(q)), T=T, call=call)
+                code = PEER.format(mu=float(mu), q=float(eval(q)), T=T, call=call,
+                                   grid=args.grid)
                 r = child(code, args.timeout)
                 row = dict(mu=mu, q=q, T=T, call=call, **r)
                 fh.write(json.dumps(row) + "\n")
@@ -198,9 +200,14 @@ def _check(r: dict | None, peer: dict | None) -> str:
 
 
 def table(args) -> None:
-    base, new, dpa = _load(args.base), _load(args.new), _load(args.peers)
+    base, dpa = _load(args.base), _load(args.peers)
+    new, marks = {}, {}
+    files = args.new.split(",")  # (later files override earlier ones; rows of an earlier one
+    for i, path in enumerate(files):  # are marked with a dagger)
+        for k, v in _load(path).items():
+            new[k], marks[k] = v, ("" if i == len(files) - 1 else " †")
     print("| mu | q | T | call | tol | before | after | dp_accounting 1e-4 (CPU) | "
-          "bracket 1e-5 [opt, pess] | check |")
+          "bracket [opt, pess] | check |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for key in sorted(new, key=lambda k: (float(eval(k[0])), -float(eval(k[1])), k[2],
                                           CALLS.index(k[3]), k[4])):
@@ -209,9 +216,10 @@ def table(args) -> None:
         ps = "-" if p is None else (f"{p['value']:.10g} ({p['cpu']:.2f} s)" if "value" in p
                                     else p.get("error", "-")[:40])
         br = "-" if p is None or "bracket" not in p else \
-            f"[{p['bracket'][0]:.10g}, {p['bracket'][1]:.10g}] ({p['bracket_cpu']:.1f} s)"
+            (f"[{p['bracket'][0]:.10g}, {p['bracket'][1]:.10g}] ({p['bracket_cpu']:.1f} s, "
+             f"grid {p.get('bracket_grid', 1e-5):g})")
         print(f"| {mu} | {q} | {T} | {call} | {tol} | {_fmt(base.get(key))} | "
-              f"{_fmt(new[key])} | {ps} | {br} | {_check(new[key], p)} |")
+              f"{_fmt(new[key])}{marks[key]} | {ps} | {br} | {_check(new[key], p)} |")
 
 
 def main() -> None:
@@ -227,9 +235,10 @@ def main() -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--cells")
+    p.add_argument("--grid", type=float, default=1e-5, help="the bracket's grid")
     t = sub.add_parser("table")
     t.add_argument("base")
-    t.add_argument("new")
+    t.add_argument("new", help="one file, or several separated by commas")
     t.add_argument("peers", nargs="?")
     a = ap.parse_args()
     {"run": run, "peers": peers, "table": table}[a.cmd](a)
