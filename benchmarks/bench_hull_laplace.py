@@ -200,7 +200,9 @@ def _check(r: dict | None, peer: dict | None) -> str:
 
 
 def table(args) -> None:
-    base, dpa = _load(args.base), _load(args.peers)
+    base, dpa = _load(args.base), {}
+    for path in (args.peers or "").split(","):  # (later files override earlier ones)
+        dpa.update(_load(path))
     new, marks = {}, {}
     files = args.new.split(",")  # (later files override earlier ones; rows of an earlier one
     for i, path in enumerate(files):  # are marked with a dagger)

@@ -465,7 +465,8 @@ def _hull_epsilon(f, dirs, d):
             trace.note(HULL_CELLS)
         return out
     trace.note(HULL_CELLS)
-    warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
+    if own[1] - own[0] > pld.options()["tol"] * abs(own[1]):  # (a route asks tol / 4)
+        warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
     return own
 
 
@@ -498,8 +499,10 @@ def _hull_delta(f, dirs, eps):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return _meet(r, own, what)
     trace.note(HULL_CELLS_DELTA)
-    warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
-    return _meet(r, own, what) if certified else own
+    out = _meet(r, own, what) if certified else own
+    if out[1] - out[0] > tol * abs(out[1]):  # (a route asks tol / 4)
+        warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
+    return out
 
 
 @mp_epsilon.register(SymmetricHull)
