@@ -40,7 +40,7 @@ from .plan import _float_bracket, lattice_power, pld_leaves, route
 
 __all__ = ["pld_delta", "pld_epsilon", "pld_value", "hull_directions", "lattice_enclosure",
            "certified_delta_part", "largest_loss", "zero_above_largest_loss", "looser_tolerances",
-           "INVERSION", "PLD"]
+           "INVERSION", "PLD", "HULL_EPSILON", "HULL_DELTA"]
 
 #: The names the engines' answers carry (``Value.route``).
 INVERSION = "certified Laplace inversion"
@@ -368,7 +368,7 @@ def _hull_route(g, f, kind: str, x):
     its two directions (``kind`` "delta"), or the hull's value or power at alpha = x."""
     if kind == "delta":
         dirs = hull_directions(f)
-        return None if dirs is None else pld_delta(list(dirs), x)
+        return None if dirs is None else _hull_delta(f, dirs, x)
     return pld_hull_value(f, x, kind == "roc")
 
 
@@ -399,44 +399,110 @@ def _single_factor_epsilon(f, d):
 #: Routes of eps_C(delta) of a hull of a product tried before the engines, ``route(f, d)`` ->
 #: a CertifiedPair that meets the tolerance, an ``numeric.offer.Offer`` of one that does not,
 #: or None (registered by later modules: ``routes.hull_cells``, the cells of a few subsampled
-#: Laplace steps composed on a lattice).
+#: Laplace steps composed on a lattice; ``routes.hull_tilted``, both directions' cells).
 HULL_EPSILON: list = []
+#: Routes of delta_C(eps) of a hull of a product, as :data:`HULL_EPSILON`, asked where the
+#: engines' enclosure is wider than the tolerance (``routes.hull_tilted``).
+HULL_DELTA: list = []
 #: The note where such a route's bracket narrows the engines' answer or stands for it.
 HULL_CELLS = "certified bracket of the loss's cells (symmetric hull eps)"
+#: The note where a route of :data:`HULL_DELTA` narrows the engines' delta or stands for it.
+HULL_CELLS_DELTA = "certified bracket of the loss's cells (symmetric hull delta)"
+
+
+def _meet(a, b, what: str):
+    """The intersection of two certified enclosures (lo, hi) of one number (ArithmeticError
+    where they are disjoint: one of them is wrong)."""
+    lo, hi = max(a[0], b[0]), min(a[1], b[1])
+    if lo > hi:
+        raise ArithmeticError(f"disjoint certified enclosures of {what}: {tuple(a)} and "
+                              f"{tuple(b)}")
+    return CertifiedPair(lo, hi)
+
+
+def _offers(routes, f, x, what: str):
+    """(answer, offer) from ``routes`` asked in order: the first answer that meets the
+    tolerance (a CertifiedPair), intersected with the offers before it (answer; offer None),
+    else (None, the intersection of every offer as an Offer with the narrowest one's warning,
+    or None where none offered)."""
+    own, warn, width = None, None, math.inf
+    for route_ in routes:
+        got = route_(f, x)
+        if got is None:
+            continue
+        if not isinstance(got, Offer):
+            return (got if own is None else _meet(got, own, what)), None
+        own = got.answer if own is None else _meet(got.answer, own, what)
+        w = got.answer[1] - got.answer[0]
+        if w < width:
+            warn, width = got.warning, w
+    return None, (None if own is None else Offer(own, warn))
 
 
 def _hull_epsilon(f, dirs, d):
-    """The first answer of :data:`HULL_EPSILON`; else the engines' enclosure, intersected with
-    the first offer (two enclosures of one number), or that offer alone with its
-    ToleranceWarning where the engines give an estimate (the PLD grid) or none."""
-    offer = None
-    for answer in HULL_EPSILON:
-        got = answer(f, d)
-        if got is not None and not isinstance(got, Offer):
-            return got
-        if got is not None:
-            offer = got
-            break
+    """The first answer of :data:`HULL_EPSILON` (intersected with the offers before it); else
+    the engines' enclosure, intersected with the offers' intersection (certified enclosures of
+    one number), or that intersection alone with its ToleranceWarning where the engines give
+    an estimate (the PLD grid) or none."""
+    got, offer = _offers(HULL_EPSILON, f, d, f"eps of {f} at {d}")
+    if got is not None:
+        return got
     own = None if offer is None else offer.answer
     try:
         r = pld_epsilon(list(dirs), d)
     except budget.TimeLimitExceeded as exc:
-        if own is None or exc.best is not None:
+        if own is None:
             raise
-        raise budget.TimeLimitExceeded(exc.what, exc.seconds, own, exc.about) from None
+        best = own  # (the offers' bracket, narrowed by the engines' best where they meet)
+        if exc.best is not None and max(own[0], exc.best[0]) <= min(own[1], exc.best[1]):
+            best = (max(own[0], exc.best[0]), min(own[1], exc.best[1]))
+        raise budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about) from None
     if own is None:
         return r
     if isinstance(r, CertifiedPair):
-        lo, hi = max(r[0], own[0]), min(r[1], own[1])
-        if lo > hi:
-            raise ArithmeticError(f"disjoint certified enclosures of eps of {f} at {d}: {r} "
-                                  f"and {own}")
-        if (lo, hi) != tuple(r):
+        out = _meet(r, own, f"eps of {f} at {d}")
+        if tuple(out) != tuple(r):
             trace.note(HULL_CELLS)
-        return CertifiedPair(lo, hi)
+        return out
     trace.note(HULL_CELLS)
-    warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
+    if own[1] - own[0] > pld.options()["tol"] * abs(own[1]):  # (a route asks tol / 4)
+        warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
     return own
+
+
+def _hull_delta(f, dirs, eps):
+    """delta_C(eps): the engines' enclosure (:func:`pld_delta`); where it is wider than the
+    tolerance or not certified, the routes of :data:`HULL_DELTA` too: the first that meets
+    the tolerance, intersected with the engines' certified enclosure and the offers (the
+    engines' warnings dropped), else the intersection of the certified enclosures, with the
+    engines' warnings where theirs is the narrowest, the offer's where that is."""
+    tol = pld.options()["tol"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = pld_delta(list(dirs), eps)
+    certified = isinstance(r, CertifiedPair)
+    if not HULL_DELTA or (certified and r[1] - r[0] <= tol * abs(r[1])):
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return r
+    what = f"delta of {f} at {eps}"
+    got, offer = _offers(HULL_DELTA, f, eps, what)
+    if got is not None:
+        return _meet(got, r, what) if certified else got
+    if offer is None:
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return r
+    own = offer.answer
+    if certified and r[1] - r[0] <= own[1] - own[0]:
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return _meet(r, own, what)
+    trace.note(HULL_CELLS_DELTA)
+    out = _meet(r, own, what) if certified else own
+    if out[1] - out[0] > tol * abs(out[1]):  # (a route asks tol / 4)
+        warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
+    return out
 
 
 @mp_epsilon.register(SymmetricHull)
