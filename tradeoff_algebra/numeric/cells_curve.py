@@ -286,15 +286,9 @@ class CellCurve:
         least 1 above every level's support line and test, G_* the largest of those, with the
         split product's mass past G times e^{G_* - G} (what moving it to +oo adds to a line at
         G_*) at most ``budget`` / 8; None where no point is. Any window is sound."""
-        x = np.asarray(alphas, dtype=np.float64).ravel()
-        x = x[(x > 0) & (x < 1)]
-        if x.size == 0:
+        top = self.read_top(alphas)
+        if top is None:
             return None
-        top = max(float(self.g[i]) for a in np.unique(x) for i in self._candidates(float(a)))
-        rev = self.px[::-1]
-        for a in np.unique(x):
-            k = len(self.px) - int(np.searchsorted(rev, a, side="right"))
-            top = max(top, (k + 1 + self.off) / self.cp.D)
         with np.errstate(over="ignore"):
             cost = self.sbf * np.exp(np.minimum(top - self.g, 700.0))
         ok = np.nonzero((self.g >= top + 1) & (cost <= budget / 8))[0]

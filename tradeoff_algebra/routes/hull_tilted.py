@@ -138,47 +138,41 @@ def _refine(laws, T: int, read, rel: float, what: str):
     return lo, hi
 
 
-def hull_tilted_epsilon(f, d) -> CertifiedPair | Offer | None:
-    """eps_C(d) of such a hull (an mpf 0 < d < 1): a certified pair where its relative width
-    is at most a quarter of the tolerance (``pld_options``), else an ``Offer`` of it; None where
-    f is not such a hull or no grid fits."""
+def _answer(f, x, what: str, read) -> CertifiedPair | Offer | None:
+    """``what`` of such a hull at the mpf ``x`` (``read(p, dn, up)`` of a direction's power
+    at x's float bracket): a certified pair where its relative width is at most a quarter of
+    the tolerance (``pld_options``), else an ``Offer`` of it; None where f is not such a hull
+    or no grid fits."""
     got = _laws(f)
-    if got is None or not 0 < d < 1:
+    if got is None:
         return None
     laws, T = got
     rel = options()["tol"] / 4
-    dn, up = _float_bracket(d)
-    r = _refine(laws, T, lambda p: p.epsilon(dn, up), rel, f"eps of {f} at {d}")
+    dn, up = _float_bracket(x)
+    r = _refine(laws, T, lambda p: read(p, dn, up), rel, f"{what} of {f} at {x}")
     if r is None:
         return None
     pair = CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))
     if r[1] - r[0] > rel * r[1]:
-        return Offer(pair, f"eps of {short(f)}: the certified enclosure [{mp.nstr(pair[0], 12)}"
-                           f", {mp.nstr(pair[1], 12)}] of both directions' loss cells is wider "
-                           "than the tolerance")
-    trace.note(ROUTE)
-    return pair
-
-
-def hull_tilted_delta(f, eps) -> CertifiedPair | Offer | None:
-    """delta_C(eps) of such a hull (an mpf eps >= 0, finite), as
-    :func:`hull_tilted_epsilon`."""
-    got = _laws(f)
-    if got is None or not 0 <= eps < mp.inf:
-        return None
-    laws, T = got
-    rel = options()["tol"] / 4
-    dn, up = _float_bracket(eps)
-    r = _refine(laws, T, lambda p: p.delta(dn, up), rel, f"delta of {f} at {eps}")
-    if r is None:
-        return None
-    pair = CertifiedPair(mp.mpf(r[0]), mp.mpf(r[1]))
-    if r[1] - r[0] > rel * r[1]:
-        return Offer(pair, f"delta of {short(f)}: the certified enclosure "
+        return Offer(pair, f"{what} of {short(f)}: the certified enclosure "
                            f"[{mp.nstr(pair[0], 12)}, {mp.nstr(pair[1], 12)}] of both "
                            "directions' loss cells is wider than the tolerance")
     trace.note(ROUTE)
     return pair
+
+
+def hull_tilted_epsilon(f, d) -> CertifiedPair | Offer | None:
+    """eps_C(d) of such a hull (an mpf 0 < d < 1), as :func:`_answer`."""
+    if not 0 < d < 1:
+        return None
+    return _answer(f, d, "eps", lambda p, dn, up: p.epsilon(dn, up))
+
+
+def hull_tilted_delta(f, eps) -> CertifiedPair | Offer | None:
+    """delta_C(eps) of such a hull (an mpf eps >= 0, finite), as :func:`_answer`."""
+    if not 0 <= eps < mp.inf:
+        return None
+    return _answer(f, eps, "delta", lambda p, dn, up: p.delta(dn, up))
 
 
 HULL_EPSILON.append(hull_tilted_epsilon)
