@@ -236,6 +236,20 @@ def test_route_declines_elsewhere():
     assert hull_tilted_delta(hull(10, sp.Rational(1, 100), 3), mp.inf) is None
 
 
+def test_low_per_step_loss_is_left_to_the_engines():
+    """One step's loss spanning less than hull_tilted.SPAN_MIN (mu = 1, q = 1/100: 0.023) is
+    not asked of this route for eps (the engines answer at any tolerance; this route's grids
+    cannot reach 1e-9 there and cost 3.8 s before the engines' 0.2 s at T = 4), where mu = 10
+    is."""
+    low = ta.laplace_mechanism(1, 1, sampling="poisson", p=sp.Rational(1, 100)) ** 4
+    assert hull_tilted_epsilon(low, mp.mpf(1) / 10**5) is None
+    assert hull_tilted_epsilon(hull(10, sp.Rational(1, 100), 2), mp.mpf(1) / 10**5) is not None
+    with ta.pld_options(tol=1e-9):
+        v = ta.epsilon(low, sp.Rational(1, 10**5), dps=15)
+    assert v.guarantee == "certified" and ROUTE[:40] not in v.route
+    assert float(v.hi - v.lo) <= 1e-9 * float(v.hi)
+
+
 def test_time_limit_honoured():
     """A short limit stops the route with its best certified bracket (or none yet)."""
     f = hull(100, sp.Rational(1, 1000), 1000)
