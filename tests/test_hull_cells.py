@@ -97,7 +97,10 @@ def test_a_tighter_tolerance_stays_inside():
 
 
 #: eps(1e-5) of the add/remove hull by the cells (issue 29: the case q = 1/1000, b = 1/10,
-#: T = 43 took minutes in the inversion's polynomial split); dp_accounting's pair at grid 1e-4
+#: T = 43 took minutes in the inversion's polynomial split); dp_accounting's pair at grid 1e-4.
+#: One step's loss spans 3.1 there, 0.023 and 0.002 in the b = 1 cases, which the engines answer
+#: (below hull_cells.SPAN_MIN the cells are not asked first: they took a second where the
+#: inversion takes 0.02 s).
 EPS_CASES = [(R(1, 1000), R(1, 10), 43), (R(1, 100), R(1), 43), (R(1, 1000), R(1), 1000)]
 
 
@@ -109,9 +112,10 @@ def test_epsilon_is_certified_by_the_cells_and_meets_the_pld_pair(q, b, T):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ToleranceWarning)
         v = ta.epsilon(f, R(1, 10**5))
-    assert v.guarantee == "certified" and v.route == EPSILON_ROUTE
+    cells = b < 1
+    assert v.guarantee == "certified" and (v.route == EPSILON_ROUTE) == cells
     lo, hi = (float(t) for t in v.interval())
-    assert 0 < lo <= hi and hi - lo <= 5e-4 / 4 * hi
+    assert 0 < lo <= hi and hi - lo <= 5e-4 / (4 if cells else 1) * hi
     opt, pess = (p.get_epsilon_for_delta(1e-5)
                  for p in sampled_laplace_plds(float(b), float(q), T, 1e-4))
     assert lo <= pess + 1e-9 and opt - 1e-9 <= hi, (lo, hi, opt, pess)

@@ -237,7 +237,7 @@ def test_route_declines_elsewhere():
 
 
 def test_low_per_step_loss_is_left_to_the_engines():
-    """One step's loss spanning less than hull_tilted.SPAN_MIN (mu = 1, q = 1/100: 0.023) is
+    """One step's loss spanning less than hull_cells.SPAN_MIN (mu = 1, q = 1/100: 0.023) is
     not asked of this route for eps (the engines answer at any tolerance; this route's grids
     cannot reach 1e-9 there and cost 3.8 s before the engines' 0.2 s at T = 4), where mu = 10
     is."""

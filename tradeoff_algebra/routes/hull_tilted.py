@@ -40,11 +40,11 @@ from ..numeric.protocol import short
 from ..numeric.tilted_cells import PREC, TiltedCellPower
 from ..numeric.value import CertifiedPair
 from .engines import HULL_DELTA, HULL_EPSILON
-from .hull_cells import _hull_law
+from .hull_cells import SPAN_MIN, _hull_law
 from .plan import _float_bracket
 
 __all__ = ["hull_tilted_epsilon", "hull_tilted_delta", "ROUTE", "START_POINTS",
-           "MAX_SECONDS", "SPAN_MIN"]
+           "MAX_SECONDS"]
 
 #: The route's note (``Value.route``).
 ROUTE = "certified cells of both directions composed on a lattice (symmetric hull)"
@@ -55,13 +55,6 @@ START_POINTS = 20_000
 #: its start (the engines answer or intersect after it); a grid the time limit's wall-clock
 #: time left cannot pay for is not begun either.
 MAX_SECONDS = 8.0
-#: eps_C(d) is asked of this route before the engines (``routes.engines.HULL_EPSILON``) only
-#: where one step's loss spans at least this much (``loss_span``): high per-step losses, whose
-#: mirror through the remove direction (``routes.hull_cells``) loses the fixed point's bits to
-#: e^eps and whose atoms the inversion cannot invert. Below it the engines answer at any
-#: tolerance (q = 1/100, b = 1, T = 4 .. 10^4 at 1e-9: 0.2 to 1 s) where this route would
-#: first spend up to MAX_SECONDS on grids that cannot reach 1e-9 (3.8 to 8.2 s before the gate).
-SPAN_MIN = 1.0
 
 
 def _laws(f) -> tuple | None:
@@ -169,7 +162,8 @@ def _answer(f, x, what: str, read) -> CertifiedPair | Offer | None:
 
 
 def hull_tilted_epsilon(f, d) -> CertifiedPair | Offer | None:
-    """eps_C(d) of such a hull (an mpf 0 < d < 1), as :func:`_answer`."""
+    """eps_C(d) of such a hull (an mpf 0 < d < 1), as :func:`_answer`; None where one step's
+    loss spans less than ``routes.hull_cells.SPAN_MIN`` (the engines answer there)."""
     if not 0 < d < 1:
         return None
     got = _laws(f)
