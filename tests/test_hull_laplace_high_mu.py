@@ -250,6 +250,25 @@ def test_low_per_step_loss_is_left_to_the_engines():
     assert float(v.hi - v.lo) <= 1e-9 * float(v.hi)
 
 
+def test_high_loss_delta_is_answered_before_the_engines(monkeypatch):
+    """delta(1) at mu = 10, q = 1/100, T = 100: this route is asked before the engines and
+    meets the tolerance, so the engines (whose inversion took about 3.7 s here before giving
+    way to it) are not asked; the answer is the one they were intersected with before."""
+    from tradeoff_algebra.routes import engines
+
+    def refuse(*a, **k):
+        raise AssertionError("the engines were asked")
+
+    monkeypatch.setattr(engines, "pld_delta", refuse)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToleranceWarning)
+        v = ta.delta(hull(10, sp.Rational(1, 100), 100), 1, dps=20)
+    assert v.guarantee == "certified" and v.route.startswith(ROUTE[:40])
+    assert float(v.hi - v.lo) <= 5e-4 / 4 * float(v.hi)
+    a, b = _bracket(10, sp.Rational(1, 100), 100, "delta", 1e-4)
+    assert float(v.lo) <= b and float(v.hi) >= a
+
+
 def test_time_limit_honoured():
     """A short limit stops the route with its best certified bracket (or none yet)."""
     f = hull(100, sp.Rational(1, 1000), 1000)

@@ -401,8 +401,8 @@ def _single_factor_epsilon(f, d):
 #: or None (registered by later modules: ``routes.hull_cells``, the cells of a few subsampled
 #: Laplace steps composed on a lattice; ``routes.hull_tilted``, both directions' cells).
 HULL_EPSILON: list = []
-#: Routes of delta_C(eps) of a hull of a product, as :data:`HULL_EPSILON`, asked where the
-#: engines' enclosure is wider than the tolerance (``routes.hull_tilted``).
+#: Routes of delta_C(eps) of a hull of a product, as :data:`HULL_EPSILON`: asked before the
+#: engines, each declining where the engines are fast (``routes.hull_tilted``).
 HULL_DELTA: list = []
 #: The note where such a route's bracket narrows the engines' answer or stands for it.
 HULL_CELLS = "certified bracket of the loss's cells (symmetric hull eps)"
@@ -471,36 +471,35 @@ def _hull_epsilon(f, dirs, d):
 
 
 def _hull_delta(f, dirs, eps):
-    """delta_C(eps): the engines' enclosure (:func:`pld_delta`); where it is wider than the
-    tolerance or not certified, the routes of :data:`HULL_DELTA` too: the first that meets
-    the tolerance, intersected with the engines' certified enclosure and the offers (the
-    engines' warnings dropped), else the intersection of the certified enclosures, with the
-    engines' warnings where theirs is the narrowest, the offer's where that is."""
-    tol = pld.options()["tol"]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        r = pld_delta(list(dirs), eps)
-    certified = isinstance(r, CertifiedPair)
-    if not HULL_DELTA or (certified and r[1] - r[0] <= tol * abs(r[1])):
-        for w in caught:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return r
+    """delta_C(eps): the first answer of :data:`HULL_DELTA` (intersected with the offers before
+    it; its routes apply only where the engines are slow, high per-step losses); else the
+    engines' enclosure (:func:`pld_delta`), intersected with the offers' intersection
+    (certified enclosures of one number), with the engines' warnings where theirs is the
+    narrowest, the offer's where that is; the offers alone where the engines give an estimate."""
     what = f"delta of {f} at {eps}"
     got, offer = _offers(HULL_DELTA, f, eps, what)
     if got is not None:
-        return _meet(got, r, what) if certified else got
-    if offer is None:
+        return got
+    own = None if offer is None else offer.answer
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = pld_delta(list(dirs), eps)
+        except budget.TimeLimitExceeded as exc:
+            if own is None:
+                raise
+            best = own  # (the offers' bracket, narrowed by the engines' best where they meet)
+            if exc.best is not None and max(own[0], exc.best[0]) <= min(own[1], exc.best[1]):
+                best = (max(own[0], exc.best[0]), min(own[1], exc.best[1]))
+            raise budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about) from None
+    certified = isinstance(r, CertifiedPair)
+    if own is None or (certified and r[1] - r[0] <= own[1] - own[0]):
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return r
-    own = offer.answer
-    if certified and r[1] - r[0] <= own[1] - own[0]:
-        for w in caught:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return _meet(r, own, what)
+        return r if own is None else _meet(r, own, what)
     trace.note(HULL_CELLS_DELTA)
     out = _meet(r, own, what) if certified else own
-    if out[1] - out[0] > tol * abs(out[1]):  # (a route asks tol / 4)
+    if out[1] - out[0] > pld.options()["tol"] * abs(out[1]):  # (a route asks tol / 4)
         warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
     return out
 

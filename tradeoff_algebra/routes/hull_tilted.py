@@ -173,8 +173,13 @@ def hull_tilted_epsilon(f, d) -> CertifiedPair | Offer | None:
 
 
 def hull_tilted_delta(f, eps) -> CertifiedPair | Offer | None:
-    """delta_C(eps) of such a hull (an mpf eps >= 0, finite), as :func:`_answer`."""
+    """delta_C(eps) of such a hull (an mpf eps >= 0, finite), as :func:`_answer`; None where
+    one step's loss spans less than ``routes.hull_cells.SPAN_MIN`` (the engines answer
+    there)."""
     if not 0 <= eps < mp.inf:
+        return None
+    got = _laws(f)
+    if got is None or max(law.loss_span() for law in got[0]) < SPAN_MIN:
         return None
     return _answer(f, eps, "delta", lambda p, dn, up: p.delta(dn, up))
 
