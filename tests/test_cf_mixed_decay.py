@@ -17,7 +17,7 @@ from flint import acb, arb
 from tradeoff_algebra.families.laplace import LaplaceLaw
 from tradeoff_algebra.numeric.cf_laws import working_precision
 from tradeoff_algebra.numeric.cf_mixed_decay import log_tail_probability, sup_bound
-from tradeoff_algebra.numeric.cf_mixed_grid import GridRemainder
+from tradeoff_algebra.numeric.cf_mixed_grid_remainder import GridRemainder
 from tradeoff_algebra.numeric.cf_mixed_mass import MassPart
 
 

@@ -21,7 +21,8 @@ from tradeoff_algebra.families.laplace import LaplaceLaw
 from tradeoff_algebra.numeric.cf import delta_enclosure
 from tradeoff_algebra.numeric.cf_lattice import ExactPart
 from tradeoff_algebra.numeric.cf_laws import working_precision
-from tradeoff_algebra.numeric.cf_mixed_grid import GridPart, GridRemainder, grid_of
+from tradeoff_algebra.numeric.cf_mixed_grid import GridPart, grid_of
+from tradeoff_algebra.numeric.cf_mixed_grid_remainder import GridRemainder
 from tradeoff_algebra.numeric.cf_mixed_split import GRID_SPLIT, grid_enclosure
 from tradeoff_algebra.numeric.cf_mixed_tails import MixedTails
 from tradeoff_algebra.numeric.context import mp

@@ -1,6 +1,6 @@
 """Decay bounds and float planning sums for the remainder of the split of a product of many
-Laplace factors (:class:`~.cf_mixed_grid.GridRemainder`: the terms with more than J density
-components of prod_i (alpha_i + beta_i v), module docstring of :mod:`.cf_mixed_grid`).
+Laplace factors (:class:`~.cf_mixed_grid_remainder.GridRemainder`: the terms with more than J
+density components of prod_i (alpha_i + beta_i v), module docstring of :mod:`.cf_mixed_grid`).
 
 **A bound that sees the factors' phases** (:func:`sup_bound`). With w = a + it' (a = c + 1/2),
 mu = mu_i, s = sinh(a mu), C = cosh(a mu), theta = t' mu, one factor is
@@ -33,7 +33,7 @@ t' >= t), so
 
 Where the terms with at most J density components are rare (a thousand factors: the floor
 about 1e-21 of M(c) at J = 0) this falls with t like the whole product's transform, where the
-bound without phases (:meth:`~.cf_mixed_grid.GridRemainder.decay_bound`'s other term) only
+bound without phases (:meth:`~.cf_mixed_grid_remainder.GridRemainder.decay_bound`'s other term) only
 falls like t^-(J+1) from t ~ r/J on: the inverter's t-range shrinks from t = 18 to t ~ 3.
 
 **Float planning sums.** :func:`log_tail_probability` is log P(N > J) for N a sum of

@@ -18,7 +18,8 @@ from . import budget
 from .cf import _first_plan
 from .cf_epsilon import _guess_epsilon
 from .cf_laws import Factor, working_precision
-from .cf_mixed_grid import GridPart, GridRemainder, grid_of, lattice_laws, scales_of
+from .cf_mixed_grid import GridPart, grid_of, lattice_laws, scales_of
+from .cf_mixed_grid_remainder import GridRemainder
 from .cf_mixed_mass import MassPart
 from .progress import ensure_time
 
