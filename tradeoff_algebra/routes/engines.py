@@ -439,6 +439,15 @@ def _offers(routes, f, x, what: str):
     return None, (None if own is None else Offer(own, warn))
 
 
+def _with_offers(exc: budget.TimeLimitExceeded, own) -> budget.TimeLimitExceeded:
+    """The engines' time limit ``exc`` carrying the offers' bracket ``own``, narrowed by the
+    engines' best where the two meet."""
+    best = own
+    if exc.best is not None and max(own[0], exc.best[0]) <= min(own[1], exc.best[1]):
+        best = (max(own[0], exc.best[0]), min(own[1], exc.best[1]))
+    return budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about)
+
+
 def _hull_epsilon(f, dirs, d):
     """The first answer of :data:`HULL_EPSILON` (intersected with the offers before it); else
     the engines' enclosure, intersected with the offers' intersection (certified enclosures of
@@ -453,10 +462,7 @@ def _hull_epsilon(f, dirs, d):
     except budget.TimeLimitExceeded as exc:
         if own is None:
             raise
-        best = own  # (the offers' bracket, narrowed by the engines' best where they meet)
-        if exc.best is not None and max(own[0], exc.best[0]) <= min(own[1], exc.best[1]):
-            best = (max(own[0], exc.best[0]), min(own[1], exc.best[1]))
-        raise budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about) from None
+        raise _with_offers(exc, own) from None
     if own is None:
         return r
     if isinstance(r, CertifiedPair):
@@ -488,10 +494,7 @@ def _hull_delta(f, dirs, eps):
         except budget.TimeLimitExceeded as exc:
             if own is None:
                 raise
-            best = own  # (the offers' bracket, narrowed by the engines' best where they meet)
-            if exc.best is not None and max(own[0], exc.best[0]) <= min(own[1], exc.best[1]):
-                best = (max(own[0], exc.best[0]), min(own[1], exc.best[1]))
-            raise budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about) from None
+            raise _with_offers(exc, own) from None
     certified = isinstance(r, CertifiedPair)
     if own is None or (certified and r[1] - r[0] <= own[1] - own[0]):
         for w in caught:
