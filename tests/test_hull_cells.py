@@ -19,13 +19,22 @@ from references.audit6_refs import pld_power, sampled_laplace_plds
 
 import tradeoff_algebra as ta
 from tradeoff_algebra.core.errors import ToleranceWarning
+from tradeoff_algebra.routes import hull_cells
 from tradeoff_algebra.routes.hull_cells import ROUTE
+from tradeoff_algebra.routes.inversion_curve import ROUTE as INVERSION_ROUTE
+from tradeoff_algebra.routes.inversion_curve import inversion_band
 
 R = sp.Rational
-#: the last two: dp_accounting's pair at grid 1e-5 takes minutes to build (slow)
+#: the last two: dp_accounting's pair at grid 1e-5 takes minutes to build (slow); the last
+#: one's 1000 steps of a loss spanning 0.023 (below hull_cells.SPAN_MIN) the inversion answers
+#: before the cells are asked
 CASES = [(R(1, 50), R(1, 2), 8), (R(1, 100), R(1), 10),
          pytest.param(R(1, 1000), R(1, 10), 43, marks=pytest.mark.slow),
          pytest.param(R(1, 100), R(1), 1000, marks=pytest.mark.slow)]
+
+
+def _route(q, b, T):
+    return INVERSION_ROUTE if T >= 1000 else ROUTE
 LEVELS = np.linspace(0, 1, 21)
 
 
@@ -51,7 +60,7 @@ def test_roc_is_certified_and_meets_the_pld_pair(q, b, T):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ToleranceWarning)
         v = ta.roc(f, R(1, 3))
-    assert v.guarantee == "certified" and v.route == ROUTE
+    assert v.guarantee == "certified" and v.route == _route(q, b, T)
     lo, hi = (float(t) for t in v.interval())
     assert hi - lo <= 5e-4 * hi
     ref = _reference(q, b, T, [R(1, 3)])
@@ -119,3 +128,42 @@ def test_epsilon_is_certified_by_the_cells_and_meets_the_pld_pair(q, b, T):
     opt, pess = (p.get_epsilon_for_delta(1e-5)
                  for p in sampled_laplace_plds(float(b), float(q), T, 1e-4))
     assert lo <= pess + 1e-9 and opt - 1e-9 <= hi, (lo, hi, opt, pess)
+
+
+def test_many_steps_of_a_small_loss_ask_the_inversion_before_the_cells(monkeypatch):
+    """q = 1/100, b = 1, T = 10^4 (one step's loss spans 0.023 < SPAN_MIN): the inversion
+    answers roc and the curve at 1e-9 (the cells' grids took 5 s for a roc and 28 s for a
+    curve before it was asked); its answers lie inside the cells' own band at 5e-4."""
+    f = _hull(R(1, 100), R(1), 10**4)
+    levels = np.array([0.0, 0.01, 0.1, 0.5, 1.0])
+    cells = hull_cells.hull_cells_band(f, levels, 5e-4, warn=False)
+    assert cells is not None and not hasattr(cells, "answer")
+
+    def never(*args, **kwargs):
+        raise AssertionError("the cells were asked before the inversion")
+
+    monkeypatch.setattr(hull_cells, "cells_band", never)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToleranceWarning)
+        with ta.pld_options(tol=1e-9):
+            v = ta.roc(f, R(1, 100))
+            lo, hi = ta.curve(f, levels, bounds=True)
+    assert v.guarantee == "certified" and v.route == INVERSION_ROUTE
+    p_lo, p_hi = (float(t) for t in v.interval())
+    assert p_hi - p_lo <= 1e-9 * p_hi
+    assert cells.power_lo[1] - 1e-15 <= p_lo <= p_hi <= cells.power_hi[1] + 1e-15
+    assert np.all(cells.f_lo - 1e-15 <= lo) and np.all(hi <= cells.f_hi + 1e-15)
+    assert p_lo - 1e-15 <= 1 - hi[1] <= 1 - lo[1] <= p_hi + 1e-15
+
+
+def test_many_steps_of_a_wide_loss_are_read_without_overflow():
+    """q = 1/10, b = 1/3, T = 10^4 (one step's loss spans 1.17: the cells first): the composed
+    loss reaches below -709, where e^{-G_0} of the float placement overflowed (an internal
+    error); the certified roc meets the inversion's band at 1e-9."""
+    f = _hull(R(1, 10), R(1, 3), 10**4)
+    v = ta.roc(f, R(1, 100))
+    assert v.guarantee == "certified" and v.route == ROUTE
+    lo, hi = (float(t) for t in v.interval())
+    assert hi - lo <= 5e-4 * hi
+    inv = inversion_band(f, np.array([0.01, 0.01]), 1e-9, warn=False)
+    assert lo <= inv.power_hi[0] and inv.power_lo[0] <= hi

@@ -85,7 +85,8 @@ class HullCurve:
         # B(> i), A(> i) in floats for i = -1 .. n - 1 (index i + 1): placement only
         u0 = float(np.ldexp(float(cc.cu[0]), -cc.cp.eu)) if n else 0.0
         self.bf = np.concatenate([[cc.sbf[0] + u0], cc.sbf])
-        a0 = u0 * math.exp(-cc.g[0]) if n else 0.0
+        # (u0 e^{-G_0} in logs: G_0 ~ -T |min loss| overflows a float's exp at T = 10^4)
+        a0 = math.exp(min(math.log(u0) - float(cc.g[0]), 700.0)) if u0 > 0 else 0.0
         self.af = np.concatenate([[cc.saf[0] + a0], cc.saf])
 
     def _index(self, e: float) -> int:
@@ -331,7 +332,8 @@ EPSILON_ROUTE = "certified cells of the loss composed on a lattice (symmetric hu
 
 
 #: eps_C(d) is asked of the cells (this module's and ``routes.hull_tilted``'s) before the
-#: engines (``routes.engines.HULL_EPSILON``) only where one step's loss spans at least this
+#: engines (``routes.engines.HULL_EPSILON``), and the band and points before the inversion's
+#: (:func:`_by_span`), only where one step's loss spans at least this
 #: much (``loss_span``): high per-step losses, whose atoms the inversion cannot invert in
 #: reasonable time (AddRemove(Mix(L_10, 1/1000))^43: span 3.1). Below it the engines answer at
 #: any tolerance (q = 1/100, b = 1, span 0.023, T = 10^4: 0.02 s at 1e-9 and 0.006 s at the
@@ -408,7 +410,26 @@ def hull_cells_epsilon(f, d, tol: float | None = None) -> CertifiedPair | Offer 
     return pair
 
 
+def _by_span(route, wide: bool):
+    """``route`` (:func:`hull_cells_band` or :func:`hull_cells_point`) asked only of hulls
+    whose one step's loss spans at least :data:`SPAN_MIN` (``wide``: registered before the
+    inversion's route, which declines such hulls only after planning its inverters) or less
+    (after it: the inversion answers many steps of a small loss in milliseconds at any
+    tolerance, or declines in milliseconds, where the cells' grids take seconds: q = 1/100,
+    b = 1, T = 10^4, roc(1/100) at 1e-9: 0.01 s against 5.1 s), else None."""
+    def asked(f, *args):
+        got = _hull_law(f)
+        if got is None or (got[0].loss_span() >= SPAN_MIN) != wide:
+            return None
+        return route(f, *args)
+    asked.__name__ = f"{route.__name__}_{'wide' if wide else 'narrow'}"
+    asked.__doc__ = route.__doc__
+    return asked
+
+
 HULL_EPSILON.append(hull_cells_epsilon)
-# (before the inversion's: a hull of cells declines there only after planning its inverters)
-CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band), hull_cells_band)
-POINT_ROUTES.insert(POINT_ROUTES.index(hull_point), hull_cells_point)
+# (the order by one step's span, as eps's and delta's: routes.engines)
+CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band), _by_span(hull_cells_band, True))
+CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band) + 1, _by_span(hull_cells_band, False))
+POINT_ROUTES.insert(POINT_ROUTES.index(hull_point), _by_span(hull_cells_point, True))
+POINT_ROUTES.insert(POINT_ROUTES.index(hull_point) + 1, _by_span(hull_cells_point, False))
