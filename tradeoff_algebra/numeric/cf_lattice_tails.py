@@ -410,14 +410,15 @@ class LatticeTails:
         (placement only; the atoms' jumps are not in the derivatives)."""
         e = np.asarray(eps, dtype=np.float64).ravel()
         pa, pb, dens = self.exact.estimate(e)
-        with np.errstate(over="ignore", under="ignore"):
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
             ee = np.exp(-e)
             power, alpha = pa, ee * pb
             dp, da = -dens, -ee * dens
             if self.rest is not None:
                 _, rp, ra, rdp, rda = self.rest.estimate(e)
                 power, alpha, dp, da = power + rp, alpha + ra, dp + rdp, da + rda
-            delta = power - np.exp(e) * alpha
+            # (e^eps alpha in logs: e^eps = +oo times an underflowed alpha = 0 was NaN)
+            delta = power - np.exp(e + np.log(np.maximum(alpha, 0.0)))
         return delta, power, alpha, dp, da
 
     def error(self, eps: np.ndarray) -> np.ndarray:

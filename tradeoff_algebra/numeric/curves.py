@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -28,12 +29,13 @@ from ..core.node import NUMERIC, TradeOff
 from ..core.validate import flag
 from . import budget
 from .context import mp
-from .offer import settle
+from .offer import intersect, settle
 from .options import DEFAULT_TOL
 from .progress import bar, check_progress
 from .protocol import (
     as_level,
     evaluate,
+    exact_ends,
     mp_curve,
     np_value,
     prepare_call,
@@ -77,7 +79,44 @@ def curve_band(f: TradeOff, x: np.ndarray, tol: float | None = None,
                       ToleranceWarning, stacklevel=3)
     if tol < DEFAULT_TOL and BAND_ANCHOR:
         _anchor_band(f, flat, progress)
-    return nested_band(f, flat, tol, b)
+    return nested_band(f, flat, tol, _with_ends(f, flat, b))
+
+
+def _with_ends(f: TradeOff, flat: np.ndarray, b: Any) -> Any:
+    """The band ``b`` intersected with what is known exactly at the ends: f(0) where
+    ``protocol.exact_ends`` knows it (Dong, Roth & Su, Def. 2: f(0) = 1 - Q(P = 0)), and f = 0
+    on [z, 1], z = f^{-1}(0) = P(Q > 0) where it knows z (f is non-increasing; z = 1 at
+    least: f(1) = 0 for every trade-off function), each rounded outward to float64. A band
+    route's own bounds there may be vacuous (Laplace(1)^1000 at 21 levels: [0, 1] at
+    alpha = 0, where f(0) = 1) or merely small (f_{log 3, 1/10}^3: 2.9e-22 above z = 0.729);
+    a band that excludes an exact value is a defect (ArithmeticError)."""
+    e, z = exact_ends(f) if (flat < 1).any() else (None, None)
+    z = Fraction(1) if z is None else Fraction(int(z.p), int(z.q))
+    z_lo, z_hi = _outward(z)
+    at_zero = flat >= z_hi  # (then a >= z; the floats in [z_lo, z_hi) decided exactly)
+    for i in np.flatnonzero((flat >= z_lo) & (flat < z_hi)):
+        at_zero[i] = Fraction(float(flat[i])) >= z
+    known = [(at_zero, Fraction(0))]
+    if e is not None:
+        known.append((flat == 0, Fraction(int(e.p), int(e.q))))
+    if not any(at.any() for at, _ in known):
+        return b
+    shape = b.f_lo.shape
+    f_lo, f_hi = np.zeros(flat.shape), np.ones(flat.shape)
+    p_lo, p_hi = np.zeros(flat.shape), np.ones(flat.shape)
+    for at, v in known:
+        f_lo[at], f_hi[at] = _outward(v)
+        p_lo[at], p_hi[at] = _outward(1 - v)
+    ends = type(b)(*(v.reshape(shape) for v in (f_lo, f_hi, p_lo, p_hi)))
+    return intersect(b, ends)
+
+
+def _outward(q: Fraction) -> tuple[float, float]:
+    """The float64 ends of the exact rational q rounded outward."""
+    y = float(q)
+    lo = y if Fraction(y) <= q else float(np.nextafter(y, -np.inf))
+    hi = y if Fraction(y) >= q else float(np.nextafter(y, np.inf))
+    return lo, hi
 
 
 #: Whether a band below the default tolerance is nested with the default's band in a fresh
@@ -227,6 +266,10 @@ def _curve_points(f: TradeOff, x: np.ndarray, estimates: list | None = None,
             for d in rungs:
                 if d != CURVE_DPS:
                     v = evaluate(f, float(a), dps=d)
+                if v.exact is not None:  # (the rational itself, not its dps-digit ends)
+                    v_lo, v_hi = _outward(Fraction(int(v.exact.p), int(v.exact.q)))
+                    a_lo, a_hi = max(a_lo, v_lo), min(a_hi, v_hi)
+                    continue
                 with mp.workprec(dps_to_prec(d) + 40):
                     v_lo, v_hi = v.interval()
                     a_lo, a_hi = max(a_lo, _float_down(v_lo)), min(a_hi, _float_up(v_hi))

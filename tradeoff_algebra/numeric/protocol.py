@@ -629,6 +629,10 @@ def _at_level(f: TradeOff, alpha: Any, dps: int, power: bool) -> Value:
         q = exact_value(f, A, 1 - A)
         if q is None and A == 0 and exact_ends.dispatch(type(f)) is not _NO_ENDS:
             q = exact_ends(f)[0]  # (a registered end: f(0) = 1 - Q(P = 0) without f's values)
+        if q is None and A > 0:  # (f non-increasing and f(z) = 0: f = 0 on [z, 1])
+            z = exact_ends(f)[1]
+            if z is not None and A >= z:
+                q = sp.S.Zero
         if q is not None:
             return Value.from_exact(1 - q if power else q, dps).routed("exact arithmetic")
         v = _arb_point(f, A, dps, power) or _certified_point(f, A, dps, power)
