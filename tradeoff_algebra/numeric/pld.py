@@ -459,7 +459,8 @@ def _max_enclosure(refinements: list[_Refinement], tol: float) -> tuple[float, f
         else:
             why = "the grid's size limits or the float64 floor near 1e-6 came first"
         warnings.warn(f"a PLD enclosure stopped above the requested relative width ({why}); "
-                      "the result is a guaranteed enclosure, wider than asked: see its width",
+                      "the result is the grid's enclosure under its float64 error model (an "
+                      "estimate), wider than asked: see its width",
                       ToleranceWarning, stacklevel=3)
     return lo, hi
 

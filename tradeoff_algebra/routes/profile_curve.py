@@ -439,7 +439,8 @@ def _cells_law(f, single: bool = False) -> tuple | None:
         return None
     try:
         plan = route(f)
-        if single and plan[0] == "node" and plan[1] is f:
+        if single and plan[0] == "node" and plan[1] == f:  # (equal, not only the same
+            # object: route() is cached by equality and returns the first equal tree's plan)
             plan = ("pld", ((f, 1),))
         if plan[0] != "pld":
             return None
