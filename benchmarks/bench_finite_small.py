@@ -22,7 +22,8 @@ reference; dp_accounting's estimate is shown with its relative deviation from it
     python benchmarks/bench_finite_small.py [--quick] [--root PATH] [--repeats 3]
         [--modes fresh,warm] [--write PATH]
 
-``--root`` runs our side from another copy of the package (the figures before a change).
+``--root`` runs our side from another copy of the package; ``--before PATH`` times a second
+copy beside it, process by process (the figures before a change: ``before -> after``).
 """
 
 from __future__ import annotations
@@ -185,6 +186,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--modes", default="fresh,warm")
     ap.add_argument("--peer", default="yes", help="'no': our side only")
+    ap.add_argument("--before", help="another tree of the package, timed beside ours (its "
+                                     "figures before a change), interleaved process by process")
     ap.add_argument("--write")
     a = ap.parse_args()
     ks = [1, 3, 10] if a.quick else KS
@@ -194,7 +197,8 @@ def main() -> None:
     R.out("# eps and delta of f_{eps0,0}^(x)k at small k: ours against dp_accounting")
     R.out()
     R.out(run_line("python benchmarks/bench_finite_small.py" + (" --quick" if a.quick else "")
-                   + ("" if a.root == ROOT else f" --root {a.root}"),
+                   + ("" if a.root == ROOT else f" --root {a.root}")
+                   + (f" --before {a.before}" if a.before else ""),
                    ("sympy", "mpmath", "python-flint", "dp-accounting", "numpy")))
     R.out()
     R.out("CPU ms (`time.process_time_ns`). fresh: the best of "
@@ -204,7 +208,8 @@ def main() -> None:
           "brackets). dp_accounting: the pure-DP PLD (grid 1e-4, pessimistic) built, composed "
           "and asked, likewise. check: our interval contains the reference (exact sum over the "
           "atoms: Fractions where e^eps0 and e^eps are rational, else 60-digit mpmath; eps by "
-          "bisection on it). dev.: dp_accounting's estimate relative to the reference.")
+          "bisection on it). dev.: dp_accounting's estimate relative to the reference."
+          + (" ours: the tree before -> this tree, timed alternately." if a.before else ""))
     R.out()
     R.out("| query | eps0 | k | ours [lo, hi] | guarantee | check | ours fresh | ours warm "
           "| dp_accounting | dev. | its fresh | its warm | fresh ratio | warm ratio |")
@@ -220,13 +225,22 @@ def main() -> None:
                     ref = ref_epsilon(eps0, k, sp.Rational(DELTA))
                 else:
                     ref = ref_delta(eps0, k, sp.Rational(EPS))
-                ours, peer = {}, {}
+                ours, peer, before = {}, {}, {}
                 for mode in modes:
+                    n = reps if mode == "fresh" else 1
                     code = _OURS.format(root=a.root, mode=mode, q=q, k=k, eps0=e0s,
                                         warm0=WARM_EPS0[e0s], arg=arg)
-                    runs = [child_json(code, 600) for _ in range(reps if mode == "fresh"
-                                                                 else 1)]
+                    bcode = None if not a.before else _OURS.format(
+                        root=a.before, mode=mode, q=q, k=k, eps0=e0s, warm0=WARM_EPS0[e0s],
+                        arg=arg)
+                    runs, bruns = [], []
+                    for _ in range(n):
+                        runs.append(child_json(code, 600))
+                        if bcode:
+                            bruns.append(child_json(bcode, 600))
                     ours[mode] = _best(runs, "tq")
+                    if bruns:
+                        before[mode] = _best(bruns, "tq")
                     if a.peer == "yes":
                         pcode = _PEER.format(mode=mode, q=q, k=k, eps0=float(sp.N(eps0, 20)),
                                              warm0=float(sp.N(sp.sympify(WARM_EPS0[e0s]))))
@@ -273,6 +287,9 @@ def main() -> None:
                                 rw = f"{x:.2f}"
                 fresh = cell(ours["fresh"]) if "fresh" in ours else "-"
                 warm = cell(ours["warm"]) if "warm" in ours else "-"
+                if before:
+                    fresh = (cell(before["fresh"]) if "fresh" in before else "-") + " -> " + fresh
+                    warm = (cell(before["warm"]) if "warm" in before else "-") + " -> " + warm
                 R.out(f"| {q} | {e0s} | {k} | {val} | {first['g']} | {check} | {fresh} | "
                       f"{warm} | {pv} | {dev} | {pt} | {pw} | {rf_} | {rw} |")
     R.out()
