@@ -16,9 +16,13 @@ eps(d) = inf{eps >= 0 : delta(eps) <= d} is the root of that line in e^eps,
 
 as soon as x^{2m-2-k} <= r_m <= x^{2m-k} is proved (below: r_m >= 1 on the segment holding
 eps = 0, delta(0) <= d giving eps = 0): two Arb comparisons decide the segment, a float guess
-says where to start, and log r_m is the ball of eps(d). Exact where e^{eps0} is rational
-(eps0 = log 3); a handful of Arb operations at k <= :data:`MAX_K` (``analysis.pure_power``
-answers ``ta.epsilon`` from here).
+says where to start, and log r_m is the ball of eps(d): a handful of Arb operations at
+k <= :data:`MAX_K` (``analysis.pure_power`` answers ``ta.epsilon`` from here). Where e^{eps0} =
+p/q is rational (eps0 = log 3, c log r) the atoms are integers (times (p + q)^k): the segment and
+r_m are exact (:func:`ratio_exact`) and the logarithm is the one ball; delta(eps) is exact where
+e^eps is rational too (:func:`delta_exact`), else one exponential on the integer atoms
+(:class:`_IntAtoms`). Which atoms lie above eps is decided by integer comparisons where eps0 and
+eps are both rationals or both logarithms of rationals (ties exact: an atom at eps adds 0).
 """
 
 from __future__ import annotations
