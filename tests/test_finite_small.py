@@ -179,3 +179,18 @@ def contains_ball(ball, ref) -> bool:
     """The Arb ball meets the 60-digit reference widened by 1e-55."""
     with arb_precision(300):
         return ball.overlaps(arb(mpmath.nstr(ref, 60, strip_zeros=False), "1e-55"))
+
+
+@pytest.mark.parametrize("x", [Fraction(3), Fraction(5, 2)])
+@pytest.mark.parametrize("k", KS)
+def test_level_at_delta_zero(x, k):
+    """d = delta(0) exactly (the total variation): eps(d) = 0 exactly; just below it, the root
+    is above 0 and solves the direct sum exactly."""
+    d = brute_delta(x, k, Fraction(1))
+    assert fs.ratio_exact(x.numerator, x.denominator, k, d.numerator, d.denominator) is None
+    eps0 = sp.log(R(x.numerator, x.denominator))
+    v = ta.epsilon(node(eps0, k), R(d.numerator, d.denominator))
+    assert v.guarantee == "certified" and v.lo == 0 and v.hi == 0
+    d2 = d - Fraction(1, 10**30)
+    r = fs.ratio_exact(x.numerator, x.denominator, k, d2.numerator, d2.denominator)
+    assert r > 1 and brute_delta(x, k, r) == d2
