@@ -16,9 +16,13 @@ eps(d) = inf{eps >= 0 : delta(eps) <= d} is the root of that line in e^eps,
 
 as soon as x^{2m-2-k} <= r_m <= x^{2m-k} is proved (below: r_m >= 1 on the segment holding
 eps = 0, delta(0) <= d giving eps = 0): two Arb comparisons decide the segment, a float guess
-says where to start, and log r_m is the ball of eps(d). Exact where e^{eps0} is rational
-(eps0 = log 3); a handful of Arb operations at k <= :data:`MAX_K` (``analysis.pure_power``
-answers ``ta.epsilon`` from here).
+says where to start, and log r_m is the ball of eps(d): a handful of Arb operations at
+k <= :data:`MAX_K` (``analysis.pure_power`` answers ``ta.epsilon`` from here). Where e^{eps0} =
+p/q is rational (eps0 = log 3, c log r) the atoms are integers (times (p + q)^k): the segment and
+r_m are exact (:func:`ratio_exact`) and the logarithm is the one ball; delta(eps) is exact where
+e^eps is rational too (:func:`delta_exact`), else one exponential on the integer atoms
+(:class:`_IntAtoms`). Which atoms lie above eps is decided by integer comparisons where eps0 and
+eps are both rationals or both logarithms of rationals (ties exact: an atom at eps adds 0).
 """
 
 from __future__ import annotations
@@ -34,8 +38,8 @@ from flint import arb, fmpq
 from .context import arb_precision
 
 __all__ = ["MAX_K", "pure_power", "register_pure_power", "positive_eps0", "base_ball",
-           "epsilon_ball", "delta_ball", "delta_exact", "exp_ball", "lattice_delta_exact",
-           "loss_above"]
+           "epsilon_ball", "ratio_exact", "delta_ball", "delta_exact", "exp_ball",
+           "lattice_delta_exact", "loss_above"]
 
 #: Largest k taken by the atoms here (O(k) Arb operations; larger k: the incomplete beta
 #: functions of ``binomial_profile``, O(1) at any k).
@@ -95,6 +99,34 @@ def base_ball(eps0: sp.Expr):
     return x if x > 1 else None
 
 
+def _rational(x: sp.Expr) -> tuple[int, int] | None:
+    """(p, q) where x is the SymPy Rational p/q; else None."""
+    return (int(x.p), int(x.q)) if isinstance(x, sp.Rational) else None
+
+
+def _exp_ratio(x: sp.Expr) -> tuple[int, int] | None:
+    """(p, q), coprime with q > 0, where e^x = p/q is rational: x = 0, or x = c log r with c an
+    Integer (|c| <= 4 MAX_K) and r a positive Rational (p/q = r^c); else None."""
+    if isinstance(x, sp.Rational):
+        return (1, 1) if x.p == 0 else None
+    c = 1
+    if isinstance(x, sp.Mul) and len(x.args) == 2 and isinstance(x.args[0], sp.Integer):
+        c, x = int(x.args[0]), x.args[1]
+    if not (isinstance(x, sp.log) and isinstance(x.args[0], sp.Rational) and abs(c) <= 4 * MAX_K):
+        return None
+    r = x.args[0]
+    p, q = int(r.p), int(r.q)
+    if p <= 0:
+        return None
+    return (p**c, q**c) if c >= 0 else (q ** (-c), p ** (-c))
+
+
+def _log_arg(x: sp.Expr) -> Fraction | None:
+    """r where x = c log r, c an Integer and r a Rational (r^c; x = 0: r = 1); else None."""
+    pq = _exp_ratio(x)
+    return None if pq is None else Fraction(*pq)
+
+
 class _Atoms:
     """The powers x^0..x^k, the binomial coefficients and (1 + x)^k of f_{eps0,0}^{(x) k}, with
     the suffix sums U_m, V_m formed on demand (at the current Arb precision)."""
@@ -124,6 +156,26 @@ class _Atoms:
     def ratio(self, e: int):
         """e^{l} for the loss l = eps0 e, i.e. x^e (e an integer of either sign)."""
         return self.pw[e] if e >= 0 else 1 / self.pw[-e]
+
+
+class _IntAtoms:
+    """The same for a rational x = p/q, in integers: U_m, V_m and (1 + x)^k times q^k, i.e. the
+    suffix sums of N_j = C(k, j) p^j q^(k-j) (the Q-mass of atom j times (p + q)^k; its P-mass
+    is N_{k-j}) and T = (p + q)^k, so delta = (U_m - e^E V_m)/T is the same formula."""
+
+    def __init__(self, p: int, q: int, k: int):
+        self.k, self.p, self.q = k, p, q
+        self.n = [math.comb(k, j) * p**j * q ** (k - j) for j in range(k + 1)]
+        self.total = (p + q) ** k
+
+    def uv(self, m: int) -> tuple[int, int]:
+        """(U_m, V_m) as integers; (0, 0) for m > k."""
+        n, k = self.n, self.k
+        return (0, 0) if m > k else (sum(n[m:], 0), sum(n[: k - m + 1], 0))
+
+    def ratio(self, e: int):
+        """x^e as an Arb ball at the current precision (e >= 0)."""
+        return arb(fmpq(self.p**e, self.q**e))
 
 
 def _first_segment(k: int) -> int:
@@ -185,14 +237,57 @@ def _float_of(eps0: sp.Expr) -> float:
     return float(eps0)
 
 
+def ratio_exact(p: int, q: int, k: int, a: int, b: int) -> Fraction | None:
+    """e^{eps(d)} of f_{eps0,0}^{(x) k} exactly where x = e^{eps0} = p/q > 1 is rational
+    (d = a/b in (0, 1)), or None where delta(0) <= d (eps(d) = 0). In the integers of
+    :class:`_IntAtoms`: walking down from the top atom, the first m with
+    delta(l_{m-1}) = (U_m - x^{2m-2-k} V_m)/T > d (at the segment holding 0, delta(0) =
+    (U_m - V_m)/T) gives e^eps = (U_m - d T)/V_m on [max(l_{m-1}, 0), l_m], where delta is
+    the line of slope -V_m/T in e^eps (Prop. 6): every decision an exact comparison."""
+    T = (p + q) ** k
+    N = [math.comb(k, j) * p**j * q ** (k - j) for j in range(k + 1)]
+    lo = _first_segment(k)
+    U = V = 0
+    for m in range(k, lo - 1, -1):
+        U += N[m]
+        V += N[k - m]
+        if m == lo:  # the segment holding eps = 0: delta(0) = (U - V)/T
+            if b * (U - V) <= a * T:
+                return None
+            break
+        e = 2 * m - 2 - k  # (>= 1 above the segment holding 0)
+        qe = q**e
+        if b * (U * qe - p**e * V) > a * T * qe:  # delta(l_{m-1}) > d: eps on this segment
+            break
+    return Fraction(b * U - a * T, b * V)
+
+
+def _log_ball(r: Fraction, bits: int):
+    """log r (r > 1 a Fraction) as an Arb ball of relative radius at most 2^-bits, or None."""
+    for extra in ATTEMPTS:
+        with arb_precision(bits + 24 + extra):
+            y = arb(fmpq(r.numerator, r.denominator)).log()
+        if y.is_finite() and y > 0 and y.rel_accuracy_bits() >= bits:
+            return y
+    return None
+
+
 def epsilon_ball(eps0: sp.Expr, k: int, d: tuple[int, int], bits: int):
     """eps(d) of f_{eps0,0}^{(x) k} (d = (a, b) the rational a/b in (0, 1), 1 <= k <= MAX_K)
     as an Arb ball whose radius is at most 2^-bits relative, or the exact 0 (the int 0) when
     delta(0) <= d is proved; None where the walk is undecided at every attempt, or eps0 has no
-    ball above 1 (the general routes answer). eps(d) < k eps0 always (delta(k eps0) = 0 < d)."""
+    ball above 1 (the general routes answer). eps(d) < k eps0 always (delta(k eps0) = 0 < d).
+    Where e^{eps0} is rational (eps0 = c log r) the segment and e^{eps(d)} are exact
+    (:func:`ratio_exact`) and the one ball is its logarithm."""
     a, b = d
     if not (1 <= k <= MAX_K and 0 < a < b):
         return None
+    xr = None if isinstance(eps0, sp.Rational) else _exp_ratio(eps0)
+    if xr is not None:
+        if not xr[0] > xr[1]:
+            return None
+        r = ratio_exact(xr[0], xr[1], k, a, b)
+        return 0 if r is None else _log_ball(r, bits)
     try:
         m0 = _guess(_float_of(eps0), k, a / b)
     except (TypeError, ValueError, OverflowError):
@@ -218,7 +313,7 @@ def exp_ball(E: sp.Expr):
     E = 0 and E = log r (r rational), the exponential of the exact ball of a rational E, else of
     Arb's enclosure of E's closed form; None where Arb cannot enclose it."""
     if isinstance(E, sp.Rational):
-        return arb(1) if E == 0 else arb(fmpq(int(E.p), int(E.q))).exp()
+        return arb(1) if E.p == 0 else arb(fmpq(int(E.p), int(E.q))).exp()
     if isinstance(E, sp.log) and isinstance(E.args[0], sp.Rational):
         r = E.args[0]
         return arb(fmpq(int(r.p), int(r.q)))
@@ -231,46 +326,54 @@ def exp_ball(E: sp.Expr):
     return y if y.is_finite() else None
 
 
-def _log_arg(x: sp.Expr) -> Fraction | None:
-    """r where x = c log r, c an Integer and r a Rational (r^c; x = 0: r = 1); else None."""
-    if x == 0:
-        return Fraction(1)
-    c = 1
-    if isinstance(x, sp.Mul) and len(x.args) == 2 and isinstance(x.args[0], sp.Integer):
-        c, x = int(x.args[0]), x.args[1]
-    if isinstance(x, sp.log) and isinstance(x.args[0], sp.Rational) and abs(c) <= 4 * MAX_K:
-        return Fraction(int(x.args[0].p), int(x.args[0].q)) ** c
+def _above(r0: tuple | None, x0: tuple | None, j: int, r: tuple | None, x: tuple | None
+           ) -> bool | None:
+    """Whether eps0 j > E from their forms (r: the Rational p/q, x: e^{.} = p/q, each None
+    where it is not one): exact integer comparisons, None where the forms do not meet."""
+    if r0 is not None and r is not None:  # p0 j / q0 > p / q
+        return r0[0] * j * r[1] > r[0] * r0[1]
+    if x0 is not None and x is not None:  # (p0/q0)^j > p/q
+        (p0, q0), (p, q) = x0, x
+        if j < 0:
+            p0, q0, j = q0, p0, -j
+        return p0**j * q > p * q0**j
     return None
 
 
 def loss_above(eps0: sp.Expr, j: int, E: sp.Expr) -> bool | None:
     """Whether the loss eps0 j exceeds E, decided exactly where both are rationals or both
     logarithms of rationals; None otherwise (Arb decides)."""
-    if isinstance(eps0, sp.Rational) and isinstance(E, sp.Rational):
-        return bool(eps0 * j > E)
-    r0, r = _log_arg(eps0), _log_arg(E)
-    if r0 is not None and r is not None:
-        return r0**j > r
-    return None
+    return _above(_rational(eps0), _exp_ratio(eps0), j, _rational(E), _exp_ratio(E))
 
 
 def delta_ball(eps0: sp.Expr, k: int, E: sp.Expr):
     """delta(E) of f_{eps0,0}^{(x) k} (1 <= k <= MAX_K, E >= 0 an exact number) as an Arb ball
     at the current precision: (U_m - e^E V_m) / (1 + x)^k on the segment of the first atom m
-    whose loss exceeds E (module docstring; Dong, Roth & Su, Prop. 6), decided by comparing
-    x^{2m-k} with e^E in Arb; where a comparison is undecided, the union of the candidate
-    segments' values (the truth lies on one of them). 0 where every atom's loss is proved at
-    most E. None where eps0 or E has no ball."""
+    whose loss exceeds E (module docstring; Dong, Roth & Su, Prop. 6), decided exactly where
+    eps0 and E are both rationals or both logarithms of rationals, else by comparing x^{2m-k}
+    with e^E in Arb; where a comparison is undecided, the union of the candidate segments'
+    values (the truth lies on one of them). U_m, V_m and (1 + x)^k are integers (times q^k)
+    where x = p/q is rational (:class:`_IntAtoms`). 0 where every atom's loss is proved at most
+    E. None where eps0 or E has no ball."""
     if not 1 <= k <= MAX_K:
         return None
-    x = base_ball(eps0)
-    y = None if x is None else exp_ball(E)
+    r0, x0 = _rational(eps0), _exp_ratio(eps0)
+    if x0 is not None:
+        if not x0[0] > x0[1]:
+            return None
+        at = _IntAtoms(x0[0], x0[1], k)
+    else:
+        x = base_ball(eps0)
+        if x is None:
+            return None
+        at = _Atoms(x, k)
+    y = exp_ball(E)
     if y is None:
         return None
-    at = _Atoms(x, k)
+    r, xE = _rational(E), _exp_ratio(E)
     cands = []
     for m in range(_first_segment(k), k + 1):
-        above = loss_above(eps0, 2 * m - k, E)
+        above = _above(r0, x0, 2 * m - k, r, xE)
         if above is not None:  # decided exactly (an exact tie is no atom above E)
             if above:
                 cands.append(m)
@@ -286,8 +389,11 @@ def delta_ball(eps0: sp.Expr, k: int, E: sp.Expr):
         cands.append(k + 1)  # (every atom up to k proved at or below E, or undecided)
     out = None
     for m in cands:
-        u, v = at.uv(m)
-        d = (u - y * v) / at.total if m <= k else arb(0)
+        if m > k:
+            d = arb(0)
+        else:
+            u, v = at.uv(m)
+            d = (u - y * v) / at.total
         out = d if out is None else out.union(d)
     return out
 
@@ -295,15 +401,20 @@ def delta_ball(eps0: sp.Expr, k: int, E: sp.Expr):
 def delta_exact(eps0: sp.Expr, k: int, E: sp.Expr) -> Fraction | None:
     """delta(E) of f_{eps0,0}^{(x) k} exactly where e^{eps0} = x and e^E = r are rationals
     (eps0 = log x, E = 0 or log r): sum_{j >= m} C(k, j) (x^j - r x^{k-j}) / (1 + x)^k over the
-    atoms whose ratio x^{2j-k} exceeds r (Prop. 6); None otherwise."""
-    x, r = _log_arg(eps0), _log_arg(E)
-    if x is None or r is None or not x > 1 or not 1 <= k <= MAX_K:
+    atoms whose ratio x^{2j-k} exceeds r (Prop. 6), in integers (times q0^k q for x = p0/q0,
+    r = p/q); None otherwise."""
+    if isinstance(eps0, sp.Rational) or not 1 <= k <= MAX_K:
         return None
-    tot = Fraction(0)
+    x0, xE = _exp_ratio(eps0), _exp_ratio(E)
+    if x0 is None or xE is None or not x0[0] > x0[1]:
+        return None
+    (p0, q0), (p, q) = x0, xE
+    tot = 0
     for j in range(_first_segment(k), k + 1):
-        if x ** (2 * j - k) > r:
-            tot += math.comb(k, j) * (x**j - r * x ** (k - j))
-    return tot / (1 + x) ** k
+        e = 2 * j - k  # (>= 1: the atoms below carry no mass above E >= 0)
+        if p0**e * q > p * q0**e:
+            tot += math.comb(k, j) * (q * p0**j * q0 ** (k - j) - p * p0 ** (k - j) * q0**j)
+    return Fraction(tot, q * (p0 + q0) ** k)
 
 
 def lattice_delta_exact(P: list, Q: list, n: int, r: Fraction, max_bits: int = 1 << 24
