@@ -519,12 +519,19 @@ PREFIX_MARGIN = 0.25
 #: The least and the most order in 1/D of the width read from two grids (the cells' remainders:
 #: second order), and the margin of the predicted grid (:func:`_predict`).
 ORDER_MIN, ORDER_MAX, MARGIN = 1.0, 2.0, 1.1
+#: A measured order at least this is taken as :data:`ORDER_MAX`, the bands' order (the cells'
+#: remainders): the first grids, a few cells a step, measure it a little low (Mix(G(2),
+#: 1/10)^{(x) 10}: 1.96 from D = 64 and 128, where w D^2 fell from 0.97 there to 0.75 at
+#: D = 38 000, so 1e-9 was predicted at 38 345 cells a unit and met 2x over; at 34 270 it
+#: is met by 6.4e-10).
+ORDER_SNAP = 1.8
 
 
 def _predict(seen: list, tol: float) -> int:
     """The grid (cells a unit of loss) where the width should meet ``tol``, from the grids so
     far [(D, width), ...]: the last width moved by (D'/D)^-p, p the order the last two grids
-    measure (between :data:`ORDER_MIN` and :data:`ORDER_MAX`), times :data:`MARGIN`; 0 before
+    measure (between :data:`ORDER_MIN` and :data:`ORDER_MAX`, and :data:`ORDER_MAX` from
+    :data:`ORDER_SNAP` on), times :data:`MARGIN`; 0 before
     two grids or where a width is 0 or not finite. Planning only: every grid's band is
     certified, and the loop intersects them (a tighter tolerance's band may skip a grid a
     looser one computed: their nesting is ``numeric.tol_nest``'s)."""
@@ -534,7 +541,7 @@ def _predict(seen: list, tol: float) -> int:
     if not (0 < w1 < math.inf and 0 < w0 < math.inf and d1 > d0 and tol > 0):
         return 0
     p = math.log(w0 / w1) / math.log(d1 / d0) if w0 > w1 else ORDER_MIN
-    p = min(max(p, ORDER_MIN), ORDER_MAX)
+    p = ORDER_MAX if p >= ORDER_SNAP else max(p, ORDER_MIN)
     return math.ceil(MARGIN * d1 * (w1 / tol) ** (1 / p))
 
 
