@@ -593,6 +593,11 @@ def test_next_grid_predicted_by_the_measured_order():
     assert _predict([(64, 1e-4), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 128 * 100)
     # faster than second order: clamped to 2
     assert _predict([(64, 1.6e-3), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 1280)
+    # a little below second order (ORDER_SNAP and up): taken as 2
+    assert _predict([(64, 1e-4 * 2 ** 1.9), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 1280)
+    # well below: the order measured
+    w0 = 1e-4 * 2 ** 1.5
+    assert _predict([(64, w0), (128, 1e-4)], 1e-6) == math.ceil(MARGIN * 128 * 100 ** (1 / 1.5))
     assert _predict([(64, 0.0), (128, 1e-4)], 1e-6) == 0
 
 

@@ -62,11 +62,13 @@ from __future__ import annotations
 
 import math
 import time
+from fractions import Fraction
 
 import numpy as np
 from flint import arb, arb_poly, fmpq
 
 from . import budget
+from .cells_atoms import AtomLines
 from .cells_prefix import PrefixPower
 from .cells_window import WindowPower
 from .cf_laws import lower, upper, working_precision
@@ -133,8 +135,16 @@ class CellCurve:
     whole curve (module docstring): :meth:`band` at any levels."""
 
     def __init__(self, cp: CellPower, loss_range: tuple | None = None,
-                 slack: tuple[float, float] = (0.0, 0.0)) -> None:
+                 slack: tuple[float, float] = (0.0, 0.0), atoms: tuple | None = None) -> None:
         self.cp = cp
+        #: the atoms' products kept apart in the support lines (``numeric.cells_atoms``: a
+        #: plain power of a law with ``loss_atoms()``), else None
+        self.atoms = None
+        if atoms is not None and type(cp) is CellPower and not cp.tilt:
+            try:
+                self.atoms = AtomLines(cp, atoms)
+            except ValueError:
+                self.atoms = None
         #: (inf, sup) of one step's loss as Arb balls (either None where infinite), or None
         #: (:meth:`band`'s end lines)
         self.loss_range = loss_range
@@ -265,6 +275,21 @@ class CellCurve:
             hi = a
         return out
 
+    def _index(self, e: float) -> int:
+        """The lattice index i in [-1, n - 1] with G_i <= e < G_{i+1}, decided exactly."""
+        i = math.floor(Fraction(e) * self.cp.D - self.off)
+        return max(-1, min(i, len(self.cu) - 1))
+
+    def _atom_line(self, i: int, e: arb, a_gt: arb, A: arb) -> arb:
+        """The support line at the exact point ``e`` in [G_i, G_{i+1}) with the atoms'
+        products apart (``numeric.cells_atoms``): the rest's split lines plus the atoms'
+        exact profile; ``a_gt`` = A_U(> i), the slack not added."""
+        at, scale = self.atoms, arb(2) ** (-self.cp.eu)
+        b_rest = arb(int(self.su[i + 1]) - at.suffix_int(i)) * scale
+        a_rest = a_gt - at.a_suffix(i)
+        ee = e.exp()
+        return b_rest + ee * (A - a_rest) + at.profile(e)
+
     def read_top(self, alphas: np.ndarray) -> float | None:
         """The largest loss any level's support line or tests read on this grid (floats,
         planning only): a prefix power (``numeric.cells_prefix``) up to a little above it
@@ -301,8 +326,16 @@ class CellCurve:
         px, py = self._tests(x)
         lb = point_band(px, py, x, [[] for _ in x])
         cands = {float(a): self._candidates(float(a)) for a in np.unique(x)}
+        at = self.atoms
+        extra: dict = {}  # (the atoms' losses near each level's lattice candidates: their kinks)
+        if at is not None:
+            for a, c in cands.items():
+                lo, hi = (float(self.g[i]) for i in (min(c), max(c)))
+                extra[a] = [(e, self._index(e)) for e in at.near(lo - 3 / self.cp.D,
+                                                                  hi + 3 / self.cp.D)]
         with working_precision(PREC):
-            tails = self._a_tails([i for c in cands.values() for i in c])
+            tails = self._a_tails([i for c in cands.values() for i in c]
+                                  + [i for c in extra.values() for _, i in c])
             cp = self.cp
             scale = arb(2) ** (-cp.eu)
             lines: dict = {}
@@ -324,6 +357,11 @@ class CellCurve:
                         lines[i] = (b_gt, (arb(i + self.off) / cp.D).exp(), tails[i])
                     b_gt, eg, a_gt = lines[i]
                     best = min(best, upper(b_gt + eg * (A - a_gt) + inf_b))
+                    if at is not None:  # (the same lattice point, the atoms apart)
+                        e = arb(i + self.off) / cp.D
+                        best = min(best, upper(self._atom_line(i, e, tails[i], A) + inf_b))
+                for e, i in extra.get(float(a), ()):  # (at the atoms' kinks)
+                    best = min(best, upper(self._atom_line(i, arb(e), tails[i], A) + inf_b))
                 if ends[1] is not None:
                     best = min(best, upper(ends[1] * A))
                 if ends[0] is not None:
@@ -415,6 +453,12 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
     totals = getattr(law, "cells_totals", None)  # (a prefix power: numeric.cells_prefix)
     totals = totals() if totals is not None and plain else None
     rng = loss_range(law)
+    atoms = getattr(law, "loss_atoms", None)  # (the atoms' products apart: numeric.cells_atoms)
+    if atoms is not None and plain:
+        with working_precision(PREC):
+            atoms = atoms()
+    else:
+        atoms = None
     # (the bottom of the products cut where the loss is unbounded below: numeric.cells_window;
     # a bounded loss, the subsampled Laplace pair's, spans a few units and keeps its powers)
     cut = plain and (rng is None or rng[0] is None)
@@ -434,7 +478,7 @@ def cells_band(law, T: int, alphas: np.ndarray, tol: float, measure: str = "curv
         t0 = time.monotonic()
         cp = _power(law, T, D, window, totals, cut=cut)
         prefix = getattr(cp, "prefix", False)
-        cc = CellCurve(cp, rng, (0.0, 0.0) if slack is None or prefix else slack(cp.D))
+        cc = CellCurve(cp, rng, (0.0, 0.0) if slack is None or prefix else slack(cp.D), atoms)
         if plain and window is None and not seen:  # (planned on the first grid)
             if totals is not None:
                 top = cc.read_top(x)
@@ -475,12 +519,19 @@ PREFIX_MARGIN = 0.25
 #: The least and the most order in 1/D of the width read from two grids (the cells' remainders:
 #: second order), and the margin of the predicted grid (:func:`_predict`).
 ORDER_MIN, ORDER_MAX, MARGIN = 1.0, 2.0, 1.1
+#: A measured order at least this is taken as :data:`ORDER_MAX`, the bands' order (the cells'
+#: remainders): the first grids, a few cells a step, measure it a little low (Mix(G(2),
+#: 1/10)^{(x) 10}: 1.96 from D = 64 and 128, where w D^2 fell from 0.97 there to 0.75 at
+#: D = 38 000, so 1e-9 was predicted at 38 345 cells a unit and met 2x over; at 34 270 it
+#: is met by 6.4e-10).
+ORDER_SNAP = 1.8
 
 
 def _predict(seen: list, tol: float) -> int:
     """The grid (cells a unit of loss) where the width should meet ``tol``, from the grids so
     far [(D, width), ...]: the last width moved by (D'/D)^-p, p the order the last two grids
-    measure (between :data:`ORDER_MIN` and :data:`ORDER_MAX`), times :data:`MARGIN`; 0 before
+    measure (between :data:`ORDER_MIN` and :data:`ORDER_MAX`, and :data:`ORDER_MAX` from
+    :data:`ORDER_SNAP` on), times :data:`MARGIN`; 0 before
     two grids or where a width is 0 or not finite. Planning only: every grid's band is
     certified, and the loop intersects them (a tighter tolerance's band may skip a grid a
     looser one computed: their nesting is ``numeric.tol_nest``'s)."""
@@ -490,7 +541,7 @@ def _predict(seen: list, tol: float) -> int:
     if not (0 < w1 < math.inf and 0 < w0 < math.inf and d1 > d0 and tol > 0):
         return 0
     p = math.log(w0 / w1) / math.log(d1 / d0) if w0 > w1 else ORDER_MIN
-    p = min(max(p, ORDER_MIN), ORDER_MAX)
+    p = ORDER_MAX if p >= ORDER_SNAP else max(p, ORDER_MIN)
     return math.ceil(MARGIN * d1 * (w1 / tol) ** (1 / p))
 
 

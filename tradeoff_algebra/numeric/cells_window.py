@@ -29,7 +29,7 @@ import numpy as np
 from flint import fmpz
 
 from . import budget
-from .lattice_cells import BITS, SLOT, _cut, _cut_at, _pack, _pattern, _unpack
+from .lattice_cells import BITS, SLOT, _pack, _unpack
 
 __all__ = ["power_cut", "BOTTOM"]
 
@@ -38,27 +38,60 @@ __all__ = ["power_cut", "BOTTOM"]
 BOTTOM = 50
 
 
-def _cut_bottom(z: fmpz, nz: int, bits: int, move: bool, up: bool) -> tuple[fmpz, int, int, int]:
-    """``z`` (nz slots, each below 2^64: the floors of a rounded product) without its first K0
-    slots, K0 the most with the floats' sum of those slots at most 2^-bits of the whole (and
-    K0 < nz): their exact sum, plus one a slot for ``up`` (their ceilings), added to the first
-    slot kept (``move``) or dropped. Returns (z, nz - K0, K0, the mass added, or for a drop the
-    ceilings' sum dropped)."""
-    arr = _unpack(z, nz)
+def _low_words(z: fmpz, nz: int) -> np.ndarray:
+    """The low 64 bits of each of the nz slots of ``z`` (>= 0), as unsigned 64-bit integers."""
+    raw = int(z).to_bytes(nz * SLOT // 8 + 8, "little")
+    words = np.frombuffer(raw, dtype=np.uint64, count=nz * (SLOT // 64))
+    return words.reshape(nz, SLOT // 64)[:, 0].copy()
+
+
+def _pack_array(arr: np.ndarray) -> fmpz:
+    """sum_i arr_i 2^(SLOT i) for unsigned 64-bit integers arr_i."""
+    buf = np.zeros((len(arr), SLOT // 64), dtype=np.uint64)
+    buf[:, 0] = arr
+    return fmpz(int.from_bytes(buf.tobytes(), "little"))
+
+
+def _top_index(arr: np.ndarray, drop: int) -> int:
+    """The least K with the floats' sum of the slots from K at most 2^-drop of the whole (as
+    ``lattice_cells._cut``), len(arr) where none is."""
+    tail = np.cumsum(arr.astype(np.float64)[::-1])[::-1]
+    small = tail <= math.ldexp(float(tail[0]), -drop)
+    return max(int(np.argmax(small)), 1) if small.any() else len(arr)
+
+
+def _top_at(arr: np.ndarray, m: int, K: int, up: bool) -> tuple[np.ndarray, int]:
+    """``arr`` cut to its first K >= 1 slots, m plus the exact sum of the slots cut, plus one
+    a slot for ``up`` (their ceilings: ``lattice_cells._cut_at``)."""
+    K = max(int(K), 1)
+    if K >= len(arr):
+        return arr, m
+    cut = int(arr[K:].sum(dtype=object)) + (len(arr) - K if up else 0)
+    return arr[:K], m + cut
+
+
+def _bottom(arr: np.ndarray, bits: int, move: bool, up: bool) -> tuple[np.ndarray, int, int]:
+    """The slots ``arr`` (each below 2^64: the floors of a rounded product) without their first
+    K0, K0 the most with the floats' sum of those slots at most 2^-bits of the whole (and
+    K0 < len(arr)): their exact sum, plus one a slot for ``up`` (their ceilings), added to the
+    first slot kept (``move``) or dropped. Returns (the slots kept, K0, the mass added, or for
+    a drop the ceilings' sum dropped)."""
+    nz = len(arr)
     c = np.cumsum(arr.astype(np.float64))
     if c[-1] <= 0:
-        return z, nz, 0, 0
+        return arr, 0, 0
     K0 = min(int(np.searchsorted(c, math.ldexp(float(c[-1]), -bits), side="right")), nz - 1)
     if K0 <= 0:
-        return z, nz, 0, 0
-    z = z >> (SLOT * K0)
+        return arr, 0, 0
     moved = int(arr[:K0].sum(dtype=object)) + K0  # (the slots' ceilings)
+    arr = arr[K0:].copy()
     if not move:
-        return z, nz - K0, K0, moved
+        return arr, K0, moved
     moved -= 0 if up else K0
-    if int(arr[K0]) + moved >> 64:
+    if int(arr[0]) + moved >> 64:
         raise ArithmeticError("cells_window: a moved bottom overflowed its slot")
-    return z + moved, nz - K0, K0, moved
+    arr[0] += np.uint64(moved)
+    return arr, K0, moved
 
 
 def power_cut(c: list[int], e: int, T: int, up: bool, move: bool, drop: int | None,
@@ -66,7 +99,7 @@ def power_cut(c: list[int], e: int, T: int, up: bool, move: bool, drop: int | No
     """(P, E, M, o, Mb): P 2^-E the T-th power of sum_i c_i 2^-e x^i rounded as
     ``lattice_cells._power_array`` (``up``: coefficient-wise up, else down; ``drop``: its top
     cut, M the mass moved to +oo in units 2^-E; ``keep``: the slots from ``keep`` on cut, by
-    the whole power's index), with each partial product's bottom cut (:func:`_cut_bottom`:
+    the whole power's index), with each partial product's bottom cut (:func:`_bottom`:
     moved up for ``move``, else dropped); P's slot i is the power's slot o + i. Mb (units
     2^-E, 0 for ``move``) bounds the mass the dropped bottoms carry into the power, wherever it
     lands: Mb_ab <= Mb_a (S_b + M_b + Mb_b) + (S_a + M_a) Mb_b over the products (S the kept
@@ -89,25 +122,29 @@ def power_cut(c: list[int], e: int, T: int, up: bool, move: bool, drop: int | No
             return z, nz, prod, ea + eb, m, o, low
         if s > SLOT - 64:
             raise ArithmeticError("cells_window: a shift beyond the slot's free bits")
-        z = (z >> s) & _pattern(nz, (1 << 64) - 1)
+        # (one pass through the slots: the low 64 bits of each after the shift are its floor,
+        # the bits shifted in from the next slot lie above them, s <= SLOT - 64)
+        arr = _low_words(z >> s, nz)
         bound = prod >> s
         m = -((-m) >> s)  # (ceil)
         low = -((-low) >> s)
         if keep is not None and o + nz > keep:
-            z, nz, m = _cut_at(z, nz, m, max(keep - o, 1), up)
+            arr, m = _top_at(arr, m, max(keep - o, 1), up)
         if drop is not None:
-            z, nz, m = _cut(z, nz, m, drop, up)
-        z, nz, k0, moved = _cut_bottom(z, nz, bottom, move, up)
+            arr, m = _top_at(arr, m, _top_index(arr, drop), up)
+        arr, k0, moved = _bottom(arr, bottom, move, up)
+        nz = len(arr)
         o += k0
         if move and up:  # (the cut slots' ceilings: their floors plus one each)
             bound += k0
         if not move:  # (the dropped slots' ceilings)
             low += moved
         if up:
-            z += _pattern(nz, 1)
+            arr += np.uint64(1)
             bound += nz
         if bound >> BITS + 1:
             raise ArithmeticError("cells_window: a packed sum grew past its bound")
+        z = _pack_array(arr)
         return z, nz, bound, ea + eb - s, m, o, low
 
     base = (_pack(c), n0, s0, e, 0, 0, 0)
