@@ -332,6 +332,24 @@ def _rational_in_range(value: object, lower, upper, lower_open: bool, upper_open
     return sp.Integer(a) if b == 1 else sp.Rational(a, b)
 
 
+def _log_in_range(value: object, lower, upper, lower_open: bool,
+                  integer: bool) -> sp.Expr | None:
+    """:func:`param`'s answer for log r, r a positive Rational, against a lower bound 0 and
+    no upper bound (eps = log 3 of randomized response and f_{eps,delta}): log r >= 0 iff
+    r >= 1, decided without SymPy's assumptions (0.3 ms in a fresh process); None wherever
+    the general path is needed."""
+    if integer or upper is not None or not isinstance(value, sp.log):
+        return None
+    r = value.args[0]
+    if not (isinstance(r, sp.Rational) and r > 0):
+        return None
+    if lower is not None:
+        lo = _exact(lower)
+        if lo is None or lo[0] != 0 or not (r > 1 if lower_open else r >= 1):
+            return None
+    return value
+
+
 def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool = False,
           upper_open: bool = False, integer: bool = False, owner: str | None = None,
           allow_infinite: bool = False, numeric: bool = False) -> sp.Expr:
@@ -347,6 +365,8 @@ def param(name: str, value: object, *, lower=None, upper=None, lower_open: bool 
     never any other exception.
     """
     fast = _rational_in_range(value, lower, upper, lower_open, upper_open, integer)
+    if fast is None:
+        fast = _log_in_range(value, lower, upper, lower_open, integer)
     if fast is not None:
         return fast
     allowed = _fmt_range(lower, upper, lower_open, upper_open, integer, allow_infinite)
