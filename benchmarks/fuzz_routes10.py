@@ -96,7 +96,17 @@ def hull_plds(b: Fraction, q: Fraction, T: int):
 
 
 def pld_pair(plds, eps):
-    return R6.pld_delta_pair(plds, eps)
+    """(lower, upper) of delta at eps (a float or an array): the pessimistic PLD's delta above;
+    below, the optimistic one's less its mass at +oo in each direction (dp_accounting moves
+    the truncated tail mass, 1e-15 a composition, to +oo in the optimistic PLD too, where it
+    is no lower bound: delta(1/2) = 0 of one step of Mix(L_2, 2/25), past its largest loss,
+    read 1e-15 from both)."""
+    opt, pess = plds
+    up = np.asarray(pess.get_delta_for_epsilon(eps), dtype=float)
+    lo = np.maximum(0.0, np.maximum(*(
+        np.asarray(m.get_delta_for_epsilon(eps), dtype=float) - m._infinity_mass
+        for m in (opt._pmf_remove, opt._pmf_add))))
+    return (lo, up) if np.ndim(eps) else (float(lo), float(up))
 
 
 def power_bracket(plds, alpha: float, emax: float, points: int = 2001) -> tuple[float, float]:
