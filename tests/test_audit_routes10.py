@@ -56,7 +56,7 @@ def test_hull_roc_meets_the_pld_pair():
     b, q, T = Fraction(1, 2), Fraction(1, 100), 10
     code = f"ta.roc(ta.laplace_mechanism({F.rat(b)}, 1, sampling='poisson', p=sp.Rational(1, " \
            f"100))**{T}, sp.Rational(1, 100), dps=9)"
-    lo, hi = F.power_bracket(F.hull_plds(b, q, T), 0.01, F._emax(b, T))
+    lo, hi = F.power_bracket(F.hull_plds(b, q, T), 0.01, F._emax(b, T))[:2]
     v, cats = _certified_in(code, 1e-6, ("pair", lo, hi))
     w = F._width("power", *v.interval())
     assert w <= 1.5e-6 or ta.ToleranceWarning in cats
@@ -87,10 +87,11 @@ def test_hull_epsilon_meets_the_pld_pair():
 
 
 def test_hull_curve_meets_the_pld_pair_near_one():
-    """The level near 1 of AddRemove(Mix(L_2, 2/25))^2 where f = e^{-L*}(1 - alpha), L* the
-    largest loss 2 log(1 + q (e^2 - 1)) (delta = 0 past it): the band holds it; the PLD
-    pair's float sums over all masses are met only within SLACK_ABS (a near miss of the fuzz:
-    the pessimistic delta(-0.8) lies 2.9e-12 below the quadrature's)."""
+    """The level near 1 of AddRemove(Mix(L_2, 2/25))^2, where f >= e^{-L*}(1 - alpha), L* the
+    largest loss 2 log(1 + q (e^2 - 1)) (delta = 0 past it): the band reaches it, and meets
+    the PLD pair's f read by the mirror delta(eps) = 1 - e^eps + e^eps delta(-eps) (the
+    pessimistic delta(-0.8) itself lies 2.9e-12 below the quadrature's: a false flag of the
+    fuzz's first runs, f's bracket 4e-13 above the band)."""
     levels = [0.080127, 0.9999999240742764]
     code = f"ta.curve(ta.laplace_mechanism(2, 1, sampling='poisson', p=sp.Rational(2, 25))**2, " \
            f"{levels!r}, bounds=True)"
@@ -100,12 +101,11 @@ def test_hull_curve_meets_the_pld_pair_near_one():
         q = mpmath.mpf(2) / 25
         star = mpmath.exp(-2 * mpmath.log(1 + q * (mpmath.e ** 2 - 1)))
         f_near_one = star * (1 - mpmath.mpf(levels[1]))
-    assert lo[1] <= f_near_one  # (f >= the line's value: a lower bound of the truth)
+    assert f_near_one <= hi[1]  # (f >= the line's value: a lower bound of the truth)
     plds = F.hull_plds(Fraction(2), Fraction(2, 25), 2)
     for i, a in enumerate(levels):
-        p_lo, p_hi = F.power_bracket(plds, a, F._emax(2, 2))
-        assert F.meets(mpmath.mpf(lo[i]), mpmath.mpf(hi[i]), ("pair", 1 - p_hi, 1 - p_lo),
-                       F.SLACK_ABS)
+        f_lo, f_hi = F.power_bracket(plds, a, F._emax(2, 2))[2:]
+        assert F.meets(mpmath.mpf(lo[i]), mpmath.mpf(hi[i]), ("pair", f_lo, f_hi))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,3 +315,25 @@ def test_pld_estimate_of_the_first_power_lies_in_the_certified_band():
     lo, hi = cert.interval()
     e_lo, e_hi = est.interval()
     assert np.isfinite(float(e_lo)) and max(lo, e_lo) <= min(hi, e_hi) + (e_hi - e_lo)
+
+
+@pytest.mark.xfail(strict=True, reason="defect 4 of RESULTS_audit_routes10: across processes "
+                   "(here: the tolerance chain emptied between the calls) the hull band of "
+                   "AddRemove(Mix(L_1, 1/20)^2) at tol 1e-9 reaches above the band at 1e-6 "
+                   "(upper ends 1.1e-16, 1.2e-15 and 6.6e-14 higher): the cells' grids of the "
+                   "two tolerances are not nested, and only the chain of one process nests them")
+def test_hull_band_at_1e9_inside_the_band_at_1e6_across_processes():
+    from tradeoff_algebra.numeric import tol_nest
+
+    levels = [0.0003821901927095077, 0.005467630050619976, 0.378006]
+    got = {}
+    try:
+        for tol in (1e-6, 1e-9):
+            tol_nest.clear()
+            (lo, hi), cats = _ask(f"ta.curve(ta.laplace_mechanism(1, 1, sampling='poisson', "
+                                  f"p=sp.Rational(1, 20))**2, {levels!r}, bounds=True)", tol)
+            assert ta.EstimateWarning not in cats
+            got[tol] = (np.asarray(lo), np.asarray(hi))
+    finally:
+        tol_nest.clear()
+    assert np.all(got[1e-6][0] <= got[1e-9][0]) and np.all(got[1e-9][1] <= got[1e-6][1])
