@@ -9,7 +9,8 @@ here or in tests/references, never through the route checked):
   bounds=True)`` at tol 5e-4, 1e-6, 1e-9. Reference: dp_accounting's optimistic/pessimistic PLD
   pair (grid 1e-5 for T <= 10, 1e-4 above), the power inf over eps in R of delta(eps) +
   e^eps alpha (:func:`power_bracket`: the pessimistic PLD's least value on a grid above, the
-  optimistic one's convex lower bound below, refined around the minimiser); for T <= 2 also
+  optimistic one's convex lower bound below, refined around the minimiser; f and the power
+  each read without cancellation, below eps = 0 by the hull's mirror); for T <= 2 also
   delta by mpmath quadrature of the one- and two-step hull at 30 digits
   (references.audit6_refs.sampled_laplace_hull_delta);
 * ``finite``: products of powers of f_{log r, d}, randomized response RR(log r, k) and
