@@ -283,11 +283,9 @@ def test_one_step_hull_written_as_a_first_power_base_case_is_certified():
     assert v.guarantee == "certified"
 
 
-@pytest.mark.xfail(strict=True, reason="defect 2 of RESULTS_audit_routes10: "
-                   "routes/profile_curve._cells_law tests `plan[1] is f` on a cached route(f): "
-                   "the second of two equal hull objects asked in one process gets the route "
-                   "planned for the first, fails the identity test and falls to an estimate")
 def test_equal_hull_objects_are_both_certified():
+    """Defect 2 (fixed): routes/profile_curve._cells_law tested `plan[1] is f` on a route(f)
+    cached by equality: the second of two equal hulls fell to the PLD engine's estimate."""
     f = ta.laplace_mechanism(1, 1, sampling="poisson", p=R(1, 100))
     g = ta.AddRemove(ta.Mix(ta.Laplace(1), R(1, 100)))
     assert f == g and f is not g

@@ -89,3 +89,16 @@ def test_band_routes_take_the_exact_end_at_zero():
     lo, hi = ta.curve(ta.Laplace(1) ** 1000, np.linspace(0, 1, 21), bounds=True)
     assert lo[0] == hi[0] == 1.0 and lo[-1] == hi[-1] == 0.0
     assert np.all(lo <= hi)
+
+
+def test_discrete_laplace_ends_are_exact():
+    """Both discrete Laplace laws charge every integer: f(0) = 1 exactly (it was a certified
+    ball), for the law, its powers and its products; the certified values at a tiny level lie
+    just below (f(alpha) >= 1 - e^{Delta/t} alpha for a pure e^{Delta/t}-DP pair)."""
+    for f in (ta.DiscreteLaplace(1, 2), ta.DiscreteLaplace(1, 2) ** 5,
+              ta.Tensor(ta.DiscreteLaplace(2, 3), ta.Laplace(1))):
+        v = ta.evaluate(f, 0)
+        assert v.guarantee == "exact" and v.exact == 1, (f, v)
+        w = ta.evaluate(f, R(1, 10**30))
+        lo, hi = (float(t) for t in w.interval())
+        assert hi <= 1 and lo >= 1 - 1e-28, (f, w)

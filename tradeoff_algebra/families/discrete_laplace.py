@@ -99,6 +99,7 @@ from ..numeric.protocol import (
     mp_value,
     np_value,
     num,
+    register_ends,
 )
 
 __all__ = ["DiscreteLaplace", "GRS"]
@@ -636,3 +637,8 @@ def _(f) -> DiscreteLaplaceLattice | None:
         return None
     t = f.scale
     return DiscreteLaplaceLattice(int(f.sensitivity), Fraction(int(t.p), int(t.q)))
+
+
+# both laws charge every integer (e^{-|k - mu|/t} > 0): no loss of +-oo, f(0) = 1 = z exactly
+# (Dong, Roth & Su, Def. 2: f(0) = 1 - Q(P = 0))
+register_ends(DiscreteLaplace)
