@@ -132,3 +132,12 @@ def test_disjoint_certified_enclosures_are_a_defect(hull, kind):
         hull(kind, [OFFERS[0]], Stub(_pair(1.2, 1.3)))
     with pytest.raises(ArithmeticError):
         hull(kind, [OFFERS[0], _pair(1.2, 1.3)], Stub(_pair(0, 2)))
+
+
+def test_an_estimate_pair_is_never_intersected_with_a_certified_one():
+    from tradeoff_algebra.numeric.offer import intersect
+
+    with pytest.raises(TypeError):
+        intersect(_pair(0.9, 1.1), (mp.mpf(0.95), mp.mpf(1.0)))
+    out = intersect(_pair(0.9, 1.1), _pair(0.95, 1.2))
+    assert isinstance(out, CertifiedPair) and tuple(out) == (mp.mpf(0.95), mp.mpf(1.1))

@@ -35,7 +35,7 @@ from ..core.errors import ToleranceWarning
 from . import budget
 from .context import mp
 from .options import DEFAULT_TOL
-from .value import CertifiedPair, Value, weakest
+from .value import Value, weakest
 
 __all__ = ["Offer", "Engine", "settle", "intersect", "looser_steps", "REASK_STEPS"]
 
@@ -93,14 +93,20 @@ def intersect(a: Any, b: Any) -> Any:
     """The intersection of two certified enclosures of the same quantity: two
     :class:`~.value.Value` (their intervals, ``Value.interval``) or two bands
     (``numeric.profile_band.Band``: f and the power 1 - f at the same levels), or two pairs
-    (lo, hi) (``CertifiedPair``: a new one). ``a`` itself where ``b`` does not narrow it (a
-    Value or band). Disjoint enclosures are a defect of one of them: ArithmeticError."""
-    if isinstance(a, CertifiedPair):
+    (lo, hi) of one type (``value.CertifiedPair``: a new one of that type; a plain pair is an
+    estimate, never intersected with a certified one: TypeError). ``a`` itself where ``b``
+    does not narrow it (a Value or band). Disjoint enclosures are a defect of one of them:
+    ArithmeticError."""
+    if isinstance(a, tuple):
+        if type(a) is not type(b):
+            raise TypeError(f"an enclosure {type(b).__name__} intersected with a "
+                            f"{type(a).__name__}: an estimate is never intersected with a "
+                            "certified enclosure")
         lo, hi = max(a[0], b[0]), min(a[1], b[1])
         if lo > hi:
             raise ArithmeticError(f"disjoint certified enclosures of one number: {tuple(a)} "
                                   f"and {tuple(b)}")
-        return CertifiedPair(lo, hi)
+        return type(a)(lo, hi)
     if isinstance(a, Value):
         with mp.workprec(max(mp.prec, 53) + 40):
             (alo, ahi), (blo, bhi) = a.interval(), b.interval()
