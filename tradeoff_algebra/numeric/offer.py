@@ -14,6 +14,11 @@ returns its best enclosure with a ToleranceWarning").
 Why it matters across processes: a route whose result depends on the time left (the cells'
 grids cut short by the clock) offers a wider band at a tighter tolerance than at a looser one;
 every other certified answer that is on hand narrows it again.
+
+Behind the routes of a symmetric hull's delta and eps (``routes.engines``) stand the composing
+engines (an :class:`Engine`): asked once where no route meets the tolerance, they always
+answer — the Laplace inversion's certified enclosure, or the PLD grid's estimate, which is
+never intersected with the offers (they stand for it, with their warning).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from .context import mp
 from .options import DEFAULT_TOL
 from .value import Value, weakest
 
-__all__ = ["Offer", "settle", "intersect", "looser_steps", "REASK_STEPS"]
+__all__ = ["Offer", "Engine", "settle", "intersect", "looser_steps", "REASK_STEPS"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,25 @@ class Offer:
 
     answer: Any
     warning: str
+
+
+@dataclass(frozen=True)
+class Engine:
+    """The engines behind the routes of :func:`settle`, asked where no route meets the
+    tolerance (``routes.engines``: the Laplace inversion, else the PLD grid, behind a symmetric
+    hull's routes). ``answer()`` always answers, at the tolerance or, where it cannot, at the
+    nearest looser one it affords (so it is asked once, and the routes are not asked again):
+    a certified enclosure (``certified(answer)``) or an estimate. ``stands(answer, offered)``:
+    its certified answer is returned with its own warnings, intersected with the offers'
+    ``offered`` (which narrow it at most); else ``note()`` records that the offers narrow
+    it or stand for an estimate. ``own_warnings``: its warnings pass wherever its answer is
+    certified (the offers warn only where they stand for an estimate)."""
+
+    answer: Callable[[], Any]
+    certified: Callable[[Any], bool]
+    stands: Callable[[Any, Any], bool]
+    note: Callable[[], None]
+    own_warnings: bool = False
 
 
 #: The most looser tolerances a declined route is asked at (:func:`settle`).
@@ -68,9 +92,21 @@ def looser_steps(tol: float, width: float) -> list[float]:
 def intersect(a: Any, b: Any) -> Any:
     """The intersection of two certified enclosures of the same quantity: two
     :class:`~.value.Value` (their intervals, ``Value.interval``) or two bands
-    (``numeric.profile_band.Band``: f and the power 1 - f at the same levels). ``a`` itself
-    where ``b`` does not narrow it. Disjoint enclosures are a defect of one of them:
+    (``numeric.profile_band.Band``: f and the power 1 - f at the same levels), or two pairs
+    (lo, hi) of one type (``value.CertifiedPair``: a new one of that type; a plain pair is an
+    estimate, never intersected with a certified one: TypeError). ``a`` itself where ``b``
+    does not narrow it (a Value or band). Disjoint enclosures are a defect of one of them:
     ArithmeticError."""
+    if isinstance(a, tuple):
+        if type(a) is not type(b):
+            raise TypeError(f"an enclosure {type(b).__name__} intersected with a "
+                            f"{type(a).__name__}: an estimate is never intersected with a "
+                            "certified enclosure")
+        lo, hi = max(a[0], b[0]), min(a[1], b[1])
+        if lo > hi:
+            raise ArithmeticError(f"disjoint certified enclosures of one number: {tuple(a)} "
+                                  f"and {tuple(b)}")
+        return type(a)(lo, hi)
     if isinstance(a, Value):
         with mp.workprec(max(mp.prec, 53) + 40):
             (alo, ahi), (blo, bhi) = a.interval(), b.interval()
@@ -96,7 +132,8 @@ def intersect(a: Any, b: Any) -> Any:
 
 
 def settle(routes: Sequence[Callable], ask: Callable[[Callable, float], Any], tol: float,
-           width: Callable[[Any], float], stacklevel: int = 3) -> Any:
+           width: Callable[[Any], float], stacklevel: int = 3,
+           engine: Engine | None = None) -> Any:
     """The answer of ``routes`` at ``tol``, each asked by ``ask(route, tol)`` (None: declined;
     an :class:`Offer`: a certified answer wider than ``tol``), lazily: the first answer that is
     not an offer is returned, and no route after it is asked (no extra cost where a route
@@ -114,7 +151,12 @@ def settle(routes: Sequence[Callable], ask: Callable[[Callable, float], Any], to
     then the result, with a ToleranceWarning: the first offer's text where nothing narrowed
     it, else that text and the width the intersection reached; none where the intersection
     meets ``tol``. ``width(answer)``: its width in the measure of ``tol``. None where no route
-    answers or offers."""
+    answers or offers.
+
+    With an ``engine`` (:class:`Engine`: the routes of a symmetric hull's delta and eps,
+    ``routes.engines``), every certified answer on hand narrows the result, and the engine
+    stands for step 2 (:func:`_last_resort`): a route's answer is intersected with the offers
+    before it, and where no route answers the engine is asked once."""
     offers: list[Offer] = []
     declined: list[Callable] = []
     for route in routes:
@@ -124,12 +166,12 @@ def settle(routes: Sequence[Callable], ask: Callable[[Callable, float], Any], to
         elif isinstance(a, Offer):
             offers.append(a)
         else:
-            return a
+            return a if engine is None or not offers else intersect(a, _offered(offers))
+    if engine is not None:
+        return _last_resort(engine, offers, tol, width, stacklevel)
     if not offers:
         return None
-    best = offers[0].answer
-    for o in offers[1:]:
-        best = intersect(best, o.answer)
+    best = _offered(offers)
     by = [f"{len(offers) - 1} later offer" + ("s" if len(offers) > 2 else "")] \
         if best is not offers[0].answer else []
     stopped = False
@@ -182,3 +224,68 @@ def _reask(route: Callable, ask: Callable[[Callable, float], Any], tol: float,
         if w <= tol or not math.isfinite(w):
             break
     return None if own is None else (best, at)
+
+
+def _offered(offers: list[Offer]) -> Any:
+    """The intersection of the offers' answers (:func:`intersect`)."""
+    best = offers[0].answer
+    for o in offers[1:]:
+        best = intersect(best, o.answer)
+    return best
+
+
+def _last_resort(engine: Engine, offers: list[Offer], tol: float,
+                 width: Callable[[Any], float], stacklevel: int) -> Any:
+    """The engine's answer where no route of :func:`settle` answered: as it is, where none
+    offered; else its certified answer intersected with the offers' (``engine.stands``: with
+    its own warnings), or the offers standing for an estimate or narrowing a certified answer
+    (``engine.note``), with the narrowest offer's warning where the result is wider than
+    ``tol`` (and, ``engine.own_warnings``, the engine's where its answer is certified). A time
+    limit in the engine is raised carrying the offers' bracket (narrowed by the engine's
+    where the two meet)."""
+    if not offers:
+        return engine.answer()
+    offered = _offered(offers)
+    text, narrowest = offers[0].warning, width(offers[0].answer)
+    for o in offers[1:]:
+        if width(o.answer) < narrowest:
+            text, narrowest = o.warning, width(o.answer)
+    stopped = None
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            r = engine.answer()
+        except budget.TimeLimitExceeded as exc:
+            stopped = exc
+    if stopped is not None:
+        if engine.own_warnings:
+            _replay(said)
+        raise _carrying(stopped, offered) from None
+    certified = engine.certified(r)
+    if certified and engine.stands(r, offered):
+        _replay(said)
+        return intersect(r, offered)
+    engine.note()
+    out = intersect(r, offered) if certified else offered
+    if engine.own_warnings:
+        _replay(said)
+        if certified:
+            return out
+    if width(out) > tol:
+        warnings.warn(text, ToleranceWarning, stacklevel=stacklevel + 2)
+    return out
+
+
+def _replay(said: list) -> None:
+    """The recorded warnings ``said`` issued again, each where it was first issued."""
+    for w in said:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _carrying(exc: budget.TimeLimitExceeded, offered: Any) -> budget.TimeLimitExceeded:
+    """The engine's time limit ``exc`` carrying the offers' bracket ``offered`` (lo, hi),
+    narrowed by the engine's best where the two meet."""
+    best = offered
+    if exc.best is not None and max(offered[0], exc.best[0]) <= min(offered[1], exc.best[1]):
+        best = (max(offered[0], exc.best[0]), min(offered[1], exc.best[1]))
+    return budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about)

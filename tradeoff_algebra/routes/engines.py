@@ -26,7 +26,7 @@ from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.cf_atoms import DeltaLaw, has_decay
 from ..numeric.context import arb_precision, mp
-from ..numeric.offer import Offer
+from ..numeric.offer import Engine, settle
 from ..numeric.options import DEFAULT_TOL
 from ..numeric.privacy_loss import privacy_loss
 from ..numeric.protocol import (
@@ -410,101 +410,46 @@ HULL_CELLS = "certified bracket of the loss's cells (symmetric hull eps)"
 HULL_CELLS_DELTA = "certified bracket of the loss's cells (symmetric hull delta)"
 
 
-def _meet(a, b, what: str):
-    """The intersection of two certified enclosures (lo, hi) of one number (ArithmeticError
-    where they are disjoint: one of them is wrong)."""
-    lo, hi = max(a[0], b[0]), min(a[1], b[1])
-    if lo > hi:
-        raise ArithmeticError(f"disjoint certified enclosures of {what}: {tuple(a)} and "
-                              f"{tuple(b)}")
-    return CertifiedPair(lo, hi)
-
-
-def _offers(routes, f, x, what: str):
-    """(answer, offer) from ``routes`` asked in order: the first answer that meets the
-    tolerance (a CertifiedPair), intersected with the offers before it (answer; offer None),
-    else (None, the intersection of every offer as an Offer with the narrowest one's warning,
-    or None where none offered)."""
-    own, warn, width = None, None, math.inf
-    for route_ in routes:
-        got = route_(f, x)
-        if got is None:
-            continue
-        if not isinstance(got, Offer):
-            return (got if own is None else _meet(got, own, what)), None
-        own = got.answer if own is None else _meet(got.answer, own, what)
-        w = got.answer[1] - got.answer[0]
-        if w < width:
-            warn, width = got.warning, w
-    return None, (None if own is None else Offer(own, warn))
-
-
-def _with_offers(exc: budget.TimeLimitExceeded, own) -> budget.TimeLimitExceeded:
-    """The engines' time limit ``exc`` carrying the offers' bracket ``own``, narrowed by the
-    engines' best where the two meet."""
-    best = own
-    if exc.best is not None and max(own[0], exc.best[0]) <= min(own[1], exc.best[1]):
-        best = (max(own[0], exc.best[0]), min(own[1], exc.best[1]))
-    return budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about)
-
-
 def _hull_epsilon(f, dirs, d):
-    """The first answer of :data:`HULL_EPSILON` (intersected with the offers before it); else
-    the engines' enclosure, intersected with the offers' intersection (certified enclosures of
-    one number), or that intersection alone with its ToleranceWarning where the engines give
-    an estimate (the PLD grid) or none."""
-    got, offer = _offers(HULL_EPSILON, f, d, f"eps of {f} at {d}")
-    if got is not None:
-        return got
-    own = None if offer is None else offer.answer
-    try:
-        r = pld_epsilon(list(dirs), d)
-    except budget.TimeLimitExceeded as exc:
-        if own is None:
-            raise
-        raise _with_offers(exc, own) from None
-    if own is None:
-        return r
-    if isinstance(r, CertifiedPair):
-        out = _meet(r, own, f"eps of {f} at {d}")
-        if tuple(out) != tuple(r):
-            trace.note(HULL_CELLS)
-        return out
-    trace.note(HULL_CELLS)
-    if own[1] - own[0] > pld.options()["tol"] * abs(own[1]):  # (a route asks tol / 4)
-        warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
-    return own
+    """eps_C(d): the first answer of :data:`HULL_EPSILON` (intersected with the offers before
+    it); else the engines' enclosure (:func:`pld_epsilon`), intersected with the offers
+    (certified enclosures of one number), with the engines' warnings; the offers alone, with
+    the narrowest one's ToleranceWarning, where the engines give an estimate (the PLD grid)
+    (``numeric.offer.settle`` with the engines as its :class:`~..numeric.offer.Engine`)."""
+    return _settle(HULL_EPSILON, f, d, lambda: pld_epsilon(list(dirs), d),
+                   lambda r, offered: offered[0] <= r[0] and r[1] <= offered[1], HULL_CELLS,
+                   own_warnings=True)
 
 
 def _hull_delta(f, dirs, eps):
     """delta_C(eps): the first answer of :data:`HULL_DELTA` (intersected with the offers before
     it; its routes apply only where the engines are slow, high per-step losses); else the
-    engines' enclosure (:func:`pld_delta`), intersected with the offers' intersection
-    (certified enclosures of one number), with the engines' warnings where theirs is the
-    narrowest, the offer's where that is; the offers alone where the engines give an estimate."""
-    what = f"delta of {f} at {eps}"
-    got, offer = _offers(HULL_DELTA, f, eps, what)
-    if got is not None:
-        return got
-    own = None if offer is None else offer.answer
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            r = pld_delta(list(dirs), eps)
-        except budget.TimeLimitExceeded as exc:
-            if own is None:
-                raise
-            raise _with_offers(exc, own) from None
-    certified = isinstance(r, CertifiedPair)
-    if own is None or (certified and r[1] - r[0] <= own[1] - own[0]):
-        for w in caught:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return r if own is None else _meet(r, own, what)
-    trace.note(HULL_CELLS_DELTA)
-    out = _meet(r, own, what) if certified else own
-    if out[1] - out[0] > pld.options()["tol"] * abs(out[1]):  # (a route asks tol / 4)
-        warnings.warn(offer.warning, ToleranceWarning, stacklevel=4)
-    return out
+    engines' enclosure (:func:`pld_delta`), intersected with the offers' (certified enclosures
+    of one number), with the engines' warnings where theirs is the narrower, the narrowest
+    offer's ToleranceWarning where that is; the offers alone where the engines give an
+    estimate (``numeric.offer.settle`` with the engines as its
+    :class:`~..numeric.offer.Engine`)."""
+    return _settle(HULL_DELTA, f, eps, lambda: pld_delta(list(dirs), eps),
+                   lambda r, offered: r[1] - r[0] <= offered[1] - offered[0], HULL_CELLS_DELTA,
+                   own_warnings=False)
+
+
+def _settle(routes, f, x, answer, stands, note: str, own_warnings: bool):
+    """``numeric.offer.settle`` of ``route(f, x)`` for the routes, the engines' ``answer()``
+    behind them (certified: a CertifiedPair; a plain pair is the PLD grid's estimate), at the
+    relative tolerance of ``pld_options``."""
+    engine = Engine(answer, lambda r: isinstance(r, CertifiedPair), stands,
+                    lambda: trace.note(note), own_warnings)
+    return settle(routes, lambda route_, _tol: route_(f, x), pld.options()["tol"],
+                  _relative_width, stacklevel=5, engine=engine)
+
+
+def _relative_width(r) -> float:
+    """(hi - lo) / |hi| of an enclosure (lo, hi): the measure of the engines' tolerance."""
+    lo, hi = r
+    if hi == 0:
+        return 0.0 if lo == hi else math.inf
+    return (hi - lo) / abs(hi)
 
 
 @mp_epsilon.register(SymmetricHull)
