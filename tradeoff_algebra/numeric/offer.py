@@ -241,8 +241,7 @@ def _last_resort(engine: Engine, offers: list[Offer], tol: float,
     its own warnings), or the offers standing for an estimate or narrowing a certified answer
     (``engine.note``), with the narrowest offer's warning where the result is wider than
     ``tol`` (and, ``engine.own_warnings``, the engine's where its answer is certified). A time
-    limit in the engine is raised carrying the offers' bracket (narrowed by the engine's
-    where the two meet)."""
+    limit in the engine is raised carrying the offers' certified bracket."""
     if not offers:
         return engine.answer()
     offered = _offered(offers)
@@ -283,9 +282,8 @@ def _replay(said: list) -> None:
 
 
 def _carrying(exc: budget.TimeLimitExceeded, offered: Any) -> budget.TimeLimitExceeded:
-    """The engine's time limit ``exc`` carrying the offers' bracket ``offered`` (lo, hi),
-    narrowed by the engine's best where the two meet."""
-    best = offered
-    if exc.best is not None and max(offered[0], exc.best[0]) <= min(offered[1], exc.best[1]):
-        best = (max(offered[0], exc.best[0]), min(offered[1], exc.best[1]))
-    return budget.TimeLimitExceeded(exc.what, exc.seconds, best, exc.about)
+    """The engine's time limit ``exc`` carrying the offers' certified bracket ``offered``
+    (lo, hi). Not narrowed by the engine's own best: that may be the PLD grid's estimate (the
+    exception does not say which), and an estimate is never intersected into a certified
+    enclosure."""
+    return budget.TimeLimitExceeded(exc.what, exc.seconds, offered, exc.about)
