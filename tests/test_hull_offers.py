@@ -91,17 +91,18 @@ def test_eps_certified_engine_inside_the_offers_stands(hull):
     assert tuple(out) == (mp.mpf(0.97), mp.mpf(1.02)) and said == ["E"] and notes == []
 
 
-def test_eps_certified_engine_narrowed_by_the_offers_keeps_its_own_warning(hull):
+def test_eps_wider_certified_engine_gives_way_to_the_offers_warning(hull):
+    """eps as delta: the engines' warning describes their wider answer, not the result."""
     out, said, notes = hull("eps", OFFERS, Stub(_pair(0.8, 1.05)))
     assert isinstance(out, CertifiedPair) and tuple(out) == (mp.mpf(0.95), mp.mpf(1.05))
-    assert said == ["E"] and notes == [engines.HULL_CELLS]
+    assert said == ["A"] and notes == [engines.HULL_CELLS]
 
 
 @pytest.mark.parametrize("kind", ["eps", "delta"])
 def test_an_estimate_is_never_intersected_the_offers_stand_for_it(hull, kind):
     out, said, notes = hull(kind, OFFERS, Stub((mp.mpf(0.99), mp.mpf(1.0))))
     assert isinstance(out, CertifiedPair) and tuple(out) == (mp.mpf(0.95), mp.mpf(1.1))
-    assert said == (["E", "A"] if kind == "eps" else ["A"])  # (the narrowest offer's text)
+    assert said == ["A"]  # (the narrowest offer's text)
     assert notes == [engines.HULL_CELLS if kind == "eps" else engines.HULL_CELLS_DELTA]
 
 

@@ -55,17 +55,15 @@ class Engine:
     tolerance (``routes.engines``: the Laplace inversion, else the PLD grid, behind a symmetric
     hull's routes). ``answer()`` always answers, at the tolerance or, where it cannot, at the
     nearest looser one it affords (so it is asked once, and the routes are not asked again):
-    a certified enclosure (``certified(answer)``) or an estimate. ``stands(answer, offered)``:
-    its certified answer is returned with its own warnings, intersected with the offers'
-    ``offered`` (which narrow it at most); else ``note()`` records that the offers narrow
-    it or stand for an estimate. ``own_warnings``: its warnings pass wherever its answer is
-    certified (the offers warn only where they stand for an estimate)."""
+    a certified enclosure (``certified(answer)``) or an estimate. Its certified answer at most
+    as wide as the offers' intersection is returned with its own warnings (intersected with
+    the offers, which narrow it at most); else ``note()`` records that the offers narrow it
+    or stand for an estimate, and the narrowest offer's warning goes with the result where it
+    is wider than the tolerance."""
 
     answer: Callable[[], Any]
     certified: Callable[[Any], bool]
-    stands: Callable[[Any, Any], bool]
     note: Callable[[], None]
-    own_warnings: bool = False
 
 
 #: The most looser tolerances a declined route is asked at (:func:`settle`).
@@ -237,11 +235,12 @@ def _offered(offers: list[Offer]) -> Any:
 def _last_resort(engine: Engine, offers: list[Offer], tol: float,
                  width: Callable[[Any], float], stacklevel: int) -> Any:
     """The engine's answer where no route of :func:`settle` answered: as it is, where none
-    offered; else its certified answer intersected with the offers' (``engine.stands``: with
-    its own warnings), or the offers standing for an estimate or narrowing a certified answer
-    (``engine.note``), with the narrowest offer's warning where the result is wider than
-    ``tol`` (and, ``engine.own_warnings``, the engine's where its answer is certified). A time
-    limit in the engine is raised carrying the offers' certified bracket."""
+    offered; else its certified answer intersected with the offers' — with its own warnings
+    where it is at most as wide (absolutely) as the offers' intersection, else with the
+    narrowest offer's ToleranceWarning where the result is wider than ``tol`` (``engine.note``:
+    the offers narrow it) — or the offers alone where it is an estimate (``engine.note``: they
+    stand for it), with that warning likewise. A time limit in the engine is raised carrying
+    the offers' certified bracket."""
     if not offers:
         return engine.answer()
     offered = _offered(offers)
@@ -257,19 +256,13 @@ def _last_resort(engine: Engine, offers: list[Offer], tol: float,
         except budget.TimeLimitExceeded as exc:
             stopped = exc
     if stopped is not None:
-        if engine.own_warnings:
-            _replay(said)
         raise _carrying(stopped, offered) from None
     certified = engine.certified(r)
-    if certified and engine.stands(r, offered):
+    if certified and r[1] - r[0] <= offered[1] - offered[0]:
         _replay(said)
         return intersect(r, offered)
     engine.note()
     out = intersect(r, offered) if certified else offered
-    if engine.own_warnings:
-        _replay(said)
-        if certified:
-            return out
     if width(out) > tol:
         warnings.warn(text, ToleranceWarning, stacklevel=stacklevel + 2)
     return out

@@ -413,12 +413,11 @@ HULL_CELLS_DELTA = "certified bracket of the loss's cells (symmetric hull delta)
 def _hull_epsilon(f, dirs, d):
     """eps_C(d): the first answer of :data:`HULL_EPSILON` (intersected with the offers before
     it); else the engines' enclosure (:func:`pld_epsilon`), intersected with the offers
-    (certified enclosures of one number), with the engines' warnings; the offers alone, with
-    the narrowest one's ToleranceWarning, where the engines give an estimate (the PLD grid)
-    (``numeric.offer.settle`` with the engines as its :class:`~..numeric.offer.Engine`)."""
-    return _settle(HULL_EPSILON, f, d, lambda: pld_epsilon(list(dirs), d),
-                   lambda r, offered: offered[0] <= r[0] and r[1] <= offered[1], HULL_CELLS,
-                   own_warnings=True)
+    (certified enclosures of one number), with the engines' warnings where theirs is the
+    narrower, the narrowest offer's ToleranceWarning where that is; the offers alone where the
+    engines give an estimate (the PLD grid) (``numeric.offer.settle`` with the engines as its
+    :class:`~..numeric.offer.Engine`: the rule of :func:`_hull_delta`)."""
+    return _settle(HULL_EPSILON, f, d, lambda: pld_epsilon(list(dirs), d), HULL_CELLS)
 
 
 def _hull_delta(f, dirs, eps):
@@ -429,17 +428,14 @@ def _hull_delta(f, dirs, eps):
     offer's ToleranceWarning where that is; the offers alone where the engines give an
     estimate (``numeric.offer.settle`` with the engines as its
     :class:`~..numeric.offer.Engine`)."""
-    return _settle(HULL_DELTA, f, eps, lambda: pld_delta(list(dirs), eps),
-                   lambda r, offered: r[1] - r[0] <= offered[1] - offered[0], HULL_CELLS_DELTA,
-                   own_warnings=False)
+    return _settle(HULL_DELTA, f, eps, lambda: pld_delta(list(dirs), eps), HULL_CELLS_DELTA)
 
 
-def _settle(routes, f, x, answer, stands, note: str, own_warnings: bool):
+def _settle(routes, f, x, answer, note: str):
     """``numeric.offer.settle`` of ``route(f, x)`` for the routes, the engines' ``answer()``
     behind them (certified: a CertifiedPair; a plain pair is the PLD grid's estimate), at the
     relative tolerance of ``pld_options``."""
-    engine = Engine(answer, lambda r: isinstance(r, CertifiedPair), stands,
-                    lambda: trace.note(note), own_warnings)
+    engine = Engine(answer, lambda r: isinstance(r, CertifiedPair), lambda: trace.note(note))
     return settle(routes, lambda route_, _tol: route_(f, x), pld.options()["tol"],
                   _relative_width, stacklevel=5, engine=engine)
 
