@@ -59,6 +59,7 @@ from ..numeric.protocol import POINT_ROUTES, short
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
+from . import hull_one  # noqa: F401 (registers the one-step hull's point route first)
 from .engines import HULL_EPSILON, hull_directions
 from .grid_band import _warn_if_wide
 from .inversion_curve import hull_point, inversion_band
