@@ -24,7 +24,7 @@ def _pos_part(a1, a2, lo, hi):
         if lo < x0 < hi:
             cuts = [lo, x0, hi]
     total = mpmath.mpf(0)
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts, cuts[1:], strict=False):
         m = (a + b) / 2
         if a1 * mpmath.exp(-m) + a2 * mpmath.exp(m) > 0:
             total += (-a1 * mpmath.exp(-b) + a2 * mpmath.exp(b)) - (
