@@ -62,6 +62,7 @@ from ..operators.unary import Inverse, SymmetricHull
 from . import hull_one  # noqa: F401 (registers the one-step hull's point route first)
 from .engines import HULL_EPSILON, hull_directions
 from .grid_band import _warn_if_wide
+from .hull_few import hull_few_point
 from .inversion_curve import hull_point, inversion_band
 from .plan import _float_bracket
 from .profile_curve import _cells_law
@@ -433,4 +434,6 @@ HULL_EPSILON.append(hull_cells_epsilon)
 CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band), _by_span(hull_cells_band, True))
 CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band) + 1, _by_span(hull_cells_band, False))
 POINT_ROUTES.insert(POINT_ROUTES.index(hull_point), _by_span(hull_cells_point, True))
-POINT_ROUTES.insert(POINT_ROUTES.index(hull_point) + 1, _by_span(hull_cells_point, False))
+# (the few steps' profile route before the narrow spans' cells: routes.hull_few)
+POINT_ROUTES.insert(POINT_ROUTES.index(hull_point) + 1, hull_few_point)
+POINT_ROUTES.insert(POINT_ROUTES.index(hull_few_point) + 1, _by_span(hull_cells_point, False))
