@@ -73,6 +73,8 @@ WALL_SHARE = 0.5
 WALL_SECONDS = 30.0
 #: The most steps T the route takes (the inversion's curve points answer many steps).
 MAX_STEPS = 3
+#: The pairs of points on each side whose secants bound a piece of h (the best bound taken).
+PAIRS = 3
 #: Arb precision of the bounds (bits).
 PREC = 128
 #: The relative width of each delta ball asked, per unit of the tolerance (floored at
@@ -133,35 +135,43 @@ class _Hull:
             best = min(lower(lo_[0]), lower(lo_[n]))
             for i in range(n):
                 a, b = v[i], v[i + 1]
-
-                def left(x, i=i):  # the secant of (i - 1, i), right of v_i
-                    if i == 0:
-                        return None
-                    s = (lo_[i] - hi_[i - 1]) / (v[i] - v[i - 1])
-                    return lo_[i] + s * (x - v[i]), s
-
-                def right(x, i=i):  # the secant of (i + 1, i + 2), left of v_{i+1}
-                    if i + 2 > n:
-                        return None
-                    s = (hi_[i + 2] - lo_[i + 1]) / (v[i + 2] - v[i + 1])
-                    return lo_[i + 1] + s * (x - v[i + 1]), s
-
+                # secants of (j, i), j < i, right of v_i, and of (i + 1, k), k > i + 1, left of
+                # v_{i+1}: each pair's line is below h there; a pair of near points magnifies
+                # the balls' widths by its slope, so a few pairs on each side (the best bound)
+                lefts = [(lo_[i], (lo_[i] - hi_[j]) / (v[i] - v[j]), v[i])
+                         for j in range(max(0, i - PAIRS), i)]
+                rights = [(lo_[i + 1], (hi_[k] - lo_[i + 1]) / (v[k] - v[i + 1]), v[i + 1])
+                          for k in range(i + 2, min(n, i + 1 + PAIRS) + 1)]
                 piece = -math.inf
-                lines = [x for x in (left(a), left(b), right(a), right(b))]
-                if lines[0] is not None and lines[2] is not None:
-                    sl, sr = float(lines[0][1].mid()), float(lines[2][1].mid())
-                    lams = [0.0, 1.0] + ([sr / (sr - sl)] if sl < 0 < sr else [])
-                    for lam in lams:
-                        la = arb(lam)
-                        ends = [la * lines[0][0] + (1 - la) * lines[2][0],
-                                la * lines[1][0] + (1 - la) * lines[3][0]]
-                        piece = max(piece, min(lower(ends[0]), lower(ends[1])))
-                elif lines[0] is not None:
-                    piece = min(lower(lines[0][0]), lower(lines[1][0]))
-                elif lines[2] is not None:
-                    piece = min(lower(lines[2][0]), lower(lines[3][0]))
+                for ln in lefts:
+                    piece = max(piece, _line_min([ln], a, b))
+                    for rn in rights:
+                        piece = max(piece, _line_min([ln, rn], a, b))
+                for rn in rights:
+                    piece = max(piece, _line_min([rn], a, b))
                 best = min(best, piece)
         return best, up
+
+
+def _line_min(lines: list, a: arb, b: arb) -> float:
+    """A float at most min over [a, b] of the largest of the lines (value, slope, anchor): one
+    line's least end, or for two the least end of lam L + (1 - lam) R <= max(L, R) (affine;
+    lam from the floats' crossing where the slopes have opposite signs, else 0 and 1: any lam
+    in [0, 1] is sound), the best of them."""
+    def at(line, x):
+        return line[0] + line[1] * (x - line[2])
+
+    if len(lines) == 1:
+        return min(lower(at(lines[0], a)), lower(at(lines[0], b)))
+    (l0, r0) = lines
+    sl, sr = float(l0[1].mid()), float(r0[1].mid())
+    lams = [0.0, 1.0] + ([sr / (sr - sl)] if sl < 0 < sr else [])
+    out = -math.inf
+    for lam in lams:
+        la = arb(lam)
+        ends = [la * at(l0, x) + (1 - la) * at(r0, x) for x in (a, b)]
+        out = max(out, min(lower(ends[0]), lower(ends[1])))
+    return out
 
 
 class _Declined(Exception):
