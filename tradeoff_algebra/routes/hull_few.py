@@ -46,7 +46,6 @@ import sympy as sp
 from flint import arb, fmpq
 
 from ..core import trace
-from ..families.laplace_sampled import SubsampledLaplaceLaw
 from ..numeric import budget
 from ..numeric.arb import arb_exact
 from ..numeric.cf_laws import lower, upper, working_precision
@@ -255,14 +254,16 @@ def _few_law(f) -> tuple | None:
     got = _cells_law(g)
     if got is None or not 2 <= got[1] <= MAX_STEPS:
         return None
-    return got if isinstance(got[0], SubsampledLaplaceLaw) else None
+    law = got[0]
+    return got if hasattr(law, "loss_sup") and hasattr(law, "inverse") else None
 
 
 def _kinks(law, T: int, top: float) -> list[float]:
-    """Floats near the atoms of both directions' T-fold losses in (0, top): one step's loss
-    has two atoms, a = ess sup L and -b (b = ess sup of the reversed loss; the Laplace outputs
-    beyond the two means), so the power's are k a - (T - k) b and, reversed, k b - (T - k) a;
-    h has a kink at each (placement only)."""
+    """Floats near the atoms of both directions' T-fold losses in (0, top), where one step's
+    loss has two atoms at its ends, as the Poisson-subsampled Laplace law's (the outputs beyond
+    the two means): a = ess sup L and -b, b = ess sup of the reversed loss, so the power's are
+    k a - (T - k) b and, reversed, k b - (T - k) a; h has a kink at each (placement only: any
+    points are sound)."""
     with working_precision(64):
         a = float(law.loss_sup().mid())
         b = float(law.inverse().loss_sup().mid())
