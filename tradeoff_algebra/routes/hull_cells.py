@@ -62,7 +62,7 @@ from ..operators.unary import Inverse, SymmetricHull
 from . import hull_one  # noqa: F401 (registers the one-step hull's point route first)
 from .engines import HULL_EPSILON, hull_directions
 from .grid_band import _warn_if_wide
-from .hull_few import hull_few_point, hull_late_point
+from .hull_few import hull_few_point
 from .inversion_curve import hull_point, inversion_band
 from .plan import _float_bracket
 from .profile_curve import _cells_law
@@ -437,5 +437,3 @@ POINT_ROUTES.insert(POINT_ROUTES.index(hull_point), _by_span(hull_cells_point, T
 # (the few steps' profile route before the narrow spans' cells: routes.hull_few)
 POINT_ROUTES.insert(POINT_ROUTES.index(hull_point) + 1, hull_few_point)
 POINT_ROUTES.insert(POINT_ROUTES.index(hull_few_point) + 1, _by_span(hull_cells_point, False))
-# (and after them, for more steps, where their band stays wider than asked)
-POINT_ROUTES.insert(POINT_ROUTES.index(hull_few_point) + 2, hull_late_point)

@@ -34,10 +34,10 @@ the composed loss (a kink of h: alpha inside a linear piece of the curve) is app
 both sides by the same points; the upper end's error there is first order in the distance.
 
 **Where.** A point route (``numeric.protocol.POINT_ROUTES``) after the inversion's curve points
-(which answer many steps of small losses in milliseconds) and, for T <= :data:`MAX_STEPS`,
-before the narrow spans' loss cells; for MAX_STEPS < T <= :data:`LATE_STEPS` after them
-(:func:`hull_late_point`: the cells meet 1e-9 at T = 10 and 100 in 0.1 to 2.4 s, but stay at
-3.6e-8 at T = 1000, q = 1/100, b = 2, where these balls, 0.02 s each, reach 2.3e-10).
+and before the narrow spans' loss cells, for T <= :data:`MAX_STEPS`. At more steps the balls
+can be dear (T = 100, mu = 3, q = 1/100: seconds each) where the cells answer; at T = 1000,
+q = 1/100, mu = 1/2 (cells: 3.6e-8 in 4 s) this minimisation reaches 2.3e-10 in 0.7 s, but
+asked after the cells it made other rows slower: not taken.
 """
 
 from __future__ import annotations
@@ -64,8 +64,7 @@ from ..operators.unary import Inverse, SymmetricHull
 from .engines import _cf_enclosure, hull_directions
 from .profile_curve import _cells_law
 
-__all__ = ["hull_few_point", "hull_late_point", "power_bracket", "ROUTE", "MAX_CALLS",
-           "MAX_SECONDS", "MAX_STEPS", "LATE_STEPS", "LATE_SECONDS"]
+__all__ = ["hull_few_point", "power_bracket", "ROUTE", "MAX_CALLS", "MAX_SECONDS", "MAX_STEPS"]
 
 #: The name of this route (``Value.route``).
 ROUTE = "certified profile balls of the hull, minimised in e^eps (few steps)"
@@ -77,14 +76,8 @@ MAX_SECONDS = 8.0
 #: balls may take (one ball of a high mu can take a minute: mu = 10, q = 1/100, T = 2).
 WALL_SHARE = 0.5
 WALL_SECONDS = 30.0
-#: The most steps T the route takes before the narrow spans' loss cells (the inversion's
-#: curve points answer many steps).
+#: The most steps T the route takes (the inversion's curve points answer many steps).
 MAX_STEPS = 3
-#: Up to this many steps the route is also asked after the loss cells (:func:`hull_late_point`,
-#: where their band is wider than asked: T = 1000, q = 1/100, b = 2), for at most
-#: :data:`LATE_SECONDS` CPU seconds.
-LATE_STEPS = 1000
-LATE_SECONDS = 4.0
 #: The pairs of points on each side whose secants bound a piece of h (the best bound taken).
 PAIRS = 3
 #: Arb precision of the bounds (bits).
@@ -133,6 +126,8 @@ class _Hull:
     def bracket(self) -> tuple[float, float]:
         """(lower, upper) of inf_v h(v) from the balls so far (module docstring)."""
         es = sorted(self.balls)
+        if not es:  # (the route's time ended inside the first ball)
+            return -math.inf, math.inf
         up = min(self.balls[e][2] for e in es)
         if len(es) < 3:
             return -math.inf, up
@@ -254,8 +249,8 @@ def _deadline(seconds: float) -> Iterator[None]:
         loc.deadline = saved
 
 
-def _few_law(f, steps: tuple[int, int] = (2, MAX_STEPS)) -> tuple | None:
-    """(law, T) where f = C(g), g the T-fold power (``steps``: the least and most T) of one law
+def _few_law(f) -> tuple | None:
+    """(law, T) where f = C(g), g the T-fold power (2 <= T <= :data:`MAX_STEPS`) of one law
     with loss cells and a bounded loss in both directions (``loss_sup``), else None."""
     if not isinstance(f, SymmetricHull):
         return None
@@ -265,7 +260,7 @@ def _few_law(f, steps: tuple[int, int] = (2, MAX_STEPS)) -> tuple | None:
     if not isinstance(g, (Tensor, TensorPower)) or hull_directions(f) is None:
         return None
     got = _cells_law(g)
-    if got is None or not steps[0] <= got[1] <= steps[1]:
+    if got is None or not 2 <= got[1] <= MAX_STEPS:
         return None
     law = got[0]
     return got if hasattr(law, "loss_sup") and hasattr(law, "inverse") else None
@@ -295,11 +290,10 @@ def _top(law, T: int) -> float | None:
     return math.nextafter(T * max(upper(s) for s in sups), math.inf) * (1 + 1e-9)
 
 
-def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float,
-                  seconds: float = MAX_SECONDS) -> tuple[float, float] | None:
+def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float) -> tuple[float, float] | None:
     """Floats (lo, hi) around 1 - C(A) for the hull C of the T-fold power of ``law`` whose two
     directions' leaves are ``dirs`` (module docstring), refined to the relative width tol / 4
-    or until :data:`MAX_CALLS` balls, ``seconds`` of CPU time or its share of the
+    or until :data:`MAX_CALLS` balls, :data:`MAX_SECONDS` CPU seconds or its share of the
     time left are spent; None where a delta ball is not certified or no bound is proved."""
     top = _top(law, T)
     if top is None:
@@ -312,7 +306,7 @@ def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float,
         return hi - lo <= tol / 4 * hi
 
     def spent() -> bool:
-        return h.calls >= MAX_CALLS or time.process_time() - start > seconds
+        return h.calls >= MAX_CALLS or time.process_time() - start > MAX_SECONDS
 
     outer = budget.remaining()
     try:
@@ -343,27 +337,24 @@ def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float,
         budget.check()  # (the caller's own deadline passed: its error)
         # (this route's share of the time ended: the balls so far, if they bound it)
     lo, hi = h.bracket()
-    if not (math.isfinite(lo) and lo <= hi):
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
         return None
     return lo, min(hi, 1.0)
 
 
-def hull_few_point(f, A: sp.Rational, dps: int, power: bool,
-                   late: bool = False) -> Value | Offer | None:
+def hull_few_point(f, A: sp.Rational, dps: int, power: bool) -> Value | Offer | None:
     """f(A) (``power``: 1 - f(A)) of the hull of at most :data:`MAX_STEPS` steps of one law
     with loss cells (module docstring), a certified enclosure to the relative tolerance of
     ``pld_options`` (an ``Offer`` of it where the calls or seconds end first); None where the
-    route does not apply or a delta ball is not certified. ``late``: the powers of
-    MAX_STEPS < T <= :data:`LATE_STEPS` steps instead, for :data:`LATE_SECONDS`."""
+    route does not apply or a delta ball is not certified."""
     if not isinstance(f, SymmetricHull) or not 0 < A < 1:
         return None
-    got = _few_law(f, (MAX_STEPS + 1, LATE_STEPS) if late else (2, MAX_STEPS))
+    got = _few_law(f)
     dirs = hull_directions(f)
     if got is None or dirs is None:
         return None
     tol = options()["tol"]
-    r = power_bracket(got[0], int(got[1]), dirs, A, tol,
-                      LATE_SECONDS if late else MAX_SECONDS)
+    r = power_bracket(got[0], int(got[1]), dirs, A, tol)
     if r is None:
         return None
     lo, hi = r
@@ -376,9 +367,3 @@ def hull_few_point(f, A: sp.Rational, dps: int, power: bool,
                         f"balls reach the relative width {width:.2g}, above tol = {tol:g}")
     trace.note(ROUTE)
     return v
-
-
-def hull_late_point(f, A: sp.Rational, dps: int, power: bool) -> Value | Offer | None:
-    """:func:`hull_few_point` of MAX_STEPS < T <= :data:`LATE_STEPS` steps (asked after the
-    loss cells' band, ``routes.hull_cells``)."""
-    return hull_few_point(f, A, dps, power, late=True)
