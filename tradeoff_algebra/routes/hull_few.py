@@ -34,7 +34,9 @@ the composed loss (a kink of h: alpha inside a linear piece of the curve) is app
 both sides by the same points; the upper end's error there is first order in the distance.
 
 **Where.** A point route (``numeric.protocol.POINT_ROUTES``) after the inversion's curve points
-and before the narrow spans' loss cells, for T <= :data:`MAX_STEPS`. At more steps the balls
+and before the narrow spans' loss cells, for T <= :data:`MAX_STEPS` and one step's loss spanning
+less than ``routes.hull_cells.SPAN_MIN`` (registered there; at mu = 10 a ball takes seconds and
+the route spent 40 s before the cells answered as before). At more steps the balls
 can be dear (T = 100, mu = 3, q = 1/100: seconds each) where the cells answer; at T = 1000,
 q = 1/100, mu = 1/2 (cells: 3.6e-8 in 4 s) this minimisation reaches 2.3e-10 in 0.7 s, but
 asked after the cells it made other rows slower: not taken.
