@@ -82,6 +82,10 @@ WALL_SECONDS = 30.0
 MAX_STEPS = 3
 #: The pairs of points on each side whose secants bound a piece of h (the best bound taken).
 PAIRS = 3
+#: The loosest tolerance the route is asked at: above it the loss cells' band (the next route)
+#: answers few steps in about 0.01 s (mu = 1/2, q = 1/1000, T = 2 at 5e-4: 5.6e-6), where
+#: this minimisation's first points cost a second whatever the tolerance.
+TOL_MAX = 1e-7
 #: Arb precision of the bounds (bits).
 PREC = 128
 #: The relative width of each delta ball asked, per unit of the tolerance (floored at
@@ -356,6 +360,8 @@ def hull_few_point(f, A: sp.Rational, dps: int, power: bool) -> Value | Offer | 
     if got is None or dirs is None:
         return None
     tol = options()["tol"]
+    if tol > TOL_MAX:
+        return None  # (the loss cells' band meets it in milliseconds)
     r = power_bracket(got[0], int(got[1]), dirs, A, tol)
     if r is None:
         return None
