@@ -220,6 +220,8 @@ CERTIFYING = {
     "routes/hull_cells.py",    # eps of the add/remove hull: both ends proved by Arb balls of delta
     "routes/hull_tilted.py",   # eps and delta of the add/remove hull: both directions' brackets
                                # proved by Arb sums of the tilted cells (numeric/tilted_cells)
+    "routes/hull_few.py",      # the add/remove hull's power: convex secant bounds in Arb on
+                               # the inversion's CertifiedPairs of its profile
     "analysis/conversions.py",  # Arb closed-form profiles, brackets proved in Arb
     "routes/engines.py",       # the Laplace inversion (numeric.cf, Arb)
     "routes/product.py",       # Eq. (12) on a proved answer: the level ball and K in Arb

@@ -59,8 +59,10 @@ from ..numeric.protocol import POINT_ROUTES, short
 from ..numeric.value import CertifiedPair
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
+from . import hull_one  # noqa: F401 (registers the one-step hull's point route first)
 from .engines import HULL_EPSILON, hull_directions
 from .grid_band import _warn_if_wide
+from .hull_few import hull_few_point
 from .inversion_curve import hull_point, inversion_band
 from .plan import _float_bracket
 from .profile_curve import _cells_law
@@ -432,4 +434,9 @@ HULL_EPSILON.append(hull_cells_epsilon)
 CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band), _by_span(hull_cells_band, True))
 CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band) + 1, _by_span(hull_cells_band, False))
 POINT_ROUTES.insert(POINT_ROUTES.index(hull_point), _by_span(hull_cells_point, True))
-POINT_ROUTES.insert(POINT_ROUTES.index(hull_point) + 1, _by_span(hull_cells_point, False))
+# (the few steps' profile route before the narrow spans' cells, routes.hull_few; not for wide
+# spans, whose balls take seconds each: mu = 10, q = 1/1000, T = 3 spent 40 s on them before
+# the cells' band answered as before)
+_few = _by_span(hull_few_point, False)
+POINT_ROUTES.insert(POINT_ROUTES.index(hull_point) + 1, _few)
+POINT_ROUTES.insert(POINT_ROUTES.index(_few) + 1, _by_span(hull_cells_point, False))

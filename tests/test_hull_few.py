@@ -1,0 +1,84 @@
+"""The symmetric hull of a few Poisson-subsampled Laplace steps, AddRemove(Mix(L_mu, q))^T,
+T = 2, 3, at tol = 1e-9 (``routes.hull_few``: one minimisation in e^eps of certified balls of
+the hull's profile, a convex lower end from secants). References: the route's own machinery at
+T = 1 against the 50-digit closed form of ``tests/test_hull_one_step.py`` (the minimiser at an
+atom of the loss and off it); at T = 2, 3 dp_accounting's optimistic/pessimistic bracket
+(grid 1e-4, both directions) and the loss cells' certified band (``routes.hull_cells``),
+another route, whose enclosure must meet ours."""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy as sp
+from test_hull_one_step import hull_power
+
+import tradeoff_algebra as ta
+from tradeoff_algebra.families.laplace_sampled import sampled_laplace_law
+from tradeoff_algebra.numeric.offer import Offer
+from tradeoff_algebra.operators.subsample import Mix
+from tradeoff_algebra.operators.unary import Inverse
+from tradeoff_algebra.routes.hull_cells import hull_cells_point
+from tradeoff_algebra.routes.hull_few import ROUTE, power_bracket
+
+
+@pytest.mark.parametrize("mu, q, alpha", [("1/2", "1/1000", "1/100"), ("3", "1/1000", "1/100"),
+                                          ("1", "1/100", "1/5")])
+def test_machinery_at_one_step_against_closed_form(mu, q, alpha):
+    """The bracket of one step's hull power holds the 50-digit reference and meets 1e-9."""
+    mu, q, A = sp.Rational(mu), sp.Rational(q), sp.Rational(alpha)
+    g = Mix(ta.Laplace(mu), q)
+    law = sampled_laplace_law(Fraction(str(mu)), Fraction(str(q)), "remove")
+    with ta.time_limit(120):
+        lo, hi = power_bracket(law, 1, [((g, 1),), ((Inverse(g), 1),)], A, 1e-9)
+    ref = hull_power(mu, q, A, dps=30)
+    with mpmath.workdps(40):
+        assert mpmath.mpf(lo) <= ref <= mpmath.mpf(hi)
+    assert hi - lo <= 1e-9 * hi
+
+
+def _hull(mu, q, T):
+    return ta.laplace_mechanism(sp.Rational(mu), 1, sampling="poisson", p=sp.Rational(q)) ** T
+
+
+@pytest.mark.parametrize("mu, q, T", [("1", "1/100", 2), ("1/2", "1/10", 3),
+                                      ("3", "1/1000", 3)])
+def test_few_steps_meet_tolerance_and_references(mu, q, T):
+    f, A = _hull(mu, q, T), sp.Rational(1, 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no ToleranceWarning: the tolerance is met)
+        with ta.pld_options(tol=1e-9), ta.time_limit(120):
+            v = ta.roc(f, A, dps=20)
+    assert v.guarantee == "certified" and v.route == ROUTE
+    lo, hi = (float(x) for x in v.interval())
+    assert hi - lo <= 1e-9 * hi
+    # the loss cells' band (certified, another route) meets it
+    with ta.pld_options(tol=1e-9), ta.time_limit(120):
+        c = hull_cells_point(f, A, 20, True)
+    c = c.answer if isinstance(c, Offer) else c
+    clo, chi = (float(x) for x in c.interval())
+    assert clo <= hi and lo <= chi
+    # dp_accounting's optimistic/pessimistic bracket, widened by its float error
+    refs = pytest.importorskip("references.audit6_refs")
+    pytest.importorskip("dp_accounting")
+    plds = refs.sampled_laplace_plds(1 / float(sp.Rational(mu)), float(sp.Rational(q)), T, 1e-4)
+    a, b = refs.pld_power(plds, [0.01], eps_max=2.0, points=8001)[0]
+    assert lo <= b * (1 + 1e-6) and hi >= a * (1 - 1e-6)
+
+
+def test_value_and_nesting():
+    """f = 1 - power, and the default tolerance's enclosure holds the tight one's."""
+    f, A = _hull("1", "1/100", 2), sp.Rational(1, 100)
+    with ta.pld_options(tol=1e-9), ta.time_limit(120):
+        p = ta.roc(f, A, dps=20)
+        v = ta.evaluate(f, A, dps=20)
+    with ta.pld_options(tol=1e-3), ta.time_limit(120):
+        loose = ta.roc(f, A, dps=20)
+    plo, phi = p.interval()
+    vlo, vhi = v.interval()
+    assert vlo <= 1 - plo and 1 - phi <= vhi
+    llo, lhi = loose.interval()
+    assert llo <= plo and phi <= lhi
