@@ -23,7 +23,7 @@ from ..numeric.finite_small import pure_power, register_pure_power
 from ..numeric.privacy_loss import loss_views, privacy_loss
 from ._base import all_symmetric, operand, sorted_operands
 
-__all__ = ["Tensor", "TensorPower"]
+__all__ = ["Tensor", "TensorPower", "unit_power_base"]
 
 
 def _str_exponent(printer, n) -> str:
@@ -109,6 +109,14 @@ _POWER = DRS.at("Sec. 3.1, Def. 5 and property 1")
 
 
 @rule(Tensor, cite=DRS.defn(5), priority=110)
+def unit_power_base(g: Any) -> Any:
+    """The base of g where g = h^{(x) 1} (a TensorPower of exponent 1 is its base: Dong, Roth &
+    Su, Def. 5), else g itself: ``laplace_mechanism(...)**1`` is the one-step hull."""
+    while isinstance(g, TensorPower) and g.n == 1:
+        g = g.base
+    return g
+
+
 def tensor_zero(t: Tensor):
     """f (x) 0 = 0: Zero absorbs every factor.
 

@@ -57,7 +57,7 @@ from ..numeric.options import DEFAULT_TOL, options
 from ..numeric.profile_band import Band, _upper_hull, point_band
 from ..numeric.protocol import POINT_ROUTES, short
 from ..numeric.value import CertifiedPair
-from ..operators.tensor import Tensor, TensorPower
+from ..operators.tensor import Tensor, TensorPower, unit_power_base
 from ..operators.unary import Inverse, SymmetricHull
 from . import hull_one  # noqa: F401 (registers the one-step hull's point route first)
 from .engines import HULL_EPSILON, hull_directions
@@ -264,7 +264,7 @@ def _hull_law(f) -> tuple | None:
     cut tail: ``for_levels``, ``cells_slack``), else None; T = 1 too (one step: g the law)."""
     if not isinstance(f, SymmetricHull):
         return None
-    g = f.arg
+    g = unit_power_base(f.arg)
     one = not isinstance(g, (Tensor, TensorPower))
     if (one and (isinstance(g, Inverse) or g.is_symmetric is True)) or (
             not one and hull_directions(f) is None):

@@ -18,7 +18,7 @@ import sympy as sp
 from ..core import trace
 from ..numeric.protocol import POINT_ROUTES, _arb_point
 from ..numeric.value import Value
-from ..operators.tensor import Tensor, TensorPower
+from ..operators.tensor import Tensor, TensorPower, unit_power_base
 from ..operators.unary import Inverse, SymmetricHull
 from .inversion_curve import hull_point
 
@@ -33,9 +33,9 @@ def _target(f):
     (``_eval_symmetric_hull``; C(g^{-1}) = C(g)), else None."""
     if not isinstance(f, SymmetricHull):
         return None
-    g = f.arg
+    g = unit_power_base(f.arg)
     while isinstance(g, Inverse):
-        g = g.arg
+        g = unit_power_base(g.arg)
     if isinstance(g, (Tensor, TensorPower)) or g.is_symmetric is True:
         return None  # (products: routes.engines; a symmetric g is its own hull)
     return g._eval_symmetric_hull()
