@@ -198,3 +198,52 @@ def write_run(args, flags, stats, draws, cpu) -> None:
         out.extend(f"    {line}" for line in extra)
     with open(args.results, "a") as fh:
         fh.write("\n".join(out) + "\n")
+
+
+#: A fresh process's answer to ``eval(code)`` at one tolerance and time limit (argv: tol,
+#: code, limit): a curve's float bounds in hex, or a Value's interval as exact mpf reprs, and
+#: whether it is an estimate (an EstimateWarning or a guarantee other than certified/exact).
+_CHILD = r"""
+import json, sys, warnings
+import sympy as sp
+import tradeoff_algebra as ta
+tol, code, limit = float(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+with warnings.catch_warnings(record=True) as ws:
+    warnings.simplefilter("always")
+    with ta.time_limit(limit), ta.pld_options(tol=tol):
+        out = eval(code, {"ta": ta, "sp": sp})
+est = any(issubclass(w.category, ta.EstimateWarning) for w in ws)
+if isinstance(out, tuple):
+    print(json.dumps(["curve", est, [float(v).hex() for v in out[0]],
+                      [float(v).hex() for v in out[1]]]))
+else:
+    lo, hi = out.interval()
+    print(json.dumps(["value", out.guarantee not in ("certified", "exact"), repr(lo),
+                      repr(hi)]))
+"""
+
+
+def fresh_answer(code: str, tol: float, limit: float, timeout: float):
+    """(answer, message) of ``code`` evaluated in a fresh process (the nesting of answers
+    across processes): (lo, hi) arrays of a curve or 60-digit mpfs of a value, "estimate", or
+    None with the child's last line of error."""
+    import json
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                   ".."))
+    r = subprocess.run([sys.executable, "-c", _CHILD, repr(tol), code, repr(limit)],
+                       capture_output=True, text=True, env=env, timeout=timeout)
+    if r.returncode != 0:
+        return None, (r.stderr.strip().splitlines()[-1][:300] if r.stderr else "no output")
+    kind, est, lo, hi = json.loads(r.stdout.strip().splitlines()[-1])
+    if est:
+        return "estimate", None
+    if kind == "curve":
+        return (np.array([float.fromhex(v) for v in lo]),
+                np.array([float.fromhex(v) for v in hi])), None
+    with mpmath.workdps(60):
+        return (mpmath.mpf(lo[5:-1].strip("'")), mpmath.mpf(hi[5:-1].strip("'"))), None

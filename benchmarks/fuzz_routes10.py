@@ -41,12 +41,10 @@ InternalError, no NaN, no estimate whose route says "certified". Usage:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
 import signal
-import subprocess
 import sys
 import time
 import warnings
@@ -786,41 +784,8 @@ def gen_fresh(rng):
     return gen_nest(rng, "fresh")
 
 
-_CHILD = r"""
-import json, sys, warnings
-import sympy as sp
-import tradeoff_algebra as ta
-tol, code = float(sys.argv[1]), sys.argv[2]
-with warnings.catch_warnings(record=True) as ws:
-    warnings.simplefilter("always")
-    with ta.time_limit(60.0), ta.pld_options(tol=tol):
-        out = eval(code, {"ta": ta, "sp": sp})
-est = any(issubclass(w.category, ta.EstimateWarning) for w in ws)
-if isinstance(out, tuple):
-    print(json.dumps(["curve", est, [float(v).hex() for v in out[0]],
-                      [float(v).hex() for v in out[1]]]))
-else:
-    lo, hi = out.interval()
-    print(json.dumps(["value", out.guarantee not in ("certified", "exact"),
-                      mpmath_str(lo), mpmath_str(hi)]))
-""".replace("mpmath_str", "(lambda x: __import__('mpmath').nstr(x, 40, min_fixed=-1, "
-            "max_fixed=1))")
-
-
 def _fresh_answer(code, tol):
-    env = dict(os.environ, PYTHONPATH=os.path.join(HERE, ".."))
-    r = subprocess.run([sys.executable, "-c", _CHILD, repr(tol), code], capture_output=True,
-                       text=True, env=env, timeout=600)
-    if r.returncode != 0:
-        return None, (r.stderr.strip().splitlines()[-1][:300] if r.stderr else "no output")
-    kind, est, lo, hi = json.loads(r.stdout.strip().splitlines()[-1])
-    if est:
-        return "estimate", None
-    if kind == "curve":
-        return (np.array([float.fromhex(v) for v in lo]),
-                np.array([float.fromhex(v) for v in hi])), None
-    with mpmath.workdps(MP60):
-        return (mpmath.mpf(lo), mpmath.mpf(hi)), None
+    return _fuzz.fresh_answer(code, tol, 60.0, 600)
 
 
 def check_nest(case, flags, stats):
