@@ -97,6 +97,14 @@ class TensorPower(TradeOff):
                                      self._latex_exponent(printer, self.n))
 
 
+def unit_power_base(g: Any) -> Any:
+    """The base of g where g = h^{(x) 1} (a TensorPower of exponent 1 is its base: Dong, Roth &
+    Su, Def. 5), else g itself: ``laplace_mechanism(...)**1`` is the one-step hull."""
+    while isinstance(g, TensorPower) and g.n == 1:
+        g = g.base
+    return g
+
+
 # -- rewrite rules (applied by ``simplify``; see tradeoff_algebra.rewrite) ---------------------
 # Dong, Roth & Su, Sec. 3.1 lists the properties of the tensor product after Def. 5: (1) it is
 # commutative and associative, (2) monotone, (3) f (x) Id = Id (x) f = f, (4) (f (x) g)^{-1} =
@@ -109,14 +117,6 @@ _POWER = DRS.at("Sec. 3.1, Def. 5 and property 1")
 
 
 @rule(Tensor, cite=DRS.defn(5), priority=110)
-def unit_power_base(g: Any) -> Any:
-    """The base of g where g = h^{(x) 1} (a TensorPower of exponent 1 is its base: Dong, Roth &
-    Su, Def. 5), else g itself: ``laplace_mechanism(...)**1`` is the one-step hull."""
-    while isinstance(g, TensorPower) and g.n == 1:
-        g = g.base
-    return g
-
-
 def tensor_zero(t: Tensor):
     """f (x) 0 = 0: Zero absorbs every factor.
 
