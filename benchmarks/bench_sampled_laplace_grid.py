@@ -29,10 +29,12 @@ import itertools
 import json
 import math
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_hull_laplace import OURS, child  # noqa: E402
+
 ROOT = os.path.dirname(HERE)
 MUS = ("1/2", "1", "3", "10")
 QS = ("1/1000", "1/100", "1/10")
@@ -40,36 +42,9 @@ TS = (1, 2, 3, 10, 100, 1000)
 CALLS = ("roc", "delta", "eps")
 TOLS = ("1e-9", "5e-4")
 
-OURS = r'''
-import json, sys, time, warnings
-sys.path.insert(0, {root!r})
-import sympy as sp
-import tradeoff_algebra as ta
-import scipy.special, scipy.fft
-mu, q, T, call, tol = sp.Rational({mu!r}), sp.Rational({q!r}), {T}, {call!r}, {tol!r}
-f = ta.laplace_mechanism(mu, 1, sampling="poisson", p=q)
-f = f if T == 1 else f ** T
-t0 = time.process_time()
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    try:
-        with ta.pld_options(tol=float(tol)), ta.time_limit({limit}):
-            if call == "eps":
-                v = ta.epsilon(f, sp.Rational(1, 10**5), dps=20)
-            elif call == "delta":
-                v = ta.delta(f, 1, dps=20)
-            else:
-                v = ta.roc(f, sp.Rational(1, 100), dps=20)
-        out = dict(lo=float(v.lo), hi=float(v.hi), route=v.route, g=v.guarantee)
-    except ta.TimeLimitExceeded as e:
-        b = e.best
-        out = dict(error="time limit", best=None if b is None else [float(b[0]), float(b[1])])
-    except Exception as e:
-        out = dict(error=type(e).__name__ + ": " + str(e)[:120])
-out["cpu"] = time.process_time() - t0
-out["warn"] = sorted({{type(w.message).__name__ for w in caught}})
-print(json.dumps(out))
-'''
+# (the child's call: bench_hull_laplace's, the same mechanism laplace_mechanism(1, 1/mu) =
+# Laplace(mu) written with the scale; T = 1 as f**1, its one-step hull)
+
 
 REF = r'''
 import json, math, resource, sys, time
@@ -91,18 +66,6 @@ for _ in range(6):
 out["cpu"] = time.process_time() - t0
 print(json.dumps(out))
 '''
-
-
-def child(code: str, timeout: float) -> dict:
-    """One fresh process; its last line of output as JSON, or {"error": ...}."""
-    try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"> {timeout:g} s (killed)"}
-    if p.returncode != 0:
-        return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:160]}
-    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def width(r: dict) -> float:
