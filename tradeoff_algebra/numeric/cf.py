@@ -206,8 +206,9 @@ def _plan_at(
     # (den = 0: the discretisation error is below any level, every step serves; den = oo:
     # none does; the same values numpy's division gave, without its RuntimeWarnings)
     ok = (den > 0) & (den < np.inf)
-    hs = np.where(ok, 2 * math.pi * strips / np.where(ok, den, 1.0),
-                  np.where(den == 0, np.inf, 0.0))
+    with np.errstate(over="ignore"):  # (a subnormal den: the step +oo, as at den = 0)
+        hs = np.where(ok, 2 * math.pi * strips / np.where(ok, den, 1.0),
+                      np.where(den == 0, np.inf, 0.0))
     for a_, h_ in zip(strips, hs, strict=True):  # (the largest step, then the widest strip)
         best = max(best, (float(h_), float(a_)))
     h, a = float(best[0]), float(best[1])
