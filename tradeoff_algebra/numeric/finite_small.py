@@ -244,8 +244,8 @@ def ratio_exact(p: int, q: int, k: int, a: int, b: int) -> Fraction | None:
     delta(l_{m-1}) = (U_m - x^{2m-2-k} V_m)/T > d (at the segment holding 0, delta(0) =
     (U_m - V_m)/T) gives e^eps = (U_m - d T)/V_m on [max(l_{m-1}, 0), l_m], where delta is
     the line of slope -V_m/T in e^eps (Prop. 6): every decision an exact comparison."""
-    T = (p + q) ** k
-    N = [math.comb(k, j) * p**j * q ** (k - j) for j in range(k + 1)]
+    at = _IntAtoms(p, q, k)
+    T, N = at.total, at.n
     lo = _first_segment(k)
     U = V = 0
     for m in range(k, lo - 1, -1):
