@@ -38,7 +38,7 @@ from ..core.errors import InternalError, InvalidParameter, NumericalError, Trade
 from . import context as _context
 from .context import public_mpf
 
-__all__ = ["time_limit", "check", "expired", "call", "deadline", "remaining", "locked",
+__all__ = ["time_limit", "check", "expired", "call", "deadline", "remaining", "within", "locked",
            "integral", "TimeLimitExceeded", "DEFAULT_SECONDS"]
 
 #: The time limit of a call when the user set none (seconds).
@@ -217,6 +217,22 @@ def remaining() -> float:
     """Seconds left before the current deadline (``inf`` outside a call or without a limit)."""
     d = getattr(_local, "deadline", None)
     return math.inf if d is None else d - time.monotonic()
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """The calling thread's deadline moved to at most ``seconds`` from now inside the block
+    (every :func:`check` below sees it: a route's own share of a call's time), restored after;
+    nothing outside a public call (no deadline to move)."""
+    saved = getattr(_local, "deadline", None)
+    if saved is None:
+        yield
+        return
+    _local.deadline = min(saved, time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _local.deadline = saved
 
 
 def expired() -> bool:

@@ -47,8 +47,6 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import sympy as sp
 from flint import arb, fmpq
@@ -239,22 +237,6 @@ def _brent(fn, a: float, b: float, xtol: float, calls: int) -> float:
     return x
 
 
-@contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """The calling thread's deadline moved to at most ``seconds`` from now inside the block
-    (``numeric.budget``'s own: every check of the inversion sees it); restored after."""
-    loc = budget._local
-    saved = getattr(loc, "deadline", None)
-    if saved is None:  # (outside a public call: no deadline to move)
-        yield
-        return
-    loc.deadline = min(saved, time.monotonic() + seconds)
-    try:
-        yield
-    finally:
-        loc.deadline = saved
-
-
 def _few_law(f) -> tuple | None:
     """(law, T) where f = C(g), g the T-fold power (2 <= T <= :data:`MAX_STEPS`) of one law
     with loss cells and a bounded loss in both directions (``loss_sup``), else None."""
@@ -316,7 +298,7 @@ def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float) -> tuple[float,
 
     outer = budget.remaining()
     try:
-        with _deadline(min(WALL_SHARE * outer, WALL_SECONDS)):
+        with budget.within(min(WALL_SHARE * outer, WALL_SECONDS)):
             h(0.0)
             h(top)
             best = _brent(h.mid, 0.0, top, 1e-6 * top, MAX_CALLS // 3)
