@@ -302,8 +302,15 @@ def test_heavy_calls_stop_at_the_limit(call):
     """Each takes seconds to a minute unlimited: under a limit of 0.2 s it stops. (C_{1/10} of
     randomized response^1000, the roc of f_{1/10,0}^3000 (x) RR(log 3, 5)^3000 and the roc of
     C_{1/10}(G_1)^10 (now from its loss cells), once here, now answer in about 0.1 s.)"""
-    with ta.time_limit(0.2), pytest.raises(ta.TimeLimitExceeded):
-        call()
+    with ta.time_limit(0.2), warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            v = call()
+        except ta.TimeLimitExceeded:
+            return
+    # (or the best certified enclosure reached before the limit, said wider than asked)
+    assert v.guarantee == "certified", v
+    assert any(issubclass(w.category, ta.ToleranceWarning) for w in said), v
 
 
 # ---------------------------------------------------------------------------------------------

@@ -85,9 +85,14 @@ def test_failures_are_rows():
 
 def test_time_limit_per_unit():
     rows = sweep(slow_unit, {"steps": [10]}, progress=False, time_limit=0.05, frame=False)
-    assert rows[0]["error"].startswith("TimeLimitExceeded")
-    assert "time limit of 0.05 s" in rows[0]["error"]  # the unit's own limit fired (how soon:
-    assert isinstance(rows[0]["seconds"], float)       # benchmarks/bench_time_limits.py)
+    row = rows[0]
+    if row["error"] is None:  # (a warm process reaches an offer before the limit: the best
+        # enclosure is returned, certified and wider than the tolerance asked; numeric.offer)
+        assert row["guarantee"] == "certified" and row["width"] > 1e-9 * row["hi"]
+    else:
+        assert row["error"].startswith("TimeLimitExceeded")
+        assert "time limit of 0.05 s" in row["error"]  # the unit's own limit fired (how soon:
+    assert isinstance(row["seconds"], float)           # benchmarks/bench_time_limits.py)
     with pytest.raises(ta.InvalidParameter, match="time_limit"):
         sweep(slow_unit, {"steps": [1]}, time_limit=-1)
 
