@@ -308,9 +308,11 @@ def test_heavy_calls_stop_at_the_limit(call):
             v = call()
         except ta.TimeLimitExceeded:
             return
-    # (or the best certified enclosure reached before the limit, said wider than asked)
-    assert v.guarantee == "certified", v
-    assert any(issubclass(w.category, ta.ToleranceWarning) for w in said), v
+    # (or, in a warm process, what was reached before the limit, saying what it is: the PLD
+    # engine's estimate, or a certified enclosure said wider than asked)
+    assert v.guarantee in ("certified", "estimate"), v
+    if v.guarantee == "certified":
+        assert any(issubclass(w.category, ta.ToleranceWarning) for w in said), v
 
 
 # ---------------------------------------------------------------------------------------------
