@@ -40,14 +40,28 @@ def test_the_grid_is_as_large_as_the_tests_say():
     assert 6 * 10**6 < n <= pld_grid.MAX_GRID
 
 
-def test_a_discretisation_that_cannot_fit_is_refused_at_once():
-    """The rate of the second chunk puts the rest (3.2e7 evaluations of ndtr pairs, about 5 s
-    here) beyond a limit of 2 s: refused with the estimate in the message (after two chunks of
-    the evaluations, not at their end)."""
+def test_a_discretisation_that_cannot_fit_is_refused_at_once(monkeypatch):
+    """The rate of the second chunk puts the rest beyond a limit of 2 s: refused with the
+    estimate in the message (after two chunks of the evaluations, not at their end). Each chunk
+    of the distribution functions is slowed by 0.05 s (a sleep around the model's ``cdf``), so
+    the rest (over 200 chunks) is estimated at more than 10 s whatever the machine's load or a
+    warm worker's speed: the estimate, not the clock, decides the outcome (unslowed, a warm
+    worker's second chunk could put the rest just inside the limit, and the grid then ran to
+    the limit instead)."""
     model = _model()
+    cdf = model.cdf
+    chunks = []
+
+    def slowed(t, which, left=False):
+        chunks.append(len(t))
+        time.sleep(0.05)
+        return cdf(t, which, left)
+
+    monkeypatch.setattr(model, "cdf", slowed)
     with pytest.raises(ta.TimeLimitExceeded, match="would take about"):
         with ta.time_limit(2), budget.call("the test's grid"):
             pld_grid.discretise(model, BIG_H)
+    assert len(chunks) == 2 and chunks[0] == pld_grid.CHUNK
 
 
 def test_a_discretisation_checks_the_limit_between_chunks(monkeypatch):
