@@ -348,13 +348,24 @@ def _warn_wide(f: TradeOff, lo: np.ndarray, hi: np.ndarray) -> None:
 def _warn_above_tol(f: TradeOff, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                     tol: float) -> None:
     """A ToleranceWarning where the bounds of f are wider than ``tol`` or those of the power
-    1 - f wider than ``tol`` relative to its upper end (levels alpha > 0)."""
+    1 - f wider than ``tol`` relative to its upper end (levels alpha > 0). Levels whose bounds
+    of f are adjacent float64 numbers (or equal) are as narrow as a float f can be: there the
+    power lies below f's resolution (about 1e-16) and the message says so, and that
+    :func:`~tradeoff_algebra.roc` gives it certified."""
     rel = (hi - lo) / np.maximum(1 - lo, 1e-300)
-    wide = int(((x > 0) & ((hi - lo > tol) | (rel > tol))).sum())
-    if wide:
-        warnings.warn(f"curve of {short(f)}, bounds=True: {wide} of {x.size} levels are wider "
-                      f"than tol = {tol:.3g} (f, or the power 1 - f relative to its upper end)",
-                      ToleranceWarning, stacklevel=4)
+    wide = (x > 0) & ((hi - lo > tol) | (rel > tol))
+    floor = wide & (hi <= np.nextafter(lo, np.inf))
+    n_wide, n_floor = int(wide.sum()), int(floor.sum())
+    if n_wide > n_floor:
+        warnings.warn(f"curve of {short(f)}, bounds=True: {n_wide - n_floor} of {x.size} levels "
+                      f"are wider than tol = {tol:.3g} (f, or the power 1 - f relative to its "
+                      "upper end)", ToleranceWarning, stacklevel=4)
+    if n_floor:
+        warnings.warn(f"curve of {short(f)}, bounds=True: at {n_floor} of {x.size} levels "
+                      f"(alpha up to {float(np.max(x[floor])):.3g}) the power 1 - f lies below "
+                      "float64's resolution of f: f's bounds are adjacent floats, and the power "
+                      f"is not carried to tol = {tol:.3g} relative; ta.roc(f, alpha) gives it "
+                      "certified", ToleranceWarning, stacklevel=4)
 
 
 def _certified_midpoints(f: TradeOff, x: np.ndarray, progress: bool | None = None
@@ -444,6 +455,7 @@ def _curve(f: TradeOff, x: np.ndarray, bounds: bool, progress: bool | None = Non
 
             tol = float(options()["tol"])
             lo, _, hi = _curve_points(f, x, est, progress, tol)
+            lo, hi = lo.clip(0.0, 1.0), hi.clip(0.0, 1.0)
             estimates = len(est)
             _warn_above_tol(f, x, lo, hi, tol)
         if estimates:
