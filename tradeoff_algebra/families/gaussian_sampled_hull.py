@@ -343,6 +343,12 @@ def _gauss_moment(x_end: arb, m: arb, power: int) -> arb:
     return (x_end + m) * dens + (1 + m * m) * sf
 
 
+def _log_w(t: np.ndarray, q: float) -> np.ndarray:
+    """log w = log(1 - q + q e^t) in floats without overflow (log1p(q expm1(t)) overflowed
+    to inf, then NaN, for t > 709: C(1/10, G(1))^{(x) 10} at tol 1e-9)."""
+    return t if q == 1 else np.logaddexp(math.log1p(-q), math.log(q) + t)
+
+
 class _FloatTilt:
     """Float Gauss-Legendre data of the density part at one real c (planning only): nodes on
     the parts of [mu/2, X] where phi w^{1+c} or phi w^{-c} is within e^-40 of its largest."""
@@ -351,7 +357,7 @@ class _FloatTilt:
         mu, q = law.mu, law.q
         x_end = law._x_end(c, 60)
         coarse = np.arange(0.5 * mu, x_end + 0.5, 0.5)
-        lw = np.log1p(q * np.expm1(mu * (coarse - 0.5 * mu)))
+        lw = _log_w(mu * (coarse - 0.5 * mu), q)
         lphi = -coarse * coarse / 2 - _LOG_SQRT_2PI
         top = np.maximum(lphi + (1 + c) * lw, lphi - c * lw)
         keep = top >= top.max() - 40
@@ -361,7 +367,7 @@ class _FloatTilt:
         lo = (a[:, None] + 0.125 * np.arange(4)[None, :]).ravel()
         self.x = (lo[:, None] + 0.0625 * (_GL_X[None, :] + 1)).ravel()
         self.logw0 = np.log(np.tile(0.0625 * _GL_W, lo.size)) - self.x**2 / 2 - _LOG_SQRT_2PI
-        self.lw = np.log1p(q * np.expm1(mu * (self.x - 0.5 * mu)))
+        self.lw = _log_w(mu * (self.x - 0.5 * mu), q)
         self.c, self.m0 = c, law.m0
         self.pos = self.logw0 + (1 + c) * self.lw  # log of phi w^{1+c} times the weight
         self.neg = self.logw0 - c * self.lw
