@@ -11,7 +11,7 @@ import mpmath
 import pytest
 
 from tradeoff_algebra.numeric import cells_normal as cn
-from tradeoff_algebra.numeric.cells_prefix import fixed
+from tradeoff_algebra.numeric.cells_prefix import fixed, split_lists
 from tradeoff_algebra.numeric.cf_laws import working_precision
 
 MU, Q = Fraction(2), Fraction(1, 10)
@@ -68,3 +68,26 @@ def test_tail_precision_keeps_the_fixed_point(monkeypatch, remove, hull):
             cells = law.loss_cells(D)
             out[bits] = [fixed([c[k] for c in cells], up) for k in (0, 1) for up in (True, False)]
     assert out[cn.TAIL_PREC] == out[128]
+
+
+def test_fixed_keeps_exact_zeros():
+    """The wide cells' interior lattice points carry no mass: ``fixed`` leaves them 0 (each
+    other mass at least its exact ceiling, ``lattice_cells._fixed``, and at most 2^-52 of
+    itself above it)."""
+    from tradeoff_algebra.numeric.lattice_cells import _fixed
+
+    law = cn.NormalMixtureCells(MU, Q, True, hull=True).for_levels(10, 0.01)
+    with working_precision(128):
+        cells = law.loss_cells(256)
+        lo = min(c[2] for c in cells)
+        n = max(c[2] + c[3] for c in cells) - lo + 1
+        u, bq, ap = split_lists(cells, 256, lo, n)
+        zeros = [i for i, x in enumerate(u) if x.is_zero()]
+        assert len(zeros) > 100  # (the wide tail cells' interiors)
+        for vals in (u, ap):
+            ints, e = fixed(vals, True)
+            for i, x in enumerate(vals):
+                exact = _fixed(x, e, True)
+                assert exact <= ints[i] <= exact + 2 + (exact >> 50)
+                if x.is_zero():
+                    assert ints[i] == 0
