@@ -77,21 +77,21 @@ def main() -> None:
         print(f"h^2 limits (estimates): lower {lim[0]:.16g}, upper {lim[1]:.16g}, "
               f"gap {lim[1] - lim[0]:.3g} ({(lim[1] - lim[0]) / lim[1]:.3g} relative)")
     D, lo0, hi0 = rows[-1]
+    names = ("BITS",)
     mods = (lattice_cells, cells_prefix, cells_window)
-    saved = [m.BITS for m in mods]
+    saved = {(m, a): getattr(m, a) for m in mods for a in names if hasattr(m, a)}
+    top = saved[(lattice_cells, "BITS")]
     try:
         for bits in args.bits:
-            for m in mods:
-                m.BITS = bits
+            for (m, a), v in saved.items():  # (every width lowered by the same bits)
+                setattr(m, a, v - (top - bits))
             lo, hi, _, _ = band_at(law, T, D, args.alpha)
-            k = 2.0 ** (saved[0] - bits) - 1
+            k = 2.0 ** (top - bits) - 1
             print(f"BITS = {bits} at D = {D}: lower {lo:.16g}, upper {hi:.16g}; rounding at "
-                  f"{saved[0]} bits about {(lo0 - lo) / k:.3g} (lower), {(hi - hi0) / k:.3g} "
-                  f"(upper)")
+                  f"{top} bits about {(lo0 - lo) / k:.3g} (lower), {(hi - hi0) / k:.3g} (upper)")
     finally:
-        for m, b in zip(mods, saved, strict=True):
-            m.BITS = b
-
+        for (m, a), v in saved.items():
+            setattr(m, a, v)
 
 if __name__ == "__main__":
     main()
