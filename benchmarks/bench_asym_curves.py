@@ -2,7 +2,7 @@
 eps, beside one certified eps call of the same expression and dp_accounting's PLD.
 
     python benchmarks/bench_asym_curves.py [--before DIR] [--timeout S] [--quick] [--only ...]
-                                          [--no-nice] [--no-peer]
+                                          [--tols ...] [--no-nice] [--no-peer]
                                           [--write benchmarks/RESULTS_asym_curves.md]
 
 Every timed call runs in a fresh process (CPU time by ``time.process_time``, the imports
@@ -157,6 +157,7 @@ def main() -> None:
     ap.add_argument("--before", help="another checkout of the package (the code before)")
     ap.add_argument("--timeout", type=float, default=150.0)
     ap.add_argument("--quick", action="store_true", help="the default tolerance only")
+    ap.add_argument("--tols", nargs="*", type=float, help="the tolerances to run (default: all)")
     ap.add_argument("--only", nargs="*", help="expressions (keys of EXPRS) to run")
     ap.add_argument("--before-tols", nargs="*", type=float, default=list(TOLS),
                     help="the tolerances at which --before is run")
@@ -169,7 +170,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.no_nice:
         NICE.clear()
-    tols = TOLS[:1] if args.quick else TOLS
+    tols = TOLS[:1] if args.quick else tuple(args.tols) if args.tols else TOLS
     rep = Report()
     rep.out("# roc and curves of asymmetric products planned per eps")
     rep.out()

@@ -144,7 +144,11 @@ def fixed(vals: list, up: bool) -> tuple[list[int], int]:
     next float outward bounds it (at most 2^-52 of the mass beyond it, 2^-52 of the total in
     all: far below any band's width), and for E >= 0 the scaling by 2^E and the ceiling or
     floor are exact in floats, as is the conversion of an integer float below 2^64 (a fifth of
-    the exact shifts' time: Mix(G(2), 1/10)^{(x) 10} at 1e-9 converts 370 000 masses)."""
+    the exact shifts' time: Mix(G(2), 1/10)^{(x) 10} at 1e-9 converts 370 000 masses). An
+    exact zero (a lattice point inside a wide cell, ``numeric.cells_normal``) stays 0, as in
+    ``lattice_cells._fixed``: each unit of a step's masses is carried into the T-fold power
+    about T times, so the wide cells' interior points, a unit each, widened C(1/10,
+    G(1))^{(x) 10}'s band at 1/100 on D = 49 152 from 1.74e-9 to 1.91e-9."""
     tot = sum(vals, arb(0))
     E = BITS - 2 - max(0, math.ceil(math.log2(max(upper(tot), 1e-300)) - 0.5))
     if E < 0:  # (a total above 2^(BITS - 2): the exact shifts)
@@ -153,6 +157,7 @@ def fixed(vals: list, up: bool) -> tuple[list[int], int]:
     if not np.all(np.isfinite(ends)):
         return _fixed_exact(vals, E, up)
     ends = np.maximum(np.nextafter(ends, np.inf if up else -np.inf), 0.0)
+    ends[[x.is_zero() for x in vals]] = 0.0  # (an exact zero stays 0: no unit where no mass)
     while True:
         scaled = np.ldexp(ends, E)
         scaled = np.ceil(scaled) if up else np.floor(scaled)
