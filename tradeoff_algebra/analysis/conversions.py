@@ -336,14 +336,17 @@ def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None)
         return lo, hi, isinstance(r, CertifiedPair)
 
     def probe(e) -> Probe:  # +1: delta(e) > target certain; -1: delta(e) <= target certain
+        # (a rational level is compared by the mpfs around it: by its nearest mpf, a delta
+        # equal to the level (flat from the largest finite loss on, at delta(oo)) rounded
+        # above it and set the bracket's lower end past the answer)
         lo, hi, proved = enclose(e)
-        if hi <= target:
+        if hi <= t_lo:
             bracket[1] = min(bracket[1], e)
-            certain[0] &= proved and hi <= t_lo
+            certain[0] &= proved
             return Probe(-1, _log_gap(hi, target))
-        if lo > target:
+        if lo > t_hi:
             bracket[0] = max(bracket[0], e)
-            certain[0] &= proved and lo > t_hi
+            certain[0] &= proved
             return Probe(1, _log_gap(lo, target))
         points[0] = False  # the enclosure straddles the target
         straddles.append(e)
@@ -475,7 +478,10 @@ def _zero_proved(f: TradeOff, D: sp.Expr, dps: int, v: Value) -> Value:
             d0 = delta(f, 0, dps)
     except (NoClosedForm, ArithmeticError, ValueError):
         return v
-    if not d0.is_certain or not mpf_rational(d0.interval()[1]) <= D:
+    # (an exact delta(0) compared as its rational: its interval is rounded outward, and at
+    # D = delta(0) exactly the rounded upper end lay above D)
+    top = d0.exact if d0.exact is not None else mpf_rational(d0.interval()[1])
+    if not d0.is_certain or not top <= D:
         return v
     return Value.point(mp.zero, dps, guarantee="certified").routed(
         f"delta(0) <= delta proved ({d0.route}; Prop. 6)")

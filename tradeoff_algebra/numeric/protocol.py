@@ -57,9 +57,9 @@ from .value import CertifiedPair, Value, dps_to_prec
 
 __all__ = ["expression_value", "mp_value", "mp_roc", "exact_value", "exact_ends", "register_ends",
            "arb_value", "arb_delta", "np_value", "mp_conjugate", "mp_delta", "mp_epsilon",
-           "POINT_ROUTES", "LEVEL_ROUTES", "EXACT_TV_ROUTES", "enclose_delta", "delta_value",
-           "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified", "short",
-           "caller_level"]
+           "POINT_ROUTES", "point_of", "LEVEL_ROUTES", "EXACT_TV_ROUTES", "enclose_delta",
+           "delta_value", "evaluate", "roc", "prepare_call", "num", "GUARD_DPS", "certified",
+           "short", "caller_level"]
 
 #: Guard digits carried beyond the requested ``dps`` inside every evaluation.
 GUARD_DPS = 20
@@ -265,6 +265,13 @@ def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Valu
 
     v = settle(POINT_ROUTES, ask, tol, _relative_width)
     return None if v is None else _nested_point(f, A, power, v)
+
+
+def point_of(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
+    """The certified point of :data:`POINT_ROUTES` for ``f`` (a route that proves its node
+    equal to another asks that node's point here: ``operators.unary``, f^{-1} = f for a
+    symmetric f)."""
+    return _certified_point(f, A, dps, power)
 
 
 def _relative_width(v: Value) -> float:
