@@ -394,7 +394,7 @@ def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float) -> tuple[float,
                 for e in (best - 3 * w, best - w, best + w, best + 3 * w):
                     if 0 < e < top:
                         h(e)
-                if len(h.balls) == n and w < 1e-6 * top:
+                if cheap is not None and len(h.balls) == n and w < 1e-6 * top:
                     break  # (no ball placed: beyond the inversion's plans around the best)
                 w /= 4
                 if w < 1e-17 * max(best, 1e-300):
