@@ -59,6 +59,7 @@ from ..core import trace
 from ..numeric import budget
 from ..numeric.arb import arb_exact
 from ..numeric.cf_laws import lower, upper, working_precision
+from ..numeric.cf_sampled_poly import share_absolute
 from ..numeric.context import mp
 from ..numeric.offer import Offer
 from ..numeric.options import options, pld_options
@@ -128,7 +129,8 @@ class _Hull:
                 val = d_hi + math.exp(e) * float(self.alpha.mid())
                 return val, val
             else:
-                with pld_options(tol=self.rel), warnings.catch_warnings():
+                with pld_options(tol=self.rel), warnings.catch_warnings(), share_absolute(
+                        self.rel * float(self.alpha.mid())):  # (h >= alpha: the width asked)
                     warnings.simplefilter("ignore")  # (the widths are judged here)
                     if e == 0 and self.cheap is not None:  # (many steps: the inversion at
                         # eps = 0 itself is the split's, seconds; h(0) need not be narrow)
