@@ -64,7 +64,8 @@ from .cf_laws import upper, working_precision
 from .cf_sampled import SampledRemainder
 from .options import options
 
-__all__ = ["PolyExactPart", "ChebyshevDensity", "PolyRemainder", "ChebPiece", "share_absolute"]
+__all__ = ["PolyExactPart", "ChebyshevDensity", "PolyRemainder", "ChebPiece", "share_absolute",
+           "share_relative"]
 
 #: the target of sup |d - P| relative to the mean density (mass / width) of the interval
 ETA_REL = 2.0**-44
@@ -72,12 +73,32 @@ ETA_REL = 2.0**-44
 #: approximation's share is above :data:`SHARE_OF_TOL` of the tolerance asked (a delta far
 #: below the rest: delta(1) = 6.4e-9 at mu = 3, q = 1/100, T = 10 had a share 8e-8 of it)
 ETA_REL_MIN = 2.0**-60
+#: the c of the remainder's Chernoff bound in :meth:`PolyExactPart._remainder_estimate`
+REMAINDER_CS = tuple(0.5 * 1.5**i for i in range(23))
 #: the approximation's share of the part allowed, per unit of the tolerance (``pld_options``;
 #: the inversion plans at a quarter of it, and the share counts twice in the ball's width)
-SHARE_OF_TOL = 1 / 8
+SHARE_OF_TOL = 1 / 4
 #: an absolute width the approximation's share may have whatever the tolerance (set by a caller
-#: whose quantity is far above the part: :func:`share_absolute`)
-_SHARE_ABS: contextvars.ContextVar[float] = contextvars.ContextVar("share_abs", default=0.0)
+#: whose quantity is far above the part: :func:`share_absolute`); +oo outside
+#: :func:`share_relative` (the default target stands)
+_SHARE_ABS: contextvars.ContextVar[float] = contextvars.ContextVar("share_abs",
+                                                                  default=math.inf)
+
+
+@contextmanager
+def share_relative():
+    """Inside the block :meth:`PolyExactPart.terms` makes its interpolants finer where the
+    approximation's share is above :data:`SHARE_OF_TOL` of the tolerance relative to the whole
+    delta: for a caller that asks delta(eps) itself (``routes.engines``); the searches of
+    eps(delta) evaluate delta at many eps far from the answer, where a finer target only costs
+    (AddRemove(Mix(L_3, 1/1000))^100, eps(1e-5): 11 -> 24 s). An absolute width set outside
+    (:func:`share_absolute`) stands."""
+    now = _SHARE_ABS.get()
+    token = _SHARE_ABS.set(0.0 if now == math.inf else now)
+    try:
+        yield
+    finally:
+        _SHARE_ABS.reset(token)
 
 
 @contextmanager
@@ -459,6 +480,29 @@ class PolyExactPart:
         bound = kc * (-c * arb(eps)).exp() * tot
         return arb(0, upper(bound))
 
+    def _remainder_estimate(self, cheb: ChebyshevDensity, eps: float) -> float:
+        """A float above the terms j >= J of delta (the remainder, not summed here): the least
+        over a grid of c (:data:`REMAINDER_CS`) of the Chernoff bound K_c e^{-c eps}
+        sum_{j>=J} C(k, j) A(c)^{k-j} D(c)^j (the share's, for the remainder): it says how small
+        the part is against the whole delta (a choice of target only)."""
+        if self.J > self.k:
+            return 0.0
+        best = math.inf
+        e = arb(eps)
+        for cf in REMAINDER_CS:
+            c = arb(cf)
+            a = cheb.a0 * (c * cheb.l0).exp() + cheb.a1 * (c * cheb.l1).exp()
+            d = self.law.density_mgf(c)
+            if not d.is_finite():
+                d = (1 - cheb.a0 - cheb.a1) * (c * cheb.l1).exp()
+            kc = (c * c.log() - (c + 1) * (c + 1).log()).exp()
+            tot = sum((comb(self.k, j) * a ** (self.k - j) * d**j
+                       for j in range(self.J, self.k + 1)), arb(0))
+            val = float(upper(kc * (-c * e).exp() * tot))
+            if math.isfinite(val):
+                best = min(best, val)
+        return best
+
     def _above_range(self, eps: float) -> bool:
         """Whether eps > k l1, proved in Arb: every loss of the k-fold product is at most k l1
         (the atom at l1 and the density on (l0, l1)), so (1 - e^{eps - L})_+ = 0 almost surely
@@ -473,8 +517,10 @@ class PolyExactPart:
         internal precision raised by half (from 64 + 112 J bits, or the last one that sufficed for
         this law, k and J) until the ball's radius is within
         2^-(caller's precision - 16) of its value, of the approximation's share or of
-        2^-(caller's precision + 64); where the approximation's share so reached is above
-        :data:`SHARE_OF_TOL` of the tolerance asked (``pld_options``) relative to the value,
+        2^-(caller's precision + 64); inside :func:`share_relative`, where the approximation's
+        share so reached is above
+        :data:`SHARE_OF_TOL` of the tolerance asked (``pld_options``) relative to the whole
+        delta (the value plus the remainder's Chernoff bound, :meth:`_remainder_estimate`),
         the interpolants' target (:data:`ETA_REL`, or the finest this part needed before) made
         finer in proportion, to half that share, and the part summed again, down to
         :data:`ETA_REL_MIN` (a tighter tolerance: a finer target, never a wider ball)."""
@@ -486,15 +532,23 @@ class PolyExactPart:
         while True:
             val, der, cheb, share = self._terms_at(eps, derivative, want, eta_rel)
             scale = abs(val.mid())
-            allowed = arb(max(float(upper(SHARE_OF_TOL * tol * scale)), _SHARE_ABS.get()))
+            floor_abs = _SHARE_ABS.get()
+            if floor_abs == math.inf:  # (outside share_relative: the default target)
+                return +val, +der
+            allowed = arb(max(float(upper(SHARE_OF_TOL * tol * scale)), floor_abs))
+            if not share.rad() <= allowed:  # (relative to the whole delta: the part and the
+                # remainder's Chernoff bound; only where the part alone does not decide)
+                whole = float(upper(scale)) + self._remainder_estimate(cheb, eps)
+                allowed = arb(max(SHARE_OF_TOL * tol * whole, floor_abs))
             if (eta_rel <= ETA_REL_MIN or share.rad() <= allowed
                     or val.rad() <= scale * arb(2) ** (16 - want)
                     or val.rad() <= arb(2) ** -(want + 64)):
                 return +val, +der
             # (the share is about proportional to the target: one step to twice below it)
             ratio = float(upper(share.rad() / allowed)) if allowed > 0 else math.inf
-            steps = 8 if not math.isfinite(ratio) else 4 * math.ceil(
-                (math.log2(max(ratio, 1.0)) + 1) / 4)  # (in steps of 2^4: few targets)
+            if not ratio < eta_rel / ETA_REL_MIN:  # (the finest target would not meet it
+                return +val, +der  # either: a delta far below every float's reach)
+            steps = 4 * math.ceil((math.log2(max(ratio, 1.0)) + 1) / 4)  # (steps of 2^4)
             eta_rel = max(eta_rel / 2.0**steps, ETA_REL_MIN)
             self._eta_rel = min(self._eta_rel, eta_rel)
 
