@@ -82,3 +82,51 @@ def test_value_and_nesting():
     assert vlo <= 1 - plo and 1 - phi <= vhi
     llo, lhi = loose.interval()
     assert llo <= plo and phi <= lhi
+
+
+@pytest.mark.parametrize("mu, q", [("1/2", "1/100"), ("1", "1/1000")])
+def test_many_steps_where_balls_are_cheap(mu, q):
+    """T = 1000: the cost estimate takes the route (the loss cells stall at 3.6e-8 and 5.6e-9
+    with a ToleranceWarning there); its enclosure meets 1e-9 and both references."""
+    T, A = 1000, sp.Rational(1, 100)
+    f = _hull(mu, q, T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ta.pld_options(tol=1e-9), ta.time_limit(120):
+            v = ta.roc(f, A, dps=20)
+    assert v.guarantee == "certified" and v.route == ROUTE
+    lo, hi = (float(x) for x in v.interval())
+    assert 0 < hi - lo <= 1e-9 * hi
+    # the loss cells' certified band (another route), however wide, holds it
+    with ta.pld_options(tol=1e-9), ta.time_limit(120):
+        c = hull_cells_point(f, A, 20, True)
+    c = c.answer if isinstance(c, Offer) else c
+    clo, chi = (float(x) for x in c.interval())
+    assert clo <= hi and lo <= chi
+    refs = pytest.importorskip("references.audit6_refs")
+    pytest.importorskip("dp_accounting")
+    plds = refs.sampled_laplace_plds(1 / float(sp.Rational(mu)), float(sp.Rational(q)), T, 1e-4)
+    top = max(2.0, 1.5 * plds[1].get_epsilon_for_delta(1e-4) + 1.0)
+    a, b = refs.pld_power(plds, [0.01], eps_max=top, points=8001)[0]
+    assert lo <= b * (1 + 1e-6) and hi >= a * (1 - 1e-6)
+    # a looser tolerance (the cells' band) holds the tight enclosure
+    with ta.pld_options(tol=1e-6), ta.time_limit(120):
+        loose = ta.roc(f, A, dps=20)
+    llo, lhi = (float(x) for x in loose.interval())
+    assert llo <= lo and hi <= lhi
+
+
+@pytest.mark.parametrize("mu, q, T", [("3", "1/100", 100), ("1/2", "1/1000", 10)])
+def test_many_steps_declined_by_planning(mu, q, T, monkeypatch):
+    """Where a ball would be the split's or a dear plan (T = 100, mu = 3: 68 s a ball), the
+    route declines before any ball (the loss cells answer)."""
+    from tradeoff_algebra.routes import hull_few
+
+    f = _hull(mu, q, T)
+    law, n = hull_few._few_law(f)
+    calls = []
+    monkeypatch.setattr(hull_few, "_cf_enclosure", lambda *a: calls.append(a))
+    monkeypatch.setattr(hull_few, "_delta0_by_shift", lambda *a: calls.append(a))
+    with ta.time_limit(60):
+        r = power_bracket(law, n, hull_few.hull_directions(f), sp.Rational(1, 100), 1e-9)
+    assert r is None and not calls

@@ -52,7 +52,9 @@ ball is narrow, and returns the ball at the caller's.
 
 from __future__ import annotations
 
+import contextvars
 import math
+from contextlib import contextmanager
 from math import comb
 
 from flint import acb, arb, arb_poly, ctx
@@ -60,11 +62,58 @@ from flint import acb, arb, arb_poly, ctx
 from . import budget
 from .cf_laws import upper, working_precision
 from .cf_sampled import SampledRemainder
+from .options import options
 
-__all__ = ["PolyExactPart", "ChebyshevDensity", "PolyRemainder", "ChebPiece"]
+__all__ = ["PolyExactPart", "ChebyshevDensity", "PolyRemainder", "ChebPiece", "share_absolute",
+           "share_relative"]
 
 #: the target of sup |d - P| relative to the mean density (mass / width) of the interval
 ETA_REL = 2.0**-44
+#: the finest such target of :meth:`PolyExactPart.terms`, which divides it while the
+#: approximation's share is above :data:`SHARE_OF_TOL` of the tolerance asked (a delta far
+#: below the rest: delta(1) = 6.4e-9 at mu = 3, q = 1/100, T = 10 had a share 8e-8 of it)
+ETA_REL_MIN = 2.0**-60
+#: the c of the remainder's Chernoff bound in :meth:`PolyExactPart._remainder_estimate`
+REMAINDER_CS = tuple(0.5 * 1.5**i for i in range(23))
+#: the approximation's share of the part allowed, per unit of the tolerance (``pld_options``;
+#: the inversion plans at a quarter of it, and the share counts twice in the ball's width)
+SHARE_OF_TOL = 1 / 4
+#: an absolute width the approximation's share may have whatever the tolerance (set by a caller
+#: whose quantity is far above the part: :func:`share_absolute`); +oo outside
+#: :func:`share_relative` (the default target stands)
+_SHARE_ABS: contextvars.ContextVar[float] = contextvars.ContextVar("share_abs",
+                                                                  default=math.inf)
+
+
+@contextmanager
+def share_relative():
+    """Inside the block :meth:`PolyExactPart.terms` makes its interpolants finer where the
+    approximation's share is above :data:`SHARE_OF_TOL` of the tolerance relative to the whole
+    delta: for a caller that asks delta(eps) itself (``routes.engines``); the searches of
+    eps(delta) evaluate delta at many eps far from the answer, where a finer target only costs
+    (AddRemove(Mix(L_3, 1/1000))^100, eps(1e-5): 11 -> 24 s). An absolute width set outside
+    (:func:`share_absolute`) stands."""
+    now = _SHARE_ABS.get()
+    token = _SHARE_ABS.set(0.0 if now == math.inf else now)
+    try:
+        yield
+    finally:
+        _SHARE_ABS.reset(token)
+
+
+@contextmanager
+def share_absolute(width: float):
+    """Inside the block :meth:`PolyExactPart.terms` keeps its interpolants wherever the
+    approximation's share is at most ``width`` (absolute): a caller adding the part to a
+    quantity of known size (``routes.hull_few``: delta_C(eps) + e^eps alpha >= alpha) whose
+    relative tolerance is met by that width, where the part's own relative width is not."""
+    token = _SHARE_ABS.set(float(width))
+    try:
+        yield
+    finally:
+        _SHARE_ABS.reset(token)
+
+
 #: the largest degree of one piece's interpolant
 MAX_DEGREE = 160
 #: the degree above which the interval is split into pieces graded toward the singularity
@@ -191,14 +240,14 @@ class ChebyshevDensity:
     :data:`SINGLE_DEGREE`, else pieces graded geometrically toward the end nearest the
     density's singularity, on the grid l0 + o W / G (G = ``grid``, a power of 2)."""
 
-    def __init__(self, law, prec: int) -> None:
-        self.prec = prec
+    def __init__(self, law, prec: int, eta_rel: float = ETA_REL) -> None:
+        self.prec, self.eta_rel = prec, eta_rel
         with working_precision(prec):
             self.l0, self.l1, self.a0, self.a1 = law.loss_atoms()
             self.width = self.l1 - self.l0
             self._law = law
             mass = 1 - self.a0 - self.a1
-            target = mass / self.width * arb(2) ** math.log2(ETA_REL)
+            target = mass / self.width * arb(2) ** math.log2(eta_rel)
             one = ChebPiece(law, 0, 1, 1, self.l0, self.width, target)
             if one.n <= SINGLE_DEGREE and one.eta < target:
                 self.grid, self.pieces = 1, [one.build()]
@@ -271,19 +320,20 @@ class PolyExactPart:
             raise ValueError(f"PolyExactPart sums j < J density components, 1 <= J <= k + 1 = "
                              f"{k + 1}, not J = {J}")
         self.law, self.k, self.J = law, int(k), int(J)
-        self._cache: dict[int, tuple] = {}
+        self._cache: dict[tuple, tuple] = {}
         self._prec = 0
+        self._eta_rel = ETA_REL
 
-    def _setup(self, prec: int):
-        got = self._cache.get(prec)
+    def _setup(self, prec: int, eta_rel: float = ETA_REL):
+        got = self._cache.get((prec, eta_rel))
         if got is not None:
             return got
-        cheb = ChebyshevDensity(self.law, prec)
+        cheb = ChebyshevDensity(self.law, prec, eta_rel)
         with working_precision(prec):
             got = (cheb, self._lattice(cheb), self._shifts(cheb))
         if len(self._cache) > 8:
             self._cache.clear()
-        self._cache[prec] = got
+        self._cache[(prec, eta_rel)] = got
         return got
 
     def _lattice(self, cheb: ChebyshevDensity) -> dict[int, list[tuple[arb, arb_poly, arb_poly,
@@ -376,11 +426,12 @@ class PolyExactPart:
             out[j] = (ss, [float(x.mid()) for x in ss], ws, sw, se, m0**j, m1**j)
         return out
 
-    def _sum(self, prec: int, eps: float, derivative: bool = True
+    def _sum(self, prec: int, eps: float, derivative: bool = True, eta_rel: float = ETA_REL
              ) -> tuple[arb, arb, ChebyshevDensity]:
-        """The part at eps at precision ``prec``: per j, the atoms' sums with the j-fold
-        support wholly above y = eps - s_l by the suffix sums, those it meets piece by piece."""
-        cheb, lattice, shifts = self._setup(prec)
+        """The part at eps at precision ``prec`` (the interpolants to ``eta_rel``): per j, the
+        atoms' sums with the j-fold support wholly above y = eps - s_l by the suffix sums, those
+        it meets piece by piece."""
+        cheb, lattice, shifts = self._setup(prec, eta_rel)
         with working_precision(prec):
             e = arb(eps)
             val, der = arb(0), arb(0)
@@ -429,6 +480,29 @@ class PolyExactPart:
         bound = kc * (-c * arb(eps)).exp() * tot
         return arb(0, upper(bound))
 
+    def _remainder_estimate(self, cheb: ChebyshevDensity, eps: float) -> float:
+        """A float above the terms j >= J of delta (the remainder, not summed here): the least
+        over a grid of c (:data:`REMAINDER_CS`) of the Chernoff bound K_c e^{-c eps}
+        sum_{j>=J} C(k, j) A(c)^{k-j} D(c)^j (the share's, for the remainder): it says how small
+        the part is against the whole delta (a choice of target only)."""
+        if self.J > self.k:
+            return 0.0
+        best = math.inf
+        e = arb(eps)
+        for cf in REMAINDER_CS:
+            c = arb(cf)
+            a = cheb.a0 * (c * cheb.l0).exp() + cheb.a1 * (c * cheb.l1).exp()
+            d = self.law.density_mgf(c)
+            if not d.is_finite():
+                d = (1 - cheb.a0 - cheb.a1) * (c * cheb.l1).exp()
+            kc = (c * c.log() - (c + 1) * (c + 1).log()).exp()
+            tot = sum((comb(self.k, j) * a ** (self.k - j) * d**j
+                       for j in range(self.J, self.k + 1)), arb(0))
+            val = float(upper(kc * (-c * e).exp() * tot))
+            if math.isfinite(val):
+                best = min(best, val)
+        return best
+
     def _above_range(self, eps: float) -> bool:
         """Whether eps > k l1, proved in Arb: every loss of the k-fold product is at most k l1
         (the atom at l1 and the density on (l0, l1)), so (1 - e^{eps - L})_+ = 0 almost surely
@@ -443,14 +517,50 @@ class PolyExactPart:
         internal precision raised by half (from 64 + 112 J bits, or the last one that sufficed for
         this law, k and J) until the ball's radius is within
         2^-(caller's precision - 16) of its value, of the approximation's share or of
-        2^-(caller's precision + 64)."""
+        2^-(caller's precision + 64); inside :func:`share_relative`, where the approximation's
+        share so reached is above
+        :data:`SHARE_OF_TOL` of the tolerance asked (``pld_options``) relative to the whole
+        delta (the value plus the remainder's Chernoff bound, :meth:`_remainder_estimate`),
+        the interpolants' target (:data:`ETA_REL`, or the finest this part needed before) made
+        finer in proportion, to half that share, and the part summed again, down to
+        :data:`ETA_REL_MIN` (a tighter tolerance: a finer target, never a wider ball)."""
         want = ctx.prec
         if self._above_range(eps):  # (no loss reaches eps: the part is exactly 0)
             return arb(0), arb(0)
-        key = (self.law, self.k, self.J)
-        prec = max(64 + 112 * self.J, want + 32, self._prec, _PREC_HINT.get(key, 0))
+        tol = options()["tol"]
+        eta_rel = self._eta_rel  # (the finest target this part needed so far)
         while True:
-            val, der, cheb = self._sum(prec, eps, derivative)
+            val, der, cheb, share = self._terms_at(eps, derivative, want, eta_rel)
+            scale = abs(val.mid())
+            floor_abs = _SHARE_ABS.get()
+            if floor_abs == math.inf:  # (outside share_relative: the default target)
+                return +val, +der
+            allowed = arb(max(float(upper(SHARE_OF_TOL * tol * scale)), floor_abs))
+            if not share.rad() <= allowed:  # (relative to the whole delta: the part and the
+                # remainder's Chernoff bound; only where the part alone does not decide)
+                whole = float(upper(scale)) + self._remainder_estimate(cheb, eps)
+                allowed = arb(max(SHARE_OF_TOL * tol * whole, floor_abs))
+            if (eta_rel <= ETA_REL_MIN or share.rad() <= allowed
+                    or val.rad() <= scale * arb(2) ** (16 - want)
+                    or val.rad() <= arb(2) ** -(want + 64)):
+                return +val, +der
+            # (the share is about proportional to the target: one step to twice below it)
+            ratio = float(upper(share.rad() / allowed)) if allowed > 0 else math.inf
+            if not ratio < eta_rel / ETA_REL_MIN:  # (the finest target would not meet it
+                return +val, +der  # either: a delta far below every float's reach)
+            steps = 4 * math.ceil((math.log2(max(ratio, 1.0)) + 1) / 4)  # (steps of 2^4)
+            eta_rel = max(eta_rel / 2.0**steps, ETA_REL_MIN)
+            self._eta_rel = min(self._eta_rel, eta_rel)
+
+    def _terms_at(self, eps: float, derivative: bool, want: int, eta_rel: float
+                  ) -> tuple[arb, arb, ChebyshevDensity, arb]:
+        """(part, derivative, interpolants, approximation's share) with the interpolants to
+        ``eta_rel``, the precision raised as :meth:`terms` says."""
+        key = (self.law, self.k, self.J)  # (the cancellation's bits: not the target's)
+        prec = max(64 + 112 * self.J, want + 32, self._prec, _PREC_HINT.get(key, 0))
+        share = None
+        while True:
+            val, der, cheb = self._sum(prec, eps, derivative, eta_rel)
             scale = abs(val.mid()) if val.mid() != 0 else arb(2) ** -1000
             floor = arb(2) ** -(want + 64)  # (delta near 0: an absolute width suffices)
             if val.rad() <= scale * arb(2) ** (16 - want) or val.rad() <= floor or prec >= 8192:
@@ -458,12 +568,15 @@ class PolyExactPart:
             share = self._approximation_bound(cheb, eps) if self.J > 1 else arb(0)
             if val.rad() <= 2 * share.rad() + scale * arb(2) ** (16 - want):
                 break
+            share = None
             prec = prec * 3 // 2
+        if share is None:
+            share = self._approximation_bound(cheb, eps) if self.J > 1 else arb(0)
         self._prec = prec  # (the next call starts where this one sufficed)
         if len(_PREC_HINT) > 256:
             _PREC_HINT.clear()
         _PREC_HINT[key] = prec
-        return +val, +der
+        return val, der, cheb, share
 
 
 class PolyRemainder(SampledRemainder):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from contextlib import nullcontext
 
 from flint import arb
 from mpmath.libmp import round_ceiling, round_floor
@@ -25,6 +26,7 @@ from ..numeric import budget, pld
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball
 from ..numeric.cf_atoms import DeltaLaw, has_decay
+from ..numeric.cf_sampled_poly import share_relative
 from ..numeric.context import arb_precision, mp
 from ..numeric.offer import Engine, settle
 from ..numeric.options import DEFAULT_TOL
@@ -216,7 +218,9 @@ def _cf_direct(leaf_sets, arg, kind: str):
         # the width asked, its enclosure at CF_FALLBACK_TOL is still far narrower than the PLD
         # engine's (whose float64 floor lies near 1e-6 to 1e-10).
         tol = CF_FALLBACK_TOL
-    with trace.recording() as named:  # (a route of cf_route that names itself: its own label)
+    with trace.recording() as named, (share_relative() if kind == "delta" else nullcontext()):
+        # (a route of cf_route that names itself: its own label; delta asked itself: the
+        # subsampled Laplace split's interpolants as fine as its tolerance needs)
         r = cf_route.route_enclosure(sets, kind, dn, up, tol)
         for looser in looser_tolerances(tol):
             if r is not None:

@@ -434,7 +434,8 @@ HULL_EPSILON.append(hull_cells_epsilon)
 CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band), _by_span(hull_cells_band, True))
 CURVE_BANDS.insert(CURVE_BANDS.index(inversion_band) + 1, _by_span(hull_cells_band, False))
 POINT_ROUTES.insert(POINT_ROUTES.index(hull_point), _by_span(hull_cells_point, True))
-# (the few steps' profile route before the narrow spans' cells, routes.hull_few; not for wide
+# (the few steps' profile route before the narrow spans' cells, routes.hull_few: every T <= 3,
+# and more steps where its cost estimate says a ball takes milliseconds, T = 1000; not for wide
 # spans, whose balls take seconds each: mu = 10, q = 1/1000, T = 3 spent 40 s on them before
 # the cells' band answered as before)
 _few = _by_span(hull_few_point, False)

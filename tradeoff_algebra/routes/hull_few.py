@@ -34,12 +34,16 @@ the composed loss (a kink of h: alpha inside a linear piece of the curve) is app
 both sides by the same points; the upper end's error there is first order in the distance.
 
 **Where.** A point route (``numeric.protocol.POINT_ROUTES``) after the inversion's curve points
-and before the narrow spans' loss cells, for T <= :data:`MAX_STEPS` and one step's loss spanning
-less than ``routes.hull_cells.SPAN_MIN`` (registered there; at mu = 10 a ball takes seconds and
-the route spent 40 s before the cells answered as before). At more steps the balls
-can be dear (T = 100, mu = 3, q = 1/100: seconds each) where the cells answer; at T = 1000,
-q = 1/100, mu = 1/2 (cells: 3.6e-8 in 4 s) this minimisation reaches 2.3e-10 in 0.7 s, but
-asked after the cells it made other rows slower: not taken.
+and before the narrow spans' loss cells, for one step's loss spanning less than
+``routes.hull_cells.SPAN_MIN`` (registered there; at mu = 10 a ball takes seconds and the route
+spent 40 s before the cells answered as before). Up to :data:`MAX_STEPS` steps every ball is
+taken. Beyond, a cost estimate decides first, by planning alone (:func:`_whole_inversion`):
+the route goes on only where each ball is one inversion of the whole law within
+:data:`BALL_WORK` (T = 1000, mu <= 1, q <= 1/100: milliseconds a ball, the point 2e-10 to
+4e-11 wide in about 0.3 s where the cells stall at 3.7e-9 to 3.6e-8 after 4 s); at T = 10 and
+100 the balls cost 0.2 s to a minute (mu = 3, q = 1/100, T = 100: 68 s) and the route declines
+in milliseconds for the cells. A point beyond that work (the loss's far tail, whose delta is
+tiny) gets no ball: a float above h places Brent's steps (delta_C non-increasing).
 """
 
 from __future__ import annotations
@@ -55,13 +59,14 @@ from ..core import trace
 from ..numeric import budget
 from ..numeric.arb import arb_exact
 from ..numeric.cf_laws import lower, upper, working_precision
+from ..numeric.cf_sampled_poly import share_absolute
 from ..numeric.context import mp
 from ..numeric.offer import Offer
 from ..numeric.options import options, pld_options
 from ..numeric.value import CertifiedPair, Value
 from ..operators.tensor import Tensor, TensorPower
 from ..operators.unary import Inverse, SymmetricHull
-from .engines import _cf_enclosure, hull_directions
+from .engines import DELTA0_SHIFT, _cf_enclosure, _cf_laws, _delta0_by_shift, hull_directions
 from .profile_curve import _cells_law
 
 __all__ = ["hull_few_point", "power_bracket", "ROUTE", "MAX_CALLS", "MAX_SECONDS", "MAX_STEPS"]
@@ -76,7 +81,8 @@ MAX_SECONDS = 8.0
 #: balls may take (one ball of a high mu can take a minute: mu = 10, q = 1/100, T = 2).
 WALL_SHARE = 0.5
 WALL_SECONDS = 30.0
-#: The most steps T the route takes (the inversion's curve points answer many steps).
+#: The most steps T whose balls the route takes unconditionally; beyond, only where the cost
+#: estimate allows (:data:`BALL_WORK`).
 MAX_STEPS = 3
 #: The pairs of points on each side whose secants bound a piece of h (the best bound taken).
 PAIRS = 3
@@ -90,15 +96,22 @@ PREC = 128
 #: :data:`DELTA_REL_MIN`, the inversion's reach).
 DELTA_SHARE = 1e-3
 DELTA_REL_MIN = 1e-13
+#: Where a ball of delta_C(0) is asked, its affordability is judged at this eps (the
+#: inversion answers delta(0) from delta(2^-40): ``routes.engines._delta0_by_shift``).
+DELTA0_EPS = float(DELTA0_SHIFT)
+#: Beyond :data:`MAX_STEPS` steps, the most planned work of one delta ball (``cf_route._work``
+#: units, about 25 microseconds each; :func:`_whole_inversion`): about 25 balls a point, so
+#: the route spends well under a second or declines after planning alone.
+BALL_WORK = 1000.0
 
 
 class _Hull:
     """Balls of h(eps) = delta_C(eps) + e^eps alpha at float eps >= 0, kept."""
 
-    def __init__(self, dirs, A: sp.Rational, top: float, rel: float) -> None:
-        self.dirs, self.top, self.rel = list(dirs), top, rel
+    def __init__(self, dirs, A: sp.Rational, top: float, rel: float, cheap=None) -> None:
+        self.dirs, self.top, self.rel, self.cheap = list(dirs), top, rel, cheap
         self.alpha = arb(fmpq(int(A.p), int(A.q)))
-        self.balls: dict[float, tuple[arb, float, float]] = {}  # eps -> (v, lo, hi)
+        self.balls: dict[float, tuple] = {}  # eps -> (v, lo, hi, delta_C's upper end)
         self.calls = 0
 
     def __call__(self, e: float) -> tuple[float, float]:
@@ -108,10 +121,22 @@ class _Hull:
             budget.check()
             if e >= self.top:  # (beyond the largest loss: delta_C = 0 exactly)
                 d = CertifiedPair(mp.zero, mp.zero)
+            elif self.cheap is not None and not self.cheap(max(e, DELTA0_EPS)):
+                # (a ball beyond the whole law's inversion, seconds: none here, a float above
+                # h(e) for the placement, delta_C non-increasing: the least upper end of
+                # delta_C at the balls left of e, 1 without one)
+                d_hi = min((b[3] for x, b in self.balls.items() if x <= e), default=1.0)
+                val = d_hi + math.exp(e) * float(self.alpha.mid())
+                return val, val
             else:
-                with pld_options(tol=self.rel), warnings.catch_warnings():
+                with pld_options(tol=self.rel), warnings.catch_warnings(), share_absolute(
+                        self.rel * float(self.alpha.mid())):  # (h >= alpha: the width asked)
                     warnings.simplefilter("ignore")  # (the widths are judged here)
-                    d = _cf_enclosure(self.dirs, mp.mpf(e), "delta")
+                    if e == 0 and self.cheap is not None:  # (many steps: the inversion at
+                        # eps = 0 itself is the split's, seconds; h(0) need not be narrow)
+                        d = _delta0_by_shift(self.dirs)
+                    else:
+                        d = _cf_enclosure(self.dirs, mp.mpf(e), "delta")
                 self.calls += 1
             if not isinstance(d, CertifiedPair):
                 raise _Declined
@@ -119,7 +144,7 @@ class _Hull:
                 v = arb(e).exp()
                 va = v * self.alpha
                 got = (v, lower(arb_exact(mp.mpf(d[0])) + va),
-                       upper(arb_exact(mp.mpf(d[1])) + va))
+                       upper(arb_exact(mp.mpf(d[1])) + va), float(d[1]))
             self.balls[e] = got
         return got[1], got[2]
 
@@ -189,10 +214,14 @@ class _Declined(Exception):
     """A delta ball was not certified: the route declines."""
 
 
+#: The first point of :func:`_brent` on [a, b]: a + BRENT_FIRST (b - a).
+BRENT_FIRST = 0.3819660112501051
+
+
 def _brent(fn, a: float, b: float, xtol: float, calls: int) -> float:
     """A float minimiser of ``fn`` on [a, b] (Brent's method: golden sections with parabolic
     steps), to about ``xtol``, at most ``calls`` evaluations: placement only."""
-    g = 0.3819660112501051
+    g = BRENT_FIRST
     x = w = v = a + g * (b - a)
     fx = fw = fv = fn(x)
     d = e = 0.0
@@ -238,8 +267,9 @@ def _brent(fn, a: float, b: float, xtol: float, calls: int) -> float:
 
 
 def _few_law(f) -> tuple | None:
-    """(law, T) where f = C(g), g the T-fold power (2 <= T <= :data:`MAX_STEPS`) of one law
-    with loss cells and a bounded loss in both directions (``loss_sup``), else None."""
+    """(law, T) where f = C(g), g the T-fold power (T >= 2; beyond :data:`MAX_STEPS` the cost
+    estimate of :func:`power_bracket` decides) of one law with loss cells and a bounded loss in
+    both directions (``loss_sup``), else None."""
     if not isinstance(f, SymmetricHull):
         return None
     g = f.arg
@@ -248,7 +278,7 @@ def _few_law(f) -> tuple | None:
     if not isinstance(g, (Tensor, TensorPower)) or hull_directions(f) is None:
         return None
     got = _cells_law(g)
-    if got is None or not 2 <= got[1] <= MAX_STEPS:
+    if got is None or got[1] < 2:
         return None
     law = got[0]
     return got if hasattr(law, "loss_sup") and hasattr(law, "inverse") else None
@@ -266,6 +296,48 @@ def _kinks(law, T: int, top: float) -> list[float]:
     out = {k * a - (T - k) * b for k in range(T + 1)} | {k * b - (T - k) * a
                                                          for k in range(T + 1)}
     return sorted(e for e in out if 0 < e < top)
+
+
+def _whole_inversion(dirs, rel: float):
+    """For T > :data:`MAX_STEPS`: a predicate of eps, True where each direction's delta ball at
+    the relative width ``rel`` is one inversion of its whole law at that width whose planned
+    work (``numeric.cf_route._work``: planning only, the plan kept for the ball) is at most
+    :data:`BALL_WORK`, or eps is at or above that direction's largest loss (delta = 0). It is
+    the route's cost estimate: where it holds a ball takes milliseconds (T = 1000, mu <= 1,
+    q <= 1/100: 11 to 35 units, about 0.015 s); elsewhere a ball takes 0.2 s (T = 100, mu = 1:
+    5000 to 8000 units) to a minute (the split's exact terms and inverted remainder: T = 100,
+    mu = 3, q = 1/100, 68 s), where the loss cells answer first. None where the laws have no
+    inversion (the route declines)."""
+    from ..numeric import cf_route
+
+    sets = _cf_laws(list(dirs), atoms=True)
+    if sets is None:
+        return None
+    facs = [[(law, int(n)) for law, n in specs] for specs in sets]
+    with working_precision(64):
+        sups = []
+        for fac in facs:
+            s = sum((n * law.loss_sup() for law, n in fac), arb(0))
+            sups.append(upper(s) if s.is_finite() else math.inf)
+    # (the width a ball plans at: cf_route.route_enclosure a quarter of the tolerance asked,
+    # its whole law's inversion at most cf_route.REL_FLOOR: cf_route._sampled_enclosure)
+    want = min(rel / 4, cf_route.REL_FLOOR)
+
+    def cheap(e: float) -> bool:
+        with working_precision(64):
+            for fac, top in zip(facs, sups, strict=True):
+                if e >= top:
+                    continue
+                try:
+                    if not cf_route._work(fac, e, want) <= BALL_WORK:
+                        return False
+                except budget.TimeLimitExceeded:  # (an ArithmeticError too)
+                    raise
+                except (ValueError, RuntimeError, ArithmeticError):
+                    return False
+        return True
+
+    return cheap
 
 
 def _top(law, T: int) -> float | None:
@@ -286,7 +358,14 @@ def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float) -> tuple[float,
     top = _top(law, T)
     if top is None:
         return None
-    h = _Hull(dirs, A, top, max(tol * DELTA_SHARE, DELTA_REL_MIN))
+    rel = max(tol * DELTA_SHARE, DELTA_REL_MIN)
+    cheap = None
+    if T > MAX_STEPS:
+        cheap = _whole_inversion(dirs, rel)
+        # (eps = 0's and Brent's first point's plans, before any ball: planning only)
+        if cheap is None or not (cheap(DELTA0_EPS) and cheap(BRENT_FIRST * top)):
+            return None
+    h = _Hull(dirs, A, top, rel, cheap)
     start = time.process_time()
 
     def done() -> bool:
@@ -313,9 +392,12 @@ def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float) -> tuple[float,
             while not done() and not spent():
                 e0 = min(h.balls, key=lambda e: h.balls[e][2])
                 best = e0 if e0 > 0 else best
+                n = len(h.balls)
                 for e in (best - 3 * w, best - w, best + w, best + 3 * w):
                     if 0 < e < top:
                         h(e)
+                if cheap is not None and len(h.balls) == n and w < 1e-6 * top:
+                    break  # (no ball placed: beyond the inversion's plans around the best)
                 w /= 4
                 if w < 1e-17 * max(best, 1e-300):
                     break
@@ -331,7 +413,7 @@ def power_bracket(law, T: int, dirs, A: sp.Rational, tol: float) -> tuple[float,
 
 
 def hull_few_point(f, A: sp.Rational, dps: int, power: bool) -> Value | Offer | None:
-    """f(A) (``power``: 1 - f(A)) of the hull of at most :data:`MAX_STEPS` steps of one law
+    """f(A) (``power``: 1 - f(A)) of the hull of T >= 2 steps of one law
     with loss cells (module docstring), a certified enclosure to the relative tolerance of
     ``pld_options`` (an ``Offer`` of it where the calls or seconds end first); None where the
     route does not apply or a delta ball is not certified."""
