@@ -8,7 +8,8 @@ or there, never through the route checked):
   ``laplace_mechanism(b, 1, sampling="poisson", p=q)``, ``...**1`` (``unit_power_base``) or
   ``AddRemove(Mix(Laplace(b), q))``; b in 1/4 .. 10, q in 1e-6 .. 1/2; roc, evaluate (levels
   include the knots 1/2 and e^{-b}/2 to 30 digits), delta (also past the largest loss), epsilon
-  and curves. Reference: the closed form of both directions' profiles at 50 digits
+  and curves; a quarter of the draws AddRemove(Mix(G_mu, q)) (mu 1/10 .. 3, its own
+  identity). Reference: the closed form of both directions' profiles at 50 digits
   (:class:`OneStep`: P = Lap(0, 1), Q' = (1 - q) P + q Lap(b, 1), the loss monotone in x),
   delta_C = max of the two, the power inf_{v >= 0} delta_C(v) + v alpha (Dong, Roth & Su,
   Prop. 6) by golden sections on the convex h (its slope within [-1, 1]: the last bracket's
@@ -121,6 +122,27 @@ class OneStep:
         return max(self.r1, 1 / self.r0)
 
 
+class OneStepG(OneStep):
+    """The same for Mix(G_mu, q) = T(P, Q'), P = N(0, 1), Q' = (1 - q) P + q N(mu, 1): R(x) =
+    1 - q + q e^{mu x - mu^2/2} increasing on R (no atoms), so {R > c} = (x(c), oo) for
+    c > 1 - q, all of R below; ``top`` None (the power's minimiser lies below 1 / alpha)."""
+
+    def __init__(self, mu: Fraction, q: Fraction):
+        with mpmath.workdps(DPS):
+            self.b, self.q = mpf_of(mu), mpf_of(q)
+            self.r0, self.r1 = 1 - self.q, mpmath.inf
+
+    def x_of(self, r):
+        return (mpmath.log((r - 1 + self.q) / self.q) + self.b ** 2 / 2) / self.b
+
+    def tails(self, x):
+        p = mpmath.ncdf(-x)
+        return p, (1 - self.q) * p + self.q * mpmath.ncdf(self.b - x)
+
+    def top(self):
+        return None
+
+
 def min_convex(h, top, iters=150):
     """(lo, hi) of inf_{0 <= c <= top} h(c), h convex with slope in [-1, 1]: golden sections;
     hi = the least value seen, lo = hi less the last bracket's width."""
@@ -182,19 +204,24 @@ class TwoStep:
 
 
 @lru_cache(maxsize=32)
-def hull_ref(b: Fraction, q: Fraction, T: int):
+def hull_ref(b: Fraction, q: Fraction, T: int, gauss: bool = False):
+    if gauss:
+        return OneStepG(b, q)
     one = OneStep(b, q)
     return one if T == 1 else TwoStep(one)
 
 
 @lru_cache(maxsize=256)
-def hull_power(b: Fraction, q: Fraction, T: int, alpha: Fraction):
-    """(lo, hi) of the power 1 - C(alpha) (T = 1: 50 digits; T = 2: 40 digits, fewer sections)."""
-    r = hull_ref(b, q, T)
+def hull_power(b: Fraction, q: Fraction, T: int, alpha: Fraction, gauss: bool = False):
+    """(lo, hi) of the power 1 - C(alpha) (T = 1: 50 digits; T = 2: 40 digits, fewer sections;
+    ``gauss``: one step of Mix(G_b, q))."""
+    r = hull_ref(b, q, T, gauss)
     dps, iters = (DPS, 220) if T == 1 else (40, 110)
     with mpmath.workdps(dps):
         a = mpf_of(alpha)
-        return min_convex(lambda c: r.delta(c) + c * a, r.top(), iters)
+        top = r.top() if r.top() is not None else 1 / a + 1
+        return min_convex(lambda c: r.delta(c) + c * a, top, iters + (40 if r.top() is None
+                                                                     else 0))
 
 
 def _hull_expr(b, q, T, rng):
@@ -225,9 +252,12 @@ def _hull_alpha(rng, b, q, T):
     return rng.choice(_knots(b, q, T)) if rng.random() < 0.35 else F._alpha(rng)
 
 
-def _hull_case(rng, tol, b, q, T, route, which, refs_pld):
-    """A hull question; ``refs_pld``: also (or, T = 3, only) dp_accounting's pair."""
+def _hull_case(rng, tol, b, q, T, route, which, refs_pld, gauss=False):
+    """A hull question; ``refs_pld``: also (or, T = 3, only) dp_accounting's pair; ``gauss``:
+    one step of AddRemove(Mix(G_b, q)) (the closed form only)."""
     expr = _hull_expr(b, q, T, rng)
+    if gauss:
+        expr = f"ta.AddRemove(ta.Mix(ta.G({rat(b)}), {rat(q)}))" + rng.choice(["", "**1"])
     d = _dps(tol)
     exact_ref = T <= 2
     emax = F._emax(b, T)
@@ -240,8 +270,10 @@ def _hull_case(rng, tol, b, q, T, route, which, refs_pld):
         def cref():
             out = []
             for a in als:
-                if exact_ref:
-                    lo, hi = hull_power(b, q, T, Fraction(a))
+                if a in (0, 1):  # (f(0) = 1, f(1) = 0: every level's power is finite)
+                    out.append(("exact", Fraction(1 - a)))
+                elif exact_ref:
+                    lo, hi = hull_power(b, q, T, Fraction(a), gauss)
                     out.append(("tight", 1 - hi, 1 - lo))
                 else:
                     out.append(("pair", *F.power_bracket(plds(), a, emax)[2:]))
@@ -258,17 +290,18 @@ def _hull_case(rng, tol, b, q, T, route, which, refs_pld):
                 return ("exact", al if which == "roc" else 1 - al)
             out = []
             if exact_ref:
-                lo, hi = hull_power(b, q, T, al)
+                lo, hi = hull_power(b, q, T, al, gauss)
                 out.append(("tight", lo, hi) if which == "roc" else ("tight", 1 - hi, 1 - lo))
             if refs_pld or not exact_ref:
                 br = F.power_bracket(plds(), float(al), emax)
                 out.append(("pair", *br[:2]) if which == "roc" else ("pair", *br[2:]))
             return out
         return Case(route, code, vref, "power" if which == "roc" else "prob", tol, 60.0)
-    r = hull_ref(b, q, T) if exact_ref else None
+    r = hull_ref(b, q, T, gauss) if exact_ref else None
     if which == "delta":
         with mpmath.workdps(DPS):
-            past = float(mpmath.log(hull_ref(b, q, 1).top())) * T
+            past = float(b * b / 2 + 4 * b) if gauss else float(
+                mpmath.log(hull_ref(b, q, 1).top())) * T
         eps = Fraction(round(rng.uniform(0, 1.2) * past * 1000), 1000)
         code = f"ta.delta({expr}, {rat(eps)}, dps={d})"
 
@@ -296,6 +329,9 @@ def _one_question(rng, tol):
                     Fraction(1, 100), Fraction(1, 20), Fraction(1, 5), Fraction(1, 2),
                     Fraction(rng.randint(1, 500), 1000)])
     which = rng.choice(["roc", "evaluate", "roc", "delta", "epsilon", "curve"])
+    if rng.random() < 0.25:  # (the one-step identity of another law: Mix(G_mu, q))
+        mu = Fraction(rng.randint(1, 30), 10)
+        return _hull_case(rng, tol, mu, q, 1, "one", which, False, gauss=True)
     return _hull_case(rng, tol, b, q, 1, "one", which, False)
 
 
