@@ -204,6 +204,28 @@ class TwoStep:
         return max(self.o.r1, 1 / self.o.r0) ** 2
 
 
+class MixTwo(TwoStep):
+    """The one direction Mix(L_b, q)^2 (no hull): int dQ'(x) dA(c / R(x))."""
+
+    def delta(self, c):
+        c = mpmath.mpf(c)
+        if c <= 0:
+            return mpmath.mpf(1)
+        return self._parts(self.o.dA, "Q", lambda c, r: c / r, c)
+
+    def top(self):
+        return self.o.r1 ** 2
+
+
+@lru_cache(maxsize=256)
+def mix_two_power(b: Fraction, q: Fraction, alpha: Fraction):
+    """(lo, hi) of the power of Mix(L_b, q)^2 at alpha (40 digits, golden sections)."""
+    r = MixTwo(OneStep(b, q))
+    with mpmath.workdps(40):
+        a = mpf_of(alpha)
+        return min_convex(lambda c: r.delta(c) + c * a, r.top(), 110)
+
+
 @lru_cache(maxsize=32)
 def hull_ref(b: Fraction, q: Fraction, T: int, gauss: bool = False):
     if gauss:
@@ -228,10 +250,12 @@ def hull_power(b: Fraction, q: Fraction, T: int, alpha: Fraction, gauss: bool = 
 def _hull_expr(b, q, T, rng):
     base = f"ta.laplace_mechanism({rat(b)}, 1, sampling='poisson', p={rat(q)})"
     if T > 1:
-        return base + f"**{T}"
-    form = rng.choice(["plain", "plain", "pow1", "addremove"])
+        return base + f"**{T}" if rng.random() < 0.9 else f"ta.Inverse({base}**{T})"
+    form = rng.choice(["plain", "plain", "pow1", "addremove", "inverse"])
     if form == "pow1":
         return base + "**1"
+    if form == "inverse":  # (C^{-1} = C: defect 5 of the results)
+        return f"ta.Inverse({base})"
     if form == "addremove":
         return f"ta.AddRemove(ta.Mix(ta.Laplace({rat(b)}), {rat(q)}))"
     return base
@@ -436,12 +460,15 @@ def _atoms_question(rng, tol):
         emax = F._emax(b, k)
 
         def pw(a):
+            if k == 2 and 0 < a < 1:  # (the integral at 40 digits)
+                lo, hi = mix_two_power(b, q, Fraction(a))
+                return lo, hi, 1 - hi, 1 - lo
             return F.power_bracket(mix_plds(b, q, k), float(a), emax, both=_both_remove)
 
         def dl(eps):
             return [("pair", *(float(x) for x in _dir_pair(mix_plds(b, q, k), float(eps),
                                                             "_pmf_remove")))]
-        kind = "pair"
+        kind = "tight" if k == 2 else "pair"
     else:
         D, t = rng.choice([1, 1, 2]), rng.choice([Fraction(1, 2), Fraction(1), Fraction(2)])
         k = min(k, 10)
