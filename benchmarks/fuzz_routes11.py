@@ -550,7 +550,9 @@ def _delta_atoms(atoms, e):
         v = mpmath.exp(e)
         s = mpmath.fsum(F._mp(q) - v * F._mp(p) for p, q in atoms.values()
                         if F._mp(q) > v * F._mp(p))
-        return tight(s, 45)
+        lo, hi = tight(s, 45)
+        # (60-digit atoms: an atom at eps itself adds q - v p = 0 up to their rounding)
+        return max(lo - mpmath.mpf(10) ** -50, mpmath.mpf(0)), hi + mpmath.mpf(10) ** -50
 
 
 def _small_question(rng, tol):
