@@ -601,10 +601,11 @@ def _small_question(rng, tol):
         al = F._alpha(rng)
 
     def vref():
-        p = F.np_power(atoms, al if exact else mpf_of(al))
         if exact:
+            p = F.np_power(atoms, al)
             return ("exact", p if which == "roc" else 1 - p)
-        with mpmath.workdps(F.MP60):
+        with mpmath.workdps(F.MP60):  # (the sums at 60 digits: f = 1 - p near alpha = 1)
+            p = F.np_power(atoms, mpf_of(al))
             lo, hi = tight(mpmath.mpf(p), 40)
             return ("tight", lo, hi) if which == "roc" else ("tight", 1 - hi, 1 - lo)
     code = f"ta.{which}({expr}, {rat(al)}, dps={d})"
