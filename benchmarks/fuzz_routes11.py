@@ -799,7 +799,9 @@ def check_estimate(case, flags):
         ref = case.ref()
         if case.kind == "eps":  # (eps* = inf{eps: delta(eps) <= D}: delta(lo-) > D)
             Dm = mpf_of(case.level)
-            bad = (lo > 0 and not mpmath.isinf(lo) and any(
+            if mpmath.isinf(lo):  # (eps* = +oo: delta above D at every finite eps)
+                lo = mpmath.mpf(10) ** 6
+            bad = (lo > 0 and any(
                 (F._mp(r[1]) + F._mp(r[2])) / 2 <= Dm * (1 + mpmath.mpf(10) ** -30)
                 for r in ref(lo))) or (
                 not mpmath.isinf(hi) and any(F._mp(r[1]) > Dm * (1 + 1e-3) for r in ref(hi)))
