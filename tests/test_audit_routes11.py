@@ -359,3 +359,26 @@ def test_the_inverse_of_a_hull_answers_as_the_hull():
     assert b.guarantee in ("certified", "exact"), (b, b.route)
     (al, ah), (bl, bh) = a.interval(), b.interval()
     assert not (ah < bl or bh < al), (a, b)
+
+
+@pytest.mark.xfail(strict=True, reason="defect 6 of RESULTS_audit_routes11 (defect 4 of "
+                   "RESULTS_audit_routes10, a new instance): two steps of the hull, "
+                   "q = 1/1000: near alpha = 1 the band at tol 1e-9 reaches 6.5e-15 (1.5e-6 "
+                   "relative) below the band at 1e-8 when the tolerance chain is empty (a fresh "
+                   "process): the cells' grids of two tolerances are not nested")
+def test_hull_band_lower_ends_nested_across_processes():
+    from tradeoff_algebra.numeric import tol_nest
+
+    levels = [0.356496, 0.378235, 0.9999999533314151]
+    code = (f"ta.curve({_hull(Fraction(13, 4), Fraction(1, 1000), 2)}, {levels!r}, "
+            "bounds=True)")
+    got = {}
+    try:
+        for tol in (1e-8, 1e-9):
+            tol_nest.clear()
+            (lo, hi), cats = _ask(code, tol)
+            assert ta.EstimateWarning not in cats
+            got[tol] = (np.asarray(lo), np.asarray(hi))
+    finally:
+        tol_nest.clear()
+    assert np.all(got[1e-8][0] <= got[1e-9][0]) and np.all(got[1e-9][1] <= got[1e-8][1]), got
