@@ -782,9 +782,11 @@ def check_nest(case, flags, stats):
                        ("NoClosedForm", "NumericalError", "InvalidParameter", "GridTooLarge"))
 
 
-def gen_deadline(rng):
-    name = rng.choice(list(QUESTIONS))
-    c = QUESTIONS[name](rng, 1e-9)
+def gen_deadline(rng, questions=None):
+    """A question of ``questions`` (default: this fuzz's) at tol 1e-9 under a time limit."""
+    questions = QUESTIONS if questions is None else questions
+    name = rng.choice(list(questions))
+    c = questions[name](rng, 1e-9)
     c.route, c.kind0, c.kind = f"deadline:{name}", c.kind, "deadline"
     c.limit = rng.choice([0.05, 0.2, 0.5, 1.0, 2.0])
     return c

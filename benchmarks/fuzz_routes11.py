@@ -66,6 +66,7 @@ import numpy as np  # noqa: E402
 from _fuzz import Case, draw_levels, mpf_of, rat, tight  # noqa: E402
 from _fuzz import dps_for as _dps  # noqa: E402
 from references import audit6_refs as R6  # noqa: E402
+from references.golden_sup import grid_golden_sup  # noqa: E402
 
 TOLS = [5e-4, 1e-6, 1e-9]
 FEW_TOLS = [1e-8, 1e-9, 1e-9, 1e-6, 5e-4]
@@ -144,25 +145,15 @@ class OneStepG(OneStep):
         return None
 
 
-def min_convex(h, top, iters=150):
-    """(lo, hi) of inf_{0 <= c <= top} h(c), h convex with slope in [-1, 1]: golden sections;
-    hi = the least value seen, lo = hi less the last bracket's width."""
-    g = (mpmath.sqrt(5) - 1) / 2
-    a, b = mpmath.mpf(0), mpmath.mpf(top)
-    x1, x2 = b - g * (b - a), a + g * (b - a)
-    f1, f2 = h(x1), h(x2)
-    best = min(h(a), h(b), f1, f2)
-    for _ in range(iters):
-        if f1 <= f2:
-            b, x2, f2 = x2, x1, f1
-            x1 = b - g * (b - a)
-            f1 = h(x1)
-        else:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + g * (b - a)
-            f2 = h(x2)
-        best = min(best, f1, f2)
-    return best - (b - a) - mpmath.mpf(10) ** -(mpmath.mp.dps - 5), best
+def min_convex(h, top, iters=150, n=9):
+    """(lo, hi) of inf_{0 <= c <= top} h(c), h convex with slope in [-1, 1]: the best of a grid
+    of ``n`` points refined by ``iters`` golden sections between its neighbours
+    (references.golden_sup); hi = the least value seen, lo = hi less the last bracket's width
+    (at most 2 top / (n - 1) times 0.618^iters)."""
+    xs = [mpmath.mpf(top) * i / (n - 1) for i in range(n)]
+    best = -grid_golden_sup(lambda x: -h(x), xs, iters)[1]
+    width = 2 * mpmath.mpf(top) / (n - 1) * ((mpmath.sqrt(5) - 1) / 2) ** iters
+    return best - width - mpmath.mpf(10) ** -(mpmath.mp.dps - 5), best
 
 
 class TwoStep:
@@ -758,11 +749,7 @@ def gen_fresh(rng):
 
 
 def gen_deadline(rng):
-    name = rng.choice(list(QUESTIONS))
-    c = QUESTIONS[name](rng, 1e-9)
-    c.route, c.kind0, c.kind = f"deadline:{name}", c.kind, "deadline"
-    c.limit = rng.choice([0.05, 0.2, 0.5, 1.0, 2.0])
-    return c
+    return F.gen_deadline(rng, QUESTIONS)
 
 
 GENERATORS = {"one": gen_one, "few": gen_few, "atoms": gen_atoms, "small": gen_small,

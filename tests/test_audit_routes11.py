@@ -23,28 +23,13 @@ import sympy as sp
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
 import fuzz_routes11 as G  # noqa: E402
+from test_audit_routes10 import _ask, _certified_in  # noqa: E402
 
 import tradeoff_algebra as ta  # noqa: E402
 
 F = G.F
 R = sp.Rational
 pytest.importorskip("dp_accounting")
-
-
-def _ask(code: str, tol: float, limit: float = 60.0):
-    out, err, wall, cpu, ws = F.ask(code, tol, limit)
-    if err is not None:
-        raise err
-    return out, [w.category for w in ws]
-
-
-def _certified_in(code, tol, ref):
-    v, cats = _ask(code, tol)
-    assert v.guarantee in ("certified", "exact"), (code, v, v.route)
-    lo, hi = v.interval()
-    for r in ref if isinstance(ref, list) else [ref]:
-        assert F.meets(lo, hi, r), (code, v, r)
-    return v, cats
 
 
 def _hull(b, q, T=1, form=""):
