@@ -1,5 +1,5 @@
 """The seeded loop and the draw helpers shared by the route fuzzers (benchmarks/fuzz_routes5.py
-.. fuzz_routes8.py).
+.. fuzz_routes11.py).
 
 ``main(generators, check)`` parses ``--seed``, ``--minutes`` and ``--only``, draws the named
 generators in turn until the time is up, hands each case to ``check(case, flags, stats)`` and
@@ -11,16 +11,24 @@ The helpers: :class:`Case` (one question: its code, reference, kind, tolerance a
 ``rat`` and ``mpf_of`` (a Fraction as SymPy source and as an mpf), ``dps_for`` (the digits asked
 at a tolerance), ``widen`` and ``tight`` (a float reference widened, an mpmath one given its last
 digits), and the draws ``draw_tol``, ``draw_limit`` and ``draw_levels``.
+
+Nesting across tolerances: :class:`NestCase` (one question at several tolerances, its code with
+a ``dps=DPS`` slot), ``nest_case`` (its draw) and ``check_nested`` (its answers in this process
+or in fresh ones, each tighter inside each looser). ``guarded`` stops a check that runs past a
+CPU-time guard (flagged "hung"); ``run`` is a fuzzer's ``__main__``.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import random
+import signal
 import time
 import traceback
+import warnings
 from fractions import Fraction
 
 import mpmath
@@ -247,3 +255,126 @@ def fresh_answer(code: str, tol: float, limit: float, timeout: float):
                 np.array([float.fromhex(v) for v in hi])), None
     with mpmath.workdps(60):
         return (mpmath.mpf(lo[5:-1].strip("'")), mpmath.mpf(hi[5:-1].strip("'"))), None
+
+
+# ---------------------------------------------------------------------------------------------
+# nesting across tolerances, the CPU guard and the entry point
+# ---------------------------------------------------------------------------------------------
+
+class NestCase(Case):
+    """One question at each tolerance of ``tols`` (its ``code`` has a ``dps=DPS`` slot);
+    ``fresh``: each tolerance in a fresh process."""
+
+    def call(self) -> str:
+        return "; ".join(f"with ta.pld_options(tol={t!r}): "
+                         + self.code.replace("dps=DPS", f"dps={dps_for(t)}") for t in self.tols)
+
+
+def with_dps_slot(code: str) -> str:
+    """``code`` with its last ``dps=...)`` made the slot ``dps=DPS)``."""
+    if "dps=" in code:
+        return code.rsplit("dps=", 1)[0] + "dps=DPS)"
+    return code
+
+
+def nest_case(rng, route: str, code: str, kind: str, limit: float, tols, fresh: bool):
+    """A NestCase of ``code`` at 2 or 3 of ``tols`` in a random order."""
+    c = NestCase(route, code, None, kind, 1e-6, limit)
+    c.tols = tuple(rng.sample(tols, rng.choice([2, 2, 3])))
+    c.fresh = fresh
+    return c
+
+
+def route_stats(stats: dict, key: str, exact: bool = False) -> dict:
+    """The counts of one route in ``stats`` (created at zero)."""
+    st = {"draws": 0, "certified": 0, "estimate": 0, "stopped": 0, "refused": 0, "checked": 0}
+    if exact:
+        st["exact"] = 0
+    return stats.setdefault(key, st)
+
+
+def check_nested(case, st: dict, flags: list, stats: dict, ask, interval, timeout: float,
+                 refusal_names=()) -> None:
+    """Ask ``case`` at each of its tolerances (``ask(code, tol, limit)`` in this process, or
+    :func:`fresh_answer` with ``timeout`` where ``case.fresh``; ``interval(value)`` a certified
+    Value's (lo, hi) as mpf at 60 digits, None for an estimate) and flag the first pair not
+    nested. A fresh child's error naming one of ``refusal_names`` counts as refused."""
+    import numpy as np
+
+    import tradeoff_algebra as ta
+
+    got = {}
+    for tol in case.tols:
+        code = case.code.replace("dps=DPS", f"dps={dps_for(tol)}")
+        if case.fresh:
+            t0 = time.time()
+            ans, msg = fresh_answer(code, tol, case.limit, timeout)
+            stats["wall"] += time.time() - t0
+            if ans is None:
+                if "TimeLimitExceeded" in msg:
+                    st["stopped"] += 1
+                elif "Error" in msg and "InternalError" not in msg and "Traceback" not in msg \
+                        and any(n in msg for n in refusal_names):
+                    st["refused"] += 1
+                else:
+                    flags.append(("internal error", case, msg))
+                return
+            if ans == "estimate":
+                st["estimate"] += 1
+                return
+            got[tol] = ans
+            continue
+        out, err, wall, cpu, ws = ask(code, tol, case.limit)
+        stats["wall"] += wall
+        if err is not None:
+            tally_error(err, st, flags, case)
+            return
+        if isinstance(out, tuple):
+            if any(issubclass(w.category, ta.EstimateWarning) for w in ws):
+                st["estimate"] += 1
+                return
+            got[tol] = (np.asarray(out[0]), np.asarray(out[1]))
+        else:
+            with mpmath.workdps(60):
+                iv = interval(out)
+            if iv is None:
+                st["estimate"] += 1
+                return
+            got[tol] = iv
+    st["certified"] += 1
+    st["checked"] += 1
+    flag_unnested(got, case, flags)
+
+
+class Hung(BaseException):
+    pass
+
+
+def _hung(signum, frame):
+    raise Hung()
+
+
+def guarded(fn, case, flags: list, guard: float, factor: float = 1.0):
+    """``fn()``, stopped by SIGPROF after ``guard * factor`` s of CPU (flagged "hung"), so the
+    run goes on."""
+    signal.signal(signal.SIGPROF, _hung)
+    signal.setitimer(signal.ITIMER_PROF, guard * factor)
+    try:
+        return fn()
+    except Hung:
+        flags.append(("hung", case, f"stopped by the fuzz after {guard:.0f} s of CPU"))
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def run(generators: dict, check, summary) -> None:
+    """A fuzzer's ``__main__``: :func:`main` with ``summary`` as its hook, the total wall."""
+    global SUMMARY_HOOK
+    t0 = time.time()
+    warnings.simplefilter("default")
+    logging.getLogger().setLevel(logging.ERROR)  # (dp_accounting's note on connect-the-dots)
+    SUMMARY_HOOK = summary
+    try:
+        main(generators, check)
+    finally:
+        print(f"total wall {time.time() - t0:.0f} s")

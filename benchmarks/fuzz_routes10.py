@@ -41,10 +41,8 @@ InternalError, no NaN, no estimate whose route says "certified". Usage:
 
 from __future__ import annotations
 
-import logging
 import math
 import os
-import signal
 import sys
 import time
 import warnings
@@ -126,19 +124,21 @@ def _both(plds, alpha: float, eps: np.ndarray):
     return out
 
 
-def power_bracket(plds, alpha: float, emax: float, points: int = 2001) -> tuple:
+def power_bracket(plds, alpha: float, emax: float, points: int = 2001, both=None) -> tuple:
     """(P_lo, P_up, f_lo, f_up): brackets of the power 1 - f(alpha) = inf_{eps in R} delta(eps)
     + e^eps alpha (Dong, Roth & Su, Prop. 6) and of f(alpha) from the pair (:func:`_both`):
     P_up and f_lo the pessimistic profile's values at the grid's best point; P_lo and f_up
     the optimistic one's convex (in v = e^eps) lower bound of P and concave upper bound of f on
     a grid refined around the coarse optimum, or past the grid's ends (v < e^-emax: P >= 1 -
-    v (1 - alpha); v > e^emax: P >= alpha v)."""
+    v (1 - alpha); v > e^emax: P >= alpha v). ``both``: the profile's reader (default
+    :func:`_both`, the symmetric hull's)."""
+    both = _both if both is None else both
     if alpha <= 0:
         return 0.0, 0.0, 1.0, 1.0
     if alpha >= 1:
         return 1.0, 1.0, 0.0, 0.0
     eps = np.linspace(-emax, emax, points)
-    P_o, P_p, F_o, F_p = _both(plds, alpha, eps)
+    P_o, P_p, F_o, F_p = both(plds, alpha, eps)
     p_up, f_lo = float(P_p.min()), float(F_p.max())
     i = int(np.argmin(P_o))
     if i == 0 or i == points - 1:
@@ -147,7 +147,7 @@ def power_bracket(plds, alpha: float, emax: float, points: int = 2001) -> tuple:
         p_lo, f_up = min(float(P_o[i]), 1 - edge_f), max(float(F_o[i]), edge_f)
     else:
         fine = np.linspace(eps[i - 1], eps[i + 1], points)
-        fo, fp, go, gp = _both(plds, alpha, fine)
+        fo, fp, go, gp = both(plds, alpha, fine)
         v = np.exp(fine)
         p_up, f_lo = min(p_up, float(fp.min())), max(f_lo, float(gp.max()))
         p_lo, f_up = _convex_lower(v, fo), -_convex_lower(v, -go)
@@ -600,8 +600,7 @@ def ask(code: str, tol: float, limit: float):
 
 
 def _st(stats, key):
-    return stats.setdefault(key, {"draws": 0, "certified": 0, "exact": 0, "estimate": 0,
-                                  "stopped": 0, "refused": 0, "checked": 0})
+    return _fuzz.route_stats(stats, key, exact=True)
 
 
 def _mp(x):
@@ -759,84 +758,35 @@ def check_value(case, flags, stats):
 # nesting (this process, fresh processes) and time limits
 # ---------------------------------------------------------------------------------------------
 
-class NestCase(Case):
-    def call(self) -> str:
-        return "; ".join(f"with ta.pld_options(tol={t!r}): "
-                         + self.code.replace("dps=DPS", f"dps={_dps(t)}") for t in self.tols)
-
-
-def _with_dps_slot(code: str) -> str:
-    if "dps=" in code:
-        return code.rsplit("dps=", 1)[0] + "dps=DPS)"
-    return code
-
-
 def gen_nest(rng, route="nest"):
     name = rng.choice(list(QUESTIONS))
     c0 = QUESTIONS[name](rng, 1e-6)
-    c = NestCase(f"{route}:{name}", _with_dps_slot(c0.code), None, "nest", 1e-6, 60.0)
-    c.tols = tuple(rng.sample(TOLS, rng.choice([2, 2, 3])))
-    c.fresh = route == "fresh"
-    return c
+    return _fuzz.nest_case(rng, f"{route}:{name}", _fuzz.with_dps_slot(c0.code), "nest", 60.0,
+                           TOLS, route == "fresh")
 
 
 def gen_fresh(rng):
     return gen_nest(rng, "fresh")
 
 
-def _fresh_answer(code, tol):
-    return _fuzz.fresh_answer(code, tol, 60.0, 600)
+def _interval(out):
+    if out.guarantee not in ("certified", "exact"):
+        return None
+    return tuple(mpmath.mpf(x) for x in out.interval())
 
 
 def check_nest(case, flags, stats):
     st = _st(stats, case.route.split(":")[0])
     st["draws"] += 1
-    got = {}
-    for tol in case.tols:
-        code = case.code.replace("dps=DPS", f"dps={_dps(tol)}")
-        if case.fresh:
-            t0 = time.time()
-            ans, msg = _fresh_answer(code, tol)
-            stats["wall"] += time.time() - t0
-            if ans is None:
-                if "TimeLimitExceeded" in msg:
-                    st["stopped"] += 1
-                elif "Error" in msg and "InternalError" not in msg and "Traceback" not in msg \
-                        and any(n in msg for n in ("NoClosedForm", "NumericalError",
-                                                   "InvalidParameter", "GridTooLarge")):
-                    st["refused"] += 1
-                else:
-                    flags.append(("internal error", case, msg))
-                return
-            if ans == "estimate":
-                st["estimate"] += 1
-                return
-            got[tol] = ans
-            continue
-        out, err, wall, cpu, ws = ask(code, tol, case.limit)
-        stats["wall"] += wall
-        if err is not None:
-            _fuzz.tally_error(err, st, flags, case)
-            return
-        if isinstance(out, tuple):
-            if any(issubclass(w.category, ta.EstimateWarning) for w in ws):
-                st["estimate"] += 1
-                return
-            got[tol] = (np.asarray(out[0]), np.asarray(out[1]))
-        else:
-            if out.guarantee not in ("certified", "exact"):
-                st["estimate"] += 1
-                return
-            with mpmath.workdps(MP60):
-                got[tol] = tuple(mpmath.mpf(x) for x in out.interval())
-    st["certified"] += 1
-    st["checked"] += 1
-    _fuzz.flag_unnested(got, case, flags)
+    _fuzz.check_nested(case, st, flags, stats, ask, _interval, 600,
+                       ("NoClosedForm", "NumericalError", "InvalidParameter", "GridTooLarge"))
 
 
-def gen_deadline(rng):
-    name = rng.choice(list(QUESTIONS))
-    c = QUESTIONS[name](rng, 1e-9)
+def gen_deadline(rng, questions=None):
+    """A question of ``questions`` (default: this fuzz's) at tol 1e-9 under a time limit."""
+    questions = QUESTIONS if questions is None else questions
+    name = rng.choice(list(questions))
+    c = questions[name](rng, 1e-9)
     c.route, c.kind0, c.kind = f"deadline:{name}", c.kind, "deadline"
     c.limit = rng.choice([0.05, 0.2, 0.5, 1.0, 2.0])
     return c
@@ -877,28 +827,14 @@ GENERATORS = {"hull": gen_hull, "finite": gen_finite, "lattice": gen_lattice, "n
               "lattice2": gen_lattice, "finite2": gen_finite}
 
 
-class Hung(BaseException):
-    pass
-
-
-def _hung(signum, frame):
-    raise Hung()
-
-
 def check(case, flags, stats):
-    guard = 120.0 + case.limit
-    signal.signal(signal.SIGPROF, _hung)
-    signal.setitimer(signal.ITIMER_PROF, guard * (3 if case.kind == "nest" else 1))
-    try:
+    def one():
         if case.kind == "nest":
             return check_nest(case, flags, stats)
         if case.kind == "deadline":
             return check_deadline(case, flags, stats)
         return check_value(case, flags, stats)
-    except Hung:
-        flags.append(("hung", case, f"stopped by the fuzz after {guard:.0f} s of CPU"))
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+    _fuzz.guarded(one, case, flags, 120.0 + case.limit, 3 if case.kind == "nest" else 1)
 
 
 def summary(stats) -> list[str]:
@@ -924,11 +860,4 @@ def summary(stats) -> list[str]:
 
 
 if __name__ == "__main__":
-    t0 = time.time()
-    warnings.simplefilter("default")
-    logging.getLogger().setLevel(logging.ERROR)  # (dp_accounting's note on connect-the-dots)
-    _fuzz.SUMMARY_HOOK = summary
-    try:
-        _fuzz.main(GENERATORS, check)
-    finally:
-        print(f"total wall {time.time() - t0:.0f} s")
+    _fuzz.run(GENERATORS, check, summary)

@@ -38,12 +38,8 @@ ToleranceWarning), "overrun (CPU)" (deadline: more than 1.5 s of CPU past the li
 
 from __future__ import annotations
 
-import logging
 import os
-import signal
 import sys
-import time
-import warnings
 from fractions import Fraction
 from functools import lru_cache
 
@@ -72,8 +68,7 @@ TOLS = [5e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12]
 
 
 def _st(stats, key):
-    return stats.setdefault(key, {"draws": 0, "certified": 0, "estimate": 0, "stopped": 0,
-                                  "refused": 0, "checked": 0})
+    return _fuzz.route_stats(stats, key)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,67 +146,23 @@ def check_hband(case, flags, stats):
         flags.append(("wide, no warning", case, f"relative width {w:.3g} at tol {case.tol}"))
 
 
-class NestCase(Case):
-    def call(self) -> str:
-        return "; ".join(f"with ta.pld_options(tol={t!r}): "
-                         + self.code.replace("dps=DPS", f"dps={_dps(t)}") for t in self.tols)
-
-
 def gen_hnest(rng, route="hnest"):
     code = _hband_question(rng)[1]
-    c = NestCase(route, code, None, "hnest", 1e-6, 120.0)
-    c.tols = tuple(rng.sample(TOLS, rng.choice([2, 2, 3])))
-    return c
+    return _fuzz.nest_case(rng, route, code, "hnest", 120.0, TOLS, route == "hfresh")
 
 
 def gen_hfresh(rng):
     return gen_hnest(rng, "hfresh")
 
 
-def _fresh_answer(code, tol):
-    return _fuzz.fresh_answer(code, tol, 120.0, 900)
+def _interval(out):
+    return F5._interval(out) if F5._is_cert(out) else None
 
 
 def check_hnest(case, flags, stats):
     st = _st(stats, case.route)
     st["draws"] += 1
-    got = {}
-    for tol in case.tols:
-        code = case.code.replace("dps=DPS", f"dps={_dps(tol)}")
-        if case.route == "hfresh":
-            t0 = time.time()
-            ans, msg = _fresh_answer(code, tol)
-            stats["wall"] += time.time() - t0
-            if ans is None:
-                if "TimeLimitExceeded" in msg:
-                    st["stopped"] += 1
-                else:
-                    flags.append(("internal error", case, msg))
-                return
-            if ans == "estimate":
-                st["estimate"] += 1
-                return
-            got[tol] = ans
-            continue
-        out, err, wall, cpu, ws = F5._ask(code, tol, case.limit)
-        stats["wall"] += wall
-        if err is not None:
-            _fuzz.tally_error(err, st, flags, case)
-            return
-        if isinstance(out, tuple):
-            if any(issubclass(w.category, ta.EstimateWarning) for w in ws):
-                st["estimate"] += 1
-                return
-            got[tol] = (np.asarray(out[0]), np.asarray(out[1]))
-        else:
-            if not F5._is_cert(out):
-                st["estimate"] += 1
-                return
-            with mpmath.workdps(60):
-                got[tol] = F5._interval(out)
-    st["certified"] += 1
-    st["checked"] += 1
-    _fuzz.flag_unnested(got, case, flags)
+    _fuzz.check_nested(case, st, flags, stats, F5._ask, _interval, 900)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,19 +360,8 @@ GENERATORS = {"hband": gen_hband, "hnest": gen_hnest, "deadline": gen_deadline, 
               "sandwich": gen_sandwich, "hfresh": gen_hfresh, "deadline2": gen_deadline}
 
 
-class Hung(BaseException):
-    pass
-
-
-def _hung(signum, frame):
-    raise Hung()
-
-
 def check(case, flags, stats):
-    guard = 60.0 + (case.limit if case.kind == "deadline" else 0.0)
-    signal.signal(signal.SIGPROF, _hung)
-    signal.setitimer(signal.ITIMER_PROF, guard * (3 if case.kind == "hnest" else 1))
-    try:
+    def one():
         if case.kind == "hnest":
             return check_hnest(case, flags, stats)
         if case.kind == "deadline":
@@ -433,10 +373,8 @@ def check(case, flags, stats):
         if getattr(case, "want_cert", False) and out is not None and not F5._is_cert(out):
             flags.append(("missed certificate", case, f"an end: {out!r} {out.guarantee} "
                           f"{getattr(out, 'route', '')}"))
-    except Hung:
-        flags.append(("hung", case, f"stopped by the fuzz after {guard:.0f} s of CPU"))
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+    _fuzz.guarded(one, case, flags, 60.0 + (case.limit if case.kind == "deadline" else 0.0),
+                  3 if case.kind == "hnest" else 1)
 
 
 def summary(stats) -> list[str]:
@@ -458,11 +396,4 @@ def summary(stats) -> list[str]:
 
 
 if __name__ == "__main__":
-    t0 = time.time()
-    warnings.simplefilter("default")
-    logging.getLogger().setLevel(logging.ERROR)  # (dp_accounting's note on connect-the-dots)
-    _fuzz.SUMMARY_HOOK = summary
-    try:
-        _fuzz.main(GENERATORS, check)
-    finally:
-        print(f"total wall {time.time() - t0:.0f} s")
+    _fuzz.run(GENERATORS, check, summary)
