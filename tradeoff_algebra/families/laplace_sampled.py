@@ -108,6 +108,10 @@ POLY_DEGREE = 96
 #: large for the whole law's t-range)
 POLY_SPLIT_MAX = 1000
 
+#: The loss cells' slices between two looks at the time limit (``loss_cells``: one Arb slice
+#: takes some microseconds; 2 * 10^5 slices at D = 20 000 ran 0.5 s past a 0.2 s limit).
+CHECK_EVERY = 1024
+
 #: The most anchors of the polynomial split's (J-1)-fold density, estimated as the multisets of
 #: J - 1 of the pieces' ends (:meth:`SubsampledLaplaceLaw.poly_split_max`): q = 1/1000, b = 1/10
 #: has 27 pieces graded toward a branch point e^-20 widths off the interval, about 2e5 anchors
@@ -421,10 +425,17 @@ class SubsampledLaplaceLaw:
             if not (arb(j) / D <= loss and loss <= arb(j + 1) / D):
                 raise ValueError("an atom of the loss lies on the grid to the working precision")
             cells.append((a, b, j))
-        xs = [arb(0)] + [x_of(arb(j) / D) for j in range(j1, j2 + 1)] + [m]
+        xs = [arb(0)]
+        for j in range(j1, j2 + 1):  # (the time limit looked at between blocks of slices)
+            if (j - j1) % CHECK_EVERY == 0:
+                budget.check()
+            xs.append(x_of(arb(j) / D))
+        xs.append(m)
         idx = [j1 - 1] + list(range(j1, j2 + 1))
+        budget.check()
         ex = [(-x).exp() for x in xs]
         ep = [(x - m).exp() for x in xs]
+        budget.check()
         for i, j in enumerate(idx):
             P = (ex[i] - ex[i + 1]) / 2
             Q = (ep[i + 1] - ep[i]) / 2
