@@ -70,6 +70,10 @@ def tails_for(law, alphas: Sequence[float], rel_tol: float, extra: int = 0) -> N
         return TableTails(a, b, d0, ell, prec)
     if not isinstance(law, (LatticeProduct, TiltedLatticeProduct)):
         return None
+    if isinstance(law, LatticeProduct):  # (a shortcut with tails of its own: no root)
+        own = getattr(law.shortcut(rel_tol), "np_tails", None)
+        if own is not None:
+            return own(alphas, rel_tol, extra)
     ts = thresholds(law, alphas)
     top = (float(law.top) if isinstance(law, LatticeProduct) and law.top is not None
            else law.top_loss() if isinstance(law, TiltedLatticeProduct) else math.inf)

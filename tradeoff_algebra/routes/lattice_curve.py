@@ -252,6 +252,7 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
         return None
     q = Fraction(int(A.p), int(A.q))
     a = float(q)
+    names = [ROUTE]
 
     def make_ball(prec: int):
         try:
@@ -260,6 +261,8 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
             return None
         if t is None:
             return None
+        if getattr(t, "route", None) and t.route not in names:
+            names.insert(0, t.route)  # (a shortcut's tails: ``discrete_gaussian_np``)
         with working_precision(t.prec + 64):
             lo, hi = power_ball(t, arb_of(q), a)
             ball = lo.union(hi)
@@ -267,7 +270,7 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
 
     with budget.about("roc" if power else "value", f):
         v = ball_point(make_ball, dps, MAX_BITS, unit=True)
-    return None if v is None else v.routed(ROUTE)
+    return None if v is None else v.routed(" + ".join(names))
 
 
 #: The most bits the point route's precision loop goes to.
