@@ -181,3 +181,58 @@ def test_large_power_meets_tight_tolerance():
         lo4, hi4 = ta.curve(f, np.linspace(0, 1, 101), bounds=True)
     assert np.all(hi9 - lo9 <= hi4 - lo4 + 1e-300)
     assert np.all(lo4 <= hi9) and np.all(lo9 <= hi4)
+
+
+# -- discrete Gaussians off a grid: the G_mu curve at alpha/N within a uniform bound ----------
+CENSUS = ta.Tensor(*[ta.DiscreteGaussian(1, 10 + R(i, 10)) for i in range(1, 1001)])
+
+
+def test_off_grid_power_against_the_profile():
+    """The census product's roc at 1e-9 (``OffGridSum.power``) against its certified profile
+    from the per-eps aliasing bound (``OffGridSum.delta``, another bound): 1 - f(alpha) <=
+    delta(eps) + e^eps alpha at every eps (Dong, Roth & Su, Prop. 6), and the least right side
+    over a grid of eps around the minimiser lies within 1e-3 of it (the grid's second-order
+    gap)."""
+    from tradeoff_algebra.families.discrete_gaussian_offgrid import POWER_ROUTE
+
+    mu = mp.sqrt(sum(mp.mpf(1) / (10 + mp.mpf(i) / 10) ** 2 for i in range(1, 1001)))
+    for alpha in (R(1, 100), R(1, 5)):
+        with ta.pld_options(tol=1e-9):
+            v = ta.roc(CENSUS, alpha)
+        assert v.route == POWER_ROUTE and v.guarantee == "certified"
+        lo, hi = v.interval()
+        assert hi - lo <= 1e-9 * hi
+        with mp.workdps(30):
+            a = mp.mpf(alpha.p) / alpha.q
+            e_star = mu * mp.sqrt(2) * mp.erfinv(1 - 2 * a) - mu * mu / 2  # Phi(-e/mu - mu/2) = a
+        best = None
+        for j in range(-3, 4):
+            e = e_star + mp.mpf(j) / 100
+            d = ta.delta(CENSUS, sp.Float(e, 30), dps=12)
+            assert d.guarantee == "certified"
+            with mp.workdps(30):
+                up = d.interval()[1] + mp.exp(e) * a
+            assert lo <= up
+            best = up if best is None else min(best, up)
+        assert best - hi <= 1e-3 * hi
+
+
+def test_off_grid_curve_band():
+    """The census product's band at 101 levels, at 1e-9 without a ToleranceWarning, no wider
+    than at 5e-4, around G_mu's curve (mu^2 = sum 1/sigma_i^2: the product's power is N (1 -
+    f_G(alpha/N)) within 1e-31, N within 1e-800 of 1; G_mu's by its own closed form)."""
+    x = np.linspace(0, 1, 101)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToleranceWarning)
+        with ta.pld_options(tol=1e-9):
+            lo9, hi9 = ta.curve(CENSUS, x, bounds=True)
+        with ta.pld_options(tol=5e-4):
+            lo4, hi4 = ta.curve(CENSUS, x, bounds=True)
+    assert np.all(hi9 - lo9 <= 1e-9 * hi9 + 1e-300)
+    assert np.all(hi9 - lo9 <= hi4 - lo4 + 1e-300)
+    mu2 = sum(R(1) / (10 + R(i, 10)) ** 2 for i in range(1, 1001))
+    g = ta.G(sp.sqrt(mu2))
+    for i in (1, 10, 37, 50, 90, 99):
+        q = Fraction(float(x[i]))  # (the float level exactly)
+        ref = ta.evaluate(g, R(q.numerator, q.denominator), dps=30).mid
+        assert lo9[i] - 1e-25 <= ref <= hi9[i] + 1e-25

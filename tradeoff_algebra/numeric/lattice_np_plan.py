@@ -3,6 +3,9 @@ tilt, window and fixed point of one root that serves a set of levels, planned fr
 thresholds (the P-quantiles of the loss, in a normal approximation), and certified after the
 fact by the root's dropped mass (``lattice_np``'s bounds; the plan only makes them small).
 
+* a lattice product whose shortcut (``numeric.lattice_product.SHORTCUTS``) has tails of its own
+  (``np_tails(alphas, rel_tol, extra)``: discrete Gaussians as one discrete Gaussian,
+  ``families.discrete_gaussian_np``): those, no root;
 * the exact lattice product (``numeric.lattice_product.LatticeProduct``): the root at a real tilt
   c (a curve's thresholds lie between the P- and Q-means of the loss: c in [-1, 0]), loss
   (g s + B)/D exactly;
