@@ -90,6 +90,7 @@ from ..core.citations import Paper
 from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope, renyi_form
@@ -134,7 +135,6 @@ from .discrete_gaussian_law import (
     em_tail_sum,
     renyi_expr,
 )
-from .discrete_gaussian_np import ROUTE as NP_ROUTE
 from .discrete_gaussian_np import OneGaussianTails
 from .discrete_gaussian_offgrid import off_grid_product
 from .discrete_gaussian_sum import GaussianSum, gaussian_sum
@@ -209,10 +209,9 @@ class _Sums(LatticeTails):
     mass = w
 
     def direct(self, m: int):
-        """T(m): from sigma = EM_SIGMA on by the Euler-Maclaurin formula with its proved
-        remainder (``discrete_gaussian_law.em_tail_sum``, a few dozen operations at any sigma),
-        else (or where it does not converge, far in the tail, where the terms fall fast) the
-        terms summed until the rest, bounded by a geometric series, is negligible."""
+        """T(m): from sigma = EM_SIGMA on by Euler-Maclaurin (``em_tail_sum``), else (or where it
+        does not converge: far out, where the terms fall fast) the terms until the rest, bounded
+        by a geometric series, is negligible (the time limit checked every 2^16 terms)."""
         from flint import arb
 
         if self.large:
@@ -222,7 +221,9 @@ class _Sums(LatticeTails):
         w = self.w(m)
         r = (-self.h * (2 * m + 1)).exp()
         total = arb(0)
-        for _ in range(MAX_TERMS):
+        for i in range(MAX_TERMS):
+            if not i & 0xFFFF:
+                budget.check()
             total += w
             w *= r
             r *= self.g
@@ -544,22 +545,20 @@ class OneDiscreteGaussian:
         self.node = DiscreteGaussian(s.sensitivity, sp.sqrt(v))
 
     def np_tails(self, alphas, rel_tol: float, extra: int = 0) -> OneGaussianTails:
-        """The product's Neyman-Pearson tails Q(S >= s), P(S >= s) as the one discrete
-        Gaussian's scaled by the factor (``discrete_gaussian_np``, (1)), at the bits of
-        ``rel_tol`` (``extra``: 32 more each); the levels ``alphas`` need no plan."""
+        """The product's Neyman-Pearson tails: the one discrete Gaussian's times the factor
+        (``discrete_gaussian_np``, (1)), at the bits of ``rel_tol`` (``extra``: 32 more each)."""
         s = self.sum
         prec = 64 + int(-math.log2(max(rel_tol, 1e-300))) + 32 * extra
         step = Fraction(s.sensitivity) / s.variance
-        trace.note(NP_ROUTE)
-        with arb_precision(prec + 64):  # (sigma's ball at the tails' precision)
-            sums = _sums(self.node, prec)
+        trace.note(OneGaussianTails.route)
+        with arb_precision(prec + 64):
+            sums = _sums(self.node, prec)  # (sigma's ball at the tails' precision)
         return OneGaussianTails(sums, s.sensitivity, s.factor, step, step * s.sensitivity / 2,
                                 math.sqrt(s.variance), prec)
 
     def enclosure(self, question: str, arg, rel_tol: float) -> CertifiedPair | None:
         """delta(arg) or eps(arg) (an mpf, taken exactly) as a CertifiedPair of mpfs rounded
         outward (``numeric.lattice_product.LatticeProduct.enclosure``), or None."""
-
         prec = max(int(-math.log2(rel_tol)), mp.prec) + 32
         F = self.sum.factor
         with arb_precision(prec + 64):
