@@ -39,6 +39,7 @@ from statistics import NormalDist
 
 from flint import arb, fmpq
 
+from ..numeric import budget
 from ..numeric.cf_laws import working_precision
 from ..numeric.lattice_np import NPTails
 
@@ -47,7 +48,7 @@ __all__ = ["OneGaussianTails", "ROUTE"]
 #: The name of the tails' route (``Value.route``, before the Neyman-Pearson reading's).
 ROUTE = "Neyman-Pearson tails of one discrete Gaussian (smoothing bound, certified)"
 #: The most steps of the walk from the normal guess to the vertex (on the balls' midpoints).
-MAX_WALK = 256
+MAX_WALK = 64
 
 
 class OneGaussianTails(NPTails):
@@ -77,6 +78,7 @@ class OneGaussianTails(NPTails):
     def tails(self, s: int) -> tuple[arb, arb]:
         hit = self._cache.get(s)
         if hit is None:
+            budget.check()
             with working_precision(self.prec + 64):
                 hit = (self.factor * self.sums.upper(s)[0],
                        self.factor * self.sums.upper(s + self.d)[0])
@@ -85,21 +87,29 @@ class OneGaussianTails(NPTails):
             self._cache[s] = hit
         return hit
 
-    def locate(self, alpha_f: float) -> int:
+    def locate(self, alpha_f: float, alpha: arb | None = None) -> int:
         """The largest s with P_s >= alpha on the balls' midpoints, from the normal guess
-        U(m) ~ Phi((1/2 - m)/sd) (locating only: ``power_ball`` proves the bracket)."""
-        a = min(max(alpha_f, 1e-300), 1 - 1e-16)
-        z = -NormalDist().inv_cdf(a)
+        U(m) ~ Phi((1/2 - m)/sd) (locating only: ``power_ball`` proves the bracket); a level
+        above 1/2 is placed by its complement 1 - alpha (from the exact ball where given)."""
+        a = arb(alpha_f) if alpha is None else arb(alpha.mid())
+        nd = NormalDist()
+        if alpha_f <= 0.5:
+            z = -nd.inv_cdf(min(max(alpha_f, 1e-300), 0.5))
+        else:
+            z = nd.inv_cdf(min(max(float((1 - a).mid()), 1e-300), 0.5))
         s = math.floor(self.sd * z + 0.5) - self.d
-        mid = float(arb(alpha_f).mid())
 
-        def ge(t: int) -> bool:
-            return float(self.tails(t)[1].mid()) >= mid
+        def ge(t: int) -> bool | None:  # (None: the ball does not decide it)
+            p = self.tails(t)[1]
+            return None if p.overlaps(a) else arb(p.mid()) >= a
 
         for _ in range(MAX_WALK):
-            if not ge(s):
+            here, above = ge(s), ge(s + 1)
+            if here is None or above is None:
+                break  # (more bits decide: ``power_ball`` widens, its caller raises them)
+            if not here:
                 s -= 1
-            elif ge(s + 1):
+            elif above:
                 s += 1
             else:
                 break

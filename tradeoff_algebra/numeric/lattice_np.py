@@ -89,9 +89,10 @@ class NPTails:
         """Float estimates of P_s for s = lo .. hi + 1 (non-increasing; locating only)."""
         raise NotImplementedError
 
-    def locate(self, alpha_f: float) -> int:
+    def locate(self, alpha_f: float, alpha: arb | None = None) -> int:
         """A float estimate of the vertex s* of the level (the largest s with P_s >= alpha;
-        locating only): from :meth:`p_float` (a subclass without a window gives its own)."""
+        locating only): from :meth:`p_float` (a subclass without a window gives its own, which
+        may read the exact ball ``alpha``: 1 - 1e-20 is the float 1)."""
         pf = self.p_float()
         j = int(np.searchsorted(-pf, -alpha_f, side="right")) - 1
         return self.lo + max(j, 0)
@@ -208,7 +209,7 @@ class TiltedTails(NPTails):
 def power_ball(t: NPTails, alpha: arb, alpha_f: float) -> tuple[arb, arb]:
     """(lower, upper) exact arbs with lower <= 1 - f(alpha) <= upper (module docstring), for
     0 < alpha < 1 (``alpha`` an exact ball, ``alpha_f`` a float near it for locating)."""
-    s0 = t.locate(alpha_f)  # the float estimate of s*: the largest s with P_s >= alpha
+    s0 = t.locate(alpha_f, alpha)  # the float estimate of s*: the largest s with P_s >= alpha
     cache: dict = {}
 
     def tails(s):
