@@ -85,11 +85,12 @@ def rr_law_arb(eps: Fraction, n: int, prec: int = 200) -> tuple[list, list]:
 def dg_law_arb(sigma: int, n: int, prec: int = 200) -> tuple[list, list]:
     """(Q-masses, losses) of DiscreteGaussian(1, sigma)^n: the loss (2 s - n)/(2 sigma^2) in
     s = sum of the noises under Q (each shifted by one), the law of s the n-th power of one
-    discrete Gaussian's on |x| <= 12 sigma (the mass beyond: below 2^-200 of the whole)."""
+    discrete Gaussian's on |x| <= 17 sigma (the mass beyond: below e^{-144} < 2^-207 of the
+    whole; at 12 sigma it was e^{-72}, 2^-104, which the one discrete Gaussian's tails resolve)."""
     old = ctx.prec
     ctx.prec = prec
     try:
-        w = 12 * sigma
+        w = 17 * sigma
         ws = [(arb(-x * x) / (2 * sigma * sigma)).exp() for x in range(-w, w + 1)]
         z = sum(ws, arb(0))
         poly = arb_poly([v / z for v in ws]) ** n  # coefficient j: noise sum j - n w

@@ -90,6 +90,7 @@ from ..core.citations import Paper
 from ..core.errors import NumericalError
 from ..core.node import TradeOff
 from ..core.validate import param
+from ..numeric import budget
 from ..numeric.arb import arb_endpoint, arb_exact
 from ..numeric.arb_expr import arb_ball, ball_interval
 from ..numeric.capability import functional_form, kinks, log_slope, renyi_form
@@ -131,8 +132,10 @@ from .discrete_gaussian_law import (
     _theta_dual,
     dg_law,
     em_profile_sum,
+    em_tail_sum,
     renyi_expr,
 )
+from .discrete_gaussian_np import OneGaussianTails
 from .discrete_gaussian_offgrid import off_grid_product
 from .discrete_gaussian_sum import GaussianSum, gaussian_sum
 
@@ -145,6 +148,8 @@ CKS = Paper("CKS", "Canonne, Kamath & Steinke",
 #: The most terms one tail sum may take (about 14 sigma at 100 bits): beyond, sigma is refused
 #: by the numeric routes with a NumericalError naming it.
 MAX_TERMS = 2_000_000
+#: From this sigma on the tail sums are taken by the Euler-Maclaurin formula first.
+EM_SIGMA = 8.0
 #: Mass of each law left out of the float64 atoms of the PLD grid (parked at +-oo).
 FLOAT_TAU = 1e-40
 
@@ -192,6 +197,7 @@ class _Sums(LatticeTails):
 
         super().__init__()
         self.prec = prec
+        self.large = float(sigma.mid()) >= EM_SIGMA  # (Euler-Maclaurin first: ``direct``)
         self.h = 1 / (2 * sigma * sigma)
         self.g = (-2 * self.h).exp()  # the ratio of consecutive term ratios
         self.eps = arb(2) ** -(prec + 8)
@@ -203,12 +209,21 @@ class _Sums(LatticeTails):
     mass = w
 
     def direct(self, m: int):
+        """T(m): from sigma = EM_SIGMA on by Euler-Maclaurin (``em_tail_sum``), else (or where it
+        does not converge: far out, where the terms fall fast) the terms until the rest, bounded
+        by a geometric series, is negligible (the time limit checked every 2^16 terms)."""
         from flint import arb
 
+        if self.large:
+            v = em_tail_sum(self.h, m, self.prec)
+            if v is not None:
+                return v
         w = self.w(m)
         r = (-self.h * (2 * m + 1)).exp()
         total = arb(0)
-        for _ in range(MAX_TERMS):
+        for i in range(MAX_TERMS):
+            if not i & 0xFFFF:
+                budget.check()
             total += w
             w *= r
             r *= self.g
@@ -243,6 +258,8 @@ def _sums(f: DiscreteGaussian, prec: int) -> _Sums:
 
 def _check_size(f: DiscreteGaussian, prec: int) -> None:
     sigma = float(f.sigma)
+    if sigma >= EM_SIGMA:
+        return  # (the tails by Euler-Maclaurin; the direct sums only far out, where they are short)
     if sigma * math.sqrt(2 * math.log(2) * (prec + 16)) + 16 > MAX_TERMS:
         raise NumericalError(f"DiscreteGaussian: sigma={f.sigma} is too large for the lattice "
                              f"sums (about {int(sigma * math.sqrt(1.4 * (prec + 16)))} terms, at "
@@ -527,10 +544,21 @@ class OneDiscreteGaussian:
         v = sp.Rational(s.variance.numerator, s.variance.denominator)
         self.node = DiscreteGaussian(s.sensitivity, sp.sqrt(v))
 
+    def np_tails(self, alphas, rel_tol: float, extra: int = 0) -> OneGaussianTails:
+        """The product's Neyman-Pearson tails: the one discrete Gaussian's times the factor
+        (``discrete_gaussian_np``, (1)), at the bits of ``rel_tol`` (``extra``: 32 more each)."""
+        s = self.sum
+        prec = 64 + int(-math.log2(max(rel_tol, 1e-300))) + 32 * extra
+        step = Fraction(s.sensitivity) / s.variance
+        trace.note(OneGaussianTails.route)
+        with arb_precision(prec + 64):
+            sums = _sums(self.node, prec)  # (sigma's ball at the tails' precision)
+        return OneGaussianTails(sums, s.sensitivity, s.factor, step, step * s.sensitivity / 2,
+                                math.sqrt(s.variance), prec)
+
     def enclosure(self, question: str, arg, rel_tol: float) -> CertifiedPair | None:
         """delta(arg) or eps(arg) (an mpf, taken exactly) as a CertifiedPair of mpfs rounded
         outward (``numeric.lattice_product.LatticeProduct.enclosure``), or None."""
-
         prec = max(int(-math.log2(rel_tol)), mp.prec) + 32
         F = self.sum.factor
         with arb_precision(prec + 64):

@@ -67,7 +67,7 @@ def np_tails(f, alphas: Sequence[float], rel: float) -> NPTails | None:
 class NPTails:
     """The tails of a lattice law at its points s (module docstring): subclasses give
     ``lo``, ``hi`` (the window: s outside it carries no kept mass), ``singular`` (a ball),
-    ``prec``, :meth:`loss`, :meth:`tails` and :meth:`p_float`."""
+    ``prec``, :meth:`loss`, :meth:`tails` and :meth:`p_float` (or :meth:`locate`)."""
 
     lo: int
     hi: int
@@ -88,6 +88,14 @@ class NPTails:
     def p_float(self) -> np.ndarray:
         """Float estimates of P_s for s = lo .. hi + 1 (non-increasing; locating only)."""
         raise NotImplementedError
+
+    def locate(self, alpha_f: float, alpha: arb | None = None) -> int:
+        """A float estimate of the vertex s* of the level (the largest s with P_s >= alpha;
+        locating only): from :meth:`p_float` (a subclass without a window gives its own, which
+        may read the exact ball ``alpha``: 1 - 1e-20 is the float 1)."""
+        pf = self.p_float()
+        j = int(np.searchsorted(-pf, -alpha_f, side="right")) - 1
+        return self.lo + max(j, 0)
 
 
 class TableTails(NPTails):
@@ -201,10 +209,7 @@ class TiltedTails(NPTails):
 def power_ball(t: NPTails, alpha: arb, alpha_f: float) -> tuple[arb, arb]:
     """(lower, upper) exact arbs with lower <= 1 - f(alpha) <= upper (module docstring), for
     0 < alpha < 1 (``alpha`` an exact ball, ``alpha_f`` a float near it for locating)."""
-    pf = t.p_float()
-    # the float estimate of s*: the largest s with P_s >= alpha
-    j = int(np.searchsorted(-pf, -alpha_f, side="right")) - 1
-    s0 = t.lo + max(j, 0)
+    s0 = t.locate(alpha_f, alpha)  # the float estimate of s*: the largest s with P_s >= alpha
     cache: dict = {}
 
     def tails(s):

@@ -3,6 +3,9 @@ tilt, window and fixed point of one root that serves a set of levels, planned fr
 thresholds (the P-quantiles of the loss, in a normal approximation), and certified after the
 fact by the root's dropped mass (``lattice_np``'s bounds; the plan only makes them small).
 
+* a lattice product whose shortcut (``numeric.lattice_product.SHORTCUTS``) has tails of its own
+  (``np_tails(alphas, rel_tol, extra)``: discrete Gaussians as one discrete Gaussian,
+  ``families.discrete_gaussian_np``): those, no root;
 * the exact lattice product (``numeric.lattice_product.LatticeProduct``): the root at a real tilt
   c (a curve's thresholds lie between the P- and Q-means of the loss: c in [-1, 0]), loss
   (g s + B)/D exactly;
@@ -70,6 +73,10 @@ def tails_for(law, alphas: Sequence[float], rel_tol: float, extra: int = 0) -> N
         return TableTails(a, b, d0, ell, prec)
     if not isinstance(law, (LatticeProduct, TiltedLatticeProduct)):
         return None
+    if isinstance(law, LatticeProduct):  # (a shortcut with tails of its own: no root)
+        own = getattr(law.shortcut(rel_tol), "np_tails", None)
+        if own is not None:
+            return own(alphas, rel_tol, extra)
     ts = thresholds(law, alphas)
     top = (float(law.top) if isinstance(law, LatticeProduct) and law.top is not None
            else law.top_loss() if isinstance(law, TiltedLatticeProduct) else math.inf)

@@ -89,7 +89,9 @@ GRID_BUILDERS: list = []
 #: appends its builder when imported: ``families.discrete_gaussian``, discrete Gaussians as one
 #: discrete Gaussian up to a proved factor); a shortcut has a ``name`` and ``enclosure(question,
 #: arg, rel_tol) -> CertifiedPair | None`` with the guarantee of :meth:`LatticeProduct.enclosure`
-#: and an error below 2^-bits of the value besides its ball's own width.
+#: and an error below 2^-bits of the value besides its ball's own width; optionally
+#: ``np_tails(alphas, rel_tol, extra)``, the product's Neyman-Pearson tails
+#: (``numeric.lattice_np.NPTails``, read by ``numeric.lattice_np_plan.tails_for``).
 SHORTCUTS: list = []
 #: Builders of products whose factors share no denominator up to :data:`MAX_DENOMINATOR`, each
 #: ``builder(factors) -> product | None`` with the product's ``fits`` and ``enclosure`` (a family

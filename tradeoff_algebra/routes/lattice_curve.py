@@ -8,7 +8,12 @@ piecewise-linear trade-off curve with vertices (P(L >= l), Q(L >= l)) at its lat
 vertex around alpha, certified; ``numeric.lattice_np_plan`` gives those tails from one root of
 the product tree (the same tree the privacy profile builds), planned for the levels asked. So
 roc(alpha) and a whole curve cost one root each, where the band of the privacy profile
-(``routes.profile_curve``, the next route) asked delta at a grid of eps.
+(``routes.profile_curve``, the next route) asked delta at a grid of eps. A product of discrete
+Gaussians on one lattice whose shortcut holds takes no root: its tails are one discrete
+Gaussian's scaled by the proved factor (``families.discrete_gaussian_np``). A product off any
+lattice whose object gives its power itself (``power_ball``: discrete Gaussians off a grid, the
+G_mu curve within a uniform aliasing bound, ``families.discrete_gaussian_offgrid``) is answered
+from it (:func:`off_grid_law`).
 
 :class:`LatticeNPRoute` answers ``value`` and ``roc`` of such products (before the profile
 band); :func:`lattice_curve_band` gives the band of a whole curve (first of
@@ -29,7 +34,7 @@ from ..core.errors import NumericalError, TradeOffError
 from ..numeric import budget
 from ..numeric.arb import arb_endpoint
 from ..numeric.arb_expr import ball_point
-from ..numeric.cf_laws import working_precision
+from ..numeric.cf_laws import lower, upper, working_precision
 from ..numeric.context import arb_precision, mp
 from ..numeric.curves import BAND_TOL_MIN, CURVE_BANDS
 from ..numeric.finite import finite_loss
@@ -72,6 +77,17 @@ def lattice_law(leaves):
     return lw if isinstance(lw, (LatticePower, TiltedLatticeProduct)) else None
 
 
+def off_grid_law(leaves):
+    """The product of ``leaves`` off any lattice whose object gives the power itself
+    (``power_ball(alpha, alpha_f, rel_tol)``: discrete Gaussians off a grid,
+    ``families.discrete_gaussian_offgrid``), or None."""
+    try:
+        lp = lattice_product(leaves)
+    except (TradeOffError, ValueError, TypeError, ArithmeticError):
+        return None
+    return lp if callable(getattr(lp, "power_ball", None)) else None
+
+
 def _rel() -> float:
     """The caller's digits (the working precision less its guard digits), and one more (as
     the lattice product's delta route)."""
@@ -87,7 +103,7 @@ class LatticeNPRoute(Route):
 
     def supports(self, plan, question):
         return (plan[0] == "pld" and question in self.questions
-                and lattice_law(plan[1]) is not None)
+                and (lattice_law(plan[1]) is not None or off_grid_law(plan[1]) is not None))
 
     def cost(self, plan, question):
         return 4.0  # (before the band of the privacy profile, 5.0)
@@ -96,7 +112,8 @@ class LatticeNPRoute(Route):
         if not (0 < a < 1):
             return PASS
         law = lattice_law(plan[1])
-        if law is None:
+        og = off_grid_law(plan[1]) if law is None else None
+        if law is None and og is None:
             return PASS
         tol = max(options()["tol"], 1e-15)
         rel = min(_rel(), tol / 4)
@@ -105,6 +122,18 @@ class LatticeNPRoute(Route):
         with budget.about(question, f):
             best = None
             for extra in range(TRIES):
+                if og is not None:  # (its power directly, at rel; one try)
+                    if extra:
+                        break
+                    with working_precision(int(-math.log2(rel)) + 128):
+                        b = og.power_ball(arb_of(A), float(a), rel, of_f=not power)
+                        if b is None:
+                            break
+                        lo, hi = b
+                        if not power:
+                            lo, hi = arb((1 - hi).lower()), arb((1 - lo).upper())
+                    best = (lo, hi)
+                    break
                 try:
                     t = tails_for(law, [float(a)], rel, extra)
                 except (NumericalError, OverflowError, ZeroDivisionError, ValueError):
@@ -188,6 +217,8 @@ def lattice_curve_band(f, alphas: np.ndarray, tol: float = 1e-3,
         b = _finite_band(f, plan, x, tol)
     if b is None and plan[0] == "pld":
         b = _lattice_band(lattice_law(plan[1]), x, tol)
+    if b is None and plan[0] == "pld":
+        b = _off_grid_band(off_grid_law(plan[1]), x, tol)
     if b is None:
         return None
     b = Band(*(v.reshape(x.shape) for v in (b.f_lo, b.f_hi, b.power_lo, b.power_hi)))
@@ -237,6 +268,35 @@ def _lattice_band(law, x: np.ndarray, tol: float) -> Band | None:
     return b
 
 
+def _off_grid_band(law, x: np.ndarray, tol: float) -> Band | None:
+    """The band from the power of a product off any lattice at each level
+    (``off_grid_law``: its ``power_ball``), or None where a level is not reached."""
+    if law is None:
+        return None
+    xs = x.ravel()
+    p_lo, p_hi = np.zeros_like(xs), np.ones_like(xs)
+    f_lo, f_hi = np.zeros_like(xs), np.ones_like(xs)
+    with working_precision(int(-math.log2(tol)) + 128):
+        for i, a in enumerate(xs):
+            if i % 16 == 0:
+                budget.check()
+            if a <= 0:  # (f(0) = 1: no factor has a singular part)
+                p_hi[i] = 0.0
+                continue
+            if a >= 1:
+                f_hi[i] = 0.0
+                p_lo[i] = 1.0
+                continue
+            b = law.power_ball(arb(float(a)), float(a), tol / 4, of_f=False)  # (f: absolute)
+            if b is None:
+                return None
+            lo, hi = b
+            p_lo[i], p_hi[i] = max(lower(lo), 0.0), min(upper(hi), 1.0)
+            f_lo[i], f_hi[i] = max(lower(1 - hi), 0.0), min(upper(1 - lo), 1.0)
+    f_hi = np.minimum(f_hi, np.where(xs < 1, np.nextafter(1.0 - xs, np.inf), 0.0))
+    return Band(f_lo, np.maximum(f_hi, f_lo), p_lo, np.maximum(p_hi, p_lo))
+
+
 def lattice_point(f, A, dps: int, power: bool) -> Value | None:
     """f(A) (``power``: 1 - f(A)) of a lattice product at a rational level 0 < A < 1 as a
     certified point (``numeric.arb_expr.ball_point``: the vertices' ball at rising precision),
@@ -248,18 +308,30 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
     if plan[0] != "pld":
         return None
     law = lattice_law(plan[1])
-    if law is None:
+    og = off_grid_law(plan[1]) if law is None else None
+    if law is None and og is None:
         return None
     q = Fraction(int(A.p), int(A.q))
     a = float(q)
+    names = [ROUTE]
 
     def make_ball(prec: int):
+        if og is not None:  # (its power directly)
+            with working_precision(prec + 64):
+                b = og.power_ball(arb_of(q), a, max(2.0 ** -prec, 1e-300), of_f=not power)
+                if b is None:
+                    return None
+                names[:] = [getattr(og, "power_route", ROUTE)]
+                ball = b[0].union(b[1])
+                return ball if power else 1 - ball
         try:
             t = tails_for(law, [a], max(2.0 ** -prec, 1e-300))
         except (NumericalError, OverflowError, ZeroDivisionError, ValueError):
             return None
         if t is None:
             return None
+        if getattr(t, "route", None) and t.route not in names:
+            names.insert(0, t.route)  # (a shortcut's tails: ``discrete_gaussian_np``)
         with working_precision(t.prec + 64):
             lo, hi = power_ball(t, arb_of(q), a)
             ball = lo.union(hi)
@@ -267,7 +339,7 @@ def lattice_point(f, A, dps: int, power: bool) -> Value | None:
 
     with budget.about("roc" if power else "value", f):
         v = ball_point(make_ball, dps, MAX_BITS, unit=True)
-    return None if v is None else v.routed(ROUTE)
+    return None if v is None else v.routed(" + ".join(names))
 
 
 #: The most bits the point route's precision loop goes to.
