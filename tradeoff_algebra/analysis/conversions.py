@@ -306,14 +306,14 @@ def _log_gap(d, target):
 def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None):
     """Bracket and refine the smallest eps with delta(eps) <= target (delta non-increasing).
 
-    Invariant: delta(L) > target is certain (``lo > target``) or L = 0, and delta(U) <= target
-    is certain (``hi <= target``). The bracket is found by :func:`numeric.roots.expand_bracket`
+    Invariant: delta(L) > target is certain (``lo >`` the mpf above a rational level) or L = 0,
+    and delta(U) <= target is certain (``hi <=`` the mpf below it: a delta equal to it decides
+    nothing). The bracket is found by :func:`numeric.roots.expand_bracket`
     (eps = 1, 2, 4, ..., 4096, then steps of 64 times up to :data:`EPS_SEARCH_CAP`) and
     narrowed by :func:`numeric.roots.findroot` (Illinois on log delta, bisection as the
     safeguard; an undecided enclosure stops it); returns (L, U, all_points, certain) where
     all_points says every delta was a closed form and certain that every decision was proved
-    (each delta a :class:`CertifiedPair`, compared with the mpfs around the level ``exact``).
-    """
+    (each delta a :class:`CertifiedPair`, compared with the mpfs around the level ``exact``)."""
     bracket = [mp.zero, mp.inf]  # the eps bracket so far, reported at a time limit
     points = [True]
     t_lo = t_hi = target
@@ -336,9 +336,6 @@ def _search_epsilon(f: TradeOff, target, dps: int, exact: sp.Expr | None = None)
         return lo, hi, isinstance(r, CertifiedPair)
 
     def probe(e) -> Probe:  # +1: delta(e) > target certain; -1: delta(e) <= target certain
-        # (a rational level is compared by the mpfs around it: by its nearest mpf, a delta
-        # equal to the level (flat from the largest finite loss on, at delta(oo)) rounded
-        # above it and set the bracket's lower end past the answer)
         lo, hi, proved = enclose(e)
         if hi <= t_lo:
             bracket[1] = min(bracket[1], e)
@@ -466,10 +463,9 @@ def _zero_proved(f: TradeOff, D: sp.Expr, dps: int, v: Value) -> Value:
 
     delta_f is non-increasing (Dong, Roth & Su, Prop. 6) and eps_f(D) = inf{eps >= 0 :
     delta_f(eps) <= D}, so delta_f(0) <= D gives eps_f(D) = 0 exactly: one certified delta at 0
-    (:func:`delta`, the routes' Arb or exact answer) and one exact comparison decide it, where
-    the route that answered eps (a PLD grid: eps of a Laplace product at 1/2) proved nothing.
-    Asked only of such an estimate (every epsilon passes here), so it costs nothing elsewhere;
-    a delta that cannot be certified (or its time limit) leaves ``v`` as it is."""
+    (:func:`delta`; an exact one compared as its rational) and one exact comparison decide it,
+    where the route that answered eps (a PLD grid) proved nothing. Asked only of such an
+    estimate; a delta that cannot be certified (or its time limit) leaves ``v`` as it is."""
     if v.is_certain or not v.hi == 0 or not isinstance(D, sp.Rational):
         return v
     try:
@@ -478,8 +474,6 @@ def _zero_proved(f: TradeOff, D: sp.Expr, dps: int, v: Value) -> Value:
             d0 = delta(f, 0, dps)
     except (NoClosedForm, ArithmeticError, ValueError):
         return v
-    # (an exact delta(0) compared as its rational: its interval is rounded outward, and at
-    # D = delta(0) exactly the rounded upper end lay above D)
     top = d0.exact if d0.exact is not None else mpf_rational(d0.interval()[1])
     if not d0.is_certain or not top <= D:
         return v

@@ -267,11 +267,7 @@ def _certified_point(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Valu
     return None if v is None else _nested_point(f, A, power, v)
 
 
-def point_of(f: TradeOff, A: sp.Rational, dps: int, power: bool) -> Value | None:
-    """The certified point of :data:`POINT_ROUTES` for ``f`` (a route that proves its node
-    equal to another asks that node's point here: ``operators.unary``, f^{-1} = f for a
-    symmetric f)."""
-    return _certified_point(f, A, dps, power)
+point_of = _certified_point  # (a node's certified point, asked for an equal node's)
 
 
 def _relative_width(v: Value) -> float:

@@ -1,7 +1,8 @@
 """Operator nodes (docs/architecture.md, "Layers"): one module per operator family."""
 
 from . import (  # noqa: F401  (registrations: the exact ends f(0), f^{-1}(0) of the
-    ends,  # operators' nodes; the losses and finite views of Mix and Subsample)
+    ends,  # operators' nodes; the losses and finite views of Mix and Subsample; the point
+    equal_node,  # route of an inverse equal to a node without it)
     subsample_loss,
 )
 from .conjugate import Conjugate, conjugate_value

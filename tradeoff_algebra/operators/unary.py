@@ -46,7 +46,6 @@ from ..numeric.knots_profile import knots_delta
 from ..numeric.pld import leaf_model
 from ..numeric.privacy_loss import LazyLoss, PrivacyLoss, loss_views, privacy_loss
 from ..numeric.protocol import (
-    POINT_ROUTES,
     arb_delta,
     arb_value,
     conjugate_delta,
@@ -56,7 +55,6 @@ from ..numeric.protocol import (
     mp_roc,
     mp_value,
     np_value,
-    point_of,
 )
 from ..numeric.roots import bracket_level, c_bounds, t_bounds, widen
 from ._base import UnaryOperator
@@ -693,20 +691,3 @@ def _(f, d):
     return mp_epsilon(f.arg, d) if f.arg.is_symmetric is True else unbounded_epsilon(f, d)
 
 
-
-def _equal_node_point(f, A, dps: int, power: bool):
-    """f^{-1}(A) (``power``: its power) as the certified point of the equal node without the
-    inverse (``inverse_route``: f^{-1} = f for symmetric f, Dong, Roth & Su, after Prop. 2, such
-    as the symmetric hull C(g) = C(g)^{-1}), so that node's own routes answer (the hull's
-    inverse fell to the PLD grid's estimate); None for other nodes (a point route of
-    ``numeric.protocol``)."""
-    if not isinstance(f, Inverse):
-        return None
-    kind, obj = inverse_route(f)
-    if kind != "node":
-        return None
-    v = point_of(obj, A, dps, power)
-    return None if v is None else v.routed(f"{v.route} (f^-1 = {obj.__class__.__name__} node)")
-
-
-POINT_ROUTES.insert(1, _equal_node_point)  # (after the closed form, before every other route)
