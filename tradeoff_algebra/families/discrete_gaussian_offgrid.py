@@ -239,26 +239,11 @@ class OffGridSum:
                 return None
             mu4 = _arb(self.mu2) ** 2
             a = A * mu4 / (4 * arb.pi() ** 2)  # |T_K| <= a/K^2
-            K0 = self.K0
             # log(8 a/target), target = tol delta (in logs: delta may lie below the floats)
-            lr = float((8 * a / (value * arb(tol))).log().upper())
-            if not math.isfinite(lr):
+            alias = self._aliasing(a, C, R4, (8 * a / (value * arb(tol))).log(), prec)
+            if alias is None:
                 return None
-            # E5 <= target/4: Kmax = 2^kbits >= 8 a/target; E4 <= target/4: B
-            kbits = max(8, math.ceil(lr / math.log(2)))
-            zeta = 1 / K0 if K0 >= 1 else math.pi**2 / 6
-            need = (float(C.upper()) + lr + math.log(2 * zeta)) / (2 * math.pi**2)
-            b = Fraction(max(1, math.ceil(8 * math.sqrt(max(need, 0.0)) + 1e-9)), 8)
-            cert = self.certificate(b * b, kbits)
-            if cert is None:
-                return None
-            pi2 = arb.pi() ** 2
-            err = main * (1 - N)  # E1
-            err += R4 * a * pi2 / 3  # E2: sum_{K != 0} 1/K^2 = pi^2/3
-            err += self._listed(cert, C, a, prec)  # E3
-            z = arb(1) / K0 if K0 >= 1 else pi2 / 6  # >= sum_{K > K0} 1/K^2
-            err += 2 * a * (C - 2 * pi2 * _arb(cert.B)).exp() * z  # E4
-            err += 2 * a / arb(2) ** cert.kbits  # E5
+            err = main * (1 - N) + alias  # E1 + (E2 .. E5)
             if not err < value * tol:
                 return None
             return value + arb(0, err.upper())
@@ -274,24 +259,31 @@ class OffGridSum:
             norm = 1 / ((2 * arb.pi()).sqrt() * mu)
             A = 5 * norm + 4 * norm * (-arb(1) / 2).exp() / mu + 1
             a = A * _arb(self.mu2) ** 2 / (4 * arb.pi() ** 2)
-            K0 = self.K0
-            lr = float((8 * a / arb(target)).log().upper())
-            if not math.isfinite(lr):
+            alias = self._aliasing(a, C, R4, (8 * a / arb(target)).log(), prec)
+            if alias is None:
                 return None
-            kbits = max(8, math.ceil(lr / math.log(2)))
-            zeta = 1 / K0 if K0 >= 1 else math.pi**2 / 6
-            need = (float(C.upper()) + lr + math.log(2 * zeta)) / (2 * math.pi**2)
-            b = Fraction(max(1, math.ceil(8 * math.sqrt(max(need, 0.0)) + 1e-9)), 8)
-            cert = self.certificate(b * b, kbits)
-            if cert is None:
-                return None
-            pi2 = arb.pi() ** 2
-            err = 1 - N  # E1 (delta_G <= 1)
-            err += R4 * a * pi2 / 3 + self._listed(cert, C, a, prec)  # E2, E3
-            z = arb(1) / K0 if K0 >= 1 else pi2 / 6
-            err += 2 * a * (C - 2 * pi2 * _arb(cert.B)).exp() * z  # E4
-            err += 2 * a / arb(2) ** cert.kbits  # E5
-            return arb(err.upper())
+            return arb((1 - N + alias).upper())  # E1 (delta_G <= 1) + (E2 .. E5)
+
+    def _aliasing(self, a: arb, C: arb, R4: arb, log_ratio: arb, prec: int) -> arb | None:
+        """E2 + E3 + E4 + E5 of (3) for |T_K| <= a/K^2 and ``log_ratio`` = log(8 a/target)
+        (E5 <= target/4: Kmax = 2^kbits >= 8 a/target; E4 <= target/4: B), or None."""
+        lr = float(log_ratio.upper())
+        if not math.isfinite(lr):
+            return None
+        K0 = self.K0
+        kbits = max(8, math.ceil(lr / math.log(2)))
+        zeta = 1 / K0 if K0 >= 1 else math.pi**2 / 6
+        need = (float(C.upper()) + lr + math.log(2 * zeta)) / (2 * math.pi**2)
+        b = Fraction(max(1, math.ceil(8 * math.sqrt(max(need, 0.0)) + 1e-9)), 8)
+        cert = self.certificate(b * b, kbits)
+        if cert is None:
+            return None
+        pi2 = arb.pi() ** 2
+        err = R4 * a * pi2 / 3  # E2: sum_{K != 0} 1/K^2 = pi^2/3
+        err += self._listed(cert, C, a, prec)  # E3
+        z = arb(1) / K0 if K0 >= 1 else pi2 / 6  # >= sum_{K > K0} 1/K^2
+        err += 2 * a * (C - 2 * pi2 * _arb(cert.B)).exp() * z  # E4
+        return err + 2 * a / arb(2) ** cert.kbits  # E5
 
     def power(self, alpha: arb, target: float, prec: int) -> tuple[arb, arb] | None:
         """(lo, hi) exact balls with lo <= 1 - f(alpha) <= hi, 0 < alpha < 1: 1 - f(alpha) =
