@@ -48,6 +48,14 @@ def _hull(mu, q, T):
                                       ("3", "1/1000", 3)])
 def test_few_steps_meet_tolerance_and_references(mu, q, T):
     f, A = _hull(mu, q, T), sp.Rational(1, 100)
+    _route_meets_references(f, A, mu, q, T, lambda plds: 2.0)
+
+
+def _route_meets_references(f, A, mu, q, T, eps_max):
+    """roc(A) at 1e-9 by this route without a warning, within 1e-9; the loss cells' certified
+    band (another route) meets it; dp_accounting's optimistic/pessimistic bracket (grid 1e-4,
+    its power read up to ``eps_max(plds)``), widened by its float error, holds it. Returns the
+    enclosure's float ends."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (no ToleranceWarning: the tolerance is met)
         with ta.pld_options(tol=1e-9), ta.time_limit(120):
@@ -55,18 +63,17 @@ def test_few_steps_meet_tolerance_and_references(mu, q, T):
     assert v.guarantee == "certified" and v.route == ROUTE
     lo, hi = (float(x) for x in v.interval())
     assert hi - lo <= 1e-9 * hi
-    # the loss cells' band (certified, another route) meets it
     with ta.pld_options(tol=1e-9), ta.time_limit(120):
         c = hull_cells_point(f, A, 20, True)
     c = c.answer if isinstance(c, Offer) else c
     clo, chi = (float(x) for x in c.interval())
     assert clo <= hi and lo <= chi
-    # dp_accounting's optimistic/pessimistic bracket, widened by its float error
     refs = pytest.importorskip("references.audit6_refs")
     pytest.importorskip("dp_accounting")
     plds = refs.sampled_laplace_plds(1 / float(sp.Rational(mu)), float(sp.Rational(q)), T, 1e-4)
-    a, b = refs.pld_power(plds, [0.01], eps_max=2.0, points=8001)[0]
+    a, b = refs.pld_power(plds, [0.01], eps_max=eps_max(plds), points=8001)[0]
     assert lo <= b * (1 + 1e-6) and hi >= a * (1 - 1e-6)
+    return lo, hi
 
 
 def test_value_and_nesting():
@@ -90,25 +97,8 @@ def test_many_steps_where_balls_are_cheap(mu, q):
     with a ToleranceWarning there); its enclosure meets 1e-9 and both references."""
     T, A = 1000, sp.Rational(1, 100)
     f = _hull(mu, q, T)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with ta.pld_options(tol=1e-9), ta.time_limit(120):
-            v = ta.roc(f, A, dps=20)
-    assert v.guarantee == "certified" and v.route == ROUTE
-    lo, hi = (float(x) for x in v.interval())
-    assert 0 < hi - lo <= 1e-9 * hi
-    # the loss cells' certified band (another route), however wide, holds it
-    with ta.pld_options(tol=1e-9), ta.time_limit(120):
-        c = hull_cells_point(f, A, 20, True)
-    c = c.answer if isinstance(c, Offer) else c
-    clo, chi = (float(x) for x in c.interval())
-    assert clo <= hi and lo <= chi
-    refs = pytest.importorskip("references.audit6_refs")
-    pytest.importorskip("dp_accounting")
-    plds = refs.sampled_laplace_plds(1 / float(sp.Rational(mu)), float(sp.Rational(q)), T, 1e-4)
-    top = max(2.0, 1.5 * plds[1].get_epsilon_for_delta(1e-4) + 1.0)
-    a, b = refs.pld_power(plds, [0.01], eps_max=top, points=8001)[0]
-    assert lo <= b * (1 + 1e-6) and hi >= a * (1 - 1e-6)
+    lo, hi = _route_meets_references(
+        f, A, mu, q, T, lambda plds: max(2.0, 1.5 * plds[1].get_epsilon_for_delta(1e-4) + 1.0))
     # a looser tolerance (the cells' band) holds the tight enclosure
     with ta.pld_options(tol=1e-6), ta.time_limit(120):
         loose = ta.roc(f, A, dps=20)
