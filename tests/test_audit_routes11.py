@@ -272,10 +272,6 @@ def test_epsilon_at_a_level_equal_to_delta_at_zero_is_certified():
     assert v.interval() == (0, 0)
 
 
-@pytest.mark.xfail(strict=True, reason="defect 3 of RESULTS_audit_routes11: eps at the level "
-                   "delta(oo) = Q(P = 0) exactly (delta flat from the largest finite loss on) "
-                   "comes back [1.07e9, +oo], an estimate that excludes the truth log(5/4) "
-                   "(analysis/conversions._search_epsilon: the comparisons delta(eps) <= D tie)")
 def test_epsilon_at_the_level_delta_at_infinity_is_the_largest_loss():
     f = ta.Discrete([R(0), R(1, 5), R(4, 5)], [R(5, 12), R(1, 4), R(1, 3)])
     with ta.pld_options(tol=1e-6):

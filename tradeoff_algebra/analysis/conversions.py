@@ -48,7 +48,7 @@ from ..numeric.protocol import (
 )
 from ..numeric.roots import Bracket, Probe, expand_bracket, findroot
 from ..numeric.value import CertifiedPair, Value, dps_to_prec, weakest
-from .largest_loss import largest_loss_exact
+from .largest_loss import largest_loss_exact, with_top
 from .lazy import defer
 from .pure_power import lattice_power_delta, small_power_delta, small_power_epsilon
 
@@ -449,7 +449,7 @@ def epsilon(f: TradeOff, delta: Any, dps: int = 30) -> Value:
         return v
     try:
         with trace.recording() as names:
-            v = _epsilon(f, D, dps)
+            v = with_top(f, D, dps, lambda: _epsilon(f, D, dps))
         v = v if v.route else v.routed(trace.described(
             names, "the node's proved eps" if v.is_certain else "the node's mpmath evaluation"))
         return _zero_proved(f, D, dps, v)

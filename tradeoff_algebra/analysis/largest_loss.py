@@ -6,13 +6,17 @@ Roth & Su, Prop. 6) vanishes from it on (``analysis.conversions`` answers an exa
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
+
 import sympy as sp
 
 from ..core.errors import NoClosedForm
 from ..core.node import TradeOff
-from ..numeric.arb_expr import Unenclosable, arb_enclose
+from ..numeric.arb_expr import Unenclosable, arb_enclose, certify
 from ..numeric.finite import finite_loss
 from ..numeric.lattice_product import exact_fraction
+from ..numeric.value import Value
 
 
 def largest_loss_exact(f: TradeOff) -> sp.Expr | None:
@@ -89,3 +93,61 @@ def _finite_sup(g: TradeOff) -> sp.Expr | None:
     s = sp.expand_log(sp.log(top), force=False)
     s = sp.simplify(s) if not s.is_Rational else s
     return s if s.is_real and s.is_finite else None
+
+
+#: The most atoms of a finite loss whose table :func:`top_proved` reads.
+TOP_ATOMS = 4000
+
+
+def with_top(f: TradeOff, D: sp.Expr, dps: int, compute: Callable[[], Value]) -> Value:
+    """``compute()`` (eps_f(D) by the routes) through :func:`top_proved` for a finite pair at a
+    rational level; its warnings are held and given only where the routes' answer stands (a
+    ToleranceWarning about the search's [0, +oo] does not belong to the certified top)."""
+    if not isinstance(D, sp.Rational) or not 0 < D < 1 or finite_loss(f) is None:
+        return compute()
+    w = None
+    try:
+        with warnings.catch_warnings(record=True) as held:
+            warnings.simplefilter("always")
+            v = compute()
+        w = top_proved(f, D, dps, v)
+    finally:  # (the routes' warnings given wherever their answer, or their error, stands)
+        if w is None or w is v:
+            for m in held:
+                warnings.warn_explicit(m.message, m.category, m.filename, m.lineno,
+                                       source=m.source)
+    return w
+
+
+def top_proved(f: TradeOff, D: sp.Expr, dps: int, v: Value) -> Value:
+    """``v`` (eps_f(D) from any route) replaced by the certified largest finite loss of a finite
+    pair when it is not certain and D = delta_f(oo) = Q(P = 0) exactly: delta_f(eps) = Q(P = 0)
+    + sum over the atoms of ratio r > e^eps of (Q - e^eps P) (Prop. 6), equal to D exactly for
+    e^eps >= r_max (the largest finite ratio of an atom with P > 0) and above it below, so
+    eps_f(D) = max(0, log r_max). At that level every delta ball ties with D, and the search
+    proved nothing (it returned [1.07e9, +oo], or [0, +oo]). Leaves ``v`` as it is elsewhere."""
+    if v.is_certain or not isinstance(D, sp.Rational) or not 0 < D < 1:
+        return v
+    fl = finite_loss(f)
+    if fl is None or not fl.affordable():
+        return v
+    try:
+        atoms = fl.raw_atoms(TOP_ATOMS)  # (by decreasing ratio)
+    except NoClosedForm:
+        return v
+    if atoms is None:
+        return v
+    q_inf = sum((q for r, _, q in atoms if r is sp.S.Infinity), sp.S.Zero)
+    finite = [r for r, p, _ in atoms if r is not sp.S.Infinity and p != 0]
+    if not finite or sp.simplify(q_inf - D) != 0:
+        return v
+    r_max = finite[0]
+    if (r_max <= 1) is sp.true:
+        return Value.from_exact(sp.S.Zero, dps).routed(_TOP_ROUTE)
+    if (r_max > 1) is not sp.true:
+        return v
+    got = certify(sp.log(r_max), dps)
+    return v if got is None else got.routed(_TOP_ROUTE)
+
+
+_TOP_ROUTE = "delta = delta(oo) from the largest finite loss on (Prop. 6; the exact atoms)"
