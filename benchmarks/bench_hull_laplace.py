@@ -166,13 +166,19 @@ def peers(args) -> None:
                 print(json.dumps(row), flush=True)
 
 
-def _load(path: str) -> dict:
+def _cell_key(r: dict) -> tuple:
+    return r["mu"], r["q"], int(r["T"]), r["call"], r.get("tol")
+
+
+def load_rows(path: str, key=_cell_key) -> dict:
+    """The JSON lines of ``path`` (none where it is missing) by ``key(row)``: a cell's (mu, q,
+    T, call, tol) by default."""
     out = {}
     if path and os.path.exists(path):
         with open(path) as fh:
             for line in fh:
                 r = json.loads(line)
-                out[(r["mu"], r["q"], int(r["T"]), r["call"], r.get("tol"))] = r
+                out[key(r)] = r
     return out
 
 
@@ -200,13 +206,13 @@ def _check(r: dict | None, peer: dict | None) -> str:
 
 
 def table(args) -> None:
-    base, dpa = _load(args.base), {}
+    base, dpa = load_rows(args.base), {}
     for path in (args.peers or "").split(","):  # (later files override earlier ones)
-        dpa.update(_load(path))
+        dpa.update(load_rows(path))
     new, marks = {}, {}
     files = args.new.split(",")  # (later files override earlier ones; rows of an earlier one
     for i, path in enumerate(files):  # are marked with a dagger)
-        for k, v in _load(path).items():
+        for k, v in load_rows(path).items():
             new[k], marks[k] = v, ("" if i == len(files) - 1 else " †")
     print("| mu | q | T | call | tol | before | after | dp_accounting 1e-4 (CPU) | "
           "bracket [opt, pess] | check |")

@@ -33,7 +33,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_hull_laplace import OURS, child  # noqa: E402
+from bench_hull_laplace import OURS, child, load_rows  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MUS = ("1/2", "1", "3", "10")
@@ -118,15 +118,10 @@ def refs(args) -> None:
 
 
 def _load(path: str, ref: bool = False) -> dict:
-    out = {}
-    if path and os.path.exists(path):
-        with open(path) as fh:
-            for line in fh:
-                r = json.loads(line)
-                key = (r["mu"], r["q"], int(r["T"])) if ref else (
-                    r["mu"], r["q"], int(r["T"]), r["call"], r["tol"])
-                out[key] = r
-    return out
+    """A run's cells by (mu, q, T, call, tol), or the references by (mu, q, T) (``ref``)."""
+    if ref:
+        return load_rows(path, lambda r: (r["mu"], r["q"], int(r["T"])))
+    return load_rows(path)
 
 
 def _fmt(r: dict | None) -> str:
