@@ -12,6 +12,7 @@ import warnings
 import mpmath
 import pytest
 import sympy as sp
+from references.golden_sup import grid_golden_sup
 
 import tradeoff_algebra as ta
 
@@ -52,20 +53,10 @@ def hull_power(mu, p, alpha, dps: int = 50):
         def h(v):
             return max(_delta(mu, p, v, "remove"), _delta(mu, p, v, "add")) + v * alpha
 
-        a, b = mpmath.mpf(0), mpmath.exp(mu) + 1
-        r = (mpmath.sqrt(5) - 1) / 2
-        x1, x2 = b - r * (b - a), a + r * (b - a)
-        f1, f2 = h(x1), h(x2)
-        while b - a > mpmath.mpf(10) ** (-dps - 5):
-            if f1 <= f2:
-                b, x2, f2 = x2, x1, f1
-                x1 = b - r * (b - a)
-                f1 = h(x1)
-            else:
-                a, x1, f1 = x1, x2, f2
-                x2 = a + r * (b - a)
-                f2 = h(x2)
-        return min(f1, f2)
+        b = mpmath.exp(mu) + 1
+        # (golden section of the concave -h until the bracket is below 10^-(dps + 5))
+        steps = int(mpmath.log(b * mpmath.mpf(10) ** (dps + 5)) / mpmath.log(1.618)) + 1
+        return -grid_golden_sup(lambda v: -h(v), [mpmath.mpf(0), b / 2, b], steps)[1]
 
 
 CASES = [("1/2", "1/1000", "1/100"), ("1", "1/100", "1/100"), ("3", "1/10", "1/10"),
